@@ -1,0 +1,190 @@
+// The one scrubber. Applied before an artifact is hashed or put in a packet, and to everything the bus writes
+// that carries free text. Deterministic and idempotent: labels never re-match, and custom patterns run to a fixpoint.
+
+export type RedactionKind =
+  | "token"
+  | "private-key"
+  | "password"
+  | "secret"
+  | "home-path"
+  | "high-entropy"
+  | "custom";
+
+export const label = (kind: RedactionKind) => `[REDACTED:${kind}]`;
+
+interface Rule {
+  kind: RedactionKind;
+  re: RegExp;
+  replace: (match: string, ...groups: string[]) => string;
+}
+
+const NOT_LABEL = "(?!\\[REDACTED:)";
+const VALUE_STOP = `[^\\s"'\`,;]+`;
+
+/** Secret-looking keys in key=value / key: value / "key": "value" forms. */
+const SECRET_KEY =
+  "[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*";
+
+/** Values that are obviously not secrets (type annotations, placeholders, env lookups). */
+const HARMLESS_VALUE =
+  /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|\*+|x+)$/i;
+
+const TOKEN_SHAPES: RegExp[] = [
+  /\bsk-(?:ant-|proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g,
+  /\bgh[pousr]_[A-Za-z0-9]{36,}/g,
+  /\bgithub_pat_[A-Za-z0-9_]{22,}/g,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
+  /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
+  /\bAIza[0-9A-Za-z_-]{35}/g,
+  /\bglpat-[A-Za-z0-9_-]{20,}/g,
+  /\bnpm_[A-Za-z0-9]{36}/g,
+  /\bhf_[A-Za-z0-9]{30,}/g,
+  /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/g,
+  /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g,
+  /\bhttps:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]+/g,
+  /\bxai-[A-Za-z0-9]{20,}/g,
+  /\bAC[0-9a-f]{32}\b/g,
+  /\bdop_v1_[a-f0-9]{64}\b/g,
+  /\bshpat_[a-fA-F0-9]{32}\b/g,
+  /\bpypi-[A-Za-z0-9_-]{50,}/g,
+];
+
+const SENSITIVE_HOME_DIRS = "\\.claude|\\.codex|\\.gemini|\\.ssh|\\.aws|\\.gnupg|\\.kube|\\.docker|\\.azure|\\.config/gcloud";
+
+const RULES: readonly Rule[] = Object.freeze([
+  {
+    kind: "private-key",
+    re: /(-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----)[\s\S]*?(-----END \2PRIVATE KEY-----)/g,
+    replace: (_m: string, begin: string, _t: string, end: string) => `${begin}\n${label("private-key")}\n${end}`,
+  },
+  {
+    // An unterminated private key: everything after its header goes.
+    kind: "private-key",
+    re: /(-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----)(?![\s\S]*-----END \2PRIVATE KEY-----)[\s\S]+$/g,
+    replace: (_m: string, begin: string) => `${begin}\n${label("private-key")}`,
+  },
+  {
+    kind: "token",
+    re: new RegExp(`\\b(authorization\\s*[:=]\\s*["']?(?:bearer|basic|token|bot)\\s+)${NOT_LABEL}${VALUE_STOP}`, "gi"),
+    replace: (_m: string, head: string) => `${head}${label("token")}`,
+  },
+  {
+    kind: "token",
+    re: new RegExp(`\\b(bearer\\s+)${NOT_LABEL}[A-Za-z0-9._~+/=-]{16,}`, "gi"),
+    replace: (_m: string, head: string) => `${head}${label("token")}`,
+  },
+  ...TOKEN_SHAPES.map((re) => ({ kind: "token" as const, re, replace: () => label("token") })),
+  {
+    kind: "password",
+    re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@"'`]+:)(?!\[REDACTED:)[^\s@/"'`]+(@)/gi,
+    replace: (_m: string, head: string, at: string) => `${head}${label("password")}${at}`,
+  },
+  {
+    kind: "home-path",
+    re: new RegExp(`((?:~|\\$HOME|/home/[^/\\s]+|/Users/[^/\\s]+|/root)/(?:${SENSITIVE_HOME_DIRS})/)${NOT_LABEL}[^\\s"'\`)\\]>]+`, "g"),
+    replace: (_m: string, head: string) => `${head}${label("home-path")}`,
+  },
+  {
+    kind: "secret",
+    re: new RegExp(`(["']?\\b${SECRET_KEY}["']?\\s*[:=]\\s*)(["']?)${NOT_LABEL}(${VALUE_STOP})`, "gi"),
+    replace: (match: string, head: string, quote: string, value: string) =>
+      HARMLESS_VALUE.test(value.replace(/["']$/, "")) ? match : `${head}${quote}${label("secret")}`,
+  },
+  {
+    kind: "high-entropy",
+    re: /[A-Za-z0-9+/=]{20,}/g,
+    replace: (match: string, ...rest: unknown[]) => {
+      const offset = rest[rest.length - 2] as number;
+      const input = rest[rest.length - 1] as string;
+      return looksLikeSecret(match, input.slice(Math.max(0, offset - 16), offset)) ? label("high-entropy") : match;
+    },
+  },
+] as Rule[]);
+
+const GIT_CONTEXT = /(?:commit|sha|tree|parent|head|merge|object|branch)\b[^\n]{0,16}$/i;
+
+function shannonBits(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / s.length) * Math.log2(n / s.length);
+  return bits;
+}
+
+function isDigest(s: string): boolean {
+  return (s.length === 40 || s.length === 64) && /^[0-9a-fA-F]+$/.test(s);
+}
+
+function isPathLike(s: string): boolean {
+  if (!s.includes("/") || /[+=]/.test(s)) return false;
+  const segments = s.split("/").filter(Boolean);
+  return segments.length > 1 && segments.every((seg) => seg.length <= 24 && (seg.match(/[0-9]/g)?.length ?? 0) <= 4);
+}
+
+function looksLikeSecret(token: string, before: string): boolean {
+  if (isDigest(token) || isPathLike(token)) return false;
+  if (/run-$/.test(before) || GIT_CONTEXT.test(before)) return false;
+  const core = token.replace(/=+$/, "");
+  if (!/[0-9]/.test(core) || !/[A-Za-z]/.test(core)) return false;
+  return shannonBits(core) >= 3.5;
+}
+
+export class ScrubConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ScrubConfigError";
+  }
+}
+
+export interface ScrubOptions {
+  /** Extra regular expressions (settings secrets_policy.redaction_patterns), each replaced with [REDACTED:custom]. */
+  customPatterns?: readonly string[];
+}
+
+export interface ScrubReport {
+  text: string;
+  redactions: Partial<Record<RedactionKind, number>>;
+}
+
+function compileCustom(patterns: readonly string[] | undefined): Rule[] {
+  return (patterns ?? []).map((source) => {
+    try {
+      return { kind: "custom", re: new RegExp(source, "g"), replace: () => label("custom") } satisfies Rule;
+    } catch (error) {
+      throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: ${(error as Error).message}`);
+    }
+  });
+}
+
+function onePass(text: string, rules: readonly Rule[], counts: Partial<Record<RedactionKind, number>>): string {
+  let out = text;
+  for (const rule of rules) {
+    const re = new RegExp(rule.re.source, rule.re.flags); // fresh lastIndex for every use
+    out = out.replace(re, (...args: unknown[]) => {
+      const replaced = (rule.replace as (...a: unknown[]) => string)(...args);
+      if (replaced !== args[0]) counts[rule.kind] = (counts[rule.kind] ?? 0) + 1;
+      return replaced;
+    });
+  }
+  return out;
+}
+
+const MAX_PASSES = 4;
+
+/** Scrub text and report what was redacted. Runs to a fixpoint, so scrub(scrub(x)) === scrub(x). */
+export function scrubWithReport(text: string, options: ScrubOptions = {}): ScrubReport {
+  const rules = [...RULES, ...compileCustom(options.customPatterns)];
+  const redactions: Partial<Record<RedactionKind, number>> = {};
+  let current = text;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const next = onePass(current, rules, pass === 0 ? redactions : {});
+    if (next === current) return { text: current, redactions };
+    current = next;
+  }
+  throw new ScrubConfigError("redaction patterns do not settle (a custom pattern keeps rewriting its own output)");
+}
+
+export function scrub(text: string, options: ScrubOptions = {}): string {
+  return scrubWithReport(text, options).text;
+}

@@ -1,0 +1,406 @@
+// The one schema module: every file the bus reads or writes is described here, and bus-spec/schemas/*.json
+// are generated from these definitions (src/spec/generate.ts).
+import { z } from "zod";
+import { GATE_RE, RUN_ID_RE } from "./ids.js";
+
+import { RESULT_WIRE } from "../result-reader.js";
+
+export { RESULT_WIRE };
+
+const nonBlank = z.string().regex(/\S/, "must be a non-blank string");
+const sha256Hex = z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters");
+const isoTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T/, "must be an ISO-8601 timestamp");
+const runId = z.string().regex(RUN_ID_RE);
+const gate = z.string().regex(GATE_RE);
+const round = z.number().int().min(1);
+
+export const FAMILIES = [
+  "openai", "anthropic", "google", "deepseek", "moonshot", "qwen", "zhipu", "minimax",
+  "xiaomi", "bytedance", "xai", "meta", "mistral", "unknown",
+] as const;
+export const Family = z.enum(FAMILIES);
+export type Family = z.infer<typeof Family>;
+export const Independence = z.enum(["strong", "weak"]);
+export type Independence = z.infer<typeof Independence>;
+export const Severity = z.enum(["blocking", "high", "medium", "low", "info"]);
+export const Verdict = z.enum(["satisfied", "issues"]);
+
+/** What Guild's reader enforces (lenient, consume-only): unknown keys tolerated, finding items not inspected. */
+export const ReviewResultLenient = z
+  .object({
+    schema_version: z.literal(RESULT_WIRE).optional(),
+    packet_id: nonBlank,
+    artifact_sha256_reviewed: nonBlank,
+    verdict: nonBlank,
+    blocking_findings: z.array(z.unknown()),
+  })
+  .loose()
+  .meta({ title: "review_result.v1 (lenient reader)", description: "What any reviewer may deliver as result-<n>.json." });
+export type ReviewResultLenient = z.infer<typeof ReviewResultLenient>;
+
+export const Finding = z
+  .object({
+    id: z.string().optional(),
+    severity: Severity,
+    title: nonBlank,
+    detail: z.string().optional(),
+    evidence: z.string().optional(),
+  })
+  .loose();
+export type Finding = z.infer<typeof Finding>;
+
+export const Readiness = z.enum(["ready", "almost", "not ready"]);
+
+/** Results the bus itself writes: the lenient shape plus closed enums and identity fields. */
+export const ReviewResultStrict = z
+  .object({
+    schema_version: z.literal(RESULT_WIRE),
+    packet_id: nonBlank,
+    artifact_sha256_reviewed: sha256Hex,
+    verdict: Verdict,
+    summary: z.string().optional(),
+    findings: z.array(Finding),
+    blocking_findings: z.array(Finding),
+    round,
+    reviewer_host: nonBlank,
+    reviewer_model: nonBlank,
+    reviewer_model_source: z.enum(["reported", "requested", "declared"]).optional(),
+    reviewer_family: Family.optional(),
+    normalized_from: z.enum(["structured", "fenced", "whole-json", "sentinel", "manual"]).optional(),
+    repaired: z.boolean().optional(),
+    score: z.number().optional(),
+    readiness: Readiness.optional(),
+  })
+  .loose()
+  .meta({ title: "review_result.v1 (as written by the bus)" });
+export type ReviewResultStrict = z.infer<typeof ReviewResultStrict>;
+
+export const ReviewMode = z.enum(["cross", "local", "off"]);
+export type ReviewMode = z.infer<typeof ReviewMode>;
+
+export const RunMeta = z
+  .object({
+    schema_version: z.literal("guild_bus.run.v1"),
+    run_id: runId,
+    created_at: isoTime,
+    created_by: z.string().optional(),
+  })
+  .meta({ title: "runs/<run-id>/run.json" });
+
+export const Request = z
+  .object({
+    schema_version: z.literal("guild_bus.request.v1"),
+    run_id: runId,
+    gate,
+    artifact_path: nonBlank.describe("path of the artifact, relative to the project root (the parent of .guild/)"),
+    author_host: nonBlank,
+    author_model: z.string().optional(),
+    reviewer: z.string().default("auto").describe("auto, or a provider id to pin"),
+    review: ReviewMode.optional(),
+    risk: z.enum(["low", "medium", "high"]).optional(),
+    cap: z.number().int().min(1).optional(),
+    requested_at: isoTime,
+  })
+  .meta({ title: "review/<gate>/request.json" });
+export type Request = z.infer<typeof Request>;
+
+export const PacketFrontMatter = z
+  .object({
+    schema_version: z.literal("guild_bus.packet.v1"),
+    packet_id: nonBlank,
+    run_id: runId,
+    gate,
+    round,
+    counted_round: round.describe("the round number counted against the cap (restarts and retries keep it)"),
+    cap: z.number().int().min(1).max(10),
+    restart_of: round.nullable(),
+    restart_reason: z.enum(["artifact_changed", "retry", "malformed"]).nullable(),
+    author_host: nonBlank,
+    author_model: z.string().nullable(),
+    author_family: Family,
+    author_family_source: z.enum(["declared-model", "host-map", "unknown"]),
+    reviewer_provider: nonBlank,
+    reviewer_adapter: nonBlank,
+    reviewer_model: z.string().nullable(),
+    reviewer_family: Family,
+    independence: Independence,
+    selection_status: z.enum(["selected", "degraded-local", "skipped"]),
+    selection_reason: z.string(),
+    artifact_path: nonBlank,
+    artifact_sha256: sha256Hex.describe("sha256 of the scrubbed artifact bytes embedded in this packet"),
+    issued_at: isoTime,
+  })
+  .meta({ title: "review/<gate>/packet-<n>.md front matter" });
+export type PacketFrontMatter = z.infer<typeof PacketFrontMatter>;
+
+export const Attempt = z
+  .object({
+    schema_version: z.literal("guild_bus.attempt.v1"),
+    run_id: runId,
+    gate,
+    round,
+    packet_id: nonBlank,
+    provider: nonBlank,
+    worker: z.object({ host: z.string(), pid: z.number().int() }),
+    started_at: isoTime,
+  })
+  .meta({ title: "review/<gate>/attempt-<n>.json", description: "Recorded before a reviewer is dispatched." });
+export type Attempt = z.infer<typeof Attempt>;
+
+export const FailureKind = z.enum(["malformed", "no_verdict", "unavailable", "rejected_response"]);
+export const Failure = z
+  .object({
+    schema_version: z.literal("guild_bus.failure.v1"),
+    run_id: runId,
+    gate,
+    round,
+    packet_id: nonBlank,
+    kind: FailureKind,
+    reason: nonBlank,
+    reviewer_provider: z.string().optional(),
+    reviewer_model: z.string().nullable().optional(),
+    at: isoTime,
+  })
+  .meta({ title: "review/<gate>/failure-<n>.json", description: "A round that ended without a result." });
+export type Failure = z.infer<typeof Failure>;
+
+export const GatePassConditions = z.object({
+  parses: z.boolean(),
+  packet_id_match: z.boolean(),
+  sha256_match: z.boolean(),
+  satisfied: z.boolean(),
+  no_blockers: z.boolean(),
+});
+export const GatePassReport = z.object({
+  pass: z.boolean(),
+  conditions: GatePassConditions,
+  recomputed_sha256: sha256Hex,
+  reasons: z.array(z.string()),
+});
+export type GatePassReport = z.infer<typeof GatePassReport>;
+
+export const VerdictFile = z
+  .object({
+    schema_version: z.literal("guild_bus.verdict.v1"),
+    run_id: runId,
+    gate,
+    round,
+    packet_id: nonBlank,
+    result_sha256: sha256Hex.describe("sha256 of the result file bytes that were verified"),
+    artifact_sha256_reviewed: z.string().nullable(),
+    result_verdict: z.string().nullable(),
+    blocking_count: z.number().int().min(0).nullable(),
+    reviewer_model: z.string().nullable(),
+    reviewer_family: Family,
+    independence_violation: z.boolean(),
+    gate_pass: GatePassReport,
+    verified_at: isoTime,
+  })
+  .meta({ title: "review/<gate>/verdict-<n>.json" });
+export type VerdictFile = z.infer<typeof VerdictFile>;
+
+export const Resubmit = z
+  .object({
+    schema_version: z.literal("guild_bus.resubmit.v1"),
+    run_id: runId,
+    gate,
+    after_round: round,
+    at: isoTime,
+  })
+  .meta({ title: "review/<gate>/resubmit-<n>.json", description: "The author revised the artifact after round n." });
+
+export const EscalationReason = z.enum([
+  "cap_hit", "malformed_termination_x2", "no_verdict", "unavailable", "restart_cap_hit", "codex_skip_blocked",
+]);
+export type EscalationReason = z.infer<typeof EscalationReason>;
+export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override"]);
+export type DecisionChoice = z.infer<typeof DecisionChoice>;
+
+export const Escalation = z
+  .object({
+    schema_version: z.literal("guild_bus.escalation.v1"),
+    run_id: runId,
+    gate,
+    round: z.number().int().min(0),
+    reason: EscalationReason,
+    detail: z.string(),
+    options: z.array(DecisionChoice),
+    at: isoTime,
+  })
+  .meta({ title: "review/<gate>/escalation-<n>.json" });
+export type Escalation = z.infer<typeof Escalation>;
+
+export const Decision = z
+  .object({
+    schema_version: z.literal("guild_bus.decision.v1"),
+    run_id: runId,
+    gate,
+    round: z.number().int().min(0),
+    choice: DecisionChoice,
+    extend_by: z.number().int().min(1).max(5).optional(),
+    note: z.string().optional(),
+    decided_by: z.string().optional(),
+    at: isoTime,
+  })
+  .meta({ title: "review/<gate>/decision-<n>.json" });
+export type Decision = z.infer<typeof Decision>;
+
+export const OutcomeStatus = z.enum(["satisfied", "skipped", "force_passed", "rework"]);
+export const Outcome = z
+  .object({
+    schema_version: z.literal("guild_bus.outcome.v1"),
+    run_id: runId,
+    gate,
+    status: OutcomeStatus,
+    author_host: z.string(),
+    author_family: Family,
+    reviewer_host: z.string().nullable(),
+    reviewer_model: z.string().nullable(),
+    reviewer_family: Family.nullable(),
+    independence: Independence.nullable(),
+    rounds: z.number().int().min(0),
+    satisfied_at_round: round.optional(),
+    final_round: z.number().int().min(0),
+    artifact_sha256: z.string().nullable(),
+    reason: z.string(),
+    trail_path: z.string(),
+    at: isoTime,
+  })
+  .meta({ title: "review/<gate>/outcome.json" });
+export type Outcome = z.infer<typeof Outcome>;
+
+export const TrailEntry = z
+  .object({
+    round,
+    counted_round: round,
+    restart_of: round.nullable(),
+    reviewer_host: z.string(),
+    reviewer_model: z.string().nullable(),
+    reviewer_family: Family,
+    independence: Independence,
+    packet: z.string(),
+    result: z.string().nullable(),
+    post_sentinel_scan: z.string(),
+    artifact_sha256_packet: z.string(),
+    artifact_sha256_reviewed: z.string().nullable(),
+    verifier_recomputed_sha256: z.string().nullable(),
+    gate_pass: z.boolean().nullable(),
+    reasons: z.array(z.string()),
+    verdict: z.string().nullable(),
+    blocking_findings: z.number().int().nullable(),
+    state: z.string(),
+  })
+  .meta({ title: "one round of trail.md (also in `status --json`)" });
+export type TrailEntry = z.infer<typeof TrailEntry>;
+
+export const Event = z
+  .object({
+    ts: isoTime,
+    event: z.enum(["codex_review_round", "review_escalation", "review_outcome"]),
+    run_id: runId,
+    gate,
+    round_number: z.number().int().min(0),
+    terminated_by_satisfied: z.boolean().optional(),
+    reviewer_host: z.string().optional(),
+    independence: Independence.optional(),
+    reason: z.string().optional(),
+    status: z.string().optional(),
+  })
+  .loose()
+  .meta({ title: "runs/<run-id>/events.jsonl line" });
+export type Event = z.infer<typeof Event>;
+
+export const ProviderConfig = z
+  .object({
+    adapter: z.enum(["command", "manual", "codex", "claude", "gemini", "http"]),
+    model: z.string().optional().describe("model id requested from (or declared for) this reviewer"),
+    argv: z.array(z.string()).min(1).optional().describe("command adapter: program and arguments, no shell"),
+    input: z.enum(["stdin", "file"]).default("stdin").describe("command adapter: packet on stdin, or its path appended to argv"),
+    timeout_ms: z.number().int().min(100).max(86_400_000).optional(),
+    env: z.array(z.string()).optional().describe("extra environment variable names passed to the child"),
+    selectable: z.boolean().default(true).describe("may auto selection pick it"),
+  })
+  .loose();
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+export const Settings = z
+  .object({
+    schema_version: z.literal("guild_bus.settings.v1").optional(),
+    review: ReviewMode.optional(),
+    require_review: z.boolean().optional(),
+    codex_cap: z.number().int().min(1).max(100).optional(),
+    codex_skip_enforcement: z.enum(["warn", "block"]).optional(),
+    reviewer: z.string().optional().describe("auto, or a provider id to pin"),
+    weak_reviewer: z.string().optional().describe("provider for the weak same-host path"),
+    providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/), ProviderConfig).optional(),
+    family_aliases: z.record(z.string(), Family).optional(),
+    host_families: z.record(z.string(), Family).optional(),
+    secrets_policy: z
+      .object({
+        env_allowlist: z.array(z.string()).optional(),
+        redaction_patterns: z.array(z.string()).optional(),
+      })
+      .optional(),
+    restart_cap: z.number().int().min(1).max(50).optional(),
+  })
+  .loose()
+  .meta({ title: ".guild/settings.json" });
+export type Settings = z.infer<typeof Settings>;
+
+export const Capability = z
+  .object({
+    schema_version: z.literal("host_capability.v1").optional(),
+    host: z.string().optional(),
+    provider: z.string().optional(),
+    id: z.string().optional(),
+    model: z.string().optional(),
+    family: z.string().optional().describe("informational: the bus derives families from model strings only"),
+    providers: z.array(z.object({ id: z.string(), model: z.string().optional(), family: z.string().optional() }).loose()).optional(),
+  })
+  .loose()
+  .meta({ title: ".guild/hosts/<host>/capability.json" });
+
+export const CodexSkipStreak = z
+  .object({
+    schema_version: z.literal("guild.codex_skip_streak.v1"),
+    streak: z.number().int().min(0),
+    threshold: z.number().int().optional(),
+    blocked: z.boolean(),
+    updated_at: z.string().optional(),
+    reason: z.string().optional(),
+    clear_by: z.string().optional(),
+  })
+  .loose()
+  .meta({ title: ".guild/codex-skip-streak.json" });
+
+/** Every schema published in bus-spec/schemas, by file stem. */
+export const PUBLISHED_SCHEMAS = {
+  "review_result.v1": ReviewResultLenient,
+  "review_result.v1.strict": ReviewResultStrict,
+  "packet": PacketFrontMatter,
+  "request": Request,
+  "attempt": Attempt,
+  "failure": Failure,
+  "verdict": VerdictFile,
+  "resubmit": Resubmit,
+  "escalation": Escalation,
+  "decision": Decision,
+  "outcome": Outcome,
+  "trail_entry": TrailEntry,
+  "event": Event,
+  "settings": Settings,
+  "capability": Capability,
+  "codex_skip_streak": CodexSkipStreak,
+  "run": RunMeta,
+} as const;
+
+/** Flatten zod issues to "path: message" lines, every problem, not just the first. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const where = issue.path.length ? issue.path.join(".") : "(root)";
+    if (issue.code === "invalid_type" && issue.path.length && issue.message.endsWith("received undefined")) {
+      return `missing required field: ${where}`;
+    }
+    return `${where}: ${issue.message}`;
+  });
+}

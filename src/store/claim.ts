@@ -1,0 +1,52 @@
+// Claims avoid duplicate work only; correctness comes from first-writer-wins delivery and fencing.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import lockfile from "proper-lockfile";
+
+export interface Claim {
+  /** Aborted when the lock is compromised: the guarded work must stop and deliver nothing. */
+  signal: AbortSignal;
+  release(): Promise<void>;
+}
+
+export interface ClaimOptions {
+  staleMs?: number;
+  updateMs?: number;
+  log?: (message: string) => void;
+}
+
+/** Try to claim `name` inside claimsDir; null when someone else holds it. Never throws for a held lock. */
+export async function tryClaim(claimsDir: string, name: string, options: ClaimOptions = {}): Promise<Claim | null> {
+  mkdirSync(claimsDir, { recursive: true });
+  const target = path.join(claimsDir, name);
+  const controller = new AbortController();
+  const staleMs = options.staleMs ?? 30_000;
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(target, {
+      realpath: false,
+      lockfilePath: `${target}.lock`,
+      stale: staleMs,
+      update: options.updateMs ?? Math.max(1000, Math.floor(staleMs / 3)),
+      retries: 0,
+      onCompromised: (error: Error) => {
+        options.log?.(`claim ${name} compromised: ${error.message}; abandoning the guarded work`);
+        controller.abort(error);
+      },
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOCKED") return null;
+    throw error;
+  }
+  return {
+    signal: controller.signal,
+    release: async () => {
+      if (controller.signal.aborted) return;
+      try {
+        await release();
+      } catch {
+        // already released or compromised
+      }
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// Removes staging orphans: files in .guild/tmp of dead processes on this host, or older than maxAgeMs.
+// It only ever looks inside .guild/tmp, so final files are never touched.
+import { readdirSync, statSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { parseStagingName, THIS_HOST } from "./deliver.js";
+
+export const STAGING_MAX_AGE_MS = 60 * 60 * 1000;
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export interface JanitorReport {
+  removed: string[];
+  kept: number;
+}
+
+export function sweepStaging(guildDir: string, options: { maxAgeMs?: number; now?: number } = {}): JanitorReport {
+  const dir = path.join(guildDir, "tmp");
+  const maxAge = options.maxAgeMs ?? STAGING_MAX_AGE_MS;
+  const now = options.now ?? Date.now();
+  const report: JanitorReport = { removed: [], kept: 0 };
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return report;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const owner = parseStagingName(name);
+    let stale: boolean;
+    try {
+      const st = statSync(file);
+      if (!st.isFile()) continue;
+      const deadOwner = owner !== null && owner.host === THIS_HOST && owner.pid !== process.pid && !isProcessAlive(owner.pid);
+      stale = deadOwner || now - st.mtimeMs > maxAge;
+    } catch {
+      continue; // vanished meanwhile
+    }
+    if (!stale) {
+      report.kept++;
+      continue;
+    }
+    try {
+      unlinkSync(file);
+      report.removed.push(name);
+    } catch {
+      // raced with its owner or another janitor
+    }
+  }
+  return report;
+}

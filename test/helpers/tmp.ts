@@ -1,0 +1,17 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach } from "vitest";
+
+const made: string[] = [];
+
+/** A fresh temporary project root, removed after the test. */
+export function tempRoot(prefix = "guild-bus-"): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+afterEach(() => {
+  while (made.length) rmSync(made.pop()!, { recursive: true, force: true });
+});
