@@ -1,5 +1,5 @@
 // The one model-family classifier. Families are derived from model strings only; hosts map through HOST_FAMILIES.
-import type { Family } from "./spec/schemas.js";
+import { FAMILIES, type Family } from "./spec/schemas.js";
 
 type Known = Exclude<Family, "unknown">;
 
@@ -57,10 +57,13 @@ const BUILTIN: readonly Needle[] = Object.freeze([
 
 export type FamilyAliases = Readonly<Record<string, Family>>;
 
+const isKnown = (family: unknown): family is Known => family !== "unknown" && (FAMILIES as readonly unknown[]).includes(family);
+
 function aliasNeedles(aliases: FamilyAliases | undefined): Needle[] {
   if (!aliases) return [];
+  // The CLI passes `needle=family` pairs unchecked: a family outside FAMILIES (or none) must not become an answer.
   return Object.entries(aliases)
-    .filter((entry): entry is [string, Known] => entry[1] !== "unknown" && entry[0].trim() !== "")
+    .filter((entry): entry is [string, Known] => isKnown(entry[1]) && entry[0].trim() !== "")
     .map(([needle, family]) => ({ re: needleRegex(needle.trim().toLowerCase(), false), family }));
 }
 
@@ -76,11 +79,18 @@ export function classifyModel(model: string | null | undefined, aliases?: Family
   return found.size === 1 ? [...found][0]! : "unknown";
 }
 
+/** Own entries only ("constructor" is a host name, not Object.prototype's), keys compared like hosts are. */
+function lookupHost(map: Readonly<Record<string, Family>> | undefined, key: string): Family | undefined {
+  if (!map) return undefined;
+  const hit = Object.entries(map).find(([name]) => name.trim().toLowerCase() === key);
+  return hit && (FAMILIES as readonly unknown[]).includes(hit[1]) ? hit[1] : undefined;
+}
+
 /** A host name's family: settings map, then the built-in map, then the model classifier on the name. */
 export function familyOfHost(host: string | null | undefined, hostFamilies?: Readonly<Record<string, Family>>): Family {
   if (typeof host !== "string") return "unknown";
   const key = host.trim().toLowerCase();
-  const mapped = hostFamilies?.[key] ?? HOST_FAMILIES[key];
+  const mapped = lookupHost(hostFamilies, key) ?? lookupHost(HOST_FAMILIES, key);
   if (mapped) return mapped;
   return classifyModel(key);
 }

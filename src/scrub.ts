@@ -23,11 +23,18 @@ const VALUE_STOP = `[^\\s"'\`,;]+`;
 
 /** Secret-looking keys in key=value / key: value / "key": "value" forms. */
 const SECRET_KEY =
-  "[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*";
+  // max_tokens, input_tokens, tokenizer, tokenCount, token_type: counts, tools and kinds, not credentials.
+  "[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token(?!s|iz|[_-]?(?:count|limit|budget|usage|type))|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*";
 
-/** Values that are obviously not secrets (type annotations, placeholders, env lookups). */
+/** Values that are obviously not secrets (type annotations, placeholders, env lookups, CI/template expressions
+ *  like ${{ secrets.X }} and {{ .Values.x }}, fetch's credentials modes, the bracket opening "credentials": { ... }). */
 const HARMLESS_VALUE =
-  /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|\*+|x+)$/i;
+  /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|include|omit|same-origin|[[{\]}]+|\$\{\{.*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|\*+|x+)$/i;
+
+/** Unquoted values that are code, not literals: calls (getToken(), os.Getenv(...)) and this./self. members. */
+const CODE_VALUE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\(.*|(?:this|self)\.[\w$.]+)$/;
+/** `this.token = token`: a member assignment whose unquoted right side is an expression. */
+const MEMBER_KEY = /^["']?(?:this|self)\./;
 
 const TOKEN_SHAPES: RegExp[] = [
   /\bsk-(?:ant-|proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g,
@@ -48,20 +55,30 @@ const TOKEN_SHAPES: RegExp[] = [
   /\bdop_v1_[a-f0-9]{64}\b/g,
   /\bshpat_[a-fA-F0-9]{32}\b/g,
   /\bpypi-[A-Za-z0-9_-]{50,}/g,
+  // Shapes whose "-"/"_" would split them into pieces too short for the high-entropy rule.
+  /\bwhsec_[A-Za-z0-9]{24,}/g,
+  /\bgsk_[A-Za-z0-9]{40,}/g,
+  /\bya29\.[A-Za-z0-9_-]{20,}/g,
+  /(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g, // Telegram; no \b: the API path is /bot<token>
+  /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g,
 ];
+
+/** JSON-escaped text glues a line's first word to its escape ("\nghp_…"): \n, \r and \t bound a token too. */
+const ESCAPED_START = String.raw`(?:\b|(?<=\\[nrt]))`;
 
 const SENSITIVE_HOME_DIRS = "\\.claude|\\.codex|\\.gemini|\\.ssh|\\.aws|\\.gnupg|\\.kube|\\.docker|\\.azure|\\.config/gcloud";
 
 const RULES: readonly Rule[] = Object.freeze([
   {
     kind: "private-key",
-    re: /(-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----)[\s\S]*?(-----END \2PRIVATE KEY-----)/g,
-    replace: (_m: string, begin: string, _t: string, end: string) => `${begin}\n${label("private-key")}\n${end}`,
+    // ( BLOCK)?: PGP armours its key as "PRIVATE KEY BLOCK".
+    re: /(-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----)[\s\S]*?(-----END \2PRIVATE KEY\3-----)/g,
+    replace: (_m: string, begin: string, _t: string, _b: string, end: string) => `${begin}\n${label("private-key")}\n${end}`,
   },
   {
     // An unterminated private key: everything after its header goes.
     kind: "private-key",
-    re: /(-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----)(?![\s\S]*-----END \2PRIVATE KEY-----)[\s\S]+$/g,
+    re: /(-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----)(?![\s\S]*-----END \2PRIVATE KEY\3-----)[\s\S]+$/g,
     replace: (_m: string, begin: string) => `${begin}\n${label("private-key")}`,
   },
   {
@@ -74,10 +91,16 @@ const RULES: readonly Rule[] = Object.freeze([
     re: new RegExp(`\\b(bearer\\s+)${NOT_LABEL}[A-Za-z0-9._~+/=-]{16,}`, "gi"),
     replace: (_m: string, head: string) => `${head}${label("token")}`,
   },
-  ...TOKEN_SHAPES.map((re) => ({ kind: "token" as const, re, replace: () => label("token") })),
+  ...TOKEN_SHAPES.map((re) => ({
+    kind: "token" as const,
+    re: new RegExp(re.source.replace(/^\\b/, ESCAPED_START), re.flags),
+    replace: () => label("token"),
+  })),
   {
     kind: "password",
-    re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@"'`]+:)(?!\[REDACTED:)[^\s@/"'`]+(@)/gi,
+    // The user may be empty (redis://:pass@host) but never holds "[": https://[REDACTED:token]@host is done.
+    // (?<!…) not \b: a scheme starts where its run starts, else long a-b-c-… runs backtrack quadratically.
+    re: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s:/@"'`[]*:)(?!\[REDACTED:)[^\s@/"'`]+(@)/gi,
     replace: (_m: string, head: string, at: string) => `${head}${label("password")}${at}`,
   },
   {
@@ -86,14 +109,34 @@ const RULES: readonly Rule[] = Object.freeze([
     replace: (_m: string, head: string) => `${head}${label("home-path")}`,
   },
   {
+    // .netrc separates key and value by whitespace only.
+    kind: "password",
+    re: new RegExp(`(${ESCAPED_START}machine\\s+\\S+\\s+login\\s+\\S+\\s+password\\s+)${NOT_LABEL}\\S+`, "g"),
+    replace: (_m: string, head: string) => `${head}${label("password")}`,
+  },
+  {
     kind: "secret",
-    re: new RegExp(`(["']?\\b${SECRET_KEY}["']?\\s*[:=]\\s*)(["']?)${NOT_LABEL}(${VALUE_STOP})`, "gi"),
-    replace: (match: string, head: string, quote: string, value: string) =>
-      HARMLESS_VALUE.test(value.replace(/["']$/, "")) ? match : `${head}${quote}${label("secret")}`,
+    // A quoted value runs to its closing quote (passphrases have spaces); a bare one stops at a space or separator.
+    // Quotes may be JSON-escaped (\"); a quote is always taken as a quote, never as the start of a bare value.
+    // [:=](?![=>]): `token === x` and `token => …` compare and bind, they do not assign.
+    re: new RegExp(
+      // (?<!…) not \b: a key starts where its run of key characters starts, else long runs backtrack quadratically.
+      `(["']?(?<![A-Za-z0-9_.-])${SECRET_KEY}["']?\\s*(?::=|[:=](?![=>]))\\s*)` +
+        `(?:(\\\\?["'])${NOT_LABEL}((?:\\\\.|(?!\\2)[^\\n\\\\])+)(?=\\2)` +
+        `|(\\\\?["']|(?![\\\\"']))${NOT_LABEL}(${VALUE_STOP}))`,
+      "gi",
+    ),
+    replace: (match: string, head: string, quote: string | undefined, quoted: string | undefined, bareQuote: string, bare: string) =>
+      quoted !== undefined
+        ? HARMLESS_VALUE.test(quoted) ? match : `${head}${quote}${label("secret")}`
+        : HARMLESS_VALUE.test(bare) || CODE_VALUE.test(bare) || (MEMBER_KEY.test(head) && !bareQuote)
+          ? match
+          : `${head}${bareQuote}${label("secret")}`,
   },
   {
     kind: "high-entropy",
-    re: /[A-Za-z0-9+/=]{20,}/g,
+    // "=" only as trailing padding, so sha256=<hex> leaves the digest standing alone.
+    re: /[A-Za-z0-9+/]{20,}=*/g,
     replace: (match: string, ...rest: unknown[]) => {
       const offset = rest[rest.length - 2] as number;
       const input = rest[rest.length - 1] as string;
@@ -102,7 +145,8 @@ const RULES: readonly Rule[] = Object.freeze([
   },
 ] as Rule[]);
 
-const GIT_CONTEXT = /(?:commit|sha|tree|parent|head|merge|object|branch)\b[^\n]{0,16}$/i;
+// Leading \b: "ahead:" or "overhead" must not excuse what follows.
+const GIT_CONTEXT = /\b(?:commit|sha|tree|parent|head|merge|object|branch)\b[^\n]{0,16}$/i;
 
 function shannonBits(s: string): number {
   const counts = new Map<string, number>();
@@ -116,14 +160,44 @@ function isDigest(s: string): boolean {
   return (s.length === 40 || s.length === 64) && /^[0-9a-fA-F]+$/.test(s);
 }
 
+/** camelCase pieces: "QRCode3DView" → QR Code 3 D View. */
+const PIECES = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g;
+const WORD_PIECE = /^(?:[0-9]{1,4}|[A-Z]{1,5}|[A-Z]?[a-z]+)$/;
+
+/** Single letters wedged against other letters (wJalr, aB3x): random case, where k8s and e2e have none. */
+function caseFlips(pieces: readonly string[]): number {
+  return pieces.filter((p, i) => /^[A-Za-z]$/.test(p) && [pieces[i - 1], pieces[i + 1]].some((q) => q && /[A-Za-z]/.test(q)))
+    .length;
+}
+
 function isPathLike(s: string): boolean {
   if (!s.includes("/") || /[+=]/.test(s)) return false;
   const segments = s.split("/").filter(Boolean);
-  return segments.length > 1 && segments.every((seg) => seg.length <= 24 && (seg.match(/[0-9]/g)?.length ?? 0) <= 4);
+  // A digest is a path segment like any other (commit/<sha>, runs/<sha256>/...) and must survive.
+  const words = segments.filter((seg) => !isDigest(seg));
+  if (segments.length < 2 && words.length > 0) return false;
+  return (
+    words.every((seg) => seg.length <= 24 && (seg.match(/[0-9]/g)?.length ?? 0) <= 4) &&
+    // Base64 with a "/" in it (AWS secret keys) splits into segments of random case; paths read as words.
+    words.reduce((n, seg) => n + caseFlips(seg.match(PIECES) ?? []), 0) <= 1
+  );
+}
+
+/** camelCase identifiers with numbers in them (convertToBase64String, sha256HexDigest): words, not noise. */
+function isIdentifierLike(s: string): boolean {
+  if (!/[a-z][A-Z]/.test(s) || /[+/=]/.test(s)) return false;
+  const pieces = s.match(PIECES) ?? [];
+  const lower = s.replace(/[^a-z]/g, "");
+  return (
+    pieces.every((p) => WORD_PIECE.test(p)) &&
+    s.length / pieces.length >= 3 &&
+    // Random base62 has ~1 vowel in 5 lower-case letters; identifiers have more.
+    (lower.match(/[aeiou]/g)?.length ?? 0) >= lower.length / 4
+  );
 }
 
 function looksLikeSecret(token: string, before: string): boolean {
-  if (isDigest(token) || isPathLike(token)) return false;
+  if (isDigest(token) || isPathLike(token) || isIdentifierLike(token)) return false;
   if (/run-$/.test(before) || GIT_CONTEXT.test(before)) return false;
   const core = token.replace(/=+$/, "");
   if (!/[0-9]/.test(core) || !/[A-Za-z]/.test(core)) return false;

@@ -9,6 +9,14 @@ const COMMANDS: Record<string, Loader> = {
   "verify-gate-pass": () => import("./verify-gate-pass-entry.js"),
   family: () => import("./family.js"),
   scrub: () => import("./scrub.js"),
+  review: () => import("./review.js"),
+  resubmit: () => import("./author.js"),
+  decide: () => import("./author.js"),
+  respond: () => import("./author.js"),
+  status: () => import("./status.js"),
+  worker: () => import("./worker.js"),
+  up: () => import("./worker.js"),
+  demo: () => import("./demo.js"),
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -17,8 +25,9 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
   const wanted = argv.find((a) => !a.startsWith("-"));
-  const names = wanted && COMMANDS[wanted] ? [wanted] : Object.keys(COMMANDS);
-  for (const name of names) (await COMMANDS[name]!()).register(program);
+  const loaders = wanted && COMMANDS[wanted] ? [COMMANDS[wanted]] : Object.values(COMMANDS);
+  const modules = new Set(await Promise.all(loaders.map((load) => load())));
+  for (const mod of modules) mod.register(program);
   process.exitCode = 0;
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -112,7 +112,7 @@ export const PacketFrontMatter = z
     gate,
     round,
     counted_round: round.describe("the round number counted against the cap (restarts and retries keep it)"),
-    cap: z.number().int().min(1).max(10),
+    cap: z.number().int().min(1).max(100).describe("effective cap: the resolved cap plus human extensions"),
     restart_of: round.nullable(),
     restart_reason: z.enum(["artifact_changed", "retry", "malformed"]).nullable(),
     author_host: nonBlank,
@@ -211,6 +211,7 @@ export const Resubmit = z
 
 export const EscalationReason = z.enum([
   "cap_hit", "malformed_termination_x2", "no_verdict", "unavailable", "restart_cap_hit", "codex_skip_blocked",
+  "identity_unverified",
 ]);
 export type EscalationReason = z.infer<typeof EscalationReason>;
 export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override"]);

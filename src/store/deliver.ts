@@ -61,8 +61,7 @@ function fsyncDir(fs: FsOps, dir: string): void {
   }
 }
 
-function writeFully(fs: FsOps, file: string, bytes: Uint8Array, flags: string, durable: boolean): void {
-  const fd = fs.open(file, flags, 0o644);
+function writeAndClose(fs: FsOps, fd: number, bytes: Uint8Array, durable: boolean): void {
   try {
     fs.write(fd, bytes);
     if (durable) fs.fsync(fd);
@@ -92,7 +91,7 @@ export function deliver(finalPath: string, bytes: Uint8Array | string, options: 
   fs.mkdir(stagingDir);
   fs.mkdir(path.dirname(finalPath));
   try {
-    writeFully(fs, staging, data, "wx", durable);
+    writeAndClose(fs, fs.open(staging, "wx", 0o644), data, durable);
     try {
       fs.link(staging, finalPath);
     } catch (error) {
@@ -114,14 +113,20 @@ export function deliver(finalPath: string, bytes: Uint8Array | string, options: 
 
 /** Fallback for filesystems without hard links: exclusive create, so still first-writer-wins (not atomic for readers). */
 function deliverWithoutLink(fs: FsOps, finalPath: string, data: Uint8Array, sha: string, durable: boolean): DeliverResult {
+  let fd: number;
   try {
-    writeFully(fs, finalPath, data, "wx", durable);
+    fd = fs.open(finalPath, "wx", 0o644);
   } catch (error) {
-    if (errCode(error) === "EEXIST") return compareExisting(fs, finalPath, sha);
+    if (errCode(error) === "EEXIST") return { ...compareExisting(fs, finalPath, sha), fallback: true };
+    throw error; // not created by us: whatever is at finalPath belongs to someone else
+  }
+  try {
+    writeAndClose(fs, fd, data, durable);
+  } catch (error) {
     try {
       fs.unlink(finalPath); // we created it: a partial final must not stay
     } catch {
-      // nothing was created
+      // could not remove it either: the first error is the one to report
     }
     throw error;
   }

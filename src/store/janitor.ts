@@ -39,7 +39,9 @@ export function sweepStaging(guildDir: string, options: { maxAgeMs?: number; now
       const st = statSync(file);
       if (!st.isFile()) continue;
       const deadOwner = owner !== null && owner.host === THIS_HOST && owner.pid !== process.pid && !isProcessAlive(owner.pid);
-      stale = deadOwner || now - st.mtimeMs > maxAge;
+      // mtime has sub-ms precision and Date.now() is truncated: a file written this millisecond must not look
+      // "from the future" (maxAgeMs 0 has to mean everything).
+      stale = deadOwner || now - Math.floor(st.mtimeMs) >= maxAge;
     } catch {
       continue; // vanished meanwhile
     }

@@ -1,12 +1,21 @@
 // Append-only JSONL: one validated record per line, one write() per line (O_APPEND keeps lines whole locally).
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 
 export function appendJsonl<T>(file: string, record: T, schema: z.ZodType<T>): void {
-  const checked = schema.parse(record);
+  const line = JSON.stringify(schema.parse(record)) + "\n";
   mkdirSync(path.dirname(file), { recursive: true });
-  appendFileSync(file, JSON.stringify(checked) + "\n");
+  const fd = openSync(file, "a+");
+  try {
+    // A writer that died mid-line left a torn tail: start a fresh line, or this record is lost with it.
+    const size = fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+    appendFileSync(fd, torn ? "\n" + line : line);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Lenient reader: malformed lines and lines that fail the schema are skipped, never fatal. */

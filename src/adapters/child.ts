@@ -1,0 +1,95 @@
+// Runs a reviewer child process: no shell, input on stdin, its own process group so a timeout kills everything
+// it started, and a minimal environment.
+import { spawn } from "node:child_process";
+
+export type ChildOutcome =
+  | { kind: "exit"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+  | { kind: "spawn-error"; code: string; message: string }
+  | { kind: "timeout"; stdout: string; stderr: string }
+  | { kind: "aborted" };
+
+export interface ChildRequest {
+  argv: string[];
+  stdin: string;
+  timeoutMs: number;
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  signal?: AbortSignal;
+  maxOutputBytes?: number;
+}
+
+/** Variables a child always gets (no secrets); everything else must be allow-listed by name. */
+export const BASE_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "TERM", "SYSTEMROOT", "USER"];
+
+export function minimalEnv(names: readonly string[], source: NodeJS.ProcessEnv = process.env, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of [...BASE_ENV, ...names]) if (source[name] !== undefined) env[name] = source[name];
+  return { ...env, ...extra };
+}
+
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+export function runChild(req: ChildRequest): Promise<ChildOutcome> {
+  const [program, ...args] = req.argv;
+  const max = req.maxOutputBytes ?? 16 * 1024 * 1024;
+  return new Promise((resolve) => {
+    if (req.signal?.aborted) return resolve({ kind: "aborted" });
+    let settled = false;
+    const finish = (outcome: ChildOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.signal?.removeEventListener("abort", onAbort);
+      resolve(outcome);
+    };
+    const child = spawn(program!, args, {
+      cwd: req.cwd,
+      env: req.env,
+      shell: false,
+      detached: process.platform !== "win32",
+      stdio: ["pipe", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outBytes = 0;
+    child.stdout!.on("data", (b: Buffer) => {
+      outBytes += b.length;
+      if (outBytes <= max) out.push(b);
+    });
+    child.stderr!.on("data", (b: Buffer) => {
+      if (err.reduce((n, x) => n + x.length, 0) < 1024 * 1024) err.push(b);
+    });
+    const text = (bufs: Buffer[]) => Buffer.concat(bufs).toString("utf8");
+    const timer = setTimeout(() => {
+      killGroup(child.pid);
+      finish({ kind: "timeout", stdout: text(out), stderr: text(err) });
+    }, req.timeoutMs);
+    const onAbort = () => {
+      killGroup(child.pid);
+      finish({ kind: "aborted" });
+    };
+    req.signal?.addEventListener("abort", onAbort, { once: true });
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      finish({ kind: "spawn-error", code: error.code ?? "EUNKNOWN", message: error.message });
+    });
+    child.on("close", (code, signal) => {
+      finish({ kind: "exit", code, signal, stdout: text(out), stderr: text(err) });
+    });
+    child.stdin!.on("error", () => {
+      // the child may exit without reading stdin; its exit status tells the story
+    });
+    child.stdin!.end(req.stdin);
+  });
+}

@@ -1,0 +1,167 @@
+// The round loop as one pure function: a gate snapshot and the resolved policy in, the gate's state and the
+// broker's next action out. No I/O here; the broker worker executes the action and calls decide again.
+import type { DecisionChoice, EscalationReason, PacketFrontMatter } from "../spec/schemas.js";
+import type { ResolvedPolicy } from "./policy.js";
+import type { GateSnapshot } from "./snapshot.js";
+
+export type OutcomeAction = {
+  type: "outcome";
+  status: "satisfied" | "skipped" | "force_passed" | "rework";
+  reason: string;
+  round: number;
+  independence?: "strong" | "weak";
+};
+export type PacketAction = {
+  type: "packet";
+  round: number;
+  counted_round: number;
+  restart_of: number | null;
+  restart_reason: PacketFrontMatter["restart_reason"];
+  cap: number;
+  /** The packet whose reviewer selection is reused; null on the first packet (select now). */
+  inherit: PacketFrontMatter | null;
+};
+export type EscalationAction = {
+  type: "escalation";
+  round: number;
+  reason: EscalationReason;
+  detail: string;
+  options: DecisionChoice[];
+};
+export type Action = OutcomeAction | PacketAction | EscalationAction;
+
+export type GateStateName =
+  | "no_request" | "done" | "broker" | "reviewing" | "dispatched" | "normalizing" | "verifying"
+  | "awaiting_author" | "awaiting_decision";
+
+export interface GateDecision {
+  state: GateStateName;
+  round: number;
+  action: Action | null;
+  detail: string;
+}
+
+export interface DecideContext {
+  policy: ResolvedPolicy;
+  codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
+}
+
+const CAP_OPTIONS: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
+const RETRY_OPTIONS: DecisionChoice[] = ["retry", "force-pass", "rework"];
+
+function act(action: Action, detail: string): GateDecision {
+  return { state: "broker", round: action.round, action, detail };
+}
+function wait(state: GateStateName, round: number, detail: string): GateDecision {
+  return { state, round, action: null, detail };
+}
+
+/** Cap in force: the resolved cap plus every human extension so far. */
+export function effectiveCap(snapshot: GateSnapshot, policy: ResolvedPolicy): number {
+  let cap = policy.cap;
+  for (const d of snapshot.decisions.values()) if (d.choice === "extend-cap") cap += d.extend_by ?? 1;
+  return cap;
+}
+
+function consecutiveRestarts(snapshot: GateSnapshot, round: number): number {
+  let n = 0;
+  for (let p = snapshot.packets.get(round); p?.restart_reason === "artifact_changed"; p = snapshot.packets.get(p.restart_of ?? 0)) n++;
+  return n;
+}
+
+export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision {
+  if (snapshot.outcome) return wait("done", snapshot.outcome.final_round, `outcome ${snapshot.outcome.status}`);
+  if (!snapshot.request) return wait("no_request", 0, "no request.json");
+  const R = Math.max(0, ...snapshot.packets.keys());
+  const cap = effectiveCap(snapshot, ctx.policy);
+  const next = (p: PacketFrontMatter, counted: number, restartOf: number | null, reason: PacketAction["restart_reason"]): PacketAction => ({
+    type: "packet", round: R + 1, counted_round: counted, restart_of: restartOf, restart_reason: reason, cap, inherit: p,
+  });
+  const escalate = (reason: EscalationReason, detail: string, options: DecisionChoice[]) =>
+    act({ type: "escalation", round: R, reason, detail, options }, detail);
+
+  if (R === 0) {
+    if (!ctx.policy.required) return act({ type: "outcome", status: "skipped", reason: `review not required (${ctx.policy.requiredBecause})`, round: 0 }, "skip");
+    if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "block") {
+      const esc = snapshot.escalations.get(0);
+      const dec = snapshot.decisions.get(0);
+      if (!esc) return escalate("codex_skip_blocked", "codex-skip streak is blocked and codex_skip_enforcement=block", ["override", "rework"]);
+      if (!dec || !esc.options.includes(dec.choice)) return wait("awaiting_decision", 0, `escalation: ${esc.reason}`);
+      if (dec.choice === "rework") return act({ type: "outcome", status: "rework", reason: "rework chosen at the codex-skip block", round: 0 }, "rework");
+    }
+    return act({ type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap, inherit: null }, "first packet");
+  }
+
+  const P = snapshot.packets.get(R)!;
+  const esc = snapshot.escalations.get(R);
+  if (esc) {
+    const dec = snapshot.decisions.get(R);
+    if (!dec || !esc.options.includes(dec.choice)) return wait("awaiting_decision", R, `escalation: ${esc.reason} — ${esc.detail}`);
+    switch (dec.choice) {
+      case "force-pass":
+        return act({ type: "outcome", status: "force_passed", reason: `human force-pass after ${esc.reason}`, round: R }, "force-pass");
+      case "rework":
+        return act({ type: "outcome", status: "rework", reason: `human chose rework after ${esc.reason}`, round: R }, "rework");
+      case "retry":
+        return act(next(P, P.counted_round, R, "retry"), "retry");
+      case "extend-cap":
+        if (esc.reason !== "cap_hit") return act(next(P, P.counted_round + 1, R, "malformed"), "extend after malformed");
+        if (snapshot.resubmits.has(R)) return act(next(P, P.counted_round + 1, null, null), "next round after extension");
+        return wait("awaiting_author", R, "cap extended: revise the artifact and resubmit");
+      default:
+        return wait("awaiting_decision", R, `decision ${dec.choice} does not apply`);
+    }
+  }
+
+  const malformed = (why: string): GateDecision => {
+    const previous = P.restart_reason === "malformed" && P.restart_of !== null ? snapshot.failures.get(P.restart_of) : undefined;
+    const previousVerdict = P.restart_of !== null ? snapshot.verdicts.get(P.restart_of) : undefined;
+    const twice = P.restart_reason === "malformed" && (previous?.kind === "malformed" || (previousVerdict !== undefined && !previousVerdict.gate_pass.conditions.parses));
+    if (twice) return escalate("malformed_termination_x2", `two malformed terminations in a row: ${why}`, CAP_OPTIONS);
+    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${why})`, CAP_OPTIONS);
+    return act(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${why}`);
+  };
+
+  const failure = snapshot.failures.get(R);
+  if (failure) {
+    if (failure.kind === "malformed") return malformed(failure.reason);
+    if (failure.kind === "unavailable") return escalate("unavailable", failure.reason, RETRY_OPTIONS);
+    return escalate("no_verdict", failure.reason, RETRY_OPTIONS);
+  }
+
+  const verdict = snapshot.verdicts.get(R);
+  if (verdict) {
+    const gp = verdict.gate_pass;
+    if (gp.pass) {
+      if (verdict.independence_violation && P.independence === "strong") {
+        if (verdict.reviewer_family === "unknown") {
+          return escalate("identity_unverified", `reviewer model ${JSON.stringify(verdict.reviewer_model)} has no known family: independence cannot be proven`, RETRY_OPTIONS);
+        }
+        return act({ type: "outcome", status: "satisfied", reason: `gate passed, but the reviewer reported ${verdict.reviewer_family}, the author's family: recorded as a weak review`, round: R, independence: "weak" }, "weak pass");
+      }
+      return act({ type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: R, independence: P.independence }, "pass");
+    }
+    if (!gp.conditions.parses || !gp.conditions.packet_id_match) return malformed(gp.reasons.join("; "));
+    if (!gp.conditions.sha256_match) {
+      if (consecutiveRestarts(snapshot, R) >= ctx.policy.restartCap) {
+        return escalate("restart_cap_hit", `artifact changed mid-review ${ctx.policy.restartCap + 1} times in a row`, RETRY_OPTIONS);
+      }
+      return act(next(P, P.counted_round, R, "artifact_changed"), "artifact changed: restart on the current bytes");
+    }
+    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached with ${gp.reasons.join("; ")}`, CAP_OPTIONS);
+    if (snapshot.resubmits.has(R)) return act(next(P, P.counted_round + 1, null, null), "author resubmitted");
+    return wait("awaiting_author", R, gp.reasons.join("; "));
+  }
+  if (snapshot.results.has(R)) return wait("verifying", R, "result delivered; waiting for the verifier");
+  if (snapshot.responses.has(R)) return wait("normalizing", R, "manual response delivered; waiting for the manual worker");
+  if (snapshot.attempts.has(R)) return wait("dispatched", R, `dispatched to ${P.reviewer_provider}`);
+  return wait("reviewing", R, `waiting for reviewer ${P.reviewer_provider}`);
+}
+
+/** The exit code `review --wait` uses for a gate that has stopped moving on its own; null while it still moves. */
+export function waitExitCode(snapshot: GateSnapshot, d: GateDecision): number | null {
+  if (d.state === "done") return snapshot.outcome!.status === "rework" ? 3 : 0;
+  if (d.state === "awaiting_author") return 3;
+  if (d.state === "awaiting_decision") return snapshot.escalations.get(d.round)?.reason === "unavailable" ? 5 : 4;
+  return null;
+}

@@ -1,0 +1,197 @@
+// The broker's imperative shell for one gate: snapshot → decide → execute the action → repeat until it waits.
+import { readFileSync } from "node:fs";
+import { parseReviewResult } from "../result-reader.js";
+import { scrub } from "../scrub.js";
+import { sha256Hex } from "../sha.js";
+import { Event, Escalation, Outcome, type PacketFrontMatter } from "../spec/schemas.js";
+import { deliver, type DeliverResult } from "../store/deliver.js";
+import { appendJsonl } from "../store/jsonl.js";
+import { replace } from "../store/replace.js";
+import type { BusContext } from "../worker/context.js";
+import { type Action, decide, type GateDecision } from "./decide.js";
+import { packetId, renderPacket } from "./packet-format.js";
+import { renderPacketBody } from "./packet-body.js";
+import { NO_REQUEST_POLICY, resolvePolicy } from "./policy.js";
+import { authorIdentity, configuredProviders, type Provider, selectReviewer } from "./selection.js";
+import { type GateSnapshot, readGate } from "./snapshot.js";
+import { renderTrail, trailEntries, type ResultLookup } from "./trail.js";
+
+const now = () => new Date().toISOString();
+
+export function resultLookup(ctx: BusContext, s: GateSnapshot): ResultLookup {
+  return (round) => {
+    try {
+      return parseReviewResult(readFileSync(ctx.layout.gateFile(s.runId, s.gate, `result-${round}.json`), "utf8")).result;
+    } catch {
+      return null;
+    }
+  };
+}
+
+export function decideGate(ctx: BusContext, s: GateSnapshot): GateDecision {
+  const policy = s.request ? resolvePolicy(s.request, ctx.settings) : NO_REQUEST_POLICY;
+  return decide(s, { policy, codexSkip: ctx.codexSkip });
+}
+
+function appendEvent(ctx: BusContext, s: GateSnapshot, event: Omit<Event, "ts" | "run_id" | "gate">): void {
+  appendJsonl(ctx.layout.events(s.runId), { ts: now(), run_id: s.runId, gate: s.gate, ...event } as Event, Event);
+}
+
+/** One codex_review_round event per ended round, written by whichever broker ended it. */
+function roundEvent(ctx: BusContext, s: GateSnapshot, round: number, satisfied: boolean): void {
+  const p = s.packets.get(round);
+  if (!p) return;
+  appendEvent(ctx, s, {
+    event: "codex_review_round", round_number: round, terminated_by_satisfied: satisfied,
+    reviewer_host: p.reviewer_provider, independence: p.independence,
+  });
+}
+
+function readScrubbedArtifact(ctx: BusContext, relPath: string): string {
+  const text = readFileSync(ctx.layout.artifact(relPath), "utf8");
+  return scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
+}
+
+function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, providers: Provider[]): string {
+  const request = s.request!;
+  const artifact = readScrubbedArtifact(ctx, request.artifact_path);
+  const author = authorIdentity(request, ctx.settings);
+  let reviewer: Pick<PacketFrontMatter, "reviewer_provider" | "reviewer_adapter" | "reviewer_model" | "reviewer_family" | "independence" | "selection_status" | "selection_reason">;
+  if (action.inherit) {
+    const p = action.inherit;
+    reviewer = {
+      reviewer_provider: p.reviewer_provider, reviewer_adapter: p.reviewer_adapter, reviewer_model: p.reviewer_model,
+      reviewer_family: p.reviewer_family, independence: p.independence, selection_status: p.selection_status, selection_reason: p.selection_reason,
+    };
+  } else {
+    const sel = selectReviewer(resolvePolicy(request, ctx.settings), request, author, providers, ctx.settings);
+    const provider = sel.provider!;
+    reviewer = {
+      reviewer_provider: provider.id,
+      reviewer_adapter: provider.adapter,
+      reviewer_model: provider.model,
+      reviewer_family: provider.family,
+      independence: sel.independence,
+      selection_status: sel.status,
+      selection_reason: sel.reason,
+    };
+  }
+  const front: PacketFrontMatter = {
+    schema_version: "guild_bus.packet.v1",
+    packet_id: packetId(s.runId, s.gate, action.round),
+    run_id: s.runId,
+    gate: s.gate,
+    round: action.round,
+    counted_round: action.counted_round,
+    cap: action.cap,
+    restart_of: action.restart_of,
+    restart_reason: action.restart_reason,
+    author_host: request.author_host,
+    author_model: author.model,
+    author_family: author.family,
+    author_family_source: author.source,
+    ...reviewer,
+    artifact_path: request.artifact_path,
+    artifact_sha256: sha256Hex(Buffer.from(artifact, "utf8")),
+    issued_at: now(),
+  };
+  const { entries, findings } = trailEntries(s, resultLookup(ctx, s));
+  return renderPacket(front, renderPacketBody(front, artifact, entries, findings));
+}
+
+function buildOutcome(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "outcome" }>): Outcome {
+  const request = s.request!;
+  const author = authorIdentity(request, ctx.settings);
+  const p = s.packets.get(action.round);
+  const v = s.verdicts.get(action.round);
+  let current: string | null = null;
+  try {
+    current = sha256Hex(Buffer.from(readScrubbedArtifact(ctx, request.artifact_path), "utf8"));
+  } catch {
+    // the artifact is gone; the outcome still records what happened
+  }
+  const counted = [...s.packets.values()].reduce((n, x) => Math.max(n, x.counted_round), 0);
+  return Outcome.parse({
+    schema_version: "guild_bus.outcome.v1",
+    run_id: s.runId,
+    gate: s.gate,
+    status: action.status,
+    author_host: request.author_host,
+    author_family: author.family,
+    reviewer_host: p?.reviewer_provider ?? null,
+    reviewer_model: v?.reviewer_model ?? p?.reviewer_model ?? null,
+    reviewer_family: v?.reviewer_family ?? p?.reviewer_family ?? null,
+    independence: action.independence ?? p?.independence ?? null,
+    rounds: counted,
+    ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
+    final_round: action.round,
+    artifact_sha256: current,
+    reason: action.reason,
+    trail_path: ctx.layout.rel(ctx.layout.gateFile(s.runId, s.gate, "trail.md")),
+    at: now(),
+  });
+}
+
+export interface StepReport {
+  decision: GateDecision;
+  snapshot: GateSnapshot;
+  delivered: Array<{ action: Action; result: DeliverResult }>;
+  error?: string;
+}
+
+const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
+
+/** Advance one gate as far as it can go now. Safe to run concurrently with other brokers: delivery fences it. */
+export async function stepGate(ctx: BusContext, runId: string, gate: string, providers = configuredProviders(ctx.settings)): Promise<StepReport> {
+  const delivered: StepReport["delivered"] = [];
+  const file = (name: string) => ctx.layout.gateFile(runId, gate, name);
+  const opts = { guildDir: ctx.layout.guild };
+  for (let guard = 0; guard < 20; guard++) {
+    const s = readGate(ctx.layout, runId, gate);
+    const d = decideGate(ctx, s);
+    const action = d.action;
+    if (!action) {
+      await writeTrail(ctx, s, d);
+      return { decision: d, snapshot: s, delivered };
+    }
+    let result: DeliverResult;
+    try {
+      if (action.type === "packet") {
+        result = deliver(file(`packet-${action.round}.md`), buildPacket(ctx, s, action, providers), opts);
+      } else if (action.type === "escalation") {
+        const esc = Escalation.parse({
+          schema_version: "guild_bus.escalation.v1", run_id: runId, gate, round: action.round,
+          reason: action.reason, detail: action.detail, options: action.options, at: now(),
+        });
+        result = deliver(file(`escalation-${action.round}.json`), json(esc), opts);
+      } else {
+        result = deliver(file("outcome.json"), json(buildOutcome(ctx, s, action)), opts);
+      }
+    } catch (error) {
+      const message = `cannot ${action.type} for round ${action.round}: ${(error as Error).message}`;
+      await writeTrail(ctx, s, { ...d, detail: message });
+      return { decision: d, snapshot: s, delivered, error: message };
+    }
+    delivered.push({ action, result });
+    if (result.status === "delivered") recordEvents(ctx, s, action);
+  }
+  throw new Error(`gate ${runId}/${gate} did not settle`);
+}
+
+function recordEvents(ctx: BusContext, s: GateSnapshot, action: Action): void {
+  const ended = action.type === "packet" ? action.round - 1 : action.round;
+  if (ended >= 1) roundEvent(ctx, s, ended, action.type === "outcome" && action.status === "satisfied");
+  if (action.type === "escalation") appendEvent(ctx, s, { event: "review_escalation", round_number: action.round, reason: action.reason });
+  if (action.type === "outcome") appendEvent(ctx, s, { event: "review_outcome", round_number: action.round, status: action.status, reason: action.reason });
+}
+
+const lastTrail = new Map<string, string>();
+
+async function writeTrail(ctx: BusContext, s: GateSnapshot, d: GateDecision): Promise<void> {
+  const key = `${s.runId}\u0000${s.gate}`;
+  const stamp = `${s.fingerprint}#${d.state}#${d.detail}`;
+  if (lastTrail.get(key) === stamp || !s.request) return;
+  const { entries, findings } = trailEntries(s, resultLookup(ctx, s));
+  await replace(ctx.layout.gateFile(s.runId, s.gate, "trail.md"), renderTrail(s, entries, findings, d));
+  lastTrail.set(key, stamp);
+}

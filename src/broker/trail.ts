@@ -1,0 +1,118 @@
+// trail.md is a view: regenerated from the gate directory after every change, never appended to.
+import type { ReviewResultLenient, TrailEntry } from "../spec/schemas.js";
+import type { GateDecision } from "./decide.js";
+import type { GateSnapshot } from "./snapshot.js";
+
+export type ResultLookup = (round: number) => (ReviewResultLenient & { normalized_from?: string; findings?: unknown }) | null;
+
+function findingTitles(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((f) => {
+    if (f && typeof f === "object") {
+      const o = f as Record<string, unknown>;
+      return `[${String(o.severity ?? "?")}] ${String(o.title ?? o.finding ?? JSON.stringify(o)).slice(0, 300)}`;
+    }
+    return String(f).slice(0, 300);
+  });
+}
+
+export function trailEntries(s: GateSnapshot, lookup: ResultLookup): { entries: TrailEntry[]; findings: Map<number, string[]> } {
+  const entries: TrailEntry[] = [];
+  const findings = new Map<number, string[]>();
+  for (const round of [...s.packets.keys()].sort((a, b) => a - b)) {
+    const p = s.packets.get(round)!;
+    const verdict = s.verdicts.get(round);
+    const failure = s.failures.get(round);
+    const result = s.results.has(round) ? lookup(round) : null;
+    if (result) findings.set(round, findingTitles(result.findings ?? result.blocking_findings));
+    let state = "reviewing";
+    if (failure) state = `ended without a result: ${failure.kind} (${failure.reason})`;
+    else if (verdict?.gate_pass.pass) state = "gate passed";
+    else if (verdict && !verdict.gate_pass.conditions.sha256_match && verdict.gate_pass.conditions.parses) state = "rejected: artifact changed mid-review; restarted";
+    else if (verdict) state = "gate not passed";
+    else if (s.results.has(round)) state = "verifying";
+    else if (s.attempts.has(round)) state = "dispatched";
+    const scan = failure?.kind === "malformed"
+      ? `malformed termination: ${failure.reason}`
+      : result?.normalized_from
+        ? `${result.normalized_from === "sentinel" ? "sentinel" : "structured-envelope"}; clean`
+        : result ? "structured-envelope (foreign writer); clean" : "n/a";
+    entries.push({
+      round,
+      counted_round: p.counted_round,
+      restart_of: p.restart_of,
+      reviewer_host: p.reviewer_provider,
+      reviewer_model: verdict?.reviewer_model ?? p.reviewer_model,
+      reviewer_family: verdict?.reviewer_family ?? p.reviewer_family,
+      independence: verdict?.independence_violation ? "weak" : p.independence,
+      packet: `packet-${round}.md`,
+      result: s.results.has(round) ? `result-${round}.json` : null,
+      post_sentinel_scan: scan,
+      artifact_sha256_packet: p.artifact_sha256,
+      artifact_sha256_reviewed: verdict?.artifact_sha256_reviewed ?? null,
+      verifier_recomputed_sha256: verdict?.gate_pass.recomputed_sha256 ?? null,
+      gate_pass: verdict ? verdict.gate_pass.pass : null,
+      reasons: verdict?.gate_pass.reasons ?? [],
+      verdict: verdict?.result_verdict ?? null,
+      blocking_findings: verdict?.blocking_count ?? null,
+      state,
+    });
+  }
+  return { entries, findings };
+}
+
+export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Map<number, string[]>, decision: GateDecision): string {
+  const out = [`# ${s.gate} Review Trail`, "", `- run: ${s.runId}`];
+  if (s.request) out.push(`- artifact: ${s.request.artifact_path}`, `- author: ${s.request.author_host}${s.request.author_model ? ` (${s.request.author_model})` : ""}`);
+  const first = s.packets.get(1);
+  if (first) out.push(`- reviewer selection: ${first.selection_status} — ${first.selection_reason}`);
+  out.push("");
+  for (const e of entries) {
+    out.push(`## Round ${e.round}${e.restart_of ? ` (restart of round ${e.restart_of})` : ""}`, "");
+    out.push(
+      `- reviewer_host: ${e.reviewer_host}${e.reviewer_model ? ` (${e.reviewer_model}, ${e.reviewer_family})` : ""}`,
+      `- independence: ${e.independence}`,
+      `- packet: ${e.packet}; result: ${e.result ?? "none"}`,
+      `- post_sentinel_scan: ${e.post_sentinel_scan}`,
+      `- artifact_sha256 (packet): ${e.artifact_sha256_packet}`,
+      `- artifact_sha256_reviewed: ${e.artifact_sha256_reviewed ?? "n/a"}`,
+      `- verifier_recomputed_sha256: ${e.verifier_recomputed_sha256 ?? "n/a"}`,
+      `- deterministic_gate_pass: ${e.gate_pass ?? "n/a"}${e.reasons.length ? ` (${e.reasons.join("; ")})` : ""}`,
+      `- verdict: ${e.verdict ?? "n/a"}; blocking_findings: ${e.blocking_findings ?? "n/a"}; counted round ${e.counted_round}`,
+      `- state: ${e.state}`,
+    );
+    for (const f of findings.get(e.round) ?? []) out.push(`  - ${f}`);
+    const esc = s.escalations.get(e.round);
+    if (esc) out.push(`- escalation: ${esc.reason} — ${esc.detail} (options: ${esc.options.join(", ")})`);
+    const dec = s.decisions.get(e.round);
+    if (dec) out.push(`- decision: ${dec.choice}${dec.extend_by ? ` ${dec.extend_by}` : ""}${dec.note ? ` — ${dec.note}` : ""}`);
+    if (s.resubmits.has(e.round)) out.push("- author resubmitted after this round");
+    out.push("");
+  }
+  const esc0 = s.escalations.get(0);
+  if (esc0) out.push(`## Before round 1`, "", `- escalation: ${esc0.reason} — ${esc0.detail}`, s.decisions.get(0) ? `- decision: ${s.decisions.get(0)!.choice}` : "- decision: pending", "");
+  if (s.rejected.length || s.problems.length) {
+    out.push("## Rejected and invalid files", "");
+    for (const r of s.rejected) out.push(`- rejected/${r} (reason in rejected/${r}.reason.json)`);
+    for (const p of s.problems) out.push(`- ${p.file}: ${p.reason}`);
+    out.push("");
+  }
+  out.push("## Final disposition", "");
+  if (s.outcome) {
+    const o = s.outcome;
+    const last = entries.find((e) => e.round === o.final_round);
+    const v = s.verdicts.get(o.final_round);
+    out.push(
+      `- status: ${o.status}`,
+      `- reason: ${o.reason}`,
+      `- independence: ${o.independence ?? "n/a"}`,
+      `- satisfied_at_round: ${o.satisfied_at_round ?? "n/a"}`,
+      `- verifier_pass: ${last?.gate_pass ?? "n/a"}`,
+    );
+    if (v) out.push(`- conditions: ${Object.entries(v.gate_pass.conditions).map(([k, b]) => `${k}=${b}`).join(", ")}`);
+    out.push(`- current_artifact_sha256: ${o.artifact_sha256 ?? "n/a"}`);
+  } else {
+    out.push(`- open: ${decision.state} (round ${decision.round}) — ${decision.detail}`);
+  }
+  return out.join("\n") + "\n";
+}

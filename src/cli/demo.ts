@@ -1,0 +1,71 @@
+// guild-bus demo: the whole bus in a temporary project with a SCRIPTED reviewer (clearly labelled; no model is
+// called): round 1 finds a blocking issue, the "author" revises and resubmits, round 2 is satisfied.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Command } from "commander";
+import { viewGate } from "../broker/view.js";
+import { Layout } from "../layout.js";
+import { Resubmit } from "../spec/schemas.js";
+import { deliver } from "../store/deliver.js";
+import { loadContext } from "../worker/context.js";
+import { requestReview } from "./review.js";
+import { waitForGate } from "./wait.js";
+import { BIN } from "./worker.js";
+
+const SCRIPTED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "demo", "scripted-reviewer.js");
+
+const SPEC_V1 = `# Spec: export button\n\nThe dashboard gets an "Export CSV" button.\n\n## Acceptance criteria\n- TBD\n\n## Notes\nThe API token for staging is token=sk-demo-1234567890abcdefghijklmnop (the bus scrubs it before any reviewer sees it).\n`;
+const SPEC_V2 = SPEC_V1.replace("- TBD", "- Clicking Export downloads all visible rows as RFC 4180 CSV within 2 s for 10,000 rows.\n- The button is disabled while an export runs.");
+
+export function register(program: Command): void {
+  program
+    .command("demo")
+    .description("run the whole bus in a temp dir with a scripted reviewer (labelled as scripted) and print the trail")
+    .option("--keep", "keep the temporary project and print its path")
+    .option("--poll", "run the workers in polling mode")
+    .action(async (o: { keep?: boolean; poll?: boolean }) => {
+      const root = mkdtempSync(path.join(tmpdir(), "guild-bus-demo-"));
+      const layout = new Layout(root);
+      mkdirSync(path.join(root, ".guild"), { recursive: true });
+      writeFileSync(layout.settings, JSON.stringify({
+        schema_version: "guild_bus.settings.v1",
+        providers: {
+          "scripted-demo": { adapter: "command", model: "gpt-scripted-demo", argv: [process.execPath, SCRIPTED], timeout_ms: 30_000 },
+        },
+      }, null, 2));
+      mkdirSync(path.join(root, "docs"));
+      const spec = path.join(root, "docs", "export-spec.md");
+      writeFileSync(spec, SPEC_V1);
+      const say = (s: string) => process.stderr.write(`\n== ${s}\n`);
+      say(`demo project: ${root}`);
+      say("reviewer: SCRIPTED stand-in declared as model gpt-scripted-demo (OpenAI family) — no model is called");
+      const workers: ChildProcess[] = ["broker", "verifier", "command"].map((kind) =>
+        spawn(process.execPath, [BIN, "worker", kind, "--root", root, "--reconcile-ms", "500", ...(o.poll ? ["--poll"] : [])], { stdio: ["ignore", "ignore", "inherit"] }),
+      );
+      let code = 1;
+      try {
+        say("claude (author) requests a G-spec review of docs/export-spec.md");
+        const { runId, gate } = requestReview(layout, { artifact: "docs/export-spec.md", gate: "G-spec", author: "claude", authorModel: "claude-opus-4", runId: "demo-run" });
+        code = await waitForGate(layout, runId, gate, {});
+        if (code === 3) {
+          say("the author fixes the blocking finding and resubmits");
+          writeFileSync(spec, SPEC_V2);
+          const R = viewGate(loadContext(layout), runId, gate).decision.round;
+          deliver(layout.gateFile(runId, gate, `resubmit-${R}.json`), JSON.stringify(Resubmit.parse({ schema_version: "guild_bus.resubmit.v1", run_id: runId, gate, after_round: R, at: new Date().toISOString() })) + "\n", { guildDir: layout.guild });
+          code = await waitForGate(layout, runId, gate, { afterRound: R });
+        }
+        say(`trail: ${layout.rel(layout.gateFile(runId, gate, "trail.md"))}`);
+        process.stdout.write("\n" + readFileSync(layout.gateFile(runId, gate, "trail.md"), "utf8"));
+        say(`files: ls -v ${layout.rel(layout.gateDir(runId, gate))}`);
+      } finally {
+        for (const w of workers) w.kill("SIGTERM");
+        await Promise.all(workers.map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once("exit", r)))));
+        if (o.keep) say(`kept: ${root}`);
+        else rmSync(root, { recursive: true, force: true });
+      }
+      process.exitCode = code;
+    });
+}

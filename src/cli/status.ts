@@ -1,0 +1,37 @@
+// guild-bus status [run [gate]]: every gate's state, round, reviewer, independence, last verdict, what it waits for.
+import type { Command } from "commander";
+import { listGates, viewGate } from "../broker/view.js";
+import { Layout } from "../layout.js";
+import { assertGate, assertRunId } from "../spec/ids.js";
+import { loadContext } from "../worker/context.js";
+
+export function register(program: Command): void {
+  program
+    .command("status")
+    .description("show every gate's state, or one run's, or one gate's")
+    .argument("[run]").argument("[gate]")
+    .option("--json", "print JSON")
+    .option("--root <dir>", "project root", process.cwd())
+    .action((run: string | undefined, gate: string | undefined, o: { json?: boolean; root: string }) => {
+      const ctx = loadContext(new Layout(o.root));
+      const refs = gate ? [{ runId: assertRunId(run), gate: assertGate(gate) }] : listGates(ctx, run === undefined ? undefined : assertRunId(run));
+      const rows = refs.map(({ runId, gate: g }) => {
+        const v = viewGate(ctx, runId, g);
+        return { ...v.output, rejected: v.snapshot.rejected, problems: v.snapshot.problems };
+      });
+      if (o.json) {
+        process.stdout.write(JSON.stringify({ settings_problems: ctx.settingsProblems, gates: rows }, null, 2) + "\n");
+        return;
+      }
+      for (const p of ctx.settingsProblems) process.stdout.write(`settings: ${p}\n`);
+      if (!rows.length) process.stdout.write("no gates under .guild/runs\n");
+      for (const r of rows) {
+        process.stdout.write(
+          `${r.run_id}  ${r.gate}  ${r.status}  round ${r.round}  ${r.state}  reviewer ${r.reviewer_host ?? "-"} (${r.independence ?? "-"})  last verdict: ${r.last_verdict ?? "-"}\n` +
+            `    waiting for: ${r.waiting_for} — ${r.detail}\n` +
+            r.rejected.map((f) => `    rejected: ${f}\n`).join("") +
+            r.problems.map((p) => `    invalid: ${p.file}: ${p.reason}\n`).join(""),
+        );
+      }
+    });
+}

@@ -1,0 +1,61 @@
+// `--wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to stderr.
+import { setTimeout as sleep } from "node:timers/promises";
+import { viewGate, type ReviewBrokerOutput } from "../broker/view.js";
+import type { BusContext } from "../worker/context.js";
+import { loadContext } from "../worker/context.js";
+import type { Layout } from "../layout.js";
+
+export interface WaitOptions {
+  json?: boolean;
+  timeoutMs?: number;
+  intervalMs?: number;
+  /** The round after which progress counts (so `resubmit --wait` does not return on the old verdict). */
+  afterRound?: number;
+}
+
+export function printOutput(output: ReviewBrokerOutput, json: boolean | undefined): void {
+  if (json) {
+    process.stdout.write(JSON.stringify(output, null, 2) + "\n");
+    return;
+  }
+  process.stdout.write(
+    [
+      `${output.run_id} ${output.gate}: ${output.status}`,
+      `  state: ${output.state} — ${output.detail}`,
+      `  reviewer: ${output.reviewer_host ?? "none"} (independence ${output.independence ?? "n/a"}); rounds: ${output.rounds}`,
+      output.satisfied_at_round ? `  satisfied at round ${output.satisfied_at_round}` : null,
+      `  waiting for: ${output.waiting_for}`,
+      `  trail: ${output.trail_path}`,
+    ].filter(Boolean).join("\n") + "\n",
+  );
+}
+
+export async function waitForGate(layout: Layout, runId: string, gate: string, opts: WaitOptions): Promise<number> {
+  const started = Date.now();
+  let last = "";
+  let hinted = false;
+  for (;;) {
+    const ctx: BusContext = loadContext(layout);
+    const view = viewGate(ctx, runId, gate);
+    const line = `round ${view.decision.round}: ${view.decision.state} — ${view.decision.detail}`;
+    if (line !== last) {
+      process.stderr.write(`[${gate}] ${line}\n`);
+      last = line;
+    }
+    const fresh = opts.afterRound === undefined || view.decision.round > opts.afterRound || view.decision.state === "done" || view.decision.state === "awaiting_decision";
+    if (view.exitCode !== null && fresh) {
+      printOutput(view.output, opts.json);
+      return view.exitCode;
+    }
+    if (!hinted && Date.now() - started > 10_000 && view.snapshot.packets.size === 0) {
+      process.stderr.write(`[${gate}] nothing has picked this request up yet — is \`guild-bus up\` running in ${layout.root}?\n`);
+      hinted = true;
+    }
+    if (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs) {
+      printOutput(view.output, opts.json);
+      process.stderr.write(`[${gate}] --timeout reached while ${view.output.waiting_for} was still pending\n`);
+      return 1;
+    }
+    await sleep(opts.intervalMs ?? 150);
+  }
+}

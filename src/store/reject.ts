@@ -1,0 +1,18 @@
+// Invalid or unusable drops are moved aside, never deleted: rejected/<name>.<stamp> plus a reason file.
+import { mkdirSync, renameSync } from "node:fs";
+import path from "node:path";
+import { deliver } from "./deliver.js";
+
+export function rejectFile(gateDir: string, name: string, reason: string, guildDir: string): string | null {
+  const dir = path.join(gateDir, "rejected");
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const target = `${name}.${stamp}.${process.pid}`;
+  try {
+    renameSync(path.join(gateDir, name), path.join(dir, target));
+  } catch {
+    return null; // already moved by another worker
+  }
+  deliver(path.join(dir, `${target}.reason.json`), JSON.stringify({ file: name, reason, at: new Date().toISOString() }, null, 2) + "\n", { guildDir });
+  return target;
+}

@@ -1,0 +1,110 @@
+// A reviewer worker: for packets addressed to a provider it serves, claim the round, record the attempt, dispatch
+// once, normalize the output (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not.
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import type { ReviewerAdapter } from "../adapters/types.js";
+import { readGate } from "../broker/snapshot.js";
+import { type EnvelopeContext, normalizeOutput, repairPrompt } from "../normalize.js";
+import { scrub } from "../scrub.js";
+import { Attempt, Failure, type ProviderConfig, type ReviewResultStrict } from "../spec/schemas.js";
+import { tryClaim } from "../store/claim.js";
+import { deliver } from "../store/deliver.js";
+import type { BusContext } from "./context.js";
+
+export interface ReviewerOptions {
+  /** Adapter kinds this worker serves (e.g. ["command"]). */
+  adapters: Record<string, ReviewerAdapter>;
+  /** Restrict to these provider ids (all providers of the served adapters when empty). */
+  providers?: string[];
+  claimStaleMs?: number;
+  log(message: string): void;
+}
+
+const now = () => new Date().toISOString();
+const IDENTITY_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict", "reviewer_model", "reviewer_host"]);
+
+/** Scrub every free-text value a reviewer wrote; bindings and identity stay byte-exact. */
+function scrubResult(result: ReviewResultStrict, patterns: string[] | undefined): ReviewResultStrict {
+  const walk = (v: unknown, key?: string): unknown => {
+    if (typeof v === "string") return key && IDENTITY_FIELDS.has(key) ? v : scrub(v, { customPatterns: patterns });
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  return walk(result) as ReviewResultStrict;
+}
+
+export async function reviewGate(ctx: BusContext, runId: string, gate: string, opts: ReviewerOptions, signal: AbortSignal): Promise<"active" | "finished"> {
+  const { layout } = ctx;
+  const first = readGate(layout, runId, gate);
+  if (first.outcome) return "finished";
+  const R = Math.max(0, ...first.packets.keys());
+  const P = first.packets.get(R);
+  if (!P || !opts.adapters[P.reviewer_adapter]) return "active";
+  if (opts.providers?.length && !opts.providers.includes(P.reviewer_provider)) return "active";
+  if (first.results.has(R) || first.failures.has(R) || first.escalations.has(R)) return "active";
+
+  const claim = await tryClaim(layout.claimsDir(runId, gate), `review-${R}`, { staleMs: opts.claimStaleMs, log: opts.log });
+  if (!claim) return "active";
+  try {
+    const s = readGate(layout, runId, gate);
+    if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
+    const file = (name: string) => layout.gateFile(runId, gate, name);
+    const fail = (kind: Failure["kind"], reason: string): "active" => {
+      const failure = Failure.parse({
+        schema_version: "guild_bus.failure.v1", run_id: runId, gate, round: R, packet_id: P.packet_id, kind, reason,
+        reviewer_provider: P.reviewer_provider, reviewer_model: P.reviewer_model, at: now(),
+      });
+      deliver(file(`failure-${R}.json`), JSON.stringify(failure, null, 2) + "\n", { guildDir: layout.guild });
+      opts.log(`${runId}/${gate} round ${R}: ${kind}: ${reason}`);
+      return "active";
+    };
+    const previous = s.attempts.get(R);
+    if (previous) {
+      return fail("no_verdict", `a previous dispatch (attempt-${R}.json, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework`);
+    }
+    const attempt = Attempt.parse({
+      schema_version: "guild_bus.attempt.v1", run_id: runId, gate, round: R, packet_id: P.packet_id,
+      provider: P.reviewer_provider, worker: { host: hostname(), pid: process.pid }, started_at: now(),
+    });
+    if (deliver(file(`attempt-${R}.json`), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !== "delivered") return "active";
+
+    const config: ProviderConfig | undefined = ctx.settings.providers?.[P.reviewer_provider];
+    if (!config) return fail("unavailable", `provider ${P.reviewer_provider} is not configured in .guild/settings.json`);
+    const packetPath = file(`packet-${R}.md`);
+    const packetText = readFileSync(packetPath, "utf8");
+    const adapter = opts.adapters[P.reviewer_adapter]!;
+    const envelopeCtx: EnvelopeContext = {
+      packetId: P.packet_id, artifactSha256: P.artifact_sha256, round: R, reviewerHost: P.reviewer_provider,
+      reviewerModel: P.reviewer_model ?? P.reviewer_provider, reviewerModelSource: "declared",
+    };
+    const input = { ctx, providerId: P.reviewer_provider, config, front: P, packetPath, signal: claim.signal.aborted ? claim.signal : AbortSignal.any([signal, claim.signal]) };
+    const answer = await adapter.dispatch({ ...input, prompt: packetText });
+    if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
+    if (answer.kind === "not-run") return fail("unavailable", answer.reason);
+    if (answer.kind === "ambiguous") return fail("no_verdict", answer.reason);
+    const identity = withReported(envelopeCtx, answer.reportedModel);
+    let normalized = normalizeOutput(answer.text, identity);
+    if (!normalized.ok) {
+      opts.log(`${runId}/${gate} round ${R}: malformed output (${normalized.reasons.join("; ")}); one schema repair`);
+      const repair = await adapter.dispatch({ ...input, prompt: `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelopeCtx)}\n\nYour previous answer:\n\n${answer.text.slice(0, 20_000)}\n` });
+      if (claim.signal.aborted) return "active";
+      if (repair.kind !== "output") return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`);
+      const repaired = normalizeOutput(repair.text, withReported(envelopeCtx, repair.reportedModel));
+      if (!repaired.ok) return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`);
+      normalized = { ...repaired, result: { ...repaired.result, repaired: true } };
+    }
+    const result = scrubResult(normalized.result, ctx.settings.secrets_policy?.redaction_patterns);
+    if (readGate(layout, runId, gate).failures.has(R)) return "active";
+    deliver(file(`result-${R}.json`), JSON.stringify(result, null, 2) + "\n", { guildDir: layout.guild });
+    opts.log(`${runId}/${gate} round ${R}: result delivered (${result.verdict}, ${result.blocking_findings.length} blocking)`);
+    return "active";
+  } finally {
+    await claim.release();
+  }
+}
+
+function withReported(ctx: EnvelopeContext, reported: string | null | undefined): EnvelopeContext {
+  return reported ? { ...ctx, reviewerModel: reported, reviewerModelSource: "reported" } : ctx;
+}
+

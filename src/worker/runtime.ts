@@ -1,0 +1,283 @@
+// The shared shell of every worker: a level-triggered reconciler. It scans the active gates at start and every
+// ~2 s and derives what to do from the directory alone; chokidar events only make it sooner.
+import { mkdirSync, readdirSync, existsSync, statfsSync } from "node:fs";
+import path from "node:path";
+import { GATE_FILES, type Layout } from "../layout.js";
+import { isGate, isRunId } from "../spec/ids.js";
+import { sweepStaging } from "../store/janitor.js";
+
+export interface GateRef {
+  runId: string;
+  gate: string;
+  key: string;
+}
+
+export type GateStatus = "active" | "finished";
+
+export interface WorkerSpec {
+  kind: string;
+  layout: Layout;
+  /** true forces polling; "auto" polls on network and FUSE filesystems. */
+  poll: boolean | "auto";
+  reconcileMs?: number;
+  fullScanMs?: number;
+  concurrency?: number;
+  handleGate(ref: GateRef, signal: AbortSignal): Promise<GateStatus>;
+  /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
+  beforePass?(): void;
+  log(message: string): void;
+}
+
+/** Filesystems where inotify does not see other machines' writes: NFS, SMB/CIFS, 9p (WSL2), FUSE. */
+const REMOTE_FS = new Set([0x6969, 0xfe534d42, 0xff534d42, 0x01021997, 0x65735546]);
+
+export function shouldPoll(dir: string, setting: boolean | "auto"): { poll: boolean; why: string } {
+  if (setting === true) return { poll: true, why: "--poll" };
+  if (process.env.CHOKIDAR_USEPOLLING && /^(1|true)$/i.test(process.env.CHOKIDAR_USEPOLLING)) return { poll: true, why: "CHOKIDAR_USEPOLLING" };
+  if (setting === false) return { poll: false, why: "watch" };
+  if (/^\/mnt\/[a-z]\//.test(dir) && process.env.WSL_DISTRO_NAME) return { poll: true, why: "WSL drive mount" };
+  try {
+    const type = Number(statfsSync(dir).type);
+    if (REMOTE_FS.has(type)) return { poll: true, why: `filesystem type 0x${type.toString(16)}` };
+  } catch {
+    // statfs unsupported: native watching is the default
+  }
+  return { poll: false, why: "local filesystem" };
+}
+
+function gateKey(runId: string, gate: string): string {
+  return `${runId}\u0000${gate}`;
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+export class WorkerRuntime {
+  private readonly active = new Map<string, GateRef>();
+  private readonly finished = new Set<string>();
+  private readonly knownRuns = new Set<string>();
+  private readonly queue = new Set<string>();
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly dirty = new Set<string>();
+  private readonly abort = new AbortController();
+  private timers: NodeJS.Timeout[] = [];
+  private watcher: import("chokidar").FSWatcher | null = null;
+  private stopped = false;
+  private stopPromise: Promise<void> | null = null;
+  readonly pollMode: { poll: boolean; why: string };
+
+  constructor(private readonly spec: WorkerSpec) {
+    mkdirSync(spec.layout.runs, { recursive: true });
+    this.pollMode = shouldPoll(spec.layout.runs, spec.poll);
+  }
+
+  async start(): Promise<void> {
+    const { layout } = this.spec;
+    this.janitor();
+    await this.startWatcher();
+    this.fullScan();
+    this.pump();
+    const reconcile = this.spec.reconcileMs ?? 2000;
+    this.timers.push(setInterval(() => this.reconcile(), reconcile));
+    this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 30_000));
+    this.timers.push(setInterval(() => this.janitor(), 10 * 60_000));
+    this.spec.log(`${this.spec.kind} worker watching ${layout.rel(layout.runs)} (${this.pollMode.poll ? "polling" : "native"}: ${this.pollMode.why})`);
+  }
+
+  /** Stop taking work, abort in-flight handlers, close the watcher. */
+  stop(): Promise<void> {
+    if (this.stopPromise) return this.stopPromise;
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.abort.abort(new Error("worker stopping"));
+    this.stopPromise = (async () => {
+      await Promise.allSettled([...this.running.values()]);
+      await this.watcher?.close();
+    })();
+    return this.stopPromise;
+  }
+
+  /** Gates this worker still considers active (for tests and status). */
+  activeCount(): number {
+    return this.active.size;
+  }
+
+  private janitor(): void {
+    try {
+      const r = sweepStaging(this.spec.layout.guild);
+      if (r.removed.length) this.spec.log(`janitor removed ${r.removed.length} staging orphan(s)`);
+    } catch (error) {
+      this.spec.log(`janitor failed: ${(error as Error).message}`);
+    }
+  }
+
+  private async startWatcher(): Promise<void> {
+    const { watch } = await import("chokidar");
+    const runs = this.spec.layout.runs;
+    const watcher = watch(runs, {
+      ignoreInitial: true,
+      depth: 3,
+      usePolling: this.pollMode.poll,
+      interval: 1000,
+      binaryInterval: 1000,
+      // dot-files (claims, editor temp files) and rejected/ never carry work
+      ignored: (p: string) => {
+        const rel = path.relative(runs, p);
+        return rel.split(path.sep).some((part) => part.startsWith(".") || part === "rejected");
+      },
+    });
+    const onPath = (p: string) => this.hint(p);
+    watcher.on("add", onPath).on("change", onPath).on("unlink", onPath);
+    watcher.on("addDir", (p: string) => {
+      this.hint(p);
+      // chokidar 5 can miss files created in a brand-new nested directory: look again shortly.
+      for (const delay of [50, 500]) {
+        const t = setTimeout(() => this.rescanDir(p), delay);
+        t.unref();
+      }
+    });
+    watcher.on("error", (error: unknown) => {
+      this.spec.log(`watcher error (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile keeps things moving`);
+    });
+    this.watcher = watcher;
+    await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+  }
+
+  private refFromPath(p: string): GateRef | null {
+    const rel = path.relative(this.spec.layout.runs, p).split(path.sep);
+    const [runId, review, gate] = rel;
+    if (!isRunId(runId)) return null;
+    if (review === undefined) {
+      this.scanRun(runId);
+      return null;
+    }
+    if (review !== "review") return null;
+    if (gate === undefined) {
+      this.scanRun(runId);
+      return null;
+    }
+    if (!isGate(gate)) return null;
+    return { runId, gate, key: gateKey(runId, gate) };
+  }
+
+  private hint(p: string): void {
+    const ref = this.refFromPath(p);
+    if (!ref) return;
+    if (!this.active.has(ref.key)) {
+      if (this.finished.has(ref.key) && !existsSync(this.spec.layout.gateFile(ref.runId, ref.gate, GATE_FILES.outcome))) {
+        this.finished.delete(ref.key);
+      }
+      if (this.finished.has(ref.key)) return;
+      this.active.set(ref.key, ref);
+    }
+    this.enqueue(ref.key);
+  }
+
+  private rescanDir(p: string): void {
+    const rel = path.relative(this.spec.layout.runs, p).split(path.sep);
+    if (rel.length <= 2 && isRunId(rel[0])) this.scanRun(rel[0]!);
+    else this.hint(p);
+    this.pump();
+  }
+
+  private scanRun(runId: string): void {
+    const { layout } = this.spec;
+    try {
+      layout.assertNoSymlinks(layout.runDir(runId));
+    } catch (error) {
+      this.spec.log(`skipping run ${runId}: ${(error as Error).message}`);
+      return;
+    }
+    this.knownRuns.add(runId);
+    const reviewDir = path.join(layout.runDir(runId), "review");
+    for (const gate of listDir(reviewDir)) {
+      if (!isGate(gate)) continue;
+      const key = gateKey(runId, gate);
+      if (this.active.has(key) || this.finished.has(key)) continue;
+      const dir = layout.gateDir(runId, gate);
+      try {
+        layout.assertNoSymlinks(dir);
+      } catch (error) {
+        this.spec.log(`skipping gate ${runId}/${gate}: ${(error as Error).message}`);
+        continue;
+      }
+      if (existsSync(path.join(dir, GATE_FILES.outcome))) {
+        this.finished.add(key);
+        continue;
+      }
+      this.active.set(key, { runId, gate, key });
+      this.enqueue(key);
+    }
+  }
+
+  /** Every run and gate on disk: at start and every fullScanMs (catches anything events and quick passes missed). */
+  private fullScan(): void {
+    if (this.stopped) return;
+    for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId)) this.scanRun(runId);
+    this.pump();
+  }
+
+  /** Quick pass: new runs, and every active gate again. */
+  private reconcile(): void {
+    if (this.stopped) return;
+    this.spec.beforePass?.();
+    for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
+    for (const key of this.active.keys()) this.queue.add(key);
+    this.pump();
+  }
+
+  private enqueue(key: string): void {
+    if (this.running.has(key)) this.dirty.add(key);
+    else this.queue.add(key);
+    this.pump();
+  }
+
+  private pump(): void {
+    const limit = this.spec.concurrency ?? 1;
+    for (const key of [...this.queue]) {
+      if (this.stopped || this.running.size >= limit) return;
+      this.queue.delete(key);
+      const ref = this.active.get(key);
+      if (!ref || this.running.has(key)) continue;
+      const job = this.runOne(ref).finally(() => {
+        this.running.delete(key);
+        if (this.dirty.delete(key) && this.active.has(key)) this.queue.add(key);
+        this.pump();
+      });
+      this.running.set(key, job);
+    }
+  }
+
+  private async runOne(ref: GateRef): Promise<void> {
+    try {
+      const status = await this.spec.handleGate(ref, this.abort.signal);
+      if (status === "finished") {
+        this.active.delete(ref.key);
+        this.finished.add(ref.key);
+        this.watcher?.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
+      }
+    } catch (error) {
+      this.spec.log(`${ref.runId}/${ref.gate}: ${(error as Error).stack ?? String(error)}`);
+    }
+  }
+}
+
+/** Run a worker until SIGINT/SIGTERM; resolves after a clean shutdown. */
+export async function runUntilSignal(runtime: WorkerRuntime, log: (m: string) => void): Promise<void> {
+  await runtime.start();
+  await new Promise<void>((resolve) => {
+    const onSignal = (sig: NodeJS.Signals) => {
+      log(`received ${sig}; shutting down`);
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      void runtime.stop().then(resolve);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}

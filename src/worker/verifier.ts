@@ -1,0 +1,90 @@
+// The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed)
+// and deliver verdict-<n>.json. Deterministic code only; results that cannot belong to the open round are rejected.
+import { readFileSync } from "node:fs";
+import { classifyModel } from "../family.js";
+import { evaluateGatePass } from "../gate-pass.js";
+import { parseReviewResult } from "../result-reader.js";
+import { scrub } from "../scrub.js";
+import { VerdictFile } from "../spec/schemas.js";
+import { sha256Hex } from "../sha.js";
+import { readGate } from "../broker/snapshot.js";
+import { deliver } from "../store/deliver.js";
+import { rejectFile } from "../store/reject.js";
+import type { BusContext } from "./context.js";
+
+/** A foreign writer that writes in place gets this long to finish before an unparseable result is rejected. */
+export const FOREIGN_GRACE_MS = 10_000;
+
+export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, nowMs = Date.now()): "active" | "finished" {
+  const { layout } = ctx;
+  const s = readGate(layout, runId, gate);
+  const R = Math.max(0, ...s.packets.keys());
+  const reject = (round: number, reason: string) => {
+    if (rejectFile(s.dir, `result-${round}.json`, reason, layout.guild)) log(`${runId}/${gate}: rejected result-${round}.json: ${reason}`);
+  };
+  for (const round of s.results.keys()) {
+    if (s.verdicts.has(round)) continue;
+    if (s.outcome) reject(round, "result arrived after the gate's outcome");
+    else if (!s.packets.has(round)) reject(round, `no packet-${round}.md was issued`);
+    else if (round !== R) reject(round, `late: round ${round} is closed, the open round is ${R}`);
+    else if (s.failures.has(round)) reject(round, `late: round ${round} already ended without a result (${s.failures.get(round)!.kind})`);
+    else verifyRound(ctx, runId, gate, round, s.packets.get(round)!, s.results.get(round)!.mtimeMs, nowMs, reject);
+  }
+  return s.outcome ? "finished" : "active";
+}
+
+function verifyRound(
+  ctx: BusContext, runId: string, gate: string, round: number,
+  packet: import("../spec/schemas.js").PacketFrontMatter, mtimeMs: number, nowMs: number,
+  reject: (round: number, reason: string) => void,
+): void {
+  const { layout } = ctx;
+  const resultPath = layout.gateFile(runId, gate, `result-${round}.json`);
+  let raw: string;
+  try {
+    raw = readFileSync(resultPath, "utf8");
+  } catch {
+    return; // moved meanwhile
+  }
+  const parsed = parseReviewResult(raw);
+  if (!parsed.result) {
+    if (nowMs - mtimeMs < FOREIGN_GRACE_MS) return; // maybe still being written in place
+    return reject(round, `not a review_result.v1: ${parsed.reasons.join("; ")}`);
+  }
+  if (parsed.result.packet_id !== packet.packet_id) {
+    return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
+  }
+  const reasons: string[] = [];
+  let artifactBytes: Buffer;
+  try {
+    const text = readFileSync(layout.artifact(packet.artifact_path), "utf8");
+    artifactBytes = Buffer.from(scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns }), "utf8");
+  } catch (error) {
+    artifactBytes = Buffer.alloc(0);
+    reasons.push(`artifact unreadable now: ${(error as Error).message}`);
+  }
+  const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
+  report.reasons.push(...reasons);
+  const r = parsed.result;
+  const reportedModel = typeof r.reviewer_model === "string" && r.reviewer_model.trim() ? r.reviewer_model : null;
+  const reviewerModel = reportedModel ?? packet.reviewer_model;
+  const reviewerFamily = classifyModel(reviewerModel, ctx.settings.family_aliases);
+  const violation = packet.independence === "strong" && (reviewerFamily === "unknown" || reviewerFamily === packet.author_family);
+  const verdict = VerdictFile.parse({
+    schema_version: "guild_bus.verdict.v1",
+    run_id: runId,
+    gate,
+    round,
+    packet_id: packet.packet_id,
+    result_sha256: sha256Hex(Buffer.from(raw, "utf8")),
+    artifact_sha256_reviewed: r.artifact_sha256_reviewed,
+    result_verdict: r.verdict,
+    blocking_count: r.blocking_findings.length,
+    reviewer_model: reviewerModel,
+    reviewer_family: reviewerFamily,
+    independence_violation: violation,
+    gate_pass: report,
+    verified_at: new Date().toISOString(),
+  });
+  deliver(layout.gateFile(runId, gate, `verdict-${round}.json`), JSON.stringify(verdict, null, 2) + "\n", { guildDir: layout.guild });
+}
