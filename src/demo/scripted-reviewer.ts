@@ -1,18 +1,20 @@
 // A SCRIPTED reviewer for the demo and the tests: no model is called. It reads a packet on stdin and answers
-// from a plan (GUILD_BUS_SCRIPT=<plan.json>) or, without one, by a fixed rule: "TBD" in the artifact is blocking.
-// GUILD_BUS_SCRIPT_LOG=<dir> keeps a copy of every packet it received.
+// from a plan (argv[2] = plan.json) or, without one, by a fixed rule: "TBD" in the artifact is blocking.
+// argv[3] = a directory that keeps a copy of every packet it received, numbered in dispatch order.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 type Behaviour =
   | "satisfied" | "issues" | "sentinel" | "sentinel-inline" | "prose" | "malformed" | "crash" | "hang"
-  | "wrong-sha" | "wrong-packet" | "by-content";
+  | "wrong-sha" | "wrong-packet" | "slow-satisfied" | "by-content";
 
 interface Plan {
   /** Behaviour per dispatch, consumed in order (a repair call is a dispatch too); then `default`. */
   sequence?: Behaviour[];
   default?: Behaviour;
+  /** How long "slow-satisfied" takes. */
+  slow_ms?: number;
   /** Model id the reviewer reports in its envelope. */
   reported_model?: string;
 }
@@ -23,8 +25,8 @@ function field(packet: string, name: string): string {
   return new RegExp(`^${name}: (.+)$`, "m").exec(packet)?.[1]?.trim().replace(/^"|"$/g, "") ?? "";
 }
 
-function nextBehaviour(planPath: string | undefined): { behaviour: Behaviour; plan: Plan } {
-  if (!planPath) return { behaviour: "by-content", plan: {} };
+function nextBehaviour(planPath: string | undefined): { behaviour: Behaviour; plan: Plan; dispatch: number } {
+  if (!planPath) return { behaviour: "by-content", plan: {}, dispatch: 0 };
   const plan = JSON.parse(readFileSync(planPath, "utf8")) as Plan;
   const counter = `${planPath}.count`;
   let n = 0;
@@ -34,7 +36,7 @@ function nextBehaviour(planPath: string | undefined): { behaviour: Behaviour; pl
     // first dispatch
   }
   writeFileSync(counter, String(n + 1));
-  return { behaviour: plan.sequence?.[n] ?? plan.default ?? "satisfied", plan };
+  return { behaviour: plan.sequence?.[n] ?? plan.default ?? "satisfied", plan, dispatch: n };
 }
 
 function envelope(packet: string, verdict: "satisfied" | "issues", blocking: Array<{ title: string; detail: string }>, plan: Plan, overrides: Record<string, string> = {}): string {
@@ -61,11 +63,12 @@ function artifactOf(packet: string): string {
 
 async function main(): Promise<void> {
   const packet = readFileSync(0, "utf8");
-  if (process.env.GUILD_BUS_SCRIPT_LOG) {
-    mkdirSync(process.env.GUILD_BUS_SCRIPT_LOG, { recursive: true });
-    appendFileSync(path.join(process.env.GUILD_BUS_SCRIPT_LOG, `${field(packet, "packet_id") || "repair"}.${process.pid}.md`), packet);
+  const [planPath, logDir] = [process.argv[2], process.argv[3]];
+  const { behaviour, plan, dispatch } = nextBehaviour(planPath);
+  if (logDir) {
+    mkdirSync(logDir, { recursive: true });
+    appendFileSync(path.join(logDir, `${String(dispatch).padStart(4, "0")}-${process.pid}.md`), packet);
   }
-  const { behaviour, plan } = nextBehaviour(process.env.GUILD_BUS_SCRIPT);
   const artifact = artifactOf(packet);
   switch (behaviour) {
     case "by-content":
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
           : envelope(packet, "satisfied", [], plan),
       );
     case "satisfied": return void process.stdout.write(envelope(packet, "satisfied", [], plan));
+    case "slow-satisfied": await sleep(plan.slow_ms ?? 1500); return void process.stdout.write(envelope(packet, "satisfied", [], plan));
     case "issues": return void process.stdout.write(envelope(packet, "issues", [{ title: "Scripted blocking finding", detail: "Planned by the test script." }], plan));
     case "wrong-sha": return void process.stdout.write(envelope(packet, "satisfied", [], plan, { sha: "0".repeat(64) }));
     case "wrong-packet": return void process.stdout.write(envelope(packet, "satisfied", [], plan, { packet_id: "some-other-packet" }));
