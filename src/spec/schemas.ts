@@ -320,6 +320,11 @@ export const ProviderConfig = z
     timeout_ms: z.number().int().min(100).max(86_400_000).optional(),
     env: z.array(z.string()).optional().describe("extra environment variable names passed to the child"),
     selectable: z.boolean().default(true).describe("may auto selection pick it"),
+    binary: z.string().optional().describe("codex/claude/gemini adapters: the CLI to run (default: its usual name on PATH)"),
+    extra_args: z.array(z.string()).optional().describe("extra CLI flags (never packet content)"),
+    base_url: z.string().optional().describe("http adapter (and CLIs that take one): the API base URL"),
+    api_key_env: z.string().optional().describe("name of the environment variable holding the API key (the key itself is never stored)"),
+    fallback: z.array(z.string()).optional().describe("provider ids to try, in order, only when this one proves no review ran"),
   })
   .loose();
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
