@@ -5,7 +5,8 @@ import { ContextHolder, type WorkerOptions, workerLogger } from "../src/worker/o
 import { reviewGate } from "../src/worker/reviewer.js";
 import { WorkerRuntime } from "../src/worker/runtime.js";
 
-export function createReviewer(kind: string, adapter: ReviewerAdapter, options: WorkerOptions): WorkerRuntime {
+/** `others` are adapters of other kinds this worker may run as configured fallbacks. */
+export function createReviewer(kind: string, adapter: ReviewerAdapter, options: WorkerOptions, others: Record<string, ReviewerAdapter> = {}): WorkerRuntime {
   const log = workerLogger(kind);
   const layout = new Layout(options.root);
   const holder = new ContextHolder(layout, log);
@@ -18,6 +19,6 @@ export function createReviewer(kind: string, adapter: ReviewerAdapter, options: 
     log,
     beforePass: () => holder.reload(),
     handleGate: ({ runId, gate }, signal) =>
-      reviewGate(holder.current, runId, gate, { adapters: { [kind]: adapter }, providers: options.providers, claimStaleMs: options.claimStaleMs, log }, signal),
+      reviewGate(holder.current, runId, gate, { serves: [kind], adapters: { ...others, [kind]: adapter }, providers: options.providers, claimStaleMs: options.claimStaleMs, log }, signal),
   });
 }

@@ -2,17 +2,20 @@
 // once, normalize the output (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import type { ReviewerAdapter } from "../adapters/types.js";
+import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
+import { classifyModel } from "../family.js";
 import { readGate } from "../broker/snapshot.js";
 import { type EnvelopeContext, normalizeOutput, repairPrompt } from "../normalize.js";
 import { scrub } from "../scrub.js";
-import { Attempt, Failure, type ProviderConfig, type ReviewResultStrict } from "../spec/schemas.js";
+import { Attempt, Failure, type PacketFrontMatter, type ProviderConfig, type ReviewResultStrict } from "../spec/schemas.js";
 import { tryClaim } from "../store/claim.js";
 import { deliver } from "../store/deliver.js";
 import type { BusContext } from "./context.js";
 
 export interface ReviewerOptions {
-  /** Adapter kinds this worker serves (e.g. ["command"]). */
+  /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
+  serves: string[];
+  /** Every adapter this worker may run: the served ones, and fallbacks of other kinds. */
   adapters: Record<string, ReviewerAdapter>;
   /** Restrict to these provider ids (all providers of the served adapters when empty). */
   providers?: string[];
@@ -40,7 +43,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
   if (first.outcome) return "finished";
   const R = Math.max(0, ...first.packets.keys());
   const P = first.packets.get(R);
-  if (!P || !opts.adapters[P.reviewer_adapter]) return "active";
+  if (!P || !opts.serves.includes(P.reviewer_adapter)) return "active";
   if (opts.providers?.length && !opts.providers.includes(P.reviewer_provider)) return "active";
   if (first.results.has(R) || first.failures.has(R) || first.escalations.has(R)) return "active";
 
@@ -69,20 +72,35 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
     });
     if (deliver(file(`attempt-${R}.json`), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !== "delivered") return "active";
 
-    const config: ProviderConfig | undefined = ctx.settings.providers?.[P.reviewer_provider];
-    if (!config) return fail("unavailable", `provider ${P.reviewer_provider} is not configured in .guild/settings.json`);
     const packetPath = file(`packet-${R}.md`);
     const packetText = readFileSync(packetPath, "utf8");
-    const adapter = opts.adapters[P.reviewer_adapter]!;
+    const dispatchBase = (link: ChainLink) => ({
+      ctx, providerId: link.id, config: link.config, front: P, packetPath, signal: AbortSignal.any([signal, claim.signal]),
+    });
+    const chain = dispatchChain(ctx, P, opts);
+    if (typeof chain === "string") return fail("unavailable", chain);
+    const tried: string[] = [];
+    let ran: (typeof chain)[number] | null = null;
+    let answer: Extract<DispatchOutcome, { kind: "output" }> | null = null;
+    for (const link of chain) {
+      const outcome = await link.adapter.dispatch({ ...dispatchBase(link), prompt: packetText });
+      if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
+      if (outcome.kind === "ambiguous") return fail("no_verdict", [...tried, `${link.id}: ${outcome.reason}`].join("; "));
+      if (outcome.kind === "not-run") {
+        tried.push(`${link.id} did not run (${outcome.reason})`);
+        continue; // proven that no review ran: the next provider in the chain may go
+      }
+      ran = link;
+      answer = outcome;
+      break;
+    }
+    if (!ran || !answer) return fail("unavailable", tried.join("; "));
     const envelopeCtx: EnvelopeContext = {
-      packetId: P.packet_id, artifactSha256: P.artifact_sha256, round: R, reviewerHost: P.reviewer_provider,
-      reviewerModel: P.reviewer_model ?? P.reviewer_provider, reviewerModelSource: "declared",
+      packetId: P.packet_id, artifactSha256: P.artifact_sha256, round: R, reviewerHost: ran.id,
+      reviewerModel: ran.config.model ?? ran.id, reviewerModelSource: ran.config.model ? "requested" : "declared",
     };
-    const input = { ctx, providerId: P.reviewer_provider, config, front: P, packetPath, signal: claim.signal.aborted ? claim.signal : AbortSignal.any([signal, claim.signal]) };
-    const answer = await adapter.dispatch({ ...input, prompt: packetText });
-    if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
-    if (answer.kind === "not-run") return fail("unavailable", answer.reason);
-    if (answer.kind === "ambiguous") return fail("no_verdict", answer.reason);
+    const input = dispatchBase(ran);
+    const adapter = ran.adapter;
     const identity = withReported(envelopeCtx, answer.reportedModel);
     let normalized = normalizeOutput(answer.text, identity);
     if (!normalized.ok) {
@@ -94,7 +112,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
       if (!repaired.ok) return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`);
       normalized = { ...repaired, result: { ...repaired.result, repaired: true } };
     }
-    const result = scrubResult(normalized.result, ctx.settings.secrets_policy?.redaction_patterns);
+    const result = scrubResult({ ...normalized.result, ...(tried.length ? { dispatch_fallbacks: tried } : {}) }, ctx.settings.secrets_policy?.redaction_patterns);
     if (readGate(layout, runId, gate).failures.has(R)) return "active";
     deliver(file(`result-${R}.json`), JSON.stringify(result, null, 2) + "\n", { guildDir: layout.guild });
     opts.log(`${runId}/${gate} round ${R}: result delivered (${result.verdict}, ${result.blocking_findings.length} blocking)`);
@@ -102,6 +120,41 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
   } finally {
     await claim.release();
   }
+}
+
+interface ChainLink {
+  id: string;
+  config: ProviderConfig;
+  adapter: ReviewerAdapter;
+}
+
+/**
+ * The addressed provider, then its configured fallbacks. A fallback is only ever used after the previous link
+ * proved that no review ran, and a fallback may not break the packet's independence (its family must be known
+ * and differ from the author's when the packet promises strong independence).
+ */
+function dispatchChain(ctx: BusContext, P: PacketFrontMatter, opts: ReviewerOptions): ChainLink[] | string {
+  const providers = ctx.settings.providers ?? {};
+  const first = providers[P.reviewer_provider];
+  if (!first) return `provider ${P.reviewer_provider} is not configured in .guild/settings.json`;
+  const chain: ChainLink[] = [];
+  const skipped: string[] = [];
+  for (const id of [P.reviewer_provider, ...(first.fallback ?? [])]) {
+    const config = providers[id];
+    const adapter = config ? opts.adapters[config.adapter] : undefined;
+    if (!config || !adapter) {
+      skipped.push(`${id}: ${config ? `no ${config.adapter} adapter in this worker` : "not configured"}`);
+      continue;
+    }
+    const family = classifyModel(config.model, ctx.settings.family_aliases);
+    if (id !== P.reviewer_provider && P.independence === "strong" && (family === "unknown" || family === P.author_family)) {
+      skipped.push(`${id}: fallback refused, family ${family} cannot keep strong independence from ${P.author_family}`);
+      continue;
+    }
+    chain.push({ id, config, adapter });
+  }
+  if (skipped.length) opts.log(`${P.run_id}/${P.gate} round ${P.round}: ${skipped.join("; ")}`);
+  return chain.length ? chain : `no runnable provider: ${skipped.join("; ")}`;
 }
 
 function withReported(ctx: EnvelopeContext, reported: string | null | undefined): EnvelopeContext {
