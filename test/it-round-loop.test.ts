@@ -2,18 +2,19 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeProject, received, scriptedProvider, startBus } from "./helpers/bus.js";
+import { makeProject, MODES, received, scriptedProvider, startBus } from "./helpers/bus.js";
 
 const SPEC = "# Spec\n\n## Acceptance criteria\n- exports finish within 2 s\n";
 
+describe.each(MODES)("round loop (integration, real workers, $mode)", ({ poll }) => {
 function setup(plan: object, settings: Record<string, unknown> = {}) {
-  const p = makeProject();
+  const p = makeProject({ poll });
   p.settings({ providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5-scripted", plan) }, ...settings });
   p.write("docs/spec.md", SPEC);
   return p;
 }
 
-describe("round loop (integration, real workers)", () => {
+
   it("(a) two-round happy path: issues, revise and resubmit, satisfied", async () => {
     const p = setup({ sequence: ["issues", "satisfied"] });
     startBus(p);

@@ -40,7 +40,7 @@ export function register(program: Command): void {
       const record = Resubmit.parse({ schema_version: "guild_bus.resubmit.v1", run_id: run, gate, after_round: R, at: new Date().toISOString() });
       delivered(deliver(layout.gateFile(run, gate, `resubmit-${R}.json`), json(record), { guildDir: layout.guild }).status, `resubmit-${R}.json`);
       process.stderr.write(`resubmitted after round ${R}\n`);
-      if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json, afterRound: R });
+      if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
     });
 
   program
@@ -71,7 +71,7 @@ export function register(program: Command): void {
       });
       delivered(deliver(layout.gateFile(run, gate, `decision-${R}.json`), json(record), { guildDir: layout.guild }).status, `decision-${R}.json`);
       process.stderr.write(`decision recorded: ${choice}${extendBy ? ` ${extendBy}` : ""} (round ${R}, ${escalation.reason})\n`);
-      if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json, afterRound: choice === "retry" || choice === "extend-cap" ? R : undefined });
+      if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
     });
 
   program

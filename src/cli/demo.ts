@@ -55,7 +55,7 @@ export function register(program: Command): void {
           writeFileSync(spec, SPEC_V2);
           const R = viewGate(loadContext(layout), runId, gate).decision.round;
           deliver(layout.gateFile(runId, gate, `resubmit-${R}.json`), JSON.stringify(Resubmit.parse({ schema_version: "guild_bus.resubmit.v1", run_id: runId, gate, after_round: R, at: new Date().toISOString() })) + "\n", { guildDir: layout.guild });
-          code = await waitForGate(layout, runId, gate, { afterRound: R });
+          code = await waitForGate(layout, runId, gate, {});
         }
         say(`trail: ${layout.rel(layout.gateFile(runId, gate, "trail.md"))}`);
         process.stdout.write("\n" + readFileSync(layout.gateFile(runId, gate, "trail.md"), "utf8"));

@@ -9,8 +9,6 @@ export interface WaitOptions {
   json?: boolean;
   timeoutMs?: number;
   intervalMs?: number;
-  /** The round after which progress counts (so `resubmit --wait` does not return on the old verdict). */
-  afterRound?: number;
 }
 
 export function printOutput(output: ReviewBrokerOutput, json: boolean | undefined): void {
@@ -42,8 +40,8 @@ export async function waitForGate(layout: Layout, runId: string, gate: string, o
       process.stderr.write(`[${gate}] ${line}\n`);
       last = line;
     }
-    const fresh = opts.afterRound === undefined || view.decision.round > opts.afterRound || view.decision.state === "done" || view.decision.state === "awaiting_decision";
-    if (view.exitCode !== null && fresh) {
+    // Callers deliver their file first, so the state seen here already accounts for it.
+    if (view.exitCode !== null) {
       printOutput(view.output, opts.json);
       return view.exitCode;
     }

@@ -11,7 +11,8 @@ import { tempRoot } from "./tmp.js";
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BIN = path.join(REPO, "bin", "guild-bus.js");
 export const SCRIPTED = path.join(REPO, "dist", "src", "demo", "scripted-reviewer.js");
-export const POLL = process.env.GUILD_BUS_TEST_POLL === "1";
+/** Integration suites run once with native watching and once in polling mode (as on NFS, SMB, 9p, FUSE). */
+export const MODES = [{ mode: "watch", poll: false }, { mode: "poll", poll: true }] as const;
 
 const live = new Set<ChildProcess>();
 
@@ -65,7 +66,7 @@ export function received(root: string, name: string): string[] {
   }
 }
 
-export function makeProject(): Project {
+export function makeProject(options: { poll?: boolean } = {}): Project {
   const root = tempRoot("guild-bus-it-");
   mkdirSync(path.join(root, ".guild", "runs"), { recursive: true });
   const logs: string[] = [];
@@ -84,7 +85,7 @@ export function makeProject(): Project {
     startWorker(kind, extra = []) {
       const child = spawn(
         process.execPath,
-        [BIN, "worker", kind, "--root", root, "--reconcile-ms", "300", "--claim-stale-ms", "2000", ...(POLL ? ["--poll"] : []), ...extra],
+        [BIN, "worker", kind, "--root", root, "--reconcile-ms", "300", "--claim-stale-ms", "2000", ...(options.poll ? ["--poll"] : []), ...extra],
         { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } },
       );
       const tag = `${kind}:${child.pid}`;
