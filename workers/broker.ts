@@ -1,6 +1,7 @@
 // Process entrypoint: the broker owns the round loop of every active gate.
 import { Layout } from "../src/layout.js";
 import { stepGate } from "../src/broker/step.js";
+import { ProviderCache } from "../src/providers/cache.js";
 import { ContextHolder, type WorkerOptions, workerLogger } from "../src/worker/options.js";
 import { WorkerRuntime } from "../src/worker/runtime.js";
 
@@ -8,6 +9,7 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
   const log = workerLogger("broker");
   const layout = new Layout(options.root);
   const holder = new ContextHolder(layout, log);
+  const providers = new ProviderCache(layout);
   return new WorkerRuntime({
     kind: "broker",
     layout,
@@ -16,7 +18,7 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
     log,
     beforePass: () => holder.reload(),
     handleGate: async ({ runId, gate }) => {
-      const report = await stepGate(holder.current, runId, gate);
+      const report = await stepGate(holder.current, runId, gate, () => providers.get(holder.current.settings));
       for (const { action, result } of report.delivered) {
         if (result.status === "delivered") log(`${runId}/${gate}: ${describe(action)}`);
         else if (result.status === "conflict") log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);

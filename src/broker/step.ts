@@ -52,7 +52,10 @@ function readScrubbedArtifact(ctx: BusContext, relPath: string): string {
   return scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
 }
 
-function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, providers: Provider[]): string {
+/** Detected reviewers, asked for only when a first packet needs a selection (detection probes binaries). */
+export type ProviderSource = () => Promise<Provider[]>;
+
+async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, providers: ProviderSource): Promise<string> {
   const request = s.request!;
   const artifact = readScrubbedArtifact(ctx, request.artifact_path);
   const author = authorIdentity(request, ctx.settings);
@@ -64,7 +67,7 @@ function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, {
       reviewer_family: p.reviewer_family, independence: p.independence, selection_status: p.selection_status, selection_reason: p.selection_reason,
     };
   } else {
-    const sel = selectReviewer(resolvePolicy(request, ctx.settings), request, author, providers, ctx.settings);
+    const sel = selectReviewer(resolvePolicy(request, ctx.settings), request, author, await providers(), ctx.settings);
     const provider = sel.provider!;
     reviewer = {
       reviewer_provider: provider.id,
@@ -142,7 +145,7 @@ export interface StepReport {
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
 
 /** Advance one gate as far as it can go now. Safe to run concurrently with other brokers: delivery fences it. */
-export async function stepGate(ctx: BusContext, runId: string, gate: string, providers = configuredProviders(ctx.settings)): Promise<StepReport> {
+export async function stepGate(ctx: BusContext, runId: string, gate: string, providers: ProviderSource = async () => configuredProviders(ctx.settings)): Promise<StepReport> {
   const delivered: StepReport["delivered"] = [];
   const file = (name: string) => ctx.layout.gateFile(runId, gate, name);
   const opts = { guildDir: ctx.layout.guild };
@@ -157,7 +160,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
     let result: DeliverResult;
     try {
       if (action.type === "packet") {
-        result = deliver(file(`packet-${action.round}.md`), buildPacket(ctx, s, action, providers), opts);
+        result = deliver(file(`packet-${action.round}.md`), await buildPacket(ctx, s, action, providers), opts);
       } else if (action.type === "escalation") {
         const esc = Escalation.parse({
           schema_version: "guild_bus.escalation.v1", run_id: runId, gate, round: action.round,

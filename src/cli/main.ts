@@ -17,6 +17,7 @@ const COMMANDS: Record<string, Loader> = {
   worker: () => import("./worker.js"),
   up: () => import("./worker.js"),
   demo: () => import("./demo.js"),
+  providers: () => import("./providers.js"),
 };
 
 export async function main(argv: string[]): Promise<number> {

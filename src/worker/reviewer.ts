@@ -122,6 +122,8 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
   }
 }
 
+const PATH_ADAPTERS = ["codex", "claude", "gemini"];
+
 interface ChainLink {
   id: string;
   config: ProviderConfig;
@@ -135,12 +137,15 @@ interface ChainLink {
  */
 function dispatchChain(ctx: BusContext, P: PacketFrontMatter, opts: ReviewerOptions): ChainLink[] | string {
   const providers = ctx.settings.providers ?? {};
-  const first = providers[P.reviewer_provider];
+  // A CLI found on PATH without settings runs with its adapter's defaults.
+  const configOf = (id: string): ProviderConfig | undefined =>
+    providers[id] ?? (PATH_ADAPTERS.includes(id) ? { adapter: id as ProviderConfig["adapter"], input: "stdin", selectable: true } : undefined);
+  const first = configOf(P.reviewer_provider);
   if (!first) return `provider ${P.reviewer_provider} is not configured in .guild/settings.json`;
   const chain: ChainLink[] = [];
   const skipped: string[] = [];
   for (const id of [P.reviewer_provider, ...(first.fallback ?? [])]) {
-    const config = providers[id];
+    const config = configOf(id);
     const adapter = config ? opts.adapters[config.adapter] : undefined;
     if (!config || !adapter) {
       skipped.push(`${id}: ${config ? `no ${config.adapter} adapter in this worker` : "not configured"}`);
