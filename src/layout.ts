@@ -1,5 +1,5 @@
 // Where everything lives under .guild/. Every path is built from validated ids and checked to stay inside .guild/.
-import { lstatSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { assertGate, assertRound, assertRunId } from "./spec/ids.js";
 
@@ -79,6 +79,14 @@ export class Layout {
       throw new PathSafetyError(`artifact path escapes the project: ${relPath}`);
     }
     return abs;
+  }
+
+  /** The artifact's real path for reading: a symlink may not lead out of the project. */
+  readableArtifact(relPath: string): string {
+    const real = realpathSync(this.artifact(relPath));
+    const root = realpathSync(this.root);
+    if (real !== root && !real.startsWith(root + path.sep)) throw new PathSafetyError(`artifact resolves outside the project: ${relPath}`);
+    return real;
   }
 
   /** Project-relative form of a path (for packets, trails and messages). */

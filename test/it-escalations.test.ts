@@ -159,7 +159,7 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
       };
       drop("result-1.json", { packet_id: "G-plan-other-run-r1", artifact_sha256_reviewed: sha1, verdict: "satisfied", blocking_findings: [], reviewer_model: "gpt-5" });
       await p.waitFor("k1", "G-plan", (f) => f.includes("rejected") && !f.includes("result-1.json"), "rejection of the foreign result");
-      expect(p.status("k1", "G-plan")).toMatchObject({ state: "reviewing", rejected: [expect.stringMatching(/^result-1\.json\./)] });
+      expect(p.status("k1", "G-plan")).toMatchObject({ state: "reviewing", rejected: [{ file: expect.stringMatching(/^result-1\.json\./), reason: expect.stringMatching(/names packet/) }] });
       drop("result-1.json", { packet_id: "G-plan-k1-r1", artifact_sha256_reviewed: "f".repeat(64), verdict: "satisfied", blocking_findings: [], reviewer_model: "gpt-5" });
       await p.waitFor("k1", "G-plan", (f) => f.includes("packet-2.md"), "restart after a stale sha");
       expect(p.readJson("k1", "G-plan", "verdict-1.json")).toMatchObject({ gate_pass: { pass: false, conditions: { sha256_match: false } } });

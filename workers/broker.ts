@@ -15,6 +15,7 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
     layout,
     poll: options.poll,
     reconcileMs: options.reconcileMs,
+    fullScanMs: options.fullScanMs,
     log,
     beforePass: () => holder.reload(),
     handleGate: async ({ runId, gate }) => {

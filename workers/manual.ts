@@ -14,6 +14,7 @@ export function createManual(options: WorkerOptions): WorkerRuntime {
     layout,
     poll: options.poll,
     reconcileMs: options.reconcileMs,
+    fullScanMs: options.fullScanMs,
     log,
     beforePass: () => holder.reload(),
     handleGate: async ({ runId, gate }) => manualGate(holder.current, runId, gate, log, announce),

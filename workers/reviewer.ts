@@ -15,6 +15,7 @@ export function createReviewer(kind: string, adapter: ReviewerAdapter, options: 
     layout,
     poll: options.poll,
     reconcileMs: options.reconcileMs,
+    fullScanMs: options.fullScanMs,
     concurrency: options.concurrency ?? 4,
     log,
     beforePass: () => holder.reload(),

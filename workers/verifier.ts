@@ -13,6 +13,7 @@ export function createVerifier(options: WorkerOptions): WorkerRuntime {
     layout,
     poll: options.poll,
     reconcileMs: options.reconcileMs,
+    fullScanMs: options.fullScanMs,
     log,
     beforePass: () => holder.reload(),
     handleGate: async ({ runId, gate }) => verifyGate(holder.current, runId, gate, log),

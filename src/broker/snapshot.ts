@@ -1,12 +1,27 @@
 // A snapshot of one gate directory: every file parsed and validated, problems listed. Reading only.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+// Symlinks are never followed, oversized files are never read, and a verdict counts only if it is bound to the
+// result and packet actually on disk (a forged or stale verdict is a problem, not a verdict).
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { GATE_FILES, type Layout, parseRoundFile } from "../layout.js";
+import { sha256Hex } from "../sha.js";
 import {
   Attempt, Decision, describeIssues, Escalation, Failure, Outcome, type PacketFrontMatter, Request, Resubmit, VerdictFile,
 } from "../spec/schemas.js";
 import { parsePacket } from "./packet-format.js";
+
+/** A foreign writer that writes in place gets this long to finish before its invalid file is quarantined. */
+export const FOREIGN_GRACE_MS = 10_000;
+
+/** Nothing the bus exchanges is this large; bigger drops are refused unread. */
+export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
+export interface Problem {
+  file: string;
+  reason: string;
+  mtimeMs: number;
+}
 
 export interface GateSnapshot {
   runId: string;
@@ -15,17 +30,18 @@ export interface GateSnapshot {
   request: Request | null;
   packets: Map<number, PacketFrontMatter>;
   attempts: Map<number, z.infer<typeof Attempt>>;
-  results: Map<number, { mtimeMs: number }>;
-  responses: Map<number, { mtimeMs: number }>;
+  results: Map<number, { mtimeMs: number; size: number }>;
+  responses: Map<number, { mtimeMs: number; size: number }>;
   failures: Map<number, Failure>;
   verdicts: Map<number, VerdictFile>;
   resubmits: Set<number>;
   escalations: Map<number, Escalation>;
   decisions: Map<number, Decision>;
   outcome: Outcome | null;
-  rejected: string[];
+  /** Files moved to rejected/, with the reason recorded beside each. */
+  rejected: Array<{ file: string; reason: string }>;
   /** Files present but unreadable or invalid, with the reason. */
-  problems: Array<{ file: string; reason: string }>;
+  problems: Problem[];
   /** Cheap change detector: sorted names with sizes. */
   fingerprint: string;
 }
@@ -49,6 +65,25 @@ function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; rea
   return parsed.success ? { value: parsed.data } : { value: null, reason: describeIssues(parsed.error).join("; ") };
 }
 
+function readRejected(dir: string): GateSnapshot["rejected"] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => !n.endsWith(".reason.json"))
+    .map((file) => {
+      try {
+        const reason = JSON.parse(readFileSync(path.join(dir, `${file}.reason.json`), "utf8")).reason;
+        return { file, reason: typeof reason === "string" ? reason : "(no reason recorded)" };
+      } catch {
+        return { file, reason: "(no reason recorded)" };
+      }
+    });
+}
+
 export function readGate(layout: Layout, runId: string, gate: string): GateSnapshot {
   const dir = layout.gateDir(runId, gate);
   const snap = emptySnapshot(runId, gate, dir);
@@ -59,30 +94,39 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     return snap;
   }
   const prints: string[] = [];
+  let mtime = 0;
+  const problem = (file: string, reason: string) => snap.problems.push({ file, reason, mtimeMs: mtime });
   const take = <T>(name: string, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
     const { value, reason } = readJson(path.join(dir, name), schema);
-    if (value === null) snap.problems.push({ file: name, reason: reason ?? "invalid" });
-    else if (!expect(value)) snap.problems.push({ file: name, reason: "names another run, gate or round" });
+    if (value === null) problem(name, reason ?? "invalid");
+    else if (!expect(value)) problem(name, "names another run, gate or round");
     else put(value);
   };
   const same = (v: { run_id: string; gate: string }) => v.run_id === runId && v.gate === gate;
   for (const name of names) {
     let st;
     try {
-      st = statSync(path.join(dir, name));
+      st = lstatSync(path.join(dir, name));
     } catch {
       continue;
     }
-    if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}`);
+    mtime = st.mtimeMs;
+    if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}:${st.mtimeMs}`);
+    if (name.startsWith(".")) continue; // claims and foreign temp files
     if (name === "rejected" && st.isDirectory()) {
-      try {
-        snap.rejected = readdirSync(path.join(dir, name)).filter((n) => !n.endsWith(".reason.json")).sort();
-      } catch {
-        // listing is best-effort
-      }
+      snap.rejected = readRejected(path.join(dir, name));
+      continue;
+    }
+    const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parseRoundFile(name) !== null;
+    if (st.isSymbolicLink()) {
+      if (known) problem(name, "symlink refused: deliver a regular file");
       continue;
     }
     if (!st.isFile()) continue;
+    if (known && st.size > MAX_FILE_BYTES) {
+      problem(name, `too large (${st.size} bytes > ${MAX_FILE_BYTES})`);
+      continue;
+    }
     if (name === GATE_FILES.request) take(name, Request, same, (v) => (snap.request = v));
     else if (name === GATE_FILES.outcome) take(name, Outcome, same, (v) => (snap.outcome = v));
     else {
@@ -96,18 +140,18 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
           try {
             text = readFileSync(path.join(dir, name), "utf8");
           } catch (error) {
-            snap.problems.push({ file: name, reason: `unreadable: ${(error as Error).message}` });
+            problem(name, `unreadable: ${(error as Error).message}`);
             break;
           }
           const { front, problems } = parsePacket(text);
-          if (!front) snap.problems.push({ file: name, reason: problems.join("; ") });
-          else if (front.round !== round || front.run_id !== runId || front.gate !== gate) snap.problems.push({ file: name, reason: "front matter names another run, gate or round" });
+          if (!front) problem(name, problems.join("; "));
+          else if (front.round !== round || front.run_id !== runId || front.gate !== gate) problem(name, "front matter names another run, gate or round");
           else snap.packets.set(round, front);
           break;
         }
         case "attempt": take(name, Attempt, (v) => same(v) && atRound(v), (v) => snap.attempts.set(round, v)); break;
-        case "result": snap.results.set(round, { mtimeMs: st.mtimeMs }); break;
-        case "response": snap.responses.set(round, { mtimeMs: st.mtimeMs }); break;
+        case "result": snap.results.set(round, { mtimeMs: st.mtimeMs, size: st.size }); break;
+        case "response": snap.responses.set(round, { mtimeMs: st.mtimeMs, size: st.size }); break;
         case "failure": take(name, Failure, (v) => same(v) && atRound(v), (v) => snap.failures.set(round, v)); break;
         case "verdict": take(name, VerdictFile, (v) => same(v) && atRound(v), (v) => snap.verdicts.set(round, v)); break;
         case "resubmit": take(name, Resubmit, (v) => same(v) && v.after_round === round, () => snap.resubmits.add(round)); break;
@@ -116,6 +160,35 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       }
     }
   }
+  for (const [round, verdict] of snap.verdicts) {
+    const why = unboundVerdict(snap, dir, round, verdict);
+    if (why) {
+      snap.verdicts.delete(round);
+      snap.problems.push({ file: `verdict-${round}.json`, reason: why, mtimeMs: verdictMtime(dir, round) });
+    }
+  }
   snap.fingerprint = prints.join("|");
   return snap;
+}
+
+function verdictMtime(dir: string, round: number): number {
+  try {
+    return lstatSync(path.join(dir, `verdict-${round}.json`)).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
+
+/** A verdict applies only to the packet it names and the exact result bytes it verified. */
+function unboundVerdict(snap: GateSnapshot, dir: string, round: number, v: VerdictFile): string | null {
+  const packet = snap.packets.get(round);
+  if (!packet || packet.packet_id !== v.packet_id) return `verdict names packet ${v.packet_id}, not the packet issued for round ${round}`;
+  if (!snap.results.has(round)) return "verdict without a result: forged or stale";
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path.join(dir, `result-${round}.json`));
+  } catch {
+    return "verdict without a readable result";
+  }
+  return sha256Hex(bytes) === v.result_sha256 ? null : "verdict does not match the result on disk (result changed after verification, or a forged verdict)";
 }

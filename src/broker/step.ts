@@ -7,6 +7,8 @@ import { Event, Escalation, Outcome, type PacketFrontMatter } from "../spec/sche
 import { deliver, type DeliverResult } from "../store/deliver.js";
 import { appendJsonl } from "../store/jsonl.js";
 import { replace } from "../store/replace.js";
+import { rejectFile } from "../store/reject.js";
+import { FOREIGN_GRACE_MS } from "./snapshot.js";
 import type { BusContext } from "../worker/context.js";
 import { type Action, decide, type GateDecision } from "./decide.js";
 import { packetId, renderPacket } from "./packet-format.js";
@@ -48,7 +50,7 @@ function roundEvent(ctx: BusContext, s: GateSnapshot, round: number, satisfied: 
 }
 
 function readScrubbedArtifact(ctx: BusContext, relPath: string): string {
-  const text = readFileSync(ctx.layout.artifact(relPath), "utf8");
+  const text = readFileSync(ctx.layout.readableArtifact(relPath), "utf8");
   return scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
 }
 
@@ -150,7 +152,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
   const file = (name: string) => ctx.layout.gateFile(runId, gate, name);
   const opts = { guildDir: ctx.layout.guild };
   for (let guard = 0; guard < 20; guard++) {
-    const s = readGate(ctx.layout, runId, gate);
+    let s = readGate(ctx.layout, runId, gate);
+    if (quarantineProblems(ctx, s)) s = readGate(ctx.layout, runId, gate);
     const d = decideGate(ctx, s);
     const action = d.action;
     if (!action) {
@@ -177,8 +180,27 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
     }
     delivered.push({ action, result });
     if (result.status === "delivered") recordEvents(ctx, s, action);
+    // Another writer holds the slot: its file is handled on the next pass (a racing broker's, or quarantined).
+    if (result.status === "conflict") return { decision: d, snapshot: s, delivered };
   }
   throw new Error(`gate ${runId}/${gate} did not settle`);
+}
+
+/** Files the broker answers for; results and responses belong to the verifier and the manual worker. */
+const BROKER_QUARANTINES = /^(?:request|outcome|(?:packet|attempt|failure|verdict|resubmit|escalation|decision)-\d+)\.(?:json|md)$/;
+
+/**
+ * Invalid drops are moved to rejected/ with their reason once a foreign writer has had its grace period to
+ * finish writing in place; nothing is deleted, and the slot is free again for a valid file.
+ */
+function quarantineProblems(ctx: BusContext, s: GateSnapshot): boolean {
+  const grace = ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
+  let moved = false;
+  for (const p of s.problems) {
+    if (!BROKER_QUARANTINES.test(p.file) || Date.now() - p.mtimeMs < grace) continue;
+    if (rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
+  }
+  return moved;
 }
 
 function recordEvents(ctx: BusContext, s: GateSnapshot, action: Action): void {

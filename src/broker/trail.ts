@@ -93,7 +93,7 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
   if (esc0) out.push(`## Before round 1`, "", `- escalation: ${esc0.reason} — ${esc0.detail}`, s.decisions.get(0) ? `- decision: ${s.decisions.get(0)!.choice}` : "- decision: pending", "");
   if (s.rejected.length || s.problems.length) {
     out.push("## Rejected and invalid files", "");
-    for (const r of s.rejected) out.push(`- rejected/${r} (reason in rejected/${r}.reason.json)`);
+    for (const r of s.rejected) out.push(`- rejected/${r.file}: ${r.reason}`);
     for (const p of s.problems) out.push(`- ${p.file}: ${p.reason}`);
     out.push("");
   }

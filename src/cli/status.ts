@@ -29,7 +29,7 @@ export function register(program: Command): void {
         process.stdout.write(
           `${r.run_id}  ${r.gate}  ${r.status}  round ${r.round}  ${r.state}  reviewer ${r.reviewer_host ?? "-"} (${r.independence ?? "-"})  last verdict: ${r.last_verdict ?? "-"}\n` +
             `    waiting for: ${r.waiting_for} — ${r.detail}\n` +
-            r.rejected.map((f) => `    rejected: ${f}\n`).join("") +
+            r.rejected.map((f) => `    rejected: ${f.file} — ${f.reason}\n`).join("") +
             r.problems.map((p) => `    invalid: ${p.file}: ${p.reason}\n`).join(""),
         );
       }

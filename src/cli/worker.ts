@@ -11,6 +11,7 @@ interface WorkerCliOptions {
   poll?: boolean;
   provider?: string[];
   reconcileMs?: string;
+  fullScanMs?: string;
   claimStaleMs?: string;
   concurrency?: string;
 }
@@ -26,6 +27,7 @@ export function register(program: Command): void {
     .option("--poll", "poll the filesystem instead of native events (auto on NFS, SMB, 9p, FUSE)")
     .option("--provider <id...>", "reviewer workers: serve only these provider ids")
     .option("--reconcile-ms <ms>", "reconcile interval", "2000")
+    .option("--full-scan-ms <ms>", "interval of the full scan of every run (late drops in finished gates)", "30000")
     .option("--claim-stale-ms <ms>", "reviewer claims: how long a silent claim lasts", "30000")
     .option("--concurrency <n>", "reviewer workers: dispatches at once", "4")
     .action(async (kind: string, o: WorkerCliOptions) => {
@@ -37,6 +39,7 @@ export function register(program: Command): void {
         root: o.root,
         poll: o.poll ? true : "auto",
         reconcileMs: num(o.reconcileMs),
+        fullScanMs: num(o.fullScanMs),
         providers: o.provider,
         claimStaleMs: num(o.claimStaleMs),
         concurrency: num(o.concurrency),

@@ -348,6 +348,7 @@ export const Settings = z
       })
       .optional(),
     restart_cap: z.number().int().min(1).max(50).optional(),
+    foreign_grace_ms: z.number().int().min(0).max(600_000).optional().describe("how long an invalid foreign drop may still be being written before it is quarantined"),
   })
   .loose()
   .meta({ title: ".guild/settings.json" });

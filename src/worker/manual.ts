@@ -1,7 +1,7 @@
 // The manual worker: tells the human where a packet is and how to answer, and turns dropped response-<n>.md
 // files into results (or rejects them with the reason, freeing the slot for another answer).
 import { readFileSync } from "node:fs";
-import { readGate } from "../broker/snapshot.js";
+import { FOREIGN_GRACE_MS, readGate } from "../broker/snapshot.js";
 import { acceptManualResponse, manualInstructions } from "../manual.js";
 import { deliver } from "../store/deliver.js";
 import { rejectFile } from "../store/reject.js";
@@ -12,6 +12,9 @@ const announced = new Set<string>();
 export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, announce: (m: string) => void): "active" | "finished" {
   const { layout } = ctx;
   const s = readGate(layout, runId, gate);
+  for (const p of s.problems) {
+    if (/^response-\d+\.md$/.test(p.file)) rejectFile(s.dir, p.file, p.reason, layout.guild); // symlinked or oversized
+  }
   if (s.outcome) return "finished";
   const R = Math.max(0, ...s.packets.keys());
   const P = s.packets.get(R);
@@ -25,6 +28,9 @@ export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m
       return "active";
     }
     const verdict = acceptManualResponse(text, P, ctx.settings);
+    const stillWriting = Date.now() - s.responses.get(R)!.mtimeMs < (ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS);
+    // a body that cannot be read yet may still be being written in place; an identity refusal is final
+    if (!verdict.ok && stillWriting && /could not be read/.test(verdict.reason)) return "active";
     if (verdict.ok) {
       deliver(layout.gateFile(runId, gate, `result-${R}.json`), JSON.stringify(verdict.result, null, 2) + "\n", { guildDir: layout.guild });
       log(`${runId}/${gate} round ${R}: manual response from ${verdict.model} accepted`);

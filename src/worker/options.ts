@@ -6,6 +6,7 @@ export interface WorkerOptions {
   root: string;
   poll: boolean | "auto";
   reconcileMs?: number;
+  fullScanMs?: number;
   providers?: string[];
   claimStaleMs?: number;
   concurrency?: number;

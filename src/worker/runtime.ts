@@ -1,6 +1,6 @@
 // The shared shell of every worker: a level-triggered reconciler. It scans the active gates at start and every
 // ~2 s and derives what to do from the directory alone; chokidar events only make it sooner.
-import { mkdirSync, readdirSync, existsSync, statfsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import { GATE_FILES, type Layout } from "../layout.js";
 import { isGate, isRunId } from "../spec/ids.js";
@@ -49,6 +49,14 @@ function gateKey(runId: string, gate: string): string {
   return `${runId}\u0000${gate}`;
 }
 
+function dirMtime(dir: string): number {
+  try {
+    return statSync(dir).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
+
 function listDir(dir: string): string[] {
   try {
     return readdirSync(dir);
@@ -59,7 +67,8 @@ function listDir(dir: string): string[] {
 
 export class WorkerRuntime {
   private readonly active = new Map<string, GateRef>();
-  private readonly finished = new Set<string>();
+  /** Finished gates and their directory mtime when they finished: a later drop there is looked at once. */
+  private readonly finished = new Map<string, number>();
   private readonly knownRuns = new Set<string>();
   private readonly queue = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();
@@ -172,7 +181,7 @@ export class WorkerRuntime {
       if (this.finished.has(ref.key) && !existsSync(this.spec.layout.gateFile(ref.runId, ref.gate, GATE_FILES.outcome))) {
         this.finished.delete(ref.key);
       }
-      if (this.finished.has(ref.key)) return;
+      if (this.finished.has(ref.key)) return; // the full scan notices late drops by the directory's mtime
       this.active.set(ref.key, ref);
     }
     this.enqueue(ref.key);
@@ -198,8 +207,16 @@ export class WorkerRuntime {
     for (const gate of listDir(reviewDir)) {
       if (!isGate(gate)) continue;
       const key = gateKey(runId, gate);
-      if (this.active.has(key) || this.finished.has(key)) continue;
+      if (this.active.has(key)) continue;
       const dir = layout.gateDir(runId, gate);
+      const doneAt = this.finished.get(key);
+      if (doneAt !== undefined) {
+        if (dirMtime(dir) === doneAt) continue;
+        this.finished.delete(key); // something arrived after the outcome: handle it once more
+        this.active.set(key, { runId, gate, key });
+        this.enqueue(key);
+        continue;
+      }
       try {
         layout.assertNoSymlinks(dir);
       } catch (error) {
@@ -207,7 +224,7 @@ export class WorkerRuntime {
         continue;
       }
       if (existsSync(path.join(dir, GATE_FILES.outcome))) {
-        this.finished.add(key);
+        this.finished.set(key, dirMtime(dir));
         continue;
       }
       this.active.set(key, { runId, gate, key });
@@ -258,7 +275,7 @@ export class WorkerRuntime {
       const status = await this.spec.handleGate(ref, this.abort.signal);
       if (status === "finished") {
         this.active.delete(ref.key);
-        this.finished.add(ref.key);
+        this.finished.set(ref.key, dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)));
         this.watcher?.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
       }
     } catch (error) {

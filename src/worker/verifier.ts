@@ -7,13 +7,10 @@ import { parseReviewResult } from "../result-reader.js";
 import { scrub } from "../scrub.js";
 import { VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../sha.js";
-import { readGate } from "../broker/snapshot.js";
+import { FOREIGN_GRACE_MS, readGate } from "../broker/snapshot.js";
 import { deliver } from "../store/deliver.js";
 import { rejectFile } from "../store/reject.js";
 import type { BusContext } from "./context.js";
-
-/** A foreign writer that writes in place gets this long to finish before an unparseable result is rejected. */
-export const FOREIGN_GRACE_MS = 10_000;
 
 export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, nowMs = Date.now()): "active" | "finished" {
   const { layout } = ctx;
@@ -22,20 +19,29 @@ export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m
   const reject = (round: number, reason: string) => {
     if (rejectFile(s.dir, `result-${round}.json`, reason, layout.guild)) log(`${runId}/${gate}: rejected result-${round}.json: ${reason}`);
   };
+  for (const p of s.problems) {
+    if (/^result-\d+\.json$/.test(p.file)) reject(Number(p.file.slice(7, -5)), p.reason); // symlinked or oversized
+  }
+  const unbound = new Set(s.problems.filter((p) => /^verdict-\d+\.json$/.test(p.file)).map((p) => Number(p.file.slice(8, -5))));
+  const grace = ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
   for (const round of s.results.keys()) {
     if (s.verdicts.has(round)) continue;
+    if (unbound.has(round)) {
+      reject(round, `result-${round}.json changed after verification; verdict-${round}.json records the sha of the bytes that were verified`);
+      continue;
+    }
     if (s.outcome) reject(round, "result arrived after the gate's outcome");
     else if (!s.packets.has(round)) reject(round, `no packet-${round}.md was issued`);
     else if (round !== R) reject(round, `late: round ${round} is closed, the open round is ${R}`);
     else if (s.failures.has(round)) reject(round, `late: round ${round} already ended without a result (${s.failures.get(round)!.kind})`);
-    else verifyRound(ctx, runId, gate, round, s.packets.get(round)!, s.results.get(round)!.mtimeMs, nowMs, reject);
+    else verifyRound(ctx, runId, gate, round, s.packets.get(round)!, nowMs - s.results.get(round)!.mtimeMs < grace, reject);
   }
   return s.outcome ? "finished" : "active";
 }
 
 function verifyRound(
   ctx: BusContext, runId: string, gate: string, round: number,
-  packet: import("../spec/schemas.js").PacketFrontMatter, mtimeMs: number, nowMs: number,
+  packet: import("../spec/schemas.js").PacketFrontMatter, mayStillBeWriting: boolean,
   reject: (round: number, reason: string) => void,
 ): void {
   const { layout } = ctx;
@@ -48,7 +54,7 @@ function verifyRound(
   }
   const parsed = parseReviewResult(raw);
   if (!parsed.result) {
-    if (nowMs - mtimeMs < FOREIGN_GRACE_MS) return; // maybe still being written in place
+    if (mayStillBeWriting) return; // a foreign writer may still be writing it in place
     return reject(round, `not a review_result.v1: ${parsed.reasons.join("; ")}`);
   }
   if (parsed.result.packet_id !== packet.packet_id) {
@@ -57,7 +63,7 @@ function verifyRound(
   const reasons: string[] = [];
   let artifactBytes: Buffer;
   try {
-    const text = readFileSync(layout.artifact(packet.artifact_path), "utf8");
+    const text = readFileSync(layout.readableArtifact(packet.artifact_path), "utf8");
     artifactBytes = Buffer.from(scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns }), "utf8");
   } catch (error) {
     artifactBytes = Buffer.alloc(0);
