@@ -118,6 +118,10 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       continue;
     }
     const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parseRoundFile(name) !== null;
+    if (!known && name !== GATE_FILES.trail && name !== "rejected") {
+      problem(name, "not a bus file name (bus-spec/SPEC.md lists the names a gate directory holds)");
+      continue;
+    }
     if (st.isSymbolicLink()) {
       if (known) problem(name, "symlink refused: deliver a regular file");
       continue;
@@ -158,6 +162,13 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
         case "escalation": take(name, Escalation, (v) => same(v) && atRound(v), (v) => snap.escalations.set(round, v)); break;
         case "decision": take(name, Decision, (v) => same(v) && atRound(v), (v) => snap.decisions.set(round, v)); break;
       }
+    }
+  }
+  for (const [round, decision] of snap.decisions) {
+    const escalation = snap.escalations.get(round);
+    if (escalation && decision.at < escalation.at) {
+      snap.decisions.delete(round);
+      snap.problems.push({ file: `decision-${round}.json`, reason: "decision predates the escalation it would answer", mtimeMs: 0 });
     }
   }
   for (const [round, verdict] of snap.verdicts) {

@@ -75,24 +75,54 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   return { snapshot: s, decision: d, output, exitCode: waitExitCode(s, d) };
 }
 
-/** Every (run, gate) on disk, optionally narrowed to one run. */
-export function listGates(ctx: BusContext, runFilter?: string): Array<{ runId: string; gate: string }> {
-  const out: Array<{ runId: string; gate: string }> = [];
+export interface GateListing {
+  gates: Array<{ runId: string; gate: string }>;
+  /** Entries under .guild/runs the workers ignore, and why. */
+  ignored: Array<{ path: string; reason: string }>;
+}
+
+/** Every (run, gate) on disk, optionally narrowed to one run, and what the workers ignore there. */
+export function listGates(ctx: BusContext, runFilter?: string): GateListing {
+  const out: GateListing = { gates: [], ignored: [] };
+  const { layout } = ctx;
   let runs: string[] = [];
   try {
-    runs = runFilter ? [runFilter] : readdirSync(ctx.layout.runs).sort();
+    runs = runFilter ? [runFilter] : readdirSync(layout.runs).sort();
   } catch {
     return out;
   }
+  const refuse = (p: string, reason: string) => out.ignored.push({ path: p, reason });
   for (const runId of runs) {
-    if (!isRunId(runId)) continue;
+    const runPath = `.guild/runs/${runId}`;
+    if (!isRunId(runId)) {
+      refuse(runPath, "not a valid run id (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$, no '..')");
+      continue;
+    }
+    try {
+      layout.assertNoSymlinks(layout.runDir(runId));
+    } catch (error) {
+      refuse(runPath, (error as Error).message);
+      continue;
+    }
     let gates: string[] = [];
     try {
-      gates = readdirSync(path.join(ctx.layout.runDir(runId), "review")).sort();
+      gates = readdirSync(path.join(layout.runDir(runId), "review")).sort();
     } catch {
       continue;
     }
-    for (const gate of gates) if (isGate(gate)) out.push({ runId, gate });
+    for (const gate of gates) {
+      if (!isGate(gate)) {
+        refuse(`${runPath}/review/${gate}`, "not a gate (G-init G-spec G-plan G-quality G-operations G-diagnose or G-lane:<id>)");
+        continue;
+      }
+      try {
+        layout.assertNoSymlinks(layout.gateDir(runId, gate));
+      } catch (error) {
+        refuse(`${runPath}/review/${gate}`, (error as Error).message);
+        continue;
+      }
+      out.gates.push({ runId, gate });
+    }
   }
   return out;
 }

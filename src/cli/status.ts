@@ -14,16 +14,18 @@ export function register(program: Command): void {
     .option("--root <dir>", "project root", process.cwd())
     .action((run: string | undefined, gate: string | undefined, o: { json?: boolean; root: string }) => {
       const ctx = loadContext(new Layout(o.root));
-      const refs = gate ? [{ runId: assertRunId(run), gate: assertGate(gate) }] : listGates(ctx, run === undefined ? undefined : assertRunId(run));
+      const listing = gate ? { gates: [{ runId: assertRunId(run), gate: assertGate(gate) }], ignored: [] } : listGates(ctx, run === undefined ? undefined : assertRunId(run));
+      const refs = listing.gates;
       const rows = refs.map(({ runId, gate: g }) => {
         const v = viewGate(ctx, runId, g);
         return { ...v.output, rejected: v.snapshot.rejected, problems: v.snapshot.problems };
       });
       if (o.json) {
-        process.stdout.write(JSON.stringify({ settings_problems: ctx.settingsProblems, gates: rows }, null, 2) + "\n");
+        process.stdout.write(JSON.stringify({ settings_problems: ctx.settingsProblems, ignored: listing.ignored, gates: rows }, null, 2) + "\n");
         return;
       }
       for (const p of ctx.settingsProblems) process.stdout.write(`settings: ${p}\n`);
+      for (const i of listing.ignored) process.stdout.write(`ignored: ${i.path} — ${i.reason}\n`);
       if (!rows.length) process.stdout.write("no gates under .guild/runs\n");
       for (const r of rows) {
         process.stdout.write(

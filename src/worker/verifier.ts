@@ -16,11 +16,12 @@ export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m
   const { layout } = ctx;
   const s = readGate(layout, runId, gate);
   const R = Math.max(0, ...s.packets.keys());
-  const reject = (round: number, reason: string) => {
-    if (rejectFile(s.dir, `result-${round}.json`, reason, layout.guild)) log(`${runId}/${gate}: rejected result-${round}.json: ${reason}`);
+  const rejectName = (name: string, reason: string) => {
+    if (rejectFile(s.dir, name, reason, layout.guild)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
   };
+  const reject = (round: number, reason: string) => rejectName(`result-${round}.json`, reason);
   for (const p of s.problems) {
-    if (/^result-\d+\.json$/.test(p.file)) reject(Number(p.file.slice(7, -5)), p.reason); // symlinked or oversized
+    if (/^result-\d+\.json$/.test(p.file)) rejectName(p.file, p.reason); // symlinked, oversized or misnamed
   }
   const unbound = new Set(s.problems.filter((p) => /^verdict-\d+\.json$/.test(p.file)).map((p) => Number(p.file.slice(8, -5))));
   const grace = ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
