@@ -52,7 +52,6 @@ export class Layout {
 
   get runs(): string { return path.join(this.guild, "runs"); }
   get tmp(): string { return path.join(this.guild, "tmp"); }
-  get quarantine(): string { return path.join(this.guild, "quarantine"); }
   get settings(): string { return path.join(this.guild, "settings.json"); }
   get codexSkipStreak(): string { return path.join(this.guild, "codex-skip-streak.json"); }
   get hosts(): string { return path.join(this.guild, "hosts"); }

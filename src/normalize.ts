@@ -54,7 +54,10 @@ function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Findi
     const v = value as Record<string, unknown>;
     const severity = typeof v.severity === "string" && ["blocking", "high", "medium", "low", "info"].includes(v.severity) ? (v.severity as Finding["severity"]) : fallbackSeverity;
     const title = [v.title, v.finding, v.summary, v.detail].find((x) => typeof x === "string" && x.trim()) as string | undefined;
-    return { ...v, severity, title: title ?? JSON.stringify(v).slice(0, 200) };
+    // The strict schema types these as strings; `evidence: ["§2"]` or `id: 7` must not make a whole review malformed.
+    const texts: Record<string, string> = {};
+    for (const k of ["id", "detail", "evidence"]) if (v[k] !== undefined && typeof v[k] !== "string") texts[k] = JSON.stringify(v[k]);
+    return { ...v, ...texts, severity, title: title ?? JSON.stringify(v).slice(0, 200) };
   }
   return { severity: fallbackSeverity, title: typeof value === "string" && value.trim() ? value : JSON.stringify(value) };
 }

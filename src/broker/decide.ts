@@ -59,13 +59,17 @@ function wait(state: GateStateName, round: number, detail: string): GateDecision
 /** Cap in force: the resolved cap plus every human extension so far. */
 export function effectiveCap(snapshot: GateSnapshot, policy: ResolvedPolicy): number {
   let cap = policy.cap;
-  for (const d of snapshot.decisions.values()) if (d.choice === "extend-cap") cap += d.extend_by ?? 1;
+  for (const [round, d] of snapshot.decisions) {
+    // Only an extension that answers an escalation offering it counts; an ignored decision must change nothing.
+    if (d.choice === "extend-cap" && snapshot.escalations.get(round)?.options.includes("extend-cap")) cap += d.extend_by ?? 1;
+  }
   return cap;
 }
 
 function consecutiveRestarts(snapshot: GateSnapshot, round: number): number {
   let n = 0;
-  for (let p = snapshot.packets.get(round); p?.restart_reason === "artifact_changed"; p = snapshot.packets.get(p.restart_of ?? 0)) n++;
+  // Follow only strictly earlier rounds: a packet file whose restart_of points at itself or forward must not hang the broker.
+  for (let p = snapshot.packets.get(round); p?.restart_reason === "artifact_changed" && p.restart_of !== null && p.restart_of < p.round; p = snapshot.packets.get(p.restart_of)) n++;
   return n;
 }
 

@@ -91,13 +91,14 @@ export function selectReviewer(
     const pinned = providers.find((p) => p.id === pin);
     if (!pinned) return weak(providers, author, settings, `pinned reviewer ${JSON.stringify(pin)} is not configured; refusing to substitute silently`);
     if (!pinned.available) return weak(providers, author, settings, `pinned reviewer ${pin} unavailable: ${pinned.note ?? "not detected"}`);
+    // Before the manual case: a human reviewer declared with the author's model family is a self-review too.
+    if (pinned.family === author.family) {
+      return weak(providers, author, settings, `pinned reviewer ${pin} is ${pinned.family}, the author's family: same-family self-review cannot satisfy cross`);
+    }
     if (pinned.adapter === "manual") {
       return { status: "selected", provider: pinned, independence: "strong", reason: "pinned manual reviewer; a different known family is enforced when answering" };
     }
     if (pinned.family === "unknown") return weak(providers, author, settings, `pinned reviewer ${pin} has no known model family`);
-    if (pinned.family === author.family) {
-      return weak(providers, author, settings, `pinned reviewer ${pin} is ${pinned.family}, the author's family: same-family self-review cannot satisfy cross`);
-    }
     return { status: "selected", provider: pinned, independence: "strong", reason: `pinned reviewer ${pin} (${pinned.family} ≠ ${author.family})` };
   }
   const ranked = providers

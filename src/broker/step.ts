@@ -107,8 +107,9 @@ async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Act
 function buildOutcome(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "outcome" }>): Outcome {
   const request = s.request!;
   const author = authorIdentity(request, ctx.settings);
-  const p = s.packets.get(action.round);
   const v = s.verdicts.get(action.round);
+  // Without a verdict no review was applied (e.g. force-pass after no_verdict): name no reviewer.
+  const p = v ? s.packets.get(action.round) : undefined;
   let current: string | null = null;
   try {
     current = sha256Hex(Buffer.from(readScrubbedArtifact(ctx, request.artifact_path), "utf8"));
@@ -205,7 +206,9 @@ function quarantineProblems(ctx: BusContext, s: GateSnapshot): boolean {
 
 function recordEvents(ctx: BusContext, s: GateSnapshot, action: Action): void {
   const ended = action.type === "packet" ? action.round - 1 : action.round;
-  if (ended >= 1) roundEvent(ctx, s, ended, action.type === "outcome" && action.status === "satisfied");
+  // A round ends once: at its escalation when it has one, else at the packet or outcome that follows it.
+  const endsHere = action.type === "escalation" || !s.escalations.has(ended);
+  if (ended >= 1 && endsHere) roundEvent(ctx, s, ended, action.type === "outcome" && action.status === "satisfied");
   if (action.type === "escalation") appendEvent(ctx, s, { event: "review_escalation", round_number: action.round, reason: action.reason });
   if (action.type === "outcome") appendEvent(ctx, s, { event: "review_outcome", round_number: action.round, status: action.status, reason: action.reason });
 }

@@ -6,6 +6,7 @@ import { Layout } from "../layout.js";
 import { acceptManualResponse } from "../manual.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, DecisionChoice, Resubmit } from "../spec/schemas.js";
+import { scrubResult } from "../scrub-result.js";
 import { deliver } from "../store/deliver.js";
 import { loadContext } from "../worker/context.js";
 import { waitForGate } from "./wait.js";
@@ -94,7 +95,8 @@ export function register(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      const status = deliver(layout.gateFile(run, gate, `result-${R}.json`), json(verdict.result), { guildDir: layout.guild }).status;
+      const result = scrubResult(verdict.result, ctx.settings.secrets_policy?.redaction_patterns);
+      const status = deliver(layout.gateFile(run, gate, `result-${R}.json`), json(result), { guildDir: layout.guild }).status;
       delivered(status, `result-${R}.json`);
       process.stderr.write(`accepted: result-${R}.json (${verdict.result.verdict}, reviewer ${verdict.model})\n`);
     });

@@ -32,6 +32,7 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   const runId = assertRunId(p.runId ?? newRunId());
   const abs = layout.artifact(p.artifact);
   if (!existsSync(abs) || !statSync(abs).isFile()) throw new Error(`artifact not found: ${p.artifact}`);
+  layout.readableArtifact(p.artifact); // a symlink leading out of the project is refused now, not at packet time
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };
   deliver(layout.runMeta(runId), JSON.stringify(RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: p.author }), null, 2) + "\n", opts);

@@ -1,5 +1,6 @@
 // `--wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to stderr.
 import { setTimeout as sleep } from "node:timers/promises";
+import { resolvePolicy } from "../broker/policy.js";
 import { viewGate, type ReviewBrokerOutput } from "../broker/view.js";
 import type { BusContext } from "../worker/context.js";
 import { loadContext } from "../worker/context.js";
@@ -32,10 +33,19 @@ export async function waitForGate(layout: Layout, runId: string, gate: string, o
   const started = Date.now();
   let last = "";
   let hinted = false;
+  let warned = false;
   for (;;) {
     const ctx: BusContext = loadContext(layout);
     const view = viewGate(ctx, runId, gate);
     const line = `round ${view.decision.round}: ${view.decision.state} — ${view.decision.detail}`;
+    const first = view.snapshot.packets.get(1);
+    if (!warned && first) {
+      warned = true;
+      // the seed's wording, so tools that grep for it keep working
+      if (first.selection_status !== "selected") process.stderr.write(`warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${first.selection_reason})\n`);
+      if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn") process.stderr.write(`warn: codex-skip streak is blocked (.guild/codex-skip-streak.json): adversarial review is overdue\n`);
+      if (view.snapshot.request) for (const w of resolvePolicy(view.snapshot.request, ctx.settings).warnings) process.stderr.write(`warn: ${w}\n`);
+    }
     if (line !== last) {
       process.stderr.write(`[${gate}] ${line}\n`);
       last = line;

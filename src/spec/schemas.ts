@@ -112,7 +112,7 @@ export const PacketFrontMatter = z
     gate,
     round,
     counted_round: round.describe("the round number counted against the cap (restarts and retries keep it)"),
-    cap: z.number().int().min(1).max(100).describe("effective cap: the resolved cap plus human extensions"),
+    cap: z.number().int().min(1).max(1000).describe("effective cap: the resolved cap plus human extensions"),
     restart_of: round.nullable(),
     restart_reason: z.enum(["artifact_changed", "retry", "malformed"]).nullable(),
     author_host: nonBlank,
@@ -147,7 +147,7 @@ export const Attempt = z
   .meta({ title: "review/<gate>/attempt-<n>.json", description: "Recorded before a reviewer is dispatched." });
 export type Attempt = z.infer<typeof Attempt>;
 
-export const FailureKind = z.enum(["malformed", "no_verdict", "unavailable", "rejected_response"]);
+export const FailureKind = z.enum(["malformed", "no_verdict", "unavailable"]);
 export const Failure = z
   .object({
     schema_version: z.literal("guild_bus.failure.v1"),

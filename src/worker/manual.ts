@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { FOREIGN_GRACE_MS, readGate } from "../broker/snapshot.js";
 import { acceptManualResponse, manualInstructions } from "../manual.js";
+import { scrubResult } from "../scrub-result.js";
 import { deliver } from "../store/deliver.js";
 import { rejectFile } from "../store/reject.js";
 import type { BusContext } from "./context.js";
@@ -32,7 +33,8 @@ export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m
     // a body that cannot be read yet may still be being written in place; an identity refusal is final
     if (!verdict.ok && stillWriting && /could not be read/.test(verdict.reason)) return "active";
     if (verdict.ok) {
-      deliver(layout.gateFile(runId, gate, `result-${R}.json`), JSON.stringify(verdict.result, null, 2) + "\n", { guildDir: layout.guild });
+      const result = scrubResult(verdict.result, ctx.settings.secrets_policy?.redaction_patterns);
+      deliver(layout.gateFile(runId, gate, `result-${R}.json`), JSON.stringify(result, null, 2) + "\n", { guildDir: layout.guild });
       log(`${runId}/${gate} round ${R}: manual response from ${verdict.model} accepted`);
     } else {
       rejectFile(s.dir, name, verdict.reason, layout.guild);

@@ -5,9 +5,9 @@ import { hostname } from "node:os";
 import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
 import { classifyModel } from "../family.js";
 import { readGate } from "../broker/snapshot.js";
-import { type EnvelopeContext, normalizeOutput, repairPrompt } from "../normalize.js";
-import { scrub } from "../scrub.js";
-import { Attempt, Failure, type PacketFrontMatter, type ProviderConfig, type ReviewResultStrict } from "../spec/schemas.js";
+import { type EnvelopeContext, type Normalized, normalizeOutput, repairPrompt } from "../normalize.js";
+import { scrubResult } from "../scrub-result.js";
+import { Attempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
 import { tryClaim } from "../store/claim.js";
 import { deliver } from "../store/deliver.js";
 import type { BusContext } from "./context.js";
@@ -24,19 +24,6 @@ export interface ReviewerOptions {
 }
 
 const now = () => new Date().toISOString();
-const IDENTITY_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict", "reviewer_model", "reviewer_host"]);
-
-/** Scrub every free-text value a reviewer wrote; bindings and identity stay byte-exact. */
-function scrubResult(result: ReviewResultStrict, patterns: string[] | undefined): ReviewResultStrict {
-  const walk = (v: unknown, key?: string): unknown => {
-    if (typeof v === "string") return key && IDENTITY_FIELDS.has(key) ? v : scrub(v, { customPatterns: patterns });
-    if (Array.isArray(v)) return v.map((x) => walk(x));
-    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
-    return v;
-  };
-  return walk(result) as ReviewResultStrict;
-}
-
 export async function reviewGate(ctx: BusContext, runId: string, gate: string, opts: ReviewerOptions, signal: AbortSignal): Promise<"active" | "finished"> {
   const { layout } = ctx;
   const first = readGate(layout, runId, gate);
@@ -102,20 +89,20 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
     const input = dispatchBase(ran);
     const adapter = ran.adapter;
     const identity = withReported(envelopeCtx, answer.reportedModel);
-    let normalized = normalizeOutput(answer.text, identity);
+    let normalized = normalizeBound(answer.text, identity);
     if (!normalized.ok) {
       opts.log(`${runId}/${gate} round ${R}: malformed output (${normalized.reasons.join("; ")}); one schema repair`);
       const repair = await adapter.dispatch({ ...input, prompt: `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelopeCtx)}\n\nYour previous answer:\n\n${answer.text.slice(0, 20_000)}\n` });
       if (claim.signal.aborted) return "active";
       if (repair.kind !== "output") return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`);
-      const repaired = normalizeOutput(repair.text, withReported(envelopeCtx, repair.reportedModel));
+      const repaired = normalizeBound(repair.text, withReported(envelopeCtx, repair.reportedModel));
       if (!repaired.ok) return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`);
       normalized = { ...repaired, result: { ...repaired.result, repaired: true } };
     }
     const result = scrubResult({ ...normalized.result, ...(tried.length ? { dispatch_fallbacks: tried } : {}) }, ctx.settings.secrets_policy?.redaction_patterns);
     if (readGate(layout, runId, gate).failures.has(R)) return "active";
-    deliver(file(`result-${R}.json`), JSON.stringify(result, null, 2) + "\n", { guildDir: layout.guild });
-    opts.log(`${runId}/${gate} round ${R}: result delivered (${result.verdict}, ${result.blocking_findings.length} blocking)`);
+    const delivered = deliver(file(`result-${R}.json`), JSON.stringify(result, null, 2) + "\n", { guildDir: layout.guild });
+    opts.log(`${runId}/${gate} round ${R}: ${delivered.status === "delivered" ? `result delivered (${result.verdict}, ${result.blocking_findings.length} blocking)` : `result not delivered: result-${R}.json already exists (${delivered.status})`}`);
     return "active";
   } finally {
     await claim.release();
@@ -160,6 +147,21 @@ function dispatchChain(ctx: BusContext, P: PacketFrontMatter, opts: ReviewerOpti
   }
   if (skipped.length) opts.log(`${P.run_id}/${P.gate} round ${P.round}: ${skipped.join("; ")}`);
   return chain.length ? chain : `no runnable provider: ${skipped.join("; ")}`;
+}
+
+/**
+ * The reviewer was given one packet and one sha: an answer naming others is malformed (and gets the repair
+ * prompt), not a review of other bytes. A real artifact change is the verifier's to find, against the disk.
+ */
+function normalizeBound(text: string, ctx: EnvelopeContext): Normalized {
+  const n = normalizeOutput(text, ctx);
+  if (!n.ok) return n;
+  const reasons: string[] = [];
+  if (n.result.packet_id !== ctx.packetId) reasons.push(`packet_id must be ${ctx.packetId} (got ${JSON.stringify(n.result.packet_id)})`);
+  if (n.result.artifact_sha256_reviewed.toLowerCase() !== ctx.artifactSha256) {
+    reasons.push(`artifact_sha256_reviewed must be ${ctx.artifactSha256}, the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`);
+  }
+  return reasons.length ? { ok: false, reasons } : n;
 }
 
 function withReported(ctx: EnvelopeContext, reported: string | null | undefined): EnvelopeContext {

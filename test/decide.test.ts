@@ -1,0 +1,425 @@
+// The round loop (decide) step by step, on hand-built snapshots: no filesystem.
+import { describe, expect, it } from "vitest";
+import { decide, effectiveCap, waitExitCode } from "../src/broker/decide.js";
+import { packetId } from "../src/broker/packet-format.js";
+import { resolvePolicy } from "../src/broker/policy.js";
+import type { DecisionChoice } from "../src/spec/schemas.js";
+import { context, gate, openRound, packet, request, settle, SHA_A } from "./helpers/snapshots.js";
+
+const CAP: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
+const RETRY: DecisionChoice[] = ["retry", "force-pass", "rework"];
+
+describe("decide: before any packet", () => {
+  it("no request → no_request, no action", () => {
+    const d = decide(gate(null).s, context());
+    expect(d).toEqual({ state: "no_request", round: 0, action: null, detail: "no request.json" });
+  });
+
+  it("an outcome on disk → done at its final round, whatever else is there", () => {
+    const g = gate().packet(1).verdict(1, "issues").outcome("rework", 1);
+    expect(decide(g.s, context())).toMatchObject({ state: "done", round: 1, action: null, detail: "outcome rework" });
+  });
+
+  it("step 0: review not required → skipped outcome at round 0 (the only clean skip)", () => {
+    const d = decide(gate().s, context({ policy: { required: false, requiredBecause: "review=off" } }));
+    expect(d.state).toBe("broker");
+    expect(d.action).toEqual({ type: "outcome", status: "skipped", reason: "review not required (review=off)", round: 0 });
+  });
+
+  it("step 0 comes before the codex-skip block: a not-required review is skipped even when blocked", () => {
+    const d = decide(gate().s, context({ policy: { required: false }, blocked: true, enforcement: "block" }));
+    expect(d.action).toMatchObject({ type: "outcome", status: "skipped" });
+  });
+
+  it("review=off with risk high is required: a first packet, not a skip (policy → decide)", () => {
+    const ctx = { policy: resolvePolicy(request({ review: "off", risk: "high" }), {}), codexSkip: { blocked: false, enforcement: "warn" as const } };
+    expect(decide(gate().s, ctx).action).toMatchObject({ type: "packet", round: 1 });
+    const off = { ...ctx, policy: resolvePolicy(request({ review: "off" }), {}) };
+    expect(decide(gate().s, off).action).toMatchObject({ type: "outcome", status: "skipped", reason: "review not required (review=off)" });
+  });
+
+  it("required review → first packet: round 1, counted 1, no restart, select now, cap in force", () => {
+    const d = decide(gate().s, context({ policy: { cap: 3 } }));
+    expect(d).toMatchObject({ state: "broker", round: 1, detail: "first packet" });
+    expect(d.action).toEqual({ type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap: 3, inherit: null });
+  });
+
+  it("a required review never resolves skipped, whatever the mode", () => {
+    for (const mode of ["cross", "local", "off"] as const) {
+      const { decision, actions } = settle(gate().s, context({ policy: { mode, required: true } }));
+      expect(actions.some((a) => a.type === "outcome")).toBe(false);
+      expect(decision.state).toBe("reviewing");
+    }
+  });
+});
+
+describe("decide: codex-skip sentinel (step 1)", () => {
+  it("blocked + warn → proceeds to the first packet", () => {
+    expect(decide(gate().s, context({ blocked: true, enforcement: "warn" })).action).toMatchObject({ type: "packet", round: 1 });
+  });
+
+  it("not blocked + block → proceeds", () => {
+    expect(decide(gate().s, context({ blocked: false, enforcement: "block" })).action).toMatchObject({ type: "packet", round: 1 });
+  });
+
+  it("blocked + block → escalation at round 0 with override|rework, before any host is resolved", () => {
+    const d = decide(gate().s, context({ blocked: true, enforcement: "block" }));
+    expect(d.action).toEqual({
+      type: "escalation", round: 0, reason: "codex_skip_blocked",
+      detail: "codex-skip streak is blocked and codex_skip_enforcement=block", options: ["override", "rework"],
+    });
+  });
+
+  it("escalated, no decision → awaiting_decision at round 0 (exit 4)", () => {
+    const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]);
+    const d = decide(g.s, context({ blocked: true, enforcement: "block" }));
+    expect(d).toMatchObject({ state: "awaiting_decision", round: 0, action: null });
+    expect(waitExitCode(g.s, d)).toBe(4);
+  });
+
+  it("override → first packet", () => {
+    const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]).decision(0, "override");
+    expect(decide(g.s, context({ blocked: true, enforcement: "block" })).action).toMatchObject({ type: "packet", round: 1, counted_round: 1, inherit: null });
+  });
+
+  it("rework → rework outcome at round 0", () => {
+    const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]).decision(0, "rework");
+    expect(decide(g.s, context({ blocked: true, enforcement: "block" })).action).toEqual({
+      type: "outcome", status: "rework", reason: "rework chosen at the codex-skip block", round: 0,
+    });
+  });
+
+  it("a choice that was not offered (force-pass) is ignored: still awaiting the decision", () => {
+    const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]).decision(0, "force-pass");
+    expect(decide(g.s, context({ blocked: true, enforcement: "block" }))).toMatchObject({ state: "awaiting_decision", round: 0, action: null });
+  });
+});
+
+describe("decide: waiting on the open round", () => {
+  it("packet only → reviewing", () => {
+    expect(decide(gate().packet(1).s, context())).toMatchObject({ state: "reviewing", round: 1, action: null, detail: "waiting for reviewer codex" });
+  });
+  it("attempt recorded → dispatched", () => {
+    expect(decide(gate().packet(1).attempt(1).s, context())).toMatchObject({ state: "dispatched", round: 1, action: null });
+  });
+  it("manual response delivered → normalizing", () => {
+    expect(decide(gate().packet(1).response(1).s, context())).toMatchObject({ state: "normalizing", round: 1, action: null });
+  });
+  it("result delivered, no verdict yet → verifying (even with an attempt and a response)", () => {
+    expect(decide(gate().packet(1).attempt(1).response(1).result(1).s, context())).toMatchObject({ state: "verifying", round: 1, action: null });
+  });
+  it("waiting states have no exit code (the gate still moves on its own)", () => {
+    const g = gate().packet(1);
+    expect(waitExitCode(g.s, decide(g.s, context()))).toBeNull();
+  });
+  it("only the latest round is looked at: an old pass does not satisfy a newer open round", () => {
+    const g = gate().packet(1).verdict(1, "pass").packet(2, { counted_round: 2 });
+    expect(decide(g.s, context())).toMatchObject({ state: "reviewing", round: 2 });
+  });
+});
+
+describe("decide: verdicts (step 8)", () => {
+  it("pass → satisfied, with the packet's independence (strong)", () => {
+    const d = decide(gate().packet(1).verdict(1, "pass").s, context());
+    expect(d.action).toEqual({ type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: 1, independence: "strong" });
+  });
+
+  it("pass on the weak path → satisfied, independence weak (still gated, never up-converted)", () => {
+    const g = gate().packet(1, { independence: "weak", selection_status: "degraded-local" }).verdict(1, "pass");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "outcome", status: "satisfied", independence: "weak" });
+  });
+
+  it("pass reported by the author's own family → satisfied but recorded weak", () => {
+    const g = gate().packet(1).verdict(1, "pass", { independence_violation: true, reviewer_family: "anthropic", reviewer_model: "claude-opus-4" });
+    const a = decide(g.s, context()).action!;
+    expect(a).toMatchObject({ type: "outcome", status: "satisfied", round: 1, independence: "weak" });
+    expect(a.type === "outcome" && a.reason).toMatch(/anthropic, the author's family/);
+  });
+
+  it("pass by a reviewer of unknown family → escalation identity_unverified with retry|force-pass|rework", () => {
+    const g = gate().packet(1).verdict(1, "pass", { independence_violation: true, reviewer_family: "unknown", reviewer_model: "mystery-1" });
+    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", round: 1, reason: "identity_unverified", options: RETRY });
+    expect((decide(g.s, context()).action as { detail: string }).detail).toContain('"mystery-1"');
+  });
+
+  it("sha mismatch → restart packet on the current bytes: restart_of, artifact_changed, counted round unchanged", () => {
+    const g = gate().packet(1, { counted_round: 1, cap: 1 }).verdict(1, "sha");
+    const d = decide(g.s, context({ policy: { cap: 1 } }));
+    expect(d.action).toEqual({
+      type: "packet", round: 2, counted_round: 1, restart_of: 1, restart_reason: "artifact_changed", cap: 1, inherit: g.s.packets.get(1),
+    });
+  });
+
+  it("sha mismatch at the cap still restarts (restarts never consume the cap)", () => {
+    const g = gate().packet(1).packet(2, { counted_round: 2 }).verdict(2, "sha");
+    expect(decide(g.s, context({ policy: { cap: 2 } })).action).toMatchObject({ type: "packet", round: 3, counted_round: 2, restart_reason: "artifact_changed" });
+  });
+
+  it("restart cap: restartCap restarts in a row are allowed, the next mismatch escalates restart_cap_hit", () => {
+    const ctx = context({ policy: { restartCap: 2 } });
+    const g = gate().packet(1).verdict(1, "sha")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" }).verdict(2, "sha");
+    expect(decide(g.s, ctx).action).toMatchObject({ type: "packet", round: 3, restart_of: 2, counted_round: 1 });
+    g.packet(3, { counted_round: 1, restart_of: 2, restart_reason: "artifact_changed" }).verdict(3, "sha");
+    const d = decide(g.s, ctx);
+    expect(d.action).toMatchObject({ type: "escalation", round: 3, reason: "restart_cap_hit", options: RETRY, detail: "artifact changed mid-review 3 times in a row" });
+  });
+
+  it("restarts separated by a counted round do not add up", () => {
+    const ctx = context({ policy: { restartCap: 1 } });
+    const g = gate().packet(1).verdict(1, "sha")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" }).verdict(2, "issues").resubmit(2)
+      .packet(3, { counted_round: 2 }).verdict(3, "sha");
+    expect(decide(g.s, ctx).action).toMatchObject({ type: "packet", round: 4, restart_reason: "artifact_changed", counted_round: 2 });
+  });
+
+  it("a restart chain that points at itself does not hang decide", () => {
+    const g = gate().packet(2, { counted_round: 1, restart_of: 2, restart_reason: "artifact_changed" }).verdict(2, "sha");
+    const d = decide(g.s, context({ policy: { restartCap: 3 } }));
+    expect(d.action).toMatchObject({ type: "packet", round: 3, restart_of: 2, restart_reason: "artifact_changed" });
+  });
+
+  it("issues below the cap → awaiting_author with the reasons (exit 3)", () => {
+    const g = gate().packet(1).verdict(1, "issues");
+    const d = decide(g.s, context());
+    expect(d).toEqual({ state: "awaiting_author", round: 1, action: null, detail: 'verdict is "issues", not "satisfied"; 1 blocking finding(s) remain' });
+    expect(waitExitCode(g.s, d)).toBe(3);
+  });
+
+  it("a satisfied verdict that still lists blockers is not a pass → awaiting_author", () => {
+    expect(decide(gate().packet(1).verdict(1, "blockers").s, context())).toMatchObject({ state: "awaiting_author", round: 1 });
+  });
+
+  it("issues + resubmit → next packet, counted round + 1, same reviewer, not a restart", () => {
+    const g = gate().packet(1).verdict(1, "issues").resubmit(1);
+    expect(decide(g.s, context()).action).toEqual({
+      type: "packet", round: 2, counted_round: 2, restart_of: null, restart_reason: null, cap: 5, inherit: g.s.packets.get(1),
+    });
+  });
+
+  it("issues at counted_round == cap → escalation cap_hit with force-pass|extend-cap|rework (even if resubmitted)", () => {
+    const g = gate().packet(1).verdict(1, "issues").resubmit(1).packet(2, { counted_round: 2 }).verdict(2, "issues").resubmit(2);
+    const d = decide(g.s, context({ policy: { cap: 2 } }));
+    expect(d.action).toMatchObject({ type: "escalation", round: 2, reason: "cap_hit", options: CAP });
+    expect((d.action as { detail: string }).detail).toMatch(/^round cap 2 reached with /);
+  });
+
+  it("issues beyond the cap (counted_round > cap) also escalate", () => {
+    const g = gate().packet(1, { counted_round: 4 }).verdict(1, "issues");
+    expect(decide(g.s, context({ policy: { cap: 3 } })).action).toMatchObject({ type: "escalation", reason: "cap_hit" });
+  });
+
+  it("counted rounds, not packet rounds, meet the cap: restarts before a counted round do not bring the cap closer", () => {
+    const g = gate().packet(1).verdict(1, "sha").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" }).verdict(2, "issues");
+    expect(decide(g.s, context({ policy: { cap: 2 } }))).toMatchObject({ state: "awaiting_author", round: 2 });
+  });
+
+  it("a verdict whose result did not parse or named another packet is a malformed round", () => {
+    for (const kind of ["unparsed", "packet_id"] as const) {
+      const g = gate().packet(1).verdict(1, kind);
+      expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 2, counted_round: 2, restart_of: 1, restart_reason: "malformed" });
+    }
+  });
+});
+
+describe("decide: rounds that ended without a result", () => {
+  it("malformed → next round (consumes a counted round), restart_of pointing at it", () => {
+    const g = gate().packet(1).failure(1, "malformed", "envelope missing");
+    const d = decide(g.s, context());
+    expect(d.action).toEqual({ type: "packet", round: 2, counted_round: 2, restart_of: 1, restart_reason: "malformed", cap: 5, inherit: g.s.packets.get(1) });
+    expect(d.detail).toBe("malformed: envelope missing");
+  });
+
+  it("two malformed terminations in a row → malformed_termination_x2 with the cap options", () => {
+    const g = gate().packet(1).failure(1, "malformed").packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).failure(2, "malformed", "sentinel repeated");
+    const d = decide(g.s, context());
+    expect(d.action).toMatchObject({ type: "escalation", round: 2, reason: "malformed_termination_x2", options: CAP, detail: "two malformed terminations in a row: sentinel repeated" });
+  });
+
+  it("a malformed verdict (unparsed) followed by a malformed failure also counts as two in a row", () => {
+    const g = gate().packet(1).verdict(1, "unparsed").packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).failure(2, "malformed");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", reason: "malformed_termination_x2" });
+  });
+
+  it("malformed, then a good issues round, then malformed again is not 'two in a row'", () => {
+    const g = gate().packet(1).failure(1, "malformed")
+      .packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).verdict(2, "issues").resubmit(2)
+      .packet(3, { counted_round: 3 }).failure(3, "malformed");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 4, counted_round: 4, restart_reason: "malformed" });
+  });
+
+  it("malformed at the cap → cap_hit", () => {
+    const g = gate().packet(1).failure(1, "malformed", "envelope missing");
+    const d = decide(g.s, context({ policy: { cap: 1 } }));
+    expect(d.action).toMatchObject({ type: "escalation", round: 1, reason: "cap_hit", options: CAP, detail: "round cap 1 reached (last round malformed: envelope missing)" });
+  });
+
+  it("no_verdict → escalation no_verdict with retry|force-pass|rework (never cap_hit, never skipped)", () => {
+    const g = gate().packet(1).failure(1, "no_verdict", "reviewer refused twice");
+    expect(decide(g.s, context({ policy: { cap: 1 } })).action).toEqual({
+      type: "escalation", round: 1, reason: "no_verdict", detail: "reviewer refused twice", options: RETRY,
+    });
+  });
+
+  it("unavailable → escalation unavailable; awaiting it exits 5", () => {
+    const g = gate().packet(1).failure(1, "unavailable", "codex not on PATH");
+    expect(decide(g.s, context()).action).toEqual({ type: "escalation", round: 1, reason: "unavailable", detail: "codex not on PATH", options: RETRY });
+    g.escalation(1, "unavailable", RETRY);
+    const d = decide(g.s, context());
+    expect(d).toMatchObject({ state: "awaiting_decision", round: 1 });
+    expect(waitExitCode(g.s, d)).toBe(5);
+  });
+
+  it("a failure outranks a verdict for the same round", () => {
+    const g = gate().packet(1).verdict(1, "pass").failure(1, "unavailable");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", reason: "unavailable" });
+  });
+});
+
+describe("decide: human decisions on an escalation", () => {
+  const capHit = () => gate().packet(1).verdict(1, "issues").escalation(1, "cap_hit", CAP);
+
+  it("no decision → awaiting_decision (exit 4)", () => {
+    const g = capHit();
+    const d = decide(g.s, context({ policy: { cap: 1 } }));
+    expect(d).toMatchObject({ state: "awaiting_decision", round: 1, action: null });
+    expect(d.detail).toContain("cap_hit");
+    expect(waitExitCode(g.s, d)).toBe(4);
+  });
+
+  it("force-pass → force_passed outcome (exit 0 once written)", () => {
+    const g = capHit().decision(1, "force-pass");
+    const d = decide(g.s, context({ policy: { cap: 1 } }));
+    expect(d.action).toEqual({ type: "outcome", status: "force_passed", reason: "human force-pass after cap_hit", round: 1 });
+    g.outcome("force_passed", 1);
+    expect(waitExitCode(g.s, decide(g.s, context()))).toBe(0);
+  });
+
+  it("rework → rework outcome (exit 3 once written)", () => {
+    const g = capHit().decision(1, "rework");
+    expect(decide(g.s, context({ policy: { cap: 1 } })).action).toEqual({ type: "outcome", status: "rework", reason: "human chose rework after cap_hit", round: 1 });
+    g.outcome("rework", 1);
+    expect(waitExitCode(g.s, decide(g.s, context()))).toBe(3);
+  });
+
+  it("extend-cap N → cap + N, the gate waits for the author, then continues at counted round + 1 with the new cap", () => {
+    const g = capHit().decision(1, "extend-cap", 2);
+    const ctx = context({ policy: { cap: 1 } });
+    expect(effectiveCap(g.s, ctx.policy)).toBe(3);
+    const d = decide(g.s, ctx);
+    expect(d).toEqual({ state: "awaiting_author", round: 1, action: null, detail: "cap extended: revise the artifact and resubmit" });
+    expect(waitExitCode(g.s, d)).toBe(3);
+    g.resubmit(1);
+    expect(decide(g.s, ctx).action).toEqual({
+      type: "packet", round: 2, counted_round: 2, restart_of: null, restart_reason: null, cap: 3, inherit: g.s.packets.get(1),
+    });
+  });
+
+  it("after an extension the loop runs exactly N more counted rounds before the next cap_hit", () => {
+    const ctx = context({ policy: { cap: 1 } });
+    const g = capHit().decision(1, "extend-cap", 2).resubmit(1);
+    settle(g.s, ctx);
+    g.verdict(2, "issues").resubmit(2);
+    expect(settle(g.s, ctx).decision).toMatchObject({ state: "reviewing", round: 3 });
+    expect(g.s.packets.get(3)).toMatchObject({ counted_round: 3, cap: 3 });
+    g.verdict(3, "issues");
+    const { decision, actions } = settle(g.s, ctx);
+    expect(actions).toEqual([expect.objectContaining({ type: "escalation", round: 3, reason: "cap_hit" })]);
+    expect(decision.state).toBe("awaiting_decision");
+  });
+
+  it("extend-cap without extend_by adds one round", () => {
+    expect(effectiveCap(capHit().decision(1, "extend-cap").s, context({ policy: { cap: 1 } }).policy)).toBe(2);
+  });
+
+  it("extend-cap on malformed_termination_x2 → next round straight away (nothing for the author to revise)", () => {
+    const g = gate().packet(1).failure(1, "malformed").packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).failure(2, "malformed")
+      .escalation(2, "malformed_termination_x2", CAP).decision(2, "extend-cap", 1);
+    expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 3, counted_round: 3, restart_of: 2, restart_reason: "malformed", cap: 6 });
+  });
+
+  it("retry on no_verdict / unavailable / identity_unverified / restart_cap_hit → new packet, same counted round", () => {
+    for (const reason of ["no_verdict", "unavailable", "identity_unverified", "restart_cap_hit"] as const) {
+      const g = gate().packet(1).packet(2, { counted_round: 2 }).failure(2, "no_verdict").escalation(2, reason, RETRY).decision(2, "retry");
+      expect(decide(g.s, context()).action).toEqual({
+        type: "packet", round: 3, counted_round: 2, restart_of: 2, restart_reason: "retry", cap: 5, inherit: g.s.packets.get(2),
+      });
+    }
+  });
+
+  it("force-pass and rework also end no_verdict / unavailable escalations", () => {
+    const g = gate().packet(1).failure(1, "unavailable").escalation(1, "unavailable", RETRY).decision(1, "force-pass");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "outcome", status: "force_passed", reason: "human force-pass after unavailable" });
+  });
+
+  it("a choice that is not among the options is ignored: still awaiting_decision", () => {
+    const cases: Array<[ReturnType<typeof gate>, string]> = [
+      [capHit().decision(1, "retry"), "cap_hit"],
+      [capHit().decision(1, "override"), "cap_hit"],
+      [gate().packet(1).failure(1, "no_verdict").escalation(1, "no_verdict", RETRY).decision(1, "extend-cap", 3), "no_verdict"],
+    ];
+    for (const [g, reason] of cases) {
+      const d = decide(g.s, context({ policy: { cap: 1 } }));
+      expect(d).toMatchObject({ state: "awaiting_decision", round: 1, action: null });
+      expect(d.detail).toContain(reason);
+    }
+  });
+
+  it("an ignored extend-cap decision does not extend the cap", () => {
+    const g = gate().packet(1).failure(1, "no_verdict").escalation(1, "no_verdict", RETRY).decision(1, "extend-cap", 3);
+    expect(effectiveCap(g.s, context({ policy: { cap: 1 } }).policy)).toBe(1);
+  });
+
+  it("a decision with no escalation to answer changes nothing (the cap is not silently extended)", () => {
+    const g = gate().packet(1).verdict(1, "issues").decision(1, "extend-cap", 5);
+    const d = decide(g.s, context({ policy: { cap: 1 } }));
+    expect(d.action).toMatchObject({ type: "escalation", round: 1, reason: "cap_hit" });
+  });
+
+  it("a decision for an older round does not answer the current escalation", () => {
+    const g = gate().packet(1).failure(1, "no_verdict").escalation(1, "no_verdict", RETRY).decision(1, "retry")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "retry" }).failure(2, "unavailable").escalation(2, "unavailable", RETRY);
+    expect(decide(g.s, context())).toMatchObject({ state: "awaiting_decision", round: 2 });
+  });
+});
+
+describe("decide: a whole gate, driven like the broker", () => {
+  it("issues → resubmit → sha restart → satisfied: packets, counted rounds and outcome", () => {
+    const ctx = context({ policy: { cap: 2 } });
+    const g = gate();
+    expect(settle(g.s, ctx).decision).toMatchObject({ state: "reviewing", round: 1 });
+    g.verdict(1, "issues");
+    expect(settle(g.s, ctx).decision.state).toBe("awaiting_author");
+    g.resubmit(1);
+    settle(g.s, ctx);
+    g.verdict(2, "sha");
+    settle(g.s, ctx);
+    g.verdict(3, "pass");
+    const { decision, actions } = settle(g.s, ctx);
+    expect(actions).toEqual([{ type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: 3, independence: "strong" }]);
+    expect(decision).toMatchObject({ state: "done", round: 3 });
+    expect([...g.s.packets.values()].map((p) => [p.round, p.counted_round, p.restart_of, p.restart_reason])).toEqual([
+      [1, 1, null, null], [2, 2, null, null], [3, 2, 2, "artifact_changed"],
+    ]);
+    expect(g.s.packets.get(3)!.packet_id).toBe(packetId("run1", "G-spec", 3));
+    expect(g.s.packets.get(3)!.artifact_sha256).toBe(SHA_A);
+    expect(waitExitCode(g.s, decision)).toBe(0);
+    expect(openRound(g.s)).toBe(3);
+  });
+
+  it("skipped once written → done, exit 0", () => {
+    const g = gate();
+    const { decision } = settle(g.s, context({ policy: { required: false } }));
+    expect(decision).toMatchObject({ state: "done", round: 0 });
+    expect(g.s.outcome!.status).toBe("skipped");
+    expect(waitExitCode(g.s, decision)).toBe(0);
+  });
+
+  it("decide does not mutate the snapshot", () => {
+    const g = gate().packet(1).verdict(1, "issues").resubmit(1).decision(1, "force-pass");
+    const before = structuredClone(g.s);
+    decide(g.s, context());
+    expect(g.s).toEqual(before);
+    expect(packet(1)).toEqual(g.s.packets.get(1));
+  });
+});

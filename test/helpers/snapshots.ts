@@ -1,0 +1,158 @@
+// Builders for GateSnapshot and the records in it, plus a tiny in-memory broker that applies decide()'s actions,
+// so the pure round loop can be driven without a filesystem.
+import { type Action, decide, type DecideContext, type GateDecision, type PacketAction } from "../../src/broker/decide.js";
+import { packetId } from "../../src/broker/packet-format.js";
+import { DEFAULT_RESTART_CAP, type ResolvedPolicy } from "../../src/broker/policy.js";
+import { emptySnapshot, type GateSnapshot } from "../../src/broker/snapshot.js";
+import type {
+  Attempt, Decision, DecisionChoice, Escalation, EscalationReason, Failure, Family, Outcome, PacketFrontMatter, Request, VerdictFile,
+} from "../../src/spec/schemas.js";
+
+export const RUN = "run1";
+export const GATE = "G-spec";
+export const AT = "2025-01-01T00:00:00.000Z";
+export const SHA_A = "a".repeat(64);
+export const SHA_B = "b".repeat(64);
+export const RESULT_SHA = "c".repeat(64);
+
+export function request(over: Partial<Request> = {}): Request {
+  return {
+    schema_version: "guild_bus.request.v1", run_id: RUN, gate: GATE, artifact_path: "docs/spec.md",
+    author_host: "claude", reviewer: "auto", requested_at: AT, ...over,
+  };
+}
+
+export function policy(over: Partial<ResolvedPolicy> = {}): ResolvedPolicy {
+  return { mode: "cross", required: true, requiredBecause: "review=cross", cap: 5, warnings: [], restartCap: DEFAULT_RESTART_CAP, ...over };
+}
+
+export function context(over: { policy?: Partial<ResolvedPolicy>; blocked?: boolean; enforcement?: "warn" | "block" } = {}): DecideContext {
+  return { policy: policy(over.policy), codexSkip: { blocked: over.blocked ?? false, enforcement: over.enforcement ?? "warn" } };
+}
+
+export function packet(round: number, over: Partial<PacketFrontMatter> = {}): PacketFrontMatter {
+  return {
+    schema_version: "guild_bus.packet.v1", packet_id: packetId(RUN, GATE, round), run_id: RUN, gate: GATE, round,
+    counted_round: round, cap: 5, restart_of: null, restart_reason: null,
+    author_host: "claude", author_model: null, author_family: "anthropic", author_family_source: "host-map",
+    reviewer_provider: "codex", reviewer_adapter: "codex", reviewer_model: "gpt-5", reviewer_family: "openai",
+    independence: "strong", selection_status: "selected", selection_reason: "auto: codex (openai ≠ anthropic)",
+    artifact_path: "docs/spec.md", artifact_sha256: SHA_A, issued_at: AT, ...over,
+  };
+}
+
+export type VerdictKind = "pass" | "issues" | "blockers" | "sha" | "unparsed" | "packet_id";
+
+/** A verdict as the verifier writes it; `kind` picks which of the five conditions fail. */
+export function verdict(round: number, kind: VerdictKind, over: Partial<VerdictFile> = {}): VerdictFile {
+  const c = { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true };
+  const reasons: string[] = [];
+  if (kind === "issues") { c.satisfied = false; c.no_blockers = false; reasons.push('verdict is "issues", not "satisfied"', "1 blocking finding(s) remain"); }
+  if (kind === "blockers") { c.no_blockers = false; reasons.push("2 blocking finding(s) remain"); }
+  if (kind === "sha") { c.sha256_match = false; reasons.push("sha256 mismatch — artifact changed mid-review; reject + restart the round"); }
+  if (kind === "unparsed") { Object.assign(c, { parses: false, packet_id_match: false, sha256_match: false, satisfied: false, no_blockers: false }); reasons.push("parse: result is not valid JSON"); }
+  if (kind === "packet_id") { c.packet_id_match = false; reasons.push("packet_id mismatch"); }
+  const pass = Object.values(c).every(Boolean);
+  return {
+    schema_version: "guild_bus.verdict.v1", run_id: RUN, gate: GATE, round, packet_id: packetId(RUN, GATE, round),
+    result_sha256: RESULT_SHA, artifact_sha256_reviewed: kind === "sha" ? SHA_B : kind === "unparsed" ? null : SHA_A,
+    result_verdict: kind === "unparsed" ? null : kind === "issues" ? "issues" : "satisfied",
+    blocking_count: kind === "unparsed" ? null : kind === "issues" ? 1 : kind === "blockers" ? 2 : 0,
+    reviewer_model: "gpt-5", reviewer_family: "openai", independence_violation: false,
+    gate_pass: { pass, conditions: c, recomputed_sha256: SHA_A, reasons }, verified_at: AT, ...over,
+  };
+}
+
+export function failure(round: number, kind: Failure["kind"], reason = `${kind} happened`): Failure {
+  return { schema_version: "guild_bus.failure.v1", run_id: RUN, gate: GATE, round, packet_id: packetId(RUN, GATE, round), kind, reason, at: AT };
+}
+
+export function escalation(round: number, reason: EscalationReason, options: DecisionChoice[], detail: string = reason): Escalation {
+  return { schema_version: "guild_bus.escalation.v1", run_id: RUN, gate: GATE, round, reason, detail, options, at: AT };
+}
+
+export function decision(round: number, choice: DecisionChoice, extendBy?: number): Decision {
+  return { schema_version: "guild_bus.decision.v1", run_id: RUN, gate: GATE, round, choice, ...(extendBy ? { extend_by: extendBy } : {}), at: AT };
+}
+
+export function attempt(round: number): Attempt {
+  return {
+    schema_version: "guild_bus.attempt.v1", run_id: RUN, gate: GATE, round, packet_id: packetId(RUN, GATE, round),
+    provider: "codex", worker: { host: "h", pid: 1 }, started_at: AT,
+  };
+}
+
+export function outcome(status: Outcome["status"], finalRound: number, over: Partial<Outcome> = {}): Outcome {
+  return {
+    schema_version: "guild_bus.outcome.v1", run_id: RUN, gate: GATE, status, author_host: "claude", author_family: "anthropic",
+    reviewer_host: finalRound ? "codex" : null, reviewer_model: finalRound ? "gpt-5" : null, reviewer_family: finalRound ? "openai" : null,
+    independence: finalRound ? "strong" : null, rounds: finalRound, final_round: finalRound,
+    ...(status === "satisfied" ? { satisfied_at_round: finalRound } : {}),
+    artifact_sha256: SHA_A, reason: status, trail_path: `.guild/runs/${RUN}/review/${GATE}/trail.md`, at: AT, ...over,
+  };
+}
+
+/** A chainable builder over one snapshot. */
+export class Gate {
+  readonly s: GateSnapshot;
+  constructor(req: Request | null = request()) {
+    this.s = emptySnapshot(RUN, GATE, `/nowhere/${RUN}/${GATE}`);
+    this.s.request = req;
+  }
+  packet(round: number, over: Partial<PacketFrontMatter> = {}): this { this.s.packets.set(round, packet(round, over)); return this; }
+  attempt(round: number): this { this.s.attempts.set(round, attempt(round)); return this; }
+  result(round: number): this { this.s.results.set(round, { mtimeMs: 1, size: 100 }); return this; }
+  response(round: number): this { this.s.responses.set(round, { mtimeMs: 1, size: 100 }); return this; }
+  verdict(round: number, kind: VerdictKind, over: Partial<VerdictFile> = {}): this { this.result(round); this.s.verdicts.set(round, verdict(round, kind, over)); return this; }
+  failure(round: number, kind: Failure["kind"], reason?: string): this { this.s.failures.set(round, failure(round, kind, reason)); return this; }
+  resubmit(round: number): this { this.s.resubmits.add(round); return this; }
+  escalation(round: number, reason: EscalationReason, options: DecisionChoice[]): this { this.s.escalations.set(round, escalation(round, reason, options)); return this; }
+  decision(round: number, choice: DecisionChoice, extendBy?: number): this { this.s.decisions.set(round, decision(round, choice, extendBy)); return this; }
+  outcome(status: Outcome["status"], finalRound: number): this { this.s.outcome = outcome(status, finalRound); return this; }
+}
+
+export const gate = (req?: Request | null) => new Gate(req);
+
+/** The packet front matter the broker would write for a packet action (reviewer inherited, or a default strong pick). */
+export function packetFor(action: PacketAction, over: Partial<PacketFrontMatter> = {}): PacketFrontMatter {
+  const inherited = action.inherit
+    ? {
+      reviewer_provider: action.inherit.reviewer_provider, reviewer_adapter: action.inherit.reviewer_adapter,
+      reviewer_model: action.inherit.reviewer_model, reviewer_family: action.inherit.reviewer_family,
+      independence: action.inherit.independence, selection_status: action.inherit.selection_status, selection_reason: action.inherit.selection_reason,
+    }
+    : {};
+  return packet(action.round, {
+    counted_round: action.counted_round, cap: action.cap, restart_of: action.restart_of, restart_reason: action.restart_reason,
+    ...inherited, ...over,
+  });
+}
+
+/** Execute one action the way the broker does: write the packet, the escalation or the outcome. */
+export function apply(s: GateSnapshot, action: Action, fresh: Partial<PacketFrontMatter> = {}): void {
+  if (action.type === "packet") s.packets.set(action.round, packetFor(action, action.inherit ? {} : fresh));
+  else if (action.type === "escalation") s.escalations.set(action.round, escalation(action.round, action.reason, action.options, action.detail));
+  else {
+    const p = s.packets.get(action.round);
+    s.outcome = outcome(action.status, action.round, {
+      independence: action.independence ?? p?.independence ?? null, reason: action.reason,
+      ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
+    });
+  }
+}
+
+/** Run decide/apply until the gate waits; returns the waiting decision and every action taken. */
+export function settle(s: GateSnapshot, ctx: DecideContext, fresh: Partial<PacketFrontMatter> = {}): { decision: GateDecision; actions: Action[] } {
+  const actions: Action[] = [];
+  for (let guard = 0; guard < 50; guard++) {
+    const d = decide(s, ctx);
+    if (!d.action) return { decision: d, actions };
+    actions.push(d.action);
+    apply(s, d.action, fresh);
+  }
+  throw new Error("gate did not settle in 50 actions");
+}
+
+export const openRound = (s: GateSnapshot) => Math.max(0, ...s.packets.keys());
+
+export type { Family };
