@@ -110,6 +110,11 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     if (R === 0) {
       expect(a).toMatchObject({ counted_round: 1, restart_of: null, restart_reason: null, inherit: null });
       expect(ctx.policy.required).toBe(true);
+    } else if (a.restart_reason === "degraded") {
+      // an unavailable reviewer: select again without it, on the same counted round
+      expect(s.failures.get(R)?.kind).toBe("unavailable");
+      expect(P!.restart_reason).not.toBe("degraded");
+      expect(a).toMatchObject({ inherit: null, exclude: [P!.reviewer_provider], restart_of: R, counted_round: P!.counted_round });
     } else {
       expect(a.inherit).toEqual(P);
       if (a.restart_reason === "artifact_changed" || a.restart_reason === "retry") {
@@ -123,7 +128,8 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
         expect(s.verdicts.get(R)?.gate_pass.conditions.sha256_match).toBe(false);
         expect(chainOfRestarts(s, R)).toBeLessThan(ctx.policy.restartCap);
       }
-      if (a.restart_reason === null) expect(s.resubmits.has(R)).toBe(true);
+      // a plain next round follows the author's resubmit, or an extension after a malformed round (nothing to revise)
+      if (a.restart_reason === null) expect(s.resubmits.has(R) || (s.decisions.get(R)?.choice === "extend-cap" && (s.failures.get(R)?.kind === "malformed" || s.escalations.get(R)?.reason === "malformed_termination_x2"))).toBe(true);
     }
   }
 }
@@ -248,7 +254,7 @@ describe("decide: properties over simulated gates", () => {
     expect([...seen].sort()).toEqual([
       ...["cap_hit", "codex_skip_blocked", "identity_unverified", "malformed_termination_x2", "no_verdict", "restart_cap_hit", "unavailable"].map((r) => `escalation:${r}`),
       ...["force_passed", "rework", "satisfied", "skipped"].map((s) => `outcome:${s}`),
-      ...["artifact_changed", "malformed", "null", "retry"].map((r) => `packet:${r}`),
+      ...["artifact_changed", "degraded", "malformed", "null", "retry"].map((r) => `packet:${r}`),
     ]);
   });
 

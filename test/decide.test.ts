@@ -261,18 +261,26 @@ describe("decide: rounds that ended without a result", () => {
     });
   });
 
-  it("unavailable → escalation unavailable; awaiting it exits 5", () => {
+  it("unavailable → select again without that reviewer (never hard-block), same counted round", () => {
     const g = gate().packet(1).failure(1, "unavailable", "codex not on PATH");
-    expect(decide(g.s, context()).action).toEqual({ type: "escalation", round: 1, reason: "unavailable", detail: "codex not on PATH", options: RETRY });
-    g.escalation(1, "unavailable", RETRY);
+    const P = g.s.packets.get(1)!;
+    expect(decide(g.s, context()).action).toEqual({
+      type: "packet", round: 2, counted_round: 1, restart_of: 1, restart_reason: "degraded", cap: 5, inherit: null, exclude: [P.reviewer_provider],
+    });
+  });
+
+  it("unavailable again after re-selecting → escalation unavailable; awaiting it exits 5", () => {
+    const g = gate().packet(1).failure(1, "unavailable").packet(2, { restart_of: 1, restart_reason: "degraded" }).failure(2, "unavailable", "no reviewer left");
+    expect(decide(g.s, context()).action).toEqual({ type: "escalation", round: 2, reason: "unavailable", detail: "no reviewer left", options: RETRY });
+    g.escalation(2, "unavailable", RETRY);
     const d = decide(g.s, context());
-    expect(d).toMatchObject({ state: "awaiting_decision", round: 1 });
+    expect(d).toMatchObject({ state: "awaiting_decision", round: 2 });
     expect(waitExitCode(g.s, d)).toBe(5);
   });
 
   it("a failure outranks a verdict for the same round", () => {
-    const g = gate().packet(1).verdict(1, "pass").failure(1, "unavailable");
-    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", reason: "unavailable" });
+    const g = gate().packet(1).verdict(1, "pass").failure(1, "no_verdict");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", reason: "no_verdict" });
   });
 });
 
@@ -335,7 +343,8 @@ describe("decide: human decisions on an escalation", () => {
   it("extend-cap on malformed_termination_x2 → next round straight away (nothing for the author to revise)", () => {
     const g = gate().packet(1).failure(1, "malformed").packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).failure(2, "malformed")
       .escalation(2, "malformed_termination_x2", CAP).decision(2, "extend-cap", 1);
-    expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 3, counted_round: 3, restart_of: 2, restart_reason: "malformed", cap: 6 });
+    // a fresh round: one more malformed answer is not "twice in a row" again
+    expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 3, counted_round: 3, restart_of: null, restart_reason: null, cap: 6 });
   });
 
   it("retry on no_verdict / unavailable / identity_unverified / restart_cap_hit → new packet, same counted round", () => {

@@ -74,6 +74,22 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
       expect(readFileSync(path.join(p.gateDir("d1", "G-plan"), "trail.md"), "utf8")).toMatch(/independence: weak/);
     });
 
+    it("a reviewer that proves it cannot run is replaced by a new selection (never a hard block)", async () => {
+      const p = setup({
+        // detection sees an executable path; only the spawn finds out it cannot run (a directory)
+        gpt: (q) => ({ adapter: "command", model: "gpt-5", argv: [path.join(q.root, "docs")] }),
+        clauderev: (q) => scriptedProvider(q.root, "clauderev", "claude-sonnet-4-scripted", { default: "satisfied" }),
+      });
+      const r = review(p, "d3");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/warn: review-broker degraded/);
+      expect(json(r)).toMatchObject({ status: "satisfied", independence: "weak", reviewer_host: "clauderev" });
+      expect(p.readJson("d3", "G-plan", "failure-1.json")).toMatchObject({ kind: "unavailable", reason: expect.stringMatching(/cannot start/) });
+      const packet2 = readFileSync(path.join(p.gateDir("d3", "G-plan"), "packet-2.md"), "utf8");
+      expect(packet2).toMatch(/restart_reason: degraded/);
+      expect(packet2).toMatch(/counted_round: 1/);
+    });
+
     it("an unknown author can never get a strong review", async () => {
       const p = setup({ gpt: gpt({ default: "satisfied" }) });
       const r = p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "mystery-host", "--run-id", "d2", "--wait", "--json", "--timeout", "40"]);

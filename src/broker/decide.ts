@@ -18,8 +18,10 @@ export type PacketAction = {
   restart_of: number | null;
   restart_reason: PacketFrontMatter["restart_reason"];
   cap: number;
-  /** The packet whose reviewer selection is reused; null on the first packet (select now). */
+  /** The packet whose reviewer selection is reused; null to select now (first packet, or after an unavailable one). */
   inherit: PacketFrontMatter | null;
+  /** Providers a new selection must not pick (they proved unavailable in this gate). */
+  exclude?: string[];
 };
 export type EscalationAction = {
   type: "escalation";
@@ -109,7 +111,10 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       case "retry":
         return act(next(P, P.counted_round, R, "retry"), "retry");
       case "extend-cap":
-        if (esc.reason !== "cap_hit") return act(next(P, P.counted_round + 1, R, "malformed"), "extend after malformed");
+        // After a malformed ending there is nothing for the author to revise: the next round starts afresh.
+        if (esc.reason !== "cap_hit" || snapshot.failures.get(R)?.kind === "malformed") {
+          return act(next(P, P.counted_round + 1, null, null), "extended after a malformed round");
+        }
         if (snapshot.resubmits.has(R)) return act(next(P, P.counted_round + 1, null, null), "next round after extension");
         return wait("awaiting_author", R, "cap extended: revise the artifact and resubmit");
       default:
@@ -129,7 +134,14 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   const failure = snapshot.failures.get(R);
   if (failure) {
     if (failure.kind === "malformed") return malformed(failure.reason);
-    if (failure.kind === "unavailable") return escalate("unavailable", failure.reason, RETRY_OPTIONS);
+    if (failure.kind === "unavailable") {
+      // Never hard-block on a missing cross-family reviewer: select again without it (the weak path when no other
+      // family is left). Only when that is unavailable too does a human decide.
+      if (P.restart_reason !== "degraded") {
+        return act({ ...next(P, P.counted_round, R, "degraded"), inherit: null, exclude: [P.reviewer_provider] }, `reviewer ${P.reviewer_provider} unavailable: selecting again`);
+      }
+      return escalate("unavailable", failure.reason, RETRY_OPTIONS);
+    }
     return escalate("no_verdict", failure.reason, RETRY_OPTIONS);
   }
 

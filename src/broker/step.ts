@@ -69,7 +69,9 @@ async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Act
       reviewer_family: p.reviewer_family, independence: p.independence, selection_status: p.selection_status, selection_reason: p.selection_reason,
     };
   } else {
-    const sel = selectReviewer(resolvePolicy(request, ctx.settings), request, author, await providers(), ctx.settings);
+    const excluded = new Set(action.exclude ?? []);
+    const candidates = (await providers()).map((p) => (excluded.has(p.id) ? { ...p, available: false, note: "unavailable in this gate" } : p));
+    const sel = selectReviewer(resolvePolicy(request, ctx.settings), request, author, candidates, ctx.settings);
     const provider = sel.provider!;
     reviewer = {
       reviewer_provider: provider.id,

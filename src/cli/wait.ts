@@ -34,17 +34,21 @@ export async function waitForGate(layout: Layout, runId: string, gate: string, o
   let last = "";
   let hinted = false;
   let warned = false;
+  let degradedShown = false;
   for (;;) {
     const ctx: BusContext = loadContext(layout);
     const view = viewGate(ctx, runId, gate);
     const line = `round ${view.decision.round}: ${view.decision.state} — ${view.decision.detail}`;
-    const first = view.snapshot.packets.get(1);
-    if (!warned && first) {
+    if (!warned && view.snapshot.packets.size) {
       warned = true;
-      // the seed's wording, so tools that grep for it keep working
-      if (first.selection_status !== "selected") process.stderr.write(`warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${first.selection_reason})\n`);
       if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn") process.stderr.write(`warn: codex-skip streak is blocked (.guild/codex-skip-streak.json): adversarial review is overdue\n`);
       if (view.snapshot.request) for (const w of resolvePolicy(view.snapshot.request, ctx.settings).warnings) process.stderr.write(`warn: ${w}\n`);
+    }
+    const latest = view.snapshot.packets.get(Math.max(0, ...view.snapshot.packets.keys()));
+    if (!degradedShown && latest && latest.selection_status !== "selected") {
+      degradedShown = true;
+      // the seed's wording, so tools that grep for it keep working
+      process.stderr.write(`warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${latest.selection_reason})\n`);
     }
     if (line !== last) {
       process.stderr.write(`[${gate}] ${line}\n`);

@@ -114,7 +114,7 @@ export const PacketFrontMatter = z
     counted_round: round.describe("the round number counted against the cap (restarts and retries keep it)"),
     cap: z.number().int().min(1).max(1000).describe("effective cap: the resolved cap plus human extensions"),
     restart_of: round.nullable(),
-    restart_reason: z.enum(["artifact_changed", "retry", "malformed"]).nullable(),
+    restart_reason: z.enum(["artifact_changed", "retry", "malformed", "degraded"]).nullable(),
     author_host: nonBlank,
     author_model: z.string().nullable(),
     author_family: Family,
