@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .option("--poll", "poll the filesystem instead of native events (auto on NFS, SMB, 9p, FUSE)")
     .option("--provider <id...>", "reviewer workers: serve only these provider ids")
     .option("--reconcile-ms <ms>", "reconcile interval", "2000")
-    .option("--full-scan-ms <ms>", "interval of the full scan of every run (late drops in finished gates)", "30000")
+    .option("--full-scan-ms <ms>", "interval of the full scan of every run (new gates in finished runs, late drops in finished gates)", "10000")
     .option("--claim-stale-ms <ms>", "reviewer claims: how long a silent claim lasts", "30000")
     .option("--concurrency <n>", "reviewer workers: dispatches at once", "4")
     .action(async (kind: string, o: WorkerCliOptions) => {

@@ -69,7 +69,9 @@ export class WorkerRuntime {
   private readonly active = new Map<string, GateRef>();
   /** Finished gates and their directory mtime when they finished: a later drop there is looked at once. */
   private readonly finished = new Map<string, number>();
+  /** Runs seen on disk; those in openRuns (an active gate, or no gate yet) are rescanned on every quick pass. */
   private readonly knownRuns = new Set<string>();
+  private readonly openRuns = new Set<string>();
   private readonly queue = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly dirty = new Set<string>();
@@ -93,7 +95,7 @@ export class WorkerRuntime {
     this.pump();
     const reconcile = this.spec.reconcileMs ?? 2000;
     this.timers.push(setInterval(() => this.reconcile(), reconcile));
-    this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 30_000));
+    this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
     this.timers.push(setInterval(() => this.janitor(), 10 * 60_000));
     this.spec.log(`${this.spec.kind} worker watching ${layout.rel(layout.runs)} (${this.pollMode.poll ? "polling" : "native"}: ${this.pollMode.why})`);
   }
@@ -125,12 +127,16 @@ export class WorkerRuntime {
     }
   }
 
+  /**
+   * Watch .guild/runs itself and only the directories that can still carry work (new runs, their review/ dir,
+   * active gates), each at depth 0: history costs no inotify watches, and finished gates are unwatched.
+   */
   private async startWatcher(): Promise<void> {
     const { watch } = await import("chokidar");
     const runs = this.spec.layout.runs;
     const watcher = watch(runs, {
       ignoreInitial: true,
-      depth: 3,
+      depth: 0,
       usePolling: this.pollMode.poll,
       interval: 1000,
       binaryInterval: 1000,
@@ -143,8 +149,9 @@ export class WorkerRuntime {
     const onPath = (p: string) => this.hint(p);
     watcher.on("add", onPath).on("change", onPath).on("unlink", onPath);
     watcher.on("addDir", (p: string) => {
+      this.followDir(p);
       this.hint(p);
-      // chokidar 5 can miss files created in a brand-new nested directory: look again shortly.
+      // a directory can fill before its watch is in place: look again shortly (chokidar 5 misses such files)
       for (const delay of [50, 500]) {
         const t = setTimeout(() => this.rescanDir(p), delay);
         t.unref();
@@ -155,6 +162,26 @@ export class WorkerRuntime {
     });
     this.watcher = watcher;
     await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+  }
+
+  /** Extend the watch one level down a new run (its review/ dir) or into a new gate directory. */
+  private followDir(p: string): void {
+    const rel = path.relative(this.spec.layout.runs, p).split(path.sep);
+    const wanted = (rel.length === 1 && isRunId(rel[0])) || (rel.length === 2 && rel[1] === "review") || (rel.length === 3 && rel[1] === "review" && isGate(rel[2]));
+    if (wanted) this.watch(p);
+  }
+
+  private readonly watched = new Set<string>();
+
+  private watch(dir: string): void {
+    if (!this.watcher || this.watched.has(dir)) return;
+    this.watched.add(dir);
+    this.watcher.add(dir);
+  }
+
+  private unwatch(dir: string): void {
+    if (!this.watcher || !this.watched.delete(dir)) return;
+    this.watcher.unwatch(dir);
   }
 
   private refFromPath(p: string): GateRef | null {
@@ -182,7 +209,8 @@ export class WorkerRuntime {
         this.finished.delete(ref.key);
       }
       if (this.finished.has(ref.key)) return; // the full scan notices late drops by the directory's mtime
-      this.active.set(ref.key, ref);
+      this.activate(ref);
+      return;
     }
     this.enqueue(ref.key);
   }
@@ -204,17 +232,22 @@ export class WorkerRuntime {
     }
     this.knownRuns.add(runId);
     const reviewDir = path.join(layout.runDir(runId), "review");
-    for (const gate of listDir(reviewDir)) {
+    const gates = listDir(reviewDir);
+    let open = gates.length === 0;
+    for (const gate of gates) {
       if (!isGate(gate)) continue;
       const key = gateKey(runId, gate);
-      if (this.active.has(key)) continue;
+      if (this.active.has(key)) {
+        open = true;
+        continue;
+      }
       const dir = layout.gateDir(runId, gate);
       const doneAt = this.finished.get(key);
       if (doneAt !== undefined) {
         if (dirMtime(dir) === doneAt) continue;
         this.finished.delete(key); // something arrived after the outcome: handle it once more
-        this.active.set(key, { runId, gate, key });
-        this.enqueue(key);
+        this.activate({ runId, gate, key });
+        open = true;
         continue;
       }
       try {
@@ -227,9 +260,20 @@ export class WorkerRuntime {
         this.finished.set(key, dirMtime(dir));
         continue;
       }
-      this.active.set(key, { runId, gate, key });
-      this.enqueue(key);
+      this.activate({ runId, gate, key });
+      open = true;
     }
+    if (open) this.openRuns.add(runId);
+    else this.openRuns.delete(runId);
+  }
+
+  private activate(ref: GateRef): void {
+    this.active.set(ref.key, ref);
+    const { layout } = this.spec;
+    this.watch(layout.runDir(ref.runId));
+    this.watch(path.join(layout.runDir(ref.runId), "review"));
+    this.watch(layout.gateDir(ref.runId, ref.gate));
+    this.enqueue(ref.key);
   }
 
   /** Every run and gate on disk: at start and every fullScanMs (catches anything events and quick passes missed). */
@@ -239,11 +283,12 @@ export class WorkerRuntime {
     this.pump();
   }
 
-  /** Quick pass: new runs, and every active gate again. */
+  /** Quick pass: new runs, new gates of open runs, and every active gate again. */
   private reconcile(): void {
     if (this.stopped) return;
     this.spec.beforePass?.();
     for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
+    for (const runId of this.openRuns) this.scanRun(runId);
     for (const key of this.active.keys()) this.queue.add(key);
     this.pump();
   }
@@ -276,7 +321,7 @@ export class WorkerRuntime {
       if (status === "finished") {
         this.active.delete(ref.key);
         this.finished.set(ref.key, dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)));
-        this.watcher?.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
+        this.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
       }
     } catch (error) {
       this.spec.log(`${ref.runId}/${ref.gate}: ${(error as Error).stack ?? String(error)}`);
