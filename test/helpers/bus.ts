@@ -38,7 +38,7 @@ export interface Project {
   logs: string[];
   settings(value: object): void;
   write(rel: string, text: string): string;
-  startWorker(kind: string, extra?: string[]): ChildProcess;
+  startWorker(kind: string, extra?: string[], env?: NodeJS.ProcessEnv): ChildProcess;
   cli(args: string[], input?: string): { code: number; stdout: string; stderr: string };
   gateDir(run: string, gate: string): string;
   files(run: string, gate: string): string[];
@@ -82,11 +82,11 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
       writeFileSync(file, text);
       return file;
     },
-    startWorker(kind, extra = []) {
+    startWorker(kind, extra = [], env = {}) {
       const child = spawn(
         process.execPath,
         [BIN, "worker", kind, "--root", root, "--reconcile-ms", "300", "--claim-stale-ms", "2000", ...(options.poll ? ["--poll"] : []), ...extra],
-        { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } },
+        { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
       );
       const tag = `${kind}:${child.pid}`;
       child.stdout!.on("data", (b: Buffer) => logs.push(`${tag} ${b}`));
