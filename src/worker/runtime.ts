@@ -289,9 +289,18 @@ export class WorkerRuntime {
     this.spec.beforePass?.();
     for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
     for (const runId of this.openRuns) this.scanRun(runId);
-    for (const key of this.active.keys()) this.queue.add(key);
+    // An active gate is handled again when its directory changed (every delivery adds a name) or, for what only
+    // time changes (grace periods, stale claims), once per full-scan interval.
+    const now = Date.now();
+    for (const [key, ref] of this.active) {
+      const last = this.handled.get(key);
+      if (!last || now - last.at > (this.spec.fullScanMs ?? 10_000) || dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime) this.queue.add(key);
+    }
     this.pump();
   }
+
+  /** When each active gate was last handled, and its directory mtime just before. */
+  private readonly handled = new Map<string, { mtime: number; at: number }>();
 
   private enqueue(key: string): void {
     if (this.running.has(key)) this.dirty.add(key);
@@ -316,10 +325,12 @@ export class WorkerRuntime {
   }
 
   private async runOne(ref: GateRef): Promise<void> {
+    this.handled.set(ref.key, { mtime: dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)), at: Date.now() });
     try {
       const status = await this.spec.handleGate(ref, this.abort.signal);
       if (status === "finished") {
         this.active.delete(ref.key);
+        this.handled.delete(ref.key);
         this.finished.set(ref.key, dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)));
         this.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
       }

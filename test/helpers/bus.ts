@@ -85,7 +85,7 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
     startWorker(kind, extra = [], env = {}) {
       const child = spawn(
         process.execPath,
-        [BIN, "worker", kind, "--root", root, "--reconcile-ms", "300", "--claim-stale-ms", "2000", ...(options.poll ? ["--poll"] : []), ...extra],
+        [BIN, "worker", kind, "--root", root, "--reconcile-ms", "300", "--full-scan-ms", "2000", "--claim-stale-ms", "2000", ...(options.poll ? ["--poll"] : []), ...extra],
         { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
       );
       const tag = `${kind}:${child.pid}`;
