@@ -19,7 +19,7 @@ function setup(plan: object, settings: Record<string, unknown> = {}) {
     const p = setup({ sequence: ["issues", "satisfied"] });
     startBus(p);
     const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", "40"]);
-    expect(r.code, r.stderr).toBe(3);
+    expect(r.code, r.stderr + p.logs.join("")).toBe(3);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "rework", state: "awaiting_author", rounds: 1, independence: "strong", reviewer_host: "scripted" });
     p.write("docs/spec.md", SPEC + "- the button is disabled while exporting\n");
     const again = p.cli(["resubmit", "r1", "G-spec", "--wait", "--json"]);

@@ -1,6 +1,6 @@
 // The shared shell of every worker: a level-triggered reconciler. It scans the active gates at start and every
 // ~2 s and derives what to do from the directory alone; chokidar events only make it sooner.
-import { existsSync, mkdirSync, readdirSync, statfsSync, statSync } from "node:fs";
+import { type Dirent, existsSync, type FSWatcher, lstatSync, mkdirSync, readdirSync, statfsSync, statSync, watch as fsWatch } from "node:fs";
 import path from "node:path";
 import { GATE_FILES, type Layout } from "../layout.js";
 import { isGate, isRunId } from "../spec/ids.js";
@@ -57,6 +57,14 @@ function dirMtime(dir: string): number {
   }
 }
 
+function listDirents(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
 function listDir(dir: string): string[] {
   try {
     return readdirSync(dir);
@@ -108,6 +116,7 @@ export class WorkerRuntime {
     this.abort.abort(new Error("worker stopping"));
     this.stopPromise = (async () => {
       await Promise.allSettled([...this.running.values()]);
+      this.runsWatcher?.close();
       await this.watcher?.close();
     })();
     return this.stopPromise;
@@ -128,13 +137,15 @@ export class WorkerRuntime {
   }
 
   /**
-   * Watch .guild/runs itself and only the directories that can still carry work (new runs, their review/ dir,
-   * active gates), each at depth 0: history costs no inotify watches, and finished gates are unwatched.
+   * Hints come from two watchers: a native fs.watch on .guild/runs itself (one inotify watch however much history
+   * it holds: it only says "a run appeared"), and chokidar on just the directories that can still carry work (new
+   * runs, their review/ dir, active gates), each at depth 0; finished gates are unwatched. In polling mode the
+   * runs directory is read on every reconcile pass instead.
    */
   private async startWatcher(): Promise<void> {
     const { watch } = await import("chokidar");
     const runs = this.spec.layout.runs;
-    const watcher = watch(runs, {
+    const watcher = watch([], {
       ignoreInitial: true,
       depth: 0,
       usePolling: this.pollMode.poll,
@@ -148,20 +159,33 @@ export class WorkerRuntime {
     });
     const onPath = (p: string) => this.hint(p);
     watcher.on("add", onPath).on("change", onPath).on("unlink", onPath);
-    watcher.on("addDir", (p: string) => {
-      this.followDir(p);
-      this.hint(p);
-      // a directory can fill before its watch is in place: look again shortly (chokidar 5 misses such files)
-      for (const delay of [50, 500]) {
-        const t = setTimeout(() => this.rescanDir(p), delay);
-        t.unref();
-      }
-    });
+    watcher.on("addDir", (p: string) => this.newDir(p));
     watcher.on("error", (error: unknown) => {
       this.spec.log(`watcher error (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile keeps things moving`);
     });
     this.watcher = watcher;
-    await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+    if (!this.pollMode.poll) {
+      try {
+        this.runsWatcher = fsWatch(runs, (_event, name) => {
+          if (name && isRunId(String(name))) this.newDir(path.join(runs, String(name)));
+        });
+        this.runsWatcher.on("error", (error) => this.spec.log(`runs watcher error (${error.message}); reconcile continues`));
+      } catch (error) {
+        this.spec.log(`cannot watch ${runs} (${(error as Error).message}); new runs are found by the reconcile pass`);
+      }
+    }
+  }
+
+  private runsWatcher: FSWatcher | null = null;
+
+  private newDir(p: string): void {
+    this.followDir(p);
+    this.hint(p);
+    // a directory can fill before its watch is in place: look again shortly (chokidar 5 misses such files)
+    for (const delay of [50, 500]) {
+      const t = setTimeout(() => this.rescanDir(p), delay);
+      t.unref();
+    }
   }
 
   /** Extend the watch one level down a new run (its review/ dir) or into a new gate directory. */
@@ -222,20 +246,23 @@ export class WorkerRuntime {
     this.pump();
   }
 
-  private scanRun(runId: string): void {
+  private scanRun(runId: string, runIsDir?: boolean): void {
     const { layout } = this.spec;
-    try {
-      layout.assertNoSymlinks(layout.runDir(runId));
-    } catch (error) {
-      this.spec.log(`skipping run ${runId}: ${(error as Error).message}`);
-      return;
+    const runDir = layout.runDir(runId);
+    if (runIsDir === undefined) {
+      try {
+        runIsDir = lstatSync(runDir).isDirectory();
+      } catch {
+        return; // gone
+      }
     }
+    if (!runIsDir) return; // a symlink or a file is not a run (status lists it as ignored)
     this.knownRuns.add(runId);
-    const reviewDir = path.join(layout.runDir(runId), "review");
-    const gates = listDir(reviewDir);
+    const gates = listDirents(path.join(runDir, "review"));
     let open = gates.length === 0;
-    for (const gate of gates) {
-      if (!isGate(gate)) continue;
+    for (const entry of gates) {
+      const gate = entry.name;
+      if (!isGate(gate) || !entry.isDirectory()) continue; // symlinked gates are refused
       const key = gateKey(runId, gate);
       if (this.active.has(key)) {
         open = true;
@@ -248,12 +275,6 @@ export class WorkerRuntime {
         this.finished.delete(key); // something arrived after the outcome: handle it once more
         this.activate({ runId, gate, key });
         open = true;
-        continue;
-      }
-      try {
-        layout.assertNoSymlinks(dir);
-      } catch (error) {
-        this.spec.log(`skipping gate ${runId}/${gate}: ${(error as Error).message}`);
         continue;
       }
       if (existsSync(path.join(dir, GATE_FILES.outcome))) {
@@ -279,7 +300,7 @@ export class WorkerRuntime {
   /** Every run and gate on disk: at start and every fullScanMs (catches anything events and quick passes missed). */
   private fullScan(): void {
     if (this.stopped) return;
-    for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId)) this.scanRun(runId);
+    for (const entry of listDirents(this.spec.layout.runs)) if (isRunId(entry.name)) this.scanRun(entry.name, entry.isDirectory());
     this.pump();
   }
 
