@@ -1,25 +1,17 @@
-// Process entrypoint: a reviewer worker for one adapter kind (command; real CLIs plug in the same way).
+// Process entrypoint: a reviewer worker for one adapter kind (command, codex, claude, gemini, http).
 import type { ReviewerAdapter } from "../src/adapters/types.js";
-import { Layout } from "../src/layout.js";
-import { ContextHolder, type WorkerOptions, workerLogger } from "../src/worker/options.js";
+import { type WorkerOptions, workerRuntime } from "../src/worker/options.js";
 import { reviewGate } from "../src/worker/reviewer.js";
-import { WorkerRuntime } from "../src/worker/runtime.js";
+import type { WorkerRuntime } from "../src/worker/runtime.js";
 
 /** `others` are adapters of other kinds this worker may run as configured fallbacks. */
 export function createReviewer(kind: string, adapter: ReviewerAdapter, options: WorkerOptions, others: Record<string, ReviewerAdapter> = {}): WorkerRuntime {
-  const log = workerLogger(kind);
-  const layout = new Layout(options.root);
-  const holder = new ContextHolder(layout, log);
-  return new WorkerRuntime({
+  const adapters = { ...others, [kind]: adapter };
+  return workerRuntime(
     kind,
-    layout,
-    poll: options.poll,
-    reconcileMs: options.reconcileMs,
-    fullScanMs: options.fullScanMs,
-    concurrency: options.concurrency ?? 4,
-    log,
-    beforePass: () => holder.reload(),
-    handleGate: ({ runId, gate }, signal) =>
-      reviewGate(holder.current, runId, gate, { serves: [kind], adapters: { ...others, [kind]: adapter }, providers: options.providers, claimStaleMs: options.claimStaleMs, log }, signal),
-  });
+    options,
+    (ctx, { runId, gate }, signal, log) =>
+      reviewGate(ctx, runId, gate, { serves: [kind], adapters, providers: options.providers, claimStaleMs: options.claimStaleMs, log }, signal),
+    { concurrency: options.concurrency ?? 4 },
+  );
 }

@@ -1,5 +1,6 @@
 // Options every worker process takes, and the logger they share.
 import { Layout } from "../layout.js";
+import { type GateRef, type GateStatus, WorkerRuntime, type WorkerSpec } from "./runtime.js";
 import { type BusContext, loadContext } from "./context.js";
 
 export interface WorkerOptions {
@@ -30,4 +31,27 @@ export class ContextHolder {
     this.reported = problems;
     return this.current;
   }
+}
+
+/** Everything a worker process shares: its logger, layout, settings reloaded per pass, and the reconciler. */
+export function workerRuntime(
+  kind: string,
+  options: WorkerOptions,
+  handle: (ctx: BusContext, ref: GateRef, signal: AbortSignal, log: (m: string) => void) => Promise<GateStatus>,
+  extra: Partial<Pick<WorkerSpec, "concurrency">> = {},
+): WorkerRuntime {
+  const log = workerLogger(kind);
+  const layout = new Layout(options.root);
+  const holder = new ContextHolder(layout, log);
+  return new WorkerRuntime({
+    kind,
+    layout,
+    poll: options.poll,
+    reconcileMs: options.reconcileMs,
+    fullScanMs: options.fullScanMs,
+    log,
+    beforePass: () => holder.reload(),
+    handleGate: (ref, signal) => handle(holder.current, ref, signal, log),
+    ...extra,
+  });
 }
