@@ -1,10 +1,11 @@
 // The interface every reviewer adapter implements; the reviewer worker owns claims, attempts and delivery.
 import type { BusContext } from "../worker/context.js";
-import type { PacketFrontMatter, ProviderConfig } from "../spec/schemas.js";
+import type { CapabilityError, PacketFrontMatter, ProviderConfig } from "../spec/schemas.js";
 
 export interface DispatchInput {
   ctx: BusContext;
   providerId: string;
+  /** The provider's settings, with `model` and `effort` set to the pair this dispatch must request. */
   config: ProviderConfig;
   front: PacketFrontMatter;
   packetPath: string;
@@ -13,13 +14,22 @@ export interface DispatchInput {
   signal: AbortSignal;
 }
 
+/** An identity the adapter chose itself and nothing reported (copilot: the agent profile's `model:`). */
+export interface DeclaredIdentity {
+  model: string;
+  profile: string;
+}
+
 export type DispatchOutcome =
   /** The reviewer answered; reportedModel is what the CLI or endpoint said it ran, when it says. */
-  | { kind: "output"; text: string; reportedModel?: string | null }
-  /** Proven that no review ran (binary missing, spawn failure, refused before sending): safe to fall back. */
-  | { kind: "not-run"; reason: string }
+  | { kind: "output"; text: string; reportedModel?: string | null; declared?: DeclaredIdentity }
+  /**
+   * Proven that no review ran (binary missing, spawn failure, refused before sending): safe to fall back. With
+   * `capability`, the refusal named the requested effort or model, so a weaker pair may be tried.
+   */
+  | { kind: "not-run"; reason: string; capability?: CapabilityError; declared?: DeclaredIdentity }
   /** Something may have run (timeout, crash, disconnect, 5xx): never dispatch again automatically. */
-  | { kind: "ambiguous"; reason: string };
+  | { kind: "ambiguous"; reason: string; declared?: DeclaredIdentity };
 
 export interface ReviewerAdapter {
   dispatch(input: DispatchInput): Promise<DispatchOutcome>;

@@ -9,7 +9,7 @@ import type { Layout } from "../layout.js";
 import type { ProviderConfig, Settings } from "../spec/schemas.js";
 import { Capability } from "../spec/schemas.js";
 import { minimalEnv, runChild } from "../adapters/child.js";
-import { MANUAL_PROVIDER, type Provider } from "../broker/selection.js";
+import { MANUAL_PROVIDER, profileFamilies, type Provider } from "../broker/selection.js";
 
 export interface DetectedProvider extends Provider {
   source: "settings" | "path" | "capability" | "builtin";
@@ -19,7 +19,7 @@ export interface DetectedProvider extends Provider {
   why: string[];
 }
 
-type CliAdapter = "codex" | "claude" | "gemini";
+type CliAdapter = "codex" | "claude" | "gemini" | "copilot";
 
 const CLI: Record<CliAdapter, { binary: string; envKeys: string[]; authFiles: (home: string, env: NodeJS.ProcessEnv) => string[] }> = {
   codex: {
@@ -36,6 +36,12 @@ const CLI: Record<CliAdapter, { binary: string; envKeys: string[]; authFiles: (h
     binary: "gemini",
     envKeys: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
     authFiles: (home) => [path.join(home, ".gemini", "oauth_creds.json")],
+  },
+  // copilot runs whatever model its agent profile names: no family of its own (see profileFamilies)
+  copilot: {
+    binary: "copilot",
+    envKeys: ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
+    authFiles: (home, env) => [path.join(env.COPILOT_HOME ?? path.join(home, ".copilot"), "config.json")],
   },
 };
 
@@ -63,7 +69,8 @@ export function whichOnPath(binary: string, envPath = process.env.PATH ?? ""): s
 export const realProbe: Probe = {
   which: (b) => whichOnPath(b),
   version: async (binary) => {
-    const r = await runChild({ argv: [binary, "--version"], stdin: "", timeoutMs: 5000, env: minimalEnv([]) });
+    // generous: a cold gemini start takes 10 s and more on a loaded 2-core machine
+    const r = await runChild({ argv: [binary, "--version"], stdin: "", timeoutMs: 20_000, env: minimalEnv([]) });
     return r.kind === "exit" && r.code === 0 ? r.stdout.trim().split("\n")[0]!.slice(0, 120) : null;
   },
   env: process.env,
@@ -126,8 +133,9 @@ export async function detectProviders(settings: Settings, layout: Layout, probe:
     const base = {
       id, adapter: config.adapter, model: config.model ?? null, family: classifyModel(config.model, aliases),
       selectable: config.selectable !== false && config.adapter !== "manual", source: "settings" as const,
+      ...(config.adapter === "copilot" ? { profileFamilies: profileFamilies(config) } : {}),
     };
-    if (config.adapter === "codex" || config.adapter === "claude" || config.adapter === "gemini") {
+    if (config.adapter === "codex" || config.adapter === "claude" || config.adapter === "gemini" || config.adapter === "copilot") {
       out.push({ ...base, ...(await checkCli(config.adapter, config, probe)) });
     } else if (config.adapter === "http") {
       const key = config.api_key_env && probe.env[config.api_key_env] ? `env ${config.api_key_env} set` : null;
@@ -139,7 +147,11 @@ export async function detectProviders(settings: Settings, layout: Layout, probe:
     } else {
       out.push({ ...base, binary: null, version: null, auth: null, why: ["a human answers"], available: true });
     }
-    if (base.family === "unknown" && config.adapter !== "manual") out[out.length - 1]!.why.push("no model configured with a known family: never selected for a strong review");
+    if (config.adapter === "copilot") {
+      out[out.length - 1]!.why.push(base.profileFamilies?.length
+        ? `family per author, from copilot_profiles (${base.profileFamilies.join(", ")}); identity caller-declared, a finalizer confirms its passes`
+        : "no copilot_profiles: never selected for a strong review");
+    } else if (base.family === "unknown" && config.adapter !== "manual") out[out.length - 1]!.why.push("no model configured with a known family: never selected for a strong review");
   }
   // CLIs on PATH that settings do not configure: usable with the family their host implies; the reported model
   // is still checked after every review.
@@ -149,7 +161,7 @@ export async function detectProviders(settings: Settings, layout: Layout, probe:
     if (!check.binary) continue;
     out.push({
       id: adapter, adapter, model: null, family: familyOfHost(adapter), selectable: true, source: "path", ...check,
-      why: [...check.why, "not configured: family from the host map, verified from the reported model"],
+      why: [...check.why, adapter === "copilot" ? "not configured: no copilot_profiles, never selected for a strong review" : "not configured: family from the host map, verified from the reported model"],
     });
   }
   for (const decl of capabilityDeclarations(layout)) {

@@ -1,0 +1,181 @@
+// The codex adapter: one `codex exec` per dispatch, non-interactive, read-only sandbox, in an empty scratch directory
+// (so no project AGENTS.md reaches the reviewer's prompt), the packet on stdin, the final message constrained by a
+// JSON Schema of review_result.v1 and written to a file, and the JSONL event stream parsed for what codex reports.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { scrub } from "../scrub.js";
+import { capabilityError } from "./capability-errors.js";
+import { minimalEnv, runChild } from "./child.js";
+import { DEFAULT_TIMEOUT_MS } from "./command.js";
+import { dispatchWorkdir } from "./capabilities.js";
+import { reviewOutputSchema } from "./result-schema.js";
+import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
+
+/** The custom model_provider id the adapter defines when a provider has base_url or api_key_env. */
+export const CODEX_PROVIDER_ID = "guild_bus";
+export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+const toml = (s: string) => JSON.stringify(s); // a JSON string is a valid TOML basic string
+
+/** The argv for one dispatch (no packet content: the packet goes on stdin, read by codex through "-"). */
+export function codexArgv(input: Pick<DispatchInput, "config">, files: { schema: string; lastMessage: string }): string[] {
+  const { config } = input;
+  const argv = [
+    config.binary ?? "codex", "exec",
+    "--json", "--color", "never",
+    "--sandbox", "read-only",
+    "--skip-git-repo-check", "--ephemeral",
+    "--output-schema", files.schema,
+    "--output-last-message", files.lastMessage,
+  ];
+  if (config.model) argv.push("--model", config.model);
+  // explicit on every call: the catalog default effort may be far below a review's floor
+  if (config.effort) argv.push("-c", `model_reasoning_effort=${toml(config.effort)}`);
+  if (config.base_url || config.api_key_env) {
+    // A provider of our own, so the endpoint, the key variable and "no retries" (one request per dispatch) are ours.
+    const fields = [
+      `name=${toml("guild-bus")}`,
+      `base_url=${toml(config.base_url ?? OPENAI_BASE_URL)}`,
+      `wire_api=${toml("responses")}`,
+      ...(config.api_key_env ? [`env_key=${toml(config.api_key_env)}`] : []),
+      "request_max_retries=0",
+      "stream_max_retries=0",
+    ];
+    argv.push("-c", `model_provider=${toml(CODEX_PROVIDER_ID)}`, "-c", `model_providers.${CODEX_PROVIDER_ID}={${fields.join(",")}}`);
+  }
+  argv.push(...(config.extra_args ?? []), "-");
+  return argv;
+}
+
+interface CodexEvents {
+  turnStarted: boolean;
+  turnCompleted: boolean;
+  turnFailed: string | null;
+  /** Completed items other than error notices (messages, reasoning, commands): signs that a model answered. */
+  workItems: number;
+  lastAgentMessage: string | null;
+  reroutedTo: string | null;
+  errors: string[];
+}
+
+const REROUTE_RE = /^model rerouted: (.+?) -> (\S+)/;
+
+export function parseCodexEvents(stdout: string): CodexEvents {
+  const ev: CodexEvents = { turnStarted: false, turnCompleted: false, turnFailed: null, workItems: 0, lastAgentMessage: null, reroutedTo: null, errors: [] };
+  for (const line of stdout.split("\n")) {
+    if (!line.trim().startsWith("{")) continue;
+    let e: { type?: unknown; item?: { type?: unknown; text?: unknown; message?: unknown }; message?: unknown; error?: { message?: unknown } };
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    switch (e.type) {
+      case "turn.started": ev.turnStarted = true; break;
+      case "turn.completed": ev.turnCompleted = true; break;
+      case "turn.failed": ev.turnFailed = typeof e.error?.message === "string" ? e.error.message : "turn failed"; break;
+      case "error": if (typeof e.message === "string") ev.errors.push(e.message); break;
+      case "item.completed": {
+        const item = e.item ?? {};
+        if (item.type === "error") {
+          const m = typeof item.message === "string" ? REROUTE_RE.exec(item.message) : null;
+          if (m) ev.reroutedTo = m[2]!;
+          else if (typeof item.message === "string") ev.errors.push(item.message);
+        } else {
+          ev.workItems++;
+          if (item.type === "agent_message" && typeof item.text === "string") ev.lastAgentMessage = item.text;
+        }
+        break;
+      }
+    }
+  }
+  return ev;
+}
+
+/** Failures codex reports before it sends a request (no key); any server status counts as sent (ambiguous). */
+const PRE_GENERATION_RE = /^Missing environment variable/;
+
+const tail = (s: string, n = 500) => scrub(s.trim().slice(-n));
+
+export const codexAdapter: ReviewerAdapter = {
+  async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
+    const { config } = input;
+    if (config.base_url) {
+      let url: URL | null = null;
+      try {
+        url = new URL(config.base_url);
+      } catch {
+        // reported below
+      }
+      if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+        return { kind: "not-run", reason: `provider ${input.providerId}: base_url must be an http(s) URL` };
+      }
+      if (url.username || url.password) {
+        // argv is visible to every local user: no credentials on it (name the key with api_key_env)
+        return { kind: "not-run", reason: `provider ${input.providerId}: credentials in base_url are refused` };
+      }
+    }
+    if (config.api_key_env && !process.env[config.api_key_env]) {
+      return { kind: "not-run", reason: `provider ${input.providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` };
+    }
+    const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    const scratch = mkdtempSync(path.join(tmpdir(), "guild-bus-codex-"));
+    try {
+      const files = { schema: path.join(scratch, "review_result.v1.schema.json"), lastMessage: path.join(scratch, "last-message.txt") };
+      writeFileSync(files.schema, JSON.stringify(reviewOutputSchema(), null, 2));
+      const argv = codexArgv(input, files);
+      const allow = [
+        ...(input.ctx.settings.secrets_policy?.env_allowlist ?? []),
+        ...(config.env ?? []),
+        "CODEX_HOME",
+        ...(config.api_key_env ? [config.api_key_env] : []),
+      ];
+      const outcome = await runChild({
+        argv,
+        stdin: input.prompt,
+        timeoutMs,
+        env: minimalEnv(allow, process.env, { GUILD_BUS_PACKET_ID: input.front.packet_id, GUILD_BUS_ROUND: String(input.front.round) }),
+        cwd: dispatchWorkdir(input) ?? scratch, // nightmare: the repository itself, still in the read-only sandbox
+        signal: input.signal,
+      });
+      switch (outcome.kind) {
+        case "spawn-error":
+          return { kind: "not-run", reason: `cannot start ${argv[0]}: ${outcome.code} ${outcome.message}` };
+        case "timeout":
+          return { kind: "ambiguous", reason: `codex timed out after ${timeoutMs} ms; process group killed` };
+        case "aborted":
+          return { kind: "ambiguous", reason: "worker stopped during the codex dispatch; process group killed" };
+        case "exit": {
+          const ev = parseCodexEvents(outcome.stdout);
+          if (outcome.code === 0) {
+            let text = "";
+            try {
+              text = readFileSync(files.lastMessage, "utf8");
+            } catch {
+              // no last-message file: fall back to the event stream
+            }
+            if (!text.trim() && ev.lastAgentMessage) text = ev.lastAgentMessage;
+            if (!text.trim() && !ev.turnCompleted) return { kind: "ambiguous", reason: `codex exited 0 without completing a turn: ${tail(outcome.stderr)}` };
+            return { kind: "output", text, reportedModel: ev.reroutedTo };
+          }
+          const said = ev.turnFailed ?? ev.errors.at(-1) ?? tail(outcome.stderr);
+          if (outcome.code !== null && !ev.turnStarted) {
+            // codex sends nothing to a model before it starts a turn (argument, config or login errors end here).
+            const capability = capabilityError(said);
+            return { kind: "not-run", reason: `codex exited ${outcome.code} before starting a turn: ${tail(said)}`, ...(capability ? { capability } : {}) };
+          }
+          if (ev.turnFailed && ev.workItems === 0 && PRE_GENERATION_RE.test(ev.turnFailed)) {
+            return { kind: "not-run", reason: `codex: ${tail(ev.turnFailed)} (refused before any generation)` };
+          }
+          // The endpoint refused the request itself, naming the effort or the model: nothing was generated.
+          const capability = ev.turnFailed && ev.workItems === 0 ? capabilityError(ev.turnFailed) : undefined;
+          if (capability) return { kind: "not-run", capability, reason: `codex: ${tail(ev.turnFailed!)} (refused before any generation)` };
+          return { kind: "ambiguous", reason: `codex exited ${outcome.code ?? outcome.signal}: ${tail(said)}` };
+        }
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,151 @@
+// The gemini adapter: one headless `gemini -p ""` per dispatch (the packet on stdin, to which the empty -p prompt is
+// appended), `--approval-mode default` (headless, that leaves read-only tools: shell and file writes are not even
+// registered), in an empty scratch directory (no project GEMINI.md, .gemini/settings.json, MCP servers or hooks reach
+// the reviewer; a nightmare packet adds the project root as an --include-directories workspace its read-only tools may
+// read), and the JSON report parsed for the final text and the model(s) the API reported.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { scrub } from "../scrub.js";
+import { dispatchWorkdir } from "./capabilities.js";
+import { resolveBinary } from "./claude.js";
+import { capabilityError } from "./capability-errors.js";
+import { minimalEnv, runChild } from "./child.js";
+import { DEFAULT_TIMEOUT_MS } from "./command.js";
+import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
+
+/**
+ * Defaults for the child's environment; an allow-listed variable of the same name wins. The scratch directory is the
+ * whole workspace, so trusting it is safe (headless gemini refuses to run in an untrusted folder), and relaunching
+ * itself in a second node process buys nothing here.
+ */
+export const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
+  GEMINI_CLI_TRUST_WORKSPACE: "true",
+  GEMINI_CLI_NO_RELAUNCH: "true",
+  NO_COLOR: "1",
+});
+
+/** The argv for one dispatch. Nothing of the packet or the artifact: the packet goes on stdin. */
+export function geminiArgv(config: DispatchInput["config"], binary = config.binary ?? "gemini", readDir: string | null = null): string[] {
+  return [
+    binary,
+    "--prompt", "", // headless; the prompt is stdin (+ this empty string)
+    "--output-format", "json",
+    "--approval-mode", "default", // never yolo/auto_edit; headless "default" denies anything that needs approval
+    ...(config.model ? ["--model", config.model] : []),
+    // Not the cwd: a trusted cwd would load the project's .gemini/settings.json (MCP servers, hooks). Note that the
+    // CLI still reads GEMINI.md context files from an included directory.
+    ...(readDir ? ["--include-directories", readDir] : []),
+    ...(config.extra_args ?? []),
+  ];
+}
+
+/**
+ * gemini's fatal exit codes that end the process before it sends anything to a model: authentication not configured
+ * (41), bad input (42), sandbox (44), configuration (52), untrusted workspace (55). An API error exits with its HTTP
+ * status (mod 256), a turn limit with 53 and a tool failure with 54: those came after a request.
+ */
+const PRE_REQUEST_EXITS = new Map<number, string>([
+  [41, "authentication error"],
+  [42, "input error"],
+  [44, "sandbox error"],
+  [52, "configuration error"],
+  [55, "untrusted workspace"],
+]);
+
+interface GeminiReport {
+  response?: unknown;
+  error?: { type?: unknown; message?: unknown; code?: unknown } | null;
+  stats?: { models?: Record<string, { roles?: Record<string, unknown> } | undefined> };
+}
+
+/** The JSON object gemini printed (it may be preceded by stray lines). */
+function parseReport(text: string): GeminiReport | null {
+  const trimmed = text.trim();
+  for (const start of [0, trimmed.indexOf("\n{") + 1]) {
+    const candidate = trimmed.slice(start);
+    if (!candidate.startsWith("{")) continue;
+    try {
+      const v = JSON.parse(candidate);
+      if (v && typeof v === "object" && !Array.isArray(v)) return v as GeminiReport;
+    } catch {
+      // try the next candidate
+    }
+  }
+  return null;
+}
+
+/** Models the API reported for the main conversation (stats.models is keyed by the response's modelVersion). */
+export function geminiReportedModels(report: GeminiReport): string[] {
+  const models = Object.entries(report.stats?.models ?? {});
+  const main = models.filter(([, m]) => m?.roles && Object.hasOwn(m.roles, "main")).map(([name]) => name);
+  // Without role information every model counts (a utility router model would then show up as well).
+  return main.length ? main : models.map(([name]) => name);
+}
+
+const tail = (s: string, n = 500) => scrub(s.trim().slice(-n));
+
+/** Decide what a finished gemini run means. Exported for unit tests. */
+export function classifyGeminiExit(code: number | null, signal: string | null, stdout: string, stderr: string): DispatchOutcome {
+  const report = parseReport(stdout);
+  if (code === 0 && report && typeof report.response === "string" && !report.error) {
+    const models = geminiReportedModels(report);
+    return { kind: "output", text: report.response, reportedModel: models.length ? models.join(", ") : null };
+  }
+  // Errors go to stderr as {session_id, error: {type, message, code}} in JSON mode.
+  const failure = report?.error ? report : parseReport(stderr);
+  const said = typeof failure?.error?.message === "string" ? failure.error.message : stderr || stdout;
+  const pre = code !== null ? PRE_REQUEST_EXITS.get(code) : undefined;
+  if (pre && !(report && typeof report.response === "string")) {
+    return { kind: "not-run", reason: `gemini stopped before sending any request (${pre}, exit ${code}): ${tail(said)}` };
+  }
+  // An API error exits with its status mod 256: 400 → 144, 404 → 148. A refusal naming the model ran nothing.
+  const capability = (code === 144 || code === 148) && !(report && typeof report.response === "string") ? capabilityError(said) : undefined;
+  if (capability) return { kind: "not-run", capability, reason: `gemini: the API refused the request (exit ${code}): ${tail(said)}` };
+  if (code === 127 && !stdout.trim() && /\benv\b.*(?:No such file|not found)/i.test(stderr)) {
+    return { kind: "not-run", reason: `gemini's interpreter was not found (exit 127): ${tail(stderr)}` };
+  }
+  return { kind: "ambiguous", reason: `gemini exited ${code ?? signal}${code === 0 ? " without a response" : ""}: ${tail(said)}` };
+}
+
+export const geminiAdapter: ReviewerAdapter = {
+  async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
+    const { config, providerId } = input;
+    if (config.base_url && !/^https?:\/\//i.test(config.base_url)) {
+      return { kind: "not-run", reason: `provider ${providerId}: base_url must be an http(s) URL` };
+    }
+    const apiKey = config.api_key_env ? process.env[config.api_key_env] : undefined;
+    if (config.api_key_env && !apiKey) {
+      return { kind: "not-run", reason: `provider ${providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` };
+    }
+    const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.ctx.layout.root), dispatchWorkdir(input));
+    const scratch = mkdtempSync(path.join(tmpdir(), "guild-bus-gemini-"));
+    try {
+      const allow = [...(input.ctx.settings.secrets_policy?.env_allowlist ?? []), ...(config.env ?? [])];
+      const env = {
+        ...GEMINI_ENV_DEFAULTS,
+        ...minimalEnv(allow, process.env, {
+          GUILD_BUS_PACKET_ID: input.front.packet_id,
+          GUILD_BUS_ROUND: String(input.front.round),
+          TMPDIR: scratch, // gemini writes error reports (with the request) to the temp dir: they go with it
+          ...(config.base_url ? { GOOGLE_GEMINI_BASE_URL: config.base_url } : {}),
+          ...(apiKey ? { GEMINI_API_KEY: apiKey } : {}),
+        }),
+      };
+      const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: scratch, signal: input.signal });
+      switch (outcome.kind) {
+        case "spawn-error":
+          return { kind: "not-run", reason: `cannot start ${argv[0]}: ${outcome.code} ${outcome.message}` };
+        case "timeout":
+          return { kind: "ambiguous", reason: `gemini timed out after ${timeoutMs} ms; process group killed` };
+        case "aborted":
+          return { kind: "ambiguous", reason: "worker stopped during the gemini dispatch; process group killed" };
+        case "exit":
+          return classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  },
+};

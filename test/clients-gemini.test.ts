@@ -1,0 +1,82 @@
+// Real-client tests for the gemini adapter: the REAL pinned Gemini CLI (clients/node_modules/.bin/gemini) run by real
+// workers, pointed through GOOGLE_GEMINI_BASE_URL at a scripted Gemini-API mock on 127.0.0.1. No model, no network
+// beyond loopback. The scenarios are shared with the claude tests (test/helpers/cli-suite.ts).
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { geminiAdapter } from "../src/adapters/gemini.js";
+import { REPO } from "./helpers/bus.js";
+import { ARTIFACT_LINE, PACKET_MARKER, SPEC, withEnv } from "./helpers/cli-review.js";
+import { directInput, realClientSuite } from "./helpers/cli-suite.js";
+import { startMockGemini } from "./helpers/mock-gemini.js";
+import { tempRoot } from "./helpers/tmp.js";
+
+const MODEL = "gemini-2.5-pro";
+const BINARY = path.join(REPO, "clients", "node_modules", ".bin", "gemini");
+
+function prepareHome(home: string): void {
+  // What a user of an API key has: auth type gemini-api-key. maxAttempts 1 stops the CLI's own retries (each would
+  // resend the packet); usage statistics off keeps it from waiting on an unreachable telemetry endpoint at exit.
+  mkdirSync(path.join(home, ".gemini"), { recursive: true });
+  writeFileSync(
+    path.join(home, ".gemini", "settings.json"),
+    JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, general: { maxAttempts: 1 }, privacy: { usageStatisticsEnabled: false } }, null, 2),
+  );
+}
+
+/** Tools that write, run commands or fetch: headless gemini in approval mode "default" must not even offer them. */
+const UNSAFE_TOOLS = ["run_shell_command", "write_file", "replace", "web_fetch", "save_memory"];
+
+realClientSuite({
+  kind: "gemini",
+  adapter: geminiAdapter,
+  binary: BINARY,
+  model: MODEL,
+  author: { host: "claude", model: "claude-sonnet-4-5", family: "anthropic" },
+  sameFamilyModel: "claude-sonnet-4-5",
+  reviewerFamily: "google",
+  keyEnv: "MOCK_GEMINI_KEY",
+  nativeKeyEnv: "GEMINI_API_KEY",
+  startMock: startMockGemini,
+  prepareHome,
+  checkReviewRequest: (r) => {
+    expect(r.path).toBe(`/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`);
+    expect(r.headers["x-goog-api-key"]).toBe("[present]");
+    const body = r.body as { tools?: Array<{ functionDeclarations?: Array<{ name?: string }> }> };
+    const offered = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((f) => f.name);
+    expect(offered).toContain("read_file");
+    for (const name of UNSAFE_TOOLS) expect(offered).not.toContain(name);
+  },
+  slowTimeoutMs: 20_000,
+  fastVersion: "0.61.0",
+  expectProjectReadable: (seen, root) => {
+    // An included workspace directory; the cwd stays the scratch directory, so no project .gemini/settings.json loads.
+    expect(seen.argv[seen.argv.indexOf("--include-directories") + 1]).toBe(root);
+    expect(path.basename(seen.cwd)).toMatch(/^guild-bus-gemini-/);
+  },
+  extraTests: () => {
+    it("no pinned model: the CLI's router call carries the packet too; the reported model is the main conversation's", async () => {
+      const mock = await startMockGemini({ apiKey: "k-unpinned", script: [{ kind: "result", verdict: "satisfied" }] });
+      try {
+        const home = tempRoot("guild-bus-gemini-home-");
+        prepareHome(home);
+        const config = { adapter: "gemini" as const, binary: BINARY, base_url: mock.url, api_key_env: "MOCK_GEMINI_KEY", timeout_ms: 30_000, input: "stdin" as const, selectable: true };
+        const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-unpinned-1\nartifact_sha256: ${"b".repeat(64)}\n---\n${SPEC}`;
+        const outcome = await withEnv({ HOME: home, MOCK_GEMINI_KEY: "k-unpinned" }, () => geminiAdapter.dispatch(directInput(tempRoot(), "gemini", config, prompt)));
+        const review = mock.reviewRequests();
+        expect(review).toHaveLength(1);
+        const main = review[0]!.requestedModel!;
+        expect(outcome).toMatchObject({ kind: "output", reportedModel: main });
+        expect(main).toMatch(/^gemini-/);
+        // The router (a utility model choosing the main one) is sent the packet as well.
+        const router = mock.requests.filter((r) => !r.review);
+        expect(router.length).toBeGreaterThanOrEqual(1);
+        expect(router.every((r) => r.path.endsWith(":generateContent") && r.requestedModel !== main)).toBe(true);
+        expect(router.some((r) => r.text.includes(ARTIFACT_LINE))).toBe(true);
+      } finally {
+        await mock.close();
+      }
+    });
+  },
+  fakeOutput: (text, model) => JSON.stringify({ session_id: "fake", response: text, stats: { models: { [model]: { roles: { main: {} } } } } }, null, 2),
+});

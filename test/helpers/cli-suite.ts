@@ -1,0 +1,377 @@
+// The real-client scenarios shared by the claude and gemini tests: the REAL pinned CLI run by real workers (broker,
+// verifier and `worker claude|gemini`) on a temp project, pointed at a scripted mock endpoint on 127.0.0.1.
+import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { DispatchInput, ReviewerAdapter } from "../../src/adapters/types.js";
+import { Layout } from "../../src/layout.js";
+import type { PacketFrontMatter, ProviderConfig } from "../../src/spec/schemas.js";
+import { makeProject, type Project, startBus } from "./bus.js";
+import {
+  ARTIFACT_LINE, cliAsync, guildText, MOCK_FINDING, type MockScript, PACKET_MARKER, processesMentioning, type RecordedRequest, SECRETS, SPEC,
+  waitStateAsync, withEnv,
+} from "./cli-review.js";
+import { tempRoot } from "./tmp.js";
+
+export interface MockServer {
+  url: string;
+  requests: RecordedRequest[];
+  reviewRequests(): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export interface ClientSpec {
+  kind: "claude" | "gemini";
+  adapter: ReviewerAdapter;
+  /** The real, pinned CLI. */
+  binary: string;
+  /** The model pinned in the provider config (and echoed back by the mock as the reported model). */
+  model: string;
+  /** The author: a family other than the reviewer's. */
+  author: { host: string; model: string; family: string };
+  /** A model of the author's family, reported by the mock in the identity scenario. */
+  sameFamilyModel: string;
+  reviewerFamily: string;
+  /** The environment variable the provider's api_key_env names. */
+  keyEnv: string;
+  /** The variable the CLI itself reads its key from (ANTHROPIC_API_KEY, GEMINI_API_KEY). */
+  nativeKeyEnv: string;
+  startMock(script: MockScript): Promise<MockServer>;
+  /** Prepare a scratch HOME for the CLI (what a user would have configured). */
+  prepareHome(home: string): void;
+  /** CLI-specific checks of one review request (read-only tools offered, and so on). */
+  checkReviewRequest(r: RecordedRequest): void;
+  /** Timeout for the slow-answer scenario: long enough for the CLI to start and send its request. */
+  slowTimeoutMs: number;
+  /**
+   * When set, the broker's `--version` detection probe is answered with this text by a wrapper instead of by the CLI
+   * (every other invocation runs the real CLI). The probe has a 5 s budget that a node-based CLI overruns on 2 busy
+   * cores (gemini --version: 1.5 s idle, 10-13 s with four at once), which would make the broker degrade the gate.
+   */
+  fastVersion?: string;
+  /** How the CLI is given the project to read for a nightmare packet (its cwd, or an included directory). */
+  expectProjectReadable(seen: { argv: string[]; cwd: string }, root: string): void;
+  /** Client-specific tests, run inside the suite (with its mock cleanup). */
+  extraTests?(): void;
+  /** What a fake CLI prints for the argv/env contract test, given the answer text and a model. */
+  fakeOutput(text: string, model: string): string;
+}
+
+const KEY = "mock-endpoint-key-for-tests-only";
+const RUN = "r1";
+const GATE = "G-spec";
+
+function packetField(p: Project, round: number, name: string): string {
+  const text = readFileSync(path.join(p.gateDir(RUN, GATE), `packet-${round}.md`), "utf8");
+  return new RegExp(`^${name}: (.+)$`, "m").exec(text)?.[1]?.trim().replace(/^"|"$/g, "") ?? "";
+}
+
+async function until(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+export function realClientSuite(spec: ClientSpec): void {
+  let mock: MockServer | undefined;
+
+  beforeAll(() => {
+    if (!existsSync(spec.binary)) throw new Error(`the pinned ${spec.kind} CLI is missing at ${spec.binary}: run npm --prefix clients ci`);
+  });
+
+  afterEach(async () => {
+    await mock?.close();
+    mock = undefined;
+  });
+
+  interface Setup {
+    p: Project;
+    /** This test's own path to the real CLI (a symlink), so its processes can be found by command line. */
+    binary: string;
+    mock: MockServer;
+  }
+
+  /** The binary a provider is configured with: this test's own link to the real CLI, maybe behind a version shim. */
+  function testBinary(): { link: string; configured: string } {
+    const dir = tempRoot(`guild-bus-${spec.kind}-bin-`);
+    const link = path.join(dir, `${spec.kind}-cli`);
+    symlinkSync(spec.binary, link);
+    if (!spec.fastVersion) return { link, configured: link };
+    const shim = path.join(dir, spec.kind);
+    writeFileSync(shim, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo ${JSON.stringify(spec.fastVersion)}; exit 0; fi\nexec ${JSON.stringify(link)} "$@"\n`);
+    chmodSync(shim, 0o755);
+    return { link, configured: shim };
+  }
+
+  /** A project whose reviewer is the CLI provider, with a scratch HOME, and the bus running. */
+  async function setup(script: MockScript, provider: Record<string, unknown> = {}, opts: { key?: boolean; env?: Record<string, string>; providers?: (mockUrl: string, binary: string) => Record<string, object> } = {}): Promise<Setup> {
+    mock = await spec.startMock({ apiKey: KEY, ...script });
+    const p = makeProject();
+    const home = tempRoot(`guild-bus-${spec.kind}-home-`);
+    spec.prepareHome(home);
+    const { link, configured } = testBinary();
+    const base = { adapter: spec.kind, binary: configured, model: spec.model, base_url: mock.url, api_key_env: spec.keyEnv, timeout_ms: 30_000 };
+    p.settings({ providers: { [spec.kind]: { ...base, ...provider }, ...opts.providers?.(mock.url, configured) } });
+    p.write("docs/spec.md", SPEC);
+    withEnv({ HOME: home, [spec.keyEnv]: opts.key === false ? undefined : KEY, ...opts.env }, () => startBus(p, ["broker", "verifier", spec.kind]));
+    return { p, binary: link, mock };
+  }
+
+  const review = (p: Project) =>
+    cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model, "--wait", "--json", "--timeout", "45"]);
+
+  /** What every request must look like: review requests only, our key, the pinned model, the packet, no secret. */
+  function expectCleanRequests(s: Setup, packetRounds: number[]) {
+    const reqs = s.mock.requests;
+    expect(reqs.filter((r) => !r.review).map((r) => `${r.method} ${r.path}`), "requests other than reviews").toEqual([]);
+    expect(reqs.length).toBe(packetRounds.length);
+    reqs.forEach((r, i) => {
+      expect(r.method).toBe("POST");
+      expect(r.auth).toBe("match");
+      expect(r.requestedModel).toBe(spec.model);
+      expect(r.text).toContain(`packet_id: ${packetField(s.p, packetRounds[i]!, "packet_id")}`);
+      expect(r.text).toContain(ARTIFACT_LINE);
+      spec.checkReviewRequest(r);
+    });
+    const everything = JSON.stringify(reqs) + guildText(s.p);
+    for (const secret of SECRETS) expect(everything, `secret ${secret.name} leaked`).not.toContain(secret.secret);
+    expect(JSON.stringify(reqs)).not.toContain(KEY);
+  }
+
+  describe(`${spec.kind} adapter with the real CLI (${path.relative(process.cwd(), spec.binary)})`, () => {
+    it("(1) round loop to satisfied: the packet on stdin, the reported model recorded, strong independence", async () => {
+      const s = await setup({ script: [{ kind: "result", verdict: "satisfied" }] });
+      const r = await review(s.p);
+      expect(r.code, r.stderr + s.p.logs.join("")).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", state: "done", rounds: 1, independence: "strong", reviewer_host: spec.kind });
+      const result = s.p.readJson(RUN, GATE, "result-1.json");
+      expect(result).toMatchObject({
+        verdict: "satisfied", packet_id: packetField(s.p, 1, "packet_id"), artifact_sha256_reviewed: packetField(s.p, 1, "artifact_sha256"),
+        reviewer_host: spec.kind, reviewer_model: spec.model, reviewer_model_source: "reported", normalized_from: "fenced",
+      });
+      expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({ independence_violation: false, reviewer_family: spec.reviewerFamily, gate_pass: { pass: true } });
+      expect(s.p.readJson(RUN, GATE, "outcome.json")).toMatchObject({
+        status: "satisfied", independence: "strong", reviewer_model: spec.model, reviewer_family: spec.reviewerFamily, author_family: spec.author.family,
+      });
+      expectCleanRequests(s, [1]);
+    });
+
+    it("(2) an issues round: blocking findings, the gate waits for the author (exit 3), then resubmit to satisfied", async () => {
+      const s = await setup({ script: [{ kind: "result", verdict: "issues" }, { kind: "result", verdict: "satisfied" }] });
+      const r = await review(s.p);
+      expect(r.code, r.stderr).toBe(3);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: "rework", state: "awaiting_author", rounds: 1 });
+      const result = s.p.readJson<{ verdict: string; blocking_findings: Array<{ title: string; severity: string }> }>(RUN, GATE, "result-1.json");
+      expect(result.verdict).toBe("issues");
+      expect(result.blocking_findings).toEqual([expect.objectContaining({ severity: "blocking", title: MOCK_FINDING })]);
+      expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({ gate_pass: { pass: false, conditions: { satisfied: false, no_blockers: false } } });
+      expect(s.mock.reviewRequests()).toHaveLength(1); // nothing is dispatched while the author revises
+      s.p.write("docs/spec.md", SPEC + "- latency is measured by the export span in the tracing backend\n");
+      const again = await cliAsync(s.p, ["resubmit", RUN, GATE, "--wait", "--json"]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ status: "satisfied", satisfied_at_round: 2, rounds: 2 });
+      expectCleanRequests(s, [1, 2]);
+      const second = s.mock.requests[1]!.text;
+      expect(second).toContain("Prior rounds");
+      expect(second).toContain(MOCK_FINDING);
+      expect(second).toContain("latency is measured by the export span");
+    });
+
+    it("(3) prose ending in a valid ## SATISFIED is a satisfied result", async () => {
+      const s = await setup({ script: [{ kind: "sentinel" }] });
+      const r = await review(s.p);
+      expect(r.code, r.stderr).toBe(0);
+      expect(s.p.readJson(RUN, GATE, "result-1.json")).toMatchObject({ verdict: "satisfied", normalized_from: "sentinel", blocking_findings: [], reviewer_model: spec.model });
+      expect(s.p.readJson(RUN, GATE, "outcome.json")).toMatchObject({ status: "satisfied", independence: "strong" });
+      expectCleanRequests(s, [1]);
+    });
+
+    it("(4a) malformed output: one schema repair request, and its answer is the result", async () => {
+      const s = await setup({ script: [{ kind: "malformed" }, { kind: "result", verdict: "satisfied" }] });
+      const r = await review(s.p);
+      expect(r.code, r.stderr).toBe(0);
+      expect(s.p.readJson(RUN, GATE, "result-1.json")).toMatchObject({ verdict: "satisfied", repaired: true });
+      expectCleanRequests(s, [1, 1]);
+      expect(s.mock.requests[0]!.text).not.toContain("## Schema repair");
+      expect(s.mock.requests[1]!.text).toContain("## Schema repair");
+      expect(s.mock.requests[1]!.text).toContain("{ this is not json");
+    });
+
+    it("(4b) two malformed answers: failure-1.json kind malformed, then the restarted round is reviewed", async () => {
+      const s = await setup({ script: [{ kind: "malformed" }, { kind: "text", text: "Looks fine to me, no structured answer." }, { kind: "result", verdict: "satisfied" }] });
+      const r = await review(s.p);
+      expect(r.code, r.stderr).toBe(0);
+      const failure = s.p.readJson<{ kind: string; reason: string }>(RUN, GATE, "failure-1.json");
+      expect(failure.kind).toBe("malformed");
+      expect(failure.reason).toMatch(/after repair/);
+      expect(readFileSync(path.join(s.p.gateDir(RUN, GATE), "packet-2.md"), "utf8")).toMatch(/restart_reason: malformed/);
+      expect(s.p.readJson(RUN, GATE, "outcome.json")).toMatchObject({ status: "satisfied", satisfied_at_round: 2 });
+      expectCleanRequests(s, [1, 1, 2]);
+    });
+
+    it("(5) a reported model of the author's family: recorded, flagged, and never a strong sign-off", async () => {
+      const s = await setup({ script: [{ kind: "result", verdict: "satisfied", model: spec.sameFamilyModel }] });
+      const r = await review(s.p);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", independence: "weak" });
+      expect(s.p.readJson(RUN, GATE, "result-1.json")).toMatchObject({ reviewer_model: spec.sameFamilyModel, reviewer_model_source: "reported" });
+      expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({ independence_violation: true, reviewer_family: spec.author.family });
+      const outcome = s.p.readJson(RUN, GATE, "outcome.json");
+      expect(outcome).toMatchObject({ status: "satisfied", independence: "weak", reviewer_model: spec.sameFamilyModel, reviewer_family: spec.author.family });
+      expect(outcome.independence).not.toBe("strong");
+      expectCleanRequests(s, [1]);
+    });
+
+    it("(6) a slow answer past the timeout: process group killed, no_verdict, a human decides, never a second request", async () => {
+      const s = await setup({ script: [{ kind: "result", verdict: "satisfied", delayMs: 40_000 }] }, { timeout_ms: spec.slowTimeoutMs });
+      const r = await review(s.p);
+      expect(r.code, r.stderr).toBe(4);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: "no_verdict", state: "awaiting_decision" });
+      const failure = s.p.readJson<{ kind: string; reason: string }>(RUN, GATE, "failure-1.json");
+      expect(failure.kind).toBe("no_verdict");
+      expect(failure.reason).toMatch(/timed out after \d+ ms; process group killed/);
+      // The CLI went away mid-request (its socket closed before the answer) and no process of it is left.
+      await until("the killed CLI's connection to close", () => s.mock.requests[0]?.closedEarly === true);
+      expect(processesMentioning(s.binary)).toEqual([]);
+      await sleep(2_000); // several reconcile passes (300 ms) of every worker
+      expect((await waitStateAsync(s.p, RUN, GATE, ["awaiting_decision"])).state).toBe("awaiting_decision");
+      expect(s.mock.requests).toHaveLength(1);
+      expect(s.p.files(RUN, GATE).filter((f) => /^(?:attempt|packet|result)-2/.test(f))).toEqual([]);
+      expect(s.p.files(RUN, GATE)).toContain("escalation-1.json");
+      expectCleanRequests(s, [1]);
+    });
+
+    it("(6b) an HTTP 500 from the endpoint is ambiguous: no_verdict after exactly one request", async () => {
+      const s = await setup({ script: [{ kind: "http", status: 500 }] });
+      const r = await review(s.p);
+      expect(r.code, r.stderr).toBe(4);
+      expect(s.p.readJson(RUN, GATE, "failure-1.json")).toMatchObject({ kind: "no_verdict" });
+      await sleep(1_000);
+      expectCleanRequests(s, [1]);
+    });
+
+    /** A CLI that answers the broker's `--version` probe and then disappears: gone when the worker dispatches. */
+    function vanishingBinary(): string {
+      const file = path.join(tempRoot(`guild-bus-${spec.kind}-vanishing-`), spec.kind);
+      const version = spec.fastVersion ? `echo ${JSON.stringify(spec.fastVersion)}; exit 0` : `exec ${JSON.stringify(spec.binary)} --version`;
+      writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then rm -f "$0"; ${version}; fi\nexec ${JSON.stringify(spec.binary)} "$@"\n`);
+      chmodSync(file, 0o755);
+      return file;
+    }
+
+    /** After an unavailable round the broker selects again without that provider (here: the weak path). */
+    async function expectUnavailableThenReselected(s: Setup, reason: RegExp) {
+      const r = await cliAsync(s.p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model]);
+      expect(r.code, r.stderr).toBe(0);
+      await s.p.waitFor(RUN, GATE, (f) => f.includes("packet-2.md"), "the broker's new selection after the unavailable round", 30_000);
+      expect(packetField(s.p, 1, "reviewer_provider")).toBe(spec.kind);
+      expect(s.p.readJson<{ kind: string; reason: string }>(RUN, GATE, "failure-1.json")).toMatchObject({ kind: "unavailable", reason: expect.stringMatching(reason) });
+      expect(packetField(s.p, 2, "restart_reason")).toBe("degraded");
+      expect(packetField(s.p, 2, "reviewer_provider")).not.toBe(spec.kind);
+      expect(s.mock.requests).toEqual([]);
+    }
+
+    it("(7a) the binary is gone at dispatch: unavailable, nothing sent, the broker selects again without it", async () => {
+      const s = await setup({}, { binary: vanishingBinary() });
+      await expectUnavailableThenReselected(s, /ENOENT/);
+    });
+
+    it("(7b) the real CLI without usable credentials stops before any request: unavailable, nothing sent", async () => {
+      // The key is in the workers' environment (so detection sees an auth signal) but not allow-listed for the child.
+      const s = await setup({}, { api_key_env: undefined }, { key: false, env: { [spec.nativeKeyEnv]: KEY } });
+      await expectUnavailableThenReselected(s, /before sending any request/);
+    });
+
+    it("(7c) the binary is gone at dispatch and a fallback is configured: the fallback reviews, once", async () => {
+      const s = await setup(
+        { script: [{ kind: "result", verdict: "satisfied" }] },
+        { binary: vanishingBinary(), fallback: [`${spec.kind}-backup`] },
+        { providers: (url, binary) => ({ [`${spec.kind}-backup`]: { adapter: spec.kind, binary, model: spec.model, base_url: url, api_key_env: spec.keyEnv, timeout_ms: 30_000, selectable: false } }) },
+      );
+      const r = await review(s.p);
+      expect(r.code, r.stderr).toBe(0);
+      const result = s.p.readJson<{ reviewer_host: string; dispatch_attempts?: Array<{ reason?: string }> }>(RUN, GATE, "result-1.json");
+      expect(result.reviewer_host).toBe(`${spec.kind}-backup`);
+      expect(result.dispatch_attempts?.[0]?.reason).toMatch(/ENOENT/);
+      expect(s.p.readJson(RUN, GATE, "outcome.json")).toMatchObject({ status: "satisfied", independence: "strong" });
+      expectCleanRequests(s, [1]);
+    });
+
+    interface FakeRun {
+      dir: string;
+      prompt: string;
+      outcome: Awaited<ReturnType<ReviewerAdapter["dispatch"]>>;
+      seen: { argv: string[]; env: Record<string, string>; cwd: string; stdin: string };
+    }
+
+    /** Dispatch directly (no workers) to a fake CLI that records its argv, env, cwd and stdin. */
+    async function runFake(front: Partial<PacketFrontMatter> = {}): Promise<FakeRun> {
+      const dir = tempRoot(`guild-bus-${spec.kind}-fake-`);
+      const record = path.join(dir, "record.json");
+      const fake = path.join(dir, `fake-${spec.kind}.mjs`);
+      writeFileSync(fake, [
+        "#!/usr/bin/env node",
+        'import { readFileSync, writeFileSync } from "node:fs";',
+        "const stdin = readFileSync(0, 'utf8');",
+        `writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdin }));`,
+        `process.stdout.write(${JSON.stringify(spec.fakeOutput("fake answer", spec.model))});`,
+      ].join("\n"));
+      chmodSync(fake, 0o755);
+      const config: ProviderConfig = {
+        adapter: spec.kind, binary: fake, model: spec.model, base_url: "http://127.0.0.1:9", api_key_env: spec.keyEnv,
+        env: ["GUILD_TEST_ALLOWED"], extra_args: ["--extra-flag"], input: "stdin", selectable: true, timeout_ms: 20_000,
+      };
+      const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-contract-1\n---\n${SPEC}`;
+      const input = directInput(dir, spec.kind, config, prompt);
+      const outcome = await withEnv({ [spec.keyEnv]: KEY, GUILD_TEST_ALLOWED: "yes", GUILD_TEST_CANARY: "must-not-pass" }, () =>
+        spec.adapter.dispatch({ ...input, front: { ...input.front, ...front } }),
+      );
+      return { dir, prompt, outcome, seen: JSON.parse(readFileSync(record, "utf8")) };
+    }
+
+    it("argv/env contract: no packet on argv, the packet on stdin, a scratch cwd, only allow-listed variables", async () => {
+      const { dir, prompt, outcome, seen } = await runFake();
+      expect(outcome).toEqual({ kind: "output", text: "fake answer", reportedModel: spec.model });
+      expect(seen.stdin).toBe(prompt);
+      expect(seen.argv.join(" ")).not.toContain("pkt-contract-1");
+      expect(seen.argv.join(" ")).not.toContain(ARTIFACT_LINE);
+      expect(seen.argv).toContain(spec.model);
+      expect(seen.argv.at(-1)).toBe("--extra-flag");
+      expect(seen.argv).not.toContain(dir); // the project is not offered to the reviewer
+      expect(seen.env.GUILD_TEST_ALLOWED).toBe("yes");
+      expect(seen.env.GUILD_TEST_CANARY).toBeUndefined();
+      expect(seen.env[spec.keyEnv]).toBeUndefined(); // the key travels only under the CLI's own variable name
+      expect(Object.values(seen.env)).toContain(KEY);
+      expect(Object.values(seen.env)).toContain("http://127.0.0.1:9");
+      expect(path.basename(seen.cwd)).toMatch(new RegExp(`^guild-bus-${spec.kind}-`));
+      expect(seen.cwd.startsWith(dir)).toBe(false);
+      expect(existsSync(seen.cwd)).toBe(false); // the scratch directory is gone after the dispatch
+    });
+
+    it("a nightmare packet: the reviewer's read-only tools may read the project", async () => {
+      const { dir, outcome, seen } = await runFake({ difficulty: "nightmare" });
+      expect(outcome).toMatchObject({ kind: "output" });
+      spec.expectProjectReadable(seen, dir);
+    });
+
+    spec.extraTests?.();
+  });
+}
+
+/** A DispatchInput for calling an adapter directly (no workers). */
+export function directInput(root: string, providerId: string, config: ProviderConfig, prompt: string): DispatchInput {
+  const front = {
+    schema_version: "guild_bus.packet.v1", packet_id: "pkt-contract-1", run_id: "r-direct", gate: "G-spec", round: 1, counted_round: 1, cap: 5,
+    restart_of: null, restart_reason: null, author_host: "codex", author_model: "gpt-5", author_family: "openai", author_family_source: "declared-model",
+    reviewer_provider: providerId, reviewer_adapter: config.adapter, reviewer_model: config.model ?? null, reviewer_family: "anthropic",
+    independence: "strong", selection_status: "selected", selection_reason: "test", artifact_path: "docs/spec.md",
+    artifact_sha256: "a".repeat(64), issued_at: new Date().toISOString(),
+  } satisfies PacketFrontMatter;
+  return {
+    ctx: { layout: new Layout(root), settings: {}, settingsProblems: [], codexSkip: { blocked: false, enforcement: "warn" } },
+    providerId, config, front, packetPath: path.join(root, "packet-1.md"), prompt, signal: new AbortController().signal,
+  };
+}

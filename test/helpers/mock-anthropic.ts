@@ -1,0 +1,146 @@
+// A scripted Anthropic Messages API on 127.0.0.1 for the claude real-client tests. It speaks what Claude Code uses:
+// POST /v1/messages (SSE when "stream": true — message_start carrying the model, ping, content_block_start/delta/stop,
+// message_delta, message_stop — or one JSON message), POST /v1/messages/count_tokens, and HEAD/GET /api/hello (the
+// CLI's connectivity probe when non-essential traffic is allowed). Every request is recorded, credentials masked.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { authOf, chunks, maskHeaders, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, replyText, sequencer } from "./cli-review.js";
+
+export interface MockAnthropic {
+  url: string;
+  requests: RecordedRequest[];
+  /** The requests that carried a review packet. */
+  reviewRequests(): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+interface MessagesBody {
+  model?: string;
+  stream?: boolean;
+  system?: unknown;
+  messages?: Array<{ role?: string; content?: unknown }>;
+}
+
+/** Every text block of a Messages request: the system prompt and each message's content. */
+function textOf(body: MessagesBody): string {
+  const out: string[] = [];
+  const take = (c: unknown) => {
+    if (typeof c === "string") out.push(c);
+    else if (Array.isArray(c)) {
+      for (const block of c) {
+        if (block && typeof block === "object") {
+          const b = block as { type?: string; text?: unknown; content?: unknown };
+          if (typeof b.text === "string") out.push(b.text);
+          if (b.type === "tool_result") take(b.content);
+        }
+      }
+    }
+  };
+  take(body.system);
+  for (const m of body.messages ?? []) take(m.content);
+  return out.join("\n");
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (b: Buffer) => parts.push(b));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(value));
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
+  429: "rate_limit_error", 500: "api_error", 529: "overloaded_error",
+};
+
+let ids = 0;
+
+function streamMessage(res: ServerResponse, model: string, text: string): void {
+  const id = `msg_mock_${++ids}`;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const ev = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  ev("message_start", {
+    message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 120, output_tokens: 1 } },
+  });
+  ev("ping", {});
+  ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+  for (const piece of chunks(text)) ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } });
+  ev("content_block_stop", { index: 0 });
+  ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: Math.ceil(text.length / 4) } });
+  ev("message_stop", {});
+  res.end();
+}
+
+function plainMessage(res: ServerResponse, model: string, text: string): void {
+  json(res, 200, {
+    id: `msg_mock_${++ids}`, type: "message", role: "assistant", model, content: [{ type: "text", text }],
+    stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 120, output_tokens: Math.ceil(text.length / 4) },
+  });
+}
+
+export async function startMockAnthropic(script: MockScript = {}): Promise<MockAnthropic> {
+  const requests: RecordedRequest[] = [];
+  const next = sequencer(script);
+  const server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    let body: MessagesBody = {};
+    try {
+      body = raw ? JSON.parse(raw) : {};
+    } catch {
+      // recorded as an empty body
+    }
+    const text = textOf(body);
+    const isMessages = req.method === "POST" && url.pathname === "/v1/messages";
+    const record: RecordedRequest = {
+      method: req.method ?? "", path: url.pathname, headers: maskHeaders(req.headers),
+      auth: authOf((req.headers["x-api-key"] as string | undefined) ?? req.headers.authorization?.replace(/^Bearer /, ""), script.apiKey),
+      body, text, review: isMessages && text.includes(PACKET_MARKER), requestedModel: typeof body.model === "string" ? body.model : null,
+      replied: "aux", closedEarly: false,
+    };
+    requests.push(record);
+    res.on("close", () => {
+      if (!res.writableFinished) record.closedEarly = true;
+    });
+
+    if (url.pathname === "/api/hello") return void res.writeHead(200).end();
+    if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") return json(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
+    if (!isMessages) return json(res, 404, { type: "error", error: { type: "not_found_error", message: `mock: no ${req.method} ${url.pathname}` } });
+
+    const model = record.requestedModel ?? "claude-mock";
+    if (!record.review) {
+      // An auxiliary call (a title, a topic, a quota probe): a short, harmless answer.
+      return body.stream ? streamMessage(res, model, "Review") : plainMessage(res, model, "Review");
+    }
+    const reply: Reply = next();
+    record.replied = reply.kind;
+    if (reply.delayMs) await sleep(reply.delayMs);
+    if (res.destroyed) return;
+    if (reply.kind === "http") {
+      return json(res, reply.status, { type: "error", error: { type: ERROR_TYPES[reply.status] ?? "api_error", message: `mock error ${reply.status}` } });
+    }
+    const answer = replyText(reply, text);
+    const reported = reply.model ?? model;
+    return body.stream ? streamMessage(res, reported, answer) : plainMessage(res, reported, answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    reviewRequests: () => requests.filter((r) => r.review),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
