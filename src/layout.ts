@@ -6,11 +6,13 @@ import { assertGate, assertRound, assertRunId } from "./spec/ids.js";
 export const GUILD_DIR = ".guild";
 
 /** Immutable per-round artifacts of a gate directory, by kind. */
-export const ROUND_KINDS = ["packet", "attempt", "result", "response", "failure", "verdict", "resubmit", "escalation", "decision"] as const;
+export const ROUND_KINDS = [
+  "packet", "attempt", "result", "response", "failure", "verdict", "resubmit", "escalation", "decision", "memory", "rebuttal",
+] as const;
 export type RoundKind = (typeof ROUND_KINDS)[number];
 const EXT: Record<RoundKind, string> = {
   packet: "md", attempt: "json", result: "json", response: "md", failure: "json",
-  verdict: "json", resubmit: "json", escalation: "json", decision: "json",
+  verdict: "json", resubmit: "json", escalation: "json", decision: "json", memory: "md", rebuttal: "md",
 };
 
 /** `packet-3.md`, `result-3.json`, …; rounds are unpadded (use `ls -v`), as in Guild's layout. */

@@ -1,7 +1,9 @@
 // Turns a reviewer's raw output into a review_result.v1 envelope, the same way for every adapter:
 // a fenced review_result.v1/json block, or a whole-output JSON object, or a valid `## SATISFIED` sentinel.
+// The score and readiness (ARIS's stop condition) are taken here too, from the reviewer's own output only.
 import { lenientProblems, RESULT_WIRE } from "./result-reader.js";
-import { describeIssues, type Finding, ReviewResultStrict } from "./spec/schemas.js";
+import { toReadiness } from "./score-gate.js";
+import { describeIssues, type Finding, type Readiness, ReviewResultStrict } from "./spec/schemas.js";
 
 export interface EnvelopeContext {
   packetId: string;
@@ -49,6 +51,67 @@ export function sentinelVerdict(raw: string): { valid: true; before: string } | 
   return { valid: true, before: lines.slice(0, at).join("\n").trim() };
 }
 
+// ARIS's rule: exactly one line-anchored `Score: X/10` and one `Verdict: ready|almost|not ready`, case-insensitive,
+// an optional leading "- " or "* ", nothing else on the line. Anything that merely mentions one is refused.
+const SCORE_LINE_RE = /^[ \t]*(?:[-*][ \t]+)?score:[ \t]*([^\s/]+)[ \t]*\/[ \t]*10[ \t]*$/i;
+const VERDICT_LINE_RE = /^[ \t]*(?:[-*][ \t]+)?verdict:[ \t]*(\S(?:.*\S)?)[ \t]*$/i;
+const SCORE_MENTION_RE = /score:[ \t]*[^\s/]+[ \t]*\/[ \t]*10/i;
+const VERDICT_MENTION_RE = /verdict:[ \t]*(?:ready|almost|not ready)\b/i;
+const NUMBER_RE = /^[+-]?\d+(?:\.\d+)?$/;
+
+export interface ScoreReading {
+  score?: number;
+  readiness?: Readiness;
+  /** Why a score or readiness could not be taken; any problem makes the score gate unavailable. */
+  problems: string[];
+}
+
+type Parsed<T> = { value: T } | { problem: string };
+
+/** One field from the prose lines and the structured value: at most one source each, and they must agree. */
+function readField<T>(
+  name: string, lines: string[], lineRe: RegExp, mentionRe: RegExp, fromLine: (v: string) => Parsed<T>,
+  structured: unknown, fromStructured: (v: unknown) => Parsed<T>, same: (a: T, b: T) => boolean, problems: string[],
+): T | undefined {
+  const anchored = lines.flatMap((l) => { const m = lineRe.exec(l); return m ? [m[1]!] : []; });
+  const inline = lines.filter((l) => !lineRe.test(l) && mentionRe.test(l));
+  const take = (p: Parsed<T>): T | undefined => ("value" in p ? p.value : void problems.push(p.problem));
+  if (inline.length) problems.push(`${name} mentioned inline (${JSON.stringify(inline[0]!.trim().slice(0, 80))}): put it alone on its own line`);
+  if (anchored.length > 1) problems.push(`${anchored.length} ${name} lines; give exactly one`);
+  const prose = anchored.length === 1 && !inline.length ? take(fromLine(anchored[0]!)) : undefined;
+  const field = structured !== undefined ? take(fromStructured(structured)) : undefined;
+  if (prose !== undefined && field !== undefined && !same(prose, field)) {
+    problems.push(`the ${name} line says ${JSON.stringify(prose)} but the ${name.toLowerCase()} field says ${JSON.stringify(field)}`);
+    return undefined;
+  }
+  return prose ?? field;
+}
+
+/**
+ * The score and readiness a reviewer gave: its `Score: X/10` and `Verdict: …` lines, or its structured `score` and
+ * `readiness` fields. Nothing is recorded when the output names neither. A score is kept as given (the verifier
+ * judges its range); a value that is not a number is a problem.
+ */
+export function readScore(raw: string, structured: { score?: unknown; readiness?: unknown }): ScoreReading {
+  const lines = raw.split(/\r?\n/);
+  const problems: string[] = [];
+  const readiness = (v: unknown, problem: string): Parsed<Readiness> => {
+    const r = toReadiness(v);
+    return r ? { value: r } : { problem };
+  };
+  const score = readField<number>(
+    "Score", lines, SCORE_LINE_RE, SCORE_MENTION_RE,
+    (v) => (NUMBER_RE.test(v) ? { value: Number(v) } : { problem: `the Score line has ${JSON.stringify(v)}, not a number` }),
+    structured.score, (v) => (typeof v === "number" && Number.isFinite(v) ? { value: v } : { problem: `score must be a number (got ${JSON.stringify(v)})` }),
+    (a, b) => Math.abs(a - b) <= 1e-9, problems,
+  );
+  const ready = readField<Readiness>(
+    "Verdict", lines, VERDICT_LINE_RE, VERDICT_MENTION_RE, (v) => readiness(v, `the Verdict line has ${JSON.stringify(v)}, not ready | almost | not ready`),
+    structured.readiness, (v) => readiness(v, `readiness must be ready, almost or not ready (got ${JSON.stringify(v)})`), (a, b) => a === b, problems,
+  );
+  return { ...(score !== undefined ? { score } : {}), ...(ready !== undefined ? { readiness: ready } : {}), problems };
+}
+
 function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Finding {
   if (value && typeof value === "object" && !Array.isArray(value)) {
     const v = value as Record<string, unknown>;
@@ -62,8 +125,10 @@ function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Findi
   return { severity: fallbackSeverity, title: typeof value === "string" && value.trim() ? value : JSON.stringify(value) };
 }
 
+const MODE_FIELDS = new Set(["score", "readiness", "memory_update", "rulings"]);
+
 /** Fill what the reviewer may leave out (identity, round) and coerce findings; never change its verdict or bindings. */
-function envelope(obj: Record<string, unknown>, ctx: EnvelopeContext, from: ReviewResultStrict["normalized_from"]): Normalized {
+function envelope(obj: Record<string, unknown>, ctx: EnvelopeContext, from: ReviewResultStrict["normalized_from"], raw: string): Normalized {
   const problems = lenientProblems({
     ...obj,
     packet_id: obj.packet_id ?? ctx.packetId,
@@ -72,8 +137,16 @@ function envelope(obj: Record<string, unknown>, ctx: EnvelopeContext, from: Revi
   if (problems.length) return { ok: false, reasons: problems };
   const blocking = (obj.blocking_findings as unknown[]).map((f) => toFinding(f, "blocking"));
   const findings = Array.isArray(obj.findings) ? obj.findings.map((f) => toFinding(f, "medium")) : blocking;
+  // Strict structured outputs (OpenAI) send null for a field left out: the modes' optional fields read it as absent.
+  const given = Object.fromEntries(Object.entries(obj).filter(([k, v]) => !(v === null && MODE_FIELDS.has(k))));
+  // score, readiness and score_problems are the bus's own reading of the output, never a copied claim
+  const { score, readiness, score_problems: _claimed, ...rest } = given;
+  const reading = readScore(raw, { score, readiness });
   const candidate = {
-    ...obj,
+    ...rest,
+    ...(reading.score !== undefined ? { score: reading.score } : {}),
+    ...(reading.readiness !== undefined ? { readiness: reading.readiness } : {}),
+    ...(reading.problems.length ? { score_problems: reading.problems } : {}),
     schema_version: RESULT_WIRE,
     packet_id: obj.packet_id ?? ctx.packetId,
     artifact_sha256_reviewed: obj.artifact_sha256_reviewed ?? ctx.artifactSha256,
@@ -105,13 +178,13 @@ export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
     if (blocks.length > 1) return { ok: false, reasons: [`${blocks.length} candidate JSON blocks; emit exactly one`] };
     if (blocks.length === 1) {
       const obj = parseObject(blocks[0]!);
-      return typeof obj === "string" ? { ok: false, reasons: [`fenced block is ${obj}`] } : envelope(obj, ctx, from);
+      return typeof obj === "string" ? { ok: false, reasons: [`fenced block is ${obj}`] } : envelope(obj, ctx, from, raw);
     }
   }
   const trimmed = raw.trim();
   if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
     const obj = parseObject(trimmed);
-    if (typeof obj !== "string") return envelope(obj, ctx, "whole-json");
+    if (typeof obj !== "string") return envelope(obj, ctx, "whole-json", raw);
   }
   const sentinel = sentinelVerdict(raw);
   if (sentinel?.valid) {
@@ -119,6 +192,7 @@ export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
       { verdict: "satisfied", summary: sentinel.before.slice(0, 4000), findings: [], blocking_findings: [] },
       ctx,
       "sentinel",
+      raw,
     );
   }
   if (sentinel && !sentinel.valid) return { ok: false, reasons: [`malformed termination: ${sentinel.reason}`] };
@@ -133,7 +207,8 @@ export function repairPrompt(reasons: string[], ctx: EnvelopeContext): string {
     "",
     `Re-emit ONLY a single fenced \`\`\`${RESULT_WIRE} block containing one JSON object with:`,
     `"schema_version": "${RESULT_WIRE}", "packet_id": "${ctx.packetId}", "artifact_sha256_reviewed": "${ctx.artifactSha256}",`,
-    `"verdict": "satisfied" or "issues", "summary", "findings" (each {severity, title, detail, evidence}), "blocking_findings".`,
+    `"verdict": "satisfied" or "issues", "summary", "findings" (each {severity, title, detail, evidence}), "blocking_findings",`,
+    "and every other field the output contract above asks for (score, readiness, memory_update, rulings) as you gave it.",
     "Do not review again; restate your existing review in this format.",
   ].join("\n");
 }

@@ -2,26 +2,29 @@
 // the reviewers, the verifier, the author and the human; plus decide() on arbitrary (even inconsistent) snapshots.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Action, decide, type DecideContext, type GateDecision, type GateStateName } from "../src/broker/decide.js";
+import { type Action, decide, type DecideContext, type GateDecision, type GateStateName, verdictPasses } from "../src/broker/decide.js";
 import type { GateSnapshot } from "../src/broker/snapshot.js";
 import type { DecisionChoice, EscalationReason, Failure, PacketFrontMatter } from "../src/spec/schemas.js";
 import {
-  apply, context, decision, escalation, failure, gate, openRound, verdict, type VerdictKind,
+  apply, context, decision, escalation, failure, gate, openRound, type ScoreKind, scoreGate, verdict, type VerdictKind,
 } from "./helpers/snapshots.js";
 
 const STATES: GateStateName[] = [
   "no_request", "done", "broker", "reviewing", "dispatched", "normalizing", "verifying", "awaiting_author", "awaiting_decision",
 ];
-const CHOICES: DecisionChoice[] = ["force-pass", "extend-cap", "rework", "retry", "override"];
+const CHOICES: DecisionChoice[] = ["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"];
+const SCORE_KINDS: Array<ScoreKind | "none"> = ["positive", "negative", "unavailable", "none"];
 const VERDICT_KINDS: VerdictKind[] = ["pass", "issues", "blockers", "sha", "unparsed", "packet_id"];
 const FAILURE_KINDS: Failure["kind"][] = ["malformed", "no_verdict", "unavailable"];
 const REASONS: EscalationReason[] = [
   "cap_hit", "malformed_termination_x2", "no_verdict", "unavailable", "restart_cap_hit", "codex_skip_blocked", "identity_unverified",
+  "score_unavailable", "human_checkpoint", "request_refused",
 ];
 
 type Ev =
   | { t: "attempt" }
-  | { t: "result"; kind: VerdictKind; violation: "none" | "same" | "unknown" }
+  | { t: "result"; kind: VerdictKind; violation: "none" | "same" | "unknown"; score: ScoreKind | "none"; upheld: boolean }
+  | { t: "rebuttal" }
   | { t: "failure"; kind: Failure["kind"] }
   | { t: "resubmit" }
   | { t: "decision"; choice: DecisionChoice; extendBy: number | undefined }
@@ -29,7 +32,8 @@ type Ev =
 
 const evArb: fc.Arbitrary<Ev> = fc.oneof(
   { weight: 2, arbitrary: fc.constant<Ev>({ t: "attempt" }) },
-  { weight: 6, arbitrary: fc.record({ t: fc.constant("result" as const), kind: fc.constantFrom(...VERDICT_KINDS), violation: fc.constantFrom("none" as const, "none" as const, "same" as const, "unknown" as const) }) },
+  { weight: 6, arbitrary: fc.record({ t: fc.constant("result" as const), kind: fc.constantFrom(...VERDICT_KINDS), violation: fc.constantFrom("none" as const, "none" as const, "same" as const, "unknown" as const), score: fc.constantFrom(...SCORE_KINDS), upheld: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant<Ev>({ t: "rebuttal" }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("failure" as const), kind: fc.constantFrom(...FAILURE_KINDS) }) },
   { weight: 3, arbitrary: fc.constant<Ev>({ t: "resubmit" }) },
   { weight: 4, arbitrary: fc.record({ t: fc.constant("decision" as const), choice: fc.constantFrom(...CHOICES), extendBy: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }) }) },
@@ -42,7 +46,13 @@ const ctxArb: fc.Arbitrary<DecideContext> = fc.record({
   restartCap: fc.integer({ min: 1, max: 3 }),
   blocked: fc.boolean(),
   enforcement: fc.constantFrom("warn" as const, "block" as const),
-}).map(({ required, cap, restartCap, blocked, enforcement }) => context({ policy: { required, cap, restartCap }, blocked, enforcement }));
+  // the modes are drawn less often than the defaults, so the older paths (restart caps, unavailable) stay reachable
+  stop: fc.constantFrom("verdict" as const, "verdict" as const, "score" as const),
+  difficulty: fc.constantFrom("medium" as const, "medium" as const, "hard" as const, "nightmare" as const),
+  humanCheckpoint: fc.constantFrom(false, false, true),
+  refusal: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constant("difficulty nightmare: the pinned reviewer cannot read the repository") }),
+}).map(({ required, cap, restartCap, blocked, enforcement, stop, difficulty, humanCheckpoint, refusal }) =>
+  context({ policy: { required, cap, restartCap, stop, difficulty, humanCheckpoint, refusal }, blocked, enforcement }));
 
 /** The cap the human has granted: the resolved cap plus every extend-cap that answered an escalation offering it. */
 function grantedCap(s: GateSnapshot, ctx: DecideContext): number {
@@ -77,8 +87,17 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     if (a.status === "satisfied") {
       expect(R).toBeGreaterThanOrEqual(1);
       expect(s.failures.has(R)).toBe(false);
-      expect(s.verdicts.get(R)?.gate_pass.pass).toBe(true);
+      expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(true);
+      // the score policy passes only on a positive score (≥ 6, ready|almost) with the checksum-bound conditions
+      if (ctx.policy.stop === "score") expect(s.verdicts.get(R)!.score_gate?.positive).toBe(true);
+      const c = s.verdicts.get(R)!.gate_pass.conditions;
+      expect(c.parses && c.packet_id_match && c.sha256_match && c.no_blockers).toBe(true);
       expect(a.independence).toBe(s.verdicts.get(R)!.independence_violation ? "weak" : P!.independence);
+      expect(P!.reviewer_adapter).not.toBe("copilot"); // a copilot pass only ever asks for a finalizer
+    }
+    if (a.status === "stopped") {
+      expect(s.decisions.get(R)?.choice).toBe("stop");
+      expect(s.escalations.get(R)?.options).toContain("stop");
     }
     if (a.status === "force_passed") {
       expect(s.decisions.get(R)?.choice).toBe("force-pass");
@@ -100,6 +119,13 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     expect(a.options.length).toBeGreaterThan(0);
     if (a.reason === "codex_skip_blocked") expect(R).toBe(0);
     if (a.reason === "cap_hit") expect(P!.counted_round).toBeGreaterThanOrEqual(grantedCap(s, ctx));
+    if (a.reason === "request_refused") expect(R === 0 && ctx.policy.refusal !== null).toBe(true);
+    if (a.reason === "score_unavailable") expect(ctx.policy.stop === "score" && s.verdicts.get(R)?.score_gate?.available !== true).toBe(true);
+    if (a.reason === "human_checkpoint") {
+      expect(ctx.policy.humanCheckpoint).toBe(true);
+      expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(false);
+      expect(P!.counted_round).toBeLessThan(grantedCap(s, ctx));
+    }
   }
   if (a.type === "packet") {
     expect(a.round).toBe(R + 1);
@@ -110,15 +136,29 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     if (R === 0) {
       expect(a).toMatchObject({ counted_round: 1, restart_of: null, restart_reason: null, inherit: null });
       expect(ctx.policy.required).toBe(true);
+      expect(ctx.policy.refusal).toBeNull(); // a refused request never gets a packet
     } else if (a.restart_reason === "degraded") {
       // an unavailable reviewer: select again without it, on the same counted round
       expect(s.failures.get(R)?.kind).toBe("unavailable");
       expect(P!.restart_reason).not.toBe("degraded");
+      expect(P!.restart_reason).not.toBe("finalizer");
+      expect(a).toMatchObject({ inherit: null, exclude: [P!.reviewer_provider], restart_of: R, counted_round: P!.counted_round });
+    } else if (a.restart_reason === "finalizer") {
+      // a copilot pass: a fresh selection without that provider confirms it, on the same counted round
+      expect(P!.reviewer_adapter).toBe("copilot");
+      expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(true);
       expect(a).toMatchObject({ inherit: null, exclude: [P!.reviewer_provider], restart_of: R, counted_round: P!.counted_round });
     } else {
       expect(a.inherit).toEqual(P);
-      if (a.restart_reason === "artifact_changed" || a.restart_reason === "retry") {
-        // Restarts and retries never consume the cap.
+      if (a.restart_reason === "ruling") {
+        // one ruling per counted round, only at hard or nightmare, only on an author's rebuttal of blocking findings
+        expect(ctx.policy.difficulty).not.toBe("medium");
+        expect(s.rebuttals.has(R)).toBe(true);
+        expect(P!.restart_reason).not.toBe("ruling");
+        expect(s.verdicts.get(R)!.blocking_count).toBeGreaterThan(0);
+      }
+      if (a.restart_reason === "artifact_changed" || a.restart_reason === "retry" || a.restart_reason === "ruling") {
+        // Restarts, retries and rulings never consume the cap.
         expect(a.restart_of).toBe(R);
         expect(a.counted_round).toBe(P!.counted_round);
       } else {
@@ -148,10 +188,19 @@ function settleChecked(s: GateSnapshot, ctx: DecideContext, fresh: Partial<Packe
   throw new Error("the broker did not settle");
 }
 
-function simulate(ctx: DecideContext, events: Ev[], weakFirst: boolean): { s: GateSnapshot; trace: Trace; last: GateDecision } {
+/** Who a fresh selection picks: the default strong reviewer, a weak one, or copilot (whose passes need a finalizer). */
+type First = "strong" | "weak" | "copilot";
+const firstArb = fc.constantFrom<First>("strong", "strong", "weak", "copilot");
+const FRESH: Record<First, Partial<PacketFrontMatter>> = {
+  strong: {},
+  weak: { independence: "weak", selection_status: "degraded-local" },
+  copilot: { reviewer_provider: "copilot", reviewer_adapter: "copilot", reviewer_model: null },
+};
+
+function simulate(ctx: DecideContext, events: Ev[], first: First): { s: GateSnapshot; trace: Trace; last: GateDecision } {
   const s = gate().s;
   const trace: Trace = { actions: [], validDecisions: [] };
-  const fresh: Partial<PacketFrontMatter> = weakFirst ? { independence: "weak", selection_status: "degraded-local" } : {};
+  const fresh = FRESH[first];
   let d = settleChecked(s, ctx, fresh, trace);
   for (const ev of events) {
     if (s.outcome) break;
@@ -164,13 +213,18 @@ function simulate(ctx: DecideContext, events: Ev[], weakFirst: boolean): { s: Ga
         break;
       case "result":
         if (open) {
-          // The verifier flags independence only on a strong packet.
+          // The verifier flags independence only on a strong packet, and counts rulings only on a ruling packet.
           const violation = ev.violation !== "none" && P!.independence === "strong";
           s.results.set(R, { mtimeMs: 1, size: 100 });
-          s.verdicts.set(R, verdict(R, ev.kind, violation
-            ? { independence_violation: true, reviewer_family: ev.violation === "same" ? "anthropic" : "unknown", reviewer_model: ev.violation === "same" ? "claude-opus-4" : "mystery" }
-            : {}));
+          s.verdicts.set(R, verdict(R, ev.kind, {
+            ...(violation ? { independence_violation: true, reviewer_family: ev.violation === "same" ? "anthropic" : "unknown", reviewer_model: ev.violation === "same" ? "claude-opus-4" : "mystery" } : {}),
+            ...(ev.score !== "none" ? { score_gate: scoreGate(ev.score) } : {}),
+            ...(P!.restart_reason === "ruling" ? { rulings: { upheld: ev.upheld ? 1 : 0, withdrawn: 1 } } : {}),
+          }));
         }
+        break;
+      case "rebuttal":
+        if (d.state === "awaiting_author") s.rebuttals.add(R);
         break;
       case "failure":
         if (open) s.failures.set(R, failure(R, ev.kind));
@@ -180,7 +234,7 @@ function simulate(ctx: DecideContext, events: Ev[], weakFirst: boolean): { s: Ga
         break;
       case "decision":
         if (d.state === "awaiting_decision" && !s.decisions.has(d.round)) {
-          s.decisions.set(d.round, decision(d.round, ev.choice, ev.extendBy));
+          s.decisions.set(d.round, decision(d.round, ev.choice, ev.extendBy, ev.choice === "continue" ? "look at the rollback" : undefined));
           if (s.escalations.get(d.round)?.options.includes(ev.choice)) trace.validDecisions.push({ round: d.round, choice: ev.choice });
         }
         break;
@@ -196,8 +250,8 @@ function simulate(ctx: DecideContext, events: Ev[], weakFirst: boolean): { s: Ga
 describe("decide: properties over simulated gates", () => {
   it("every decision along any event sequence keeps the round-loop invariants", () => {
     fc.assert(
-      fc.property(ctxArb, fc.array(evArb, { maxLength: 40 }), fc.boolean(), (ctx, events, weakFirst) => {
-        simulate(ctx, events, weakFirst); // checkDecision asserts at every step
+      fc.property(ctxArb, fc.array(evArb, { maxLength: 40 }), firstArb, (ctx, events, first) => {
+        simulate(ctx, events, first); // checkDecision asserts at every step
       }),
       { numRuns: 1500 },
     );
@@ -205,18 +259,20 @@ describe("decide: properties over simulated gates", () => {
 
   it("outcomes: satisfied only on a passing latest verdict, force_passed/rework only after that decision, skipped only when not required", () => {
     fc.assert(
-      fc.property(ctxArb, fc.array(evArb, { maxLength: 40 }), fc.boolean(), (ctx, events, weakFirst) => {
-        const { s } = simulate(ctx, events, weakFirst);
+      fc.property(ctxArb, fc.array(evArb, { maxLength: 40 }), firstArb, (ctx, events, first) => {
+        const { s } = simulate(ctx, events, first);
         const o = s.outcome;
         if (!o) return;
         const R = openRound(s);
         expect(o.final_round).toBe(R);
-        if (o.status === "satisfied") expect(s.verdicts.get(R)?.gate_pass.pass).toBe(true);
+        if (o.status === "satisfied") expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(true);
+        if (o.status === "stopped") expect(s.decisions.get(R)?.choice).toBe("stop");
         if (o.status === "force_passed") expect(s.decisions.get(R)?.choice).toBe("force-pass");
         if (o.status === "skipped") expect(ctx.policy.required).toBe(false);
         if (o.status === "rework") expect(s.decisions.get(R)?.choice).toBe("rework");
         // A weak packet never yields a strong outcome.
         if (o.status === "satisfied" && s.packets.get(R)!.independence === "weak") expect(o.independence).toBe("weak");
+        if (o.status === "satisfied") expect(s.packets.get(R)!.reviewer_adapter).not.toBe("copilot");
       }),
       { numRuns: 1500 },
     );
@@ -224,13 +280,13 @@ describe("decide: properties over simulated gates", () => {
 
   it("counted rounds stay within the cap in force when each packet was issued; restarts keep the counted round", () => {
     fc.assert(
-      fc.property(ctxArb, fc.array(evArb, { maxLength: 40 }), fc.boolean(), (ctx, events, weakFirst) => {
-        const { s } = simulate(ctx, events, weakFirst);
+      fc.property(ctxArb, fc.array(evArb, { maxLength: 40 }), firstArb, (ctx, events, first) => {
+        const { s } = simulate(ctx, events, first);
         const extended = [...s.decisions].some(([r, d]) => d.choice === "extend-cap" && s.escalations.get(r)?.options.includes("extend-cap"));
         for (const p of s.packets.values()) {
           expect(p.counted_round).toBeLessThanOrEqual(p.cap);
           if (!extended) expect(p.counted_round).toBeLessThanOrEqual(ctx.policy.cap);
-          if (p.restart_reason === "artifact_changed" || p.restart_reason === "retry") {
+          if (p.restart_reason === "artifact_changed" || p.restart_reason === "retry" || p.restart_reason === "ruling") {
             expect(p.counted_round).toBe(s.packets.get(p.restart_of!)!.counted_round);
           }
         }
@@ -246,15 +302,15 @@ describe("decide: properties over simulated gates", () => {
 
   it("the simulator is not vacuous: it reaches every outcome, escalation and kind of packet", () => {
     const seen = new Set<string>();
-    for (const [ctx, events, weakFirst] of fc.sample(fc.tuple(ctxArb, fc.array(evArb, { maxLength: 40 }), fc.boolean()), { numRuns: 3000, seed: 42 })) {
-      for (const a of simulate(ctx, events, weakFirst).trace.actions) {
+    for (const [ctx, events, first] of fc.sample(fc.tuple(ctxArb, fc.array(evArb, { maxLength: 40 }), firstArb), { numRuns: 3000, seed: 42 })) {
+      for (const a of simulate(ctx, events, first).trace.actions) {
         seen.add(a.type === "outcome" ? `outcome:${a.status}` : a.type === "escalation" ? `escalation:${a.reason}` : `packet:${a.restart_reason}`);
       }
     }
     expect([...seen].sort()).toEqual([
-      ...["cap_hit", "codex_skip_blocked", "identity_unverified", "malformed_termination_x2", "no_verdict", "restart_cap_hit", "unavailable"].map((r) => `escalation:${r}`),
-      ...["force_passed", "rework", "satisfied", "skipped"].map((s) => `outcome:${s}`),
-      ...["artifact_changed", "degraded", "malformed", "null", "retry"].map((r) => `packet:${r}`),
+      ...["cap_hit", "codex_skip_blocked", "human_checkpoint", "identity_unverified", "malformed_termination_x2", "no_verdict", "request_refused", "restart_cap_hit", "score_unavailable", "unavailable"].map((r) => `escalation:${r}`),
+      ...["force_passed", "rework", "satisfied", "skipped", "stopped"].map((s) => `outcome:${s}`),
+      ...["artifact_changed", "degraded", "finalizer", "malformed", "null", "retry", "ruling"].map((r) => `packet:${r}`),
     ]);
   });
 
@@ -263,10 +319,10 @@ describe("decide: properties over simulated gates", () => {
       fc.property(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 3 }), (cap, shaRestarts) => {
         const ctx = context({ policy: { cap, restartCap: 3 } });
         const events: Ev[] = [
-          ...Array.from({ length: shaRestarts }, () => ({ t: "result", kind: "sha", violation: "none" }) as Ev),
-          { t: "result", kind: "pass", violation: "none" },
+          ...Array.from({ length: shaRestarts }, () => ({ t: "result", kind: "sha", violation: "none", score: "none", upheld: false }) as Ev),
+          { t: "result", kind: "pass", violation: "none", score: "none", upheld: false },
         ];
-        const { s } = simulate(ctx, events, false);
+        const { s } = simulate(ctx, events, "strong");
         expect(s.outcome?.status).toBe("satisfied");
         expect(s.outcome?.final_round).toBe(shaRestarts + 1);
         expect(Math.max(...[...s.packets.values()].map((p) => p.counted_round))).toBe(1);
@@ -281,13 +337,14 @@ const snapshotArb = fc.record({
   hasRequest: fc.boolean(),
   packets: fc.array(fc.record({
     round: roundArb, counted: roundArb, restartOf: fc.option(roundArb, { nil: null }),
-    reason: fc.constantFrom(null, "artifact_changed" as const, "retry" as const, "malformed" as const),
+    reason: fc.constantFrom(null, "artifact_changed" as const, "retry" as const, "malformed" as const, "ruling" as const),
     independence: fc.constantFrom("strong" as const, "weak" as const),
   }), { maxLength: 6 }),
   attempts: fc.array(roundArb, { maxLength: 3 }),
   results: fc.array(roundArb, { maxLength: 3 }),
   responses: fc.array(roundArb, { maxLength: 3 }),
-  verdicts: fc.array(fc.record({ round: roundArb, kind: fc.constantFrom(...VERDICT_KINDS), violation: fc.boolean(), family: fc.constantFrom("unknown" as const, "anthropic" as const, "openai" as const) }), { maxLength: 4 }),
+  verdicts: fc.array(fc.record({ round: roundArb, kind: fc.constantFrom(...VERDICT_KINDS), violation: fc.boolean(), family: fc.constantFrom("unknown" as const, "anthropic" as const, "openai" as const), score: fc.constantFrom(...SCORE_KINDS), upheld: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }) }), { maxLength: 4 }),
+  rebuttals: fc.array(roundArb, { maxLength: 2 }),
   failures: fc.array(fc.record({ round: roundArb, kind: fc.constantFrom(...FAILURE_KINDS) }), { maxLength: 3 }),
   resubmits: fc.array(roundArb, { maxLength: 3 }),
   escalations: fc.array(fc.record({ round: fc.integer({ min: 0, max: 6 }), reason: fc.constantFrom(...REASONS), options: fc.subarray(CHOICES) }), { maxLength: 3 }),
@@ -301,7 +358,13 @@ function build(x: typeof snapshotArb extends fc.Arbitrary<infer T> ? T : never):
   for (const r of x.attempts) g.attempt(r);
   for (const r of x.results) g.result(r);
   for (const r of x.responses) g.response(r);
-  for (const v of x.verdicts) g.verdict(v.round, v.kind, { independence_violation: v.violation, reviewer_family: v.family });
+  for (const v of x.verdicts) {
+    g.verdict(v.round, v.kind, {
+      independence_violation: v.violation, reviewer_family: v.family,
+      ...(v.score !== "none" ? { score_gate: scoreGate(v.score) } : {}), ...(v.upheld !== undefined ? { rulings: { upheld: v.upheld, withdrawn: 0 } } : {}),
+    });
+  }
+  for (const r of x.rebuttals) g.rebuttal(r);
   for (const f of x.failures) g.failure(f.round, f.kind);
   for (const r of x.resubmits) g.resubmit(r);
   for (const e of x.escalations) g.s.escalations.set(e.round, escalation(e.round, e.reason, e.options));
@@ -325,7 +388,7 @@ describe("decide: total on arbitrary snapshots", () => {
         expect(s).toEqual(before);
         if (d.action?.type === "outcome" && d.action.status === "satisfied") {
           const R = openRound(s);
-          expect(s.verdicts.get(R)?.gate_pass.pass).toBe(true);
+          expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(true);
           expect(s.failures.has(R)).toBe(false);
         }
         if (d.action?.type === "outcome" && d.action.status === "skipped") expect(ctx.policy.required).toBe(false);

@@ -1,10 +1,10 @@
 // The round loop (decide) step by step, on hand-built snapshots: no filesystem.
 import { describe, expect, it } from "vitest";
-import { decide, effectiveCap, waitExitCode } from "../src/broker/decide.js";
+import { decide, effectiveCap, failReasons, verdictPasses, waitExitCode } from "../src/broker/decide.js";
 import { packetId } from "../src/broker/packet-format.js";
 import { resolvePolicy } from "../src/broker/policy.js";
 import type { DecisionChoice } from "../src/spec/schemas.js";
-import { context, gate, openRound, packet, request, settle, SHA_A } from "./helpers/snapshots.js";
+import { context, gate, openRound, packet, request, scoreGate, settle, SHA_A, verdict } from "./helpers/snapshots.js";
 
 const CAP: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
 const RETRY: DecisionChoice[] = ["retry", "force-pass", "rework"];
@@ -430,5 +430,222 @@ describe("decide: a whole gate, driven like the broker", () => {
     decide(g.s, context());
     expect(g.s).toEqual(before);
     expect(packet(1)).toEqual(g.s.packets.get(1));
+  });
+});
+
+const CHECKPOINT: DecisionChoice[] = ["continue", "stop", "rework"];
+const score = context({ policy: { stop: "score", cap: 4 } });
+const hard = context({ policy: { difficulty: "hard" } });
+
+describe("decide: the score stop policy (ARIS: score ≥ 6 AND readiness ready|almost)", () => {
+  it("a positive score with the checksum-bound conditions passes, whatever the verdict word", () => {
+    const g = gate().packet(1).verdict(1, "pass", { result_verdict: "issues", score_gate: scoreGate("positive") });
+    g.s.verdicts.get(1)!.gate_pass.conditions.satisfied = false;
+    expect(decide(g.s, score).action).toEqual({
+      type: "outcome", status: "satisfied", round: 1, independence: "strong",
+      reason: "score gate passed (score 6/10, readiness almost) with the checksum-bound conditions",
+    });
+    // the same verdict under the verdict policy is not a pass
+    expect(decide(g.s, context())).toMatchObject({ state: "awaiting_author", round: 1 });
+  });
+
+  it("a satisfied verdict with a score that is not positive does not pass: the author's turn, with the score's reason", () => {
+    const g = gate().packet(1).verdict(1, "pass", { score_gate: scoreGate("negative") });
+    const d = decide(g.s, score);
+    expect(d).toMatchObject({ state: "awaiting_author", round: 1, action: null });
+    expect(d.detail).toMatch(/score 5\.99\/10, readiness almost/);
+    expect(decide(g.s, context()).action).toMatchObject({ type: "outcome", status: "satisfied" }); // verdict policy ignores the score
+  });
+
+  it("the score never replaces the checksum-bound conditions: blockers, a stale sha or another packet still fail", () => {
+    const blockers = gate().packet(1).verdict(1, "blockers", { score_gate: scoreGate("positive") });
+    expect(decide(blockers.s, score)).toMatchObject({ state: "awaiting_author", detail: "2 blocking finding(s) remain" });
+    const sha = gate().packet(1).verdict(1, "sha", { score_gate: scoreGate("positive") });
+    expect(decide(sha.s, score).action).toMatchObject({ type: "packet", restart_reason: "artifact_changed" });
+    const other = gate().packet(1).verdict(1, "packet_id", { score_gate: scoreGate("positive") });
+    expect(decide(other.s, score).action).toMatchObject({ type: "packet", restart_reason: "malformed" });
+  });
+
+  it("an unavailable score (out of range, unparsable, or no evaluation at all) escalates score_unavailable; retry keeps the count", () => {
+    for (const over of [{ score_gate: scoreGate("unavailable") }, {}]) {
+      const g = gate().packet(1).verdict(1, "pass", over);
+      const d = decide(g.s, score);
+      expect(d.action).toMatchObject({ type: "escalation", round: 1, reason: "score_unavailable", options: RETRY });
+      expect((d.action as { detail: string }).detail).toMatch(/^no usable score from the reviewer: /);
+      g.escalation(1, "score_unavailable", RETRY).decision(1, "retry");
+      expect(decide(g.s, score).action).toMatchObject({ type: "packet", round: 2, counted_round: 1, restart_reason: "retry" });
+    }
+  });
+
+  it("verdictPasses and failReasons state the policy in one place", () => {
+    const v = verdict(1, "issues", { score_gate: scoreGate("positive") });
+    v.gate_pass.conditions.no_blockers = true;
+    expect(verdictPasses(v, "score")).toBe(true);
+    expect(verdictPasses(v, "verdict")).toBe(false);
+    expect(failReasons(verdict(1, "issues", { score_gate: scoreGate("negative") }), "score")).toEqual(["1 blocking finding(s) remain", scoreGate("negative").reasons[0]]);
+  });
+
+  it("the cap under the score policy defaults to ARIS's 4; --cap and settings still override", () => {
+    expect(resolvePolicy(request({ stop: "score" }), {}).cap).toBe(4);
+    expect(resolvePolicy(request(), { stop: "score" }).cap).toBe(4);
+    expect(resolvePolicy(request({ stop: "score", cap: 2 }), {}).cap).toBe(2);
+    expect(resolvePolicy(request({ stop: "score" }), { codex_cap: 6 }).cap).toBe(6);
+    expect(resolvePolicy(request({ stop: "verdict" }), { stop: "score" }).cap).toBe(5);
+  });
+});
+
+describe("decide: the debate (hard and nightmare)", () => {
+  it("a rebuttal of a round with blocking findings → a ruling packet on the same counted round, restart_of that round", () => {
+    const g = gate().packet(1).verdict(1, "issues").rebuttal(1);
+    expect(decide(g.s, hard).action).toEqual({
+      type: "packet", round: 2, counted_round: 1, restart_of: 1, restart_reason: "ruling", cap: 5, inherit: g.s.packets.get(1),
+    });
+    expect(decide(g.s, context({ policy: { difficulty: "nightmare" } })).action).toMatchObject({ restart_reason: "ruling" });
+  });
+
+  it("the rebuttal is taken before a resubmit of the same round", () => {
+    const g = gate().packet(1).verdict(1, "issues").rebuttal(1).resubmit(1);
+    expect(decide(g.s, hard).action).toMatchObject({ restart_reason: "ruling" });
+  });
+
+  it("a rebuttal is ignored at medium, after a ruling (a ruling is final), and when nothing blocks", () => {
+    expect(decide(gate().packet(1).verdict(1, "issues").rebuttal(1).s, context())).toMatchObject({ state: "awaiting_author" });
+    const ruled = gate().packet(1).verdict(1, "issues").rebuttal(1).packet(2, { counted_round: 1, restart_of: 1, restart_reason: "ruling" }).verdict(2, "issues").rebuttal(2);
+    expect(decide(ruled.s, hard)).toMatchObject({ state: "awaiting_author", round: 2 });
+    ruled.resubmit(2);
+    expect(decide(ruled.s, hard).action).toMatchObject({ type: "packet", round: 3, counted_round: 2, restart_reason: null });
+    const nothing = gate().packet(1).verdict(1, "issues", { blocking_count: 0 }).rebuttal(1);
+    expect(decide(nothing.s, hard)).toMatchObject({ state: "awaiting_author" });
+  });
+
+  it("an upheld ruling keeps the gate closed even when the reviewer left blocking_findings empty", () => {
+    const g = gate().packet(1).verdict(1, "issues").rebuttal(1)
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "ruling" }).verdict(2, "pass", { rulings: { upheld: 1, withdrawn: 1 } });
+    const d = decide(g.s, hard);
+    expect(d).toMatchObject({ state: "awaiting_author", round: 2, detail: "1 contested finding(s) upheld" });
+    g.s.verdicts.get(2)!.rulings = { upheld: 0, withdrawn: 2 };
+    expect(decide(g.s, hard).action).toMatchObject({ type: "outcome", status: "satisfied", round: 2 });
+  });
+
+  it("after extend-cap at the cap, the author may contest instead of resubmitting", () => {
+    const g = gate().packet(1).verdict(1, "issues").escalation(1, "cap_hit", CAP).decision(1, "extend-cap", 1).rebuttal(1);
+    expect(decide(g.s, context({ policy: { difficulty: "hard", cap: 1 } })).action).toMatchObject({ type: "packet", round: 2, counted_round: 1, restart_reason: "ruling", cap: 2 });
+  });
+});
+
+describe("decide: the human checkpoint", () => {
+  const cp = context({ policy: { humanCheckpoint: true } });
+
+  it("a round that does not end the gate waits for continue|stop|rework (exit 4); a pass ends the gate without a checkpoint", () => {
+    const g = gate().packet(1).verdict(1, "issues");
+    const d = decide(g.s, cp);
+    expect(d.action).toMatchObject({ type: "escalation", round: 1, reason: "human_checkpoint", options: CHECKPOINT });
+    g.escalation(1, "human_checkpoint", CHECKPOINT);
+    expect(waitExitCode(g.s, decide(g.s, cp))).toBe(4);
+    expect(decide(gate().packet(1).verdict(1, "pass").s, cp).action).toMatchObject({ type: "outcome", status: "satisfied" });
+  });
+
+  it("at the cap the cap escalation is the checkpoint; restarts and malformed rounds are bus mechanics, not checkpoints", () => {
+    expect(decide(gate().packet(1).verdict(1, "issues").s, context({ policy: { humanCheckpoint: true, cap: 1 } })).action).toMatchObject({ reason: "cap_hit" });
+    expect(decide(gate().packet(1).verdict(1, "sha").s, cp).action).toMatchObject({ type: "packet", restart_reason: "artifact_changed" });
+    expect(decide(gate().packet(1).failure(1, "malformed").s, cp).action).toMatchObject({ type: "packet", restart_reason: "malformed" });
+  });
+
+  it("continue → the loop goes on as it would: the author's turn, then the next round (or a ruling at hard)", () => {
+    const g = gate().packet(1).verdict(1, "issues").escalation(1, "human_checkpoint", CHECKPOINT).decision(1, "continue", undefined, "check the rollback");
+    expect(decide(g.s, cp)).toMatchObject({ state: "awaiting_author", round: 1 });
+    g.resubmit(1);
+    expect(decide(g.s, cp).action).toMatchObject({ type: "packet", round: 2, counted_round: 2, restart_reason: null });
+    const h = gate().packet(1).verdict(1, "issues").escalation(1, "human_checkpoint", CHECKPOINT).decision(1, "continue").rebuttal(1);
+    expect(decide(h.s, context({ policy: { humanCheckpoint: true, difficulty: "hard" } })).action).toMatchObject({ restart_reason: "ruling" });
+  });
+
+  it("stop ends the gate stopped (exit 3, never a pass); rework ends it rework", () => {
+    const g = gate().packet(1).verdict(1, "issues").escalation(1, "human_checkpoint", CHECKPOINT).decision(1, "stop");
+    const { decision } = settle(g.s, cp);
+    expect(g.s.outcome).toMatchObject({ status: "stopped", reason: "human stopped the loop after human_checkpoint" });
+    expect(waitExitCode(g.s, decision)).toBe(3);
+    const r = gate().packet(1).verdict(1, "issues").escalation(1, "human_checkpoint", CHECKPOINT).decision(1, "rework");
+    expect(decide(r.s, cp).action).toMatchObject({ type: "outcome", status: "rework" });
+  });
+});
+
+describe("decide: requests the bus cannot serve", () => {
+  const refused = context({ policy: { difficulty: "nightmare", refusal: "difficulty nightmare … manual" } });
+
+  it("a refusal escalates request_refused before round 1; rework ends it; nothing else issues a packet", () => {
+    const g = gate();
+    expect(decide(g.s, refused).action).toEqual({ type: "escalation", round: 0, reason: "request_refused", detail: "difficulty nightmare … manual", options: ["rework"] });
+    g.escalation(0, "request_refused", ["rework"]);
+    expect(decide(g.s, refused)).toMatchObject({ state: "awaiting_decision", round: 0 });
+    g.decision(0, "rework");
+    expect(decide(g.s, refused).action).toEqual({ type: "outcome", status: "rework", reason: "human chose rework after request_refused", round: 0 });
+  });
+
+  it("an override of the codex-skip block never issues a packet to a refused request", () => {
+    const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]).decision(0, "override");
+    expect(decide(g.s, { ...refused, codexSkip: { blocked: true, enforcement: "block" } })).toMatchObject({ state: "awaiting_decision", round: 0, action: null });
+  });
+
+  it("a round-0 unavailable escalation (no file-reading reviewer) waits for rework", () => {
+    const g = gate().escalation(0, "unavailable", ["rework"]);
+    expect(decide(g.s, context())).toMatchObject({ state: "awaiting_decision", round: 0 });
+    expect(waitExitCode(g.s, decide(g.s, context()))).toBe(5);
+    g.decision(0, "rework");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "outcome", status: "rework", round: 0 });
+  });
+});
+
+describe("decide: a copilot pass needs a different-family finalizer (ARIS compatibility drive)", () => {
+  const COPILOT = { reviewer_provider: "copilot", reviewer_adapter: "copilot", reviewer_model: null, reviewer_family: "openai" as const };
+
+  it("copilot satisfied → a finalizer packet on the same counted round, selected afresh without the copilot provider", () => {
+    const g = gate().packet(1, COPILOT).verdict(1, "pass");
+    const d = decide(g.s, context());
+    expect(d.state).toBe("broker");
+    expect(d.action).toEqual({
+      type: "packet", round: 2, counted_round: 1, restart_of: 1, restart_reason: "finalizer", cap: 5, inherit: null, exclude: ["copilot"],
+    });
+  });
+
+  it("even an identity or weak problem of the copilot result asks for the finalizer, never a satisfied outcome", () => {
+    const unknown = gate().packet(1, COPILOT).verdict(1, "pass", { independence_violation: true, reviewer_family: "unknown" });
+    expect(decide(unknown.s, context()).action).toMatchObject({ type: "packet", restart_reason: "finalizer" });
+    const weak = gate().packet(1, { ...COPILOT, independence: "weak" }).verdict(1, "pass");
+    expect(decide(weak.s, context()).action).toMatchObject({ type: "packet", restart_reason: "finalizer" });
+  });
+
+  it("only the finalizer's pass ends the gate satisfied", () => {
+    const g = gate().packet(1, COPILOT).verdict(1, "pass").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" }).verdict(2, "pass");
+    expect(decide(g.s, context()).action).toEqual({ type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: 2, independence: "strong" });
+  });
+
+  it("a finalizer with issues does not pass: the author revises, and the finalizer's reviewer continues", () => {
+    const g = gate().packet(1, COPILOT).verdict(1, "pass").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" }).verdict(2, "issues");
+    expect(decide(g.s, context())).toMatchObject({ state: "awaiting_author", round: 2, action: null });
+    g.resubmit(2);
+    expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 3, counted_round: 2, restart_reason: null, inherit: { reviewer_provider: "codex" } });
+  });
+
+  it("copilot with issues is an ordinary round: no finalizer", () => {
+    const g = gate().packet(1, COPILOT).verdict(1, "issues");
+    expect(decide(g.s, context())).toMatchObject({ state: "awaiting_author", action: null });
+  });
+
+  it("a finalizer that proves unavailable goes to a human at once (re-selection could land on copilot again)", () => {
+    const g = gate().packet(1, COPILOT).verdict(1, "pass").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" }).failure(2, "unavailable");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", round: 2, reason: "unavailable", options: RETRY });
+  });
+
+  it("settles: copilot pass, finalizer pass → satisfied at the finalizer's round with one counted round", () => {
+    const g = gate();
+    settle(g.s, context(), COPILOT);
+    g.verdict(1, "pass");
+    settle(g.s, context(), COPILOT);
+    expect(g.s.packets.get(2)).toMatchObject({ restart_reason: "finalizer", reviewer_adapter: "codex", counted_round: 1 });
+    expect(g.s.outcome).toBeNull();
+    g.verdict(2, "pass");
+    settle(g.s, context(), COPILOT);
+    expect(g.s.outcome).toMatchObject({ status: "satisfied", final_round: 2 });
   });
 });

@@ -1,4 +1,4 @@
-// Process entrypoint: a reviewer worker for one adapter kind (command, codex, claude, gemini, http).
+// Process entrypoint: a reviewer worker for one adapter kind (command, codex, claude, gemini, copilot, http).
 import type { ReviewerAdapter } from "../src/adapters/types.js";
 import { type WorkerOptions, workerRuntime } from "../src/worker/options.js";
 import { reviewGate } from "../src/worker/reviewer.js";

@@ -1,12 +1,12 @@
 // The round loop as one pure function: a gate snapshot and the resolved policy in, the gate's state and the
 // broker's next action out. No I/O here; the broker worker executes the action and calls decide again.
-import type { DecisionChoice, EscalationReason, PacketFrontMatter } from "../spec/schemas.js";
+import type { DecisionChoice, Difficulty, EscalationReason, PacketFrontMatter, StopPolicy, VerdictFile } from "../spec/schemas.js";
 import type { ResolvedPolicy } from "./policy.js";
 import type { GateSnapshot } from "./snapshot.js";
 
 export type OutcomeAction = {
   type: "outcome";
-  status: "satisfied" | "skipped" | "force_passed" | "rework";
+  status: "satisfied" | "skipped" | "force_passed" | "rework" | "stopped";
   reason: string;
   round: number;
   independence?: "strong" | "weak";
@@ -49,7 +49,36 @@ export interface DecideContext {
 }
 
 const CAP_OPTIONS: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
-const RETRY_OPTIONS: DecisionChoice[] = ["retry", "force-pass", "rework"];
+export const RETRY_OPTIONS: DecisionChoice[] = ["retry", "force-pass", "rework"];
+const CHECKPOINT_OPTIONS: DecisionChoice[] = ["continue", "stop", "rework"];
+
+/**
+ * The gate under the stop policy in force: the checksum-bound conditions (parses, packet id, sha, no blockers)
+ * always, then the verdict condition (stop=verdict) or the score condition in its place (stop=score). A contested
+ * finding the reviewer upheld keeps the gate closed whatever the result's blocking_findings say.
+ */
+export function verdictPasses(v: VerdictFile, stop: StopPolicy): boolean {
+  const c = v.gate_pass.conditions;
+  const bound = c.parses && c.packet_id_match && c.sha256_match && c.no_blockers && !v.rulings?.upheld;
+  return bound && (stop === "score" ? v.score_gate?.positive === true : c.satisfied);
+}
+
+/** Whether the author may contest round `round`'s findings: hard and nightmare, blocking findings, and not a ruling (a ruling is final). */
+export function contestable(snapshot: GateSnapshot, difficulty: Difficulty, round: number): boolean {
+  return difficulty !== "medium" && snapshot.packets.get(round)?.restart_reason !== "ruling" && (snapshot.verdicts.get(round)?.blocking_count ?? 0) > 0;
+}
+
+/** Why a verdict that parsed and matched its packet and sha does not pass, under the stop policy in force. */
+export function failReasons(v: VerdictFile, stop: StopPolicy): string[] {
+  const out = stop === "score"
+    ? [
+      ...(v.gate_pass.conditions.no_blockers ? [] : [`${v.blocking_count ?? "some"} blocking finding(s) remain`]),
+      ...(v.score_gate?.positive ? [] : v.score_gate?.reasons ?? ["the verdict has no score evaluation"]),
+    ]
+    : [...v.gate_pass.reasons];
+  if (v.rulings?.upheld) out.push(`${v.rulings.upheld} contested finding(s) upheld`);
+  return out;
+}
 
 function act(action: Action, detail: string): GateDecision {
   return { state: "broker", round: action.round, action, detail };
@@ -88,17 +117,34 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
 
   if (R === 0) {
     if (!ctx.policy.required) return act({ type: "outcome", status: "skipped", reason: `review not required (${ctx.policy.requiredBecause})`, round: 0 }, "skip");
-    if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "block") {
-      const esc = snapshot.escalations.get(0);
-      const dec = snapshot.decisions.get(0);
-      if (!esc) return escalate("codex_skip_blocked", "codex-skip streak is blocked and codex_skip_enforcement=block", ["override", "rework"]);
-      if (!dec || !esc.options.includes(dec.choice)) return wait("awaiting_decision", 0, `escalation: ${esc.reason}`);
-      if (dec.choice === "rework") return act({ type: "outcome", status: "rework", reason: "rework chosen at the codex-skip block", round: 0 }, "rework");
+    const esc = snapshot.escalations.get(0);
+    const dec = snapshot.decisions.get(0);
+    const decided = esc && dec && esc.options.includes(dec.choice) ? dec.choice : null;
+    if (decided === "rework") {
+      const reason = esc!.reason === "codex_skip_blocked" ? "rework chosen at the codex-skip block" : `human chose rework after ${esc!.reason}`;
+      return act({ type: "outcome", status: "rework", reason, round: 0 }, "rework");
     }
+    const blocked = ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "block";
+    // Only the codex-skip block lifts on its own (its sentinel clears); any other round-0 escalation waits for a human.
+    if (esc && decided !== "override" && (esc.reason !== "codex_skip_blocked" || blocked)) {
+      return wait("awaiting_decision", 0, `escalation: ${esc.reason} — ${esc.detail}`);
+    }
+    if (ctx.policy.refusal) {
+      // Never a packet the request cannot be served by; a round-0 slot already used waits until the request or settings change.
+      return esc ? wait("awaiting_decision", 0, `request refused: ${ctx.policy.refusal}`) : escalate("request_refused", ctx.policy.refusal, ["rework"]);
+    }
+    if (!esc && blocked) return escalate("codex_skip_blocked", "codex-skip streak is blocked and codex_skip_enforcement=block", ["override", "rework"]);
     return act({ type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap, inherit: null }, "first packet");
   }
 
   const P = snapshot.packets.get(R)!;
+  const verdict = snapshot.verdicts.get(R);
+  // The author's turn after a round that did not pass: contest its findings once, or revise and resubmit.
+  const authorTurn = (waiting: string, resubmitted = "author resubmitted"): GateDecision => {
+    if (snapshot.rebuttals.has(R) && contestable(snapshot, ctx.policy.difficulty, R)) return act(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
+    if (snapshot.resubmits.has(R)) return act(next(P, P.counted_round + 1, null, null), resubmitted);
+    return wait("awaiting_author", R, waiting);
+  };
   const esc = snapshot.escalations.get(R);
   if (esc) {
     const dec = snapshot.decisions.get(R);
@@ -110,13 +156,16 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         return act({ type: "outcome", status: "rework", reason: `human chose rework after ${esc.reason}`, round: R }, "rework");
       case "retry":
         return act(next(P, P.counted_round, R, "retry"), "retry");
+      case "stop":
+        return act({ type: "outcome", status: "stopped", reason: `human stopped the loop after ${esc.reason}`, round: R }, "stop");
+      case "continue":
+        return authorTurn(`continue after round ${R}: revise the artifact and resubmit`);
       case "extend-cap":
         // After a malformed ending there is nothing for the author to revise: the next round starts afresh.
         if (esc.reason !== "cap_hit" || snapshot.failures.get(R)?.kind === "malformed") {
           return act(next(P, P.counted_round + 1, null, null), "extended after a malformed round");
         }
-        if (snapshot.resubmits.has(R)) return act(next(P, P.counted_round + 1, null, null), "next round after extension");
-        return wait("awaiting_author", R, "cap extended: revise the artifact and resubmit");
+        return authorTurn("cap extended: revise the artifact and resubmit", "next round after extension");
       default:
         return wait("awaiting_decision", R, `decision ${dec.choice} does not apply`);
     }
@@ -136,8 +185,9 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     if (failure.kind === "malformed") return malformed(failure.reason);
     if (failure.kind === "unavailable") {
       // Never hard-block on a missing cross-family reviewer: select again without it (the weak path when no other
-      // family is left). Only when that is unavailable too does a human decide.
-      if (P.restart_reason !== "degraded") {
+      // family is left). Only when that is unavailable too does a human decide — or at once for a finalizer, whose
+      // re-selection could land on the copilot reviewer it exists to confirm.
+      if (P.restart_reason !== "degraded" && P.restart_reason !== "finalizer") {
         return act({ ...next(P, P.counted_round, R, "degraded"), inherit: null, exclude: [P.reviewer_provider] }, `reviewer ${P.reviewer_provider} unavailable: selecting again`);
       }
       return escalate("unavailable", failure.reason, RETRY_OPTIONS);
@@ -145,17 +195,25 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     return escalate("no_verdict", failure.reason, RETRY_OPTIONS);
   }
 
-  const verdict = snapshot.verdicts.get(R);
   if (verdict) {
     const gp = verdict.gate_pass;
-    if (gp.pass) {
+    const stop = ctx.policy.stop;
+    if (verdictPasses(verdict, stop)) {
+      // Copilot's identity is only caller-declared (ARIS's compatibility drive): its pass ends nothing until a
+      // reviewer of a known, different family, selected afresh without copilot, passes the same counted round.
+      if (P.reviewer_adapter === "copilot") {
+        return act({ ...next(P, P.counted_round, R, "finalizer"), inherit: null, exclude: [P.reviewer_provider] }, `copilot passed round ${R}: a different-family finalizer must confirm`);
+      }
       if (verdict.independence_violation && P.independence === "strong") {
         if (verdict.reviewer_family === "unknown") {
           return escalate("identity_unverified", `reviewer model ${JSON.stringify(verdict.reviewer_model)} has no known family: independence cannot be proven`, RETRY_OPTIONS);
         }
         return act({ type: "outcome", status: "satisfied", reason: `gate passed, but the reviewer reported ${verdict.reviewer_family}, the author's family: recorded as a weak review`, round: R, independence: "weak" }, "weak pass");
       }
-      return act({ type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: R, independence: P.independence }, "pass");
+      const reason = stop === "score"
+        ? `score gate passed (score ${verdict.score_gate!.score}/10, readiness ${verdict.score_gate!.readiness}) with the checksum-bound conditions`
+        : "all five gate-pass conditions hold";
+      return act({ type: "outcome", status: "satisfied", reason, round: R, independence: P.independence }, "pass");
     }
     if (!gp.conditions.parses || !gp.conditions.packet_id_match) return malformed(gp.reasons.join("; "));
     if (!gp.conditions.sha256_match) {
@@ -164,9 +222,14 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       }
       return act(next(P, P.counted_round, R, "artifact_changed"), "artifact changed: restart on the current bytes");
     }
-    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached with ${gp.reasons.join("; ")}`, CAP_OPTIONS);
-    if (snapshot.resubmits.has(R)) return act(next(P, P.counted_round + 1, null, null), "author resubmitted");
-    return wait("awaiting_author", R, gp.reasons.join("; "));
+    // The score gate never passes on a score it could not read: a human decides (ARIS: review unavailable).
+    if (stop === "score" && !verdict.score_gate?.available) {
+      return escalate("score_unavailable", `no usable score from the reviewer: ${(verdict.score_gate?.reasons ?? ["the verdict has no score evaluation"]).join("; ")}`, RETRY_OPTIONS);
+    }
+    const why = failReasons(verdict, stop).join("; ");
+    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached with ${why}`, CAP_OPTIONS);
+    if (ctx.policy.humanCheckpoint) return escalate("human_checkpoint", `round ${R} did not pass (${why}): continue, stop or rework`, CHECKPOINT_OPTIONS);
+    return authorTurn(why);
   }
   if (snapshot.results.has(R)) return wait("verifying", R, "result delivered; waiting for the verifier");
   if (snapshot.responses.has(R)) return wait("normalizing", R, "manual response delivered; waiting for the manual worker");
@@ -176,7 +239,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
 
 /** The exit code `review --wait` uses for a gate that has stopped moving on its own; null while it still moves. */
 export function waitExitCode(snapshot: GateSnapshot, d: GateDecision): number | null {
-  if (d.state === "done") return snapshot.outcome!.status === "rework" ? 3 : 0;
+  if (d.state === "done") return snapshot.outcome!.status === "rework" || snapshot.outcome!.status === "stopped" ? 3 : 0;
   if (d.state === "awaiting_author") return 3;
   if (d.state === "awaiting_decision") return snapshot.escalations.get(d.round)?.reason === "unavailable" ? 5 : 4;
   return null;

@@ -1,7 +1,13 @@
-// Resolves what a request asks for against the settings: whether review is required, the cap, the mode.
-import type { Request, ReviewMode, Settings } from "../spec/schemas.js";
+// Resolves what a request asks for against the settings: whether review is required, the cap, the mode, and the
+// auto-review-loop modes (stop policy, difficulty, human checkpoint) with the reason a request cannot be served.
+import path from "node:path";
+import { FILE_READING_KINDS, readsFiles } from "../adapters/capabilities.js";
+import type { Difficulty, Request, ReviewMode, Settings, StopPolicy } from "../spec/schemas.js";
+import { MANUAL_PROVIDER } from "./selection.js";
 
 export const DEFAULT_CAP = 5;
+/** ARIS's MAX_ROUNDS: the default cap under the score stop policy. */
+export const DEFAULT_SCORE_CAP = 4;
 export const MAX_CAP = 10;
 export const DEFAULT_RESTART_CAP = 3;
 
@@ -12,6 +18,36 @@ export interface ResolvedPolicy {
   cap: number;
   warnings: string[];
   restartCap: number;
+  stop: StopPolicy;
+  difficulty: Difficulty;
+  humanCheckpoint: boolean;
+  /** Why this request cannot be served as asked (the broker escalates request_refused before round 1); null if it can. */
+  refusal: string | null;
+}
+
+const CLI_ADAPTERS = new Set(["codex", "claude", "gemini"]);
+
+/** The provider a request pins (request, then settings), or null for auto. */
+export function pinnedReviewer(request: Pick<Request, "reviewer">, settings: Settings): string | null {
+  if (request.reviewer && request.reviewer !== "auto") return request.reviewer;
+  return settings.reviewer && settings.reviewer !== "auto" ? settings.reviewer : null;
+}
+
+/**
+ * What a request cannot get, knowable from the request and the settings alone: nightmare needs a reviewer that
+ * reads the repository itself, so a pinned manual, command or http reviewer is refused (ARIS refuses
+ * nightmare + manual); and listed paths must stay inside the project.
+ */
+export function requestRefusal(request: Pick<Request, "reviewer" | "paths">, settings: Settings, difficulty: Difficulty): string | null {
+  for (const p of request.paths ?? []) {
+    if (path.isAbsolute(p) || path.normalize(p).split(/[\\/]/)[0] === "..") return `path ${JSON.stringify(p)} is not inside the project`;
+  }
+  if (difficulty !== "nightmare") return null;
+  const pin = pinnedReviewer(request, settings);
+  if (!pin) return null;
+  const adapter = settings.providers?.[pin]?.adapter ?? (pin === MANUAL_PROVIDER ? "manual" : CLI_ADAPTERS.has(pin) ? pin : null);
+  if (adapter === null || readsFiles(adapter)) return null;
+  return `difficulty nightmare requires direct repository access and is not compatible with reviewer ${pin} (adapter ${adapter}); use difficulty hard, or a file-reading reviewer (${FILE_READING_KINDS.join(", ")})`;
 }
 
 export function resolvePolicy(request: Request, settings: Settings): ResolvedPolicy {
@@ -21,15 +57,22 @@ export function resolvePolicy(request: Request, settings: Settings): ResolvedPol
   const required = asked !== "off" || forced !== null;
   const mode: ReviewMode = asked === "off" && forced ? "cross" : asked;
   const requiredBecause = asked !== "off" ? `review=${asked}` : forced ? `${forced} (review=off overridden)` : "review=off";
-  let cap = request.cap ?? settings.codex_cap ?? DEFAULT_CAP;
+  const stop = request.stop ?? settings.stop ?? "verdict";
+  const difficulty = request.difficulty ?? settings.difficulty ?? "medium";
+  let cap = request.cap ?? settings.codex_cap ?? (stop === "score" ? DEFAULT_SCORE_CAP : DEFAULT_CAP);
   if (cap > MAX_CAP) {
     warnings.push(`cap ${cap} clamped to ${MAX_CAP}`);
     cap = MAX_CAP;
   }
-  return { mode, required, requiredBecause, cap, warnings, restartCap: settings.restart_cap ?? DEFAULT_RESTART_CAP };
+  return {
+    mode, required, requiredBecause, cap, warnings, restartCap: settings.restart_cap ?? DEFAULT_RESTART_CAP,
+    stop, difficulty, humanCheckpoint: request.human_checkpoint ?? settings.human_checkpoint ?? false,
+    refusal: requestRefusal(request, settings, difficulty),
+  };
 }
 
 /** Placeholder policy for a gate that has no request yet (decide() returns before using it). */
 export const NO_REQUEST_POLICY: ResolvedPolicy = Object.freeze({
   mode: "cross", required: true, requiredBecause: "no request", cap: DEFAULT_CAP, warnings: [], restartCap: DEFAULT_RESTART_CAP,
+  stop: "verdict", difficulty: "medium", humanCheckpoint: false, refusal: null,
 }) as ResolvedPolicy;

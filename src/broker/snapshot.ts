@@ -35,6 +35,10 @@ export interface GateSnapshot {
   failures: Map<number, Failure>;
   verdicts: Map<number, VerdictFile>;
   resubmits: Set<number>;
+  /** Rounds whose reviewer left a memory-<n>.md (hard and nightmare difficulty); read when a packet is built. */
+  memories: Set<number>;
+  /** Rounds the author contested with rebuttal-<n>.md; read when the ruling packet is built. */
+  rebuttals: Set<number>;
   escalations: Map<number, Escalation>;
   decisions: Map<number, Decision>;
   outcome: Outcome | null;
@@ -49,7 +53,7 @@ export interface GateSnapshot {
 export function emptySnapshot(runId: string, gate: string, dir: string): GateSnapshot {
   return {
     runId, gate, dir, request: null, packets: new Map(), attempts: new Map(), results: new Map(), responses: new Map(),
-    failures: new Map(), verdicts: new Map(), resubmits: new Set(), escalations: new Map(), decisions: new Map(),
+    failures: new Map(), verdicts: new Map(), resubmits: new Set(), memories: new Set(), rebuttals: new Set(), escalations: new Map(), decisions: new Map(),
     outcome: null, rejected: [], problems: [], fingerprint: "",
   };
 }
@@ -161,6 +165,8 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
         case "resubmit": take(name, Resubmit, (v) => same(v) && v.after_round === round, () => snap.resubmits.add(round)); break;
         case "escalation": take(name, Escalation, (v) => same(v) && atRound(v), (v) => snap.escalations.set(round, v)); break;
         case "decision": take(name, Decision, (v) => same(v) && atRound(v), (v) => snap.decisions.set(round, v)); break;
+        case "memory": snap.memories.add(round); break;
+        case "rebuttal": snap.rebuttals.add(round); break;
       }
     }
   }

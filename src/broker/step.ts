@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { parseReviewResult } from "../result-reader.js";
 import { scrub } from "../scrub.js";
+import { scrubResult } from "../scrub-result.js";
 import { sha256Hex } from "../sha.js";
 import { Event, Escalation, Outcome, type PacketFrontMatter } from "../spec/schemas.js";
 import { deliver, type DeliverResult } from "../store/deliver.js";
@@ -10,9 +11,9 @@ import { replace } from "../store/replace.js";
 import { rejectFile } from "../store/reject.js";
 import { FOREIGN_GRACE_MS } from "./snapshot.js";
 import type { BusContext } from "../worker/context.js";
-import { type Action, decide, type GateDecision } from "./decide.js";
+import { type Action, decide, type EscalationAction, type GateDecision, RETRY_OPTIONS } from "./decide.js";
 import { packetId, renderPacket } from "./packet-format.js";
-import { renderPacketBody } from "./packet-body.js";
+import { type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { NO_REQUEST_POLICY, resolvePolicy } from "./policy.js";
 import { authorIdentity, configuredProviders, type Provider, selectReviewer } from "./selection.js";
 import { type GateSnapshot, readGate } from "./snapshot.js";
@@ -23,7 +24,9 @@ const now = () => new Date().toISOString();
 export function resultLookup(ctx: BusContext, s: GateSnapshot): ResultLookup {
   return (round) => {
     try {
-      return parseReviewResult(readFileSync(ctx.layout.gateFile(s.runId, s.gate, `result-${round}.json`), "utf8")).result;
+      // results may come from foreign writers: their text is scrubbed before it reaches a packet or the trail
+      const result = parseReviewResult(readFileSync(ctx.layout.gateFile(s.runId, s.gate, `result-${round}.json`), "utf8")).result;
+      return result && (scrubResult(result as never, ctx.settings.secrets_policy?.redaction_patterns) as unknown as typeof result);
     } catch {
       return null;
     }
@@ -54,11 +57,46 @@ function readScrubbedArtifact(ctx: BusContext, relPath: string): string {
   return scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
 }
 
+/** A text file of the gate (memory, rebuttal), scrubbed again: a foreign writer may have dropped it unscrubbed. */
+function readScrubbedGateText(ctx: BusContext, s: GateSnapshot, name: string): string {
+  return scrub(readFileSync(ctx.layout.gateFile(s.runId, s.gate, name), "utf8"), { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
+}
+
+/** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
+function packetExtras(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, hard: boolean): PacketExtras {
+  const clean = (text: string) => scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
+  const before = action.round - 1;
+  const esc = s.escalations.get(before);
+  const dec = s.decisions.get(before);
+  const note = esc?.options.includes("continue") && dec?.choice === "continue" && dec.note?.trim() ? { round: before, text: clean(dec.note) } : null;
+  let ruling: PacketExtras["ruling"] = null;
+  if (action.restart_reason === "ruling" && action.restart_of !== null) {
+    const contested = resultLookup(ctx, s)(action.restart_of)?.blocking_findings ?? [];
+    ruling = {
+      round: action.restart_of,
+      findings: contested.map((f) => {
+        const o = (f && typeof f === "object" ? f : { title: String(f) }) as Record<string, unknown>;
+        const text = (k: string) => (typeof o[k] === "string" ? clean(o[k] as string) : undefined);
+        return { title: text("title") ?? text("finding") ?? clean(JSON.stringify(o)), severity: text("severity"), detail: text("detail"), evidence: text("evidence") };
+      }),
+      rebuttal: readScrubbedGateText(ctx, s, `rebuttal-${action.restart_of}.md`),
+    };
+  }
+  return {
+    paths: (s.request!.paths ?? []).map(clean),
+    memory: hard ? [...s.memories].filter((k) => k < action.round).sort((a, b) => a - b).map((k) => ({ round: k, text: readScrubbedGateText(ctx, s, `memory-${k}.md`) })) : [],
+    humanNote: note,
+    ruling,
+  };
+}
+
 /** Detected reviewers, asked for only when a first packet needs a selection (detection probes binaries). */
 export type ProviderSource = () => Promise<Provider[]>;
 
-async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, providers: ProviderSource): Promise<string> {
+/** The packet text, or why no reviewer can serve it (nightmare without a file-reading reviewer). */
+async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, providers: ProviderSource): Promise<string | { unavailable: string }> {
   const request = s.request!;
+  const policy = resolvePolicy(request, ctx.settings);
   const artifact = readScrubbedArtifact(ctx, request.artifact_path);
   const author = authorIdentity(request, ctx.settings);
   let reviewer: Pick<PacketFrontMatter, "reviewer_provider" | "reviewer_adapter" | "reviewer_model" | "reviewer_family" | "independence" | "selection_status" | "selection_reason">;
@@ -70,9 +108,15 @@ async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Act
     };
   } else {
     const excluded = new Set(action.exclude ?? []);
-    const candidates = (await providers()).map((p) => (excluded.has(p.id) ? { ...p, available: false, note: "unavailable in this gate" } : p));
-    const sel = selectReviewer(resolvePolicy(request, ctx.settings), request, author, candidates, ctx.settings);
-    const provider = sel.provider!;
+    // A finalizer confirms a copilot pass: auto-selected (no pin), never copilot, and only a strong selection will do.
+    const finalizer = action.restart_reason === "finalizer";
+    const candidates = (await providers()).map((p) => (excluded.has(p.id) || (finalizer && p.adapter === "copilot") ? { ...p, available: false, note: "unavailable in this gate" } : p));
+    const sel = finalizer
+      ? selectReviewer(policy, { reviewer: "auto" }, author, candidates, { ...ctx.settings, reviewer: "auto" })
+      : selectReviewer(policy, request, author, candidates, ctx.settings);
+    const provider = sel.provider;
+    if (!provider) return { unavailable: sel.reason };
+    if (finalizer && sel.status !== "selected") return { unavailable: `no finalizer for the copilot pass of round ${action.restart_of}: a non-copilot reviewer of a known family other than ${author.family} is needed (${sel.reason})` };
     reviewer = {
       reviewer_provider: provider.id,
       reviewer_adapter: provider.adapter,
@@ -100,10 +144,22 @@ async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Act
     ...reviewer,
     artifact_path: request.artifact_path,
     artifact_sha256: sha256Hex(Buffer.from(artifact, "utf8")),
+    difficulty: policy.difficulty,
+    stop: policy.stop,
     issued_at: now(),
   };
-  const { entries, findings } = trailEntries(s, resultLookup(ctx, s));
-  return renderPacket(front, renderPacketBody(front, artifact, entries, findings));
+  const { entries, findings } = trailEntries(s, resultLookup(ctx, s), policy.stop);
+  const extras = packetExtras(ctx, s, action, policy.difficulty !== "medium");
+  // A finalizer reviews afresh: copilot's rounds and memory are not its own, and would anchor it.
+  if (action.restart_reason === "finalizer") return renderPacket(front, renderPacketBody(front, artifact, [], new Map(), { ...extras, memory: [] }));
+  return renderPacket(front, renderPacketBody(front, artifact, entries, findings, extras));
+}
+
+/** Selection found no reviewer for the packet: a human decides instead (never a packet nobody may serve). */
+function noReviewer(action: Extract<Action, { type: "packet" }>, why: string): EscalationAction {
+  const round = action.round - 1;
+  // Before round 1 there is no reviewer to retry and nothing to force-pass: the request ends as rework.
+  return { type: "escalation", round, reason: "unavailable", detail: why, options: round === 0 ? ["rework"] : RETRY_OPTIONS };
 }
 
 function buildOutcome(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "outcome" }>): Outcome {
@@ -158,21 +214,29 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
     let s = readGate(ctx.layout, runId, gate);
     if (quarantineProblems(ctx, s)) s = readGate(ctx.layout, runId, gate);
     const d = decideGate(ctx, s);
-    const action = d.action;
+    let action = d.action;
     if (!action) {
       await writeTrail(ctx, s, d);
       return { decision: d, snapshot: s, delivered };
     }
     let result: DeliverResult;
+    const deliverEscalation = (a: EscalationAction): DeliverResult => {
+      const esc = Escalation.parse({
+        schema_version: "guild_bus.escalation.v1", run_id: runId, gate, round: a.round,
+        reason: a.reason, detail: a.detail, options: a.options, at: now(),
+      });
+      return deliver(file(`escalation-${a.round}.json`), json(esc), opts);
+    };
     try {
       if (action.type === "packet") {
-        result = deliver(file(`packet-${action.round}.md`), await buildPacket(ctx, s, action, providers), opts);
+        const built = await buildPacket(ctx, s, action, providers);
+        if (typeof built === "string") result = deliver(file(`packet-${action.round}.md`), built, opts);
+        else {
+          action = noReviewer(action, built.unavailable);
+          result = deliverEscalation(action);
+        }
       } else if (action.type === "escalation") {
-        const esc = Escalation.parse({
-          schema_version: "guild_bus.escalation.v1", run_id: runId, gate, round: action.round,
-          reason: action.reason, detail: action.detail, options: action.options, at: now(),
-        });
-        result = deliver(file(`escalation-${action.round}.json`), json(esc), opts);
+        result = deliverEscalation(action);
       } else {
         result = deliver(file("outcome.json"), json(buildOutcome(ctx, s, action)), opts);
       }
@@ -190,7 +254,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
 }
 
 /** Files the broker answers for; results and responses belong to the verifier and the manual worker. */
-const BROKER_QUARANTINES = /^(?:request|outcome|(?:packet|attempt|failure|verdict|resubmit|escalation|decision)-\d+)\.(?:json|md)$/;
+const BROKER_QUARANTINES = /^(?:request|outcome|(?:packet|attempt|failure|verdict|resubmit|escalation|decision|memory|rebuttal)-\d+)\.(?:json|md)$/;
 
 /**
  * Invalid drops are moved to rejected/ with their reason once a foreign writer has had its grace period to
@@ -221,7 +285,7 @@ async function writeTrail(ctx: BusContext, s: GateSnapshot, d: GateDecision): Pr
   const key = `${s.runId}\u0000${s.gate}`;
   const stamp = `${s.fingerprint}#${d.state}#${d.detail}`;
   if (lastTrail.get(key) === stamp || !s.request) return;
-  const { entries, findings } = trailEntries(s, resultLookup(ctx, s));
-  await replace(ctx.layout.gateFile(s.runId, s.gate, "trail.md"), renderTrail(s, entries, findings, d));
+  const { entries, findings } = trailEntries(s, resultLookup(ctx, s), resolvePolicy(s.request, ctx.settings).stop);
+  await replace(ctx.layout.gateFile(s.runId, s.gate, "trail.md"), renderTrail(s, entries, findings, d), { durable: false });
   lastTrail.set(key, stamp);
 }

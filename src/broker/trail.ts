@@ -1,9 +1,42 @@
 // trail.md is a view: regenerated from the gate directory after every change, never appended to.
-import type { ReviewResultLenient, TrailEntry } from "../spec/schemas.js";
-import type { GateDecision } from "./decide.js";
+import { z } from "zod";
+import { DispatchAttempt, type Failure, type ReviewResultLenient, type StopPolicy, type TrailEntry } from "../spec/schemas.js";
+import { describeAttempt } from "../worker/dispatch-plan.js";
+import { type GateDecision, verdictPasses } from "./decide.js";
 import type { GateSnapshot } from "./snapshot.js";
 
-export type ResultLookup = (round: number) => (ReviewResultLenient & { normalized_from?: string; findings?: unknown }) | null;
+export type ResultLookup = (round: number) => (ReviewResultLenient & { normalized_from?: string; findings?: unknown; rulings?: unknown }) | null;
+
+/** " (restart of round 2)", or " (ruling on round 2)" for the round that rules on a rebuttal. */
+export function roundLabel(e: Pick<TrailEntry, "restart_of" | "restart_reason">): string {
+  if (!e.restart_of) return "";
+  if (e.restart_reason === "ruling") return ` (ruling on round ${e.restart_of})`;
+  return e.restart_reason === "finalizer" ? ` (finalizer for the copilot pass of round ${e.restart_of})` : ` (restart of round ${e.restart_of})`;
+}
+
+const Ran = z.object({ provider: z.string(), model: z.string().nullable(), effort: z.string().nullable(), tier: z.string() }).loose();
+
+/** Every dispatch of the round, then the pair that ran: from the result, or from the failure when nothing ran. */
+function dispatchLines(result: ReturnType<ResultLookup>, failure: Failure | undefined): string[] {
+  const r = (result ?? {}) as Record<string, unknown>;
+  const attempts = z.array(DispatchAttempt).safeParse(r.dispatch_attempts ?? failure?.dispatch_attempts);
+  const lines = attempts.success ? attempts.data.map((a) => `attempt: ${describeAttempt(a)}`) : [];
+  const ran = Ran.safeParse(r.ran);
+  if (ran.success) {
+    const { provider, model, effort, tier } = ran.data;
+    const identity = typeof r.identity_assurance === "string" ? `; identity ${r.identity_assurance}${typeof r.copilot_profile === "string" ? ` (profile ${r.copilot_profile})` : ""}` : "";
+    lines.push(`ran: ${provider} (${model ?? "default model"}, effort ${effort ?? "not sent"}, tier ${tier})${identity}`);
+  }
+  return lines;
+}
+
+function rulingLines(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((r) => {
+    const o = r && typeof r === "object" ? (r as Record<string, unknown>) : {};
+    return `ruling: ${String(o.ruling ?? "?")} — ${String(o.finding ?? "?").slice(0, 300)}${typeof o.reason === "string" && o.reason ? ` (${o.reason.slice(0, 300)})` : ""}`;
+  });
+}
 
 function findingTitles(list: unknown): string[] {
   if (!Array.isArray(list)) return [];
@@ -16,7 +49,8 @@ function findingTitles(list: unknown): string[] {
   });
 }
 
-export function trailEntries(s: GateSnapshot, lookup: ResultLookup): { entries: TrailEntry[]; findings: Map<number, string[]> } {
+/** One entry per packet; a round "passed" under the stop policy in force (the score gate replaces the verdict condition). */
+export function trailEntries(s: GateSnapshot, lookup: ResultLookup, stop: StopPolicy = "verdict"): { entries: TrailEntry[]; findings: Map<number, string[]> } {
   const entries: TrailEntry[] = [];
   const findings = new Map<number, string[]>();
   for (const round of [...s.packets.keys()].sort((a, b) => a - b)) {
@@ -24,10 +58,11 @@ export function trailEntries(s: GateSnapshot, lookup: ResultLookup): { entries: 
     const verdict = s.verdicts.get(round);
     const failure = s.failures.get(round);
     const result = s.results.has(round) ? lookup(round) : null;
-    if (result) findings.set(round, findingTitles(result.findings ?? result.blocking_findings));
+    if (result) findings.set(round, [...findingTitles(result.findings ?? result.blocking_findings), ...rulingLines(result.rulings)]);
+    const dispatch = dispatchLines(result, failure);
     let state = "reviewing";
     if (failure) state = `ended without a result: ${failure.kind} (${failure.reason})`;
-    else if (verdict?.gate_pass.pass) state = "gate passed";
+    else if (verdict && verdictPasses(verdict, stop)) state = "gate passed";
     else if (verdict && !verdict.gate_pass.conditions.sha256_match && verdict.gate_pass.conditions.parses) state = "rejected: artifact changed mid-review; restarted";
     else if (verdict) state = "gate not passed";
     else if (s.results.has(round)) state = "verifying";
@@ -41,6 +76,7 @@ export function trailEntries(s: GateSnapshot, lookup: ResultLookup): { entries: 
       round,
       counted_round: p.counted_round,
       restart_of: p.restart_of,
+      restart_reason: p.restart_reason,
       reviewer_host: p.reviewer_provider,
       reviewer_model: verdict?.reviewer_model ?? p.reviewer_model,
       reviewer_family: verdict?.reviewer_family ?? p.reviewer_family,
@@ -55,6 +91,9 @@ export function trailEntries(s: GateSnapshot, lookup: ResultLookup): { entries: 
       reasons: verdict?.gate_pass.reasons ?? [],
       verdict: verdict?.result_verdict ?? null,
       blocking_findings: verdict?.blocking_count ?? null,
+      score: verdict?.score_gate?.score ?? null,
+      readiness: verdict?.score_gate?.readiness ?? null,
+      ...(dispatch.length ? { dispatch } : {}),
       state,
     });
   }
@@ -68,7 +107,7 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
   if (first) out.push(`- reviewer selection: ${first.selection_status} — ${first.selection_reason}`);
   out.push("");
   for (const e of entries) {
-    out.push(`## Round ${e.round}${e.restart_of ? ` (restart of round ${e.restart_of})` : ""}`, "");
+    out.push(`## Round ${e.round}${roundLabel(e)}`, "");
     out.push(
       `- reviewer_host: ${e.reviewer_host}${e.reviewer_model ? ` (${e.reviewer_model}, ${e.reviewer_family})` : ""}`,
       `- independence: ${e.independence}`,
@@ -81,7 +120,12 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
       `- verdict: ${e.verdict ?? "n/a"}; blocking_findings: ${e.blocking_findings ?? "n/a"}; counted round ${e.counted_round}`,
       `- state: ${e.state}`,
     );
+    for (const d of e.dispatch ?? []) out.push(`- dispatch ${d}`);
+    const sg = s.verdicts.get(e.round)?.score_gate;
+    if (e.score != null || e.readiness != null) out.push(`- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable"}`);
     for (const f of findings.get(e.round) ?? []) out.push(`  - ${f}`);
+    if (s.memories.has(e.round)) out.push(`- reviewer memory: memory-${e.round}.md (given back to the reviewer next round)`);
+    if (s.rebuttals.has(e.round)) out.push(`- author rebuttal: rebuttal-${e.round}.md (contests this round's findings)`);
     const esc = s.escalations.get(e.round);
     if (esc) out.push(`- escalation: ${esc.reason} — ${esc.detail} (options: ${esc.options.join(", ")})`);
     const dec = s.decisions.get(e.round);
@@ -110,6 +154,7 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
       `- verifier_pass: ${last?.gate_pass ?? "n/a"}`,
     );
     if (v) out.push(`- conditions: ${Object.entries(v.gate_pass.conditions).map(([k, b]) => `${k}=${b}`).join(", ")}`);
+    if (v?.score_gate && (v.score_gate.score !== null || v.score_gate.readiness !== null)) out.push(`- score_gate: ${v.score_gate.positive ? "positive" : v.score_gate.available ? "not positive" : "unavailable"} (score ${v.score_gate.score ?? "n/a"}, readiness ${v.score_gate.readiness ?? "n/a"})`);
     out.push(`- current_artifact_sha256: ${o.artifact_sha256 ?? "n/a"}`);
   } else {
     out.push(`- open: ${decision.state} (round ${decision.round}) — ${decision.detail}`);

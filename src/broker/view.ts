@@ -2,13 +2,17 @@
 import { isGate, isRunId } from "../spec/ids.js";
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import type { Difficulty, StopPolicy, VerdictFile } from "../spec/schemas.js";
 import type { BusContext } from "../worker/context.js";
-import { type GateDecision, waitExitCode } from "./decide.js";
+import { contestable, type GateDecision, verdictPasses, waitExitCode } from "./decide.js";
+import { NO_REQUEST_POLICY, resolvePolicy } from "./policy.js";
 import { type GateSnapshot, readGate } from "./snapshot.js";
 import { decideGate } from "./step.js";
 
 export interface ReviewBrokerOutput {
-  status: "satisfied" | "skipped" | "cap_hit" | "force_passed" | "extended" | "rework" | "no_verdict" | "unavailable" | "pending";
+  status:
+    | "satisfied" | "skipped" | "cap_hit" | "force_passed" | "extended" | "rework" | "no_verdict" | "unavailable" | "pending"
+    | "stopped" | "checkpoint" | "refused" | "blocked";
   gate: string;
   run_id: string;
   author_host: string;
@@ -22,6 +26,8 @@ export interface ReviewBrokerOutput {
   detail: string;
   last_verdict: string | null;
   round: number;
+  /** The auto-review-loop modes in force (bus-spec/SPEC.md §21). */
+  modes: { stop: StopPolicy; difficulty: Difficulty; human_checkpoint: boolean };
 }
 
 export interface GateView {
@@ -37,21 +43,43 @@ const WAITING_FOR: Record<string, string> = {
   awaiting_decision: "a human decision (`guild-bus decide`)",
 };
 
+/** What a waiting gate asks for, where the modes add a choice. */
+function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean): string {
+  if (d.state === "awaiting_author" && rebuttable) return "the author (revise, then `guild-bus resubmit`; or contest the findings once with `guild-bus rebut`)";
+  if (d.state === "awaiting_decision" && s.escalations.get(d.round)?.reason === "human_checkpoint") {
+    return "a human checkpoint (`guild-bus decide <run> <gate> continue|stop|rework [--note \"instructions\"]`)";
+  }
+  return WAITING_FOR[d.state] ?? d.state;
+}
+
 function statusOf(s: GateSnapshot, d: GateDecision): ReviewBrokerOutput["status"] {
   if (s.outcome) return s.outcome.status;
   if (d.state === "awaiting_author") return s.decisions.get(d.round)?.choice === "extend-cap" ? "extended" : "rework";
   if (d.state === "awaiting_decision") {
     const reason = s.escalations.get(d.round)?.reason;
     if (reason === "unavailable") return "unavailable";
-    if (reason === "no_verdict" || reason === "identity_unverified") return "no_verdict";
+    if (reason === "no_verdict" || reason === "identity_unverified" || reason === "score_unavailable") return "no_verdict";
+    if (reason === "human_checkpoint") return "checkpoint";
+    if (reason === "request_refused") return "refused";
+    if (reason === "codex_skip_blocked") return "blocked";
     return "cap_hit";
   }
   return "pending";
 }
 
+/** "issues (gate not passed; score 5/10, not ready)": the verdict under the stop policy in force. */
+function lastVerdict(v: VerdictFile, stop: StopPolicy): string {
+  const score = v.score_gate && (v.score_gate.score !== null || v.score_gate.readiness !== null)
+    ? `; score ${v.score_gate.score ?? "?"}/10, ${v.score_gate.readiness ?? "no readiness"}`
+    : "";
+  const rulings = v.rulings ? `; ${v.rulings.upheld} upheld, ${v.rulings.withdrawn} withdrawn` : "";
+  return `${v.result_verdict} (gate ${verdictPasses(v, stop) ? "passed" : "not passed"}${score}${rulings})`;
+}
+
 export function viewGate(ctx: BusContext, runId: string, gate: string): GateView {
   const s = readGate(ctx.layout, runId, gate);
   const d = decideGate(ctx, s);
+  const policy = s.request ? resolvePolicy(s.request, ctx.settings) : NO_REQUEST_POLICY;
   const R = Math.max(0, ...s.packets.keys());
   const p = s.packets.get(R);
   const v = s.verdicts.get(R);
@@ -67,10 +95,11 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
     trail_path: ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md")),
     ...(s.outcome?.satisfied_at_round ? { satisfied_at_round: s.outcome.satisfied_at_round } : {}),
     state: d.state,
-    waiting_for: WAITING_FOR[d.state] ?? d.state,
+    waiting_for: waitingFor(s, d, contestable(s, policy.difficulty, d.round) && !s.rebuttals.has(d.round)),
     detail: d.detail,
-    last_verdict: v ? `${v.result_verdict} (gate ${v.gate_pass.pass ? "passed" : "not passed"})` : null,
+    last_verdict: v ? lastVerdict(v, policy.stop) : null,
     round: d.round,
+    modes: { stop: policy.stop, difficulty: policy.difficulty, human_checkpoint: policy.humanCheckpoint },
   };
   return { snapshot: s, decision: d, output, exitCode: waitExitCode(s, d) };
 }

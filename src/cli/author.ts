@@ -1,14 +1,18 @@
-// The author's and the human's answers to a waiting gate: resubmit, decide, respond.
+// The author's and the human's answers to a waiting gate: resubmit, rebut, decide, respond.
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { resolvePolicy } from "../broker/policy.js";
+import { MAX_FILE_BYTES } from "../broker/snapshot.js";
 import { viewGate } from "../broker/view.js";
 import { Layout } from "../layout.js";
 import { acceptManualResponse } from "../manual.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, DecisionChoice, Resubmit } from "../spec/schemas.js";
+import { scrub } from "../scrub.js";
 import { scrubResult } from "../scrub-result.js";
 import { deliver } from "../store/deliver.js";
 import { loadContext } from "../worker/context.js";
+import { deliverMemory } from "../worker/memory.js";
 import { waitForGate } from "./wait.js";
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
@@ -45,10 +49,40 @@ export function register(program: Command): void {
     });
 
   program
+    .command("rebut")
+    .description("contest the findings of the round waiting for you, once (difficulty hard or nightmare); the reviewer rules on each")
+    .argument("<run>").argument("<gate>")
+    .requiredOption("--file <file>", "your argument about the findings; the reviewer sees it, labelled as the author's")
+    .option("--wait", "then wait like `review --wait`")
+    .option("--json", "print the result as JSON")
+    .option("--root <dir>", "project root", process.cwd())
+    .action(async (run: string, gate: string, o: { file: string; wait?: boolean; json?: boolean; root: string }) => {
+      const { layout, ctx, view } = open(o.root, run, gate);
+      const s = view.snapshot;
+      const latest = Math.max(0, ...s.packets.keys());
+      if (s.rebuttals.has(latest)) throw new Error(`one rebuttal per round: rebuttal-${latest}.md already exists`);
+      if (view.decision.state !== "awaiting_author") {
+        throw new Error(`${run} ${gate} is not waiting for the author (state: ${view.decision.state} — ${view.decision.detail})`);
+      }
+      const R = view.decision.round;
+      const difficulty = resolvePolicy(s.request!, ctx.settings).difficulty;
+      if (difficulty === "medium") throw new Error("rebuttals need difficulty hard or nightmare; this gate runs at medium");
+      if (s.packets.get(R)?.restart_reason === "ruling") throw new Error(`round ${R} is the ruling on a rebuttal, and a ruling is final: revise the artifact and resubmit`);
+      if (!((s.verdicts.get(R)?.blocking_count ?? 0) > 0)) throw new Error(`round ${R} has no blocking findings to contest`);
+      const text = readFileSync(o.file, "utf8");
+      if (!text.trim()) throw new Error("the rebuttal is empty");
+      if (Buffer.byteLength(text) > MAX_FILE_BYTES) throw new Error(`the rebuttal is larger than ${MAX_FILE_BYTES} bytes`);
+      const body = scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns }).replace(/\n*$/, "\n");
+      delivered(deliver(layout.gateFile(run, gate, `rebuttal-${R}.md`), body, { guildDir: layout.guild }).status, `rebuttal-${R}.md`);
+      process.stderr.write(`rebuttal recorded for round ${R}; the reviewer rules on each contested finding next\n`);
+      if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
+    });
+
+  program
     .command("decide")
-    .description("answer an escalation: force-pass | extend-cap <1-5> | rework | retry | override")
+    .description("answer an escalation: force-pass | extend-cap <1-5> | rework | retry | override | continue | stop")
     .argument("<run>").argument("<gate>").argument("<choice>").argument("[n]", "rounds to add, with extend-cap")
-    .option("--note <text>", "instructions or rationale recorded in the trail")
+    .option("--note <text>", "instructions or rationale recorded in the trail (with continue, also given to the reviewer next round, labelled as yours)")
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
     .option("--root <dir>", "project root", process.cwd())
@@ -96,6 +130,7 @@ export function register(program: Command): void {
         return;
       }
       const result = scrubResult(verdict.result, ctx.settings.secrets_policy?.redaction_patterns);
+      deliverMemory(layout, packet, result);
       const status = deliver(layout.gateFile(run, gate, `result-${R}.json`), json(result), { guildDir: layout.guild }).status;
       delivered(status, `result-${R}.json`);
       process.stderr.write(`accepted: result-${R}.json (${verdict.result.verdict}, reviewer ${verdict.model})\n`);

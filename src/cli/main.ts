@@ -11,6 +11,7 @@ const COMMANDS: Record<string, Loader> = {
   scrub: () => import("./scrub.js"),
   review: () => import("./review.js"),
   resubmit: () => import("./author.js"),
+  rebut: () => import("./author.js"),
   decide: () => import("./author.js"),
   respond: () => import("./author.js"),
   status: () => import("./status.js"),

@@ -2,9 +2,11 @@
 import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { customAlphabet } from "nanoid";
+import { requestRefusal } from "../broker/policy.js";
 import { Layout } from "../layout.js";
+import { loadSettings } from "../settings.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { Request, RunMeta } from "../spec/schemas.js";
+import { Difficulty, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
 import { deliver } from "../store/deliver.js";
 import { waitForGate } from "./wait.js";
 
@@ -24,6 +26,10 @@ export interface ReviewParams {
   review?: "cross" | "local" | "off";
   risk?: "low" | "medium" | "high";
   cap?: number;
+  stop?: StopPolicy;
+  difficulty?: Difficulty;
+  humanCheckpoint?: boolean;
+  paths?: string[];
 }
 
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */
@@ -33,13 +39,25 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   const abs = layout.artifact(p.artifact);
   if (!existsSync(abs) || !statSync(abs).isFile()) throw new Error(`artifact not found: ${p.artifact}`);
   layout.readableArtifact(p.artifact); // a symlink leading out of the project is refused now, not at packet time
+  const paths = (p.paths ?? []).map((rel) => {
+    const file = layout.artifact(rel);
+    if (!existsSync(file)) throw new Error(`path not found: ${rel}`);
+    layout.readableArtifact(rel);
+    return layout.rel(file);
+  });
+  // Refused up front with the broker's own rule, so nothing is written for a request it would refuse.
+  const { settings } = loadSettings(layout);
+  const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, p.difficulty ?? settings.difficulty ?? "medium");
+  if (refusal) throw new Error(`request refused: ${refusal}`);
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };
   deliver(layout.runMeta(runId), JSON.stringify(RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: p.author }), null, 2) + "\n", opts);
   const request = Request.parse({
     schema_version: "guild_bus.request.v1", run_id: runId, gate, artifact_path: layout.rel(abs), author_host: p.author,
     ...(p.authorModel ? { author_model: p.authorModel } : {}), reviewer: p.reviewer ?? "auto",
-    ...(p.review ? { review: p.review } : {}), ...(p.risk ? { risk: p.risk } : {}), ...(p.cap ? { cap: p.cap } : {}), requested_at: now,
+    ...(p.review ? { review: p.review } : {}), ...(p.risk ? { risk: p.risk } : {}), ...(p.cap ? { cap: p.cap } : {}),
+    ...(p.stop ? { stop: p.stop } : {}), ...(p.difficulty ? { difficulty: p.difficulty } : {}),
+    ...(p.humanCheckpoint ? { human_checkpoint: true } : {}), ...(paths.length ? { paths } : {}), requested_at: now,
   });
   const r = deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
   if (r.status === "conflict") throw new Error(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
@@ -55,6 +73,10 @@ interface ReviewOptions {
   review?: "cross" | "local" | "off";
   risk?: "low" | "medium" | "high";
   cap?: string;
+  stop?: string;
+  difficulty?: string;
+  humanCheckpoint?: boolean;
+  paths?: string[];
   wait?: boolean;
   json?: boolean;
   root: string;
@@ -73,7 +95,11 @@ export function register(program: Command): void {
     .option("--reviewer <provider>", "auto, or a provider id to pin", "auto")
     .option("--review <mode>", "cross | local | off")
     .option("--risk <level>", "low | medium | high (high makes review required)")
-    .option("--cap <n>", "round cap (default settings codex_cap, else 5; max 10)")
+    .option("--cap <n>", "round cap (default settings codex_cap, else 5, or 4 with --stop score; max 10)")
+    .option("--stop <policy>", "verdict | score (score ≥ 6 and readiness ready|almost replace the verdict condition)")
+    .option("--difficulty <level>", "medium | hard (reviewer memory, rebuttals) | nightmare (the reviewer reads the repository)")
+    .option("--human-checkpoint", "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate")
+    .option("--paths <paths...>", "further project-relative paths for the reviewer (read directly at nightmare)")
     .option("--wait", "block until the gate needs the author, needs a human, or ends")
     .option("--json", "print the result as JSON")
     .option("--timeout <seconds>", "with --wait: give up after this long (exit 1)")
@@ -85,9 +111,13 @@ export function register(program: Command): void {
       const cap = o.cap === undefined ? undefined : Number(o.cap);
       if (cap !== undefined && (!Number.isInteger(cap) || cap < 1)) throw new Error(`--cap must be a positive integer`);
       if (cap !== undefined && cap > 10) process.stderr.write(`warning: --cap ${cap} will be clamped to 10\n`);
+      const stop = o.stop === undefined ? undefined : StopPolicy.safeParse(o.stop).data;
+      if (o.stop !== undefined && !stop) throw new Error("--stop must be verdict or score");
+      const difficulty = o.difficulty === undefined ? undefined : Difficulty.safeParse(o.difficulty).data;
+      if (o.difficulty !== undefined && !difficulty) throw new Error("--difficulty must be medium, hard or nightmare");
       const { runId, gate } = requestReview(layout, {
         artifact, gate: o.gate, author: o.author, authorModel: o.authorModel, runId: o.runId, reviewer: o.reviewer,
-        review: o.review, risk: o.risk, cap,
+        review: o.review, risk: o.risk, cap, stop, difficulty, humanCheckpoint: o.humanCheckpoint, paths: o.paths,
       });
       process.stderr.write(`requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
       if (!o.wait) {

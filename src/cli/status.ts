@@ -30,6 +30,7 @@ export function register(program: Command): void {
       for (const r of rows) {
         process.stdout.write(
           `${r.run_id}  ${r.gate}  ${r.status}  round ${r.round}  ${r.state}  reviewer ${r.reviewer_host ?? "-"} (${r.independence ?? "-"})  last verdict: ${r.last_verdict ?? "-"}\n` +
+            `    modes: stop ${r.modes.stop}, difficulty ${r.modes.difficulty}${r.modes.human_checkpoint ? ", human checkpoint" : ""}\n` +
             `    waiting for: ${r.waiting_for} — ${r.detail}\n` +
             r.rejected.map((f) => `    rejected: ${f.file} — ${f.reason}\n`).join("") +
             r.problems.map((p) => `    invalid: ${p.file}: ${p.reason}\n`).join(""),

@@ -21,7 +21,7 @@ const num = (v: string | undefined) => (v === undefined ? undefined : Number(v))
 export function register(program: Command): void {
   program
     .command("worker")
-    .description("run one worker: broker | verifier | command | manual")
+    .description("run one worker: broker | verifier | manual | command | codex | claude | gemini | copilot | http")
     .argument("<kind>")
     .option("--root <dir>", "project root", process.cwd())
     .option("--poll", "poll the filesystem instead of native events (auto on NFS, SMB, 9p, FUSE)")
@@ -52,12 +52,14 @@ export function register(program: Command): void {
     .description("start and supervise the workers (restarting any that die) until interrupted")
     .option("--root <dir>", "project root", process.cwd())
     .option("--poll", "poll the filesystem instead of native events")
-    .option("--kinds <list>", "comma-separated worker kinds (default: broker,verifier,manual, plus command when configured)")
+    .option("--kinds <list>", "comma-separated worker kinds (default: broker,verifier,manual, plus one reviewer worker per adapter kind configured or detected)")
     .action(async (o: { root: string; poll?: boolean; kinds?: string }) => {
-      const [{ Layout }, { loadSettings }] = await Promise.all([import("../layout.js"), import("../settings.js")]);
-      const { settings } = loadSettings(new Layout(o.root));
-      const hasCommand = Object.values(settings.providers ?? {}).some((p) => p.adapter === "command");
-      const kinds = o.kinds ? o.kinds.split(",").map((k) => k.trim()).filter(Boolean) : ["broker", "verifier", "manual", ...(hasCommand ? ["command"] : [])];
+      const [{ Layout }, { loadSettings }, { detectProviders }] = await Promise.all([import("../layout.js"), import("../settings.js"), import("../providers/detect.js")]);
+      const layout = new Layout(o.root);
+      const { settings } = loadSettings(layout);
+      // a reviewer worker for every adapter kind a packet could be addressed to, so no packet waits for nobody
+      const reviewers = new Set((await detectProviders(settings, layout)).filter((p) => p.adapter !== "manual" && (p.available || p.source === "settings")).map((p) => p.adapter));
+      const kinds = o.kinds ? o.kinds.split(",").map((k) => k.trim()).filter(Boolean) : ["broker", "verifier", "manual", ...[...reviewers].sort()];
       await supervise(kinds, ["--root", o.root, ...(o.poll ? ["--poll"] : [])]);
     });
 }

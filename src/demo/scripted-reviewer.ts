@@ -7,12 +7,28 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 type Behaviour =
   | "satisfied" | "issues" | "sentinel" | "sentinel-inline" | "prose" | "malformed" | "crash" | "hang"
-  | "wrong-sha" | "wrong-packet" | "slow-satisfied" | "by-content";
+  | "wrong-sha" | "wrong-packet" | "slow-satisfied" | "by-content" | "rule";
+
+/** One dispatch's answer: a behaviour, plus what the auto-review-loop modes need. */
+interface Step {
+  do?: Behaviour;
+  /** Titles of the blocking findings ("issues"). */
+  findings?: string[];
+  /** Prose lines written before the envelope: `Score: <score_line>/10` and `Verdict: <verdict_line>`. */
+  score_line?: string;
+  verdict_line?: string;
+  /** Structured fields in the envelope, as given (any JSON value). */
+  score?: unknown;
+  readiness?: unknown;
+  memory_update?: string;
+  /** "rule": the contested findings (by title) to withdraw; every other one is upheld. */
+  withdraw?: string[];
+}
 
 interface Plan {
   /** Behaviour per dispatch, consumed in order (a repair call is a dispatch too); then `default`. */
-  sequence?: Behaviour[];
-  default?: Behaviour;
+  sequence?: Array<Behaviour | Step>;
+  default?: Behaviour | Step;
   /** How long "slow-satisfied" takes. */
   slow_ms?: number;
   /** Model id the reviewer reports in its envelope. */
@@ -25,8 +41,8 @@ function field(packet: string, name: string): string {
   return new RegExp(`^${name}: (.+)$`, "m").exec(packet)?.[1]?.trim().replace(/^"|"$/g, "") ?? "";
 }
 
-function nextBehaviour(planPath: string | undefined): { behaviour: Behaviour; plan: Plan; dispatch: number } {
-  if (!planPath) return { behaviour: "by-content", plan: {}, dispatch: 0 };
+function nextStep(planPath: string | undefined): { step: Step; plan: Plan; dispatch: number } {
+  if (!planPath) return { step: { do: "by-content" }, plan: {}, dispatch: 0 };
   const plan = JSON.parse(readFileSync(planPath, "utf8")) as Plan;
   const counter = `${planPath}.count`;
   let n = 0;
@@ -36,22 +52,38 @@ function nextBehaviour(planPath: string | undefined): { behaviour: Behaviour; pl
     // first dispatch
   }
   writeFileSync(counter, String(n + 1));
-  return { behaviour: plan.sequence?.[n] ?? plan.default ?? "satisfied", plan, dispatch: n };
+  const step = plan.sequence?.[n] ?? plan.default ?? "satisfied";
+  return { step: typeof step === "string" ? { do: step } : step, plan, dispatch: n };
 }
 
-function envelope(packet: string, verdict: "satisfied" | "issues", blocking: Array<{ title: string; detail: string }>, plan: Plan, overrides: Record<string, string> = {}): string {
-  const findings = blocking.map((b) => ({ severity: "blocking", ...b, evidence: "artifact" }));
+interface Answer {
+  verdict: "satisfied" | "issues";
+  blocking: Array<{ title: string; detail: string }>;
+  extra?: Record<string, unknown>;
+  overrides?: Record<string, string>;
+}
+
+function envelope(packet: string, a: Answer, plan: Plan, step: Step): string {
+  const findings = a.blocking.map((b) => ({ severity: "blocking", ...b, evidence: "artifact" }));
   const body = {
     schema_version: "review_result.v1",
-    packet_id: overrides.packet_id ?? field(packet, "packet_id"),
-    artifact_sha256_reviewed: overrides.sha ?? field(packet, "artifact_sha256"),
-    verdict,
-    summary: `${LABEL} ${verdict === "satisfied" ? "No blocking findings." : `${blocking.length} blocking finding(s).`}`,
+    packet_id: a.overrides?.packet_id ?? field(packet, "packet_id"),
+    artifact_sha256_reviewed: a.overrides?.sha ?? field(packet, "artifact_sha256"),
+    verdict: a.verdict,
+    summary: `${LABEL} ${a.verdict === "satisfied" ? "No blocking findings." : `${a.blocking.length} blocking finding(s).`}`,
     findings,
     blocking_findings: findings,
     ...(plan.reported_model ? { reviewer_model: plan.reported_model } : {}),
+    ...(step.score !== undefined ? { score: step.score } : {}),
+    ...(step.readiness !== undefined ? { readiness: step.readiness } : {}),
+    ...(step.memory_update !== undefined ? { memory_update: step.memory_update } : {}),
+    ...a.extra,
   };
-  return `Review follows.\n\n\`\`\`review_result.v1\n${JSON.stringify(body, null, 2)}\n\`\`\`\n`;
+  const prose = [
+    ...(step.score_line !== undefined ? [`Score: ${step.score_line}/10`] : []),
+    ...(step.verdict_line !== undefined ? [`Verdict: ${step.verdict_line}`] : []),
+  ];
+  return `Review follows.\n\n${prose.length ? prose.join("\n") + "\n\n" : ""}\`\`\`review_result.v1\n${JSON.stringify(body, null, 2)}\n\`\`\`\n`;
 }
 
 /** The fenced artifact under "## Artifact" (not the prior-round findings, which quote it). */
@@ -61,27 +93,43 @@ function artifactOf(packet: string): string {
   return m?.[2] ?? "";
 }
 
+/** The titles of the findings a ruling packet asks about (`### Finding <n>: <title>`). */
+function contestedOf(packet: string): string[] {
+  const section = packet.split("\n## Contested findings")[1]?.split("\n## ")[0] ?? "";
+  return [...section.matchAll(/^### Finding \d+: (.+)$/gm)].map((m) => m[1]!);
+}
+
+function rule(packet: string, step: Step): Answer {
+  const rulings = contestedOf(packet).map((finding) => {
+    const withdrawn = step.withdraw?.includes(finding) ?? false;
+    return { finding, ruling: withdrawn ? "withdrawn" : "upheld", reason: withdrawn ? "the rebuttal holds against the artifact" : "the artifact still shows it" };
+  });
+  const upheld = rulings.filter((r) => r.ruling === "upheld").map((r) => ({ title: r.finding, detail: "Upheld after the rebuttal." }));
+  return { verdict: upheld.length ? "issues" : "satisfied", blocking: upheld, extra: { rulings } };
+}
+
 async function main(): Promise<void> {
   const packet = readFileSync(0, "utf8");
   const [planPath, logDir] = [process.argv[2], process.argv[3]];
-  const { behaviour, plan, dispatch } = nextBehaviour(planPath);
+  const { step, plan, dispatch } = nextStep(planPath);
   if (logDir) {
     mkdirSync(logDir, { recursive: true });
     appendFileSync(path.join(logDir, `${String(dispatch).padStart(4, "0")}-${process.pid}.md`), packet);
   }
   const artifact = artifactOf(packet);
-  switch (behaviour) {
+  const answer = (a: Answer) => void process.stdout.write(envelope(packet, a, plan, step));
+  const findings = (step.findings ?? ["Scripted blocking finding"]).map((title) => ({ title, detail: "Planned by the test script." }));
+  switch (step.do ?? "satisfied") {
     case "by-content":
-      return void process.stdout.write(
-        /\bTBD\b/.test(artifact)
-          ? envelope(packet, "issues", [{ title: "Acceptance criteria left as TBD", detail: "A spec cannot pass with an undefined criterion; state measurable criteria." }], plan)
-          : envelope(packet, "satisfied", [], plan),
-      );
-    case "satisfied": return void process.stdout.write(envelope(packet, "satisfied", [], plan));
-    case "slow-satisfied": await sleep(plan.slow_ms ?? 1500); return void process.stdout.write(envelope(packet, "satisfied", [], plan));
-    case "issues": return void process.stdout.write(envelope(packet, "issues", [{ title: "Scripted blocking finding", detail: "Planned by the test script." }], plan));
-    case "wrong-sha": return void process.stdout.write(envelope(packet, "satisfied", [], plan, { sha: "0".repeat(64) }));
-    case "wrong-packet": return void process.stdout.write(envelope(packet, "satisfied", [], plan, { packet_id: "some-other-packet" }));
+      return /\bTBD\b/.test(artifact)
+        ? answer({ verdict: "issues", blocking: [{ title: "Acceptance criteria left as TBD", detail: "A spec cannot pass with an undefined criterion; state measurable criteria." }] })
+        : answer({ verdict: "satisfied", blocking: [] });
+    case "satisfied": return answer({ verdict: "satisfied", blocking: [] });
+    case "slow-satisfied": await sleep(plan.slow_ms ?? 1500); return answer({ verdict: "satisfied", blocking: [] });
+    case "issues": return answer({ verdict: "issues", blocking: findings });
+    case "rule": return answer(rule(packet, step));
+    case "wrong-sha": return answer({ verdict: "satisfied", blocking: [], overrides: { sha: "0".repeat(64) } });
+    case "wrong-packet": return answer({ verdict: "satisfied", blocking: [], overrides: { packet_id: "some-other-packet" } });
     case "sentinel": return void process.stdout.write(`${LABEL}\nThe spec is complete and testable.\n\n## SATISFIED\n`);
     case "sentinel-inline": return void process.stdout.write(`${LABEL} I would say ## SATISFIED but one thing remains.\n`);
     case "prose": return void process.stdout.write(`${LABEL}\n- the plan is vague\n- criteria missing\n`);

@@ -50,6 +50,51 @@ export const Finding = z
 export type Finding = z.infer<typeof Finding>;
 
 export const Readiness = z.enum(["ready", "almost", "not ready"]);
+export type Readiness = z.infer<typeof Readiness>;
+
+/** The auto-review-loop modes (bus-spec/SPEC.md §21), chosen per request or in settings. */
+export const StopPolicy = z.enum(["verdict", "score"]);
+export type StopPolicy = z.infer<typeof StopPolicy>;
+export const Difficulty = z.enum(["medium", "hard", "nightmare"]);
+export type Difficulty = z.infer<typeof Difficulty>;
+
+/** A reviewer's ruling on one finding the author contested (hard and nightmare difficulty). */
+export const Ruling = z
+  .object({
+    finding: nonBlank.describe("the contested finding (its title or id)"),
+    ruling: z.enum(["upheld", "withdrawn"]),
+    reason: z.string().optional(),
+  })
+  .loose();
+export type Ruling = z.infer<typeof Ruling>;
+
+/** Reasoning effort levels, weakest first (the order effort_floor compares in); each CLI accepts a subset. */
+export const EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"] as const;
+export const Effort = z.enum(EFFORTS);
+export type Effort = z.infer<typeof Effort>;
+/** Effort tiers chosen per gate (settings.gate_tiers): ARIS's regular and deep-audit reviewer calls. */
+export const EffortTier = z.enum(["regular", "deep-audit"]);
+export type EffortTier = z.infer<typeof EffortTier>;
+/** Why an adapter proved that nothing ran because of what it asked for (the only errors capability fallback follows). */
+export const CapabilityError = z.enum(["effort_unsupported", "model_unknown"]);
+export type CapabilityError = z.infer<typeof CapabilityError>;
+
+/** One dispatch of a round (a capability or provider fallback step, or the schema repair), in order. */
+export const DispatchAttempt = z
+  .object({
+    provider: nonBlank,
+    adapter: nonBlank,
+    model: z.string().nullable().describe("the model requested (null: the CLI's default)"),
+    effort: Effort.nullable().describe("the reasoning effort sent (null: none sent)"),
+    tier: EffortTier,
+    outcome: z.enum(["output", "not-run", "ambiguous"]),
+    capability: CapabilityError.optional().describe("not-run because the effort or the model was refused before any review ran"),
+    reason: z.string().optional(),
+    note: z.string().optional().describe("e.g. effort not supported by this CLI"),
+    repair: z.boolean().optional().describe("the schema-repair dispatch"),
+  })
+  .loose();
+export type DispatchAttempt = z.infer<typeof DispatchAttempt>;
 
 /** Results the bus itself writes: the lenient shape plus closed enums and identity fields. */
 export const ReviewResultStrict = z
@@ -68,8 +113,18 @@ export const ReviewResultStrict = z
     reviewer_family: Family.optional(),
     normalized_from: z.enum(["structured", "fenced", "whole-json", "sentinel", "manual"]).optional(),
     repaired: z.boolean().optional(),
-    score: z.number().optional(),
+    score: z.number().optional().describe("the reviewer's score out of 10, as it gave it (the verifier judges its range)"),
     readiness: Readiness.optional(),
+    score_problems: z.array(z.string()).optional().describe("why no score or readiness could be taken from the output (the score gate is then unavailable)"),
+    memory_update: z.string().optional().describe("hard/nightmare: the reviewer's notes to itself for its next round"),
+    rulings: z.array(Ruling).optional().describe("a ruling round: the reviewer's ruling on each contested finding"),
+    dispatch_attempts: z.array(DispatchAttempt).optional().describe("every dispatch of the round, in order"),
+    ran: z
+      .object({ provider: nonBlank, model: z.string().nullable(), effort: Effort.nullable(), tier: EffortTier })
+      .optional()
+      .describe("the provider and the (model, effort) pair whose answer this is"),
+    identity_assurance: z.enum(["caller-declared-unverified"]).optional().describe("copilot: the model is the profile's, declared by configuration; nothing reported it"),
+    copilot_profile: z.string().optional().describe("copilot: the custom agent profile that ran"),
   })
   .loose()
   .meta({ title: "review_result.v1 (as written by the bus)" });
@@ -99,10 +154,16 @@ export const Request = z
     review: ReviewMode.optional(),
     risk: z.enum(["low", "medium", "high"]).optional(),
     cap: z.number().int().min(1).optional(),
+    stop: StopPolicy.optional().describe("verdict: the five-condition gate; score: score ≥ 6 and readiness ready|almost replace the verdict condition"),
+    difficulty: Difficulty.optional(),
+    human_checkpoint: z.boolean().optional().describe("wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate"),
+    paths: z.array(nonBlank).optional().describe("further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)"),
     requested_at: isoTime,
   })
   .meta({ title: "review/<gate>/request.json" });
 export type Request = z.infer<typeof Request>;
+
+export const RestartReason = z.enum(["artifact_changed", "retry", "malformed", "degraded", "ruling", "finalizer"]);
 
 export const PacketFrontMatter = z
   .object({
@@ -114,7 +175,7 @@ export const PacketFrontMatter = z
     counted_round: round.describe("the round number counted against the cap (restarts and retries keep it)"),
     cap: z.number().int().min(1).max(1000).describe("effective cap: the resolved cap plus human extensions"),
     restart_of: round.nullable(),
-    restart_reason: z.enum(["artifact_changed", "retry", "malformed", "degraded"]).nullable(),
+    restart_reason: RestartReason.nullable(),
     author_host: nonBlank,
     author_model: z.string().nullable(),
     author_family: Family,
@@ -128,6 +189,8 @@ export const PacketFrontMatter = z
     selection_reason: z.string(),
     artifact_path: nonBlank,
     artifact_sha256: sha256Hex.describe("sha256 of the scrubbed artifact bytes embedded in this packet"),
+    difficulty: Difficulty.optional().describe("absent means medium; nightmare packets carry paths, not the artifact"),
+    stop: StopPolicy.optional().describe("absent means verdict"),
     issued_at: isoTime,
   })
   .meta({ title: "review/<gate>/packet-<n>.md front matter" });
@@ -159,6 +222,7 @@ export const Failure = z
     reason: nonBlank,
     reviewer_provider: z.string().optional(),
     reviewer_model: z.string().nullable().optional(),
+    dispatch_attempts: z.array(DispatchAttempt).optional().describe("every dispatch of the round, in order"),
     at: isoTime,
   })
   .meta({ title: "review/<gate>/failure-<n>.json", description: "A round that ended without a result." });
@@ -179,6 +243,17 @@ export const GatePassReport = z.object({
 });
 export type GatePassReport = z.infer<typeof GatePassReport>;
 
+export const ScoreGate = z
+  .object({
+    score: z.number().nullable(),
+    readiness: Readiness.nullable(),
+    available: z.boolean().describe("a finite score within 1–10 and a readiness were taken from the reviewer's own output"),
+    positive: z.boolean().describe("available, score ≥ 6 and readiness ready or almost"),
+    reasons: z.array(z.string()),
+  })
+  .describe("the score condition (ARIS's stop rule), evaluated for every result; applied only under stop=score");
+export type ScoreGate = z.infer<typeof ScoreGate>;
+
 export const VerdictFile = z
   .object({
     schema_version: z.literal("guild_bus.verdict.v1"),
@@ -194,6 +269,11 @@ export const VerdictFile = z
     reviewer_family: Family,
     independence_violation: z.boolean(),
     gate_pass: GatePassReport,
+    score_gate: ScoreGate.optional(),
+    rulings: z
+      .object({ upheld: z.number().int().min(0), withdrawn: z.number().int().min(0) })
+      .optional()
+      .describe("a ruling round: how many contested findings were upheld (each keeps the gate closed) and withdrawn"),
     verified_at: isoTime,
   })
   .meta({ title: "review/<gate>/verdict-<n>.json" });
@@ -211,10 +291,10 @@ export const Resubmit = z
 
 export const EscalationReason = z.enum([
   "cap_hit", "malformed_termination_x2", "no_verdict", "unavailable", "restart_cap_hit", "codex_skip_blocked",
-  "identity_unverified",
+  "identity_unverified", "score_unavailable", "human_checkpoint", "request_refused",
 ]);
 export type EscalationReason = z.infer<typeof EscalationReason>;
-export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override"]);
+export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"]);
 export type DecisionChoice = z.infer<typeof DecisionChoice>;
 
 export const Escalation = z
@@ -246,7 +326,7 @@ export const Decision = z
   .meta({ title: "review/<gate>/decision-<n>.json" });
 export type Decision = z.infer<typeof Decision>;
 
-export const OutcomeStatus = z.enum(["satisfied", "skipped", "force_passed", "rework"]);
+export const OutcomeStatus = z.enum(["satisfied", "skipped", "force_passed", "rework", "stopped"]);
 export const Outcome = z
   .object({
     schema_version: z.literal("guild_bus.outcome.v1"),
@@ -275,6 +355,7 @@ export const TrailEntry = z
     round,
     counted_round: round,
     restart_of: round.nullable(),
+    restart_reason: RestartReason.nullable().optional(),
     reviewer_host: z.string(),
     reviewer_model: z.string().nullable(),
     reviewer_family: Family,
@@ -289,6 +370,9 @@ export const TrailEntry = z
     reasons: z.array(z.string()),
     verdict: z.string().nullable(),
     blocking_findings: z.number().int().nullable(),
+    score: z.number().nullable().optional(),
+    readiness: Readiness.nullable().optional(),
+    dispatch: z.array(z.string()).optional().describe("each dispatch attempt of the round, then the provider, model and effort that ran"),
     state: z.string(),
   })
   .meta({ title: "one round of trail.md (also in `status --json`)" });
@@ -311,9 +395,11 @@ export const Event = z
   .meta({ title: "runs/<run-id>/events.jsonl line" });
 export type Event = z.infer<typeof Event>;
 
+const TierPair = z.object({ model: z.string().optional(), effort: Effort.optional() });
+
 export const ProviderConfig = z
   .object({
-    adapter: z.enum(["command", "manual", "codex", "claude", "gemini", "http"]),
+    adapter: z.enum(["command", "manual", "codex", "claude", "gemini", "http", "copilot"]),
     model: z.string().optional().describe("model id requested from (or declared for) this reviewer"),
     argv: z.array(z.string()).min(1).optional().describe("command adapter: program and arguments, no shell"),
     input: z.enum(["stdin", "file"]).default("stdin").describe("command adapter: packet on stdin, or its path appended to argv"),
@@ -325,6 +411,19 @@ export const ProviderConfig = z
     base_url: z.string().optional().describe("http adapter (and CLIs that take one): the API base URL"),
     api_key_env: z.string().optional().describe("name of the environment variable holding the API key (the key itself is never stored)"),
     fallback: z.array(z.string()).optional().describe("provider ids to try, in order, only when this one proves no review ran"),
+    structured_output: z.boolean().optional().describe("http adapter: send a JSON-schema response_format (default true; some endpoints reject it)"),
+    effort: Effort.optional().describe("reasoning effort sent on every call (the regular tier's unless effort_tiers says otherwise)"),
+    effort_tiers: z
+      .object({ regular: TierPair.optional(), "deep-audit": TierPair.optional() })
+      .optional()
+      .describe("per tier (settings.gate_tiers picks it per gate): the model and effort to send instead of model and effort"),
+    effort_chain: z.array(Effort).optional().describe("efforts to step down through, in order, only when one is refused as unsupported before any review ran"),
+    model_chain: z.array(z.string()).optional().describe("models to step through, in order, only when one is refused as unknown before any review ran"),
+    effort_floor: Effort.optional().describe("never send an effort below this one (and refuse to run a CLI whose effort cannot be set)"),
+    copilot_profiles: z
+      .partialRecord(Family, z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/))
+      .optional()
+      .describe("copilot adapter: model family → custom agent profile (.github/agents/<profile>.agent.md) whose model is of that family"),
   })
   .loose();
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
@@ -348,7 +447,11 @@ export const Settings = z
       })
       .optional(),
     restart_cap: z.number().int().min(1).max(50).optional(),
+    stop: StopPolicy.optional().describe("the stop policy when the request gives none (default verdict)"),
+    difficulty: Difficulty.optional().describe("the difficulty when the request gives none (default medium)"),
+    human_checkpoint: z.boolean().optional().describe("the human checkpoint when the request gives none (default false)"),
     foreign_grace_ms: z.number().int().min(0).max(600_000).optional().describe("how long an invalid foreign drop may still be being written before it is quarantined"),
+    gate_tiers: z.record(z.string(), EffortTier).optional().describe("gate (G-lane for every lane gate) → effort tier; regular when absent"),
   })
   .loose()
   .meta({ title: ".guild/settings.json" });

@@ -7,6 +7,7 @@ import { scrubResult } from "../scrub-result.js";
 import { deliver } from "../store/deliver.js";
 import { rejectFile } from "../store/reject.js";
 import type { BusContext } from "./context.js";
+import { deliverMemory } from "./memory.js";
 
 const announced = new Set<string>();
 
@@ -34,6 +35,7 @@ export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m
     if (!verdict.ok && stillWriting && /could not be read/.test(verdict.reason)) return "active";
     if (verdict.ok) {
       const result = scrubResult(verdict.result, ctx.settings.secrets_policy?.redaction_patterns);
+      deliverMemory(layout, P, result);
       deliver(layout.gateFile(runId, gate, `result-${R}.json`), JSON.stringify(result, null, 2) + "\n", { guildDir: layout.guild });
       log(`${runId}/${gate} round ${R}: manual response from ${verdict.model} accepted`);
     } else {

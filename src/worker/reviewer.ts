@@ -1,16 +1,20 @@
 // A reviewer worker: for packets addressed to a provider it serves, claim the round, record the attempt, dispatch
-// once, normalize the output (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not.
+// once (a weaker pair or a fallback provider only after a dispatch proved that nothing ran), normalize the output
+// (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not; every dispatch is recorded.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { isNightmare, readsFiles } from "../adapters/capabilities.js";
 import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
 import { classifyModel } from "../family.js";
 import { readGate } from "../broker/snapshot.js";
 import { type EnvelopeContext, type Normalized, normalizeOutput, repairPrompt } from "../normalize.js";
 import { scrubResult } from "../scrub-result.js";
-import { Attempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
+import { Attempt, type DispatchAttempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
 import { tryClaim } from "../store/claim.js";
 import { deliver } from "../store/deliver.js";
 import type { BusContext } from "./context.js";
+import { attemptRecord, describeAttempt, gateTier, initialPair, nextPair, type Pair } from "./dispatch-plan.js";
+import { deliverMemory } from "./memory.js";
 
 export interface ReviewerOptions {
   /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
@@ -40,10 +44,10 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
     const s = readGate(layout, runId, gate);
     if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
     const file = (name: string) => layout.gateFile(runId, gate, name);
-    const fail = (kind: Failure["kind"], reason: string): "active" => {
+    const fail = (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = []): "active" => {
       const failure = Failure.parse({
         schema_version: "guild_bus.failure.v1", run_id: runId, gate, round: R, packet_id: P.packet_id, kind, reason,
-        reviewer_provider: P.reviewer_provider, reviewer_model: P.reviewer_model, at: now(),
+        reviewer_provider: P.reviewer_provider, reviewer_model: P.reviewer_model, ...(attempts.length ? { dispatch_attempts: attempts } : {}), at: now(),
       });
       deliver(file(`failure-${R}.json`), JSON.stringify(failure, null, 2) + "\n", { guildDir: layout.guild });
       opts.log(`${runId}/${gate} round ${R}: ${kind}: ${reason}`);
@@ -61,46 +65,77 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
 
     const packetPath = file(`packet-${R}.md`);
     const packetText = readFileSync(packetPath, "utf8");
-    const dispatchBase = (link: ChainLink) => ({
-      ctx, providerId: link.id, config: link.config, front: P, packetPath, signal: AbortSignal.any([signal, claim.signal]),
+    const dispatchBase = (link: ChainLink, pair: Pair) => ({
+      ctx, providerId: link.id, config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
+      front: P, packetPath, signal: AbortSignal.any([signal, claim.signal]),
     });
     const chain = dispatchChain(ctx, P, opts);
     if (typeof chain === "string") return fail("unavailable", chain);
-    const tried: string[] = [];
-    let ran: (typeof chain)[number] | null = null;
+    const tier = gateTier(ctx.settings, gate);
+    const attempts: DispatchAttempt[] = [];
+    const tried = () => attempts.map(describeAttempt).join("; ");
+    let ran: { link: ChainLink; pair: Pair } | null = null;
     let answer: Extract<DispatchOutcome, { kind: "output" }> | null = null;
     for (const link of chain) {
-      const outcome = await link.adapter.dispatch({ ...dispatchBase(link), prompt: packetText });
-      if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
-      if (outcome.kind === "ambiguous") return fail("no_verdict", [...tried, `${link.id}: ${outcome.reason}`].join("; "));
-      if (outcome.kind === "not-run") {
-        tried.push(`${link.id} did not run (${outcome.reason})`);
-        continue; // proven that no review ran: the next provider in the chain may go
+      // Each step is a separate dispatch, allowed only because the previous one proved that nothing ran.
+      let pair = initialPair(link.config, tier);
+      const triedModels = new Set<string | null>();
+      while (!answer) {
+        if (typeof pair === "string") {
+          attempts.push(attemptRecord(link.id, link.config, { model: link.config.model ?? null, effort: null }, tier, { kind: "not-run", reason: pair }));
+          break;
+        }
+        triedModels.add(pair.model);
+        const outcome = await link.adapter.dispatch({ ...dispatchBase(link, pair), prompt: packetText });
+        if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
+        attempts.push(attemptRecord(link.id, link.config, pair, tier, outcome));
+        if (outcome.kind === "ambiguous") return fail("no_verdict", tried(), attempts);
+        if (outcome.kind === "output") {
+          ran = { link, pair };
+          answer = outcome;
+          break;
+        }
+        if (!outcome.capability) break; // not about the pair: the next provider in the chain may go
+        const next = nextPair(link.config, pair, outcome.capability, P, ctx.settings.family_aliases, triedModels);
+        if (typeof next === "string") {
+          attempts[attempts.length - 1]!.note = `no capability fallback: ${next}`;
+          break;
+        }
+        pair = next;
       }
-      ran = link;
-      answer = outcome;
-      break;
+      if (answer) break;
     }
-    if (!ran || !answer) return fail("unavailable", tried.join("; "));
+    if (!ran || !answer) return fail("unavailable", tried(), attempts);
+    const declared = answer.declared;
+    const requested = declared?.model ?? ran.pair.model;
     const envelopeCtx: EnvelopeContext = {
-      packetId: P.packet_id, artifactSha256: P.artifact_sha256, round: R, reviewerHost: ran.id,
-      reviewerModel: ran.config.model ?? ran.id, reviewerModelSource: ran.config.model ? "requested" : "declared",
+      packetId: P.packet_id, artifactSha256: P.artifact_sha256, round: R, reviewerHost: ran.link.id,
+      reviewerModel: requested ?? ran.link.id, reviewerModelSource: requested && !declared ? "requested" : "declared",
     };
-    const input = dispatchBase(ran);
-    const adapter = ran.adapter;
+    const input = dispatchBase(ran.link, ran.pair);
+    const adapter = ran.link.adapter;
     const identity = withReported(envelopeCtx, answer.reportedModel);
     let normalized = normalizeBound(answer.text, identity);
     if (!normalized.ok) {
       opts.log(`${runId}/${gate} round ${R}: malformed output (${normalized.reasons.join("; ")}); one schema repair`);
       const repair = await adapter.dispatch({ ...input, prompt: `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelopeCtx)}\n\nYour previous answer:\n\n${answer.text.slice(0, 20_000)}\n` });
       if (claim.signal.aborted) return "active";
-      if (repair.kind !== "output") return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`);
+      attempts.push(attemptRecord(ran.link.id, ran.link.config, ran.pair, tier, repair, true));
+      if (repair.kind !== "output") return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`, attempts);
       const repaired = normalizeBound(repair.text, withReported(envelopeCtx, repair.reportedModel));
-      if (!repaired.ok) return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`);
+      if (!repaired.ok) return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`, attempts);
       normalized = { ...repaired, result: { ...repaired.result, repaired: true } };
     }
-    const result = scrubResult({ ...normalized.result, ...(tried.length ? { dispatch_fallbacks: tried } : {}) }, ctx.settings.secrets_policy?.redaction_patterns);
+    const result = scrubResult({
+      ...normalized.result,
+      dispatch_attempts: attempts,
+      // the model the reviewer reported when it says (a reroute), else the one requested
+      ran: { provider: ran.link.id, model: normalized.result.reviewer_model_source === "reported" ? normalized.result.reviewer_model : requested, effort: ran.pair.effort, tier },
+      // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
+      ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
+    }, ctx.settings.secrets_policy?.redaction_patterns);
     if (readGate(layout, runId, gate).failures.has(R)) return "active";
+    deliverMemory(layout, P, result);
     const delivered = deliver(file(`result-${R}.json`), JSON.stringify(result, null, 2) + "\n", { guildDir: layout.guild });
     opts.log(`${runId}/${gate} round ${R}: ${delivered.status === "delivered" ? `result delivered (${result.verdict}, ${result.blocking_findings.length} blocking)` : `result not delivered: result-${R}.json already exists (${delivered.status})`}`);
     return "active";
@@ -109,7 +144,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
   }
 }
 
-const PATH_ADAPTERS = ["codex", "claude", "gemini"];
+const PATH_ADAPTERS = ["codex", "claude", "gemini", "copilot"];
 
 interface ChainLink {
   id: string;
@@ -136,6 +171,15 @@ function dispatchChain(ctx: BusContext, P: PacketFrontMatter, opts: ReviewerOpti
     const adapter = config ? opts.adapters[config.adapter] : undefined;
     if (!config || !adapter) {
       skipped.push(`${id}: ${config ? `no ${config.adapter} adapter in this worker` : "not configured"}`);
+      continue;
+    }
+    if (isNightmare(P) && !readsFiles(config.adapter)) {
+      skipped.push(`${id}: difficulty nightmare needs a reviewer that reads the repository; adapter ${config.adapter} cannot`);
+      continue;
+    }
+    if (id !== P.reviewer_provider && config.adapter === "copilot") {
+      // the broker asks for a finalizer only when the packet names copilot: a copilot fallback would bypass it
+      skipped.push(`${id}: a copilot provider is never a fallback`);
       continue;
     }
     const family = classifyModel(config.model, ctx.settings.family_aliases);

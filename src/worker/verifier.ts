@@ -1,9 +1,11 @@
-// The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed)
-// and deliver verdict-<n>.json. Deterministic code only; results that cannot belong to the open round are rejected.
+// The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed), judge
+// the score condition and any rulings, and deliver verdict-<n>.json. Deterministic code only; results that cannot
+// belong to the open round are rejected.
 import { readFileSync } from "node:fs";
 import { classifyModel } from "../family.js";
 import { evaluateGatePass } from "../gate-pass.js";
 import { parseReviewResult } from "../result-reader.js";
+import { evaluateScoreGate } from "../score-gate.js";
 import { scrub } from "../scrub.js";
 import { VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../sha.js";
@@ -77,6 +79,7 @@ function verifyRound(
   const reviewerModel = reportedModel ?? packet.reviewer_model;
   const reviewerFamily = classifyModel(reviewerModel, ctx.settings.family_aliases);
   const violation = packet.independence === "strong" && (reviewerFamily === "unknown" || reviewerFamily === packet.author_family);
+  const rulings = Array.isArray(r.rulings) ? r.rulings.map((x) => (x && typeof x === "object" ? (x as { ruling?: unknown }).ruling : undefined)) : null;
   const verdict = VerdictFile.parse({
     schema_version: "guild_bus.verdict.v1",
     run_id: runId,
@@ -91,6 +94,9 @@ function verifyRound(
     reviewer_family: reviewerFamily,
     independence_violation: violation,
     gate_pass: report,
+    score_gate: evaluateScoreGate(r),
+    // anything but an explicit withdrawal keeps a contested finding standing
+    ...(rulings ? { rulings: { upheld: rulings.filter((x) => x !== "withdrawn").length, withdrawn: rulings.filter((x) => x === "withdrawn").length } } : {}),
     verified_at: new Date().toISOString(),
   });
   deliver(layout.gateFile(runId, gate, `verdict-${round}.json`), JSON.stringify(verdict, null, 2) + "\n", { guildDir: layout.guild });

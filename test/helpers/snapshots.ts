@@ -5,7 +5,7 @@ import { packetId } from "../../src/broker/packet-format.js";
 import { DEFAULT_RESTART_CAP, type ResolvedPolicy } from "../../src/broker/policy.js";
 import { emptySnapshot, type GateSnapshot } from "../../src/broker/snapshot.js";
 import type {
-  Attempt, Decision, DecisionChoice, Escalation, EscalationReason, Failure, Family, Outcome, PacketFrontMatter, Request, VerdictFile,
+  Attempt, Decision, DecisionChoice, Escalation, EscalationReason, Failure, Family, Outcome, PacketFrontMatter, Request, ScoreGate, VerdictFile,
 } from "../../src/spec/schemas.js";
 
 export const RUN = "run1";
@@ -23,7 +23,10 @@ export function request(over: Partial<Request> = {}): Request {
 }
 
 export function policy(over: Partial<ResolvedPolicy> = {}): ResolvedPolicy {
-  return { mode: "cross", required: true, requiredBecause: "review=cross", cap: 5, warnings: [], restartCap: DEFAULT_RESTART_CAP, ...over };
+  return {
+    mode: "cross", required: true, requiredBecause: "review=cross", cap: 5, warnings: [], restartCap: DEFAULT_RESTART_CAP,
+    stop: "verdict", difficulty: "medium", humanCheckpoint: false, refusal: null, ...over,
+  };
 }
 
 export function context(over: { policy?: Partial<ResolvedPolicy>; blocked?: boolean; enforcement?: "warn" | "block" } = {}): DecideContext {
@@ -42,6 +45,15 @@ export function packet(round: number, over: Partial<PacketFrontMatter> = {}): Pa
 }
 
 export type VerdictKind = "pass" | "issues" | "blockers" | "sha" | "unparsed" | "packet_id";
+
+/** The score condition as the verifier records it: a positive, a negative or an unavailable score. */
+export type ScoreKind = "positive" | "negative" | "unavailable";
+
+export function scoreGate(kind: ScoreKind): ScoreGate {
+  if (kind === "positive") return { score: 6, readiness: "almost", available: true, positive: true, reasons: [] };
+  if (kind === "negative") return { score: 5.99, readiness: "almost", available: true, positive: false, reasons: ["score 5.99/10, readiness almost: the gate needs a score of at least 6 and readiness ready or almost"] };
+  return { score: 11, readiness: "ready", available: false, positive: false, reasons: ["score 11 is outside 1–10"] };
+}
 
 /** A verdict as the verifier writes it; `kind` picks which of the five conditions fail. */
 export function verdict(round: number, kind: VerdictKind, over: Partial<VerdictFile> = {}): VerdictFile {
@@ -71,8 +83,8 @@ export function escalation(round: number, reason: EscalationReason, options: Dec
   return { schema_version: "guild_bus.escalation.v1", run_id: RUN, gate: GATE, round, reason, detail, options, at: AT };
 }
 
-export function decision(round: number, choice: DecisionChoice, extendBy?: number): Decision {
-  return { schema_version: "guild_bus.decision.v1", run_id: RUN, gate: GATE, round, choice, ...(extendBy ? { extend_by: extendBy } : {}), at: AT };
+export function decision(round: number, choice: DecisionChoice, extendBy?: number, note?: string): Decision {
+  return { schema_version: "guild_bus.decision.v1", run_id: RUN, gate: GATE, round, choice, ...(extendBy ? { extend_by: extendBy } : {}), ...(note ? { note } : {}), at: AT };
 }
 
 export function attempt(round: number): Attempt {
@@ -106,8 +118,10 @@ export class Gate {
   verdict(round: number, kind: VerdictKind, over: Partial<VerdictFile> = {}): this { this.result(round); this.s.verdicts.set(round, verdict(round, kind, over)); return this; }
   failure(round: number, kind: Failure["kind"], reason?: string): this { this.s.failures.set(round, failure(round, kind, reason)); return this; }
   resubmit(round: number): this { this.s.resubmits.add(round); return this; }
+  rebuttal(round: number): this { this.s.rebuttals.add(round); return this; }
+  memory(round: number): this { this.s.memories.add(round); return this; }
   escalation(round: number, reason: EscalationReason, options: DecisionChoice[]): this { this.s.escalations.set(round, escalation(round, reason, options)); return this; }
-  decision(round: number, choice: DecisionChoice, extendBy?: number): this { this.s.decisions.set(round, decision(round, choice, extendBy)); return this; }
+  decision(round: number, choice: DecisionChoice, extendBy?: number, note?: string): this { this.s.decisions.set(round, decision(round, choice, extendBy, note)); return this; }
   outcome(status: Outcome["status"], finalRound: number): this { this.s.outcome = outcome(status, finalRound); return this; }
 }
 
@@ -130,7 +144,8 @@ export function packetFor(action: PacketAction, over: Partial<PacketFrontMatter>
 
 /** Execute one action the way the broker does: write the packet, the escalation or the outcome. */
 export function apply(s: GateSnapshot, action: Action, fresh: Partial<PacketFrontMatter> = {}): void {
-  if (action.type === "packet") s.packets.set(action.round, packetFor(action, action.inherit ? {} : fresh));
+  // A finalizer is never selected from copilot: it gets the default (codex) reviewer, whatever `fresh` says.
+  if (action.type === "packet") s.packets.set(action.round, packetFor(action, action.inherit || action.restart_reason === "finalizer" ? {} : fresh));
   else if (action.type === "escalation") s.escalations.set(action.round, escalation(action.round, action.reason, action.options, action.detail));
   else {
     const p = s.packets.get(action.round);
