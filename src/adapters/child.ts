@@ -1,6 +1,7 @@
 // Runs a reviewer child process: no shell, input on stdin, its own process group so a timeout kills everything
 // it started, and a minimal environment.
 import { spawn } from "node:child_process";
+import type { DispatchOutcome } from "./types.js";
 
 export type ChildOutcome =
   | { kind: "exit"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
@@ -92,4 +93,19 @@ export function runChild(req: ChildRequest): Promise<ChildOutcome> {
     });
     child.stdin!.end(req.stdin);
   });
+}
+
+/**
+ * How a dispatch ends when its child did not exit on its own: only a failed spawn proves that no review ran; a
+ * timeout or an abort (worker stopping) may have been paid for.
+ */
+export function unfinishedChild(outcome: Exclude<ChildOutcome, { kind: "exit" }>, name: string, program: string, timeoutMs: number): DispatchOutcome {
+  switch (outcome.kind) {
+    case "spawn-error":
+      return { kind: "not-run", reason: `cannot start ${program}: ${outcome.code} ${outcome.message}` };
+    case "timeout":
+      return { kind: "ambiguous", reason: `${name} timed out after ${timeoutMs} ms; process group killed` };
+    case "aborted":
+      return { kind: "ambiguous", reason: `worker stopped during the ${name} dispatch; process group killed` };
+  }
 }

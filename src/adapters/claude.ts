@@ -8,7 +8,7 @@ import path from "node:path";
 import { scrub } from "../scrub.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { capabilityError } from "./capability-errors.js";
-import { minimalEnv, runChild } from "./child.js";
+import { minimalEnv, runChild, unfinishedChild } from "./child.js";
 import { advertisedValues, cliHelp } from "./help.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
@@ -168,16 +168,8 @@ export const claudeAdapter: ReviewerAdapter = {
         if (refused) return { kind: "not-run", capability: "effort_unsupported", reason: refused };
       }
       const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: workdir, signal: input.signal });
-      switch (outcome.kind) {
-        case "spawn-error":
-          return { kind: "not-run", reason: `cannot start ${argv[0]}: ${outcome.code} ${outcome.message}` };
-        case "timeout":
-          return { kind: "ambiguous", reason: `claude timed out after ${timeoutMs} ms; process group killed` };
-        case "aborted":
-          return { kind: "ambiguous", reason: "worker stopped during the claude dispatch; process group killed" };
-        case "exit":
-          return classifyClaudeExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
-      }
+      if (outcome.kind !== "exit") return unfinishedChild(outcome, "claude", argv[0]!, timeoutMs);
+      return classifyClaudeExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { scrub } from "../scrub.js";
 import { capabilityError } from "./capability-errors.js";
-import { minimalEnv, runChild } from "./child.js";
+import { minimalEnv, runChild, unfinishedChild } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { reviewOutputSchema } from "./result-schema.js";
@@ -139,41 +139,32 @@ export const codexAdapter: ReviewerAdapter = {
         cwd: dispatchWorkdir(input) ?? scratch, // nightmare: the repository itself, still in the read-only sandbox
         signal: input.signal,
       });
-      switch (outcome.kind) {
-        case "spawn-error":
-          return { kind: "not-run", reason: `cannot start ${argv[0]}: ${outcome.code} ${outcome.message}` };
-        case "timeout":
-          return { kind: "ambiguous", reason: `codex timed out after ${timeoutMs} ms; process group killed` };
-        case "aborted":
-          return { kind: "ambiguous", reason: "worker stopped during the codex dispatch; process group killed" };
-        case "exit": {
-          const ev = parseCodexEvents(outcome.stdout);
-          if (outcome.code === 0) {
-            let text = "";
-            try {
-              text = readFileSync(files.lastMessage, "utf8");
-            } catch {
-              // no last-message file: fall back to the event stream
-            }
-            if (!text.trim() && ev.lastAgentMessage) text = ev.lastAgentMessage;
-            if (!text.trim() && !ev.turnCompleted) return { kind: "ambiguous", reason: `codex exited 0 without completing a turn: ${tail(outcome.stderr)}` };
-            return { kind: "output", text, reportedModel: ev.reroutedTo };
-          }
-          const said = ev.turnFailed ?? ev.errors.at(-1) ?? tail(outcome.stderr);
-          if (outcome.code !== null && !ev.turnStarted) {
-            // codex sends nothing to a model before it starts a turn (argument, config or login errors end here).
-            const capability = capabilityError(said);
-            return { kind: "not-run", reason: `codex exited ${outcome.code} before starting a turn: ${tail(said)}`, ...(capability ? { capability } : {}) };
-          }
-          if (ev.turnFailed && ev.workItems === 0 && PRE_GENERATION_RE.test(ev.turnFailed)) {
-            return { kind: "not-run", reason: `codex: ${tail(ev.turnFailed)} (refused before any generation)` };
-          }
-          // The endpoint refused the request itself, naming the effort or the model: nothing was generated.
-          const capability = ev.turnFailed && ev.workItems === 0 ? capabilityError(ev.turnFailed) : undefined;
-          if (capability) return { kind: "not-run", capability, reason: `codex: ${tail(ev.turnFailed!)} (refused before any generation)` };
-          return { kind: "ambiguous", reason: `codex exited ${outcome.code ?? outcome.signal}: ${tail(said)}` };
+      if (outcome.kind !== "exit") return unfinishedChild(outcome, "codex", argv[0]!, timeoutMs);
+      const ev = parseCodexEvents(outcome.stdout);
+      if (outcome.code === 0) {
+        let text = "";
+        try {
+          text = readFileSync(files.lastMessage, "utf8");
+        } catch {
+          // no last-message file: fall back to the event stream
         }
+        if (!text.trim() && ev.lastAgentMessage) text = ev.lastAgentMessage;
+        if (!text.trim() && !ev.turnCompleted) return { kind: "ambiguous", reason: `codex exited 0 without completing a turn: ${tail(outcome.stderr)}` };
+        return { kind: "output", text, reportedModel: ev.reroutedTo };
       }
+      const said = ev.turnFailed ?? ev.errors.at(-1) ?? tail(outcome.stderr);
+      if (outcome.code !== null && !ev.turnStarted) {
+        // codex sends nothing to a model before it starts a turn (argument, config or login errors end here).
+        const capability = capabilityError(said);
+        return { kind: "not-run", reason: `codex exited ${outcome.code} before starting a turn: ${tail(said)}`, ...(capability ? { capability } : {}) };
+      }
+      if (ev.turnFailed && ev.workItems === 0 && PRE_GENERATION_RE.test(ev.turnFailed)) {
+        return { kind: "not-run", reason: `codex: ${tail(ev.turnFailed)} (refused before any generation)` };
+      }
+      // The endpoint refused the request itself, naming the effort or the model: nothing was generated.
+      const capability = ev.turnFailed && ev.workItems === 0 ? capabilityError(ev.turnFailed) : undefined;
+      if (capability) return { kind: "not-run", capability, reason: `codex: ${tail(ev.turnFailed!)} (refused before any generation)` };
+      return { kind: "ambiguous", reason: `codex exited ${outcome.code ?? outcome.signal}: ${tail(said)}` };
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

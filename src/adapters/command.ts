@@ -1,5 +1,5 @@
 // The generic command adapter: runs a configured program (no shell) with the packet on stdin or as a file path.
-import { minimalEnv, runChild } from "./child.js";
+import { minimalEnv, runChild, unfinishedChild } from "./child.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
 export const DEFAULT_TIMEOUT_MS = 15 * 60_000;
@@ -18,18 +18,10 @@ export const commandAdapter: ReviewerAdapter = {
       cwd: input.ctx.layout.root,
       signal: input.signal,
     });
-    switch (outcome.kind) {
-      case "spawn-error":
-        return { kind: "not-run", reason: `cannot start ${argv[0]}: ${outcome.code} ${outcome.message}` };
-      case "timeout":
-        return { kind: "ambiguous", reason: `timed out after ${config.timeout_ms ?? DEFAULT_TIMEOUT_MS} ms; process group killed` };
-      case "aborted":
-        return { kind: "ambiguous", reason: "worker stopped during the dispatch; process group killed" };
-      case "exit":
-        if (outcome.code !== 0) {
-          return { kind: "ambiguous", reason: `exited with ${outcome.code ?? outcome.signal}: ${outcome.stderr.trim().slice(-500)}` };
-        }
-        return { kind: "output", text: outcome.stdout, reportedModel: null };
+    if (outcome.kind !== "exit") return unfinishedChild(outcome, "command", argv[0]!, config.timeout_ms ?? DEFAULT_TIMEOUT_MS);
+    if (outcome.code !== 0) {
+      return { kind: "ambiguous", reason: `exited with ${outcome.code ?? outcome.signal}: ${outcome.stderr.trim().slice(-500)}` };
     }
+    return { kind: "output", text: outcome.stdout, reportedModel: null };
   },
 };

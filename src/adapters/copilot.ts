@@ -16,7 +16,7 @@ import type { Family } from "../spec/schemas.js";
 import { capabilityError } from "./capability-errors.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { resolveBinary } from "./claude.js";
-import { minimalEnv, runChild } from "./child.js";
+import { minimalEnv, runChild, unfinishedChild } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import { advertisedValues, advertises, cliHelp } from "./help.js";
 import type { DeclaredIdentity, DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
@@ -170,16 +170,8 @@ export const copilotAdapter: ReviewerAdapter = {
         profile: chosen.profile, model: chosen.model, effortFlag: check.flag, effort: config.effort, packetFile, configDir: scratch, extraArgs: config.extra_args,
       });
       const outcome = await runChild({ argv, stdin: "", timeoutMs, env, cwd: dispatchWorkdir(input) ?? scratch, signal: input.signal });
-      switch (outcome.kind) {
-        case "spawn-error":
-          return { kind: "not-run", reason: `cannot start ${binary}: ${outcome.code} ${outcome.message}`, declared };
-        case "timeout":
-          return { kind: "ambiguous", reason: `copilot timed out after ${timeoutMs} ms; process group killed`, declared };
-        case "aborted":
-          return { kind: "ambiguous", reason: "worker stopped during the copilot dispatch; process group killed", declared };
-        case "exit":
-          return classifyCopilotExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr, declared);
-      }
+      if (outcome.kind !== "exit") return { ...unfinishedChild(outcome, "copilot", binary, timeoutMs), declared };
+      return classifyCopilotExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr, declared);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

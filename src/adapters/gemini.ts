@@ -10,7 +10,7 @@ import { scrub } from "../scrub.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { resolveBinary } from "./claude.js";
 import { capabilityError } from "./capability-errors.js";
-import { minimalEnv, runChild } from "./child.js";
+import { minimalEnv, runChild, unfinishedChild } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
@@ -134,16 +134,8 @@ export const geminiAdapter: ReviewerAdapter = {
         }),
       };
       const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: scratch, signal: input.signal });
-      switch (outcome.kind) {
-        case "spawn-error":
-          return { kind: "not-run", reason: `cannot start ${argv[0]}: ${outcome.code} ${outcome.message}` };
-        case "timeout":
-          return { kind: "ambiguous", reason: `gemini timed out after ${timeoutMs} ms; process group killed` };
-        case "aborted":
-          return { kind: "ambiguous", reason: "worker stopped during the gemini dispatch; process group killed" };
-        case "exit":
-          return classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
-      }
+      if (outcome.kind !== "exit") return unfinishedChild(outcome, "gemini", argv[0]!, timeoutMs);
+      return classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
