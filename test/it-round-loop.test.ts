@@ -26,7 +26,10 @@ function setup(plan: object, settings: Record<string, unknown> = {}) {
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ status: "satisfied", satisfied_at_round: 2, rounds: 2 });
     const outcome = p.readJson("r1", "G-spec", "outcome.json");
-    expect(outcome).toMatchObject({ status: "satisfied", independence: "strong", reviewer_family: "openai", author_family: "anthropic" });
+    expect(outcome).toMatchObject({
+      status: "satisfied", independence: "strong", reviewer_family: "openai", author_family: "anthropic",
+      family_relation: "different", author_family_source: "host-map", identity_assurance: "requested",
+    });
     const packets = received(p.root, "scripted");
     expect(packets).toHaveLength(2);
     expect(packets[1]).toContain("Prior rounds");

@@ -106,7 +106,10 @@ describe("renderTrail", () => {
     const final = md.slice(md.indexOf("## Final disposition"));
     expect(final).toBe([
       "## Final disposition", "",
-      "- status: satisfied", "- reason: satisfied", "- independence: strong", "- satisfied_at_round: 4", "- verifier_pass: true",
+      "- status: satisfied", "- reason: satisfied", "- independence: strong",
+      // the builder's outcome predates the relation and assurance fields: the trail says n/a rather than guessing
+      "- family relation: author anthropic vs reviewer openai: n/a", "- identity assurance: n/a",
+      "- satisfied_at_round: 4", "- verifier_pass: true",
       "- conditions: parses=true, packet_id_match=true, sha256_match=true, satisfied=true, no_blockers=true",
       `- current_artifact_sha256: ${SHA_A}`, "",
     ].join("\n"));

@@ -4,7 +4,7 @@ import { parseReviewResult } from "../result-reader.js";
 import { scrub } from "../scrub.js";
 import { scrubResult } from "../scrub-result.js";
 import { sha256Hex } from "../sha.js";
-import { Event, Escalation, Outcome, type PacketFrontMatter } from "../spec/schemas.js";
+import { Event, Escalation, type Family, Outcome, type PacketFrontMatter } from "../spec/schemas.js";
 import { deliver, type DeliverResult } from "../store/deliver.js";
 import { appendJsonl } from "../store/jsonl.js";
 import { replace } from "../store/replace.js";
@@ -175,6 +175,7 @@ function buildOutcome(ctx: BusContext, s: GateSnapshot, action: Extract<Action, 
     // the artifact is gone; the outcome still records what happened
   }
   const counted = [...s.packets.values()].reduce((n, x) => Math.max(n, x.counted_round), 0);
+  const reviewerFamily = v?.reviewer_family ?? p?.reviewer_family ?? null;
   return Outcome.parse({
     schema_version: "guild_bus.outcome.v1",
     run_id: s.runId,
@@ -184,7 +185,10 @@ function buildOutcome(ctx: BusContext, s: GateSnapshot, action: Extract<Action, 
     author_family: author.family,
     reviewer_host: p?.reviewer_provider ?? null,
     reviewer_model: v?.reviewer_model ?? p?.reviewer_model ?? null,
-    reviewer_family: v?.reviewer_family ?? p?.reviewer_family ?? null,
+    reviewer_family: reviewerFamily,
+    family_relation: familyRelation(author.family, reviewerFamily),
+    author_family_source: author.source,
+    identity_assurance: v ? (resultLookup(ctx, s)(action.round)?.reviewer_model_source as string | undefined) ?? "foreign result (unverified)" : null,
     independence: action.independence ?? p?.independence ?? null,
     rounds: counted,
     ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
@@ -194,6 +198,13 @@ function buildOutcome(ctx: BusContext, s: GateSnapshot, action: Extract<Action, 
     trail_path: ctx.layout.rel(ctx.layout.gateFile(s.runId, s.gate, "trail.md")),
     at: now(),
   });
+}
+
+/** Independence in one word: strong requires both families known and different. */
+function familyRelation(author: Family, reviewer: Family | null): "different" | "same" | "unknown" | null {
+  if (reviewer === null) return null;
+  if (author === "unknown" || reviewer === "unknown") return "unknown";
+  return author === reviewer ? "same" : "different";
 }
 
 export interface StepReport {

@@ -150,6 +150,8 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
       `- status: ${o.status}`,
       `- reason: ${o.reason}`,
       `- independence: ${o.independence ?? "n/a"}`,
+      `- family relation: author ${o.author_family}${o.author_family_source ? ` (${o.author_family_source})` : ""} vs reviewer ${o.reviewer_family ?? "n/a"}: ${o.family_relation ?? "n/a"}`,
+      `- identity assurance: ${o.identity_assurance ?? "n/a"}`,
       `- satisfied_at_round: ${o.satisfied_at_round ?? "n/a"}`,
       `- verifier_pass: ${last?.gate_pass ?? "n/a"}`,
     );
