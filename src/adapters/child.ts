@@ -1,7 +1,7 @@
 // Runs a reviewer child process: no shell, input on stdin, its own process group so a timeout kills everything
 // it started, and a minimal environment.
 import { spawn } from "node:child_process";
-import type { DispatchOutcome } from "./types.js";
+import type { DispatchInput, DispatchOutcome } from "./types.js";
 
 export type ChildOutcome =
   | { kind: "exit"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
@@ -108,4 +108,34 @@ export function unfinishedChild(outcome: Exclude<ChildOutcome, { kind: "exit" }>
     case "aborted":
       return { kind: "ambiguous", reason: `worker stopped during the ${name} dispatch; process group killed` };
   }
+}
+
+/** Checks before spawning a CLI that talks to an endpoint: an http(s) base_url, and a key variable that is set. */
+export function endpointKey(input: Pick<DispatchInput, "config" | "providerId">): { ok: true; apiKey: string | undefined } | { ok: false; outcome: DispatchOutcome } {
+  const { config, providerId } = input;
+  if (config.base_url && !/^https?:\/\//i.test(config.base_url)) {
+    return { ok: false, outcome: { kind: "not-run", reason: `provider ${providerId}: base_url must be an http(s) URL` } };
+  }
+  const apiKey = config.api_key_env ? process.env[config.api_key_env] : undefined;
+  if (config.api_key_env && !apiKey) {
+    return { ok: false, outcome: { kind: "not-run", reason: `provider ${providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` } };
+  }
+  return { ok: true, apiKey };
+}
+
+/**
+ * A CLI reviewer's environment: the CLI's defaults, overridden by allow-listed variables, then the bus's own (the
+ * round, a scratch TMPDIR so spilled files go away with it) and the endpoint variables derived from settings.
+ */
+export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, defaults: NodeJS.ProcessEnv, scratch: string, endpoint: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const allow = [...(input.ctx.settings.secrets_policy?.env_allowlist ?? []), ...(input.config.env ?? [])];
+  return {
+    ...defaults,
+    ...minimalEnv(allow, process.env, {
+      GUILD_BUS_PACKET_ID: input.front.packet_id,
+      GUILD_BUS_ROUND: String(input.front.round),
+      TMPDIR: scratch,
+      ...endpoint,
+    }),
+  };
 }

@@ -8,7 +8,7 @@ import path from "node:path";
 import { scrub } from "../scrub.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { capabilityError } from "./capability-errors.js";
-import { minimalEnv, runChild, unfinishedChild } from "./child.js";
+import { cliEnv, endpointKey, runChild, unfinishedChild } from "./child.js";
 import { advertisedValues, cliHelp } from "./help.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
@@ -137,30 +137,19 @@ export function classifyClaudeExit(code: number | null, signal: string | null, s
 
 export const claudeAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
-    const { config, providerId } = input;
-    if (config.base_url && !/^https?:\/\//i.test(config.base_url)) {
-      return { kind: "not-run", reason: `provider ${providerId}: base_url must be an http(s) URL` };
-    }
-    const apiKey = config.api_key_env ? process.env[config.api_key_env] : undefined;
-    if (config.api_key_env && !apiKey) {
-      return { kind: "not-run", reason: `provider ${providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` };
-    }
+    const { config } = input;
+    const endpoint = endpointKey(input);
+    if (!endpoint.ok) return endpoint.outcome;
+    const apiKey = endpoint.apiKey;
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     const argv = claudeArgv(config, resolveBinary(config.binary ?? "claude", input.ctx.layout.root));
     const scratch = mkdtempSync(path.join(tmpdir(), "guild-bus-claude-"));
     const workdir = dispatchWorkdir(input) ?? scratch;
     try {
-      const allow = [...(input.ctx.settings.secrets_policy?.env_allowlist ?? []), ...(config.env ?? [])];
-      const env = {
-        ...CLAUDE_ENV_DEFAULTS,
-        ...minimalEnv(allow, process.env, {
-          GUILD_BUS_PACKET_ID: input.front.packet_id,
-          GUILD_BUS_ROUND: String(input.front.round),
-          TMPDIR: scratch, // anything the CLI spills to a temp file goes away with the scratch directory
-          ...(config.base_url ? { ANTHROPIC_BASE_URL: config.base_url } : {}),
-          ...(apiKey ? { ANTHROPIC_API_KEY: apiKey } : {}),
-        }),
-      };
+      const env = cliEnv(input, CLAUDE_ENV_DEFAULTS, scratch, {
+        ...(config.base_url ? { ANTHROPIC_BASE_URL: config.base_url } : {}),
+        ...(apiKey ? { ANTHROPIC_API_KEY: apiKey } : {}),
+      });
       if (config.effort) {
         const help = await cliHelp(argv[0]!, env, scratch, input.signal);
         if (!help.ok) return { kind: "not-run", reason: help.reason };

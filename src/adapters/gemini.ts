@@ -10,7 +10,7 @@ import { scrub } from "../scrub.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { resolveBinary } from "./claude.js";
 import { capabilityError } from "./capability-errors.js";
-import { minimalEnv, runChild, unfinishedChild } from "./child.js";
+import { cliEnv, endpointKey, runChild, unfinishedChild } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
@@ -110,29 +110,18 @@ export function classifyGeminiExit(code: number | null, signal: string | null, s
 
 export const geminiAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
-    const { config, providerId } = input;
-    if (config.base_url && !/^https?:\/\//i.test(config.base_url)) {
-      return { kind: "not-run", reason: `provider ${providerId}: base_url must be an http(s) URL` };
-    }
-    const apiKey = config.api_key_env ? process.env[config.api_key_env] : undefined;
-    if (config.api_key_env && !apiKey) {
-      return { kind: "not-run", reason: `provider ${providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` };
-    }
+    const { config } = input;
+    const endpoint = endpointKey(input);
+    if (!endpoint.ok) return endpoint.outcome;
+    const apiKey = endpoint.apiKey;
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.ctx.layout.root), dispatchWorkdir(input));
     const scratch = mkdtempSync(path.join(tmpdir(), "guild-bus-gemini-"));
     try {
-      const allow = [...(input.ctx.settings.secrets_policy?.env_allowlist ?? []), ...(config.env ?? [])];
-      const env = {
-        ...GEMINI_ENV_DEFAULTS,
-        ...minimalEnv(allow, process.env, {
-          GUILD_BUS_PACKET_ID: input.front.packet_id,
-          GUILD_BUS_ROUND: String(input.front.round),
-          TMPDIR: scratch, // gemini writes error reports (with the request) to the temp dir: they go with it
-          ...(config.base_url ? { GOOGLE_GEMINI_BASE_URL: config.base_url } : {}),
-          ...(apiKey ? { GEMINI_API_KEY: apiKey } : {}),
-        }),
-      };
+      const env = cliEnv(input, GEMINI_ENV_DEFAULTS, scratch, {
+        ...(config.base_url ? { GOOGLE_GEMINI_BASE_URL: config.base_url } : {}),
+        ...(apiKey ? { GEMINI_API_KEY: apiKey } : {}),
+      });
       const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: scratch, signal: input.signal });
       if (outcome.kind !== "exit") return unfinishedChild(outcome, "gemini", argv[0]!, timeoutMs);
       return classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
