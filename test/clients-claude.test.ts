@@ -39,6 +39,8 @@ realClientSuite({
     expect(realpathSync(seen.cwd)).toBe(realpathSync(root)); // read-only tools, confined to the cwd by dontAsk
     expect(seen.argv).toContain("--setting-sources"); // still no project settings, hooks or CLAUDE.md
   },
+  readTool: (file) => ({ name: "Read", args: { file_path: file } }),
+  writeTool: (file, content) => ({ name: "Write", args: { file_path: file, content } }),
   fakeOutput: (text, model) =>
     [
       { type: "system", subtype: "init", model },

@@ -2,8 +2,9 @@
 // appended), `--approval-mode default` (headless, that leaves read-only tools: shell and file writes are not even
 // registered), in an empty scratch directory (no project GEMINI.md, .gemini/settings.json, MCP servers or hooks reach
 // the reviewer; a nightmare packet adds the project root as an --include-directories workspace its read-only tools may
-// read), and the JSON report parsed for the final text and the model(s) the API reported.
-import { mkdtempSync, rmSync } from "node:fs";
+// read, unless the project holds a GEMINI.md, which gemini would take as instructions), and the JSON report parsed for
+// the final text and the model(s) the API reported.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { scrub } from "../scrub.js";
@@ -24,6 +25,58 @@ export const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.free
   GEMINI_CLI_NO_RELAUNCH: "true",
   NO_COLOR: "1",
 });
+
+/**
+ * The scratch workspace's .gemini/settings.json, which outranks the user's settings: one attempt per dispatch (a
+ * retry would send the packet again), no usage statistics, and no context file names but GEMINI.md (replacing any the
+ * user added, such as AGENTS.md, with a name no repository has), so geminiContextFiles() knows what would be loaded.
+ */
+export function geminiWorkspaceSettings(scratch: string): object {
+  return {
+    general: { maxAttempts: 1 },
+    privacy: { usageStatisticsEnabled: false },
+    context: { fileName: [`guild-bus-no-context-${path.basename(scratch)}.md`] },
+  };
+}
+
+/** The context file gemini always loads as instructions (a context.fileName setting adds names, never removes it). */
+export const GEMINI_CONTEXT_FILE = "GEMINI.md";
+
+/**
+ * The project's files a gemini reviewer would take as its own instructions at nightmare: context files in the project
+ * (loaded when a file beside or below one is read) and in its ancestors up to the git root (loaded at start). The
+ * author wrote them, so a nightmare review with any of them is refused; .git is not looked into.
+ */
+export function geminiContextFiles(root: string, limit = 5): string[] {
+  const found: string[] = [];
+  const pending = [root];
+  while (pending.length && found.length < limit) {
+    const dir = pending.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (e.isDirectory() && e.name !== ".git") pending.push(path.join(dir, e.name));
+      else if (e.name === GEMINI_CONTEXT_FILE) found.push(path.join(dir, e.name));
+    }
+  }
+  const gitRoot = nearestGitRoot(root);
+  for (let dir = root; gitRoot && dir !== gitRoot; ) {
+    dir = path.dirname(dir);
+    if (existsSync(path.join(dir, GEMINI_CONTEXT_FILE))) found.push(path.join(dir, GEMINI_CONTEXT_FILE));
+  }
+  return found.slice(0, limit);
+}
+
+function nearestGitRoot(dir: string): string | null {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, ".git"))) return d;
+    if (path.dirname(d) === d) return null;
+  }
+}
 
 /** The argv for one dispatch. Nothing of the packet or the artifact: the packet goes on stdin. */
 export function geminiArgv(config: DispatchInput["config"], binary = config.binary ?? "gemini", readDir: string | null = null): string[] {
@@ -115,9 +168,19 @@ export const geminiAdapter: ReviewerAdapter = {
     if (!endpoint.ok) return endpoint.outcome;
     const apiKey = endpoint.apiKey;
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-    const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.ctx.layout.root), dispatchWorkdir(input));
+    const readDir = dispatchWorkdir(input);
+    const planted = readDir ? geminiContextFiles(readDir) : [];
+    if (planted.length) {
+      return {
+        kind: "not-run",
+        reason: `gemini would take ${planted.map((f) => path.relative(readDir!, f) || f).join(", ")} as its own instructions (no gemini 0.61 setting switches project context files off); at nightmare use a codex or claude reviewer, or rename them`,
+      };
+    }
+    const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.ctx.layout.root), readDir);
     const scratch = mkdtempSync(path.join(tmpdir(), "guild-bus-gemini-"));
     try {
+      mkdirSync(path.join(scratch, ".gemini"));
+      writeFileSync(path.join(scratch, ".gemini", "settings.json"), JSON.stringify(geminiWorkspaceSettings(scratch), null, 2));
       const env = cliEnv(input, GEMINI_ENV_DEFAULTS, scratch, {
         ...(config.base_url ? { GOOGLE_GEMINI_BASE_URL: config.base_url } : {}),
         ...(apiKey ? { GEMINI_API_KEY: apiKey } : {}),

@@ -1,9 +1,10 @@
 // guild-bus review: deliver request.json for a gate (and run.json for a new run); optionally wait for it.
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { customAlphabet } from "nanoid";
 import { requestRefusal } from "../broker/policy.js";
 import { Layout } from "../layout.js";
+import { scrubWithReport } from "../scrub.js";
 import { loadSettings } from "../settings.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Difficulty, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
@@ -32,8 +33,22 @@ export interface ReviewParams {
   paths?: string[];
 }
 
+/**
+ * At nightmare the reviewer's CLI reads the files itself, so the scrubber never sees what it sends to its provider:
+ * name each listed file that holds something the scrubber would redact (a directory is not looked into).
+ */
+export function unredactedAtNightmare(layout: Layout, relPaths: string[], customPatterns?: readonly string[]): string[] {
+  return relPaths.flatMap((rel) => {
+    const file = layout.artifact(rel);
+    if (!statSync(file).isFile()) return [];
+    const { redactions } = scrubWithReport(readFileSync(file, "utf8"), { customPatterns });
+    const total = Object.values(redactions).reduce((a, b) => a + b, 0);
+    return total ? [`${rel} holds ${total} secret(s) the scrubber would redact (${Object.keys(redactions).join(", ")})`] : [];
+  });
+}
+
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */
-export function requestReview(layout: Layout, p: ReviewParams): { runId: string; gate: string } {
+export function requestReview(layout: Layout, p: ReviewParams): { runId: string; gate: string; warnings: string[] } {
   const gate = assertGate(p.gate);
   const runId = assertRunId(p.runId ?? newRunId());
   const abs = layout.artifact(p.artifact);
@@ -47,8 +62,13 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   });
   // Refused up front with the broker's own rule, so nothing is written for a request it would refuse.
   const { settings } = loadSettings(layout);
-  const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, p.difficulty ?? settings.difficulty ?? "medium");
+  const difficulty = p.difficulty ?? settings.difficulty ?? "medium";
+  const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, difficulty);
   if (refusal) throw new Error(`request refused: ${refusal}`);
+  const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], settings.secrets_policy?.redaction_patterns) : [];
+  const warnings = exposed.length
+    ? [`difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. Use difficulty hard to send them redacted`]
+    : [];
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };
   deliver(layout.runMeta(runId), JSON.stringify(RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: p.author }), null, 2) + "\n", opts);
@@ -61,7 +81,7 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   });
   const r = deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
   if (r.status === "conflict") throw new Error(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
-  return { runId, gate };
+  return { runId, gate, warnings };
 }
 
 interface ReviewOptions {
@@ -115,10 +135,11 @@ export function register(program: Command): void {
       if (o.stop !== undefined && !stop) throw new Error("--stop must be verdict or score");
       const difficulty = o.difficulty === undefined ? undefined : Difficulty.safeParse(o.difficulty).data;
       if (o.difficulty !== undefined && !difficulty) throw new Error("--difficulty must be medium, hard or nightmare");
-      const { runId, gate } = requestReview(layout, {
+      const { runId, gate, warnings } = requestReview(layout, {
         artifact, gate: o.gate, author: o.author, authorModel: o.authorModel, runId: o.runId, reviewer: o.reviewer,
         review: o.review, risk: o.risk, cap, stop, difficulty, humanCheckpoint: o.humanCheckpoint, paths: o.paths,
       });
+      for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
       process.stderr.write(`requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
       if (!o.wait) {
         process.stdout.write(o.json ? JSON.stringify({ run_id: runId, gate, gate_dir: layout.rel(layout.gateDir(runId, gate)) }) + "\n" : `${runId}\n`);

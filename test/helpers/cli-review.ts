@@ -15,6 +15,11 @@ export type Reply =
   /** A fenced block that is not JSON (the worker then asks for one schema repair). */
   | { kind: "malformed"; model?: string; delayMs?: number }
   | { kind: "text"; text: string; model?: string; delayMs?: number }
+  /**
+   * A call of one of the CLI's own tools (read a file, write one): the CLI runs it and sends the result back in its
+   * next request, which carries the packet again and so takes the next step.
+   */
+  | { kind: "tool"; name: string; args: Record<string, unknown>; model?: string; delayMs?: number }
   /** An HTTP error status (with the provider's error body). */
   | { kind: "http"; status: number; delayMs?: number };
 
@@ -72,7 +77,7 @@ export const MOCK_LABEL = "[mock endpoint — scripted answer, not a real model]
 export const MOCK_FINDING = "Mock blocking finding: the latency target has no measurement method";
 
 /** The text a scripted reply produces for a review request. */
-export function replyText(reply: Exclude<Reply, { kind: "http" }>, requestText: string): string {
+export function replyText(reply: Exclude<Reply, { kind: "http" | "tool" }>, requestText: string): string {
   const { packetId, sha } = packetFields(requestText);
   switch (reply.kind) {
     case "result": {

@@ -63,7 +63,16 @@ const ERROR_TYPES: Record<number, string> = {
 
 let ids = 0;
 
-function streamMessage(res: ServerResponse, model: string, text: string): void {
+type ContentBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+
+/** The assistant's content for a scripted reply: text, or one tool call (then the turn stops for the tool's result). */
+function contentOf(reply: Exclude<Reply, { kind: "http" }>, requestText: string): ContentBlock {
+  return reply.kind === "tool"
+    ? { type: "tool_use", id: `toolu_mock_${++ids}`, name: reply.name, input: reply.args }
+    : { type: "text", text: replyText(reply, requestText) };
+}
+
+function streamMessage(res: ServerResponse, model: string, block: ContentBlock): void {
   const id = `msg_mock_${++ids}`;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const ev = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
@@ -71,18 +80,26 @@ function streamMessage(res: ServerResponse, model: string, text: string): void {
     message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 120, output_tokens: 1 } },
   });
   ev("ping", {});
-  ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-  for (const piece of chunks(text)) ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } });
+  if (block.type === "text") {
+    ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    for (const piece of chunks(block.text)) ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } });
+  } else {
+    ev("content_block_start", { index: 0, content_block: { ...block, input: {} } });
+    for (const piece of chunks(JSON.stringify(block.input))) ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: piece } });
+  }
   ev("content_block_stop", { index: 0 });
-  ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: Math.ceil(text.length / 4) } });
+  ev("message_delta", { delta: { stop_reason: stopReason(block), stop_sequence: null }, usage: { output_tokens: outputTokens(block) } });
   ev("message_stop", {});
   res.end();
 }
 
-function plainMessage(res: ServerResponse, model: string, text: string): void {
+const stopReason = (block: ContentBlock) => (block.type === "tool_use" ? "tool_use" : "end_turn");
+const outputTokens = (block: ContentBlock) => Math.ceil(JSON.stringify(block).length / 4);
+
+function plainMessage(res: ServerResponse, model: string, block: ContentBlock): void {
   json(res, 200, {
-    id: `msg_mock_${++ids}`, type: "message", role: "assistant", model, content: [{ type: "text", text }],
-    stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 120, output_tokens: Math.ceil(text.length / 4) },
+    id: `msg_mock_${++ids}`, type: "message", role: "assistant", model, content: [block],
+    stop_reason: stopReason(block), stop_sequence: null, usage: { input_tokens: 120, output_tokens: outputTokens(block) },
   });
 }
 
@@ -118,7 +135,8 @@ export async function startMockAnthropic(script: MockScript = {}): Promise<MockA
     const model = record.requestedModel ?? "claude-mock";
     if (!record.review) {
       // An auxiliary call (a title, a topic, a quota probe): a short, harmless answer.
-      return body.stream ? streamMessage(res, model, "Review") : plainMessage(res, model, "Review");
+      const block: ContentBlock = { type: "text", text: "Review" };
+      return body.stream ? streamMessage(res, model, block) : plainMessage(res, model, block);
     }
     const reply: Reply = next();
     record.replied = reply.kind;
@@ -127,9 +145,9 @@ export async function startMockAnthropic(script: MockScript = {}): Promise<MockA
     if (reply.kind === "http") {
       return json(res, reply.status, { type: "error", error: { type: ERROR_TYPES[reply.status] ?? "api_error", message: `mock error ${reply.status}` } });
     }
-    const answer = replyText(reply, text);
+    const block = contentOf(reply, text);
     const reported = reply.model ?? model;
-    return body.stream ? streamMessage(res, reported, answer) : plainMessage(res, reported, answer);
+    return body.stream ? streamMessage(res, reported, block) : plainMessage(res, reported, block);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

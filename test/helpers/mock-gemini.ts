@@ -102,6 +102,17 @@ function streamAnswer(res: ServerResponse, model: string, text: string): void {
   res.end();
 }
 
+/** One function call of the CLI's own tools; the CLI runs it and sends a functionResponse in its next request. */
+function streamFunctionCall(res: ServerResponse, model: string, name: string, args: Record<string, unknown>): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const chunk = {
+    candidates: [{ content: { role: "model", parts: [{ functionCall: { name, args } }] }, index: 0, finishReason: "STOP" }],
+    usageMetadata: usage(JSON.stringify(args)), modelVersion: model, responseId: `mock-${++ids}`,
+  };
+  res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+  res.end();
+}
+
 function plainAnswer(res: ServerResponse, model: string, text: string): void {
   json(res, 200, {
     candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
@@ -152,6 +163,7 @@ export async function startMockGemini(script: MockScript = {}): Promise<MockGemi
     if (reply.kind === "http") {
       return json(res, reply.status, { error: { code: reply.status, message: `mock error ${reply.status}`, status: STATUS_NAMES[reply.status] ?? "UNKNOWN" } });
     }
+    if (reply.kind === "tool") return streamFunctionCall(res, reply.model ?? model!, reply.name, reply.args);
     return streamAnswer(res, reply.model ?? model!, replyText(reply, text));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -22,7 +22,9 @@ export type Behaviour =
   /** 400: the requested reasoning effort is not supported by the model (OpenAI's unsupported_value on the effort). */
   | "effort-unsupported"
   /** 404: the requested model does not exist (OpenAI's model_not_found). */
-  | "model-unknown";
+  | "model-unknown"
+  /** A call of one of the client's own tools (`tool` in the step); the client runs it and sends its output next. */
+  | "tool";
 
 export interface Step {
   behaviour: Behaviour;
@@ -32,6 +34,8 @@ export interface Step {
   delayMs?: number;
   /** Force the answer's shape for satisfied/issues. */
   format?: "json" | "fenced";
+  /** For behaviour "tool": the function and its arguments. */
+  tool?: { name: string; args: Record<string, unknown> };
 }
 
 export interface MockScript {
@@ -162,6 +166,21 @@ function writeResponsesStream(res: http.ServerResponse, n: number, model: string
   res.end();
 }
 
+/** One function call in a Responses stream: the client runs the tool and sends a function_call_output next. */
+function writeFunctionCall(res: http.ServerResponse, n: number, model: string, tool: NonNullable<Step["tool"]>): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "openai-model": model, "x-request-id": `req_mock_${n}` });
+  let seq = 0;
+  const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  const response = { id: `resp_mock_${n}`, object: "response", created_at: Math.floor(Date.now() / 1000), status: "in_progress", model, output: [] as unknown[] };
+  const item = { id: `fc_mock_${n}`, type: "function_call", status: "completed", call_id: `call_mock_${n}`, name: tool.name, arguments: JSON.stringify(tool.args) };
+  send("response.created", { response });
+  send("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", arguments: "" } });
+  send("response.function_call_arguments.done", { item_id: item.id, output_index: 0, arguments: item.arguments });
+  send("response.output_item.done", { output_index: 0, item });
+  send("response.completed", { response: { ...response, status: "completed", output: [item], usage } });
+  res.end();
+}
+
 function writeChatCompletion(res: http.ServerResponse, n: number, model: string, text: string): void {
   res.writeHead(200, { "content-type": "application/json", "openai-model": model });
   res.end(JSON.stringify({
@@ -241,6 +260,7 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
           res.writeHead(200, { "content-type": "text/html" });
           return void res.end("<html><body>gateway says hello</body></html>");
         }
+        if (step.behaviour === "tool" && step.tool && route.endsWith("/responses")) return writeFunctionCall(res, n, rec.reportedModel, step.tool);
         const text = answerText(rec, step);
         if (route.endsWith("/responses")) return writeResponsesStream(res, n, rec.reportedModel, text);
         if (route.endsWith("/chat/completions")) return writeChatCompletion(res, n, rec.reportedModel, text);
