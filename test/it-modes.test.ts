@@ -186,7 +186,9 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
     } finally {
       delete process.env[KEY_ENV];
     }
-    expect(p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "n1", "--difficulty", "nightmare", "--paths", "src/lane.ts"]).code).toBe(0);
+    const requested = p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "n1", "--difficulty", "nightmare", "--paths", "src/lane.ts"]);
+    expect(requested.code).toBe(0);
+    expect(requested.stderr).not.toContain("warning"); // nothing in the listed files the scrubber would redact
     await p.waitFor("n1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
     const text = gateText(p, "n1", "G-plan", "packet-1.md");
     expect(text).toMatch(/^difficulty: nightmare$/m);

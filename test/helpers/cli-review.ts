@@ -1,7 +1,8 @@
 // Shared pieces of the claude and gemini real-client tests: the scripted answers both mock endpoints give, the
 // recording shape, and async CLI helpers (the mock lives in the test process, so a blocking spawnSync would starve it).
 import { readdirSync, readFileSync } from "node:fs";
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 
 // ---------------------------------------------------------------------------------------------------------------
 // What a mock answers, per review request (a request that carries a packet), in order; auxiliary requests never
@@ -103,6 +104,36 @@ export function replyText(reply: Exclude<Reply, { kind: "http" | "tool" }>, requ
 export function sequencer(script: MockScript): () => Reply {
   let n = 0;
   return () => script.script?.[n++] ?? script.fallback ?? { kind: "result", verdict: "satisfied" };
+}
+
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (b: Buffer) => parts.push(b));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(value));
+}
+
+/** Listen on a free 127.0.0.1 port; the mock's url, its recorded requests, and a close that drops open connections. */
+export async function listenMock(server: Server, requests: RecordedRequest[]) {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    reviewRequests: () => requests.filter((r) => r.review),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** Split a text into a few chunks, so streaming clients reassemble deltas. */

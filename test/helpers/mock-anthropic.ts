@@ -2,10 +2,9 @@
 // POST /v1/messages (SSE when "stream": true — message_start carrying the model, ping, content_block_start/delta/stop,
 // message_delta, message_stop — or one JSON message), POST /v1/messages/count_tokens, and HEAD/GET /api/hello (the
 // CLI's connectivity probe when non-essential traffic is allowed). Every request is recorded, credentials masked.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { authOf, chunks, maskHeaders, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, replyText, sequencer } from "./cli-review.js";
+import { authOf, chunks, listenMock, maskHeaders, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, readBody, replyText, sendJson, sequencer } from "./cli-review.js";
 
 export interface MockAnthropic {
   url: string;
@@ -40,20 +39,6 @@ function textOf(body: MessagesBody): string {
   take(body.system);
   for (const m of body.messages ?? []) take(m.content);
   return out.join("\n");
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on("data", (b: Buffer) => parts.push(b));
-    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function json(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(value));
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -97,7 +82,7 @@ const stopReason = (block: ContentBlock) => (block.type === "tool_use" ? "tool_u
 const outputTokens = (block: ContentBlock) => Math.ceil(JSON.stringify(block).length / 4);
 
 function plainMessage(res: ServerResponse, model: string, block: ContentBlock): void {
-  json(res, 200, {
+  sendJson(res, 200, {
     id: `msg_mock_${++ids}`, type: "message", role: "assistant", model, content: [block],
     stop_reason: stopReason(block), stop_sequence: null, usage: { input_tokens: 120, output_tokens: outputTokens(block) },
   });
@@ -129,8 +114,8 @@ export async function startMockAnthropic(script: MockScript = {}): Promise<MockA
     });
 
     if (url.pathname === "/api/hello") return void res.writeHead(200).end();
-    if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") return json(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
-    if (!isMessages) return json(res, 404, { type: "error", error: { type: "not_found_error", message: `mock: no ${req.method} ${url.pathname}` } });
+    if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
+    if (!isMessages) return sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: `mock: no ${req.method} ${url.pathname}` } });
 
     const model = record.requestedModel ?? "claude-mock";
     if (!record.review) {
@@ -143,22 +128,11 @@ export async function startMockAnthropic(script: MockScript = {}): Promise<MockA
     if (reply.delayMs) await sleep(reply.delayMs);
     if (res.destroyed) return;
     if (reply.kind === "http") {
-      return json(res, reply.status, { type: "error", error: { type: ERROR_TYPES[reply.status] ?? "api_error", message: `mock error ${reply.status}` } });
+      return sendJson(res, reply.status, { type: "error", error: { type: ERROR_TYPES[reply.status] ?? "api_error", message: `mock error ${reply.status}` } });
     }
     const block = contentOf(reply, text);
     const reported = reply.model ?? model;
     return body.stream ? streamMessage(res, reported, block) : plainMessage(res, reported, block);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    reviewRequests: () => requests.filter((r) => r.review),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenMock(server, requests);
 }

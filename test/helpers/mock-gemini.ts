@@ -3,10 +3,9 @@
 // with modelVersion and usageMetadata), :generateContent (the CLI's utility calls — the model router when no model is
 // pinned, next-speaker and loop checks — answered with JSON that fits their responseJsonSchema) and :countTokens.
 // Every request is recorded, credentials masked.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { authOf, chunks, maskHeaders, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, replyText, sequencer } from "./cli-review.js";
+import { authOf, chunks, listenMock, maskHeaders, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, readBody, replyText, sendJson, sequencer } from "./cli-review.js";
 
 export interface MockGemini {
   url: string;
@@ -39,20 +38,6 @@ function textOf(body: GenerateBody): string {
   else take(body.systemInstruction?.parts);
   for (const c of body.contents ?? []) take(c.parts);
   return out.join("\n");
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on("data", (b: Buffer) => parts.push(b));
-    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function json(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(value));
 }
 
 const STATUS_NAMES: Record<number, string> = {
@@ -114,7 +99,7 @@ function streamFunctionCall(res: ServerResponse, model: string, name: string, ar
 }
 
 function plainAnswer(res: ServerResponse, model: string, text: string): void {
-  json(res, 200, {
+  sendJson(res, 200, {
     candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
     usageMetadata: usage(text), modelVersion: model, responseId: `mock-${++ids}`,
   });
@@ -148,8 +133,8 @@ export async function startMockGemini(script: MockScript = {}): Promise<MockGemi
       if (!res.writableFinished) record.closedEarly = true;
     });
 
-    if (req.method !== "POST" || !m) return json(res, 404, { error: { code: 404, message: `mock: no ${req.method} ${url.pathname}`, status: "NOT_FOUND" } });
-    if (method === "countTokens") return json(res, 200, { totalTokens: Math.ceil(raw.length / 4) });
+    if (req.method !== "POST" || !m) return sendJson(res, 404, { error: { code: 404, message: `mock: no ${req.method} ${url.pathname}`, status: "NOT_FOUND" } });
+    if (method === "countTokens") return sendJson(res, 200, { totalTokens: Math.ceil(raw.length / 4) });
     if (!record.review) {
       // Utility calls: structured JSON when a schema is asked for, else a short text.
       const schema = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema;
@@ -161,21 +146,10 @@ export async function startMockGemini(script: MockScript = {}): Promise<MockGemi
     if (reply.delayMs) await sleep(reply.delayMs);
     if (res.destroyed) return;
     if (reply.kind === "http") {
-      return json(res, reply.status, { error: { code: reply.status, message: `mock error ${reply.status}`, status: STATUS_NAMES[reply.status] ?? "UNKNOWN" } });
+      return sendJson(res, reply.status, { error: { code: reply.status, message: `mock error ${reply.status}`, status: STATUS_NAMES[reply.status] ?? "UNKNOWN" } });
     }
     if (reply.kind === "tool") return streamFunctionCall(res, reply.model ?? model!, reply.name, reply.args);
     return streamAnswer(res, reply.model ?? model!, replyText(reply, text));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    reviewRequests: () => requests.filter((r) => r.review),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenMock(server, requests);
 }
