@@ -14,6 +14,8 @@ import { requestReview } from "../src/cli/review.js";
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BIN = path.join(REPO, "bin", "guild-bus.js");
 const quick = process.argv.includes("--quick");
+/** `--throughput N`: only that figure, with N gates (for profiling the workers); nothing is written to results.json. */
+const throughputOnly = process.argv.includes("--throughput") ? Number(process.argv[process.argv.indexOf("--throughput") + 1]) : null;
 
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -52,8 +54,11 @@ function workerArgs(root: string, poll: boolean): string[] {
   return ["--root", root, ...(poll ? ["--poll"] : [])];
 }
 
+/** BENCH_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops (node refuses --cpu-prof in NODE_OPTIONS). */
+const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+
 function startWorkers(root: string, kinds: string[], poll: boolean): ChildProcess[] {
-  return kinds.map((kind) => spawn(process.execPath, [BIN, "worker", kind, ...workerArgs(root, poll)], { stdio: ["ignore", "ignore", "ignore"] }));
+  return kinds.map((kind) => spawn(process.execPath, [...profile, BIN, "worker", kind, ...workerArgs(root, poll)], { stdio: ["ignore", "ignore", "ignore"] }));
 }
 
 async function stopWorkers(children: ChildProcess[]): Promise<void> {
@@ -192,6 +197,10 @@ async function history(finishedRuns: number, rounds: number) {
 }
 
 async function main(): Promise<void> {
+  if (throughputOnly !== null) {
+    console.table([await throughput(throughputOnly)]);
+    return;
+  }
   const results = {
     measured_at: new Date().toISOString(),
     machine: { host: hostname(), cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },

@@ -85,7 +85,6 @@ export class WorkerRuntime {
   private readonly dirty = new Set<string>();
   private readonly abort = new AbortController();
   private timers: NodeJS.Timeout[] = [];
-  private watcher: import("chokidar").FSWatcher | null = null;
   private stopped = false;
   private stopPromise: Promise<void> | null = null;
   readonly pollMode: { poll: boolean; why: string };
@@ -117,7 +116,7 @@ export class WorkerRuntime {
     this.stopPromise = (async () => {
       await Promise.allSettled([...this.running.values()]);
       this.runsWatcher?.close();
-      await this.watcher?.close();
+      await Promise.all([...this.watchers.values()].map((w) => w.close()));
     })();
     return this.stopPromise;
   }
@@ -137,33 +136,16 @@ export class WorkerRuntime {
   }
 
   /**
-   * Hints come from two watchers: a native fs.watch on .guild/runs itself (one inotify watch however much history
-   * it holds: it only says "a run appeared"), and chokidar on just the directories that can still carry work (new
-   * runs, their review/ dir, active gates), each at depth 0; finished gates are unwatched. In polling mode the
-   * runs directory is read on every reconcile pass instead.
+   * Hints come from two kinds of watcher: a native fs.watch on .guild/runs itself (one inotify watch however much
+   * history it holds: it only says "a run appeared"), and one chokidar watcher, at depth 0, for each directory that
+   * can still carry work (new runs, their review/ dir, active gates), closed when its gate finishes. One watcher per
+   * directory rather than one shared: chokidar's unwatch() adds the path to an ignore list that every later event is
+   * matched against, which made a long-lived worker's events cost O(gates it had finished). In polling mode the runs
+   * directory is read on every reconcile pass instead.
    */
   private async startWatcher(): Promise<void> {
-    const { watch } = await import("chokidar");
+    this.chokidarWatch = (await import("chokidar")).watch;
     const runs = this.spec.layout.runs;
-    const watcher = watch([], {
-      ignoreInitial: true,
-      depth: 0,
-      usePolling: this.pollMode.poll,
-      interval: 1000,
-      binaryInterval: 1000,
-      // dot-files (claims, editor temp files) and rejected/ never carry work
-      ignored: (p: string) => {
-        const rel = path.relative(runs, p);
-        return rel.split(path.sep).some((part) => part.startsWith(".") || part === "rejected");
-      },
-    });
-    const onPath = (p: string) => this.hint(p);
-    watcher.on("add", onPath).on("change", onPath).on("unlink", onPath);
-    watcher.on("addDir", (p: string) => this.newDir(p));
-    watcher.on("error", (error: unknown) => {
-      this.spec.log(`watcher error (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile keeps things moving`);
-    });
-    this.watcher = watcher;
     if (!this.pollMode.poll) {
       try {
         this.runsWatcher = fsWatch(runs, (_event, name) => {
@@ -175,6 +157,8 @@ export class WorkerRuntime {
       }
     }
   }
+
+  private chokidarWatch: typeof import("chokidar").watch | null = null;
 
   private runsWatcher: FSWatcher | null = null;
 
@@ -195,17 +179,33 @@ export class WorkerRuntime {
     if (wanted) this.watch(p);
   }
 
-  private readonly watched = new Set<string>();
+  private readonly watchers = new Map<string, import("chokidar").FSWatcher>();
 
   private watch(dir: string): void {
-    if (!this.watcher || this.watched.has(dir)) return;
-    this.watched.add(dir);
-    this.watcher.add(dir);
+    if (!this.chokidarWatch || this.stopped || this.watchers.has(dir)) return;
+    const watcher = this.chokidarWatch(dir, {
+      ignoreInitial: true,
+      depth: 0,
+      usePolling: this.pollMode.poll,
+      interval: 1000,
+      binaryInterval: 1000,
+      // dot-files (claims, editor temp files) and rejected/ never carry work
+      ignored: (p: string) => path.relative(dir, p).split(path.sep).some((part) => part.startsWith(".") || part === "rejected"),
+    });
+    const onPath = (p: string) => this.hint(p);
+    watcher.on("add", onPath).on("change", onPath).on("unlink", onPath);
+    watcher.on("addDir", (p: string) => this.newDir(p));
+    watcher.on("error", (error: unknown) => {
+      this.spec.log(`watcher error (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile keeps things moving`);
+    });
+    this.watchers.set(dir, watcher);
   }
 
   private unwatch(dir: string): void {
-    if (!this.watcher || !this.watched.delete(dir)) return;
-    this.watcher.unwatch(dir);
+    const watcher = this.watchers.get(dir);
+    if (!watcher) return;
+    this.watchers.delete(dir);
+    void watcher.close();
   }
 
   private refFromPath(p: string): GateRef | null {
