@@ -1,7 +1,7 @@
 // A snapshot of one gate directory: every file parsed and validated, problems listed. Reading only.
 // Symlinks are never followed, oversized files are never read, and a verdict counts only if it is bound to the
 // result and packet actually on disk (a forged or stale verdict is a problem, not a verdict).
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { GATE_FILES, type Layout, parseRoundFile } from "../layout.js";
@@ -10,6 +10,7 @@ import {
   Attempt, Decision, describeIssues, Escalation, Failure, Outcome, type PacketFrontMatter, Request, Resubmit, VerdictFile,
 } from "../spec/schemas.js";
 import { parsePacket } from "./packet-format.js";
+import { cachedParse } from "./parse-cache.js";
 
 /** A foreign writer that writes in place gets this long to finish before its invalid file is quarantined. */
 export const FOREIGN_GRACE_MS = 10_000;
@@ -100,15 +101,16 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   const prints: string[] = [];
   let mtime = 0;
   const problem = (file: string, reason: string) => snap.problems.push({ file, reason, mtimeMs: mtime });
+  let st: Stats | undefined;
   const take = <T>(name: string, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
-    const { value, reason } = readJson(path.join(dir, name), schema);
+    const file = path.join(dir, name);
+    const { value, reason } = cachedParse(file, st!, () => readJson(file, schema));
     if (value === null) problem(name, reason ?? "invalid");
     else if (!expect(value)) problem(name, "names another run, gate or round");
     else put(value);
   };
   const same = (v: { run_id: string; gate: string }) => v.run_id === runId && v.gate === gate;
   for (const name of names) {
-    let st;
     try {
       st = lstatSync(path.join(dir, name));
     } catch {
@@ -144,14 +146,14 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       const atRound = (v: { round: number }) => v.round === round;
       switch (kind) {
         case "packet": {
-          let text = "";
-          try {
-            text = readFileSync(path.join(dir, name), "utf8");
-          } catch (error) {
-            problem(name, `unreadable: ${(error as Error).message}`);
-            break;
-          }
-          const { front, problems } = parsePacket(text);
+          const file = path.join(dir, name);
+          const { front, problems } = cachedParse(file, st, () => {
+            try {
+              return parsePacket(readFileSync(file, "utf8"));
+            } catch (error) {
+              return { front: null, problems: [`unreadable: ${(error as Error).message}`] };
+            }
+          });
           if (!front) problem(name, problems.join("; "));
           else if (front.round !== round || front.run_id !== runId || front.gate !== gate) problem(name, "front matter names another run, gate or round");
           else snap.packets.set(round, front);

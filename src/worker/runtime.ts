@@ -1,5 +1,5 @@
 // The shared shell of every worker: a level-triggered reconciler. It scans the active gates at start and every
-// ~2 s and derives what to do from the directory alone; chokidar events only make it sooner.
+// ~2 s and derives what to do from the directory alone; watcher events only make it sooner.
 import { type Dirent, existsSync, type FSWatcher, lstatSync, mkdirSync, readdirSync, statfsSync, statSync, watch as fsWatch } from "node:fs";
 import path from "node:path";
 import { GATE_FILES, type Layout } from "../layout.js";
@@ -136,17 +136,16 @@ export class WorkerRuntime {
   }
 
   /**
-   * Hints come from two kinds of watcher: a native fs.watch on .guild/runs itself (one inotify watch however much
-   * history it holds: it only says "a run appeared"), and one chokidar watcher, at depth 0, for each directory that
-   * can still carry work (new runs, their review/ dir, active gates), closed when its gate finishes. One watcher per
-   * directory rather than one shared: chokidar's unwatch() adds the path to an ignore list that every later event is
-   * matched against, which made a long-lived worker's events cost O(gates it had finished). In polling mode the runs
-   * directory is read on every reconcile pass instead.
+   * Hints come from native fs.watch watchers: one on .guild/runs itself (one inotify watch however much history it
+   * holds: it only says "a run appeared") and one, non-recursive, on each directory that can still carry work (open
+   * runs, their review/ dir, active gates), closed when its gate or run finishes. In polling mode chokidar polls those
+   * directories instead and the runs directory is read on every reconcile pass. Each directory has a watcher of its
+   * own: a shared chokidar watcher's unwatch() grows an ignore list that every later event is matched against.
    */
   private async startWatcher(): Promise<void> {
-    this.chokidarWatch = (await import("chokidar")).watch;
     const runs = this.spec.layout.runs;
-    if (!this.pollMode.poll) {
+    if (this.pollMode.poll) this.chokidarWatch = (await import("chokidar")).watch;
+    else {
       try {
         this.runsWatcher = fsWatch(runs, (_event, name) => {
           if (name && isRunId(String(name))) this.newDir(path.join(runs, String(name)));
@@ -179,18 +178,50 @@ export class WorkerRuntime {
     if (wanted) this.watch(p);
   }
 
-  private readonly watchers = new Map<string, import("chokidar").FSWatcher>();
+  private readonly watchers = new Map<string, { close(): unknown }>();
 
   private watch(dir: string): void {
-    if (!this.chokidarWatch || this.stopped || this.watchers.has(dir)) return;
+    if (this.stopped || this.watchers.has(dir)) return;
+    const watcher = this.pollMode.poll ? this.pollingWatcher(dir) : this.nativeWatcher(dir);
+    if (watcher) this.watchers.set(dir, watcher);
+  }
+
+  /** Dot-files (claims, editor temp files) and rejected/ never carry work. */
+  private static carriesWork(name: string): boolean {
+    return !name.startsWith(".") && name !== "rejected";
+  }
+
+  /**
+   * A native, non-recursive fs.watch: one inotify watch for the directory and a name per event, so an event costs a
+   * path join (chokidar would list and lstat the directory and watch every file in it as well).
+   */
+  private nativeWatcher(dir: string): FSWatcher | null {
+    const level = path.relative(this.spec.layout.runs, dir).split(path.sep).length; // 1 run, 2 review/, 3 gate
+    try {
+      const watcher = fsWatch(dir, (_event, name) => {
+        if (name === null) return void this.rescanDir(dir);
+        if (!WorkerRuntime.carriesWork(String(name))) return;
+        const p = path.join(dir, String(name));
+        if ((level === 1 && name === "review") || (level === 2 && isGate(String(name)))) this.newDir(p);
+        else this.hint(p);
+      });
+      watcher.on("error", () => this.unwatch(dir)); // the directory went away; the reconcile pass has the rest
+      return watcher;
+    } catch {
+      return null; // gone already, or no watch left: the reconcile pass still finds its work
+    }
+  }
+
+  /** Polling (network and FUSE filesystems, or --poll): chokidar stats the directory's entries every second. */
+  private pollingWatcher(dir: string): import("chokidar").FSWatcher | null {
+    if (!this.chokidarWatch) return null;
     const watcher = this.chokidarWatch(dir, {
       ignoreInitial: true,
       depth: 0,
-      usePolling: this.pollMode.poll,
+      usePolling: true,
       interval: 1000,
       binaryInterval: 1000,
-      // dot-files (claims, editor temp files) and rejected/ never carry work
-      ignored: (p: string) => path.relative(dir, p).split(path.sep).some((part) => part.startsWith(".") || part === "rejected"),
+      ignored: (p: string) => p !== dir && !WorkerRuntime.carriesWork(path.basename(p)),
     });
     const onPath = (p: string) => this.hint(p);
     watcher.on("add", onPath).on("change", onPath).on("unlink", onPath);
@@ -198,7 +229,7 @@ export class WorkerRuntime {
     watcher.on("error", (error: unknown) => {
       this.spec.log(`watcher error (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile keeps things moving`);
     });
-    this.watchers.set(dir, watcher);
+    return watcher;
   }
 
   private unwatch(dir: string): void {
@@ -285,7 +316,11 @@ export class WorkerRuntime {
       open = true;
     }
     if (open) this.openRuns.add(runId);
-    else this.openRuns.delete(runId);
+    else {
+      this.openRuns.delete(runId);
+      this.unwatch(runDir); // every gate finished: a later gate is found by the full scan
+      this.unwatch(path.join(runDir, "review"));
+    }
   }
 
   private activate(ref: GateRef): void {

@@ -1,0 +1,30 @@
+// Parsed gate files, reused while the file on disk is unchanged. Packets, results, verdicts and the other round files
+// are immutable once delivered, and parsing them again on every step of every gate (the packets' YAML above all) was
+// most of a busy worker's time. A file that changes in any way (inode, size, mtime, ctime) is parsed again.
+import type { Stats } from "node:fs";
+
+const MAX_ENTRIES = 4096;
+const cache = new Map<string, { stamp: string; value: unknown }>();
+
+/** parse() of this file, or the value it gave while the file had this stat; frozen, since callers share it. */
+export function cachedParse<T>(file: string, st: Stats, parse: () => T): T {
+  const stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  const hit = cache.get(file);
+  if (hit?.stamp === stamp) {
+    cache.delete(file); // most recently used last
+    cache.set(file, hit);
+    return hit.value as T;
+  }
+  const value = deepFreeze(parse());
+  cache.set(file, { stamp, value });
+  if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
