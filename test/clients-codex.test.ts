@@ -8,6 +8,7 @@ import { codexAdapter, codexArgv } from "../src/adapters/codex.js";
 import { ProviderConfig } from "../src/spec/schemas.js";
 import { makeProject, type Project, REPO, startBus } from "./helpers/bus.js";
 import { ARTIFACT_LINE, cliAsync, DIRECT_PROMPT, directInput, guildText, packetField, SECRETS, SPEC, waitStateAsync } from "./helpers/clients.js";
+import { plantInstructions } from "./helpers/cli-suite.js";
 import { type MockOpenAI, type MockScript, startMockOpenAI } from "./helpers/mock-openai.js";
 import { tempRoot } from "./helpers/tmp.js";
 
@@ -255,23 +256,24 @@ describe("codex adapter at difficulty nightmare (real codex CLI reading the proj
     const p = await setup({
       sequence: [
         { behaviour: "tool", tool: { name: "exec_command", args: { cmd: "cat docs/spec.md" } } },
+        { behaviour: "tool", tool: { name: "exec_command", args: { cmd: "cat sub/notes.md" } } },
         { behaviour: "tool", tool: { name: "exec_command", args: { cmd: "echo rewritten > docs/spec.md" } } },
       ],
       default: { behaviour: "satisfied", model: "gpt-5" },
     });
-    p.write("AGENTS.md", `${planted}\n`);
+    plantInstructions(p, planted);
     const r = await review(p, ["--author", "claude", "--difficulty", "nightmare"]);
     expect(r.code, r.stderr + logsOf(p)).toBe(0);
     expect(r.stderr).toMatch(/warning: difficulty nightmare: the reviewer reads files itself, unredacted: docs\/spec\.md holds/);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", rounds: 1, independence: "strong", reviewer_host: "codex" });
     const reqs = mock!.requests;
-    expect(reqs.map((q) => q.behaviour)).toEqual(["tool", "tool", "satisfied"]);
+    expect(reqs.map((q) => q.behaviour)).toEqual(["tool", "tool", "tool", "satisfied"]);
     expect(reqs[0]!.prompt).toContain("`docs/spec.md`");
     expect(reqs[0]!.prompt).not.toContain(ARTIFACT_LINE); // the packet lists paths; the reviewer reads them itself
     expect(toolOutputs(reqs[1]!)).toEqual([expect.stringContaining(ARTIFACT_LINE)]);
-    expect(toolOutputs(reqs[2]!)[1]).toMatch(/Read-only file system/);
+    expect(toolOutputs(reqs[3]!)[2]).toMatch(/Read-only file system/);
     expect(readFileSync(path.join(p.root, "docs", "spec.md"), "utf8")).toBe(SPEC);
-    expect(reqs.some((q) => q.raw.includes(planted))).toBe(false);
+    expect(reqs.filter((q) => q.raw.includes(planted)).map((q) => q.n)).toEqual([]);
     expect(p.readJson(RUN, GATE, "result-1.json")).toMatchObject({
       verdict: "satisfied", packet_id: packetField(p, RUN, GATE, 1, "packet_id"), artifact_sha256_reviewed: packetField(p, RUN, GATE, 1, "artifact_sha256"),
       reviewer_host: "codex",
@@ -294,7 +296,7 @@ describe("codex adapter: classifying failures of the real CLI (direct dispatch)"
     const argv = codexArgv({ config }, { schema: "/s.json", lastMessage: "/last.txt" });
     expect(argv).toEqual([
       "codex", "exec", "--json", "--color", "never", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral",
-      "--output-schema", "/s.json", "--output-last-message", "/last.txt", "-c", "project_doc_max_bytes=0", "--model", "gpt-5",
+      "--output-schema", "/s.json", "--output-last-message", "/last.txt", "-c", "project_doc_max_bytes=0", "-c", "skills.include_instructions=false", "--model", "gpt-5",
       "-c", 'model_provider="guild_bus"',
       "-c", 'model_providers.guild_bus={name="guild-bus",base_url="http://127.0.0.1:9/v1",wire_api="responses",env_key="K",request_max_retries=0,stream_max_retries=0}',
       "--foo", "-",

@@ -209,6 +209,20 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
     expect(s).toMatchObject({ status: "satisfied", independence: "strong", reviewer_host: "reader" });
   }, 60_000);
 
+  it("review warns, once per file, about secrets the nightmare reviewer will read unredacted (settings difficulty too), and says what it did not check", () => {
+    const p = makeProject();
+    p.settings({ difficulty: "nightmare" });
+    p.write("docs/plan.md", `${PLAN}- db password: "Tr0ub4dor-and-3-more-words"\n`);
+    p.write("src/lane.ts", "export const order = ['A', 'B'];\n");
+    const r = p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "n0", "--paths", "docs/plan.md", "src"]);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning:"));
+    expect(warnings).toEqual([
+      "warning: difficulty nightmare: the reviewer reads files itself, unredacted: docs/plan.md holds 1 secret(s) the scrubber would redact (secret); src/ is a directory: its files were not checked. It may read the rest of the project as well. Use difficulty hard to send the artifact redacted",
+    ]);
+    expect(readFileSync(path.join(p.gateDir("n0", "G-plan"), "request.json"), "utf8")).not.toContain("Tr0ub4dor");
+  });
+
   it("auto selection never sends a nightmare packet to a command reviewer: no file-reading reviewer → unavailable before round 1", async () => {
     const p = setup({ gpt: { default: "satisfied" } });
     const r = p.cli(reviewArgs("n2", ["--difficulty", "nightmare"]));

@@ -1,7 +1,10 @@
 // The auto-review-loop modes' pure parts besides the score (test/score.test.ts) and decide (test/decide.test.ts):
 // the adapter capability, nightmare selection and refusal, and what each mode puts in a packet.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { dispatchWorkdir, FILE_READING_KINDS, readsFiles } from "../src/adapters/capabilities.js";
+import { geminiContextFiles } from "../src/adapters/gemini.js";
 import { renderPacketBody } from "../src/broker/packet-body.js";
 import { requestRefusal, resolvePolicy } from "../src/broker/policy.js";
 import { type AuthorIdentity, MANUAL_PROVIDER, type Provider, selectReviewer } from "../src/broker/selection.js";
@@ -9,6 +12,7 @@ import type { Family } from "../src/spec/schemas.js";
 import type { BusContext } from "../src/worker/context.js";
 import { Layout } from "../src/layout.js";
 import { packet, policy, request } from "./helpers/snapshots.js";
+import { tempRoot } from "./helpers/tmp.js";
 
 const author: AuthorIdentity = { host: "claude", model: null, family: "anthropic", source: "host-map" };
 const prov = (id: string, adapter: Provider["adapter"], family: Family, over: Partial<Provider> = {}): Provider =>
@@ -27,6 +31,30 @@ describe("adapter capability: who can read the repository", () => {
     expect(dispatchWorkdir({ ctx, front: packet(1, { difficulty: "nightmare" }) })).toBe("/projects/app");
     expect(dispatchWorkdir({ ctx, front: packet(1, { difficulty: "hard" }) })).toBeNull();
     expect(dispatchWorkdir({ ctx, front: packet(1) })).toBeNull();
+  });
+});
+
+describe("gemini at nightmare: the project's GEMINI.md files, which gemini would take as instructions", () => {
+  const tree = (files: string[]) => {
+    const root = tempRoot("guild-bus-gemini-ctx-");
+    for (const f of files) {
+      mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+      writeFileSync(path.join(root, f), "x\n");
+    }
+    return root;
+  };
+  const rel = (root: string, found: string[] | null) => found?.map((f) => path.relative(root, f)).sort() ?? null;
+
+  it("finds them at the root and at any depth, dependencies included; not in .git or the bus's .guild", () => {
+    const root = tree(["GEMINI.md", "src/a/b/GEMINI.md", "node_modules/pkg/GEMINI.md", ".git/GEMINI.md", ".guild/runs/r/GEMINI.md", "docs/gemini.md", "src/GEMINI.md.bak"]);
+    expect(rel(root, geminiContextFiles(root))).toEqual(["GEMINI.md", "node_modules/pkg/GEMINI.md", "src/a/b/GEMINI.md"]);
+    expect(geminiContextFiles(tree(["docs/spec.md", "GEMINI/notes.md"]))).toEqual([]);
+  });
+
+  it("a tree larger than the limit is not half checked: null (the adapter refuses)", () => {
+    const root = tree(Array.from({ length: 30 }, (_, i) => `d${i % 3}/f${i}.md`));
+    expect(geminiContextFiles(root, 20)).toBeNull();
+    expect(geminiContextFiles(root, 40)).toEqual([]);
   });
 });
 

@@ -28,8 +28,10 @@ export function codexArgv(input: Pick<DispatchInput, "config">, files: { schema:
     "--skip-git-repo-check", "--ephemeral",
     "--output-schema", files.schema,
     "--output-last-message", files.lastMessage,
-    // No AGENTS.md becomes the reviewer's instructions: at nightmare the cwd is the project, whose files the author wrote.
+    // Nothing of the repository becomes the reviewer's instructions (at nightmare the cwd is the project the author
+    // wrote): no AGENTS.md, and no skills from .agents/ or .codex/ listed in its developer message.
     "-c", "project_doc_max_bytes=0",
+    "-c", "skills.include_instructions=false",
   ];
   if (config.model) argv.push("--model", config.model);
   // explicit on every call: the catalog default effort may be far below a review's floor

@@ -4,7 +4,7 @@
 // the reviewer; a nightmare packet adds the project root as an --include-directories workspace its read-only tools may
 // read, unless the project holds a GEMINI.md, which gemini would take as instructions), and the JSON report parsed for
 // the final text and the model(s) the API reported.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { scrub } from "../scrub.js";
@@ -28,29 +28,35 @@ export const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.free
 
 /**
  * The scratch workspace's .gemini/settings.json, which outranks the user's settings: one attempt per dispatch (a
- * retry would send the packet again), no usage statistics, and no context file names but GEMINI.md (replacing any the
- * user added, such as AGENTS.md, with a name no repository has), so geminiContextFiles() knows what would be loaded.
+ * retry would send the packet again), no usage statistics, no context file names but GEMINI.md (replacing any the
+ * user added, such as AGENTS.md, with a name no repository has) and no boundary markers (the search for GEMINI.md
+ * stops at the project root instead of climbing to a git root above it), so geminiContextFiles() knows what loads.
  */
 export function geminiWorkspaceSettings(scratch: string): object {
   return {
     general: { maxAttempts: 1 },
     privacy: { usageStatisticsEnabled: false },
-    context: { fileName: [`guild-bus-no-context-${path.basename(scratch)}.md`] },
+    context: { fileName: [`guild-bus-no-context-${path.basename(scratch)}.md`], memoryBoundaryMarkers: [] },
   };
 }
 
 /** The context file gemini always loads as instructions (a context.fileName setting adds names, never removes it). */
 export const GEMINI_CONTEXT_FILE = "GEMINI.md";
 
+/** Directory entries looked at before giving up: past it a project is refused rather than half checked. */
+export const GEMINI_SCAN_LIMIT = 200_000;
+
 /**
- * The project's files a gemini reviewer would take as its own instructions at nightmare: context files in the project
- * (loaded when a file beside or below one is read) and in its ancestors up to the git root (loaded at start). The
- * author wrote them, so a nightmare review with any of them is refused; .git is not looked into.
+ * The project's GEMINI.md files, which a gemini reviewer would take as its own instructions at nightmare (the one at
+ * the root at start, one in a subdirectory when a file in or below it is read; the workspace settings keep the search
+ * from climbing above the project root). The author wrote them, so a nightmare dispatch with any is refused. null:
+ * more than `limit` entries, not fully checked. Not looked into: .git, and .guild (the bus's own files).
  */
-export function geminiContextFiles(root: string, limit = 5): string[] {
+export function geminiContextFiles(root: string, limit = GEMINI_SCAN_LIMIT): string[] | null {
   const found: string[] = [];
   const pending = [root];
-  while (pending.length && found.length < limit) {
+  let seen = 0;
+  while (pending.length && found.length < 5) {
     const dir = pending.pop()!;
     let entries;
     try {
@@ -58,24 +64,14 @@ export function geminiContextFiles(root: string, limit = 5): string[] {
     } catch {
       continue;
     }
+    if ((seen += entries.length) > limit) return null;
     for (const e of entries) {
-      if (e.isDirectory() && e.name !== ".git") pending.push(path.join(dir, e.name));
-      else if (e.name === GEMINI_CONTEXT_FILE) found.push(path.join(dir, e.name));
+      if (e.isDirectory()) {
+        if (!(dir === root && (e.name === ".git" || e.name === ".guild"))) pending.push(path.join(dir, e.name));
+      } else if (e.name === GEMINI_CONTEXT_FILE) found.push(path.join(dir, e.name));
     }
   }
-  const gitRoot = nearestGitRoot(root);
-  for (let dir = root; gitRoot && dir !== gitRoot; ) {
-    dir = path.dirname(dir);
-    if (existsSync(path.join(dir, GEMINI_CONTEXT_FILE))) found.push(path.join(dir, GEMINI_CONTEXT_FILE));
-  }
-  return found.slice(0, limit);
-}
-
-function nearestGitRoot(dir: string): string | null {
-  for (let d = dir; ; d = path.dirname(d)) {
-    if (existsSync(path.join(d, ".git"))) return d;
-    if (path.dirname(d) === d) return null;
-  }
+  return found;
 }
 
 /** The argv for one dispatch. Nothing of the packet or the artifact: the packet goes on stdin. */
@@ -170,10 +166,13 @@ export const geminiAdapter: ReviewerAdapter = {
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     const readDir = dispatchWorkdir(input);
     const planted = readDir ? geminiContextFiles(readDir) : [];
+    if (planted === null) {
+      return { kind: "not-run", reason: `the project has more than ${GEMINI_SCAN_LIMIT} entries to check for GEMINI.md files, which gemini would take as its own instructions; at nightmare use a codex or claude reviewer` };
+    }
     if (planted.length) {
       return {
         kind: "not-run",
-        reason: `gemini would take ${planted.map((f) => path.relative(readDir!, f) || f).join(", ")} as its own instructions (no gemini 0.61 setting switches project context files off); at nightmare use a codex or claude reviewer, or rename them`,
+        reason: `gemini would take ${planted.map((f) => path.relative(readDir!, f)).join(", ")} as its own instructions (no gemini 0.61 setting switches project context files off); at nightmare use a codex or claude reviewer, or rename them`,
       };
     }
     const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.ctx.layout.root), readDir);

@@ -33,15 +33,19 @@ export interface ReviewParams {
   paths?: string[];
 }
 
+/** Listed files larger than this are not checked for secrets (the scrubber reads text). */
+const CHECK_MAX_BYTES = 4 * 1024 * 1024;
+
 /**
  * At nightmare the reviewer's CLI reads the files itself, so the scrubber never sees what it sends to its provider:
- * name each listed file that holds something the scrubber would redact (a directory is not looked into).
+ * what each listed file holds that the scrubber would redact, and what was not checked (a directory, a large file).
  */
 export function unredactedAtNightmare(layout: Layout, relPaths: string[], customPatterns?: readonly string[]): string[] {
-  return relPaths.flatMap((rel) => {
-    const file = layout.artifact(rel);
-    if (!statSync(file).isFile()) return [];
-    const { redactions } = scrubWithReport(readFileSync(file, "utf8"), { customPatterns });
+  return [...new Set(relPaths)].flatMap((rel) => {
+    const st = statSync(layout.artifact(rel));
+    if (st.isDirectory()) return [`${rel}/ is a directory: its files were not checked`];
+    if (st.size > CHECK_MAX_BYTES) return [`${rel} was not checked (${st.size} bytes)`];
+    const { redactions } = scrubWithReport(readFileSync(layout.artifact(rel), "utf8"), { customPatterns });
     const total = Object.values(redactions).reduce((a, b) => a + b, 0);
     return total ? [`${rel} holds ${total} secret(s) the scrubber would redact (${Object.keys(redactions).join(", ")})`] : [];
   });
@@ -67,7 +71,7 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   if (refusal) throw new Error(`request refused: ${refusal}`);
   const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], settings.secrets_policy?.redaction_patterns) : [];
   const warnings = exposed.length
-    ? [`difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. Use difficulty hard to send them redacted`]
+    ? [`difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. It may read the rest of the project as well. Use difficulty hard to send the artifact redacted`]
     : [];
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };

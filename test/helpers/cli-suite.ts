@@ -264,13 +264,14 @@ export function realClientSuite(spec: ClientSpec): void {
       const s = await setup((root) => ({
         script: [
           { kind: "tool", ...spec.readTool(path.join(root, "docs", "spec.md")) },
+          { kind: "tool", ...spec.readTool(path.join(root, "sub", "notes.md")) }, // beside a planted sub/CLAUDE.md
           { kind: "tool", ...spec.readTool(path.join(outside, "notes.md")) },
           { kind: "tool", ...spec.writeTool(path.join(root, "docs", "spec.md"), "rewritten by the reviewer") },
           { kind: "result", verdict: "satisfied" },
         ],
       }));
       // Instruction files the author could plant: the reviewer may read them as files, never load them as its instructions.
-      for (const f of ["AGENTS.md", "CLAUDE.md", "sub/CLAUDE.md"]) s.p.write(f, `${planted}\n`);
+      plantInstructions(s.p, planted);
       const r = await cliAsync(s.p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model, "--difficulty", "nightmare", "--wait", "--json", "--timeout", "60"]);
       expect(r.code, r.stderr + s.p.logs.join("")).toBe(0);
       expect(r.stderr).toMatch(/warning: difficulty nightmare: the reviewer reads files itself, unredacted: docs\/spec\.md holds \d+ secret/);
@@ -280,7 +281,7 @@ export function realClientSuite(spec: ClientSpec): void {
       expect(packet).toContain("`docs/spec.md`");
       expect(packet).not.toContain(ARTIFACT_LINE); // paths only: what the reviewer sees, it reads itself
       const reqs = s.mock.reviewRequests();
-      expect(reqs.map((q) => q.replied)).toEqual(["tool", "tool", "tool", "result"]);
+      expect(reqs.map((q) => q.replied)).toEqual(["tool", "tool", "tool", "tool", "result"]);
       expect(reqs[0]!.text).not.toContain(ARTIFACT_LINE);
       // The real CLI read the file from the project root and sent its text back with the next request.
       expect(reqs[1]!.text).toContain(ARTIFACT_LINE);
@@ -402,6 +403,18 @@ export function realClientSuite(spec: ClientSpec): void {
 
     spec.extraTests?.();
   });
+}
+
+/**
+ * Files through which a repository could give a reviewer CLI instructions: context files and skills of every CLI,
+ * at the root and in a subdirectory (sub/notes.md sits beside one). Never GEMINI.md: the gemini adapter refuses that.
+ */
+export function plantInstructions(p: Pick<Project, "write">, planted: string): void {
+  for (const f of ["AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "sub/CLAUDE.md", "sub/AGENTS.md"]) p.write(f, `${planted}\n`);
+  for (const dir of [".agents", ".claude", ".codex", ".gemini"]) {
+    p.write(`${dir}/skills/planted/SKILL.md`, `---\nname: planted-skill\ndescription: ${planted}\n---\n${planted}\n`);
+  }
+  p.write("sub/notes.md", "Notes kept beside the planted files.\n");
 }
 
 /** A DispatchInput for calling an adapter directly (no workers). */
