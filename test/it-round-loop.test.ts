@@ -40,6 +40,17 @@ function setup(plan: object, settings: Record<string, unknown> = {}) {
     expect(events.filter((e) => e.event === "codex_review_round").map((e) => [e.round_number, e.terminated_by_satisfied])).toEqual([[1, false], [2, true]]);
   });
 
+  it("a new gate in a run whose only gate has finished is taken up from events, without waiting for the full scan", async () => {
+    const p = setup({ sequence: ["satisfied", "satisfied"] });
+    for (const kind of ["broker", "verifier", "command"]) p.startWorker(kind, ["--full-scan-ms", "600000"]);
+    const first = p.cli(["review", "docs/spec.md", "--gate", "G-init", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", "40"]);
+    expect(first.code, first.stderr + p.logs.join("")).toBe(0);
+    await new Promise((r) => setTimeout(r, 2500)); // a reconcile pass sees the run with every gate finished
+    const next = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", "40"]);
+    expect(next.code, next.stderr + p.logs.join("")).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ status: "satisfied", rounds: 1 });
+  });
+
   it("(b) artifact edited mid-review: restart on the new bytes, cap not consumed, visible in the trail", async () => {
     const p = setup({ sequence: ["slow-satisfied", "satisfied"] });
     startBus(p);

@@ -6,8 +6,11 @@ import type { Stats } from "node:fs";
 const MAX_ENTRIES = 4096;
 const cache = new Map<string, { stamp: string; value: unknown }>();
 
-/** parse() of this file, or the value it gave while the file had this stat; frozen, since callers share it. */
-export function cachedParse<T>(file: string, st: Stats, parse: () => T): T {
+/**
+ * parse() of this file, or the value it gave while the file had this stat; frozen, since callers share it. Only values
+ * `keep` accepts are remembered: a read that failed (EMFILE, EIO, a network filesystem) is tried again next time.
+ */
+export function cachedParse<T>(file: string, st: Stats, parse: () => T, keep: (value: T) => boolean): T {
   const stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
   const hit = cache.get(file);
   if (hit?.stamp === stamp) {
@@ -16,6 +19,7 @@ export function cachedParse<T>(file: string, st: Stats, parse: () => T): T {
     return hit.value as T;
   }
   const value = deepFreeze(parse());
+  if (!keep(value)) return value;
   cache.set(file, { stamp, value });
   if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
   return value;

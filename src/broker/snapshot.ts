@@ -104,7 +104,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   let st: Stats | undefined;
   const take = <T>(name: string, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
     const file = path.join(dir, name);
-    const { value, reason } = cachedParse(file, st!, () => readJson(file, schema));
+    const { value, reason } = cachedParse(file, st!, () => readJson(file, schema), (r) => !r.reason?.startsWith("unreadable"));
     if (value === null) problem(name, reason ?? "invalid");
     else if (!expect(value)) problem(name, "names another run, gate or round");
     else put(value);
@@ -149,11 +149,12 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
           const file = path.join(dir, name);
           const { front, problems } = cachedParse(file, st, () => {
             try {
-              return parsePacket(readFileSync(file, "utf8"));
+              const { front, problems } = parsePacket(readFileSync(file, "utf8")); // not the body: it can be megabytes
+              return { front, problems, read: true };
             } catch (error) {
-              return { front: null, problems: [`unreadable: ${(error as Error).message}`] };
+              return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false };
             }
-          });
+          }, (r) => r.read);
           if (!front) problem(name, problems.join("; "));
           else if (front.round !== round || front.run_id !== runId || front.gate !== gate) problem(name, "front matter names another run, gate or round");
           else snap.packets.set(round, front);

@@ -138,7 +138,7 @@ export class WorkerRuntime {
   /**
    * Hints come from native fs.watch watchers: one on .guild/runs itself (one inotify watch however much history it
    * holds: it only says "a run appeared") and one, non-recursive, on each directory that can still carry work (open
-   * runs, their review/ dir, active gates), closed when its gate or run finishes. In polling mode chokidar polls those
+   * runs, their review/ dir, active gates), a gate's closed when it finishes. In polling mode chokidar polls those
    * directories instead and the runs directory is read on every reconcile pass. Each directory has a watcher of its
    * own: a shared chokidar watcher's unwatch() grows an ignore list that every later event is matched against.
    */
@@ -164,7 +164,7 @@ export class WorkerRuntime {
   private newDir(p: string): void {
     this.followDir(p);
     this.hint(p);
-    // a directory can fill before its watch is in place: look again shortly (chokidar 5 misses such files)
+    // a directory can fill before its watch is in place: look again shortly
     for (const delay of [50, 500]) {
       const t = setTimeout(() => this.rescanDir(p), delay);
       t.unref();
@@ -174,7 +174,8 @@ export class WorkerRuntime {
   /** Extend the watch one level down a new run (its review/ dir) or into a new gate directory. */
   private followDir(p: string): void {
     const rel = path.relative(this.spec.layout.runs, p).split(path.sep);
-    const wanted = (rel.length === 1 && isRunId(rel[0])) || (rel.length === 2 && rel[1] === "review") || (rel.length === 3 && rel[1] === "review" && isGate(rel[2]));
+    const gate = rel.length === 3 && rel[1] === "review" && isGate(rel[2]) && !this.finished.has(gateKey(rel[0]!, rel[2]));
+    const wanted = (rel.length === 1 && isRunId(rel[0])) || (rel.length === 2 && rel[1] === "review") || gate;
     if (wanted) this.watch(p);
   }
 
@@ -198,19 +199,33 @@ export class WorkerRuntime {
   private nativeWatcher(dir: string): FSWatcher | null {
     const level = path.relative(this.spec.layout.runs, dir).split(path.sep).length; // 1 run, 2 review/, 3 gate
     try {
-      const watcher = fsWatch(dir, (_event, name) => {
+      const watcher = fsWatch(dir, (event, name) => {
         if (name === null) return void this.rescanDir(dir);
+        // Linux reports the watched directory's own removal as a rename of its name: drop the dead watch, so the
+        // directory is watched again if it comes back.
+        if (event === "rename" && name === path.basename(dir) && !existsSync(dir)) return void this.unwatch(dir);
         if (!WorkerRuntime.carriesWork(String(name))) return;
         const p = path.join(dir, String(name));
         if ((level === 1 && name === "review") || (level === 2 && isGate(String(name)))) this.newDir(p);
         else this.hint(p);
       });
-      watcher.on("error", () => this.unwatch(dir)); // the directory went away; the reconcile pass has the rest
+      watcher.on("error", (error) => {
+        this.spec.log(`watch of ${this.spec.layout.rel(dir)} failed (${error.message}); the reconcile pass keeps things moving`);
+        this.unwatch(dir);
+      });
       return watcher;
-    } catch {
-      return null; // gone already, or no watch left: the reconcile pass still finds its work
+    } catch (error) {
+      // Gone already (the reconcile pass has the rest), or out of inotify watches (said once).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && !this.watchFailureLogged) {
+        this.watchFailureLogged = true;
+        this.spec.log(`cannot watch ${this.spec.layout.rel(dir)} (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile pass finds its work`);
+      }
+      return null;
     }
   }
+
+  private watchFailureLogged = false;
 
   /** Polling (network and FUSE filesystems, or --poll): chokidar stats the directory's entries every second. */
   private pollingWatcher(dir: string): import("chokidar").FSWatcher | null {
@@ -316,11 +331,7 @@ export class WorkerRuntime {
       open = true;
     }
     if (open) this.openRuns.add(runId);
-    else {
-      this.openRuns.delete(runId);
-      this.unwatch(runDir); // every gate finished: a later gate is found by the full scan
-      this.unwatch(path.join(runDir, "review"));
-    }
+    else this.openRuns.delete(runId); // its run and review/ watches stay: the next gate of a run is seen at once
   }
 
   private activate(ref: GateRef): void {
