@@ -35,6 +35,12 @@ const suite = openaiSuite({
     expect(format).toMatchObject({ type: "json_schema", strict: true, schema: { additionalProperties: false } });
     expect(format.schema.required).toEqual(expect.arrayContaining(["packet_id", "artifact_sha256_reviewed", "verdict", "blocking_findings"]));
   },
+  checkRequest: (r) => {
+    // Reading tools only (the shell runs in the read-only sandbox): no web search, sub-agents or goals.
+    const tools = ((r.body!.tools ?? []) as Array<{ name?: string; type?: string }>).map((t) => t.name ?? t.type);
+    expect(tools).toContain("exec_command");
+    for (const name of ["web_search", "multi_agent_v1", "create_goal"]) expect(tools).not.toContain(name);
+  },
   prepare: (p) => {
     const codexHome = path.join(p.root, "codex-home");
     mkdirSync(codexHome, { recursive: true });
@@ -133,7 +139,8 @@ describe("codex adapter: classifying failures of the real CLI (direct dispatch)"
     const argv = codexArgv({ config }, { schema: "/s.json", lastMessage: "/last.txt" });
     expect(argv).toEqual([
       "codex", "exec", "--json", "--color", "never", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral",
-      "--output-schema", "/s.json", "--output-last-message", "/last.txt", "-c", "project_doc_max_bytes=0", "-c", "skills.include_instructions=false", "--model", "gpt-5",
+      "--output-schema", "/s.json", "--output-last-message", "/last.txt", "-c", "project_doc_max_bytes=0", "-c", "skills.include_instructions=false",
+      "-c", 'web_search="disabled"', "-c", "features.multi_agent=false", "-c", "features.goals=false", "--model", "gpt-5",
       "-c", 'model_provider="guild_bus"',
       "-c", 'model_providers.guild_bus={name="guild-bus",base_url="http://127.0.0.1:9/v1",wire_api="responses",env_key="K",request_max_retries=0,stream_max_retries=0}',
       "--foo", "-",

@@ -32,6 +32,11 @@ export function codexArgv(input: Pick<DispatchInput, "config">, files: { schema:
     // wrote): no AGENTS.md, and no skills from .agents/ or .codex/ listed in its developer message.
     "-c", "project_doc_max_bytes=0",
     "-c", "skills.include_instructions=false",
+    // A reviewer reads and answers: no web search (queries built from the packet), no sub-agents (more paid requests
+    // than the one dispatch), no goals.
+    "-c", `web_search=${toml("disabled")}`,
+    "-c", "features.multi_agent=false",
+    "-c", "features.goals=false",
   ];
   if (config.model) argv.push("--model", config.model);
   // explicit on every call: the catalog default effort may be far below a review's floor
