@@ -30,15 +30,20 @@ export const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.free
  * The scratch workspace's .gemini/settings.json, which outranks the user's settings: one attempt per dispatch (a
  * retry would send the packet again), no usage statistics, no context file names but GEMINI.md (replacing any the
  * user added, such as AGENTS.md, with a name no repository has) and no boundary markers (the search for GEMINI.md
- * stops at the project root instead of climbing to a git root above it), so geminiContextFiles() knows what loads.
+ * stops at the project root instead of climbing to a git root above it), so geminiContextFiles() knows what loads;
+ * and an allow-list of reading tools.
  */
 export function geminiWorkspaceSettings(scratch: string): object {
   return {
     general: { maxAttempts: 1 },
     privacy: { usageStatisticsEnabled: false },
     context: { fileName: [`guild-bus-no-context-${path.basename(scratch)}.md`], memoryBoundaryMarkers: [] },
+    tools: { core: [...GEMINI_TOOLS] },
   };
 }
+
+/** Built-in tools the reviewer may use: reading only (no web search, sub-agents or plan mode; writes are not registered). */
+export const GEMINI_TOOLS = ["read_file", "list_directory", "glob", "grep_search"] as const;
 
 /** The context file gemini always loads as instructions (a context.fileName setting adds names, never removes it). */
 export const GEMINI_CONTEXT_FILE = "GEMINI.md";
