@@ -9,7 +9,8 @@ import { ProviderConfig } from "../src/spec/schemas.js";
 import { REPO } from "./helpers/bus.js";
 import { realClientSuite } from "./helpers/cli-suite.js";
 import { DIRECT_PROMPT, directInput } from "./helpers/clients.js";
-import { type MockAnthropic, startMockAnthropic } from "./helpers/mock-anthropic.js";
+import type { MockEndpoint } from "./helpers/cli-review.js";
+import { startMockAnthropic } from "./helpers/mock-anthropic.js";
 import { tempRoot } from "./helpers/tmp.js";
 
 realClientSuite({
@@ -52,7 +53,7 @@ realClientSuite({
 describe("claude adapter: the effort (real claude CLI, direct dispatch)", () => {
   const BIN = path.join(REPO, "clients", "node_modules", ".bin", "claude");
   const KEY_ENV = "MOCK_ANTHROPIC_KEY";
-  let mock: MockAnthropic | undefined;
+  let mock: MockEndpoint | undefined;
   let home: string | undefined;
   afterEach(async () => {
     await mock?.close();

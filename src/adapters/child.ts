@@ -1,6 +1,9 @@
 // Runs a reviewer child process: no shell, input on stdin, its own process group so a timeout kills everything
 // it started, and a minimal environment.
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { DispatchInput, DispatchOutcome } from "./types.js";
 
 export type ChildOutcome =
@@ -138,4 +141,14 @@ export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, d
       ...endpoint,
     }),
   };
+}
+
+/** A private scratch directory for one dispatch (the CLI's cwd, config and temp files), removed whatever happens. */
+export async function withScratch<T>(kind: string, use: (scratch: string) => Promise<T>): Promise<T> {
+  const scratch = mkdtempSync(path.join(tmpdir(), `guild-bus-${kind}-`));
+  try {
+    return await use(scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }

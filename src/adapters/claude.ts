@@ -2,13 +2,11 @@
 // local settings, CLAUDE.md, hooks or MCP servers (so nothing the author wrote into the project configures the
 // reviewer), in an empty scratch directory — or, for a nightmare packet, the project root, which its read-only tools
 // may then read — and the stream-json event stream parsed for the final text and the model the API reported.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { scrub } from "../scrub.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { capabilityError } from "./capability-errors.js";
-import { cliEnv, endpointKey, runChild, unfinishedChild } from "./child.js";
+import { cliEnv, endpointKey, runChild, unfinishedChild, withScratch } from "./child.js";
 import { advertisedValues, cliHelp } from "./help.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
@@ -143,9 +141,8 @@ export const claudeAdapter: ReviewerAdapter = {
     const apiKey = endpoint.apiKey;
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     const argv = claudeArgv(config, resolveBinary(config.binary ?? "claude", input.ctx.layout.root));
-    const scratch = mkdtempSync(path.join(tmpdir(), "guild-bus-claude-"));
-    const workdir = dispatchWorkdir(input) ?? scratch;
-    try {
+    return withScratch("claude", async (scratch) => {
+      const workdir = dispatchWorkdir(input) ?? scratch;
       const env = cliEnv(input, CLAUDE_ENV_DEFAULTS, scratch, {
         ...(config.base_url ? { ANTHROPIC_BASE_URL: config.base_url } : {}),
         ...(apiKey ? { ANTHROPIC_API_KEY: apiKey } : {}),
@@ -159,8 +156,6 @@ export const claudeAdapter: ReviewerAdapter = {
       const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: workdir, signal: input.signal });
       if (outcome.kind !== "exit") return unfinishedChild(outcome, "claude", argv[0]!, timeoutMs);
       return classifyClaudeExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   },
 };

@@ -1,12 +1,11 @@
 // The codex adapter: one `codex exec` per dispatch, non-interactive, read-only sandbox, in an empty scratch directory
 // (so no project AGENTS.md reaches the reviewer's prompt), the packet on stdin, the final message constrained by a
 // JSON Schema of review_result.v1 and written to a file, and the JSONL event stream parsed for what codex reports.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { scrub } from "../scrub.js";
 import { capabilityError } from "./capability-errors.js";
-import { minimalEnv, runChild, unfinishedChild } from "./child.js";
+import { minimalEnv, runChild, unfinishedChild, withScratch } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { reviewOutputSchema } from "./result-schema.js";
@@ -129,8 +128,7 @@ export const codexAdapter: ReviewerAdapter = {
       return { kind: "not-run", reason: `provider ${input.providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` };
     }
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-    const scratch = mkdtempSync(path.join(tmpdir(), "guild-bus-codex-"));
-    try {
+    return withScratch("codex", async (scratch) => {
       const files = { schema: path.join(scratch, "review_result.v1.schema.json"), lastMessage: path.join(scratch, "last-message.txt") };
       writeFileSync(files.schema, JSON.stringify(reviewOutputSchema(), null, 2));
       const argv = codexArgv(input, files);
@@ -174,8 +172,6 @@ export const codexAdapter: ReviewerAdapter = {
       const capability = ev.turnFailed && ev.workItems === 0 ? capabilityError(ev.turnFailed) : undefined;
       if (capability) return { kind: "not-run", capability, reason: `codex: ${tail(ev.turnFailed!)} (refused before any generation)` };
       return { kind: "ambiguous", reason: `codex exited ${outcome.code ?? outcome.signal}: ${tail(said)}` };
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   },
 };

@@ -5,8 +5,7 @@
 // the identity is caller-declared and unverified, and the broker asks a different-family finalizer to confirm a pass.
 // The packet goes into a scratch file whose path (never its content) is on argv; the CLI's --help must advertise
 // every flag used, or the dispatch is refused before anything runs.
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { profileFamilies, profileFamilyFor } from "../broker/selection.js";
@@ -16,7 +15,7 @@ import type { Family } from "../spec/schemas.js";
 import { capabilityError } from "./capability-errors.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { resolveBinary } from "./claude.js";
-import { minimalEnv, runChild, unfinishedChild } from "./child.js";
+import { minimalEnv, runChild, unfinishedChild, withScratch } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import { advertisedValues, advertises, cliHelp } from "./help.js";
 import type { DeclaredIdentity, DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
@@ -145,8 +144,7 @@ export const copilotAdapter: ReviewerAdapter = {
     }
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     const binary = resolveBinary(config.binary ?? "copilot", input.ctx.layout.root);
-    const scratch = mkdtempSync(path.join(tmpdir(), "guild-bus-copilot-"));
-    try {
+    return withScratch("copilot", async (scratch) => {
       const allow = [...(input.ctx.settings.secrets_policy?.env_allowlist ?? []), ...(config.env ?? []), "COPILOT_HOME"];
       const env = {
         ...COPILOT_ENV_DEFAULTS,
@@ -172,8 +170,6 @@ export const copilotAdapter: ReviewerAdapter = {
       const outcome = await runChild({ argv, stdin: "", timeoutMs, env, cwd: dispatchWorkdir(input) ?? scratch, signal: input.signal });
       if (outcome.kind !== "exit") return { ...unfinishedChild(outcome, "copilot", binary, timeoutMs), declared };
       return classifyCopilotExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr, declared);
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   },
 };

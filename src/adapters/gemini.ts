@@ -4,14 +4,13 @@
 // the reviewer; a nightmare packet adds the project root as an --include-directories workspace its read-only tools may
 // read, unless the project holds a GEMINI.md, which gemini would take as instructions), and the JSON report parsed for
 // the final text and the model(s) the API reported.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { scrub } from "../scrub.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { resolveBinary } from "./claude.js";
 import { capabilityError } from "./capability-errors.js";
-import { cliEnv, endpointKey, runChild, unfinishedChild } from "./child.js";
+import { cliEnv, endpointKey, runChild, unfinishedChild, withScratch } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
@@ -181,8 +180,7 @@ export const geminiAdapter: ReviewerAdapter = {
       };
     }
     const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.ctx.layout.root), readDir);
-    const scratch = mkdtempSync(path.join(tmpdir(), "guild-bus-gemini-"));
-    try {
+    return withScratch("gemini", async (scratch) => {
       mkdirSync(path.join(scratch, ".gemini"));
       writeFileSync(path.join(scratch, ".gemini", "settings.json"), JSON.stringify(geminiWorkspaceSettings(scratch), null, 2));
       const env = cliEnv(input, GEMINI_ENV_DEFAULTS, scratch, {
@@ -192,8 +190,6 @@ export const geminiAdapter: ReviewerAdapter = {
       const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: scratch, signal: input.signal });
       if (outcome.kind !== "exit") return unfinishedChild(outcome, "gemini", argv[0]!, timeoutMs);
       return classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   },
 };

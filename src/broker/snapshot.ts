@@ -101,16 +101,16 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   const prints: string[] = [];
   let mtime = 0;
   const problem = (file: string, reason: string) => snap.problems.push({ file, reason, mtimeMs: mtime });
-  let st: Stats | undefined;
-  const take = <T>(name: string, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
+  const take = <T>(name: string, st: Stats, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
     const file = path.join(dir, name);
-    const { value, reason } = cachedParse(file, st!, () => readJson(file, schema), (r) => !r.reason?.startsWith("unreadable"));
+    const { value, reason } = cachedParse(file, st, () => readJson(file, schema), (r) => !r.reason?.startsWith("unreadable"));
     if (value === null) problem(name, reason ?? "invalid");
     else if (!expect(value)) problem(name, "names another run, gate or round");
     else put(value);
   };
   const same = (v: { run_id: string; gate: string }) => v.run_id === runId && v.gate === gate;
   for (const name of names) {
+    let st: Stats;
     try {
       st = lstatSync(path.join(dir, name));
     } catch {
@@ -137,8 +137,8 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       problem(name, `too large (${st.size} bytes > ${MAX_FILE_BYTES})`);
       continue;
     }
-    if (name === GATE_FILES.request) take(name, Request, same, (v) => (snap.request = v));
-    else if (name === GATE_FILES.outcome) take(name, Outcome, same, (v) => (snap.outcome = v));
+    if (name === GATE_FILES.request) take(name, st, Request, same, (v) => (snap.request = v));
+    else if (name === GATE_FILES.outcome) take(name, st, Outcome, same, (v) => (snap.outcome = v));
     else {
       const parsed = parseRoundFile(name);
       if (!parsed) continue;
@@ -160,14 +160,14 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
           else snap.packets.set(round, front);
           break;
         }
-        case "attempt": take(name, Attempt, (v) => same(v) && atRound(v), (v) => snap.attempts.set(round, v)); break;
+        case "attempt": take(name, st, Attempt, (v) => same(v) && atRound(v), (v) => snap.attempts.set(round, v)); break;
         case "result": snap.results.set(round, { mtimeMs: st.mtimeMs, size: st.size }); break;
         case "response": snap.responses.set(round, { mtimeMs: st.mtimeMs, size: st.size }); break;
-        case "failure": take(name, Failure, (v) => same(v) && atRound(v), (v) => snap.failures.set(round, v)); break;
-        case "verdict": take(name, VerdictFile, (v) => same(v) && atRound(v), (v) => snap.verdicts.set(round, v)); break;
-        case "resubmit": take(name, Resubmit, (v) => same(v) && v.after_round === round, () => snap.resubmits.add(round)); break;
-        case "escalation": take(name, Escalation, (v) => same(v) && atRound(v), (v) => snap.escalations.set(round, v)); break;
-        case "decision": take(name, Decision, (v) => same(v) && atRound(v), (v) => snap.decisions.set(round, v)); break;
+        case "failure": take(name, st, Failure, (v) => same(v) && atRound(v), (v) => snap.failures.set(round, v)); break;
+        case "verdict": take(name, st, VerdictFile, (v) => same(v) && atRound(v), (v) => snap.verdicts.set(round, v)); break;
+        case "resubmit": take(name, st, Resubmit, (v) => same(v) && v.after_round === round, () => snap.resubmits.add(round)); break;
+        case "escalation": take(name, st, Escalation, (v) => same(v) && atRound(v), (v) => snap.escalations.set(round, v)); break;
+        case "decision": take(name, st, Decision, (v) => same(v) && atRound(v), (v) => snap.decisions.set(round, v)); break;
         case "memory": snap.memories.add(round); break;
         case "rebuttal": snap.rebuttals.add(round); break;
       }

@@ -42,10 +42,11 @@ const CHECK_MAX_BYTES = 4 * 1024 * 1024;
  */
 export function unredactedAtNightmare(layout: Layout, relPaths: string[], customPatterns?: readonly string[]): string[] {
   return [...new Set(relPaths)].flatMap((rel) => {
-    const st = statSync(layout.artifact(rel));
+    const file = layout.artifact(rel);
+    const st = statSync(file);
     if (st.isDirectory()) return [`${rel}/ is a directory: its files were not checked`];
     if (st.size > CHECK_MAX_BYTES) return [`${rel} was not checked (${st.size} bytes)`];
-    const { redactions } = scrubWithReport(readFileSync(layout.artifact(rel), "utf8"), { customPatterns });
+    const { redactions } = scrubWithReport(readFileSync(file, "utf8"), { customPatterns });
     const total = Object.values(redactions).reduce((a, b) => a + b, 0);
     return total ? [`${rel} holds ${total} secret(s) the scrubber would redact (${Object.keys(redactions).join(", ")})`] : [];
   });

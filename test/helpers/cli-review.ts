@@ -120,8 +120,16 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
   res.end(JSON.stringify(value));
 }
 
+/** A scripted endpoint: where it listens, what it was sent, and the requests that carried a review packet. */
+export interface MockEndpoint {
+  url: string;
+  requests: RecordedRequest[];
+  reviewRequests(): RecordedRequest[];
+  close(): Promise<void>;
+}
+
 /** Listen on a free 127.0.0.1 port; the mock's url, its recorded requests, and a close that drops open connections. */
-export async function listenMock(server: Server, requests: RecordedRequest[]) {
+export async function listenMock(server: Server, requests: RecordedRequest[]): Promise<MockEndpoint> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -9,17 +9,10 @@ import { Layout } from "../../src/layout.js";
 import type { PacketFrontMatter, ProviderConfig } from "../../src/spec/schemas.js";
 import { makeProject, type Project, startBus } from "./bus.js";
 import {
-  ARTIFACT_LINE, cliAsync, guildText, MOCK_FINDING, type MockScript, PACKET_MARKER, processesMentioning, type RecordedRequest, SECRETS, SPEC,
+  ARTIFACT_LINE, cliAsync, guildText, MOCK_FINDING, type MockEndpoint, type MockScript, PACKET_MARKER, processesMentioning, type RecordedRequest, SECRETS, SPEC,
   waitStateAsync, withEnv,
 } from "./cli-review.js";
 import { tempRoot } from "./tmp.js";
-
-export interface MockServer {
-  url: string;
-  requests: RecordedRequest[];
-  reviewRequests(): RecordedRequest[];
-  close(): Promise<void>;
-}
 
 export interface ClientSpec {
   kind: "claude" | "gemini";
@@ -37,7 +30,7 @@ export interface ClientSpec {
   keyEnv: string;
   /** The variable the CLI itself reads its key from (ANTHROPIC_API_KEY, GEMINI_API_KEY). */
   nativeKeyEnv: string;
-  startMock(script: MockScript): Promise<MockServer>;
+  startMock(script: MockScript): Promise<MockEndpoint>;
   /** Prepare a scratch HOME for the CLI (what a user would have configured). */
   prepareHome(home: string): void;
   /** CLI-specific checks of one review request (read-only tools offered, and so on). */
@@ -79,7 +72,7 @@ async function until(what: string, predicate: () => boolean, timeoutMs = 15_000)
 }
 
 export function realClientSuite(spec: ClientSpec): void {
-  let mock: MockServer | undefined;
+  let mock: MockEndpoint | undefined;
 
   beforeAll(() => {
     if (!existsSync(spec.binary)) throw new Error(`the pinned ${spec.kind} CLI is missing at ${spec.binary}: run npm --prefix clients ci`);
@@ -94,7 +87,7 @@ export function realClientSuite(spec: ClientSpec): void {
     p: Project;
     /** This test's own path to the real CLI (a symlink), so its processes can be found by command line. */
     binary: string;
-    mock: MockServer;
+    mock: MockEndpoint;
   }
 
   /** The binary a provider is configured with: this test's own link to the real CLI, maybe behind a version shim. */

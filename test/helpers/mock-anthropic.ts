@@ -4,15 +4,7 @@
 // CLI's connectivity probe when non-essential traffic is allowed). Every request is recorded, credentials masked.
 import { createServer, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { authOf, chunks, listenMock, maskHeaders, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, readBody, replyText, sendJson, sequencer } from "./cli-review.js";
-
-export interface MockAnthropic {
-  url: string;
-  requests: RecordedRequest[];
-  /** The requests that carried a review packet. */
-  reviewRequests(): RecordedRequest[];
-  close(): Promise<void>;
-}
+import { authOf, chunks, listenMock, maskHeaders, type MockEndpoint, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, readBody, replyText, sendJson, sequencer } from "./cli-review.js";
 
 interface MessagesBody {
   model?: string;
@@ -88,7 +80,7 @@ function plainMessage(res: ServerResponse, model: string, block: ContentBlock): 
   });
 }
 
-export async function startMockAnthropic(script: MockScript = {}): Promise<MockAnthropic> {
+export async function startMockAnthropic(script: MockScript = {}): Promise<MockEndpoint> {
   const requests: RecordedRequest[] = [];
   const next = sequencer(script);
   const server = createServer(async (req, res) => {

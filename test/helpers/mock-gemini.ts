@@ -5,15 +5,7 @@
 // Every request is recorded, credentials masked.
 import { createServer, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { authOf, chunks, listenMock, maskHeaders, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, readBody, replyText, sendJson, sequencer } from "./cli-review.js";
-
-export interface MockGemini {
-  url: string;
-  requests: RecordedRequest[];
-  /** The streamGenerateContent requests that carried a review packet. */
-  reviewRequests(): RecordedRequest[];
-  close(): Promise<void>;
-}
+import { authOf, chunks, listenMock, maskHeaders, type MockEndpoint, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, readBody, replyText, sendJson, sequencer } from "./cli-review.js";
 
 interface Part {
   text?: unknown;
@@ -107,7 +99,7 @@ function plainAnswer(res: ServerResponse, model: string, text: string): void {
 
 const MODEL_PATH_RE = /^\/v1(?:beta|alpha)?\/models\/([^:/]+):([A-Za-z]+)$/;
 
-export async function startMockGemini(script: MockScript = {}): Promise<MockGemini> {
+export async function startMockGemini(script: MockScript = {}): Promise<MockEndpoint> {
   const requests: RecordedRequest[] = [];
   const next = sequencer(script);
   const server = createServer(async (req, res) => {
