@@ -1,4 +1,4 @@
-// deliver() in real processes: SIGKILLed mid-loop, and racing for one final name.
+// deliver() and replace() in real processes: SIGKILLed mid-loop, and racing for one final name.
 // The children run the built dist/ (see helpers/deliver-child.mjs); it is rebuilt here when older than src/.
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -22,7 +22,7 @@ const shaOf = (name: string, size: number) => {
 };
 
 beforeAll(() => {
-  const sources = ["src/sha.ts", "src/store/fsops.ts", "src/store/deliver.ts"];
+  const sources = ["src/sha.ts", "src/store/fsops.ts", "src/store/deliver.ts", "src/store/replace.ts"];
   const stale = () =>
     sources.filter((src) => {
       const built = path.join(repo, "dist", src.replace(/\.ts$/, ".js"));
@@ -131,6 +131,54 @@ describe("deliver: SIGKILL at random points", () => {
     expect(orphansReclaimed).toBeGreaterThan(0);
     // Earlier trials' finals are untouched by later janitor runs.
     expect(checkFinals(path.join(root, "out-full"))).toHaveLength(COUNT);
+  }, 60_000);
+});
+
+describe("replace: SIGKILL at random points", () => {
+  const COUNT = 200;
+  const SIZE = 64 * 1024;
+  const TRIALS = 24;
+
+  it(`the view's directory holds only the whole old or new view, and the janitor reclaims the staging (${TRIALS} kills)`, async () => {
+    const root = tempRoot();
+    const guildDir = path.join(root, ".guild");
+    const shaOfVersion = new Map(Array.from({ length: COUNT }, (_, i) => [sha256Hex(payload(`v-${i}`, SIZE)), i]));
+
+    const full = start(["replace", guildDir, path.join(root, "full", "trail.md"), String(COUNT), String(SIZE)]);
+    expect(await full.next()).toBe("ready");
+    const t1 = Date.now();
+    expect(await full.exited).toEqual({ code: 0, signal: null });
+    const window = Math.min(Date.now() - t1, 400);
+    expect(shaOfVersion.get(sha256Hex(readFileSync(path.join(root, "full", "trail.md"))))).toBe(COUNT - 1);
+
+    let killedMidway = 0;
+    let orphansReclaimed = 0;
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const viewDir = path.join(root, `gate-${trial}`);
+      const run = start(["replace", guildDir, path.join(viewDir, "trail.md"), String(COUNT), String(SIZE)]);
+      let acked = -1;
+      run.lines.on("line", (l) => l.startsWith("ok ") && (acked = Number(l.slice(3))));
+      expect(await run.next()).toBe("ready");
+      await sleep(Math.random() * window);
+      run.proc.kill("SIGKILL");
+      if ((await run.exited).signal === "SIGKILL") killedMidway++;
+
+      const names = existsSync(viewDir) ? readdirSync(viewDir) : [];
+      expect(names.filter((n) => n !== "trail.md"), `trial ${trial}: left beside the view`).toEqual([]);
+      if (names.length) {
+        // The last acknowledged version, or the one whose rename happened just before the kill.
+        const version = shaOfVersion.get(sha256Hex(readFileSync(path.join(viewDir, "trail.md"))));
+        expect([acked, acked + 1], `trial ${trial}: view is torn or stale`).toContain(version);
+      } else expect(acked, `trial ${trial}: an acknowledged view is missing`).toBe(-1);
+
+      const staged = readdirSync(path.join(guildDir, "tmp"));
+      for (const n of staged) expect(parseStagingName(n)?.pid, n).toBe(run.proc.pid);
+      const report = sweepStaging(guildDir);
+      expect(report.removed.sort()).toEqual(staged.sort());
+      orphansReclaimed += report.removed.length;
+    }
+    expect(killedMidway).toBeGreaterThanOrEqual(TRIALS / 2);
+    expect(orphansReclaimed).toBeGreaterThan(0);
   }, 60_000);
 });
 

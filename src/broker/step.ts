@@ -297,7 +297,7 @@ async function writeTrail(ctx: BusContext, s: GateSnapshot, d: GateDecision): Pr
   const stamp = `${s.fingerprint}#${d.state}#${d.detail}`;
   if (lastTrail.get(key) === stamp || !s.request) return;
   const { entries, findings } = trailEntries(s, resultLookup(ctx, s), resolvePolicy(s.request, ctx.settings).stop);
-  await replace(ctx.layout.gateFile(s.runId, s.gate, "trail.md"), renderTrail(s, entries, findings, d), { durable: false });
+  await replace(ctx.layout.gateFile(s.runId, s.gate, "trail.md"), renderTrail(s, entries, findings, d), { guildDir: ctx.layout.guild, durable: false });
   // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.
   if (s.outcome) lastTrail.delete(key);
   else lastTrail.set(key, stamp);

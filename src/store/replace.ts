@@ -1,10 +1,46 @@
 // Regenerated views (trail.md, …) are replaced atomically; they are never the source of truth.
-import { mkdirSync } from "node:fs";
+// The temp file is staged under .guild/tmp like a delivery, not beside the view: a writer SIGKILLed mid-write
+// must leave nothing in a gate directory (write-file-atomic's `trail.md.<n>` did), and the janitor reclaims a
+// dead pid's staging by its name.
+import { mkdir, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
+import { stagingName } from "./deliver.js";
 
-/** `durable: false` skips the fsync for views that are regenerated from the files anyway. */
-export async function replace(finalPath: string, bytes: string | Uint8Array, options: { durable?: boolean } = {}): Promise<void> {
-  mkdirSync(path.dirname(finalPath), { recursive: true });
-  await writeFileAtomic(finalPath, typeof bytes === "string" ? bytes : Buffer.from(bytes), { fsync: options.durable ?? true });
+export interface ReplaceOptions {
+  /** The .guild directory: the temp file goes to <guildDir>/tmp, on the same filesystem as the view. */
+  guildDir: string;
+  /** fsync the file and the directory (default true); views regenerated from the files anyway may skip it. */
+  durable?: boolean;
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  if (process.platform === "win32") return;
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function replace(finalPath: string, bytes: string | Uint8Array, options: ReplaceOptions): Promise<void> {
+  const durable = options.durable ?? true;
+  const stagingDir = path.join(options.guildDir, "tmp");
+  const staging = path.join(stagingDir, stagingName(finalPath));
+  await mkdir(stagingDir, { recursive: true });
+  await mkdir(path.dirname(finalPath), { recursive: true });
+  try {
+    const handle = await open(staging, "wx", 0o644);
+    try {
+      await handle.writeFile(bytes);
+      if (durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(staging, finalPath);
+  } catch (error) {
+    await unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
+    throw error;
+  }
+  if (durable) await fsyncDir(path.dirname(finalPath));
 }

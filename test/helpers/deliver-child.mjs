@@ -1,7 +1,8 @@
-// A real, killable process running deliver() from the built dist/ (tests spawn it; tsconfig does not cover test/).
+// A real, killable process running deliver() or replace() from the built dist/ (tests spawn it; tsconfig does not cover test/).
 //   node deliver-child.mjs loop <guildDir> <outDir> <count> <size>   deliver f-<i>.bin in order, print "ok <i>" after each
 //   node deliver-child.mjs race <guildDir>                           per stdin line {final, text, size}, print the result as JSON
-// Both print "ready" once loaded, so the parent can time kills and races after startup.
+//   node deliver-child.mjs replace <guildDir> <view> <count> <size>  replace() the view with v-<i> in order, print "ok <i>" after each
+// All print "ready" once loaded, so the parent can time kills and races after startup.
 import { createHash } from "node:crypto";
 import { createInterface } from "node:readline";
 import path from "node:path";
@@ -24,6 +25,16 @@ async function main() {
     for (let i = 0; i < Number(count); i++) {
       const name = `f-${i}.bin`;
       deliver(path.join(outDir, name), payloadFor(name, Number(size)), { guildDir });
+      process.stdout.write(`ok ${i}\n`);
+    }
+    return;
+  }
+  if (mode === "replace") {
+    const { replace } = await import("../../dist/src/store/replace.js");
+    const [view, count, size] = rest;
+    process.stdout.write("ready\n");
+    for (let i = 0; i < Number(count); i++) {
+      await replace(view, payloadFor(`v-${i}`, Number(size)), { guildDir });
       process.stdout.write(`ok ${i}\n`);
     }
     return;
