@@ -52,19 +52,23 @@ function roundEvent(ctx: BusContext, s: GateSnapshot, round: number, satisfied: 
   });
 }
 
-function readScrubbedArtifact(ctx: BusContext, relPath: string): string {
-  const text = readFileSync(ctx.layout.readableArtifact(relPath), "utf8");
+/** Every text the broker puts in a packet passes the one scrubber with the settings' own patterns. */
+function scrubbed(ctx: BusContext, text: string): string {
   return scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
+}
+
+function readScrubbedArtifact(ctx: BusContext, relPath: string): string {
+  return scrubbed(ctx, readFileSync(ctx.layout.readableArtifact(relPath), "utf8"));
 }
 
 /** A text file of the gate (memory, rebuttal), scrubbed again: a foreign writer may have dropped it unscrubbed. */
 function readScrubbedGateText(ctx: BusContext, s: GateSnapshot, name: string): string {
-  return scrub(readFileSync(ctx.layout.gateFile(s.runId, s.gate, name), "utf8"), { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
+  return scrubbed(ctx, readFileSync(ctx.layout.gateFile(s.runId, s.gate, name), "utf8"));
 }
 
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
 function packetExtras(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, hard: boolean): PacketExtras {
-  const clean = (text: string) => scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
+  const clean = (text: string) => scrubbed(ctx, text);
   const before = action.round - 1;
   const esc = s.escalations.get(before);
   const dec = s.decisions.get(before);

@@ -51,7 +51,7 @@ function errCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
-function fsyncDir(fs: FsOps, dir: string): void {
+export function fsyncDir(fs: FsOps, dir: string): void {
   if (process.platform === "win32") return;
   const fd = fs.open(dir, "r");
   try {

@@ -4,23 +4,14 @@
 // dead pid's staging by its name.
 import { mkdir, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
-import { stagingName } from "./deliver.js";
+import { fsyncDir, stagingName } from "./deliver.js";
+import { realFs } from "./fsops.js";
 
 export interface ReplaceOptions {
   /** The .guild directory: the temp file goes to <guildDir>/tmp, on the same filesystem as the view. */
   guildDir: string;
   /** fsync the file and the directory (default true); views regenerated from the files anyway may skip it. */
   durable?: boolean;
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  if (process.platform === "win32") return;
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 export async function replace(finalPath: string, bytes: string | Uint8Array, options: ReplaceOptions): Promise<void> {
@@ -42,5 +33,5 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
     await unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
     throw error;
   }
-  if (durable) await fsyncDir(path.dirname(finalPath));
+  if (durable) fsyncDir(realFs, path.dirname(finalPath));
 }
