@@ -1,0 +1,93 @@
+// The one way the bus reads a file it did not write itself: a regular file (never a FIFO, device or directory;
+// a final symlink only where the caller allows it), at most `max` bytes, read from the descriptor it checked.
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+
+export class ReadRefused extends Error {
+  constructor(
+    readonly file: string,
+    readonly kind: "missing" | "not-regular" | "too-large" | "symlink" | "unreadable" | "not-utf8",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ReadRefused";
+  }
+}
+
+export interface ReadOptions {
+  /** Refuse a file larger than this many bytes. */
+  max: number;
+  /** Follow a symlink at the last component (project artifacts may be links inside the project; bus files may not). */
+  followSymlink?: boolean;
+}
+
+/** The file's bytes, or a ReadRefused with a one-line reason. Opening with O_NONBLOCK keeps a FIFO from blocking us. */
+export function readBounded(file: string, { max, followSymlink = false }: ReadOptions): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | (followSymlink ? 0 : constants.O_NOFOLLOW));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new ReadRefused(file, "missing", `${file}: no such file`);
+    if (code === "ELOOP") throw new ReadRefused(file, "symlink", `${file}: is a symlink (deliver a regular file)`);
+    throw new ReadRefused(file, "unreadable", `${file}: cannot open (${code ?? (error as Error).message})`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new ReadRefused(file, "not-regular", `${file}: not a regular file (${kindOf(st)})`);
+    if (st.size > max) throw new ReadRefused(file, "too-large", `${file}: too large (${st.size} bytes; the limit is ${max})`);
+    // Read one byte past the limit: a file that grows while we read is refused rather than cut short.
+    const buf = Buffer.allocUnsafe(Math.min(max + 1, Math.max(st.size + 1, 64 * 1024)));
+    let used = 0;
+    for (;;) {
+      if (used === buf.length) {
+        if (used > max) break;
+        return growAndRead(fd, file, buf, used, max);
+      }
+      const n = readSync(fd, buf, used, buf.length - used, null);
+      if (n === 0) break;
+      used += n;
+    }
+    if (used > max) throw new ReadRefused(file, "too-large", `${file}: too large (more than ${max} bytes)`);
+    return buf.subarray(0, used);
+  } catch (error) {
+    if (error instanceof ReadRefused) throw error;
+    throw new ReadRefused(file, "unreadable", `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function growAndRead(fd: number, file: string, start: Buffer, used: number, max: number): Buffer {
+  const buf = Buffer.allocUnsafe(max + 1);
+  start.copy(buf, 0, 0, used);
+  for (;;) {
+    const n = readSync(fd, buf, used, buf.length - used, null);
+    if (n === 0) return buf.subarray(0, used);
+    used += n;
+    if (used > max) throw new ReadRefused(file, "too-large", `${file}: too large (more than ${max} bytes)`);
+  }
+}
+
+function kindOf(st: import("node:fs").Stats): string {
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
+  if (st.isSocket()) return "a socket";
+  return "not a file";
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Text from bytes that must be valid UTF-8: two different byte strings never decode to the same text. */
+export function decodeUtf8(bytes: Uint8Array, file: string): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new ReadRefused(file, "not-utf8", `${file}: not valid UTF-8 text`);
+  }
+}
+
+/** readBounded, then strict UTF-8 decoding. */
+export function readTextBounded(file: string, options: ReadOptions): string {
+  return decodeUtf8(readBounded(file, options), file);
+}
