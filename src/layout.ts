@@ -1,7 +1,8 @@
 // Where everything lives under .guild/. Every path is built from validated ids and checked to stay inside .guild/.
-import { lstatSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import { assertGate, assertRound, assertRunId } from "./spec/ids.js";
+import { PathSafetyError, refuseSymlinks } from "./store/no-symlinks.js";
 
 export const GUILD_DIR = ".guild";
 
@@ -36,12 +37,7 @@ export function parseRoundFile(name: string): { kind: RoundKind; round: number }
 
 export const GATE_FILES = { request: "request.json", outcome: "outcome.json", trail: "trail.md" } as const;
 
-export class PathSafetyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PathSafetyError";
-  }
-}
+export { PathSafetyError };
 
 export class Layout {
   readonly root: string;
@@ -101,20 +97,8 @@ export class Layout {
     return resolved;
   }
 
-  /** Refuse symlinks anywhere between .guild/runs and the given path (inclusive). */
+  /** Refuse symlinks anywhere between .guild and the given path (inclusive). */
   assertNoSymlinks(p: string): void {
-    const rel = path.relative(this.guild, path.resolve(p));
-    if (rel.startsWith("..") || path.isAbsolute(rel)) throw new PathSafetyError(`path escapes .guild/: ${p}`);
-    let cur = this.guild;
-    for (const part of rel.split(path.sep)) {
-      cur = path.join(cur, part);
-      let st;
-      try {
-        st = lstatSync(cur);
-      } catch {
-        return; // does not exist (yet): nothing below it can be a link
-      }
-      if (st.isSymbolicLink()) throw new PathSafetyError(`symlink refused inside .guild: ${this.rel(cur)}`);
-    }
+    refuseSymlinks(this.guild, p);
   }
 }

@@ -52,9 +52,21 @@ describe("renderPacket / parsePacket", () => {
     expect(parsePacket(renderPacket(packet(2, { restart_of: 1, restart_reason: "retry" }), "").replace("restart_reason: retry", "restart_reason: whim")).front).toBeNull();
   });
 
-  it("packet ids follow <gate>-<run>-r<round>, ':' made id-safe", () => {
+  it("packet ids follow <gate>-<run>-r<round>; a lane gate keeps its ':' and ends with another (SPEC §2)", () => {
     expect(packetId("run1", "G-spec", 2)).toBe("G-spec-run1-r2");
-    expect(packetId("amux", "G-lane:T5", 1)).toBe("G-lane-T5-amux-r1");
+    expect(packetId("amux", "G-lane:T5", 1)).toBe("G-lane:T5:amux-r1");
+    // the collision an independent check found: lane a-b in run c, lane a in run b-c
+    expect(packetId("c", "G-lane:a-b", 1)).not.toBe(packetId("b-c", "G-lane:a", 1));
+  });
+
+  it("packet ids are injective over run, gate and round (SPEC §2)", () => {
+    const part = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,12}$/).filter((x) => !x.includes(".."));
+    const gateArb = fc.oneof(fc.constantFrom("G-init", "G-spec", "G-plan", "G-quality", "G-operations", "G-diagnose"), part.map((id) => `G-lane:${id}`));
+    const key = fc.tuple(part, gateArb, fc.integer({ min: 1, max: 1_000_000 }));
+    fc.assert(fc.property(key, key, (a, b) => {
+      if (a[0] === b[0] && a[1] === b[1] && a[2] === b[2]) return;
+      expect(packetId(...a)).not.toBe(packetId(...b));
+    }), { numRuns: 2000 });
   });
 });
 

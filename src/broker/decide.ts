@@ -1,6 +1,7 @@
 // The round loop as one pure function: a gate snapshot and the resolved policy in, the gate's state and the
 // broker's next action out. No I/O here; the broker worker executes the action and calls decide again.
 import type { DecisionChoice, Difficulty, EscalationReason, PacketFrontMatter, StopPolicy, VerdictFile } from "../spec/schemas.js";
+import type { ArtifactProblem } from "../artifact.js";
 import type { ResolvedPolicy } from "./policy.js";
 import type { GateSnapshot } from "./snapshot.js";
 
@@ -43,14 +44,20 @@ export interface GateDecision {
   detail: string;
 }
 
+/** The artifact as it is on disk now (SPEC §10): its scrubbed sha, or why it cannot be reviewed. */
+export type ArtifactView = { ok: true; sha: string } | { ok: false; problem: ArtifactProblem; detail: string };
+
 export interface DecideContext {
   policy: ResolvedPolicy;
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
+  artifact: ArtifactView;
 }
 
 const CAP_OPTIONS: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
 export const RETRY_OPTIONS: DecisionChoice[] = ["retry", "force-pass", "rework"];
 const CHECKPOINT_OPTIONS: DecisionChoice[] = ["continue", "stop", "rework"];
+/** The artifact is missing, too large or not text: once it is fixed, retry starts the round again. */
+const ARTIFACT_OPTIONS: DecisionChoice[] = ["retry", "rework"];
 
 /**
  * The gate under the stop policy in force: the checksum-bound conditions (parses, packet id, sha, no blockers)
@@ -114,6 +121,13 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   });
   const escalate = (reason: EscalationReason, detail: string, options: DecisionChoice[]) =>
     act({ type: "escalation", round: R, reason, detail, options }, detail);
+  // Every packet embeds the artifact: one that cannot be read is a human's to fix, never a packet retried forever.
+  const issue = (packet: PacketAction, detail: string): GateDecision => {
+    const a = ctx.artifact;
+    if (a.ok) return act(packet, detail);
+    if (snapshot.escalations.has(R)) return wait("awaiting_author", R, `${a.problem.replace("_", " ")}: ${a.detail} — fix it and the round starts`);
+    return escalate(a.problem, a.detail, ARTIFACT_OPTIONS);
+  };
 
   if (R === 0) {
     if (!ctx.policy.required) return act({ type: "outcome", status: "skipped", reason: `review not required (${ctx.policy.requiredBecause})`, round: 0 }, "skip");
@@ -126,7 +140,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
     const blocked = ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "block";
     // Only the codex-skip block lifts on its own (its sentinel clears); any other round-0 escalation waits for a human.
-    if (esc && decided !== "override" && (esc.reason !== "codex_skip_blocked" || blocked)) {
+    if (esc && decided !== "override" && decided !== "retry" && (esc.reason !== "codex_skip_blocked" || blocked)) {
       return wait("awaiting_decision", 0, `escalation: ${esc.reason} — ${esc.detail}`);
     }
     if (ctx.policy.refusal) {
@@ -134,15 +148,15 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       return esc ? wait("awaiting_decision", 0, `request refused: ${ctx.policy.refusal}`) : escalate("request_refused", ctx.policy.refusal, ["rework"]);
     }
     if (!esc && blocked) return escalate("codex_skip_blocked", "codex-skip streak is blocked and codex_skip_enforcement=block", ["override", "rework"]);
-    return act({ type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap, inherit: null }, "first packet");
+    return issue({ type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap, inherit: null }, "first packet");
   }
 
   const P = snapshot.packets.get(R)!;
   const verdict = snapshot.verdicts.get(R);
   // The author's turn after a round that did not pass: contest its findings once, or revise and resubmit.
   const authorTurn = (waiting: string, resubmitted = "author resubmitted"): GateDecision => {
-    if (snapshot.rebuttals.has(R) && contestable(snapshot, ctx.policy.difficulty, R)) return act(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
-    if (snapshot.resubmits.has(R)) return act(next(P, P.counted_round + 1, null, null), resubmitted);
+    if (snapshot.rebuttals.has(R) && contestable(snapshot, ctx.policy.difficulty, R)) return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
+    if (snapshot.resubmits.has(R)) return issue(next(P, P.counted_round + 1, null, null), resubmitted);
     return wait("awaiting_author", R, waiting);
   };
   const esc = snapshot.escalations.get(R);
@@ -155,7 +169,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       case "rework":
         return act({ type: "outcome", status: "rework", reason: `human chose rework after ${esc.reason}`, round: R }, "rework");
       case "retry":
-        return act(next(P, P.counted_round, R, "retry"), "retry");
+        return issue(next(P, P.counted_round, R, "retry"), "retry");
       case "stop":
         return act({ type: "outcome", status: "stopped", reason: `human stopped the loop after ${esc.reason}`, round: R }, "stop");
       case "continue":
@@ -163,7 +177,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       case "extend-cap":
         // After a malformed ending there is nothing for the author to revise: the next round starts afresh.
         if (esc.reason !== "cap_hit" || snapshot.failures.get(R)?.kind === "malformed") {
-          return act(next(P, P.counted_round + 1, null, null), "extended after a malformed round");
+          return issue(next(P, P.counted_round + 1, null, null), "extended after a malformed round");
         }
         return authorTurn("cap extended: revise the artifact and resubmit", "next round after extension");
       default:
@@ -177,8 +191,12 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     const twice = P.restart_reason === "malformed" && (previous?.kind === "malformed" || (previousVerdict !== undefined && !previousVerdict.gate_pass.conditions.parses));
     if (twice) return escalate("malformed_termination_x2", `two malformed terminations in a row: ${why}`, CAP_OPTIONS);
     if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${why})`, CAP_OPTIONS);
-    return act(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${why}`);
+    return issue(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${why}`);
   };
+
+  // The result a verdict was bound to is the only result its round can ever have (SPEC §15): fail closed.
+  const unbound = snapshot.unboundVerdicts.get(R);
+  if (unbound !== undefined) return escalate("no_verdict", `round ${R}'s verified result is gone: ${unbound}`, RETRY_OPTIONS);
 
   const failure = snapshot.failures.get(R);
   if (failure) {
@@ -188,7 +206,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       // family is left). Only when that is unavailable too does a human decide — or at once for a finalizer, whose
       // re-selection could land on the copilot reviewer it exists to confirm.
       if (P.restart_reason !== "degraded" && P.restart_reason !== "finalizer") {
-        return act({ ...next(P, P.counted_round, R, "degraded"), inherit: null, exclude: [P.reviewer_provider] }, `reviewer ${P.reviewer_provider} unavailable: selecting again`);
+        return issue({ ...next(P, P.counted_round, R, "degraded"), inherit: null, exclude: [P.reviewer_provider] }, `reviewer ${P.reviewer_provider} unavailable: selecting again`);
       }
       return escalate("unavailable", failure.reason, RETRY_OPTIONS);
     }
@@ -198,11 +216,21 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   if (verdict) {
     const gp = verdict.gate_pass;
     const stop = ctx.policy.stop;
+    // A stale review never passes: the bytes on disk now must be the bytes the verifier hashed (SPEC §11).
+    const restart = (why: string): GateDecision => {
+      if (consecutiveRestarts(snapshot, R) >= ctx.policy.restartCap) {
+        return escalate("restart_cap_hit", `artifact changed mid-review ${ctx.policy.restartCap + 1} times in a row`, RETRY_OPTIONS);
+      }
+      return issue(next(P, P.counted_round, R, "artifact_changed"), why);
+    };
     if (verdictPasses(verdict, stop)) {
+      const current = ctx.artifact;
+      if (!current.ok) return escalate(current.problem, current.detail, ARTIFACT_OPTIONS);
+      if (current.sha !== gp.recomputed_sha256) return restart(`artifact changed after round ${R} was verified (verified ${gp.recomputed_sha256}, now ${current.sha}): restart on the current bytes`);
       // Copilot's identity is only caller-declared (ARIS's compatibility drive): its pass ends nothing until a
       // reviewer of a known, different family, selected afresh without copilot, passes the same counted round.
       if (P.reviewer_adapter === "copilot") {
-        return act({ ...next(P, P.counted_round, R, "finalizer"), inherit: null, exclude: [P.reviewer_provider] }, `copilot passed round ${R}: a different-family finalizer must confirm`);
+        return issue({ ...next(P, P.counted_round, R, "finalizer"), inherit: null, exclude: [P.reviewer_provider] }, `copilot passed round ${R}: a different-family finalizer must confirm`);
       }
       if (verdict.independence_violation && P.independence === "strong") {
         if (verdict.reviewer_family === "unknown") {
@@ -216,12 +244,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       return act({ type: "outcome", status: "satisfied", reason, round: R, independence: P.independence }, "pass");
     }
     if (!gp.conditions.parses || !gp.conditions.packet_id_match) return malformed(gp.reasons.join("; "));
-    if (!gp.conditions.sha256_match) {
-      if (consecutiveRestarts(snapshot, R) >= ctx.policy.restartCap) {
-        return escalate("restart_cap_hit", `artifact changed mid-review ${ctx.policy.restartCap + 1} times in a row`, RETRY_OPTIONS);
-      }
-      return act(next(P, P.counted_round, R, "artifact_changed"), "artifact changed: restart on the current bytes");
-    }
+    if (!gp.conditions.sha256_match) return restart("artifact changed: restart on the current bytes");
     // The score gate never passes on a score it could not read: a human decides (ARIS: review unavailable).
     if (stop === "score" && !verdict.score_gate?.available) {
       return escalate("score_unavailable", `no usable score from the reviewer: ${(verdict.score_gate?.reasons ?? ["the verdict has no score evaluation"]).join("; ")}`, RETRY_OPTIONS);

@@ -23,7 +23,11 @@ export function parsePacket(text: string): { front: PacketFrontMatter | null; bo
   return { front: parsed.data, body: text.slice(m[0].length), problems: [] };
 }
 
-/** Packet ids follow Guild's `<gate>-<run>-r<round>` convention, with ':' made path- and id-safe. */
+/**
+ * Packet ids follow Guild's `<gate>-<run>-r<round>` convention and are injective (SPEC §2): a lane gate keeps its
+ * ':' and ends its id with another ':', since neither lane ids nor run ids may hold one (`G-lane:a-b:c-r1` is not
+ * `G-lane:a:b-c-r1`). Fixed gate names have no variable part, and `-r<round>` is always the last dash.
+ */
 export function packetId(runId: string, gate: string, round: number): string {
-  return `${gate.replace(":", "-")}-${runId}-r${round}`;
+  return gate.includes(":") ? `${gate}:${runId}-r${round}` : `${gate}-${runId}-r${round}`;
 }

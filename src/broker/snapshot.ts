@@ -11,6 +11,7 @@ import {
 } from "../spec/schemas.js";
 import { parsePacket } from "./packet-format.js";
 import { cachedParse } from "./parse-cache.js";
+import { readBounded, type ReadRefused } from "../store/read-bounded.js";
 
 /** A foreign writer that writes in place gets this long to finish before its invalid file is quarantined. */
 export const FOREIGN_GRACE_MS = 10_000;
@@ -35,6 +36,11 @@ export interface GateSnapshot {
   responses: Map<number, { mtimeMs: number; size: number }>;
   failures: Map<number, Failure>;
   verdicts: Map<number, VerdictFile>;
+  /**
+   * Rounds with a valid verdict (it names the round's packet) whose result is no longer the bytes it verified:
+   * changed, replaced or removed after verification. Such a round can never pass (SPEC §15).
+   */
+  unboundVerdicts: Map<number, string>;
   resubmits: Set<number>;
   /** Rounds whose reviewer left a memory-<n>.md (hard and nightmare difficulty); read when a packet is built. */
   memories: Set<number>;
@@ -54,7 +60,7 @@ export interface GateSnapshot {
 export function emptySnapshot(runId: string, gate: string, dir: string): GateSnapshot {
   return {
     runId, gate, dir, request: null, packets: new Map(), attempts: new Map(), results: new Map(), responses: new Map(),
-    failures: new Map(), verdicts: new Map(), resubmits: new Set(), memories: new Set(), rebuttals: new Set(), escalations: new Map(), decisions: new Map(),
+    failures: new Map(), verdicts: new Map(), unboundVerdicts: new Map(), resubmits: new Set(), memories: new Set(), rebuttals: new Set(), escalations: new Map(), decisions: new Map(),
     outcome: null, rejected: [], problems: [], fingerprint: "",
   };
 }
@@ -92,6 +98,12 @@ function readRejected(dir: string): GateSnapshot["rejected"] {
 export function readGate(layout: Layout, runId: string, gate: string): GateSnapshot {
   const dir = layout.gateDir(runId, gate);
   const snap = emptySnapshot(runId, gate, dir);
+  try {
+    layout.assertNoSymlinks(dir); // a linked run, review or gate directory is not read, so nothing is done for it
+  } catch (error) {
+    snap.problems.push({ file: ".", reason: (error as Error).message, mtimeMs: 0 });
+    return snap;
+  }
   let names: string[];
   try {
     names = readdirSync(dir).sort();
@@ -132,7 +144,10 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       if (known) problem(name, "symlink refused: deliver a regular file");
       continue;
     }
-    if (!st.isFile()) continue;
+    if (!st.isFile()) {
+      if (known) problem(name, `not a regular file (${st.isDirectory() ? "a directory" : st.isFIFO() ? "a FIFO" : "a special file"}): deliver a regular file`);
+      continue;
+    }
     if (known && st.size > MAX_FILE_BYTES) {
       problem(name, `too large (${st.size} bytes > ${MAX_FILE_BYTES})`);
       continue;
@@ -181,11 +196,13 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     }
   }
   for (const [round, verdict] of snap.verdicts) {
-    const why = unboundVerdict(snap, dir, round, verdict);
-    if (why) {
-      snap.verdicts.delete(round);
-      snap.problems.push({ file: `verdict-${round}.json`, reason: why, mtimeMs: verdictMtime(dir, round) });
-    }
+    const packet = snap.packets.get(round);
+    const junk = !packet || packet.packet_id !== verdict.packet_id;
+    const why = junk ? `verdict names packet ${verdict.packet_id}, not the packet issued for round ${round}` : unboundResult(dir, round, verdict);
+    if (!why) continue;
+    snap.verdicts.delete(round);
+    if (!junk) snap.unboundVerdicts.set(round, why);
+    snap.problems.push({ file: `verdict-${round}.json`, reason: why, mtimeMs: verdictMtime(dir, round) });
   }
   snap.fingerprint = prints.join("|");
   return snap;
@@ -199,16 +216,16 @@ function verdictMtime(dir: string, round: number): number {
   }
 }
 
-/** A verdict applies only to the packet it names and the exact result bytes it verified. */
-function unboundVerdict(snap: GateSnapshot, dir: string, round: number, v: VerdictFile): string | null {
-  const packet = snap.packets.get(round);
-  if (!packet || packet.packet_id !== v.packet_id) return `verdict names packet ${v.packet_id}, not the packet issued for round ${round}`;
-  if (!snap.results.has(round)) return "verdict without a result: forged or stale";
+/** Why the result on disk is not the bytes this verdict verified (SPEC §5), or null when it is. Hashes bytes, never text. */
+function unboundResult(dir: string, round: number, v: VerdictFile): string | null {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path.join(dir, `result-${round}.json`));
-  } catch {
-    return "verdict without a readable result";
+    bytes = readBounded(path.join(dir, `result-${round}.json`), { max: MAX_FILE_BYTES });
+  } catch (error) {
+    return (error as ReadRefused).kind === "missing"
+      ? `result-${round}.json was removed after verification (verdict-${round}.json binds sha256 ${v.result_sha256})`
+      : `result-${round}.json is not the verified result: ${(error as Error).message}`;
   }
-  return sha256Hex(bytes) === v.result_sha256 ? null : "verdict does not match the result on disk (result changed after verification, or a forged verdict)";
+  const sha = sha256Hex(bytes);
+  return sha === v.result_sha256 ? null : `result-${round}.json changed after verification (verified sha256 ${v.result_sha256}, now ${sha})`;
 }

@@ -4,9 +4,12 @@ import { parseReviewResult } from "../result-reader.js";
 import { scrub } from "../scrub.js";
 import { scrubResult } from "../scrub-result.js";
 import { sha256Hex } from "../sha.js";
+import { type ArtifactState, readArtifact } from "../artifact.js";
 import { Event, Escalation, type Family, Outcome, type PacketFrontMatter } from "../spec/schemas.js";
 import { deliver, type DeliverResult } from "../store/deliver.js";
 import { appendJsonl } from "../store/jsonl.js";
+import { ageMs } from "../store/age.js";
+import { parseRoundFile } from "../layout.js";
 import { replace } from "../store/replace.js";
 import { rejectFile } from "../store/reject.js";
 import { FOREIGN_GRACE_MS } from "./snapshot.js";
@@ -33,9 +36,15 @@ export function resultLookup(ctx: BusContext, s: GateSnapshot): ResultLookup {
   };
 }
 
-export function decideGate(ctx: BusContext, s: GateSnapshot): GateDecision {
+/** The artifact of the gate's request as it is now (SPEC §10); a gate without a request has none. */
+export function gateArtifact(ctx: BusContext, s: GateSnapshot): ArtifactState {
+  if (!s.request) return { ok: false, problem: "artifact_missing", detail: "no request.json" };
+  return readArtifact(ctx.layout, s.request.artifact_path, ctx.settings.secrets_policy?.redaction_patterns);
+}
+
+export function decideGate(ctx: BusContext, s: GateSnapshot, artifact: ArtifactState = gateArtifact(ctx, s)): GateDecision {
   const policy = s.request ? resolvePolicy(s.request, ctx.settings) : NO_REQUEST_POLICY;
-  return decide(s, { policy, codexSkip: ctx.codexSkip });
+  return decide(s, { policy, codexSkip: ctx.codexSkip, artifact: artifact.ok ? { ok: true, sha: artifact.sha } : artifact });
 }
 
 function appendEvent(ctx: BusContext, s: GateSnapshot, event: Omit<Event, "ts" | "run_id" | "gate">): void {
@@ -55,10 +64,6 @@ function roundEvent(ctx: BusContext, s: GateSnapshot, round: number, satisfied: 
 /** Every text the broker puts in a packet passes the one scrubber with the settings' own patterns. */
 function scrubbed(ctx: BusContext, text: string): string {
   return scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns });
-}
-
-function readScrubbedArtifact(ctx: BusContext, relPath: string): string {
-  return scrubbed(ctx, readFileSync(ctx.layout.readableArtifact(relPath), "utf8"));
 }
 
 /** A text file of the gate (memory, rebuttal), scrubbed again: a foreign writer may have dropped it unscrubbed. */
@@ -98,10 +103,9 @@ function packetExtras(ctx: BusContext, s: GateSnapshot, action: Extract<Action, 
 export type ProviderSource = () => Promise<Provider[]>;
 
 /** The packet text, or why no reviewer can serve it (nightmare without a file-reading reviewer). */
-async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, providers: ProviderSource): Promise<string | { unavailable: string }> {
+async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, artifact: string, providers: ProviderSource): Promise<string | { unavailable: string }> {
   const request = s.request!;
   const policy = resolvePolicy(request, ctx.settings);
-  const artifact = readScrubbedArtifact(ctx, request.artifact_path);
   const author = authorIdentity(request, ctx.settings);
   let reviewer: Pick<PacketFrontMatter, "reviewer_provider" | "reviewer_adapter" | "reviewer_model" | "reviewer_family" | "independence" | "selection_status" | "selection_reason">;
   if (action.inherit) {
@@ -166,18 +170,14 @@ function noReviewer(action: Extract<Action, { type: "packet" }>, why: string): E
   return { type: "escalation", round, reason: "unavailable", detail: why, options: round === 0 ? ["rework"] : RETRY_OPTIONS };
 }
 
-function buildOutcome(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "outcome" }>): Outcome {
+function buildOutcome(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "outcome" }>, artifact: ArtifactState): Outcome {
   const request = s.request!;
   const author = authorIdentity(request, ctx.settings);
   const v = s.verdicts.get(action.round);
   // Without a verdict no review was applied (e.g. force-pass after no_verdict): name no reviewer.
   const p = v ? s.packets.get(action.round) : undefined;
-  let current: string | null = null;
-  try {
-    current = sha256Hex(Buffer.from(readScrubbedArtifact(ctx, request.artifact_path), "utf8"));
-  } catch {
-    // the artifact is gone; the outcome still records what happened
-  }
+  // An unreadable artifact is recorded as null: the outcome still says what happened
+  const current = artifact.ok ? artifact.sha : null;
   const counted = [...s.packets.values()].reduce((n, x) => Math.max(n, x.counted_round), 0);
   const reviewerFamily = v?.reviewer_family ?? p?.reviewer_family ?? null;
   return Outcome.parse({
@@ -228,7 +228,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
   for (let guard = 0; guard < 20; guard++) {
     let s = readGate(ctx.layout, runId, gate);
     if (quarantineProblems(ctx, s)) s = readGate(ctx.layout, runId, gate);
-    const d = decideGate(ctx, s);
+    const artifact = gateArtifact(ctx, s);
+    const d = decideGate(ctx, s, artifact);
     let action = d.action;
     if (!action) {
       await writeTrail(ctx, s, d);
@@ -244,7 +245,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
     };
     try {
       if (action.type === "packet") {
-        const built = await buildPacket(ctx, s, action, providers);
+        if (!artifact.ok) throw new Error(artifact.detail); // decide() issues packets only for a readable artifact
+        const built = await buildPacket(ctx, s, action, artifact.text, providers);
         if (typeof built === "string") result = deliver(file(`packet-${action.round}.md`), built, opts);
         else {
           action = noReviewer(action, built.unavailable);
@@ -253,7 +255,13 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
       } else if (action.type === "escalation") {
         result = deliverEscalation(action);
       } else {
-        result = deliver(file("outcome.json"), json(buildOutcome(ctx, s, action)), opts);
+        // The artifact is read once more as the outcome is written: a pass must hold for the bytes on disk now.
+        const now = gateArtifact(ctx, s);
+        if (action.status === "satisfied" && (!now.ok || !artifact.ok || now.sha !== artifact.sha)) continue;
+        const outcome = buildOutcome(ctx, s, action, now);
+        // The trail shows the final disposition before anyone can see the outcome (SPEC §16).
+        await writeTrail(ctx, { ...s, outcome }, { state: "done", round: action.round, action: null, detail: `outcome ${outcome.status}` });
+        result = deliver(file("outcome.json"), json(outcome), opts);
       }
     } catch (error) {
       const message = `cannot ${action.type} for round ${action.round}: ${(error as Error).message}`;
@@ -279,7 +287,10 @@ function quarantineProblems(ctx: BusContext, s: GateSnapshot): boolean {
   const grace = ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
   let moved = false;
   for (const p of s.problems) {
-    if (!BROKER_QUARANTINES.test(p.file) || Date.now() - p.mtimeMs < grace) continue;
+    if (!BROKER_QUARANTINES.test(p.file) || ageMs(`${s.dir}/${p.file}`, p.mtimeMs) < grace) continue;
+    // a valid verdict whose result changed is the record that ends its round: it stays (SPEC §15)
+    const named = parseRoundFile(p.file);
+    if (named?.kind === "verdict" && s.unboundVerdicts.has(named.round)) continue;
     if (rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
   }
   return moved;

@@ -2,17 +2,18 @@
 import { isGate, isRunId } from "../spec/ids.js";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import type { Difficulty, StopPolicy, VerdictFile } from "../spec/schemas.js";
+import type { Difficulty, Outcome, StopPolicy, VerdictFile } from "../spec/schemas.js";
 import type { BusContext } from "../worker/context.js";
 import { contestable, type GateDecision, verdictPasses, waitExitCode } from "./decide.js";
 import { NO_REQUEST_POLICY, resolvePolicy } from "./policy.js";
 import { type GateSnapshot, readGate } from "./snapshot.js";
-import { decideGate } from "./step.js";
+import { decideGate, gateArtifact } from "./step.js";
+import type { ArtifactState } from "../artifact.js";
 
 export interface ReviewBrokerOutput {
   status:
     | "satisfied" | "skipped" | "cap_hit" | "force_passed" | "extended" | "rework" | "no_verdict" | "unavailable" | "pending"
-    | "stopped" | "checkpoint" | "refused" | "blocked";
+    | "stopped" | "checkpoint" | "refused" | "blocked" | "artifact_unusable";
   gate: string;
   run_id: string;
   author_host: string;
@@ -62,6 +63,7 @@ function statusOf(s: GateSnapshot, d: GateDecision): ReviewBrokerOutput["status"
     if (reason === "human_checkpoint") return "checkpoint";
     if (reason === "request_refused") return "refused";
     if (reason === "codex_skip_blocked") return "blocked";
+    if (reason === "artifact_missing" || reason === "artifact_too_large" || reason === "artifact_not_text") return "artifact_unusable";
     return "cap_hit";
   }
   return "pending";
@@ -76,9 +78,18 @@ function lastVerdict(v: VerdictFile, stop: StopPolicy): string {
   return `${v.result_verdict} (gate ${verdictPasses(v, stop) ? "passed" : "not passed"}${score}${rulings})`;
 }
 
+/** An outcome describes the bytes it ended on; say so when the artifact is no longer those bytes (SPEC §17). */
+function outcomeDetail(o: Outcome, now: ArtifactState): string {
+  const base = `outcome ${o.status}`;
+  if (o.artifact_sha256 === null) return base;
+  if (!now.ok) return `${base} for sha ${o.artifact_sha256}; the artifact is now unreadable (${now.detail})`;
+  return now.sha === o.artifact_sha256 ? base : `${base} for sha ${o.artifact_sha256}; the artifact is now ${now.sha} (changed since)`;
+}
+
 export function viewGate(ctx: BusContext, runId: string, gate: string): GateView {
   const s = readGate(ctx.layout, runId, gate);
-  const d = decideGate(ctx, s);
+  const artifact = gateArtifact(ctx, s);
+  const d = decideGate(ctx, s, artifact);
   const policy = s.request ? resolvePolicy(s.request, ctx.settings) : NO_REQUEST_POLICY;
   const R = Math.max(0, ...s.packets.keys());
   const p = s.packets.get(R);
@@ -96,7 +107,7 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
     ...(s.outcome?.satisfied_at_round ? { satisfied_at_round: s.outcome.satisfied_at_round } : {}),
     state: d.state,
     waiting_for: waitingFor(s, d, contestable(s, policy.difficulty, d.round) && !s.rebuttals.has(d.round)),
-    detail: d.detail,
+    detail: s.outcome ? outcomeDetail(s.outcome, artifact) : d.detail,
     last_verdict: v ? lastVerdict(v, policy.stop) : null,
     round: d.round,
     modes: { stop: policy.stop, difficulty: policy.difficulty, human_checkpoint: policy.humanCheckpoint },

@@ -5,6 +5,7 @@ import path from "node:path";
 import { customAlphabet } from "nanoid";
 import { sha256Hex } from "../sha.js";
 import { type FsOps, realFs } from "./fsops.js";
+import { refuseSymlinks } from "./no-symlinks.js";
 
 const stagingId = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 12);
 const HOST = hostname().replace(/[^A-Za-z0-9-]/g, "_") || "host";
@@ -89,6 +90,7 @@ export function deliver(finalPath: string, bytes: Uint8Array | string, options: 
   const stagingDir = path.join(options.guildDir, "tmp");
   const staging = path.join(stagingDir, stagingName(finalPath));
   fs.mkdir(stagingDir);
+  refuseSymlinks(options.guildDir, path.dirname(finalPath));
   fs.mkdir(path.dirname(finalPath));
   try {
     writeAndClose(fs, fs.open(staging, "wx", 0o644), data, durable);

@@ -2,9 +2,11 @@
 import { mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import { deliver } from "./deliver.js";
+import { refuseSymlinks } from "./no-symlinks.js";
 
 export function rejectFile(gateDir: string, name: string, reason: string, guildDir: string): string | null {
   const dir = path.join(gateDir, "rejected");
+  refuseSymlinks(guildDir, dir);
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const target = `${name}.${stamp}.${process.pid}`;

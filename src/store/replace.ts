@@ -6,6 +6,7 @@ import { mkdir, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { fsyncDir, stagingName } from "./deliver.js";
 import { realFs } from "./fsops.js";
+import { refuseSymlinks } from "./no-symlinks.js";
 
 export interface ReplaceOptions {
   /** The .guild directory: the temp file goes to <guildDir>/tmp, on the same filesystem as the view. */
@@ -19,6 +20,7 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
   const stagingDir = path.join(options.guildDir, "tmp");
   const staging = path.join(stagingDir, stagingName(finalPath));
   await mkdir(stagingDir, { recursive: true });
+  refuseSymlinks(options.guildDir, path.dirname(finalPath));
   await mkdir(path.dirname(finalPath), { recursive: true });
   try {
     const handle = await open(staging, "wx", 0o644);

@@ -1,15 +1,18 @@
 // The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed), judge
 // the score condition and any rulings, and deliver verdict-<n>.json. Deterministic code only; results that cannot
 // belong to the open round are rejected.
-import { readFileSync } from "node:fs";
 import { classifyModel } from "../family.js";
 import { evaluateGatePass } from "../gate-pass.js";
 import { parseReviewResult } from "../result-reader.js";
 import { evaluateScoreGate } from "../score-gate.js";
-import { scrub } from "../scrub.js";
+import { readArtifact } from "../artifact.js";
 import { VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../sha.js";
-import { FOREIGN_GRACE_MS, readGate } from "../broker/snapshot.js";
+import { resultRefusal } from "../broker/result-slot.js";
+import { FOREIGN_GRACE_MS, MAX_FILE_BYTES, readGate } from "../broker/snapshot.js";
+import { parseRoundFile } from "../layout.js";
+import { ageMs } from "../store/age.js";
+import { decodeUtf8, readBounded, type ReadRefused } from "../store/read-bounded.js";
 import { deliver } from "../store/deliver.js";
 import { rejectFile } from "../store/reject.js";
 import type { BusContext } from "./context.js";
@@ -17,27 +20,24 @@ import type { BusContext } from "./context.js";
 export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, nowMs = Date.now()): "active" | "finished" {
   const { layout } = ctx;
   const s = readGate(layout, runId, gate);
-  const R = Math.max(0, ...s.packets.keys());
   const rejectName = (name: string, reason: string) => {
     if (rejectFile(s.dir, name, reason, layout.guild)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
   };
   const reject = (round: number, reason: string) => rejectName(`result-${round}.json`, reason);
   for (const p of s.problems) {
-    if (/^result-\d+\.json$/.test(p.file)) rejectName(p.file, p.reason); // symlinked, oversized or misnamed
+    const named = parseRoundFile(p.file);
+    if (named?.kind !== "result" && named?.kind !== "verdict") continue;
+    const round = named.round;
+    // symlinked, oversized or not a regular file; a verdict that names another packet is junk and frees its slot.
+    // A valid verdict whose result changed stays: it is the record that ends its round (SPEC §15).
+    if (p.file.startsWith("result-") || !s.unboundVerdicts.has(round)) rejectName(p.file, p.reason);
   }
-  const unbound = new Set(s.problems.filter((p) => /^verdict-\d+\.json$/.test(p.file)).map((p) => Number(p.file.slice(8, -5))));
   const grace = ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
-  for (const round of s.results.keys()) {
+  for (const [round, seen] of s.results) {
     if (s.verdicts.has(round)) continue;
-    if (unbound.has(round)) {
-      reject(round, `result-${round}.json changed after verification; verdict-${round}.json records the sha of the bytes that were verified`);
-      continue;
-    }
-    if (s.outcome) reject(round, "result arrived after the gate's outcome");
-    else if (!s.packets.has(round)) reject(round, `no packet-${round}.md was issued`);
-    else if (round !== R) reject(round, `late: round ${round} is closed, the open round is ${R}`);
-    else if (s.failures.has(round)) reject(round, `late: round ${round} already ended without a result (${s.failures.get(round)!.kind})`);
-    else verifyRound(ctx, runId, gate, round, s.packets.get(round)!, nowMs - s.results.get(round)!.mtimeMs < grace, reject);
+    const refusal = resultRefusal(s, round);
+    if (refusal) reject(round, refusal);
+    else verifyRound(ctx, runId, gate, round, s.packets.get(round)!, ageMs(`${s.dir}/result-${round}.json:${seen.size}`, seen.mtimeMs, nowMs) < grace, reject);
   }
   return s.outcome ? "finished" : "active";
 }
@@ -49,11 +49,16 @@ function verifyRound(
 ): void {
   const { layout } = ctx;
   const resultPath = layout.gateFile(runId, gate, `result-${round}.json`);
+  // The verdict binds the bytes on disk: hash exactly what was read, decode strictly (SPEC §5).
+  let bytes: Buffer;
   let raw: string;
   try {
-    raw = readFileSync(resultPath, "utf8");
-  } catch {
-    return; // moved meanwhile
+    bytes = readBounded(resultPath, { max: MAX_FILE_BYTES });
+    raw = decodeUtf8(bytes, `result-${round}.json`);
+  } catch (error) {
+    if ((error as ReadRefused).kind === "missing") return; // moved meanwhile
+    if (mayStillBeWriting && (error as ReadRefused).kind !== "not-regular") return;
+    return reject(round, (error as Error).message);
   }
   const parsed = parseReviewResult(raw);
   if (!parsed.result) {
@@ -64,14 +69,9 @@ function verifyRound(
     return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
   }
   const reasons: string[] = [];
-  let artifactBytes: Buffer;
-  try {
-    const text = readFileSync(layout.readableArtifact(packet.artifact_path), "utf8");
-    artifactBytes = Buffer.from(scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns }), "utf8");
-  } catch (error) {
-    artifactBytes = Buffer.alloc(0);
-    reasons.push(`artifact unreadable now: ${(error as Error).message}`);
-  }
+  const artifact = readArtifact(layout, packet.artifact_path, ctx.settings.secrets_policy?.redaction_patterns);
+  const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
+  if (!artifact.ok) reasons.push(`artifact unreadable now: ${artifact.detail}`);
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   report.reasons.push(...reasons);
   const r = parsed.result;
@@ -86,7 +86,7 @@ function verifyRound(
     gate,
     round,
     packet_id: packet.packet_id,
-    result_sha256: sha256Hex(Buffer.from(raw, "utf8")),
+    result_sha256: sha256Hex(bytes),
     artifact_sha256_reviewed: r.artifact_sha256_reviewed,
     result_verdict: r.verdict,
     blocking_count: r.blocking_findings.length,

@@ -1,6 +1,6 @@
 // Builders for GateSnapshot and the records in it, plus a tiny in-memory broker that applies decide()'s actions,
 // so the pure round loop can be driven without a filesystem.
-import { type Action, decide, type DecideContext, type GateDecision, type PacketAction } from "../../src/broker/decide.js";
+import { type Action, type ArtifactView, decide, type DecideContext, type GateDecision, type PacketAction } from "../../src/broker/decide.js";
 import { packetId } from "../../src/broker/packet-format.js";
 import { DEFAULT_RESTART_CAP, type ResolvedPolicy } from "../../src/broker/policy.js";
 import { emptySnapshot, type GateSnapshot } from "../../src/broker/snapshot.js";
@@ -29,8 +29,12 @@ export function policy(over: Partial<ResolvedPolicy> = {}): ResolvedPolicy {
   };
 }
 
-export function context(over: { policy?: Partial<ResolvedPolicy>; blocked?: boolean; enforcement?: "warn" | "block" } = {}): DecideContext {
-  return { policy: policy(over.policy), codexSkip: { blocked: over.blocked ?? false, enforcement: over.enforcement ?? "warn" } };
+/** The artifact on disk is the bytes every verdict here verified (SHA_A) unless a test says otherwise. */
+export function context(over: { policy?: Partial<ResolvedPolicy>; blocked?: boolean; enforcement?: "warn" | "block"; artifact?: ArtifactView } = {}): DecideContext {
+  return {
+    policy: policy(over.policy), codexSkip: { blocked: over.blocked ?? false, enforcement: over.enforcement ?? "warn" },
+    artifact: over.artifact ?? { ok: true, sha: SHA_A },
+  };
 }
 
 export function packet(round: number, over: Partial<PacketFrontMatter> = {}): PacketFrontMatter {

@@ -1,0 +1,28 @@
+// No bus path component below .guild may be a symlink (SPEC §2): a linked run or gate directory would carry our
+// writes (and a paid dispatch's packet) out of the tree. Checked before every write into a directory, with lstat.
+import { lstatSync } from "node:fs";
+import path from "node:path";
+
+export class PathSafetyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PathSafetyError";
+  }
+}
+
+/** Throw if `target` is outside guildDir, or any existing component from guildDir down to it is a symlink. */
+export function refuseSymlinks(guildDir: string, target: string): void {
+  const rel = path.relative(guildDir, path.resolve(target));
+  if (rel.startsWith("..") || path.isAbsolute(rel)) throw new PathSafetyError(`path escapes .guild/: ${target}`);
+  let cur = guildDir;
+  for (const part of rel ? rel.split(path.sep) : []) {
+    cur = path.join(cur, part);
+    let st;
+    try {
+      st = lstatSync(cur);
+    } catch {
+      return; // does not exist (yet): nothing below it can be a link
+    }
+    if (st.isSymbolicLink()) throw new PathSafetyError(`symlink refused inside .guild: ${path.relative(path.dirname(guildDir), cur)}`);
+  }
+}
