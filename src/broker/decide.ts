@@ -195,8 +195,8 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   };
 
   // The result a verdict was bound to is the only result its round can ever have (SPEC §15): fail closed.
-  const unbound = snapshot.unboundVerdicts.get(R);
-  if (unbound !== undefined) return escalate("no_verdict", `round ${R}'s verified result is gone: ${unbound}`, RETRY_OPTIONS);
+  const broken = snapshot.brokenSeals.get(R);
+  if (broken !== undefined) return escalate("no_verdict", `round ${R}'s verified result is gone: ${broken}`, RETRY_OPTIONS);
 
   const failure = snapshot.failures.get(R);
   if (failure) {

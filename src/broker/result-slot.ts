@@ -8,7 +8,7 @@ export function resultRefusal(s: GateSnapshot, round: number): string | null {
   if (s.outcome) return "the gate already has its outcome";
   if (!s.packets.has(round)) return `no packet-${round}.md was issued`;
   if (round !== R) return `late: round ${round} is closed, the open round is ${R}`;
-  const unbound = s.unboundVerdicts.get(round);
+  const unbound = s.brokenSeals.get(round);
   if (unbound !== undefined) return `round ${round} was verified already and can take no other result (${unbound})`;
   if (s.failures.has(round)) return `late: round ${round} already ended without a result (${s.failures.get(round)!.kind})`;
   if (s.escalations.has(round)) return `late: round ${round} already waits for a human decision (${s.escalations.get(round)!.reason})`;

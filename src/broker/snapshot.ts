@@ -11,7 +11,7 @@ import {
 } from "../spec/schemas.js";
 import { parsePacket } from "./packet-format.js";
 import { cachedParse } from "./parse-cache.js";
-import { readBounded, type ReadRefused } from "../store/read-bounded.js";
+import { readBounded } from "../store/read-bounded.js";
 
 /** A foreign writer that writes in place gets this long to finish before its invalid file is quarantined. */
 export const FOREIGN_GRACE_MS = 10_000;
@@ -37,10 +37,10 @@ export interface GateSnapshot {
   failures: Map<number, Failure>;
   verdicts: Map<number, VerdictFile>;
   /**
-   * Rounds with a valid verdict (it names the round's packet) whose result is no longer the bytes it verified:
-   * changed, replaced or removed after verification. Such a round can never pass (SPEC §15).
+   * Rounds whose result is no longer the bytes the verifier sealed in `.verified/result-<n>.json` before it wrote
+   * the verdict: changed, replaced or removed after verification. Such a round can never pass (SPEC §15).
    */
-  unboundVerdicts: Map<number, string>;
+  brokenSeals: Map<number, string>;
   resubmits: Set<number>;
   /** Rounds whose reviewer left a memory-<n>.md (hard and nightmare difficulty); read when a packet is built. */
   memories: Set<number>;
@@ -60,7 +60,7 @@ export interface GateSnapshot {
 export function emptySnapshot(runId: string, gate: string, dir: string): GateSnapshot {
   return {
     runId, gate, dir, request: null, packets: new Map(), attempts: new Map(), results: new Map(), responses: new Map(),
-    failures: new Map(), verdicts: new Map(), unboundVerdicts: new Map(), resubmits: new Set(), memories: new Set(), rebuttals: new Set(), escalations: new Map(), decisions: new Map(),
+    failures: new Map(), verdicts: new Map(), brokenSeals: new Map(), resubmits: new Set(), memories: new Set(), rebuttals: new Set(), escalations: new Map(), decisions: new Map(),
     outcome: null, rejected: [], problems: [], fingerprint: "",
   };
 }
@@ -197,13 +197,18 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   }
   for (const [round, verdict] of snap.verdicts) {
     const packet = snap.packets.get(round);
-    const junk = !packet || packet.packet_id !== verdict.packet_id;
-    const why = junk ? `verdict names packet ${verdict.packet_id}, not the packet issued for round ${round}` : unboundResult(dir, round, verdict);
-    if (!why) continue;
-    snap.verdicts.delete(round);
-    if (!junk) snap.unboundVerdicts.set(round, why);
-    snap.problems.push({ file: `verdict-${round}.json`, reason: why, mtimeMs: verdictMtime(dir, round) });
+    const why = !packet || packet.packet_id !== verdict.packet_id
+      ? `verdict names packet ${verdict.packet_id}, not the packet issued for round ${round}`
+      : resultSha(dir, round) === verdict.result_sha256 ? null
+      // Not the result on disk: a broken seal if the verifier sealed these bytes, else a verdict nothing verified.
+      : sealSha(dir, round) === verdict.result_sha256 ? null : `verdict without the result it names (sha256 ${verdict.result_sha256}): forged or stale`;
+    if (why) {
+      snap.verdicts.delete(round);
+      snap.problems.push({ file: `verdict-${round}.json`, reason: why, mtimeMs: verdictMtime(dir, round) });
+    }
   }
+  for (const round of snap.results.keys()) checkSeal(snap, dir, round);
+  for (const round of snap.verdicts.keys()) checkSeal(snap, dir, round);
   snap.fingerprint = prints.join("|");
   return snap;
 }
@@ -216,16 +221,51 @@ function verdictMtime(dir: string, round: number): number {
   }
 }
 
-/** Why the result on disk is not the bytes this verdict verified (SPEC §5), or null when it is. Hashes bytes, never text. */
-function unboundResult(dir: string, round: number, v: VerdictFile): string | null {
-  let bytes: Buffer;
+/** sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. */
+function fileSha(file: string): string | null {
+  let st: Stats;
   try {
-    bytes = readBounded(path.join(dir, `result-${round}.json`), { max: MAX_FILE_BYTES });
-  } catch (error) {
-    return (error as ReadRefused).kind === "missing"
-      ? `result-${round}.json was removed after verification (verdict-${round}.json binds sha256 ${v.result_sha256})`
-      : `result-${round}.json is not the verified result: ${(error as Error).message}`;
+    st = lstatSync(file);
+  } catch {
+    return null;
   }
-  const sha = sha256Hex(bytes);
-  return sha === v.result_sha256 ? null : `result-${round}.json changed after verification (verified sha256 ${v.result_sha256}, now ${sha})`;
+  return cachedParse(`${file}#sha`, st, () => {
+    try {
+      return { sha: sha256Hex(readBounded(file, { max: MAX_FILE_BYTES })) as string | null, read: true };
+    } catch {
+      return { sha: null, read: false };
+    }
+  }, (r) => r.read).sha;
+}
+
+const resultSha = (dir: string, round: number) => fileSha(path.join(dir, `result-${round}.json`));
+/** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
+export const SEALS_DIR = ".verified";
+const sealSha = (dir: string, round: number) => fileSha(path.join(dir, SEALS_DIR, `result-${round}.json`));
+
+/** A round whose verdict is kept but whose result is not the sealed bytes: changed or removed after verification. */
+function checkSeal(snap: GateSnapshot, dir: string, round: number): void {
+  if (snap.brokenSeals.has(round)) return;
+  const sealed = sealSha(dir, round);
+  if (sealed === null) return;
+  const now = resultSha(dir, round);
+  if (now === sealed) return;
+  snap.verdicts.delete(round);
+  snap.brokenSeals.set(round, now === null
+    ? `result-${round}.json was removed after verification (the verified bytes have sha256 ${sealed})`
+    : `result-${round}.json changed after verification (verified sha256 ${sealed}, now ${now})`);
+}
+
+/** Whether the gate has a valid outcome.json of its own: a file that merely has the name does not end a gate (SPEC §5). */
+export function hasValidOutcome(layout: Layout, runId: string, gate: string): boolean {
+  const file = path.join(layout.gateDir(runId, gate), GATE_FILES.outcome);
+  let st: Stats;
+  try {
+    st = lstatSync(file);
+  } catch {
+    return false;
+  }
+  if (!st.isFile() || st.size > MAX_FILE_BYTES) return false;
+  const { value } = cachedParse(file, st, () => readJson(file, Outcome), (r) => !r.reason?.startsWith("unreadable"));
+  return value !== null && value.run_id === runId && value.gate === gate;
 }

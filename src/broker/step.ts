@@ -9,7 +9,6 @@ import { Event, Escalation, type Family, Outcome, type PacketFrontMatter } from 
 import { deliver, type DeliverResult } from "../store/deliver.js";
 import { appendJsonl } from "../store/jsonl.js";
 import { ageMs } from "../store/age.js";
-import { parseRoundFile } from "../layout.js";
 import { replace } from "../store/replace.js";
 import { rejectFile } from "../store/reject.js";
 import { FOREIGN_GRACE_MS } from "./snapshot.js";
@@ -288,9 +287,6 @@ function quarantineProblems(ctx: BusContext, s: GateSnapshot): boolean {
   let moved = false;
   for (const p of s.problems) {
     if (!BROKER_QUARANTINES.test(p.file) || ageMs(`${s.dir}/${p.file}`, p.mtimeMs) < grace) continue;
-    // a valid verdict whose result changed is the record that ends its round: it stays (SPEC §15)
-    const named = parseRoundFile(p.file);
-    if (named?.kind === "verdict" && s.unboundVerdicts.has(named.round)) continue;
     if (rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
   }
   return moved;

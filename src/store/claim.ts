@@ -1,5 +1,5 @@
 // Claims avoid duplicate work only; correctness comes from first-writer-wins delivery and fencing.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 
@@ -21,6 +21,7 @@ export async function tryClaim(claimsDir: string, name: string, options: ClaimOp
   const target = path.join(claimsDir, name);
   const controller = new AbortController();
   const staleMs = options.staleMs ?? 30_000;
+  unskewLock(`${target}.lock`, staleMs);
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(target, {
@@ -49,4 +50,17 @@ export async function tryClaim(claimsDir: string, name: string, options: ClaimOp
       }
     },
   };
+}
+
+/**
+ * A lock dated further in the future than a live holder could date it (clock skew, a touched directory) would never
+ * turn stale: date it now instead, so it turns stale after staleMs unless its holder is alive and refreshes it.
+ */
+function unskewLock(lockDir: string, staleMs: number): void {
+  try {
+    const now = Date.now();
+    if (statSync(lockDir).mtimeMs > now + staleMs) utimesSync(lockDir, now / 1000, now / 1000);
+  } catch {
+    // no lock, or it went away meanwhile
+  }
 }

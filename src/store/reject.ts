@@ -1,5 +1,5 @@
 // Invalid or unusable drops are moved aside, never deleted: rejected/<name>.<stamp> plus a reason file.
-import { mkdirSync, renameSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { deliver } from "./deliver.js";
 import { refuseSymlinks } from "./no-symlinks.js";
@@ -10,11 +10,14 @@ export function rejectFile(gateDir: string, name: string, reason: string, guildD
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const target = `${name}.${stamp}.${process.pid}`;
+  // The reason goes first: whoever sees the moved file can read why.
+  const reasonFile = path.join(dir, `${target}.reason.json`);
+  const mine = deliver(reasonFile, JSON.stringify({ file: name, reason, at: new Date().toISOString() }, null, 2) + "\n", { guildDir }).status === "delivered";
   try {
     renameSync(path.join(gateDir, name), path.join(dir, target));
   } catch {
+    if (mine) rmSync(reasonFile, { force: true });
     return null; // already moved by another worker
   }
-  deliver(path.join(dir, `${target}.reason.json`), JSON.stringify({ file: name, reason, at: new Date().toISOString() }, null, 2) + "\n", { guildDir });
   return target;
 }

@@ -2,7 +2,8 @@
 // ~2 s and derives what to do from the directory alone; watcher events only make it sooner.
 import { type Dirent, existsSync, type FSWatcher, lstatSync, mkdirSync, readdirSync, statfsSync, statSync, watch as fsWatch } from "node:fs";
 import path from "node:path";
-import { GATE_FILES, type Layout } from "../layout.js";
+import { type Layout } from "../layout.js";
+import { hasValidOutcome } from "../broker/snapshot.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { sweepStaging } from "../store/janitor.js";
 
@@ -275,7 +276,7 @@ export class WorkerRuntime {
     const ref = this.refFromPath(p);
     if (!ref) return;
     if (!this.active.has(ref.key)) {
-      if (this.finished.has(ref.key) && !existsSync(this.spec.layout.gateFile(ref.runId, ref.gate, GATE_FILES.outcome))) {
+      if (this.finished.has(ref.key) && !hasValidOutcome(this.spec.layout, ref.runId, ref.gate)) {
         this.finished.delete(ref.key);
       }
       if (this.finished.has(ref.key)) return; // the full scan notices late drops by the directory's mtime
@@ -323,7 +324,7 @@ export class WorkerRuntime {
         open = true;
         continue;
       }
-      if (existsSync(path.join(dir, GATE_FILES.outcome))) {
+      if (hasValidOutcome(layout, runId, gate)) {
         this.finished.set(key, dirMtime(dir));
         continue;
       }

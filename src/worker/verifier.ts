@@ -9,8 +9,7 @@ import { readArtifact } from "../artifact.js";
 import { VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../sha.js";
 import { resultRefusal } from "../broker/result-slot.js";
-import { FOREIGN_GRACE_MS, MAX_FILE_BYTES, readGate } from "../broker/snapshot.js";
-import { parseRoundFile } from "../layout.js";
+import { FOREIGN_GRACE_MS, MAX_FILE_BYTES, readGate, SEALS_DIR } from "../broker/snapshot.js";
 import { ageMs } from "../store/age.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../store/read-bounded.js";
 import { deliver } from "../store/deliver.js";
@@ -25,12 +24,8 @@ export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m
   };
   const reject = (round: number, reason: string) => rejectName(`result-${round}.json`, reason);
   for (const p of s.problems) {
-    const named = parseRoundFile(p.file);
-    if (named?.kind !== "result" && named?.kind !== "verdict") continue;
-    const round = named.round;
-    // symlinked, oversized or not a regular file; a verdict that names another packet is junk and frees its slot.
-    // A valid verdict whose result changed stays: it is the record that ends its round (SPEC §15).
-    if (p.file.startsWith("result-") || !s.unboundVerdicts.has(round)) rejectName(p.file, p.reason);
+    // a result that is symlinked, oversized or not a regular file; a verdict that verified nothing here frees its slot
+    if (/^(?:result|verdict)-\d+\.json$/.test(p.file)) rejectName(p.file, p.reason); // result-0.json included
   }
   const grace = ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
   for (const [round, seen] of s.results) {
@@ -99,5 +94,7 @@ function verifyRound(
     ...(rulings ? { rulings: { upheld: rulings.filter((x) => x !== "withdrawn").length, withdrawn: rulings.filter((x) => x === "withdrawn").length } } : {}),
     verified_at: new Date().toISOString(),
   });
+  // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15).
+  if (deliver(layout.gateFile(runId, gate, `${SEALS_DIR}/result-${round}.json`), bytes, { guildDir: layout.guild }).status === "conflict") return;
   deliver(layout.gateFile(runId, gate, `verdict-${round}.json`), JSON.stringify(verdict, null, 2) + "\n", { guildDir: layout.guild });
 }

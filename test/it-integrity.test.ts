@@ -1,0 +1,299 @@
+// Integration: no false sign-off (bus-spec/SPEC.md §5, §11, §14, §15, §16). Real broker and verifier processes; the
+// reviewer is a foreign tool (this test) that drops result files, so every interleaving is under the test's control.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeProject, type Project, SCRIPTED, stopChild } from "./helpers/bus.js";
+import { cliAsync } from "./helpers/clients.js";
+import { tempRoot } from "./helpers/tmp.js";
+import { sha256Hex } from "../src/sha.js";
+
+const ARTIFACT = "docs/spec.md";
+const SPEC_TEXT = "# Spec\n\nThe cache keeps 100 entries.\n";
+const GATE = "G-spec";
+
+function setup(): Project {
+  const p = makeProject();
+  p.settings({ foreign_grace_ms: 800 });
+  p.write(ARTIFACT, SPEC_TEXT);
+  return p;
+}
+
+/** Ask for a review pinned to the manual reviewer: nobody answers but the test. */
+function request(p: Project, run: string): void {
+  const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", run]);
+  expect(r.code, r.stderr).toBe(0);
+}
+
+function packetField(p: Project, run: string, round: number, name: string): string {
+  const text = readFileSync(path.join(p.gateDir(run, GATE), `packet-${round}.md`), "utf8");
+  return new RegExp(`^${name}: (.+)$`, "m").exec(text)![1]!.replace(/^"|"$/g, "");
+}
+
+function resultText(p: Project, run: string, round: number, verdict: "satisfied" | "issues", extra = ""): string {
+  const blocking = verdict === "issues" ? `[{"severity":"blocking","title":"Size unbounded"}]` : "[]";
+  return `{"schema_version":"review_result.v1","packet_id":"${packetField(p, run, round, "packet_id")}",` +
+    `"artifact_sha256_reviewed":"${packetField(p, run, round, "artifact_sha256")}","verdict":"${verdict}",` +
+    `"blocking_findings":${blocking},"reviewer_model":"gpt-5"${extra}}\n`;
+}
+
+/** A foreign writer's delivery: write elsewhere, then rename into place (SPEC §4). */
+function drop(p: Project, run: string, name: string, bytes: string | Buffer): void {
+  const tmp = path.join(p.root, `.drop-${name}-${Date.now()}-${Math.random()}`);
+  writeFileSync(tmp, bytes);
+  renameSync(tmp, path.join(p.gateDir(run, GATE), name));
+}
+
+const has = (name: string) => (files: string[]) => files.includes(name);
+const outcomeOf = (p: Project, run: string) => p.readJson<{ status: string; artifact_sha256: string | null; satisfied_at_round?: number }>(run, GATE, "outcome.json");
+
+describe("no false sign-off (integration)", () => {
+  it("a passing verdict is not applied to an artifact edited while the broker was down (§11, §14 rule 12)", async () => {
+    const p = setup();
+    let broker = p.startWorker("broker");
+    p.startWorker("verifier");
+    request(p, "i1");
+    await p.waitFor("i1", GATE, has("packet-1.md"), "packet 1");
+    await stopChild(broker);
+    drop(p, "i1", "result-1.json", resultText(p, "i1", 1, "satisfied"));
+    await p.waitFor("i1", GATE, has("verdict-1.json"), "the verifier's verdict");
+    expect(p.readJson("i1", GATE, "verdict-1.json")).toMatchObject({ gate_pass: { pass: true } });
+    p.write(ARTIFACT, SPEC_TEXT + "Never-reviewed line.\n");
+    broker = p.startWorker("broker");
+    await p.waitFor("i1", GATE, has("packet-2.md"), "a restart on the edited bytes");
+    expect(existsSync(path.join(p.gateDir("i1", GATE), "outcome.json"))).toBe(false);
+    expect(packetField(p, "i1", 2, "restart_reason")).toBe("artifact_changed");
+    const edited = sha256Hex(SPEC_TEXT + "Never-reviewed line.\n");
+    expect(packetField(p, "i1", 2, "artifact_sha256")).toBe(edited);
+    // the reviewed bytes of round 2 pass, and the outcome names exactly them
+    drop(p, "i1", "result-2.json", resultText(p, "i1", 2, "satisfied"));
+    await p.waitFor("i1", GATE, has("outcome.json"), "the outcome");
+    expect(outcomeOf(p, "i1")).toMatchObject({ status: "satisfied", satisfied_at_round: 2, artifact_sha256: edited });
+  });
+
+  it("a result replaced after verification ends its round without a pass, and is never verified again (§15)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    request(p, "i2");
+    await p.waitFor("i2", GATE, has("packet-1.md"), "packet 1");
+    // the broker would take the author's turn on the issues verdict: stop it seeing that by replacing at once
+    drop(p, "i2", "result-1.json", resultText(p, "i2", 1, "issues"));
+    await p.waitFor("i2", GATE, has("verdict-1.json"), "the verdict on the issues result");
+    drop(p, "i2", "result-1.json", resultText(p, "i2", 1, "satisfied"));
+    await p.waitFor("i2", GATE, (f) => f.includes("escalation-1.json") || f.includes("outcome.json"), "the round to end");
+    const files = await p.waitFor("i2", GATE, (f) => readdirSync(path.join(p.gateDir("i2", GATE), "rejected")).some((n) => n.startsWith("result-1.json.") && !n.endsWith(".reason.json")) || f.includes("outcome.json"), "the replacement moved aside");
+    expect(files).not.toContain("outcome.json");
+    expect(p.readJson("i2", GATE, "escalation-1.json")).toMatchObject({ reason: "no_verdict" });
+    // the verdict stays: it records the bytes that were verified, and nothing else can be verified for round 1
+    expect(sha256Hex(readFileSync(path.join(p.gateDir("i2", GATE), "verdict-1.json")))).toBeTruthy();
+    drop(p, "i2", "result-1.json", resultText(p, "i2", 1, "satisfied", `,"summary":"third try"`));
+    await p.waitFor("i2", GATE, () => readdirSync(path.join(p.gateDir("i2", GATE), "rejected")).filter((n) => n.startsWith("result-1.json.") && !n.endsWith(".reason.json")).length >= 2, "the third result rejected");
+    expect(p.status("i2", GATE)).toMatchObject({ state: "awaiting_decision", status: "no_verdict" });
+  });
+
+  it("the same replacement raced against running workers never ends satisfied (§15)", async () => {
+    for (let i = 0; i < 4; i++) {
+      const p = setup();
+      p.startWorker("broker");
+      p.startWorker("verifier");
+      const run = `race${i}`;
+      request(p, run);
+      await p.waitFor(run, GATE, has("packet-1.md"), "packet 1");
+      drop(p, run, "result-1.json", resultText(p, run, 1, "issues"));
+      // replace as soon as any verdict exists, without waiting for the broker to act on it
+      await p.waitFor(run, GATE, has("verdict-1.json"), "the verdict", 30_000);
+      drop(p, run, "result-1.json", resultText(p, run, 1, "satisfied"));
+      const files = await p.waitFor(run, GATE, (f) => f.includes("escalation-1.json") || f.includes("outcome.json") || f.includes("packet-2.md"), "the round to end");
+      if (files.includes("outcome.json")) expect(outcomeOf(p, run).status).not.toBe("satisfied");
+      const s = p.status(run, GATE);
+      expect(s.status).not.toBe("satisfied");
+    }
+  });
+
+  it("a result with an invalid UTF-8 byte is bound by its bytes: refused as not text, and a clean re-delivery passes (§5)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    request(p, "i7");
+    await p.waitFor("i7", GATE, has("packet-1.md"), "packet 1");
+    const [head, tail] = resultText(p, "i7", 1, "satisfied", `,"summary":"caf@"`).split("@");
+    drop(p, "i7", "result-1.json", Buffer.concat([Buffer.from(head!), Buffer.from([0xff]), Buffer.from(tail!)]));
+    await p.waitFor("i7", GATE, () => existsSync(path.join(p.gateDir("i7", GATE), "rejected")) && readdirSync(path.join(p.gateDir("i7", GATE), "rejected")).some((n) => n.startsWith("result-1.json.") && n.endsWith(".reason.json")), "the invalid result moved aside");
+    const reason = readdirSync(path.join(p.gateDir("i7", GATE), "rejected")).find((n) => n.endsWith(".reason.json"))!;
+    expect(JSON.parse(readFileSync(path.join(p.gateDir("i7", GATE), "rejected", reason), "utf8")).reason).toMatch(/not valid UTF-8/);
+    const clean = resultText(p, "i7", 1, "satisfied");
+    drop(p, "i7", "result-1.json", clean);
+    await p.waitFor("i7", GATE, has("outcome.json"), "the outcome");
+    expect(outcomeOf(p, "i7")).toMatchObject({ status: "satisfied" });
+    expect(p.readJson("i7", GATE, "verdict-1.json")).toMatchObject({ result_sha256: sha256Hex(clean) });
+  });
+
+  it.each([
+    ["invalid JSON", () => "{ junk"],
+    ["a verdict naming another packet", (p: Project) => JSON.stringify({ ...p.readJson("j0", GATE, "verdict-1.json"), packet_id: "G-spec-other-r1" })],
+  ])("a junk verdict dropped before the result (%s) is quarantined and the genuine result is verified (§5)", async (_what, junk) => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    // a real verdict to copy from, in another run
+    request(p, "j0");
+    await p.waitFor("j0", GATE, has("packet-1.md"), "packet 1 of j0");
+    drop(p, "j0", "result-1.json", resultText(p, "j0", 1, "satisfied"));
+    await p.waitFor("j0", GATE, has("outcome.json"), "j0's outcome");
+    request(p, "i8");
+    await p.waitFor("i8", GATE, has("packet-1.md"), "packet 1");
+    // the junk and the genuine result land together: the verifier must not take the junk as a verdict on the result
+    drop(p, "i8", "verdict-1.json", junk(p));
+    drop(p, "i8", "result-1.json", resultText(p, "i8", 1, "satisfied"));
+    await p.waitFor("i8", GATE, has("outcome.json"), "the outcome");
+    expect(outcomeOf(p, "i8")).toMatchObject({ status: "satisfied", satisfied_at_round: 1 });
+  });
+
+  it.each([
+    ["deleted", (file: string) => rmSync(file)],
+    ["replaced by a directory", (file: string) => { rmSync(file); mkdirSync(file); }],
+  ])("an artifact %s mid-review escalates artifact_missing; --wait says so with exit 4; restored + retry continues (§14)", async (_what, spoil) => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    const waiting = cliAsync(p, ["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "i9", "--wait", "--json", "--timeout", "60"], 90_000);
+    await p.waitFor("i9", GATE, has("packet-1.md"), "packet 1");
+    const file = path.join(p.root, ARTIFACT);
+    spoil(file);
+    drop(p, "i9", "result-1.json", resultText(p, "i9", 1, "satisfied"));
+    const w = await waiting;
+    expect(w.code, w.stderr).toBe(4);
+    expect(JSON.parse(w.stdout)).toMatchObject({ status: "artifact_unusable", state: "awaiting_decision", detail: expect.stringContaining(ARTIFACT) });
+    expect(p.readJson("i9", GATE, "escalation-1.json")).toMatchObject({ reason: "artifact_missing", options: ["retry", "rework"] });
+    expect(p.files("i9", GATE)).not.toContain("outcome.json");
+    rmSync(file, { recursive: true, force: true });
+    p.write(ARTIFACT, SPEC_TEXT);
+    const d = p.cli(["decide", "i9", GATE, "retry"]);
+    expect(d.code, d.stderr).toBe(0);
+    await p.waitFor("i9", GATE, has("packet-2.md"), "the retried round");
+    expect(packetField(p, "i9", 2, "restart_reason")).toBe("retry");
+    expect(p.logs.join("")).not.toMatch(/ENOENT|EISDIR/);
+  });
+
+  it("status of a passed gate whose artifact changed since says both shas (§17)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    request(p, "s1");
+    await p.waitFor("s1", GATE, has("packet-1.md"), "packet 1");
+    drop(p, "s1", "result-1.json", resultText(p, "s1", 1, "satisfied"));
+    await p.waitFor("s1", GATE, has("outcome.json"), "the outcome");
+    expect(p.status("s1", GATE).detail).toBe("outcome satisfied");
+    p.write(ARTIFACT, SPEC_TEXT + "later edit\n");
+    expect(p.status("s1", GATE).detail).toBe(`outcome satisfied for sha ${sha256Hex(SPEC_TEXT)}; the artifact is now ${sha256Hex(SPEC_TEXT + "later edit\n")} (changed since)`);
+  });
+
+  it("trail.md shows the final disposition by the time the outcome is visible (§16)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    for (let i = 0; i < 8; i++) {
+      const run = `t${i}`;
+      request(p, run);
+      await p.waitFor(run, GATE, has("packet-1.md"), "packet 1");
+      drop(p, run, "result-1.json", resultText(p, run, 1, "satisfied"));
+      await p.waitFor(run, GATE, has("outcome.json"), "the outcome", 30_000);
+      // read at once: no waiting for a later broker pass
+      expect(readFileSync(path.join(p.gateDir(run, GATE), "trail.md"), "utf8")).toMatch(/## Final disposition[\s\S]*status: satisfied/);
+    }
+  });
+});
+
+describe("hostile directory entries (integration)", () => {
+  it("a gate directory that is a symlink out of .guild is never followed: nothing is written there (§2)", async () => {
+    const p = setup();
+    const outside = tempRoot("guild-bus-outside-");
+    const runDir = path.join(p.root, ".guild", "runs", "evil", "review");
+    mkdirSync(runDir, { recursive: true });
+    writeFileSync(path.join(outside, "request.json"), JSON.stringify({
+      schema_version: "guild_bus.request.v1", run_id: "evil", gate: GATE, artifact_path: ARTIFACT, author_host: "claude",
+      reviewer: "auto", requested_at: new Date().toISOString(),
+    }));
+    symlinkSync(outside, path.join(runDir, GATE));
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    p.startWorker("manual");
+    // a normal gate beside it proves the workers have scanned the tree
+    request(p, "good");
+    await p.waitFor("good", GATE, has("packet-1.md"), "the normal gate's packet");
+    drop(p, "good", "result-1.json", resultText(p, "good", 1, "satisfied"));
+    await p.waitFor("good", GATE, has("outcome.json"), "the normal gate's outcome");
+    expect(readdirSync(outside)).toEqual(["request.json"]);
+    // the author's side refuses it too: nothing is written through the link
+    const other = tempRoot("guild-bus-outside-");
+    mkdirSync(path.join(p.root, ".guild", "runs", "evil2", "review"), { recursive: true });
+    symlinkSync(other, path.join(p.root, ".guild", "runs", "evil2", "review", GATE));
+    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--run-id", "evil2"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/symlink refused/);
+    expect(readdirSync(other)).toEqual([]);
+    const st = p.cli(["status", "--json"]);
+    expect(JSON.parse(st.stdout).ignored).toEqual(expect.arrayContaining([expect.objectContaining({ path: `.guild/runs/evil/review/${GATE}`, reason: expect.stringMatching(/symlink refused/) })]));
+  });
+
+  it("a directory or FIFO at result-1.json is moved aside, freeing the name for a real result (§5)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    request(p, "h8");
+    await p.waitFor("h8", GATE, has("packet-1.md"), "packet 1");
+    mkdirSync(path.join(p.gateDir("h8", GATE), "result-1.json"));
+    await p.waitFor("h8", GATE, (f) => !f.includes("result-1.json"), "the directory moved aside");
+    drop(p, "h8", "result-1.json", resultText(p, "h8", 1, "satisfied"));
+    await p.waitFor("h8", GATE, has("outcome.json"), "the outcome");
+    expect(outcomeOf(p, "h8").status).toBe("satisfied");
+  });
+
+  it("a garbage outcome.json that lands before request.json does not end the gate (§5)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    const dir = p.gateDir("h9", GATE);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "outcome.json"), "garbage");
+    request(p, "h9");
+    await p.waitFor("h9", GATE, has("packet-1.md"), "packet 1 despite the garbage outcome", 30_000);
+    const rejected = await p.waitFor("h9", GATE, (f) => !f.includes("outcome.json"), "the garbage moved aside");
+    expect(rejected).toContain("rejected");
+    drop(p, "h9", "result-1.json", resultText(p, "h9", 1, "satisfied"));
+    await p.waitFor("h9", GATE, has("outcome.json"), "the real outcome");
+    expect(outcomeOf(p, "h9").status).toBe("satisfied");
+  });
+
+  it("a torn result dated in the future is still rejected after the grace period (§5)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    request(p, "h11");
+    await p.waitFor("h11", GATE, has("packet-1.md"), "packet 1");
+    const file = path.join(p.gateDir("h11", GATE), "result-1.json");
+    writeFileSync(file, '{"schema_version":"review_result.v1","packet_id":');
+    const future = Date.now() / 1000 + 86_400;
+    utimesSync(file, future, future);
+    await p.waitFor("h11", GATE, (f) => !f.includes("result-1.json"), "the torn result moved aside", 30_000);
+  });
+
+  it("a claim lock dated in the future does not block dispatch forever (§15)", async () => {
+    const p = makeProject();
+    p.write(ARTIFACT, SPEC_TEXT);
+    p.settings({ providers: { gpt: { adapter: "command", model: "gpt-5", argv: [process.execPath, SCRIPTED] } } });
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "gpt", "--run-id", "h11b"]);
+    expect(r.code, r.stderr).toBe(0);
+    await p.waitFor("h11b", GATE, has("packet-1.md"), "packet 1");
+    const lock = path.join(p.gateDir("h11b", GATE), ".claims", "review-1.lock");
+    mkdirSync(lock, { recursive: true });
+    const future = Date.now() / 1000 + 86_400;
+    utimesSync(lock, future, future);
+    p.startWorker("command");
+    await p.waitFor("h11b", GATE, has("outcome.json"), "the outcome after the skewed lock turned stale", 60_000);
+    expect(outcomeOf(p, "h11b").status).toBe("satisfied");
+  });
+});
