@@ -1,6 +1,7 @@
 // Integration: no false sign-off (bus-spec/SPEC.md §5, §11, §14, §15, §16). Real broker and verifier processes; the
 // reviewer is a foreign tool (this test) that drops result files, so every interleaving is under the test's control.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, type Project, SCRIPTED, stopChild } from "./helpers/bus.js";
@@ -296,4 +297,40 @@ describe("hostile directory entries (integration)", () => {
     await p.waitFor("h11b", GATE, has("outcome.json"), "the outcome after the skewed lock turned stale", 60_000);
     expect(outcomeOf(p, "h11b").status).toBe("satisfied");
   });
+
+  /** A request dropped by another tool, bypassing the CLI's own checks. */
+  function dropRequest(p: Project, run: string, artifactPath: string): void {
+    mkdirSync(p.gateDir(run, GATE), { recursive: true });
+    drop(p, run, "request.json", JSON.stringify({
+      schema_version: "guild_bus.request.v1", run_id: run, gate: GATE, artifact_path: artifactPath, author_host: "claude",
+      reviewer: "manual", requested_at: new Date().toISOString(),
+    }));
+  }
+
+  it("a dropped request naming an artifact outside the project is refused before round 1, not retried forever (§13)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    dropRequest(p, "h7", "../outside.md");
+    await p.waitFor("h7", GATE, has("escalation-0.json"), "the refusal");
+    expect(p.readJson("h7", GATE, "escalation-0.json")).toMatchObject({ reason: "request_refused", options: ["rework"] });
+    expect(p.files("h7", GATE)).not.toContain("packet-1.md");
+  });
+
+  it.each([
+    ["over the size limit", (f: string) => writeFileSync(f, "x".repeat(3 * 1024 * 1024)), "artifact_too_large"],
+    ["not UTF-8 text", (f: string) => writeFileSync(f, Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a])), "artifact_not_text"],
+    ["a FIFO", (f: string) => spawnSync("mkfifo", [f]), "artifact_missing"],
+  ])("an artifact %s escalates once before round 1: no packet, nothing rewritten or moved aside in a loop (§10, §14)", async (_what, make, reason) => {
+    const p = setup();
+    p.startWorker("broker");
+    make(path.join(p.root, "docs", "bad.md"));
+    dropRequest(p, "h2", "docs/bad.md");
+    await p.waitFor("h2", GATE, has("escalation-0.json"), "the escalation");
+    expect(p.readJson("h2", GATE, "escalation-0.json")).toMatchObject({ reason, options: ["retry", "rework"] });
+    const files = p.files("h2", GATE);
+    expect(files).not.toContain("packet-1.md");
+    expect(files).not.toContain("rejected");
+    expect(p.status("h2", GATE)).toMatchObject({ state: "awaiting_decision", status: "artifact_unusable" });
+  });
 });
+

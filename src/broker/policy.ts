@@ -38,8 +38,8 @@ export function pinnedReviewer(request: Pick<Request, "reviewer">, settings: Set
  * reads the repository itself, so a pinned manual, command or http reviewer is refused (ARIS refuses
  * nightmare + manual); and listed paths must stay inside the project.
  */
-export function requestRefusal(request: Pick<Request, "reviewer" | "paths">, settings: Settings, difficulty: Difficulty): string | null {
-  for (const p of request.paths ?? []) {
+export function requestRefusal(request: Pick<Request, "reviewer" | "paths"> & Partial<Pick<Request, "artifact_path">>, settings: Settings, difficulty: Difficulty): string | null {
+  for (const p of [...(request.artifact_path === undefined ? [] : [request.artifact_path]), ...(request.paths ?? [])]) {
     if (path.isAbsolute(p) || path.normalize(p).split(/[\\/]/)[0] === "..") return `path ${JSON.stringify(p)} is not inside the project`;
   }
   if (difficulty !== "nightmare") return null;
