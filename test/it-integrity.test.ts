@@ -190,6 +190,32 @@ describe("no false sign-off (integration)", () => {
     expect(p.status("s1", GATE).detail).toBe(`outcome satisfied for sha ${sha256Hex(SPEC_TEXT)}; the artifact is now ${sha256Hex(SPEC_TEXT + "later edit\n")} (changed since)`);
   });
 
+  it("status --verify re-derives an outcome from its files and flags a hand-written one (§17)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    request(p, "v1");
+    await p.waitFor("v1", GATE, has("packet-1.md"), "packet 1");
+    drop(p, "v1", "result-1.json", resultText(p, "v1", 1, "satisfied"));
+    await p.waitFor("v1", GATE, has("outcome.json"), "the outcome");
+    const ok = p.cli(["status", "v1", GATE, "--verify", "--json"]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout).gates[0].verify).toEqual({ ok: true, problems: [] });
+    // a forged outcome for a gate whose round was never verified
+    request(p, "v2");
+    await p.waitFor("v2", GATE, has("packet-1.md"), "packet 1 of v2");
+    const forged = { ...p.readJson("v1", GATE, "outcome.json"), run_id: "v2", trail_path: `.guild/runs/v2/review/${GATE}/trail.md` };
+    drop(p, "v2", "outcome.json", JSON.stringify(forged));
+    const bad = p.cli(["status", "v2", GATE, "--verify"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toMatch(/verify: FAILED — result-1\.json: .*no such file/);
+    // the real outcome no longer holds once its artifact changes
+    p.write(ARTIFACT, SPEC_TEXT + "edited after the pass\n");
+    const stale = p.cli(["status", "v1", GATE, "--verify"]);
+    expect(stale.code).toBe(2);
+    expect(stale.stdout).toMatch(/verify: FAILED — the artifact changed since the outcome/);
+  });
+
   it("trail.md shows the final disposition by the time the outcome is visible (§16)", async () => {
     const p = setup();
     p.startWorker("broker");

@@ -33,6 +33,8 @@ export interface ReviewBrokerOutput {
 
 export interface GateView {
   snapshot: GateSnapshot;
+  /** The artifact as it is now (SPEC §10). */
+  artifact: ArtifactState;
   decision: GateDecision;
   output: ReviewBrokerOutput;
   exitCode: number | null;
@@ -112,7 +114,7 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
     round: d.round,
     modes: { stop: policy.stop, difficulty: policy.difficulty, human_checkpoint: policy.humanCheckpoint },
   };
-  return { snapshot: s, decision: d, output, exitCode: waitExitCode(s, d) };
+  return { snapshot: s, artifact, decision: d, output, exitCode: waitExitCode(s, d) };
 }
 
 export interface GateListing {

@@ -1,5 +1,6 @@
 // guild-bus status [run [gate]]: every gate's state, round, reviewer, independence, last verdict, what it waits for.
 import type { Command } from "commander";
+import { reverifyOutcome } from "../broker/reverify.js";
 import { listGates, viewGate } from "../broker/view.js";
 import { Layout } from "../layout.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
@@ -11,15 +12,18 @@ export function register(program: Command): void {
     .description("show every gate's state, or one run's, or one gate's")
     .argument("[run]").argument("[gate]")
     .option("--json", "print JSON")
+    .option("--verify", "re-derive every ended gate's outcome from its files; exit 2 if one does not hold (SPEC §17)")
     .option("--root <dir>", "project root", process.cwd())
-    .action((run: string | undefined, gate: string | undefined, o: { json?: boolean; root: string }) => {
+    .action((run: string | undefined, gate: string | undefined, o: { json?: boolean; verify?: boolean; root: string }) => {
       const ctx = loadContext(new Layout(o.root));
       const listing = gate ? { gates: [{ runId: assertRunId(run), gate: assertGate(gate) }], ignored: [] } : listGates(ctx, run === undefined ? undefined : assertRunId(run));
       const refs = listing.gates;
       const rows = refs.map(({ runId, gate: g }) => {
         const v = viewGate(ctx, runId, g);
-        return { ...v.output, rejected: v.snapshot.rejected, problems: v.snapshot.problems };
+        const verify = o.verify ? reverifyOutcome(ctx, v.snapshot, v.artifact) : null;
+        return { ...v.output, rejected: v.snapshot.rejected, problems: v.snapshot.problems, ...(verify ? { verify } : {}) };
       });
+      if (rows.some((r) => r.verify && !r.verify.ok)) process.exitCode = 2;
       if (o.json) {
         process.stdout.write(JSON.stringify({ settings_problems: ctx.settingsProblems, ignored: listing.ignored, gates: rows }, null, 2) + "\n");
         return;
@@ -33,7 +37,8 @@ export function register(program: Command): void {
             `    modes: stop ${r.modes.stop}, difficulty ${r.modes.difficulty}${r.modes.human_checkpoint ? ", human checkpoint" : ""}\n` +
             `    waiting for: ${r.waiting_for} — ${r.detail}\n` +
             r.rejected.map((f) => `    rejected: ${f.file} — ${f.reason}\n`).join("") +
-            r.problems.map((p) => `    invalid: ${p.file}: ${p.reason}\n`).join(""),
+            r.problems.map((p) => `    invalid: ${p.file}: ${p.reason}\n`).join("") +
+            (r.verify ? (r.verify.ok ? "    verify: ok — the outcome re-derives from the files\n" : r.verify.problems.map((p) => `    verify: FAILED — ${p}\n`).join("")) : ""),
         );
       }
     });
