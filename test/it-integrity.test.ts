@@ -358,5 +358,23 @@ describe("hostile directory entries (integration)", () => {
     expect(files).not.toContain("rejected");
     expect(p.status("h2", GATE)).toMatchObject({ state: "awaiting_decision", status: "artifact_unusable" });
   });
+
+  it("a packet that would exceed the gate-file limit is never written: the gate escalates once (§5, §14)", async () => {
+    const p = setup();
+    p.write(ARTIFACT, "# Spec\n\n" + "A line of the specification.\n".repeat(36_000)); // about 1 MiB
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--difficulty", "hard", "--run-id", "big"]);
+    expect(r.code, r.stderr).toBe(0);
+    await p.waitFor("big", GATE, has("packet-1.md"), "packet 1");
+    // a foreign reviewer leaves a 3.5 MB memory: the next packet would carry it
+    drop(p, "big", "memory-1.md", "note ".repeat(700_000));
+    drop(p, "big", "result-1.json", resultText(p, "big", 1, "issues"));
+    await p.waitState("big", GATE, ["awaiting_author"]);
+    drop(p, "big", "resubmit-1.json", JSON.stringify({ schema_version: "guild_bus.resubmit.v1", run_id: "big", gate: GATE, after_round: 1, at: new Date().toISOString() }));
+    await p.waitFor("big", GATE, has("escalation-1.json"), "the escalation");
+    expect(p.readJson("big", GATE, "escalation-1.json")).toMatchObject({ reason: "artifact_too_large", detail: expect.stringMatching(/packet-2\.md would be \d+ bytes/) });
+    expect(p.files("big", GATE)).not.toContain("packet-2.md");
+  });
 });
 

@@ -57,7 +57,7 @@ const CAP_OPTIONS: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
 export const RETRY_OPTIONS: DecisionChoice[] = ["retry", "force-pass", "rework"];
 const CHECKPOINT_OPTIONS: DecisionChoice[] = ["continue", "stop", "rework"];
 /** The artifact is missing, too large or not text: once it is fixed, retry starts the round again. */
-const ARTIFACT_OPTIONS: DecisionChoice[] = ["retry", "rework"];
+export const ARTIFACT_OPTIONS: DecisionChoice[] = ["retry", "rework"];
 
 /**
  * The gate under the stop policy in force: the checksum-bound conditions (parses, packet id, sha, no blockers)

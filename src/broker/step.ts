@@ -11,9 +11,9 @@ import { appendJsonl } from "../store/jsonl.js";
 import { ageMs } from "../store/age.js";
 import { replace } from "../store/replace.js";
 import { rejectFile } from "../store/reject.js";
-import { FOREIGN_GRACE_MS } from "./snapshot.js";
+import { FOREIGN_GRACE_MS, MAX_FILE_BYTES } from "./snapshot.js";
 import type { BusContext } from "../worker/context.js";
-import { type Action, decide, type EscalationAction, type GateDecision, RETRY_OPTIONS } from "./decide.js";
+import { type Action, ARTIFACT_OPTIONS, decide, type EscalationAction, type GateDecision, RETRY_OPTIONS } from "./decide.js";
 import { packetId, renderPacket } from "./packet-format.js";
 import { type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { NO_REQUEST_POLICY, resolvePolicy } from "./policy.js";
@@ -82,10 +82,11 @@ function packetExtras(ctx: BusContext, s: GateSnapshot, action: Extract<Action, 
     const contested = resultLookup(ctx, s)(action.restart_of)?.blocking_findings ?? [];
     ruling = {
       round: action.restart_of,
-      findings: contested.map((f) => {
+      // bounded like the trail's lists: a result's findings must not swell the next packet past the file limit
+      findings: contested.slice(0, 50).map((f) => {
         const o = (f && typeof f === "object" ? f : { title: String(f) }) as Record<string, unknown>;
-        const text = (k: string) => (typeof o[k] === "string" ? clean(o[k] as string) : undefined);
-        return { title: text("title") ?? text("finding") ?? clean(JSON.stringify(o)), severity: text("severity"), detail: text("detail"), evidence: text("evidence") };
+        const text = (k: string) => (typeof o[k] === "string" ? clean((o[k] as string).slice(0, 4000)) : undefined);
+        return { title: text("title") ?? text("finding") ?? "(untitled)", severity: text("severity"), detail: text("detail"), evidence: text("evidence") };
       }),
       rebuttal: readScrubbedGateText(ctx, s, `rebuttal-${action.restart_of}.md`),
     };
@@ -160,6 +161,13 @@ async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Act
   // A finalizer reviews afresh: copilot's rounds and memory are not its own, and would anchor it.
   if (action.restart_reason === "finalizer") return renderPacket(front, renderPacketBody(front, artifact, [], new Map(), { ...extras, memory: [] }));
   return renderPacket(front, renderPacketBody(front, artifact, entries, findings, extras));
+}
+
+/** Why a rendered packet cannot be delivered: readers refuse any gate file over MAX_FILE_BYTES unread (SPEC §5). */
+function tooLargeToDeliver(round: number, packet: string): string | null {
+  const bytes = Buffer.byteLength(packet, "utf8");
+  if (bytes <= MAX_FILE_BYTES) return null;
+  return `packet-${round}.md would be ${bytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for a gate file: the artifact with this gate's paths, memory, rebuttal and prior findings is too large; shorten them, then retry`;
 }
 
 /** Selection found no reviewer for the packet: a human decides instead (never a packet nobody may serve). */
@@ -246,7 +254,17 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
       if (action.type === "packet") {
         if (!artifact.ok) throw new Error(artifact.detail); // decide() issues packets only for a readable artifact
         const built = await buildPacket(ctx, s, action, artifact.text, providers);
-        if (typeof built === "string") result = deliver(file(`packet-${action.round}.md`), built, opts);
+        const oversize = typeof built === "string" ? tooLargeToDeliver(action.round, built) : null;
+        if (oversize && s.escalations.has(action.round - 1)) {
+          // a retry that still cannot fit: wait for the author, writing nothing (never a packet we would refuse)
+          const waiting: GateDecision = { state: "awaiting_author", round: action.round - 1, action: null, detail: oversize };
+          await writeTrail(ctx, s, waiting);
+          return { decision: waiting, snapshot: s, delivered };
+        }
+        if (oversize) {
+          action = { type: "escalation", round: action.round - 1, reason: "artifact_too_large", detail: oversize, options: ARTIFACT_OPTIONS };
+          result = deliverEscalation(action);
+        } else if (typeof built === "string") result = deliver(file(`packet-${action.round}.md`), built, opts);
         else {
           action = noReviewer(action, built.unavailable);
           result = deliverEscalation(action);

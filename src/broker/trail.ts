@@ -32,21 +32,27 @@ function dispatchLines(result: ReturnType<ResultLookup>, failure: Failure | unde
 
 function rulingLines(list: unknown): string[] {
   if (!Array.isArray(list)) return [];
-  return list.map((r) => {
+  return list.slice(0, MAX_LISTED_FINDINGS).map((r) => {
     const o = r && typeof r === "object" ? (r as Record<string, unknown>) : {};
     return `ruling: ${String(o.ruling ?? "?")} — ${String(o.finding ?? "?").slice(0, 300)}${typeof o.reason === "string" && o.reason ? ` (${o.reason.slice(0, 300)})` : ""}`;
   });
 }
 
+/** At most this many findings of a round are copied into later packets and the trail; the rest are counted. */
+const MAX_LISTED_FINDINGS = 50;
+
 function findingTitles(list: unknown): string[] {
   if (!Array.isArray(list)) return [];
-  return list.map((f) => {
+  const lines = list.slice(0, MAX_LISTED_FINDINGS).map((f) => {
     if (f && typeof f === "object") {
       const o = f as Record<string, unknown>;
-      return `[${String(o.severity ?? "?")}] ${String(o.title ?? o.finding ?? JSON.stringify(o)).slice(0, 300)}`;
+      const title = typeof o.title === "string" ? o.title : typeof o.finding === "string" ? o.finding : "(untitled)";
+      return `[${String(o.severity ?? "?").slice(0, 20)}] ${title.slice(0, 300)}`;
     }
     return String(f).slice(0, 300);
   });
+  if (list.length > MAX_LISTED_FINDINGS) lines.push(`… and ${list.length - MAX_LISTED_FINDINGS} more finding(s) in the result`);
+  return lines;
 }
 
 /** One entry per packet; a round "passed" under the stop policy in force (the score gate replaces the verdict condition). */
