@@ -1,12 +1,14 @@
 // Hostile and malformed input, each kind a fixture (fixtures/hostile/cases.json): the workers keep running,
 // nothing valid is lost, and every bad input is rejected or flagged with a reason visible in status and the trail.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { makeProject, REPO } from "./helpers/bus.js";
 
-interface DropCase { id: string; file: string; content?: string; generate?: "binary" | "huge" | "nested" | "symlink-out" | "symlink-in"; expect: string }
+type Generated = "binary" | "huge" | "nested" | "symlink-out" | "symlink-in" | "symlink-devzero" | "fifo" | "directory" | "invalid-utf8" | "deep-keys" | "deep-yaml";
+interface DropCase { id: string; file: string; content?: string; generate?: Generated; expect: string }
 interface TreeCase { id: string; path?: string; symlink?: string; target?: string; reason: string }
 interface CliCase { id: string; args: string[]; stderr: string }
 const CASES = JSON.parse(readFileSync(path.join(REPO, "fixtures", "hostile", "cases.json"), "utf8")) as { gate_drops: DropCase[]; tree: TreeCase[]; cli: CliCase[] };
@@ -20,10 +22,27 @@ function contentFor(c: DropCase, vars: Record<string, string>): Buffer | null {
     case "binary": return Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256));
     case "huge": return Buffer.from(`{"pad":"${" ".repeat(5 * 1024 * 1024)}"}`);
     case "nested": return Buffer.from('{"a":'.repeat(50_000) + "1" + "}".repeat(50_000));
+    case "deep-keys": return Buffer.from('{"k":'.repeat(100_000) + "{}" + "}".repeat(100_000));
+    case "deep-yaml": return Buffer.from("---\n" + Array.from({ length: 5000 }, (_, i) => `${" ".repeat(i)}k:`).join("\n") + " 1\n---\nbody\n");
+    case "invalid-utf8": {
+      const [head, tail] = (c.content ?? "").replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? "").split("@");
+      return Buffer.concat([Buffer.from(head!), Buffer.from([0xff, 0xfe]), Buffer.from(tail ?? "")]);
+    }
     case "symlink-out":
-    case "symlink-in": return null;
+    case "symlink-in":
+    case "symlink-devzero":
+    case "fifo":
+    case "directory": return null;
     default: return Buffer.from((c.content ?? "").replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? ""));
   }
+}
+
+/** SPEC §18: a worker's resident set stays under this, whatever the drops (caches are bounded by entry count). */
+const WORKER_RSS_BOUND_MIB = 256;
+
+function residentMiB(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]!;
+  return Number(kb) / 1024;
 }
 
 describe("hostile and malformed input (integration)", () => {
@@ -53,6 +72,9 @@ describe("hostile and malformed input (integration)", () => {
       const target = path.join(dir, c.file);
       if (c.generate === "symlink-out") symlinkSync("/etc/hostname", target);
       else if (c.generate === "symlink-in") symlinkSync("request.json", target);
+      else if (c.generate === "symlink-devzero") symlinkSync("/dev/zero", target);
+      else if (c.generate === "fifo") expect(spawnSync("mkfifo", [target]).status, c.id).toBe(0);
+      else if (c.generate === "directory") mkdirSync(target);
       else writeFileSync(target, contentFor(c, vars)!); // in place, as a careless foreign writer would
     }
 
@@ -94,6 +116,8 @@ describe("hostile and malformed input (integration)", () => {
     }
     await sleep(200);
     for (const w of workers) expect(w.exitCode, "a worker died").toBeNull();
+    // every worker's memory stays bounded while it handles all of the above (SPEC §18 states the bound)
+    for (const w of workers) expect(residentMiB(w.pid!), "a worker's resident memory").toBeLessThan(WORKER_RSS_BOUND_MIB);
 
     // entries under .guild/runs that are not runs or gates are ignored, visibly
     mkdirSync(path.join(p.root, ".guild", "runs", "tree-ok2", "review"), { recursive: true });
