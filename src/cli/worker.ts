@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
+import { intArg } from "./options.js";
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "bin", "guild-bus.js");
 
@@ -10,13 +11,11 @@ interface WorkerCliOptions {
   root: string;
   poll?: boolean;
   provider?: string[];
-  reconcileMs?: string;
-  fullScanMs?: string;
-  claimStaleMs?: string;
-  concurrency?: string;
+  reconcileMs: number;
+  fullScanMs: number;
+  claimStaleMs: number;
+  concurrency: number;
 }
-
-const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
 
 export function register(program: Command): void {
   program
@@ -26,10 +25,10 @@ export function register(program: Command): void {
     .option("--root <dir>", "project root", process.cwd())
     .option("--poll", "poll the filesystem instead of native events (auto on NFS, SMB, 9p, FUSE)")
     .option("--provider <id...>", "reviewer workers: serve only these provider ids")
-    .option("--reconcile-ms <ms>", "reconcile interval", "2000")
-    .option("--full-scan-ms <ms>", "interval of the full scan of every run (new gates in finished runs, late drops in finished gates)", "10000")
-    .option("--claim-stale-ms <ms>", "reviewer claims: how long a silent claim lasts", "30000")
-    .option("--concurrency <n>", "reviewer workers: dispatches at once", "4")
+    .option("--reconcile-ms <ms>", "reconcile interval", intArg(1), 2000)
+    .option("--full-scan-ms <ms>", "interval of the full scan of every run (new gates in finished runs, late drops in finished gates)", intArg(1), 10_000)
+    .option("--claim-stale-ms <ms>", "reviewer claims: how long a silent claim lasts", intArg(1), 30_000)
+    .option("--concurrency <n>", "reviewer workers: dispatches at once", intArg(1, 1000), 4)
     .action(async (kind: string, o: WorkerCliOptions) => {
       const { WORKER_KINDS, createWorker } = await import("../../workers/index.js");
       if (!(WORKER_KINDS as readonly string[]).includes(kind)) throw new Error(`unknown worker kind ${kind}; one of: ${WORKER_KINDS.join(", ")}`);
@@ -38,11 +37,11 @@ export function register(program: Command): void {
       const runtime = createWorker(kind as (typeof WORKER_KINDS)[number], {
         root: o.root,
         poll: o.poll ? true : "auto",
-        reconcileMs: num(o.reconcileMs),
-        fullScanMs: num(o.fullScanMs),
+        reconcileMs: o.reconcileMs,
+        fullScanMs: o.fullScanMs,
         providers: o.provider,
-        claimStaleMs: num(o.claimStaleMs),
-        concurrency: num(o.concurrency),
+        claimStaleMs: o.claimStaleMs,
+        concurrency: o.concurrency,
       });
       await runUntilSignal(runtime, workerLogger(kind));
     });
