@@ -1,7 +1,7 @@
 // The small commands from the shell: verify-gate-pass (Guild's exit codes), family, scrub; and that they start
 // without loading the heavy modules.
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../src/sha.js";
@@ -243,5 +243,38 @@ describe("hostile files: every file the CLI reads is a regular file, read with a
       closeSync(zero);
     }
     expect(p.files("m1", "G-spec")).not.toContain("result-1.json");
+  });
+});
+
+describe("the manual worker and a response written in place", () => {
+  const answer = "```review_result.v1\n" + JSON.stringify({ verdict: "satisfied", findings: [], blocking_findings: [] }) + "\n```\n";
+
+  it("a response-<n>.md seen at 0 bytes gets the foreign-writer grace; left empty, it is rejected once the grace is over", async () => {
+    const p = makeProject();
+    p.settings({ foreign_grace_ms: 60_000 });
+    p.write("docs/spec.md", "# Spec\n");
+    p.startWorker("broker");
+    p.startWorker("manual");
+    const request = (run: string) => {
+      expect(p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", run, "--reviewer", "manual"]).code).toBe(0);
+      return p.waitFor(run, "G-spec", (f) => f.includes("packet-1.md"), "packet-1");
+    };
+    await request("w1");
+    const dir = p.gateDir("w1", "G-spec");
+    // a human's editor creates response-1.md in place, empty so far; a junk drop lands beside it, so the pass that
+    // rejects the junk is known to have seen the empty response too
+    writeFileSync(path.join(dir, "response-1.md"), "");
+    symlinkSync(path.join(p.root, "docs", "spec.md"), path.join(dir, "response-9.md"));
+    await p.waitFor("w1", "G-spec", (f) => !f.includes("response-9.md"), "rejection of the symlinked response-9.md");
+    appendFileSync(path.join(dir, "response-1.md"), "Reviewer-Model: gpt-5\n" + answer);
+    await p.waitFor("w1", "G-spec", (f) => f.includes("result-1.json"), "result-1.json from the response written in place");
+    expect(readdirSync(path.join(dir, "rejected")).filter((f) => !f.endsWith(".reason.json")).map((f) => f.split(".")[0])).toEqual(["response-9"]);
+
+    p.settings({ foreign_grace_ms: 1000 });
+    await request("w2");
+    writeFileSync(path.join(p.gateDir("w2", "G-spec"), "response-1.md"), "");
+    await p.waitFor("w2", "G-spec", (f) => f.includes("rejected") && !f.includes("response-1.md"), "rejection of the abandoned empty response");
+    const reasons = readdirSync(path.join(p.gateDir("w2", "G-spec"), "rejected")).filter((f) => f.endsWith(".reason.json"));
+    expect(readFileSync(path.join(p.gateDir("w2", "G-spec"), "rejected", reasons[0]!), "utf8")).toMatch(/Reviewer-Model/);
   });
 });
