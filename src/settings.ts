@@ -1,8 +1,8 @@
 // Reads .guild/settings.json. Bad settings never crash a worker: problems are reported and defaults used.
-import { readFileSync } from "node:fs";
 import type { Layout } from "./layout.js";
 import { z } from "zod";
 import { describeIssues, Settings } from "./spec/schemas.js";
+import { MAX_FILE_BYTES, readTextBounded, type ReadRefused } from "./store/read-bounded.js";
 
 export interface LoadedSettings {
   settings: Settings;
@@ -12,9 +12,9 @@ export interface LoadedSettings {
 export function loadSettings(layout: Layout): LoadedSettings {
   let text: string;
   try {
-    text = readFileSync(layout.settings, "utf8");
+    text = readTextBounded(layout.settings, { max: MAX_FILE_BYTES, followSymlink: true }); // never a FIFO or device
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { settings: {}, problems: [] };
+    if ((error as ReadRefused).kind === "missing") return { settings: {}, problems: [] };
     return { settings: {}, problems: [`settings.json unreadable: ${(error as Error).message}; using defaults`] };
   }
   let raw: unknown;

@@ -11,13 +11,12 @@ import {
 } from "../spec/schemas.js";
 import { parsePacket } from "./packet-format.js";
 import { cachedParse } from "./parse-cache.js";
-import { readBounded } from "../store/read-bounded.js";
+import { MAX_FILE_BYTES, readBounded } from "../store/read-bounded.js";
 
 /** A foreign writer that writes in place gets this long to finish before its invalid file is quarantined. */
 export const FOREIGN_GRACE_MS = 10_000;
 
-/** Nothing the bus exchanges is this large; bigger drops are refused unread. */
-export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+export { MAX_FILE_BYTES }; // defined beside readBounded, so zod-free callers (verify-gate-pass) can import it
 
 export interface Problem {
   file: string;

@@ -1,8 +1,6 @@
 // The author's and the human's answers to a waiting gate: resubmit, rebut, decide, respond.
-import { readFileSync } from "node:fs";
-import type { Command } from "commander";
+import { Argument, type Command } from "commander";
 import { resolvePolicy } from "../broker/policy.js";
-import { MAX_FILE_BYTES } from "../broker/snapshot.js";
 import { viewGate } from "../broker/view.js";
 import { Layout } from "../layout.js";
 import { acceptManualResponse } from "../manual.js";
@@ -11,8 +9,11 @@ import { Decision, DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { scrub } from "../scrub.js";
 import { scrubResult } from "../scrub-result.js";
 import { deliver } from "../store/deliver.js";
+import { MAX_FILE_BYTES } from "../store/read-bounded.js";
 import { loadContext } from "../worker/context.js";
 import { deliverMemory } from "../worker/memory.js";
+import { readUserText } from "./input.js";
+import { intArg } from "./options.js";
 import { waitForGate } from "./wait.js";
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
@@ -69,9 +70,8 @@ export function register(program: Command): void {
       if (difficulty === "medium") throw new Error("rebuttals need difficulty hard or nightmare; this gate runs at medium");
       if (s.packets.get(R)?.restart_reason === "ruling") throw new Error(`round ${R} is the ruling on a rebuttal, and a ruling is final: revise the artifact and resubmit`);
       if (!((s.verdicts.get(R)?.blocking_count ?? 0) > 0)) throw new Error(`round ${R} has no blocking findings to contest`);
-      const text = readFileSync(o.file, "utf8");
+      const text = await readUserText(o.file, MAX_FILE_BYTES);
       if (!text.trim()) throw new Error("the rebuttal is empty");
-      if (Buffer.byteLength(text) > MAX_FILE_BYTES) throw new Error(`the rebuttal is larger than ${MAX_FILE_BYTES} bytes`);
       const body = scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns }).replace(/\n*$/, "\n");
       delivered(deliver(layout.gateFile(run, gate, `rebuttal-${R}.md`), body, { guildDir: layout.guild }).status, `rebuttal-${R}.md`);
       process.stderr.write(`rebuttal recorded for round ${R}; the reviewer rules on each contested finding next\n`);
@@ -81,14 +81,16 @@ export function register(program: Command): void {
   program
     .command("decide")
     .description("answer an escalation: force-pass | extend-cap <1-5> | rework | retry | override | continue | stop")
-    .argument("<run>").argument("<gate>").argument("<choice>").argument("[n]", "rounds to add, with extend-cap")
+    .argument("<run>").argument("<gate>")
+    .addArgument(new Argument("<choice>").choices(DecisionChoice.options))
+    .argument("[n]", "rounds to add, with extend-cap (1-5)", intArg(1, 5))
     .option("--note <text>", "instructions or rationale recorded in the trail (with continue, also given to the reviewer next round, labelled as yours)")
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
     .option("--root <dir>", "project root", process.cwd())
-    .action(async (run: string, gate: string, choiceArg: string, n: string | undefined, o: { note?: string; wait?: boolean; json?: boolean; root: string }) => {
+    .action(async (run: string, gate: string, choice: DecisionChoice, n: number | undefined, o: { note?: string; wait?: boolean; json?: boolean; root: string }) => {
+      if ((choice === "extend-cap") !== (n !== undefined)) throw new Error("a number of rounds (1-5) goes with extend-cap, and only with it");
       const { layout, view } = open(o.root, run, gate);
-      const choice = DecisionChoice.parse(choiceArg);
       if (view.decision.state !== "awaiting_decision") {
         throw new Error(`${run} ${gate} is not waiting for a decision (state: ${view.decision.state} — ${view.decision.detail})`);
       }
@@ -97,8 +99,7 @@ export function register(program: Command): void {
       if (!escalation.options.includes(choice)) {
         throw new Error(`${choice} is not an option for ${escalation.reason}; choose one of: ${escalation.options.join(", ")}`);
       }
-      const extendBy = choice === "extend-cap" ? Number(n ?? "") : undefined;
-      if (extendBy !== undefined && (!Number.isInteger(extendBy) || extendBy < 1 || extendBy > 5)) throw new Error("extend-cap takes a number of rounds from 1 to 5");
+      const extendBy = n;
       const record = Decision.parse({
         schema_version: "guild_bus.decision.v1", run_id: run, gate, round: R, choice,
         ...(extendBy ? { extend_by: extendBy } : {}), ...(o.note ? { note: o.note } : {}),
@@ -116,13 +117,13 @@ export function register(program: Command): void {
     .requiredOption("--reviewer-model <id>", "the exact model id that produced this review (its family must differ from the author's)")
     .option("--file <file>", "the review (review_result.v1 JSON, or prose ending in ## SATISFIED); default stdin")
     .option("--root <dir>", "project root", process.cwd())
-    .action((run: string, gate: string, o: { reviewerModel: string; file?: string; root: string }) => {
+    .action(async (run: string, gate: string, o: { reviewerModel: string; file?: string; root: string }) => {
       const { layout, ctx, view } = open(o.root, run, gate);
       const R = Math.max(0, ...view.snapshot.packets.keys());
       const packet = view.snapshot.packets.get(R);
       if (!packet || packet.reviewer_adapter !== "manual") throw new Error(`${run} ${gate} has no open packet addressed to the manual reviewer`);
       if (view.snapshot.results.has(R)) throw new Error(`round ${R} already has a result`);
-      const text = readFileSync(o.file ?? 0, "utf8");
+      const text = await readUserText(o.file, MAX_FILE_BYTES);
       const verdict = acceptManualResponse(text, packet, ctx.settings, o.reviewerModel);
       if (!verdict.ok) {
         process.stderr.write(`rejected: ${verdict.reason}\nNothing was written; answer again.\n`);

@@ -1,7 +1,8 @@
 // guild-bus review: deliver request.json for a gate (and run.json for a new run); optionally wait for it.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { customAlphabet } from "nanoid";
+import { readArtifact } from "../artifact.js";
 import { requestRefusal } from "../broker/policy.js";
 import { Layout } from "../layout.js";
 import { scrubWithReport } from "../scrub.js";
@@ -9,6 +10,8 @@ import { loadSettings } from "../settings.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Difficulty, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
 import { deliver } from "../store/deliver.js";
+import { MAX_FILE_BYTES, readTextBounded, ReadRefused } from "../store/read-bounded.js";
+import { intArg, nonBlankArg, secondsArg } from "./options.js";
 import { waitForGate } from "./wait.js";
 
 const suffix = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 6);
@@ -33,8 +36,6 @@ export interface ReviewParams {
   paths?: string[];
 }
 
-/** Listed files larger than this are not checked for secrets (the scrubber reads text). */
-const CHECK_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * At nightmare the reviewer's CLI reads the files itself, so the scrubber never sees what it sends to its provider:
@@ -45,8 +46,14 @@ export function unredactedAtNightmare(layout: Layout, relPaths: string[], custom
     const file = layout.artifact(rel);
     const st = statSync(file);
     if (st.isDirectory()) return [`${rel}/ is a directory: its files were not checked`];
-    if (st.size > CHECK_MAX_BYTES) return [`${rel} was not checked (${st.size} bytes)`];
-    const { redactions } = scrubWithReport(readFileSync(file, "utf8"), { customPatterns });
+    let text: string;
+    try {
+      text = readTextBounded(file, { max: MAX_FILE_BYTES, followSymlink: true });
+    } catch (error) {
+      if (error instanceof ReadRefused) return [`${rel} was not checked (${error.message.replace(/^[^:]*: /, "")})`];
+      throw error;
+    }
+    const { redactions } = scrubWithReport(text, { customPatterns });
     const total = Object.values(redactions).reduce((a, b) => a + b, 0);
     return total ? [`${rel} holds ${total} secret(s) the scrubber would redact (${Object.keys(redactions).join(", ")})`] : [];
   });
@@ -57,8 +64,11 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   const gate = assertGate(p.gate);
   const runId = assertRunId(p.runId ?? newRunId());
   const abs = layout.artifact(p.artifact);
-  if (!existsSync(abs) || !statSync(abs).isFile()) throw new Error(`artifact not found: ${p.artifact}`);
-  layout.readableArtifact(p.artifact); // a symlink leading out of the project is refused now, not at packet time
+  const { settings } = loadSettings(layout);
+  // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
+  // written for an artifact it would escalate at once.
+  const artifact = readArtifact(layout, layout.rel(abs), settings.secrets_policy?.redaction_patterns);
+  if (!artifact.ok) throw new Error(`artifact refused: ${artifact.detail}`);
   const paths = (p.paths ?? []).map((rel) => {
     const file = layout.artifact(rel);
     if (!existsSync(file)) throw new Error(`path not found: ${rel}`);
@@ -66,7 +76,6 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
     return layout.rel(file);
   });
   // Refused up front with the broker's own rule, so nothing is written for a request it would refuse.
-  const { settings } = loadSettings(layout);
   const difficulty = p.difficulty ?? settings.difficulty ?? "medium";
   const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, difficulty);
   if (refusal) throw new Error(`request refused: ${refusal}`);
@@ -76,7 +85,8 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
     : [];
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };
-  deliver(layout.runMeta(runId), JSON.stringify(RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: p.author }), null, 2) + "\n", opts);
+  // both records are validated before either is written
+  const run = RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: p.author });
   const request = Request.parse({
     schema_version: "guild_bus.request.v1", run_id: runId, gate, artifact_path: layout.rel(abs), author_host: p.author,
     ...(p.authorModel ? { author_model: p.authorModel } : {}), reviewer: p.reviewer ?? "auto",
@@ -84,6 +94,7 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
     ...(p.stop ? { stop: p.stop } : {}), ...(p.difficulty ? { difficulty: p.difficulty } : {}),
     ...(p.humanCheckpoint ? { human_checkpoint: true } : {}), ...(paths.length ? { paths } : {}), requested_at: now,
   });
+  deliver(layout.runMeta(runId), JSON.stringify(run, null, 2) + "\n", opts);
   const r = deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
   if (r.status === "conflict") throw new Error(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
   return { runId, gate, warnings };
@@ -97,7 +108,7 @@ interface ReviewOptions {
   reviewer: string;
   review?: "cross" | "local" | "off";
   risk?: "low" | "medium" | "high";
-  cap?: string;
+  cap?: number;
   stop?: string;
   difficulty?: string;
   humanCheckpoint?: boolean;
@@ -105,7 +116,7 @@ interface ReviewOptions {
   wait?: boolean;
   json?: boolean;
   root: string;
-  timeout?: string;
+  timeout?: number;
 }
 
 export function register(program: Command): void {
@@ -114,27 +125,26 @@ export function register(program: Command): void {
     .description("request a review of an artifact at a gate (workers started by `guild-bus up` carry it out)")
     .argument("<artifact>", "the artifact, inside the project")
     .requiredOption("--gate <gate>", "G-init G-spec G-plan G-quality G-operations G-diagnose or G-lane:<id>")
-    .requiredOption("--author <host>", "the host that wrote it (claude, codex, gemini, …)")
-    .option("--author-model <model>", "the exact model that wrote it (decides the author family when known)")
+    .requiredOption("--author <host>", "the host that wrote it (claude, codex, gemini, …)", nonBlankArg)
+    .option("--author-model <model>", "the exact model that wrote it (decides the author family when known)", nonBlankArg)
     .option("--run-id <id>", "run to file it under (default: a new run)")
-    .option("--reviewer <provider>", "auto, or a provider id to pin", "auto")
+    .option("--reviewer <provider>", "auto, or a provider id to pin", nonBlankArg, "auto")
     .option("--review <mode>", "cross | local | off")
     .option("--risk <level>", "low | medium | high (high makes review required)")
-    .option("--cap <n>", "round cap (default settings codex_cap, else 5, or 4 with --stop score; max 10)")
+    .option("--cap <n>", "round cap (default settings codex_cap, else 5, or 4 with --stop score; max 10)", intArg(1))
     .option("--stop <policy>", "verdict | score (score ≥ 6 and readiness ready|almost replace the verdict condition)")
     .option("--difficulty <level>", "medium | hard (reviewer memory, rebuttals) | nightmare (the reviewer reads the repository)")
     .option("--human-checkpoint", "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate")
     .option("--paths <paths...>", "further project-relative paths for the reviewer (read directly at nightmare)")
     .option("--wait", "block until the gate needs the author, needs a human, or ends")
     .option("--json", "print the result as JSON")
-    .option("--timeout <seconds>", "with --wait: give up after this long (exit 1)")
+    .option("--timeout <seconds>", "with --wait: give up after this long (exit 1)", secondsArg)
     .option("--root <dir>", "project root (holds .guild/)", process.cwd())
     .action(async (artifact: string, o: ReviewOptions) => {
       const layout = new Layout(o.root);
       if (o.review && !["cross", "local", "off"].includes(o.review)) throw new Error(`--review must be cross, local or off`);
       if (o.risk && !["low", "medium", "high"].includes(o.risk)) throw new Error(`--risk must be low, medium or high`);
-      const cap = o.cap === undefined ? undefined : Number(o.cap);
-      if (cap !== undefined && (!Number.isInteger(cap) || cap < 1)) throw new Error(`--cap must be a positive integer`);
+      const cap = o.cap;
       if (cap !== undefined && cap > 10) process.stderr.write(`warning: --cap ${cap} will be clamped to 10\n`);
       const stop = o.stop === undefined ? undefined : StopPolicy.safeParse(o.stop).data;
       if (o.stop !== undefined && !stop) throw new Error("--stop must be verdict or score");
@@ -150,6 +160,6 @@ export function register(program: Command): void {
         process.stdout.write(o.json ? JSON.stringify({ run_id: runId, gate, gate_dir: layout.rel(layout.gateDir(runId, gate)) }) + "\n" : `${runId}\n`);
         return;
       }
-      process.exitCode = await waitForGate(layout, runId, gate, { json: o.json, timeoutMs: o.timeout ? Number(o.timeout) * 1000 : undefined });
+      process.exitCode = await waitForGate(layout, runId, gate, { json: o.json, timeoutMs: o.timeout === undefined ? undefined : o.timeout * 1000 });
     });
 }

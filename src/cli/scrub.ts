@@ -1,9 +1,10 @@
 // guild-bus scrub <file>: print the scrubbed text; --check exits 3 when something was redacted.
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { Layout } from "../layout.js";
 import { scrubWithReport } from "../scrub.js";
 import { loadSettings } from "../settings.js";
+import { MAX_FILE_BYTES } from "../store/read-bounded.js";
+import { readUserText } from "./input.js";
 
 export function register(program: Command): void {
   program
@@ -12,15 +13,9 @@ export function register(program: Command): void {
     .argument("<file>", "file to scrub ('-' for stdin)")
     .option("--check", "print nothing; exit 3 when something would be redacted (a summary goes to stderr)")
     .option("--root <dir>", "project root whose .guild/settings.json supplies custom redaction patterns")
-    .action((file: string, opts: { check?: boolean; root?: string }) => {
-      let text: string;
-      try {
-        text = readFileSync(file === "-" ? 0 : file, "utf8");
-      } catch (error) {
-        process.stderr.write(`scrub: cannot read ${file}: ${(error as Error).message}\n`);
-        process.exitCode = 1;
-        return;
-      }
+    .action(async (file: string, opts: { check?: boolean; root?: string }) => {
+      // the largest text the bus ever scrubs
+      const text = await readUserText(file, MAX_FILE_BYTES);
       const { settings } = loadSettings(new Layout(opts.root ?? process.cwd()));
       const report = scrubWithReport(text, { customPatterns: settings.secrets_policy?.redaction_patterns });
       const found = Object.entries(report.redactions);

@@ -1,20 +1,27 @@
 // guild-bus verify-gate-pass: drop-in for Guild's scripts/verify-gate-pass.ts (exit 0 pass, 2 fail, 1 usage).
 // Parsed with node:util parseArgs and free of zod/commander, so the command starts about as fast as node itself.
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { MAX_ARTIFACT_BYTES } from "../artifact.js";
 import { evaluateGatePass } from "../gate-pass.js";
+import { decodeUtf8, MAX_FILE_BYTES, readBounded, type ReadRefused } from "../store/read-bounded.js";
+import { repeatedFlag, reportError, rootProblem } from "./errors.js";
 
 export const USAGE = `Usage: guild-bus verify-gate-pass --result <file> --artifact <file> [--packet-id <id>] [--force-pass] [--scrub] [--root <dir>]
 
 Evaluate the five checksum-bound gate-pass conditions; print the verdict JSON.
-  --result <file>     review_result.v1 JSON (missing or unreadable: the gate fails)
-  --artifact <file>   the artifact the result must be bound to (unreadable: usage error)
+  --result <file>     review_result.v1 JSON (missing or unreadable: the gate fails; not a regular file, or over
+                      ${MAX_FILE_BYTES} bytes: usage error)
+  --artifact <file>   the artifact the result must be bound to (unreadable, not a regular file, or over
+                      ${MAX_ARTIFACT_BYTES} bytes: usage error)
   --packet-id <id>    packet id issued for the round (omitted: not checked)
   --force-pass        a human force-pass: relaxes only the verdict condition
   --scrub             hash the scrubbed artifact bytes, as the bus does
   --root <dir>        project root whose .guild/settings.json adds redaction patterns (with --scrub)
 Exit: 0 pass, 2 fail, 1 usage error or unreadable artifact.
 `;
+
+const HINT = "(guild-bus verify-gate-pass --help shows the usage)";
+
 
 async function scrubbedBytes(text: string, root: string | undefined): Promise<Buffer> {
   const [{ scrub }, { Layout }, { loadSettings }] = await Promise.all([
@@ -27,17 +34,17 @@ async function scrubbedBytes(text: string, root: string | undefined): Promise<Bu
 }
 
 function usageError(message: string): number {
-  process.stderr.write(`verify-gate-pass: ${message}\n${USAGE}`);
-  return 1;
+  return reportError(`verify-gate-pass: ${message}`, HINT);
 }
 
 export async function run(args: string[]): Promise<number> {
-  let values;
+  let values, tokens;
   try {
-    ({ values } = parseArgs({
+    ({ values, tokens } = parseArgs({
       args,
       strict: true,
       allowPositionals: false,
+      tokens: true,
       options: {
         result: { type: "string" },
         artifact: { type: "string" },
@@ -51,25 +58,35 @@ export async function run(args: string[]): Promise<number> {
   } catch (error) {
     return usageError((error as Error).message);
   }
+  const given = new Set<string>();
+  for (const t of tokens) {
+    if (t.kind !== "option" || t.value === undefined) continue; // flags may repeat harmlessly
+    if (given.has(t.name)) return usageError(repeatedFlag(`--${t.name}`));
+    given.add(t.name);
+  }
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
   if (!values.result) return usageError("--result is required");
   if (!values.artifact) return usageError("--artifact is required");
+  const badRoot = values.root === undefined ? null : rootProblem(values.root);
+  if (badRoot) return usageError(badRoot);
   let artifactBytes: Buffer;
   try {
-    artifactBytes = readFileSync(values.artifact);
+    artifactBytes = readBounded(values.artifact, { max: MAX_ARTIFACT_BYTES, followSymlink: true });
+    if (values.scrub) artifactBytes = await scrubbedBytes(decodeUtf8(artifactBytes, values.artifact), values.root);
   } catch (error) {
-    process.stderr.write(`verify-gate-pass: cannot read artifact ${values.artifact}: ${(error as Error).message}\n`);
-    return 1;
+    return reportError(`verify-gate-pass: ${(error as Error).message}`);
   }
-  if (values.scrub) artifactBytes = await scrubbedBytes(artifactBytes.toString("utf8"), values.root);
-  let resultRaw: string | null;
+  let resultRaw: string | null = null;
   try {
-    resultRaw = readFileSync(values.result, "utf8");
-  } catch {
-    resultRaw = null;
+    resultRaw = decodeUtf8(readBounded(values.result, { max: MAX_FILE_BYTES, followSymlink: true }), values.result);
+  } catch (error) {
+    // Guild's rule: a missing or unreadable result fails the gate; a FIFO, device, directory or oversized file is a usage error
+    const kind = (error as ReadRefused).kind;
+    if (kind === "not-regular" || kind === "too-large") return reportError(`verify-gate-pass: ${(error as Error).message}`);
+    if (kind !== "missing") reportError(`verify-gate-pass: ${(error as Error).message}`); // said, and the gate fails
   }
   const report = evaluateGatePass({
     resultRaw,

@@ -1,7 +1,7 @@
 // Which reviewers can run here: configured providers checked for their binary (on PATH plus a --version probe),
 // an auth signal (an environment key or a stored-auth file is *present* — secrets are never read), CLIs found on
 // PATH without configuration, and .guild/hosts/**/capability.json declarations (detect-only without an adapter).
-import { accessSync, constants, existsSync, readdirSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { familyOfHost, classifyModel } from "../family.js";
@@ -10,6 +10,7 @@ import type { ProviderConfig, Settings } from "../spec/schemas.js";
 import { Capability } from "../spec/schemas.js";
 import { minimalEnv, runChild } from "../adapters/child.js";
 import { MANUAL_PROVIDER, profileFamilies, type Provider } from "../broker/selection.js";
+import { MAX_FILE_BYTES, readTextBounded } from "../store/read-bounded.js";
 
 export interface DetectedProvider extends Provider {
   source: "settings" | "path" | "capability" | "builtin";
@@ -110,7 +111,7 @@ function capabilityDeclarations(layout: Layout): Array<{ id: string; model?: str
       if (e.isDirectory() && depth < 3) walk(p, depth + 1);
       else if (e.isFile() && e.name === "capability.json") {
         try {
-          const c = Capability.safeParse(JSON.parse(readFileSync(p, "utf8")));
+          const c = Capability.safeParse(JSON.parse(readTextBounded(p, { max: MAX_FILE_BYTES })));
           if (!c.success) continue;
           const id = c.data.provider ?? c.data.id ?? c.data.host;
           if (id) out.push({ id, model: c.data.model, file: layout.rel(p) });

@@ -2,6 +2,9 @@
 // a final symlink only where the caller allows it), at most `max` bytes, read from the descriptor it checked.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
+/** Nothing the bus exchanges is this large (results, responses, rebuttals, packets); bigger drops are refused unread. */
+export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
 export class ReadRefused extends Error {
   constructor(
     readonly file: string,
@@ -90,4 +93,21 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
 /** readBounded, then strict UTF-8 decoding. */
 export function readTextBounded(file: string, options: ReadOptions): string {
   return decodeUtf8(readBounded(file, options), file);
+}
+
+/**
+ * A stream (standard input) read to its end, but never past `max` bytes: refused as soon as it passes the limit,
+ * so an endless source (`< /dev/zero`) cannot make us read forever.
+ */
+export async function readStreamBounded(stream: AsyncIterable<Buffer | string>, max: number, name = "stdin"): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let used = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    used += bytes.length;
+    // leaving the loop destroys the stream
+    if (used > max) throw new ReadRefused(name, "too-large", `${name}: too large (more than ${max} bytes)`);
+    parts.push(bytes);
+  }
+  return Buffer.concat(parts, used);
 }

@@ -1,8 +1,8 @@
 // What every worker reloads once per reconcile pass: settings (with their problems) and the codex-skip sentinel.
-import { readFileSync } from "node:fs";
 import type { Layout } from "../layout.js";
 import { loadSettings } from "../settings.js";
 import { CodexSkipStreak, type Settings } from "../spec/schemas.js";
+import { MAX_FILE_BYTES, readTextBounded } from "../store/read-bounded.js";
 
 export interface BusContext {
   layout: Layout;
@@ -14,7 +14,7 @@ export interface BusContext {
 export function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSkip"] {
   const enforcement = settings.codex_skip_enforcement ?? "warn";
   try {
-    const parsed = CodexSkipStreak.safeParse(JSON.parse(readFileSync(layout.codexSkipStreak, "utf8")));
+    const parsed = CodexSkipStreak.safeParse(JSON.parse(readTextBounded(layout.codexSkipStreak, { max: MAX_FILE_BYTES, followSymlink: true })));
     return { blocked: parsed.success && parsed.data.blocked, enforcement };
   } catch {
     return { blocked: false, enforcement }; // absent or malformed: no block (Guild's rule)

@@ -31,8 +31,9 @@ export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m
     }
     const verdict = acceptManualResponse(text, P, ctx.settings);
     const stillWriting = Date.now() - s.responses.get(R)!.mtimeMs < (ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS);
-    // a body that cannot be read yet may still be being written in place; an identity refusal is final
-    if (!verdict.ok && stillWriting && /could not be read/.test(verdict.reason)) return "active";
+    // still being written in place (empty, first line unfinished, body unreadable so far): wait out the grace, as
+    // for results; an identity refusal is final
+    if (!verdict.ok && stillWriting && (!text.includes("\n") || /could not be read/.test(verdict.reason))) return "active";
     if (verdict.ok) {
       const result = scrubResult(verdict.result, ctx.settings.secrets_policy?.redaction_patterns);
       deliverMemory(layout, P, result);

@@ -83,9 +83,11 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
       return file;
     },
     startWorker(kind, extra = [], env = {}) {
+      // a flag in `extra` replaces its default: the CLI refuses a value option given twice
+      const defaults = [["--reconcile-ms", "300"], ["--full-scan-ms", "2000"], ["--claim-stale-ms", "2000"]].filter(([flag]) => !extra.includes(flag!)).flat();
       const child = spawn(
         process.execPath,
-        [BIN, "worker", kind, "--root", root, "--reconcile-ms", "300", "--full-scan-ms", "2000", "--claim-stale-ms", "2000", ...(options.poll ? ["--poll"] : []), ...extra],
+        [BIN, "worker", kind, "--root", root, ...defaults, ...(options.poll ? ["--poll"] : []), ...extra],
         { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
       );
       const tag = `${kind}:${child.pid}`;

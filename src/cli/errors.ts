@@ -1,0 +1,24 @@
+// How every command reports a user's mistake: one line `guild-bus: …` (at most a hint line after it), exit 1.
+// Free of commander and zod, so the fast verify-gate-pass runner shares it.
+import { statSync } from "node:fs";
+
+export const USAGE_EXIT = 1;
+
+/** Write the error line (newlines in the message folded) and an optional hint line; returns the exit code. */
+export function reportError(message: string, hint?: string): number {
+  process.stderr.write(`guild-bus: ${message.trim().replace(/\s*\n\s*/g, " ")}\n${hint ? `${hint}\n` : ""}`);
+  return USAGE_EXIT;
+}
+
+export function repeatedFlag(flag: string): string {
+  return `${flag} was given more than once; it takes one value`;
+}
+
+/** Why `root` cannot be the project root (it must be an existing directory), or null. */
+export function rootProblem(root: string): string | null {
+  try {
+    return statSync(root).isDirectory() ? null : `--root ${root} is not a directory`;
+  } catch (error) {
+    return `--root ${root}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such directory" : (error as Error).message}`;
+  }
+}

@@ -1,0 +1,27 @@
+// Option values checked as commander parses them: a bad one is a one-line usage error before any work is done.
+import { InvalidArgumentError } from "commander";
+
+/** Timers take at most this many milliseconds (Node turns a larger delay into 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A whole number from min to max, written in decimal digits. */
+export function intArg(min: number, max = MAX_TIMER_MS): (value: string) => number {
+  return (value) => {
+    const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`Expected a whole number from ${min} to ${max}.`);
+    return n;
+  };
+}
+
+/** A positive number of seconds (fractions allowed). */
+export function secondsArg(value: string): number {
+  const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(n > 0) || n * 1000 > MAX_TIMER_MS) throw new InvalidArgumentError(`Expected a positive number of seconds, at most ${Math.floor(MAX_TIMER_MS / 1000)}.`);
+  return n;
+}
+
+/** Text that is not blank. */
+export function nonBlankArg(value: string): string {
+  if (!value.trim()) throw new InvalidArgumentError("It must not be blank.");
+  return value;
+}
