@@ -23,6 +23,8 @@ const ANSWERS: Record<string, string> = {
   severity: fenced(`{${BOUND},"verdict":"satisfied","findings":[${blocker}],"blocking_findings":[]}`),
   claims: fenced(`{${BOUND},"verdict":"satisfied","findings":[],"blocking_findings":[],"reviewer_model":"claude-opus-4-1"}`),
   huge: fenced(`{${BOUND},"verdict":"issues","findings":[],"blocking_findings":[{"title":"${"x".repeat(3_500_000)}"}]}`),
+  // 1.8 MB that the scrubber's labels swell past 4 MiB
+  swells: fenced(`{${BOUND},"verdict":"issues","summary":"${"secret=ab ".repeat(180_000)}","blocking_findings":[${blocker}]}`),
   nul: fenced(`{${BOUND},"verdict":"issues","summary":"a\\u0000b","blocking_findings":[{"severity":"blocking","title":"nul\\u0000title"}]}`),
 };
 
@@ -54,6 +56,7 @@ describe("answers the bus must not misread (integration)", () => {
     expect(await failure("quoted")).toMatchObject({ kind: "malformed", reason: expect.stringMatching(/^envelope missing/) });
     // a 3.5 MB title would make a result no gate file may hold: malformed, asking for shorter findings
     expect(await failure("huge")).toMatchObject({ kind: "malformed", reason: expect.stringContaining("shorten the findings") });
+    expect(await failure("swells")).toMatchObject({ kind: "malformed", reason: expect.stringMatching(/bytes once scrubbed, more than the 4194304 a gate file may hold$/) });
 
     // §11: satisfied, blocking_findings empty, but a blocking item in findings: the gate does not pass
     await p.waitState("severity", "G-plan", ["awaiting_author"], WAIT);
