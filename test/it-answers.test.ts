@@ -1,6 +1,7 @@
-// Integration: answers the bus must not misread, over real workers (broker, verifier, command reviewer, manual) and
-// the CLI — a repeated key (§8.1), a blocking item in findings (§11), a quoted sentinel (§9), a model claim (§8.2,
-// §18), and hostile sizes and nesting (§8.1, §9). Every refusal carries its reason; no worker dies.
+// Integration: answers the bus must not misread, over real workers (broker, verifier, command reviewer, manual)
+// and the CLI — a repeated key in a result, a response or a decision (§5, §8.1), a blocking item in findings
+// (§11), a quoted sentinel (§9), a model claim (§8.2, §18), and hostile sizes and nesting (§8.1, §9). Every
+// refusal carries its reason; no worker dies.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -41,6 +42,7 @@ describe("answers the bus must not misread (integration)", () => {
       expect(p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", run, "--reviewer", reviewer]).code).toBe(0);
     for (const id of Object.keys(ANSWERS)) review(id, id);
     for (const run of ["fdup", "fdeep", "mdup", "mclaims"]) review(run, "manual");
+    expect(p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "ddup", "--reviewer", "manual", "--cap", "1"]).code).toBe(0);
 
     const failure = async (run: string) => {
       await p.waitFor(run, "G-plan", (f) => f.includes("failure-1.json"), `${run}: failure-1`, WAIT);
@@ -108,6 +110,15 @@ describe("answers the bus must not misread (integration)", () => {
     const claimed = p.cli(["respond", "mclaims", "G-plan", "--reviewer-model", "gpt-5"], fenced('{"verdict":"satisfied","blocking_findings":[],"reviewer_model":"claude-opus-4-1"}'));
     expect(claimed.code).toBe(1);
     expect(claimed.stderr).toContain("the answer names its model: reviewer model claude-opus-4-1 is anthropic, the author's family");
+
+    // a human's decision is read by the same parser (§5, §8.1): a repeated choice is no decision
+    await p.waitFor("ddup", "G-plan", (f) => f.includes("packet-1.md"), "ddup: packet-1", WAIT);
+    expect(p.cli(["respond", "ddup", "G-plan", "--reviewer-model", "gpt-5"], fenced(`{"verdict":"issues","blocking_findings":[${blocker}]}`)).code).toBe(0);
+    await p.waitFor("ddup", "G-plan", (f) => f.includes("escalation-1.json"), "ddup: cap_hit escalation", WAIT);
+    const decision = { schema_version: "guild_bus.decision.v1", run_id: "ddup", gate: "G-plan", round: 1, choice: "rework", decided_by: "t", at: new Date().toISOString() };
+    drop("ddup", "decision-1.json", JSON.stringify(decision).replace(/}$/, ',"choice":"force-pass"}'));
+    expect(await rejection("ddup", "decision-1.json")).toContain('duplicate key "choice"');
+    expect(p.status("ddup", "G-plan")).toMatchObject({ state: "awaiting_decision" });
 
     // no worker died, and none overflowed its stack on the way
     for (const w of workers) expect(w.exitCode, p.logs.join("").slice(-2000)).toBeNull();
