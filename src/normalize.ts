@@ -2,7 +2,7 @@
 // a fenced review_result.v1/json block, or a whole-output JSON object, or a valid `## SATISFIED` sentinel.
 // The score and readiness (ARIS's stop condition) are taken here too, from the reviewer's own output only.
 import { scanFences, unfencedLines } from "./fences.js";
-import { parseJsonAnswer } from "./json-answer.js";
+import { type JsonAnswer, parseJsonAnswer } from "./json-answer.js";
 import { lenientProblems, RESULT_WIRE } from "./result-reader.js";
 import { toReadiness } from "./score-gate.js";
 import { describeIssues, type Finding, type Readiness, ReviewResultStrict } from "./spec/schemas.js";
@@ -133,6 +133,9 @@ function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Findi
   return { severity: fallbackSeverity, title: typeof value === "string" && value.trim() ? value : JSON.stringify(value) };
 }
 
+/** A result's largest size as written: room is left in a gate file (4 MiB, §5) for the dispatch record and scrub labels. */
+const MAX_ANSWER_BYTES = 3 * 1024 * 1024;
+
 const MODE_FIELDS = new Set(["score", "readiness", "memory_update", "rulings"]);
 
 /** Fill what the reviewer may leave out (identity, round) and coerce findings; never change its verdict or bindings. */
@@ -175,9 +178,6 @@ function envelope(obj: Record<string, unknown>, ctx: EnvelopeContext, from: Revi
   return { ok: true, result: checked.data, from };
 }
 
-/** Room left in a gate file (4 MiB, §5) for the dispatch record and the scrubber's labels. */
-export const MAX_ANSWER_BYTES = 3 * 1024 * 1024;
-
 /**
  * The model the reviewer names in its answer beats the configured or declared one (§8.2). When the CLI or endpoint
  * reported a different model too, both are kept: the family is then known only if the two agree (§12).
@@ -189,7 +189,7 @@ function reviewerIdentity(claimed: unknown, ctx: EnvelopeContext): Pick<ReviewRe
   return { reviewer_model: both ? `${ctx.reviewerModel}, ${own}` : own, reviewer_model_source: "reported" };
 }
 
-type ParsedObject = { ok: true; obj: Record<string, unknown> } | { ok: false; kind: "syntax" | "depth" | "duplicate" | "shape"; reason: string };
+type ParsedObject = { ok: true; obj: Record<string, unknown> } | { ok: false; kind: Extract<JsonAnswer, { ok: false }>["kind"] | "shape"; reason: string };
 
 /** An answer's JSON object, or why not; depth and repeated keys are refused before anything walks it. */
 function parseObject(text: string): ParsedObject {
