@@ -88,10 +88,11 @@ describe("answers the bus must not misread (integration)", () => {
       return `"packet_id":"${/^packet_id: (.+)$/m.exec(packet)![1]!.trim()}","artifact_sha256_reviewed":"${/^artifact_sha256: (\w+)$/m.exec(packet)![1]}","reviewer_model":"gpt-5"`;
     };
     const rejection = async (run: string, name: string) => {
-      await p.waitFor(run, "G-plan", (f) => f.includes("rejected") && !f.includes(name), `${run}: ${name} rejected`, WAIT);
       const dir = path.join(p.gateDir(run, "G-plan"), "rejected");
-      const reason = readdirSync(dir).find((f) => f.startsWith(name) && f.endsWith(".reason.json"))!;
-      return JSON.parse(readFileSync(path.join(dir, reason), "utf8")).reason as string;
+      // the file is moved first, then its reason is delivered beside it
+      const reasonFile = () => readdirSync(dir).find((f) => f.startsWith(`${name}.`) && f.endsWith(".reason.json"));
+      await p.waitFor(run, "G-plan", (f) => f.includes("rejected") && reasonFile() !== undefined, `${run}: ${name} rejected with a reason`, WAIT);
+      return JSON.parse(readFileSync(path.join(dir, reasonFile()!), "utf8")).reason as string;
     };
     for (const run of ["fdup", "fdeep", "mdup", "mclaims"]) await p.waitFor(run, "G-plan", (f) => f.includes("packet-1.md"), `${run}: packet-1`, WAIT);
     drop("fdup", "result-1.json", `{${front("fdup")},"verdict":"issues","blocking_findings":[${blocker}],"verdict":"satisfied","blocking_findings":[]}`);
