@@ -1,5 +1,5 @@
 // The checksum-bound five-condition gate-pass: a pure function of the result text and the artifact bytes.
-import { parseReviewResult } from "./result-reader.js";
+import { type LenientResult, parseReviewResult } from "./result-reader.js";
 import { sha256Hex } from "./sha.js";
 import type { GatePassReport } from "./spec/schemas.js";
 
@@ -11,6 +11,15 @@ export interface GatePassInput {
   packetId?: string;
   /** A human force-pass: relaxes only the verdict condition. */
   forcePass?: boolean;
+}
+
+/** `findings` items of severity blocking (any case); the lenient reader does not check their shape, so nor does this. */
+function blockingSeverity(result: LenientResult): number {
+  const items: unknown[] = Array.isArray(result.findings) ? result.findings : [];
+  return items.filter((f) => {
+    const severity = f && typeof f === "object" ? (f as { severity?: unknown }).severity : undefined;
+    return typeof severity === "string" && severity.trim().toLowerCase() === "blocking";
+  }).length;
 }
 
 export function evaluateGatePass(input: GatePassInput): GatePassReport {
@@ -39,8 +48,11 @@ export function evaluateGatePass(input: GatePassInput): GatePassReport {
   }
   const satisfied = result.verdict === "satisfied" || forcePass;
   if (!satisfied) reasons.push(`verdict is ${JSON.stringify(result.verdict)}, not "satisfied"`);
-  const noBlockers = result.blocking_findings.length === 0;
-  if (!noBlockers) reasons.push(`${result.blocking_findings.length} blocking finding(s) remain`);
+  // Condition 5 also fails on a findings item of severity blocking: a deliberate extension of Guild's gate (§11)
+  const severe = blockingSeverity(result);
+  const noBlockers = result.blocking_findings.length === 0 && severe === 0;
+  if (result.blocking_findings.length) reasons.push(`${result.blocking_findings.length} blocking finding(s) remain`);
+  else if (severe) reasons.push(`findings holds ${severe} item(s) of severity blocking, though blocking_findings is empty`);
 
   const conditions = { parses: true, packet_id_match: packetIdMatch, sha256_match: sha256Match, satisfied, no_blockers: noBlockers };
   return { pass: Object.values(conditions).every(Boolean), conditions, recomputed_sha256: recomputed, reasons };

@@ -15,19 +15,29 @@ export function acceptManualResponse(text: string, packet: PacketFrontMatter, se
   const model = modelOverride?.trim() || declared?.[1];
   const body = declared ? lines.slice(1).join("\n") : text;
   if (!model) return { ok: false, reason: "the first line must be `Reviewer-Model: <exact-model-id>` (or pass --reviewer-model)" };
-  const family = classifyModel(model, settings.family_aliases);
-  if (family === "unknown") {
-    return { ok: false, reason: `reviewer model ${JSON.stringify(model)} has no known family; give the exact model id (e.g. gpt-5, claude-opus-4, gemini-2.5-pro)` };
-  }
-  if (family === packet.author_family) {
-    return { ok: false, reason: `reviewer model ${model} is ${family}, the author's family: a same-family review cannot sign off; answer with a model of another family` };
-  }
+  const refusal = identityRefusal(model, packet, settings);
+  if (refusal) return { ok: false, reason: refusal };
   const normalized = normalizeOutput(body, {
     packetId: packet.packet_id, artifactSha256: packet.artifact_sha256, round: packet.round,
     reviewerHost: "manual", reviewerModel: model, reviewerModelSource: "declared",
   });
   if (!normalized.ok) return { ok: false, reason: `the review could not be read: ${normalized.reasons.join("; ")}` };
-  return { ok: true, result: { ...normalized.result, normalized_from: "manual", reviewer_family: family }, model };
+  // a model the answer itself names wins over the declared one (§8.2), and must pass the same check
+  const reported = normalized.result.reviewer_model;
+  const reportedRefusal = reported === model ? null : identityRefusal(reported, packet, settings);
+  if (reportedRefusal) return { ok: false, reason: `the answer names its model: ${reportedRefusal}` };
+  return { ok: true, result: { ...normalized.result, normalized_from: "manual", reviewer_family: classifyModel(reported, settings.family_aliases) }, model: reported };
+}
+
+function identityRefusal(model: string, packet: PacketFrontMatter, settings: Settings): string | null {
+  const family = classifyModel(model, settings.family_aliases);
+  if (family === "unknown") {
+    return `reviewer model ${JSON.stringify(model)} has no known family; give the exact model id (e.g. gpt-5, claude-opus-4, gemini-2.5-pro)`;
+  }
+  if (family === packet.author_family) {
+    return `reviewer model ${model} is ${family}, the author's family: a same-family review cannot sign off; answer with a model of another family`;
+  }
+  return null;
 }
 
 export function manualInstructions(root: string, packet: PacketFrontMatter, packetPath: string): string {

@@ -1,6 +1,8 @@
 // Turns a reviewer's raw output into a review_result.v1 envelope, the same way for every adapter:
 // a fenced review_result.v1/json block, or a whole-output JSON object, or a valid `## SATISFIED` sentinel.
 // The score and readiness (ARIS's stop condition) are taken here too, from the reviewer's own output only.
+import { scanFences, unfencedLines } from "./fences.js";
+import { type JsonAnswer, parseJsonAnswer } from "./json-answer.js";
 import { lenientProblems, RESULT_WIRE } from "./result-reader.js";
 import { toReadiness } from "./score-gate.js";
 import { describeIssues, type Finding, type Readiness, ReviewResultStrict } from "./spec/schemas.js";
@@ -19,14 +21,13 @@ export type Normalized =
   | { ok: true; result: ReviewResultStrict; from: ReviewResultStrict["normalized_from"] }
   | { ok: false; reasons: string[] };
 
-const FENCE_RE = /^(`{3,}|~{3,})[ \t]*([^\n`]*)\n([\s\S]*?)\n\1[ \t]*$/gm;
-
 function fencedCandidates(raw: string): { tagged: string[]; json: string[] } {
   const tagged: string[] = [];
   const json: string[] = [];
-  for (const m of raw.matchAll(FENCE_RE)) {
-    const tag = (m[2] ?? "").trim().toLowerCase();
-    const body = (m[3] ?? "").trim();
+  for (const block of scanFences(raw).blocks) {
+    if (!block.closed) continue; // a cut-off block is not an answer
+    const tag = block.info.toLowerCase();
+    const body = block.body.trim();
     if (tag === RESULT_WIRE) tagged.push(body);
     else if ((tag === "json" || tag === "") && body.startsWith("{")) json.push(body);
   }
@@ -35,16 +36,23 @@ function fencedCandidates(raw: string): { tagged: string[]; json: string[] } {
 
 const SENTINEL = "## SATISFIED";
 const OPEN_ITEM_RE = /^\s*(?:[-*+]|\d+[.)])\s|\?\s*$|\b(?:TODO|FIXME|TBD|blocking|blocker|must fix|open question)\b/i;
+// A Markdown heading has at most 3 spaces of indentation; more is an indented code block, i.e. quoted.
+const HEADING_INDENT_RE = /^ {0,3}\S/;
 
-/** `## SATISFIED` counts only alone on its trimmed line, exactly once, with nothing open after it. */
+/**
+ * `## SATISFIED` counts only as the reviewer's own heading: alone on its trimmed line, not quoted (in a fence or
+ * indented as code), exactly once, with nothing open after it. Quoted mentions are ignored.
+ */
 export function sentinelVerdict(raw: string): { valid: true; before: string } | { valid: false; reason: string } | null {
-  const lines = raw.split(/\r?\n/);
-  const standalone = lines.flatMap((l, i) => (l.trim() === SENTINEL ? [i] : []));
-  const mentions = lines.filter((l) => l.includes(SENTINEL)).length;
-  if (mentions === 0) return null;
+  const { lines, fenced } = scanFences(raw);
+  const own = (i: number) => !fenced[i] && HEADING_INDENT_RE.test(lines[i]!);
+  const mentions = lines.flatMap((l, i) => (own(i) && l.includes(SENTINEL) ? [i] : []));
+  const standalone = mentions.filter((i) => lines[i]!.trim() === SENTINEL);
+  if (mentions.length === 0) return null;
   if (standalone.length === 0) return { valid: false, reason: "sentinel inline (not alone on its line)" };
-  if (mentions > 1) return { valid: false, reason: "sentinel repeated" };
+  if (mentions.length > 1) return { valid: false, reason: "sentinel repeated" };
   const at = standalone[0]!;
+  // everything after it counts, quoted or not: a fenced TODO is still open
   const after = lines.slice(at + 1).filter((l) => l.trim() !== "");
   const open = after.find((l) => OPEN_ITEM_RE.test(l));
   if (open) return { valid: false, reason: `open findings after the sentinel: ${JSON.stringify(open.trim().slice(0, 80))}` };
@@ -93,7 +101,7 @@ function readField<T>(
  * judges its range); a value that is not a number is a problem.
  */
 export function readScore(raw: string, structured: { score?: unknown; readiness?: unknown }): ScoreReading {
-  const lines = raw.split(/\r?\n/);
+  const lines = unfencedLines(raw); // a quoted Score line is not the reviewer's score
   const problems: string[] = [];
   const readiness = (v: unknown, problem: string): Parsed<Readiness> => {
     const r = toReadiness(v);
@@ -125,6 +133,9 @@ function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Findi
   return { severity: fallbackSeverity, title: typeof value === "string" && value.trim() ? value : JSON.stringify(value) };
 }
 
+/** A result's largest size as written: room is left in a gate file (4 MiB, §5) for the dispatch record and scrub labels. */
+const MAX_ANSWER_BYTES = 3 * 1024 * 1024;
+
 const MODE_FIELDS = new Set(["score", "readiness", "memory_update", "rulings"]);
 
 /** Fill what the reviewer may leave out (identity, round) and coerce findings; never change its verdict or bindings. */
@@ -139,8 +150,9 @@ function envelope(obj: Record<string, unknown>, ctx: EnvelopeContext, from: Revi
   const findings = Array.isArray(obj.findings) ? obj.findings.map((f) => toFinding(f, "medium")) : blocking;
   // Strict structured outputs (OpenAI) send null for a field left out: the modes' optional fields read it as absent.
   const given = Object.fromEntries(Object.entries(obj).filter(([k, v]) => !(v === null && MODE_FIELDS.has(k))));
-  // score, readiness and score_problems are the bus's own reading of the output, never a copied claim
-  const { score, readiness, score_problems: _claimed, ...rest } = given;
+  // score, readiness and score_problems are the bus's own reading of the output, never a copied claim; the family
+  // is derived from the model (§12), never taken as claimed
+  const { score, readiness, score_problems: _claimed, reviewer_family: _family, ...rest } = given;
   const reading = readScore(raw, { score, readiness });
   const candidate = {
     ...rest,
@@ -154,21 +166,37 @@ function envelope(obj: Record<string, unknown>, ctx: EnvelopeContext, from: Revi
     blocking_findings: blocking,
     round: ctx.round,
     reviewer_host: ctx.reviewerHost,
-    reviewer_model: ctx.reviewerModel,
-    reviewer_model_source: ctx.reviewerModelSource,
+    ...reviewerIdentity(obj.reviewer_model, ctx),
     normalized_from: from,
   };
   const checked = ReviewResultStrict.safeParse(candidate);
-  return checked.success ? { ok: true, result: checked.data, from } : { ok: false, reasons: describeIssues(checked.error) };
+  if (!checked.success) return { ok: false, reasons: describeIssues(checked.error) };
+  const bytes = Buffer.byteLength(JSON.stringify(checked.data, null, 2));
+  if (bytes > MAX_ANSWER_BYTES) {
+    return { ok: false, reasons: [`the result would be ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} a review result may have: shorten the findings`] };
+  }
+  return { ok: true, result: checked.data, from };
 }
 
-function parseObject(text: string): Record<string, unknown> | string {
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === "object" && !Array.isArray(v) ? v : "not a JSON object";
-  } catch (error) {
-    return `not valid JSON (${(error as Error).message})`;
-  }
+/**
+ * The model the reviewer names in its answer beats the configured or declared one (§8.2). When the CLI or endpoint
+ * reported a different model too, both are kept: the family is then known only if the two agree (§12).
+ */
+function reviewerIdentity(claimed: unknown, ctx: EnvelopeContext): Pick<ReviewResultStrict, "reviewer_model" | "reviewer_model_source"> {
+  const own = typeof claimed === "string" ? claimed.trim() : "";
+  if (!own) return { reviewer_model: ctx.reviewerModel, reviewer_model_source: ctx.reviewerModelSource };
+  const both = ctx.reviewerModelSource === "reported" && own !== ctx.reviewerModel;
+  return { reviewer_model: both ? `${ctx.reviewerModel}, ${own}` : own, reviewer_model_source: "reported" };
+}
+
+type ParsedObject = { ok: true; obj: Record<string, unknown> } | { ok: false; kind: Extract<JsonAnswer, { ok: false }>["kind"] | "shape"; reason: string };
+
+/** An answer's JSON object, or why not; depth and repeated keys are refused before anything walks it. */
+function parseObject(text: string): ParsedObject {
+  const parsed = parseJsonAnswer(text);
+  if (!parsed.ok) return parsed;
+  const v = parsed.value;
+  return v && typeof v === "object" && !Array.isArray(v) ? { ok: true, obj: v as Record<string, unknown> } : { ok: false, kind: "shape", reason: "not a JSON object" };
 }
 
 export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
@@ -177,14 +205,16 @@ export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
   for (const [blocks, from] of pick) {
     if (blocks.length > 1) return { ok: false, reasons: [`${blocks.length} candidate JSON blocks; emit exactly one`] };
     if (blocks.length === 1) {
-      const obj = parseObject(blocks[0]!);
-      return typeof obj === "string" ? { ok: false, reasons: [`fenced block is ${obj}`] } : envelope(obj, ctx, from, raw);
+      const p = parseObject(blocks[0]!);
+      return p.ok ? envelope(p.obj, ctx, from, raw) : { ok: false, reasons: [`fenced block is ${p.reason}`] };
     }
   }
   const trimmed = raw.trim();
   if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
-    const obj = parseObject(trimmed);
-    if (typeof obj !== "string") return envelope(obj, ctx, "whole-json", raw);
+    const p = parseObject(trimmed);
+    if (p.ok) return envelope(p.obj, ctx, "whole-json", raw);
+    // JSON that parses but is refused is the answer, not prose that happens to start with a brace
+    if (p.kind === "depth" || p.kind === "duplicate") return { ok: false, reasons: [`the whole output is ${p.reason}`] };
   }
   const sentinel = sentinelVerdict(raw);
   if (sentinel?.valid) {

@@ -1,6 +1,7 @@
 // The lenient review_result.v1 reader (what Guild's gate-pass enforces). Hand-written rather than zod so that
 // `verify-gate-pass` starts in a few milliseconds; test/result-reader.test.ts proves it accepts and rejects
-// exactly what the zod schema ReviewResultLenient does.
+// exactly what the zod schema ReviewResultLenient does. The JSON itself is read by the one answer parser.
+import { parseJsonAnswer } from "./json-answer.js";
 
 export const RESULT_WIRE = "review_result.v1";
 
@@ -21,12 +22,9 @@ export interface ReadOutcome<T> {
 const REQUIRED_STRINGS = ["packet_id", "artifact_sha256_reviewed", "verdict"] as const;
 
 export function parseJsonObject(raw: string): ReadOutcome<Record<string, unknown>> {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return { result: null, reasons: ["result is not valid JSON"] };
-  }
+  const parsed = parseJsonAnswer(raw);
+  if (!parsed.ok) return { result: null, reasons: [parsed.kind === "syntax" ? "result is not valid JSON" : `result is ${parsed.reason}`] };
+  const { value } = parsed;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { result: null, reasons: ["result is not a JSON object"] };
   }

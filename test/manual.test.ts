@@ -78,9 +78,23 @@ describe("acceptManualResponse", () => {
     expect(v).toMatchObject({ ok: true, result: { packet_id: "G-spec-run1-r1" } });
   });
 
-  it("the declared model cannot be changed by the body", () => {
-    const v = acceptManualResponse(`Reviewer-Model: gpt-5\n${review({ ...issues, reviewer_model: "claude-opus-4", reviewer_family: "anthropic" })}`, P, {});
-    expect(v).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5", reviewer_family: "openai" } });
+  it("a model the answer names wins over the declared one (§8.2), and is checked the same way", () => {
+    const same = acceptManualResponse(`Reviewer-Model: gpt-5\n${review({ ...issues, reviewer_model: "claude-opus-4-1", reviewer_family: "openai" })}`, P, {});
+    expect(same).toEqual({
+      ok: false,
+      reason: "the answer names its model: reviewer model claude-opus-4-1 is anthropic, the author's family: a same-family review cannot sign off; answer with a model of another family",
+    });
+    const unknown = acceptManualResponse(review({ ...issues, reviewer_model: "house-model" }), P, {}, "gpt-5");
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.reason).toMatch(/^the answer names its model: reviewer model "house-model" has no known family/);
+    const other = acceptManualResponse(`Reviewer-Model: gpt-5\n${review({ ...issues, reviewer_model: "gemini-2.5-pro", reviewer_family: "openai" })}`, P, {});
+    expect(other).toMatchObject({ ok: true, model: "gemini-2.5-pro", result: { reviewer_model: "gemini-2.5-pro", reviewer_model_source: "reported", reviewer_family: "google" } });
+  });
+
+  it("a repeated key in the answer is refused as unreadable, naming the key (§8.1)", () => {
+    const text = JSON.stringify(issues).replace(/}$/, ',"verdict":"satisfied"}');
+    const v = acceptManualResponse(`Reviewer-Model: gpt-5\n\`\`\`review_result.v1\n${text}\n\`\`\`\n`, P, {});
+    expect(v).toEqual({ ok: false, reason: 'the review could not be read: fenced block is not valid JSON: duplicate key "verdict" (each key may appear once per object)' });
   });
 });
 

@@ -1,7 +1,8 @@
 // Properties of the textual normalizer: whatever a reviewer prints, the bus either gets one well-formed envelope
-// it can bind to the packet, or a reason — never a verdict the reviewer did not give.
+// it can bind to the packet, or a reason — never a verdict the reviewer did not give. Fences: SPEC §9.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { scanFences } from "../src/fences.js";
 import { type EnvelopeContext, normalizeOutput } from "../src/normalize.js";
 import { ReviewResultStrict } from "../src/spec/schemas.js";
 
@@ -72,6 +73,43 @@ describe("normalizer properties", () => {
         if (n.ok) expect(n.result).toMatchObject({ verdict: "satisfied", blocking_findings: [], normalized_from: "sentinel", artifact_sha256_reviewed: ctx.artifactSha256 });
       }),
       { numRuns: 500 },
+    );
+  });
+
+  // A fence as a reviewer may write it: ``` or ~~~ of any length, any indentation, an info string.
+  const opening = (infos: string[]) => fc.record({
+    char: fc.constantFrom("`", "~"),
+    length: fc.integer({ min: 3, max: 8 }),
+    indent: fc.constantFrom("", " ", "   ", "  ", "\t", "      "),
+    info: fc.constantFrom(...infos),
+  });
+  const quoting = ["", "markdown", "text", "md title=x"]; // blocks that are not candidate envelopes
+  const openLine = (o: { char: string; length: number; indent: string; info: string }) => `${o.indent}${o.char.repeat(o.length)}${o.info}`;
+  const bodyLines = fc.array(prose.map((p) => p.replace(/\n/g, " ")), { maxLength: 3 });
+
+  it("a ## SATISFIED quoted in a fence is never a verdict: closed, unterminated, or 'closed' by a shorter or other fence", () => {
+    fc.assert(
+      fc.property(prose, opening([...quoting, "json", " review_result.v1"]), bodyLines, bodyLines, fc.constantFrom("none", "same", "longer", "shorter", "other"), prose, (before, o, pre, post, closing, after) => {
+        const close = { none: null, same: o.char.repeat(o.length), longer: o.char.repeat(o.length + 2), shorter: o.char.repeat(o.length - 1), other: (o.char === "`" ? "~" : "`").repeat(o.length) }[closing];
+        const raw = [before, openLine(o), ...pre, "## SATISFIED", ...post, ...(close === null ? [] : [close]), after].join("\n");
+        const n = normalizeOutput(raw, ctx);
+        expect(n.ok).toBe(false);
+        const { lines, fenced } = scanFences(raw);
+        expect(fenced[lines.indexOf("## SATISFIED")]).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("after a fence closed by the same character at least as long, the reviewer's own sentinel counts", () => {
+    fc.assert(
+      fc.property(prose, opening(quoting), bodyLines, fc.boolean(), fc.nat(3), (before, o, body, quoteOne, extra) => {
+        const raw = [before, openLine(o), ...body, ...(quoteOne ? ["## SATISFIED"] : []), `${o.indent}${o.char.repeat(o.length + extra)}`, "## SATISFIED", ""].join("\n");
+        const n = normalizeOutput(raw, ctx);
+        expect(n.ok).toBe(true);
+        if (n.ok) expect(n.result).toMatchObject({ verdict: "satisfied", normalized_from: "sentinel" });
+      }),
+      { numRuns: 1000 },
     );
   });
 });

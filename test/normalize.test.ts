@@ -123,9 +123,72 @@ describe("normalizeOutput: identity and bindings", () => {
     expect(refused(fence("json", { verdict: "issues" }))).toContain("missing required field: blocking_findings");
   });
 
-  it("round, reviewer host/model and normalized_from come from the bus, not from the reviewer", () => {
-    const n = ok(fence("json", { ...full, round: 99, reviewer_host: "me", reviewer_model: "claude-opus-4", normalized_from: "structured" }));
+  it("round, reviewer host, family and normalized_from come from the bus, not from the reviewer", () => {
+    const n = ok(fence("json", { ...full, round: 99, reviewer_host: "me", reviewer_family: "openai", normalized_from: "structured" }));
     expect(n.result).toMatchObject({ round: 2, reviewer_host: "codex", reviewer_model: "gpt-5", normalized_from: "fenced" });
+    expect(n.result).not.toHaveProperty("reviewer_family");
+  });
+});
+
+describe("normalizeOutput: the model the reviewer names wins over configuration (§8.2)", () => {
+  const requested: EnvelopeContext = { ...ctx, reviewerModel: "gpt-5", reviewerModelSource: "requested" };
+  const reported: EnvelopeContext = { ...ctx, reviewerModel: "gpt-5.1", reviewerModelSource: "reported" };
+  const naming = (model: unknown, c: EnvelopeContext) => normalizeOutput(fence("json", { ...full, reviewer_model: model }), c);
+
+  it("a model in the answer replaces the requested or declared one, recorded as reported", () => {
+    for (const c of [requested, ctx]) {
+      expect(naming("claude-opus-4-1", c)).toMatchObject({ ok: true, result: { reviewer_model: "claude-opus-4-1", reviewer_model_source: "reported" } });
+    }
+    expect(naming("  gpt-5  ", requested)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5", reviewer_model_source: "reported" } });
+  });
+
+  it("when the CLI or endpoint reported another model, both are kept (so a disagreement has no single family)", () => {
+    expect(naming("claude-opus-4-1", reported)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5.1, claude-opus-4-1", reviewer_model_source: "reported" } });
+    expect(naming("gpt-5.1", reported)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5.1", reviewer_model_source: "reported" } });
+  });
+
+  it("a blank or non-string model in the answer is no claim", () => {
+    for (const model of ["", "  ", 7, null, ["claude"]]) {
+      expect(naming(model, requested)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5", reviewer_model_source: "requested" } });
+    }
+  });
+});
+
+describe("normalizeOutput: JSON the bus could misread is refused, with why (§8.1, §9)", () => {
+  // `full` already has the key: say it a second time, last
+  const twice = (key: string, again: string) => JSON.stringify(full).replace(/}$/, `,${JSON.stringify(key)}:${again}}`);
+
+  it("a repeated verdict or blocking_findings, fenced or whole-output, never lets the last one win", () => {
+    const verdict = twice("verdict", '"satisfied"');
+    const blockers = twice("blocking_findings", "[]");
+    expect(refused(fence("review_result.v1", verdict))).toEqual(['fenced block is not valid JSON: duplicate key "verdict" (each key may appear once per object)']);
+    expect(refused(fence("json", blockers))[0]).toContain('duplicate key "blocking_findings"');
+    expect(refused(verdict)).toEqual(['the whole output is not valid JSON: duplicate key "verdict" (each key may appear once per object)']);
+  });
+
+  it("a repeated key inside a finding is refused too, naming where", () => {
+    const text = JSON.stringify({ ...full, findings: [{ title: "t", severity: "info" }] }).replace('"severity":"info"', '"severity":"blocking","severity":"info"');
+    expect(refused(fence("review_result.v1", text))[0]).toContain('duplicate key "severity" in findings[0]');
+  });
+
+  it("an answer nested 100 000 levels deep is malformed with a clear reason, not a stack overflow", () => {
+    const deep = JSON.stringify(full).replace(/}$/, `,"extra":${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}`);
+    expect(refused(fence("review_result.v1", deep))).toEqual(["fenced block is not valid JSON: nested deeper than 64 levels"]);
+    expect(refused(deep)).toEqual(["the whole output is not valid JSON: nested deeper than 64 levels"]);
+    expect(refused(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)[0]).toMatch(/^envelope missing/); // not an object: prose
+  });
+
+  it("NUL characters in strings are kept as given", () => {
+    const n = ok(fence("json", { ...body, summary: "a\u0000b", blocking_findings: [{ title: "nul\u0000here" }] }));
+    expect(n.result.summary).toBe("a\u0000b");
+    expect(n.result.blocking_findings[0]!.title).toBe("nul\u0000here");
+  });
+
+  it("a result too large for a gate file (a 3.5 MB title) is malformed, asking for shorter findings; 1 MB is fine", () => {
+    const huge = refused(fence("json", { ...body, findings: [], blocking_findings: [{ title: "x".repeat(3_500_000) }] }));
+    expect(huge).toHaveLength(1);
+    expect(huge[0]).toMatch(/^the result would be \d+ bytes, more than the 3145728 a review result may have: shorten the findings$/);
+    expect(ok(fence("json", { ...body, findings: [], blocking_findings: [{ title: "x".repeat(1_000_000) }] })).result.blocking_findings[0]!.title).toHaveLength(1_000_000);
   });
 });
 
@@ -210,6 +273,58 @@ describe("sentinel: `## SATISFIED`", () => {
 
   it("sentinelVerdict reports the text before a valid sentinel", () => {
     expect(sentinelVerdict("a\r\nb\r\n## SATISFIED\r\n")).toEqual({ valid: true, before: "a\nb" });
+  });
+});
+
+describe("sentinel: a quoted `## SATISFIED` does not count (§9)", () => {
+  const refusal = "I cannot approve this: the rollback plan is still missing.\n";
+  it("inside a ``` or ~~~ fence of any length, then prose refusing → no valid sentinel", () => {
+    for (const f of ["```", "~~~", "````", "~~~~~~", "```markdown", "~~~ text"]) {
+      const close = f.replace(/[^`~]/g, "").trim();
+      expect(refused(`The template says:\n${f}\n## SATISFIED\n${close}\n${refusal}`)[0]).toMatch(/^envelope missing/);
+      expect(sentinelVerdict(`${f}\n## SATISFIED\n${close}\n`)).toBeNull();
+    }
+  });
+
+  it("inside an unterminated fence, or one closed only by a shorter or other fence", () => {
+    expect(refused(`${refusal}\n\`\`\`\n## SATISFIED\n`)[0]).toMatch(/^envelope missing/);
+    expect(refused(`\`\`\`\`\n\`\`\`\n## SATISFIED\n`)[0]).toMatch(/^envelope missing/);
+    expect(refused(`~~~\n\`\`\`\n## SATISFIED\n`)[0]).toMatch(/^envelope missing/);
+  });
+
+  it("inside a fence indented in a list item, or indented 4 spaces as code", () => {
+    expect(refused(`- quoting the artifact:\n  \`\`\`\n  ## SATISFIED\n  \`\`\`\n${refusal}`)[0]).toMatch(/^envelope missing/);
+    expect(refused(`Example:\n\n    ## SATISFIED\n\n${refusal}`)[0]).toMatch(/^envelope missing/);
+  });
+
+  it("a quoted mention neither validates nor repeats: the reviewer's own sentinel after a closed fence counts", () => {
+    const n = ok("The artifact ends with:\n```\n## SATISFIED\n```\nThat line is fine.\n\n## SATISFIED\n");
+    expect(n.result).toMatchObject({ verdict: "satisfied", normalized_from: "sentinel" });
+    expect(ok("~~~~\n```\n~~~\n## SATISFIED\n~~~~\n## SATISFIED\n").result.verdict).toBe("satisfied");
+  });
+
+  it("a line like ```a``` is inline code, not a fence, so it hides nothing", () => {
+    expect(ok("Use ```a``` sparingly.\n```js```\n## SATISFIED\n").result.verdict).toBe("satisfied");
+  });
+
+  it("what follows the sentinel is checked even inside a fence", () => {
+    expect(refused("## SATISFIED\n```\nTODO: rollback\n```\n")[0]).toMatch(/^malformed termination: open findings/);
+  });
+});
+
+describe("fenced candidates follow the same fence rules (§9)", () => {
+  it("a closing fence may be longer than the opening one; a shorter one does not close it", () => {
+    expect(ok(`\`\`\`json\n${JSON.stringify(full)}\n\`\`\`\`\n`).from).toBe("fenced");
+    expect(ok(`\`\`\`\`\`review_result.v1\n${JSON.stringify(full)}\n\`\`\`\`\`\n`).result.verdict).toBe("issues");
+  });
+
+  it("a cut-off block is not a candidate", () => {
+    expect(refused(`\`\`\`review_result.v1\n${JSON.stringify(full)}\n`)[0]).toMatch(/^envelope missing/);
+  });
+
+  it("a block quoted inside another fence is not a second candidate", () => {
+    const outer = `\`\`\`\`markdown\n${fence("json", { verdict: "satisfied", blocking_findings: [] })}\n\`\`\`\`\n`;
+    expect(ok(`${outer}${fence("review_result.v1", full)}`).result.verdict).toBe("issues");
   });
 });
 

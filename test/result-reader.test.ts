@@ -28,6 +28,15 @@ describe("review_result.v1 lenient reader (Guild §2A)", () => {
     ]);
   });
 
+  it("reads the JSON with the one answer parser: a repeated key or nesting past 64 levels is not a result (§8.1)", () => {
+    expect(parseReviewResult(JSON.stringify(base).replace(/}$/, ',"verdict":"satisfied"}'))).toEqual({
+      result: null, reasons: ['result is not valid JSON: duplicate key "verdict" (each key may appear once per object)'],
+    });
+    expect(parseStrictReviewResult(JSON.stringify(base).replace(/}$/, ',"verdict":"satisfied"}')).result).toBeNull();
+    expect(parseReviewResult(JSON.stringify({ ...base, deep: JSON.parse("[".repeat(64) + "]".repeat(64)) })).result).toBeNull();
+    expect(parseReviewResult(JSON.stringify({ ...base, deep: JSON.parse("[".repeat(63) + "]".repeat(63)) })).result).not.toBeNull();
+  });
+
   it("does not inspect finding items or the verdict enum (lenient)", () => {
     expect(parseReviewResult(JSON.stringify({ ...base, verdict: "meh", blocking_findings: [null, 3] })).result).not.toBeNull();
   });

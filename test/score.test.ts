@@ -18,6 +18,12 @@ describe("readScore: exactly one anchored Score line and one Verdict line", () =
     expect(readScore("  Score:10/10\n\tVerdict: ready", {})).toEqual({ score: 10, readiness: "ready", problems: [] });
   });
 
+  it("a Score or Verdict line quoted in a fence is not the reviewer's (§9): ignored, neither read nor a repeat", () => {
+    expect(readScore("The template:\n```\nScore: 10/10\nVerdict: ready\n```\nI will not score a draft.\n", {})).toEqual({ problems: [] });
+    expect(readScore("~~~~\nScore: 10/10\n~~~~\nScore: 4/10\nVerdict: not ready\n", {})).toEqual({ score: 4, readiness: "not ready", problems: [] });
+    expect(readScore("```\nScore: 10/10\nVerdict: ready\n", {})).toEqual({ problems: [] }); // unterminated: quoted to the end
+  });
+
   it("records nothing when the output names neither", () => {
     expect(readScore("The plan is fine.\n## SATISFIED\n", {})).toEqual({ problems: [] });
   });

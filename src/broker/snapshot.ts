@@ -4,6 +4,7 @@
 import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
+import { parseJsonAnswer } from "../json-answer.js";
 import { GATE_FILES, type Layout, parseRoundFile } from "../layout.js";
 import { sha256Hex } from "../sha.js";
 import {
@@ -65,13 +66,16 @@ export function emptySnapshot(runId: string, gate: string, dir: string): GateSna
 }
 
 function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string } {
-  let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    text = readFileSync(file, "utf8");
   } catch (error) {
-    return { value: null, reason: (error as NodeJS.ErrnoException).code ? `unreadable: ${(error as Error).message}` : "not valid JSON" };
+    return { value: null, reason: `unreadable: ${(error as Error).message}` };
   }
-  const parsed = schema.safeParse(raw);
+  // the one answer parser: a decision with a repeated key, or nesting zod would recurse into, is refused
+  const json = parseJsonAnswer(text);
+  if (!json.ok) return { value: null, reason: json.kind === "syntax" ? "not valid JSON" : json.reason };
+  const parsed = schema.safeParse(json.value);
   return parsed.success ? { value: parsed.data } : { value: null, reason: describeIssues(parsed.error).join("; ") };
 }
 

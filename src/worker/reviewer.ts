@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { isNightmare, readsFiles } from "../adapters/capabilities.js";
 import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
 import { classifyModel } from "../family.js";
-import { readGate } from "../broker/snapshot.js";
+import { MAX_FILE_BYTES, readGate } from "../broker/snapshot.js";
 import { type EnvelopeContext, type Normalized, normalizeOutput, repairPrompt } from "../normalize.js";
 import { scrubResult } from "../scrub-result.js";
 import { Attempt, type DispatchAttempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
@@ -134,9 +134,12 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
       // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
       ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
     }, ctx.settings.secrets_policy?.redaction_patterns);
+    const text = JSON.stringify(result, null, 2) + "\n";
+    // §9 bounds the answer; scrub labels can still grow it, and a gate file the verifier refuses unread would strand the round
+    if (Buffer.byteLength(text) > MAX_FILE_BYTES) return fail("malformed", `the result is ${Buffer.byteLength(text)} bytes once scrubbed, more than the ${MAX_FILE_BYTES} a gate file may hold`, attempts);
     if (readGate(layout, runId, gate).failures.has(R)) return "active";
     deliverMemory(layout, P, result);
-    const delivered = deliver(file(`result-${R}.json`), JSON.stringify(result, null, 2) + "\n", { guildDir: layout.guild });
+    const delivered = deliver(file(`result-${R}.json`), text, { guildDir: layout.guild });
     opts.log(`${runId}/${gate} round ${R}: ${delivered.status === "delivered" ? `result delivered (${result.verdict}, ${result.blocking_findings.length} blocking)` : `result not delivered: result-${R}.json already exists (${delivered.status})`}`);
     return "active";
   } finally {

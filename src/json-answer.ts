@@ -1,0 +1,72 @@
+// The one JSON parser for every answer the bus judges: reviewer output, result files from any writer, manual
+// responses, `verify-gate-pass` and the gate files humans drop. JSON.parse alone lets a repeated key win silently
+// (`"verdict":"issues", …, "verdict":"satisfied"`) and accepts any nesting, which later recursive walks (scrub,
+// zod, the trail) overflow on. SPEC §8.1.
+import { createRequire } from "node:module";
+import type * as Jsonc from "jsonc-parser";
+
+// Only the visitor, required directly: the package entry also loads the formatter and the editor, which costs
+// verify-gate-pass's cold start tens of milliseconds (bench/README.md). The version is pinned exactly.
+const { visit } = createRequire(import.meta.url)("jsonc-parser/lib/umd/impl/parser.js") as Pick<typeof Jsonc, "visit">;
+
+/** Deeper than any review result needs; far below what a recursive walk can take. */
+export const MAX_JSON_DEPTH = 64;
+
+export type JsonAnswer =
+  | { ok: true; value: unknown }
+  /** `syntax`: JSON.parse refused it; `depth` and `duplicate`: valid JSON the bus still will not read. */
+  | { ok: false; kind: "syntax" | "depth" | "duplicate"; reason: string };
+
+export function parseJsonAnswer(text: string): JsonAnswer {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, kind: "syntax", reason: `not valid JSON (${(error as Error).message.slice(0, 200)})` };
+  }
+  const checked = inspect(text);
+  if (checked === "too-deep") return { ok: false, kind: "depth", reason: `not valid JSON: nested deeper than ${MAX_JSON_DEPTH} levels` };
+  if (checked.length) {
+    const shown = checked.slice(0, 5).join(", ") + (checked.length > 5 ? `, and ${checked.length - 5} more` : "");
+    return { ok: false, kind: "duplicate", reason: `not valid JSON: duplicate key ${shown} (each key may appear once per object)` };
+  }
+  return { ok: true, value };
+}
+
+const TOO_DEEP = new Error("too deep");
+
+/**
+ * One walk of text JSON.parse accepted: "too-deep" as soon as a level past MAX_JSON_DEPTH opens (visit() recurses
+ * per level, so it is stopped there, long before the stack ends), else every key that repeats within one object,
+ * with where it is (`"severity" in findings[0]`). Keys compare decoded.
+ */
+function inspect(text: string): "too-deep" | string[] {
+  const open: Array<Set<string> | null> = []; // an object's keys so far; null for an array
+  const found: string[] = [];
+  const enter = (keys: Set<string> | null): void => {
+    if (open.push(keys) > MAX_JSON_DEPTH) throw TOO_DEEP;
+  };
+  try {
+    visit(text, {
+      onObjectBegin: () => enter(new Set()),
+      onArrayBegin: () => enter(null),
+      onObjectEnd: () => void open.pop(),
+      onArrayEnd: () => void open.pop(),
+      onObjectProperty: (name, _offset, _length, _line, _column, path) => {
+        const keys = open[open.length - 1]!;
+        if (!keys.has(name)) keys.add(name);
+        else found.push(`${quote(name)}${path().length ? ` in ${where(path())}` : ""}`);
+      },
+    });
+  } catch (error) {
+    if (error === TOO_DEEP) return "too-deep";
+    throw error;
+  }
+  return found;
+}
+
+const quote = (key: string) => JSON.stringify(key.length > 80 ? `${key.slice(0, 80)}…` : key);
+
+function where(path: Jsonc.JSONPath): string {
+  return path.map((s, i) => (typeof s === "number" ? `[${s}]` : /^[A-Za-z_][\w-]*$/.test(s) ? `${i ? "." : ""}${s}` : `[${quote(s)}]`)).join("");
+}
