@@ -620,6 +620,12 @@ describe("decide: a copilot pass needs a different-family finalizer (ARIS compat
     expect(decide(g.s, context()).action).toEqual({ type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: 2, independence: "strong" });
   });
 
+  it("a finalizer whose reviewer reports the author's family confirms nothing: a human decides (SPEC §14 rule 10)", () => {
+    const g = gate().packet(1, COPILOT).verdict(1, "pass").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" })
+      .verdict(2, "pass", { independence_violation: true, reviewer_model: "claude-opus-4-1", reviewer_family: "anthropic" });
+    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", round: 2, reason: "identity_unverified", options: RETRY, detail: expect.stringMatching(/anthropic, the author's family/) });
+  });
+
   it("a finalizer with issues does not pass: the author revises, and the finalizer's reviewer continues", () => {
     const g = gate().packet(1, COPILOT).verdict(1, "pass").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" }).verdict(2, "issues");
     expect(decide(g.s, context())).toMatchObject({ state: "awaiting_author", round: 2, action: null });

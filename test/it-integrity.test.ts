@@ -93,6 +93,23 @@ describe("no false sign-off (integration)", () => {
     expect(p.status("i2", GATE)).toMatchObject({ state: "awaiting_decision", status: "no_verdict" });
   });
 
+  it("respond never acknowledges an answer its round cannot use (§15)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    request(p, "i3");
+    await p.waitFor("i3", GATE, has("packet-1.md"), "packet 1");
+    drop(p, "i3", "result-1.json", resultText(p, "i3", 1, "issues"));
+    await p.waitFor("i3", GATE, has("verdict-1.json"), "the verdict");
+    rmSync(path.join(p.gateDir("i3", GATE), "result-1.json")); // the verified result is removed
+    await p.waitFor("i3", GATE, has("escalation-1.json"), "the round ended");
+    const answer = "Reviewer-Model: gpt-5\n" + resultText(p, "i3", 1, "satisfied");
+    const r = p.cli(["respond", "i3", GATE, "--reviewer-model", "gpt-5"], answer);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/round 1 cannot take an answer: .*verified already/);
+    expect(p.files("i3", GATE)).not.toContain("result-1.json");
+  });
+
   it("the same replacement raced against running workers never ends satisfied (§15)", async () => {
     for (let i = 0; i < 4; i++) {
       const p = setup();

@@ -233,8 +233,12 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         return issue({ ...next(P, P.counted_round, R, "finalizer"), inherit: null, exclude: [P.reviewer_provider] }, `copilot passed round ${R}: a different-family finalizer must confirm`);
       }
       if (verdict.independence_violation && P.independence === "strong") {
-        if (verdict.reviewer_family === "unknown") {
-          return escalate("identity_unverified", `reviewer model ${JSON.stringify(verdict.reviewer_model)} has no known family: independence cannot be proven`, RETRY_OPTIONS);
+        // A finalizer exists to confirm a pass across families: a weak one confirms nothing (SPEC §23).
+        if (verdict.reviewer_family === "unknown" || P.restart_reason === "finalizer") {
+          const why = verdict.reviewer_family === "unknown"
+            ? "has no known family: independence cannot be proven"
+            : `is ${verdict.reviewer_family}, the author's family: a finalizer must be of another family to confirm the copilot pass`;
+          return escalate("identity_unverified", `reviewer model ${JSON.stringify(verdict.reviewer_model)} ${why}`, RETRY_OPTIONS);
         }
         return act({ type: "outcome", status: "satisfied", reason: `gate passed, but the reviewer reported ${verdict.reviewer_family}, the author's family: recorded as a weak review`, round: R, independence: "weak" }, "weak pass");
       }

@@ -7,11 +7,11 @@ import { acceptManualResponse } from "../manual.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { scrub } from "../scrub.js";
-import { scrubResult } from "../scrub-result.js";
 import { deliver } from "../store/deliver.js";
 import { MAX_FILE_BYTES } from "../store/read-bounded.js";
 import { loadContext } from "../worker/context.js";
-import { deliverMemory } from "../worker/memory.js";
+import { deliverResult } from "../worker/deliver-result.js";
+import { resultRefusal } from "../broker/result-slot.js";
 import { readUserText } from "./input.js";
 import { intArg } from "./options.js";
 import { waitForGate } from "./wait.js";
@@ -118,11 +118,13 @@ export function register(program: Command): void {
     .option("--file <file>", "the review (review_result.v1 JSON, or prose ending in ## SATISFIED); default stdin")
     .option("--root <dir>", "project root", process.cwd())
     .action(async (run: string, gate: string, o: { reviewerModel: string; file?: string; root: string }) => {
-      const { layout, ctx, view } = open(o.root, run, gate);
+      const { ctx, view } = open(o.root, run, gate);
       const R = Math.max(0, ...view.snapshot.packets.keys());
       const packet = view.snapshot.packets.get(R);
       if (!packet || packet.reviewer_adapter !== "manual") throw new Error(`${run} ${gate} has no open packet addressed to the manual reviewer`);
       if (view.snapshot.results.has(R)) throw new Error(`round ${R} already has a result`);
+      const closed = resultRefusal(view.snapshot, R);
+      if (closed) throw new Error(`round ${R} cannot take an answer: ${closed}`);
       const text = await readUserText(o.file, MAX_FILE_BYTES);
       const verdict = acceptManualResponse(text, packet, ctx.settings, o.reviewerModel);
       if (!verdict.ok) {
@@ -130,10 +132,10 @@ export function register(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      const result = scrubResult(verdict.result, ctx.settings.secrets_policy?.redaction_patterns);
-      deliverMemory(layout, packet, result);
-      const status = deliver(layout.gateFile(run, gate, `result-${R}.json`), json(result), { guildDir: layout.guild }).status;
-      delivered(status, `result-${R}.json`);
+      // The answer is acknowledged only once it is in a round that can still use it (SPEC §15).
+      const delivery = deliverResult(ctx, packet, verdict.result);
+      if (!delivery.ok) throw new Error(`not accepted: ${delivery.reason}; nothing was written`);
+      delivered(delivery.status, `result-${R}.json`);
       process.stderr.write(`accepted: result-${R}.json (${verdict.result.verdict}, reviewer ${verdict.model})\n`);
     });
 }

@@ -1,13 +1,12 @@
 // The manual worker: tells the human where a packet is and how to answer, and turns dropped response-<n>.md
 // files into results (or rejects them with the reason, freeing the slot for another answer).
-import { readFileSync } from "node:fs";
-import { FOREIGN_GRACE_MS, readGate } from "../broker/snapshot.js";
+import { FOREIGN_GRACE_MS, MAX_FILE_BYTES, readGate } from "../broker/snapshot.js";
 import { acceptManualResponse, manualInstructions } from "../manual.js";
-import { scrubResult } from "../scrub-result.js";
-import { deliver } from "../store/deliver.js";
+import { ageMs } from "../store/age.js";
+import { readTextBounded, type ReadRefused } from "../store/read-bounded.js";
 import { rejectFile } from "../store/reject.js";
 import type { BusContext } from "./context.js";
-import { deliverMemory } from "./memory.js";
+import { deliverResult } from "./deliver-result.js";
 
 const announced = new Set<string>();
 
@@ -15,7 +14,7 @@ export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m
   const { layout } = ctx;
   const s = readGate(layout, runId, gate);
   for (const p of s.problems) {
-    if (/^response-\d+\.md$/.test(p.file)) rejectFile(s.dir, p.file, p.reason, layout.guild); // symlinked or oversized
+    if (/^response-\d+\.md$/.test(p.file)) rejectFile(s.dir, p.file, p.reason, layout.guild); // symlinked, oversized, not a regular file
   }
   if (s.outcome) return "finished";
   const R = Math.max(0, ...s.packets.keys());
@@ -23,25 +22,27 @@ export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m
   if (!P || P.reviewer_adapter !== "manual" || s.results.has(R) || s.failures.has(R)) return "active";
   if (s.responses.has(R)) {
     const name = `response-${R}.md`;
+    const seen = s.responses.get(R)!;
+    const stillWriting = ageMs(`${s.dir}/${name}:${seen.size}`, seen.mtimeMs) < (ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS);
     let text: string;
     try {
-      text = readFileSync(layout.gateFile(runId, gate, name), "utf8");
-    } catch {
+      text = readTextBounded(layout.gateFile(runId, gate, name), { max: MAX_FILE_BYTES });
+    } catch (error) {
+      if ((error as ReadRefused).kind === "missing" || stillWriting) return "active"; // moved meanwhile, or still being written
+      rejectFile(s.dir, name, (error as Error).message, layout.guild);
+      announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${(error as Error).message}. Answer again.`);
       return "active";
     }
     const verdict = acceptManualResponse(text, P, ctx.settings);
-    const stillWriting = Date.now() - s.responses.get(R)!.mtimeMs < (ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS);
     // still being written in place (empty, first line unfinished, body unreadable so far): wait out the grace, as
     // for results; an identity refusal is final
     if (!verdict.ok && stillWriting && (!text.includes("\n") || /could not be read/.test(verdict.reason))) return "active";
-    if (verdict.ok) {
-      const result = scrubResult(verdict.result, ctx.settings.secrets_policy?.redaction_patterns);
-      deliverMemory(layout, P, result);
-      deliver(layout.gateFile(runId, gate, `result-${R}.json`), JSON.stringify(result, null, 2) + "\n", { guildDir: layout.guild });
-      log(`${runId}/${gate} round ${R}: manual response from ${verdict.model} accepted`);
+    const delivery = verdict.ok ? deliverResult(ctx, P, verdict.result) : verdict;
+    if (delivery.ok) {
+      log(`${runId}/${gate} round ${R}: manual response accepted`);
     } else {
-      rejectFile(s.dir, name, verdict.reason, layout.guild);
-      announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${verdict.reason}. Answer again.`);
+      rejectFile(s.dir, name, delivery.reason, layout.guild);
+      announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${delivery.reason}. Answer again.`);
     }
     return "active";
   }

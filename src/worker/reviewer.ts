@@ -6,15 +6,14 @@ import { hostname } from "node:os";
 import { isNightmare, readsFiles } from "../adapters/capabilities.js";
 import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
 import { classifyModel } from "../family.js";
-import { MAX_FILE_BYTES, readGate } from "../broker/snapshot.js";
+import { readGate } from "../broker/snapshot.js";
 import { type EnvelopeContext, type Normalized, normalizeOutput, repairPrompt } from "../normalize.js";
-import { scrubResult } from "../scrub-result.js";
 import { Attempt, type DispatchAttempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
 import { tryClaim } from "../store/claim.js";
 import { deliver } from "../store/deliver.js";
 import type { BusContext } from "./context.js";
 import { attemptRecord, describeAttempt, gateTier, initialPair, nextPair, type Pair } from "./dispatch-plan.js";
-import { deliverMemory } from "./memory.js";
+import { deliverResult } from "./deliver-result.js";
 
 export interface ReviewerOptions {
   /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
@@ -126,21 +125,16 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
       if (!repaired.ok) return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`, attempts);
       normalized = { ...repaired, result: { ...repaired.result, repaired: true } };
     }
-    const result = scrubResult({
+    const delivery = deliverResult(ctx, P, {
       ...normalized.result,
       dispatch_attempts: attempts,
       // the model the reviewer reported when it says (a reroute), else the one requested
       ran: { provider: ran.link.id, model: normalized.result.reviewer_model_source === "reported" ? normalized.result.reviewer_model : requested, effort: ran.pair.effort, tier },
       // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
       ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
-    }, ctx.settings.secrets_policy?.redaction_patterns);
-    const text = JSON.stringify(result, null, 2) + "\n";
-    // §9 bounds the answer; scrub labels can still grow it, and a gate file the verifier refuses unread would strand the round
-    if (Buffer.byteLength(text) > MAX_FILE_BYTES) return fail("malformed", `the result is ${Buffer.byteLength(text)} bytes once scrubbed, more than the ${MAX_FILE_BYTES} a gate file may hold`, attempts);
-    if (readGate(layout, runId, gate).failures.has(R)) return "active";
-    deliverMemory(layout, P, result);
-    const delivered = deliver(file(`result-${R}.json`), text, { guildDir: layout.guild });
-    opts.log(`${runId}/${gate} round ${R}: ${delivered.status === "delivered" ? `result delivered (${result.verdict}, ${result.blocking_findings.length} blocking)` : `result not delivered: result-${R}.json already exists (${delivered.status})`}`);
+    });
+    if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts);
+    opts.log(`${runId}/${gate} round ${R}: ${!delivery.ok ? `result not delivered: ${delivery.reason}` : delivery.status === "delivered" ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)` : `result not delivered: result-${R}.json already exists (${delivery.status})`}`);
     return "active";
   } finally {
     await claim.release();
