@@ -1,10 +1,10 @@
 // Integration: no false sign-off (bus-spec/SPEC.md §5, §11, §14, §15, §16). Real broker and verifier processes; the
 // reviewer is a foreign tool (this test) that drops result files, so every interleaving is under the test's control.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeProject, type Project, SCRIPTED, stopChild } from "./helpers/bus.js";
+import { BIN, makeProject, type Project, SCRIPTED, stopChild } from "./helpers/bus.js";
 import { cliAsync } from "./helpers/clients.js";
 import { tempRoot } from "./helpers/tmp.js";
 import { sha256Hex } from "../src/sha.js";
@@ -45,6 +45,7 @@ function drop(p: Project, run: string, name: string, bytes: string | Buffer): vo
   renameSync(tmp, path.join(p.gateDir(run, GATE), name));
 }
 
+const spawned: ChildProcess[] = [];
 const has = (name: string) => (files: string[]) => files.includes(name);
 const outcomeOf = (p: Project, run: string) => p.readJson<{ status: string; artifact_sha256: string | null; satisfied_at_round?: number }>(run, GATE, "outcome.json");
 
@@ -392,6 +393,50 @@ describe("hostile directory entries (integration)", () => {
     await p.waitFor("big", GATE, has("escalation-1.json"), "the escalation");
     expect(p.readJson("big", GATE, "escalation-1.json")).toMatchObject({ reason: "artifact_too_large", detail: expect.stringMatching(/packet-2\.md would be \d+ bytes/) });
     expect(p.files("big", GATE)).not.toContain("packet-2.md");
+  });
+
+  // Permissions only bind a process that is not root: run the workers and the CLI as nobody (CI runs as root).
+  const asRoot = process.getuid?.() === 0;
+  it.skipIf(!asRoot)("unreadable (mode 000) files at result and response names are moved aside by workers running unprivileged (§5)", async () => {
+    const NOBODY = 65534;
+    const p = setup();
+    const own = { uid: NOBODY, gid: NOBODY };
+    const chownAll = (dir: string) => {
+      chownSync(dir, NOBODY, NOBODY);
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const f = path.join(dir, e.name);
+        if (e.isDirectory()) chownAll(f);
+        else lchownSync(f, NOBODY, NOBODY);
+      }
+    };
+    chownAll(p.root);
+    const env = { ...process.env, HOME: p.root };
+    const worker = (kind: string) => {
+      const child = spawn(process.execPath, [BIN, "worker", kind, "--root", p.root, "--reconcile-ms", "300", "--full-scan-ms", "2000"], { ...own, env, stdio: "ignore" });
+      spawned.push(child);
+    };
+    const cli = (args: string[], input?: string) => spawnSync(process.execPath, [BIN, ...args, "--root", p.root], { ...own, env, input, encoding: "utf8" });
+    try {
+      worker("broker");
+      worker("verifier");
+      worker("manual");
+      for (const run of ["u1", "u2"]) expect(cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", run]).status).toBe(0);
+      await p.waitFor("u1", GATE, has("packet-1.md"), "packet 1");
+      await p.waitFor("u2", GATE, has("packet-1.md"), "packet 1 of u2");
+      for (const [run, name] of [["u1", "result-1.json"], ["u2", "response-1.md"]] as const) {
+        const f = path.join(p.gateDir(run, GATE), name);
+        writeFileSync(f, "{}");
+        chownSync(f, NOBODY, NOBODY);
+        chmodSync(f, 0o000);
+      }
+      await p.waitFor("u1", GATE, (f) => !f.includes("result-1.json"), "the unreadable result moved aside", 30_000);
+      await p.waitFor("u2", GATE, (f) => !f.includes("response-1.md"), "the unreadable response moved aside", 30_000);
+      const r = cli(["respond", "u2", GATE, "--reviewer-model", "gpt-5"], "Reviewer-Model: gpt-5\n" + resultText(p, "u2", 1, "satisfied"));
+      expect(r.status, r.stderr).toBe(0);
+      await p.waitFor("u2", GATE, has("outcome.json"), "the outcome after a readable answer");
+    } finally {
+      for (const c of spawned.splice(0)) await stopChild(c);
+    }
   });
 });
 
