@@ -438,5 +438,57 @@ describe("hostile directory entries (integration)", () => {
       for (const c of spawned.splice(0)) await stopChild(c);
     }
   });
+
+  it("concurrent CLI calls on one gate: one request, one decision, one result; the others are told why (§4)", async () => {
+    const p = setup();
+    const same = Array.from({ length: 6 }, () => cliAsync(p, ["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "cc", "--cap", "1"]));
+    const requests = await Promise.all(same);
+    expect(requests.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
+    for (const r of requests.filter((x) => x.code !== 0)) expect(r.stderr).toMatch(/already has a request|use another --run-id/);
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    await p.waitFor("cc", GATE, has("packet-1.md"), "packet 1");
+    const answer = "Reviewer-Model: gpt-5\n" + resultText(p, "cc", 1, "issues");
+    const answers = await Promise.all(Array.from({ length: 6 }, () => cliAsync(p, ["respond", "cc", GATE, "--reviewer-model", "gpt-5"])));
+    void answer;
+    expect(answers.every((r) => r.code !== 0)).toBe(true); // no stdin answer: refused, nothing written
+    const text = path.join(p.root, "answer.md");
+    writeFileSync(text, answer);
+    const sent = await Promise.all(Array.from({ length: 6 }, () => cliAsync(p, ["respond", "cc", GATE, "--reviewer-model", "gpt-5", "--file", text])));
+    expect(sent.filter((r) => r.code === 0).length).toBe(1);
+    await p.waitFor("cc", GATE, has("escalation-1.json"), "cap hit");
+    const decided = await Promise.all(["force-pass", "rework", "force-pass", "rework"].map((c) => cliAsync(p, ["decide", "cc", GATE, c])));
+    expect(decided.filter((r) => r.code === 0).length).toBe(1);
+    await p.waitFor("cc", GATE, has("outcome.json"), "the outcome");
+    expect(p.files("cc", GATE).filter((f) => f.startsWith("decision-"))).toEqual(["decision-1.json"]);
+  });
+
+  it.skipIf(!asRoot)("a .guild the user cannot write: the CLI says so in one line, a worker keeps running without a tight loop (§17, §18)", async () => {
+    const p = setup();
+    request(p, "ro"); // written by root: nobody may read the tree but not write it
+    const env = { ...process.env, HOME: p.root };
+    chmodSync(p.root, 0o755);
+    const r = spawnSync(process.execPath, [BIN, "review", ARTIFACT, "--gate", GATE, "--author", "claude", "--run-id", "ro2", "--root", p.root], { uid: 65534, gid: 65534, env, encoding: "utf8" });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/^guild-bus: .*(EACCES|permission denied)/i);
+    let log = "";
+    const broker = spawn(process.execPath, [BIN, "worker", "broker", "--root", p.root, "--reconcile-ms", "300", "--full-scan-ms", "1000"], { uid: 65534, gid: 65534, env, stdio: ["ignore", "pipe", "pipe"] });
+    spawned.push(broker);
+    broker.stdout!.on("data", (b: Buffer) => (log += b));
+    broker.stderr!.on("data", (b: Buffer) => (log += b));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!/EACCES|permission denied/i.test(log) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
+      expect(log).toMatch(/EACCES|permission denied/i); // it tried, and said why
+      const before = log.split("\n").length;
+      await new Promise((res) => setTimeout(res, 3000)); // pacing only: count what a few reconcile passes log
+      expect(broker.exitCode).toBeNull();
+      expect(log.split("\n").length - before).toBeLessThan(40);
+      expect(p.files("ro", GATE)).not.toContain("packet-1.md");
+    } finally {
+      for (const c of spawned.splice(0)) await stopChild(c);
+    }
+  });
 });
 
