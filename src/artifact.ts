@@ -2,7 +2,7 @@
 // needs the artifact's text or sha (broker, verifier, outcome, status, review) asks here, so they cannot disagree.
 import type { Layout } from "./layout.js";
 import type { EscalationReason } from "./spec/schemas.js";
-import { scrub } from "./scrub.js";
+import { scrub, ScrubConfigError } from "./scrub.js";
 import { sha256Hex } from "./sha.js";
 import { decodeUtf8, readBounded, ReadRefused } from "./store/read-bounded.js";
 
@@ -10,7 +10,7 @@ import { decodeUtf8, readBounded, ReadRefused } from "./store/read-bounded.js";
 export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
 
 /** Why the artifact cannot be reviewed now; each is an escalation reason (SPEC §14). */
-export type ArtifactProblem = Extract<EscalationReason, "artifact_missing" | "artifact_too_large" | "artifact_not_text">;
+export type ArtifactProblem = Extract<EscalationReason, "artifact_missing" | "artifact_too_large" | "artifact_not_text" | "scrub_failed">;
 
 export type ArtifactState =
   | { ok: true; text: string; sha: string }
@@ -36,7 +36,14 @@ export function readArtifact(layout: Layout, relPath: string, customPatterns?: s
   } catch (error) {
     return refused(relPath, error);
   }
-  const text = scrub(decoded, { customPatterns }); // an invalid custom pattern throws: a settings error, not the artifact's
+  let text: string;
+  try {
+    text = scrub(decoded, { customPatterns });
+  } catch (error) {
+    // an invalid custom pattern: the settings' fault, but no packet may go out unscrubbed, so a human fixes it
+    if (!(error instanceof ScrubConfigError)) throw error;
+    return { ok: false, problem: "scrub_failed", detail: `cannot scrub ${relPath}: ${error.message}; fix secrets_policy.redaction_patterns in .guild/settings.json, then retry` };
+  }
   const entry = { text, sha: sha256Hex(Buffer.from(text, "utf8")) };
   cache.set(key, entry);
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);

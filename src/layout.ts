@@ -2,7 +2,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { assertGate, assertRound, assertRunId } from "./spec/ids.js";
-import { PathSafetyError, refuseSymlinks } from "./store/no-symlinks.js";
+import { insideGuild, PathSafetyError, refuseSymlinks } from "./store/no-symlinks.js";
 
 export const GUILD_DIR = ".guild";
 
@@ -99,6 +99,7 @@ export class Layout {
 
   /** Refuse symlinks anywhere between .guild and the given path (inclusive). */
   assertNoSymlinks(p: string): void {
+    if (!insideGuild(this.guild, p)) throw new PathSafetyError(`path escapes .guild/: ${p}`);
     refuseSymlinks(this.guild, p);
   }
 }

@@ -70,18 +70,6 @@ const SENSITIVE_HOME_DIRS = "\\.claude|\\.codex|\\.gemini|\\.ssh|\\.aws|\\.gnupg
 
 const RULES: readonly Rule[] = Object.freeze([
   {
-    kind: "private-key",
-    // ( BLOCK)?: PGP armours its key as "PRIVATE KEY BLOCK".
-    re: /(-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----)[\s\S]*?(-----END \2PRIVATE KEY\3-----)/g,
-    replace: (_m: string, begin: string, _t: string, _b: string, end: string) => `${begin}\n${label("private-key")}\n${end}`,
-  },
-  {
-    // An unterminated private key: everything after its header goes.
-    kind: "private-key",
-    re: /(-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----)(?![\s\S]*-----END \2PRIVATE KEY\3-----)[\s\S]+$/g,
-    replace: (_m: string, begin: string) => `${begin}\n${label("private-key")}`,
-  },
-  {
     kind: "token",
     re: new RegExp(`\\b(authorization\\s*[:=]\\s*["']?(?:bearer|basic|token|bot)\\s+)${NOT_LABEL}${VALUE_STOP}`, "gi"),
     replace: (_m: string, head: string) => `${head}${label("token")}`,
@@ -223,16 +211,47 @@ export interface ScrubReport {
 
 function compileCustom(patterns: readonly string[] | undefined): Rule[] {
   return (patterns ?? []).map((source) => {
+    let re: RegExp;
     try {
-      return { kind: "custom", re: new RegExp(source, "g"), replace: () => label("custom") } satisfies Rule;
+      re = new RegExp(source, "g");
     } catch (error) {
       throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: ${(error as Error).message}`);
     }
+    // a pattern that matches nothing would insert a label between every two characters, pass after pass
+    if (new RegExp(source).test("")) throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: it matches the empty string`);
+    return { kind: "custom", re, replace: (m: string) => (m === "" ? m : label("custom")) } satisfies Rule;
   });
 }
 
+const KEY_HEADER = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----/g;
+
+/**
+ * PEM/PGP private keys, in one left-to-right scan (a regex with a lazy body or a lookahead to the end rescans the
+ * rest of the text for every header: quadratic on a file of headers). A key keeps its header and footer and loses
+ * its body; a header with no footer after it loses everything that follows.
+ */
+function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, number>>): string {
+  let out = "";
+  let from = 0;
+  KEY_HEADER.lastIndex = 0;
+  for (let m = KEY_HEADER.exec(text); m; m = KEY_HEADER.exec(text)) {
+    const [begin, type = "", block = ""] = m;
+    const bodyStart = m.index + begin.length;
+    const end = `-----END ${type}PRIVATE KEY${block}-----`;
+    const at = text.indexOf(end, bodyStart);
+    const redacted = at === -1 ? `${begin}\n${label("private-key")}` : `${begin}\n${label("private-key")}\n${end}`;
+    const body = text.slice(bodyStart, at === -1 ? text.length : at);
+    if (body !== `\n${label("private-key")}${at === -1 ? "" : "\n"}`) counts["private-key"] = (counts["private-key"] ?? 0) + 1;
+    out += text.slice(from, m.index) + redacted;
+    if (at === -1) return out;
+    from = at + end.length;
+    KEY_HEADER.lastIndex = from;
+  }
+  return out + text.slice(from);
+}
+
 function onePass(text: string, rules: readonly Rule[], counts: Partial<Record<RedactionKind, number>>): string {
-  let out = text;
+  let out = redactPrivateKeys(text, counts);
   for (const rule of rules) {
     const re = new RegExp(rule.re.source, rule.re.flags); // fresh lastIndex for every use
     out = out.replace(re, (...args: unknown[]) => {

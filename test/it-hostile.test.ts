@@ -1,11 +1,15 @@
 // Hostile and malformed input, each kind a fixture (fixtures/hostile/cases.json): the workers keep running,
 // nothing valid is lost, and every bad input is rejected or flagged with a reason visible in status and the trail.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { readGate } from "../src/broker/snapshot.js";
+import { requestReview } from "../src/cli/review.js";
+import { Layout } from "../src/layout.js";
 import { makeProject, REPO } from "./helpers/bus.js";
+import { scaled } from "./helpers/machine.js";
 
 type Generated = "binary" | "huge" | "nested" | "symlink-out" | "symlink-in" | "symlink-devzero" | "fifo" | "directory" | "invalid-utf8" | "deep-keys" | "deep-yaml";
 interface DropCase { id: string; file: string; content?: string; generate?: Generated; expect: string }
@@ -46,16 +50,17 @@ function residentMiB(pid: number): number {
 }
 
 describe("hostile and malformed input (integration)", () => {
-  it(`survives ${CASES.gate_drops.length + CASES.tree.length + CASES.cli.length} kinds of bad input without losing valid work`, { timeout: 300_000 }, async () => {
+  it(`survives ${CASES.gate_drops.length + CASES.tree.length + CASES.cli.length} kinds of bad input without losing valid work`, { timeout: scaled(300_000) }, async () => {
     const p = makeProject();
     p.settings({ foreign_grace_ms: 300 });
     p.write("docs/plan.md", PLAN);
     p.write("outside/secret.txt", "not for reviewers\n");
     const workers = ["broker", "verifier", "manual"].map((k) => p.startWorker(k, ["--full-scan-ms", "1000"]));
     const drops = CASES.gate_drops.map((c, i) => ({ c, run: `h${i}-${c.id}`.slice(0, 60) }));
+    // the requests go through the CLI's own function in process: the drops are under test here, not the CLI
+    const layout = new Layout(p.root);
     for (const { c, run } of drops) {
-      const cap = c.id === "decision-preplaced-force-pass" ? ["--cap", "1"] : [];
-      expect(p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", run, "--reviewer", "manual", ...cap]).code).toBe(0);
+      requestReview(layout, { artifact: "docs/plan.md", gate: "G-plan", author: "claude", runId: run, reviewer: "manual", ...(c.id === "decision-preplaced-force-pass" ? { cap: 1 } : {}) });
     }
     for (const { run } of drops) await p.waitFor(run, "G-plan", (f) => f.includes("packet-1.md"), `packet-1 of ${run}`);
 
@@ -78,10 +83,11 @@ describe("hostile and malformed input (integration)", () => {
       else writeFileSync(target, contentFor(c, vars)!); // in place, as a careless foreign writer would
     }
 
-    const problemsOf = (run: string) => p.status(run, "G-plan") as unknown as { rejected: Array<{ file: string; reason: string }>; problems: Array<{ file: string; reason: string }> };
+    // what status shows, read in process (a CLI start per case is most of this test's time on a loaded machine)
+    const problemsOf = (run: string) => readGate(layout, run, "G-plan");
     for (const { c, run } of drops) {
       if (c.expect === "rejected" || c.expect === "after-outcome") {
-        await p.waitFor(run, "G-plan", (f) => !f.includes(c.file) && f.includes("rejected"), `${c.id}: ${c.file} moved to rejected/`, 20_000);
+        await p.waitFor(run, "G-plan", (f) => !f.includes(c.file) && f.includes("rejected"), `${c.id}: ${c.file} moved to rejected/`, scaled(20_000));
         const rejected = problemsOf(run).rejected.find((r) => r.file.startsWith(`${c.file}.`));
         expect(rejected, c.id).toBeDefined();
         expect(rejected!.reason.length, c.id).toBeGreaterThan(5);
@@ -101,15 +107,17 @@ describe("hostile and malformed input (integration)", () => {
     expect(p.cli(["decide", pre.run, "G-plan", "rework"]).code).toBe(0);
     expect((await p.waitState(pre.run, "G-plan", ["done"])).status).toBe("rework");
 
-    // nothing valid lost: every other gate still completes with a valid answer
+    // nothing valid lost: every other gate still completes with a valid answer, dropped as a human would
     for (const { c, run } of drops) {
       if (c === after.c || c === pre.c) continue;
-      const r = p.cli(["respond", run, "G-plan", "--reviewer-model", "gpt-5"], answer("satisfied"));
-      expect(r.code, `${c.id}: ${r.stderr}`).toBe(0);
+      const tmp = path.join(p.root, `answer-${run}.md`);
+      writeFileSync(tmp, "Reviewer-Model: gpt-5\n" + answer("satisfied"));
+      renameSync(tmp, path.join(p.gateDir(run, "G-plan"), "response-1.md"));
     }
     for (const { c, run } of drops) {
       if (c === pre.c) continue;
-      expect((await p.waitState(run, "G-plan", ["done"], 20_000)).status, c.id).toBe("satisfied");
+      await p.waitFor(run, "G-plan", (f) => f.includes("outcome.json"), `${c.id}: the outcome`, scaled(20_000));
+      expect(p.readJson(run, "G-plan", "outcome.json").status, c.id).toBe("satisfied");
       const trail = readFileSync(path.join(p.gateDir(run, "G-plan"), "trail.md"), "utf8");
       if (c.expect === "rejected" || c.expect === "after-outcome") expect(trail, c.id).toContain(`rejected/${c.file}.`);
       if (c.expect === "problem") expect(trail, c.id).toContain(`${c.file}:`);

@@ -455,12 +455,17 @@ describe("hostile directory entries (integration)", () => {
     const text = path.join(p.root, "answer.md");
     writeFileSync(text, answer);
     const sent = await Promise.all(Array.from({ length: 6 }, () => cliAsync(p, ["respond", "cc", GATE, "--reviewer-model", "gpt-5", "--file", text])));
-    expect(sent.filter((r) => r.code === 0).length).toBe(1);
+    // one delivery wins; a concurrent call with the very same bytes is the idempotent "identical" success (§4)
+    expect(sent.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
+    for (const r of sent.filter((x) => x.code !== 0)) expect(r.stderr).toMatch(/already|cannot take an answer/);
+    expect(p.files("cc", GATE).filter((f) => f.startsWith("result-"))).toEqual(["result-1.json"]);
     await p.waitFor("cc", GATE, has("escalation-1.json"), "cap hit");
     const decided = await Promise.all(["force-pass", "rework", "force-pass", "rework"].map((c) => cliAsync(p, ["decide", "cc", GATE, c])));
-    expect(decided.filter((r) => r.code === 0).length).toBe(1);
+    expect(decided.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
+    const choice = p.readJson<{ choice: string }>("cc", GATE, "decision-1.json").choice;
     await p.waitFor("cc", GATE, has("outcome.json"), "the outcome");
     expect(p.files("cc", GATE).filter((f) => f.startsWith("decision-"))).toEqual(["decision-1.json"]);
+    expect(p.readJson<{ status: string }>("cc", GATE, "outcome.json").status).toBe(choice === "force-pass" ? "force_passed" : "rework");
   });
 
   it.skipIf(!asRoot)("a .guild the user cannot write: the CLI says so in one line, a worker keeps running without a tight loop (§17, §18)", async () => {

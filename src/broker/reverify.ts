@@ -29,7 +29,10 @@ export function reverifyOutcome(ctx: BusContext, s: GateSnapshot, artifact: Arti
     const esc = s.escalations.get(n);
     if (!esc?.options.includes("force-pass") || s.decisions.get(n)?.choice !== "force-pass") problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);
   }
-  if (o.status === "satisfied") problems.push(...satisfiedProblems(ctx, s, n, artifact, policy.stop));
+  if (o.status === "satisfied") {
+    if (o.satisfied_at_round !== n) problems.push(`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`);
+    else problems.push(...passProblems(ctx, s, n, artifact, o.independence));
+  }
   if ((o.status === "satisfied" || o.status === "force_passed") && o.artifact_sha256 !== null) {
     if (!artifact.ok) problems.push(`the artifact is unreadable now: ${artifact.detail}`);
     else if (artifact.sha !== o.artifact_sha256) problems.push(`the artifact changed since the outcome (outcome ${o.artifact_sha256}, now ${artifact.sha})`);
@@ -37,11 +40,15 @@ export function reverifyOutcome(ctx: BusContext, s: GateSnapshot, artifact: Arti
   return { ok: problems.length === 0, problems };
 }
 
-function satisfiedProblems(ctx: BusContext, s: GateSnapshot, n: number, artifact: ArtifactState, stop: "verdict" | "score"): string[] {
-  const o = s.outcome!;
+/**
+ * Why round n's pass does not re-derive from its files: the packet, the result bytes (the sealed ones), a verdict
+ * bound to them, the gate-pass on the artifact as it is now under the round's own stop policy, and, for a strong
+ * stamp, the reviewer family. The broker asks before it writes `satisfied`; `status --verify` after.
+ */
+export function passProblems(ctx: BusContext, s: GateSnapshot, n: number, artifact: ArtifactState, independence: "strong" | "weak" | null | undefined): string[] {
   const packet = s.packets.get(n);
-  if (o.satisfied_at_round !== n) return [`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`];
   if (!packet) return [`no valid packet-${n}.md`];
+  const stop = packet.stop ?? "verdict";
   let bytes: Buffer;
   let raw: string;
   try {
@@ -59,11 +66,11 @@ function satisfiedProblems(ctx: BusContext, s: GateSnapshot, n: number, artifact
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   const c = report.conditions;
   if (!c.parses || !c.packet_id_match || !c.no_blockers) problems.push(`gate-pass fails: ${report.reasons.join("; ")}`);
-  else if (!c.sha256_match && artifact.ok && artifact.sha === o.artifact_sha256) problems.push(`the result reviewed other bytes: ${report.reasons.join("; ")}`);
+  else if (!c.sha256_match && artifact.ok) problems.push(`the result reviewed other bytes: ${report.reasons.join("; ")}`);
   const result = parseReviewResult(raw).result;
   if (stop === "verdict" && result?.verdict !== "satisfied") problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
   if (stop === "score" && result && !evaluateScoreGate(result).positive) problems.push("the result's score does not pass the score gate");
-  if (o.independence === "strong") {
+  if (independence === "strong") {
     const reported = typeof result?.reviewer_model === "string" && result.reviewer_model.trim() ? result.reviewer_model : packet.reviewer_model;
     const family = classifyModel(reported, ctx.settings.family_aliases);
     if (family === "unknown" || family === packet.author_family) problems.push(`independence strong, but the reviewer model ${JSON.stringify(reported)} is of family ${family} (author ${packet.author_family})`);

@@ -199,16 +199,11 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     }
   }
   for (const [round, verdict] of snap.verdicts) {
-    const packet = snap.packets.get(round);
-    const why = !packet || packet.packet_id !== verdict.packet_id
-      ? `verdict names packet ${verdict.packet_id}, not the packet issued for round ${round}`
-      : resultSha(dir, round) === verdict.result_sha256 ? null
-      // Not the result on disk: a broken seal if the verifier sealed these bytes, else a verdict nothing verified.
-      : sealSha(dir, round) === verdict.result_sha256 ? null : `verdict without the result it names (sha256 ${verdict.result_sha256}): forged or stale`;
-    if (why) {
-      snap.verdicts.delete(round);
-      snap.problems.push({ file: `verdict-${round}.json`, reason: why, mtimeMs: verdictMtime(dir, round) });
-    }
+    const why = verdictProblem(snap, dir, round, verdict);
+    if (!why) continue;
+    snap.verdicts.delete(round);
+    if (why.broken) snap.brokenSeals.set(round, why.reason);
+    else snap.problems.push({ file: `verdict-${round}.json`, reason: why.reason, mtimeMs: verdictMtime(dir, round) });
   }
   for (const round of snap.results.keys()) checkSeal(snap, dir, round);
   for (const round of snap.verdicts.keys()) checkSeal(snap, dir, round);
@@ -245,6 +240,25 @@ const resultSha = (dir: string, round: number) => fileSha(path.join(dir, `result
 /** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
 export const SEALS_DIR = ".verified";
 const sealSha = (dir: string, round: number) => fileSha(path.join(dir, SEALS_DIR, `result-${round}.json`));
+
+/**
+ * Whether a valid verdict counts (SPEC §5, §15): only for the bytes the verifier sealed before writing it, and only
+ * while the result is still those bytes. A verdict that verified nothing here (another packet, no seal, or a seal
+ * of other bytes) is junk; one whose result is gone or changed, with no seal to tell, ends its round (broken).
+ */
+function verdictProblem(snap: GateSnapshot, dir: string, round: number, v: VerdictFile): { reason: string; broken: boolean } | null {
+  const packet = snap.packets.get(round);
+  if (!packet || packet.packet_id !== v.packet_id) return { broken: false, reason: `verdict names packet ${v.packet_id}, not the packet issued for round ${round}` };
+  const sealed = sealSha(dir, round);
+  const now = resultSha(dir, round);
+  if (sealed !== null) {
+    if (sealed !== v.result_sha256) return { broken: false, reason: `verdict names result bytes ${v.result_sha256}, not the bytes the verifier sealed: a stray verdict` };
+    return null; // bound, or a broken seal that checkSeal records
+  }
+  if (now === null) return { broken: false, reason: "verdict without a result: forged or stale" };
+  if (now === v.result_sha256) return { broken: false, reason: "verdict the verifier did not seal: a stray verdict" };
+  return { broken: true, reason: `result-${round}.json is not the bytes verdict-${round}.json verified (${v.result_sha256}, now ${now}), and no seal tells which it was: the round fails closed` };
+}
 
 /** A round whose verdict is kept but whose result is not the sealed bytes: changed or removed after verification. */
 function checkSeal(snap: GateSnapshot, dir: string, round: number): void {

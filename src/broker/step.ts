@@ -5,6 +5,7 @@ import { scrub } from "../scrub.js";
 import { scrubResult } from "../scrub-result.js";
 import { sha256Hex } from "../sha.js";
 import { type ArtifactState, readArtifact } from "../artifact.js";
+import { passProblems } from "./reverify.js";
 import { Event, Escalation, type Family, Outcome, type PacketFrontMatter } from "../spec/schemas.js";
 import { deliver, type DeliverResult } from "../store/deliver.js";
 import { appendJsonl } from "../store/jsonl.js";
@@ -275,6 +276,15 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
         // The artifact is read once more as the outcome is written: a pass must hold for the bytes on disk now.
         const now = gateArtifact(ctx, s);
         if (action.status === "satisfied" && (!now.ok || !artifact.ok || now.sha !== artifact.sha)) continue;
+        // ...and must re-derive from the sealed result: a stray verdict that contradicts its result ends nothing.
+        const unproven = action.status === "satisfied" ? passProblems(ctx, s, action.round, now, action.independence) : [];
+        if (unproven.length) {
+          action = { type: "escalation", round: action.round, reason: "no_verdict", detail: `verdict-${action.round}.json does not re-derive from its result: ${unproven.join("; ")}`, options: RETRY_OPTIONS };
+          result = deliverEscalation(action);
+          delivered.push({ action, result });
+          if (result.status === "delivered") recordEvents(ctx, s, action);
+          continue;
+        }
         const outcome = buildOutcome(ctx, s, action, now);
         // The trail shows the final disposition before anyone can see the outcome (SPEC §16).
         await writeTrail(ctx, { ...s, outcome }, { state: "done", round: action.round, action: null, detail: `outcome ${outcome.status}` });

@@ -65,7 +65,7 @@ function statusOf(s: GateSnapshot, d: GateDecision): ReviewBrokerOutput["status"
     if (reason === "human_checkpoint") return "checkpoint";
     if (reason === "request_refused") return "refused";
     if (reason === "codex_skip_blocked") return "blocked";
-    if (reason === "artifact_missing" || reason === "artifact_too_large" || reason === "artifact_not_text") return "artifact_unusable";
+    if (reason === "artifact_missing" || reason === "artifact_too_large" || reason === "artifact_not_text" || reason === "scrub_failed") return "artifact_unusable";
     return "cap_hit";
   }
   return "pending";

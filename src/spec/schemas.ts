@@ -292,7 +292,7 @@ export const Resubmit = z
 export const EscalationReason = z.enum([
   "cap_hit", "malformed_termination_x2", "no_verdict", "unavailable", "restart_cap_hit", "codex_skip_blocked",
   "identity_unverified", "score_unavailable", "human_checkpoint", "request_refused",
-  "artifact_missing", "artifact_too_large", "artifact_not_text",
+  "artifact_missing", "artifact_too_large", "artifact_not_text", "scrub_failed",
 ]);
 export type EscalationReason = z.infer<typeof EscalationReason>;
 export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"]);

@@ -1,5 +1,6 @@
 // Claims avoid duplicate work only; correctness comes from first-writer-wins delivery and fencing.
-import { mkdirSync, statSync, utimesSync } from "node:fs";
+import { lstatSync, mkdirSync, statSync, utimesSync } from "node:fs";
+import { PathSafetyError } from "./no-symlinks.js";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 
@@ -18,6 +19,8 @@ export interface ClaimOptions {
 /** Try to claim `name` inside claimsDir; null when someone else holds it. Never throws for a held lock. */
 export async function tryClaim(claimsDir: string, name: string, options: ClaimOptions = {}): Promise<Claim | null> {
   mkdirSync(claimsDir, { recursive: true });
+  // a linked .claims/ would put our lock (and its utimes) elsewhere (SPEC §2)
+  if (lstatSync(claimsDir).isSymbolicLink()) throw new PathSafetyError(`symlink refused inside .guild: ${claimsDir}`);
   const target = path.join(claimsDir, name);
   const controller = new AbortController();
   const staleMs = options.staleMs ?? 30_000;

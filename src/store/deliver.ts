@@ -89,6 +89,7 @@ export function deliver(finalPath: string, bytes: Uint8Array | string, options: 
   const sha = sha256Hex(data);
   const stagingDir = path.join(options.guildDir, "tmp");
   const staging = path.join(stagingDir, stagingName(finalPath));
+  refuseSymlinks(options.guildDir, stagingDir); // a linked .guild/tmp would stage our bytes elsewhere
   fs.mkdir(stagingDir);
   refuseSymlinks(options.guildDir, path.dirname(finalPath));
   fs.mkdir(path.dirname(finalPath));

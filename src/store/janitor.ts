@@ -1,6 +1,6 @@
 // Removes staging orphans: files in .guild/tmp of dead processes on this host, or older than maxAgeMs.
 // It only ever looks inside .guild/tmp, so final files are never touched.
-import { readdirSync, statSync, unlinkSync } from "node:fs";
+import { lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { parseStagingName, THIS_HOST } from "./deliver.js";
 
@@ -27,6 +27,7 @@ export function sweepStaging(guildDir: string, options: { maxAgeMs?: number; now
   const report: JanitorReport = { removed: [], kept: 0 };
   let names: string[];
   try {
+    if (lstatSync(dir).isSymbolicLink()) return report; // a linked .guild/tmp is not ours to sweep (SPEC §2)
     names = readdirSync(dir);
   } catch {
     return report;
@@ -36,7 +37,7 @@ export function sweepStaging(guildDir: string, options: { maxAgeMs?: number; now
     const owner = parseStagingName(name);
     let stale: boolean;
     try {
-      const st = statSync(file);
+      const st = lstatSync(file);
       if (!st.isFile()) continue;
       const deadOwner = owner !== null && owner.host === THIS_HOST && owner.pid !== process.pid && !isProcessAlive(owner.pid);
       // mtime has sub-ms precision and Date.now() is truncated: a file written this millisecond must not look

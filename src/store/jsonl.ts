@@ -1,13 +1,19 @@
 // Append-only JSONL: one validated record per line, one write() per line (O_APPEND keeps lines whole locally).
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from "node:fs";
+import { appendFileSync, closeSync, constants, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
+import { readTextBounded } from "./read-bounded.js";
+
+/** A run's events file is read whole only up to this size. */
+const MAX_EVENTS_BYTES = 64 * 1024 * 1024;
 
 export function appendJsonl<T>(file: string, record: T, schema: z.ZodType<T>): void {
   const line = JSON.stringify(schema.parse(record)) + "\n";
   mkdirSync(path.dirname(file), { recursive: true });
-  const fd = openSync(file, "a+");
+  // O_NOFOLLOW: a linked events.jsonl would carry our lines out of .guild (SPEC §2); a non-file is refused too
+  const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${file}: not a regular file`);
     // A writer that died mid-line left a torn tail: start a fresh line, or this record is lost with it.
     const size = fstatSync(fd).size;
     const last = Buffer.alloc(1);
@@ -22,7 +28,7 @@ export function appendJsonl<T>(file: string, record: T, schema: z.ZodType<T>): v
 export function readJsonl<T>(file: string, schema: z.ZodType<T>): T[] {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readTextBounded(file, { max: MAX_EVENTS_BYTES });
   } catch {
     return [];
   }

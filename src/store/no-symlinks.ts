@@ -10,10 +10,19 @@ export class PathSafetyError extends Error {
   }
 }
 
-/** Throw if `target` is outside guildDir, or any existing component from guildDir down to it is a symlink. */
-export function refuseSymlinks(guildDir: string, target: string): void {
+/** Whether `target` lies (lexically) inside guildDir. */
+export function insideGuild(guildDir: string, target: string): boolean {
   const rel = path.relative(guildDir, path.resolve(target));
-  if (rel.startsWith("..") || path.isAbsolute(rel)) throw new PathSafetyError(`path escapes .guild/: ${target}`);
+  return !(rel.startsWith("..") || path.isAbsolute(rel));
+}
+
+/**
+ * Throw if any existing component from guildDir down to `target` (inclusive) is a symlink. Paths outside guildDir
+ * are the caller's to refuse (the layout builds every bus path inside it); nothing below .guild is checked for them.
+ */
+export function refuseSymlinks(guildDir: string, target: string): void {
+  if (!insideGuild(guildDir, target)) return;
+  const rel = path.relative(guildDir, path.resolve(target));
   let cur = guildDir;
   for (const part of rel ? rel.split(path.sep) : []) {
     cur = path.join(cur, part);

@@ -19,6 +19,7 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
   const durable = options.durable ?? true;
   const stagingDir = path.join(options.guildDir, "tmp");
   const staging = path.join(stagingDir, stagingName(finalPath));
+  refuseSymlinks(options.guildDir, stagingDir);
   await mkdir(stagingDir, { recursive: true });
   refuseSymlinks(options.guildDir, path.dirname(finalPath));
   await mkdir(path.dirname(finalPath), { recursive: true });
