@@ -13,7 +13,7 @@ export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
 export type ArtifactProblem = Extract<EscalationReason, "artifact_missing" | "artifact_too_large" | "artifact_not_text" | "scrub_failed">;
 
 export type ArtifactState =
-  | { ok: true; text: string; sha: string }
+  | { ok: true; text: string; sha: string; rawSha: string }
   | { ok: false; problem: ArtifactProblem; detail: string };
 
 const cache = new Map<string, { text: string; sha: string }>();
@@ -27,9 +27,10 @@ export function readArtifact(layout: Layout, relPath: string, customPatterns?: s
   } catch (error) {
     return refused(relPath, error);
   }
-  const key = `${sha256Hex(raw)}\u0000${JSON.stringify(customPatterns ?? [])}`;
+  const rawSha = sha256Hex(raw);
+  const key = `${rawSha}\u0000${JSON.stringify(customPatterns ?? [])}`;
   const hit = cache.get(key);
-  if (hit) return { ok: true, ...hit };
+  if (hit) return { ok: true, ...hit, rawSha };
   let decoded: string;
   try {
     decoded = decodeUtf8(raw, relPath);
@@ -47,7 +48,7 @@ export function readArtifact(layout: Layout, relPath: string, customPatterns?: s
   const entry = { text, sha: sha256Hex(Buffer.from(text, "utf8")) };
   cache.set(key, entry);
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
-  return { ok: true, ...entry };
+  return { ok: true, ...entry, rawSha };
 }
 
 function refused(relPath: string, error: unknown): ArtifactState {

@@ -32,7 +32,7 @@ describe("decide: before any packet", () => {
   });
 
   it("review=off with risk high is required: a first packet, not a skip (policy → decide)", () => {
-    const ctx = { policy: resolvePolicy(request({ review: "off", risk: "high" }), {}), codexSkip: { blocked: false, enforcement: "warn" as const }, artifact: { ok: true as const, sha: SHA_A } };
+    const ctx = { policy: resolvePolicy(request({ review: "off", risk: "high" }), {}), codexSkip: { blocked: false, enforcement: "warn" as const }, artifact: { ok: true as const, sha: SHA_A, rawSha: SHA_A } };
     expect(decide(gate().s, ctx).action).toMatchObject({ type: "packet", round: 1 });
     const off = { ...ctx, policy: resolvePolicy(request({ review: "off" }), {}) };
     expect(decide(gate().s, off).action).toMatchObject({ type: "outcome", status: "skipped", reason: "review not required (review=off)" });
@@ -655,3 +655,26 @@ describe("decide: a copilot pass needs a different-family finalizer (ARIS compat
     expect(g.s.outcome).toMatchObject({ status: "satisfied", final_round: 2 });
   });
 });
+
+describe("decide: a round is judged under its own packet's stop policy (adversarial check)", () => {
+  it("settings switched to stop=score after an issues verdict do not turn a positive score into a pass", () => {
+    const conditions = { parses: true, packet_id_match: true, sha256_match: true, satisfied: false, no_blockers: true };
+    const g = gate().packet(1, { stop: "verdict" }).verdict(1, "issues", {
+      score_gate: scoreGate("positive"), blocking_count: 0,
+      gate_pass: { pass: false, conditions, recomputed_sha256: SHA_A, reasons: ['verdict is "issues", not "satisfied"'] },
+    });
+    expect(decide(g.s, context({ policy: { stop: "verdict" } }))).toMatchObject({ state: "awaiting_author" });
+    const d = decide(g.s, context({ policy: { stop: "score" } }));
+    expect(d).toMatchObject({ state: "awaiting_author", action: null });
+  });
+});
+
+describe("decide: an edit inside a redacted region is still an edit (adversarial check)", () => {
+  it("a pass whose scrubbed sha still matches but whose raw bytes changed since the packet restarts the round", () => {
+    const g = gate().packet(1, { artifact_raw_sha256: "d".repeat(64) }).verdict(1, "pass");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "outcome", status: "satisfied" });
+    const edited = decide(g.s, context({ artifact: { ok: true, sha: SHA_A, rawSha: "e".repeat(64) } }));
+    expect(edited.action).toMatchObject({ type: "packet", round: 2, restart_reason: "artifact_changed", restart_of: 1 });
+  });
+});
+

@@ -45,7 +45,7 @@ export interface GateDecision {
 }
 
 /** The artifact as it is on disk now (SPEC §10): its scrubbed sha, or why it cannot be reviewed. */
-export type ArtifactView = { ok: true; sha: string } | { ok: false; problem: ArtifactProblem; detail: string };
+export type ArtifactView = { ok: true; sha: string; rawSha: string } | { ok: false; problem: ArtifactProblem; detail: string };
 
 export interface DecideContext {
   policy: ResolvedPolicy;
@@ -155,7 +155,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   const verdict = snapshot.verdicts.get(R);
   // The author's turn after a round that did not pass: contest its findings once, or revise and resubmit.
   const authorTurn = (waiting: string, resubmitted = "author resubmitted"): GateDecision => {
-    if (snapshot.rebuttals.has(R) && contestable(snapshot, ctx.policy.difficulty, R)) return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
+    if (snapshot.rebuttals.has(R) && contestable(snapshot, P.difficulty ?? ctx.policy.difficulty, R)) return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
     if (snapshot.resubmits.has(R)) return issue(next(P, P.counted_round + 1, null, null), resubmitted);
     return wait("awaiting_author", R, waiting);
   };
@@ -215,7 +215,8 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
 
   if (verdict) {
     const gp = verdict.gate_pass;
-    const stop = ctx.policy.stop;
+    // A round is judged under the policy its packet was issued with: a settings edit never re-judges a closed round.
+    const stop = P.stop ?? ctx.policy.stop;
     // A stale review never passes: the bytes on disk now must be the bytes the verifier hashed (SPEC §11).
     const restart = (why: string): GateDecision => {
       if (consecutiveRestarts(snapshot, R) >= ctx.policy.restartCap) {
@@ -227,6 +228,8 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       const current = ctx.artifact;
       if (!current.ok) return escalate(current.problem, current.detail, ARTIFACT_OPTIONS);
       if (current.sha !== gp.recomputed_sha256) return restart(`artifact changed after round ${R} was verified (verified ${gp.recomputed_sha256}, now ${current.sha}): restart on the current bytes`);
+      // the scrubbed view hides redacted regions: an edit there is still a change the review never covered
+      if (P.artifact_raw_sha256 !== undefined && current.rawSha !== P.artifact_raw_sha256) return restart(`artifact file changed since packet ${R} (raw sha256 ${P.artifact_raw_sha256}, now ${current.rawSha}), inside what the scrubber redacts: restart on the current bytes`);
       // Copilot's identity is only caller-declared (ARIS's compatibility drive): its pass ends nothing until a
       // reviewer of a known, different family, selected afresh without copilot, passes the same counted round.
       if (P.reviewer_adapter === "copilot") {

@@ -14,6 +14,9 @@ import { parsePacket } from "./packet-format.js";
 import { cachedParse } from "./parse-cache.js";
 import { MAX_FILE_BYTES, readBounded } from "../store/read-bounded.js";
 
+/** Directories the bus itself keeps in a gate directory. */
+export const BUS_DIRS: ReadonlySet<string> = new Set(["rejected", ".claims", ".verified"]);
+
 /** A foreign writer that writes in place gets this long to finish before its invalid file is quarantined. */
 export const FOREIGN_GRACE_MS = 10_000;
 
@@ -133,6 +136,11 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     }
     mtime = st.mtimeMs;
     if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}:${st.mtimeMs}`);
+    // The bus's own directories must be real ones: every write into a linked one is refused, so say who must act.
+    if (BUS_DIRS.has(name) && !st.isDirectory()) {
+      problem(name, `${st.isSymbolicLink() ? "a symlink" : "not a directory"}: the bus refuses to write there; remove it (SPEC §2)`);
+      continue;
+    }
     if (name.startsWith(".")) continue; // claims and foreign temp files
     if (name === "rejected" && st.isDirectory()) {
       snap.rejected = readRejected(path.join(dir, name));
@@ -192,10 +200,10 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     }
   }
   for (const [round, decision] of snap.decisions) {
-    const escalation = snap.escalations.get(round);
-    if (escalation && decision.at < escalation.at) {
+    const why = decisionProblem(decision.at, snap.escalations.get(round)?.at);
+    if (why) {
       snap.decisions.delete(round);
-      snap.problems.push({ file: `decision-${round}.json`, reason: "decision predates the escalation it would answer", mtimeMs: 0 });
+      snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
     }
   }
   for (const [round, verdict] of snap.verdicts) {
@@ -217,6 +225,21 @@ function verdictMtime(dir: string, round: number): number {
   } catch {
     return Date.now();
   }
+}
+
+/** A decision may be dated at most this far ahead of this machine's clock (skew between machines sharing the bus). */
+const DECISION_SKEW_MS = 5 * 60 * 1000;
+
+/**
+ * A decision answers only an escalation that came before it, compared as times (not strings); a date that is not a
+ * time, or one in the future (a decision dropped ahead of its escalation would otherwise answer it), does not count.
+ */
+function decisionProblem(at: string, escalationAt: string | undefined): string | null {
+  const t = Date.parse(at);
+  if (Number.isNaN(t)) return `decision dated ${JSON.stringify(at)}, which is not a time`;
+  if (t > Date.now() + DECISION_SKEW_MS) return `decision dated ${at}, in the future`;
+  if (escalationAt !== undefined && t < Date.parse(escalationAt)) return "decision predates the escalation it would answer";
+  return null;
 }
 
 /** sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. */

@@ -3,7 +3,6 @@ import { readFileSync } from "node:fs";
 import { parseReviewResult } from "../result-reader.js";
 import { scrub } from "../scrub.js";
 import { scrubResult } from "../scrub-result.js";
-import { sha256Hex } from "../sha.js";
 import { type ArtifactState, readArtifact } from "../artifact.js";
 import { passProblems } from "./reverify.js";
 import { Event, Escalation, type Family, Outcome, type PacketFrontMatter } from "../spec/schemas.js";
@@ -44,7 +43,7 @@ export function gateArtifact(ctx: BusContext, s: GateSnapshot): ArtifactState {
 
 export function decideGate(ctx: BusContext, s: GateSnapshot, artifact: ArtifactState = gateArtifact(ctx, s)): GateDecision {
   const policy = s.request ? resolvePolicy(s.request, ctx.settings) : NO_REQUEST_POLICY;
-  return decide(s, { policy, codexSkip: ctx.codexSkip, artifact: artifact.ok ? { ok: true, sha: artifact.sha } : artifact });
+  return decide(s, { policy, codexSkip: ctx.codexSkip, artifact: artifact.ok ? { ok: true, sha: artifact.sha, rawSha: artifact.rawSha } : artifact });
 }
 
 function appendEvent(ctx: BusContext, s: GateSnapshot, event: Omit<Event, "ts" | "run_id" | "gate">): void {
@@ -104,7 +103,7 @@ function packetExtras(ctx: BusContext, s: GateSnapshot, action: Extract<Action, 
 export type ProviderSource = () => Promise<Provider[]>;
 
 /** The packet text, or why no reviewer can serve it (nightmare without a file-reading reviewer). */
-async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, artifact: string, providers: ProviderSource): Promise<string | { unavailable: string }> {
+async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Action, { type: "packet" }>, read: Extract<ArtifactState, { ok: true }>, providers: ProviderSource): Promise<string | { unavailable: string }> {
   const request = s.request!;
   const policy = resolvePolicy(request, ctx.settings);
   const author = authorIdentity(request, ctx.settings);
@@ -152,7 +151,8 @@ async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Act
     author_family_source: author.source,
     ...reviewer,
     artifact_path: request.artifact_path,
-    artifact_sha256: sha256Hex(Buffer.from(artifact, "utf8")),
+    artifact_sha256: read.sha,
+    artifact_raw_sha256: read.rawSha,
     difficulty: policy.difficulty,
     stop: policy.stop,
     issued_at: now(),
@@ -160,8 +160,8 @@ async function buildPacket(ctx: BusContext, s: GateSnapshot, action: Extract<Act
   const { entries, findings } = trailEntries(s, resultLookup(ctx, s), policy.stop);
   const extras = packetExtras(ctx, s, action, policy.difficulty !== "medium");
   // A finalizer reviews afresh: copilot's rounds and memory are not its own, and would anchor it.
-  if (action.restart_reason === "finalizer") return renderPacket(front, renderPacketBody(front, artifact, [], new Map(), { ...extras, memory: [] }));
-  return renderPacket(front, renderPacketBody(front, artifact, entries, findings, extras));
+  if (action.restart_reason === "finalizer") return renderPacket(front, renderPacketBody(front, read.text, [], new Map(), { ...extras, memory: [] }));
+  return renderPacket(front, renderPacketBody(front, read.text, entries, findings, extras));
 }
 
 /** Why a rendered packet cannot be delivered: readers refuse any gate file over MAX_FILE_BYTES unread (SPEC §5). */
@@ -254,7 +254,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
     try {
       if (action.type === "packet") {
         if (!artifact.ok) throw new Error(artifact.detail); // decide() issues packets only for a readable artifact
-        const built = await buildPacket(ctx, s, action, artifact.text, providers);
+        const built = await buildPacket(ctx, s, action, artifact, providers);
         const oversize = typeof built === "string" ? tooLargeToDeliver(action.round, built) : null;
         if (oversize && s.escalations.has(action.round - 1)) {
           // a retry that still cannot fit: wait for the author, writing nothing (never a packet we would refuse)

@@ -6,7 +6,7 @@ import type { Difficulty, Outcome, StopPolicy, VerdictFile } from "../spec/schem
 import type { BusContext } from "../worker/context.js";
 import { contestable, type GateDecision, verdictPasses, waitExitCode } from "./decide.js";
 import { NO_REQUEST_POLICY, resolvePolicy } from "./policy.js";
-import { type GateSnapshot, readGate } from "./snapshot.js";
+import { BUS_DIRS, type GateSnapshot, readGate } from "./snapshot.js";
 import { decideGate, gateArtifact } from "./step.js";
 import type { ArtifactState } from "../artifact.js";
 
@@ -48,6 +48,8 @@ const WAITING_FOR: Record<string, string> = {
 
 /** What a waiting gate asks for, where the modes add a choice. */
 function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean): string {
+  const blocked = s.problems.find((p) => p.file === "." || BUS_DIRS.has(p.file));
+  if (blocked && d.state !== "done") return `a human: ${blocked.file === "." ? "the gate directory" : blocked.file} — ${blocked.reason}`;
   if (d.state === "awaiting_author" && rebuttable) return "the author (revise, then `guild-bus resubmit`; or contest the findings once with `guild-bus rebut`)";
   if (d.state === "awaiting_decision" && s.escalations.get(d.round)?.reason === "human_checkpoint") {
     return "a human checkpoint (`guild-bus decide <run> <gate> continue|stop|rework [--note \"instructions\"]`)";

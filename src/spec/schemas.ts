@@ -189,6 +189,7 @@ export const PacketFrontMatter = z
     selection_reason: z.string(),
     artifact_path: nonBlank,
     artifact_sha256: sha256Hex.describe("sha256 of the scrubbed artifact bytes embedded in this packet"),
+    artifact_raw_sha256: sha256Hex.optional().describe("sha256 of the artifact file's raw bytes when the packet was issued: an edit inside a redacted region still restarts the round"),
     difficulty: Difficulty.optional().describe("absent means medium; nightmare packets carry paths, not the artifact"),
     stop: StopPolicy.optional().describe("absent means verdict"),
     issued_at: isoTime,

@@ -14,6 +14,8 @@ export const AT = "2025-01-01T00:00:00.000Z";
 export const SHA_A = "a".repeat(64);
 export const SHA_B = "b".repeat(64);
 export const RESULT_SHA = "c".repeat(64);
+/** The raw bytes behind SHA_A: packets built here record it as artifact_raw_sha256. */
+export const RAW_SHA = "d".repeat(64);
 
 export function request(over: Partial<Request> = {}): Request {
   return {
@@ -33,7 +35,7 @@ export function policy(over: Partial<ResolvedPolicy> = {}): ResolvedPolicy {
 export function context(over: { policy?: Partial<ResolvedPolicy>; blocked?: boolean; enforcement?: "warn" | "block"; artifact?: ArtifactView } = {}): DecideContext {
   return {
     policy: policy(over.policy), codexSkip: { blocked: over.blocked ?? false, enforcement: over.enforcement ?? "warn" },
-    artifact: over.artifact ?? { ok: true, sha: SHA_A },
+    artifact: over.artifact ?? { ok: true, sha: SHA_A, rawSha: RAW_SHA },
   };
 }
 
