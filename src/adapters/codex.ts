@@ -1,11 +1,12 @@
 // The codex adapter: one `codex exec` per dispatch, non-interactive, read-only sandbox, in an empty scratch directory
 // (so no project AGENTS.md reaches the reviewer's prompt), the packet on stdin, the final message constrained by a
 // JSON Schema of review_result.v1 and written to a file, and the JSONL event stream parsed for what codex reports.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { scrub } from "../scrub.js";
 import { capabilityError } from "./capability-errors.js";
-import { minimalEnv, runChild, unfinishedChild, withScratch } from "./child.js";
+import { ReadRefused, readTextBounded } from "../store/read-bounded.js";
+import { MAX_OUTPUT_BYTES, minimalEnv, oversized, runChild, unfinishedChild, withScratch } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { reviewOutputSchema } from "./result-schema.js";
@@ -151,9 +152,12 @@ export const codexAdapter: ReviewerAdapter = {
       if (outcome.code === 0) {
         let text = "";
         try {
-          text = readFileSync(files.lastMessage, "utf8");
-        } catch {
-          // no last-message file: fall back to the event stream
+          text = readTextBounded(files.lastMessage, { max: MAX_OUTPUT_BYTES });
+        } catch (error) {
+          const kind = error instanceof ReadRefused ? error.kind : "unreadable";
+          if (kind === "too-large") return oversized(MAX_OUTPUT_BYTES);
+          // no last-message file: fall back to the event stream; anything else there is not codex's answer
+          if (kind !== "missing") return { kind: "ambiguous", reason: `codex's last-message file was refused: ${(error as Error).message}` };
         }
         if (!text.trim() && ev.lastAgentMessage) text = ev.lastAgentMessage;
         if (!text.trim() && !ev.turnCompleted) return { kind: "ambiguous", reason: `codex exited 0 without completing a turn: ${tail(outcome.stderr)}` };
