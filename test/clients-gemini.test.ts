@@ -14,11 +14,10 @@ import { tempRoot } from "./helpers/tmp.js";
 const MODEL = "gemini-2.5-pro";
 const BINARY = path.join(REPO, "clients", "node_modules", ".bin", "gemini");
 
-function prepareHome(home: string, extra: object = {}): void {
-  // What a user of an API key has: auth type gemini-api-key, and nothing else. One attempt per dispatch and no usage
-  // statistics come from the adapter's own workspace settings (the HTTP 500 scenario sees exactly one request).
+/** The user's own ~/.gemini/settings.json. No test writes an auth type there: the adapter must select it itself. */
+function userSettings(home: string, settings: object): void {
   mkdirSync(path.join(home, ".gemini"), { recursive: true });
-  writeFileSync(path.join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, ...extra }, null, 2));
+  writeFileSync(path.join(home, ".gemini", "settings.json"), JSON.stringify(settings, null, 2));
 }
 
 
@@ -33,7 +32,10 @@ realClientSuite({
   keyEnv: "MOCK_GEMINI_KEY",
   nativeKeyEnv: "GEMINI_API_KEY",
   startMock: startMockGemini,
-  prepareHome,
+  prepareHome: () => {
+    // An empty HOME: no settings.json, so no auth type the user chose. The API-key auth type, one attempt per dispatch
+    // and no usage statistics come from the adapter's own workspace settings.
+  },
   checkReviewRequest: (r) => {
     expect(r.path).toBe(`/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`);
     expect(r.headers["x-goog-api-key"]).toBe("[present]");
@@ -50,11 +52,25 @@ realClientSuite({
     expect(path.basename(seen.cwd)).toMatch(/^guild-bus-gemini-/);
   },
   extraTests: () => {
+    it("base_url from an empty HOME (the user chose no auth type): the adapter selects the API-key auth, so gemini sends the review instead of exiting 41 'Invalid auth method selected'", async () => {
+      const mock = await startMockGemini({ apiKey: "k-empty-home", script: [{ kind: "result", verdict: "satisfied" }] });
+      try {
+        const home = tempRoot("guild-bus-gemini-home-");
+        const config = { adapter: "gemini" as const, binary: BINARY, model: MODEL, base_url: mock.url, api_key_env: "MOCK_GEMINI_KEY", timeout_ms: 30_000, input: "stdin" as const, selectable: true };
+        const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-empty-home-1\nartifact_sha256: ${"d".repeat(64)}\n---\n${SPEC}`;
+        const outcome = await withEnv({ HOME: home, MOCK_GEMINI_KEY: "k-empty-home" }, () => geminiAdapter.dispatch(directInput(tempRoot(), "gemini", config, prompt)));
+        expect(outcome).toMatchObject({ kind: "output", reportedModel: MODEL });
+        expect(mock.reviewRequests()).toEqual([expect.objectContaining({ auth: "match", requestedModel: MODEL })]);
+      } finally {
+        await mock.close();
+      }
+    });
+
     it("nightmare: a project GEMINI.md (gemini would take it as instructions) is refused before anything runs; context names the user added and a GEMINI.md above the project are not loaded", async () => {
       const mock = await startMockGemini({ apiKey: "k-nightmare", script: [{ kind: "result", verdict: "satisfied" }] });
       try {
         const home = tempRoot("guild-bus-gemini-home-");
-        prepareHome(home, { context: { fileName: ["AGENTS.md"] } });
+        userSettings(home, { context: { fileName: ["AGENTS.md"] } });
         // The project is a subdirectory of a git repository whose root holds a GEMINI.md: gemini would climb to it
         // unless the adapter's workspace settings stop the search at the project root.
         const repo = tempRoot("guild-bus-gemini-repo-");
@@ -87,7 +103,6 @@ realClientSuite({
       const mock = await startMockGemini({ apiKey: "k-unpinned", script: [{ kind: "result", verdict: "satisfied" }] });
       try {
         const home = tempRoot("guild-bus-gemini-home-");
-        prepareHome(home);
         const config = { adapter: "gemini" as const, binary: BINARY, base_url: mock.url, api_key_env: "MOCK_GEMINI_KEY", timeout_ms: 30_000, input: "stdin" as const, selectable: true };
         const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-unpinned-1\nartifact_sha256: ${"b".repeat(64)}\n---\n${SPEC}`;
         const outcome = await withEnv({ HOME: home, MOCK_GEMINI_KEY: "k-unpinned" }, () => geminiAdapter.dispatch(directInput(tempRoot(), "gemini", config, prompt)));

@@ -152,9 +152,10 @@ export function endpointKey(input: Pick<DispatchInput, "config" | "providerId">)
 
 /**
  * A CLI reviewer's environment: the CLI's defaults, overridden by allow-listed variables, then the bus's own (the
- * round, a scratch TMPDIR so spilled files go away with it) and the endpoint variables derived from settings.
+ * round, a scratch TMPDIR so spilled files go away with it) and the adapter's own (endpoint variables derived from
+ * settings, a scratch home).
  */
-export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, defaults: NodeJS.ProcessEnv, scratch: string, endpoint: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, defaults: NodeJS.ProcessEnv, scratch: string, own: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const allow = [...(input.ctx.settings.secrets_policy?.env_allowlist ?? []), ...(input.config.env ?? [])];
   return {
     ...defaults,
@@ -162,7 +163,7 @@ export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, d
       GUILD_BUS_PACKET_ID: input.front.packet_id,
       GUILD_BUS_ROUND: String(input.front.round),
       TMPDIR: scratch,
-      ...endpoint,
+      ...own,
     }),
   };
 }

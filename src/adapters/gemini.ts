@@ -30,16 +30,21 @@ export const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.free
  * retry would send the packet again), no usage statistics, no context file names but GEMINI.md (replacing any the
  * user added, such as AGENTS.md, with a name no repository has) and no boundary markers (the search for GEMINI.md
  * stops at the project root instead of climbing to a git root above it), so geminiContextFiles() knows what loads;
- * and an allow-list of reading tools.
+ * and an allow-list of reading tools. With an endpoint or key from settings, the API-key auth type: without a
+ * selected type gemini 0.61 takes GOOGLE_GEMINI_BASE_URL for a "gateway" and exits 41 before sending anything.
  */
-export function geminiWorkspaceSettings(scratch: string): object {
+export function geminiWorkspaceSettings(scratch: string, apiKeyAuth = false): object {
   return {
     general: { maxAttempts: 1 },
     privacy: { usageStatisticsEnabled: false },
     context: { fileName: [`guild-bus-no-context-${path.basename(scratch)}.md`], memoryBoundaryMarkers: [] },
     tools: { core: [...GEMINI_TOOLS] },
+    ...(apiKeyAuth ? { security: { auth: { selectedType: GEMINI_API_KEY_AUTH } } } : {}),
   };
 }
+
+/** gemini's AuthType.USE_GEMINI (security.auth.selectedType in its settings schema). */
+export const GEMINI_API_KEY_AUTH = "gemini-api-key";
 
 /** Built-in tools the reviewer may use: reading only (no web search, sub-agents or plan mode; writes are not registered). */
 export const GEMINI_TOOLS = ["read_file", "list_directory", "glob", "grep_search"] as const;
@@ -182,7 +187,7 @@ export const geminiAdapter: ReviewerAdapter = {
     const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.ctx.layout.root), readDir);
     return withScratch("gemini", async (scratch) => {
       mkdirSync(path.join(scratch, ".gemini"));
-      writeFileSync(path.join(scratch, ".gemini", "settings.json"), JSON.stringify(geminiWorkspaceSettings(scratch), null, 2));
+      writeFileSync(path.join(scratch, ".gemini", "settings.json"), JSON.stringify(geminiWorkspaceSettings(scratch, Boolean(config.base_url || apiKey)), null, 2));
       const env = cliEnv(input, GEMINI_ENV_DEFAULTS, scratch, {
         ...(config.base_url ? { GOOGLE_GEMINI_BASE_URL: config.base_url } : {}),
         ...(apiKey ? { GEMINI_API_KEY: apiKey } : {}),
