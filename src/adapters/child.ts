@@ -1,7 +1,7 @@
 // Runs a reviewer child process: no shell, input on stdin, its own process group (killed on every exit path, so
 // nothing it started outlives it), a bounded stdout, and a minimal environment.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { DispatchInput, DispatchOutcome } from "./types.js";
@@ -176,4 +176,25 @@ export async function withScratch<T>(kind: string, use: (scratch: string) => Pro
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * A CLI's state directory for one dispatch (inside its scratch, so it goes away with it), holding links to the few
+ * files of the user's own directory the CLI needs (its settings, its login): linked rather than copied, so no
+ * credential is copied anywhere and a token the CLI refreshes lands in the user's file. Returns the names linked.
+ */
+export function scratchStateDir(dir: string, userDir: string, names: readonly string[]): string[] {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const linked: string[] = [];
+  for (const name of names) {
+    const source = path.join(userDir, name);
+    try {
+      if (!statSync(source).isFile()) continue;
+    } catch {
+      continue; // the user has none
+    }
+    symlinkSync(source, path.join(dir, name));
+    linked.push(name);
+  }
+  return linked;
 }
