@@ -8,7 +8,7 @@ import type { DispatchInput, ReviewerAdapter } from "../../src/adapters/types.js
 import { Layout } from "../../src/layout.js";
 import type { PacketFrontMatter, ProviderConfig } from "../../src/spec/schemas.js";
 import { makeProject, type Project, startBus } from "./bus.js";
-import { filesContaining, treeFiles } from "./clients.js";
+import { filesContaining, treeFiles, until } from "./clients.js";
 import {
   ARTIFACT_LINE, cliAsync, guildText, MOCK_FINDING, type MockEndpoint, type MockScript, PACKET_MARKER, processesMentioning, type RecordedRequest, SECRETS, SPEC,
   waitStateAsync, withEnv,
@@ -67,14 +67,6 @@ const GATE = "G-spec";
 function packetField(p: Project, round: number, name: string): string {
   const text = readFileSync(path.join(p.gateDir(RUN, GATE), `packet-${round}.md`), "utf8");
   return new RegExp(`^${name}: (.+)$`, "m").exec(text)?.[1]?.trim().replace(/^"|"$/g, "") ?? "";
-}
-
-async function until(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 export function realClientSuite(spec: ClientSpec): void {

@@ -62,6 +62,15 @@ export function cliAsync(p: Project, args: string[], timeoutMs = 60_000): Promis
   });
 }
 
+/** Poll a predicate until it holds (a generous deadline: the machine may be loaded), else fail naming `what`. */
+export async function until(what: string, predicate: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
 export type GateStatus = Record<string, unknown> & { state: string; status: string; round: number };
 
 export async function statusAsync(p: Project, run: string, gate: string): Promise<GateStatus> {
