@@ -40,8 +40,8 @@ export interface ClientSpec {
   slowTimeoutMs: number;
   /**
    * When set, the broker's `--version` detection probe is answered with this text by a wrapper instead of by the CLI
-   * (every other invocation runs the real CLI). The probe has a 5 s budget that a node-based CLI overruns on 2 busy
-   * cores (gemini --version: 1.5 s idle, 10-13 s with four at once), which would make the broker degrade the gate.
+   * (every other invocation runs the real CLI). A node-based CLI overruns the probe's first 5 s limit on 2 busy cores
+   * (gemini --version: 1.5 s idle, 10-13 s with four at once) and is then probed again: the shim saves that time.
    */
   fastVersion?: string;
   /** How the CLI is given the project to read for a nightmare packet (its cwd, or an included directory). */
