@@ -179,13 +179,12 @@ export async function withScratch<T>(kind: string, use: (scratch: string) => Pro
 }
 
 /**
- * A CLI's state directory for one dispatch (inside its scratch, so it goes away with it), holding links to the few
- * files of the user's own directory the CLI needs (its settings, its login): linked rather than copied, so no
- * credential is copied anywhere and a token the CLI refreshes lands in the user's file. Returns the names linked.
+ * A CLI's state directory for one dispatch (inside a scratch directory, so it goes away with it), holding links to
+ * the few files of the user's own directory the CLI needs (its settings, its login): linked rather than copied, so no
+ * credential is copied anywhere and a token the CLI refreshes lands in the user's file.
  */
-export function scratchStateDir(dir: string, userDir: string, names: readonly string[]): string[] {
+export function scratchStateDir(dir: string, userDir: string, names: readonly string[]): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const linked: string[] = [];
   for (const name of names) {
     const source = path.join(userDir, name);
     try {
@@ -194,7 +193,5 @@ export function scratchStateDir(dir: string, userDir: string, names: readonly st
       continue; // the user has none
     }
     symlinkSync(source, path.join(dir, name));
-    linked.push(name);
   }
-  return linked;
 }
