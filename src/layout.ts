@@ -52,6 +52,7 @@ export class Layout {
   get tmp(): string { return path.join(this.guild, "tmp"); }
   get settings(): string { return path.join(this.guild, "settings.json"); }
   get codexSkipStreak(): string { return path.join(this.guild, "codex-skip-streak.json"); }
+  get probeCache(): string { return path.join(this.guild, "probe-cache.json"); }
   get hosts(): string { return path.join(this.guild, "hosts"); }
 
   runDir(runId: string): string {

@@ -36,6 +36,8 @@ realClientSuite({
     expect((body.tools ?? []).map((t) => t.name).sort()).toEqual(["Glob", "Grep", "Read"]);
   },
   slowTimeoutMs: 8_000,
+  // claude keeps its own state in HOME (.claude.json, its backups) but no transcript: --no-session-persistence.
+  expectHomeAfter: (_before, after) => expect(Object.keys(after).filter((f) => f.startsWith(".claude/projects/"))).toEqual([]),
   expectProjectReadable: (seen, root) => {
     expect(realpathSync(seen.cwd)).toBe(realpathSync(root)); // read-only tools, confined to the cwd by dontAsk
     expect(seen.argv).toContain("--setting-sources"); // still no project settings, hooks or CLAUDE.md

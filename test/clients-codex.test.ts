@@ -1,16 +1,17 @@
 // Real-client tests for the codex adapter: the REAL pinned codex CLI (clients/node_modules/.bin/codex) run by real
 // workers, pointed at a scripted Responses-API mock on 127.0.0.1. No model and no network beyond loopback. The
 // scenarios shared with the http adapter are in test/helpers/openai-suite.ts.
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { codexAdapter, codexArgv } from "../src/adapters/codex.js";
 import { ProviderConfig } from "../src/spec/schemas.js";
 import { REPO } from "./helpers/bus.js";
-import { ARTIFACT_LINE, cliAsync, DIRECT_PROMPT, directInput, packetField, SPEC } from "./helpers/clients.js";
+import { withEnv } from "./helpers/cli-review.js";
+import { ARTIFACT_LINE, cliAsync, DIRECT_PROMPT, directInput, filesContaining, packetField, SPEC, treeFiles, until } from "./helpers/clients.js";
 import { plantInstructions } from "./helpers/cli-suite.js";
-import type { MockScript } from "./helpers/mock-openai.js";
+import { type MockScript, startMockOpenAI } from "./helpers/mock-openai.js";
 import { GATE, openaiSuite, RUN } from "./helpers/openai-suite.js";
 import { tempRoot } from "./helpers/tmp.js";
 
@@ -42,10 +43,11 @@ const suite = openaiSuite({
     for (const name of ["web_search", "multi_agent_v1", "create_goal"]) expect(tools).not.toContain(name);
   },
   prepare: (p) => {
+    // The user's CODEX_HOME, inherited by the workers; the adapter gives codex a scratch one linking its login and config.
     const codexHome = path.join(p.root, "codex-home");
     mkdirSync(codexHome, { recursive: true });
-    process.env.CODEX_HOME = codexHome; // workers inherit it; the adapter passes only allow-listed names to codex
-    return { secrets_policy: { env_allowlist: ["CODEX_HOME"] } };
+    process.env.CODEX_HOME = codexHome;
+    return {};
   },
   repair: { step: "satisfied", normalizedFrom: "whole-json", note: "structured again" },
   sameFamily: { authorArgs: ["--author", "claude"], who: "claude", reportedModel: "claude-opus-4", family: "anthropic" },
@@ -140,7 +142,7 @@ describe("codex adapter: classifying failures of the real CLI (direct dispatch)"
     expect(argv).toEqual([
       "codex", "exec", "--json", "--color", "never", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral",
       "--output-schema", "/s.json", "--output-last-message", "/last.txt", "-c", "project_doc_max_bytes=0", "-c", "skills.include_instructions=false",
-      "-c", 'web_search="disabled"', "-c", "features.multi_agent=false", "-c", "features.goals=false", "--model", "gpt-5",
+      "-c", 'web_search="disabled"', "-c", "features.multi_agent=false", "-c", "features.goals=false", "-c", "features.shell_snapshot=false", "--model", "gpt-5",
       "-c", 'model_provider="guild_bus"',
       "-c", 'model_providers.guild_bus={name="guild-bus",base_url="http://127.0.0.1:9/v1",wire_api="responses",env_key="K",request_max_retries=0,stream_max_retries=0}',
       "--foo", "-",
@@ -194,6 +196,63 @@ describe("codex adapter: classifying failures of the real CLI (direct dispatch)"
     expect(out).toMatchObject({ kind: "not-run", capability });
     expect(suite.mock.requests).toHaveLength(1);
     expect(suite.mock.requests[0]!.requestedEffort).toBe("xhigh");
+  });
+
+  /** A user with a CODEX_HOME of their own, a temp directory and a project, each empty but for `files`. */
+  function userDirs(files: Record<string, string> = {}) {
+    const home = tempRoot("guild-bus-codex-home-");
+    const codexHome = path.join(home, ".codex");
+    mkdirSync(codexHome);
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(codexHome, name), text);
+    return { home, codexHome, tmp: tempRoot("guild-bus-codex-tmp-"), root: tempRoot("guild-bus-codex-project-") };
+  }
+
+  it("normal, failed, timed-out and aborted dispatches leave the key nowhere on disk (no shell snapshot) and nothing in the user's CODEX_HOME", async () => {
+    const key = "codex-key-never-on-disk-7c1a";
+    const never = { behaviour: "satisfied", delayMs: 120_000 } as const;
+    const mock = await startMockOpenAI({ apiKey: key, sequence: ["satisfied", "status-500", never, never] });
+    try {
+      const u = userDirs({ "config.toml": "# the user's own config\n" });
+      const before = treeFiles(u.home);
+      const config = ProviderConfig.parse({ adapter: "codex", binary: CODEX_BIN, model: "gpt-5", base_url: mock.url, api_key_env: "GUILD_TEST_CODEX_KEY" });
+      const dispatch = (timeoutMs: number, signal = new AbortController().signal) =>
+        withEnv({ HOME: u.home, TMPDIR: u.tmp, CODEX_HOME: u.codexHome, GUILD_TEST_CODEX_KEY: key }, () =>
+          codexAdapter.dispatch({ ...directInput(u.root, "codex", { ...config, timeout_ms: timeoutMs }, DIRECT_PROMPT), signal }));
+      expect(await dispatch(30_000)).toMatchObject({ kind: "output" });
+      expect(await dispatch(30_000)).toMatchObject({ kind: "ambiguous" });
+      // Killed while the request waits for an answer that never comes: by the timeout, then by the worker stopping.
+      expect(await dispatch(15_000)).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/timed out after 15000 ms/) });
+      const stop = new AbortController();
+      const aborted = dispatch(60_000, stop.signal);
+      await until("the fourth request", () => mock.requests.length === 4);
+      stop.abort();
+      expect(await aborted).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/worker stopped/) });
+      expect(mock.requests.map((r) => r.auth)).toEqual(["match", "match", "match", "match"]);
+      await until("the killed clients' connections to close", () => mock.requests.slice(2).every((r) => r.clientClosed));
+      expect(filesContaining(key, u.home, u.tmp, u.root), "the key left on disk").toEqual([]);
+      expect(readdirSync(u.tmp), "scratch directories left behind").toEqual([]);
+      expect(treeFiles(u.home)).toEqual(before); // no snapshot, database, log or session in the user's CODEX_HOME
+    } finally {
+      await mock.close();
+    }
+  }, 180_000);
+
+  it("the scratch CODEX_HOME links the user's config.toml and auth.json: a provider from the user's config authenticates with the stored login", async () => {
+    const mock = await startMockOpenAI({ apiKey: "stored-login-key-for-tests", default: "satisfied" });
+    try {
+      const provider = `model_provider = "mock"\n[model_providers.mock]\nname = "mock"\nbase_url = ${JSON.stringify(mock.url)}\nwire_api = "responses"\nrequires_openai_auth = true\nrequest_max_retries = 0\nstream_max_retries = 0\n`;
+      const u = userDirs({ "config.toml": provider, "auth.json": JSON.stringify({ OPENAI_API_KEY: "stored-login-key-for-tests" }) });
+      const before = treeFiles(u.home);
+      // No base_url or api_key_env: codex runs on what the user configured.
+      const config = ProviderConfig.parse({ adapter: "codex", binary: CODEX_BIN, model: "gpt-5", timeout_ms: 30_000 });
+      const out = await withEnv({ HOME: u.home, TMPDIR: u.tmp, CODEX_HOME: u.codexHome }, () => codexAdapter.dispatch(directInput(u.root, "codex", config, DIRECT_PROMPT)));
+      expect(out).toMatchObject({ kind: "output" });
+      expect(mock.requests.map((r) => `${r.path} ${r.auth}`)).toEqual(["/v1/responses match"]);
+      expect(treeFiles(u.home)).toEqual(before);
+      expect(readdirSync(u.tmp)).toEqual([]);
+    } finally {
+      await mock.close();
+    }
   });
 
   it("codex rejects its arguments → not-run (it never started a turn); nothing sent", async () => {

@@ -1,7 +1,7 @@
-// Runs a reviewer child process: no shell, input on stdin, its own process group so a timeout kills everything
-// it started, and a minimal environment.
+// Runs a reviewer child process: no shell, input on stdin, its own process group (killed on every exit path, so
+// nothing it started outlives it), a bounded stdout, and a minimal environment.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { DispatchInput, DispatchOutcome } from "./types.js";
@@ -10,7 +10,12 @@ export type ChildOutcome =
   | { kind: "exit"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
   | { kind: "spawn-error"; code: string; message: string }
   | { kind: "timeout"; stdout: string; stderr: string }
-  | { kind: "aborted" };
+  | { kind: "aborted" }
+  /** stdout passed maxOutputBytes: the group was killed at once and nothing it printed is used. */
+  | { kind: "overflow"; limit: number; stderr: string };
+
+/** The most a reviewer may answer (stdout, a file it writes back, an HTTP body); more is malformed, never cut short. */
+export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 export interface ChildRequest {
   argv: string[];
@@ -31,11 +36,13 @@ export function minimalEnv(names: readonly string[], source: NodeJS.ProcessEnv =
   return { ...env, ...extra };
 }
 
-function killGroup(pid: number | undefined): void {
+/** SIGKILL the child's process group; `leader` also tries the child alone (no group, e.g. on Windows). */
+function killGroup(pid: number | undefined, leader = true): void {
   if (!pid) return;
   try {
     process.kill(-pid, "SIGKILL");
   } catch {
+    if (!leader) return; // after the leader was reaped its pid may already be someone else's
     try {
       process.kill(pid, "SIGKILL");
     } catch {
@@ -46,7 +53,7 @@ function killGroup(pid: number | undefined): void {
 
 export function runChild(req: ChildRequest): Promise<ChildOutcome> {
   const [program, ...args] = req.argv;
-  const max = req.maxOutputBytes ?? 16 * 1024 * 1024;
+  const max = req.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   return new Promise((resolve) => {
     if (req.signal?.aborted) return resolve({ kind: "aborted" });
     let settled = false;
@@ -67,15 +74,23 @@ export function runChild(req: ChildRequest): Promise<ChildOutcome> {
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    const text = (bufs: Buffer[]) => Buffer.concat(bufs).toString("utf8");
     let outBytes = 0;
+    let overflow = false;
     child.stdout!.on("data", (b: Buffer) => {
+      if (overflow) return;
       outBytes += b.length;
-      if (outBytes <= max) out.push(b);
+      if (outBytes <= max) return void out.push(b);
+      // Keeping the first `max` bytes could keep a verdict that the rest contradicts: stop here instead.
+      overflow = true;
+      out.length = 0;
+      killGroup(child.pid);
+      child.stdout!.destroy();
+      finish({ kind: "overflow", limit: max, stderr: text(err) });
     });
     child.stderr!.on("data", (b: Buffer) => {
       if (err.reduce((n, x) => n + x.length, 0) < 1024 * 1024) err.push(b);
     });
-    const text = (bufs: Buffer[]) => Buffer.concat(bufs).toString("utf8");
     const timer = setTimeout(() => {
       killGroup(child.pid);
       finish({ kind: "timeout", stdout: text(out), stderr: text(err) });
@@ -88,6 +103,9 @@ export function runChild(req: ChildRequest): Promise<ChildOutcome> {
     child.on("error", (error: NodeJS.ErrnoException) => {
       finish({ kind: "spawn-error", code: error.code ?? "EUNKNOWN", message: error.message });
     });
+    // The leader is gone: whatever it left behind in its group goes too (a grandchild holding stdout open would
+    // otherwise also keep "close" from ever coming).
+    child.on("exit", () => killGroup(child.pid, false));
     child.on("close", (code, signal) => {
       finish({ kind: "exit", code, signal, stdout: text(out), stderr: text(err) });
     });
@@ -100,7 +118,7 @@ export function runChild(req: ChildRequest): Promise<ChildOutcome> {
 
 /**
  * How a dispatch ends when its child did not exit on its own: only a failed spawn proves that no review ran; a
- * timeout or an abort (worker stopping) may have been paid for.
+ * timeout or an abort (worker stopping) may have been paid for; an answer over the cap is oversized.
  */
 export function unfinishedChild(outcome: Exclude<ChildOutcome, { kind: "exit" }>, name: string, program: string, timeoutMs: number): DispatchOutcome {
   switch (outcome.kind) {
@@ -110,7 +128,13 @@ export function unfinishedChild(outcome: Exclude<ChildOutcome, { kind: "exit" }>
       return { kind: "ambiguous", reason: `${name} timed out after ${timeoutMs} ms; process group killed` };
     case "aborted":
       return { kind: "ambiguous", reason: `worker stopped during the ${name} dispatch; process group killed` };
+    case "overflow":
+      return oversized(outcome.limit);
   }
+}
+
+export function oversized(limit: number): DispatchOutcome {
+  return { kind: "oversized", reason: `output over ${limit} bytes` };
 }
 
 /** Checks before spawning a CLI that talks to an endpoint: an http(s) base_url, and a key variable that is set. */
@@ -128,9 +152,10 @@ export function endpointKey(input: Pick<DispatchInput, "config" | "providerId">)
 
 /**
  * A CLI reviewer's environment: the CLI's defaults, overridden by allow-listed variables, then the bus's own (the
- * round, a scratch TMPDIR so spilled files go away with it) and the endpoint variables derived from settings.
+ * round, a scratch TMPDIR so spilled files go away with it) and the adapter's own (endpoint variables derived from
+ * settings, a scratch home).
  */
-export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, defaults: NodeJS.ProcessEnv, scratch: string, endpoint: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, defaults: NodeJS.ProcessEnv, scratch: string, own: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const allow = [...(input.ctx.settings.secrets_policy?.env_allowlist ?? []), ...(input.config.env ?? [])];
   return {
     ...defaults,
@@ -138,7 +163,7 @@ export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, d
       GUILD_BUS_PACKET_ID: input.front.packet_id,
       GUILD_BUS_ROUND: String(input.front.round),
       TMPDIR: scratch,
-      ...endpoint,
+      ...own,
     }),
   };
 }
@@ -150,5 +175,23 @@ export async function withScratch<T>(kind: string, use: (scratch: string) => Pro
     return await use(scratch);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A CLI's state directory for one dispatch (inside a scratch directory, so it goes away with it), holding links to
+ * the few files of the user's own directory the CLI needs (its settings, its login): linked rather than copied, so no
+ * credential is copied anywhere and a token the CLI refreshes lands in the user's file.
+ */
+export function scratchStateDir(dir: string, userDir: string, names: readonly string[]): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const name of names) {
+    const source = path.join(userDir, name);
+    try {
+      if (!statSync(source).isFile()) continue;
+    } catch {
+      continue; // the user has none
+    }
+    symlinkSync(source, path.join(dir, name));
   }
 }

@@ -1,15 +1,30 @@
 // The codex adapter: one `codex exec` per dispatch, non-interactive, read-only sandbox, in an empty scratch directory
-// (so no project AGENTS.md reaches the reviewer's prompt), the packet on stdin, the final message constrained by a
-// JSON Schema of review_result.v1 and written to a file, and the JSONL event stream parsed for what codex reports.
-import { readFileSync, writeFileSync } from "node:fs";
+// (so no project AGENTS.md reaches the reviewer's prompt) with a scratch CODEX_HOME (codex's state goes away with
+// it), the packet on stdin, the final message constrained by a JSON Schema of review_result.v1 and written to a file,
+// and the JSONL event stream parsed for what codex reports.
+import { writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import path from "node:path";
 import { scrub } from "../scrub.js";
 import { capabilityError } from "./capability-errors.js";
-import { minimalEnv, runChild, unfinishedChild, withScratch } from "./child.js";
+import { ReadRefused, readTextBounded } from "../store/read-bounded.js";
+import { MAX_OUTPUT_BYTES, minimalEnv, oversized, runChild, scratchStateDir, unfinishedChild, withScratch } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { reviewOutputSchema } from "./result-schema.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
+
+/**
+ * What a dispatch's scratch CODEX_HOME links from the user's: the login (auth.json, which detection counts, and where
+ * a refreshed token must land) and config.toml (the user's providers and profiles when settings name no endpoint).
+ * Not the user's global AGENTS.md, skills, sessions or databases.
+ */
+export const CODEX_USER_FILES = ["auth.json", "config.toml"] as const;
+
+/** The user's CODEX_HOME: $CODEX_HOME, else ~/.codex (as codex and detection resolve it). */
+export function codexUserHome(): string {
+  return process.env.CODEX_HOME || path.join(homedir(), ".codex");
+}
 
 /** The custom model_provider id the adapter defines when a provider has base_url or api_key_env. */
 export const CODEX_PROVIDER_ID = "guild_bus";
@@ -36,6 +51,9 @@ export function codexArgv(input: Pick<DispatchInput, "config">, files: { schema:
     "-c", `web_search=${toml("disabled")}`,
     "-c", "features.multi_agent=false",
     "-c", "features.goals=false",
+    // codex snapshots the shell environment, the key variable included, into $CODEX_HOME/shell_snapshots/*.sh (mode
+    // 0644) and deletes it only on a normal exit: a killed dispatch would leave the key on disk.
+    "-c", "features.shell_snapshot=false",
   ];
   if (config.model) argv.push("--model", config.model);
   // explicit on every call: the catalog default effort may be far below a review's floor
@@ -128,21 +146,23 @@ export const codexAdapter: ReviewerAdapter = {
       return { kind: "not-run", reason: `provider ${input.providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` };
     }
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-    return withScratch("codex", async (scratch) => {
+    // Two scratch directories, both removed whatever happens: the cwd (schema, last message) and a CODEX_HOME of its
+    // own for codex's state (sqlite databases, logs, snapshots), linking the user's login and config.
+    return withScratch("codex", (scratch) => withScratch("codex-home", async (codexHome) => {
+      scratchStateDir(codexHome, codexUserHome(), CODEX_USER_FILES);
       const files = { schema: path.join(scratch, "review_result.v1.schema.json"), lastMessage: path.join(scratch, "last-message.txt") };
       writeFileSync(files.schema, JSON.stringify(reviewOutputSchema(), null, 2));
       const argv = codexArgv(input, files);
       const allow = [
         ...(input.ctx.settings.secrets_policy?.env_allowlist ?? []),
         ...(config.env ?? []),
-        "CODEX_HOME",
         ...(config.api_key_env ? [config.api_key_env] : []),
       ];
       const outcome = await runChild({
         argv,
         stdin: input.prompt,
         timeoutMs,
-        env: minimalEnv(allow, process.env, { GUILD_BUS_PACKET_ID: input.front.packet_id, GUILD_BUS_ROUND: String(input.front.round) }),
+        env: minimalEnv(allow, process.env, { GUILD_BUS_PACKET_ID: input.front.packet_id, GUILD_BUS_ROUND: String(input.front.round), CODEX_HOME: codexHome }),
         cwd: dispatchWorkdir(input) ?? scratch, // nightmare: the repository itself, still in the read-only sandbox
         signal: input.signal,
       });
@@ -151,9 +171,12 @@ export const codexAdapter: ReviewerAdapter = {
       if (outcome.code === 0) {
         let text = "";
         try {
-          text = readFileSync(files.lastMessage, "utf8");
-        } catch {
-          // no last-message file: fall back to the event stream
+          text = readTextBounded(files.lastMessage, { max: MAX_OUTPUT_BYTES });
+        } catch (error) {
+          const kind = error instanceof ReadRefused ? error.kind : "unreadable";
+          if (kind === "too-large") return oversized(MAX_OUTPUT_BYTES);
+          // no last-message file: fall back to the event stream; anything else there is not codex's answer
+          if (kind !== "missing") return { kind: "ambiguous", reason: `codex's last-message file was refused: ${(error as Error).message}` };
         }
         if (!text.trim() && ev.lastAgentMessage) text = ev.lastAgentMessage;
         if (!text.trim() && !ev.turnCompleted) return { kind: "ambiguous", reason: `codex exited 0 without completing a turn: ${tail(outcome.stderr)}` };
@@ -172,6 +195,6 @@ export const codexAdapter: ReviewerAdapter = {
       const capability = ev.turnFailed && ev.workItems === 0 ? capabilityError(ev.turnFailed) : undefined;
       if (capability) return { kind: "not-run", capability, reason: `codex: ${tail(ev.turnFailed!)} (refused before any generation)` };
       return { kind: "ambiguous", reason: `codex exited ${outcome.code ?? outcome.signal}: ${tail(said)}` };
-    });
+    }));
   },
 };

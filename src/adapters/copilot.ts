@@ -5,10 +5,11 @@
 // the identity is caller-declared and unverified, and the broker asks a different-family finalizer to confirm a pass.
 // The packet goes into a scratch file whose path (never its content) is on argv; the CLI's --help must advertise
 // every flag used, or the dispatch is refused before anything runs.
-import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { profileFamilies, profileFamilyFor } from "../broker/selection.js";
+import { ReadRefused, readTextBounded } from "../store/read-bounded.js";
 import { classifyModel } from "../family.js";
 import { scrub } from "../scrub.js";
 import type { Family } from "../spec/schemas.js";
@@ -30,6 +31,9 @@ export const COPILOT_FLAGS = [
 export const COPILOT_EFFORT_FLAGS = ["--effort", "--reasoning-effort"] as const;
 
 export const COPILOT_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({ COPILOT_AUTO_UPDATE: "false", NO_COLOR: "1" });
+
+/** An agent profile is a short front matter and instructions; anything larger is not one. */
+const PROFILE_MAX_BYTES = 256 * 1024;
 
 export const PROFILE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -54,10 +58,12 @@ export function resolveProfile(input: Pick<DispatchInput, "config" | "front" | "
   const file = path.join(ctx.layout.root, ".github", "agents", `${profile}.agent.md`);
   let text: string;
   try {
-    if (!lstatSync(file).isFile()) return `${path.relative(ctx.layout.root, file)} is not a regular file`;
-    text = readFileSync(file, "utf8");
-  } catch {
-    return `custom agent profile ${path.relative(ctx.layout.root, file)} not found: create it with a model: of the ${family} family`;
+    text = readTextBounded(file, { max: PROFILE_MAX_BYTES });
+  } catch (error) {
+    const rel = path.relative(ctx.layout.root, file);
+    if (error instanceof ReadRefused && error.kind === "missing") return `custom agent profile ${rel} not found: create it with a model: of the ${family} family`;
+    if (error instanceof ReadRefused && (error.kind === "not-regular" || error.kind === "symlink")) return `${rel} is not a regular file`;
+    return `custom agent profile ${rel} refused: ${(error as Error).message}`;
   }
   const model = profileModel(text);
   if (!model) return `${path.relative(ctx.layout.root, file)} has no model: in its front matter`;

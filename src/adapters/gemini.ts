@@ -2,15 +2,17 @@
 // appended), `--approval-mode default` (headless, that leaves read-only tools: shell and file writes are not even
 // registered), in an empty scratch directory (no project GEMINI.md, .gemini/settings.json, MCP servers or hooks reach
 // the reviewer; a nightmare packet adds the project root as an --include-directories workspace its read-only tools may
-// read, unless the project holds a GEMINI.md, which gemini would take as instructions), and the JSON report parsed for
-// the final text and the model(s) the API reported.
+// read, unless the project holds a GEMINI.md, which gemini would take as instructions), with a scratch HOME of its own
+// (gemini keeps every session, the packet included, under ~/.gemini), and the JSON report parsed for the final text and
+// the model(s) the API reported.
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import path from "node:path";
 import { scrub } from "../scrub.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { resolveBinary } from "./claude.js";
 import { capabilityError } from "./capability-errors.js";
-import { cliEnv, endpointKey, runChild, unfinishedChild, withScratch } from "./child.js";
+import { cliEnv, endpointKey, runChild, scratchStateDir, unfinishedChild, withScratch } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
@@ -30,15 +32,33 @@ export const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.free
  * retry would send the packet again), no usage statistics, no context file names but GEMINI.md (replacing any the
  * user added, such as AGENTS.md, with a name no repository has) and no boundary markers (the search for GEMINI.md
  * stops at the project root instead of climbing to a git root above it), so geminiContextFiles() knows what loads;
- * and an allow-list of reading tools.
+ * and an allow-list of reading tools. With an endpoint or key from settings, the API-key auth type: without a
+ * selected type gemini 0.61 takes GOOGLE_GEMINI_BASE_URL for a "gateway" and exits 41 before sending anything.
  */
-export function geminiWorkspaceSettings(scratch: string): object {
+export function geminiWorkspaceSettings(scratch: string, apiKeyAuth = false): object {
   return {
     general: { maxAttempts: 1 },
     privacy: { usageStatisticsEnabled: false },
     context: { fileName: [`guild-bus-no-context-${path.basename(scratch)}.md`], memoryBoundaryMarkers: [] },
     tools: { core: [...GEMINI_TOOLS] },
+    ...(apiKeyAuth ? { security: { auth: { selectedType: GEMINI_API_KEY_AUTH } } } : {}),
   };
+}
+
+/** gemini's AuthType.USE_GEMINI (security.auth.selectedType in its settings schema). */
+export const GEMINI_API_KEY_AUTH = "gemini-api-key";
+
+/**
+ * What a dispatch's scratch home links from the user's gemini directory: the user settings (the auth type an OAuth
+ * user selected, model settings) and the OAuth login that detection counts as an auth signal. Nothing else: chats,
+ * history and projects.json go to the scratch home and away with it, and the user's global GEMINI.md, extensions and
+ * commands do not configure the reviewer.
+ */
+export const GEMINI_USER_FILES = ["settings.json", "oauth_creds.json"] as const;
+
+/** The user's gemini directory: $GEMINI_CLI_HOME/.gemini, else ~/.gemini (as gemini resolves it). */
+export function geminiUserDir(): string {
+  return path.join(process.env.GEMINI_CLI_HOME || homedir(), ".gemini");
 }
 
 /** Built-in tools the reviewer may use: reading only (no web search, sub-agents or plan mode; writes are not registered). */
@@ -180,16 +200,21 @@ export const geminiAdapter: ReviewerAdapter = {
       };
     }
     const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.ctx.layout.root), readDir);
-    return withScratch("gemini", async (scratch) => {
+    // Two scratch directories, both removed whatever happens: the workspace (cwd) and a home of its own, outside
+    // any workspace its tools may read, where gemini keeps the session (the packet) and its history.
+    return withScratch("gemini", (scratch) => withScratch("gemini-home", async (home) => {
+      scratchStateDir(path.join(home, ".gemini"), geminiUserDir(), GEMINI_USER_FILES);
       mkdirSync(path.join(scratch, ".gemini"));
-      writeFileSync(path.join(scratch, ".gemini", "settings.json"), JSON.stringify(geminiWorkspaceSettings(scratch), null, 2));
+      writeFileSync(path.join(scratch, ".gemini", "settings.json"), JSON.stringify(geminiWorkspaceSettings(scratch, Boolean(config.base_url || apiKey)), null, 2));
       const env = cliEnv(input, GEMINI_ENV_DEFAULTS, scratch, {
         ...(config.base_url ? { GOOGLE_GEMINI_BASE_URL: config.base_url } : {}),
         ...(apiKey ? { GEMINI_API_KEY: apiKey } : {}),
+        HOME: home,
+        GEMINI_CLI_HOME: home,
       });
       const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: scratch, signal: input.signal });
       if (outcome.kind !== "exit") return unfinishedChild(outcome, "gemini", argv[0]!, timeoutMs);
       return classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
-    });
+    }));
   },
 };

@@ -2,6 +2,7 @@
 // user message, review_result.v1 as a strict json_schema response format, and the endpoint's `model` as reported.
 import { scrub } from "../scrub.js";
 import { capabilityError } from "./capability-errors.js";
+import { MAX_OUTPUT_BYTES, oversized } from "./child.js";
 import { reviewOutputSchema } from "./result-schema.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
@@ -46,10 +47,8 @@ function safeText(text: string, key: string | undefined): string {
   return scrub(withoutKey.replace(/\s+/g, " ").trim().slice(0, 400));
 }
 
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
-
-/** The response body as text, refusing (and cancelling) anything larger than max bytes. */
-async function readCapped(response: Response, max: number): Promise<string> {
+/** The response body as text, or null (the rest cancelled) when it is larger than max bytes. */
+async function readCapped(response: Response, max: number): Promise<string | null> {
   if (!response.body) return "";
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -60,7 +59,7 @@ async function readCapped(response: Response, max: number): Promise<string> {
     size += value.byteLength;
     if (size > max) {
       await reader.cancel().catch(() => undefined);
-      throw new Error(`response body larger than ${max} bytes`);
+      return null;
     }
     chunks.push(value);
   }
@@ -137,12 +136,16 @@ export const httpAdapter: ReviewerAdapter = {
       if (code && NOT_SENT_CODES.has(code)) return { kind: "not-run", reason: `cannot reach ${url.host}: ${code} (nothing was sent)` };
       return { kind: "ambiguous", reason: `request to ${url.host} failed: ${safeText(describe(error), key)}` };
     }
-    let text: string;
+    let text: string | null;
     try {
-      text = await readCapped(response, MAX_BODY_BYTES);
+      text = await readCapped(response, MAX_OUTPUT_BYTES);
     } catch (error) {
       if (signal.aborted) return aborted();
       return { kind: "ambiguous", reason: `HTTP ${response.status} from ${url.host}, body not received: ${safeText(describe(error), key)}` };
+    }
+    if (text === null) {
+      // an answer too large to read is malformed; an error status with a huge body is still just an error
+      return response.ok ? oversized(MAX_OUTPUT_BYTES) : { kind: "ambiguous", reason: `HTTP ${response.status} from ${url.host} with a body over ${MAX_OUTPUT_BYTES} bytes` };
     }
     // Any status means the request was sent, and a gateway may have run something upstream: one rule for every
     // adapter, only failures before sending prove that no review ran.

@@ -29,7 +29,9 @@ export type DispatchOutcome =
    */
   | { kind: "not-run"; reason: string; capability?: CapabilityError; declared?: DeclaredIdentity }
   /** Something may have run (timeout, crash, disconnect, 5xx): never dispatch again automatically. */
-  | { kind: "ambiguous"; reason: string; declared?: DeclaredIdentity };
+  | { kind: "ambiguous"; reason: string; declared?: DeclaredIdentity }
+  /** The reviewer answered more than the bus reads (MAX_OUTPUT_BYTES): malformed, never normalized or repaired. */
+  | { kind: "oversized"; reason: string; declared?: DeclaredIdentity };
 
 export interface ReviewerAdapter {
   dispatch(input: DispatchInput): Promise<DispatchOutcome>;

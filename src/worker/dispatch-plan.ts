@@ -76,7 +76,8 @@ export function attemptRecord(provider: string, config: ProviderConfig, pair: Pa
   const declared = "declared" in outcome ? outcome.declared : undefined;
   const capability = outcome.kind === "not-run" && "capability" in outcome ? outcome.capability : undefined;
   return {
-    provider, adapter: config.adapter, model: declared?.model ?? pair.model, effort: pair.effort, tier, outcome: outcome.kind,
+    // an oversized answer is still an answer (it ran); its reason says why it was not read
+    provider, adapter: config.adapter, model: declared?.model ?? pair.model, effort: pair.effort, tier, outcome: outcome.kind === "oversized" ? "output" : outcome.kind,
     ...(capability ? { capability } : {}),
     ...(outcome.kind !== "output" ? { reason: outcome.reason } : {}),
     ...(pair.note ? { note: pair.note } : {}),

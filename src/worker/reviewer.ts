@@ -89,6 +89,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
         if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
         attempts.push(attemptRecord(link.id, link.config, pair, tier, outcome));
         if (outcome.kind === "ambiguous") return fail("no_verdict", tried(), attempts);
+        if (outcome.kind === "oversized") return fail("malformed", outcome.reason, attempts); // never normalized, so never repaired
         if (outcome.kind === "output") {
           ran = { link, pair };
           answer = outcome;
@@ -120,6 +121,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
       const repair = await adapter.dispatch({ ...input, prompt: `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelopeCtx)}\n\nYour previous answer:\n\n${answer.text.slice(0, 20_000)}\n` });
       if (claim.signal.aborted) return "active";
       attempts.push(attemptRecord(ran.link.id, ran.link.config, ran.pair, tier, repair, true));
+      if (repair.kind === "oversized") return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repair.reason}`, attempts);
       if (repair.kind !== "output") return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`, attempts);
       const repaired = normalizeBound(repair.text, withReported(envelopeCtx, repair.reportedModel));
       if (!repaired.ok) return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`, attempts);

@@ -1,6 +1,6 @@
 // The real-client scenarios shared by the claude and gemini tests: the REAL pinned CLI run by real workers (broker,
 // verifier and `worker claude|gemini`) on a temp project, pointed at a scripted mock endpoint on 127.0.0.1.
-import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import type { DispatchInput, ReviewerAdapter } from "../../src/adapters/types.js
 import { Layout } from "../../src/layout.js";
 import type { PacketFrontMatter, ProviderConfig } from "../../src/spec/schemas.js";
 import { makeProject, type Project, startBus } from "./bus.js";
+import { filesContaining, treeFiles, until } from "./clients.js";
 import {
   ARTIFACT_LINE, cliAsync, guildText, MOCK_FINDING, type MockEndpoint, type MockScript, PACKET_MARKER, processesMentioning, type RecordedRequest, SECRETS, SPEC,
   waitStateAsync, withEnv,
@@ -39,8 +40,8 @@ export interface ClientSpec {
   slowTimeoutMs: number;
   /**
    * When set, the broker's `--version` detection probe is answered with this text by a wrapper instead of by the CLI
-   * (every other invocation runs the real CLI). The probe has a 5 s budget that a node-based CLI overruns on 2 busy
-   * cores (gemini --version: 1.5 s idle, 10-13 s with four at once), which would make the broker degrade the gate.
+   * (every other invocation runs the real CLI). A node-based CLI overruns the probe's first 5 s limit on 2 busy cores
+   * (gemini --version: 1.5 s idle, 10-13 s with four at once) and is then probed again: the shim saves that time.
    */
   fastVersion?: string;
   /** How the CLI is given the project to read for a nightmare packet (its cwd, or an included directory). */
@@ -48,6 +49,11 @@ export interface ClientSpec {
   /** The CLI's own tool call that reads a file, and one that writes a file (which a reviewer must not have). */
   readTool(file: string): { name: string; args: Record<string, unknown> };
   writeTool(file: string, content: string): { name: string; args: Record<string, unknown> };
+  /**
+   * What the user's HOME may hold after dispatches (beyond "no packet text and no key", checked for every client),
+   * given its files before and after.
+   */
+  expectHomeAfter(before: Record<string, string>, after: Record<string, string>): void;
   /** Client-specific tests, run inside the suite (with its mock cleanup). */
   extraTests?(): void;
   /** What a fake CLI prints for the argv/env contract test, given the answer text and a model. */
@@ -61,14 +67,6 @@ const GATE = "G-spec";
 function packetField(p: Project, round: number, name: string): string {
   const text = readFileSync(path.join(p.gateDir(RUN, GATE), `packet-${round}.md`), "utf8");
   return new RegExp(`^${name}: (.+)$`, "m").exec(text)?.[1]?.trim().replace(/^"|"$/g, "") ?? "";
-}
-
-async function until(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 export function realClientSuite(spec: ClientSpec): void {
@@ -336,6 +334,33 @@ export function realClientSuite(spec: ClientSpec): void {
       expect(s.p.readJson(RUN, GATE, "outcome.json")).toMatchObject({ status: "satisfied", independence: "strong" });
       expectCleanRequests(s, [1]);
     });
+
+    it("(9) a successful, a failed and a killed dispatch leave nothing of the packet or the key in HOME, the project or the temp directory", async () => {
+      const home = tempRoot(`guild-bus-${spec.kind}-home-`);
+      spec.prepareHome(home);
+      const before = treeFiles(home);
+      const tmp = tempRoot(`guild-bus-${spec.kind}-tmp-`); // where the adapter's scratch directories go
+      const root = tempRoot(`guild-bus-${spec.kind}-project-`);
+      mock = await spec.startMock({
+        apiKey: KEY,
+        script: [{ kind: "result", verdict: "satisfied" }, { kind: "http", status: 500 }, { kind: "result", verdict: "satisfied", delayMs: 120_000 }],
+      });
+      const marker = `PACKET-TEXT-${spec.kind}-5e1d`;
+      const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-home-1\nartifact_sha256: ${"e".repeat(64)}\n---\n${marker}\n${SPEC}`;
+      const config: ProviderConfig = { adapter: spec.kind, binary: spec.binary, model: spec.model, base_url: mock.url, api_key_env: spec.keyEnv, input: "stdin", selectable: true };
+      const dispatch = (timeoutMs: number) =>
+        withEnv({ HOME: home, TMPDIR: tmp, [spec.keyEnv]: KEY }, () => spec.adapter.dispatch(directInput(root, spec.kind, { ...config, timeout_ms: timeoutMs }, prompt)));
+      expect(await dispatch(30_000)).toMatchObject({ kind: "output" });
+      expect(await dispatch(30_000)).toMatchObject({ kind: "ambiguous" });
+      expect(await dispatch(spec.slowTimeoutMs)).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/timed out/) });
+      // Every dispatch reached the endpoint, the last one killed while it waited for the answer.
+      expect(mock.reviewRequests()).toHaveLength(3);
+      await until("the killed CLI's connection to close", () => mock!.reviewRequests()[2]?.closedEarly === true);
+      expect(filesContaining(marker, home, root, tmp), "packet text left on disk").toEqual([]);
+      expect(filesContaining(KEY, home, root, tmp), "key left on disk").toEqual([]);
+      expect(readdirSync(tmp), "scratch directories left behind").toEqual([]);
+      spec.expectHomeAfter(before, treeFiles(home));
+    }, 180_000);
 
     interface FakeRun {
       dir: string;

@@ -1,7 +1,7 @@
 // Shared pieces of the real-client tests (codex, http): an artifact carrying known secrets, async CLI calls (the mock
 // endpoint lives in the test process, so a blocking spawnSync would starve it), and a direct-dispatch context.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DispatchInput } from "../../src/adapters/types.js";
@@ -62,6 +62,15 @@ export function cliAsync(p: Project, args: string[], timeoutMs = 60_000): Promis
   });
 }
 
+/** Poll a predicate until it holds (a generous deadline: the machine may be loaded), else fail naming `what`. */
+export async function until(what: string, predicate: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
 export type GateStatus = Record<string, unknown> & { state: string; status: string; round: number };
 
 export async function statusAsync(p: Project, run: string, gate: string): Promise<GateStatus> {
@@ -82,18 +91,32 @@ export async function waitStateAsync(p: Project, run: string, gate: string, stat
   }
 }
 
-/** Every file under .guild/ as text, for "this value was never written anywhere" checks. */
-export function guildText(p: Project): string {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const file = path.join(dir, name);
-      if (statSync(file).isDirectory()) walk(file);
-      else out.push(readFileSync(file, "utf8"));
+/**
+ * Every file under dir, path relative to dir → its bytes as latin1 text (a symlink as "-> target", not followed), for
+ * "this value was never written anywhere" and "nothing new was left here" checks.
+ */
+export function treeFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const file = path.join(d, e.name);
+      if (e.isDirectory()) walk(file);
+      else if (e.isSymbolicLink()) out[path.relative(dir, file)] = `-> ${readlinkSync(file)}`;
+      else out[path.relative(dir, file)] = readFileSync(file, "latin1");
     }
   };
-  walk(path.join(p.root, ".guild"));
-  return out.join("\n");
+  walk(dir);
+  return out;
+}
+
+/** Files under dirs whose bytes contain needle (an ASCII string). */
+export function filesContaining(needle: string, ...dirs: string[]): string[] {
+  return dirs.flatMap((dir) => Object.entries(treeFiles(dir)).filter(([, text]) => text.includes(needle)).map(([rel]) => path.join(dir, rel)));
+}
+
+/** Every file under .guild/ as text, for "this value was never written anywhere" checks. */
+export function guildText(p: Project): string {
+  return Object.values(treeFiles(path.join(p.root, ".guild"))).join("\n");
 }
 
 export function packetField(p: Project, run: string, gate: string, round: number, name: string): string {
