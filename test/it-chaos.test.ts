@@ -9,7 +9,7 @@
 // (SIGSTOP) mid-dispatch past its claim's stale time, then woken (fencing).
 // `npm test` runs a bounded version; `npm run soak` (GUILD_BUS_SOAK=1) runs 200 gates and a longer chaos phase.
 import { type ChildProcess, spawn } from "node:child_process";
-import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
@@ -86,6 +86,14 @@ function procState(pid: number): string | null {
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? null;
   } catch {
     return null;
+  }
+}
+
+function isScriptedReviewer(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[1] === SCRIPTED;
+  } catch {
+    return false;
   }
 }
 
@@ -242,6 +250,8 @@ describe("crash loop under chaos (integration)", () => {
     const answerAfterKill: string[] = [];
     let chaos = true;
     const cliMs: number[] = [];
+    /** The last refusal of a call of ours per gate (a stale view is refused and retried; shown if a gate gets stuck). */
+    const lastRefusal = new Map<string, string>();
     const typicalCliMs = () => (cliMs.length ? [...cliMs].sort((a, b) => a - b)[cliMs.length >> 1]! : 1000);
     const runCli = async (g: GateCase, args: string[], target: string) => {
       actions[args[0]!]!++;
@@ -254,6 +264,7 @@ describe("crash loop under chaos (integration)", () => {
       const r = await call.exited;
       clearTimeout(timer);
       if (r.signal === null) cliMs.push(Date.now() - t0);
+      if (r.code !== 0 && r.signal === null) lastRefusal.set(g.run, `${args.join(" ")}: ${r.stderr.trim().slice(-300)}`);
       if (r.signal === "SIGKILL") {
         cliKills[args[0]!]!++;
         // killed mid-flight: its file is there whole or not at all, never torn under the bus name
@@ -300,13 +311,26 @@ describe("crash loop under chaos (integration)", () => {
       }
       return null;
     };
+    // a gate is looked at again only once its directory changed (every delivery adds a name) or a call of ours ended
+    const seen = new Map<string, number>();
     const authorPass = () => {
       const ctx = loadContext(layout);
       for (const g of gates) {
         if (inflight.size >= 4) return;
         if (inflight.has(g.run)) continue;
+        let mtime = -1;
+        try {
+          mtime = statSync(p.gateDir(g.run, GATE)).mtimeMs;
+        } catch {
+          // no request yet
+        }
+        if (seen.get(g.run) === mtime) continue;
         const step = authorStep(g, ctx);
-        if (step) inflight.set(g.run, step.finally(() => inflight.delete(g.run)));
+        if (!step) seen.set(g.run, mtime);
+        else {
+          seen.delete(g.run);
+          inflight.set(g.run, step.finally(() => inflight.delete(g.run)));
+        }
       }
     };
     const settled = () => {
@@ -339,10 +363,16 @@ describe("crash loop under chaos (integration)", () => {
           if (target === "child") {
             // a reviewer process the command worker spawned (its own process group): kill it, not the worker
             const children = reviewerChildren(p.root);
+            // (a process that ends between the scan and the kill is simply not counted)
             const victim = children.length ? children[Math.floor(random() * children.length)]! : null;
-            if (victim && procState(victim.pid) === "S") {
-              process.kill(victim.pid, "SIGKILL");
-              childKills.push(victim);
+            // still that reviewer (same command line), and alive, not an exited child waiting to be reaped
+            if (victim && procState(victim.pid) === "S" && isScriptedReviewer(victim.pid)) {
+              try {
+                process.kill(victim.pid, "SIGKILL");
+                childKills.push(victim);
+              } catch {
+                bag.push("child"); // it exited meanwhile
+              }
             } else bag.push("child"); // none running right now: try again later in this cycle
           } else {
             const slots = kinds.flatMap((k, i) => (k === target ? [i] : []));
@@ -359,7 +389,8 @@ describe("crash loop under chaos (integration)", () => {
         if (Date.now() > settleDeadline) {
           const ctx = loadContext(layout);
           const stuck = gates.map((g) => viewGate(ctx, g.run, GATE).output).filter((o) => o.state !== "done");
-          throw new Error(`seed ${seed}: gates not settled: ${JSON.stringify(stuck.slice(0, 5))}\n${p.logs.join("").slice(-3000)}`);
+          const refusals = stuck.slice(0, 5).map((o) => lastRefusal.get(o.run_id)).filter(Boolean);
+          throw new Error(`seed ${seed}: gates not settled: ${JSON.stringify(stuck.slice(0, 5))}\nlast refusals: ${refusals.join("\n")}\n${p.logs.join("").slice(-3000)}`);
         }
         await sleep(250);
       }
@@ -512,6 +543,8 @@ describe("crash loop under chaos (integration)", () => {
       await sleep(250);
     }
     for (const w of workers) await stopChild(w);
+    // stopChild escalates to SIGKILL after 5 s: such a worker may have died with a staging file of its own
+    const hardStopped = workers.filter((w) => w.signalCode === "SIGKILL").length;
 
     const dispatches = dispatchCounts(p.root, ["gpt", "gpt-rev"]);
     let rounds = 0;
@@ -543,6 +576,7 @@ describe("crash loop under chaos (integration)", () => {
     }
     expect([...dispatches.values()].reduce((a, b) => a + b, 0), "every dispatch was of a packet of these gates").toBe(rounds);
     // every writer removed its own staging: nothing for the janitor
+    if (hardStopped) sweepStaging(layout.guild);
     expect(readdirSync(path.join(layout.guild, "tmp")), "staging files left by racing writers").toEqual([]);
     const verify = p.cli(["status", "--verify"]);
     expect(verify.code, verify.stdout.slice(0, 2000)).toBe(0);
