@@ -9,7 +9,7 @@
 // (SIGSTOP) mid-dispatch past its claim's stale time, then woken (fencing).
 // `npm test` runs a bounded version; `npm run soak` (GUILD_BUS_SOAK=1) runs 200 gates and a longer chaos phase.
 import { type ChildProcess, spawn } from "node:child_process";
-import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
@@ -302,12 +302,15 @@ describe("crash loop under chaos (integration)", () => {
         return runCli(g, ["respond", g.run, GATE, "--reviewer-model", "gpt-5", "--file", answerFile], `result-${open}.json`);
       }
       // the other way a human answers: a response file written elsewhere and linked into place (the manual worker's)
-      writeFileSync(answerFile, `Reviewer-Model: gpt-5\n${answer}`);
+      const staged = `${answerFile}.${process.pid}.${Date.now()}`;
+      writeFileSync(staged, `Reviewer-Model: gpt-5\n${answer}`);
       try {
-        linkSync(answerFile, path.join(s.dir, `response-${open}.md`));
+        linkSync(staged, path.join(s.dir, `response-${open}.md`));
         actions.drop!++;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      } finally {
+        unlinkSync(staged); // no second name for the response outside the gate
       }
       return null;
     };
@@ -493,6 +496,14 @@ describe("crash loop under chaos (integration)", () => {
 
     sweepStaging(layout.guild);
     expect(readdirSync(path.join(layout.guild, "tmp")), `${where}: staging orphans after the janitor`).toEqual([]);
+    // a writer killed between link() and unlink() left its staging as a second name; the janitor removed it
+    for (const g of gates) {
+      const dir = p.gateDir(g.run, GATE);
+      for (const name of readdirSync(dir)) {
+        const st = lstatSync(path.join(dir, name));
+        if (st.isFile()) expect(st.nlink, `${where}: ${g.run}/${name} still has a second name`).toBe(1);
+      }
+    }
     for (const k of Object.keys(kills)) expect(kills[k], `${where}: ${k} workers killed`).toBeGreaterThan(0);
     expect(childKills.length, `${where}: reviewer children killed`).toBeGreaterThan(0);
     expect(landed, `${where}: a killed reviewer child ended its round no_verdict`).toBeGreaterThan(0);
