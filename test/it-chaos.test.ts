@@ -209,7 +209,9 @@ function reviewArgs(g: GateCase): string[] {
 describe("crash loop under chaos (integration)", () => {
   it(`${GATES} gates while workers, reviewer children and author CLI calls are SIGKILLed at random`, { timeout: SOAK ? 1_800_000 : 300_000 }, async () => {
     const seed = Number(process.env.GUILD_BUS_CHAOS_SEED ?? Date.now() % 100_000);
+    // one stream for the chaos driver, one for the author's kills: each replays from the seed on its own
     const random = rng(seed);
+    const authorRandom = rng(seed * 7919 + 17);
     const started = Date.now();
     const p = makeProject();
     const layout = new Layout(p.root);
@@ -257,8 +259,10 @@ describe("crash loop under chaos (integration)", () => {
       const call = cliAsync(p, args);
       cliCalls.push(call);
       let timer: NodeJS.Timeout | undefined;
-      // kill some mid-flight, at any point of a call's life: up to a little more than a typical call lasts here
-      if (chaos && random() < 0.4) timer = setTimeout(() => call.child.kill("SIGKILL"), random() * 1.2 * typicalCliMs());
+      // kill some mid-flight (every one until a kill has landed), at any point of a call's life: up to a little more
+      // than a typical call lasts here
+      const landedSoFar = Object.values(cliKills).reduce((a, b) => a + b, 0);
+      if (chaos && (landedSoFar === 0 || authorRandom() < 0.5)) timer = setTimeout(() => call.child.kill("SIGKILL"), authorRandom() * 1.2 * typicalCliMs());
       const t0 = Date.now();
       const r = await call.exited;
       clearTimeout(timer);
@@ -343,45 +347,52 @@ describe("crash loop under chaos (integration)", () => {
       });
     };
 
-    // ---- chaos: every cycle kills each kind of target once, in a seeded order
+    // ---- chaos, beside the author: every cycle kills each kind of target once, in a seeded order
     const kills: Record<string, number> = { broker: 0, verifier: 0, command: 0, manual: 0 };
     const childKills: Array<{ pid: number; packetId: string }> = [];
     const targets = ["child", "broker", "verifier", "command", "manual"];
-    let bag: string[] = [];
-    let nextKill = Date.now() + 200;
     // CHAOS_MS of kills; then the gates settle, with nothing killed
     const until = Date.now() + CHAOS_MS;
     const settleDeadline = until + (SOAK ? 600_000 : 150_000);
+    const killOne = async (target: string): Promise<boolean> => {
+      if (target === "child") {
+        // a reviewer process the command worker spawned (its own process group): kill it, not the worker
+        const children = reviewerChildren(p.root);
+        const victim = children.length ? children[Math.floor(random() * children.length)]! : null;
+        // still that reviewer (same command line), and alive, not an exited child waiting to be reaped; one that
+        // ends between the scan and the kill is simply not counted
+        if (!victim || procState(victim.pid) !== "S" || !isScriptedReviewer(victim.pid)) return false;
+        try {
+          process.kill(victim.pid, "SIGKILL");
+        } catch {
+          return false;
+        }
+        childKills.push(victim);
+        return true;
+      }
+      const slots = kinds.flatMap((k, i) => (k === target ? [i] : []));
+      const i = slots[Math.floor(random() * slots.length)]!;
+      await stopChild(workers[i]!, "SIGKILL");
+      kills[target]!++;
+      await sleep(random() * 300);
+      workers[i] = p.startWorker(kinds[i]!);
+      return true;
+    };
+    const driver = (async () => {
+      let bag: string[] = [];
+      for (;;) {
+        await sleep(200 + random() * 600);
+        if (Date.now() >= until) break;
+        if (!bag.length) bag = [...targets].sort(() => random() - 0.5);
+        const target = bag.shift()!;
+        if (!(await killOne(target))) bag.push(target); // no reviewer running right now: later in this cycle
+      }
+    })().finally(() => void (chaos = false));
+    let driverError: unknown = null;
+    driver.catch((error: unknown) => void (driverError = error));
     try {
       for (;;) {
-        if (chaos && Date.now() >= until) chaos = false;
-        if (chaos && Date.now() >= nextKill) {
-          if (!bag.length) bag = [...targets].sort(() => random() - 0.5);
-          const target = bag.shift()!;
-          if (target === "child") {
-            // a reviewer process the command worker spawned (its own process group): kill it, not the worker
-            const children = reviewerChildren(p.root);
-            // (a process that ends between the scan and the kill is simply not counted)
-            const victim = children.length ? children[Math.floor(random() * children.length)]! : null;
-            // still that reviewer (same command line), and alive, not an exited child waiting to be reaped
-            if (victim && procState(victim.pid) === "S" && isScriptedReviewer(victim.pid)) {
-              try {
-                process.kill(victim.pid, "SIGKILL");
-                childKills.push(victim);
-              } catch {
-                bag.push("child"); // it exited meanwhile
-              }
-            } else bag.push("child"); // none running right now: try again later in this cycle
-          } else {
-            const slots = kinds.flatMap((k, i) => (k === target ? [i] : []));
-            const i = slots[Math.floor(random() * slots.length)]!;
-            await stopChild(workers[i]!, "SIGKILL");
-            kills[target]!++;
-            await sleep(random() * 300);
-            workers[i] = p.startWorker(kinds[i]!);
-          }
-          nextKill = Date.now() + 200 + random() * 600;
-        }
+        if (driverError) throw driverError;
         authorPass();
         if (!chaos && inflight.size === 0 && settled()) break;
         if (Date.now() > settleDeadline) {
@@ -393,6 +404,7 @@ describe("crash loop under chaos (integration)", () => {
         await sleep(250);
       }
     } finally {
+      await driver.catch(() => undefined);
       await Promise.allSettled(cliCalls.map((c) => (c.child.exitCode === null && c.child.signalCode === null ? (c.child.kill("SIGKILL"), c.exited) : c.exited)));
     }
     const settledMs = Date.now() - started;
