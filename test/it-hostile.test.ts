@@ -112,7 +112,8 @@ describe("hostile and malformed input (integration)", () => {
       if (c === after.c || c === pre.c) continue;
       const tmp = path.join(p.root, `answer-${run}.md`);
       writeFileSync(tmp, "Reviewer-Model: gpt-5\n" + answer("satisfied"));
-      renameSync(tmp, path.join(p.gateDir(run, "G-plan"), "response-1.md"));
+      const open = Math.max(...p.files(run, "G-plan").map((f) => /^packet-(\d+)\.md$/.exec(f)?.[1]).filter(Boolean).map(Number));
+      renameSync(tmp, path.join(p.gateDir(run, "G-plan"), `response-${open}.md`));
     }
     for (const { c, run } of drops) {
       if (c === pre.c) continue;
