@@ -1,10 +1,11 @@
 // Integration: a hostile filesystem and hostile drops beside the gate (SPEC §2, §4, §5, §18): a full disk, requests
 // another tool drops with values the CLI would never write, and a reviewer that closes its stdin at once.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeProject, type Project } from "./helpers/bus.js";
+import { tempRoot } from "./helpers/tmp.js";
 
 const GATE = "G-spec";
 const ARTIFACT = "docs/spec.md";
@@ -94,4 +95,18 @@ describe("hostile filesystem and drops (integration)", () => {
     await p.waitState("f1", GATE, ["awaiting_author"]);
     expect(readdirSync(path.join(guild, "tmp"))).toEqual([]);
   });
+
+  it("a .guild that is itself a symlink is the bus root: the bus works there, and nothing below it may be a link (§2)", async () => {
+    const p = setup();
+    const elsewhere = tempRoot("guild-bus-elsewhere-");
+    rmSync(path.join(p.root, ".guild"), { recursive: true, force: true });
+    mkdirSync(path.join(elsewhere, "runs"), { recursive: true });
+    symlinkSync(elsewhere, path.join(p.root, ".guild"));
+    p.startWorker("broker");
+    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "s1"]);
+    expect(r.code, r.stderr).toBe(0);
+    await p.waitFor("s1", GATE, has("packet-1.md"), "packet 1 under the linked .guild");
+    expect(readdirSync(path.join(elsewhere, "runs", "s1", "review", GATE))).toContain("packet-1.md");
+  });
 });
+
