@@ -201,6 +201,22 @@ interface GateCase {
 }
 
 /** The request flags of a case: `revise` and `walkaway` gates go to the by-content reviewer, `manual` to a human. */
+/** `count` gates named `<prefix><i>` of the kinds `kindOf` picks, each requested through the CLI (4 at a time). */
+async function requestGates(p: Project, count: number, prefix: string, kindOf: (i: number) => Kind): Promise<GateCase[]> {
+  const gates: GateCase[] = Array.from({ length: count }, (_, i) => {
+    const kind = kindOf(i);
+    const run = `${prefix}${i}`;
+    const artifact = kind === "plain" ? "docs/spec.md" : `docs/${run}.md`;
+    if (kind !== "plain") p.write(artifact, TBD_SPEC);
+    return { run, kind, artifact };
+  });
+  await pool(gates, 4, async (g) => {
+    const r = await cliAsync(p, reviewArgs(g)).exited;
+    expect(r.code, `review ${g.run}: ${r.stderr}`).toBe(0);
+  });
+  return gates;
+}
+
 function reviewArgs(g: GateCase): string[] {
   const pin = g.kind === "manual" ? ["--reviewer", "manual"] : g.kind === "plain" ? [] : ["--reviewer", "gpt-rev"];
   return ["review", g.artifact, "--gate", GATE, "--author", "claude", "--run-id", g.run, ...pin];
@@ -227,18 +243,8 @@ describe("crash loop under chaos (integration)", () => {
     p.write("docs/spec.md", "# Spec\n\n- criteria\n");
     mkdirSync(path.join(p.root, "answers"));
     const kindOf = (i: number): Kind => (i % 20 === 3 ? "walkaway" : i % 10 === 3 || i % 10 === 7 ? "revise" : i % 10 === 5 ? "manual" : "plain");
-    const gates: GateCase[] = Array.from({ length: GATES }, (_, i) => {
-      const kind = kindOf(i);
-      const run = `c${i}`;
-      const artifact = kind === "plain" ? "docs/spec.md" : `docs/${run}.md`;
-      if (kind !== "plain") p.write(artifact, TBD_SPEC);
-      return { run, kind, artifact };
-    });
     // every request is in before the workers start: the chaos then lands on all the gates at once, at every stage
-    await pool(gates, 4, async (g) => {
-      const r = await cliAsync(p, reviewArgs(g)).exited;
-      expect(r.code, `review ${g.run}: ${r.stderr}`).toBe(0);
-    });
+    const gates = await requestGates(p, GATES, "c", kindOf);
     const requestsMs = Date.now() - started;
     const kinds = ["broker", "verifier", "command", "manual", "broker", "verifier", "command"];
     const workers: ChildProcess[] = kinds.map((k) => p.startWorker(k));
@@ -527,18 +533,8 @@ describe("crash loop under chaos (integration)", () => {
       },
     });
     p.write("docs/spec.md", "# Spec\n\n- criteria\n");
-    const gates: GateCase[] = Array.from({ length: RACE_GATES }, (_, i) => {
-      const kind: Kind = i % 3 === 1 ? "revise" : "plain";
-      const run = `x${i}`;
-      const artifact = kind === "plain" ? "docs/spec.md" : `docs/${run}.md`;
-      if (kind !== "plain") p.write(artifact, TBD_SPEC);
-      return { run, kind, artifact };
-    });
     // the whole batch is waiting before any worker exists
-    await pool(gates, 4, async (g) => {
-      const r = await cliAsync(p, reviewArgs(g)).exited;
-      expect(r.code, `review ${g.run}: ${r.stderr}`).toBe(0);
-    });
+    const gates = await requestGates(p, RACE_GATES, "x", (i) => (i % 3 === 1 ? "revise" : "plain"));
     // all nine at once. Claims go stale only after 15 s here: a takeover (a no_verdict, a human's retry) cannot hide
     // a double dispatch, and every round must end with its one result
     const workers = ["broker", "verifier", "command"].flatMap((k) => [k, k, k]).map((k) => p.startWorker(k, ["--claim-stale-ms", "15000"]));

@@ -47,6 +47,24 @@ function drop(p: Project, run: string, name: string, bytes: string | Buffer): vo
 
 const spawned: ChildProcess[] = [];
 const has = (name: string) => (files: string[]) => files.includes(name);
+/** A project with a broker and a verifier running and run `run` at packet 1, answered by nobody but the test. */
+async function reviewing(run: string): Promise<Project> {
+  const p = setup();
+  p.startWorker("broker");
+  p.startWorker("verifier");
+  request(p, run);
+  await p.waitFor(run, GATE, has("packet-1.md"), "packet 1");
+  return p;
+}
+
+/** Run `run` through one satisfied round, answered by the test as a foreign reviewer. */
+async function passRound1(p: Project, run: string): Promise<void> {
+  request(p, run);
+  await p.waitFor(run, GATE, has("packet-1.md"), `packet 1 of ${run}`);
+  drop(p, run, "result-1.json", resultText(p, run, 1, "satisfied"));
+  await p.waitFor(run, GATE, has("outcome.json"), `the outcome of ${run}`);
+}
+
 const outcomeOf = (p: Project, run: string) => p.readJson<{ status: string; artifact_sha256: string | null; satisfied_at_round?: number }>(run, GATE, "outcome.json");
 
 describe("no false sign-off (integration)", () => {
@@ -74,11 +92,7 @@ describe("no false sign-off (integration)", () => {
   });
 
   it("a result replaced after verification ends its round without a pass, and is never verified again (§15)", async () => {
-    const p = setup();
-    p.startWorker("broker");
-    p.startWorker("verifier");
-    request(p, "i2");
-    await p.waitFor("i2", GATE, has("packet-1.md"), "packet 1");
+    const p = await reviewing("i2");
     // the broker would take the author's turn on the issues verdict: stop it seeing that by replacing at once
     drop(p, "i2", "result-1.json", resultText(p, "i2", 1, "issues"));
     await p.waitFor("i2", GATE, has("verdict-1.json"), "the verdict on the issues result");
@@ -94,12 +108,30 @@ describe("no false sign-off (integration)", () => {
     expect(p.status("i2", GATE)).toMatchObject({ state: "awaiting_decision", status: "no_verdict" });
   });
 
-  it("respond never acknowledges an answer its round cannot use (§15)", async () => {
+  it("packet ids cannot collide across runs and lanes: a result for one gate is refused in the other (§2, §15)", async () => {
     const p = setup();
     p.startWorker("broker");
     p.startWorker("verifier");
-    request(p, "i3");
-    await p.waitFor("i3", GATE, has("packet-1.md"), "packet 1");
+    const lane = (run: string, id: string) => p.cli(["review", ARTIFACT, "--gate", `G-lane:${id}`, "--author", "claude", "--reviewer", "manual", "--run-id", run]);
+    expect(lane("c", "a-b").code).toBe(0);
+    expect(lane("b-c", "a").code).toBe(0);
+    const packetOf = (run: string, gate: string) => readFileSync(path.join(p.gateDir(run, gate), "packet-1.md"), "utf8");
+    await p.waitFor("c", "G-lane:a-b", has("packet-1.md"), "packet 1 of lane a-b in run c");
+    await p.waitFor("b-c", "G-lane:a", has("packet-1.md"), "packet 1 of lane a in run b-c");
+    const id = (text: string) => /^packet_id: (.+)$/m.exec(text)![1]!.replace(/^"|"$/g, "");
+    const first = id(packetOf("c", "G-lane:a-b"));
+    expect(first).not.toBe(id(packetOf("b-c", "G-lane:a")));
+    // the other lane's answer, dropped here, names the wrong packet: rejected, never verified
+    const sha = /^artifact_sha256: (\w+)$/m.exec(packetOf("b-c", "G-lane:a"))![1]!;
+    const tmp = path.join(p.root, "x.json");
+    writeFileSync(tmp, `{"schema_version":"review_result.v1","packet_id":"${first}","artifact_sha256_reviewed":"${sha}","verdict":"satisfied","blocking_findings":[],"reviewer_model":"gpt-5"}`);
+    renameSync(tmp, path.join(p.gateDir("b-c", "G-lane:a"), "result-1.json"));
+    await p.waitFor("b-c", "G-lane:a", (f) => !f.includes("result-1.json"), "the foreign result moved aside");
+    expect(p.files("b-c", "G-lane:a")).not.toContain("verdict-1.json");
+  });
+
+  it("respond never acknowledges an answer its round cannot use (§15)", async () => {
+    const p = await reviewing("i3");
     drop(p, "i3", "result-1.json", resultText(p, "i3", 1, "issues"));
     await p.waitFor("i3", GATE, has("verdict-1.json"), "the verdict");
     rmSync(path.join(p.gateDir("i3", GATE), "result-1.json")); // the verified result is removed
@@ -131,11 +163,7 @@ describe("no false sign-off (integration)", () => {
   });
 
   it("a result with an invalid UTF-8 byte is bound by its bytes: refused as not text, and a clean re-delivery passes (§5)", async () => {
-    const p = setup();
-    p.startWorker("broker");
-    p.startWorker("verifier");
-    request(p, "i7");
-    await p.waitFor("i7", GATE, has("packet-1.md"), "packet 1");
+    const p = await reviewing("i7");
     const [head, tail] = resultText(p, "i7", 1, "satisfied", `,"summary":"caf@"`).split("@");
     drop(p, "i7", "result-1.json", Buffer.concat([Buffer.from(head!), Buffer.from([0xff]), Buffer.from(tail!)]));
     await p.waitFor("i7", GATE, () => existsSync(path.join(p.gateDir("i7", GATE), "rejected")) && readdirSync(path.join(p.gateDir("i7", GATE), "rejected")).some((n) => n.startsWith("result-1.json.") && n.endsWith(".reason.json")), "the invalid result moved aside");
@@ -156,10 +184,7 @@ describe("no false sign-off (integration)", () => {
     p.startWorker("broker");
     p.startWorker("verifier");
     // a real verdict to copy from, in another run
-    request(p, "j0");
-    await p.waitFor("j0", GATE, has("packet-1.md"), "packet 1 of j0");
-    drop(p, "j0", "result-1.json", resultText(p, "j0", 1, "satisfied"));
-    await p.waitFor("j0", GATE, has("outcome.json"), "j0's outcome");
+    await passRound1(p, "j0");
     request(p, "i8");
     await p.waitFor("i8", GATE, has("packet-1.md"), "packet 1");
     // the junk and the genuine result land together: the verifier must not take the junk as a verdict on the result
@@ -196,11 +221,7 @@ describe("no false sign-off (integration)", () => {
   });
 
   it("status of a passed gate whose artifact changed since says both shas (§17)", async () => {
-    const p = setup();
-    p.startWorker("broker");
-    p.startWorker("verifier");
-    request(p, "s1");
-    await p.waitFor("s1", GATE, has("packet-1.md"), "packet 1");
+    const p = await reviewing("s1");
     drop(p, "s1", "result-1.json", resultText(p, "s1", 1, "satisfied"));
     await p.waitFor("s1", GATE, has("outcome.json"), "the outcome");
     expect(p.status("s1", GATE).detail).toBe("outcome satisfied");
@@ -209,11 +230,7 @@ describe("no false sign-off (integration)", () => {
   });
 
   it("status --verify re-derives an outcome from its files and flags a hand-written one (§17)", async () => {
-    const p = setup();
-    p.startWorker("broker");
-    p.startWorker("verifier");
-    request(p, "v1");
-    await p.waitFor("v1", GATE, has("packet-1.md"), "packet 1");
+    const p = await reviewing("v1");
     drop(p, "v1", "result-1.json", resultText(p, "v1", 1, "satisfied"));
     await p.waitFor("v1", GATE, has("outcome.json"), "the outcome");
     const ok = p.cli(["status", "v1", GATE, "--verify", "--json"]);
@@ -265,10 +282,7 @@ describe("hostile directory entries (integration)", () => {
     p.startWorker("verifier");
     p.startWorker("manual");
     // a normal gate beside it proves the workers have scanned the tree
-    request(p, "good");
-    await p.waitFor("good", GATE, has("packet-1.md"), "the normal gate's packet");
-    drop(p, "good", "result-1.json", resultText(p, "good", 1, "satisfied"));
-    await p.waitFor("good", GATE, has("outcome.json"), "the normal gate's outcome");
+    await passRound1(p, "good");
     expect(readdirSync(outside)).toEqual(["request.json"]);
     // the author's side refuses it too: nothing is written through the link
     const other = tempRoot("guild-bus-outside-");
@@ -283,11 +297,7 @@ describe("hostile directory entries (integration)", () => {
   });
 
   it("a directory or FIFO at result-1.json is moved aside, freeing the name for a real result (§5)", async () => {
-    const p = setup();
-    p.startWorker("broker");
-    p.startWorker("verifier");
-    request(p, "h8");
-    await p.waitFor("h8", GATE, has("packet-1.md"), "packet 1");
+    const p = await reviewing("h8");
     mkdirSync(path.join(p.gateDir("h8", GATE), "result-1.json"));
     await p.waitFor("h8", GATE, (f) => !f.includes("result-1.json"), "the directory moved aside");
     drop(p, "h8", "result-1.json", resultText(p, "h8", 1, "satisfied"));
@@ -312,11 +322,7 @@ describe("hostile directory entries (integration)", () => {
   });
 
   it("a torn result dated in the future is still rejected after the grace period (§5)", async () => {
-    const p = setup();
-    p.startWorker("broker");
-    p.startWorker("verifier");
-    request(p, "h11");
-    await p.waitFor("h11", GATE, has("packet-1.md"), "packet 1");
+    const p = await reviewing("h11");
     const file = path.join(p.gateDir("h11", GATE), "result-1.json");
     writeFileSync(file, '{"schema_version":"review_result.v1","packet_id":');
     const future = Date.now() / 1000 + 86_400;

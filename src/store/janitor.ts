@@ -38,7 +38,7 @@ export function sweepStaging(guildDir: string, options: { maxAgeMs?: number; now
     let stale: boolean;
     try {
       const st = lstatSync(file);
-      if (!st.isFile()) continue;
+      if (!st.isFile() && !st.isSymbolicLink()) continue; // a link is removed itself, never followed
       const deadOwner = owner !== null && owner.host === THIS_HOST && owner.pid !== process.pid && !isProcessAlive(owner.pid);
       // mtime has sub-ms precision and Date.now() is truncated: a file written this millisecond must not look
       // "from the future" (maxAgeMs 0 has to mean everything).
