@@ -57,7 +57,7 @@ realClientSuite({
   expectProjectReadable: (seen, root) => {
     // An included workspace directory; the cwd stays the scratch directory, so no project .gemini/settings.json loads.
     expect(seen.argv[seen.argv.indexOf("--include-directories") + 1]).toBe(root);
-    expect(path.basename(seen.cwd)).toMatch(/^guild-bus-gemini-/);
+    expect(path.basename(seen.cwd)).toMatch(/^guild-bus-scratch-gemini-\d+-/);
   },
   extraTests: () => {
     it("base_url from an empty HOME (the user chose no auth type): the adapter selects the API-key auth, so gemini sends the review instead of exiting 41 'Invalid auth method selected'", async () => {

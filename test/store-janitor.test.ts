@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stagingName } from "../src/store/deliver.js";
-import { isProcessAlive, STAGING_MAX_AGE_MS, sweepStaging } from "../src/store/janitor.js";
+import { isProcessAlive, STAGING_MAX_AGE_MS, sweepScratch, sweepStaging } from "../src/store/janitor.js";
 import { tempRoot } from "./helpers/tmp.js";
 
 /** The pid of a process that has exited and been reaped. */
@@ -127,4 +127,20 @@ describe("janitor: sweepStaging", () => {
     expect(isProcessAlive(livePid())).toBe(true);
     expect(isProcessAlive(deadPid())).toBe(false);
   });
+
+  it("sweepScratch removes the dispatch scratch directories of dead workers only (a CLI session there holds the packet)", () => {
+    const dir = tempRoot();
+    const dead = deadPid();
+    const mk = (name: string) => {
+      mkdirSync(path.join(dir, name, "chats"), { recursive: true });
+      writeFileSync(path.join(dir, name, "chats", "session.jsonl"), "packet text");
+      return name;
+    };
+    const orphan = mk(`guild-bus-scratch-gemini-${dead}-Ab12Cd`);
+    const mine = mk(`guild-bus-scratch-codex-home-${process.pid}-Zz99Yy`);
+    const other = mk(`guild-bus-it-${dead}`);
+    expect(sweepScratch(dir)).toEqual([orphan]);
+    expect(readdirSync(dir).sort()).toEqual([other, mine].sort());
+  });
 });
+

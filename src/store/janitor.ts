@@ -1,6 +1,7 @@
 // Removes staging orphans: files in .guild/tmp of dead processes on this host, or older than maxAgeMs.
 // It only ever looks inside .guild/tmp, so final files are never touched.
-import { lstatSync, readdirSync, unlinkSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync, unlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseStagingName, THIS_HOST } from "./deliver.js";
 
@@ -58,4 +59,33 @@ export function sweepStaging(guildDir: string, options: { maxAgeMs?: number; now
     }
   }
   return report;
+}
+
+/** A reviewer dispatch's scratch directory in the system temp directory (withScratch in src/adapters/child.ts). */
+const SCRATCH_NAME = /^guild-bus-scratch-[a-z-]+-(\d+)-[A-Za-z0-9]{6}$/;
+
+/**
+ * Scratch directories whose worker is dead (SIGKILLed mid-dispatch: no finally ran). They can hold a packet in a
+ * CLI's session files, so they go at the next janitor pass of any worker on this machine.
+ */
+export function sweepScratch(dir = tmpdir()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(SCRATCH_NAME.exec(name)?.[1] ?? NaN);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || isProcessAlive(pid)) continue;
+    try {
+      if (!lstatSync(path.join(dir, name)).isDirectory()) continue;
+      rmSync(path.join(dir, name), { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // raced with another janitor
+    }
+  }
+  return removed;
 }

@@ -5,7 +5,7 @@ import path from "node:path";
 import { type Layout } from "../layout.js";
 import { hasValidOutcome } from "../broker/snapshot.js";
 import { isGate, isRunId } from "../spec/ids.js";
-import { sweepStaging } from "../store/janitor.js";
+import { sweepScratch, sweepStaging } from "../store/janitor.js";
 
 export interface GateRef {
   runId: string;
@@ -131,6 +131,8 @@ export class WorkerRuntime {
     try {
       const r = sweepStaging(this.spec.layout.guild);
       if (r.removed.length) this.spec.log(`janitor removed ${r.removed.length} staging orphan(s)`);
+      const scratch = sweepScratch();
+      if (scratch.length) this.spec.log(`janitor removed ${scratch.length} scratch director${scratch.length === 1 ? "y" : "ies"} of dead workers`);
     } catch (error) {
       this.spec.log(`janitor failed: ${(error as Error).message}`);
     }

@@ -408,7 +408,7 @@ export function realClientSuite(spec: ClientSpec): void {
       expect(seen.env[spec.keyEnv]).toBeUndefined(); // the key travels only under the CLI's own variable name
       expect(Object.values(seen.env)).toContain(KEY);
       expect(Object.values(seen.env)).toContain("http://127.0.0.1:9");
-      expect(path.basename(seen.cwd)).toMatch(new RegExp(`^guild-bus-${spec.kind}-`));
+      expect(path.basename(seen.cwd)).toMatch(new RegExp(`^guild-bus-scratch-${spec.kind}-\\d+-`));
       expect(seen.cwd.startsWith(dir)).toBe(false);
       expect(existsSync(seen.cwd)).toBe(false); // the scratch directory is gone after the dispatch
     });
