@@ -32,7 +32,7 @@ describe("decide: before any packet", () => {
   });
 
   it("review=off with risk high is required: a first packet, not a skip (policy → decide)", () => {
-    const ctx = { policy: resolvePolicy(request({ review: "off", risk: "high" }), {}), codexSkip: { blocked: false, enforcement: "warn" as const }, artifact: { ok: true as const, sha: SHA_A, rawSha: SHA_A } };
+    const ctx = { policy: resolvePolicy(request({ review: "off", risk: "high" }), {}), codexSkip: { blocked: false, enforcement: "warn" as const }, artifact: () => ({ ok: true as const, sha: SHA_A, rawSha: SHA_A }) };
     expect(decide(gate().s, ctx).action).toMatchObject({ type: "packet", round: 1 });
     const off = { ...ctx, policy: resolvePolicy(request({ review: "off" }), {}) };
     expect(decide(gate().s, off).action).toMatchObject({ type: "outcome", status: "skipped", reason: "review not required (review=off)" });

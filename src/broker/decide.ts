@@ -50,7 +50,8 @@ export type ArtifactView = { ok: true; sha: string; rawSha: string } | { ok: fal
 export interface DecideContext {
   policy: ResolvedPolicy;
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
-  artifact: ArtifactView;
+  /** Asked only when a decision needs the artifact (a packet, a pass): waiting states never read it. */
+  artifact: () => ArtifactView;
 }
 
 const CAP_OPTIONS: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
@@ -123,7 +124,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     act({ type: "escalation", round: R, reason, detail, options }, detail);
   // Every packet embeds the artifact: one that cannot be read is a human's to fix, never a packet retried forever.
   const issue = (packet: PacketAction, detail: string): GateDecision => {
-    const a = ctx.artifact;
+    const a = ctx.artifact();
     if (a.ok) return act(packet, detail);
     if (snapshot.escalations.has(R)) return wait("awaiting_author", R, `${a.problem.replace("_", " ")}: ${a.detail} — fix it and the round starts`);
     return escalate(a.problem, a.detail, ARTIFACT_OPTIONS);
@@ -225,7 +226,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       return issue(next(P, P.counted_round, R, "artifact_changed"), why);
     };
     if (verdictPasses(verdict, stop)) {
-      const current = ctx.artifact;
+      const current = ctx.artifact();
       if (!current.ok) return escalate(current.problem, current.detail, ARTIFACT_OPTIONS);
       if (current.sha !== gp.recomputed_sha256) return restart(`artifact changed after round ${R} was verified (verified ${gp.recomputed_sha256}, now ${current.sha}): restart on the current bytes`);
       // the scrubbed view hides redacted regions: an edit there is still a change the review never covered

@@ -1,7 +1,7 @@
 // A snapshot of one gate directory: every file parsed and validated, problems listed. Reading only.
 // Symlinks are never followed, oversized files are never read, and a verdict counts only if it is bound to the
 // result and packet actually on disk (a forged or stale verdict is a problem, not a verdict).
-import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, type Stats } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { parseJsonAnswer } from "../json-answer.js";
@@ -12,7 +12,7 @@ import {
 } from "../spec/schemas.js";
 import { parsePacket } from "./packet-format.js";
 import { cachedParse } from "./parse-cache.js";
-import { MAX_FILE_BYTES, readBounded } from "../store/read-bounded.js";
+import { MAX_FILE_BYTES, readBounded, readTextBounded } from "../store/read-bounded.js";
 
 /** Directories the bus itself keeps in a gate directory. */
 export const BUS_DIRS: ReadonlySet<string> = new Set(["rejected", ".claims", ".verified"]);
@@ -71,7 +71,7 @@ export function emptySnapshot(runId: string, gate: string, dir: string): GateSna
 function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string } {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readTextBounded(file, { max: MAX_FILE_BYTES });
   } catch (error) {
     return { value: null, reason: `unreadable: ${(error as Error).message}` };
   }
@@ -93,7 +93,7 @@ function readRejected(dir: string): GateSnapshot["rejected"] {
     .filter((n) => !n.endsWith(".reason.json"))
     .map((file) => {
       try {
-        const reason = JSON.parse(readFileSync(path.join(dir, `${file}.reason.json`), "utf8")).reason;
+        const reason = JSON.parse(readTextBounded(path.join(dir, `${file}.reason.json`), { max: 64 * 1024 })).reason;
         return { file, reason: typeof reason === "string" ? reason : "(no reason recorded)" };
       } catch {
         return { file, reason: "(no reason recorded)" };
@@ -175,7 +175,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
           const file = path.join(dir, name);
           const { front, problems } = cachedParse(file, st, () => {
             try {
-              const { front, problems } = parsePacket(readFileSync(file, "utf8")); // not the body: it can be megabytes
+              const { front, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES })); // not the body: it can be megabytes
               return { front, problems, read: true };
             } catch (error) {
               return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false };

@@ -1,5 +1,4 @@
 // The broker's imperative shell for one gate: snapshot → decide → execute the action → repeat until it waits.
-import { readFileSync } from "node:fs";
 import { parseReviewResult } from "../result-reader.js";
 import { scrub } from "../scrub.js";
 import { scrubResult } from "../scrub-result.js";
@@ -11,6 +10,7 @@ import { appendJsonl } from "../store/jsonl.js";
 import { ageMs } from "../store/age.js";
 import { replace } from "../store/replace.js";
 import { rejectFile } from "../store/reject.js";
+import { readTextBounded } from "../store/read-bounded.js";
 import { FOREIGN_GRACE_MS, MAX_FILE_BYTES } from "./snapshot.js";
 import type { BusContext } from "../worker/context.js";
 import { type Action, ARTIFACT_OPTIONS, decide, type EscalationAction, type GateDecision, RETRY_OPTIONS } from "./decide.js";
@@ -27,7 +27,7 @@ export function resultLookup(ctx: BusContext, s: GateSnapshot): ResultLookup {
   return (round) => {
     try {
       // results may come from foreign writers: their text is scrubbed before it reaches a packet or the trail
-      const result = parseReviewResult(readFileSync(ctx.layout.gateFile(s.runId, s.gate, `result-${round}.json`), "utf8")).result;
+      const result = parseReviewResult(readTextBounded(ctx.layout.gateFile(s.runId, s.gate, `result-${round}.json`), { max: MAX_FILE_BYTES })).result;
       return result && (scrubResult(result as never, ctx.settings.secrets_policy?.redaction_patterns) as unknown as typeof result);
     } catch {
       return null;
@@ -41,9 +41,15 @@ export function gateArtifact(ctx: BusContext, s: GateSnapshot): ArtifactState {
   return readArtifact(ctx.layout, s.request.artifact_path, ctx.settings.secrets_policy?.redaction_patterns);
 }
 
-export function decideGate(ctx: BusContext, s: GateSnapshot, artifact: ArtifactState = gateArtifact(ctx, s)): GateDecision {
+/** The gate's artifact, read (bounded, scrubbed, hashed) at most once, and only if something asks for it. */
+export function lazyArtifact(ctx: BusContext, s: GateSnapshot): () => ArtifactState {
+  let read: ArtifactState | undefined;
+  return () => (read ??= gateArtifact(ctx, s));
+}
+
+export function decideGate(ctx: BusContext, s: GateSnapshot, artifact: () => ArtifactState = lazyArtifact(ctx, s)): GateDecision {
   const policy = s.request ? resolvePolicy(s.request, ctx.settings) : NO_REQUEST_POLICY;
-  return decide(s, { policy, codexSkip: ctx.codexSkip, artifact: artifact.ok ? { ok: true, sha: artifact.sha, rawSha: artifact.rawSha } : artifact });
+  return decide(s, { policy, codexSkip: ctx.codexSkip, artifact });
 }
 
 function appendEvent(ctx: BusContext, s: GateSnapshot, event: Omit<Event, "ts" | "run_id" | "gate">): void {
@@ -67,7 +73,7 @@ function scrubbed(ctx: BusContext, text: string): string {
 
 /** A text file of the gate (memory, rebuttal), scrubbed again: a foreign writer may have dropped it unscrubbed. */
 function readScrubbedGateText(ctx: BusContext, s: GateSnapshot, name: string): string {
-  return scrubbed(ctx, readFileSync(ctx.layout.gateFile(s.runId, s.gate, name), "utf8"));
+  return scrubbed(ctx, readTextBounded(ctx.layout.gateFile(s.runId, s.gate, name), { max: MAX_FILE_BYTES }));
 }
 
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
@@ -236,8 +242,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
   for (let guard = 0; guard < 20; guard++) {
     let s = readGate(ctx.layout, runId, gate);
     if (quarantineProblems(ctx, s)) s = readGate(ctx.layout, runId, gate);
-    const artifact = gateArtifact(ctx, s);
-    const d = decideGate(ctx, s, artifact);
+    const artifactNow = lazyArtifact(ctx, s);
+    const d = decideGate(ctx, s, artifactNow);
     let action = d.action;
     if (!action) {
       await writeTrail(ctx, s, d);
@@ -253,6 +259,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
     };
     try {
       if (action.type === "packet") {
+        const artifact = artifactNow();
         if (!artifact.ok) throw new Error(artifact.detail); // decide() issues packets only for a readable artifact
         const built = await buildPacket(ctx, s, action, artifact, providers);
         const oversize = typeof built === "string" ? tooLargeToDeliver(action.round, built) : null;
@@ -275,7 +282,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, pro
       } else {
         // The artifact is read once more as the outcome is written: a pass must hold for the bytes on disk now.
         const now = gateArtifact(ctx, s);
-        if (action.status === "satisfied" && (!now.ok || !artifact.ok || now.sha !== artifact.sha)) continue;
+        const decided = artifactNow();
+        if (action.status === "satisfied" && (!now.ok || !decided.ok || now.sha !== decided.sha)) continue;
         // ...and must re-derive from the sealed result: a stray verdict that contradicts its result ends nothing.
         const unproven = action.status === "satisfied" ? passProblems(ctx, s, action.round, now, action.independence) : [];
         if (unproven.length) {

@@ -93,7 +93,7 @@ function outcomeDetail(o: Outcome, now: ArtifactState): string {
 export function viewGate(ctx: BusContext, runId: string, gate: string): GateView {
   const s = readGate(ctx.layout, runId, gate);
   const artifact = gateArtifact(ctx, s);
-  const d = decideGate(ctx, s, artifact);
+  const d = decideGate(ctx, s, () => artifact);
   const policy = s.request ? resolvePolicy(s.request, ctx.settings) : NO_REQUEST_POLICY;
   const R = Math.max(0, ...s.packets.keys());
   const p = s.packets.get(R);

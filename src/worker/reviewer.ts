@@ -1,12 +1,12 @@
 // A reviewer worker: for packets addressed to a provider it serves, claim the round, record the attempt, dispatch
 // once (a weaker pair or a fallback provider only after a dispatch proved that nothing ran), normalize the output
 // (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not; every dispatch is recorded.
-import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { isNightmare, readsFiles } from "../adapters/capabilities.js";
 import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
 import { classifyModel } from "../family.js";
-import { readGate } from "../broker/snapshot.js";
+import { MAX_FILE_BYTES, readGate } from "../broker/snapshot.js";
+import { readTextBounded } from "../store/read-bounded.js";
 import { type EnvelopeContext, type Normalized, normalizeOutput, repairPrompt } from "../normalize.js";
 import { Attempt, type DispatchAttempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
 import { tryClaim } from "../store/claim.js";
@@ -63,7 +63,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
     if (deliver(file(`attempt-${R}.json`), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !== "delivered") return "active";
 
     const packetPath = file(`packet-${R}.md`);
-    const packetText = readFileSync(packetPath, "utf8");
+    const packetText = readTextBounded(packetPath, { max: MAX_FILE_BYTES });
     const dispatchBase = (link: ChainLink, pair: Pair) => ({
       ctx, providerId: link.id, config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
       front: P, packetPath, signal: AbortSignal.any([signal, claim.signal]),

@@ -35,7 +35,7 @@ export function policy(over: Partial<ResolvedPolicy> = {}): ResolvedPolicy {
 export function context(over: { policy?: Partial<ResolvedPolicy>; blocked?: boolean; enforcement?: "warn" | "block"; artifact?: ArtifactView } = {}): DecideContext {
   return {
     policy: policy(over.policy), codexSkip: { blocked: over.blocked ?? false, enforcement: over.enforcement ?? "warn" },
-    artifact: over.artifact ?? { ok: true, sha: SHA_A, rawSha: RAW_SHA },
+    artifact: () => over.artifact ?? { ok: true, sha: SHA_A, rawSha: RAW_SHA },
   };
 }
 
