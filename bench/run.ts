@@ -6,9 +6,9 @@ import { hostname, cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Layout } from "../src/layout.js";
-import { RESULT_WIRE } from "../src/result-reader.js";
-import { deliver } from "../src/store/deliver.js";
+import { Layout } from "../src/bus/layout.js";
+import { RESULT_WIRE } from "../src/core/result-wire.js";
+import { deliver } from "../src/bus/deliver.js";
 import { requestReview } from "../src/cli/review.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");

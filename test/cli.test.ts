@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../src/sha.js";
+import { sha256Hex } from "../src/core/sha.js";
 import { BIN, makeProject, REPO } from "./helpers/bus.js";
 import { tempRoot } from "./helpers/tmp.js";
 

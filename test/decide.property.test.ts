@@ -2,8 +2,8 @@
 // the reviewers, the verifier, the author and the human; plus decide() on arbitrary (even inconsistent) snapshots.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Action, decide, type DecideContext, type GateDecision, type GateStateName, verdictPasses } from "../src/broker/decide.js";
-import type { GateSnapshot } from "../src/broker/snapshot.js";
+import { type Action, decide, type DecideContext, type GateDecision, type GateStateName, verdictPasses } from "../src/core/decide.js";
+import type { GateSnapshot } from "../src/bus/gate-reader.js";
 import type { DecisionChoice, EscalationReason, Failure, PacketFrontMatter } from "../src/spec/schemas.js";
 import {
   apply, context, decision, escalation, failure, gate, openRound, type ScoreKind, scoreGate, verdict, type VerdictKind,

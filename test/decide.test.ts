@@ -1,8 +1,8 @@
 // The round loop (decide) step by step, on hand-built snapshots: no filesystem.
 import { describe, expect, it } from "vitest";
-import { decide, effectiveCap, failReasons, verdictPasses, waitExitCode } from "../src/broker/decide.js";
-import { packetId } from "../src/broker/packet-format.js";
-import { resolvePolicy } from "../src/broker/policy.js";
+import { decide, effectiveCap, failReasons, verdictPasses, waitExitCode } from "../src/core/decide.js";
+import { packetId } from "../src/core/packet.js";
+import { resolvePolicy } from "../src/core/policy.js";
 import type { DecisionChoice } from "../src/spec/schemas.js";
 import { context, gate, openRound, packet, request, scoreGate, settle, SHA_A, verdict } from "./helpers/snapshots.js";
 

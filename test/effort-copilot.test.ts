@@ -13,9 +13,9 @@ import {
 } from "../src/adapters/copilot.js";
 import { classifyGeminiExit, geminiArgv } from "../src/adapters/gemini.js";
 import { advertisedValues, advertises } from "../src/adapters/help.js";
-import { configuredProviders, selectReviewer } from "../src/broker/selection.js";
+import { configuredProviders, selectReviewer } from "../src/core/selection.js";
 import { ProviderConfig } from "../src/spec/schemas.js";
-import { attemptRecord, describeAttempt, gateTier, initialPair, nextPair } from "../src/worker/dispatch-plan.js";
+import { attemptRecord, describeAttempt, gateTier, initialPair, nextPair } from "../src/core/dispatch-plan.js";
 import { REPO } from "./helpers/bus.js";
 import { directInput } from "./helpers/clients.js";
 import { packet, policy } from "./helpers/snapshots.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classifyModel, familyOfHost, HOST_FAMILIES } from "../src/family.js";
+import { classifyModel, familyOfHost, HOST_FAMILIES } from "../src/core/family.js";
 import { FAMILIES, type Family } from "../src/spec/schemas.js";
 
 /** Every needle in the spec, by family; `suffixed` needles take a `[0-9.]*` version suffix. */

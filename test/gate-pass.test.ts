@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { evaluateGatePass } from "../src/gate-pass.js";
-import { sha256Hex } from "../src/sha.js";
+import { evaluateGatePass } from "../src/core/gate-pass.js";
+import { sha256Hex } from "../src/core/sha.js";
 
 const artifact = Buffer.from("# Spec\nThe widget shall frobnicate.\n");
 const sha = sha256Hex(artifact);

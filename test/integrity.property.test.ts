@@ -6,13 +6,13 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readArtifact } from "../src/artifact.js";
-import { stepGate } from "../src/broker/step.js";
+import { readArtifact } from "../src/bus/artifact.js";
+import { stepGate } from "../src/workers/broker-step.js";
 import { requestReview } from "../src/cli/review.js";
-import { Layout } from "../src/layout.js";
-import { sha256Hex } from "../src/sha.js";
-import { loadContext } from "../src/worker/context.js";
-import { verifyGate } from "../src/worker/verifier.js";
+import { Layout } from "../src/bus/layout.js";
+import { sha256Hex } from "../src/core/sha.js";
+import { loadContext } from "../src/bus/context.js";
+import { verifyGate } from "../src/workers/verifier.js";
 import { tempRoot } from "./helpers/tmp.js";
 
 const GATE = "G-spec";

@@ -13,11 +13,11 @@ import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, un
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { readGate } from "../src/broker/snapshot.js";
-import { viewGate } from "../src/broker/view.js";
-import { Layout, parseRoundFile } from "../src/layout.js";
-import { sweepStaging } from "../src/store/janitor.js";
-import { loadContext } from "../src/worker/context.js";
+import { readGate } from "../src/bus/gate-reader.js";
+import { viewGate } from "../src/core/status.js";
+import { Layout, parseRoundFile } from "../src/bus/layout.js";
+import { sweepStaging } from "../src/bus/janitor.js";
+import { loadContext } from "../src/bus/context.js";
 import { BIN, makeProject, type Project, received, SCRIPTED, scriptedProvider, stopChild } from "./helpers/bus.js";
 
 const SOAK = process.env.GUILD_BUS_SOAK === "1";

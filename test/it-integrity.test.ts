@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { BIN, makeProject, type Project, SCRIPTED, stopChild } from "./helpers/bus.js";
 import { cliAsync } from "./helpers/clients.js";
 import { tempRoot } from "./helpers/tmp.js";
-import { sha256Hex } from "../src/sha.js";
+import { sha256Hex } from "../src/core/sha.js";
 
 const ARTIFACT = "docs/spec.md";
 const SPEC_TEXT = "# Spec\n\nThe cache keeps 100 entries.\n";

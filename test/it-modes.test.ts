@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { packetId, renderPacket } from "../src/broker/packet-format.js";
+import { packetId, renderPacket } from "../src/core/packet.js";
 import { BIN, makeProject, type Project, received, scriptedProvider, startBus, stopChild } from "./helpers/bus.js";
 import { packet } from "./helpers/snapshots.js";
 

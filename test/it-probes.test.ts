@@ -3,7 +3,7 @@
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROBE_TIMEOUTS_MS } from "../src/providers/detect.js";
+import { PROBE_TIMEOUTS_MS } from "../src/adapters/probe.js";
 import { makeProject } from "./helpers/bus.js";
 import { withEnv } from "./helpers/cli-review.js";
 import { tempRoot } from "./helpers/tmp.js";

@@ -2,7 +2,7 @@
 // MAX_JSON_DEPTH levels — checked before anything walks the value.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, parseJsonAnswer } from "../src/json-answer.js";
+import { MAX_JSON_DEPTH, parseJsonAnswer } from "../src/core/json-answer.js";
 
 const refusal = (text: string) => {
   const r = parseJsonAnswer(text);

@@ -1,6 +1,6 @@
 // A human reviewer's answer: `Reviewer-Model:` first line, family checks, then the same normalizer as every adapter.
 import { describe, expect, it } from "vitest";
-import { acceptManualResponse, manualInstructions } from "../src/manual.js";
+import { acceptManualResponse, manualInstructions } from "../src/core/manual-answer.js";
 import { ReviewResultStrict } from "../src/spec/schemas.js";
 import { packet, SHA_A } from "./helpers/snapshots.js";
 

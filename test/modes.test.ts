@@ -5,12 +5,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { dispatchWorkdir, FILE_READING_KINDS, readsFiles } from "../src/adapters/capabilities.js";
 import { geminiContextFiles } from "../src/adapters/gemini.js";
-import { renderPacketBody } from "../src/broker/packet-body.js";
-import { requestRefusal, resolvePolicy } from "../src/broker/policy.js";
-import { type AuthorIdentity, MANUAL_PROVIDER, type Provider, selectReviewer } from "../src/broker/selection.js";
+import { renderPacketBody } from "../src/core/packet-body.js";
+import { requestRefusal, resolvePolicy } from "../src/core/policy.js";
+import { type AuthorIdentity, MANUAL_PROVIDER, type Provider, selectReviewer } from "../src/core/selection.js";
 import type { Family } from "../src/spec/schemas.js";
-import type { BusContext } from "../src/worker/context.js";
-import { Layout } from "../src/layout.js";
+import type { BusContext } from "../src/bus/context.js";
+import { Layout } from "../src/bus/layout.js";
 import { packet, policy, request } from "./helpers/snapshots.js";
 import { tempRoot } from "./helpers/tmp.js";
 

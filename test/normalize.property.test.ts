@@ -2,8 +2,8 @@
 // it can bind to the packet, or a reason — never a verdict the reviewer did not give. Fences: SPEC §9.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scanFences } from "../src/fences.js";
-import { type EnvelopeContext, normalizeOutput } from "../src/normalize.js";
+import { scanFences } from "../src/core/fences.js";
+import { type EnvelopeContext, normalizeOutput } from "../src/core/normalize.js";
 import { ReviewResultStrict } from "../src/spec/schemas.js";
 
 const ctx: EnvelopeContext = {

@@ -1,7 +1,7 @@
 // Reviewer output → review_result.v1: fenced block, whole-output JSON, or a hardened `## SATISFIED` sentinel.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type EnvelopeContext, normalizeOutput, repairPrompt, sentinelVerdict } from "../src/normalize.js";
+import { type EnvelopeContext, normalizeOutput, repairPrompt, sentinelVerdict } from "../src/core/normalize.js";
 import { ReviewResultStrict } from "../src/spec/schemas.js";
 import { SHA_A, SHA_B } from "./helpers/snapshots.js";
 

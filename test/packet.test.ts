@@ -1,11 +1,11 @@
 // packet-<n>.md: front matter round-trip and refusal, and the body the reviewer reads.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { gateFocus, renderPacketBody } from "../src/broker/packet-body.js";
-import { packetId, parsePacket, renderPacket } from "../src/broker/packet-format.js";
-import { trailEntries } from "../src/broker/trail.js";
-import { scrub } from "../src/scrub.js";
-import { sha256Hex } from "../src/sha.js";
+import { gateFocus, renderPacketBody } from "../src/core/packet-body.js";
+import { packetId, parsePacket, renderPacket } from "../src/core/packet.js";
+import { trailEntries } from "../src/core/trail.js";
+import { scrub } from "../src/core/scrub.js";
+import { sha256Hex } from "../src/core/sha.js";
 import type { TrailEntry } from "../src/spec/schemas.js";
 import { gate, packet, SHA_A } from "./helpers/snapshots.js";
 

@@ -1,7 +1,7 @@
 // resolvePolicy: whether review is required, in which mode, and the cap in force.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CAP, DEFAULT_RESTART_CAP, MAX_CAP, NO_REQUEST_POLICY, resolvePolicy } from "../src/broker/policy.js";
+import { DEFAULT_CAP, DEFAULT_RESTART_CAP, MAX_CAP, NO_REQUEST_POLICY, resolvePolicy } from "../src/core/policy.js";
 import type { Settings } from "../src/spec/schemas.js";
 import { request } from "./helpers/snapshots.js";
 

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { selectReviewer, authorIdentity } from "../src/broker/selection.js";
-import { resolvePolicy } from "../src/broker/policy.js";
-import { Layout } from "../src/layout.js";
-import { detectProviders, PROBE_TIMEOUTS_MS, type Probe, type VersionProbe } from "../src/providers/detect.js";
+import { selectReviewer, authorIdentity } from "../src/core/selection.js";
+import { resolvePolicy } from "../src/core/policy.js";
+import { Layout } from "../src/bus/layout.js";
+import { detectProviders, PROBE_TIMEOUTS_MS, type Probe, type VersionProbe } from "../src/adapters/probe.js";
 import type { Settings } from "../src/spec/schemas.js";
 import { tempRoot } from "./helpers/tmp.js";
 

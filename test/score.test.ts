@@ -1,8 +1,8 @@
 // The score stop policy's pure parts: reading `Score: X/10` / `Verdict: …` (or the structured fields) from a
 // reviewer's output, and judging the score condition the verifier records.
 import { describe, expect, it } from "vitest";
-import { type EnvelopeContext, normalizeOutput, readScore } from "../src/normalize.js";
-import { evaluateScoreGate, SCORE_THRESHOLD } from "../src/score-gate.js";
+import { type EnvelopeContext, normalizeOutput, readScore } from "../src/core/normalize.js";
+import { evaluateScoreGate, SCORE_THRESHOLD } from "../src/core/score-gate.js";
 import { SHA_A } from "./helpers/snapshots.js";
 
 const ctx: EnvelopeContext = {

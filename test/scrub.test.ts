@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { label, type RedactionKind, ScrubConfigError, scrub, scrubWithReport } from "../src/scrub.js";
+import { label, type RedactionKind, ScrubConfigError, scrub, scrubWithReport } from "../src/core/scrub.js";
 
 interface CorpusEntry {
   name: string;
@@ -515,7 +515,7 @@ describe("false-positive guards come out byte-identical", () => {
     "file paths":
       "src/components/Header/index.ts packages/app2/src/components/HeaderView.tsx docs/CHANGELOG2024/releaseNotes.md " +
       "node_modules/@types/node/index.d.ts lib/python3/site-packages/numpy/core/tests e2e/k8s/v1beta1/deploymentController.yaml",
-    urls: "https://github.com/acme/guild-bus/blob/main/src/scrub.ts#L42 https://docs.example.com/v2/api/reference?lang=en&page=3",
+    urls: "https://github.com/acme/guild-bus/blob/main/src/core/scrub.ts#L42 https://docs.example.com/v2/api/reference?lang=en&page=3",
     markdown:
       "# Heading\n\n- [x] item one\n- [ ] item two\n\n| col | value |\n|-----|-------|\n| a   | 1     |\n\n> quote\n\n```ts\nconst a = 1;\n```\n\n[link](https://example.com/docs/guide)",
     typescript: [

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type AuthorIdentity, authorIdentity, configuredProviders, MANUAL_PROVIDER, type Provider, selectReviewer,
-} from "../src/broker/selection.js";
+} from "../src/core/selection.js";
 import { FAMILIES, type Family, type Settings } from "../src/spec/schemas.js";
 import { policy } from "./helpers/snapshots.js";
 

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Layout } from "../src/layout.js";
-import { loadSettings } from "../src/settings.js";
+import { Layout } from "../src/bus/layout.js";
+import { loadSettings } from "../src/bus/settings.js";
 import { tempRoot } from "./helpers/tmp.js";
 
 function load(content: string) {

@@ -8,11 +8,11 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { makeProject, startBus, stopChild } from "./helpers/bus.js";
-import { packetId, parsePacket } from "../src/broker/packet-format.js";
-import { parseReviewResult } from "../src/result-reader.js";
+import { packetId, parsePacket } from "../src/core/packet.js";
+import { parseReviewResult } from "../src/core/result-wire.js";
 import { renderSchemas } from "../src/spec/generate.js";
 import { PUBLISHED_SCHEMAS } from "../src/spec/schemas.js";
-import { parseStrictReviewResult } from "../src/strict-result.js";
+import { parseStrictReviewResult } from "../src/core/strict-result.js";
 
 const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "bus-spec");
 const SCHEMA_DIR = path.join(SPEC_DIR, "schemas");

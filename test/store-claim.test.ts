@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Claim, tryClaim } from "../src/store/claim.js";
+import { type Claim, tryClaim } from "../src/bus/claim.js";
 import { tempRoot } from "./helpers/tmp.js";
 
 // proper-lockfile's floors: stale >= 2 s, update >= 1 s.

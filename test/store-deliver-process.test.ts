@@ -6,9 +6,9 @@ import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../src/sha.js";
-import { parseStagingName } from "../src/store/deliver.js";
-import { sweepStaging } from "../src/store/janitor.js";
+import { sha256Hex } from "../src/core/sha.js";
+import { parseStagingName } from "../src/bus/deliver.js";
+import { sweepStaging } from "../src/bus/janitor.js";
 import { payloadFor } from "./helpers/deliver-child.mjs";
 import { tempRoot } from "./helpers/tmp.js";
 
@@ -22,7 +22,7 @@ const shaOf = (name: string, size: number) => {
 };
 
 beforeAll(() => {
-  const sources = ["src/sha.ts", "src/store/fsops.ts", "src/store/deliver.ts", "src/store/replace.ts"];
+  const sources = ["src/core/sha.ts", "src/bus/fsops.ts", "src/bus/deliver.ts", "src/bus/replace.ts"];
   const stale = () =>
     sources.filter((src) => {
       const built = path.join(repo, "dist", src.replace(/\.ts$/, ".js"));

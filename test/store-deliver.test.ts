@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../src/sha.js";
-import { deliver, type DeliverResult, parseStagingName, stagingName, THIS_HOST } from "../src/store/deliver.js";
-import { type FsOps, realFs } from "../src/store/fsops.js";
-import { sweepStaging } from "../src/store/janitor.js";
+import { sha256Hex } from "../src/core/sha.js";
+import { deliver, type DeliverResult, parseStagingName, stagingName, THIS_HOST } from "../src/bus/deliver.js";
+import { type FsOps, realFs } from "../src/bus/fsops.js";
+import { sweepStaging } from "../src/bus/janitor.js";
 import { tempRoot } from "./helpers/tmp.js";
 
 type Syscall = keyof FsOps;

@@ -2,8 +2,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { stagingName } from "../src/store/deliver.js";
-import { isProcessAlive, STAGING_MAX_AGE_MS, sweepScratch, sweepStaging } from "../src/store/janitor.js";
+import { stagingName } from "../src/bus/deliver.js";
+import { isProcessAlive, STAGING_MAX_AGE_MS, sweepScratch, sweepStaging } from "../src/bus/janitor.js";
 import { tempRoot } from "./helpers/tmp.js";
 
 /** The pid of a process that has exited and been reaped. */

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { appendJsonl, readJsonl } from "../src/store/jsonl.js";
+import { appendJsonl, readJsonl } from "../src/bus/jsonl.js";
 import { tempRoot } from "./helpers/tmp.js";
 
 const Event = z.object({ seq: z.number().int(), kind: z.enum(["start", "done"]), note: z.string().optional() });

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { replace } from "../src/store/replace.js";
+import { replace } from "../src/bus/replace.js";
 import { tempRoot } from "./helpers/tmp.js";
 
 describe("replace: atomic regeneration of views", () => {

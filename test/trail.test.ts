@@ -1,7 +1,7 @@
 // trail.md: one entry per round with the five required fields, verdict and blockers, then the final disposition.
 import { describe, expect, it } from "vitest";
-import { decide } from "../src/broker/decide.js";
-import { renderTrail, type ResultLookup, trailEntries } from "../src/broker/trail.js";
+import { decide } from "../src/core/decide.js";
+import { renderTrail, type ResultLookup, trailEntries } from "../src/core/trail.js";
 import { TrailEntry } from "../src/spec/schemas.js";
 import { context, gate, SHA_A, SHA_B } from "./helpers/snapshots.js";
 

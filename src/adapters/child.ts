@@ -171,7 +171,7 @@ export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, d
 /**
  * A private scratch directory for one dispatch (the CLI's cwd, config and temp files), removed whatever happens. Its
  * name carries this worker's pid, so the janitor can remove what a SIGKILLed worker left (a CLI's session holds the
- * packet): `guild-bus-scratch-<kind>-<pid>-<random>` (SCRATCH_NAME in src/store/janitor.ts).
+ * packet): `guild-bus-scratch-<kind>-<pid>-<random>` (SCRATCH_NAME in src/bus/janitor.ts).
  */
 export async function withScratch<T>(kind: string, use: (scratch: string) => Promise<T>): Promise<T> {
   const scratch = mkdtempSync(path.join(tmpdir(), `guild-bus-scratch-${kind}-${process.pid}-`));

@@ -3,7 +3,7 @@
 // reviewer), in an empty scratch directory — or, for a nightmare packet, the project root, which its read-only tools
 // may then read — and the stream-json event stream parsed for the final text and the model the API reported.
 import path from "node:path";
-import { scrub } from "../scrub.js";
+import { scrub } from "../core/scrub.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { capabilityError } from "./capability-errors.js";
 import { cliEnv, endpointKey, runChild, unfinishedChild, withScratch } from "./child.js";

@@ -5,9 +5,9 @@
 import { writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { scrub } from "../scrub.js";
+import { scrub } from "../core/scrub.js";
 import { capabilityError } from "./capability-errors.js";
-import { ReadRefused, readTextBounded } from "../store/read-bounded.js";
+import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { MAX_OUTPUT_BYTES, minimalEnv, oversized, runChild, scratchStateDir, unfinishedChild, withScratch } from "./child.js";
 import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import { dispatchWorkdir } from "./capabilities.js";

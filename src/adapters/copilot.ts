@@ -8,10 +8,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { profileFamilies, profileFamilyFor } from "../broker/selection.js";
-import { ReadRefused, readTextBounded } from "../store/read-bounded.js";
-import { classifyModel } from "../family.js";
-import { scrub } from "../scrub.js";
+import { profileFamilies, profileFamilyFor } from "../core/selection.js";
+import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
+import { classifyModel } from "../core/family.js";
+import { scrub } from "../core/scrub.js";
 import type { Family } from "../spec/schemas.js";
 import { capabilityError } from "./capability-errors.js";
 import { dispatchWorkdir } from "./capabilities.js";

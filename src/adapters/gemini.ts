@@ -8,7 +8,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { scrub } from "../scrub.js";
+import { scrub } from "../core/scrub.js";
 import { dispatchWorkdir } from "./capabilities.js";
 import { resolveBinary } from "./claude.js";
 import { capabilityError } from "./capability-errors.js";

@@ -1,6 +1,6 @@
 // The http adapter: one OpenAI-compatible chat-completions request per dispatch (no retries here), the packet as the
 // user message, review_result.v1 as a strict json_schema response format, and the endpoint's `model` as reported.
-import { scrub } from "../scrub.js";
+import { scrub } from "../core/scrub.js";
 import { capabilityError } from "./capability-errors.js";
 import { MAX_OUTPUT_BYTES, oversized } from "./child.js";
 import { reviewOutputSchema } from "./result-schema.js";

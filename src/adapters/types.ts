@@ -1,5 +1,5 @@
 // The interface every reviewer adapter implements; the reviewer worker owns claims, attempts and delivery.
-import type { BusContext } from "../worker/context.js";
+import type { BusContext } from "../bus/context.js";
 import type { CapabilityError, PacketFrontMatter, ProviderConfig } from "../spec/schemas.js";
 
 export interface DispatchInput {

@@ -1,17 +1,17 @@
 // The author's and the human's answers to a waiting gate: resubmit, rebut, decide, respond.
 import { Argument, type Command } from "commander";
-import { resolvePolicy } from "../broker/policy.js";
-import { viewGate } from "../broker/view.js";
-import { Layout } from "../layout.js";
-import { acceptManualResponse } from "../manual.js";
+import { resolvePolicy } from "../core/policy.js";
+import { viewGate } from "../core/status.js";
+import { Layout } from "../bus/layout.js";
+import { acceptManualResponse } from "../core/manual-answer.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, DecisionChoice, Resubmit } from "../spec/schemas.js";
-import { scrub } from "../scrub.js";
-import { deliver } from "../store/deliver.js";
-import { MAX_FILE_BYTES } from "../store/read-bounded.js";
-import { loadContext } from "../worker/context.js";
-import { deliverResult } from "../worker/deliver-result.js";
-import { resultRefusal } from "../broker/result-slot.js";
+import { scrub } from "../core/scrub.js";
+import { deliver } from "../bus/deliver.js";
+import { MAX_FILE_BYTES } from "../bus/read-bounded.js";
+import { loadContext } from "../bus/context.js";
+import { deliverResult } from "../workers/deliver-result.js";
+import { resultRefusal } from "../core/result-slot.js";
 import { readUserText } from "./input.js";
 import { intArg } from "./options.js";
 import { waitForGate } from "./wait.js";

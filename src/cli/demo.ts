@@ -6,16 +6,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { viewGate } from "../broker/view.js";
-import { Layout } from "../layout.js";
+import { viewGate } from "../core/status.js";
+import { Layout } from "../bus/layout.js";
 import { Resubmit } from "../spec/schemas.js";
-import { deliver } from "../store/deliver.js";
-import { loadContext } from "../worker/context.js";
+import { deliver } from "../bus/deliver.js";
+import { loadContext } from "../bus/context.js";
 import { requestReview } from "./review.js";
 import { waitForGate } from "./wait.js";
 import { BIN } from "./worker.js";
 
-const SCRIPTED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "demo", "scripted-reviewer.js");
+const SCRIPTED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "demo-reviewer.js");
 
 const SPEC_V1 = `# Spec: export button\n\nThe dashboard gets an "Export CSV" button.\n\n## Acceptance criteria\n- TBD\n\n## Notes\nThe API token for staging is token=sk-demo-1234567890abcdefghijklmnop (the bus scrubs it before any reviewer sees it).\n`;
 const SPEC_V2 = SPEC_V1.replace("- TBD", "- Clicking Export downloads all visible rows as RFC 4180 CSV within 2 s for 10,000 rows.\n- The button is disabled while an export runs.");

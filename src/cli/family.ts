@@ -1,6 +1,6 @@
 // guild-bus family <model>...: the one classifier, from the shell.
 import type { Command } from "commander";
-import { classifyModel } from "../family.js";
+import { classifyModel } from "../core/family.js";
 
 export function register(program: Command): void {
   program

@@ -1,8 +1,8 @@
 // guild-bus providers: which reviewers were found here, and why each is (not) usable.
 import type { Command } from "commander";
-import { Layout } from "../layout.js";
-import { detectProviders } from "../providers/detect.js";
-import { loadSettings } from "../settings.js";
+import { Layout } from "../bus/layout.js";
+import { detectProviders } from "../adapters/probe.js";
+import { loadSettings } from "../bus/settings.js";
 
 export function register(program: Command): void {
   program

@@ -2,15 +2,15 @@
 import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { customAlphabet } from "nanoid";
-import { readArtifact } from "../artifact.js";
-import { requestRefusal } from "../broker/policy.js";
-import { Layout } from "../layout.js";
-import { scrubWithReport } from "../scrub.js";
-import { loadSettings } from "../settings.js";
+import { readArtifact } from "../bus/artifact.js";
+import { requestRefusal } from "../core/policy.js";
+import { Layout } from "../bus/layout.js";
+import { scrubWithReport } from "../core/scrub.js";
+import { loadSettings } from "../bus/settings.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Difficulty, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
-import { deliver } from "../store/deliver.js";
-import { MAX_FILE_BYTES, readTextBounded, ReadRefused } from "../store/read-bounded.js";
+import { deliver } from "../bus/deliver.js";
+import { MAX_FILE_BYTES, readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { intArg, nonBlankArg, secondsArg } from "./options.js";
 import { waitForGate } from "./wait.js";
 

@@ -1,9 +1,9 @@
 // guild-bus scrub <file>: print the scrubbed text; --check exits 3 when something was redacted.
 import type { Command } from "commander";
-import { Layout } from "../layout.js";
-import { scrubWithReport } from "../scrub.js";
-import { loadSettings } from "../settings.js";
-import { MAX_FILE_BYTES } from "../store/read-bounded.js";
+import { Layout } from "../bus/layout.js";
+import { scrubWithReport } from "../core/scrub.js";
+import { loadSettings } from "../bus/settings.js";
+import { MAX_FILE_BYTES } from "../bus/read-bounded.js";
 import { readUserText } from "./input.js";
 
 export function register(program: Command): void {

@@ -1,10 +1,10 @@
 // guild-bus status [run [gate]]: every gate's state, round, reviewer, independence, last verdict, what it waits for.
 import type { Command } from "commander";
-import { reverifyOutcome } from "../broker/reverify.js";
-import { listGates, viewGate } from "../broker/view.js";
-import { Layout } from "../layout.js";
+import { reverifyOutcome } from "../core/reverify.js";
+import { listGates, viewGate } from "../core/status.js";
+import { Layout } from "../bus/layout.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { loadContext } from "../worker/context.js";
+import { loadContext } from "../bus/context.js";
 
 export function register(program: Command): void {
   program

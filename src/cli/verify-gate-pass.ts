@@ -1,9 +1,9 @@
 // guild-bus verify-gate-pass: drop-in for Guild's scripts/verify-gate-pass.ts (exit 0 pass, 2 fail, 1 usage).
 // Parsed with node:util parseArgs and free of zod/commander, so the command starts about as fast as node itself.
 import { parseArgs } from "node:util";
-import { MAX_ARTIFACT_BYTES } from "../artifact.js";
-import { evaluateGatePass } from "../gate-pass.js";
-import { decodeUtf8, MAX_FILE_BYTES, readBounded, type ReadRefused } from "../store/read-bounded.js";
+import { MAX_ARTIFACT_BYTES } from "../bus/artifact.js";
+import { evaluateGatePass } from "../core/gate-pass.js";
+import { decodeUtf8, MAX_FILE_BYTES, readBounded, type ReadRefused } from "../bus/read-bounded.js";
 import { repeatedFlag, reportError, rootProblem } from "./errors.js";
 
 export const USAGE = `Usage: guild-bus verify-gate-pass --result <file> --artifact <file> [--packet-id <id>] [--force-pass] [--scrub] [--root <dir>]
@@ -25,9 +25,9 @@ const HINT = "(guild-bus verify-gate-pass --help shows the usage)";
 
 async function scrubbedBytes(text: string, root: string | undefined): Promise<Buffer> {
   const [{ scrub }, { Layout }, { loadSettings }] = await Promise.all([
-    import("../scrub.js"),
-    import("../layout.js"),
-    import("../settings.js"),
+    import("../core/scrub.js"),
+    import("../bus/layout.js"),
+    import("../bus/settings.js"),
   ]);
   const { settings } = loadSettings(new Layout(root ?? process.cwd()));
   return Buffer.from(scrub(text, { customPatterns: settings.secrets_policy?.redaction_patterns }), "utf8");

@@ -1,10 +1,10 @@
 // `--wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to stderr.
 import { setTimeout as sleep } from "node:timers/promises";
-import { resolvePolicy } from "../broker/policy.js";
-import { viewGate, type ReviewBrokerOutput } from "../broker/view.js";
-import type { BusContext } from "../worker/context.js";
-import { loadContext } from "../worker/context.js";
-import type { Layout } from "../layout.js";
+import { resolvePolicy } from "../core/policy.js";
+import { viewGate, type ReviewBrokerOutput } from "../core/status.js";
+import type { BusContext } from "../bus/context.js";
+import { loadContext } from "../bus/context.js";
+import type { Layout } from "../bus/layout.js";
 
 export interface WaitOptions {
   json?: boolean;

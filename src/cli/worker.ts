@@ -17,9 +17,9 @@ interface WorkerCliOptions {
   concurrency: number;
 }
 
-/** The kinds named, each checked against the one list of worker kinds (workers/index.ts). */
+/** The kinds named, each checked against the one list of worker kinds (src/workers/index.ts). */
 async function workerKinds(names: string[], where: string) {
-  const { WORKER_KINDS } = await import("../../workers/index.js");
+  const { WORKER_KINDS } = await import("../workers/index.js");
   const unknown = names.filter((k) => !(WORKER_KINDS as readonly string[]).includes(k));
   if (unknown.length || !names.length) {
     throw new Error(`${where}: ${names.length ? `unknown worker kind ${unknown.map((k) => JSON.stringify(k)).join(", ")}` : "no worker kind given"}; the kinds are ${WORKER_KINDS.join(", ")}`);
@@ -41,9 +41,9 @@ export function register(program: Command): void {
     .option("--concurrency <n>", "reviewer workers: dispatches at once", intArg(1, 1000), 4)
     .action(async (kindArg: string, o: WorkerCliOptions) => {
       const [kind] = await workerKinds([kindArg], "worker");
-      const { createWorker } = await import("../../workers/index.js");
-      const { runUntilSignal } = await import("../worker/runtime.js");
-      const { workerLogger } = await import("../worker/options.js");
+      const { createWorker } = await import("../workers/index.js");
+      const { runUntilSignal } = await import("../runtime/reconciler.js");
+      const { workerLogger } = await import("../runtime/worker-options.js");
       const runtime = createWorker(kind!, {
         root: o.root,
         poll: o.poll ? true : "auto",
@@ -64,7 +64,7 @@ export function register(program: Command): void {
     .option("--kinds <list>", "comma-separated worker kinds (default: broker,verifier,manual, plus one reviewer worker per adapter kind configured or detected)")
     .action(async (o: { root: string; poll?: boolean; kinds?: string }) => {
       const requested = o.kinds === undefined ? undefined : await workerKinds(o.kinds.split(",").map((k) => k.trim()).filter(Boolean), "--kinds");
-      const [{ Layout }, { loadSettings }, { detectProviders }] = await Promise.all([import("../layout.js"), import("../settings.js"), import("../providers/detect.js")]);
+      const [{ Layout }, { loadSettings }, { detectProviders }] = await Promise.all([import("../bus/layout.js"), import("../bus/settings.js"), import("../adapters/probe.js")]);
       const layout = new Layout(o.root);
       const { settings } = loadSettings(layout);
       // a reviewer worker for every adapter kind a packet could be addressed to, so no packet waits for nobody

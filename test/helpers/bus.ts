@@ -10,7 +10,7 @@ import { tempRoot } from "./tmp.js";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BIN = path.join(REPO, "bin", "guild-bus.js");
-export const SCRIPTED = path.join(REPO, "dist", "src", "demo", "scripted-reviewer.js");
+export const SCRIPTED = path.join(REPO, "dist", "src", "cli", "demo-reviewer.js");
 /** Integration suites run once with native watching and once in polling mode (as on NFS, SMB, 9p, FUSE). */
 export const MODES = [{ mode: "watch", poll: false }, { mode: "poll", poll: true }] as const;
 
@@ -48,7 +48,7 @@ export interface Project {
   waitState(run: string, gate: string, states: string[], timeoutMs?: number): Promise<ReturnType<Project["status"]>>;
 }
 
-/** A scripted command provider for settings.providers; its plan is src/demo/scripted-reviewer.ts's Plan. */
+/** A scripted command provider for settings.providers; its plan is src/cli/demo-reviewer.ts's Plan. */
 export function scriptedProvider(root: string, name: string, model: string, plan: object = {}, extra: Record<string, unknown> = {}) {
   const planPath = path.join(root, `plan-${name}.json`);
   writeFileSync(planPath, JSON.stringify(plan));

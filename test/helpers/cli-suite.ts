@@ -5,7 +5,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DispatchInput, ReviewerAdapter } from "../../src/adapters/types.js";
-import { Layout } from "../../src/layout.js";
+import { Layout } from "../../src/bus/layout.js";
 import type { PacketFrontMatter, ProviderConfig } from "../../src/spec/schemas.js";
 import { makeProject, type Project, startBus } from "./bus.js";
 import { filesContaining, treeFiles, until } from "./clients.js";

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DispatchInput } from "../../src/adapters/types.js";
-import { Layout } from "../../src/layout.js";
+import { Layout } from "../../src/bus/layout.js";
 import type { PacketFrontMatter, ProviderConfig, Settings } from "../../src/spec/schemas.js";
 import { BIN, type Project } from "./bus.js";
 

@@ -18,7 +18,7 @@ export function payloadFor(name, size) {
 
 async function main() {
   const [mode, guildDir, ...rest] = process.argv.slice(2);
-  const { deliver } = await import("../../dist/src/store/deliver.js");
+  const { deliver } = await import("../../dist/src/bus/deliver.js");
   if (mode === "loop") {
     const [outDir, count, size] = rest;
     process.stdout.write("ready\n");
@@ -30,7 +30,7 @@ async function main() {
     return;
   }
   if (mode === "replace") {
-    const { replace } = await import("../../dist/src/store/replace.js");
+    const { replace } = await import("../../dist/src/bus/replace.js");
     const [view, count, size] = rest;
     process.stdout.write("ready\n");
     for (let i = 0; i < Number(count); i++) {

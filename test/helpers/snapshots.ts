@@ -1,9 +1,9 @@
 // Builders for GateSnapshot and the records in it, plus a tiny in-memory broker that applies decide()'s actions,
 // so the pure round loop can be driven without a filesystem.
-import { type Action, type ArtifactView, decide, type DecideContext, type GateDecision, type PacketAction } from "../../src/broker/decide.js";
-import { packetId } from "../../src/broker/packet-format.js";
-import { DEFAULT_RESTART_CAP, type ResolvedPolicy } from "../../src/broker/policy.js";
-import { emptySnapshot, type GateSnapshot } from "../../src/broker/snapshot.js";
+import { type Action, type ArtifactView, decide, type DecideContext, type GateDecision, type PacketAction } from "../../src/core/decide.js";
+import { packetId } from "../../src/core/packet.js";
+import { DEFAULT_RESTART_CAP, type ResolvedPolicy } from "../../src/core/policy.js";
+import { emptySnapshot, type GateSnapshot } from "../../src/bus/gate-reader.js";
 import type {
   Attempt, Decision, DecisionChoice, Escalation, EscalationReason, Failure, Family, Outcome, PacketFrontMatter, Request, ScoreGate, VerdictFile,
 } from "../../src/spec/schemas.js";

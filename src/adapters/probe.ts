@@ -1,0 +1,284 @@
+// Which reviewers can run here: configured providers checked for their binary (on PATH plus a --version probe),
+// an auth signal (an environment key or a stored-auth file is *present* — secrets are never read), CLIs found on
+// PATH without configuration, and .guild/hosts/**/capability.json declarations (detect-only without an adapter).
+import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { familyOfHost, classifyModel } from "../core/family.js";
+import type { Layout } from "../bus/layout.js";
+import type { ProviderConfig, Settings } from "../spec/schemas.js";
+import { Capability } from "../spec/schemas.js";
+import { minimalEnv, runChild } from "./child.js";
+import { MANUAL_PROVIDER, profileFamilies, type Provider } from "../core/selection.js";
+import { MAX_FILE_BYTES, readTextBounded } from "../bus/read-bounded.js";
+import { replace } from "../bus/replace.js";
+
+export interface DetectedProvider extends Provider {
+  source: "settings" | "path" | "capability" | "builtin";
+  binary: string | null;
+  version: string | null;
+  auth: string | null;
+  why: string[];
+}
+
+type CliAdapter = "codex" | "claude" | "gemini" | "copilot";
+
+const CLI: Record<CliAdapter, { binary: string; envKeys: string[]; authFiles: (home: string, env: NodeJS.ProcessEnv) => string[] }> = {
+  codex: {
+    binary: "codex",
+    envKeys: ["OPENAI_API_KEY", "CODEX_API_KEY"],
+    authFiles: (home, env) => [path.join(env.CODEX_HOME ?? path.join(home, ".codex"), "auth.json")],
+  },
+  claude: {
+    binary: "claude",
+    envKeys: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
+    authFiles: (home) => [path.join(home, ".claude", ".credentials.json")],
+  },
+  gemini: {
+    binary: "gemini",
+    envKeys: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+    authFiles: (home) => [path.join(home, ".gemini", "oauth_creds.json")],
+  },
+  // copilot runs whatever model its agent profile names: no family of its own (see profileFamilies)
+  copilot: {
+    binary: "copilot",
+    envKeys: ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
+    authFiles: (home, env) => [path.join(env.COPILOT_HOME ?? path.join(home, ".copilot"), "config.json")],
+  },
+};
+
+/** What `<binary> --version` did within its time limit. */
+export type VersionProbe = { kind: "ok"; version: string } | { kind: "failed"; reason: string } | { kind: "timeout" };
+
+export interface Probe {
+  which(binary: string): string | null;
+  version(binary: string, timeoutMs: number): Promise<VersionProbe>;
+  /** What identifies this binary for the probe cache (resolved path, size, mtime, inode); null if it cannot be read. */
+  stamp(binary: string): string | null;
+  env: NodeJS.ProcessEnv;
+  fileExists(file: string): boolean;
+  home: string;
+}
+
+/**
+ * The --version time limits: a first short one, then, after a timeout, a long one (a node CLI takes 1.5 s idle and
+ * 10-13 s on two loaded cores). A timeout never makes a binary "not found": it is on PATH, only slow.
+ */
+export const PROBE_TIMEOUTS_MS = [5_000, 30_000] as const;
+
+export function whichOnPath(binary: string, envPath = process.env.PATH ?? ""): string | null {
+  const candidates = binary.includes("/") ? [binary] : envPath.split(path.delimiter).filter(Boolean).map((d) => path.join(d, binary));
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      return c;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+export const realProbe: Probe = {
+  which: (b) => whichOnPath(b),
+  version: async (binary, timeoutMs) => {
+    const r = await runChild({ argv: [binary, "--version"], stdin: "", timeoutMs, env: minimalEnv([]) });
+    if (r.kind === "timeout") return { kind: "timeout" };
+    if (r.kind === "exit" && r.code === 0) return { kind: "ok", version: r.stdout.trim().split("\n")[0]!.slice(0, 120) };
+    return { kind: "failed", reason: r.kind === "exit" ? `exit ${r.code ?? r.signal}` : r.kind === "spawn-error" ? r.code : r.kind };
+  },
+  stamp: (binary) => {
+    try {
+      const real = realpathSync(binary);
+      const st = statSync(real);
+      return `${real} ${st.size} ${st.mtimeMs} ${st.ino}`;
+    } catch {
+      return null;
+    }
+  },
+  env: process.env,
+  fileExists: (f) => existsSync(f),
+  home: homedir(),
+};
+
+function authSignal(adapter: CliAdapter, config: ProviderConfig | undefined, probe: Probe): string | null {
+  const keys = [...(config?.api_key_env ? [config.api_key_env] : []), ...CLI[adapter].envKeys];
+  const key = keys.find((k) => probe.env[k]);
+  if (key) return `env ${key} set`;
+  const file = CLI[adapter].authFiles(probe.home, probe.env).find((f) => probe.fileExists(f));
+  return file ? `stored auth ${file.replace(probe.home, "~")}` : null;
+}
+
+async function checkCli(adapter: CliAdapter, config: ProviderConfig | undefined, probe: Probe, cache: ProbeCache): Promise<Pick<DetectedProvider, "binary" | "version" | "auth" | "why" | "available">> {
+  const name = config?.binary ?? CLI[adapter].binary;
+  const binary = probe.which(name);
+  if (!binary) return { binary: null, version: null, auth: null, why: [`${name} not found on PATH`], available: false };
+  const probed = await probeVersion(name, binary, probe, cache);
+  const auth = authSignal(adapter, config, probe);
+  const why = [probed.why, auth ?? "no auth signal (no API key variable, no stored login)"];
+  return { binary, version: probed.version, auth, why, available: probed.present && auth !== null };
+}
+
+const seconds = (ms: number) => `${ms / 1000} s`;
+
+/**
+ * `<binary> --version`, so that a slow machine never turns an installed CLI into a missing one: after a timeout, a
+ * positive probe cached for the same binary (path, size, mtime) is trusted, else it is probed again with the long
+ * limit; if that times out too the binary is still present (on PATH), its version unknown. Only a probe that
+ * answers with a failure makes it unavailable.
+ */
+async function probeVersion(name: string, binary: string, probe: Probe, cache: ProbeCache): Promise<{ present: boolean; version: string | null; why: string }> {
+  const [first, second] = PROBE_TIMEOUTS_MS;
+  const stamp = probe.stamp(binary);
+  const answered = (r: Extract<VersionProbe, { kind: "ok" }>, how: string) => {
+    if (stamp) cache.set(binary, stamp, r.version);
+    return { present: true, version: r.version, why: `${name} ${r.version}${how}` };
+  };
+  const failed = (r: Extract<VersionProbe, { kind: "failed" }>) => {
+    cache.drop(binary);
+    return { present: false, version: null, why: `${name} --version failed (${r.reason})` };
+  };
+  const r1 = await probe.version(binary, first);
+  if (r1.kind === "ok") return answered(r1, "");
+  if (r1.kind === "failed") return failed(r1);
+  const cached = stamp ? cache.get(binary, stamp) : null;
+  if (cached) return { present: true, version: cached, why: `${name} ${cached} (from an earlier probe of this same binary: --version timed out after ${seconds(first)})` };
+  const r2 = await probe.version(binary, second);
+  if (r2.kind === "ok") return answered(r2, ` (answered a second probe: the first timed out after ${seconds(first)})`);
+  if (r2.kind === "failed") return failed(r2);
+  return { present: true, version: null, why: `${name} --version probe timed out (${seconds(first)}, then ${seconds(second)}): on PATH, version unknown; kept available` };
+}
+
+/**
+ * Positive --version probes, in .guild/probe-cache.json, keyed by binary path and valid only for the same stamp:
+ * a slow probe of a binary that answered before is not a reason to drop it. Only written where .guild/ exists.
+ */
+export class ProbeCache {
+  private entries: Record<string, { stamp: string; version: string; at: string }> = {};
+  private dirty = false;
+  constructor(private readonly layout: Layout) {
+    try {
+      const parsed = JSON.parse(readTextBounded(layout.probeCache, { max: 1024 * 1024 })) as unknown;
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) this.entries = parsed as typeof this.entries;
+    } catch {
+      // none yet, or unreadable: start empty
+    }
+  }
+
+  get(binary: string, stamp: string): string | null {
+    const e = this.entries[binary];
+    return e && e.stamp === stamp && typeof e.version === "string" ? e.version : null;
+  }
+
+  set(binary: string, stamp: string, version: string): void {
+    if (this.get(binary, stamp) === version) return;
+    this.entries[binary] = { stamp, version, at: new Date().toISOString() };
+    this.dirty = true;
+  }
+
+  drop(binary: string): void {
+    if (!(binary in this.entries)) return;
+    delete this.entries[binary];
+    this.dirty = true;
+  }
+
+  async save(): Promise<void> {
+    if (!this.dirty || !existsSync(this.layout.guild)) return;
+    try {
+      await replace(this.layout.probeCache, JSON.stringify(this.entries, null, 2) + "\n", { guildDir: this.layout.guild, durable: false });
+      this.dirty = false;
+    } catch {
+      // a cache: detection stands without it
+    }
+  }
+}
+
+function capabilityDeclarations(layout: Layout): Array<{ id: string; model?: string; file: string }> {
+  const out: Array<{ id: string; model?: string; file: string }> = [];
+  const walk = (dir: string, depth: number) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory() && depth < 3) walk(p, depth + 1);
+      else if (e.isFile() && e.name === "capability.json") {
+        try {
+          const c = Capability.safeParse(JSON.parse(readTextBounded(p, { max: MAX_FILE_BYTES })));
+          if (!c.success) continue;
+          const id = c.data.provider ?? c.data.id ?? c.data.host;
+          if (id) out.push({ id, model: c.data.model, file: layout.rel(p) });
+          for (const sub of c.data.providers ?? []) out.push({ id: sub.id, model: sub.model, file: layout.rel(p) });
+        } catch {
+          // an unreadable declaration declares nothing
+        }
+      }
+    }
+  };
+  walk(layout.hosts, 0);
+  return out;
+}
+
+export async function detectProviders(settings: Settings, layout: Layout, probe: Probe = realProbe): Promise<DetectedProvider[]> {
+  const cache = new ProbeCache(layout);
+  const out = await detect(settings, layout, probe, cache);
+  await cache.save();
+  // selection quotes it when a pinned reviewer is unavailable
+  return out.map((p) => (p.available ? p : { ...p, note: p.why.join("; ") }));
+}
+
+async function detect(settings: Settings, layout: Layout, probe: Probe, cache: ProbeCache): Promise<DetectedProvider[]> {
+  const out: DetectedProvider[] = [];
+  const aliases = settings.family_aliases;
+  const configured = Object.entries(settings.providers ?? {});
+  for (const [id, config] of configured) {
+    const base = {
+      id, adapter: config.adapter, model: config.model ?? null, family: classifyModel(config.model, aliases),
+      selectable: config.selectable !== false && config.adapter !== "manual", source: "settings" as const,
+      ...(config.adapter === "copilot" ? { profileFamilies: profileFamilies(config) } : {}),
+    };
+    if (config.adapter === "codex" || config.adapter === "claude" || config.adapter === "gemini" || config.adapter === "copilot") {
+      out.push({ ...base, ...(await checkCli(config.adapter, config, probe, cache)) });
+    } else if (config.adapter === "http") {
+      const key = config.api_key_env && probe.env[config.api_key_env] ? `env ${config.api_key_env} set` : null;
+      const why = [config.base_url ? `base_url ${config.base_url}` : "no base_url", key ?? `api key variable ${config.api_key_env ?? "(none named)"} not set`];
+      out.push({ ...base, binary: null, version: null, auth: key, why, available: Boolean(config.base_url && key) });
+    } else if (config.adapter === "command") {
+      const binary = config.argv?.[0] ? probe.which(config.argv[0]) : null;
+      out.push({ ...base, binary, version: null, auth: null, why: [binary ? `runs ${binary}` : `program ${config.argv?.[0] ?? "(no argv)"} not found`], available: binary !== null });
+    } else {
+      out.push({ ...base, binary: null, version: null, auth: null, why: ["a human answers"], available: true });
+    }
+    if (config.adapter === "copilot") {
+      out[out.length - 1]!.why.push(base.profileFamilies?.length
+        ? `family per author, from copilot_profiles (${base.profileFamilies.join(", ")}); identity caller-declared, a finalizer confirms its passes`
+        : "no copilot_profiles: never selected for a strong review");
+    } else if (base.family === "unknown" && config.adapter !== "manual") out[out.length - 1]!.why.push("no model configured with a known family: never selected for a strong review");
+  }
+  // CLIs on PATH that settings do not configure: usable with the family their host implies; the reported model
+  // is still checked after every review.
+  for (const adapter of Object.keys(CLI) as CliAdapter[]) {
+    if (configured.some(([id, c]) => id === adapter || c.adapter === adapter)) continue;
+    const check = await checkCli(adapter, undefined, probe, cache);
+    if (!check.binary) continue;
+    out.push({
+      id: adapter, adapter, model: null, family: familyOfHost(adapter), selectable: true, source: "path", ...check,
+      why: [...check.why, adapter === "copilot" ? "not configured: no copilot_profiles, never selected for a strong review" : "not configured: family from the host map, verified from the reported model"],
+    });
+  }
+  for (const decl of capabilityDeclarations(layout)) {
+    if (out.some((p) => p.id === decl.id)) continue;
+    out.push({
+      id: decl.id, adapter: "manual", model: decl.model ?? null, family: classifyModel(decl.model, aliases), selectable: false,
+      available: false, source: "capability", binary: null, version: null, auth: null,
+      why: [`declared in ${decl.file}`, "detect-only: no adapter configured for it"],
+    });
+  }
+  if (!out.some((p) => p.id === MANUAL_PROVIDER)) {
+    out.push({ id: MANUAL_PROVIDER, adapter: "manual", model: null, family: "unknown", selectable: false, available: true, source: "builtin", binary: null, version: null, auth: null, why: ["a human answers (pin with --reviewer manual)"] });
+  }
+  return out;
+}

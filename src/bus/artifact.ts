@@ -1,0 +1,64 @@
+// The artifact as the bus sees it (SPEC §10): read with a bound, strict UTF-8, scrubbed, hashed. Every place that
+// needs the artifact's text or sha (broker, verifier, outcome, status, review) asks here, so they cannot disagree.
+import type { Layout } from "./layout.js";
+import type { EscalationReason } from "../spec/schemas.js";
+import { scrub, ScrubConfigError } from "../core/scrub.js";
+import { sha256Hex } from "../core/sha.js";
+import { decodeUtf8, readBounded, ReadRefused } from "./read-bounded.js";
+
+/** The largest artifact the bus reviews: its packet, with the template and prior rounds, must stay under 4 MiB. */
+export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
+
+/** Why the artifact cannot be reviewed now; each is an escalation reason (SPEC §14). */
+export type ArtifactProblem = Extract<EscalationReason, "artifact_missing" | "artifact_too_large" | "artifact_not_text" | "scrub_failed">;
+
+export type ArtifactState =
+  | { ok: true; text: string; sha: string; rawSha: string }
+  | { ok: false; problem: ArtifactProblem; detail: string };
+
+const cache = new Map<string, { text: string; sha: string }>();
+const CACHE_ENTRIES = 16;
+
+/** Read, scrub and hash the artifact; never throws. Scrubbing is cached by the raw bytes' sha and the patterns. */
+export function readArtifact(layout: Layout, relPath: string, customPatterns?: string[]): ArtifactState {
+  let raw: Buffer;
+  try {
+    raw = readBounded(layout.readableArtifact(relPath), { max: MAX_ARTIFACT_BYTES, followSymlink: true });
+  } catch (error) {
+    return refused(relPath, error);
+  }
+  const rawSha = sha256Hex(raw);
+  const key = `${rawSha}\u0000${JSON.stringify(customPatterns ?? [])}`;
+  const hit = cache.get(key);
+  if (hit) return { ok: true, ...hit, rawSha };
+  let decoded: string;
+  try {
+    decoded = decodeUtf8(raw, relPath);
+  } catch (error) {
+    return refused(relPath, error);
+  }
+  let text: string;
+  try {
+    text = scrub(decoded, { customPatterns });
+  } catch (error) {
+    // an invalid custom pattern: the settings' fault, but no packet may go out unscrubbed, so a human fixes it
+    if (!(error instanceof ScrubConfigError)) throw error;
+    return { ok: false, problem: "scrub_failed", detail: `cannot scrub ${relPath}: ${error.message}; fix secrets_policy.redaction_patterns in .guild/settings.json, then retry` };
+  }
+  const entry = { text, sha: sha256Hex(Buffer.from(text, "utf8")) };
+  cache.set(key, entry);
+  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  return { ok: true, ...entry, rawSha };
+}
+
+function refused(relPath: string, error: unknown): ArtifactState {
+  if (error instanceof ReadRefused) {
+    const problem: ArtifactProblem = error.kind === "too-large" ? "artifact_too_large" : error.kind === "not-utf8" ? "artifact_not_text" : "artifact_missing";
+    const detail = error.kind === "too-large" ? `${error.message}; split it, or review a smaller part` : error.message.replace(/^[^:]*: /, `${relPath}: `);
+    return { ok: false, problem, detail };
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  // realpath failures (ENOENT, ENOTDIR, ELOOP) and a path leading out of the project
+  const detail = code === "ENOENT" || code === "ENOTDIR" ? `${relPath}: no such file` : `${relPath}: ${(error as Error).message}`;
+  return { ok: false, problem: "artifact_missing", detail };
+}

@@ -1,0 +1,311 @@
+// A snapshot of one gate directory: every file parsed and validated, problems listed. Reading only.
+// Symlinks are never followed, oversized files are never read, and a verdict counts only if it is bound to the
+// result and packet actually on disk (a forged or stale verdict is a problem, not a verdict).
+import { lstatSync, readdirSync, type Stats } from "node:fs";
+import path from "node:path";
+import type { z } from "zod";
+import { parseJsonAnswer } from "../core/json-answer.js";
+import { GATE_FILES, type Layout, parseRoundFile } from "./layout.js";
+import { sha256Hex } from "../core/sha.js";
+import {
+  Attempt, Decision, describeIssues, Escalation, Failure, Outcome, type PacketFrontMatter, Request, Resubmit, VerdictFile,
+} from "../spec/schemas.js";
+import { parsePacket } from "../core/packet.js";
+import { cachedParse } from "./parse-cache.js";
+import { MAX_FILE_BYTES, readBounded, readTextBounded } from "./read-bounded.js";
+
+/** Directories the bus itself keeps in a gate directory. */
+export const BUS_DIRS: ReadonlySet<string> = new Set(["rejected", ".claims", ".verified"]);
+
+/** A foreign writer that writes in place gets this long to finish before its invalid file is quarantined. */
+export const FOREIGN_GRACE_MS = 10_000;
+
+export { MAX_FILE_BYTES }; // defined beside readBounded, so zod-free callers (verify-gate-pass) can import it
+
+export interface Problem {
+  file: string;
+  reason: string;
+  mtimeMs: number;
+}
+
+export interface GateSnapshot {
+  runId: string;
+  gate: string;
+  dir: string;
+  request: Request | null;
+  packets: Map<number, PacketFrontMatter>;
+  attempts: Map<number, z.infer<typeof Attempt>>;
+  results: Map<number, { mtimeMs: number; size: number }>;
+  responses: Map<number, { mtimeMs: number; size: number }>;
+  failures: Map<number, Failure>;
+  verdicts: Map<number, VerdictFile>;
+  /**
+   * Rounds whose result is no longer the bytes the verifier sealed in `.verified/result-<n>.json` before it wrote
+   * the verdict: changed, replaced or removed after verification. Such a round can never pass (SPEC §15).
+   */
+  brokenSeals: Map<number, string>;
+  resubmits: Set<number>;
+  /** Rounds whose reviewer left a memory-<n>.md (hard and nightmare difficulty); read when a packet is built. */
+  memories: Set<number>;
+  /** Rounds the author contested with rebuttal-<n>.md; read when the ruling packet is built. */
+  rebuttals: Set<number>;
+  escalations: Map<number, Escalation>;
+  decisions: Map<number, Decision>;
+  outcome: Outcome | null;
+  /** Files moved to rejected/, with the reason recorded beside each. */
+  rejected: Array<{ file: string; reason: string }>;
+  /** Files present but unreadable or invalid, with the reason. */
+  problems: Problem[];
+  /** Cheap change detector: sorted names with sizes. */
+  fingerprint: string;
+}
+
+export function emptySnapshot(runId: string, gate: string, dir: string): GateSnapshot {
+  return {
+    runId, gate, dir, request: null, packets: new Map(), attempts: new Map(), results: new Map(), responses: new Map(),
+    failures: new Map(), verdicts: new Map(), brokenSeals: new Map(), resubmits: new Set(), memories: new Set(), rebuttals: new Set(), escalations: new Map(), decisions: new Map(),
+    outcome: null, rejected: [], problems: [], fingerprint: "",
+  };
+}
+
+function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string } {
+  let text: string;
+  try {
+    text = readTextBounded(file, { max: MAX_FILE_BYTES });
+  } catch (error) {
+    return { value: null, reason: `unreadable: ${(error as Error).message}` };
+  }
+  // the one answer parser: a decision with a repeated key, or nesting zod would recurse into, is refused
+  const json = parseJsonAnswer(text);
+  if (!json.ok) return { value: null, reason: json.kind === "syntax" ? "not valid JSON" : json.reason };
+  const parsed = schema.safeParse(json.value);
+  return parsed.success ? { value: parsed.data } : { value: null, reason: describeIssues(parsed.error).join("; ") };
+}
+
+function readRejected(dir: string): GateSnapshot["rejected"] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => !n.endsWith(".reason.json"))
+    .map((file) => {
+      try {
+        const reason = JSON.parse(readTextBounded(path.join(dir, `${file}.reason.json`), { max: 64 * 1024 })).reason;
+        return { file, reason: typeof reason === "string" ? reason : "(no reason recorded)" };
+      } catch {
+        return { file, reason: "(no reason recorded)" };
+      }
+    });
+}
+
+export function readGate(layout: Layout, runId: string, gate: string): GateSnapshot {
+  const dir = layout.gateDir(runId, gate);
+  const snap = emptySnapshot(runId, gate, dir);
+  try {
+    layout.assertNoSymlinks(dir); // a linked run, review or gate directory is not read, so nothing is done for it
+  } catch (error) {
+    snap.problems.push({ file: ".", reason: (error as Error).message, mtimeMs: 0 });
+    return snap;
+  }
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return snap;
+  }
+  const prints: string[] = [];
+  let mtime = 0;
+  const problem = (file: string, reason: string) => snap.problems.push({ file, reason, mtimeMs: mtime });
+  const take = <T>(name: string, st: Stats, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
+    const file = path.join(dir, name);
+    const { value, reason } = cachedParse(file, st, () => readJson(file, schema), (r) => !r.reason?.startsWith("unreadable"));
+    if (value === null) problem(name, reason ?? "invalid");
+    else if (!expect(value)) problem(name, "names another run, gate or round");
+    else put(value);
+  };
+  const same = (v: { run_id: string; gate: string }) => v.run_id === runId && v.gate === gate;
+  for (const name of names) {
+    let st: Stats;
+    try {
+      st = lstatSync(path.join(dir, name));
+    } catch {
+      continue;
+    }
+    mtime = st.mtimeMs;
+    if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}:${st.mtimeMs}`);
+    // The bus's own directories must be real ones: every write into a linked one is refused, so say who must act.
+    if (BUS_DIRS.has(name) && !st.isDirectory()) {
+      problem(name, `${st.isSymbolicLink() ? "a symlink" : "not a directory"}: the bus refuses to write there; remove it (SPEC §2)`);
+      continue;
+    }
+    if (name.startsWith(".")) continue; // claims and foreign temp files
+    if (name === "rejected" && st.isDirectory()) {
+      snap.rejected = readRejected(path.join(dir, name));
+      continue;
+    }
+    const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parseRoundFile(name) !== null;
+    if (!known && name !== GATE_FILES.trail && name !== "rejected") {
+      problem(name, "not a bus file name (bus-spec/SPEC.md lists the names a gate directory holds)");
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      if (known) problem(name, "symlink refused: deliver a regular file");
+      continue;
+    }
+    if (!st.isFile()) {
+      if (known) problem(name, `not a regular file (${st.isDirectory() ? "a directory" : st.isFIFO() ? "a FIFO" : "a special file"}): deliver a regular file`);
+      continue;
+    }
+    if (known && st.size > MAX_FILE_BYTES) {
+      problem(name, `too large (${st.size} bytes > ${MAX_FILE_BYTES})`);
+      continue;
+    }
+    if (name === GATE_FILES.request) take(name, st, Request, same, (v) => (snap.request = v));
+    else if (name === GATE_FILES.outcome) take(name, st, Outcome, same, (v) => (snap.outcome = v));
+    else {
+      const parsed = parseRoundFile(name);
+      if (!parsed) continue;
+      const { kind, round } = parsed;
+      const atRound = (v: { round: number }) => v.round === round;
+      switch (kind) {
+        case "packet": {
+          const file = path.join(dir, name);
+          const { front, problems } = cachedParse(file, st, () => {
+            try {
+              const { front, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES })); // not the body: it can be megabytes
+              return { front, problems, read: true };
+            } catch (error) {
+              return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false };
+            }
+          }, (r) => r.read);
+          if (!front) problem(name, problems.join("; "));
+          else if (front.round !== round || front.run_id !== runId || front.gate !== gate) problem(name, "front matter names another run, gate or round");
+          else snap.packets.set(round, front);
+          break;
+        }
+        case "attempt": take(name, st, Attempt, (v) => same(v) && atRound(v), (v) => snap.attempts.set(round, v)); break;
+        case "result": snap.results.set(round, { mtimeMs: st.mtimeMs, size: st.size }); break;
+        case "response": snap.responses.set(round, { mtimeMs: st.mtimeMs, size: st.size }); break;
+        case "failure": take(name, st, Failure, (v) => same(v) && atRound(v), (v) => snap.failures.set(round, v)); break;
+        case "verdict": take(name, st, VerdictFile, (v) => same(v) && atRound(v), (v) => snap.verdicts.set(round, v)); break;
+        case "resubmit": take(name, st, Resubmit, (v) => same(v) && v.after_round === round, () => snap.resubmits.add(round)); break;
+        case "escalation": take(name, st, Escalation, (v) => same(v) && atRound(v), (v) => snap.escalations.set(round, v)); break;
+        case "decision": take(name, st, Decision, (v) => same(v) && atRound(v), (v) => snap.decisions.set(round, v)); break;
+        case "memory": snap.memories.add(round); break;
+        case "rebuttal": snap.rebuttals.add(round); break;
+      }
+    }
+  }
+  for (const [round, decision] of snap.decisions) {
+    const why = decisionProblem(decision.at, snap.escalations.get(round)?.at);
+    if (why) {
+      snap.decisions.delete(round);
+      snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
+    }
+  }
+  for (const [round, verdict] of snap.verdicts) {
+    const why = verdictProblem(snap, dir, round, verdict);
+    if (!why) continue;
+    snap.verdicts.delete(round);
+    if (why.broken) snap.brokenSeals.set(round, why.reason);
+    else snap.problems.push({ file: `verdict-${round}.json`, reason: why.reason, mtimeMs: verdictMtime(dir, round) });
+  }
+  for (const round of snap.results.keys()) checkSeal(snap, dir, round);
+  for (const round of snap.verdicts.keys()) checkSeal(snap, dir, round);
+  snap.fingerprint = prints.join("|");
+  return snap;
+}
+
+function verdictMtime(dir: string, round: number): number {
+  try {
+    return lstatSync(path.join(dir, `verdict-${round}.json`)).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
+
+/** A decision may be dated at most this far ahead of this machine's clock (skew between machines sharing the bus). */
+const DECISION_SKEW_MS = 5 * 60 * 1000;
+
+/**
+ * A decision answers only an escalation that came before it, compared as times (not strings); a date that is not a
+ * time, or one in the future (a decision dropped ahead of its escalation would otherwise answer it), does not count.
+ */
+function decisionProblem(at: string, escalationAt: string | undefined): string | null {
+  const t = Date.parse(at);
+  if (Number.isNaN(t)) return `decision dated ${JSON.stringify(at)}, which is not a time`;
+  if (t > Date.now() + DECISION_SKEW_MS) return `decision dated ${at}, in the future`;
+  if (escalationAt !== undefined && t < Date.parse(escalationAt)) return "decision predates the escalation it would answer";
+  return null;
+}
+
+/** sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. */
+function fileSha(file: string): string | null {
+  let st: Stats;
+  try {
+    st = lstatSync(file);
+  } catch {
+    return null;
+  }
+  return cachedParse(`${file}#sha`, st, () => {
+    try {
+      return { sha: sha256Hex(readBounded(file, { max: MAX_FILE_BYTES })) as string | null, read: true };
+    } catch {
+      return { sha: null, read: false };
+    }
+  }, (r) => r.read).sha;
+}
+
+const resultSha = (dir: string, round: number) => fileSha(path.join(dir, `result-${round}.json`));
+/** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
+export const SEALS_DIR = ".verified";
+const sealSha = (dir: string, round: number) => fileSha(path.join(dir, SEALS_DIR, `result-${round}.json`));
+
+/**
+ * Whether a valid verdict counts (SPEC §5, §15): only for the bytes the verifier sealed before writing it, and only
+ * while the result is still those bytes. A verdict that verified nothing here (another packet, no seal, or a seal
+ * of other bytes) is junk; one whose result is gone or changed, with no seal to tell, ends its round (broken).
+ */
+function verdictProblem(snap: GateSnapshot, dir: string, round: number, v: VerdictFile): { reason: string; broken: boolean } | null {
+  const packet = snap.packets.get(round);
+  if (!packet || packet.packet_id !== v.packet_id) return { broken: false, reason: `verdict names packet ${v.packet_id}, not the packet issued for round ${round}` };
+  const sealed = sealSha(dir, round);
+  const now = resultSha(dir, round);
+  if (sealed !== null) {
+    if (sealed !== v.result_sha256) return { broken: false, reason: `verdict names result bytes ${v.result_sha256}, not the bytes the verifier sealed: a stray verdict` };
+    return null; // bound, or a broken seal that checkSeal records
+  }
+  if (now === null) return { broken: false, reason: "verdict without a result: forged or stale" };
+  if (now === v.result_sha256) return { broken: false, reason: "verdict the verifier did not seal: a stray verdict" };
+  return { broken: true, reason: `result-${round}.json is not the bytes verdict-${round}.json verified (${v.result_sha256}, now ${now}), and no seal tells which it was: the round fails closed` };
+}
+
+/** A round whose verdict is kept but whose result is not the sealed bytes: changed or removed after verification. */
+function checkSeal(snap: GateSnapshot, dir: string, round: number): void {
+  if (snap.brokenSeals.has(round)) return;
+  const sealed = sealSha(dir, round);
+  if (sealed === null) return;
+  const now = resultSha(dir, round);
+  if (now === sealed) return;
+  snap.verdicts.delete(round);
+  snap.brokenSeals.set(round, now === null
+    ? `result-${round}.json was removed after verification (the verified bytes have sha256 ${sealed})`
+    : `result-${round}.json changed after verification (verified sha256 ${sealed}, now ${now})`);
+}
+
+/** Whether the gate has a valid outcome.json of its own: a file that merely has the name does not end a gate (SPEC §5). */
+export function hasValidOutcome(layout: Layout, runId: string, gate: string): boolean {
+  const file = path.join(layout.gateDir(runId, gate), GATE_FILES.outcome);
+  let st: Stats;
+  try {
+    st = lstatSync(file);
+  } catch {
+    return false;
+  }
+  if (!st.isFile() || st.size > MAX_FILE_BYTES) return false;
+  const { value } = cachedParse(file, st, () => readJson(file, Outcome), (r) => !r.reason?.startsWith("unreadable"));
+  return value !== null && value.run_id === runId && value.gate === gate;
+}

@@ -1,0 +1,106 @@
+// Where everything lives under .guild/. Every path is built from validated ids and checked to stay inside .guild/.
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { assertGate, assertRound, assertRunId } from "../spec/ids.js";
+import { insideGuild, PathSafetyError, refuseSymlinks } from "./no-symlinks.js";
+
+export const GUILD_DIR = ".guild";
+
+/** Immutable per-round artifacts of a gate directory, by kind. */
+export const ROUND_KINDS = [
+  "packet", "attempt", "result", "response", "failure", "verdict", "resubmit", "escalation", "decision", "memory", "rebuttal",
+] as const;
+export type RoundKind = (typeof ROUND_KINDS)[number];
+const EXT: Record<RoundKind, string> = {
+  packet: "md", attempt: "json", result: "json", response: "md", failure: "json",
+  verdict: "json", resubmit: "json", escalation: "json", decision: "json", memory: "md", rebuttal: "md",
+};
+
+/** `packet-3.md`, `result-3.json`, …; rounds are unpadded (use `ls -v`), as in Guild's layout. */
+export function roundFile(kind: RoundKind, round: number): string {
+  if (kind !== "escalation" && kind !== "decision") assertRound(round);
+  return `${kind}-${round}.${EXT[kind]}`;
+}
+
+const ROUND_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-(0|[1-9][0-9]{0,8})\\.(md|json)$`);
+
+/** Parse a gate-directory file name; null for anything that is not a round artifact of the right extension. */
+export function parseRoundFile(name: string): { kind: RoundKind; round: number } | null {
+  const m = ROUND_FILE_RE.exec(name);
+  if (!m) return null;
+  const kind = m[1] as RoundKind;
+  if (EXT[kind] !== m[3]) return null;
+  const round = Number(m[2]);
+  if (round === 0 && kind !== "escalation" && kind !== "decision") return null;
+  return { kind, round };
+}
+
+export const GATE_FILES = { request: "request.json", outcome: "outcome.json", trail: "trail.md" } as const;
+
+export { PathSafetyError };
+
+export class Layout {
+  readonly root: string;
+  readonly guild: string;
+
+  constructor(projectRoot: string) {
+    this.root = path.resolve(projectRoot);
+    this.guild = path.join(this.root, GUILD_DIR);
+  }
+
+  get runs(): string { return path.join(this.guild, "runs"); }
+  get tmp(): string { return path.join(this.guild, "tmp"); }
+  get settings(): string { return path.join(this.guild, "settings.json"); }
+  get codexSkipStreak(): string { return path.join(this.guild, "codex-skip-streak.json"); }
+  get probeCache(): string { return path.join(this.guild, "probe-cache.json"); }
+  get hosts(): string { return path.join(this.guild, "hosts"); }
+
+  runDir(runId: string): string {
+    return this.inside(path.join(this.runs, assertRunId(runId)));
+  }
+  runMeta(runId: string): string { return path.join(this.runDir(runId), "run.json"); }
+  events(runId: string): string { return path.join(this.runDir(runId), "events.jsonl"); }
+
+  gateDir(runId: string, gate: string): string {
+    return this.inside(path.join(this.runDir(runId), "review", assertGate(gate)));
+  }
+  gateFile(runId: string, gate: string, name: string): string {
+    return this.inside(path.join(this.gateDir(runId, gate), name));
+  }
+  claimsDir(runId: string, gate: string): string { return path.join(this.gateDir(runId, gate), ".claims"); }
+  rejectedDir(runId: string, gate: string): string { return path.join(this.gateDir(runId, gate), "rejected"); }
+
+  /** Resolve an artifact path given relative to the project root; it must stay inside the project. */
+  artifact(relPath: string): string {
+    const abs = path.resolve(this.root, relPath);
+    if (abs !== this.root && !abs.startsWith(this.root + path.sep)) {
+      throw new PathSafetyError(`artifact path escapes the project: ${relPath}`);
+    }
+    return abs;
+  }
+
+  /** The artifact's real path for reading: a symlink may not lead out of the project. */
+  readableArtifact(relPath: string): string {
+    const real = realpathSync(this.artifact(relPath));
+    const root = realpathSync(this.root);
+    if (real !== root && !real.startsWith(root + path.sep)) throw new PathSafetyError(`artifact resolves outside the project: ${relPath}`);
+    return real;
+  }
+
+  /** Project-relative form of a path (for packets, trails and messages). */
+  rel(abs: string): string {
+    return path.relative(this.root, abs).split(path.sep).join("/");
+  }
+
+  private inside(p: string): string {
+    const resolved = path.resolve(p);
+    if (!resolved.startsWith(this.guild + path.sep)) throw new PathSafetyError(`path escapes .guild/: ${p}`);
+    return resolved;
+  }
+
+  /** Refuse symlinks anywhere between .guild and the given path (inclusive). */
+  assertNoSymlinks(p: string): void {
+    if (!insideGuild(this.guild, p)) throw new PathSafetyError(`path escapes .guild/: ${p}`);
+    refuseSymlinks(this.guild, p);
+  }
+}

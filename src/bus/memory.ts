@@ -1,0 +1,14 @@
+// Reviewer memory (hard and nightmare difficulty): the reviewer's own memory_update is kept as memory-<n>.md and
+// given back to it in the next packet. Every writer of a result calls this first, so a packet built after the
+// result always finds the memory.
+import type { Layout } from "./layout.js";
+import type { PacketFrontMatter, ReviewResultStrict } from "../spec/schemas.js";
+import { deliver } from "./deliver.js";
+
+/** `result` is already scrubbed (scrubResult), so the memory is too. */
+export function deliverMemory(layout: Layout, packet: PacketFrontMatter, result: ReviewResultStrict): void {
+  if (packet.difficulty !== "hard" && packet.difficulty !== "nightmare") return;
+  const text = result.memory_update?.trim();
+  if (!text) return;
+  deliver(layout.gateFile(packet.run_id, packet.gate, `memory-${packet.round}.md`), text + "\n", { guildDir: layout.guild });
+}

@@ -1,0 +1,277 @@
+// The round loop as one pure function: a gate snapshot and the resolved policy in, the gate's state and the
+// broker's next action out. No I/O here; the broker worker executes the action and calls decide again.
+import type { DecisionChoice, Difficulty, EscalationReason, PacketFrontMatter, StopPolicy, VerdictFile } from "../spec/schemas.js";
+import type { ArtifactProblem } from "../bus/artifact.js";
+import type { ResolvedPolicy } from "./policy.js";
+import type { GateSnapshot } from "../bus/gate-reader.js";
+
+export type OutcomeAction = {
+  type: "outcome";
+  status: "satisfied" | "skipped" | "force_passed" | "rework" | "stopped";
+  reason: string;
+  round: number;
+  independence?: "strong" | "weak";
+};
+export type PacketAction = {
+  type: "packet";
+  round: number;
+  counted_round: number;
+  restart_of: number | null;
+  restart_reason: PacketFrontMatter["restart_reason"];
+  cap: number;
+  /** The packet whose reviewer selection is reused; null to select now (first packet, or after an unavailable one). */
+  inherit: PacketFrontMatter | null;
+  /** Providers a new selection must not pick (they proved unavailable in this gate). */
+  exclude?: string[];
+};
+export type EscalationAction = {
+  type: "escalation";
+  round: number;
+  reason: EscalationReason;
+  detail: string;
+  options: DecisionChoice[];
+};
+export type Action = OutcomeAction | PacketAction | EscalationAction;
+
+export type GateStateName =
+  | "no_request" | "done" | "broker" | "reviewing" | "dispatched" | "normalizing" | "verifying"
+  | "awaiting_author" | "awaiting_decision";
+
+export interface GateDecision {
+  state: GateStateName;
+  round: number;
+  action: Action | null;
+  detail: string;
+}
+
+/** The artifact as it is on disk now (SPEC §10): its scrubbed sha, or why it cannot be reviewed. */
+export type ArtifactView = { ok: true; sha: string; rawSha: string } | { ok: false; problem: ArtifactProblem; detail: string };
+
+export interface DecideContext {
+  policy: ResolvedPolicy;
+  codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
+  /** Asked only when a decision needs the artifact (a packet, a pass): waiting states never read it. */
+  artifact: () => ArtifactView;
+}
+
+const CAP_OPTIONS: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
+export const RETRY_OPTIONS: DecisionChoice[] = ["retry", "force-pass", "rework"];
+const CHECKPOINT_OPTIONS: DecisionChoice[] = ["continue", "stop", "rework"];
+/** The artifact is missing, too large or not text: once it is fixed, retry starts the round again. */
+export const ARTIFACT_OPTIONS: DecisionChoice[] = ["retry", "rework"];
+
+/**
+ * The gate under the stop policy in force: the checksum-bound conditions (parses, packet id, sha, no blockers)
+ * always, then the verdict condition (stop=verdict) or the score condition in its place (stop=score). A contested
+ * finding the reviewer upheld keeps the gate closed whatever the result's blocking_findings say.
+ */
+export function verdictPasses(v: VerdictFile, stop: StopPolicy): boolean {
+  const c = v.gate_pass.conditions;
+  const bound = c.parses && c.packet_id_match && c.sha256_match && c.no_blockers && !v.rulings?.upheld;
+  return bound && (stop === "score" ? v.score_gate?.positive === true : c.satisfied);
+}
+
+/** Whether the author may contest round `round`'s findings: hard and nightmare, blocking findings, and not a ruling (a ruling is final). */
+export function contestable(snapshot: GateSnapshot, difficulty: Difficulty, round: number): boolean {
+  return difficulty !== "medium" && snapshot.packets.get(round)?.restart_reason !== "ruling" && (snapshot.verdicts.get(round)?.blocking_count ?? 0) > 0;
+}
+
+/** Why a verdict that parsed and matched its packet and sha does not pass, under the stop policy in force. */
+export function failReasons(v: VerdictFile, stop: StopPolicy): string[] {
+  const out = stop === "score"
+    ? [
+      ...(v.gate_pass.conditions.no_blockers ? [] : [`${v.blocking_count ?? "some"} blocking finding(s) remain`]),
+      ...(v.score_gate?.positive ? [] : v.score_gate?.reasons ?? ["the verdict has no score evaluation"]),
+    ]
+    : [...v.gate_pass.reasons];
+  if (v.rulings?.upheld) out.push(`${v.rulings.upheld} contested finding(s) upheld`);
+  return out;
+}
+
+function act(action: Action, detail: string): GateDecision {
+  return { state: "broker", round: action.round, action, detail };
+}
+function wait(state: GateStateName, round: number, detail: string): GateDecision {
+  return { state, round, action: null, detail };
+}
+
+/** Cap in force: the resolved cap plus every human extension so far. */
+export function effectiveCap(snapshot: GateSnapshot, policy: ResolvedPolicy): number {
+  let cap = policy.cap;
+  for (const [round, d] of snapshot.decisions) {
+    // Only an extension that answers an escalation offering it counts; an ignored decision must change nothing.
+    if (d.choice === "extend-cap" && snapshot.escalations.get(round)?.options.includes("extend-cap")) cap += d.extend_by ?? 1;
+  }
+  return cap;
+}
+
+function consecutiveRestarts(snapshot: GateSnapshot, round: number): number {
+  let n = 0;
+  // Follow only strictly earlier rounds: a packet file whose restart_of points at itself or forward must not hang the broker.
+  for (let p = snapshot.packets.get(round); p?.restart_reason === "artifact_changed" && p.restart_of !== null && p.restart_of < p.round; p = snapshot.packets.get(p.restart_of)) n++;
+  return n;
+}
+
+export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision {
+  if (snapshot.outcome) return wait("done", snapshot.outcome.final_round, `outcome ${snapshot.outcome.status}`);
+  if (!snapshot.request) return wait("no_request", 0, "no request.json");
+  const R = Math.max(0, ...snapshot.packets.keys());
+  const cap = effectiveCap(snapshot, ctx.policy);
+  const next = (p: PacketFrontMatter, counted: number, restartOf: number | null, reason: PacketAction["restart_reason"]): PacketAction => ({
+    type: "packet", round: R + 1, counted_round: counted, restart_of: restartOf, restart_reason: reason, cap, inherit: p,
+  });
+  const escalate = (reason: EscalationReason, detail: string, options: DecisionChoice[]) =>
+    act({ type: "escalation", round: R, reason, detail, options }, detail);
+  // Every packet embeds the artifact: one that cannot be read is a human's to fix, never a packet retried forever.
+  const issue = (packet: PacketAction, detail: string): GateDecision => {
+    const a = ctx.artifact();
+    if (a.ok) return act(packet, detail);
+    if (snapshot.escalations.has(R)) return wait("awaiting_author", R, `${a.problem.replace("_", " ")}: ${a.detail} — fix it and the round starts`);
+    return escalate(a.problem, a.detail, ARTIFACT_OPTIONS);
+  };
+
+  if (R === 0) {
+    if (!ctx.policy.required) return act({ type: "outcome", status: "skipped", reason: `review not required (${ctx.policy.requiredBecause})`, round: 0 }, "skip");
+    const esc = snapshot.escalations.get(0);
+    const dec = snapshot.decisions.get(0);
+    const decided = esc && dec && esc.options.includes(dec.choice) ? dec.choice : null;
+    if (decided === "rework") {
+      const reason = esc!.reason === "codex_skip_blocked" ? "rework chosen at the codex-skip block" : `human chose rework after ${esc!.reason}`;
+      return act({ type: "outcome", status: "rework", reason, round: 0 }, "rework");
+    }
+    const blocked = ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "block";
+    // Only the codex-skip block lifts on its own (its sentinel clears); any other round-0 escalation waits for a human.
+    if (esc && decided !== "override" && decided !== "retry" && (esc.reason !== "codex_skip_blocked" || blocked)) {
+      return wait("awaiting_decision", 0, `escalation: ${esc.reason} — ${esc.detail}`);
+    }
+    if (ctx.policy.refusal) {
+      // Never a packet the request cannot be served by; a round-0 slot already used waits until the request or settings change.
+      return esc ? wait("awaiting_decision", 0, `request refused: ${ctx.policy.refusal}`) : escalate("request_refused", ctx.policy.refusal, ["rework"]);
+    }
+    if (!esc && blocked) return escalate("codex_skip_blocked", "codex-skip streak is blocked and codex_skip_enforcement=block", ["override", "rework"]);
+    return issue({ type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap, inherit: null }, "first packet");
+  }
+
+  const P = snapshot.packets.get(R)!;
+  const verdict = snapshot.verdicts.get(R);
+  // The author's turn after a round that did not pass: contest its findings once, or revise and resubmit.
+  const authorTurn = (waiting: string, resubmitted = "author resubmitted"): GateDecision => {
+    if (snapshot.rebuttals.has(R) && contestable(snapshot, P.difficulty ?? ctx.policy.difficulty, R)) return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
+    if (snapshot.resubmits.has(R)) return issue(next(P, P.counted_round + 1, null, null), resubmitted);
+    return wait("awaiting_author", R, waiting);
+  };
+  const esc = snapshot.escalations.get(R);
+  if (esc) {
+    const dec = snapshot.decisions.get(R);
+    if (!dec || !esc.options.includes(dec.choice)) return wait("awaiting_decision", R, `escalation: ${esc.reason} — ${esc.detail}`);
+    switch (dec.choice) {
+      case "force-pass":
+        return act({ type: "outcome", status: "force_passed", reason: `human force-pass after ${esc.reason}`, round: R }, "force-pass");
+      case "rework":
+        return act({ type: "outcome", status: "rework", reason: `human chose rework after ${esc.reason}`, round: R }, "rework");
+      case "retry":
+        return issue(next(P, P.counted_round, R, "retry"), "retry");
+      case "stop":
+        return act({ type: "outcome", status: "stopped", reason: `human stopped the loop after ${esc.reason}`, round: R }, "stop");
+      case "continue":
+        return authorTurn(`continue after round ${R}: revise the artifact and resubmit`);
+      case "extend-cap":
+        // After a malformed ending there is nothing for the author to revise: the next round starts afresh.
+        if (esc.reason !== "cap_hit" || snapshot.failures.get(R)?.kind === "malformed") {
+          return issue(next(P, P.counted_round + 1, null, null), "extended after a malformed round");
+        }
+        return authorTurn("cap extended: revise the artifact and resubmit", "next round after extension");
+      default:
+        return wait("awaiting_decision", R, `decision ${dec.choice} does not apply`);
+    }
+  }
+
+  const malformed = (why: string): GateDecision => {
+    const previous = P.restart_reason === "malformed" && P.restart_of !== null ? snapshot.failures.get(P.restart_of) : undefined;
+    const previousVerdict = P.restart_of !== null ? snapshot.verdicts.get(P.restart_of) : undefined;
+    const twice = P.restart_reason === "malformed" && (previous?.kind === "malformed" || (previousVerdict !== undefined && !previousVerdict.gate_pass.conditions.parses));
+    if (twice) return escalate("malformed_termination_x2", `two malformed terminations in a row: ${why}`, CAP_OPTIONS);
+    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${why})`, CAP_OPTIONS);
+    return issue(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${why}`);
+  };
+
+  // The result a verdict was bound to is the only result its round can ever have (SPEC §15): fail closed.
+  const broken = snapshot.brokenSeals.get(R);
+  if (broken !== undefined) return escalate("no_verdict", `round ${R}'s verified result is gone: ${broken}`, RETRY_OPTIONS);
+
+  const failure = snapshot.failures.get(R);
+  if (failure) {
+    if (failure.kind === "malformed") return malformed(failure.reason);
+    if (failure.kind === "unavailable") {
+      // Never hard-block on a missing cross-family reviewer: select again without it (the weak path when no other
+      // family is left). Only when that is unavailable too does a human decide — or at once for a finalizer, whose
+      // re-selection could land on the copilot reviewer it exists to confirm.
+      if (P.restart_reason !== "degraded" && P.restart_reason !== "finalizer") {
+        return issue({ ...next(P, P.counted_round, R, "degraded"), inherit: null, exclude: [P.reviewer_provider] }, `reviewer ${P.reviewer_provider} unavailable: selecting again`);
+      }
+      return escalate("unavailable", failure.reason, RETRY_OPTIONS);
+    }
+    return escalate("no_verdict", failure.reason, RETRY_OPTIONS);
+  }
+
+  if (verdict) {
+    const gp = verdict.gate_pass;
+    // A round is judged under the policy its packet was issued with: a settings edit never re-judges a closed round.
+    const stop = P.stop ?? ctx.policy.stop;
+    // A stale review never passes: the bytes on disk now must be the bytes the verifier hashed (SPEC §11).
+    const restart = (why: string): GateDecision => {
+      if (consecutiveRestarts(snapshot, R) >= ctx.policy.restartCap) {
+        return escalate("restart_cap_hit", `artifact changed mid-review ${ctx.policy.restartCap + 1} times in a row`, RETRY_OPTIONS);
+      }
+      return issue(next(P, P.counted_round, R, "artifact_changed"), why);
+    };
+    if (verdictPasses(verdict, stop)) {
+      const current = ctx.artifact();
+      if (!current.ok) return escalate(current.problem, current.detail, ARTIFACT_OPTIONS);
+      if (current.sha !== gp.recomputed_sha256) return restart(`artifact changed after round ${R} was verified (verified ${gp.recomputed_sha256}, now ${current.sha}): restart on the current bytes`);
+      // the scrubbed view hides redacted regions: an edit there is still a change the review never covered
+      if (P.artifact_raw_sha256 !== undefined && current.rawSha !== P.artifact_raw_sha256) return restart(`artifact file changed since packet ${R} (raw sha256 ${P.artifact_raw_sha256}, now ${current.rawSha}), inside what the scrubber redacts: restart on the current bytes`);
+      // Copilot's identity is only caller-declared (ARIS's compatibility drive): its pass ends nothing until a
+      // reviewer of a known, different family, selected afresh without copilot, passes the same counted round.
+      if (P.reviewer_adapter === "copilot") {
+        return issue({ ...next(P, P.counted_round, R, "finalizer"), inherit: null, exclude: [P.reviewer_provider] }, `copilot passed round ${R}: a different-family finalizer must confirm`);
+      }
+      if (verdict.independence_violation && P.independence === "strong") {
+        // A finalizer exists to confirm a pass across families: a weak one confirms nothing (SPEC §23).
+        if (verdict.reviewer_family === "unknown" || P.restart_reason === "finalizer") {
+          const why = verdict.reviewer_family === "unknown"
+            ? "has no known family: independence cannot be proven"
+            : `is ${verdict.reviewer_family}, the author's family: a finalizer must be of another family to confirm the copilot pass`;
+          return escalate("identity_unverified", `reviewer model ${JSON.stringify(verdict.reviewer_model)} ${why}`, RETRY_OPTIONS);
+        }
+        return act({ type: "outcome", status: "satisfied", reason: `gate passed, but the reviewer reported ${verdict.reviewer_family}, the author's family: recorded as a weak review`, round: R, independence: "weak" }, "weak pass");
+      }
+      const reason = stop === "score"
+        ? `score gate passed (score ${verdict.score_gate!.score}/10, readiness ${verdict.score_gate!.readiness}) with the checksum-bound conditions`
+        : "all five gate-pass conditions hold";
+      return act({ type: "outcome", status: "satisfied", reason, round: R, independence: P.independence }, "pass");
+    }
+    if (!gp.conditions.parses || !gp.conditions.packet_id_match) return malformed(gp.reasons.join("; "));
+    if (!gp.conditions.sha256_match) return restart("artifact changed: restart on the current bytes");
+    // The score gate never passes on a score it could not read: a human decides (ARIS: review unavailable).
+    if (stop === "score" && !verdict.score_gate?.available) {
+      return escalate("score_unavailable", `no usable score from the reviewer: ${(verdict.score_gate?.reasons ?? ["the verdict has no score evaluation"]).join("; ")}`, RETRY_OPTIONS);
+    }
+    const why = failReasons(verdict, stop).join("; ");
+    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached with ${why}`, CAP_OPTIONS);
+    if (ctx.policy.humanCheckpoint) return escalate("human_checkpoint", `round ${R} did not pass (${why}): continue, stop or rework`, CHECKPOINT_OPTIONS);
+    return authorTurn(why);
+  }
+  if (snapshot.results.has(R)) return wait("verifying", R, "result delivered; waiting for the verifier");
+  if (snapshot.responses.has(R)) return wait("normalizing", R, "manual response delivered; waiting for the manual worker");
+  if (snapshot.attempts.has(R)) return wait("dispatched", R, `dispatched to ${P.reviewer_provider}`);
+  return wait("reviewing", R, `waiting for reviewer ${P.reviewer_provider}`);
+}
+
+/** The exit code `review --wait` uses for a gate that has stopped moving on its own; null while it still moves. */
+export function waitExitCode(snapshot: GateSnapshot, d: GateDecision): number | null {
+  if (d.state === "done") return snapshot.outcome!.status === "rework" || snapshot.outcome!.status === "stopped" ? 3 : 0;
+  if (d.state === "awaiting_author") return 3;
+  if (d.state === "awaiting_decision") return snapshot.escalations.get(d.round)?.reason === "unavailable" ? 5 : 4;
+  return null;
+}

@@ -1,0 +1,93 @@
+// Which (model, effort) pair a dispatch requests, and the capability fallback: a weaker pair is tried only after the
+// previous dispatch proved that nothing ran because its effort or model was refused (ARIS: capability fallback for new
+// sessions only), along the provider's configured chain, never below its effort floor.
+import { SETS_EFFORT } from "../adapters/capabilities.js";
+import type { DispatchOutcome } from "../adapters/types.js";
+import { classifyModel } from "./family.js";
+import {
+  type CapabilityError, type DispatchAttempt, type Effort, EFFORTS, type EffortTier, type PacketFrontMatter, type ProviderConfig, type Settings,
+} from "../spec/schemas.js";
+
+export interface Pair {
+  model: string | null;
+  effort: Effort | null;
+  /** Why the effort configured is not what is sent (a CLI without effort control). */
+  note?: string;
+}
+
+const rank = (e: Effort) => EFFORTS.indexOf(e);
+
+/** The gate's tier: settings.gate_tiers[gate], G-lane for every lane gate, else regular. */
+export function gateTier(settings: Settings, gate: string): EffortTier {
+  const tiers = settings.gate_tiers ?? {};
+  return tiers[gate] ?? (gate.startsWith("G-lane:") ? tiers["G-lane"] : undefined) ?? "regular";
+}
+
+/** The pair the tier asks for, or why the provider cannot run it at all (nothing is dispatched then). */
+export function initialPair(config: ProviderConfig, tier: EffortTier): Pair | string {
+  const wanted = config.effort_tiers?.[tier];
+  const model = wanted?.model ?? config.model ?? null;
+  const effort = wanted?.effort ?? config.effort ?? null;
+  const floor = config.effort_floor;
+  if (!SETS_EFFORT[config.adapter]) {
+    const unsupported = config.adapter === "gemini" ? "effort not supported by this CLI" : `effort not supported by the ${config.adapter} adapter`;
+    if (floor) return `effort_floor ${floor} cannot be guaranteed: ${unsupported}`;
+    return effort ? { model, effort: null, note: `${unsupported}; ${effort} not sent` } : { model, effort: null };
+  }
+  if (floor && !effort) return `effort_floor ${floor} is set but no effort is configured for the ${tier} tier`;
+  if (floor && effort && rank(effort) < rank(floor)) return `the ${tier} tier's effort ${effort} is below effort_floor ${floor}`;
+  return { model, effort };
+}
+
+/**
+ * The next pair after a capability refusal, or why there is none. An effort step goes to the next strictly weaker
+ * entry of effort_chain (never below effort_floor); a model step to the next untried entry of model_chain whose
+ * family keeps the packet's independence. copilot runs its profile's model, so it has no model step.
+ */
+export function nextPair(config: ProviderConfig, current: Pair, capability: CapabilityError, P: PacketFrontMatter, aliases: Settings["family_aliases"], triedModels: ReadonlySet<string | null>): Pair | string {
+  if (capability === "effort_unsupported") {
+    if (!current.effort) return "no effort was sent";
+    const now = current.effort;
+    const chain = config.effort_chain ?? [];
+    const at = chain.indexOf(now);
+    const next = (at >= 0 ? chain.slice(at + 1) : chain).find((e) => rank(e) < rank(now));
+    if (!next) return `effort_chain has no effort below ${now}`;
+    if (config.effort_floor && rank(next) < rank(config.effort_floor)) return `the next effort ${next} is below effort_floor ${config.effort_floor}`;
+    return { model: current.model, effort: next };
+  }
+  if (config.adapter === "copilot") return "copilot runs its agent profile's model: no model fallback";
+  const chain = config.model_chain ?? [];
+  const at = current.model === null ? -1 : chain.indexOf(current.model);
+  const skipped: string[] = [];
+  for (const model of at >= 0 ? chain.slice(at + 1) : chain) {
+    if (triedModels.has(model)) continue;
+    const family = classifyModel(model, aliases);
+    if (P.independence === "strong" && (family === "unknown" || family === P.author_family)) {
+      skipped.push(`${model} (${family} cannot keep strong independence from ${P.author_family})`);
+      continue;
+    }
+    return { model, effort: current.effort };
+  }
+  return `model_chain has no further model${skipped.length ? `; refused: ${skipped.join(", ")}` : ""}`;
+}
+
+/** The record of one dispatch (or of a pair refused before dispatch, with outcome not-run). */
+export function attemptRecord(provider: string, config: ProviderConfig, pair: Pair, tier: EffortTier, outcome: DispatchOutcome | { kind: "not-run"; reason: string }, repair = false): DispatchAttempt {
+  const declared = "declared" in outcome ? outcome.declared : undefined;
+  const capability = outcome.kind === "not-run" && "capability" in outcome ? outcome.capability : undefined;
+  return {
+    // an oversized answer is still an answer (it ran); its reason says why it was not read
+    provider, adapter: config.adapter, model: declared?.model ?? pair.model, effort: pair.effort, tier, outcome: outcome.kind === "oversized" ? "output" : outcome.kind,
+    ...(capability ? { capability } : {}),
+    ...(outcome.kind !== "output" ? { reason: outcome.reason } : {}),
+    ...(pair.note ? { note: pair.note } : {}),
+    ...(repair ? { repair: true } : {}),
+  };
+}
+
+/** One line per attempt, for failure reasons and the trail. */
+export function describeAttempt(a: DispatchAttempt): string {
+  const pair = `${a.model ?? "default model"}, effort ${a.effort ?? "not sent"}`;
+  const what = a.outcome === "output" ? "answered" : a.outcome === "not-run" ? `did not run${a.capability ? ` [${a.capability}]` : ""}` : "may have run";
+  return `${a.provider} (${pair})${a.repair ? " schema repair" : ""} ${what}${a.reason ? ` (${a.reason})` : ""}${a.note ? `; ${a.note}` : ""}`;
+}

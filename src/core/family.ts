@@ -1,0 +1,96 @@
+// The one model-family classifier. Families are derived from model strings only; hosts map through HOST_FAMILIES.
+import { FAMILIES, type Family } from "../spec/schemas.js";
+
+type Known = Exclude<Family, "unknown">;
+
+/** Needles that must stand alone as a token (no digit suffix: "gpt4" is not "gpt"). */
+const EXACT: Record<string, Known> = {
+  gpt: "openai", chatgpt: "openai", codex: "openai", oracle: "openai", o1: "openai", o3: "openai", o4: "openai",
+  claude: "anthropic", sonnet: "anthropic", opus: "anthropic", haiku: "anthropic", anthropic: "anthropic",
+  gemini: "google", google: "google",
+};
+
+/** Needles that may carry a version suffix `[0-9.]*` ("qwen2.5", "glm4", "llama3.1"). */
+const SUFFIXED: Record<string, Known> = {
+  deepseek: "deepseek",
+  kimi: "moonshot", moonshot: "moonshot",
+  qwen: "qwen", tongyi: "qwen",
+  glm: "zhipu", zhipu: "zhipu",
+  minimax: "minimax", abab: "minimax",
+  mimo: "xiaomi", xiaomi: "xiaomi",
+  doubao: "bytedance", bytedance: "bytedance", volcengine: "bytedance",
+  grok: "xai",
+  llama: "meta",
+  mistral: "mistral", mixtral: "mistral",
+};
+
+/** Host names (CLI hosts) to families; copilot routes to many vendors, so it has none. */
+export const HOST_FAMILIES: Readonly<Record<string, Family>> = Object.freeze({
+  claude: "anthropic",
+  "claude-code": "anthropic",
+  codex: "openai",
+  "codex-local": "openai",
+  "codex-cloud": "openai",
+  "codex-cli": "openai",
+  "codex-plugin": "openai",
+  gemini: "google",
+  agy: "google",
+  antigravity: "google",
+  copilot: "unknown",
+});
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+function needleRegex(needle: string, suffixed: boolean): RegExp {
+  return new RegExp(`(?<![a-z0-9])${escape(needle)}${suffixed ? "[0-9.]*" : ""}(?![a-z0-9])`);
+}
+
+interface Needle {
+  re: RegExp;
+  family: Known;
+}
+
+const BUILTIN: readonly Needle[] = Object.freeze([
+  ...Object.entries(EXACT).map(([n, family]) => ({ re: needleRegex(n, false), family })),
+  ...Object.entries(SUFFIXED).map(([n, family]) => ({ re: needleRegex(n, true), family })),
+]);
+
+export type FamilyAliases = Readonly<Record<string, Family>>;
+
+const isKnown = (family: unknown): family is Known => family !== "unknown" && (FAMILIES as readonly unknown[]).includes(family);
+
+function aliasNeedles(aliases: FamilyAliases | undefined): Needle[] {
+  if (!aliases) return [];
+  // The CLI passes `needle=family` pairs unchecked: a family outside FAMILIES (or none) must not become an answer.
+  return Object.entries(aliases)
+    .filter((entry): entry is [string, Known] => isKnown(entry[1]) && entry[0].trim() !== "")
+    .map(([needle, family]) => ({ re: needleRegex(needle.trim().toLowerCase(), false), family }));
+}
+
+/** Exactly one family matched → that family; none or several → "unknown". */
+export function classifyModel(model: string | null | undefined, aliases?: FamilyAliases): Family {
+  if (typeof model !== "string") return "unknown";
+  const text = model.trim().toLowerCase();
+  if (!text) return "unknown";
+  const found = new Set<Known>();
+  for (const { re, family } of [...BUILTIN, ...aliasNeedles(aliases)]) {
+    if (re.test(text)) found.add(family);
+  }
+  return found.size === 1 ? [...found][0]! : "unknown";
+}
+
+/** Own entries only ("constructor" is a host name, not Object.prototype's), keys compared like hosts are. */
+function lookupHost(map: Readonly<Record<string, Family>> | undefined, key: string): Family | undefined {
+  if (!map) return undefined;
+  const hit = Object.entries(map).find(([name]) => name.trim().toLowerCase() === key);
+  return hit && (FAMILIES as readonly unknown[]).includes(hit[1]) ? hit[1] : undefined;
+}
+
+/** A host name's family: settings map, then the built-in map, then the model classifier on the name. */
+export function familyOfHost(host: string | null | undefined, hostFamilies?: Readonly<Record<string, Family>>): Family {
+  if (typeof host !== "string") return "unknown";
+  const key = host.trim().toLowerCase();
+  const mapped = lookupHost(hostFamilies, key) ?? lookupHost(HOST_FAMILIES, key);
+  if (mapped) return mapped;
+  return classifyModel(key);
+}

@@ -1,0 +1,59 @@
+// The checksum-bound five-condition gate-pass: a pure function of the result text and the artifact bytes.
+import { type LenientResult, parseReviewResult } from "./result-wire.js";
+import { sha256Hex } from "./sha.js";
+import type { GatePassReport } from "../spec/schemas.js";
+
+export interface GatePassInput {
+  /** Raw result text, or null when the result file is missing or unreadable. */
+  resultRaw: string | null;
+  artifactBytes: Uint8Array;
+  /** The packet id issued for the round; when omitted the packet condition holds vacuously (Guild-compatible). */
+  packetId?: string;
+  /** A human force-pass: relaxes only the verdict condition. */
+  forcePass?: boolean;
+}
+
+/** `findings` items of severity blocking (any case); the lenient reader does not check their shape, so nor does this. */
+function blockingSeverity(result: LenientResult): number {
+  const items: unknown[] = Array.isArray(result.findings) ? result.findings : [];
+  return items.filter((f) => {
+    const severity = f && typeof f === "object" ? (f as { severity?: unknown }).severity : undefined;
+    return typeof severity === "string" && severity.trim().toLowerCase() === "blocking";
+  }).length;
+}
+
+export function evaluateGatePass(input: GatePassInput): GatePassReport {
+  const recomputed = sha256Hex(input.artifactBytes);
+  const forcePass = input.forcePass === true;
+  const failed = (reasons: string[]): GatePassReport => ({
+    pass: false,
+    conditions: { parses: false, packet_id_match: false, sha256_match: false, satisfied: forcePass, no_blockers: false },
+    recomputed_sha256: recomputed,
+    reasons,
+  });
+  if (input.resultRaw === null) return failed(["result file unreadable"]);
+  const { result, reasons: parseReasons } = parseReviewResult(input.resultRaw);
+  if (!result) return failed(parseReasons.map((r) => `parse: ${r}`));
+
+  const reasons: string[] = [];
+  const packetIdMatch = input.packetId === undefined || result.packet_id === input.packetId;
+  if (!packetIdMatch) {
+    reasons.push(`packet_id mismatch: result names ${JSON.stringify(result.packet_id)}, issued ${JSON.stringify(input.packetId)}`);
+  }
+  const sha256Match = result.artifact_sha256_reviewed.toLowerCase() === recomputed;
+  if (!sha256Match) {
+    reasons.push(
+      `sha256 mismatch: reviewed ${result.artifact_sha256_reviewed}, current ${recomputed} — artifact changed mid-review; reject + restart the round`,
+    );
+  }
+  const satisfied = result.verdict === "satisfied" || forcePass;
+  if (!satisfied) reasons.push(`verdict is ${JSON.stringify(result.verdict)}, not "satisfied"`);
+  // Condition 5 also fails on a findings item of severity blocking: a deliberate extension of Guild's gate (§11)
+  const severe = blockingSeverity(result);
+  const noBlockers = result.blocking_findings.length === 0 && severe === 0;
+  if (result.blocking_findings.length) reasons.push(`${result.blocking_findings.length} blocking finding(s) remain`);
+  else if (severe) reasons.push(`findings holds ${severe} item(s) of severity blocking, though blocking_findings is empty`);
+
+  const conditions = { parses: true, packet_id_match: packetIdMatch, sha256_match: sha256Match, satisfied, no_blockers: noBlockers };
+  return { pass: Object.values(conditions).every(Boolean), conditions, recomputed_sha256: recomputed, reasons };
+}

@@ -1,0 +1,244 @@
+// Turns a reviewer's raw output into a review_result.v1 envelope, the same way for every adapter:
+// a fenced review_result.v1/json block, or a whole-output JSON object, or a valid `## SATISFIED` sentinel.
+// The score and readiness (ARIS's stop condition) are taken here too, from the reviewer's own output only.
+import { scanFences, unfencedLines } from "./fences.js";
+import { type JsonAnswer, parseJsonAnswer } from "./json-answer.js";
+import { lenientProblems, RESULT_WIRE } from "./result-wire.js";
+import { toReadiness } from "./score-gate.js";
+import { describeIssues, type Finding, type Readiness, ReviewResultStrict } from "../spec/schemas.js";
+
+export interface EnvelopeContext {
+  packetId: string;
+  /** sha256 of the scrubbed artifact bytes the reviewer was given (from the packet). */
+  artifactSha256: string;
+  round: number;
+  reviewerHost: string;
+  reviewerModel: string;
+  reviewerModelSource: "reported" | "requested" | "declared";
+}
+
+export type Normalized =
+  | { ok: true; result: ReviewResultStrict; from: ReviewResultStrict["normalized_from"] }
+  | { ok: false; reasons: string[] };
+
+function fencedCandidates(raw: string): { tagged: string[]; json: string[] } {
+  const tagged: string[] = [];
+  const json: string[] = [];
+  for (const block of scanFences(raw).blocks) {
+    if (!block.closed) continue; // a cut-off block is not an answer
+    const tag = block.info.toLowerCase();
+    const body = block.body.trim();
+    if (tag === RESULT_WIRE) tagged.push(body);
+    else if ((tag === "json" || tag === "") && body.startsWith("{")) json.push(body);
+  }
+  return { tagged, json };
+}
+
+const SENTINEL = "## SATISFIED";
+const OPEN_ITEM_RE = /^\s*(?:[-*+]|\d+[.)])\s|\?\s*$|\b(?:TODO|FIXME|TBD|blocking|blocker|must fix|open question)\b/i;
+// A Markdown heading has at most 3 spaces of indentation; more is an indented code block, i.e. quoted.
+const HEADING_INDENT_RE = /^ {0,3}\S/;
+
+/**
+ * `## SATISFIED` counts only as the reviewer's own heading: alone on its trimmed line, not quoted (in a fence or
+ * indented as code), exactly once, with nothing open after it. Quoted mentions are ignored.
+ */
+export function sentinelVerdict(raw: string): { valid: true; before: string } | { valid: false; reason: string } | null {
+  const { lines, fenced } = scanFences(raw);
+  const own = (i: number) => !fenced[i] && HEADING_INDENT_RE.test(lines[i]!);
+  const mentions = lines.flatMap((l, i) => (own(i) && l.includes(SENTINEL) ? [i] : []));
+  const standalone = mentions.filter((i) => lines[i]!.trim() === SENTINEL);
+  if (mentions.length === 0) return null;
+  if (standalone.length === 0) return { valid: false, reason: "sentinel inline (not alone on its line)" };
+  if (mentions.length > 1) return { valid: false, reason: "sentinel repeated" };
+  const at = standalone[0]!;
+  // everything after it counts, quoted or not: a fenced TODO is still open
+  const after = lines.slice(at + 1).filter((l) => l.trim() !== "");
+  const open = after.find((l) => OPEN_ITEM_RE.test(l));
+  if (open) return { valid: false, reason: `open findings after the sentinel: ${JSON.stringify(open.trim().slice(0, 80))}` };
+  return { valid: true, before: lines.slice(0, at).join("\n").trim() };
+}
+
+// ARIS's rule: exactly one line-anchored `Score: X/10` and one `Verdict: ready|almost|not ready`, case-insensitive,
+// an optional leading "- " or "* ", nothing else on the line. Anything that merely mentions one is refused.
+const SCORE_LINE_RE = /^[ \t]*(?:[-*][ \t]+)?score:[ \t]*([^\s/]+)[ \t]*\/[ \t]*10[ \t]*$/i;
+const VERDICT_LINE_RE = /^[ \t]*(?:[-*][ \t]+)?verdict:[ \t]*(\S(?:.*\S)?)[ \t]*$/i;
+const SCORE_MENTION_RE = /score:[ \t]*[^\s/]+[ \t]*\/[ \t]*10/i;
+const VERDICT_MENTION_RE = /verdict:[ \t]*(?:ready|almost|not ready)\b/i;
+const NUMBER_RE = /^[+-]?\d+(?:\.\d+)?$/;
+
+export interface ScoreReading {
+  score?: number;
+  readiness?: Readiness;
+  /** Why a score or readiness could not be taken; any problem makes the score gate unavailable. */
+  problems: string[];
+}
+
+type Parsed<T> = { value: T } | { problem: string };
+
+/** One field from the prose lines and the structured value: at most one source each, and they must agree. */
+function readField<T>(
+  name: string, lines: string[], lineRe: RegExp, mentionRe: RegExp, fromLine: (v: string) => Parsed<T>,
+  structured: unknown, fromStructured: (v: unknown) => Parsed<T>, same: (a: T, b: T) => boolean, problems: string[],
+): T | undefined {
+  const anchored = lines.flatMap((l) => { const m = lineRe.exec(l); return m ? [m[1]!] : []; });
+  const inline = lines.filter((l) => !lineRe.test(l) && mentionRe.test(l));
+  const take = (p: Parsed<T>): T | undefined => ("value" in p ? p.value : void problems.push(p.problem));
+  if (inline.length) problems.push(`${name} mentioned inline (${JSON.stringify(inline[0]!.trim().slice(0, 80))}): put it alone on its own line`);
+  if (anchored.length > 1) problems.push(`${anchored.length} ${name} lines; give exactly one`);
+  const prose = anchored.length === 1 && !inline.length ? take(fromLine(anchored[0]!)) : undefined;
+  const field = structured !== undefined ? take(fromStructured(structured)) : undefined;
+  if (prose !== undefined && field !== undefined && !same(prose, field)) {
+    problems.push(`the ${name} line says ${JSON.stringify(prose)} but the ${name.toLowerCase()} field says ${JSON.stringify(field)}`);
+    return undefined;
+  }
+  return prose ?? field;
+}
+
+/**
+ * The score and readiness a reviewer gave: its `Score: X/10` and `Verdict: …` lines, or its structured `score` and
+ * `readiness` fields. Nothing is recorded when the output names neither. A score is kept as given (the verifier
+ * judges its range); a value that is not a number is a problem.
+ */
+export function readScore(raw: string, structured: { score?: unknown; readiness?: unknown }): ScoreReading {
+  const lines = unfencedLines(raw); // a quoted Score line is not the reviewer's score
+  const problems: string[] = [];
+  const readiness = (v: unknown, problem: string): Parsed<Readiness> => {
+    const r = toReadiness(v);
+    return r ? { value: r } : { problem };
+  };
+  const score = readField<number>(
+    "Score", lines, SCORE_LINE_RE, SCORE_MENTION_RE,
+    (v) => (NUMBER_RE.test(v) ? { value: Number(v) } : { problem: `the Score line has ${JSON.stringify(v)}, not a number` }),
+    structured.score, (v) => (typeof v === "number" && Number.isFinite(v) ? { value: v } : { problem: `score must be a number (got ${JSON.stringify(v)})` }),
+    (a, b) => Math.abs(a - b) <= 1e-9, problems,
+  );
+  const ready = readField<Readiness>(
+    "Verdict", lines, VERDICT_LINE_RE, VERDICT_MENTION_RE, (v) => readiness(v, `the Verdict line has ${JSON.stringify(v)}, not ready | almost | not ready`),
+    structured.readiness, (v) => readiness(v, `readiness must be ready, almost or not ready (got ${JSON.stringify(v)})`), (a, b) => a === b, problems,
+  );
+  return { ...(score !== undefined ? { score } : {}), ...(ready !== undefined ? { readiness: ready } : {}), problems };
+}
+
+function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Finding {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    const severity = typeof v.severity === "string" && ["blocking", "high", "medium", "low", "info"].includes(v.severity) ? (v.severity as Finding["severity"]) : fallbackSeverity;
+    const title = [v.title, v.finding, v.summary, v.detail].find((x) => typeof x === "string" && x.trim()) as string | undefined;
+    // The strict schema types these as strings; `evidence: ["§2"]` or `id: 7` must not make a whole review malformed.
+    const texts: Record<string, string> = {};
+    for (const k of ["id", "detail", "evidence"]) if (v[k] !== undefined && typeof v[k] !== "string") texts[k] = JSON.stringify(v[k]);
+    return { ...v, ...texts, severity, title: title ?? JSON.stringify(v).slice(0, 200) };
+  }
+  return { severity: fallbackSeverity, title: typeof value === "string" && value.trim() ? value : JSON.stringify(value) };
+}
+
+/** A result's largest size as written: room is left in a gate file (4 MiB, §5) for the dispatch record and scrub labels. */
+const MAX_ANSWER_BYTES = 3 * 1024 * 1024;
+
+const MODE_FIELDS = new Set(["score", "readiness", "memory_update", "rulings"]);
+
+/** Fill what the reviewer may leave out (identity, round) and coerce findings; never change its verdict or bindings. */
+function envelope(obj: Record<string, unknown>, ctx: EnvelopeContext, from: ReviewResultStrict["normalized_from"], raw: string): Normalized {
+  const problems = lenientProblems({
+    ...obj,
+    packet_id: obj.packet_id ?? ctx.packetId,
+    artifact_sha256_reviewed: obj.artifact_sha256_reviewed ?? ctx.artifactSha256,
+  });
+  if (problems.length) return { ok: false, reasons: problems };
+  const blocking = (obj.blocking_findings as unknown[]).map((f) => toFinding(f, "blocking"));
+  const findings = Array.isArray(obj.findings) ? obj.findings.map((f) => toFinding(f, "medium")) : blocking;
+  // Strict structured outputs (OpenAI) send null for a field left out: the modes' optional fields read it as absent.
+  const given = Object.fromEntries(Object.entries(obj).filter(([k, v]) => !(v === null && MODE_FIELDS.has(k))));
+  // score, readiness and score_problems are the bus's own reading of the output, never a copied claim; the family
+  // is derived from the model (§12), never taken as claimed
+  const { score, readiness, score_problems: _claimed, reviewer_family: _family, ...rest } = given;
+  const reading = readScore(raw, { score, readiness });
+  const candidate = {
+    ...rest,
+    ...(reading.score !== undefined ? { score: reading.score } : {}),
+    ...(reading.readiness !== undefined ? { readiness: reading.readiness } : {}),
+    ...(reading.problems.length ? { score_problems: reading.problems } : {}),
+    schema_version: RESULT_WIRE,
+    packet_id: obj.packet_id ?? ctx.packetId,
+    artifact_sha256_reviewed: obj.artifact_sha256_reviewed ?? ctx.artifactSha256,
+    findings,
+    blocking_findings: blocking,
+    round: ctx.round,
+    reviewer_host: ctx.reviewerHost,
+    ...reviewerIdentity(obj.reviewer_model, ctx),
+    normalized_from: from,
+  };
+  const checked = ReviewResultStrict.safeParse(candidate);
+  if (!checked.success) return { ok: false, reasons: describeIssues(checked.error) };
+  const bytes = Buffer.byteLength(JSON.stringify(checked.data, null, 2));
+  if (bytes > MAX_ANSWER_BYTES) {
+    return { ok: false, reasons: [`the result would be ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} a review result may have: shorten the findings`] };
+  }
+  return { ok: true, result: checked.data, from };
+}
+
+/**
+ * The model the reviewer names in its answer beats the configured or declared one (§8.2). When the CLI or endpoint
+ * reported a different model too, both are kept: the family is then known only if the two agree (§12).
+ */
+function reviewerIdentity(claimed: unknown, ctx: EnvelopeContext): Pick<ReviewResultStrict, "reviewer_model" | "reviewer_model_source"> {
+  const own = typeof claimed === "string" ? claimed.trim() : "";
+  if (!own) return { reviewer_model: ctx.reviewerModel, reviewer_model_source: ctx.reviewerModelSource };
+  const both = ctx.reviewerModelSource === "reported" && own !== ctx.reviewerModel;
+  return { reviewer_model: both ? `${ctx.reviewerModel}, ${own}` : own, reviewer_model_source: "reported" };
+}
+
+type ParsedObject = { ok: true; obj: Record<string, unknown> } | { ok: false; kind: Extract<JsonAnswer, { ok: false }>["kind"] | "shape"; reason: string };
+
+/** An answer's JSON object, or why not; depth and repeated keys are refused before anything walks it. */
+function parseObject(text: string): ParsedObject {
+  const parsed = parseJsonAnswer(text);
+  if (!parsed.ok) return parsed;
+  const v = parsed.value;
+  return v && typeof v === "object" && !Array.isArray(v) ? { ok: true, obj: v as Record<string, unknown> } : { ok: false, kind: "shape", reason: "not a JSON object" };
+}
+
+export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
+  const { tagged, json } = fencedCandidates(raw);
+  const pick: Array<[string[], ReviewResultStrict["normalized_from"]]> = [[tagged, "fenced"], [json, "fenced"]];
+  for (const [blocks, from] of pick) {
+    if (blocks.length > 1) return { ok: false, reasons: [`${blocks.length} candidate JSON blocks; emit exactly one`] };
+    if (blocks.length === 1) {
+      const p = parseObject(blocks[0]!);
+      return p.ok ? envelope(p.obj, ctx, from, raw) : { ok: false, reasons: [`fenced block is ${p.reason}`] };
+    }
+  }
+  const trimmed = raw.trim();
+  if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
+    const p = parseObject(trimmed);
+    if (p.ok) return envelope(p.obj, ctx, "whole-json", raw);
+    // JSON that parses but is refused is the answer, not prose that happens to start with a brace
+    if (p.kind === "depth" || p.kind === "duplicate") return { ok: false, reasons: [`the whole output is ${p.reason}`] };
+  }
+  const sentinel = sentinelVerdict(raw);
+  if (sentinel?.valid) {
+    return envelope(
+      { verdict: "satisfied", summary: sentinel.before.slice(0, 4000), findings: [], blocking_findings: [] },
+      ctx,
+      "sentinel",
+      raw,
+    );
+  }
+  if (sentinel && !sentinel.valid) return { ok: false, reasons: [`malformed termination: ${sentinel.reason}`] };
+  return { ok: false, reasons: ["envelope missing: no review_result.v1 block, no whole-output JSON object, no valid ## SATISFIED sentinel"] };
+}
+
+/** The one schema-repair prompt sent after a malformed answer. */
+export function repairPrompt(reasons: string[], ctx: EnvelopeContext): string {
+  return [
+    "Your previous answer could not be used as a review result:",
+    ...reasons.map((r) => `- ${r}`),
+    "",
+    `Re-emit ONLY a single fenced \`\`\`${RESULT_WIRE} block containing one JSON object with:`,
+    `"schema_version": "${RESULT_WIRE}", "packet_id": "${ctx.packetId}", "artifact_sha256_reviewed": "${ctx.artifactSha256}",`,
+    `"verdict": "satisfied" or "issues", "summary", "findings" (each {severity, title, detail, evidence}), "blocking_findings",`,
+    "and every other field the output contract above asks for (score, readiness, memory_update, rulings) as you gave it.",
+    "Do not review again; restate your existing review in this format.",
+  ].join("\n");
+}

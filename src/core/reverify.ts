@@ -1,0 +1,79 @@
+// `status --verify` (SPEC §17): an ended gate's outcome is re-derived from the files it rests on — packet, result,
+// verdict, seal, decisions and the artifact as it is now — instead of being believed. Files forged consistently by a
+// local writer stay out of the threat model; this turns "trust the files" into "trust, and check on demand".
+import type { ArtifactState } from "../bus/artifact.js";
+import { classifyModel } from "./family.js";
+import { evaluateGatePass } from "./gate-pass.js";
+import { parseReviewResult } from "./result-wire.js";
+import { evaluateScoreGate } from "./score-gate.js";
+import { sha256Hex } from "./sha.js";
+import { decodeUtf8, readBounded } from "../bus/read-bounded.js";
+import type { BusContext } from "../bus/context.js";
+import { resolvePolicy } from "./policy.js";
+import { MAX_FILE_BYTES, type GateSnapshot } from "../bus/gate-reader.js";
+
+export interface Reverification {
+  ok: boolean;
+  problems: string[];
+}
+
+/** What does not re-derive in an ended gate's outcome; an open gate has nothing to verify. */
+export function reverifyOutcome(ctx: BusContext, s: GateSnapshot, artifact: ArtifactState): Reverification | null {
+  const o = s.outcome;
+  if (!o || !s.request) return null;
+  const problems: string[] = [];
+  const n = o.final_round;
+  const policy = resolvePolicy(s.request, ctx.settings);
+  if (o.status === "skipped" && policy.required) problems.push(`skipped, but review is required (${policy.requiredBecause})`);
+  if (o.status === "force_passed") {
+    const esc = s.escalations.get(n);
+    if (!esc?.options.includes("force-pass") || s.decisions.get(n)?.choice !== "force-pass") problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);
+  }
+  if (o.status === "satisfied") {
+    if (o.satisfied_at_round !== n) problems.push(`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`);
+    else problems.push(...passProblems(ctx, s, n, artifact, o.independence));
+  }
+  if ((o.status === "satisfied" || o.status === "force_passed") && o.artifact_sha256 !== null) {
+    if (!artifact.ok) problems.push(`the artifact is unreadable now: ${artifact.detail}`);
+    else if (artifact.sha !== o.artifact_sha256) problems.push(`the artifact changed since the outcome (outcome ${o.artifact_sha256}, now ${artifact.sha})`);
+  }
+  return { ok: problems.length === 0, problems };
+}
+
+/**
+ * Why round n's pass does not re-derive from its files: the packet, the result bytes (the sealed ones), a verdict
+ * bound to them, the gate-pass on the artifact as it is now under the round's own stop policy, and, for a strong
+ * stamp, the reviewer family. The broker asks before it writes `satisfied`; `status --verify` after.
+ */
+export function passProblems(ctx: BusContext, s: GateSnapshot, n: number, artifact: ArtifactState, independence: "strong" | "weak" | null | undefined): string[] {
+  const packet = s.packets.get(n);
+  if (!packet) return [`no valid packet-${n}.md`];
+  const stop = packet.stop ?? "verdict";
+  let bytes: Buffer;
+  let raw: string;
+  try {
+    bytes = readBounded(`${s.dir}/result-${n}.json`, { max: MAX_FILE_BYTES });
+    raw = decodeUtf8(bytes, `result-${n}.json`);
+  } catch (error) {
+    return [`result-${n}.json: ${(error as Error).message}`];
+  }
+  const problems: string[] = [];
+  const verdict = s.verdicts.get(n);
+  if (!verdict) problems.push(s.brokenSeals.get(n) ?? `no verdict-${n}.json bound to result-${n}.json`);
+  else if (verdict.result_sha256 !== sha256Hex(bytes)) problems.push(`verdict-${n}.json binds other result bytes`);
+  // The gate-pass again, on the artifact bytes the outcome names when they are still on disk.
+  const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
+  const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
+  const c = report.conditions;
+  if (!c.parses || !c.packet_id_match || !c.no_blockers) problems.push(`gate-pass fails: ${report.reasons.join("; ")}`);
+  else if (!c.sha256_match && artifact.ok) problems.push(`the result reviewed other bytes: ${report.reasons.join("; ")}`);
+  const result = parseReviewResult(raw).result;
+  if (stop === "verdict" && result?.verdict !== "satisfied") problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
+  if (stop === "score" && result && !evaluateScoreGate(result).positive) problems.push("the result's score does not pass the score gate");
+  if (independence === "strong") {
+    const reported = typeof result?.reviewer_model === "string" && result.reviewer_model.trim() ? result.reviewer_model : packet.reviewer_model;
+    const family = classifyModel(reported, ctx.settings.family_aliases);
+    if (family === "unknown" || family === packet.author_family) problems.push(`independence strong, but the reviewer model ${JSON.stringify(reported)} is of family ${family} (author ${packet.author_family})`);
+  }
+  return problems;
+}

@@ -1,0 +1,136 @@
+// WHO reviews: a pure function of the author, the request and the configured providers. A same-family or
+// unknown-family pairing is never "selected"; it degrades to the weak path, which is still gated. At difficulty
+// nightmare only reviewers that read the repository themselves are candidates, on every path.
+import { FILE_READING_KINDS, readsFiles } from "../adapters/capabilities.js";
+import { classifyModel, familyOfHost } from "./family.js";
+import type { Family, ProviderConfig, Request, Settings } from "../spec/schemas.js";
+import type { ResolvedPolicy } from "./policy.js";
+
+export const MANUAL_PROVIDER = "manual";
+
+export interface Provider {
+  id: string;
+  adapter: ProviderConfig["adapter"];
+  model: string | null;
+  family: Family;
+  selectable: boolean;
+  /** Why it is (not) usable, for `providers` and selection reasons. */
+  note?: string;
+  available: boolean;
+  /** copilot: the families of its configured agent profiles (it has no family of its own). */
+  profileFamilies?: Family[];
+}
+
+export interface AuthorIdentity {
+  host: string;
+  model: string | null;
+  family: Family;
+  source: "declared-model" | "host-map" | "unknown";
+}
+
+export interface Selection {
+  status: "selected" | "degraded-local" | "skipped";
+  /** null when review is skipped, or when no reviewer can serve the packet (nightmare without a file-reading one). */
+  provider: Provider | null;
+  independence: "strong" | "weak";
+  reason: string;
+}
+
+/** Auto ranking: native CLIs first, then HTTP, then generic commands; ties by id. */
+const ADAPTER_RANK: Record<Provider["adapter"], number> = { codex: 0, claude: 1, gemini: 2, http: 3, command: 4, copilot: 5, manual: 6 };
+
+/** The profile family a copilot reviewer takes for this author: the first configured known family that is not the author's. */
+export function profileFamilyFor(families: readonly Family[], authorFamily: Family): Family {
+  return families.find((f) => f !== "unknown" && f !== authorFamily) ?? "unknown";
+}
+
+/** copilot's family depends on the author: that of the profile it would run (unknown without profiles). */
+function forAuthor(p: Provider, author: AuthorIdentity): Provider {
+  return p.profileFamilies ? { ...p, family: profileFamilyFor(p.profileFamilies, author.family) } : p;
+}
+
+export function profileFamilies(cfg: ProviderConfig): Family[] | undefined {
+  return cfg.adapter === "copilot" ? (Object.keys(cfg.copilot_profiles ?? {}) as Family[]) : undefined;
+}
+
+export function authorIdentity(request: Pick<Request, "author_host" | "author_model">, settings: Settings): AuthorIdentity {
+  const model = request.author_model?.trim() || null;
+  const declared = model ? classifyModel(model, settings.family_aliases) : "unknown";
+  if (declared !== "unknown") return { host: request.author_host, model, family: declared, source: "declared-model" };
+  const mapped = familyOfHost(request.author_host, settings.host_families);
+  return { host: request.author_host, model, family: mapped, source: mapped === "unknown" ? "unknown" : "host-map" };
+}
+
+/** Providers configured in settings, plus the built-in manual (human) reviewer. */
+export function configuredProviders(settings: Settings): Provider[] {
+  const out: Provider[] = Object.entries(settings.providers ?? {}).map(([id, cfg]) => ({
+    id,
+    adapter: cfg.adapter,
+    model: cfg.model ?? null,
+    family: classifyModel(cfg.model, settings.family_aliases),
+    selectable: cfg.selectable !== false && cfg.adapter !== "manual",
+    available: true,
+    ...(cfg.adapter === "copilot" ? { profileFamilies: profileFamilies(cfg) } : {}),
+  }));
+  if (!out.some((p) => p.id === MANUAL_PROVIDER)) {
+    out.push({ id: MANUAL_PROVIDER, adapter: "manual", model: null, family: "unknown", selectable: false, available: true });
+  }
+  return out;
+}
+
+const BUILTIN_MANUAL: Provider = { id: MANUAL_PROVIDER, adapter: "manual", model: null, family: "unknown", selectable: false, available: true };
+
+function weakReviewer(providers: Provider[], author: AuthorIdentity, settings: Settings, readersOnly: boolean): Provider | null {
+  const usable = providers.filter((p) => p.available);
+  return (
+    usable.find((p) => p.id === settings.weak_reviewer) ??
+    usable.find((p) => p.adapter !== "manual" && p.family === author.family && p.family !== "unknown") ??
+    usable.find((p) => p.adapter !== "manual") ??
+    usable.find((p) => p.adapter === "manual") ??
+    (readersOnly ? null : BUILTIN_MANUAL)
+  );
+}
+
+export function selectReviewer(
+  policy: ResolvedPolicy,
+  request: Pick<Request, "reviewer">,
+  author: AuthorIdentity,
+  all: Provider[],
+  settings: Settings,
+): Selection {
+  if (!policy.required) return { status: "skipped", provider: null, independence: "weak", reason: `review not required (${policy.requiredBecause})` };
+  const nightmare = policy.difficulty === "nightmare";
+  const providers = (nightmare ? all.filter((p) => readsFiles(p.adapter)) : all).map((p) => forAuthor(p, author));
+  const weak = (reason: string): Selection => {
+    const provider = weakReviewer(providers, author, settings, nightmare);
+    if (provider) return { status: "degraded-local", provider, independence: "weak", reason };
+    return { status: "degraded-local", provider: null, independence: "weak", reason: `${reason}; difficulty nightmare: no file-reading reviewer (${FILE_READING_KINDS.join(", ")}) is available` };
+  };
+  if (policy.mode === "local") return weak("review=local: same-host review, weak independence");
+  const pin = request.reviewer && request.reviewer !== "auto" ? request.reviewer : settings.reviewer && settings.reviewer !== "auto" ? settings.reviewer : null;
+  if (author.family === "unknown") {
+    return weak(`author family unknown (host ${JSON.stringify(author.host)}): independence cannot be proven`);
+  }
+  if (pin) {
+    const refused = nightmare ? all.find((p) => p.id === pin && !readsFiles(p.adapter)) : undefined;
+    if (refused) return { status: "degraded-local", provider: null, independence: "weak", reason: `difficulty nightmare: pinned reviewer ${pin} (adapter ${refused.adapter}) cannot read the repository` };
+    const pinned = providers.find((p) => p.id === pin);
+    if (!pinned) return weak(`pinned reviewer ${JSON.stringify(pin)} is not configured; refusing to substitute silently`);
+    if (!pinned.available) return weak(`pinned reviewer ${pin} unavailable: ${pinned.note ?? "not detected"}`);
+    // Before the manual case: a human reviewer declared with the author's model family is a self-review too.
+    if (pinned.family === author.family) {
+      return weak(`pinned reviewer ${pin} is ${pinned.family}, the author's family: same-family self-review cannot satisfy cross`);
+    }
+    if (pinned.adapter === "manual") {
+      return { status: "selected", provider: pinned, independence: "strong", reason: "pinned manual reviewer; a different known family is enforced when answering" };
+    }
+    if (pinned.family === "unknown") return weak(`pinned reviewer ${pin} has no known model family`);
+    return { status: "selected", provider: pinned, independence: "strong", reason: `pinned reviewer ${pin} (${pinned.family} ≠ ${author.family})` };
+  }
+  const ranked = providers
+    .filter((p) => p.available && p.selectable && p.family !== "unknown" && p.family !== author.family)
+    .sort((a, b) => ADAPTER_RANK[a.adapter] - ADAPTER_RANK[b.adapter] || a.id.localeCompare(b.id));
+  const top = ranked[0];
+  if (top) return { status: "selected", provider: top, independence: "strong", reason: `auto: ${top.id} (${top.family} ≠ ${author.family})` };
+  return weak(`no available reviewer of a family other than ${author.family}`);
+}

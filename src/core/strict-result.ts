@@ -1,0 +1,12 @@
+// The stricter review_result.v1 shape that every result written by the bus itself must have.
+import { parseJsonObject, type ReadOutcome } from "./result-wire.js";
+import { describeIssues, ReviewResultStrict } from "../spec/schemas.js";
+
+export function parseStrictReviewResult(raw: string): ReadOutcome<ReviewResultStrict> {
+  const parsed = parseJsonObject(raw);
+  if (!parsed.result) return { result: null, reasons: parsed.reasons };
+  const checked = ReviewResultStrict.safeParse(parsed.result);
+  return checked.success
+    ? { result: checked.data, reasons: [] }
+    : { result: null, reasons: describeIssues(checked.error) };
+}

@@ -1,0 +1,171 @@
+// trail.md is a view: regenerated from the gate directory after every change, never appended to.
+import { z } from "zod";
+import { DispatchAttempt, type Failure, type ReviewResultLenient, type StopPolicy, type TrailEntry } from "../spec/schemas.js";
+import { describeAttempt } from "./dispatch-plan.js";
+import { type GateDecision, verdictPasses } from "./decide.js";
+import type { GateSnapshot } from "../bus/gate-reader.js";
+
+export type ResultLookup = (round: number) => (ReviewResultLenient & { normalized_from?: string; findings?: unknown; rulings?: unknown }) | null;
+
+/** " (restart of round 2)", or " (ruling on round 2)" for the round that rules on a rebuttal. */
+export function roundLabel(e: Pick<TrailEntry, "restart_of" | "restart_reason">): string {
+  if (!e.restart_of) return "";
+  if (e.restart_reason === "ruling") return ` (ruling on round ${e.restart_of})`;
+  return e.restart_reason === "finalizer" ? ` (finalizer for the copilot pass of round ${e.restart_of})` : ` (restart of round ${e.restart_of})`;
+}
+
+const Ran = z.object({ provider: z.string(), model: z.string().nullable(), effort: z.string().nullable(), tier: z.string() }).loose();
+
+/** Every dispatch of the round, then the pair that ran: from the result, or from the failure when nothing ran. */
+function dispatchLines(result: ReturnType<ResultLookup>, failure: Failure | undefined): string[] {
+  const r = (result ?? {}) as Record<string, unknown>;
+  const attempts = z.array(DispatchAttempt).safeParse(r.dispatch_attempts ?? failure?.dispatch_attempts);
+  const lines = attempts.success ? attempts.data.map((a) => `attempt: ${describeAttempt(a)}`) : [];
+  const ran = Ran.safeParse(r.ran);
+  if (ran.success) {
+    const { provider, model, effort, tier } = ran.data;
+    const identity = typeof r.identity_assurance === "string" ? `; identity ${r.identity_assurance}${typeof r.copilot_profile === "string" ? ` (profile ${r.copilot_profile})` : ""}` : "";
+    lines.push(`ran: ${provider} (${model ?? "default model"}, effort ${effort ?? "not sent"}, tier ${tier})${identity}`);
+  }
+  return lines;
+}
+
+function rulingLines(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.slice(0, MAX_LISTED_FINDINGS).map((r) => {
+    const o = r && typeof r === "object" ? (r as Record<string, unknown>) : {};
+    return `ruling: ${String(o.ruling ?? "?")} — ${String(o.finding ?? "?").slice(0, 300)}${typeof o.reason === "string" && o.reason ? ` (${o.reason.slice(0, 300)})` : ""}`;
+  });
+}
+
+/** At most this many findings of a round are copied into later packets and the trail; the rest are counted. */
+const MAX_LISTED_FINDINGS = 50;
+
+function findingTitles(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  const lines = list.slice(0, MAX_LISTED_FINDINGS).map((f) => {
+    if (f && typeof f === "object") {
+      const o = f as Record<string, unknown>;
+      const title = typeof o.title === "string" ? o.title : typeof o.finding === "string" ? o.finding : "(untitled)";
+      return `[${String(o.severity ?? "?").slice(0, 20)}] ${title.slice(0, 300)}`;
+    }
+    return String(f).slice(0, 300);
+  });
+  if (list.length > MAX_LISTED_FINDINGS) lines.push(`… and ${list.length - MAX_LISTED_FINDINGS} more finding(s) in the result`);
+  return lines;
+}
+
+/** One entry per packet; a round "passed" under the stop policy in force (the score gate replaces the verdict condition). */
+export function trailEntries(s: GateSnapshot, lookup: ResultLookup, stop: StopPolicy = "verdict"): { entries: TrailEntry[]; findings: Map<number, string[]> } {
+  const entries: TrailEntry[] = [];
+  const findings = new Map<number, string[]>();
+  for (const round of [...s.packets.keys()].sort((a, b) => a - b)) {
+    const p = s.packets.get(round)!;
+    const verdict = s.verdicts.get(round);
+    const failure = s.failures.get(round);
+    const result = s.results.has(round) ? lookup(round) : null;
+    if (result) findings.set(round, [...findingTitles(result.findings ?? result.blocking_findings), ...rulingLines(result.rulings)]);
+    const dispatch = dispatchLines(result, failure);
+    let state = "reviewing";
+    if (failure) state = `ended without a result: ${failure.kind} (${failure.reason})`;
+    else if (verdict && verdictPasses(verdict, stop)) state = "gate passed";
+    else if (verdict && !verdict.gate_pass.conditions.sha256_match && verdict.gate_pass.conditions.parses) state = "rejected: artifact changed mid-review; restarted";
+    else if (verdict) state = "gate not passed";
+    else if (s.results.has(round)) state = "verifying";
+    else if (s.attempts.has(round)) state = "dispatched";
+    const scan = failure?.kind === "malformed"
+      ? `malformed termination: ${failure.reason}`
+      : result?.normalized_from
+        ? `${result.normalized_from === "sentinel" ? "sentinel" : "structured-envelope"}; clean`
+        : result ? "structured-envelope (foreign writer); clean" : "n/a";
+    entries.push({
+      round,
+      counted_round: p.counted_round,
+      restart_of: p.restart_of,
+      restart_reason: p.restart_reason,
+      reviewer_host: p.reviewer_provider,
+      reviewer_model: verdict?.reviewer_model ?? p.reviewer_model,
+      reviewer_family: verdict?.reviewer_family ?? p.reviewer_family,
+      independence: verdict?.independence_violation ? "weak" : p.independence,
+      packet: `packet-${round}.md`,
+      result: s.results.has(round) ? `result-${round}.json` : null,
+      post_sentinel_scan: scan,
+      artifact_sha256_packet: p.artifact_sha256,
+      artifact_sha256_reviewed: verdict?.artifact_sha256_reviewed ?? null,
+      verifier_recomputed_sha256: verdict?.gate_pass.recomputed_sha256 ?? null,
+      gate_pass: verdict ? verdict.gate_pass.pass : null,
+      reasons: verdict?.gate_pass.reasons ?? [],
+      verdict: verdict?.result_verdict ?? null,
+      blocking_findings: verdict?.blocking_count ?? null,
+      score: verdict?.score_gate?.score ?? null,
+      readiness: verdict?.score_gate?.readiness ?? null,
+      ...(dispatch.length ? { dispatch } : {}),
+      state,
+    });
+  }
+  return { entries, findings };
+}
+
+export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Map<number, string[]>, decision: GateDecision): string {
+  const out = [`# ${s.gate} Review Trail`, "", `- run: ${s.runId}`];
+  if (s.request) out.push(`- artifact: ${s.request.artifact_path}`, `- author: ${s.request.author_host}${s.request.author_model ? ` (${s.request.author_model})` : ""}`);
+  const first = s.packets.get(1);
+  if (first) out.push(`- reviewer selection: ${first.selection_status} — ${first.selection_reason}`);
+  out.push("");
+  for (const e of entries) {
+    out.push(`## Round ${e.round}${roundLabel(e)}`, "");
+    out.push(
+      `- reviewer_host: ${e.reviewer_host}${e.reviewer_model ? ` (${e.reviewer_model}, ${e.reviewer_family})` : ""}`,
+      `- independence: ${e.independence}`,
+      `- packet: ${e.packet}; result: ${e.result ?? "none"}`,
+      `- post_sentinel_scan: ${e.post_sentinel_scan}`,
+      `- artifact_sha256 (packet): ${e.artifact_sha256_packet}`,
+      `- artifact_sha256_reviewed: ${e.artifact_sha256_reviewed ?? "n/a"}`,
+      `- verifier_recomputed_sha256: ${e.verifier_recomputed_sha256 ?? "n/a"}`,
+      `- deterministic_gate_pass: ${e.gate_pass ?? "n/a"}${e.reasons.length ? ` (${e.reasons.join("; ")})` : ""}`,
+      `- verdict: ${e.verdict ?? "n/a"}; blocking_findings: ${e.blocking_findings ?? "n/a"}; counted round ${e.counted_round}`,
+      `- state: ${e.state}`,
+    );
+    for (const d of e.dispatch ?? []) out.push(`- dispatch ${d}`);
+    const sg = s.verdicts.get(e.round)?.score_gate;
+    if (e.score != null || e.readiness != null) out.push(`- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable"}`);
+    for (const f of findings.get(e.round) ?? []) out.push(`  - ${f}`);
+    if (s.memories.has(e.round)) out.push(`- reviewer memory: memory-${e.round}.md (given back to the reviewer next round)`);
+    if (s.rebuttals.has(e.round)) out.push(`- author rebuttal: rebuttal-${e.round}.md (contests this round's findings)`);
+    const esc = s.escalations.get(e.round);
+    if (esc) out.push(`- escalation: ${esc.reason} — ${esc.detail} (options: ${esc.options.join(", ")})`);
+    const dec = s.decisions.get(e.round);
+    if (dec) out.push(`- decision: ${dec.choice}${dec.extend_by ? ` ${dec.extend_by}` : ""}${dec.note ? ` — ${dec.note}` : ""}`);
+    if (s.resubmits.has(e.round)) out.push("- author resubmitted after this round");
+    out.push("");
+  }
+  const esc0 = s.escalations.get(0);
+  if (esc0) out.push(`## Before round 1`, "", `- escalation: ${esc0.reason} — ${esc0.detail}`, s.decisions.get(0) ? `- decision: ${s.decisions.get(0)!.choice}` : "- decision: pending", "");
+  if (s.rejected.length || s.problems.length) {
+    out.push("## Rejected and invalid files", "");
+    for (const r of s.rejected) out.push(`- rejected/${r.file}: ${r.reason}`);
+    for (const p of s.problems) out.push(`- ${p.file}: ${p.reason}`);
+    out.push("");
+  }
+  out.push("## Final disposition", "");
+  if (s.outcome) {
+    const o = s.outcome;
+    const last = entries.find((e) => e.round === o.final_round);
+    const v = s.verdicts.get(o.final_round);
+    out.push(
+      `- status: ${o.status}`,
+      `- reason: ${o.reason}`,
+      `- independence: ${o.independence ?? "n/a"}`,
+      `- family relation: author ${o.author_family}${o.author_family_source ? ` (${o.author_family_source})` : ""} vs reviewer ${o.reviewer_family ?? "n/a"}: ${o.family_relation ?? "n/a"}`,
+      `- identity assurance: ${o.identity_assurance ?? "n/a"}`,
+      `- satisfied_at_round: ${o.satisfied_at_round ?? "n/a"}`,
+      `- verifier_pass: ${last?.gate_pass ?? "n/a"}`,
+    );
+    if (v) out.push(`- conditions: ${Object.entries(v.gate_pass.conditions).map(([k, b]) => `${k}=${b}`).join(", ")}`);
+    if (v?.score_gate && (v.score_gate.score !== null || v.score_gate.readiness !== null)) out.push(`- score_gate: ${v.score_gate.positive ? "positive" : v.score_gate.available ? "not positive" : "unavailable"} (score ${v.score_gate.score ?? "n/a"}, readiness ${v.score_gate.readiness ?? "n/a"})`);
+    out.push(`- current_artifact_sha256: ${o.artifact_sha256 ?? "n/a"}`);
+  } else {
+    out.push(`- open: ${decision.state} (round ${decision.round}) — ${decision.detail}`);
+  }
+  return out.join("\n") + "\n";
+}

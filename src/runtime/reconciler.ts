@@ -1,0 +1,426 @@
+// The shared shell of every worker: a level-triggered reconciler. It scans the active gates at start and every
+// ~2 s and derives what to do from the directory alone; watcher events only make it sooner.
+import { type Dirent, existsSync, type FSWatcher, lstatSync, mkdirSync, readdirSync, statfsSync, statSync, watch as fsWatch } from "node:fs";
+import path from "node:path";
+import { type Layout } from "../bus/layout.js";
+import { hasValidOutcome } from "../bus/gate-reader.js";
+import { isGate, isRunId } from "../spec/ids.js";
+import { sweepScratch, sweepStaging } from "../bus/janitor.js";
+
+export interface GateRef {
+  runId: string;
+  gate: string;
+  key: string;
+}
+
+export type GateStatus = "active" | "finished";
+
+export interface WorkerSpec {
+  kind: string;
+  layout: Layout;
+  /** true forces polling; "auto" polls on network and FUSE filesystems. */
+  poll: boolean | "auto";
+  reconcileMs?: number;
+  fullScanMs?: number;
+  concurrency?: number;
+  handleGate(ref: GateRef, signal: AbortSignal): Promise<GateStatus>;
+  /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
+  beforePass?(): void;
+  log(message: string): void;
+}
+
+/** Filesystems where inotify does not see other machines' writes: NFS, SMB/CIFS, 9p (WSL2), FUSE. */
+const REMOTE_FS = new Set([0x6969, 0xfe534d42, 0xff534d42, 0x01021997, 0x65735546]);
+
+export function shouldPoll(dir: string, setting: boolean | "auto"): { poll: boolean; why: string } {
+  if (setting === true) return { poll: true, why: "--poll" };
+  if (process.env.CHOKIDAR_USEPOLLING && /^(1|true)$/i.test(process.env.CHOKIDAR_USEPOLLING)) return { poll: true, why: "CHOKIDAR_USEPOLLING" };
+  if (setting === false) return { poll: false, why: "watch" };
+  if (/^\/mnt\/[a-z]\//.test(dir) && process.env.WSL_DISTRO_NAME) return { poll: true, why: "WSL drive mount" };
+  try {
+    const type = Number(statfsSync(dir).type);
+    if (REMOTE_FS.has(type)) return { poll: true, why: `filesystem type 0x${type.toString(16)}` };
+  } catch {
+    // statfs unsupported: native watching is the default
+  }
+  return { poll: false, why: "local filesystem" };
+}
+
+function gateKey(runId: string, gate: string): string {
+  return `${runId}\u0000${gate}`;
+}
+
+function dirMtime(dir: string): number {
+  try {
+    return statSync(dir).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
+
+function listDirents(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+export class WorkerRuntime {
+  private readonly active = new Map<string, GateRef>();
+  /** Finished gates and their directory mtime when they finished: a later drop there is looked at once. */
+  private readonly finished = new Map<string, number>();
+  /** Runs seen on disk; those in openRuns (an active gate, or no gate yet) are rescanned on every quick pass. */
+  private readonly knownRuns = new Set<string>();
+  private readonly openRuns = new Set<string>();
+  private readonly queue = new Set<string>();
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly dirty = new Set<string>();
+  private readonly abort = new AbortController();
+  private timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+  private stopPromise: Promise<void> | null = null;
+  readonly pollMode: { poll: boolean; why: string };
+
+  constructor(private readonly spec: WorkerSpec) {
+    mkdirSync(spec.layout.runs, { recursive: true });
+    this.pollMode = shouldPoll(spec.layout.runs, spec.poll);
+  }
+
+  async start(): Promise<void> {
+    const { layout } = this.spec;
+    this.janitor();
+    await this.startWatcher();
+    this.fullScan();
+    this.pump();
+    const reconcile = this.spec.reconcileMs ?? 2000;
+    this.timers.push(setInterval(() => this.reconcile(), reconcile));
+    this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
+    this.timers.push(setInterval(() => this.janitor(), 10 * 60_000));
+    this.spec.log(`${this.spec.kind} worker watching ${layout.rel(layout.runs)} (${this.pollMode.poll ? "polling" : "native"}: ${this.pollMode.why})`);
+  }
+
+  /** Stop taking work, abort in-flight handlers, close the watcher. */
+  stop(): Promise<void> {
+    if (this.stopPromise) return this.stopPromise;
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.abort.abort(new Error("worker stopping"));
+    this.stopPromise = (async () => {
+      await Promise.allSettled([...this.running.values()]);
+      this.runsWatcher?.close();
+      await Promise.all([...this.watchers.values()].map((w) => w.close()));
+    })();
+    return this.stopPromise;
+  }
+
+  /** Gates this worker still considers active (for tests and status). */
+  activeCount(): number {
+    return this.active.size;
+  }
+
+  private janitor(): void {
+    try {
+      const r = sweepStaging(this.spec.layout.guild);
+      if (r.removed.length) this.spec.log(`janitor removed ${r.removed.length} staging orphan(s)`);
+      const scratch = sweepScratch();
+      if (scratch.length) this.spec.log(`janitor removed ${scratch.length} scratch director${scratch.length === 1 ? "y" : "ies"} of dead workers`);
+    } catch (error) {
+      this.spec.log(`janitor failed: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Hints come from native fs.watch watchers: one on .guild/runs itself (one inotify watch however much history it
+   * holds: it only says "a run appeared") and one, non-recursive, on each directory that can still carry work (open
+   * runs, their review/ dir, active gates), a gate's closed when it finishes. In polling mode chokidar polls those
+   * directories instead and the runs directory is read on every reconcile pass. Each directory has a watcher of its
+   * own: a shared chokidar watcher's unwatch() grows an ignore list that every later event is matched against.
+   */
+  private async startWatcher(): Promise<void> {
+    const runs = this.spec.layout.runs;
+    if (this.pollMode.poll) this.chokidarWatch = (await import("chokidar")).watch;
+    else {
+      try {
+        this.runsWatcher = fsWatch(runs, (_event, name) => {
+          if (name && isRunId(String(name))) this.newDir(path.join(runs, String(name)));
+        });
+        this.runsWatcher.on("error", (error) => this.spec.log(`runs watcher error (${error.message}); reconcile continues`));
+      } catch (error) {
+        this.spec.log(`cannot watch ${runs} (${(error as Error).message}); new runs are found by the reconcile pass`);
+      }
+    }
+  }
+
+  private chokidarWatch: typeof import("chokidar").watch | null = null;
+
+  private runsWatcher: FSWatcher | null = null;
+
+  private newDir(p: string): void {
+    this.followDir(p);
+    this.hint(p);
+    // a directory can fill before its watch is in place: look again shortly
+    for (const delay of [50, 500]) {
+      const t = setTimeout(() => this.rescanDir(p), delay);
+      t.unref();
+    }
+  }
+
+  /** Extend the watch one level down a new run (its review/ dir) or into a new gate directory. */
+  private followDir(p: string): void {
+    const rel = path.relative(this.spec.layout.runs, p).split(path.sep);
+    const gate = rel.length === 3 && rel[1] === "review" && isGate(rel[2]) && !this.finished.has(gateKey(rel[0]!, rel[2]));
+    const wanted = (rel.length === 1 && isRunId(rel[0])) || (rel.length === 2 && rel[1] === "review") || gate;
+    if (wanted) this.watch(p);
+  }
+
+  private readonly watchers = new Map<string, { close(): unknown }>();
+
+  private watch(dir: string): void {
+    if (this.stopped || this.watchers.has(dir)) return;
+    const watcher = this.pollMode.poll ? this.pollingWatcher(dir) : this.nativeWatcher(dir);
+    if (watcher) this.watchers.set(dir, watcher);
+  }
+
+  /** Dot-files (claims, editor temp files) and rejected/ never carry work. */
+  private static carriesWork(name: string): boolean {
+    return !name.startsWith(".") && name !== "rejected";
+  }
+
+  /**
+   * A native, non-recursive fs.watch: one inotify watch for the directory and a name per event, so an event costs a
+   * path join (chokidar would list and lstat the directory and watch every file in it as well).
+   */
+  private nativeWatcher(dir: string): FSWatcher | null {
+    const level = path.relative(this.spec.layout.runs, dir).split(path.sep).length; // 1 run, 2 review/, 3 gate
+    try {
+      const watcher = fsWatch(dir, (event, name) => {
+        if (name === null) return void this.rescanDir(dir);
+        // Linux reports the watched directory's own removal as a rename of its name: drop the dead watch, so the
+        // directory is watched again if it comes back.
+        if (event === "rename" && name === path.basename(dir) && !existsSync(dir)) return void this.unwatch(dir);
+        if (!WorkerRuntime.carriesWork(String(name))) return;
+        const p = path.join(dir, String(name));
+        if ((level === 1 && name === "review") || (level === 2 && isGate(String(name)))) this.newDir(p);
+        else this.hint(p);
+      });
+      watcher.on("error", (error) => {
+        this.spec.log(`watch of ${this.spec.layout.rel(dir)} failed (${error.message}); the reconcile pass keeps things moving`);
+        this.unwatch(dir);
+      });
+      return watcher;
+    } catch (error) {
+      // Gone already (the reconcile pass has the rest), or out of inotify watches (said once).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && !this.watchFailureLogged) {
+        this.watchFailureLogged = true;
+        this.spec.log(`cannot watch ${this.spec.layout.rel(dir)} (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile pass finds its work`);
+      }
+      return null;
+    }
+  }
+
+  private watchFailureLogged = false;
+
+  /** Polling (network and FUSE filesystems, or --poll): chokidar stats the directory's entries every second. */
+  private pollingWatcher(dir: string): import("chokidar").FSWatcher | null {
+    if (!this.chokidarWatch) return null;
+    const watcher = this.chokidarWatch(dir, {
+      ignoreInitial: true,
+      depth: 0,
+      usePolling: true,
+      interval: 1000,
+      binaryInterval: 1000,
+      ignored: (p: string) => p !== dir && !WorkerRuntime.carriesWork(path.basename(p)),
+    });
+    const onPath = (p: string) => this.hint(p);
+    watcher.on("add", onPath).on("change", onPath).on("unlink", onPath);
+    watcher.on("addDir", (p: string) => this.newDir(p));
+    watcher.on("error", (error: unknown) => {
+      this.spec.log(`watcher error (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile keeps things moving`);
+    });
+    return watcher;
+  }
+
+  private unwatch(dir: string): void {
+    const watcher = this.watchers.get(dir);
+    if (!watcher) return;
+    this.watchers.delete(dir);
+    void watcher.close();
+  }
+
+  private refFromPath(p: string): GateRef | null {
+    const rel = path.relative(this.spec.layout.runs, p).split(path.sep);
+    const [runId, review, gate] = rel;
+    if (!isRunId(runId)) return null;
+    if (review === undefined) {
+      this.scanRun(runId);
+      return null;
+    }
+    if (review !== "review") return null;
+    if (gate === undefined) {
+      this.scanRun(runId);
+      return null;
+    }
+    if (!isGate(gate)) return null;
+    return { runId, gate, key: gateKey(runId, gate) };
+  }
+
+  private hint(p: string): void {
+    const ref = this.refFromPath(p);
+    if (!ref) return;
+    if (!this.active.has(ref.key)) {
+      if (this.finished.has(ref.key) && !hasValidOutcome(this.spec.layout, ref.runId, ref.gate)) {
+        this.finished.delete(ref.key);
+      }
+      if (this.finished.has(ref.key)) return; // the full scan notices late drops by the directory's mtime
+      this.activate(ref);
+      return;
+    }
+    this.enqueue(ref.key);
+  }
+
+  private rescanDir(p: string): void {
+    const rel = path.relative(this.spec.layout.runs, p).split(path.sep);
+    if (rel.length <= 2 && isRunId(rel[0])) this.scanRun(rel[0]!);
+    else this.hint(p);
+    this.pump();
+  }
+
+  private scanRun(runId: string, runIsDir?: boolean): void {
+    const { layout } = this.spec;
+    const runDir = layout.runDir(runId);
+    if (runIsDir === undefined) {
+      try {
+        runIsDir = lstatSync(runDir).isDirectory();
+      } catch {
+        return; // gone
+      }
+    }
+    if (!runIsDir) return; // a symlink or a file is not a run (status lists it as ignored)
+    this.knownRuns.add(runId);
+    const gates = listDirents(path.join(runDir, "review"));
+    let open = gates.length === 0;
+    for (const entry of gates) {
+      const gate = entry.name;
+      if (!isGate(gate) || !entry.isDirectory()) continue; // symlinked gates are refused
+      const key = gateKey(runId, gate);
+      if (this.active.has(key)) {
+        open = true;
+        continue;
+      }
+      const dir = layout.gateDir(runId, gate);
+      const doneAt = this.finished.get(key);
+      if (doneAt !== undefined) {
+        if (dirMtime(dir) === doneAt) continue;
+        this.finished.delete(key); // something arrived after the outcome: handle it once more
+        this.activate({ runId, gate, key });
+        open = true;
+        continue;
+      }
+      if (hasValidOutcome(layout, runId, gate)) {
+        this.finished.set(key, dirMtime(dir));
+        continue;
+      }
+      this.activate({ runId, gate, key });
+      open = true;
+    }
+    if (open) this.openRuns.add(runId);
+    else this.openRuns.delete(runId); // its run and review/ watches stay: the next gate of a run is seen at once
+  }
+
+  private activate(ref: GateRef): void {
+    this.active.set(ref.key, ref);
+    const { layout } = this.spec;
+    this.watch(layout.runDir(ref.runId));
+    this.watch(path.join(layout.runDir(ref.runId), "review"));
+    this.watch(layout.gateDir(ref.runId, ref.gate));
+    this.enqueue(ref.key);
+  }
+
+  /** Every run and gate on disk: at start and every fullScanMs (catches anything events and quick passes missed). */
+  private fullScan(): void {
+    if (this.stopped) return;
+    for (const entry of listDirents(this.spec.layout.runs)) if (isRunId(entry.name)) this.scanRun(entry.name, entry.isDirectory());
+    this.pump();
+  }
+
+  /** Quick pass: new runs, new gates of open runs, and every active gate again. */
+  private reconcile(): void {
+    if (this.stopped) return;
+    this.spec.beforePass?.();
+    for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
+    for (const runId of this.openRuns) this.scanRun(runId);
+    // An active gate is handled again when its directory changed (every delivery adds a name) or, for what only
+    // time changes (grace periods, stale claims), once per full-scan interval.
+    const now = Date.now();
+    for (const [key, ref] of this.active) {
+      const last = this.handled.get(key);
+      if (!last || now - last.at > (this.spec.fullScanMs ?? 10_000) || dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime) this.queue.add(key);
+    }
+    this.pump();
+  }
+
+  /** When each active gate was last handled, and its directory mtime just before. */
+  private readonly handled = new Map<string, { mtime: number; at: number }>();
+
+  private enqueue(key: string): void {
+    if (this.running.has(key)) this.dirty.add(key);
+    else this.queue.add(key);
+    this.pump();
+  }
+
+  private pump(): void {
+    const limit = this.spec.concurrency ?? 1;
+    for (const key of [...this.queue]) {
+      if (this.stopped || this.running.size >= limit) return;
+      this.queue.delete(key);
+      const ref = this.active.get(key);
+      if (!ref || this.running.has(key)) continue;
+      const job = this.runOne(ref).finally(() => {
+        this.running.delete(key);
+        if (this.dirty.delete(key) && this.active.has(key)) this.queue.add(key);
+        this.pump();
+      });
+      this.running.set(key, job);
+    }
+  }
+
+  private async runOne(ref: GateRef): Promise<void> {
+    this.handled.set(ref.key, { mtime: dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)), at: Date.now() });
+    try {
+      const status = await this.spec.handleGate(ref, this.abort.signal);
+      if (status === "finished") {
+        this.active.delete(ref.key);
+        this.handled.delete(ref.key);
+        this.finished.set(ref.key, dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)));
+        this.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
+      }
+    } catch (error) {
+      this.spec.log(`${ref.runId}/${ref.gate}: ${(error as Error).stack ?? String(error)}`);
+    }
+  }
+}
+
+/** Run a worker until SIGINT/SIGTERM; resolves after a clean shutdown. */
+export async function runUntilSignal(runtime: WorkerRuntime, log: (m: string) => void): Promise<void> {
+  await runtime.start();
+  await new Promise<void>((resolve) => {
+    const onSignal = (sig: NodeJS.Signals) => {
+      log(`received ${sig}; shutting down`);
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      void runtime.stop().then(resolve);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}

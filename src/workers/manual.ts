@@ -1,0 +1,62 @@
+// The manual worker: tells the human where a packet is and how to answer, and turns dropped response-<n>.md
+// files into results (or rejects them with the reason, freeing the slot for another answer).
+import { FOREIGN_GRACE_MS, MAX_FILE_BYTES, readGate } from "../bus/gate-reader.js";
+import { acceptManualResponse, manualInstructions } from "../core/manual-answer.js";
+import { ageMs } from "../bus/age.js";
+import { readTextBounded, type ReadRefused } from "../bus/read-bounded.js";
+import { rejectFile } from "../bus/reject.js";
+import type { BusContext } from "../bus/context.js";
+import { deliverResult } from "./deliver-result.js";
+import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
+import type { WorkerRuntime } from "../runtime/reconciler.js";
+
+const announced = new Set<string>();
+
+export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, announce: (m: string) => void): "active" | "finished" {
+  const { layout } = ctx;
+  const s = readGate(layout, runId, gate);
+  for (const p of s.problems) {
+    if (/^response-\d+\.md$/.test(p.file)) rejectFile(s.dir, p.file, p.reason, layout.guild); // symlinked, oversized, not a regular file
+  }
+  if (s.outcome) return "finished";
+  const R = Math.max(0, ...s.packets.keys());
+  const P = s.packets.get(R);
+  if (!P || P.reviewer_adapter !== "manual" || s.results.has(R) || s.failures.has(R)) return "active";
+  if (s.responses.has(R)) {
+    const name = `response-${R}.md`;
+    const seen = s.responses.get(R)!;
+    const stillWriting = ageMs(`${s.dir}/${name}:${seen.size}`, seen.mtimeMs) < (ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS);
+    let text: string;
+    try {
+      text = readTextBounded(layout.gateFile(runId, gate, name), { max: MAX_FILE_BYTES });
+    } catch (error) {
+      if ((error as ReadRefused).kind === "missing" || stillWriting) return "active"; // moved meanwhile, or still being written
+      rejectFile(s.dir, name, (error as Error).message, layout.guild);
+      announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${(error as Error).message}. Answer again.`);
+      return "active";
+    }
+    const verdict = acceptManualResponse(text, P, ctx.settings);
+    // still being written in place (empty, first line unfinished, body unreadable so far): wait out the grace, as
+    // for results; an identity refusal is final
+    if (!verdict.ok && stillWriting && (!text.includes("\n") || /could not be read/.test(verdict.reason))) return "active";
+    const delivery = verdict.ok ? deliverResult(ctx, P, verdict.result) : verdict;
+    if (delivery.ok) {
+      log(`${runId}/${gate} round ${R}: manual response accepted`);
+    } else {
+      rejectFile(s.dir, name, delivery.reason, layout.guild);
+      announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${delivery.reason}. Answer again.`);
+    }
+    return "active";
+  }
+  const key = `${runId}\u0000${gate}\u0000${R}`;
+  if (!announced.has(key)) {
+    announced.add(key);
+    announce(manualInstructions(layout.root, P, layout.rel(layout.gateFile(runId, gate, `packet-${R}.md`))));
+  }
+  return "active";
+}
+
+export function createManual(options: WorkerOptions): WorkerRuntime {
+  const announce = (message: string) => process.stdout.write(message + "\n");
+  return workerRuntime("manual", options, async (ctx, { runId, gate }, _signal, log) => manualGate(ctx, runId, gate, log, announce));
+}

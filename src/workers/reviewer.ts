@@ -1,0 +1,226 @@
+// A reviewer worker: for packets addressed to a provider it serves, claim the round, record the attempt, dispatch
+// once (a weaker pair or a fallback provider only after a dispatch proved that nothing ran), normalize the output
+// (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not; every dispatch is recorded.
+import { hostname } from "node:os";
+import { isNightmare, readsFiles } from "../adapters/capabilities.js";
+import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
+import { classifyModel } from "../core/family.js";
+import { MAX_FILE_BYTES, readGate } from "../bus/gate-reader.js";
+import { readTextBounded } from "../bus/read-bounded.js";
+import { type EnvelopeContext, type Normalized, normalizeOutput, repairPrompt } from "../core/normalize.js";
+import { Attempt, type DispatchAttempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
+import { tryClaim } from "../bus/claim.js";
+import { deliver } from "../bus/deliver.js";
+import type { BusContext } from "../bus/context.js";
+import { attemptRecord, describeAttempt, gateTier, initialPair, nextPair, type Pair } from "../core/dispatch-plan.js";
+import { deliverResult } from "./deliver-result.js";
+import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
+import type { WorkerRuntime } from "../runtime/reconciler.js";
+
+export interface ReviewerOptions {
+  /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
+  serves: string[];
+  /** Every adapter this worker may run: the served ones, and fallbacks of other kinds. */
+  adapters: Record<string, ReviewerAdapter>;
+  /** Restrict to these provider ids (all providers of the served adapters when empty). */
+  providers?: string[];
+  claimStaleMs?: number;
+  log(message: string): void;
+}
+
+const now = () => new Date().toISOString();
+export async function reviewGate(ctx: BusContext, runId: string, gate: string, opts: ReviewerOptions, signal: AbortSignal): Promise<"active" | "finished"> {
+  const { layout } = ctx;
+  const first = readGate(layout, runId, gate);
+  if (first.outcome) return "finished";
+  const R = Math.max(0, ...first.packets.keys());
+  const P = first.packets.get(R);
+  if (!P || !opts.serves.includes(P.reviewer_adapter)) return "active";
+  if (opts.providers?.length && !opts.providers.includes(P.reviewer_provider)) return "active";
+  if (first.results.has(R) || first.failures.has(R) || first.escalations.has(R)) return "active";
+
+  const claim = await tryClaim(layout.claimsDir(runId, gate), `review-${R}`, { staleMs: opts.claimStaleMs, log: opts.log });
+  if (!claim) return "active";
+  try {
+    const s = readGate(layout, runId, gate);
+    if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
+    const file = (name: string) => layout.gateFile(runId, gate, name);
+    const fail = (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = []): "active" => {
+      const failure = Failure.parse({
+        schema_version: "guild_bus.failure.v1", run_id: runId, gate, round: R, packet_id: P.packet_id, kind, reason,
+        reviewer_provider: P.reviewer_provider, reviewer_model: P.reviewer_model, ...(attempts.length ? { dispatch_attempts: attempts } : {}), at: now(),
+      });
+      deliver(file(`failure-${R}.json`), JSON.stringify(failure, null, 2) + "\n", { guildDir: layout.guild });
+      opts.log(`${runId}/${gate} round ${R}: ${kind}: ${reason}`);
+      return "active";
+    };
+    const previous = s.attempts.get(R);
+    if (previous) {
+      return fail("no_verdict", `a previous dispatch (attempt-${R}.json, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework`);
+    }
+    const attempt = Attempt.parse({
+      schema_version: "guild_bus.attempt.v1", run_id: runId, gate, round: R, packet_id: P.packet_id,
+      provider: P.reviewer_provider, worker: { host: hostname(), pid: process.pid }, started_at: now(),
+    });
+    if (deliver(file(`attempt-${R}.json`), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !== "delivered") return "active";
+
+    const packetPath = file(`packet-${R}.md`);
+    const packetText = readTextBounded(packetPath, { max: MAX_FILE_BYTES });
+    const dispatchBase = (link: ChainLink, pair: Pair) => ({
+      ctx, providerId: link.id, config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
+      front: P, packetPath, signal: AbortSignal.any([signal, claim.signal]),
+    });
+    const chain = dispatchChain(ctx, P, opts);
+    if (typeof chain === "string") return fail("unavailable", chain);
+    const tier = gateTier(ctx.settings, gate);
+    const attempts: DispatchAttempt[] = [];
+    const tried = () => attempts.map(describeAttempt).join("; ");
+    let ran: { link: ChainLink; pair: Pair } | null = null;
+    let answer: Extract<DispatchOutcome, { kind: "output" }> | null = null;
+    for (const link of chain) {
+      // Each step is a separate dispatch, allowed only because the previous one proved that nothing ran.
+      let pair = initialPair(link.config, tier);
+      const triedModels = new Set<string | null>();
+      while (!answer) {
+        if (typeof pair === "string") {
+          attempts.push(attemptRecord(link.id, link.config, { model: link.config.model ?? null, effort: null }, tier, { kind: "not-run", reason: pair }));
+          break;
+        }
+        triedModels.add(pair.model);
+        const outcome = await link.adapter.dispatch({ ...dispatchBase(link, pair), prompt: packetText });
+        if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
+        attempts.push(attemptRecord(link.id, link.config, pair, tier, outcome));
+        if (outcome.kind === "ambiguous") return fail("no_verdict", tried(), attempts);
+        if (outcome.kind === "oversized") return fail("malformed", outcome.reason, attempts); // never normalized, so never repaired
+        if (outcome.kind === "output") {
+          ran = { link, pair };
+          answer = outcome;
+          break;
+        }
+        if (!outcome.capability) break; // not about the pair: the next provider in the chain may go
+        const next = nextPair(link.config, pair, outcome.capability, P, ctx.settings.family_aliases, triedModels);
+        if (typeof next === "string") {
+          attempts[attempts.length - 1]!.note = `no capability fallback: ${next}`;
+          break;
+        }
+        pair = next;
+      }
+      if (answer) break;
+    }
+    if (!ran || !answer) return fail("unavailable", tried(), attempts);
+    const declared = answer.declared;
+    const requested = declared?.model ?? ran.pair.model;
+    const envelopeCtx: EnvelopeContext = {
+      packetId: P.packet_id, artifactSha256: P.artifact_sha256, round: R, reviewerHost: ran.link.id,
+      reviewerModel: requested ?? ran.link.id, reviewerModelSource: requested && !declared ? "requested" : "declared",
+    };
+    const input = dispatchBase(ran.link, ran.pair);
+    const adapter = ran.link.adapter;
+    const identity = withReported(envelopeCtx, answer.reportedModel);
+    let normalized = normalizeBound(answer.text, identity);
+    if (!normalized.ok) {
+      opts.log(`${runId}/${gate} round ${R}: malformed output (${normalized.reasons.join("; ")}); one schema repair`);
+      const repair = await adapter.dispatch({ ...input, prompt: `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelopeCtx)}\n\nYour previous answer:\n\n${answer.text.slice(0, 20_000)}\n` });
+      if (claim.signal.aborted) return "active";
+      attempts.push(attemptRecord(ran.link.id, ran.link.config, ran.pair, tier, repair, true));
+      if (repair.kind === "oversized") return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repair.reason}`, attempts);
+      if (repair.kind !== "output") return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`, attempts);
+      const repaired = normalizeBound(repair.text, withReported(envelopeCtx, repair.reportedModel));
+      if (!repaired.ok) return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`, attempts);
+      normalized = { ...repaired, result: { ...repaired.result, repaired: true } };
+    }
+    const delivery = deliverResult(ctx, P, {
+      ...normalized.result,
+      dispatch_attempts: attempts,
+      // the model the reviewer reported when it says (a reroute), else the one requested
+      ran: { provider: ran.link.id, model: normalized.result.reviewer_model_source === "reported" ? normalized.result.reviewer_model : requested, effort: ran.pair.effort, tier },
+      // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
+      ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
+    });
+    if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts);
+    opts.log(`${runId}/${gate} round ${R}: ${!delivery.ok ? `result not delivered: ${delivery.reason}` : delivery.status === "delivered" ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)` : `result not delivered: result-${R}.json already exists (${delivery.status})`}`);
+    return "active";
+  } finally {
+    await claim.release();
+  }
+}
+
+const PATH_ADAPTERS = ["codex", "claude", "gemini", "copilot"];
+
+interface ChainLink {
+  id: string;
+  config: ProviderConfig;
+  adapter: ReviewerAdapter;
+}
+
+/**
+ * The addressed provider, then its configured fallbacks. A fallback is only ever used after the previous link
+ * proved that no review ran, and a fallback may not break the packet's independence (its family must be known
+ * and differ from the author's when the packet promises strong independence).
+ */
+function dispatchChain(ctx: BusContext, P: PacketFrontMatter, opts: ReviewerOptions): ChainLink[] | string {
+  const providers = ctx.settings.providers ?? {};
+  // A CLI found on PATH without settings runs with its adapter's defaults.
+  const configOf = (id: string): ProviderConfig | undefined =>
+    providers[id] ?? (PATH_ADAPTERS.includes(id) ? { adapter: id as ProviderConfig["adapter"], input: "stdin", selectable: true } : undefined);
+  const first = configOf(P.reviewer_provider);
+  if (!first) return `provider ${P.reviewer_provider} is not configured in .guild/settings.json`;
+  const chain: ChainLink[] = [];
+  const skipped: string[] = [];
+  for (const id of [P.reviewer_provider, ...(first.fallback ?? [])]) {
+    const config = configOf(id);
+    const adapter = config ? opts.adapters[config.adapter] : undefined;
+    if (!config || !adapter) {
+      skipped.push(`${id}: ${config ? `no ${config.adapter} adapter in this worker` : "not configured"}`);
+      continue;
+    }
+    if (isNightmare(P) && !readsFiles(config.adapter)) {
+      skipped.push(`${id}: difficulty nightmare needs a reviewer that reads the repository; adapter ${config.adapter} cannot`);
+      continue;
+    }
+    if (id !== P.reviewer_provider && config.adapter === "copilot") {
+      // the broker asks for a finalizer only when the packet names copilot: a copilot fallback would bypass it
+      skipped.push(`${id}: a copilot provider is never a fallback`);
+      continue;
+    }
+    const family = classifyModel(config.model, ctx.settings.family_aliases);
+    if (id !== P.reviewer_provider && P.independence === "strong" && (family === "unknown" || family === P.author_family)) {
+      skipped.push(`${id}: fallback refused, family ${family} cannot keep strong independence from ${P.author_family}`);
+      continue;
+    }
+    chain.push({ id, config, adapter });
+  }
+  if (skipped.length) opts.log(`${P.run_id}/${P.gate} round ${P.round}: ${skipped.join("; ")}`);
+  return chain.length ? chain : `no runnable provider: ${skipped.join("; ")}`;
+}
+
+/**
+ * The reviewer was given one packet and one sha: an answer naming others is malformed (and gets the repair
+ * prompt), not a review of other bytes. A real artifact change is the verifier's to find, against the disk.
+ */
+function normalizeBound(text: string, ctx: EnvelopeContext): Normalized {
+  const n = normalizeOutput(text, ctx);
+  if (!n.ok) return n;
+  const reasons: string[] = [];
+  if (n.result.packet_id !== ctx.packetId) reasons.push(`packet_id must be ${ctx.packetId} (got ${JSON.stringify(n.result.packet_id)})`);
+  if (n.result.artifact_sha256_reviewed.toLowerCase() !== ctx.artifactSha256) {
+    reasons.push(`artifact_sha256_reviewed must be ${ctx.artifactSha256}, the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`);
+  }
+  return reasons.length ? { ok: false, reasons } : n;
+}
+
+function withReported(ctx: EnvelopeContext, reported: string | null | undefined): EnvelopeContext {
+  return reported ? { ...ctx, reviewerModel: reported, reviewerModelSource: "reported" } : ctx;
+}
+
+/** `others` are adapters of other kinds this worker may run as configured fallbacks. */
+export function createReviewer(kind: string, adapter: ReviewerAdapter, options: WorkerOptions, others: Record<string, ReviewerAdapter> = {}): WorkerRuntime {
+  const adapters = { ...others, [kind]: adapter };
+  return workerRuntime(
+    kind,
+    options,
+    (ctx, { runId, gate }, signal, log) =>
+      reviewGate(ctx, runId, gate, { serves: [kind], adapters, providers: options.providers, claimStaleMs: options.claimStaleMs, log }, signal),
+    { concurrency: options.concurrency ?? 4 },
+  );
+}

@@ -1,0 +1,106 @@
+// The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed), judge
+// the score condition and any rulings, and deliver verdict-<n>.json. Deterministic code only; results that cannot
+// belong to the open round are rejected.
+import { classifyModel } from "../core/family.js";
+import { evaluateGatePass } from "../core/gate-pass.js";
+import { parseReviewResult } from "../core/result-wire.js";
+import { evaluateScoreGate } from "../core/score-gate.js";
+import { readArtifact } from "../bus/artifact.js";
+import { VerdictFile } from "../spec/schemas.js";
+import { sha256Hex } from "../core/sha.js";
+import { resultRefusal } from "../core/result-slot.js";
+import { FOREIGN_GRACE_MS, MAX_FILE_BYTES, readGate, SEALS_DIR } from "../bus/gate-reader.js";
+import { ageMs } from "../bus/age.js";
+import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
+import { deliver } from "../bus/deliver.js";
+import { rejectFile } from "../bus/reject.js";
+import type { BusContext } from "../bus/context.js";
+import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
+import type { WorkerRuntime } from "../runtime/reconciler.js";
+
+export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, nowMs = Date.now()): "active" | "finished" {
+  const { layout } = ctx;
+  const s = readGate(layout, runId, gate);
+  const rejectName = (name: string, reason: string) => {
+    if (rejectFile(s.dir, name, reason, layout.guild)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
+  };
+  const reject = (round: number, reason: string) => rejectName(`result-${round}.json`, reason);
+  for (const p of s.problems) {
+    // a result that is symlinked, oversized or not a regular file; a verdict that verified nothing here frees its slot
+    if (/^(?:result|verdict)-\d+\.json$/.test(p.file)) rejectName(p.file, p.reason); // result-0.json included
+  }
+  const grace = ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
+  for (const [round, seen] of s.results) {
+    if (s.verdicts.has(round)) continue;
+    const refusal = resultRefusal(s, round);
+    if (refusal) reject(round, refusal);
+    else verifyRound(ctx, runId, gate, round, s.packets.get(round)!, ageMs(`${s.dir}/result-${round}.json:${seen.size}`, seen.mtimeMs, nowMs) < grace, reject);
+  }
+  return s.outcome ? "finished" : "active";
+}
+
+function verifyRound(
+  ctx: BusContext, runId: string, gate: string, round: number,
+  packet: import("../spec/schemas.js").PacketFrontMatter, mayStillBeWriting: boolean,
+  reject: (round: number, reason: string) => void,
+): void {
+  const { layout } = ctx;
+  const resultPath = layout.gateFile(runId, gate, `result-${round}.json`);
+  // The verdict binds the bytes on disk: hash exactly what was read, decode strictly (SPEC §5).
+  let bytes: Buffer;
+  let raw: string;
+  try {
+    bytes = readBounded(resultPath, { max: MAX_FILE_BYTES });
+    raw = decodeUtf8(bytes, `result-${round}.json`);
+  } catch (error) {
+    if ((error as ReadRefused).kind === "missing") return; // moved meanwhile
+    if (mayStillBeWriting && (error as ReadRefused).kind !== "not-regular") return;
+    return reject(round, (error as Error).message);
+  }
+  const parsed = parseReviewResult(raw);
+  if (!parsed.result) {
+    if (mayStillBeWriting) return; // a foreign writer may still be writing it in place
+    return reject(round, `not a review_result.v1: ${parsed.reasons.join("; ")}`);
+  }
+  if (parsed.result.packet_id !== packet.packet_id) {
+    return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
+  }
+  const reasons: string[] = [];
+  const artifact = readArtifact(layout, packet.artifact_path, ctx.settings.secrets_policy?.redaction_patterns);
+  const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
+  if (!artifact.ok) reasons.push(`artifact unreadable now: ${artifact.detail}`);
+  const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
+  report.reasons.push(...reasons);
+  const r = parsed.result;
+  const reportedModel = typeof r.reviewer_model === "string" && r.reviewer_model.trim() ? r.reviewer_model : null;
+  const reviewerModel = reportedModel ?? packet.reviewer_model;
+  const reviewerFamily = classifyModel(reviewerModel, ctx.settings.family_aliases);
+  const violation = packet.independence === "strong" && (reviewerFamily === "unknown" || reviewerFamily === packet.author_family);
+  const rulings = Array.isArray(r.rulings) ? r.rulings.map((x) => (x && typeof x === "object" ? (x as { ruling?: unknown }).ruling : undefined)) : null;
+  const verdict = VerdictFile.parse({
+    schema_version: "guild_bus.verdict.v1",
+    run_id: runId,
+    gate,
+    round,
+    packet_id: packet.packet_id,
+    result_sha256: sha256Hex(bytes),
+    artifact_sha256_reviewed: r.artifact_sha256_reviewed,
+    result_verdict: r.verdict,
+    blocking_count: r.blocking_findings.length,
+    reviewer_model: reviewerModel,
+    reviewer_family: reviewerFamily,
+    independence_violation: violation,
+    gate_pass: report,
+    score_gate: evaluateScoreGate(r),
+    // anything but an explicit withdrawal keeps a contested finding standing
+    ...(rulings ? { rulings: { upheld: rulings.filter((x) => x !== "withdrawn").length, withdrawn: rulings.filter((x) => x === "withdrawn").length } } : {}),
+    verified_at: new Date().toISOString(),
+  });
+  // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15).
+  if (deliver(layout.gateFile(runId, gate, `${SEALS_DIR}/result-${round}.json`), bytes, { guildDir: layout.guild }).status === "conflict") return;
+  deliver(layout.gateFile(runId, gate, `verdict-${round}.json`), JSON.stringify(verdict, null, 2) + "\n", { guildDir: layout.guild });
+}
+
+export function createVerifier(options: WorkerOptions): WorkerRuntime {
+  return workerRuntime("verifier", options, async (ctx, { runId, gate }, _signal, log) => verifyGate(ctx, runId, gate, log));
+}
