@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Action, decide, type DecideContext, type GateDecision, type GateStateName, verdictPasses } from "../src/core/decide.js";
-import type { GateSnapshot } from "../src/bus/gate-reader.js";
+import type { GateSnapshot } from "../src/core/snapshot.js";
 import type { DecisionChoice, EscalationReason, Failure, PacketFrontMatter } from "../src/spec/schemas.js";
 import {
   apply, context, decision, escalation, failure, gate, openRound, type ScoreKind, scoreGate, verdict, type VerdictKind,
@@ -183,7 +183,7 @@ function settleChecked(s: GateSnapshot, ctx: DecideContext, fresh: Partial<Packe
     checkDecision(s, ctx, d);
     if (!d.action) return d;
     trace.actions.push(d.action);
-    apply(s, d.action, fresh);
+    apply(s, d.action, ctx.policy, fresh);
   }
   throw new Error("the broker did not settle");
 }

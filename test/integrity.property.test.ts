@@ -7,7 +7,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readArtifact } from "../src/bus/artifact.js";
-import { stepGate } from "../src/workers/broker-step.js";
+import { stepGate } from "../src/workers/broker.js";
 import { requestReview } from "../src/cli/review.js";
 import { Layout } from "../src/bus/layout.js";
 import { sha256Hex } from "../src/core/sha.js";
@@ -75,7 +75,7 @@ async function play(steps: Step[]): Promise<void> {
     return `{"schema_version":"review_result.v1","packet_id":"${field(packet, "packet_id")}","artifact_sha256_reviewed":"${sha}",` +
       `"verdict":"${verdict}","blocking_findings":${blocking},"reviewer_model":"gpt-5","n":${++serial}}\n`;
   };
-  /** Rounds whose result file was replaced or removed while a verdict for it was on disk. */
+  /** Rounds whose result file was replaced or removed after the verifier sealed it. */
   const tampered = new Set<number>();
   let outcomeSeen = false;
   const quiet = () => {};
@@ -90,7 +90,8 @@ async function play(steps: Step[]): Promise<void> {
       if (s.do === "replace" || s.do === "remove-result") {
         const target = Math.max(1, R - (s.previous ? 1 : 0));
         if (existsSync(file(`result-${target}.json`))) {
-          if (existsSync(file(`verdict-${target}.json`))) tampered.add(target);
+          // tampering is replacing what the verifier verified (sealed); a result replaced before that is just a new answer
+          if (existsSync(path.join(dir, ".verified", `result-${target}.json`))) tampered.add(target);
           if (s.do === "replace") put(`result-${target}.json`, result(target, s.verdict, false));
           else renameSync(file(`result-${target}.json`), path.join(root, `.gone-${++serial}`));
         }

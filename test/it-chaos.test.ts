@@ -14,7 +14,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { readGate } from "../src/bus/gate-reader.js";
-import { viewGate } from "../src/core/status.js";
+import { viewGate } from "../src/commands/gate-view.js";
 import { Layout, parseRoundFile } from "../src/bus/layout.js";
 import { sweepStaging } from "../src/bus/janitor.js";
 import { loadContext } from "../src/bus/context.js";

@@ -7,7 +7,8 @@ import { dispatchWorkdir, FILE_READING_KINDS, readsFiles } from "../src/adapters
 import { geminiContextFiles } from "../src/adapters/gemini.js";
 import { renderPacketBody } from "../src/core/packet-body.js";
 import { requestRefusal, resolvePolicy } from "../src/core/policy.js";
-import { type AuthorIdentity, MANUAL_PROVIDER, type Provider, selectReviewer } from "../src/core/selection.js";
+import { type AuthorIdentity, type Provider, selectReviewer } from "../src/core/selection.js";
+import { MANUAL_PROVIDER } from "../src/core/policy.js";
 import type { Family } from "../src/spec/schemas.js";
 import type { BusContext } from "../src/bus/context.js";
 import { Layout } from "../src/bus/layout.js";

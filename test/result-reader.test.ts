@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseReviewResult } from "../src/core/result-wire.js";
 import { ReviewResultLenient } from "../src/spec/schemas.js";
-import { parseStrictReviewResult } from "../src/core/strict-result.js";
+import { parseStrictReviewResult } from "./helpers/strict-result.js";
 
 const base = { packet_id: "p", artifact_sha256_reviewed: "a".repeat(64), verdict: "issues", blocking_findings: [] };
 

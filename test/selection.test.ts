@@ -1,9 +1,8 @@
 // WHO reviews: author identity, the selection table, the weak reviewer, and the AC-8 guard as a property.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  type AuthorIdentity, authorIdentity, configuredProviders, MANUAL_PROVIDER, type Provider, selectReviewer,
-} from "../src/core/selection.js";
+import { type AuthorIdentity, authorIdentity, configuredProviders, type Provider, selectReviewer } from "../src/core/selection.js";
+import { MANUAL_PROVIDER } from "../src/core/policy.js";
 import { FAMILIES, type Family, type Settings } from "../src/spec/schemas.js";
 import { policy } from "./helpers/snapshots.js";
 

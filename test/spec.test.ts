@@ -12,7 +12,7 @@ import { packetId, parsePacket } from "../src/core/packet.js";
 import { parseReviewResult } from "../src/core/result-wire.js";
 import { renderSchemas } from "../src/spec/generate.js";
 import { PUBLISHED_SCHEMAS } from "../src/spec/schemas.js";
-import { parseStrictReviewResult } from "../src/core/strict-result.js";
+import { parseStrictReviewResult } from "./helpers/strict-result.js";
 
 const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "bus-spec");
 const SCHEMA_DIR = path.join(SPEC_DIR, "schemas");

@@ -9,8 +9,10 @@ import type { Layout } from "../bus/layout.js";
 import type { ProviderConfig, Settings } from "../spec/schemas.js";
 import { Capability } from "../spec/schemas.js";
 import { minimalEnv, runChild } from "./child.js";
-import { MANUAL_PROVIDER, profileFamilies, type Provider } from "../core/selection.js";
-import { MAX_FILE_BYTES, readTextBounded } from "../bus/read-bounded.js";
+import { profileFamilies, type Provider } from "../core/selection.js";
+import { MANUAL_PROVIDER } from "../core/policy.js";
+import { readTextBounded } from "../bus/read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
 import { replace } from "../bus/replace.js";
 
 export interface DetectedProvider extends Provider {

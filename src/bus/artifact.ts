@@ -1,20 +1,15 @@
 // The artifact as the bus sees it (SPEC §10): read with a bound, strict UTF-8, scrubbed, hashed. Every place that
 // needs the artifact's text or sha (broker, verifier, outcome, status, review) asks here, so they cannot disagree.
 import type { Layout } from "./layout.js";
-import type { EscalationReason } from "../spec/schemas.js";
+import type { ArtifactProblem, ArtifactState } from "../core/artifact-view.js";
+import type { GateSnapshot } from "../core/snapshot.js";
+import type { Settings } from "../spec/schemas.js";
 import { scrub, ScrubConfigError } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
 import { decodeUtf8, readBounded, ReadRefused } from "./read-bounded.js";
 
 /** The largest artifact the bus reviews: its packet, with the template and prior rounds, must stay under 4 MiB. */
 export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
-
-/** Why the artifact cannot be reviewed now; each is an escalation reason (SPEC §14). */
-export type ArtifactProblem = Extract<EscalationReason, "artifact_missing" | "artifact_too_large" | "artifact_not_text" | "scrub_failed">;
-
-export type ArtifactState =
-  | { ok: true; text: string; sha: string; rawSha: string }
-  | { ok: false; problem: ArtifactProblem; detail: string };
 
 const cache = new Map<string, { text: string; sha: string }>();
 const CACHE_ENTRIES = 16;
@@ -61,4 +56,16 @@ function refused(relPath: string, error: unknown): ArtifactState {
   // realpath failures (ENOENT, ENOTDIR, ELOOP) and a path leading out of the project
   const detail = code === "ENOENT" || code === "ENOTDIR" ? `${relPath}: no such file` : `${relPath}: ${(error as Error).message}`;
   return { ok: false, problem: "artifact_missing", detail };
+}
+
+/** The artifact of the gate's request as it is now (SPEC §10); a gate without a request has none. */
+export function gateArtifact(layout: Layout, settings: Settings, s: GateSnapshot): ArtifactState {
+  if (!s.request) return { ok: false, problem: "artifact_missing", detail: "no request.json" };
+  return readArtifact(layout, s.request.artifact_path, settings.secrets_policy?.redaction_patterns);
+}
+
+/** The gate's artifact, read (bounded, scrubbed, hashed) at most once, and only if something asks for it. */
+export function lazyArtifact(layout: Layout, settings: Settings, s: GateSnapshot): () => ArtifactState {
+  let read: ArtifactState | undefined;
+  return () => (read ??= gateArtifact(layout, settings, s));
 }

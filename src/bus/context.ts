@@ -2,7 +2,8 @@
 import type { Layout } from "./layout.js";
 import { loadSettings } from "./settings.js";
 import { CodexSkipStreak, type Settings } from "../spec/schemas.js";
-import { MAX_FILE_BYTES, readTextBounded } from "./read-bounded.js";
+import { readTextBounded } from "./read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
 
 export interface BusContext {
   layout: Layout;

@@ -8,65 +8,14 @@ import { parseJsonAnswer } from "../core/json-answer.js";
 import { GATE_FILES, type Layout, parseRoundFile } from "./layout.js";
 import { sha256Hex } from "../core/sha.js";
 import {
-  Attempt, Decision, describeIssues, Escalation, Failure, Outcome, type PacketFrontMatter, Request, Resubmit, VerdictFile,
+  Attempt, Decision, describeIssues, Escalation, Failure, Outcome, Request, Resubmit, VerdictFile,
 } from "../spec/schemas.js";
 import { parsePacket } from "../core/packet.js";
 import { cachedParse } from "./parse-cache.js";
-import { MAX_FILE_BYTES, readBounded, readTextBounded } from "./read-bounded.js";
+import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { BUS_DIRS, emptySnapshot, type GateSnapshot } from "../core/snapshot.js";
 
-/** Directories the bus itself keeps in a gate directory. */
-export const BUS_DIRS: ReadonlySet<string> = new Set(["rejected", ".claims", ".verified"]);
-
-/** A foreign writer that writes in place gets this long to finish before its invalid file is quarantined. */
-export const FOREIGN_GRACE_MS = 10_000;
-
-export { MAX_FILE_BYTES }; // defined beside readBounded, so zod-free callers (verify-gate-pass) can import it
-
-export interface Problem {
-  file: string;
-  reason: string;
-  mtimeMs: number;
-}
-
-export interface GateSnapshot {
-  runId: string;
-  gate: string;
-  dir: string;
-  request: Request | null;
-  packets: Map<number, PacketFrontMatter>;
-  attempts: Map<number, z.infer<typeof Attempt>>;
-  results: Map<number, { mtimeMs: number; size: number }>;
-  responses: Map<number, { mtimeMs: number; size: number }>;
-  failures: Map<number, Failure>;
-  verdicts: Map<number, VerdictFile>;
-  /**
-   * Rounds whose result is no longer the bytes the verifier sealed in `.verified/result-<n>.json` before it wrote
-   * the verdict: changed, replaced or removed after verification. Such a round can never pass (SPEC §15).
-   */
-  brokenSeals: Map<number, string>;
-  resubmits: Set<number>;
-  /** Rounds whose reviewer left a memory-<n>.md (hard and nightmare difficulty); read when a packet is built. */
-  memories: Set<number>;
-  /** Rounds the author contested with rebuttal-<n>.md; read when the ruling packet is built. */
-  rebuttals: Set<number>;
-  escalations: Map<number, Escalation>;
-  decisions: Map<number, Decision>;
-  outcome: Outcome | null;
-  /** Files moved to rejected/, with the reason recorded beside each. */
-  rejected: Array<{ file: string; reason: string }>;
-  /** Files present but unreadable or invalid, with the reason. */
-  problems: Problem[];
-  /** Cheap change detector: sorted names with sizes. */
-  fingerprint: string;
-}
-
-export function emptySnapshot(runId: string, gate: string, dir: string): GateSnapshot {
-  return {
-    runId, gate, dir, request: null, packets: new Map(), attempts: new Map(), results: new Map(), responses: new Map(),
-    failures: new Map(), verdicts: new Map(), brokenSeals: new Map(), resubmits: new Set(), memories: new Set(), rebuttals: new Set(), escalations: new Map(), decisions: new Map(),
-    outcome: null, rejected: [], problems: [], fingerprint: "",
-  };
-}
 
 function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string } {
   let text: string;
@@ -308,4 +257,9 @@ export function hasValidOutcome(layout: Layout, runId: string, gate: string): bo
   if (!st.isFile() || st.size > MAX_FILE_BYTES) return false;
   const { value } = cachedParse(file, st, () => readJson(file, Outcome), (r) => !r.reason?.startsWith("unreadable"));
   return value !== null && value.run_id === runId && value.gate === gate;
+}
+
+/** Round n's result bytes and text as read now (bounded, strict UTF-8), or why they cannot be read. */
+export function resultBytes(s: Pick<GateSnapshot, "dir">, round: number): ReturnType<typeof readBytesAndText> {
+  return readBytesAndText(path.join(s.dir, `result-${round}.json`), { max: MAX_FILE_BYTES });
 }

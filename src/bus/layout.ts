@@ -1,7 +1,7 @@
 // Where everything lives under .guild/. Every path is built from validated ids and checked to stay inside .guild/.
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { assertGate, assertRound, assertRunId } from "../spec/ids.js";
+import { assertGate, assertRunId } from "../spec/ids.js";
 import { insideGuild, PathSafetyError, refuseSymlinks } from "./no-symlinks.js";
 
 export const GUILD_DIR = ".guild";
@@ -11,16 +11,28 @@ export const ROUND_KINDS = [
   "packet", "attempt", "result", "response", "failure", "verdict", "resubmit", "escalation", "decision", "memory", "rebuttal",
 ] as const;
 export type RoundKind = (typeof ROUND_KINDS)[number];
-const EXT: Record<RoundKind, string> = {
-  packet: "md", attempt: "json", result: "json", response: "md", failure: "json",
-  verdict: "json", resubmit: "json", escalation: "json", decision: "json", memory: "md", rebuttal: "md",
-};
 
-/** `packet-3.md`, `result-3.json`, …; rounds are unpadded (use `ls -v`), as in Guild's layout. */
-export function roundFile(kind: RoundKind, round: number): string {
-  if (kind !== "escalation" && kind !== "decision") assertRound(round);
-  return `${kind}-${round}.${EXT[kind]}`;
-}
+type Worker = "broker" | "verifier" | "manual";
+
+/**
+ * Every file of a gate directory (SPEC §1, §3, §6): its extension, who writes it, who reads it, and which worker moves
+ * an invalid one aside — results are the verifier's, responses the manual worker's, everything else the broker's.
+ */
+export const GATE_FILE_KINDS: Readonly<Record<RoundKind | "request" | "outcome", { ext: "md" | "json"; writer: string; readers: string; quarantinedBy: Worker }>> = {
+  request: { ext: "json", writer: "author (review)", readers: "broker, status", quarantinedBy: "broker" },
+  packet: { ext: "md", writer: "broker", readers: "reviewer workers, manual worker, verifier", quarantinedBy: "broker" },
+  attempt: { ext: "json", writer: "reviewer worker", readers: "broker, reviewer workers", quarantinedBy: "broker" },
+  result: { ext: "json", writer: "reviewer worker, manual worker, respond, foreign tool", readers: "verifier, broker", quarantinedBy: "verifier" },
+  response: { ext: "md", writer: "a human", readers: "manual worker", quarantinedBy: "manual" },
+  failure: { ext: "json", writer: "reviewer worker", readers: "broker", quarantinedBy: "broker" },
+  verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", quarantinedBy: "broker" },
+  resubmit: { ext: "json", writer: "author (resubmit)", readers: "broker", quarantinedBy: "broker" },
+  escalation: { ext: "json", writer: "broker", readers: "decide, status", quarantinedBy: "broker" },
+  decision: { ext: "json", writer: "a human (decide)", readers: "broker", quarantinedBy: "broker" },
+  memory: { ext: "md", writer: "reviewer worker, manual worker", readers: "broker (next packet)", quarantinedBy: "broker" },
+  rebuttal: { ext: "md", writer: "author (rebut)", readers: "broker (ruling packet)", quarantinedBy: "broker" },
+  outcome: { ext: "json", writer: "broker", readers: "everyone", quarantinedBy: "broker" },
+};
 
 const ROUND_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-(0|[1-9][0-9]{0,8})\\.(md|json)$`);
 
@@ -29,13 +41,20 @@ export function parseRoundFile(name: string): { kind: RoundKind; round: number }
   const m = ROUND_FILE_RE.exec(name);
   if (!m) return null;
   const kind = m[1] as RoundKind;
-  if (EXT[kind] !== m[3]) return null;
+  if (GATE_FILE_KINDS[kind].ext !== m[3]) return null;
   const round = Number(m[2]);
   if (round === 0 && kind !== "escalation" && kind !== "decision") return null;
   return { kind, round };
 }
 
 export const GATE_FILES = { request: "request.json", outcome: "outcome.json", trail: "trail.md" } as const;
+
+/** The worker that answers for an invalid file of this name (moves it to rejected/ with its reason); null for none. */
+export function quarantinedBy(name: string): Worker | null {
+  if (name === GATE_FILES.request || name === GATE_FILES.outcome) return GATE_FILE_KINDS[name === GATE_FILES.request ? "request" : "outcome"].quarantinedBy;
+  const round = parseRoundFile(name);
+  return round ? GATE_FILE_KINDS[round.kind].quarantinedBy : null;
+}
 
 export { PathSafetyError };
 
@@ -49,7 +68,6 @@ export class Layout {
   }
 
   get runs(): string { return path.join(this.guild, "runs"); }
-  get tmp(): string { return path.join(this.guild, "tmp"); }
   get settings(): string { return path.join(this.guild, "settings.json"); }
   get codexSkipStreak(): string { return path.join(this.guild, "codex-skip-streak.json"); }
   get probeCache(): string { return path.join(this.guild, "probe-cache.json"); }
@@ -68,7 +86,6 @@ export class Layout {
     return this.inside(path.join(this.gateDir(runId, gate), name));
   }
   claimsDir(runId: string, gate: string): string { return path.join(this.gateDir(runId, gate), ".claims"); }
-  rejectedDir(runId: string, gate: string): string { return path.join(this.gateDir(runId, gate), "rejected"); }
 
   /** Resolve an artifact path given relative to the project root; it must stay inside the project. */
   artifact(relPath: string): string {

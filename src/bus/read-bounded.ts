@@ -1,9 +1,8 @@
 // The one way the bus reads a file it did not write itself: a regular file (never a FIFO, device or directory;
 // a final symlink only where the caller allows it), at most `max` bytes, read from the descriptor it checked.
+import path from "node:path";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
-/** Nothing the bus exchanges is this large (results, responses, rebuttals, packets); bigger drops are refused unread. */
-export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 export class ReadRefused extends Error {
   constructor(
@@ -93,6 +92,16 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
 /** readBounded, then strict UTF-8 decoding. */
 export function readTextBounded(file: string, options: ReadOptions): string {
   return decodeUtf8(readBounded(file, options), file);
+}
+
+/** A file's bytes and their strict UTF-8 text, or why it cannot be read: for callers that hash what they parse. */
+export function readBytesAndText(file: string, options: ReadOptions): { ok: true; bytes: Buffer; text: string } | { ok: false; reason: string } {
+  try {
+    const bytes = readBounded(file, options);
+    return { ok: true, bytes, text: decodeUtf8(bytes, path.basename(file)) };
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
 }
 
 /**

@@ -2,7 +2,8 @@
 import type { Layout } from "./layout.js";
 import { z } from "zod";
 import { describeIssues, Settings } from "../spec/schemas.js";
-import { MAX_FILE_BYTES, readTextBounded, type ReadRefused } from "./read-bounded.js";
+import { readTextBounded, type ReadRefused } from "./read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
 
 export interface LoadedSettings {
   settings: Settings;

@@ -1,14 +1,14 @@
 // The author's and the human's answers to a waiting gate: resubmit, rebut, decide, respond.
 import { Argument, type Command } from "commander";
 import { resolvePolicy } from "../core/policy.js";
-import { viewGate } from "../core/status.js";
+import { viewGate } from "../commands/gate-view.js";
 import { Layout } from "../bus/layout.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { scrub } from "../core/scrub.js";
 import { deliver } from "../bus/deliver.js";
-import { MAX_FILE_BYTES } from "../bus/read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
 import { loadContext } from "../bus/context.js";
 import { deliverResult } from "../workers/deliver-result.js";
 import { resultRefusal } from "../core/result-slot.js";

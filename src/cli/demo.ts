@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { viewGate } from "../core/status.js";
+import { viewGate } from "../commands/gate-view.js";
 import { Layout } from "../bus/layout.js";
 import { Resubmit } from "../spec/schemas.js";
 import { deliver } from "../bus/deliver.js";

@@ -7,10 +7,11 @@ import { requestRefusal } from "../core/policy.js";
 import { Layout } from "../bus/layout.js";
 import { scrubWithReport } from "../core/scrub.js";
 import { loadSettings } from "../bus/settings.js";
-import { assertGate, assertRunId } from "../spec/ids.js";
+import { assertGate, assertRunId, GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
 import { deliver } from "../bus/deliver.js";
-import { MAX_FILE_BYTES, readTextBounded, ReadRefused } from "../bus/read-bounded.js";
+import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
 import { intArg, nonBlankArg, secondsArg } from "./options.js";
 import { waitForGate } from "./wait.js";
 
@@ -124,7 +125,7 @@ export function register(program: Command): void {
     .command("review")
     .description("request a review of an artifact at a gate (workers started by `guild-bus up` carry it out)")
     .argument("<artifact>", "the artifact, inside the project")
-    .requiredOption("--gate <gate>", "G-init G-spec G-plan G-quality G-operations G-diagnose or G-lane:<id>")
+    .requiredOption("--gate <gate>", GATE_NAMES)
     .requiredOption("--author <host>", "the host that wrote it (claude, codex, gemini, …)", nonBlankArg)
     .option("--author-model <model>", "the exact model that wrote it (decides the author family when known)", nonBlankArg)
     .option("--run-id <id>", "run to file it under (default: a new run)")

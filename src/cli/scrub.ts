@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { Layout } from "../bus/layout.js";
 import { scrubWithReport } from "../core/scrub.js";
 import { loadSettings } from "../bus/settings.js";
-import { MAX_FILE_BYTES } from "../bus/read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
 import { readUserText } from "./input.js";
 
 export function register(program: Command): void {

@@ -1,7 +1,7 @@
 // guild-bus status [run [gate]]: every gate's state, round, reviewer, independence, last verdict, what it waits for.
 import type { Command } from "commander";
-import { reverifyOutcome } from "../core/reverify.js";
-import { listGates, viewGate } from "../core/status.js";
+import { listGates } from "../bus/gate-list.js";
+import { reverifyGate, viewGate } from "../commands/gate-view.js";
 import { Layout } from "../bus/layout.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { loadContext } from "../bus/context.js";
@@ -16,11 +16,11 @@ export function register(program: Command): void {
     .option("--root <dir>", "project root", process.cwd())
     .action((run: string | undefined, gate: string | undefined, o: { json?: boolean; verify?: boolean; root: string }) => {
       const ctx = loadContext(new Layout(o.root));
-      const listing = gate ? { gates: [{ runId: assertRunId(run), gate: assertGate(gate) }], ignored: [] } : listGates(ctx, run === undefined ? undefined : assertRunId(run));
+      const listing = gate ? { gates: [{ runId: assertRunId(run), gate: assertGate(gate) }], ignored: [] } : listGates(ctx.layout, run === undefined ? undefined : assertRunId(run));
       const refs = listing.gates;
       const rows = refs.map(({ runId, gate: g }) => {
         const v = viewGate(ctx, runId, g);
-        const verify = o.verify ? reverifyOutcome(ctx, v.snapshot, v.artifact) : null;
+        const verify = o.verify ? reverifyGate(ctx, v) : null;
         return { ...v.output, rejected: v.snapshot.rejected, problems: v.snapshot.problems, ...(verify ? { verify } : {}) };
       });
       if (rows.some((r) => r.verify && !r.verify.ok)) process.exitCode = 2;

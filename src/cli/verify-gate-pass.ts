@@ -3,7 +3,8 @@
 import { parseArgs } from "node:util";
 import { MAX_ARTIFACT_BYTES } from "../bus/artifact.js";
 import { evaluateGatePass } from "../core/gate-pass.js";
-import { decodeUtf8, MAX_FILE_BYTES, readBounded, type ReadRefused } from "../bus/read-bounded.js";
+import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
 import { repeatedFlag, reportError, rootProblem } from "./errors.js";
 
 export const USAGE = `Usage: guild-bus verify-gate-pass --result <file> --artifact <file> [--packet-id <id>] [--force-pass] [--scrub] [--root <dir>]

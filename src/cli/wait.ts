@@ -1,7 +1,8 @@
 // `--wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to stderr.
 import { setTimeout as sleep } from "node:timers/promises";
 import { resolvePolicy } from "../core/policy.js";
-import { viewGate, type ReviewBrokerOutput } from "../core/status.js";
+import { type ReviewBrokerOutput } from "../core/status.js";
+import { viewGate } from "../commands/gate-view.js";
 import type { BusContext } from "../bus/context.js";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";

@@ -1,9 +1,10 @@
 // The round loop as one pure function: a gate snapshot and the resolved policy in, the gate's state and the
 // broker's next action out. No I/O here; the broker worker executes the action and calls decide again.
-import type { DecisionChoice, Difficulty, EscalationReason, PacketFrontMatter, StopPolicy, VerdictFile } from "../spec/schemas.js";
-import type { ArtifactProblem } from "../bus/artifact.js";
+import type { DecisionChoice, EscalationReason, PacketFrontMatter, Settings, StopPolicy, VerdictFile } from "../spec/schemas.js";
+import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
-import type { GateSnapshot } from "../bus/gate-reader.js";
+import type { GateSnapshot } from "./snapshot.js";
+import { contestRefusal, gatePolicy, openRound, validDecision } from "./gate-queries.js";
 
 export type OutcomeAction = {
   type: "outcome";
@@ -44,9 +45,6 @@ export interface GateDecision {
   detail: string;
 }
 
-/** The artifact as it is on disk now (SPEC §10): its scrubbed sha, or why it cannot be reviewed. */
-export type ArtifactView = { ok: true; sha: string; rawSha: string } | { ok: false; problem: ArtifactProblem; detail: string };
-
 export interface DecideContext {
   policy: ResolvedPolicy;
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
@@ -69,11 +67,6 @@ export function verdictPasses(v: VerdictFile, stop: StopPolicy): boolean {
   const c = v.gate_pass.conditions;
   const bound = c.parses && c.packet_id_match && c.sha256_match && c.no_blockers && !v.rulings?.upheld;
   return bound && (stop === "score" ? v.score_gate?.positive === true : c.satisfied);
-}
-
-/** Whether the author may contest round `round`'s findings: hard and nightmare, blocking findings, and not a ruling (a ruling is final). */
-export function contestable(snapshot: GateSnapshot, difficulty: Difficulty, round: number): boolean {
-  return difficulty !== "medium" && snapshot.packets.get(round)?.restart_reason !== "ruling" && (snapshot.verdicts.get(round)?.blocking_count ?? 0) > 0;
 }
 
 /** Why a verdict that parsed and matched its packet and sha does not pass, under the stop policy in force. */
@@ -100,7 +93,7 @@ export function effectiveCap(snapshot: GateSnapshot, policy: ResolvedPolicy): nu
   let cap = policy.cap;
   for (const [round, d] of snapshot.decisions) {
     // Only an extension that answers an escalation offering it counts; an ignored decision must change nothing.
-    if (d.choice === "extend-cap" && snapshot.escalations.get(round)?.options.includes("extend-cap")) cap += d.extend_by ?? 1;
+    if (d.choice === "extend-cap" && validDecision(snapshot, round)) cap += d.extend_by ?? 1;
   }
   return cap;
 }
@@ -115,7 +108,7 @@ function consecutiveRestarts(snapshot: GateSnapshot, round: number): number {
 export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision {
   if (snapshot.outcome) return wait("done", snapshot.outcome.final_round, `outcome ${snapshot.outcome.status}`);
   if (!snapshot.request) return wait("no_request", 0, "no request.json");
-  const R = Math.max(0, ...snapshot.packets.keys());
+  const R = openRound(snapshot);
   const cap = effectiveCap(snapshot, ctx.policy);
   const next = (p: PacketFrontMatter, counted: number, restartOf: number | null, reason: PacketAction["restart_reason"]): PacketAction => ({
     type: "packet", round: R + 1, counted_round: counted, restart_of: restartOf, restart_reason: reason, cap, inherit: p,
@@ -133,8 +126,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   if (R === 0) {
     if (!ctx.policy.required) return act({ type: "outcome", status: "skipped", reason: `review not required (${ctx.policy.requiredBecause})`, round: 0 }, "skip");
     const esc = snapshot.escalations.get(0);
-    const dec = snapshot.decisions.get(0);
-    const decided = esc && dec && esc.options.includes(dec.choice) ? dec.choice : null;
+    const decided = validDecision(snapshot, 0)?.choice ?? null;
     if (decided === "rework") {
       const reason = esc!.reason === "codex_skip_blocked" ? "rework chosen at the codex-skip block" : `human chose rework after ${esc!.reason}`;
       return act({ type: "outcome", status: "rework", reason, round: 0 }, "rework");
@@ -156,14 +148,14 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   const verdict = snapshot.verdicts.get(R);
   // The author's turn after a round that did not pass: contest its findings once, or revise and resubmit.
   const authorTurn = (waiting: string, resubmitted = "author resubmitted"): GateDecision => {
-    if (snapshot.rebuttals.has(R) && contestable(snapshot, P.difficulty ?? ctx.policy.difficulty, R)) return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
+    if (snapshot.rebuttals.has(R) && contestRefusal(snapshot, R, ctx.policy) === null) return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
     if (snapshot.resubmits.has(R)) return issue(next(P, P.counted_round + 1, null, null), resubmitted);
     return wait("awaiting_author", R, waiting);
   };
   const esc = snapshot.escalations.get(R);
   if (esc) {
-    const dec = snapshot.decisions.get(R);
-    if (!dec || !esc.options.includes(dec.choice)) return wait("awaiting_decision", R, `escalation: ${esc.reason} — ${esc.detail}`);
+    const dec = validDecision(snapshot, R);
+    if (!dec) return wait("awaiting_decision", R, `escalation: ${esc.reason} — ${esc.detail}`);
     switch (dec.choice) {
       case "force-pass":
         return act({ type: "outcome", status: "force_passed", reason: `human force-pass after ${esc.reason}`, round: R }, "force-pass");
@@ -266,6 +258,11 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   if (snapshot.responses.has(R)) return wait("normalizing", R, "manual response delivered; waiting for the manual worker");
   if (snapshot.attempts.has(R)) return wait("dispatched", R, `dispatched to ${P.reviewer_provider}`);
   return wait("reviewing", R, `waiting for reviewer ${P.reviewer_provider}`);
+}
+
+/** decide() under the policy the gate's request resolves to: what the broker, status and wait all ask. */
+export function decideGate(s: GateSnapshot, settings: Settings, rest: Omit<DecideContext, "policy">): GateDecision {
+  return decide(s, { ...rest, policy: gatePolicy(s, settings) });
 }
 
 /** The exit code `review --wait` uses for a gate that has stopped moving on its own; null while it still moves. */

@@ -7,6 +7,7 @@ import { classifyModel } from "./family.js";
 import {
   type CapabilityError, type DispatchAttempt, type Effort, EFFORTS, type EffortTier, type PacketFrontMatter, type ProviderConfig, type Settings,
 } from "../spec/schemas.js";
+import { isIndependent } from "./independence.js";
 
 export interface Pair {
   model: string | null;
@@ -62,7 +63,7 @@ export function nextPair(config: ProviderConfig, current: Pair, capability: Capa
   for (const model of at >= 0 ? chain.slice(at + 1) : chain) {
     if (triedModels.has(model)) continue;
     const family = classifyModel(model, aliases);
-    if (P.independence === "strong" && (family === "unknown" || family === P.author_family)) {
+    if (P.independence === "strong" && !isIndependent(P.author_family, family)) {
       skipped.push(`${model} (${family} cannot keep strong independence from ${P.author_family})`);
       continue;
     }

@@ -6,6 +6,7 @@ import { type JsonAnswer, parseJsonAnswer } from "./json-answer.js";
 import { lenientProblems, RESULT_WIRE } from "./result-wire.js";
 import { toReadiness } from "./score-gate.js";
 import { describeIssues, type Finding, type Readiness, ReviewResultStrict } from "../spec/schemas.js";
+import { findingView } from "./findings.js";
 
 export interface EnvelopeContext {
   packetId: string;
@@ -121,17 +122,15 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
 }
 
 function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Finding {
-  if (value && typeof value === "object" && !Array.isArray(value)) {
-    const v = value as Record<string, unknown>;
-    const severity = typeof v.severity === "string" && ["blocking", "high", "medium", "low", "info"].includes(v.severity) ? (v.severity as Finding["severity"]) : fallbackSeverity;
-    const title = [v.title, v.finding, v.summary, v.detail].find((x) => typeof x === "string" && x.trim()) as string | undefined;
-    // The strict schema types these as strings; `evidence: ["§2"]` or `id: 7` must not make a whole review malformed.
-    const texts: Record<string, string> = {};
-    for (const k of ["id", "detail", "evidence"]) if (v[k] !== undefined && typeof v[k] !== "string") texts[k] = JSON.stringify(v[k]);
-    return { ...v, ...texts, severity, title: title ?? JSON.stringify(v).slice(0, 200) };
-  }
-  return { severity: fallbackSeverity, title: typeof value === "string" && value.trim() ? value : JSON.stringify(value) };
+  const { title, severity: given, fields } = findingView(value);
+  const severity = given !== undefined && SEVERITIES.has(given) ? (given as Finding["severity"]) : fallbackSeverity;
+  // The strict schema types these as strings; `evidence: ["§2"]` or `id: 7` must not make a whole review malformed.
+  const texts: Record<string, string> = {};
+  for (const k of ["id", "detail", "evidence"]) if (fields[k] !== undefined && typeof fields[k] !== "string") texts[k] = JSON.stringify(fields[k]);
+  return { ...fields, ...texts, severity, title };
 }
+
+const SEVERITIES = new Set(["blocking", "high", "medium", "low", "info"]);
 
 /** A result's largest size as written: room is left in a gate file (4 MiB, §5) for the dispatch record and scrub labels. */
 const MAX_ANSWER_BYTES = 3 * 1024 * 1024;

@@ -3,6 +3,7 @@
 // contract. Never the author's summary of changes: the only author text a packet carries is a rebuttal, labelled,
 // in the round that rules on it; the only other voice is the human's checkpoint instruction, labelled too.
 import { isNightmare } from "../adapters/capabilities.js";
+import type { FixedGate } from "../spec/ids.js";
 import type { PacketFrontMatter, TrailEntry } from "../spec/schemas.js";
 import { roundLabel } from "./trail.js";
 
@@ -18,7 +19,7 @@ export interface PacketExtras {
   ruling?: { round: number; findings: Array<{ title: string; severity?: string; detail?: string; evidence?: string }>; rebuttal: string } | null;
 }
 
-const GATE_FOCUS: Record<string, { artifact: string; focus: string[] }> = {
+const GATE_FOCUS: Record<FixedGate | "G-lane", { artifact: string; focus: string[] }> = {
   "G-init": { artifact: "init artifact / wiki diff", focus: ["missing context", "unsupported facts", "stale knowledge"] },
   "G-spec": { artifact: "the spec", focus: ["missing acceptance criteria", "ambiguity", "weak assumptions", "untestable claims"] },
   "G-plan": { artifact: "the plan", focus: ["lane-contract defects", "unhandled dependencies", "vague done criteria"] },
@@ -29,7 +30,7 @@ const GATE_FOCUS: Record<string, { artifact: string; focus: string[] }> = {
 };
 
 export function gateFocus(gate: string): { artifact: string; focus: string[] } {
-  return GATE_FOCUS[gate.startsWith("G-lane:") ? "G-lane" : gate]!;
+  return GATE_FOCUS[gate.startsWith("G-lane:") ? "G-lane" : (gate as FixedGate)];
 }
 
 /** A fence longer than any backtick run inside the text, so the artifact cannot close it early. */

@@ -3,7 +3,8 @@
 import path from "node:path";
 import { FILE_READING_KINDS, readsFiles } from "../adapters/capabilities.js";
 import type { Difficulty, Request, ReviewMode, Settings, StopPolicy } from "../spec/schemas.js";
-import { MANUAL_PROVIDER } from "./selection.js";
+
+export const MANUAL_PROVIDER = "manual";
 
 export const DEFAULT_CAP = 5;
 /** ARIS's MAX_ROUNDS: the default cap under the score stop policy. */

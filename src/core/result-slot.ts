@@ -1,6 +1,6 @@
 // Whether a result for a round can still be used: the one rule the verifier applies to a result it finds, and that
 // `respond` and the manual worker check before they say an answer was accepted (SPEC §15).
-import type { GateSnapshot } from "../bus/gate-reader.js";
+import type { GateSnapshot } from "./snapshot.js";
 
 /** null when a result for `round` would be verified now; otherwise why it cannot count. */
 export function resultRefusal(s: GateSnapshot, round: number): string | null {

@@ -1,16 +1,25 @@
 // `status --verify` (SPEC §17): an ended gate's outcome is re-derived from the files it rests on — packet, result,
 // verdict, seal, decisions and the artifact as it is now — instead of being believed. Files forged consistently by a
 // local writer stay out of the threat model; this turns "trust the files" into "trust, and check on demand".
-import type { ArtifactState } from "../bus/artifact.js";
-import { classifyModel } from "./family.js";
+import type { ArtifactState } from "./artifact-view.js";
 import { evaluateGatePass } from "./gate-pass.js";
 import { parseReviewResult } from "./result-wire.js";
 import { evaluateScoreGate } from "./score-gate.js";
 import { sha256Hex } from "./sha.js";
-import { decodeUtf8, readBounded } from "../bus/read-bounded.js";
-import type { BusContext } from "../bus/context.js";
-import { resolvePolicy } from "./policy.js";
-import { MAX_FILE_BYTES, type GateSnapshot } from "../bus/gate-reader.js";
+import type { ResolvedPolicy } from "./policy.js";
+import type { Settings } from "../spec/schemas.js";
+import { type GateSnapshot } from "./snapshot.js";
+import { isIndependent, reviewerOf } from "./independence.js";
+
+/** Round n's result as read from disk (bounded): its bytes, or why they could not be read. */
+export type ResultBytes = { ok: true; bytes: Buffer; text: string } | { ok: false; reason: string };
+
+export interface ReverifyInput {
+  settings: Settings;
+  policy: ResolvedPolicy;
+  artifact: ArtifactState;
+  resultBytes: (round: number) => ResultBytes;
+}
 
 export interface Reverification {
   ok: boolean;
@@ -18,12 +27,12 @@ export interface Reverification {
 }
 
 /** What does not re-derive in an ended gate's outcome; an open gate has nothing to verify. */
-export function reverifyOutcome(ctx: BusContext, s: GateSnapshot, artifact: ArtifactState): Reverification | null {
+export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverification | null {
   const o = s.outcome;
   if (!o || !s.request) return null;
   const problems: string[] = [];
   const n = o.final_round;
-  const policy = resolvePolicy(s.request, ctx.settings);
+  const { policy, artifact } = input;
   if (o.status === "skipped" && policy.required) problems.push(`skipped, but review is required (${policy.requiredBecause})`);
   if (o.status === "force_passed") {
     const esc = s.escalations.get(n);
@@ -31,7 +40,7 @@ export function reverifyOutcome(ctx: BusContext, s: GateSnapshot, artifact: Arti
   }
   if (o.status === "satisfied") {
     if (o.satisfied_at_round !== n) problems.push(`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`);
-    else problems.push(...passProblems(ctx, s, n, artifact, o.independence));
+    else problems.push(...passProblems(s, n, input, o.independence));
   }
   if ((o.status === "satisfied" || o.status === "force_passed") && o.artifact_sha256 !== null) {
     if (!artifact.ok) problems.push(`the artifact is unreadable now: ${artifact.detail}`);
@@ -45,18 +54,14 @@ export function reverifyOutcome(ctx: BusContext, s: GateSnapshot, artifact: Arti
  * bound to them, the gate-pass on the artifact as it is now under the round's own stop policy, and, for a strong
  * stamp, the reviewer family. The broker asks before it writes `satisfied`; `status --verify` after.
  */
-export function passProblems(ctx: BusContext, s: GateSnapshot, n: number, artifact: ArtifactState, independence: "strong" | "weak" | null | undefined): string[] {
+export function passProblems(s: GateSnapshot, n: number, input: Omit<ReverifyInput, "policy">, independence: "strong" | "weak" | null | undefined): string[] {
+  const { artifact, settings } = input;
   const packet = s.packets.get(n);
   if (!packet) return [`no valid packet-${n}.md`];
   const stop = packet.stop ?? "verdict";
-  let bytes: Buffer;
-  let raw: string;
-  try {
-    bytes = readBounded(`${s.dir}/result-${n}.json`, { max: MAX_FILE_BYTES });
-    raw = decodeUtf8(bytes, `result-${n}.json`);
-  } catch (error) {
-    return [`result-${n}.json: ${(error as Error).message}`];
-  }
+  const read = input.resultBytes(n);
+  if (!read.ok) return [`result-${n}.json: ${read.reason}`];
+  const { bytes, text: raw } = read;
   const problems: string[] = [];
   const verdict = s.verdicts.get(n);
   if (!verdict) problems.push(s.brokenSeals.get(n) ?? `no verdict-${n}.json bound to result-${n}.json`);
@@ -71,9 +76,8 @@ export function passProblems(ctx: BusContext, s: GateSnapshot, n: number, artifa
   if (stop === "verdict" && result?.verdict !== "satisfied") problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
   if (stop === "score" && result && !evaluateScoreGate(result).positive) problems.push("the result's score does not pass the score gate");
   if (independence === "strong") {
-    const reported = typeof result?.reviewer_model === "string" && result.reviewer_model.trim() ? result.reviewer_model : packet.reviewer_model;
-    const family = classifyModel(reported, ctx.settings.family_aliases);
-    if (family === "unknown" || family === packet.author_family) problems.push(`independence strong, but the reviewer model ${JSON.stringify(reported)} is of family ${family} (author ${packet.author_family})`);
+    const { model, family } = reviewerOf(result ?? {}, packet, settings.family_aliases);
+    if (!isIndependent(packet.author_family, family)) problems.push(`independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${packet.author_family})`);
   }
   return problems;
 }

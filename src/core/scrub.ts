@@ -1,5 +1,6 @@
 // The one scrubber. Applied before an artifact is hashed or put in a packet, and to everything the bus writes
 // that carries free text. Deterministic and idempotent: labels never re-match, and custom patterns run to a fixpoint.
+import type { ReviewResultStrict } from "../spec/schemas.js";
 
 export type RedactionKind =
   | "token"
@@ -280,4 +281,18 @@ export function scrubWithReport(text: string, options: ScrubOptions = {}): Scrub
 
 export function scrub(text: string, options: ScrubOptions = {}): string {
   return scrubWithReport(text, options).text;
+}
+
+// Free text in a review result (summary, findings) goes through the scrubber before it is written; the bindings and
+// identity fields stay byte-exact.
+const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict", "reviewer_model", "reviewer_host"]);
+
+export function scrubResult(result: ReviewResultStrict, patterns: string[] | undefined): ReviewResultStrict {
+  const walk = (v: unknown, key?: string): unknown => {
+    if (typeof v === "string") return key && EXACT_FIELDS.has(key) ? v : scrub(v, { customPatterns: patterns });
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  return walk(result) as ReviewResultStrict;
 }

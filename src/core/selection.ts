@@ -4,9 +4,9 @@
 import { FILE_READING_KINDS, readsFiles } from "../adapters/capabilities.js";
 import { classifyModel, familyOfHost } from "./family.js";
 import type { Family, ProviderConfig, Request, Settings } from "../spec/schemas.js";
-import type { ResolvedPolicy } from "./policy.js";
+import { MANUAL_PROVIDER, pinnedReviewer, type ResolvedPolicy } from "./policy.js";
+import { familyRelation, isIndependent } from "./independence.js";
 
-export const MANUAL_PROVIDER = "manual";
 
 export interface Provider {
   id: string;
@@ -84,7 +84,7 @@ function weakReviewer(providers: Provider[], author: AuthorIdentity, settings: S
   const usable = providers.filter((p) => p.available);
   return (
     usable.find((p) => p.id === settings.weak_reviewer) ??
-    usable.find((p) => p.adapter !== "manual" && p.family === author.family && p.family !== "unknown") ??
+    usable.find((p) => p.adapter !== "manual" && familyRelation(author.family, p.family) === "same") ??
     usable.find((p) => p.adapter !== "manual") ??
     usable.find((p) => p.adapter === "manual") ??
     (readersOnly ? null : BUILTIN_MANUAL)
@@ -107,7 +107,7 @@ export function selectReviewer(
     return { status: "degraded-local", provider: null, independence: "weak", reason: `${reason}; difficulty nightmare: no file-reading reviewer (${FILE_READING_KINDS.join(", ")}) is available` };
   };
   if (policy.mode === "local") return weak("review=local: same-host review, weak independence");
-  const pin = request.reviewer && request.reviewer !== "auto" ? request.reviewer : settings.reviewer && settings.reviewer !== "auto" ? settings.reviewer : null;
+  const pin = pinnedReviewer(request, settings);
   if (author.family === "unknown") {
     return weak(`author family unknown (host ${JSON.stringify(author.host)}): independence cannot be proven`);
   }
@@ -128,7 +128,7 @@ export function selectReviewer(
     return { status: "selected", provider: pinned, independence: "strong", reason: `pinned reviewer ${pin} (${pinned.family} ≠ ${author.family})` };
   }
   const ranked = providers
-    .filter((p) => p.available && p.selectable && p.family !== "unknown" && p.family !== author.family)
+    .filter((p) => p.available && p.selectable && isIndependent(author.family, p.family))
     .sort((a, b) => ADAPTER_RANK[a.adapter] - ADAPTER_RANK[b.adapter] || a.id.localeCompare(b.id));
   const top = ranked[0];
   if (top) return { status: "selected", provider: top, independence: "strong", reason: `auto: ${top.id} (${top.family} ≠ ${author.family})` };

@@ -1,14 +1,10 @@
 // What a person or a waiting author sees of a gate: its state and the seed's ReviewBrokerOutput shape.
-import { isGate, isRunId } from "../spec/ids.js";
-import { readdirSync } from "node:fs";
-import path from "node:path";
 import type { Difficulty, Outcome, StopPolicy, VerdictFile } from "../spec/schemas.js";
-import type { BusContext } from "../bus/context.js";
-import { contestable, type GateDecision, verdictPasses, waitExitCode } from "./decide.js";
-import { NO_REQUEST_POLICY, resolvePolicy } from "./policy.js";
-import { BUS_DIRS, type GateSnapshot, readGate } from "../bus/gate-reader.js";
-import { decideGate, gateArtifact } from "../workers/broker-step.js";
-import type { ArtifactState } from "../bus/artifact.js";
+import type { ArtifactState } from "./artifact-view.js";
+import { type GateDecision, verdictPasses } from "./decide.js";
+import { contestRefusal, countedRounds, openRound } from "./gate-queries.js";
+import type { ResolvedPolicy } from "./policy.js";
+import { BUS_DIRS, type GateSnapshot } from "./snapshot.js";
 
 export interface ReviewBrokerOutput {
   status:
@@ -29,15 +25,6 @@ export interface ReviewBrokerOutput {
   round: number;
   /** The auto-review-loop modes in force (bus-spec/SPEC.md §21). */
   modes: { stop: StopPolicy; difficulty: Difficulty; human_checkpoint: boolean };
-}
-
-export interface GateView {
-  snapshot: GateSnapshot;
-  /** The artifact as it is now (SPEC §10). */
-  artifact: ArtifactState;
-  decision: GateDecision;
-  output: ReviewBrokerOutput;
-  exitCode: number | null;
 }
 
 const WAITING_FOR: Record<string, string> = {
@@ -90,83 +77,25 @@ function outcomeDetail(o: Outcome, now: ArtifactState): string {
   return now.sha === o.artifact_sha256 ? base : `${base} for sha ${o.artifact_sha256}; the artifact is now ${now.sha} (changed since)`;
 }
 
-export function viewGate(ctx: BusContext, runId: string, gate: string): GateView {
-  const s = readGate(ctx.layout, runId, gate);
-  const artifact = gateArtifact(ctx, s);
-  const d = decideGate(ctx, s, () => artifact);
-  const policy = s.request ? resolvePolicy(s.request, ctx.settings) : NO_REQUEST_POLICY;
-  const R = Math.max(0, ...s.packets.keys());
-  const p = s.packets.get(R);
-  const v = s.verdicts.get(R);
-  const rounds = [...s.packets.values()].reduce((n, x) => Math.max(n, x.counted_round), 0);
-  const output: ReviewBrokerOutput = {
+/** The gate's status for a person or a waiting author, from its snapshot, decision and the artifact as it is now. */
+export function gateStatus(s: GateSnapshot, d: GateDecision, artifact: ArtifactState, policy: ResolvedPolicy, trailPath: string): ReviewBrokerOutput {
+  const p = s.packets.get(openRound(s));
+  const v = s.verdicts.get(openRound(s));
+  return {
     status: statusOf(s, d),
-    gate,
-    run_id: runId,
+    gate: s.gate,
+    run_id: s.runId,
     author_host: s.request?.author_host ?? "unknown",
     reviewer_host: s.outcome?.reviewer_host ?? p?.reviewer_provider ?? null,
     independence: s.outcome?.independence ?? (v?.independence_violation ? "weak" : p?.independence ?? null),
-    rounds,
-    trail_path: ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md")),
+    rounds: countedRounds(s),
+    trail_path: trailPath,
     ...(s.outcome?.satisfied_at_round ? { satisfied_at_round: s.outcome.satisfied_at_round } : {}),
     state: d.state,
-    waiting_for: waitingFor(s, d, contestable(s, policy.difficulty, d.round) && !s.rebuttals.has(d.round)),
+    waiting_for: waitingFor(s, d, contestRefusal(s, d.round, policy) === null && !s.rebuttals.has(d.round)),
     detail: s.outcome ? outcomeDetail(s.outcome, artifact) : d.detail,
     last_verdict: v ? lastVerdict(v, policy.stop) : null,
     round: d.round,
     modes: { stop: policy.stop, difficulty: policy.difficulty, human_checkpoint: policy.humanCheckpoint },
   };
-  return { snapshot: s, artifact, decision: d, output, exitCode: waitExitCode(s, d) };
-}
-
-export interface GateListing {
-  gates: Array<{ runId: string; gate: string }>;
-  /** Entries under .guild/runs the workers ignore, and why. */
-  ignored: Array<{ path: string; reason: string }>;
-}
-
-/** Every (run, gate) on disk, optionally narrowed to one run, and what the workers ignore there. */
-export function listGates(ctx: BusContext, runFilter?: string): GateListing {
-  const out: GateListing = { gates: [], ignored: [] };
-  const { layout } = ctx;
-  let runs: string[] = [];
-  try {
-    runs = runFilter ? [runFilter] : readdirSync(layout.runs).sort();
-  } catch {
-    return out;
-  }
-  const refuse = (p: string, reason: string) => out.ignored.push({ path: p, reason });
-  for (const runId of runs) {
-    const runPath = `.guild/runs/${runId}`;
-    if (!isRunId(runId)) {
-      refuse(runPath, "not a valid run id (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$, no '..')");
-      continue;
-    }
-    try {
-      layout.assertNoSymlinks(layout.runDir(runId));
-    } catch (error) {
-      refuse(runPath, (error as Error).message);
-      continue;
-    }
-    let gates: string[] = [];
-    try {
-      gates = readdirSync(path.join(layout.runDir(runId), "review")).sort();
-    } catch {
-      continue;
-    }
-    for (const gate of gates) {
-      if (!isGate(gate)) {
-        refuse(`${runPath}/review/${gate}`, "not a gate (G-init G-spec G-plan G-quality G-operations G-diagnose or G-lane:<id>)");
-        continue;
-      }
-      try {
-        layout.assertNoSymlinks(layout.gateDir(runId, gate));
-      } catch (error) {
-        refuse(`${runPath}/review/${gate}`, (error as Error).message);
-        continue;
-      }
-      out.gates.push({ runId, gate });
-    }
-  }
-  return out;
 }

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { DispatchAttempt, type Failure, type ReviewResultLenient, type StopPolicy, type TrailEntry } from "../spec/schemas.js";
 import { describeAttempt } from "./dispatch-plan.js";
 import { type GateDecision, verdictPasses } from "./decide.js";
-import type { GateSnapshot } from "../bus/gate-reader.js";
+import type { GateSnapshot } from "./snapshot.js";
+import { listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
 
 export type ResultLookup = (round: number) => (ReviewResultLenient & { normalized_from?: string; findings?: unknown; rulings?: unknown }) | null;
 
@@ -38,20 +39,10 @@ function rulingLines(list: unknown): string[] {
   });
 }
 
-/** At most this many findings of a round are copied into later packets and the trail; the rest are counted. */
-const MAX_LISTED_FINDINGS = 50;
-
 function findingTitles(list: unknown): string[] {
-  if (!Array.isArray(list)) return [];
-  const lines = list.slice(0, MAX_LISTED_FINDINGS).map((f) => {
-    if (f && typeof f === "object") {
-      const o = f as Record<string, unknown>;
-      const title = typeof o.title === "string" ? o.title : typeof o.finding === "string" ? o.finding : "(untitled)";
-      return `[${String(o.severity ?? "?").slice(0, 20)}] ${title.slice(0, 300)}`;
-    }
-    return String(f).slice(0, 300);
-  });
-  if (list.length > MAX_LISTED_FINDINGS) lines.push(`… and ${list.length - MAX_LISTED_FINDINGS} more finding(s) in the result`);
+  const { findings, more } = listedFindings(list);
+  const lines = findings.map((f) => (Object.keys(f.fields).length ? `[${(f.severity ?? "?").slice(0, 20)}] ${f.title.slice(0, 300)}` : f.title.slice(0, 300)));
+  if (more) lines.push(`… and ${more} more finding(s) in the result`);
   return lines;
 }
 

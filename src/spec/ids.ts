@@ -1,12 +1,15 @@
 // Naming grammar of the bus: every path component is built from a value that passed one of these checks.
 
 export const RUN_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** The one list of gates: these, and a lane gate per lane id (`G-lane:<id>`). */
 export const FIXED_GATES = ["G-init", "G-spec", "G-plan", "G-quality", "G-operations", "G-diagnose"] as const;
-export const LANE_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
-export const GATE_RE = /^(?:G-init|G-spec|G-plan|G-quality|G-operations|G-diagnose|G-lane:[A-Za-z0-9._-]{1,64})$/;
-export const SHA256_RE = /^[0-9a-fA-F]{64}$/;
+export type FixedGate = (typeof FIXED_GATES)[number];
+const LANE_ID = "[A-Za-z0-9._-]{1,64}";
+export const GATE_RE = new RegExp(`^(?:${FIXED_GATES.join("|")}|G-lane:${LANE_ID})$`);
+/** How the gates are spelled out to a person. */
+export const GATE_NAMES = `${FIXED_GATES.join(" ")} or G-lane:<id>`;
 
-export type Gate = (typeof FIXED_GATES)[number] | `G-lane:${string}`;
+export type Gate = FixedGate | `G-lane:${string}`;
 
 function notDots(s: string): boolean {
   return s !== "." && s !== ".." && !s.includes("..");
@@ -19,10 +22,6 @@ export function isRunId(value: unknown): value is string {
 export function isGate(value: unknown): value is Gate {
   if (typeof value !== "string" || !GATE_RE.test(value)) return false;
   return !value.startsWith("G-lane:") || notDots(value.slice("G-lane:".length));
-}
-
-export function isRound(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
 }
 
 export class InvalidIdError extends Error {
@@ -39,12 +38,7 @@ export function assertRunId(value: unknown): string {
 
 export function assertGate(value: unknown): Gate {
   if (!isGate(value)) {
-    throw new InvalidIdError(`gate (expected one of ${FIXED_GATES.join(" ")} or G-lane:<id>)`, value);
+    throw new InvalidIdError(`gate (expected one of ${GATE_NAMES})`, value);
   }
-  return value;
-}
-
-export function assertRound(value: unknown): number {
-  if (!isRound(value)) throw new InvalidIdError("round (positive integer)", value);
   return value;
 }

@@ -1,15 +1,29 @@
-// Process entrypoint: the broker owns the round loop of every active gate.
-import type { Action } from "../core/decide.js";
-import { stepGate } from "./broker-step.js";
-import { Layout } from "../bus/layout.js";
+// The broker worker owns the round loop of every active gate: read the gate, plan the step (core/broker-plan.ts),
+// write what the plan built, repeat until the gate waits. Safe beside other brokers: delivery fences every write.
 import { ProviderCache } from "../adapters/provider-cache.js";
-import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
+import { ageMs } from "../bus/age.js";
+import type { BusContext } from "../bus/context.js";
+import { deliver, type DeliverResult } from "../bus/deliver.js";
+import { readGate } from "../bus/gate-reader.js";
+import { appendJsonl } from "../bus/jsonl.js";
+import { Layout, quarantinedBy } from "../bus/layout.js";
+import { rejectFile } from "../bus/reject.js";
+import { replace } from "../bus/replace.js";
+import { type BrokerInput, planStep, stuck, trailText } from "../core/broker-plan.js";
+import type { Action, GateDecision } from "../core/decide.js";
+import { foreignGraceMs, gatePolicy } from "../core/gate-queries.js";
+import { configuredProviders, type Provider } from "../core/selection.js";
+import type { GateSnapshot } from "../core/snapshot.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
+import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
+import { Event } from "../spec/schemas.js";
+import { gateReads } from "./gate-reads.js";
 
 export function createBroker(options: WorkerOptions): WorkerRuntime {
   const providers = new ProviderCache(new Layout(options.root));
+  const trails = new TrailWriter();
   return workerRuntime("broker", options, async (ctx, { runId, gate }, _signal, log) => {
-    const report = await stepGate(ctx, runId, gate, () => providers.get(ctx.settings));
+    const report = await stepGate(ctx, runId, gate, { providers: () => providers.get(ctx.settings), trails });
     for (const { action, result } of report.delivered) {
       if (result.status === "conflict") log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
       if (result.status !== "delivered") continue;
@@ -29,4 +43,86 @@ function describe(action: Action): string {
   }
   if (action.type === "escalation") return `escalation-${action.round}.json: ${action.reason} — ${action.detail}`;
   return `outcome: ${action.status} (${action.reason})`;
+}
+
+export interface StepReport {
+  decision: GateDecision;
+  snapshot: GateSnapshot;
+  delivered: Array<{ action: Action; result: DeliverResult }>;
+  error?: string;
+}
+
+export interface StepDeps {
+  /** Detected reviewers, asked for only when a new selection needs them (detection probes binaries). */
+  providers: () => Promise<Provider[]>;
+  trails: TrailWriter;
+}
+
+/** Advance one gate as far as it can go now. */
+export async function stepGate(ctx: BusContext, runId: string, gate: string, deps?: Partial<StepDeps>): Promise<StepReport> {
+  const { providers: detect = async () => configuredProviders(ctx.settings), trails = new TrailWriter() } = deps ?? {};
+  const delivered: StepReport["delivered"] = [];
+  let providers: Provider[] | null = null;
+  for (let guard = 0; guard < 20; guard++) {
+    let s = readGate(ctx.layout, runId, gate);
+    if (quarantine(ctx, s)) s = readGate(ctx.layout, runId, gate);
+    const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
+    const input: BrokerInput = { settings: ctx.settings, policy: gatePolicy(s, ctx.settings), codexSkip: ctx.codexSkip, reads: gateReads(ctx, s), providers, now: new Date().toISOString(), trailPath };
+    let step = planStep(s, input);
+    if (step.type === "select") {
+      const asked = step;
+      step = await detect().then((found) => planStep(s, { ...input, providers: (providers = found) }), (error: unknown) => stuck(asked.decision, asked.decision.action!, error));
+    }
+    if (step.type === "recheck") continue;
+    if (step.type !== "write") {
+      await trails.write(ctx, s, step.decision, input);
+      // a select here would be a bug in the plan; it waits like stuck rather than loop
+      return { decision: step.decision, snapshot: s, delivered, ...(step.type === "wait" ? {} : { error: step.decision.detail }) };
+    }
+    let result: DeliverResult;
+    try {
+      // the trail shows the final disposition before anyone can see the outcome (SPEC §16)
+      if (step.outcome) await trails.write(ctx, { ...s, outcome: step.outcome }, { state: "done", round: step.action.round, action: null, detail: `outcome ${step.outcome.status}` }, input);
+      result = deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
+    } catch (error) {
+        const { decision } = stuck(step.decision, step.action, error);
+      await trails.write(ctx, s, decision, input);
+      return { decision: step.decision, snapshot: s, delivered, error: decision.detail };
+    }
+    delivered.push({ action: step.action, result });
+    if (result.status === "delivered") for (const event of step.events) appendJsonl(ctx.layout.events(runId), event, Event);
+    // Another writer holds the slot: its file is handled on the next pass (a racing broker's, or quarantined).
+    if (result.status === "conflict") return { decision: step.decision, snapshot: s, delivered };
+  }
+  throw new Error(`gate ${runId}/${gate} did not settle`);
+}
+
+/**
+ * Invalid drops the broker answers for are moved to rejected/ with their reason once a foreign writer has had its
+ * grace period to finish writing in place; nothing is deleted, and the slot is free again for a valid file.
+ */
+function quarantine(ctx: BusContext, s: GateSnapshot): boolean {
+  let moved = false;
+  for (const p of s.problems) {
+    if (quarantinedBy(p.file) !== "broker" || ageMs(`${s.dir}/${p.file}`, p.mtimeMs) < foreignGraceMs(ctx.settings)) continue;
+    if (rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
+  }
+  return moved;
+}
+
+/** trail.md, rewritten only when the gate or the decision changed since this broker last wrote it. */
+export class TrailWriter {
+  private readonly last = new Map<string, string>();
+
+  async write(ctx: BusContext, s: GateSnapshot, d: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): Promise<void> {
+    const key = `${s.runId}\u0000${s.gate}`;
+    const stamp = `${s.fingerprint}#${d.state}#${d.detail}`;
+    if (this.last.get(key) === stamp) return;
+    const text = trailText(s, d, input);
+    if (text === null) return;
+    await replace(ctx.layout.gateFile(s.runId, s.gate, "trail.md"), text, { guildDir: ctx.layout.guild, durable: false });
+    // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.
+    if (s.outcome) this.last.delete(key);
+    else this.last.set(key, stamp);
+  }
 }

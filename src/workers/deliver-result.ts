@@ -1,8 +1,9 @@
 // The one way a result enters a gate, whoever wrote the answer (reviewer worker, manual worker, `respond`): scrub it,
 // bound it, check that its round can still take a result (SPEC §15), deliver the reviewer's memory, then the result.
 import { resultRefusal } from "../core/result-slot.js";
-import { MAX_FILE_BYTES, readGate } from "../bus/gate-reader.js";
-import { scrubResult } from "../core/scrub-result.js";
+import { readGate } from "../bus/gate-reader.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { scrubResult } from "../core/scrub.js";
 import type { PacketFrontMatter, ReviewResultStrict } from "../spec/schemas.js";
 import { deliver, type DeliverStatus } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";

@@ -1,6 +1,8 @@
 // The manual worker: tells the human where a packet is and how to answer, and turns dropped response-<n>.md
 // files into results (or rejects them with the reason, freeing the slot for another answer).
-import { FOREIGN_GRACE_MS, MAX_FILE_BYTES, readGate } from "../bus/gate-reader.js";
+import { readGate } from "../bus/gate-reader.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { FOREIGN_GRACE_MS } from "../core/snapshot.js";
 import { acceptManualResponse, manualInstructions } from "../core/manual-answer.js";
 import { ageMs } from "../bus/age.js";
 import { readTextBounded, type ReadRefused } from "../bus/read-bounded.js";

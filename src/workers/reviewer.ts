@@ -5,7 +5,8 @@ import { hostname } from "node:os";
 import { isNightmare, readsFiles } from "../adapters/capabilities.js";
 import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
 import { classifyModel } from "../core/family.js";
-import { MAX_FILE_BYTES, readGate } from "../bus/gate-reader.js";
+import { readGate } from "../bus/gate-reader.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { type EnvelopeContext, type Normalized, normalizeOutput, repairPrompt } from "../core/normalize.js";
 import { Attempt, type DispatchAttempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
@@ -16,6 +17,7 @@ import { attemptRecord, describeAttempt, gateTier, initialPair, nextPair, type P
 import { deliverResult } from "./deliver-result.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
+import { isIndependent } from "../core/independence.js";
 
 export interface ReviewerOptions {
   /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
@@ -184,7 +186,7 @@ function dispatchChain(ctx: BusContext, P: PacketFrontMatter, opts: ReviewerOpti
       continue;
     }
     const family = classifyModel(config.model, ctx.settings.family_aliases);
-    if (id !== P.reviewer_provider && P.independence === "strong" && (family === "unknown" || family === P.author_family)) {
+    if (id !== P.reviewer_provider && P.independence === "strong" && !isIndependent(P.author_family, family)) {
       skipped.push(`${id}: fallback refused, family ${family} cannot keep strong independence from ${P.author_family}`);
       continue;
     }

@@ -1,7 +1,6 @@
 // The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed), judge
 // the score condition and any rulings, and deliver verdict-<n>.json. Deterministic code only; results that cannot
 // belong to the open round are rejected.
-import { classifyModel } from "../core/family.js";
 import { evaluateGatePass } from "../core/gate-pass.js";
 import { parseReviewResult } from "../core/result-wire.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
@@ -9,7 +8,9 @@ import { readArtifact } from "../bus/artifact.js";
 import { VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { resultRefusal } from "../core/result-slot.js";
-import { FOREIGN_GRACE_MS, MAX_FILE_BYTES, readGate, SEALS_DIR } from "../bus/gate-reader.js";
+import { readGate, SEALS_DIR } from "../bus/gate-reader.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { FOREIGN_GRACE_MS } from "../core/snapshot.js";
 import { ageMs } from "../bus/age.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
 import { deliver } from "../bus/deliver.js";
@@ -17,6 +18,7 @@ import { rejectFile } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
+import { isIndependent, reviewerOf } from "../core/independence.js";
 
 export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, nowMs = Date.now()): "active" | "finished" {
   const { layout } = ctx;
@@ -72,10 +74,8 @@ function verifyRound(
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   report.reasons.push(...reasons);
   const r = parsed.result;
-  const reportedModel = typeof r.reviewer_model === "string" && r.reviewer_model.trim() ? r.reviewer_model : null;
-  const reviewerModel = reportedModel ?? packet.reviewer_model;
-  const reviewerFamily = classifyModel(reviewerModel, ctx.settings.family_aliases);
-  const violation = packet.independence === "strong" && (reviewerFamily === "unknown" || reviewerFamily === packet.author_family);
+  const { model: reviewerModel, family: reviewerFamily } = reviewerOf(r, packet, ctx.settings.family_aliases);
+  const violation = packet.independence === "strong" && !isIndependent(packet.author_family, reviewerFamily);
   const rulings = Array.isArray(r.rulings) ? r.rulings.map((x) => (x && typeof x === "object" ? (x as { ruling?: unknown }).ruling : undefined)) : null;
   const verdict = VerdictFile.parse({
     schema_version: "guild_bus.verdict.v1",

@@ -1,9 +1,11 @@
 // Builders for GateSnapshot and the records in it, plus a tiny in-memory broker that applies decide()'s actions,
 // so the pure round loop can be driven without a filesystem.
-import { type Action, type ArtifactView, decide, type DecideContext, type GateDecision, type PacketAction } from "../../src/core/decide.js";
+import { type Action, decide, type DecideContext, type GateDecision } from "../../src/core/decide.js";
+import { type ArtifactView } from "../../src/core/artifact-view.js";
+import { escalationRecord, type GateReads, outcomeRecord, packetFront, reviewerFields } from "../../src/core/broker-plan.js";
 import { packetId } from "../../src/core/packet.js";
 import { DEFAULT_RESTART_CAP, type ResolvedPolicy } from "../../src/core/policy.js";
-import { emptySnapshot, type GateSnapshot } from "../../src/bus/gate-reader.js";
+import { emptySnapshot, type GateSnapshot } from "../../src/core/snapshot.js";
 import type {
   Attempt, Decision, DecisionChoice, Escalation, EscalationReason, Failure, Family, Outcome, PacketFrontMatter, Request, ScoreGate, VerdictFile,
 } from "../../src/spec/schemas.js";
@@ -133,33 +135,26 @@ export class Gate {
 
 export const gate = (req?: Request | null) => new Gate(req);
 
-/** The packet front matter the broker would write for a packet action (reviewer inherited, or a default strong pick). */
-export function packetFor(action: PacketAction, over: Partial<PacketFrontMatter> = {}): PacketFrontMatter {
-  const inherited = action.inherit
-    ? {
-      reviewer_provider: action.inherit.reviewer_provider, reviewer_adapter: action.inherit.reviewer_adapter,
-      reviewer_model: action.inherit.reviewer_model, reviewer_family: action.inherit.reviewer_family,
-      independence: action.inherit.independence, selection_status: action.inherit.selection_status, selection_reason: action.inherit.selection_reason,
-    }
-    : {};
-  return packet(action.round, {
-    counted_round: action.counted_round, cap: action.cap, restart_of: action.restart_of, restart_reason: action.restart_reason,
-    ...inherited, ...over,
-  });
-}
+/** The reads an outcome's attribution draws on: no result file here, so identity is "foreign result (unverified)". */
+const NO_FILES: GateReads = {
+  artifact: () => ({ ok: true, text: "", sha: SHA_A, rawSha: RAW_SHA }),
+  artifactNow: () => ({ ok: true, text: "", sha: SHA_A, rawSha: RAW_SHA }),
+  result: () => null,
+  resultBytes: () => ({ ok: false, reason: "no files here" }),
+  text: () => "",
+};
 
-/** Execute one action the way the broker does: write the packet, the escalation or the outcome. */
-export function apply(s: GateSnapshot, action: Action, fresh: Partial<PacketFrontMatter> = {}): void {
-  // A finalizer is never selected from copilot: it gets the default (codex) reviewer, whatever `fresh` says.
-  if (action.type === "packet") s.packets.set(action.round, packetFor(action, action.inherit || action.restart_reason === "finalizer" ? {} : fresh));
-  else if (action.type === "escalation") s.escalations.set(action.round, escalation(action.round, action.reason, action.options, action.detail));
-  else {
-    const p = s.packets.get(action.round);
-    s.outcome = outcome(action.status, action.round, {
-      independence: action.independence ?? p?.independence ?? null, reason: action.reason,
-      ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
-    });
-  }
+/**
+ * Write an action's record into the snapshot with the broker's own builders (core/broker-plan.ts). Only selection is
+ * stubbed: a fresh one picks `fresh` (selection has its own tests), and a finalizer, never selected from copilot, the default.
+ */
+export function apply(s: GateSnapshot, action: Action, pol: ResolvedPolicy, fresh: Partial<PacketFrontMatter> = {}): void {
+  const input = { settings: {}, policy: pol, now: AT, reads: NO_FILES, trailPath: `.guild/runs/${RUN}/review/${GATE}/trail.md` };
+  if (action.type === "packet") {
+    const reviewer = reviewerFields(action.inherit ?? packet(action.round, action.restart_reason === "finalizer" ? {} : fresh));
+    s.packets.set(action.round, packetFront(s, action, reviewer, { sha: SHA_A, rawSha: RAW_SHA }, input));
+  } else if (action.type === "escalation") s.escalations.set(action.round, escalationRecord(s, action, AT));
+  else s.outcome = outcomeRecord(s, action, NO_FILES.artifactNow(), input);
 }
 
 /** Run decide/apply until the gate waits; returns the waiting decision and every action taken. */
@@ -169,7 +164,7 @@ export function settle(s: GateSnapshot, ctx: DecideContext, fresh: Partial<Packe
     const d = decide(s, ctx);
     if (!d.action) return { decision: d, actions };
     actions.push(d.action);
-    apply(s, d.action, fresh);
+    apply(s, d.action, ctx.policy, fresh);
   }
   throw new Error("gate did not settle in 50 actions");
 }

@@ -1,6 +1,6 @@
 // The stricter review_result.v1 shape that every result written by the bus itself must have.
-import { parseJsonObject, type ReadOutcome } from "./result-wire.js";
-import { describeIssues, ReviewResultStrict } from "../spec/schemas.js";
+import { parseJsonObject, type ReadOutcome } from "../../src/core/result-wire.js";
+import { describeIssues, ReviewResultStrict } from "../../src/spec/schemas.js";
 
 export function parseStrictReviewResult(raw: string): ReadOutcome<ReviewResultStrict> {
   const parsed = parseJsonObject(raw);

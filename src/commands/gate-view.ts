@@ -1,0 +1,34 @@
+// A gate as `status`, `wait` and the author commands see it: read from disk, decided by the core, described.
+import { gateArtifact } from "../bus/artifact.js";
+import type { BusContext } from "../bus/context.js";
+import { readGate, resultBytes } from "../bus/gate-reader.js";
+import type { ArtifactState } from "../core/artifact-view.js";
+import { decideGate, type GateDecision, waitExitCode } from "../core/decide.js";
+import { gatePolicy } from "../core/gate-queries.js";
+import { type Reverification, reverifyOutcome } from "../core/reverify.js";
+import type { GateSnapshot } from "../core/snapshot.js";
+import { gateStatus, type ReviewBrokerOutput } from "../core/status.js";
+
+export interface GateView {
+  snapshot: GateSnapshot;
+  /** The artifact as it is now (SPEC §10). */
+  artifact: ArtifactState;
+  decision: GateDecision;
+  output: ReviewBrokerOutput;
+  exitCode: number | null;
+}
+
+export function viewGate(ctx: BusContext, runId: string, gate: string): GateView {
+  const s = readGate(ctx.layout, runId, gate);
+  const artifact = gateArtifact(ctx.layout, ctx.settings, s);
+  const decision = decideGate(s, ctx.settings, { codexSkip: ctx.codexSkip, artifact: () => artifact });
+  const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
+  const output = gateStatus(s, decision, artifact, gatePolicy(s, ctx.settings), trailPath);
+  return { snapshot: s, artifact, decision, output, exitCode: waitExitCode(s, decision) };
+}
+
+/** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */
+export function reverifyGate(ctx: BusContext, view: GateView): Reverification | null {
+  const s = view.snapshot;
+  return reverifyOutcome(s, { settings: ctx.settings, policy: gatePolicy(s, ctx.settings), artifact: view.artifact, resultBytes: (n) => resultBytes(s, n) });
+}

@@ -1,0 +1,12 @@
+// The artifact as the core sees it (SPEC §10): its scrubbed text and shas, or why it cannot be reviewed now.
+import type { EscalationReason } from "../spec/schemas.js";
+
+/** Why the artifact cannot be reviewed now; each is an escalation reason (SPEC §14). */
+export type ArtifactProblem = Extract<EscalationReason, "artifact_missing" | "artifact_too_large" | "artifact_not_text" | "scrub_failed">;
+
+export type ArtifactState =
+  | { ok: true; text: string; sha: string; rawSha: string }
+  | { ok: false; problem: ArtifactProblem; detail: string };
+
+/** What a decision needs of the artifact: its shas, not its text. */
+export type ArtifactView = { ok: true; sha: string; rawSha: string } | { ok: false; problem: ArtifactProblem; detail: string };

@@ -1,0 +1,286 @@
+// The broker's whole round logic for one step (SPEC §8–§16): decide(), then every record the action writes, fully
+// built — the packet (reviewer selected, finalizer rules, extras), the escalation, the outcome with its attribution,
+// the events. The broker worker only reads the inputs and writes what this returns.
+import { Escalation, type Event, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
+import { MAX_FILE_BYTES } from "../spec/limits.js";
+import type { ArtifactState } from "./artifact-view.js";
+import { type Action, ARTIFACT_OPTIONS, decide, type DecideContext, type EscalationAction, type GateDecision, type OutcomeAction, type PacketAction, RETRY_OPTIONS } from "./decide.js";
+import { listedFindings } from "./findings.js";
+import { countedRounds, validDecision } from "./gate-queries.js";
+import { familyRelation } from "./independence.js";
+import { packetId, renderPacket } from "./packet.js";
+import { type PacketExtras, renderPacketBody } from "./packet-body.js";
+import type { ResolvedPolicy } from "./policy.js";
+import { type ResultBytes, passProblems } from "./reverify.js";
+import { scrub } from "./scrub.js";
+import { authorIdentity, type Provider, selectReviewer } from "./selection.js";
+import type { GateSnapshot } from "./snapshot.js";
+import { renderTrail, type ResultLookup, trailEntries } from "./trail.js";
+
+/** The gate's files the broker's records draw on, read by the shell on demand (each at most once a step). */
+export interface GateReads {
+  /** The artifact as decide() saw it. */
+  artifact: () => ArtifactState;
+  /** The artifact read anew as an outcome is written: a pass must hold for the bytes on disk then. */
+  artifactNow: () => ArtifactState;
+  /** Round n's result, parsed leniently with its free text scrubbed; null when it cannot be read. */
+  result: ResultLookup;
+  resultBytes: (round: number) => ResultBytes;
+  /** A text file of the gate (memory, rebuttal), scrubbed: a foreign writer may have dropped it unscrubbed. */
+  text: (name: string) => string;
+}
+
+export interface BrokerInput {
+  settings: Settings;
+  /** The gate's policy, resolved once a step (gatePolicy). */
+  policy: ResolvedPolicy;
+  codexSkip: DecideContext["codexSkip"];
+  reads: GateReads;
+  /** Detected reviewers, once fetched: null until a new selection asks for them (detection probes binaries). */
+  providers: Provider[] | null;
+  /** The time the records are stamped with. */
+  now: string;
+  trailPath: string;
+}
+
+export type BrokerStep =
+  /** Nothing to write: the trail shows the decision. */
+  | { type: "wait"; decision: GateDecision }
+  /** A new reviewer selection needs the detected providers: fetch them and plan again. */
+  | { type: "select"; decision: GateDecision }
+  /** The action's records could not be built (a gate file unreadable): the trail says why, the gate waits. */
+  | { type: "stuck"; decision: GateDecision }
+  /** The artifact changed between the decision and the outcome: read the gate and decide again. */
+  | { type: "recheck" }
+  /** Write `name` (an immutable gate file); `events` once it is delivered; with an outcome, the trail shows it first. */
+  | { type: "write"; decision: GateDecision; action: Action; name: string; text: string; events: Event[]; outcome?: Outcome };
+
+export function planStep(s: GateSnapshot, input: BrokerInput): BrokerStep {
+  const decision = decide(s, { policy: input.policy, codexSkip: input.codexSkip, artifact: input.reads.artifact });
+  const action = decision.action;
+  if (!action) return { type: "wait", decision };
+  try {
+    if (action.type === "escalation") return writeEscalation(s, decision, action, input);
+    if (action.type === "packet") return planPacket(s, decision, action, input);
+    return planOutcome(s, decision, action, input);
+  } catch (error) {
+    return stuck(decision, action, error);
+  }
+}
+
+/** A step that cannot build or write its records: the decision, with why, for the trail. */
+export function stuck(decision: GateDecision, action: Action, error: unknown): { type: "stuck"; decision: GateDecision } {
+  return { type: "stuck", decision: { ...decision, detail: `cannot ${action.type} for round ${action.round}: ${(error as Error).message}` } };
+}
+
+function writeEscalation(s: GateSnapshot, decision: GateDecision, action: EscalationAction, input: BrokerInput): BrokerStep {
+  const text = json(escalationRecord(s, action, input.now));
+  return { type: "write", decision, action, name: `escalation-${action.round}.json`, text, events: roundEvents(s, action, input.now) };
+}
+
+export function escalationRecord(s: GateSnapshot, a: EscalationAction, at: string): Escalation {
+  return Escalation.parse({
+    schema_version: "guild_bus.escalation.v1", run_id: s.runId, gate: s.gate, round: a.round, reason: a.reason, detail: a.detail, options: a.options, at,
+  });
+}
+
+function planPacket(s: GateSnapshot, decision: GateDecision, action: PacketAction, input: BrokerInput): BrokerStep {
+  const artifact = input.reads.artifact();
+  if (!artifact.ok) throw new Error(artifact.detail); // decide() issues packets only for a readable artifact
+  if (!action.inherit && input.providers === null) return { type: "select", decision };
+  const reviewer = packetReviewer(s, action, input);
+  // Selection found no reviewer: a human decides instead (never a packet nobody may serve).
+  if ("unavailable" in reviewer) return writeEscalation(s, decision, noReviewer(action, reviewer.unavailable), input);
+  const front = packetFront(s, action, reviewer, artifact, input);
+  const text = renderPacket(front, packetBody(s, front, artifact.text, input));
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_FILE_BYTES) {
+    // readers refuse any gate file over MAX_FILE_BYTES unread (SPEC §5): never write a packet we would refuse
+    const detail = `packet-${action.round}.md would be ${bytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for a gate file: the artifact with this gate's paths, memory, rebuttal and prior findings is too large; shorten them, then retry`;
+    // a retry that still cannot fit waits for the author, writing nothing
+    if (s.escalations.has(action.round - 1)) return { type: "wait", decision: { state: "awaiting_author", round: action.round - 1, action: null, detail } };
+    return writeEscalation(s, decision, { type: "escalation", round: action.round - 1, reason: "artifact_too_large", detail, options: ARTIFACT_OPTIONS }, input);
+  }
+  return { type: "write", decision, action, name: `packet-${action.round}.md`, text, events: roundEvents(s, action, input.now) };
+}
+
+/** Before round 1 there is no reviewer to retry and nothing to force-pass: the request ends as rework. */
+function noReviewer(action: PacketAction, why: string): EscalationAction {
+  const round = action.round - 1;
+  return { type: "escalation", round, reason: "unavailable", detail: why, options: round === 0 ? ["rework"] : RETRY_OPTIONS };
+}
+
+export type ReviewerFields = Pick<
+  PacketFrontMatter,
+  "reviewer_provider" | "reviewer_adapter" | "reviewer_model" | "reviewer_family" | "independence" | "selection_status" | "selection_reason"
+>;
+
+/** The packet's reviewer: the inherited one, or one selected now (a finalizer afresh: never copilot, and only strong). */
+function packetReviewer(s: GateSnapshot, action: PacketAction, input: BrokerInput): ReviewerFields | { unavailable: string } {
+  if (action.inherit) return reviewerFields(action.inherit);
+  const { settings, policy } = input;
+  const author = authorIdentity(s.request!, settings);
+  const excluded = new Set(action.exclude ?? []);
+  const finalizer = action.restart_reason === "finalizer";
+  const candidates = (input.providers ?? []).map((p) => (excluded.has(p.id) || (finalizer && p.adapter === "copilot") ? { ...p, available: false, note: "unavailable in this gate" } : p));
+  const sel = finalizer
+    ? selectReviewer(policy, { reviewer: "auto" }, author, candidates, { ...settings, reviewer: "auto" })
+    : selectReviewer(policy, s.request!, author, candidates, settings);
+  const provider = sel.provider;
+  if (!provider) return { unavailable: sel.reason };
+  if (finalizer && sel.status !== "selected") {
+    return { unavailable: `no finalizer for the copilot pass of round ${action.restart_of}: a non-copilot reviewer of a known family other than ${author.family} is needed (${sel.reason})` };
+  }
+  return {
+    reviewer_provider: provider.id, reviewer_adapter: provider.adapter, reviewer_model: provider.model, reviewer_family: provider.family,
+    independence: sel.independence, selection_status: sel.status, selection_reason: sel.reason,
+  };
+}
+
+export function reviewerFields(p: ReviewerFields): ReviewerFields {
+  const { reviewer_provider, reviewer_adapter, reviewer_model, reviewer_family, independence, selection_status, selection_reason } = p;
+  return { reviewer_provider, reviewer_adapter, reviewer_model, reviewer_family, independence, selection_status, selection_reason };
+}
+
+export function packetFront(
+  s: GateSnapshot,
+  action: PacketAction,
+  reviewer: ReviewerFields,
+  artifact: { sha: string; rawSha: string },
+  input: Pick<BrokerInput, "settings" | "policy" | "now">,
+): PacketFrontMatter {
+  const request = s.request!;
+  const author = authorIdentity(request, input.settings);
+  return {
+    schema_version: "guild_bus.packet.v1",
+    packet_id: packetId(s.runId, s.gate, action.round),
+    run_id: s.runId,
+    gate: s.gate,
+    round: action.round,
+    counted_round: action.counted_round,
+    cap: action.cap,
+    restart_of: action.restart_of,
+    restart_reason: action.restart_reason,
+    author_host: request.author_host,
+    author_model: author.model,
+    author_family: author.family,
+    author_family_source: author.source,
+    ...reviewer,
+    artifact_path: request.artifact_path,
+    artifact_sha256: artifact.sha,
+    artifact_raw_sha256: artifact.rawSha,
+    difficulty: input.policy.difficulty,
+    stop: input.policy.stop,
+    issued_at: input.now,
+  };
+}
+
+function packetBody(s: GateSnapshot, front: PacketFrontMatter, artifactText: string, input: BrokerInput): string {
+  const extras = packetExtras(s, front, input);
+  // A finalizer reviews afresh: copilot's rounds and memory are not its own, and would anchor it.
+  if (front.restart_reason === "finalizer") return renderPacketBody(front, artifactText, [], new Map(), { ...extras, memory: [] });
+  const { entries, findings } = trailEntries(s, input.reads.result, input.policy.stop);
+  return renderPacketBody(front, artifactText, entries, findings, extras);
+}
+
+/** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
+function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: BrokerInput): PacketExtras {
+  const clean = (text: string) => scrub(text, { customPatterns: input.settings.secrets_policy?.redaction_patterns });
+  const before = front.round - 1;
+  const dec = validDecision(s, before);
+  const note = dec?.choice === "continue" && dec.note?.trim() ? { round: before, text: clean(dec.note) } : null;
+  let ruling: PacketExtras["ruling"] = null;
+  if (front.restart_reason === "ruling" && front.restart_of !== null) {
+    // bounded like the trail's lists: a result's findings must not swell the next packet past the file limit
+    const contested = listedFindings(input.reads.result(front.restart_of)?.blocking_findings).findings;
+    const cut = (t: string | undefined) => (t === undefined ? undefined : clean(t.slice(0, 4000)));
+    ruling = {
+      round: front.restart_of,
+      findings: contested.map((f) => ({ title: cut(f.title)!, severity: cut(f.severity), detail: cut(f.detail), evidence: cut(f.evidence) })),
+      rebuttal: input.reads.text(`rebuttal-${front.restart_of}.md`),
+    };
+  }
+  const hard = input.policy.difficulty !== "medium";
+  return {
+    paths: (s.request!.paths ?? []).map(clean),
+    memory: hard ? [...s.memories].filter((k) => k < front.round).sort((a, b) => a - b).map((k) => ({ round: k, text: input.reads.text(`memory-${k}.md`) })) : [],
+    humanNote: note,
+    ruling,
+  };
+}
+
+function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAction, input: BrokerInput): BrokerStep {
+  const now = input.reads.artifactNow();
+  if (action.status === "satisfied") {
+    const decided = input.reads.artifact();
+    if (!now.ok || !decided.ok || now.sha !== decided.sha) return { type: "recheck" };
+    // ...and a pass must re-derive from the sealed result: a stray verdict that contradicts its result ends nothing.
+    const unproven = passProblems(s, action.round, { settings: input.settings, artifact: now, resultBytes: input.reads.resultBytes }, action.independence);
+    if (unproven.length) {
+      const detail = `verdict-${action.round}.json does not re-derive from its result: ${unproven.join("; ")}`;
+      return writeEscalation(s, decision, { type: "escalation", round: action.round, reason: "no_verdict", detail, options: RETRY_OPTIONS }, input);
+    }
+  }
+  const outcome = outcomeRecord(s, action, now, input);
+  return { type: "write", decision, action, name: "outcome.json", text: json(outcome), events: roundEvents(s, action, input.now), outcome };
+}
+
+/** The outcome with its attribution: counted rounds, who reviewed, how sure the identity is, the family relation. */
+export function outcomeRecord(s: GateSnapshot, action: OutcomeAction, artifact: ArtifactState, input: Pick<BrokerInput, "settings" | "reads" | "now" | "trailPath">): Outcome {
+  const request = s.request!;
+  const author = authorIdentity(request, input.settings);
+  const v = s.verdicts.get(action.round);
+  // Without a verdict no review was applied (e.g. force-pass after no_verdict): name no reviewer.
+  const p = v ? s.packets.get(action.round) : undefined;
+  const reviewerFamily = v?.reviewer_family ?? p?.reviewer_family ?? null;
+  return Outcome.parse({
+    schema_version: "guild_bus.outcome.v1",
+    run_id: s.runId,
+    gate: s.gate,
+    status: action.status,
+    author_host: request.author_host,
+    author_family: author.family,
+    reviewer_host: p?.reviewer_provider ?? null,
+    reviewer_model: v?.reviewer_model ?? p?.reviewer_model ?? null,
+    reviewer_family: reviewerFamily,
+    family_relation: familyRelation(author.family, reviewerFamily),
+    author_family_source: author.source,
+    identity_assurance: v ? ((input.reads.result(action.round)?.reviewer_model_source as string | undefined) ?? "foreign result (unverified)") : null,
+    independence: action.independence ?? p?.independence ?? null,
+    rounds: countedRounds(s),
+    ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
+    final_round: action.round,
+    // an unreadable artifact is recorded as null: the outcome still says what happened
+    artifact_sha256: artifact.ok ? artifact.sha : null,
+    reason: action.reason,
+    trail_path: input.trailPath,
+    at: input.now,
+  });
+}
+
+/** The events an action writes. A round ends once: at its escalation when it has one, else at what follows it. */
+export function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
+  const base = { ts, run_id: s.runId, gate: s.gate };
+  const out: Event[] = [];
+  const ended = action.type === "packet" ? action.round - 1 : action.round;
+  const endsHere = action.type === "escalation" || !s.escalations.has(ended);
+  const p = s.packets.get(ended);
+  if (ended >= 1 && endsHere && p) {
+    out.push({
+      ...base, event: "codex_review_round", round_number: ended, terminated_by_satisfied: action.type === "outcome" && action.status === "satisfied",
+      reviewer_host: p.reviewer_provider, independence: p.independence,
+    });
+  }
+  if (action.type === "escalation") out.push({ ...base, event: "review_escalation", round_number: action.round, reason: action.reason });
+  if (action.type === "outcome") out.push({ ...base, event: "review_outcome", round_number: action.round, status: action.status, reason: action.reason });
+  return out;
+}
+
+/** trail.md for the gate as it stands and the broker's decision; null for a gate without a request. */
+export function trailText(s: GateSnapshot, decision: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): string | null {
+  if (!s.request) return null;
+  const { entries, findings } = trailEntries(s, input.reads.result, input.policy.stop);
+  return renderTrail(s, entries, findings, decision);
+}
+
+const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";

@@ -1,0 +1,32 @@
+// Reading a finding out of a result, once: results come from any reviewer or foreign tool, so a finding may be an
+// object with any of several title keys, a bare string, or something else entirely.
+
+export interface FindingView {
+  title: string;
+  severity?: string;
+  detail?: string;
+  evidence?: string;
+  /** The finding's own object (empty for a bare value), for readers that keep its other keys. */
+  fields: Record<string, unknown>;
+}
+
+const TITLE_KEYS = ["title", "finding", "summary", "detail"] as const;
+
+/** At most this many findings of a round are copied into later packets and the trail; the rest are counted. */
+export const MAX_LISTED_FINDINGS = 50;
+
+export function findingView(value: unknown): FindingView {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const fields = value as Record<string, unknown>;
+    const text = (k: string) => (typeof fields[k] === "string" ? (fields[k] as string) : undefined);
+    const title = TITLE_KEYS.map(text).find((x) => x?.trim());
+    return { title: title ?? JSON.stringify(fields).slice(0, 200), severity: text("severity"), detail: text("detail"), evidence: text("evidence"), fields };
+  }
+  return { title: typeof value === "string" && value.trim() ? value : JSON.stringify(value) ?? String(value), fields: {} };
+}
+
+/** The findings of a result field, the first MAX_LISTED_FINDINGS of them; anything not a list has none. */
+export function listedFindings(list: unknown): { findings: FindingView[]; more: number } {
+  if (!Array.isArray(list)) return { findings: [], more: 0 };
+  return { findings: list.slice(0, MAX_LISTED_FINDINGS).map(findingView), more: Math.max(0, list.length - MAX_LISTED_FINDINGS) };
+}

@@ -1,0 +1,44 @@
+// Questions every layer asks of a gate snapshot, each answered here once: the open round, the rounds counted, the
+// policy in force, whether a decision counts, whether the author may contest, how long a foreign writer may write.
+import type { Decision, Difficulty, Settings } from "../spec/schemas.js";
+import { NO_REQUEST_POLICY, resolvePolicy, type ResolvedPolicy } from "./policy.js";
+import { FOREIGN_GRACE_MS, type GateSnapshot } from "./snapshot.js";
+
+/** The newest round with a packet (0 before the first packet). */
+export function openRound(s: GateSnapshot): number {
+  return Math.max(0, ...s.packets.keys());
+}
+
+/** Counted rounds so far: restarts, retries and rulings reuse their round's count (SPEC §8). */
+export function countedRounds(s: GateSnapshot): number {
+  return [...s.packets.values()].reduce((n, p) => Math.max(n, p.counted_round), 0);
+}
+
+/** The policy the gate's request resolves to under the settings; a gate without a request has none to resolve. */
+export function gatePolicy(s: GateSnapshot, settings: Settings): ResolvedPolicy {
+  return s.request ? resolvePolicy(s.request, settings) : NO_REQUEST_POLICY;
+}
+
+/** Round `round`'s decision, only when it answers that round's escalation with one of the options it offered. */
+export function validDecision(s: GateSnapshot, round: number): Decision | null {
+  const esc = s.escalations.get(round);
+  const dec = s.decisions.get(round);
+  return esc && dec && esc.options.includes(dec.choice) ? dec : null;
+}
+
+/**
+ * Why the author may not contest round `round`'s findings, or null when it may: hard and nightmare only (the
+ * round's own difficulty when its packet records one), blocking findings to contest, and never a ruling (final).
+ */
+export function contestRefusal(s: GateSnapshot, round: number, policy: Pick<ResolvedPolicy, "difficulty">): string | null {
+  const difficulty: Difficulty = s.packets.get(round)?.difficulty ?? policy.difficulty;
+  if (difficulty === "medium") return "rebuttals need difficulty hard or nightmare; this gate runs at medium";
+  if (s.packets.get(round)?.restart_reason === "ruling") return `round ${round} is the ruling on a rebuttal, and a ruling is final: revise the artifact and resubmit`;
+  if (!((s.verdicts.get(round)?.blocking_count ?? 0) > 0)) return `round ${round} has no blocking findings to contest`;
+  return null;
+}
+
+/** How long a foreign writer that writes in place has to finish before its file is judged (SPEC §5). */
+export function foreignGraceMs(settings: Settings): number {
+  return settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
+}

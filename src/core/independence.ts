@@ -1,0 +1,22 @@
+// The one independence rule (SPEC §12): a review is strong only when both families are known and they differ.
+import type { Family, PacketFrontMatter, Settings } from "../spec/schemas.js";
+import { classifyModel } from "./family.js";
+
+/** How a reviewer's family relates to the author's; null when there is no reviewer. */
+export function familyRelation(author: Family, reviewer: Family | null): "different" | "same" | "unknown" | null {
+  if (reviewer === null) return null;
+  if (author === "unknown" || reviewer === "unknown") return "unknown";
+  return author === reviewer ? "same" : "different";
+}
+
+/** Whether a review by `reviewer` can count as strong for an author of family `author`. */
+export function isIndependent(author: Family, reviewer: Family): boolean {
+  return familyRelation(author, reviewer) === "different";
+}
+
+/** Who reviewed: the model the result reports when it names one (a reported model always wins), else the packet's. */
+export function reviewerOf(result: Record<string, unknown>, packet: Pick<PacketFrontMatter, "reviewer_model">, aliases: Settings["family_aliases"]): { model: string | null; family: Family } {
+  const reported = typeof result.reviewer_model === "string" && result.reviewer_model.trim() ? result.reviewer_model : null;
+  const model = reported ?? packet.reviewer_model;
+  return { model, family: classifyModel(model, aliases) };
+}
