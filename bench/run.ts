@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Layout } from "../src/bus/layout.js";
-import { RESULT_WIRE } from "../src/core/result-wire.js";
+import { RESULT_WIRE } from "../src/spec/constants.js";
 import { deliver } from "../src/bus/deliver.js";
 import { requestReview } from "../src/cli/review.js";
 

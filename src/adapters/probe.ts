@@ -12,7 +12,7 @@ import { minimalEnv, runChild } from "./child.js";
 import { profileFamilies, type Provider } from "../core/selection.js";
 import { MANUAL_PROVIDER } from "../core/policy.js";
 import { readTextBounded } from "../bus/read-bounded.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { replace } from "../bus/replace.js";
 
 export interface DetectedProvider extends Provider {

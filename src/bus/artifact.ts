@@ -4,7 +4,7 @@ import type { Layout } from "./layout.js";
 import type { ArtifactProblem, ArtifactState } from "../core/artifact-view.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import type { Settings } from "../spec/schemas.js";
-import { scrub, ScrubConfigError } from "../core/scrub.js";
+import { scrub, ScrubConfigError, scrubOptions, type ScrubOptions } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
 import { decodeUtf8, readBounded, ReadRefused } from "./read-bounded.js";
 
@@ -15,7 +15,7 @@ const cache = new Map<string, { text: string; sha: string }>();
 const CACHE_ENTRIES = 16;
 
 /** Read, scrub and hash the artifact; never throws. Scrubbing is cached by the raw bytes' sha and the patterns. */
-export function readArtifact(layout: Layout, relPath: string, customPatterns?: string[]): ArtifactState {
+export function readArtifact(layout: Layout, relPath: string, options: ScrubOptions = {}): ArtifactState {
   let raw: Buffer;
   try {
     raw = readBounded(layout.readableArtifact(relPath), { max: MAX_ARTIFACT_BYTES, followSymlink: true });
@@ -23,7 +23,7 @@ export function readArtifact(layout: Layout, relPath: string, customPatterns?: s
     return refused(relPath, error);
   }
   const rawSha = sha256Hex(raw);
-  const key = `${rawSha}\u0000${JSON.stringify(customPatterns ?? [])}`;
+  const key = `${rawSha}\u0000${JSON.stringify(options.customPatterns ?? [])}`;
   const hit = cache.get(key);
   if (hit) return { ok: true, ...hit, rawSha };
   let decoded: string;
@@ -34,7 +34,7 @@ export function readArtifact(layout: Layout, relPath: string, customPatterns?: s
   }
   let text: string;
   try {
-    text = scrub(decoded, { customPatterns });
+    text = scrub(decoded, options);
   } catch (error) {
     // an invalid custom pattern: the settings' fault, but no packet may go out unscrubbed, so a human fixes it
     if (!(error instanceof ScrubConfigError)) throw error;
@@ -61,7 +61,7 @@ function refused(relPath: string, error: unknown): ArtifactState {
 /** The artifact of the gate's request as it is now (SPEC §10); a gate without a request has none. */
 export function gateArtifact(layout: Layout, settings: Settings, s: GateSnapshot): ArtifactState {
   if (!s.request) return { ok: false, problem: "artifact_missing", detail: "no request.json" };
-  return readArtifact(layout, s.request.artifact_path, settings.secrets_policy?.redaction_patterns);
+  return readArtifact(layout, s.request.artifact_path, scrubOptions(settings));
 }
 
 /** The gate's artifact, read (bounded, scrubbed, hashed) at most once, and only if something asks for it. */

@@ -3,7 +3,7 @@ import type { Layout } from "./layout.js";
 import { loadSettings } from "./settings.js";
 import { CodexSkipStreak, type Settings } from "../spec/schemas.js";
 import { readTextBounded } from "./read-bounded.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface BusContext {
   layout: Layout;

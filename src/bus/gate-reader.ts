@@ -13,7 +13,7 @@ import {
 import { parsePacket } from "../core/packet.js";
 import { cachedParse } from "./parse-cache.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { BUS_DIRS, emptySnapshot, type GateSnapshot } from "../core/snapshot.js";
 
 

@@ -3,7 +3,7 @@ import type { Layout } from "./layout.js";
 import { z } from "zod";
 import { describeIssues, Settings } from "../spec/schemas.js";
 import { readTextBounded, type ReadRefused } from "./read-bounded.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface LoadedSettings {
   settings: Settings;

@@ -1,20 +1,20 @@
 // The author's and the human's answers to a waiting gate: resubmit, rebut, decide, respond.
 import { Argument, type Command } from "commander";
-import { resolvePolicy } from "../core/policy.js";
 import { viewGate } from "../commands/gate-view.js";
 import { Layout } from "../bus/layout.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, DecisionChoice, Resubmit } from "../spec/schemas.js";
-import { scrub } from "../core/scrub.js";
+import { scrub, scrubOptions } from "../core/scrub.js";
 import { deliver } from "../bus/deliver.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { loadContext } from "../bus/context.js";
 import { deliverResult } from "../workers/deliver-result.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { readUserText } from "./input.js";
 import { intArg } from "./options.js";
 import { waitForGate } from "./wait.js";
+import { contestRefusal, gatePolicy, offers, openRound } from "../core/gate-queries.js";
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
 
@@ -60,19 +60,17 @@ export function register(program: Command): void {
     .action(async (run: string, gate: string, o: { file: string; wait?: boolean; json?: boolean; root: string }) => {
       const { layout, ctx, view } = open(o.root, run, gate);
       const s = view.snapshot;
-      const latest = Math.max(0, ...s.packets.keys());
+      const latest = openRound(s);
       if (s.rebuttals.has(latest)) throw new Error(`one rebuttal per round: rebuttal-${latest}.md already exists`);
       if (view.decision.state !== "awaiting_author") {
         throw new Error(`${run} ${gate} is not waiting for the author (state: ${view.decision.state} — ${view.decision.detail})`);
       }
       const R = view.decision.round;
-      const difficulty = resolvePolicy(s.request!, ctx.settings).difficulty;
-      if (difficulty === "medium") throw new Error("rebuttals need difficulty hard or nightmare; this gate runs at medium");
-      if (s.packets.get(R)?.restart_reason === "ruling") throw new Error(`round ${R} is the ruling on a rebuttal, and a ruling is final: revise the artifact and resubmit`);
-      if (!((s.verdicts.get(R)?.blocking_count ?? 0) > 0)) throw new Error(`round ${R} has no blocking findings to contest`);
+      const refused = contestRefusal(s, R, gatePolicy(s, ctx.settings));
+      if (refused) throw new Error(refused);
       const text = await readUserText(o.file, MAX_FILE_BYTES);
       if (!text.trim()) throw new Error("the rebuttal is empty");
-      const body = scrub(text, { customPatterns: ctx.settings.secrets_policy?.redaction_patterns }).replace(/\n*$/, "\n");
+      const body = scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n");
       delivered(deliver(layout.gateFile(run, gate, `rebuttal-${R}.md`), body, { guildDir: layout.guild }).status, `rebuttal-${R}.md`);
       process.stderr.write(`rebuttal recorded for round ${R}; the reviewer rules on each contested finding next\n`);
       if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
@@ -96,7 +94,7 @@ export function register(program: Command): void {
       }
       const R = view.decision.round;
       const escalation = view.snapshot.escalations.get(R)!;
-      if (!escalation.options.includes(choice)) {
+      if (!offers(escalation, choice)) {
         throw new Error(`${choice} is not an option for ${escalation.reason}; choose one of: ${escalation.options.join(", ")}`);
       }
       const extendBy = n;
@@ -119,7 +117,7 @@ export function register(program: Command): void {
     .option("--root <dir>", "project root", process.cwd())
     .action(async (run: string, gate: string, o: { reviewerModel: string; file?: string; root: string }) => {
       const { ctx, view } = open(o.root, run, gate);
-      const R = Math.max(0, ...view.snapshot.packets.keys());
+      const R = openRound(view.snapshot);
       const packet = view.snapshot.packets.get(R);
       if (!packet || packet.reviewer_adapter !== "manual") throw new Error(`${run} ${gate} has no open packet addressed to the manual reviewer`);
       if (view.snapshot.results.has(R)) throw new Error(`round ${R} already has a result`);

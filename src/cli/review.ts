@@ -5,13 +5,13 @@ import { customAlphabet } from "nanoid";
 import { readArtifact } from "../bus/artifact.js";
 import { requestRefusal } from "../core/policy.js";
 import { Layout } from "../bus/layout.js";
-import { scrubWithReport } from "../core/scrub.js";
+import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.js";
 import { loadSettings } from "../bus/settings.js";
 import { assertGate, assertRunId, GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
 import { deliver } from "../bus/deliver.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { intArg, nonBlankArg, secondsArg } from "./options.js";
 import { waitForGate } from "./wait.js";
 
@@ -42,7 +42,7 @@ export interface ReviewParams {
  * At nightmare the reviewer's CLI reads the files itself, so the scrubber never sees what it sends to its provider:
  * what each listed file holds that the scrubber would redact, and what was not checked (a directory, a large file).
  */
-export function unredactedAtNightmare(layout: Layout, relPaths: string[], customPatterns?: readonly string[]): string[] {
+export function unredactedAtNightmare(layout: Layout, relPaths: string[], options: ScrubOptions): string[] {
   return [...new Set(relPaths)].flatMap((rel) => {
     const file = layout.artifact(rel);
     const st = statSync(file);
@@ -54,7 +54,7 @@ export function unredactedAtNightmare(layout: Layout, relPaths: string[], custom
       if (error instanceof ReadRefused) return [`${rel} was not checked (${error.message.replace(/^[^:]*: /, "")})`];
       throw error;
     }
-    const { redactions } = scrubWithReport(text, { customPatterns });
+    const { redactions } = scrubWithReport(text, options);
     const total = Object.values(redactions).reduce((a, b) => a + b, 0);
     return total ? [`${rel} holds ${total} secret(s) the scrubber would redact (${Object.keys(redactions).join(", ")})`] : [];
   });
@@ -68,7 +68,7 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   const { settings } = loadSettings(layout);
   // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
   // written for an artifact it would escalate at once.
-  const artifact = readArtifact(layout, layout.rel(abs), settings.secrets_policy?.redaction_patterns);
+  const artifact = readArtifact(layout, layout.rel(abs), scrubOptions(settings));
   if (!artifact.ok) throw new Error(`artifact refused: ${artifact.detail}`);
   const paths = (p.paths ?? []).map((rel) => {
     const file = layout.artifact(rel);
@@ -80,7 +80,7 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   const difficulty = p.difficulty ?? settings.difficulty ?? "medium";
   const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, difficulty);
   if (refusal) throw new Error(`request refused: ${refusal}`);
-  const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], settings.secrets_policy?.redaction_patterns) : [];
+  const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
   const warnings = exposed.length
     ? [`difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. It may read the rest of the project as well. Use difficulty hard to send the artifact redacted`]
     : [];

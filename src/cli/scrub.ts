@@ -1,9 +1,9 @@
 // guild-bus scrub <file>: print the scrubbed text; --check exits 3 when something was redacted.
 import type { Command } from "commander";
 import { Layout } from "../bus/layout.js";
-import { scrubWithReport } from "../core/scrub.js";
+import { scrubOptions, scrubWithReport } from "../core/scrub.js";
 import { loadSettings } from "../bus/settings.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readUserText } from "./input.js";
 
 export function register(program: Command): void {
@@ -17,7 +17,7 @@ export function register(program: Command): void {
       // the largest text the bus ever scrubs
       const text = await readUserText(file, MAX_FILE_BYTES);
       const { settings } = loadSettings(new Layout(opts.root ?? process.cwd()));
-      const report = scrubWithReport(text, { customPatterns: settings.secrets_policy?.redaction_patterns });
+      const report = scrubWithReport(text, scrubOptions(settings));
       const found = Object.entries(report.redactions);
       if (opts.check) {
         if (found.length) process.stderr.write(`redacted: ${found.map(([k, n]) => `${k}=${n}`).join(" ")}\n`);

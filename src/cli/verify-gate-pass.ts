@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { MAX_ARTIFACT_BYTES } from "../bus/artifact.js";
 import { evaluateGatePass } from "../core/gate-pass.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { repeatedFlag, reportError, rootProblem } from "./errors.js";
 
 export const USAGE = `Usage: guild-bus verify-gate-pass --result <file> --artifact <file> [--packet-id <id>] [--force-pass] [--scrub] [--root <dir>]
@@ -25,13 +25,13 @@ const HINT = "(guild-bus verify-gate-pass --help shows the usage)";
 
 
 async function scrubbedBytes(text: string, root: string | undefined): Promise<Buffer> {
-  const [{ scrub }, { Layout }, { loadSettings }] = await Promise.all([
+  const [{ scrub, scrubOptions }, { Layout }, { loadSettings }] = await Promise.all([
     import("../core/scrub.js"),
     import("../bus/layout.js"),
     import("../bus/settings.js"),
   ]);
   const { settings } = loadSettings(new Layout(root ?? process.cwd()));
-  return Buffer.from(scrub(text, { customPatterns: settings.secrets_policy?.redaction_patterns }), "utf8");
+  return Buffer.from(scrub(text, scrubOptions(settings)), "utf8");
 }
 
 function usageError(message: string): number {

@@ -1,11 +1,11 @@
 // `--wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to stderr.
 import { setTimeout as sleep } from "node:timers/promises";
-import { resolvePolicy } from "../core/policy.js";
 import { type ReviewBrokerOutput } from "../core/status.js";
 import { viewGate } from "../commands/gate-view.js";
 import type { BusContext } from "../bus/context.js";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
+import { gatePolicy, openRound } from "../core/gate-queries.js";
 
 export interface WaitOptions {
   json?: boolean;
@@ -43,9 +43,9 @@ export async function waitForGate(layout: Layout, runId: string, gate: string, o
     if (!warned && view.snapshot.packets.size) {
       warned = true;
       if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn") process.stderr.write(`warn: codex-skip streak is blocked (.guild/codex-skip-streak.json): adversarial review is overdue\n`);
-      if (view.snapshot.request) for (const w of resolvePolicy(view.snapshot.request, ctx.settings).warnings) process.stderr.write(`warn: ${w}\n`);
+      for (const w of gatePolicy(view.snapshot, ctx.settings).warnings) process.stderr.write(`warn: ${w}\n`);
     }
-    const latest = view.snapshot.packets.get(Math.max(0, ...view.snapshot.packets.keys()));
+    const latest = view.snapshot.packets.get(openRound(view.snapshot));
     if (!degradedShown && latest && latest.selection_status !== "selected") {
       degradedShown = true;
       // the seed's wording, so tools that grep for it keep working

@@ -2,7 +2,7 @@
 // built — the packet (reviewer selected, finalizer rules, extras), the escalation, the outcome with its attribution,
 // the events. The broker worker only reads the inputs and writes what this returns.
 import { Escalation, type Event, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import type { ArtifactState } from "./artifact-view.js";
 import { type Action, ARTIFACT_OPTIONS, decide, type DecideContext, type EscalationAction, type GateDecision, type OutcomeAction, type PacketAction, RETRY_OPTIONS } from "./decide.js";
 import { listedFindings } from "./findings.js";
@@ -12,7 +12,7 @@ import { packetId, renderPacket } from "./packet.js";
 import { type PacketExtras, renderPacketBody } from "./packet-body.js";
 import type { ResolvedPolicy } from "./policy.js";
 import { type ResultBytes, passProblems } from "./reverify.js";
-import { scrub } from "./scrub.js";
+import { scrub, scrubOptions } from "./scrub.js";
 import { authorIdentity, type Provider, selectReviewer } from "./selection.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { renderTrail, type ResultLookup, trailEntries } from "./trail.js";
@@ -185,7 +185,7 @@ function packetBody(s: GateSnapshot, front: PacketFrontMatter, artifactText: str
 
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
 function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: BrokerInput): PacketExtras {
-  const clean = (text: string) => scrub(text, { customPatterns: input.settings.secrets_policy?.redaction_patterns });
+  const clean = (text: string) => scrub(text, scrubOptions(input.settings));
   const before = front.round - 1;
   const dec = validDecision(s, before);
   const note = dec?.choice === "continue" && dec.note?.trim() ? { round: before, text: clean(dec.note) } : null;

@@ -1,6 +1,6 @@
 // Questions every layer asks of a gate snapshot, each answered here once: the open round, the rounds counted, the
 // policy in force, whether a decision counts, whether the author may contest, how long a foreign writer may write.
-import type { Decision, Difficulty, Settings } from "../spec/schemas.js";
+import type { Decision, DecisionChoice, Difficulty, Escalation, Settings } from "../spec/schemas.js";
 import { NO_REQUEST_POLICY, resolvePolicy, type ResolvedPolicy } from "./policy.js";
 import { FOREIGN_GRACE_MS, type GateSnapshot } from "./snapshot.js";
 
@@ -23,7 +23,12 @@ export function gatePolicy(s: GateSnapshot, settings: Settings): ResolvedPolicy 
 export function validDecision(s: GateSnapshot, round: number): Decision | null {
   const esc = s.escalations.get(round);
   const dec = s.decisions.get(round);
-  return esc && dec && esc.options.includes(dec.choice) ? dec : null;
+  return esc && dec && offers(esc, dec.choice) ? dec : null;
+}
+
+/** Whether an escalation offers this choice: a decision counts only when it does. */
+export function offers(esc: Pick<Escalation, "options">, choice: DecisionChoice): boolean {
+  return esc.options.includes(choice);
 }
 
 /**

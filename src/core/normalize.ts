@@ -3,7 +3,8 @@
 // The score and readiness (ARIS's stop condition) are taken here too, from the reviewer's own output only.
 import { scanFences, unfencedLines } from "./fences.js";
 import { type JsonAnswer, parseJsonAnswer } from "./json-answer.js";
-import { lenientProblems, RESULT_WIRE } from "./result-wire.js";
+import { lenientProblems } from "./result-wire.js";
+import { RESULT_WIRE } from "../spec/constants.js";
 import { toReadiness } from "./score-gate.js";
 import { describeIssues, type Finding, type Readiness, ReviewResultStrict } from "../spec/schemas.js";
 import { findingView } from "./findings.js";

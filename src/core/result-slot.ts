@@ -1,10 +1,11 @@
 // Whether a result for a round can still be used: the one rule the verifier applies to a result it finds, and that
 // `respond` and the manual worker check before they say an answer was accepted (SPEC §15).
 import type { GateSnapshot } from "./snapshot.js";
+import { openRound } from "./gate-queries.js";
 
 /** null when a result for `round` would be verified now; otherwise why it cannot count. */
 export function resultRefusal(s: GateSnapshot, round: number): string | null {
-  const R = Math.max(0, ...s.packets.keys());
+  const R = openRound(s);
   if (s.outcome) return "the gate already has its outcome";
   if (!s.packets.has(round)) return `no packet-${round}.md was issued`;
   if (round !== R) return `late: round ${round} is closed, the open round is ${R}`;

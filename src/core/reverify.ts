@@ -10,6 +10,7 @@ import type { ResolvedPolicy } from "./policy.js";
 import type { Settings } from "../spec/schemas.js";
 import { type GateSnapshot } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
+import { validDecision } from "./gate-queries.js";
 
 /** Round n's result as read from disk (bounded): its bytes, or why they could not be read. */
 export type ResultBytes = { ok: true; bytes: Buffer; text: string } | { ok: false; reason: string };
@@ -35,8 +36,7 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   const { policy, artifact } = input;
   if (o.status === "skipped" && policy.required) problems.push(`skipped, but review is required (${policy.requiredBecause})`);
   if (o.status === "force_passed") {
-    const esc = s.escalations.get(n);
-    if (!esc?.options.includes("force-pass") || s.decisions.get(n)?.choice !== "force-pass") problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);
+    if (validDecision(s, n)?.choice !== "force-pass") problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);
   }
   if (o.status === "satisfied") {
     if (o.satisfied_at_round !== n) problems.push(`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`);

@@ -1,6 +1,6 @@
 // The one scrubber. Applied before an artifact is hashed or put in a packet, and to everything the bus writes
 // that carries free text. Deterministic and idempotent: labels never re-match, and custom patterns run to a fixpoint.
-import type { ReviewResultStrict } from "../spec/schemas.js";
+import type { ReviewResultStrict, Settings } from "../spec/schemas.js";
 
 export type RedactionKind =
   | "token"
@@ -205,6 +205,11 @@ export interface ScrubOptions {
   customPatterns?: readonly string[];
 }
 
+/** The options of every scrub the bus does: the built-in patterns, plus the settings' own. */
+export function scrubOptions(settings: Pick<Settings, "secrets_policy">): ScrubOptions {
+  return { customPatterns: settings.secrets_policy?.redaction_patterns };
+}
+
 export interface ScrubReport {
   text: string;
   redactions: Partial<Record<RedactionKind, number>>;
@@ -287,9 +292,9 @@ export function scrub(text: string, options: ScrubOptions = {}): string {
 // identity fields stay byte-exact.
 const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict", "reviewer_model", "reviewer_host"]);
 
-export function scrubResult(result: ReviewResultStrict, patterns: string[] | undefined): ReviewResultStrict {
+export function scrubResult(result: ReviewResultStrict, options: ScrubOptions): ReviewResultStrict {
   const walk = (v: unknown, key?: string): unknown => {
-    if (typeof v === "string") return key && EXACT_FIELDS.has(key) ? v : scrub(v, { customPatterns: patterns });
+    if (typeof v === "string") return key && EXACT_FIELDS.has(key) ? v : scrub(v, options);
     if (Array.isArray(v)) return v.map((x) => walk(x));
     if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
     return v;

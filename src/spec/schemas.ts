@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { GATE_RE, RUN_ID_RE } from "./ids.js";
 
-import { RESULT_WIRE } from "../core/result-wire.js";
+import { RESULT_WIRE } from "./constants.js";
 
 export { RESULT_WIRE };
 

@@ -2,8 +2,8 @@
 // bound it, check that its round can still take a result (SPEC §15), deliver the reviewer's memory, then the result.
 import { resultRefusal } from "../core/result-slot.js";
 import { readGate } from "../bus/gate-reader.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
-import { scrubResult } from "../core/scrub.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { scrubOptions, scrubResult } from "../core/scrub.js";
 import type { PacketFrontMatter, ReviewResultStrict } from "../spec/schemas.js";
 import { deliver, type DeliverStatus } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
@@ -15,7 +15,7 @@ export type ResultDelivery =
 
 export function deliverResult(ctx: BusContext, packet: PacketFrontMatter, answer: ReviewResultStrict): ResultDelivery {
   const { layout } = ctx;
-  const result = scrubResult(answer, ctx.settings.secrets_policy?.redaction_patterns);
+  const result = scrubResult(answer, scrubOptions(ctx.settings));
   const text = JSON.stringify(result, null, 2) + "\n";
   const bytes = Buffer.byteLength(text);
   // scrub labels can grow an answer; a gate file the verifier refuses unread would strand the round

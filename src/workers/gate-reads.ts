@@ -6,19 +6,19 @@ import { resultBytes } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import type { GateReads } from "../core/broker-plan.js";
 import { parseReviewResult } from "../core/result-wire.js";
-import { scrub, scrubResult } from "../core/scrub.js";
+import { scrub, scrubOptions, scrubResult } from "../core/scrub.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import type { ResultLookup } from "../core/trail.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
-  const patterns = ctx.settings.secrets_policy?.redaction_patterns;
+  const options = scrubOptions(ctx.settings);
   const read = (name: string) => readTextBounded(path.join(s.dir, name), { max: MAX_FILE_BYTES });
   const result: ResultLookup = (round) => {
     try {
       // results may come from foreign writers: their text is scrubbed before it reaches a packet or the trail
       const parsed = parseReviewResult(read(`result-${round}.json`)).result;
-      return parsed && (scrubResult(parsed as never, patterns) as unknown as typeof parsed);
+      return parsed && (scrubResult(parsed as never, options) as unknown as typeof parsed);
     } catch {
       return null; // unreadable or gone: the trail and packets show the round without its findings
     }
@@ -28,6 +28,6 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
     artifactNow: () => gateArtifact(ctx.layout, ctx.settings, s),
     result,
     resultBytes: (round) => resultBytes(s, round),
-    text: (name) => scrub(read(name), { customPatterns: patterns }),
+    text: (name) => scrub(read(name), options),
   };
 }

@@ -1,8 +1,7 @@
 // The manual worker: tells the human where a packet is and how to answer, and turns dropped response-<n>.md
 // files into results (or rejects them with the reason, freeing the slot for another answer).
 import { readGate } from "../bus/gate-reader.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
-import { FOREIGN_GRACE_MS } from "../core/snapshot.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { acceptManualResponse, manualInstructions } from "../core/manual-answer.js";
 import { ageMs } from "../bus/age.js";
 import { readTextBounded, type ReadRefused } from "../bus/read-bounded.js";
@@ -11,6 +10,7 @@ import type { BusContext } from "../bus/context.js";
 import { deliverResult } from "./deliver-result.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
+import { foreignGraceMs, openRound } from "../core/gate-queries.js";
 
 const announced = new Set<string>();
 
@@ -21,13 +21,13 @@ export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m
     if (/^response-\d+\.md$/.test(p.file)) rejectFile(s.dir, p.file, p.reason, layout.guild); // symlinked, oversized, not a regular file
   }
   if (s.outcome) return "finished";
-  const R = Math.max(0, ...s.packets.keys());
+  const R = openRound(s);
   const P = s.packets.get(R);
   if (!P || P.reviewer_adapter !== "manual" || s.results.has(R) || s.failures.has(R)) return "active";
   if (s.responses.has(R)) {
     const name = `response-${R}.md`;
     const seen = s.responses.get(R)!;
-    const stillWriting = ageMs(`${s.dir}/${name}:${seen.size}`, seen.mtimeMs) < (ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS);
+    const stillWriting = ageMs(`${s.dir}/${name}:${seen.size}`, seen.mtimeMs) < foreignGraceMs(ctx.settings);
     let text: string;
     try {
       text = readTextBounded(layout.gateFile(runId, gate, name), { max: MAX_FILE_BYTES });

@@ -6,7 +6,7 @@ import { isNightmare, readsFiles } from "../adapters/capabilities.js";
 import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
 import { classifyModel } from "../core/family.js";
 import { readGate } from "../bus/gate-reader.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { type EnvelopeContext, type Normalized, normalizeOutput, repairPrompt } from "../core/normalize.js";
 import { Attempt, type DispatchAttempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
@@ -18,6 +18,7 @@ import { deliverResult } from "./deliver-result.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { isIndependent } from "../core/independence.js";
+import { openRound } from "../core/gate-queries.js";
 
 export interface ReviewerOptions {
   /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
@@ -35,7 +36,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
   const { layout } = ctx;
   const first = readGate(layout, runId, gate);
   if (first.outcome) return "finished";
-  const R = Math.max(0, ...first.packets.keys());
+  const R = openRound(first);
   const P = first.packets.get(R);
   if (!P || !opts.serves.includes(P.reviewer_adapter)) return "active";
   if (opts.providers?.length && !opts.providers.includes(P.reviewer_provider)) return "active";

@@ -9,8 +9,7 @@ import { VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { readGate, SEALS_DIR } from "../bus/gate-reader.js";
-import { MAX_FILE_BYTES } from "../spec/limits.js";
-import { FOREIGN_GRACE_MS } from "../core/snapshot.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { ageMs } from "../bus/age.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
 import { deliver } from "../bus/deliver.js";
@@ -19,6 +18,8 @@ import type { BusContext } from "../bus/context.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { isIndependent, reviewerOf } from "../core/independence.js";
+import { foreignGraceMs } from "../core/gate-queries.js";
+import { scrubOptions } from "../core/scrub.js";
 
 export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, nowMs = Date.now()): "active" | "finished" {
   const { layout } = ctx;
@@ -31,7 +32,7 @@ export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m
     // a result that is symlinked, oversized or not a regular file; a verdict that verified nothing here frees its slot
     if (/^(?:result|verdict)-\d+\.json$/.test(p.file)) rejectName(p.file, p.reason); // result-0.json included
   }
-  const grace = ctx.settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
+  const grace = foreignGraceMs(ctx.settings);
   for (const [round, seen] of s.results) {
     if (s.verdicts.has(round)) continue;
     const refusal = resultRefusal(s, round);
@@ -68,7 +69,7 @@ function verifyRound(
     return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
   }
   const reasons: string[] = [];
-  const artifact = readArtifact(layout, packet.artifact_path, ctx.settings.secrets_policy?.redaction_patterns);
+  const artifact = readArtifact(layout, packet.artifact_path, scrubOptions(ctx.settings));
   const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
   if (!artifact.ok) reasons.push(`artifact unreadable now: ${artifact.detail}`);
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
