@@ -165,21 +165,21 @@ describe("the (model, effort) plan", () => {
     const P = packet(1);
     const c = cfg({ adapter: "codex", effort_chain: ["ultra", "xhigh", "high", "medium"], effort_floor: "high", model_chain: ["gpt-5.5", "claude-opus-4", "gpt-5.4"] });
     const tried = new Set<string | null>(["gpt-5.6-sol"]);
-    expect(nextPair(c, { model: "m", effort: "ultra" }, "effort_unsupported", P, {}, tried)).toEqual({ model: "m", effort: "xhigh" });
-    expect(nextPair(c, { model: "m", effort: "max" }, "effort_unsupported", P, {}, tried)).toEqual({ model: "m", effort: "xhigh" }); // not in the chain: the next weaker entry
-    expect(nextPair(c, { model: "m", effort: "high" }, "effort_unsupported", P, {}, tried)).toBe("the next effort medium is below effort_floor high");
-    expect(nextPair(c, { model: "m", effort: null }, "effort_unsupported", P, {}, tried)).toBe("no effort was sent");
-    expect(nextPair({ ...c, effort_chain: undefined }, { model: "m", effort: "xhigh" }, "effort_unsupported", P, {}, tried)).toBe("effort_chain has no effort below xhigh");
-    expect(nextPair(c, { model: "gpt-5.6-sol", effort: "xhigh" }, "model_unknown", P, {}, tried)).toEqual({ model: "gpt-5.5", effort: "xhigh" });
+    expect(nextPair(c, { model: "m", effort: "ultra" }, "effort_unsupported", { packet: P, aliases: {}, models: tried })).toEqual({ ok: true, pair: { model: "m", effort: "xhigh" } });
+    expect(nextPair(c, { model: "m", effort: "max" }, "effort_unsupported", { packet: P, aliases: {}, models: tried })).toEqual({ ok: true, pair: { model: "m", effort: "xhigh" } }); // not in the chain: the next weaker entry
+    expect(nextPair(c, { model: "m", effort: "high" }, "effort_unsupported", { packet: P, aliases: {}, models: tried })).toEqual({ ok: false, why: "the next effort medium is below effort_floor high" });
+    expect(nextPair(c, { model: "m", effort: null }, "effort_unsupported", { packet: P, aliases: {}, models: tried })).toEqual({ ok: false, why: "no effort was sent" });
+    expect(nextPair({ ...c, effort_chain: undefined }, { model: "m", effort: "xhigh" }, "effort_unsupported", { packet: P, aliases: {}, models: tried })).toEqual({ ok: false, why: "effort_chain has no effort below xhigh" });
+    expect(nextPair(c, { model: "gpt-5.6-sol", effort: "xhigh" }, "model_unknown", { packet: P, aliases: {}, models: tried })).toEqual({ ok: true, pair: { model: "gpt-5.5", effort: "xhigh" } });
     // an anthropic model cannot review a claude-authored strong packet: skipped
-    expect(nextPair(c, { model: "gpt-5.5", effort: "xhigh" }, "model_unknown", P, {}, tried)).toEqual({ model: "gpt-5.4", effort: "xhigh" });
-    expect(nextPair(c, { model: "gpt-5.4", effort: "xhigh" }, "model_unknown", P, {}, tried)).toBe("model_chain has no further model");
-    expect(nextPair(cfg({ adapter: "copilot" }), { model: null, effort: "high" }, "model_unknown", P, {}, tried)).toBe("copilot runs its agent profile's model: no model fallback");
+    expect(nextPair(c, { model: "gpt-5.5", effort: "xhigh" }, "model_unknown", { packet: P, aliases: {}, models: tried })).toEqual({ ok: true, pair: { model: "gpt-5.4", effort: "xhigh" } });
+    expect(nextPair(c, { model: "gpt-5.4", effort: "xhigh" }, "model_unknown", { packet: P, aliases: {}, models: tried })).toEqual({ ok: false, why: "model_chain has no further model" });
+    expect(nextPair(cfg({ adapter: "copilot" }), { model: null, effort: "high" }, "model_unknown", { packet: P, aliases: {}, models: tried })).toEqual({ ok: false, why: "copilot runs its agent profile's model: no model fallback" });
   });
 
   it("attempt records carry the pair, the capability and copilot's declared model; one readable line each", () => {
     const c = cfg({ adapter: "copilot" });
-    const a = attemptRecord("copilot", c, { model: null, effort: "xhigh" }, "regular", { kind: "not-run", capability: "effort_unsupported", reason: "refused", declared: { model: "gpt-5.4", profile: "p" } });
+    const a = attemptRecord({ provider: "copilot", config: c, pair: { model: null, effort: "xhigh" }, tier: "regular", outcome: { kind: "not-run", capability: "effort_unsupported", reason: "refused", declared: { model: "gpt-5.4", profile: "p" } } });
     expect(a).toEqual({ provider: "copilot", adapter: "copilot", model: "gpt-5.4", effort: "xhigh", tier: "regular", outcome: "not-run", capability: "effort_unsupported", reason: "refused" });
     expect(describeAttempt(a)).toBe("copilot (gpt-5.4, effort xhigh) did not run [effort_unsupported] (refused)");
   });

@@ -3,8 +3,10 @@
 const firstSeen = new Map<string, number>();
 const MAX_ENTRIES = 10_000;
 
-/** Age in ms of a file version identified by `key` (path with size and mtime) whose mtime is `mtimeMs`. */
-export function ageMs(key: string, mtimeMs: number, nowMs = Date.now()): number {
+/** Age in ms of the version of `file` seen with this mtime (and size, when known). */
+export function ageMs(file: string, version: { mtimeMs: number; size?: number }, nowMs = Date.now()): number {
+  const { mtimeMs } = version;
+  const key = `${file}\u0000${version.size ?? ""}\u0000${mtimeMs}`;
   let seen = firstSeen.get(key);
   if (seen === undefined) {
     seen = nowMs;

@@ -45,35 +45,50 @@ export function initialPair(config: ProviderConfig, tier: EffortTier): Pair | st
  * entry of effort_chain (never below effort_floor); a model step to the next untried entry of model_chain whose
  * family keeps the packet's independence. copilot runs its profile's model, so it has no model step.
  */
-export function nextPair(config: ProviderConfig, current: Pair, capability: CapabilityError, P: PacketFrontMatter, aliases: Settings["family_aliases"], triedModels: ReadonlySet<string | null>): Pair | string {
+export function nextPair(
+  config: ProviderConfig,
+  current: Pair,
+  capability: CapabilityError,
+  tried: { packet: PacketFrontMatter; aliases: Settings["family_aliases"]; models: ReadonlySet<string | null> },
+): { ok: true; pair: Pair } | { ok: false; why: string } {
+  const none = (why: string) => ({ ok: false as const, why });
+  const P = tried.packet;
   if (capability === "effort_unsupported") {
-    if (!current.effort) return "no effort was sent";
+    if (!current.effort) return none("no effort was sent");
     const now = current.effort;
     const chain = config.effort_chain ?? [];
     const at = chain.indexOf(now);
     const next = (at >= 0 ? chain.slice(at + 1) : chain).find((e) => rank(e) < rank(now));
-    if (!next) return `effort_chain has no effort below ${now}`;
-    if (config.effort_floor && rank(next) < rank(config.effort_floor)) return `the next effort ${next} is below effort_floor ${config.effort_floor}`;
-    return { model: current.model, effort: next };
+    if (!next) return none(`effort_chain has no effort below ${now}`);
+    if (config.effort_floor && rank(next) < rank(config.effort_floor)) return none(`the next effort ${next} is below effort_floor ${config.effort_floor}`);
+    return { ok: true, pair: { model: current.model, effort: next } };
   }
-  if (config.adapter === "copilot") return "copilot runs its agent profile's model: no model fallback";
+  if (config.adapter === "copilot") return none("copilot runs its agent profile's model: no model fallback");
   const chain = config.model_chain ?? [];
   const at = current.model === null ? -1 : chain.indexOf(current.model);
   const skipped: string[] = [];
   for (const model of at >= 0 ? chain.slice(at + 1) : chain) {
-    if (triedModels.has(model)) continue;
-    const family = classifyModel(model, aliases);
+    if (tried.models.has(model)) continue;
+    const family = classifyModel(model, tried.aliases);
     if (P.independence === "strong" && !isIndependent(P.author_family, family)) {
       skipped.push(`${model} (${family} cannot keep strong independence from ${P.author_family})`);
       continue;
     }
-    return { model, effort: current.effort };
+    return { ok: true, pair: { model, effort: current.effort } };
   }
-  return `model_chain has no further model${skipped.length ? `; refused: ${skipped.join(", ")}` : ""}`;
+  return none(`model_chain has no further model${skipped.length ? `; refused: ${skipped.join(", ")}` : ""}`);
 }
 
 /** The record of one dispatch (or of a pair refused before dispatch, with outcome not-run). */
-export function attemptRecord(provider: string, config: ProviderConfig, pair: Pair, tier: EffortTier, outcome: DispatchOutcome | { kind: "not-run"; reason: string }, repair = false): DispatchAttempt {
+export function attemptRecord(a: {
+  provider: string;
+  config: ProviderConfig;
+  pair: Pair;
+  tier: EffortTier;
+  outcome: DispatchOutcome | { kind: "not-run"; reason: string };
+  repair?: boolean;
+}): DispatchAttempt {
+  const { provider, config, pair, tier, outcome, repair = false } = a;
   const declared = "declared" in outcome ? outcome.declared : undefined;
   const capability = outcome.kind === "not-run" && "capability" in outcome ? outcome.capability : undefined;
   return {

@@ -78,11 +78,19 @@ export interface ScoreReading {
 
 type Parsed<T> = { value: T } | { problem: string };
 
+/** How one field is read: its line and inline-mention patterns, its two parsers, and when two readings agree. */
+interface FieldSpec<T> {
+  name: string;
+  lineRe: RegExp;
+  mentionRe: RegExp;
+  fromLine: (v: string) => Parsed<T>;
+  fromStructured: (v: unknown) => Parsed<T>;
+  same: (a: T, b: T) => boolean;
+}
+
 /** One field from the prose lines and the structured value: at most one source each, and they must agree. */
-function readField<T>(
-  name: string, lines: string[], lineRe: RegExp, mentionRe: RegExp, fromLine: (v: string) => Parsed<T>,
-  structured: unknown, fromStructured: (v: unknown) => Parsed<T>, same: (a: T, b: T) => boolean, problems: string[],
-): T | undefined {
+function readField<T>(spec: FieldSpec<T>, lines: string[], structured: unknown, problems: string[]): T | undefined {
+  const { name, lineRe, mentionRe, fromLine, fromStructured, same } = spec;
   const anchored = lines.flatMap((l) => { const m = lineRe.exec(l); return m ? [m[1]!] : []; });
   const inline = lines.filter((l) => !lineRe.test(l) && mentionRe.test(l));
   const take = (p: Parsed<T>): T | undefined => ("value" in p ? p.value : void problems.push(p.problem));
@@ -109,16 +117,18 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
     const r = toReadiness(v);
     return r ? { value: r } : { problem };
   };
-  const score = readField<number>(
-    "Score", lines, SCORE_LINE_RE, SCORE_MENTION_RE,
-    (v) => (NUMBER_RE.test(v) ? { value: Number(v) } : { problem: `the Score line has ${JSON.stringify(v)}, not a number` }),
-    structured.score, (v) => (typeof v === "number" && Number.isFinite(v) ? { value: v } : { problem: `score must be a number (got ${JSON.stringify(v)})` }),
-    (a, b) => Math.abs(a - b) <= 1e-9, problems,
-  );
-  const ready = readField<Readiness>(
-    "Verdict", lines, VERDICT_LINE_RE, VERDICT_MENTION_RE, (v) => readiness(v, `the Verdict line has ${JSON.stringify(v)}, not ready | almost | not ready`),
-    structured.readiness, (v) => readiness(v, `readiness must be ready, almost or not ready (got ${JSON.stringify(v)})`), (a, b) => a === b, problems,
-  );
+  const score = readField<number>({
+    name: "Score", lineRe: SCORE_LINE_RE, mentionRe: SCORE_MENTION_RE,
+    fromLine: (v) => (NUMBER_RE.test(v) ? { value: Number(v) } : { problem: `the Score line has ${JSON.stringify(v)}, not a number` }),
+    fromStructured: (v) => (typeof v === "number" && Number.isFinite(v) ? { value: v } : { problem: `score must be a number (got ${JSON.stringify(v)})` }),
+    same: (a, b) => Math.abs(a - b) <= 1e-9,
+  }, lines, structured.score, problems);
+  const ready = readField<Readiness>({
+    name: "Verdict", lineRe: VERDICT_LINE_RE, mentionRe: VERDICT_MENTION_RE,
+    fromLine: (v) => readiness(v, `the Verdict line has ${JSON.stringify(v)}, not ready | almost | not ready`),
+    fromStructured: (v) => readiness(v, `readiness must be ready, almost or not ready (got ${JSON.stringify(v)})`),
+    same: (a, b) => a === b,
+  }, lines, structured.readiness, problems);
   return { ...(score !== undefined ? { score } : {}), ...(ready !== undefined ? { readiness: ready } : {}), problems };
 }
 

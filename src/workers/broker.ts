@@ -104,7 +104,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
 function quarantine(ctx: BusContext, s: GateSnapshot): boolean {
   let moved = false;
   for (const p of s.problems) {
-    if (quarantinedBy(p.file) !== "broker" || ageMs(`${s.dir}/${p.file}`, p.mtimeMs) < foreignGraceMs(ctx.settings)) continue;
+    if (quarantinedBy(p.file) !== "broker" || ageMs(`${s.dir}/${p.file}`, p) < foreignGraceMs(ctx.settings)) continue;
     if (rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
   }
   return moved;

@@ -27,7 +27,7 @@ export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m
   if (s.responses.has(R)) {
     const name = `response-${R}.md`;
     const seen = s.responses.get(R)!;
-    const stillWriting = ageMs(`${s.dir}/${name}:${seen.size}`, seen.mtimeMs) < foreignGraceMs(ctx.settings);
+    const stillWriting = ageMs(`${s.dir}/${name}`, seen) < foreignGraceMs(ctx.settings);
     let text: string;
     try {
       text = readTextBounded(layout.gateFile(runId, gate, name), { max: MAX_FILE_BYTES });

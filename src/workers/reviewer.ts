@@ -86,13 +86,13 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
       const triedModels = new Set<string | null>();
       while (!answer) {
         if (typeof pair === "string") {
-          attempts.push(attemptRecord(link.id, link.config, { model: link.config.model ?? null, effort: null }, tier, { kind: "not-run", reason: pair }));
+          attempts.push(attemptRecord({ provider: link.id, config: link.config, pair: { model: link.config.model ?? null, effort: null }, tier, outcome: { kind: "not-run", reason: pair } }));
           break;
         }
         triedModels.add(pair.model);
         const outcome = await link.adapter.dispatch({ ...dispatchBase(link, pair), prompt: packetText });
         if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
-        attempts.push(attemptRecord(link.id, link.config, pair, tier, outcome));
+        attempts.push(attemptRecord({ provider: link.id, config: link.config, pair, tier, outcome }));
         if (outcome.kind === "ambiguous") return fail("no_verdict", tried(), attempts);
         if (outcome.kind === "oversized") return fail("malformed", outcome.reason, attempts); // never normalized, so never repaired
         if (outcome.kind === "output") {
@@ -101,12 +101,12 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
           break;
         }
         if (!outcome.capability) break; // not about the pair: the next provider in the chain may go
-        const next = nextPair(link.config, pair, outcome.capability, P, ctx.settings.family_aliases, triedModels);
-        if (typeof next === "string") {
-          attempts[attempts.length - 1]!.note = `no capability fallback: ${next}`;
+        const next = nextPair(link.config, pair, outcome.capability, { packet: P, aliases: ctx.settings.family_aliases, models: triedModels });
+        if (!next.ok) {
+          attempts[attempts.length - 1]!.note = `no capability fallback: ${next.why}`;
           break;
         }
-        pair = next;
+        pair = next.pair;
       }
       if (answer) break;
     }
@@ -125,7 +125,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
       opts.log(`${runId}/${gate} round ${R}: malformed output (${normalized.reasons.join("; ")}); one schema repair`);
       const repair = await adapter.dispatch({ ...input, prompt: `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelopeCtx)}\n\nYour previous answer:\n\n${answer.text.slice(0, 20_000)}\n` });
       if (claim.signal.aborted) return "active";
-      attempts.push(attemptRecord(ran.link.id, ran.link.config, ran.pair, tier, repair, true));
+      attempts.push(attemptRecord({ provider: ran.link.id, config: ran.link.config, pair: ran.pair, tier, outcome: repair, repair: true }));
       if (repair.kind === "oversized") return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repair.reason}`, attempts);
       if (repair.kind !== "output") return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`, attempts);
       const repaired = normalizeBound(repair.text, withReported(envelopeCtx, repair.reportedModel));

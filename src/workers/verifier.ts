@@ -5,7 +5,7 @@ import { evaluateGatePass } from "../core/gate-pass.js";
 import { parseReviewResult } from "../core/result-wire.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
 import { readArtifact } from "../bus/artifact.js";
-import { VerdictFile } from "../spec/schemas.js";
+import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { readGate, SEALS_DIR } from "../bus/gate-reader.js";
@@ -37,16 +37,26 @@ export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m
     if (s.verdicts.has(round)) continue;
     const refusal = resultRefusal(s, round);
     if (refusal) reject(round, refusal);
-    else verifyRound(ctx, runId, gate, round, s.packets.get(round)!, ageMs(`${s.dir}/result-${round}.json:${seen.size}`, seen.mtimeMs, nowMs) < grace, reject);
+    else {
+      const mayStillBeWriting = ageMs(`${s.dir}/result-${round}.json`, seen, nowMs) < grace;
+      verifyRound({ ctx, runId, gate, round, packet: s.packets.get(round)!, mayStillBeWriting, reject });
+    }
   }
   return s.outcome ? "finished" : "active";
 }
 
-function verifyRound(
-  ctx: BusContext, runId: string, gate: string, round: number,
-  packet: import("../spec/schemas.js").PacketFrontMatter, mayStillBeWriting: boolean,
-  reject: (round: number, reason: string) => void,
-): void {
+interface RoundToVerify {
+  ctx: BusContext;
+  runId: string;
+  gate: string;
+  round: number;
+  packet: PacketFrontMatter;
+  /** A foreign writer may still be writing the result in place: an unreadable one is left for later, not rejected. */
+  mayStillBeWriting: boolean;
+  reject: (round: number, reason: string) => void;
+}
+
+function verifyRound({ ctx, runId, gate, round, packet, mayStillBeWriting, reject }: RoundToVerify): void {
   const { layout } = ctx;
   const resultPath = layout.gateFile(runId, gate, `result-${round}.json`);
   // The verdict binds the bytes on disk: hash exactly what was read, decode strictly (SPEC §5).
