@@ -217,7 +217,7 @@ describe("copilot: a family per author, from configured profiles", () => {
       const i = directInput(root, "copilot", cfg(settings.providers.copilot), "");
       return { ...i, front: { ...i.front, author_family: authorFamily } };
     };
-    expect(resolveProfile(input("anthropic"))).toMatchObject({ profile: "rev-openai", family: "openai", model: "gpt-5.4" });
-    expect(resolveProfile(input("openai"))).toBe("profile rev-claude is configured for anthropic but its model gpt-5.4 is openai");
+    expect(resolveProfile(input("anthropic"))).toMatchObject({ ok: true, chosen: { profile: "rev-openai", family: "openai", model: "gpt-5.4" } });
+    expect(resolveProfile(input("openai"))).toEqual({ ok: false, reason: "profile rev-claude is configured for anthropic but its model gpt-5.4 is openai" });
   });
 });

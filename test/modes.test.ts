@@ -3,15 +3,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { dispatchWorkdir, FILE_READING_KINDS, readsFiles } from "../src/adapters/capabilities.js";
+import { dispatchWorkdir } from "../src/adapters/child.js";
 import { geminiContextFiles } from "../src/adapters/gemini.js";
+import { dispatchProject } from "../src/adapters/types.js";
+import { FILE_READING_KINDS, readsFiles } from "../src/core/adapter-kinds.js";
 import { renderPacketBody } from "../src/core/packet-body.js";
 import { requestRefusal, resolvePolicy } from "../src/core/policy.js";
 import { type AuthorIdentity, type Provider, selectReviewer } from "../src/core/selection.js";
 import { MANUAL_PROVIDER } from "../src/core/policy.js";
 import type { Family } from "../src/spec/schemas.js";
-import type { BusContext } from "../src/bus/context.js";
-import { Layout } from "../src/bus/layout.js";
 import { packet, policy, request } from "./helpers/snapshots.js";
 import { tempRoot } from "./helpers/tmp.js";
 
@@ -28,10 +28,10 @@ describe("adapter capability: who can read the repository", () => {
   });
 
   it("a nightmare dispatch runs in the project root; any other in the adapter's own scratch directory", () => {
-    const ctx = { layout: new Layout("/projects/app") } as BusContext;
-    expect(dispatchWorkdir({ ctx, front: packet(1, { difficulty: "nightmare" }) })).toBe("/projects/app");
-    expect(dispatchWorkdir({ ctx, front: packet(1, { difficulty: "hard" }) })).toBeNull();
-    expect(dispatchWorkdir({ ctx, front: packet(1) })).toBeNull();
+    const project = dispatchProject("/projects/app", {});
+    expect(dispatchWorkdir({ project, front: packet(1, { difficulty: "nightmare" }) })).toBe("/projects/app");
+    expect(dispatchWorkdir({ project, front: packet(1, { difficulty: "hard" }) })).toBeNull();
+    expect(dispatchWorkdir({ project, front: packet(1) })).toBeNull();
   });
 });
 

@@ -1,12 +1,15 @@
 // Runs a reviewer child process: no shell, input on stdin, its own process group (killed on every exit path, so
-// nothing it started outlives it), a bounded stdout, and a minimal environment.
+// nothing it started outlives it), a bounded stdout, in a scratch directory or the project; and what every adapter
+// makes of a child that did not exit on its own.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { isNightmare } from "../core/adapter-kinds.js";
+import { scrub } from "../core/scrub.js";
 import type { DispatchInput, DispatchOutcome } from "./types.js";
 
-export type ChildOutcome =
+type ChildOutcome =
   | { kind: "exit"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
   | { kind: "spawn-error"; code: string; message: string }
   | { kind: "timeout"; stdout: string; stderr: string }
@@ -17,7 +20,10 @@ export type ChildOutcome =
 /** The most a reviewer may answer (stdout, a file it writes back, an HTTP body); more is malformed, never cut short. */
 export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
-export interface ChildRequest {
+/** A dispatch's time limit unless the provider sets timeout_ms. */
+export const DEFAULT_TIMEOUT_MS = 15 * 60_000;
+
+interface ChildRequest {
   argv: string[];
   stdin: string;
   timeoutMs: number;
@@ -25,15 +31,6 @@ export interface ChildRequest {
   cwd?: string;
   signal?: AbortSignal;
   maxOutputBytes?: number;
-}
-
-/** Variables a child always gets (no secrets); everything else must be allow-listed by name. */
-export const BASE_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "TERM", "SYSTEMROOT", "USER"];
-
-export function minimalEnv(names: readonly string[], source: NodeJS.ProcessEnv = process.env, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const name of [...BASE_ENV, ...names]) if (source[name] !== undefined) env[name] = source[name];
-  return { ...env, ...extra };
 }
 
 /** SIGKILL the child's process group; `leader` also tries the child alone (no group, e.g. on Windows). */
@@ -137,35 +134,21 @@ export function oversized(limit: number): DispatchOutcome {
   return { kind: "oversized", reason: `output over ${limit} bytes` };
 }
 
-/** Checks before spawning a CLI that talks to an endpoint: an http(s) base_url, and a key variable that is set. */
-export function endpointKey(input: Pick<DispatchInput, "config" | "providerId">): { ok: true; apiKey: string | undefined } | { ok: false; outcome: DispatchOutcome } {
-  const { config, providerId } = input;
-  if (config.base_url && !/^https?:\/\//i.test(config.base_url)) {
-    return { ok: false, outcome: { kind: "not-run", reason: `provider ${providerId}: base_url must be an http(s) URL` } };
-  }
-  const apiKey = config.api_key_env ? process.env[config.api_key_env] : undefined;
-  if (config.api_key_env && !apiKey) {
-    return { ok: false, outcome: { kind: "not-run", reason: `provider ${providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` } };
-  }
-  return { ok: true, apiKey };
+/** The end of what a child said, scrubbed, for a failure reason. */
+export const tail = (s: string, n = 500) => scrub(s.trim().slice(-n));
+
+/** A relative binary path is relative to the project root (the child runs in a scratch directory). */
+export function resolveBinary(binary: string, root: string): string {
+  return binary.includes("/") || binary.includes("\\") ? path.resolve(root, binary) : binary;
 }
 
 /**
- * A CLI reviewer's environment: the CLI's defaults, overridden by allow-listed variables, then the bus's own (the
- * round, a scratch TMPDIR so spilled files go away with it) and the adapter's own (endpoint variables derived from
- * settings, a scratch home).
+ * The directory a file-reading adapter must run its reviewer in for this dispatch: the project root for a
+ * nightmare packet (read-only, so the reviewer reads the repository itself and the author cannot filter it), and
+ * null otherwise (the adapter's own empty scratch directory).
  */
-export function cliEnv(input: Pick<DispatchInput, "ctx" | "config" | "front">, defaults: NodeJS.ProcessEnv, scratch: string, own: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const allow = [...(input.ctx.settings.secrets_policy?.env_allowlist ?? []), ...(input.config.env ?? [])];
-  return {
-    ...defaults,
-    ...minimalEnv(allow, process.env, {
-      GUILD_BUS_PACKET_ID: input.front.packet_id,
-      GUILD_BUS_ROUND: String(input.front.round),
-      TMPDIR: scratch,
-      ...own,
-    }),
-  };
+export function dispatchWorkdir(input: Pick<DispatchInput, "project" | "front">): string | null {
+  return isNightmare(input.front) ? input.project.root : null;
 }
 
 /**

@@ -2,26 +2,24 @@
 // local settings, CLAUDE.md, hooks or MCP servers (so nothing the author wrote into the project configures the
 // reviewer), in an empty scratch directory — or, for a nightmare packet, the project root, which its read-only tools
 // may then read — and the stream-json event stream parsed for the final text and the model the API reported.
-import path from "node:path";
-import { scrub } from "../core/scrub.js";
-import { dispatchWorkdir } from "./capabilities.js";
 import { capabilityError } from "./capability-errors.js";
-import { cliEnv, endpointKey, runChild, unfinishedChild, withScratch } from "./child.js";
+import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, resolveBinary, runChild, tail, unfinishedChild, withScratch } from "./child.js";
+import { providerEndpoint } from "./endpoint.js";
+import { childEnv } from "./environment.js";
 import { advertisedValues, cliHelp } from "./help.js";
-import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
 /** Built-in tools the reviewer may use: reading only (confined to its working directory by `dontAsk`). */
-export const CLAUDE_TOOLS = ["Read", "Grep", "Glob"];
+const CLAUDE_TOOLS = ["Read", "Grep", "Glob"];
 /** Denied outright as well, in case a user setting or a later CLI version adds them back. */
-export const CLAUDE_DENIED_TOOLS = ["Bash", "Edit", "Write", "NotebookEdit", "WebFetch", "WebSearch"];
+const CLAUDE_DENIED_TOOLS = ["Bash", "Edit", "Write", "NotebookEdit", "WebFetch", "WebSearch"];
 
 /**
  * Defaults for the child's environment: no auto-update, telemetry, error reporting or other non-essential traffic,
  * and no automatic API retries (each retry would send the packet again). A variable of the same name passed through
  * the allow-list (secrets_policy.env_allowlist or the provider's `env`) wins.
  */
-export const CLAUDE_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
+const CLAUDE_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
   DISABLE_AUTOUPDATER: "1",
   DISABLE_TELEMETRY: "1",
   DISABLE_ERROR_REPORTING: "1",
@@ -59,12 +57,7 @@ export function claudeEffortRefusal(help: string, effort: string): string | null
   return null;
 }
 
-/** A relative binary path is relative to the project root (the child runs in a scratch directory). */
-export function resolveBinary(binary: string, root: string): string {
-  return binary.includes("/") || binary.includes("\\") ? path.resolve(root, binary) : binary;
-}
-
-export interface ClaudeEvents {
+interface ClaudeEvents {
   /** The last `result` event, when the CLI finished its turn loop. */
   result: { isError: boolean; text: string | null; apiErrorStatus: number | null; subtype: string | null; durationApiMs: number | null } | null;
   /** Models named by assistant messages that came from the API (not the CLI's own "<synthetic>" error messages). */
@@ -75,7 +68,7 @@ export interface ClaudeEvents {
 
 const SYNTHETIC = "<synthetic>";
 
-export function parseClaudeEvents(stdout: string): ClaudeEvents {
+function parseClaudeEvents(stdout: string): ClaudeEvents {
   const ev: ClaudeEvents = { result: null, models: [], syntheticMessages: 0 };
   for (const line of stdout.split("\n")) {
     if (!line.trim().startsWith("{")) continue;
@@ -107,8 +100,6 @@ const NOT_LOGGED_IN_RE = /^(?:Not logged in|Invalid API key)\b.*(?:\/login|log i
 /** Commander rejecting the argv (an extra_args typo, a flag this CLI version lacks): nothing ran. */
 const USAGE_ERROR_RE = /^error: (?:unknown option|option '[^']*' argument|required option|missing required argument|too many arguments|unknown command)/m;
 
-const tail = (s: string, n = 500) => scrub(s.trim().slice(-n));
-
 /** Decide what a finished `claude -p` run means. Exported for unit tests. */
 export function classifyClaudeExit(code: number | null, signal: string | null, stdout: string, stderr: string): DispatchOutcome {
   const ev = parseClaudeEvents(stdout);
@@ -136,17 +127,13 @@ export function classifyClaudeExit(code: number | null, signal: string | null, s
 export const claudeAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
     const { config } = input;
-    const endpoint = endpointKey(input);
-    if (!endpoint.ok) return endpoint.outcome;
-    const apiKey = endpoint.apiKey;
+    const endpoint = providerEndpoint(input, { baseUrl: "ANTHROPIC_BASE_URL", apiKey: "ANTHROPIC_API_KEY" });
+    if (!endpoint.ok) return endpoint.notRun;
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-    const argv = claudeArgv(config, resolveBinary(config.binary ?? "claude", input.ctx.layout.root));
+    const argv = claudeArgv(config, resolveBinary(config.binary ?? "claude", input.project.root));
     return withScratch("claude", async (scratch) => {
       const workdir = dispatchWorkdir(input) ?? scratch;
-      const env = cliEnv(input, CLAUDE_ENV_DEFAULTS, scratch, {
-        ...(config.base_url ? { ANTHROPIC_BASE_URL: config.base_url } : {}),
-        ...(apiKey ? { ANTHROPIC_API_KEY: apiKey } : {}),
-      });
+      const env = childEnv(input, { defaults: CLAUDE_ENV_DEFAULTS, scratch, own: endpoint.env });
       if (config.effort) {
         const help = await cliHelp(argv[0]!, env, scratch, input.signal);
         if (!help.ok) return { kind: "not-run", reason: help.reason };

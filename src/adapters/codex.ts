@@ -5,12 +5,11 @@
 import { writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { scrub } from "../core/scrub.js";
-import { capabilityError } from "./capability-errors.js";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
-import { MAX_OUTPUT_BYTES, minimalEnv, oversized, runChild, scratchStateDir, unfinishedChild, withScratch } from "./child.js";
-import { DEFAULT_TIMEOUT_MS } from "./command.js";
-import { dispatchWorkdir } from "./capabilities.js";
+import { capabilityError } from "./capability-errors.js";
+import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, MAX_OUTPUT_BYTES, oversized, runChild, scratchStateDir, tail, unfinishedChild, withScratch } from "./child.js";
+import { providerEndpoint } from "./endpoint.js";
+import { childEnv } from "./environment.js";
 import { reviewOutputSchema } from "./result-schema.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
@@ -19,16 +18,16 @@ import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js
  * a refreshed token must land) and config.toml (the user's providers and profiles when settings name no endpoint).
  * Not the user's global AGENTS.md, skills, sessions or databases.
  */
-export const CODEX_USER_FILES = ["auth.json", "config.toml"] as const;
+const CODEX_USER_FILES = ["auth.json", "config.toml"] as const;
 
 /** The user's CODEX_HOME: $CODEX_HOME, else ~/.codex (as codex and detection resolve it). */
-export function codexUserHome(): string {
+function codexUserHome(): string {
   return process.env.CODEX_HOME || path.join(homedir(), ".codex");
 }
 
 /** The custom model_provider id the adapter defines when a provider has base_url or api_key_env. */
-export const CODEX_PROVIDER_ID = "guild_bus";
-export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+const CODEX_PROVIDER_ID = "guild_bus";
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 const toml = (s: string) => JSON.stringify(s); // a JSON string is a valid TOML basic string
 
@@ -87,7 +86,7 @@ interface CodexEvents {
 
 const REROUTE_RE = /^model rerouted: (.+?) -> (\S+)/;
 
-export function parseCodexEvents(stdout: string): CodexEvents {
+function parseCodexEvents(stdout: string): CodexEvents {
   const ev: CodexEvents = { turnStarted: false, turnCompleted: false, turnFailed: null, workItems: 0, lastAgentMessage: null, reroutedTo: null, errors: [] };
   for (const line of stdout.split("\n")) {
     if (!line.trim().startsWith("{")) continue;
@@ -122,29 +121,11 @@ export function parseCodexEvents(stdout: string): CodexEvents {
 /** Failures codex reports before it sends a request (no key); any server status counts as sent (ambiguous). */
 const PRE_GENERATION_RE = /^Missing environment variable/;
 
-const tail = (s: string, n = 500) => scrub(s.trim().slice(-n));
-
 export const codexAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
     const { config } = input;
-    if (config.base_url) {
-      let url: URL | null = null;
-      try {
-        url = new URL(config.base_url);
-      } catch {
-        // reported below
-      }
-      if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-        return { kind: "not-run", reason: `provider ${input.providerId}: base_url must be an http(s) URL` };
-      }
-      if (url.username || url.password) {
-        // argv is visible to every local user: no credentials on it (name the key with api_key_env)
-        return { kind: "not-run", reason: `provider ${input.providerId}: credentials in base_url are refused` };
-      }
-    }
-    if (config.api_key_env && !process.env[config.api_key_env]) {
-      return { kind: "not-run", reason: `provider ${input.providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` };
-    }
+    const endpoint = providerEndpoint(input); // base_url goes on argv
+    if (!endpoint.ok) return endpoint.notRun;
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     // Two scratch directories, both removed whatever happens: the cwd (schema, last message) and a CODEX_HOME of its
     // own for codex's state (sqlite databases, logs, snapshots), linking the user's login and config.
@@ -153,16 +134,12 @@ export const codexAdapter: ReviewerAdapter = {
       const files = { schema: path.join(scratch, "review_result.v1.schema.json"), lastMessage: path.join(scratch, "last-message.txt") };
       writeFileSync(files.schema, JSON.stringify(reviewOutputSchema(), null, 2));
       const argv = codexArgv(input, files);
-      const allow = [
-        ...(input.ctx.settings.secrets_policy?.env_allowlist ?? []),
-        ...(config.env ?? []),
-        ...(config.api_key_env ? [config.api_key_env] : []),
-      ];
       const outcome = await runChild({
         argv,
         stdin: input.prompt,
         timeoutMs,
-        env: minimalEnv(allow, process.env, { GUILD_BUS_PACKET_ID: input.front.packet_id, GUILD_BUS_ROUND: String(input.front.round), CODEX_HOME: codexHome }),
+        // codex reads the key variable itself (env_key)
+        env: childEnv(input, { pass: config.api_key_env ? [config.api_key_env] : [], own: { CODEX_HOME: codexHome } }),
         cwd: dispatchWorkdir(input) ?? scratch, // nightmare: the repository itself, still in the read-only sandbox
         signal: input.signal,
       });

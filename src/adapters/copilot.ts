@@ -8,16 +8,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { profileFamilies, profileFamilyFor } from "../core/selection.js";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { classifyModel } from "../core/family.js";
-import { scrub } from "../core/scrub.js";
-import type { Family } from "../spec/schemas.js";
+import { profileFamilies, profileFamilyFor } from "../core/selection.js";
+import { COPILOT_PROFILE_RE, type Family } from "../spec/schemas.js";
 import { capabilityError } from "./capability-errors.js";
-import { dispatchWorkdir } from "./capabilities.js";
-import { resolveBinary } from "./claude.js";
-import { minimalEnv, runChild, unfinishedChild, withScratch } from "./child.js";
-import { DEFAULT_TIMEOUT_MS } from "./command.js";
+import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, resolveBinary, runChild, tail, unfinishedChild, withScratch } from "./child.js";
+import { providerKey } from "./endpoint.js";
+import { childEnv } from "./environment.js";
 import { advertisedValues, advertises, cliHelp } from "./help.js";
 import type { DeclaredIdentity, DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
@@ -28,16 +26,14 @@ export const COPILOT_FLAGS = [
 ] as const;
 
 /** `--effort` as ARIS uses it; 1.0.102 lists only `--reasoning-effort` (it still takes --effort as a hidden alias). */
-export const COPILOT_EFFORT_FLAGS = ["--effort", "--reasoning-effort"] as const;
+const COPILOT_EFFORT_FLAGS = ["--effort", "--reasoning-effort"] as const;
 
-export const COPILOT_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({ COPILOT_AUTO_UPDATE: "false", NO_COLOR: "1" });
+const COPILOT_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({ COPILOT_AUTO_UPDATE: "false", NO_COLOR: "1" });
 
 /** An agent profile is a short front matter and instructions; anything larger is not one. */
 const PROFILE_MAX_BYTES = 256 * 1024;
 
-export const PROFILE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-export interface CopilotProfile {
+interface CopilotProfile {
   profile: string;
   family: Family;
   model: string;
@@ -46,30 +42,31 @@ export interface CopilotProfile {
 }
 
 /** The profile for this author: a configured one of a known family other than the author's, its model checked. */
-export function resolveProfile(input: Pick<DispatchInput, "config" | "front" | "ctx">): CopilotProfile | string {
-  const { config, front, ctx } = input;
+export function resolveProfile(input: Pick<DispatchInput, "config" | "front" | "project">): { ok: true; chosen: CopilotProfile } | { ok: false; reason: string } {
+  const { config, front, project } = input;
+  const refused = (reason: string) => ({ ok: false as const, reason });
   const families = profileFamilies(config) ?? [];
   const family = profileFamilyFor(families, front.author_family);
   if (family === "unknown") {
-    return `no copilot_profiles entry of a known family other than the author's (${front.author_family}); configured: ${families.join(", ") || "none"}`;
+    return refused(`no copilot_profiles entry of a known family other than the author's (${front.author_family}); configured: ${families.join(", ") || "none"}`);
   }
   const profile = config.copilot_profiles![family]!;
-  if (!PROFILE_RE.test(profile)) return `copilot profile name ${JSON.stringify(profile)} is not a plain name`;
-  const file = path.join(ctx.layout.root, ".github", "agents", `${profile}.agent.md`);
+  if (!COPILOT_PROFILE_RE.test(profile)) return refused(`copilot profile name ${JSON.stringify(profile)} is not a plain name`);
+  const file = path.join(project.root, ".github", "agents", `${profile}.agent.md`);
+  const rel = path.relative(project.root, file);
   let text: string;
   try {
     text = readTextBounded(file, { max: PROFILE_MAX_BYTES });
   } catch (error) {
-    const rel = path.relative(ctx.layout.root, file);
-    if (error instanceof ReadRefused && error.kind === "missing") return `custom agent profile ${rel} not found: create it with a model: of the ${family} family`;
-    if (error instanceof ReadRefused && (error.kind === "not-regular" || error.kind === "symlink")) return `${rel} is not a regular file`;
-    return `custom agent profile ${rel} refused: ${(error as Error).message}`;
+    if (error instanceof ReadRefused && error.kind === "missing") return refused(`custom agent profile ${rel} not found: create it with a model: of the ${family} family`);
+    if (error instanceof ReadRefused && (error.kind === "not-regular" || error.kind === "symlink")) return refused(`${rel} is not a regular file`);
+    return refused(`custom agent profile ${rel} refused: ${(error as Error).message}`);
   }
   const model = profileModel(text);
-  if (!model) return `${path.relative(ctx.layout.root, file)} has no model: in its front matter`;
-  const actual = classifyModel(model, ctx.settings.family_aliases);
-  if (actual !== family) return `profile ${profile} is configured for ${family} but its model ${model} is ${actual}`;
-  return { profile, family, model, text };
+  if (!model) return refused(`${rel} has no model: in its front matter`);
+  const actual = classifyModel(model, project.familyAliases);
+  if (actual !== family) return refused(`profile ${profile} is configured for ${family} but its model ${model} is ${actual}`);
+  return { ok: true, chosen: { profile, family, model, text } };
 }
 
 /** The `model:` of an .agent.md YAML front matter, or null. */
@@ -97,7 +94,7 @@ export function copilotHelpCheck(help: string, effort: string | null | undefined
 }
 
 /** The prompt on argv: a pointer to the packet file, never the packet. */
-export function copilotPrompt(packetFile: string): string {
+function copilotPrompt(packetFile: string): string {
   return `Your whole task is in the review packet file ${packetFile}. Read all of it with your read tool, then answer exactly as it asks.`;
 }
 
@@ -124,8 +121,6 @@ export function copilotArgv(binary: string, o: { profile: string; model: string;
 /** What the CLI prints when it stops before sending anything (login, a missing agent, an argument it rejects). */
 const PRE_REQUEST_RE = /^(?:Error: No authentication information found|Error: Classic Personal Access Tokens|No such agent: |error: (?:unexpected argument|invalid value|a value is required|unrecognized))/m;
 
-const tail = (s: string, n = 500) => scrub(s.trim().slice(-n));
-
 /** Decide what a finished copilot run means. Exported for unit tests. */
 export function classifyCopilotExit(code: number | null, signal: string | null, stdout: string, stderr: string, declared: DeclaredIdentity): DispatchOutcome {
   if (code === 0 && stdout.trim()) return { kind: "output", text: stdout, reportedModel: null, declared };
@@ -141,26 +136,21 @@ export function classifyCopilotExit(code: number | null, signal: string | null, 
 export const copilotAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
     const { config, providerId } = input;
-    const chosen = resolveProfile(input);
-    if (typeof chosen === "string") return { kind: "not-run", reason: `provider ${providerId}: ${chosen}` };
+    const profile = resolveProfile(input);
+    if (!profile.ok) return { kind: "not-run", reason: `provider ${providerId}: ${profile.reason}` };
+    const { chosen } = profile;
     const declared: DeclaredIdentity = { model: chosen.model, profile: chosen.profile };
-    const apiKey = config.api_key_env ? process.env[config.api_key_env] : undefined;
-    if (config.api_key_env && !apiKey) {
-      return { kind: "not-run", reason: `provider ${providerId}: environment variable ${config.api_key_env} (api_key_env) is not set`, declared };
-    }
+    const key = providerKey(input, { apiKey: "COPILOT_GITHUB_TOKEN" }); // copilot takes no base_url
+    if (!key.ok) return { ...key.notRun, declared };
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-    const binary = resolveBinary(config.binary ?? "copilot", input.ctx.layout.root);
+    const binary = resolveBinary(config.binary ?? "copilot", input.project.root);
     return withScratch("copilot", async (scratch) => {
-      const allow = [...(input.ctx.settings.secrets_policy?.env_allowlist ?? []), ...(config.env ?? []), "COPILOT_HOME"];
-      const env = {
-        ...COPILOT_ENV_DEFAULTS,
-        ...minimalEnv(allow, process.env, {
-          GUILD_BUS_PACKET_ID: input.front.packet_id,
-          GUILD_BUS_ROUND: String(input.front.round),
-          TMPDIR: scratch,
-          ...(apiKey ? { COPILOT_GITHUB_TOKEN: apiKey } : {}),
-        }),
-      };
+      const env = childEnv(input, {
+        defaults: COPILOT_ENV_DEFAULTS,
+        pass: ["COPILOT_HOME"],
+        scratch,
+        own: key.env,
+      });
       const help = await cliHelp(binary, env, scratch, input.signal);
       if (!help.ok) return { kind: "not-run", reason: help.reason, declared };
       const check = copilotHelpCheck(help.text, config.effort);

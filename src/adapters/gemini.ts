@@ -8,12 +8,10 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { scrub } from "../core/scrub.js";
-import { dispatchWorkdir } from "./capabilities.js";
-import { resolveBinary } from "./claude.js";
 import { capabilityError } from "./capability-errors.js";
-import { cliEnv, endpointKey, runChild, scratchStateDir, unfinishedChild, withScratch } from "./child.js";
-import { DEFAULT_TIMEOUT_MS } from "./command.js";
+import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, resolveBinary, runChild, scratchStateDir, tail, unfinishedChild, withScratch } from "./child.js";
+import { providerEndpoint } from "./endpoint.js";
+import { childEnv } from "./environment.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
 /**
@@ -21,7 +19,7 @@ import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js
  * whole workspace, so trusting it is safe (headless gemini refuses to run in an untrusted folder), and relaunching
  * itself in a second node process buys nothing here.
  */
-export const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
+const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
   GEMINI_CLI_TRUST_WORKSPACE: "true",
   GEMINI_CLI_NO_RELAUNCH: "true",
   NO_COLOR: "1",
@@ -35,7 +33,7 @@ export const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.free
  * and an allow-list of reading tools. With an endpoint or key from settings, the API-key auth type: without a
  * selected type gemini 0.61 takes GOOGLE_GEMINI_BASE_URL for a "gateway" and exits 41 before sending anything.
  */
-export function geminiWorkspaceSettings(scratch: string, apiKeyAuth = false): object {
+function geminiWorkspaceSettings(scratch: string, apiKeyAuth = false): object {
   return {
     general: { maxAttempts: 1 },
     privacy: { usageStatisticsEnabled: false },
@@ -46,7 +44,7 @@ export function geminiWorkspaceSettings(scratch: string, apiKeyAuth = false): ob
 }
 
 /** gemini's AuthType.USE_GEMINI (security.auth.selectedType in its settings schema). */
-export const GEMINI_API_KEY_AUTH = "gemini-api-key";
+const GEMINI_API_KEY_AUTH = "gemini-api-key";
 
 /**
  * What a dispatch's scratch home links from the user's gemini directory: the user settings (the auth type an OAuth
@@ -54,10 +52,10 @@ export const GEMINI_API_KEY_AUTH = "gemini-api-key";
  * history and projects.json go to the scratch home and away with it, and the user's global GEMINI.md, extensions and
  * commands do not configure the reviewer.
  */
-export const GEMINI_USER_FILES = ["settings.json", "oauth_creds.json"] as const;
+const GEMINI_USER_FILES = ["settings.json", "oauth_creds.json"] as const;
 
 /** The user's gemini directory: $GEMINI_CLI_HOME/.gemini, else ~/.gemini (as gemini resolves it). */
-export function geminiUserDir(): string {
+function geminiUserDir(): string {
   return path.join(process.env.GEMINI_CLI_HOME || homedir(), ".gemini");
 }
 
@@ -65,10 +63,10 @@ export function geminiUserDir(): string {
 export const GEMINI_TOOLS = ["read_file", "list_directory", "glob", "grep_search"] as const;
 
 /** The context file gemini always loads as instructions (a context.fileName setting adds names, never removes it). */
-export const GEMINI_CONTEXT_FILE = "GEMINI.md";
+const GEMINI_CONTEXT_FILE = "GEMINI.md";
 
 /** Directory entries looked at before giving up: past it a project is refused rather than half checked. */
-export const GEMINI_SCAN_LIMIT = 200_000;
+const GEMINI_SCAN_LIMIT = 200_000;
 
 /**
  * The project's GEMINI.md files, which a gemini reviewer would take as its own instructions at nightmare (the one at
@@ -149,14 +147,12 @@ function parseReport(text: string): GeminiReport | null {
 }
 
 /** Models the API reported for the main conversation (stats.models is keyed by the response's modelVersion). */
-export function geminiReportedModels(report: GeminiReport): string[] {
+function geminiReportedModels(report: GeminiReport): string[] {
   const models = Object.entries(report.stats?.models ?? {});
   const main = models.filter(([, m]) => m?.roles && Object.hasOwn(m.roles, "main")).map(([name]) => name);
   // Without role information every model counts (a utility router model would then show up as well).
   return main.length ? main : models.map(([name]) => name);
 }
-
-const tail = (s: string, n = 500) => scrub(s.trim().slice(-n));
 
 /** Decide what a finished gemini run means. Exported for unit tests. */
 export function classifyGeminiExit(code: number | null, signal: string | null, stdout: string, stderr: string): DispatchOutcome {
@@ -184,9 +180,8 @@ export function classifyGeminiExit(code: number | null, signal: string | null, s
 export const geminiAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
     const { config } = input;
-    const endpoint = endpointKey(input);
-    if (!endpoint.ok) return endpoint.outcome;
-    const apiKey = endpoint.apiKey;
+    const endpoint = providerEndpoint(input, { baseUrl: "GOOGLE_GEMINI_BASE_URL", apiKey: "GEMINI_API_KEY" });
+    if (!endpoint.ok) return endpoint.notRun;
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     const readDir = dispatchWorkdir(input);
     const planted = readDir ? geminiContextFiles(readDir) : [];
@@ -199,18 +194,21 @@ export const geminiAdapter: ReviewerAdapter = {
         reason: `gemini would take ${planted.map((f) => path.relative(readDir!, f)).join(", ")} as its own instructions (no gemini 0.61 setting switches project context files off); at nightmare use a codex or claude reviewer, or rename them`,
       };
     }
-    const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.ctx.layout.root), readDir);
+    const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.project.root), readDir);
     // Two scratch directories, both removed whatever happens: the workspace (cwd) and a home of its own, outside
     // any workspace its tools may read, where gemini keeps the session (the packet) and its history.
     return withScratch("gemini", (scratch) => withScratch("gemini-home", async (home) => {
       scratchStateDir(path.join(home, ".gemini"), geminiUserDir(), GEMINI_USER_FILES);
       mkdirSync(path.join(scratch, ".gemini"));
-      writeFileSync(path.join(scratch, ".gemini", "settings.json"), JSON.stringify(geminiWorkspaceSettings(scratch, Boolean(config.base_url || apiKey)), null, 2));
-      const env = cliEnv(input, GEMINI_ENV_DEFAULTS, scratch, {
-        ...(config.base_url ? { GOOGLE_GEMINI_BASE_URL: config.base_url } : {}),
-        ...(apiKey ? { GEMINI_API_KEY: apiKey } : {}),
-        HOME: home,
-        GEMINI_CLI_HOME: home,
+      writeFileSync(path.join(scratch, ".gemini", "settings.json"), JSON.stringify(geminiWorkspaceSettings(scratch, Boolean(config.base_url || endpoint.apiKey)), null, 2));
+      const env = childEnv(input, {
+        defaults: GEMINI_ENV_DEFAULTS,
+        scratch,
+        own: {
+          ...endpoint.env,
+          HOME: home,
+          GEMINI_CLI_HOME: home,
+        },
       });
       const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: scratch, signal: input.signal });
       if (outcome.kind !== "exit") return unfinishedChild(outcome, "gemini", argv[0]!, timeoutMs);

@@ -2,7 +2,7 @@
 // installed CLI does not advertise means refusing before anything runs, never running an older CLI unpinned.
 import { runChild } from "./child.js";
 
-export type HelpText = { ok: true; text: string } | { ok: false; reason: string };
+type HelpText = { ok: true; text: string } | { ok: false; reason: string };
 
 export async function cliHelp(binary: string, env: NodeJS.ProcessEnv, cwd: string, signal?: AbortSignal): Promise<HelpText> {
   const r = await runChild({ argv: [binary, "--help"], stdin: "", timeoutMs: 20_000, env, cwd, signal });

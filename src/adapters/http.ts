@@ -2,9 +2,9 @@
 // user message, review_result.v1 as a strict json_schema response format, and the endpoint's `model` as reported.
 import { scrub } from "../core/scrub.js";
 import { capabilityError } from "./capability-errors.js";
-import { MAX_OUTPUT_BYTES, oversized } from "./child.js";
+import { DEFAULT_TIMEOUT_MS, MAX_OUTPUT_BYTES, oversized } from "./child.js";
+import { providerEndpoint } from "./endpoint.js";
 import { reviewOutputSchema } from "./result-schema.js";
-import { DEFAULT_TIMEOUT_MS } from "./command.js";
 import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
 
 export const REVIEW_SYSTEM_PROMPT = [
@@ -89,18 +89,10 @@ export const httpAdapter: ReviewerAdapter = {
     const { config, providerId } = input;
     if (!config.base_url) return { kind: "not-run", reason: `provider ${providerId}: http adapter needs base_url` };
     if (!config.model) return { kind: "not-run", reason: `provider ${providerId}: http adapter needs model` };
-    let url: URL;
-    try {
-      url = new URL(chatCompletionsUrl(config.base_url));
-      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`unsupported protocol ${url.protocol}`);
-      if (url.username || url.password) throw new Error("credentials in the URL are refused (name the key with api_key_env)");
-    } catch (error) {
-      return { kind: "not-run", reason: `provider ${providerId}: bad base_url: ${(error as Error).message}` };
-    }
-    const key = config.api_key_env ? process.env[config.api_key_env] : undefined;
-    if (config.api_key_env && !key) {
-      return { kind: "not-run", reason: `provider ${providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` };
-    }
+    const endpoint = providerEndpoint(input);
+    if (!endpoint.ok) return endpoint.notRun;
+    const key = endpoint.apiKey;
+    const url = new URL(chatCompletionsUrl(config.base_url));
     // `structured_output: false` (a loose provider key) turns the json_schema response format off for endpoints
     // that reject it; the normalizer then reads the fenced block the packet asks for.
     const structured = (config as { structured_output?: unknown }).structured_output !== false;

@@ -4,16 +4,17 @@
 import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { familyOfHost, classifyModel } from "../core/family.js";
 import type { Layout } from "../bus/layout.js";
-import type { ProviderConfig, Settings } from "../spec/schemas.js";
-import { Capability } from "../spec/schemas.js";
-import { minimalEnv, runChild } from "./child.js";
-import { profileFamilies, type Provider } from "../core/selection.js";
-import { MANUAL_PROVIDER } from "../core/policy.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { replace } from "../bus/replace.js";
+import { ADAPTER_KIND_INFO, CLI_KINDS, type CliKind } from "../core/adapter-kinds.js";
+import { classifyModel, familyOfHost } from "../core/family.js";
+import { MANUAL_PROVIDER } from "../core/policy.js";
+import { profileFamilies, type Provider } from "../core/selection.js";
+import { Capability, type ProviderConfig, type Settings } from "../spec/schemas.js";
+import { runChild } from "./child.js";
+import { minimalEnv } from "./environment.js";
 
 export interface DetectedProvider extends Provider {
   source: "settings" | "path" | "capability" | "builtin";
@@ -22,32 +23,6 @@ export interface DetectedProvider extends Provider {
   auth: string | null;
   why: string[];
 }
-
-type CliAdapter = "codex" | "claude" | "gemini" | "copilot";
-
-const CLI: Record<CliAdapter, { binary: string; envKeys: string[]; authFiles: (home: string, env: NodeJS.ProcessEnv) => string[] }> = {
-  codex: {
-    binary: "codex",
-    envKeys: ["OPENAI_API_KEY", "CODEX_API_KEY"],
-    authFiles: (home, env) => [path.join(env.CODEX_HOME ?? path.join(home, ".codex"), "auth.json")],
-  },
-  claude: {
-    binary: "claude",
-    envKeys: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
-    authFiles: (home) => [path.join(home, ".claude", ".credentials.json")],
-  },
-  gemini: {
-    binary: "gemini",
-    envKeys: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-    authFiles: (home) => [path.join(home, ".gemini", "oauth_creds.json")],
-  },
-  // copilot runs whatever model its agent profile names: no family of its own (see profileFamilies)
-  copilot: {
-    binary: "copilot",
-    envKeys: ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
-    authFiles: (home, env) => [path.join(env.COPILOT_HOME ?? path.join(home, ".copilot"), "config.json")],
-  },
-};
 
 /** What `<binary> --version` did within its time limit. */
 export type VersionProbe = { kind: "ok"; version: string } | { kind: "failed"; reason: string } | { kind: "timeout" };
@@ -68,7 +43,7 @@ export interface Probe {
  */
 export const PROBE_TIMEOUTS_MS = [5_000, 30_000] as const;
 
-export function whichOnPath(binary: string, envPath = process.env.PATH ?? ""): string | null {
+function whichOnPath(binary: string, envPath = process.env.PATH ?? ""): string | null {
   const candidates = binary.includes("/") ? [binary] : envPath.split(path.delimiter).filter(Boolean).map((d) => path.join(d, binary));
   for (const c of candidates) {
     try {
@@ -81,7 +56,7 @@ export function whichOnPath(binary: string, envPath = process.env.PATH ?? ""): s
   return null;
 }
 
-export const realProbe: Probe = {
+const realProbe: Probe = {
   which: (b) => whichOnPath(b),
   version: async (binary, timeoutMs) => {
     const r = await runChild({ argv: [binary, "--version"], stdin: "", timeoutMs, env: minimalEnv([]) });
@@ -103,20 +78,21 @@ export const realProbe: Probe = {
   home: homedir(),
 };
 
-function authSignal(adapter: CliAdapter, config: ProviderConfig | undefined, probe: Probe): string | null {
-  const keys = [...(config?.api_key_env ? [config.api_key_env] : []), ...CLI[adapter].envKeys];
+function authSignal(cli: CliKind, config: ProviderConfig | undefined, probe: Probe): string | null {
+  const keys = [...(config?.api_key_env ? [config.api_key_env] : []), ...cli.keyVars];
   const key = keys.find((k) => probe.env[k]);
   if (key) return `env ${key} set`;
-  const file = CLI[adapter].authFiles(probe.home, probe.env).find((f) => probe.fileExists(f));
-  return file ? `stored auth ${file.replace(probe.home, "~")}` : null;
+  const { dirVar, dir, file } = cli.login;
+  const login = path.join((dirVar && probe.env[dirVar]) ?? path.join(probe.home, dir), file);
+  return probe.fileExists(login) ? `stored auth ${login.replace(probe.home, "~")}` : null;
 }
 
-async function checkCli(adapter: CliAdapter, config: ProviderConfig | undefined, probe: Probe, cache: ProbeCache): Promise<Pick<DetectedProvider, "binary" | "version" | "auth" | "why" | "available">> {
-  const name = config?.binary ?? CLI[adapter].binary;
+async function checkCli(cli: CliKind, config: ProviderConfig | undefined, probe: Probe, cache: ProbeCache): Promise<Pick<DetectedProvider, "binary" | "version" | "auth" | "why" | "available">> {
+  const name = config?.binary ?? cli.binary;
   const binary = probe.which(name);
   if (!binary) return { binary: null, version: null, auth: null, why: [`${name} not found on PATH`], available: false };
   const probed = await probeVersion(name, binary, probe, cache);
-  const auth = authSignal(adapter, config, probe);
+  const auth = authSignal(cli, config, probe);
   const why = [probed.why, auth ?? "no auth signal (no API key variable, no stored login)"];
   return { binary, version: probed.version, auth, why, available: probed.present && auth !== null };
 }
@@ -155,7 +131,7 @@ async function probeVersion(name: string, binary: string, probe: Probe, cache: P
  * Positive --version probes, in .guild/probe-cache.json, keyed by binary path and valid only for the same stamp:
  * a slow probe of a binary that answered before is not a reason to drop it. Only written where .guild/ exists.
  */
-export class ProbeCache {
+class ProbeCache {
   private entries: Record<string, { stamp: string; version: string; at: string }> = {};
   private dirty = false;
   constructor(private readonly layout: Layout) {
@@ -242,8 +218,9 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
       selectable: config.selectable !== false && config.adapter !== "manual", source: "settings" as const,
       ...(config.adapter === "copilot" ? { profileFamilies: profileFamilies(config) } : {}),
     };
-    if (config.adapter === "codex" || config.adapter === "claude" || config.adapter === "gemini" || config.adapter === "copilot") {
-      out.push({ ...base, ...(await checkCli(config.adapter, config, probe, cache)) });
+    const cli = ADAPTER_KIND_INFO[config.adapter].cli;
+    if (cli) {
+      out.push({ ...base, ...(await checkCli(cli, config, probe, cache)) });
     } else if (config.adapter === "http") {
       const key = config.api_key_env && probe.env[config.api_key_env] ? `env ${config.api_key_env} set` : null;
       const why = [config.base_url ? `base_url ${config.base_url}` : "no base_url", key ?? `api key variable ${config.api_key_env ?? "(none named)"} not set`];
@@ -262,9 +239,9 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
   }
   // CLIs on PATH that settings do not configure: usable with the family their host implies; the reported model
   // is still checked after every review.
-  for (const adapter of Object.keys(CLI) as CliAdapter[]) {
+  for (const adapter of CLI_KINDS) {
     if (configured.some(([id, c]) => id === adapter || c.adapter === adapter)) continue;
-    const check = await checkCli(adapter, undefined, probe, cache);
+    const check = await checkCli(ADAPTER_KIND_INFO[adapter].cli!, undefined, probe, cache);
     if (!check.binary) continue;
     out.push({
       id: adapter, adapter, model: null, family: familyOfHost(adapter), selectable: true, source: "path", ...check,

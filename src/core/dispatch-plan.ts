@@ -1,7 +1,7 @@
 // Which (model, effort) pair a dispatch requests, and the capability fallback: a weaker pair is tried only after the
 // previous dispatch proved that nothing ran because its effort or model was refused (ARIS: capability fallback for new
 // sessions only), along the provider's configured chain, never below its effort floor.
-import { SETS_EFFORT } from "../adapters/capabilities.js";
+import { ADAPTER_KIND_INFO } from "./adapter-kinds.js";
 import type { DispatchOutcome } from "../adapters/types.js";
 import { classifyModel } from "./family.js";
 import {
@@ -30,7 +30,7 @@ export function initialPair(config: ProviderConfig, tier: EffortTier): Pair | st
   const model = wanted?.model ?? config.model ?? null;
   const effort = wanted?.effort ?? config.effort ?? null;
   const floor = config.effort_floor;
-  if (!SETS_EFFORT[config.adapter]) {
+  if (!ADAPTER_KIND_INFO[config.adapter].setsEffort) {
     const unsupported = config.adapter === "gemini" ? "effort not supported by this CLI" : `effort not supported by the ${config.adapter} adapter`;
     if (floor) return `effort_floor ${floor} cannot be guaranteed: ${unsupported}`;
     return effort ? { model, effort: null, note: `${unsupported}; ${effort} not sent` } : { model, effort: null };

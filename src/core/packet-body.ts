@@ -2,7 +2,7 @@
 // nightmare, the paths to read), the prior rounds' own findings and the reviewer's own memory, and the exact output
 // contract. Never the author's summary of changes: the only author text a packet carries is a rebuttal, labelled,
 // in the round that rules on it; the only other voice is the human's checkpoint instruction, labelled too.
-import { isNightmare } from "../adapters/capabilities.js";
+import { isNightmare } from "./adapter-kinds.js";
 import type { FixedGate } from "../spec/ids.js";
 import type { PacketFrontMatter, TrailEntry } from "../spec/schemas.js";
 import { roundLabel } from "./trail.js";

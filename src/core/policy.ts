@@ -1,7 +1,7 @@
 // Resolves what a request asks for against the settings: whether review is required, the cap, the mode, and the
 // auto-review-loop modes (stop policy, difficulty, human checkpoint) with the reason a request cannot be served.
 import path from "node:path";
-import { FILE_READING_KINDS, readsFiles } from "../adapters/capabilities.js";
+import { FILE_READING_KINDS, isCliKind, readsFiles } from "./adapter-kinds.js";
 import type { Difficulty, Request, ReviewMode, Settings, StopPolicy } from "../spec/schemas.js";
 
 export const MANUAL_PROVIDER = "manual";
@@ -26,8 +26,6 @@ export interface ResolvedPolicy {
   refusal: string | null;
 }
 
-const CLI_ADAPTERS = new Set(["codex", "claude", "gemini"]);
-
 /** The provider a request pins (request, then settings), or null for auto. */
 export function pinnedReviewer(request: Pick<Request, "reviewer">, settings: Settings): string | null {
   if (request.reviewer && request.reviewer !== "auto") return request.reviewer;
@@ -46,7 +44,7 @@ export function requestRefusal(request: Pick<Request, "reviewer" | "paths"> & Pa
   if (difficulty !== "nightmare") return null;
   const pin = pinnedReviewer(request, settings);
   if (!pin) return null;
-  const adapter = settings.providers?.[pin]?.adapter ?? (pin === MANUAL_PROVIDER ? "manual" : CLI_ADAPTERS.has(pin) ? pin : null);
+  const adapter = settings.providers?.[pin]?.adapter ?? (pin === MANUAL_PROVIDER ? "manual" : isCliKind(pin) ? pin : null);
   if (adapter === null || readsFiles(adapter)) return null;
   return `difficulty nightmare requires direct repository access and is not compatible with reviewer ${pin} (adapter ${adapter}); use difficulty hard, or a file-reading reviewer (${FILE_READING_KINDS.join(", ")})`;
 }

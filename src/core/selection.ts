@@ -1,7 +1,7 @@
 // WHO reviews: a pure function of the author, the request and the configured providers. A same-family or
 // unknown-family pairing is never "selected"; it degrades to the weak path, which is still gated. At difficulty
 // nightmare only reviewers that read the repository themselves are candidates, on every path.
-import { FILE_READING_KINDS, readsFiles } from "../adapters/capabilities.js";
+import { ADAPTER_KIND_INFO, FILE_READING_KINDS, readsFiles } from "./adapter-kinds.js";
 import { classifyModel, familyOfHost } from "./family.js";
 import type { Family, ProviderConfig, Request, Settings } from "../spec/schemas.js";
 import { MANUAL_PROVIDER, pinnedReviewer, type ResolvedPolicy } from "./policy.js";
@@ -35,9 +35,6 @@ export interface Selection {
   independence: "strong" | "weak";
   reason: string;
 }
-
-/** Auto ranking: native CLIs first, then HTTP, then generic commands; ties by id. */
-const ADAPTER_RANK: Record<Provider["adapter"], number> = { codex: 0, claude: 1, gemini: 2, http: 3, command: 4, copilot: 5, manual: 6 };
 
 /** The profile family a copilot reviewer takes for this author: the first configured known family that is not the author's. */
 export function profileFamilyFor(families: readonly Family[], authorFamily: Family): Family {
@@ -129,7 +126,7 @@ export function selectReviewer(
   }
   const ranked = providers
     .filter((p) => p.available && p.selectable && isIndependent(author.family, p.family))
-    .sort((a, b) => ADAPTER_RANK[a.adapter] - ADAPTER_RANK[b.adapter] || a.id.localeCompare(b.id));
+    .sort((a, b) => ADAPTER_KIND_INFO[a.adapter].rank - ADAPTER_KIND_INFO[b.adapter].rank || a.id.localeCompare(b.id));
   const top = ranked[0];
   if (top) return { status: "selected", provider: top, independence: "strong", reason: `auto: ${top.id} (${top.family} ≠ ${author.family})` };
   return weak(`no available reviewer of a family other than ${author.family}`);

@@ -400,11 +400,17 @@ export const Event = z
   .meta({ title: "runs/<run-id>/events.jsonl line" });
 export type Event = z.infer<typeof Event>;
 
+/** Every adapter kind: the one list (what each kind can do is src/core/adapter-kinds.ts). */
+export const ADAPTER_KINDS = ["command", "manual", "codex", "claude", "gemini", "http", "copilot"] as const;
+export type AdapterKind = (typeof ADAPTER_KINDS)[number];
+/** A copilot agent profile name: a plain file name under .github/agents/. */
+export const COPILOT_PROFILE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
 const TierPair = z.object({ model: z.string().optional(), effort: Effort.optional() });
 
 export const ProviderConfig = z
   .object({
-    adapter: z.enum(["command", "manual", "codex", "claude", "gemini", "http", "copilot"]),
+    adapter: z.enum(ADAPTER_KINDS),
     model: z.string().optional().describe("model id requested from (or declared for) this reviewer"),
     argv: z.array(z.string()).min(1).optional().describe("command adapter: program and arguments, no shell"),
     input: z.enum(["stdin", "file"]).default("stdin").describe("command adapter: packet on stdin, or its path appended to argv"),
@@ -426,7 +432,7 @@ export const ProviderConfig = z
     model_chain: z.array(z.string()).optional().describe("models to step through, in order, only when one is refused as unknown before any review ran"),
     effort_floor: Effort.optional().describe("never send an effort below this one (and refuse to run a CLI whose effort cannot be set)"),
     copilot_profiles: z
-      .partialRecord(Family, z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/))
+      .partialRecord(Family, z.string().regex(COPILOT_PROFILE_RE))
       .optional()
       .describe("copilot adapter: model family → custom agent profile (.github/agents/<profile>.agent.md) whose model is of that family"),
   })

@@ -2,8 +2,8 @@
 // once (a weaker pair or a fallback provider only after a dispatch proved that nothing ran), normalize the output
 // (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not; every dispatch is recorded.
 import { hostname } from "node:os";
-import { isNightmare, readsFiles } from "../adapters/capabilities.js";
-import type { DispatchOutcome, ReviewerAdapter } from "../adapters/types.js";
+import { type DispatchOutcome, dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
+import { isCliKind, isNightmare, readsFiles } from "../core/adapter-kinds.js";
 import { classifyModel } from "../core/family.js";
 import { readGate } from "../bus/gate-reader.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -69,8 +69,9 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
 
     const packetPath = file(`packet-${R}.md`);
     const packetText = readTextBounded(packetPath, { max: MAX_FILE_BYTES });
+    const project = dispatchProject(layout.root, ctx.settings);
     const dispatchBase = (link: ChainLink, pair: Pair) => ({
-      ctx, providerId: link.id, config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
+      project, providerId: link.id, config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
       front: P, packetPath, signal: AbortSignal.any([signal, claim.signal]),
     });
     const chain = dispatchChain(ctx, P, opts);
@@ -148,8 +149,6 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
   }
 }
 
-const PATH_ADAPTERS = ["codex", "claude", "gemini", "copilot"];
-
 interface ChainLink {
   id: string;
   config: ProviderConfig;
@@ -165,7 +164,7 @@ function dispatchChain(ctx: BusContext, P: PacketFrontMatter, opts: ReviewerOpti
   const providers = ctx.settings.providers ?? {};
   // A CLI found on PATH without settings runs with its adapter's defaults.
   const configOf = (id: string): ProviderConfig | undefined =>
-    providers[id] ?? (PATH_ADAPTERS.includes(id) ? { adapter: id as ProviderConfig["adapter"], input: "stdin", selectable: true } : undefined);
+    providers[id] ?? (isCliKind(id) ? { adapter: id, input: "stdin", selectable: true } : undefined);
   const first = configOf(P.reviewer_provider);
   if (!first) return `provider ${P.reviewer_provider} is not configured in .guild/settings.json`;
   const chain: ChainLink[] = [];

@@ -4,8 +4,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFil
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { DispatchInput, ReviewerAdapter } from "../../src/adapters/types.js";
-import { Layout } from "../../src/bus/layout.js";
+import { type DispatchInput, dispatchProject, type ReviewerAdapter } from "../../src/adapters/types.js";
 import type { PacketFrontMatter, ProviderConfig } from "../../src/spec/schemas.js";
 import { makeProject, type Project, startBus } from "./bus.js";
 import { filesContaining, treeFiles, until } from "./clients.js";
@@ -445,7 +444,7 @@ export function directInput(root: string, providerId: string, config: ProviderCo
     artifact_sha256: "a".repeat(64), issued_at: new Date().toISOString(),
   } satisfies PacketFrontMatter;
   return {
-    ctx: { layout: new Layout(root), settings: {}, settingsProblems: [], codexSkip: { blocked: false, enforcement: "warn" } },
+    project: dispatchProject(root, {}),
     providerId, config, front, packetPath: path.join(root, "packet-1.md"), prompt, signal: new AbortController().signal,
   };
 }

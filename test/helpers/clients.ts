@@ -4,8 +4,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { DispatchInput } from "../../src/adapters/types.js";
-import { Layout } from "../../src/bus/layout.js";
+import { type DispatchInput, dispatchProject } from "../../src/adapters/types.js";
 import type { PacketFrontMatter, ProviderConfig, Settings } from "../../src/spec/schemas.js";
 import { BIN, type Project } from "./bus.js";
 
@@ -134,7 +133,7 @@ export function directInput(root: string, providerId: string, config: ProviderCo
     artifact_sha256: "a".repeat(64), issued_at: new Date().toISOString(),
   } satisfies PacketFrontMatter;
   return {
-    ctx: { layout: new Layout(root), settings, settingsProblems: [], codexSkip: { blocked: false, enforcement: "warn" } },
+    project: dispatchProject(root, settings),
     providerId, config, front, packetPath: path.join(root, "packet-1.md"), prompt, signal: new AbortController().signal,
   };
 }

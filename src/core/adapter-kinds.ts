@@ -1,0 +1,70 @@
+// What each adapter kind is, in one table (the kinds themselves: ADAPTER_KINDS in src/spec/schemas.ts; their
+// implementations: src/adapters/registry.ts).
+import { ADAPTER_KINDS, type AdapterKind, type PacketFrontMatter } from "../spec/schemas.js";
+
+/** A reviewer CLI that also runs from PATH without settings, and the auth signals detection looks for. */
+export interface CliKind {
+  binary: string;
+  /** Environment variables holding an API key or token (present = an auth signal; never read). */
+  keyVars: readonly string[];
+  /** The stored login: `file` in $<dirVar>, else in ~/<dir>. */
+  login: { dirVar?: string; dir: string; file: string };
+}
+
+interface AdapterKindInfo {
+  /**
+   * The reviewer can read the repository itself (a CLI agent with read-only tools), which difficulty nightmare
+   * requires; the others only ever see the packet text.
+   */
+  readsFiles: boolean;
+  /**
+   * The adapter sends a reasoning effort on every call (checked against the pinned CLIs' --help). codex:
+   * `-c model_reasoning_effort=<e>`; claude: `--effort <e>`; copilot: `--effort` (or `--reasoning-effort`, as its
+   * --help advertises); http: `reasoning_effort` in the body. gemini 0.61 has no effort or thinking flag (only a
+   * settings-file model config the adapter does not write), and a command or a human is not told one.
+   */
+  setsEffort: boolean;
+  /** Auto selection: native CLIs first, then HTTP, then generic commands (lower first; ties by id). */
+  rank: number;
+  cli: CliKind | null;
+}
+
+export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> = Object.freeze({
+  codex: {
+    readsFiles: true, setsEffort: true, rank: 0,
+    cli: { binary: "codex", keyVars: ["OPENAI_API_KEY", "CODEX_API_KEY"], login: { dirVar: "CODEX_HOME", dir: ".codex", file: "auth.json" } },
+  },
+  claude: {
+    readsFiles: true, setsEffort: true, rank: 1,
+    cli: { binary: "claude", keyVars: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"], login: { dir: ".claude", file: ".credentials.json" } },
+  },
+  gemini: {
+    readsFiles: true, setsEffort: false, rank: 2,
+    cli: { binary: "gemini", keyVars: ["GEMINI_API_KEY", "GOOGLE_API_KEY"], login: { dir: ".gemini", file: "oauth_creds.json" } },
+  },
+  http: { readsFiles: false, setsEffort: true, rank: 3, cli: null },
+  command: { readsFiles: false, setsEffort: false, rank: 4, cli: null },
+  // copilot runs whatever model its agent profile names: no family of its own (see profileFamilies)
+  copilot: {
+    readsFiles: true, setsEffort: true, rank: 5,
+    cli: { binary: "copilot", keyVars: ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"], login: { dirVar: "COPILOT_HOME", dir: ".copilot", file: "config.json" } },
+  },
+  manual: { readsFiles: false, setsEffort: false, rank: 6, cli: null },
+});
+
+export function readsFiles(adapter: string): boolean {
+  return Object.hasOwn(ADAPTER_KIND_INFO, adapter) && ADAPTER_KIND_INFO[adapter as AdapterKind].readsFiles;
+}
+
+export const FILE_READING_KINDS: readonly AdapterKind[] = ADAPTER_KINDS.filter((k) => ADAPTER_KIND_INFO[k].readsFiles);
+
+/** The CLI kinds, each also a provider id of its own when found on PATH without settings. */
+export const CLI_KINDS: readonly AdapterKind[] = ADAPTER_KINDS.filter((k) => ADAPTER_KIND_INFO[k].cli);
+
+export function isCliKind(id: string): id is AdapterKind {
+  return (CLI_KINDS as readonly string[]).includes(id);
+}
+
+export function isNightmare(front: Pick<PacketFrontMatter, "difficulty">): boolean {
+  return front.difficulty === "nightmare";
+}
