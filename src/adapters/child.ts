@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { scrub } from "../core/scrub.js";
-import type { DispatchInput, DispatchOutcome } from "./types.js";
+import type { DispatchInput } from "./types.js";
+import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 type ChildOutcome =
   | { kind: "exit"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }

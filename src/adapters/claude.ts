@@ -7,7 +7,8 @@ import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, resolveBinary, runChild, tail, unf
 import { providerEndpoint } from "./endpoint.js";
 import { childEnv } from "./environment.js";
 import { advertisedValues, cliHelp } from "./help.js";
-import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
+import type { DispatchInput, ReviewerAdapter } from "./types.js";
+import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 /** Built-in tools the reviewer may use: reading only (confined to its working directory by `dontAsk`). */
 const CLAUDE_TOOLS = ["Read", "Grep", "Glob"];

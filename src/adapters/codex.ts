@@ -11,7 +11,8 @@ import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, MAX_OUTPUT_BYTES, oversized, runCh
 import { providerEndpoint } from "./endpoint.js";
 import { childEnv } from "./environment.js";
 import { reviewOutputSchema } from "./result-schema.js";
-import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
+import type { DispatchInput, ReviewerAdapter } from "./types.js";
+import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 /**
  * What a dispatch's scratch CODEX_HOME links from the user's: the login (auth.json, which detection counts, and where

@@ -1,7 +1,8 @@
 // The generic command adapter: runs a configured program (no shell) with the packet on stdin or as a file path.
 import { DEFAULT_TIMEOUT_MS, runChild, unfinishedChild } from "./child.js";
 import { childEnv } from "./environment.js";
-import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
+import type { DispatchInput, ReviewerAdapter } from "./types.js";
+import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 export const commandAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {

@@ -17,7 +17,8 @@ import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, resolveBinary, runChild, tail, unf
 import { providerKey } from "./endpoint.js";
 import { childEnv } from "./environment.js";
 import { advertisedValues, advertises, cliHelp } from "./help.js";
-import type { DeclaredIdentity, DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
+import type { DispatchInput, ReviewerAdapter } from "./types.js";
+import type { DeclaredIdentity, DispatchOutcome } from "../core/dispatch-outcome.js";
 
 /** Flags every dispatch uses besides the effort flag: a CLI whose --help lacks one is refused, never run unpinned. */
 export const COPILOT_FLAGS = [

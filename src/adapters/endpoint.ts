@@ -1,5 +1,6 @@
 // A provider's endpoint settings, checked before anything is spawned or sent, so a refusal here proves no review ran.
-import type { DispatchInput, DispatchOutcome } from "./types.js";
+import type { DispatchInput } from "./types.js";
+import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 type NotRun = Extract<DispatchOutcome, { kind: "not-run" }>;
 type Input = Pick<DispatchInput, "config" | "providerId">;

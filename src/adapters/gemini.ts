@@ -12,7 +12,8 @@ import { capabilityError } from "./capability-errors.js";
 import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, resolveBinary, runChild, scratchStateDir, tail, unfinishedChild, withScratch } from "./child.js";
 import { providerEndpoint } from "./endpoint.js";
 import { childEnv } from "./environment.js";
-import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
+import type { DispatchInput, ReviewerAdapter } from "./types.js";
+import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 /**
  * Defaults for the child's environment; an allow-listed variable of the same name wins. The scratch directory is the

@@ -5,7 +5,8 @@ import { capabilityError } from "./capability-errors.js";
 import { DEFAULT_TIMEOUT_MS, MAX_OUTPUT_BYTES, oversized } from "./child.js";
 import { providerEndpoint } from "./endpoint.js";
 import { reviewOutputSchema } from "./result-schema.js";
-import type { DispatchInput, DispatchOutcome, ReviewerAdapter } from "./types.js";
+import type { DispatchInput, ReviewerAdapter } from "./types.js";
+import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 export const REVIEW_SYSTEM_PROMPT = [
   "You are an independent, adversarial reviewer working for a review bus.",

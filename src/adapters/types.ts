@@ -1,5 +1,6 @@
 // The interface every reviewer adapter implements; the reviewer worker owns claims, attempts and delivery.
-import type { CapabilityError, PacketFrontMatter, ProviderConfig, Settings } from "../spec/schemas.js";
+import type { DispatchOutcome } from "../core/dispatch-outcome.js";
+import type { PacketFrontMatter, ProviderConfig, Settings } from "../spec/schemas.js";
 
 /** What a dispatch needs of the project, and nothing else of the bus. */
 interface DispatchProject {
@@ -25,25 +26,6 @@ export interface DispatchInput {
   prompt: string;
   signal: AbortSignal;
 }
-
-/** An identity the adapter chose itself and nothing reported (copilot: the agent profile's `model:`). */
-export interface DeclaredIdentity {
-  model: string;
-  profile: string;
-}
-
-export type DispatchOutcome =
-  /** The reviewer answered; reportedModel is what the CLI or endpoint said it ran, when it says. */
-  | { kind: "output"; text: string; reportedModel?: string | null; declared?: DeclaredIdentity }
-  /**
-   * Proven that no review ran (binary missing, spawn failure, refused before sending): safe to fall back. With
-   * `capability`, the refusal named the requested effort or model, so a weaker pair may be tried.
-   */
-  | { kind: "not-run"; reason: string; capability?: CapabilityError; declared?: DeclaredIdentity }
-  /** Something may have run (timeout, crash, disconnect, 5xx): never dispatch again automatically. */
-  | { kind: "ambiguous"; reason: string; declared?: DeclaredIdentity }
-  /** The reviewer answered more than the bus reads (MAX_OUTPUT_BYTES): malformed, never normalized or repaired. */
-  | { kind: "oversized"; reason: string; declared?: DeclaredIdentity };
 
 export interface ReviewerAdapter {
   dispatch(input: DispatchInput): Promise<DispatchOutcome>;

@@ -2,7 +2,7 @@
 // previous dispatch proved that nothing ran because its effort or model was refused (ARIS: capability fallback for new
 // sessions only), along the provider's configured chain, never below its effort floor.
 import { ADAPTER_KIND_INFO } from "./adapter-kinds.js";
-import type { DispatchOutcome } from "../adapters/types.js";
+import type { DispatchOutcome } from "./dispatch-outcome.js";
 import { classifyModel } from "./family.js";
 import {
   type CapabilityError, type DispatchAttempt, type Effort, EFFORTS, type EffortTier, type PacketFrontMatter, type ProviderConfig, type Settings,

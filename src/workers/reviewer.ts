@@ -2,7 +2,8 @@
 // once (a weaker pair or a fallback provider only after a dispatch proved that nothing ran), normalize the output
 // (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not; every dispatch is recorded.
 import { hostname } from "node:os";
-import { type DispatchOutcome, dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
+import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
+import { type DispatchOutcome } from "../core/dispatch-outcome.js";
 import { isCliKind, isNightmare, readsFiles } from "../core/adapter-kinds.js";
 import { classifyModel } from "../core/family.js";
 import { readGate } from "../bus/gate-reader.js";
