@@ -1,9 +1,10 @@
 // The lenient review_result.v1 reader (what Guild's gate-pass enforces). Hand-written rather than zod so that
 // `verify-gate-pass` starts in a few milliseconds; test/result-reader.test.ts proves it accepts and rejects
 // exactly what the zod schema ReviewResultLenient does. The JSON itself is read by the one answer parser.
+import { RESULT_WIRE } from "../spec/ids.js";
 import { parseJsonAnswer } from "./json-answer.js";
 
-export const RESULT_WIRE = "review_result.v1";
+export { RESULT_WIRE };
 
 export interface LenientResult {
   schema_version?: typeof RESULT_WIRE;

@@ -5,6 +5,8 @@ export const FIXED_GATES = ["G-init", "G-spec", "G-plan", "G-quality", "G-operat
 export const LANE_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 export const GATE_RE = /^(?:G-init|G-spec|G-plan|G-quality|G-operations|G-diagnose|G-lane:[A-Za-z0-9._-]{1,64})$/;
 export const SHA256_RE = /^[0-9a-fA-F]{64}$/;
+/** The wire tag of a review result: its schema_version and the info string of its fence. */
+export const RESULT_WIRE = "review_result.v1";
 
 export type Gate = (typeof FIXED_GATES)[number] | `G-lane:${string}`;
 

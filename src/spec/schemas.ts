@@ -1,11 +1,7 @@
 // The one schema module: every file the bus reads or writes is described here, and bus-spec/schemas/*.json
 // are generated from these definitions (src/spec/generate.ts).
 import { z } from "zod";
-import { GATE_RE, RUN_ID_RE } from "./ids.js";
-
-import { RESULT_WIRE } from "../core/result-wire.js";
-
-export { RESULT_WIRE };
+import { GATE_RE, RESULT_WIRE, RUN_ID_RE } from "./ids.js";
 
 const nonBlank = z.string().regex(/\S/, "must be a non-blank string");
 const sha256Hex = z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters");
