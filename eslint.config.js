@@ -5,10 +5,7 @@ import tseslint from "typescript-eslint";
 
 // The Node globals the plain .js/.mjs files use (TypeScript files get theirs from @types/node).
 const NODE_GLOBALS = Object.fromEntries(
-  ["process", "console", "Buffer", "URL", "setTimeout", "clearTimeout", "setInterval", "clearInterval"].map((g) => [
-    g,
-    "readonly",
-  ]),
+  ["process", "console", "Buffer", "URL", "setTimeout", "clearTimeout", "setInterval", "clearInterval"].map((g) => [g, "readonly"]),
 );
 
 export default defineConfig(

@@ -20,9 +20,7 @@ if (run.error || !run.stdout) throw run.error ?? new Error(`depcruise failed: ${
 const { modules } = JSON.parse(run.stdout);
 
 const layerOf = (file) => file.split("/")[1];
-const edges = modules.flatMap((m) =>
-  m.dependencies.map((d) => ({ from: m.source, to: d.resolved, broken: !d.valid || d.circular })),
-);
+const edges = modules.flatMap((m) => m.dependencies.map((d) => ({ from: m.source, to: d.resolved, broken: !d.valid || d.circular })));
 
 function mermaid(lines, red) {
   const style = red.length ? [`linkStyle ${red.join(",")} stroke:#d00,stroke-width:2px`] : [];
