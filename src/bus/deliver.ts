@@ -101,7 +101,7 @@ export function deliver(finalPath: string, bytes: Uint8Array | string, options: 
       if (errCode(error) === "EEXIST") return compareExisting(fs, finalPath, sha);
       if (!LINK_UNSUPPORTED.has(errCode(error) ?? "")) throw error;
       options.log?.(`deliver: link() unsupported here (${errCode(error)}); exclusive-create fallback for ${finalPath}`);
-      return deliverWithoutLink(fs, finalPath, data, sha, durable);
+      return deliverWithoutLink({ fs, finalPath, data, sha, durable });
     }
     if (durable) fsyncDir(fs, path.dirname(finalPath));
     return { status: "delivered", path: finalPath, sha256: sha };
@@ -115,7 +115,8 @@ export function deliver(finalPath: string, bytes: Uint8Array | string, options: 
 }
 
 /** Fallback for filesystems without hard links: exclusive create, so still first-writer-wins (not atomic for readers). */
-function deliverWithoutLink(fs: FsOps, finalPath: string, data: Uint8Array, sha: string, durable: boolean): DeliverResult {
+function deliverWithoutLink(d: { fs: FsOps; finalPath: string; data: Uint8Array; sha: string; durable: boolean }): DeliverResult {
+  const { fs, finalPath, data, sha, durable } = d;
   let fd: number;
   try {
     fd = fs.open(finalPath, "wx", 0o644);

@@ -38,8 +38,8 @@ export function readJsonl<T>(file: string, schema: z.ZodType<T>): T[] {
     try {
       const parsed = schema.safeParse(JSON.parse(line));
       if (parsed.success) out.push(parsed.data);
-    } catch {
-      // a torn or foreign line: skipped
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error; // only JSON.parse may fail here: a torn or foreign line
     }
   }
   return out;

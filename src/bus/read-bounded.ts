@@ -43,7 +43,7 @@ export function readBounded(file: string, { max, followSymlink = false }: ReadOp
     for (;;) {
       if (used === buf.length) {
         if (used > max) break;
-        return growAndRead(fd, file, buf, used, max);
+        return growAndRead(fd, file, buf, max);
       }
       const n = readSync(fd, buf, used, buf.length - used, null);
       if (n === 0) break;
@@ -59,9 +59,10 @@ export function readBounded(file: string, { max, followSymlink = false }: ReadOp
   }
 }
 
-function growAndRead(fd: number, file: string, start: Buffer, used: number, max: number): Buffer {
+/** Goes on reading into a buffer of the limit's size once `full` (all bytes read so far) is full. */
+function growAndRead(fd: number, file: string, full: Buffer, max: number): Buffer {
   const buf = Buffer.allocUnsafe(max + 1);
-  start.copy(buf, 0, 0, used);
+  let used = full.copy(buf);
   for (;;) {
     const n = readSync(fd, buf, used, buf.length - used, null);
     if (n === 0) return buf.subarray(0, used);

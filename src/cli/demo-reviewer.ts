@@ -48,8 +48,8 @@ function nextStep(planPath: string | undefined): { step: Step; plan: Plan; dispa
   let n = 0;
   try {
     n = Number(readFileSync(counter, "utf8")) || 0;
-  } catch {
-    // first dispatch
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error; // no counter yet: the first dispatch
   }
   writeFileSync(counter, String(n + 1));
   const step = plan.sequence?.[n] ?? plan.default ?? "satisfied";

@@ -45,7 +45,7 @@ export function register(program: Command): void {
       const workers: ChildProcess[] = ["broker", "verifier", "command"].map((kind) =>
         spawn(process.execPath, [BIN, "worker", kind, "--root", root, "--reconcile-ms", "500", ...(o.poll ? ["--poll"] : [])], { stdio: ["ignore", "ignore", "inherit"] }),
       );
-      let code = 1;
+      let code: number;
       try {
         say("claude (author) requests a G-spec review of docs/export-spec.md");
         const { runId, gate } = requestReview(layout, { artifact: "docs/export-spec.md", gate: "G-spec", author: "claude", authorModel: "claude-opus-4", runId: "demo-run" });

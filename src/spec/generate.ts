@@ -1,8 +1,5 @@
-// Generates bus-spec/schemas/*.schema.json from the zod schemas. `npm run schemas` rewrites them; the drift test
-// fails when the committed files differ from what this produces.
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+// Renders bus-spec/schemas/*.schema.json from the zod schemas. `npm run schemas` (scripts/schemas.mjs) writes them;
+// the drift test fails when the committed files differ from what this produces.
 import { z } from "zod";
 import { PUBLISHED_SCHEMAS } from "./schemas.js";
 
@@ -14,12 +11,4 @@ export function renderSchemas(): Record<string, string> {
     out[`${name}.schema.json`] = JSON.stringify(json, null, 2) + "\n";
   }
   return out;
-}
-
-export const SCHEMA_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "bus-spec", "schemas");
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  mkdirSync(SCHEMA_DIR, { recursive: true });
-  for (const [file, text] of Object.entries(renderSchemas())) writeFileSync(path.join(SCHEMA_DIR, file), text);
-  console.log(`wrote ${Object.keys(renderSchemas()).length} schemas to ${SCHEMA_DIR}`);
 }

@@ -8,6 +8,7 @@ const LANE_ID = "[A-Za-z0-9._-]{1,64}";
 export const GATE_RE = new RegExp(`^(?:${FIXED_GATES.join("|")}|G-lane:${LANE_ID})$`);
 /** How the gates are spelled out to a person. */
 export const GATE_NAMES = `${FIXED_GATES.join(" ")} or G-lane:<id>`;
+export const SHA256_RE = /^[0-9a-fA-F]{64}$/;
 
 export type Gate = FixedGate | `G-lane:${string}`;
 

@@ -1,14 +1,11 @@
 // The one schema module: every file the bus reads or writes is described here, and bus-spec/schemas/*.json
 // are generated from these definitions (src/spec/generate.ts).
 import { z } from "zod";
-import { GATE_RE, RUN_ID_RE } from "./ids.js";
-
+import { GATE_RE, RUN_ID_RE, SHA256_RE } from "./ids.js";
 import { RESULT_WIRE } from "./constants.js";
 
-export { RESULT_WIRE };
-
 const nonBlank = z.string().regex(/\S/, "must be a non-blank string");
-const sha256Hex = z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters");
+const sha256Hex = z.string().regex(SHA256_RE, "must be 64 hex characters");
 const isoTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T/, "must be an ISO-8601 timestamp");
 const runId = z.string().regex(RUN_ID_RE);
 const gate = z.string().regex(GATE_RE);

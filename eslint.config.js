@@ -1,0 +1,30 @@
+// `npm run lint`. typescript-eslint's recommended rules plus the conventions of issue #12.
+import js from "@eslint/js";
+import { defineConfig } from "eslint/config";
+import tseslint from "typescript-eslint";
+
+// The Node globals the plain .js/.mjs files use (TypeScript files get theirs from @types/node).
+const NODE_GLOBALS = Object.fromEntries(
+  ["process", "console", "Buffer", "URL", "setTimeout", "clearTimeout", "setInterval", "clearInterval"].map((g) => [g, "readonly"]),
+);
+
+export default defineConfig(
+  { ignores: ["dist/", "clients/", "node_modules/", "coverage/"] },
+  { linterOptions: { reportUnusedDisableDirectives: "error" } },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    languageOptions: { globals: NODE_GLOBALS },
+    rules: {
+      // An empty block needs a comment saying why nothing is done (a catch that ignores an error must say why).
+      "no-empty": ["error", { allowEmptyCatch: false }],
+      // More than four positional parameters: pass an options object.
+      "max-params": "off",
+      "@typescript-eslint/max-params": ["error", { max: 4 }],
+      eqeqeq: ["error", "always"],
+      // Same convention as tsc's noUnusedParameters: a leading underscore marks a parameter kept for its position.
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } } },
+);
