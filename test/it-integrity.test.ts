@@ -70,7 +70,7 @@ const outcomeOf = (p: Project, run: string) => p.readJson<{ status: string; arti
 describe("no false sign-off (integration)", () => {
   it("a passing verdict is not applied to an artifact edited while the broker was down (§11, §14 rule 12)", async () => {
     const p = setup();
-    let broker = p.startWorker("broker");
+    const broker = p.startWorker("broker");
     p.startWorker("verifier");
     request(p, "i1");
     await p.waitFor("i1", GATE, has("packet-1.md"), "packet 1");
@@ -79,7 +79,7 @@ describe("no false sign-off (integration)", () => {
     await p.waitFor("i1", GATE, has("verdict-1.json"), "the verifier's verdict");
     expect(p.readJson("i1", GATE, "verdict-1.json")).toMatchObject({ gate_pass: { pass: true } });
     p.write(ARTIFACT, SPEC_TEXT + "Never-reviewed line.\n");
-    broker = p.startWorker("broker");
+    p.startWorker("broker"); // stopped with the project at teardown
     await p.waitFor("i1", GATE, has("packet-2.md"), "a restart on the edited bytes");
     expect(existsSync(path.join(p.gateDir("i1", GATE), "outcome.json"))).toBe(false);
     expect(packetField(p, "i1", 2, "restart_reason")).toBe("artifact_changed");

@@ -89,6 +89,7 @@ describe("normalizer properties", () => {
 
   it("a ## SATISFIED quoted in a fence is never a verdict: closed, unterminated, or 'closed' by a shorter or other fence", () => {
     fc.assert(
+      // eslint-disable-next-line @typescript-eslint/max-params -- fast-check passes one argument per arbitrary
       fc.property(prose, opening([...quoting, "json", " review_result.v1"]), bodyLines, bodyLines, fc.constantFrom("none", "same", "longer", "shorter", "other"), prose, (before, o, pre, post, closing, after) => {
         const close = { none: null, same: o.char.repeat(o.length), longer: o.char.repeat(o.length + 2), shorter: o.char.repeat(o.length - 1), other: (o.char === "`" ? "~" : "`").repeat(o.length) }[closing];
         const raw = [before, openLine(o), ...pre, "## SATISFIED", ...post, ...(close === null ? [] : [close]), after].join("\n");

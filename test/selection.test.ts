@@ -209,6 +209,7 @@ describe("selectReviewer: AC-8 as a property", () => {
         fc.option(fc.constantFrom("codex", "x1", "manual"), { nil: undefined }),
         fc.constantFrom("cross" as const, "local" as const, "off" as const),
         fc.boolean(),
+        // eslint-disable-next-line @typescript-eslint/max-params -- fast-check passes one argument per arbitrary
         (providers, author, reviewer, settingsPin, weakReviewer, mode, required) => {
           const settings: Settings = { ...(settingsPin ? { reviewer: settingsPin } : {}), ...(weakReviewer ? { weak_reviewer: weakReviewer } : {}) };
           const s = selectReviewer(policy({ mode, required }), { reviewer }, author, providers, settings);

@@ -13,7 +13,7 @@ export interface GateListing {
 /** Every (run, gate) on disk, optionally narrowed to one run, and what the workers ignore there. */
 export function listGates(layout: Layout, runFilter?: string): GateListing {
   const out: GateListing = { gates: [], ignored: [] };
-  let runs: string[] = [];
+  let runs: string[];
   try {
     runs = runFilter ? [runFilter] : readdirSync(layout.runs).sort();
   } catch {
@@ -32,7 +32,7 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
       refuse(runPath, (error as Error).message);
       continue;
     }
-    let gates: string[] = [];
+    let gates: string[];
     try {
       gates = readdirSync(path.join(layout.runDir(runId), "review")).sort();
     } catch {

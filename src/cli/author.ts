@@ -86,7 +86,6 @@ export function register(program: Command): void {
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
     .option("--root <dir>", "project root", process.cwd())
-    // eslint-disable-next-line @typescript-eslint/max-params -- commander passes the CLI arguments, then the options
     .action(async (run: string, gate: string, choice: DecisionChoice, n: number | undefined, o: { note?: string; wait?: boolean; json?: boolean; root: string }) => {
       if ((choice === "extend-cap") !== (n !== undefined)) throw new Error("a number of rounds (1-5) goes with extend-cap, and only with it");
       const { layout, view } = open(o.root, run, gate);

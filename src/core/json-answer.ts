@@ -52,6 +52,7 @@ function inspect(text: string): "too-deep" | string[] {
       onArrayBegin: () => enter(null),
       onObjectEnd: () => void open.pop(),
       onArrayEnd: () => void open.pop(),
+      // eslint-disable-next-line @typescript-eslint/max-params -- jsonc-parser's visitor signature
       onObjectProperty: (name, _offset, _length, _line, _column, path) => {
         const keys = open[open.length - 1]!;
         if (!keys.has(name)) keys.add(name);

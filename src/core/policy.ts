@@ -1,6 +1,5 @@
 // Resolves what a request asks for against the settings: whether review is required, the cap, the mode, and the
 // auto-review-loop modes (stop policy, difficulty, human checkpoint) with the reason a request cannot be served.
-import path from "node:path";
 import { FILE_READING_KINDS, isCliKind, readsFiles } from "./adapter-kinds.js";
 import type { Difficulty, Request, ReviewMode, Settings, StopPolicy } from "../spec/schemas.js";
 
@@ -39,7 +38,7 @@ export function pinnedReviewer(request: Pick<Request, "reviewer">, settings: Set
  */
 export function requestRefusal(request: Pick<Request, "reviewer" | "paths"> & Partial<Pick<Request, "artifact_path">>, settings: Settings, difficulty: Difficulty): string | null {
   for (const p of [...(request.artifact_path === undefined ? [] : [request.artifact_path]), ...(request.paths ?? [])]) {
-    if (path.isAbsolute(p) || path.normalize(p).split(/[\\/]/)[0] === "..") return `path ${JSON.stringify(p)} is not inside the project`;
+    if (!staysInside(p)) return `path ${JSON.stringify(p)} is not inside the project`;
   }
   if (difficulty !== "nightmare") return null;
   const pin = pinnedReviewer(request, settings);
@@ -75,3 +74,15 @@ export const NO_REQUEST_POLICY: ResolvedPolicy = Object.freeze({
   mode: "cross", required: true, requiredBecause: "no request", cap: DEFAULT_CAP, warnings: [], restartCap: DEFAULT_RESTART_CAP,
   stop: "verdict", difficulty: "medium", humanCheckpoint: false, refusal: null,
 }) as ResolvedPolicy;
+
+/** Whether a project-relative path stays inside the project: not absolute, and no `..` climbs above where it starts. */
+function staysInside(p: string): boolean {
+  if (/^(?:[\\/]|[A-Za-z]:)/.test(p)) return false;
+  let depth = 0;
+  for (const part of p.split(/[\\/]+/)) {
+    if (part === "..") depth--;
+    else if (part !== "." && part !== "") depth++;
+    if (depth < 0) return false;
+  }
+  return true;
+}

@@ -115,6 +115,7 @@ const RULES: readonly Rule[] = Object.freeze([
         `|(\\\\?["']|(?![\\\\"']))${NOT_LABEL}(${VALUE_STOP}))`,
       "gi",
     ),
+    // eslint-disable-next-line @typescript-eslint/max-params -- String.replace passes one argument per capture group
     replace: (match: string, head: string, quote: string | undefined, quoted: string | undefined, bareQuote: string, bare: string) =>
       quoted !== undefined
         ? HARMLESS_VALUE.test(quoted) ? match : `${head}${quote}${label("secret")}`

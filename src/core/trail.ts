@@ -119,7 +119,7 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
     );
     for (const d of e.dispatch ?? []) out.push(`- dispatch ${d}`);
     const sg = s.verdicts.get(e.round)?.score_gate;
-    if (e.score != null || e.readiness != null) out.push(`- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable"}`);
+    if ((e.score ?? e.readiness ?? null) !== null) out.push(`- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable"}`);
     for (const f of findings.get(e.round) ?? []) out.push(`  - ${f}`);
     if (s.memories.has(e.round)) out.push(`- reviewer memory: memory-${e.round}.md (given back to the reviewer next round)`);
     if (s.rebuttals.has(e.round)) out.push(`- author rebuttal: rebuttal-${e.round}.md (contests this round's findings)`);

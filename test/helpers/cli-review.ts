@@ -175,7 +175,7 @@ export function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T
 /** Pids of live processes whose command line mentions `needle` (Linux /proc). */
 export function processesMentioning(needle: string): number[] {
   const pids: number[] = [];
-  let entries: string[] = [];
+  let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {

@@ -82,12 +82,15 @@ switch (behaviour) {
     console.log("Review follows.\n\n```review_result.v1\n" + JSON.stringify(result, null, 2) + "\n```");
     process.exit(0);
   }
+  // falls through: never reached, process.exit does not return
   case "rate-limit":
     console.error("Error: 429 Too Many Requests: rate limit exceeded, retry later");
     process.exit(1);
+  // falls through: never reached, process.exit does not return
   case "auth":
     console.error("Error: 401 Unauthorized: Bad credentials");
     process.exit(1);
+  // falls through: never reached, process.exit does not return
   case "hang":
     setInterval(() => {}, 1000);
     break;

@@ -206,7 +206,7 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const raw = Buffer.concat(chunks).toString("utf8");
-      let body: Record<string, unknown> | null = null;
+      let body: Record<string, unknown> | null;
       try {
         const parsed = JSON.parse(raw);
         body = parsed && typeof parsed === "object" ? parsed : null;
