@@ -146,19 +146,19 @@ describe("the (model, effort) plan", () => {
 
   it("the tier's model and effort win over the provider's; the floor is enforced before anything runs", () => {
     const c = cfg({ adapter: "codex", model: "gpt-5.6-sol", effort: "xhigh", effort_tiers: { "deep-audit": { effort: "ultra" } }, effort_floor: "xhigh" });
-    expect(initialPair(c, "deep-audit")).toEqual({ model: "gpt-5.6-sol", effort: "ultra" });
-    expect(initialPair(c, "regular")).toEqual({ model: "gpt-5.6-sol", effort: "xhigh" });
-    expect(initialPair({ ...c, effort: "high" }, "regular")).toBe("the regular tier's effort high is below effort_floor xhigh");
-    expect(initialPair({ ...c, effort: undefined }, "regular")).toBe("effort_floor xhigh is set but no effort is configured for the regular tier");
-    expect(initialPair(cfg({ adapter: "codex" }), "regular")).toEqual({ model: null, effort: null });
+    expect(initialPair(c, "deep-audit")).toEqual({ ok: true, pair: { model: "gpt-5.6-sol", effort: "ultra" } });
+    expect(initialPair(c, "regular")).toEqual({ ok: true, pair: { model: "gpt-5.6-sol", effort: "xhigh" } });
+    expect(initialPair({ ...c, effort: "high" }, "regular")).toEqual({ ok: false, why: "the regular tier's effort high is below effort_floor xhigh" });
+    expect(initialPair({ ...c, effort: undefined }, "regular")).toEqual({ ok: false, why: "effort_floor xhigh is set but no effort is configured for the regular tier" });
+    expect(initialPair(cfg({ adapter: "codex" }), "regular")).toEqual({ ok: true, pair: { model: null, effort: null } });
   });
 
   it("a CLI without effort control: said so, not pretended; refused outright when a floor is set", () => {
     expect(initialPair(cfg({ adapter: "gemini", model: "gemini-2.5-pro", effort: "high" }), "regular")).toEqual({
-      model: "gemini-2.5-pro", effort: null, note: "effort not supported by this CLI; high not sent",
+      ok: true, pair: { model: "gemini-2.5-pro", effort: null, note: "effort not supported by this CLI; high not sent" },
     });
-    expect(initialPair(cfg({ adapter: "gemini", effort: "high", effort_floor: "high" }), "regular")).toBe("effort_floor high cannot be guaranteed: effort not supported by this CLI");
-    expect(initialPair(cfg({ adapter: "command", argv: ["x"], effort: "high" }), "regular")).toMatchObject({ effort: null, note: "effort not supported by the command adapter; high not sent" });
+    expect(initialPair(cfg({ adapter: "gemini", effort: "high", effort_floor: "high" }), "regular")).toEqual({ ok: false, why: "effort_floor high cannot be guaranteed: effort not supported by this CLI" });
+    expect(initialPair(cfg({ adapter: "command", argv: ["x"], effort: "high" }), "regular")).toMatchObject({ ok: true, pair: { effort: null, note: "effort not supported by the command adapter; high not sent" } });
   });
 
   it("effort steps go strictly down effort_chain, never below the floor; model steps keep the packet's independence", () => {

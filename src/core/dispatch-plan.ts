@@ -1,7 +1,7 @@
 // Which (model, effort) pair a dispatch requests, and the capability fallback: a weaker pair is tried only after the
 // previous dispatch proved that nothing ran because its effort or model was refused (ARIS: capability fallback for new
 // sessions only), along the provider's configured chain, never below its effort floor.
-import { ADAPTER_KIND_INFO } from "./adapter-kinds.js";
+import { ADAPTER_KIND_INFO, isCliKind, isNightmare, readsFiles } from "./adapter-kinds.js";
 import type { DispatchOutcome } from "./dispatch-outcome.js";
 import { classifyModel } from "./family.js";
 import {
@@ -25,19 +25,21 @@ export function gateTier(settings: Settings, gate: string): EffortTier {
 }
 
 /** The pair the tier asks for, or why the provider cannot run it at all (nothing is dispatched then). */
-export function initialPair(config: ProviderConfig, tier: EffortTier): Pair | string {
+export function initialPair(config: ProviderConfig, tier: EffortTier): { ok: true; pair: Pair } | { ok: false; why: string } {
+  const none = (why: string) => ({ ok: false as const, why });
+  const run = (pair: Pair) => ({ ok: true as const, pair });
   const wanted = config.effort_tiers?.[tier];
   const model = wanted?.model ?? config.model ?? null;
   const effort = wanted?.effort ?? config.effort ?? null;
   const floor = config.effort_floor;
   if (!ADAPTER_KIND_INFO[config.adapter].setsEffort) {
     const unsupported = config.adapter === "gemini" ? "effort not supported by this CLI" : `effort not supported by the ${config.adapter} adapter`;
-    if (floor) return `effort_floor ${floor} cannot be guaranteed: ${unsupported}`;
-    return effort ? { model, effort: null, note: `${unsupported}; ${effort} not sent` } : { model, effort: null };
+    if (floor) return none(`effort_floor ${floor} cannot be guaranteed: ${unsupported}`);
+    return run(effort ? { model, effort: null, note: `${unsupported}; ${effort} not sent` } : { model, effort: null });
   }
-  if (floor && !effort) return `effort_floor ${floor} is set but no effort is configured for the ${tier} tier`;
-  if (floor && effort && rank(effort) < rank(floor)) return `the ${tier} tier's effort ${effort} is below effort_floor ${floor}`;
-  return { model, effort };
+  if (floor && !effort) return none(`effort_floor ${floor} is set but no effort is configured for the ${tier} tier`);
+  if (floor && effort && rank(effort) < rank(floor)) return none(`the ${tier} tier's effort ${effort} is below effort_floor ${floor}`);
+  return run({ model, effort });
 }
 
 /**
@@ -106,4 +108,52 @@ export function describeAttempt(a: DispatchAttempt): string {
   const pair = `${a.model ?? "default model"}, effort ${a.effort ?? "not sent"}`;
   const what = a.outcome === "output" ? "answered" : a.outcome === "not-run" ? `did not run${a.capability ? ` [${a.capability}]` : ""}` : "may have run";
   return `${a.provider} (${pair})${a.repair ? " schema repair" : ""} ${what}${a.reason ? ` (${a.reason})` : ""}${a.note ? `; ${a.note}` : ""}`;
+}
+
+export interface ChainLink {
+  id: string;
+  config: ProviderConfig;
+}
+
+/**
+ * The addressed provider, then its configured fallbacks. A fallback is only ever used after the previous link
+ * proved that no review ran, and a fallback may not break the packet's independence (its family must be known
+ * and differ from the author's when the packet promises strong independence).
+ */
+export function dispatchChain(
+  P: PacketFrontMatter,
+  settings: Settings,
+  hasAdapter: (kind: string) => boolean,
+): ({ ok: true; links: ChainLink[] } | { ok: false; why: string }) & { skipped: string[] } {
+  const providers = settings.providers ?? {};
+  // A CLI found on PATH without settings runs with its adapter's defaults.
+  const configOf = (id: string): ProviderConfig | undefined =>
+    providers[id] ?? (isCliKind(id) ? { adapter: id, input: "stdin", selectable: true } : undefined);
+  const first = configOf(P.reviewer_provider);
+  if (!first) return { ok: false, why: `provider ${P.reviewer_provider} is not configured in .guild/settings.json`, skipped: [] };
+  const chain: ChainLink[] = [];
+  const skipped: string[] = [];
+  for (const id of [P.reviewer_provider, ...(first.fallback ?? [])]) {
+    const config = configOf(id);
+    if (!config || !hasAdapter(config.adapter)) {
+      skipped.push(`${id}: ${config ? `no ${config.adapter} adapter in this worker` : "not configured"}`);
+      continue;
+    }
+    if (isNightmare(P) && !readsFiles(config.adapter)) {
+      skipped.push(`${id}: difficulty nightmare needs a reviewer that reads the repository; adapter ${config.adapter} cannot`);
+      continue;
+    }
+    if (id !== P.reviewer_provider && config.adapter === "copilot") {
+      // the broker asks for a finalizer only when the packet names copilot: a copilot fallback would bypass it
+      skipped.push(`${id}: a copilot provider is never a fallback`);
+      continue;
+    }
+    const family = classifyModel(config.model, settings.family_aliases);
+    if (id !== P.reviewer_provider && P.independence === "strong" && !isIndependent(P.author_family, family)) {
+      skipped.push(`${id}: fallback refused, family ${family} cannot keep strong independence from ${P.author_family}`);
+      continue;
+    }
+    chain.push({ id, config });
+  }
+  return chain.length ? { ok: true, links: chain, skipped } : { ok: false, why: `no runnable provider: ${skipped.join("; ")}`, skipped };
 }

@@ -252,3 +252,22 @@ export function repairPrompt(reasons: string[], ctx: EnvelopeContext): string {
     "Do not review again; restate your existing review in this format.",
   ].join("\n");
 }
+
+/**
+ * The reviewer was given one packet and one sha: an answer naming others is malformed (and gets the repair
+ * prompt), not a review of other bytes. A real artifact change is the verifier's to find, against the disk.
+ */
+export function normalizeBound(text: string, ctx: EnvelopeContext): Normalized {
+  const n = normalizeOutput(text, ctx);
+  if (!n.ok) return n;
+  const reasons: string[] = [];
+  if (n.result.packet_id !== ctx.packetId) reasons.push(`packet_id must be ${ctx.packetId} (got ${JSON.stringify(n.result.packet_id)})`);
+  if (n.result.artifact_sha256_reviewed.toLowerCase() !== ctx.artifactSha256) {
+    reasons.push(`artifact_sha256_reviewed must be ${ctx.artifactSha256}, the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`);
+  }
+  return reasons.length ? { ok: false, reasons } : n;
+}
+
+export function withReported(ctx: EnvelopeContext, reported: string | null | undefined): EnvelopeContext {
+  return reported ? { ...ctx, reviewerModel: reported, reviewerModelSource: "reported" } : ctx;
+}

@@ -4,22 +4,20 @@
 import { hostname } from "node:os";
 import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
 import { type DispatchOutcome } from "../core/dispatch-outcome.js";
-import { isCliKind, isNightmare, readsFiles } from "../core/adapter-kinds.js";
-import { classifyModel } from "../core/family.js";
 import { readGate } from "../bus/gate-reader.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
-import { type EnvelopeContext, type Normalized, normalizeOutput, repairPrompt } from "../core/normalize.js";
-import { Attempt, type DispatchAttempt, Failure, type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
+import { type EnvelopeContext, normalizeBound, repairPrompt, withReported } from "../core/normalize.js";
+import { Attempt, type DispatchAttempt, Failure } from "../spec/schemas.js";
 import { tryClaim } from "../bus/claim.js";
 import { deliver } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
-import { attemptRecord, describeAttempt, gateTier, initialPair, nextPair, type Pair } from "../core/dispatch-plan.js";
+import { attemptRecord, type ChainLink, describeAttempt, dispatchChain, gateTier, initialPair, nextPair, type Pair } from "../core/dispatch-plan.js";
 import { deliverResult } from "./deliver-result.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
-import { isIndependent } from "../core/independence.js";
 import { openRound } from "../core/gate-queries.js";
+import { resultRefusal } from "../core/result-slot.js";
 
 export interface ReviewerOptions {
   /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
@@ -41,7 +39,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
   const P = first.packets.get(R);
   if (!P || !opts.serves.includes(P.reviewer_adapter)) return "active";
   if (opts.providers?.length && !opts.providers.includes(P.reviewer_provider)) return "active";
-  if (first.results.has(R) || first.failures.has(R) || first.escalations.has(R)) return "active";
+  if (first.results.has(R) || resultRefusal(first, R)) return "active";
 
   const claim = await tryClaim(layout.claimsDir(runId, gate), `review-${R}`, { staleMs: opts.claimStaleMs, log: opts.log });
   if (!claim) return "active";
@@ -75,22 +73,25 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
       project, providerId: link.id, config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
       front: P, packetPath, signal: AbortSignal.any([signal, claim.signal]),
     });
-    const chain = dispatchChain(ctx, P, opts);
-    if (typeof chain === "string") return fail("unavailable", chain);
+    const planned = dispatchChain(P, ctx.settings, (kind) => kind in opts.adapters);
+    if (planned.skipped.length) opts.log(`${runId}/${gate} round ${R}: ${planned.skipped.join("; ")}`);
+    if (!planned.ok) return fail("unavailable", planned.why);
+    const chain = planned.links.map((link) => ({ ...link, adapter: opts.adapters[link.config.adapter]! }));
     const tier = gateTier(ctx.settings, gate);
     const attempts: DispatchAttempt[] = [];
     const tried = () => attempts.map(describeAttempt).join("; ");
-    let ran: { link: ChainLink; pair: Pair } | null = null;
+    let ran: { link: (typeof chain)[number]; pair: Pair } | null = null;
     let answer: Extract<DispatchOutcome, { kind: "output" }> | null = null;
     for (const link of chain) {
       // Each step is a separate dispatch, allowed only because the previous one proved that nothing ran.
-      let pair = initialPair(link.config, tier);
+      const first = initialPair(link.config, tier);
+      if (!first.ok) {
+        attempts.push(attemptRecord({ provider: link.id, config: link.config, pair: { model: link.config.model ?? null, effort: null }, tier, outcome: { kind: "not-run", reason: first.why } }));
+        continue;
+      }
+      let pair = first.pair;
       const triedModels = new Set<string | null>();
       while (!answer) {
-        if (typeof pair === "string") {
-          attempts.push(attemptRecord({ provider: link.id, config: link.config, pair: { model: link.config.model ?? null, effort: null }, tier, outcome: { kind: "not-run", reason: pair } }));
-          break;
-        }
         triedModels.add(pair.model);
         const outcome = await link.adapter.dispatch({ ...dispatchBase(link, pair), prompt: packetText });
         if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
@@ -148,72 +149,6 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
   } finally {
     await claim.release();
   }
-}
-
-interface ChainLink {
-  id: string;
-  config: ProviderConfig;
-  adapter: ReviewerAdapter;
-}
-
-/**
- * The addressed provider, then its configured fallbacks. A fallback is only ever used after the previous link
- * proved that no review ran, and a fallback may not break the packet's independence (its family must be known
- * and differ from the author's when the packet promises strong independence).
- */
-function dispatchChain(ctx: BusContext, P: PacketFrontMatter, opts: ReviewerOptions): ChainLink[] | string {
-  const providers = ctx.settings.providers ?? {};
-  // A CLI found on PATH without settings runs with its adapter's defaults.
-  const configOf = (id: string): ProviderConfig | undefined =>
-    providers[id] ?? (isCliKind(id) ? { adapter: id, input: "stdin", selectable: true } : undefined);
-  const first = configOf(P.reviewer_provider);
-  if (!first) return `provider ${P.reviewer_provider} is not configured in .guild/settings.json`;
-  const chain: ChainLink[] = [];
-  const skipped: string[] = [];
-  for (const id of [P.reviewer_provider, ...(first.fallback ?? [])]) {
-    const config = configOf(id);
-    const adapter = config ? opts.adapters[config.adapter] : undefined;
-    if (!config || !adapter) {
-      skipped.push(`${id}: ${config ? `no ${config.adapter} adapter in this worker` : "not configured"}`);
-      continue;
-    }
-    if (isNightmare(P) && !readsFiles(config.adapter)) {
-      skipped.push(`${id}: difficulty nightmare needs a reviewer that reads the repository; adapter ${config.adapter} cannot`);
-      continue;
-    }
-    if (id !== P.reviewer_provider && config.adapter === "copilot") {
-      // the broker asks for a finalizer only when the packet names copilot: a copilot fallback would bypass it
-      skipped.push(`${id}: a copilot provider is never a fallback`);
-      continue;
-    }
-    const family = classifyModel(config.model, ctx.settings.family_aliases);
-    if (id !== P.reviewer_provider && P.independence === "strong" && !isIndependent(P.author_family, family)) {
-      skipped.push(`${id}: fallback refused, family ${family} cannot keep strong independence from ${P.author_family}`);
-      continue;
-    }
-    chain.push({ id, config, adapter });
-  }
-  if (skipped.length) opts.log(`${P.run_id}/${P.gate} round ${P.round}: ${skipped.join("; ")}`);
-  return chain.length ? chain : `no runnable provider: ${skipped.join("; ")}`;
-}
-
-/**
- * The reviewer was given one packet and one sha: an answer naming others is malformed (and gets the repair
- * prompt), not a review of other bytes. A real artifact change is the verifier's to find, against the disk.
- */
-function normalizeBound(text: string, ctx: EnvelopeContext): Normalized {
-  const n = normalizeOutput(text, ctx);
-  if (!n.ok) return n;
-  const reasons: string[] = [];
-  if (n.result.packet_id !== ctx.packetId) reasons.push(`packet_id must be ${ctx.packetId} (got ${JSON.stringify(n.result.packet_id)})`);
-  if (n.result.artifact_sha256_reviewed.toLowerCase() !== ctx.artifactSha256) {
-    reasons.push(`artifact_sha256_reviewed must be ${ctx.artifactSha256}, the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`);
-  }
-  return reasons.length ? { ok: false, reasons } : n;
-}
-
-function withReported(ctx: EnvelopeContext, reported: string | null | undefined): EnvelopeContext {
-  return reported ? { ...ctx, reviewerModel: reported, reviewerModelSource: "reported" } : ctx;
 }
 
 /** `others` are adapters of other kinds this worker may run as configured fallbacks. */
