@@ -5,7 +5,7 @@ import { ADAPTER_KIND_INFO, isCliKind, isNightmare, readsFiles } from "./adapter
 import type { DispatchOutcome } from "./dispatch-outcome.js";
 import { classifyModel } from "./family.js";
 import {
-  type CapabilityError, type DispatchAttempt, type Effort, EFFORTS, type EffortTier, type PacketFrontMatter, type ProviderConfig, type Settings,
+  Attempt, type CapabilityError, type DispatchAttempt, Failure, type Effort, EFFORTS, type EffortTier, type PacketFrontMatter, type ProviderConfig, type Settings,
 } from "../spec/schemas.js";
 import { isIndependent } from "./independence.js";
 
@@ -156,4 +156,20 @@ export function dispatchChain(
     chain.push({ id, config });
   }
   return chain.length ? { ok: true, links: chain, skipped } : { ok: false, why: `no runnable provider: ${skipped.join("; ")}`, skipped };
+}
+
+/** attempt-<n>.json: this worker is dispatching the round's packet (SPEC §15); a second dispatch is never automatic. */
+export function attemptFile(P: PacketFrontMatter, worker: Attempt["worker"], at: string): Attempt {
+  return Attempt.parse({
+    schema_version: "guild_bus.attempt.v1", run_id: P.run_id, gate: P.gate, round: P.round, packet_id: P.packet_id,
+    provider: P.reviewer_provider, worker, started_at: at,
+  });
+}
+
+/** failure-<n>.json: why the round has no result, with every dispatch it made. */
+export function failureRecord(P: PacketFrontMatter, f: { kind: Failure["kind"]; reason: string; attempts: DispatchAttempt[]; at: string }): Failure {
+  return Failure.parse({
+    schema_version: "guild_bus.failure.v1", run_id: P.run_id, gate: P.gate, round: P.round, packet_id: P.packet_id, kind: f.kind, reason: f.reason,
+    reviewer_provider: P.reviewer_provider, reviewer_model: P.reviewer_model, ...(f.attempts.length ? { dispatch_attempts: f.attempts } : {}), at: f.at,
+  });
 }

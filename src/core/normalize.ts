@@ -6,7 +6,7 @@ import { type JsonAnswer, parseJsonAnswer } from "./json-answer.js";
 import { lenientProblems } from "./result-wire.js";
 import { RESULT_WIRE } from "../spec/constants.js";
 import { toReadiness } from "./score-gate.js";
-import { describeIssues, type Finding, type Readiness, ReviewResultStrict } from "../spec/schemas.js";
+import { describeIssues, type Finding, type PacketFrontMatter, type Readiness, ReviewResultStrict } from "../spec/schemas.js";
 import { findingView } from "./findings.js";
 
 export interface EnvelopeContext {
@@ -266,6 +266,14 @@ export function normalizeBound(text: string, ctx: EnvelopeContext): Normalized {
     reasons.push(`artifact_sha256_reviewed must be ${ctx.artifactSha256}, the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`);
   }
   return reasons.length ? { ok: false, reasons } : n;
+}
+
+/** Who the answer is from before it says: the model requested, or the one the adapter declared (copilot's profile). */
+export function envelopeFor(P: PacketFrontMatter, provider: string, model: { requested: string | null; declared: boolean }): EnvelopeContext {
+  return {
+    packetId: P.packet_id, artifactSha256: P.artifact_sha256, round: P.round, reviewerHost: provider,
+    reviewerModel: model.requested ?? provider, reviewerModelSource: model.requested && !model.declared ? "requested" : "declared",
+  };
 }
 
 export function withReported(ctx: EnvelopeContext, reported: string | null | undefined): EnvelopeContext {

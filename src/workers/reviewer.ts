@@ -7,12 +7,12 @@ import { type DispatchOutcome } from "../core/dispatch-outcome.js";
 import { readGate } from "../bus/gate-reader.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
-import { type EnvelopeContext, normalizeBound, repairPrompt, withReported } from "../core/normalize.js";
-import { Attempt, type DispatchAttempt, Failure } from "../spec/schemas.js";
+import { envelopeFor, normalizeBound, repairPrompt, withReported } from "../core/normalize.js";
+import type { DispatchAttempt, Failure } from "../spec/schemas.js";
 import { tryClaim } from "../bus/claim.js";
 import { deliver } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
-import { attemptRecord, type ChainLink, describeAttempt, dispatchChain, gateTier, initialPair, nextPair, type Pair } from "../core/dispatch-plan.js";
+import { attemptFile, attemptRecord, type ChainLink, describeAttempt, dispatchChain, failureRecord, gateTier, initialPair, nextPair, type Pair } from "../core/dispatch-plan.js";
 import { deliverResult } from "./deliver-result.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
@@ -48,10 +48,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
     if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
     const file = (name: string) => layout.gateFile(runId, gate, name);
     const fail = (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = []): "active" => {
-      const failure = Failure.parse({
-        schema_version: "guild_bus.failure.v1", run_id: runId, gate, round: R, packet_id: P.packet_id, kind, reason,
-        reviewer_provider: P.reviewer_provider, reviewer_model: P.reviewer_model, ...(attempts.length ? { dispatch_attempts: attempts } : {}), at: now(),
-      });
+      const failure = failureRecord(P, { kind, reason, attempts, at: now() });
       deliver(file(`failure-${R}.json`), JSON.stringify(failure, null, 2) + "\n", { guildDir: layout.guild });
       opts.log(`${runId}/${gate} round ${R}: ${kind}: ${reason}`);
       return "active";
@@ -60,10 +57,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
     if (previous) {
       return fail("no_verdict", `a previous dispatch (attempt-${R}.json, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework`);
     }
-    const attempt = Attempt.parse({
-      schema_version: "guild_bus.attempt.v1", run_id: runId, gate, round: R, packet_id: P.packet_id,
-      provider: P.reviewer_provider, worker: { host: hostname(), pid: process.pid }, started_at: now(),
-    });
+    const attempt = attemptFile(P, { host: hostname(), pid: process.pid }, now());
     if (deliver(file(`attempt-${R}.json`), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !== "delivered") return "active";
 
     const packetPath = file(`packet-${R}.md`);
@@ -116,10 +110,7 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
     if (!ran || !answer) return fail("unavailable", tried(), attempts);
     const declared = answer.declared;
     const requested = declared?.model ?? ran.pair.model;
-    const envelopeCtx: EnvelopeContext = {
-      packetId: P.packet_id, artifactSha256: P.artifact_sha256, round: R, reviewerHost: ran.link.id,
-      reviewerModel: requested ?? ran.link.id, reviewerModelSource: requested && !declared ? "requested" : "declared",
-    };
+    const envelopeCtx = envelopeFor(P, ran.link.id, { requested, declared: declared !== undefined });
     const input = dispatchBase(ran.link, ran.pair);
     const adapter = ran.link.adapter;
     const identity = withReported(envelopeCtx, answer.reportedModel);
