@@ -12,11 +12,14 @@ import { withEnv } from "../helpers/cli-review.js";
 import { ARTIFACT_LINE, cliAsync, DIRECT_PROMPT, directInput, filesContaining, packetField, SPEC, treeFiles, until } from "../helpers/clients.js";
 import { plantInstructions } from "../helpers/cli-suite.js";
 import { type MockScript, startMockOpenAI } from "../helpers/mock-openai.js";
+import { scaled } from "../helpers/machine.js";
 import { GATE, openaiSuite, RUN } from "../helpers/openai-suite.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const CODEX_BIN = path.join(REPO, "clients", "node_modules", ".bin", "codex");
 const BAD_FLAG = { extra_args: ["--no-such-codex-flag"] };
+/** The slow-answer timeout: it must fire after codex has started and sent its request, on this machine too. */
+const SLOW_MS = scaled(2500);
 
 const suite = openaiSuite({
   title: "codex adapter (real codex CLI against a mock Responses endpoint)",
@@ -51,7 +54,7 @@ const suite = openaiSuite({
   },
   repair: { step: "satisfied", normalizedFrom: "whole-json", note: "structured again" },
   sameFamily: { authorArgs: ["--author", "claude"], who: "claude", reportedModel: "claude-opus-4", family: "anthropic" },
-  slow: { timeoutMs: 2500, how: "codex's process group killed", reason: /timed out after 2500 ms/ },
+  slow: { timeoutMs: SLOW_MS, how: "codex's process group killed", reason: new RegExp(`timed out after ${SLOW_MS} ms`) },
   // Provider detection (codex --version, auth signal) passes; the dispatch itself fails before any request.
   notRun: {
     how: "codex refuses its configuration before starting a turn",
@@ -209,7 +212,8 @@ describe("codex adapter: classifying failures of the real CLI (direct dispatch)"
 
   it("normal, failed, timed-out and aborted dispatches leave the key nowhere on disk (no shell snapshot) and nothing in the user's CODEX_HOME", async () => {
     const key = "codex-key-never-on-disk-7c1a";
-    const never = { behaviour: "satisfied", delayMs: 120_000 } as const;
+    const TIMEOUT_MS = scaled(15_000); // fires while the request waits: after codex has started and sent it
+    const never = { behaviour: "satisfied", delayMs: 10 * TIMEOUT_MS } as const;
     const mock = await startMockOpenAI({ apiKey: key, sequence: ["satisfied", "status-500", never, never] });
     try {
       const u = userDirs({ "config.toml": "# the user's own config\n" });
@@ -218,12 +222,13 @@ describe("codex adapter: classifying failures of the real CLI (direct dispatch)"
       const dispatch = (timeoutMs: number, signal = new AbortController().signal) =>
         withEnv({ HOME: u.home, TMPDIR: u.tmp, CODEX_HOME: u.codexHome, GUILD_TEST_CODEX_KEY: key }, () =>
           codexAdapter.dispatch({ ...directInput(u.root, "codex", { ...config, timeout_ms: timeoutMs }, DIRECT_PROMPT), signal }));
-      expect(await dispatch(30_000)).toMatchObject({ kind: "output" });
-      expect(await dispatch(30_000)).toMatchObject({ kind: "ambiguous" });
+      expect(await dispatch(scaled(30_000))).toMatchObject({ kind: "output" });
+      expect(await dispatch(scaled(30_000))).toMatchObject({ kind: "ambiguous" });
       // Killed while the request waits for an answer that never comes: by the timeout, then by the worker stopping.
-      expect(await dispatch(15_000)).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/timed out after 15000 ms/) });
+      expect(await dispatch(TIMEOUT_MS)).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(`timed out after ${TIMEOUT_MS} ms`) });
+      expect(mock.requests, "the timeout fired before codex sent its request").toHaveLength(3);
       const stop = new AbortController();
-      const aborted = dispatch(60_000, stop.signal);
+      const aborted = dispatch(10 * TIMEOUT_MS, stop.signal);
       await until("the fourth request", () => mock.requests.length === 4);
       stop.abort();
       expect(await aborted).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/worker stopped/) });
@@ -235,7 +240,7 @@ describe("codex adapter: classifying failures of the real CLI (direct dispatch)"
     } finally {
       await mock.close();
     }
-  }, 180_000);
+  }, scaled(180_000));
 
   it("the scratch CODEX_HOME links the user's config.toml and auth.json: a provider from the user's config authenticates with the stored login", async () => {
     const mock = await startMockOpenAI({ apiKey: "stored-login-key-for-tests", default: "satisfied" });
