@@ -11,6 +11,7 @@ import { parseStagingName } from "../../src/bus/deliver.js";
 import { sweepStaging } from "../../src/bus/janitor.js";
 import { payloadFor } from "../helpers/deliver-child.mjs";
 import { tempRoot } from "../helpers/tmp.js";
+import { scaled } from "../helpers/machine.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const child = path.join(repo, "test", "helpers", "deliver-child.mjs");
@@ -35,7 +36,7 @@ beforeAll(() => {
     encoding: "utf8",
   });
   expect(stale(), `dist/ not rebuilt:\n${tsc.stdout}${tsc.stderr}`).toEqual([]);
-}, 120_000);
+}, scaled(120_000));
 
 interface Running {
   proc: ChildProcessWithoutNullStreams;
@@ -131,7 +132,7 @@ describe("deliver: SIGKILL at random points", () => {
     expect(orphansReclaimed).toBeGreaterThan(0);
     // Earlier trials' finals are untouched by later janitor runs.
     expect(checkFinals(path.join(root, "out-full"))).toHaveLength(COUNT);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("replace: SIGKILL at random points", () => {
@@ -181,7 +182,7 @@ describe("replace: SIGKILL at random points", () => {
     }
     expect(killedMidway).toBeGreaterThanOrEqual(TRIALS / 2);
     expect(orphansReclaimed).toBeGreaterThan(0);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("deliver: processes racing for one final name", () => {
@@ -226,5 +227,5 @@ describe("deliver: processes racing for one final name", () => {
       for (const c of children) c.proc.stdin.end();
       await Promise.all(children.map((c) => c.exited));
     }
-  }, 60_000);
+  }, scaled(60_000));
 });

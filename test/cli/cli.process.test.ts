@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
 import { BIN, makeProject, REPO } from "../helpers/bus.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { scaled } from "../helpers/machine.js";
 
 /** One CLI run; `stdin` is a descriptor to read from instead of `input`. A command that never ends is killed (code null). */
 function run(args: string[], opts: { input?: string; stdin?: number; cwd?: string; env?: NodeJS.ProcessEnv; node?: string[] } = {}) {
@@ -139,7 +140,7 @@ describe("start-up cost", () => {
 });
 
 describe("hostile command lines: one-line usage errors", () => {
-  it("a single-value option given twice is a usage error naming it, in every command", { timeout: 300_000 }, () => {
+  it("a single-value option given twice is a usage error naming it, in every command", { timeout: scaled(300_000) }, () => {
     const d = tempRoot();
     const commands = [...run(["--help"]).stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!).filter((c) => c !== "help");
     expect(commands).toContain("verify-gate-pass");

@@ -5,6 +5,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeProject, type Project, startBus } from "./bus.js";
+import { waitSeconds } from "./machine.js";
 import { ARTIFACT_LINE, type CliResult, cliAsync, guildText, packetField, SECRETS, SPEC, until, waitStateAsync } from "./clients.js";
 import { type Behaviour, type MockOpenAI, type MockScript, type RecordedRequest, type Step, startMockOpenAI } from "./mock-openai.js";
 
@@ -95,7 +96,7 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
       return p;
     },
     review: (p, extra = ["--author", "claude"]) =>
-      cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--wait", "--json", "--timeout", "45", ...extra]),
+      cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--wait", "--json", "--timeout", waitSeconds(45), ...extra]),
     /** What every request must look like: the adapter's call, our key, the packet, and no secret. */
     expectCleanRequests(p, packetRounds) {
       const reqs = s.mock.requests;

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, REPO } from "../helpers/bus.js";
+import { scaled } from "../helpers/machine.js";
 
 const CANNED = path.join(REPO, "test", "helpers", "canned-reviewer.mjs");
 const PLAN = "# Plan\n\n- lane A then lane B\n";
@@ -30,7 +31,7 @@ const ANSWERS: Record<string, string> = {
 };
 
 describe("answers the bus must not misread (integration)", () => {
-  it("refuses repeated keys, deep nesting, quoted sentinels and oversized results with a reason; blocks on a blocking finding; records the reported model", { timeout: 300_000 }, async () => {
+  it("refuses repeated keys, deep nesting, quoted sentinels and oversized results with a reason; blocks on a blocking finding; records the reported model", { timeout: scaled(300_000) }, async () => {
     const p = makeProject();
     const providers = Object.fromEntries(Object.entries(ANSWERS).map(([id, text]) => [
       id, { adapter: "command", model: "gpt-5", argv: [process.execPath, CANNED, p.write(`answers/${id}.txt`, text)], timeout_ms: 60_000 },

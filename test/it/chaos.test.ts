@@ -19,6 +19,7 @@ import { Layout, parseRoundFile } from "../../src/bus/layout.js";
 import { sweepStaging } from "../../src/bus/janitor.js";
 import { loadContext } from "../../src/bus/context.js";
 import { BIN, makeProject, type Project, received, SCRIPTED, scriptedProvider, stopChild } from "../helpers/bus.js";
+import { scaled } from "../helpers/machine.js";
 
 const SOAK = process.env.GUILD_BUS_SOAK === "1";
 const GATES = SOAK ? 200 : 50;
@@ -51,7 +52,7 @@ function cliAsync(p: Project, args: string[]): CliRun {
   let stderr = "";
   child.stdout!.on("data", (b: Buffer) => (stdout += b));
   child.stderr!.on("data", (b: Buffer) => (stderr += b));
-  const watchdog = setTimeout(() => child.kill("SIGKILL"), 90_000);
+  const watchdog = setTimeout(() => child.kill("SIGKILL"), scaled(90_000));
   const exited = new Promise<Awaited<CliRun["exited"]>>((resolve) =>
     child.once("close", (code, signal) => {
       clearTimeout(watchdog);
@@ -595,7 +596,7 @@ describe("crash loop under chaos (integration)", () => {
     console.log(`race: ${gates.length} gates, ${rounds} rounds, nine workers, ${Date.now() - started} ms`);
   });
 
-  it("a command worker frozen (SIGSTOP) mid-dispatch past its claim's stale time is fenced out when it wakes", { timeout: 240_000 }, async () => {
+  it("a command worker frozen (SIGSTOP) mid-dispatch past its claim's stale time is fenced out when it wakes", { timeout: scaled(240_000) }, async () => {
     const started = Date.now();
     const p = makeProject();
     const layout = new Layout(p.root);
@@ -605,7 +606,7 @@ describe("crash loop under chaos (integration)", () => {
     const workers = [p.startWorker("broker"), p.startWorker("verifier"), p.startWorker("command"), p.startWorker("command")];
     const run = "frozen";
     expect(p.cli(["review", "docs/spec.md", "--gate", GATE, "--author", "claude", "--run-id", run]).code).toBe(0);
-    await p.waitFor(run, GATE, (f) => f.includes("attempt-1.json"), "attempt-1.json", 90_000);
+    await p.waitFor(run, GATE, (f) => f.includes("attempt-1.json"), "attempt-1.json", scaled(90_000));
     const attempt = p.readJson<{ packet_id: string; worker: { pid: number } }>(run, GATE, "attempt-1.json");
     const frozen = workers.find((w) => w.pid === attempt.worker.pid)!;
     expect(frozen, "attempt-1.json names one of the two command workers").toBeDefined();
@@ -627,23 +628,23 @@ describe("crash loop under chaos (integration)", () => {
     try {
       await waitUntil(() => procState(frozen.pid!) === "T", "the worker to stop", 10_000, 20);
       // the other worker finds the claim stale (no refresh for 2 s) and an attempt without a result: the attempt rule
-      const files = await p.waitFor(run, GATE, (f) => f.includes("failure-1.json") || f.includes("result-1.json"), "the takeover of round 1", 60_000);
+      const files = await p.waitFor(run, GATE, (f) => f.includes("failure-1.json") || f.includes("result-1.json"), "the takeover of round 1", scaled(60_000));
       expect(files, "the frozen worker delivered before it was frozen").not.toContain("result-1.json");
       const failure = p.readJson<{ kind: string; reason: string }>(run, GATE, "failure-1.json");
       expect(failure.kind).toBe("no_verdict");
       expect(failure.reason, "the failure names the frozen worker's attempt").toContain(`pid ${frozen.pid}`);
       // the frozen worker's reviewer finished meanwhile: it exited with its answer in the pipe, not yet reaped
-      await waitUntil(() => ["Z", null].includes(procState(child.pid)), "the frozen worker's reviewer to finish", 30_000);
+      await waitUntil(() => ["Z", null].includes(procState(child.pid)), "the frozen worker's reviewer to finish", scaled(30_000));
       for (const name of readdirSync(dir)) if (lstatSync(path.join(dir, name)).isFile() && name !== "trail.md") before.set(name, readFileSync(path.join(dir, name)));
     } finally {
       process.kill(frozen.pid!, "SIGCONT");
     }
     // woken, it reaps its reviewer and holds a complete answer for a round that already failed
-    await waitUntil(() => procState(child.pid) === null, "the woken worker to reap its reviewer", 30_000);
-    await p.waitState(run, GATE, ["awaiting_decision"], 60_000);
+    await waitUntil(() => procState(child.pid) === null, "the woken worker to reap its reviewer", scaled(30_000));
+    await p.waitState(run, GATE, ["awaiting_decision"], scaled(60_000));
     const decided = p.cli(["decide", run, GATE, "retry"]);
     expect(decided.code, decided.stderr).toBe(0);
-    await p.waitState(run, GATE, ["done"], 90_000);
+    await p.waitState(run, GATE, ["done"], scaled(90_000));
     for (const w of workers) await stopChild(w); // a graceful stop waits for every handler, the woken one's included
 
     const s = readGate(layout, run, GATE);

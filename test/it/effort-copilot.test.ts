@@ -9,6 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeProject, type Project, REPO, received, scriptedProvider, startBus } from "../helpers/bus.js";
 import { cliAsync } from "../helpers/clients.js";
 import { type MockOpenAI, type MockScript, startMockOpenAI } from "../helpers/mock-openai.js";
+import { waitSeconds } from "../helpers/machine.js";
 
 const KEY_ENV = "MOCK_EFFORT_KEY";
 const TOKEN_ENV = "MOCK_COPILOT_TOKEN";
@@ -28,7 +29,7 @@ afterEach(async () => {
 });
 
 const review = (p: Project, run: string, gate = "G-plan", wait = true) =>
-  cliAsync(p, ["review", "docs/plan.md", "--gate", gate, "--author", "claude", "--run-id", run, ...(wait ? ["--wait", "--json", "--timeout", "40"] : [])]);
+  cliAsync(p, ["review", "docs/plan.md", "--gate", gate, "--author", "claude", "--run-id", run, ...(wait ? ["--wait", "--json", "--timeout", waitSeconds(40)] : [])]);
 /** trail.md once it shows `re` (the broker regenerates it just after the file that ended the round). */
 async function trail(p: Project, run: string, re: RegExp, gate = "G-plan"): Promise<string> {
   let text = "";
@@ -182,7 +183,7 @@ describe("copilot adapter (scripted stand-in for the copilot binary)", () => {
   };
   const flag = (argv: string[], name: string) => argv[argv.indexOf(name) + 1];
   const copilotReview = (p: Project, run: string, author = "claude") =>
-    cliAsync(p, ["review", "docs/plan.md", "--gate", "G-plan", "--author", author, "--run-id", run, "--reviewer", "copilot", "--wait", "--json", "--timeout", "40"]);
+    cliAsync(p, ["review", "docs/plan.md", "--gate", "G-plan", "--author", author, "--run-id", run, "--reviewer", "copilot", "--wait", "--json", "--timeout", waitSeconds(40)]);
 
   it("runs the profile opposite the author with its model, the effort (stepping down on an explicit refusal), read-only tools and the packet as a file; the pass needs a finalizer", async () => {
     const p = setup({ reject_efforts: ["xhigh"] });

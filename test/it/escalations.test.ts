@@ -4,6 +4,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { makeProject, MODES, type Project, received, scriptedProvider, startBus } from "../helpers/bus.js";
+import { scaled, waitSeconds } from "../helpers/machine.js";
 
 const SPEC = "# Plan\n\n- lane A then lane B\n";
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
@@ -18,7 +19,7 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
   }
   const gpt = (plan: object) => (p: Project) => scriptedProvider(p.root, "gpt", "gpt-5-scripted", plan);
   const review = (p: Project, run: string, extra: string[] = []) =>
-    p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", run, "--wait", "--json", "--timeout", "40", ...extra]);
+    p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", run, "--wait", "--json", "--timeout", waitSeconds(40), ...extra]);
 
   describe("(c) cap hit → escalation → each decision", () => {
     it("force-pass ends the gate force_passed, with the trail kept", async () => {
@@ -93,7 +94,7 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
 
     it("an unknown author can never get a strong review", async () => {
       const p = setup({ gpt: gpt({ default: "satisfied" }) });
-      const r = p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "mystery-host", "--run-id", "d2", "--wait", "--json", "--timeout", "40"]);
+      const r = p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "mystery-host", "--run-id", "d2", "--wait", "--json", "--timeout", waitSeconds(40)]);
       expect(r.code, r.stderr).toBe(0);
       expect(json(r)).toMatchObject({ status: "satisfied", independence: "weak" });
       expect(readFileSync(path.join(p.gateDir("d2", "G-plan"), "packet-1.md"), "utf8")).toMatch(/author family unknown/);
@@ -143,7 +144,7 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
       expect(p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "i1", "--reviewer", "manual"]).code).toBe(0);
       await p.waitFor("i1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
       // the manual worker tells the human where the packet is and how to answer
-      for (let i = 0; i < 100 && !/guild-bus respond i1 G-plan --reviewer-model/.test(p.logs.join("")); i++) await sleep(100);
+      for (const deadline = Date.now() + scaled(10_000); Date.now() < deadline && !/guild-bus respond i1 G-plan --reviewer-model/.test(p.logs.join(""));) await sleep(100);
       expect(p.logs.join("")).toMatch(/read: +\.guild\/runs\/i1\/review\/G-plan\/packet-1\.md/);
       const answer = "```review_result.v1\n" + JSON.stringify({ verdict: "satisfied", findings: [], blocking_findings: [] }) + "\n```\n";
       const same = p.cli(["respond", "i1", "G-plan", "--reviewer-model", "claude-opus-4"], answer);

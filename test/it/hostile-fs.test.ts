@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeProject, type Project } from "../helpers/bus.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { scaled } from "../helpers/machine.js";
 
 const GATE = "G-spec";
 const ARTIFACT = "docs/spec.md";
@@ -61,7 +62,7 @@ describe("hostile filesystem and drops (integration)", () => {
     p.startWorker("broker");
     const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "early", "--run-id", "e1"]);
     expect(r.code, r.stderr).toBe(0);
-    await p.waitFor("e1", GATE, (f) => f.includes("failure-1.json") || f.includes("result-1.json"), "the round to end", 60_000);
+    await p.waitFor("e1", GATE, (f) => f.includes("failure-1.json") || f.includes("result-1.json"), "the round to end", scaled(60_000));
     expect(worker.exitCode).toBeNull();
   });
 
@@ -91,7 +92,7 @@ describe("hostile filesystem and drops (integration)", () => {
     expect(verifier.exitCode).toBeNull();
     expect(p.files("f1", GATE)).not.toContain("verdict-1.json"); // the disk really was full
     rmSync(filler);
-    await p.waitFor("f1", GATE, has("verdict-1.json"), "the verdict once there is room", 30_000);
+    await p.waitFor("f1", GATE, has("verdict-1.json"), "the verdict once there is room", scaled(30_000));
     await p.waitState("f1", GATE, ["awaiting_author"]);
     expect(readdirSync(path.join(guild, "tmp"))).toEqual([]);
   });

@@ -8,6 +8,7 @@ import { BIN, makeProject, type Project, SCRIPTED, stopChild } from "../helpers/
 import { cliAsync } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { sha256Hex } from "../../src/core/sha.js";
+import { scaled, waitSeconds } from "../helpers/machine.js";
 
 const ARTIFACT = "docs/spec.md";
 const SPEC_TEXT = "# Spec\n\nThe cache keeps 100 entries.\n";
@@ -153,7 +154,7 @@ describe("no false sign-off (integration)", () => {
       await p.waitFor(run, GATE, has("packet-1.md"), "packet 1");
       drop(p, run, "result-1.json", resultText(p, run, 1, "issues"));
       // replace as soon as any verdict exists, without waiting for the broker to act on it
-      await p.waitFor(run, GATE, has("verdict-1.json"), "the verdict", 30_000);
+      await p.waitFor(run, GATE, has("verdict-1.json"), "the verdict", scaled(30_000));
       drop(p, run, "result-1.json", resultText(p, run, 1, "satisfied"));
       const files = await p.waitFor(run, GATE, (f) => f.includes("escalation-1.json") || f.includes("outcome.json") || f.includes("packet-2.md"), "the round to end");
       if (files.includes("outcome.json")) expect(outcomeOf(p, run).status).not.toBe("satisfied");
@@ -201,7 +202,7 @@ describe("no false sign-off (integration)", () => {
     const p = setup();
     p.startWorker("broker");
     p.startWorker("verifier");
-    const waiting = cliAsync(p, ["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "i9", "--wait", "--json", "--timeout", "60"], 90_000);
+    const waiting = cliAsync(p, ["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "i9", "--wait", "--json", "--timeout", waitSeconds(60)], scaled(90_000));
     await p.waitFor("i9", GATE, has("packet-1.md"), "packet 1");
     const file = path.join(p.root, ARTIFACT);
     spoil(file);
@@ -260,7 +261,7 @@ describe("no false sign-off (integration)", () => {
       request(p, run);
       await p.waitFor(run, GATE, has("packet-1.md"), "packet 1");
       drop(p, run, "result-1.json", resultText(p, run, 1, "satisfied"));
-      await p.waitFor(run, GATE, has("outcome.json"), "the outcome", 30_000);
+      await p.waitFor(run, GATE, has("outcome.json"), "the outcome", scaled(30_000));
       // read at once: no waiting for a later broker pass
       expect(readFileSync(path.join(p.gateDir(run, GATE), "trail.md"), "utf8")).toMatch(/## Final disposition[\s\S]*status: satisfied/);
     }
@@ -313,7 +314,7 @@ describe("hostile directory entries (integration)", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, "outcome.json"), "garbage");
     request(p, "h9");
-    await p.waitFor("h9", GATE, has("packet-1.md"), "packet 1 despite the garbage outcome", 30_000);
+    await p.waitFor("h9", GATE, has("packet-1.md"), "packet 1 despite the garbage outcome", scaled(30_000));
     const rejected = await p.waitFor("h9", GATE, (f) => !f.includes("outcome.json"), "the garbage moved aside");
     expect(rejected).toContain("rejected");
     drop(p, "h9", "result-1.json", resultText(p, "h9", 1, "satisfied"));
@@ -327,7 +328,7 @@ describe("hostile directory entries (integration)", () => {
     writeFileSync(file, '{"schema_version":"review_result.v1","packet_id":');
     const future = Date.now() / 1000 + 86_400;
     utimesSync(file, future, future);
-    await p.waitFor("h11", GATE, (f) => !f.includes("result-1.json"), "the torn result moved aside", 30_000);
+    await p.waitFor("h11", GATE, (f) => !f.includes("result-1.json"), "the torn result moved aside", scaled(30_000));
   });
 
   it("a claim lock dated in the future does not block dispatch forever (§15)", async () => {
@@ -344,7 +345,7 @@ describe("hostile directory entries (integration)", () => {
     const future = Date.now() / 1000 + 86_400;
     utimesSync(lock, future, future);
     p.startWorker("command");
-    await p.waitFor("h11b", GATE, has("outcome.json"), "the outcome after the skewed lock turned stale", 60_000);
+    await p.waitFor("h11b", GATE, has("outcome.json"), "the outcome after the skewed lock turned stale", scaled(60_000));
     expect(outcomeOf(p, "h11b").status).toBe("satisfied");
   });
 
@@ -435,8 +436,8 @@ describe("hostile directory entries (integration)", () => {
         chownSync(f, NOBODY, NOBODY);
         chmodSync(f, 0o000);
       }
-      await p.waitFor("u1", GATE, (f) => !f.includes("result-1.json"), "the unreadable result moved aside", 30_000);
-      await p.waitFor("u2", GATE, (f) => !f.includes("response-1.md"), "the unreadable response moved aside", 30_000);
+      await p.waitFor("u1", GATE, (f) => !f.includes("result-1.json"), "the unreadable result moved aside", scaled(30_000));
+      await p.waitFor("u2", GATE, (f) => !f.includes("response-1.md"), "the unreadable response moved aside", scaled(30_000));
       const r = cli(["respond", "u2", GATE, "--reviewer-model", "gpt-5"], "Reviewer-Model: gpt-5\n" + resultText(p, "u2", 1, "satisfied"));
       expect(r.status, r.stderr).toBe(0);
       await p.waitFor("u2", GATE, has("outcome.json"), "the outcome after a readable answer");
@@ -489,7 +490,7 @@ describe("hostile directory entries (integration)", () => {
     broker.stdout!.on("data", (b: Buffer) => (log += b));
     broker.stderr!.on("data", (b: Buffer) => (log += b));
     try {
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + scaled(30_000);
       while (!/EACCES|permission denied/i.test(log) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
       expect(log).toMatch(/EACCES|permission denied/i); // it tried, and said why
       const before = log.split("\n").length;
@@ -598,7 +599,7 @@ describe("what an independent adversarial review of this fix found (integration)
     symlinkSync(victim, path.join(p.gateDir("a6", GATE), ".verified"));
     drop(p, "a6", "result-1.json", resultText(p, "a6", 1, "satisfied"));
     const s = await (async () => {
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((res) => setTimeout(res, 200))) {
+      for (const deadline = Date.now() + scaled(30_000); Date.now() < deadline; await new Promise((res) => setTimeout(res, 200))) {
         const st = p.status("a6", GATE);
         if (/a human: \.verified/.test(String(st.waiting_for))) return st;
       }

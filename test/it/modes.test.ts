@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { packetId, renderPacket } from "../../src/core/packet.js";
 import { BIN, makeProject, type Project, received, scriptedProvider, startBus, stopChild } from "../helpers/bus.js";
 import { packet } from "../helpers/snapshots.js";
+import { scaled, waitSeconds } from "../helpers/machine.js";
 
 const PLAN = "# Plan\n\n- lane A then lane B\n- MARKER-ONLY-IN-THE-ARTIFACT\n";
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
@@ -35,7 +36,7 @@ function setup(providers: Record<string, object>, kinds = ["broker", "verifier",
 }
 
 const reviewArgs = (run: string, extra: string[] = []) =>
-  ["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", run, "--wait", "--json", "--timeout", "40", ...extra];
+  ["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", run, "--wait", "--json", "--timeout", waitSeconds(40), ...extra];
 
 describe("score gate (--stop score): score ≥ 6 AND readiness ready|almost, with the checksum-bound conditions", () => {
   // [case, score, readiness, expected --wait exit, expected state]; every review says "issues" with no blockers, so
@@ -94,7 +95,7 @@ describe("score gate (--stop score): score ≥ 6 AND readiness ready|almost, wit
     const rebut = p.cli(["rebut", "prose-below-599", "G-plan", "--file", p.write("rebuttal.md", "The ordering is fine.\n")]);
     expect(rebut.code).toBe(1);
     expect(rebut.stderr).toMatch(/rebuttals need difficulty hard or nightmare/);
-  }, 90_000);
+  }, scaled(90_000));
 });
 
 describe("difficulty hard: reviewer memory and the debate", () => {
@@ -119,7 +120,7 @@ describe("difficulty hard: reviewer memory and the debate", () => {
     expect(second).toMatch(/### After round 1\n\n`{3,}\nSuspect lane B still starts before lane A's receipt/);
     expect(second).not.toContain(secret);
     expect(gateText(p, "m1", "G-plan", "trail.md")).toContain("- reviewer memory: memory-1.md");
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a rebuttal gets a ruling round: upheld findings stay blocking, withdrawn ones go; one rebuttal per round; a ruling is final", async () => {
     const p = setup({ gpt: { sequence: [
@@ -165,7 +166,7 @@ describe("difficulty hard: reviewer memory and the debate", () => {
     expect(trail).toContain("- author rebuttal: rebuttal-1.md");
     expect(trail).toContain("## Round 2 (ruling on round 1)");
     expect(trail).toContain("ruling: withdrawn — No rollback plan");
-  }, 90_000);
+  }, scaled(90_000));
 });
 
 describe("difficulty nightmare: the reviewer reads the repository; only file-reading adapters may serve it", () => {
@@ -207,7 +208,7 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
     renameSync(tmp, path.join(p.gateDir("n1", "G-plan"), "result-1.json"));
     const s = await p.waitState("n1", "G-plan", ["done"]);
     expect(s).toMatchObject({ status: "satisfied", independence: "strong", reviewer_host: "reader" });
-  }, 60_000);
+  }, scaled(60_000));
 
   it("review warns, once per file, about secrets the nightmare reviewer will read unredacted (settings difficulty too), and says what it did not check", () => {
     const p = makeProject();
@@ -236,7 +237,7 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
     const d = p.cli(["decide", "n2", "G-plan", "rework", "--wait", "--json"]);
     expect(d.code).toBe(3);
     expect(p.readJson("n2", "G-plan", "outcome.json")).toMatchObject({ status: "rework" });
-  }, 60_000);
+  }, scaled(60_000));
 
   it("nightmare with the manual reviewer is refused: up front by the CLI, and by the broker for a request.json dropped directly", async () => {
     const p = setup({ gpt: { default: "satisfied" } }, ["broker", "verifier", "manual"]);
@@ -261,7 +262,7 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
     expect(p.readJson("n4", "G-plan", "escalation-0.json")).toMatchObject({ reason: "request_refused", options: ["rework"] });
     expect(p.files("n4", "G-plan").filter((f) => f.startsWith("packet-"))).toEqual([]);
     expect(p.cli(["decide", "n4", "G-plan", "force-pass"]).code).toBe(1); // not an option: never a pass
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a reviewer worker refuses a nightmare packet addressed to a non-reading adapter without dispatching it", async () => {
     const p = setup({ gpt: { default: "satisfied" } }, ["command"]);
@@ -274,7 +275,7 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
       kind: "unavailable", reason: expect.stringMatching(/difficulty nightmare needs a reviewer that reads the repository; adapter command cannot/),
     });
     expect(received(p.root, "gpt")).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("human checkpoint (--human-checkpoint)", () => {
@@ -301,7 +302,7 @@ describe("human checkpoint (--human-checkpoint)", () => {
     expect(stop.code).toBe(3);
     expect(json(stop)).toMatchObject({ status: "stopped", state: "done" });
     expect(p.readJson("h1", "G-plan", "outcome.json")).toMatchObject({ status: "stopped", final_round: 2, reason: "human stopped the loop after human_checkpoint" });
-  }, 60_000);
+  }, scaled(60_000));
 
   it("rework at a checkpoint ends the gate as rework; a passing round ends it without a checkpoint", async () => {
     const p = setup({ gpt: { sequence: ["issues"] }, ok: { default: "satisfied" } });
@@ -312,5 +313,5 @@ describe("human checkpoint (--human-checkpoint)", () => {
     const pass = p.cli(reviewArgs("h3", ["--human-checkpoint", "--reviewer", "ok"]));
     expect(pass.code, pass.stderr).toBe(0);
     expect(p.files("h3", "G-plan").filter((f) => f.startsWith("escalation-"))).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -7,6 +7,7 @@ import { PROBE_TIMEOUTS_MS } from "../../src/adapters/probe.js";
 import { makeProject } from "../helpers/bus.js";
 import { withEnv } from "../helpers/cli-review.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { scaled } from "../helpers/machine.js";
 
 const FIRST_S = PROBE_TIMEOUTS_MS[0] / 1000;
 
@@ -38,10 +39,10 @@ describe("slow --version probes (integration)", () => {
     p.write("docs/spec.md", "# Spec\n\n- exports finish within 2 s\n");
     p.startWorker("broker", [], env);
     expect(withEnv(env, () => p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1"])).code).toBe(0);
-    await p.waitFor("r1", "G-spec", (f) => f.includes("packet-1.md"), "packet-1.md", 60_000);
+    await p.waitFor("r1", "G-spec", (f) => f.includes("packet-1.md"), "packet-1.md", scaled(60_000));
     const packet = readFileSync(path.join(p.gateDir("r1", "G-spec"), "packet-1.md"), "utf8");
     expect(packet).toMatch(/^reviewer_provider: cx$/m);
     expect(packet).toMatch(/^selection_status: selected$/m);
     expect(packet).toMatch(/^independence: strong$/m);
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, MODES, received, scriptedProvider, startBus } from "../helpers/bus.js";
+import { waitSeconds } from "../helpers/machine.js";
 
 const SPEC = "# Spec\n\n## Acceptance criteria\n- exports finish within 2 s\n";
 
@@ -18,7 +19,7 @@ function setup(plan: object, settings: Record<string, unknown> = {}) {
   it("(a) two-round happy path: issues, revise and resubmit, satisfied", async () => {
     const p = setup({ sequence: ["issues", "satisfied"] });
     startBus(p);
-    const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", "40"]);
+    const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", waitSeconds(40)]);
     expect(r.code, r.stderr + p.logs.join("")).toBe(3);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "rework", state: "awaiting_author", rounds: 1, independence: "strong", reviewer_host: "scripted" });
     p.write("docs/spec.md", SPEC + "- the button is disabled while exporting\n");
@@ -43,10 +44,10 @@ function setup(plan: object, settings: Record<string, unknown> = {}) {
   it("a new gate in a run whose only gate has finished is taken up from events, without waiting for the full scan", async () => {
     const p = setup({ sequence: ["satisfied", "satisfied"] });
     for (const kind of ["broker", "verifier", "command"]) p.startWorker(kind, ["--full-scan-ms", "600000"]);
-    const first = p.cli(["review", "docs/spec.md", "--gate", "G-init", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", "40"]);
+    const first = p.cli(["review", "docs/spec.md", "--gate", "G-init", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", waitSeconds(40)]);
     expect(first.code, first.stderr + p.logs.join("")).toBe(0);
     await new Promise((r) => setTimeout(r, 2500)); // a reconcile pass sees the run with every gate finished
-    const next = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", "40"]);
+    const next = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", waitSeconds(40)]);
     expect(next.code, next.stderr + p.logs.join("")).toBe(0);
     expect(JSON.parse(next.stdout)).toMatchObject({ status: "satisfied", rounds: 1 });
   });

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, REPO } from "../helpers/bus.js";
+import { waitSeconds } from "../helpers/machine.js";
 
 const CORPUS = JSON.parse(readFileSync(path.join(REPO, "fixtures", "secrets", "corpus.json"), "utf8")) as Array<{ name: string; secret: string; context: string }>;
 const DIGESTS = ["9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"];
@@ -35,7 +36,7 @@ describe("secrets never leave the artifact (integration)", () => {
     // secrets in the workers' own environment must not be handed to reviewers either
     const workerEnv = { OPENAI_API_KEY: CORPUS[0]!.secret, AWS_SECRET_ACCESS_KEY: "FAKEwJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", GUILD_TEST_VISIBLE: "visible-by-allowlist" };
     for (const kind of ["broker", "verifier", "command"]) p.startWorker(kind, [], workerEnv);
-    const r = p.cli(["review", "docs/incident.md", "--gate", "G-diagnose", "--author", "claude", "--run-id", "s1", "--wait", "--json", "--timeout", "60"]);
+    const r = p.cli(["review", "docs/incident.md", "--gate", "G-diagnose", "--author", "claude", "--run-id", "s1", "--wait", "--json", "--timeout", waitSeconds(60)]);
     expect(r.code, r.stderr).toBe(0);
 
     const bus = allText(path.join(p.root, ".guild", "runs"));

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { parseStrictReviewResult } from "../../src/core/strict-result.js";
 import { PUBLISHED_SCHEMAS } from "../../src/spec/schemas.js";
 import { makeProject, REPO, startBus, stopChild } from "../helpers/bus.js";
+import { waitSeconds } from "../helpers/machine.js";
 
 describe("bus-spec/SPEC.md: the Python reviewer", () => {
   const spec = () => readFileSync(path.join(REPO, "bus-spec", "SPEC.md"), "utf8");
@@ -33,7 +34,7 @@ describe("bus-spec/SPEC.md: the Python reviewer", () => {
     reviewer.stdout!.on("data", (b: Buffer) => log.push(String(b)));
     reviewer.stderr!.on("data", (b: Buffer) => log.push(String(b)));
     try {
-      const first = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--author-model", "claude-opus-4", "--run-id", "py", "--wait", "--json", "--timeout", "40"]);
+      const first = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--author-model", "claude-opus-4", "--run-id", "py", "--wait", "--json", "--timeout", waitSeconds(40)]);
       expect(first.code, first.stderr + log.join("")).toBe(3);
       expect(JSON.parse(first.stdout)).toMatchObject({ status: "rework", reviewer_host: "py-gemini", independence: "strong" });
       p.write("docs/spec.md", FIXED_SPEC);
@@ -59,7 +60,7 @@ describe("bus-spec/SPEC.md: the Python reviewer", () => {
     p.settings({ providers: { "py-gemini": { adapter: "command", model: "gemini-2.5-pro", argv: ["python3", script] } } });
     p.write("docs/spec.md", FIXED_SPEC);
     startBus(p, ["broker", "verifier", "command"]);
-    const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--author-model", "claude-opus-4", "--run-id", "cmd", "--wait", "--json", "--timeout", "40"]);
+    const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--author-model", "claude-opus-4", "--run-id", "cmd", "--wait", "--json", "--timeout", waitSeconds(40)]);
     expect(r.code, r.stderr + p.logs.join("")).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", reviewer_host: "py-gemini", independence: "strong" });
     expect(p.readJson("cmd", "G-spec", "result-1.json")).toMatchObject({ normalized_from: "whole-json", reviewer_model: "gemini-2.5-pro", round: 1 });

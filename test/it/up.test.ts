@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WORKER_KINDS } from "../../src/workers/index.js";
 import { BIN, makeProject, type Project, scriptedProvider } from "../helpers/bus.js";
 import { processesMentioning } from "../helpers/cli-review.js";
+import { scaled, waitSeconds } from "../helpers/machine.js";
 
 const ups = new Set<ChildProcess>();
 afterEach(() => {
@@ -26,7 +27,7 @@ function startUp(p: Project, args: string[] = []) {
     child,
     exited,
     log: () => log,
-    async waitLog(re: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+    async waitLog(re: RegExp, timeoutMs = scaled(60_000)): Promise<RegExpMatchArray> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const m = re.exec(log);
@@ -51,7 +52,7 @@ describe("guild-bus up (integration)", () => {
     const up = startUp(p);
     try {
       await up.waitLog(/supervising: broker, verifier, manual, command/);
-      const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "u1", "--wait", "--json", "--timeout", "60"]);
+      const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "u1", "--wait", "--json", "--timeout", waitSeconds(60)]);
       expect(r.code, r.stderr + up.log()).toBe(0);
 
       const workerPids = () => processesMentioning(`worker command --root ${p.root}`);
@@ -59,9 +60,9 @@ describe("guild-bus up (integration)", () => {
       expect(victim).toBeDefined();
       process.kill(victim!, "SIGKILL");
       await up.waitLog(/command worker exited \(SIGKILL\); restarting/);
-      for (let i = 0; i < 100 && !workerPids().some((pid) => pid !== victim); i++) await sleep(100);
+      for (const deadline = Date.now() + scaled(10_000); Date.now() < deadline && !workerPids().some((pid) => pid !== victim);) await sleep(100);
       expect(workerPids().filter((pid) => pid !== victim)).toHaveLength(1);
-      expect(p.cli(["review", "docs/spec.md", "--gate", "G-plan", "--author", "claude", "--run-id", "u1", "--wait", "--timeout", "60"]).code).toBe(0);
+      expect(p.cli(["review", "docs/spec.md", "--gate", "G-plan", "--author", "claude", "--run-id", "u1", "--wait", "--timeout", waitSeconds(60)]).code).toBe(0);
     } finally {
       expect(await stopUp(up)).toBe(0);
     }
@@ -77,7 +78,7 @@ describe("guild-bus up (integration)", () => {
     expect(processesMentioning(`--root ${p.root}`)).toEqual([]);
   });
 
-  it("a worker that cannot start is retried after 0.5, 1, 2 and 4 s, then given up with the reason; up exits 1 when none is left", { timeout: 120_000 }, async () => {
+  it("a worker that cannot start is retried after 0.5, 1, 2 and 4 s, then given up with the reason; up exits 1 when none is left", { timeout: scaled(120_000) }, async () => {
     const p = makeProject();
     rmSync(path.join(p.root, ".guild", "runs"), { recursive: true });
     writeFileSync(path.join(p.root, ".guild", "runs"), "not a directory\n"); // every worker fails as it starts
@@ -93,7 +94,7 @@ describe("guild-bus up (integration)", () => {
     expect(processesMentioning(`--root ${p.root}`)).toEqual([]);
   });
 
-  it("a worker that dies every time it starts is given up while the others keep serving reviews", { timeout: 180_000 }, async () => {
+  it("a worker that dies every time it starts is given up while the others keep serving reviews", { timeout: scaled(180_000) }, async () => {
     const p = makeProject();
     p.settings({ providers: { gpt: scriptedProvider(p.root, "gpt", "gpt-5-scripted", { default: "satisfied" }) } });
     p.write("docs/spec.md", "# Spec\n");
@@ -112,7 +113,7 @@ describe("guild-bus up (integration)", () => {
       }
       expect(up.log()).toMatch(/manual worker exited \(SIGKILL\) 5 times in a row within 5 s of starting; not restarting it \(its error is above\); still supervising broker, verifier, command/);
       expect([...up.log().matchAll(/manual worker exited \(SIGKILL\); restarting in (\d+) ms/g)].map((m) => Number(m[1]))).toEqual([500, 1000, 2000, 4000]);
-      const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "k1", "--wait", "--json", "--timeout", "60"]);
+      const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "k1", "--wait", "--json", "--timeout", waitSeconds(60)]);
       expect(r.code, r.stderr + up.log()).toBe(0);
       expect(processesMentioning(`worker manual --root ${p.root}`)).toEqual([]);
     } finally {
