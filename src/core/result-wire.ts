@@ -1,5 +1,5 @@
 // The lenient review_result.v1 reader (what Guild's gate-pass enforces). Hand-written rather than zod so that
-// `verify-gate-pass` starts in a few milliseconds; test/result-reader.test.ts proves it accepts and rejects
+// `verify-gate-pass` starts in a few milliseconds; test/core/result-reader.test.ts proves it accepts and rejects
 // exactly what the zod schema ReviewResultLenient does. The JSON itself is read by the one answer parser.
 import { RESULT_WIRE } from "../spec/constants.js";
 import { parseJsonAnswer } from "./json-answer.js";

@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach } from "vitest";
+import { scaled } from "./machine.js";
 import { tempRoot } from "./tmp.js";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -97,7 +98,7 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
       return child;
     },
     cli(args, input) {
-      const r = spawnSync(process.execPath, [BIN, ...args, "--root", root], { input, encoding: "utf8", timeout: 60_000 });
+      const r = spawnSync(process.execPath, [BIN, ...args, "--root", root], { input, encoding: "utf8", timeout: scaled(60_000) });
       return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
     },
     gateDir(run, gate) {
@@ -113,7 +114,7 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
     readJson(run, gate, name) {
       return JSON.parse(readFileSync(path.join(project.gateDir(run, gate), name), "utf8"));
     },
-    async waitFor(run, gate, predicate, what, timeoutMs = 30_000) {
+    async waitFor(run, gate, predicate, what, timeoutMs = scaled(30_000)) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const files = project.files(run, gate);
@@ -129,7 +130,7 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
       if (r.code !== 0) throw new Error(`status failed: ${r.stderr}`);
       return JSON.parse(r.stdout).gates[0];
     },
-    async waitState(run, gate, states, timeoutMs = 30_000) {
+    async waitState(run, gate, states, timeoutMs = scaled(30_000)) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const s = project.status(run, gate);

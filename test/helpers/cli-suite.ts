@@ -13,6 +13,7 @@ import {
   waitStateAsync, withEnv,
 } from "./cli-review.js";
 import { tempRoot } from "./tmp.js";
+import { scaled, waitSeconds } from "./machine.js";
 
 export interface ClientSpec {
   kind: "claude" | "gemini";
@@ -35,7 +36,7 @@ export interface ClientSpec {
   prepareHome(home: string): void;
   /** CLI-specific checks of one review request (read-only tools offered, and so on). */
   checkReviewRequest(r: RecordedRequest): void;
-  /** Timeout for the slow-answer scenario: long enough for the CLI to start and send its request. */
+  /** Timeout for the slow-answer scenario on an idle machine (scaled): long enough for the CLI to start and send its request. */
   slowTimeoutMs: number;
   /**
    * When set, the broker's `--version` detection probe is answered with this text by a wrapper instead of by the CLI
@@ -114,7 +115,7 @@ export function realClientSuite(spec: ClientSpec): void {
   }
 
   const review = (p: Project) =>
-    cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model, "--wait", "--json", "--timeout", "45"]);
+    cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model, "--wait", "--json", "--timeout", waitSeconds(45)]);
 
   /** What every request must look like: review requests only, our key, the pinned model, the packet, no secret. */
   function expectCleanRequests(s: Setup, packetRounds: number[]) {
@@ -219,7 +220,8 @@ export function realClientSuite(spec: ClientSpec): void {
     });
 
     it("(6) a slow answer past the timeout: process group killed, no_verdict, a human decides, never a second request", async () => {
-      const s = await setup({ script: [{ kind: "result", verdict: "satisfied", delayMs: 40_000 }] }, { timeout_ms: spec.slowTimeoutMs });
+      const slow = scaled(spec.slowTimeoutMs); // the answer comes well after it
+      const s = await setup({ script: [{ kind: "result", verdict: "satisfied", delayMs: 10 * slow }] }, { timeout_ms: slow });
       const r = await review(s.p);
       expect(r.code, r.stderr).toBe(4);
       expect(JSON.parse(r.stdout)).toMatchObject({ status: "no_verdict", state: "awaiting_decision" });
@@ -262,7 +264,7 @@ export function realClientSuite(spec: ClientSpec): void {
       }));
       // Instruction files the author could plant: the reviewer may read them as files, never load them as its instructions.
       plantInstructions(s.p, planted);
-      const r = await cliAsync(s.p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model, "--difficulty", "nightmare", "--wait", "--json", "--timeout", "60"]);
+      const r = await cliAsync(s.p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model, "--difficulty", "nightmare", "--wait", "--json", "--timeout", waitSeconds(60)]);
       expect(r.code, r.stderr + s.p.logs.join("")).toBe(0);
       expect(r.stderr).toMatch(/warning: difficulty nightmare: the reviewer reads files itself, unredacted: docs\/spec\.md holds \d+ secret/);
       expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", rounds: 1, independence: "strong", reviewer_host: spec.kind });
@@ -300,7 +302,7 @@ export function realClientSuite(spec: ClientSpec): void {
     async function expectUnavailableThenReselected(s: Setup, reason: RegExp) {
       const r = await cliAsync(s.p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model]);
       expect(r.code, r.stderr).toBe(0);
-      await s.p.waitFor(RUN, GATE, (f) => f.includes("packet-2.md"), "the broker's new selection after the unavailable round", 30_000);
+      await s.p.waitFor(RUN, GATE, (f) => f.includes("packet-2.md"), "the broker's new selection after the unavailable round", scaled(30_000));
       expect(packetField(s.p, 1, "reviewer_provider")).toBe(spec.kind);
       expect(s.p.readJson<{ kind: string; reason: string }>(RUN, GATE, "failure-1.json")).toMatchObject({ kind: "unavailable", reason: expect.stringMatching(reason) });
       expect(packetField(s.p, 2, "restart_reason")).toBe("degraded");
@@ -342,16 +344,16 @@ export function realClientSuite(spec: ClientSpec): void {
       const root = tempRoot(`guild-bus-${spec.kind}-project-`);
       mock = await spec.startMock({
         apiKey: KEY,
-        script: [{ kind: "result", verdict: "satisfied" }, { kind: "http", status: 500 }, { kind: "result", verdict: "satisfied", delayMs: 120_000 }],
+        script: [{ kind: "result", verdict: "satisfied" }, { kind: "http", status: 500 }, { kind: "result", verdict: "satisfied", delayMs: 10 * scaled(spec.slowTimeoutMs) }],
       });
       const marker = `PACKET-TEXT-${spec.kind}-5e1d`;
       const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-home-1\nartifact_sha256: ${"e".repeat(64)}\n---\n${marker}\n${SPEC}`;
       const config: ProviderConfig = { adapter: spec.kind, binary: spec.binary, model: spec.model, base_url: mock.url, api_key_env: spec.keyEnv, input: "stdin", selectable: true };
       const dispatch = (timeoutMs: number) =>
         withEnv({ HOME: home, TMPDIR: tmp, [spec.keyEnv]: KEY }, () => spec.adapter.dispatch(directInput(root, spec.kind, { ...config, timeout_ms: timeoutMs }, prompt)));
-      expect(await dispatch(30_000)).toMatchObject({ kind: "output" });
-      expect(await dispatch(30_000)).toMatchObject({ kind: "ambiguous" });
-      expect(await dispatch(spec.slowTimeoutMs)).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/timed out/) });
+      expect(await dispatch(scaled(30_000))).toMatchObject({ kind: "output" });
+      expect(await dispatch(scaled(30_000))).toMatchObject({ kind: "ambiguous" });
+      expect(await dispatch(scaled(spec.slowTimeoutMs))).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/timed out/) });
       // Every dispatch reached the endpoint, the last one killed while it waited for the answer.
       expect(mock.reviewRequests()).toHaveLength(3);
       await until("the killed CLI's connection to close", () => mock!.reviewRequests()[2]?.closedEarly === true);
@@ -359,7 +361,7 @@ export function realClientSuite(spec: ClientSpec): void {
       expect(filesContaining(KEY, home, root, tmp), "key left on disk").toEqual([]);
       expect(readdirSync(tmp), "scratch directories left behind").toEqual([]);
       spec.expectHomeAfter(before, treeFiles(home));
-    }, 180_000);
+    }, scaled(180_000));
 
     interface FakeRun {
       dir: string;

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type DispatchInput, dispatchProject } from "../../src/adapters/types.js";
 import type { PacketFrontMatter, ProviderConfig, Settings } from "../../src/spec/schemas.js";
 import { BIN, type Project } from "./bus.js";
+import { scaled } from "./machine.js";
 
 interface CorpusEntry {
   name: string;
@@ -43,7 +44,7 @@ export interface CliResult {
 }
 
 /** `guild-bus <args> --root <root>` without blocking the event loop. */
-export function cliAsync(p: Project, args: string[], timeoutMs = 60_000): Promise<CliResult> {
+export function cliAsync(p: Project, args: string[], timeoutMs = scaled(60_000)): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, "--root", p.root], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -61,8 +62,8 @@ export function cliAsync(p: Project, args: string[], timeoutMs = 60_000): Promis
   });
 }
 
-/** Poll a predicate until it holds (a generous deadline: the machine may be loaded), else fail naming `what`. */
-export async function until(what: string, predicate: () => boolean, timeoutMs = 30_000): Promise<void> {
+/** Poll a predicate until it holds (the deadline scales with the machine factor), else fail naming `what`. */
+export async function until(what: string, predicate: () => boolean, timeoutMs = scaled(30_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -78,7 +79,7 @@ export async function statusAsync(p: Project, run: string, gate: string): Promis
   return JSON.parse(r.stdout).gates[0];
 }
 
-export async function waitStateAsync(p: Project, run: string, gate: string, states: string[], timeoutMs = 30_000): Promise<GateStatus> {
+export async function waitStateAsync(p: Project, run: string, gate: string, states: string[], timeoutMs = scaled(30_000)): Promise<GateStatus> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const s = await statusAsync(p, run, gate);

@@ -21,3 +21,6 @@ export const MACHINE_FACTOR = measure();
 export function scaled(ms: number): number {
   return Math.round(ms * MACHINE_FACTOR);
 }
+
+/** `review --wait --timeout` seconds for a review that takes well under `s` on an idle machine. */
+export const waitSeconds = (s: number): string => String(Math.ceil(s * MACHINE_FACTOR));

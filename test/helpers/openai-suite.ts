@@ -5,7 +5,8 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeProject, type Project, startBus } from "./bus.js";
-import { ARTIFACT_LINE, type CliResult, cliAsync, guildText, packetField, SECRETS, SPEC, waitStateAsync } from "./clients.js";
+import { waitSeconds } from "./machine.js";
+import { ARTIFACT_LINE, type CliResult, cliAsync, guildText, packetField, SECRETS, SPEC, until, waitStateAsync } from "./clients.js";
 import { type Behaviour, type MockOpenAI, type MockScript, type RecordedRequest, type Step, startMockOpenAI } from "./mock-openai.js";
 
 export const RUN = "r1";
@@ -95,7 +96,7 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
       return p;
     },
     review: (p, extra = ["--author", "claude"]) =>
-      cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--wait", "--json", "--timeout", "45", ...extra]),
+      cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--wait", "--json", "--timeout", waitSeconds(45), ...extra]),
     /** What every request must look like: the adapter's call, our key, the packet, and no secret. */
     expectCleanRequests(p, packetRounds) {
       const reqs = s.mock.requests;
@@ -206,9 +207,12 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
     });
 
     it(`(6) an answer slower than timeout_ms → ${spec.slow.how}, no_verdict, awaiting a decision, never dispatched again`, async () => {
-      const p = await setup({ default: { behaviour: "satisfied", delayMs: 30_000 } }, { timeout_ms: spec.slow.timeoutMs });
+      // the mock holds the answer well past the timeout; the timeout is long enough (scaled) for the CLI's request
+      const p = await setup({ default: { behaviour: "satisfied", delayMs: 10 * spec.slow.timeoutMs } }, { timeout_ms: spec.slow.timeoutMs });
       await start(p);
-      const st = await waitStateAsync(p, RUN, GATE, ["awaiting_decision"], 30_000);
+      await until("the reviewer's request, before its timeout fires", () => s.mock.requests.length > 0 || p.files(RUN, GATE).includes("failure-1.json"));
+      expect(s.mock.requests, "the timeout fired before the reviewer sent its request").toHaveLength(1);
+      const st = await waitStateAsync(p, RUN, GATE, ["awaiting_decision"]);
       expect(st.status).toBe("no_verdict");
       const failure = p.readJson(RUN, GATE, "failure-1.json");
       expect(failure).toMatchObject({ kind: "no_verdict" });

@@ -1,0 +1,151 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { selectReviewer, authorIdentity } from "../../src/core/selection.js";
+import { resolvePolicy } from "../../src/core/policy.js";
+import { Layout } from "../../src/bus/layout.js";
+import { detectProviders, PROBE_TIMEOUTS_MS, type Probe, type VersionProbe } from "../../src/adapters/probe.js";
+import type { Settings } from "../../src/spec/schemas.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+/**
+ * A fake probe: `versions` per binary name is a version, null (--version fails) or the answers of successive probes;
+ * by default every binary answers "<name> 1.0".
+ */
+function probe(over: Partial<Probe> & { onPath?: string[]; versions?: Record<string, string | null | VersionProbe[]>; files?: string[] } = {}): Probe & { versionCalls: string[] } {
+  const calls: string[] = [];
+  return {
+    which: (b) => (over.onPath ?? []).includes(b) ? `/usr/bin/${b}` : null,
+    version: async (b, timeoutMs) => {
+      const name = path.basename(b);
+      const nth = calls.filter((c) => c.startsWith(`${b} `)).length;
+      calls.push(`${b} ${timeoutMs}`);
+      const v = over.versions && name in over.versions ? over.versions[name]! : `${name} 1.0`;
+      if (Array.isArray(v)) return v[Math.min(nth, v.length - 1)]!;
+      return v === null ? { kind: "failed", reason: "exit 1" } : { kind: "ok", version: v };
+    },
+    stamp: over.stamp ?? ((b) => `${b} 100 1700000000000 42`),
+    env: over.env ?? {},
+    fileExists: (f) => (over.files ?? []).includes(f),
+    home: "/home/u",
+    versionCalls: calls,
+  };
+}
+
+describe("provider detection", () => {
+  const layout = () => new Layout(tempRoot());
+
+  it("needs the binary, a working --version and an auth signal; never reads secrets", async () => {
+    const settings: Settings = { providers: { cx: { adapter: "codex", model: "gpt-5", input: "stdin", selectable: true } } };
+    const none = await detectProviders(settings, layout(), probe());
+    expect(none.find((p) => p.id === "cx")).toMatchObject({ available: false, why: ["codex not found on PATH"] });
+    const noAuth = await detectProviders(settings, layout(), probe({ onPath: ["codex"] }));
+    expect(noAuth.find((p) => p.id === "cx")).toMatchObject({ available: false });
+    const broken = await detectProviders(settings, layout(), probe({ onPath: ["codex"], versions: { codex: null }, env: { OPENAI_API_KEY: "sk-x" } }));
+    expect(broken.find((p) => p.id === "cx")!.why[0]).toMatch(/--version failed/);
+    const stored = await detectProviders(settings, layout(), probe({ onPath: ["codex"], files: ["/home/u/.codex/auth.json"] }));
+    expect(stored.find((p) => p.id === "cx")).toMatchObject({ available: true, auth: "stored auth ~/.codex/auth.json", family: "openai" });
+    const viaEnv = await detectProviders(settings, layout(), probe({ onPath: ["codex"], env: { OPENAI_API_KEY: "sk-secret-value" } }));
+    expect(JSON.stringify(viaEnv)).not.toContain("sk-secret-value");
+    expect(viaEnv.find((p) => p.id === "cx")!.auth).toBe("env OPENAI_API_KEY set");
+  });
+
+  it("finds unconfigured CLIs on PATH with their host family, and keeps capability declarations detect-only", async () => {
+    const l = layout();
+    mkdirSync(path.join(l.hosts, "pi"), { recursive: true });
+    writeFileSync(path.join(l.hosts, "pi", "capability.json"), JSON.stringify({ schema_version: "host_capability.v1", provider: "pi", model: "kimi-k2", family: "openai" }));
+    const found = await detectProviders({}, l, probe({ onPath: ["claude"], env: { ANTHROPIC_API_KEY: "k" } }));
+    expect(found.find((p) => p.id === "claude")).toMatchObject({ source: "path", family: "anthropic", available: true, selectable: true });
+    // the declared family is informational: the family comes from the model string
+    expect(found.find((p) => p.id === "pi")).toMatchObject({ source: "capability", family: "moonshot", available: false, selectable: false });
+    expect(found.find((p) => p.id === "manual")).toMatchObject({ available: true, selectable: false });
+  });
+
+  it("an http provider needs a base URL and its key variable; a command provider needs its program", async () => {
+    const settings: Settings = {
+      providers: {
+        api: { adapter: "http", model: "deepseek-chat", base_url: "http://127.0.0.1:1/v1", api_key_env: "DS_KEY", input: "stdin", selectable: true },
+        cmd: { adapter: "command", model: "qwen3", argv: ["my-reviewer"], input: "stdin", selectable: true },
+      },
+    };
+    const off = await detectProviders(settings, layout(), probe());
+    expect(off.filter((p) => p.id === "api" || p.id === "cmd").map((p) => p.available)).toEqual([false, false]);
+    const on = await detectProviders(settings, layout(), probe({ onPath: ["my-reviewer"], env: { DS_KEY: "x" } }));
+    expect(on.filter((p) => p.id === "api" || p.id === "cmd").map((p) => p.available)).toEqual([true, true]);
+  });
+
+  it("feeds selection: an unavailable CLI is never selected, the next different-family one is", async () => {
+    const settings: Settings = {
+      providers: {
+        cx: { adapter: "codex", model: "gpt-5", input: "stdin", selectable: true },
+        gm: { adapter: "gemini", model: "gemini-2.5-pro", input: "stdin", selectable: true },
+      },
+    };
+    const found = await detectProviders(settings, layout(), probe({ onPath: ["gemini", "codex"], env: { GEMINI_API_KEY: "g" } }));
+    const request = { author_host: "claude", reviewer: "auto" };
+    const sel = selectReviewer(resolvePolicy({ ...request } as never, settings), request, authorIdentity(request, settings), found, settings);
+    expect(sel).toMatchObject({ status: "selected", independence: "strong", provider: { id: "gm" } });
+  });
+});
+
+describe("--version probes on a slow machine: a pinned, installed reviewer is never dropped because a probe was slow", () => {
+  const [FIRST, SECOND] = PROBE_TIMEOUTS_MS;
+  const TIMEOUT: VersionProbe = { kind: "timeout" };
+  const OK: VersionProbe = { kind: "ok", version: "codex-cli 0.171.0" };
+  const settings: Settings = { reviewer: "cx", providers: { cx: { adapter: "codex", model: "gpt-5", input: "stdin", selectable: true } } };
+  const env = { OPENAI_API_KEY: "sk-test" };
+  /** A project with .guild/, so positive probes are cached. */
+  const project = () => {
+    const l = new Layout(tempRoot());
+    mkdirSync(l.guild);
+    return l;
+  };
+  const cx = (found: Awaited<ReturnType<typeof detectProviders>>) => found.find((p) => p.id === "cx")!;
+  const pinned = (found: Awaited<ReturnType<typeof detectProviders>>) => {
+    const request = { author_host: "claude", reviewer: "cx" };
+    return selectReviewer(resolvePolicy({ ...request } as never, settings), request, authorIdentity(request, settings), found, settings);
+  };
+
+  it("a first probe that times out is repeated with the long limit; its answer keeps the pin, and the reason says so", async () => {
+    const p = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT, OK] } });
+    const found = await detectProviders(settings, project(), p);
+    expect(p.versionCalls).toEqual([`/usr/bin/codex ${FIRST}`, `/usr/bin/codex ${SECOND}`]);
+    expect(cx(found)).toMatchObject({ available: true, version: "codex-cli 0.171.0" });
+    expect(cx(found).why[0]).toBe(`codex codex-cli 0.171.0 (answered a second probe: the first timed out after ${FIRST / 1000} s)`);
+    expect(pinned(found)).toMatchObject({ status: "selected", independence: "strong", provider: { id: "cx" } });
+  });
+
+  it("after a timeout, a positive probe cached for the same binary is trusted without probing again; a changed binary is probed again", async () => {
+    const l = project();
+    await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: [OK] } }));
+    const slow = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT] } });
+    const found = await detectProviders(settings, l, slow);
+    expect(slow.versionCalls).toEqual([`/usr/bin/codex ${FIRST}`]);
+    expect(cx(found)).toMatchObject({ available: true, version: "codex-cli 0.171.0" });
+    expect(cx(found).why[0]).toMatch(/from an earlier probe of this same binary: --version timed out after 5 s/);
+    const changed = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT, OK] }, stamp: () => "/usr/bin/codex 200 1800000000000 43" });
+    await detectProviders(settings, l, changed);
+    expect(changed.versionCalls).toEqual([`/usr/bin/codex ${FIRST}`, `/usr/bin/codex ${SECOND}`]);
+  });
+
+  it("both probes time out: present on PATH with its version unknown, still available and still the pin — never 'not found'", async () => {
+    const found = await detectProviders(settings, project(), probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT, TIMEOUT] } }));
+    expect(cx(found)).toMatchObject({ available: true, version: null, binary: "/usr/bin/codex" });
+    expect(cx(found).why[0]).toBe(`codex --version probe timed out (${FIRST / 1000} s, then ${SECOND / 1000} s): on PATH, version unknown; kept available`);
+    expect(pinned(found)).toMatchObject({ status: "selected", provider: { id: "cx" } });
+    // Not on PATH is another thing, and says so.
+    const absent = await detectProviders(settings, project(), probe({ env }));
+    expect(cx(absent)).toMatchObject({ available: false, why: ["codex not found on PATH"] });
+    expect(pinned(absent)).toMatchObject({ status: "degraded-local", reason: "pinned reviewer cx unavailable: codex not found on PATH" });
+  });
+
+  it("a probe that answers with a failure makes it unavailable and forgets the cached answer", async () => {
+    const l = project();
+    await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: [OK] } }));
+    const broken = await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: null } }));
+    expect(cx(broken)).toMatchObject({ available: false, why: ["codex --version failed (exit 1)", "env OPENAI_API_KEY set"] });
+    const slow = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT, OK] } });
+    await detectProviders(settings, l, slow);
+    expect(slow.versionCalls).toHaveLength(2); // nothing cached any more
+  });
+});

@@ -1,0 +1,127 @@
+import { existsSync, mkdirSync, rmSync, statSync, utimesSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Claim, tryClaim } from "../../src/bus/claim.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+// proper-lockfile's floors: stale >= 2 s, update >= 1 s.
+const FAST = { staleMs: 2000, updateMs: 1000 };
+
+const held: Claim[] = [];
+afterEach(async () => {
+  while (held.length) await held.pop()!.release();
+});
+
+async function claim(dir: string, name: string, opts: Parameters<typeof tryClaim>[2] = FAST): Promise<Claim | null> {
+  const c = await tryClaim(dir, name, opts);
+  if (c) held.push(c);
+  return c;
+}
+
+function aborted(signal: AbortSignal, withinMs: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve(signal.reason);
+    const timer = setTimeout(() => reject(new Error(`not aborted within ${withinMs} ms`)), withinMs);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve(signal.reason);
+    });
+  });
+}
+
+/** Any uncaught exception while fn runs (proper-lockfile's default onCompromised throws from a timer). */
+async function withoutUncaught(fn: () => Promise<void>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const onError = (e: unknown) => seen.push(e);
+  process.on("uncaughtException", onError);
+  try {
+    await fn();
+  } finally {
+    process.off("uncaughtException", onError);
+  }
+  return seen;
+}
+
+describe("claim: tryClaim", () => {
+  it("gives the claim to the first caller only, until released", async () => {
+    const dir = path.join(tempRoot(), "claims");
+    const lockDir = path.join(dir, "job-1.lock");
+    const first = await claim(dir, "job-1");
+    expect(first).not.toBeNull();
+    expect(first!.signal.aborted).toBe(false);
+    expect(existsSync(lockDir)).toBe(true);
+    expect(await claim(dir, "job-1")).toBeNull();
+    expect(await claim(dir, "job-2")).not.toBeNull(); // names are independent
+
+    await first!.release();
+    expect(existsSync(lockDir)).toBe(false);
+    const second = await claim(dir, "job-1");
+    expect(second).not.toBeNull();
+    expect(first!.signal.aborted).toBe(false); // a release is not a compromise
+    await first!.release(); // twice is harmless, and does not free the new holder's lock
+    expect(existsSync(lockDir)).toBe(true);
+    expect(await claim(dir, "job-1")).toBeNull();
+  });
+
+  it("respects a fresh lock left by another process", async () => {
+    const dir = path.join(tempRoot(), "claims");
+    mkdirSync(path.join(dir, "job.lock"), { recursive: true });
+    expect(await claim(dir, "job")).toBeNull();
+  });
+
+  it("takes over a stale lock whose owner is gone", async () => {
+    const dir = path.join(tempRoot(), "claims");
+    const lockDir = path.join(dir, "job.lock");
+    mkdirSync(lockDir, { recursive: true });
+    const old = (Date.now() - 10_000) / 1000;
+    utimesSync(lockDir, old, old);
+
+    const c = await claim(dir, "job");
+    expect(c).not.toBeNull();
+    expect(statSync(lockDir).mtimeMs).toBeGreaterThan(Date.now() - 5_000);
+    expect(await claim(dir, "job")).toBeNull();
+  });
+
+  it("keeps a held lock fresh, so it is not taken over as stale", async () => {
+    const dir = path.join(tempRoot(), "claims");
+    const c = await claim(dir, "job");
+    await new Promise((r) => setTimeout(r, 2600)); // past staleMs: only the updates keep it
+    expect(await claim(dir, "job")).toBeNull();
+    expect(c!.signal.aborted).toBe(false);
+  });
+
+  it("aborts the signal, without crashing, when the lock dir is removed underneath", async () => {
+    const dir = path.join(tempRoot(), "claims");
+    const log: string[] = [];
+    const uncaught = await withoutUncaught(async () => {
+      const c = await claim(dir, "job", { ...FAST, log: (m) => log.push(m) });
+      rmSync(path.join(dir, "job.lock"), { recursive: true });
+      const reason = await aborted(c!.signal, 4000);
+      expect((reason as NodeJS.ErrnoException).code).toBe("ECOMPROMISED");
+      await expect(c!.release()).resolves.toBeUndefined();
+      // Nothing is held any more: someone else may claim.
+      expect(await claim(dir, "job")).not.toBeNull();
+    });
+    expect(uncaught).toEqual([]);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatch(/claim job compromised/);
+  });
+
+  it("aborts when another owner took the lock over, and release leaves the new owner's lock alone", async () => {
+    const dir = path.join(tempRoot(), "claims");
+    const lockDir = path.join(dir, "job.lock");
+    const uncaught = await withoutUncaught(async () => {
+      const c = await claim(dir, "job");
+      // What a takeover by another process looks like: the lock dir re-made with its own mtime.
+      rmSync(lockDir, { recursive: true });
+      mkdirSync(lockDir);
+      const t = (Date.now() + 5_000) / 1000;
+      utimesSync(lockDir, t, t);
+      expect(((await aborted(c!.signal, 4000)) as NodeJS.ErrnoException).code).toBe("ECOMPROMISED");
+      await c!.release();
+      expect(existsSync(lockDir)).toBe(true);
+      expect(await claim(dir, "job")).toBeNull();
+    });
+    expect(uncaught).toEqual([]);
+  });
+});

@@ -1,0 +1,325 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/core/sha.js";
+import { deliver, type DeliverResult, parseStagingName, stagingName, THIS_HOST } from "../../src/bus/deliver.js";
+import { type FsOps, realFs } from "../../src/bus/fsops.js";
+import { sweepStaging } from "../../src/bus/janitor.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+type Syscall = keyof FsOps;
+const SYSCALLS: Syscall[] = ["open", "write", "fsync", "close", "link", "unlink", "mkdir", "readFile"];
+
+function errno(code: string, syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: injected ${syscall} failure`), { code, syscall });
+}
+
+interface Call {
+  op: Syscall;
+  args: unknown[];
+}
+
+/** realFs with a call log, optional unsupported link(), and an injected failure on the nth call of one syscall. */
+function faultyFs(opts: { fail?: { op: Syscall; nth: number; partialWrite?: boolean }; linkCode?: string } = {}) {
+  const calls: Call[] = [];
+  const counts = new Map<Syscall, number>();
+  let injected = false;
+  const hit = (op: Syscall): boolean => {
+    const n = (counts.get(op) ?? 0) + 1;
+    counts.set(op, n);
+    const now = opts.fail?.op === op && opts.fail.nth === n;
+    if (now) injected = true;
+    return now;
+  };
+  const fs: FsOps = {
+    open(p, flags, mode) {
+      calls.push({ op: "open", args: [p, flags] });
+      if (hit("open")) throw errno("EIO", "open");
+      return realFs.open(p, flags, mode);
+    },
+    write(fd, bytes) {
+      calls.push({ op: "write", args: [fd, bytes.length] });
+      if (hit("write")) {
+        // A torn write: half the bytes reach the file, then the error.
+        if (opts.fail?.partialWrite) realFs.write(fd, bytes.subarray(0, Math.floor(bytes.length / 2)));
+        throw errno("ENOSPC", "write");
+      }
+      realFs.write(fd, bytes);
+    },
+    fsync(fd) {
+      calls.push({ op: "fsync", args: [fd] });
+      if (hit("fsync")) throw errno("EIO", "fsync");
+      realFs.fsync(fd);
+    },
+    close(fd) {
+      calls.push({ op: "close", args: [fd] });
+      // Like Linux close(2): the descriptor is gone even when an error is reported.
+      realFs.close(fd);
+      if (hit("close")) throw errno("EIO", "close");
+    },
+    link(a, b) {
+      calls.push({ op: "link", args: [a, b] });
+      if (hit("link")) throw errno("EIO", "link");
+      if (opts.linkCode) throw errno(opts.linkCode, "link");
+      realFs.link(a, b);
+    },
+    unlink(p) {
+      calls.push({ op: "unlink", args: [p] });
+      if (hit("unlink")) throw errno("EIO", "unlink");
+      realFs.unlink(p);
+    },
+    readFile(p) {
+      calls.push({ op: "readFile", args: [p] });
+      if (hit("readFile")) throw errno("EIO", "readFile");
+      return realFs.readFile(p);
+    },
+    mkdir(p) {
+      calls.push({ op: "mkdir", args: [p] });
+      if (hit("mkdir")) throw errno("EIO", "mkdir");
+      realFs.mkdir(p);
+    },
+  };
+  return { fs, calls, counts, injected: () => injected };
+}
+
+function setup() {
+  const root = tempRoot();
+  const guildDir = path.join(root, ".guild");
+  return { root, guildDir, final: path.join(root, "artifacts", "spec.v1.md") };
+}
+
+const listDir = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).sort() : []);
+const stagingFiles = (guildDir: string): string[] => listDir(path.join(guildDir, "tmp"));
+
+// 256 KiB, not a repeated pattern: a torn final cannot pass for the whole one.
+const PAYLOAD = Buffer.from(Array.from({ length: 256 * 1024 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
+const OTHER = Buffer.from("someone else's artifact\n");
+
+describe("deliver: Maildir-style first-writer-wins", () => {
+  it("stages under <guildDir>/tmp with host, pid and a random id, fsyncs, links, unlinks and fsyncs the directory", () => {
+    const { guildDir, final } = setup();
+    const { fs, calls } = faultyFs();
+    const result = deliver(final, PAYLOAD, { guildDir, fs });
+
+    expect(result).toEqual({ status: "delivered", path: final, sha256: sha256Hex(PAYLOAD) });
+    expect(readFileSync(final).equals(PAYLOAD)).toBe(true);
+    expect(stagingFiles(guildDir)).toEqual([]);
+
+    const link = calls.find((c) => c.op === "link")!;
+    const staging = link.args[0] as string;
+    expect(link.args[1]).toBe(final);
+    expect(path.dirname(staging)).toBe(path.join(guildDir, "tmp"));
+    expect(path.basename(staging)).toMatch(new RegExp(`^spec_v1_md\\.${THIS_HOST}\\.${process.pid}\\.[0-9a-z]{12}$`));
+    expect(parseStagingName(path.basename(staging))).toEqual({ host: THIS_HOST, pid: process.pid });
+
+    const seq = calls.map((c) => `${c.op}:${c.op === "open" || c.op === "link" || c.op === "unlink" ? c.args[0] : ""}`);
+    const iStagingOpen = seq.indexOf(`open:${staging}`);
+    const iLink = seq.indexOf(`link:${staging}`);
+    const iDirOpen = seq.indexOf(`open:${path.dirname(final)}`);
+    expect(calls[iStagingOpen]!.args[1]).toBe("wx"); // never reuses a staging name
+    expect(seq.slice(iStagingOpen, iLink)).toEqual([`open:${staging}`, "write:", "fsync:", "close:"]);
+    expect(iDirOpen).toBeGreaterThan(iLink);
+    expect(seq[iDirOpen + 1]).toBe("fsync:");
+    expect(seq).toContain(`unlink:${staging}`);
+    expect(seq.indexOf(`unlink:${staging}`)).toBeGreaterThan(iLink);
+  });
+
+  it("gives each delivery its own staging name", () => {
+    const names = new Set(Array.from({ length: 200 }, () => stagingName("/x/a.md")));
+    expect(names.size).toBe(200);
+    for (const n of names) expect(parseStagingName(n)).toEqual({ host: THIS_HOST, pid: process.pid });
+    // Dots and odd characters in the final name must not confuse the parser.
+    expect(parseStagingName(stagingName("/x/weird name.v2.tar.gz", 4242))).toEqual({ host: THIS_HOST, pid: 4242 });
+    expect(parseStagingName("plain-file")).toBeNull();
+    expect(parseStagingName("a.host.notapid.id")).toBeNull();
+  });
+
+  it("accepts a string and creates the final directory", () => {
+    const { guildDir, root } = setup();
+    const final = path.join(root, "deep", "er", "note.txt");
+    expect(deliver(final, "héllo\n", { guildDir }).status).toBe("delivered");
+    expect(readFileSync(final, "utf8")).toBe("héllo\n");
+  });
+
+  it("is idempotent for identical bytes and never rewrites the final", () => {
+    const { guildDir, final } = setup();
+    deliver(final, PAYLOAD, { guildDir });
+    const before = statSync(final);
+    const { fs, calls } = faultyFs();
+    const again = deliver(final, Buffer.from(PAYLOAD), { guildDir, fs });
+    expect(again).toEqual({ status: "identical", path: final, sha256: sha256Hex(PAYLOAD) });
+    const after = statSync(final);
+    expect([after.ino, after.mtimeMs, after.nlink]).toEqual([before.ino, before.mtimeMs, 1]);
+    expect(calls.filter((c) => c.op === "open" && c.args[0] === final)).toEqual([]);
+    expect(stagingFiles(guildDir)).toEqual([]);
+  });
+
+  it("reports a conflict with the existing sha256 and keeps the existing file", () => {
+    const { guildDir, final } = setup();
+    deliver(final, OTHER, { guildDir });
+    const before = statSync(final);
+    const result = deliver(final, PAYLOAD, { guildDir });
+    expect(result).toEqual({
+      status: "conflict",
+      path: final,
+      sha256: sha256Hex(PAYLOAD),
+      existingSha256: sha256Hex(OTHER),
+    });
+    expect(readFileSync(final).equals(OTHER)).toBe(true);
+    expect(statSync(final).ino).toBe(before.ino);
+    expect(stagingFiles(guildDir)).toEqual([]);
+  });
+
+  it("a final written by something else is a conflict too", () => {
+    const { guildDir, final } = setup();
+    mkdirSync(path.dirname(final), { recursive: true });
+    writeFileSync(final, "");
+    expect(deliver(final, PAYLOAD, { guildDir }).status).toBe("conflict");
+    expect(readFileSync(final).length).toBe(0);
+  });
+
+  it("skips every fsync when durable is false", () => {
+    const { guildDir, final } = setup();
+    const { fs, counts } = faultyFs();
+    expect(deliver(final, PAYLOAD, { guildDir, fs, durable: false }).status).toBe("delivered");
+    expect(counts.get("fsync") ?? 0).toBe(0);
+    expect(readFileSync(final).equals(PAYLOAD)).toBe(true);
+  });
+
+  it("throws on a link() failure that is not 'unsupported', leaving neither final nor staging", () => {
+    const { guildDir, final } = setup();
+    const { fs } = faultyFs({ linkCode: "EACCES" });
+    const log: string[] = [];
+    expect(() => deliver(final, PAYLOAD, { guildDir, fs, log: (m) => log.push(m) })).toThrow(/EACCES/);
+    expect(existsSync(final)).toBe(false);
+    expect(stagingFiles(guildDir)).toEqual([]);
+    expect(log).toEqual([]);
+  });
+});
+
+describe("deliver: exclusive-create fallback where link() is unsupported", () => {
+  for (const code of ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"]) {
+    it(`falls back on ${code}, says so in the log and the result`, () => {
+      const { guildDir, final } = setup();
+      const { fs, calls } = faultyFs({ linkCode: code });
+      const log: string[] = [];
+      const result = deliver(final, PAYLOAD, { guildDir, fs, log: (m) => log.push(m) });
+      expect(result).toEqual({ status: "delivered", path: final, sha256: sha256Hex(PAYLOAD), fallback: true });
+      expect(readFileSync(final).equals(PAYLOAD)).toBe(true);
+      expect(log).toHaveLength(1);
+      expect(log[0]).toContain(code);
+      expect(log[0]).toContain(final);
+      const finalOpen = calls.find((c) => c.op === "open" && c.args[0] === final)!;
+      expect(finalOpen.args[1]).toBe("wx");
+      expect(stagingFiles(guildDir)).toEqual([]);
+    });
+  }
+
+  it("still reports identical and conflict without overwriting, flagged as fallback", () => {
+    const { guildDir, final } = setup();
+    deliver(final, OTHER, { guildDir });
+    const log: string[] = [];
+    const conflict = deliver(final, PAYLOAD, { guildDir, fs: faultyFs({ linkCode: "EPERM" }).fs, log: (m) => log.push(m) });
+    expect(conflict).toMatchObject({ status: "conflict", existingSha256: sha256Hex(OTHER), fallback: true });
+    const identical = deliver(final, OTHER, { guildDir, fs: faultyFs({ linkCode: "EPERM" }).fs });
+    expect(identical).toMatchObject({ status: "identical", fallback: true });
+    expect(readFileSync(final).equals(OTHER)).toBe(true);
+    expect(log).toHaveLength(1);
+    expect(stagingFiles(guildDir)).toEqual([]);
+  });
+
+  it("removes its own partial final when the write fails midway", () => {
+    const { guildDir, final } = setup();
+    // The second write is the final's (the first is the staging file's).
+    const { fs, injected } = faultyFs({ linkCode: "EPERM", fail: { op: "write", nth: 2, partialWrite: true } });
+    expect(() => deliver(final, PAYLOAD, { guildDir, fs })).toThrow(/ENOSPC/);
+    expect(injected()).toBe(true);
+    expect(existsSync(final)).toBe(false);
+    expect(stagingFiles(guildDir)).toEqual([]);
+  });
+
+  it("never removes a final it did not create when the exclusive create fails", () => {
+    const { guildDir, final } = setup();
+    deliver(final, OTHER, { guildDir });
+    // Second open is the final's exclusive create: fail it with something other than EEXIST.
+    const { fs, injected } = faultyFs({ linkCode: "EPERM", fail: { op: "open", nth: 2 } });
+    expect(() => deliver(final, PAYLOAD, { guildDir, fs })).toThrow(/EIO/);
+    expect(injected()).toBe(true);
+    expect(readFileSync(final).equals(OTHER)).toBe(true);
+  });
+});
+
+describe("deliver under injected syscall failures", () => {
+  type Pre = "none" | "identical" | "different";
+  const scenarios: Array<{ pre: Pre; linkCode?: string }> = [
+    { pre: "none" },
+    { pre: "identical" },
+    { pre: "different" },
+    { pre: "none", linkCode: "EPERM" },
+    { pre: "identical", linkCode: "EPERM" },
+    { pre: "different", linkCode: "EPERM" },
+  ];
+
+  function prepare(pre: Pre) {
+    const s = setup();
+    if (pre !== "none") {
+      mkdirSync(path.dirname(s.final), { recursive: true });
+      writeFileSync(s.final, pre === "identical" ? PAYLOAD : OTHER);
+    }
+    return s;
+  }
+
+  for (const { pre, linkCode } of scenarios) {
+    const label = `final ${pre === "none" ? "absent" : pre}${linkCode ? `, link() ${linkCode}` : ""}`;
+    it(`${label}: every failing call leaves the final absent or whole, and no orphan after the janitor`, () => {
+      // Count each syscall in a clean run of the same scenario.
+      const clean = prepare(pre);
+      const baseline = faultyFs({ linkCode });
+      const expected: DeliverResult["status"] = pre === "none" ? "delivered" : pre === "identical" ? "identical" : "conflict";
+      expect(deliver(clean.final, PAYLOAD, { guildDir: clean.guildDir, fs: baseline.fs }).status).toBe(expected);
+
+      const faults: Array<{ op: Syscall; nth: number; partialWrite?: boolean }> = [];
+      for (const op of SYSCALLS) {
+        for (let nth = 1; nth <= (baseline.counts.get(op) ?? 0); nth++) {
+          faults.push({ op, nth });
+          if (op === "write") faults.push({ op, nth, partialWrite: true });
+        }
+      }
+      expect(faults.length).toBeGreaterThanOrEqual(10);
+      let threw = 0;
+
+      for (const fail of faults) {
+        const what = `${label}, ${fail.op} #${fail.nth}${fail.partialWrite ? " (partial)" : ""}`;
+        const { guildDir, final } = prepare(pre);
+        const faulty = faultyFs({ fail, linkCode });
+        let result: DeliverResult | undefined;
+        try {
+          result = deliver(final, PAYLOAD, { guildDir, fs: faulty.fs });
+        } catch (error) {
+          expect((error as NodeJS.ErrnoException).code, what).toMatch(/^(EIO|ENOSPC)$/);
+          threw++;
+        }
+        expect(faulty.injected(), what).toBe(true);
+
+        if (pre === "different") {
+          expect(readFileSync(final).equals(OTHER), `${what}: existing final untouched`).toBe(true);
+        } else if (existsSync(final)) {
+          expect(readFileSync(final).equals(PAYLOAD), `${what}: final whole`).toBe(true);
+        } else {
+          expect(result, `${what}: no success without a final`).toBeUndefined();
+        }
+        if (result) expect(result.status, what).toBe(expected);
+        if (pre === "none" && result) expect(existsSync(final), what).toBe(true);
+        // Only a failed unlink of the staging file may leave it behind for the janitor.
+        if (fail.op !== "unlink") expect(stagingFiles(guildDir), `${what}: staging cleaned`).toEqual([]);
+        const finalDirBefore = listDir(path.dirname(final));
+
+        sweepStaging(guildDir, { maxAgeMs: 0 });
+        expect(stagingFiles(guildDir), `${what}: janitor`).toEqual([]);
+        expect(listDir(path.dirname(final)), `${what}: janitor stays in tmp`).toEqual(finalDirBefore);
+        expect(finalDirBefore.every((n) => n === path.basename(final)), `${what}: no stray files`).toBe(true);
+      }
+      expect(threw).toBeGreaterThan(0);
+    });
+  }
+});

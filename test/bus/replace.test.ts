@@ -1,0 +1,70 @@
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { replace } from "../../src/bus/replace.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+describe("replace: atomic regeneration of views", () => {
+  it("creates directories and writes strings or bytes", async () => {
+    const root = tempRoot();
+    const guildDir = path.join(root, ".guild");
+    const file = path.join(root, "views", "deep", "trail.md");
+    await replace(file, "# Trail\n", { guildDir });
+    expect(readFileSync(file, "utf8")).toBe("# Trail\n");
+    await replace(file, new Uint8Array([0, 1, 2, 255]), { guildDir, durable: false });
+    expect([...readFileSync(file)]).toEqual([0, 1, 2, 255]);
+    expect(readdirSync(path.dirname(file))).toEqual(["trail.md"]); // the temp file was never beside the view
+    expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
+  });
+
+  it("a failed rename leaves the old view and removes its staging", async () => {
+    const root = tempRoot();
+    const guildDir = path.join(root, ".guild");
+    const file = path.join(root, "trail.md");
+    mkdirSync(file); // rename() of a file over a directory fails
+    await expect(replace(file, "# Trail\n", { guildDir })).rejects.toThrow();
+    expect(readdirSync(file)).toEqual([]);
+    expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
+  });
+
+  it("readers see the old or the new content, never a mix or a truncation", async () => {
+    const root = tempRoot();
+    const guildDir = path.join(root, ".guild");
+    const file = path.join(root, "trail.md");
+    // Different lengths and bytes: a torn or truncated read matches neither.
+    const versions = [Buffer.alloc(2 * 1024 * 1024, "a"), Buffer.alloc(3 * 1024 * 1024 + 17, "b")];
+    await replace(file, versions[0]!, { guildDir });
+
+    let done = false;
+    let reads = 0;
+    const bad: string[] = [];
+    const reader = (async () => {
+      while (!done) {
+        const got = readFileSync(file);
+        reads++;
+        if (!versions.some((v) => v.equals(got))) bad.push(`${got.length} bytes, starts ${got.subarray(0, 1).toString()}`);
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    for (let i = 1; i <= 20; i++) await replace(file, versions[i % 2]!, { guildDir });
+    done = true;
+    await reader;
+
+    expect(bad).toEqual([]);
+    expect(reads).toBeGreaterThan(20);
+    expect(readFileSync(file).equals(versions[0]!)).toBe(true);
+    expect(readdirSync(root).sort()).toEqual([".guild", "trail.md"]);
+  });
+
+  it("concurrent replaces leave one whole version", async () => {
+    const root = tempRoot();
+    const guildDir = path.join(root, ".guild");
+    const file = path.join(root, "v", "trail.md");
+    const versions = Array.from({ length: 8 }, (_, i) => Buffer.alloc(256 * 1024 + i, String(i)));
+    await Promise.all(versions.map((v) => replace(file, v, { guildDir })));
+    const got = readFileSync(file);
+    expect(versions.some((v) => v.equals(got))).toBe(true);
+    expect(readdirSync(path.dirname(file))).toEqual(["trail.md"]);
+    expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
+  });
+});

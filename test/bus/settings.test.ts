@@ -1,0 +1,43 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Layout } from "../../src/bus/layout.js";
+import { loadSettings } from "../../src/bus/settings.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+function load(content: string) {
+  const root = tempRoot();
+  mkdirSync(path.join(root, ".guild"));
+  writeFileSync(path.join(root, ".guild", "settings.json"), content);
+  return loadSettings(new Layout(root));
+}
+
+describe("settings", () => {
+  it("missing settings are the defaults, with no problem", () => {
+    expect(loadSettings(new Layout(tempRoot()))).toEqual({ settings: {}, problems: [] });
+  });
+
+  it("an unparseable or non-object file falls back to defaults with a reason", () => {
+    expect(load("{").problems[0]).toMatch(/not valid JSON/);
+    expect(load("[1]").problems[0]).toMatch(/not a JSON object/);
+  });
+
+  it("one bad value drops only that key or provider; the rest still applies", () => {
+    const r = load(JSON.stringify({
+      codex_cap: "ten",
+      review: "cross",
+      providers: {
+        good: { adapter: "command", model: "gpt-5", argv: ["x"] },
+        bad: { adapter: "telepathy" },
+      },
+      secrets_policy: { redaction_patterns: ["internal-[0-9]+"] },
+    }));
+    expect(r.settings.codex_cap).toBeUndefined();
+    expect(r.settings.review).toBe("cross");
+    expect(Object.keys(r.settings.providers ?? {})).toEqual(["good"]);
+    expect(r.settings.secrets_policy?.redaction_patterns).toEqual(["internal-[0-9]+"]);
+    expect(r.problems).toHaveLength(2);
+    expect(r.problems.join("\n")).toMatch(/codex_cap[\s\S]*ignoring codex_cap/);
+    expect(r.problems.join("\n")).toMatch(/ignoring provider bad/);
+  });
+});

@@ -1,0 +1,281 @@
+// The small commands from the shell: verify-gate-pass (Guild's exit codes), family, scrub; and that they start
+// without loading the heavy modules.
+import { spawnSync } from "node:child_process";
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/core/sha.js";
+import { BIN, makeProject, REPO } from "../helpers/bus.js";
+import { tempRoot } from "../helpers/tmp.js";
+import { scaled } from "../helpers/machine.js";
+
+/** One CLI run; `stdin` is a descriptor to read from instead of `input`. A command that never ends is killed (code null). */
+function run(args: string[], opts: { input?: string; stdin?: number; cwd?: string; env?: NodeJS.ProcessEnv; node?: string[] } = {}) {
+  const r = spawnSync(process.execPath, [...(opts.node ?? []), BIN, ...args], {
+    encoding: "utf8", input: opts.input, stdio: [opts.stdin ?? "pipe", "pipe", "pipe"], cwd: opts.cwd, env: { ...process.env, ...opts.env }, timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A user error: exit 1, nothing on stdout, one `guild-bus: …` line matching `what`, and at most a hint line. */
+function expectUserError(r: ReturnType<typeof run>, what: RegExp): void {
+  expect(r.code, r.stderr).toBe(1);
+  expect(r.stdout).toBe("");
+  const lines = r.stderr.split("\n").filter(Boolean);
+  expect(lines.length, r.stderr).toBeLessThanOrEqual(2);
+  expect(lines[0]).toMatch(/^guild-bus: /);
+  expect(lines[0]).toMatch(what);
+}
+
+function mkfifo(file: string): string {
+  expect(spawnSync("mkfifo", [file]).status).toBe(0);
+  return file;
+}
+
+/** A directory, a FIFO and a device: what every file argument must refuse rather than read forever. */
+function notFiles(d: string): Array<[string, RegExp]> {
+  mkdirSync(path.join(d, "dir"));
+  return [
+    [path.join(d, "dir"), /not a regular file \(a directory\)/],
+    [mkfifo(path.join(d, "fifo")), /not a regular file \(a FIFO\)/],
+    ["/dev/zero", /not a regular file \(a device\)/],
+  ];
+}
+
+describe("guild-bus verify-gate-pass", () => {
+  const dir = () => {
+    const d = tempRoot();
+    const artifact = path.join(d, "spec.md");
+    writeFileSync(artifact, "# Spec\ntoken=sk-ant-FAKE0123456789abcdefghijklmnop\n");
+    return { d, artifact, sha: sha256Hex(readFileSync(artifact)) };
+  };
+  const result = (d: string, body: object) => {
+    const f = path.join(d, "result.json");
+    writeFileSync(f, JSON.stringify(body));
+    return f;
+  };
+
+  it("exit 0 and the pretty verdict JSON when all five conditions hold (--flag value and --flag=value)", () => {
+    const { d, artifact, sha } = dir();
+    const res = result(d, { packet_id: "p-1", artifact_sha256_reviewed: sha.toUpperCase(), verdict: "satisfied", blocking_findings: [] });
+    const r = run(["verify-gate-pass", "--result", res, `--artifact=${artifact}`, "--packet-id", "p-1"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(JSON.stringify({ pass: true, conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true }, recomputed_sha256: sha, reasons: [] }, null, 2) + "\n");
+  });
+
+  it("exit 2 on a failing gate, including a missing result; --force-pass relaxes only the verdict", () => {
+    const { d, artifact, sha } = dir();
+    const issues = result(d, { packet_id: "p-1", artifact_sha256_reviewed: sha, verdict: "issues", blocking_findings: [] });
+    expect(run(["verify-gate-pass", "--result", issues, "--artifact", artifact]).code).toBe(2);
+    expect(run(["verify-gate-pass", "--result", issues, "--artifact", artifact, "--force-pass"]).code).toBe(0);
+    const missing = run(["verify-gate-pass", "--result", path.join(d, "nope.json"), "--artifact", artifact]);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout).reasons).toEqual(["result file unreadable"]);
+  });
+
+  it("exit 1 with a message on stderr for usage errors and an unreadable artifact", () => {
+    const { d } = dir();
+    const res = result(d, {});
+    for (const args of [["--result", res], ["--result", res, "--artifact", path.join(d, "missing.md")], ["--result", res, "--artifact", res, "--bogus"]]) {
+      const r = run(["verify-gate-pass", ...args]);
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.stderr.length).toBeGreaterThan(0);
+      expect(r.stdout).toBe("");
+    }
+  });
+
+  it("--scrub hashes the scrubbed bytes, as the bus does", () => {
+    const { d, artifact, sha } = dir();
+    const scrubbed = run(["scrub", artifact]).stdout;
+    const res = result(d, { packet_id: "p", artifact_sha256_reviewed: sha256Hex(Buffer.from(scrubbed)), verdict: "satisfied", blocking_findings: [] });
+    expect(run(["verify-gate-pass", "--result", res, "--artifact", artifact]).code).toBe(2);
+    expect(run(["verify-gate-pass", "--result", res, "--artifact", artifact, "--scrub"]).code).toBe(0);
+    expect(sha).not.toBe(sha256Hex(Buffer.from(scrubbed)));
+  });
+});
+
+describe("guild-bus family and scrub", () => {
+  it("family prints model<TAB>family per line, or JSON", () => {
+    expect(run(["family", "gpt-5", "claude-opus-4", "gpt4", "qwen2.5-coder"]).stdout).toBe("gpt-5\topenai\nclaude-opus-4\tanthropic\ngpt4\tunknown\nqwen2.5-coder\tqwen\n");
+    expect(JSON.parse(run(["family", "gemini-2.5-pro", "--json"]).stdout)).toEqual([{ model: "gemini-2.5-pro", family: "google" }]);
+  });
+
+  it("scrub prints the redacted text; --check exits 3 when something would be redacted, 0 otherwise", () => {
+    const d = tempRoot();
+    const dirty = path.join(d, "dirty.md");
+    const clean = path.join(d, "clean.md");
+    writeFileSync(dirty, "key: ghp_FAKE0123456789abcdefghijklmnopqrstuvwx\n");
+    writeFileSync(clean, "nothing secret, sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n");
+    expect(run(["scrub", dirty]).stdout).toContain("[REDACTED:");
+    expect(run(["scrub", dirty, "--check"]).code).toBe(3);
+    expect(run(["scrub", clean, "--check"]).code).toBe(0);
+    expect(run(["scrub", clean]).stdout).toBe(readFileSync(clean, "utf8"));
+  });
+});
+
+describe("start-up cost", () => {
+  function loaded(args: string[]): string[] {
+    const log = path.join(tempRoot(), "loads.txt");
+    writeFileSync(log, "");
+    run(args, { node: ["--import", path.join(REPO, "test", "helpers", "load-hook.mjs")], env: { GUILD_BUS_LOAD_LOG: log } });
+    return readFileSync(log, "utf8").split("\n").filter(Boolean);
+  }
+
+  it("verify-gate-pass loads neither zod, commander nor chokidar; family and scrub never load chokidar", () => {
+    const d = tempRoot();
+    writeFileSync(path.join(d, "a.md"), "x");
+    const verify = loaded(["verify-gate-pass", "--result", path.join(d, "r.json"), "--artifact", path.join(d, "a.md")]);
+    expect(verify.length).toBeGreaterThan(0);
+    expect(verify.filter((s) => /^(zod|commander|chokidar)(\/|$)/.test(s))).toEqual([]);
+    for (const args of [["family", "gpt-5"], ["scrub", path.join(d, "a.md")], ["--help"]]) {
+      expect(loaded(args).filter((s) => /^chokidar(\/|$)/.test(s)), args[0]).toEqual([]);
+    }
+  });
+
+  it("--help lists every command", () => {
+    const r = run(["--help"]);
+    expect(r.code).toBe(0);
+    for (const c of ["verify-gate-pass", "family", "scrub", "review", "resubmit", "decide", "respond", "status", "worker", "up", "demo", "providers"]) expect(r.stdout).toContain(c);
+  });
+});
+
+describe("hostile command lines: one-line usage errors", () => {
+  it("a single-value option given twice is a usage error naming it, in every command", { timeout: scaled(300_000) }, () => {
+    const d = tempRoot();
+    const commands = [...run(["--help"]).stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!).filter((c) => c !== "help");
+    expect(commands).toContain("verify-gate-pass");
+    let checked = 0;
+    for (const command of commands) {
+      // every `--flag <value>` its help lists (lists, `<value...>`, may repeat)
+      for (const [, flag] of run([command, "--help"]).stdout.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+) <[^>.]+>/gm)) {
+        expectUserError(run([command, flag!, "5", flag!, "5"], { cwd: d }), new RegExp(`${flag} was given more than once`));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(25);
+    expect(readdirSync(d)).toEqual([]);
+  });
+
+  it("blank or malformed values, unknown choices, schema issues and a missing --root are one line, exit 1, nothing written", () => {
+    const d = tempRoot();
+    writeFileSync(path.join(d, "a.md"), "# A\n");
+    const review = ["review", "a.md", "--gate", "G-spec", "--author", "claude"];
+    const cases: Array<[string[], RegExp]> = [
+      [["review", "a.md", "--gate", "G-spec", "--author", ""], /--author <host>.*must not be blank/],
+      [[...review, "--wait", "--timeout", "abc"], /--timeout <seconds>.*'abc'.*positive number of seconds/],
+      [[...review, "--cap", "2x"], /--cap <n>.*'2x'.*whole number/],
+      [[...review, "--paths", ""], /^guild-bus: invalid input: paths\.0: must be a non-blank string$/], // a schema issue, flattened
+      [["decide", "r1", "G-spec", "bogus"], /'bogus'.*force-pass, extend-cap, rework/],
+      [["decide", "r1", "G-spec", "extend-cap", "9"], /from 1 to 5/],
+      [["worker", "broker", "--reconcile-ms", "0"], /--reconcile-ms <ms>.*'0'/],
+      [["status", "--root", path.join(d, "nope")], /--root .*nope: no such directory/],
+      [["status", "--root", path.join(d, "a.md")], /--root .*a\.md is not a directory/],
+      [["verify-gate-pass", "--result", "r.json", "--artifact", "a.md", "--root", path.join(d, "nope")], /no such directory/],
+      [["verify-gate-pass", "--bogus"], /Unknown option '--bogus'/], // a hint line, never the whole usage text
+    ];
+    for (const [args, what] of cases) expectUserError(run(args, { cwd: d }), what);
+    expect(readdirSync(d)).toEqual(["a.md"]);
+  });
+});
+
+describe("hostile files: every file the CLI reads is a regular file, read with a bound", () => {
+  it("scrub refuses a directory, a FIFO, a device and an endless stdin, with the limit", () => {
+    const d = tempRoot();
+    for (const [file, what] of notFiles(d)) expectUserError(run(["scrub", file]), what);
+    const zero = openSync("/dev/zero", "r");
+    try {
+      expectUserError(run(["scrub", "-"], { stdin: zero }), /stdin: too large \(more than 4194304 bytes\)/);
+    } finally {
+      closeSync(zero);
+    }
+    expect(run(["scrub", "-"], { input: "plain\n" }).stdout).toBe("plain\n");
+  });
+
+  it("verify-gate-pass: a result or artifact that is not a regular file, or too large, is a usage error; a result that is not UTF-8 fails the gate", () => {
+    const d = tempRoot();
+    const artifact = path.join(d, "a.md");
+    writeFileSync(artifact, "# A\n");
+    const result = path.join(d, "r.json");
+    writeFileSync(result, JSON.stringify({ packet_id: "p", artifact_sha256_reviewed: sha256Hex(Buffer.from("# A\n")), verdict: "satisfied", blocking_findings: [] }));
+    for (const [file, what] of notFiles(d)) {
+      expectUserError(run(["verify-gate-pass", "--result", file, "--artifact", artifact]), what);
+      expectUserError(run(["verify-gate-pass", "--result", result, "--artifact", file]), what);
+    }
+    const big = path.join(d, "big.json");
+    writeFileSync(big, " ".repeat(4 * 1024 * 1024 + 1));
+    expectUserError(run(["verify-gate-pass", "--result", big, "--artifact", artifact]), /too large \(4194305 bytes; the limit is 4194304\)/);
+    expectUserError(run(["verify-gate-pass", "--result", result, "--artifact", big]), /too large \(4194305 bytes; the limit is 2097152\)/);
+    const latin1 = path.join(d, "latin1.json");
+    writeFileSync(latin1, Buffer.from([0x7b, 0xe9, 0x7d]));
+    const r = run(["verify-gate-pass", "--result", latin1, "--artifact", artifact]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/latin1\.json: not valid UTF-8 text/);
+    expect(run(["verify-gate-pass", "--result", result, "--artifact", artifact]).code).toBe(0);
+  });
+
+  it("review refuses, before writing anything, an artifact over the broker's limit, not a regular file, or not UTF-8 text", () => {
+    const d = tempRoot();
+    writeFileSync(path.join(d, "big.md"), "a".repeat(2 * 1024 * 1024 + 1));
+    writeFileSync(path.join(d, "latin1.md"), Buffer.from("caf\xe9\n", "latin1"));
+    mkdirSync(path.join(d, "dir"));
+    mkfifo(path.join(d, "fifo"));
+    const review = (artifact: string) => run(["review", artifact, "--gate", "G-spec", "--author", "claude", "--root", d]);
+    expectUserError(review("big.md"), /^guild-bus: artifact refused: .*big\.md: too large \(2097153 bytes; the limit is 2097152\)/);
+    expectUserError(review("latin1.md"), /artifact refused: latin1\.md: not valid UTF-8 text/);
+    expectUserError(review("dir"), /artifact refused: dir: not a regular file \(a directory\)/);
+    expectUserError(review("fifo"), /artifact refused: fifo: not a regular file \(a FIFO\)/);
+    expect(existsSync(path.join(d, ".guild"))).toBe(false);
+  });
+
+  it("respond refuses a directory, a FIFO, a device, an endless stdin and an oversized answer with the limit, writing nothing", async () => {
+    const p = makeProject();
+    p.write("docs/spec.md", "# Spec\n");
+    p.startWorker("broker");
+    expect(p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "m1", "--reviewer", "manual"]).code).toBe(0);
+    await p.waitFor("m1", "G-spec", (f) => f.includes("packet-1.md"), "packet-1");
+    const respond = (extra: string[], opts: { stdin?: number } = {}) => run(["respond", "m1", "G-spec", "--reviewer-model", "gpt-5", "--root", p.root, ...extra], opts);
+    for (const [file, what] of notFiles(p.root)) expectUserError(respond(["--file", file]), what);
+    const big = p.write("big.md", "Reviewer-Model: gpt-5\n" + "x".repeat(6 * 1024 * 1024));
+    expectUserError(respond(["--file", big]), /big\.md: too large \(6291478 bytes; the limit is 4194304\)/);
+    const zero = openSync("/dev/zero", "r");
+    try {
+      expectUserError(respond([], { stdin: zero }), /stdin: too large \(more than 4194304 bytes\)/);
+    } finally {
+      closeSync(zero);
+    }
+    expect(p.files("m1", "G-spec")).not.toContain("result-1.json");
+  });
+});
+
+describe("the manual worker and a response written in place", () => {
+  const answer = "```review_result.v1\n" + JSON.stringify({ verdict: "satisfied", findings: [], blocking_findings: [] }) + "\n```\n";
+
+  it("a response-<n>.md seen at 0 bytes gets the foreign-writer grace; left empty, it is rejected once the grace is over", async () => {
+    const p = makeProject();
+    p.settings({ foreign_grace_ms: 60_000 });
+    p.write("docs/spec.md", "# Spec\n");
+    p.startWorker("broker");
+    p.startWorker("manual");
+    const request = (run: string) => {
+      expect(p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", run, "--reviewer", "manual"]).code).toBe(0);
+      return p.waitFor(run, "G-spec", (f) => f.includes("packet-1.md"), "packet-1");
+    };
+    await request("w1");
+    const dir = p.gateDir("w1", "G-spec");
+    // a human's editor creates response-1.md in place, empty so far; a junk drop lands beside it, so the pass that
+    // rejects the junk is known to have seen the empty response too
+    writeFileSync(path.join(dir, "response-1.md"), "");
+    symlinkSync(path.join(p.root, "docs", "spec.md"), path.join(dir, "response-9.md"));
+    await p.waitFor("w1", "G-spec", (f) => !f.includes("response-9.md"), "rejection of the symlinked response-9.md");
+    appendFileSync(path.join(dir, "response-1.md"), "Reviewer-Model: gpt-5\n" + answer);
+    await p.waitFor("w1", "G-spec", (f) => f.includes("result-1.json"), "result-1.json from the response written in place");
+    expect(readdirSync(path.join(dir, "rejected")).filter((f) => !f.endsWith(".reason.json")).map((f) => f.split(".")[0])).toEqual(["response-9"]);
+
+    p.settings({ foreign_grace_ms: 1000 });
+    await request("w2");
+    writeFileSync(path.join(p.gateDir("w2", "G-spec"), "response-1.md"), "");
+    await p.waitFor("w2", "G-spec", (f) => f.includes("rejected") && !f.includes("response-1.md"), "rejection of the abandoned empty response");
+    const reasons = readdirSync(path.join(p.gateDir("w2", "G-spec"), "rejected")).filter((f) => f.endsWith(".reason.json"));
+    expect(readFileSync(path.join(p.gateDir("w2", "G-spec"), "rejected", reasons[0]!), "utf8")).toMatch(/Reviewer-Model/);
+  });
+});

@@ -1,0 +1,340 @@
+// Reviewer output → review_result.v1: fenced block, whole-output JSON, or a hardened `## SATISFIED` sentinel.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type EnvelopeContext, normalizeOutput, repairPrompt, sentinelVerdict } from "../../src/core/normalize.js";
+import { ReviewResultStrict } from "../../src/spec/schemas.js";
+import { SHA_A, SHA_B } from "../helpers/snapshots.js";
+
+const ctx: EnvelopeContext = {
+  packetId: "G-spec-run1-r2", artifactSha256: SHA_A, round: 2, reviewerHost: "codex", reviewerModel: "gpt-5", reviewerModelSource: "declared",
+};
+const body = { verdict: "issues", summary: "two gaps", findings: [{ severity: "blocking", title: "no rollback" }], blocking_findings: [{ severity: "blocking", title: "no rollback" }] };
+const full = { schema_version: "review_result.v1", packet_id: ctx.packetId, artifact_sha256_reviewed: SHA_A, ...body };
+const fence = (tag: string, obj: unknown, ticks = "```") => `${ticks}${tag}\n${typeof obj === "string" ? obj : JSON.stringify(obj, null, 2)}\n${ticks}`;
+
+function ok(raw: string) {
+  const n = normalizeOutput(raw, ctx);
+  if (!n.ok) throw new Error(`expected ok, got: ${n.reasons.join("; ")}`);
+  expect(ReviewResultStrict.safeParse(n.result).success).toBe(true);
+  return n;
+}
+function refused(raw: string): string[] {
+  const n = normalizeOutput(raw, ctx);
+  if (n.ok) throw new Error(`expected refusal, got ${JSON.stringify(n.result)}`);
+  return n.reasons;
+}
+
+describe("normalizeOutput: where the envelope is taken from", () => {
+  it("a ```review_result.v1 block inside prose", () => {
+    const n = ok(`Here is my review.\n\n${fence("review_result.v1", full)}\n\nThanks.`);
+    expect(n.from).toBe("fenced");
+    expect(n.result).toMatchObject({
+      schema_version: "review_result.v1", packet_id: ctx.packetId, artifact_sha256_reviewed: SHA_A, verdict: "issues", round: 2,
+      reviewer_host: "codex", reviewer_model: "gpt-5", reviewer_model_source: "declared", normalized_from: "fenced",
+    });
+  });
+
+  it("a ```json fence, an untagged fence and a ~~~ fence whose content starts with {", () => {
+    for (const raw of [fence("json", full), fence("", full), fence("JSON", full), fence("", full, "~~~"), fence("review_result.v1", full, "````")]) {
+      expect(ok(`prose\n${raw}\n`).from).toBe("fenced");
+    }
+  });
+
+  it("a fence of another language, or an untagged fence not starting with {, is not a candidate", () => {
+    expect(refused(`${fence("yaml", full)}\n`)[0]).toMatch(/^envelope missing/);
+    expect(refused("```\nverdict: satisfied\n```")[0]).toMatch(/^envelope missing/);
+  });
+
+  it("the whole output as one JSON object (surrounding whitespace allowed)", () => {
+    const n = ok(`\n  ${JSON.stringify(full)}  \n`);
+    expect(n.from).toBe("whole-json");
+    expect(n.result.normalized_from).toBe("whole-json");
+  });
+
+  it("an object embedded in prose is refused", () => {
+    expect(refused(`My verdict: ${JSON.stringify(full)}`)).toEqual([
+      "envelope missing: no review_result.v1 block, no whole-output JSON object, no valid ## SATISFIED sentinel",
+    ]);
+    expect(refused(`${JSON.stringify(full)}\nLooks fine to me.`)[0]).toMatch(/^envelope missing/);
+    expect(refused(`${JSON.stringify(full)} ${JSON.stringify(full)}`)[0]).toMatch(/^envelope missing/);
+  });
+
+  it("two candidate blocks of the same kind → refused, emit exactly one", () => {
+    expect(refused(`${fence("review_result.v1", full)}\n\n${fence("review_result.v1", full)}`)).toEqual(["2 candidate JSON blocks; emit exactly one"]);
+    expect(refused(`${fence("json", full)}\n\n${fence("", full)}`)).toEqual(["2 candidate JSON blocks; emit exactly one"]);
+  });
+
+  it("a tagged block is preferred over a json block quoted elsewhere", () => {
+    const quoted = fence("json", { verdict: "satisfied", note: "quoted from the artifact" });
+    const n = ok(`${quoted}\n\n${fence("review_result.v1", full)}`);
+    expect(n.result.verdict).toBe("issues");
+  });
+
+  it("a candidate block that is not valid JSON, or not an object, is refused with why", () => {
+    expect(refused(fence("review_result.v1", "{ verdict: satisfied }"))[0]).toMatch(/^fenced block is not valid JSON/);
+    expect(refused(fence("review_result.v1", "[1, 2]"))).toEqual(["fenced block is not a JSON object"]);
+  });
+
+  it("CRLF line endings are read the same way", () => {
+    expect(ok(`Review:\r\n${fence("review_result.v1", full).replace(/\n/g, "\r\n")}\r\n`).result.verdict).toBe("issues");
+    expect(ok("Fine.\r\n## SATISFIED\r\n").result.verdict).toBe("satisfied");
+  });
+
+  it("a fenced envelope wins over a sentinel in the same output", () => {
+    const n = ok(`${fence("review_result.v1", full)}\n## SATISFIED\n`);
+    expect(n.result.verdict).toBe("issues");
+  });
+});
+
+describe("normalizeOutput: identity and bindings", () => {
+  it("fills packet_id and artifact_sha256_reviewed from the issued packet when the reviewer leaves them out", () => {
+    const n = ok(fence("review_result.v1", body));
+    expect(n.result.packet_id).toBe(ctx.packetId);
+    expect(n.result.artifact_sha256_reviewed).toBe(SHA_A);
+    expect(n.result.schema_version).toBe("review_result.v1");
+  });
+
+  it("never rewrites a reviewer-supplied packet_id or sha (the gate-pass must see the mismatch)", () => {
+    const n = ok(fence("review_result.v1", { ...full, packet_id: "G-spec-run1-r1", artifact_sha256_reviewed: SHA_B }));
+    expect(n.result.packet_id).toBe("G-spec-run1-r1");
+    expect(n.result.artifact_sha256_reviewed).toBe(SHA_B);
+  });
+
+  it("whatever packet_id and sha the reviewer supplies come through unchanged (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 40 }).filter((s) => /\S/.test(s)), fc.stringMatching(/^[0-9a-fA-F]{64}$/), (id, sha) => {
+        const n = normalizeOutput(JSON.stringify({ ...body, packet_id: id, artifact_sha256_reviewed: sha }), ctx);
+        expect(n.ok).toBe(true);
+        if (n.ok) expect([n.result.packet_id, n.result.artifact_sha256_reviewed]).toEqual([id, sha]);
+      }),
+    );
+  });
+
+  it("a blank packet_id, a non-hex sha or a wrong schema_version is refused, not repaired", () => {
+    expect(refused(fence("review_result.v1", { ...full, packet_id: "  " }))).toContain("packet_id: must be a non-blank string");
+    expect(refused(fence("review_result.v1", { ...full, artifact_sha256_reviewed: "abc" })).join(" ")).toMatch(/artifact_sha256_reviewed/);
+    expect(refused(fence("review_result.v1", { ...full, schema_version: "review_result.v2" }))[0]).toMatch(/schema_version must be exactly "review_result.v1"/);
+  });
+
+  it("the verdict is never changed: only satisfied|issues are accepted", () => {
+    expect(ok(fence("json", { ...body, verdict: "satisfied", blocking_findings: [] })).result.verdict).toBe("satisfied");
+    expect(refused(fence("json", { ...body, verdict: "LGTM" })).join(" ")).toMatch(/verdict/);
+    expect(refused(fence("json", { ...body, verdict: undefined }))).toContain("missing required field: verdict");
+    expect(refused(fence("json", { verdict: "issues" }))).toContain("missing required field: blocking_findings");
+  });
+
+  it("round, reviewer host, family and normalized_from come from the bus, not from the reviewer", () => {
+    const n = ok(fence("json", { ...full, round: 99, reviewer_host: "me", reviewer_family: "openai", normalized_from: "structured" }));
+    expect(n.result).toMatchObject({ round: 2, reviewer_host: "codex", reviewer_model: "gpt-5", normalized_from: "fenced" });
+    expect(n.result).not.toHaveProperty("reviewer_family");
+  });
+});
+
+describe("normalizeOutput: the model the reviewer names wins over configuration (§8.2)", () => {
+  const requested: EnvelopeContext = { ...ctx, reviewerModel: "gpt-5", reviewerModelSource: "requested" };
+  const reported: EnvelopeContext = { ...ctx, reviewerModel: "gpt-5.1", reviewerModelSource: "reported" };
+  const naming = (model: unknown, c: EnvelopeContext) => normalizeOutput(fence("json", { ...full, reviewer_model: model }), c);
+
+  it("a model in the answer replaces the requested or declared one, recorded as reported", () => {
+    for (const c of [requested, ctx]) {
+      expect(naming("claude-opus-4-1", c)).toMatchObject({ ok: true, result: { reviewer_model: "claude-opus-4-1", reviewer_model_source: "reported" } });
+    }
+    expect(naming("  gpt-5  ", requested)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5", reviewer_model_source: "reported" } });
+  });
+
+  it("when the CLI or endpoint reported another model, both are kept (so a disagreement has no single family)", () => {
+    expect(naming("claude-opus-4-1", reported)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5.1, claude-opus-4-1", reviewer_model_source: "reported" } });
+    expect(naming("gpt-5.1", reported)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5.1", reviewer_model_source: "reported" } });
+  });
+
+  it("a blank or non-string model in the answer is no claim", () => {
+    for (const model of ["", "  ", 7, null, ["claude"]]) {
+      expect(naming(model, requested)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5", reviewer_model_source: "requested" } });
+    }
+  });
+});
+
+describe("normalizeOutput: JSON the bus could misread is refused, with why (§8.1, §9)", () => {
+  // `full` already has the key: say it a second time, last
+  const twice = (key: string, again: string) => JSON.stringify(full).replace(/}$/, `,${JSON.stringify(key)}:${again}}`);
+
+  it("a repeated verdict or blocking_findings, fenced or whole-output, never lets the last one win", () => {
+    const verdict = twice("verdict", '"satisfied"');
+    const blockers = twice("blocking_findings", "[]");
+    expect(refused(fence("review_result.v1", verdict))).toEqual(['fenced block is not valid JSON: duplicate key "verdict" (each key may appear once per object)']);
+    expect(refused(fence("json", blockers))[0]).toContain('duplicate key "blocking_findings"');
+    expect(refused(verdict)).toEqual(['the whole output is not valid JSON: duplicate key "verdict" (each key may appear once per object)']);
+  });
+
+  it("a repeated key inside a finding is refused too, naming where", () => {
+    const text = JSON.stringify({ ...full, findings: [{ title: "t", severity: "info" }] }).replace('"severity":"info"', '"severity":"blocking","severity":"info"');
+    expect(refused(fence("review_result.v1", text))[0]).toContain('duplicate key "severity" in findings[0]');
+  });
+
+  it("an answer nested 100 000 levels deep is malformed with a clear reason, not a stack overflow", () => {
+    const deep = JSON.stringify(full).replace(/}$/, `,"extra":${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}`);
+    expect(refused(fence("review_result.v1", deep))).toEqual(["fenced block is not valid JSON: nested deeper than 64 levels"]);
+    expect(refused(deep)).toEqual(["the whole output is not valid JSON: nested deeper than 64 levels"]);
+    expect(refused(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)[0]).toMatch(/^envelope missing/); // not an object: prose
+  });
+
+  it("NUL characters in strings are kept as given", () => {
+    const n = ok(fence("json", { ...body, summary: "a\u0000b", blocking_findings: [{ title: "nul\u0000here" }] }));
+    expect(n.result.summary).toBe("a\u0000b");
+    expect(n.result.blocking_findings[0]!.title).toBe("nul\u0000here");
+  });
+
+  it("a result too large for a gate file (a 3.5 MB title) is malformed, asking for shorter findings; 1 MB is fine", () => {
+    const huge = refused(fence("json", { ...body, findings: [], blocking_findings: [{ title: "x".repeat(3_500_000) }] }));
+    expect(huge).toHaveLength(1);
+    expect(huge[0]).toMatch(/^the result would be \d+ bytes, more than the 3145728 a review result may have: shorten the findings$/);
+    expect(ok(fence("json", { ...body, findings: [], blocking_findings: [{ title: "x".repeat(1_000_000) }] })).result.blocking_findings[0]!.title).toHaveLength(1_000_000);
+  });
+});
+
+describe("normalizeOutput: findings are coerced to {severity, title}", () => {
+  it("strings become findings; blocking_findings default to severity blocking, findings to medium", () => {
+    const n = ok(fence("json", { verdict: "issues", findings: ["vague criteria"], blocking_findings: ["no rollback plan"] }));
+    expect(n.result.blocking_findings).toEqual([{ severity: "blocking", title: "no rollback plan" }]);
+    expect(n.result.findings).toEqual([{ severity: "medium", title: "vague criteria" }]);
+  });
+
+  it("title from title, finding, summary or detail (first non-blank); a bad severity is replaced; other keys kept", () => {
+    const n = ok(fence("json", {
+      verdict: "issues",
+      findings: [{ severity: "CRITICAL", finding: "race on save", detail: "two writers" }, { title: " ", summary: "s", line: 4 }],
+      blocking_findings: [{ detail: "only detail" }],
+    }));
+    expect(n.result.findings).toEqual([
+      { severity: "medium", finding: "race on save", detail: "two writers", title: "race on save" },
+      { severity: "medium", title: "s", summary: "s", line: 4 },
+    ]);
+    expect(n.result.blocking_findings).toEqual([{ severity: "blocking", detail: "only detail", title: "only detail" }]);
+  });
+
+  it("a finding with no text at all gets its JSON as the title", () => {
+    const n = ok(fence("json", { verdict: "issues", blocking_findings: [{ id: "F1" }, 42, null] }));
+    expect(n.result.blocking_findings.map((f) => f.title)).toEqual(['{"id":"F1"}', "42", "null"]);
+  });
+
+  it("without a findings array, findings are the blocking findings", () => {
+    const n = ok(fence("json", { verdict: "issues", blocking_findings: ["x"] }));
+    expect(n.result.findings).toEqual([{ severity: "blocking", title: "x" }]);
+  });
+
+  it("non-string detail / evidence / id on a finding are stringified rather than failing the whole review", () => {
+    const n = ok(fence("json", {
+      verdict: "issues",
+      findings: [{ severity: "high", title: "gap", evidence: ["§2", "§3"], detail: { why: "x" }, id: 7 }],
+      blocking_findings: [],
+    }));
+    expect(n.result.findings[0]).toMatchObject({ severity: "high", title: "gap", evidence: '["§2","§3"]', detail: '{"why":"x"}', id: "7" });
+  });
+});
+
+describe("sentinel: `## SATISFIED`", () => {
+  it("alone on its trimmed line, once, nothing open after → satisfied envelope with the issued bindings", () => {
+    const n = ok("Reviewed every section.\nNo blocking issues.\n\n   ## SATISFIED   \n\nThanks for the clear spec.\n");
+    expect(n.from).toBe("sentinel");
+    expect(n.result).toMatchObject({
+      verdict: "satisfied", findings: [], blocking_findings: [], packet_id: ctx.packetId, artifact_sha256_reviewed: SHA_A,
+      summary: "Reviewed every section.\nNo blocking issues.", normalized_from: "sentinel",
+    });
+  });
+
+  it("inline → malformed with the reason", () => {
+    expect(refused("All good. ## SATISFIED")).toEqual(["malformed termination: sentinel inline (not alone on its line)"]);
+    expect(refused("See ## SATISFIED above")).toEqual(["malformed termination: sentinel inline (not alone on its line)"]);
+  });
+
+  it("repeated (alone twice, or alone plus an inline mention) → malformed", () => {
+    expect(refused("## SATISFIED\n## SATISFIED")).toEqual(["malformed termination: sentinel repeated"]);
+    expect(refused("The artifact says ## SATISFIED, ignore it.\n## SATISFIED")).toEqual(["malformed termination: sentinel repeated"]);
+  });
+
+  it("followed by bullets, numbered items, TODOs, blockers or questions → malformed, quoting the line", () => {
+    for (const after of ["- fix the rollback", "* also this", "1. first", "2) second", "TODO: add metrics", "one blocker remains", "must fix the auth", "Did you consider retries?", "open question: scale"]) {
+      const reasons = refused(`Fine.\n## SATISFIED\n${after}\n`);
+      expect(reasons).toHaveLength(1);
+      expect(reasons[0]).toBe(`malformed termination: open findings after the sentinel: ${JSON.stringify(after.trim())}`);
+    }
+  });
+
+  it("open items before the sentinel do not invalidate it (only the post-sentinel region is scanned)", () => {
+    expect(ok("- was: missing rollback (now fixed)\n## SATISFIED\n").result.verdict).toBe("satisfied");
+  });
+
+  it("no sentinel and no envelope → envelope missing", () => {
+    expect(refused("Looks good to me!")).toEqual([
+      "envelope missing: no review_result.v1 block, no whole-output JSON object, no valid ## SATISFIED sentinel",
+    ]);
+    expect(sentinelVerdict("nothing here")).toBeNull();
+  });
+
+  it("sentinelVerdict reports the text before a valid sentinel", () => {
+    expect(sentinelVerdict("a\r\nb\r\n## SATISFIED\r\n")).toEqual({ valid: true, before: "a\nb" });
+  });
+});
+
+describe("sentinel: a quoted `## SATISFIED` does not count (§9)", () => {
+  const refusal = "I cannot approve this: the rollback plan is still missing.\n";
+  it("inside a ``` or ~~~ fence of any length, then prose refusing → no valid sentinel", () => {
+    for (const f of ["```", "~~~", "````", "~~~~~~", "```markdown", "~~~ text"]) {
+      const close = f.replace(/[^`~]/g, "").trim();
+      expect(refused(`The template says:\n${f}\n## SATISFIED\n${close}\n${refusal}`)[0]).toMatch(/^envelope missing/);
+      expect(sentinelVerdict(`${f}\n## SATISFIED\n${close}\n`)).toBeNull();
+    }
+  });
+
+  it("inside an unterminated fence, or one closed only by a shorter or other fence", () => {
+    expect(refused(`${refusal}\n\`\`\`\n## SATISFIED\n`)[0]).toMatch(/^envelope missing/);
+    expect(refused(`\`\`\`\`\n\`\`\`\n## SATISFIED\n`)[0]).toMatch(/^envelope missing/);
+    expect(refused(`~~~\n\`\`\`\n## SATISFIED\n`)[0]).toMatch(/^envelope missing/);
+  });
+
+  it("inside a fence indented in a list item, or indented 4 spaces as code", () => {
+    expect(refused(`- quoting the artifact:\n  \`\`\`\n  ## SATISFIED\n  \`\`\`\n${refusal}`)[0]).toMatch(/^envelope missing/);
+    expect(refused(`Example:\n\n    ## SATISFIED\n\n${refusal}`)[0]).toMatch(/^envelope missing/);
+  });
+
+  it("a quoted mention neither validates nor repeats: the reviewer's own sentinel after a closed fence counts", () => {
+    const n = ok("The artifact ends with:\n```\n## SATISFIED\n```\nThat line is fine.\n\n## SATISFIED\n");
+    expect(n.result).toMatchObject({ verdict: "satisfied", normalized_from: "sentinel" });
+    expect(ok("~~~~\n```\n~~~\n## SATISFIED\n~~~~\n## SATISFIED\n").result.verdict).toBe("satisfied");
+  });
+
+  it("a line like ```a``` is inline code, not a fence, so it hides nothing", () => {
+    expect(ok("Use ```a``` sparingly.\n```js```\n## SATISFIED\n").result.verdict).toBe("satisfied");
+  });
+
+  it("what follows the sentinel is checked even inside a fence", () => {
+    expect(refused("## SATISFIED\n```\nTODO: rollback\n```\n")[0]).toMatch(/^malformed termination: open findings/);
+  });
+});
+
+describe("fenced candidates follow the same fence rules (§9)", () => {
+  it("a closing fence may be longer than the opening one; a shorter one does not close it", () => {
+    expect(ok(`\`\`\`json\n${JSON.stringify(full)}\n\`\`\`\`\n`).from).toBe("fenced");
+    expect(ok(`\`\`\`\`\`review_result.v1\n${JSON.stringify(full)}\n\`\`\`\`\`\n`).result.verdict).toBe("issues");
+  });
+
+  it("a cut-off block is not a candidate", () => {
+    expect(refused(`\`\`\`review_result.v1\n${JSON.stringify(full)}\n`)[0]).toMatch(/^envelope missing/);
+  });
+
+  it("a block quoted inside another fence is not a second candidate", () => {
+    const outer = `\`\`\`\`markdown\n${fence("json", { verdict: "satisfied", blocking_findings: [] })}\n\`\`\`\`\n`;
+    expect(ok(`${outer}${fence("review_result.v1", full)}`).result.verdict).toBe("issues");
+  });
+});
+
+describe("repairPrompt", () => {
+  it("lists every reason and names the exact packet id and sha to copy", () => {
+    const text = repairPrompt(["sentinel repeated", "missing required field: verdict"], ctx);
+    expect(text).toContain("- sentinel repeated\n- missing required field: verdict");
+    expect(text).toContain(`"packet_id": "${ctx.packetId}"`);
+    expect(text).toContain(`"artifact_sha256_reviewed": "${SHA_A}"`);
+    expect(text).toContain("Re-emit ONLY a single fenced ```review_result.v1 block");
+    expect(text).toContain("Do not review again");
+  });
+});

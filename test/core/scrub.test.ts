@@ -1,0 +1,634 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { label, type RedactionKind, ScrubConfigError, scrub, scrubWithReport } from "../../src/core/scrub.js";
+
+interface CorpusEntry {
+  name: string;
+  secret: string;
+  context: string;
+}
+
+const CORPUS: CorpusEntry[] = JSON.parse(readFileSync(new URL("../../fixtures/secrets/corpus.json", import.meta.url), "utf8"));
+
+const KINDS: readonly RedactionKind[] = ["token", "private-key", "password", "secret", "home-path", "high-entropy", "custom"];
+const ALL_LABELS = KINDS.map(label).join(" ");
+const LABEL_RE = /\[REDACTED:(?:token|private-key|password|secret|home-path|high-entropy|custom)\]/g;
+
+const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+const total = (r: { redactions: Partial<Record<RedactionKind, number>> }) =>
+  Object.values(r.redactions).reduce((a, b) => a + (b ?? 0), 0);
+
+/** Deterministic fake values, so the test source holds no credential-shaped literals. */
+function fake(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    state = (state ^ (state >>> 13)) >>> 0;
+    return state / 4294967296;
+  };
+  return (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
+}
+const U = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const L = "abcdefghijklmnopqrstuvwxyz";
+const D = "0123456789";
+const B62 = U + L + D;
+const HEX = "0123456789abcdef";
+const rnd = fake(0x5eed);
+/** Random base62 that surely has a digit and both cases (so the high-entropy rule sees it as noise). */
+const noise = (n: number) => "7Qx" + rnd(B62, n - 3);
+
+/** 8-character windows of the secret that do not also occur elsewhere in its context (those may legitimately stay). */
+function uniqueWindows(entry: CorpusEntry, size = 8): string[] {
+  const rest = entry.context.split(entry.secret).join("\u0000");
+  const out = new Set<string>();
+  for (const line of entry.secret.split(/\r?\n/)) {
+    for (let i = 0; i + size <= line.length; i++) {
+      const w = line.slice(i, i + size);
+      if (!rest.includes(w) && !ALL_LABELS.includes(w)) out.add(w);
+    }
+  }
+  return [...out];
+}
+
+/** `input` (default: the entry's own context) decides which windows are the secret's alone. */
+function expectClean(entry: CorpusEntry, text: string, input = entry.context) {
+  expect(text).not.toContain(entry.secret);
+  const leaked = uniqueWindows({ ...entry, context: input }).filter((w) => text.includes(w));
+  expect(leaked, `${entry.name}: secret fragments survived in ${JSON.stringify(text)}`).toEqual([]);
+}
+
+describe("secrets corpus fixture", () => {
+  it("has at least 35 distinct, well-formed entries", () => {
+    expect(CORPUS.length).toBeGreaterThanOrEqual(35);
+    expect(new Set(CORPUS.map((e) => e.name)).size).toBe(CORPUS.length);
+    expect(new Set(CORPUS.map((e) => e.secret)).size).toBe(CORPUS.length);
+    for (const e of CORPUS) {
+      expect(Object.keys(e).sort()).toEqual(["context", "name", "secret"]);
+      expect(e.secret.length, e.name).toBeGreaterThanOrEqual(8);
+      expect(e.context, e.name).toContain(e.secret);
+      expect(e.context, e.name).not.toBe(e.secret);
+      expect(uniqueWindows(e).length, e.name).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("corpus: every secret shape is redacted", () => {
+  it.each(CORPUS.map((e) => [e.name, e] as const))("%s", (_name, entry) => {
+    const report = scrubWithReport(entry.context);
+    expectClean(entry, report.text);
+    expect(total(report)).toBeGreaterThan(0);
+    expect(report.text).toMatch(LABEL_RE);
+    // Idempotent, and a second pass finds nothing more to report.
+    const again = scrubWithReport(report.text);
+    expect(again.text).toBe(report.text);
+    expect(again.redactions).toEqual({});
+    // Deterministic.
+    expect(scrub(entry.context)).toBe(report.text);
+  });
+
+  const wrappers: Record<string, { wrap: (s: string) => string; secret: (s: string) => string }> = {
+    "a JSON string": { wrap: (s) => JSON.stringify({ file: s }), secret: (s) => JSON.stringify(s).slice(1, -1) },
+    "a JSON string, after an escaped newline": {
+      wrap: (s) => JSON.stringify({ file: `intro\n${s}` }),
+      secret: (s) => JSON.stringify(s).slice(1, -1),
+    },
+    "a JSON string, after an escaped tab": {
+      wrap: (s) => JSON.stringify({ file: `intro\t${s}` }),
+      secret: (s) => JSON.stringify(s).slice(1, -1),
+    },
+    "a diff hunk": { wrap: (s) => s.split("\n").map((l) => `+${l}`).join("\n"), secret: (s) => s.split("\n").join("\n+") },
+    "a fenced block": { wrap: (s) => "```\n" + s + "\n```\n", secret: (s) => s },
+    "CRLF lines": { wrap: (s) => s.replace(/\n/g, "\r\n") + "\r\n", secret: (s) => s.replace(/\n/g, "\r\n") },
+    "an indented block": { wrap: (s) => s.split("\n").map((l) => `    ${l}`).join("\n"), secret: (s) => s.split("\n").join("\n    ") },
+    "surrounding prose": { wrap: (s) => `Before the leak.\n${s}\nAfter the leak.`, secret: (s) => s },
+  };
+
+  it.each(Object.keys(wrappers))("still redacts every entry inside %s", (how) => {
+    const { wrap, secret } = wrappers[how]!;
+    for (const e of CORPUS) {
+      const entry = { name: e.name, secret: secret(e.secret), context: wrap(e.context) };
+      const report = scrubWithReport(entry.context);
+      expectClean(entry, report.text);
+      expect(total(report), e.name).toBeGreaterThan(0);
+      expect(scrub(report.text), e.name).toBe(report.text);
+    }
+  });
+});
+
+describe("digests survive", () => {
+  const digests = CORPUS.flatMap((e) => [sha1(e.name), sha256(e.name)]);
+
+  it("a document of every corpus entry interleaved with 40- and 64-hex digests keeps every digest intact", () => {
+    const forms = [
+      (d: string) => d,
+      (d: string) => `commit ${d}`,
+      (d: string) => `artifact_sha256: ${d}`,
+      (d: string) => `"artifact_sha256_reviewed": "${d}",`,
+      (d: string) => `https://github.com/acme/app/commit/${d}`,
+      (d: string) => `integrity sha256=${d}`,
+      (d: string) => `.guild/runs/${d}/result.json`,
+      (d: string) => `| ${d.toUpperCase()} |`,
+      (d: string) => `\`${d}\``,
+    ];
+    const lines: string[] = ["# Review packet", ""];
+    CORPUS.forEach((e, i) => {
+      lines.push(forms[i % forms.length]!(digests[2 * i]!), e.context, forms[(i + 4) % forms.length]!(digests[2 * i + 1]!), "");
+    });
+    const doc = lines.join("\n");
+    const report = scrubWithReport(doc);
+    for (const d of digests) {
+      expect(report.text.includes(d) || report.text.includes(d.toUpperCase()), d).toBe(true);
+    }
+    for (const e of CORPUS) expectClean(e, report.text, doc);
+    expect(total(report)).toBeGreaterThanOrEqual(CORPUS.length);
+    expect(scrub(report.text)).toBe(report.text);
+  });
+
+  it.each([
+    ["bare sha1", (d1: string) => d1],
+    ["bare sha256", (_: string, d2: string) => d2],
+    ["upper-case", (_: string, d2: string) => d2.toUpperCase()],
+    ["git log", (d1: string) => `commit ${d1}\nAuthor: A <a@example.com>`],
+    ["tree/parent", (d1: string, d2: string) => `tree ${d1}\nparent ${d2.slice(0, 40)}`],
+    ["commit URL", (d1: string) => `see https://github.com/acme/app/commit/${d1}`],
+    ["compare URL", (d1: string, d2: string) => `https://github.com/acme/app/compare/${d1}...${d2.slice(0, 40)}`],
+    ["path segment", (_: string, d2: string) => `.guild/artifacts/${d2}/packet.json`],
+    ["trailing slash", (_: string, d2: string) => `${d2}/`],
+    ["key=digest", (_: string, d2: string) => `sha256=${d2}`],
+    ["docker digest", (_: string, d2: string) => `image@sha256:${d2}`],
+    ["JSON field", (_: string, d2: string) => `{"artifact_sha256": "${d2}"}`],
+    ["checksum file", (_: string, d2: string) => `${d2}  dist/guild-bus-0.1.0.tgz`],
+    ["in parentheses", (d1: string) => `fixed in (${d1}).`],
+  ] as const)("%s", (_name, make) => {
+    const text = make(sha1("a"), sha256("b"));
+    expect(scrubWithReport(text)).toEqual({ text, redactions: {} });
+  });
+
+  it("hex strings that are not 40 or 64 long are not protected as digests", () => {
+    const hex32 = rnd(HEX, 29) + "a1f";
+    expect(scrub(`value ${hex32} end`)).toBe(`value ${label("high-entropy")} end`);
+  });
+});
+
+describe("token shapes", () => {
+  const shapes: Array<[string, string]> = [
+    ["openai sk-", "sk-" + noise(48)],
+    ["openai sk-proj-", "sk-proj-" + noise(60)],
+    ["anthropic sk-ant-", "sk-ant-api03-" + noise(90) + "AA"],
+    ["github ghp_", "ghp_" + noise(36)],
+    ["github gho_", "gho_" + noise(36)],
+    ["github ghs_", "ghs_" + noise(36)],
+    ["github ghu_", "ghu_" + noise(36)],
+    ["github ghr_", "ghr_" + noise(36)],
+    ["github_pat_", "github_pat_11" + noise(20) + "_" + noise(59)],
+    ["slack xoxb-", "xoxb-" + rnd(D, 11) + "-" + noise(10)],
+    ["slack xoxp-", "xoxp-" + noise(10)],
+    ["aws AKIA", "AKIA" + rnd(U + D, 16)],
+    ["aws ASIA", "ASIA" + rnd(U + D, 16)],
+    ["jwt", "eyJhbGciOiJIUzI1NiJ9." + noise(30) + "." + noise(20)],
+    ["google AIza", "AIza" + noise(35)],
+    ["gitlab glpat-", "glpat-" + noise(20)],
+    ["npm_", "npm_" + noise(36)],
+    ["huggingface hf_", "hf_" + noise(34)],
+    ["stripe sk_live_", "sk_live_" + noise(24)],
+    ["stripe rk_live_", "rk_live_" + noise(24)],
+    ["stripe pk_test_", "pk_test_" + noise(24)],
+    ["stripe whsec_", "whsec_" + noise(32)],
+    ["sendgrid SG.", "SG." + noise(22) + "." + noise(43)],
+    ["slack webhook", "https://hooks.slack.com/services/T00000000/B00000000/" + noise(24)],
+    ["xai-", "xai-" + noise(60)],
+    ["twilio AC", "AC" + rnd(HEX, 32)],
+    ["digitalocean dop_v1_", "dop_v1_" + rnd(HEX, 64)],
+    ["shopify shpat_", "shpat_" + rnd(HEX, 32)],
+    ["pypi-", "pypi-AgEIcHlwaS5vcmc" + noise(50)],
+    ["groq gsk_", "gsk_" + noise(52)],
+    ["google ya29.", "ya29.a0" + noise(40)],
+    ["telegram bot token", rnd(D, 10) + ":AA" + noise(33)],
+    ["age secret key", "AGE-SECRET-KEY-1" + rnd("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L".toUpperCase(), 58)],
+  ];
+
+  it.each(shapes)("%s is replaced whole by [REDACTED:token]", (_name, value) => {
+    for (const [before, after] of [["key ", " here"], ['"', '"'], ["(", ")"], ["", ""], ["x=", ";"]]) {
+      const report = scrubWithReport(`${before}${value}${after}`);
+      expect(report.text).toBe(`${before}${label("token")}${after}`);
+      expect(report.redactions.token).toBe(1);
+    }
+  });
+
+  it.each([
+    ["sk- with 19 characters", "sk-" + "abcdefghijklmnopqrs"],
+    ["ghp_ with 35 characters", "ghp_" + "abcdefghijklmnopqrstuvwxyzabcdefghi"],
+    ["xoxb- with 9 characters", "xoxb-" + "123456789"],
+    ["AKIA with 15 characters", "AKIA" + "ABCDEFGHIJKLMNO"],
+    ["AIza with 34 characters", "AIza" + "abcdefghijklmnopqrstuvwxyzabcdefgh"],
+    ["sk-learn", "sk-learn"],
+    ["task-runner", "task-runner-for-everything-here"],
+  ])("%s is too short or not a token", (_name, value) => {
+    expect(scrubWithReport(`x ${value} y`).redactions.token).toBeUndefined();
+  });
+
+  it("Authorization headers keep the scheme and lose the credential", () => {
+    const tok = noise(40);
+    expect(scrub(`Authorization: Bearer ${tok}`)).toBe(`Authorization: Bearer ${label("token")}`);
+    expect(scrub(`authorization=bearer ${tok}`)).toBe(`authorization=bearer ${label("token")}`);
+    expect(scrub(`AUTHORIZATION: Basic ${Buffer.from("u:p4ss").toString("base64")}`)).toBe(`AUTHORIZATION: Basic ${label("token")}`);
+    expect(scrub(`Authorization: token abc`)).toBe(`Authorization: token ${label("token")}`);
+    expect(scrub(`Authorization: Bot x.y.z`)).toBe(`Authorization: Bot ${label("token")}`);
+    expect(scrub(`-H 'Authorization: Bearer ${tok}'`)).toBe(`-H 'Authorization: Bearer ${label("token")}'`);
+  });
+
+  it("a bare Bearer needs at least 16 token characters", () => {
+    expect(scrub(`use Bearer ${"a".repeat(15)}`)).toBe(`use Bearer ${"a".repeat(15)}`);
+    expect(scrub(`use Bearer ${"a1B2".repeat(4)}`)).toBe(`use Bearer ${label("token")}`);
+    expect(scrub("the bearer of bad news")).toBe("the bearer of bad news");
+  });
+});
+
+describe("key = value secrets", () => {
+  it.each([
+    ["password=hunter2", `password=${label("secret")}`],
+    ["DB_PASSWORD=s3cr3t!", `DB_PASSWORD=${label("secret")}`],
+    ['DB_PASSWORD="s3cr3t!"', `DB_PASSWORD="${label("secret")}"`],
+    ["export API_KEY='abc123'", `export API_KEY='${label("secret")}'`],
+    ['{"api_key": "abc123", "region": "eu"}', `{"api_key": "${label("secret")}", "region": "eu"}`],
+    ["apiKey: abc123", `apiKey: ${label("secret")}`],
+    ["x-api-key: abc123", `x-api-key: ${label("secret")}`],
+    ["client_secret = abc", `client_secret = ${label("secret")}`],
+    ["aws_secret_access_key = abc/def+ghi", `aws_secret_access_key = ${label("secret")}`],
+    ["accessKey: AbC", `accessKey: ${label("secret")}`],
+    ["private_key: abc", `private_key: ${label("secret")}`],
+    ["auth-key=abc", `auth-key=${label("secret")}`],
+    ["credentials: abc", `credentials: ${label("secret")}`],
+    ["passwd: abc", `passwd: ${label("secret")}`],
+    ["pwd=abc", `pwd=${label("secret")}`],
+    ["--password=hunter2", `--password=${label("secret")}`],
+    ["spring.datasource.password=hunter2", `spring.datasource.password=${label("secret")}`],
+    ['token := "abc"', `token := "${label("secret")}"`],
+    ["GITHUB_TOKEN: abc", `GITHUB_TOKEN: ${label("secret")}`],
+    // A bare value runs to whitespace: a secret may hold "&", so the rest of a query string goes too.
+    ["access_token=abc&x=1", `access_token=${label("secret")}`],
+    ["password: abc, user: bob", `password: ${label("secret")}, user: bob`],
+  ])("%s", (input, expected) => {
+    const report = scrubWithReport(input);
+    expect(report.text).toBe(expected);
+    expect(report.redactions.secret).toBe(1);
+  });
+
+  it("a quoted value is redacted to its closing quote, spaces and escaped quotes included", () => {
+    expect(scrub('passphrase = "correct horse battery staple"')).toBe(`passphrase = "${label("secret")}"`);
+    expect(scrub("password: 'two words'")).toBe(`password: '${label("secret")}'`);
+    expect(scrub('password: "a\\"b c"')).toBe(`password: "${label("secret")}"`);
+    expect(scrub('{"cfg": "passphrase = \\"a b c\\""}')).toBe(`{"cfg": "passphrase = \\"${label("secret")}\\""}`);
+    expect(scrub('password: "it\'s me"')).toBe(`password: "${label("secret")}"`);
+  });
+
+  it.each([
+    "password: string",
+    "token?: string;",
+    "apiKey: string | undefined",
+    "token: ${TOKEN}",
+    "password=$DB_PASSWORD",
+    "api_key = process.env.API_KEY",
+    'secret = os.environ["SECRET"]',
+    "token: <your-token-here>",
+    'token: "<your token here>"',
+    "password: ********",
+    "password=xxxx",
+    "token: null",
+    "token: ${{ secrets.NPM_TOKEN }}",
+    "password: {{ .Values.db.password }}",
+  ])("placeholder/lookup value kept: %s", (input) => {
+    expect(scrubWithReport(input)).toEqual({ text: input, redactions: {} });
+  });
+});
+
+describe("private keys", () => {
+  const body = Array.from({ length: 4 }, () => rnd(B62 + "+/", 64)).join("\n");
+
+  it.each(["RSA ", "EC ", "OPENSSH ", "DSA ", "ENCRYPTED ", ""])("%sPRIVATE KEY keeps its armour and loses its body", (type) => {
+    const begin = `-----BEGIN ${type}PRIVATE KEY-----`;
+    const end = `-----END ${type}PRIVATE KEY-----`;
+    const report = scrubWithReport(`before\n${begin}\n${body}\n${end}\nafter`);
+    expect(report.text).toBe(`before\n${begin}\n${label("private-key")}\n${end}\nafter`);
+    expect(report.redactions).toEqual({ "private-key": 1 });
+  });
+
+  it("PGP private key blocks are redacted", () => {
+    const text = `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n${body}\n=ab12\n-----END PGP PRIVATE KEY BLOCK-----`;
+    expect(scrub(text)).toBe(`-----BEGIN PGP PRIVATE KEY BLOCK-----\n${label("private-key")}\n-----END PGP PRIVATE KEY BLOCK-----`);
+  });
+
+  it("an unterminated key loses everything after its header", () => {
+    expect(scrub(`key:\n-----BEGIN RSA PRIVATE KEY-----\n${body}\ntruncated`)).toBe(
+      `key:\n-----BEGIN RSA PRIVATE KEY-----\n${label("private-key")}`,
+    );
+  });
+
+  it("two keys in one document are redacted separately, text between them kept", () => {
+    const k = (t: string) => `-----BEGIN ${t}PRIVATE KEY-----\n${body}\n-----END ${t}PRIVATE KEY-----`;
+    const out = scrub(`${k("RSA ")}\nmiddle text\n${k("EC ")}`);
+    expect(out).toContain("middle text");
+    expect(out.match(/\[REDACTED:private-key\]/g)).toHaveLength(2);
+    expect(out).not.toContain(body.slice(0, 20));
+  });
+
+  it("a public key is not a private key", () => {
+    const pub = `-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----`;
+    expect(scrubWithReport(pub).redactions["private-key"]).toBeUndefined();
+  });
+});
+
+describe("home paths", () => {
+  it.each([
+    ["~/.ssh/id_ed25519", "~/.ssh/"],
+    ["$HOME/.aws/credentials", "$HOME/.aws/"],
+    ["/home/alice/.ssh/known_hosts", "/home/alice/.ssh/"],
+    ["/Users/bob/.aws/config", "/Users/bob/.aws/"],
+    ["/root/.kube/config", "/root/.kube/"],
+    ["~/.codex/auth.json", "~/.codex/"],
+    ["~/.claude/.credentials.json", "~/.claude/"],
+    ["~/.gemini/oauth_creds.json", "~/.gemini/"],
+    ["~/.gnupg/private-keys-v1.d/ABC.key", "~/.gnupg/"],
+    ["~/.docker/config.json", "~/.docker/"],
+    ["~/.config/gcloud/application_default_credentials.json", "~/.config/gcloud/"],
+  ])("%s keeps %s", (path, prefix) => {
+    for (const [before, after] of [["cat ", ""], ['"', '"'], ["(", ")"], ["`", "`"]]) {
+      const report = scrubWithReport(`${before}${path}${after}`);
+      expect(report.text).toBe(`${before}${prefix}${label("home-path")}${after}`);
+      expect(report.redactions["home-path"]).toBe(1);
+    }
+  });
+
+  it.each(["~/.bashrc", "~/.ssh", "~/.sshconfig/file", "/home/alice/projects/app/src/index.ts", "/Users/bob/Documents/notes.md", "src/.ssh-helpers/x.ts"])(
+    "%s is not sensitive",
+    (path) => {
+      expect(scrubWithReport(`open ${path}`)).toEqual({ text: `open ${path}`, redactions: {} });
+    },
+  );
+});
+
+describe("URL credentials and .netrc", () => {
+  it.each([
+    ["postgres://app:pa55word@db:5432/app", `postgres://app:${label("password")}@db:5432/app`],
+    ["mongodb+srv://admin:pw@cluster0.example.net/db", `mongodb+srv://admin:${label("password")}@cluster0.example.net/db`],
+    ["redis://:pw@cache:6379/0", `redis://:${label("password")}@cache:6379/0`],
+    ["https://user:tok@example.com/x", `https://user:${label("password")}@example.com/x`],
+  ])("%s", (input, expected) => {
+    expect(scrub(input)).toBe(expected);
+  });
+
+  it("URLs without credentials survive", () => {
+    for (const url of [
+      "https://example.com:8080/path?q=1#frag",
+      "https://github.com/acme/app/pull/42",
+      "https://example.com/search?q=token&page=2",
+      "mailto:someone@example.com",
+      "ssh://git@github.com/acme/app.git",
+      "git@github.com:acme/app.git",
+    ]) {
+      expect(scrubWithReport(url)).toEqual({ text: url, redactions: {} });
+    }
+  });
+
+  it(".netrc passwords are redacted", () => {
+    expect(scrub("machine api.example.com login bob password hunter2")).toBe(
+      `machine api.example.com login bob password ${label("password")}`,
+    );
+  });
+});
+
+describe("high-entropy strings", () => {
+  it("random base64 and hex blobs are redacted", () => {
+    const b64 = Buffer.from(rnd(B62, 30)).toString("base64");
+    expect(scrub(`blob ${noise(40)} end`)).toBe(`blob ${label("high-entropy")} end`);
+    expect(scrub(`data ${b64}`)).toBe(`data ${label("high-entropy")}`);
+    expect(scrub(`x ${noise(20)} y`)).toBe(`x ${label("high-entropy")} y`);
+  });
+
+  it("a bare AWS-style secret key with slashes is not mistaken for a path", () => {
+    const secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    expect(scrub(`AKIAIOSFODNN7EXAMPLE,${secret}`)).toBe(`${label("token")},${label("high-entropy")}`);
+  });
+
+  it("strings under 20 characters, without digits, or after run- are left alone", () => {
+    const short = noise(19);
+    expect(scrub(`x ${short} y`)).toBe(`x ${short} y`);
+    const noDigits = rnd(U + L, 30);
+    expect(scrub(`x ${noDigits} y`)).toBe(`x ${noDigits} y`);
+    const runId = `run-${noise(24)}`;
+    expect(scrub(`see ${runId}`)).toBe(`see ${runId}`);
+  });
+
+  it("words before a token excuse it only as whole git words", () => {
+    const tok = noise(32);
+    expect(scrub(`head ${tok}`)).toBe(`head ${tok}`);
+    expect(scrub(`ahead: ${tok}`)).toBe(`ahead: ${label("high-entropy")}`);
+    expect(scrub(`overhead ${tok}`)).toBe(`overhead ${label("high-entropy")}`);
+  });
+});
+
+describe("labels never re-match", () => {
+  const samples = [
+    `password=${label("secret")}`,
+    `"api_key": "${label("secret")}"`,
+    `passphrase = \\"${label("secret")}\\"`,
+    `Authorization: Bearer ${label("token")}`,
+    `use Bearer ${label("token")}`,
+    `https://${label("token")}@github.com/acme/app.git`,
+    `postgres://u:${label("password")}@db/app`,
+    `redis://:${label("password")}@cache`,
+    `~/.ssh/${label("home-path")}`,
+    `machine h login u password ${label("password")}`,
+    `-----BEGIN RSA PRIVATE KEY-----\n${label("private-key")}\n-----END RSA PRIVATE KEY-----`,
+    `-----BEGIN RSA PRIVATE KEY-----\n${label("private-key")}`,
+    KINDS.map(label).join(" "),
+    KINDS.map(label).join(""),
+  ];
+
+  it.each(samples)("%s", (text) => {
+    expect(scrubWithReport(text)).toEqual({ text, redactions: {} });
+  });
+
+  it("scrubbing never produces a mangled label", () => {
+    for (const e of CORPUS) {
+      const out = scrub(e.context);
+      expect(out.replace(LABEL_RE, ""), e.name).not.toContain("[REDACTED");
+    }
+  });
+});
+
+describe("custom patterns", () => {
+  it("are applied and reported as custom", () => {
+    const report = scrubWithReport("ticket ACME-1234 and ACME-99", { customPatterns: ["ACME-\\d{4}"] });
+    expect(report).toEqual({ text: `ticket ${label("custom")} and ACME-99`, redactions: { custom: 1 } });
+  });
+
+  it("several patterns apply, every match counts, and the result is idempotent", () => {
+    const options = { customPatterns: ["internal\\.corp\\.example", "EMP\\d{6}"] };
+    const text = "host internal.corp.example for EMP000123 and EMP000456";
+    const report = scrubWithReport(text, options);
+    expect(report.text).toBe(`host ${label("custom")} for ${label("custom")} and ${label("custom")}`);
+    expect(report.redactions).toEqual({ custom: 3 });
+    expect(scrub(report.text, options)).toBe(report.text);
+  });
+
+  it("run after the built-in rules and alongside them", () => {
+    const report = scrubWithReport("password=hunter2 codename BLUEBIRD", { customPatterns: ["BLUEBIRD"] });
+    expect(report.text).toBe(`password=${label("secret")} codename ${label("custom")}`);
+    expect(report.redactions).toEqual({ secret: 1, custom: 1 });
+  });
+
+  it("no patterns and an empty list behave the same", () => {
+    expect(scrub("plain", { customPatterns: [] })).toBe("plain");
+    expect(scrub("plain", {})).toBe("plain");
+  });
+
+  it.each(["(", "[a-", "a{2,1}", "(?<name", "\\"])("invalid pattern %j throws ScrubConfigError", (pattern) => {
+    expect(() => scrub("anything", { customPatterns: ["ok", pattern] })).toThrow(ScrubConfigError);
+    try {
+      scrub("anything", { customPatterns: [pattern] });
+    } catch (error) {
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).name).toBe("ScrubConfigError");
+      expect((error as Error).message).toContain(JSON.stringify(pattern));
+    }
+  });
+
+  it("a pattern that keeps rewriting its own output throws ScrubConfigError instead of looping", () => {
+    expect(() => scrub("x REDACTED", { customPatterns: ["REDACTED"] })).toThrow(ScrubConfigError);
+    expect(() => scrub("abc", { customPatterns: ["z*"] })).toThrow(ScrubConfigError);
+  });
+});
+
+describe("false-positive guards come out byte-identical", () => {
+  const guards: Record<string, string> = {
+    prose:
+      "The reviewer noted that the token bucket refills slowly. Passwords should never be logged, and secrets belong in the vault.\n" +
+      "Antidisestablishmentarianism, internationalization, and pneumonoultramicroscopicsilicovolcanoconiosis are long words.",
+    "long words": "Incomprehensibilities counterrevolutionaries electroencephalographically uncharacteristically",
+    "camelCase identifiers":
+      "convertToBase64EncodedString getUserById2FactorAuth sha256HexDigestOfArtifact http2ServerOptionsForTLS13 " +
+      "parseISO8601DateTimeString ipv6AddressToUint8Array createdAt2024UpdatedAt2025 Float32ArrayFromBuffer x509CertificateChainVerify",
+    "file paths":
+      "src/components/Header/index.ts packages/app2/src/components/HeaderView.tsx docs/CHANGELOG2024/releaseNotes.md " +
+      "node_modules/@types/node/index.d.ts lib/python3/site-packages/numpy/core/tests e2e/k8s/v1beta1/deploymentController.yaml",
+    urls: "https://github.com/acme/guild-bus/blob/main/src/core/scrub.ts#L42 https://docs.example.com/v2/api/reference?lang=en&page=3",
+    markdown:
+      "# Heading\n\n- [x] item one\n- [ ] item two\n\n| col | value |\n|-----|-------|\n| a   | 1     |\n\n> quote\n\n```ts\nconst a = 1;\n```\n\n[link](https://example.com/docs/guide)",
+    typescript: [
+      "export async function refresh(token: string | undefined, opts: Options): Promise<void> {",
+      "  if (token === undefined || token == null) return;",
+      "  const tokens = list.map((token) => token.trim());",
+      "  const token2 = getToken();",
+      "  this.token = token;",
+      "  const tokenCount = tokens.length;",
+      "  const res = await fetch(url, { credentials: \"include\", headers });",
+      "  if (password !== confirm) throw new Error(\"password mismatch\");",
+      "}",
+    ].join("\n"),
+    python: [
+      "response = client.messages.create(model=\"claude-sonnet-4\", max_tokens=1024, messages=msgs)",
+      "usage = {\"input_tokens\": 12, \"output_tokens\": 345, \"total_tokens\": 357}",
+      "tokenizer = AutoTokenizer.from_pretrained(\"bert-base-uncased\")",
+      "token_type: bearer",
+      "api_key = os.environ[\"OPENAI_API_KEY\"]",
+    ].join("\n"),
+    go: 'token := os.Getenv("GITHUB_TOKEN")\nif token == "" {\n\treturn errors.New("missing token")\n}',
+    yaml: "on: push\njobs:\n  build:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          token: ${{ secrets.GITHUB_TOKEN }}\n",
+    json: '{"credentials": {"type": "service_account"}, "max_tokens": 4096, "tokenizer": "cl100k_base"}',
+    "ids and numbers":
+      "550e8400-e29b-41d4-a716-446655440000 v1.2.3-beta.4 2024-01-15T10:30:00Z 1700000000 0xdeadbeef 3.14159265358979",
+    "git output": `commit ${sha1("x")}\nMerge: ${sha1("y").slice(0, 7)} ${sha1("z").slice(0, 7)}\nAuthor: Dev <dev@example.com>\n\n    fix: handle empty tokens`,
+    "sensitive words, no values": "Set the password in settings. The api key lives in the vault. token, secret, credentials.",
+  };
+
+  it.each(Object.entries(guards))("%s", (_name, text) => {
+    const report = scrubWithReport(text);
+    expect(report.text).toBe(text);
+    expect(report.redactions).toEqual({});
+  });
+});
+
+describe("properties", () => {
+  const singleLine = CORPUS.filter((e) => !e.context.includes("\n"));
+  const digest = fc.oneof(fc.string().map(sha1), fc.string().map(sha256));
+  const word = fc.constantFrom("the", "review", "packet", "src/index.ts", "fix:", "42", "#", "-", "`code`", "Header", "tokens", "path", "ok.");
+  const trigger = fc.constantFrom(
+    "password=", "token: ", "Bearer ", "Authorization: Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
+    "~/.ssh/", "https://u:", "@", "machine h login u password ", "\"", "'", "\\\"", "=", "sk-", "ghp_", "eyJ", ...KINDS.map(label),
+  );
+  const piece = fc.oneof(
+    fc.string(),
+    fc.string({ unit: "grapheme", maxLength: 12 }),
+    fc.constantFrom(...CORPUS.map((e) => e.context)),
+    fc.constantFrom(...CORPUS.map((e) => e.secret)),
+    digest,
+    trigger,
+    word,
+  );
+  const joiner = fc.constantFrom("", " ", "\n", "=", ":", "/", "\"", "\r\n", "\t");
+  const messy = fc.array(fc.tuple(piece, joiner), { maxLength: 12 }).map((parts) => parts.map(([p, j]) => p + j).join(""));
+
+  it("scrub is idempotent and deterministic on arbitrary text mixed with secrets, digests and labels", () => {
+    fc.assert(
+      fc.property(messy, (text) => {
+        const once = scrub(text);
+        expect(scrub(once)).toBe(once);
+        expect(scrub(text)).toBe(once);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it("the report is empty exactly when nothing changed", () => {
+    fc.assert(
+      fc.property(messy, (text) => {
+        const report = scrubWithReport(text);
+        expect(total(report) === 0).toBe(report.text === text);
+        for (const kind of Object.keys(report.redactions)) expect(KINDS).toContain(kind);
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it("scrubbing never leaves a broken label behind", () => {
+    fc.assert(
+      fc.property(messy.filter((t) => !t.includes("REDACTED")), (text) => {
+        expect(scrub(text).replace(LABEL_RE, "")).not.toContain("REDACTED");
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it("digests on their own lines survive among prose and corpus secrets, and the secrets do not", () => {
+    const line = fc.oneof(
+      fc.record({ kind: fc.constant("digest" as const), text: digest }),
+      fc.record({ kind: fc.constant("secret" as const), entry: fc.constantFrom(...singleLine) }).map((r) => ({ ...r, text: r.entry.context })),
+      fc.record({ kind: fc.constant("prose" as const), text: fc.array(word, { maxLength: 8 }).map((w) => w.join(" ")) }),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 10 }), (lines) => {
+        const out = scrub(lines.map((l) => l.text).join("\n"));
+        for (const l of lines) {
+          if (l.kind === "digest") expect(out).toContain(l.text);
+          if (l.kind === "secret") expect(out).not.toContain((l as { entry: CorpusEntry }).entry.secret);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("custom patterns keep scrub idempotent", () => {
+    fc.assert(
+      fc.property(messy, (text) => {
+        const options = { customPatterns: ["ACME-[0-9]+", "\\bproject-[a-z]+\\b"] };
+        const once = scrub(`${text} ACME-12 project-x`, options);
+        expect(scrub(once, options)).toBe(once);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,116 @@
+// Integration: workers killed mid-round and workers racing on one tree. Files are the state: a restart resumes
+// everything, no round is dispatched twice, and delivery fences the racers.
+import { readdirSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeProject, MODES, type Project, received, scriptedProvider, stopChild } from "../helpers/bus.js";
+
+const DOC = "# Runbook\n\n1. drain\n2. deploy\n";
+
+describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
+  function setup(plan: object) {
+    const p = makeProject({ poll });
+    p.settings({ providers: { gpt: scriptedProvider(p.root, "gpt", "gpt-5-scripted", plan) } });
+    p.write("ops/runbook.md", DOC);
+    return p;
+  }
+  const request = (p: Project, run: string, extra: string[] = []) =>
+    expect(p.cli(["review", "ops/runbook.md", "--gate", "G-operations", "--author", "claude", "--run-id", run, ...extra]).code).toBe(0);
+
+  describe("(g) SIGKILL each worker kind mid-round, then restart", () => {
+    it("broker killed while the reviewer works: the restarted broker finishes the gate", async () => {
+      const p = setup({ default: "slow-satisfied", slow_ms: 1500 });
+      const broker = p.startWorker("broker");
+      p.startWorker("verifier");
+      p.startWorker("command");
+      request(p, "g1");
+      await p.waitFor("g1", "G-operations", (f) => f.includes("attempt-1.json"), "dispatch");
+      await stopChild(broker, "SIGKILL");
+      await p.waitFor("g1", "G-operations", (f) => f.includes("verdict-1.json"), "verdict while the broker is down");
+      expect(p.files("g1", "G-operations")).not.toContain("outcome.json");
+      p.startWorker("broker");
+      expect((await p.waitState("g1", "G-operations", ["done"])).status).toBe("satisfied");
+      expect(received(p.root, "gpt")).toHaveLength(1);
+    });
+
+    it("verifier killed before the result: the restarted verifier verifies it", async () => {
+      const p = setup({ default: "slow-satisfied", slow_ms: 1000 });
+      p.startWorker("broker");
+      const verifier = p.startWorker("verifier");
+      p.startWorker("command");
+      request(p, "g2");
+      await p.waitFor("g2", "G-operations", (f) => f.includes("attempt-1.json"), "dispatch");
+      await stopChild(verifier, "SIGKILL");
+      await p.waitFor("g2", "G-operations", (f) => f.includes("result-1.json"), "result");
+      p.startWorker("verifier");
+      expect((await p.waitState("g2", "G-operations", ["done"])).status).toBe("satisfied");
+      expect(received(p.root, "gpt")).toHaveLength(1);
+    });
+
+    it("reviewer killed mid-dispatch: no second paid dispatch; no_verdict waits for a human, retry completes", async () => {
+      const p = setup({ sequence: ["slow-satisfied", "satisfied"], slow_ms: 2500 });
+      p.startWorker("broker");
+      p.startWorker("verifier");
+      const reviewer = p.startWorker("command");
+      request(p, "g3");
+      await p.waitFor("g3", "G-operations", (f) => f.includes("attempt-1.json"), "dispatch");
+      await stopChild(reviewer, "SIGKILL");
+      p.startWorker("command");
+      const s = await p.waitState("g3", "G-operations", ["awaiting_decision"]);
+      expect(s).toMatchObject({ status: "no_verdict" });
+      expect(p.readJson("g3", "G-operations", "failure-1.json")).toMatchObject({ kind: "no_verdict", reason: expect.stringMatching(/not dispatching a paid review twice/) });
+      expect(p.files("g3", "G-operations")).not.toContain("result-1.json");
+      const d = p.cli(["decide", "g3", "G-operations", "retry", "--wait", "--json"]);
+      expect(d.code, d.stderr).toBe(0);
+      expect(JSON.parse(d.stdout)).toMatchObject({ status: "satisfied", satisfied_at_round: 2 });
+      // round 1 reached the reviewer at most once (the kill may land before the child started), round 2 once
+      const byPacket = (id: string) => received(p.root, "gpt").filter((t) => t.includes(`packet_id: ${id}\n`)).length;
+      expect(byPacket("G-operations-g3-r1")).toBeLessThanOrEqual(1);
+      expect(byPacket("G-operations-g3-r2")).toBe(1);
+      expect(p.files("g3", "G-operations").filter((f) => f.startsWith("result-") && !f.includes("rejected"))).toEqual(["result-2.json"]);
+    });
+
+    it("manual worker killed: a response dropped while it is down is taken up after the restart", async () => {
+      const p = setup({});
+      p.startWorker("broker");
+      p.startWorker("verifier");
+      const manual = p.startWorker("manual");
+      request(p, "g4", ["--reviewer", "manual"]);
+      await p.waitFor("g4", "G-operations", (f) => f.includes("packet-1.md"), "packet");
+      await stopChild(manual, "SIGKILL");
+      const tmp = path.join(p.root, "r.md");
+      writeFileSync(tmp, 'Reviewer-Model: gemini-2.5-pro\n```json\n{"verdict":"satisfied","findings":[],"blocking_findings":[]}\n```\n');
+      renameSync(tmp, path.join(p.gateDir("g4", "G-operations"), "response-1.md"));
+      p.startWorker("manual");
+      expect((await p.waitState("g4", "G-operations", ["done"])).status).toBe("satisfied");
+    });
+  });
+
+  it("(h) two brokers, two reviewers, two verifiers: exactly one packet, result and verdict per round", async () => {
+    const p = setup({ default: "issues" });
+    p.settings({ providers: { gpt: scriptedProvider(p.root, "gpt", "gpt-5-scripted", { sequence: ["issues", "issues", "issues", "issues"], default: "satisfied" }) } });
+    for (const kind of ["broker", "broker", "verifier", "verifier", "command", "command"]) p.startWorker(kind);
+    const runs = ["h1", "h2", "h3", "h4"];
+    for (const run of runs) request(p, run);
+    for (const run of runs) await p.waitState(run, "G-operations", ["awaiting_author"]);
+    for (const run of runs) {
+      p.write("ops/runbook.md", DOC + `3. verify (${run})\n`);
+      expect(p.cli(["resubmit", run, "G-operations"]).code).toBe(0);
+    }
+    for (const run of runs) await p.waitState(run, "G-operations", ["done", "awaiting_author"]);
+    let rounds = 0;
+    for (const run of runs) {
+      const files = p.files(run, "G-operations");
+      const count = (prefix: string) => files.filter((f) => f.startsWith(prefix)).length;
+      const n = count("packet-");
+      rounds += n;
+      expect(count("attempt-"), run).toBe(n);
+      expect(count("verdict-"), run).toBe(n);
+      expect(count("result-"), run).toBe(n);
+      expect(files, run).not.toContain("rejected");
+      expect(readdirSync(p.gateDir(run, "G-operations")).filter((f) => f.startsWith("failure-")), run).toEqual([]);
+    }
+    expect(received(p.root, "gpt")).toHaveLength(rounds);
+    expect(readdirSync(path.join(p.root, ".guild", "tmp")).length).toBe(0);
+  });
+});
