@@ -38,7 +38,10 @@ function coldStart(runs: number) {
   const artifact = path.join(dir, "a.md");
   writeFileSync(artifact, "# artifact\n");
   const result = path.join(dir, "r.json");
-  writeFileSync(result, JSON.stringify({ packet_id: "p", artifact_sha256_reviewed: "0".repeat(64), verdict: "satisfied", blocking_findings: [] }));
+  writeFileSync(
+    result,
+    JSON.stringify({ packet_id: "p", artifact_sha256_reviewed: "0".repeat(64), verdict: "satisfied", blocking_findings: [] }),
+  );
   const baseline: number[] = [];
   const verify: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -47,7 +50,13 @@ function coldStart(runs: number) {
     verify.push(timeCommand([process.execPath, BIN, "verify-gate-pass", "--result", result, "--artifact", artifact, "--packet-id", "p"]));
   }
   rmSync(dir, { recursive: true, force: true });
-  return { runs, node_e0_median_ms: ms(median(baseline)), verify_gate_pass_median_ms: ms(median(verify)), ratio: ms(median(verify) / median(baseline)), goal: "<= 1.5" };
+  return {
+    runs,
+    node_e0_median_ms: ms(median(baseline)),
+    verify_gate_pass_median_ms: ms(median(verify)),
+    ratio: ms(median(verify) / median(baseline)),
+    goal: "<= 1.5",
+  };
 }
 
 function workerArgs(root: string, poll: boolean): string[] {
@@ -58,11 +67,21 @@ function workerArgs(root: string, poll: boolean): string[] {
 const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 
 function startWorkers(root: string, kinds: string[], poll: boolean): ChildProcess[] {
-  return kinds.map((kind) => spawn(process.execPath, [...profile, BIN, "worker", kind, ...workerArgs(root, poll)], { stdio: ["ignore", "ignore", "ignore"] }));
+  return kinds.map((kind) =>
+    spawn(process.execPath, [...profile, BIN, "worker", kind, ...workerArgs(root, poll)], { stdio: ["ignore", "ignore", "ignore"] }),
+  );
 }
 
 async function stopWorkers(children: ChildProcess[]): Promise<void> {
-  await Promise.all(children.map((c) => new Promise((r) => { c.once("exit", r); c.kill("SIGTERM"); })));
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise((r) => {
+          c.once("exit", r);
+          c.kill("SIGTERM");
+        }),
+    ),
+  );
 }
 
 async function waitForFile(file: string, timeoutMs = 30_000): Promise<number> {
@@ -101,7 +120,13 @@ async function roundOverhead(rounds: number, poll: boolean, root = freshProject(
     await waitForFile(gateFile("packet-1.md"));
     for (let n = 1; n <= rounds; n++) {
       const packetId = packetField(readFileSync(gateFile(`packet-${n}.md`), "utf8"), "packet_id");
-      const body = JSON.stringify({ schema_version: RESULT_WIRE, packet_id: packetId, artifact_sha256_reviewed: "f".repeat(64), verdict: "satisfied", blocking_findings: [] });
+      const body = JSON.stringify({
+        schema_version: RESULT_WIRE,
+        packet_id: packetId,
+        artifact_sha256_reviewed: "f".repeat(64),
+        verdict: "satisfied",
+        blocking_findings: [],
+      });
       const t0 = performance.now();
       deliver(gateFile(`result-${n}.json`), body, { guildDir: layout.guild });
       samples.push((await waitForFile(gateFile(`packet-${n + 1}.md`))) - t0);
@@ -109,7 +134,13 @@ async function roundOverhead(rounds: number, poll: boolean, root = freshProject(
   } finally {
     await stopWorkers(workers);
   }
-  return { mode: poll ? "poll" : "watch", rounds, p50_ms: ms(percentile(samples, 50)), p99_ms: ms(percentile(samples, 99)), max_ms: ms(Math.max(...samples)) };
+  return {
+    mode: poll ? "poll" : "watch",
+    rounds,
+    p50_ms: ms(percentile(samples, 50)),
+    p99_ms: ms(percentile(samples, 99)),
+    max_ms: ms(Math.max(...samples)),
+  };
 }
 
 /**
@@ -138,14 +169,35 @@ async function throughput(gates: number) {
         if (names.has(`packet-${n}.md`) && !names.has(`result-${n}.json`)) {
           const packet = readFileSync(path.join(dir, `packet-${n}.md`), "utf8");
           const blocking = n === 1 ? [{ severity: "blocking", title: "instant reviewer: revise once" }] : [];
-          deliver(path.join(dir, `result-${n}.json`), JSON.stringify({
-            schema_version: RESULT_WIRE, packet_id: packetField(packet, "packet_id"), artifact_sha256_reviewed: packetField(packet, "artifact_sha256"),
-            verdict: n === 1 ? "issues" : "satisfied", findings: blocking, blocking_findings: blocking, round: n, reviewer_host: "bench", reviewer_model: "gpt-bench",
-          }), opts);
+          deliver(
+            path.join(dir, `result-${n}.json`),
+            JSON.stringify({
+              schema_version: RESULT_WIRE,
+              packet_id: packetField(packet, "packet_id"),
+              artifact_sha256_reviewed: packetField(packet, "artifact_sha256"),
+              verdict: n === 1 ? "issues" : "satisfied",
+              findings: blocking,
+              blocking_findings: blocking,
+              round: n,
+              reviewer_host: "bench",
+              reviewer_model: "gpt-bench",
+            }),
+            opts,
+          );
         }
       }
       if (names.has("verdict-1.json") && !names.has("resubmit-1.json") && !names.has("packet-2.md")) {
-        deliver(path.join(dir, "resubmit-1.json"), JSON.stringify({ schema_version: "guild_bus.resubmit.v1", run_id: run, gate: "G-spec", after_round: 1, at: new Date().toISOString() }), opts);
+        deliver(
+          path.join(dir, "resubmit-1.json"),
+          JSON.stringify({
+            schema_version: "guild_bus.resubmit.v1",
+            run_id: run,
+            gate: "G-spec",
+            after_round: 1,
+            at: new Date().toISOString(),
+          }),
+          opts,
+        );
       }
     }
     await sleep(10);
@@ -153,7 +205,14 @@ async function throughput(gates: number) {
   const elapsed = (performance.now() - t0) / 1000;
   await stopWorkers(workers);
   rmSync(root, { recursive: true, force: true });
-  return { gates, rounds: gates * 2, elapsed_s: ms(elapsed), rounds_per_s: ms((gates * 2 - open.size * 2) / elapsed), lost: open.size, goal: ">= 100 rounds/s, lost 0" };
+  return {
+    gates,
+    rounds: gates * 2,
+    elapsed_s: ms(elapsed),
+    rounds_per_s: ms((gates * 2 - open.size * 2) / elapsed),
+    lost: open.size,
+    goal: ">= 100 rounds/s, lost 0",
+  };
 }
 
 function rssMb(pid: number): number {
@@ -169,7 +228,14 @@ async function history(finishedRuns: number, rounds: number) {
     const dir = layout.gateDir(`h${i}`, "G-spec");
     mkdirSync(dir, { recursive: true });
     writeFileSync(layout.runMeta(`h${i}`), `{"schema_version":"guild_bus.run.v1","run_id":"h${i}","created_at":"2026-01-01T00:00:00Z"}\n`);
-    for (const [name, text] of [["request.json", "{}"], ["packet-1.md", "---\n---\n"], ["result-1.json", "{}"], ["verdict-1.json", "{}"], ["outcome.json", "{}"], ["trail.md", "# trail\n"]]) {
+    for (const [name, text] of [
+      ["request.json", "{}"],
+      ["packet-1.md", "---\n---\n"],
+      ["result-1.json", "{}"],
+      ["verdict-1.json", "{}"],
+      ["outcome.json", "{}"],
+      ["trail.md", "# trail\n"],
+    ]) {
       writeFileSync(path.join(dir, name!), text!);
     }
   }
@@ -189,10 +255,16 @@ async function history(finishedRuns: number, rounds: number) {
   const loaded = await roundOverhead(rounds, false, root);
   rmSync(root, { recursive: true, force: true });
   return {
-    finished_runs: finishedRuns, seed_s: ms(seeded),
-    worker_start_median_ms: ms(median(starts)), worker_start_goal_ms: 1000,
-    broker_rss_mb: rss, rss_goal_mb: 120,
-    round_p50_empty_ms: empty.p50_ms, round_p50_history_ms: loaded.p50_ms, ratio: ms(loaded.p50_ms / empty.p50_ms), ratio_goal: 1.3,
+    finished_runs: finishedRuns,
+    seed_s: ms(seeded),
+    worker_start_median_ms: ms(median(starts)),
+    worker_start_goal_ms: 1000,
+    broker_rss_mb: rss,
+    rss_goal_mb: 120,
+    round_p50_empty_ms: empty.p50_ms,
+    round_p50_history_ms: loaded.p50_ms,
+    ratio: ms(loaded.p50_ms / empty.p50_ms),
+    ratio_goal: 1.3,
   };
 }
 
@@ -203,7 +275,14 @@ async function main(): Promise<void> {
   }
   const results = {
     measured_at: new Date().toISOString(),
-    machine: { host: hostname(), cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
+    machine: {
+      host: hostname(),
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model,
+      memory_gib: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+    },
     cold_start: coldStart(quick ? 5 : 30),
     round_overhead: [await roundOverhead(quick ? 5 : 40, false), await roundOverhead(quick ? 3 : 15, true)],
     throughput: await throughput(quick ? 50 : 500),
@@ -211,16 +290,50 @@ async function main(): Promise<void> {
   };
   writeFileSync(path.join(REPO, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
   const c = results.cold_start;
-  console.log(`machine: ${results.machine.cpus} × ${results.machine.cpu_model}, ${results.machine.memory_gib} GiB, node ${results.machine.node}`);
-  console.table([{ figure: "verify-gate-pass cold start", value: `${c.verify_gate_pass_median_ms} ms`, baseline: `node -e 0: ${c.node_e0_median_ms} ms`, ratio: c.ratio, goal: c.goal }]);
-  console.table(results.round_overhead.map((o) => ({ figure: `round overhead (${o.mode})`, rounds: o.rounds, p50_ms: o.p50_ms, p99_ms: o.p99_ms, max_ms: o.max_ms })));
+  console.log(
+    `machine: ${results.machine.cpus} × ${results.machine.cpu_model}, ${results.machine.memory_gib} GiB, node ${results.machine.node}`,
+  );
+  console.table([
+    {
+      figure: "verify-gate-pass cold start",
+      value: `${c.verify_gate_pass_median_ms} ms`,
+      baseline: `node -e 0: ${c.node_e0_median_ms} ms`,
+      ratio: c.ratio,
+      goal: c.goal,
+    },
+  ]);
+  console.table(
+    results.round_overhead.map((o) => ({
+      figure: `round overhead (${o.mode})`,
+      rounds: o.rounds,
+      p50_ms: o.p50_ms,
+      p99_ms: o.p99_ms,
+      max_ms: o.max_ms,
+    })),
+  );
   const t = results.throughput;
-  console.table([{ figure: `throughput (${t.gates} gates × 2 rounds)`, rounds_per_s: t.rounds_per_s, elapsed_s: t.elapsed_s, lost: t.lost, goal: t.goal }]);
+  console.table([
+    {
+      figure: `throughput (${t.gates} gates × 2 rounds)`,
+      rounds_per_s: t.rounds_per_s,
+      elapsed_s: t.elapsed_s,
+      lost: t.lost,
+      goal: t.goal,
+    },
+  ]);
   const h = results.history;
   console.table([
-    { figure: `worker start, ${h.finished_runs} finished runs`, value: `${h.worker_start_median_ms} ms`, goal: `<= ${h.worker_start_goal_ms} ms` },
+    {
+      figure: `worker start, ${h.finished_runs} finished runs`,
+      value: `${h.worker_start_median_ms} ms`,
+      goal: `<= ${h.worker_start_goal_ms} ms`,
+    },
     { figure: "broker RSS with that history", value: `${h.broker_rss_mb} MB`, goal: `<= ${h.rss_goal_mb} MB` },
-    { figure: "round p50, history vs empty", value: `${h.round_p50_history_ms} / ${h.round_p50_empty_ms} ms = ${h.ratio}`, goal: `<= ${h.ratio_goal}` },
+    {
+      figure: "round p50, history vs empty",
+      value: `${h.round_p50_history_ms} / ${h.round_p50_empty_ms} ms = ${h.ratio}`,
+      goal: `<= ${h.ratio_goal}`,
+    },
   ]);
 }
 

@@ -118,7 +118,12 @@ export function runChild(req: ChildRequest): Promise<ChildOutcome> {
  * How a dispatch ends when its child did not exit on its own: only a failed spawn proves that no review ran; a
  * timeout or an abort (worker stopping) may have been paid for; an answer over the cap is oversized.
  */
-export function unfinishedChild(outcome: Exclude<ChildOutcome, { kind: "exit" }>, name: string, program: string, timeoutMs: number): DispatchOutcome {
+export function unfinishedChild(
+  outcome: Exclude<ChildOutcome, { kind: "exit" }>,
+  name: string,
+  program: string,
+  timeoutMs: number,
+): DispatchOutcome {
   switch (outcome.kind) {
     case "spawn-error":
       return { kind: "not-run", reason: `cannot start ${program}: ${outcome.code} ${outcome.message}` };

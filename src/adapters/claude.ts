@@ -33,12 +33,17 @@ export function claudeArgv(config: DispatchInput["config"], binary = config.bina
   return [
     binary,
     "-p",
-    "--output-format", "stream-json",
+    "--output-format",
+    "stream-json",
     "--verbose", // required by stream-json in print mode; the events carry the model the API reported
-    "--tools", CLAUDE_TOOLS.join(","),
-    "--disallowedTools", CLAUDE_DENIED_TOOLS.join(","),
-    "--permission-mode", "dontAsk", // anything not pre-approved (edits, reads outside the scratch dir) is denied
-    "--setting-sources", "user", // no project/local settings (hooks, env, permissions) and no project CLAUDE.md
+    "--tools",
+    CLAUDE_TOOLS.join(","),
+    "--disallowedTools",
+    CLAUDE_DENIED_TOOLS.join(","),
+    "--permission-mode",
+    "dontAsk", // anything not pre-approved (edits, reads outside the scratch dir) is denied
+    "--setting-sources",
+    "user", // no project/local settings (hooks, env, permissions) and no project CLAUDE.md
     "--strict-mcp-config", // no MCP servers from .mcp.json or settings
     "--no-session-persistence",
     ...(config.model ? ["--model", config.model] : []),
@@ -60,7 +65,13 @@ export function claudeEffortRefusal(help: string, effort: string): string | null
 
 interface ClaudeEvents {
   /** The last `result` event, when the CLI finished its turn loop. */
-  result: { isError: boolean; text: string | null; apiErrorStatus: number | null; subtype: string | null; durationApiMs: number | null } | null;
+  result: {
+    isError: boolean;
+    text: string | null;
+    apiErrorStatus: number | null;
+    subtype: string | null;
+    durationApiMs: number | null;
+  } | null;
   /** Models named by assistant messages that came from the API (not the CLI's own "<synthetic>" error messages). */
   models: string[];
   /** Assistant messages the CLI made up itself (errors it reports as if they were model output). */
@@ -99,7 +110,8 @@ function parseClaudeEvents(stdout: string): ClaudeEvents {
 /** What the CLI says when it has no credentials: it stops before building any request. */
 const NOT_LOGGED_IN_RE = /^(?:Not logged in|Invalid API key)\b.*(?:\/login|log in)/i;
 /** Commander rejecting the argv (an extra_args typo, a flag this CLI version lacks): nothing ran. */
-const USAGE_ERROR_RE = /^error: (?:unknown option|option '[^']*' argument|required option|missing required argument|too many arguments|unknown command)/m;
+const USAGE_ERROR_RE =
+  /^error: (?:unknown option|option '[^']*' argument|required option|missing required argument|too many arguments|unknown command)/m;
 
 /** Decide what a finished `claude -p` run means. Exported for unit tests. */
 export function classifyClaudeExit(code: number | null, signal: string | null, stdout: string, stderr: string): DispatchOutcome {
@@ -108,17 +120,28 @@ export function classifyClaudeExit(code: number | null, signal: string | null, s
   if (r && !r.isError && code === 0 && r.text !== null) {
     return { kind: "output", text: r.text, reportedModel: ev.models.length ? ev.models.join(", ") : null };
   }
-  if (r?.isError && r.apiErrorStatus === null && ev.models.length === 0 && !r.durationApiMs && r.text && NOT_LOGGED_IN_RE.test(r.text.trim())) {
+  if (
+    r?.isError &&
+    r.apiErrorStatus === null &&
+    ev.models.length === 0 &&
+    !r.durationApiMs &&
+    r.text &&
+    NOT_LOGGED_IN_RE.test(r.text.trim())
+  ) {
     return { kind: "not-run", reason: `claude reported before sending any request: ${tail(r.text)}` };
   }
   if (!r && !stdout.trim() && code !== null && code !== 0 && USAGE_ERROR_RE.test(stderr)) {
     return { kind: "not-run", reason: `claude rejected its arguments (exit ${code}): ${tail(stderr)}` };
   }
   // The API refused the request itself (400/404) naming the effort or the model, and no model message came back.
-  const capability = r?.isError && (r.apiErrorStatus === 400 || r.apiErrorStatus === 404) && ev.models.length === 0 && r.text ? capabilityError(r.text) : undefined;
-  if (capability) return { kind: "not-run", capability, reason: `claude: the API refused the request (status ${r!.apiErrorStatus}): ${tail(r!.text!)}` };
+  const capability =
+    r?.isError && (r.apiErrorStatus === 400 || r.apiErrorStatus === 404) && ev.models.length === 0 && r.text
+      ? capabilityError(r.text)
+      : undefined;
+  if (capability)
+    return { kind: "not-run", capability, reason: `claude: the API refused the request (status ${r!.apiErrorStatus}): ${tail(r!.text!)}` };
   if (r?.isError) {
-    const status = r.apiErrorStatus !== null ? `API status ${r.apiErrorStatus}` : r.subtype ?? "error";
+    const status = r.apiErrorStatus !== null ? `API status ${r.apiErrorStatus}` : (r.subtype ?? "error");
     return { kind: "ambiguous", reason: `claude reported an error (${status}, exit ${code ?? signal}): ${tail(r.text ?? stderr)}` };
   }
   if (r && code === 0) return { kind: "ambiguous", reason: `claude finished without a final text (${r.subtype ?? "no subtype"})` };

@@ -7,7 +7,17 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { capabilityError } from "./capability-errors.js";
-import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, MAX_OUTPUT_BYTES, oversized, runChild, scratchStateDir, tail, unfinishedChild, withScratch } from "./child.js";
+import {
+  DEFAULT_TIMEOUT_MS,
+  dispatchWorkdir,
+  MAX_OUTPUT_BYTES,
+  oversized,
+  runChild,
+  scratchStateDir,
+  tail,
+  unfinishedChild,
+  withScratch,
+} from "./child.js";
 import { providerEndpoint } from "./endpoint.js";
 import { childEnv } from "./environment.js";
 import { reviewOutputSchema } from "./result-schema.js";
@@ -36,24 +46,37 @@ const toml = (s: string) => JSON.stringify(s); // a JSON string is a valid TOML 
 export function codexArgv(input: Pick<DispatchInput, "config">, files: { schema: string; lastMessage: string }): string[] {
   const { config } = input;
   const argv = [
-    config.binary ?? "codex", "exec",
-    "--json", "--color", "never",
-    "--sandbox", "read-only",
-    "--skip-git-repo-check", "--ephemeral",
-    "--output-schema", files.schema,
-    "--output-last-message", files.lastMessage,
+    config.binary ?? "codex",
+    "exec",
+    "--json",
+    "--color",
+    "never",
+    "--sandbox",
+    "read-only",
+    "--skip-git-repo-check",
+    "--ephemeral",
+    "--output-schema",
+    files.schema,
+    "--output-last-message",
+    files.lastMessage,
     // Nothing of the repository becomes the reviewer's instructions (at nightmare the cwd is the project the author
     // wrote): no AGENTS.md, and no skills from .agents/ or .codex/ listed in its developer message.
-    "-c", "project_doc_max_bytes=0",
-    "-c", "skills.include_instructions=false",
+    "-c",
+    "project_doc_max_bytes=0",
+    "-c",
+    "skills.include_instructions=false",
     // A reviewer reads and answers: no web search (queries built from the packet), no sub-agents (more paid requests
     // than the one dispatch), no goals.
-    "-c", `web_search=${toml("disabled")}`,
-    "-c", "features.multi_agent=false",
-    "-c", "features.goals=false",
+    "-c",
+    `web_search=${toml("disabled")}`,
+    "-c",
+    "features.multi_agent=false",
+    "-c",
+    "features.goals=false",
     // codex snapshots the shell environment, the key variable included, into $CODEX_HOME/shell_snapshots/*.sh (mode
     // 0644) and deletes it only on a normal exit: a killed dispatch would leave the key on disk.
-    "-c", "features.shell_snapshot=false",
+    "-c",
+    "features.shell_snapshot=false",
   ];
   if (config.model) argv.push("--model", config.model);
   // explicit on every call: the catalog default effort may be far below a review's floor
@@ -88,20 +111,41 @@ interface CodexEvents {
 const REROUTE_RE = /^model rerouted: (.+?) -> (\S+)/;
 
 function parseCodexEvents(stdout: string): CodexEvents {
-  const ev: CodexEvents = { turnStarted: false, turnCompleted: false, turnFailed: null, workItems: 0, lastAgentMessage: null, reroutedTo: null, errors: [] };
+  const ev: CodexEvents = {
+    turnStarted: false,
+    turnCompleted: false,
+    turnFailed: null,
+    workItems: 0,
+    lastAgentMessage: null,
+    reroutedTo: null,
+    errors: [],
+  };
   for (const line of stdout.split("\n")) {
     if (!line.trim().startsWith("{")) continue;
-    let e: { type?: unknown; item?: { type?: unknown; text?: unknown; message?: unknown }; message?: unknown; error?: { message?: unknown } };
+    let e: {
+      type?: unknown;
+      item?: { type?: unknown; text?: unknown; message?: unknown };
+      message?: unknown;
+      error?: { message?: unknown };
+    };
     try {
       e = JSON.parse(line);
     } catch {
       continue;
     }
     switch (e.type) {
-      case "turn.started": ev.turnStarted = true; break;
-      case "turn.completed": ev.turnCompleted = true; break;
-      case "turn.failed": ev.turnFailed = typeof e.error?.message === "string" ? e.error.message : "turn failed"; break;
-      case "error": if (typeof e.message === "string") ev.errors.push(e.message); break;
+      case "turn.started":
+        ev.turnStarted = true;
+        break;
+      case "turn.completed":
+        ev.turnCompleted = true;
+        break;
+      case "turn.failed":
+        ev.turnFailed = typeof e.error?.message === "string" ? e.error.message : "turn failed";
+        break;
+      case "error":
+        if (typeof e.message === "string") ev.errors.push(e.message);
+        break;
       case "item.completed": {
         const item = e.item ?? {};
         if (item.type === "error") {
@@ -130,49 +174,57 @@ export const codexAdapter: ReviewerAdapter = {
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     // Two scratch directories, both removed whatever happens: the cwd (schema, last message) and a CODEX_HOME of its
     // own for codex's state (sqlite databases, logs, snapshots), linking the user's login and config.
-    return withScratch("codex", (scratch) => withScratch("codex-home", async (codexHome) => {
-      scratchStateDir(codexHome, codexUserHome(), CODEX_USER_FILES);
-      const files = { schema: path.join(scratch, "review_result.v1.schema.json"), lastMessage: path.join(scratch, "last-message.txt") };
-      writeFileSync(files.schema, JSON.stringify(reviewOutputSchema(), null, 2));
-      const argv = codexArgv(input, files);
-      const outcome = await runChild({
-        argv,
-        stdin: input.prompt,
-        timeoutMs,
-        // codex reads the key variable itself (env_key)
-        env: childEnv(input, { pass: config.api_key_env ? [config.api_key_env] : [], own: { CODEX_HOME: codexHome } }),
-        cwd: dispatchWorkdir(input) ?? scratch, // nightmare: the repository itself, still in the read-only sandbox
-        signal: input.signal,
-      });
-      if (outcome.kind !== "exit") return unfinishedChild(outcome, "codex", argv[0]!, timeoutMs);
-      const ev = parseCodexEvents(outcome.stdout);
-      if (outcome.code === 0) {
-        let text = "";
-        try {
-          text = readTextBounded(files.lastMessage, { max: MAX_OUTPUT_BYTES });
-        } catch (error) {
-          const kind = error instanceof ReadRefused ? error.kind : "unreadable";
-          if (kind === "too-large") return oversized(MAX_OUTPUT_BYTES);
-          // no last-message file: fall back to the event stream; anything else there is not codex's answer
-          if (kind !== "missing") return { kind: "ambiguous", reason: `codex's last-message file was refused: ${(error as Error).message}` };
+    return withScratch("codex", (scratch) =>
+      withScratch("codex-home", async (codexHome) => {
+        scratchStateDir(codexHome, codexUserHome(), CODEX_USER_FILES);
+        const files = { schema: path.join(scratch, "review_result.v1.schema.json"), lastMessage: path.join(scratch, "last-message.txt") };
+        writeFileSync(files.schema, JSON.stringify(reviewOutputSchema(), null, 2));
+        const argv = codexArgv(input, files);
+        const outcome = await runChild({
+          argv,
+          stdin: input.prompt,
+          timeoutMs,
+          // codex reads the key variable itself (env_key)
+          env: childEnv(input, { pass: config.api_key_env ? [config.api_key_env] : [], own: { CODEX_HOME: codexHome } }),
+          cwd: dispatchWorkdir(input) ?? scratch, // nightmare: the repository itself, still in the read-only sandbox
+          signal: input.signal,
+        });
+        if (outcome.kind !== "exit") return unfinishedChild(outcome, "codex", argv[0]!, timeoutMs);
+        const ev = parseCodexEvents(outcome.stdout);
+        if (outcome.code === 0) {
+          let text = "";
+          try {
+            text = readTextBounded(files.lastMessage, { max: MAX_OUTPUT_BYTES });
+          } catch (error) {
+            const kind = error instanceof ReadRefused ? error.kind : "unreadable";
+            if (kind === "too-large") return oversized(MAX_OUTPUT_BYTES);
+            // no last-message file: fall back to the event stream; anything else there is not codex's answer
+            if (kind !== "missing")
+              return { kind: "ambiguous", reason: `codex's last-message file was refused: ${(error as Error).message}` };
+          }
+          if (!text.trim() && ev.lastAgentMessage) text = ev.lastAgentMessage;
+          if (!text.trim() && !ev.turnCompleted)
+            return { kind: "ambiguous", reason: `codex exited 0 without completing a turn: ${tail(outcome.stderr)}` };
+          return { kind: "output", text, reportedModel: ev.reroutedTo };
         }
-        if (!text.trim() && ev.lastAgentMessage) text = ev.lastAgentMessage;
-        if (!text.trim() && !ev.turnCompleted) return { kind: "ambiguous", reason: `codex exited 0 without completing a turn: ${tail(outcome.stderr)}` };
-        return { kind: "output", text, reportedModel: ev.reroutedTo };
-      }
-      const said = ev.turnFailed ?? ev.errors.at(-1) ?? tail(outcome.stderr);
-      if (outcome.code !== null && !ev.turnStarted) {
-        // codex sends nothing to a model before it starts a turn (argument, config or login errors end here).
-        const capability = capabilityError(said);
-        return { kind: "not-run", reason: `codex exited ${outcome.code} before starting a turn: ${tail(said)}`, ...(capability ? { capability } : {}) };
-      }
-      if (ev.turnFailed && ev.workItems === 0 && PRE_GENERATION_RE.test(ev.turnFailed)) {
-        return { kind: "not-run", reason: `codex: ${tail(ev.turnFailed)} (refused before any generation)` };
-      }
-      // The endpoint refused the request itself, naming the effort or the model: nothing was generated.
-      const capability = ev.turnFailed && ev.workItems === 0 ? capabilityError(ev.turnFailed) : undefined;
-      if (capability) return { kind: "not-run", capability, reason: `codex: ${tail(ev.turnFailed!)} (refused before any generation)` };
-      return { kind: "ambiguous", reason: `codex exited ${outcome.code ?? outcome.signal}: ${tail(said)}` };
-    }));
+        const said = ev.turnFailed ?? ev.errors.at(-1) ?? tail(outcome.stderr);
+        if (outcome.code !== null && !ev.turnStarted) {
+          // codex sends nothing to a model before it starts a turn (argument, config or login errors end here).
+          const capability = capabilityError(said);
+          return {
+            kind: "not-run",
+            reason: `codex exited ${outcome.code} before starting a turn: ${tail(said)}`,
+            ...(capability ? { capability } : {}),
+          };
+        }
+        if (ev.turnFailed && ev.workItems === 0 && PRE_GENERATION_RE.test(ev.turnFailed)) {
+          return { kind: "not-run", reason: `codex: ${tail(ev.turnFailed)} (refused before any generation)` };
+        }
+        // The endpoint refused the request itself, naming the effort or the model: nothing was generated.
+        const capability = ev.turnFailed && ev.workItems === 0 ? capabilityError(ev.turnFailed) : undefined;
+        if (capability) return { kind: "not-run", capability, reason: `codex: ${tail(ev.turnFailed!)} (refused before any generation)` };
+        return { kind: "ambiguous", reason: `codex exited ${outcome.code ?? outcome.signal}: ${tail(said)}` };
+      }),
+    );
   },
 };

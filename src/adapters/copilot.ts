@@ -22,8 +22,18 @@ import type { DeclaredIdentity, DispatchOutcome } from "../core/dispatch-outcome
 
 /** Flags every dispatch uses besides the effort flag: a CLI whose --help lacks one is refused, never run unpinned. */
 export const COPILOT_FLAGS = [
-  "--prompt", "--silent", "--agent", "--model", "--allow-tool", "--deny-tool", "--add-dir",
-  "--no-custom-instructions", "--no-ask-user", "--disable-builtin-mcps", "--no-auto-update", "--no-color",
+  "--prompt",
+  "--silent",
+  "--agent",
+  "--model",
+  "--allow-tool",
+  "--deny-tool",
+  "--add-dir",
+  "--no-custom-instructions",
+  "--no-ask-user",
+  "--disable-builtin-mcps",
+  "--no-auto-update",
+  "--no-color",
 ] as const;
 
 /** `--effort` as ARIS uses it; 1.0.102 lists only `--reasoning-effort` (it still takes --effort as a hidden alias). */
@@ -43,13 +53,17 @@ interface CopilotProfile {
 }
 
 /** The profile for this author: a configured one of a known family other than the author's, its model checked. */
-export function resolveProfile(input: Pick<DispatchInput, "config" | "front" | "project">): { ok: true; chosen: CopilotProfile } | { ok: false; reason: string } {
+export function resolveProfile(
+  input: Pick<DispatchInput, "config" | "front" | "project">,
+): { ok: true; chosen: CopilotProfile } | { ok: false; reason: string } {
   const { config, front, project } = input;
   const refused = (reason: string) => ({ ok: false as const, reason });
   const families = profileFamilies(config) ?? [];
   const family = profileFamilyFor(families, front.author_family);
   if (family === "unknown") {
-    return refused(`no copilot_profiles entry of a known family other than the author's (${front.author_family}); configured: ${families.join(", ") || "none"}`);
+    return refused(
+      `no copilot_profiles entry of a known family other than the author's (${front.author_family}); configured: ${families.join(", ") || "none"}`,
+    );
   }
   const profile = config.copilot_profiles![family]!;
   if (!COPILOT_PROFILE_RE.test(profile)) return refused(`copilot profile name ${JSON.stringify(profile)} is not a plain name`);
@@ -59,8 +73,10 @@ export function resolveProfile(input: Pick<DispatchInput, "config" | "front" | "
   try {
     text = readTextBounded(file, { max: PROFILE_MAX_BYTES });
   } catch (error) {
-    if (error instanceof ReadRefused && error.kind === "missing") return refused(`custom agent profile ${rel} not found: create it with a model: of the ${family} family`);
-    if (error instanceof ReadRefused && (error.kind === "not-regular" || error.kind === "symlink")) return refused(`${rel} is not a regular file`);
+    if (error instanceof ReadRefused && error.kind === "missing")
+      return refused(`custom agent profile ${rel} not found: create it with a model: of the ${family} family`);
+    if (error instanceof ReadRefused && (error.kind === "not-regular" || error.kind === "symlink"))
+      return refused(`${rel} is not a regular file`);
     return refused(`custom agent profile ${rel} refused: ${(error as Error).message}`);
   }
   const model = profileModel(text);
@@ -83,14 +99,19 @@ export function profileModel(text: string): string | null {
 }
 
 /** Why this CLI cannot run the pinned command line, or the effort flag it takes. */
-export function copilotHelpCheck(help: string, effort: string | null | undefined): { flag: string | null } | { refused: string; capability?: "effort_unsupported" } {
+export function copilotHelpCheck(
+  help: string,
+  effort: string | null | undefined,
+): { flag: string | null } | { refused: string; capability?: "effort_unsupported" } {
   const missing = COPILOT_FLAGS.filter((f) => !advertises(help, f));
   if (missing.length) return { refused: `copilot --help does not advertise ${missing.join(", ")}` };
   if (!effort) return { flag: null };
   const flag = COPILOT_EFFORT_FLAGS.find((f) => advertises(help, f));
-  if (!flag) return { refused: `copilot --help advertises no effort flag (${COPILOT_EFFORT_FLAGS.join(" or ")})`, capability: "effort_unsupported" };
+  if (!flag)
+    return { refused: `copilot --help advertises no effort flag (${COPILOT_EFFORT_FLAGS.join(" or ")})`, capability: "effort_unsupported" };
   const levels = advertisedValues(help, flag) ?? [];
-  if (levels.length && !levels.includes(effort)) return { refused: `copilot ${flag} takes ${levels.join(", ")}, not ${effort}`, capability: "effort_unsupported" };
+  if (levels.length && !levels.includes(effort))
+    return { refused: `copilot ${flag} takes ${levels.join(", ")}, not ${effort}`, capability: "effort_unsupported" };
   return { flag };
 }
 
@@ -99,16 +120,31 @@ function copilotPrompt(packetFile: string): string {
   return `Your whole task is in the review packet file ${packetFile}. Read all of it with your read tool, then answer exactly as it asks.`;
 }
 
-export function copilotArgv(binary: string, o: { profile: string; model: string; effortFlag: string | null; effort: string | null | undefined; packetFile: string; configDir: string; extraArgs?: string[] }): string[] {
+export function copilotArgv(
+  binary: string,
+  o: {
+    profile: string;
+    model: string;
+    effortFlag: string | null;
+    effort: string | null | undefined;
+    packetFile: string;
+    configDir: string;
+    extraArgs?: string[];
+  },
+): string[] {
   return [
     binary,
-    "--prompt", copilotPrompt(o.packetFile),
+    "--prompt",
+    copilotPrompt(o.packetFile),
     "--silent", // the agent's answer only
-    "--agent", o.profile,
-    "--model", o.model,
+    "--agent",
+    o.profile,
+    "--model",
+    o.model,
     ...(o.effortFlag && o.effort ? [o.effortFlag, o.effort] : []),
     "--allow-tool=read",
-    "--deny-tool=shell", "--deny-tool=write", // denied outright, whatever a user setting allows
+    "--deny-tool=shell",
+    "--deny-tool=write", // denied outright, whatever a user setting allows
     `--add-dir=${o.configDir}`, // loads the copied profile from its .github/agents and lets the agent read the packet
     "--no-custom-instructions", // no AGENTS.md the author wrote
     "--no-ask-user",
@@ -120,18 +156,30 @@ export function copilotArgv(binary: string, o: { profile: string; model: string;
 }
 
 /** What the CLI prints when it stops before sending anything (login, a missing agent, an argument it rejects). */
-const PRE_REQUEST_RE = /^(?:Error: No authentication information found|Error: Classic Personal Access Tokens|No such agent: |error: (?:unexpected argument|invalid value|a value is required|unrecognized))/m;
+const PRE_REQUEST_RE =
+  /^(?:Error: No authentication information found|Error: Classic Personal Access Tokens|No such agent: |error: (?:unexpected argument|invalid value|a value is required|unrecognized))/m;
 
 /** Decide what a finished copilot run means. Exported for unit tests. */
-export function classifyCopilotExit(code: number | null, signal: string | null, stdout: string, stderr: string, declared: DeclaredIdentity): DispatchOutcome {
+export function classifyCopilotExit(
+  code: number | null,
+  signal: string | null,
+  stdout: string,
+  stderr: string,
+  declared: DeclaredIdentity,
+): DispatchOutcome {
   if (code === 0 && stdout.trim()) return { kind: "output", text: stdout, reportedModel: null, declared };
   const said = `${stderr}\n${stdout}`;
   if (code !== null && code !== 0) {
     const capability = capabilityError(said);
     if (capability) return { kind: "not-run", capability, reason: `copilot refused the request (exit ${code}): ${tail(said)}`, declared };
-    if (PRE_REQUEST_RE.test(said)) return { kind: "not-run", reason: `copilot stopped before sending any request (exit ${code}): ${tail(said)}`, declared };
+    if (PRE_REQUEST_RE.test(said))
+      return { kind: "not-run", reason: `copilot stopped before sending any request (exit ${code}): ${tail(said)}`, declared };
   }
-  return { kind: "ambiguous", reason: `copilot exited ${code ?? signal}${code === 0 ? " without an answer" : ""}: ${tail(said)}`, declared };
+  return {
+    kind: "ambiguous",
+    reason: `copilot exited ${code ?? signal}${code === 0 ? " without an answer" : ""}: ${tail(said)}`,
+    declared,
+  };
 }
 
 export const copilotAdapter: ReviewerAdapter = {
@@ -155,14 +203,21 @@ export const copilotAdapter: ReviewerAdapter = {
       const help = await cliHelp(binary, env, scratch, input.signal);
       if (!help.ok) return { kind: "not-run", reason: help.reason, declared };
       const check = copilotHelpCheck(help.text, config.effort);
-      if ("refused" in check) return { kind: "not-run", reason: check.refused, ...(check.capability ? { capability: check.capability } : {}), declared };
+      if ("refused" in check)
+        return { kind: "not-run", reason: check.refused, ...(check.capability ? { capability: check.capability } : {}), declared };
       const agents = path.join(scratch, ".github", "agents");
       mkdirSync(agents, { recursive: true });
       writeFileSync(path.join(agents, `${chosen.profile}.agent.md`), chosen.text);
       const packetFile = path.join(scratch, "packet.md");
       writeFileSync(packetFile, input.prompt);
       const argv = copilotArgv(binary, {
-        profile: chosen.profile, model: chosen.model, effortFlag: check.flag, effort: config.effort, packetFile, configDir: scratch, extraArgs: config.extra_args,
+        profile: chosen.profile,
+        model: chosen.model,
+        effortFlag: check.flag,
+        effort: config.effort,
+        packetFile,
+        configDir: scratch,
+        extraArgs: config.extra_args,
       });
       const outcome = await runChild({ argv, stdin: "", timeoutMs, env, cwd: dispatchWorkdir(input) ?? scratch, signal: input.signal });
       if (outcome.kind !== "exit") return { ...unfinishedChild(outcome, "copilot", binary, timeoutMs), declared };

@@ -17,7 +17,10 @@ export function providerKey(input: Input, vars?: EndpointVars): Checked {
   const { config, providerId } = input;
   const apiKey = config.api_key_env ? process.env[config.api_key_env] : undefined;
   if (config.api_key_env && !apiKey) {
-    return { ok: false, notRun: { kind: "not-run", reason: `provider ${providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` } };
+    return {
+      ok: false,
+      notRun: { kind: "not-run", reason: `provider ${providerId}: environment variable ${config.api_key_env} (api_key_env) is not set` },
+    };
   }
   const env = {
     ...(vars?.baseUrl && config.base_url ? { [vars.baseUrl]: config.base_url } : {}),

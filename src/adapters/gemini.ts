@@ -9,7 +9,16 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { capabilityError } from "./capability-errors.js";
-import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, resolveBinary, runChild, scratchStateDir, tail, unfinishedChild, withScratch } from "./child.js";
+import {
+  DEFAULT_TIMEOUT_MS,
+  dispatchWorkdir,
+  resolveBinary,
+  runChild,
+  scratchStateDir,
+  tail,
+  unfinishedChild,
+  withScratch,
+} from "./child.js";
 import { providerEndpoint } from "./endpoint.js";
 import { childEnv } from "./environment.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
@@ -101,9 +110,12 @@ export function geminiContextFiles(root: string, limit = GEMINI_SCAN_LIMIT): str
 export function geminiArgv(config: DispatchInput["config"], binary = config.binary ?? "gemini", readDir: string | null = null): string[] {
   return [
     binary,
-    "--prompt", "", // headless; the prompt is stdin (+ this empty string)
-    "--output-format", "json",
-    "--approval-mode", "default", // never yolo/auto_edit; headless "default" denies anything that needs approval
+    "--prompt",
+    "", // headless; the prompt is stdin (+ this empty string)
+    "--output-format",
+    "json",
+    "--approval-mode",
+    "default", // never yolo/auto_edit; headless "default" denies anything that needs approval
     ...(config.model ? ["--model", config.model] : []),
     // Not the cwd: a trusted cwd would load the project's .gemini/settings.json (MCP servers, hooks). Note that the
     // CLI still reads GEMINI.md context files from an included directory.
@@ -187,7 +199,10 @@ export const geminiAdapter: ReviewerAdapter = {
     const readDir = dispatchWorkdir(input);
     const planted = readDir ? geminiContextFiles(readDir) : [];
     if (planted === null) {
-      return { kind: "not-run", reason: `the project has more than ${GEMINI_SCAN_LIMIT} entries to check for GEMINI.md files, which gemini would take as its own instructions; at nightmare use a codex or claude reviewer` };
+      return {
+        kind: "not-run",
+        reason: `the project has more than ${GEMINI_SCAN_LIMIT} entries to check for GEMINI.md files, which gemini would take as its own instructions; at nightmare use a codex or claude reviewer`,
+      };
     }
     if (planted.length) {
       return {
@@ -198,22 +213,27 @@ export const geminiAdapter: ReviewerAdapter = {
     const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.project.root), readDir);
     // Two scratch directories, both removed whatever happens: the workspace (cwd) and a home of its own, outside
     // any workspace its tools may read, where gemini keeps the session (the packet) and its history.
-    return withScratch("gemini", (scratch) => withScratch("gemini-home", async (home) => {
-      scratchStateDir(path.join(home, ".gemini"), geminiUserDir(), GEMINI_USER_FILES);
-      mkdirSync(path.join(scratch, ".gemini"));
-      writeFileSync(path.join(scratch, ".gemini", "settings.json"), JSON.stringify(geminiWorkspaceSettings(scratch, Boolean(config.base_url || endpoint.apiKey)), null, 2));
-      const env = childEnv(input, {
-        defaults: GEMINI_ENV_DEFAULTS,
-        scratch,
-        own: {
-          ...endpoint.env,
-          HOME: home,
-          GEMINI_CLI_HOME: home,
-        },
-      });
-      const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: scratch, signal: input.signal });
-      if (outcome.kind !== "exit") return unfinishedChild(outcome, "gemini", argv[0]!, timeoutMs);
-      return classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
-    }));
+    return withScratch("gemini", (scratch) =>
+      withScratch("gemini-home", async (home) => {
+        scratchStateDir(path.join(home, ".gemini"), geminiUserDir(), GEMINI_USER_FILES);
+        mkdirSync(path.join(scratch, ".gemini"));
+        writeFileSync(
+          path.join(scratch, ".gemini", "settings.json"),
+          JSON.stringify(geminiWorkspaceSettings(scratch, Boolean(config.base_url || endpoint.apiKey)), null, 2),
+        );
+        const env = childEnv(input, {
+          defaults: GEMINI_ENV_DEFAULTS,
+          scratch,
+          own: {
+            ...endpoint.env,
+            HOME: home,
+            GEMINI_CLI_HOME: home,
+          },
+        });
+        const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: scratch, signal: input.signal });
+        if (outcome.kind !== "exit") return unfinishedChild(outcome, "gemini", argv[0]!, timeoutMs);
+        return classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
+      }),
+    );
   },
 };

@@ -7,7 +7,8 @@ type HelpText = { ok: true; text: string } | { ok: false; reason: string };
 export async function cliHelp(binary: string, env: NodeJS.ProcessEnv, cwd: string, signal?: AbortSignal): Promise<HelpText> {
   const r = await runChild({ argv: [binary, "--help"], stdin: "", timeoutMs: 20_000, env, cwd, signal });
   if (r.kind === "spawn-error") return { ok: false, reason: `cannot start ${binary}: ${r.code} ${r.message}` };
-  if (r.kind !== "exit" || r.code !== 0) return { ok: false, reason: `${binary} --help did not succeed (${r.kind === "exit" ? `exit ${r.code ?? r.signal}` : r.kind})` };
+  if (r.kind !== "exit" || r.code !== 0)
+    return { ok: false, reason: `${binary} --help did not succeed (${r.kind === "exit" ? `exit ${r.code ?? r.signal}` : r.kind})` };
   return { ok: true, text: `${r.stdout}\n${r.stderr}` };
 }
 
@@ -26,5 +27,10 @@ export function advertisedValues(help: string, flag: string): string[] | null {
   const escaped = flag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const entry = new RegExp(`(?:^|[\\s,])${escaped}(?=[\\s=,[<])((?:(?!\\n\\s*-{1,2}[A-Za-z])[\\s\\S])*)`, "m").exec(help)?.[1] ?? "";
   const list = /\[possible values: ([^\]]*)\]/.exec(entry)?.[1] ?? /\(([a-z0-9_-]+(?:, [a-z0-9_-]+)+)\)/.exec(entry)?.[1];
-  return list ? list.split(",").map((v) => v.trim()).filter(Boolean) : [];
+  return list
+    ? list
+        .split(",")
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [];
 }

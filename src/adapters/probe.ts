@@ -44,7 +44,12 @@ export interface Probe {
 export const PROBE_TIMEOUTS_MS = [5_000, 30_000] as const;
 
 function whichOnPath(binary: string, envPath = process.env.PATH ?? ""): string | null {
-  const candidates = binary.includes("/") ? [binary] : envPath.split(path.delimiter).filter(Boolean).map((d) => path.join(d, binary));
+  const candidates = binary.includes("/")
+    ? [binary]
+    : envPath
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((d) => path.join(d, binary));
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);
@@ -87,7 +92,12 @@ function authSignal(cli: CliKind, config: ProviderConfig | undefined, probe: Pro
   return probe.fileExists(login) ? `stored auth ${login.replace(probe.home, "~")}` : null;
 }
 
-async function checkCli(cli: CliKind, config: ProviderConfig | undefined, probe: Probe, cache: ProbeCache): Promise<Pick<DetectedProvider, "binary" | "version" | "auth" | "why" | "available">> {
+async function checkCli(
+  cli: CliKind,
+  config: ProviderConfig | undefined,
+  probe: Probe,
+  cache: ProbeCache,
+): Promise<Pick<DetectedProvider, "binary" | "version" | "auth" | "why" | "available">> {
   const name = config?.binary ?? cli.binary;
   const binary = probe.which(name);
   if (!binary) return { binary: null, version: null, auth: null, why: [`${name} not found on PATH`], available: false };
@@ -105,7 +115,12 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * limit; if that times out too the binary is still present (on PATH), its version unknown. Only a probe that
  * answers with a failure makes it unavailable.
  */
-async function probeVersion(name: string, binary: string, probe: Probe, cache: ProbeCache): Promise<{ present: boolean; version: string | null; why: string }> {
+async function probeVersion(
+  name: string,
+  binary: string,
+  probe: Probe,
+  cache: ProbeCache,
+): Promise<{ present: boolean; version: string | null; why: string }> {
   const [first, second] = PROBE_TIMEOUTS_MS;
   const stamp = probe.stamp(binary);
   const answered = (r: Extract<VersionProbe, { kind: "ok" }>, how: string) => {
@@ -120,11 +135,20 @@ async function probeVersion(name: string, binary: string, probe: Probe, cache: P
   if (r1.kind === "ok") return answered(r1, "");
   if (r1.kind === "failed") return failed(r1);
   const cached = stamp ? cache.get(binary, stamp) : null;
-  if (cached) return { present: true, version: cached, why: `${name} ${cached} (from an earlier probe of this same binary: --version timed out after ${seconds(first)})` };
+  if (cached)
+    return {
+      present: true,
+      version: cached,
+      why: `${name} ${cached} (from an earlier probe of this same binary: --version timed out after ${seconds(first)})`,
+    };
   const r2 = await probe.version(binary, second);
   if (r2.kind === "ok") return answered(r2, ` (answered a second probe: the first timed out after ${seconds(first)})`);
   if (r2.kind === "failed") return failed(r2);
-  return { present: true, version: null, why: `${name} --version probe timed out (${seconds(first)}, then ${seconds(second)}): on PATH, version unknown; kept available` };
+  return {
+    present: true,
+    version: null,
+    why: `${name} --version probe timed out (${seconds(first)}, then ${seconds(second)}): on PATH, version unknown; kept available`,
+  };
 }
 
 /**
@@ -214,8 +238,12 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
   const configured = Object.entries(settings.providers ?? {});
   for (const [id, config] of configured) {
     const base = {
-      id, adapter: config.adapter, model: config.model ?? null, family: classifyModel(config.model, aliases),
-      selectable: config.selectable !== false && config.adapter !== "manual", source: "settings" as const,
+      id,
+      adapter: config.adapter,
+      model: config.model ?? null,
+      family: classifyModel(config.model, aliases),
+      selectable: config.selectable !== false && config.adapter !== "manual",
+      source: "settings" as const,
       ...(config.adapter === "copilot" ? { profileFamilies: profileFamilies(config) } : {}),
     };
     const cli = ADAPTER_KIND_INFO[config.adapter].cli;
@@ -223,19 +251,32 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
       out.push({ ...base, ...(await checkCli(cli, config, probe, cache)) });
     } else if (config.adapter === "http") {
       const key = config.api_key_env && probe.env[config.api_key_env] ? `env ${config.api_key_env} set` : null;
-      const why = [config.base_url ? `base_url ${config.base_url}` : "no base_url", key ?? `api key variable ${config.api_key_env ?? "(none named)"} not set`];
+      const why = [
+        config.base_url ? `base_url ${config.base_url}` : "no base_url",
+        key ?? `api key variable ${config.api_key_env ?? "(none named)"} not set`,
+      ];
       out.push({ ...base, binary: null, version: null, auth: key, why, available: Boolean(config.base_url && key) });
     } else if (config.adapter === "command") {
       const binary = config.argv?.[0] ? probe.which(config.argv[0]) : null;
-      out.push({ ...base, binary, version: null, auth: null, why: [binary ? `runs ${binary}` : `program ${config.argv?.[0] ?? "(no argv)"} not found`], available: binary !== null });
+      out.push({
+        ...base,
+        binary,
+        version: null,
+        auth: null,
+        why: [binary ? `runs ${binary}` : `program ${config.argv?.[0] ?? "(no argv)"} not found`],
+        available: binary !== null,
+      });
     } else {
       out.push({ ...base, binary: null, version: null, auth: null, why: ["a human answers"], available: true });
     }
     if (config.adapter === "copilot") {
-      out[out.length - 1]!.why.push(base.profileFamilies?.length
-        ? `family per author, from copilot_profiles (${base.profileFamilies.join(", ")}); identity caller-declared, a finalizer confirms its passes`
-        : "no copilot_profiles: never selected for a strong review");
-    } else if (base.family === "unknown" && config.adapter !== "manual") out[out.length - 1]!.why.push("no model configured with a known family: never selected for a strong review");
+      out[out.length - 1]!.why.push(
+        base.profileFamilies?.length
+          ? `family per author, from copilot_profiles (${base.profileFamilies.join(", ")}); identity caller-declared, a finalizer confirms its passes`
+          : "no copilot_profiles: never selected for a strong review",
+      );
+    } else if (base.family === "unknown" && config.adapter !== "manual")
+      out[out.length - 1]!.why.push("no model configured with a known family: never selected for a strong review");
   }
   // CLIs on PATH that settings do not configure: usable with the family their host implies; the reported model
   // is still checked after every review.
@@ -244,20 +285,51 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
     const check = await checkCli(ADAPTER_KIND_INFO[adapter].cli!, undefined, probe, cache);
     if (!check.binary) continue;
     out.push({
-      id: adapter, adapter, model: null, family: familyOfHost(adapter), selectable: true, source: "path", ...check,
-      why: [...check.why, adapter === "copilot" ? "not configured: no copilot_profiles, never selected for a strong review" : "not configured: family from the host map, verified from the reported model"],
+      id: adapter,
+      adapter,
+      model: null,
+      family: familyOfHost(adapter),
+      selectable: true,
+      source: "path",
+      ...check,
+      why: [
+        ...check.why,
+        adapter === "copilot"
+          ? "not configured: no copilot_profiles, never selected for a strong review"
+          : "not configured: family from the host map, verified from the reported model",
+      ],
     });
   }
   for (const decl of capabilityDeclarations(layout)) {
     if (out.some((p) => p.id === decl.id)) continue;
     out.push({
-      id: decl.id, adapter: "manual", model: decl.model ?? null, family: classifyModel(decl.model, aliases), selectable: false,
-      available: false, source: "capability", binary: null, version: null, auth: null,
+      id: decl.id,
+      adapter: "manual",
+      model: decl.model ?? null,
+      family: classifyModel(decl.model, aliases),
+      selectable: false,
+      available: false,
+      source: "capability",
+      binary: null,
+      version: null,
+      auth: null,
       why: [`declared in ${decl.file}`, "detect-only: no adapter configured for it"],
     });
   }
   if (!out.some((p) => p.id === MANUAL_PROVIDER)) {
-    out.push({ id: MANUAL_PROVIDER, adapter: "manual", model: null, family: "unknown", selectable: false, available: true, source: "builtin", binary: null, version: null, auth: null, why: ["a human answers (pin with --reviewer manual)"] });
+    out.push({
+      id: MANUAL_PROVIDER,
+      adapter: "manual",
+      model: null,
+      family: "unknown",
+      selectable: false,
+      available: true,
+      source: "builtin",
+      binary: null,
+      version: null,
+      auth: null,
+      why: ["a human answers (pin with --reviewer manual)"],
+    });
   }
   return out;
 }

@@ -7,7 +7,10 @@ export class ProviderCache {
   private value: Promise<DetectedProvider[]> | null = null;
   private at = 0;
   private key = "";
-  constructor(private readonly layout: Layout, private readonly ttlMs = 60_000) {}
+  constructor(
+    private readonly layout: Layout,
+    private readonly ttlMs = 60_000,
+  ) {}
 
   get(settings: Settings): Promise<DetectedProvider[]> {
     const key = JSON.stringify(settings.providers ?? {});

@@ -34,7 +34,8 @@ function strictify(node: unknown): unknown {
   for (const [key, value] of Object.entries(node as JsonSchema)) {
     if (DROP_KEYWORDS.has(key)) continue;
     if (key === "const") out.enum = [value];
-    else if (key === "properties") out.properties = Object.fromEntries(Object.entries(value as JsonSchema).map(([k, v]) => [k, strictify(v)]));
+    else if (key === "properties")
+      out.properties = Object.fromEntries(Object.entries(value as JsonSchema).map(([k, v]) => [k, strictify(v)]));
     else out[key] = strictify(value);
   }
   if (out.type === "object" && out.properties) {
@@ -52,4 +53,3 @@ function strictify(node: unknown): unknown {
 export function reviewOutputSchema(): JsonSchema {
   return strictify(z.toJSONSchema(REVIEWER_FIELDS, { io: "input", unrepresentable: "any" })) as JsonSchema;
 }
-

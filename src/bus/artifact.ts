@@ -38,7 +38,11 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   } catch (error) {
     // an invalid custom pattern: the settings' fault, but no packet may go out unscrubbed, so a human fixes it
     if (!(error instanceof ScrubConfigError)) throw error;
-    return { ok: false, problem: "scrub_failed", detail: `cannot scrub ${relPath}: ${error.message}; fix secrets_policy.redaction_patterns in .guild/settings.json, then retry` };
+    return {
+      ok: false,
+      problem: "scrub_failed",
+      detail: `cannot scrub ${relPath}: ${error.message}; fix secrets_policy.redaction_patterns in .guild/settings.json, then retry`,
+    };
   }
   const entry = { text, sha: sha256Hex(Buffer.from(text, "utf8")) };
   cache.set(key, entry);
@@ -48,8 +52,12 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
 
 function refused(relPath: string, error: unknown): ArtifactState {
   if (error instanceof ReadRefused) {
-    const problem: ArtifactProblem = error.kind === "too-large" ? "artifact_too_large" : error.kind === "not-utf8" ? "artifact_not_text" : "artifact_missing";
-    const detail = error.kind === "too-large" ? `${error.message}; split it, or review a smaller part` : error.message.replace(/^[^:]*: /, `${relPath}: `);
+    const problem: ArtifactProblem =
+      error.kind === "too-large" ? "artifact_too_large" : error.kind === "not-utf8" ? "artifact_not_text" : "artifact_missing";
+    const detail =
+      error.kind === "too-large"
+        ? `${error.message}; split it, or review a smaller part`
+        : error.message.replace(/^[^:]*: /, `${relPath}: `);
     return { ok: false, problem, detail };
   }
   const code = (error as NodeJS.ErrnoException).code;

@@ -15,7 +15,9 @@ export interface BusContext {
 export function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSkip"] {
   const enforcement = settings.codex_skip_enforcement ?? "warn";
   try {
-    const parsed = CodexSkipStreak.safeParse(JSON.parse(readTextBounded(layout.codexSkipStreak, { max: MAX_FILE_BYTES, followSymlink: true })));
+    const parsed = CodexSkipStreak.safeParse(
+      JSON.parse(readTextBounded(layout.codexSkipStreak, { max: MAX_FILE_BYTES, followSymlink: true })),
+    );
     return { blocked: parsed.success && parsed.data.blocked, enforcement };
   } catch {
     return { blocked: false, enforcement }; // absent or malformed: no block (Guild's rule)

@@ -34,7 +34,10 @@ export interface DeliverOptions {
 
 /** The staging file name carries host and pid so the janitor can tell orphans of dead processes. */
 export function stagingName(finalPath: string, pid = process.pid): string {
-  const base = path.basename(finalPath).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 80);
+  const base = path
+    .basename(finalPath)
+    .replace(/[^A-Za-z0-9_-]/g, "_")
+    .slice(0, 80);
   return `${base}.${HOST}.${pid}.${stagingId()}`;
 }
 

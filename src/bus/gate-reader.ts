@@ -7,15 +7,12 @@ import type { z } from "zod";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { GATE_FILES, type Layout, parseRoundFile } from "./layout.js";
 import { sha256Hex } from "../core/sha.js";
-import {
-  Attempt, Decision, describeIssues, Escalation, Failure, Outcome, Request, Resubmit, VerdictFile,
-} from "../spec/schemas.js";
+import { Attempt, Decision, describeIssues, Escalation, Failure, Outcome, Request, Resubmit, VerdictFile } from "../spec/schemas.js";
 import { parsePacket } from "../core/packet.js";
 import { cachedParse } from "./parse-cache.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { BUS_DIRS, emptySnapshot, type GateSnapshot } from "../core/snapshot.js";
-
 
 function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string } {
   let text: string;
@@ -70,7 +67,12 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   const problem = (file: string, reason: string) => snap.problems.push({ file, reason, mtimeMs: mtime });
   const take = <T>(name: string, st: Stats, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
     const file = path.join(dir, name);
-    const { value, reason } = cachedParse(file, st, () => readJson(file, schema), (r) => !r.reason?.startsWith("unreadable"));
+    const { value, reason } = cachedParse(
+      file,
+      st,
+      () => readJson(file, schema),
+      (r) => !r.reason?.startsWith("unreadable"),
+    );
     if (value === null) problem(name, reason ?? "invalid");
     else if (!expect(value)) problem(name, "names another run, gate or round");
     else put(value);
@@ -105,7 +107,11 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       continue;
     }
     if (!st.isFile()) {
-      if (known) problem(name, `not a regular file (${st.isDirectory() ? "a directory" : st.isFIFO() ? "a FIFO" : "a special file"}): deliver a regular file`);
+      if (known)
+        problem(
+          name,
+          `not a regular file (${st.isDirectory() ? "a directory" : st.isFIFO() ? "a FIFO" : "a special file"}): deliver a regular file`,
+        );
       continue;
     }
     if (known && st.size > MAX_FILE_BYTES) {
@@ -122,29 +128,91 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       switch (kind) {
         case "packet": {
           const file = path.join(dir, name);
-          const { front, problems } = cachedParse(file, st, () => {
-            try {
-              const { front, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES })); // not the body: it can be megabytes
-              return { front, problems, read: true };
-            } catch (error) {
-              return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false };
-            }
-          }, (r) => r.read);
+          const { front, problems } = cachedParse(
+            file,
+            st,
+            () => {
+              try {
+                const { front, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES })); // not the body: it can be megabytes
+                return { front, problems, read: true };
+              } catch (error) {
+                return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false };
+              }
+            },
+            (r) => r.read,
+          );
           if (!front) problem(name, problems.join("; "));
-          else if (front.round !== round || front.run_id !== runId || front.gate !== gate) problem(name, "front matter names another run, gate or round");
+          else if (front.round !== round || front.run_id !== runId || front.gate !== gate)
+            problem(name, "front matter names another run, gate or round");
           else snap.packets.set(round, front);
           break;
         }
-        case "attempt": take(name, st, Attempt, (v) => same(v) && atRound(v), (v) => snap.attempts.set(round, v)); break;
-        case "result": snap.results.set(round, { mtimeMs: st.mtimeMs, size: st.size }); break;
-        case "response": snap.responses.set(round, { mtimeMs: st.mtimeMs, size: st.size }); break;
-        case "failure": take(name, st, Failure, (v) => same(v) && atRound(v), (v) => snap.failures.set(round, v)); break;
-        case "verdict": take(name, st, VerdictFile, (v) => same(v) && atRound(v), (v) => snap.verdicts.set(round, v)); break;
-        case "resubmit": take(name, st, Resubmit, (v) => same(v) && v.after_round === round, () => snap.resubmits.add(round)); break;
-        case "escalation": take(name, st, Escalation, (v) => same(v) && atRound(v), (v) => snap.escalations.set(round, v)); break;
-        case "decision": take(name, st, Decision, (v) => same(v) && atRound(v), (v) => snap.decisions.set(round, v)); break;
-        case "memory": snap.memories.add(round); break;
-        case "rebuttal": snap.rebuttals.add(round); break;
+        case "attempt":
+          take(
+            name,
+            st,
+            Attempt,
+            (v) => same(v) && atRound(v),
+            (v) => snap.attempts.set(round, v),
+          );
+          break;
+        case "result":
+          snap.results.set(round, { mtimeMs: st.mtimeMs, size: st.size });
+          break;
+        case "response":
+          snap.responses.set(round, { mtimeMs: st.mtimeMs, size: st.size });
+          break;
+        case "failure":
+          take(
+            name,
+            st,
+            Failure,
+            (v) => same(v) && atRound(v),
+            (v) => snap.failures.set(round, v),
+          );
+          break;
+        case "verdict":
+          take(
+            name,
+            st,
+            VerdictFile,
+            (v) => same(v) && atRound(v),
+            (v) => snap.verdicts.set(round, v),
+          );
+          break;
+        case "resubmit":
+          take(
+            name,
+            st,
+            Resubmit,
+            (v) => same(v) && v.after_round === round,
+            () => snap.resubmits.add(round),
+          );
+          break;
+        case "escalation":
+          take(
+            name,
+            st,
+            Escalation,
+            (v) => same(v) && atRound(v),
+            (v) => snap.escalations.set(round, v),
+          );
+          break;
+        case "decision":
+          take(
+            name,
+            st,
+            Decision,
+            (v) => same(v) && atRound(v),
+            (v) => snap.decisions.set(round, v),
+          );
+          break;
+        case "memory":
+          snap.memories.add(round);
+          break;
+        case "rebuttal":
+          snap.rebuttals.add(round);
+          break;
       }
     }
   }
@@ -199,13 +267,18 @@ function fileSha(file: string): string | null {
   } catch {
     return null;
   }
-  return cachedParse(`${file}#sha`, st, () => {
-    try {
-      return { sha: sha256Hex(readBounded(file, { max: MAX_FILE_BYTES })) as string | null, read: true };
-    } catch {
-      return { sha: null, read: false };
-    }
-  }, (r) => r.read).sha;
+  return cachedParse(
+    `${file}#sha`,
+    st,
+    () => {
+      try {
+        return { sha: sha256Hex(readBounded(file, { max: MAX_FILE_BYTES })) as string | null, read: true };
+      } catch {
+        return { sha: null, read: false };
+      }
+    },
+    (r) => r.read,
+  ).sha;
 }
 
 const resultSha = (dir: string, round: number) => fileSha(path.join(dir, `result-${round}.json`));
@@ -220,16 +293,21 @@ const sealSha = (dir: string, round: number) => fileSha(path.join(dir, SEALS_DIR
  */
 function verdictProblem(snap: GateSnapshot, dir: string, round: number, v: VerdictFile): { reason: string; broken: boolean } | null {
   const packet = snap.packets.get(round);
-  if (!packet || packet.packet_id !== v.packet_id) return { broken: false, reason: `verdict names packet ${v.packet_id}, not the packet issued for round ${round}` };
+  if (!packet || packet.packet_id !== v.packet_id)
+    return { broken: false, reason: `verdict names packet ${v.packet_id}, not the packet issued for round ${round}` };
   const sealed = sealSha(dir, round);
   const now = resultSha(dir, round);
   if (sealed !== null) {
-    if (sealed !== v.result_sha256) return { broken: false, reason: `verdict names result bytes ${v.result_sha256}, not the bytes the verifier sealed: a stray verdict` };
+    if (sealed !== v.result_sha256)
+      return { broken: false, reason: `verdict names result bytes ${v.result_sha256}, not the bytes the verifier sealed: a stray verdict` };
     return null; // bound, or a broken seal that checkSeal records
   }
   if (now === null) return { broken: false, reason: "verdict without a result: forged or stale" };
   if (now === v.result_sha256) return { broken: false, reason: "verdict the verifier did not seal: a stray verdict" };
-  return { broken: true, reason: `result-${round}.json is not the bytes verdict-${round}.json verified (${v.result_sha256}, now ${now}), and no seal tells which it was: the round fails closed` };
+  return {
+    broken: true,
+    reason: `result-${round}.json is not the bytes verdict-${round}.json verified (${v.result_sha256}, now ${now}), and no seal tells which it was: the round fails closed`,
+  };
 }
 
 /** A round whose verdict is kept but whose result is not the sealed bytes: changed or removed after verification. */
@@ -240,9 +318,12 @@ function checkSeal(snap: GateSnapshot, dir: string, round: number): void {
   const now = resultSha(dir, round);
   if (now === sealed) return;
   snap.verdicts.delete(round);
-  snap.brokenSeals.set(round, now === null
-    ? `result-${round}.json was removed after verification (the verified bytes have sha256 ${sealed})`
-    : `result-${round}.json changed after verification (verified sha256 ${sealed}, now ${now})`);
+  snap.brokenSeals.set(
+    round,
+    now === null
+      ? `result-${round}.json was removed after verification (the verified bytes have sha256 ${sealed})`
+      : `result-${round}.json changed after verification (verified sha256 ${sealed}, now ${now})`,
+  );
 }
 
 /** Whether the gate has a valid outcome.json of its own: a file that merely has the name does not end a gate (SPEC §5). */
@@ -255,7 +336,12 @@ export function hasValidOutcome(layout: Layout, runId: string, gate: string): bo
     return false;
   }
   if (!st.isFile() || st.size > MAX_FILE_BYTES) return false;
-  const { value } = cachedParse(file, st, () => readJson(file, Outcome), (r) => !r.reason?.startsWith("unreadable"));
+  const { value } = cachedParse(
+    file,
+    st,
+    () => readJson(file, Outcome),
+    (r) => !r.reason?.startsWith("unreadable"),
+  );
   return value !== null && value.run_id === runId && value.gate === gate;
 }
 

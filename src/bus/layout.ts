@@ -8,7 +8,17 @@ export const GUILD_DIR = ".guild";
 
 /** Immutable per-round artifacts of a gate directory, by kind. */
 export const ROUND_KINDS = [
-  "packet", "attempt", "result", "response", "failure", "verdict", "resubmit", "escalation", "decision", "memory", "rebuttal",
+  "packet",
+  "attempt",
+  "result",
+  "response",
+  "failure",
+  "verdict",
+  "resubmit",
+  "escalation",
+  "decision",
+  "memory",
+  "rebuttal",
 ] as const;
 export type RoundKind = (typeof ROUND_KINDS)[number];
 
@@ -18,11 +28,18 @@ type Worker = "broker" | "verifier" | "manual";
  * Every file of a gate directory (SPEC §1, §3, §6): its extension, who writes it, who reads it, and which worker moves
  * an invalid one aside — results are the verifier's, responses the manual worker's, everything else the broker's.
  */
-export const GATE_FILE_KINDS: Readonly<Record<RoundKind | "request" | "outcome", { ext: "md" | "json"; writer: string; readers: string; quarantinedBy: Worker }>> = {
+export const GATE_FILE_KINDS: Readonly<
+  Record<RoundKind | "request" | "outcome", { ext: "md" | "json"; writer: string; readers: string; quarantinedBy: Worker }>
+> = {
   request: { ext: "json", writer: "author (review)", readers: "broker, status", quarantinedBy: "broker" },
   packet: { ext: "md", writer: "broker", readers: "reviewer workers, manual worker, verifier", quarantinedBy: "broker" },
   attempt: { ext: "json", writer: "reviewer worker", readers: "broker, reviewer workers", quarantinedBy: "broker" },
-  result: { ext: "json", writer: "reviewer worker, manual worker, respond, foreign tool", readers: "verifier, broker", quarantinedBy: "verifier" },
+  result: {
+    ext: "json",
+    writer: "reviewer worker, manual worker, respond, foreign tool",
+    readers: "verifier, broker",
+    quarantinedBy: "verifier",
+  },
   response: { ext: "md", writer: "a human", readers: "manual worker", quarantinedBy: "manual" },
   failure: { ext: "json", writer: "reviewer worker", readers: "broker", quarantinedBy: "broker" },
   verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", quarantinedBy: "broker" },
@@ -51,7 +68,8 @@ export const GATE_FILES = { request: "request.json", outcome: "outcome.json", tr
 
 /** The worker that answers for an invalid file of this name (moves it to rejected/ with its reason); null for none. */
 export function quarantinedBy(name: string): Worker | null {
-  if (name === GATE_FILES.request || name === GATE_FILES.outcome) return GATE_FILE_KINDS[name === GATE_FILES.request ? "request" : "outcome"].quarantinedBy;
+  if (name === GATE_FILES.request || name === GATE_FILES.outcome)
+    return GATE_FILE_KINDS[name === GATE_FILES.request ? "request" : "outcome"].quarantinedBy;
   const round = parseRoundFile(name);
   return round ? GATE_FILE_KINDS[round.kind].quarantinedBy : null;
 }
@@ -67,17 +85,31 @@ export class Layout {
     this.guild = path.join(this.root, GUILD_DIR);
   }
 
-  get runs(): string { return path.join(this.guild, "runs"); }
-  get settings(): string { return path.join(this.guild, "settings.json"); }
-  get codexSkipStreak(): string { return path.join(this.guild, "codex-skip-streak.json"); }
-  get probeCache(): string { return path.join(this.guild, "probe-cache.json"); }
-  get hosts(): string { return path.join(this.guild, "hosts"); }
+  get runs(): string {
+    return path.join(this.guild, "runs");
+  }
+  get settings(): string {
+    return path.join(this.guild, "settings.json");
+  }
+  get codexSkipStreak(): string {
+    return path.join(this.guild, "codex-skip-streak.json");
+  }
+  get probeCache(): string {
+    return path.join(this.guild, "probe-cache.json");
+  }
+  get hosts(): string {
+    return path.join(this.guild, "hosts");
+  }
 
   runDir(runId: string): string {
     return this.inside(path.join(this.runs, assertRunId(runId)));
   }
-  runMeta(runId: string): string { return path.join(this.runDir(runId), "run.json"); }
-  events(runId: string): string { return path.join(this.runDir(runId), "events.jsonl"); }
+  runMeta(runId: string): string {
+    return path.join(this.runDir(runId), "run.json");
+  }
+  events(runId: string): string {
+    return path.join(this.runDir(runId), "events.jsonl");
+  }
 
   gateDir(runId: string, gate: string): string {
     return this.inside(path.join(this.runDir(runId), "review", assertGate(gate)));
@@ -85,7 +117,9 @@ export class Layout {
   gateFile(runId: string, gate: string, name: string): string {
     return this.inside(path.join(this.gateDir(runId, gate), name));
   }
-  claimsDir(runId: string, gate: string): string { return path.join(this.gateDir(runId, gate), ".claims"); }
+  claimsDir(runId: string, gate: string): string {
+    return path.join(this.gateDir(runId, gate), ".claims");
+  }
 
   /** Resolve an artifact path given relative to the project root; it must stay inside the project. */
   artifact(relPath: string): string {

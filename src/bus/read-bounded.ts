@@ -3,7 +3,6 @@
 import path from "node:path";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
-
 export class ReadRefused extends Error {
   constructor(
     readonly file: string,
@@ -53,7 +52,11 @@ export function readBounded(file: string, { max, followSymlink = false }: ReadOp
     return buf.subarray(0, used);
   } catch (error) {
     if (error instanceof ReadRefused) throw error;
-    throw new ReadRefused(file, "unreadable", `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ReadRefused(
+      file,
+      "unreadable",
+      `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   } finally {
     closeSync(fd);
   }
@@ -96,7 +99,10 @@ export function readTextBounded(file: string, options: ReadOptions): string {
 }
 
 /** A file's bytes and their strict UTF-8 text, or why it cannot be read: for callers that hash what they parse. */
-export function readBytesAndText(file: string, options: ReadOptions): { ok: true; bytes: Buffer; text: string } | { ok: false; reason: string } {
+export function readBytesAndText(
+  file: string,
+  options: ReadOptions,
+): { ok: true; bytes: Buffer; text: string } | { ok: false; reason: string } {
   try {
     const bytes = readBounded(file, options);
     return { ok: true, bytes, text: decodeUtf8(bytes, path.basename(file)) };

@@ -12,7 +12,9 @@ export function rejectFile(gateDir: string, name: string, reason: string, guildD
   const target = `${name}.${stamp}.${process.pid}`;
   // The reason goes first: whoever sees the moved file can read why.
   const reasonFile = path.join(dir, `${target}.reason.json`);
-  const mine = deliver(reasonFile, JSON.stringify({ file: name, reason, at: new Date().toISOString() }, null, 2) + "\n", { guildDir }).status === "delivered";
+  const mine =
+    deliver(reasonFile, JSON.stringify({ file: name, reason, at: new Date().toISOString() }, null, 2) + "\n", { guildDir }).status ===
+    "delivered";
   try {
     renameSync(path.join(gateDir, name), path.join(dir, target));
   } catch {

@@ -24,7 +24,8 @@ export function loadSettings(layout: Layout): LoadedSettings {
   } catch {
     return { settings: {}, problems: ["settings.json is not valid JSON; using defaults"] };
   }
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { settings: {}, problems: ["settings.json is not a JSON object; using defaults"] };
+  if (!raw || typeof raw !== "object" || Array.isArray(raw))
+    return { settings: {}, problems: ["settings.json is not a JSON object; using defaults"] };
   // One bad value must not discard the rest: drop each invalid key (or provider entry) and keep what is valid.
   const candidate = structuredClone(raw) as Record<string, unknown>;
   const problems: string[] = [];
@@ -33,7 +34,9 @@ export function loadSettings(layout: Layout): LoadedSettings {
     if (parsed.success) return { settings: parsed.data, problems };
     const issue = parsed.error.issues[0]!;
     const [top, sub] = issue.path as Array<string | number>;
-    problems.push(`settings.json: ${describeIssues(new z.ZodError([issue]))[0]}; ignoring ${top === "providers" && sub !== undefined ? `provider ${String(sub)}` : top === undefined ? "the file" : String(top)}`);
+    problems.push(
+      `settings.json: ${describeIssues(new z.ZodError([issue]))[0]}; ignoring ${top === "providers" && sub !== undefined ? `provider ${String(sub)}` : top === undefined ? "the file" : String(top)}`,
+    );
     if (top === undefined) return { settings: {}, problems };
     if (top === "providers" && sub !== undefined && candidate.providers && typeof candidate.providers === "object") {
       delete (candidate.providers as Record<string, unknown>)[String(sub)];

@@ -33,7 +33,8 @@ export function register(program: Command): void {
   program
     .command("resubmit")
     .description("tell the broker the artifact was revised after the findings; it issues the next round")
-    .argument("<run>").argument("<gate>")
+    .argument("<run>")
+    .argument("<gate>")
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
     .option("--root <dir>", "project root", process.cwd())
@@ -43,8 +44,17 @@ export function register(program: Command): void {
         throw new Error(`${run} ${gate} is not waiting for the author (state: ${view.decision.state} — ${view.decision.detail})`);
       }
       const R = view.decision.round;
-      const record = Resubmit.parse({ schema_version: "guild_bus.resubmit.v1", run_id: run, gate, after_round: R, at: new Date().toISOString() });
-      delivered(deliver(layout.gateFile(run, gate, `resubmit-${R}.json`), json(record), { guildDir: layout.guild }).status, `resubmit-${R}.json`);
+      const record = Resubmit.parse({
+        schema_version: "guild_bus.resubmit.v1",
+        run_id: run,
+        gate,
+        after_round: R,
+        at: new Date().toISOString(),
+      });
+      delivered(
+        deliver(layout.gateFile(run, gate, `resubmit-${R}.json`), json(record), { guildDir: layout.guild }).status,
+        `resubmit-${R}.json`,
+      );
       process.stderr.write(`resubmitted after round ${R}\n`);
       if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
     });
@@ -52,7 +62,8 @@ export function register(program: Command): void {
   program
     .command("rebut")
     .description("contest the findings of the round waiting for you, once (difficulty hard or nightmare); the reviewer rules on each")
-    .argument("<run>").argument("<gate>")
+    .argument("<run>")
+    .argument("<gate>")
     .requiredOption("--file <file>", "your argument about the findings; the reviewer sees it, labelled as the author's")
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
@@ -79,39 +90,62 @@ export function register(program: Command): void {
   program
     .command("decide")
     .description("answer an escalation: force-pass | extend-cap <1-5> | rework | retry | override | continue | stop")
-    .argument("<run>").argument("<gate>")
+    .argument("<run>")
+    .argument("<gate>")
     .addArgument(new Argument("<choice>").choices(DecisionChoice.options))
     .argument("[n]", "rounds to add, with extend-cap (1-5)", intArg(1, 5))
-    .option("--note <text>", "instructions or rationale recorded in the trail (with continue, also given to the reviewer next round, labelled as yours)")
+    .option(
+      "--note <text>",
+      "instructions or rationale recorded in the trail (with continue, also given to the reviewer next round, labelled as yours)",
+    )
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
     .option("--root <dir>", "project root", process.cwd())
-    .action(async (run: string, gate: string, choice: DecisionChoice, n: number | undefined, o: { note?: string; wait?: boolean; json?: boolean; root: string }) => {
-      if ((choice === "extend-cap") !== (n !== undefined)) throw new Error("a number of rounds (1-5) goes with extend-cap, and only with it");
-      const { layout, view } = open(o.root, run, gate);
-      if (view.decision.state !== "awaiting_decision") {
-        throw new Error(`${run} ${gate} is not waiting for a decision (state: ${view.decision.state} — ${view.decision.detail})`);
-      }
-      const R = view.decision.round;
-      const escalation = view.snapshot.escalations.get(R)!;
-      if (!offers(escalation, choice)) {
-        throw new Error(`${choice} is not an option for ${escalation.reason}; choose one of: ${escalation.options.join(", ")}`);
-      }
-      const extendBy = n;
-      const record = Decision.parse({
-        schema_version: "guild_bus.decision.v1", run_id: run, gate, round: R, choice,
-        ...(extendBy ? { extend_by: extendBy } : {}), ...(o.note ? { note: o.note } : {}),
-        decided_by: process.env.USER ?? "human", at: new Date().toISOString(),
-      });
-      delivered(deliver(layout.gateFile(run, gate, `decision-${R}.json`), json(record), { guildDir: layout.guild }).status, `decision-${R}.json`);
-      process.stderr.write(`decision recorded: ${choice}${extendBy ? ` ${extendBy}` : ""} (round ${R}, ${escalation.reason})\n`);
-      if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
-    });
+    .action(
+      async (
+        run: string,
+        gate: string,
+        choice: DecisionChoice,
+        n: number | undefined,
+        o: { note?: string; wait?: boolean; json?: boolean; root: string },
+      ) => {
+        if ((choice === "extend-cap") !== (n !== undefined))
+          throw new Error("a number of rounds (1-5) goes with extend-cap, and only with it");
+        const { layout, view } = open(o.root, run, gate);
+        if (view.decision.state !== "awaiting_decision") {
+          throw new Error(`${run} ${gate} is not waiting for a decision (state: ${view.decision.state} — ${view.decision.detail})`);
+        }
+        const R = view.decision.round;
+        const escalation = view.snapshot.escalations.get(R)!;
+        if (!offers(escalation, choice)) {
+          throw new Error(`${choice} is not an option for ${escalation.reason}; choose one of: ${escalation.options.join(", ")}`);
+        }
+        const extendBy = n;
+        const record = Decision.parse({
+          schema_version: "guild_bus.decision.v1",
+          run_id: run,
+          gate,
+          round: R,
+          choice,
+          ...(extendBy ? { extend_by: extendBy } : {}),
+          ...(o.note ? { note: o.note } : {}),
+          decided_by: process.env.USER ?? "human",
+          at: new Date().toISOString(),
+        });
+        delivered(
+          deliver(layout.gateFile(run, gate, `decision-${R}.json`), json(record), { guildDir: layout.guild }).status,
+          `decision-${R}.json`,
+        );
+        process.stderr.write(`decision recorded: ${choice}${extendBy ? ` ${extendBy}` : ""} (round ${R}, ${escalation.reason})\n`);
+        if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
+      },
+    );
 
   program
     .command("respond")
     .description("answer a packet addressed to the manual reviewer")
-    .argument("<run>").argument("<gate>")
+    .argument("<run>")
+    .argument("<gate>")
     .requiredOption("--reviewer-model <id>", "the exact model id that produced this review (its family must differ from the author's)")
     .option("--file <file>", "the review (review_result.v1 JSON, or prose ending in ## SATISFIED); default stdin")
     .option("--root <dir>", "project root", process.cwd())
@@ -119,7 +153,8 @@ export function register(program: Command): void {
       const { ctx, view } = open(o.root, run, gate);
       const R = openRound(view.snapshot);
       const packet = view.snapshot.packets.get(R);
-      if (!packet || packet.reviewer_adapter !== "manual") throw new Error(`${run} ${gate} has no open packet addressed to the manual reviewer`);
+      if (!packet || packet.reviewer_adapter !== "manual")
+        throw new Error(`${run} ${gate} has no open packet addressed to the manual reviewer`);
       if (view.snapshot.results.has(R)) throw new Error(`round ${R} already has a result`);
       const closed = resultRefusal(view.snapshot, R);
       if (closed) throw new Error(`round ${R} cannot take an answer: ${closed}`);

@@ -6,8 +6,19 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 type Behaviour =
-  | "satisfied" | "issues" | "sentinel" | "sentinel-inline" | "prose" | "malformed" | "crash" | "hang"
-  | "wrong-sha" | "wrong-packet" | "slow-satisfied" | "by-content" | "rule";
+  | "satisfied"
+  | "issues"
+  | "sentinel"
+  | "sentinel-inline"
+  | "prose"
+  | "malformed"
+  | "crash"
+  | "hang"
+  | "wrong-sha"
+  | "wrong-packet"
+  | "slow-satisfied"
+  | "by-content"
+  | "rule";
 
 /** One dispatch's answer: a behaviour, plus what the auto-review-loop modes need. */
 interface Step {
@@ -102,7 +113,11 @@ function contestedOf(packet: string): string[] {
 function rule(packet: string, step: Step): Answer {
   const rulings = contestedOf(packet).map((finding) => {
     const withdrawn = step.withdraw?.includes(finding) ?? false;
-    return { finding, ruling: withdrawn ? "withdrawn" : "upheld", reason: withdrawn ? "the rebuttal holds against the artifact" : "the artifact still shows it" };
+    return {
+      finding,
+      ruling: withdrawn ? "withdrawn" : "upheld",
+      reason: withdrawn ? "the rebuttal holds against the artifact" : "the artifact still shows it",
+    };
   });
   const upheld = rulings.filter((r) => r.ruling === "upheld").map((r) => ({ title: r.finding, detail: "Upheld after the rebuttal." }));
   return { verdict: upheld.length ? "issues" : "satisfied", blocking: upheld, extra: { rulings } };
@@ -122,21 +137,44 @@ async function main(): Promise<void> {
   switch (step.do ?? "satisfied") {
     case "by-content":
       return /\bTBD\b/.test(artifact)
-        ? answer({ verdict: "issues", blocking: [{ title: "Acceptance criteria left as TBD", detail: "A spec cannot pass with an undefined criterion; state measurable criteria." }] })
+        ? answer({
+            verdict: "issues",
+            blocking: [
+              {
+                title: "Acceptance criteria left as TBD",
+                detail: "A spec cannot pass with an undefined criterion; state measurable criteria.",
+              },
+            ],
+          })
         : answer({ verdict: "satisfied", blocking: [] });
-    case "satisfied": return answer({ verdict: "satisfied", blocking: [] });
-    case "slow-satisfied": await sleep(plan.slow_ms ?? 1500); return answer({ verdict: "satisfied", blocking: [] });
-    case "issues": return answer({ verdict: "issues", blocking: findings });
-    case "rule": return answer(rule(packet, step));
-    case "wrong-sha": return answer({ verdict: "satisfied", blocking: [], overrides: { sha: "0".repeat(64) } });
-    case "wrong-packet": return answer({ verdict: "satisfied", blocking: [], overrides: { packet_id: "some-other-packet" } });
-    case "sentinel": return void process.stdout.write(`${LABEL}\nThe spec is complete and testable.\n\n## SATISFIED\n`);
-    case "sentinel-inline": return void process.stdout.write(`${LABEL} I would say ## SATISFIED but one thing remains.\n`);
-    case "prose": return void process.stdout.write(`${LABEL}\n- the plan is vague\n- criteria missing\n`);
-    case "malformed": return void process.stdout.write("```review_result.v1\n{ not json\n```\n");
-    case "crash": process.stderr.write("scripted crash\n"); process.exit(7);
+    case "satisfied":
+      return answer({ verdict: "satisfied", blocking: [] });
+    case "slow-satisfied":
+      await sleep(plan.slow_ms ?? 1500);
+      return answer({ verdict: "satisfied", blocking: [] });
+    case "issues":
+      return answer({ verdict: "issues", blocking: findings });
+    case "rule":
+      return answer(rule(packet, step));
+    case "wrong-sha":
+      return answer({ verdict: "satisfied", blocking: [], overrides: { sha: "0".repeat(64) } });
+    case "wrong-packet":
+      return answer({ verdict: "satisfied", blocking: [], overrides: { packet_id: "some-other-packet" } });
+    case "sentinel":
+      return void process.stdout.write(`${LABEL}\nThe spec is complete and testable.\n\n## SATISFIED\n`);
+    case "sentinel-inline":
+      return void process.stdout.write(`${LABEL} I would say ## SATISFIED but one thing remains.\n`);
+    case "prose":
+      return void process.stdout.write(`${LABEL}\n- the plan is vague\n- criteria missing\n`);
+    case "malformed":
+      return void process.stdout.write("```review_result.v1\n{ not json\n```\n");
+    case "crash":
+      process.stderr.write("scripted crash\n");
+      process.exit(7);
     // falls through (exit never returns)
-    case "hang": await sleep(3_600_000); return;
+    case "hang":
+      await sleep(3_600_000);
+      return;
   }
 }
 

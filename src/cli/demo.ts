@@ -18,7 +18,10 @@ import { BIN } from "./worker.js";
 const SCRIPTED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "demo-reviewer.js");
 
 const SPEC_V1 = `# Spec: export button\n\nThe dashboard gets an "Export CSV" button.\n\n## Acceptance criteria\n- TBD\n\n## Notes\nThe API token for staging is token=sk-demo-1234567890abcdefghijklmnop (the bus scrubs it before any reviewer sees it).\n`;
-const SPEC_V2 = SPEC_V1.replace("- TBD", "- Clicking Export downloads all visible rows as RFC 4180 CSV within 2 s for 10,000 rows.\n- The button is disabled while an export runs.");
+const SPEC_V2 = SPEC_V1.replace(
+  "- TBD",
+  "- Clicking Export downloads all visible rows as RFC 4180 CSV within 2 s for 10,000 rows.\n- The button is disabled while an export runs.",
+);
 
 export function register(program: Command): void {
   program
@@ -30,12 +33,19 @@ export function register(program: Command): void {
       const root = mkdtempSync(path.join(tmpdir(), "guild-bus-demo-"));
       const layout = new Layout(root);
       mkdirSync(path.join(root, ".guild"), { recursive: true });
-      writeFileSync(layout.settings, JSON.stringify({
-        schema_version: "guild_bus.settings.v1",
-        providers: {
-          "scripted-demo": { adapter: "command", model: "gpt-scripted-demo", argv: [process.execPath, SCRIPTED], timeout_ms: 30_000 },
-        },
-      }, null, 2));
+      writeFileSync(
+        layout.settings,
+        JSON.stringify(
+          {
+            schema_version: "guild_bus.settings.v1",
+            providers: {
+              "scripted-demo": { adapter: "command", model: "gpt-scripted-demo", argv: [process.execPath, SCRIPTED], timeout_ms: 30_000 },
+            },
+          },
+          null,
+          2,
+        ),
+      );
       mkdirSync(path.join(root, "docs"));
       const spec = path.join(root, "docs", "export-spec.md");
       writeFileSync(spec, SPEC_V1);
@@ -43,18 +53,38 @@ export function register(program: Command): void {
       say(`demo project: ${root}`);
       say("reviewer: SCRIPTED stand-in declared as model gpt-scripted-demo (OpenAI family) — no model is called");
       const workers: ChildProcess[] = ["broker", "verifier", "command"].map((kind) =>
-        spawn(process.execPath, [BIN, "worker", kind, "--root", root, "--reconcile-ms", "500", ...(o.poll ? ["--poll"] : [])], { stdio: ["ignore", "ignore", "inherit"] }),
+        spawn(process.execPath, [BIN, "worker", kind, "--root", root, "--reconcile-ms", "500", ...(o.poll ? ["--poll"] : [])], {
+          stdio: ["ignore", "ignore", "inherit"],
+        }),
       );
       let code: number;
       try {
         say("claude (author) requests a G-spec review of docs/export-spec.md");
-        const { runId, gate } = requestReview(layout, { artifact: "docs/export-spec.md", gate: "G-spec", author: "claude", authorModel: "claude-opus-4", runId: "demo-run" });
+        const { runId, gate } = requestReview(layout, {
+          artifact: "docs/export-spec.md",
+          gate: "G-spec",
+          author: "claude",
+          authorModel: "claude-opus-4",
+          runId: "demo-run",
+        });
         code = await waitForGate(layout, runId, gate, {});
         if (code === 3) {
           say("the author fixes the blocking finding and resubmits");
           writeFileSync(spec, SPEC_V2);
           const R = viewGate(loadContext(layout), runId, gate).decision.round;
-          deliver(layout.gateFile(runId, gate, `resubmit-${R}.json`), JSON.stringify(Resubmit.parse({ schema_version: "guild_bus.resubmit.v1", run_id: runId, gate, after_round: R, at: new Date().toISOString() })) + "\n", { guildDir: layout.guild });
+          deliver(
+            layout.gateFile(runId, gate, `resubmit-${R}.json`),
+            JSON.stringify(
+              Resubmit.parse({
+                schema_version: "guild_bus.resubmit.v1",
+                run_id: runId,
+                gate,
+                after_round: R,
+                at: new Date().toISOString(),
+              }),
+            ) + "\n",
+            { guildDir: layout.guild },
+          );
           code = await waitForGate(layout, runId, gate, {});
         }
         say(`trail: ${layout.rel(layout.gateFile(runId, gate, "trail.md"))}`);

@@ -16,7 +16,8 @@ export function intArg(min: number, max = MAX_TIMER_MS): (value: string) => numb
 /** A positive number of seconds (fractions allowed). */
 export function secondsArg(value: string): number {
   const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
-  if (!(n > 0) || n * 1000 > MAX_TIMER_MS) throw new InvalidArgumentError(`Expected a positive number of seconds, at most ${Math.floor(MAX_TIMER_MS / 1000)}.`);
+  if (!(n > 0) || n * 1000 > MAX_TIMER_MS)
+    throw new InvalidArgumentError(`Expected a positive number of seconds, at most ${Math.floor(MAX_TIMER_MS / 1000)}.`);
   return n;
 }
 

@@ -37,7 +37,6 @@ export interface ReviewParams {
   paths?: string[];
 }
 
-
 /**
  * At nightmare the reviewer's CLI reads the files itself, so the scrubber never sees what it sends to its provider:
  * what each listed file holds that the scrubber would redact, and what was not checked (a directory, a large file).
@@ -82,22 +81,35 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   if (refusal) throw new Error(`request refused: ${refusal}`);
   const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
   const warnings = exposed.length
-    ? [`difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. It may read the rest of the project as well. Use difficulty hard to send the artifact redacted`]
+    ? [
+        `difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. It may read the rest of the project as well. Use difficulty hard to send the artifact redacted`,
+      ]
     : [];
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };
   // both records are validated before either is written
   const run = RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: p.author });
   const request = Request.parse({
-    schema_version: "guild_bus.request.v1", run_id: runId, gate, artifact_path: layout.rel(abs), author_host: p.author,
-    ...(p.authorModel ? { author_model: p.authorModel } : {}), reviewer: p.reviewer ?? "auto",
-    ...(p.review ? { review: p.review } : {}), ...(p.risk ? { risk: p.risk } : {}), ...(p.cap ? { cap: p.cap } : {}),
-    ...(p.stop ? { stop: p.stop } : {}), ...(p.difficulty ? { difficulty: p.difficulty } : {}),
-    ...(p.humanCheckpoint ? { human_checkpoint: true } : {}), ...(paths.length ? { paths } : {}), requested_at: now,
+    schema_version: "guild_bus.request.v1",
+    run_id: runId,
+    gate,
+    artifact_path: layout.rel(abs),
+    author_host: p.author,
+    ...(p.authorModel ? { author_model: p.authorModel } : {}),
+    reviewer: p.reviewer ?? "auto",
+    ...(p.review ? { review: p.review } : {}),
+    ...(p.risk ? { risk: p.risk } : {}),
+    ...(p.cap ? { cap: p.cap } : {}),
+    ...(p.stop ? { stop: p.stop } : {}),
+    ...(p.difficulty ? { difficulty: p.difficulty } : {}),
+    ...(p.humanCheckpoint ? { human_checkpoint: true } : {}),
+    ...(paths.length ? { paths } : {}),
+    requested_at: now,
   });
   deliver(layout.runMeta(runId), JSON.stringify(run, null, 2) + "\n", opts);
   const r = deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
-  if (r.status === "conflict") throw new Error(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
+  if (r.status === "conflict")
+    throw new Error(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
   return { runId, gate, warnings };
 }
 
@@ -152,15 +164,31 @@ export function register(program: Command): void {
       const difficulty = o.difficulty === undefined ? undefined : Difficulty.safeParse(o.difficulty).data;
       if (o.difficulty !== undefined && !difficulty) throw new Error("--difficulty must be medium, hard or nightmare");
       const { runId, gate, warnings } = requestReview(layout, {
-        artifact, gate: o.gate, author: o.author, authorModel: o.authorModel, runId: o.runId, reviewer: o.reviewer,
-        review: o.review, risk: o.risk, cap, stop, difficulty, humanCheckpoint: o.humanCheckpoint, paths: o.paths,
+        artifact,
+        gate: o.gate,
+        author: o.author,
+        authorModel: o.authorModel,
+        runId: o.runId,
+        reviewer: o.reviewer,
+        review: o.review,
+        risk: o.risk,
+        cap,
+        stop,
+        difficulty,
+        humanCheckpoint: o.humanCheckpoint,
+        paths: o.paths,
       });
       for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
       process.stderr.write(`requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
       if (!o.wait) {
-        process.stdout.write(o.json ? JSON.stringify({ run_id: runId, gate, gate_dir: layout.rel(layout.gateDir(runId, gate)) }) + "\n" : `${runId}\n`);
+        process.stdout.write(
+          o.json ? JSON.stringify({ run_id: runId, gate, gate_dir: layout.rel(layout.gateDir(runId, gate)) }) + "\n" : `${runId}\n`,
+        );
         return;
       }
-      process.exitCode = await waitForGate(layout, runId, gate, { json: o.json, timeoutMs: o.timeout === undefined ? undefined : o.timeout * 1000 });
+      process.exitCode = await waitForGate(layout, runId, gate, {
+        json: o.json,
+        timeoutMs: o.timeout === undefined ? undefined : o.timeout * 1000,
+      });
     });
 }

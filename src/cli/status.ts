@@ -10,13 +10,16 @@ export function register(program: Command): void {
   program
     .command("status")
     .description("show every gate's state, or one run's, or one gate's")
-    .argument("[run]").argument("[gate]")
+    .argument("[run]")
+    .argument("[gate]")
     .option("--json", "print JSON")
     .option("--verify", "re-derive every ended gate's outcome from its files; exit 2 if one does not hold (SPEC §17)")
     .option("--root <dir>", "project root", process.cwd())
     .action((run: string | undefined, gate: string | undefined, o: { json?: boolean; verify?: boolean; root: string }) => {
       const ctx = loadContext(new Layout(o.root));
-      const listing = gate ? { gates: [{ runId: assertRunId(run), gate: assertGate(gate) }], ignored: [] } : listGates(ctx.layout, run === undefined ? undefined : assertRunId(run));
+      const listing = gate
+        ? { gates: [{ runId: assertRunId(run), gate: assertGate(gate) }], ignored: [] }
+        : listGates(ctx.layout, run === undefined ? undefined : assertRunId(run));
       const refs = listing.gates;
       const rows = refs.map(({ runId, gate: g }) => {
         const v = viewGate(ctx, runId, g);
@@ -25,7 +28,9 @@ export function register(program: Command): void {
       });
       if (rows.some((r) => r.verify && !r.verify.ok)) process.exitCode = 2;
       if (o.json) {
-        process.stdout.write(JSON.stringify({ settings_problems: ctx.settingsProblems, ignored: listing.ignored, gates: rows }, null, 2) + "\n");
+        process.stdout.write(
+          JSON.stringify({ settings_problems: ctx.settingsProblems, ignored: listing.ignored, gates: rows }, null, 2) + "\n",
+        );
         return;
       }
       for (const p of ctx.settingsProblems) process.stdout.write(`settings: ${p}\n`);
@@ -38,7 +43,11 @@ export function register(program: Command): void {
             `    waiting for: ${r.waiting_for} — ${r.detail}\n` +
             r.rejected.map((f) => `    rejected: ${f.file} — ${f.reason}\n`).join("") +
             r.problems.map((p) => `    invalid: ${p.file}: ${p.reason}\n`).join("") +
-            (r.verify ? (r.verify.ok ? "    verify: ok — the outcome re-derives from the files\n" : r.verify.problems.map((p) => `    verify: FAILED — ${p}\n`).join("")) : ""),
+            (r.verify
+              ? r.verify.ok
+                ? "    verify: ok — the outcome re-derives from the files\n"
+                : r.verify.problems.map((p) => `    verify: FAILED — ${p}\n`).join("")
+              : ""),
         );
       }
     });

@@ -23,7 +23,6 @@ Exit: 0 pass, 2 fail, 1 usage error or unreadable artifact.
 
 const HINT = "(guild-bus verify-gate-pass --help shows the usage)";
 
-
 async function scrubbedBytes(text: string, root: string | undefined): Promise<Buffer> {
   const [{ scrub, scrubOptions }, { Layout }, { loadSettings }] = await Promise.all([
     import("../core/scrub.js"),

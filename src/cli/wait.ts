@@ -26,7 +26,9 @@ export function printOutput(output: ReviewBrokerOutput, json: boolean | undefine
       output.satisfied_at_round ? `  satisfied at round ${output.satisfied_at_round}` : null,
       `  waiting for: ${output.waiting_for}`,
       `  trail: ${output.trail_path}`,
-    ].filter(Boolean).join("\n") + "\n",
+    ]
+      .filter(Boolean)
+      .join("\n") + "\n",
   );
 }
 
@@ -42,14 +44,17 @@ export async function waitForGate(layout: Layout, runId: string, gate: string, o
     const line = `round ${view.decision.round}: ${view.decision.state} — ${view.decision.detail}`;
     if (!warned && view.snapshot.packets.size) {
       warned = true;
-      if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn") process.stderr.write(`warn: codex-skip streak is blocked (.guild/codex-skip-streak.json): adversarial review is overdue\n`);
+      if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn")
+        process.stderr.write(`warn: codex-skip streak is blocked (.guild/codex-skip-streak.json): adversarial review is overdue\n`);
       for (const w of gatePolicy(view.snapshot, ctx.settings).warnings) process.stderr.write(`warn: ${w}\n`);
     }
     const latest = view.snapshot.packets.get(openRound(view.snapshot));
     if (!degradedShown && latest && latest.selection_status !== "selected") {
       degradedShown = true;
       // the seed's wording, so tools that grep for it keep working
-      process.stderr.write(`warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${latest.selection_reason})\n`);
+      process.stderr.write(
+        `warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${latest.selection_reason})\n`,
+      );
     }
     if (line !== last) {
       process.stderr.write(`[${gate}] ${line}\n`);

@@ -22,7 +22,9 @@ async function workerKinds(names: string[], where: string) {
   const { WORKER_KINDS } = await import("../workers/index.js");
   const unknown = names.filter((k) => !(WORKER_KINDS as readonly string[]).includes(k));
   if (unknown.length || !names.length) {
-    throw new Error(`${where}: ${names.length ? `unknown worker kind ${unknown.map((k) => JSON.stringify(k)).join(", ")}` : "no worker kind given"}; the kinds are ${WORKER_KINDS.join(", ")}`);
+    throw new Error(
+      `${where}: ${names.length ? `unknown worker kind ${unknown.map((k) => JSON.stringify(k)).join(", ")}` : "no worker kind given"}; the kinds are ${WORKER_KINDS.join(", ")}`,
+    );
   }
   return [...new Set(names)] as Array<(typeof WORKER_KINDS)[number]>;
 }
@@ -36,7 +38,12 @@ export function register(program: Command): void {
     .option("--poll", "poll the filesystem instead of native events (auto on NFS, SMB, 9p, FUSE)")
     .option("--provider <id...>", "reviewer workers: serve only these provider ids")
     .option("--reconcile-ms <ms>", "reconcile interval", intArg(1), 2000)
-    .option("--full-scan-ms <ms>", "interval of the full scan of every run (new gates in finished runs, late drops in finished gates)", intArg(1), 10_000)
+    .option(
+      "--full-scan-ms <ms>",
+      "interval of the full scan of every run (new gates in finished runs, late drops in finished gates)",
+      intArg(1),
+      10_000,
+    )
     .option("--claim-stale-ms <ms>", "reviewer claims: how long a silent claim lasts", intArg(1), 30_000)
     .option("--concurrency <n>", "reviewer workers: dispatches at once", intArg(1, 1000), 4)
     .action(async (kindArg: string, o: WorkerCliOptions) => {
@@ -61,14 +68,35 @@ export function register(program: Command): void {
     .description("start and supervise the workers (restarting any that die; one that keeps failing at start is given up) until interrupted")
     .option("--root <dir>", "project root", process.cwd())
     .option("--poll", "poll the filesystem instead of native events")
-    .option("--kinds <list>", "comma-separated worker kinds (default: broker,verifier,manual, plus one reviewer worker per adapter kind configured or detected)")
+    .option(
+      "--kinds <list>",
+      "comma-separated worker kinds (default: broker,verifier,manual, plus one reviewer worker per adapter kind configured or detected)",
+    )
     .action(async (o: { root: string; poll?: boolean; kinds?: string }) => {
-      const requested = o.kinds === undefined ? undefined : await workerKinds(o.kinds.split(",").map((k) => k.trim()).filter(Boolean), "--kinds");
-      const [{ Layout }, { loadSettings }, { detectProviders }] = await Promise.all([import("../bus/layout.js"), import("../bus/settings.js"), import("../adapters/probe.js")]);
+      const requested =
+        o.kinds === undefined
+          ? undefined
+          : await workerKinds(
+              o.kinds
+                .split(",")
+                .map((k) => k.trim())
+                .filter(Boolean),
+              "--kinds",
+            );
+      const [{ Layout }, { loadSettings }, { detectProviders }] = await Promise.all([
+        import("../bus/layout.js"),
+        import("../bus/settings.js"),
+        import("../adapters/probe.js"),
+      ]);
       const layout = new Layout(o.root);
       const { settings } = loadSettings(layout);
       // a reviewer worker for every adapter kind a packet could be addressed to, so no packet waits for nobody
-      const reviewers = async () => new Set((await detectProviders(settings, layout)).filter((p) => p.adapter !== "manual" && (p.available || p.source === "settings")).map((p) => p.adapter));
+      const reviewers = async () =>
+        new Set(
+          (await detectProviders(settings, layout))
+            .filter((p) => p.adapter !== "manual" && (p.available || p.source === "settings"))
+            .map((p) => p.adapter),
+        );
       const kinds = requested ?? ["broker", "verifier", "manual", ...[...(await reviewers())].sort()];
       if ((await supervise(kinds, ["--root", o.root, ...(o.poll ? ["--poll"] : [])])) === "all-failed") process.exitCode = 1;
     });
@@ -107,7 +135,9 @@ export async function supervise(kinds: string[], args: string[]): Promise<"stopp
       if (quick >= MAX_QUICK_EXITS) {
         supervised.delete(kind);
         const rest = supervised.size ? `still supervising ${[...supervised].join(", ")}` : "no worker left to supervise";
-        log(`${kind} worker exited (${how}) ${quick} times in a row within ${QUICK_EXIT_MS / 1000} s of starting; not restarting it (its error is above); ${rest}`);
+        log(
+          `${kind} worker exited (${how}) ${quick} times in a row within ${QUICK_EXIT_MS / 1000} s of starting; not restarting it (its error is above); ${rest}`,
+        );
         if (!supervised.size) finish("all-failed");
         return;
       }

@@ -30,5 +30,10 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
 /** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */
 export function reverifyGate(ctx: BusContext, view: GateView): Reverification | null {
   const s = view.snapshot;
-  return reverifyOutcome(s, { settings: ctx.settings, policy: gatePolicy(s, ctx.settings), artifact: view.artifact, resultBytes: (n) => resultBytes(s, n) });
+  return reverifyOutcome(s, {
+    settings: ctx.settings,
+    policy: gatePolicy(s, ctx.settings),
+    artifact: view.artifact,
+    resultBytes: (n) => resultBytes(s, n),
+  });
 }

@@ -31,23 +31,43 @@ interface AdapterKindInfo {
 
 export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> = Object.freeze({
   codex: {
-    readsFiles: true, setsEffort: true, rank: 0,
-    cli: { binary: "codex", keyVars: ["OPENAI_API_KEY", "CODEX_API_KEY"], login: { dirVar: "CODEX_HOME", dir: ".codex", file: "auth.json" } },
+    readsFiles: true,
+    setsEffort: true,
+    rank: 0,
+    cli: {
+      binary: "codex",
+      keyVars: ["OPENAI_API_KEY", "CODEX_API_KEY"],
+      login: { dirVar: "CODEX_HOME", dir: ".codex", file: "auth.json" },
+    },
   },
   claude: {
-    readsFiles: true, setsEffort: true, rank: 1,
-    cli: { binary: "claude", keyVars: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"], login: { dir: ".claude", file: ".credentials.json" } },
+    readsFiles: true,
+    setsEffort: true,
+    rank: 1,
+    cli: {
+      binary: "claude",
+      keyVars: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
+      login: { dir: ".claude", file: ".credentials.json" },
+    },
   },
   gemini: {
-    readsFiles: true, setsEffort: false, rank: 2,
+    readsFiles: true,
+    setsEffort: false,
+    rank: 2,
     cli: { binary: "gemini", keyVars: ["GEMINI_API_KEY", "GOOGLE_API_KEY"], login: { dir: ".gemini", file: "oauth_creds.json" } },
   },
   http: { readsFiles: false, setsEffort: true, rank: 3, cli: null },
   command: { readsFiles: false, setsEffort: false, rank: 4, cli: null },
   // copilot runs whatever model its agent profile names: no family of its own (see profileFamilies)
   copilot: {
-    readsFiles: true, setsEffort: true, rank: 5,
-    cli: { binary: "copilot", keyVars: ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"], login: { dirVar: "COPILOT_HOME", dir: ".copilot", file: "config.json" } },
+    readsFiles: true,
+    setsEffort: true,
+    rank: 5,
+    cli: {
+      binary: "copilot",
+      keyVars: ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
+      login: { dirVar: "COPILOT_HOME", dir: ".copilot", file: "config.json" },
+    },
   },
   manual: { readsFiles: false, setsEffort: false, rank: 6, cli: null },
 });

@@ -4,7 +4,17 @@
 import { Escalation, type Event, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import type { ArtifactState } from "./artifact-view.js";
-import { type Action, ARTIFACT_OPTIONS, decide, type DecideContext, type EscalationAction, type GateDecision, type OutcomeAction, type PacketAction, RETRY_OPTIONS } from "./decide.js";
+import {
+  type Action,
+  ARTIFACT_OPTIONS,
+  decide,
+  type DecideContext,
+  type EscalationAction,
+  type GateDecision,
+  type OutcomeAction,
+  type PacketAction,
+  RETRY_OPTIONS,
+} from "./decide.js";
 import { listedFindings } from "./findings.js";
 import { countedRounds, validDecision } from "./gate-queries.js";
 import { familyRelation } from "./independence.js";
@@ -70,7 +80,10 @@ export function planStep(s: GateSnapshot, input: BrokerInput): BrokerStep {
 
 /** A step that cannot build or write its records: the decision, with why, for the trail. */
 export function stuck(decision: GateDecision, action: Action, error: unknown): { type: "stuck"; decision: GateDecision } {
-  return { type: "stuck", decision: { ...decision, detail: `cannot ${action.type} for round ${action.round}: ${(error as Error).message}` } };
+  return {
+    type: "stuck",
+    decision: { ...decision, detail: `cannot ${action.type} for round ${action.round}: ${(error as Error).message}` },
+  };
 }
 
 function writeEscalation(s: GateSnapshot, decision: GateDecision, action: EscalationAction, input: BrokerInput): BrokerStep {
@@ -80,7 +93,14 @@ function writeEscalation(s: GateSnapshot, decision: GateDecision, action: Escala
 
 export function escalationRecord(s: GateSnapshot, a: EscalationAction, at: string): Escalation {
   return Escalation.parse({
-    schema_version: "guild_bus.escalation.v1", run_id: s.runId, gate: s.gate, round: a.round, reason: a.reason, detail: a.detail, options: a.options, at,
+    schema_version: "guild_bus.escalation.v1",
+    run_id: s.runId,
+    gate: s.gate,
+    round: a.round,
+    reason: a.reason,
+    detail: a.detail,
+    options: a.options,
+    at,
   });
 }
 
@@ -98,8 +118,14 @@ function planPacket(s: GateSnapshot, decision: GateDecision, action: PacketActio
     // readers refuse any gate file over MAX_FILE_BYTES unread (SPEC §5): never write a packet we would refuse
     const detail = `packet-${action.round}.md would be ${bytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for a gate file: the artifact with this gate's paths, memory, rebuttal and prior findings is too large; shorten them, then retry`;
     // a retry that still cannot fit waits for the author, writing nothing
-    if (s.escalations.has(action.round - 1)) return { type: "wait", decision: { state: "awaiting_author", round: action.round - 1, action: null, detail } };
-    return writeEscalation(s, decision, { type: "escalation", round: action.round - 1, reason: "artifact_too_large", detail, options: ARTIFACT_OPTIONS }, input);
+    if (s.escalations.has(action.round - 1))
+      return { type: "wait", decision: { state: "awaiting_author", round: action.round - 1, action: null, detail } };
+    return writeEscalation(
+      s,
+      decision,
+      { type: "escalation", round: action.round - 1, reason: "artifact_too_large", detail, options: ARTIFACT_OPTIONS },
+      input,
+    );
   }
   return { type: "write", decision, action, name: `packet-${action.round}.md`, text, events: roundEvents(s, action, input.now) };
 }
@@ -122,18 +148,27 @@ function packetReviewer(s: GateSnapshot, action: PacketAction, input: BrokerInpu
   const author = authorIdentity(s.request!, settings);
   const excluded = new Set(action.exclude ?? []);
   const finalizer = action.restart_reason === "finalizer";
-  const candidates = (input.providers ?? []).map((p) => (excluded.has(p.id) || (finalizer && p.adapter === "copilot") ? { ...p, available: false, note: "unavailable in this gate" } : p));
+  const candidates = (input.providers ?? []).map((p) =>
+    excluded.has(p.id) || (finalizer && p.adapter === "copilot") ? { ...p, available: false, note: "unavailable in this gate" } : p,
+  );
   const sel = finalizer
     ? selectReviewer(policy, { reviewer: "auto" }, author, candidates, { ...settings, reviewer: "auto" })
     : selectReviewer(policy, s.request!, author, candidates, settings);
   const provider = sel.provider;
   if (!provider) return { unavailable: sel.reason };
   if (finalizer && sel.status !== "selected") {
-    return { unavailable: `no finalizer for the copilot pass of round ${action.restart_of}: a non-copilot reviewer of a known family other than ${author.family} is needed (${sel.reason})` };
+    return {
+      unavailable: `no finalizer for the copilot pass of round ${action.restart_of}: a non-copilot reviewer of a known family other than ${author.family} is needed (${sel.reason})`,
+    };
   }
   return {
-    reviewer_provider: provider.id, reviewer_adapter: provider.adapter, reviewer_model: provider.model, reviewer_family: provider.family,
-    independence: sel.independence, selection_status: sel.status, selection_reason: sel.reason,
+    reviewer_provider: provider.id,
+    reviewer_adapter: provider.adapter,
+    reviewer_model: provider.model,
+    reviewer_family: provider.family,
+    independence: sel.independence,
+    selection_status: sel.status,
+    selection_reason: sel.reason,
   };
 }
 
@@ -196,14 +231,24 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: BrokerIn
     const cut = (t: string | undefined) => (t === undefined ? undefined : clean(t.slice(0, 4000)));
     ruling = {
       round: front.restart_of,
-      findings: contested.map((f) => ({ title: cut(f.title)!, severity: cut(f.severity), detail: cut(f.detail), evidence: cut(f.evidence) })),
+      findings: contested.map((f) => ({
+        title: cut(f.title)!,
+        severity: cut(f.severity),
+        detail: cut(f.detail),
+        evidence: cut(f.evidence),
+      })),
       rebuttal: input.reads.text(`rebuttal-${front.restart_of}.md`),
     };
   }
   const hard = input.policy.difficulty !== "medium";
   return {
     paths: (s.request!.paths ?? []).map(clean),
-    memory: hard ? [...s.memories].filter((k) => k < front.round).sort((a, b) => a - b).map((k) => ({ round: k, text: input.reads.text(`memory-${k}.md`) })) : [],
+    memory: hard
+      ? [...s.memories]
+          .filter((k) => k < front.round)
+          .sort((a, b) => a - b)
+          .map((k) => ({ round: k, text: input.reads.text(`memory-${k}.md`) }))
+      : [],
     humanNote: note,
     ruling,
   };
@@ -215,10 +260,20 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
     const decided = input.reads.artifact();
     if (!now.ok || !decided.ok || now.sha !== decided.sha) return { type: "recheck" };
     // ...and a pass must re-derive from the sealed result: a stray verdict that contradicts its result ends nothing.
-    const unproven = passProblems(s, action.round, { settings: input.settings, artifact: now, resultBytes: input.reads.resultBytes }, action.independence);
+    const unproven = passProblems(
+      s,
+      action.round,
+      { settings: input.settings, artifact: now, resultBytes: input.reads.resultBytes },
+      action.independence,
+    );
     if (unproven.length) {
       const detail = `verdict-${action.round}.json does not re-derive from its result: ${unproven.join("; ")}`;
-      return writeEscalation(s, decision, { type: "escalation", round: action.round, reason: "no_verdict", detail, options: RETRY_OPTIONS }, input);
+      return writeEscalation(
+        s,
+        decision,
+        { type: "escalation", round: action.round, reason: "no_verdict", detail, options: RETRY_OPTIONS },
+        input,
+      );
     }
   }
   const outcome = outcomeRecord(s, action, now, input);
@@ -226,7 +281,12 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
 }
 
 /** The outcome with its attribution: counted rounds, who reviewed, how sure the identity is, the family relation. */
-export function outcomeRecord(s: GateSnapshot, action: OutcomeAction, artifact: ArtifactState, input: Pick<BrokerInput, "settings" | "reads" | "now" | "trailPath">): Outcome {
+export function outcomeRecord(
+  s: GateSnapshot,
+  action: OutcomeAction,
+  artifact: ArtifactState,
+  input: Pick<BrokerInput, "settings" | "reads" | "now" | "trailPath">,
+): Outcome {
   const request = s.request!;
   const author = authorIdentity(request, input.settings);
   const v = s.verdicts.get(action.round);
@@ -245,7 +305,9 @@ export function outcomeRecord(s: GateSnapshot, action: OutcomeAction, artifact: 
     reviewer_family: reviewerFamily,
     family_relation: familyRelation(author.family, reviewerFamily),
     author_family_source: author.source,
-    identity_assurance: v ? ((input.reads.result(action.round)?.reviewer_model_source as string | undefined) ?? "foreign result (unverified)") : null,
+    identity_assurance: v
+      ? ((input.reads.result(action.round)?.reviewer_model_source as string | undefined) ?? "foreign result (unverified)")
+      : null,
     independence: action.independence ?? p?.independence ?? null,
     rounds: countedRounds(s),
     ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
@@ -267,12 +329,17 @@ export function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[
   const p = s.packets.get(ended);
   if (ended >= 1 && endsHere && p) {
     out.push({
-      ...base, event: "codex_review_round", round_number: ended, terminated_by_satisfied: action.type === "outcome" && action.status === "satisfied",
-      reviewer_host: p.reviewer_provider, independence: p.independence,
+      ...base,
+      event: "codex_review_round",
+      round_number: ended,
+      terminated_by_satisfied: action.type === "outcome" && action.status === "satisfied",
+      reviewer_host: p.reviewer_provider,
+      independence: p.independence,
     });
   }
   if (action.type === "escalation") out.push({ ...base, event: "review_escalation", round_number: action.round, reason: action.reason });
-  if (action.type === "outcome") out.push({ ...base, event: "review_outcome", round_number: action.round, status: action.status, reason: action.reason });
+  if (action.type === "outcome")
+    out.push({ ...base, event: "review_outcome", round_number: action.round, status: action.status, reason: action.reason });
   return out;
 }
 

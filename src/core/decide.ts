@@ -35,8 +35,7 @@ export type EscalationAction = {
 export type Action = OutcomeAction | PacketAction | EscalationAction;
 
 export type GateStateName =
-  | "no_request" | "done" | "broker" | "reviewing" | "dispatched" | "normalizing" | "verifying"
-  | "awaiting_author" | "awaiting_decision";
+  "no_request" | "done" | "broker" | "reviewing" | "dispatched" | "normalizing" | "verifying" | "awaiting_author" | "awaiting_decision";
 
 export interface GateDecision {
   state: GateStateName;
@@ -71,12 +70,13 @@ export function verdictPasses(v: VerdictFile, stop: StopPolicy): boolean {
 
 /** Why a verdict that parsed and matched its packet and sha does not pass, under the stop policy in force. */
 export function failReasons(v: VerdictFile, stop: StopPolicy): string[] {
-  const out = stop === "score"
-    ? [
-      ...(v.gate_pass.conditions.no_blockers ? [] : [`${v.blocking_count ?? "some"} blocking finding(s) remain`]),
-      ...(v.score_gate?.positive ? [] : v.score_gate?.reasons ?? ["the verdict has no score evaluation"]),
-    ]
-    : [...v.gate_pass.reasons];
+  const out =
+    stop === "score"
+      ? [
+          ...(v.gate_pass.conditions.no_blockers ? [] : [`${v.blocking_count ?? "some"} blocking finding(s) remain`]),
+          ...(v.score_gate?.positive ? [] : (v.score_gate?.reasons ?? ["the verdict has no score evaluation"])),
+        ]
+      : [...v.gate_pass.reasons];
   if (v.rulings?.upheld) out.push(`${v.rulings.upheld} contested finding(s) upheld`);
   return out;
 }
@@ -101,7 +101,12 @@ export function effectiveCap(snapshot: GateSnapshot, policy: ResolvedPolicy): nu
 function consecutiveRestarts(snapshot: GateSnapshot, round: number): number {
   let n = 0;
   // Follow only strictly earlier rounds: a packet file whose restart_of points at itself or forward must not hang the broker.
-  for (let p = snapshot.packets.get(round); p?.restart_reason === "artifact_changed" && p.restart_of !== null && p.restart_of < p.round; p = snapshot.packets.get(p.restart_of)) n++;
+  for (
+    let p = snapshot.packets.get(round);
+    p?.restart_reason === "artifact_changed" && p.restart_of !== null && p.restart_of < p.round;
+    p = snapshot.packets.get(p.restart_of)
+  )
+    n++;
   return n;
 }
 
@@ -111,7 +116,13 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   const R = openRound(snapshot);
   const cap = effectiveCap(snapshot, ctx.policy);
   const next = (p: PacketFrontMatter, counted: number, restartOf: number | null, reason: PacketAction["restart_reason"]): PacketAction => ({
-    type: "packet", round: R + 1, counted_round: counted, restart_of: restartOf, restart_reason: reason, cap, inherit: p,
+    type: "packet",
+    round: R + 1,
+    counted_round: counted,
+    restart_of: restartOf,
+    restart_reason: reason,
+    cap,
+    inherit: p,
   });
   const escalate = (reason: EscalationReason, detail: string, options: DecisionChoice[]) =>
     act({ type: "escalation", round: R, reason, detail, options }, detail);
@@ -119,16 +130,19 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   const issue = (packet: PacketAction, detail: string): GateDecision => {
     const a = ctx.artifact();
     if (a.ok) return act(packet, detail);
-    if (snapshot.escalations.has(R)) return wait("awaiting_author", R, `${a.problem.replace("_", " ")}: ${a.detail} — fix it and the round starts`);
+    if (snapshot.escalations.has(R))
+      return wait("awaiting_author", R, `${a.problem.replace("_", " ")}: ${a.detail} — fix it and the round starts`);
     return escalate(a.problem, a.detail, ARTIFACT_OPTIONS);
   };
 
   if (R === 0) {
-    if (!ctx.policy.required) return act({ type: "outcome", status: "skipped", reason: `review not required (${ctx.policy.requiredBecause})`, round: 0 }, "skip");
+    if (!ctx.policy.required)
+      return act({ type: "outcome", status: "skipped", reason: `review not required (${ctx.policy.requiredBecause})`, round: 0 }, "skip");
     const esc = snapshot.escalations.get(0);
     const decided = validDecision(snapshot, 0)?.choice ?? null;
     if (decided === "rework") {
-      const reason = esc!.reason === "codex_skip_blocked" ? "rework chosen at the codex-skip block" : `human chose rework after ${esc!.reason}`;
+      const reason =
+        esc!.reason === "codex_skip_blocked" ? "rework chosen at the codex-skip block" : `human chose rework after ${esc!.reason}`;
       return act({ type: "outcome", status: "rework", reason, round: 0 }, "rework");
     }
     const blocked = ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "block";
@@ -138,17 +152,24 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
     if (ctx.policy.refusal) {
       // Never a packet the request cannot be served by; a round-0 slot already used waits until the request or settings change.
-      return esc ? wait("awaiting_decision", 0, `request refused: ${ctx.policy.refusal}`) : escalate("request_refused", ctx.policy.refusal, ["rework"]);
+      return esc
+        ? wait("awaiting_decision", 0, `request refused: ${ctx.policy.refusal}`)
+        : escalate("request_refused", ctx.policy.refusal, ["rework"]);
     }
-    if (!esc && blocked) return escalate("codex_skip_blocked", "codex-skip streak is blocked and codex_skip_enforcement=block", ["override", "rework"]);
-    return issue({ type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap, inherit: null }, "first packet");
+    if (!esc && blocked)
+      return escalate("codex_skip_blocked", "codex-skip streak is blocked and codex_skip_enforcement=block", ["override", "rework"]);
+    return issue(
+      { type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap, inherit: null },
+      "first packet",
+    );
   }
 
   const P = snapshot.packets.get(R)!;
   const verdict = snapshot.verdicts.get(R);
   // The author's turn after a round that did not pass: contest its findings once, or revise and resubmit.
   const authorTurn = (waiting: string, resubmitted = "author resubmitted"): GateDecision => {
-    if (snapshot.rebuttals.has(R) && contestRefusal(snapshot, R, ctx.policy) === null) return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
+    if (snapshot.rebuttals.has(R) && contestRefusal(snapshot, R, ctx.policy) === null)
+      return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
     if (snapshot.resubmits.has(R)) return issue(next(P, P.counted_round + 1, null, null), resubmitted);
     return wait("awaiting_author", R, waiting);
   };
@@ -181,7 +202,9 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   const malformed = (why: string): GateDecision => {
     const previous = P.restart_reason === "malformed" && P.restart_of !== null ? snapshot.failures.get(P.restart_of) : undefined;
     const previousVerdict = P.restart_of !== null ? snapshot.verdicts.get(P.restart_of) : undefined;
-    const twice = P.restart_reason === "malformed" && (previous?.kind === "malformed" || (previousVerdict !== undefined && !previousVerdict.gate_pass.conditions.parses));
+    const twice =
+      P.restart_reason === "malformed" &&
+      (previous?.kind === "malformed" || (previousVerdict !== undefined && !previousVerdict.gate_pass.conditions.parses));
     if (twice) return escalate("malformed_termination_x2", `two malformed terminations in a row: ${why}`, CAP_OPTIONS);
     if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${why})`, CAP_OPTIONS);
     return issue(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${why}`);
@@ -199,7 +222,10 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       // family is left). Only when that is unavailable too does a human decide — or at once for a finalizer, whose
       // re-selection could land on the copilot reviewer it exists to confirm.
       if (P.restart_reason !== "degraded" && P.restart_reason !== "finalizer") {
-        return issue({ ...next(P, P.counted_round, R, "degraded"), inherit: null, exclude: [P.reviewer_provider] }, `reviewer ${P.reviewer_provider} unavailable: selecting again`);
+        return issue(
+          { ...next(P, P.counted_round, R, "degraded"), inherit: null, exclude: [P.reviewer_provider] },
+          `reviewer ${P.reviewer_provider} unavailable: selecting again`,
+        );
       }
       return escalate("unavailable", failure.reason, RETRY_OPTIONS);
     }
@@ -220,38 +246,63 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     if (verdictPasses(verdict, stop)) {
       const current = ctx.artifact();
       if (!current.ok) return escalate(current.problem, current.detail, ARTIFACT_OPTIONS);
-      if (current.sha !== gp.recomputed_sha256) return restart(`artifact changed after round ${R} was verified (verified ${gp.recomputed_sha256}, now ${current.sha}): restart on the current bytes`);
+      if (current.sha !== gp.recomputed_sha256)
+        return restart(
+          `artifact changed after round ${R} was verified (verified ${gp.recomputed_sha256}, now ${current.sha}): restart on the current bytes`,
+        );
       // the scrubbed view hides redacted regions: an edit there is still a change the review never covered
-      if (P.artifact_raw_sha256 !== undefined && current.rawSha !== P.artifact_raw_sha256) return restart(`artifact file changed since packet ${R} (raw sha256 ${P.artifact_raw_sha256}, now ${current.rawSha}), inside what the scrubber redacts: restart on the current bytes`);
+      if (P.artifact_raw_sha256 !== undefined && current.rawSha !== P.artifact_raw_sha256)
+        return restart(
+          `artifact file changed since packet ${R} (raw sha256 ${P.artifact_raw_sha256}, now ${current.rawSha}), inside what the scrubber redacts: restart on the current bytes`,
+        );
       // Copilot's identity is only caller-declared (ARIS's compatibility drive): its pass ends nothing until a
       // reviewer of a known, different family, selected afresh without copilot, passes the same counted round.
       if (P.reviewer_adapter === "copilot") {
-        return issue({ ...next(P, P.counted_round, R, "finalizer"), inherit: null, exclude: [P.reviewer_provider] }, `copilot passed round ${R}: a different-family finalizer must confirm`);
+        return issue(
+          { ...next(P, P.counted_round, R, "finalizer"), inherit: null, exclude: [P.reviewer_provider] },
+          `copilot passed round ${R}: a different-family finalizer must confirm`,
+        );
       }
       if (verdict.independence_violation && P.independence === "strong") {
         // A finalizer exists to confirm a pass across families: a weak one confirms nothing (SPEC §23).
         if (verdict.reviewer_family === "unknown" || P.restart_reason === "finalizer") {
-          const why = verdict.reviewer_family === "unknown"
-            ? "has no known family: independence cannot be proven"
-            : `is ${verdict.reviewer_family}, the author's family: a finalizer must be of another family to confirm the copilot pass`;
+          const why =
+            verdict.reviewer_family === "unknown"
+              ? "has no known family: independence cannot be proven"
+              : `is ${verdict.reviewer_family}, the author's family: a finalizer must be of another family to confirm the copilot pass`;
           return escalate("identity_unverified", `reviewer model ${JSON.stringify(verdict.reviewer_model)} ${why}`, RETRY_OPTIONS);
         }
-        return act({ type: "outcome", status: "satisfied", reason: `gate passed, but the reviewer reported ${verdict.reviewer_family}, the author's family: recorded as a weak review`, round: R, independence: "weak" }, "weak pass");
+        return act(
+          {
+            type: "outcome",
+            status: "satisfied",
+            reason: `gate passed, but the reviewer reported ${verdict.reviewer_family}, the author's family: recorded as a weak review`,
+            round: R,
+            independence: "weak",
+          },
+          "weak pass",
+        );
       }
-      const reason = stop === "score"
-        ? `score gate passed (score ${verdict.score_gate!.score}/10, readiness ${verdict.score_gate!.readiness}) with the checksum-bound conditions`
-        : "all five gate-pass conditions hold";
+      const reason =
+        stop === "score"
+          ? `score gate passed (score ${verdict.score_gate!.score}/10, readiness ${verdict.score_gate!.readiness}) with the checksum-bound conditions`
+          : "all five gate-pass conditions hold";
       return act({ type: "outcome", status: "satisfied", reason, round: R, independence: P.independence }, "pass");
     }
     if (!gp.conditions.parses || !gp.conditions.packet_id_match) return malformed(gp.reasons.join("; "));
     if (!gp.conditions.sha256_match) return restart("artifact changed: restart on the current bytes");
     // The score gate never passes on a score it could not read: a human decides (ARIS: review unavailable).
     if (stop === "score" && !verdict.score_gate?.available) {
-      return escalate("score_unavailable", `no usable score from the reviewer: ${(verdict.score_gate?.reasons ?? ["the verdict has no score evaluation"]).join("; ")}`, RETRY_OPTIONS);
+      return escalate(
+        "score_unavailable",
+        `no usable score from the reviewer: ${(verdict.score_gate?.reasons ?? ["the verdict has no score evaluation"]).join("; ")}`,
+        RETRY_OPTIONS,
+      );
     }
     const why = failReasons(verdict, stop).join("; ");
     if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached with ${why}`, CAP_OPTIONS);
-    if (ctx.policy.humanCheckpoint) return escalate("human_checkpoint", `round ${R} did not pass (${why}): continue, stop or rework`, CHECKPOINT_OPTIONS);
+    if (ctx.policy.humanCheckpoint)
+      return escalate("human_checkpoint", `round ${R} did not pass (${why}): continue, stop or rework`, CHECKPOINT_OPTIONS);
     return authorTurn(why);
   }
   if (snapshot.results.has(R)) return wait("verifying", R, "result delivered; waiting for the verifier");

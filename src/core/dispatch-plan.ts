@@ -5,7 +5,16 @@ import { ADAPTER_KIND_INFO, isCliKind, isNightmare, readsFiles } from "./adapter
 import type { DispatchOutcome } from "./dispatch-outcome.js";
 import { classifyModel } from "./family.js";
 import {
-  Attempt, type CapabilityError, type DispatchAttempt, Failure, type Effort, EFFORTS, type EffortTier, type PacketFrontMatter, type ProviderConfig, type Settings,
+  Attempt,
+  type CapabilityError,
+  type DispatchAttempt,
+  Failure,
+  type Effort,
+  EFFORTS,
+  type EffortTier,
+  type PacketFrontMatter,
+  type ProviderConfig,
+  type Settings,
 } from "../spec/schemas.js";
 import { isIndependent } from "./independence.js";
 
@@ -33,7 +42,8 @@ export function initialPair(config: ProviderConfig, tier: EffortTier): { ok: tru
   const effort = wanted?.effort ?? config.effort ?? null;
   const floor = config.effort_floor;
   if (!ADAPTER_KIND_INFO[config.adapter].setsEffort) {
-    const unsupported = config.adapter === "gemini" ? "effort not supported by this CLI" : `effort not supported by the ${config.adapter} adapter`;
+    const unsupported =
+      config.adapter === "gemini" ? "effort not supported by this CLI" : `effort not supported by the ${config.adapter} adapter`;
     if (floor) return none(`effort_floor ${floor} cannot be guaranteed: ${unsupported}`);
     return run(effort ? { model, effort: null, note: `${unsupported}; ${effort} not sent` } : { model, effort: null });
   }
@@ -62,7 +72,8 @@ export function nextPair(
     const at = chain.indexOf(now);
     const next = (at >= 0 ? chain.slice(at + 1) : chain).find((e) => rank(e) < rank(now));
     if (!next) return none(`effort_chain has no effort below ${now}`);
-    if (config.effort_floor && rank(next) < rank(config.effort_floor)) return none(`the next effort ${next} is below effort_floor ${config.effort_floor}`);
+    if (config.effort_floor && rank(next) < rank(config.effort_floor))
+      return none(`the next effort ${next} is below effort_floor ${config.effort_floor}`);
     return { ok: true, pair: { model: current.model, effort: next } };
   }
   if (config.adapter === "copilot") return none("copilot runs its agent profile's model: no model fallback");
@@ -95,7 +106,12 @@ export function attemptRecord(a: {
   const capability = outcome.kind === "not-run" && "capability" in outcome ? outcome.capability : undefined;
   return {
     // an oversized answer is still an answer (it ran); its reason says why it was not read
-    provider, adapter: config.adapter, model: declared?.model ?? pair.model, effort: pair.effort, tier, outcome: outcome.kind === "oversized" ? "output" : outcome.kind,
+    provider,
+    adapter: config.adapter,
+    model: declared?.model ?? pair.model,
+    effort: pair.effort,
+    tier,
+    outcome: outcome.kind === "oversized" ? "output" : outcome.kind,
     ...(capability ? { capability } : {}),
     ...(outcome.kind !== "output" ? { reason: outcome.reason } : {}),
     ...(pair.note ? { note: pair.note } : {}),
@@ -106,7 +122,12 @@ export function attemptRecord(a: {
 /** One line per attempt, for failure reasons and the trail. */
 export function describeAttempt(a: DispatchAttempt): string {
   const pair = `${a.model ?? "default model"}, effort ${a.effort ?? "not sent"}`;
-  const what = a.outcome === "output" ? "answered" : a.outcome === "not-run" ? `did not run${a.capability ? ` [${a.capability}]` : ""}` : "may have run";
+  const what =
+    a.outcome === "output"
+      ? "answered"
+      : a.outcome === "not-run"
+        ? `did not run${a.capability ? ` [${a.capability}]` : ""}`
+        : "may have run";
   return `${a.provider} (${pair})${a.repair ? " schema repair" : ""} ${what}${a.reason ? ` (${a.reason})` : ""}${a.note ? `; ${a.note}` : ""}`;
 }
 
@@ -161,15 +182,33 @@ export function dispatchChain(
 /** attempt-<n>.json: this worker is dispatching the round's packet (SPEC §15); a second dispatch is never automatic. */
 export function attemptFile(P: PacketFrontMatter, worker: Attempt["worker"], at: string): Attempt {
   return Attempt.parse({
-    schema_version: "guild_bus.attempt.v1", run_id: P.run_id, gate: P.gate, round: P.round, packet_id: P.packet_id,
-    provider: P.reviewer_provider, worker, started_at: at,
+    schema_version: "guild_bus.attempt.v1",
+    run_id: P.run_id,
+    gate: P.gate,
+    round: P.round,
+    packet_id: P.packet_id,
+    provider: P.reviewer_provider,
+    worker,
+    started_at: at,
   });
 }
 
 /** failure-<n>.json: why the round has no result, with every dispatch it made. */
-export function failureRecord(P: PacketFrontMatter, f: { kind: Failure["kind"]; reason: string; attempts: DispatchAttempt[]; at: string }): Failure {
+export function failureRecord(
+  P: PacketFrontMatter,
+  f: { kind: Failure["kind"]; reason: string; attempts: DispatchAttempt[]; at: string },
+): Failure {
   return Failure.parse({
-    schema_version: "guild_bus.failure.v1", run_id: P.run_id, gate: P.gate, round: P.round, packet_id: P.packet_id, kind: f.kind, reason: f.reason,
-    reviewer_provider: P.reviewer_provider, reviewer_model: P.reviewer_model, ...(f.attempts.length ? { dispatch_attempts: f.attempts } : {}), at: f.at,
+    schema_version: "guild_bus.failure.v1",
+    run_id: P.run_id,
+    gate: P.gate,
+    round: P.round,
+    packet_id: P.packet_id,
+    kind: f.kind,
+    reason: f.reason,
+    reviewer_provider: P.reviewer_provider,
+    reviewer_model: P.reviewer_model,
+    ...(f.attempts.length ? { dispatch_attempts: f.attempts } : {}),
+    at: f.at,
   });
 }

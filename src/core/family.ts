@@ -5,23 +5,42 @@ type Known = Exclude<Family, "unknown">;
 
 /** Needles that must stand alone as a token (no digit suffix: "gpt4" is not "gpt"). */
 const EXACT: Record<string, Known> = {
-  gpt: "openai", chatgpt: "openai", codex: "openai", oracle: "openai", o1: "openai", o3: "openai", o4: "openai",
-  claude: "anthropic", sonnet: "anthropic", opus: "anthropic", haiku: "anthropic", anthropic: "anthropic",
-  gemini: "google", google: "google",
+  gpt: "openai",
+  chatgpt: "openai",
+  codex: "openai",
+  oracle: "openai",
+  o1: "openai",
+  o3: "openai",
+  o4: "openai",
+  claude: "anthropic",
+  sonnet: "anthropic",
+  opus: "anthropic",
+  haiku: "anthropic",
+  anthropic: "anthropic",
+  gemini: "google",
+  google: "google",
 };
 
 /** Needles that may carry a version suffix `[0-9.]*` ("qwen2.5", "glm4", "llama3.1"). */
 const SUFFIXED: Record<string, Known> = {
   deepseek: "deepseek",
-  kimi: "moonshot", moonshot: "moonshot",
-  qwen: "qwen", tongyi: "qwen",
-  glm: "zhipu", zhipu: "zhipu",
-  minimax: "minimax", abab: "minimax",
-  mimo: "xiaomi", xiaomi: "xiaomi",
-  doubao: "bytedance", bytedance: "bytedance", volcengine: "bytedance",
+  kimi: "moonshot",
+  moonshot: "moonshot",
+  qwen: "qwen",
+  tongyi: "qwen",
+  glm: "zhipu",
+  zhipu: "zhipu",
+  minimax: "minimax",
+  abab: "minimax",
+  mimo: "xiaomi",
+  xiaomi: "xiaomi",
+  doubao: "bytedance",
+  bytedance: "bytedance",
+  volcengine: "bytedance",
   grok: "xai",
   llama: "meta",
-  mistral: "mistral", mixtral: "mistral",
+  mistral: "mistral",
+  mixtral: "mistral",
 };
 
 /** Host names (CLI hosts) to families; copilot routes to many vendors, so it has none. */

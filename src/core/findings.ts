@@ -20,9 +20,15 @@ export function findingView(value: unknown): FindingView {
     const fields = value as Record<string, unknown>;
     const text = (k: string) => (typeof fields[k] === "string" ? (fields[k] as string) : undefined);
     const title = TITLE_KEYS.map(text).find((x) => x?.trim());
-    return { title: title ?? JSON.stringify(fields).slice(0, 200), severity: text("severity"), detail: text("detail"), evidence: text("evidence"), fields };
+    return {
+      title: title ?? JSON.stringify(fields).slice(0, 200),
+      severity: text("severity"),
+      detail: text("detail"),
+      evidence: text("evidence"),
+      fields,
+    };
   }
-  return { title: typeof value === "string" && value.trim() ? value : JSON.stringify(value) ?? String(value), fields: {} };
+  return { title: typeof value === "string" && value.trim() ? value : (JSON.stringify(value) ?? String(value)), fields: {} };
 }
 
 /** The findings of a result field, the first MAX_LISTED_FINDINGS of them; anything not a list has none. */

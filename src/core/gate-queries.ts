@@ -38,7 +38,8 @@ export function offers(esc: Pick<Escalation, "options">, choice: DecisionChoice)
 export function contestRefusal(s: GateSnapshot, round: number, policy: Pick<ResolvedPolicy, "difficulty">): string | null {
   const difficulty: Difficulty = s.packets.get(round)?.difficulty ?? policy.difficulty;
   if (difficulty === "medium") return "rebuttals need difficulty hard or nightmare; this gate runs at medium";
-  if (s.packets.get(round)?.restart_reason === "ruling") return `round ${round} is the ruling on a rebuttal, and a ruling is final: revise the artifact and resubmit`;
+  if (s.packets.get(round)?.restart_reason === "ruling")
+    return `round ${round} is the ruling on a rebuttal, and a ruling is final: revise the artifact and resubmit`;
   if (!((s.verdicts.get(round)?.blocking_count ?? 0) > 0)) return `round ${round} has no blocking findings to contest`;
   return null;
 }

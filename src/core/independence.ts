@@ -15,7 +15,11 @@ export function isIndependent(author: Family, reviewer: Family): boolean {
 }
 
 /** Who reviewed: the model the result reports when it names one (a reported model always wins), else the packet's. */
-export function reviewerOf(result: Record<string, unknown>, packet: Pick<PacketFrontMatter, "reviewer_model">, aliases: Settings["family_aliases"]): { model: string | null; family: Family } {
+export function reviewerOf(
+  result: Record<string, unknown>,
+  packet: Pick<PacketFrontMatter, "reviewer_model">,
+  aliases: Settings["family_aliases"],
+): { model: string | null; family: Family } {
   const reported = typeof result.reviewer_model === "string" && result.reviewer_model.trim() ? result.reviewer_model : null;
   const model = reported ?? packet.reviewer_model;
   return { model, family: classifyModel(model, aliases) };

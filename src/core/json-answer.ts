@@ -69,5 +69,7 @@ function inspect(text: string): "too-deep" | string[] {
 const quote = (key: string) => JSON.stringify(key.length > 80 ? `${key.slice(0, 80)}…` : key);
 
 function where(path: Jsonc.JSONPath): string {
-  return path.map((s, i) => (typeof s === "number" ? `[${s}]` : /^[A-Za-z_][\w-]*$/.test(s) ? `${i ? "." : ""}${s}` : `[${quote(s)}]`)).join("");
+  return path
+    .map((s, i) => (typeof s === "number" ? `[${s}]` : /^[A-Za-z_][\w-]*$/.test(s) ? `${i ? "." : ""}${s}` : `[${quote(s)}]`))
+    .join("");
 }

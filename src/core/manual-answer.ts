@@ -18,15 +18,23 @@ export function acceptManualResponse(text: string, packet: PacketFrontMatter, se
   const refusal = identityRefusal(model, packet, settings);
   if (refusal) return { ok: false, reason: refusal };
   const normalized = normalizeOutput(body, {
-    packetId: packet.packet_id, artifactSha256: packet.artifact_sha256, round: packet.round,
-    reviewerHost: "manual", reviewerModel: model, reviewerModelSource: "declared",
+    packetId: packet.packet_id,
+    artifactSha256: packet.artifact_sha256,
+    round: packet.round,
+    reviewerHost: "manual",
+    reviewerModel: model,
+    reviewerModelSource: "declared",
   });
   if (!normalized.ok) return { ok: false, reason: `the review could not be read: ${normalized.reasons.join("; ")}` };
   // a model the answer itself names wins over the declared one (§8.2), and must pass the same check
   const reported = normalized.result.reviewer_model;
   const reportedRefusal = reported === model ? null : identityRefusal(reported, packet, settings);
   if (reportedRefusal) return { ok: false, reason: `the answer names its model: ${reportedRefusal}` };
-  return { ok: true, result: { ...normalized.result, normalized_from: "manual", reviewer_family: classifyModel(reported, settings.family_aliases) }, model: reported };
+  return {
+    ok: true,
+    result: { ...normalized.result, normalized_from: "manual", reviewer_family: classifyModel(reported, settings.family_aliases) },
+    model: reported,
+  };
 }
 
 function identityRefusal(model: string, packet: PacketFrontMatter, settings: Settings): string | null {

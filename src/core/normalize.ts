@@ -20,8 +20,7 @@ export interface EnvelopeContext {
 }
 
 export type Normalized =
-  | { ok: true; result: ReviewResultStrict; from: ReviewResultStrict["normalized_from"] }
-  | { ok: false; reasons: string[] };
+  { ok: true; result: ReviewResultStrict; from: ReviewResultStrict["normalized_from"] } | { ok: false; reasons: string[] };
 
 function fencedCandidates(raw: string): { tagged: string[]; json: string[] } {
   const tagged: string[] = [];
@@ -91,10 +90,14 @@ interface FieldSpec<T> {
 /** One field from the prose lines and the structured value: at most one source each, and they must agree. */
 function readField<T>(spec: FieldSpec<T>, lines: string[], structured: unknown, problems: string[]): T | undefined {
   const { name, lineRe, mentionRe, fromLine, fromStructured, same } = spec;
-  const anchored = lines.flatMap((l) => { const m = lineRe.exec(l); return m ? [m[1]!] : []; });
+  const anchored = lines.flatMap((l) => {
+    const m = lineRe.exec(l);
+    return m ? [m[1]!] : [];
+  });
   const inline = lines.filter((l) => !lineRe.test(l) && mentionRe.test(l));
   const take = (p: Parsed<T>): T | undefined => ("value" in p ? p.value : void problems.push(p.problem));
-  if (inline.length) problems.push(`${name} mentioned inline (${JSON.stringify(inline[0]!.trim().slice(0, 80))}): put it alone on its own line`);
+  if (inline.length)
+    problems.push(`${name} mentioned inline (${JSON.stringify(inline[0]!.trim().slice(0, 80))}): put it alone on its own line`);
   if (anchored.length > 1) problems.push(`${anchored.length} ${name} lines; give exactly one`);
   const prose = anchored.length === 1 && !inline.length ? take(fromLine(anchored[0]!)) : undefined;
   const field = structured !== undefined ? take(fromStructured(structured)) : undefined;
@@ -117,18 +120,33 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
     const r = toReadiness(v);
     return r ? { value: r } : { problem };
   };
-  const score = readField<number>({
-    name: "Score", lineRe: SCORE_LINE_RE, mentionRe: SCORE_MENTION_RE,
-    fromLine: (v) => (NUMBER_RE.test(v) ? { value: Number(v) } : { problem: `the Score line has ${JSON.stringify(v)}, not a number` }),
-    fromStructured: (v) => (typeof v === "number" && Number.isFinite(v) ? { value: v } : { problem: `score must be a number (got ${JSON.stringify(v)})` }),
-    same: (a, b) => Math.abs(a - b) <= 1e-9,
-  }, lines, structured.score, problems);
-  const ready = readField<Readiness>({
-    name: "Verdict", lineRe: VERDICT_LINE_RE, mentionRe: VERDICT_MENTION_RE,
-    fromLine: (v) => readiness(v, `the Verdict line has ${JSON.stringify(v)}, not ready | almost | not ready`),
-    fromStructured: (v) => readiness(v, `readiness must be ready, almost or not ready (got ${JSON.stringify(v)})`),
-    same: (a, b) => a === b,
-  }, lines, structured.readiness, problems);
+  const score = readField<number>(
+    {
+      name: "Score",
+      lineRe: SCORE_LINE_RE,
+      mentionRe: SCORE_MENTION_RE,
+      fromLine: (v) => (NUMBER_RE.test(v) ? { value: Number(v) } : { problem: `the Score line has ${JSON.stringify(v)}, not a number` }),
+      fromStructured: (v) =>
+        typeof v === "number" && Number.isFinite(v) ? { value: v } : { problem: `score must be a number (got ${JSON.stringify(v)})` },
+      same: (a, b) => Math.abs(a - b) <= 1e-9,
+    },
+    lines,
+    structured.score,
+    problems,
+  );
+  const ready = readField<Readiness>(
+    {
+      name: "Verdict",
+      lineRe: VERDICT_LINE_RE,
+      mentionRe: VERDICT_MENTION_RE,
+      fromLine: (v) => readiness(v, `the Verdict line has ${JSON.stringify(v)}, not ready | almost | not ready`),
+      fromStructured: (v) => readiness(v, `readiness must be ready, almost or not ready (got ${JSON.stringify(v)})`),
+      same: (a, b) => a === b,
+    },
+    lines,
+    structured.readiness,
+    problems,
+  );
   return { ...(score !== undefined ? { score } : {}), ...(ready !== undefined ? { readiness: ready } : {}), problems };
 }
 
@@ -137,7 +155,8 @@ function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Findi
   const severity = given !== undefined && SEVERITIES.has(given) ? (given as Finding["severity"]) : fallbackSeverity;
   // The strict schema types these as strings; `evidence: ["§2"]` or `id: 7` must not make a whole review malformed.
   const texts: Record<string, string> = {};
-  for (const k of ["id", "detail", "evidence"]) if (fields[k] !== undefined && typeof fields[k] !== "string") texts[k] = JSON.stringify(fields[k]);
+  for (const k of ["id", "detail", "evidence"])
+    if (fields[k] !== undefined && typeof fields[k] !== "string") texts[k] = JSON.stringify(fields[k]);
   return { ...fields, ...texts, severity, title };
 }
 
@@ -149,7 +168,12 @@ const MAX_ANSWER_BYTES = 3 * 1024 * 1024;
 const MODE_FIELDS = new Set(["score", "readiness", "memory_update", "rulings"]);
 
 /** Fill what the reviewer may leave out (identity, round) and coerce findings; never change its verdict or bindings. */
-function envelope(obj: Record<string, unknown>, ctx: EnvelopeContext, from: ReviewResultStrict["normalized_from"], raw: string): Normalized {
+function envelope(
+  obj: Record<string, unknown>,
+  ctx: EnvelopeContext,
+  from: ReviewResultStrict["normalized_from"],
+  raw: string,
+): Normalized {
   const problems = lenientProblems({
     ...obj,
     packet_id: obj.packet_id ?? ctx.packetId,
@@ -183,7 +207,10 @@ function envelope(obj: Record<string, unknown>, ctx: EnvelopeContext, from: Revi
   if (!checked.success) return { ok: false, reasons: describeIssues(checked.error) };
   const bytes = Buffer.byteLength(JSON.stringify(checked.data, null, 2));
   if (bytes > MAX_ANSWER_BYTES) {
-    return { ok: false, reasons: [`the result would be ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} a review result may have: shorten the findings`] };
+    return {
+      ok: false,
+      reasons: [`the result would be ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} a review result may have: shorten the findings`],
+    };
   }
   return { ok: true, result: checked.data, from };
 }
@@ -199,19 +226,25 @@ function reviewerIdentity(claimed: unknown, ctx: EnvelopeContext): Pick<ReviewRe
   return { reviewer_model: both ? `${ctx.reviewerModel}, ${own}` : own, reviewer_model_source: "reported" };
 }
 
-type ParsedObject = { ok: true; obj: Record<string, unknown> } | { ok: false; kind: Extract<JsonAnswer, { ok: false }>["kind"] | "shape"; reason: string };
+type ParsedObject =
+  { ok: true; obj: Record<string, unknown> } | { ok: false; kind: Extract<JsonAnswer, { ok: false }>["kind"] | "shape"; reason: string };
 
 /** An answer's JSON object, or why not; depth and repeated keys are refused before anything walks it. */
 function parseObject(text: string): ParsedObject {
   const parsed = parseJsonAnswer(text);
   if (!parsed.ok) return parsed;
   const v = parsed.value;
-  return v && typeof v === "object" && !Array.isArray(v) ? { ok: true, obj: v as Record<string, unknown> } : { ok: false, kind: "shape", reason: "not a JSON object" };
+  return v && typeof v === "object" && !Array.isArray(v)
+    ? { ok: true, obj: v as Record<string, unknown> }
+    : { ok: false, kind: "shape", reason: "not a JSON object" };
 }
 
 export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
   const { tagged, json } = fencedCandidates(raw);
-  const pick: Array<[string[], ReviewResultStrict["normalized_from"]]> = [[tagged, "fenced"], [json, "fenced"]];
+  const pick: Array<[string[], ReviewResultStrict["normalized_from"]]> = [
+    [tagged, "fenced"],
+    [json, "fenced"],
+  ];
   for (const [blocks, from] of pick) {
     if (blocks.length > 1) return { ok: false, reasons: [`${blocks.length} candidate JSON blocks; emit exactly one`] };
     if (blocks.length === 1) {
@@ -236,7 +269,10 @@ export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
     );
   }
   if (sentinel && !sentinel.valid) return { ok: false, reasons: [`malformed termination: ${sentinel.reason}`] };
-  return { ok: false, reasons: ["envelope missing: no review_result.v1 block, no whole-output JSON object, no valid ## SATISFIED sentinel"] };
+  return {
+    ok: false,
+    reasons: ["envelope missing: no review_result.v1 block, no whole-output JSON object, no valid ## SATISFIED sentinel"],
+  };
 }
 
 /** The one schema-repair prompt sent after a malformed answer. */
@@ -263,16 +299,26 @@ export function normalizeBound(text: string, ctx: EnvelopeContext): Normalized {
   const reasons: string[] = [];
   if (n.result.packet_id !== ctx.packetId) reasons.push(`packet_id must be ${ctx.packetId} (got ${JSON.stringify(n.result.packet_id)})`);
   if (n.result.artifact_sha256_reviewed.toLowerCase() !== ctx.artifactSha256) {
-    reasons.push(`artifact_sha256_reviewed must be ${ctx.artifactSha256}, the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`);
+    reasons.push(
+      `artifact_sha256_reviewed must be ${ctx.artifactSha256}, the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`,
+    );
   }
   return reasons.length ? { ok: false, reasons } : n;
 }
 
 /** Who the answer is from before it says: the model requested, or the one the adapter declared (copilot's profile). */
-export function envelopeFor(P: PacketFrontMatter, provider: string, model: { requested: string | null; declared: boolean }): EnvelopeContext {
+export function envelopeFor(
+  P: PacketFrontMatter,
+  provider: string,
+  model: { requested: string | null; declared: boolean },
+): EnvelopeContext {
   return {
-    packetId: P.packet_id, artifactSha256: P.artifact_sha256, round: P.round, reviewerHost: provider,
-    reviewerModel: model.requested ?? provider, reviewerModelSource: model.requested && !model.declared ? "requested" : "declared",
+    packetId: P.packet_id,
+    artifactSha256: P.artifact_sha256,
+    round: P.round,
+    reviewerHost: provider,
+    reviewerModel: model.requested ?? provider,
+    reviewerModelSource: model.requested && !model.declared ? "requested" : "declared",
   };
 }
 

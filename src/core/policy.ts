@@ -36,7 +36,11 @@ export function pinnedReviewer(request: Pick<Request, "reviewer">, settings: Set
  * reads the repository itself, so a pinned manual, command or http reviewer is refused (ARIS refuses
  * nightmare + manual); and listed paths must stay inside the project.
  */
-export function requestRefusal(request: Pick<Request, "reviewer" | "paths"> & Partial<Pick<Request, "artifact_path">>, settings: Settings, difficulty: Difficulty): string | null {
+export function requestRefusal(
+  request: Pick<Request, "reviewer" | "paths"> & Partial<Pick<Request, "artifact_path">>,
+  settings: Settings,
+  difficulty: Difficulty,
+): string | null {
   for (const p of [...(request.artifact_path === undefined ? [] : [request.artifact_path]), ...(request.paths ?? [])]) {
     if (!staysInside(p)) return `path ${JSON.stringify(p)} is not inside the project`;
   }
@@ -63,16 +67,31 @@ export function resolvePolicy(request: Request, settings: Settings): ResolvedPol
     cap = MAX_CAP;
   }
   return {
-    mode, required, requiredBecause, cap, warnings, restartCap: settings.restart_cap ?? DEFAULT_RESTART_CAP,
-    stop, difficulty, humanCheckpoint: request.human_checkpoint ?? settings.human_checkpoint ?? false,
+    mode,
+    required,
+    requiredBecause,
+    cap,
+    warnings,
+    restartCap: settings.restart_cap ?? DEFAULT_RESTART_CAP,
+    stop,
+    difficulty,
+    humanCheckpoint: request.human_checkpoint ?? settings.human_checkpoint ?? false,
     refusal: requestRefusal(request, settings, difficulty),
   };
 }
 
 /** Placeholder policy for a gate that has no request yet (decide() returns before using it). */
 export const NO_REQUEST_POLICY: ResolvedPolicy = Object.freeze({
-  mode: "cross", required: true, requiredBecause: "no request", cap: DEFAULT_CAP, warnings: [], restartCap: DEFAULT_RESTART_CAP,
-  stop: "verdict", difficulty: "medium", humanCheckpoint: false, refusal: null,
+  mode: "cross",
+  required: true,
+  requiredBecause: "no request",
+  cap: DEFAULT_CAP,
+  warnings: [],
+  restartCap: DEFAULT_RESTART_CAP,
+  stop: "verdict",
+  difficulty: "medium",
+  humanCheckpoint: false,
+  refusal: null,
 }) as ResolvedPolicy;
 
 /** Whether a project-relative path stays inside the project: not absolute, and no `..` climbs above where it starts. */

@@ -4,7 +4,6 @@
 import { RESULT_WIRE } from "../spec/constants.js";
 import { parseJsonAnswer } from "./json-answer.js";
 
-
 export interface LenientResult {
   schema_version?: typeof RESULT_WIRE;
   packet_id: string;

@@ -36,7 +36,8 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   const { policy, artifact } = input;
   if (o.status === "skipped" && policy.required) problems.push(`skipped, but review is required (${policy.requiredBecause})`);
   if (o.status === "force_passed") {
-    if (validDecision(s, n)?.choice !== "force-pass") problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);
+    if (validDecision(s, n)?.choice !== "force-pass")
+      problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);
   }
   if (o.status === "satisfied") {
     if (o.satisfied_at_round !== n) problems.push(`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`);
@@ -44,7 +45,8 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   }
   if ((o.status === "satisfied" || o.status === "force_passed") && o.artifact_sha256 !== null) {
     if (!artifact.ok) problems.push(`the artifact is unreadable now: ${artifact.detail}`);
-    else if (artifact.sha !== o.artifact_sha256) problems.push(`the artifact changed since the outcome (outcome ${o.artifact_sha256}, now ${artifact.sha})`);
+    else if (artifact.sha !== o.artifact_sha256)
+      problems.push(`the artifact changed since the outcome (outcome ${o.artifact_sha256}, now ${artifact.sha})`);
   }
   return { ok: problems.length === 0, problems };
 }
@@ -54,7 +56,12 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
  * bound to them, the gate-pass on the artifact as it is now under the round's own stop policy, and, for a strong
  * stamp, the reviewer family. The broker asks before it writes `satisfied`; `status --verify` after.
  */
-export function passProblems(s: GateSnapshot, n: number, input: Omit<ReverifyInput, "policy">, independence: "strong" | "weak" | null | undefined): string[] {
+export function passProblems(
+  s: GateSnapshot,
+  n: number,
+  input: Omit<ReverifyInput, "policy">,
+  independence: "strong" | "weak" | null | undefined,
+): string[] {
   const { artifact, settings } = input;
   const packet = s.packets.get(n);
   if (!packet) return [`no valid packet-${n}.md`];
@@ -73,11 +80,15 @@ export function passProblems(s: GateSnapshot, n: number, input: Omit<ReverifyInp
   if (!c.parses || !c.packet_id_match || !c.no_blockers) problems.push(`gate-pass fails: ${report.reasons.join("; ")}`);
   else if (!c.sha256_match && artifact.ok) problems.push(`the result reviewed other bytes: ${report.reasons.join("; ")}`);
   const result = parseReviewResult(raw).result;
-  if (stop === "verdict" && result?.verdict !== "satisfied") problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
+  if (stop === "verdict" && result?.verdict !== "satisfied")
+    problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
   if (stop === "score" && result && !evaluateScoreGate(result).positive) problems.push("the result's score does not pass the score gate");
   if (independence === "strong") {
     const { model, family } = reviewerOf(result ?? {}, packet, settings.family_aliases);
-    if (!isIndependent(packet.author_family, family)) problems.push(`independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${packet.author_family})`);
+    if (!isIndependent(packet.author_family, family))
+      problems.push(
+        `independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${packet.author_family})`,
+      );
   }
   return problems;
 }

@@ -31,6 +31,9 @@ export function evaluateScoreGate(result: Record<string, unknown>): ScoreGate {
   else if (readiness === null) reasons.push(`readiness must be ready, almost or not ready (got ${JSON.stringify(result.readiness)})`);
   const available = reasons.length === 0;
   const positive = available && score! >= SCORE_THRESHOLD && (readiness === "ready" || readiness === "almost");
-  if (available && !positive) reasons.push(`score ${score}/10, readiness ${readiness}: the gate needs a score of at least ${SCORE_THRESHOLD} and readiness ready or almost`);
+  if (available && !positive)
+    reasons.push(
+      `score ${score}/10, readiness ${readiness}: the gate needs a score of at least ${SCORE_THRESHOLD} and readiness ready or almost`,
+    );
   return { score, readiness, available, positive, reasons };
 }

@@ -2,14 +2,7 @@
 // that carries free text. Deterministic and idempotent: labels never re-match, and custom patterns run to a fixpoint.
 import type { ReviewResultStrict, Settings } from "../spec/schemas.js";
 
-export type RedactionKind =
-  | "token"
-  | "private-key"
-  | "password"
-  | "secret"
-  | "home-path"
-  | "high-entropy"
-  | "custom";
+export type RedactionKind = "token" | "private-key" | "password" | "secret" | "home-path" | "high-entropy" | "custom";
 
 export const label = (kind: RedactionKind) => `[REDACTED:${kind}]`;
 
@@ -118,7 +111,9 @@ const RULES: readonly Rule[] = Object.freeze([
     // eslint-disable-next-line @typescript-eslint/max-params -- String.replace passes one argument per capture group
     replace: (match: string, head: string, quote: string | undefined, quoted: string | undefined, bareQuote: string, bare: string) =>
       quoted !== undefined
-        ? HARMLESS_VALUE.test(quoted) ? match : `${head}${quote}${label("secret")}`
+        ? HARMLESS_VALUE.test(quoted)
+          ? match
+          : `${head}${quote}${label("secret")}`
         : HARMLESS_VALUE.test(bare) || CODE_VALUE.test(bare) || (MEMBER_KEY.test(head) && !bareQuote)
           ? match
           : `${head}${bareQuote}${label("secret")}`,
@@ -156,8 +151,7 @@ const WORD_PIECE = /^(?:[0-9]{1,4}|[A-Z]{1,5}|[A-Z]?[a-z]+)$/;
 
 /** Single letters wedged against other letters (wJalr, aB3x): random case, where k8s and e2e have none. */
 function caseFlips(pieces: readonly string[]): number {
-  return pieces.filter((p, i) => /^[A-Za-z]$/.test(p) && [pieces[i - 1], pieces[i + 1]].some((q) => q && /[A-Za-z]/.test(q)))
-    .length;
+  return pieces.filter((p, i) => /^[A-Za-z]$/.test(p) && [pieces[i - 1], pieces[i + 1]].some((q) => q && /[A-Za-z]/.test(q))).length;
 }
 
 function isPathLike(s: string): boolean {
@@ -225,7 +219,8 @@ function compileCustom(patterns: readonly string[] | undefined): Rule[] {
       throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: ${(error as Error).message}`);
     }
     // a pattern that matches nothing would insert a label between every two characters, pass after pass
-    if (new RegExp(source).test("")) throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: it matches the empty string`);
+    if (new RegExp(source).test(""))
+      throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: it matches the empty string`);
     return { kind: "custom", re, replace: (m: string) => (m === "" ? m : label("custom")) } satisfies Rule;
   });
 }

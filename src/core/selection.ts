@@ -7,7 +7,6 @@ import type { Family, ProviderConfig, Request, Settings } from "../spec/schemas.
 import { MANUAL_PROVIDER, pinnedReviewer, type ResolvedPolicy } from "./policy.js";
 import { familyRelation, isIndependent } from "./independence.js";
 
-
 export interface Provider {
   id: string;
   adapter: ProviderConfig["adapter"];
@@ -75,7 +74,14 @@ export function configuredProviders(settings: Settings): Provider[] {
   return out;
 }
 
-const BUILTIN_MANUAL: Provider = { id: MANUAL_PROVIDER, adapter: "manual", model: null, family: "unknown", selectable: false, available: true };
+const BUILTIN_MANUAL: Provider = {
+  id: MANUAL_PROVIDER,
+  adapter: "manual",
+  model: null,
+  family: "unknown",
+  selectable: false,
+  available: true,
+};
 
 function weakReviewer(providers: Provider[], author: AuthorIdentity, settings: Settings, readersOnly: boolean): Provider | null {
   const usable = providers.filter((p) => p.available);
@@ -95,13 +101,19 @@ export function selectReviewer(
   all: Provider[],
   settings: Settings,
 ): Selection {
-  if (!policy.required) return { status: "skipped", provider: null, independence: "weak", reason: `review not required (${policy.requiredBecause})` };
+  if (!policy.required)
+    return { status: "skipped", provider: null, independence: "weak", reason: `review not required (${policy.requiredBecause})` };
   const nightmare = policy.difficulty === "nightmare";
   const providers = (nightmare ? all.filter((p) => readsFiles(p.adapter)) : all).map((p) => forAuthor(p, author));
   const weak = (reason: string): Selection => {
     const provider = weakReviewer(providers, author, settings, nightmare);
     if (provider) return { status: "degraded-local", provider, independence: "weak", reason };
-    return { status: "degraded-local", provider: null, independence: "weak", reason: `${reason}; difficulty nightmare: no file-reading reviewer (${FILE_READING_KINDS.join(", ")}) is available` };
+    return {
+      status: "degraded-local",
+      provider: null,
+      independence: "weak",
+      reason: `${reason}; difficulty nightmare: no file-reading reviewer (${FILE_READING_KINDS.join(", ")}) is available`,
+    };
   };
   if (policy.mode === "local") return weak("review=local: same-host review, weak independence");
   const pin = pinnedReviewer(request, settings);
@@ -110,7 +122,13 @@ export function selectReviewer(
   }
   if (pin) {
     const refused = nightmare ? all.find((p) => p.id === pin && !readsFiles(p.adapter)) : undefined;
-    if (refused) return { status: "degraded-local", provider: null, independence: "weak", reason: `difficulty nightmare: pinned reviewer ${pin} (adapter ${refused.adapter}) cannot read the repository` };
+    if (refused)
+      return {
+        status: "degraded-local",
+        provider: null,
+        independence: "weak",
+        reason: `difficulty nightmare: pinned reviewer ${pin} (adapter ${refused.adapter}) cannot read the repository`,
+      };
     const pinned = providers.find((p) => p.id === pin);
     if (!pinned) return weak(`pinned reviewer ${JSON.stringify(pin)} is not configured; refusing to substitute silently`);
     if (!pinned.available) return weak(`pinned reviewer ${pin} unavailable: ${pinned.note ?? "not detected"}`);
@@ -119,15 +137,26 @@ export function selectReviewer(
       return weak(`pinned reviewer ${pin} is ${pinned.family}, the author's family: same-family self-review cannot satisfy cross`);
     }
     if (pinned.adapter === "manual") {
-      return { status: "selected", provider: pinned, independence: "strong", reason: "pinned manual reviewer; a different known family is enforced when answering" };
+      return {
+        status: "selected",
+        provider: pinned,
+        independence: "strong",
+        reason: "pinned manual reviewer; a different known family is enforced when answering",
+      };
     }
     if (pinned.family === "unknown") return weak(`pinned reviewer ${pin} has no known model family`);
-    return { status: "selected", provider: pinned, independence: "strong", reason: `pinned reviewer ${pin} (${pinned.family} ≠ ${author.family})` };
+    return {
+      status: "selected",
+      provider: pinned,
+      independence: "strong",
+      reason: `pinned reviewer ${pin} (${pinned.family} ≠ ${author.family})`,
+    };
   }
   const ranked = providers
     .filter((p) => p.available && p.selectable && isIndependent(author.family, p.family))
     .sort((a, b) => ADAPTER_KIND_INFO[a.adapter].rank - ADAPTER_KIND_INFO[b.adapter].rank || a.id.localeCompare(b.id));
   const top = ranked[0];
-  if (top) return { status: "selected", provider: top, independence: "strong", reason: `auto: ${top.id} (${top.family} ≠ ${author.family})` };
+  if (top)
+    return { status: "selected", provider: top, independence: "strong", reason: `auto: ${top.id} (${top.family} ≠ ${author.family})` };
   return weak(`no available reviewer of a family other than ${author.family}`);
 }

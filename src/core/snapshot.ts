@@ -48,8 +48,25 @@ export interface GateSnapshot {
 
 export function emptySnapshot(runId: string, gate: string, dir: string): GateSnapshot {
   return {
-    runId, gate, dir, request: null, packets: new Map(), attempts: new Map(), results: new Map(), responses: new Map(),
-    failures: new Map(), verdicts: new Map(), brokenSeals: new Map(), resubmits: new Set(), memories: new Set(), rebuttals: new Set(), escalations: new Map(), decisions: new Map(),
-    outcome: null, rejected: [], problems: [], fingerprint: "",
+    runId,
+    gate,
+    dir,
+    request: null,
+    packets: new Map(),
+    attempts: new Map(),
+    results: new Map(),
+    responses: new Map(),
+    failures: new Map(),
+    verdicts: new Map(),
+    brokenSeals: new Map(),
+    resubmits: new Set(),
+    memories: new Set(),
+    rebuttals: new Set(),
+    escalations: new Map(),
+    decisions: new Map(),
+    outcome: null,
+    rejected: [],
+    problems: [],
+    fingerprint: "",
   };
 }

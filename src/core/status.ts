@@ -8,8 +8,20 @@ import { BUS_DIRS, type GateSnapshot } from "./snapshot.js";
 
 export interface ReviewBrokerOutput {
   status:
-    | "satisfied" | "skipped" | "cap_hit" | "force_passed" | "extended" | "rework" | "no_verdict" | "unavailable" | "pending"
-    | "stopped" | "checkpoint" | "refused" | "blocked" | "artifact_unusable";
+    | "satisfied"
+    | "skipped"
+    | "cap_hit"
+    | "force_passed"
+    | "extended"
+    | "rework"
+    | "no_verdict"
+    | "unavailable"
+    | "pending"
+    | "stopped"
+    | "checkpoint"
+    | "refused"
+    | "blocked"
+    | "artifact_unusable";
   gate: string;
   run_id: string;
   author_host: string;
@@ -28,8 +40,14 @@ export interface ReviewBrokerOutput {
 }
 
 const WAITING_FOR: Record<string, string> = {
-  no_request: "a request", done: "nothing", broker: "the broker", reviewing: "the reviewer", dispatched: "the reviewer",
-  normalizing: "the manual worker", verifying: "the verifier", awaiting_author: "the author (revise, then `guild-bus resubmit`)",
+  no_request: "a request",
+  done: "nothing",
+  broker: "the broker",
+  reviewing: "the reviewer",
+  dispatched: "the reviewer",
+  normalizing: "the manual worker",
+  verifying: "the verifier",
+  awaiting_author: "the author (revise, then `guild-bus resubmit`)",
   awaiting_decision: "a human decision (`guild-bus decide`)",
 };
 
@@ -37,9 +55,10 @@ const WAITING_FOR: Record<string, string> = {
 function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean): string {
   const blocked = s.problems.find((p) => p.file === "." || BUS_DIRS.has(p.file));
   if (blocked && d.state !== "done") return `a human: ${blocked.file === "." ? "the gate directory" : blocked.file} — ${blocked.reason}`;
-  if (d.state === "awaiting_author" && rebuttable) return "the author (revise, then `guild-bus resubmit`; or contest the findings once with `guild-bus rebut`)";
+  if (d.state === "awaiting_author" && rebuttable)
+    return "the author (revise, then `guild-bus resubmit`; or contest the findings once with `guild-bus rebut`)";
   if (d.state === "awaiting_decision" && s.escalations.get(d.round)?.reason === "human_checkpoint") {
-    return "a human checkpoint (`guild-bus decide <run> <gate> continue|stop|rework [--note \"instructions\"]`)";
+    return 'a human checkpoint (`guild-bus decide <run> <gate> continue|stop|rework [--note "instructions"]`)';
   }
   return WAITING_FOR[d.state] ?? d.state;
 }
@@ -54,7 +73,8 @@ function statusOf(s: GateSnapshot, d: GateDecision): ReviewBrokerOutput["status"
     if (reason === "human_checkpoint") return "checkpoint";
     if (reason === "request_refused") return "refused";
     if (reason === "codex_skip_blocked") return "blocked";
-    if (reason === "artifact_missing" || reason === "artifact_too_large" || reason === "artifact_not_text" || reason === "scrub_failed") return "artifact_unusable";
+    if (reason === "artifact_missing" || reason === "artifact_too_large" || reason === "artifact_not_text" || reason === "scrub_failed")
+      return "artifact_unusable";
     return "cap_hit";
   }
   return "pending";
@@ -62,9 +82,10 @@ function statusOf(s: GateSnapshot, d: GateDecision): ReviewBrokerOutput["status"
 
 /** "issues (gate not passed; score 5/10, not ready)": the verdict under the stop policy in force. */
 function lastVerdict(v: VerdictFile, stop: StopPolicy): string {
-  const score = v.score_gate && (v.score_gate.score !== null || v.score_gate.readiness !== null)
-    ? `; score ${v.score_gate.score ?? "?"}/10, ${v.score_gate.readiness ?? "no readiness"}`
-    : "";
+  const score =
+    v.score_gate && (v.score_gate.score !== null || v.score_gate.readiness !== null)
+      ? `; score ${v.score_gate.score ?? "?"}/10, ${v.score_gate.readiness ?? "no readiness"}`
+      : "";
   const rulings = v.rulings ? `; ${v.rulings.upheld} upheld, ${v.rulings.withdrawn} withdrawn` : "";
   return `${v.result_verdict} (gate ${verdictPasses(v, stop) ? "passed" : "not passed"}${score}${rulings})`;
 }
@@ -78,7 +99,13 @@ function outcomeDetail(o: Outcome, now: ArtifactState): string {
 }
 
 /** The gate's status for a person or a waiting author, from its snapshot, decision and the artifact as it is now. */
-export function gateStatus(s: GateSnapshot, d: GateDecision, artifact: ArtifactState, policy: ResolvedPolicy, trailPath: string): ReviewBrokerOutput {
+export function gateStatus(
+  s: GateSnapshot,
+  d: GateDecision,
+  artifact: ArtifactState,
+  policy: ResolvedPolicy,
+  trailPath: string,
+): ReviewBrokerOutput {
   const p = s.packets.get(openRound(s));
   const v = s.verdicts.get(openRound(s));
   return {
@@ -87,7 +114,7 @@ export function gateStatus(s: GateSnapshot, d: GateDecision, artifact: ArtifactS
     run_id: s.runId,
     author_host: s.request?.author_host ?? "unknown",
     reviewer_host: s.outcome?.reviewer_host ?? p?.reviewer_provider ?? null,
-    independence: s.outcome?.independence ?? (v?.independence_violation ? "weak" : p?.independence ?? null),
+    independence: s.outcome?.independence ?? (v?.independence_violation ? "weak" : (p?.independence ?? null)),
     rounds: countedRounds(s),
     trail_path: trailPath,
     ...(s.outcome?.satisfied_at_round ? { satisfied_at_round: s.outcome.satisfied_at_round } : {}),

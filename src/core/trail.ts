@@ -6,13 +6,17 @@ import { type GateDecision, verdictPasses } from "./decide.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
 
-export type ResultLookup = (round: number) => (ReviewResultLenient & { normalized_from?: string; findings?: unknown; rulings?: unknown }) | null;
+export type ResultLookup = (
+  round: number,
+) => (ReviewResultLenient & { normalized_from?: string; findings?: unknown; rulings?: unknown }) | null;
 
 /** " (restart of round 2)", or " (ruling on round 2)" for the round that rules on a rebuttal. */
 export function roundLabel(e: Pick<TrailEntry, "restart_of" | "restart_reason">): string {
   if (!e.restart_of) return "";
   if (e.restart_reason === "ruling") return ` (ruling on round ${e.restart_of})`;
-  return e.restart_reason === "finalizer" ? ` (finalizer for the copilot pass of round ${e.restart_of})` : ` (restart of round ${e.restart_of})`;
+  return e.restart_reason === "finalizer"
+    ? ` (finalizer for the copilot pass of round ${e.restart_of})`
+    : ` (restart of round ${e.restart_of})`;
 }
 
 const Ran = z.object({ provider: z.string(), model: z.string().nullable(), effort: z.string().nullable(), tier: z.string() }).loose();
@@ -25,7 +29,10 @@ function dispatchLines(result: ReturnType<ResultLookup>, failure: Failure | unde
   const ran = Ran.safeParse(r.ran);
   if (ran.success) {
     const { provider, model, effort, tier } = ran.data;
-    const identity = typeof r.identity_assurance === "string" ? `; identity ${r.identity_assurance}${typeof r.copilot_profile === "string" ? ` (profile ${r.copilot_profile})` : ""}` : "";
+    const identity =
+      typeof r.identity_assurance === "string"
+        ? `; identity ${r.identity_assurance}${typeof r.copilot_profile === "string" ? ` (profile ${r.copilot_profile})` : ""}`
+        : "";
     lines.push(`ran: ${provider} (${model ?? "default model"}, effort ${effort ?? "not sent"}, tier ${tier})${identity}`);
   }
   return lines;
@@ -41,13 +48,19 @@ function rulingLines(list: unknown): string[] {
 
 function findingTitles(list: unknown): string[] {
   const { findings, more } = listedFindings(list);
-  const lines = findings.map((f) => (Object.keys(f.fields).length ? `[${(f.severity ?? "?").slice(0, 20)}] ${f.title.slice(0, 300)}` : f.title.slice(0, 300)));
+  const lines = findings.map((f) =>
+    Object.keys(f.fields).length ? `[${(f.severity ?? "?").slice(0, 20)}] ${f.title.slice(0, 300)}` : f.title.slice(0, 300),
+  );
   if (more) lines.push(`… and ${more} more finding(s) in the result`);
   return lines;
 }
 
 /** One entry per packet; a round "passed" under the stop policy in force (the score gate replaces the verdict condition). */
-export function trailEntries(s: GateSnapshot, lookup: ResultLookup, stop: StopPolicy = "verdict"): { entries: TrailEntry[]; findings: Map<number, string[]> } {
+export function trailEntries(
+  s: GateSnapshot,
+  lookup: ResultLookup,
+  stop: StopPolicy = "verdict",
+): { entries: TrailEntry[]; findings: Map<number, string[]> } {
   const entries: TrailEntry[] = [];
   const findings = new Map<number, string[]>();
   for (const round of [...s.packets.keys()].sort((a, b) => a - b)) {
@@ -60,15 +73,19 @@ export function trailEntries(s: GateSnapshot, lookup: ResultLookup, stop: StopPo
     let state = "reviewing";
     if (failure) state = `ended without a result: ${failure.kind} (${failure.reason})`;
     else if (verdict && verdictPasses(verdict, stop)) state = "gate passed";
-    else if (verdict && !verdict.gate_pass.conditions.sha256_match && verdict.gate_pass.conditions.parses) state = "rejected: artifact changed mid-review; restarted";
+    else if (verdict && !verdict.gate_pass.conditions.sha256_match && verdict.gate_pass.conditions.parses)
+      state = "rejected: artifact changed mid-review; restarted";
     else if (verdict) state = "gate not passed";
     else if (s.results.has(round)) state = "verifying";
     else if (s.attempts.has(round)) state = "dispatched";
-    const scan = failure?.kind === "malformed"
-      ? `malformed termination: ${failure.reason}`
-      : result?.normalized_from
-        ? `${result.normalized_from === "sentinel" ? "sentinel" : "structured-envelope"}; clean`
-        : result ? "structured-envelope (foreign writer); clean" : "n/a";
+    const scan =
+      failure?.kind === "malformed"
+        ? `malformed termination: ${failure.reason}`
+        : result?.normalized_from
+          ? `${result.normalized_from === "sentinel" ? "sentinel" : "structured-envelope"}; clean`
+          : result
+            ? "structured-envelope (foreign writer); clean"
+            : "n/a";
     entries.push({
       round,
       counted_round: p.counted_round,
@@ -99,7 +116,11 @@ export function trailEntries(s: GateSnapshot, lookup: ResultLookup, stop: StopPo
 
 export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Map<number, string[]>, decision: GateDecision): string {
   const out = [`# ${s.gate} Review Trail`, "", `- run: ${s.runId}`];
-  if (s.request) out.push(`- artifact: ${s.request.artifact_path}`, `- author: ${s.request.author_host}${s.request.author_model ? ` (${s.request.author_model})` : ""}`);
+  if (s.request)
+    out.push(
+      `- artifact: ${s.request.artifact_path}`,
+      `- author: ${s.request.author_host}${s.request.author_model ? ` (${s.request.author_model})` : ""}`,
+    );
   const first = s.packets.get(1);
   if (first) out.push(`- reviewer selection: ${first.selection_status} — ${first.selection_reason}`);
   out.push("");
@@ -119,7 +140,10 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
     );
     for (const d of e.dispatch ?? []) out.push(`- dispatch ${d}`);
     const sg = s.verdicts.get(e.round)?.score_gate;
-    if ((e.score ?? e.readiness ?? null) !== null) out.push(`- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable"}`);
+    if ((e.score ?? e.readiness ?? null) !== null)
+      out.push(
+        `- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable"}`,
+      );
     for (const f of findings.get(e.round) ?? []) out.push(`  - ${f}`);
     if (s.memories.has(e.round)) out.push(`- reviewer memory: memory-${e.round}.md (given back to the reviewer next round)`);
     if (s.rebuttals.has(e.round)) out.push(`- author rebuttal: rebuttal-${e.round}.md (contests this round's findings)`);
@@ -131,7 +155,14 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
     out.push("");
   }
   const esc0 = s.escalations.get(0);
-  if (esc0) out.push(`## Before round 1`, "", `- escalation: ${esc0.reason} — ${esc0.detail}`, s.decisions.get(0) ? `- decision: ${s.decisions.get(0)!.choice}` : "- decision: pending", "");
+  if (esc0)
+    out.push(
+      `## Before round 1`,
+      "",
+      `- escalation: ${esc0.reason} — ${esc0.detail}`,
+      s.decisions.get(0) ? `- decision: ${s.decisions.get(0)!.choice}` : "- decision: pending",
+      "",
+    );
   if (s.rejected.length || s.problems.length) {
     out.push("## Rejected and invalid files", "");
     for (const r of s.rejected) out.push(`- rejected/${r.file}: ${r.reason}`);
@@ -152,8 +183,16 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
       `- satisfied_at_round: ${o.satisfied_at_round ?? "n/a"}`,
       `- verifier_pass: ${last?.gate_pass ?? "n/a"}`,
     );
-    if (v) out.push(`- conditions: ${Object.entries(v.gate_pass.conditions).map(([k, b]) => `${k}=${b}`).join(", ")}`);
-    if (v?.score_gate && (v.score_gate.score !== null || v.score_gate.readiness !== null)) out.push(`- score_gate: ${v.score_gate.positive ? "positive" : v.score_gate.available ? "not positive" : "unavailable"} (score ${v.score_gate.score ?? "n/a"}, readiness ${v.score_gate.readiness ?? "n/a"})`);
+    if (v)
+      out.push(
+        `- conditions: ${Object.entries(v.gate_pass.conditions)
+          .map(([k, b]) => `${k}=${b}`)
+          .join(", ")}`,
+      );
+    if (v?.score_gate && (v.score_gate.score !== null || v.score_gate.readiness !== null))
+      out.push(
+        `- score_gate: ${v.score_gate.positive ? "positive" : v.score_gate.available ? "not positive" : "unavailable"} (score ${v.score_gate.score ?? "n/a"}, readiness ${v.score_gate.readiness ?? "n/a"})`,
+      );
     out.push(`- current_artifact_sha256: ${o.artifact_sha256 ?? "n/a"}`);
   } else {
     out.push(`- open: ${decision.state} (round ${decision.round}) — ${decision.detail}`);

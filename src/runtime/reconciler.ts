@@ -1,6 +1,16 @@
 // The shared shell of every worker: a level-triggered reconciler. It scans the active gates at start and every
 // ~2 s and derives what to do from the directory alone; watcher events only make it sooner.
-import { type Dirent, existsSync, type FSWatcher, lstatSync, mkdirSync, readdirSync, statfsSync, statSync, watch as fsWatch } from "node:fs";
+import {
+  type Dirent,
+  existsSync,
+  type FSWatcher,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  statfsSync,
+  statSync,
+  watch as fsWatch,
+} from "node:fs";
 import path from "node:path";
 import { type Layout } from "../bus/layout.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
@@ -34,7 +44,8 @@ const REMOTE_FS = new Set([0x6969, 0xfe534d42, 0xff534d42, 0x01021997, 0x6573554
 
 export function shouldPoll(dir: string, setting: boolean | "auto"): { poll: boolean; why: string } {
   if (setting === true) return { poll: true, why: "--poll" };
-  if (process.env.CHOKIDAR_USEPOLLING && /^(1|true)$/i.test(process.env.CHOKIDAR_USEPOLLING)) return { poll: true, why: "CHOKIDAR_USEPOLLING" };
+  if (process.env.CHOKIDAR_USEPOLLING && /^(1|true)$/i.test(process.env.CHOKIDAR_USEPOLLING))
+    return { poll: true, why: "CHOKIDAR_USEPOLLING" };
   if (setting === false) return { poll: false, why: "watch" };
   if (/^\/mnt\/[a-z]\//.test(dir) && process.env.WSL_DISTRO_NAME) return { poll: true, why: "WSL drive mount" };
   try {
@@ -105,7 +116,9 @@ export class WorkerRuntime {
     this.timers.push(setInterval(() => this.reconcile(), reconcile));
     this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
     this.timers.push(setInterval(() => this.janitor(), 10 * 60_000));
-    this.spec.log(`${this.spec.kind} worker watching ${layout.rel(layout.runs)} (${this.pollMode.poll ? "polling" : "native"}: ${this.pollMode.why})`);
+    this.spec.log(
+      `${this.spec.kind} worker watching ${layout.rel(layout.runs)} (${this.pollMode.poll ? "polling" : "native"}: ${this.pollMode.why})`,
+    );
   }
 
   /** Stop taking work, abort in-flight handlers, close the watcher. */
@@ -132,7 +145,8 @@ export class WorkerRuntime {
       const r = sweepStaging(this.spec.layout.guild);
       if (r.removed.length) this.spec.log(`janitor removed ${r.removed.length} staging orphan(s)`);
       const scratch = sweepScratch();
-      if (scratch.length) this.spec.log(`janitor removed ${scratch.length} scratch director${scratch.length === 1 ? "y" : "ies"} of dead workers`);
+      if (scratch.length)
+        this.spec.log(`janitor removed ${scratch.length} scratch director${scratch.length === 1 ? "y" : "ies"} of dead workers`);
     } catch (error) {
       this.spec.log(`janitor failed: ${(error as Error).message}`);
     }
@@ -222,7 +236,9 @@ export class WorkerRuntime {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && !this.watchFailureLogged) {
         this.watchFailureLogged = true;
-        this.spec.log(`cannot watch ${this.spec.layout.rel(dir)} (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile pass finds its work`);
+        this.spec.log(
+          `cannot watch ${this.spec.layout.rel(dir)} (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile pass finds its work`,
+        );
       }
       return null;
     }
@@ -364,7 +380,12 @@ export class WorkerRuntime {
     const now = Date.now();
     for (const [key, ref] of this.active) {
       const last = this.handled.get(key);
-      if (!last || now - last.at > (this.spec.fullScanMs ?? 10_000) || dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime) this.queue.add(key);
+      if (
+        !last ||
+        now - last.at > (this.spec.fullScanMs ?? 10_000) ||
+        dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime
+      )
+        this.queue.add(key);
     }
     this.pump();
   }

@@ -21,7 +21,10 @@ export function workerLogger(kind: string): (message: string) => void {
 export class ContextHolder {
   current: BusContext;
   private reported = "";
-  constructor(readonly layout: Layout, private readonly log: (m: string) => void) {
+  constructor(
+    readonly layout: Layout,
+    private readonly log: (m: string) => void,
+  ) {
     this.current = this.reload();
   }
   reload(): BusContext {

@@ -12,8 +12,20 @@ const gate = z.string().regex(GATE_RE);
 const round = z.number().int().min(1);
 
 export const FAMILIES = [
-  "openai", "anthropic", "google", "deepseek", "moonshot", "qwen", "zhipu", "minimax",
-  "xiaomi", "bytedance", "xai", "meta", "mistral", "unknown",
+  "openai",
+  "anthropic",
+  "google",
+  "deepseek",
+  "moonshot",
+  "qwen",
+  "zhipu",
+  "minimax",
+  "xiaomi",
+  "bytedance",
+  "xai",
+  "meta",
+  "mistral",
+  "unknown",
 ] as const;
 export const Family = z.enum(FAMILIES);
 export type Family = z.infer<typeof Family>;
@@ -112,7 +124,10 @@ export const ReviewResultStrict = z
     repaired: z.boolean().optional(),
     score: z.number().optional().describe("the reviewer's score out of 10, as it gave it (the verifier judges its range)"),
     readiness: Readiness.optional(),
-    score_problems: z.array(z.string()).optional().describe("why no score or readiness could be taken from the output (the score gate is then unavailable)"),
+    score_problems: z
+      .array(z.string())
+      .optional()
+      .describe("why no score or readiness could be taken from the output (the score gate is then unavailable)"),
     memory_update: z.string().optional().describe("hard/nightmare: the reviewer's notes to itself for its next round"),
     rulings: z.array(Ruling).optional().describe("a ruling round: the reviewer's ruling on each contested finding"),
     dispatch_attempts: z.array(DispatchAttempt).optional().describe("every dispatch of the round, in order"),
@@ -120,7 +135,10 @@ export const ReviewResultStrict = z
       .object({ provider: nonBlank, model: z.string().nullable(), effort: Effort.nullable(), tier: EffortTier })
       .optional()
       .describe("the provider and the (model, effort) pair whose answer this is"),
-    identity_assurance: z.enum(["caller-declared-unverified"]).optional().describe("copilot: the model is the profile's, declared by configuration; nothing reported it"),
+    identity_assurance: z
+      .enum(["caller-declared-unverified"])
+      .optional()
+      .describe("copilot: the model is the profile's, declared by configuration; nothing reported it"),
     copilot_profile: z.string().optional().describe("copilot: the custom agent profile that ran"),
   })
   .loose()
@@ -151,10 +169,18 @@ export const Request = z
     review: ReviewMode.optional(),
     risk: z.enum(["low", "medium", "high"]).optional(),
     cap: z.number().int().min(1).optional(),
-    stop: StopPolicy.optional().describe("verdict: the five-condition gate; score: score ≥ 6 and readiness ready|almost replace the verdict condition"),
+    stop: StopPolicy.optional().describe(
+      "verdict: the five-condition gate; score: score ≥ 6 and readiness ready|almost replace the verdict condition",
+    ),
     difficulty: Difficulty.optional(),
-    human_checkpoint: z.boolean().optional().describe("wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate"),
-    paths: z.array(nonBlank).optional().describe("further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)"),
+    human_checkpoint: z
+      .boolean()
+      .optional()
+      .describe("wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate"),
+    paths: z
+      .array(nonBlank)
+      .optional()
+      .describe("further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)"),
     requested_at: isoTime,
   })
   .meta({ title: "review/<gate>/request.json" });
@@ -186,7 +212,11 @@ export const PacketFrontMatter = z
     selection_reason: z.string(),
     artifact_path: nonBlank,
     artifact_sha256: sha256Hex.describe("sha256 of the scrubbed artifact bytes embedded in this packet"),
-    artifact_raw_sha256: sha256Hex.optional().describe("sha256 of the artifact file's raw bytes when the packet was issued: an edit inside a redacted region still restarts the round"),
+    artifact_raw_sha256: sha256Hex
+      .optional()
+      .describe(
+        "sha256 of the artifact file's raw bytes when the packet was issued: an edit inside a redacted region still restarts the round",
+      ),
     difficulty: Difficulty.optional().describe("absent means medium; nightmare packets carry paths, not the artifact"),
     stop: StopPolicy.optional().describe("absent means verdict"),
     issued_at: isoTime,
@@ -288,9 +318,20 @@ export const Resubmit = z
   .meta({ title: "review/<gate>/resubmit-<n>.json", description: "The author revised the artifact after round n." });
 
 export const EscalationReason = z.enum([
-  "cap_hit", "malformed_termination_x2", "no_verdict", "unavailable", "restart_cap_hit", "codex_skip_blocked",
-  "identity_unverified", "score_unavailable", "human_checkpoint", "request_refused",
-  "artifact_missing", "artifact_too_large", "artifact_not_text", "scrub_failed",
+  "cap_hit",
+  "malformed_termination_x2",
+  "no_verdict",
+  "unavailable",
+  "restart_cap_hit",
+  "codex_skip_blocked",
+  "identity_unverified",
+  "score_unavailable",
+  "human_checkpoint",
+  "request_refused",
+  "artifact_missing",
+  "artifact_too_large",
+  "artifact_not_text",
+  "scrub_failed",
 ]);
 export type EscalationReason = z.infer<typeof EscalationReason>;
 export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"]);
@@ -339,7 +380,11 @@ export const Outcome = z
     reviewer_family: Family.nullable(),
     family_relation: z.enum(["different", "same", "unknown"]).nullable().optional().describe("author vs reviewer family, as classified"),
     author_family_source: z.enum(["declared-model", "host-map", "unknown"]).optional(),
-    identity_assurance: z.string().nullable().optional().describe("how the reviewer model is known: reported by the CLI/endpoint, requested (not reported), or declared (unverified)"),
+    identity_assurance: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("how the reviewer model is known: reported by the CLI/endpoint, requested (not reported), or declared (unverified)"),
     independence: Independence.nullable(),
     rounds: z.number().int().min(0),
     satisfied_at_round: round.optional(),
@@ -419,14 +464,23 @@ export const ProviderConfig = z
     base_url: z.string().optional().describe("http adapter (and CLIs that take one): the API base URL"),
     api_key_env: z.string().optional().describe("name of the environment variable holding the API key (the key itself is never stored)"),
     fallback: z.array(z.string()).optional().describe("provider ids to try, in order, only when this one proves no review ran"),
-    structured_output: z.boolean().optional().describe("http adapter: send a JSON-schema response_format (default true; some endpoints reject it)"),
+    structured_output: z
+      .boolean()
+      .optional()
+      .describe("http adapter: send a JSON-schema response_format (default true; some endpoints reject it)"),
     effort: Effort.optional().describe("reasoning effort sent on every call (the regular tier's unless effort_tiers says otherwise)"),
     effort_tiers: z
       .object({ regular: TierPair.optional(), "deep-audit": TierPair.optional() })
       .optional()
       .describe("per tier (settings.gate_tiers picks it per gate): the model and effort to send instead of model and effort"),
-    effort_chain: z.array(Effort).optional().describe("efforts to step down through, in order, only when one is refused as unsupported before any review ran"),
-    model_chain: z.array(z.string()).optional().describe("models to step through, in order, only when one is refused as unknown before any review ran"),
+    effort_chain: z
+      .array(Effort)
+      .optional()
+      .describe("efforts to step down through, in order, only when one is refused as unsupported before any review ran"),
+    model_chain: z
+      .array(z.string())
+      .optional()
+      .describe("models to step through, in order, only when one is refused as unknown before any review ran"),
     effort_floor: Effort.optional().describe("never send an effort below this one (and refuse to run a CLI whose effort cannot be set)"),
     copilot_profiles: z
       .partialRecord(Family, z.string().regex(COPILOT_PROFILE_RE))
@@ -458,8 +512,17 @@ export const Settings = z
     stop: StopPolicy.optional().describe("the stop policy when the request gives none (default verdict)"),
     difficulty: Difficulty.optional().describe("the difficulty when the request gives none (default medium)"),
     human_checkpoint: z.boolean().optional().describe("the human checkpoint when the request gives none (default false)"),
-    foreign_grace_ms: z.number().int().min(0).max(600_000).optional().describe("how long an invalid foreign drop may still be being written before it is quarantined"),
-    gate_tiers: z.record(z.string(), EffortTier).optional().describe("gate (G-lane for every lane gate) → effort tier; regular when absent"),
+    foreign_grace_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .optional()
+      .describe("how long an invalid foreign drop may still be being written before it is quarantined"),
+    gate_tiers: z
+      .record(z.string(), EffortTier)
+      .optional()
+      .describe("gate (G-lane for every lane gate) → effort tier; regular when absent"),
   })
   .loose()
   .meta({ title: ".guild/settings.json" });
@@ -495,21 +558,21 @@ export const CodexSkipStreak = z
 export const PUBLISHED_SCHEMAS = {
   "review_result.v1": ReviewResultLenient,
   "review_result.v1.strict": ReviewResultStrict,
-  "packet": PacketFrontMatter,
-  "request": Request,
-  "attempt": Attempt,
-  "failure": Failure,
-  "verdict": VerdictFile,
-  "resubmit": Resubmit,
-  "escalation": Escalation,
-  "decision": Decision,
-  "outcome": Outcome,
-  "trail_entry": TrailEntry,
-  "event": Event,
-  "settings": Settings,
-  "capability": Capability,
-  "codex_skip_streak": CodexSkipStreak,
-  "run": RunMeta,
+  packet: PacketFrontMatter,
+  request: Request,
+  attempt: Attempt,
+  failure: Failure,
+  verdict: VerdictFile,
+  resubmit: Resubmit,
+  escalation: Escalation,
+  decision: Decision,
+  outcome: Outcome,
+  trail_entry: TrailEntry,
+  event: Event,
+  settings: Settings,
+  capability: Capability,
+  codex_skip_streak: CodexSkipStreak,
+  run: RunMeta,
 } as const;
 
 /** Flatten zod issues to "path: message" lines, every problem, not just the first. */

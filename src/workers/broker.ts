@@ -25,12 +25,16 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
   return workerRuntime("broker", options, async (ctx, { runId, gate }, _signal, log) => {
     const report = await stepGate(ctx, runId, gate, { providers: () => providers.get(ctx.settings), trails });
     for (const { action, result } of report.delivered) {
-      if (result.status === "conflict") log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
+      if (result.status === "conflict")
+        log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
       if (result.status !== "delivered") continue;
       log(`${runId}/${gate}: ${describe(action)}`);
       const issued = action.type === "packet" && !action.inherit ? report.snapshot.packets.get(action.round) : undefined;
       // the seed's wording, so tools that grep for it keep working
-      if (issued && issued.selection_status !== "selected") log(`warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${issued.selection_reason})`);
+      if (issued && issued.selection_status !== "selected")
+        log(
+          `warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${issued.selection_reason})`,
+        );
     }
     if (report.error) log(`${runId}/${gate}: ${report.error}`);
     return report.snapshot.outcome || report.decision.state === "done" ? "finished" : "active";
@@ -67,11 +71,22 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     let s = readGate(ctx.layout, runId, gate);
     if (quarantine(ctx, s)) s = readGate(ctx.layout, runId, gate);
     const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
-    const input: BrokerInput = { settings: ctx.settings, policy: gatePolicy(s, ctx.settings), codexSkip: ctx.codexSkip, reads: gateReads(ctx, s), providers, now: new Date().toISOString(), trailPath };
+    const input: BrokerInput = {
+      settings: ctx.settings,
+      policy: gatePolicy(s, ctx.settings),
+      codexSkip: ctx.codexSkip,
+      reads: gateReads(ctx, s),
+      providers,
+      now: new Date().toISOString(),
+      trailPath,
+    };
     let step = planStep(s, input);
     if (step.type === "select") {
       const asked = step;
-      step = await detect().then((found) => planStep(s, { ...input, providers: (providers = found) }), (error: unknown) => stuck(asked.decision, asked.decision.action!, error));
+      step = await detect().then(
+        (found) => planStep(s, { ...input, providers: (providers = found) }),
+        (error: unknown) => stuck(asked.decision, asked.decision.action!, error),
+      );
     }
     if (step.type === "recheck") continue;
     if (step.type !== "write") {
@@ -82,10 +97,16 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     let result: DeliverResult;
     try {
       // the trail shows the final disposition before anyone can see the outcome (SPEC §16)
-      if (step.outcome) await trails.write(ctx, { ...s, outcome: step.outcome }, { state: "done", round: step.action.round, action: null, detail: `outcome ${step.outcome.status}` }, input);
+      if (step.outcome)
+        await trails.write(
+          ctx,
+          { ...s, outcome: step.outcome },
+          { state: "done", round: step.action.round, action: null, detail: `outcome ${step.outcome.status}` },
+          input,
+        );
       result = deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
     } catch (error) {
-        const { decision } = stuck(step.decision, step.action, error);
+      const { decision } = stuck(step.decision, step.action, error);
       await trails.write(ctx, s, decision, input);
       return { decision: step.decision, snapshot: s, delivered, error: decision.detail };
     }

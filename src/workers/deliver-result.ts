@@ -10,8 +10,7 @@ import type { BusContext } from "../bus/context.js";
 import { deliverMemory } from "../bus/memory.js";
 
 export type ResultDelivery =
-  | { ok: true; status: DeliverStatus; result: ReviewResultStrict }
-  | { ok: false; reason: string; tooLarge: boolean };
+  { ok: true; status: DeliverStatus; result: ReviewResultStrict } | { ok: false; reason: string; tooLarge: boolean };
 
 export function deliverResult(ctx: BusContext, packet: PacketFrontMatter, answer: ReviewResultStrict): ResultDelivery {
   const { layout } = ctx;
@@ -19,10 +18,17 @@ export function deliverResult(ctx: BusContext, packet: PacketFrontMatter, answer
   const text = JSON.stringify(result, null, 2) + "\n";
   const bytes = Buffer.byteLength(text);
   // scrub labels can grow an answer; a gate file the verifier refuses unread would strand the round
-  if (bytes > MAX_FILE_BYTES) return { ok: false, tooLarge: true, reason: `the result is ${bytes} bytes once scrubbed, more than the ${MAX_FILE_BYTES} a gate file may hold` };
+  if (bytes > MAX_FILE_BYTES)
+    return {
+      ok: false,
+      tooLarge: true,
+      reason: `the result is ${bytes} bytes once scrubbed, more than the ${MAX_FILE_BYTES} a gate file may hold`,
+    };
   const refusal = resultRefusal(readGate(layout, packet.run_id, packet.gate), packet.round);
   if (refusal) return { ok: false, tooLarge: false, reason: refusal };
   deliverMemory(layout, packet, result);
-  const status = deliver(layout.gateFile(packet.run_id, packet.gate, `result-${packet.round}.json`), text, { guildDir: layout.guild }).status;
+  const status = deliver(layout.gateFile(packet.run_id, packet.gate, `result-${packet.round}.json`), text, {
+    guildDir: layout.guild,
+  }).status;
   return { ok: true, status, result };
 }

@@ -14,10 +14,14 @@ export type WorkerKind = (typeof WORKER_KINDS)[number];
 
 export function createWorker(kind: WorkerKind, options: WorkerOptions): WorkerRuntime {
   switch (kind) {
-    case "broker": return createBroker(options);
-    case "verifier": return createVerifier(options);
-    case "manual": return createManual(options);
+    case "broker":
+      return createBroker(options);
+    case "verifier":
+      return createVerifier(options);
+    case "manual":
+      return createManual(options);
     // a reviewer worker serves its own kind and may run the others as configured fallbacks
-    default: return createReviewer(kind, ADAPTERS[kind], options, ADAPTERS);
+    default:
+      return createReviewer(kind, ADAPTERS[kind], options, ADAPTERS);
   }
 }

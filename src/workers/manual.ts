@@ -14,7 +14,13 @@ import { foreignGraceMs, openRound } from "../core/gate-queries.js";
 
 const announced = new Set<string>();
 
-export function manualGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, announce: (m: string) => void): "active" | "finished" {
+export function manualGate(
+  ctx: BusContext,
+  runId: string,
+  gate: string,
+  log: (m: string) => void,
+  announce: (m: string) => void,
+): "active" | "finished" {
   const { layout } = ctx;
   const s = readGate(layout, runId, gate);
   for (const p of s.problems) {

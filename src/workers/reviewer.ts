@@ -12,7 +12,18 @@ import type { DispatchAttempt, Failure } from "../spec/schemas.js";
 import { tryClaim } from "../bus/claim.js";
 import { deliver } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
-import { attemptFile, attemptRecord, type ChainLink, describeAttempt, dispatchChain, failureRecord, gateTier, initialPair, nextPair, type Pair } from "../core/dispatch-plan.js";
+import {
+  attemptFile,
+  attemptRecord,
+  type ChainLink,
+  describeAttempt,
+  dispatchChain,
+  failureRecord,
+  gateTier,
+  initialPair,
+  nextPair,
+  type Pair,
+} from "../core/dispatch-plan.js";
 import { deliverResult } from "./deliver-result.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
@@ -31,7 +42,13 @@ export interface ReviewerOptions {
 }
 
 const now = () => new Date().toISOString();
-export async function reviewGate(ctx: BusContext, runId: string, gate: string, opts: ReviewerOptions, signal: AbortSignal): Promise<"active" | "finished"> {
+export async function reviewGate(
+  ctx: BusContext,
+  runId: string,
+  gate: string,
+  opts: ReviewerOptions,
+  signal: AbortSignal,
+): Promise<"active" | "finished"> {
   const { layout } = ctx;
   const first = readGate(layout, runId, gate);
   if (first.outcome) return "finished";
@@ -55,17 +72,25 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
     };
     const previous = s.attempts.get(R);
     if (previous) {
-      return fail("no_verdict", `a previous dispatch (attempt-${R}.json, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework`);
+      return fail(
+        "no_verdict",
+        `a previous dispatch (attempt-${R}.json, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework`,
+      );
     }
     const attempt = attemptFile(P, { host: hostname(), pid: process.pid }, now());
-    if (deliver(file(`attempt-${R}.json`), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !== "delivered") return "active";
+    if (deliver(file(`attempt-${R}.json`), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !== "delivered")
+      return "active";
 
     const packetPath = file(`packet-${R}.md`);
     const packetText = readTextBounded(packetPath, { max: MAX_FILE_BYTES });
     const project = dispatchProject(layout.root, ctx.settings);
     const dispatchBase = (link: ChainLink, pair: Pair) => ({
-      project, providerId: link.id, config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
-      front: P, packetPath, signal: AbortSignal.any([signal, claim.signal]),
+      project,
+      providerId: link.id,
+      config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
+      front: P,
+      packetPath,
+      signal: AbortSignal.any([signal, claim.signal]),
     });
     const planned = dispatchChain(P, ctx.settings, (kind) => kind in opts.adapters);
     if (planned.skipped.length) opts.log(`${runId}/${gate} round ${R}: ${planned.skipped.join("; ")}`);
@@ -80,7 +105,15 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
       // Each step is a separate dispatch, allowed only because the previous one proved that nothing ran.
       const first = initialPair(link.config, tier);
       if (!first.ok) {
-        attempts.push(attemptRecord({ provider: link.id, config: link.config, pair: { model: link.config.model ?? null, effort: null }, tier, outcome: { kind: "not-run", reason: first.why } }));
+        attempts.push(
+          attemptRecord({
+            provider: link.id,
+            config: link.config,
+            pair: { model: link.config.model ?? null, effort: null },
+            tier,
+            outcome: { kind: "not-run", reason: first.why },
+          }),
+        );
         continue;
       }
       let pair = first.pair;
@@ -98,7 +131,11 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
           break;
         }
         if (!outcome.capability) break; // not about the pair: the next provider in the chain may go
-        const next = nextPair(link.config, pair, outcome.capability, { packet: P, aliases: ctx.settings.family_aliases, models: triedModels });
+        const next = nextPair(link.config, pair, outcome.capability, {
+          packet: P,
+          aliases: ctx.settings.family_aliases,
+          models: triedModels,
+        });
         if (!next.ok) {
           attempts[attempts.length - 1]!.note = `no capability fallback: ${next.why}`;
           break;
@@ -117,25 +154,38 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
     let normalized = normalizeBound(answer.text, identity);
     if (!normalized.ok) {
       opts.log(`${runId}/${gate} round ${R}: malformed output (${normalized.reasons.join("; ")}); one schema repair`);
-      const repair = await adapter.dispatch({ ...input, prompt: `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelopeCtx)}\n\nYour previous answer:\n\n${answer.text.slice(0, 20_000)}\n` });
+      const repair = await adapter.dispatch({
+        ...input,
+        prompt: `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelopeCtx)}\n\nYour previous answer:\n\n${answer.text.slice(0, 20_000)}\n`,
+      });
       if (claim.signal.aborted) return "active";
       attempts.push(attemptRecord({ provider: ran.link.id, config: ran.link.config, pair: ran.pair, tier, outcome: repair, repair: true }));
-      if (repair.kind === "oversized") return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repair.reason}`, attempts);
-      if (repair.kind !== "output") return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`, attempts);
+      if (repair.kind === "oversized")
+        return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repair.reason}`, attempts);
+      if (repair.kind !== "output")
+        return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`, attempts);
       const repaired = normalizeBound(repair.text, withReported(envelopeCtx, repair.reportedModel));
-      if (!repaired.ok) return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`, attempts);
+      if (!repaired.ok)
+        return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`, attempts);
       normalized = { ...repaired, result: { ...repaired.result, repaired: true } };
     }
     const delivery = deliverResult(ctx, P, {
       ...normalized.result,
       dispatch_attempts: attempts,
       // the model the reviewer reported when it says (a reroute), else the one requested
-      ran: { provider: ran.link.id, model: normalized.result.reviewer_model_source === "reported" ? normalized.result.reviewer_model : requested, effort: ran.pair.effort, tier },
+      ran: {
+        provider: ran.link.id,
+        model: normalized.result.reviewer_model_source === "reported" ? normalized.result.reviewer_model : requested,
+        effort: ran.pair.effort,
+        tier,
+      },
       // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
       ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
     });
     if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts);
-    opts.log(`${runId}/${gate} round ${R}: ${!delivery.ok ? `result not delivered: ${delivery.reason}` : delivery.status === "delivered" ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)` : `result not delivered: result-${R}.json already exists (${delivery.status})`}`);
+    opts.log(
+      `${runId}/${gate} round ${R}: ${!delivery.ok ? `result not delivered: ${delivery.reason}` : delivery.status === "delivered" ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)` : `result not delivered: result-${R}.json already exists (${delivery.status})`}`,
+    );
     return "active";
   } finally {
     await claim.release();
@@ -143,13 +193,24 @@ export async function reviewGate(ctx: BusContext, runId: string, gate: string, o
 }
 
 /** `others` are adapters of other kinds this worker may run as configured fallbacks. */
-export function createReviewer(kind: string, adapter: ReviewerAdapter, options: WorkerOptions, others: Record<string, ReviewerAdapter> = {}): WorkerRuntime {
+export function createReviewer(
+  kind: string,
+  adapter: ReviewerAdapter,
+  options: WorkerOptions,
+  others: Record<string, ReviewerAdapter> = {},
+): WorkerRuntime {
   const adapters = { ...others, [kind]: adapter };
   return workerRuntime(
     kind,
     options,
     (ctx, { runId, gate }, signal, log) =>
-      reviewGate(ctx, runId, gate, { serves: [kind], adapters, providers: options.providers, claimStaleMs: options.claimStaleMs, log }, signal),
+      reviewGate(
+        ctx,
+        runId,
+        gate,
+        { serves: [kind], adapters, providers: options.providers, claimStaleMs: options.claimStaleMs, log },
+        signal,
+      ),
     { concurrency: options.concurrency ?? 4 },
   );
 }

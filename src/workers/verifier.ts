@@ -21,7 +21,13 @@ import { isIndependent, reviewerOf } from "../core/independence.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
 import { scrubOptions } from "../core/scrub.js";
 
-export function verifyGate(ctx: BusContext, runId: string, gate: string, log: (m: string) => void, nowMs = Date.now()): "active" | "finished" {
+export function verifyGate(
+  ctx: BusContext,
+  runId: string,
+  gate: string,
+  log: (m: string) => void,
+  nowMs = Date.now(),
+): "active" | "finished" {
   const { layout } = ctx;
   const s = readGate(layout, runId, gate);
   const rejectName = (name: string, reason: string) => {
@@ -87,7 +93,9 @@ function verifyRound({ ctx, runId, gate, round, packet, mayStillBeWriting, rejec
   const r = parsed.result;
   const { model: reviewerModel, family: reviewerFamily } = reviewerOf(r, packet, ctx.settings.family_aliases);
   const violation = packet.independence === "strong" && !isIndependent(packet.author_family, reviewerFamily);
-  const rulings = Array.isArray(r.rulings) ? r.rulings.map((x) => (x && typeof x === "object" ? (x as { ruling?: unknown }).ruling : undefined)) : null;
+  const rulings = Array.isArray(r.rulings)
+    ? r.rulings.map((x) => (x && typeof x === "object" ? (x as { ruling?: unknown }).ruling : undefined))
+    : null;
   const verdict = VerdictFile.parse({
     schema_version: "guild_bus.verdict.v1",
     run_id: runId,
@@ -104,11 +112,14 @@ function verifyRound({ ctx, runId, gate, round, packet, mayStillBeWriting, rejec
     gate_pass: report,
     score_gate: evaluateScoreGate(r),
     // anything but an explicit withdrawal keeps a contested finding standing
-    ...(rulings ? { rulings: { upheld: rulings.filter((x) => x !== "withdrawn").length, withdrawn: rulings.filter((x) => x === "withdrawn").length } } : {}),
+    ...(rulings
+      ? { rulings: { upheld: rulings.filter((x) => x !== "withdrawn").length, withdrawn: rulings.filter((x) => x === "withdrawn").length } }
+      : {}),
     verified_at: new Date().toISOString(),
   });
   // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15).
-  if (deliver(layout.gateFile(runId, gate, `${SEALS_DIR}/result-${round}.json`), bytes, { guildDir: layout.guild }).status === "conflict") return;
+  if (deliver(layout.gateFile(runId, gate, `${SEALS_DIR}/result-${round}.json`), bytes, { guildDir: layout.guild }).status === "conflict")
+    return;
   deliver(layout.gateFile(runId, gate, `verdict-${round}.json`), JSON.stringify(verdict, null, 2) + "\n", { guildDir: layout.guild });
 }
 

@@ -12,10 +12,12 @@ import { tempRoot } from "../helpers/tmp.js";
  * A fake probe: `versions` per binary name is a version, null (--version fails) or the answers of successive probes;
  * by default every binary answers "<name> 1.0".
  */
-function probe(over: Partial<Probe> & { onPath?: string[]; versions?: Record<string, string | null | VersionProbe[]>; files?: string[] } = {}): Probe & { versionCalls: string[] } {
+function probe(
+  over: Partial<Probe> & { onPath?: string[]; versions?: Record<string, string | null | VersionProbe[]>; files?: string[] } = {},
+): Probe & { versionCalls: string[] } {
   const calls: string[] = [];
   return {
-    which: (b) => (over.onPath ?? []).includes(b) ? `/usr/bin/${b}` : null,
+    which: (b) => ((over.onPath ?? []).includes(b) ? `/usr/bin/${b}` : null),
     version: async (b, timeoutMs) => {
       const name = path.basename(b);
       const nth = calls.filter((c) => c.startsWith(`${b} `)).length;
@@ -41,7 +43,11 @@ describe("provider detection", () => {
     expect(none.find((p) => p.id === "cx")).toMatchObject({ available: false, why: ["codex not found on PATH"] });
     const noAuth = await detectProviders(settings, layout(), probe({ onPath: ["codex"] }));
     expect(noAuth.find((p) => p.id === "cx")).toMatchObject({ available: false });
-    const broken = await detectProviders(settings, layout(), probe({ onPath: ["codex"], versions: { codex: null }, env: { OPENAI_API_KEY: "sk-x" } }));
+    const broken = await detectProviders(
+      settings,
+      layout(),
+      probe({ onPath: ["codex"], versions: { codex: null }, env: { OPENAI_API_KEY: "sk-x" } }),
+    );
     expect(broken.find((p) => p.id === "cx")!.why[0]).toMatch(/--version failed/);
     const stored = await detectProviders(settings, layout(), probe({ onPath: ["codex"], files: ["/home/u/.codex/auth.json"] }));
     expect(stored.find((p) => p.id === "cx")).toMatchObject({ available: true, auth: "stored auth ~/.codex/auth.json", family: "openai" });
@@ -53,18 +59,33 @@ describe("provider detection", () => {
   it("finds unconfigured CLIs on PATH with their host family, and keeps capability declarations detect-only", async () => {
     const l = layout();
     mkdirSync(path.join(l.hosts, "pi"), { recursive: true });
-    writeFileSync(path.join(l.hosts, "pi", "capability.json"), JSON.stringify({ schema_version: "host_capability.v1", provider: "pi", model: "kimi-k2", family: "openai" }));
+    writeFileSync(
+      path.join(l.hosts, "pi", "capability.json"),
+      JSON.stringify({ schema_version: "host_capability.v1", provider: "pi", model: "kimi-k2", family: "openai" }),
+    );
     const found = await detectProviders({}, l, probe({ onPath: ["claude"], env: { ANTHROPIC_API_KEY: "k" } }));
     expect(found.find((p) => p.id === "claude")).toMatchObject({ source: "path", family: "anthropic", available: true, selectable: true });
     // the declared family is informational: the family comes from the model string
-    expect(found.find((p) => p.id === "pi")).toMatchObject({ source: "capability", family: "moonshot", available: false, selectable: false });
+    expect(found.find((p) => p.id === "pi")).toMatchObject({
+      source: "capability",
+      family: "moonshot",
+      available: false,
+      selectable: false,
+    });
     expect(found.find((p) => p.id === "manual")).toMatchObject({ available: true, selectable: false });
   });
 
   it("an http provider needs a base URL and its key variable; a command provider needs its program", async () => {
     const settings: Settings = {
       providers: {
-        api: { adapter: "http", model: "deepseek-chat", base_url: "http://127.0.0.1:1/v1", api_key_env: "DS_KEY", input: "stdin", selectable: true },
+        api: {
+          adapter: "http",
+          model: "deepseek-chat",
+          base_url: "http://127.0.0.1:1/v1",
+          api_key_env: "DS_KEY",
+          input: "stdin",
+          selectable: true,
+        },
         cmd: { adapter: "command", model: "qwen3", argv: ["my-reviewer"], input: "stdin", selectable: true },
       },
     };
@@ -83,7 +104,13 @@ describe("provider detection", () => {
     };
     const found = await detectProviders(settings, layout(), probe({ onPath: ["gemini", "codex"], env: { GEMINI_API_KEY: "g" } }));
     const request = { author_host: "claude", reviewer: "auto" };
-    const sel = selectReviewer(resolvePolicy({ ...request } as never, settings), request, authorIdentity(request, settings), found, settings);
+    const sel = selectReviewer(
+      resolvePolicy({ ...request } as never, settings),
+      request,
+      authorIdentity(request, settings),
+      found,
+      settings,
+    );
     expect(sel).toMatchObject({ status: "selected", independence: "strong", provider: { id: "gm" } });
   });
 });
@@ -123,7 +150,12 @@ describe("--version probes on a slow machine: a pinned, installed reviewer is ne
     expect(slow.versionCalls).toEqual([`/usr/bin/codex ${FIRST}`]);
     expect(cx(found)).toMatchObject({ available: true, version: "codex-cli 0.171.0" });
     expect(cx(found).why[0]).toMatch(/from an earlier probe of this same binary: --version timed out after 5 s/);
-    const changed = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT, OK] }, stamp: () => "/usr/bin/codex 200 1800000000000 43" });
+    const changed = probe({
+      onPath: ["codex"],
+      env,
+      versions: { codex: [TIMEOUT, OK] },
+      stamp: () => "/usr/bin/codex 200 1800000000000 43",
+    });
     await detectProviders(settings, l, changed);
     expect(changed.versionCalls).toEqual([`/usr/bin/codex ${FIRST}`, `/usr/bin/codex ${SECOND}`]);
   });
@@ -131,7 +163,9 @@ describe("--version probes on a slow machine: a pinned, installed reviewer is ne
   it("both probes time out: present on PATH with its version unknown, still available and still the pin — never 'not found'", async () => {
     const found = await detectProviders(settings, project(), probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT, TIMEOUT] } }));
     expect(cx(found)).toMatchObject({ available: true, version: null, binary: "/usr/bin/codex" });
-    expect(cx(found).why[0]).toBe(`codex --version probe timed out (${FIRST / 1000} s, then ${SECOND / 1000} s): on PATH, version unknown; kept available`);
+    expect(cx(found).why[0]).toBe(
+      `codex --version probe timed out (${FIRST / 1000} s, then ${SECOND / 1000} s): on PATH, version unknown; kept available`,
+    );
     expect(pinned(found)).toMatchObject({ status: "selected", provider: { id: "cx" } });
     // Not on PATH is another thing, and says so.
     const absent = await detectProviders(settings, project(), probe({ env }));

@@ -53,8 +53,8 @@ function start(args: string[]): Running {
   lines.on("line", (line) => (waiting.length ? waiting.shift()!(line) : queue.push(line)));
   let stderr = "";
   proc.stderr.on("data", (d) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.on("close", (code, signal) => resolve({ code, signal })), // after stdout is drained
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+    (resolve) => proc.on("close", (code, signal) => resolve({ code, signal })), // after stdout is drained
   );
   const next = () =>
     new Promise<string>((resolve, reject) => {
@@ -85,54 +85,58 @@ describe("deliver: SIGKILL at random points", () => {
     return names;
   }
 
-  it(`leaves only whole finals, and the janitor reclaims the dead pid's staging (${TRIALS} kills)`, async () => {
-    const root = tempRoot();
-    const guildDir = path.join(root, ".guild");
+  it(
+    `leaves only whole finals, and the janitor reclaims the dead pid's staging (${TRIALS} kills)`,
+    async () => {
+      const root = tempRoot();
+      const guildDir = path.join(root, ".guild");
 
-    // One uninterrupted run: it works at all, and how long a full loop takes here.
-    const full = start(["loop", guildDir, path.join(root, "out-full"), String(COUNT), String(SIZE)]);
-    expect(await full.next()).toBe("ready");
-    const t1 = Date.now();
-    expect(await full.exited).toEqual({ code: 0, signal: null });
-    const loopMs = Date.now() - t1;
+      // One uninterrupted run: it works at all, and how long a full loop takes here.
+      const full = start(["loop", guildDir, path.join(root, "out-full"), String(COUNT), String(SIZE)]);
+      expect(await full.next()).toBe("ready");
+      const t1 = Date.now();
+      expect(await full.exited).toEqual({ code: 0, signal: null });
+      const loopMs = Date.now() - t1;
 
-    expect(checkFinals(path.join(root, "out-full"))).toHaveLength(COUNT);
-    expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
-    const window = Math.min(loopMs, 400);
-
-    let orphansReclaimed = 0;
-    let killedMidway = 0;
-    for (let trial = 0; trial < TRIALS; trial++) {
-      const outDir = path.join(root, `out-${trial}`);
-      const run = start(["loop", guildDir, outDir, String(COUNT), String(SIZE)]);
-      const acked: number[] = [];
-      run.lines.on("line", (l) => l.startsWith("ok ") && acked.push(Number(l.slice(3))));
-      expect(await run.next()).toBe("ready");
-      await sleep(Math.random() * window);
-      run.proc.kill("SIGKILL");
-      const exit = await run.exited;
-      if (exit.signal === "SIGKILL") killedMidway++;
-
-      const present = checkFinals(outDir);
-      // A delivery that returned is on disk; the one in flight may or may not be.
-      for (const i of acked) expect(present, `trial ${trial}: acked f-${i}.bin missing`).toContain(`f-${i}.bin`);
-      expect(present.length - acked.length).toBeLessThanOrEqual(1);
-
-      const staged = readdirSync(path.join(guildDir, "tmp"));
-      for (const n of staged) expect(parseStagingName(n)?.pid, n).toBe(run.proc.pid);
-      // Default maxAge (an hour): these are reclaimed because their owner is dead, not because they are old.
-      const report = sweepStaging(guildDir);
-      expect(report.removed.sort()).toEqual(staged.sort());
+      expect(checkFinals(path.join(root, "out-full"))).toHaveLength(COUNT);
       expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
-      expect(checkFinals(outDir)).toEqual(present);
-      orphansReclaimed += report.removed.length;
-    }
-    // Otherwise the kills all landed outside deliveries and proved nothing.
-    expect(killedMidway).toBeGreaterThanOrEqual(TRIALS / 2);
-    expect(orphansReclaimed).toBeGreaterThan(0);
-    // Earlier trials' finals are untouched by later janitor runs.
-    expect(checkFinals(path.join(root, "out-full"))).toHaveLength(COUNT);
-  }, scaled(60_000));
+      const window = Math.min(loopMs, 400);
+
+      let orphansReclaimed = 0;
+      let killedMidway = 0;
+      for (let trial = 0; trial < TRIALS; trial++) {
+        const outDir = path.join(root, `out-${trial}`);
+        const run = start(["loop", guildDir, outDir, String(COUNT), String(SIZE)]);
+        const acked: number[] = [];
+        run.lines.on("line", (l) => l.startsWith("ok ") && acked.push(Number(l.slice(3))));
+        expect(await run.next()).toBe("ready");
+        await sleep(Math.random() * window);
+        run.proc.kill("SIGKILL");
+        const exit = await run.exited;
+        if (exit.signal === "SIGKILL") killedMidway++;
+
+        const present = checkFinals(outDir);
+        // A delivery that returned is on disk; the one in flight may or may not be.
+        for (const i of acked) expect(present, `trial ${trial}: acked f-${i}.bin missing`).toContain(`f-${i}.bin`);
+        expect(present.length - acked.length).toBeLessThanOrEqual(1);
+
+        const staged = readdirSync(path.join(guildDir, "tmp"));
+        for (const n of staged) expect(parseStagingName(n)?.pid, n).toBe(run.proc.pid);
+        // Default maxAge (an hour): these are reclaimed because their owner is dead, not because they are old.
+        const report = sweepStaging(guildDir);
+        expect(report.removed.sort()).toEqual(staged.sort());
+        expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
+        expect(checkFinals(outDir)).toEqual(present);
+        orphansReclaimed += report.removed.length;
+      }
+      // Otherwise the kills all landed outside deliveries and proved nothing.
+      expect(killedMidway).toBeGreaterThanOrEqual(TRIALS / 2);
+      expect(orphansReclaimed).toBeGreaterThan(0);
+      // Earlier trials' finals are untouched by later janitor runs.
+      expect(checkFinals(path.join(root, "out-full"))).toHaveLength(COUNT);
+    },
+    scaled(60_000),
+  );
 });
 
 describe("replace: SIGKILL at random points", () => {
@@ -142,90 +146,101 @@ describe("replace: SIGKILL at random points", () => {
   const SIZE = 1024 * 1024;
   const TRIALS = 24;
 
-  it(`the view's directory holds only the whole old or new view, and the janitor reclaims the staging (${TRIALS} kills)`, async () => {
-    const root = tempRoot();
-    const guildDir = path.join(root, ".guild");
-    const shaOfVersion = new Map(Array.from({ length: COUNT }, (_, i) => [sha256Hex(payload(`v-${i}`, SIZE)), i]));
+  it(
+    `the view's directory holds only the whole old or new view, and the janitor reclaims the staging (${TRIALS} kills)`,
+    async () => {
+      const root = tempRoot();
+      const guildDir = path.join(root, ".guild");
+      const shaOfVersion = new Map(Array.from({ length: COUNT }, (_, i) => [sha256Hex(payload(`v-${i}`, SIZE)), i]));
 
-    const full = start(["replace", guildDir, path.join(root, "full", "trail.md"), String(COUNT), String(SIZE)]);
-    expect(await full.next()).toBe("ready");
-    const t1 = Date.now();
-    expect(await full.exited).toEqual({ code: 0, signal: null });
-    const window = Math.min(Date.now() - t1, 400);
-    expect(shaOfVersion.get(sha256Hex(readFileSync(path.join(root, "full", "trail.md"))))).toBe(COUNT - 1);
+      const full = start(["replace", guildDir, path.join(root, "full", "trail.md"), String(COUNT), String(SIZE)]);
+      expect(await full.next()).toBe("ready");
+      const t1 = Date.now();
+      expect(await full.exited).toEqual({ code: 0, signal: null });
+      const window = Math.min(Date.now() - t1, 400);
+      expect(shaOfVersion.get(sha256Hex(readFileSync(path.join(root, "full", "trail.md"))))).toBe(COUNT - 1);
 
-    let killedMidway = 0;
-    let orphansReclaimed = 0;
-    for (let trial = 0; trial < TRIALS; trial++) {
-      const viewDir = path.join(root, `gate-${trial}`);
-      const run = start(["replace", guildDir, path.join(viewDir, "trail.md"), String(COUNT), String(SIZE)]);
-      let acked = -1;
-      run.lines.on("line", (l) => l.startsWith("ok ") && (acked = Number(l.slice(3))));
-      expect(await run.next()).toBe("ready");
-      await sleep(Math.random() * window);
-      run.proc.kill("SIGKILL");
-      if ((await run.exited).signal === "SIGKILL") killedMidway++;
+      let killedMidway = 0;
+      let orphansReclaimed = 0;
+      for (let trial = 0; trial < TRIALS; trial++) {
+        const viewDir = path.join(root, `gate-${trial}`);
+        const run = start(["replace", guildDir, path.join(viewDir, "trail.md"), String(COUNT), String(SIZE)]);
+        let acked = -1;
+        run.lines.on("line", (l) => l.startsWith("ok ") && (acked = Number(l.slice(3))));
+        expect(await run.next()).toBe("ready");
+        await sleep(Math.random() * window);
+        run.proc.kill("SIGKILL");
+        if ((await run.exited).signal === "SIGKILL") killedMidway++;
 
-      const names = existsSync(viewDir) ? readdirSync(viewDir) : [];
-      expect(names.filter((n) => n !== "trail.md"), `trial ${trial}: left beside the view`).toEqual([]);
-      if (names.length) {
-        // The last acknowledged version, or the one whose rename happened just before the kill.
-        const version = shaOfVersion.get(sha256Hex(readFileSync(path.join(viewDir, "trail.md"))));
-        expect([acked, acked + 1], `trial ${trial}: view is torn or stale`).toContain(version);
-      } else expect(acked, `trial ${trial}: an acknowledged view is missing`).toBe(-1);
+        const names = existsSync(viewDir) ? readdirSync(viewDir) : [];
+        expect(
+          names.filter((n) => n !== "trail.md"),
+          `trial ${trial}: left beside the view`,
+        ).toEqual([]);
+        if (names.length) {
+          // The last acknowledged version, or the one whose rename happened just before the kill.
+          const version = shaOfVersion.get(sha256Hex(readFileSync(path.join(viewDir, "trail.md"))));
+          expect([acked, acked + 1], `trial ${trial}: view is torn or stale`).toContain(version);
+        } else expect(acked, `trial ${trial}: an acknowledged view is missing`).toBe(-1);
 
-      const staged = readdirSync(path.join(guildDir, "tmp"));
-      for (const n of staged) expect(parseStagingName(n)?.pid, n).toBe(run.proc.pid);
-      const report = sweepStaging(guildDir);
-      expect(report.removed.sort()).toEqual(staged.sort());
-      orphansReclaimed += report.removed.length;
-    }
-    expect(killedMidway).toBeGreaterThanOrEqual(TRIALS / 2);
-    expect(orphansReclaimed).toBeGreaterThan(0);
-  }, scaled(60_000));
+        const staged = readdirSync(path.join(guildDir, "tmp"));
+        for (const n of staged) expect(parseStagingName(n)?.pid, n).toBe(run.proc.pid);
+        const report = sweepStaging(guildDir);
+        expect(report.removed.sort()).toEqual(staged.sort());
+        orphansReclaimed += report.removed.length;
+      }
+      expect(killedMidway).toBeGreaterThanOrEqual(TRIALS / 2);
+      expect(orphansReclaimed).toBeGreaterThan(0);
+    },
+    scaled(60_000),
+  );
 });
 
 describe("deliver: processes racing for one final name", () => {
   const N = 8;
   const SIZE = 64 * 1024;
 
-  it(`exactly one of ${N} wins; the others see conflict (different bytes) or identical (same bytes)`, async () => {
-    const root = tempRoot();
-    const guildDir = path.join(root, ".guild");
-    const children = Array.from({ length: N }, () => start(["race", guildDir]));
-    try {
-      for (const c of children) expect(await c.next()).toBe("ready");
-      const rounds: Array<(i: number) => string> = [
-        ...Array.from({ length: 8 }, () => (i: number) => `writer-${i}`), // all different
-        ...Array.from({ length: 3 }, () => () => "same"), // all identical
-        ...Array.from({ length: 3 }, () => (i: number) => `half-${i % 2}`), // two camps
-      ];
-      for (const [r, textOf] of rounds.entries()) {
-        const final = path.join(root, "artifacts", `round-${r}.bin`);
-        // Start them in a shuffled order, so no child is always first off the mark.
-        const order = children.map((_, i) => i).sort(() => Math.random() - 0.5);
-        for (const i of order) children[i]!.proc.stdin.write(JSON.stringify({ final, text: textOf(i), size: SIZE }) + "\n");
-        const results = await Promise.all(children.map((c) => c.next().then((l) => JSON.parse(l))));
+  it(
+    `exactly one of ${N} wins; the others see conflict (different bytes) or identical (same bytes)`,
+    async () => {
+      const root = tempRoot();
+      const guildDir = path.join(root, ".guild");
+      const children = Array.from({ length: N }, () => start(["race", guildDir]));
+      try {
+        for (const c of children) expect(await c.next()).toBe("ready");
+        const rounds: Array<(i: number) => string> = [
+          ...Array.from({ length: 8 }, () => (i: number) => `writer-${i}`), // all different
+          ...Array.from({ length: 3 }, () => () => "same"), // all identical
+          ...Array.from({ length: 3 }, () => (i: number) => `half-${i % 2}`), // two camps
+        ];
+        for (const [r, textOf] of rounds.entries()) {
+          const final = path.join(root, "artifacts", `round-${r}.bin`);
+          // Start them in a shuffled order, so no child is always first off the mark.
+          const order = children.map((_, i) => i).sort(() => Math.random() - 0.5);
+          for (const i of order) children[i]!.proc.stdin.write(JSON.stringify({ final, text: textOf(i), size: SIZE }) + "\n");
+          const results = await Promise.all(children.map((c) => c.next().then((l) => JSON.parse(l))));
 
-        const delivered = results.flatMap((res, i) => (res.status === "delivered" ? [i] : []));
-        expect(delivered, `round ${r}: ${JSON.stringify(results)}`).toHaveLength(1);
-        const w = delivered[0]!;
-        const winnerBytes = payload(textOf(w), SIZE);
-        expect(readFileSync(final).equals(winnerBytes), `round ${r}: final is the winner's`).toBe(true);
-        for (const [i, res] of results.entries()) {
-          if (i === w) continue;
-          if (textOf(i) === textOf(w)) {
-            expect(res, `round ${r}, child ${i}`).toMatchObject({ status: "identical", path: final });
-          } else {
-            expect(res, `round ${r}, child ${i}`).toMatchObject({ status: "conflict", existingSha256: sha256Hex(winnerBytes) });
+          const delivered = results.flatMap((res, i) => (res.status === "delivered" ? [i] : []));
+          expect(delivered, `round ${r}: ${JSON.stringify(results)}`).toHaveLength(1);
+          const w = delivered[0]!;
+          const winnerBytes = payload(textOf(w), SIZE);
+          expect(readFileSync(final).equals(winnerBytes), `round ${r}: final is the winner's`).toBe(true);
+          for (const [i, res] of results.entries()) {
+            if (i === w) continue;
+            if (textOf(i) === textOf(w)) {
+              expect(res, `round ${r}, child ${i}`).toMatchObject({ status: "identical", path: final });
+            } else {
+              expect(res, `round ${r}, child ${i}`).toMatchObject({ status: "conflict", existingSha256: sha256Hex(winnerBytes) });
+            }
           }
+          expect(readdirSync(path.dirname(final)).filter((n) => n.startsWith(`round-${r}`))).toEqual([`round-${r}.bin`]);
         }
-        expect(readdirSync(path.dirname(final)).filter((n) => n.startsWith(`round-${r}`))).toEqual([`round-${r}.bin`]);
+        expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
+      } finally {
+        for (const c of children) c.proc.stdin.end();
+        await Promise.all(children.map((c) => c.exited));
       }
-      expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
-    } finally {
-      for (const c of children) c.proc.stdin.end();
-      await Promise.all(children.map((c) => c.exited));
-    }
-  }, scaled(60_000));
+    },
+    scaled(60_000),
+  );
 });

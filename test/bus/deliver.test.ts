@@ -317,7 +317,10 @@ describe("deliver under injected syscall failures", () => {
         sweepStaging(guildDir, { maxAgeMs: 0 });
         expect(stagingFiles(guildDir), `${what}: janitor`).toEqual([]);
         expect(listDir(path.dirname(final)), `${what}: janitor stays in tmp`).toEqual(finalDirBefore);
-        expect(finalDirBefore.every((n) => n === path.basename(final)), `${what}: no stray files`).toBe(true);
+        expect(
+          finalDirBefore.every((n) => n === path.basename(final)),
+          `${what}: no stray files`,
+        ).toBe(true);
       }
       expect(threw).toBeGreaterThan(0);
     });

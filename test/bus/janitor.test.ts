@@ -143,4 +143,3 @@ describe("janitor: sweepStaging", () => {
     expect(readdirSync(dir).sort()).toEqual([other, mine].sort());
   });
 });
-

@@ -12,11 +12,11 @@ describe("jsonl: appendJsonl", () => {
   it("writes one validated record per line, creating directories", () => {
     const file = path.join(tempRoot(), "a", "b", "events.jsonl");
     appendJsonl<Event>(file, { seq: 1, kind: "start" }, Event);
-    appendJsonl<Event>(file, { seq: 2, kind: "done", note: "multi\nline \"quoted\"" }, Event);
+    appendJsonl<Event>(file, { seq: 2, kind: "done", note: 'multi\nline "quoted"' }, Event);
     expect(readFileSync(file, "utf8").split("\n")).toHaveLength(3); // two lines and the final newline
     expect(readJsonl(file, Event)).toEqual([
       { seq: 1, kind: "start" },
-      { seq: 2, kind: "done", note: "multi\nline \"quoted\"" },
+      { seq: 2, kind: "done", note: 'multi\nline "quoted"' },
     ]);
   });
 

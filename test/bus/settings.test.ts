@@ -23,15 +23,17 @@ describe("settings", () => {
   });
 
   it("one bad value drops only that key or provider; the rest still applies", () => {
-    const r = load(JSON.stringify({
-      codex_cap: "ten",
-      review: "cross",
-      providers: {
-        good: { adapter: "command", model: "gpt-5", argv: ["x"] },
-        bad: { adapter: "telepathy" },
-      },
-      secrets_policy: { redaction_patterns: ["internal-[0-9]+"] },
-    }));
+    const r = load(
+      JSON.stringify({
+        codex_cap: "ten",
+        review: "cross",
+        providers: {
+          good: { adapter: "command", model: "gpt-5", argv: ["x"] },
+          bad: { adapter: "telepathy" },
+        },
+        secrets_policy: { redaction_patterns: ["internal-[0-9]+"] },
+      }),
+    );
     expect(r.settings.codex_cap).toBeUndefined();
     expect(r.settings.review).toBe("cross");
     expect(Object.keys(r.settings.providers ?? {})).toEqual(["good"]);

@@ -12,7 +12,12 @@ import { scaled } from "../helpers/machine.js";
 /** One CLI run; `stdin` is a descriptor to read from instead of `input`. A command that never ends is killed (code null). */
 function run(args: string[], opts: { input?: string; stdin?: number; cwd?: string; env?: NodeJS.ProcessEnv; node?: string[] } = {}) {
   const r = spawnSync(process.execPath, [...(opts.node ?? []), BIN, ...args], {
-    encoding: "utf8", input: opts.input, stdio: [opts.stdin ?? "pipe", "pipe", "pipe"], cwd: opts.cwd, env: { ...process.env, ...opts.env }, timeout: 60_000,
+    encoding: "utf8",
+    input: opts.input,
+    stdio: [opts.stdin ?? "pipe", "pipe", "pipe"],
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    timeout: 60_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -60,7 +65,18 @@ describe("guild-bus verify-gate-pass", () => {
     const res = result(d, { packet_id: "p-1", artifact_sha256_reviewed: sha.toUpperCase(), verdict: "satisfied", blocking_findings: [] });
     const r = run(["verify-gate-pass", "--result", res, `--artifact=${artifact}`, "--packet-id", "p-1"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(JSON.stringify({ pass: true, conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true }, recomputed_sha256: sha, reasons: [] }, null, 2) + "\n");
+    expect(r.stdout).toBe(
+      JSON.stringify(
+        {
+          pass: true,
+          conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true },
+          recomputed_sha256: sha,
+          reasons: [],
+        },
+        null,
+        2,
+      ) + "\n",
+    );
   });
 
   it("exit 2 on a failing gate, including a missing result; --force-pass relaxes only the verdict", () => {
@@ -76,7 +92,11 @@ describe("guild-bus verify-gate-pass", () => {
   it("exit 1 with a message on stderr for usage errors and an unreadable artifact", () => {
     const { d } = dir();
     const res = result(d, {});
-    for (const args of [["--result", res], ["--result", res, "--artifact", path.join(d, "missing.md")], ["--result", res, "--artifact", res, "--bogus"]]) {
+    for (const args of [
+      ["--result", res],
+      ["--result", res, "--artifact", path.join(d, "missing.md")],
+      ["--result", res, "--artifact", res, "--bogus"],
+    ]) {
       const r = run(["verify-gate-pass", ...args]);
       expect(r.code, args.join(" ")).toBe(1);
       expect(r.stderr.length).toBeGreaterThan(0);
@@ -87,7 +107,12 @@ describe("guild-bus verify-gate-pass", () => {
   it("--scrub hashes the scrubbed bytes, as the bus does", () => {
     const { d, artifact, sha } = dir();
     const scrubbed = run(["scrub", artifact]).stdout;
-    const res = result(d, { packet_id: "p", artifact_sha256_reviewed: sha256Hex(Buffer.from(scrubbed)), verdict: "satisfied", blocking_findings: [] });
+    const res = result(d, {
+      packet_id: "p",
+      artifact_sha256_reviewed: sha256Hex(Buffer.from(scrubbed)),
+      verdict: "satisfied",
+      blocking_findings: [],
+    });
     expect(run(["verify-gate-pass", "--result", res, "--artifact", artifact]).code).toBe(2);
     expect(run(["verify-gate-pass", "--result", res, "--artifact", artifact, "--scrub"]).code).toBe(0);
     expect(sha).not.toBe(sha256Hex(Buffer.from(scrubbed)));
@@ -96,7 +121,9 @@ describe("guild-bus verify-gate-pass", () => {
 
 describe("guild-bus family and scrub", () => {
   it("family prints model<TAB>family per line, or JSON", () => {
-    expect(run(["family", "gpt-5", "claude-opus-4", "gpt4", "qwen2.5-coder"]).stdout).toBe("gpt-5\topenai\nclaude-opus-4\tanthropic\ngpt4\tunknown\nqwen2.5-coder\tqwen\n");
+    expect(run(["family", "gpt-5", "claude-opus-4", "gpt4", "qwen2.5-coder"]).stdout).toBe(
+      "gpt-5\topenai\nclaude-opus-4\tanthropic\ngpt4\tunknown\nqwen2.5-coder\tqwen\n",
+    );
     expect(JSON.parse(run(["family", "gemini-2.5-pro", "--json"]).stdout)).toEqual([{ model: "gemini-2.5-pro", family: "google" }]);
   });
 
@@ -128,14 +155,31 @@ describe("start-up cost", () => {
     expect(verify.length).toBeGreaterThan(0);
     expect(verify.filter((s) => /^(zod|commander|chokidar)(\/|$)/.test(s))).toEqual([]);
     for (const args of [["family", "gpt-5"], ["scrub", path.join(d, "a.md")], ["--help"]]) {
-      expect(loaded(args).filter((s) => /^chokidar(\/|$)/.test(s)), args[0]).toEqual([]);
+      expect(
+        loaded(args).filter((s) => /^chokidar(\/|$)/.test(s)),
+        args[0],
+      ).toEqual([]);
     }
   });
 
   it("--help lists every command", () => {
     const r = run(["--help"]);
     expect(r.code).toBe(0);
-    for (const c of ["verify-gate-pass", "family", "scrub", "review", "resubmit", "decide", "respond", "status", "worker", "up", "demo", "providers"]) expect(r.stdout).toContain(c);
+    for (const c of [
+      "verify-gate-pass",
+      "family",
+      "scrub",
+      "review",
+      "resubmit",
+      "decide",
+      "respond",
+      "status",
+      "worker",
+      "up",
+      "demo",
+      "providers",
+    ])
+      expect(r.stdout).toContain(c);
   });
 });
 
@@ -196,14 +240,25 @@ describe("hostile files: every file the CLI reads is a regular file, read with a
     const artifact = path.join(d, "a.md");
     writeFileSync(artifact, "# A\n");
     const result = path.join(d, "r.json");
-    writeFileSync(result, JSON.stringify({ packet_id: "p", artifact_sha256_reviewed: sha256Hex(Buffer.from("# A\n")), verdict: "satisfied", blocking_findings: [] }));
+    writeFileSync(
+      result,
+      JSON.stringify({
+        packet_id: "p",
+        artifact_sha256_reviewed: sha256Hex(Buffer.from("# A\n")),
+        verdict: "satisfied",
+        blocking_findings: [],
+      }),
+    );
     for (const [file, what] of notFiles(d)) {
       expectUserError(run(["verify-gate-pass", "--result", file, "--artifact", artifact]), what);
       expectUserError(run(["verify-gate-pass", "--result", result, "--artifact", file]), what);
     }
     const big = path.join(d, "big.json");
     writeFileSync(big, " ".repeat(4 * 1024 * 1024 + 1));
-    expectUserError(run(["verify-gate-pass", "--result", big, "--artifact", artifact]), /too large \(4194305 bytes; the limit is 4194304\)/);
+    expectUserError(
+      run(["verify-gate-pass", "--result", big, "--artifact", artifact]),
+      /too large \(4194305 bytes; the limit is 4194304\)/,
+    );
     expectUserError(run(["verify-gate-pass", "--result", result, "--artifact", big]), /too large \(4194305 bytes; the limit is 2097152\)/);
     const latin1 = path.join(d, "latin1.json");
     writeFileSync(latin1, Buffer.from([0x7b, 0xe9, 0x7d]));
@@ -231,9 +286,12 @@ describe("hostile files: every file the CLI reads is a regular file, read with a
     const p = makeProject();
     p.write("docs/spec.md", "# Spec\n");
     p.startWorker("broker");
-    expect(p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "m1", "--reviewer", "manual"]).code).toBe(0);
+    expect(p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "m1", "--reviewer", "manual"]).code).toBe(
+      0,
+    );
     await p.waitFor("m1", "G-spec", (f) => f.includes("packet-1.md"), "packet-1");
-    const respond = (extra: string[], opts: { stdin?: number } = {}) => run(["respond", "m1", "G-spec", "--reviewer-model", "gpt-5", "--root", p.root, ...extra], opts);
+    const respond = (extra: string[], opts: { stdin?: number } = {}) =>
+      run(["respond", "m1", "G-spec", "--reviewer-model", "gpt-5", "--root", p.root, ...extra], opts);
     for (const [file, what] of notFiles(p.root)) expectUserError(respond(["--file", file]), what);
     const big = p.write("big.md", "Reviewer-Model: gpt-5\n" + "x".repeat(6 * 1024 * 1024));
     expectUserError(respond(["--file", big]), /big\.md: too large \(6291478 bytes; the limit is 4194304\)/);
@@ -257,7 +315,9 @@ describe("the manual worker and a response written in place", () => {
     p.startWorker("broker");
     p.startWorker("manual");
     const request = (run: string) => {
-      expect(p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", run, "--reviewer", "manual"]).code).toBe(0);
+      expect(
+        p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", run, "--reviewer", "manual"]).code,
+      ).toBe(0);
       return p.waitFor(run, "G-spec", (f) => f.includes("packet-1.md"), "packet-1");
     };
     await request("w1");
@@ -269,12 +329,21 @@ describe("the manual worker and a response written in place", () => {
     await p.waitFor("w1", "G-spec", (f) => !f.includes("response-9.md"), "rejection of the symlinked response-9.md");
     appendFileSync(path.join(dir, "response-1.md"), "Reviewer-Model: gpt-5\n" + answer);
     await p.waitFor("w1", "G-spec", (f) => f.includes("result-1.json"), "result-1.json from the response written in place");
-    expect(readdirSync(path.join(dir, "rejected")).filter((f) => !f.endsWith(".reason.json")).map((f) => f.split(".")[0])).toEqual(["response-9"]);
+    expect(
+      readdirSync(path.join(dir, "rejected"))
+        .filter((f) => !f.endsWith(".reason.json"))
+        .map((f) => f.split(".")[0]),
+    ).toEqual(["response-9"]);
 
     p.settings({ foreign_grace_ms: 1000 });
     await request("w2");
     writeFileSync(path.join(p.gateDir("w2", "G-spec"), "response-1.md"), "");
-    await p.waitFor("w2", "G-spec", (f) => f.includes("rejected") && !f.includes("response-1.md"), "rejection of the abandoned empty response");
+    await p.waitFor(
+      "w2",
+      "G-spec",
+      (f) => f.includes("rejected") && !f.includes("response-1.md"),
+      "rejection of the abandoned empty response",
+    );
     const reasons = readdirSync(path.join(p.gateDir("w2", "G-spec"), "rejected")).filter((f) => f.endsWith(".reason.json"));
     expect(readFileSync(path.join(p.gateDir("w2", "G-spec"), "rejected", reasons[0]!), "utf8")).toMatch(/Reviewer-Model/);
   });

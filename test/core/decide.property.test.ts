@@ -6,19 +6,45 @@ import { type Action, decide, type DecideContext, type GateDecision, type GateSt
 import type { GateSnapshot } from "../../src/core/snapshot.js";
 import type { DecisionChoice, EscalationReason, Failure, PacketFrontMatter } from "../../src/spec/schemas.js";
 import {
-  apply, context, decision, escalation, failure, gate, openRound, type ScoreKind, scoreGate, verdict, type VerdictKind,
+  apply,
+  context,
+  decision,
+  escalation,
+  failure,
+  gate,
+  openRound,
+  type ScoreKind,
+  scoreGate,
+  verdict,
+  type VerdictKind,
 } from "../helpers/snapshots.js";
 
 const STATES: GateStateName[] = [
-  "no_request", "done", "broker", "reviewing", "dispatched", "normalizing", "verifying", "awaiting_author", "awaiting_decision",
+  "no_request",
+  "done",
+  "broker",
+  "reviewing",
+  "dispatched",
+  "normalizing",
+  "verifying",
+  "awaiting_author",
+  "awaiting_decision",
 ];
 const CHOICES: DecisionChoice[] = ["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"];
 const SCORE_KINDS: Array<ScoreKind | "none"> = ["positive", "negative", "unavailable", "none"];
 const VERDICT_KINDS: VerdictKind[] = ["pass", "issues", "blockers", "sha", "unparsed", "packet_id"];
 const FAILURE_KINDS: Failure["kind"][] = ["malformed", "no_verdict", "unavailable"];
 const REASONS: EscalationReason[] = [
-  "cap_hit", "malformed_termination_x2", "no_verdict", "unavailable", "restart_cap_hit", "codex_skip_blocked", "identity_unverified",
-  "score_unavailable", "human_checkpoint", "request_refused",
+  "cap_hit",
+  "malformed_termination_x2",
+  "no_verdict",
+  "unavailable",
+  "restart_cap_hit",
+  "codex_skip_blocked",
+  "identity_unverified",
+  "score_unavailable",
+  "human_checkpoint",
+  "request_refused",
 ];
 
 type Ev =
@@ -32,27 +58,57 @@ type Ev =
 
 const evArb: fc.Arbitrary<Ev> = fc.oneof(
   { weight: 2, arbitrary: fc.constant<Ev>({ t: "attempt" }) },
-  { weight: 6, arbitrary: fc.record({ t: fc.constant("result" as const), kind: fc.constantFrom(...VERDICT_KINDS), violation: fc.constantFrom("none" as const, "none" as const, "same" as const, "unknown" as const), score: fc.constantFrom(...SCORE_KINDS), upheld: fc.boolean() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      t: fc.constant("result" as const),
+      kind: fc.constantFrom(...VERDICT_KINDS),
+      violation: fc.constantFrom("none" as const, "none" as const, "same" as const, "unknown" as const),
+      score: fc.constantFrom(...SCORE_KINDS),
+      upheld: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant<Ev>({ t: "rebuttal" }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("failure" as const), kind: fc.constantFrom(...FAILURE_KINDS) }) },
   { weight: 3, arbitrary: fc.constant<Ev>({ t: "resubmit" }) },
-  { weight: 4, arbitrary: fc.record({ t: fc.constant("decision" as const), choice: fc.constantFrom(...CHOICES), extendBy: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("stray-decision" as const), round: fc.integer({ min: 0, max: 12 }), choice: fc.constantFrom(...CHOICES), extendBy: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constant("decision" as const),
+      choice: fc.constantFrom(...CHOICES),
+      extendBy: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant("stray-decision" as const),
+      round: fc.integer({ min: 0, max: 12 }),
+      choice: fc.constantFrom(...CHOICES),
+      extendBy: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+    }),
+  },
 );
 
-const ctxArb: fc.Arbitrary<DecideContext> = fc.record({
-  required: fc.boolean(),
-  cap: fc.integer({ min: 1, max: 4 }),
-  restartCap: fc.integer({ min: 1, max: 3 }),
-  blocked: fc.boolean(),
-  enforcement: fc.constantFrom("warn" as const, "block" as const),
-  // the modes are drawn less often than the defaults, so the older paths (restart caps, unavailable) stay reachable
-  stop: fc.constantFrom("verdict" as const, "verdict" as const, "score" as const),
-  difficulty: fc.constantFrom("medium" as const, "medium" as const, "hard" as const, "nightmare" as const),
-  humanCheckpoint: fc.constantFrom(false, false, true),
-  refusal: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constant("difficulty nightmare: the pinned reviewer cannot read the repository") }),
-}).map(({ required, cap, restartCap, blocked, enforcement, stop, difficulty, humanCheckpoint, refusal }) =>
-  context({ policy: { required, cap, restartCap, stop, difficulty, humanCheckpoint, refusal }, blocked, enforcement }));
+const ctxArb: fc.Arbitrary<DecideContext> = fc
+  .record({
+    required: fc.boolean(),
+    cap: fc.integer({ min: 1, max: 4 }),
+    restartCap: fc.integer({ min: 1, max: 3 }),
+    blocked: fc.boolean(),
+    enforcement: fc.constantFrom("warn" as const, "block" as const),
+    // the modes are drawn less often than the defaults, so the older paths (restart caps, unavailable) stay reachable
+    stop: fc.constantFrom("verdict" as const, "verdict" as const, "score" as const),
+    difficulty: fc.constantFrom("medium" as const, "medium" as const, "hard" as const, "nightmare" as const),
+    humanCheckpoint: fc.constantFrom(false, false, true),
+    refusal: fc.oneof(
+      { weight: 9, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.constant("difficulty nightmare: the pinned reviewer cannot read the repository") },
+    ),
+  })
+  .map(({ required, cap, restartCap, blocked, enforcement, stop, difficulty, humanCheckpoint, refusal }) =>
+    context({ policy: { required, cap, restartCap, stop, difficulty, humanCheckpoint, refusal }, blocked, enforcement }),
+  );
 
 /** The cap the human has granted: the resolved cap plus every extend-cap that answered an escalation offering it. */
 function grantedCap(s: GateSnapshot, ctx: DecideContext): number {
@@ -66,7 +122,12 @@ function grantedCap(s: GateSnapshot, ctx: DecideContext): number {
 
 function chainOfRestarts(s: GateSnapshot, round: number): number {
   let n = 0;
-  for (let p = s.packets.get(round); p && p.restart_reason === "artifact_changed" && p.restart_of !== null && p.restart_of < p.round; p = s.packets.get(p.restart_of)) n++;
+  for (
+    let p = s.packets.get(round);
+    p && p.restart_reason === "artifact_changed" && p.restart_of !== null && p.restart_of < p.round;
+    p = s.packets.get(p.restart_of)
+  )
+    n++;
   return n;
 }
 
@@ -120,7 +181,8 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     if (a.reason === "codex_skip_blocked") expect(R).toBe(0);
     if (a.reason === "cap_hit") expect(P!.counted_round).toBeGreaterThanOrEqual(grantedCap(s, ctx));
     if (a.reason === "request_refused") expect(R === 0 && ctx.policy.refusal !== null).toBe(true);
-    if (a.reason === "score_unavailable") expect(ctx.policy.stop === "score" && s.verdicts.get(R)?.score_gate?.available !== true).toBe(true);
+    if (a.reason === "score_unavailable")
+      expect(ctx.policy.stop === "score" && s.verdicts.get(R)?.score_gate?.available !== true).toBe(true);
     if (a.reason === "human_checkpoint") {
       expect(ctx.policy.humanCheckpoint).toBe(true);
       expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(false);
@@ -169,12 +231,20 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
         expect(chainOfRestarts(s, R)).toBeLessThan(ctx.policy.restartCap);
       }
       // a plain next round follows the author's resubmit, or an extension after a malformed round (nothing to revise)
-      if (a.restart_reason === null) expect(s.resubmits.has(R) || (s.decisions.get(R)?.choice === "extend-cap" && (s.failures.get(R)?.kind === "malformed" || s.escalations.get(R)?.reason === "malformed_termination_x2"))).toBe(true);
+      if (a.restart_reason === null)
+        expect(
+          s.resubmits.has(R) ||
+            (s.decisions.get(R)?.choice === "extend-cap" &&
+              (s.failures.get(R)?.kind === "malformed" || s.escalations.get(R)?.reason === "malformed_termination_x2")),
+        ).toBe(true);
     }
   }
 }
 
-interface Trace { actions: Action[]; validDecisions: Array<{ round: number; choice: DecisionChoice }> }
+interface Trace {
+  actions: Action[];
+  validDecisions: Array<{ round: number; choice: DecisionChoice }>;
+}
 
 /** The broker: decide, check, apply, until the gate waits. */
 function settleChecked(s: GateSnapshot, ctx: DecideContext, fresh: Partial<PacketFrontMatter>, trace: Trace): GateDecision {
@@ -209,18 +279,37 @@ function simulate(ctx: DecideContext, events: Ev[], first: First): { s: GateSnap
     const open = d.state === "reviewing" || d.state === "dispatched";
     switch (ev.t) {
       case "attempt":
-        if (d.state === "reviewing") s.attempts.set(R, { schema_version: "guild_bus.attempt.v1", run_id: s.runId, gate: s.gate, round: R, packet_id: P!.packet_id, provider: "codex", worker: { host: "h", pid: 1 }, started_at: "2025-01-01T00:00:00Z" });
+        if (d.state === "reviewing")
+          s.attempts.set(R, {
+            schema_version: "guild_bus.attempt.v1",
+            run_id: s.runId,
+            gate: s.gate,
+            round: R,
+            packet_id: P!.packet_id,
+            provider: "codex",
+            worker: { host: "h", pid: 1 },
+            started_at: "2025-01-01T00:00:00Z",
+          });
         break;
       case "result":
         if (open) {
           // The verifier flags independence only on a strong packet, and counts rulings only on a ruling packet.
           const violation = ev.violation !== "none" && P!.independence === "strong";
           s.results.set(R, { mtimeMs: 1, size: 100 });
-          s.verdicts.set(R, verdict(R, ev.kind, {
-            ...(violation ? { independence_violation: true, reviewer_family: ev.violation === "same" ? "anthropic" : "unknown", reviewer_model: ev.violation === "same" ? "claude-opus-4" : "mystery" } : {}),
-            ...(ev.score !== "none" ? { score_gate: scoreGate(ev.score) } : {}),
-            ...(P!.restart_reason === "ruling" ? { rulings: { upheld: ev.upheld ? 1 : 0, withdrawn: 1 } } : {}),
-          }));
+          s.verdicts.set(
+            R,
+            verdict(R, ev.kind, {
+              ...(violation
+                ? {
+                    independence_violation: true,
+                    reviewer_family: ev.violation === "same" ? "anthropic" : "unknown",
+                    reviewer_model: ev.violation === "same" ? "claude-opus-4" : "mystery",
+                  }
+                : {}),
+              ...(ev.score !== "none" ? { score_gate: scoreGate(ev.score) } : {}),
+              ...(P!.restart_reason === "ruling" ? { rulings: { upheld: ev.upheld ? 1 : 0, withdrawn: 1 } } : {}),
+            }),
+          );
         }
         break;
       case "rebuttal":
@@ -234,7 +323,10 @@ function simulate(ctx: DecideContext, events: Ev[], first: First): { s: GateSnap
         break;
       case "decision":
         if (d.state === "awaiting_decision" && !s.decisions.has(d.round)) {
-          s.decisions.set(d.round, decision(d.round, ev.choice, ev.extendBy, ev.choice === "continue" ? "look at the rollback" : undefined));
+          s.decisions.set(
+            d.round,
+            decision(d.round, ev.choice, ev.extendBy, ev.choice === "continue" ? "look at the rollback" : undefined),
+          );
           if (s.escalations.get(d.round)?.options.includes(ev.choice)) trace.validDecisions.push({ round: d.round, choice: ev.choice });
         }
         break;
@@ -282,7 +374,9 @@ describe("decide: properties over simulated gates", () => {
     fc.assert(
       fc.property(ctxArb, fc.array(evArb, { maxLength: 40 }), firstArb, (ctx, events, first) => {
         const { s } = simulate(ctx, events, first);
-        const extended = [...s.decisions].some(([r, d]) => d.choice === "extend-cap" && s.escalations.get(r)?.options.includes("extend-cap"));
+        const extended = [...s.decisions].some(
+          ([r, d]) => d.choice === "extend-cap" && s.escalations.get(r)?.options.includes("extend-cap"),
+        );
         for (const p of s.packets.values()) {
           expect(p.counted_round).toBeLessThanOrEqual(p.cap);
           if (!extended) expect(p.counted_round).toBeLessThanOrEqual(ctx.policy.cap);
@@ -302,13 +396,29 @@ describe("decide: properties over simulated gates", () => {
 
   it("the simulator is not vacuous: it reaches every outcome, escalation and kind of packet", () => {
     const seen = new Set<string>();
-    for (const [ctx, events, first] of fc.sample(fc.tuple(ctxArb, fc.array(evArb, { maxLength: 40 }), firstArb), { numRuns: 3000, seed: 42 })) {
+    for (const [ctx, events, first] of fc.sample(fc.tuple(ctxArb, fc.array(evArb, { maxLength: 40 }), firstArb), {
+      numRuns: 3000,
+      seed: 42,
+    })) {
       for (const a of simulate(ctx, events, first).trace.actions) {
-        seen.add(a.type === "outcome" ? `outcome:${a.status}` : a.type === "escalation" ? `escalation:${a.reason}` : `packet:${a.restart_reason}`);
+        seen.add(
+          a.type === "outcome" ? `outcome:${a.status}` : a.type === "escalation" ? `escalation:${a.reason}` : `packet:${a.restart_reason}`,
+        );
       }
     }
     expect([...seen].sort()).toEqual([
-      ...["cap_hit", "codex_skip_blocked", "human_checkpoint", "identity_unverified", "malformed_termination_x2", "no_verdict", "request_refused", "restart_cap_hit", "score_unavailable", "unavailable"].map((r) => `escalation:${r}`),
+      ...[
+        "cap_hit",
+        "codex_skip_blocked",
+        "human_checkpoint",
+        "identity_unverified",
+        "malformed_termination_x2",
+        "no_verdict",
+        "request_refused",
+        "restart_cap_hit",
+        "score_unavailable",
+        "unavailable",
+      ].map((r) => `escalation:${r}`),
       ...["force_passed", "rework", "satisfied", "skipped", "stopped"].map((s) => `outcome:${s}`),
       ...["artifact_changed", "degraded", "finalizer", "malformed", "null", "retry", "ruling"].map((r) => `packet:${r}`),
     ]);
@@ -319,7 +429,10 @@ describe("decide: properties over simulated gates", () => {
       fc.property(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 3 }), (cap, shaRestarts) => {
         const ctx = context({ policy: { cap, restartCap: 3 } });
         const events: Ev[] = [
-          ...Array.from({ length: shaRestarts }, () => ({ t: "result", kind: "sha", violation: "none", score: "none", upheld: false }) as Ev),
+          ...Array.from(
+            { length: shaRestarts },
+            () => ({ t: "result", kind: "sha", violation: "none", score: "none", upheld: false }) as Ev,
+          ),
           { t: "result", kind: "pass", violation: "none", score: "none", upheld: false },
         ];
         const { s } = simulate(ctx, events, "strong");
@@ -335,33 +448,61 @@ describe("decide: properties over simulated gates", () => {
 const roundArb = fc.integer({ min: 1, max: 6 });
 const snapshotArb = fc.record({
   hasRequest: fc.boolean(),
-  packets: fc.array(fc.record({
-    round: roundArb, counted: roundArb, restartOf: fc.option(roundArb, { nil: null }),
-    reason: fc.constantFrom(null, "artifact_changed" as const, "retry" as const, "malformed" as const, "ruling" as const),
-    independence: fc.constantFrom("strong" as const, "weak" as const),
-  }), { maxLength: 6 }),
+  packets: fc.array(
+    fc.record({
+      round: roundArb,
+      counted: roundArb,
+      restartOf: fc.option(roundArb, { nil: null }),
+      reason: fc.constantFrom(null, "artifact_changed" as const, "retry" as const, "malformed" as const, "ruling" as const),
+      independence: fc.constantFrom("strong" as const, "weak" as const),
+    }),
+    { maxLength: 6 },
+  ),
   attempts: fc.array(roundArb, { maxLength: 3 }),
   results: fc.array(roundArb, { maxLength: 3 }),
   responses: fc.array(roundArb, { maxLength: 3 }),
-  verdicts: fc.array(fc.record({ round: roundArb, kind: fc.constantFrom(...VERDICT_KINDS), violation: fc.boolean(), family: fc.constantFrom("unknown" as const, "anthropic" as const, "openai" as const), score: fc.constantFrom(...SCORE_KINDS), upheld: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }) }), { maxLength: 4 }),
+  verdicts: fc.array(
+    fc.record({
+      round: roundArb,
+      kind: fc.constantFrom(...VERDICT_KINDS),
+      violation: fc.boolean(),
+      family: fc.constantFrom("unknown" as const, "anthropic" as const, "openai" as const),
+      score: fc.constantFrom(...SCORE_KINDS),
+      upheld: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+    }),
+    { maxLength: 4 },
+  ),
   rebuttals: fc.array(roundArb, { maxLength: 2 }),
   failures: fc.array(fc.record({ round: roundArb, kind: fc.constantFrom(...FAILURE_KINDS) }), { maxLength: 3 }),
   resubmits: fc.array(roundArb, { maxLength: 3 }),
-  escalations: fc.array(fc.record({ round: fc.integer({ min: 0, max: 6 }), reason: fc.constantFrom(...REASONS), options: fc.subarray(CHOICES) }), { maxLength: 3 }),
-  decisions: fc.array(fc.record({ round: fc.integer({ min: 0, max: 6 }), choice: fc.constantFrom(...CHOICES), by: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }) }), { maxLength: 3 }),
+  escalations: fc.array(
+    fc.record({ round: fc.integer({ min: 0, max: 6 }), reason: fc.constantFrom(...REASONS), options: fc.subarray(CHOICES) }),
+    { maxLength: 3 },
+  ),
+  decisions: fc.array(
+    fc.record({
+      round: fc.integer({ min: 0, max: 6 }),
+      choice: fc.constantFrom(...CHOICES),
+      by: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+    }),
+    { maxLength: 3 },
+  ),
   outcome: fc.option(fc.constantFrom("satisfied" as const, "skipped" as const, "force_passed" as const, "rework" as const), { nil: null }),
 });
 
 function build(x: typeof snapshotArb extends fc.Arbitrary<infer T> ? T : never): GateSnapshot {
   const g = gate(x.hasRequest ? undefined : null);
-  for (const p of x.packets) g.packet(p.round, { counted_round: p.counted, restart_of: p.restartOf, restart_reason: p.reason, independence: p.independence });
+  for (const p of x.packets)
+    g.packet(p.round, { counted_round: p.counted, restart_of: p.restartOf, restart_reason: p.reason, independence: p.independence });
   for (const r of x.attempts) g.attempt(r);
   for (const r of x.results) g.result(r);
   for (const r of x.responses) g.response(r);
   for (const v of x.verdicts) {
     g.verdict(v.round, v.kind, {
-      independence_violation: v.violation, reviewer_family: v.family,
-      ...(v.score !== "none" ? { score_gate: scoreGate(v.score) } : {}), ...(v.upheld !== undefined ? { rulings: { upheld: v.upheld, withdrawn: 0 } } : {}),
+      independence_violation: v.violation,
+      reviewer_family: v.family,
+      ...(v.score !== "none" ? { score_gate: scoreGate(v.score) } : {}),
+      ...(v.upheld !== undefined ? { rulings: { upheld: v.upheld, withdrawn: 0 } } : {}),
     });
   }
   for (const r of x.rebuttals) g.rebuttal(r);
@@ -392,7 +533,8 @@ describe("decide: total on arbitrary snapshots", () => {
           expect(s.failures.has(R)).toBe(false);
         }
         if (d.action?.type === "outcome" && d.action.status === "skipped") expect(ctx.policy.required).toBe(false);
-        if (d.action?.type === "outcome" && d.action.status === "force_passed") expect(s.decisions.get(d.action.round)?.choice).toBe("force-pass");
+        if (d.action?.type === "outcome" && d.action.status === "force_passed")
+          expect(s.decisions.get(d.action.round)?.choice).toBe("force-pass");
       }),
       { numRuns: 3000 },
     );
@@ -400,15 +542,20 @@ describe("decide: total on arbitrary snapshots", () => {
 
   it("restart chains of any shape (self-references, forward references, cycles) terminate and respect the restart cap", () => {
     fc.assert(
-      fc.property(fc.array(fc.option(roundArb, { nil: null }), { minLength: 6, maxLength: 6 }), fc.integer({ min: 1, max: 4 }), (restartOf, restartCap) => {
-        const g = gate();
-        restartOf.forEach((of, i) => g.packet(i + 1, { counted_round: 1, restart_of: of, restart_reason: "artifact_changed" }));
-        g.verdict(6, "sha");
-        const d = decide(g.s, context({ policy: { restartCap } }));
-        const a = d.action!;
-        expect(a.type === "packet" || (a.type === "escalation" && a.reason === "restart_cap_hit")).toBe(true);
-        if (a.type === "packet") expect(a).toMatchObject({ round: 7, restart_of: 6, counted_round: 1, restart_reason: "artifact_changed" });
-      }),
+      fc.property(
+        fc.array(fc.option(roundArb, { nil: null }), { minLength: 6, maxLength: 6 }),
+        fc.integer({ min: 1, max: 4 }),
+        (restartOf, restartCap) => {
+          const g = gate();
+          restartOf.forEach((of, i) => g.packet(i + 1, { counted_round: 1, restart_of: of, restart_reason: "artifact_changed" }));
+          g.verdict(6, "sha");
+          const d = decide(g.s, context({ policy: { restartCap } }));
+          const a = d.action!;
+          expect(a.type === "packet" || (a.type === "escalation" && a.reason === "restart_cap_hit")).toBe(true);
+          if (a.type === "packet")
+            expect(a).toMatchObject({ round: 7, restart_of: 6, counted_round: 1, restart_reason: "artifact_changed" });
+        },
+      ),
       { numRuns: 500 },
     );
   });

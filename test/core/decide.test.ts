@@ -32,7 +32,11 @@ describe("decide: before any packet", () => {
   });
 
   it("review=off with risk high is required: a first packet, not a skip (policy → decide)", () => {
-    const ctx = { policy: resolvePolicy(request({ review: "off", risk: "high" }), {}), codexSkip: { blocked: false, enforcement: "warn" as const }, artifact: () => ({ ok: true as const, sha: SHA_A, rawSha: SHA_A }) };
+    const ctx = {
+      policy: resolvePolicy(request({ review: "off", risk: "high" }), {}),
+      codexSkip: { blocked: false, enforcement: "warn" as const },
+      artifact: () => ({ ok: true as const, sha: SHA_A, rawSha: SHA_A }),
+    };
     expect(decide(gate().s, ctx).action).toMatchObject({ type: "packet", round: 1 });
     const off = { ...ctx, policy: resolvePolicy(request({ review: "off" }), {}) };
     expect(decide(gate().s, off).action).toMatchObject({ type: "outcome", status: "skipped", reason: "review not required (review=off)" });
@@ -65,8 +69,11 @@ describe("decide: codex-skip sentinel (step 1)", () => {
   it("blocked + block → escalation at round 0 with override|rework, before any host is resolved", () => {
     const d = decide(gate().s, context({ blocked: true, enforcement: "block" }));
     expect(d.action).toEqual({
-      type: "escalation", round: 0, reason: "codex_skip_blocked",
-      detail: "codex-skip streak is blocked and codex_skip_enforcement=block", options: ["override", "rework"],
+      type: "escalation",
+      round: 0,
+      reason: "codex_skip_blocked",
+      detail: "codex-skip streak is blocked and codex_skip_enforcement=block",
+      options: ["override", "rework"],
     });
   });
 
@@ -79,25 +86,42 @@ describe("decide: codex-skip sentinel (step 1)", () => {
 
   it("override → first packet", () => {
     const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]).decision(0, "override");
-    expect(decide(g.s, context({ blocked: true, enforcement: "block" })).action).toMatchObject({ type: "packet", round: 1, counted_round: 1, inherit: null });
+    expect(decide(g.s, context({ blocked: true, enforcement: "block" })).action).toMatchObject({
+      type: "packet",
+      round: 1,
+      counted_round: 1,
+      inherit: null,
+    });
   });
 
   it("rework → rework outcome at round 0", () => {
     const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]).decision(0, "rework");
     expect(decide(g.s, context({ blocked: true, enforcement: "block" })).action).toEqual({
-      type: "outcome", status: "rework", reason: "rework chosen at the codex-skip block", round: 0,
+      type: "outcome",
+      status: "rework",
+      reason: "rework chosen at the codex-skip block",
+      round: 0,
     });
   });
 
   it("a choice that was not offered (force-pass) is ignored: still awaiting the decision", () => {
     const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]).decision(0, "force-pass");
-    expect(decide(g.s, context({ blocked: true, enforcement: "block" }))).toMatchObject({ state: "awaiting_decision", round: 0, action: null });
+    expect(decide(g.s, context({ blocked: true, enforcement: "block" }))).toMatchObject({
+      state: "awaiting_decision",
+      round: 0,
+      action: null,
+    });
   });
 });
 
 describe("decide: waiting on the open round", () => {
   it("packet only → reviewing", () => {
-    expect(decide(gate().packet(1).s, context())).toMatchObject({ state: "reviewing", round: 1, action: null, detail: "waiting for reviewer codex" });
+    expect(decide(gate().packet(1).s, context())).toMatchObject({
+      state: "reviewing",
+      round: 1,
+      action: null,
+      detail: "waiting for reviewer codex",
+    });
   });
   it("attempt recorded → dispatched", () => {
     expect(decide(gate().packet(1).attempt(1).s, context())).toMatchObject({ state: "dispatched", round: 1, action: null });
@@ -106,7 +130,11 @@ describe("decide: waiting on the open round", () => {
     expect(decide(gate().packet(1).response(1).s, context())).toMatchObject({ state: "normalizing", round: 1, action: null });
   });
   it("result delivered, no verdict yet → verifying (even with an attempt and a response)", () => {
-    expect(decide(gate().packet(1).attempt(1).response(1).result(1).s, context())).toMatchObject({ state: "verifying", round: 1, action: null });
+    expect(decide(gate().packet(1).attempt(1).response(1).result(1).s, context())).toMatchObject({
+      state: "verifying",
+      round: 1,
+      action: null,
+    });
   });
   it("waiting states have no exit code (the gate still moves on its own)", () => {
     const g = gate().packet(1);
@@ -121,7 +149,13 @@ describe("decide: waiting on the open round", () => {
 describe("decide: verdicts (step 8)", () => {
   it("pass → satisfied, with the packet's independence (strong)", () => {
     const d = decide(gate().packet(1).verdict(1, "pass").s, context());
-    expect(d.action).toEqual({ type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: 1, independence: "strong" });
+    expect(d.action).toEqual({
+      type: "outcome",
+      status: "satisfied",
+      reason: "all five gate-pass conditions hold",
+      round: 1,
+      independence: "strong",
+    });
   });
 
   it("pass on the weak path → satisfied, independence weak (still gated, never up-converted)", () => {
@@ -130,14 +164,18 @@ describe("decide: verdicts (step 8)", () => {
   });
 
   it("pass reported by the author's own family → satisfied but recorded weak", () => {
-    const g = gate().packet(1).verdict(1, "pass", { independence_violation: true, reviewer_family: "anthropic", reviewer_model: "claude-opus-4" });
+    const g = gate()
+      .packet(1)
+      .verdict(1, "pass", { independence_violation: true, reviewer_family: "anthropic", reviewer_model: "claude-opus-4" });
     const a = decide(g.s, context()).action!;
     expect(a).toMatchObject({ type: "outcome", status: "satisfied", round: 1, independence: "weak" });
     expect(a.type === "outcome" && a.reason).toMatch(/anthropic, the author's family/);
   });
 
   it("pass by a reviewer of unknown family → escalation identity_unverified with retry|force-pass|rework", () => {
-    const g = gate().packet(1).verdict(1, "pass", { independence_violation: true, reviewer_family: "unknown", reviewer_model: "mystery-1" });
+    const g = gate()
+      .packet(1)
+      .verdict(1, "pass", { independence_violation: true, reviewer_family: "unknown", reviewer_model: "mystery-1" });
     expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", round: 1, reason: "identity_unverified", options: RETRY });
     expect((decide(g.s, context()).action as { detail: string }).detail).toContain('"mystery-1"');
   });
@@ -146,30 +184,55 @@ describe("decide: verdicts (step 8)", () => {
     const g = gate().packet(1, { counted_round: 1, cap: 1 }).verdict(1, "sha");
     const d = decide(g.s, context({ policy: { cap: 1 } }));
     expect(d.action).toEqual({
-      type: "packet", round: 2, counted_round: 1, restart_of: 1, restart_reason: "artifact_changed", cap: 1, inherit: g.s.packets.get(1),
+      type: "packet",
+      round: 2,
+      counted_round: 1,
+      restart_of: 1,
+      restart_reason: "artifact_changed",
+      cap: 1,
+      inherit: g.s.packets.get(1),
     });
   });
 
   it("sha mismatch at the cap still restarts (restarts never consume the cap)", () => {
     const g = gate().packet(1).packet(2, { counted_round: 2 }).verdict(2, "sha");
-    expect(decide(g.s, context({ policy: { cap: 2 } })).action).toMatchObject({ type: "packet", round: 3, counted_round: 2, restart_reason: "artifact_changed" });
+    expect(decide(g.s, context({ policy: { cap: 2 } })).action).toMatchObject({
+      type: "packet",
+      round: 3,
+      counted_round: 2,
+      restart_reason: "artifact_changed",
+    });
   });
 
   it("restart cap: restartCap restarts in a row are allowed, the next mismatch escalates restart_cap_hit", () => {
     const ctx = context({ policy: { restartCap: 2 } });
-    const g = gate().packet(1).verdict(1, "sha")
-      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" }).verdict(2, "sha");
+    const g = gate()
+      .packet(1)
+      .verdict(1, "sha")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" })
+      .verdict(2, "sha");
     expect(decide(g.s, ctx).action).toMatchObject({ type: "packet", round: 3, restart_of: 2, counted_round: 1 });
     g.packet(3, { counted_round: 1, restart_of: 2, restart_reason: "artifact_changed" }).verdict(3, "sha");
     const d = decide(g.s, ctx);
-    expect(d.action).toMatchObject({ type: "escalation", round: 3, reason: "restart_cap_hit", options: RETRY, detail: "artifact changed mid-review 3 times in a row" });
+    expect(d.action).toMatchObject({
+      type: "escalation",
+      round: 3,
+      reason: "restart_cap_hit",
+      options: RETRY,
+      detail: "artifact changed mid-review 3 times in a row",
+    });
   });
 
   it("restarts separated by a counted round do not add up", () => {
     const ctx = context({ policy: { restartCap: 1 } });
-    const g = gate().packet(1).verdict(1, "sha")
-      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" }).verdict(2, "issues").resubmit(2)
-      .packet(3, { counted_round: 2 }).verdict(3, "sha");
+    const g = gate()
+      .packet(1)
+      .verdict(1, "sha")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" })
+      .verdict(2, "issues")
+      .resubmit(2)
+      .packet(3, { counted_round: 2 })
+      .verdict(3, "sha");
     expect(decide(g.s, ctx).action).toMatchObject({ type: "packet", round: 4, restart_reason: "artifact_changed", counted_round: 2 });
   });
 
@@ -182,7 +245,12 @@ describe("decide: verdicts (step 8)", () => {
   it("issues below the cap → awaiting_author with the reasons (exit 3)", () => {
     const g = gate().packet(1).verdict(1, "issues");
     const d = decide(g.s, context());
-    expect(d).toEqual({ state: "awaiting_author", round: 1, action: null, detail: 'verdict is "issues", not "satisfied"; 1 blocking finding(s) remain' });
+    expect(d).toEqual({
+      state: "awaiting_author",
+      round: 1,
+      action: null,
+      detail: 'verdict is "issues", not "satisfied"; 1 blocking finding(s) remain',
+    });
     expect(waitExitCode(g.s, d)).toBe(3);
   });
 
@@ -193,7 +261,13 @@ describe("decide: verdicts (step 8)", () => {
   it("issues + resubmit → next packet, counted round + 1, same reviewer, not a restart", () => {
     const g = gate().packet(1).verdict(1, "issues").resubmit(1);
     expect(decide(g.s, context()).action).toEqual({
-      type: "packet", round: 2, counted_round: 2, restart_of: null, restart_reason: null, cap: 5, inherit: g.s.packets.get(1),
+      type: "packet",
+      round: 2,
+      counted_round: 2,
+      restart_of: null,
+      restart_reason: null,
+      cap: 5,
+      inherit: g.s.packets.get(1),
     });
   });
 
@@ -210,14 +284,24 @@ describe("decide: verdicts (step 8)", () => {
   });
 
   it("counted rounds, not packet rounds, meet the cap: restarts before a counted round do not bring the cap closer", () => {
-    const g = gate().packet(1).verdict(1, "sha").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" }).verdict(2, "issues");
+    const g = gate()
+      .packet(1)
+      .verdict(1, "sha")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" })
+      .verdict(2, "issues");
     expect(decide(g.s, context({ policy: { cap: 2 } }))).toMatchObject({ state: "awaiting_author", round: 2 });
   });
 
   it("a verdict whose result did not parse or named another packet is a malformed round", () => {
     for (const kind of ["unparsed", "packet_id"] as const) {
       const g = gate().packet(1).verdict(1, kind);
-      expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 2, counted_round: 2, restart_of: 1, restart_reason: "malformed" });
+      expect(decide(g.s, context()).action).toMatchObject({
+        type: "packet",
+        round: 2,
+        counted_round: 2,
+        restart_of: 1,
+        restart_reason: "malformed",
+      });
     }
   });
 });
@@ -226,38 +310,75 @@ describe("decide: rounds that ended without a result", () => {
   it("malformed → next round (consumes a counted round), restart_of pointing at it", () => {
     const g = gate().packet(1).failure(1, "malformed", "envelope missing");
     const d = decide(g.s, context());
-    expect(d.action).toEqual({ type: "packet", round: 2, counted_round: 2, restart_of: 1, restart_reason: "malformed", cap: 5, inherit: g.s.packets.get(1) });
+    expect(d.action).toEqual({
+      type: "packet",
+      round: 2,
+      counted_round: 2,
+      restart_of: 1,
+      restart_reason: "malformed",
+      cap: 5,
+      inherit: g.s.packets.get(1),
+    });
     expect(d.detail).toBe("malformed: envelope missing");
   });
 
   it("two malformed terminations in a row → malformed_termination_x2 with the cap options", () => {
-    const g = gate().packet(1).failure(1, "malformed").packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).failure(2, "malformed", "sentinel repeated");
+    const g = gate()
+      .packet(1)
+      .failure(1, "malformed")
+      .packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" })
+      .failure(2, "malformed", "sentinel repeated");
     const d = decide(g.s, context());
-    expect(d.action).toMatchObject({ type: "escalation", round: 2, reason: "malformed_termination_x2", options: CAP, detail: "two malformed terminations in a row: sentinel repeated" });
+    expect(d.action).toMatchObject({
+      type: "escalation",
+      round: 2,
+      reason: "malformed_termination_x2",
+      options: CAP,
+      detail: "two malformed terminations in a row: sentinel repeated",
+    });
   });
 
   it("a malformed verdict (unparsed) followed by a malformed failure also counts as two in a row", () => {
-    const g = gate().packet(1).verdict(1, "unparsed").packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).failure(2, "malformed");
+    const g = gate()
+      .packet(1)
+      .verdict(1, "unparsed")
+      .packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" })
+      .failure(2, "malformed");
     expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", reason: "malformed_termination_x2" });
   });
 
   it("malformed, then a good issues round, then malformed again is not 'two in a row'", () => {
-    const g = gate().packet(1).failure(1, "malformed")
-      .packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).verdict(2, "issues").resubmit(2)
-      .packet(3, { counted_round: 3 }).failure(3, "malformed");
+    const g = gate()
+      .packet(1)
+      .failure(1, "malformed")
+      .packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" })
+      .verdict(2, "issues")
+      .resubmit(2)
+      .packet(3, { counted_round: 3 })
+      .failure(3, "malformed");
     expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 4, counted_round: 4, restart_reason: "malformed" });
   });
 
   it("malformed at the cap → cap_hit", () => {
     const g = gate().packet(1).failure(1, "malformed", "envelope missing");
     const d = decide(g.s, context({ policy: { cap: 1 } }));
-    expect(d.action).toMatchObject({ type: "escalation", round: 1, reason: "cap_hit", options: CAP, detail: "round cap 1 reached (last round malformed: envelope missing)" });
+    expect(d.action).toMatchObject({
+      type: "escalation",
+      round: 1,
+      reason: "cap_hit",
+      options: CAP,
+      detail: "round cap 1 reached (last round malformed: envelope missing)",
+    });
   });
 
   it("no_verdict → escalation no_verdict with retry|force-pass|rework (never cap_hit, never skipped)", () => {
     const g = gate().packet(1).failure(1, "no_verdict", "reviewer refused twice");
     expect(decide(g.s, context({ policy: { cap: 1 } })).action).toEqual({
-      type: "escalation", round: 1, reason: "no_verdict", detail: "reviewer refused twice", options: RETRY,
+      type: "escalation",
+      round: 1,
+      reason: "no_verdict",
+      detail: "reviewer refused twice",
+      options: RETRY,
     });
   });
 
@@ -265,13 +386,30 @@ describe("decide: rounds that ended without a result", () => {
     const g = gate().packet(1).failure(1, "unavailable", "codex not on PATH");
     const P = g.s.packets.get(1)!;
     expect(decide(g.s, context()).action).toEqual({
-      type: "packet", round: 2, counted_round: 1, restart_of: 1, restart_reason: "degraded", cap: 5, inherit: null, exclude: [P.reviewer_provider],
+      type: "packet",
+      round: 2,
+      counted_round: 1,
+      restart_of: 1,
+      restart_reason: "degraded",
+      cap: 5,
+      inherit: null,
+      exclude: [P.reviewer_provider],
     });
   });
 
   it("unavailable again after re-selecting → escalation unavailable; awaiting it exits 5", () => {
-    const g = gate().packet(1).failure(1, "unavailable").packet(2, { restart_of: 1, restart_reason: "degraded" }).failure(2, "unavailable", "no reviewer left");
-    expect(decide(g.s, context()).action).toEqual({ type: "escalation", round: 2, reason: "unavailable", detail: "no reviewer left", options: RETRY });
+    const g = gate()
+      .packet(1)
+      .failure(1, "unavailable")
+      .packet(2, { restart_of: 1, restart_reason: "degraded" })
+      .failure(2, "unavailable", "no reviewer left");
+    expect(decide(g.s, context()).action).toEqual({
+      type: "escalation",
+      round: 2,
+      reason: "unavailable",
+      detail: "no reviewer left",
+      options: RETRY,
+    });
     g.escalation(2, "unavailable", RETRY);
     const d = decide(g.s, context());
     expect(d).toMatchObject({ state: "awaiting_decision", round: 2 });
@@ -305,7 +443,12 @@ describe("decide: human decisions on an escalation", () => {
 
   it("rework → rework outcome (exit 3 once written)", () => {
     const g = capHit().decision(1, "rework");
-    expect(decide(g.s, context({ policy: { cap: 1 } })).action).toEqual({ type: "outcome", status: "rework", reason: "human chose rework after cap_hit", round: 1 });
+    expect(decide(g.s, context({ policy: { cap: 1 } })).action).toEqual({
+      type: "outcome",
+      status: "rework",
+      reason: "human chose rework after cap_hit",
+      round: 1,
+    });
     g.outcome("rework", 1);
     expect(waitExitCode(g.s, decide(g.s, context()))).toBe(3);
   });
@@ -319,7 +462,13 @@ describe("decide: human decisions on an escalation", () => {
     expect(waitExitCode(g.s, d)).toBe(3);
     g.resubmit(1);
     expect(decide(g.s, ctx).action).toEqual({
-      type: "packet", round: 2, counted_round: 2, restart_of: null, restart_reason: null, cap: 3, inherit: g.s.packets.get(1),
+      type: "packet",
+      round: 2,
+      counted_round: 2,
+      restart_of: null,
+      restart_reason: null,
+      cap: 3,
+      inherit: g.s.packets.get(1),
     });
   });
 
@@ -341,24 +490,46 @@ describe("decide: human decisions on an escalation", () => {
   });
 
   it("extend-cap on malformed_termination_x2 → next round straight away (nothing for the author to revise)", () => {
-    const g = gate().packet(1).failure(1, "malformed").packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).failure(2, "malformed")
-      .escalation(2, "malformed_termination_x2", CAP).decision(2, "extend-cap", 1);
+    const g = gate()
+      .packet(1)
+      .failure(1, "malformed")
+      .packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" })
+      .failure(2, "malformed")
+      .escalation(2, "malformed_termination_x2", CAP)
+      .decision(2, "extend-cap", 1);
     // a fresh round: one more malformed answer is not "twice in a row" again
-    expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 3, counted_round: 3, restart_of: null, restart_reason: null, cap: 6 });
+    expect(decide(g.s, context()).action).toMatchObject({
+      type: "packet",
+      round: 3,
+      counted_round: 3,
+      restart_of: null,
+      restart_reason: null,
+      cap: 6,
+    });
   });
 
   it("retry on no_verdict / unavailable / identity_unverified / restart_cap_hit → new packet, same counted round", () => {
     for (const reason of ["no_verdict", "unavailable", "identity_unverified", "restart_cap_hit"] as const) {
       const g = gate().packet(1).packet(2, { counted_round: 2 }).failure(2, "no_verdict").escalation(2, reason, RETRY).decision(2, "retry");
       expect(decide(g.s, context()).action).toEqual({
-        type: "packet", round: 3, counted_round: 2, restart_of: 2, restart_reason: "retry", cap: 5, inherit: g.s.packets.get(2),
+        type: "packet",
+        round: 3,
+        counted_round: 2,
+        restart_of: 2,
+        restart_reason: "retry",
+        cap: 5,
+        inherit: g.s.packets.get(2),
       });
     }
   });
 
   it("force-pass and rework also end no_verdict / unavailable escalations", () => {
     const g = gate().packet(1).failure(1, "unavailable").escalation(1, "unavailable", RETRY).decision(1, "force-pass");
-    expect(decide(g.s, context()).action).toMatchObject({ type: "outcome", status: "force_passed", reason: "human force-pass after unavailable" });
+    expect(decide(g.s, context()).action).toMatchObject({
+      type: "outcome",
+      status: "force_passed",
+      reason: "human force-pass after unavailable",
+    });
   });
 
   it("a choice that is not among the options is ignored: still awaiting_decision", () => {
@@ -386,8 +557,14 @@ describe("decide: human decisions on an escalation", () => {
   });
 
   it("a decision for an older round does not answer the current escalation", () => {
-    const g = gate().packet(1).failure(1, "no_verdict").escalation(1, "no_verdict", RETRY).decision(1, "retry")
-      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "retry" }).failure(2, "unavailable").escalation(2, "unavailable", RETRY);
+    const g = gate()
+      .packet(1)
+      .failure(1, "no_verdict")
+      .escalation(1, "no_verdict", RETRY)
+      .decision(1, "retry")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "retry" })
+      .failure(2, "unavailable")
+      .escalation(2, "unavailable", RETRY);
     expect(decide(g.s, context())).toMatchObject({ state: "awaiting_decision", round: 2 });
   });
 });
@@ -405,10 +582,14 @@ describe("decide: a whole gate, driven like the broker", () => {
     settle(g.s, ctx);
     g.verdict(3, "pass");
     const { decision, actions } = settle(g.s, ctx);
-    expect(actions).toEqual([{ type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: 3, independence: "strong" }]);
+    expect(actions).toEqual([
+      { type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: 3, independence: "strong" },
+    ]);
     expect(decision).toMatchObject({ state: "done", round: 3 });
     expect([...g.s.packets.values()].map((p) => [p.round, p.counted_round, p.restart_of, p.restart_reason])).toEqual([
-      [1, 1, null, null], [2, 2, null, null], [3, 2, 2, "artifact_changed"],
+      [1, 1, null, null],
+      [2, 2, null, null],
+      [3, 2, 2, "artifact_changed"],
     ]);
     expect(g.s.packets.get(3)!.packet_id).toBe(packetId("run1", "G-spec", 3));
     expect(g.s.packets.get(3)!.artifact_sha256).toBe(SHA_A);
@@ -439,10 +620,15 @@ const hard = context({ policy: { difficulty: "hard" } });
 
 describe("decide: the score stop policy (ARIS: score ≥ 6 AND readiness ready|almost)", () => {
   it("a positive score with the checksum-bound conditions passes, whatever the verdict word", () => {
-    const g = gate().packet(1).verdict(1, "pass", { result_verdict: "issues", score_gate: scoreGate("positive") });
+    const g = gate()
+      .packet(1)
+      .verdict(1, "pass", { result_verdict: "issues", score_gate: scoreGate("positive") });
     g.s.verdicts.get(1)!.gate_pass.conditions.satisfied = false;
     expect(decide(g.s, score).action).toEqual({
-      type: "outcome", status: "satisfied", round: 1, independence: "strong",
+      type: "outcome",
+      status: "satisfied",
+      round: 1,
+      independence: "strong",
       reason: "score gate passed (score 6/10, readiness almost) with the checksum-bound conditions",
     });
     // the same verdict under the verdict policy is not a pass
@@ -450,7 +636,9 @@ describe("decide: the score stop policy (ARIS: score ≥ 6 AND readiness ready|a
   });
 
   it("a satisfied verdict with a score that is not positive does not pass: the author's turn, with the score's reason", () => {
-    const g = gate().packet(1).verdict(1, "pass", { score_gate: scoreGate("negative") });
+    const g = gate()
+      .packet(1)
+      .verdict(1, "pass", { score_gate: scoreGate("negative") });
     const d = decide(g.s, score);
     expect(d).toMatchObject({ state: "awaiting_author", round: 1, action: null });
     expect(d.detail).toMatch(/score 5\.99\/10, readiness almost/);
@@ -458,11 +646,17 @@ describe("decide: the score stop policy (ARIS: score ≥ 6 AND readiness ready|a
   });
 
   it("the score never replaces the checksum-bound conditions: blockers, a stale sha or another packet still fail", () => {
-    const blockers = gate().packet(1).verdict(1, "blockers", { score_gate: scoreGate("positive") });
+    const blockers = gate()
+      .packet(1)
+      .verdict(1, "blockers", { score_gate: scoreGate("positive") });
     expect(decide(blockers.s, score)).toMatchObject({ state: "awaiting_author", detail: "2 blocking finding(s) remain" });
-    const sha = gate().packet(1).verdict(1, "sha", { score_gate: scoreGate("positive") });
+    const sha = gate()
+      .packet(1)
+      .verdict(1, "sha", { score_gate: scoreGate("positive") });
     expect(decide(sha.s, score).action).toMatchObject({ type: "packet", restart_reason: "artifact_changed" });
-    const other = gate().packet(1).verdict(1, "packet_id", { score_gate: scoreGate("positive") });
+    const other = gate()
+      .packet(1)
+      .verdict(1, "packet_id", { score_gate: scoreGate("positive") });
     expect(decide(other.s, score).action).toMatchObject({ type: "packet", restart_reason: "malformed" });
   });
 
@@ -482,7 +676,10 @@ describe("decide: the score stop policy (ARIS: score ≥ 6 AND readiness ready|a
     v.gate_pass.conditions.no_blockers = true;
     expect(verdictPasses(v, "score")).toBe(true);
     expect(verdictPasses(v, "verdict")).toBe(false);
-    expect(failReasons(verdict(1, "issues", { score_gate: scoreGate("negative") }), "score")).toEqual(["1 blocking finding(s) remain", scoreGate("negative").reasons[0]]);
+    expect(failReasons(verdict(1, "issues", { score_gate: scoreGate("negative") }), "score")).toEqual([
+      "1 blocking finding(s) remain",
+      scoreGate("negative").reasons[0],
+    ]);
   });
 
   it("the cap under the score policy defaults to ARIS's 4; --cap and settings still override", () => {
@@ -498,7 +695,13 @@ describe("decide: the debate (hard and nightmare)", () => {
   it("a rebuttal of a round with blocking findings → a ruling packet on the same counted round, restart_of that round", () => {
     const g = gate().packet(1).verdict(1, "issues").rebuttal(1);
     expect(decide(g.s, hard).action).toEqual({
-      type: "packet", round: 2, counted_round: 1, restart_of: 1, restart_reason: "ruling", cap: 5, inherit: g.s.packets.get(1),
+      type: "packet",
+      round: 2,
+      counted_round: 1,
+      restart_of: 1,
+      restart_reason: "ruling",
+      cap: 5,
+      inherit: g.s.packets.get(1),
     });
     expect(decide(g.s, context({ policy: { difficulty: "nightmare" } })).action).toMatchObject({ restart_reason: "ruling" });
   });
@@ -510,7 +713,13 @@ describe("decide: the debate (hard and nightmare)", () => {
 
   it("a rebuttal is ignored at medium, after a ruling (a ruling is final), and when nothing blocks", () => {
     expect(decide(gate().packet(1).verdict(1, "issues").rebuttal(1).s, context())).toMatchObject({ state: "awaiting_author" });
-    const ruled = gate().packet(1).verdict(1, "issues").rebuttal(1).packet(2, { counted_round: 1, restart_of: 1, restart_reason: "ruling" }).verdict(2, "issues").rebuttal(2);
+    const ruled = gate()
+      .packet(1)
+      .verdict(1, "issues")
+      .rebuttal(1)
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "ruling" })
+      .verdict(2, "issues")
+      .rebuttal(2);
     expect(decide(ruled.s, hard)).toMatchObject({ state: "awaiting_author", round: 2 });
     ruled.resubmit(2);
     expect(decide(ruled.s, hard).action).toMatchObject({ type: "packet", round: 3, counted_round: 2, restart_reason: null });
@@ -519,8 +728,12 @@ describe("decide: the debate (hard and nightmare)", () => {
   });
 
   it("an upheld ruling keeps the gate closed even when the reviewer left blocking_findings empty", () => {
-    const g = gate().packet(1).verdict(1, "issues").rebuttal(1)
-      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "ruling" }).verdict(2, "pass", { rulings: { upheld: 1, withdrawn: 1 } });
+    const g = gate()
+      .packet(1)
+      .verdict(1, "issues")
+      .rebuttal(1)
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "ruling" })
+      .verdict(2, "pass", { rulings: { upheld: 1, withdrawn: 1 } });
     const d = decide(g.s, hard);
     expect(d).toMatchObject({ state: "awaiting_author", round: 2, detail: "1 contested finding(s) upheld" });
     g.s.verdicts.get(2)!.rulings = { upheld: 0, withdrawn: 2 };
@@ -529,7 +742,13 @@ describe("decide: the debate (hard and nightmare)", () => {
 
   it("after extend-cap at the cap, the author may contest instead of resubmitting", () => {
     const g = gate().packet(1).verdict(1, "issues").escalation(1, "cap_hit", CAP).decision(1, "extend-cap", 1).rebuttal(1);
-    expect(decide(g.s, context({ policy: { difficulty: "hard", cap: 1 } })).action).toMatchObject({ type: "packet", round: 2, counted_round: 1, restart_reason: "ruling", cap: 2 });
+    expect(decide(g.s, context({ policy: { difficulty: "hard", cap: 1 } })).action).toMatchObject({
+      type: "packet",
+      round: 2,
+      counted_round: 1,
+      restart_reason: "ruling",
+      cap: 2,
+    });
   });
 });
 
@@ -546,18 +765,26 @@ describe("decide: the human checkpoint", () => {
   });
 
   it("at the cap the cap escalation is the checkpoint; restarts and malformed rounds are bus mechanics, not checkpoints", () => {
-    expect(decide(gate().packet(1).verdict(1, "issues").s, context({ policy: { humanCheckpoint: true, cap: 1 } })).action).toMatchObject({ reason: "cap_hit" });
+    expect(decide(gate().packet(1).verdict(1, "issues").s, context({ policy: { humanCheckpoint: true, cap: 1 } })).action).toMatchObject({
+      reason: "cap_hit",
+    });
     expect(decide(gate().packet(1).verdict(1, "sha").s, cp).action).toMatchObject({ type: "packet", restart_reason: "artifact_changed" });
     expect(decide(gate().packet(1).failure(1, "malformed").s, cp).action).toMatchObject({ type: "packet", restart_reason: "malformed" });
   });
 
   it("continue → the loop goes on as it would: the author's turn, then the next round (or a ruling at hard)", () => {
-    const g = gate().packet(1).verdict(1, "issues").escalation(1, "human_checkpoint", CHECKPOINT).decision(1, "continue", undefined, "check the rollback");
+    const g = gate()
+      .packet(1)
+      .verdict(1, "issues")
+      .escalation(1, "human_checkpoint", CHECKPOINT)
+      .decision(1, "continue", undefined, "check the rollback");
     expect(decide(g.s, cp)).toMatchObject({ state: "awaiting_author", round: 1 });
     g.resubmit(1);
     expect(decide(g.s, cp).action).toMatchObject({ type: "packet", round: 2, counted_round: 2, restart_reason: null });
     const h = gate().packet(1).verdict(1, "issues").escalation(1, "human_checkpoint", CHECKPOINT).decision(1, "continue").rebuttal(1);
-    expect(decide(h.s, context({ policy: { humanCheckpoint: true, difficulty: "hard" } })).action).toMatchObject({ restart_reason: "ruling" });
+    expect(decide(h.s, context({ policy: { humanCheckpoint: true, difficulty: "hard" } })).action).toMatchObject({
+      restart_reason: "ruling",
+    });
   });
 
   it("stop ends the gate stopped (exit 3, never a pass); rework ends it rework", () => {
@@ -575,16 +802,31 @@ describe("decide: requests the bus cannot serve", () => {
 
   it("a refusal escalates request_refused before round 1; rework ends it; nothing else issues a packet", () => {
     const g = gate();
-    expect(decide(g.s, refused).action).toEqual({ type: "escalation", round: 0, reason: "request_refused", detail: "difficulty nightmare … manual", options: ["rework"] });
+    expect(decide(g.s, refused).action).toEqual({
+      type: "escalation",
+      round: 0,
+      reason: "request_refused",
+      detail: "difficulty nightmare … manual",
+      options: ["rework"],
+    });
     g.escalation(0, "request_refused", ["rework"]);
     expect(decide(g.s, refused)).toMatchObject({ state: "awaiting_decision", round: 0 });
     g.decision(0, "rework");
-    expect(decide(g.s, refused).action).toEqual({ type: "outcome", status: "rework", reason: "human chose rework after request_refused", round: 0 });
+    expect(decide(g.s, refused).action).toEqual({
+      type: "outcome",
+      status: "rework",
+      reason: "human chose rework after request_refused",
+      round: 0,
+    });
   });
 
   it("an override of the codex-skip block never issues a packet to a refused request", () => {
     const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]).decision(0, "override");
-    expect(decide(g.s, { ...refused, codexSkip: { blocked: true, enforcement: "block" } })).toMatchObject({ state: "awaiting_decision", round: 0, action: null });
+    expect(decide(g.s, { ...refused, codexSkip: { blocked: true, enforcement: "block" } })).toMatchObject({
+      state: "awaiting_decision",
+      round: 0,
+      action: null,
+    });
   });
 
   it("a round-0 unavailable escalation (no file-reading reviewer) waits for rework", () => {
@@ -604,33 +846,71 @@ describe("decide: a copilot pass needs a different-family finalizer (ARIS compat
     const d = decide(g.s, context());
     expect(d.state).toBe("broker");
     expect(d.action).toEqual({
-      type: "packet", round: 2, counted_round: 1, restart_of: 1, restart_reason: "finalizer", cap: 5, inherit: null, exclude: ["copilot"],
+      type: "packet",
+      round: 2,
+      counted_round: 1,
+      restart_of: 1,
+      restart_reason: "finalizer",
+      cap: 5,
+      inherit: null,
+      exclude: ["copilot"],
     });
   });
 
   it("even an identity or weak problem of the copilot result asks for the finalizer, never a satisfied outcome", () => {
     const unknown = gate().packet(1, COPILOT).verdict(1, "pass", { independence_violation: true, reviewer_family: "unknown" });
     expect(decide(unknown.s, context()).action).toMatchObject({ type: "packet", restart_reason: "finalizer" });
-    const weak = gate().packet(1, { ...COPILOT, independence: "weak" }).verdict(1, "pass");
+    const weak = gate()
+      .packet(1, { ...COPILOT, independence: "weak" })
+      .verdict(1, "pass");
     expect(decide(weak.s, context()).action).toMatchObject({ type: "packet", restart_reason: "finalizer" });
   });
 
   it("only the finalizer's pass ends the gate satisfied", () => {
-    const g = gate().packet(1, COPILOT).verdict(1, "pass").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" }).verdict(2, "pass");
-    expect(decide(g.s, context()).action).toEqual({ type: "outcome", status: "satisfied", reason: "all five gate-pass conditions hold", round: 2, independence: "strong" });
+    const g = gate()
+      .packet(1, COPILOT)
+      .verdict(1, "pass")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" })
+      .verdict(2, "pass");
+    expect(decide(g.s, context()).action).toEqual({
+      type: "outcome",
+      status: "satisfied",
+      reason: "all five gate-pass conditions hold",
+      round: 2,
+      independence: "strong",
+    });
   });
 
   it("a finalizer whose reviewer reports the author's family confirms nothing: a human decides (SPEC §14 rule 10)", () => {
-    const g = gate().packet(1, COPILOT).verdict(1, "pass").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" })
+    const g = gate()
+      .packet(1, COPILOT)
+      .verdict(1, "pass")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" })
       .verdict(2, "pass", { independence_violation: true, reviewer_model: "claude-opus-4-1", reviewer_family: "anthropic" });
-    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", round: 2, reason: "identity_unverified", options: RETRY, detail: expect.stringMatching(/anthropic, the author's family/) });
+    expect(decide(g.s, context()).action).toMatchObject({
+      type: "escalation",
+      round: 2,
+      reason: "identity_unverified",
+      options: RETRY,
+      detail: expect.stringMatching(/anthropic, the author's family/),
+    });
   });
 
   it("a finalizer with issues does not pass: the author revises, and the finalizer's reviewer continues", () => {
-    const g = gate().packet(1, COPILOT).verdict(1, "pass").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" }).verdict(2, "issues");
+    const g = gate()
+      .packet(1, COPILOT)
+      .verdict(1, "pass")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" })
+      .verdict(2, "issues");
     expect(decide(g.s, context())).toMatchObject({ state: "awaiting_author", round: 2, action: null });
     g.resubmit(2);
-    expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 3, counted_round: 2, restart_reason: null, inherit: { reviewer_provider: "codex" } });
+    expect(decide(g.s, context()).action).toMatchObject({
+      type: "packet",
+      round: 3,
+      counted_round: 2,
+      restart_reason: null,
+      inherit: { reviewer_provider: "codex" },
+    });
   });
 
   it("copilot with issues is an ordinary round: no finalizer", () => {
@@ -639,7 +919,11 @@ describe("decide: a copilot pass needs a different-family finalizer (ARIS compat
   });
 
   it("a finalizer that proves unavailable goes to a human at once (re-selection could land on copilot again)", () => {
-    const g = gate().packet(1, COPILOT).verdict(1, "pass").packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" }).failure(2, "unavailable");
+    const g = gate()
+      .packet(1, COPILOT)
+      .verdict(1, "pass")
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "finalizer" })
+      .failure(2, "unavailable");
     expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", round: 2, reason: "unavailable", options: RETRY });
   });
 
@@ -659,10 +943,13 @@ describe("decide: a copilot pass needs a different-family finalizer (ARIS compat
 describe("decide: a round is judged under its own packet's stop policy (adversarial check)", () => {
   it("settings switched to stop=score after an issues verdict do not turn a positive score into a pass", () => {
     const conditions = { parses: true, packet_id_match: true, sha256_match: true, satisfied: false, no_blockers: true };
-    const g = gate().packet(1, { stop: "verdict" }).verdict(1, "issues", {
-      score_gate: scoreGate("positive"), blocking_count: 0,
-      gate_pass: { pass: false, conditions, recomputed_sha256: SHA_A, reasons: ['verdict is "issues", not "satisfied"'] },
-    });
+    const g = gate()
+      .packet(1, { stop: "verdict" })
+      .verdict(1, "issues", {
+        score_gate: scoreGate("positive"),
+        blocking_count: 0,
+        gate_pass: { pass: false, conditions, recomputed_sha256: SHA_A, reasons: ['verdict is "issues", not "satisfied"'] },
+      });
     expect(decide(g.s, context({ policy: { stop: "verdict" } }))).toMatchObject({ state: "awaiting_author" });
     const d = decide(g.s, context({ policy: { stop: "score" } }));
     expect(d).toMatchObject({ state: "awaiting_author", action: null });
@@ -671,10 +958,11 @@ describe("decide: a round is judged under its own packet's stop policy (adversar
 
 describe("decide: an edit inside a redacted region is still an edit (adversarial check)", () => {
   it("a pass whose scrubbed sha still matches but whose raw bytes changed since the packet restarts the round", () => {
-    const g = gate().packet(1, { artifact_raw_sha256: "d".repeat(64) }).verdict(1, "pass");
+    const g = gate()
+      .packet(1, { artifact_raw_sha256: "d".repeat(64) })
+      .verdict(1, "pass");
     expect(decide(g.s, context()).action).toMatchObject({ type: "outcome", status: "satisfied" });
     const edited = decide(g.s, context({ artifact: { ok: true, sha: SHA_A, rawSha: "e".repeat(64) } }));
     expect(edited.action).toMatchObject({ type: "packet", round: 2, restart_reason: "artifact_changed", restart_of: 1 });
   });
 });
-

@@ -5,20 +5,48 @@ import { FAMILIES, type Family } from "../../src/spec/schemas.js";
 
 /** Every needle in the spec, by family; `suffixed` needles take a `[0-9.]*` version suffix. */
 const EXACT: Record<string, Family> = {
-  gpt: "openai", chatgpt: "openai", codex: "openai", oracle: "openai", o1: "openai", o3: "openai", o4: "openai",
-  claude: "anthropic", sonnet: "anthropic", opus: "anthropic", haiku: "anthropic", anthropic: "anthropic",
-  gemini: "google", google: "google",
+  gpt: "openai",
+  chatgpt: "openai",
+  codex: "openai",
+  oracle: "openai",
+  o1: "openai",
+  o3: "openai",
+  o4: "openai",
+  claude: "anthropic",
+  sonnet: "anthropic",
+  opus: "anthropic",
+  haiku: "anthropic",
+  anthropic: "anthropic",
+  gemini: "google",
+  google: "google",
 };
 const SUFFIXED: Record<string, Family> = {
-  deepseek: "deepseek", kimi: "moonshot", moonshot: "moonshot", qwen: "qwen", tongyi: "qwen", glm: "zhipu",
-  zhipu: "zhipu", minimax: "minimax", abab: "minimax", mimo: "xiaomi", xiaomi: "xiaomi", doubao: "bytedance",
-  bytedance: "bytedance", volcengine: "bytedance", grok: "xai", llama: "meta", mistral: "mistral", mixtral: "mistral",
+  deepseek: "deepseek",
+  kimi: "moonshot",
+  moonshot: "moonshot",
+  qwen: "qwen",
+  tongyi: "qwen",
+  glm: "zhipu",
+  zhipu: "zhipu",
+  minimax: "minimax",
+  abab: "minimax",
+  mimo: "xiaomi",
+  xiaomi: "xiaomi",
+  doubao: "bytedance",
+  bytedance: "bytedance",
+  volcengine: "bytedance",
+  grok: "xai",
+  llama: "meta",
+  mistral: "mistral",
+  mixtral: "mistral",
 };
 const ALL = { ...EXACT, ...SUFFIXED };
 
 /** Flip the case of ASCII letters only (Unicode case mapping can turn "ſ" into "S"; that is not what we mean). */
 function flipAscii(s: string, mask: boolean[]): string {
-  return [...s].map((ch, i) => (/[a-z]/i.test(ch) && mask[i % mask.length] ? (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()) : ch)).join("");
+  return [...s]
+    .map((ch, i) => (/[a-z]/i.test(ch) && mask[i % mask.length] ? (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()) : ch))
+    .join("");
 }
 
 describe("classifyModel: needles", () => {
@@ -58,21 +86,46 @@ describe("classifyModel: needles", () => {
 
 describe("classifyModel: real model ids", () => {
   it.each([
-    ["gpt-4o", "openai"], ["gpt-4o-mini", "openai"], ["chatgpt-4o-latest", "openai"], ["o1-preview", "openai"],
-    ["o3-mini", "openai"], ["o4-mini-high", "openai"], ["gpt-5-codex", "openai"], ["openai/gpt-4.1", "openai"],
-    ["claude-3-5-sonnet-20241022", "anthropic"], ["claude-opus-4-1", "anthropic"], ["anthropic/claude-3-haiku", "anthropic"],
+    ["gpt-4o", "openai"],
+    ["gpt-4o-mini", "openai"],
+    ["chatgpt-4o-latest", "openai"],
+    ["o1-preview", "openai"],
+    ["o3-mini", "openai"],
+    ["o4-mini-high", "openai"],
+    ["gpt-5-codex", "openai"],
+    ["openai/gpt-4.1", "openai"],
+    ["claude-3-5-sonnet-20241022", "anthropic"],
+    ["claude-opus-4-1", "anthropic"],
+    ["anthropic/claude-3-haiku", "anthropic"],
     ["claude-3-opus", "anthropic"],
-    ["gemini-2.5-pro", "google"], ["gemini-1.5-flash-8b", "google"], ["google/gemma-2-9b", "google"], ["bigquery-google", "google"],
-    ["deepseek-v3", "deepseek"], ["deepseek-ai/DeepSeek-R1", "deepseek"], ["deepseek2.5", "deepseek"],
-    ["kimi-k2", "moonshot"], ["moonshotai/Kimi-K2-Instruct", "moonshot"], ["moonshot-v1-8k", "moonshot"],
-    ["qwen2.5-coder", "qwen"], ["Qwen/Qwen3-235B-A22B", "qwen"], ["tongyi-qianwen", "qwen"],
-    ["glm4", "zhipu"], ["THUDM/glm-4-9b-chat", "zhipu"], ["zai-org/GLM-4.5", "zhipu"],
-    ["MiniMax-M1", "minimax"], ["abab6.5s-chat", "minimax"],
-    ["XiaomiMiMo/MiMo-7B-RL", "xiaomi"], ["mimo-vl", "xiaomi"],
-    ["doubao-pro-32k", "bytedance"], ["volcengine/doubao-seed", "bytedance"],
-    ["grok-4", "xai"], ["x-ai/grok-code-fast-1", "xai"],
-    ["llama3.1-70b", "meta"], ["meta-llama/Llama-3.1-8B-Instruct", "meta"],
-    ["mistral-large-latest", "mistral"], ["mistralai/mixtral-8x7b", "mistral"],
+    ["gemini-2.5-pro", "google"],
+    ["gemini-1.5-flash-8b", "google"],
+    ["google/gemma-2-9b", "google"],
+    ["bigquery-google", "google"],
+    ["deepseek-v3", "deepseek"],
+    ["deepseek-ai/DeepSeek-R1", "deepseek"],
+    ["deepseek2.5", "deepseek"],
+    ["kimi-k2", "moonshot"],
+    ["moonshotai/Kimi-K2-Instruct", "moonshot"],
+    ["moonshot-v1-8k", "moonshot"],
+    ["qwen2.5-coder", "qwen"],
+    ["Qwen/Qwen3-235B-A22B", "qwen"],
+    ["tongyi-qianwen", "qwen"],
+    ["glm4", "zhipu"],
+    ["THUDM/glm-4-9b-chat", "zhipu"],
+    ["zai-org/GLM-4.5", "zhipu"],
+    ["MiniMax-M1", "minimax"],
+    ["abab6.5s-chat", "minimax"],
+    ["XiaomiMiMo/MiMo-7B-RL", "xiaomi"],
+    ["mimo-vl", "xiaomi"],
+    ["doubao-pro-32k", "bytedance"],
+    ["volcengine/doubao-seed", "bytedance"],
+    ["grok-4", "xai"],
+    ["x-ai/grok-code-fast-1", "xai"],
+    ["llama3.1-70b", "meta"],
+    ["meta-llama/Llama-3.1-8B-Instruct", "meta"],
+    ["mistral-large-latest", "mistral"],
+    ["mistralai/mixtral-8x7b", "mistral"],
   ] as const)("%s → %s", (model, family) => {
     expect(classifyModel(model)).toBe(family);
   });
@@ -84,9 +137,12 @@ describe("classifyModel: real model ids", () => {
     },
   );
 
-  it.each(["llama3b", "qwenx", "mistralai", "deepseeker", "grokking", "xllama3"])("%s is unknown (suffixed needle glued to a letter)", (model) => {
-    expect(classifyModel(model)).toBe("unknown");
-  });
+  it.each(["llama3b", "qwenx", "mistralai", "deepseeker", "grokking", "xllama3"])(
+    "%s is unknown (suffixed needle glued to a letter)",
+    (model) => {
+      expect(classifyModel(model)).toBe("unknown");
+    },
+  );
 });
 
 describe("classifyModel: collisions, blanks, case", () => {
@@ -200,10 +256,15 @@ describe("classifyModel: properties", () => {
   it("a lone needle between separators is its family; joining two families' needles is unknown", () => {
     const entries = Object.entries(ALL);
     fc.assert(
-      fc.property(fc.constantFrom(...entries), fc.constantFrom(...entries), sep.filter((s) => s !== "" && s !== "."), (a, b, s) => {
-        expect(classifyModel(`x${s}${a[0]}${s}y`)).toBe(a[1]);
-        expect(classifyModel(`${a[0]}${s}${b[0]}`)).toBe(a[1] === b[1] ? a[1] : "unknown");
-      }),
+      fc.property(
+        fc.constantFrom(...entries),
+        fc.constantFrom(...entries),
+        sep.filter((s) => s !== "" && s !== "."),
+        (a, b, s) => {
+          expect(classifyModel(`x${s}${a[0]}${s}y`)).toBe(a[1]);
+          expect(classifyModel(`${a[0]}${s}${b[0]}`)).toBe(a[1] === b[1] ? a[1] : "unknown");
+        },
+      ),
     );
   });
 });

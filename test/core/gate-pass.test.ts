@@ -34,7 +34,9 @@ describe("gate-pass: five checksum-bound conditions", () => {
     for (const [, result, condition, reason] of cases) {
       const r = run(result);
       expect(r.pass).toBe(false);
-      const failing = Object.entries(r.conditions).filter(([, v]) => !v).map(([k]) => k);
+      const failing = Object.entries(r.conditions)
+        .filter(([, v]) => !v)
+        .map(([k]) => k);
       expect(failing).toEqual([condition]);
       expect(r.reasons).toHaveLength(1);
       expect(r.reasons[0]).toMatch(reason);
@@ -68,7 +70,11 @@ describe("gate-pass: five checksum-bound conditions", () => {
 
   it("compares sha256 case-insensitively and hashes exactly the given bytes", () => {
     expect(run({ ...good, artifact_sha256_reviewed: sha.toUpperCase() }).pass).toBe(true);
-    const other = evaluateGatePass({ resultRaw: JSON.stringify(good), artifactBytes: Buffer.concat([artifact, Buffer.from(" ")]), packetId: good.packet_id });
+    const other = evaluateGatePass({
+      resultRaw: JSON.stringify(good),
+      artifactBytes: Buffer.concat([artifact, Buffer.from(" ")]),
+      packetId: good.packet_id,
+    });
     expect(other.conditions.sha256_match).toBe(false);
   });
 
@@ -91,7 +97,13 @@ describe("gate-pass: five checksum-bound conditions", () => {
 
   it("a satisfied result whose findings hold a blocking item fails no_blockers (§11: an extension of Guild's gate)", () => {
     for (const severity of ["blocking", "BLOCKING", " Blocking "]) {
-      const r = run({ ...good, findings: [{ severity: "info", title: "nit" }, { severity, title: "no rollback" }] });
+      const r = run({
+        ...good,
+        findings: [
+          { severity: "info", title: "nit" },
+          { severity, title: "no rollback" },
+        ],
+      });
       expect(r.pass).toBe(false);
       expect(r.conditions).toEqual({ parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: false });
       expect(r.reasons).toEqual(["findings holds 1 item(s) of severity blocking, though blocking_findings is empty"]);
@@ -100,16 +112,22 @@ describe("gate-pass: five checksum-bound conditions", () => {
     expect(run({ ...good, findings: [{ severity: "high", title: "x" }, "blocking", null, 3, { severity: ["blocking"] }] }).pass).toBe(true);
     expect(run({ ...good, findings: { severity: "blocking" } }).pass).toBe(true);
     // both at once: one reason, the blocking_findings count
-    expect(run({ ...good, findings: [{ severity: "blocking", title: "x" }], blocking_findings: [{ severity: "blocking", title: "x" }] }).reasons).toEqual(["1 blocking finding(s) remain"]);
+    expect(
+      run({ ...good, findings: [{ severity: "blocking", title: "x" }], blocking_findings: [{ severity: "blocking", title: "x" }] }).reasons,
+    ).toEqual(["1 blocking finding(s) remain"]);
   });
 
   it("a result with a repeated key does not parse, naming the key: the last verdict never wins (§8.1)", () => {
-    const raw = JSON.stringify({ ...good, verdict: "issues", blocking_findings: [{ severity: "blocking", title: "x" }] })
-      .replace(/}$/, ',"verdict":"satisfied","blocking_findings":[]}');
+    const raw = JSON.stringify({ ...good, verdict: "issues", blocking_findings: [{ severity: "blocking", title: "x" }] }).replace(
+      /}$/,
+      ',"verdict":"satisfied","blocking_findings":[]}',
+    );
     const r = run(raw);
     expect(r.pass).toBe(false);
     expect(r.conditions).toEqual({ parses: false, packet_id_match: false, sha256_match: false, satisfied: false, no_blockers: false });
-    expect(r.reasons).toEqual(['parse: result is not valid JSON: duplicate key "verdict", "blocking_findings" (each key may appear once per object)']);
+    expect(r.reasons).toEqual([
+      'parse: result is not valid JSON: duplicate key "verdict", "blocking_findings" (each key may appear once per object)',
+    ]);
   });
 
   it("a result nested 100 000 levels deep does not parse, and does not overflow the stack", () => {

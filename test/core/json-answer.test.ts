@@ -20,7 +20,9 @@ describe("parseJsonAnswer: a repeated key is refused, naming it (§8.1)", () => 
 
   it("at any depth, with where it is; every repeated key is named", () => {
     const r = refusal('{"blocking_findings":[],"findings":[{"severity":"blocking","title":"t","severity":"info"}],"blocking_findings":[]}');
-    expect(r.reason).toBe('not valid JSON: duplicate key "severity" in findings[0], "blocking_findings" (each key may appear once per object)');
+    expect(r.reason).toBe(
+      'not valid JSON: duplicate key "severity" in findings[0], "blocking_findings" (each key may appear once per object)',
+    );
     expect(refusal('{"a":{"b c":[0,{"k":1,"k":2}]}}').reason).toContain('duplicate key "k" in a["b c"][1]');
   });
 
@@ -48,7 +50,10 @@ describe("parseJsonAnswer: a repeated key is refused, naming it (§8.1)", () => 
         { depthSize: "small", withCrossShrink: true },
         fc.record({ kind: fc.constant("leaf" as const), value: fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)) }),
         fc.record({ kind: fc.constant("arr" as const), items: fc.array(tie("tree"), { maxLength: 3 }) }),
-        fc.record({ kind: fc.constant("obj" as const), entries: fc.uniqueArray(fc.tuple(fc.string(), tie("tree")), { maxLength: 4, selector: ([k]) => k }) }),
+        fc.record({
+          kind: fc.constant("obj" as const),
+          entries: fc.uniqueArray(fc.tuple(fc.string(), tie("tree")), { maxLength: 4, selector: ([k]) => k }),
+        }),
       ),
     }));
     // serialise, repeating the first key of the n-th non-empty object met
@@ -70,7 +75,10 @@ describe("parseJsonAnswer: a repeated key is refused, naming it (§8.1)", () => 
         const r = parseJsonAnswer(text);
         if (target.key === undefined) return void expect(r.ok).toBe(true);
         expect(r).toMatchObject({ ok: false, kind: "duplicate" });
-        if (!r.ok) expect(r.reason).toContain(`duplicate key ${JSON.stringify(target.key.length > 80 ? `${target.key.slice(0, 80)}…` : target.key)}`);
+        if (!r.ok)
+          expect(r.reason).toContain(
+            `duplicate key ${JSON.stringify(target.key.length > 80 ? `${target.key.slice(0, 80)}…` : target.key)}`,
+          );
       }),
       { numRuns: 800 },
     );
@@ -80,7 +88,11 @@ describe("parseJsonAnswer: a repeated key is refused, naming it (§8.1)", () => 
 describe("parseJsonAnswer: nesting is bounded before anything recurses (§8.1)", () => {
   it(`${MAX_JSON_DEPTH} levels are read; one more is refused`, () => {
     expect(parseJsonAnswer(nested(MAX_JSON_DEPTH)).ok).toBe(true);
-    expect(refusal(nested(MAX_JSON_DEPTH + 1))).toEqual({ ok: false, kind: "depth", reason: `not valid JSON: nested deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(refusal(nested(MAX_JSON_DEPTH + 1))).toEqual({
+      ok: false,
+      kind: "depth",
+      reason: `not valid JSON: nested deeper than ${MAX_JSON_DEPTH} levels`,
+    });
     expect(parseJsonAnswer("[".repeat(MAX_JSON_DEPTH) + "]".repeat(MAX_JSON_DEPTH)).ok).toBe(true);
     expect(refusal("[".repeat(MAX_JSON_DEPTH + 1) + "]".repeat(MAX_JSON_DEPTH + 1)).kind).toBe("depth");
   });
@@ -101,7 +113,10 @@ describe("parseJsonAnswer: everything else", () => {
   });
 
   it("NUL characters inside strings and a 3.5 MB string are plain values", () => {
-    expect(parseJsonAnswer('{"title":"a\\u0000b","k\\u0000":1,"k":2}')).toEqual({ ok: true, value: { title: "a\u0000b", "k\u0000": 1, k: 2 } });
+    expect(parseJsonAnswer('{"title":"a\\u0000b","k\\u0000":1,"k":2}')).toEqual({
+      ok: true,
+      value: { title: "a\u0000b", "k\u0000": 1, k: 2 },
+    });
     const title = "x".repeat(3_500_000);
     expect(parseJsonAnswer(JSON.stringify({ title }))).toEqual({ ok: true, value: { title } });
   });

@@ -15,9 +15,15 @@ describe("acceptManualResponse", () => {
     if (!v.ok) return;
     expect(v.model).toBe("gpt-5");
     expect(v.result).toMatchObject({
-      packet_id: P.packet_id, artifact_sha256_reviewed: SHA_A, verdict: "issues", round: 2,
-      reviewer_host: "manual", reviewer_model: "gpt-5", reviewer_model_source: "declared",
-      normalized_from: "manual", reviewer_family: "openai",
+      packet_id: P.packet_id,
+      artifact_sha256_reviewed: SHA_A,
+      verdict: "issues",
+      round: 2,
+      reviewer_host: "manual",
+      reviewer_model: "gpt-5",
+      reviewer_model_source: "declared",
+      normalized_from: "manual",
+      reviewer_family: "openai",
     });
     expect(v.result.blocking_findings).toEqual([{ severity: "blocking", title: "no rollback" }]);
     expect(ReviewResultStrict.safeParse(v.result).success).toBe(true);
@@ -25,7 +31,11 @@ describe("acceptManualResponse", () => {
 
   it("the model line is case-insensitive, tolerates spaces, a BOM and CRLF", () => {
     const v = acceptManualResponse(`\uFEFF  reviewer-model:   gemini-2.5-pro  \r\nLooks right.\r\n## SATISFIED\r\n`, P, {});
-    expect(v).toMatchObject({ ok: true, model: "gemini-2.5-pro", result: { verdict: "satisfied", reviewer_family: "google", normalized_from: "manual" } });
+    expect(v).toMatchObject({
+      ok: true,
+      model: "gemini-2.5-pro",
+      result: { verdict: "satisfied", reviewer_family: "google", normalized_from: "manual" },
+    });
   });
 
   it("the model line is taken only from the first line", () => {
@@ -44,17 +54,25 @@ describe("acceptManualResponse", () => {
     const v = acceptManualResponse(`Reviewer-Model: claude-opus-4\n## SATISFIED\n`, P, {});
     expect(v).toEqual({
       ok: false,
-      reason: "reviewer model claude-opus-4 is anthropic, the author's family: a same-family review cannot sign off; answer with a model of another family",
+      reason:
+        "reviewer model claude-opus-4 is anthropic, the author's family: a same-family review cannot sign off; answer with a model of another family",
     });
   });
 
   it("family aliases from settings are honoured", () => {
-    expect(acceptManualResponse(`Reviewer-Model: house-7b\n## SATISFIED\n`, P, { family_aliases: { "house-7b": "qwen" } })).toMatchObject({ ok: true, result: { reviewer_family: "qwen" } });
+    expect(acceptManualResponse(`Reviewer-Model: house-7b\n## SATISFIED\n`, P, { family_aliases: { "house-7b": "qwen" } })).toMatchObject({
+      ok: true,
+      result: { reviewer_family: "qwen" },
+    });
   });
 
   it("--reviewer-model overrides the first line (which is then not part of the body)", () => {
     const v = acceptManualResponse(`Reviewer-Model: claude-opus-4\n## SATISFIED\n`, P, {}, "deepseek-r1");
-    expect(v).toMatchObject({ ok: true, model: "deepseek-r1", result: { reviewer_model: "deepseek-r1", reviewer_family: "deepseek", summary: "" } });
+    expect(v).toMatchObject({
+      ok: true,
+      model: "deepseek-r1",
+      result: { reviewer_model: "deepseek-r1", reviewer_family: "deepseek", summary: "" },
+    });
   });
 
   it("--reviewer-model alone (no model line) uses the whole text as the body", () => {
@@ -70,7 +88,9 @@ describe("acceptManualResponse", () => {
     const v = acceptManualResponse(`Reviewer-Model: gpt-5\n## SATISFIED\n- still missing rollback\n`, P, {});
     expect(v.ok).toBe(false);
     if (v.ok) return;
-    expect(v.reason).toBe('the review could not be read: malformed termination: open findings after the sentinel: "- still missing rollback"');
+    expect(v.reason).toBe(
+      'the review could not be read: malformed termination: open findings after the sentinel: "- still missing rollback"',
+    );
   });
 
   it("a reviewer-supplied packet_id is kept (the verifier refuses it), never rewritten to the open packet", () => {
@@ -79,22 +99,38 @@ describe("acceptManualResponse", () => {
   });
 
   it("a model the answer names wins over the declared one (§8.2), and is checked the same way", () => {
-    const same = acceptManualResponse(`Reviewer-Model: gpt-5\n${review({ ...issues, reviewer_model: "claude-opus-4-1", reviewer_family: "openai" })}`, P, {});
+    const same = acceptManualResponse(
+      `Reviewer-Model: gpt-5\n${review({ ...issues, reviewer_model: "claude-opus-4-1", reviewer_family: "openai" })}`,
+      P,
+      {},
+    );
     expect(same).toEqual({
       ok: false,
-      reason: "the answer names its model: reviewer model claude-opus-4-1 is anthropic, the author's family: a same-family review cannot sign off; answer with a model of another family",
+      reason:
+        "the answer names its model: reviewer model claude-opus-4-1 is anthropic, the author's family: a same-family review cannot sign off; answer with a model of another family",
     });
     const unknown = acceptManualResponse(review({ ...issues, reviewer_model: "house-model" }), P, {}, "gpt-5");
     expect(unknown.ok).toBe(false);
     if (!unknown.ok) expect(unknown.reason).toMatch(/^the answer names its model: reviewer model "house-model" has no known family/);
-    const other = acceptManualResponse(`Reviewer-Model: gpt-5\n${review({ ...issues, reviewer_model: "gemini-2.5-pro", reviewer_family: "openai" })}`, P, {});
-    expect(other).toMatchObject({ ok: true, model: "gemini-2.5-pro", result: { reviewer_model: "gemini-2.5-pro", reviewer_model_source: "reported", reviewer_family: "google" } });
+    const other = acceptManualResponse(
+      `Reviewer-Model: gpt-5\n${review({ ...issues, reviewer_model: "gemini-2.5-pro", reviewer_family: "openai" })}`,
+      P,
+      {},
+    );
+    expect(other).toMatchObject({
+      ok: true,
+      model: "gemini-2.5-pro",
+      result: { reviewer_model: "gemini-2.5-pro", reviewer_model_source: "reported", reviewer_family: "google" },
+    });
   });
 
   it("a repeated key in the answer is refused as unreadable, naming the key (§8.1)", () => {
     const text = JSON.stringify(issues).replace(/}$/, ',"verdict":"satisfied"}');
     const v = acceptManualResponse(`Reviewer-Model: gpt-5\n\`\`\`review_result.v1\n${text}\n\`\`\`\n`, P, {});
-    expect(v).toEqual({ ok: false, reason: 'the review could not be read: fenced block is not valid JSON: duplicate key "verdict" (each key may appear once per object)' });
+    expect(v).toEqual({
+      ok: false,
+      reason: 'the review could not be read: fenced block is not valid JSON: duplicate key "verdict" (each key may appear once per object)',
+    });
   });
 });
 

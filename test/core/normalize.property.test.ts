@@ -7,29 +7,49 @@ import { type EnvelopeContext, normalizeOutput } from "../../src/core/normalize.
 import { ReviewResultStrict } from "../../src/spec/schemas.js";
 
 const ctx: EnvelopeContext = {
-  packetId: "G-spec-run-r1", artifactSha256: "a".repeat(64), round: 1, reviewerHost: "prop", reviewerModel: "gpt-5", reviewerModelSource: "requested",
+  packetId: "G-spec-run-r1",
+  artifactSha256: "a".repeat(64),
+  round: 1,
+  reviewerHost: "prop",
+  reviewerModel: "gpt-5",
+  reviewerModelSource: "requested",
 };
-const prose = fc.string({ maxLength: 200 }).filter((s) => !s.includes("`") && !s.includes("~~~") && !s.includes("SATISFIED") && !s.includes("{"));
-const finding = fc.record({ severity: fc.constantFrom("blocking", "high", "medium", "low", "info"), title: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => /\S/.test(s)) });
+const prose = fc
+  .string({ maxLength: 200 })
+  .filter((s) => !s.includes("`") && !s.includes("~~~") && !s.includes("SATISFIED") && !s.includes("{"));
+const finding = fc.record({
+  severity: fc.constantFrom("blocking", "high", "medium", "low", "info"),
+  title: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => /\S/.test(s)),
+});
 const envelope = fc.record({
   verdict: fc.constantFrom("satisfied", "issues"),
   findings: fc.array(finding, { maxLength: 3 }),
-  blocking_findings: fc.array(finding.map((f) => ({ ...f, severity: "blocking" })), { maxLength: 3 }),
+  blocking_findings: fc.array(
+    finding.map((f) => ({ ...f, severity: "blocking" })),
+    { maxLength: 3 },
+  ),
 });
 
 describe("normalizer properties", () => {
   it("never throws; an accepted answer is a strict review_result.v1 bound to the packet", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.json(), prose.map((p) => `${p}\n## SATISFIED\n`)), (raw) => {
-        const n = normalizeOutput(raw, ctx);
-        if (!n.ok) {
-          expect(n.reasons.length).toBeGreaterThan(0);
-          return;
-        }
-        expect(ReviewResultStrict.safeParse(n.result).success).toBe(true);
-        expect(n.result.round).toBe(1);
-        expect(n.result.reviewer_host).toBe("prop");
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 400 }),
+          fc.json(),
+          prose.map((p) => `${p}\n## SATISFIED\n`),
+        ),
+        (raw) => {
+          const n = normalizeOutput(raw, ctx);
+          if (!n.ok) {
+            expect(n.reasons.length).toBeGreaterThan(0);
+            return;
+          }
+          expect(ReviewResultStrict.safeParse(n.result).success).toBe(true);
+          expect(n.result.round).toBe(1);
+          expect(n.result.reviewer_host).toBe("prop");
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -51,9 +71,13 @@ describe("normalizer properties", () => {
 
   it("an envelope embedded in prose without a fence is refused", () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 80 }).filter((s) => /\S/.test(s) && !s.includes("`") && !s.includes("{") && !s.includes("}")), envelope, (text, env) => {
-        expect(normalizeOutput(`${text} ${JSON.stringify(env)} ${text}`, ctx).ok).toBe(false);
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 80 }).filter((s) => /\S/.test(s) && !s.includes("`") && !s.includes("{") && !s.includes("}")),
+        envelope,
+        (text, env) => {
+          expect(normalizeOutput(`${text} ${JSON.stringify(env)} ${text}`, ctx).ok).toBe(false);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -70,34 +94,58 @@ describe("normalizer properties", () => {
         }[shape];
         const n = normalizeOutput(raw, ctx);
         expect(n.ok).toBe(shape === "alone");
-        if (n.ok) expect(n.result).toMatchObject({ verdict: "satisfied", blocking_findings: [], normalized_from: "sentinel", artifact_sha256_reviewed: ctx.artifactSha256 });
+        if (n.ok)
+          expect(n.result).toMatchObject({
+            verdict: "satisfied",
+            blocking_findings: [],
+            normalized_from: "sentinel",
+            artifact_sha256_reviewed: ctx.artifactSha256,
+          });
       }),
       { numRuns: 500 },
     );
   });
 
   // A fence as a reviewer may write it: ``` or ~~~ of any length, any indentation, an info string.
-  const opening = (infos: string[]) => fc.record({
-    char: fc.constantFrom("`", "~"),
-    length: fc.integer({ min: 3, max: 8 }),
-    indent: fc.constantFrom("", " ", "   ", "  ", "\t", "      "),
-    info: fc.constantFrom(...infos),
-  });
+  const opening = (infos: string[]) =>
+    fc.record({
+      char: fc.constantFrom("`", "~"),
+      length: fc.integer({ min: 3, max: 8 }),
+      indent: fc.constantFrom("", " ", "   ", "  ", "\t", "      "),
+      info: fc.constantFrom(...infos),
+    });
   const quoting = ["", "markdown", "text", "md title=x"]; // blocks that are not candidate envelopes
   const openLine = (o: { char: string; length: number; indent: string; info: string }) => `${o.indent}${o.char.repeat(o.length)}${o.info}`;
-  const bodyLines = fc.array(prose.map((p) => p.replace(/\n/g, " ")), { maxLength: 3 });
+  const bodyLines = fc.array(
+    prose.map((p) => p.replace(/\n/g, " ")),
+    { maxLength: 3 },
+  );
 
   it("a ## SATISFIED quoted in a fence is never a verdict: closed, unterminated, or 'closed' by a shorter or other fence", () => {
     fc.assert(
-      // eslint-disable-next-line @typescript-eslint/max-params -- fast-check passes one argument per arbitrary
-      fc.property(prose, opening([...quoting, "json", " review_result.v1"]), bodyLines, bodyLines, fc.constantFrom("none", "same", "longer", "shorter", "other"), prose, (before, o, pre, post, closing, after) => {
-        const close = { none: null, same: o.char.repeat(o.length), longer: o.char.repeat(o.length + 2), shorter: o.char.repeat(o.length - 1), other: (o.char === "`" ? "~" : "`").repeat(o.length) }[closing];
-        const raw = [before, openLine(o), ...pre, "## SATISFIED", ...post, ...(close === null ? [] : [close]), after].join("\n");
-        const n = normalizeOutput(raw, ctx);
-        expect(n.ok).toBe(false);
-        const { lines, fenced } = scanFences(raw);
-        expect(fenced[lines.indexOf("## SATISFIED")]).toBe(true);
-      }),
+      fc.property(
+        prose,
+        opening([...quoting, "json", " review_result.v1"]),
+        bodyLines,
+        bodyLines,
+        fc.constantFrom("none", "same", "longer", "shorter", "other"),
+        prose,
+        // eslint-disable-next-line @typescript-eslint/max-params -- fast-check passes one argument per arbitrary
+        (before, o, pre, post, closing, after) => {
+          const close = {
+            none: null,
+            same: o.char.repeat(o.length),
+            longer: o.char.repeat(o.length + 2),
+            shorter: o.char.repeat(o.length - 1),
+            other: (o.char === "`" ? "~" : "`").repeat(o.length),
+          }[closing];
+          const raw = [before, openLine(o), ...pre, "## SATISFIED", ...post, ...(close === null ? [] : [close]), after].join("\n");
+          const n = normalizeOutput(raw, ctx);
+          expect(n.ok).toBe(false);
+          const { lines, fenced } = scanFences(raw);
+          expect(fenced[lines.indexOf("## SATISFIED")]).toBe(true);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -105,7 +153,15 @@ describe("normalizer properties", () => {
   it("after a fence closed by the same character at least as long, the reviewer's own sentinel counts", () => {
     fc.assert(
       fc.property(prose, opening(quoting), bodyLines, fc.boolean(), fc.nat(3), (before, o, body, quoteOne, extra) => {
-        const raw = [before, openLine(o), ...body, ...(quoteOne ? ["## SATISFIED"] : []), `${o.indent}${o.char.repeat(o.length + extra)}`, "## SATISFIED", ""].join("\n");
+        const raw = [
+          before,
+          openLine(o),
+          ...body,
+          ...(quoteOne ? ["## SATISFIED"] : []),
+          `${o.indent}${o.char.repeat(o.length + extra)}`,
+          "## SATISFIED",
+          "",
+        ].join("\n");
         const n = normalizeOutput(raw, ctx);
         expect(n.ok).toBe(true);
         if (n.ok) expect(n.result).toMatchObject({ verdict: "satisfied", normalized_from: "sentinel" });

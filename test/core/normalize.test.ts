@@ -6,11 +6,22 @@ import { ReviewResultStrict } from "../../src/spec/schemas.js";
 import { SHA_A, SHA_B } from "../helpers/snapshots.js";
 
 const ctx: EnvelopeContext = {
-  packetId: "G-spec-run1-r2", artifactSha256: SHA_A, round: 2, reviewerHost: "codex", reviewerModel: "gpt-5", reviewerModelSource: "declared",
+  packetId: "G-spec-run1-r2",
+  artifactSha256: SHA_A,
+  round: 2,
+  reviewerHost: "codex",
+  reviewerModel: "gpt-5",
+  reviewerModelSource: "declared",
 };
-const body = { verdict: "issues", summary: "two gaps", findings: [{ severity: "blocking", title: "no rollback" }], blocking_findings: [{ severity: "blocking", title: "no rollback" }] };
+const body = {
+  verdict: "issues",
+  summary: "two gaps",
+  findings: [{ severity: "blocking", title: "no rollback" }],
+  blocking_findings: [{ severity: "blocking", title: "no rollback" }],
+};
 const full = { schema_version: "review_result.v1", packet_id: ctx.packetId, artifact_sha256_reviewed: SHA_A, ...body };
-const fence = (tag: string, obj: unknown, ticks = "```") => `${ticks}${tag}\n${typeof obj === "string" ? obj : JSON.stringify(obj, null, 2)}\n${ticks}`;
+const fence = (tag: string, obj: unknown, ticks = "```") =>
+  `${ticks}${tag}\n${typeof obj === "string" ? obj : JSON.stringify(obj, null, 2)}\n${ticks}`;
 
 function ok(raw: string) {
   const n = normalizeOutput(raw, ctx);
@@ -29,13 +40,26 @@ describe("normalizeOutput: where the envelope is taken from", () => {
     const n = ok(`Here is my review.\n\n${fence("review_result.v1", full)}\n\nThanks.`);
     expect(n.from).toBe("fenced");
     expect(n.result).toMatchObject({
-      schema_version: "review_result.v1", packet_id: ctx.packetId, artifact_sha256_reviewed: SHA_A, verdict: "issues", round: 2,
-      reviewer_host: "codex", reviewer_model: "gpt-5", reviewer_model_source: "declared", normalized_from: "fenced",
+      schema_version: "review_result.v1",
+      packet_id: ctx.packetId,
+      artifact_sha256_reviewed: SHA_A,
+      verdict: "issues",
+      round: 2,
+      reviewer_host: "codex",
+      reviewer_model: "gpt-5",
+      reviewer_model_source: "declared",
+      normalized_from: "fenced",
     });
   });
 
   it("a ```json fence, an untagged fence and a ~~~ fence whose content starts with {", () => {
-    for (const raw of [fence("json", full), fence("", full), fence("JSON", full), fence("", full, "~~~"), fence("review_result.v1", full, "````")]) {
+    for (const raw of [
+      fence("json", full),
+      fence("", full),
+      fence("JSON", full),
+      fence("", full, "~~~"),
+      fence("review_result.v1", full, "````"),
+    ]) {
       expect(ok(`prose\n${raw}\n`).from).toBe("fenced");
     }
   });
@@ -60,7 +84,9 @@ describe("normalizeOutput: where the envelope is taken from", () => {
   });
 
   it("two candidate blocks of the same kind → refused, emit exactly one", () => {
-    expect(refused(`${fence("review_result.v1", full)}\n\n${fence("review_result.v1", full)}`)).toEqual(["2 candidate JSON blocks; emit exactly one"]);
+    expect(refused(`${fence("review_result.v1", full)}\n\n${fence("review_result.v1", full)}`)).toEqual([
+      "2 candidate JSON blocks; emit exactly one",
+    ]);
     expect(refused(`${fence("json", full)}\n\n${fence("", full)}`)).toEqual(["2 candidate JSON blocks; emit exactly one"]);
   });
 
@@ -102,18 +128,24 @@ describe("normalizeOutput: identity and bindings", () => {
 
   it("whatever packet_id and sha the reviewer supplies come through unchanged (property)", () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 40 }).filter((s) => /\S/.test(s)), fc.stringMatching(/^[0-9a-fA-F]{64}$/), (id, sha) => {
-        const n = normalizeOutput(JSON.stringify({ ...body, packet_id: id, artifact_sha256_reviewed: sha }), ctx);
-        expect(n.ok).toBe(true);
-        if (n.ok) expect([n.result.packet_id, n.result.artifact_sha256_reviewed]).toEqual([id, sha]);
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 40 }).filter((s) => /\S/.test(s)),
+        fc.stringMatching(/^[0-9a-fA-F]{64}$/),
+        (id, sha) => {
+          const n = normalizeOutput(JSON.stringify({ ...body, packet_id: id, artifact_sha256_reviewed: sha }), ctx);
+          expect(n.ok).toBe(true);
+          if (n.ok) expect([n.result.packet_id, n.result.artifact_sha256_reviewed]).toEqual([id, sha]);
+        },
+      ),
     );
   });
 
   it("a blank packet_id, a non-hex sha or a wrong schema_version is refused, not repaired", () => {
     expect(refused(fence("review_result.v1", { ...full, packet_id: "  " }))).toContain("packet_id: must be a non-blank string");
     expect(refused(fence("review_result.v1", { ...full, artifact_sha256_reviewed: "abc" })).join(" ")).toMatch(/artifact_sha256_reviewed/);
-    expect(refused(fence("review_result.v1", { ...full, schema_version: "review_result.v2" }))[0]).toMatch(/schema_version must be exactly "review_result.v1"/);
+    expect(refused(fence("review_result.v1", { ...full, schema_version: "review_result.v2" }))[0]).toMatch(
+      /schema_version must be exactly "review_result.v1"/,
+    );
   });
 
   it("the verdict is never changed: only satisfied|issues are accepted", () => {
@@ -137,14 +169,26 @@ describe("normalizeOutput: the model the reviewer names wins over configuration 
 
   it("a model in the answer replaces the requested or declared one, recorded as reported", () => {
     for (const c of [requested, ctx]) {
-      expect(naming("claude-opus-4-1", c)).toMatchObject({ ok: true, result: { reviewer_model: "claude-opus-4-1", reviewer_model_source: "reported" } });
+      expect(naming("claude-opus-4-1", c)).toMatchObject({
+        ok: true,
+        result: { reviewer_model: "claude-opus-4-1", reviewer_model_source: "reported" },
+      });
     }
-    expect(naming("  gpt-5  ", requested)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5", reviewer_model_source: "reported" } });
+    expect(naming("  gpt-5  ", requested)).toMatchObject({
+      ok: true,
+      result: { reviewer_model: "gpt-5", reviewer_model_source: "reported" },
+    });
   });
 
   it("when the CLI or endpoint reported another model, both are kept (so a disagreement has no single family)", () => {
-    expect(naming("claude-opus-4-1", reported)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5.1, claude-opus-4-1", reviewer_model_source: "reported" } });
-    expect(naming("gpt-5.1", reported)).toMatchObject({ ok: true, result: { reviewer_model: "gpt-5.1", reviewer_model_source: "reported" } });
+    expect(naming("claude-opus-4-1", reported)).toMatchObject({
+      ok: true,
+      result: { reviewer_model: "gpt-5.1, claude-opus-4-1", reviewer_model_source: "reported" },
+    });
+    expect(naming("gpt-5.1", reported)).toMatchObject({
+      ok: true,
+      result: { reviewer_model: "gpt-5.1", reviewer_model_source: "reported" },
+    });
   });
 
   it("a blank or non-string model in the answer is no claim", () => {
@@ -161,13 +205,18 @@ describe("normalizeOutput: JSON the bus could misread is refused, with why (§8.
   it("a repeated verdict or blocking_findings, fenced or whole-output, never lets the last one win", () => {
     const verdict = twice("verdict", '"satisfied"');
     const blockers = twice("blocking_findings", "[]");
-    expect(refused(fence("review_result.v1", verdict))).toEqual(['fenced block is not valid JSON: duplicate key "verdict" (each key may appear once per object)']);
+    expect(refused(fence("review_result.v1", verdict))).toEqual([
+      'fenced block is not valid JSON: duplicate key "verdict" (each key may appear once per object)',
+    ]);
     expect(refused(fence("json", blockers))[0]).toContain('duplicate key "blocking_findings"');
     expect(refused(verdict)).toEqual(['the whole output is not valid JSON: duplicate key "verdict" (each key may appear once per object)']);
   });
 
   it("a repeated key inside a finding is refused too, naming where", () => {
-    const text = JSON.stringify({ ...full, findings: [{ title: "t", severity: "info" }] }).replace('"severity":"info"', '"severity":"blocking","severity":"info"');
+    const text = JSON.stringify({ ...full, findings: [{ title: "t", severity: "info" }] }).replace(
+      '"severity":"info"',
+      '"severity":"blocking","severity":"info"',
+    );
     expect(refused(fence("review_result.v1", text))[0]).toContain('duplicate key "severity" in findings[0]');
   });
 
@@ -188,7 +237,10 @@ describe("normalizeOutput: JSON the bus could misread is refused, with why (§8.
     const huge = refused(fence("json", { ...body, findings: [], blocking_findings: [{ title: "x".repeat(3_500_000) }] }));
     expect(huge).toHaveLength(1);
     expect(huge[0]).toMatch(/^the result would be \d+ bytes, more than the 3145728 a review result may have: shorten the findings$/);
-    expect(ok(fence("json", { ...body, findings: [], blocking_findings: [{ title: "x".repeat(1_000_000) }] })).result.blocking_findings[0]!.title).toHaveLength(1_000_000);
+    expect(
+      ok(fence("json", { ...body, findings: [], blocking_findings: [{ title: "x".repeat(1_000_000) }] })).result.blocking_findings[0]!
+        .title,
+    ).toHaveLength(1_000_000);
   });
 });
 
@@ -200,11 +252,16 @@ describe("normalizeOutput: findings are coerced to {severity, title}", () => {
   });
 
   it("title from title, finding, summary or detail (first non-blank); a bad severity is replaced; other keys kept", () => {
-    const n = ok(fence("json", {
-      verdict: "issues",
-      findings: [{ severity: "CRITICAL", finding: "race on save", detail: "two writers" }, { title: " ", summary: "s", line: 4 }],
-      blocking_findings: [{ detail: "only detail" }],
-    }));
+    const n = ok(
+      fence("json", {
+        verdict: "issues",
+        findings: [
+          { severity: "CRITICAL", finding: "race on save", detail: "two writers" },
+          { title: " ", summary: "s", line: 4 },
+        ],
+        blocking_findings: [{ detail: "only detail" }],
+      }),
+    );
     expect(n.result.findings).toEqual([
       { severity: "medium", finding: "race on save", detail: "two writers", title: "race on save" },
       { severity: "medium", title: "s", summary: "s", line: 4 },
@@ -223,11 +280,13 @@ describe("normalizeOutput: findings are coerced to {severity, title}", () => {
   });
 
   it("non-string detail / evidence / id on a finding are stringified rather than failing the whole review", () => {
-    const n = ok(fence("json", {
-      verdict: "issues",
-      findings: [{ severity: "high", title: "gap", evidence: ["§2", "§3"], detail: { why: "x" }, id: 7 }],
-      blocking_findings: [],
-    }));
+    const n = ok(
+      fence("json", {
+        verdict: "issues",
+        findings: [{ severity: "high", title: "gap", evidence: ["§2", "§3"], detail: { why: "x" }, id: 7 }],
+        blocking_findings: [],
+      }),
+    );
     expect(n.result.findings[0]).toMatchObject({ severity: "high", title: "gap", evidence: '["§2","§3"]', detail: '{"why":"x"}', id: "7" });
   });
 });
@@ -237,8 +296,13 @@ describe("sentinel: `## SATISFIED`", () => {
     const n = ok("Reviewed every section.\nNo blocking issues.\n\n   ## SATISFIED   \n\nThanks for the clear spec.\n");
     expect(n.from).toBe("sentinel");
     expect(n.result).toMatchObject({
-      verdict: "satisfied", findings: [], blocking_findings: [], packet_id: ctx.packetId, artifact_sha256_reviewed: SHA_A,
-      summary: "Reviewed every section.\nNo blocking issues.", normalized_from: "sentinel",
+      verdict: "satisfied",
+      findings: [],
+      blocking_findings: [],
+      packet_id: ctx.packetId,
+      artifact_sha256_reviewed: SHA_A,
+      summary: "Reviewed every section.\nNo blocking issues.",
+      normalized_from: "sentinel",
     });
   });
 
@@ -253,7 +317,17 @@ describe("sentinel: `## SATISFIED`", () => {
   });
 
   it("followed by bullets, numbered items, TODOs, blockers or questions → malformed, quoting the line", () => {
-    for (const after of ["- fix the rollback", "* also this", "1. first", "2) second", "TODO: add metrics", "one blocker remains", "must fix the auth", "Did you consider retries?", "open question: scale"]) {
+    for (const after of [
+      "- fix the rollback",
+      "* also this",
+      "1. first",
+      "2) second",
+      "TODO: add metrics",
+      "one blocker remains",
+      "must fix the auth",
+      "Did you consider retries?",
+      "open question: scale",
+    ]) {
       const reasons = refused(`Fine.\n## SATISFIED\n${after}\n`);
       expect(reasons).toHaveLength(1);
       expect(reasons[0]).toBe(`malformed termination: open findings after the sentinel: ${JSON.stringify(after.trim())}`);

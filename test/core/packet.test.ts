@@ -11,7 +11,13 @@ import { gate, packet, SHA_A } from "../helpers/snapshots.js";
 
 describe("renderPacket / parsePacket", () => {
   it("round-trips the front matter and the body byte for byte", () => {
-    const front = packet(3, { counted_round: 2, restart_of: 2, restart_reason: "artifact_changed", author_model: "claude-opus-4", selection_reason: "auto: codex: a \"quoted\" # reason" });
+    const front = packet(3, {
+      counted_round: 2,
+      restart_of: 2,
+      restart_reason: "artifact_changed",
+      author_model: "claude-opus-4",
+      selection_reason: 'auto: codex: a "quoted" # reason',
+    });
     const body = "# Body\n\n---\nnot front matter\n---\n";
     const text = renderPacket(front, body);
     expect(text.startsWith("---\n")).toBe(true);
@@ -19,7 +25,12 @@ describe("renderPacket / parsePacket", () => {
   });
 
   it("round-trips any gate, including G-lane:<id>, and a null reviewer model", () => {
-    const front = packet(1, { gate: "G-lane:T5-terminal_ui.v2", packet_id: packetId("run1", "G-lane:T5-terminal_ui.v2", 1), reviewer_model: null, author_model: null });
+    const front = packet(1, {
+      gate: "G-lane:T5-terminal_ui.v2",
+      packet_id: packetId("run1", "G-lane:T5-terminal_ui.v2", 1),
+      reviewer_model: null,
+      author_model: null,
+    });
     expect(parsePacket(renderPacket(front, "")).front).toEqual(front);
   });
 
@@ -28,7 +39,11 @@ describe("renderPacket / parsePacket", () => {
   });
 
   it("no front matter → refused", () => {
-    expect(parsePacket("# just markdown\n")).toEqual({ front: null, body: "# just markdown\n", problems: ["packet has no YAML front matter"] });
+    expect(parsePacket("# just markdown\n")).toEqual({
+      front: null,
+      body: "# just markdown\n",
+      problems: ["packet has no YAML front matter"],
+    });
     expect(parsePacket(`\n${renderPacket(packet(1), "b")}`).problems).toEqual(["packet has no YAML front matter"]);
   });
 
@@ -39,7 +54,9 @@ describe("renderPacket / parsePacket", () => {
   });
 
   it("front matter that breaks the schema → every problem listed", () => {
-    const text = renderPacket(packet(1), "body").replace(/^round: 1$/m, "round: 0").replace(/^packet_id: .*$/m, "");
+    const text = renderPacket(packet(1), "body")
+      .replace(/^round: 1$/m, "round: 0")
+      .replace(/^packet_id: .*$/m, "");
     const r = parsePacket(text);
     expect(r.front).toBeNull();
     expect(r.problems).toHaveLength(2);
@@ -49,7 +66,11 @@ describe("renderPacket / parsePacket", () => {
 
   it("a wrong schema_version or an unknown restart reason is refused", () => {
     expect(parsePacket(renderPacket(packet(1), "").replace("guild_bus.packet.v1", "guild_bus.packet.v2")).front).toBeNull();
-    expect(parsePacket(renderPacket(packet(2, { restart_of: 1, restart_reason: "retry" }), "").replace("restart_reason: retry", "restart_reason: whim")).front).toBeNull();
+    expect(
+      parsePacket(
+        renderPacket(packet(2, { restart_of: 1, restart_reason: "retry" }), "").replace("restart_reason: retry", "restart_reason: whim"),
+      ).front,
+    ).toBeNull();
   });
 
   it("packet ids follow <gate>-<run>-r<round>; a lane gate keeps its ':' and ends with another (SPEC §2)", () => {
@@ -61,12 +82,18 @@ describe("renderPacket / parsePacket", () => {
 
   it("packet ids are injective over run, gate and round (SPEC §2)", () => {
     const part = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,12}$/).filter((x) => !x.includes(".."));
-    const gateArb = fc.oneof(fc.constantFrom("G-init", "G-spec", "G-plan", "G-quality", "G-operations", "G-diagnose"), part.map((id) => `G-lane:${id}`));
+    const gateArb = fc.oneof(
+      fc.constantFrom("G-init", "G-spec", "G-plan", "G-quality", "G-operations", "G-diagnose"),
+      part.map((id) => `G-lane:${id}`),
+    );
     const key = fc.tuple(part, gateArb, fc.integer({ min: 1, max: 1_000_000 }));
-    fc.assert(fc.property(key, key, (a, b) => {
-      if (a[0] === b[0] && a[1] === b[1] && a[2] === b[2]) return;
-      expect(packetId(...a)).not.toBe(packetId(...b));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(key, key, (a, b) => {
+        if (a[0] === b[0] && a[1] === b[1] && a[2] === b[2]) return;
+        expect(packetId(...a)).not.toBe(packetId(...b));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -111,14 +138,19 @@ describe("renderPacketBody", () => {
 
   it("the fence is longer than any backtick run in the artifact (property)", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constantFrom("`", "``", "```", "````", "\n", "```json\n", "~~~\n"), fc.string({ maxLength: 8 })), { maxLength: 30 }), (parts) => {
-        const text = parts.join("");
-        const body = renderPacketBody(front, text, [], new Map());
-        const { fence, content } = fencedArtifact(body);
-        const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-        expect(fence.length).toBeGreaterThan(Math.max(2, longest));
-        expect(content).toBe(text.replace(/\n$/, ""));
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom("`", "``", "```", "````", "\n", "```json\n", "~~~\n"), fc.string({ maxLength: 8 })), {
+          maxLength: 30,
+        }),
+        (parts) => {
+          const text = parts.join("");
+          const body = renderPacketBody(front, text, [], new Map());
+          const { fence, content } = fencedArtifact(body);
+          const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+          expect(fence.length).toBeGreaterThan(Math.max(2, longest));
+          expect(content).toBe(text.replace(/\n$/, ""));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -152,8 +184,14 @@ describe("renderPacketBody", () => {
     const { entries, findings } = trailEntries(g.s, (round) => {
       lookedUp.push(round);
       return {
-        packet_id: "G-spec-run1-r1", artifact_sha256_reviewed: SHA_A, verdict: "issues", normalized_from: "fenced",
-        findings: [{ severity: "blocking", title: "no rollback plan" }, { severity: "low", title: "typo in §2" }],
+        packet_id: "G-spec-run1-r1",
+        artifact_sha256_reviewed: SHA_A,
+        verdict: "issues",
+        normalized_from: "fenced",
+        findings: [
+          { severity: "blocking", title: "no rollback plan" },
+          { severity: "low", title: "typo in §2" },
+        ],
         blocking_findings: [{ severity: "blocking", title: "no rollback plan" }],
       };
     });
@@ -169,7 +207,10 @@ describe("renderPacketBody", () => {
   it("prior rounds never include anything the snapshot does not hold", () => {
     const g = gate().packet(1).verdict(1, "issues").packet(2, { counted_round: 2 });
     const entries: TrailEntry[] = trailEntries(g.s, () => null).entries;
-    const findings = new Map([[1, ["[blocking] real"]], [9, ["[blocking] from elsewhere"]]]);
+    const findings = new Map([
+      [1, ["[blocking] real"]],
+      [9, ["[blocking] from elsewhere"]],
+    ]);
     const body = renderPacketBody(packet(3, { counted_round: 3 }), artifact, entries, findings);
     expect(body).toContain("- finding: [blocking] real");
     expect(body).not.toContain("from elsewhere");
@@ -181,7 +222,12 @@ describe("renderPacketBody", () => {
   it("a restart is labelled as such in the prior rounds", () => {
     const g = gate().packet(1).verdict(1, "sha");
     const { entries, findings } = trailEntries(g.s, () => null);
-    const body = renderPacketBody(packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" }), artifact, entries, findings);
+    const body = renderPacketBody(
+      packet(2, { counted_round: 1, restart_of: 1, restart_reason: "artifact_changed" }),
+      artifact,
+      entries,
+      findings,
+    );
     expect(body).toContain("### Round 1: rejected: artifact changed mid-review; restarted");
   });
 });

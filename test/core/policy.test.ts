@@ -26,12 +26,19 @@ describe("resolvePolicy: cap", () => {
 
   it("the resolved cap is always within 1..10 (property)", () => {
     fc.assert(
-      fc.property(fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }), fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }), (asked, configured) => {
-        const p = resolvePolicy(request(asked === undefined ? {} : { cap: asked }), configured === undefined ? {} : { codex_cap: configured });
-        const wanted = asked ?? configured ?? 5;
-        expect(p.cap).toBe(Math.min(wanted, 10));
-        expect(p.warnings.length).toBe(wanted > 10 ? 1 : 0);
-      }),
+      fc.property(
+        fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
+        (asked, configured) => {
+          const p = resolvePolicy(
+            request(asked === undefined ? {} : { cap: asked }),
+            configured === undefined ? {} : { codex_cap: configured },
+          );
+          const wanted = asked ?? configured ?? 5;
+          expect(p.cap).toBe(Math.min(wanted, 10));
+          expect(p.warnings.length).toBe(wanted > 10 ? 1 : 0);
+        },
+      ),
     );
   });
 
@@ -45,15 +52,50 @@ describe("resolvePolicy: cap", () => {
 describe("resolvePolicy: required and mode", () => {
   const cases: Array<[string, Parameters<typeof request>[0], Settings, { mode: string; required: boolean; requiredBecause: string }]> = [
     ["default is cross", {}, {}, { mode: "cross", required: true, requiredBecause: "review=cross" }],
-    ["settings review applies when the request has none", {}, { review: "local" }, { mode: "local", required: true, requiredBecause: "review=local" }],
-    ["the request's review beats settings", { review: "cross" }, { review: "off" }, { mode: "cross", required: true, requiredBecause: "review=cross" }],
+    [
+      "settings review applies when the request has none",
+      {},
+      { review: "local" },
+      { mode: "local", required: true, requiredBecause: "review=local" },
+    ],
+    [
+      "the request's review beats settings",
+      { review: "cross" },
+      { review: "off" },
+      { mode: "cross", required: true, requiredBecause: "review=cross" },
+    ],
     ["review=off → not required", { review: "off" }, {}, { mode: "off", required: false, requiredBecause: "review=off" }],
     ["settings review=off → not required", {}, { review: "off" }, { mode: "off", required: false, requiredBecause: "review=off" }],
-    ["review=off + risk high → required, cross", { review: "off", risk: "high" }, {}, { mode: "cross", required: true, requiredBecause: "risk high (review=off overridden)" }],
-    ["review=off + require_review → required, cross", { review: "off" }, { require_review: true }, { mode: "cross", required: true, requiredBecause: "settings require_review (review=off overridden)" }],
-    ["risk high is named before require_review", { review: "off", risk: "high" }, { require_review: true }, { mode: "cross", required: true, requiredBecause: "risk high (review=off overridden)" }],
-    ["review=off + risk medium → still not required", { review: "off", risk: "medium" }, {}, { mode: "off", required: false, requiredBecause: "review=off" }],
-    ["review=off + require_review false → not required", { review: "off" }, { require_review: false }, { mode: "off", required: false, requiredBecause: "review=off" }],
+    [
+      "review=off + risk high → required, cross",
+      { review: "off", risk: "high" },
+      {},
+      { mode: "cross", required: true, requiredBecause: "risk high (review=off overridden)" },
+    ],
+    [
+      "review=off + require_review → required, cross",
+      { review: "off" },
+      { require_review: true },
+      { mode: "cross", required: true, requiredBecause: "settings require_review (review=off overridden)" },
+    ],
+    [
+      "risk high is named before require_review",
+      { review: "off", risk: "high" },
+      { require_review: true },
+      { mode: "cross", required: true, requiredBecause: "risk high (review=off overridden)" },
+    ],
+    [
+      "review=off + risk medium → still not required",
+      { review: "off", risk: "medium" },
+      {},
+      { mode: "off", required: false, requiredBecause: "review=off" },
+    ],
+    [
+      "review=off + require_review false → not required",
+      { review: "off" },
+      { require_review: false },
+      { mode: "off", required: false, requiredBecause: "review=off" },
+    ],
   ];
   it.each(cases)("%s", (_name, req, settings, expected) => {
     expect(resolvePolicy(request(req), settings)).toMatchObject(expected);
@@ -68,7 +110,8 @@ describe("resolvePolicy: required and mode", () => {
         fc.option(fc.boolean(), { nil: undefined }),
         (review, settingsReview, risk, requireReview) => {
           const p = resolvePolicy(request({ ...(review ? { review } : {}), ...(risk ? { risk } : {}) }), {
-            ...(settingsReview ? { review: settingsReview } : {}), ...(requireReview !== undefined ? { require_review: requireReview } : {}),
+            ...(settingsReview ? { review: settingsReview } : {}),
+            ...(requireReview !== undefined ? { require_review: requireReview } : {}),
           });
           const asked = review ?? settingsReview ?? "cross";
           expect(p.required).toBe(asked !== "off" || risk === "high" || requireReview === true);

@@ -30,7 +30,8 @@ describe("review_result.v1 lenient reader (Guild §2A)", () => {
 
   it("reads the JSON with the one answer parser: a repeated key or nesting past 64 levels is not a result (§8.1)", () => {
     expect(parseReviewResult(JSON.stringify(base).replace(/}$/, ',"verdict":"satisfied"}'))).toEqual({
-      result: null, reasons: ['result is not valid JSON: duplicate key "verdict" (each key may appear once per object)'],
+      result: null,
+      reasons: ['result is not valid JSON: duplicate key "verdict" (each key may appear once per object)'],
     });
     expect(parseStrictReviewResult(JSON.stringify(base).replace(/}$/, ',"verdict":"satisfied"}')).result).toBeNull();
     expect(parseReviewResult(JSON.stringify({ ...base, deep: JSON.parse("[".repeat(64) + "]".repeat(64)) })).result).toBeNull();
@@ -42,10 +43,25 @@ describe("review_result.v1 lenient reader (Guild §2A)", () => {
   });
 
   it("agrees with the zod schema on arbitrary objects (one rule, two encodings)", () => {
-    const field = fc.oneof(fc.constant(undefined), fc.string(), fc.constant("  "), fc.integer(), fc.array(fc.anything()), fc.constant(null), fc.object());
+    const field = fc.oneof(
+      fc.constant(undefined),
+      fc.string(),
+      fc.constant("  "),
+      fc.integer(),
+      fc.array(fc.anything()),
+      fc.constant(null),
+      fc.object(),
+    );
     fc.assert(
       fc.property(
-        fc.record({ schema_version: fc.oneof(fc.constant(undefined), fc.constant("review_result.v1"), fc.string()), packet_id: field, artifact_sha256_reviewed: field, verdict: field, blocking_findings: field, other: fc.anything() }),
+        fc.record({
+          schema_version: fc.oneof(fc.constant(undefined), fc.constant("review_result.v1"), fc.string()),
+          packet_id: field,
+          artifact_sha256_reviewed: field,
+          verdict: field,
+          blocking_findings: field,
+          other: fc.anything(),
+        }),
         (rec) => {
           const obj = Object.fromEntries(Object.entries(rec).filter(([, v]) => v !== undefined));
           const handWritten = parseReviewResult(JSON.stringify(obj)).result !== null;
@@ -60,14 +76,29 @@ describe("review_result.v1 lenient reader (Guild §2A)", () => {
 
 describe("review_result.v1 as the bus writes it (strict)", () => {
   const strict = {
-    schema_version: "review_result.v1", packet_id: "p", artifact_sha256_reviewed: "b".repeat(64), verdict: "issues",
-    findings: [{ severity: "high", title: "t" }], blocking_findings: [], round: 1, reviewer_host: "codex", reviewer_model: "gpt-5",
+    schema_version: "review_result.v1",
+    packet_id: "p",
+    artifact_sha256_reviewed: "b".repeat(64),
+    verdict: "issues",
+    findings: [{ severity: "high", title: "t" }],
+    blocking_findings: [],
+    round: 1,
+    reviewer_host: "codex",
+    reviewer_model: "gpt-5",
   };
   it("accepts a complete result", () => {
     expect(parseStrictReviewResult(JSON.stringify(strict)).reasons).toEqual([]);
   });
   it("rejects what the lenient reader lets through, listing each problem", () => {
-    const r = parseStrictReviewResult(JSON.stringify({ ...strict, verdict: "meh", artifact_sha256_reviewed: "xyz", findings: [{ severity: "critical", title: "t" }], round: 0 }));
+    const r = parseStrictReviewResult(
+      JSON.stringify({
+        ...strict,
+        verdict: "meh",
+        artifact_sha256_reviewed: "xyz",
+        findings: [{ severity: "critical", title: "t" }],
+        round: 0,
+      }),
+    );
     expect(r.result).toBeNull();
     expect(r.reasons.join("\n")).toMatch(/artifact_sha256_reviewed/);
     expect(r.reasons.join("\n")).toMatch(/verdict/);

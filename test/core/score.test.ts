@@ -6,7 +6,12 @@ import { evaluateScoreGate, SCORE_THRESHOLD } from "../../src/core/score-gate.js
 import { SHA_A } from "../helpers/snapshots.js";
 
 const ctx: EnvelopeContext = {
-  packetId: "G-spec-run1-r1", artifactSha256: SHA_A, round: 1, reviewerHost: "codex", reviewerModel: "gpt-5", reviewerModelSource: "declared",
+  packetId: "G-spec-run1-r1",
+  artifactSha256: SHA_A,
+  round: 1,
+  reviewerHost: "codex",
+  reviewerModel: "gpt-5",
+  reviewerModelSource: "declared",
 };
 const block = (extra: object = {}) =>
   "```review_result.v1\n" + JSON.stringify({ verdict: "issues", findings: [], blocking_findings: [], ...extra }, null, 2) + "\n```\n";
@@ -20,7 +25,11 @@ describe("readScore: exactly one anchored Score line and one Verdict line", () =
 
   it("a Score or Verdict line quoted in a fence is not the reviewer's (§9): ignored, neither read nor a repeat", () => {
     expect(readScore("The template:\n```\nScore: 10/10\nVerdict: ready\n```\nI will not score a draft.\n", {})).toEqual({ problems: [] });
-    expect(readScore("~~~~\nScore: 10/10\n~~~~\nScore: 4/10\nVerdict: not ready\n", {})).toEqual({ score: 4, readiness: "not ready", problems: [] });
+    expect(readScore("~~~~\nScore: 10/10\n~~~~\nScore: 4/10\nVerdict: not ready\n", {})).toEqual({
+      score: 4,
+      readiness: "not ready",
+      problems: [],
+    });
     expect(readScore("```\nScore: 10/10\nVerdict: ready\n", {})).toEqual({ problems: [] }); // unterminated: quoted to the end
   });
 
@@ -43,7 +52,9 @@ describe("readScore: exactly one anchored Score line and one Verdict line", () =
     expect(inline.problems).toEqual(['Score mentioned inline ("I would give it Score: 8/10 overall."): put it alone on its own line']);
     expect(readScore("Score: 6/10.\nVerdict: ready", {}).problems[0]).toMatch(/^Score mentioned inline/);
     // one anchored line does not excuse a second, inline one
-    expect(readScore("Score: 6/10\nVerdict: almost\nMy verdict: ready for the next gate", {}).problems[0]).toMatch(/^Verdict mentioned inline/);
+    expect(readScore("Score: 6/10\nVerdict: almost\nMy verdict: ready for the next gate", {}).problems[0]).toMatch(
+      /^Verdict mentioned inline/,
+    );
     expect(readScore("Score: 6/10\nVerdict: maybe", {}).problems).toEqual(['the Verdict line has "maybe", not ready | almost | not ready']);
   });
 
@@ -52,10 +63,14 @@ describe("readScore: exactly one anchored Score line and one Verdict line", () =
     expect(readScore("", { score: "NaN", readiness: "almost" }).problems).toEqual(['score must be a number (got "NaN")']);
     expect(readScore("", { score: null }).problems).toEqual(["score must be a number (got null)"]);
     expect(readScore("", { readiness: "shippable" }).problems).toEqual(['readiness must be ready, almost or not ready (got "shippable")']);
-    expect(readScore("Score: 6/10\nVerdict: almost", { score: 6, readiness: "almost" })).toEqual({ score: 6, readiness: "almost", problems: [] });
+    expect(readScore("Score: 6/10\nVerdict: almost", { score: 6, readiness: "almost" })).toEqual({
+      score: 6,
+      readiness: "almost",
+      problems: [],
+    });
     const clash = readScore("Score: 6/10\nVerdict: almost", { score: 9, readiness: "almost" });
     expect(clash.score).toBeUndefined();
-    expect(clash.problems).toEqual(['the Score line says 6 but the score field says 9']);
+    expect(clash.problems).toEqual(["the Score line says 6 but the score field says 9"]);
   });
 });
 
@@ -107,7 +122,16 @@ describe("evaluateScoreGate: the verifier's judgement", () => {
   });
 
   it("out of range, not a number, missing or with recorded problems: unavailable, never positive", () => {
-    for (const g of [gate(0, "ready"), gate(11, "ready"), gate("NaN", "almost"), gate(null, "almost"), gate(undefined, "almost"), gate(6, undefined), gate(6, "maybe"), gate(6, "almost", { score_problems: ["2 Score lines; give exactly one"] })]) {
+    for (const g of [
+      gate(0, "ready"),
+      gate(11, "ready"),
+      gate("NaN", "almost"),
+      gate(null, "almost"),
+      gate(undefined, "almost"),
+      gate(6, undefined),
+      gate(6, "maybe"),
+      gate(6, "almost", { score_problems: ["2 Score lines; give exactly one"] }),
+    ]) {
       expect(g).toMatchObject({ available: false, positive: false });
       expect(g.reasons.length).toBeGreaterThan(0);
     }

@@ -18,8 +18,7 @@ const LABEL_RE = /\[REDACTED:(?:token|private-key|password|secret|home-path|high
 
 const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
-const total = (r: { redactions: Partial<Record<RedactionKind, number>> }) =>
-  Object.values(r.redactions).reduce((a, b) => a + (b ?? 0), 0);
+const total = (r: { redactions: Partial<Record<RedactionKind, number>> }) => Object.values(r.redactions).reduce((a, b) => a + (b ?? 0), 0);
 
 /** Deterministic fake values, so the test source holds no credential-shaped literals. */
 function fake(seed: number) {
@@ -99,10 +98,24 @@ describe("corpus: every secret shape is redacted", () => {
       wrap: (s) => JSON.stringify({ file: `intro\t${s}` }),
       secret: (s) => JSON.stringify(s).slice(1, -1),
     },
-    "a diff hunk": { wrap: (s) => s.split("\n").map((l) => `+${l}`).join("\n"), secret: (s) => s.split("\n").join("\n+") },
+    "a diff hunk": {
+      wrap: (s) =>
+        s
+          .split("\n")
+          .map((l) => `+${l}`)
+          .join("\n"),
+      secret: (s) => s.split("\n").join("\n+"),
+    },
     "a fenced block": { wrap: (s) => "```\n" + s + "\n```\n", secret: (s) => s },
     "CRLF lines": { wrap: (s) => s.replace(/\n/g, "\r\n") + "\r\n", secret: (s) => s.replace(/\n/g, "\r\n") },
-    "an indented block": { wrap: (s) => s.split("\n").map((l) => `    ${l}`).join("\n"), secret: (s) => s.split("\n").join("\n    ") },
+    "an indented block": {
+      wrap: (s) =>
+        s
+          .split("\n")
+          .map((l) => `    ${l}`)
+          .join("\n"),
+      secret: (s) => s.split("\n").join("\n    "),
+    },
     "surrounding prose": { wrap: (s) => `Before the leak.\n${s}\nAfter the leak.`, secret: (s) => s },
   };
 
@@ -211,7 +224,13 @@ describe("token shapes", () => {
   ];
 
   it.each(shapes)("%s is replaced whole by [REDACTED:token]", (_name, value) => {
-    for (const [before, after] of [["key ", " here"], ['"', '"'], ["(", ")"], ["", ""], ["x=", ";"]]) {
+    for (const [before, after] of [
+      ["key ", " here"],
+      ['"', '"'],
+      ["(", ")"],
+      ["", ""],
+      ["x=", ";"],
+    ]) {
       const report = scrubWithReport(`${before}${value}${after}`);
       expect(report.text).toBe(`${before}${label("token")}${after}`);
       expect(report.redactions.token).toBe(1);
@@ -355,19 +374,28 @@ describe("home paths", () => {
     ["~/.docker/config.json", "~/.docker/"],
     ["~/.config/gcloud/application_default_credentials.json", "~/.config/gcloud/"],
   ])("%s keeps %s", (path, prefix) => {
-    for (const [before, after] of [["cat ", ""], ['"', '"'], ["(", ")"], ["`", "`"]]) {
+    for (const [before, after] of [
+      ["cat ", ""],
+      ['"', '"'],
+      ["(", ")"],
+      ["`", "`"],
+    ]) {
       const report = scrubWithReport(`${before}${path}${after}`);
       expect(report.text).toBe(`${before}${prefix}${label("home-path")}${after}`);
       expect(report.redactions["home-path"]).toBe(1);
     }
   });
 
-  it.each(["~/.bashrc", "~/.ssh", "~/.sshconfig/file", "/home/alice/projects/app/src/index.ts", "/Users/bob/Documents/notes.md", "src/.ssh-helpers/x.ts"])(
-    "%s is not sensitive",
-    (path) => {
-      expect(scrubWithReport(`open ${path}`)).toEqual({ text: `open ${path}`, redactions: {} });
-    },
-  );
+  it.each([
+    "~/.bashrc",
+    "~/.ssh",
+    "~/.sshconfig/file",
+    "/home/alice/projects/app/src/index.ts",
+    "/Users/bob/Documents/notes.md",
+    "src/.ssh-helpers/x.ts",
+  ])("%s is not sensitive", (path) => {
+    expect(scrubWithReport(`open ${path}`)).toEqual({ text: `open ${path}`, redactions: {} });
+  });
 });
 
 describe("URL credentials and .netrc", () => {
@@ -525,22 +553,21 @@ describe("false-positive guards come out byte-identical", () => {
       "  const token2 = getToken();",
       "  this.token = token;",
       "  const tokenCount = tokens.length;",
-      "  const res = await fetch(url, { credentials: \"include\", headers });",
-      "  if (password !== confirm) throw new Error(\"password mismatch\");",
+      '  const res = await fetch(url, { credentials: "include", headers });',
+      '  if (password !== confirm) throw new Error("password mismatch");',
       "}",
     ].join("\n"),
     python: [
-      "response = client.messages.create(model=\"claude-sonnet-4\", max_tokens=1024, messages=msgs)",
-      "usage = {\"input_tokens\": 12, \"output_tokens\": 345, \"total_tokens\": 357}",
-      "tokenizer = AutoTokenizer.from_pretrained(\"bert-base-uncased\")",
+      'response = client.messages.create(model="claude-sonnet-4", max_tokens=1024, messages=msgs)',
+      'usage = {"input_tokens": 12, "output_tokens": 345, "total_tokens": 357}',
+      'tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")',
       "token_type: bearer",
-      "api_key = os.environ[\"OPENAI_API_KEY\"]",
+      'api_key = os.environ["OPENAI_API_KEY"]',
     ].join("\n"),
     go: 'token := os.Getenv("GITHUB_TOKEN")\nif token == "" {\n\treturn errors.New("missing token")\n}',
     yaml: "on: push\njobs:\n  build:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          token: ${{ secrets.GITHUB_TOKEN }}\n",
     json: '{"credentials": {"type": "service_account"}, "max_tokens": 4096, "tokenizer": "cl100k_base"}',
-    "ids and numbers":
-      "550e8400-e29b-41d4-a716-446655440000 v1.2.3-beta.4 2024-01-15T10:30:00Z 1700000000 0xdeadbeef 3.14159265358979",
+    "ids and numbers": "550e8400-e29b-41d4-a716-446655440000 v1.2.3-beta.4 2024-01-15T10:30:00Z 1700000000 0xdeadbeef 3.14159265358979",
     "git output": `commit ${sha1("x")}\nMerge: ${sha1("y").slice(0, 7)} ${sha1("z").slice(0, 7)}\nAuthor: Dev <dev@example.com>\n\n    fix: handle empty tokens`,
     "sensitive words, no values": "Set the password in settings. The api key lives in the vault. token, secret, credentials.",
   };
@@ -555,10 +582,40 @@ describe("false-positive guards come out byte-identical", () => {
 describe("properties", () => {
   const singleLine = CORPUS.filter((e) => !e.context.includes("\n"));
   const digest = fc.oneof(fc.string().map(sha1), fc.string().map(sha256));
-  const word = fc.constantFrom("the", "review", "packet", "src/index.ts", "fix:", "42", "#", "-", "`code`", "Header", "tokens", "path", "ok.");
+  const word = fc.constantFrom(
+    "the",
+    "review",
+    "packet",
+    "src/index.ts",
+    "fix:",
+    "42",
+    "#",
+    "-",
+    "`code`",
+    "Header",
+    "tokens",
+    "path",
+    "ok.",
+  );
   const trigger = fc.constantFrom(
-    "password=", "token: ", "Bearer ", "Authorization: Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
-    "~/.ssh/", "https://u:", "@", "machine h login u password ", "\"", "'", "\\\"", "=", "sk-", "ghp_", "eyJ", ...KINDS.map(label),
+    "password=",
+    "token: ",
+    "Bearer ",
+    "Authorization: Bearer ",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "~/.ssh/",
+    "https://u:",
+    "@",
+    "machine h login u password ",
+    '"',
+    "'",
+    '\\"',
+    "=",
+    "sk-",
+    "ghp_",
+    "eyJ",
+    ...KINDS.map(label),
   );
   const piece = fc.oneof(
     fc.string(),
@@ -569,7 +626,7 @@ describe("properties", () => {
     trigger,
     word,
   );
-  const joiner = fc.constantFrom("", " ", "\n", "=", ":", "/", "\"", "\r\n", "\t");
+  const joiner = fc.constantFrom("", " ", "\n", "=", ":", "/", '"', "\r\n", "\t");
   const messy = fc.array(fc.tuple(piece, joiner), { maxLength: 12 }).map((parts) => parts.map(([p, j]) => p + j).join(""));
 
   it("scrub is idempotent and deterministic on arbitrary text mixed with secrets, digests and labels", () => {
@@ -596,9 +653,12 @@ describe("properties", () => {
 
   it("scrubbing never leaves a broken label behind", () => {
     fc.assert(
-      fc.property(messy.filter((t) => !t.includes("REDACTED")), (text) => {
-        expect(scrub(text).replace(LABEL_RE, "")).not.toContain("REDACTED");
-      }),
+      fc.property(
+        messy.filter((t) => !t.includes("REDACTED")),
+        (text) => {
+          expect(scrub(text).replace(LABEL_RE, "")).not.toContain("REDACTED");
+        },
+      ),
       { numRuns: 800 },
     );
   });
@@ -606,7 +666,9 @@ describe("properties", () => {
   it("digests on their own lines survive among prose and corpus secrets, and the secrets do not", () => {
     const line = fc.oneof(
       fc.record({ kind: fc.constant("digest" as const), text: digest }),
-      fc.record({ kind: fc.constant("secret" as const), entry: fc.constantFrom(...singleLine) }).map((r) => ({ ...r, text: r.entry.context })),
+      fc
+        .record({ kind: fc.constant("secret" as const), entry: fc.constantFrom(...singleLine) })
+        .map((r) => ({ ...r, text: r.entry.context })),
       fc.record({ kind: fc.constant("prose" as const), text: fc.array(word, { maxLength: 8 }).map((w) => w.join(" ")) }),
     );
     fc.assert(

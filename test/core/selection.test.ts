@@ -25,22 +25,51 @@ const select = (providers: Provider[], o: { reviewer?: string; author?: AuthorId
 
 describe("authorIdentity", () => {
   it("a declared model with a known family wins over the host", () => {
-    expect(authorIdentity({ author_host: "claude", author_model: "gpt-5" }, {})).toEqual({ host: "claude", model: "gpt-5", family: "openai", source: "declared-model" });
+    expect(authorIdentity({ author_host: "claude", author_model: "gpt-5" }, {})).toEqual({
+      host: "claude",
+      model: "gpt-5",
+      family: "openai",
+      source: "declared-model",
+    });
   });
   it("no model → the host map (built-in)", () => {
-    expect(authorIdentity({ author_host: "codex-cli" }, {})).toEqual({ host: "codex-cli", model: null, family: "openai", source: "host-map" });
+    expect(authorIdentity({ author_host: "codex-cli" }, {})).toEqual({
+      host: "codex-cli",
+      model: null,
+      family: "openai",
+      source: "host-map",
+    });
   });
   it("a declared model of unknown family falls back to the host map; a blank model counts as none", () => {
-    expect(authorIdentity({ author_host: "gemini", author_model: "my-finetune" }, {})).toEqual({ host: "gemini", model: "my-finetune", family: "google", source: "host-map" });
-    expect(authorIdentity({ author_host: "claude", author_model: "   " }, {})).toMatchObject({ model: null, family: "anthropic", source: "host-map" });
+    expect(authorIdentity({ author_host: "gemini", author_model: "my-finetune" }, {})).toEqual({
+      host: "gemini",
+      model: "my-finetune",
+      family: "google",
+      source: "host-map",
+    });
+    expect(authorIdentity({ author_host: "claude", author_model: "   " }, {})).toMatchObject({
+      model: null,
+      family: "anthropic",
+      source: "host-map",
+    });
   });
   it("settings.host_families and family_aliases are honoured", () => {
-    expect(authorIdentity({ author_host: "my-box" }, { host_families: { "my-box": "qwen" } })).toMatchObject({ family: "qwen", source: "host-map" });
-    expect(authorIdentity({ author_host: "x", author_model: "house-model" }, { family_aliases: { "house-model": "mistral" } })).toMatchObject({ family: "mistral", source: "declared-model" });
+    expect(authorIdentity({ author_host: "my-box" }, { host_families: { "my-box": "qwen" } })).toMatchObject({
+      family: "qwen",
+      source: "host-map",
+    });
+    expect(
+      authorIdentity({ author_host: "x", author_model: "house-model" }, { family_aliases: { "house-model": "mistral" } }),
+    ).toMatchObject({ family: "mistral", source: "declared-model" });
   });
   it("an unmappable host with no model → unknown, source unknown (copilot routes to many vendors)", () => {
     expect(authorIdentity({ author_host: "copilot" }, {})).toEqual({ host: "copilot", model: null, family: "unknown", source: "unknown" });
-    expect(authorIdentity({ author_host: "some-ide" }, {})).toEqual({ host: "some-ide", model: null, family: "unknown", source: "unknown" });
+    expect(authorIdentity({ author_host: "some-ide" }, {})).toEqual({
+      host: "some-ide",
+      model: null,
+      family: "unknown",
+      source: "unknown",
+    });
   });
 });
 
@@ -54,7 +83,10 @@ describe("configuredProviders", () => {
       },
     });
     expect(ps.map((p) => [p.id, p.family, p.selectable])).toEqual([
-      ["codex", "openai", true], ["quiet", "qwen", false], ["human", "unknown", false], [MANUAL_PROVIDER, "unknown", false],
+      ["codex", "openai", true],
+      ["quiet", "qwen", false],
+      ["human", "unknown", false],
+      [MANUAL_PROVIDER, "unknown", false],
     ]);
   });
   it("a configured provider named manual replaces the built-in one", () => {
@@ -66,7 +98,10 @@ describe("configuredProviders", () => {
 describe("selectReviewer: the table", () => {
   it("review not required → skipped, no provider", () => {
     expect(select([codex], { pol: policy({ required: false, requiredBecause: "review=off" }) })).toEqual({
-      status: "skipped", provider: null, independence: "weak", reason: "review not required (review=off)",
+      status: "skipped",
+      provider: null,
+      independence: "weak",
+      reason: "review not required (review=off)",
     });
   });
 
@@ -123,7 +158,12 @@ describe("selectReviewer: the table", () => {
 
   it("a valid pin → selected strong, even if not auto-selectable and even when a higher-ranked reviewer exists", () => {
     const s = select([codex, prov("cmd", "command", "qwen", { selectable: false })], { reviewer: "cmd" });
-    expect(s).toEqual({ status: "selected", provider: expect.objectContaining({ id: "cmd" }), independence: "strong", reason: "pinned reviewer cmd (qwen ≠ anthropic)" });
+    expect(s).toEqual({
+      status: "selected",
+      provider: expect.objectContaining({ id: "cmd" }),
+      independence: "strong",
+      reason: "pinned reviewer cmd (qwen ≠ anthropic)",
+    });
   });
 
   it("the request's pin beats the settings' pin; settings pin applies when the request says auto", () => {
@@ -149,19 +189,29 @@ describe("selectReviewer: the table", () => {
 
   it("auto skips same-family, unknown-family, unselectable and unavailable providers", () => {
     const s = select([
-      claude, prov("x", "codex", "unknown"), prov("y", "codex", "openai", { selectable: false }), prov("z", "codex", "openai", { available: false }), manual, gemini,
+      claude,
+      prov("x", "codex", "unknown"),
+      prov("y", "codex", "openai", { selectable: false }),
+      prov("z", "codex", "openai", { available: false }),
+      manual,
+      gemini,
     ]);
     expect(s).toMatchObject({ status: "selected", provider: { id: "gemini" }, reason: "auto: gemini (google ≠ anthropic)" });
   });
 
   it("nothing eligible → weak with the reason", () => {
     const s = select([claude, manual]);
-    expect(s).toMatchObject({ status: "degraded-local", independence: "weak", reason: "no available reviewer of a family other than anthropic" });
+    expect(s).toMatchObject({
+      status: "degraded-local",
+      independence: "weak",
+      reason: "no available reviewer of a family other than anthropic",
+    });
   });
 });
 
 describe("selectReviewer: which reviewer runs the weak path", () => {
-  const weakPick = (providers: Provider[], settings: Settings = {}) => select(providers, { pol: policy({ mode: "local" }), settings }).provider?.id;
+  const weakPick = (providers: Provider[], settings: Settings = {}) =>
+    select(providers, { pol: policy({ mode: "local" }), settings }).provider?.id;
 
   it("settings.weak_reviewer first (when available)", () => {
     expect(weakPick([codex, claude, gemini], { weak_reviewer: "gemini" })).toBe("gemini");
@@ -185,13 +235,22 @@ describe("selectReviewer: which reviewer runs the weak path", () => {
 
 describe("selectReviewer: AC-8 as a property", () => {
   const familyArb = fc.constantFrom(...FAMILIES);
-  const providerArb = fc.record({
-    id: fc.constantFrom("codex", "claude", "gemini", "ds", "cmd", "manual", "human", "x1", "x2"),
-    adapter: fc.constantFrom("codex" as const, "claude" as const, "gemini" as const, "http" as const, "command" as const, "manual" as const),
-    family: familyArb,
-    selectable: fc.boolean(),
-    available: fc.boolean(),
-  }).map((p): Provider => ({ ...p, model: null }));
+  const providerArb = fc
+    .record({
+      id: fc.constantFrom("codex", "claude", "gemini", "ds", "cmd", "manual", "human", "x1", "x2"),
+      adapter: fc.constantFrom(
+        "codex" as const,
+        "claude" as const,
+        "gemini" as const,
+        "http" as const,
+        "command" as const,
+        "manual" as const,
+      ),
+      family: familyArb,
+      selectable: fc.boolean(),
+      available: fc.boolean(),
+    })
+    .map((p): Provider => ({ ...p, model: null }));
   const authorArb = fc.record({
     host: fc.constantFrom("claude", "codex", "copilot", "x"),
     model: fc.constant(null),
@@ -211,7 +270,10 @@ describe("selectReviewer: AC-8 as a property", () => {
         fc.boolean(),
         // eslint-disable-next-line @typescript-eslint/max-params -- fast-check passes one argument per arbitrary
         (providers, author, reviewer, settingsPin, weakReviewer, mode, required) => {
-          const settings: Settings = { ...(settingsPin ? { reviewer: settingsPin } : {}), ...(weakReviewer ? { weak_reviewer: weakReviewer } : {}) };
+          const settings: Settings = {
+            ...(settingsPin ? { reviewer: settingsPin } : {}),
+            ...(weakReviewer ? { weak_reviewer: weakReviewer } : {}),
+          };
           const s = selectReviewer(policy({ mode, required }), { reviewer }, author, providers, settings);
           if (!required) {
             expect(s).toMatchObject({ status: "skipped", provider: null });

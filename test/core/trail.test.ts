@@ -6,8 +6,21 @@ import { TrailEntry } from "../../src/spec/schemas.js";
 import { context, gate, SHA_A, SHA_B } from "../helpers/snapshots.js";
 
 const results: Record<number, ReturnType<ResultLookup>> = {
-  1: { packet_id: "G-spec-run1-r1", artifact_sha256_reviewed: SHA_A, verdict: "issues", normalized_from: "fenced", findings: [{ severity: "blocking", title: "no rollback plan" }], blocking_findings: [{ severity: "blocking", title: "no rollback plan" }] },
-  2: { packet_id: "G-spec-run1-r2", artifact_sha256_reviewed: SHA_B, verdict: "satisfied", normalized_from: "sentinel", blocking_findings: [] },
+  1: {
+    packet_id: "G-spec-run1-r1",
+    artifact_sha256_reviewed: SHA_A,
+    verdict: "issues",
+    normalized_from: "fenced",
+    findings: [{ severity: "blocking", title: "no rollback plan" }],
+    blocking_findings: [{ severity: "blocking", title: "no rollback plan" }],
+  },
+  2: {
+    packet_id: "G-spec-run1-r2",
+    artifact_sha256_reviewed: SHA_B,
+    verdict: "satisfied",
+    normalized_from: "sentinel",
+    blocking_findings: [],
+  },
   4: { packet_id: "G-spec-run1-r4", artifact_sha256_reviewed: SHA_A, verdict: "satisfied", blocking_findings: [] },
 };
 const lookup: ResultLookup = (round) => results[round] ?? null;
@@ -15,10 +28,16 @@ const lookup: ResultLookup = (round) => results[round] ?? null;
 /** issues → resubmit → sha mismatch (restart) → malformed → satisfied by a foreign writer. */
 function story() {
   return gate()
-    .packet(1).attempt(1).verdict(1, "issues").resubmit(1)
-    .packet(2, { counted_round: 2 }).verdict(2, "sha", { result_verdict: "satisfied" })
-    .packet(3, { counted_round: 2, restart_of: 2, restart_reason: "artifact_changed" }).failure(3, "malformed", "sentinel repeated")
-    .packet(4, { counted_round: 3, restart_of: 3, restart_reason: "malformed" }).verdict(4, "pass");
+    .packet(1)
+    .attempt(1)
+    .verdict(1, "issues")
+    .resubmit(1)
+    .packet(2, { counted_round: 2 })
+    .verdict(2, "sha", { result_verdict: "satisfied" })
+    .packet(3, { counted_round: 2, restart_of: 2, restart_reason: "artifact_changed" })
+    .failure(3, "malformed", "sentinel repeated")
+    .packet(4, { counted_round: 3, restart_of: 3, restart_reason: "malformed" })
+    .verdict(4, "pass");
 }
 
 /** The markdown section of one round. */
@@ -39,14 +58,39 @@ describe("trailEntries", () => {
       [4, 3, 3, "gate passed"],
     ]);
     expect(entries[0]).toMatchObject({
-      reviewer_host: "codex", reviewer_model: "gpt-5", reviewer_family: "openai", independence: "strong",
-      packet: "packet-1.md", result: "result-1.json", post_sentinel_scan: "structured-envelope; clean",
-      artifact_sha256_packet: SHA_A, artifact_sha256_reviewed: SHA_A, verifier_recomputed_sha256: SHA_A,
-      gate_pass: false, verdict: "issues", blocking_findings: 1,
+      reviewer_host: "codex",
+      reviewer_model: "gpt-5",
+      reviewer_family: "openai",
+      independence: "strong",
+      packet: "packet-1.md",
+      result: "result-1.json",
+      post_sentinel_scan: "structured-envelope; clean",
+      artifact_sha256_packet: SHA_A,
+      artifact_sha256_reviewed: SHA_A,
+      verifier_recomputed_sha256: SHA_A,
+      gate_pass: false,
+      verdict: "issues",
+      blocking_findings: 1,
     });
-    expect(entries[1]).toMatchObject({ post_sentinel_scan: "sentinel; clean", artifact_sha256_reviewed: SHA_B, verifier_recomputed_sha256: SHA_A, gate_pass: false });
-    expect(entries[2]).toMatchObject({ result: null, post_sentinel_scan: "malformed termination: sentinel repeated", gate_pass: null, verdict: null, blocking_findings: null });
-    expect(entries[3]).toMatchObject({ post_sentinel_scan: "structured-envelope (foreign writer); clean", gate_pass: true, verdict: "satisfied", blocking_findings: 0 });
+    expect(entries[1]).toMatchObject({
+      post_sentinel_scan: "sentinel; clean",
+      artifact_sha256_reviewed: SHA_B,
+      verifier_recomputed_sha256: SHA_A,
+      gate_pass: false,
+    });
+    expect(entries[2]).toMatchObject({
+      result: null,
+      post_sentinel_scan: "malformed termination: sentinel repeated",
+      gate_pass: null,
+      verdict: null,
+      blocking_findings: null,
+    });
+    expect(entries[3]).toMatchObject({
+      post_sentinel_scan: "structured-envelope (foreign writer); clean",
+      gate_pass: true,
+      verdict: "satisfied",
+      blocking_findings: 0,
+    });
     expect(findings.get(1)).toEqual(["[blocking] no rollback plan"]);
     expect(findings.has(3)).toBe(false);
   });
@@ -60,13 +104,26 @@ describe("trailEntries", () => {
   it("open rounds: reviewing, dispatched, verifying; no result → scan n/a", () => {
     const s = gate().packet(1).verdict(1, "issues").resubmit(1).packet(2, { counted_round: 2 }).attempt(2).s;
     expect(trailEntries(s, () => null).entries.map((e) => e.state)).toEqual(["gate not passed", "dispatched"]);
-    expect(trailEntries(gate().packet(1).s, () => null).entries[0]).toMatchObject({ state: "reviewing", post_sentinel_scan: "n/a", result: null });
-    expect(trailEntries(gate().packet(1).result(1).s, () => null).entries[0]).toMatchObject({ state: "verifying", result: "result-1.json" });
+    expect(trailEntries(gate().packet(1).s, () => null).entries[0]).toMatchObject({
+      state: "reviewing",
+      post_sentinel_scan: "n/a",
+      result: null,
+    });
+    expect(trailEntries(gate().packet(1).result(1).s, () => null).entries[0]).toMatchObject({
+      state: "verifying",
+      result: "result-1.json",
+    });
   });
 
   it("a verdict with an independence violation marks the round weak and names the reported model", () => {
-    const s = gate().packet(1).verdict(1, "pass", { independence_violation: true, reviewer_model: "claude-opus-4", reviewer_family: "anthropic" }).s;
-    expect(trailEntries(s, () => null).entries[0]).toMatchObject({ independence: "weak", reviewer_model: "claude-opus-4", reviewer_family: "anthropic" });
+    const s = gate()
+      .packet(1)
+      .verdict(1, "pass", { independence_violation: true, reviewer_model: "claude-opus-4", reviewer_family: "anthropic" }).s;
+    expect(trailEntries(s, () => null).entries[0]).toMatchObject({
+      independence: "weak",
+      reviewer_model: "claude-opus-4",
+      reviewer_family: "anthropic",
+    });
   });
 
   it("a weak-path packet is stamped weak", () => {
@@ -89,7 +146,9 @@ describe("renderTrail", () => {
       expect(sec).toContain(`- artifact_sha256 (packet): ${SHA_A}`);
       expect(sec).toContain(`- artifact_sha256_reviewed: ${e.artifact_sha256_reviewed ?? "n/a"}`);
       expect(sec).toContain(`- verifier_recomputed_sha256: ${e.verifier_recomputed_sha256 ?? "n/a"}`);
-      expect(sec).toContain(`- verdict: ${e.verdict ?? "n/a"}; blocking_findings: ${e.blocking_findings ?? "n/a"}; counted round ${e.counted_round}`);
+      expect(sec).toContain(
+        `- verdict: ${e.verdict ?? "n/a"}; blocking_findings: ${e.blocking_findings ?? "n/a"}; counted round ${e.counted_round}`,
+      );
     }
     expect(section(md, 1)).toContain("  - [blocking] no rollback plan");
     expect(section(md, 1)).toContain("- author resubmitted after this round");
@@ -102,29 +161,48 @@ describe("renderTrail", () => {
     const g = story().outcome("satisfied", 4);
     const { entries, findings } = trailEntries(g.s, lookup);
     const md = renderTrail(g.s, entries, findings, decide(g.s, context()));
-    expect(md.startsWith("# G-spec Review Trail\n\n- run: run1\n- artifact: docs/spec.md\n- author: claude\n- reviewer selection: selected — ")).toBe(true);
+    expect(
+      md.startsWith("# G-spec Review Trail\n\n- run: run1\n- artifact: docs/spec.md\n- author: claude\n- reviewer selection: selected — "),
+    ).toBe(true);
     const final = md.slice(md.indexOf("## Final disposition"));
-    expect(final).toBe([
-      "## Final disposition", "",
-      "- status: satisfied", "- reason: satisfied", "- independence: strong",
-      // the builder's outcome predates the relation and assurance fields: the trail says n/a rather than guessing
-      "- family relation: author anthropic vs reviewer openai: n/a", "- identity assurance: n/a",
-      "- satisfied_at_round: 4", "- verifier_pass: true",
-      "- conditions: parses=true, packet_id_match=true, sha256_match=true, satisfied=true, no_blockers=true",
-      `- current_artifact_sha256: ${SHA_A}`, "",
-    ].join("\n"));
+    expect(final).toBe(
+      [
+        "## Final disposition",
+        "",
+        "- status: satisfied",
+        "- reason: satisfied",
+        "- independence: strong",
+        // the builder's outcome predates the relation and assurance fields: the trail says n/a rather than guessing
+        "- family relation: author anthropic vs reviewer openai: n/a",
+        "- identity assurance: n/a",
+        "- satisfied_at_round: 4",
+        "- verifier_pass: true",
+        "- conditions: parses=true, packet_id_match=true, sha256_match=true, satisfied=true, no_blockers=true",
+        `- current_artifact_sha256: ${SHA_A}`,
+        "",
+      ].join("\n"),
+    );
   });
 
   it("an open gate says what it waits for", () => {
     const g = gate().packet(1).verdict(1, "issues");
     const { entries, findings } = trailEntries(g.s, () => null);
     const md = renderTrail(g.s, entries, findings, decide(g.s, context()));
-    expect(md.endsWith(`## Final disposition\n\n- open: awaiting_author (round 1) — verdict is "issues", not "satisfied"; 1 blocking finding(s) remain\n`)).toBe(true);
+    expect(
+      md.endsWith(
+        `## Final disposition\n\n- open: awaiting_author (round 1) — verdict is "issues", not "satisfied"; 1 blocking finding(s) remain\n`,
+      ),
+    ).toBe(true);
   });
 
   it("records escalations, decisions (with extension and note), the codex-skip block, and rejected files", () => {
-    const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]).decision(0, "override")
-      .packet(1).verdict(1, "issues").escalation(1, "cap_hit", ["force-pass", "extend-cap", "rework"]).decision(1, "extend-cap", 2);
+    const g = gate()
+      .escalation(0, "codex_skip_blocked", ["override", "rework"])
+      .decision(0, "override")
+      .packet(1)
+      .verdict(1, "issues")
+      .escalation(1, "cap_hit", ["force-pass", "extend-cap", "rework"])
+      .decision(1, "extend-cap", 2);
     g.s.decisions.get(1)!.note = "one more try";
     g.s.rejected = [{ file: "result-1.json.1", reason: "late: round 1 is closed" }];
     g.s.problems = [{ file: "verdict-9.json", reason: "names another run, gate or round", mtimeMs: 0 }];

@@ -13,7 +13,10 @@ export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const BIN = path.join(REPO, "bin", "guild-bus.js");
 export const SCRIPTED = path.join(REPO, "dist", "src", "cli", "demo-reviewer.js");
 /** Integration suites run once with native watching and once in polling mode (as on NFS, SMB, 9p, FUSE). */
-export const MODES = [{ mode: "watch", poll: false }, { mode: "poll", poll: true }] as const;
+export const MODES = [
+  { mode: "watch", poll: false },
+  { mode: "poll", poll: true },
+] as const;
 
 const live = new Set<ChildProcess>();
 
@@ -61,7 +64,9 @@ export function scriptedProvider(root: string, name: string, model: string, plan
 export function received(root: string, name: string): string[] {
   const dir = path.join(root, `received-${name}`);
   try {
-    return readdirSync(dir).sort().map((f) => readFileSync(path.join(dir, f), "utf8"));
+    return readdirSync(dir)
+      .sort()
+      .map((f) => readFileSync(path.join(dir, f), "utf8"));
   } catch {
     return [];
   }
@@ -85,7 +90,13 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
     },
     startWorker(kind, extra = [], env = {}) {
       // a flag in `extra` replaces its default: the CLI refuses a value option given twice
-      const defaults = [["--reconcile-ms", "300"], ["--full-scan-ms", "2000"], ["--claim-stale-ms", "2000"]].filter(([flag]) => !extra.includes(flag!)).flat();
+      const defaults = [
+        ["--reconcile-ms", "300"],
+        ["--full-scan-ms", "2000"],
+        ["--claim-stale-ms", "2000"],
+      ]
+        .filter(([flag]) => !extra.includes(flag!))
+        .flat();
       const child = spawn(
         process.execPath,
         [BIN, "worker", kind, "--root", root, ...defaults, ...(options.poll ? ["--poll"] : []), ...extra],
@@ -136,7 +147,9 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
         const s = project.status(run, gate);
         if (states.includes(s.state)) return s;
         if (Date.now() > deadline) {
-          throw new Error(`timed out waiting for ${states.join("|")}; state ${s.state} (${String(s.detail)}); files: ${project.files(run, gate).join(" ")}\nlogs:\n${logs.join("").slice(-4000)}`);
+          throw new Error(
+            `timed out waiting for ${states.join("|")}; state ${s.state} (${String(s.detail)}); files: ${project.files(run, gate).join(" ")}\nlogs:\n${logs.join("").slice(-4000)}`,
+          );
         }
         await sleep(150);
       }

@@ -5,4 +5,6 @@ import { readFileSync } from "node:fs";
 
 const packet = readFileSync(0, "utf8");
 const field = (name) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)?.[1]?.trim().replace(/^"|"$/g, "") ?? "";
-process.stdout.write(readFileSync(process.argv[2], "utf8").replaceAll("{{packet_id}}", field("packet_id")).replaceAll("{{sha}}", field("artifact_sha256")));
+process.stdout.write(
+  readFileSync(process.argv[2], "utf8").replaceAll("{{packet_id}}", field("packet_id")).replaceAll("{{sha}}", field("artifact_sha256")),
+);

@@ -14,8 +14,13 @@ const field = (name) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)?.[1]?.tr
 appendFileSync(log, `${process.env.GUILD_BUS_ROUND} ${field("packet_id")}\n`);
 const satisfied = () =>
   JSON.stringify({
-    schema_version: "review_result.v1", packet_id: field("packet_id"), artifact_sha256_reviewed: field("artifact_sha256"),
-    verdict: "satisfied", summary: "[child-process test reviewer — not a real model]", findings: [], blocking_findings: [],
+    schema_version: "review_result.v1",
+    packet_id: field("packet_id"),
+    artifact_sha256_reviewed: field("artifact_sha256"),
+    verdict: "satisfied",
+    summary: "[child-process test reviewer — not a real model]",
+    findings: [],
+    blocking_findings: [],
   });
 
 /** Write to stdout, honouring backpressure. */

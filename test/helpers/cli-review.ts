@@ -82,12 +82,25 @@ export function replyText(reply: Exclude<Reply, { kind: "http" | "tool" }>, requ
   const { packetId, sha } = packetFields(requestText);
   switch (reply.kind) {
     case "result": {
-      const findings = reply.verdict === "issues"
-        ? [{ severity: "blocking", title: MOCK_FINDING, detail: "State how the 95th percentile is measured and where.", evidence: "Acceptance criteria" }]
-        : [];
+      const findings =
+        reply.verdict === "issues"
+          ? [
+              {
+                severity: "blocking",
+                title: MOCK_FINDING,
+                detail: "State how the 95th percentile is measured and where.",
+                evidence: "Acceptance criteria",
+              },
+            ]
+          : [];
       const body = {
-        schema_version: "review_result.v1", packet_id: packetId, artifact_sha256_reviewed: sha, verdict: reply.verdict,
-        summary: `${MOCK_LABEL} ${findings.length} blocking finding(s).`, findings, blocking_findings: findings,
+        schema_version: "review_result.v1",
+        packet_id: packetId,
+        artifact_sha256_reviewed: sha,
+        verdict: reply.verdict,
+        summary: `${MOCK_LABEL} ${findings.length} blocking finding(s).`,
+        findings,
+        blocking_findings: findings,
       };
       return `I reviewed the artifact.\n\n\`\`\`review_result.v1\n${JSON.stringify(body, null, 2)}\n\`\`\`\n`;
     }
@@ -153,7 +166,17 @@ export function chunks(text: string, parts = 3): string[] {
 }
 
 // The artifact carrying known secrets, and the async CLI helpers, are shared with the codex and http suites.
-export { ARTIFACT_LINE, type CliResult, cliAsync, type GateStatus, guildText, SECRETS, SPEC, statusAsync, waitStateAsync } from "./clients.js";
+export {
+  ARTIFACT_LINE,
+  type CliResult,
+  cliAsync,
+  type GateStatus,
+  guildText,
+  SECRETS,
+  SPEC,
+  statusAsync,
+  waitStateAsync,
+} from "./clients.js";
 
 /** Run fn with some process.env entries replaced (children spawned inside inherit them), then restore. */
 export function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {

@@ -9,8 +9,19 @@ import type { PacketFrontMatter, ProviderConfig } from "../../src/spec/schemas.j
 import { makeProject, type Project, startBus } from "./bus.js";
 import { filesContaining, treeFiles, until } from "./clients.js";
 import {
-  ARTIFACT_LINE, cliAsync, guildText, MOCK_FINDING, type MockEndpoint, type MockScript, PACKET_MARKER, processesMentioning, type RecordedRequest, SECRETS, SPEC,
-  waitStateAsync, withEnv,
+  ARTIFACT_LINE,
+  cliAsync,
+  guildText,
+  MOCK_FINDING,
+  type MockEndpoint,
+  type MockScript,
+  PACKET_MARKER,
+  processesMentioning,
+  type RecordedRequest,
+  SECRETS,
+  SPEC,
+  waitStateAsync,
+  withEnv,
 } from "./cli-review.js";
 import { tempRoot } from "./tmp.js";
 import { scaled, waitSeconds } from "./machine.js";
@@ -95,32 +106,66 @@ export function realClientSuite(spec: ClientSpec): void {
     symlinkSync(spec.binary, link);
     if (!spec.fastVersion) return { link, configured: link };
     const shim = path.join(dir, spec.kind);
-    writeFileSync(shim, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo ${JSON.stringify(spec.fastVersion)}; exit 0; fi\nexec ${JSON.stringify(link)} "$@"\n`);
+    writeFileSync(
+      shim,
+      `#!/bin/sh\nif [ "$1" = "--version" ]; then echo ${JSON.stringify(spec.fastVersion)}; exit 0; fi\nexec ${JSON.stringify(link)} "$@"\n`,
+    );
     chmodSync(shim, 0o755);
     return { link, configured: shim };
   }
 
   /** A project whose reviewer is the CLI provider, with a scratch HOME, and the bus running. */
-  async function setup(script: MockScript | ((root: string) => MockScript), provider: Record<string, unknown> = {}, opts: { key?: boolean; env?: Record<string, string>; providers?: (mockUrl: string, binary: string) => Record<string, object> } = {}): Promise<Setup> {
+  async function setup(
+    script: MockScript | ((root: string) => MockScript),
+    provider: Record<string, unknown> = {},
+    opts: { key?: boolean; env?: Record<string, string>; providers?: (mockUrl: string, binary: string) => Record<string, object> } = {},
+  ): Promise<Setup> {
     const p = makeProject();
     mock = await spec.startMock({ apiKey: KEY, ...(typeof script === "function" ? script(p.root) : script) });
     const home = tempRoot(`guild-bus-${spec.kind}-home-`);
     spec.prepareHome(home);
     const { link, configured } = testBinary();
-    const base = { adapter: spec.kind, binary: configured, model: spec.model, base_url: mock.url, api_key_env: spec.keyEnv, timeout_ms: 30_000 };
+    const base = {
+      adapter: spec.kind,
+      binary: configured,
+      model: spec.model,
+      base_url: mock.url,
+      api_key_env: spec.keyEnv,
+      timeout_ms: 30_000,
+    };
     p.settings({ providers: { [spec.kind]: { ...base, ...provider }, ...opts.providers?.(mock.url, configured) } });
     p.write("docs/spec.md", SPEC);
-    withEnv({ HOME: home, [spec.keyEnv]: opts.key === false ? undefined : KEY, ...opts.env }, () => startBus(p, ["broker", "verifier", spec.kind]));
+    withEnv({ HOME: home, [spec.keyEnv]: opts.key === false ? undefined : KEY, ...opts.env }, () =>
+      startBus(p, ["broker", "verifier", spec.kind]),
+    );
     return { p, binary: link, mock };
   }
 
   const review = (p: Project) =>
-    cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model, "--wait", "--json", "--timeout", waitSeconds(45)]);
+    cliAsync(p, [
+      "review",
+      "docs/spec.md",
+      "--gate",
+      GATE,
+      "--run-id",
+      RUN,
+      "--author",
+      spec.author.host,
+      "--author-model",
+      spec.author.model,
+      "--wait",
+      "--json",
+      "--timeout",
+      waitSeconds(45),
+    ]);
 
   /** What every request must look like: review requests only, our key, the pinned model, the packet, no secret. */
   function expectCleanRequests(s: Setup, packetRounds: number[]) {
     const reqs = s.mock.requests;
-    expect(reqs.filter((r) => !r.review).map((r) => `${r.method} ${r.path}`), "requests other than reviews").toEqual([]);
+    expect(
+      reqs.filter((r) => !r.review).map((r) => `${r.method} ${r.path}`),
+      "requests other than reviews",
+    ).toEqual([]);
     expect(reqs.length).toBe(packetRounds.length);
     reqs.forEach((r, i) => {
       expect(r.method).toBe("POST");
@@ -140,28 +185,58 @@ export function realClientSuite(spec: ClientSpec): void {
       const s = await setup({ script: [{ kind: "result", verdict: "satisfied" }] });
       const r = await review(s.p);
       expect(r.code, r.stderr + s.p.logs.join("")).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", state: "done", rounds: 1, independence: "strong", reviewer_host: spec.kind });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        status: "satisfied",
+        state: "done",
+        rounds: 1,
+        independence: "strong",
+        reviewer_host: spec.kind,
+      });
       const result = s.p.readJson(RUN, GATE, "result-1.json");
       expect(result).toMatchObject({
-        verdict: "satisfied", packet_id: packetField(s.p, 1, "packet_id"), artifact_sha256_reviewed: packetField(s.p, 1, "artifact_sha256"),
-        reviewer_host: spec.kind, reviewer_model: spec.model, reviewer_model_source: "reported", normalized_from: "fenced",
+        verdict: "satisfied",
+        packet_id: packetField(s.p, 1, "packet_id"),
+        artifact_sha256_reviewed: packetField(s.p, 1, "artifact_sha256"),
+        reviewer_host: spec.kind,
+        reviewer_model: spec.model,
+        reviewer_model_source: "reported",
+        normalized_from: "fenced",
       });
-      expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({ independence_violation: false, reviewer_family: spec.reviewerFamily, gate_pass: { pass: true } });
+      expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({
+        independence_violation: false,
+        reviewer_family: spec.reviewerFamily,
+        gate_pass: { pass: true },
+      });
       expect(s.p.readJson(RUN, GATE, "outcome.json")).toMatchObject({
-        status: "satisfied", independence: "strong", reviewer_model: spec.model, reviewer_family: spec.reviewerFamily, author_family: spec.author.family,
+        status: "satisfied",
+        independence: "strong",
+        reviewer_model: spec.model,
+        reviewer_family: spec.reviewerFamily,
+        author_family: spec.author.family,
       });
       expectCleanRequests(s, [1]);
     });
 
     it("(2) an issues round: blocking findings, the gate waits for the author (exit 3), then resubmit to satisfied", async () => {
-      const s = await setup({ script: [{ kind: "result", verdict: "issues" }, { kind: "result", verdict: "satisfied" }] });
+      const s = await setup({
+        script: [
+          { kind: "result", verdict: "issues" },
+          { kind: "result", verdict: "satisfied" },
+        ],
+      });
       const r = await review(s.p);
       expect(r.code, r.stderr).toBe(3);
       expect(JSON.parse(r.stdout)).toMatchObject({ status: "rework", state: "awaiting_author", rounds: 1 });
-      const result = s.p.readJson<{ verdict: string; blocking_findings: Array<{ title: string; severity: string }> }>(RUN, GATE, "result-1.json");
+      const result = s.p.readJson<{ verdict: string; blocking_findings: Array<{ title: string; severity: string }> }>(
+        RUN,
+        GATE,
+        "result-1.json",
+      );
       expect(result.verdict).toBe("issues");
       expect(result.blocking_findings).toEqual([expect.objectContaining({ severity: "blocking", title: MOCK_FINDING })]);
-      expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({ gate_pass: { pass: false, conditions: { satisfied: false, no_blockers: false } } });
+      expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({
+        gate_pass: { pass: false, conditions: { satisfied: false, no_blockers: false } },
+      });
       expect(s.mock.reviewRequests()).toHaveLength(1); // nothing is dispatched while the author revises
       s.p.write("docs/spec.md", SPEC + "- latency is measured by the export span in the tracing backend\n");
       const again = await cliAsync(s.p, ["resubmit", RUN, GATE, "--wait", "--json"]);
@@ -178,7 +253,12 @@ export function realClientSuite(spec: ClientSpec): void {
       const s = await setup({ script: [{ kind: "sentinel" }] });
       const r = await review(s.p);
       expect(r.code, r.stderr).toBe(0);
-      expect(s.p.readJson(RUN, GATE, "result-1.json")).toMatchObject({ verdict: "satisfied", normalized_from: "sentinel", blocking_findings: [], reviewer_model: spec.model });
+      expect(s.p.readJson(RUN, GATE, "result-1.json")).toMatchObject({
+        verdict: "satisfied",
+        normalized_from: "sentinel",
+        blocking_findings: [],
+        reviewer_model: spec.model,
+      });
       expect(s.p.readJson(RUN, GATE, "outcome.json")).toMatchObject({ status: "satisfied", independence: "strong" });
       expectCleanRequests(s, [1]);
     });
@@ -195,7 +275,13 @@ export function realClientSuite(spec: ClientSpec): void {
     });
 
     it("(4b) two malformed answers: failure-1.json kind malformed, then the restarted round is reviewed", async () => {
-      const s = await setup({ script: [{ kind: "malformed" }, { kind: "text", text: "Looks fine to me, no structured answer." }, { kind: "result", verdict: "satisfied" }] });
+      const s = await setup({
+        script: [
+          { kind: "malformed" },
+          { kind: "text", text: "Looks fine to me, no structured answer." },
+          { kind: "result", verdict: "satisfied" },
+        ],
+      });
       const r = await review(s.p);
       expect(r.code, r.stderr).toBe(0);
       const failure = s.p.readJson<{ kind: string; reason: string }>(RUN, GATE, "failure-1.json");
@@ -211,10 +297,21 @@ export function realClientSuite(spec: ClientSpec): void {
       const r = await review(s.p);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", independence: "weak" });
-      expect(s.p.readJson(RUN, GATE, "result-1.json")).toMatchObject({ reviewer_model: spec.sameFamilyModel, reviewer_model_source: "reported" });
-      expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({ independence_violation: true, reviewer_family: spec.author.family });
+      expect(s.p.readJson(RUN, GATE, "result-1.json")).toMatchObject({
+        reviewer_model: spec.sameFamilyModel,
+        reviewer_model_source: "reported",
+      });
+      expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({
+        independence_violation: true,
+        reviewer_family: spec.author.family,
+      });
       const outcome = s.p.readJson(RUN, GATE, "outcome.json");
-      expect(outcome).toMatchObject({ status: "satisfied", independence: "weak", reviewer_model: spec.sameFamilyModel, reviewer_family: spec.author.family });
+      expect(outcome).toMatchObject({
+        status: "satisfied",
+        independence: "weak",
+        reviewer_model: spec.sameFamilyModel,
+        reviewer_family: spec.author.family,
+      });
       expect(outcome.independence).not.toBe("strong");
       expectCleanRequests(s, [1]);
     });
@@ -264,9 +361,28 @@ export function realClientSuite(spec: ClientSpec): void {
       }));
       // Instruction files the author could plant: the reviewer may read them as files, never load them as its instructions.
       plantInstructions(s.p, planted);
-      const r = await cliAsync(s.p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model, "--difficulty", "nightmare", "--wait", "--json", "--timeout", waitSeconds(60)]);
+      const r = await cliAsync(s.p, [
+        "review",
+        "docs/spec.md",
+        "--gate",
+        GATE,
+        "--run-id",
+        RUN,
+        "--author",
+        spec.author.host,
+        "--author-model",
+        spec.author.model,
+        "--difficulty",
+        "nightmare",
+        "--wait",
+        "--json",
+        "--timeout",
+        waitSeconds(60),
+      ]);
       expect(r.code, r.stderr + s.p.logs.join("")).toBe(0);
-      expect(r.stderr).toMatch(/warning: difficulty nightmare: the reviewer reads files itself, unredacted: docs\/spec\.md holds \d+ secret/);
+      expect(r.stderr).toMatch(
+        /warning: difficulty nightmare: the reviewer reads files itself, unredacted: docs\/spec\.md holds \d+ secret/,
+      );
       expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", rounds: 1, independence: "strong", reviewer_host: spec.kind });
       const packet = readFileSync(path.join(s.p.gateDir(RUN, GATE), "packet-1.md"), "utf8");
       expect(packet).toMatch(/^difficulty: nightmare$/m);
@@ -282,8 +398,12 @@ export function realClientSuite(spec: ClientSpec): void {
       expect(JSON.stringify(s.mock.requests)).not.toContain(planted);
       expect(readFileSync(path.join(s.p.root, "docs", "spec.md"), "utf8")).toBe(SPEC);
       expect(s.p.readJson(RUN, GATE, "result-1.json")).toMatchObject({
-        verdict: "satisfied", packet_id: packetField(s.p, 1, "packet_id"), artifact_sha256_reviewed: packetField(s.p, 1, "artifact_sha256"),
-        reviewer_host: spec.kind, reviewer_model: spec.model, reviewer_model_source: "reported",
+        verdict: "satisfied",
+        packet_id: packetField(s.p, 1, "packet_id"),
+        artifact_sha256_reviewed: packetField(s.p, 1, "artifact_sha256"),
+        reviewer_host: spec.kind,
+        reviewer_model: spec.model,
+        reviewer_model_source: "reported",
       });
       expect(s.p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({ gate_pass: { pass: true } });
       for (const q of reqs) spec.checkReviewRequest(q);
@@ -292,19 +412,44 @@ export function realClientSuite(spec: ClientSpec): void {
     /** A CLI that answers the broker's `--version` probe and then disappears: gone when the worker dispatches. */
     function vanishingBinary(): string {
       const file = path.join(tempRoot(`guild-bus-${spec.kind}-vanishing-`), spec.kind);
-      const version = spec.fastVersion ? `echo ${JSON.stringify(spec.fastVersion)}; exit 0` : `exec ${JSON.stringify(spec.binary)} --version`;
-      writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then rm -f "$0"; ${version}; fi\nexec ${JSON.stringify(spec.binary)} "$@"\n`);
+      const version = spec.fastVersion
+        ? `echo ${JSON.stringify(spec.fastVersion)}; exit 0`
+        : `exec ${JSON.stringify(spec.binary)} --version`;
+      writeFileSync(
+        file,
+        `#!/bin/sh\nif [ "$1" = "--version" ]; then rm -f "$0"; ${version}; fi\nexec ${JSON.stringify(spec.binary)} "$@"\n`,
+      );
       chmodSync(file, 0o755);
       return file;
     }
 
     /** After an unavailable round the broker selects again without that provider (here: the weak path). */
     async function expectUnavailableThenReselected(s: Setup, reason: RegExp) {
-      const r = await cliAsync(s.p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", spec.author.host, "--author-model", spec.author.model]);
+      const r = await cliAsync(s.p, [
+        "review",
+        "docs/spec.md",
+        "--gate",
+        GATE,
+        "--run-id",
+        RUN,
+        "--author",
+        spec.author.host,
+        "--author-model",
+        spec.author.model,
+      ]);
       expect(r.code, r.stderr).toBe(0);
-      await s.p.waitFor(RUN, GATE, (f) => f.includes("packet-2.md"), "the broker's new selection after the unavailable round", scaled(30_000));
+      await s.p.waitFor(
+        RUN,
+        GATE,
+        (f) => f.includes("packet-2.md"),
+        "the broker's new selection after the unavailable round",
+        scaled(30_000),
+      );
       expect(packetField(s.p, 1, "reviewer_provider")).toBe(spec.kind);
-      expect(s.p.readJson<{ kind: string; reason: string }>(RUN, GATE, "failure-1.json")).toMatchObject({ kind: "unavailable", reason: expect.stringMatching(reason) });
+      expect(s.p.readJson<{ kind: string; reason: string }>(RUN, GATE, "failure-1.json")).toMatchObject({
+        kind: "unavailable",
+        reason: expect.stringMatching(reason),
+      });
       expect(packetField(s.p, 2, "restart_reason")).toBe("degraded");
       expect(packetField(s.p, 2, "reviewer_provider")).not.toBe(spec.kind);
       expect(s.mock.requests).toEqual([]);
@@ -325,7 +470,19 @@ export function realClientSuite(spec: ClientSpec): void {
       const s = await setup(
         { script: [{ kind: "result", verdict: "satisfied" }] },
         { binary: vanishingBinary(), fallback: [`${spec.kind}-backup`] },
-        { providers: (url, binary) => ({ [`${spec.kind}-backup`]: { adapter: spec.kind, binary, model: spec.model, base_url: url, api_key_env: spec.keyEnv, timeout_ms: 30_000, selectable: false } }) },
+        {
+          providers: (url, binary) => ({
+            [`${spec.kind}-backup`]: {
+              adapter: spec.kind,
+              binary,
+              model: spec.model,
+              base_url: url,
+              api_key_env: spec.keyEnv,
+              timeout_ms: 30_000,
+              selectable: false,
+            },
+          }),
+        },
       );
       const r = await review(s.p);
       expect(r.code, r.stderr).toBe(0);
@@ -336,32 +493,50 @@ export function realClientSuite(spec: ClientSpec): void {
       expectCleanRequests(s, [1]);
     });
 
-    it("(9) a successful, a failed and a killed dispatch leave nothing of the packet or the key in HOME, the project or the temp directory", async () => {
-      const home = tempRoot(`guild-bus-${spec.kind}-home-`);
-      spec.prepareHome(home);
-      const before = treeFiles(home);
-      const tmp = tempRoot(`guild-bus-${spec.kind}-tmp-`); // where the adapter's scratch directories go
-      const root = tempRoot(`guild-bus-${spec.kind}-project-`);
-      mock = await spec.startMock({
-        apiKey: KEY,
-        script: [{ kind: "result", verdict: "satisfied" }, { kind: "http", status: 500 }, { kind: "result", verdict: "satisfied", delayMs: 10 * scaled(spec.slowTimeoutMs) }],
-      });
-      const marker = `PACKET-TEXT-${spec.kind}-5e1d`;
-      const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-home-1\nartifact_sha256: ${"e".repeat(64)}\n---\n${marker}\n${SPEC}`;
-      const config: ProviderConfig = { adapter: spec.kind, binary: spec.binary, model: spec.model, base_url: mock.url, api_key_env: spec.keyEnv, input: "stdin", selectable: true };
-      const dispatch = (timeoutMs: number) =>
-        withEnv({ HOME: home, TMPDIR: tmp, [spec.keyEnv]: KEY }, () => spec.adapter.dispatch(directInput(root, spec.kind, { ...config, timeout_ms: timeoutMs }, prompt)));
-      expect(await dispatch(scaled(30_000))).toMatchObject({ kind: "output" });
-      expect(await dispatch(scaled(30_000))).toMatchObject({ kind: "ambiguous" });
-      expect(await dispatch(scaled(spec.slowTimeoutMs))).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/timed out/) });
-      // Every dispatch reached the endpoint, the last one killed while it waited for the answer.
-      expect(mock.reviewRequests()).toHaveLength(3);
-      await until("the killed CLI's connection to close", () => mock!.reviewRequests()[2]?.closedEarly === true);
-      expect(filesContaining(marker, home, root, tmp), "packet text left on disk").toEqual([]);
-      expect(filesContaining(KEY, home, root, tmp), "key left on disk").toEqual([]);
-      expect(readdirSync(tmp), "scratch directories left behind").toEqual([]);
-      spec.expectHomeAfter(before, treeFiles(home));
-    }, scaled(180_000));
+    it(
+      "(9) a successful, a failed and a killed dispatch leave nothing of the packet or the key in HOME, the project or the temp directory",
+      async () => {
+        const home = tempRoot(`guild-bus-${spec.kind}-home-`);
+        spec.prepareHome(home);
+        const before = treeFiles(home);
+        const tmp = tempRoot(`guild-bus-${spec.kind}-tmp-`); // where the adapter's scratch directories go
+        const root = tempRoot(`guild-bus-${spec.kind}-project-`);
+        mock = await spec.startMock({
+          apiKey: KEY,
+          script: [
+            { kind: "result", verdict: "satisfied" },
+            { kind: "http", status: 500 },
+            { kind: "result", verdict: "satisfied", delayMs: 10 * scaled(spec.slowTimeoutMs) },
+          ],
+        });
+        const marker = `PACKET-TEXT-${spec.kind}-5e1d`;
+        const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-home-1\nartifact_sha256: ${"e".repeat(64)}\n---\n${marker}\n${SPEC}`;
+        const config: ProviderConfig = {
+          adapter: spec.kind,
+          binary: spec.binary,
+          model: spec.model,
+          base_url: mock.url,
+          api_key_env: spec.keyEnv,
+          input: "stdin",
+          selectable: true,
+        };
+        const dispatch = (timeoutMs: number) =>
+          withEnv({ HOME: home, TMPDIR: tmp, [spec.keyEnv]: KEY }, () =>
+            spec.adapter.dispatch(directInput(root, spec.kind, { ...config, timeout_ms: timeoutMs }, prompt)),
+          );
+        expect(await dispatch(scaled(30_000))).toMatchObject({ kind: "output" });
+        expect(await dispatch(scaled(30_000))).toMatchObject({ kind: "ambiguous" });
+        expect(await dispatch(scaled(spec.slowTimeoutMs))).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/timed out/) });
+        // Every dispatch reached the endpoint, the last one killed while it waited for the answer.
+        expect(mock.reviewRequests()).toHaveLength(3);
+        await until("the killed CLI's connection to close", () => mock!.reviewRequests()[2]?.closedEarly === true);
+        expect(filesContaining(marker, home, root, tmp), "packet text left on disk").toEqual([]);
+        expect(filesContaining(KEY, home, root, tmp), "key left on disk").toEqual([]);
+        expect(readdirSync(tmp), "scratch directories left behind").toEqual([]);
+        spec.expectHomeAfter(before, treeFiles(home));
+      },
+      scaled(180_000),
+    );
 
     interface FakeRun {
       dir: string;
@@ -375,17 +550,28 @@ export function realClientSuite(spec: ClientSpec): void {
       const dir = tempRoot(`guild-bus-${spec.kind}-fake-`);
       const record = path.join(dir, "record.json");
       const fake = path.join(dir, `fake-${spec.kind}.mjs`);
-      writeFileSync(fake, [
-        "#!/usr/bin/env node",
-        'import { readFileSync, writeFileSync } from "node:fs";',
-        "const stdin = readFileSync(0, 'utf8');",
-        `writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdin }));`,
-        `process.stdout.write(${JSON.stringify(spec.fakeOutput("fake answer", spec.model))});`,
-      ].join("\n"));
+      writeFileSync(
+        fake,
+        [
+          "#!/usr/bin/env node",
+          'import { readFileSync, writeFileSync } from "node:fs";',
+          "const stdin = readFileSync(0, 'utf8');",
+          `writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdin }));`,
+          `process.stdout.write(${JSON.stringify(spec.fakeOutput("fake answer", spec.model))});`,
+        ].join("\n"),
+      );
       chmodSync(fake, 0o755);
       const config: ProviderConfig = {
-        adapter: spec.kind, binary: fake, model: spec.model, base_url: "http://127.0.0.1:9", api_key_env: spec.keyEnv,
-        env: ["GUILD_TEST_ALLOWED"], extra_args: ["--extra-flag"], input: "stdin", selectable: true, timeout_ms: 20_000,
+        adapter: spec.kind,
+        binary: fake,
+        model: spec.model,
+        base_url: "http://127.0.0.1:9",
+        api_key_env: spec.keyEnv,
+        env: ["GUILD_TEST_ALLOWED"],
+        extra_args: ["--extra-flag"],
+        input: "stdin",
+        selectable: true,
+        timeout_ms: 20_000,
       };
       const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-contract-1\n---\n${SPEC}`;
       const input = directInput(dir, spec.kind, config, prompt);
@@ -439,14 +625,37 @@ export function plantInstructions(p: Pick<Project, "write">, planted: string): v
 /** A DispatchInput for calling an adapter directly (no workers). */
 export function directInput(root: string, providerId: string, config: ProviderConfig, prompt: string): DispatchInput {
   const front = {
-    schema_version: "guild_bus.packet.v1", packet_id: "pkt-contract-1", run_id: "r-direct", gate: "G-spec", round: 1, counted_round: 1, cap: 5,
-    restart_of: null, restart_reason: null, author_host: "codex", author_model: "gpt-5", author_family: "openai", author_family_source: "declared-model",
-    reviewer_provider: providerId, reviewer_adapter: config.adapter, reviewer_model: config.model ?? null, reviewer_family: "anthropic",
-    independence: "strong", selection_status: "selected", selection_reason: "test", artifact_path: "docs/spec.md",
-    artifact_sha256: "a".repeat(64), issued_at: new Date().toISOString(),
+    schema_version: "guild_bus.packet.v1",
+    packet_id: "pkt-contract-1",
+    run_id: "r-direct",
+    gate: "G-spec",
+    round: 1,
+    counted_round: 1,
+    cap: 5,
+    restart_of: null,
+    restart_reason: null,
+    author_host: "codex",
+    author_model: "gpt-5",
+    author_family: "openai",
+    author_family_source: "declared-model",
+    reviewer_provider: providerId,
+    reviewer_adapter: config.adapter,
+    reviewer_model: config.model ?? null,
+    reviewer_family: "anthropic",
+    independence: "strong",
+    selection_status: "selected",
+    selection_reason: "test",
+    artifact_path: "docs/spec.md",
+    artifact_sha256: "a".repeat(64),
+    issued_at: new Date().toISOString(),
   } satisfies PacketFrontMatter;
   return {
     project: dispatchProject(root, {}),
-    providerId, config, front, packetPath: path.join(root, "packet-1.md"), prompt, signal: new AbortController().signal,
+    providerId,
+    config,
+    front,
+    packetPath: path.join(root, "packet-1.md"),
+    prompt,
+    signal: new AbortController().signal,
   };
 }

@@ -79,13 +79,21 @@ export async function statusAsync(p: Project, run: string, gate: string): Promis
   return JSON.parse(r.stdout).gates[0];
 }
 
-export async function waitStateAsync(p: Project, run: string, gate: string, states: string[], timeoutMs = scaled(30_000)): Promise<GateStatus> {
+export async function waitStateAsync(
+  p: Project,
+  run: string,
+  gate: string,
+  states: string[],
+  timeoutMs = scaled(30_000),
+): Promise<GateStatus> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const s = await statusAsync(p, run, gate);
     if (states.includes(s.state)) return s;
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${states.join("|")}; state ${s.state} (${String(s.detail)}); files: ${p.files(run, gate).join(" ")}\nlogs:\n${p.logs.join("").slice(-4000)}`);
+      throw new Error(
+        `timed out waiting for ${states.join("|")}; state ${s.state} (${String(s.detail)}); files: ${p.files(run, gate).join(" ")}\nlogs:\n${p.logs.join("").slice(-4000)}`,
+      );
     }
     await sleep(150);
   }
@@ -111,7 +119,11 @@ export function treeFiles(dir: string): Record<string, string> {
 
 /** Files under dirs whose bytes contain needle (an ASCII string). */
 export function filesContaining(needle: string, ...dirs: string[]): string[] {
-  return dirs.flatMap((dir) => Object.entries(treeFiles(dir)).filter(([, text]) => text.includes(needle)).map(([rel]) => path.join(dir, rel)));
+  return dirs.flatMap((dir) =>
+    Object.entries(treeFiles(dir))
+      .filter(([, text]) => text.includes(needle))
+      .map(([rel]) => path.join(dir, rel)),
+  );
 }
 
 /** Every file under .guild/ as text, for "this value was never written anywhere" checks. */
@@ -125,17 +137,46 @@ export function packetField(p: Project, run: string, gate: string, round: number
 }
 
 /** A DispatchInput for calling an adapter directly (no workers), with a plausible packet. */
-export function directInput(root: string, providerId: string, config: ProviderConfig, prompt: string, settings: Settings = {}): DispatchInput {
+export function directInput(
+  root: string,
+  providerId: string,
+  config: ProviderConfig,
+  prompt: string,
+  settings: Settings = {},
+): DispatchInput {
   const front = {
-    schema_version: "guild_bus.packet.v1", packet_id: "pkt-direct-1", run_id: "r-direct", gate: "G-spec", round: 1, counted_round: 1, cap: 5,
-    restart_of: null, restart_reason: null, author_host: "claude", author_model: null, author_family: "anthropic", author_family_source: "host-map",
-    reviewer_provider: providerId, reviewer_adapter: config.adapter, reviewer_model: config.model ?? null, reviewer_family: "openai",
-    independence: "strong", selection_status: "selected", selection_reason: "test", artifact_path: "docs/spec.md",
-    artifact_sha256: "a".repeat(64), issued_at: new Date().toISOString(),
+    schema_version: "guild_bus.packet.v1",
+    packet_id: "pkt-direct-1",
+    run_id: "r-direct",
+    gate: "G-spec",
+    round: 1,
+    counted_round: 1,
+    cap: 5,
+    restart_of: null,
+    restart_reason: null,
+    author_host: "claude",
+    author_model: null,
+    author_family: "anthropic",
+    author_family_source: "host-map",
+    reviewer_provider: providerId,
+    reviewer_adapter: config.adapter,
+    reviewer_model: config.model ?? null,
+    reviewer_family: "openai",
+    independence: "strong",
+    selection_status: "selected",
+    selection_reason: "test",
+    artifact_path: "docs/spec.md",
+    artifact_sha256: "a".repeat(64),
+    issued_at: new Date().toISOString(),
   } satisfies PacketFrontMatter;
   return {
     project: dispatchProject(root, settings),
-    providerId, config, front, packetPath: path.join(root, "packet-1.md"), prompt, signal: new AbortController().signal,
+    providerId,
+    config,
+    front,
+    packetPath: path.join(root, "packet-1.md"),
+    prompt,
+    signal: new AbortController().signal,
   };
 }
 

@@ -50,7 +50,10 @@ const packet = packetPath && existsSync(packetPath) ? readFileSync(packetPath, "
 const calls = path.join(here, "calls");
 mkdirSync(calls, { recursive: true });
 const n = readdirSync(calls).length + 1;
-writeFileSync(path.join(calls, `${String(n).padStart(3, "0")}.json`), JSON.stringify({ argv, cwd: process.cwd(), packetPath, packet, token: Boolean(process.env.COPILOT_GITHUB_TOKEN) }, null, 2));
+writeFileSync(
+  path.join(calls, `${String(n).padStart(3, "0")}.json`),
+  JSON.stringify({ argv, cwd: process.cwd(), packetPath, packet, token: Boolean(process.env.COPILOT_GITHUB_TOKEN) }, null, 2),
+);
 
 const agent = value("--agent");
 const addDir = value("--add-dir");
@@ -60,7 +63,9 @@ if (!agent || !addDir || !existsSync(path.join(addDir, ".github", "agents", `${a
 }
 const effort = value(effortFlag);
 if ((plan.reject_efforts ?? []).includes(effort)) {
-  console.error(`\n400 Unsupported value: 'reasoning.effort' does not support '${effort}' with this model. Supported values are: 'low', 'medium', and 'high'.`);
+  console.error(
+    `\n400 Unsupported value: 'reasoning.effort' does not support '${effort}' with this model. Supported values are: 'low', 'medium', and 'high'.`,
+  );
   process.exit(1);
 }
 const model = value("--model");
@@ -70,14 +75,26 @@ if ((plan.reject_models ?? []).includes(model)) {
 }
 
 const behaviour = plan.sequence?.[n - 1] ?? plan.default ?? "satisfied";
-const field = (name) => new RegExp(`^${name}: (.+)$`, "m").exec(packet ?? "")?.[1]?.trim().replace(/^"|"$/g, "") ?? "";
+const field = (name) =>
+  new RegExp(`^${name}: (.+)$`, "m")
+    .exec(packet ?? "")?.[1]
+    ?.trim()
+    .replace(/^"|"$/g, "") ?? "";
 switch (behaviour) {
   case "satisfied":
   case "issues": {
-    const findings = behaviour === "issues" ? [{ severity: "blocking", title: "Stand-in blocking finding", detail: "Planned by the copilot stand-in." }] : [];
+    const findings =
+      behaviour === "issues"
+        ? [{ severity: "blocking", title: "Stand-in blocking finding", detail: "Planned by the copilot stand-in." }]
+        : [];
     const result = {
-      schema_version: "review_result.v1", packet_id: field("packet_id"), artifact_sha256_reviewed: field("artifact_sha256"),
-      verdict: behaviour, summary: "[copilot stand-in — not a real model]", findings, blocking_findings: findings,
+      schema_version: "review_result.v1",
+      packet_id: field("packet_id"),
+      artifact_sha256_reviewed: field("artifact_sha256"),
+      verdict: behaviour,
+      summary: "[copilot stand-in — not a real model]",
+      findings,
+      blocking_findings: findings,
     };
     console.log("Review follows.\n\n```review_result.v1\n" + JSON.stringify(result, null, 2) + "\n```");
     process.exit(0);

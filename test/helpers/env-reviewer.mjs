@@ -9,7 +9,14 @@ mkdirSync(dir, { recursive: true });
 writeFileSync(path.join(dir, `${process.pid}.packet.md`), packet);
 writeFileSync(path.join(dir, `${process.pid}.env.json`), JSON.stringify(process.env));
 const field = (name) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)?.[1]?.trim() ?? "";
-process.stdout.write(JSON.stringify({
-  schema_version: "review_result.v1", packet_id: field("packet_id"), artifact_sha256_reviewed: field("artifact_sha256"),
-  verdict: "satisfied", summary: "[env-recording reviewer — not a real model]", findings: [], blocking_findings: [],
-}));
+process.stdout.write(
+  JSON.stringify({
+    schema_version: "review_result.v1",
+    packet_id: field("packet_id"),
+    artifact_sha256_reviewed: field("artifact_sha256"),
+    verdict: "satisfied",
+    summary: "[env-recording reviewer — not a real model]",
+    findings: [],
+    blocking_findings: [],
+  }),
+);

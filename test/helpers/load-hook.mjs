@@ -2,9 +2,12 @@
 // so a test can prove which heavy modules a small command never loads.
 import { register } from "node:module";
 
-register("data:text/javascript," + encodeURIComponent(`
+register(
+  "data:text/javascript," +
+    encodeURIComponent(`
 import { appendFileSync } from "node:fs";
 export async function resolve(specifier, context, next) {
   if (process.env.GUILD_BUS_LOAD_LOG) appendFileSync(process.env.GUILD_BUS_LOAD_LOG, specifier + "\\n");
   return next(specifier, context);
-}`));
+}`),
+);

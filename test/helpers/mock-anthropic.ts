@@ -4,7 +4,21 @@
 // CLI's connectivity probe when non-essential traffic is allowed). Every request is recorded, credentials masked.
 import { createServer, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { authOf, chunks, listenMock, maskHeaders, type MockEndpoint, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, readBody, replyText, sendJson, sequencer } from "./cli-review.js";
+import {
+  authOf,
+  chunks,
+  listenMock,
+  maskHeaders,
+  type MockEndpoint,
+  type MockScript,
+  PACKET_MARKER,
+  type RecordedRequest,
+  type Reply,
+  readBody,
+  replyText,
+  sendJson,
+  sequencer,
+} from "./cli-review.js";
 
 interface MessagesBody {
   model?: string;
@@ -34,8 +48,13 @@ function textOf(body: MessagesBody): string {
 }
 
 const ERROR_TYPES: Record<number, string> = {
-  400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
-  429: "rate_limit_error", 500: "api_error", 529: "overloaded_error",
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
 };
 
 let ids = 0;
@@ -54,7 +73,16 @@ function streamMessage(res: ServerResponse, model: string, block: ContentBlock):
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const ev = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   ev("message_start", {
-    message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 120, output_tokens: 1 } },
+    message: {
+      id,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 120, output_tokens: 1 },
+    },
   });
   ev("ping", {});
   if (block.type === "text") {
@@ -62,7 +90,8 @@ function streamMessage(res: ServerResponse, model: string, block: ContentBlock):
     for (const piece of chunks(block.text)) ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } });
   } else {
     ev("content_block_start", { index: 0, content_block: { ...block, input: {} } });
-    for (const piece of chunks(JSON.stringify(block.input))) ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: piece } });
+    for (const piece of chunks(JSON.stringify(block.input)))
+      ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: piece } });
   }
   ev("content_block_stop", { index: 0 });
   ev("message_delta", { delta: { stop_reason: stopReason(block), stop_sequence: null }, usage: { output_tokens: outputTokens(block) } });
@@ -75,8 +104,14 @@ const outputTokens = (block: ContentBlock) => Math.ceil(JSON.stringify(block).le
 
 function plainMessage(res: ServerResponse, model: string, block: ContentBlock): void {
   sendJson(res, 200, {
-    id: `msg_mock_${++ids}`, type: "message", role: "assistant", model, content: [block],
-    stop_reason: stopReason(block), stop_sequence: null, usage: { input_tokens: 120, output_tokens: outputTokens(block) },
+    id: `msg_mock_${++ids}`,
+    type: "message",
+    role: "assistant",
+    model,
+    content: [block],
+    stop_reason: stopReason(block),
+    stop_sequence: null,
+    usage: { input_tokens: 120, output_tokens: outputTokens(block) },
   });
 }
 
@@ -95,10 +130,16 @@ export async function startMockAnthropic(script: MockScript = {}): Promise<MockE
     const text = textOf(body);
     const isMessages = req.method === "POST" && url.pathname === "/v1/messages";
     const record: RecordedRequest = {
-      method: req.method ?? "", path: url.pathname, headers: maskHeaders(req.headers),
+      method: req.method ?? "",
+      path: url.pathname,
+      headers: maskHeaders(req.headers),
       auth: authOf((req.headers["x-api-key"] as string | undefined) ?? req.headers.authorization?.replace(/^Bearer /, ""), script.apiKey),
-      body, text, review: isMessages && text.includes(PACKET_MARKER), requestedModel: typeof body.model === "string" ? body.model : null,
-      replied: "aux", closedEarly: false,
+      body,
+      text,
+      review: isMessages && text.includes(PACKET_MARKER),
+      requestedModel: typeof body.model === "string" ? body.model : null,
+      replied: "aux",
+      closedEarly: false,
     };
     requests.push(record);
     res.on("close", () => {
@@ -106,8 +147,10 @@ export async function startMockAnthropic(script: MockScript = {}): Promise<MockE
     });
 
     if (url.pathname === "/api/hello") return void res.writeHead(200).end();
-    if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
-    if (!isMessages) return sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: `mock: no ${req.method} ${url.pathname}` } });
+    if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens")
+      return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
+    if (!isMessages)
+      return sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: `mock: no ${req.method} ${url.pathname}` } });
 
     const model = record.requestedModel ?? "claude-mock";
     if (!record.review) {
@@ -120,7 +163,10 @@ export async function startMockAnthropic(script: MockScript = {}): Promise<MockE
     if (reply.delayMs) await sleep(reply.delayMs);
     if (res.destroyed) return;
     if (reply.kind === "http") {
-      return sendJson(res, reply.status, { type: "error", error: { type: ERROR_TYPES[reply.status] ?? "api_error", message: `mock error ${reply.status}` } });
+      return sendJson(res, reply.status, {
+        type: "error",
+        error: { type: ERROR_TYPES[reply.status] ?? "api_error", message: `mock error ${reply.status}` },
+      });
     }
     const block = contentOf(reply, text);
     const reported = reply.model ?? model;

@@ -5,7 +5,21 @@
 // Every request is recorded, credentials masked.
 import { createServer, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { authOf, chunks, listenMock, maskHeaders, type MockEndpoint, type MockScript, PACKET_MARKER, type RecordedRequest, type Reply, readBody, replyText, sendJson, sequencer } from "./cli-review.js";
+import {
+  authOf,
+  chunks,
+  listenMock,
+  maskHeaders,
+  type MockEndpoint,
+  type MockScript,
+  PACKET_MARKER,
+  type RecordedRequest,
+  type Reply,
+  readBody,
+  replyText,
+  sendJson,
+  sequencer,
+} from "./cli-review.js";
 
 interface Part {
   text?: unknown;
@@ -33,13 +47,24 @@ function textOf(body: GenerateBody): string {
 }
 
 const STATUS_NAMES: Record<number, string> = {
-  400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED",
-  500: "INTERNAL", 503: "UNAVAILABLE",
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
 };
 
 /** A value that satisfies a (simple) JSON schema: what the CLI's utility calls parse. */
 function fill(schema: unknown, key = ""): unknown {
-  const s = (schema ?? {}) as { type?: string; properties?: Record<string, unknown>; required?: string[]; enum?: unknown[]; items?: unknown };
+  const s = (schema ?? {}) as {
+    type?: string;
+    properties?: Record<string, unknown>;
+    required?: string[];
+    enum?: unknown[];
+    items?: unknown;
+  };
   if (s.enum?.length) return s.enum.includes("user") ? "user" : s.enum[0];
   switch (String(s.type ?? "").toLowerCase()) {
     case "object":
@@ -84,7 +109,9 @@ function streamFunctionCall(res: ServerResponse, model: string, name: string, ar
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const chunk = {
     candidates: [{ content: { role: "model", parts: [{ functionCall: { name, args } }] }, index: 0, finishReason: "STOP" }],
-    usageMetadata: usage(JSON.stringify(args)), modelVersion: model, responseId: `mock-${++ids}`,
+    usageMetadata: usage(JSON.stringify(args)),
+    modelVersion: model,
+    responseId: `mock-${++ids}`,
   };
   res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
   res.end();
@@ -93,7 +120,9 @@ function streamFunctionCall(res: ServerResponse, model: string, name: string, ar
 function plainAnswer(res: ServerResponse, model: string, text: string): void {
   sendJson(res, 200, {
     candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
-    usageMetadata: usage(text), modelVersion: model, responseId: `mock-${++ids}`,
+    usageMetadata: usage(text),
+    modelVersion: model,
+    responseId: `mock-${++ids}`,
   });
 }
 
@@ -116,16 +145,24 @@ export async function startMockGemini(script: MockScript = {}): Promise<MockEndp
     const text = textOf(body);
     const presented = (req.headers["x-goog-api-key"] as string | undefined) ?? url.searchParams.get("key") ?? undefined;
     const record: RecordedRequest = {
-      method: req.method ?? "", path: `${url.pathname}${url.searchParams.has("alt") ? `?alt=${url.searchParams.get("alt")}` : ""}`,
-      headers: maskHeaders(req.headers), auth: authOf(presented, script.apiKey), body, text,
-      review: method === "streamGenerateContent" && text.includes(PACKET_MARKER), requestedModel: model, replied: "aux", closedEarly: false,
+      method: req.method ?? "",
+      path: `${url.pathname}${url.searchParams.has("alt") ? `?alt=${url.searchParams.get("alt")}` : ""}`,
+      headers: maskHeaders(req.headers),
+      auth: authOf(presented, script.apiKey),
+      body,
+      text,
+      review: method === "streamGenerateContent" && text.includes(PACKET_MARKER),
+      requestedModel: model,
+      replied: "aux",
+      closedEarly: false,
     };
     requests.push(record);
     res.on("close", () => {
       if (!res.writableFinished) record.closedEarly = true;
     });
 
-    if (req.method !== "POST" || !m) return sendJson(res, 404, { error: { code: 404, message: `mock: no ${req.method} ${url.pathname}`, status: "NOT_FOUND" } });
+    if (req.method !== "POST" || !m)
+      return sendJson(res, 404, { error: { code: 404, message: `mock: no ${req.method} ${url.pathname}`, status: "NOT_FOUND" } });
     if (method === "countTokens") return sendJson(res, 200, { totalTokens: Math.ceil(raw.length / 4) });
     if (!record.review) {
       // Utility calls: structured JSON when a schema is asked for, else a short text.
@@ -138,7 +175,9 @@ export async function startMockGemini(script: MockScript = {}): Promise<MockEndp
     if (reply.delayMs) await sleep(reply.delayMs);
     if (res.destroyed) return;
     if (reply.kind === "http") {
-      return sendJson(res, reply.status, { error: { code: reply.status, message: `mock error ${reply.status}`, status: STATUS_NAMES[reply.status] ?? "UNKNOWN" } });
+      return sendJson(res, reply.status, {
+        error: { code: reply.status, message: `mock error ${reply.status}`, status: STATUS_NAMES[reply.status] ?? "UNKNOWN" },
+      });
     }
     if (reply.kind === "tool") return streamFunctionCall(res, reply.model ?? model!, reply.name, reply.args);
     return streamAnswer(res, reply.model ?? model!, replyText(reply, text));

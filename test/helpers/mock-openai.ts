@@ -92,7 +92,9 @@ function field(text: string, name: string): string {
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    return content.map((c) => (c && typeof c === "object" && typeof (c as { text?: unknown }).text === "string" ? (c as { text: string }).text : "")).join("\n");
+    return content
+      .map((c) => (c && typeof c === "object" && typeof (c as { text?: unknown }).text === "string" ? (c as { text: string }).text : ""))
+      .join("\n");
   }
   return "";
 }
@@ -100,7 +102,13 @@ function textOf(content: unknown): string {
 /** The user-role text of a responses or chat-completions request. */
 function promptOf(body: Record<string, unknown> | null): string {
   if (!body) return "";
-  const items = Array.isArray(body.input) ? body.input : Array.isArray(body.messages) ? body.messages : typeof body.input === "string" ? [{ role: "user", content: body.input }] : [];
+  const items = Array.isArray(body.input)
+    ? body.input
+    : Array.isArray(body.messages)
+      ? body.messages
+      : typeof body.input === "string"
+        ? [{ role: "user", content: body.input }]
+        : [];
   return items
     .filter((i): i is { role: string; content: unknown } => !!i && typeof i === "object" && (i as { role?: unknown }).role === "user")
     .map((i) => textOf(i.content))
@@ -117,9 +125,18 @@ export function answerText(req: Pick<RecordedRequest, "packetId" | "artifactSha2
   switch (step.behaviour) {
     case "satisfied":
     case "issues": {
-      const findings = step.behaviour === "issues"
-        ? [{ id: "F1", severity: "blocking", title: "Mock blocking finding", detail: "Planned by the mock script.", evidence: "Acceptance criteria" }]
-        : [];
+      const findings =
+        step.behaviour === "issues"
+          ? [
+              {
+                id: "F1",
+                severity: "blocking",
+                title: "Mock blocking finding",
+                detail: "Planned by the mock script.",
+                evidence: "Acceptance criteria",
+              },
+            ]
+          : [];
       const body = {
         schema_version: "review_result.v1",
         packet_id: req.packetId,
@@ -141,19 +158,46 @@ export function answerText(req: Pick<RecordedRequest, "packetId" | "artifactSha2
   }
 }
 
-const usage = { input_tokens: 120, input_tokens_details: { cached_tokens: 0 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 160 };
+const usage = {
+  input_tokens: 120,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 40,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 160,
+};
 
 function writeResponsesStream(res: http.ServerResponse, n: number, model: string, text: string): void {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "openai-model": model, "x-request-id": `req_mock_${n}` });
+  res.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    "openai-model": model,
+    "x-request-id": `req_mock_${n}`,
+  });
   const id = `resp_mock_${n}`;
   const itemId = `msg_mock_${n}`;
   let seq = 0;
-  const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
-  const response = { id, object: "response", created_at: Math.floor(Date.now() / 1000), status: "in_progress", model, output: [] as unknown[] };
+  const send = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  const response = {
+    id,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status: "in_progress",
+    model,
+    output: [] as unknown[],
+  };
   send("response.created", { response });
   send("response.in_progress", { response });
-  send("response.output_item.added", { output_index: 0, item: { id: itemId, type: "message", role: "assistant", status: "in_progress", content: [] } });
-  send("response.content_part.added", { item_id: itemId, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+  send("response.output_item.added", {
+    output_index: 0,
+    item: { id: itemId, type: "message", role: "assistant", status: "in_progress", content: [] },
+  });
+  send("response.content_part.added", {
+    item_id: itemId,
+    output_index: 0,
+    content_index: 0,
+    part: { type: "output_text", text: "", annotations: [] },
+  });
   for (let i = 0; i < text.length; i += 200) {
     send("response.output_text.delta", { item_id: itemId, output_index: 0, content_index: 0, delta: text.slice(i, i + 200) });
   }
@@ -168,11 +212,31 @@ function writeResponsesStream(res: http.ServerResponse, n: number, model: string
 
 /** One function call in a Responses stream: the client runs the tool and sends a function_call_output next. */
 function writeFunctionCall(res: http.ServerResponse, n: number, model: string, tool: NonNullable<Step["tool"]>): void {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "openai-model": model, "x-request-id": `req_mock_${n}` });
+  res.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    "openai-model": model,
+    "x-request-id": `req_mock_${n}`,
+  });
   let seq = 0;
-  const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
-  const response = { id: `resp_mock_${n}`, object: "response", created_at: Math.floor(Date.now() / 1000), status: "in_progress", model, output: [] as unknown[] };
-  const item = { id: `fc_mock_${n}`, type: "function_call", status: "completed", call_id: `call_mock_${n}`, name: tool.name, arguments: JSON.stringify(tool.args) };
+  const send = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  const response = {
+    id: `resp_mock_${n}`,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status: "in_progress",
+    model,
+    output: [] as unknown[],
+  };
+  const item = {
+    id: `fc_mock_${n}`,
+    type: "function_call",
+    status: "completed",
+    call_id: `call_mock_${n}`,
+    name: tool.name,
+    arguments: JSON.stringify(tool.args),
+  };
   send("response.created", { response });
   send("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", arguments: "" } });
   send("response.function_call_arguments.done", { item_id: item.id, output_index: 0, arguments: item.arguments });
@@ -183,14 +247,16 @@ function writeFunctionCall(res: http.ServerResponse, n: number, model: string, t
 
 function writeChatCompletion(res: http.ServerResponse, n: number, model: string, text: string): void {
   res.writeHead(200, { "content-type": "application/json", "openai-model": model });
-  res.end(JSON.stringify({
-    id: `chatcmpl-mock-${n}`,
-    object: "chat.completion",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop" }],
-    usage: { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160 },
-  }));
+  res.end(
+    JSON.stringify({
+      id: `chatcmpl-mock-${n}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160 },
+    }),
+  );
 }
 
 const asStep = (b: Behaviour | Step): Step => (typeof b === "string" ? { behaviour: b } : b);
@@ -221,13 +287,32 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
       const requestedModel = typeof body?.model === "string" ? body.model : null;
       const effort = body?.reasoning_effort ?? (body?.reasoning as { effort?: unknown } | undefined)?.effort;
       const requestedEffort = typeof effort === "string" ? effort : null;
-      const auth: RecordedRequest["auth"] = !authorization ? "none" : !s.apiKey ? "present" : authorization === `Bearer ${s.apiKey}` ? "match" : "mismatch";
+      const auth: RecordedRequest["auth"] = !authorization
+        ? "none"
+        : !s.apiKey
+          ? "present"
+          : authorization === `Bearer ${s.apiKey}`
+            ? "match"
+            : "mismatch";
       const rec: RecordedRequest = {
-        n, method: req.method ?? "", path: req.url ?? "", headers, auth, raw, body, prompt,
-        packetId: field(prompt, "packet_id"), artifactSha256: field(prompt, "artifact_sha256"),
-        isRepair: prompt.includes("## Schema repair"), structured: isStructured(body), requestedModel, requestedEffort,
-        behaviour: step.behaviour, reportedModel: step.model ?? s.model ?? requestedModel ?? "gpt-mock",
-        clientClosed: false, answered: false,
+        n,
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers,
+        auth,
+        raw,
+        body,
+        prompt,
+        packetId: field(prompt, "packet_id"),
+        artifactSha256: field(prompt, "artifact_sha256"),
+        isRepair: prompt.includes("## Schema repair"),
+        structured: isStructured(body),
+        requestedModel,
+        requestedEffort,
+        behaviour: step.behaviour,
+        reportedModel: step.model ?? s.model ?? requestedModel ?? "gpt-mock",
+        clientClosed: false,
+        answered: false,
       };
       requests.push(rec);
       res.on("close", () => {
@@ -239,28 +324,57 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
         const route = (req.url ?? "").replace(/\?.*$/, "");
         if (s.apiKey && auth !== "match") {
           res.writeHead(401, { "content-type": "application/json" });
-          return void res.end(JSON.stringify({ error: { message: "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key" } }));
+          return void res.end(
+            JSON.stringify({ error: { message: "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key" } }),
+          );
         }
         if (step.behaviour === "drop") return void req.socket.destroy();
         if (step.behaviour.startsWith("status-")) {
           const status = Number(step.behaviour.slice("status-".length));
           res.writeHead(status, { "content-type": "application/json" });
-          return void res.end(JSON.stringify({ error: { message: `mock error ${status}`, type: status >= 500 ? "server_error" : "invalid_request_error", code: `mock_${status}` } }));
+          return void res.end(
+            JSON.stringify({
+              error: {
+                message: `mock error ${status}`,
+                type: status >= 500 ? "server_error" : "invalid_request_error",
+                code: `mock_${status}`,
+              },
+            }),
+          );
         }
         if (step.behaviour === "effort-unsupported") {
           const param = route.endsWith("/responses") ? "reasoning.effort" : "reasoning_effort";
           res.writeHead(400, { "content-type": "application/json" });
-          return void res.end(JSON.stringify({ error: { message: `Unsupported value: '${param}' does not support '${requestedEffort}' with this model. Supported values are: 'low', 'medium', and 'high'.`, type: "invalid_request_error", param, code: "unsupported_value" } }));
+          return void res.end(
+            JSON.stringify({
+              error: {
+                message: `Unsupported value: '${param}' does not support '${requestedEffort}' with this model. Supported values are: 'low', 'medium', and 'high'.`,
+                type: "invalid_request_error",
+                param,
+                code: "unsupported_value",
+              },
+            }),
+          );
         }
         if (step.behaviour === "model-unknown") {
           res.writeHead(404, { "content-type": "application/json" });
-          return void res.end(JSON.stringify({ error: { message: `The model \`${requestedModel}\` does not exist or you do not have access to it.`, type: "invalid_request_error", param: null, code: "model_not_found" } }));
+          return void res.end(
+            JSON.stringify({
+              error: {
+                message: `The model \`${requestedModel}\` does not exist or you do not have access to it.`,
+                type: "invalid_request_error",
+                param: null,
+                code: "model_not_found",
+              },
+            }),
+          );
         }
         if (step.behaviour === "not-json") {
           res.writeHead(200, { "content-type": "text/html" });
           return void res.end("<html><body>gateway says hello</body></html>");
         }
-        if (step.behaviour === "tool" && step.tool && route.endsWith("/responses")) return writeFunctionCall(res, n, rec.reportedModel, step.tool);
+        if (step.behaviour === "tool" && step.tool && route.endsWith("/responses"))
+          return writeFunctionCall(res, n, rec.reportedModel, step.tool);
         const text = answerText(rec, step);
         if (route.endsWith("/responses")) return writeResponsesStream(res, n, rec.reportedModel, text);
         if (route.endsWith("/chat/completions")) return writeChatCompletion(res, n, rec.reportedModel, text);

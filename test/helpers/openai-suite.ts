@@ -66,7 +66,8 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
   let current: MockOpenAI | undefined;
 
   beforeAll(() => {
-    if (spec.binary && !existsSync(spec.binary)) throw new Error(`the pinned ${spec.worker} CLI is missing at ${spec.binary}: run npm --prefix clients ci`);
+    if (spec.binary && !existsSync(spec.binary))
+      throw new Error(`the pinned ${spec.worker} CLI is missing at ${spec.binary}: run npm --prefix clients ci`);
     process.env[spec.keyEnv] = spec.key;
   });
 
@@ -121,19 +122,35 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
   const id = spec.providerId;
   const packetText = (p: Project, round: number) => readFileSync(path.join(p.gateDir(RUN, GATE), `packet-${round}.md`), "utf8");
   // Starts a review without waiting (for scenarios that end in a state --wait would not report as done).
-  const start = async (p: Project) => expect((await cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", "claude"])).code).toBe(0);
+  const start = async (p: Project) =>
+    expect((await cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", "claude"])).code).toBe(0);
 
   describe(spec.title, () => {
     it(`(1) one round to satisfied: ${spec.formatField} json_schema, model reported by the endpoint, exactly one request, no secrets`, async () => {
       const p = await setup({ default: "satisfied", model: spec.reported });
       const r = await review(p);
       expect(r.code, r.stderr + logsOf(p)).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", state: "done", rounds: 1, independence: "strong", reviewer_host: id });
-      expect(p.readJson(RUN, GATE, "result-1.json")).toMatchObject({
-        verdict: "satisfied", blocking_findings: [], reviewer_host: id,
-        reviewer_model: spec.reported, reviewer_model_source: "reported", normalized_from: "whole-json",
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        status: "satisfied",
+        state: "done",
+        rounds: 1,
+        independence: "strong",
+        reviewer_host: id,
       });
-      expect(p.readJson(RUN, GATE, "outcome.json")).toMatchObject({ status: "satisfied", independence: "strong", reviewer_family: spec.reviewerFamily, author_family: "anthropic" });
+      expect(p.readJson(RUN, GATE, "result-1.json")).toMatchObject({
+        verdict: "satisfied",
+        blocking_findings: [],
+        reviewer_host: id,
+        reviewer_model: spec.reported,
+        reviewer_model_source: "reported",
+        normalized_from: "whole-json",
+      });
+      expect(p.readJson(RUN, GATE, "outcome.json")).toMatchObject({
+        status: "satisfied",
+        independence: "strong",
+        reviewer_family: spec.reviewerFamily,
+        author_family: "anthropic",
+      });
       expectCleanRequests(p, [1]);
       spec.checkFormat(s.mock.requests[0]!);
     });
@@ -143,7 +160,11 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
       const r = await review(p);
       expect(r.code, r.stderr + logsOf(p)).toBe(3);
       expect(JSON.parse(r.stdout)).toMatchObject({ status: "rework", state: "awaiting_author", rounds: 1 });
-      const result = p.readJson<{ verdict: string; blocking_findings: Array<{ title: string; severity: string }> }>(RUN, GATE, "result-1.json");
+      const result = p.readJson<{ verdict: string; blocking_findings: Array<{ title: string; severity: string }> }>(
+        RUN,
+        GATE,
+        "result-1.json",
+      );
       expect(result.verdict).toBe("issues");
       expect(result.blocking_findings).toEqual([expect.objectContaining({ severity: "blocking", title: "Mock blocking finding" })]);
       expect(p.files(RUN, GATE)).not.toContain("outcome.json");
@@ -163,7 +184,11 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
       const r = await review(p);
       expect(r.code, r.stderr + logsOf(p)).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied" });
-      expect(p.readJson(RUN, GATE, "result-1.json")).toMatchObject({ verdict: "satisfied", normalized_from: "sentinel", reviewer_model: spec.reported });
+      expect(p.readJson(RUN, GATE, "result-1.json")).toMatchObject({
+        verdict: "satisfied",
+        normalized_from: "sentinel",
+        reviewer_model: spec.reported,
+      });
       expectCleanRequests(p, [1]);
     });
 
@@ -171,7 +196,11 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
       const p = await setup({ sequence: ["malformed", spec.repair.step], model: spec.reported });
       const r = await review(p);
       expect(r.code, r.stderr + logsOf(p)).toBe(0);
-      expect(p.readJson(RUN, GATE, "result-1.json")).toMatchObject({ verdict: "satisfied", repaired: true, normalized_from: spec.repair.normalizedFrom });
+      expect(p.readJson(RUN, GATE, "result-1.json")).toMatchObject({
+        verdict: "satisfied",
+        repaired: true,
+        normalized_from: spec.repair.normalizedFrom,
+      });
       expectCleanRequests(p, [1, 1]);
       expect(s.mock.requests.map((q) => q.isRepair)).toEqual([false, true]);
       expect(s.mock.requests[1]!.prompt).toContain("Your previous answer");
@@ -197,7 +226,10 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
       expect(r.code, r.stderr + logsOf(p)).toBe(0);
       // Selection saw a cross-family pair; only the reported model reveals the same family.
       expect(packetText(p, 1)).toMatch(/independence: strong/);
-      expect(p.readJson(RUN, GATE, "result-1.json")).toMatchObject({ reviewer_model: same.reportedModel, reviewer_model_source: "reported" });
+      expect(p.readJson(RUN, GATE, "result-1.json")).toMatchObject({
+        reviewer_model: same.reportedModel,
+        reviewer_model_source: "reported",
+      });
       expect(p.readJson(RUN, GATE, "verdict-1.json")).toMatchObject({ reviewer_family: same.family, independence_violation: true });
       const outcome = p.readJson(RUN, GATE, "outcome.json");
       expect(outcome).toMatchObject({ status: "satisfied", independence: "weak", author_family: same.family });
@@ -208,9 +240,15 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
 
     it(`(6) an answer slower than timeout_ms → ${spec.slow.how}, no_verdict, awaiting a decision, never dispatched again`, async () => {
       // the mock holds the answer well past the timeout; the timeout is long enough (scaled) for the CLI's request
-      const p = await setup({ default: { behaviour: "satisfied", delayMs: 10 * spec.slow.timeoutMs } }, { timeout_ms: spec.slow.timeoutMs });
+      const p = await setup(
+        { default: { behaviour: "satisfied", delayMs: 10 * spec.slow.timeoutMs } },
+        { timeout_ms: spec.slow.timeoutMs },
+      );
       await start(p);
-      await until("the reviewer's request, before its timeout fires", () => s.mock.requests.length > 0 || p.files(RUN, GATE).includes("failure-1.json"));
+      await until(
+        "the reviewer's request, before its timeout fires",
+        () => s.mock.requests.length > 0 || p.files(RUN, GATE).includes("failure-1.json"),
+      );
       expect(s.mock.requests, "the timeout fired before the reviewer sent its request").toHaveLength(1);
       const st = await waitStateAsync(p, RUN, GATE, ["awaiting_decision"]);
       expect(st.status).toBe("no_verdict");
@@ -255,7 +293,8 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
       expect(r.code, r.stderr + logsOf(p)).toBe(0);
       const result = p.readJson(RUN, GATE, "result-1.json");
       expect(result).toMatchObject({
-        reviewer_host: `${id}-backup`, reviewer_model: spec.reported,
+        reviewer_host: `${id}-backup`,
+        reviewer_model: spec.reported,
         dispatch_attempts: [
           { provider: id, outcome: "not-run", reason: expect.stringMatching(spec.notRun.attemptReason) },
           { provider: `${id}-backup`, outcome: "output" },

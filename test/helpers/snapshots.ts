@@ -7,7 +7,18 @@ import { packetId } from "../../src/core/packet.js";
 import { DEFAULT_RESTART_CAP, type ResolvedPolicy } from "../../src/core/policy.js";
 import { emptySnapshot, type GateSnapshot } from "../../src/core/snapshot.js";
 import type {
-  Attempt, Decision, DecisionChoice, Escalation, EscalationReason, Failure, Family, Outcome, PacketFrontMatter, Request, ScoreGate, VerdictFile,
+  Attempt,
+  Decision,
+  DecisionChoice,
+  Escalation,
+  EscalationReason,
+  Failure,
+  Family,
+  Outcome,
+  PacketFrontMatter,
+  Request,
+  ScoreGate,
+  VerdictFile,
 } from "../../src/spec/schemas.js";
 
 export const RUN = "run1";
@@ -21,34 +32,70 @@ export const RAW_SHA = "d".repeat(64);
 
 export function request(over: Partial<Request> = {}): Request {
   return {
-    schema_version: "guild_bus.request.v1", run_id: RUN, gate: GATE, artifact_path: "docs/spec.md",
-    author_host: "claude", reviewer: "auto", requested_at: AT, ...over,
+    schema_version: "guild_bus.request.v1",
+    run_id: RUN,
+    gate: GATE,
+    artifact_path: "docs/spec.md",
+    author_host: "claude",
+    reviewer: "auto",
+    requested_at: AT,
+    ...over,
   };
 }
 
 export function policy(over: Partial<ResolvedPolicy> = {}): ResolvedPolicy {
   return {
-    mode: "cross", required: true, requiredBecause: "review=cross", cap: 5, warnings: [], restartCap: DEFAULT_RESTART_CAP,
-    stop: "verdict", difficulty: "medium", humanCheckpoint: false, refusal: null, ...over,
+    mode: "cross",
+    required: true,
+    requiredBecause: "review=cross",
+    cap: 5,
+    warnings: [],
+    restartCap: DEFAULT_RESTART_CAP,
+    stop: "verdict",
+    difficulty: "medium",
+    humanCheckpoint: false,
+    refusal: null,
+    ...over,
   };
 }
 
 /** The artifact on disk is the bytes every verdict here verified (SHA_A) unless a test says otherwise. */
-export function context(over: { policy?: Partial<ResolvedPolicy>; blocked?: boolean; enforcement?: "warn" | "block"; artifact?: ArtifactView } = {}): DecideContext {
+export function context(
+  over: { policy?: Partial<ResolvedPolicy>; blocked?: boolean; enforcement?: "warn" | "block"; artifact?: ArtifactView } = {},
+): DecideContext {
   return {
-    policy: policy(over.policy), codexSkip: { blocked: over.blocked ?? false, enforcement: over.enforcement ?? "warn" },
+    policy: policy(over.policy),
+    codexSkip: { blocked: over.blocked ?? false, enforcement: over.enforcement ?? "warn" },
     artifact: () => over.artifact ?? { ok: true, sha: SHA_A, rawSha: RAW_SHA },
   };
 }
 
 export function packet(round: number, over: Partial<PacketFrontMatter> = {}): PacketFrontMatter {
   return {
-    schema_version: "guild_bus.packet.v1", packet_id: packetId(RUN, GATE, round), run_id: RUN, gate: GATE, round,
-    counted_round: round, cap: 5, restart_of: null, restart_reason: null,
-    author_host: "claude", author_model: null, author_family: "anthropic", author_family_source: "host-map",
-    reviewer_provider: "codex", reviewer_adapter: "codex", reviewer_model: "gpt-5", reviewer_family: "openai",
-    independence: "strong", selection_status: "selected", selection_reason: "auto: codex (openai ≠ anthropic)",
-    artifact_path: "docs/spec.md", artifact_sha256: SHA_A, issued_at: AT, ...over,
+    schema_version: "guild_bus.packet.v1",
+    packet_id: packetId(RUN, GATE, round),
+    run_id: RUN,
+    gate: GATE,
+    round,
+    counted_round: round,
+    cap: 5,
+    restart_of: null,
+    restart_reason: null,
+    author_host: "claude",
+    author_model: null,
+    author_family: "anthropic",
+    author_family_source: "host-map",
+    reviewer_provider: "codex",
+    reviewer_adapter: "codex",
+    reviewer_model: "gpt-5",
+    reviewer_family: "openai",
+    independence: "strong",
+    selection_status: "selected",
+    selection_reason: "auto: codex (openai ≠ anthropic)",
+    artifact_path: "docs/spec.md",
+    artifact_sha256: SHA_A,
+    issued_at: AT,
+    ...over,
   };
 }
 
@@ -59,7 +106,14 @@ export type ScoreKind = "positive" | "negative" | "unavailable";
 
 export function scoreGate(kind: ScoreKind): ScoreGate {
   if (kind === "positive") return { score: 6, readiness: "almost", available: true, positive: true, reasons: [] };
-  if (kind === "negative") return { score: 5.99, readiness: "almost", available: true, positive: false, reasons: ["score 5.99/10, readiness almost: the gate needs a score of at least 6 and readiness ready or almost"] };
+  if (kind === "negative")
+    return {
+      score: 5.99,
+      readiness: "almost",
+      available: true,
+      positive: false,
+      reasons: ["score 5.99/10, readiness almost: the gate needs a score of at least 6 and readiness ready or almost"],
+    };
   return { score: 11, readiness: "ready", available: false, positive: false, reasons: ["score 11 is outside 1–10"] };
 }
 
@@ -67,24 +121,58 @@ export function scoreGate(kind: ScoreKind): ScoreGate {
 export function verdict(round: number, kind: VerdictKind, over: Partial<VerdictFile> = {}): VerdictFile {
   const c = { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true };
   const reasons: string[] = [];
-  if (kind === "issues") { c.satisfied = false; c.no_blockers = false; reasons.push('verdict is "issues", not "satisfied"', "1 blocking finding(s) remain"); }
-  if (kind === "blockers") { c.no_blockers = false; reasons.push("2 blocking finding(s) remain"); }
-  if (kind === "sha") { c.sha256_match = false; reasons.push("sha256 mismatch — artifact changed mid-review; reject + restart the round"); }
-  if (kind === "unparsed") { Object.assign(c, { parses: false, packet_id_match: false, sha256_match: false, satisfied: false, no_blockers: false }); reasons.push("parse: result is not valid JSON"); }
-  if (kind === "packet_id") { c.packet_id_match = false; reasons.push("packet_id mismatch"); }
+  if (kind === "issues") {
+    c.satisfied = false;
+    c.no_blockers = false;
+    reasons.push('verdict is "issues", not "satisfied"', "1 blocking finding(s) remain");
+  }
+  if (kind === "blockers") {
+    c.no_blockers = false;
+    reasons.push("2 blocking finding(s) remain");
+  }
+  if (kind === "sha") {
+    c.sha256_match = false;
+    reasons.push("sha256 mismatch — artifact changed mid-review; reject + restart the round");
+  }
+  if (kind === "unparsed") {
+    Object.assign(c, { parses: false, packet_id_match: false, sha256_match: false, satisfied: false, no_blockers: false });
+    reasons.push("parse: result is not valid JSON");
+  }
+  if (kind === "packet_id") {
+    c.packet_id_match = false;
+    reasons.push("packet_id mismatch");
+  }
   const pass = Object.values(c).every(Boolean);
   return {
-    schema_version: "guild_bus.verdict.v1", run_id: RUN, gate: GATE, round, packet_id: packetId(RUN, GATE, round),
-    result_sha256: RESULT_SHA, artifact_sha256_reviewed: kind === "sha" ? SHA_B : kind === "unparsed" ? null : SHA_A,
+    schema_version: "guild_bus.verdict.v1",
+    run_id: RUN,
+    gate: GATE,
+    round,
+    packet_id: packetId(RUN, GATE, round),
+    result_sha256: RESULT_SHA,
+    artifact_sha256_reviewed: kind === "sha" ? SHA_B : kind === "unparsed" ? null : SHA_A,
     result_verdict: kind === "unparsed" ? null : kind === "issues" ? "issues" : "satisfied",
     blocking_count: kind === "unparsed" ? null : kind === "issues" ? 1 : kind === "blockers" ? 2 : 0,
-    reviewer_model: "gpt-5", reviewer_family: "openai", independence_violation: false,
-    gate_pass: { pass, conditions: c, recomputed_sha256: SHA_A, reasons }, verified_at: AT, ...over,
+    reviewer_model: "gpt-5",
+    reviewer_family: "openai",
+    independence_violation: false,
+    gate_pass: { pass, conditions: c, recomputed_sha256: SHA_A, reasons },
+    verified_at: AT,
+    ...over,
   };
 }
 
 export function failure(round: number, kind: Failure["kind"], reason = `${kind} happened`): Failure {
-  return { schema_version: "guild_bus.failure.v1", run_id: RUN, gate: GATE, round, packet_id: packetId(RUN, GATE, round), kind, reason, at: AT };
+  return {
+    schema_version: "guild_bus.failure.v1",
+    run_id: RUN,
+    gate: GATE,
+    round,
+    packet_id: packetId(RUN, GATE, round),
+    kind,
+    reason,
+    at: AT,
+  };
 }
 
 export function escalation(round: number, reason: EscalationReason, options: DecisionChoice[], detail: string = reason): Escalation {
@@ -92,23 +180,51 @@ export function escalation(round: number, reason: EscalationReason, options: Dec
 }
 
 export function decision(round: number, choice: DecisionChoice, extendBy?: number, note?: string): Decision {
-  return { schema_version: "guild_bus.decision.v1", run_id: RUN, gate: GATE, round, choice, ...(extendBy ? { extend_by: extendBy } : {}), ...(note ? { note } : {}), at: AT };
+  return {
+    schema_version: "guild_bus.decision.v1",
+    run_id: RUN,
+    gate: GATE,
+    round,
+    choice,
+    ...(extendBy ? { extend_by: extendBy } : {}),
+    ...(note ? { note } : {}),
+    at: AT,
+  };
 }
 
 export function attempt(round: number): Attempt {
   return {
-    schema_version: "guild_bus.attempt.v1", run_id: RUN, gate: GATE, round, packet_id: packetId(RUN, GATE, round),
-    provider: "codex", worker: { host: "h", pid: 1 }, started_at: AT,
+    schema_version: "guild_bus.attempt.v1",
+    run_id: RUN,
+    gate: GATE,
+    round,
+    packet_id: packetId(RUN, GATE, round),
+    provider: "codex",
+    worker: { host: "h", pid: 1 },
+    started_at: AT,
   };
 }
 
 export function outcome(status: Outcome["status"], finalRound: number, over: Partial<Outcome> = {}): Outcome {
   return {
-    schema_version: "guild_bus.outcome.v1", run_id: RUN, gate: GATE, status, author_host: "claude", author_family: "anthropic",
-    reviewer_host: finalRound ? "codex" : null, reviewer_model: finalRound ? "gpt-5" : null, reviewer_family: finalRound ? "openai" : null,
-    independence: finalRound ? "strong" : null, rounds: finalRound, final_round: finalRound,
+    schema_version: "guild_bus.outcome.v1",
+    run_id: RUN,
+    gate: GATE,
+    status,
+    author_host: "claude",
+    author_family: "anthropic",
+    reviewer_host: finalRound ? "codex" : null,
+    reviewer_model: finalRound ? "gpt-5" : null,
+    reviewer_family: finalRound ? "openai" : null,
+    independence: finalRound ? "strong" : null,
+    rounds: finalRound,
+    final_round: finalRound,
     ...(status === "satisfied" ? { satisfied_at_round: finalRound } : {}),
-    artifact_sha256: SHA_A, reason: status, trail_path: `.guild/runs/${RUN}/review/${GATE}/trail.md`, at: AT, ...over,
+    artifact_sha256: SHA_A,
+    reason: status,
+    trail_path: `.guild/runs/${RUN}/review/${GATE}/trail.md`,
+    at: AT,
+    ...over,
   };
 }
 
@@ -119,18 +235,55 @@ export class Gate {
     this.s = emptySnapshot(RUN, GATE, `/nowhere/${RUN}/${GATE}`);
     this.s.request = req;
   }
-  packet(round: number, over: Partial<PacketFrontMatter> = {}): this { this.s.packets.set(round, packet(round, over)); return this; }
-  attempt(round: number): this { this.s.attempts.set(round, attempt(round)); return this; }
-  result(round: number): this { this.s.results.set(round, { mtimeMs: 1, size: 100 }); return this; }
-  response(round: number): this { this.s.responses.set(round, { mtimeMs: 1, size: 100 }); return this; }
-  verdict(round: number, kind: VerdictKind, over: Partial<VerdictFile> = {}): this { this.result(round); this.s.verdicts.set(round, verdict(round, kind, over)); return this; }
-  failure(round: number, kind: Failure["kind"], reason?: string): this { this.s.failures.set(round, failure(round, kind, reason)); return this; }
-  resubmit(round: number): this { this.s.resubmits.add(round); return this; }
-  rebuttal(round: number): this { this.s.rebuttals.add(round); return this; }
-  memory(round: number): this { this.s.memories.add(round); return this; }
-  escalation(round: number, reason: EscalationReason, options: DecisionChoice[]): this { this.s.escalations.set(round, escalation(round, reason, options)); return this; }
-  decision(round: number, choice: DecisionChoice, extendBy?: number, note?: string): this { this.s.decisions.set(round, decision(round, choice, extendBy, note)); return this; }
-  outcome(status: Outcome["status"], finalRound: number): this { this.s.outcome = outcome(status, finalRound); return this; }
+  packet(round: number, over: Partial<PacketFrontMatter> = {}): this {
+    this.s.packets.set(round, packet(round, over));
+    return this;
+  }
+  attempt(round: number): this {
+    this.s.attempts.set(round, attempt(round));
+    return this;
+  }
+  result(round: number): this {
+    this.s.results.set(round, { mtimeMs: 1, size: 100 });
+    return this;
+  }
+  response(round: number): this {
+    this.s.responses.set(round, { mtimeMs: 1, size: 100 });
+    return this;
+  }
+  verdict(round: number, kind: VerdictKind, over: Partial<VerdictFile> = {}): this {
+    this.result(round);
+    this.s.verdicts.set(round, verdict(round, kind, over));
+    return this;
+  }
+  failure(round: number, kind: Failure["kind"], reason?: string): this {
+    this.s.failures.set(round, failure(round, kind, reason));
+    return this;
+  }
+  resubmit(round: number): this {
+    this.s.resubmits.add(round);
+    return this;
+  }
+  rebuttal(round: number): this {
+    this.s.rebuttals.add(round);
+    return this;
+  }
+  memory(round: number): this {
+    this.s.memories.add(round);
+    return this;
+  }
+  escalation(round: number, reason: EscalationReason, options: DecisionChoice[]): this {
+    this.s.escalations.set(round, escalation(round, reason, options));
+    return this;
+  }
+  decision(round: number, choice: DecisionChoice, extendBy?: number, note?: string): this {
+    this.s.decisions.set(round, decision(round, choice, extendBy, note));
+    return this;
+  }
+  outcome(status: Outcome["status"], finalRound: number): this {
+    this.s.outcome = outcome(status, finalRound);
+    return this;
+  }
 }
 
 export const gate = (req?: Request | null) => new Gate(req);
@@ -158,7 +311,11 @@ export function apply(s: GateSnapshot, action: Action, pol: ResolvedPolicy, fres
 }
 
 /** Run decide/apply until the gate waits; returns the waiting decision and every action taken. */
-export function settle(s: GateSnapshot, ctx: DecideContext, fresh: Partial<PacketFrontMatter> = {}): { decision: GateDecision; actions: Action[] } {
+export function settle(
+  s: GateSnapshot,
+  ctx: DecideContext,
+  fresh: Partial<PacketFrontMatter> = {},
+): { decision: GateDecision; actions: Action[] } {
   const actions: Action[] = [];
   for (let guard = 0; guard < 50; guard++) {
     const d = decide(s, ctx);

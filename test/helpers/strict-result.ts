@@ -6,7 +6,5 @@ export function parseStrictReviewResult(raw: string): ReadOutcome<ReviewResultSt
   const parsed = parseJsonObject(raw);
   if (!parsed.result) return { result: null, reasons: parsed.reasons };
   const checked = ReviewResultStrict.safeParse(parsed.result);
-  return checked.success
-    ? { result: checked.data, reasons: [] }
-    : { result: null, reasons: describeIssues(checked.error) };
+  return checked.success ? { result: checked.data, reasons: [] } : { result: null, reasons: describeIssues(checked.error) };
 }

@@ -29,7 +29,17 @@ afterEach(async () => {
 });
 
 const review = (p: Project, run: string, gate = "G-plan", wait = true) =>
-  cliAsync(p, ["review", "docs/plan.md", "--gate", gate, "--author", "claude", "--run-id", run, ...(wait ? ["--wait", "--json", "--timeout", waitSeconds(40)] : [])]);
+  cliAsync(p, [
+    "review",
+    "docs/plan.md",
+    "--gate",
+    gate,
+    "--author",
+    "claude",
+    "--run-id",
+    run,
+    ...(wait ? ["--wait", "--json", "--timeout", waitSeconds(40)] : []),
+  ]);
 /** trail.md once it shows `re` (the broker regenerates it just after the file that ended the round). */
 async function trail(p: Project, run: string, re: RegExp, gate = "G-plan"): Promise<string> {
   let text = "";
@@ -47,14 +57,25 @@ async function trail(p: Project, run: string, re: RegExp, gate = "G-plan"): Prom
 const logs = (p: Project) => p.logs.join("").slice(-3000);
 
 describe("effort policy and capability fallback (http adapter, scripted endpoint)", () => {
-  async function setup(script: MockScript, provider: Record<string, unknown> = {}, settings: Record<string, unknown> = {}): Promise<Project> {
+  async function setup(
+    script: MockScript,
+    provider: Record<string, unknown> = {},
+    settings: Record<string, unknown> = {},
+  ): Promise<Project> {
     mock = await startMockOpenAI(script);
     const p = makeProject();
     p.settings({
       providers: {
         gpt: {
-          adapter: "http", base_url: mock.url, api_key_env: KEY_ENV, model: "gpt-5", timeout_ms: 20_000,
-          effort: "high", effort_chain: ["xhigh", "high", "medium"], effort_floor: "medium", ...provider,
+          adapter: "http",
+          base_url: mock.url,
+          api_key_env: KEY_ENV,
+          model: "gpt-5",
+          timeout_ms: 20_000,
+          effort: "high",
+          effort_chain: ["xhigh", "high", "medium"],
+          effort_floor: "medium",
+          ...provider,
         },
       },
       gate_tiers: { "G-plan": "deep-audit" },
@@ -66,15 +87,30 @@ describe("effort policy and capability fallback (http adapter, scripted endpoint
   }
 
   it("the gate's tier picks the pair; an explicit 'effort unsupported' refusal steps down the chain in the same round; both attempts and the pair that ran are recorded", async () => {
-    const p = await setup({ sequence: ["effort-unsupported", "satisfied", "satisfied"] }, { effort_tiers: { "deep-audit": { model: "gpt-5-pro", effort: "xhigh" } } });
+    const p = await setup(
+      { sequence: ["effort-unsupported", "satisfied", "satisfied"] },
+      { effort_tiers: { "deep-audit": { model: "gpt-5-pro", effort: "xhigh" } } },
+    );
     const r = await review(p, "e1");
     expect(r.code, r.stderr + logs(p)).toBe(0);
-    expect(mock!.requests.map((q) => [q.requestedModel, q.requestedEffort])).toEqual([["gpt-5-pro", "xhigh"], ["gpt-5-pro", "high"]]);
+    expect(mock!.requests.map((q) => [q.requestedModel, q.requestedEffort])).toEqual([
+      ["gpt-5-pro", "xhigh"],
+      ["gpt-5-pro", "high"],
+    ]);
     const result = p.readJson("e1", "G-plan", "result-1.json");
     expect(result).toMatchObject({
       verdict: "satisfied",
       dispatch_attempts: [
-        { provider: "gpt", adapter: "http", model: "gpt-5-pro", effort: "xhigh", tier: "deep-audit", outcome: "not-run", capability: "effort_unsupported", reason: expect.stringMatching(/^HTTP 400 .*reasoning_effort/) },
+        {
+          provider: "gpt",
+          adapter: "http",
+          model: "gpt-5-pro",
+          effort: "xhigh",
+          tier: "deep-audit",
+          outcome: "not-run",
+          capability: "effort_unsupported",
+          reason: expect.stringMatching(/^HTTP 400 .*reasoning_effort/),
+        },
         { provider: "gpt", adapter: "http", model: "gpt-5-pro", effort: "high", tier: "deep-audit", outcome: "output" },
       ],
       ran: { provider: "gpt", model: "gpt-5-pro", effort: "high", tier: "deep-audit" },
@@ -99,18 +135,35 @@ describe("effort policy and capability fallback (http adapter, scripted endpoint
       kind: "unavailable",
       dispatch_attempts: [
         { effort: "xhigh", outcome: "not-run", capability: "effort_unsupported" },
-        { effort: "high", outcome: "not-run", capability: "effort_unsupported", note: "no capability fallback: the next effort medium is below effort_floor high" },
+        {
+          effort: "high",
+          outcome: "not-run",
+          capability: "effort_unsupported",
+          note: "no capability fallback: the next effort medium is below effort_floor high",
+        },
       ],
     });
-    expect(await trail(p, "e2", /effort high\) did not run/)).toMatch(/- dispatch attempt: gpt \(gpt-5, effort high\) did not run \[effort_unsupported\].*below effort_floor high/);
+    expect(await trail(p, "e2", /effort high\) did not run/)).toMatch(
+      /- dispatch attempt: gpt \(gpt-5, effort high\) did not run \[effort_unsupported\].*below effort_floor high/,
+    );
   });
 
   it("an explicit 'model unknown' refusal steps through model_chain (keeping the effort)", async () => {
-    const p = await setup({ sequence: ["model-unknown", "issues"] }, { model: "gpt-5.6-sol", model_chain: ["gpt-5.5"] }, { gate_tiers: {} });
+    const p = await setup(
+      { sequence: ["model-unknown", "issues"] },
+      { model: "gpt-5.6-sol", model_chain: ["gpt-5.5"] },
+      { gate_tiers: {} },
+    );
     expect((await review(p, "e3")).code, logs(p)).toBe(3);
-    expect(mock!.requests.map((q) => [q.requestedModel, q.requestedEffort])).toEqual([["gpt-5.6-sol", "high"], ["gpt-5.5", "high"]]);
+    expect(mock!.requests.map((q) => [q.requestedModel, q.requestedEffort])).toEqual([
+      ["gpt-5.6-sol", "high"],
+      ["gpt-5.5", "high"],
+    ]);
     expect(p.readJson("e3", "G-plan", "result-1.json")).toMatchObject({
-      dispatch_attempts: [{ model: "gpt-5.6-sol", capability: "model_unknown" }, { model: "gpt-5.5", outcome: "output" }],
+      dispatch_attempts: [
+        { model: "gpt-5.6-sol", capability: "model_unknown" },
+        { model: "gpt-5.5", outcome: "output" },
+      ],
       ran: { model: "gpt-5.5", effort: "high" },
     });
   });
@@ -121,7 +174,8 @@ describe("effort policy and capability fallback (http adapter, scripted endpoint
     expect(r.code, logs(p)).toBe(4);
     expect(mock!.requests).toHaveLength(1);
     expect(p.readJson("e4", "G-plan", "failure-1.json")).toMatchObject({
-      kind: "no_verdict", dispatch_attempts: [{ effort: "high", outcome: "ambiguous", reason: expect.stringMatching(/within 1500 ms/) }],
+      kind: "no_verdict",
+      dispatch_attempts: [{ effort: "high", outcome: "ambiguous", reason: expect.stringMatching(/within 1500 ms/) }],
     });
     expect(p.readJson("e4", "G-plan", "escalation-1.json")).toMatchObject({ reason: "no_verdict" });
   });
@@ -133,7 +187,11 @@ describe("effort policy and capability fallback (http adapter, scripted endpoint
     expect((await review(p, "e6")).code).toBe(4);
     expect(mock!.requests.map((q) => q.requestedEffort)).toEqual(["high", "high"]);
     for (const run of ["e5", "e6"]) {
-      const failure = p.readJson<{ kind: string; dispatch_attempts: Array<{ outcome: string; capability?: string }> }>(run, "G-plan", "failure-1.json");
+      const failure = p.readJson<{ kind: string; dispatch_attempts: Array<{ outcome: string; capability?: string }> }>(
+        run,
+        "G-plan",
+        "failure-1.json",
+      );
       expect(failure.kind).toBe("no_verdict");
       expect(failure.dispatch_attempts).toEqual([expect.objectContaining({ outcome: "ambiguous" })]);
       expect(failure.dispatch_attempts[0]!.capability).toBeUndefined();
@@ -158,13 +216,25 @@ describe("copilot adapter (scripted stand-in for the copilot binary)", () => {
     copyFileSync(STANDIN, bin);
     chmodSync(bin, 0o755);
     writeFileSync(path.join(p.root, "standin", "plan.json"), JSON.stringify(plan));
-    p.write(".github/agents/rev-openai.agent.md", "---\nname: rev-openai\ndescription: reviewer pinned to an OpenAI model\nmodel: gpt-5.4\ntools: [read]\n---\nYou are an adversarial reviewer.\n");
-    p.write(".github/agents/rev-claude.agent.md", "---\nname: rev-claude\ndescription: reviewer pinned to an Anthropic model\nmodel: claude-sonnet-4.5\n---\nYou are an adversarial reviewer.\n");
+    p.write(
+      ".github/agents/rev-openai.agent.md",
+      "---\nname: rev-openai\ndescription: reviewer pinned to an OpenAI model\nmodel: gpt-5.4\ntools: [read]\n---\nYou are an adversarial reviewer.\n",
+    );
+    p.write(
+      ".github/agents/rev-claude.agent.md",
+      "---\nname: rev-claude\ndescription: reviewer pinned to an Anthropic model\nmodel: claude-sonnet-4.5\n---\nYou are an adversarial reviewer.\n",
+    );
     p.settings({
       providers: {
         copilot: {
-          adapter: "copilot", binary: bin, api_key_env: TOKEN_ENV, timeout_ms: 20_000,
-          copilot_profiles: { openai: "rev-openai", anthropic: "rev-claude" }, effort: "xhigh", effort_chain: ["xhigh", "high"], ...copilot,
+          adapter: "copilot",
+          binary: bin,
+          api_key_env: TOKEN_ENV,
+          timeout_ms: 20_000,
+          copilot_profiles: { openai: "rev-openai", anthropic: "rev-claude" },
+          effort: "xhigh",
+          effort_chain: ["xhigh", "high"],
+          ...copilot,
         },
         gem: scriptedProvider(p.root, "gem", "gemini-2.5-pro-scripted", gem),
       },
@@ -176,14 +246,31 @@ describe("copilot adapter (scripted stand-in for the copilot binary)", () => {
   const calls = (p: Project): Array<{ argv: string[]; cwd: string; packetPath: string | null; packet: string | null; token: boolean }> => {
     const dir = path.join(p.root, "standin", "calls");
     try {
-      return readdirSync(dir).sort().map((f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")));
+      return readdirSync(dir)
+        .sort()
+        .map((f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")));
     } catch {
       return [];
     }
   };
   const flag = (argv: string[], name: string) => argv[argv.indexOf(name) + 1];
   const copilotReview = (p: Project, run: string, author = "claude") =>
-    cliAsync(p, ["review", "docs/plan.md", "--gate", "G-plan", "--author", author, "--run-id", run, "--reviewer", "copilot", "--wait", "--json", "--timeout", waitSeconds(40)]);
+    cliAsync(p, [
+      "review",
+      "docs/plan.md",
+      "--gate",
+      "G-plan",
+      "--author",
+      author,
+      "--run-id",
+      run,
+      "--reviewer",
+      "copilot",
+      "--wait",
+      "--json",
+      "--timeout",
+      waitSeconds(40),
+    ]);
 
   it("runs the profile opposite the author with its model, the effort (stepping down on an explicit refusal), read-only tools and the packet as a file; the pass needs a finalizer", async () => {
     const p = setup({ reject_efforts: ["xhigh"] });
@@ -209,10 +296,21 @@ describe("copilot adapter (scripted stand-in for the copilot binary)", () => {
     expect([flag(refused!.argv, "--effort"), flag(ran!.argv, "--effort")]).toEqual(["xhigh", "high"]);
 
     expect(p.readJson("c1", "G-plan", "result-1.json")).toMatchObject({
-      verdict: "satisfied", reviewer_host: "copilot", reviewer_model: "gpt-5.4", reviewer_model_source: "declared",
-      identity_assurance: "caller-declared-unverified", copilot_profile: "rev-openai",
+      verdict: "satisfied",
+      reviewer_host: "copilot",
+      reviewer_model: "gpt-5.4",
+      reviewer_model_source: "declared",
+      identity_assurance: "caller-declared-unverified",
+      copilot_profile: "rev-openai",
       dispatch_attempts: [
-        { provider: "copilot", adapter: "copilot", model: "gpt-5.4", effort: "xhigh", outcome: "not-run", capability: "effort_unsupported" },
+        {
+          provider: "copilot",
+          adapter: "copilot",
+          model: "gpt-5.4",
+          effort: "xhigh",
+          outcome: "not-run",
+          capability: "effort_unsupported",
+        },
         { provider: "copilot", adapter: "copilot", model: "gpt-5.4", effort: "high", outcome: "output" },
       ],
       ran: { provider: "copilot", model: "gpt-5.4", effort: "high", tier: "regular" },
@@ -225,10 +323,17 @@ describe("copilot adapter (scripted stand-in for the copilot binary)", () => {
     expect(packet2).toMatch(/counted_round: 1/);
     expect(packet2).not.toContain("## Prior rounds"); // a fresh review, not anchored on copilot's
     expect(received(p.root, "gem")).toHaveLength(1);
-    expect(p.readJson("c1", "G-plan", "outcome.json")).toMatchObject({ status: "satisfied", reviewer_host: "gem", reviewer_family: "google", final_round: 2 });
+    expect(p.readJson("c1", "G-plan", "outcome.json")).toMatchObject({
+      status: "satisfied",
+      reviewer_host: "gem",
+      reviewer_family: "google",
+      final_round: 2,
+    });
     const t = await trail(p, "c1", /## Round 2/);
     expect(t).toMatch(/## Round 2 \(finalizer for the copilot pass of round 1\)/);
-    expect(t).toMatch(/- dispatch ran: copilot \(gpt-5\.4, effort high, tier regular\); identity caller-declared-unverified \(profile rev-openai\)/);
+    expect(t).toMatch(
+      /- dispatch ran: copilot \(gpt-5\.4, effort high, tier regular\); identity caller-declared-unverified \(profile rev-openai\)/,
+    );
   });
 
   it("an openai author gets the anthropic profile; a finalizer with issues keeps the gate open", async () => {
@@ -249,7 +354,8 @@ describe("copilot adapter (scripted stand-in for the copilot binary)", () => {
     await copilotReview(p, "c3");
     await p.waitFor("c3", "G-plan", (f) => f.includes("failure-1.json"), "failure-1");
     expect(p.readJson("c3", "G-plan", "failure-1.json")).toMatchObject({
-      kind: "unavailable", reason: expect.stringMatching(/copilot --help does not advertise --allow-tool/),
+      kind: "unavailable",
+      reason: expect.stringMatching(/copilot --help does not advertise --allow-tool/),
       dispatch_attempts: [{ provider: "copilot", outcome: "not-run" }],
     });
     expect(calls(p)).toHaveLength(0); // only --help ran
@@ -259,6 +365,9 @@ describe("copilot adapter (scripted stand-in for the copilot binary)", () => {
     const p = setup({ default: "rate-limit" });
     expect((await copilotReview(p, "c4")).code).toBe(4);
     expect(calls(p)).toHaveLength(1);
-    expect(p.readJson("c4", "G-plan", "failure-1.json")).toMatchObject({ kind: "no_verdict", dispatch_attempts: [{ effort: "xhigh", outcome: "ambiguous" }] });
+    expect(p.readJson("c4", "G-plan", "failure-1.json")).toMatchObject({
+      kind: "no_verdict",
+      dispatch_attempts: [{ effort: "xhigh", outcome: "ambiguous" }],
+    });
   });
 });

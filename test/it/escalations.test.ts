@@ -19,7 +19,21 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
   }
   const gpt = (plan: object) => (p: Project) => scriptedProvider(p.root, "gpt", "gpt-5-scripted", plan);
   const review = (p: Project, run: string, extra: string[] = []) =>
-    p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", run, "--wait", "--json", "--timeout", waitSeconds(40), ...extra]);
+    p.cli([
+      "review",
+      "docs/plan.md",
+      "--gate",
+      "G-plan",
+      "--author",
+      "claude",
+      "--run-id",
+      run,
+      "--wait",
+      "--json",
+      "--timeout",
+      waitSeconds(40),
+      ...extra,
+    ]);
 
   describe("(c) cap hit → escalation → each decision", () => {
     it("force-pass ends the gate force_passed, with the trail kept", async () => {
@@ -27,7 +41,10 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
       const r = review(p, "c1", ["--cap", "1"]);
       expect(r.code, r.stderr).toBe(4);
       expect(json(r)).toMatchObject({ status: "cap_hit", state: "awaiting_decision" });
-      expect(p.readJson("c1", "G-plan", "escalation-1.json")).toMatchObject({ reason: "cap_hit", options: ["force-pass", "extend-cap", "rework"] });
+      expect(p.readJson("c1", "G-plan", "escalation-1.json")).toMatchObject({
+        reason: "cap_hit",
+        options: ["force-pass", "extend-cap", "rework"],
+      });
       expect(p.cli(["decide", "c1", "G-plan", "retry"]).code).toBe(1); // not an option for cap_hit
       const d = p.cli(["decide", "c1", "G-plan", "force-pass", "--note", "ship it", "--wait", "--json"]);
       expect(d.code, d.stderr).toBe(0);
@@ -62,7 +79,10 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
 
   describe("(d) weak path: recorded and still gated", () => {
     it("a same-family pin is refused and degrades to a weak review that must still pass the gate", async () => {
-      const p = setup({ gpt: gpt({ default: "satisfied" }), clauderev: (q) => scriptedProvider(q.root, "clauderev", "claude-sonnet-4-scripted", { sequence: ["issues", "satisfied"] }) });
+      const p = setup({
+        gpt: gpt({ default: "satisfied" }),
+        clauderev: (q) => scriptedProvider(q.root, "clauderev", "claude-sonnet-4-scripted", { sequence: ["issues", "satisfied"] }),
+      });
       const r = review(p, "d1", ["--reviewer", "clauderev"]);
       expect(r.code, r.stderr).toBe(3); // the weak review found issues: not a pass
       expect(json(r)).toMatchObject({ independence: "weak", reviewer_host: "clauderev" });
@@ -86,7 +106,10 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/warn: review-broker degraded/);
       expect(json(r)).toMatchObject({ status: "satisfied", independence: "weak", reviewer_host: "clauderev" });
-      expect(p.readJson("d3", "G-plan", "failure-1.json")).toMatchObject({ kind: "unavailable", reason: expect.stringMatching(/cannot start/) });
+      expect(p.readJson("d3", "G-plan", "failure-1.json")).toMatchObject({
+        kind: "unavailable",
+        reason: expect.stringMatching(/cannot start/),
+      });
       const packet2 = readFileSync(path.join(p.gateDir("d3", "G-plan"), "packet-2.md"), "utf8");
       expect(packet2).toMatch(/restart_reason: degraded/);
       expect(packet2).toMatch(/counted_round: 1/);
@@ -94,7 +117,20 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
 
     it("an unknown author can never get a strong review", async () => {
       const p = setup({ gpt: gpt({ default: "satisfied" }) });
-      const r = p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "mystery-host", "--run-id", "d2", "--wait", "--json", "--timeout", waitSeconds(40)]);
+      const r = p.cli([
+        "review",
+        "docs/plan.md",
+        "--gate",
+        "G-plan",
+        "--author",
+        "mystery-host",
+        "--run-id",
+        "d2",
+        "--wait",
+        "--json",
+        "--timeout",
+        waitSeconds(40),
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(json(r)).toMatchObject({ status: "satisfied", independence: "weak" });
       expect(readFileSync(path.join(p.gateDir("d2", "G-plan"), "packet-1.md"), "utf8")).toMatch(/author family unknown/);
@@ -141,10 +177,16 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
   describe("(i) manual reviewer", () => {
     it("refuses a same-family Reviewer-Model, then accepts another family (CLI and dropped file)", async () => {
       const p = setup({}, {}, ["broker", "verifier", "manual"]);
-      expect(p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "i1", "--reviewer", "manual"]).code).toBe(0);
+      expect(
+        p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "i1", "--reviewer", "manual"]).code,
+      ).toBe(0);
       await p.waitFor("i1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
       // the manual worker tells the human where the packet is and how to answer
-      for (const deadline = Date.now() + scaled(10_000); Date.now() < deadline && !/guild-bus respond i1 G-plan --reviewer-model/.test(p.logs.join(""));) await sleep(100);
+      for (
+        const deadline = Date.now() + scaled(10_000);
+        Date.now() < deadline && !/guild-bus respond i1 G-plan --reviewer-model/.test(p.logs.join(""));
+      )
+        await sleep(100);
       expect(p.logs.join("")).toMatch(/read: +\.guild\/runs\/i1\/review\/G-plan\/packet-1\.md/);
       const answer = "```review_result.v1\n" + JSON.stringify({ verdict: "satisfied", findings: [], blocking_findings: [] }) + "\n```\n";
       const same = p.cli(["respond", "i1", "G-plan", "--reviewer-model", "claude-opus-4"], answer);
@@ -154,21 +196,32 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
       const tmp = path.join(p.root, "answer.md");
       writeFileSync(tmp, "Reviewer-Model: claude-3-5-sonnet\n" + answer);
       renameSync(tmp, path.join(p.gateDir("i1", "G-plan"), "response-1.md"));
-      await p.waitFor("i1", "G-plan", (f) => f.includes("rejected") && !f.includes("response-1.md"), "rejection of the same-family response");
+      await p.waitFor(
+        "i1",
+        "G-plan",
+        (f) => f.includes("rejected") && !f.includes("response-1.md"),
+        "rejection of the same-family response",
+      );
       const reasons = readdirSync(path.join(p.gateDir("i1", "G-plan"), "rejected")).filter((f) => f.endsWith(".reason.json"));
       expect(readFileSync(path.join(p.gateDir("i1", "G-plan"), "rejected", reasons[0]!), "utf8")).toMatch(/author's family/);
       writeFileSync(tmp, "Reviewer-Model: gpt-5\n" + answer);
       renameSync(tmp, path.join(p.gateDir("i1", "G-plan"), "response-1.md"));
       const s = await p.waitState("i1", "G-plan", ["done"]);
       expect(s).toMatchObject({ status: "satisfied", independence: "strong" });
-      expect(p.readJson("i1", "G-plan", "result-1.json")).toMatchObject({ reviewer_model: "gpt-5", reviewer_family: "openai", normalized_from: "manual" });
+      expect(p.readJson("i1", "G-plan", "result-1.json")).toMatchObject({
+        reviewer_model: "gpt-5",
+        reviewer_family: "openai",
+        normalized_from: "manual",
+      });
     });
   });
 
   describe("(k) fencing: a result for another packet or other bytes is never applied", () => {
     it("rejects a foreign result naming another packet, restarts on a stale sha, passes only the right one", async () => {
       const p = setup({}, {}, ["broker", "verifier"]);
-      expect(p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "k1", "--reviewer", "manual"]).code).toBe(0);
+      expect(
+        p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "k1", "--reviewer", "manual"]).code,
+      ).toBe(0);
       await p.waitFor("k1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
       const front = readFileSync(path.join(p.gateDir("k1", "G-plan"), "packet-1.md"), "utf8");
       const sha1 = /artifact_sha256: (\w+)/.exec(front)![1]!;
@@ -177,14 +230,37 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
         writeFileSync(tmp, JSON.stringify(body));
         renameSync(tmp, path.join(p.gateDir("k1", "G-plan"), name));
       };
-      drop("result-1.json", { packet_id: "G-plan-other-run-r1", artifact_sha256_reviewed: sha1, verdict: "satisfied", blocking_findings: [], reviewer_model: "gpt-5" });
+      drop("result-1.json", {
+        packet_id: "G-plan-other-run-r1",
+        artifact_sha256_reviewed: sha1,
+        verdict: "satisfied",
+        blocking_findings: [],
+        reviewer_model: "gpt-5",
+      });
       await p.waitFor("k1", "G-plan", (f) => f.includes("rejected") && !f.includes("result-1.json"), "rejection of the foreign result");
-      expect(p.status("k1", "G-plan")).toMatchObject({ state: "reviewing", rejected: [{ file: expect.stringMatching(/^result-1\.json\./), reason: expect.stringMatching(/names packet/) }] });
-      drop("result-1.json", { packet_id: "G-plan-k1-r1", artifact_sha256_reviewed: "f".repeat(64), verdict: "satisfied", blocking_findings: [], reviewer_model: "gpt-5" });
+      expect(p.status("k1", "G-plan")).toMatchObject({
+        state: "reviewing",
+        rejected: [{ file: expect.stringMatching(/^result-1\.json\./), reason: expect.stringMatching(/names packet/) }],
+      });
+      drop("result-1.json", {
+        packet_id: "G-plan-k1-r1",
+        artifact_sha256_reviewed: "f".repeat(64),
+        verdict: "satisfied",
+        blocking_findings: [],
+        reviewer_model: "gpt-5",
+      });
       await p.waitFor("k1", "G-plan", (f) => f.includes("packet-2.md"), "restart after a stale sha");
-      expect(p.readJson("k1", "G-plan", "verdict-1.json")).toMatchObject({ gate_pass: { pass: false, conditions: { sha256_match: false } } });
+      expect(p.readJson("k1", "G-plan", "verdict-1.json")).toMatchObject({
+        gate_pass: { pass: false, conditions: { sha256_match: false } },
+      });
       expect(p.files("k1", "G-plan")).not.toContain("outcome.json");
-      drop("result-2.json", { packet_id: "G-plan-k1-r2", artifact_sha256_reviewed: sha1, verdict: "satisfied", blocking_findings: [], reviewer_model: "gpt-5" });
+      drop("result-2.json", {
+        packet_id: "G-plan-k1-r2",
+        artifact_sha256_reviewed: sha1,
+        verdict: "satisfied",
+        blocking_findings: [],
+        reviewer_model: "gpt-5",
+      });
       const s = await p.waitState("k1", "G-plan", ["done"]);
       expect(s.status).toBe("satisfied");
     });

@@ -58,7 +58,10 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
       p.startWorker("command");
       const s = await p.waitState("g3", "G-operations", ["awaiting_decision"]);
       expect(s).toMatchObject({ status: "no_verdict" });
-      expect(p.readJson("g3", "G-operations", "failure-1.json")).toMatchObject({ kind: "no_verdict", reason: expect.stringMatching(/not dispatching a paid review twice/) });
+      expect(p.readJson("g3", "G-operations", "failure-1.json")).toMatchObject({
+        kind: "no_verdict",
+        reason: expect.stringMatching(/not dispatching a paid review twice/),
+      });
       expect(p.files("g3", "G-operations")).not.toContain("result-1.json");
       const d = p.cli(["decide", "g3", "G-operations", "retry", "--wait", "--json"]);
       expect(d.code, d.stderr).toBe(0);
@@ -88,7 +91,14 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
 
   it("(h) two brokers, two reviewers, two verifiers: exactly one packet, result and verdict per round", async () => {
     const p = setup({ default: "issues" });
-    p.settings({ providers: { gpt: scriptedProvider(p.root, "gpt", "gpt-5-scripted", { sequence: ["issues", "issues", "issues", "issues"], default: "satisfied" }) } });
+    p.settings({
+      providers: {
+        gpt: scriptedProvider(p.root, "gpt", "gpt-5-scripted", {
+          sequence: ["issues", "issues", "issues", "issues"],
+          default: "satisfied",
+        }),
+      },
+    });
     for (const kind of ["broker", "broker", "verifier", "verifier", "command", "command"]) p.startWorker(kind);
     const runs = ["h1", "h2", "h3", "h4"];
     for (const run of runs) request(p, run);
@@ -108,7 +118,10 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
       expect(count("verdict-"), run).toBe(n);
       expect(count("result-"), run).toBe(n);
       expect(files, run).not.toContain("rejected");
-      expect(readdirSync(p.gateDir(run, "G-operations")).filter((f) => f.startsWith("failure-")), run).toEqual([]);
+      expect(
+        readdirSync(p.gateDir(run, "G-operations")).filter((f) => f.startsWith("failure-")),
+        run,
+      ).toEqual([]);
     }
     expect(received(p.root, "gpt")).toHaveLength(rounds);
     expect(readdirSync(path.join(p.root, ".guild", "tmp")).length).toBe(0);

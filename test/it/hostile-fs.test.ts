@@ -23,15 +23,26 @@ function setup(): Project {
 function dropRequest(p: Project, run: string, over: Record<string, unknown>): void {
   mkdirSync(p.gateDir(run, GATE), { recursive: true });
   const tmp = path.join(p.root, `request-${run}.json`);
-  writeFileSync(tmp, JSON.stringify({
-    schema_version: "guild_bus.request.v1", run_id: run, gate: GATE, artifact_path: ARTIFACT, author_host: "claude",
-    reviewer: "manual", requested_at: new Date().toISOString(), ...over,
-  }));
+  writeFileSync(
+    tmp,
+    JSON.stringify({
+      schema_version: "guild_bus.request.v1",
+      run_id: run,
+      gate: GATE,
+      artifact_path: ARTIFACT,
+      author_host: "claude",
+      reviewer: "manual",
+      requested_at: new Date().toISOString(),
+      ...over,
+    }),
+  );
   renameSync(tmp, path.join(p.gateDir(run, GATE), "request.json"));
 }
 
 function field(p: Project, run: string, name: string): string {
-  return new RegExp(`^${name}: (.+)$`, "m").exec(readFileSync(path.join(p.gateDir(run, GATE), "packet-1.md"), "utf8"))![1]!.replace(/^"|"$/g, "");
+  return new RegExp(`^${name}: (.+)$`, "m")
+    .exec(readFileSync(path.join(p.gateDir(run, GATE), "packet-1.md"), "utf8"))![1]!
+    .replace(/^"|"$/g, "");
 }
 
 const mounted: string[] = [];
@@ -56,7 +67,10 @@ describe("hostile filesystem and drops (integration)", () => {
     const p = setup();
     // reads nothing, answers nothing useful, exits: the packet write hits a closed pipe
     const script = p.write("early-exit.mjs", "process.stdin.destroy(); process.stdout.write('no review'); process.exit(0);\n");
-    p.settings({ foreign_grace_ms: 800, providers: { early: { adapter: "command", model: "gpt-5", argv: [process.execPath, script], timeout_ms: 20_000 } } });
+    p.settings({
+      foreign_grace_ms: 800,
+      providers: { early: { adapter: "command", model: "gpt-5", argv: [process.execPath, script], timeout_ms: 20_000 } },
+    });
     p.write(ARTIFACT, "# Spec\n\n" + "A long line of the specification that fills the pipe.\n".repeat(20_000));
     const worker = p.startWorker("command");
     p.startWorker("broker");
@@ -66,36 +80,43 @@ describe("hostile filesystem and drops (integration)", () => {
     expect(worker.exitCode).toBeNull();
   });
 
-  it.skipIf(process.getuid?.() !== 0)("a full disk: no torn file, workers keep running, and the gate moves once there is room (§4)", async () => {
-    const p = setup();
-    const guild = path.join(p.root, ".guild");
-    rmSync(guild, { recursive: true, force: true });
-    mkdirSync(guild);
-    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", guild]).status !== 0) return; // no mount here: nothing to test
-    mounted.push(guild);
-    mkdirSync(path.join(guild, "runs"));
-    p.startWorker("broker");
-    const request = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "f1"]);
-    expect(request.code, request.stderr).toBe(0);
-    await p.waitFor("f1", GATE, has("packet-1.md"), "packet 1 before the disk fills");
-    const tmp = path.join(p.root, "result.json");
-    writeFileSync(tmp, `{"schema_version":"review_result.v1","packet_id":"${field(p, "f1", "packet_id")}","artifact_sha256_reviewed":"${field(p, "f1", "artifact_sha256")}","verdict":"issues","blocking_findings":[{"severity":"blocking","title":"t"}],"reviewer_model":"gpt-5"}\n`);
-    writeFileSync(path.join(guild, "result.tmp"), readFileSync(tmp));
-    renameSync(path.join(guild, "result.tmp"), path.join(p.gateDir("f1", GATE), "result-1.json"));
-    // now fill the disk: the verifier's seal and verdict cannot be written
-    const filler = path.join(guild, "filler");
-    spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k", "count=1000"], { stdio: "ignore" });
-    const verifier = p.startWorker("verifier");
-    // a few reconcile passes on a full disk: every file in the gate is whole JSON or Markdown, never a torn one
-    await new Promise((res) => setTimeout(res, 3000));
-    for (const name of p.files("f1", GATE).filter((f) => f.endsWith(".json"))) expect(() => JSON.parse(readFileSync(path.join(p.gateDir("f1", GATE), name), "utf8")), name).not.toThrow();
-    expect(verifier.exitCode).toBeNull();
-    expect(p.files("f1", GATE)).not.toContain("verdict-1.json"); // the disk really was full
-    rmSync(filler);
-    await p.waitFor("f1", GATE, has("verdict-1.json"), "the verdict once there is room", scaled(30_000));
-    await p.waitState("f1", GATE, ["awaiting_author"]);
-    expect(readdirSync(path.join(guild, "tmp"))).toEqual([]);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    "a full disk: no torn file, workers keep running, and the gate moves once there is room (§4)",
+    async () => {
+      const p = setup();
+      const guild = path.join(p.root, ".guild");
+      rmSync(guild, { recursive: true, force: true });
+      mkdirSync(guild);
+      if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", guild]).status !== 0) return; // no mount here: nothing to test
+      mounted.push(guild);
+      mkdirSync(path.join(guild, "runs"));
+      p.startWorker("broker");
+      const request = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "f1"]);
+      expect(request.code, request.stderr).toBe(0);
+      await p.waitFor("f1", GATE, has("packet-1.md"), "packet 1 before the disk fills");
+      const tmp = path.join(p.root, "result.json");
+      writeFileSync(
+        tmp,
+        `{"schema_version":"review_result.v1","packet_id":"${field(p, "f1", "packet_id")}","artifact_sha256_reviewed":"${field(p, "f1", "artifact_sha256")}","verdict":"issues","blocking_findings":[{"severity":"blocking","title":"t"}],"reviewer_model":"gpt-5"}\n`,
+      );
+      writeFileSync(path.join(guild, "result.tmp"), readFileSync(tmp));
+      renameSync(path.join(guild, "result.tmp"), path.join(p.gateDir("f1", GATE), "result-1.json"));
+      // now fill the disk: the verifier's seal and verdict cannot be written
+      const filler = path.join(guild, "filler");
+      spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k", "count=1000"], { stdio: "ignore" });
+      const verifier = p.startWorker("verifier");
+      // a few reconcile passes on a full disk: every file in the gate is whole JSON or Markdown, never a torn one
+      await new Promise((res) => setTimeout(res, 3000));
+      for (const name of p.files("f1", GATE).filter((f) => f.endsWith(".json")))
+        expect(() => JSON.parse(readFileSync(path.join(p.gateDir("f1", GATE), name), "utf8")), name).not.toThrow();
+      expect(verifier.exitCode).toBeNull();
+      expect(p.files("f1", GATE)).not.toContain("verdict-1.json"); // the disk really was full
+      rmSync(filler);
+      await p.waitFor("f1", GATE, has("verdict-1.json"), "the verdict once there is room", scaled(30_000));
+      await p.waitState("f1", GATE, ["awaiting_author"]);
+      expect(readdirSync(path.join(guild, "tmp"))).toEqual([]);
+    },
+  );
 
   it("a .guild that is itself a symlink is the bus root: the bus works there, and nothing below it may be a link (§2)", async () => {
     const p = setup();
@@ -110,4 +131,3 @@ describe("hostile filesystem and drops (integration)", () => {
     expect(readdirSync(path.join(elsewhere, "runs", "s1", "review", GATE))).toContain("packet-1.md");
   });
 });
-

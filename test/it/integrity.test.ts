@@ -1,6 +1,19 @@
 // Integration: no false sign-off (bus-spec/SPEC.md §5, §11, §14, §15, §16). Real broker and verifier processes; the
 // reviewer is a foreign tool (this test) that drops result files, so every interleaving is under the test's control.
-import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lchownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -34,9 +47,11 @@ function packetField(p: Project, run: string, round: number, name: string): stri
 
 function resultText(p: Project, run: string, round: number, verdict: "satisfied" | "issues", extra = ""): string {
   const blocking = verdict === "issues" ? `[{"severity":"blocking","title":"Size unbounded"}]` : "[]";
-  return `{"schema_version":"review_result.v1","packet_id":"${packetField(p, run, round, "packet_id")}",` +
+  return (
+    `{"schema_version":"review_result.v1","packet_id":"${packetField(p, run, round, "packet_id")}",` +
     `"artifact_sha256_reviewed":"${packetField(p, run, round, "artifact_sha256")}","verdict":"${verdict}",` +
-    `"blocking_findings":${blocking},"reviewer_model":"gpt-5"${extra}}\n`;
+    `"blocking_findings":${blocking},"reviewer_model":"gpt-5"${extra}}\n`
+  );
 }
 
 /** A foreign writer's delivery: write elsewhere, then rename into place (SPEC §4). */
@@ -66,7 +81,8 @@ async function passRound1(p: Project, run: string): Promise<void> {
   await p.waitFor(run, GATE, has("outcome.json"), `the outcome of ${run}`);
 }
 
-const outcomeOf = (p: Project, run: string) => p.readJson<{ status: string; artifact_sha256: string | null; satisfied_at_round?: number }>(run, GATE, "outcome.json");
+const outcomeOf = (p: Project, run: string) =>
+  p.readJson<{ status: string; artifact_sha256: string | null; satisfied_at_round?: number }>(run, GATE, "outcome.json");
 
 describe("no false sign-off (integration)", () => {
   it("a passing verdict is not applied to an artifact edited while the broker was down (§11, §14 rule 12)", async () => {
@@ -99,13 +115,29 @@ describe("no false sign-off (integration)", () => {
     await p.waitFor("i2", GATE, has("verdict-1.json"), "the verdict on the issues result");
     drop(p, "i2", "result-1.json", resultText(p, "i2", 1, "satisfied"));
     await p.waitFor("i2", GATE, (f) => f.includes("escalation-1.json") || f.includes("outcome.json"), "the round to end");
-    const files = await p.waitFor("i2", GATE, (f) => readdirSync(path.join(p.gateDir("i2", GATE), "rejected")).some((n) => n.startsWith("result-1.json.") && !n.endsWith(".reason.json")) || f.includes("outcome.json"), "the replacement moved aside");
+    const files = await p.waitFor(
+      "i2",
+      GATE,
+      (f) =>
+        readdirSync(path.join(p.gateDir("i2", GATE), "rejected")).some(
+          (n) => n.startsWith("result-1.json.") && !n.endsWith(".reason.json"),
+        ) || f.includes("outcome.json"),
+      "the replacement moved aside",
+    );
     expect(files).not.toContain("outcome.json");
     expect(p.readJson("i2", GATE, "escalation-1.json")).toMatchObject({ reason: "no_verdict" });
     // the verdict stays: it records the bytes that were verified, and nothing else can be verified for round 1
     expect(sha256Hex(readFileSync(path.join(p.gateDir("i2", GATE), "verdict-1.json")))).toBeTruthy();
     drop(p, "i2", "result-1.json", resultText(p, "i2", 1, "satisfied", `,"summary":"third try"`));
-    await p.waitFor("i2", GATE, () => readdirSync(path.join(p.gateDir("i2", GATE), "rejected")).filter((n) => n.startsWith("result-1.json.") && !n.endsWith(".reason.json")).length >= 2, "the third result rejected");
+    await p.waitFor(
+      "i2",
+      GATE,
+      () =>
+        readdirSync(path.join(p.gateDir("i2", GATE), "rejected")).filter(
+          (n) => n.startsWith("result-1.json.") && !n.endsWith(".reason.json"),
+        ).length >= 2,
+      "the third result rejected",
+    );
     expect(p.status("i2", GATE)).toMatchObject({ state: "awaiting_decision", status: "no_verdict" });
   });
 
@@ -113,7 +145,8 @@ describe("no false sign-off (integration)", () => {
     const p = setup();
     p.startWorker("broker");
     p.startWorker("verifier");
-    const lane = (run: string, id: string) => p.cli(["review", ARTIFACT, "--gate", `G-lane:${id}`, "--author", "claude", "--reviewer", "manual", "--run-id", run]);
+    const lane = (run: string, id: string) =>
+      p.cli(["review", ARTIFACT, "--gate", `G-lane:${id}`, "--author", "claude", "--reviewer", "manual", "--run-id", run]);
     expect(lane("c", "a-b").code).toBe(0);
     expect(lane("b-c", "a").code).toBe(0);
     const packetOf = (run: string, gate: string) => readFileSync(path.join(p.gateDir(run, gate), "packet-1.md"), "utf8");
@@ -125,7 +158,10 @@ describe("no false sign-off (integration)", () => {
     // the other lane's answer, dropped here, names the wrong packet: rejected, never verified
     const sha = /^artifact_sha256: (\w+)$/m.exec(packetOf("b-c", "G-lane:a"))![1]!;
     const tmp = path.join(p.root, "x.json");
-    writeFileSync(tmp, `{"schema_version":"review_result.v1","packet_id":"${first}","artifact_sha256_reviewed":"${sha}","verdict":"satisfied","blocking_findings":[],"reviewer_model":"gpt-5"}`);
+    writeFileSync(
+      tmp,
+      `{"schema_version":"review_result.v1","packet_id":"${first}","artifact_sha256_reviewed":"${sha}","verdict":"satisfied","blocking_findings":[],"reviewer_model":"gpt-5"}`,
+    );
     renameSync(tmp, path.join(p.gateDir("b-c", "G-lane:a"), "result-1.json"));
     await p.waitFor("b-c", "G-lane:a", (f) => !f.includes("result-1.json"), "the foreign result moved aside");
     expect(p.files("b-c", "G-lane:a")).not.toContain("verdict-1.json");
@@ -156,7 +192,12 @@ describe("no false sign-off (integration)", () => {
       // replace as soon as any verdict exists, without waiting for the broker to act on it
       await p.waitFor(run, GATE, has("verdict-1.json"), "the verdict", scaled(30_000));
       drop(p, run, "result-1.json", resultText(p, run, 1, "satisfied"));
-      const files = await p.waitFor(run, GATE, (f) => f.includes("escalation-1.json") || f.includes("outcome.json") || f.includes("packet-2.md"), "the round to end");
+      const files = await p.waitFor(
+        run,
+        GATE,
+        (f) => f.includes("escalation-1.json") || f.includes("outcome.json") || f.includes("packet-2.md"),
+        "the round to end",
+      );
       if (files.includes("outcome.json")) expect(outcomeOf(p, run).status).not.toBe("satisfied");
       const s = p.status(run, GATE);
       expect(s.status).not.toBe("satisfied");
@@ -167,7 +208,14 @@ describe("no false sign-off (integration)", () => {
     const p = await reviewing("i7");
     const [head, tail] = resultText(p, "i7", 1, "satisfied", `,"summary":"caf@"`).split("@");
     drop(p, "i7", "result-1.json", Buffer.concat([Buffer.from(head!), Buffer.from([0xff]), Buffer.from(tail!)]));
-    await p.waitFor("i7", GATE, () => existsSync(path.join(p.gateDir("i7", GATE), "rejected")) && readdirSync(path.join(p.gateDir("i7", GATE), "rejected")).some((n) => n.startsWith("result-1.json.") && n.endsWith(".reason.json")), "the invalid result moved aside");
+    await p.waitFor(
+      "i7",
+      GATE,
+      () =>
+        existsSync(path.join(p.gateDir("i7", GATE), "rejected")) &&
+        readdirSync(path.join(p.gateDir("i7", GATE), "rejected")).some((n) => n.startsWith("result-1.json.") && n.endsWith(".reason.json")),
+      "the invalid result moved aside",
+    );
     const reason = readdirSync(path.join(p.gateDir("i7", GATE), "rejected")).find((n) => n.endsWith(".reason.json"))!;
     expect(JSON.parse(readFileSync(path.join(p.gateDir("i7", GATE), "rejected", reason), "utf8")).reason).toMatch(/not valid UTF-8/);
     const clean = resultText(p, "i7", 1, "satisfied");
@@ -179,7 +227,10 @@ describe("no false sign-off (integration)", () => {
 
   it.each([
     ["invalid JSON", () => "{ junk"],
-    ["a verdict naming another packet", (p: Project) => JSON.stringify({ ...p.readJson("j0", GATE, "verdict-1.json"), packet_id: "G-spec-other-r1" })],
+    [
+      "a verdict naming another packet",
+      (p: Project) => JSON.stringify({ ...p.readJson("j0", GATE, "verdict-1.json"), packet_id: "G-spec-other-r1" }),
+    ],
   ])("a junk verdict dropped before the result (%s) is quarantined and the genuine result is verified (§5)", async (_what, junk) => {
     const p = setup();
     p.startWorker("broker");
@@ -197,29 +248,61 @@ describe("no false sign-off (integration)", () => {
 
   it.each([
     ["deleted", (file: string) => rmSync(file)],
-    ["replaced by a directory", (file: string) => { rmSync(file); mkdirSync(file); }],
-  ])("an artifact %s mid-review escalates artifact_missing; --wait says so with exit 4; restored + retry continues (§14)", async (_what, spoil) => {
-    const p = setup();
-    p.startWorker("broker");
-    p.startWorker("verifier");
-    const waiting = cliAsync(p, ["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "i9", "--wait", "--json", "--timeout", waitSeconds(60)], scaled(90_000));
-    await p.waitFor("i9", GATE, has("packet-1.md"), "packet 1");
-    const file = path.join(p.root, ARTIFACT);
-    spoil(file);
-    drop(p, "i9", "result-1.json", resultText(p, "i9", 1, "satisfied"));
-    const w = await waiting;
-    expect(w.code, w.stderr).toBe(4);
-    expect(JSON.parse(w.stdout)).toMatchObject({ status: "artifact_unusable", state: "awaiting_decision", detail: expect.stringContaining(ARTIFACT) });
-    expect(p.readJson("i9", GATE, "escalation-1.json")).toMatchObject({ reason: "artifact_missing", options: ["retry", "rework"] });
-    expect(p.files("i9", GATE)).not.toContain("outcome.json");
-    rmSync(file, { recursive: true, force: true });
-    p.write(ARTIFACT, SPEC_TEXT);
-    const d = p.cli(["decide", "i9", GATE, "retry"]);
-    expect(d.code, d.stderr).toBe(0);
-    await p.waitFor("i9", GATE, has("packet-2.md"), "the retried round");
-    expect(packetField(p, "i9", 2, "restart_reason")).toBe("retry");
-    expect(p.logs.join("")).not.toMatch(/ENOENT|EISDIR/);
-  });
+    [
+      "replaced by a directory",
+      (file: string) => {
+        rmSync(file);
+        mkdirSync(file);
+      },
+    ],
+  ])(
+    "an artifact %s mid-review escalates artifact_missing; --wait says so with exit 4; restored + retry continues (§14)",
+    async (_what, spoil) => {
+      const p = setup();
+      p.startWorker("broker");
+      p.startWorker("verifier");
+      const waiting = cliAsync(
+        p,
+        [
+          "review",
+          ARTIFACT,
+          "--gate",
+          GATE,
+          "--author",
+          "claude",
+          "--reviewer",
+          "manual",
+          "--run-id",
+          "i9",
+          "--wait",
+          "--json",
+          "--timeout",
+          waitSeconds(60),
+        ],
+        scaled(90_000),
+      );
+      await p.waitFor("i9", GATE, has("packet-1.md"), "packet 1");
+      const file = path.join(p.root, ARTIFACT);
+      spoil(file);
+      drop(p, "i9", "result-1.json", resultText(p, "i9", 1, "satisfied"));
+      const w = await waiting;
+      expect(w.code, w.stderr).toBe(4);
+      expect(JSON.parse(w.stdout)).toMatchObject({
+        status: "artifact_unusable",
+        state: "awaiting_decision",
+        detail: expect.stringContaining(ARTIFACT),
+      });
+      expect(p.readJson("i9", GATE, "escalation-1.json")).toMatchObject({ reason: "artifact_missing", options: ["retry", "rework"] });
+      expect(p.files("i9", GATE)).not.toContain("outcome.json");
+      rmSync(file, { recursive: true, force: true });
+      p.write(ARTIFACT, SPEC_TEXT);
+      const d = p.cli(["decide", "i9", GATE, "retry"]);
+      expect(d.code, d.stderr).toBe(0);
+      await p.waitFor("i9", GATE, has("packet-2.md"), "the retried round");
+      expect(packetField(p, "i9", 2, "restart_reason")).toBe("retry");
+      expect(p.logs.join("")).not.toMatch(/ENOENT|EISDIR/);
+    },
+  );
 
   it("status of a passed gate whose artifact changed since says both shas (§17)", async () => {
     const p = await reviewing("s1");
@@ -227,7 +310,9 @@ describe("no false sign-off (integration)", () => {
     await p.waitFor("s1", GATE, has("outcome.json"), "the outcome");
     expect(p.status("s1", GATE).detail).toBe("outcome satisfied");
     p.write(ARTIFACT, SPEC_TEXT + "later edit\n");
-    expect(p.status("s1", GATE).detail).toBe(`outcome satisfied for sha ${sha256Hex(SPEC_TEXT)}; the artifact is now ${sha256Hex(SPEC_TEXT + "later edit\n")} (changed since)`);
+    expect(p.status("s1", GATE).detail).toBe(
+      `outcome satisfied for sha ${sha256Hex(SPEC_TEXT)}; the artifact is now ${sha256Hex(SPEC_TEXT + "later edit\n")} (changed since)`,
+    );
   });
 
   it("status --verify re-derives an outcome from its files and flags a hand-written one (§17)", async () => {
@@ -274,10 +359,18 @@ describe("hostile directory entries (integration)", () => {
     const outside = tempRoot("guild-bus-outside-");
     const runDir = path.join(p.root, ".guild", "runs", "evil", "review");
     mkdirSync(runDir, { recursive: true });
-    writeFileSync(path.join(outside, "request.json"), JSON.stringify({
-      schema_version: "guild_bus.request.v1", run_id: "evil", gate: GATE, artifact_path: ARTIFACT, author_host: "claude",
-      reviewer: "auto", requested_at: new Date().toISOString(),
-    }));
+    writeFileSync(
+      path.join(outside, "request.json"),
+      JSON.stringify({
+        schema_version: "guild_bus.request.v1",
+        run_id: "evil",
+        gate: GATE,
+        artifact_path: ARTIFACT,
+        author_host: "claude",
+        reviewer: "auto",
+        requested_at: new Date().toISOString(),
+      }),
+    );
     symlinkSync(outside, path.join(runDir, GATE));
     p.startWorker("broker");
     p.startWorker("verifier");
@@ -294,7 +387,11 @@ describe("hostile directory entries (integration)", () => {
     expect(r.stderr).toMatch(/symlink refused/);
     expect(readdirSync(other)).toEqual([]);
     const st = p.cli(["status", "--json"]);
-    expect(JSON.parse(st.stdout).ignored).toEqual(expect.arrayContaining([expect.objectContaining({ path: `.guild/runs/evil/review/${GATE}`, reason: expect.stringMatching(/symlink refused/) })]));
+    expect(JSON.parse(st.stdout).ignored).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: `.guild/runs/evil/review/${GATE}`, reason: expect.stringMatching(/symlink refused/) }),
+      ]),
+    );
   });
 
   it("a directory or FIFO at result-1.json is moved aside, freeing the name for a real result (§5)", async () => {
@@ -352,10 +449,20 @@ describe("hostile directory entries (integration)", () => {
   /** A request dropped by another tool, bypassing the CLI's own checks. */
   function dropRequest(p: Project, run: string, artifactPath: string): void {
     mkdirSync(p.gateDir(run, GATE), { recursive: true });
-    drop(p, run, "request.json", JSON.stringify({
-      schema_version: "guild_bus.request.v1", run_id: run, gate: GATE, artifact_path: artifactPath, author_host: "claude",
-      reviewer: "manual", requested_at: new Date().toISOString(),
-    }));
+    drop(
+      p,
+      run,
+      "request.json",
+      JSON.stringify({
+        schema_version: "guild_bus.request.v1",
+        run_id: run,
+        gate: GATE,
+        artifact_path: artifactPath,
+        author_host: "claude",
+        reviewer: "manual",
+        requested_at: new Date().toISOString(),
+      }),
+    );
   }
 
   it("a dropped request naming an artifact outside the project is refused before round 1, not retried forever (§13)", async () => {
@@ -371,84 +478,125 @@ describe("hostile directory entries (integration)", () => {
     ["over the size limit", (f: string) => writeFileSync(f, "x".repeat(3 * 1024 * 1024)), "artifact_too_large"],
     ["not UTF-8 text", (f: string) => writeFileSync(f, Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a])), "artifact_not_text"],
     ["a FIFO", (f: string) => spawnSync("mkfifo", [f]), "artifact_missing"],
-  ])("an artifact %s escalates once before round 1: no packet, nothing rewritten or moved aside in a loop (§10, §14)", async (_what, make, reason) => {
-    const p = setup();
-    p.startWorker("broker");
-    make(path.join(p.root, "docs", "bad.md"));
-    dropRequest(p, "h2", "docs/bad.md");
-    await p.waitFor("h2", GATE, has("escalation-0.json"), "the escalation");
-    expect(p.readJson("h2", GATE, "escalation-0.json")).toMatchObject({ reason, options: ["retry", "rework"] });
-    const files = p.files("h2", GATE);
-    expect(files).not.toContain("packet-1.md");
-    expect(files).not.toContain("rejected");
-    expect(p.status("h2", GATE)).toMatchObject({ state: "awaiting_decision", status: "artifact_unusable" });
-  });
+  ])(
+    "an artifact %s escalates once before round 1: no packet, nothing rewritten or moved aside in a loop (§10, §14)",
+    async (_what, make, reason) => {
+      const p = setup();
+      p.startWorker("broker");
+      make(path.join(p.root, "docs", "bad.md"));
+      dropRequest(p, "h2", "docs/bad.md");
+      await p.waitFor("h2", GATE, has("escalation-0.json"), "the escalation");
+      expect(p.readJson("h2", GATE, "escalation-0.json")).toMatchObject({ reason, options: ["retry", "rework"] });
+      const files = p.files("h2", GATE);
+      expect(files).not.toContain("packet-1.md");
+      expect(files).not.toContain("rejected");
+      expect(p.status("h2", GATE)).toMatchObject({ state: "awaiting_decision", status: "artifact_unusable" });
+    },
+  );
 
   it("a packet that would exceed the gate-file limit is never written: the gate escalates once (§5, §14)", async () => {
     const p = setup();
     p.write(ARTIFACT, "# Spec\n\n" + "A line of the specification.\n".repeat(36_000)); // about 1 MiB
     p.startWorker("broker");
     p.startWorker("verifier");
-    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--difficulty", "hard", "--run-id", "big"]);
+    const r = p.cli([
+      "review",
+      ARTIFACT,
+      "--gate",
+      GATE,
+      "--author",
+      "claude",
+      "--reviewer",
+      "manual",
+      "--difficulty",
+      "hard",
+      "--run-id",
+      "big",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     await p.waitFor("big", GATE, has("packet-1.md"), "packet 1");
     // a foreign reviewer leaves a 3.5 MB memory: the next packet would carry it
     drop(p, "big", "memory-1.md", "note ".repeat(700_000));
     drop(p, "big", "result-1.json", resultText(p, "big", 1, "issues"));
     await p.waitState("big", GATE, ["awaiting_author"]);
-    drop(p, "big", "resubmit-1.json", JSON.stringify({ schema_version: "guild_bus.resubmit.v1", run_id: "big", gate: GATE, after_round: 1, at: new Date().toISOString() }));
+    drop(
+      p,
+      "big",
+      "resubmit-1.json",
+      JSON.stringify({ schema_version: "guild_bus.resubmit.v1", run_id: "big", gate: GATE, after_round: 1, at: new Date().toISOString() }),
+    );
     await p.waitFor("big", GATE, has("escalation-1.json"), "the escalation");
-    expect(p.readJson("big", GATE, "escalation-1.json")).toMatchObject({ reason: "artifact_too_large", detail: expect.stringMatching(/packet-2\.md would be \d+ bytes/) });
+    expect(p.readJson("big", GATE, "escalation-1.json")).toMatchObject({
+      reason: "artifact_too_large",
+      detail: expect.stringMatching(/packet-2\.md would be \d+ bytes/),
+    });
     expect(p.files("big", GATE)).not.toContain("packet-2.md");
   });
 
   // Permissions only bind a process that is not root: run the workers and the CLI as nobody (CI runs as root).
   const asRoot = process.getuid?.() === 0;
-  it.skipIf(!asRoot)("unreadable (mode 000) files at result and response names are moved aside by workers running unprivileged (§5)", async () => {
-    const NOBODY = 65534;
-    const p = setup();
-    const own = { uid: NOBODY, gid: NOBODY };
-    const chownAll = (dir: string) => {
-      chownSync(dir, NOBODY, NOBODY);
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const f = path.join(dir, e.name);
-        if (e.isDirectory()) chownAll(f);
-        else lchownSync(f, NOBODY, NOBODY);
+  it.skipIf(!asRoot)(
+    "unreadable (mode 000) files at result and response names are moved aside by workers running unprivileged (§5)",
+    async () => {
+      const NOBODY = 65534;
+      const p = setup();
+      const own = { uid: NOBODY, gid: NOBODY };
+      const chownAll = (dir: string) => {
+        chownSync(dir, NOBODY, NOBODY);
+        for (const e of readdirSync(dir, { withFileTypes: true })) {
+          const f = path.join(dir, e.name);
+          if (e.isDirectory()) chownAll(f);
+          else lchownSync(f, NOBODY, NOBODY);
+        }
+      };
+      chownAll(p.root);
+      const env = { ...process.env, HOME: p.root };
+      const worker = (kind: string) => {
+        const child = spawn(process.execPath, [BIN, "worker", kind, "--root", p.root, "--reconcile-ms", "300", "--full-scan-ms", "2000"], {
+          ...own,
+          env,
+          stdio: "ignore",
+        });
+        spawned.push(child);
+      };
+      const cli = (args: string[], input?: string) =>
+        spawnSync(process.execPath, [BIN, ...args, "--root", p.root], { ...own, env, input, encoding: "utf8" });
+      try {
+        worker("broker");
+        worker("verifier");
+        worker("manual");
+        for (const run of ["u1", "u2"])
+          expect(cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", run]).status).toBe(0);
+        await p.waitFor("u1", GATE, has("packet-1.md"), "packet 1");
+        await p.waitFor("u2", GATE, has("packet-1.md"), "packet 1 of u2");
+        for (const [run, name] of [
+          ["u1", "result-1.json"],
+          ["u2", "response-1.md"],
+        ] as const) {
+          const f = path.join(p.gateDir(run, GATE), name);
+          writeFileSync(f, "{}");
+          chownSync(f, NOBODY, NOBODY);
+          chmodSync(f, 0o000);
+        }
+        await p.waitFor("u1", GATE, (f) => !f.includes("result-1.json"), "the unreadable result moved aside", scaled(30_000));
+        await p.waitFor("u2", GATE, (f) => !f.includes("response-1.md"), "the unreadable response moved aside", scaled(30_000));
+        const r = cli(
+          ["respond", "u2", GATE, "--reviewer-model", "gpt-5"],
+          "Reviewer-Model: gpt-5\n" + resultText(p, "u2", 1, "satisfied"),
+        );
+        expect(r.status, r.stderr).toBe(0);
+        await p.waitFor("u2", GATE, has("outcome.json"), "the outcome after a readable answer");
+      } finally {
+        for (const c of spawned.splice(0)) await stopChild(c);
       }
-    };
-    chownAll(p.root);
-    const env = { ...process.env, HOME: p.root };
-    const worker = (kind: string) => {
-      const child = spawn(process.execPath, [BIN, "worker", kind, "--root", p.root, "--reconcile-ms", "300", "--full-scan-ms", "2000"], { ...own, env, stdio: "ignore" });
-      spawned.push(child);
-    };
-    const cli = (args: string[], input?: string) => spawnSync(process.execPath, [BIN, ...args, "--root", p.root], { ...own, env, input, encoding: "utf8" });
-    try {
-      worker("broker");
-      worker("verifier");
-      worker("manual");
-      for (const run of ["u1", "u2"]) expect(cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", run]).status).toBe(0);
-      await p.waitFor("u1", GATE, has("packet-1.md"), "packet 1");
-      await p.waitFor("u2", GATE, has("packet-1.md"), "packet 1 of u2");
-      for (const [run, name] of [["u1", "result-1.json"], ["u2", "response-1.md"]] as const) {
-        const f = path.join(p.gateDir(run, GATE), name);
-        writeFileSync(f, "{}");
-        chownSync(f, NOBODY, NOBODY);
-        chmodSync(f, 0o000);
-      }
-      await p.waitFor("u1", GATE, (f) => !f.includes("result-1.json"), "the unreadable result moved aside", scaled(30_000));
-      await p.waitFor("u2", GATE, (f) => !f.includes("response-1.md"), "the unreadable response moved aside", scaled(30_000));
-      const r = cli(["respond", "u2", GATE, "--reviewer-model", "gpt-5"], "Reviewer-Model: gpt-5\n" + resultText(p, "u2", 1, "satisfied"));
-      expect(r.status, r.stderr).toBe(0);
-      await p.waitFor("u2", GATE, has("outcome.json"), "the outcome after a readable answer");
-    } finally {
-      for (const c of spawned.splice(0)) await stopChild(c);
-    }
-  });
+    },
+  );
 
   it("concurrent CLI calls on one gate: one request, one decision, one result; the others are told why (§4)", async () => {
     const p = setup();
-    const same = Array.from({ length: 6 }, () => cliAsync(p, ["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "cc", "--cap", "1"]));
+    const same = Array.from({ length: 6 }, () =>
+      cliAsync(p, ["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "cc", "--cap", "1"]),
+    );
     const requests = await Promise.all(same);
     expect(requests.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
     for (const r of requests.filter((x) => x.code !== 0)) expect(r.stderr).toMatch(/already has a request|use another --run-id/);
@@ -461,7 +609,9 @@ describe("hostile directory entries (integration)", () => {
     expect(answers.every((r) => r.code !== 0)).toBe(true); // no stdin answer: refused, nothing written
     const text = path.join(p.root, "answer.md");
     writeFileSync(text, answer);
-    const sent = await Promise.all(Array.from({ length: 6 }, () => cliAsync(p, ["respond", "cc", GATE, "--reviewer-model", "gpt-5", "--file", text])));
+    const sent = await Promise.all(
+      Array.from({ length: 6 }, () => cliAsync(p, ["respond", "cc", GATE, "--reviewer-model", "gpt-5", "--file", text])),
+    );
     // one delivery wins; a concurrent call with the very same bytes is the idempotent "identical" success (§4)
     expect(sent.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
     for (const r of sent.filter((x) => x.code !== 0)) expect(r.stderr).toMatch(/already|cannot take an answer/);
@@ -475,34 +625,44 @@ describe("hostile directory entries (integration)", () => {
     expect(p.readJson<{ status: string }>("cc", GATE, "outcome.json").status).toBe(choice === "force-pass" ? "force_passed" : "rework");
   });
 
-  it.skipIf(!asRoot)("a .guild the user cannot write: the CLI says so in one line, a worker keeps running without a tight loop (§17, §18)", async () => {
-    const p = setup();
-    request(p, "ro"); // written by root: nobody may read the tree but not write it
-    const env = { ...process.env, HOME: p.root };
-    chmodSync(p.root, 0o755);
-    const r = spawnSync(process.execPath, [BIN, "review", ARTIFACT, "--gate", GATE, "--author", "claude", "--run-id", "ro2", "--root", p.root], { uid: 65534, gid: 65534, env, encoding: "utf8" });
-    expect(r.status).toBe(1);
-    expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toMatch(/^guild-bus: .*(EACCES|permission denied)/i);
-    let log = "";
-    const broker = spawn(process.execPath, [BIN, "worker", "broker", "--root", p.root, "--reconcile-ms", "300", "--full-scan-ms", "1000"], { uid: 65534, gid: 65534, env, stdio: ["ignore", "pipe", "pipe"] });
-    spawned.push(broker);
-    broker.stdout!.on("data", (b: Buffer) => (log += b));
-    broker.stderr!.on("data", (b: Buffer) => (log += b));
-    try {
-      const deadline = Date.now() + scaled(30_000);
-      while (!/EACCES|permission denied/i.test(log) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
-      expect(log).toMatch(/EACCES|permission denied/i); // it tried, and said why
-      const before = log.split("\n").length;
-      await new Promise((res) => setTimeout(res, 3000)); // pacing only: count what a few reconcile passes log
-      expect(broker.exitCode).toBeNull();
-      expect(log.split("\n").length - before).toBeLessThan(40);
-      expect(p.files("ro", GATE)).not.toContain("packet-1.md");
-    } finally {
-      for (const c of spawned.splice(0)) await stopChild(c);
-    }
-  });
-
+  it.skipIf(!asRoot)(
+    "a .guild the user cannot write: the CLI says so in one line, a worker keeps running without a tight loop (§17, §18)",
+    async () => {
+      const p = setup();
+      request(p, "ro"); // written by root: nobody may read the tree but not write it
+      const env = { ...process.env, HOME: p.root };
+      chmodSync(p.root, 0o755);
+      const r = spawnSync(
+        process.execPath,
+        [BIN, "review", ARTIFACT, "--gate", GATE, "--author", "claude", "--run-id", "ro2", "--root", p.root],
+        { uid: 65534, gid: 65534, env, encoding: "utf8" },
+      );
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(/^guild-bus: .*(EACCES|permission denied)/i);
+      let log = "";
+      const broker = spawn(
+        process.execPath,
+        [BIN, "worker", "broker", "--root", p.root, "--reconcile-ms", "300", "--full-scan-ms", "1000"],
+        { uid: 65534, gid: 65534, env, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      spawned.push(broker);
+      broker.stdout!.on("data", (b: Buffer) => (log += b));
+      broker.stderr!.on("data", (b: Buffer) => (log += b));
+      try {
+        const deadline = Date.now() + scaled(30_000);
+        while (!/EACCES|permission denied/i.test(log) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
+        expect(log).toMatch(/EACCES|permission denied/i); // it tried, and said why
+        const before = log.split("\n").length;
+        await new Promise((res) => setTimeout(res, 3000)); // pacing only: count what a few reconcile passes log
+        expect(broker.exitCode).toBeNull();
+        expect(log.split("\n").length - before).toBeLessThan(40);
+        expect(p.files("ro", GATE)).not.toContain("packet-1.md");
+      } finally {
+        for (const c of spawned.splice(0)) await stopChild(c);
+      }
+    },
+  );
 });
 
 describe("what an independent adversarial review of this fix found (integration)", () => {
@@ -514,10 +674,24 @@ describe("what an independent adversarial review of this fix found (integration)
     const issues = resultText(p, "a1", 1, "issues");
     drop(p, "a1", "result-1.json", issues);
     const stray = {
-      schema_version: "guild_bus.verdict.v1", run_id: "a1", gate: GATE, round: 1, packet_id: packetField(p, "a1", 1, "packet_id"),
-      result_sha256: sha256Hex(issues), artifact_sha256_reviewed: packetField(p, "a1", 1, "artifact_sha256"), result_verdict: "satisfied",
-      blocking_count: 0, reviewer_model: "gpt-5", reviewer_family: "openai", independence_violation: false,
-      gate_pass: { pass: true, conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true }, recomputed_sha256: packetField(p, "a1", 1, "artifact_sha256"), reasons: [] },
+      schema_version: "guild_bus.verdict.v1",
+      run_id: "a1",
+      gate: GATE,
+      round: 1,
+      packet_id: packetField(p, "a1", 1, "packet_id"),
+      result_sha256: sha256Hex(issues),
+      artifact_sha256_reviewed: packetField(p, "a1", 1, "artifact_sha256"),
+      result_verdict: "satisfied",
+      blocking_count: 0,
+      reviewer_model: "gpt-5",
+      reviewer_family: "openai",
+      independence_violation: false,
+      gate_pass: {
+        pass: true,
+        conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true },
+        recomputed_sha256: packetField(p, "a1", 1, "artifact_sha256"),
+        reasons: [],
+      },
       verified_at: new Date().toISOString(),
     };
     drop(p, "a1", "verdict-1.json", JSON.stringify(stray));
@@ -535,7 +709,19 @@ describe("what an independent adversarial review of this fix found (integration)
     const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "a2", "--cap", "1"]);
     expect(r.code, r.stderr).toBe(0);
     await p.waitFor("a2", GATE, has("packet-1.md"), "packet 1");
-    drop(p, "a2", "decision-1.json", JSON.stringify({ schema_version: "guild_bus.decision.v1", run_id: "a2", gate: GATE, round: 1, choice: "force-pass", at: "2099-01-01T00:00:00.000Z" }));
+    drop(
+      p,
+      "a2",
+      "decision-1.json",
+      JSON.stringify({
+        schema_version: "guild_bus.decision.v1",
+        run_id: "a2",
+        gate: GATE,
+        round: 1,
+        choice: "force-pass",
+        at: "2099-01-01T00:00:00.000Z",
+      }),
+    );
     drop(p, "a2", "result-1.json", resultText(p, "a2", 1, "issues"));
     await p.waitFor("a2", GATE, has("escalation-1.json"), "cap hit");
     expect((await p.waitState("a2", GATE, ["awaiting_decision"])).status).toBe("cap_hit");
@@ -566,11 +752,25 @@ describe("what an independent adversarial review of this fix found (integration)
     // a request another tool drops anyway: the broker escalates before round 1, once
     p.startWorker("broker");
     mkdirSync(p.gateDir("a4", GATE), { recursive: true });
-    drop(p, "a4", "request.json", JSON.stringify({
-      schema_version: "guild_bus.request.v1", run_id: "a4", gate: GATE, artifact_path: ARTIFACT, author_host: "claude", reviewer: "manual", requested_at: new Date().toISOString(),
-    }));
+    drop(
+      p,
+      "a4",
+      "request.json",
+      JSON.stringify({
+        schema_version: "guild_bus.request.v1",
+        run_id: "a4",
+        gate: GATE,
+        artifact_path: ARTIFACT,
+        author_host: "claude",
+        reviewer: "manual",
+        requested_at: new Date().toISOString(),
+      }),
+    );
     await p.waitFor("a4", GATE, has("escalation-0.json"), "the escalation");
-    expect(p.readJson("a4", GATE, "escalation-0.json")).toMatchObject({ reason: "scrub_failed", detail: expect.stringMatching(/matches the empty string/) });
+    expect(p.readJson("a4", GATE, "escalation-0.json")).toMatchObject({
+      reason: "scrub_failed",
+      detail: expect.stringMatching(/matches the empty string/),
+    });
     expect(p.files("a4", GATE)).not.toContain("packet-1.md");
     const st = p.cli(["status", "a4", GATE, "--json"]);
     expect(st.code, st.stderr).toBe(0);
@@ -610,4 +810,3 @@ describe("what an independent adversarial review of this fix found (integration)
     expect(readFileSync(events, "utf8")).toBe("");
   });
 });
-

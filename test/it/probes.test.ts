@@ -12,37 +12,48 @@ import { scaled } from "../helpers/machine.js";
 const FIRST_S = PROBE_TIMEOUTS_MS[0] / 1000;
 
 describe("slow --version probes (integration)", () => {
-  it("a pinned codex whose --version outlasts the first limit is still detected and selected; `guild-bus providers` says what happened", async () => {
-    const bin = tempRoot("guild-bus-standin-");
-    const standin = path.join(bin, "codex");
-    writeFileSync(standin, [
-      "#!/usr/bin/env node",
-      "// a stand-in codex that is slow to start, as on a loaded machine",
-      'if (process.argv[2] !== "--version") process.exit(2);',
-      `setTimeout(() => console.log("codex-cli 0.0.0-standin"), ${PROBE_TIMEOUTS_MS[0] + 2_500});`,
-    ].join("\n"));
-    chmodSync(standin, 0o755);
-    const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, OPENAI_API_KEY: "sk-standin-for-tests" };
-    const p = makeProject();
-    p.settings({ reviewer: "cx", providers: { cx: { adapter: "codex", model: "gpt-5" } } });
+  it(
+    "a pinned codex whose --version outlasts the first limit is still detected and selected; `guild-bus providers` says what happened",
+    async () => {
+      const bin = tempRoot("guild-bus-standin-");
+      const standin = path.join(bin, "codex");
+      writeFileSync(
+        standin,
+        [
+          "#!/usr/bin/env node",
+          "// a stand-in codex that is slow to start, as on a loaded machine",
+          'if (process.argv[2] !== "--version") process.exit(2);',
+          `setTimeout(() => console.log("codex-cli 0.0.0-standin"), ${PROBE_TIMEOUTS_MS[0] + 2_500});`,
+        ].join("\n"),
+      );
+      chmodSync(standin, 0o755);
+      const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, OPENAI_API_KEY: "sk-standin-for-tests" };
+      const p = makeProject();
+      p.settings({ reviewer: "cx", providers: { cx: { adapter: "codex", model: "gpt-5" } } });
 
-    const first = withEnv(env, () => p.cli(["providers"]));
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/^✓ cx +adapter codex/m);
-    expect(first.stdout).toContain(`codex codex-cli 0.0.0-standin (answered a second probe: the first timed out after ${FIRST_S} s)`);
+      const first = withEnv(env, () => p.cli(["providers"]));
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toMatch(/^✓ cx +adapter codex/m);
+      expect(first.stdout).toContain(`codex codex-cli 0.0.0-standin (answered a second probe: the first timed out after ${FIRST_S} s)`);
 
-    // The positive answer is cached for this binary: the next slow probe trusts it instead of waiting again.
-    const second = withEnv(env, () => p.cli(["providers"]));
-    expect(second.stdout).toMatch(/^✓ cx +adapter codex/m);
-    expect(second.stdout).toContain(`codex codex-cli 0.0.0-standin (from an earlier probe of this same binary: --version timed out after ${FIRST_S} s)`);
+      // The positive answer is cached for this binary: the next slow probe trusts it instead of waiting again.
+      const second = withEnv(env, () => p.cli(["providers"]));
+      expect(second.stdout).toMatch(/^✓ cx +adapter codex/m);
+      expect(second.stdout).toContain(
+        `codex codex-cli 0.0.0-standin (from an earlier probe of this same binary: --version timed out after ${FIRST_S} s)`,
+      );
 
-    p.write("docs/spec.md", "# Spec\n\n- exports finish within 2 s\n");
-    p.startWorker("broker", [], env);
-    expect(withEnv(env, () => p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1"])).code).toBe(0);
-    await p.waitFor("r1", "G-spec", (f) => f.includes("packet-1.md"), "packet-1.md", scaled(60_000));
-    const packet = readFileSync(path.join(p.gateDir("r1", "G-spec"), "packet-1.md"), "utf8");
-    expect(packet).toMatch(/^reviewer_provider: cx$/m);
-    expect(packet).toMatch(/^selection_status: selected$/m);
-    expect(packet).toMatch(/^independence: strong$/m);
-  }, scaled(120_000));
+      p.write("docs/spec.md", "# Spec\n\n- exports finish within 2 s\n");
+      p.startWorker("broker", [], env);
+      expect(withEnv(env, () => p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1"])).code).toBe(
+        0,
+      );
+      await p.waitFor("r1", "G-spec", (f) => f.includes("packet-1.md"), "packet-1.md", scaled(60_000));
+      const packet = readFileSync(path.join(p.gateDir("r1", "G-spec"), "packet-1.md"), "utf8");
+      expect(packet).toMatch(/^reviewer_provider: cx$/m);
+      expect(packet).toMatch(/^selection_status: selected$/m);
+      expect(packet).toMatch(/^independence: strong$/m);
+    },
+    scaled(120_000),
+  );
 });

@@ -8,28 +8,51 @@ import { waitSeconds } from "../helpers/machine.js";
 const SPEC = "# Spec\n\n## Acceptance criteria\n- exports finish within 2 s\n";
 
 describe.each(MODES)("round loop (integration, real workers, $mode)", ({ poll }) => {
-function setup(plan: object, settings: Record<string, unknown> = {}) {
-  const p = makeProject({ poll });
-  p.settings({ providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5-scripted", plan) }, ...settings });
-  p.write("docs/spec.md", SPEC);
-  return p;
-}
-
+  function setup(plan: object, settings: Record<string, unknown> = {}) {
+    const p = makeProject({ poll });
+    p.settings({ providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5-scripted", plan) }, ...settings });
+    p.write("docs/spec.md", SPEC);
+    return p;
+  }
 
   it("(a) two-round happy path: issues, revise and resubmit, satisfied", async () => {
     const p = setup({ sequence: ["issues", "satisfied"] });
     startBus(p);
-    const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", waitSeconds(40)]);
+    const r = p.cli([
+      "review",
+      "docs/spec.md",
+      "--gate",
+      "G-spec",
+      "--author",
+      "claude",
+      "--run-id",
+      "r1",
+      "--wait",
+      "--json",
+      "--timeout",
+      waitSeconds(40),
+    ]);
     expect(r.code, r.stderr + p.logs.join("")).toBe(3);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: "rework", state: "awaiting_author", rounds: 1, independence: "strong", reviewer_host: "scripted" });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: "rework",
+      state: "awaiting_author",
+      rounds: 1,
+      independence: "strong",
+      reviewer_host: "scripted",
+    });
     p.write("docs/spec.md", SPEC + "- the button is disabled while exporting\n");
     const again = p.cli(["resubmit", "r1", "G-spec", "--wait", "--json"]);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ status: "satisfied", satisfied_at_round: 2, rounds: 2 });
     const outcome = p.readJson("r1", "G-spec", "outcome.json");
     expect(outcome).toMatchObject({
-      status: "satisfied", independence: "strong", reviewer_family: "openai", author_family: "anthropic",
-      family_relation: "different", author_family_source: "host-map", identity_assurance: "requested",
+      status: "satisfied",
+      independence: "strong",
+      reviewer_family: "openai",
+      author_family: "anthropic",
+      family_relation: "different",
+      author_family_source: "host-map",
+      identity_assurance: "requested",
     });
     const packets = received(p.root, "scripted");
     expect(packets).toHaveLength(2);
@@ -37,17 +60,49 @@ function setup(plan: object, settings: Record<string, unknown> = {}) {
     expect(packets[1]).toContain("Scripted blocking finding");
     const trail = readFileSync(path.join(p.gateDir("r1", "G-spec"), "trail.md"), "utf8");
     expect(trail).toMatch(/## Round 1[\s\S]*verdict: issues[\s\S]*## Round 2[\s\S]*verdict: satisfied[\s\S]*status: satisfied/);
-    const events = readFileSync(path.join(p.root, ".guild/runs/r1/events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(events.filter((e) => e.event === "codex_review_round").map((e) => [e.round_number, e.terminated_by_satisfied])).toEqual([[1, false], [2, true]]);
+    const events = readFileSync(path.join(p.root, ".guild/runs/r1/events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(events.filter((e) => e.event === "codex_review_round").map((e) => [e.round_number, e.terminated_by_satisfied])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
   });
 
   it("a new gate in a run whose only gate has finished is taken up from events, without waiting for the full scan", async () => {
     const p = setup({ sequence: ["satisfied", "satisfied"] });
     for (const kind of ["broker", "verifier", "command"]) p.startWorker(kind, ["--full-scan-ms", "600000"]);
-    const first = p.cli(["review", "docs/spec.md", "--gate", "G-init", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", waitSeconds(40)]);
+    const first = p.cli([
+      "review",
+      "docs/spec.md",
+      "--gate",
+      "G-init",
+      "--author",
+      "claude",
+      "--run-id",
+      "r1",
+      "--wait",
+      "--json",
+      "--timeout",
+      waitSeconds(40),
+    ]);
     expect(first.code, first.stderr + p.logs.join("")).toBe(0);
     await new Promise((r) => setTimeout(r, 2500)); // a reconcile pass sees the run with every gate finished
-    const next = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "r1", "--wait", "--json", "--timeout", waitSeconds(40)]);
+    const next = p.cli([
+      "review",
+      "docs/spec.md",
+      "--gate",
+      "G-spec",
+      "--author",
+      "claude",
+      "--run-id",
+      "r1",
+      "--wait",
+      "--json",
+      "--timeout",
+      waitSeconds(40),
+    ]);
     expect(next.code, next.stderr + p.logs.join("")).toBe(0);
     expect(JSON.parse(next.stdout)).toMatchObject({ status: "satisfied", rounds: 1 });
   });

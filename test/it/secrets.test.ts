@@ -6,7 +6,11 @@ import { describe, expect, it } from "vitest";
 import { makeProject, REPO } from "../helpers/bus.js";
 import { waitSeconds } from "../helpers/machine.js";
 
-const CORPUS = JSON.parse(readFileSync(path.join(REPO, "fixtures", "secrets", "corpus.json"), "utf8")) as Array<{ name: string; secret: string; context: string }>;
+const CORPUS = JSON.parse(readFileSync(path.join(REPO, "fixtures", "secrets", "corpus.json"), "utf8")) as Array<{
+  name: string;
+  secret: string;
+  context: string;
+}>;
 const DIGESTS = ["9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"];
 
 function allText(dir: string): string {
@@ -28,20 +32,55 @@ describe("secrets never leave the artifact (integration)", () => {
     const p = makeProject();
     const seen = path.join(p.root, "seen-by-reviewer");
     p.settings({
-      providers: { gpt: { adapter: "command", model: "gpt-5-recorder", argv: [process.execPath, path.join(REPO, "test", "helpers", "env-reviewer.mjs"), seen] } },
+      providers: {
+        gpt: {
+          adapter: "command",
+          model: "gpt-5-recorder",
+          argv: [process.execPath, path.join(REPO, "test", "helpers", "env-reviewer.mjs"), seen],
+        },
+      },
       secrets_policy: { env_allowlist: ["GUILD_TEST_VISIBLE"] },
     });
-    const artifact = ["# Incident notes", "", `commit ${DIGESTS[1]} and artifact sha256 ${DIGESTS[0]} stay readable.`, "", ...CORPUS.map((c) => c.context), ""].join("\n");
+    const artifact = [
+      "# Incident notes",
+      "",
+      `commit ${DIGESTS[1]} and artifact sha256 ${DIGESTS[0]} stay readable.`,
+      "",
+      ...CORPUS.map((c) => c.context),
+      "",
+    ].join("\n");
     p.write("docs/incident.md", artifact);
     // secrets in the workers' own environment must not be handed to reviewers either
-    const workerEnv = { OPENAI_API_KEY: CORPUS[0]!.secret, AWS_SECRET_ACCESS_KEY: "FAKEwJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", GUILD_TEST_VISIBLE: "visible-by-allowlist" };
+    const workerEnv = {
+      OPENAI_API_KEY: CORPUS[0]!.secret,
+      AWS_SECRET_ACCESS_KEY: "FAKEwJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      GUILD_TEST_VISIBLE: "visible-by-allowlist",
+    };
     for (const kind of ["broker", "verifier", "command"]) p.startWorker(kind, [], workerEnv);
-    const r = p.cli(["review", "docs/incident.md", "--gate", "G-diagnose", "--author", "claude", "--run-id", "s1", "--wait", "--json", "--timeout", waitSeconds(60)]);
+    const r = p.cli([
+      "review",
+      "docs/incident.md",
+      "--gate",
+      "G-diagnose",
+      "--author",
+      "claude",
+      "--run-id",
+      "s1",
+      "--wait",
+      "--json",
+      "--timeout",
+      waitSeconds(60),
+    ]);
     expect(r.code, r.stderr).toBe(0);
 
     const bus = allText(path.join(p.root, ".guild", "runs"));
-    const reviewerInput = readdirSync(seen).filter((f) => f.endsWith(".packet.md")).map((f) => readFileSync(path.join(seen, f), "utf8")).join("\n");
-    const childEnv = readdirSync(seen).filter((f) => f.endsWith(".env.json")).map((f) => JSON.parse(readFileSync(path.join(seen, f), "utf8")) as Record<string, string>);
+    const reviewerInput = readdirSync(seen)
+      .filter((f) => f.endsWith(".packet.md"))
+      .map((f) => readFileSync(path.join(seen, f), "utf8"))
+      .join("\n");
+    const childEnv = readdirSync(seen)
+      .filter((f) => f.endsWith(".env.json"))
+      .map((f) => JSON.parse(readFileSync(path.join(seen, f), "utf8")) as Record<string, string>);
     expect(childEnv).toHaveLength(1);
     const leaks: string[] = [];
     for (const c of CORPUS) {

@@ -34,14 +34,31 @@ describe("bus-spec/SPEC.md: the Python reviewer", () => {
     reviewer.stdout!.on("data", (b: Buffer) => log.push(String(b)));
     reviewer.stderr!.on("data", (b: Buffer) => log.push(String(b)));
     try {
-      const first = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--author-model", "claude-opus-4", "--run-id", "py", "--wait", "--json", "--timeout", waitSeconds(40)]);
+      const first = p.cli([
+        "review",
+        "docs/spec.md",
+        "--gate",
+        "G-spec",
+        "--author",
+        "claude",
+        "--author-model",
+        "claude-opus-4",
+        "--run-id",
+        "py",
+        "--wait",
+        "--json",
+        "--timeout",
+        waitSeconds(40),
+      ]);
       expect(first.code, first.stderr + log.join("")).toBe(3);
       expect(JSON.parse(first.stdout)).toMatchObject({ status: "rework", reviewer_host: "py-gemini", independence: "strong" });
       p.write("docs/spec.md", FIXED_SPEC);
       const second = p.cli(["resubmit", "py", "G-spec", "--wait", "--json"]);
       expect(second.code, second.stderr + log.join("")).toBe(0);
       expect(JSON.parse(second.stdout)).toMatchObject({ status: "satisfied", satisfied_at_round: 2 });
-      expect(p.files("py", "G-spec")).toEqual(expect.arrayContaining(["attempt-1.json", "result-1.json", "verdict-1.json", "attempt-2.json", "result-2.json", "outcome.json"]));
+      expect(p.files("py", "G-spec")).toEqual(
+        expect.arrayContaining(["attempt-1.json", "result-1.json", "verdict-1.json", "attempt-2.json", "result-2.json", "outcome.json"]),
+      );
       for (const name of ["attempt-1.json", "result-1.json", "result-2.json"]) {
         const raw = readFileSync(path.join(p.gateDir("py", "G-spec"), name), "utf8");
         if (name.startsWith("attempt")) expect(PUBLISHED_SCHEMAS.attempt.safeParse(JSON.parse(raw)).success, name).toBe(true);
@@ -60,9 +77,28 @@ describe("bus-spec/SPEC.md: the Python reviewer", () => {
     p.settings({ providers: { "py-gemini": { adapter: "command", model: "gemini-2.5-pro", argv: ["python3", script] } } });
     p.write("docs/spec.md", FIXED_SPEC);
     startBus(p, ["broker", "verifier", "command"]);
-    const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--author-model", "claude-opus-4", "--run-id", "cmd", "--wait", "--json", "--timeout", waitSeconds(40)]);
+    const r = p.cli([
+      "review",
+      "docs/spec.md",
+      "--gate",
+      "G-spec",
+      "--author",
+      "claude",
+      "--author-model",
+      "claude-opus-4",
+      "--run-id",
+      "cmd",
+      "--wait",
+      "--json",
+      "--timeout",
+      waitSeconds(40),
+    ]);
     expect(r.code, r.stderr + p.logs.join("")).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "satisfied", reviewer_host: "py-gemini", independence: "strong" });
-    expect(p.readJson("cmd", "G-spec", "result-1.json")).toMatchObject({ normalized_from: "whole-json", reviewer_model: "gemini-2.5-pro", round: 1 });
+    expect(p.readJson("cmd", "G-spec", "result-1.json")).toMatchObject({
+      normalized_from: "whole-json",
+      reviewer_model: "gemini-2.5-pro",
+      round: 1,
+    });
   });
 });

@@ -25,8 +25,19 @@ const STEMS = Object.keys(PUBLISHED_SCHEMAS) as Stem[];
 type JsonSchema = Record<string, unknown>;
 const ANNOTATIONS = new Set(["$schema", "$id", "title", "description", "default"]);
 const ASSERTIONS = new Set([
-  "type", "const", "enum", "pattern", "minimum", "maximum", "minItems", "items", "properties", "required",
-  "additionalProperties", "propertyNames", "anyOf",
+  "type",
+  "const",
+  "enum",
+  "pattern",
+  "minimum",
+  "maximum",
+  "minItems",
+  "items",
+  "properties",
+  "required",
+  "additionalProperties",
+  "propertyNames",
+  "anyOf",
 ]);
 
 function typeOf(value: unknown): string[] {
@@ -67,7 +78,8 @@ function jsonSchemaErrors(schema: JsonSchema | boolean, value: unknown, at = "$"
     for (const [k, v] of Object.entries(obj)) {
       if (schema.propertyNames !== undefined) errors.push(...jsonSchemaErrors(schema.propertyNames as JsonSchema, k, `${at}{${k}}`));
       if (k in props) errors.push(...jsonSchemaErrors(props[k]!, v, `${at}.${k}`));
-      else if (schema.additionalProperties !== undefined) errors.push(...jsonSchemaErrors(schema.additionalProperties as JsonSchema, v, `${at}.${k}`));
+      else if (schema.additionalProperties !== undefined)
+        errors.push(...jsonSchemaErrors(schema.additionalProperties as JsonSchema, v, `${at}.${k}`));
     }
   }
   if (schema.anyOf) {
@@ -82,7 +94,9 @@ const committedSchema = (stem: string): JsonSchema =>
 
 // ---------------------------------------------------------------------------------------------------------------
 const EXAMPLE_RE = /^(.+)\.(valid|invalid)\.([a-z0-9]+(?:-[a-z0-9]+)*)\.(json|md)$/;
-const exampleFiles = readdirSync(EXAMPLE_DIR).filter((f) => f !== "README.md").sort();
+const exampleFiles = readdirSync(EXAMPLE_DIR)
+  .filter((f) => f !== "README.md")
+  .sort();
 
 interface Example {
   file: string;
@@ -93,7 +107,8 @@ interface Example {
 
 function example(file: string): Example {
   const m = EXAMPLE_RE.exec(file);
-  if (!m || !(STEMS as string[]).includes(m[1]!)) throw new Error(`${file}: not <schema>.<valid|invalid>.<case>.<json|md> with a published schema`);
+  if (!m || !(STEMS as string[]).includes(m[1]!))
+    throw new Error(`${file}: not <schema>.<valid|invalid>.<case>.<json|md> with a published schema`);
   return { file, stem: m[1] as Stem, valid: m[2] === "valid", text: readFileSync(path.join(EXAMPLE_DIR, file), "utf8") };
 }
 
@@ -123,7 +138,12 @@ describe("bus-spec/examples", () => {
   });
 
   it("every published schema has at least one valid and one invalid example", () => {
-    const seen = new Set(exampleFiles.map((f) => { const ex = example(f); return `${ex.stem}:${ex.valid}`; }));
+    const seen = new Set(
+      exampleFiles.map((f) => {
+        const ex = example(f);
+        return `${ex.stem}:${ex.valid}`;
+      }),
+    );
     for (const stem of STEMS) {
       expect(seen.has(`${stem}:true`), `${stem} valid`).toBe(true);
       expect(seen.has(`${stem}:false`), `${stem} invalid`).toBe(true);
@@ -171,7 +191,9 @@ describe("bus-spec/examples", () => {
       expect(ex.valid).toBe(false);
     }
     if (front) {
-      expect(front.packet_id, "packet id convention <gate with ':'→'->-<run>-r<round>").toBe(packetId(front.run_id, front.gate, front.round));
+      expect(front.packet_id, "packet id convention <gate with ':'→'->-<run>-r<round>").toBe(
+        packetId(front.run_id, front.gate, front.round),
+      );
       expect(problems).toEqual([]);
     }
   });

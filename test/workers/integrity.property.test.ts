@@ -32,10 +32,30 @@ type Step =
 
 // Weighted so that about one run in five ends satisfied: the property is about those.
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ do: fc.constant("result" as const), verdict: fc.constantFrom("satisfied" as const, "satisfied" as const, "issues" as const), stale: fc.integer({ min: 0, max: 4 }).map((n) => n === 0) }) },
-  { weight: 1, arbitrary: fc.record({ do: fc.constant("replace" as const), verdict: fc.constantFrom("satisfied" as const, "issues" as const), previous: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      do: fc.constant("result" as const),
+      verdict: fc.constantFrom("satisfied" as const, "satisfied" as const, "issues" as const),
+      stale: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      do: fc.constant("replace" as const),
+      verdict: fc.constantFrom("satisfied" as const, "issues" as const),
+      previous: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ do: fc.constant("remove-result" as const), previous: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ do: fc.constant("junk-verdict" as const), kind: fc.constantFrom("json" as const, "other-packet" as const, "unbound" as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      do: fc.constant("junk-verdict" as const),
+      kind: fc.constantFrom("json" as const, "other-packet" as const, "unbound" as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ do: fc.constant("edit" as const), text: fc.integer({ min: 0, max: TEXTS.length - 1 }) }) },
   { weight: 5, arbitrary: fc.constant({ do: "broker" as const }) },
   { weight: 5, arbitrary: fc.constant({ do: "verifier" as const }) },
@@ -72,8 +92,10 @@ async function play(steps: Step[]): Promise<void> {
     const packet = readFileSync(file(`packet-${round}.md`), "utf8");
     const sha = stale ? sha256Hex("not the reviewed bytes") : field(packet, "artifact_sha256");
     const blocking = verdict === "issues" ? `[{"severity":"blocking","title":"t"}]` : "[]";
-    return `{"schema_version":"review_result.v1","packet_id":"${field(packet, "packet_id")}","artifact_sha256_reviewed":"${sha}",` +
-      `"verdict":"${verdict}","blocking_findings":${blocking},"reviewer_model":"gpt-5","n":${++serial}}\n`;
+    return (
+      `{"schema_version":"review_result.v1","packet_id":"${field(packet, "packet_id")}","artifact_sha256_reviewed":"${sha}",` +
+      `"verdict":"${verdict}","blocking_findings":${blocking},"reviewer_model":"gpt-5","n":${++serial}}\n`
+    );
   };
   /** Rounds whose result file was replaced or removed after the verifier sealed it. */
   const tampered = new Set<number>();
@@ -99,29 +121,69 @@ async function play(steps: Step[]): Promise<void> {
       if (s.do === "junk-verdict" && !existsSync(file(`verdict-${R}.json`))) {
         const packet = readFileSync(file(`packet-${R}.md`), "utf8");
         const forged = {
-          schema_version: "guild_bus.verdict.v1", run_id: RUN, gate: GATE, round: R,
+          schema_version: "guild_bus.verdict.v1",
+          run_id: RUN,
+          gate: GATE,
+          round: R,
           packet_id: s.kind === "other-packet" ? "G-spec-elsewhere-r1" : field(packet, "packet_id"),
-          result_sha256: sha256Hex(`no such result ${++serial}`), artifact_sha256_reviewed: field(packet, "artifact_sha256"),
-          result_verdict: "satisfied", blocking_count: 0, reviewer_model: "gpt-5", reviewer_family: "openai", independence_violation: false,
-          gate_pass: { pass: true, conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true }, recomputed_sha256: field(packet, "artifact_sha256"), reasons: [] },
+          result_sha256: sha256Hex(`no such result ${++serial}`),
+          artifact_sha256_reviewed: field(packet, "artifact_sha256"),
+          result_verdict: "satisfied",
+          blocking_count: 0,
+          reviewer_model: "gpt-5",
+          reviewer_family: "openai",
+          independence_violation: false,
+          gate_pass: {
+            pass: true,
+            conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true },
+            recomputed_sha256: field(packet, "artifact_sha256"),
+            reasons: [],
+          },
           verified_at: new Date().toISOString(),
         };
         put(`verdict-${R}.json`, s.kind === "json" ? "{ junk" : JSON.stringify(forged));
       }
       if (s.do === "resubmit" && !existsSync(file(`resubmit-${R}.json`))) {
-        put(`resubmit-${R}.json`, JSON.stringify({ schema_version: "guild_bus.resubmit.v1", run_id: RUN, gate: GATE, after_round: R, at: new Date().toISOString() }));
+        put(
+          `resubmit-${R}.json`,
+          JSON.stringify({
+            schema_version: "guild_bus.resubmit.v1",
+            run_id: RUN,
+            gate: GATE,
+            after_round: R,
+            at: new Date().toISOString(),
+          }),
+        );
       }
       if (s.do === "decide-retry" && existsSync(file(`escalation-${R}.json`)) && !existsSync(file(`decision-${R}.json`))) {
         const esc = JSON.parse(readFileSync(file(`escalation-${R}.json`), "utf8")) as { options: string[] };
-        if (esc.options.includes("retry")) put(`decision-${R}.json`, JSON.stringify({ schema_version: "guild_bus.decision.v1", run_id: RUN, gate: GATE, round: R, choice: "retry", at: new Date().toISOString() }));
+        if (esc.options.includes("retry"))
+          put(
+            `decision-${R}.json`,
+            JSON.stringify({
+              schema_version: "guild_bus.decision.v1",
+              run_id: RUN,
+              gate: GATE,
+              round: R,
+              choice: "retry",
+              at: new Date().toISOString(),
+            }),
+          );
       }
     }
     if (!outcomeSeen && existsSync(file("outcome.json"))) {
       outcomeSeen = true;
-      const outcome = JSON.parse(readFileSync(file("outcome.json"), "utf8")) as { status: string; satisfied_at_round?: number; artifact_sha256: string | null };
+      const outcome = JSON.parse(readFileSync(file("outcome.json"), "utf8")) as {
+        status: string;
+        satisfied_at_round?: number;
+        artifact_sha256: string | null;
+      };
       if (outcome.status !== "satisfied") continue;
       const n = outcome.satisfied_at_round!;
-      const verdict = JSON.parse(readFileSync(file(`verdict-${n}.json`), "utf8")) as { result_sha256: string; gate_pass: { recomputed_sha256: string } };
+      const verdict = JSON.parse(readFileSync(file(`verdict-${n}.json`), "utf8")) as {
+        result_sha256: string;
+        gate_pass: { recomputed_sha256: string };
+      };
       const artifact = readArtifact(layout, "docs/spec.md");
       // checked right after the step that wrote the outcome: nothing has touched the files since
       expect(artifact.ok && artifact.sha).toBe(verdict.gate_pass.recomputed_sha256);
