@@ -3,27 +3,15 @@
 // (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not; every dispatch is recorded.
 import { hostname } from "node:os";
 import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
-import { type DispatchOutcome } from "../core/dispatch-outcome.js";
 import { readGate } from "../bus/gate-reader.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
-import { envelopeFor, normalizeBound, repairPrompt, withReported } from "../core/normalize.js";
+import { normalizeWithRepair, runChain, type Walk } from "./reviewer-dispatch.js";
 import type { DispatchAttempt, Failure } from "../spec/schemas.js";
 import { tryClaim } from "../bus/claim.js";
 import { deliver } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
-import {
-  attemptFile,
-  attemptRecord,
-  type ChainLink,
-  describeAttempt,
-  dispatchChain,
-  failureRecord,
-  gateTier,
-  initialPair,
-  nextPair,
-  type Pair,
-} from "../core/dispatch-plan.js";
+import { attemptFile, type ChainLink, dispatchChain, failureRecord, gateTier, type Pair } from "../core/dispatch-plan.js";
 import { deliverResult } from "./deliver-result.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
@@ -97,86 +85,28 @@ export async function reviewGate(
     if (!planned.ok) return fail("unavailable", planned.why);
     const chain = planned.links.map((link) => ({ ...link, adapter: opts.adapters[link.config.adapter]! }));
     const tier = gateTier(ctx.settings, gate);
-    const attempts: DispatchAttempt[] = [];
-    const tried = () => attempts.map(describeAttempt).join("; ");
-    let ran: { link: (typeof chain)[number]; pair: Pair } | null = null;
-    let answer: Extract<DispatchOutcome, { kind: "output" }> | null = null;
-    for (const link of chain) {
-      // Each step is a separate dispatch, allowed only because the previous one proved that nothing ran.
-      const first = initialPair(link.config, tier);
-      if (!first.ok) {
-        attempts.push(
-          attemptRecord({
-            provider: link.id,
-            config: link.config,
-            pair: { model: link.config.model ?? null, effort: null },
-            tier,
-            outcome: { kind: "not-run", reason: first.why },
-          }),
-        );
-        continue;
-      }
-      let pair = first.pair;
-      const triedModels = new Set<string | null>();
-      while (!answer) {
-        triedModels.add(pair.model);
-        const outcome = await link.adapter.dispatch({ ...dispatchBase(link, pair), prompt: packetText });
-        if (claim.signal.aborted) return "active"; // fenced out: deliver nothing
-        attempts.push(attemptRecord({ provider: link.id, config: link.config, pair, tier, outcome }));
-        if (outcome.kind === "ambiguous") return fail("no_verdict", tried(), attempts);
-        if (outcome.kind === "oversized") return fail("malformed", outcome.reason, attempts); // never normalized, so never repaired
-        if (outcome.kind === "output") {
-          ran = { link, pair };
-          answer = outcome;
-          break;
-        }
-        if (!outcome.capability) break; // not about the pair: the next provider in the chain may go
-        const next = nextPair(link.config, pair, outcome.capability, {
-          packet: P,
-          aliases: ctx.settings.family_aliases,
-          models: triedModels,
-        });
-        if (!next.ok) {
-          attempts[attempts.length - 1]!.note = `no capability fallback: ${next.why}`;
-          break;
-        }
-        pair = next.pair;
-      }
-      if (answer) break;
-    }
-    if (!ran || !answer) return fail("unavailable", tried(), attempts);
-    const declared = answer.declared;
-    const requested = declared?.model ?? ran.pair.model;
-    const envelopeCtx = envelopeFor(P, ran.link.id, { requested, declared: declared !== undefined });
-    const input = dispatchBase(ran.link, ran.pair);
-    const adapter = ran.link.adapter;
-    const identity = withReported(envelopeCtx, answer.reportedModel);
-    let normalized = normalizeBound(answer.text, identity);
-    if (!normalized.ok) {
-      opts.log(`${runId}/${gate} round ${R}: malformed output (${normalized.reasons.join("; ")}); one schema repair`);
-      const repair = await adapter.dispatch({
-        ...input,
-        prompt: `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelopeCtx)}\n\nYour previous answer:\n\n${answer.text.slice(0, 20_000)}\n`,
-      });
-      if (claim.signal.aborted) return "active";
-      attempts.push(attemptRecord({ provider: ran.link.id, config: ran.link.config, pair: ran.pair, tier, outcome: repair, repair: true }));
-      if (repair.kind === "oversized")
-        return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repair.reason}`, attempts);
-      if (repair.kind !== "output")
-        return fail("malformed", `${normalized.reasons.join("; ")}; repair call failed: ${repair.reason}`, attempts);
-      const repaired = normalizeBound(repair.text, withReported(envelopeCtx, repair.reportedModel));
-      if (!repaired.ok)
-        return fail("malformed", `${normalized.reasons.join("; ")}; after repair: ${repaired.reasons.join("; ")}`, attempts);
-      normalized = { ...repaired, result: { ...repaired.result, repaired: true } };
-    }
+    const walk: Walk = {
+      packet: P,
+      tier,
+      aliases: ctx.settings.family_aliases,
+      fenced: () => claim.signal.aborted,
+      dispatch: (link, pair, prompt) => link.adapter.dispatch({ ...dispatchBase(link, pair), prompt }),
+    };
+    const ran = await runChain(chain, packetText, walk);
+    if (ran.kind === "fenced") return "active"; // fenced out: deliver nothing
+    if (ran.kind === "failed") return fail(ran.failure, ran.reason, ran.attempts);
+    const normalized = await normalizeWithRepair(ran, packetText, walk, (m) => opts.log(`${runId}/${gate} round ${R}: ${m}`));
+    if ("kind" in normalized) return normalized.kind === "fenced" ? "active" : fail(normalized.failure, normalized.reason, ran.attempts);
+    const { result } = normalized;
+    const { link, pair, attempts, requested, declared } = ran;
     const delivery = deliverResult(ctx, P, {
-      ...normalized.result,
+      ...result,
       dispatch_attempts: attempts,
       // the model the reviewer reported when it says (a reroute), else the one requested
       ran: {
-        provider: ran.link.id,
-        model: normalized.result.reviewer_model_source === "reported" ? normalized.result.reviewer_model : requested,
-        effort: ran.pair.effort,
+        provider: link.id,
+        model: result.reviewer_model_source === "reported" ? result.reviewer_model : requested,
+        effort: pair.effort,
         tier,
       },
       // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass

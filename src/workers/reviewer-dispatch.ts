@@ -1,0 +1,96 @@
+// The reviewer worker's dispatches for one claimed round (SPEC §15, §22): walk the provider chain — a weaker pair or
+// the next provider only after a dispatch proved that nothing ran — then normalize the answer, with one schema repair.
+import type { ReviewerAdapter } from "../adapters/types.js";
+import type { DispatchOutcome } from "../core/dispatch-outcome.js";
+import { attemptRecord, type ChainLink, describeAttempt, initialPair, nextPair, type Pair } from "../core/dispatch-plan.js";
+import { envelopeFor, type Normalized, normalizeBound, repairPrompt, withReported } from "../core/normalize.js";
+import type { DispatchAttempt, EffortTier, Failure, PacketFrontMatter, Settings } from "../spec/schemas.js";
+
+export type RunnableLink = ChainLink & { adapter: ReviewerAdapter };
+
+export interface Walk {
+  packet: PacketFrontMatter;
+  tier: EffortTier;
+  aliases: Settings["family_aliases"];
+  /** The claim was lost: another worker owns the round now, so nothing more is dispatched or delivered. */
+  fenced: () => boolean;
+  dispatch: (link: RunnableLink, pair: Pair, prompt: string) => Promise<DispatchOutcome>;
+}
+
+type Stopped = { kind: "fenced" } | { kind: "failed"; failure: Failure["kind"]; reason: string; attempts: DispatchAttempt[] };
+
+export type Answered = {
+  kind: "answered";
+  link: RunnableLink;
+  pair: Pair;
+  answer: Extract<DispatchOutcome, { kind: "output" }>;
+  attempts: DispatchAttempt[];
+  /** The model asked for (or the one the adapter declared), before the answer says which ran. */
+  requested: string | null;
+  declared: Extract<DispatchOutcome, { kind: "output" }>["declared"];
+};
+
+/** Dispatch along the chain until a reviewer answers; every dispatch is recorded in `attempts`. */
+export async function runChain(chain: RunnableLink[], packetText: string, walk: Walk): Promise<Answered | Stopped> {
+  const attempts: DispatchAttempt[] = [];
+  const failed = (failure: Failure["kind"], reason: string): Stopped => ({ kind: "failed", failure, reason, attempts });
+  const tried = () => attempts.map(describeAttempt).join("; ");
+  for (const link of chain) {
+    const record = (pair: Pair, outcome: Parameters<typeof attemptRecord>[0]["outcome"]) =>
+      attempts.push(attemptRecord({ provider: link.id, config: link.config, pair, tier: walk.tier, outcome }));
+    const first = initialPair(link.config, walk.tier);
+    if (!first.ok) {
+      record({ model: link.config.model ?? null, effort: null }, { kind: "not-run", reason: first.why });
+      continue;
+    }
+    const triedModels = new Set<string | null>();
+    // Each step is a separate dispatch, allowed only because the previous one proved that nothing ran.
+    for (let pair: Pair | null = first.pair; pair;) {
+      triedModels.add(pair.model);
+      const outcome = await walk.dispatch(link, pair, packetText);
+      if (walk.fenced()) return { kind: "fenced" };
+      record(pair, outcome);
+      if (outcome.kind === "ambiguous") return failed("no_verdict", tried());
+      if (outcome.kind === "oversized") return failed("malformed", outcome.reason); // never normalized, so never repaired
+      if (outcome.kind === "output") {
+        const requested = outcome.declared?.model ?? pair.model;
+        return { kind: "answered", link, pair, answer: outcome, attempts, requested, declared: outcome.declared };
+      }
+      if (!outcome.capability) break; // not about the pair: the next provider in the chain may go
+      const next = nextPair(link.config, pair, outcome.capability, { packet: walk.packet, aliases: walk.aliases, models: triedModels });
+      if (!next.ok) attempts[attempts.length - 1]!.note = `no capability fallback: ${next.why}`;
+      pair = next.ok ? next.pair : null;
+    }
+  }
+  return failed("unavailable", tried());
+}
+
+/** The answer as a review_result.v1 bound to the packet, after at most one schema-repair dispatch. */
+export async function normalizeWithRepair(
+  ran: Answered,
+  packetText: string,
+  walk: Walk,
+  log: (message: string) => void,
+): Promise<Extract<Normalized, { ok: true }> | Stopped> {
+  const envelope = envelopeFor(walk.packet, ran.link.id, { requested: ran.requested, declared: ran.declared !== undefined });
+  const normalized = normalizeBound(ran.answer.text, withReported(envelope, ran.answer.reportedModel));
+  if (normalized.ok) return normalized;
+  const failed = (reason: string): Stopped => ({
+    kind: "failed",
+    failure: "malformed",
+    reason: `${normalized.reasons.join("; ")}; ${reason}`,
+    attempts: ran.attempts,
+  });
+  log(`malformed output (${normalized.reasons.join("; ")}); one schema repair`);
+  const prompt = `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelope)}\n\nYour previous answer:\n\n${ran.answer.text.slice(0, 20_000)}\n`;
+  const repair = await walk.dispatch(ran.link, ran.pair, prompt);
+  if (walk.fenced()) return { kind: "fenced" };
+  ran.attempts.push(
+    attemptRecord({ provider: ran.link.id, config: ran.link.config, pair: ran.pair, tier: walk.tier, outcome: repair, repair: true }),
+  );
+  if (repair.kind === "oversized") return failed(`after repair: ${repair.reason}`);
+  if (repair.kind !== "output") return failed(`repair call failed: ${repair.reason}`);
+  const repaired = normalizeBound(repair.text, withReported(envelope, repair.reportedModel));
+  if (!repaired.ok) return failed(`after repair: ${repaired.reasons.join("; ")}`);
+  return { ...repaired, result: { ...repaired.result, repaired: true } };
+}
