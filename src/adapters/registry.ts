@@ -1,6 +1,6 @@
 // Every reviewer adapter by kind (what each kind can do: src/core/adapter-kinds.ts). manual is no adapter: a
 // human answers through `guild-bus answer`, served by the manual worker.
-import type { AdapterKind } from "../spec/schemas.js";
+import type { AdapterKind } from "../spec/constants.js";
 import { claudeAdapter } from "./claude.js";
 import { codexAdapter } from "./codex.js";
 import { commandAdapter } from "./command.js";

@@ -1,6 +1,7 @@
 // What each adapter kind is, in one table (the kinds themselves: ADAPTER_KINDS in src/spec/schemas.ts; their
 // implementations: src/adapters/registry.ts).
-import { ADAPTER_KINDS, type AdapterKind, type PacketFrontMatter } from "../spec/schemas.js";
+import { type PacketFrontMatter } from "../spec/schemas.js";
+import { ADAPTER_KINDS, type AdapterKind } from "../spec/constants.js";
 
 /** A reviewer CLI that also runs from PATH without settings, and the auth signals detection looks for. */
 export interface CliKind {

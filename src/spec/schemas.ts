@@ -2,7 +2,7 @@
 // are generated from these definitions (src/spec/generate.ts).
 import { z } from "zod";
 import { GATE_RE, RUN_ID_RE, SHA256_RE } from "./ids.js";
-import { RESULT_WIRE } from "./constants.js";
+import { ADAPTER_KINDS, RESULT_WIRE } from "./constants.js";
 
 const nonBlank = z.string().regex(/\S/, "must be a non-blank string");
 const sha256Hex = z.string().regex(SHA256_RE, "must be 64 hex characters");
@@ -442,9 +442,6 @@ export const Event = z
   .meta({ title: "runs/<run-id>/events.jsonl line" });
 export type Event = z.infer<typeof Event>;
 
-/** Every adapter kind: the one list (what each kind can do is src/core/adapter-kinds.ts). */
-export const ADAPTER_KINDS = ["command", "manual", "codex", "claude", "gemini", "http", "copilot"] as const;
-export type AdapterKind = (typeof ADAPTER_KINDS)[number];
 /** A copilot agent profile name: a plain file name under .github/agents/. */
 export const COPILOT_PROFILE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 

@@ -5,7 +5,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { WORKER_KINDS } from "../../src/workers/index.js";
+import { WORKER_KINDS } from "../../src/spec/constants.js";
 import { BIN, makeProject, type Project, scriptedProvider } from "../helpers/bus.js";
 import { processesMentioning } from "../helpers/cli-review.js";
 import { scaled, waitSeconds } from "../helpers/machine.js";
