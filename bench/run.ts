@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Layout } from "../src/bus/layout.js";
 import { RESULT_WIRE } from "../src/spec/constants.js";
 import { deliver } from "../src/bus/deliver.js";
-import { requestReview } from "../src/cli/review.js";
+import { requestReview } from "../src/commands/review.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BIN = path.join(REPO, "bin", "guild-bus.js");

@@ -11,7 +11,7 @@ import { Layout } from "../bus/layout.js";
 import { Resubmit } from "../spec/schemas.js";
 import { deliver } from "../bus/deliver.js";
 import { loadContext } from "../bus/context.js";
-import { requestReview } from "./review.js";
+import { requestReview } from "../commands/review.js";
 import { waitForGate } from "./wait.js";
 import { BIN } from "./worker.js";
 

@@ -1,17 +1,7 @@
 // `--wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to stderr.
-import { setTimeout as sleep } from "node:timers/promises";
 import { type ReviewBrokerOutput } from "../core/status.js";
-import { viewGate } from "../commands/gate-view.js";
-import type { BusContext } from "../bus/context.js";
-import { loadContext } from "../bus/context.js";
+import { waitGate } from "../commands/wait.js";
 import type { Layout } from "../bus/layout.js";
-import { gatePolicy, openRound } from "../core/gate-queries.js";
-
-export interface WaitOptions {
-  json?: boolean;
-  timeoutMs?: number;
-  intervalMs?: number;
-}
 
 export function printOutput(output: ReviewBrokerOutput, json: boolean | undefined): void {
   if (json) {
@@ -32,48 +22,16 @@ export function printOutput(output: ReviewBrokerOutput, json: boolean | undefine
   );
 }
 
-export async function waitForGate(layout: Layout, runId: string, gate: string, opts: WaitOptions): Promise<number> {
-  const started = Date.now();
-  let last = "";
-  let hinted = false;
-  let warned = false;
-  let degradedShown = false;
-  for (;;) {
-    const ctx: BusContext = loadContext(layout);
-    const view = viewGate(ctx, runId, gate);
-    const line = `round ${view.decision.round}: ${view.decision.state} — ${view.decision.detail}`;
-    if (!warned && view.snapshot.packets.size) {
-      warned = true;
-      if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn")
-        process.stderr.write(`warn: codex-skip streak is blocked (.guild/codex-skip-streak.json): adversarial review is overdue\n`);
-      for (const w of gatePolicy(view.snapshot, ctx.settings).warnings) process.stderr.write(`warn: ${w}\n`);
-    }
-    const latest = view.snapshot.packets.get(openRound(view.snapshot));
-    if (!degradedShown && latest && latest.selection_status !== "selected") {
-      degradedShown = true;
-      // the seed's wording, so tools that grep for it keep working
-      process.stderr.write(
-        `warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${latest.selection_reason})\n`,
-      );
-    }
-    if (line !== last) {
-      process.stderr.write(`[${gate}] ${line}\n`);
-      last = line;
-    }
-    // Callers deliver their file first, so the state seen here already accounts for it.
-    if (view.exitCode !== null) {
-      printOutput(view.output, opts.json);
-      return view.exitCode;
-    }
-    if (!hinted && Date.now() - started > 10_000 && view.snapshot.packets.size === 0) {
-      process.stderr.write(`[${gate}] nothing has picked this request up yet — is \`guild-bus up\` running in ${layout.root}?\n`);
-      hinted = true;
-    }
-    if (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs) {
-      printOutput(view.output, opts.json);
-      process.stderr.write(`[${gate}] --timeout reached while ${view.output.waiting_for} was still pending\n`);
-      return 1;
-    }
-    await sleep(opts.intervalMs ?? 150);
-  }
+/** `--wait`: print progress to stderr, then the gate's output; the exit code says how it stopped (SPEC §17). */
+export async function waitForGate(
+  layout: Layout,
+  runId: string,
+  gate: string,
+  opts: { json?: boolean; timeoutMs?: number; intervalMs?: number },
+): Promise<number> {
+  const { view, timedOut } = await waitGate(layout, runId, gate, { ...opts, note: (line) => process.stderr.write(`${line}\n`) });
+  printOutput(view.output, opts.json);
+  if (!timedOut) return view.exitCode!;
+  process.stderr.write(`[${gate}] --timeout reached while ${view.output.waiting_for} was still pending\n`);
+  return 1;
 }

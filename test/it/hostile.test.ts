@@ -6,7 +6,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { readGate } from "../../src/bus/gate-reader.js";
-import { requestReview } from "../../src/cli/review.js";
+import { requestReview } from "../../src/commands/review.js";
 import { Layout } from "../../src/bus/layout.js";
 import { makeProject, REPO } from "../helpers/bus.js";
 import { scaled } from "../helpers/machine.js";

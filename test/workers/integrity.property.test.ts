@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readArtifact } from "../../src/bus/artifact.js";
 import { stepGate } from "../../src/workers/broker.js";
-import { requestReview } from "../../src/cli/review.js";
+import { requestReview } from "../../src/commands/review.js";
 import { Layout } from "../../src/bus/layout.js";
 import { sha256Hex } from "../../src/core/sha.js";
 import { loadContext } from "../../src/bus/context.js";

@@ -1,0 +1,125 @@
+// The author's and the human's answers to a waiting gate — resubmit, rebut, decide, respond — as the one command
+// layer: the CLI and any other face call these and only print what they return. A refusal is an expected answer
+// ({ ok: false, error }), never a throw; nothing is written on a refusal.
+import type { BusContext } from "../bus/context.js";
+import { deliver } from "../bus/deliver.js";
+import { contestRefusal, gatePolicy, offers, openRound } from "../core/gate-queries.js";
+import { acceptManualResponse } from "../core/manual-answer.js";
+import { resultRefusal } from "../core/result-slot.js";
+import { scrub, scrubOptions } from "../core/scrub.js";
+import { assertGate, assertRunId } from "../spec/ids.js";
+import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
+import { deliverResult } from "../workers/deliver-result.js";
+import { type GateView, viewGate } from "./gate-view.js";
+
+export type Answer<T> = ({ ok: true } & T) | { ok: false; error: string };
+
+const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
+const refuse = (error: string): { ok: false; error: string } => ({ ok: false, error });
+
+function write(ctx: BusContext, view: GateView, name: string, text: string): string | null {
+  const { layout } = ctx;
+  const status = deliver(layout.gateFile(view.snapshot.runId, view.snapshot.gate, name), text, { guildDir: layout.guild }).status;
+  return status === "conflict" ? `${name} already exists with other content; nothing changed` : null;
+}
+
+function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decision"): string | null {
+  if (view.decision.state === state) return null;
+  const whom = state === "awaiting_author" ? "the author" : "a decision";
+  return `${view.snapshot.runId} ${view.snapshot.gate} is not waiting for ${whom} (state: ${view.decision.state} — ${view.decision.detail})`;
+}
+
+const viewOf = (ctx: BusContext, run: string, gate: string) => viewGate(ctx, assertRunId(run), assertGate(gate));
+
+/** The artifact was revised after the findings: the broker issues the next round. */
+export function resubmit(ctx: BusContext, run: string, gate: string): Answer<{ round: number }> {
+  const view = viewOf(ctx, run, gate);
+  const notWaiting = waitingFor(view, "awaiting_author");
+  if (notWaiting) return refuse(notWaiting);
+  const round = view.decision.round;
+  const record = Resubmit.parse({
+    schema_version: "guild_bus.resubmit.v1",
+    run_id: run,
+    gate,
+    after_round: round,
+    at: new Date().toISOString(),
+  });
+  const conflict = write(ctx, view, `resubmit-${round}.json`, json(record));
+  return conflict ? refuse(conflict) : { ok: true, round };
+}
+
+/** Contest the waiting round's findings, once (hard and nightmare): the reviewer rules on each next. */
+export function rebut(ctx: BusContext, run: string, gate: string, text: string): Answer<{ round: number }> {
+  const view = viewOf(ctx, run, gate);
+  const s = view.snapshot;
+  const latest = openRound(s);
+  if (s.rebuttals.has(latest)) return refuse(`one rebuttal per round: rebuttal-${latest}.md already exists`);
+  const notWaiting = waitingFor(view, "awaiting_author");
+  if (notWaiting) return refuse(notWaiting);
+  const round = view.decision.round;
+  const refused = contestRefusal(s, round, gatePolicy(s, ctx.settings));
+  if (refused) return refuse(refused);
+  if (!text.trim()) return refuse("the rebuttal is empty");
+  const conflict = write(ctx, view, `rebuttal-${round}.md`, scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n"));
+  return conflict ? refuse(conflict) : { ok: true, round };
+}
+
+export interface DecisionInput {
+  choice: DecisionChoice;
+  /** Rounds to add, with extend-cap (1-5), and only with it. */
+  extendBy?: number;
+  note?: string;
+  decidedBy: string;
+}
+
+/** Answer the waiting escalation with one of the options it offers. */
+export function decideEscalation(ctx: BusContext, run: string, gate: string, d: DecisionInput): Answer<{ round: number; reason: string }> {
+  if ((d.choice === "extend-cap") !== (d.extendBy !== undefined))
+    return refuse("a number of rounds (1-5) goes with extend-cap, and only with it");
+  const view = viewOf(ctx, run, gate);
+  const notWaiting = waitingFor(view, "awaiting_decision");
+  if (notWaiting) return refuse(notWaiting);
+  const round = view.decision.round;
+  const escalation = view.snapshot.escalations.get(round)!;
+  if (!offers(escalation, d.choice)) {
+    return refuse(`${d.choice} is not an option for ${escalation.reason}; choose one of: ${escalation.options.join(", ")}`);
+  }
+  const record = Decision.parse({
+    schema_version: "guild_bus.decision.v1",
+    run_id: run,
+    gate,
+    round,
+    choice: d.choice,
+    ...(d.extendBy ? { extend_by: d.extendBy } : {}),
+    ...(d.note ? { note: d.note } : {}),
+    decided_by: d.decidedBy,
+    at: new Date().toISOString(),
+  });
+  const conflict = write(ctx, view, `decision-${round}.json`, json(record));
+  return conflict ? refuse(conflict) : { ok: true, round, reason: escalation.reason };
+}
+
+/**
+ * A human's review of the packet addressed to the manual reviewer, acknowledged only once in a round that can use it.
+ * The answer is read only after the gate is known to take one (a person is not asked to type into a refusal).
+ */
+export async function respond(
+  ctx: BusContext,
+  run: string,
+  gate: string,
+  answer: { read: () => Promise<string>; reviewerModel: string },
+): Promise<Answer<{ round: number; verdict: string; model: string }>> {
+  const view = viewOf(ctx, run, gate);
+  const round = openRound(view.snapshot);
+  const packet = view.snapshot.packets.get(round);
+  if (!packet || packet.reviewer_adapter !== "manual") return refuse(`${run} ${gate} has no open packet addressed to the manual reviewer`);
+  if (view.snapshot.results.has(round)) return refuse(`round ${round} already has a result`);
+  const closed = resultRefusal(view.snapshot, round);
+  if (closed) return refuse(`round ${round} cannot take an answer: ${closed}`);
+  const accepted = acceptManualResponse(await answer.read(), packet, ctx.settings, answer.reviewerModel);
+  if (!accepted.ok) return refuse(`rejected: ${accepted.reason}; nothing was written, answer again`);
+  const delivery = deliverResult(ctx, packet, accepted.result);
+  if (!delivery.ok) return refuse(`not accepted: ${delivery.reason}`);
+  if (delivery.status === "conflict") return refuse(`result-${round}.json already exists with other content; nothing changed`);
+  return { ok: true, round, verdict: accepted.result.verdict, model: accepted.model };
+}

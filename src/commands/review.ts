@@ -1,0 +1,112 @@
+// `guild-bus review`: a new request.json (and run.json) for a gate, refused before anything is written when the
+// request cannot be served or its run and gate already have one.
+import { existsSync, statSync } from "node:fs";
+import { customAlphabet } from "nanoid";
+import { readArtifact } from "../bus/artifact.js";
+import { deliver } from "../bus/deliver.js";
+import { Layout } from "../bus/layout.js";
+import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
+import { loadSettings } from "../bus/settings.js";
+import { requestRefusal } from "../core/policy.js";
+import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { assertGate, assertRunId } from "../spec/ids.js";
+import { Difficulty, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
+
+const suffix = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 6);
+
+export function newRunId(date = new Date()): string {
+  return `run-${date.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-")}-${suffix()}`;
+}
+
+export interface ReviewParams {
+  artifact: string;
+  gate: string;
+  author: string;
+  authorModel?: string;
+  runId?: string;
+  reviewer?: string;
+  review?: "cross" | "local" | "off";
+  risk?: "low" | "medium" | "high";
+  cap?: number;
+  stop?: StopPolicy;
+  difficulty?: Difficulty;
+  humanCheckpoint?: boolean;
+  paths?: string[];
+}
+
+/**
+ * At nightmare the reviewer's CLI reads the files itself, so the scrubber never sees what it sends to its provider:
+ * what each listed file holds that the scrubber would redact, and what was not checked (a directory, a large file).
+ */
+export function unredactedAtNightmare(layout: Layout, relPaths: string[], options: ScrubOptions): string[] {
+  return [...new Set(relPaths)].flatMap((rel) => {
+    const file = layout.artifact(rel);
+    const st = statSync(file);
+    if (st.isDirectory()) return [`${rel}/ is a directory: its files were not checked`];
+    let text: string;
+    try {
+      text = readTextBounded(file, { max: MAX_FILE_BYTES, followSymlink: true });
+    } catch (error) {
+      if (error instanceof ReadRefused) return [`${rel} was not checked (${error.message.replace(/^[^:]*: /, "")})`];
+      throw error;
+    }
+    const { redactions } = scrubWithReport(text, options);
+    const total = Object.values(redactions).reduce((a, b) => a + b, 0);
+    return total ? [`${rel} holds ${total} secret(s) the scrubber would redact (${Object.keys(redactions).join(", ")})`] : [];
+  });
+}
+
+/** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */
+export function requestReview(layout: Layout, p: ReviewParams): { runId: string; gate: string; warnings: string[] } {
+  const gate = assertGate(p.gate);
+  const runId = assertRunId(p.runId ?? newRunId());
+  const abs = layout.artifact(p.artifact);
+  const { settings } = loadSettings(layout);
+  // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
+  // written for an artifact it would escalate at once.
+  const artifact = readArtifact(layout, layout.rel(abs), scrubOptions(settings));
+  if (!artifact.ok) throw new Error(`artifact refused: ${artifact.detail}`);
+  const paths = (p.paths ?? []).map((rel) => {
+    const file = layout.artifact(rel);
+    if (!existsSync(file)) throw new Error(`path not found: ${rel}`);
+    layout.readableArtifact(rel);
+    return layout.rel(file);
+  });
+  // Refused up front with the broker's own rule, so nothing is written for a request it would refuse.
+  const difficulty = p.difficulty ?? settings.difficulty ?? "medium";
+  const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, difficulty);
+  if (refusal) throw new Error(`request refused: ${refusal}`);
+  const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
+  const warnings = exposed.length
+    ? [
+        `difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. It may read the rest of the project as well. Use difficulty hard to send the artifact redacted`,
+      ]
+    : [];
+  const now = new Date().toISOString();
+  const opts = { guildDir: layout.guild };
+  // both records are validated before either is written
+  const run = RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: p.author });
+  const request = Request.parse({
+    schema_version: "guild_bus.request.v1",
+    run_id: runId,
+    gate,
+    artifact_path: layout.rel(abs),
+    author_host: p.author,
+    ...(p.authorModel ? { author_model: p.authorModel } : {}),
+    reviewer: p.reviewer ?? "auto",
+    ...(p.review ? { review: p.review } : {}),
+    ...(p.risk ? { risk: p.risk } : {}),
+    ...(p.cap ? { cap: p.cap } : {}),
+    ...(p.stop ? { stop: p.stop } : {}),
+    ...(p.difficulty ? { difficulty: p.difficulty } : {}),
+    ...(p.humanCheckpoint ? { human_checkpoint: true } : {}),
+    ...(paths.length ? { paths } : {}),
+    requested_at: now,
+  });
+  deliver(layout.runMeta(runId), JSON.stringify(run, null, 2) + "\n", opts);
+  const r = deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
+  if (r.status === "conflict")
+    throw new Error(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
+  return { runId, gate, warnings };
+}
