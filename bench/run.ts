@@ -9,7 +9,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Layout } from "../src/bus/layout.js";
 import { RESULT_WIRE } from "../src/spec/constants.js";
 import { deliver } from "../src/bus/deliver.js";
+import type { Answer } from "../src/commands/answer.js";
 import { requestReview } from "../src/commands/review.js";
+
+function requested(answer: Answer<unknown>): void {
+  if (!answer.ok) throw new Error(`bench set-up: ${answer.error}`);
+}
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BIN = path.join(REPO, "bin", "guild-bus.js");
@@ -113,7 +118,7 @@ async function roundOverhead(rounds: number, poll: boolean, root = freshProject(
   writeFileSync(layout.settings, JSON.stringify({ restart_cap: 50 }));
   const run = `bench-${Date.now()}`;
   const workers = startWorkers(root, ["broker", "verifier"], poll);
-  requestReview(layout, { artifact: "a.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: run });
+  requested(requestReview(layout, { artifact: "a.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: run }));
   const gateFile = (name: string) => layout.gateFile(run, "G-spec", name);
   const samples: number[] = [];
   try {
@@ -153,7 +158,8 @@ async function throughput(gates: number) {
   await sleep(500);
   const runs = Array.from({ length: gates }, (_, i) => `t${i}`);
   const t0 = performance.now();
-  for (const run of runs) requestReview(layout, { artifact: "a.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: run });
+  for (const run of runs)
+    requested(requestReview(layout, { artifact: "a.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: run }));
   const open = new Set(runs);
   const deadline = Date.now() + 300_000;
   const opts = { guildDir: layout.guild, durable: true };

@@ -2,18 +2,13 @@
 import { Argument, type Command } from "commander";
 import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
-import { type Answer, decideEscalation, rebut, resubmit, respond } from "../commands/author.js";
+import { decideEscalation, rebut, resubmit, respond } from "../commands/author.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { DecisionChoice } from "../spec/schemas.js";
+import { answered } from "./errors.js";
 import { readUserText } from "./input.js";
 import { intArg } from "./options.js";
 import { waitForGate } from "./wait.js";
-
-/** A refusal is the user's to fix: one error line, exit 1 (src/cli/errors.ts). */
-function done<T>(answer: Answer<T>): { ok: true } & T {
-  if (!answer.ok) throw new Error(answer.error);
-  return answer;
-}
 
 export function register(program: Command): void {
   program
@@ -26,7 +21,7 @@ export function register(program: Command): void {
     .option("--root <dir>", "project root", process.cwd())
     .action(async (run: string, gate: string, o: { wait?: boolean; json?: boolean; root: string }) => {
       const layout = new Layout(o.root);
-      const { round } = done(resubmit(loadContext(layout), run, gate));
+      const { round } = answered(resubmit(loadContext(layout), run, gate));
       process.stderr.write(`resubmitted after round ${round}\n`);
       if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
     });
@@ -42,7 +37,7 @@ export function register(program: Command): void {
     .option("--root <dir>", "project root", process.cwd())
     .action(async (run: string, gate: string, o: { file: string; wait?: boolean; json?: boolean; root: string }) => {
       const layout = new Layout(o.root);
-      const { round } = done(rebut(loadContext(layout), run, gate, await readUserText(o.file, MAX_FILE_BYTES)));
+      const { round } = answered(rebut(loadContext(layout), run, gate, await readUserText(o.file, MAX_FILE_BYTES)));
       process.stderr.write(`rebuttal recorded for round ${round}; the reviewer rules on each contested finding next\n`);
       if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
     });
@@ -71,7 +66,7 @@ export function register(program: Command): void {
       ) => {
         const layout = new Layout(o.root);
         const decidedBy = process.env.USER ?? "human";
-        const d = done(decideEscalation(loadContext(layout), run, gate, { choice, extendBy: n, note: o.note, decidedBy }));
+        const d = answered(decideEscalation(loadContext(layout), run, gate, { choice, extendBy: n, note: o.note, decidedBy }));
         process.stderr.write(`decision recorded: ${choice}${n ? ` ${n}` : ""} (round ${d.round}, ${d.reason})\n`);
         if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
       },
@@ -88,7 +83,7 @@ export function register(program: Command): void {
     .action(async (run: string, gate: string, o: { reviewerModel: string; file?: string; root: string }) => {
       const ctx = loadContext(new Layout(o.root));
       const read = () => readUserText(o.file, MAX_FILE_BYTES);
-      const r = done(await respond(ctx, run, gate, { read, reviewerModel: o.reviewerModel }));
+      const r = answered(await respond(ctx, run, gate, { read, reviewerModel: o.reviewerModel }));
       process.stderr.write(`accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})\n`);
     });
 }

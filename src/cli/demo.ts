@@ -12,6 +12,7 @@ import { Resubmit } from "../spec/schemas.js";
 import { deliver } from "../bus/deliver.js";
 import { loadContext } from "../bus/context.js";
 import { requestReview } from "../commands/review.js";
+import { answered } from "./errors.js";
 import { waitForGate } from "./wait.js";
 import { BIN } from "./worker.js";
 
@@ -60,13 +61,15 @@ export function register(program: Command): void {
       let code: number;
       try {
         say("claude (author) requests a G-spec review of docs/export-spec.md");
-        const { runId, gate } = requestReview(layout, {
-          artifact: "docs/export-spec.md",
-          gate: "G-spec",
-          author: "claude",
-          authorModel: "claude-opus-4",
-          runId: "demo-run",
-        });
+        const { runId, gate } = answered(
+          requestReview(layout, {
+            artifact: "docs/export-spec.md",
+            gate: "G-spec",
+            author: "claude",
+            authorModel: "claude-opus-4",
+            runId: "demo-run",
+          }),
+        );
         code = await waitForGate(layout, runId, gate, {});
         if (code === 3) {
           say("the author fixes the blocking finding and resubmits");

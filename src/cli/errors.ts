@@ -1,6 +1,7 @@
 // How every command reports a user's mistake: one line `guild-bus: …` (at most a hint line after it), exit 1.
 // Free of commander and zod, so the fast verify-gate-pass runner shares it.
 import { statSync } from "node:fs";
+import type { Answer } from "../commands/answer.js";
 
 export const USAGE_EXIT = 1;
 
@@ -21,4 +22,10 @@ export function rootProblem(root: string): string | null {
   } catch (error) {
     return `--root ${root}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such directory" : (error as Error).message}`;
   }
+}
+
+/** A command's refusal is the user's to fix: thrown here, it reaches the one error line above (exit 1). */
+export function answered<T>(answer: Answer<T>): { ok: true } & T {
+  if (!answer.ok) throw new Error(answer.error);
+  return answer;
 }

@@ -4,6 +4,7 @@ import { Layout } from "../bus/layout.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, StopPolicy } from "../spec/schemas.js";
 import { intArg, nonBlankArg, secondsArg } from "./options.js";
+import { answered } from "./errors.js";
 import { waitForGate } from "./wait.js";
 import { requestReview } from "../commands/review.js";
 
@@ -57,21 +58,23 @@ export function register(program: Command): void {
       if (o.stop !== undefined && !stop) throw new Error("--stop must be verdict or score");
       const difficulty = o.difficulty === undefined ? undefined : Difficulty.safeParse(o.difficulty).data;
       if (o.difficulty !== undefined && !difficulty) throw new Error("--difficulty must be medium, hard or nightmare");
-      const { runId, gate, warnings } = requestReview(layout, {
-        artifact,
-        gate: o.gate,
-        author: o.author,
-        authorModel: o.authorModel,
-        runId: o.runId,
-        reviewer: o.reviewer,
-        review: o.review,
-        risk: o.risk,
-        cap,
-        stop,
-        difficulty,
-        humanCheckpoint: o.humanCheckpoint,
-        paths: o.paths,
-      });
+      const { runId, gate, warnings } = answered(
+        requestReview(layout, {
+          artifact,
+          gate: o.gate,
+          author: o.author,
+          authorModel: o.authorModel,
+          runId: o.runId,
+          reviewer: o.reviewer,
+          review: o.review,
+          risk: o.risk,
+          cap,
+          stop,
+          difficulty,
+          humanCheckpoint: o.humanCheckpoint,
+          paths: o.paths,
+        }),
+      );
       for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
       process.stderr.write(`requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
       if (!o.wait) {

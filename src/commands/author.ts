@@ -1,6 +1,5 @@
 // The author's and the human's answers to a waiting gate — resubmit, rebut, decide, respond — as the one command
-// layer: the CLI and any other face call these and only print what they return. A refusal is an expected answer
-// ({ ok: false, error }), never a throw; nothing is written on a refusal.
+// layer: the CLI and any other face call these and only print what they return (answers: src/commands/answer.ts).
 import type { BusContext } from "../bus/context.js";
 import { deliver } from "../bus/deliver.js";
 import { contestRefusal, gatePolicy, offers, openRound } from "../core/gate-queries.js";
@@ -10,12 +9,10 @@ import { scrub, scrubOptions } from "../core/scrub.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
+import { type Answer, refuse } from "./answer.js";
 import { type GateView, viewGate } from "./gate-view.js";
 
-export type Answer<T> = ({ ok: true } & T) | { ok: false; error: string };
-
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
-const refuse = (error: string): { ok: false; error: string } => ({ ok: false, error });
 
 function write(ctx: BusContext, view: GateView, name: string, text: string): string | null {
   const { layout } = ctx;

@@ -12,6 +12,7 @@ import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Difficulty, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
+import { type Answer, refuse, refusing } from "./answer.js";
 
 const suffix = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 6);
 
@@ -58,7 +59,11 @@ export function unredactedAtNightmare(layout: Layout, relPaths: string[], option
 }
 
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */
-export function requestReview(layout: Layout, p: ReviewParams): { runId: string; gate: string; warnings: string[] } {
+export function requestReview(layout: Layout, p: ReviewParams): Answer<{ runId: string; gate: string; warnings: string[] }> {
+  return refusing(() => deliverRequest(layout, p));
+}
+
+function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string; gate: string; warnings: string[] }> {
   const gate = assertGate(p.gate);
   const runId = assertRunId(p.runId ?? newRunId());
   const abs = layout.artifact(p.artifact);
@@ -66,17 +71,17 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
   // written for an artifact it would escalate at once.
   const artifact = readArtifact(layout, layout.rel(abs), scrubOptions(settings));
-  if (!artifact.ok) throw new Error(`artifact refused: ${artifact.detail}`);
+  if (!artifact.ok) return refuse(`artifact refused: ${artifact.detail}`);
+  const missing = (p.paths ?? []).find((rel) => !existsSync(layout.artifact(rel)));
+  if (missing !== undefined) return refuse(`path not found: ${missing}`);
   const paths = (p.paths ?? []).map((rel) => {
-    const file = layout.artifact(rel);
-    if (!existsSync(file)) throw new Error(`path not found: ${rel}`);
     layout.readableArtifact(rel);
-    return layout.rel(file);
+    return layout.rel(layout.artifact(rel));
   });
   // Refused up front with the broker's own rule, so nothing is written for a request it would refuse.
   const difficulty = p.difficulty ?? settings.difficulty ?? "medium";
   const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, difficulty);
-  if (refusal) throw new Error(`request refused: ${refusal}`);
+  if (refusal) return refuse(`request refused: ${refusal}`);
   const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
   const warnings = exposed.length
     ? [
@@ -107,6 +112,6 @@ export function requestReview(layout: Layout, p: ReviewParams): { runId: string;
   deliver(layout.runMeta(runId), JSON.stringify(run, null, 2) + "\n", opts);
   const r = deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
   if (r.status === "conflict")
-    throw new Error(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
-  return { runId, gate, warnings };
+    return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
+  return { ok: true, runId, gate, warnings };
 }

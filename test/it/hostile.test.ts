@@ -103,7 +103,7 @@ describe("hostile and malformed input (integration)", () => {
       // the requests go through the CLI's own function in process: the drops are under test here, not the CLI
       const layout = new Layout(p.root);
       for (const { c, run } of drops) {
-        requestReview(layout, {
+        const requested = requestReview(layout, {
           artifact: "docs/plan.md",
           gate: "G-plan",
           author: "claude",
@@ -111,6 +111,7 @@ describe("hostile and malformed input (integration)", () => {
           reviewer: "manual",
           ...(c.id === "decision-preplaced-force-pass" ? { cap: 1 } : {}),
         });
+        expect(requested).toMatchObject({ ok: true });
       }
       for (const { run } of drops) await p.waitFor(run, "G-plan", (f) => f.includes("packet-1.md"), `packet-1 of ${run}`);
 

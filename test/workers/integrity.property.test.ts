@@ -74,7 +74,9 @@ async function play(steps: Step[]): Promise<void> {
   writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify({ foreign_grace_ms: 0 }));
   writeFileSync(path.join(root, "docs", "spec.md"), TEXTS[0]!);
   const layout = new Layout(root);
-  requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: RUN });
+  expect(requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: RUN })).toMatchObject({
+    ok: true,
+  });
   const dir = layout.gateDir(RUN, GATE);
   const file = (name: string) => path.join(dir, name);
   const openRound = () => {

@@ -1,0 +1,19 @@
+// How every command answers (the one error convention, README "Errors"): a refusal the user can fix is a value,
+// { ok: false, error }, and nothing was written; a bug throws.
+import { PathSafetyError } from "../bus/no-symlinks.js";
+import { ReadRefused } from "../bus/read-bounded.js";
+import { InvalidIdError } from "../spec/ids.js";
+
+export type Answer<T> = ({ ok: true } & T) | { ok: false; error: string };
+
+export const refuse = (error: string): { ok: false; error: string } => ({ ok: false, error });
+
+/** Run `body`; the lower layers' refusals of user input (a bad id, a path outside the project, an unreadable file) become answers. */
+export function refusing<T>(body: () => Answer<T>): Answer<T> {
+  try {
+    return body();
+  } catch (error) {
+    if (error instanceof InvalidIdError || error instanceof PathSafetyError || error instanceof ReadRefused) return refuse(error.message);
+    throw error;
+  }
+}
