@@ -16,7 +16,7 @@ import {
   type ProviderConfig,
   type Settings,
 } from "../spec/schemas.js";
-import { isIndependent } from "./independence.js";
+import { keepsIndependence } from "./independence.js";
 
 export interface Pair {
   model: string | null;
@@ -83,7 +83,7 @@ export function nextPair(
   for (const model of at >= 0 ? chain.slice(at + 1) : chain) {
     if (tried.models.has(model)) continue;
     const family = classifyModel(model, tried.aliases);
-    if (P.independence === "strong" && !isIndependent(P.author_family, family)) {
+    if (!keepsIndependence(P, family)) {
       skipped.push(`${model} (${family} cannot keep strong independence from ${P.author_family})`);
       continue;
     }
@@ -170,7 +170,7 @@ export function dispatchChain(
       continue;
     }
     const family = classifyModel(config.model, settings.family_aliases);
-    if (id !== P.reviewer_provider && P.independence === "strong" && !isIndependent(P.author_family, family)) {
+    if (id !== P.reviewer_provider && !keepsIndependence(P, family)) {
       skipped.push(`${id}: fallback refused, family ${family} cannot keep strong independence from ${P.author_family}`);
       continue;
     }

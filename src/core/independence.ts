@@ -24,3 +24,8 @@ export function reviewerOf(
   const model = reported ?? packet.reviewer_model;
   return { model, family: classifyModel(model, aliases) };
 }
+
+/** Whether a review by a model of `family` keeps what the packet promised: strong needs a known, other family. */
+export function keepsIndependence(P: Pick<PacketFrontMatter, "independence" | "author_family">, family: Family): boolean {
+  return P.independence !== "strong" || isIndependent(P.author_family, family);
+}

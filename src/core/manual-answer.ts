@@ -2,6 +2,7 @@
 // block, a whole JSON object, or prose ending in a valid `## SATISFIED`). The family must be known and differ
 // from the author's; otherwise the answer is refused with the reason and the human can answer again.
 import { classifyModel } from "./family.js";
+import { familyRelation } from "./independence.js";
 import { normalizeOutput } from "./normalize.js";
 import type { PacketFrontMatter, ReviewResultStrict, Settings } from "../spec/schemas.js";
 
@@ -39,10 +40,11 @@ export function acceptManualResponse(text: string, packet: PacketFrontMatter, se
 
 function identityRefusal(model: string, packet: PacketFrontMatter, settings: Settings): string | null {
   const family = classifyModel(model, settings.family_aliases);
+  const relation = familyRelation(packet.author_family, family);
   if (family === "unknown") {
     return `reviewer model ${JSON.stringify(model)} has no known family; give the exact model id (e.g. gpt-5, claude-opus-4, gemini-2.5-pro)`;
   }
-  if (family === packet.author_family) {
+  if (relation === "same") {
     return `reviewer model ${model} is ${family}, the author's family: a same-family review cannot sign off; answer with a model of another family`;
   }
   return null;

@@ -17,7 +17,7 @@ import { rejectFile } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
-import { isIndependent, reviewerOf } from "../core/independence.js";
+import { keepsIndependence, reviewerOf } from "../core/independence.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
 import { scrubOptions } from "../core/scrub.js";
 
@@ -92,7 +92,7 @@ function verifyRound({ ctx, runId, gate, round, packet, mayStillBeWriting, rejec
   report.reasons.push(...reasons);
   const r = parsed.result;
   const { model: reviewerModel, family: reviewerFamily } = reviewerOf(r, packet, ctx.settings.family_aliases);
-  const violation = packet.independence === "strong" && !isIndependent(packet.author_family, reviewerFamily);
+  const violation = !keepsIndependence(packet, reviewerFamily);
   const rulings = Array.isArray(r.rulings)
     ? r.rulings.map((x) => (x && typeof x === "object" ? (x as { ruling?: unknown }).ruling : undefined))
     : null;
