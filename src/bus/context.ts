@@ -12,7 +12,7 @@ export interface BusContext {
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
 }
 
-export function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSkip"] {
+function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSkip"] {
   const enforcement = settings.codex_skip_enforcement ?? "warn";
   try {
     const parsed = CodexSkipStreak.safeParse(

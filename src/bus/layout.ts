@@ -4,10 +4,10 @@ import path from "node:path";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { insideGuild, PathSafetyError, refuseSymlinks } from "./no-symlinks.js";
 
-export const GUILD_DIR = ".guild";
+const GUILD_DIR = ".guild";
 
 /** Immutable per-round artifacts of a gate directory, by kind. */
-export const ROUND_KINDS = [
+const ROUND_KINDS = [
   "packet",
   "attempt",
   "result",

@@ -3,7 +3,7 @@ import { type ReviewBrokerOutput } from "../core/status.js";
 import { waitGate } from "../commands/wait.js";
 import type { Layout } from "../bus/layout.js";
 
-export function printOutput(output: ReviewBrokerOutput, json: boolean | undefined): void {
+function printOutput(output: ReviewBrokerOutput, json: boolean | undefined): void {
   if (json) {
     process.stdout.write(JSON.stringify(output, null, 2) + "\n");
     return;

@@ -16,7 +16,7 @@ import { type Answer, refuse, refusing } from "./answer.js";
 
 const suffix = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 6);
 
-export function newRunId(date = new Date()): string {
+function newRunId(date = new Date()): string {
   return `run-${date.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-")}-${suffix()}`;
 }
 
@@ -40,7 +40,7 @@ export interface ReviewParams {
  * At nightmare the reviewer's CLI reads the files itself, so the scrubber never sees what it sends to its provider:
  * what each listed file holds that the scrubber would redact, and what was not checked (a directory, a large file).
  */
-export function unredactedAtNightmare(layout: Layout, relPaths: string[], options: ScrubOptions): string[] {
+function unredactedAtNightmare(layout: Layout, relPaths: string[], options: ScrubOptions): string[] {
   return [...new Set(relPaths)].flatMap((rel) => {
     const file = layout.artifact(rel);
     const st = statSync(file);

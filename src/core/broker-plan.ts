@@ -321,7 +321,7 @@ export function outcomeRecord(
 }
 
 /** The events an action writes. A round ends once: at its escalation when it has one, else at what follows it. */
-export function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
+function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
   const base = { ts, run_id: s.runId, gate: s.gate };
   const out: Event[] = [];
   const ended = action.type === "packet" ? action.round - 1 : action.round;

@@ -7,7 +7,7 @@ export const MANUAL_PROVIDER = "manual";
 
 export const DEFAULT_CAP = 5;
 /** ARIS's MAX_ROUNDS: the default cap under the score stop policy. */
-export const DEFAULT_SCORE_CAP = 4;
+const DEFAULT_SCORE_CAP = 4;
 export const MAX_CAP = 10;
 export const DEFAULT_RESTART_CAP = 3;
 

@@ -42,7 +42,7 @@ export interface WorkerSpec {
 /** Filesystems where inotify does not see other machines' writes: NFS, SMB/CIFS, 9p (WSL2), FUSE. */
 const REMOTE_FS = new Set([0x6969, 0xfe534d42, 0xff534d42, 0x01021997, 0x65735546]);
 
-export function shouldPoll(dir: string, setting: boolean | "auto"): { poll: boolean; why: string } {
+function shouldPoll(dir: string, setting: boolean | "auto"): { poll: boolean; why: string } {
   if (setting === true) return { poll: true, why: "--poll" };
   if (process.env.CHOKIDAR_USEPOLLING && /^(1|true)$/i.test(process.env.CHOKIDAR_USEPOLLING))
     return { poll: true, why: "CHOKIDAR_USEPOLLING" };

@@ -2,9 +2,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 
 /** A worker that exits sooner than this after it started is failing to start, not dying after work. */
-export const QUICK_EXIT_MS = 5_000;
+const QUICK_EXIT_MS = 5_000;
 /** This many quick exits in a row and the worker is given up on (with growing delays between the tries). */
-export const MAX_QUICK_EXITS = 5;
+const MAX_QUICK_EXITS = 5;
 const RESTART_DELAY_MS = 500;
 
 /**

@@ -14,7 +14,7 @@ import { foreignGraceMs, openRound } from "../core/gate-queries.js";
 
 const announced = new Set<string>();
 
-export function manualGate(
+function manualGate(
   ctx: BusContext,
   runId: string,
   gate: string,

@@ -30,7 +30,7 @@ export interface ReviewerOptions {
 }
 
 const now = () => new Date().toISOString();
-export async function reviewGate(
+async function reviewGate(
   ctx: BusContext,
   runId: string,
   gate: string,
