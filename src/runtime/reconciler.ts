@@ -85,6 +85,9 @@ function listDir(dir: string): string[] {
   }
 }
 
+/** The longest a gate whose handler keeps throwing waits between tries. */
+const MAX_BACKOFF_MS = 5 * 60_000;
+
 export class WorkerRuntime {
   private readonly active = new Map<string, GateRef>();
   /** Finished gates and their directory mtime when they finished: a later drop there is looked at once. */
@@ -380,8 +383,10 @@ export class WorkerRuntime {
     const now = Date.now();
     for (const [key, ref] of this.active) {
       const last = this.handled.get(key);
+      const retry = this.failing.get(key);
       if (
         !last ||
+        (retry !== undefined && retry.until <= now) ||
         now - last.at > (this.spec.fullScanMs ?? 10_000) ||
         dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime
       )
@@ -399,10 +404,18 @@ export class WorkerRuntime {
     this.pump();
   }
 
+  /** Gates whose handler threw, with how often in a row and when they may run again (doubling, capped). */
+  private readonly failing = new Map<string, { count: number; until: number }>();
+
   private pump(): void {
     const limit = this.spec.concurrency ?? 1;
     for (const key of [...this.queue]) {
       if (this.stopped || this.running.size >= limit) return;
+      // a gate in backoff leaves the queue; the reconcile pass puts it back once it is due
+      if ((this.failing.get(key)?.until ?? 0) > Date.now()) {
+        this.queue.delete(key);
+        continue;
+      }
       this.queue.delete(key);
       const ref = this.active.get(key);
       if (!ref || this.running.has(key)) continue;
@@ -419,6 +432,7 @@ export class WorkerRuntime {
     this.handled.set(ref.key, { mtime: dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)), at: Date.now() });
     try {
       const status = await this.spec.handleGate(ref, this.abort.signal);
+      this.failing.delete(ref.key);
       if (status === "finished") {
         this.active.delete(ref.key);
         this.handled.delete(ref.key);
@@ -426,7 +440,12 @@ export class WorkerRuntime {
         this.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
       }
     } catch (error) {
-      this.spec.log(`${ref.runId}/${ref.gate}: ${(error as Error).stack ?? String(error)}`);
+      // A handler that throws is a bug: its stack once, then a line per retry, each retry twice as late (capped).
+      const count = (this.failing.get(ref.key)?.count ?? 0) + 1;
+      const delay = Math.min((this.spec.reconcileMs ?? 2000) * 2 ** (count - 1), MAX_BACKOFF_MS);
+      this.failing.set(ref.key, { count, until: Date.now() + delay });
+      const what = count === 1 ? ((error as Error).stack ?? String(error)) : `still failing (${count} times in a row): ${(error as Error).message}`;
+      this.spec.log(`${ref.runId}/${ref.gate}: ${what}; next try in ${delay} ms`);
     }
   }
 }

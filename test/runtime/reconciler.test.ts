@@ -1,0 +1,49 @@
+// The reconciler every worker runs on (SPEC §18): a gate whose handler throws (a bug) is retried later and later,
+// its stack logged once, and is handled as usual again once the handler stops throwing.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Layout } from "../../src/bus/layout.js";
+import { WorkerRuntime } from "../../src/runtime/reconciler.js";
+import { until } from "../helpers/clients.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+describe("reconciler: backoff on a throwing handler", () => {
+  it("retries a throwing gate after 1, 2, 4, 8 … reconcile intervals, logs the stack once, and recovers", async () => {
+    const root = tempRoot();
+    mkdirSync(path.join(root, ".guild", "runs", "r1", "review", "G-spec"), { recursive: true });
+    const calls: number[] = [];
+    const logs: string[] = [];
+    let failing = true;
+    const runtime = new WorkerRuntime({
+      kind: "test",
+      layout: new Layout(root),
+      poll: true,
+      reconcileMs: 20,
+      fullScanMs: 20,
+      handleGate: async () => {
+        calls.push(Date.now());
+        if (failing) throw new Error("boom");
+        return "active";
+      },
+      log: (m) => logs.push(m),
+    });
+    await runtime.start();
+    try {
+      await until("five tries", () => calls.length >= 5);
+      const delays = logs.flatMap((l) => /next try in (\d+) ms/.exec(l)?.[1] ?? []).map(Number);
+      expect(delays.slice(0, 4)).toEqual([20, 40, 80, 160]);
+      // each retry came no sooner than the delay announced before it (a loaded machine only makes it later)
+      for (let i = 1; i < 5; i++) expect(calls[i]! - calls[i - 1]!).toBeGreaterThanOrEqual(delays[i - 1]!);
+      expect(logs.filter((l) => l.includes("Error: boom") && l.includes("\n    at ")).length).toBe(1);
+      expect(logs.filter((l) => l.includes("still failing (") && l.includes("times in a row): boom")).length).toBeGreaterThanOrEqual(3);
+      failing = false;
+      const before = calls.length;
+      const said = logs.length;
+      await until("handled again after recovering", () => calls.length >= before + 3);
+      expect(logs.slice(said).filter((l) => l.includes("next try in"))).toEqual([]);
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
