@@ -1,0 +1,64 @@
+// The command layer answers a refusal as a value and writes nothing for it (README "Errors"); the CLI and any
+// other face print what they get back.
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { Layout } from "../../src/bus/layout.js";
+import { decideEscalation, rebut, respond, resubmit } from "../../src/commands/author.js";
+import { requestReview } from "../../src/commands/review.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+function project() {
+  const root = tempRoot();
+  mkdirSync(path.join(root, "docs"));
+  writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+  const layout = new Layout(root);
+  expect(
+    requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" }),
+  ).toMatchObject({
+    ok: true,
+  });
+  const files = () => readdirSync(layout.gateDir("r1", "G-spec")).sort();
+  return { layout, ctx: loadContext(layout), files };
+}
+
+describe("commands: refusals are answers, and nothing is written for them", () => {
+  it("a gate that waits for nobody's answer yet refuses resubmit, rebut, decide and respond", async () => {
+    const { ctx, files } = project();
+    const before = files();
+    expect(resubmit(ctx, "r1", "G-spec")).toEqual({
+      ok: false,
+      error: expect.stringMatching(/not waiting for the author \(state: broker/),
+    });
+    expect(rebut(ctx, "r1", "G-spec", "I disagree")).toEqual({ ok: false, error: expect.stringMatching(/not waiting for the author/) });
+    expect(decideEscalation(ctx, "r1", "G-spec", { choice: "force-pass", decidedBy: "me" })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/not waiting for a decision/),
+    });
+    let asked = false;
+    const answer = await respond(ctx, "r1", "G-spec", { read: async () => ((asked = true), "x"), reviewerModel: "gpt-5" });
+    expect(answer).toEqual({ ok: false, error: "r1 G-spec has no open packet addressed to the manual reviewer" });
+    expect(asked, "the person is not asked to type an answer the gate cannot take").toBe(false);
+    expect(files()).toEqual(before);
+  });
+
+  it("extend-cap without a number, and a bad id or gate, are refusals too", () => {
+    const { layout, ctx } = project();
+    expect(decideEscalation(ctx, "r1", "G-spec", { choice: "extend-cap", decidedBy: "me" })).toEqual({
+      ok: false,
+      error: "a number of rounds (1-5) goes with extend-cap, and only with it",
+    });
+    expect(requestReview(layout, { artifact: "docs/spec.md", gate: "G-nope", author: "claude", reviewer: "manual" })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^invalid gate/),
+    });
+    expect(requestReview(layout, { artifact: "../outside.md", gate: "G-plan", author: "claude", reviewer: "manual" })).toMatchObject({
+      ok: false,
+    });
+    expect(requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/already has a request/),
+    });
+  });
+});
