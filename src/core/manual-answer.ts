@@ -40,10 +40,16 @@ export function acceptManualResponse(text: string, packet: PacketFrontMatter, se
 function identityRefusal(model: string, packet: PacketFrontMatter, settings: Settings): string | null {
   const family = classifyModel(model, settings.family_aliases);
   if (family === "unknown") {
-    return `reviewer model ${JSON.stringify(model)} has no known family; give the exact model id (e.g. gpt-5, claude-opus-4, gemini-2.5-pro)`;
+    return (
+      `reviewer model ${JSON.stringify(model)} has no known family; ` +
+      "give the exact model id (e.g. gpt-5, claude-opus-4, gemini-2.5-pro)"
+    );
   }
   if (family === packet.author_family) {
-    return `reviewer model ${model} is ${family}, the author's family: a same-family review cannot sign off; answer with a model of another family`;
+    return (
+      `reviewer model ${model} is ${family}, the author's family: ` +
+      "a same-family review cannot sign off; answer with a model of another family"
+    );
   }
   return null;
 }

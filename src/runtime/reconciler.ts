@@ -237,7 +237,8 @@ export class WorkerRuntime {
       if (code !== "ENOENT" && !this.watchFailureLogged) {
         this.watchFailureLogged = true;
         this.spec.log(
-          `cannot watch ${this.spec.layout.rel(dir)} (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile pass finds its work`,
+          `cannot watch ${this.spec.layout.rel(dir)} (${(error as Error).message}); ` +
+            `the ${this.spec.reconcileMs ?? 2000} ms reconcile pass finds its work`,
         );
       }
       return null;
