@@ -62,7 +62,8 @@ export function resolveProfile(
   const family = profileFamilyFor(families, front.author_family);
   if (family === "unknown") {
     return refused(
-      `no copilot_profiles entry of a known family other than the author's (${front.author_family}); configured: ${families.join(", ") || "none"}`,
+      `no copilot_profiles entry of a known family other than the author's (${front.author_family}); ` +
+        `configured: ${families.join(", ") || "none"}`,
     );
   }
   const profile = config.copilot_profiles![family]!;

@@ -201,13 +201,17 @@ export const geminiAdapter: ReviewerAdapter = {
     if (planted === null) {
       return {
         kind: "not-run",
-        reason: `the project has more than ${GEMINI_SCAN_LIMIT} entries to check for GEMINI.md files, which gemini would take as its own instructions; at nightmare use a codex or claude reviewer`,
+        reason:
+          `the project has more than ${GEMINI_SCAN_LIMIT} entries to check for GEMINI.md files, ` +
+          "which gemini would take as its own instructions; at nightmare use a codex or claude reviewer",
       };
     }
     if (planted.length) {
       return {
         kind: "not-run",
-        reason: `gemini would take ${planted.map((f) => path.relative(readDir!, f)).join(", ")} as its own instructions (no gemini 0.61 setting switches project context files off); at nightmare use a codex or claude reviewer, or rename them`,
+        reason:
+          `gemini would take ${planted.map((f) => path.relative(readDir!, f)).join(", ")} as its own instructions ` +
+          "(no gemini 0.61 setting switches project context files off); at nightmare use a codex or claude reviewer, or rename them",
       };
     }
     const argv = geminiArgv(config, resolveBinary(config.binary ?? "gemini", input.project.root), readDir);

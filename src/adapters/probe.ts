@@ -272,7 +272,8 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
     if (config.adapter === "copilot") {
       out[out.length - 1]!.why.push(
         base.profileFamilies?.length
-          ? `family per author, from copilot_profiles (${base.profileFamilies.join(", ")}); identity caller-declared, a finalizer confirms its passes`
+          ? `family per author, from copilot_profiles (${base.profileFamilies.join(", ")}); ` +
+              "identity caller-declared, a finalizer confirms its passes"
           : "no copilot_profiles: never selected for a strong review",
       );
     } else if (base.family === "unknown" && config.adapter !== "manual")

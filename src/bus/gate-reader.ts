@@ -133,7 +133,8 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
             st,
             () => {
               try {
-                const { front, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES })); // not the body: it can be megabytes
+                // not the body: it can be megabytes
+                const { front, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES }));
                 return { front, problems, read: true };
               } catch (error) {
                 return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false };
@@ -306,7 +307,9 @@ function verdictProblem(snap: GateSnapshot, dir: string, round: number, v: Verdi
   if (now === v.result_sha256) return { broken: false, reason: "verdict the verifier did not seal: a stray verdict" };
   return {
     broken: true,
-    reason: `result-${round}.json is not the bytes verdict-${round}.json verified (${v.result_sha256}, now ${now}), and no seal tells which it was: the round fails closed`,
+    reason:
+      `result-${round}.json is not the bytes verdict-${round}.json verified (${v.result_sha256}, now ${now}), ` +
+      "and no seal tells which it was: the round fails closed",
   };
 }
 

@@ -34,9 +34,8 @@ export function loadSettings(layout: Layout): LoadedSettings {
     if (parsed.success) return { settings: parsed.data, problems };
     const issue = parsed.error.issues[0]!;
     const [top, sub] = issue.path as Array<string | number>;
-    problems.push(
-      `settings.json: ${describeIssues(new z.ZodError([issue]))[0]}; ignoring ${top === "providers" && sub !== undefined ? `provider ${String(sub)}` : top === undefined ? "the file" : String(top)}`,
-    );
+    const ignored = top === "providers" && sub !== undefined ? `provider ${String(sub)}` : top === undefined ? "the file" : String(top);
+    problems.push(`settings.json: ${describeIssues(new z.ZodError([issue]))[0]}; ignoring ${ignored}`);
     if (top === undefined) return { settings: {}, problems };
     if (top === "providers" && sub !== undefined && candidate.providers && typeof candidate.providers === "object") {
       delete (candidate.providers as Record<string, unknown>)[String(sub)];

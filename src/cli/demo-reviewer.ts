@@ -94,7 +94,8 @@ function envelope(packet: string, a: Answer, plan: Plan, step: Step): string {
     ...(step.score_line !== undefined ? [`Score: ${step.score_line}/10`] : []),
     ...(step.verdict_line !== undefined ? [`Verdict: ${step.verdict_line}`] : []),
   ];
-  return `Review follows.\n\n${prose.length ? prose.join("\n") + "\n\n" : ""}\`\`\`review_result.v1\n${JSON.stringify(body, null, 2)}\n\`\`\`\n`;
+  const fenced = `\`\`\`review_result.v1\n${JSON.stringify(body, null, 2)}\n\`\`\`\n`;
+  return `Review follows.\n\n${prose.length ? prose.join("\n") + "\n\n" : ""}${fenced}`;
 }
 
 /** The fenced artifact under "## Artifact" (not the prior-round findings, which quote it). */

@@ -18,10 +18,13 @@ import { BIN } from "./worker.js";
 
 const SCRIPTED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "demo-reviewer.js");
 
-const SPEC_V1 = `# Spec: export button\n\nThe dashboard gets an "Export CSV" button.\n\n## Acceptance criteria\n- TBD\n\n## Notes\nThe API token for staging is token=sk-demo-1234567890abcdefghijklmnop (the bus scrubs it before any reviewer sees it).\n`;
+const SPEC_V1 =
+  '# Spec: export button\n\nThe dashboard gets an "Export CSV" button.\n\n## Acceptance criteria\n- TBD\n\n## Notes\n' +
+  "The API token for staging is token=sk-demo-1234567890abcdefghijklmnop (the bus scrubs it before any reviewer sees it).\n";
 const SPEC_V2 = SPEC_V1.replace(
   "- TBD",
-  "- Clicking Export downloads all visible rows as RFC 4180 CSV within 2 s for 10,000 rows.\n- The button is disabled while an export runs.",
+  "- Clicking Export downloads all visible rows as RFC 4180 CSV within 2 s for 10,000 rows.\n" +
+    "- The button is disabled while an export runs.",
 );
 
 export function register(program: Command): void {

@@ -21,7 +21,8 @@ export function register(program: Command): void {
       for (const p of problems) process.stdout.write(`settings: ${p}\n`);
       for (const p of found) {
         process.stdout.write(
-          `${p.available ? "✓" : "✗"} ${p.id}  adapter ${p.adapter}  model ${p.model ?? "-"}  family ${p.family}  ${p.selectable ? "selectable" : "not auto-selected"}  (${p.source})\n` +
+          `${p.available ? "✓" : "✗"} ${p.id}  adapter ${p.adapter}  model ${p.model ?? "-"}  family ${p.family}  ` +
+            `${p.selectable ? "selectable" : "not auto-selected"}  (${p.source})\n` +
             p.why.map((w) => `    ${w}\n`).join(""),
         );
       }

@@ -38,7 +38,8 @@ export function register(program: Command): void {
       if (!rows.length) process.stdout.write("no gates under .guild/runs\n");
       for (const r of rows) {
         process.stdout.write(
-          `${r.run_id}  ${r.gate}  ${r.status}  round ${r.round}  ${r.state}  reviewer ${r.reviewer_host ?? "-"} (${r.independence ?? "-"})  last verdict: ${r.last_verdict ?? "-"}\n` +
+          `${r.run_id}  ${r.gate}  ${r.status}  round ${r.round}  ${r.state}  ` +
+            `reviewer ${r.reviewer_host ?? "-"} (${r.independence ?? "-"})  last verdict: ${r.last_verdict ?? "-"}\n` +
             `    modes: stop ${r.modes.stop}, difficulty ${r.modes.difficulty}${r.modes.human_checkpoint ? ", human checkpoint" : ""}\n` +
             `    waiting for: ${r.waiting_for} — ${r.detail}\n` +
             r.rejected.map((f) => `    rejected: ${f.file} — ${f.reason}\n`).join("") +

@@ -7,7 +7,8 @@ import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.j
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { repeatedFlag, reportError, rootProblem } from "./errors.js";
 
-export const USAGE = `Usage: guild-bus verify-gate-pass --result <file> --artifact <file> [--packet-id <id>] [--force-pass] [--scrub] [--root <dir>]
+export const USAGE = `Usage: guild-bus verify-gate-pass --result <file> --artifact <file> [--packet-id <id>] \
+[--force-pass] [--scrub] [--root <dir>]
 
 Evaluate the five checksum-bound gate-pass conditions; print the verdict JSON.
   --result <file>     review_result.v1 JSON (missing or unreadable: the gate fails; not a regular file, or over

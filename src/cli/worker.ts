@@ -21,9 +21,8 @@ interface WorkerCliOptions {
 function workerKinds(names: string[], where: string) {
   const unknown = names.filter((k) => !(WORKER_KINDS as readonly string[]).includes(k));
   if (unknown.length || !names.length) {
-    throw new Error(
-      `${where}: ${names.length ? `unknown worker kind ${unknown.map((k) => JSON.stringify(k)).join(", ")}` : "no worker kind given"}; the kinds are ${WORKER_KINDS.join(", ")}`,
-    );
+    const problem = names.length ? `unknown worker kind ${unknown.map((k) => JSON.stringify(k)).join(", ")}` : "no worker kind given";
+    throw new Error(`${where}: ${problem}; the kinds are ${WORKER_KINDS.join(", ")}`);
   }
   return [...new Set(names)] as Array<(typeof WORKER_KINDS)[number]>;
 }

@@ -23,7 +23,8 @@ function write(ctx: BusContext, view: GateView, name: string, text: string): str
 function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decision"): string | null {
   if (view.decision.state === state) return null;
   const whom = state === "awaiting_author" ? "the author" : "a decision";
-  return `${view.snapshot.runId} ${view.snapshot.gate} is not waiting for ${whom} (state: ${view.decision.state} — ${view.decision.detail})`;
+  const { runId, gate } = view.snapshot;
+  return `${runId} ${gate} is not waiting for ${whom} (state: ${view.decision.state} — ${view.decision.detail})`;
 }
 
 const viewOf = (ctx: BusContext, run: string, gate: string) => viewGate(ctx, assertRunId(run), assertGate(gate));

@@ -85,7 +85,8 @@ function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string
   const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
   const warnings = exposed.length
     ? [
-        `difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. It may read the rest of the project as well. Use difficulty hard to send the artifact redacted`,
+        `difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. ` +
+          "It may read the rest of the project as well. Use difficulty hard to send the artifact redacted",
       ]
     : [];
   const now = new Date().toISOString();

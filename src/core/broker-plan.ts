@@ -116,7 +116,9 @@ function planPacket(s: GateSnapshot, decision: GateDecision, action: PacketActio
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_FILE_BYTES) {
     // readers refuse any gate file over MAX_FILE_BYTES unread (SPEC §5): never write a packet we would refuse
-    const detail = `packet-${action.round}.md would be ${bytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for a gate file: the artifact with this gate's paths, memory, rebuttal and prior findings is too large; shorten them, then retry`;
+    const detail =
+      `packet-${action.round}.md would be ${bytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for a gate file: ` +
+      "the artifact with this gate's paths, memory, rebuttal and prior findings is too large; shorten them, then retry";
     // a retry that still cannot fit waits for the author, writing nothing
     if (s.escalations.has(action.round - 1))
       return { type: "wait", decision: { state: "awaiting_author", round: action.round - 1, action: null, detail } };
@@ -158,7 +160,9 @@ function packetReviewer(s: GateSnapshot, action: PacketAction, input: BrokerInpu
   if (!provider) return { unavailable: sel.reason };
   if (finalizer && sel.status !== "selected") {
     return {
-      unavailable: `no finalizer for the copilot pass of round ${action.restart_of}: a non-copilot reviewer of a known family other than ${author.family} is needed (${sel.reason})`,
+      unavailable:
+        `no finalizer for the copilot pass of round ${action.restart_of}: ` +
+        `a non-copilot reviewer of a known family other than ${author.family} is needed (${sel.reason})`,
     };
   }
   return {

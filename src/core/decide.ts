@@ -248,12 +248,14 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       if (!current.ok) return escalate(current.problem, current.detail, ARTIFACT_OPTIONS);
       if (current.sha !== gp.recomputed_sha256)
         return restart(
-          `artifact changed after round ${R} was verified (verified ${gp.recomputed_sha256}, now ${current.sha}): restart on the current bytes`,
+          `artifact changed after round ${R} was verified (verified ${gp.recomputed_sha256}, now ${current.sha}): ` +
+            "restart on the current bytes",
         );
       // the scrubbed view hides redacted regions: an edit there is still a change the review never covered
       if (P.artifact_raw_sha256 !== undefined && current.rawSha !== P.artifact_raw_sha256)
         return restart(
-          `artifact file changed since packet ${R} (raw sha256 ${P.artifact_raw_sha256}, now ${current.rawSha}), inside what the scrubber redacts: restart on the current bytes`,
+          `artifact file changed since packet ${R} (raw sha256 ${P.artifact_raw_sha256}, now ${current.rawSha}), ` +
+            "inside what the scrubber redacts: restart on the current bytes",
         );
       // Copilot's identity is only caller-declared (ARIS's compatibility drive): its pass ends nothing until a
       // reviewer of a known, different family, selected afresh without copilot, passes the same counted round.
@@ -285,7 +287,8 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       }
       const reason =
         stop === "score"
-          ? `score gate passed (score ${verdict.score_gate!.score}/10, readiness ${verdict.score_gate!.readiness}) with the checksum-bound conditions`
+          ? `score gate passed (score ${verdict.score_gate!.score}/10, readiness ${verdict.score_gate!.readiness}) ` +
+            "with the checksum-bound conditions"
           : "all five gate-pass conditions hold";
       return act({ type: "outcome", status: "satisfied", reason, round: R, independence: P.independence }, "pass");
     }

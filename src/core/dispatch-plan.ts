@@ -128,7 +128,8 @@ export function describeAttempt(a: DispatchAttempt): string {
       : a.outcome === "not-run"
         ? `did not run${a.capability ? ` [${a.capability}]` : ""}`
         : "may have run";
-  return `${a.provider} (${pair})${a.repair ? " schema repair" : ""} ${what}${a.reason ? ` (${a.reason})` : ""}${a.note ? `; ${a.note}` : ""}`;
+  const why = `${a.reason ? ` (${a.reason})` : ""}${a.note ? `; ${a.note}` : ""}`;
+  return `${a.provider} (${pair})${a.repair ? " schema repair" : ""} ${what}${why}`;
 }
 
 export interface ChainLink {

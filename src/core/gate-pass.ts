@@ -43,7 +43,8 @@ export function evaluateGatePass(input: GatePassInput): GatePassReport {
   const sha256Match = result.artifact_sha256_reviewed.toLowerCase() === recomputed;
   if (!sha256Match) {
     reasons.push(
-      `sha256 mismatch: reviewed ${result.artifact_sha256_reviewed}, current ${recomputed} — artifact changed mid-review; reject + restart the round`,
+      `sha256 mismatch: reviewed ${result.artifact_sha256_reviewed}, current ${recomputed} — ` +
+        "artifact changed mid-review; reject + restart the round",
     );
   }
   const satisfied = result.verdict === "satisfied" || forcePass;

@@ -42,10 +42,16 @@ function identityRefusal(model: string, packet: PacketFrontMatter, settings: Set
   const family = classifyModel(model, settings.family_aliases);
   const relation = familyRelation(packet.author_family, family);
   if (family === "unknown") {
-    return `reviewer model ${JSON.stringify(model)} has no known family; give the exact model id (e.g. gpt-5, claude-opus-4, gemini-2.5-pro)`;
+    return (
+      `reviewer model ${JSON.stringify(model)} has no known family; ` +
+      "give the exact model id (e.g. gpt-5, claude-opus-4, gemini-2.5-pro)"
+    );
   }
   if (relation === "same") {
-    return `reviewer model ${model} is ${family}, the author's family: a same-family review cannot sign off; answer with a model of another family`;
+    return (
+      `reviewer model ${model} is ${family}, the author's family: ` +
+      "a same-family review cannot sign off; answer with a model of another family"
+    );
   }
   return null;
 }

@@ -300,7 +300,8 @@ export function normalizeBound(text: string, ctx: EnvelopeContext): Normalized {
   if (n.result.packet_id !== ctx.packetId) reasons.push(`packet_id must be ${ctx.packetId} (got ${JSON.stringify(n.result.packet_id)})`);
   if (n.result.artifact_sha256_reviewed.toLowerCase() !== ctx.artifactSha256) {
     reasons.push(
-      `artifact_sha256_reviewed must be ${ctx.artifactSha256}, the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`,
+      `artifact_sha256_reviewed must be ${ctx.artifactSha256}, ` +
+        `the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`,
     );
   }
   return reasons.length ? { ok: false, reasons } : n;

@@ -49,7 +49,10 @@ export function requestRefusal(
   if (!pin) return null;
   const adapter = settings.providers?.[pin]?.adapter ?? (pin === MANUAL_PROVIDER ? "manual" : isCliKind(pin) ? pin : null);
   if (adapter === null || readsFiles(adapter)) return null;
-  return `difficulty nightmare requires direct repository access and is not compatible with reviewer ${pin} (adapter ${adapter}); use difficulty hard, or a file-reading reviewer (${FILE_READING_KINDS.join(", ")})`;
+  return (
+    `difficulty nightmare requires direct repository access and is not compatible with reviewer ${pin} (adapter ${adapter}); ` +
+    `use difficulty hard, or a file-reading reviewer (${FILE_READING_KINDS.join(", ")})`
+  );
 }
 
 export function resolvePolicy(request: Request, settings: Settings): ResolvedPolicy {

@@ -18,7 +18,8 @@ const VALUE_STOP = `[^\\s"'\`,;]+`;
 /** Secret-looking keys in key=value / key: value / "key": "value" forms. */
 const SECRET_KEY =
   // max_tokens, input_tokens, tokenizer, tokenCount, token_type: counts, tools and kinds, not credentials.
-  "[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token(?!s|iz|[_-]?(?:count|limit|budget|usage|type))|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*";
+  "[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token(?!s|iz|[_-]?(?:count|limit|budget|usage|type))|" +
+  "api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*";
 
 /** Values that are obviously not secrets (type annotations, placeholders, env lookups, CI/template expressions
  *  like ${{ secrets.X }} and {{ .Values.x }}, fetch's credentials modes, the bracket opening "credentials": { ... }). */

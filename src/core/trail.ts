@@ -42,7 +42,8 @@ function rulingLines(list: unknown): string[] {
   if (!Array.isArray(list)) return [];
   return list.slice(0, MAX_LISTED_FINDINGS).map((r) => {
     const o = r && typeof r === "object" ? (r as Record<string, unknown>) : {};
-    return `ruling: ${String(o.ruling ?? "?")} — ${String(o.finding ?? "?").slice(0, 300)}${typeof o.reason === "string" && o.reason ? ` (${o.reason.slice(0, 300)})` : ""}`;
+    const reason = typeof o.reason === "string" && o.reason ? ` (${o.reason.slice(0, 300)})` : "";
+    return `ruling: ${String(o.ruling ?? "?")} — ${String(o.finding ?? "?").slice(0, 300)}${reason}`;
   });
 }
 
@@ -140,10 +141,9 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
     );
     for (const d of e.dispatch ?? []) out.push(`- dispatch ${d}`);
     const sg = s.verdicts.get(e.round)?.score_gate;
+    const scoreGate = sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable";
     if ((e.score ?? e.readiness ?? null) !== null)
-      out.push(
-        `- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable"}`,
-      );
+      out.push(`- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${scoreGate}`);
     for (const f of findings.get(e.round) ?? []) out.push(`  - ${f}`);
     if (s.memories.has(e.round)) out.push(`- reviewer memory: memory-${e.round}.md (given back to the reviewer next round)`);
     if (s.rebuttals.has(e.round)) out.push(`- author rebuttal: rebuttal-${e.round}.md (contests this round's findings)`);
@@ -178,7 +178,8 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
       `- status: ${o.status}`,
       `- reason: ${o.reason}`,
       `- independence: ${o.independence ?? "n/a"}`,
-      `- family relation: author ${o.author_family}${o.author_family_source ? ` (${o.author_family_source})` : ""} vs reviewer ${o.reviewer_family ?? "n/a"}: ${o.family_relation ?? "n/a"}`,
+      `- family relation: author ${o.author_family}${o.author_family_source ? ` (${o.author_family_source})` : ""} ` +
+        `vs reviewer ${o.reviewer_family ?? "n/a"}: ${o.family_relation ?? "n/a"}`,
       `- identity assurance: ${o.identity_assurance ?? "n/a"}`,
       `- satisfied_at_round: ${o.satisfied_at_round ?? "n/a"}`,
       `- verifier_pass: ${last?.gate_pass ?? "n/a"}`,
@@ -191,7 +192,8 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
       );
     if (v?.score_gate && (v.score_gate.score !== null || v.score_gate.readiness !== null))
       out.push(
-        `- score_gate: ${v.score_gate.positive ? "positive" : v.score_gate.available ? "not positive" : "unavailable"} (score ${v.score_gate.score ?? "n/a"}, readiness ${v.score_gate.readiness ?? "n/a"})`,
+        `- score_gate: ${v.score_gate.positive ? "positive" : v.score_gate.available ? "not positive" : "unavailable"} ` +
+          `(score ${v.score_gate.score ?? "n/a"}, readiness ${v.score_gate.readiness ?? "n/a"})`,
       );
     out.push(`- current_artifact_sha256: ${o.artifact_sha256 ?? "n/a"}`);
   } else {

@@ -240,7 +240,8 @@ export class WorkerRuntime {
       if (code !== "ENOENT" && !this.watchFailureLogged) {
         this.watchFailureLogged = true;
         this.spec.log(
-          `cannot watch ${this.spec.layout.rel(dir)} (${(error as Error).message}); the ${this.spec.reconcileMs ?? 2000} ms reconcile pass finds its work`,
+          `cannot watch ${this.spec.layout.rel(dir)} (${(error as Error).message}); ` +
+            `the ${this.spec.reconcileMs ?? 2000} ms reconcile pass finds its work`,
         );
       }
       return null;
@@ -444,7 +445,8 @@ export class WorkerRuntime {
       const count = (this.failing.get(ref.key)?.count ?? 0) + 1;
       const delay = Math.min((this.spec.reconcileMs ?? 2000) * 2 ** (count - 1), MAX_BACKOFF_MS);
       this.failing.set(ref.key, { count, until: Date.now() + delay });
-      const what = count === 1 ? ((error as Error).stack ?? String(error)) : `still failing (${count} times in a row): ${(error as Error).message}`;
+      const first = (error as Error).stack ?? String(error);
+      const what = count === 1 ? first : `still failing (${count} times in a row): ${(error as Error).message}`;
       this.spec.log(`${ref.runId}/${ref.gate}: ${what}; next try in ${delay} ms`);
     }
   }

@@ -35,7 +35,8 @@ export async function supervise(kinds: string[], argvOf: (kind: string) => strin
         supervised.delete(kind);
         const rest = supervised.size ? `still supervising ${[...supervised].join(", ")}` : "no worker left to supervise";
         log(
-          `${kind} worker exited (${how}) ${quick} times in a row within ${QUICK_EXIT_MS / 1000} s of starting; not restarting it (its error is above); ${rest}`,
+          `${kind} worker exited (${how}) ${quick} times in a row within ${QUICK_EXIT_MS / 1000} s of starting; ` +
+            `not restarting it (its error is above); ${rest}`,
         );
         if (!supervised.size) finish("all-failed");
         return;

@@ -33,7 +33,8 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
       // the seed's wording, so tools that grep for it keep working
       if (issued && issued.selection_status !== "selected")
         log(
-          `warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${issued.selection_reason})`,
+          `warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); ` +
+            `using WEAK same-host review (${issued.selection_reason})`,
         );
     }
     if (report.error) log(`${runId}/${gate}: ${report.error}`);
@@ -43,7 +44,8 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
 
 function describe(action: Action): string {
   if (action.type === "packet") {
-    return `packet-${action.round}.md issued (counted round ${action.counted_round}/${action.cap}${action.restart_reason ? `, ${action.restart_reason} of round ${action.restart_of}` : ""})`;
+    const restart = action.restart_reason ? `, ${action.restart_reason} of round ${action.restart_of}` : "";
+    return `packet-${action.round}.md issued (counted round ${action.counted_round}/${action.cap}${restart})`;
   }
   if (action.type === "escalation") return `escalation-${action.round}.json: ${action.reason} — ${action.detail}`;
   return `outcome: ${action.status} (${action.reason})`;

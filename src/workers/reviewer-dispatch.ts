@@ -82,7 +82,8 @@ export async function normalizeWithRepair(
     attempts: ran.attempts,
   });
   log(`malformed output (${normalized.reasons.join("; ")}); one schema repair`);
-  const prompt = `${packetText}\n\n## Schema repair\n\n${repairPrompt(normalized.reasons, envelope)}\n\nYour previous answer:\n\n${ran.answer.text.slice(0, 20_000)}\n`;
+  const repairSection = `## Schema repair\n\n${repairPrompt(normalized.reasons, envelope)}`;
+  const prompt = `${packetText}\n\n${repairSection}\n\nYour previous answer:\n\n${ran.answer.text.slice(0, 20_000)}\n`;
   const repair = await walk.dispatch(ran.link, ran.pair, prompt);
   if (walk.fenced()) return { kind: "fenced" };
   ran.attempts.push(

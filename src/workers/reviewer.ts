@@ -62,7 +62,8 @@ async function reviewGate(
     if (previous) {
       return fail(
         "no_verdict",
-        `a previous dispatch (attempt-${R}.json, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework`,
+        `a previous dispatch (attempt-${R}.json, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ` +
+          "ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework",
       );
     }
     const attempt = attemptFile(P, { host: hostname(), pid: process.pid }, now());
@@ -113,9 +114,12 @@ async function reviewGate(
       ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
     });
     if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts);
-    opts.log(
-      `${runId}/${gate} round ${R}: ${!delivery.ok ? `result not delivered: ${delivery.reason}` : delivery.status === "delivered" ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)` : `result not delivered: result-${R}.json already exists (${delivery.status})`}`,
-    );
+    const outcome = !delivery.ok
+      ? `result not delivered: ${delivery.reason}`
+      : delivery.status === "delivered"
+        ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)`
+        : `result not delivered: result-${R}.json already exists (${delivery.status})`;
+    opts.log(`${runId}/${gate} round ${R}: ${outcome}`);
     return "active";
   } finally {
     await claim.release();

@@ -118,7 +118,8 @@ describe("capability errors: only an explicit refusal of the effort or the model
   it.each([
     [
       "OpenAI 400 on the effort",
-      `{"error":{"message":"Unsupported value: 'reasoning.effort' does not support 'xhigh' with this model.","param":"reasoning.effort","code":"unsupported_value"}}`,
+      `{"error":{"message":"Unsupported value: 'reasoning.effort' does not support 'xhigh' with this model.",` +
+        `"param":"reasoning.effort","code":"unsupported_value"}}`,
       "effort_unsupported",
     ],
     ["claude API refusal", "API Error: 400 This model does not support the effort parameter.", "effort_unsupported"],
@@ -159,7 +160,8 @@ describe("capability errors: only an explicit refusal of the effort or the model
         1,
         null,
         claudeEvents(
-          "There's an issue with the selected model (claude-bogus-9). It may not exist or you may not have access to it. Run --model to pick a different model.",
+          "There's an issue with the selected model (claude-bogus-9). It may not exist or you may not have access to it. " +
+            "Run --model to pick a different model.",
           404,
         ),
         "",

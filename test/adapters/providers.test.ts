@@ -142,7 +142,8 @@ describe("--version probes on a slow machine: a pinned, installed reviewer is ne
     expect(pinned(found)).toMatchObject({ status: "selected", independence: "strong", provider: { id: "cx" } });
   });
 
-  it("after a timeout, a positive probe cached for the same binary is trusted without probing again; a changed binary is probed again", async () => {
+  it(`after a timeout, a positive probe cached for the same binary is trusted without probing again; \
+a changed binary is probed again`, async () => {
     const l = project();
     await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: [OK] } }));
     const slow = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT] } });

@@ -235,7 +235,8 @@ describe("hostile files: every file the CLI reads is a regular file, read with a
     expect(run(["scrub", "-"], { input: "plain\n" }).stdout).toBe("plain\n");
   });
 
-  it("verify-gate-pass: a result or artifact that is not a regular file, or too large, is a usage error; a result that is not UTF-8 fails the gate", () => {
+  it(`verify-gate-pass: a result or artifact that is not a regular file, or too large, is a usage error; \
+a result that is not UTF-8 fails the gate`, () => {
     const d = tempRoot();
     const artifact = path.join(d, "a.md");
     writeFileSync(artifact, "# A\n");
@@ -282,7 +283,8 @@ describe("hostile files: every file the CLI reads is a regular file, read with a
     expect(existsSync(path.join(d, ".guild"))).toBe(false);
   });
 
-  it("respond refuses a directory, a FIFO, a device, an endless stdin and an oversized answer with the limit, writing nothing", async () => {
+  it(`respond refuses a directory, a FIFO, a device, an endless stdin and an oversized answer with the limit, \
+writing nothing`, async () => {
     const p = makeProject();
     p.write("docs/spec.md", "# Spec\n");
     p.startWorker("broker");

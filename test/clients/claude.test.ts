@@ -49,7 +49,9 @@ realClientSuite({
       { type: "system", subtype: "init", model },
       { type: "assistant", message: { model, role: "assistant", content: [{ type: "text", text }] } },
       { type: "result", subtype: "success", is_error: false, result: text, api_error_status: null },
-    ].map((e) => JSON.stringify(e)).join("\n") + "\n",
+    ]
+      .map((e) => JSON.stringify(e))
+      .join("\n") + "\n",
 });
 
 describe("claude adapter: the effort (real claude CLI, direct dispatch)", () => {
@@ -69,21 +71,35 @@ describe("claude adapter: the effort (real claude CLI, direct dispatch)", () => 
     home = process.env.HOME;
     process.env.HOME = root; // no login, no user settings: the key comes from api_key_env
     process.env[KEY_ENV] = "mock-anthropic-key";
-    const config = ProviderConfig.parse({ adapter: "claude", binary: BIN, model: "claude-opus-4-5", effort, base_url: mock.url, api_key_env: KEY_ENV, timeout_ms: 60_000 });
+    const config = ProviderConfig.parse({
+      adapter: "claude",
+      binary: BIN,
+      model: "claude-opus-4-5",
+      effort,
+      base_url: mock.url,
+      api_key_env: KEY_ENV,
+      timeout_ms: 60_000,
+    });
     return claudeAdapter.dispatch(directInput(root, "claude", config, DIRECT_PROMPT));
   }
 
   it("--effort reaches the API as output_config.effort", async () => {
     const out = await dispatch("high");
     expect(out.kind, JSON.stringify(out)).toBe("output");
-    const bodies = mock!.requests.filter((r) => r.path.startsWith("/v1/messages") && !r.path.includes("count_tokens")).map((r) => r.body as { output_config?: { effort?: string } });
+    const bodies = mock!.requests
+      .filter((r) => r.path.startsWith("/v1/messages") && !r.path.includes("count_tokens"))
+      .map((r) => r.body as { output_config?: { effort?: string } });
     expect(bodies.length).toBeGreaterThan(0);
     for (const b of bodies) expect(b.output_config?.effort).toBe("high");
   });
 
   it("a level its --help does not list is refused before anything runs (the CLI itself would run at its default)", async () => {
     const out = await dispatch("ultra");
-    expect(out).toEqual({ kind: "not-run", capability: "effort_unsupported", reason: "claude --effort takes low, medium, high, xhigh, max, not ultra" });
+    expect(out).toEqual({
+      kind: "not-run",
+      capability: "effort_unsupported",
+      reason: "claude --effort takes low, medium, high, xhigh, max, not ultra",
+    });
     expect(mock!.requests).toHaveLength(0);
   });
 });

@@ -9,7 +9,8 @@ import { REPO } from "../helpers/bus.js";
 const CLIENTS = path.join(REPO, "clients", "node_modules", ".bin");
 
 describe("--help capability checks on the pinned CLIs", () => {
-  it("the pinned claude CLI lists its --effort levels; an unknown level is refused before running (it would silently use its default)", () => {
+  it(`the pinned claude CLI lists its --effort levels; \
+an unknown level is refused before running (it would silently use its default)`, () => {
     const help = spawnSync(path.join(CLIENTS, "claude"), ["--help"], { encoding: "utf8", timeout: 30_000 }).stdout;
     expect(advertisedValues(help, "--effort")).toEqual(["low", "medium", "high", "xhigh", "max"]);
     expect(claudeEffortRefusal(help, "xhigh")).toBeNull();

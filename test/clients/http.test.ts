@@ -31,7 +31,8 @@ const suite = openaiSuite({
   formatField: "response_format",
   checkFormat: (r) => {
     expect(r.body!.response_format).toMatchObject({
-      type: "json_schema", json_schema: { name: "review_result_v1", strict: true, schema: { type: "object", additionalProperties: false } },
+      type: "json_schema",
+      json_schema: { name: "review_result_v1", strict: true, schema: { type: "object", additionalProperties: false } },
     });
   },
   checkRequest: (r) => {
@@ -40,9 +41,19 @@ const suite = openaiSuite({
     expect(messages[0]!.content).toBe(REVIEW_SYSTEM_PROMPT);
   },
   repair: { step: { behaviour: "satisfied", format: "fenced" }, normalizedFrom: "fenced", note: "a fenced answer this time" },
-  sameFamily: { authorArgs: ["--author", "codex", "--author-model", "gpt-5"], who: "gpt-5 (codex)", reportedModel: "gpt-5.1", family: "openai" },
+  sameFamily: {
+    authorArgs: ["--author", "codex", "--author-model", "gpt-5"],
+    who: "gpt-5 (codex)",
+    reportedModel: "gpt-5.1",
+    family: "openai",
+  },
   slow: { timeoutMs: 1500, how: "request aborted", reason: /within 1500 ms/ },
-  notRun: { how: "connection refused", provider: refused, reason: /ECONNREFUSED/, attemptReason: /^cannot reach 127\.0\.0\.1:\d+: ECONNREFUSED/ },
+  notRun: {
+    how: "connection refused",
+    provider: refused,
+    reason: /ECONNREFUSED/,
+    attemptReason: /^cannot reach 127\.0\.0\.1:\d+: ECONNREFUSED/,
+  },
 });
 
 describe("http adapter: classifying endpoint failures (direct dispatch)", () => {
@@ -119,7 +130,8 @@ describe("http adapter: classifying endpoint failures (direct dispatch)", () => 
     await suite.mock.close();
     const mock = await suite.startMock({});
     const withCredentials = ProviderConfig.parse(suite.provider({ base_url: `http://user:pw@127.0.0.1:${mock.port}/v1` }));
-    expect(await httpAdapter.dispatch(directInput(tempRoot("guild-bus-http-direct-"), "deepseek", withCredentials, DIRECT_PROMPT))).toMatchObject({ kind: "not-run" });
+    const direct = directInput(tempRoot("guild-bus-http-direct-"), "deepseek", withCredentials, DIRECT_PROMPT);
+    expect(await httpAdapter.dispatch(direct)).toMatchObject({ kind: "not-run" });
     expect(mock.requests).toHaveLength(0);
   });
 });

@@ -349,7 +349,8 @@ describe("decide: properties over simulated gates", () => {
     );
   });
 
-  it("outcomes: satisfied only on a passing latest verdict, force_passed/rework only after that decision, skipped only when not required", () => {
+  it(`outcomes: satisfied only on a passing latest verdict, force_passed/rework only after that decision, \
+skipped only when not required`, () => {
     fc.assert(
       fc.property(ctxArb, fc.array(evArb, { maxLength: 40 }), firstArb, (ctx, events, first) => {
         const { s } = simulate(ctx, events, first);

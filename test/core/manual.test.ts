@@ -55,7 +55,8 @@ describe("acceptManualResponse", () => {
     expect(v).toEqual({
       ok: false,
       reason:
-        "reviewer model claude-opus-4 is anthropic, the author's family: a same-family review cannot sign off; answer with a model of another family",
+        "reviewer model claude-opus-4 is anthropic, the author's family: " +
+        "a same-family review cannot sign off; answer with a model of another family",
     });
   });
 
@@ -107,7 +108,8 @@ describe("acceptManualResponse", () => {
     expect(same).toEqual({
       ok: false,
       reason:
-        "the answer names its model: reviewer model claude-opus-4-1 is anthropic, the author's family: a same-family review cannot sign off; answer with a model of another family",
+        "the answer names its model: reviewer model claude-opus-4-1 is anthropic, the author's family: " +
+        "a same-family review cannot sign off; answer with a model of another family",
     });
     const unknown = acceptManualResponse(review({ ...issues, reviewer_model: "house-model" }), P, {}, "gpt-5");
     expect(unknown.ok).toBe(false);

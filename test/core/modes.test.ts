@@ -120,7 +120,8 @@ describe("requestRefusal: what the CLI refuses up front and the broker before ro
 
   it("nightmare with a pinned manual, command or http reviewer (request or settings pin)", () => {
     expect(requestRefusal({ reviewer: "manual" }, {}, "nightmare")).toBe(
-      "difficulty nightmare requires direct repository access and is not compatible with reviewer manual (adapter manual); use difficulty hard, or a file-reading reviewer (codex, claude, gemini, copilot)",
+      "difficulty nightmare requires direct repository access and is not compatible with reviewer manual (adapter manual); " +
+        "use difficulty hard, or a file-reading reviewer (codex, claude, gemini, copilot)",
     );
     expect(requestRefusal({ reviewer: "cmd" }, providers, "nightmare")).toMatch(/reviewer cmd \(adapter command\)/);
     expect(requestRefusal({ reviewer: "auto" }, { ...providers, reviewer: "cmd" }, "nightmare")).toMatch(/reviewer cmd/);

@@ -565,10 +565,14 @@ describe("false-positive guards come out byte-identical", () => {
       'api_key = os.environ["OPENAI_API_KEY"]',
     ].join("\n"),
     go: 'token := os.Getenv("GITHUB_TOKEN")\nif token == "" {\n\treturn errors.New("missing token")\n}',
-    yaml: "on: push\njobs:\n  build:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          token: ${{ secrets.GITHUB_TOKEN }}\n",
+    yaml:
+      "on: push\njobs:\n  build:\n    steps:\n      - uses: actions/checkout@v4\n" +
+      "        with:\n          token: ${{ secrets.GITHUB_TOKEN }}\n",
     json: '{"credentials": {"type": "service_account"}, "max_tokens": 4096, "tokenizer": "cl100k_base"}',
     "ids and numbers": "550e8400-e29b-41d4-a716-446655440000 v1.2.3-beta.4 2024-01-15T10:30:00Z 1700000000 0xdeadbeef 3.14159265358979",
-    "git output": `commit ${sha1("x")}\nMerge: ${sha1("y").slice(0, 7)} ${sha1("z").slice(0, 7)}\nAuthor: Dev <dev@example.com>\n\n    fix: handle empty tokens`,
+    "git output":
+      `commit ${sha1("x")}\nMerge: ${sha1("y").slice(0, 7)} ${sha1("z").slice(0, 7)}\n` +
+      "Author: Dev <dev@example.com>\n\n    fix: handle empty tokens",
     "sensitive words, no values": "Set the password in settings. The api key lives in the vault. token, secret, credentials.",
   };
 

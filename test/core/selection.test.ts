@@ -258,7 +258,8 @@ describe("selectReviewer: AC-8 as a property", () => {
     source: fc.constantFrom("declared-model" as const, "host-map" as const, "unknown" as const),
   });
 
-  it("never selected with a same-family or unknown-family provider, or for an unknown author; the manual pin is the only unknown-family selection", () => {
+  it(`never selected with a same-family or unknown-family provider, or for an unknown author; \
+the manual pin is the only unknown-family selection`, () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(providerArb, { selector: (p) => p.id, maxLength: 6 }),

@@ -148,7 +148,8 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
         if (states.includes(s.state)) return s;
         if (Date.now() > deadline) {
           throw new Error(
-            `timed out waiting for ${states.join("|")}; state ${s.state} (${String(s.detail)}); files: ${project.files(run, gate).join(" ")}\nlogs:\n${logs.join("").slice(-4000)}`,
+            `timed out waiting for ${states.join("|")}; state ${s.state} (${String(s.detail)}); ` +
+              `files: ${project.files(run, gate).join(" ")}\nlogs:\n${logs.join("").slice(-4000)}`,
           );
         }
         await sleep(150);

@@ -108,7 +108,8 @@ export function realClientSuite(spec: ClientSpec): void {
     const shim = path.join(dir, spec.kind);
     writeFileSync(
       shim,
-      `#!/bin/sh\nif [ "$1" = "--version" ]; then echo ${JSON.stringify(spec.fastVersion)}; exit 0; fi\nexec ${JSON.stringify(link)} "$@"\n`,
+      `#!/bin/sh\nif [ "$1" = "--version" ]; then echo ${JSON.stringify(spec.fastVersion)}; exit 0; fi\n` +
+        `exec ${JSON.stringify(link)} "$@"\n`,
     );
     chmodSync(shim, 0o755);
     return { link, configured: shim };
@@ -345,7 +346,8 @@ export function realClientSuite(spec: ClientSpec): void {
       expectCleanRequests(s, [1]);
     });
 
-    it("(8) nightmare: the real CLI reads the artifact from the project with its own tool; outside the project and writes are refused", async () => {
+    it(`(8) nightmare: the real CLI reads the artifact from the project with its own tool; \
+outside the project and writes are refused`, async () => {
       const outside = tempRoot(`guild-bus-${spec.kind}-outside-`);
       const canary = "OUTSIDE-CANARY-7f3e: not part of the project";
       writeFileSync(path.join(outside, "notes.md"), `${canary}\n`);
@@ -556,7 +558,8 @@ export function realClientSuite(spec: ClientSpec): void {
           "#!/usr/bin/env node",
           'import { readFileSync, writeFileSync } from "node:fs";',
           "const stdin = readFileSync(0, 'utf8');",
-          `writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdin }));`,
+          `writeFileSync(${JSON.stringify(record)}, ` +
+            "JSON.stringify({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdin }));",
           `process.stdout.write(${JSON.stringify(spec.fakeOutput("fake answer", spec.model))});`,
         ].join("\n"),
       );

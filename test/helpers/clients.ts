@@ -92,7 +92,8 @@ export async function waitStateAsync(
     if (states.includes(s.state)) return s;
     if (Date.now() > deadline) {
       throw new Error(
-        `timed out waiting for ${states.join("|")}; state ${s.state} (${String(s.detail)}); files: ${p.files(run, gate).join(" ")}\nlogs:\n${p.logs.join("").slice(-4000)}`,
+        `timed out waiting for ${states.join("|")}; state ${s.state} (${String(s.detail)}); ` +
+          `files: ${p.files(run, gate).join(" ")}\nlogs:\n${p.logs.join("").slice(-4000)}`,
       );
     }
     await sleep(150);
@@ -180,4 +181,5 @@ export function directInput(
   };
 }
 
-export const DIRECT_PROMPT = `---\npacket_id: pkt-direct-1\nartifact_sha256: ${"a".repeat(64)}\n---\n# Adversarial review\n\n${ARTIFACT_LINE}\n`;
+export const DIRECT_PROMPT =
+  `---\npacket_id: pkt-direct-1\nartifact_sha256: ${"a".repeat(64)}\n---\n` + `# Adversarial review\n\n${ARTIFACT_LINE}\n`;

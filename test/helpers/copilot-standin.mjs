@@ -64,7 +64,8 @@ if (!agent || !addDir || !existsSync(path.join(addDir, ".github", "agents", `${a
 const effort = value(effortFlag);
 if ((plan.reject_efforts ?? []).includes(effort)) {
   console.error(
-    `\n400 Unsupported value: 'reasoning.effort' does not support '${effort}' with this model. Supported values are: 'low', 'medium', and 'high'.`,
+    `\n400 Unsupported value: 'reasoning.effort' does not support '${effort}' with this model. ` +
+      "Supported values are: 'low', 'medium', and 'high'.",
   );
   process.exit(1);
 }

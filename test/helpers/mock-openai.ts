@@ -348,7 +348,9 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
           return void res.end(
             JSON.stringify({
               error: {
-                message: `Unsupported value: '${param}' does not support '${requestedEffort}' with this model. Supported values are: 'low', 'medium', and 'high'.`,
+                message:
+                  `Unsupported value: '${param}' does not support '${requestedEffort}' with this model. ` +
+                  "Supported values are: 'low', 'medium', and 'high'.",
                 type: "invalid_request_error",
                 param,
                 code: "unsupported_value",

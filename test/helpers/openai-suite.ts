@@ -126,7 +126,8 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
     expect((await cliAsync(p, ["review", "docs/spec.md", "--gate", GATE, "--run-id", RUN, "--author", "claude"])).code).toBe(0);
 
   describe(spec.title, () => {
-    it(`(1) one round to satisfied: ${spec.formatField} json_schema, model reported by the endpoint, exactly one request, no secrets`, async () => {
+    it(`(1) one round to satisfied: ${spec.formatField} json_schema, model reported by the endpoint, exactly one request, \
+no secrets`, async () => {
       const p = await setup({ default: "satisfied", model: spec.reported });
       const r = await review(p);
       expect(r.code, r.stderr + logsOf(p)).toBe(0);
@@ -220,7 +221,8 @@ export function openaiSuite(spec: OpenAIClientSpec): OpenAISuite {
     });
 
     const same = spec.sameFamily;
-    it(`(5) author ${same.who}, the endpoint reports a model of the author's family (${same.reportedModel}) → recorded as weak, never a strong sign-off`, async () => {
+    it(`(5) author ${same.who}, the endpoint reports a model of the author's family (${same.reportedModel}) → recorded as weak, \
+never a strong sign-off`, async () => {
       const p = await setup({ default: "satisfied", model: same.reportedModel });
       const r = await review(p, same.authorArgs);
       expect(r.code, r.stderr + logsOf(p)).toBe(0);

@@ -36,7 +36,8 @@ const ANSWERS: Record<string, string> = {
 
 describe("answers the bus must not misread (integration)", () => {
   it(
-    "refuses repeated keys, deep nesting, quoted sentinels and oversized results with a reason; blocks on a blocking finding; records the reported model",
+    "refuses repeated keys, deep nesting, quoted sentinels and oversized results with a reason; " +
+      "blocks on a blocking finding; records the reported model",
     { timeout: scaled(300_000) },
     async () => {
       const p = makeProject();

@@ -438,7 +438,8 @@ describe("crash loop under chaos (integration)", () => {
               .map((o) => lastRefusal.get(o.run_id))
               .filter(Boolean);
             throw new Error(
-              `seed ${seed}: gates not settled: ${JSON.stringify(stuck.slice(0, 5))}\nlast refusals: ${refusals.join("\n")}\n${p.logs.join("").slice(-3000)}`,
+              `seed ${seed}: gates not settled: ${JSON.stringify(stuck.slice(0, 5))}\n` +
+                `last refusals: ${refusals.join("\n")}\n${p.logs.join("").slice(-3000)}`,
             );
           }
           await sleep(250);
@@ -575,13 +576,16 @@ describe("crash loop under chaos (integration)", () => {
         `${where}: author CLI calls killed mid-flight`,
       ).toBeGreaterThan(0);
       console.log(
-        `chaos ${where}: requests ${requestsMs} ms, settled ${settledMs} ms; worker kills ${JSON.stringify(kills)}, reviewer children ${childKills.length} (${landed} ended no_verdict), CLI kills ${JSON.stringify(cliKills)}, actions ${JSON.stringify(actions)}`,
+        `chaos ${where}: requests ${requestsMs} ms, settled ${settledMs} ms; worker kills ${JSON.stringify(kills)}, ` +
+          `reviewer children ${childKills.length} (${landed} ended no_verdict), ` +
+          `CLI kills ${JSON.stringify(cliKills)}, actions ${JSON.stringify(actions)}`,
       );
     },
   );
 
   it(
-    `${RACE_GATES} gates, three brokers, verifiers and command workers started at the same instant: every round dispatched once, every file delivered once`,
+    `${RACE_GATES} gates, three brokers, verifiers and command workers started at the same instant: ` +
+      "every round dispatched once, every file delivered once",
     { timeout: SOAK ? 900_000 : 240_000 },
     async () => {
       const started = Date.now();
@@ -767,7 +771,8 @@ describe("crash loop under chaos (integration)", () => {
         ? "its claim was compromised"
         : "round 1 already failed";
       console.log(
-        `freeze: worker ${frozen.pid} frozen through the takeover of round 1; on waking it delivered nothing (${woke}); ${Date.now() - started} ms`,
+        `freeze: worker ${frozen.pid} frozen through the takeover of round 1; ` +
+          `on waking it delivered nothing (${woke}); ${Date.now() - started} ms`,
       );
     },
   );

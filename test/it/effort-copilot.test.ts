@@ -86,7 +86,8 @@ describe("effort policy and capability fallback (http adapter, scripted endpoint
     return p;
   }
 
-  it("the gate's tier picks the pair; an explicit 'effort unsupported' refusal steps down the chain in the same round; both attempts and the pair that ran are recorded", async () => {
+  it(`the gate's tier picks the pair; an explicit 'effort unsupported' refusal steps down the chain in the same round; \
+both attempts and the pair that ran are recorded`, async () => {
     const p = await setup(
       { sequence: ["effort-unsupported", "satisfied", "satisfied"] },
       { effort_tiers: { "deep-audit": { model: "gpt-5-pro", effort: "xhigh" } } },
@@ -218,11 +219,13 @@ describe("copilot adapter (scripted stand-in for the copilot binary)", () => {
     writeFileSync(path.join(p.root, "standin", "plan.json"), JSON.stringify(plan));
     p.write(
       ".github/agents/rev-openai.agent.md",
-      "---\nname: rev-openai\ndescription: reviewer pinned to an OpenAI model\nmodel: gpt-5.4\ntools: [read]\n---\nYou are an adversarial reviewer.\n",
+      "---\nname: rev-openai\ndescription: reviewer pinned to an OpenAI model\nmodel: gpt-5.4\ntools: [read]\n---\n" +
+        "You are an adversarial reviewer.\n",
     );
     p.write(
       ".github/agents/rev-claude.agent.md",
-      "---\nname: rev-claude\ndescription: reviewer pinned to an Anthropic model\nmodel: claude-sonnet-4.5\n---\nYou are an adversarial reviewer.\n",
+      "---\nname: rev-claude\ndescription: reviewer pinned to an Anthropic model\nmodel: claude-sonnet-4.5\n---\n" +
+        "You are an adversarial reviewer.\n",
     );
     p.settings({
       providers: {
@@ -272,7 +275,8 @@ describe("copilot adapter (scripted stand-in for the copilot binary)", () => {
       waitSeconds(40),
     ]);
 
-  it("runs the profile opposite the author with its model, the effort (stepping down on an explicit refusal), read-only tools and the packet as a file; the pass needs a finalizer", async () => {
+  it(`runs the profile opposite the author with its model, the effort (stepping down on an explicit refusal), \
+read-only tools and the packet as a file; the pass needs a finalizer`, async () => {
     const p = setup({ reject_efforts: ["xhigh"] });
     const r = await copilotReview(p, "c1");
     expect(r.code, r.stderr + logs(p)).toBe(0);

@@ -97,7 +97,9 @@ describe("hostile filesystem and drops (integration)", () => {
       const tmp = path.join(p.root, "result.json");
       writeFileSync(
         tmp,
-        `{"schema_version":"review_result.v1","packet_id":"${field(p, "f1", "packet_id")}","artifact_sha256_reviewed":"${field(p, "f1", "artifact_sha256")}","verdict":"issues","blocking_findings":[{"severity":"blocking","title":"t"}],"reviewer_model":"gpt-5"}\n`,
+        `{"schema_version":"review_result.v1","packet_id":"${field(p, "f1", "packet_id")}",` +
+          `"artifact_sha256_reviewed":"${field(p, "f1", "artifact_sha256")}","verdict":"issues",` +
+          `"blocking_findings":[{"severity":"blocking","title":"t"}],"reviewer_model":"gpt-5"}\n`,
       );
       writeFileSync(path.join(guild, "result.tmp"), readFileSync(tmp));
       renameSync(path.join(guild, "result.tmp"), path.join(p.gateDir("f1", GATE), "result-1.json"));

@@ -160,7 +160,8 @@ describe("no false sign-off (integration)", () => {
     const tmp = path.join(p.root, "x.json");
     writeFileSync(
       tmp,
-      `{"schema_version":"review_result.v1","packet_id":"${first}","artifact_sha256_reviewed":"${sha}","verdict":"satisfied","blocking_findings":[],"reviewer_model":"gpt-5"}`,
+      `{"schema_version":"review_result.v1","packet_id":"${first}","artifact_sha256_reviewed":"${sha}",` +
+        `"verdict":"satisfied","blocking_findings":[],"reviewer_model":"gpt-5"}`,
     );
     renameSync(tmp, path.join(p.gateDir("b-c", "G-lane:a"), "result-1.json"));
     await p.waitFor("b-c", "G-lane:a", (f) => !f.includes("result-1.json"), "the foreign result moved aside");

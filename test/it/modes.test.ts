@@ -305,7 +305,8 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
     scaled(60_000),
   );
 
-  it("review warns, once per file, about secrets the nightmare reviewer will read unredacted (settings difficulty too), and says what it did not check", () => {
+  it(`review warns, once per file, about secrets the nightmare reviewer will read unredacted (settings difficulty too), \
+and says what it did not check`, () => {
     const p = makeProject();
     p.settings({ difficulty: "nightmare" });
     p.write("docs/plan.md", `${PLAN}- db password: "Tr0ub4dor-and-3-more-words"\n`);
@@ -326,7 +327,9 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning:"));
     expect(warnings).toEqual([
-      "warning: difficulty nightmare: the reviewer reads files itself, unredacted: docs/plan.md holds 1 secret(s) the scrubber would redact (secret); src/ is a directory: its files were not checked. It may read the rest of the project as well. Use difficulty hard to send the artifact redacted",
+      "warning: difficulty nightmare: the reviewer reads files itself, unredacted: " +
+        "docs/plan.md holds 1 secret(s) the scrubber would redact (secret); src/ is a directory: its files were not checked. " +
+        "It may read the rest of the project as well. Use difficulty hard to send the artifact redacted",
     ]);
     expect(readFileSync(path.join(p.gateDir("n0", "G-plan"), "request.json"), "utf8")).not.toContain("Tr0ub4dor");
   });
