@@ -26,7 +26,7 @@ type Worker = "broker" | "verifier" | "manual";
 
 /**
  * Every file of a gate directory (SPEC §1, §3, §6): its extension, who writes it, who reads it, and which worker moves
- * an invalid one aside — results are the verifier's, responses the manual worker's, everything else the broker's.
+ * an invalid one aside — results and verdicts are the verifier's, responses the manual worker's, the rest the broker's.
  */
 export const GATE_FILE_KINDS: Readonly<
   Record<RoundKind | "request" | "outcome", { ext: "md" | "json"; writer: string; readers: string; quarantinedBy: Worker }>
@@ -42,7 +42,7 @@ export const GATE_FILE_KINDS: Readonly<
   },
   response: { ext: "md", writer: "a human", readers: "manual worker", quarantinedBy: "manual" },
   failure: { ext: "json", writer: "reviewer worker", readers: "broker", quarantinedBy: "broker" },
-  verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", quarantinedBy: "broker" },
+  verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", quarantinedBy: "verifier" },
   resubmit: { ext: "json", writer: "author (resubmit)", readers: "broker", quarantinedBy: "broker" },
   escalation: { ext: "json", writer: "broker", readers: "decide, status", quarantinedBy: "broker" },
   decision: { ext: "json", writer: "a human (decide)", readers: "broker", quarantinedBy: "broker" },
@@ -66,12 +66,17 @@ export function parseRoundFile(name: string): { kind: RoundKind; round: number }
 
 export const GATE_FILES = { request: "request.json", outcome: "outcome.json", trail: "trail.md" } as const;
 
-/** The worker that answers for an invalid file of this name (moves it to rejected/ with its reason); null for none. */
+const KIND_PREFIX_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-[0-9]+\\.(?:md|json)$`);
+
+/**
+ * The worker that answers for an invalid file of this name (moves it to rejected/ with its reason), null for none:
+ * by its kind, so a misnamed drop of a kind (`result-0.json`, `packet-2.json`) is its owner's to move aside too.
+ */
 export function quarantinedBy(name: string): Worker | null {
-  if (name === GATE_FILES.request || name === GATE_FILES.outcome)
-    return GATE_FILE_KINDS[name === GATE_FILES.request ? "request" : "outcome"].quarantinedBy;
-  const round = parseRoundFile(name);
-  return round ? GATE_FILE_KINDS[round.kind].quarantinedBy : null;
+  if (name === GATE_FILES.request) return GATE_FILE_KINDS.request.quarantinedBy;
+  if (name === GATE_FILES.outcome) return GATE_FILE_KINDS.outcome.quarantinedBy;
+  const kind = KIND_PREFIX_RE.exec(name)?.[1] as RoundKind | undefined;
+  return kind ? GATE_FILE_KINDS[kind].quarantinedBy : null;
 }
 
 export { PathSafetyError };
