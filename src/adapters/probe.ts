@@ -11,7 +11,7 @@ import { replace } from "../bus/replace.js";
 import { ADAPTER_KIND_INFO, CLI_KINDS, type CliKind } from "../core/adapter-kinds.js";
 import { classifyModel, familyOfHost } from "../core/family.js";
 import { MANUAL_PROVIDER } from "../core/policy.js";
-import { profileFamilies, type Provider } from "../core/selection.js";
+import { BUILTIN_MANUAL, profileFamilies, type Provider } from "../core/selection.js";
 import { Capability, type ProviderConfig, type Settings } from "../spec/schemas.js";
 import { runChild } from "./child.js";
 import { minimalEnv } from "./environment.js";
@@ -319,12 +319,7 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
   }
   if (!out.some((p) => p.id === MANUAL_PROVIDER)) {
     out.push({
-      id: MANUAL_PROVIDER,
-      adapter: "manual",
-      model: null,
-      family: "unknown",
-      selectable: false,
-      available: true,
+      ...BUILTIN_MANUAL,
       source: "builtin",
       binary: null,
       version: null,

@@ -6,26 +6,17 @@ import { Difficulty, StopPolicy } from "../spec/schemas.js";
 import { intArg, nonBlankArg, secondsArg } from "./options.js";
 import { answered } from "./errors.js";
 import { waitForGate } from "./wait.js";
-import { requestReview } from "../commands/review.js";
+import { requestReview, type ReviewParams } from "../commands/review.js";
 
-interface ReviewOptions {
-  gate: string;
-  author: string;
-  authorModel?: string;
-  runId?: string;
-  reviewer: string;
-  review?: "cross" | "local" | "off";
-  risk?: "low" | "medium" | "high";
-  cap?: number;
+/** What commander hands over: the request's fields, with the modes still unchecked strings, and the CLI's own. */
+type ReviewOptions = Omit<ReviewParams, "artifact" | "stop" | "difficulty"> & {
   stop?: string;
   difficulty?: string;
-  humanCheckpoint?: boolean;
-  paths?: string[];
   wait?: boolean;
   json?: boolean;
   root: string;
   timeout?: number;
-}
+};
 
 export function register(program: Command): void {
   program
@@ -60,19 +51,11 @@ export function register(program: Command): void {
       if (o.difficulty !== undefined && !difficulty) throw new Error("--difficulty must be medium, hard or nightmare");
       const { runId, gate, warnings } = answered(
         requestReview(layout, {
+          ...o, // the request's own fields; the CLI's (wait, json, root, timeout) are not read
           artifact,
-          gate: o.gate,
-          author: o.author,
-          authorModel: o.authorModel,
-          runId: o.runId,
-          reviewer: o.reviewer,
-          review: o.review,
-          risk: o.risk,
           cap,
           stop,
           difficulty,
-          humanCheckpoint: o.humanCheckpoint,
-          paths: o.paths,
         }),
       );
       for (const w of warnings) process.stderr.write(`warning: ${w}\n`);

@@ -57,6 +57,16 @@ export function authorIdentity(request: Pick<Request, "author_host" | "author_mo
   return { host: request.author_host, model, family: mapped, source: mapped === "unknown" ? "unknown" : "host-map" };
 }
 
+/** The built-in human reviewer: always there, never auto-selected. */
+export const BUILTIN_MANUAL: Provider = {
+  id: MANUAL_PROVIDER,
+  adapter: "manual",
+  model: null,
+  family: "unknown",
+  selectable: false,
+  available: true,
+};
+
 /** Providers configured in settings, plus the built-in manual (human) reviewer. */
 export function configuredProviders(settings: Settings): Provider[] {
   const out: Provider[] = Object.entries(settings.providers ?? {}).map(([id, cfg]) => ({
@@ -69,19 +79,10 @@ export function configuredProviders(settings: Settings): Provider[] {
     ...(cfg.adapter === "copilot" ? { profileFamilies: profileFamilies(cfg) } : {}),
   }));
   if (!out.some((p) => p.id === MANUAL_PROVIDER)) {
-    out.push({ id: MANUAL_PROVIDER, adapter: "manual", model: null, family: "unknown", selectable: false, available: true });
+    out.push(BUILTIN_MANUAL);
   }
   return out;
 }
-
-const BUILTIN_MANUAL: Provider = {
-  id: MANUAL_PROVIDER,
-  adapter: "manual",
-  model: null,
-  family: "unknown",
-  selectable: false,
-  available: true,
-};
 
 function weakReviewer(providers: Provider[], author: AuthorIdentity, settings: Settings, readersOnly: boolean): Provider | null {
   const usable = providers.filter((p) => p.available);
