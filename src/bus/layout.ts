@@ -26,29 +26,30 @@ type Worker = "broker" | "verifier" | "manual";
 
 /**
  * Every file of a gate directory (SPEC §1, §3, §6): its extension, who writes it, who reads it, and which worker moves
- * an invalid one aside — results and verdicts are the verifier's, responses the manual worker's, the rest the broker's.
+ * an invalid one aside — results the verifier, responses the manual worker, the rest the broker; a verdict that verified
+ * nothing here the verifier at once (it needs the slot) and the broker after the grace period (no verifier running).
  */
 export const GATE_FILE_KINDS: Readonly<
-  Record<RoundKind | "request" | "outcome", { ext: "md" | "json"; writer: string; readers: string; quarantinedBy: Worker }>
+  Record<RoundKind | "request" | "outcome", { ext: "md" | "json"; writer: string; readers: string; movers: readonly Worker[] }>
 > = {
-  request: { ext: "json", writer: "author (review)", readers: "broker, status", quarantinedBy: "broker" },
-  packet: { ext: "md", writer: "broker", readers: "reviewer workers, manual worker, verifier", quarantinedBy: "broker" },
-  attempt: { ext: "json", writer: "reviewer worker", readers: "broker, reviewer workers", quarantinedBy: "broker" },
+  request: { ext: "json", writer: "author (review)", readers: "broker, status", movers: ["broker"] },
+  packet: { ext: "md", writer: "broker", readers: "reviewer workers, manual worker, verifier", movers: ["broker"] },
+  attempt: { ext: "json", writer: "reviewer worker", readers: "broker, reviewer workers", movers: ["broker"] },
   result: {
     ext: "json",
     writer: "reviewer worker, manual worker, respond, foreign tool",
     readers: "verifier, broker",
-    quarantinedBy: "verifier",
+    movers: ["verifier"],
   },
-  response: { ext: "md", writer: "a human", readers: "manual worker", quarantinedBy: "manual" },
-  failure: { ext: "json", writer: "reviewer worker", readers: "broker", quarantinedBy: "broker" },
-  verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", quarantinedBy: "verifier" },
-  resubmit: { ext: "json", writer: "author (resubmit)", readers: "broker", quarantinedBy: "broker" },
-  escalation: { ext: "json", writer: "broker", readers: "decide, status", quarantinedBy: "broker" },
-  decision: { ext: "json", writer: "a human (decide)", readers: "broker", quarantinedBy: "broker" },
-  memory: { ext: "md", writer: "reviewer worker, manual worker", readers: "broker (next packet)", quarantinedBy: "broker" },
-  rebuttal: { ext: "md", writer: "author (rebut)", readers: "broker (ruling packet)", quarantinedBy: "broker" },
-  outcome: { ext: "json", writer: "broker", readers: "everyone", quarantinedBy: "broker" },
+  response: { ext: "md", writer: "a human", readers: "manual worker", movers: ["manual"] },
+  failure: { ext: "json", writer: "reviewer worker", readers: "broker", movers: ["broker"] },
+  verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", movers: ["verifier", "broker"] },
+  resubmit: { ext: "json", writer: "author (resubmit)", readers: "broker", movers: ["broker"] },
+  escalation: { ext: "json", writer: "broker", readers: "decide, status", movers: ["broker"] },
+  decision: { ext: "json", writer: "a human (decide)", readers: "broker", movers: ["broker"] },
+  memory: { ext: "md", writer: "reviewer worker, manual worker", readers: "broker (next packet)", movers: ["broker"] },
+  rebuttal: { ext: "md", writer: "author (rebut)", readers: "broker (ruling packet)", movers: ["broker"] },
+  outcome: { ext: "json", writer: "broker", readers: "everyone", movers: ["broker"] },
 };
 
 const ROUND_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-(0|[1-9][0-9]{0,8})\\.(md|json)$`);
@@ -69,14 +70,14 @@ export const GATE_FILES = { request: "request.json", outcome: "outcome.json", tr
 const KIND_PREFIX_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-[0-9]+\\.(?:md|json)$`);
 
 /**
- * The worker that answers for an invalid file of this name (moves it to rejected/ with its reason), null for none:
- * by its kind, so a misnamed drop of a kind (`result-0.json`, `packet-2.json`) is its owner's to move aside too.
+ * Whether `worker` moves an invalid file of this name aside (to rejected/ with its reason): by the file's kind, so a
+ * misnamed drop of a kind (`result-0.json`, `packet-2.json`) is its movers' too.
  */
-export function quarantinedBy(name: string): Worker | null {
-  if (name === GATE_FILES.request) return GATE_FILE_KINDS.request.quarantinedBy;
-  if (name === GATE_FILES.outcome) return GATE_FILE_KINDS.outcome.quarantinedBy;
+export function movesAside(worker: Worker, name: string): boolean {
+  if (name === GATE_FILES.request) return GATE_FILE_KINDS.request.movers.includes(worker);
+  if (name === GATE_FILES.outcome) return GATE_FILE_KINDS.outcome.movers.includes(worker);
   const kind = KIND_PREFIX_RE.exec(name)?.[1] as RoundKind | undefined;
-  return kind ? GATE_FILE_KINDS[kind].quarantinedBy : null;
+  return kind !== undefined && GATE_FILE_KINDS[kind].movers.includes(worker);
 }
 
 export { PathSafetyError };

@@ -6,7 +6,7 @@ import type { BusContext } from "../bus/context.js";
 import { deliver, type DeliverResult } from "../bus/deliver.js";
 import { readGate } from "../bus/gate-reader.js";
 import { appendJsonl } from "../bus/jsonl.js";
-import { Layout, quarantinedBy } from "../bus/layout.js";
+import { Layout, movesAside } from "../bus/layout.js";
 import { rejectFile } from "../bus/reject.js";
 import { replace } from "../bus/replace.js";
 import { type BrokerInput, planStep, stuck, trailText } from "../core/broker-plan.js";
@@ -127,7 +127,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
 function quarantine(ctx: BusContext, s: GateSnapshot): boolean {
   let moved = false;
   for (const p of s.problems) {
-    if (quarantinedBy(p.file) !== "broker" || ageMs(`${s.dir}/${p.file}`, p) < foreignGraceMs(ctx.settings)) continue;
+    if (!movesAside("broker", p.file) || ageMs(`${s.dir}/${p.file}`, p) < foreignGraceMs(ctx.settings)) continue;
     if (rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
   }
   return moved;

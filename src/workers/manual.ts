@@ -5,7 +5,7 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { acceptManualResponse, manualInstructions } from "../core/manual-answer.js";
 import { ageMs } from "../bus/age.js";
 import { readTextBounded, type ReadRefused } from "../bus/read-bounded.js";
-import { quarantinedBy } from "../bus/layout.js";
+import { movesAside } from "../bus/layout.js";
 import { rejectFile } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { deliverResult } from "./deliver-result.js";
@@ -26,7 +26,7 @@ function manualGate(
   const s = readGate(layout, runId, gate);
   for (const p of s.problems) {
     // symlinked, oversized, not a regular file
-    if (quarantinedBy(p.file) === "manual") rejectFile(s.dir, p.file, p.reason, layout.guild);
+    if (movesAside("manual", p.file)) rejectFile(s.dir, p.file, p.reason, layout.guild);
   }
   if (s.outcome) return "finished";
   const R = openRound(s);

@@ -9,7 +9,7 @@ import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { readGate, SEALS_DIR } from "../bus/gate-reader.js";
-import { quarantinedBy } from "../bus/layout.js";
+import { movesAside } from "../bus/layout.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { ageMs } from "../bus/age.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
@@ -37,7 +37,7 @@ export function verifyGate(
   const reject = (round: number, reason: string) => rejectName(`result-${round}.json`, reason);
   for (const p of s.problems) {
     // a result that is symlinked, oversized or not a regular file; a verdict that verified nothing here frees its slot
-    if (quarantinedBy(p.file) === "verifier") rejectName(p.file, p.reason);
+    if (movesAside("verifier", p.file)) rejectName(p.file, p.reason);
   }
   const grace = foreignGraceMs(ctx.settings);
   for (const [round, seen] of s.results) {
