@@ -1,0 +1,76 @@
+// The gate table, kept current by the same level-triggered runtime the workers run on (native watch, reconcile
+// passes, polling where watching is unreliable): each gate it hands us is re-read, and a row that changed is pushed
+// to every open page. One small row per gate is all that is kept.
+import { existsSync } from "node:fs";
+import type { BusContext } from "../bus/context.js";
+import { listGates } from "../bus/gate-list.js";
+import { hasValidOutcome } from "../bus/gate-reader.js";
+import type { WorkerRuntime } from "../runtime/reconciler.js";
+import { workerRuntime } from "../runtime/worker-options.js";
+import { type GateRow, gateRow } from "./rows.js";
+
+export type BoardEvent = { kind: "row"; row: GateRow } | { kind: "gone"; run: string; gate: string };
+
+const key = (run: string, gate: string) => `${run}\u0000${gate}`;
+
+export class GateBoard {
+  private readonly rows = new Map<string, { row: GateRow; json: string }>();
+  private readonly listeners = new Set<(e: BoardEvent) => void>();
+  private readonly runtime: WorkerRuntime;
+  private ctx: BusContext | null = null;
+
+  constructor(options: { root: string; poll: boolean | "auto"; reconcileMs?: number; fullScanMs?: number }) {
+    this.runtime = workerRuntime(
+      "ui",
+      options,
+      async (ctx, ref) => {
+        this.ctx = ctx;
+        this.refresh(ref.runId, ref.gate);
+        return hasValidOutcome(ctx.layout, ref.runId, ref.gate) ? "finished" : "active";
+      },
+      { concurrency: 4, janitor: false },
+    );
+  }
+
+  /** Read every gate once, then follow changes. */
+  async start(ctx: BusContext): Promise<void> {
+    this.ctx = ctx;
+    for (const { runId, gate } of listGates(ctx.layout).gates) this.refresh(runId, gate, false);
+    await this.runtime.start();
+  }
+
+  stop(): Promise<void> {
+    return this.runtime.stop();
+  }
+
+  /** Every row, newest request first. */
+  list(): GateRow[] {
+    return [...this.rows.values()]
+      .map((r) => r.row)
+      .sort((a, b) => (b.requestedAt ?? "").localeCompare(a.requestedAt ?? "") || a.run.localeCompare(b.run) || a.gate.localeCompare(b.gate));
+  }
+
+  subscribe(listener: (e: BoardEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Re-read one gate (after an action, or when the runtime hands it over); tell the pages when its row changed. */
+  refresh(run: string, gate: string, notify = true): void {
+    const ctx = this.ctx!;
+    const k = key(run, gate);
+    if (!existsSync(ctx.layout.gateDir(run, gate))) {
+      if (this.rows.delete(k) && notify) this.emit({ kind: "gone", run, gate });
+      return;
+    }
+    const row = gateRow(ctx, run, gate);
+    const json = JSON.stringify(row);
+    if (this.rows.get(k)?.json === json) return;
+    this.rows.set(k, { row, json });
+    if (notify) this.emit({ kind: "row", row });
+  }
+
+  private emit(e: BoardEvent): void {
+    for (const listener of this.listeners) listener(e);
+  }
+}
