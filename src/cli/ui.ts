@@ -23,7 +23,13 @@ export function register(program: Command): void {
       const { startConsole } = await import("../ui/server.js");
       if (!["127.0.0.1", "::1", "localhost"].includes(o.host))
         process.stderr.write(`guild-bus ui: warning: bound to ${o.host}; anyone who can reach it and has the token can act\n`);
-      const running = await startConsole({ root: o.root, host: o.host, port: o.port, readOnly: Boolean(o.readOnly), poll: o.poll ? true : "auto" });
+      const running = await startConsole({
+        root: o.root,
+        host: o.host,
+        port: o.port,
+        readOnly: Boolean(o.readOnly),
+        poll: o.poll ? true : "auto",
+      });
       process.stdout.write(
         `guild-bus ui: serving ${o.root}${o.readOnly ? " (read-only)" : ""}\n` +
           `open this URL (its token is shown only now; Ctrl-C stops the console):\n  ${running.url}\n`,

@@ -12,7 +12,7 @@ import { decideEscalation, rebut, respond, resubmit } from "../commands/author.j
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { DecisionChoice } from "../spec/schemas.js";
-import type { GateBoard } from "./board.js";
+import type { BoardEvent, GateBoard } from "./board.js";
 import { gateHref, gatePage, gatesPage, type PageContext, rowMatches } from "./pages.js";
 import { guard, type Secrets } from "./security.js";
 import { gateTimeline } from "./timeline.js";
@@ -41,8 +41,10 @@ type Outcome = { ok: true; text: string } | { ok: false; text: string };
 
 export function consoleApp(o: AppOptions): Hono {
   const app = new Hono();
-  const pageCtx = (): PageContext => ({ root: o.ctx().layout.root, readOnly: o.readOnly, csrf: o.secrets.csrf });
-  const assets = new Map(Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(new URL(a.file, ASSET_DIR)), type: a.type }]));
+  const pageCtx = (): PageContext => ({ root: o.ctx().layout.root, readOnly: o.readOnly, csrf: o.secrets.csrf, seq: o.board.seq });
+  const assets = new Map(
+    Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(new URL(a.file, ASSET_DIR)), type: a.type }]),
+  );
 
   app.use("*", bodyLimit({ maxSize: MAX_FILE_BYTES + 64 * 1024, onError: (c) => c.text("refused: request too large\n", 413) }));
   app.use("*", guard(o.secrets, o));
@@ -54,19 +56,22 @@ export function consoleApp(o: AppOptions): Hono {
     return c.html(gatesPage(pageCtx(), matching.slice(0, MAX_ROWS), matching.length, q, state));
   });
 
+  app.get("/favicon.ico", (c) => c.body(null, 204));
+
   app.get("/assets/:name", (c) => {
     const a = assets.get(c.req.param("name"));
     if (!a) return c.text("not found\n", 404);
     return c.body(a.body, 200, { "Content-Type": a.type });
   });
 
+  // A page says which event it was rendered after (?since=, or Last-Event-ID when the stream reconnects) and gets
+  // what it missed first; a page older than the events kept is told to reload.
   app.get("/events", (c) =>
     streamSSE(c, async (stream) => {
-      let id = 0;
-      const queue: string[] = [];
+      const queue: BoardEvent[] = [];
       let wake: (() => void) | null = null;
       const off = o.board.subscribe((e) => {
-        queue.push(JSON.stringify(e));
+        queue.push(e);
         wake?.();
       });
       let open = true;
@@ -75,11 +80,18 @@ export function consoleApp(o: AppOptions): Hono {
         off();
         wake?.();
       });
-      await stream.writeSSE({ event: "hello", data: "{}" });
+      const since = Number(c.req.header("last-event-id") ?? c.req.query("since") ?? o.board.seq);
+      const missed = Number.isSafeInteger(since) ? o.board.since(since) : null;
+      await stream.writeSSE({ event: "hello", data: JSON.stringify({ seq: o.board.seq }) });
+      if (missed === null) await stream.writeSSE({ event: "reload", data: "{}" });
+      else queue.unshift(...missed.filter((e) => !queue.includes(e)));
       while (open) {
         if (!queue.length) await new Promise<void>((r) => (wake = r));
         wake = null;
-        while (queue.length && open) await stream.writeSSE({ event: "gate", data: queue.shift()!, id: String(++id) });
+        while (queue.length && open) {
+          const e = queue.shift()!;
+          await stream.writeSSE({ event: "gate", data: JSON.stringify(e), id: String(e.seq) });
+        }
       }
     }),
   );
@@ -107,7 +119,6 @@ export function consoleApp(o: AppOptions): Hono {
   app.post("/gate/:run/:gate/:action", async (c) => {
     const id = ids(c);
     if (!id) return c.text("refused: not a run and gate\n", 400);
-    if (o.readOnly) return c.text("refused: the console is read-only\n", 403);
     const body = await c.req.parseBody();
     const ctx = o.ctx();
     const { run, gate } = id;
@@ -143,7 +154,8 @@ export function consoleApp(o: AppOptions): Hono {
       case "respond": {
         const upload = body.upload;
         const file = upload instanceof File && upload.size > 0 ? upload : null;
-        const read = async () => (file ? new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer()) : field(body, "review"));
+        const read = async () =>
+          file ? new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer()) : field(body, "review");
         try {
           const a = await respond(ctx, run, gate, { read, reviewerModel: field(body, "reviewer_model").trim() });
           outcome = told(a, (r) => `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})`);

@@ -9,7 +9,10 @@ import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { workerRuntime } from "../runtime/worker-options.js";
 import { type GateRow, gateRow } from "./rows.js";
 
-export type BoardEvent = { kind: "row"; row: GateRow } | { kind: "gone"; run: string; gate: string };
+export type BoardEvent = ({ kind: "row"; row: GateRow } | { kind: "gone"; run: string; gate: string }) & { seq: number };
+
+/** Events kept for a page that reconnects or connects after it was rendered; an older page reloads instead. */
+const REPLAY = 1000;
 
 const key = (run: string, gate: string) => `${run}\u0000${gate}`;
 
@@ -18,6 +21,9 @@ export class GateBoard {
   private readonly listeners = new Set<(e: BoardEvent) => void>();
   private readonly runtime: WorkerRuntime;
   private ctx: BusContext | null = null;
+  private readonly recent: BoardEvent[] = [];
+  /** The number of the last event: a page rendered at seq n asks for what came after n. */
+  seq = 0;
 
   constructor(options: { root: string; poll: boolean | "auto"; reconcileMs?: number; fullScanMs?: number }) {
     this.runtime = workerRuntime(
@@ -47,7 +53,16 @@ export class GateBoard {
   list(): GateRow[] {
     return [...this.rows.values()]
       .map((r) => r.row)
-      .sort((a, b) => (b.requestedAt ?? "").localeCompare(a.requestedAt ?? "") || a.run.localeCompare(b.run) || a.gate.localeCompare(b.gate));
+      .sort(
+        (a, b) => (b.requestedAt ?? "").localeCompare(a.requestedAt ?? "") || a.run.localeCompare(b.run) || a.gate.localeCompare(b.gate),
+      );
+  }
+
+  /** The events after `seq`, or null when some of them are no longer kept. */
+  since(seq: number): BoardEvent[] | null {
+    if (seq >= this.seq) return [];
+    if (seq < this.seq - this.recent.length) return null;
+    return this.recent.slice(this.recent.length - (this.seq - seq));
   }
 
   subscribe(listener: (e: BoardEvent) => void): () => void {
@@ -60,17 +75,19 @@ export class GateBoard {
     const ctx = this.ctx!;
     const k = key(run, gate);
     if (!existsSync(ctx.layout.gateDir(run, gate))) {
-      if (this.rows.delete(k) && notify) this.emit({ kind: "gone", run, gate });
+      if (this.rows.delete(k) && notify) this.emit({ kind: "gone", run, gate, seq: ++this.seq });
       return;
     }
     const row = gateRow(ctx, run, gate);
     const json = JSON.stringify(row);
     if (this.rows.get(k)?.json === json) return;
     this.rows.set(k, { row, json });
-    if (notify) this.emit({ kind: "row", row });
+    if (notify) this.emit({ kind: "row", row, seq: ++this.seq });
   }
 
   private emit(e: BoardEvent): void {
+    this.recent.push(e);
+    if (this.recent.length > REPLAY) this.recent.shift();
     for (const listener of this.listeners) listener(e);
   }
 }

@@ -24,6 +24,7 @@ export interface GateRow {
 export function gateRow(ctx: BusContext, run: string, gate: string): GateRow {
   const { snapshot: s, output, decision } = viewGate(ctx, run, gate);
   const packet = s.packets.get(openRound(s));
+  const verdict = s.verdicts.get(openRound(s)); // a manual packet names no model: the answer does
   const manual = packet?.reviewer_adapter === "manual" && !s.results.has(packet.round) && !s.outcome;
   return {
     run,
@@ -33,8 +34,8 @@ export function gateRow(ctx: BusContext, run: string, gate: string): GateRow {
     round: output.rounds,
     cap: packet?.cap ?? gatePolicy(s, ctx.settings).cap,
     reviewer: output.reviewer_host ?? "-",
-    model: packet?.reviewer_model ?? "-",
-    family: packet?.reviewer_family ?? "-",
+    model: verdict?.reviewer_model ?? packet?.reviewer_model ?? "-",
+    family: verdict?.reviewer_family ?? packet?.reviewer_family ?? "-",
     independence: output.independence ?? "-",
     waitingFor: output.waiting_for,
     requestedAt: s.request?.requested_at ?? null,

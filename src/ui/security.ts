@@ -29,7 +29,8 @@ export const CSP =
 function headers(c: Context): void {
   c.header("Content-Security-Policy", CSP);
   c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "no-referrer");
+  // not no-referrer: under it a browser sends `Origin: null` with a same-origin form, and the Origin check needs it
+  c.header("Referrer-Policy", "same-origin");
   c.header("X-Frame-Options", "DENY");
   c.header("Cache-Control", "no-store");
   c.header("Cross-Origin-Resource-Policy", "same-origin");
@@ -39,7 +40,10 @@ function headers(c: Context): void {
  * `hosts`: the Host values this server answers to (host:port for each name it is reachable by on the bound address);
  * `origin`: what a same-origin POST carries. The cookie is named after the port: cookies ignore ports.
  */
-export function guard(secrets: Secrets, allowed: { hosts: () => string[]; origins: () => string[]; cookie: () => string }): MiddlewareHandler {
+export function guard(
+  secrets: Secrets,
+  allowed: { hosts: () => string[]; origins: () => string[]; cookie: () => string; readOnly: boolean },
+): MiddlewareHandler {
   return async (c, next) => {
     headers(c);
     if (!allowed.hosts().includes(c.req.header("host") ?? "")) return c.text("refused: unknown Host\n", 421);
@@ -53,9 +57,11 @@ export function guard(secrets: Secrets, allowed: { hosts: () => string[]; origin
     }
     if (!same(getCookie(c, allowed.cookie()), secrets.token)) return c.text("refused: open the URL with ?token= printed at start\n", 401);
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      if (allowed.readOnly) return c.text("refused: the console is read-only\n", 403);
       if (!allowed.origins().includes(c.req.header("origin") ?? "")) return c.text("refused: cross-origin request\n", 403);
       const body = await c.req.parseBody();
-      if (!same(typeof body.csrf === "string" ? body.csrf : null, secrets.csrf)) return c.text("refused: missing or wrong CSRF token\n", 403);
+      if (!same(typeof body.csrf === "string" ? body.csrf : null, secrets.csrf))
+        return c.text("refused: missing or wrong CSRF token\n", 403);
     }
     await next();
     headers(c);

@@ -43,14 +43,18 @@ function matches(tr, q, state) {
 function applyFilter() {
   const q = $("input[name=q]")?.value ?? "";
   const state = $("select[name=state]")?.value ?? "";
-  for (const tr of $$("#gates tbody tr")) tr.hidden = !matches(tr, q, state);
+  const rows = $$("#gates tbody tr");
+  for (const tr of rows) tr.hidden = !matches(tr, q, state);
+  const shown = rows.filter((tr) => !tr.hidden).length;
+  const count = $("#count");
+  if (count) count.textContent = shown === rows.length ? `${rows.length} gates` : `${shown} of ${rows.length} gates shown`;
 }
 
 function cell(tr, col) {
   return $(`td[data-col="${col}"]`, tr);
 }
 
-function newRow(row) {
+function newRow() {
   const tr = document.createElement("tr");
   for (const col of ["run", "gate", "status", "round", "reviewer", "independence", "waitingFor", "age"]) {
     const td = document.createElement("td");
@@ -90,12 +94,15 @@ function fillRow(tr, row) {
   setTimeout(() => tr.classList.remove("changed"), 1500);
 }
 
+/** A form on its way: the gate changing because of it must not reload the page over the answer's navigation. */
+let submitting = false;
+
 function onGate(e) {
   const key = e.kind === "row" ? `${e.row.run}/${e.row.gate}` : `${e.run}/${e.gate}`;
   const page = document.body.dataset.page;
   if (page === "gate") {
     const summary = $("section.summary");
-    if (!summary || summary.dataset.key !== key) return;
+    if (!summary || summary.dataset.key !== key || submitting) return;
     const typing = $$("textarea, input:not([type=hidden]):not([type=radio])").some((f) => f.value);
     if (typing) $("#stale").hidden = false;
     else location.reload();
@@ -107,7 +114,7 @@ function onGate(e) {
   if (e.kind === "gone") return void tr?.remove();
   if (tr) fillRow(tr, e.row);
   else {
-    const fresh = newRow(e.row);
+    const fresh = newRow();
     fillRow(fresh, e.row);
     tbody.prepend(fresh);
   }
@@ -116,12 +123,13 @@ function onGate(e) {
 
 function connect() {
   const live = $("#live");
-  const source = new EventSource("/events");
+  const source = new EventSource(`/events?since=${encodeURIComponent(document.body.dataset.seq ?? "")}`);
   source.addEventListener("hello", () => {
     if (live) live.textContent = "live";
     document.body.dataset.live = "1";
   });
   source.addEventListener("gate", (m) => onGate(JSON.parse(m.data)));
+  source.addEventListener("reload", () => submitting || location.reload());
   source.addEventListener("error", () => {
     if (live) live.textContent = "reconnecting…";
     document.body.dataset.live = "0";
@@ -131,6 +139,7 @@ function connect() {
 document.addEventListener("DOMContentLoaded", () => {
   showAges();
   setInterval(showAges, 30_000);
+  document.addEventListener("submit", () => (submitting = true));
   $("input[name=q]")?.addEventListener("input", applyFilter);
   $("select[name=state]")?.addEventListener("change", applyFilter);
   connect();
