@@ -24,8 +24,8 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   "app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
   "app.css": { file: "app.css", type: "text/css; charset=utf-8" },
 };
-/** Shipped beside the sources (package.json "files"), read from there by the built code too. */
-const ASSET_DIR = new URL("../../../src/ui/assets/", import.meta.url);
+/** Shipped as they are in src/ui/assets (package.json "files"): beside this module in the sources, found from dist/ too. */
+const ASSET_DIR = [new URL("assets/", import.meta.url), new URL("../../../src/ui/assets/", import.meta.url)].find((u) => existsSync(u))!;
 
 export interface AppOptions {
   ctx: () => BusContext;
