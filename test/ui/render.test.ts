@@ -9,7 +9,8 @@ import type { GateRow } from "../../src/ui/rows.js";
 describe("renderMarkdown", () => {
   it("escapes raw HTML, renders no image, and keeps only http, https and mailto links", () => {
     const out = renderMarkdown(
-      "<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n[a](javascript:alert(3)) [b](JAVASCRIPT:alert(4)) [c](data:text/html,x) " +
+      "<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n" +
+        "[a](javascript:alert(3)) [b](JAVASCRIPT:alert(4)) [c](data:text/html,x) " +
         "[d](vbscript:x) [e](https://example.com/ok) [f](mailto:a@b.c)\n\n![i](https://example.com/p.png)\n\nhttps://example.com/bare",
     );
     expect(out).not.toMatch(/<script|<img|<[^>]*onerror|href="(javascript|data|vbscript)/i);
