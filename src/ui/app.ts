@@ -13,12 +13,9 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { DecisionChoice } from "../spec/schemas.js";
 import type { BoardEvent, GateBoard } from "./board.js";
-import { gateHref, gatePage, gatesPage, type PageContext, rowMatches } from "./pages.js";
+import { gateHref, gatePage, gatesPage, MAX_ROWS, type PageContext, rowMatches } from "./pages.js";
 import { guard, type Secrets } from "./security.js";
 import { gateTimeline } from "./timeline.js";
-
-/** The list shows at most this many rows; a filter narrows the rest (first paint stays fast with any history). */
-export const MAX_ROWS = 300;
 
 const ASSETS: Record<string, { file: string; type: string }> = {
   "app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
@@ -53,7 +50,8 @@ export function consoleApp(o: AppOptions): Hono {
     const q = c.req.query("q") ?? "";
     const state = c.req.query("state") ?? "";
     const matching = o.board.list().filter((r) => rowMatches(r, q, state));
-    return c.html(gatesPage(pageCtx(), matching.slice(0, MAX_ROWS), matching.length, q, state));
+    const rows = matching.slice(0, MAX_ROWS);
+    return c.html(gatesPage(pageCtx(), { rows, total: matching.length, q, state, loading: o.board.loading }));
   });
 
   app.get("/favicon.ico", (c) => c.body(null, 204));

@@ -14,6 +14,9 @@ export type BoardEvent = ({ kind: "row"; row: GateRow } | { kind: "gone"; run: s
 /** Events kept for a page that reconnects or connects after it was rendered; an older page reloads instead. */
 const REPLAY = 1000;
 
+/** Gates read at start between two turns of the event loop (a page is answered within one slice). */
+const FILL_SLICE = 10;
+
 const key = (run: string, gate: string) => `${run}\u0000${gate}`;
 
 export class GateBoard {
@@ -38,14 +41,27 @@ export class GateBoard {
     );
   }
 
-  /** Read every gate once, then follow changes. */
+  /** Gates read so far at start, of how many: the console answers at once and the table fills in. */
+  readonly loading = { done: 0, total: 0 };
+  private stopped = false;
+
+  /** Follow changes, and read every gate once in the background, a slice per turn of the event loop. */
   async start(ctx: BusContext): Promise<void> {
     this.ctx = ctx;
-    for (const { runId, gate } of listGates(ctx.layout).gates) this.refresh(runId, gate, false);
+    const gates = listGates(ctx.layout).gates;
+    this.loading.total = gates.length;
     await this.runtime.start();
+    void (async () => {
+      for (let i = 0; i < gates.length && !this.stopped; i += FILL_SLICE) {
+        for (const { runId, gate } of gates.slice(i, i + FILL_SLICE)) this.refresh(runId, gate);
+        this.loading.done = Math.min(gates.length, i + FILL_SLICE);
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
   }
 
   stop(): Promise<void> {
+    this.stopped = true;
     return this.runtime.stop();
   }
 

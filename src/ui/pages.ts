@@ -19,6 +19,9 @@ export interface PageContext {
   seq: number;
 }
 
+/** The list shows at most this many rows, newest first; a filter narrows the rest (first paint stays fast with any history). */
+export const MAX_ROWS = 100;
+
 export const gateHref = (run: string, gate: string) => `/gate/${encodeURIComponent(run)}/${encodeURIComponent(gate)}`;
 
 function layout(p: PageContext, title: string, body: Html, kind: "gates" | "gate"): Html {
@@ -64,7 +67,12 @@ export function rowMatches(row: GateRow, q: string, state: string): boolean {
 }
 
 function rowHtml(r: GateRow): Html {
-  return html`<tr data-key="${r.run}/${r.gate}" data-state="${r.state}" data-actionable="${r.actionable ? "1" : "0"}">
+  return html`<tr
+    data-key="${r.run}/${r.gate}"
+    data-at="${r.requestedAt ?? ""}"
+    data-state="${r.state}"
+    data-actionable="${r.actionable ? "1" : "0"}"
+  >
     <td data-col="run"><a href="${gateHref(r.run, r.gate)}">${r.run}</a></td>
     <td data-col="gate">${r.gate}</td>
     <td data-col="status" class="status s-${r.status}">${r.status}</td>
@@ -76,7 +84,17 @@ function rowHtml(r: GateRow): Html {
   </tr>`;
 }
 
-export function gatesPage(p: PageContext, rows: GateRow[], total: number, q: string, state: string): Html {
+export interface GateList {
+  rows: GateRow[];
+  /** Rows matching the filter, shown or not. */
+  total: number;
+  q: string;
+  state: string;
+  loading: { done: number; total: number };
+}
+
+export function gatesPage(p: PageContext, { rows, total, q, state, loading }: GateList): Html {
+  const reading = loading.done < loading.total ? `; reading gates: ${loading.done} of ${loading.total}` : "";
   return layout(
     p,
     "gates — guild-bus",
@@ -87,10 +105,10 @@ export function gatesPage(p: PageContext, rows: GateRow[], total: number, q: str
         </select>
         <button type="submit">filter</button>
         <span class="muted" id="count"
-          >${rows.length < total ? `showing ${rows.length} of ${total} matching gates` : `${total} gates`}</span
+          >${rows.length < total ? `showing ${rows.length} of ${total} matching gates` : `${total} gates`}${reading}</span
         >
       </form>
-      <table id="gates">
+      <table id="gates" data-max="${MAX_ROWS}">
         <thead>
           <tr>
             <th>run</th>

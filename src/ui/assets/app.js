@@ -72,6 +72,7 @@ function newRow() {
 
 function fillRow(tr, row) {
   tr.dataset.key = `${row.run}/${row.gate}`;
+  tr.dataset.at = row.requestedAt ?? "";
   tr.dataset.state = row.state;
   tr.dataset.actionable = row.actionable ? "1" : "0";
   const a = $("a", cell(tr, "run"));
@@ -114,9 +115,16 @@ function onGate(e) {
   if (e.kind === "gone") return void tr?.remove();
   if (tr) fillRow(tr, e.row);
   else {
+    // newest request first, as the server sorts; the table keeps its cap
+    const at = e.row.requestedAt ?? "";
+    const rows = $$("tr", tbody);
+    const before = rows.find((r) => (r.dataset.at ?? "") < at);
+    const max = Number($("#gates").dataset.max);
+    if (!before && rows.length >= max) return;
     const fresh = newRow();
     fillRow(fresh, e.row);
-    tbody.prepend(fresh);
+    tbody.insertBefore(fresh, before ?? null);
+    if (rows.length + 1 > max) tbody.lastElementChild?.remove();
   }
   applyFilter();
 }
