@@ -113,17 +113,19 @@ function onGate(e) {
   if (!tbody) return;
   const tr = $$("tr", tbody).find((r) => r.dataset.key === key);
   if (e.kind === "gone") return void tr?.remove();
-  if (tr) fillRow(tr, e.row);
+  const at = e.row.requestedAt ?? "";
+  if (tr && tr.dataset.at === at) fillRow(tr, e.row);
   else {
-    // newest request first, as the server sorts; the table keeps its cap
-    const at = e.row.requestedAt ?? "";
+    // newest request first, as the server sorts (a gate seen before its request.json moves once it has one);
+    // the table keeps its cap
+    tr?.remove();
     const rows = $$("tr", tbody);
     const before = rows.find((r) => (r.dataset.at ?? "") < at);
     const max = Number($("#gates").dataset.max);
-    if (!before && rows.length >= max) return;
-    const fresh = newRow();
-    fillRow(fresh, e.row);
-    tbody.insertBefore(fresh, before ?? null);
+    if (!before && rows.length >= max) return applyFilter();
+    const row = tr ?? newRow();
+    fillRow(row, e.row);
+    tbody.insertBefore(row, before ?? null);
     if (rows.length + 1 > max) tbody.lastElementChild?.remove();
   }
   applyFilter();
