@@ -209,6 +209,31 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     await page.screenshot({ path: path.join(REPO, "docs", "ui-timeline.png"), fullPage: true });
   });
 
+  it("at difficulty hard, a review uploaded in the page is accepted and its findings are contested once from the page", async () => {
+    const p = makeProject();
+    p.write("docs/plan.md", PLAN);
+    ["broker", "verifier", "manual"].forEach((k) => p.startWorker(k));
+    manualReview(p, "b1", ["--difficulty", "hard"]);
+    await p.waitFor("b1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
+    const ui = await startUi(p.root);
+    const page = await open(ui);
+    await page.goto(`${ui.origin}/gate/b1/G-plan`);
+    const blocker = { severity: "blocking", title: "Lane B has no rollback plan" };
+    const review = fenced({ verdict: "issues", summary: "One blocker.", findings: [blocker], blocking_findings: [blocker] });
+    await page.fill("#respond input[name=reviewer_model]", "gpt-5");
+    await page.setInputFiles("#respond input[name=upload]", { name: "review.md", mimeType: "text/markdown", buffer: Buffer.from(review) });
+    await page.click("#respond button[type=submit]");
+    await waitText(page, ".notice.ok", /accepted: result-1\.json \(issues, reviewer gpt-5\)/);
+    await p.waitState("b1", "G-plan", ["awaiting_author"]);
+    await waitText(page, "#rebut h3", /Contest the findings/); // the page follows the gate to the author's turn
+    await page.fill("#rebut textarea[name=text]", "Lane B's rollback is section 3; the finding misread it.");
+    await page.click("#rebut button[type=submit]");
+    await waitText(page, ".notice.ok", /rebuttal recorded for round 1/);
+    expect(readFileSync(path.join(p.gateDir("b1", "G-plan"), "rebuttal-1.md"), "utf8")).toMatch(/rollback is section 3/);
+    await p.waitFor("b1", "G-plan", (f) => f.includes("packet-2.md"), "the ruling packet");
+    expect(readFileSync(path.join(p.gateDir("b1", "G-plan"), "packet-2.md"), "utf8")).toMatch(/restart_reason: ruling/);
+  });
+
   it("hostile artifact and reviewer text renders inert: no dialog, no request, no live link or element", async () => {
     const p = makeProject();
     const hostile = '<script>alert("s")</script>\n<img src="/x-img" onerror="alert(\'i\')">\n[click me](javascript:alert("j"))\n';
