@@ -28,5 +28,10 @@ export default defineConfig(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  // The review console's page script runs in the browser.
+  {
+    files: ["src/ui/assets/**/*.js"],
+    languageOptions: { globals: Object.fromEntries(["document", "location", "EventSource"].map((g) => [g, "readonly"])) },
+  },
   { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } } },
 );

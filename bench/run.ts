@@ -11,6 +11,7 @@ import { RESULT_WIRE } from "../src/spec/constants.js";
 import { deliver } from "../src/bus/deliver.js";
 import type { Answer } from "../src/commands/answer.js";
 import { requestReview } from "../src/commands/review.js";
+import { uiFigures } from "./ui.js";
 
 function requested(answer: Answer<unknown>): void {
   if (!answer.ok) throw new Error(`bench set-up: ${answer.error}`);
@@ -152,7 +153,7 @@ async function roundOverhead(rounds: number, poll: boolean, root = freshProject(
  * Throughput: many gates at once, two rounds each (issues, then satisfied after the author resubmits). This
  * process is the instant reviewer and the author; the broker and the verifier are real worker processes.
  */
-async function throughput(gates: number) {
+async function throughput(gates: number, keep = false) {
   const { root, layout } = freshProject();
   const workers = startWorkers(root, ["broker", "verifier"], false);
   await sleep(500);
@@ -210,8 +211,9 @@ async function throughput(gates: number) {
   }
   const elapsed = (performance.now() - t0) / 1000;
   await stopWorkers(workers);
-  rmSync(root, { recursive: true, force: true });
+  if (!keep) rmSync(root, { recursive: true, force: true });
   return {
+    ...(keep ? { root } : {}),
     gates,
     rounds: gates * 2,
     elapsed_s: ms(elapsed),
@@ -274,7 +276,22 @@ async function history(finishedRuns: number, rounds: number) {
   };
 }
 
+/** The review console over 1,000 runs that each went through two rounds (the throughput set-up, kept). */
+async function consoleFigures(gates: number) {
+  const { root, lost } = await throughput(gates, true);
+  try {
+    if (lost) throw new Error(`console bench set-up: ${lost} gates did not finish`);
+    return await uiFigures(root!, BIN, gates, { median, p95: (v) => percentile(v, 95) });
+  } finally {
+    rmSync(root!, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes("--ui")) {
+    console.table([await consoleFigures(1000)]);
+    return;
+  }
   if (throughputOnly !== null) {
     console.table([await throughput(throughputOnly)]);
     return;
@@ -293,6 +310,7 @@ async function main(): Promise<void> {
     round_overhead: [await roundOverhead(quick ? 5 : 40, false), await roundOverhead(quick ? 3 : 15, true)],
     throughput: await throughput(quick ? 50 : 500),
     history: await history(quick ? 1000 : 10_000, quick ? 5 : 30),
+    ui: await consoleFigures(1000),
   };
   writeFileSync(path.join(REPO, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
   const c = results.cold_start;
@@ -340,6 +358,29 @@ async function main(): Promise<void> {
       value: `${h.round_p50_history_ms} / ${h.round_p50_empty_ms} ms = ${h.ratio}`,
       goal: `<= ${h.ratio_goal}`,
     },
+  ]);
+  const u = results.ui;
+  console.table([
+    {
+      figure: `guild-bus ui: URL printed / table filled, ${u.gates} runs`,
+      value: `${u.ready_ms} / ${u.table_filled_ms} ms (list answered in ${u.list_while_filling_ms} ms while filling)`,
+      goal: "",
+    },
+    {
+      figure: "gate list answered (first / median / p95)",
+      value: `${u.list_first_ms} / ${u.list_median_ms} / ${u.list_p95_ms} ms, ${u.list_kib} KiB`,
+      goal: "",
+    },
+    {
+      figure: "gate list first contentful paint, chromium (median / max of 10; the same page with no rows)",
+      value:
+        u.first_paint_median_ms === null
+          ? "no chromium"
+          : `${u.first_paint_median_ms} / ${u.first_paint_max_ms} ms (no rows: ${u.first_paint_no_rows_median_ms} ms)`,
+      goal: `<= ${u.first_paint_goal_ms} ms`,
+    },
+    { figure: "gate timeline answered (median)", value: `${u.timeline_median_ms} ms`, goal: "" },
+    { figure: "console RSS", value: `${u.rss_mb} MB`, goal: `<= ${u.rss_goal_mb} MB` },
   ]);
 }
 

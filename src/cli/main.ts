@@ -18,6 +18,7 @@ const COMMANDS: Record<string, Loader> = {
   up: () => import("./worker.js"),
   demo: () => import("./demo.js"),
   providers: () => import("./providers.js"),
+  ui: () => import("./ui.js"),
 };
 
 /** Rules for every option of every command, set here once: a single-value option given twice, a --root that is not a directory. */

@@ -80,6 +80,19 @@ function artifactSection(front: PacketFrontMatter, scrubbedArtifact: string, pat
   ];
 }
 
+/**
+ * The scrubbed artifact bytes a packet body embeds (the fenced block under its `## Artifact` heading), or null when
+ * it embeds none (nightmare packets list paths instead).
+ */
+export function embeddedArtifact(body: string): string | null {
+  const lines = body.split("\n");
+  const at = lines.findIndex((l) => l.startsWith("## Artifact `"));
+  const fence = lines[at + 2];
+  if (at < 0 || lines[at + 1] !== "" || !fence || !/^`{3,}$/.test(fence)) return null;
+  const end = lines.indexOf(fence, at + 3);
+  return end < 0 ? null : lines.slice(at + 3, end).join("\n") + "\n";
+}
+
 function rulingSection(ruling: NonNullable<PacketExtras["ruling"]>): string[] {
   return [
     `## Contested findings (your blocking findings of round ${ruling.round})`,

@@ -38,7 +38,7 @@ function dispatchLines(result: ReturnType<ResultLookup>, failure: Failure | unde
   return lines;
 }
 
-function rulingLines(list: unknown): string[] {
+export function rulingLines(list: unknown): string[] {
   if (!Array.isArray(list)) return [];
   return list.slice(0, MAX_LISTED_FINDINGS).map((r) => {
     const o = r && typeof r === "object" ? (r as Record<string, unknown>) : {};

@@ -34,6 +34,8 @@ export interface WorkerSpec {
   fullScanMs?: number;
   concurrency?: number;
   handleGate(ref: GateRef, signal: AbortSignal): Promise<GateStatus>;
+  /** false: never sweep staging orphans or scratch directories (a reader that must not write, like `guild-bus ui`). */
+  janitor?: boolean;
   /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
   beforePass?(): void;
   log(message: string): void;
@@ -144,6 +146,7 @@ export class WorkerRuntime {
   }
 
   private janitor(): void {
+    if (this.spec.janitor === false) return;
     try {
       const r = sweepStaging(this.spec.layout.guild);
       if (r.removed.length) this.spec.log(`janitor removed ${r.removed.length} staging orphan(s)`);

@@ -41,7 +41,7 @@ export function workerRuntime(
   kind: string,
   options: WorkerOptions,
   handle: (ctx: BusContext, ref: GateRef, signal: AbortSignal, log: (m: string) => void) => Promise<GateStatus>,
-  extra: Partial<Pick<WorkerSpec, "concurrency">> = {},
+  extra: Partial<Pick<WorkerSpec, "concurrency" | "janitor">> = {},
 ): WorkerRuntime {
   const log = workerLogger(kind);
   const layout = new Layout(options.root);

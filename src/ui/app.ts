@@ -1,0 +1,176 @@
+// The console's routes. Reads go through the same gate view as `guild-bus status`; every action calls the command
+// layer (src/commands/author.ts) exactly as the CLI does and writes the same files. Paths come only from validated
+// run and gate ids (src/bus/layout.ts keeps them inside .guild/) and a fixed list of assets.
+import { existsSync, readFileSync } from "node:fs";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { streamSSE } from "hono/streaming";
+import type { BusContext } from "../bus/context.js";
+import type { Answer } from "../commands/answer.js";
+import { refusing } from "../commands/answer.js";
+import { decideEscalation, rebut, respond, resubmit } from "../commands/author.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { isGate, isRunId } from "../spec/ids.js";
+import { DecisionChoice } from "../spec/schemas.js";
+import type { BoardEvent, GateBoard } from "./board.js";
+import { gateHref, gatePage, gatesPage, MAX_ROWS, type PageContext, rowMatches } from "./pages.js";
+import { guard, type Secrets } from "./security.js";
+import { gateTimeline } from "./timeline.js";
+
+const ASSETS: Record<string, { file: string; type: string }> = {
+  "app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
+  "app.css": { file: "app.css", type: "text/css; charset=utf-8" },
+};
+/** Shipped as they are in src/ui/assets (package.json "files"): beside this module in the sources, found from dist/ too. */
+const ASSET_DIR = [new URL("assets/", import.meta.url), new URL("../../../src/ui/assets/", import.meta.url)].find((u) => existsSync(u))!;
+
+export interface AppOptions {
+  ctx: () => BusContext;
+  board: GateBoard;
+  secrets: Secrets;
+  readOnly: boolean;
+  hosts: () => string[];
+  origins: () => string[];
+  cookie: () => string;
+}
+
+type Outcome = { ok: true; text: string } | { ok: false; text: string };
+
+export function consoleApp(o: AppOptions): Hono {
+  const app = new Hono();
+  const pageCtx = (): PageContext => ({ root: o.ctx().layout.root, readOnly: o.readOnly, csrf: o.secrets.csrf, seq: o.board.seq });
+  const assets = new Map(
+    Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(new URL(a.file, ASSET_DIR)), type: a.type }]),
+  );
+
+  app.use("*", bodyLimit({ maxSize: MAX_FILE_BYTES + 64 * 1024, onError: (c) => c.text("refused: request too large\n", 413) }));
+  app.use("*", guard(o.secrets, o));
+
+  app.get("/", (c) => {
+    const q = c.req.query("q") ?? "";
+    const state = c.req.query("state") ?? "";
+    const matching = o.board.list().filter((r) => rowMatches(r, q, state));
+    const rows = matching.slice(0, MAX_ROWS);
+    return c.html(gatesPage(pageCtx(), { rows, total: matching.length, q, state, loading: o.board.loading }));
+  });
+
+  app.get("/favicon.ico", (c) => c.body(null, 204));
+
+  app.get("/assets/:name", (c) => {
+    const a = assets.get(c.req.param("name"));
+    if (!a) return c.text("not found\n", 404);
+    return c.body(a.body, 200, { "Content-Type": a.type });
+  });
+
+  // A page says which event it was rendered after (?since=, or Last-Event-ID when the stream reconnects) and gets
+  // what it missed first; a page older than the events kept is told to reload.
+  app.get("/events", (c) =>
+    streamSSE(c, async (stream) => {
+      const queue: BoardEvent[] = [];
+      let wake: (() => void) | null = null;
+      const off = o.board.subscribe((e) => {
+        queue.push(e);
+        wake?.();
+      });
+      let open = true;
+      stream.onAbort(() => {
+        open = false;
+        off();
+        wake?.();
+      });
+      const since = Number(c.req.header("last-event-id") ?? c.req.query("since") ?? o.board.seq);
+      const missed = Number.isSafeInteger(since) ? o.board.since(since) : null;
+      await stream.writeSSE({ event: "hello", data: JSON.stringify({ seq: o.board.seq }) });
+      if (missed === null) await stream.writeSSE({ event: "reload", data: "{}" });
+      else queue.unshift(...missed.filter((e) => !queue.includes(e)));
+      while (open) {
+        if (!queue.length) await new Promise<void>((r) => (wake = r));
+        wake = null;
+        while (queue.length && open) {
+          const e = queue.shift()!;
+          await stream.writeSSE({ event: "gate", data: JSON.stringify(e), id: String(e.seq) });
+        }
+      }
+    }),
+  );
+
+  /** A valid run and gate from the path, or null (a `..`, a slash, anything the id grammar refuses). */
+  const ids = (c: { req: { param(k: string): string } }) => {
+    const run = c.req.param("run");
+    const gate = c.req.param("gate");
+    return isRunId(run) && isGate(gate) ? { run, gate } : null;
+  };
+
+  app.get("/gate/:run/:gate", (c) => {
+    const id = ids(c);
+    if (!id) return c.text("refused: not a run and gate\n", 400);
+    if (!existsSync(o.ctx().layout.gateDir(id.run, id.gate))) return c.text("no such gate\n", 404);
+    const done = c.req.query("done");
+    const error = c.req.query("error");
+    const notice = done ? { ok: true, text: done } : error ? { ok: false, text: error } : null;
+    return c.html(gatePage(pageCtx(), gateTimeline(o.ctx(), id.run, id.gate), notice));
+  });
+
+  const field = (body: Record<string, unknown>, k: string) => (typeof body[k] === "string" ? (body[k] as string) : "");
+  const told = <T>(a: Answer<T>, text: (a: T) => string): Outcome => (a.ok ? { ok: true, text: text(a) } : { ok: false, text: a.error });
+
+  app.post("/gate/:run/:gate/:action", async (c) => {
+    const id = ids(c);
+    if (!id) return c.text("refused: not a run and gate\n", 400);
+    const body = await c.req.parseBody();
+    const ctx = o.ctx();
+    const { run, gate } = id;
+    let outcome: Outcome;
+    switch (c.req.param("action")) {
+      case "resubmit":
+        outcome = told(
+          refusing(() => resubmit(ctx, run, gate)),
+          (a) => `resubmitted after round ${a.round}`,
+        );
+        break;
+      case "rebut":
+        outcome = told(
+          refusing(() => rebut(ctx, run, gate, field(body, "text"))),
+          (a) => `rebuttal recorded for round ${a.round}`,
+        );
+        break;
+      case "decide": {
+        const choice = DecisionChoice.safeParse(field(body, "choice"));
+        const n = field(body, "extend_by").trim();
+        if (!choice.success) outcome = { ok: false, text: "choose one of the options offered" };
+        else {
+          const extendBy = choice.data === "extend-cap" && n ? Number(n) : undefined;
+          const note = field(body, "note").trim() || undefined;
+          const decidedBy = process.env.USER ?? "human";
+          outcome = told(
+            refusing(() => decideEscalation(ctx, run, gate, { choice: choice.data, extendBy, note, decidedBy })),
+            (a) => `decision recorded: ${choice.data} (round ${a.round}, ${a.reason})`,
+          );
+        }
+        break;
+      }
+      case "respond": {
+        const upload = body.upload;
+        const file = upload instanceof File && upload.size > 0 ? upload : null;
+        const read = async () =>
+          file ? new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer()) : field(body, "review");
+        try {
+          const a = await respond(ctx, run, gate, { read, reviewerModel: field(body, "reviewer_model").trim() });
+          outcome = told(a, (r) => `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})`);
+        } catch (error) {
+          if (!(error instanceof TypeError)) throw error; // the upload was not UTF-8 text
+          outcome = { ok: false, text: "the upload is not UTF-8 text; nothing was written" };
+        }
+        break;
+      }
+      default:
+        return c.text("no such action\n", 404);
+    }
+    o.board.refresh(run, gate);
+    const to = new URLSearchParams({ [outcome.ok ? "done" : "error"]: outcome.text });
+    return c.redirect(`${gateHref(run, gate)}?${to}`, 303);
+  });
+
+  app.notFound((c) => c.text("not found\n", 404));
+  return app;
+}

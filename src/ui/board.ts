@@ -1,0 +1,109 @@
+// The gate table, kept current by the same level-triggered runtime the workers run on (native watch, reconcile
+// passes, polling where watching is unreliable): each gate it hands us is re-read, and a row that changed is pushed
+// to every open page. One small row per gate is all that is kept.
+import { existsSync } from "node:fs";
+import type { BusContext } from "../bus/context.js";
+import { listGates } from "../bus/gate-list.js";
+import { hasValidOutcome } from "../bus/gate-reader.js";
+import type { WorkerRuntime } from "../runtime/reconciler.js";
+import { workerRuntime } from "../runtime/worker-options.js";
+import { type GateRow, gateRow } from "./rows.js";
+
+export type BoardEvent = ({ kind: "row"; row: GateRow } | { kind: "gone"; run: string; gate: string }) & { seq: number };
+
+/** Events kept for a page that reconnects or connects after it was rendered; an older page reloads instead. */
+const REPLAY = 1000;
+
+/** Gates read at start between two turns of the event loop (a page is answered within one slice). */
+const FILL_SLICE = 10;
+
+const key = (run: string, gate: string) => `${run}\u0000${gate}`;
+
+export class GateBoard {
+  private readonly rows = new Map<string, { row: GateRow; json: string }>();
+  private readonly listeners = new Set<(e: BoardEvent) => void>();
+  private readonly runtime: WorkerRuntime;
+  private ctx: BusContext | null = null;
+  private readonly recent: BoardEvent[] = [];
+  /** The number of the last event: a page rendered at seq n asks for what came after n. */
+  seq = 0;
+
+  constructor(options: { root: string; poll: boolean | "auto"; reconcileMs?: number; fullScanMs?: number }) {
+    this.runtime = workerRuntime(
+      "ui",
+      options,
+      async (ctx, ref) => {
+        this.ctx = ctx;
+        this.refresh(ref.runId, ref.gate);
+        return hasValidOutcome(ctx.layout, ref.runId, ref.gate) ? "finished" : "active";
+      },
+      { concurrency: 4, janitor: false },
+    );
+  }
+
+  /** Gates read so far at start, of how many: the console answers at once and the table fills in. */
+  readonly loading = { done: 0, total: 0 };
+  private stopped = false;
+
+  /** Follow changes, and read every gate once in the background, a slice per turn of the event loop. */
+  async start(ctx: BusContext): Promise<void> {
+    this.ctx = ctx;
+    const gates = listGates(ctx.layout).gates;
+    this.loading.total = gates.length;
+    await this.runtime.start();
+    void (async () => {
+      for (let i = 0; i < gates.length && !this.stopped; i += FILL_SLICE) {
+        for (const { runId, gate } of gates.slice(i, i + FILL_SLICE)) this.refresh(runId, gate);
+        this.loading.done = Math.min(gates.length, i + FILL_SLICE);
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    return this.runtime.stop();
+  }
+
+  /** Every row, newest request first. */
+  list(): GateRow[] {
+    return [...this.rows.values()]
+      .map((r) => r.row)
+      .sort(
+        (a, b) => (b.requestedAt ?? "").localeCompare(a.requestedAt ?? "") || a.run.localeCompare(b.run) || a.gate.localeCompare(b.gate),
+      );
+  }
+
+  /** The events after `seq`, or null when some of them are no longer kept. */
+  since(seq: number): BoardEvent[] | null {
+    if (seq >= this.seq) return [];
+    if (seq < this.seq - this.recent.length) return null;
+    return this.recent.slice(this.recent.length - (this.seq - seq));
+  }
+
+  subscribe(listener: (e: BoardEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Re-read one gate (after an action, or when the runtime hands it over); tell the pages when its row changed. */
+  refresh(run: string, gate: string, notify = true): void {
+    const ctx = this.ctx!;
+    const k = key(run, gate);
+    if (!existsSync(ctx.layout.gateDir(run, gate))) {
+      if (this.rows.delete(k) && notify) this.emit({ kind: "gone", run, gate, seq: ++this.seq });
+      return;
+    }
+    const row = gateRow(ctx, run, gate);
+    const json = JSON.stringify(row);
+    if (this.rows.get(k)?.json === json) return;
+    this.rows.set(k, { row, json });
+    if (notify) this.emit({ kind: "row", row, seq: ++this.seq });
+  }
+
+  private emit(e: BoardEvent): void {
+    this.recent.push(e);
+    if (this.recent.length > REPLAY) this.recent.shift();
+    for (const listener of this.listeners) listener(e);
+  }
+}

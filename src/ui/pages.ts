@@ -1,0 +1,375 @@
+// Server-rendered pages. hono's `html` escapes every interpolated value, so file text is always text; the only raw
+// HTML is markdown-it's output, rendered with raw HTML off (markdown.ts). The page's script is a static file.
+import { html, raw } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+import type { FindingView } from "../core/findings.js";
+import type { VerdictFile } from "../spec/schemas.js";
+import { renderMarkdown } from "./markdown.js";
+import type { GateRow } from "./rows.js";
+import type { DiffLine } from "./diff.js";
+import type { RoundView, Timeline } from "./timeline.js";
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+export interface PageContext {
+  root: string;
+  readOnly: boolean;
+  csrf: string;
+  /** The board's last event when the page was read: its event stream starts after it. */
+  seq: number;
+}
+
+/** The list shows at most this many rows, newest first; a filter narrows the rest (first paint stays fast with any history). */
+export const MAX_ROWS = 100;
+
+export const gateHref = (run: string, gate: string) => `/gate/${encodeURIComponent(run)}/${encodeURIComponent(gate)}`;
+
+function layout(p: PageContext, title: string, body: Html, kind: "gates" | "gate"): Html {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title}</title>
+        <link rel="stylesheet" href="/assets/app.css" />
+        <script src="/assets/app.js" defer></script>
+      </head>
+      <body data-page="${kind}" data-seq="${p.seq}">
+        <header>
+          <a class="brand" href="/">guild-bus review console</a>
+          <span class="root">${p.root}</span>
+          ${p.readOnly ? html`<span class="badge">read-only</span>` : ""}
+          <span id="live" class="live" title="live updates">connecting…</span>
+        </header>
+        <main>${body}</main>
+      </body>
+    </html>`;
+}
+
+const STATE_FILTERS: Array<[string, string]> = [
+  ["", "every gate"],
+  ["open", "open"],
+  ["human", "waiting for a person"],
+  ["done", "ended"],
+];
+
+/** Whether a row passes the list's filters (the page applies the same rule as you type). */
+export function rowMatches(row: GateRow, q: string, state: string): boolean {
+  if (state === "open" && row.state === "done") return false;
+  if (state === "done" && row.state !== "done") return false;
+  if (state === "human" && !row.actionable) return false;
+  if (!q) return true;
+  const hay = [row.run, row.gate, row.status, row.state, row.reviewer, row.model, row.family, row.waitingFor].join(" ").toLowerCase();
+  return q
+    .toLowerCase()
+    .split(/\s+/)
+    .every((w) => hay.includes(w));
+}
+
+function rowHtml(r: GateRow): Html {
+  return html`<tr
+    data-key="${r.run}/${r.gate}"
+    data-at="${r.requestedAt ?? ""}"
+    data-state="${r.state}"
+    data-actionable="${r.actionable ? "1" : "0"}"
+  >
+    <td data-col="run"><a href="${gateHref(r.run, r.gate)}">${r.run}</a></td>
+    <td data-col="gate">${r.gate}</td>
+    <td data-col="status" class="status s-${r.status}">${r.status}</td>
+    <td data-col="round">${r.round}/${r.cap}</td>
+    <td data-col="reviewer">${r.reviewer} <span class="muted">${r.model} · ${r.family}</span></td>
+    <td data-col="independence">${r.independence}</td>
+    <td data-col="waitingFor">${r.waitingFor}</td>
+    <td data-col="age"><time datetime="${r.requestedAt ?? ""}">${r.requestedAt ?? "-"}</time></td>
+  </tr>`;
+}
+
+export interface GateList {
+  rows: GateRow[];
+  /** Rows matching the filter, shown or not. */
+  total: number;
+  q: string;
+  state: string;
+  loading: { done: number; total: number };
+}
+
+export function gatesPage(p: PageContext, { rows, total, q, state, loading }: GateList): Html {
+  const reading = loading.done < loading.total ? `; reading gates: ${loading.done} of ${loading.total}` : "";
+  return layout(
+    p,
+    "gates — guild-bus",
+    html`<form class="filters" method="get" action="/">
+        <input type="search" name="q" value="${q}" placeholder="filter: run, gate, reviewer, state…" aria-label="filter" />
+        <select name="state" aria-label="state">
+          ${STATE_FILTERS.map(([v, label]) => html`<option value="${v}" ${v === state ? "selected" : ""}>${label}</option>`)}
+        </select>
+        <button type="submit">filter</button>
+        <span class="muted" id="count"
+          >${rows.length < total ? `showing ${rows.length} of ${total} matching gates` : `${total} gates`}${reading}</span
+        >
+      </form>
+      <table id="gates" data-max="${MAX_ROWS}">
+        <thead>
+          <tr>
+            <th>run</th>
+            <th>gate</th>
+            <th>status</th>
+            <th>round/cap</th>
+            <th>reviewer</th>
+            <th>independence</th>
+            <th>waiting for</th>
+            <th>age</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(rowHtml)}
+        </tbody>
+      </table>
+      ${total === 0 ? html`<p class="muted">No gates under .guild/runs yet.</p>` : ""}`,
+    "gates",
+  );
+}
+
+const md = (text: string | null | undefined) => (text ? html`<div class="md">${raw(renderMarkdown(text))}</div>` : "");
+
+function findingsHtml(findings: FindingView[], more: number): Html {
+  if (!findings.length) return html`<p class="muted">no findings</p>`;
+  return html`<table class="findings">
+      <thead>
+        <tr>
+          <th>severity</th>
+          <th>finding</th>
+          <th>evidence</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${findings.map(
+          (f) =>
+            html`<tr>
+              <td class="sev sev-${f.severity ?? "none"}">${f.severity ?? "-"}</td>
+              <td><strong>${f.title}</strong>${f.detail && f.detail !== f.title ? md(f.detail) : ""}</td>
+              <td><code>${f.evidence ?? ""}</code></td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${more ? html`<p class="muted">… and ${more} more in the result</p>` : ""}`;
+}
+
+const MARK = { add: "+", del: "-", same: " " } as const;
+
+/** One block per line, nothing between them: a <pre> would render any whitespace between blocks as a line of its own. */
+const diffHtml = (lines: DiffLine[]) =>
+  html`<pre class="diff">${lines.map((l) => html`<span class="${l.kind}">${MARK[l.kind]} ${l.text}</span>`)}</pre>`;
+
+const scoreText = (v: VerdictFile) =>
+  v.score_gate && (v.score_gate.score !== null || v.score_gate.readiness !== null)
+    ? `; score ${v.score_gate.score ?? "?"}/10, ${v.score_gate.readiness ?? "no readiness"}`
+    : "";
+
+const extendBy = html`<label>rounds to add (extend-cap) <input type="number" name="extend_by" min="1" max="5" /></label>`;
+
+function roundHtml(r: RoundView): Html {
+  const p = r.packet;
+  const v = r.verdict;
+  return html`<section class="round" id="round-${r.round}">
+    <h2>Round ${r.round}${r.label} <span class="muted">counted ${p.counted_round} of ${p.cap}</span></h2>
+    <dl>
+      <dt>packet</dt>
+      <dd>packet-${r.round}.md issued ${p.issued_at} (${p.packet_id})</dd>
+      <dt>reviewer</dt>
+      <dd>
+        ${p.reviewer_provider} (${p.reviewer_adapter}) · ${v?.reviewer_model ?? p.reviewer_model ?? "default model"} ·
+        ${v?.reviewer_family ?? p.reviewer_family}
+      </dd>
+      <dt>independence</dt>
+      <dd>${v?.independence_violation ? "weak (independence violated)" : p.independence} — ${p.selection_reason}</dd>
+      <dt>state</dt>
+      <dd class="state">${r.state}</dd>
+      ${
+        r.dispatch.length
+          ? html`<dt>dispatch</dt>
+              <dd>${r.dispatch.map((d) => html`<div>${d}</div>`)}</dd>`
+          : ""
+      }
+    </dl>
+    ${
+      v
+        ? html`<div class="verdict ${v.gate_pass.pass ? "pass" : "fail"}">
+            <p>
+              <strong>verdict: ${v.result_verdict ?? "none"}</strong> — gate-pass ${v.gate_pass.pass ? "passed" : "not passed"}; blocking
+              findings: ${v.blocking_count ?? "n/a"}${scoreText(v)}
+              ${v.rulings ? `; rulings: ${v.rulings.upheld} upheld, ${v.rulings.withdrawn} withdrawn` : ""}
+            </p>
+            <ul class="conditions">
+              ${Object.entries(v.gate_pass.conditions).map(([k, ok]) => html`<li class="${ok ? "ok" : "no"}">${ok ? "✓" : "✗"} ${k}</li>`)}
+            </ul>
+            ${
+              v.gate_pass.reasons.length
+                ? html`<ul>
+                    ${v.gate_pass.reasons.map((x) => html`<li>${x}</li>`)}
+                  </ul>`
+                : ""
+            }
+          </div>`
+        : ""
+    }
+    ${
+      r.summary !== null
+        ? html`<h3>summary</h3>
+            ${md(r.summary)}`
+        : ""
+    }
+    ${
+      r.verdict || r.findings.length
+        ? html`<h3>findings</h3>
+            ${findingsHtml(r.findings, r.moreFindings)}`
+        : ""
+    }
+    ${
+      r.rulings.length
+        ? html`<h3>rulings</h3>
+            <ul>
+              ${r.rulings.map((x) => html`<li>${x}</li>`)}
+            </ul>`
+        : ""
+    }
+    ${
+      r.rebuttal !== null
+        ? html`<h3>the author's rebuttal</h3>
+            <pre class="text">${r.rebuttal}</pre>`
+        : ""
+    }
+    ${r.failure ? html`<p class="problem">ended without a result: ${r.failure.kind} — ${r.failure.reason}</p>` : ""}
+    ${r.brokenSeal ? html`<p class="problem">${r.brokenSeal}</p>` : ""}
+    ${
+      r.escalation
+        ? html`<p class="escalation">
+            escalation: <strong>${r.escalation.reason}</strong> — ${r.escalation.detail} (options: ${r.escalation.options.join(", ")})
+          </p>`
+        : ""
+    }
+    ${
+      r.decision
+        ? html`<p class="decision">
+            decision: <strong>${r.decision.choice}${r.decision.extend_by ? ` ${r.decision.extend_by}` : ""}</strong> by
+            ${r.decision.decided_by ?? "?"} at ${r.decision.at}${r.decision.note ? html` — <q>${r.decision.note}</q>` : ""}
+          </p>`
+        : ""
+    }
+    ${
+      r.diff
+        ? html`<details class="diff" open>
+            <summary>artifact changes since the previous round</summary>
+            ${"lines" in r.diff ? diffHtml(r.diff.lines) : html`<p class="muted">${r.diff.note}</p>`}
+          </details>`
+        : ""
+    }
+  </section>`;
+}
+
+const hidden = (p: PageContext) => html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
+
+function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
+  if (p.readOnly) return html`<p class="muted">read-only: actions are off</p>`;
+  const { can } = t;
+  const forms: Html[] = [];
+  if (can.respond)
+    forms.push(
+      html`<form class="act" id="respond" method="post" action="${base}/respond" enctype="multipart/form-data">
+        <h3>Answer as the manual reviewer (round ${t.view.decision.round || ""})</h3>
+        <p class="muted">
+          review_result.v1 JSON (fenced or bare) or prose ending in <code>## SATISFIED</code>; the same checks as
+          <code>guild-bus respond</code>: your model's family must differ from the author's.
+        </p>
+        <label>reviewer model <input name="reviewer_model" required placeholder="e.g. gpt-5" /></label>
+        <textarea name="review" rows="10" placeholder="paste the review here"></textarea>
+        <label>or upload <input type="file" name="upload" accept=".md,.json,.txt,text/*" /></label>
+        ${hidden(p)}<button type="submit">submit review</button>
+      </form>`,
+    );
+  if (can.decide.length)
+    forms.push(
+      html`<form class="act" id="decide" method="post" action="${base}/decide">
+        <h3>Decide: ${t.view.snapshot.escalations.get(t.view.decision.round)?.reason ?? "escalation"}</h3>
+        ${can.decide.map(
+          (o, i) => html`<label class="choice"><input type="radio" name="choice" value="${o}" ${i === 0 ? "checked" : ""} /> ${o}</label>`,
+        )}
+        ${can.decide.includes("extend-cap") ? extendBy : ""}
+        <label>note <textarea name="note" rows="2"></textarea></label>
+        ${hidden(p)}<button type="submit">record decision</button>
+      </form>`,
+    );
+  if (can.rebut)
+    forms.push(
+      html`<form class="act" id="rebut" method="post" action="${base}/rebut">
+        <h3>Contest the findings (once)</h3>
+        <textarea name="text" rows="6" required placeholder="your argument about the findings"></textarea>
+        ${hidden(p)}<button type="submit">send rebuttal</button>
+      </form>`,
+    );
+  if (can.resubmit)
+    forms.push(
+      html`<form class="act" id="resubmit" method="post" action="${base}/resubmit">
+        <h3>Resubmit</h3>
+        <p class="muted">after revising the artifact: the broker issues the next round</p>
+        ${hidden(p)}<button type="submit">resubmit</button>
+      </form>`,
+    );
+  return forms.length ? html`${forms}` : html`<p class="muted">nothing to do here now</p>`;
+}
+
+export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; text: string } | null): Html {
+  const o = t.view.output;
+  const s = t.view.snapshot;
+  const base = gateHref(s.runId, s.gate);
+  return layout(
+    p,
+    `${s.gate} ${s.runId} — guild-bus`,
+    html`<nav><a href="/">all gates</a> › ${s.runId} › ${s.gate}</nav>
+      <section class="summary" data-key="${s.runId}/${s.gate}">
+        <h1>${s.gate} <span class="muted">${s.runId}</span> <span class="status s-${o.status}">${o.status}</span></h1>
+        <dl>
+          <dt>artifact</dt>
+          <dd><code>${s.request?.artifact_path ?? "?"}</code></dd>
+          <dt>author</dt>
+          <dd>${o.author_host}${s.request?.author_model ? ` (${s.request.author_model})` : ""}</dd>
+          <dt>state</dt>
+          <dd>${o.state}, round ${o.round}; ${o.rounds} counted</dd>
+          <dt>waiting for</dt>
+          <dd>${o.waiting_for}</dd>
+          <dt>detail</dt>
+          <dd>${o.detail}</dd>
+          <dt>modes</dt>
+          <dd>stop ${o.modes.stop}, difficulty ${o.modes.difficulty}${o.modes.human_checkpoint ? ", human checkpoint" : ""}</dd>
+          <dt>last verdict</dt>
+          <dd>${o.last_verdict ?? "-"}</dd>
+        </dl>
+      </section>
+      ${notice ? html`<p class="notice ${notice.ok ? "ok" : "error"}" role="status">${notice.text}</p>` : ""}
+      <p id="stale" class="notice" hidden>This gate changed. <a href="${base}">Reload</a></p>
+      <section class="actions">${actionsHtml(p, t, base)}</section>
+      ${
+        t.before
+          ? html`<section class="round">
+              <h2>Before round 1</h2>
+              <p class="escalation">escalation: <strong>${t.before.escalation.reason}</strong> — ${t.before.escalation.detail}</p>
+              ${t.before.decision ? html`<p class="decision">decision: <strong>${t.before.decision.choice}</strong></p>` : ""}
+            </section>`
+          : ""
+      }
+      ${t.rounds.map(roundHtml)}
+      ${
+        s.rejected.length || s.problems.length
+          ? html`<section class="round">
+              <h2>Files the bus refused</h2>
+              <ul>
+                ${s.rejected.map((f) => html`<li>rejected: ${f.file} — ${f.reason}</li>`)}
+                ${s.problems.map((f) => html`<li>invalid: ${f.file} — ${f.reason}</li>`)}
+              </ul>
+            </section>`
+          : ""
+      }`,
+    "gate",
+  );
+}

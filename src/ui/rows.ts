@@ -1,0 +1,44 @@
+// One line of the gate table: what `guild-bus status` says of a gate, plus the reviewer's identity and the cap.
+import type { BusContext } from "../bus/context.js";
+import { viewGate } from "../commands/gate-view.js";
+import { gatePolicy, openRound } from "../core/gate-queries.js";
+
+export interface GateRow {
+  run: string;
+  gate: string;
+  status: string;
+  state: string;
+  round: number;
+  cap: number;
+  reviewer: string;
+  model: string;
+  family: string;
+  independence: string;
+  waitingFor: string;
+  /** When the review was requested (ISO time; the page shows the age). */
+  requestedAt: string | null;
+  /** Whether a person can act on it in the console (a manual packet to answer, an escalation, the author's turn). */
+  actionable: boolean;
+}
+
+export function gateRow(ctx: BusContext, run: string, gate: string): GateRow {
+  const { snapshot: s, output, decision } = viewGate(ctx, run, gate);
+  const packet = s.packets.get(openRound(s));
+  const verdict = s.verdicts.get(openRound(s)); // a manual packet names no model: the answer does
+  const manual = packet?.reviewer_adapter === "manual" && !s.results.has(packet.round) && !s.outcome;
+  return {
+    run,
+    gate,
+    status: output.status,
+    state: output.state,
+    round: output.rounds,
+    cap: packet?.cap ?? gatePolicy(s, ctx.settings).cap,
+    reviewer: output.reviewer_host ?? "-",
+    model: verdict?.reviewer_model ?? packet?.reviewer_model ?? "-",
+    family: verdict?.reviewer_family ?? packet?.reviewer_family ?? "-",
+    independence: output.independence ?? "-",
+    waitingFor: output.waiting_for,
+    requestedAt: s.request?.requested_at ?? null,
+    actionable: manual || decision.state === "awaiting_decision" || decision.state === "awaiting_author",
+  };
+}

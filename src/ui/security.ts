@@ -1,0 +1,69 @@
+// The console serves hostile text (artifacts, reviewer output) and can write decisions, so every request proves
+// itself: a Host naming this server (no DNS rebinding), the per-start token (from ?token= once, then an HttpOnly
+// SameSite=Strict cookie), and for a POST also the page's own Origin and the CSRF token of its form. Every answer
+// carries a CSP with no inline script and nothing from elsewhere.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
+
+export interface Secrets {
+  /** Grants access: printed once in the URL. */
+  token: string;
+  /** Sent back in every form: a page of this server can read it, another site cannot. */
+  csrf: string;
+}
+
+export const newSecrets = (): Secrets => ({ token: randomBytes(24).toString("base64url"), csrf: randomBytes(24).toString("base64url") });
+
+export function same(a: string | undefined | null, b: string): boolean {
+  if (typeof a !== "string") return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+function headers(c: Context): void {
+  c.header("Content-Security-Policy", CSP);
+  c.header("X-Content-Type-Options", "nosniff");
+  // not no-referrer: under it a browser sends `Origin: null` with a same-origin form, and the Origin check needs it
+  c.header("Referrer-Policy", "same-origin");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Cache-Control", "no-store");
+  c.header("Cross-Origin-Resource-Policy", "same-origin");
+}
+
+/**
+ * `hosts`: the Host values this server answers to (host:port for each name it is reachable by on the bound address);
+ * `origin`: what a same-origin POST carries. The cookie is named after the port: cookies ignore ports.
+ */
+export function guard(
+  secrets: Secrets,
+  allowed: { hosts: () => string[]; origins: () => string[]; cookie: () => string; readOnly: boolean },
+): MiddlewareHandler {
+  return async (c, next) => {
+    headers(c);
+    if (!allowed.hosts().includes(c.req.header("host") ?? "")) return c.text("refused: unknown Host\n", 421);
+    const given = c.req.query("token");
+    if (given !== undefined) {
+      if (!same(given, secrets.token)) return c.text("refused: wrong token\n", 403);
+      setCookie(c, allowed.cookie(), secrets.token, { httpOnly: true, sameSite: "Strict", path: "/" });
+      const url = new URL(c.req.url);
+      url.searchParams.delete("token");
+      return c.redirect(url.pathname + url.search, 303); // the token leaves the address bar and history
+    }
+    if (!same(getCookie(c, allowed.cookie()), secrets.token)) return c.text("refused: open the URL with ?token= printed at start\n", 401);
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      if (allowed.readOnly) return c.text("refused: the console is read-only\n", 403);
+      if (!allowed.origins().includes(c.req.header("origin") ?? "")) return c.text("refused: cross-origin request\n", 403);
+      const body = await c.req.parseBody();
+      if (!same(typeof body.csrf === "string" ? body.csrf : null, secrets.csrf))
+        return c.text("refused: missing or wrong CSRF token\n", 403);
+    }
+    await next();
+    headers(c);
+  };
+}

@@ -1,0 +1,110 @@
+// The console's HTTP surface in-process: what a request must carry (Host, token, Origin, CSRF), which paths exist,
+// and the event stream's replay. The browser-level tests are test/it/ui.test.ts.
+import { request } from "node:http";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Layout } from "../../src/bus/layout.js";
+import { requestReview } from "../../src/commands/review.js";
+import { type RunningConsole, startConsole } from "../../src/ui/server.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+const running: RunningConsole[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((c) => c.close()));
+});
+
+async function project(readOnly = false) {
+  const root = tempRoot();
+  mkdirSync(path.join(root, "docs"));
+  writeFileSync(path.join(root, "docs", "plan.md"), "# Plan\n");
+  writeFileSync(path.join(root, "secret.txt"), "TOP-SECRET\n");
+  const layout = new Layout(root);
+  expect(requestReview(layout, { artifact: "docs/plan.md", gate: "G-plan", author: "claude", reviewer: "manual", runId: "r1" }).ok).toBe(
+    true,
+  );
+  const ui = await startConsole({ root, host: "127.0.0.1", port: 0, readOnly, poll: false });
+  running.push(ui);
+  const token = new URL(ui.url).searchParams.get("token")!;
+  const cookie = `guild_bus_ui_${ui.port}=${token}`;
+  return { root, ui, token, cookie, origin: `http://127.0.0.1:${ui.port}` };
+}
+
+/** A raw request: the path is sent as given (no `..` folding), headers exactly as given. */
+function raw(port: number, method: string, p: string, headers: Record<string, string>, body?: string) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method, path: p, headers, setHost: !("Host" in headers) }, (res) => {
+      let text = "";
+      res.on("data", (b: Buffer) => (text += b));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("guild-bus ui: the HTTP surface", () => {
+  it("binds 127.0.0.1 and answers only with the token; ?token= becomes an HttpOnly SameSite=Strict cookie", async () => {
+    const { ui, token, cookie } = await project();
+    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
+    expect((await raw(ui.port, "GET", "/", {})).status).toBe(401);
+    expect((await raw(ui.port, "GET", "/?token=nope", {})).status).toBe(403);
+    const login = await raw(ui.port, "GET", `/?token=${token}`, {});
+    expect(login.status).toBe(303);
+    expect(login.headers.location).toBe("/");
+    expect(String(login.headers["set-cookie"])).toMatch(new RegExp(`^guild_bus_ui_${ui.port}=${token}; Path=/; HttpOnly; SameSite=Strict`));
+    const page = await raw(ui.port, "GET", "/", { Cookie: cookie });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('data-key="r1/G-plan"');
+    expect(page.headers["content-security-policy"]).toMatch(/default-src 'self'; script-src 'self'/);
+    expect(page.text).not.toMatch(/<script(?![^>]*src="\/assets\/app\.js")/); // no inline script
+    expect((await raw(ui.port, "GET", "/", { Cookie: cookie, Host: `evil.example:${ui.port}` })).status).toBe(421);
+  });
+
+  it("refuses a POST from another origin, without an Origin, or without the form's CSRF token; writes nothing", async () => {
+    const { root, ui, cookie, origin } = await project();
+    const post = (headers: Record<string, string>, body: string) =>
+      raw(
+        ui.port,
+        "POST",
+        "/gate/r1/G-plan/decide",
+        { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", ...headers },
+        body,
+      );
+    expect((await post({ Origin: "http://evil.example" }, "choice=force-pass&csrf=x")).status).toBe(403);
+    expect((await post({}, "choice=force-pass&csrf=x")).status).toBe(403);
+    const wrong = await post({ Origin: origin }, "choice=force-pass&csrf=x");
+    expect(wrong.status).toBe(403);
+    expect(wrong.text).toMatch(/CSRF/);
+    expect((await raw(ui.port, "POST", "/gate/r1/G-plan/decide", { Origin: origin }, "")).status).toBe(401);
+    expect(readdirSync(path.join(root, ".guild", "runs", "r1", "review", "G-plan"))).toEqual(["request.json"]);
+  });
+
+  it("serves no path outside .guild/ and its assets: every ../ form is refused", async () => {
+    const { ui, cookie } = await project();
+    for (const p of [
+      "/gate/../../secret.txt",
+      "/gate/..%2F..%2F..%2Fsecret.txt/G-plan",
+      "/gate/r1/..%2F..%2F..%2F..%2Fsecret.txt",
+      "/gate/%2e%2e/G-plan",
+      "/assets/..%2F..%2F..%2F..%2Fsecret.txt",
+      "/assets/../../../package.json",
+      "/../secret.txt",
+      "/secret.txt",
+    ]) {
+      const r = await raw(ui.port, "GET", p, { Cookie: cookie });
+      expect([400, 404], p).toContain(r.status);
+      expect(r.text, p).not.toMatch(/TOP-SECRET|"name": "guild-bus"/);
+    }
+    expect((await raw(ui.port, "GET", "/gate/r2/G-plan", { Cookie: cookie })).status).toBe(404);
+    expect((await raw(ui.port, "GET", "/assets/app.js", { Cookie: cookie })).headers["content-type"]).toMatch(/^text\/javascript/);
+  });
+
+  it("--read-only refuses every action before reading it", async () => {
+    const { ui, cookie, origin } = await project(true);
+    const r = await raw(ui.port, "POST", "/gate/r1/G-plan/resubmit", { Cookie: cookie, Origin: origin }, "");
+    expect(r.status).toBe(403);
+    expect(r.text).toMatch(/read-only/);
+    expect((await raw(ui.port, "GET", "/gate/r1/G-plan", { Cookie: cookie })).text).not.toContain('<form class="act"');
+  });
+});
