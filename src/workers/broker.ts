@@ -4,20 +4,20 @@ import { ProviderCache } from "../adapters/provider-cache.js";
 import { ageMs } from "../bus/age.js";
 import type { BusContext } from "../bus/context.js";
 import { deliver, type DeliverResult } from "../bus/deliver.js";
-import { readGate } from "../bus/gate-reader.js";
+import { hasValidOutcome, readGate } from "../bus/gate-reader.js";
 import { appendJsonl } from "../bus/jsonl.js";
 import { Layout, movesAside } from "../bus/layout.js";
 import { rejectFile } from "../bus/reject.js";
 import { replace } from "../bus/replace.js";
 import { type BrokerInput, planStep, stuck, trailText } from "../core/broker-plan.js";
 import type { Action, GateDecision } from "../core/decide.js";
-import { foreignGraceMs, gatePolicy } from "../core/gate-queries.js";
+import { foreignGraceMs } from "../core/gate-queries.js";
 import { configuredProviders, type Provider } from "../core/selection.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import { Event } from "../spec/schemas.js";
-import { gateReads } from "./gate-reads.js";
+import { brokerInput } from "./gate-reads.js";
 
 export function createBroker(options: WorkerOptions): WorkerRuntime {
   const providers = new ProviderCache(new Layout(options.root));
@@ -72,16 +72,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
   for (let guard = 0; guard < 20; guard++) {
     let s = readGate(ctx.layout, runId, gate);
     if (quarantine(ctx, s)) s = readGate(ctx.layout, runId, gate);
-    const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
-    const input: BrokerInput = {
-      settings: ctx.settings,
-      policy: gatePolicy(s, ctx.settings),
-      codexSkip: ctx.codexSkip,
-      reads: gateReads(ctx, s),
-      providers,
-      now: new Date().toISOString(),
-      trailPath,
-    };
+    const input = brokerInput(ctx, s, providers);
     let step = planStep(s, input);
     if (step.type === "select") {
       const asked = step;
@@ -106,6 +97,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
           { state: "done", round: step.action.round, action: null, detail: `outcome ${step.outcome.status}` },
           input,
         );
+      // another broker may have ended the gate since this one read it: no packet after an outcome (SPEC §15)
+      if (step.action.type === "packet" && hasValidOutcome(ctx.layout, runId, gate)) continue;
       result = deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
     } catch (error) {
       const { decision } = stuck(step.decision, step.action, error);

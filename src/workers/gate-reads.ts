@@ -1,10 +1,13 @@
-// What the broker's plan asks of a gate's files, read on demand: bounded, strict UTF-8, free text scrubbed.
+// What the broker's plan is given: the gate's files, read on demand (bounded, strict UTF-8, free text scrubbed), the
+// settings and the policy resolved once a step.
 import path from "node:path";
 import { gateArtifact, lazyArtifact } from "../bus/artifact.js";
 import type { BusContext } from "../bus/context.js";
 import { resultBytes } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
-import type { GateReads } from "../core/broker-plan.js";
+import type { BrokerInput, GateReads } from "../core/broker-plan.js";
+import { gatePolicy } from "../core/gate-queries.js";
+import type { Provider } from "../core/selection.js";
 import { parseReviewResult } from "../core/result-wire.js";
 import { scrub, scrubOptions, scrubResult } from "../core/scrub.js";
 import type { GateSnapshot } from "../core/snapshot.js";
@@ -29,5 +32,17 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
     result,
     resultBytes: (round) => resultBytes(s, round),
     text: (name) => scrub(read(name), options),
+  };
+}
+
+export function brokerInput(ctx: BusContext, s: GateSnapshot, providers: Provider[] | null): BrokerInput {
+  return {
+    settings: ctx.settings,
+    policy: gatePolicy(s, ctx.settings),
+    codexSkip: ctx.codexSkip,
+    reads: gateReads(ctx, s),
+    providers,
+    now: new Date().toISOString(),
+    trailPath: ctx.layout.rel(ctx.layout.gateFile(s.runId, s.gate, "trail.md")),
   };
 }
