@@ -4,6 +4,7 @@ import { readdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, MODES, type Project, received, scriptedProvider, stopChild } from "../helpers/bus.js";
+import { until } from "../helpers/clients.js";
 
 const DOC = "# Runbook\n\n1. drain\n2. deploy\n";
 
@@ -124,6 +125,8 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
       ).toEqual([]);
     }
     expect(received(p.root, "gpt")).toHaveLength(rounds);
-    expect(readdirSync(path.join(p.root, ".guild", "tmp")).length).toBe(0);
+    // a staging file is transient (the other broker may still be rewriting trail.md as the test looks); none stays
+    const staging = path.join(p.root, ".guild", "tmp");
+    await until("no staging file left in .guild/tmp", () => readdirSync(staging).length === 0);
   });
 });
