@@ -53,7 +53,7 @@ export function sentinelVerdict(raw: string): { valid: true; before: string } | 
   if (standalone.length === 0) return { valid: false, reason: "sentinel inline (not alone on its line)" };
   if (mentions.length > 1) return { valid: false, reason: "sentinel repeated" };
   const at = standalone[0]!;
-  // everything after it counts, quoted or not: a fenced TODO is still open
+  // everything after it counts, quoted or not: an open item inside a fence is still open
   const after = lines.slice(at + 1).filter((l) => l.trim() !== "");
   const open = after.find((l) => OPEN_ITEM_RE.test(l));
   if (open) return { valid: false, reason: `open findings after the sentinel: ${JSON.stringify(open.trim().slice(0, 80))}` };
