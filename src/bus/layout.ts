@@ -103,6 +103,10 @@ export class Layout {
   get probeCache(): string {
     return path.join(this.guild, "probe-cache.json");
   }
+  /** Logs of workers started on someone's behalf (`guild-bus mcp` starts `up`): nobody's terminal shows them. */
+  get logs(): string {
+    return path.join(this.guild, "logs");
+  }
   get hosts(): string {
     return path.join(this.guild, "hosts");
   }

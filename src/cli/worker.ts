@@ -97,6 +97,11 @@ export function register(program: Command): void {
         );
       const kinds = requested ?? ["broker", "verifier", "manual", ...[...(await reviewers())].sort()];
       const args = ["--root", o.root, ...(o.poll ? ["--poll"] : [])];
+      // started by `guild-bus mcp` with an IPC channel: stop when that server goes, however it ends
+      if (process.channel) {
+        process.channel.unref();
+        process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
+      }
       const { supervise } = await import("../runtime/supervisor.js");
       if ((await supervise(kinds, (kind) => [BIN, "worker", kind, ...args])) === "all-failed") process.exitCode = 1;
     });

@@ -164,6 +164,11 @@ export const Request = z
     gate,
     artifact_path: nonBlank.describe("path of the artifact, relative to the project root (the parent of .guild/)"),
     author_host: nonBlank,
+    author_host_source: z
+      .enum(["declared", "mcp-client-info"])
+      .optional()
+      .describe("mcp-client-info: the host is the MCP client's own name from the handshake, not a claim of the caller"),
+    author_host_version: z.string().optional().describe("the MCP client's version from the handshake"),
     author_model: z.string().optional(),
     reviewer: z.string().default("auto").describe("auto, or a provider id to pin"),
     review: ReviewMode.optional(),
