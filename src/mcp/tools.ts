@@ -16,6 +16,7 @@ import { requestReview } from "../commands/review.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { DecisionChoice, Difficulty, StopPolicy } from "../spec/schemas.js";
 import type { AuthorHost } from "./client-host.js";
+import { failure, reply } from "./reply.js";
 import { waitTool } from "./wait-tool.js";
 
 export interface ToolContext {
@@ -27,14 +28,6 @@ export interface ToolContext {
 }
 
 const runGate = { run_id: z.string().describe("the run id request_review returned"), gate: z.string().describe(GATE_NAMES) };
-
-export function reply(text: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text }], structuredContent: structured };
-}
-
-export function failure(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
-}
 
 /** A command's answer as a tool result: its fields as structuredContent, a refusal as a tool error. */
 function answer<T extends object>(a: Answer<T>, text: (ok: T) => string): CallToolResult {

@@ -7,6 +7,7 @@ import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import { roundFindings } from "../commands/findings.js";
 import { waitGate } from "../commands/wait.js";
+import { reply } from "./reply.js";
 import type { GateView } from "../commands/gate-view.js";
 
 const PROGRESS_EVERY_MS = 5_000;
@@ -27,7 +28,10 @@ export async function waitTool(
     if (token === undefined) return;
     const elapsed = Math.round((Date.now() - started) / 1000);
     void extra
-      .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++sent, message: `${message} (${elapsed} s)` } })
+      .sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: ++sent, message: `${message} (${elapsed} s)` },
+      })
       .catch(() => undefined); // a client gone mid-wait: the answer below is what matters
   };
   const beat = setInterval(() => progress(latest), PROGRESS_EVERY_MS);
@@ -49,7 +53,7 @@ function stillRunning(view: GateView, started: number): CallToolResult {
   const text =
     `still running after ${elapsed} s: round ${o.round}, ${o.state} — waiting for ${o.waiting_for}. ` +
     `No outcome yet: call wait again with run_id ${o.run_id} and gate ${o.gate}.`;
-  return { content: [{ type: "text", text }], structuredContent: { still_running: true, outcome: null, gate: o } };
+  return reply(text, { still_running: true, outcome: null, gate: o });
 }
 
 /** What the author should do next, by the exit code `review --wait` would give. */
@@ -75,16 +79,13 @@ function stopped(layout: Layout, view: GateView): CallToolResult {
     escalation && code === 4 ? `options: ${escalation.options.join(", ")}` : "",
     `Next: ${next}.`,
   ].filter(Boolean);
-  return {
-    content: [{ type: "text", text: lines.join("\n") }],
-    structuredContent: {
-      still_running: false,
-      outcome: s.outcome ? { status: s.outcome.status, final_round: s.outcome.final_round, independence: o.independence } : null,
-      exit_code: code,
-      gate: o,
-      findings: findings ? { round: findings.round, verdict: findings.verdict, summary: findings.summary, list: findings.findings } : null,
-      options: escalation && code === 4 ? escalation.options : [],
-      next,
-    },
-  };
+  return reply(lines.join("\n"), {
+    still_running: false,
+    outcome: s.outcome ? { status: s.outcome.status, final_round: s.outcome.final_round, independence: o.independence } : null,
+    exit_code: code,
+    gate: o,
+    findings: findings ? { round: findings.round, verdict: findings.verdict, summary: findings.summary, list: findings.findings } : null,
+    options: escalation && code === 4 ? escalation.options : [],
+    next,
+  });
 }

@@ -4,6 +4,7 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import net from "node:net";
+import type { AuthorBrain } from "./mock-author.js";
 
 export type Behaviour =
   /** A review_result.v1 answer (whole JSON when the request asked for structured output, else a fenced block). */
@@ -46,6 +47,8 @@ export interface MockScript {
   model?: string;
   /** When set, a request without `Authorization: Bearer <apiKey>` gets a 401. */
   apiKey?: string;
+  /** An author model (test/helpers/mock-author.ts): it answers every request that offers guild-bus's tools. */
+  author?: AuthorBrain;
 }
 
 export interface RecordedRequest {
@@ -282,7 +285,16 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
       const { authorization, ...headers } = req.headers;
       const n = requests.length + 1;
       const s = mock.script;
-      const step = asStep(s.sequence?.[n - 1] ?? s.default ?? "satisfied");
+      const tools = Array.isArray(body?.tools) ? (body.tools as Array<{ name?: string; function?: { name?: string } }>) : [];
+      const authored = s.author?.(
+        raw,
+        tools.map((t) => t.name ?? t.function?.name ?? ""),
+      );
+      const step = authored
+        ? "tool" in authored
+          ? asStep({ behaviour: "tool", tool: authored.tool })
+          : asStep("sentinel")
+        : asStep(s.sequence?.[n - 1] ?? s.default ?? "satisfied");
       const prompt = promptOf(body);
       const requestedModel = typeof body?.model === "string" ? body.model : null;
       const effort = body?.reasoning_effort ?? (body?.reasoning as { effort?: unknown } | undefined)?.effort;
@@ -377,7 +389,7 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
         }
         if (step.behaviour === "tool" && step.tool && route.endsWith("/responses"))
           return writeFunctionCall(res, n, rec.reportedModel, step.tool);
-        const text = answerText(rec, step);
+        const text = authored && "text" in authored ? authored.text : answerText(rec, step);
         if (route.endsWith("/responses")) return writeResponsesStream(res, n, rec.reportedModel, text);
         if (route.endsWith("/chat/completions")) return writeChatCompletion(res, n, rec.reportedModel, text);
         res.writeHead(404, { "content-type": "application/json" });
