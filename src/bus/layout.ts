@@ -107,6 +107,10 @@ export class Layout {
   get logs(): string {
     return path.join(this.guild, "logs");
   }
+  /** How often the stop hook blocked each gate (a replaceable view; losing it only resets the counts). */
+  get stopGateState(): string {
+    return path.join(this.guild, "stop-gate.json");
+  }
   get hosts(): string {
     return path.join(this.guild, "hosts");
   }

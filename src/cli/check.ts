@@ -24,7 +24,15 @@ export function register(program: Command): void {
         "Example: guild-bus check --require G-spec,G-plan",
     )
     .action(
-      (o: { run?: string; gate?: string[]; require?: string; allowWeak?: boolean; allowForcePass?: boolean; json?: boolean; root: string }) => {
+      (o: {
+        run?: string;
+        gate?: string[];
+        require?: string;
+        allowWeak?: boolean;
+        allowForcePass?: boolean;
+        json?: boolean;
+        root: string;
+      }) => {
         const require = (o.require ?? "")
           .split(",")
           .map((g) => g.trim())

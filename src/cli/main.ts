@@ -21,6 +21,8 @@ const COMMANDS: Record<string, Loader> = {
   ui: () => import("./ui.js"),
   mcp: () => import("./mcp.js"),
   check: () => import("./check.js"),
+  hook: () => import("./hook.js"),
+  gate: () => import("./hook.js"),
 };
 
 /** Rules for every option of every command, set here once: a single-value option given twice, a --root that is not a directory. */

@@ -521,6 +521,13 @@ export const Settings = z
       .max(600_000)
       .optional()
       .describe("how long an invalid foreign drop may still be being written before it is quarantined"),
+    stop_gate: z
+      .object({
+        enabled: z.boolean().optional().describe("block the author host's turn while a gate it opened waits for it (default false)"),
+        max_blocks: z.number().int().min(1).max(20).optional().describe("blocks per gate before the turn may end (default 2)"),
+      })
+      .optional()
+      .describe("the author hosts' stop hook (`guild-bus hook stop`; `guild-bus gate on|off`)"),
     gate_tiers: z
       .record(z.string(), EffortTier)
       .optional()

@@ -8,7 +8,11 @@ import { BIN } from "./bus.js";
 export interface McpSession {
   client: Client;
   stderr: () => string;
-  call(name: string, args: Record<string, unknown>, opts?: { timeoutMs?: number; onprogress?: (p: { message?: string }) => void }): Promise<Tool>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    opts?: { timeoutMs?: number; onprogress?: (p: { message?: string }) => void },
+  ): Promise<Tool>;
   close(): Promise<void>;
 }
 
