@@ -22,6 +22,7 @@ const COMMANDS: Record<string, Loader> = {
   mcp: () => import("./mcp.js"),
   check: () => import("./check.js"),
   hook: () => import("./hook.js"),
+  init: () => import("./init.js"),
   gate: () => import("./hook.js"),
 };
 

@@ -4,18 +4,23 @@
 // resubmits and waits again until the gate ends satisfied. The reviewer is a scripted openai-family command
 // provider run by the workers the MCP server starts. The gate's author host is the client's handshake name.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeProject, type Project, REPO, scriptedProvider } from "../helpers/bus.js";
+import { BIN, makeProject, type Project, REPO, scriptedProvider } from "../helpers/bus.js";
 import type { MockEndpoint } from "../helpers/cli-review.js";
 import { scaled } from "../helpers/machine.js";
 import { type AuthorBrain, type ReviewLoopAuthor, reviewLoopAuthor } from "../helpers/mock-author.js";
 import { startMockAnthropic } from "../helpers/mock-anthropic.js";
+import { startMockGemini } from "../helpers/mock-gemini.js";
+import { startMockOpenAI } from "../helpers/mock-openai.js";
 
 const CLIENTS = path.join(REPO, "clients", "node_modules", ".bin");
 const PLUGIN = path.join(REPO, "integrations", "claude");
+/** The names the hosts send as MCP clientInfo (the author host the gate records). */
+const GEMINI_CLIENT = "gemini-cli-mcp-client";
+const CODEX_CLIENT = "codex-mcp-client";
 const REVISED = "# Spec\n\nLatency target: p95 under 200 ms, measured by the nightly load test.\n";
 
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -149,5 +154,101 @@ describe("real author hosts drive the review loop through guild-bus mcp", () => 
     expect(fedBack.length).toBeGreaterThan(0);
     expect(JSON.stringify(fedBack[0]!.body)).toContain("Acceptance criteria left as TBD");
     expect(JSON.parse(readFileSync(path.join(p.root, ".guild", "stop-gate.json"), "utf8"))).toEqual({ [`${theRun(p)}/G-spec`]: 1 });
+  });
+
+  it("gemini (the extension: manifest, MCP server, context file) — author host from the handshake", async () => {
+    const p = project();
+    const loop = author(p);
+    const mock = await startMockGemini({ apiKey: "mock-gemini-key", author: loop.brain });
+    cleanup.push(() => mock.close());
+    const home = hostHome();
+    mkdirSync(path.join(home, ".gemini"));
+    // API-key auth for the mock endpoint (without a selected type gemini 0.61 exits 41 before sending anything)
+    writeFileSync(
+      path.join(home, ".gemini", "settings.json"),
+      JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false } }),
+    );
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      GEMINI_CLI_HOME: home,
+      GEMINI_API_KEY: "mock-gemini-key",
+      GOOGLE_GEMINI_BASE_URL: mock.url,
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+      GEMINI_CLI_NO_RELAUNCH: "true",
+      NO_COLOR: "1",
+    };
+    const linked = await run([path.join(CLIENTS, "gemini"), "extensions", "link", path.join(REPO, "integrations", "gemini"), "--consent"], {
+      cwd: home,
+      env,
+      timeoutMs: scaled(120_000),
+    });
+    expect(linked.code, linked.out).toBe(0);
+    const r = await run(
+      // yolo: headless gemini has nobody to approve a tool call; the scripted model calls guild-bus tools only
+      [
+        path.join(CLIENTS, "gemini"),
+        "--prompt",
+        "Have docs/spec.md reviewed at G-spec.",
+        "--model",
+        "gemini-2.5-pro",
+        "--approval-mode",
+        "yolo",
+      ],
+      { cwd: p.root, env, timeoutMs: scaled(240_000) },
+    );
+    expect(r.code, r.out).toBe(0);
+    expect(loop.calls, r.out).toEqual(expect.arrayContaining(["request_review", "wait", "findings", "resubmit"]));
+    const gate = theGate(p);
+    expect(gate.request).toMatchObject({ author_host: GEMINI_CLIENT, author_host_source: "mcp-client-info" });
+    expect(gate.outcome).toMatchObject({ status: "satisfied", author_host: GEMINI_CLIENT, independence: "strong" });
+    // the extension's context file and commands reached the model
+    const sent = JSON.stringify(mock.requests.map((q) => q.body));
+    expect(sent).toContain("Cross-family review with guild-bus");
+  });
+
+  it("codex (the project's .codex/config.toml and AGENTS.md from `guild-bus init --host codex`) — author host from the handshake", async () => {
+    const p = project();
+    // guild-bus as the project's dev dependency: `npx --no-install guild-bus` resolves here
+    mkdirSync(path.join(p.root, "node_modules", ".bin"), { recursive: true });
+    symlinkSync(BIN, path.join(p.root, "node_modules", ".bin", "guild-bus"));
+    const init = p.cli(["init", "--host", "codex"]);
+    expect(init.code, init.stderr).toBe(0);
+    const loop = author(p);
+    const mock = await startMockOpenAI({ apiKey: "mock-openai-key", author: loop.brain });
+    cleanup.push(() => mock.close());
+    const home = hostHome();
+    writeFileSync(
+      path.join(home, "config.toml"),
+      [
+        'model = "gpt-5"',
+        'model_provider = "mock"',
+        "[model_providers.mock]",
+        'name = "mock"',
+        `base_url = ${JSON.stringify(mock.url)}`,
+        'wire_api = "responses"',
+        'env_key = "MOCK_OPENAI_KEY"',
+        "request_max_retries = 0",
+        "stream_max_retries = 0",
+        // the project's .codex/config.toml is read for a trusted project only
+        `[projects.${JSON.stringify(p.root)}]`,
+        'trust_level = "trusted"',
+      ].join("\n") + "\n",
+    );
+    const r = await run(
+      [path.join(CLIENTS, "codex"), "exec", "--skip-git-repo-check", "--color", "never", "Have docs/spec.md reviewed at G-spec."],
+      {
+        cwd: p.root,
+        env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, MOCK_OPENAI_KEY: "mock-openai-key" },
+        timeoutMs: scaled(240_000),
+      },
+    );
+    expect(r.code, r.out).toBe(0);
+    expect(loop.calls, r.out).toEqual(expect.arrayContaining(["request_review", "wait", "findings", "resubmit"]));
+    const gate = theGate(p);
+    expect(gate.request).toMatchObject({ author_host: CODEX_CLIENT, author_host_source: "mcp-client-info" });
+    expect(gate.outcome).toMatchObject({ status: "satisfied", author_host: CODEX_CLIENT });
+    // AGENTS.md's guild-bus section (init) is the model's instructions
+    expect(JSON.stringify(mock.requests.map((q) => q.body))).toContain("Cross-family review with guild-bus");
   });
 });

@@ -232,12 +232,14 @@ function writeFunctionCall(res: http.ServerResponse, n: number, model: string, t
     model,
     output: [] as unknown[],
   };
+  // a namespaced function (`mcp__server__tool`, as toolNames() lists it) is called by its namespace and name
+  const namespaced = /^(mcp__.+)__([^_].*)$/.exec(tool.name);
   const item = {
     id: `fc_mock_${n}`,
     type: "function_call",
     status: "completed",
     call_id: `call_mock_${n}`,
-    name: tool.name,
+    ...(namespaced ? { namespace: namespaced[1], name: namespaced[2] } : { name: tool.name }),
     arguments: JSON.stringify(tool.args),
   };
   send("response.created", { response });
@@ -259,6 +261,16 @@ function writeChatCompletion(res: http.ServerResponse, n: number, model: string,
       choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop" }],
       usage: { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160 },
     }),
+  );
+}
+
+type ToolDecl = { type?: string; name?: string; function?: { name?: string }; tools?: ToolDecl[] };
+
+/** The functions a request offers; a namespace's (codex puts each MCP server's tools in one) as `<namespace>__<name>`. */
+function toolNames(body: Record<string, unknown> | null): string[] {
+  const tools = Array.isArray(body?.tools) ? (body.tools as ToolDecl[]) : [];
+  return tools.flatMap((t) =>
+    t.type === "namespace" ? (t.tools ?? []).map((f) => `${t.name}__${f.name}`) : [t.name ?? t.function?.name ?? ""],
   );
 }
 
@@ -285,11 +297,7 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
       const { authorization, ...headers } = req.headers;
       const n = requests.length + 1;
       const s = mock.script;
-      const tools = Array.isArray(body?.tools) ? (body.tools as Array<{ name?: string; function?: { name?: string } }>) : [];
-      const authored = s.author?.(
-        raw,
-        tools.map((t) => t.name ?? t.function?.name ?? ""),
-      );
+      const authored = s.author?.(raw, toolNames(body));
       const step = authored
         ? "tool" in authored
           ? asStep({ behaviour: "tool", tool: authored.tool })
