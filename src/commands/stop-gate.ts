@@ -52,7 +52,8 @@ export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdi
   const reason = [
     `guild-bus: ${runId} ${gateName} is waiting for you (round ${next.decision.round}: ${next.decision.detail}).`,
     ...findings,
-    `Revise the artifact to answer them, then call resubmit and wait (guild-bus MCP tools), or \`guild-bus resubmit ${runId} ${gateName}\`.`,
+    "Revise the artifact to answer them, then call resubmit and wait (guild-bus MCP tools), " +
+      `or \`guild-bus resubmit ${runId} ${gateName}\`.`,
     `Stop-gate block ${n} of ${max} for this gate; ${OFF}.`,
   ];
   return { block: true, reason: reason.join("\n") };

@@ -207,7 +207,7 @@ describe("real author hosts drive the review loop through guild-bus mcp", () => 
     expect(sent).toContain("Cross-family review with guild-bus");
   });
 
-  it("codex (the project's .codex/config.toml and AGENTS.md from `guild-bus init --host codex`) — author host from the handshake", async () => {
+  it("codex (.codex/config.toml and AGENTS.md from `guild-bus init --host codex`) — author host from the handshake", async () => {
     const p = project();
     // guild-bus as the project's dev dependency: `npx --no-install guild-bus` resolves here
     mkdirSync(path.join(p.root, "node_modules", ".bin"), { recursive: true });
