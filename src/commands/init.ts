@@ -125,6 +125,7 @@ function codex(ws: Workspace, notes: string[]): void {
       `[mcp_servers.guild-bus]\ncommand = ${JSON.stringify(PROJECT_MCP_COMMAND.command)}\n` +
       `args = [${PROJECT_MCP_COMMAND.args.map((a) => JSON.stringify(a)).join(", ")}]\n` +
       "required = true # wait for it at start: an optional server still starting is left out of the first turn\n" +
+      "startup_timeout_sec = 60 # npx and node start slowly on a loaded machine\n" +
       "tool_timeout_sec = 120 # above guild-bus mcp's 45 s wait budget\n\n" +
       approved;
     ws.write(rel, `${text.replace(/\n*$/, text ? "\n\n" : "")}${block}`);
