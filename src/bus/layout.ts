@@ -103,6 +103,10 @@ export class Layout {
   get probeCache(): string {
     return path.join(this.guild, "probe-cache.json");
   }
+  /** Who supervises this tree's workers (`guild-bus up`): one at a time. */
+  get supervisorLock(): string {
+    return path.join(this.guild, "up.lock");
+  }
   get hosts(): string {
     return path.join(this.guild, "hosts");
   }

@@ -81,12 +81,14 @@ export function register(program: Command): void {
                 .filter(Boolean),
               "--kinds",
             );
-      const [{ Layout }, { loadSettings }, { detectProviders }] = await Promise.all([
+      const [{ Layout }, { loadSettings }, { detectProviders }, { lockSupervisor }] = await Promise.all([
         import("../bus/layout.js"),
         import("../bus/settings.js"),
         import("../adapters/probe.js"),
+        import("../runtime/supervisor-lock.js"),
       ]);
       const layout = new Layout(o.root);
+      const release = lockSupervisor(layout); // before detection: a second up is refused at once
       const { settings } = loadSettings(layout);
       // a reviewer worker for every adapter kind a packet could be addressed to, so no packet waits for nobody
       const reviewers = async () =>
@@ -98,6 +100,10 @@ export function register(program: Command): void {
       const kinds = requested ?? ["broker", "verifier", "manual", ...[...(await reviewers())].sort()];
       const args = ["--root", o.root, ...(o.poll ? ["--poll"] : [])];
       const { supervise } = await import("../runtime/supervisor.js");
-      if ((await supervise(kinds, (kind) => [BIN, "worker", kind, ...args])) === "all-failed") process.exitCode = 1;
+      try {
+        if ((await supervise(kinds, (kind) => [BIN, "worker", kind, ...args])) === "all-failed") process.exitCode = 1;
+      } finally {
+        release();
+      }
     });
 }
