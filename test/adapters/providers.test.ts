@@ -115,6 +115,39 @@ describe("provider detection", () => {
   });
 });
 
+describe("probes run at once", () => {
+  it("every CLI's --version is probed concurrently, and a binary two providers share is probed once", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const calls: string[] = [];
+    const concurrent: Probe = {
+      ...probe({ onPath: ["codex", "claude", "gemini"] }),
+      version: async (binary) => {
+        calls.push(binary);
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return { kind: "ok", version: `${path.basename(binary)} 1.0` };
+      },
+    };
+    const settings: Settings = {
+      providers: {
+        a: { adapter: "codex", model: "gpt-5", input: "stdin", selectable: true },
+        b: { adapter: "codex", model: "gpt-5-mini", input: "stdin", selectable: true },
+      },
+    };
+    const found = await detectProviders(settings, new Layout(tempRoot()), concurrent);
+    expect(found.filter((p) => p.version).map((p) => [p.id, p.version])).toEqual([
+      ["a", "codex 1.0"],
+      ["b", "codex 1.0"],
+      ["claude", "claude 1.0"],
+      ["gemini", "gemini 1.0"],
+    ]);
+    expect(calls.sort()).toEqual(["/usr/bin/claude", "/usr/bin/codex", "/usr/bin/gemini"]);
+    expect(most).toBe(3);
+  });
+});
+
 describe("--version probes on a slow machine: a pinned, installed reviewer is never dropped because a probe was slow", () => {
   const [FIRST, SECOND] = PROBE_TIMEOUTS_MS;
   const TIMEOUT: VersionProbe = { kind: "timeout" };

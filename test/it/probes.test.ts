@@ -56,4 +56,44 @@ describe("slow --version probes (integration)", () => {
     },
     scaled(120_000),
   );
+
+  it(
+    "every installed CLI is probed at once: each stand-in's --version sees the other's start before it answers",
+    async () => {
+      const bin = tempRoot("guild-bus-standins-");
+      const started = path.join(bin, "started.log");
+      for (const name of ["codex", "claude"]) {
+        const standin = path.join(bin, name);
+        writeFileSync(
+          standin,
+          [
+            "#!/usr/bin/env node",
+            "// answers once both stand-ins are being probed, or says it was probed alone",
+            'const fs = require("node:fs");',
+            'if (process.argv[2] !== "--version") process.exit(2);',
+            `fs.appendFileSync(${JSON.stringify(started)}, "${name}\\n");`,
+            `const deadline = Date.now() + ${PROBE_TIMEOUTS_MS[0] + PROBE_TIMEOUTS_MS[1]};`,
+            "setInterval(() => {",
+            `  const both = fs.readFileSync(${JSON.stringify(started)}, "utf8").split("\\n").filter(Boolean);`,
+            '  if (new Set(both).size === 2) console.log("' + name + '-cli 1.0 (probed alongside the other)");',
+            '  else if (Date.now() > deadline) console.log("' + name + '-cli 1.0 (probed alone)");',
+            "  else return;",
+            "  process.exit(0);",
+            "}, 50);",
+          ].join("\n"),
+        );
+        chmodSync(standin, 0o755);
+      }
+      const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, OPENAI_API_KEY: "sk-standin", ANTHROPIC_API_KEY: "sk-standin" };
+      const p = makeProject();
+      const r = withEnv(env, () => p.cli(["providers", "--json"]));
+      expect(r.code, r.stderr).toBe(0);
+      const found = (JSON.parse(r.stdout) as { providers: Array<{ id: string; version: string | null }> }).providers;
+      expect(found.filter((f) => f.id === "codex" || f.id === "claude").map((f) => [f.id, f.version])).toEqual([
+        ["codex", "codex-cli 1.0 (probed alongside the other)"],
+        ["claude", "claude-cli 1.0 (probed alongside the other)"],
+      ]);
+    },
+    scaled(180_000),
+  );
 });
