@@ -43,6 +43,9 @@ export interface Probe {
  */
 export const PROBE_TIMEOUTS_MS = [5_000, 30_000] as const;
 
+/** A positive probe this recent, of the same binary, by any process, is not run again. */
+export const PROBE_FRESH_MS = 10 * 60_000;
+
 function whichOnPath(binary: string, envPath = process.env.PATH ?? ""): string | null {
   const candidates = binary.includes("/")
     ? [binary]
@@ -116,10 +119,11 @@ interface ProbedVersion {
 const seconds = (ms: number) => `${ms / 1000} s`;
 
 /**
- * `<binary> --version`, so that a slow machine never turns an installed CLI into a missing one: after a timeout, a
- * positive probe cached for the same binary (path, size, mtime) is trusted, else it is probed again with the long
- * limit; if that times out too the binary is still present (on PATH), its version unknown. Only a probe that
- * answers with a failure makes it unavailable.
+ * `<binary> --version`, so that a slow machine never turns an installed CLI into a missing one. A positive answer
+ * for the same binary (path, size, mtime, inode) cached by any process within PROBE_FRESH_MS is used without running
+ * it again. Else it is probed; after a timeout, an older cached answer for the same binary is trusted, else it is
+ * probed again with the long limit; if that times out too the binary is still present (on PATH), its version
+ * unknown. Only a probe that answers with a failure makes it unavailable.
  */
 async function probeVersion(name: string, binary: string, probe: Probe, cache: ProbeCache): Promise<ProbedVersion> {
   const [first, second] = PROBE_TIMEOUTS_MS;
@@ -132,6 +136,9 @@ async function probeVersion(name: string, binary: string, probe: Probe, cache: P
     cache.drop(binary);
     return { present: false, version: null, why: `${name} --version failed (${r.reason})` };
   };
+  const fresh = stamp ? cache.get(binary, stamp, PROBE_FRESH_MS) : null;
+  if (fresh)
+    return { present: true, version: fresh, why: `${name} ${fresh} (same binary answered a probe in the last ${seconds(PROBE_FRESH_MS)})` };
   const r1 = await probe.version(binary, first);
   if (r1.kind === "ok") return answered(r1, "");
   if (r1.kind === "failed") return failed(r1);
@@ -175,13 +182,14 @@ class ProbeCache {
     return this.probes.get(binary)!;
   }
 
-  get(binary: string, stamp: string): string | null {
+  /** The cached answer for this very binary; with `withinMs`, only one given that recently. */
+  get(binary: string, stamp: string, withinMs = Infinity): string | null {
     const e = this.entries[binary];
-    return e && e.stamp === stamp && typeof e.version === "string" ? e.version : null;
+    if (!e || e.stamp !== stamp || typeof e.version !== "string") return null;
+    return withinMs === Infinity || Date.now() - Date.parse(e.at) <= withinMs ? e.version : null;
   }
 
   set(binary: string, stamp: string, version: string): void {
-    if (this.get(binary, stamp) === version) return;
     this.entries[binary] = { stamp, version, at: new Date().toISOString() };
     this.dirty = true;
   }

@@ -3,7 +3,7 @@
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROBE_TIMEOUTS_MS } from "../../src/adapters/probe.js";
+import { PROBE_FRESH_MS, PROBE_TIMEOUTS_MS } from "../../src/adapters/probe.js";
 import { makeProject } from "../helpers/bus.js";
 import { withEnv } from "../helpers/cli-review.js";
 import { tempRoot } from "../helpers/tmp.js";
@@ -36,11 +36,11 @@ describe("slow --version probes (integration)", () => {
       expect(first.stdout).toMatch(/^✓ cx +adapter codex/m);
       expect(first.stdout).toContain(`codex codex-cli 0.0.0-standin (answered a second probe: the first timed out after ${FIRST_S} s)`);
 
-      // The positive answer is cached for this binary: the next slow probe trusts it instead of waiting again.
+      // The positive answer is cached on disk for this binary: the next process does not run --version again.
       const second = withEnv(env, () => p.cli(["providers"]));
       expect(second.stdout).toMatch(/^✓ cx +adapter codex/m);
       expect(second.stdout).toContain(
-        `codex codex-cli 0.0.0-standin (from an earlier probe of this same binary: --version timed out after ${FIRST_S} s)`,
+        `codex codex-cli 0.0.0-standin (same binary answered a probe in the last ${PROBE_FRESH_MS / 1000} s)`,
       );
 
       p.write("docs/spec.md", "# Spec\n\n- exports finish within 2 s\n");
