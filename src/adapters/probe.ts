@@ -297,8 +297,11 @@ async function reach(config: ProviderConfig, probe: Probe, cache: ProbeCache): P
     const why = [binary ? `runs ${binary}` : `program ${config.argv?.[0] ?? "(no argv)"} not found`];
     return { binary, version: null, auth: null, why, available: binary !== null };
   }
+  if (config.adapter === "external") return { binary: null, version: null, auth: null, why: [EXTERNAL_WHY], available: true };
   return { binary: null, version: null, auth: null, why: ["a human answers"], available: true };
 }
+
+const EXTERNAL_WHY = "served by a reviewer process outside the bus (adapter external): the bus starts nothing for it";
 
 async function detect(settings: Settings, layout: Layout, probe: Probe, cache: ProbeCache): Promise<DetectedProvider[]> {
   const aliases = settings.family_aliases;

@@ -17,9 +17,11 @@ interface WorkerCliOptions {
   concurrency: number;
 }
 
+const isWorkerKind = (kind: string): boolean => (WORKER_KINDS as readonly string[]).includes(kind);
+
 /** The kinds named, each checked against the one list of worker kinds (src/workers/index.ts). */
 function workerKinds(names: string[], where: string) {
-  const unknown = names.filter((k) => !(WORKER_KINDS as readonly string[]).includes(k));
+  const unknown = names.filter((k) => !isWorkerKind(k));
   if (unknown.length || !names.length) {
     const problem = names.length ? `unknown worker kind ${unknown.map((k) => JSON.stringify(k)).join(", ")}` : "no worker kind given";
     throw new Error(`${where}: ${problem}; the kinds are ${WORKER_KINDS.join(", ")}`);
@@ -94,7 +96,8 @@ export function register(program: Command): void {
       const reviewers = async () =>
         new Set(
           (await detectProviders(settings, layout))
-            .filter((p) => p.adapter !== "manual" && (p.available || p.source === "settings"))
+            // manual is always started; an external reviewer is a process of its own, with no worker here
+            .filter((p) => p.adapter !== "manual" && isWorkerKind(p.adapter) && (p.available || p.source === "settings"))
             .map((p) => p.adapter),
         );
       const kinds = requested ?? ["broker", "verifier", "manual", ...[...(await reviewers())].sort()];

@@ -125,6 +125,26 @@ describe("guild-bus up (integration)", () => {
     expect(processesMentioning(`--root ${p.root}`)).toEqual([]);
   });
 
+  it("a reviewer served from outside (adapter external) gets no worker: up starts none for it and refuses it in --kinds", async () => {
+    const p = makeProject();
+    p.settings({ providers: { "py-gemini": { adapter: "external", model: "gemini-2.5-pro" } } });
+    const up = startUp(p);
+    try {
+      await up.waitLog(/supervising: (.*) \(Ctrl-C to stop\)/);
+      expect(/supervising: (.*) \(Ctrl-C to stop\)/.exec(up.log())![1]!.split(", ")).not.toContain("external");
+      const providers = JSON.parse(p.cli(["providers", "--json"]).stdout) as { providers: Array<{ id: string; available: boolean }> };
+      expect(providers.providers.find((x) => x.id === "py-gemini")).toMatchObject({ available: true });
+    } finally {
+      expect(await stopUp(up)).toBe(0);
+    }
+    const r = spawnSync(process.execPath, [BIN, "up", "--root", p.root, "--kinds", "broker,external"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('--kinds: unknown worker kind "external"');
+  });
+
   it("--kinds with an unknown kind is a usage error listing the valid kinds; nothing is started", () => {
     const p = makeProject();
     const r = spawnSync(process.execPath, [BIN, "up", "--root", p.root, "--kinds", "broker,;rm -rf /"], {
