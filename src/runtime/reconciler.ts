@@ -495,10 +495,13 @@ export async function runUntilSignal(runtime: WorkerRuntime, log: (m: string) =>
       act("drain");
     });
   } else process.on("SIGINT", onSignal);
-  await runtime.start();
-  await new Promise<void>((resolve) => {
-    act = (how) => void (how === "stop" ? runtime.stop() : runtime.drain()).then(resolve);
-    if (early) act(early);
-  });
-  if (process.connected) process.disconnect(); // an open channel would keep the stopped worker alive
+  try {
+    await runtime.start();
+    await new Promise<void>((resolve) => {
+      act = (how) => void (how === "stop" ? runtime.stop() : runtime.drain()).then(resolve);
+      if (early) act(early);
+    });
+  } finally {
+    if (process.connected) process.disconnect(); // an open channel would keep the stopped (or failed) worker alive
+  }
 }
