@@ -65,7 +65,10 @@ export function register(program: Command): void {
 
   program
     .command("up")
-    .description("start and supervise the workers (restarting any that die; one that keeps failing at start is given up) until interrupted")
+    .description(
+      "start and supervise the workers (restarting any that die; one that keeps failing at start is given up), one up per project; " +
+        "Ctrl-C waits for the reviews in flight, a second Ctrl-C (or SIGTERM) stops at once",
+    )
     .option("--root <dir>", "project root", process.cwd())
     .option("--poll", "poll the filesystem instead of native events")
     .option(
