@@ -72,15 +72,43 @@ describe("the npm package", () => {
       expect(JSON.parse(verify.stdout)).toMatchObject({ pass: true });
 
       const script = [
-        'import { classifyFamily, gateStatus, verifyGatePass } from "guild-bus";',
-        `const status = gateStatus(${JSON.stringify(demoRoot)}, "demo-run", "G-spec");`,
+        'import { classifyFamily, gateStatus, requestReview, verifyGatePass } from "guild-bus";',
+        `const root = ${JSON.stringify(demoRoot)};`,
+        'const status = gateStatus(root, "demo-run", "G-spec");',
         "const failed = verifyGatePass({ resultRaw: null, artifactBytes: new Uint8Array() });",
-        'console.log(JSON.stringify({ family: classifyFamily("gpt-5.2"), status: status.status, pass: failed.pass }));',
+        'const requested = requestReview(root, { artifact: "docs/export-spec.md", gate: "G-plan", author: "claude", runId: "lib-run" });',
+        "console.log(JSON.stringify({ family: classifyFamily('gpt-5.2'), status: status.status, pass: failed.pass, requested }));",
       ].join("\n");
       writeFileSync(path.join(project, "use-the-library.js"), script);
       const lib = spawnSync(process.execPath, ["use-the-library.js"], { cwd: project, encoding: "utf8", timeout: scaled(60_000) });
       expect(lib.status, lib.stderr).toBe(0);
-      expect(JSON.parse(lib.stdout)).toEqual({ family: "openai", status: "satisfied", pass: false });
+      expect(JSON.parse(lib.stdout)).toEqual({
+        family: "openai",
+        status: "satisfied",
+        pass: false,
+        requested: { ok: true, runId: "lib-run", gate: "G-plan", warnings: [] },
+      });
+      expect(readdirSync(path.join(demoRoot, ".guild", "runs", "lib-run", "review", "G-plan"))).toContain("request.json");
+
+      // the declarations are the types a TypeScript user compiles against: a right call compiles, a wrong one does not
+      const tsc = (body: string) => {
+        writeFileSync(path.join(project, "use.ts"), body);
+        writeFileSync(
+          path.join(project, "tsconfig.json"),
+          JSON.stringify({
+            compilerOptions: { module: "nodenext", strict: true, noEmit: true, skipLibCheck: true, types: [] },
+            files: ["use.ts"],
+          }),
+        );
+        return spawnSync(process.execPath, [path.join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", project], {
+          encoding: "utf8",
+          timeout: scaled(120_000),
+        });
+      };
+      const right = tsc('import { classifyFamily, type Family } from "guild-bus";\nexport const f: Family = classifyFamily("gpt-5");\n');
+      expect(right.status, right.stdout).toBe(0);
+      const wrong = tsc('import { verifyGatePass } from "guild-bus";\nexport const r = verifyGatePass({ resultRaw: 1 });\n');
+      expect(wrong.stdout).toMatch(/use\.ts\(2,\d+\): error TS2\d+/);
       const types = readFileSync(path.join(project, "node_modules", "guild-bus", "dist", "src", "index.d.ts"), "utf8");
       for (const fn of ["requestReview", "gateStatus", "verifyGatePass", "classifyFamily"])
         expect(types).toContain(`export declare function ${fn}(`);
