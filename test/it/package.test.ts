@@ -1,7 +1,7 @@
 // The published package as a user gets it: packed, installed into a scratch project without dev dependencies
 // (dependencies come from the npm registry through the npm cache), then run with npx from there.
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { REPO } from "../helpers/bus.js";
@@ -112,6 +112,39 @@ describe("the npm package", () => {
       const types = readFileSync(path.join(project, "node_modules", "guild-bus", "dist", "src", "index.d.ts"), "utf8");
       for (const fn of ["requestReview", "gateStatus", "verifyGatePass", "classifyFamily"])
         expect(types).toContain(`export declare function ${fn}(`);
+    },
+  );
+
+  it(
+    "a source checkout without dist/ builds it on its first run (no install script needed); elsewhere it says what is missing",
+    {
+      timeout: scaled(300_000),
+    },
+    () => {
+      const checkout = tempRoot("guild-bus-checkout-");
+      for (const part of ["bin", "src", "tsconfig.json", "package.json"])
+        cpSync(path.join(REPO, part), path.join(checkout, part), { recursive: true });
+      symlinkSync(path.join(REPO, "node_modules"), path.join(checkout, "node_modules"));
+      const run = () =>
+        spawnSync(process.execPath, [path.join(checkout, "bin", "guild-bus.js"), "family", "gpt-5"], {
+          encoding: "utf8",
+          timeout: scaled(240_000),
+        });
+      const first = run();
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stderr).toBe("guild-bus: building dist/ from the source checkout (first run) …\n");
+      expect(first.stdout).toBe("gpt-5\topenai\n");
+      expect(run()).toMatchObject({ status: 0, stderr: "", stdout: "gpt-5\topenai\n" });
+
+      const bare = tempRoot("guild-bus-bare-");
+      cpSync(path.join(REPO, "bin"), path.join(bare, "bin"), { recursive: true });
+      const r = spawnSync(process.execPath, [path.join(bare, "bin", "guild-bus.js"), "family", "gpt-5"], {
+        encoding: "utf8",
+        timeout: scaled(60_000),
+      });
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe("guild-bus: dist/ is missing and cannot be built here; in a source checkout run `npm ci && npm run build`\n");
     },
   );
 });
