@@ -75,7 +75,7 @@ export async function supervise(kinds: string[], argvOf: (kind: string) => strin
     stopping = true;
     halt();
     log(`${why}: no new work is taken; waiting for the work in flight to finish (Ctrl-C again to stop at once)`);
-    // a worker whose channel broke cannot be asked: it is stopped instead
+    // a worker whose channel is gone already drains (it saw the channel close); one that cannot be asked is stopped
     for (const c of children.values()) if (c.connected) c.send("drain", (error) => error && c.kill("SIGTERM"));
     void exits().then(() => finish("stopped"));
   };
@@ -94,5 +94,5 @@ export async function supervise(kinds: string[], argvOf: (kind: string) => strin
   process.off("SIGINT", onInterrupt);
   process.off("SIGHUP", onHangup);
   process.off("SIGTERM", stop);
-  return how;
+  return how; // the pipe error listeners stay: a write after the end must not crash on a closed pipe either
 }
