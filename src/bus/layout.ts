@@ -111,6 +111,10 @@ export class Layout {
   get stopGateState(): string {
     return path.join(this.guild, "stop-gate.json");
   }
+  /** Who supervises this tree's workers (`guild-bus up`): one at a time. */
+  get supervisorLock(): string {
+    return path.join(this.guild, "up.lock");
+  }
   get hosts(): string {
     return path.join(this.guild, "hosts");
   }
