@@ -4,6 +4,7 @@ import { mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { Layout } from "../bus/layout.js";
+import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { intArg } from "./options.js";
 import { BIN } from "./worker.js";
 import { packageVersion } from "./version.js";
@@ -14,13 +15,35 @@ const INSTRUCTIONS =
   "stops (call wait again while it answers still_running). If it needs you, read the findings, revise the artifact, " +
   "resubmit, wait again. Report the gate's outcome exactly as wait gives it: never claim a pass the gate did not give.";
 
-/** `up` for this tree, as a child tied to this server by an IPC channel: it stops when the server goes. */
-function startWorkers(layout: Layout): ChildProcess {
-  mkdirSync(layout.logs, { recursive: true });
-  const log = openSync(path.join(layout.logs, "mcp-up.log"), "a");
-  const child = spawn(process.execPath, [BIN, "up", "--root", layout.root], { stdio: ["ignore", log, log, "ipc"] });
-  child.on("error", (error) => process.stderr.write(`guild-bus mcp: could not start the workers: ${error.message}\n`));
-  return child;
+/** How often the server checks that the tree still has a supervisor (another server's `up` may have gone with it). */
+const SUPERVISOR_CHECK_MS = 10_000;
+
+/**
+ * Keep `up` running for this tree while the server serves: start one unless one runs already (one supervisor per
+ * tree), as a child tied to this server by an IPC channel, and start one again if the tree is left with none.
+ * Returns how to let it go: the child drains (reviews in flight finish) and exits.
+ */
+function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
+  let child: ChildProcess | null = null;
+  const ensure = () => {
+    if (child && child.exitCode === null && child.signalCode === null) return;
+    const running = runningSupervisor(layout);
+    if (running) {
+      if (!child) say(`workers already supervised by guild-bus up (pid ${running.pid} on ${running.host})`);
+      return;
+    }
+    mkdirSync(layout.logs, { recursive: true });
+    const log = openSync(path.join(layout.logs, "mcp-up.log"), "a");
+    child = spawn(process.execPath, [BIN, "up", "--root", layout.root], { stdio: ["ignore", log, log, "ipc"] });
+    child.on("error", (error) => say(`could not start the workers: ${error.message}`));
+    say(`workers started (log: ${path.relative(layout.root, layout.logs)}/mcp-up.log)`);
+  };
+  ensure();
+  const timer = setInterval(ensure, SUPERVISOR_CHECK_MS).unref();
+  return () => {
+    clearInterval(timer);
+    if (child?.connected) child.disconnect();
+  };
 }
 
 export function register(program: Command): void {
@@ -33,16 +56,14 @@ export function register(program: Command): void {
     .action(async (o: { root: string; up: boolean; waitSeconds: number }) => {
       const layout = new Layout(o.root);
       const { createMcpServer, serveStdio } = await import("../mcp/server.js");
-      const workers = o.up ? startWorkers(layout) : null;
-      process.stderr.write(
-        workers
-          ? `guild-bus mcp: serving ${layout.root}; workers started (log: ${path.relative(layout.root, layout.logs)}/mcp-up.log)\n`
-          : `guild-bus mcp: serving ${layout.root}; start the workers with \`guild-bus up --root ${layout.root}\`\n`,
-      );
+      const say = (line: string) => process.stderr.write(`guild-bus mcp: ${line}\n`);
+      say(`serving ${layout.root}`);
+      if (!o.up) say(`start the workers with \`guild-bus up --root ${layout.root}\``);
+      const release = o.up ? keepWorkers(layout, say) : () => undefined;
       try {
         await serveStdio(createMcpServer(layout, { version: packageVersion(), instructions: INSTRUCTIONS, waitSeconds: o.waitSeconds }));
       } finally {
-        workers?.kill("SIGTERM");
+        release();
       }
     });
 }

@@ -105,10 +105,11 @@ export function register(program: Command): void {
         );
       const kinds = requested ?? ["broker", "verifier", "manual", ...[...(await reviewers())].sort()];
       const args = ["--root", o.root, ...(o.poll ? ["--poll"] : [])];
-      // started by `guild-bus mcp` with an IPC channel: stop when that server goes, however it ends
+      // started by `guild-bus mcp` with an IPC channel: when that server goes, however it ends, stop as on a closed
+      // terminal — the reviews in flight (possibly paid) finish first
       if (process.channel) {
         process.channel.unref();
-        process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
+        process.once("disconnect", () => process.kill(process.pid, "SIGHUP"));
       }
       const { supervise } = await import("../runtime/supervisor.js");
       try {

@@ -30,6 +30,12 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The `up` supervising this tree now, if any: a holder on this host that died counts as none. */
+export function runningSupervisor(layout: Layout): Holder | null {
+  const holder = readHolder(layout.supervisorLock);
+  return holder && (holder.host !== THIS_HOST || alive(holder.pid)) ? holder : null;
+}
+
 /** Take the tree's supervisor lock, or throw SupervisorLockedError naming the running supervisor. Returns its release. */
 export function lockSupervisor(layout: Layout): () => void {
   const file = layout.supervisorLock;

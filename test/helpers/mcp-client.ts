@@ -7,6 +7,8 @@ import { BIN } from "./bus.js";
 
 export interface McpSession {
   client: Client;
+  /** The server process. */
+  pid: number | null;
   stderr: () => string;
   call(
     name: string,
@@ -33,6 +35,7 @@ export async function mcpSession(root: string, clientName: string, serverArgs: s
   await client.connect(transport);
   return {
     client,
+    pid: transport.pid,
     stderr: () => err,
     async call(name, args, opts = {}) {
       return (await client.callTool({ name, arguments: args }, undefined, {

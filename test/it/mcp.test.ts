@@ -2,10 +2,11 @@
 // progress notifications while waiting), the author host taken from the handshake, a wait that answers still_running
 // before a short client timeout, refusals as tool errors that leave the server serving, decide and respond, and two
 // clients on one tree at once.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeProject, type Project, received, scriptedProvider } from "../helpers/bus.js";
+import { processesMentioning } from "../helpers/cli-review.js";
 import { type McpSession, mcpSession, textOf } from "../helpers/mcp-client.js";
 import { scaled } from "../helpers/machine.js";
 
@@ -151,5 +152,21 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(wb.structuredContent).toMatchObject({ exit_code: 3 });
     expect(p.readJson(runB, "G-plan", "request.json")).toMatchObject({ author_host: "gemini-cli" });
     expect(received(p.root, "scripted")).toHaveLength(2); // one dispatch per gate, though two servers watch the tree
+    expect(processesMentioning(`up --root ${p.root}`)).toHaveLength(1); // one supervisor per tree
+
+    // the server whose `up` runs goes; the other starts one, and the tree keeps being served
+    const holder = JSON.parse(readFileSync(path.join(p.root, ".guild", "up.lock"), "utf8")).pid as number;
+    const parent = Number(
+      readFileSync(`/proc/${holder}/stat`, "utf8")
+        .replace(/^.*\) /, "")
+        .split(" ")[1],
+    );
+    const [first, second] = a.pid === parent ? [a, b] : [b, a];
+    expect(first.pid).toBe(parent);
+    await first.close();
+    p.write("docs/ops.md", "# Ops\n\nPager: TBD\n");
+    const rc = await second.call("request_review", { artifact: "docs/ops.md", gate: "G-operations", author_model: "claude-opus-4-5" });
+    const ended = await waitUntilStopped(second, rc.structuredContent!.run_id as string, "G-operations");
+    expect(ended.structuredContent).toMatchObject({ exit_code: 3 });
   });
 });
