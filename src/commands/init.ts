@@ -143,6 +143,16 @@ function gemini(ws: Workspace, notes: string[]): void {
   notes.push("gemini: restart gemini in this project; /guild:review <file> starts a review");
 }
 
+/** What under .guild/ belongs to one machine (README "Install"): never committed. */
+const MACHINE_FILES = [
+  ".guild/tmp/",
+  ".guild/logs/",
+  ".guild/probe-cache.json",
+  ".guild/up.lock",
+  ".guild/stop-gate.json",
+  ".guild/codex-skip-streak.json",
+];
+
 const HOST_SETUP: Record<Host, (ws: Workspace, notes: string[]) => void> = { claude, codex, gemini };
 
 /** The changes `init` would make for these hosts (none written yet). */
@@ -164,7 +174,7 @@ export async function planInit(layout: Layout, hosts: readonly Host[]): Promise<
         ? `reviewers found here: ${usable.map((p) => `${p.id} (${p.family})`).join(", ")}`
         : "no reviewer CLI found here: reviews will wait for a human (`guild-bus providers` says what would enable one)",
     );
-    addLines(ws, ".gitignore", [".guild/tmp/", ".guild/logs/", ".guild/probe-cache.json", ".guild/stop-gate.json"], "# guild-bus");
+    addLines(ws, ".gitignore", MACHINE_FILES, "# guild-bus: this machine's state");
     notes.push("commit .guild/runs/ if you want the reviews as an audit trail (`guild-bus check` re-derives them in CI); else ignore it");
     for (const host of hosts) HOST_SETUP[host](ws, notes);
   } catch (error) {
