@@ -1,4 +1,5 @@
 // CLI entry. Each command's module is imported only when that command runs, so small commands start fast.
+import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { repeatedFlag, reportError, rootProblem, USAGE_EXIT } from "./errors.js";
 
@@ -35,10 +36,20 @@ function harden(program: Command): void {
     cmd.commands.forEach(visit);
   };
   program.commands.forEach(visit);
-  program.hook("preAction", (_program, action) => {
-    const root: unknown = action.opts().root;
-    const problem = typeof root === "string" ? rootProblem(root) : null;
+  program.hook("preAction", async (_program, action) => {
+    if (!action.options.some((o) => o.long === "--root")) return;
+    const given: unknown = action.opts().root;
+    const problem = typeof given === "string" ? rootProblem(given) : null;
     if (problem) action.error(problem);
+    const { findProjectRoot } = await import("../bus/project-root.js");
+    const root = typeof given === "string" ? given : findProjectRoot(process.cwd());
+    action.setOptionValue("root", root);
+    // A running worker keeps going on what is valid (a restart must not die on an edit); every command a person runs refuses.
+    if (action.name() === "worker") return;
+    const [{ loadSettings }, { Layout }] = await Promise.all([import("../bus/settings.js"), import("../bus/layout.js")]);
+    const { problems } = loadSettings(new Layout(root));
+    const what = problems.map((p) => p.replace(/^settings\.json:? /, "").replace(/; (using defaults|ignoring .*)$/, ""));
+    if (what.length) action.error(`${path.join(root, ".guild", "settings.json")}: ${what.join("; ")}`);
   });
 }
 

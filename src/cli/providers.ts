@@ -1,5 +1,6 @@
 // guild-bus providers: which reviewers were found here, and why each is (not) usable.
 import type { Command } from "commander";
+import { ROOT_HELP } from "./errors.js";
 import { Layout } from "../bus/layout.js";
 import { detectProviders } from "../adapters/probe.js";
 import { loadSettings } from "../bus/settings.js";
@@ -9,7 +10,7 @@ export function register(program: Command): void {
     .command("providers")
     .description("show the reviewers detected here (settings, CLIs on PATH, capability declarations) and why")
     .option("--json", "print JSON")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .action(async (o: { json?: boolean; root: string }) => {
       const layout = new Layout(o.root);
       const { settings, problems } = loadSettings(layout);

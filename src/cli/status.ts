@@ -1,5 +1,6 @@
 // guild-bus status [run [gate]]: every gate's state, round, reviewer, independence, last verdict, what it waits for.
 import type { Command } from "commander";
+import { ROOT_HELP } from "./errors.js";
 import { listGates } from "../bus/gate-list.js";
 import { reverifyGate, viewGate } from "../commands/gate-view.js";
 import { Layout } from "../bus/layout.js";
@@ -14,7 +15,7 @@ export function register(program: Command): void {
     .argument("[gate]")
     .option("--json", "print JSON")
     .option("--verify", "re-derive every ended gate's outcome from its files; exit 2 if one does not hold (SPEC §17)")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .action((run: string | undefined, gate: string | undefined, o: { json?: boolean; verify?: boolean; root: string }) => {
       const ctx = loadContext(new Layout(o.root));
       const listing = gate

@@ -2,6 +2,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
+import { ROOT_HELP } from "./errors.js";
 import { WORKER_KINDS } from "../spec/constants.js";
 import { intArg } from "./options.js";
 
@@ -32,7 +33,7 @@ export function register(program: Command): void {
     .command("worker")
     .description(`run one worker: ${WORKER_KINDS.join(" | ")}`)
     .argument("<kind>")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .option("--poll", "poll the filesystem instead of native events (auto on NFS, SMB, 9p, FUSE)")
     .option("--provider <id...>", "reviewer workers: serve only these provider ids")
     .option("--reconcile-ms <ms>", "reconcile interval", intArg(1), 2000)
@@ -64,7 +65,7 @@ export function register(program: Command): void {
   program
     .command("up")
     .description("start and supervise the workers (restarting any that die; one that keeps failing at start is given up) until interrupted")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .option("--poll", "poll the filesystem instead of native events")
     .option(
       "--kinds <list>",
