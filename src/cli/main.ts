@@ -1,26 +1,36 @@
 // CLI entry. Each command's module is imported only when that command runs, so small commands start fast.
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { repeatedFlag, reportError, rootProblem, USAGE_EXIT } from "./errors.js";
 
 type Loader = () => Promise<{ register(program: Command): void }>;
 
 const COMMANDS: Record<string, Loader> = {
-  "verify-gate-pass": () => import("./verify-gate-pass-entry.js"),
-  family: () => import("./family.js"),
-  scrub: () => import("./scrub.js"),
+  // the main commands first: help lists them in this order
   review: () => import("./review.js"),
+  status: () => import("./status.js"),
+  up: () => import("./worker.js"),
+  wait: () => import("./wait.js"),
   resubmit: () => import("./author.js"),
   rebut: () => import("./author.js"),
   decide: () => import("./author.js"),
   respond: () => import("./author.js"),
-  status: () => import("./status.js"),
-  worker: () => import("./worker.js"),
-  up: () => import("./worker.js"),
-  demo: () => import("./demo.js"),
   providers: () => import("./providers.js"),
   ui: () => import("./ui.js"),
+  demo: () => import("./demo.js"),
+  worker: () => import("./worker.js"),
+  "verify-gate-pass": () => import("./verify-gate-pass-entry.js"),
+  family: () => import("./family.js"),
+  scrub: () => import("./scrub.js"),
 };
+
+/** The version in package.json (bin/ and dist/ sit two levels below it). */
+function packageVersion(): string {
+  const file = fileURLToPath(new URL("../../../package.json", import.meta.url));
+  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+}
 
 /** Rules for every option of every command, set here once: a single-value option given twice, a --root that is not a directory. */
 function harden(program: Command): void {
@@ -65,6 +75,16 @@ async function describeError(error: unknown): Promise<string> {
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("guild-bus")
     .description("Filesystem artifact bus for cross-family adversarial review")
+    .version(packageVersion(), "-V, --version", "print the version")
+    .addHelpText(
+      "after",
+      "\nStart here:\n" +
+        "  $ guild-bus up &                                   # the workers\n" +
+        "  $ guild-bus review docs/spec.md --gate G-spec --author claude --wait\n" +
+        "  $ guild-bus status                                 # every gate, and what each waits for\n" +
+        "\nExit codes: 0 ok; 1 usage error; 2 a gate-pass or --verify failed; 3 the author's turn; 4 a human decision; " +
+        "5 review unavailable; 6 still moving (--timeout, status --exit-status); 130 interrupted\n",
+    )
     .exitOverride()
     .configureOutput({
       writeErr: (s) => process.stderr.write(s),
@@ -75,6 +95,8 @@ export async function main(argv: string[]): Promise<number> {
   const loaders = wanted && COMMANDS[wanted] ? [COMMANDS[wanted]] : Object.values(COMMANDS);
   const modules = new Set(await Promise.all(loaders.map((load) => load())));
   for (const mod of modules) mod.register(program);
+  const order = Object.keys(COMMANDS);
+  (program.commands as Command[]).sort((a, b) => order.indexOf(a.name()) - order.indexOf(b.name()));
   harden(program);
   process.exitCode = 0;
   try {

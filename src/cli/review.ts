@@ -38,7 +38,11 @@ export function register(program: Command): void {
     .option("--paths <paths...>", "further project-relative paths for the reviewer (read directly at nightmare)")
     .option("--wait", "block until the gate needs the author, needs a human, or ends")
     .option("--json", "print the result as JSON")
-    .option("--timeout <seconds>", "with --wait: give up after this long (exit 1)", secondsArg)
+    .option(
+      "--timeout <seconds>",
+      "with --wait: give up after this long (exit 6; the gate goes on, re-attach with `guild-bus wait`)",
+      secondsArg,
+    )
     .option("--root <dir>", ROOT_HELP)
     .action(async (artifact: string, o: ReviewOptions) => {
       const layout = new Layout(o.root);
