@@ -94,12 +94,21 @@ function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string
   const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, difficulty);
   if (refusal) return refuse(`request refused: ${refusal}`);
   const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
-  const warnings = exposed.length
-    ? [
-        `difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. ` +
-          "It may read the rest of the project as well. Use difficulty hard to send the artifact redacted",
-      ]
-    : [];
+  const local = (p.review ?? settings.review) === "local" && !settings.weak_reviewer;
+  const warnings = [
+    ...(local
+      ? [
+          "review local with no weak_reviewer in .guild/settings.json: the broker takes an available reviewer of the author's family, " +
+            "else any other reviewer, else the manual reviewer (a person answers with `guild-bus respond`); independence is weak",
+        ]
+      : []),
+    ...(exposed.length
+      ? [
+          `difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. ` +
+            "It may read the rest of the project as well. Use difficulty hard to send the artifact redacted",
+        ]
+      : []),
+  ];
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };
   // both records are validated before either is written
