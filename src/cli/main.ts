@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
+import { addHelpTexts } from "./help-text.js";
 import { repeatedFlag, reportError, rootProblem, USAGE_EXIT } from "./errors.js";
 
 type Loader = () => Promise<{ register(program: Command): void }>;
@@ -95,6 +96,7 @@ export async function main(argv: string[]): Promise<number> {
   const loaders = wanted && COMMANDS[wanted] ? [COMMANDS[wanted]] : Object.values(COMMANDS);
   const modules = new Set(await Promise.all(loaders.map((load) => load())));
   for (const mod of modules) mod.register(program);
+  addHelpTexts(program);
   const order = Object.keys(COMMANDS);
   (program.commands as Command[]).sort((a, b) => order.indexOf(a.name()) - order.indexOf(b.name()));
   harden(program);

@@ -9,13 +9,10 @@ import { nextStepLine, type NextStep } from "../core/next-step.js";
 import { ROOT_HELP } from "./errors.js";
 import { secondsArg } from "./options.js";
 import { helpText } from "./format.js";
+import { WAIT_EXITS } from "./exit-codes.js";
 
 /** Exit code of a wait interrupted by Ctrl-C (128 + SIGINT, as shells report it). */
 const INTERRUPTED_EXIT = 130;
-
-export const WAIT_EXITS =
-  "0 satisfied, force-passed or skipped; 3 the author's turn (rework, stopped); 4 a human decision; 5 review unavailable; " +
-  "6 --timeout reached (the gate still moves; re-attach with `guild-bus wait`); 130 interrupted; 1 usage error";
 
 function printOutput(output: ReviewBrokerOutput, next: NextStep, json: boolean | undefined): void {
   if (json) {

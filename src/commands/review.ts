@@ -77,6 +77,7 @@ function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string
   const runId = assertRunId(p.runId ?? newRunId());
   const abs = layout.artifact(p.artifact);
   const { settings } = loadSettings(layout);
+  if (existsSync(abs) && statSync(abs).isDirectory()) return refuse(`artifact refused: ${layout.rel(abs)} is a directory; name a file`);
   // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
   // written for an artifact it would escalate at once.
   const artifact = readArtifact(layout, layout.rel(abs), scrubOptions(settings));
