@@ -350,8 +350,8 @@ function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
 /** trail.md for the gate as it stands and the broker's decision; null for a gate without a request. */
 export function trailText(s: GateSnapshot, decision: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): string | null {
   if (!s.request) return null;
-  const { entries, findings } = trailEntries(s, input.reads.result, input.policy.stop);
-  return renderTrail(s, entries, findings, decision);
+  const { entries, findings, details } = trailEntries(s, input.reads.result, input.policy.stop);
+  return renderTrail(s, entries, findings, decision, details);
 }
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
