@@ -137,6 +137,14 @@ describe("waiting on the manual reviewer is never silent", () => {
       const done = await again.exited;
       expect(done.code, done.stderr).toBe(3);
       expect(done.stdout).toContain("next: waiting for the author — run: guild-bus resubmit w1 G-spec");
+      // the trail a person reads: who reviewed, the verdict and summary, the finding in full, when
+      await until("the trail of round 1", () => readFileSync(path.join(p.gateDir("w1", GATE), "trail.md"), "utf8").includes("- summary:"));
+      const trail = readFileSync(path.join(p.gateDir("w1", GATE), "trail.md"), "utf8");
+      expect(trail).toMatch(/- reviewer_host: manual \(gpt-5, openai\); independence: (weak|strong)\n/);
+      expect(trail).toContain("- verdict: issues; blocking_findings: 1; counted round 1 of 5\n- summary: one gap\n");
+      expect(trail).toContain("- findings:\n  1. [blocking] Size unbounded\n     no limit on bytes\n     evidence: line 3\n");
+      expect(trail).toMatch(/- time: issued \d\d:\d\d:\d\d UTC; .*verified \d\d:\d\d:\d\d UTC \(\d+\.\d s after /);
+      expect(trail).not.toMatch(/: n\/a\n/);
     },
   );
 
