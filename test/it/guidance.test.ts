@@ -189,6 +189,44 @@ describe("waiting on the manual reviewer is never silent", () => {
   );
 });
 
+describe("a reviewer that cannot run", () => {
+  it(
+    "is said so on --wait and status, and with no other reviewer and no human asked for, review is unavailable: exit 5",
+    { timeout: scaled(90_000) },
+    async () => {
+      const p = makeProject();
+      // detection sees an executable path; only the spawn finds out it cannot run (a directory)
+      p.settings({ foreign_grace_ms: 800, providers: { gpt: { adapter: "command", model: "gpt-5", argv: [path.join(p.root, "docs")] } } });
+      p.write(ARTIFACT, "# Spec\n");
+      for (const kind of ["broker", "verifier", "manual", "command"]) p.startWorker(kind);
+      const args = [
+        "review",
+        ARTIFACT,
+        "--gate",
+        GATE,
+        "--author",
+        "claude",
+        "--author-model",
+        "claude-opus-4",
+        "--run-id",
+        "u1",
+        "--wait",
+      ];
+      const r = await live(p, args).exited;
+      expect(r.code, r.stderr).toBe(5);
+      expect(r.stdout).toMatch(/^u1 G-spec: unavailable$/m);
+      expect(r.stdout).toMatch(/next: waiting for a human decision — run: guild-bus decide u1 G-spec retry/);
+      expect(p.files("u1", GATE)).not.toContain("packet-2.md");
+      const s = p.status("u1", GATE) as unknown as { next: { escalation: { reason: string; detail: string } } };
+      expect(s.next.escalation).toMatchObject({
+        reason: "unavailable",
+        detail: expect.stringMatching(/reviewer gpt could not run.*no human reviewer was asked for/),
+      });
+      expect(p.cli(["status", "--exit-status"]).code).toBe(5);
+    },
+  );
+});
+
 describe("providers lists every host it looked for", () => {
   it("with nothing installed: each host, why it is not usable and the line that enables it", () => {
     const p = makeProject();
