@@ -203,20 +203,19 @@ function findingLines(detail: RoundDetail | undefined, titles: string[] | undefi
 function roundSection(s: GateSnapshot, e: TrailEntry, titles: string[] | undefined, detail: RoundDetail | undefined): string[] {
   const p = s.packets.get(e.round)!;
   const out = [`## Round ${e.round}${roundLabel(e)}`, ""];
+  const family = e.reviewer_family;
+  const counted = `counted round ${e.counted_round} of ${p.cap}`;
+  const scan = e.post_sentinel_scan === "n/a" ? "no result to scan" : e.post_sentinel_scan;
   out.push(
-    `- reviewer_host: ${e.reviewer_host}${e.reviewer_model ? ` (${e.reviewer_model}, ${e.reviewer_family})` : ` (family ${e.reviewer_family})`}; ` +
+    `- reviewer_host: ${e.reviewer_host}${e.reviewer_model ? ` (${e.reviewer_model}, ${e.reviewer_family})` : ` (family ${family})`}; ` +
       `independence: ${e.independence}`,
   );
   if (e.verdict !== null || e.blocking_findings !== null)
-    out.push(
-      `- verdict: ${e.verdict ?? "none"}; blocking_findings: ${e.blocking_findings ?? "not counted"}; counted round ${e.counted_round} of ${p.cap}`,
-    );
-  else out.push(`- counted round ${e.counted_round} of ${p.cap}`);
+    out.push(`- verdict: ${e.verdict ?? "none"}; blocking_findings: ${e.blocking_findings ?? "not counted"}; ${counted}`);
+  else out.push(`- ${counted}`);
   if (detail?.summary) out.push(`- summary: ${detail.summary.replace(/\s*\n\s*/g, " ")}`);
   out.push(`- state: ${e.state}`, timingLine(s, e.round));
-  out.push(
-    `- packet: ${e.packet}; result: ${e.result ?? "none"}; post_sentinel_scan: ${e.post_sentinel_scan === "n/a" ? "no result to scan" : e.post_sentinel_scan}`,
-  );
+  out.push(`- packet: ${e.packet}; result: ${e.result ?? "none"}; post_sentinel_scan: ${scan}`);
   out.push(...shaLines(e), gatePassLine(s, e));
   for (const d of e.dispatch ?? []) out.push(`- dispatch ${d}`);
   const sg = s.verdicts.get(e.round)?.score_gate;
@@ -231,12 +230,14 @@ function roundSection(s: GateSnapshot, e: TrailEntry, titles: string[] | undefin
   const failure = s.failures.get(e.round);
   if (esc)
     out.push(
-      `- escalation: ${esc.reason} — ${failure && esc.detail === failure.reason ? "the failure above" : esc.detail} (options: ${esc.options.join(", ")})`,
+      `- escalation: ${esc.reason} — ${failure && esc.detail === failure.reason ? "the failure above" : esc.detail} ` +
+        `(options: ${esc.options.join(", ")})`,
     );
   const dec = s.decisions.get(e.round);
   if (dec)
     out.push(
-      `- decision: ${dec.choice}${dec.extend_by ? ` ${dec.extend_by}` : ""}${dec.note ? ` — ${dec.note}` : ""} (by ${dec.decided_by}, ${clock(dec.at)})`,
+      `- decision: ${dec.choice}${dec.extend_by ? ` ${dec.extend_by}` : ""}${dec.note ? ` — ${dec.note}` : ""} ` +
+        `(by ${dec.decided_by}, ${clock(dec.at)})`,
     );
   if (s.resubmits.has(e.round)) out.push("- author resubmitted after this round");
   out.push("");

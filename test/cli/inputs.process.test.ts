@@ -86,7 +86,7 @@ describe("settings are validated by every command", () => {
 });
 
 describe("help, version and refusals", () => {
-  it("--version prints package.json's version; --help lists review, status, up first, and every command ends with examples and exit codes", () => {
+  it("--version prints the package version; --help lists review, status, up first; every command ends with examples and exit codes", () => {
     const { version } = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string };
     expect(run(["--version"], REPO)).toMatchObject({ code: 0, stdout: `${version}\n` });
     const help = run(["--help"], REPO).stdout;
