@@ -11,7 +11,7 @@ import { nextStepLine } from "../core/next-step.js";
 export function gateLines(r: StatusRow): string[] {
   const e = r.next.escalation;
   return [
-    r.state === "done" ? `outcome ${r.status}; ${r.detail}` : nextStepLine(r.next),
+    r.state === "done" ? r.detail : r.waiting_for.startsWith("a human:") ? `waiting for ${r.waiting_for}` : nextStepLine(r.next),
     ...(e ? [`escalation (round ${e.round}): ${e.reason} — ${e.detail}; options: ${e.options.join(", ")}`] : []),
     ...r.next.notes.map((n) => `note: ${n}`),
     ...(r.last_verdict ? [`last verdict: ${r.last_verdict}`] : []),
