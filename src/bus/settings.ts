@@ -1,7 +1,8 @@
 // Reads .guild/settings.json. Bad settings never crash a worker: problems are reported and defaults used.
 import type { Layout } from "./layout.js";
 import { z } from "zod";
-import { describeIssues, Settings } from "../spec/schemas.js";
+import { describeIssues, ProviderConfig, Settings } from "../spec/schemas.js";
+import { didYouMean, lineColumn } from "../core/suggest.js";
 import { readTextBounded, type ReadRefused } from "./read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
@@ -21,14 +22,14 @@ export function loadSettings(layout: Layout): LoadedSettings {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch {
-    return { settings: {}, problems: ["settings.json is not valid JSON; using defaults"] };
+  } catch (error) {
+    return { settings: {}, problems: [`settings.json is not valid JSON (${jsonErrorAt(text, error as Error)}); using defaults`] };
   }
   if (!raw || typeof raw !== "object" || Array.isArray(raw))
     return { settings: {}, problems: ["settings.json is not a JSON object; using defaults"] };
   // One bad value must not discard the rest: drop each invalid key (or provider entry) and keep what is valid.
   const candidate = structuredClone(raw) as Record<string, unknown>;
-  const problems: string[] = [];
+  const problems: string[] = unknownKeys(candidate);
   for (let attempt = 0; attempt < 50; attempt++) {
     const parsed = Settings.safeParse(candidate);
     if (parsed.success) return { settings: parsed.data, problems };
@@ -44,4 +45,31 @@ export function loadSettings(layout: Layout): LoadedSettings {
     }
   }
   return { settings: {}, problems: [...problems, "settings.json: too many problems; using defaults"] };
+}
+
+/** Where JSON.parse stopped, as "line L, column C: <its message>". */
+function jsonErrorAt(text: string, error: Error): string {
+  const at = /at position (\d+)/.exec(error.message);
+  const { line, column } = lineColumn(text, at ? Number(at[1]) : text.length);
+  return `line ${line}, column ${column}: ${error.message.replace(/ in JSON at position \d+.*$/, "")}`;
+}
+
+/**
+ * Keys the bus does not know, at the top level and in each provider entry: a misspelt key would otherwise be
+ * ignored in silence (`provders`). They are reported, not dropped (the schema lets them through).
+ */
+function unknownKeys(raw: Record<string, unknown>): string[] {
+  const top = Object.keys(Settings.shape);
+  const problems = Object.keys(raw)
+    .filter((k) => !top.includes(k))
+    .map((k) => `settings.json: unknown key "${k}"${didYouMean(k, top)}`);
+  const providers = raw.providers;
+  if (!providers || typeof providers !== "object" || Array.isArray(providers)) return problems;
+  const fields = Object.keys(ProviderConfig.shape);
+  for (const [id, entry] of Object.entries(providers)) {
+    if (!entry || typeof entry !== "object" || Array.isArray(entry)) continue;
+    for (const k of Object.keys(entry).filter((key) => !fields.includes(key)))
+      problems.push(`settings.json: providers.${id}: unknown key "${k}"${didYouMean(k, fields)}`);
+  }
+  return problems;
 }

@@ -5,7 +5,7 @@ import { Layout } from "../bus/layout.js";
 import { decideEscalation, rebut, resubmit, respond } from "../commands/author.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { DecisionChoice } from "../spec/schemas.js";
-import { answered } from "./errors.js";
+import { answered, ROOT_HELP } from "./errors.js";
 import { readUserText } from "./input.js";
 import { intArg } from "./options.js";
 import { waitForGate } from "./wait.js";
@@ -18,7 +18,7 @@ export function register(program: Command): void {
     .argument("<gate>")
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .action(async (run: string, gate: string, o: { wait?: boolean; json?: boolean; root: string }) => {
       const layout = new Layout(o.root);
       const { round } = answered(resubmit(loadContext(layout), run, gate));
@@ -34,7 +34,7 @@ export function register(program: Command): void {
     .requiredOption("--file <file>", "your argument about the findings; the reviewer sees it, labelled as the author's")
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .action(async (run: string, gate: string, o: { file: string; wait?: boolean; json?: boolean; root: string }) => {
       const layout = new Layout(o.root);
       const { round } = answered(rebut(loadContext(layout), run, gate, await readUserText(o.file, MAX_FILE_BYTES)));
@@ -55,7 +55,7 @@ export function register(program: Command): void {
     )
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .action(
       async (
         run: string,
@@ -79,7 +79,7 @@ export function register(program: Command): void {
     .argument("<gate>")
     .requiredOption("--reviewer-model <id>", "the exact model id that produced this review (its family must differ from the author's)")
     .option("--file <file>", "the review (review_result.v1 JSON, or prose ending in ## SATISFIED); default stdin")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .action(async (run: string, gate: string, o: { reviewerModel: string; file?: string; root: string }) => {
       const ctx = loadContext(new Layout(o.root));
       const read = () => readUserText(o.file, MAX_FILE_BYTES);

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
 import { checkGates } from "../commands/check.js";
-import { answered } from "./errors.js";
+import { answered, ROOT_HELP } from "./errors.js";
 
 const FAILED_EXIT = 2;
 
@@ -17,12 +17,7 @@ export function register(program: Command): void {
     .option("--allow-weak", "accept a pass by a reviewer of unknown or same family (weak independence)")
     .option("--allow-force-pass", "accept a gate a human force-passed")
     .option("--json", "print JSON")
-    .option("--root <dir>", "project root (holds .guild/)", process.cwd())
-    .addHelpText(
-      "after",
-      "\nExit codes: 0 every checked gate passed, 2 one did not (or a required gate is missing), 1 usage error.\n" +
-        "Example: guild-bus check --require G-spec,G-plan",
-    )
+    .option("--root <dir>", ROOT_HELP)
     .action(
       (o: {
         run?: string;

@@ -5,6 +5,8 @@ import type { Answer } from "../commands/answer.js";
 
 export const USAGE_EXIT = 1;
 
+export const ROOT_HELP = "project root (default: the nearest directory up from here holding .guild/, else the git work tree's root)";
+
 /** Write the error line (newlines in the message folded) and an optional hint line; returns the exit code. */
 export function reportError(message: string, hint?: string): number {
   process.stderr.write(`guild-bus: ${message.trim().replace(/\s*\n\s*/g, " ")}\n${hint ? `${hint}\n` : ""}`);

@@ -6,7 +6,7 @@ import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
 import { setStopGate } from "../commands/settings-edit.js";
 import { DEFAULT_MAX_BLOCKS, stopGate } from "../commands/stop-gate.js";
-import { answered } from "./errors.js";
+import { answered, ROOT_HELP } from "./errors.js";
 import { intArg } from "./options.js";
 
 export function register(program: Command): void {
@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .description("author-host hooks: `hook stop` keeps the host from ending its turn while a gate it opened waits for it")
     .argument("<event>", "stop")
     .option("--host <name>", "the host whose gates count (its MCP client name)", "claude-code")
-    .option("--root <dir>", "project root (holds .guild/)", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .action(async (event: string, o: { host: string; root: string }) => {
       if (event !== "stop") throw new Error(`unknown hook ${JSON.stringify(event)}; the hooks are: stop`);
       const verdict = await stopGate(loadContext(new Layout(o.root)), o.host);
@@ -28,7 +28,7 @@ export function register(program: Command): void {
     .description("turn the author hosts' stop gate on or off, or show it")
     .argument("<switch>", "on | off | status")
     .option("--max-blocks <n>", `with on: blocks per gate before the turn may end (default ${DEFAULT_MAX_BLOCKS})`, intArg(1, 20))
-    .option("--root <dir>", "project root (holds .guild/)", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .action(async (choice: string, o: { maxBlocks?: number; root: string }) => {
       if (!["on", "off", "status"].includes(choice)) throw new Error(`gate takes on, off or status, not ${JSON.stringify(choice)}`);
       const layout = new Layout(o.root);

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { createTwoFilesPatch } from "diff";
 import { Layout } from "../bus/layout.js";
 import { applyInit, type Host, HOSTS, planInit } from "../commands/init.js";
-import { answered } from "./errors.js";
+import { answered, ROOT_HELP } from "./errors.js";
 
 function hostsOf(list: string): Host[] {
   const names = list.split(",").map((h) => h.trim());
@@ -19,8 +19,7 @@ export function register(program: Command): void {
     .description("set up guild-bus in this project: .guild/settings.json, .gitignore, and the author hosts' MCP, skills, commands, hook")
     .option("--host <hosts>", `author hosts to set up: ${HOSTS.join(", ")} or all (comma-separated)`, "all")
     .option("--dry-run", "print what would change, as a diff, and write nothing")
-    .option("--root <dir>", "project root", process.cwd())
-    .addHelpText("after", "\nExamples:\n  guild-bus init --dry-run\n  guild-bus init --host claude\n\nRunning it again changes nothing.")
+    .option("--root <dir>", ROOT_HELP)
     .action(async (o: { host: string; dryRun?: boolean; root: string }) => {
       const layout = new Layout(o.root);
       const plan = answered(await planInit(layout, hostsOf(o.host)));

@@ -1,28 +1,33 @@
 // CLI entry. Each command's module is imported only when that command runs, so small commands start fast.
+import path from "node:path";
 import { Command, CommanderError } from "commander";
+import { addHelpTexts } from "./help-text.js";
 import { repeatedFlag, reportError, rootProblem, USAGE_EXIT } from "./errors.js";
+import { packageVersion } from "./version.js";
 
 type Loader = () => Promise<{ register(program: Command): void }>;
 
 const COMMANDS: Record<string, Loader> = {
-  "verify-gate-pass": () => import("./verify-gate-pass-entry.js"),
-  family: () => import("./family.js"),
-  scrub: () => import("./scrub.js"),
+  // the main commands first: help lists them in this order
   review: () => import("./review.js"),
+  status: () => import("./status.js"),
+  up: () => import("./worker.js"),
+  wait: () => import("./wait.js"),
   resubmit: () => import("./author.js"),
   rebut: () => import("./author.js"),
   decide: () => import("./author.js"),
   respond: () => import("./author.js"),
-  status: () => import("./status.js"),
-  worker: () => import("./worker.js"),
-  up: () => import("./worker.js"),
-  demo: () => import("./demo.js"),
   providers: () => import("./providers.js"),
   ui: () => import("./ui.js"),
+  demo: () => import("./demo.js"),
+  worker: () => import("./worker.js"),
+  "verify-gate-pass": () => import("./verify-gate-pass-entry.js"),
+  family: () => import("./family.js"),
+  scrub: () => import("./scrub.js"),
   mcp: () => import("./mcp.js"),
   check: () => import("./check.js"),
-  hook: () => import("./hook.js"),
   init: () => import("./init.js"),
+  hook: () => import("./hook.js"),
   gate: () => import("./hook.js"),
 };
 
@@ -40,10 +45,20 @@ function harden(program: Command): void {
     cmd.commands.forEach(visit);
   };
   program.commands.forEach(visit);
-  program.hook("preAction", (_program, action) => {
-    const root: unknown = action.opts().root;
-    const problem = typeof root === "string" ? rootProblem(root) : null;
+  program.hook("preAction", async (_program, action) => {
+    if (!action.options.some((o) => o.long === "--root")) return;
+    const given: unknown = action.opts().root;
+    const problem = typeof given === "string" ? rootProblem(given) : null;
     if (problem) action.error(problem);
+    const { findProjectRoot } = await import("../bus/project-root.js");
+    const root = typeof given === "string" ? given : findProjectRoot(process.cwd());
+    action.setOptionValue("root", root);
+    // A running worker keeps going on what is valid (a restart must not die on an edit); every command a person runs refuses.
+    if (action.name() === "worker") return;
+    const [{ loadSettings }, { Layout }] = await Promise.all([import("../bus/settings.js"), import("../bus/layout.js")]);
+    const { problems } = loadSettings(new Layout(root));
+    const what = problems.map((p) => p.replace(/^settings\.json:? /, "").replace(/; (using defaults|ignoring .*)$/, ""));
+    if (what.length) action.error(`${path.join(root, ".guild", "settings.json")}: ${what.join("; ")}`);
   });
 }
 
@@ -59,6 +74,16 @@ async function describeError(error: unknown): Promise<string> {
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("guild-bus")
     .description("Filesystem artifact bus for cross-family adversarial review")
+    .version(packageVersion(), "-V, --version", "print the version")
+    .addHelpText(
+      "after",
+      "\nStart here:\n" +
+        "  $ guild-bus up &                                   # the workers\n" +
+        "  $ guild-bus review docs/spec.md --gate G-spec --author claude --wait\n" +
+        "  $ guild-bus status                                 # every gate, and what each waits for\n" +
+        "\nExit codes: 0 ok; 1 usage error; 2 a gate-pass or --verify failed; 3 the author's turn; 4 a human decision; " +
+        "5 review unavailable; 6 still moving (--timeout, status --exit-status); 130 interrupted\n",
+    )
     .exitOverride()
     .configureOutput({
       writeErr: (s) => process.stderr.write(s),
@@ -69,6 +94,9 @@ export async function main(argv: string[]): Promise<number> {
   const loaders = wanted && COMMANDS[wanted] ? [COMMANDS[wanted]] : Object.values(COMMANDS);
   const modules = new Set(await Promise.all(loaders.map((load) => load())));
   for (const mod of modules) mod.register(program);
+  addHelpTexts(program);
+  const order = Object.keys(COMMANDS);
+  (program.commands as Command[]).sort((a, b) => order.indexOf(a.name()) - order.indexOf(b.name()));
   harden(program);
   process.exitCode = 0;
   try {

@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { Layout } from "../bus/layout.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
+import { ROOT_HELP } from "./errors.js";
 import { intArg } from "./options.js";
 import { BIN } from "./worker.js";
 import { packageVersion } from "./version.js";
@@ -50,7 +51,7 @@ export function register(program: Command): void {
   program
     .command("mcp")
     .description("serve the bus to an author host over MCP on stdin/stdout (tools: request_review, wait, status, findings, …)")
-    .option("--root <dir>", "project root (holds .guild/)", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .option("--no-up", "do not start the workers (`guild-bus up` runs elsewhere)")
     .option("--wait-seconds <s>", "default time budget of a wait call: keep it below the host's MCP tool timeout", intArg(1, 3600), 45)
     .action(async (o: { root: string; up: boolean; waitSeconds: number }) => {

@@ -1,29 +1,39 @@
-// guild-bus providers: which reviewers were found here, and why each is (not) usable.
+// guild-bus providers: which reviewers were found here, why each is (not) usable, and how to enable each missing host.
 import type { Command } from "commander";
+import { ROOT_HELP } from "./errors.js";
 import { Layout } from "../bus/layout.js";
 import { detectProviders } from "../adapters/probe.js";
 import { loadSettings } from "../bus/settings.js";
+import { hostReports } from "../core/provider-hints.js";
+import { helpText } from "./format.js";
 
 export function register(program: Command): void {
   program
     .command("providers")
-    .description("show the reviewers detected here (settings, CLIs on PATH, capability declarations) and why")
+    .description("show the reviewers detected here (settings, CLIs on PATH, capability declarations), why, and how to enable the rest")
     .option("--json", "print JSON")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
+    .addHelpText("after", helpText(["guild-bus providers", "guild-bus providers --json"], "0; 1 usage error or invalid settings"))
     .action(async (o: { json?: boolean; root: string }) => {
       const layout = new Layout(o.root);
       const { settings, problems } = loadSettings(layout);
       const found = await detectProviders(settings, layout);
+      const hosts = hostReports(found);
       if (o.json) {
-        process.stdout.write(JSON.stringify({ settings_problems: problems, providers: found }, null, 2) + "\n");
+        process.stdout.write(JSON.stringify({ settings_problems: problems, providers: found, hosts }, null, 2) + "\n");
         return;
       }
-      for (const p of problems) process.stdout.write(`settings: ${p}\n`);
       for (const p of found) {
         process.stdout.write(
           `${p.available ? "✓" : "✗"} ${p.id}  adapter ${p.adapter}  model ${p.model ?? "-"}  family ${p.family}  ` +
             `${p.selectable ? "selectable" : "not auto-selected"}  (${p.source})\n` +
             p.why.map((w) => `    ${w}\n`).join(""),
+        );
+      }
+      process.stdout.write("\nlooked for:\n");
+      for (const h of hosts) {
+        process.stdout.write(
+          h.usable ? `  ✓ ${h.host}: usable (${h.providers.join(", ")})\n` : `  ✗ ${h.host}: ${h.why}\n      to enable: ${h.enable}\n`,
         );
       }
     });

@@ -4,8 +4,9 @@ import { Layout } from "../bus/layout.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, StopPolicy } from "../spec/schemas.js";
 import { intArg, nonBlankArg, secondsArg } from "./options.js";
-import { answered } from "./errors.js";
+import { answered, ROOT_HELP } from "./errors.js";
 import { waitForGate } from "./wait.js";
+import { userPath } from "../bus/project-root.js";
 import { requestReview, type ReviewParams } from "../commands/review.js";
 
 /** What commander hands over: the request's fields, with the modes still unchecked strings, and the CLI's own. */
@@ -37,8 +38,12 @@ export function register(program: Command): void {
     .option("--paths <paths...>", "further project-relative paths for the reviewer (read directly at nightmare)")
     .option("--wait", "block until the gate needs the author, needs a human, or ends")
     .option("--json", "print the result as JSON")
-    .option("--timeout <seconds>", "with --wait: give up after this long (exit 1)", secondsArg)
-    .option("--root <dir>", "project root (holds .guild/)", process.cwd())
+    .option(
+      "--timeout <seconds>",
+      "with --wait: give up after this long (exit 6; the gate goes on, re-attach with `guild-bus wait`)",
+      secondsArg,
+    )
+    .option("--root <dir>", ROOT_HELP)
     .action(async (artifact: string, o: ReviewOptions) => {
       const layout = new Layout(o.root);
       if (o.review && !["cross", "local", "off"].includes(o.review)) throw new Error(`--review must be cross, local or off`);
@@ -52,7 +57,8 @@ export function register(program: Command): void {
       const { runId, gate, warnings } = answered(
         requestReview(layout, {
           ...o, // the request's own fields; the CLI's (wait, json, root, timeout) are not read
-          artifact,
+          artifact: userPath(o.root, process.cwd(), artifact),
+          paths: o.paths?.map((p) => userPath(o.root, process.cwd(), p)),
           cap,
           stop,
           difficulty,

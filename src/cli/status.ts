@@ -1,55 +1,87 @@
-// guild-bus status [run [gate]]: every gate's state, round, reviewer, independence, last verdict, what it waits for.
+// guild-bus status [run [gate]]: every gate as a table, then for each what it waits for and the command that moves it.
 import type { Command } from "commander";
-import { listGates } from "../bus/gate-list.js";
-import { reverifyGate, viewGate } from "../commands/gate-view.js";
+import { ROOT_HELP, answered } from "./errors.js";
 import { Layout } from "../bus/layout.js";
-import { assertGate, assertRunId } from "../spec/ids.js";
 import { loadContext } from "../bus/context.js";
+import { gateStatuses, type StatusRow, statusExitCode } from "../commands/status.js";
+import { formatAge, helpText, table } from "./format.js";
+import { nextStepLine } from "../core/next-step.js";
+
+/** The lines under a gate's table row: whom it waits on and how to unblock it, then anything wrong with its files. */
+export function gateLines(r: StatusRow): string[] {
+  const e = r.next.escalation;
+  return [
+    r.state === "done" ? r.detail : r.waiting_for.startsWith("a human:") ? `waiting for ${r.waiting_for}` : nextStepLine(r.next),
+    ...(e ? [`escalation (round ${e.round}): ${e.reason} — ${e.detail}; options: ${e.options.join(", ")}`] : []),
+    ...r.next.notes.map((n) => `note: ${n}`),
+    ...(r.last_verdict ? [`last verdict: ${r.last_verdict}`] : []),
+    ...(r.state === "done" ? [] : [`state: ${r.state} — ${r.detail}`]),
+    ...r.rejected.map((f) => `rejected: ${f.file} — ${f.reason}`),
+    ...r.problems.map((p) => `invalid: ${p.file}: ${p.reason}`),
+    ...(r.verify
+      ? r.verify.ok
+        ? ["verify: ok — the outcome re-derives from the files"]
+        : r.verify.problems.map((p) => `verify: FAILED — ${p}`)
+      : []),
+  ];
+}
 
 export function register(program: Command): void {
   program
     .command("status")
-    .description("show every gate's state, or one run's, or one gate's")
+    .description("show every gate's state, or one run's, or one gate's, and what each waits for")
     .argument("[run]")
     .argument("[gate]")
-    .option("--json", "print JSON")
+    .option("--json", "print JSON (per gate: next step, escalation options, last round's findings, packet and result paths)")
     .option("--verify", "re-derive every ended gate's outcome from its files; exit 2 if one does not hold (SPEC §17)")
-    .option("--root <dir>", "project root", process.cwd())
-    .action((run: string | undefined, gate: string | undefined, o: { json?: boolean; verify?: boolean; root: string }) => {
-      const ctx = loadContext(new Layout(o.root));
-      const listing = gate
-        ? { gates: [{ runId: assertRunId(run), gate: assertGate(gate) }], ignored: [] }
-        : listGates(ctx.layout, run === undefined ? undefined : assertRunId(run));
-      const refs = listing.gates;
-      const rows = refs.map(({ runId, gate: g }) => {
-        const v = viewGate(ctx, runId, g);
-        const verify = o.verify ? reverifyGate(ctx, v) : null;
-        return { ...v.output, rejected: v.snapshot.rejected, problems: v.snapshot.problems, ...(verify ? { verify } : {}) };
-      });
-      if (rows.some((r) => r.verify && !r.verify.ok)) process.exitCode = 2;
-      if (o.json) {
-        process.stdout.write(
-          JSON.stringify({ settings_problems: ctx.settingsProblems, ignored: listing.ignored, gates: rows }, null, 2) + "\n",
+    .option("--exit-status", "exit with the most urgent gate's code: 5 unavailable, 4 decision, 3 author, 6 still moving, 0 done")
+    .option("--root <dir>", ROOT_HELP)
+    .addHelpText(
+      "after",
+      helpText(
+        [
+          "guild-bus status",
+          "guild-bus status <run> G-spec --json",
+          "guild-bus status --verify",
+          "guild-bus status --exit-status || echo needs you",
+        ],
+        "0; 2 with --verify when an outcome does not re-derive; with --exit-status 3, 4, 5 or 6 (above); 1 usage error, no such gate",
+      ),
+    )
+    .action(
+      (run: string | undefined, gate: string | undefined, o: { json?: boolean; verify?: boolean; exitStatus?: boolean; root: string }) => {
+        const ctx = loadContext(new Layout(o.root));
+        const { rows, ignored } = answered(gateStatuses(ctx, { run, gate, verify: o.verify }));
+        if (o.exitStatus) process.exitCode = statusExitCode(rows);
+        if (rows.some((r) => r.verify && !r.verify.ok)) process.exitCode = 2;
+        if (o.json) {
+          process.stdout.write(JSON.stringify({ settings_problems: ctx.settingsProblems, ignored, gates: rows }, null, 2) + "\n");
+          return;
+        }
+        for (const i of ignored) process.stdout.write(`ignored: ${i.path} — ${i.reason}\n`);
+        if (!rows.length) {
+          process.stdout.write(`no gates under ${ctx.layout.rel(ctx.layout.runs)} (${o.root})\n`);
+          return;
+        }
+        const header = ["RUN", "GATE", "STATE", "ROUND", "REVIEWER", "INDEPENDENCE", "AGE"];
+        const cells = rows.map((r) => [
+          r.run_id,
+          r.gate,
+          r.state === "done" ? r.status : r.state,
+          `${r.round}/${r.cap}`,
+          r.reviewer_host ? `${r.reviewer_host}${r.reviewer_model ? ` (${r.reviewer_model})` : ""}` : "-",
+          r.independence ?? "-",
+          formatAge(r.requested_at),
+        ]);
+        const lines = table(header, cells);
+        process.stdout.write(`${lines[0]}\n`);
+        rows.forEach((r, i) =>
+          process.stdout.write(
+            `${lines[i + 1]}\n${gateLines(r)
+              .map((l) => `    ${l}\n`)
+              .join("")}`,
+          ),
         );
-        return;
-      }
-      for (const p of ctx.settingsProblems) process.stdout.write(`settings: ${p}\n`);
-      for (const i of listing.ignored) process.stdout.write(`ignored: ${i.path} — ${i.reason}\n`);
-      if (!rows.length) process.stdout.write("no gates under .guild/runs\n");
-      for (const r of rows) {
-        process.stdout.write(
-          `${r.run_id}  ${r.gate}  ${r.status}  round ${r.round}  ${r.state}  ` +
-            `reviewer ${r.reviewer_host ?? "-"} (${r.independence ?? "-"})  last verdict: ${r.last_verdict ?? "-"}\n` +
-            `    modes: stop ${r.modes.stop}, difficulty ${r.modes.difficulty}${r.modes.human_checkpoint ? ", human checkpoint" : ""}\n` +
-            `    waiting for: ${r.waiting_for} — ${r.detail}\n` +
-            r.rejected.map((f) => `    rejected: ${f.file} — ${f.reason}\n`).join("") +
-            r.problems.map((p) => `    invalid: ${p.file}: ${p.reason}\n`).join("") +
-            (r.verify
-              ? r.verify.ok
-                ? "    verify: ok — the outcome re-derives from the files\n"
-                : r.verify.problems.map((p) => `    verify: FAILED — ${p}\n`).join("")
-              : ""),
-        );
-      }
-    });
+      },
+    );
 }

@@ -2,6 +2,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
+import { ROOT_HELP } from "./errors.js";
 import { WORKER_KINDS } from "../spec/constants.js";
 import { intArg } from "./options.js";
 
@@ -34,7 +35,7 @@ export function register(program: Command): void {
     .command("worker")
     .description(`run one worker: ${WORKER_KINDS.join(" | ")}`)
     .argument("<kind>")
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .option("--poll", "poll the filesystem instead of native events (auto on NFS, SMB, 9p, FUSE)")
     .option("--provider <id...>", "reviewer workers: serve only these provider ids")
     .option("--reconcile-ms <ms>", "reconcile interval", intArg(1), 2000)
@@ -69,7 +70,7 @@ export function register(program: Command): void {
       "start and supervise the workers (restarting any that die; one that keeps failing at start is given up), one up per project; " +
         "Ctrl-C waits for the reviews in flight, a second Ctrl-C (or SIGTERM) stops at once",
     )
-    .option("--root <dir>", "project root", process.cwd())
+    .option("--root <dir>", ROOT_HELP)
     .option("--poll", "poll the filesystem instead of native events")
     .option(
       "--kinds <list>",

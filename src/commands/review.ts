@@ -7,11 +7,13 @@ import { deliver } from "../bus/deliver.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings } from "../bus/settings.js";
-import { requestRefusal } from "../core/policy.js";
+import { MANUAL_PROVIDER, requestRefusal } from "../core/policy.js";
+import { CLI_KINDS } from "../core/adapter-kinds.js";
+import { didYouMean } from "../core/suggest.js";
 import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { Difficulty, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
+import { Difficulty, Request, RunMeta, type Settings, StopPolicy } from "../spec/schemas.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 
 const suffix = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 6);
@@ -61,6 +63,13 @@ function unredactedAtNightmare(layout: Layout, relPaths: string[], options: Scru
   });
 }
 
+/** A --reviewer that names nothing the broker could select: refused rather than escalated later. */
+function unknownReviewer(id: string, settings: Settings): string | null {
+  const known = ["auto", MANUAL_PROVIDER, ...CLI_KINDS, ...Object.keys(settings.providers ?? {})];
+  if (known.includes(id)) return null;
+  return `--reviewer ${id} is not a configured provider${didYouMean(id, known)}; choose one of: ${[...new Set(known)].join(", ")}`;
+}
+
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */
 export function requestReview(layout: Layout, p: ReviewParams): Answer<{ runId: string; gate: string; warnings: string[] }> {
   return refusing(() => deliverRequest(layout, p));
@@ -71,6 +80,7 @@ function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string
   const runId = assertRunId(p.runId ?? newRunId());
   const abs = layout.artifact(p.artifact);
   const { settings } = loadSettings(layout);
+  if (existsSync(abs) && statSync(abs).isDirectory()) return refuse(`artifact refused: ${layout.rel(abs)} is a directory; name a file`);
   // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
   // written for an artifact it would escalate at once.
   const artifact = readArtifact(layout, layout.rel(abs), scrubOptions(settings));
@@ -81,17 +91,28 @@ function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string
     layout.readableArtifact(rel);
     return layout.rel(layout.artifact(rel));
   });
+  const unknown = unknownReviewer(p.reviewer ?? "auto", settings);
+  if (unknown) return refuse(unknown);
   // Refused up front with the broker's own rule, so nothing is written for a request it would refuse.
   const difficulty = p.difficulty ?? settings.difficulty ?? "medium";
   const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, difficulty);
   if (refusal) return refuse(`request refused: ${refusal}`);
   const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
-  const warnings = exposed.length
-    ? [
-        `difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. ` +
-          "It may read the rest of the project as well. Use difficulty hard to send the artifact redacted",
-      ]
-    : [];
+  const local = (p.review ?? settings.review) === "local" && !settings.weak_reviewer;
+  const warnings = [
+    ...(local
+      ? [
+          "review local with no weak_reviewer in .guild/settings.json: the broker takes an available reviewer of the author's family, " +
+            "else any other reviewer, else the manual reviewer (a person answers with `guild-bus respond`); independence is weak",
+        ]
+      : []),
+    ...(exposed.length
+      ? [
+          `difficulty nightmare: the reviewer reads files itself, unredacted: ${exposed.join("; ")}. ` +
+            "It may read the rest of the project as well. Use difficulty hard to send the artifact redacted",
+        ]
+      : []),
+  ];
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };
   // both records are validated before either is written

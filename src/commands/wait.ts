@@ -5,14 +5,35 @@ import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import { gatePolicy, openRound } from "../core/gate-queries.js";
 import { type GateView, viewGate } from "./gate-view.js";
+import { nextStep, nextStepLine, type NextStep } from "../core/next-step.js";
+import type { Settings } from "../spec/schemas.js";
 
 export interface WaitOptions {
   timeoutMs?: number;
   intervalMs?: number;
+  /** A heartbeat line at least this often while nothing changes (default 15 s). */
+  heartbeatMs?: number;
   /** One line of progress: a state change, a warning, a hint. */
   note: (line: string) => void;
   /** Stop waiting early (a client that cancelled): answers as a timeout does. */
   signal?: AbortSignal;
+}
+
+/** A heartbeat at least this often (ms) while nothing else is said; GUILD_BUS_HEARTBEAT_MS in the CLI overrides it. */
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
+
+/** "still waiting: round 2, reviewer codex (gpt-5), elapsed 45s, reviewer timeout 600s, --timeout none — waiting for …". */
+function heartbeat(view: GateView, next: NextStep, started: number, timeoutMs: number | undefined, settings: Settings): string {
+  const p = view.snapshot.packets.get(openRound(view.snapshot));
+  const reviewer = p ? `reviewer ${p.reviewer_provider}${p.reviewer_model ? ` (${p.reviewer_model})` : ""}` : "no reviewer yet";
+  const limit = p ? settings.providers?.[p.reviewer_provider]?.timeout_ms : undefined;
+  return (
+    `still waiting: round ${view.decision.round}, ${reviewer}, elapsed ${seconds(Date.now() - started)}` +
+    `${limit ? `, reviewer timeout ${seconds(limit)}` : ""}, --timeout ${timeoutMs === undefined ? "none" : seconds(timeoutMs)}` +
+    ` — ${nextStepLine(next)}`
+  );
 }
 
 /** The gate's view once it stops moving (`exitCode` set), or when the timeout passes (`timedOut`). */
@@ -21,12 +42,19 @@ export async function waitGate(
   runId: string,
   gate: string,
   opts: WaitOptions,
-): Promise<{ view: GateView; timedOut: boolean }> {
+): Promise<{ view: GateView; timedOut: boolean; next: NextStep }> {
   const started = Date.now();
   let last = "";
   let hinted = false;
   let warned = false;
   let degradedShown = false;
+  let lastStep = "";
+  let lastNoteAt = started;
+  const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const note = (text: string) => {
+    lastNoteAt = Date.now();
+    opts.note(text);
+  };
   for (;;) {
     const ctx = loadContext(layout);
     const view = viewGate(ctx, runId, gate);
@@ -34,28 +62,35 @@ export async function waitGate(
     if (!warned && view.snapshot.packets.size) {
       warned = true;
       if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn")
-        opts.note(`warn: codex-skip streak is blocked (.guild/codex-skip-streak.json): adversarial review is overdue`);
-      for (const w of gatePolicy(view.snapshot, ctx.settings).warnings) opts.note(`warn: ${w}`);
+        note(`warn: codex-skip streak is blocked (.guild/codex-skip-streak.json): adversarial review is overdue`);
+      for (const w of gatePolicy(view.snapshot, ctx.settings).warnings) note(`warn: ${w}`);
     }
     const latest = view.snapshot.packets.get(openRound(view.snapshot));
     if (!degradedShown && latest && latest.selection_status !== "selected") {
       degradedShown = true;
       // the seed's wording, so tools that grep for it keep working
-      opts.note(
+      note(
         `warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); using WEAK same-host review (${latest.selection_reason})`,
       );
     }
     if (line !== last) {
-      opts.note(`[${gate}] ${line}`);
+      note(`[${gate}] ${line}`);
       last = line;
     }
+    const next = nextStep(view.snapshot, view.decision, layout.rel(layout.gateDir(runId, gate)));
+    const step = [nextStepLine(next), ...next.notes.map((n) => `note: ${n}`)].join("\n");
+    if (view.exitCode === null && step !== lastStep) {
+      for (const l of step.split("\n")) note(`[${gate}] ${l}`);
+      lastStep = step;
+    }
     // Callers deliver their file first, so the state seen here already accounts for it.
-    if (view.exitCode !== null) return { view, timedOut: false };
+    if (view.exitCode !== null) return { view, timedOut: false, next };
+    if (Date.now() - lastNoteAt >= heartbeatMs) note(`[${gate}] ${heartbeat(view, next, started, opts.timeoutMs, ctx.settings)}`);
     if (!hinted && Date.now() - started > 10_000 && view.snapshot.packets.size === 0) {
-      opts.note(`[${gate}] nothing has picked this request up yet — is \`guild-bus up\` running in ${layout.root}?`);
+      note(`[${gate}] nothing has picked this request up yet — is \`guild-bus up\` running in ${layout.root}?`);
       hinted = true;
     }
-    if (opts.signal?.aborted || (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs)) return { view, timedOut: true };
+    if (opts.signal?.aborted || (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs)) return { view, timedOut: true, next };
     await sleep(opts.intervalMs ?? 150);
   }
 }

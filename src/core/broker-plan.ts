@@ -20,7 +20,7 @@ import { countedRounds, validDecision } from "./gate-queries.js";
 import { familyRelation } from "./independence.js";
 import { packetId, renderPacket } from "./packet.js";
 import { type PacketExtras, renderPacketBody } from "./packet-body.js";
-import type { ResolvedPolicy } from "./policy.js";
+import { MANUAL_PROVIDER, type ResolvedPolicy } from "./policy.js";
 import { type ResultBytes, passProblems } from "./reverify.js";
 import { scrub, scrubOptions } from "./scrub.js";
 import { authorIdentity, type Provider, selectReviewer } from "./selection.js";
@@ -158,6 +158,14 @@ function packetReviewer(s: GateSnapshot, action: PacketAction, input: BrokerInpu
     : selectReviewer(policy, s.request!, author, candidates, settings);
   const provider = sel.provider;
   if (!provider) return { unavailable: sel.reason };
+  if (action.exclude?.length && provider.id === MANUAL_PROVIDER && !settings.providers?.[MANUAL_PROVIDER]) {
+    // A reviewer that could not run is never silently replaced by a person nobody asked for: review is unavailable.
+    return {
+      unavailable:
+        `reviewer ${action.exclude.join(", ")} could not run, no other reviewer is available, and no human reviewer was asked for ` +
+        "(retry once it can run, or request again with --reviewer manual to have a person review)",
+    };
+  }
   if (finalizer && sel.status !== "selected") {
     return {
       unavailable:
@@ -350,8 +358,8 @@ function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
 /** trail.md for the gate as it stands and the broker's decision; null for a gate without a request. */
 export function trailText(s: GateSnapshot, decision: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): string | null {
   if (!s.request) return null;
-  const { entries, findings } = trailEntries(s, input.reads.result, input.policy.stop);
-  return renderTrail(s, entries, findings, decision);
+  const { entries, findings, details } = trailEntries(s, input.reads.result, input.policy.stop);
+  return renderTrail(s, entries, findings, decision, details);
 }
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";

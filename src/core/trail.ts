@@ -4,7 +4,7 @@ import { DispatchAttempt, type Failure, type ReviewResultLenient, type StopPolic
 import { describeAttempt } from "./dispatch-plan.js";
 import { type GateDecision, verdictPasses } from "./decide.js";
 import type { GateSnapshot } from "./snapshot.js";
-import { listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
+import { type FindingView, listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
 
 export type ResultLookup = (
   round: number,
@@ -56,20 +56,38 @@ function findingTitles(list: unknown): string[] {
   return lines;
 }
 
+/** What a person reads of a round's result: its summary, each finding in full, and the rulings. */
+export interface RoundDetail {
+  summary: string | null;
+  findings: FindingView[];
+  more: number;
+  rulings: string[];
+}
+
 /** One entry per packet; a round "passed" under the stop policy in force (the score gate replaces the verdict condition). */
 export function trailEntries(
   s: GateSnapshot,
   lookup: ResultLookup,
   stop: StopPolicy = "verdict",
-): { entries: TrailEntry[]; findings: Map<number, string[]> } {
+): { entries: TrailEntry[]; findings: Map<number, string[]>; details: Map<number, RoundDetail> } {
   const entries: TrailEntry[] = [];
   const findings = new Map<number, string[]>();
+  const details = new Map<number, RoundDetail>();
   for (const round of [...s.packets.keys()].sort((a, b) => a - b)) {
     const p = s.packets.get(round)!;
     const verdict = s.verdicts.get(round);
     const failure = s.failures.get(round);
     const result = s.results.has(round) ? lookup(round) : null;
-    if (result) findings.set(round, [...findingTitles(result.findings ?? result.blocking_findings), ...rulingLines(result.rulings)]);
+    if (result) {
+      findings.set(round, [...findingTitles(result.findings ?? result.blocking_findings), ...rulingLines(result.rulings)]);
+      const listed = listedFindings(result.findings ?? result.blocking_findings);
+      const summary = (result as { summary?: unknown }).summary;
+      details.set(round, {
+        summary: typeof summary === "string" && summary.trim() ? summary.trim().slice(0, 2000) : null,
+        ...listed,
+        rulings: rulingLines(result.rulings),
+      });
+    }
     const dispatch = dispatchLines(result, failure);
     let state = "reviewing";
     if (failure) state = `ended without a result: ${failure.kind} (${failure.reason})`;
@@ -112,10 +130,127 @@ export function trailEntries(
       state,
     });
   }
-  return { entries, findings };
+  return { entries, findings, details };
 }
 
-export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Map<number, string[]>, decision: GateDecision): string {
+/** "19:45:29 UTC" of an ISO time (the date is in the header), or the ISO text itself when it does not parse. */
+function clock(iso: string): string {
+  const time = /T(\d\d:\d\d:\d\d)/.exec(iso)?.[1];
+  return time ? `${time} UTC` : iso;
+}
+
+/** "2.3 s", "4 min 5 s" between two ISO times; null when either does not parse. */
+function duration(from: string, to: string): string | null {
+  const ms = Date.parse(to) - Date.parse(from);
+  if (!Number.isFinite(ms) || ms < 0) return null;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** When the round's packet was issued, dispatched, and verified or ended, with the time each step took. */
+function timingLine(s: GateSnapshot, round: number): string {
+  const p = s.packets.get(round)!;
+  const parts = [`issued ${clock(p.issued_at)}`];
+  const attempt = s.attempts.get(round);
+  if (attempt) parts.push(`dispatched ${clock(attempt.started_at)}`);
+  const end = s.verdicts.get(round)?.verified_at ?? s.failures.get(round)?.at;
+  if (end) {
+    const took = duration(attempt?.started_at ?? p.issued_at, end);
+    parts.push(
+      `${s.verdicts.has(round) ? "verified" : "ended"} ${clock(end)}${took ? ` (${took} after ${attempt ? "dispatch" : "issue"})` : ""}`,
+    );
+  }
+  return `- time: ${parts.join("; ")}`;
+}
+
+/** The five conditions on one line when they all hold; each named, with the reasons, when one failed. */
+function gatePassLine(s: GateSnapshot, e: TrailEntry): string {
+  const conditions = s.verdicts.get(e.round)?.gate_pass.conditions;
+  if (e.gate_pass === null || !conditions) return "- deterministic_gate_pass: not evaluated yet";
+  if (e.gate_pass) return "- deterministic_gate_pass: true (all five conditions hold)";
+  const each = Object.entries(conditions)
+    .map(([k, b]) => `${k}=${b}`)
+    .join(", ");
+  return `- deterministic_gate_pass: false${e.reasons.length ? ` (${e.reasons.join("; ")})` : ""}; conditions: ${each}`;
+}
+
+/** The packet's, the reviewed and the recomputed artifact sha: one value when they agree. */
+function shaLines(e: TrailEntry): string[] {
+  const { artifact_sha256_packet: sent, artifact_sha256_reviewed: reviewed, verifier_recomputed_sha256: recomputed } = e;
+  if (reviewed === sent && recomputed === sent)
+    return [`- artifact_sha256: ${sent} (packet = artifact_sha256_reviewed = verifier_recomputed_sha256)`];
+  const lines = [`- artifact_sha256 (packet): ${sent}`];
+  if (reviewed !== null || recomputed !== null)
+    lines.push(`- artifact_sha256_reviewed: ${reviewed ?? "none given"}`, `- verifier_recomputed_sha256: ${recomputed ?? "none"}`);
+  return lines;
+}
+
+/** Each finding with its severity, detail and evidence, numbered; then the rulings. */
+function findingLines(detail: RoundDetail | undefined, titles: string[] | undefined): string[] {
+  if (!detail) return (titles ?? []).map((t) => `  - ${t}`);
+  const out: string[] = [];
+  detail.findings.forEach((f, i) => {
+    const severity = Object.keys(f.fields).length ? `[${(f.severity ?? "?").slice(0, 20)}] ` : "";
+    out.push(`  ${i + 1}. ${severity}${f.title.slice(0, 300)}`);
+    if (f.detail && f.detail !== f.title) out.push(`     ${f.detail.slice(0, 1000).replace(/\s*\n\s*/g, " ")}`);
+    if (f.evidence) out.push(`     evidence: ${f.evidence.slice(0, 1000).replace(/\s*\n\s*/g, " ")}`);
+  });
+  if (detail.more) out.push(`  … and ${detail.more} more finding(s) in the result`);
+  for (const r of detail.rulings) out.push(`  - ${r}`);
+  return out;
+}
+
+function roundSection(s: GateSnapshot, e: TrailEntry, titles: string[] | undefined, detail: RoundDetail | undefined): string[] {
+  const p = s.packets.get(e.round)!;
+  const out = [`## Round ${e.round}${roundLabel(e)}`, ""];
+  const family = e.reviewer_family;
+  const counted = `counted round ${e.counted_round} of ${p.cap}`;
+  const scan = e.post_sentinel_scan === "n/a" ? "no result to scan" : e.post_sentinel_scan;
+  out.push(
+    `- reviewer_host: ${e.reviewer_host}${e.reviewer_model ? ` (${e.reviewer_model}, ${e.reviewer_family})` : ` (family ${family})`}; ` +
+      `independence: ${e.independence}`,
+  );
+  if (e.verdict !== null || e.blocking_findings !== null)
+    out.push(`- verdict: ${e.verdict ?? "none"}; blocking_findings: ${e.blocking_findings ?? "not counted"}; ${counted}`);
+  else out.push(`- ${counted}`);
+  if (detail?.summary) out.push(`- summary: ${detail.summary.replace(/\s*\n\s*/g, " ")}`);
+  out.push(`- state: ${e.state}`, timingLine(s, e.round));
+  out.push(`- packet: ${e.packet}; result: ${e.result ?? "none"}; post_sentinel_scan: ${scan}`);
+  out.push(...shaLines(e), gatePassLine(s, e));
+  for (const d of e.dispatch ?? []) out.push(`- dispatch ${d}`);
+  const sg = s.verdicts.get(e.round)?.score_gate;
+  const scoreGate = sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable";
+  if ((e.score ?? e.readiness ?? null) !== null)
+    out.push(`- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${scoreGate}`);
+  const listed = findingLines(detail, titles);
+  if (listed.length) out.push("- findings:", ...listed);
+  if (s.memories.has(e.round)) out.push(`- reviewer memory: memory-${e.round}.md (given back to the reviewer next round)`);
+  if (s.rebuttals.has(e.round)) out.push(`- author rebuttal: rebuttal-${e.round}.md (contests this round's findings)`);
+  const esc = s.escalations.get(e.round);
+  const failure = s.failures.get(e.round);
+  if (esc)
+    out.push(
+      `- escalation: ${esc.reason} — ${failure && esc.detail === failure.reason ? "the failure above" : esc.detail} ` +
+        `(options: ${esc.options.join(", ")})`,
+    );
+  const dec = s.decisions.get(e.round);
+  if (dec)
+    out.push(
+      `- decision: ${dec.choice}${dec.extend_by ? ` ${dec.extend_by}` : ""}${dec.note ? ` — ${dec.note}` : ""} ` +
+        `(by ${dec.decided_by}, ${clock(dec.at)})`,
+    );
+  if (s.resubmits.has(e.round)) out.push("- author resubmitted after this round");
+  out.push("");
+  return out;
+}
+
+export function renderTrail(
+  s: GateSnapshot,
+  entries: TrailEntry[],
+  findings: Map<number, string[]>,
+  decision: GateDecision,
+  details?: Map<number, RoundDetail>,
+): string {
   const out = [`# ${s.gate} Review Trail`, "", `- run: ${s.runId}`];
   if (s.request)
     out.push(
@@ -124,36 +259,9 @@ export function renderTrail(s: GateSnapshot, entries: TrailEntry[], findings: Ma
     );
   const first = s.packets.get(1);
   if (first) out.push(`- reviewer selection: ${first.selection_status} — ${first.selection_reason}`);
+  if (s.request) out.push(`- requested: ${s.request.requested_at}`);
   out.push("");
-  for (const e of entries) {
-    out.push(`## Round ${e.round}${roundLabel(e)}`, "");
-    out.push(
-      `- reviewer_host: ${e.reviewer_host}${e.reviewer_model ? ` (${e.reviewer_model}, ${e.reviewer_family})` : ""}`,
-      `- independence: ${e.independence}`,
-      `- packet: ${e.packet}; result: ${e.result ?? "none"}`,
-      `- post_sentinel_scan: ${e.post_sentinel_scan}`,
-      `- artifact_sha256 (packet): ${e.artifact_sha256_packet}`,
-      `- artifact_sha256_reviewed: ${e.artifact_sha256_reviewed ?? "n/a"}`,
-      `- verifier_recomputed_sha256: ${e.verifier_recomputed_sha256 ?? "n/a"}`,
-      `- deterministic_gate_pass: ${e.gate_pass ?? "n/a"}${e.reasons.length ? ` (${e.reasons.join("; ")})` : ""}`,
-      `- verdict: ${e.verdict ?? "n/a"}; blocking_findings: ${e.blocking_findings ?? "n/a"}; counted round ${e.counted_round}`,
-      `- state: ${e.state}`,
-    );
-    for (const d of e.dispatch ?? []) out.push(`- dispatch ${d}`);
-    const sg = s.verdicts.get(e.round)?.score_gate;
-    const scoreGate = sg?.positive ? "positive" : sg?.available ? "not positive" : "unavailable";
-    if ((e.score ?? e.readiness ?? null) !== null)
-      out.push(`- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${scoreGate}`);
-    for (const f of findings.get(e.round) ?? []) out.push(`  - ${f}`);
-    if (s.memories.has(e.round)) out.push(`- reviewer memory: memory-${e.round}.md (given back to the reviewer next round)`);
-    if (s.rebuttals.has(e.round)) out.push(`- author rebuttal: rebuttal-${e.round}.md (contests this round's findings)`);
-    const esc = s.escalations.get(e.round);
-    if (esc) out.push(`- escalation: ${esc.reason} — ${esc.detail} (options: ${esc.options.join(", ")})`);
-    const dec = s.decisions.get(e.round);
-    if (dec) out.push(`- decision: ${dec.choice}${dec.extend_by ? ` ${dec.extend_by}` : ""}${dec.note ? ` — ${dec.note}` : ""}`);
-    if (s.resubmits.has(e.round)) out.push("- author resubmitted after this round");
-    out.push("");
-  }
+  for (const e of entries) out.push(...roundSection(s, e, findings.get(e.round), details?.get(e.round)));
   const esc0 = s.escalations.get(0);
   if (esc0)
     out.push(

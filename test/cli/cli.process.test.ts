@@ -278,7 +278,7 @@ a result that is not UTF-8 fails the gate`, () => {
     const review = (artifact: string) => run(["review", artifact, "--gate", "G-spec", "--author", "claude", "--root", d]);
     expectUserError(review("big.md"), /^guild-bus: artifact refused: .*big\.md: too large \(2097153 bytes; the limit is 2097152\)/);
     expectUserError(review("latin1.md"), /artifact refused: latin1\.md: not valid UTF-8 text/);
-    expectUserError(review("dir"), /artifact refused: dir: not a regular file \(a directory\)/);
+    expectUserError(review("dir"), /artifact refused: dir is a directory; name a file/);
     expectUserError(review("fifo"), /artifact refused: fifo: not a regular file \(a FIFO\)/);
     expect(existsSync(path.join(d, ".guild"))).toBe(false);
   });

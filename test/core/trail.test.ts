@@ -133,28 +133,46 @@ describe("trailEntries", () => {
 });
 
 describe("renderTrail", () => {
-  it("every round carries the five required fields plus verdict and blocker count", () => {
+  it("every round carries the five required fields plus verdict and blocker count, each on a line a person reads", () => {
     const g = story().outcome("satisfied", 4);
-    const { entries, findings } = trailEntries(g.s, lookup);
-    const md = renderTrail(g.s, entries, findings, decide(g.s, context()));
+    const { entries, findings, details } = trailEntries(g.s, lookup);
+    const md = renderTrail(g.s, entries, findings, decide(g.s, context()), details);
     for (const e of entries) {
       const sec = section(md, e.round);
-      expect(sec).toContain("- reviewer_host: codex (gpt-5, openai)");
-      expect(sec).toMatch(/- independence: (strong|weak)\n/);
-      expect(sec).toContain(`- packet: packet-${e.round}.md; result: ${e.result ?? "none"}`);
-      expect(sec).toContain(`- post_sentinel_scan: ${e.post_sentinel_scan}`);
-      expect(sec).toContain(`- artifact_sha256 (packet): ${SHA_A}`);
-      expect(sec).toContain(`- artifact_sha256_reviewed: ${e.artifact_sha256_reviewed ?? "n/a"}`);
-      expect(sec).toContain(`- verifier_recomputed_sha256: ${e.verifier_recomputed_sha256 ?? "n/a"}`);
-      expect(sec).toContain(
-        `- verdict: ${e.verdict ?? "n/a"}; blocking_findings: ${e.blocking_findings ?? "n/a"}; counted round ${e.counted_round}`,
-      );
+      expect(sec).toMatch(/- reviewer_host: codex \(gpt-5, openai\); independence: (strong|weak)\n/);
+      expect(sec).toContain(`- packet: packet-${e.round}.md; result: ${e.result ?? "none"}; post_sentinel_scan: `);
+      expect(sec).toMatch(/- time: issued \d\d:\d\d:\d\d UTC/);
+      if (e.artifact_sha256_reviewed === SHA_A && e.verifier_recomputed_sha256 === SHA_A)
+        expect(sec).toContain(`- artifact_sha256: ${SHA_A} (packet = artifact_sha256_reviewed = verifier_recomputed_sha256)`);
+      else expect(sec).toContain(`- artifact_sha256 (packet): ${SHA_A}`);
+      if (e.verdict !== null)
+        expect(sec).toContain(
+          `- verdict: ${e.verdict}; blocking_findings: ${e.blocking_findings ?? "not counted"}; counted round ${e.counted_round} of `,
+        );
+      expect(sec).not.toMatch(/: n\/a$/m);
     }
-    expect(section(md, 1)).toContain("  - [blocking] no rollback plan");
+    expect(section(md, 1)).toContain("  1. [blocking] no rollback plan");
     expect(section(md, 1)).toContain("- author resubmitted after this round");
     expect(md).toContain("## Round 3 (restart of round 2)");
     expect(section(md, 2)).toContain(`- artifact_sha256_reviewed: ${SHA_B}`);
-    expect(section(md, 2)).toContain("- deterministic_gate_pass: false (sha256 mismatch");
+    expect(section(md, 2)).toContain(`- verifier_recomputed_sha256: ${SHA_A}`);
+    expect(section(md, 2)).toMatch(/- deterministic_gate_pass: false \(sha256 mismatch.*; conditions: .*sha256_match=false/);
+    expect(section(md, 4)).toContain("- deterministic_gate_pass: true (all five conditions hold)");
+  });
+
+  it("each finding with its severity, detail and evidence, and the round's summary", () => {
+    const g = gate().packet(1).result(1).verdict(1, "issues");
+    const result: ResultLookup = () => ({
+      packet_id: "p",
+      artifact_sha256_reviewed: SHA_A,
+      verdict: "issues",
+      summary: "One gap.",
+      blocking_findings: [{ severity: "blocking", title: "No size limit", detail: "The queue grows\nwithout bound.", evidence: "§3" }],
+    });
+    const { entries, findings, details } = trailEntries(g.s, result);
+    const sec = section(renderTrail(g.s, entries, findings, decide(g.s, context()), details), 1);
+    expect(sec).toContain("- summary: One gap.");
+    expect(sec).toContain("- findings:\n  1. [blocking] No size limit\n     The queue grows without bound.\n     evidence: §3\n");
   });
 
   it("ends with the final disposition of a finished gate", () => {

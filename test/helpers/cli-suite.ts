@@ -453,10 +453,10 @@ outside the project and writes are refused`, async () => {
         spec.author.model,
       ]);
       expect(r.code, r.stderr).toBe(0);
-      await s.p.waitFor(
+      const files = await s.p.waitFor(
         RUN,
         GATE,
-        (f) => f.includes("packet-2.md"),
+        (f) => f.includes("packet-2.md") || f.includes("escalation-1.json"),
         "the broker's new selection after the unavailable round",
         scaled(30_000),
       );
@@ -465,8 +465,18 @@ outside the project and writes are refused`, async () => {
         kind: "unavailable",
         reason: expect.stringMatching(reason),
       });
-      expect(packetField(s.p, 2, "restart_reason")).toBe("degraded");
-      expect(packetField(s.p, 2, "reviewer_provider")).not.toBe(spec.kind);
+      if (files.includes("packet-2.md")) {
+        // another CLI on PATH is left for the weak path
+        expect(packetField(s.p, 2, "restart_reason")).toBe("degraded");
+        expect(packetField(s.p, 2, "reviewer_provider")).not.toBe(spec.kind);
+        expect(packetField(s.p, 2, "reviewer_adapter")).not.toBe("manual");
+      } else {
+        // only a person would be left, and nobody asked for one: review is unavailable (exit 5), never a silent manual packet
+        expect(s.p.readJson(RUN, GATE, "escalation-1.json")).toMatchObject({
+          reason: "unavailable",
+          detail: expect.stringMatching(/could not run/),
+        });
+      }
       expect(s.mock.requests).toEqual([]);
     }
 

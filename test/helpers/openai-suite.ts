@@ -275,11 +275,20 @@ never a strong sign-off`, async () => {
       expect(failure).toMatchObject({ kind: "unavailable", reviewer_provider: id });
       expect(String(failure.reason)).toMatch(spec.notRun.reason);
       expect(p.files(RUN, GATE)).not.toContain("result-1.json");
-      // An unavailable reviewer is replaced by a new selection that excludes it (here only the weak path is left).
-      await p.waitFor(RUN, GATE, (f) => f.includes("packet-2.md"), "packet-2.md");
-      const packet2 = packetText(p, 2);
-      expect(packet2).toMatch(/restart_reason: degraded/);
-      expect(packet2).not.toMatch(new RegExp(`reviewer_provider: ${id}\\n`));
+      // An unavailable reviewer is replaced by a new selection that excludes it; when only a person would be left and
+      // nobody asked for one, review is unavailable (exit 5) rather than a silent manual packet.
+      const files = await p.waitFor(RUN, GATE, (f) => f.includes("packet-2.md") || f.includes("escalation-1.json"), "a new selection");
+      if (files.includes("packet-2.md")) {
+        const packet2 = packetText(p, 2);
+        expect(packet2).toMatch(/restart_reason: degraded/);
+        expect(packet2).not.toMatch(new RegExp(`reviewer_provider: ${id}\\n`));
+        expect(packet2).not.toMatch(/reviewer_adapter: manual/);
+      } else {
+        expect(p.readJson(RUN, GATE, "escalation-1.json")).toMatchObject({
+          reason: "unavailable",
+          detail: expect.stringMatching(/could not run/),
+        });
+      }
       await sleep(1000);
       expect(p.files(RUN, GATE)).not.toContain("attempt-2.json");
       expect(s.mock.requests).toHaveLength(0);

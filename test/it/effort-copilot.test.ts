@@ -127,7 +127,7 @@ both attempts and the pair that ran are recorded`, async () => {
 
   it("the chain stops at effort_floor: nothing below it is ever sent, and the failure records every attempt", async () => {
     const p = await setup({ default: "effort-unsupported" }, { effort: "xhigh", effort_floor: "high" }, { gate_tiers: {} });
-    // nothing ran, so the broker re-selects (here only the human is left): do not wait for that
+    // nothing ran, so the broker re-selects (only a person is left, whom nobody asked for: review unavailable)
     expect((await review(p, "e2", "G-plan", false)).code).toBe(0);
     await p.waitFor("e2", "G-plan", (f) => f.includes("failure-1.json"), "failure-1");
     expect(mock!.requests.map((q) => q.requestedEffort)).toEqual(["xhigh", "high"]);

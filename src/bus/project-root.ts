@@ -1,0 +1,27 @@
+// The project root, found the way git finds its work tree: the nearest directory above (or at) the current one
+// that holds .guild/, else the git work-tree root, else the current directory itself.
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+
+function nearestWith(start: string, entry: string, isDir: boolean): string | null {
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, entry);
+    if (existsSync(candidate) && (!isDir || statSync(candidate).isDirectory())) return dir;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+/** The root a command without `--root` works on, from `cwd`. */
+export function findProjectRoot(cwd: string): string {
+  return nearestWith(cwd, ".guild", true) ?? nearestWith(cwd, ".git", false) ?? path.resolve(cwd);
+}
+
+/**
+ * A path the user typed, as the project sees it: relative to the current directory when that lies inside the
+ * project (so `review spec.md` from docs/ means docs/spec.md), else relative to the root as before.
+ */
+export function userPath(root: string, cwd: string, typed: string): string {
+  const rel = path.relative(path.resolve(root), path.resolve(cwd));
+  const inside = rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  return inside ? path.resolve(cwd, typed) : typed;
+}

@@ -1,0 +1,24 @@
+// Plain-text layout for the CLI: aligned columns, ages, and the examples and exit codes every --help ends with.
+
+/** Rows padded into aligned columns (the last column is not padded). */
+export function table(header: string[], rows: string[][]): string[] {
+  const all = [header, ...rows];
+  const widths = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? "").length)));
+  return all.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  "));
+}
+
+/** "42s", "5m", "3h", "2d" since an ISO time; "-" when unknown. */
+export function formatAge(iso: string | null, nowMs = Date.now()): string {
+  const t = iso ? Date.parse(iso) : NaN;
+  if (Number.isNaN(t)) return "-";
+  const s = Math.max(0, Math.round((nowMs - t) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+/** The text after a command's options in its --help: examples, then its exit codes. */
+export function helpText(examples: string[], exits: string): string {
+  return `\nExamples:\n${examples.map((e) => `  $ ${e}`).join("\n")}\n\nExit codes: ${exits}\n`;
+}

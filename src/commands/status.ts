@@ -1,0 +1,110 @@
+// `guild-bus status` as the one command layer: every gate's view, the next step, the last round's findings, and the
+// exit code a script can test. The CLI only prints what this returns.
+import { existsSync } from "node:fs";
+import type { BusContext } from "../bus/context.js";
+import { listGates } from "../bus/gate-list.js";
+import { listedFindings } from "../core/findings.js";
+import { gatePolicy, openRound } from "../core/gate-queries.js";
+import { nextStep, type NextStep } from "../core/next-step.js";
+import type { Reverification } from "../core/reverify.js";
+import type { ReviewBrokerOutput } from "../core/status.js";
+import { assertGate, assertRunId } from "../spec/ids.js";
+import { gateReads } from "../workers/gate-reads.js";
+import { type Answer, refuse, refusing } from "./answer.js";
+import { reverifyGate, type GateView, viewGate } from "./gate-view.js";
+
+export interface StatusFinding {
+  severity: string | null;
+  title: string;
+  detail: string | null;
+  evidence: string | null;
+}
+
+export type StatusRow = ReviewBrokerOutput & {
+  rejected: Array<{ file: string; reason: string }>;
+  problems: Array<{ file: string; reason: string }>;
+  verify?: Reverification;
+  next: NextStep;
+  /** The last verified round's findings (blocking first), and its summary. */
+  last_round: { round: number; summary: string | null; findings: StatusFinding[]; more: number } | null;
+  /** The round cap in force, the open packet's reviewer model, and when the review was requested. */
+  cap: number;
+  reviewer_model: string | null;
+  requested_at: string | null;
+  /** What `--wait` would exit with now (SPEC §17); 6 while the gate still moves. */
+  exit_code: number;
+};
+
+/** Exit 6: the gate still moves (a `--wait` that timed out, or `status --exit-status` on an open gate). */
+export const STILL_MOVING_EXIT = 6;
+
+function lastRound(ctx: BusContext, v: GateView): StatusRow["last_round"] {
+  const s = v.snapshot;
+  const round = Math.max(0, ...s.verdicts.keys());
+  if (!round) return null;
+  const result = gateReads(ctx, s).result(round);
+  if (!result) return { round, summary: null, findings: [], more: 0 };
+  const { findings, more } = listedFindings(result.findings ?? result.blocking_findings);
+  return {
+    round,
+    summary: typeof result.summary === "string" ? result.summary : null,
+    findings: findings.map((f) => ({
+      severity: f.severity ?? null,
+      title: f.title,
+      detail: f.detail ?? null,
+      evidence: f.evidence ?? null,
+    })),
+    more,
+  };
+}
+
+/** One gate as status reports it. */
+export function statusRow(ctx: BusContext, runId: string, gate: string, verify = false): StatusRow {
+  const v = viewGate(ctx, runId, gate);
+  const check = verify ? reverifyGate(ctx, v) : null;
+  return {
+    ...v.output,
+    rejected: v.snapshot.rejected,
+    problems: v.snapshot.problems,
+    ...(check ? { verify: check } : {}),
+    cap: v.snapshot.packets.get(openRound(v.snapshot))?.cap ?? gatePolicy(v.snapshot, ctx.settings).cap,
+    reviewer_model:
+      v.snapshot.verdicts.get(openRound(v.snapshot))?.reviewer_model ??
+      v.snapshot.packets.get(openRound(v.snapshot))?.reviewer_model ??
+      null,
+    requested_at: v.snapshot.request?.requested_at ?? null,
+    next: nextStep(v.snapshot, v.decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate))),
+    last_round: lastRound(ctx, v),
+    exit_code: v.exitCode ?? STILL_MOVING_EXIT,
+  };
+}
+
+/** Gates by urgency for `--exit-status`: a person is needed (5, 4, 3) before a gate that still moves (6), before done (0). */
+const URGENCY = [5, 4, 3, STILL_MOVING_EXIT, 0];
+
+/** The one exit code for a set of gates: the most urgent of theirs (0 for none). */
+export function statusExitCode(rows: Array<Pick<StatusRow, "exit_code">>): number {
+  return URGENCY.find((code) => rows.some((r) => r.exit_code === code)) ?? 0;
+}
+
+/** Every gate, one run's, or one gate's; a run or gate that does not exist is refused, never invented. */
+export function gateStatuses(
+  ctx: BusContext,
+  scope: { run?: string; gate?: string; verify?: boolean },
+): Answer<{ rows: StatusRow[]; ignored: Array<{ path: string; reason: string }> }> {
+  return refusing(() => {
+    const { layout } = ctx;
+    const run = scope.run === undefined ? undefined : assertRunId(scope.run);
+    if (run !== undefined && !existsSync(layout.runDir(run))) return refuse(`no run ${run} under ${layout.rel(layout.runs)}`);
+    if (run !== undefined && scope.gate !== undefined) {
+      const gate = assertGate(scope.gate);
+      if (!existsSync(layout.gateDir(run, gate))) {
+        const there = listGates(layout, run).gates.map((g) => g.gate);
+        return refuse(`run ${run} has no gate ${gate}${there.length ? ` (its gates: ${there.join(", ")})` : ""}`);
+      }
+      return { ok: true, rows: [statusRow(ctx, run, gate, scope.verify)], ignored: [] };
+    }
+    const listing = listGates(layout, run);
+    return { ok: true, rows: listing.gates.map((g) => statusRow(ctx, g.runId, g.gate, scope.verify)), ignored: listing.ignored };
+  });
+}

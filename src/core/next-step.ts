@@ -1,0 +1,84 @@
+// What a gate waits on, and the exact command or file that moves it: so that no wait is ever silent.
+import type { GateDecision } from "./decide.js";
+import { openRound } from "./gate-queries.js";
+import type { GateSnapshot } from "./snapshot.js";
+
+export interface NextStep {
+  /** Who the gate waits on, in words: "the broker", "reviewer codex (gpt-5)", "a person (the manual reviewer)", "the author"… */
+  waiting_on: string;
+  /** The exact command (or file to write) that moves the gate when it waits on a person; null when a worker moves it. */
+  command: string | null;
+  /** The open round's packet and result paths, project-relative (the result may not exist yet). */
+  packet_path: string | null;
+  result_path: string | null;
+  /** The escalation a human answers now, with the choices it offers. */
+  escalation: { round: number; reason: string; detail: string; options: string[] } | null;
+  /** Why the reviewer is not the one the request would have had: a degraded selection, a reviewer that failed first. */
+  notes: string[];
+}
+
+const WORKER_STATES = new Set(["broker", "verifying", "normalizing"]);
+
+/** The reviewer a packet addresses, in words. */
+function reviewerWords(p: { reviewer_provider: string; reviewer_model: string | null }): string {
+  return `reviewer ${p.reviewer_provider}${p.reviewer_model ? ` (${p.reviewer_model})` : ""}`;
+}
+
+/** Notes on how the open round's reviewer came to be chosen: every earlier reviewer that failed, and a weak selection. */
+function selectionNotes(s: GateSnapshot, round: number): string[] {
+  const notes = [...s.failures.values()]
+    .filter((f) => f.round < round && f.kind === "unavailable")
+    .map(
+      (f) => `round ${f.round}: reviewer ${f.reviewer_provider ?? "?"} could not run (${f.reason}); the broker selected again without it`,
+    );
+  const p = s.packets.get(round);
+  if (p && p.selection_status !== "selected") notes.push(`no cross-family reviewer: ${p.selection_reason}`);
+  if (p?.reviewer_adapter === "manual" && notes.length) notes.push("the review fell to the manual reviewer: a person must answer");
+  return notes;
+}
+
+/** The next step of a gate, from its snapshot and decision; `gateDir` is the gate directory, project-relative. */
+export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): NextStep {
+  const round = openRound(s);
+  const p = s.packets.get(round);
+  const ids = `${s.runId} ${s.gate}`;
+  const packet_path = p ? `${gateDir}/packet-${round}.md` : null;
+  const result_path = p ? `${gateDir}/result-${round}.json` : null;
+  const base = { packet_path, result_path, escalation: null, notes: selectionNotes(s, round) };
+  if (d.state === "done") return { ...base, waiting_on: "nothing (the gate has ended)", command: null };
+  if (d.state === "no_request")
+    return { ...base, waiting_on: "a request", command: `guild-bus review <artifact> --gate ${s.gate} --author <host>` };
+  if (d.state === "awaiting_decision") {
+    const e = s.escalations.get(d.round);
+    const options = e?.options ?? [];
+    return {
+      ...base,
+      waiting_on: "a human decision",
+      command: `guild-bus decide ${ids} ${options.map((o) => (o === "extend-cap" ? "extend-cap <1-5>" : o)).join("|") || "<choice>"}`,
+      escalation: e ? { round: d.round, reason: e.reason, detail: e.detail, options } : null,
+    };
+  }
+  if (d.state === "awaiting_author")
+    return { ...base, waiting_on: "the author", command: `guild-bus resubmit ${ids} (after revising the artifact)` };
+  if (WORKER_STATES.has(d.state) || !p)
+    return {
+      ...base,
+      waiting_on: `the ${d.state === "normalizing" ? "manual worker" : d.state === "verifying" ? "verifier" : "broker"}`,
+      command: null,
+    };
+  if (p.reviewer_adapter === "manual") {
+    return {
+      ...base,
+      waiting_on: "a person (the manual reviewer)",
+      command:
+        `guild-bus respond ${ids} --reviewer-model <model> --file <review.md>` +
+        ` (the packet to review: ${packet_path}; or write ${gateDir}/response-${round}.md)`,
+    };
+  }
+  return { ...base, waiting_on: `${reviewerWords(p)}, run by \`guild-bus up\``, command: null };
+}
+
+/** One line for a person: "waiting for X — run: Y". */
+export function nextStepLine(n: NextStep): string {
+  return `waiting for ${n.waiting_on}${n.command ? ` — run: ${n.command}` : ""}`;
+}
