@@ -1,23 +1,23 @@
-// What a round's reviewer said, as the author reads it: verdict, summary and each finding (title, severity, detail,
-// evidence). The one reader for every face (MCP `findings`, the stop hook, `status --json`).
+// What a round's reviewer said, as the author reads it: verdict, summary and each finding (severity, title, detail,
+// evidence), scrubbed as the trail is (results may come from foreign writers). The one reader for every face:
+// `status` (last_round), the MCP `findings` and `wait` tools, the stop hook.
 import type { BusContext } from "../bus/context.js";
-import { readGate, resultBytes } from "../bus/gate-reader.js";
+import { readGate } from "../bus/gate-reader.js";
 import { listedFindings } from "../core/findings.js";
 import { openRound } from "../core/gate-queries.js";
-import { parseReviewResult } from "../core/result-wire.js";
+import type { GateSnapshot } from "../core/snapshot.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
+import { gateReads } from "../workers/gate-reads.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 
 export interface RoundFinding {
+  severity: string | null;
   title: string;
-  severity?: string;
-  detail?: string;
-  evidence?: string;
+  detail: string | null;
+  evidence: string | null;
 }
 
 export interface RoundFindings {
-  run_id: string;
-  gate: string;
   round: number;
   verdict: string;
   summary: string | null;
@@ -28,8 +28,36 @@ export interface RoundFindings {
   result_path: string;
 }
 
+const text = (v: unknown) => (typeof v === "string" && v.trim() ? v : null);
+
+/** Round `round`'s result as the author reads it, or null when it has none that parses. */
+export function findingsOf(ctx: BusContext, s: GateSnapshot, round: number): RoundFindings | null {
+  const result = gateReads(ctx, s).result(round);
+  if (!result) return null;
+  const { findings, more } = listedFindings(result.findings ?? result.blocking_findings);
+  return {
+    round,
+    verdict: result.verdict,
+    summary: text(result.summary),
+    reviewer_model: text(result.reviewer_model) ?? text(s.packets.get(round)?.reviewer_model),
+    findings: findings.map((f) => ({
+      severity: f.severity ?? null,
+      title: f.title,
+      detail: f.detail ?? null,
+      evidence: f.evidence ?? null,
+    })),
+    more,
+    result_path: ctx.layout.rel(ctx.layout.gateFile(s.runId, s.gate, `result-${round}.json`)),
+  };
+}
+
 /** The findings of `round` (default: the newest round that has a result). */
-export function roundFindings(ctx: BusContext, run: string, gate: string, round?: number): Answer<RoundFindings> {
+export function roundFindings(
+  ctx: BusContext,
+  run: string,
+  gate: string,
+  round?: number,
+): Answer<RoundFindings & { run_id: string; gate: string }> {
   return refusing(() => {
     const s = readGate(ctx.layout, assertRunId(run), assertGate(gate));
     if (!s.request) return refuse(`${run} ${gate}: no such gate`);
@@ -37,23 +65,7 @@ export function roundFindings(ctx: BusContext, run: string, gate: string, round?
     const n = round ?? newest;
     if (n === undefined || !s.results.has(n))
       return refuse(`${run} ${gate}: ${round === undefined ? "no round has a result yet" : `round ${round} has no result`}`);
-    const bytes = resultBytes(s, n);
-    if (!bytes.ok) return refuse(`result-${n}.json: ${bytes.reason}`);
-    const parsed = parseReviewResult(bytes.text).result;
-    if (!parsed) return refuse(`result-${n}.json is not a valid result`);
-    const { findings, more } = listedFindings(parsed.findings ?? parsed.blocking_findings);
-    const text = (v: unknown) => (typeof v === "string" && v.trim() ? v : null);
-    return {
-      ok: true,
-      run_id: s.runId,
-      gate: s.gate,
-      round: n,
-      verdict: parsed.verdict,
-      summary: text(parsed.summary),
-      reviewer_model: text(parsed.reviewer_model) ?? text(s.packets.get(n)?.reviewer_model),
-      findings: findings.map(({ fields: _fields, ...f }) => f),
-      more,
-      result_path: ctx.layout.rel(ctx.layout.gateFile(s.runId, s.gate, `result-${n}.json`)),
-    };
+    const found = findingsOf(ctx, s, n);
+    return found ? { ok: true, run_id: s.runId, gate: s.gate, ...found } : refuse(`result-${n}.json is not a readable result`);
   });
 }

@@ -3,22 +3,14 @@
 import { existsSync } from "node:fs";
 import type { BusContext } from "../bus/context.js";
 import { listGates } from "../bus/gate-list.js";
-import { listedFindings } from "../core/findings.js";
 import { gatePolicy, openRound } from "../core/gate-queries.js";
 import { nextStep, type NextStep } from "../core/next-step.js";
 import type { Reverification } from "../core/reverify.js";
 import type { ReviewBrokerOutput } from "../core/status.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { gateReads } from "../workers/gate-reads.js";
 import { type Answer, refuse, refusing } from "./answer.js";
+import { findingsOf, type RoundFinding } from "./findings.js";
 import { reverifyGate, type GateView, viewGate } from "./gate-view.js";
-
-export interface StatusFinding {
-  severity: string | null;
-  title: string;
-  detail: string | null;
-  evidence: string | null;
-}
 
 export type StatusRow = ReviewBrokerOutput & {
   rejected: Array<{ file: string; reason: string }>;
@@ -26,7 +18,7 @@ export type StatusRow = ReviewBrokerOutput & {
   verify?: Reverification;
   next: NextStep;
   /** The last verified round's findings (blocking first), and its summary. */
-  last_round: { round: number; summary: string | null; findings: StatusFinding[]; more: number } | null;
+  last_round: { round: number; summary: string | null; findings: RoundFinding[]; more: number } | null;
   /** The round cap in force, the open packet's reviewer model, and when the review was requested. */
   cap: number;
   reviewer_model: string | null;
@@ -39,23 +31,10 @@ export type StatusRow = ReviewBrokerOutput & {
 export const STILL_MOVING_EXIT = 6;
 
 function lastRound(ctx: BusContext, v: GateView): StatusRow["last_round"] {
-  const s = v.snapshot;
-  const round = Math.max(0, ...s.verdicts.keys());
+  const round = Math.max(0, ...v.snapshot.verdicts.keys());
   if (!round) return null;
-  const result = gateReads(ctx, s).result(round);
-  if (!result) return { round, summary: null, findings: [], more: 0 };
-  const { findings, more } = listedFindings(result.findings ?? result.blocking_findings);
-  return {
-    round,
-    summary: typeof result.summary === "string" ? result.summary : null,
-    findings: findings.map((f) => ({
-      severity: f.severity ?? null,
-      title: f.title,
-      detail: f.detail ?? null,
-      evidence: f.evidence ?? null,
-    })),
-    more,
-  };
+  const found = findingsOf(ctx, v.snapshot, round);
+  return { round, summary: found?.summary ?? null, findings: found?.findings ?? [], more: found?.more ?? 0 };
 }
 
 /** One gate as status reports it. */

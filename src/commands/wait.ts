@@ -90,7 +90,8 @@ export async function waitGate(
       note(`[${gate}] nothing has picked this request up yet — is \`guild-bus up\` running in ${layout.root}?`);
       hinted = true;
     }
-    if (opts.signal?.aborted || (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs)) return { view, timedOut: true, next };
+    if (opts.signal?.aborted || (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs))
+      return { view, timedOut: true, next };
     await sleep(opts.intervalMs ?? 150);
   }
 }

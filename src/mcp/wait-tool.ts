@@ -9,6 +9,7 @@ import { roundFindings } from "../commands/findings.js";
 import { waitGate } from "../commands/wait.js";
 import { reply } from "./reply.js";
 import type { GateView } from "../commands/gate-view.js";
+import { type NextStep, nextStepLine } from "../core/next-step.js";
 
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -36,24 +37,24 @@ export async function waitTool(
   };
   const beat = setInterval(() => progress(latest), PROGRESS_EVERY_MS);
   try {
-    const { view, timedOut } = await waitGate(layout, a.run_id, a.gate, {
+    const { view, timedOut, next } = await waitGate(layout, a.run_id, a.gate, {
       timeoutMs: a.timeout_seconds * 1000,
       note: progress,
       signal: extra.signal,
     });
-    return timedOut ? stillRunning(view, started) : stopped(layout, view);
+    return timedOut ? stillRunning(view, next, started) : stopped(layout, view);
   } finally {
     clearInterval(beat);
   }
 }
 
-function stillRunning(view: GateView, started: number): CallToolResult {
+function stillRunning(view: GateView, next: NextStep, started: number): CallToolResult {
   const o = view.output;
   const elapsed = Math.round((Date.now() - started) / 1000);
   const text =
-    `still running after ${elapsed} s: round ${o.round}, ${o.state} — waiting for ${o.waiting_for}. ` +
+    `still running after ${elapsed} s: round ${o.round}, ${o.state} — ${nextStepLine(next)}. ` +
     `No outcome yet: call wait again with run_id ${o.run_id} and gate ${o.gate}.`;
-  return reply(text, { still_running: true, outcome: null, gate: o });
+  return reply(text, { still_running: true, outcome: null, gate: o, waiting: next });
 }
 
 /** What the author should do next, by the exit code `review --wait` would give. */
