@@ -326,10 +326,11 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
     const why = failReasons(verdict, stop).join("; ");
     if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached with ${why}`, CAP_OPTIONS);
-    const stall = ctx.policy.stallDetection ? stallAfterVerdict(snapshot, R, stop) : null;
-    if (stall) return stalled(stall);
+    // A human who checks every round sees a stall there: the checkpoint comes first.
     if (ctx.policy.humanCheckpoint)
       return escalate("human_checkpoint", `round ${R} did not pass (${why}): continue, stop or rework`, CHECKPOINT_OPTIONS);
+    const stall = ctx.policy.stallDetection ? stallAfterVerdict(snapshot, R, stop) : null;
+    if (stall) return stalled(stall);
     return authorTurn(why, undefined, true);
   }
   if (snapshot.results.has(R)) return wait("verifying", R, "result delivered; waiting for the verifier");

@@ -83,6 +83,12 @@ describe("stall: repeated blocking findings", () => {
     expect(decide(g.s, { ...ctx, policy: { ...ctx.policy, cap: 2 } }).action).toMatchObject({ reason: "cap_hit" });
   });
 
+  it("the human checkpoint comes first: a human who checks every round sees the repeat there", () => {
+    const g = round(round(gate(), 1, [K1]), 2, [K1], SHA_B);
+    const ctx = on({ artifact: SHA_B });
+    expect(decide(g.s, { ...ctx, policy: { ...ctx.policy, humanCheckpoint: true } }).action).toMatchObject({ reason: "human_checkpoint" });
+  });
+
   it("once a human answered a stall, detection starts afresh after it: extend-cap goes on, and a later repeat escalates again", () => {
     const g = round(round(gate(), 1, [K1]), 2, [K1], SHA_B);
     g.escalation(2, "stalled", ["force-pass", "extend-cap", "rework"]).decision(2, "extend-cap", 1);
