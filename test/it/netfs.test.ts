@@ -4,7 +4,7 @@
 // (FUSE) and runs the reviewer worker there, which must detect the mount and poll. A review completes; then the link
 // goes down in the middle of a round and comes back, and nothing is lost or dispatched twice.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
@@ -74,6 +74,7 @@ describe.skipIf(unavailable !== null)("reviews across machines over sshfs (integ
 
         // the baseline: the reviewer on machine A's local disk
         const local = worker(net.on("A"), "command", p.root);
+        await until("the local reviewer to start", () => logs.some((l) => l.startsWith(`command:${local.pid} `) && /watching/.test(l)));
         const t0 = Date.now();
         const first = review("n0", true);
         const localMs = Date.now() - t0;
@@ -89,7 +90,16 @@ describe.skipIf(unavailable !== null)("reviews across machines over sshfs (integ
         const remoteMs = Date.now() - t1;
         expect(second.code, second.stderr + logs.join("")).toBe(0);
         expect(JSON.parse(second.stdout)).toMatchObject({ status: "satisfied", reviewer_host: "gpt" });
-        console.log(`one round, request to outcome: ${localMs} ms with a local reviewer, ${remoteMs} ms with the reviewer over sshfs`);
+        // measured, never asserted: where the mount adds time (file times are the server's clock, one machine here)
+        const hop = (run: string) => {
+          const t = (f: string) => statSync(path.join(p.gateDir(run, "G-plan"), f)).mtimeMs;
+          const ms = (a: string, b: string) => Math.round(t(b) - t(a));
+          return `packet→attempt ${ms("packet-1.md", "attempt-1.json")} ms, result→verdict ${ms("result-1.json", "verdict-1.json")} ms`;
+        };
+        console.log(
+          `one round, request to outcome: local reviewer ${localMs} ms (${hop("n0")}); ` +
+            `reviewer over sshfs ${remoteMs} ms (${hop("n1")})`,
+        );
 
         // mid-round outage: the reviewer has claimed and dispatched (attempt-1 is on the server), then the link drops
         expect(review("n2", false).code).toBe(0);
