@@ -77,6 +77,14 @@ function dirMtime(dir: string): number {
   }
 }
 
+/**
+ * Whole-second mtimes (sshfs and every SFTP v3 mount) cannot show a second change within the same second: a gate
+ * handled less than that second (plus a second of clock skew) after its directory's mtime is handled once more.
+ */
+function mayHideAChange(last: { mtime: number; at: number }): boolean {
+  return last.mtime > 0 && last.mtime % 1000 === 0 && last.at - last.mtime < 2000;
+}
+
 function listDirents(dir: string): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true });
@@ -398,7 +406,8 @@ export class WorkerRuntime {
         !last ||
         (retry !== undefined && retry.until <= now) ||
         now - last.at > (this.spec.fullScanMs ?? 10_000) ||
-        dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime
+        dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime ||
+        mayHideAChange(last)
       )
         this.queue.add(key);
     }
