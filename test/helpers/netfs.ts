@@ -26,6 +26,27 @@ function onPath(tool: string): boolean {
   return (process.env.PATH ?? "").split(":").some((dir) => dir && existsSync(path.join(dir, tool)));
 }
 
+/** Namespaces an earlier run of this test left behind when it was killed (its pid is in the name): removed with their processes. */
+function sweepStale(): void {
+  const listed = spawnSync("ip", ["netns", "list"], { encoding: "utf8" }).stdout ?? "";
+  for (const name of listed.split("\n").map((l) => l.split(" ")[0]!)) {
+    const owner = /^gbus[AB](\d+)x\d+$/.exec(name)?.[1];
+    if (!owner || alive(Number(owner))) continue;
+    const pids = (spawnSync("ip", ["netns", "pids", name], { encoding: "utf8" }).stdout ?? "").split(/\s+/).filter(Boolean);
+    for (const pid of pids) if (alive(Number(pid))) process.kill(Number(pid), "SIGKILL");
+    spawnSync("ip", ["netns", "del", name], { stdio: "ignore" });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function run(argv: string[]): void {
   const r = spawnSync(argv[0]!, argv.slice(1), { encoding: "utf8", timeout: 60_000 });
   if (r.status !== 0) throw new Error(`${argv.join(" ")} failed (${r.status ?? r.signal}): ${r.stderr}`);
@@ -46,7 +67,8 @@ export interface NetFs {
 
 /** Build both sides and mount; close() undoes whatever was built, also after a failure halfway. */
 export async function makeNetFs(exportDir: string, deadlineMs: number): Promise<NetFs> {
-  const id = `${process.pid % 100_000}${Math.floor(Math.random() * 1000)}`;
+  sweepStale();
+  const id = `${process.pid}x${Math.floor(Math.random() * 1000)}`;
   const ns = { A: `gbusA${id}`, B: `gbusB${id}` };
   const veth = { A: `gba${id}`, B: `gbb${id}` };
   const net = `10.${100 + Math.floor(Math.random() * 100)}.${Math.floor(Math.random() * 250)}`;

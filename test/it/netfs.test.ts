@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { BIN, makeProject, received, scriptedProvider, stopChild } from "../helpers/bus.js";
 import { scaled, waitSeconds } from "../helpers/machine.js";
 import { makeNetFs, type NetFs, netfsUnavailable } from "../helpers/netfs.js";
@@ -19,6 +19,14 @@ const unavailable = netfsUnavailable();
 if (unavailable) console.warn(`skipping the network-filesystem test: ${unavailable}`);
 
 describe.skipIf(unavailable !== null)("reviews across machines over sshfs (integration)", () => {
+  let net: NetFs | null = null;
+  const workers: ChildProcess[] = [];
+  // also when the test itself timed out: no namespace, mount or sshd outlives the file
+  afterAll(async () => {
+    for (const w of workers) await stopChild(w);
+    await net?.close();
+  });
+
   it(
     "a reviewer on another machine polls the sshfs mount, completes a review, and survives the link going down mid-round",
     async () => {
@@ -35,7 +43,6 @@ describe.skipIf(unavailable !== null)("reviews across machines over sshfs (integ
         },
       });
       p.write("docs/plan.md", PLAN);
-      const workers: ChildProcess[] = [];
       const logs: string[] = [];
       const worker = (prefix: string[], kind: string, root: string) => {
         const argv = [...prefix, process.execPath, BIN, "worker", kind, "--root", root, "--reconcile-ms", "300", "--full-scan-ms", "2000"];
@@ -66,7 +73,6 @@ describe.skipIf(unavailable !== null)("reviews across machines over sshfs (integ
           await sleep(100);
         }
       };
-      let net: NetFs | null = null;
       try {
         net = await makeNetFs(p.root, scaled(60_000));
         worker(net.on("A"), "broker", p.root);
