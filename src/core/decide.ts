@@ -62,7 +62,7 @@ export interface DecideContext {
   artifact: () => ArtifactView;
 }
 
-export const CAP_OPTIONS: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
+const CAP_OPTIONS: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
 export const RETRY_OPTIONS: DecisionChoice[] = ["retry", "force-pass", "rework"];
 const CHECKPOINT_OPTIONS: DecisionChoice[] = ["continue", "stop", "rework"];
 /** The artifact is missing, too large or not text: once it is fixed, retry starts the round again. */
