@@ -2,7 +2,8 @@
 // filesystem", SPEC §4.1). Two network namespaces joined by a veth pair stand for two machines: A exports the
 // project with sshd and runs the broker, the verifier and the author's CLI on the local disk; B mounts it with sshfs
 // (FUSE) and runs the reviewer worker there, which must detect the mount and poll. A review completes; then the link
-// goes down in the middle of a round and comes back, and nothing is lost or dispatched twice.
+// goes down in the middle of a round, with a second reviewer standing by on A, and comes back: nothing is lost or
+// dispatched twice.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -88,7 +89,7 @@ describe.skipIf(unavailable !== null)("reviews across machines over sshfs (integ
         await stopChild(local);
 
         // the reviewer on machine B, over the mount: it must choose polling by itself (no --poll given)
-        worker(net.on("B"), "command", net.mountDir);
+        const remote = worker(net.on("B"), "command", net.mountDir);
         await until("the remote reviewer to start", () => logs.some((l) => /command worker watching/.test(l) && l.includes("polling")));
         expect(logs.join("")).toMatch(/command worker watching .*\(polling: filesystem type 0x65735546 \(FUSE\)\)/);
         const t1 = Date.now();
@@ -111,6 +112,10 @@ describe.skipIf(unavailable !== null)("reviews across machines over sshfs (integ
         expect(review("n2", false).code).toBe(0);
         await until("the remote reviewer's attempt-1.json", () => p.files("n2", "G-plan").includes("attempt-1.json"));
         net.link(false);
+        // machine A's own reviewer stands by through the outage: it sees the round claimed and dispatched, and must
+        // not dispatch it again although the reviewer that holds it cannot be reached
+        const standby = worker(net.on("A"), "command", p.root);
+        await until("the standby reviewer to start", () => logs.some((l) => l.startsWith(`command:${standby.pid} `) && /watching/.test(l)));
         await sleep(OUTAGE_MS); // the outage itself: the fault under test, not a wait for something to happen
         net.link(true);
         const done = await p.waitState("n2", "G-plan", ["done", "awaiting_decision", "awaiting_author"], scaled(180_000));
@@ -125,8 +130,10 @@ describe.skipIf(unavailable !== null)("reviews across machines over sshfs (integ
             ).toHaveLength(1);
           expect(files.filter((f) => f.startsWith("failure-") || f.startsWith("escalation-") || f === "rejected")).toEqual([]);
         }
-        // one dispatch per round: three rounds, three packets received
+        // one dispatch per round: three rounds, three packets received; the remote reviewer ran both of its rounds
         expect(received(p.root, "gpt")).toHaveLength(3);
+        for (const run of ["n1", "n2"])
+          expect(p.readJson(run, "G-plan", "attempt-1.json"), run).toMatchObject({ worker: { pid: remote.pid } });
         const trail = readFileSync(path.join(p.gateDir("n2", "G-plan"), "trail.md"), "utf8");
         expect(trail).toMatch(/status: satisfied/);
       } finally {
