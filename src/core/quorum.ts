@@ -1,6 +1,6 @@
-// The quorum rule (SPEC §24, first step): a round reviewed by several reviewers passes when K of them, of pairwise
+// The quorum rule (SPEC §26, first step): a round reviewed by several reviewers passes when K of them, of pairwise
 // distinct families none of which is the author's, passed on the same artifact bytes and no reviewer blocks. Pure;
-// the round loop does not call it yet (SPEC §24 lists what wiring it takes).
+// the round loop does not call it yet (SPEC §26 lists what wiring it takes).
 import type { Family } from "../spec/schemas.js";
 import { type FindingView, findingKey } from "./findings.js";
 

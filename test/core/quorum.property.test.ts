@@ -1,4 +1,4 @@
-// The quorum rule (SPEC §24) against a reference model, and the merged findings the author would see.
+// The quorum rule (SPEC §26) against a reference model, and the merged findings the author would see.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { findingKey, type FindingView } from "../../src/core/findings.js";
