@@ -1,6 +1,6 @@
 // Module boundaries of src/ (issue #12), checked by `npm run boundaries` inside `npm test`.
 // Layers, lowest first: a module may import its own layer or a lower one, never a higher one.
-const LAYERS = ["spec", "core", "bus", "runtime", "adapters", "workers", "commands", "ui", "cli"];
+const LAYERS = ["spec", "core", "bus", "runtime", "adapters", "workers", "commands", "ui", "mcp", "cli"];
 
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer}`,

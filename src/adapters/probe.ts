@@ -43,6 +43,9 @@ export interface Probe {
  */
 export const PROBE_TIMEOUTS_MS = [5_000, 30_000] as const;
 
+/** A positive probe this recent, of the same binary, by any process, is not run again. */
+export const PROBE_FRESH_MS = 10 * 60_000;
+
 function whichOnPath(binary: string, envPath = process.env.PATH ?? ""): string | null {
   const candidates = binary.includes("/")
     ? [binary]
@@ -101,26 +104,28 @@ async function checkCli(
   const name = config?.binary ?? cli.binary;
   const binary = probe.which(name);
   if (!binary) return { binary: null, version: null, auth: null, why: [`${name} not found on PATH`], available: false };
-  const probed = await probeVersion(name, binary, probe, cache);
+  const probed = await cache.once(binary, () => probeVersion(name, binary, probe, cache));
   const auth = authSignal(cli, config, probe);
   const why = [probed.why, auth ?? "no auth signal (no API key variable, no stored login)"];
   return { binary, version: probed.version, auth, why, available: probed.present && auth !== null };
 }
 
+interface ProbedVersion {
+  present: boolean;
+  version: string | null;
+  why: string;
+}
+
 const seconds = (ms: number) => `${ms / 1000} s`;
 
 /**
- * `<binary> --version`, so that a slow machine never turns an installed CLI into a missing one: after a timeout, a
- * positive probe cached for the same binary (path, size, mtime) is trusted, else it is probed again with the long
- * limit; if that times out too the binary is still present (on PATH), its version unknown. Only a probe that
- * answers with a failure makes it unavailable.
+ * `<binary> --version`, so that a slow machine never turns an installed CLI into a missing one. A positive answer
+ * for the same binary (path, size, mtime, inode) cached by any process within PROBE_FRESH_MS is used without running
+ * it again. Else it is probed; after a timeout, an older cached answer for the same binary is trusted, else it is
+ * probed again with the long limit; if that times out too the binary is still present (on PATH), its version
+ * unknown. Only a probe that answers with a failure makes it unavailable.
  */
-async function probeVersion(
-  name: string,
-  binary: string,
-  probe: Probe,
-  cache: ProbeCache,
-): Promise<{ present: boolean; version: string | null; why: string }> {
+async function probeVersion(name: string, binary: string, probe: Probe, cache: ProbeCache): Promise<ProbedVersion> {
   const [first, second] = PROBE_TIMEOUTS_MS;
   const stamp = probe.stamp(binary);
   const answered = (r: Extract<VersionProbe, { kind: "ok" }>, how: string) => {
@@ -131,6 +136,9 @@ async function probeVersion(
     cache.drop(binary);
     return { present: false, version: null, why: `${name} --version failed (${r.reason})` };
   };
+  const fresh = stamp ? cache.get(binary, stamp, PROBE_FRESH_MS) : null;
+  if (fresh)
+    return { present: true, version: fresh, why: `${name} ${fresh} (same binary answered a probe in the last ${seconds(PROBE_FRESH_MS)})` };
   const r1 = await probe.version(binary, first);
   if (r1.kind === "ok") return answered(r1, "");
   if (r1.kind === "failed") return failed(r1);
@@ -158,6 +166,8 @@ async function probeVersion(
 class ProbeCache {
   private entries: Record<string, { stamp: string; version: string; at: string }> = {};
   private dirty = false;
+  /** This detection's probe of each binary: two providers configured on one CLI share it. */
+  private readonly probes = new Map<string, Promise<ProbedVersion>>();
   constructor(private readonly layout: Layout) {
     try {
       const parsed = JSON.parse(readTextBounded(layout.probeCache, { max: 1024 * 1024 })) as unknown;
@@ -167,13 +177,19 @@ class ProbeCache {
     }
   }
 
-  get(binary: string, stamp: string): string | null {
+  once(binary: string, run: () => Promise<ProbedVersion>): Promise<ProbedVersion> {
+    if (!this.probes.has(binary)) this.probes.set(binary, run());
+    return this.probes.get(binary)!;
+  }
+
+  /** The cached answer for this very binary; with `withinMs`, only one given that recently. */
+  get(binary: string, stamp: string, withinMs = Infinity): string | null {
     const e = this.entries[binary];
-    return e && e.stamp === stamp && typeof e.version === "string" ? e.version : null;
+    if (!e || e.stamp !== stamp || typeof e.version !== "string") return null;
+    return withinMs === Infinity || Date.now() - Date.parse(e.at) <= withinMs ? e.version : null;
   }
 
   set(binary: string, stamp: string, version: string): void {
-    if (this.get(binary, stamp) === version) return;
     this.entries[binary] = { stamp, version, at: new Date().toISOString() };
     this.dirty = true;
   }
@@ -232,60 +248,74 @@ export async function detectProviders(settings: Settings, layout: Layout, probe:
   return out.map((p) => (p.available ? p : { ...p, note: p.why.join("; ") }));
 }
 
+async function configuredProvider(
+  id: string,
+  config: ProviderConfig,
+  aliases: Settings["family_aliases"],
+  probe: Probe,
+  cache: ProbeCache,
+): Promise<DetectedProvider> {
+  const base = {
+    id,
+    adapter: config.adapter,
+    model: config.model ?? null,
+    family: classifyModel(config.model, aliases),
+    selectable: config.selectable !== false && config.adapter !== "manual",
+    source: "settings" as const,
+    ...(config.adapter === "copilot" ? { profileFamilies: profileFamilies(config) } : {}),
+  };
+  const found = await reach(config, probe, cache);
+  const detected: DetectedProvider = { ...base, ...found };
+  if (config.adapter === "copilot") {
+    detected.why.push(
+      base.profileFamilies?.length
+        ? `family per author, from copilot_profiles (${base.profileFamilies.join(", ")}); ` +
+            "identity caller-declared, a finalizer confirms its passes"
+        : "no copilot_profiles: never selected for a strong review",
+    );
+  } else if (base.family === "unknown" && config.adapter !== "manual")
+    detected.why.push("no model configured with a known family: never selected for a strong review");
+  return detected;
+}
+
+type Reach = Pick<DetectedProvider, "binary" | "version" | "auth" | "why" | "available">;
+
+/** Whether a configured provider can be reached here: its binary, key, program or a human. */
+async function reach(config: ProviderConfig, probe: Probe, cache: ProbeCache): Promise<Reach> {
+  const cli = ADAPTER_KIND_INFO[config.adapter].cli;
+  if (cli) return checkCli(cli, config, probe, cache);
+  if (config.adapter === "http") {
+    const key = config.api_key_env && probe.env[config.api_key_env] ? `env ${config.api_key_env} set` : null;
+    const why = [
+      config.base_url ? `base_url ${config.base_url}` : "no base_url",
+      key ?? `api key variable ${config.api_key_env ?? "(none named)"} not set`,
+    ];
+    return { binary: null, version: null, auth: key, why, available: Boolean(config.base_url && key) };
+  }
+  if (config.adapter === "command") {
+    const binary = config.argv?.[0] ? probe.which(config.argv[0]) : null;
+    const why = [binary ? `runs ${binary}` : `program ${config.argv?.[0] ?? "(no argv)"} not found`];
+    return { binary, version: null, auth: null, why, available: binary !== null };
+  }
+  if (config.adapter === "external") return { binary: null, version: null, auth: null, why: [EXTERNAL_WHY], available: true };
+  return { binary: null, version: null, auth: null, why: ["a human answers"], available: true };
+}
+
+const EXTERNAL_WHY = "served by a reviewer process outside the bus (adapter external): the bus starts nothing for it";
+
 async function detect(settings: Settings, layout: Layout, probe: Probe, cache: ProbeCache): Promise<DetectedProvider[]> {
-  const out: DetectedProvider[] = [];
   const aliases = settings.family_aliases;
   const configured = Object.entries(settings.providers ?? {});
-  for (const [id, config] of configured) {
-    const base = {
-      id,
-      adapter: config.adapter,
-      model: config.model ?? null,
-      family: classifyModel(config.model, aliases),
-      selectable: config.selectable !== false && config.adapter !== "manual",
-      source: "settings" as const,
-      ...(config.adapter === "copilot" ? { profileFamilies: profileFamilies(config) } : {}),
-    };
-    const cli = ADAPTER_KIND_INFO[config.adapter].cli;
-    if (cli) {
-      out.push({ ...base, ...(await checkCli(cli, config, probe, cache)) });
-    } else if (config.adapter === "http") {
-      const key = config.api_key_env && probe.env[config.api_key_env] ? `env ${config.api_key_env} set` : null;
-      const why = [
-        config.base_url ? `base_url ${config.base_url}` : "no base_url",
-        key ?? `api key variable ${config.api_key_env ?? "(none named)"} not set`,
-      ];
-      out.push({ ...base, binary: null, version: null, auth: key, why, available: Boolean(config.base_url && key) });
-    } else if (config.adapter === "command") {
-      const binary = config.argv?.[0] ? probe.which(config.argv[0]) : null;
-      out.push({
-        ...base,
-        binary,
-        version: null,
-        auth: null,
-        why: [binary ? `runs ${binary}` : `program ${config.argv?.[0] ?? "(no argv)"} not found`],
-        available: binary !== null,
-      });
-    } else {
-      out.push({ ...base, binary: null, version: null, auth: null, why: ["a human answers"], available: true });
-    }
-    if (config.adapter === "copilot") {
-      out[out.length - 1]!.why.push(
-        base.profileFamilies?.length
-          ? `family per author, from copilot_profiles (${base.profileFamilies.join(", ")}); ` +
-              "identity caller-declared, a finalizer confirms its passes"
-          : "no copilot_profiles: never selected for a strong review",
-      );
-    } else if (base.family === "unknown" && config.adapter !== "manual")
-      out[out.length - 1]!.why.push("no model configured with a known family: never selected for a strong review");
-  }
+  // Every binary is probed at once: one after another, a few slow --version answers on a loaded machine add up
+  // to minutes.
+  const fromSettings = configured.map(([id, config]) => configuredProvider(id, config, aliases, probe, cache));
   // CLIs on PATH that settings do not configure: usable with the family their host implies; the reported model
   // is still checked after every review.
-  for (const adapter of CLI_KINDS) {
-    if (configured.some(([id, c]) => id === adapter || c.adapter === adapter)) continue;
+  const unconfigured = CLI_KINDS.filter((adapter) => !configured.some(([id, c]) => id === adapter || c.adapter === adapter));
+  const fromPath = unconfigured.map(async (adapter): Promise<DetectedProvider | null> => {
     const check = await checkCli(ADAPTER_KIND_INFO[adapter].cli!, undefined, probe, cache);
-    if (!check.binary) continue;
-    out.push({
+    if (!check.binary) return null;
+    return {
       id: adapter,
       adapter,
       model: null,
@@ -299,8 +329,9 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
           ? "not configured: no copilot_profiles, never selected for a strong review"
           : "not configured: family from the host map, verified from the reported model",
       ],
-    });
-  }
+    };
+  });
+  const out: DetectedProvider[] = [...(await Promise.all(fromSettings)), ...(await Promise.all(fromPath)).filter((p) => p !== null)];
   for (const decl of capabilityDeclarations(layout)) {
     if (out.some((p) => p.id === decl.id)) continue;
     out.push({

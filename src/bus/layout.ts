@@ -103,6 +103,18 @@ export class Layout {
   get probeCache(): string {
     return path.join(this.guild, "probe-cache.json");
   }
+  /** Logs of workers started on someone's behalf (`guild-bus mcp` starts `up`): nobody's terminal shows them. */
+  get logs(): string {
+    return path.join(this.guild, "logs");
+  }
+  /** How often the stop hook blocked each gate (a replaceable view; losing it only resets the counts). */
+  get stopGateState(): string {
+    return path.join(this.guild, "stop-gate.json");
+  }
+  /** Who supervises this tree's workers (`guild-bus up`): one at a time. */
+  get supervisorLock(): string {
+    return path.join(this.guild, "up.lock");
+  }
   get hosts(): string {
     return path.join(this.guild, "hosts");
   }

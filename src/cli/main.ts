@@ -19,6 +19,11 @@ const COMMANDS: Record<string, Loader> = {
   demo: () => import("./demo.js"),
   providers: () => import("./providers.js"),
   ui: () => import("./ui.js"),
+  mcp: () => import("./mcp.js"),
+  check: () => import("./check.js"),
+  hook: () => import("./hook.js"),
+  init: () => import("./init.js"),
+  gate: () => import("./hook.js"),
 };
 
 /** Rules for every option of every command, set here once: a single-value option given twice, a --root that is not a directory. */

@@ -30,7 +30,7 @@ export function register(program: Command): void {
     .option("--reviewer <provider>", "auto, or a provider id to pin", nonBlankArg, "auto")
     .option("--review <mode>", "cross | local | off")
     .option("--risk <level>", "low | medium | high (high makes review required)")
-    .option("--cap <n>", "round cap (default settings codex_cap, else 5, or 4 with --stop score; max 10)", intArg(1))
+    .option("--cap <n>", "round cap (default settings max_rounds, else 5, or 4 with --stop score; max 10)", intArg(1))
     .option("--stop <policy>", "verdict | score (score ≥ 6 and readiness ready|almost replace the verdict condition)")
     .option("--difficulty <level>", "medium | hard (reviewer memory, rebuttals) | nightmare (the reviewer reads the repository)")
     .option("--human-checkpoint", "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate")

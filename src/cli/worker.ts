@@ -17,9 +17,11 @@ interface WorkerCliOptions {
   concurrency: number;
 }
 
+const isWorkerKind = (kind: string): boolean => (WORKER_KINDS as readonly string[]).includes(kind);
+
 /** The kinds named, each checked against the one list of worker kinds (src/workers/index.ts). */
 function workerKinds(names: string[], where: string) {
-  const unknown = names.filter((k) => !(WORKER_KINDS as readonly string[]).includes(k));
+  const unknown = names.filter((k) => !isWorkerKind(k));
   if (unknown.length || !names.length) {
     const problem = names.length ? `unknown worker kind ${unknown.map((k) => JSON.stringify(k)).join(", ")}` : "no worker kind given";
     throw new Error(`${where}: ${problem}; the kinds are ${WORKER_KINDS.join(", ")}`);
@@ -63,7 +65,10 @@ export function register(program: Command): void {
 
   program
     .command("up")
-    .description("start and supervise the workers (restarting any that die; one that keeps failing at start is given up) until interrupted")
+    .description(
+      "start and supervise the workers (restarting any that die; one that keeps failing at start is given up), one up per project; " +
+        "Ctrl-C waits for the reviews in flight, a second Ctrl-C (or SIGTERM) stops at once",
+    )
     .option("--root <dir>", "project root", process.cwd())
     .option("--poll", "poll the filesystem instead of native events")
     .option(
@@ -81,23 +86,36 @@ export function register(program: Command): void {
                 .filter(Boolean),
               "--kinds",
             );
-      const [{ Layout }, { loadSettings }, { detectProviders }] = await Promise.all([
+      const [{ Layout }, { loadSettings }, { detectProviders }, { lockSupervisor }] = await Promise.all([
         import("../bus/layout.js"),
         import("../bus/settings.js"),
         import("../adapters/probe.js"),
+        import("../runtime/supervisor-lock.js"),
       ]);
       const layout = new Layout(o.root);
+      const release = lockSupervisor(layout); // before detection: a second up is refused at once
       const { settings } = loadSettings(layout);
       // a reviewer worker for every adapter kind a packet could be addressed to, so no packet waits for nobody
       const reviewers = async () =>
         new Set(
           (await detectProviders(settings, layout))
-            .filter((p) => p.adapter !== "manual" && (p.available || p.source === "settings"))
+            // manual is always started; an external reviewer is a process of its own, with no worker here
+            .filter((p) => p.adapter !== "manual" && isWorkerKind(p.adapter) && (p.available || p.source === "settings"))
             .map((p) => p.adapter),
         );
       const kinds = requested ?? ["broker", "verifier", "manual", ...[...(await reviewers())].sort()];
       const args = ["--root", o.root, ...(o.poll ? ["--poll"] : [])];
+      // started by `guild-bus mcp` with an IPC channel: when that server goes, however it ends, stop as on a closed
+      // terminal — the reviews in flight (possibly paid) finish first
+      if (process.channel) {
+        process.channel.unref();
+        process.once("disconnect", () => process.kill(process.pid, "SIGHUP"));
+      }
       const { supervise } = await import("../runtime/supervisor.js");
-      if ((await supervise(kinds, (kind) => [BIN, "worker", kind, ...args])) === "all-failed") process.exitCode = 1;
+      try {
+        if ((await supervise(kinds, (kind) => [BIN, "worker", kind, ...args])) === "all-failed") process.exitCode = 1;
+      } finally {
+        release();
+      }
     });
 }

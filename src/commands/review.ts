@@ -24,6 +24,9 @@ export interface ReviewParams {
   artifact: string;
   gate: string;
   author: string;
+  /** Where the author host came from: the caller's word, or the MCP handshake (then `authorHostVersion` too). */
+  authorHostSource?: "declared" | "mcp-client-info";
+  authorHostVersion?: string;
   authorModel?: string;
   runId?: string;
   reviewer?: string;
@@ -99,6 +102,8 @@ function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string
     gate,
     artifact_path: layout.rel(abs),
     author_host: p.author,
+    ...(p.authorHostSource ? { author_host_source: p.authorHostSource } : {}),
+    ...(p.authorHostVersion ? { author_host_version: p.authorHostVersion } : {}),
     ...(p.authorModel ? { author_model: p.authorModel } : {}),
     reviewer: p.reviewer ?? "auto",
     ...(p.review ? { review: p.review } : {}),

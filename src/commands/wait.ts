@@ -11,6 +11,8 @@ export interface WaitOptions {
   intervalMs?: number;
   /** One line of progress: a state change, a warning, a hint. */
   note: (line: string) => void;
+  /** Stop waiting early (a client that cancelled): answers as a timeout does. */
+  signal?: AbortSignal;
 }
 
 /** The gate's view once it stops moving (`exitCode` set), or when the timeout passes (`timedOut`). */
@@ -53,7 +55,7 @@ export async function waitGate(
       opts.note(`[${gate}] nothing has picked this request up yet — is \`guild-bus up\` running in ${layout.root}?`);
       hinted = true;
     }
-    if (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs) return { view, timedOut: true };
+    if (opts.signal?.aborted || (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs)) return { view, timedOut: true };
     await sleep(opts.intervalMs ?? 150);
   }
 }

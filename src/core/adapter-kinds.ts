@@ -70,7 +70,9 @@ export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> =
       login: { dirVar: "COPILOT_HOME", dir: ".copilot", file: "config.json" },
     },
   },
-  manual: { readsFiles: false, setsEffort: false, rank: 6, cli: null },
+  manual: { readsFiles: false, setsEffort: false, rank: 7, cli: null },
+  // served by a process of its own (SPEC §18 B): what it reads and sends is its own business, so neither is promised
+  external: { readsFiles: false, setsEffort: false, rank: 6, cli: null },
 });
 
 export function readsFiles(adapter: string): boolean {

@@ -52,6 +52,9 @@ export const HOST_FAMILIES: Readonly<Record<string, Family>> = Object.freeze({
   "codex-cloud": "openai",
   "codex-cli": "openai",
   "codex-plugin": "openai",
+  "codex-mcp-client": "openai", // the MCP clientInfo names the hosts send (the author host of `guild-bus mcp`)
+  "gemini-cli": "google",
+  "gemini-cli-mcp-client": "google",
   gemini: "google",
   agy: "google",
   antigravity: "google",

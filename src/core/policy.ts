@@ -66,7 +66,7 @@ export function resolvePolicy(request: Request, settings: Settings): ResolvedPol
   const requiredBecause = asked !== "off" ? `review=${asked}` : forced ? `${forced} (review=off overridden)` : "review=off";
   const stop = request.stop ?? settings.stop ?? "verdict";
   const difficulty = request.difficulty ?? settings.difficulty ?? "medium";
-  let cap = request.cap ?? settings.codex_cap ?? (stop === "score" ? DEFAULT_SCORE_CAP : DEFAULT_CAP);
+  let cap = request.cap ?? settings.max_rounds ?? settings.codex_cap ?? (stop === "score" ? DEFAULT_SCORE_CAP : DEFAULT_CAP);
   if (cap > MAX_CAP) {
     warnings.push(`cap ${cap} clamped to ${MAX_CAP}`);
     cap = MAX_CAP;

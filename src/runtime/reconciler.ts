@@ -154,6 +154,20 @@ export class WorkerRuntime {
     return this.stopPromise;
   }
 
+  /**
+   * Stop taking new work but let the handlers in flight finish (a paid review is not thrown away), then stop.
+   * `stop()` meanwhile aborts them.
+   */
+  async drain(): Promise<void> {
+    if (this.stopPromise) return this.stopPromise;
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    const inFlight = [...this.running.keys()].map((key) => key.replace("\u0000", "/"));
+    if (inFlight.length) this.spec.log(`finishing what is in flight before exiting: ${inFlight.join(", ")} (no new work is taken)`);
+    await Promise.allSettled([...this.running.values()]);
+    return this.stop();
+  }
+
   /** Gates this worker still considers active (for tests and status). */
   activeCount(): number {
     return this.active.size;
@@ -470,17 +484,39 @@ export class WorkerRuntime {
   }
 }
 
-/** Run a worker until SIGINT/SIGTERM; resolves after a clean shutdown. */
+/**
+ * Run a worker until SIGINT/SIGTERM; resolves after a clean shutdown. Under `guild-bus up` (an IPC channel to the
+ * supervisor) the supervisor decides instead: Ctrl-C and a closed terminal reach the whole process group, so SIGINT
+ * and SIGHUP are left to it; "drain" finishes the work in flight and exits; a supervisor that dies (kill -9
+ * included) closes the channel, which drains too, so no worker outlives it.
+ */
 export async function runUntilSignal(runtime: WorkerRuntime, log: (m: string) => void): Promise<void> {
-  await runtime.start();
-  await new Promise<void>((resolve) => {
-    const onSignal = (sig: NodeJS.Signals) => {
-      log(`received ${sig}; shutting down`);
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      void runtime.stop().then(resolve);
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-  });
+  // asked before the runtime started (a Ctrl-C at once): acted on as soon as it has
+  let early: "stop" | "drain" | null = null;
+  let act = (how: "stop" | "drain") => void (early ??= how);
+  const onSignal = (sig: NodeJS.Signals) => {
+    log(`received ${sig}; shutting down`);
+    act("stop");
+  };
+  process.on("SIGTERM", onSignal);
+  if (process.channel) {
+    const leaveToSupervisor = () => {};
+    process.on("SIGINT", leaveToSupervisor);
+    process.on("SIGHUP", leaveToSupervisor);
+    process.stderr.on("error", leaveToSupervisor); // a closed log pipe: the supervisor notices it too
+    process.on("message", (message) => message === "drain" && act("drain"));
+    process.once("disconnect", () => {
+      log("supervisor gone; finishing what is in flight, then exiting");
+      act("drain");
+    });
+  } else process.on("SIGINT", onSignal);
+  try {
+    await runtime.start();
+    await new Promise<void>((resolve) => {
+      act = (how) => void (how === "stop" ? runtime.stop() : runtime.drain()).then(resolve);
+      if (early) act(early);
+    });
+  } finally {
+    if (process.connected) process.disconnect(); // an open channel would keep the stopped (or failed) worker alive
+  }
 }

@@ -1,4 +1,5 @@
-// `guild-bus up`: one child process per worker kind, kept alive until SIGINT/SIGTERM (SPEC §18).
+// `guild-bus up`: one child process per worker kind, kept alive until stopped (SPEC §18). Each child has an IPC
+// channel to it: a worker whose supervisor dies sees the channel close and exits (src/runtime/reconciler.ts).
 import { type ChildProcess, spawn } from "node:child_process";
 
 /** A worker that exits sooner than this after it started is failing to start, not dying after work. */
@@ -8,12 +9,16 @@ const MAX_QUICK_EXITS = 5;
 const RESTART_DELAY_MS = 500;
 
 /**
- * Keep one child per kind alive until SIGINT/SIGTERM; then stop them all and wait. A worker that keeps exiting right
- * after it starts is restarted after 0.5, 1, 2, 4 s and then left down, with the reason logged, while the others
- * carry on; "all-failed" when none is left.
+ * Keep one child per kind alive until stopped, then wait for them all. SIGTERM stops them at once (aborting
+ * dispatches in flight). The first SIGINT (Ctrl-C), a SIGHUP (terminal closed) or a closed output pipe (`up | head`)
+ * drains instead: no new work is taken and the dispatches in flight, possibly paid reviews, finish; a second SIGINT
+ * stops at once. A worker that keeps exiting right after it starts is restarted after 0.5, 1, 2, 4 s and then left
+ * down, with the reason logged, while the others carry on; "all-failed" when none is left.
  */
 export async function supervise(kinds: string[], argvOf: (kind: string) => string[]): Promise<"stopped" | "all-failed"> {
-  const log = (m: string) => process.stderr.write(`[up] ${m}\n`);
+  const log = (m: string) => {
+    if (!process.stderr.destroyed) process.stderr.write(`[up] ${m}\n`);
+  };
   const children = new Map<string, ChildProcess>();
   const timers = new Set<NodeJS.Timeout>();
   const supervised = new Set(kinds);
@@ -22,7 +27,7 @@ export async function supervise(kinds: string[], argvOf: (kind: string) => strin
   const finished = new Promise<"stopped" | "all-failed">((resolve) => (finish = resolve));
   const start = (kind: string, quickExits: number) => {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, argvOf(kind), { stdio: ["ignore", "inherit", "inherit"] });
+    const child = spawn(process.execPath, argvOf(kind), { stdio: ["ignore", "inherit", "inherit", "ipc"] });
     children.set(kind, child);
     let ended = false;
     const onEnd = (how: string) => {
@@ -54,18 +59,40 @@ export async function supervise(kinds: string[], argvOf: (kind: string) => strin
   };
   for (const kind of kinds) start(kind, 0);
   log(`supervising: ${kinds.join(", ")} (Ctrl-C to stop)`);
+  const exits = () => Promise.all([...children.values()].map((c) => new Promise((r) => c.once("exit", r))));
+  const halt = () => {
+    for (const t of timers) clearTimeout(t);
+    timers.clear();
+  };
   const stop = () => {
+    if (!stopping) void exits().then(() => finish("stopped"));
+    stopping = true;
+    halt();
+    for (const c of children.values()) c.kill("SIGTERM");
+  };
+  const drain = (why: string) => {
     if (stopping) return;
     stopping = true;
-    for (const t of timers) clearTimeout(t);
-    const waiting = [...children.values()].map((c) => new Promise((r) => c.once("exit", r)));
-    for (const c of children.values()) c.kill("SIGTERM");
-    void Promise.all(waiting).then(() => finish("stopped"));
+    halt();
+    log(`${why}: no new work is taken; waiting for the work in flight to finish (Ctrl-C again to stop at once)`);
+    // a worker whose channel is gone already drains (it saw the channel close); one that cannot be asked is stopped
+    for (const c of children.values()) if (c.connected) c.send("drain", (error) => error && c.kill("SIGTERM"));
+    void exits().then(() => finish("stopped"));
   };
-  process.once("SIGINT", stop);
+  let interrupts = 0;
+  const onInterrupt = () => (interrupts++ ? stop() : drain("interrupted"));
+  const onHangup = () => drain("SIGHUP (terminal closed)");
+  const onPipeError = (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") drain("output closed"); // nobody reads the log any more: nothing to print it to either
+  };
+  process.on("SIGINT", onInterrupt);
+  process.on("SIGHUP", onHangup);
   process.once("SIGTERM", stop);
+  process.stdout.on("error", onPipeError);
+  process.stderr.on("error", onPipeError);
   const how = await finished;
-  process.off("SIGINT", stop);
+  process.off("SIGINT", onInterrupt);
+  process.off("SIGHUP", onHangup);
   process.off("SIGTERM", stop);
-  return how;
+  return how; // the pipe error listeners stay: a write after the end must not crash on a closed pipe either
 }

@@ -6,10 +6,17 @@ export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** The wire name of a review result (SPEC §8). */
 export const RESULT_WIRE = "review_result.v1";
 
-/** The one list of adapter kinds: how a provider is reached (SPEC §13). */
-export const ADAPTER_KINDS = ["command", "manual", "codex", "claude", "gemini", "http", "copilot"] as const;
+/**
+ * The one list of adapter kinds: how a provider is reached (SPEC §13). external: a reviewer process outside the bus
+ * serves the packets addressed to it from the files (SPEC §18 B); the bus spawns nothing for it.
+ */
+export const ADAPTER_KINDS = ["command", "manual", "codex", "claude", "gemini", "http", "copilot", "external"] as const;
 export type AdapterKind = (typeof ADAPTER_KINDS)[number];
 
-/** The bus's own workers, then one per adapter kind (manual: the human's side). */
-export const WORKER_KINDS = ["broker", "verifier", ...ADAPTER_KINDS] as const;
+/** The bus's own workers, then one per adapter kind the bus serves (manual: the human's side). */
+export const WORKER_KINDS = [
+  "broker",
+  "verifier",
+  ...ADAPTER_KINDS.filter((k): k is Exclude<AdapterKind, "external"> => k !== "external"),
+] as const;
 export type WorkerKind = (typeof WORKER_KINDS)[number];

@@ -164,6 +164,11 @@ export const Request = z
     gate,
     artifact_path: nonBlank.describe("path of the artifact, relative to the project root (the parent of .guild/)"),
     author_host: nonBlank,
+    author_host_source: z
+      .enum(["declared", "mcp-client-info"])
+      .optional()
+      .describe("mcp-client-info: the host is the MCP client's own name from the handshake, not a claim of the caller"),
+    author_host_version: z.string().optional().describe("the MCP client's version from the handshake"),
     author_model: z.string().optional(),
     reviewer: z.string().default("auto").describe("auto, or a provider id to pin"),
     review: ReviewMode.optional(),
@@ -513,7 +518,8 @@ export const Settings = z
     schema_version: z.literal("guild_bus.settings.v1").optional(),
     review: ReviewMode.optional(),
     require_review: z.boolean().optional(),
-    codex_cap: z.number().int().min(1).max(100).optional(),
+    max_rounds: z.number().int().min(1).max(100).optional().describe("the round cap when the request gives none"),
+    codex_cap: z.number().int().min(1).max(100).optional().describe("the older name of max_rounds (max_rounds wins when both are set)"),
     codex_skip_enforcement: z.enum(["warn", "block"]).optional(),
     reviewer: z.string().optional().describe("auto, or a provider id to pin"),
     weak_reviewer: z.string().optional().describe("provider for the weak same-host path"),
@@ -541,6 +547,13 @@ export const Settings = z
       .max(600_000)
       .optional()
       .describe("how long an invalid foreign drop may still be being written before it is quarantined"),
+    stop_gate: z
+      .object({
+        enabled: z.boolean().optional().describe("block the author host's turn while a gate it opened waits for it (default false)"),
+        max_blocks: z.number().int().min(1).max(20).optional().describe("blocks per gate before the turn may end (default 2)"),
+      })
+      .optional()
+      .describe("the author hosts' stop hook (`guild-bus hook stop`; `guild-bus gate on|off`)"),
     gate_tiers: z
       .record(z.string(), EffortTier)
       .optional()

@@ -1,10 +1,10 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { selectReviewer, authorIdentity } from "../../src/core/selection.js";
 import { resolvePolicy } from "../../src/core/policy.js";
 import { Layout } from "../../src/bus/layout.js";
-import { detectProviders, PROBE_TIMEOUTS_MS, type Probe, type VersionProbe } from "../../src/adapters/probe.js";
+import { detectProviders, PROBE_FRESH_MS, PROBE_TIMEOUTS_MS, type Probe, type VersionProbe } from "../../src/adapters/probe.js";
 import type { Settings } from "../../src/spec/schemas.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -115,6 +115,39 @@ describe("provider detection", () => {
   });
 });
 
+describe("probes run at once", () => {
+  it("every CLI's --version is probed concurrently, and a binary two providers share is probed once", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const calls: string[] = [];
+    const concurrent: Probe = {
+      ...probe({ onPath: ["codex", "claude", "gemini"] }),
+      version: async (binary) => {
+        calls.push(binary);
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return { kind: "ok", version: `${path.basename(binary)} 1.0` };
+      },
+    };
+    const settings: Settings = {
+      providers: {
+        a: { adapter: "codex", model: "gpt-5", input: "stdin", selectable: true },
+        b: { adapter: "codex", model: "gpt-5-mini", input: "stdin", selectable: true },
+      },
+    };
+    const found = await detectProviders(settings, new Layout(tempRoot()), concurrent);
+    expect(found.filter((p) => p.version).map((p) => [p.id, p.version])).toEqual([
+      ["a", "codex 1.0"],
+      ["b", "codex 1.0"],
+      ["claude", "claude 1.0"],
+      ["gemini", "gemini 1.0"],
+    ]);
+    expect(calls.sort()).toEqual(["/usr/bin/claude", "/usr/bin/codex", "/usr/bin/gemini"]);
+    expect(most).toBe(3);
+  });
+});
+
 describe("--version probes on a slow machine: a pinned, installed reviewer is never dropped because a probe was slow", () => {
   const [FIRST, SECOND] = PROBE_TIMEOUTS_MS;
   const TIMEOUT: VersionProbe = { kind: "timeout" };
@@ -126,6 +159,12 @@ describe("--version probes on a slow machine: a pinned, installed reviewer is ne
     const l = new Layout(tempRoot());
     mkdirSync(l.guild);
     return l;
+  };
+  /** Time passes: every cached answer becomes older than PROBE_FRESH_MS. */
+  const age = (l: Layout) => {
+    const entries = JSON.parse(readFileSync(l.probeCache, "utf8")) as Record<string, { at: string }>;
+    for (const e of Object.values(entries)) e.at = new Date(Date.now() - PROBE_FRESH_MS - 1000).toISOString();
+    writeFileSync(l.probeCache, JSON.stringify(entries));
   };
   const cx = (found: Awaited<ReturnType<typeof detectProviders>>) => found.find((p) => p.id === "cx")!;
   const pinned = (found: Awaited<ReturnType<typeof detectProviders>>) => {
@@ -146,6 +185,7 @@ describe("--version probes on a slow machine: a pinned, installed reviewer is ne
 a changed binary is probed again`, async () => {
     const l = project();
     await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: [OK] } }));
+    age(l);
     const slow = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT] } });
     const found = await detectProviders(settings, l, slow);
     expect(slow.versionCalls).toEqual([`/usr/bin/codex ${FIRST}`]);
@@ -159,6 +199,20 @@ a changed binary is probed again`, async () => {
     });
     await detectProviders(settings, l, changed);
     expect(changed.versionCalls).toEqual([`/usr/bin/codex ${FIRST}`, `/usr/bin/codex ${SECOND}`]);
+  });
+
+  it("a positive answer given in the last minutes (by any process: it is on disk) is used without running --version; \
+a changed binary is probed", async () => {
+    const l = project();
+    await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: [OK] } }));
+    const next = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT] } });
+    const found = await detectProviders(settings, l, next);
+    expect(next.versionCalls).toEqual([]);
+    expect(cx(found)).toMatchObject({ available: true, version: "codex-cli 0.171.0" });
+    expect(cx(found).why[0]).toBe(`codex codex-cli 0.171.0 (same binary answered a probe in the last ${PROBE_FRESH_MS / 1000} s)`);
+    const changed = probe({ onPath: ["codex"], env, versions: { codex: [OK] }, stamp: () => "/usr/bin/codex 200 1800000000000 43" });
+    await detectProviders(settings, l, changed);
+    expect(changed.versionCalls).toEqual([`/usr/bin/codex ${FIRST}`]);
   });
 
   it("both probes time out: present on PATH with its version unknown, still available and still the pin — never 'not found'", async () => {
@@ -177,6 +231,7 @@ a changed binary is probed again`, async () => {
   it("a probe that answers with a failure makes it unavailable and forgets the cached answer", async () => {
     const l = project();
     await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: [OK] } }));
+    age(l);
     const broken = await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: null } }));
     expect(cx(broken)).toMatchObject({ available: false, why: ["codex --version failed (exit 1)", "env OPENAI_API_KEY set"] });
     const slow = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT, OK] } });

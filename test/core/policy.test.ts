@@ -13,6 +13,12 @@ describe("resolvePolicy: cap", () => {
     expect(DEFAULT_CAP).toBe(5);
   });
 
+  it("settings max_rounds is the round cap; codex_cap is its older name, and max_rounds wins when both are set", () => {
+    expect(resolvePolicy(request(), { max_rounds: 3 }).cap).toBe(3);
+    expect(resolvePolicy(request(), { max_rounds: 3, codex_cap: 7 }).cap).toBe(3);
+    expect(resolvePolicy(request({ cap: 2 }), { max_rounds: 3 }).cap).toBe(2);
+  });
+
   it("clamped to 10 with a warning, from either source; 10 itself is not a warning", () => {
     expect(MAX_CAP).toBe(10);
     expect(resolvePolicy(request({ cap: 12 }), {})).toMatchObject({ cap: 10, warnings: ["cap 12 clamped to 10"] });

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { AuthorBrain } from "./mock-author.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // What a mock answers, per review request (a request that carries a packet), in order; auxiliary requests never
@@ -30,6 +31,8 @@ export interface MockScript {
   /** Replies to review requests, in order; after the script runs out, `fallback` (default: satisfied). */
   script?: Reply[];
   fallback?: Reply;
+  /** An author model (test/helpers/mock-author.ts): it answers every request that offers guild-bus's tools. */
+  author?: AuthorBrain;
 }
 
 export interface RecordedRequest {

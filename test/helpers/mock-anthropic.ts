@@ -25,6 +25,7 @@ interface MessagesBody {
   stream?: boolean;
   system?: unknown;
   messages?: Array<{ role?: string; content?: unknown }>;
+  tools?: Array<{ name?: string }>;
 }
 
 /** Every text block of a Messages request: the system prompt and each message's content. */
@@ -153,6 +154,18 @@ export async function startMockAnthropic(script: MockScript = {}): Promise<MockE
       return sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: `mock: no ${req.method} ${url.pathname}` } });
 
     const model = record.requestedModel ?? "claude-mock";
+    const authored = script.author?.(
+      raw,
+      (body.tools ?? []).map((t) => t.name ?? ""),
+    );
+    if (authored) {
+      record.replied = "author";
+      const block: ContentBlock =
+        "tool" in authored
+          ? { type: "tool_use", id: `toolu_mock_${++ids}`, name: authored.tool.name, input: authored.tool.args }
+          : { type: "text", text: authored.text };
+      return body.stream ? streamMessage(res, model, block) : plainMessage(res, model, block);
+    }
     if (!record.review) {
       // An auxiliary call (a title, a topic, a quota probe): a short, harmless answer.
       const block: ContentBlock = { type: "text", text: "Review" };

@@ -30,6 +30,7 @@ interface GenerateBody {
   contents?: Array<{ role?: string; parts?: Part[] }>;
   systemInstruction?: { parts?: Part[] } | string;
   generationConfig?: { responseJsonSchema?: unknown; responseSchema?: unknown };
+  tools?: Array<{ functionDeclarations?: Array<{ name?: string }> }>;
 }
 
 function textOf(body: GenerateBody): string {
@@ -164,6 +165,16 @@ export async function startMockGemini(script: MockScript = {}): Promise<MockEndp
     if (req.method !== "POST" || !m)
       return sendJson(res, 404, { error: { code: 404, message: `mock: no ${req.method} ${url.pathname}`, status: "NOT_FOUND" } });
     if (method === "countTokens") return sendJson(res, 200, { totalTokens: Math.ceil(raw.length / 4) });
+    const declared = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name ?? ""));
+    const authored = script.author?.(raw, declared);
+    if (authored) {
+      record.replied = "author";
+      return "tool" in authored
+        ? streamFunctionCall(res, model!, authored.tool.name, authored.tool.args)
+        : method === "streamGenerateContent"
+          ? streamAnswer(res, model!, authored.text)
+          : plainAnswer(res, model!, authored.text);
+    }
     if (!record.review) {
       // Utility calls: structured JSON when a schema is asked for, else a short text.
       const schema = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema;

@@ -4,6 +4,7 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import net from "node:net";
+import type { AuthorBrain } from "./mock-author.js";
 
 export type Behaviour =
   /** A review_result.v1 answer (whole JSON when the request asked for structured output, else a fenced block). */
@@ -46,6 +47,8 @@ export interface MockScript {
   model?: string;
   /** When set, a request without `Authorization: Bearer <apiKey>` gets a 401. */
   apiKey?: string;
+  /** An author model (test/helpers/mock-author.ts): it answers every request that offers guild-bus's tools. */
+  author?: AuthorBrain;
 }
 
 export interface RecordedRequest {
@@ -229,12 +232,14 @@ function writeFunctionCall(res: http.ServerResponse, n: number, model: string, t
     model,
     output: [] as unknown[],
   };
+  // a namespaced function (`mcp__server__tool`, as toolNames() lists it) is called by its namespace and name
+  const namespaced = /^(mcp__.+)__([^_].*)$/.exec(tool.name);
   const item = {
     id: `fc_mock_${n}`,
     type: "function_call",
     status: "completed",
     call_id: `call_mock_${n}`,
-    name: tool.name,
+    ...(namespaced ? { namespace: namespaced[1], name: namespaced[2] } : { name: tool.name }),
     arguments: JSON.stringify(tool.args),
   };
   send("response.created", { response });
@@ -256,6 +261,16 @@ function writeChatCompletion(res: http.ServerResponse, n: number, model: string,
       choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop" }],
       usage: { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160 },
     }),
+  );
+}
+
+type ToolDecl = { type?: string; name?: string; function?: { name?: string }; tools?: ToolDecl[] };
+
+/** The functions a request offers; a namespace's (codex puts each MCP server's tools in one) as `<namespace>__<name>`. */
+function toolNames(body: Record<string, unknown> | null): string[] {
+  const tools = Array.isArray(body?.tools) ? (body.tools as ToolDecl[]) : [];
+  return tools.flatMap((t) =>
+    t.type === "namespace" ? (t.tools ?? []).map((f) => `${t.name}__${f.name}`) : [t.name ?? t.function?.name ?? ""],
   );
 }
 
@@ -282,7 +297,12 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
       const { authorization, ...headers } = req.headers;
       const n = requests.length + 1;
       const s = mock.script;
-      const step = asStep(s.sequence?.[n - 1] ?? s.default ?? "satisfied");
+      const authored = s.author?.(raw, toolNames(body));
+      const step = authored
+        ? "tool" in authored
+          ? asStep({ behaviour: "tool", tool: authored.tool })
+          : asStep("sentinel")
+        : asStep(s.sequence?.[n - 1] ?? s.default ?? "satisfied");
       const prompt = promptOf(body);
       const requestedModel = typeof body?.model === "string" ? body.model : null;
       const effort = body?.reasoning_effort ?? (body?.reasoning as { effort?: unknown } | undefined)?.effort;
@@ -377,7 +397,7 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
         }
         if (step.behaviour === "tool" && step.tool && route.endsWith("/responses"))
           return writeFunctionCall(res, n, rec.reportedModel, step.tool);
-        const text = answerText(rec, step);
+        const text = authored && "text" in authored ? authored.text : answerText(rec, step);
         if (route.endsWith("/responses")) return writeResponsesStream(res, n, rec.reportedModel, text);
         if (route.endsWith("/chat/completions")) return writeChatCompletion(res, n, rec.reportedModel, text);
         res.writeHead(404, { "content-type": "application/json" });

@@ -26,9 +26,10 @@ describe("bus-spec/SPEC.md: the Python reviewer", () => {
   it.skipIf(!python)("the Python reviewer works as a standalone worker on the files (§18 B)", async () => {
     const p = makeProject();
     const script = walkthrough(p.root);
-    p.settings({ providers: { "py-gemini": { adapter: "command", model: "gemini-2.5-pro", argv: ["python3", script] } } });
+    p.settings({ providers: { "py-gemini": { adapter: "external", model: "gemini-2.5-pro" } } });
     p.write("docs/spec.md", TBD_SPEC);
-    startBus(p, ["broker", "verifier"]); // not the command worker: the Python process serves the provider
+    // the command worker runs too, and leaves the external provider's packets to the Python process
+    startBus(p, ["broker", "verifier", "command"]);
     const reviewer = spawn("python3", [script, p.root, "py-gemini", "gemini-2.5-pro"], { stdio: ["ignore", "pipe", "pipe"] });
     const log: string[] = [];
     reviewer.stdout!.on("data", (b: Buffer) => log.push(String(b)));

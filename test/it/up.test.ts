@@ -6,7 +6,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { WORKER_KINDS } from "../../src/spec/constants.js";
-import { BIN, makeProject, type Project, scriptedProvider } from "../helpers/bus.js";
+import { BIN, makeProject, type Project, received, scriptedProvider } from "../helpers/bus.js";
 import { processesMentioning } from "../helpers/cli-review.js";
 import { scaled, waitSeconds } from "../helpers/machine.js";
 
@@ -17,8 +17,12 @@ afterEach(() => {
 });
 
 /** A real `up` process, its stderr collected, and a wait for a line of it (generous deadline: CI is loaded). */
-function startUp(p: Project, args: string[] = []) {
-  const child = spawn(process.execPath, [BIN, "up", "--root", p.root, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+function startUp(p: Project, args: string[] = [], options: { ownGroup?: boolean } = {}) {
+  // ownGroup: up and its workers in a process group of their own, as in a terminal, where Ctrl-C reaches them all
+  const child = spawn(process.execPath, [BIN, "up", "--root", p.root, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.ownGroup,
+  });
   ups.add(child);
   let log = "";
   child.stderr!.on("data", (b: Buffer) => (log += b));
@@ -36,6 +40,30 @@ function startUp(p: Project, args: string[] = []) {
         await sleep(50);
       }
     },
+  };
+}
+
+/** Wait until `check` holds (generous deadline: CI is loaded). */
+async function until(what: string, check: () => boolean, timeoutMs = scaled(30_000)): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !check(); await sleep(100))
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+}
+
+/** A project whose reviewer takes `slowMs` to answer, and a review of docs/spec.md requested (not waited for). */
+function slowReview(slowMs: number) {
+  const p = makeProject();
+  const provider = scriptedProvider(
+    p.root,
+    "gpt",
+    "gpt-5-scripted",
+    { default: "slow-satisfied", slow_ms: slowMs },
+    { timeout_ms: slowMs * 4 },
+  );
+  p.settings({ providers: { gpt: provider } });
+  p.write("docs/spec.md", "# Spec\n");
+  return {
+    p,
+    request: () => expect(p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", "d1"]).code).toBe(0),
   };
 }
 
@@ -95,6 +123,26 @@ describe("guild-bus up (integration)", () => {
       expect(await stopUp(up)).toBe(0);
     }
     expect(processesMentioning(`--root ${p.root}`)).toEqual([]);
+  });
+
+  it("a reviewer served from outside (adapter external) gets no worker: up starts none for it and refuses it in --kinds", async () => {
+    const p = makeProject();
+    p.settings({ providers: { "py-gemini": { adapter: "external", model: "gemini-2.5-pro" } } });
+    const up = startUp(p);
+    try {
+      await up.waitLog(/supervising: (.*) \(Ctrl-C to stop\)/);
+      expect(/supervising: (.*) \(Ctrl-C to stop\)/.exec(up.log())![1]!.split(", ")).not.toContain("external");
+      const providers = JSON.parse(p.cli(["providers", "--json"]).stdout) as { providers: Array<{ id: string; available: boolean }> };
+      expect(providers.providers.find((x) => x.id === "py-gemini")).toMatchObject({ available: true });
+    } finally {
+      expect(await stopUp(up)).toBe(0);
+    }
+    const r = spawnSync(process.execPath, [BIN, "up", "--root", p.root, "--kinds", "broker,external"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('--kinds: unknown worker kind "external"');
   });
 
   it("--kinds with an unknown kind is a usage error listing the valid kinds; nothing is started", () => {
@@ -181,4 +229,112 @@ describe("guild-bus up (integration)", () => {
       expect(processesMentioning(`--root ${p.root}`)).toEqual([]);
     },
   );
+
+  describe("its workers never outlive it", () => {
+    const workersOf = (p: Project) =>
+      processesMentioning(`worker broker --root ${p.root}`).concat(processesMentioning(`worker verifier --root ${p.root}`));
+
+    it("kill -9 of up: every worker sees its channel close and exits", async () => {
+      const p = makeProject();
+      const up = startUp(p, ["--kinds", "broker,verifier"]);
+      await up.waitLog(/verifier worker watching/);
+      await up.waitLog(/broker worker watching/);
+      expect(workersOf(p)).toHaveLength(2);
+      up.child.kill("SIGKILL");
+      await up.exited;
+      await up.waitLog(/supervisor gone; finishing what is in flight, then exiting/);
+      await until("no worker is left", () => workersOf(p).length === 0);
+    });
+
+    it("SIGHUP (terminal closed) drains and exits 0, taking its workers with it, and frees the tree for the next up", async () => {
+      const p = makeProject();
+      const up = startUp(p, ["--kinds", "broker,verifier"]);
+      await up.waitLog(/verifier worker watching/);
+      await up.waitLog(/broker worker watching/);
+      up.child.kill("SIGHUP");
+      expect(await up.exited, up.log()).toBe(0);
+      expect(up.log()).toMatch(/\[up\] SIGHUP \(terminal closed\): no new work is taken/);
+      expect(workersOf(p)).toEqual([]);
+      const next = startUp(p, ["--kinds", "broker"]);
+      await next.waitLog(/broker worker watching/);
+      expect(await stopUp(next)).toBe(0);
+    });
+
+    it("a closed output pipe (up | head) drains and exits instead of leaving the workers behind", async () => {
+      const p = makeProject();
+      const up = startUp(p, ["--kinds", "broker,verifier"]);
+      await up.waitLog(/verifier worker watching/);
+      await up.waitLog(/broker worker watching/);
+      up.child.stderr!.destroy(); // the reader went away, like `head` after its lines
+      const [victim] = processesMentioning(`worker verifier --root ${p.root}`);
+      process.kill(victim!, "SIGKILL"); // up has something to say about it, and finds nobody listening
+      expect(await up.exited).toBe(0);
+      await until("no worker is left", () => workersOf(p).length === 0);
+    });
+  });
+
+  it("a second up on the same tree is refused, naming the running one; nothing is started twice", async () => {
+    const p = makeProject();
+    const up = startUp(p, ["--kinds", "broker"]);
+    try {
+      await up.waitLog(/broker worker watching/);
+      const second = spawnSync(process.execPath, [BIN, "up", "--root", p.root, "--kinds", "broker"], {
+        encoding: "utf8",
+        timeout: scaled(60_000),
+      });
+      expect(second.status).toBe(1);
+      expect(second.stderr).toContain(`guild-bus: another guild-bus up already supervises ${p.root} (pid ${up.child.pid} on `);
+      expect(processesMentioning(`worker broker --root ${p.root}`)).toHaveLength(1);
+    } finally {
+      expect(await stopUp(up)).toBe(0);
+    }
+  });
+
+  it("an up that died without releasing the tree (kill -9) does not block the next one", async () => {
+    const p = makeProject();
+    const first = startUp(p, ["--kinds", "broker"]);
+    await first.waitLog(/broker worker watching/);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const next = startUp(p, ["--kinds", "broker"]);
+    await next.waitLog(/supervising: broker/);
+    expect(await stopUp(next)).toBe(0);
+  });
+
+  describe("Ctrl-C during a dispatch", () => {
+    it(
+      "the first Ctrl-C takes no new work and waits for the review in flight, which is delivered",
+      { timeout: scaled(120_000) },
+      async () => {
+        const { p, request } = slowReview(scaled(6000));
+        const up = startUp(p, ["--kinds", "broker,verifier,command"], { ownGroup: true });
+        await up.waitLog(/command worker watching/);
+        request();
+        await until("the reviewer got the packet", () => received(p.root, "gpt").length === 1);
+        process.kill(-up.child.pid!, "SIGINT"); // the terminal's Ctrl-C: up, its workers (the reviewer runs in a group of its own)
+        await up.waitLog(
+          /\[up\] interrupted: no new work is taken; waiting for the work in flight to finish \(Ctrl-C again to stop at once\)/,
+        );
+        await up.waitLog(/\[command \d+\] finishing what is in flight before exiting: d1\/G-spec/);
+        expect(await up.exited, up.log()).toBe(0);
+        expect(p.files("d1", "G-spec")).toContain("result-1.json");
+        expect(processesMentioning(`--root ${p.root}`)).toEqual([]);
+      },
+    );
+
+    it("a second Ctrl-C stops at once, abandoning the dispatch", { timeout: scaled(120_000) }, async () => {
+      const { p, request } = slowReview(scaled(300_000));
+      const up = startUp(p, ["--kinds", "broker,verifier,command"], { ownGroup: true });
+      await up.waitLog(/command worker watching/);
+      request();
+      await until("the reviewer got the packet", () => received(p.root, "gpt").length === 1);
+      process.kill(-up.child.pid!, "SIGINT");
+      await up.waitLog(/\[up\] interrupted: no new work is taken/);
+      process.kill(-up.child.pid!, "SIGINT");
+      expect(await up.exited, up.log()).toBe(0);
+      expect(p.files("d1", "G-spec")).not.toContain("result-1.json");
+      expect(processesMentioning(`--root ${p.root}`)).toEqual([]);
+      expect(processesMentioning(`plan-gpt.json`)).toEqual([]); // the reviewer's process group went with it
+    });
+  });
 });

@@ -1,0 +1,27 @@
+// dist/ is missing: in a source checkout (tsconfig.json and the dev dependencies present) compile it once with the
+// project's own TypeScript; anywhere else say what is wrong. The compiler's output goes to stderr, never stdout,
+// which may be read as JSON.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+export function buildFromSource() {
+  const tsconfig = fileURLToPath(new URL("../tsconfig.json", import.meta.url));
+  let tsc = null;
+  try {
+    tsc = createRequire(tsconfig).resolve("typescript/bin/tsc");
+  } catch {
+    // no compiler: not a checkout with its dev dependencies installed
+  }
+  if (!existsSync(tsconfig) || !tsc) {
+    process.stderr.write("guild-bus: dist/ is missing and cannot be built here; in a source checkout run `npm ci && npm run build`\n");
+    process.exit(1);
+  }
+  process.stderr.write("guild-bus: building dist/ from the source checkout (first run) …\n");
+  const r = spawnSync(process.execPath, [tsc, "-p", tsconfig], { stdio: ["ignore", 2, 2] });
+  if (r.status !== 0) {
+    process.stderr.write("guild-bus: the build failed (its errors are above)\n");
+    process.exit(1);
+  }
+}

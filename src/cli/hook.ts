@@ -1,0 +1,44 @@
+// guild-bus hook stop: the Stop hook of an author host (Claude Code's hook protocol: JSON on stdin, a JSON decision on
+// stdout, exit 0). Never exit 2, which Claude Code reads as "block with stderr": an internal error must not trap a turn.
+// guild-bus gate on|off|status: the switch of the stop gate in .guild/settings.json.
+import type { Command } from "commander";
+import { loadContext } from "../bus/context.js";
+import { Layout } from "../bus/layout.js";
+import { setStopGate } from "../commands/settings-edit.js";
+import { DEFAULT_MAX_BLOCKS, stopGate } from "../commands/stop-gate.js";
+import { answered } from "./errors.js";
+import { intArg } from "./options.js";
+
+export function register(program: Command): void {
+  program
+    .command("hook")
+    .description("author-host hooks: `hook stop` keeps the host from ending its turn while a gate it opened waits for it")
+    .argument("<event>", "stop")
+    .option("--host <name>", "the host whose gates count (its MCP client name)", "claude-code")
+    .option("--root <dir>", "project root (holds .guild/)", process.cwd())
+    .action(async (event: string, o: { host: string; root: string }) => {
+      if (event !== "stop") throw new Error(`unknown hook ${JSON.stringify(event)}; the hooks are: stop`);
+      const verdict = await stopGate(loadContext(new Layout(o.root)), o.host);
+      if (verdict.block) process.stdout.write(JSON.stringify({ decision: "block", reason: verdict.reason }) + "\n");
+      else if (verdict.message) process.stdout.write(JSON.stringify({ systemMessage: verdict.message }) + "\n");
+    });
+
+  program
+    .command("gate")
+    .description("turn the author hosts' stop gate on or off, or show it")
+    .argument("<switch>", "on | off | status")
+    .option("--max-blocks <n>", `with on: blocks per gate before the turn may end (default ${DEFAULT_MAX_BLOCKS})`, intArg(1, 20))
+    .option("--root <dir>", "project root (holds .guild/)", process.cwd())
+    .action(async (choice: string, o: { maxBlocks?: number; root: string }) => {
+      if (!["on", "off", "status"].includes(choice)) throw new Error(`gate takes on, off or status, not ${JSON.stringify(choice)}`);
+      const layout = new Layout(o.root);
+      const gate =
+        choice === "status"
+          ? (loadContext(layout).settings.stop_gate ?? {})
+          : answered(await setStopGate(layout, { enabled: choice === "on", ...(o.maxBlocks ? { max_blocks: o.maxBlocks } : {}) })).stopGate;
+      process.stdout.write(
+        `stop gate: ${gate.enabled ? "on" : "off"}, at most ${gate.max_blocks ?? DEFAULT_MAX_BLOCKS} blocks per gate ` +
+          `(.guild/settings.json stop_gate)\n`,
+      );
+    });
+}

@@ -1,0 +1,41 @@
+// guild-bus init: wire guild-bus into this project and its author hosts (see src/commands/init.ts).
+import type { Command } from "commander";
+import { createTwoFilesPatch } from "diff";
+import { Layout } from "../bus/layout.js";
+import { applyInit, type Host, HOSTS, planInit } from "../commands/init.js";
+import { answered } from "./errors.js";
+
+function hostsOf(list: string): Host[] {
+  const names = list.split(",").map((h) => h.trim());
+  if (names.includes("all")) return [...HOSTS];
+  const unknown = names.filter((h) => !(HOSTS as readonly string[]).includes(h));
+  if (unknown.length) throw new Error(`--host: unknown host ${unknown.join(", ")}; the hosts are ${HOSTS.join(", ")}, all`);
+  return names as Host[];
+}
+
+export function register(program: Command): void {
+  program
+    .command("init")
+    .description("set up guild-bus in this project: .guild/settings.json, .gitignore, and the author hosts' MCP, skills, commands, hook")
+    .option("--host <hosts>", `author hosts to set up: ${HOSTS.join(", ")} or all (comma-separated)`, "all")
+    .option("--dry-run", "print what would change, as a diff, and write nothing")
+    .option("--root <dir>", "project root", process.cwd())
+    .addHelpText("after", "\nExamples:\n  guild-bus init --dry-run\n  guild-bus init --host claude\n\nRunning it again changes nothing.")
+    .action(async (o: { host: string; dryRun?: boolean; root: string }) => {
+      const layout = new Layout(o.root);
+      const plan = answered(await planInit(layout, hostsOf(o.host)));
+      if (o.dryRun) {
+        for (const c of plan.changes)
+          process.stdout.write(
+            createTwoFilesPatch(c.before === null ? "/dev/null" : `a/${c.path}`, `b/${c.path}`, c.before ?? "", c.after),
+          );
+      } else {
+        await applyInit(layout, plan);
+      }
+      const verb = o.dryRun ? "would change" : "changed";
+      process.stderr.write(
+        plan.changes.length ? `${verb}: ${plan.changes.map((c) => c.path).join(", ")}\n` : "nothing to change: already set up\n",
+      );
+      for (const n of plan.notes) process.stderr.write(`- ${n}\n`);
+    });
+}

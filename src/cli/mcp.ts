@@ -1,0 +1,69 @@
+// guild-bus mcp: serve the bus to an author host over MCP (stdio), starting the workers when the tree has none.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, openSync } from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import { Layout } from "../bus/layout.js";
+import { runningSupervisor } from "../runtime/supervisor-lock.js";
+import { intArg } from "./options.js";
+import { BIN } from "./worker.js";
+import { packageVersion } from "./version.js";
+
+/** The instructions an MCP client shows its model: the loop, and the one rule that matters. */
+const INSTRUCTIONS =
+  "guild-bus runs cross-family adversarial review. To have an artifact reviewed: request_review, then wait until it " +
+  "stops (call wait again while it answers still_running). If it needs you, read the findings, revise the artifact, " +
+  "resubmit, wait again. Report the gate's outcome exactly as wait gives it: never claim a pass the gate did not give.";
+
+/** How often the server checks that the tree still has a supervisor (another server's `up` may have gone with it). */
+const SUPERVISOR_CHECK_MS = 10_000;
+
+/**
+ * Keep `up` running for this tree while the server serves: start one unless one runs already (one supervisor per
+ * tree), as a child tied to this server by an IPC channel, and start one again if the tree is left with none.
+ * Returns how to let it go: the child drains (reviews in flight finish) and exits.
+ */
+function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
+  let child: ChildProcess | null = null;
+  const ensure = () => {
+    if (child && child.exitCode === null && child.signalCode === null) return;
+    const running = runningSupervisor(layout);
+    if (running) {
+      if (!child) say(`workers already supervised by guild-bus up (pid ${running.pid} on ${running.host})`);
+      return;
+    }
+    mkdirSync(layout.logs, { recursive: true });
+    const log = openSync(path.join(layout.logs, "mcp-up.log"), "a");
+    child = spawn(process.execPath, [BIN, "up", "--root", layout.root], { stdio: ["ignore", log, log, "ipc"] });
+    child.on("error", (error) => say(`could not start the workers: ${error.message}`));
+    say(`workers started (log: ${path.relative(layout.root, layout.logs)}/mcp-up.log)`);
+  };
+  ensure();
+  const timer = setInterval(ensure, SUPERVISOR_CHECK_MS).unref();
+  return () => {
+    clearInterval(timer);
+    if (child?.connected) child.disconnect();
+  };
+}
+
+export function register(program: Command): void {
+  program
+    .command("mcp")
+    .description("serve the bus to an author host over MCP on stdin/stdout (tools: request_review, wait, status, findings, …)")
+    .option("--root <dir>", "project root (holds .guild/)", process.cwd())
+    .option("--no-up", "do not start the workers (`guild-bus up` runs elsewhere)")
+    .option("--wait-seconds <s>", "default time budget of a wait call: keep it below the host's MCP tool timeout", intArg(1, 3600), 45)
+    .action(async (o: { root: string; up: boolean; waitSeconds: number }) => {
+      const layout = new Layout(o.root);
+      const { createMcpServer, serveStdio } = await import("../mcp/server.js");
+      const say = (line: string) => process.stderr.write(`guild-bus mcp: ${line}\n`);
+      say(`serving ${layout.root}`);
+      if (!o.up) say(`start the workers with \`guild-bus up --root ${layout.root}\``);
+      const release = o.up ? keepWorkers(layout, say) : () => undefined;
+      try {
+        await serveStdio(createMcpServer(layout, { version: packageVersion(), instructions: INSTRUCTIONS, waitSeconds: o.waitSeconds }));
+      } finally {
+        release();
+      }
+    });
+}

@@ -1,0 +1,82 @@
+// `guild-bus check`: for CI and git hooks, re-derive from the files that each gate passed for the artifact bytes now
+// in the tree — the outcome, the five conditions of its round (reverify), and strong independence unless allowed
+// weak. Files are evidence, not a verdict: an outcome that does not re-derive fails like a missing one.
+import type { BusContext } from "../bus/context.js";
+import { listGates } from "../bus/gate-list.js";
+import { assertGate, assertRunId } from "../spec/ids.js";
+import { type Answer, refusing } from "./answer.js";
+import { type GateView, reverifyGate, viewGate } from "./gate-view.js";
+
+export interface CheckOptions {
+  runId?: string;
+  /** Only these gate names (default: every gate). */
+  gates?: string[];
+  /** Gate names that must be among the checked gates and pass. */
+  require: string[];
+  allowWeak?: boolean;
+  allowForcePass?: boolean;
+}
+
+export interface CheckedGate {
+  run_id: string;
+  gate: string;
+  artifact_path: string | null;
+  passed: boolean;
+  reason: string;
+}
+
+export type CheckResult = Answer<{ passed: boolean; gates: CheckedGate[]; missing: string[]; lines: string[] }>;
+
+/** Why an ended gate does not count as passed for the bytes now in the tree, or null when it does. */
+function failure(ctx: BusContext, view: GateView, o: CheckOptions): string | null {
+  const outcome = view.snapshot.outcome;
+  if (!outcome) return `not ended: ${view.decision.state} — ${view.decision.detail}`;
+  if (outcome.status === "force_passed" && !o.allowForcePass) return "force-passed by a human decision (allow with --allow-force-pass)";
+  if (outcome.status !== "satisfied" && outcome.status !== "force_passed") return `ended ${outcome.status}: ${outcome.reason}`;
+  const verify = reverifyGate(ctx, view);
+  if (verify && !verify.ok) return `the outcome does not re-derive from the files: ${verify.problems.join("; ")}`;
+  if (outcome.status === "satisfied" && outcome.independence !== "strong" && !o.allowWeak)
+    return `independence ${outcome.independence ?? "unknown"}, not strong (allow with --allow-weak)`;
+  return null;
+}
+
+/** Without --run, the newest run of each (gate, artifact): an older run of the same artifact is history, not the state. */
+function newestPerArtifact(views: GateView[]): GateView[] {
+  const newest = new Map<string, GateView>();
+  for (const v of views) {
+    const key = `${v.snapshot.gate}\0${v.snapshot.request?.artifact_path ?? v.snapshot.runId}`;
+    const held = newest.get(key);
+    if (!held || (v.snapshot.request?.requested_at ?? "") > (held.snapshot.request?.requested_at ?? "")) newest.set(key, v);
+  }
+  return [...newest.values()];
+}
+
+export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
+  return refusing(() => {
+    const runId = o.runId === undefined ? undefined : assertRunId(o.runId);
+    const wanted = new Set<string>([...(o.gates ?? []), ...o.require].map((g) => assertGate(g)));
+    const views = listGates(ctx.layout, runId)
+      .gates.filter((r) => !wanted.size || wanted.has(r.gate))
+      .map((r) => viewGate(ctx, r.runId, r.gate));
+    const chosen = runId ? views : newestPerArtifact(views);
+    const gates = chosen.map((v): CheckedGate => {
+      const reason = failure(ctx, v, o);
+      const out = v.snapshot.outcome;
+      return {
+        run_id: v.snapshot.runId,
+        gate: v.snapshot.gate,
+        artifact_path: v.snapshot.request?.artifact_path ?? null,
+        passed: reason === null,
+        reason: reason ?? `${out!.status} at round ${out!.final_round}, independence ${out!.independence ?? "n/a"}, artifact unchanged`,
+      };
+    });
+    const missing = o.require.filter((g) => !gates.some((c) => c.gate === g));
+    const lines = [
+      ...gates.map((g) => `${g.passed ? "PASS" : "FAIL"} ${g.run_id} ${g.gate} ${g.artifact_path ?? "-"}: ${g.reason}`),
+      ...missing.map((g) => `FAIL ${g}: required, but no run${runId ? ` ${runId}` : ""} has this gate`),
+    ];
+    if (!lines.length) lines.push("FAIL no gates to check under .guild/runs");
+    const passed = gates.length > 0 && missing.length === 0 && gates.every((g) => g.passed);
+    return { ok: true, passed, gates, missing, lines };
+  });
+}

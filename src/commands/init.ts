@@ -1,0 +1,189 @@
+// `guild-bus init [--host claude|codex|gemini|all]`: wires guild-bus into a project and its author hosts — the MCP
+// server entry in each host's own config, the review-loop instructions and slash commands, the Stop hook (inert until
+// `guild-bus gate on`), .guild/settings.json from the providers detected here, and .gitignore lines. Every change is
+// computed first (a plan with before/after texts: `--dry-run` prints it as a diff) and merged into what is there, so a
+// second run changes nothing. A file it cannot merge (malformed JSON) is refused by name, and nothing is written.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { detectProviders } from "../adapters/probe.js";
+import type { Layout } from "../bus/layout.js";
+import { loadSettings } from "../bus/settings.js";
+import { replace } from "../bus/replace.js";
+import { type Answer, refuse } from "./answer.js";
+import { CLAUDE_COMMANDS, GEMINI_COMMANDS, PROJECT_MCP_COMMAND, skillMarkdown, stopHookCommand, withContextSection } from "./host-files.js";
+
+export const HOSTS = ["claude", "codex", "gemini"] as const;
+export type Host = (typeof HOSTS)[number];
+
+export interface FileChange {
+  /** Project-relative path. */
+  path: string;
+  before: string | null;
+  after: string;
+}
+
+export interface InitPlan {
+  changes: FileChange[];
+  /** What the user should know or do next (one line each). */
+  notes: string[];
+}
+
+type Json = Record<string, unknown>;
+const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
+const GUILD_BUS_CLI = `${PROJECT_MCP_COMMAND.command} ${PROJECT_MCP_COMMAND.args.slice(0, -1).join(" ")}`;
+
+/** Files are read once and changed in memory, so several edits of one file (two hosts, one .gitignore) compose. */
+class Workspace {
+  private readonly files = new Map<string, { before: string | null; after: string | null }>();
+  constructor(private readonly root: string) {}
+
+  read(rel: string): string | null {
+    const held = this.files.get(rel);
+    if (held) return held.after ?? held.before;
+    let before: string | null = null;
+    try {
+      before = readFileSync(path.join(this.root, rel), "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    this.files.set(rel, { before, after: null });
+    return before;
+  }
+
+  write(rel: string, text: string): void {
+    const before = this.read(rel);
+    this.files.set(rel, { before, after: text });
+  }
+
+  /** Merge into a JSON object file; a file that is not a JSON object is refused rather than overwritten. */
+  editJson(rel: string, edit: (value: Json) => void): void {
+    const text = this.read(rel);
+    let value: unknown = {};
+    if (text !== null && text.trim()) {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new InitRefused(`${rel} is not valid JSON; fix it or move it aside, then run init again (nothing was written)`);
+      }
+    }
+    if (!value || typeof value !== "object" || Array.isArray(value))
+      throw new InitRefused(`${rel} is not a JSON object (nothing was written)`);
+    const copy = structuredClone(value) as Json;
+    edit(copy);
+    if (JSON.stringify(copy) !== JSON.stringify(value) || text === null) this.write(rel, json(copy));
+  }
+
+  changes(): FileChange[] {
+    return [...this.files.entries()]
+      .filter(([, f]) => f.after !== null && f.after !== f.before)
+      .map(([rel, f]) => ({ path: rel, before: f.before, after: f.after! }));
+  }
+}
+
+class InitRefused extends Error {}
+
+const objectAt = (o: Json, key: string): Json => {
+  if (!o[key] || typeof o[key] !== "object" || Array.isArray(o[key])) o[key] = {};
+  return o[key] as Json;
+};
+
+function addLines(ws: Workspace, rel: string, lines: string[], header: string): void {
+  const text = ws.read(rel) ?? "";
+  const have = new Set(text.split("\n").map((l) => l.trim()));
+  const missing = lines.filter((l) => !have.has(l));
+  if (missing.length) ws.write(rel, `${text.replace(/\n*$/, text ? "\n\n" : "")}${header}\n${missing.join("\n")}\n`);
+}
+
+function claude(ws: Workspace, notes: string[]): void {
+  ws.editJson(".mcp.json", (o) => {
+    objectAt(o, "mcpServers")["guild-bus"] ??= PROJECT_MCP_COMMAND;
+  });
+  ws.editJson(".claude/settings.json", (o) => {
+    const enabled = Array.isArray(o.enabledMcpjsonServers) ? (o.enabledMcpjsonServers as unknown[]) : [];
+    if (!enabled.includes("guild-bus")) o.enabledMcpjsonServers = [...enabled, "guild-bus"];
+    const hooks = objectAt(o, "hooks");
+    const stop = Array.isArray(hooks.Stop) ? (hooks.Stop as unknown[]) : [];
+    const command = stopHookCommand(GUILD_BUS_CLI);
+    if (!JSON.stringify(stop).includes(" hook stop")) hooks.Stop = [...stop, { hooks: [{ type: "command", command, timeout: 60 }] }];
+  });
+  ws.write(".claude/skills/guild-bus-review/SKILL.md", skillMarkdown("guild-bus-review"));
+  for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.write(`.claude/commands/guild/${name}.md`, text);
+  notes.push(
+    "claude: restart Claude Code in this project; /guild:review <file> starts a review (the skill guild-bus-review teaches the loop)",
+  );
+}
+
+const LOOP_TOOLS = ["request_review", "wait", "status", "findings", "resubmit", "providers", "check"];
+
+function codex(ws: Workspace, notes: string[]): void {
+  const rel = ".codex/config.toml";
+  const text = ws.read(rel) ?? "";
+  if (!/^\[mcp_servers\.(?:"guild-bus"|guild-bus)\]/m.test(text)) {
+    // The loop's own tools run without a prompt; decide and respond (a human's part) keep codex's approval prompt.
+    const approved = LOOP_TOOLS.map((t) => `[mcp_servers.guild-bus.tools.${t}]\napproval_mode = "approve"\n`).join("\n");
+    const block =
+      `[mcp_servers.guild-bus]\ncommand = ${JSON.stringify(PROJECT_MCP_COMMAND.command)}\n` +
+      `args = [${PROJECT_MCP_COMMAND.args.map((a) => JSON.stringify(a)).join(", ")}]\n` +
+      "required = true # wait for it at start: an optional server still starting is left out of the first turn\n" +
+      "startup_timeout_sec = 60 # npx and node start slowly on a loaded machine\n" +
+      "tool_timeout_sec = 120 # above guild-bus mcp's 45 s wait budget\n\n" +
+      approved;
+    ws.write(rel, `${text.replace(/\n*$/, text ? "\n\n" : "")}${block}`);
+  }
+  ws.write("AGENTS.md", withContextSection(ws.read("AGENTS.md") ?? ""));
+  notes.push("codex: the project's .codex/config.toml is read once you trust the project in codex (it asks on first start)");
+}
+
+function gemini(ws: Workspace, notes: string[]): void {
+  ws.editJson(".gemini/settings.json", (o) => {
+    objectAt(o, "mcpServers")["guild-bus"] ??= PROJECT_MCP_COMMAND;
+  });
+  ws.write("GEMINI.md", withContextSection(ws.read("GEMINI.md") ?? ""));
+  for (const [name, text] of Object.entries(GEMINI_COMMANDS)) ws.write(`.gemini/commands/guild/${name}.toml`, text);
+  notes.push("gemini: restart gemini in this project; /guild:review <file> starts a review");
+}
+
+/** What under .guild/ belongs to one machine (README "Install"): never committed. */
+const MACHINE_FILES = [
+  ".guild/tmp/",
+  ".guild/logs/",
+  ".guild/probe-cache.json",
+  ".guild/up.lock",
+  ".guild/stop-gate.json",
+  ".guild/codex-skip-streak.json",
+];
+
+const HOST_SETUP: Record<Host, (ws: Workspace, notes: string[]) => void> = { claude, codex, gemini };
+
+/** The changes `init` would make for these hosts (none written yet). */
+export async function planInit(layout: Layout, hosts: readonly Host[]): Promise<Answer<InitPlan>> {
+  const ws = new Workspace(layout.root);
+  const notes: string[] = [];
+  try {
+    const { settings, problems } = loadSettings(layout);
+    if (problems.length) return refuse(`fix .guild/settings.json first: ${problems.join("; ")}`);
+    const found = await detectProviders(settings, layout);
+    const usable = found.filter((p) => p.available && p.source === "path" && p.adapter !== "manual");
+    ws.editJson(".guild/settings.json", (o) => {
+      o.schema_version ??= "guild_bus.settings.v1";
+      const providers = objectAt(o, "providers");
+      for (const p of usable) providers[p.id] ??= { adapter: p.adapter, ...(p.model ? { model: p.model } : {}) };
+    });
+    notes.push(
+      usable.length
+        ? `reviewers found here: ${usable.map((p) => `${p.id} (${p.family})`).join(", ")}`
+        : "no reviewer CLI found here: reviews will wait for a human (`guild-bus providers` says what would enable one)",
+    );
+    addLines(ws, ".gitignore", MACHINE_FILES, "# guild-bus: this machine's state");
+    notes.push("commit .guild/runs/ if you want the reviews as an audit trail (`guild-bus check` re-derives them in CI); else ignore it");
+    for (const host of hosts) HOST_SETUP[host](ws, notes);
+  } catch (error) {
+    if (error instanceof InitRefused) return refuse(error.message);
+    throw error;
+  }
+  return { ok: true, changes: ws.changes(), notes };
+}
+
+export async function applyInit(layout: Layout, plan: InitPlan): Promise<void> {
+  for (const c of plan.changes) await replace(path.join(layout.root, c.path), c.after, { guildDir: layout.guild, durable: false });
+}

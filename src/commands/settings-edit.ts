@@ -1,0 +1,44 @@
+// Edits of .guild/settings.json made for the user (`gate on|off`, `init`): the file is read as JSON, changed in the
+// named keys only, validated as settings, and replaced atomically. A malformed file is refused, never overwritten.
+import { readFileSync } from "node:fs";
+import type { Layout } from "../bus/layout.js";
+import { replace } from "../bus/replace.js";
+import { describeIssues, Settings } from "../spec/schemas.js";
+import { type Answer, refuse } from "./answer.js";
+
+/** The settings file as a JSON object ({} when absent), or why it cannot be edited. */
+export function readSettingsObject(layout: Layout): Answer<{ value: Record<string, unknown> }> {
+  let text: string;
+  try {
+    text = readFileSync(layout.settings, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ok: true, value: {} };
+    return refuse(`${layout.rel(layout.settings)}: ${(error as Error).message}`);
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === "object" && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
+  } catch {
+    // reported below
+  }
+  return refuse(`${layout.rel(layout.settings)} is not a JSON object; fix it first (nothing was changed)`);
+}
+
+export async function writeSettingsObject(layout: Layout, value: Record<string, unknown>): Promise<Answer<object>> {
+  const checked = Settings.safeParse(value);
+  if (!checked.success) return refuse(`the settings would be invalid: ${describeIssues(checked.error).join("; ")}`);
+  await replace(layout.settings, JSON.stringify(value, null, 2) + "\n", { guildDir: layout.guild });
+  return { ok: true };
+}
+
+export async function setStopGate(
+  layout: Layout,
+  change: { enabled: boolean; max_blocks?: number },
+): Promise<Answer<{ stopGate: NonNullable<Settings["stop_gate"]> }>> {
+  const read = readSettingsObject(layout);
+  if (!read.ok) return read;
+  const current = (read.value.stop_gate ?? {}) as NonNullable<Settings["stop_gate"]>;
+  const stopGate = { ...current, ...change };
+  const written = await writeSettingsObject(layout, { ...read.value, stop_gate: stopGate });
+  return written.ok ? { ok: true, stopGate } : written;
+}

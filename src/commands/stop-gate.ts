@@ -1,0 +1,60 @@
+// The author host's stop hook (`guild-bus hook stop`): while a gate the host opened waits for the author, the host
+// may not end its turn — the block reason carries the findings. Opt-in (settings stop_gate.enabled, `guild-bus gate
+// on`), and bounded: after max_blocks blocks of one gate the turn ends with a message saying what still waits, so a
+// host is never held in a loop it can only force its way out of.
+import { readFileSync } from "node:fs";
+import type { BusContext } from "../bus/context.js";
+import { listGates } from "../bus/gate-list.js";
+import { replace } from "../bus/replace.js";
+import { roundFindings } from "./findings.js";
+import { viewGate } from "./gate-view.js";
+
+export const DEFAULT_MAX_BLOCKS = 2;
+const OFF = "turn it off with `guild-bus gate off` (or stop_gate.enabled false in .guild/settings.json)";
+
+export type StopVerdict = { block: true; reason: string } | { block: false; message: string | null };
+
+function blockCounts(ctx: BusContext): Record<string, number> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(ctx.layout.stopGateState, "utf8"));
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, number>) : {};
+  } catch {
+    return {}; // absent or unreadable: no block counted yet
+  }
+}
+
+/** Should `host` (the MCP client name that authored, e.g. claude-code) be kept from ending its turn? */
+export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdict> {
+  const gate = ctx.settings.stop_gate;
+  if (!gate?.enabled) return { block: false, message: null };
+  const max = gate.max_blocks ?? DEFAULT_MAX_BLOCKS;
+  const waiting = listGates(ctx.layout)
+    .gates.map((r) => viewGate(ctx, r.runId, r.gate))
+    .filter((v) => v.decision.state === "awaiting_author" && v.snapshot.request?.author_host === host);
+  if (!waiting.length) return { block: false, message: null };
+  const counts = blockCounts(ctx);
+  const key = (v: (typeof waiting)[number]) => `${v.snapshot.runId}/${v.snapshot.gate}`;
+  const next = waiting.find((v) => (counts[key(v)] ?? 0) < max);
+  if (!next) {
+    const names = waiting.map(key).join(", ");
+    return {
+      block: false,
+      message: `guild-bus: ${names} still wait(s) for you; the stop gate let the turn end after ${max} blocks (${OFF})`,
+    };
+  }
+  const { runId, gate: gateName } = next.snapshot;
+  const n = (counts[key(next)] ?? 0) + 1;
+  await replace(ctx.layout.stopGateState, JSON.stringify({ ...counts, [key(next)]: n }, null, 2) + "\n", { guildDir: ctx.layout.guild });
+  const found = roundFindings(ctx, runId, gateName);
+  const findings = found.ok
+    ? found.findings.map((f) => `- [${f.severity ?? "finding"}] ${f.title}${f.detail ? `: ${f.detail}` : ""}`)
+    : [`(findings unreadable: ${found.error})`];
+  const reason = [
+    `guild-bus: ${runId} ${gateName} is waiting for you (round ${next.decision.round}: ${next.decision.detail}).`,
+    ...findings,
+    "Revise the artifact to answer them, then call resubmit and wait (guild-bus MCP tools), " +
+      `or \`guild-bus resubmit ${runId} ${gateName}\`.`,
+    `Stop-gate block ${n} of ${max} for this gate; ${OFF}.`,
+  ];
+  return { block: true, reason: reason.join("\n") };
+}

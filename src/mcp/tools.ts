@@ -1,0 +1,237 @@
+// The MCP tools of `guild-bus mcp`: each a thin face over src/commands (the CLI's own functions), answering with
+// structuredContent plus one short line of text. A refusal is a tool error (isError) the model can read, never a crash.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { detectProviders } from "../adapters/probe.js";
+import { loadContext } from "../bus/context.js";
+import { listGates } from "../bus/gate-list.js";
+import type { Layout } from "../bus/layout.js";
+import type { Answer } from "../commands/answer.js";
+import { decideEscalation, resubmit, respond } from "../commands/author.js";
+import { checkGates } from "../commands/check.js";
+import { roundFindings } from "../commands/findings.js";
+import { viewGate } from "../commands/gate-view.js";
+import { requestReview } from "../commands/review.js";
+import { GATE_NAMES } from "../spec/ids.js";
+import { DecisionChoice, Difficulty, StopPolicy } from "../spec/schemas.js";
+import type { AuthorHost } from "./client-host.js";
+import { failure, reply } from "./reply.js";
+import { waitTool } from "./wait-tool.js";
+
+export interface ToolContext {
+  layout: Layout;
+  /** A wait call's default time budget: below the client's own tool timeout. */
+  waitSeconds: number;
+  /** The author host the handshake named (null before it, or for a client that sent no name). */
+  client: () => AuthorHost | null;
+}
+
+const runGate = { run_id: z.string().describe("the run id request_review returned"), gate: z.string().describe(GATE_NAMES) };
+
+/** A command's answer as a tool result: its fields as structuredContent, a refusal as a tool error. */
+function answer<T extends object>(a: Answer<T>, text: (ok: T) => string): CallToolResult {
+  if (!a.ok) return failure(a.error);
+  const { ok: _ok, ...fields } = a as { ok: true } & T;
+  return reply(text(a), fields as Record<string, unknown>);
+}
+
+/** The host that authors through this client: the handshake's name; a caller may repeat it, never replace it. */
+function authorOf(t: ToolContext, claimed: string | undefined): { ok: true; host: AuthorHost } | { ok: false; error: string } {
+  const client = t.client();
+  if (client && claimed !== undefined && claimed !== client.name)
+    return { ok: false, error: `author_host ${claimed} is not this MCP client (${client.name}); the author host comes from the handshake` };
+  if (client) return { ok: true, host: client };
+  if (claimed) return { ok: true, host: { name: claimed, version: null, source: "declared" } };
+  return { ok: false, error: "this MCP client sent no name in its handshake: pass author_host" };
+}
+
+export function registerTools(server: McpServer, t: ToolContext): void {
+  server.registerTool(
+    "request_review",
+    {
+      title: "Request a cross-family review",
+      description:
+        "Ask a reviewer of another model family to review an artifact (a file inside the project) at a gate. " +
+        "Returns the run id; then call `wait` until the gate needs you or ends. Never claim a pass the gate did not give.",
+      inputSchema: {
+        artifact: z.string().describe("path of the artifact, relative to the project root"),
+        gate: z.string().describe(GATE_NAMES),
+        author_model: z.string().optional().describe("your exact model (decides your family; the reviewer must be of another)"),
+        author_host: z.string().optional().describe("only for clients that send no name: the handshake's name wins"),
+        reviewer: z.string().optional().describe("auto (default) or a provider id to pin"),
+        risk: z.enum(["low", "medium", "high"]).optional(),
+        cap: z.number().int().min(1).max(10).optional().describe("round cap"),
+        stop: StopPolicy.optional(),
+        difficulty: Difficulty.optional(),
+        human_checkpoint: z.boolean().optional(),
+        paths: z.array(z.string()).optional().describe("further project paths the reviewer should read"),
+      },
+    },
+    (a) => {
+      const author = authorOf(t, a.author_host);
+      if (!author.ok) return failure(author.error);
+      const host = author.host;
+      const answered = requestReview(t.layout, {
+        artifact: a.artifact,
+        gate: a.gate,
+        author: host.name,
+        authorHostSource: host.source,
+        ...(host.version ? { authorHostVersion: host.version } : {}),
+        authorModel: a.author_model,
+        reviewer: a.reviewer,
+        risk: a.risk,
+        cap: a.cap,
+        stop: a.stop,
+        difficulty: a.difficulty,
+        humanCheckpoint: a.human_checkpoint,
+        paths: a.paths,
+      });
+      if (!answered.ok) return failure(answered.error);
+      const { runId, gate, warnings } = answered;
+      const text = [
+        `requested: run ${runId}, gate ${gate} (author host ${host.name}, from ${host.source}).`,
+        ...warnings.map((w) => `warning: ${w}`),
+        `Next: call wait with run_id ${runId} and gate ${gate}.`,
+      ];
+      return reply(text.join("\n"), { run_id: runId, gate, author_host: host.name, author_host_source: host.source, warnings });
+    },
+  );
+
+  server.registerTool(
+    "wait",
+    {
+      title: "Wait for a gate",
+      description:
+        "Follow a gate until it needs the author (findings to fix), needs a human decision, or ends — or until the time " +
+        "budget passes, then it answers still_running: call wait again. Sends progress notifications meanwhile.",
+      inputSchema: {
+        ...runGate,
+        timeout_seconds: z.number().int().min(1).max(3600).optional().describe(`time budget of this call (default ${t.waitSeconds} s)`),
+      },
+    },
+    (a, extra) => waitTool(t.layout, { ...a, timeout_seconds: a.timeout_seconds ?? t.waitSeconds }, extra),
+  );
+
+  server.registerTool(
+    "status",
+    {
+      title: "Gate status",
+      description: "The state of one gate, one run's gates, or every gate: round, reviewer, independence, whom it waits for.",
+      inputSchema: { run_id: z.string().optional(), gate: z.string().optional().describe("with run_id") },
+    },
+    (a) => {
+      const ctx = loadContext(t.layout);
+      if (a.gate !== undefined && a.run_id === undefined) return failure("gate needs run_id");
+      const refs = a.gate !== undefined ? [{ runId: a.run_id!, gate: a.gate }] : listGates(t.layout, a.run_id).gates;
+      const gates = refs.map((r) => viewGate(ctx, r.runId, r.gate).output);
+      const lines = gates.map((g) => `${g.run_id} ${g.gate}: ${g.status} (round ${g.round}, waiting for ${g.waiting_for})`);
+      return reply(lines.join("\n") || "no gates", { gates });
+    },
+  );
+
+  server.registerTool(
+    "findings",
+    {
+      title: "Findings of a round",
+      description: "What the reviewer said in a round (default: the newest): verdict, summary, each finding with severity and evidence.",
+      inputSchema: { ...runGate, round: z.number().int().min(1).optional() },
+    },
+    (a) =>
+      answer(roundFindings(loadContext(t.layout), a.run_id, a.gate, a.round), (f) =>
+        [
+          `findings of round ${f.round}: ${f.verdict}${f.summary ? ` — ${f.summary}` : ""}`,
+          ...f.findings.map((x) => `- [${x.severity ?? "finding"}] ${x.title}${x.evidence ? ` (evidence: ${x.evidence})` : ""}`),
+          f.more ? `… and ${f.more} more` : "",
+        ]
+          .filter(Boolean)
+          .join("\n"),
+      ),
+  );
+
+  server.registerTool(
+    "resubmit",
+    {
+      title: "Resubmit after revising",
+      description: "After you revised the artifact to answer the findings: the next round reviews the new bytes. Then call wait.",
+      inputSchema: runGate,
+    },
+    (a) => answer(resubmit(loadContext(t.layout), a.run_id, a.gate), (r) => `resubmitted after round ${r.round}; call wait next`),
+  );
+
+  server.registerTool(
+    "decide",
+    {
+      title: "Decide an escalation",
+      description: "Answer a gate that waits for a decision with one of the options its escalation offers (see status).",
+      inputSchema: {
+        ...runGate,
+        choice: DecisionChoice,
+        extend_by: z.number().int().min(1).max(5).optional().describe("rounds to add, with extend-cap only"),
+        note: z.string().optional(),
+      },
+    },
+    (a) => {
+      const decidedBy = t.client()?.name ?? "mcp-client";
+      const decided = decideEscalation(loadContext(t.layout), a.run_id, a.gate, {
+        choice: a.choice,
+        extendBy: a.extend_by,
+        note: a.note,
+        decidedBy,
+      });
+      return answer(decided, (r) => `decided ${a.choice} for the ${r.reason} escalation of round ${r.round}`);
+    },
+  );
+
+  server.registerTool(
+    "respond",
+    {
+      title: "Answer as the manual reviewer",
+      description:
+        "Deliver a human's review for a packet addressed to the manual reviewer. The review is Markdown or JSON with a " +
+        "verdict; reviewer_model names the model or person that reviewed (its family must differ from the author's).",
+      inputSchema: { ...runGate, reviewer_model: z.string(), review: z.string().describe("the review text") },
+    },
+    async (a) => {
+      const ctx = loadContext(t.layout);
+      const client = t.client();
+      const author = viewGate(ctx, a.run_id, a.gate).snapshot.request?.author_host;
+      if (client && author === client.name) return failure(`${client.name} is this gate's author host: it cannot review its own artifact`);
+      const responded = await respond(ctx, a.run_id, a.gate, { read: async () => a.review, reviewerModel: a.reviewer_model });
+      return answer(responded, (r) => `round ${r.round}: ${r.verdict} (reviewer ${r.model}) delivered`);
+    },
+  );
+
+  server.registerTool(
+    "providers",
+    {
+      title: "Reviewers available here",
+      description: "Every reviewer host looked for (settings, CLIs on PATH), whether it can review, and why not.",
+      inputSchema: {},
+    },
+    async () => {
+      const ctx = loadContext(t.layout);
+      const providers = await detectProviders(ctx.settings, t.layout);
+      const lines = providers.map((p) => `${p.available ? "✓" : "✗"} ${p.id} (${p.family})${p.available ? "" : `: ${p.why.join("; ")}`}`);
+      return reply(lines.join("\n"), { providers, settings_problems: ctx.settingsProblems });
+    },
+  );
+
+  server.registerTool(
+    "check",
+    {
+      title: "Check gates passed",
+      description: "Re-derive from the files that each required gate passed for the artifact bytes now in the tree (as CI does).",
+      inputSchema: {
+        run_id: z.string().optional(),
+        require: z.array(z.string()).optional().describe("gate names that must have passed, e.g. G-spec"),
+      },
+    },
+    (a) => {
+      const result = checkGates(loadContext(t.layout), { runId: a.run_id, require: a.require ?? [] });
+      if (!result.ok) return failure(result.error);
+      const { ok: _ok, ...fields } = result;
+      return reply(result.lines.join("\n"), fields);
+    },
+  );
+}

@@ -1,0 +1,91 @@
+// The MCP `wait` tool: follows a gate with the command layer's waitGate, sends progress notifications (round, state,
+// whom it waits for, elapsed) while it runs, and answers before the client's own tool timeout with still_running
+// rather than being killed. It never answers a pass the gate did not give: the outcome is read from the files.
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { loadContext } from "../bus/context.js";
+import type { Layout } from "../bus/layout.js";
+import { roundFindings } from "../commands/findings.js";
+import { waitGate } from "../commands/wait.js";
+import { reply } from "./reply.js";
+import type { GateView } from "../commands/gate-view.js";
+
+const PROGRESS_EVERY_MS = 5_000;
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export async function waitTool(
+  layout: Layout,
+  a: { run_id: string; gate: string; timeout_seconds: number },
+  extra: Extra,
+): Promise<CallToolResult> {
+  const started = Date.now();
+  const token = extra._meta?.progressToken;
+  let sent = 0;
+  let latest = "waiting";
+  const progress = (message: string) => {
+    latest = message;
+    if (token === undefined) return;
+    const elapsed = Math.round((Date.now() - started) / 1000);
+    void extra
+      .sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: ++sent, message: `${message} (${elapsed} s)` },
+      })
+      .catch(() => undefined); // a client gone mid-wait: the answer below is what matters
+  };
+  const beat = setInterval(() => progress(latest), PROGRESS_EVERY_MS);
+  try {
+    const { view, timedOut } = await waitGate(layout, a.run_id, a.gate, {
+      timeoutMs: a.timeout_seconds * 1000,
+      note: progress,
+      signal: extra.signal,
+    });
+    return timedOut ? stillRunning(view, started) : stopped(layout, view);
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+function stillRunning(view: GateView, started: number): CallToolResult {
+  const o = view.output;
+  const elapsed = Math.round((Date.now() - started) / 1000);
+  const text =
+    `still running after ${elapsed} s: round ${o.round}, ${o.state} — waiting for ${o.waiting_for}. ` +
+    `No outcome yet: call wait again with run_id ${o.run_id} and gate ${o.gate}.`;
+  return reply(text, { still_running: true, outcome: null, gate: o });
+}
+
+/** What the author should do next, by the exit code `review --wait` would give. */
+const NEXT: Record<number, string> = {
+  0: "the gate ended; report its status exactly as given",
+  3: "revise the artifact to answer every blocking finding, then call resubmit, then wait",
+  4: "a human decision is needed: ask the user, then call decide with one of the options",
+  5: "no reviewer could run: ask the user to enable one (see the providers tool) or to answer as the manual reviewer",
+};
+
+function stopped(layout: Layout, view: GateView): CallToolResult {
+  const o = view.output;
+  const code = view.exitCode!;
+  const s = view.snapshot;
+  const escalation = s.escalations.get(view.decision.round);
+  const found = code === 3 && view.decision.state === "awaiting_author" ? roundFindings(loadContext(layout), o.run_id, o.gate) : null;
+  const findings = found?.ok ? found : null;
+  const next = NEXT[code] ?? NEXT[0]!;
+  const lines = [
+    `${o.run_id} ${o.gate}: ${o.status} at round ${o.round} — ${o.detail}`,
+    s.outcome ? `outcome: ${s.outcome.status} (independence ${o.independence ?? "n/a"})` : "no outcome yet",
+    ...(findings?.findings ?? []).map((f) => `- [${f.severity ?? "finding"}] ${f.title}${f.detail ? `: ${f.detail}` : ""}`),
+    escalation && code === 4 ? `options: ${escalation.options.join(", ")}` : "",
+    `Next: ${next}.`,
+  ].filter(Boolean);
+  return reply(lines.join("\n"), {
+    still_running: false,
+    outcome: s.outcome ? { status: s.outcome.status, final_round: s.outcome.final_round, independence: o.independence } : null,
+    exit_code: code,
+    gate: o,
+    findings: findings ? { round: findings.round, verdict: findings.verdict, summary: findings.summary, list: findings.findings } : null,
+    options: escalation && code === 4 ? escalation.options : [],
+    next,
+  });
+}

@@ -1,0 +1,59 @@
+// One `guild-bus up` per tree: a second one would start a duplicate of every worker. The lock is a file delivered
+// first-writer-wins, naming its holder; a holder that died (kill -9) is seen by its pid and replaced.
+import { readFileSync, unlinkSync } from "node:fs";
+import type { Layout } from "../bus/layout.js";
+import { deliver, THIS_HOST } from "../bus/deliver.js";
+
+interface Holder {
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+export class SupervisorLockedError extends Error {}
+
+function readHolder(file: string): Holder | null {
+  try {
+    const h = JSON.parse(readFileSync(file, "utf8")) as Partial<Holder>;
+    return typeof h.pid === "number" && typeof h.host === "string" ? { pid: h.pid, host: h.host, started_at: String(h.started_at) } : null;
+  } catch {
+    return null; // gone meanwhile, or not a lock we wrote
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The `up` supervising this tree now, if any: a holder on this host that died counts as none. */
+export function runningSupervisor(layout: Layout): Holder | null {
+  const holder = readHolder(layout.supervisorLock);
+  return holder && (holder.host !== THIS_HOST || alive(holder.pid)) ? holder : null;
+}
+
+/** Take the tree's supervisor lock, or throw SupervisorLockedError naming the running supervisor. Returns its release. */
+export function lockSupervisor(layout: Layout): () => void {
+  const file = layout.supervisorLock;
+  const mine: Holder = { pid: process.pid, host: THIS_HOST, started_at: new Date().toISOString() };
+  const bytes = JSON.stringify(mine) + "\n";
+  for (let attempt = 0; ; attempt++) {
+    if (deliver(file, bytes, { guildDir: layout.guild }).status === "delivered") break;
+    const holder = readHolder(file);
+    const stale = holder !== null && holder.host === THIS_HOST && !alive(holder.pid);
+    if (!stale || attempt > 0) {
+      const who = holder ? `pid ${holder.pid} on ${holder.host}, since ${holder.started_at}` : "holder unreadable";
+      throw new SupervisorLockedError(
+        `another guild-bus up already supervises ${layout.root} (${who}); stop it first, or remove ${layout.rel(file)} if it is gone`,
+      );
+    }
+    unlinkSync(file); // its holder died without releasing it
+  }
+  return () => {
+    if (readHolder(file)?.pid === process.pid) unlinkSync(file);
+  };
+}

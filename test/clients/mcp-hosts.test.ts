@@ -1,0 +1,254 @@
+// The real author hosts as MCP clients of `guild-bus mcp`: the pinned `claude`, `gemini` and `codex` CLIs, each with
+// its own config format, pointed at a mock model endpoint on 127.0.0.1 whose scripted author model
+// (test/helpers/mock-author.ts) requests a review through the MCP tools, waits, reads the findings, revises,
+// resubmits and waits again until the gate ends satisfied. The reviewer is a scripted openai-family command
+// provider run by the workers the MCP server starts. The gate's author host is the client's handshake name.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BIN, makeProject, type Project, REPO, scriptedProvider } from "../helpers/bus.js";
+import type { MockEndpoint } from "../helpers/cli-review.js";
+import { scaled } from "../helpers/machine.js";
+import { type AuthorBrain, type ReviewLoopAuthor, reviewLoopAuthor } from "../helpers/mock-author.js";
+import { startMockAnthropic } from "../helpers/mock-anthropic.js";
+import { startMockGemini } from "../helpers/mock-gemini.js";
+import { startMockOpenAI } from "../helpers/mock-openai.js";
+
+const CLIENTS = path.join(REPO, "clients", "node_modules", ".bin");
+const PLUGIN = path.join(REPO, "integrations", "claude");
+/** The names the hosts send as MCP clientInfo (the author host the gate records). */
+const GEMINI_CLIENT = "gemini-cli-mcp-client";
+const CODEX_CLIENT = "codex-mcp-client";
+const REVISED = "# Spec\n\nLatency target: p95 under 200 ms, measured by the nightly load test.\n";
+
+const cleanup: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+function project(): Project {
+  const p = makeProject();
+  p.settings({ providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", { default: "by-content" }) } });
+  p.write("docs/spec.md", "# Spec\n\nLatency target: TBD\n");
+  return p;
+}
+
+function author(p: Project): ReviewLoopAuthor {
+  return reviewLoopAuthor({
+    artifact: "docs/spec.md",
+    gate: "G-spec",
+    authorModel: "model-of-the-host",
+    revise: () => writeFileSync(path.join(p.root, "docs", "spec.md"), REVISED),
+  });
+}
+
+/** Run a host CLI to its end (async: the mock lives in this process). */
+function run(argv: string[], o: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }) {
+  const child: ChildProcess = spawn(argv[0]!, argv.slice(1), { cwd: o.cwd, env: o.env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout!.on("data", (b: Buffer) => (out += b));
+  child.stderr!.on("data", (b: Buffer) => (out += b));
+  const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs);
+  return new Promise<{ code: number | null; out: string }>((resolve) =>
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    }),
+  );
+}
+
+function theRun(p: Project): string {
+  const gates = JSON.parse(p.cli(["status", "--json"]).stdout).gates as Array<{ run_id: string }>;
+  expect(gates).toHaveLength(1);
+  return gates[0]!.run_id;
+}
+
+/** The one gate of the project and its files. */
+function theGate(p: Project): { run: string; request: Record<string, unknown>; outcome: Record<string, unknown> } {
+  const run = theRun(p);
+  return { run, request: p.readJson(run, "G-spec", "request.json"), outcome: p.readJson(run, "G-spec", "outcome.json") };
+}
+
+/** An empty HOME: no login, no user settings. Removed with retries: a host may still be flushing its state as it exits. */
+function hostHome(): string {
+  const home = mkdtempSync(path.join(tmpdir(), "guild-bus-host-home-"));
+  cleanup.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
+  return home;
+}
+
+/** The real claude CLI with the plugin, -p, against the mock; its author model is `brain`. */
+async function runClaude(p: Project, brain: AuthorBrain) {
+  const mock: MockEndpoint = await startMockAnthropic({ apiKey: "mock-anthropic-key", author: brain });
+  cleanup.push(() => mock.close());
+  const r = await run(
+    [
+      path.join(CLIENTS, "claude"),
+      "-p",
+      "Have docs/spec.md reviewed at G-spec with guild-bus and follow the loop to its end.",
+      "--plugin-dir",
+      PLUGIN,
+      "--allowedTools",
+      "mcp__plugin_guild-bus_guild-bus",
+      "--model",
+      "claude-opus-4-5",
+      "--output-format",
+      "text",
+    ],
+    {
+      cwd: p.root,
+      env: {
+        PATH: process.env.PATH,
+        HOME: hostHome(),
+        ANTHROPIC_BASE_URL: mock.url,
+        ANTHROPIC_API_KEY: "mock-anthropic-key",
+        DISABLE_AUTOUPDATER: "1",
+        DISABLE_TELEMETRY: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        ENABLE_TOOL_SEARCH: "false", // the tools in every request, not behind a ToolSearch call the script would have to make
+        MCP_CONNECTION_NONBLOCKING: "false", // -p sends its first request once the MCP servers are connected
+      },
+      timeoutMs: scaled(240_000),
+    },
+  );
+  return { ...r, mock };
+}
+
+describe("real author hosts drive the review loop through guild-bus mcp", () => {
+  it("claude (the plugin: its .mcp.json, skill and commands) — author host claude-code from the handshake", async () => {
+    const p = project();
+    const loop = author(p);
+    const { code, out, mock } = await runClaude(p, loop.brain);
+    expect(code, out).toBe(0);
+    expect(loop.calls, out).toEqual(expect.arrayContaining(["request_review", "wait", "findings", "resubmit"]));
+    const gate = theGate(p);
+    expect(gate.request).toMatchObject({ author_host: "claude-code", author_host_source: "mcp-client-info" });
+    expect(gate.outcome).toMatchObject({ status: "satisfied", author_host: "claude-code", independence: "strong" });
+    expect(out).toContain("The review loop is over: the gate ended");
+    expect(readFileSync(path.join(p.root, "docs", "spec.md"), "utf8")).toBe(REVISED);
+    // the plugin's skill and slash commands were offered to the model with its MCP server
+    const offered = JSON.stringify(mock.requests.map((q) => q.body));
+    expect(offered).toContain("guild-bus:review-loop");
+    expect(offered).toContain("guild-bus:review");
+  });
+
+  it("claude's Stop hook (the plugin's): blocks the turn once with the findings, then lets it end at the cap", async () => {
+    const p = project();
+    p.settings({
+      providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", { default: "by-content" }) },
+      stop_gate: { enabled: true, max_blocks: 1 },
+    });
+    const loop = author(p);
+    let ends = 0;
+    // an author that tries to end its turn as soon as the reviewer asks for changes, every time
+    const quitter: AuthorBrain = (raw, names) => {
+      const step = loop.brain(raw, names);
+      if (step && "tool" in step && step.tool.name.endsWith("findings")) return { text: `Stopping here (${++ends}).` };
+      return step;
+    };
+    const { code, out, mock } = await runClaude(p, quitter);
+    expect(code, out).toBe(0);
+    expect(ends).toBe(2); // the first end was blocked, the second allowed
+    const fedBack = mock.requests.filter((q) => JSON.stringify(q.body).includes("Stop-gate block 1 of 1"));
+    expect(fedBack.length).toBeGreaterThan(0);
+    expect(JSON.stringify(fedBack[0]!.body)).toContain("Acceptance criteria left as TBD");
+    expect(JSON.parse(readFileSync(path.join(p.root, ".guild", "stop-gate.json"), "utf8"))).toEqual({ [`${theRun(p)}/G-spec`]: 1 });
+  });
+
+  it("gemini (the extension: manifest, MCP server, context file) — author host from the handshake", async () => {
+    const p = project();
+    const loop = author(p);
+    const mock = await startMockGemini({ apiKey: "mock-gemini-key", author: loop.brain });
+    cleanup.push(() => mock.close());
+    const home = hostHome();
+    mkdirSync(path.join(home, ".gemini"));
+    // API-key auth for the mock endpoint (without a selected type gemini 0.61 exits 41 before sending anything)
+    writeFileSync(
+      path.join(home, ".gemini", "settings.json"),
+      JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false } }),
+    );
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      GEMINI_CLI_HOME: home,
+      GEMINI_API_KEY: "mock-gemini-key",
+      GOOGLE_GEMINI_BASE_URL: mock.url,
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+      GEMINI_CLI_NO_RELAUNCH: "true",
+      NO_COLOR: "1",
+    };
+    const linked = await run([path.join(CLIENTS, "gemini"), "extensions", "link", path.join(REPO, "integrations", "gemini"), "--consent"], {
+      cwd: home,
+      env,
+      timeoutMs: scaled(120_000),
+    });
+    expect(linked.code, linked.out).toBe(0);
+    const r = await run(
+      // yolo: headless gemini has nobody to approve a tool call; the scripted model calls guild-bus tools only
+      [
+        path.join(CLIENTS, "gemini"),
+        "--prompt",
+        "Have docs/spec.md reviewed at G-spec.",
+        "--model",
+        "gemini-2.5-pro",
+        "--approval-mode",
+        "yolo",
+      ],
+      { cwd: p.root, env, timeoutMs: scaled(240_000) },
+    );
+    expect(r.code, r.out).toBe(0);
+    expect(loop.calls, r.out).toEqual(expect.arrayContaining(["request_review", "wait", "findings", "resubmit"]));
+    const gate = theGate(p);
+    expect(gate.request).toMatchObject({ author_host: GEMINI_CLIENT, author_host_source: "mcp-client-info" });
+    expect(gate.outcome).toMatchObject({ status: "satisfied", author_host: GEMINI_CLIENT, independence: "strong" });
+    // the extension's context file and commands reached the model
+    const sent = JSON.stringify(mock.requests.map((q) => q.body));
+    expect(sent).toContain("Cross-family review with guild-bus");
+  });
+
+  it("codex (.codex/config.toml and AGENTS.md from `guild-bus init --host codex`) — author host from the handshake", async () => {
+    const p = project();
+    // guild-bus as the project's dev dependency: `npx --no-install guild-bus` resolves here
+    mkdirSync(path.join(p.root, "node_modules", ".bin"), { recursive: true });
+    symlinkSync(BIN, path.join(p.root, "node_modules", ".bin", "guild-bus"));
+    const init = p.cli(["init", "--host", "codex"]);
+    expect(init.code, init.stderr).toBe(0);
+    const loop = author(p);
+    const mock = await startMockOpenAI({ apiKey: "mock-openai-key", author: loop.brain });
+    cleanup.push(() => mock.close());
+    const home = hostHome();
+    writeFileSync(
+      path.join(home, "config.toml"),
+      [
+        'model = "gpt-5"',
+        'model_provider = "mock"',
+        "[model_providers.mock]",
+        'name = "mock"',
+        `base_url = ${JSON.stringify(mock.url)}`,
+        'wire_api = "responses"',
+        'env_key = "MOCK_OPENAI_KEY"',
+        "request_max_retries = 0",
+        "stream_max_retries = 0",
+        // the project's .codex/config.toml is read for a trusted project only
+        `[projects.${JSON.stringify(p.root)}]`,
+        'trust_level = "trusted"',
+      ].join("\n") + "\n",
+    );
+    const r = await run(
+      [path.join(CLIENTS, "codex"), "exec", "--skip-git-repo-check", "--color", "never", "Have docs/spec.md reviewed at G-spec."],
+      {
+        cwd: p.root,
+        env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, MOCK_OPENAI_KEY: "mock-openai-key" },
+        timeoutMs: scaled(240_000),
+      },
+    );
+    expect(r.code, r.out).toBe(0);
+    expect(loop.calls, r.out).toEqual(expect.arrayContaining(["request_review", "wait", "findings", "resubmit"]));
+    const gate = theGate(p);
+    expect(gate.request).toMatchObject({ author_host: CODEX_CLIENT, author_host_source: "mcp-client-info" });
+    expect(gate.outcome).toMatchObject({ status: "satisfied", author_host: CODEX_CLIENT });
+    // AGENTS.md's guild-bus section (init) is the model's instructions
+    expect(JSON.stringify(mock.requests.map((q) => q.body))).toContain("Cross-family review with guild-bus");
+  });
+});

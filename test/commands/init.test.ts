@@ -1,0 +1,84 @@
+// `guild-bus init` plans before it writes: a second run changes nothing, what a user already has is merged into (never
+// replaced), a file it cannot merge is refused by name with nothing written; and the shipped plugin and extension are
+// exactly what src/commands/host-files.ts renders (`npm run integrations`).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Layout } from "../../src/bus/layout.js";
+import { claudePluginFiles, geminiExtensionFiles, withContextSection } from "../../src/commands/host-files.js";
+import { applyInit, HOSTS, planInit } from "../../src/commands/init.js";
+import { REPO } from "../helpers/bus.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+async function init(root: string, hosts = [...HOSTS]) {
+  const layout = new Layout(root);
+  const plan = await planInit(layout, hosts);
+  if (!plan.ok) throw new Error(plan.error);
+  await applyInit(layout, plan);
+  return plan;
+}
+
+const read = (root: string, rel: string) => readFileSync(path.join(root, rel), "utf8");
+
+describe("guild-bus init", () => {
+  it("sets up every host, and a second run changes nothing", async () => {
+    const root = tempRoot();
+    const first = await init(root);
+    expect(first.changes.map((c) => c.path)).toEqual(
+      expect.arrayContaining([
+        ".guild/settings.json",
+        ".gitignore",
+        ".mcp.json",
+        ".claude/settings.json",
+        ".claude/skills/guild-bus-review/SKILL.md",
+        ".claude/commands/guild/review.md",
+        ".codex/config.toml",
+        "AGENTS.md",
+        ".gemini/settings.json",
+        "GEMINI.md",
+        ".gemini/commands/guild/review.toml",
+      ]),
+    );
+    expect(JSON.parse(read(root, ".mcp.json")).mcpServers["guild-bus"]).toEqual({
+      command: "npx",
+      args: ["--no-install", "guild-bus", "mcp"],
+    });
+    expect(read(root, ".gitignore")).toContain(".guild/tmp/");
+    expect((await init(root)).changes).toEqual([]);
+  });
+
+  it("merges into what the user has: other MCP servers, hooks, gitignore lines and AGENTS.md text stay", async () => {
+    const root = tempRoot();
+    const mine = { mcpServers: { other: { command: "other-server" } } };
+    writeFileSync(path.join(root, ".mcp.json"), JSON.stringify(mine));
+    writeFileSync(path.join(root, ".gitignore"), "node_modules/\n.guild/tmp/\n");
+    writeFileSync(path.join(root, "AGENTS.md"), "# House rules\n\nBe brief.\n");
+    await init(root, ["claude", "codex"]);
+    expect(JSON.parse(read(root, ".mcp.json")).mcpServers.other).toEqual({ command: "other-server" });
+    expect(read(root, ".gitignore").match(/\.guild\/tmp\//g)).toHaveLength(1);
+    const agents = read(root, "AGENTS.md");
+    expect(agents.startsWith("# House rules\n\nBe brief.\n")).toBe(true);
+    expect(agents).toContain("Cross-family review with guild-bus");
+    // the section is replaced in place, not appended again
+    expect(withContextSection(agents)).toBe(agents);
+  });
+
+  it("refuses a file it cannot merge, by name, and writes nothing", async () => {
+    const root = tempRoot();
+    writeFileSync(path.join(root, ".mcp.json"), "{ not json");
+    const plan = await planInit(new Layout(root), ["claude"]);
+    expect(plan).toEqual({ ok: false, error: expect.stringContaining(".mcp.json is not valid JSON") });
+    expect(existsSync(path.join(root, ".claude"))).toBe(false);
+    expect(existsSync(path.join(root, ".guild"))).toBe(false);
+  });
+
+  it("the shipped Claude plugin and Gemini extension are what host-files renders (npm run integrations)", () => {
+    const { version } = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string };
+    for (const [dir, files] of [
+      ["claude", claudePluginFiles(version)],
+      ["gemini", geminiExtensionFiles(version)],
+    ] as const) {
+      for (const [rel, text] of Object.entries(files)) expect(read(path.join(REPO, "integrations", dir), rel), `${dir}/${rel}`).toBe(text);
+    }
+  });
+});

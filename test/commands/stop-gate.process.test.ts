@@ -1,0 +1,58 @@
+// The stop gate (`guild-bus hook stop`): off unless switched on; on, it blocks a host's turn while a gate that host
+// opened waits for the author — with the findings and how to turn it off — at most max_blocks times per gate, then
+// lets the turn end with a message. Gates of another host, or not waiting for the author, never block.
+import { describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { Layout } from "../../src/bus/layout.js";
+import { setStopGate } from "../../src/commands/settings-edit.js";
+import { stopGate } from "../../src/commands/stop-gate.js";
+import { makeProject, scriptedProvider, startBus } from "../helpers/bus.js";
+
+describe("stop gate", () => {
+  it("is off by default, then blocks max_blocks times with the findings, then lets the turn end", async () => {
+    const p = makeProject();
+    p.settings({
+      providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", { default: { do: "issues", findings: ["No rollback plan"] } }) },
+    });
+    p.write("docs/spec.md", "# Spec\n");
+    startBus(p);
+    const r = p.cli([
+      "review",
+      "docs/spec.md",
+      "--gate",
+      "G-spec",
+      "--author",
+      "claude-code",
+      "--author-model",
+      "claude-opus-4-5",
+      "--wait",
+      "--json",
+    ]);
+    expect(r.code, r.stderr).toBe(3);
+    const layout = new Layout(p.root);
+    expect(await stopGate(loadContext(layout), "claude-code")).toEqual({ block: false, message: null });
+
+    expect(await setStopGate(layout, { enabled: true, max_blocks: 2 })).toMatchObject({ ok: true });
+    expect(await stopGate(loadContext(layout), "gemini-cli-mcp-client")).toEqual({ block: false, message: null }); // not its gate
+    for (const n of [1, 2]) {
+      const v = await stopGate(loadContext(layout), "claude-code");
+      expect(v.block).toBe(true);
+      const reason = (v as { reason: string }).reason;
+      expect(reason).toContain("No rollback plan");
+      expect(reason).toContain(`Stop-gate block ${n} of 2`);
+      expect(reason).toContain("guild-bus gate off");
+    }
+    const after = await stopGate(loadContext(layout), "claude-code");
+    expect(after).toEqual({ block: false, message: expect.stringContaining("let the turn end after 2 blocks") });
+  });
+
+  it("gate on/off keeps the rest of settings.json and refuses to edit a malformed one", async () => {
+    const p = makeProject();
+    p.settings({ review: "cross", reviewer: "auto" });
+    const layout = new Layout(p.root);
+    await setStopGate(layout, { enabled: true });
+    expect(loadContext(layout).settings).toMatchObject({ review: "cross", reviewer: "auto", stop_gate: { enabled: true } });
+    p.write(".guild/settings.json", "{ oops");
+    expect(await setStopGate(layout, { enabled: false })).toEqual({ ok: false, error: expect.stringContaining("is not a JSON object") });
+  });
+});

@@ -1,0 +1,48 @@
+// An MCP client (the SDK's own) on `guild-bus mcp` over stdio, for the protocol tests: the real server process, the
+// real workers it starts, a temp project.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BIN } from "./bus.js";
+
+export interface McpSession {
+  client: Client;
+  /** The server process. */
+  pid: number | null;
+  stderr: () => string;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    opts?: { timeoutMs?: number; onprogress?: (p: { message?: string }) => void },
+  ): Promise<Tool>;
+  close(): Promise<void>;
+}
+
+export type Tool = CallToolResult & { structuredContent?: Record<string, unknown> };
+
+export const textOf = (r: Tool): string => r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+
+/** Connect as `clientName` (what the server records as the author host) to a server on `root`. */
+export async function mcpSession(root: string, clientName: string, serverArgs: string[] = []): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "mcp", "--root", root, ...serverArgs],
+    stderr: "pipe",
+  });
+  let err = "";
+  transport.stderr?.on("data", (b: Buffer) => (err += b.toString()));
+  const client = new Client({ name: clientName, version: "1.2.3" });
+  await client.connect(transport);
+  return {
+    client,
+    pid: transport.pid,
+    stderr: () => err,
+    async call(name, args, opts = {}) {
+      return (await client.callTool({ name, arguments: args }, undefined, {
+        timeout: opts.timeoutMs ?? 120_000,
+        ...(opts.onprogress ? { onprogress: opts.onprogress } : {}),
+      })) as Tool;
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,172 @@
+// `guild-bus mcp` with the SDK's own client: the tool list and schemas, a whole review loop through the tools (with
+// progress notifications while waiting), the author host taken from the handshake, a wait that answers still_running
+// before a short client timeout, refusals as tool errors that leave the server serving, decide and respond, and two
+// clients on one tree at once.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeProject, type Project, received, scriptedProvider } from "../helpers/bus.js";
+import { processesMentioning } from "../helpers/cli-review.js";
+import { type McpSession, mcpSession, textOf } from "../helpers/mcp-client.js";
+import { scaled } from "../helpers/machine.js";
+
+const sessions: McpSession[] = [];
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.close().catch(() => undefined)));
+});
+
+async function open(p: Project, clientName: string, args: string[] = []): Promise<McpSession> {
+  const s = await mcpSession(p.root, clientName, args);
+  sessions.push(s);
+  return s;
+}
+
+/** A project whose only reviewer is a scripted openai-family one: "TBD" in the artifact is a blocking finding. */
+function project(plan: object = { default: "by-content" }): Project {
+  const p = makeProject();
+  p.settings({ providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", plan) } });
+  p.write("docs/spec.md", "# Spec\n\nLatency target: TBD\n");
+  return p;
+}
+
+/** Call wait until it stops answering still_running (each call within its own budget). */
+async function waitUntilStopped(s: McpSession, run: string, gate = "G-spec", onprogress?: (p: { message?: string }) => void) {
+  for (let i = 0; i < 20; i++) {
+    const r = await s.call("wait", { run_id: run, gate, timeout_seconds: 30 }, { onprogress });
+    if (r.structuredContent?.still_running !== true) return r;
+  }
+  throw new Error("the gate never stopped");
+}
+
+describe("guild-bus mcp (SDK client)", () => {
+  it("lists the tools with input schemas from zod", async () => {
+    const s = await open(project(), "claude-code", ["--no-up"]);
+    const { tools } = await s.client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect([...byName.keys()].sort()).toEqual(
+      ["check", "decide", "findings", "providers", "request_review", "respond", "resubmit", "status", "wait"].sort(),
+    );
+    const review = byName.get("request_review")!.inputSchema as { properties: Record<string, unknown>; required?: string[] };
+    expect(review.required?.sort()).toEqual(["artifact", "gate"]);
+    expect(Object.keys(review.properties)).toEqual(expect.arrayContaining(["author_model", "difficulty", "stop", "cap"]));
+    const decide = byName.get("decide")!.inputSchema as unknown as { properties: { choice: { enum?: string[] } } };
+    expect(decide.properties.choice.enum).toEqual(expect.arrayContaining(["force-pass", "extend-cap", "rework", "retry"]));
+  });
+
+  it("runs a review loop through the tools: request, wait (with progress), findings, revise, resubmit, wait → satisfied", async () => {
+    const p = project();
+    const s = await open(p, "claude-code");
+    const requested = await s.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", author_model: "claude-opus-4-5" });
+    expect(requested.isError, textOf(requested)).toBeFalsy();
+    const run = requested.structuredContent!.run_id as string;
+    const request = p.readJson(run, "G-spec", "request.json");
+    // the author host is the client of the handshake, with its source and version
+    expect(request).toMatchObject({ author_host: "claude-code", author_host_source: "mcp-client-info", author_host_version: "1.2.3" });
+
+    const progress: string[] = [];
+    const first = await waitUntilStopped(s, run, "G-spec", (pr) => progress.push(pr.message ?? ""));
+    expect(first.structuredContent).toMatchObject({ still_running: false, outcome: null, exit_code: 3 });
+    expect(textOf(first)).toContain("Acceptance criteria left as TBD");
+    expect(progress.some((m) => /round 1/.test(m))).toBe(true);
+
+    const findings = await s.call("findings", { run_id: run, gate: "G-spec" });
+    expect(findings.structuredContent).toMatchObject({ round: 1, verdict: "issues" });
+    expect((findings.structuredContent!.findings as Array<{ title: string }>)[0]!.title).toBe("Acceptance criteria left as TBD");
+
+    writeFileSync(path.join(p.root, "docs", "spec.md"), "# Spec\n\nLatency target: p95 under 200 ms, measured by the load test.\n");
+    const resubmitted = await s.call("resubmit", { run_id: run, gate: "G-spec" });
+    expect(resubmitted.isError, textOf(resubmitted)).toBeFalsy();
+    const second = await waitUntilStopped(s, run);
+    expect(second.structuredContent).toMatchObject({ still_running: false, exit_code: 0, outcome: { status: "satisfied" } });
+    expect(p.readJson(run, "G-spec", "outcome.json")).toMatchObject({ status: "satisfied", author_host: "claude-code" });
+
+    const status = await s.call("status", { run_id: run, gate: "G-spec" });
+    expect((status.structuredContent!.gates as Array<{ status: string }>)[0]!.status).toBe("satisfied");
+  });
+
+  it("a call cannot claim another author host than its client", async () => {
+    const p = project();
+    const s = await open(p, "claude-code", ["--no-up"]);
+    const r = await s.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", author_host: "codex" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("is not this MCP client (claude-code)");
+    expect(p.files("any", "G-spec")).toEqual([]);
+  });
+
+  it("a wait answers still_running within its budget, before a short client timeout, never a pass", async () => {
+    const p = project({ default: "hang" });
+    const s = await open(p, "claude-code", ["--wait-seconds", "2"]);
+    const requested = await s.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", author_model: "claude-opus-4-5" });
+    const run = requested.structuredContent!.run_id as string;
+    const r = await s.call("wait", { run_id: run, gate: "G-spec" }, { timeoutMs: scaled(20_000) });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ still_running: true, outcome: null });
+    expect(textOf(r)).toMatch(/still running .*call wait again/);
+  });
+
+  it("refusals are tool errors and the server keeps serving", async () => {
+    const p = project();
+    const s = await open(p, "claude-code", ["--no-up"]);
+    const bad = [
+      await s.call("request_review", { artifact: "docs/missing.md", gate: "G-spec" }),
+      await s.call("request_review", { artifact: "docs/spec.md", gate: "G-nope" }),
+      await s.call("request_review", { artifact: "../outside.md", gate: "G-spec" }),
+      await s.call("findings", { run_id: "no-such-run", gate: "G-spec" }),
+      await s.call("resubmit", { run_id: "../etc", gate: "G-spec" }),
+      await s.call("decide", { run_id: "no-such-run", gate: "G-spec", choice: "force-pass" }),
+      await s.call("wait", { run_id: "x", gate: "G-spec", timeout_seconds: "soon" }),
+    ];
+    for (const r of bad) expect(r.isError, textOf(r)).toBe(true);
+    expect((await s.client.listTools()).tools.length).toBeGreaterThan(0); // still serving
+  });
+
+  it("decide answers an escalation with the client as decider; respond refuses the gate's own author", async () => {
+    const p = project();
+    const s = await open(p, "claude-code");
+    const run = (await s.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", author_model: "claude-opus-4-5", cap: 1 }))
+      .structuredContent!.run_id as string;
+    const stopped = await waitUntilStopped(s, run);
+    expect(stopped.structuredContent).toMatchObject({ exit_code: 4 });
+    expect(stopped.structuredContent!.options).toEqual(expect.arrayContaining(["force-pass", "extend-cap"]));
+    const respond = await s.call("respond", { run_id: run, gate: "G-spec", reviewer_model: "gpt-5", review: "## SATISFIED" });
+    expect(respond.isError).toBe(true);
+    const decided = await s.call("decide", { run_id: run, gate: "G-spec", choice: "force-pass", note: "ship it" });
+    expect(decided.isError, textOf(decided)).toBeFalsy();
+    expect(p.readJson(run, "G-spec", "decision-1.json")).toMatchObject({ choice: "force-pass", decided_by: "claude-code" });
+    const ended = await waitUntilStopped(s, run);
+    expect(ended.structuredContent).toMatchObject({ exit_code: 0, outcome: { status: "force_passed" } });
+  });
+
+  it("two clients on one tree review at once; every round is dispatched once", async () => {
+    const p = project();
+    p.write("docs/plan.md", "# Plan\n\nRollback: TBD\n");
+    const [a, b] = await Promise.all([open(p, "claude-code"), open(p, "gemini-cli")]);
+    const [ra, rb] = await Promise.all([
+      a.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", author_model: "claude-opus-4-5" }),
+      b.call("request_review", { artifact: "docs/plan.md", gate: "G-plan", author_model: "gemini-2.5-pro" }),
+    ]);
+    const runA = ra.structuredContent!.run_id as string;
+    const runB = rb.structuredContent!.run_id as string;
+    const [wa, wb] = await Promise.all([waitUntilStopped(a, runA), waitUntilStopped(b, runB, "G-plan")]);
+    expect(wa.structuredContent).toMatchObject({ exit_code: 3 });
+    expect(wb.structuredContent).toMatchObject({ exit_code: 3 });
+    expect(p.readJson(runB, "G-plan", "request.json")).toMatchObject({ author_host: "gemini-cli" });
+    expect(received(p.root, "scripted")).toHaveLength(2); // one dispatch per gate, though two servers watch the tree
+    expect(processesMentioning(`up --root ${p.root}`)).toHaveLength(1); // one supervisor per tree
+
+    // the server whose `up` runs goes; the other starts one, and the tree keeps being served
+    const holder = JSON.parse(readFileSync(path.join(p.root, ".guild", "up.lock"), "utf8")).pid as number;
+    const parent = Number(
+      readFileSync(`/proc/${holder}/stat`, "utf8")
+        .replace(/^.*\) /, "")
+        .split(" ")[1],
+    );
+    const [first, second] = a.pid === parent ? [a, b] : [b, a];
+    expect(first.pid).toBe(parent);
+    await first.close();
+    p.write("docs/ops.md", "# Ops\n\nPager: TBD\n");
+    const rc = await second.call("request_review", { artifact: "docs/ops.md", gate: "G-operations", author_model: "claude-opus-4-5" });
+    const ended = await waitUntilStopped(second, rc.structuredContent!.run_id as string, "G-operations");
+    expect(ended.structuredContent).toMatchObject({ exit_code: 3 });
+  });
+});
