@@ -27,6 +27,9 @@ import { authorIdentity, type Provider, selectReviewer } from "./selection.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { renderTrail, type ResultLookup, trailEntries } from "./trail.js";
 
+/** A finding's title or evidence is cut at this length in an escalation, as in the trail. */
+const MAX_FINDING_TEXT = 300;
+
 /** The gate's files the broker's records draw on, read by the shell on demand (each at most once a step). */
 export interface GateReads {
   /** The artifact as decide() saw it. */
@@ -87,8 +90,22 @@ export function stuck(decision: GateDecision, action: Action, error: unknown): {
 }
 
 function writeEscalation(s: GateSnapshot, decision: GateDecision, action: EscalationAction, input: BrokerInput): BrokerStep {
-  const text = json(escalationRecord(s, action, input.now));
+  const text = json(escalationRecord(s, withRepeatedFindings(action, input.reads), input.now));
   return { type: "write", decision, action, name: `escalation-${action.round}.json`, text, events: roundEvents(s, action, input.now) };
+}
+
+/**
+ * A repeated-findings stall names the findings: round R's blocking findings are exactly the repeated ones (the
+ * keys matched as sets), read from its result with the free text scrubbed, each cut like the trail's.
+ */
+function withRepeatedFindings(action: EscalationAction, reads: GateReads): EscalationAction {
+  if (action.stall?.pattern !== "repeated_findings") return action;
+  const cut = (t: string) => t.slice(0, MAX_FINDING_TEXT);
+  const findings = listedFindings(reads.result(action.round)?.blocking_findings).findings.map((f) => ({
+    title: cut(f.title),
+    ...(f.evidence === undefined ? {} : { evidence: cut(f.evidence) }),
+  }));
+  return { ...action, stall: { ...action.stall, findings } };
 }
 
 export function escalationRecord(s: GateSnapshot, a: EscalationAction, at: string): Escalation {
@@ -100,6 +117,7 @@ export function escalationRecord(s: GateSnapshot, a: EscalationAction, at: strin
     reason: a.reason,
     detail: a.detail,
     options: a.options,
+    ...(a.stall ? { stall: a.stall } : {}),
     at,
   });
 }

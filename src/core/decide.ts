@@ -1,10 +1,19 @@
 // The round loop as one pure function: a gate snapshot and the resolved policy in, the gate's state and the
 // broker's next action out. No I/O here; the broker worker executes the action and calls decide again.
-import type { DecisionChoice, EscalationReason, PacketFrontMatter, Settings, StopPolicy, VerdictFile } from "../spec/schemas.js";
+import type {
+  DecisionChoice,
+  EscalationReason,
+  PacketFrontMatter,
+  Settings,
+  StallEvidence,
+  StopPolicy,
+  VerdictFile,
+} from "../spec/schemas.js";
 import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { contestRefusal, gatePolicy, openRound, validDecision } from "./gate-queries.js";
+import { stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
 
 export type OutcomeAction = {
   type: "outcome";
@@ -31,6 +40,8 @@ export type EscalationAction = {
   reason: EscalationReason;
   detail: string;
   options: DecisionChoice[];
+  /** Reason stalled: what shows it. */
+  stall?: StallEvidence;
 };
 export type Action = OutcomeAction | PacketAction | EscalationAction;
 
@@ -126,6 +137,11 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   });
   const escalate = (reason: EscalationReason, detail: string, options: DecisionChoice[]) =>
     act({ type: "escalation", round: R, reason, detail, options }, detail);
+  // A stall is answered like the cap: extend-cap goes on (and grants more rounds), force-pass or rework end the gate.
+  const stalled = (stall: StallEvidence) => {
+    const detail = stallDetail(stall);
+    return act({ type: "escalation", round: R, reason: "stalled", detail, options: CAP_OPTIONS, stall }, detail);
+  };
   // Every packet embeds the artifact: one that cannot be read is a human's to fix, never a packet retried forever.
   const issue = (packet: PacketAction, detail: string): GateDecision => {
     const a = ctx.artifact();
@@ -167,10 +183,16 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   const P = snapshot.packets.get(R)!;
   const verdict = snapshot.verdicts.get(R);
   // The author's turn after a round that did not pass: contest its findings once, or revise and resubmit.
-  const authorTurn = (waiting: string, resubmitted = "author resubmitted"): GateDecision => {
+  // A human who answered round R's escalation has seen the round: only an unanswered resubmit is checked for a stall.
+  const authorTurn = (waiting: string, resubmitted = "author resubmitted", checkStall = false): GateDecision => {
     if (snapshot.rebuttals.has(R) && contestRefusal(snapshot, R, ctx.policy) === null)
       return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
-    if (snapshot.resubmits.has(R)) return issue(next(P, P.counted_round + 1, null, null), resubmitted);
+    if (snapshot.resubmits.has(R)) {
+      const now = checkStall && ctx.policy.stallDetection ? ctx.artifact() : null;
+      const stall = now?.ok ? stallAtResubmit(snapshot, R, now) : null;
+      if (stall) return stalled(stall);
+      return issue(next(P, P.counted_round + 1, null, null), resubmitted);
+    }
     return wait("awaiting_author", R, waiting);
   };
   const esc = snapshot.escalations.get(R);
@@ -190,7 +212,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         return authorTurn(`continue after round ${R}: revise the artifact and resubmit`);
       case "extend-cap":
         // After a malformed ending there is nothing for the author to revise: the next round starts afresh.
-        if (esc.reason !== "cap_hit" || snapshot.failures.get(R)?.kind === "malformed") {
+        if ((esc.reason !== "cap_hit" && esc.reason !== "stalled") || snapshot.failures.get(R)?.kind === "malformed") {
           return issue(next(P, P.counted_round + 1, null, null), "extended after a malformed round");
         }
         return authorTurn("cap extended: revise the artifact and resubmit", "next round after extension");
@@ -304,9 +326,12 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
     const why = failReasons(verdict, stop).join("; ");
     if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached with ${why}`, CAP_OPTIONS);
+    // A human who checks every round sees a stall there: the checkpoint comes first.
     if (ctx.policy.humanCheckpoint)
       return escalate("human_checkpoint", `round ${R} did not pass (${why}): continue, stop or rework`, CHECKPOINT_OPTIONS);
-    return authorTurn(why);
+    const stall = ctx.policy.stallDetection ? stallAfterVerdict(snapshot, R, stop) : null;
+    if (stall) return stalled(stall);
+    return authorTurn(why, undefined, true);
   }
   if (snapshot.results.has(R)) return wait("verifying", R, "result delivered; waiting for the verifier");
   if (snapshot.responses.has(R)) return wait("normalizing", R, "manual response delivered; waiting for the manual worker");

@@ -1,3 +1,5 @@
+import { sha256Hex } from "./sha.js";
+
 // Reading a finding out of a result, once: results come from any reviewer or foreign tool, so a finding may be an
 // object with any of several title keys, a bare string, or something else entirely.
 
@@ -35,4 +37,27 @@ export function findingView(value: unknown): FindingView {
 export function listedFindings(list: unknown): { findings: FindingView[]; more: number } {
   if (!Array.isArray(list)) return { findings: [], more: 0 };
   return { findings: list.slice(0, MAX_LISTED_FINDINGS).map(findingView), more: Math.max(0, list.length - MAX_LISTED_FINDINGS) };
+}
+
+/** At most this many blocking-finding keys are kept in a verdict (the schema's bound). */
+export const MAX_FINDING_KEYS = 200;
+
+/** Case, width, punctuation and spacing differences do not make a finding new. */
+function normalised(text: string | undefined): string {
+  return (text ?? "")
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
+
+/** A finding's identity across rounds: its normalised title and evidence, hashed (16 hex). */
+export function findingKey(f: Pick<FindingView, "title" | "evidence">): string {
+  return sha256Hex(`${normalised(f.title)}\n${normalised(f.evidence)}`).slice(0, 16);
+}
+
+/** The distinct keys of a result's blocking findings, sorted; only the first MAX_FINDING_KEYS findings count. */
+export function blockingKeys(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return [...new Set(list.slice(0, MAX_FINDING_KEYS).map((f) => findingKey(findingView(f))))].sort();
 }

@@ -21,6 +21,8 @@ export interface ResolvedPolicy {
   stop: StopPolicy;
   difficulty: Difficulty;
   humanCheckpoint: boolean;
+  /** Escalate a loop that stopped making progress as `stalled` (§14.1). */
+  stallDetection: boolean;
   /** Why this request cannot be served as asked (the broker escalates request_refused before round 1); null if it can. */
   refusal: string | null;
 }
@@ -79,6 +81,7 @@ export function resolvePolicy(request: Request, settings: Settings): ResolvedPol
     stop,
     difficulty,
     humanCheckpoint: request.human_checkpoint ?? settings.human_checkpoint ?? false,
+    stallDetection: settings.stall_detection ?? true,
     refusal: requestRefusal(request, settings, difficulty),
   };
 }
@@ -94,6 +97,7 @@ export const NO_REQUEST_POLICY: ResolvedPolicy = Object.freeze({
   stop: "verdict",
   difficulty: "medium",
   humanCheckpoint: false,
+  stallDetection: true,
   refusal: null,
 }) as ResolvedPolicy;
 

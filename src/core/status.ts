@@ -21,7 +21,8 @@ export interface ReviewBrokerOutput {
     | "checkpoint"
     | "refused"
     | "blocked"
-    | "artifact_unusable";
+    | "artifact_unusable"
+    | "stalled";
   gate: string;
   run_id: string;
   author_host: string;
@@ -73,6 +74,7 @@ function statusOf(s: GateSnapshot, d: GateDecision): ReviewBrokerOutput["status"
     if (reason === "human_checkpoint") return "checkpoint";
     if (reason === "request_refused") return "refused";
     if (reason === "codex_skip_blocked") return "blocked";
+    if (reason === "stalled") return "stalled";
     if (reason === "artifact_missing" || reason === "artifact_too_large" || reason === "artifact_not_text" || reason === "scrub_failed")
       return "artifact_unusable";
     return "cap_hit";

@@ -41,8 +41,14 @@ export interface WorkerSpec {
   log(message: string): void;
 }
 
-/** Filesystems where inotify does not see other machines' writes: NFS, SMB/CIFS, 9p (WSL2), FUSE. */
-const REMOTE_FS = new Set([0x6969, 0xfe534d42, 0xff534d42, 0x01021997, 0x65735546]);
+/** Filesystems where inotify does not see other machines' writes (statfs f_type → name); FUSE covers sshfs. */
+const REMOTE_FS = new Map([
+  [0x6969, "NFS"],
+  [0xfe534d42, "SMB2"],
+  [0xff534d42, "CIFS"],
+  [0x01021997, "9p"],
+  [0x65735546, "FUSE"],
+]);
 
 function shouldPoll(dir: string, setting: boolean | "auto"): { poll: boolean; why: string } {
   if (setting === true) return { poll: true, why: "--poll" };
@@ -52,7 +58,7 @@ function shouldPoll(dir: string, setting: boolean | "auto"): { poll: boolean; wh
   if (/^\/mnt\/[a-z]\//.test(dir) && process.env.WSL_DISTRO_NAME) return { poll: true, why: "WSL drive mount" };
   try {
     const type = Number(statfsSync(dir).type);
-    if (REMOTE_FS.has(type)) return { poll: true, why: `filesystem type 0x${type.toString(16)}` };
+    if (REMOTE_FS.has(type)) return { poll: true, why: `filesystem type 0x${type.toString(16)} (${REMOTE_FS.get(type)})` };
   } catch {
     // statfs unsupported: native watching is the default
   }
@@ -69,6 +75,14 @@ function dirMtime(dir: string): number {
   } catch {
     return -1;
   }
+}
+
+/**
+ * Whole-second mtimes (sshfs and every SFTP v3 mount) cannot show a second change within the same second: a gate
+ * handled less than that second (plus a second of clock skew) after its directory's mtime is handled once more.
+ */
+function mayHideAChange(last: { mtime: number; at: number }): boolean {
+  return last.mtime > 0 && last.mtime % 1000 === 0 && last.at - last.mtime < 2000;
 }
 
 function listDirents(dir: string): Dirent[] {
@@ -406,7 +420,8 @@ export class WorkerRuntime {
         !last ||
         (retry !== undefined && retry.until <= now) ||
         now - last.at > (this.spec.fullScanMs ?? 10_000) ||
-        dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime
+        dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime ||
+        mayHideAChange(last)
       )
         this.queue.add(key);
     }

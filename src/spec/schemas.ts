@@ -303,6 +303,11 @@ export const VerdictFile = z
     independence_violation: z.boolean(),
     gate_pass: GatePassReport,
     score_gate: ScoreGate.optional(),
+    blocking_keys: z
+      .array(z.string().regex(/^[0-9a-f]{16}$/))
+      .max(200)
+      .optional()
+      .describe("each blocking finding's key (sha256 of its normalised title and evidence, 16 hex), sorted: stall detection (§14)"),
     rulings: z
       .object({ upheld: z.number().int().min(0), withdrawn: z.number().int().min(0) })
       .optional()
@@ -337,8 +342,23 @@ export const EscalationReason = z.enum([
   "artifact_too_large",
   "artifact_not_text",
   "scrub_failed",
+  "stalled",
 ]);
 export type EscalationReason = z.infer<typeof EscalationReason>;
+export const StallPattern = z.enum(["repeated_findings", "unchanged_resubmit", "score_regression", "alternating_versions"]);
+export type StallPattern = z.infer<typeof StallPattern>;
+export const StallEvidence = z.object({
+  pattern: StallPattern,
+  since_round: z.number().int().min(1).describe("the first round of the pattern"),
+  rounds: z.array(z.number().int().min(1)).describe("the rounds that show it, oldest first"),
+  findings: z
+    .array(z.object({ title: z.string(), evidence: z.string().optional() }))
+    .optional()
+    .describe("repeated_findings: the blocking findings raised again, as the reviewer wrote them (scrubbed)"),
+  artifact_sha256: z.array(sha256Hex).optional().describe("the artifact bytes each round reviewed, and last the resubmitted ones"),
+  scores: z.array(z.number()).optional().describe("score_regression: the scores of the rounds, oldest first"),
+});
+export type StallEvidence = z.infer<typeof StallEvidence>;
 export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"]);
 export type DecisionChoice = z.infer<typeof DecisionChoice>;
 
@@ -351,6 +371,7 @@ export const Escalation = z
     reason: EscalationReason,
     detail: z.string(),
     options: z.array(DecisionChoice),
+    stall: StallEvidence.optional().describe("reason stalled: the pattern and the rounds that show it"),
     at: isoTime,
   })
   .meta({ title: "review/<gate>/escalation-<n>.json" });
@@ -512,6 +533,10 @@ export const Settings = z
       })
       .optional(),
     restart_cap: z.number().int().min(1).max(50).optional(),
+    stall_detection: z
+      .boolean()
+      .optional()
+      .describe("escalate a loop that stopped making progress (repeated findings, unchanged resubmit, …) as stalled (default true)"),
     stop: StopPolicy.optional().describe("the stop policy when the request gives none (default verdict)"),
     difficulty: Difficulty.optional().describe("the difficulty when the request gives none (default medium)"),
     human_checkpoint: z.boolean().optional().describe("the human checkpoint when the request gives none (default false)"),

@@ -4,6 +4,7 @@
 import { evaluateGatePass } from "../core/gate-pass.js";
 import { parseReviewResult } from "../core/result-wire.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
+import { blockingKeys } from "../core/findings.js";
 import { readArtifact } from "../bus/artifact.js";
 import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
@@ -107,6 +108,7 @@ function verifyRound({ ctx, runId, gate, round, packet, mayStillBeWriting, rejec
     artifact_sha256_reviewed: r.artifact_sha256_reviewed,
     result_verdict: r.verdict,
     blocking_count: r.blocking_findings.length,
+    blocking_keys: blockingKeys(r.blocking_findings),
     reviewer_model: reviewerModel,
     reviewer_family: reviewerFamily,
     independence_violation: violation,

@@ -45,6 +45,7 @@ const REASONS: EscalationReason[] = [
   "score_unavailable",
   "human_checkpoint",
   "request_refused",
+  "stalled",
 ];
 
 type Ev =
@@ -101,13 +102,15 @@ const ctxArb: fc.Arbitrary<DecideContext> = fc
     stop: fc.constantFrom("verdict" as const, "verdict" as const, "score" as const),
     difficulty: fc.constantFrom("medium" as const, "medium" as const, "hard" as const, "nightmare" as const),
     humanCheckpoint: fc.constantFrom(false, false, true),
+    // every history here resubmits the same bytes, so detection on turns most resubmits into a stall
+    stallDetection: fc.constantFrom(false, false, true),
     refusal: fc.oneof(
       { weight: 9, arbitrary: fc.constant(null) },
       { weight: 1, arbitrary: fc.constant("difficulty nightmare: the pinned reviewer cannot read the repository") },
     ),
   })
-  .map(({ required, cap, restartCap, blocked, enforcement, stop, difficulty, humanCheckpoint, refusal }) =>
-    context({ policy: { required, cap, restartCap, stop, difficulty, humanCheckpoint, refusal }, blocked, enforcement }),
+  .map(({ required, cap, restartCap, blocked, enforcement, stop, difficulty, humanCheckpoint, stallDetection, refusal }) =>
+    context({ policy: { required, cap, restartCap, stop, difficulty, humanCheckpoint, stallDetection, refusal }, blocked, enforcement }),
   );
 
 /** The cap the human has granted: the resolved cap plus every extend-cap that answered an escalation offering it. */
@@ -183,6 +186,15 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     if (a.reason === "request_refused") expect(R === 0 && ctx.policy.refusal !== null).toBe(true);
     if (a.reason === "score_unavailable")
       expect(ctx.policy.stop === "score" && s.verdicts.get(R)?.score_gate?.available !== true).toBe(true);
+    if (a.reason === "stalled") {
+      // only when on, before the cap, never where a human checks every round, always with its evidence and the cap's options
+      expect(ctx.policy.stallDetection).toBe(true);
+      expect(ctx.policy.humanCheckpoint).toBe(false);
+      expect(P!.counted_round).toBeLessThan(grantedCap(s, ctx));
+      expect(a.options).toEqual(["force-pass", "extend-cap", "rework"]);
+      expect(a.stall?.rounds.at(-1)).toBe(R);
+      if (a.stall?.pattern === "unchanged_resubmit" || a.stall?.pattern === "alternating_versions") expect(s.resubmits.has(R)).toBe(true);
+    }
     if (a.reason === "human_checkpoint") {
       expect(ctx.policy.humanCheckpoint).toBe(true);
       expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(false);
@@ -418,6 +430,7 @@ skipped only when not required`, () => {
         "request_refused",
         "restart_cap_hit",
         "score_unavailable",
+        "stalled",
         "unavailable",
       ].map((r) => `escalation:${r}`),
       ...["force_passed", "rework", "satisfied", "skipped", "stopped"].map((s) => `outcome:${s}`),

@@ -520,6 +520,8 @@ describe("hostile directory entries (integration)", () => {
     drop(p, "big", "memory-1.md", "note ".repeat(700_000));
     drop(p, "big", "result-1.json", resultText(p, "big", 1, "issues"));
     await p.waitState("big", GATE, ["awaiting_author"]);
+    // the author revises (a resubmit of the same bytes would stall, SPEC §14.1)
+    p.write(ARTIFACT, "# Spec\n\n" + "A line of the specification.\n".repeat(36_000) + "One more line.\n");
     drop(
       p,
       "big",

@@ -1,6 +1,6 @@
 // The reconciler every worker runs on (SPEC §18): a gate whose handler throws (a bug) is retried later and later,
 // its stack logged once, and is handled as usual again once the handler stops throwing.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -42,6 +42,40 @@ describe("reconciler: backoff on a throwing handler", () => {
       const said = logs.length;
       await until("handled again after recovering", () => calls.length >= before + 3);
       expect(logs.slice(said).filter((l) => l.includes("next try in"))).toEqual([]);
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
+
+describe("reconciler: coarse directory mtimes (sshfs: whole seconds)", () => {
+  it("a gate handled within the second of its directory's whole-second mtime is handled again; an older one is not", async () => {
+    const root = tempRoot();
+    const dir = (gate: string) => path.join(root, ".guild", "runs", "r1", "review", gate);
+    for (const gate of ["G-spec", "G-plan"]) mkdirSync(dir(gate), { recursive: true });
+    const second = Math.floor(Date.now() / 1000);
+    // G-spec changed "this second" as a whole-second filesystem shows it; G-plan a minute ago
+    utimesSync(dir("G-spec"), second, second);
+    utimesSync(dir("G-plan"), second - 60, second - 60);
+    const calls: string[] = [];
+    const runtime = new WorkerRuntime({
+      kind: "test",
+      layout: new Layout(root),
+      poll: true,
+      reconcileMs: 20,
+      fullScanMs: 600_000,
+      concurrency: 2, // both gates a pass queues start in the same pump
+      handleGate: async (ref) => {
+        calls.push(ref.gate);
+        return "active";
+      },
+      log: () => undefined,
+    });
+    await runtime.start();
+    try {
+      await until("G-spec handled twice", () => calls.filter((g) => g === "G-spec").length >= 2);
+      // a later change within that second would not move the mtime: only the second look can see it
+      expect(calls.filter((g) => g === "G-plan")).toEqual(["G-plan"]);
     } finally {
       await runtime.stop();
     }

@@ -1,0 +1,94 @@
+// Stall detection (SPEC §14.1): a loop that stopped making progress is escalated `stalled` before the cap, with the
+// rounds that show it. Pure questions of the snapshot; decide() asks them where a round ends and where a resubmit
+// would issue the next packet.
+import type { StallEvidence, StopPolicy } from "../spec/schemas.js";
+import type { GateSnapshot } from "./snapshot.js";
+
+/** The artifact bytes as decide() sees them. */
+export interface Bytes {
+  sha: string;
+  rawSha: string;
+}
+
+/**
+ * The rounds whose verdict the author was handed, one per counted round, oldest first, ending at round R: each
+ * counted round's last round with a verdict on the bytes it was issued for. Only rounds after the latest `stalled`
+ * escalation count: once a human answered a stall, detection starts afresh.
+ */
+export function judgedChain(s: GateSnapshot, R: number): number[] {
+  const floor = Math.max(0, ...[...s.escalations.values()].filter((e) => e.reason === "stalled" && e.round < R).map((e) => e.round));
+  const last = new Map<number, number>();
+  for (const [round, v] of s.verdicts) {
+    const c = v.gate_pass.conditions;
+    const p = s.packets.get(round);
+    if (!p || round > R || round <= floor || !c.parses || !c.sha256_match) continue;
+    if ((last.get(p.counted_round) ?? 0) < round) last.set(p.counted_round, round);
+  }
+  const top = s.packets.get(R)?.counted_round;
+  if (top === undefined || last.get(top) !== R) return [];
+  const chain: number[] = [];
+  for (let c = top; last.has(c); c--) chain.unshift(last.get(c)!);
+  return chain;
+}
+
+const sameKeys = (a: string[] | undefined, b: string[] | undefined) =>
+  a !== undefined && b !== undefined && a.length > 0 && a.length === b.length && a.every((k, i) => k === b[i]);
+
+/** A round that did not pass, after it was judged: the same blocking findings as the round before, or a falling score. */
+export function stallAfterVerdict(s: GateSnapshot, R: number, stop: StopPolicy): StallEvidence | null {
+  const chain = judgedChain(s, R);
+  const keys = (r: number) => s.verdicts.get(r)?.blocking_keys;
+  let i = chain.length - 1;
+  while (i > 0 && sameKeys(keys(chain[i - 1]!), keys(R))) i--;
+  if (i < chain.length - 1) {
+    const rounds = chain.slice(i);
+    return { pattern: "repeated_findings", since_round: rounds[0]!, rounds };
+  }
+  if (stop !== "score") return null;
+  const score = (r: number) => {
+    const g = s.verdicts.get(r)?.score_gate;
+    return g?.available && g.score !== null ? g.score : null;
+  };
+  let j = chain.length - 1;
+  while (j > 0 && score(chain[j]!) !== null && score(chain[j - 1]!) !== null && score(chain[j - 1]!)! > score(chain[j]!)!) j--;
+  // two regressions in a row: three rounds, each scored lower than the one before
+  if (chain.length - 1 - j < 2) return null;
+  const rounds = chain.slice(j);
+  return { pattern: "score_regression", since_round: rounds[0]!, rounds, scores: rounds.map((r) => score(r)!) };
+}
+
+/** A resubmit after round R, before its packet: the same bytes again, or the bytes of the round before it back. */
+export function stallAtResubmit(s: GateSnapshot, R: number, now: Bytes): StallEvidence | null {
+  const same = (r: number) => {
+    const p = s.packets.get(r)!;
+    return p.artifact_sha256 === now.sha && (p.artifact_raw_sha256 === undefined || p.artifact_raw_sha256 === now.rawSha);
+  };
+  const sha = (r: number) => s.packets.get(r)!.artifact_sha256;
+  if (same(R)) return { pattern: "unchanged_resubmit", since_round: R, rounds: [R], artifact_sha256: [sha(R), now.sha] };
+  const chain = judgedChain(s, R);
+  const before = chain.length >= 2 ? chain[chain.length - 2]! : null;
+  if (before !== null && same(before))
+    return { pattern: "alternating_versions", since_round: before, rounds: [before, R], artifact_sha256: [sha(before), sha(R), now.sha] };
+  return null;
+}
+
+/** The escalation's detail line for a stall. */
+export function stallDetail(e: StallEvidence): string {
+  const rounds = e.rounds.join(", ");
+  switch (e.pattern) {
+    case "repeated_findings":
+      return `stalled: the same blocking findings were raised in rounds ${rounds} (since round ${e.since_round}), after the author revised`;
+    case "unchanged_resubmit":
+      return (
+        `stalled: the author resubmitted after round ${e.since_round}, ` +
+        `but the artifact bytes did not change (sha256 ${e.artifact_sha256![1]})`
+      );
+    case "score_regression":
+      return `stalled: the score fell two rounds in a row (rounds ${rounds}: ${e.scores!.join(" → ")}, since round ${e.since_round})`;
+    case "alternating_versions":
+      return (
+        `stalled: the resubmit after round ${e.rounds[1]} restores the bytes round ${e.since_round} reviewed and did not pass ` +
+        `(sha256 ${e.artifact_sha256![0]}): author and reviewer alternate between two versions`
+      );
+  }
+}
