@@ -1,8 +1,8 @@
 // npm run bench: medians and percentiles over repeated runs, each figure with its baseline measured in the same run.
 // Results go to bench/results.json and are printed as a table. Run it on a quiet machine; it spawns real workers.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, cpus, tmpdir, totalmem } from "node:os";
+import { type FSWatcher, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -11,7 +11,9 @@ import { RESULT_WIRE } from "../src/spec/constants.js";
 import { deliver } from "../src/bus/deliver.js";
 import type { Answer } from "../src/commands/answer.js";
 import { requestReview } from "../src/commands/review.js";
+import { sha256Hex } from "../src/core/sha.js";
 import { uiFigures } from "./ui.js";
+import { tryWatch, waitForFile } from "./watch.js";
 
 function requested(answer: Answer<unknown>): void {
   if (!answer.ok) throw new Error(`bench set-up: ${answer.error}`);
@@ -31,6 +33,22 @@ export function percentile(values: number[], p: number): number {
 }
 const median = (v: number[]) => percentile(v, 50);
 const ms = (n: number) => Math.round(n * 100) / 100;
+/** The 1-minute load average, printed beside every figure: on a shared machine absolute times mean little without it. */
+const load1 = () => ms(loadavg()[0]!);
+
+/** Every temp directory the bench makes, removed when it ends (also on a failure). */
+const temps = new Set<string>();
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "guild-bus-bench-"));
+  temps.add(dir);
+  return dir;
+}
+function removeTemp(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  temps.delete(dir);
+}
+process.on("exit", () => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
 
 function timeCommand(argv: string[]): number {
   const t0 = process.hrtime.bigint();
@@ -39,28 +57,45 @@ function timeCommand(argv: string[]): number {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
-function coldStart(runs: number) {
-  const dir = mkdtempSync(path.join(tmpdir(), "guild-bus-bench-"));
+/** verify-gate-pass on its passing path: a result bound to the artifact's real sha, satisfied, no blockers. */
+function passingGate(dir: string): string[] {
   const artifact = path.join(dir, "a.md");
   writeFileSync(artifact, "# artifact\n");
   const result = path.join(dir, "r.json");
-  writeFileSync(
-    result,
-    JSON.stringify({ packet_id: "p", artifact_sha256_reviewed: "0".repeat(64), verdict: "satisfied", blocking_findings: [] }),
-  );
+  const sha = sha256Hex(readFileSync(artifact));
+  writeFileSync(result, JSON.stringify({ packet_id: "p", artifact_sha256_reviewed: sha, verdict: "satisfied", blocking_findings: [] }));
+  const argv = [process.execPath, BIN, "verify-gate-pass", "--result", result, "--artifact", artifact, "--packet-id", "p"];
+  const check = spawnSync(argv[0]!, argv.slice(1), { encoding: "utf8" });
+  if (check.status !== 0) throw new Error(`bench set-up: verify-gate-pass did not pass (exit ${check.status}): ${check.stdout}`);
+  return argv;
+}
+
+/** Each command's cold start against `node -e 0`, interleaved so all see the same machine noise. */
+function coldStart(runs: number) {
+  const dir = tempDir();
+  mkdirSync(path.join(dir, ".guild", "runs"), { recursive: true });
+  const commands: Record<string, string[]> = {
+    "verify-gate-pass (passing)": passingGate(dir),
+    "--help": [process.execPath, BIN, "--help"],
+    status: [process.execPath, BIN, "status", "--root", dir],
+    family: [process.execPath, BIN, "family", "gpt-5"],
+    providers: [process.execPath, BIN, "providers", "--root", dir],
+    check: [process.execPath, BIN, "check", "--root", dir],
+  };
   const baseline: number[] = [];
-  const verify: number[] = [];
+  const times = Object.fromEntries(Object.keys(commands).map((k) => [k, [] as number[]]));
+  const load = load1();
   for (let i = 0; i < runs; i++) {
-    // interleaved so both see the same machine noise
     baseline.push(timeCommand([process.execPath, "-e", "0"]));
-    verify.push(timeCommand([process.execPath, BIN, "verify-gate-pass", "--result", result, "--artifact", artifact, "--packet-id", "p"]));
+    for (const [name, argv] of Object.entries(commands)) times[name]!.push(timeCommand(argv));
   }
-  rmSync(dir, { recursive: true, force: true });
+  removeTemp(dir);
+  const floor = median(baseline);
   return {
     runs,
-    node_e0_median_ms: ms(median(baseline)),
-    verify_gate_pass_median_ms: ms(median(verify)),
-    ratio: ms(median(verify) / median(baseline)),
+    load1: load,
+    node_e0_median_ms: ms(floor),
+    commands: Object.entries(times).map(([command, t]) => ({ command, median_ms: ms(median(t)), ratio: ms(median(t) / floor) })),
     goal: "<= 1.5",
   };
 }
@@ -90,17 +125,8 @@ async function stopWorkers(children: ChildProcess[]): Promise<void> {
   );
 }
 
-async function waitForFile(file: string, timeoutMs = 30_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  while (!existsSync(file)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${file}`);
-    await sleep(0.5);
-  }
-  return performance.now();
-}
-
 function freshProject(): { root: string; layout: Layout } {
-  const root = mkdtempSync(path.join(tmpdir(), "guild-bus-bench-"));
+  const root = tempDir();
   const layout = new Layout(root);
   mkdirSync(layout.runs, { recursive: true });
   writeFileSync(path.join(root, "a.md"), "# artifact\n");
@@ -114,7 +140,8 @@ const packetField = (text: string, name: string) => new RegExp(`^${name}: (.+)$`
  * the broker delivers the next action. A stale sha makes every result end in a restart packet, so each round's
  * next action is a file we can time without a reviewer in the loop.
  */
-async function roundOverhead(rounds: number, poll: boolean, root = freshProject().root) {
+async function roundOverhead(rounds: number, poll: boolean, existingRoot?: string) {
+  const root = existingRoot ?? freshProject().root;
   const layout = new Layout(root);
   writeFileSync(layout.settings, JSON.stringify({ restart_cap: 50 }));
   const run = `bench-${Date.now()}`;
@@ -139,14 +166,58 @@ async function roundOverhead(rounds: number, poll: boolean, root = freshProject(
     }
   } finally {
     await stopWorkers(workers);
+    if (!existingRoot) removeTemp(root);
   }
   return {
     mode: poll ? "poll" : "watch",
+    load1: load1(),
     rounds,
     p50_ms: ms(percentile(samples, 50)),
     p99_ms: ms(percentile(samples, 99)),
     max_ms: ms(Math.max(...samples)),
+    // flat along the chain? the first ten rounds against the last ten
+    p50_first10_ms: ms(percentile(samples.slice(0, 10), 50)),
+    p50_last10_ms: ms(percentile(samples.slice(-10), 50)),
   };
+}
+
+/**
+ * The floor for a round: a second process (bench/echo.ts) watches a directory with fs.watch and answers each durable
+ * `ping-<n>` with a durable `pong-<n>`; this process times ping delivered → pong seen, the same two-process,
+ * fs.watch + fsync + link path a round takes, with no bus logic in it.
+ */
+async function echoFloor(rounds: number) {
+  const root = tempDir();
+  const dir = path.join(root, "echo");
+  mkdirSync(dir);
+  const guildDir = path.join(root, ".guild");
+  const child = spawn(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), "echo.js"), dir, guildDir], {
+    stdio: "ignore",
+  });
+  const samples: number[] = [];
+  try {
+    await waitForFile(path.join(dir, "ready"));
+    for (let n = 1; n <= rounds; n++) {
+      const t0 = performance.now();
+      deliver(path.join(dir, `ping-${n}`), `ping ${n}\n`, { guildDir });
+      samples.push((await waitForFile(path.join(dir, `pong-${n}`))) - t0);
+    }
+  } finally {
+    await stopWorkers([child]);
+    removeTemp(root);
+  }
+  return { load1: load1(), rounds, p50_ms: ms(percentile(samples, 50)), p99_ms: ms(percentile(samples, 99)) };
+}
+
+/** The floor for throughput: durable deliveries per second from one process into many directories. */
+function durableDeliveries(count: number) {
+  const root = tempDir();
+  const guildDir = path.join(root, ".guild");
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) deliver(path.join(root, `d${i % 100}`, `f-${i}`), `delivery ${i}\n`, { guildDir });
+  const perSecond = count / ((performance.now() - t0) / 1000);
+  removeTemp(root);
+  return { load1: load1(), count, per_s: ms(perSecond) };
 }
 
 /**
@@ -162,58 +233,85 @@ async function throughput(gates: number, keep = false) {
   for (const run of runs)
     requested(requestReview(layout, { artifact: "a.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: run }));
   const open = new Set(runs);
-  const deadline = Date.now() + 300_000;
   const opts = { guildDir: layout.guild, durable: true };
-  while (open.size && Date.now() < deadline) {
-    for (const run of [...open]) {
-      const dir = layout.gateDir(run, "G-spec");
-      const names = new Set(readdirSync(dir));
-      if (names.has("outcome.json")) {
-        open.delete(run);
-        continue;
-      }
-      for (const n of [1, 2]) {
-        if (names.has(`packet-${n}.md`) && !names.has(`result-${n}.json`)) {
-          const packet = readFileSync(path.join(dir, `packet-${n}.md`), "utf8");
-          const blocking = n === 1 ? [{ severity: "blocking", title: "instant reviewer: revise once" }] : [];
-          deliver(
-            path.join(dir, `result-${n}.json`),
-            JSON.stringify({
-              schema_version: RESULT_WIRE,
-              packet_id: packetField(packet, "packet_id"),
-              artifact_sha256_reviewed: packetField(packet, "artifact_sha256"),
-              verdict: n === 1 ? "issues" : "satisfied",
-              findings: blocking,
-              blocking_findings: blocking,
-              round: n,
-              reviewer_host: "bench",
-              reviewer_model: "gpt-bench",
-            }),
-            opts,
-          );
-        }
-      }
-      if (names.has("verdict-1.json") && !names.has("resubmit-1.json") && !names.has("packet-2.md")) {
+  /** The instant reviewer and author for one gate: act on what its directory holds now (level-triggered). */
+  const step = (run: string) => {
+    if (!open.has(run)) return;
+    const dir = layout.gateDir(run, "G-spec");
+    const names = new Set(readdirSync(dir));
+    if (names.has("outcome.json")) {
+      open.delete(run);
+      watchers.get(run)?.close();
+      if (!open.size) allDone();
+      return;
+    }
+    for (const n of [1, 2]) {
+      if (names.has(`packet-${n}.md`) && !names.has(`result-${n}.json`)) {
+        const packet = readFileSync(path.join(dir, `packet-${n}.md`), "utf8");
+        const blocking = n === 1 ? [{ severity: "blocking", title: "instant reviewer: revise once" }] : [];
         deliver(
-          path.join(dir, "resubmit-1.json"),
+          path.join(dir, `result-${n}.json`),
           JSON.stringify({
-            schema_version: "guild_bus.resubmit.v1",
-            run_id: run,
-            gate: "G-spec",
-            after_round: 1,
-            at: new Date().toISOString(),
+            schema_version: RESULT_WIRE,
+            packet_id: packetField(packet, "packet_id"),
+            artifact_sha256_reviewed: packetField(packet, "artifact_sha256"),
+            verdict: n === 1 ? "issues" : "satisfied",
+            findings: blocking,
+            blocking_findings: blocking,
+            round: n,
+            reviewer_host: "bench",
+            reviewer_model: "gpt-bench",
           }),
           opts,
         );
       }
     }
-    await sleep(10);
+    if (names.has("verdict-1.json") && !names.has("resubmit-1.json") && !names.has("packet-2.md")) {
+      deliver(
+        path.join(dir, "resubmit-1.json"),
+        JSON.stringify({
+          schema_version: "guild_bus.resubmit.v1",
+          run_id: run,
+          gate: "G-spec",
+          after_round: 1,
+          at: new Date().toISOString(),
+        }),
+        opts,
+      );
+    }
+  };
+  // One fs.watch per gate directory: a gate is looked at when something lands in it; a slow sweep (every 2 s)
+  // only guards against a missed event.
+  const watchers = new Map<string, FSWatcher | null>();
+  const pending = new Set<string>();
+  const schedule = (run: string) => {
+    if (pending.size === 0) setImmediate(flush);
+    pending.add(run);
+  };
+  const flush = () => {
+    const runsNow = [...pending];
+    pending.clear();
+    runsNow.forEach(step);
+  };
+  let allDone = () => {};
+  const finished = new Promise<void>((resolve) => (allDone = resolve));
+  for (const run of runs) {
+    watchers.set(
+      run,
+      tryWatch(layout.gateDir(run, "G-spec"), null, () => schedule(run)),
+    );
+    schedule(run);
   }
+  const sweep = setInterval(() => open.forEach(schedule), 2000);
+  await Promise.race([finished, sleep(300_000)]);
+  clearInterval(sweep);
+  watchers.forEach((w) => w?.close());
   const elapsed = (performance.now() - t0) / 1000;
   await stopWorkers(workers);
-  if (!keep) rmSync(root, { recursive: true, force: true });
+  if (!keep) removeTemp(root);
   return {
     ...(keep ? { root } : {}),
+    load1: load1(),
     gates,
     rounds: gates * 2,
     elapsed_s: ms(elapsed),
@@ -248,32 +346,50 @@ async function history(finishedRuns: number, rounds: number) {
     }
   }
   const seeded = (performance.now() - t0) / 1000;
+  const emptyRoot = freshProject().root;
   const starts: number[] = [];
+  const emptyStarts: number[] = [];
   let rss = NaN;
   for (let i = 0; i < 5; i++) {
-    const started = performance.now();
-    const child = spawn(process.execPath, [BIN, "worker", "broker", "--root", root], { stdio: ["ignore", "ignore", "pipe"] });
-    await new Promise<void>((resolve) => child.stderr!.on("data", (b: Buffer) => String(b).includes("worker watching") && resolve()));
-    starts.push(performance.now() - started);
+    emptyStarts.push((await workerStart(emptyRoot)).ms); // interleaved with the history tree: same machine noise
+    const { ms: started, child } = await workerStart(root, true);
+    starts.push(started);
     await sleep(1000);
     rss = Math.max(Number.isNaN(rss) ? 0 : rss, rssMb(child.pid!));
     await stopWorkers([child]);
   }
+  removeTemp(emptyRoot);
   const empty = await roundOverhead(rounds, false);
   const loaded = await roundOverhead(rounds, false, root);
-  rmSync(root, { recursive: true, force: true });
+  removeTemp(root);
   return {
+    load1: load1(),
     finished_runs: finishedRuns,
     seed_s: ms(seeded),
     worker_start_median_ms: ms(median(starts)),
-    worker_start_goal_ms: 1000,
+    worker_start_empty_median_ms: ms(median(emptyStarts)),
+    worker_start_ratio: ms(median(starts) / median(emptyStarts)),
+    worker_start_ratio_goal: 1.2,
     broker_rss_mb: rss,
     rss_goal_mb: 120,
     round_p50_empty_ms: empty.p50_ms,
     round_p50_history_ms: loaded.p50_ms,
     ratio: ms(loaded.p50_ms / empty.p50_ms),
+    round_p99_empty_ms: empty.p99_ms,
+    round_p99_history_ms: loaded.p99_ms,
+    ratio_p99: ms(loaded.p99_ms / empty.p99_ms),
     ratio_goal: 1.3,
   };
+}
+
+/** A broker's start: until it logs that it is watching, which is after its first full scan. */
+async function workerStart(root: string, keep = false): Promise<{ ms: number; child: ChildProcess }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, "worker", "broker", "--root", root], { stdio: ["ignore", "ignore", "pipe"] });
+  await new Promise<void>((resolve) => child.stderr!.on("data", (b: Buffer) => String(b).includes("worker watching") && resolve()));
+  const took = performance.now() - started;
+  if (!keep) await stopWorkers([child]);
+  return { ms: took, child };
 }
 
 /** The review console over 1,000 runs that each went through two rounds (the throughput set-up, kept). */
@@ -283,9 +399,51 @@ async function consoleFigures(gates: number) {
     if (lost) throw new Error(`console bench set-up: ${lost} gates did not finish`);
     return await uiFigures(root!, BIN, gates, { median, p95: (v) => percentile(v, 95) });
   } finally {
-    rmSync(root!, { recursive: true, force: true });
+    removeTemp(root!);
   }
 }
+
+function printColdStart(c: ReturnType<typeof coldStart>): void {
+  console.table(
+    c.commands.map((r) => ({
+      figure: `${r.command} cold start (median of ${c.runs})`,
+      value: `${r.median_ms} ms`,
+      floor: `node -e 0: ${c.node_e0_median_ms} ms`,
+      ratio: r.ratio,
+      goal: c.goal,
+      load1: c.load1,
+    })),
+  );
+}
+
+function printHistory(h: Awaited<ReturnType<typeof history>>): void {
+  console.table([
+    {
+      figure: `worker start, ${h.finished_runs} finished runs vs empty tree (medians of 5)`,
+      value: `${h.worker_start_median_ms} / ${h.worker_start_empty_median_ms} ms`,
+      ratio: h.worker_start_ratio,
+      goal: `<= ${h.worker_start_ratio_goal}`,
+      load1: h.load1,
+    },
+    { figure: "broker RSS with that history", value: `${h.broker_rss_mb} MB`, ratio: "", goal: `<= ${h.rss_goal_mb} MB`, load1: h.load1 },
+    {
+      figure: "round p50, history vs empty",
+      value: `${h.round_p50_history_ms} / ${h.round_p50_empty_ms} ms`,
+      ratio: h.ratio,
+      goal: `<= ${h.ratio_goal}`,
+      load1: h.load1,
+    },
+    {
+      figure: "round p99, history vs empty",
+      value: `${h.round_p99_history_ms} / ${h.round_p99_empty_ms} ms`,
+      ratio: h.ratio_p99,
+      goal: `<= ${h.ratio_goal}`,
+      load1: h.load1,
+    },
+  ]);
+}
+
+const flagValue = (flag: string) => (process.argv.includes(flag) ? Number(process.argv[process.argv.indexOf(flag) + 1]) : null);
 
 async function main(): Promise<void> {
   if (process.argv.includes("--ui")) {
@@ -296,8 +454,18 @@ async function main(): Promise<void> {
     console.table([await throughput(throughputOnly)]);
     return;
   }
+  if (process.argv.includes("--cli")) {
+    printColdStart(coldStart(flagValue("--cli") || 20));
+    return;
+  }
+  const historyOnly = flagValue("--history");
+  if (historyOnly !== null) {
+    printHistory(await history(historyOnly, quick ? 5 : 30));
+    return;
+  }
   const results = {
     measured_at: new Date().toISOString(),
+    load1_at_start: load1(),
     machine: {
       host: hostname(),
       cpus: cpus().length,
@@ -307,58 +475,46 @@ async function main(): Promise<void> {
       platform: `${process.platform} ${process.arch}`,
     },
     cold_start: coldStart(quick ? 5 : 30),
-    round_overhead: [await roundOverhead(quick ? 5 : 40, false), await roundOverhead(quick ? 3 : 15, true)],
+    echo_floor: await echoFloor(quick ? 10 : 60),
+    round_overhead: [await roundOverhead(quick ? 5 : 60, false), await roundOverhead(quick ? 3 : 15, true)],
+    delivery_floor: durableDeliveries(quick ? 200 : 2000),
     throughput: await throughput(quick ? 50 : 500),
     history: await history(quick ? 1000 : 10_000, quick ? 5 : 30),
-    ui: await consoleFigures(1000),
+    ui: await consoleFigures(quick ? 100 : 1000),
   };
   writeFileSync(path.join(REPO, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
-  const c = results.cold_start;
   console.log(
-    `machine: ${results.machine.cpus} × ${results.machine.cpu_model}, ${results.machine.memory_gib} GiB, node ${results.machine.node}`,
+    `machine: ${results.machine.cpus} × ${results.machine.cpu_model}, ${results.machine.memory_gib} GiB, node ${results.machine.node}; ` +
+      `1-minute load average at the start: ${results.load1_at_start}`,
   );
-  console.table([
-    {
-      figure: "verify-gate-pass cold start",
-      value: `${c.verify_gate_pass_median_ms} ms`,
-      baseline: `node -e 0: ${c.node_e0_median_ms} ms`,
-      ratio: c.ratio,
-      goal: c.goal,
-    },
-  ]);
+  printColdStart(results.cold_start);
+  const f = results.echo_floor;
   console.table(
     results.round_overhead.map((o) => ({
-      figure: `round overhead (${o.mode})`,
-      rounds: o.rounds,
+      figure: `round overhead (${o.mode}, ${o.rounds} rounds)`,
       p50_ms: o.p50_ms,
       p99_ms: o.p99_ms,
-      max_ms: o.max_ms,
+      floor: `echo p50 ${f.p50_ms}, p99 ${f.p99_ms} ms (load ${f.load1})`,
+      ratio_p50: ms(o.p50_ms / f.p50_ms),
+      ratio_p99: ms(o.p99_ms / f.p99_ms),
+      "p50 rounds 1-10 / last 10": `${o.p50_first10_ms} / ${o.p50_last10_ms} ms`,
+      goal: o.mode === "watch" ? "p50 <= 2x floor, flat" : "",
+      load1: o.load1,
     })),
   );
   const t = results.throughput;
+  const d = results.delivery_floor;
   console.table([
     {
       figure: `throughput (${t.gates} gates × 2 rounds)`,
-      rounds_per_s: t.rounds_per_s,
-      elapsed_s: t.elapsed_s,
-      lost: t.lost,
+      value: `${t.rounds_per_s} rounds/s in ${t.elapsed_s} s, lost ${t.lost}`,
+      floor: `${d.per_s} durable deliveries/s (load ${d.load1})`,
+      ratio: ms(t.rounds_per_s / d.per_s),
       goal: t.goal,
+      load1: t.load1,
     },
   ]);
-  const h = results.history;
-  console.table([
-    {
-      figure: `worker start, ${h.finished_runs} finished runs`,
-      value: `${h.worker_start_median_ms} ms`,
-      goal: `<= ${h.worker_start_goal_ms} ms`,
-    },
-    { figure: "broker RSS with that history", value: `${h.broker_rss_mb} MB`, goal: `<= ${h.rss_goal_mb} MB` },
-    {
-      figure: "round p50, history vs empty",
-      value: `${h.round_p50_history_ms} / ${h.round_p50_empty_ms} ms = ${h.ratio}`,
-      goal: `<= ${h.ratio_goal}`,
-    },
-  ]);
+  printHistory(results.history);
   const u = results.ui;
   console.table([
     {
