@@ -1,6 +1,5 @@
 // guild-bus init: wire guild-bus into this project and its author hosts (see src/commands/init.ts).
 import type { Command } from "commander";
-import { createTwoFilesPatch } from "diff";
 import { Layout } from "../bus/layout.js";
 import { applyInit, type Host, HOSTS, planInit } from "../commands/init.js";
 import { answered, ROOT_HELP } from "./errors.js";
@@ -24,6 +23,7 @@ export function register(program: Command): void {
       const layout = new Layout(o.root);
       const plan = answered(await planInit(layout, hostsOf(o.host)));
       if (o.dryRun) {
+        const { createTwoFilesPatch } = await import("diff"); // only a dry run prints a diff: --help and init stay free of it
         for (const c of plan.changes)
           process.stdout.write(
             createTwoFilesPatch(c.before === null ? "/dev/null" : `a/${c.path}`, `b/${c.path}`, c.before ?? "", c.after),

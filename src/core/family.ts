@@ -1,5 +1,6 @@
 // The one model-family classifier. Families are derived from model strings only; hosts map through HOST_FAMILIES.
-import { FAMILIES, type Family } from "../spec/schemas.js";
+import type { Family } from "../spec/schemas.js";
+import { FAMILIES } from "../spec/constants.js";
 
 type Known = Exclude<Family, "unknown">;
 

@@ -20,3 +20,21 @@ export const WORKER_KINDS = [
   ...ADAPTER_KINDS.filter((k): k is Exclude<AdapterKind, "external"> => k !== "external"),
 ] as const;
 export type WorkerKind = (typeof WORKER_KINDS)[number];
+
+/** Vendor families a model is classified into (the Family schema is built from this list). */
+export const FAMILIES = [
+  "openai",
+  "anthropic",
+  "google",
+  "deepseek",
+  "moonshot",
+  "qwen",
+  "zhipu",
+  "minimax",
+  "xiaomi",
+  "bytedance",
+  "xai",
+  "meta",
+  "mistral",
+  "unknown",
+] as const;

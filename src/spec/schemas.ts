@@ -2,7 +2,7 @@
 // are generated from these definitions (src/spec/generate.ts).
 import { z } from "zod";
 import { GATE_RE, RUN_ID_RE, SHA256_RE } from "./ids.js";
-import { ADAPTER_KINDS, RESULT_WIRE } from "./constants.js";
+import { ADAPTER_KINDS, FAMILIES, RESULT_WIRE } from "./constants.js";
 
 const nonBlank = z.string().regex(/\S/, "must be a non-blank string");
 const sha256Hex = z.string().regex(SHA256_RE, "must be 64 hex characters");
@@ -11,22 +11,7 @@ const runId = z.string().regex(RUN_ID_RE);
 const gate = z.string().regex(GATE_RE);
 const round = z.number().int().min(1);
 
-export const FAMILIES = [
-  "openai",
-  "anthropic",
-  "google",
-  "deepseek",
-  "moonshot",
-  "qwen",
-  "zhipu",
-  "minimax",
-  "xiaomi",
-  "bytedance",
-  "xai",
-  "meta",
-  "mistral",
-  "unknown",
-] as const;
+export { FAMILIES };
 export const Family = z.enum(FAMILIES);
 export type Family = z.infer<typeof Family>;
 export const Independence = z.enum(["strong", "weak"]);

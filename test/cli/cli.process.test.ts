@@ -148,12 +148,14 @@ describe("start-up cost", () => {
     return readFileSync(log, "utf8").split("\n").filter(Boolean);
   }
 
-  it("verify-gate-pass loads neither zod, commander nor chokidar; family and scrub never load chokidar", () => {
+  it("verify-gate-pass loads neither zod, commander nor chokidar; family no zod, --help no diff; no chokidar for small ones", () => {
     const d = tempRoot();
     writeFileSync(path.join(d, "a.md"), "x");
     const verify = loaded(["verify-gate-pass", "--result", path.join(d, "r.json"), "--artifact", path.join(d, "a.md")]);
     expect(verify.length).toBeGreaterThan(0);
     expect(verify.filter((s) => /^(zod|commander|chokidar)(\/|$)/.test(s))).toEqual([]);
+    expect(loaded(["family", "gpt-5"]).filter((s) => /^zod(\/|$)/.test(s))).toEqual([]);
+    expect(loaded(["--help"]).filter((s) => /^diff(\/|$)/.test(s))).toEqual([]);
     for (const args of [["family", "gpt-5"], ["scrub", path.join(d, "a.md")], ["--help"]]) {
       expect(
         loaded(args).filter((s) => /^chokidar(\/|$)/.test(s)),
