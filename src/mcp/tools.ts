@@ -5,7 +5,6 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { detectProviders } from "../adapters/probe.js";
 import { loadContext } from "../bus/context.js";
-import { listGates } from "../bus/gate-list.js";
 import type { Layout } from "../bus/layout.js";
 import type { Answer } from "../commands/answer.js";
 import { decideEscalation, resubmit, respond } from "../commands/author.js";
@@ -13,6 +12,8 @@ import { checkGates } from "../commands/check.js";
 import { roundFindings } from "../commands/findings.js";
 import { viewGate } from "../commands/gate-view.js";
 import { requestReview } from "../commands/review.js";
+import { gateStatuses } from "../commands/status.js";
+import { nextStepLine } from "../core/next-step.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { DecisionChoice, Difficulty, StopPolicy } from "../spec/schemas.js";
 import type { AuthorHost } from "./client-host.js";
@@ -121,12 +122,11 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       inputSchema: { run_id: z.string().optional(), gate: z.string().optional().describe("with run_id") },
     },
     (a) => {
-      const ctx = loadContext(t.layout);
       if (a.gate !== undefined && a.run_id === undefined) return failure("gate needs run_id");
-      const refs = a.gate !== undefined ? [{ runId: a.run_id!, gate: a.gate }] : listGates(t.layout, a.run_id).gates;
-      const gates = refs.map((r) => viewGate(ctx, r.runId, r.gate).output);
-      const lines = gates.map((g) => `${g.run_id} ${g.gate}: ${g.status} (round ${g.round}, waiting for ${g.waiting_for})`);
-      return reply(lines.join("\n") || "no gates", { gates });
+      const found = gateStatuses(loadContext(t.layout), { run: a.run_id, gate: a.gate });
+      if (!found.ok) return failure(found.error);
+      const lines = found.rows.map((g) => `${g.run_id} ${g.gate}: ${g.status} (round ${g.round}, ${nextStepLine(g.next)})`);
+      return reply(lines.join("\n") || "no gates", { gates: found.rows });
     },
   );
 

@@ -112,6 +112,7 @@ describe("guild-bus mcp (SDK client)", () => {
       await s.call("request_review", { artifact: "docs/spec.md", gate: "G-nope" }),
       await s.call("request_review", { artifact: "../outside.md", gate: "G-spec" }),
       await s.call("findings", { run_id: "no-such-run", gate: "G-spec" }),
+      await s.call("status", { run_id: "no-such-run" }),
       await s.call("resubmit", { run_id: "../etc", gate: "G-spec" }),
       await s.call("decide", { run_id: "no-such-run", gate: "G-spec", choice: "force-pass" }),
       await s.call("wait", { run_id: "x", gate: "G-spec", timeout_seconds: "soon" }),
