@@ -30,6 +30,9 @@ export interface RoundFindings {
 
 const text = (v: unknown) => (typeof v === "string" && v.trim() ? v : null);
 
+/** One finding as a line of text (the stop hook's block reason, the MCP wait answer). */
+export const findingLine = (f: RoundFinding): string => `- [${f.severity ?? "finding"}] ${f.title}${f.detail ? `: ${f.detail}` : ""}`;
+
 /** Round `round`'s result as the author reads it, or null when it has none that parses. */
 export function findingsOf(ctx: BusContext, s: GateSnapshot, round: number): RoundFindings | null {
   const result = gateReads(ctx, s).result(round);

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import type { BusContext } from "../bus/context.js";
 import { listGates } from "../bus/gate-list.js";
 import { replace } from "../bus/replace.js";
-import { roundFindings } from "./findings.js";
+import { findingLine, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
 
 export const DEFAULT_MAX_BLOCKS = 2;
@@ -45,10 +45,8 @@ export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdi
   const { runId, gate: gateName } = next.snapshot;
   const n = (counts[key(next)] ?? 0) + 1;
   await replace(ctx.layout.stopGateState, JSON.stringify({ ...counts, [key(next)]: n }, null, 2) + "\n", { guildDir: ctx.layout.guild });
-  const found = roundFindings(ctx, runId, gateName);
-  const findings = found.ok
-    ? found.findings.map((f) => `- [${f.severity ?? "finding"}] ${f.title}${f.detail ? `: ${f.detail}` : ""}`)
-    : [`(findings unreadable: ${found.error})`];
+  const found = findingsOf(ctx, next.snapshot, next.decision.round); // the view's snapshot: the gate is not read again
+  const findings = found ? found.findings.map(findingLine) : [`(round ${next.decision.round}'s result is unreadable)`];
   const reason = [
     `guild-bus: ${runId} ${gateName} is waiting for you (round ${next.decision.round}: ${next.decision.detail}).`,
     ...findings,

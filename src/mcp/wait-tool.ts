@@ -5,7 +5,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
-import { roundFindings } from "../commands/findings.js";
+import { findingLine, findingsOf } from "../commands/findings.js";
 import { waitGate } from "../commands/wait.js";
 import { reply } from "./reply.js";
 import type { GateView } from "../commands/gate-view.js";
@@ -70,13 +70,12 @@ function stopped(layout: Layout, view: GateView): CallToolResult {
   const code = view.exitCode!;
   const s = view.snapshot;
   const escalation = s.escalations.get(view.decision.round);
-  const found = code === 3 && view.decision.state === "awaiting_author" ? roundFindings(loadContext(layout), o.run_id, o.gate) : null;
-  const findings = found?.ok ? found : null;
+  const findings = code === 3 && view.decision.state === "awaiting_author" ? findingsOf(loadContext(layout), s, view.decision.round) : null;
   const next = NEXT[code] ?? NEXT[0]!;
   const lines = [
     `${o.run_id} ${o.gate}: ${o.status} at round ${o.round} — ${o.detail}`,
     s.outcome ? `outcome: ${s.outcome.status} (independence ${o.independence ?? "n/a"})` : "no outcome yet",
-    ...(findings?.findings ?? []).map((f) => `- [${f.severity ?? "finding"}] ${f.title}${f.detail ? `: ${f.detail}` : ""}`),
+    ...(findings?.findings ?? []).map(findingLine),
     escalation && code === 4 ? `options: ${escalation.options.join(", ")}` : "",
     `Next: ${next}.`,
   ].filter(Boolean);
