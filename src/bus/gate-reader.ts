@@ -12,7 +12,8 @@ import { parsePacket } from "../core/packet.js";
 import { cachedParse } from "./parse-cache.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
-import { BUS_DIRS, emptySnapshot, type GateSnapshot } from "../core/snapshot.js";
+import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots } from "../core/snapshot.js";
+import { sealFile, slotFile } from "../core/slot-file.js";
 
 function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string } {
   let text: string;
@@ -123,8 +124,10 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     else {
       const parsed = parseRoundFile(name);
       if (!parsed) continue;
-      const { kind, round } = parsed;
+      const { kind, round, member } = parsed;
       const atRound = (v: { round: number }) => v.round === round;
+      // a quorum member's files go to its own slots (SPEC §26)
+      const slots = member === null ? snap : slotsOf(snap, member);
       switch (kind) {
         case "packet": {
           const file = path.join(dir, name);
@@ -145,7 +148,10 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
           if (!front) problem(name, problems.join("; "));
           else if (front.round !== round || front.run_id !== runId || front.gate !== gate)
             problem(name, "front matter names another run, gate or round");
-          else snap.packets.set(round, front);
+          else if (member !== null && (front.reviewer_provider !== member || !front.quorum))
+            problem(name, `front matter is not a quorum packet for reviewer ${member}`);
+          else if (member === null && front.quorum) problem(name, "a quorum packet must name its reviewer: packet-<n>.<provider>.md");
+          else slots.packets.set(round, front);
           break;
         }
         case "attempt":
@@ -154,14 +160,14 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
             st,
             Attempt,
             (v) => same(v) && atRound(v),
-            (v) => snap.attempts.set(round, v),
+            (v) => slots.attempts.set(round, v),
           );
           break;
         case "result":
-          snap.results.set(round, { mtimeMs: st.mtimeMs, size: st.size });
+          slots.results.set(round, { mtimeMs: st.mtimeMs, size: st.size });
           break;
         case "response":
-          snap.responses.set(round, { mtimeMs: st.mtimeMs, size: st.size });
+          slots.responses.set(round, { mtimeMs: st.mtimeMs, size: st.size });
           break;
         case "failure":
           take(
@@ -169,7 +175,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
             st,
             Failure,
             (v) => same(v) && atRound(v),
-            (v) => snap.failures.set(round, v),
+            (v) => slots.failures.set(round, v),
           );
           break;
         case "verdict":
@@ -178,7 +184,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
             st,
             VerdictFile,
             (v) => same(v) && atRound(v),
-            (v) => snap.verdicts.set(round, v),
+            (v) => slots.verdicts.set(round, v),
           );
           break;
         case "resubmit":
@@ -209,7 +215,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
           );
           break;
         case "memory":
-          snap.memories.add(round);
+          slots.memories.add(round);
           break;
         case "rebuttal":
           snap.rebuttals.add(round);
@@ -224,22 +230,34 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
     }
   }
-  for (const [round, verdict] of snap.verdicts) {
-    const why = verdictProblem(snap, dir, round, verdict);
-    if (!why) continue;
-    snap.verdicts.delete(round);
-    if (why.broken) snap.brokenSeals.set(round, why.reason);
-    else snap.problems.push({ file: `verdict-${round}.json`, reason: why.reason, mtimeMs: verdictMtime(dir, round) });
-  }
-  for (const round of snap.results.keys()) checkSeal(snap, dir, round);
-  for (const round of snap.verdicts.keys()) checkSeal(snap, dir, round);
+  bindVerdicts(snap, dir, snap, null);
+  for (const [member, slots] of snap.members) bindVerdicts(snap, dir, slots, member);
   snap.fingerprint = prints.join("|");
   return snap;
 }
 
-function verdictMtime(dir: string, round: number): number {
+function slotsOf(snap: GateSnapshot, member: string): ReviewSlots {
+  let slots = snap.members.get(member);
+  if (!slots) snap.members.set(member, (slots = emptySlots()));
+  return slots;
+}
+
+/** Keep only the verdicts bound to the packet and sealed result bytes of their slot; record broken seals. */
+function bindVerdicts(snap: GateSnapshot, dir: string, slots: ReviewSlots, member: string | null): void {
+  for (const [round, verdict] of slots.verdicts) {
+    const why = verdictProblem(slots, dir, round, verdict, member);
+    if (!why) continue;
+    slots.verdicts.delete(round);
+    if (why.broken) slots.brokenSeals.set(round, why.reason);
+    else snap.problems.push({ file: slotFile("verdict", round, member), reason: why.reason, mtimeMs: verdictMtime(dir, round, member) });
+  }
+  for (const round of slots.results.keys()) checkSeal(slots, dir, round, member);
+  for (const round of slots.verdicts.keys()) checkSeal(slots, dir, round, member);
+}
+
+function verdictMtime(dir: string, round: number, member: string | null): number {
   try {
-    return lstatSync(path.join(dir, `verdict-${round}.json`)).mtimeMs;
+    return lstatSync(path.join(dir, slotFile("verdict", round, member))).mtimeMs;
   } catch {
     return Date.now();
   }
@@ -282,22 +300,27 @@ function fileSha(file: string): string | null {
   ).sha;
 }
 
-const resultSha = (dir: string, round: number) => fileSha(path.join(dir, `result-${round}.json`));
+const resultSha = (dir: string, round: number, member: string | null) => fileSha(path.join(dir, slotFile("result", round, member)));
 /** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
-export const SEALS_DIR = ".verified";
-const sealSha = (dir: string, round: number) => fileSha(path.join(dir, SEALS_DIR, `result-${round}.json`));
+const sealSha = (dir: string, round: number, member: string | null) => fileSha(path.join(dir, sealFile(round, member)));
 
 /**
  * Whether a valid verdict counts (SPEC §5, §15): only for the bytes the verifier sealed before writing it, and only
  * while the result is still those bytes. A verdict that verified nothing here (another packet, no seal, or a seal
  * of other bytes) is junk; one whose result is gone or changed, with no seal to tell, ends its round (broken).
  */
-function verdictProblem(snap: GateSnapshot, dir: string, round: number, v: VerdictFile): { reason: string; broken: boolean } | null {
-  const packet = snap.packets.get(round);
+function verdictProblem(
+  slots: ReviewSlots,
+  dir: string,
+  round: number,
+  v: VerdictFile,
+  member: string | null,
+): { reason: string; broken: boolean } | null {
+  const packet = slots.packets.get(round);
   if (!packet || packet.packet_id !== v.packet_id)
     return { broken: false, reason: `verdict names packet ${v.packet_id}, not the packet issued for round ${round}` };
-  const sealed = sealSha(dir, round);
-  const now = resultSha(dir, round);
+  const sealed = sealSha(dir, round, member);
+  const now = resultSha(dir, round, member);
   if (sealed !== null) {
     if (sealed !== v.result_sha256)
       return { broken: false, reason: `verdict names result bytes ${v.result_sha256}, not the bytes the verifier sealed: a stray verdict` };
@@ -308,24 +331,25 @@ function verdictProblem(snap: GateSnapshot, dir: string, round: number, v: Verdi
   return {
     broken: true,
     reason:
-      `result-${round}.json is not the bytes verdict-${round}.json verified (${v.result_sha256}, now ${now}), ` +
+      `${slotFile("result", round, member)} is not the bytes ${slotFile("verdict", round, member)} verified (${v.result_sha256}, now ${now}), ` +
       "and no seal tells which it was: the round fails closed",
   };
 }
 
 /** A round whose verdict is kept but whose result is not the sealed bytes: changed or removed after verification. */
-function checkSeal(snap: GateSnapshot, dir: string, round: number): void {
-  if (snap.brokenSeals.has(round)) return;
-  const sealed = sealSha(dir, round);
+function checkSeal(slots: ReviewSlots, dir: string, round: number, member: string | null): void {
+  if (slots.brokenSeals.has(round)) return;
+  const sealed = sealSha(dir, round, member);
   if (sealed === null) return;
-  const now = resultSha(dir, round);
+  const now = resultSha(dir, round, member);
   if (now === sealed) return;
-  snap.verdicts.delete(round);
-  snap.brokenSeals.set(
+  const name = slotFile("result", round, member);
+  slots.verdicts.delete(round);
+  slots.brokenSeals.set(
     round,
     now === null
-      ? `result-${round}.json was removed after verification (the verified bytes have sha256 ${sealed})`
-      : `result-${round}.json changed after verification (verified sha256 ${sealed}, now ${now})`,
+      ? `${name} was removed after verification (the verified bytes have sha256 ${sealed})`
+      : `${name} changed after verification (verified sha256 ${sealed}, now ${now})`,
   );
 }
 
@@ -349,6 +373,6 @@ export function hasValidOutcome(layout: Layout, runId: string, gate: string): bo
 }
 
 /** Round n's result bytes and text as read now (bounded, strict UTF-8), or why they cannot be read. */
-export function resultBytes(s: Pick<GateSnapshot, "dir">, round: number): ReturnType<typeof readBytesAndText> {
-  return readBytesAndText(path.join(s.dir, `result-${round}.json`), { max: MAX_FILE_BYTES });
+export function resultBytes(s: Pick<GateSnapshot, "dir" | "member">, round: number): ReturnType<typeof readBytesAndText> {
+  return readBytesAndText(path.join(s.dir, slotFile("result", round, s.member)), { max: MAX_FILE_BYTES });
 }

@@ -2,6 +2,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { assertGate, assertRunId } from "../spec/ids.js";
+import { isSlotKind } from "../core/slot-file.js";
 import { insideGuild, PathSafetyError, refuseSymlinks } from "./no-symlinks.js";
 
 const GUILD_DIR = ".guild";
@@ -53,21 +54,32 @@ export const GATE_FILE_KINDS: Readonly<
 };
 
 const ROUND_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-(0|[1-9][0-9]{0,8})\\.(md|json)$`);
+/** A quorum member's file: the provider id (SPEC §2's grammar, which may hold dots) before the extension. */
+const MEMBER_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-([1-9][0-9]{0,8})\\.([a-z0-9][a-z0-9._-]{0,63})\\.(md|json)$`);
 
-/** Parse a gate-directory file name; null for anything that is not a round artifact of the right extension. */
-export function parseRoundFile(name: string): { kind: RoundKind; round: number } | null {
-  const m = ROUND_FILE_RE.exec(name);
-  if (!m) return null;
+/**
+ * Parse a gate-directory file name; null for anything that is not a round artifact of the right extension. `member`
+ * is the quorum member a reviewer's file belongs to (SPEC §26), null for the gate's own.
+ */
+export function parseRoundFile(name: string): { kind: RoundKind; round: number; member: string | null } | null {
+  const plain = ROUND_FILE_RE.exec(name);
+  if (plain) {
+    const kind = plain[1] as RoundKind;
+    if (GATE_FILE_KINDS[kind].ext !== plain[3]) return null;
+    const round = Number(plain[2]);
+    if (round === 0 && kind !== "escalation" && kind !== "decision") return null;
+    return { kind, round, member: null };
+  }
+  const m = MEMBER_FILE_RE.exec(name);
+  if (!m || !isSlotKind(m[1]!) || m[3]!.includes("..")) return null;
   const kind = m[1] as RoundKind;
-  if (GATE_FILE_KINDS[kind].ext !== m[3]) return null;
-  const round = Number(m[2]);
-  if (round === 0 && kind !== "escalation" && kind !== "decision") return null;
-  return { kind, round };
+  if (GATE_FILE_KINDS[kind].ext !== m[4]) return null;
+  return { kind, round: Number(m[2]), member: m[3]! };
 }
 
 export const GATE_FILES = { request: "request.json", outcome: "outcome.json", trail: "trail.md" } as const;
 
-const KIND_PREFIX_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-[0-9]+\\.(?:md|json)$`);
+const KIND_PREFIX_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-[0-9]+(?:\\.[a-z0-9._-]+)?\\.(?:md|json)$`);
 
 /**
  * Whether `worker` moves an invalid file of this name aside (to rejected/ with its reason): by the file's kind, so a

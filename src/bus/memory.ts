@@ -4,11 +4,13 @@
 import type { Layout } from "./layout.js";
 import type { PacketFrontMatter, ReviewResultStrict } from "../spec/schemas.js";
 import { deliver } from "./deliver.js";
+import { packetMember, slotFile } from "../core/slot-file.js";
 
 /** `result` is already scrubbed (scrubResult), so the memory is too. */
 export function deliverMemory(layout: Layout, packet: PacketFrontMatter, result: ReviewResultStrict): void {
   if (packet.difficulty !== "hard" && packet.difficulty !== "nightmare") return;
   const text = result.memory_update?.trim();
   if (!text) return;
-  deliver(layout.gateFile(packet.run_id, packet.gate, `memory-${packet.round}.md`), text + "\n", { guildDir: layout.guild });
+  const name = slotFile("memory", packet.round, packetMember(packet));
+  deliver(layout.gateFile(packet.run_id, packet.gate, name), text + "\n", { guildDir: layout.guild });
 }

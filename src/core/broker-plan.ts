@@ -1,7 +1,7 @@
 // The broker's whole round logic for one step (SPEC §8–§16): decide(), then every record the action writes, fully
 // built — the packet (reviewer selected, finalizer rules, extras), the escalation, the outcome with its attribution,
 // the events. The broker worker only reads the inputs and writes what this returns.
-import { Escalation, type Event, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
+import { Escalation, type Event, type Family, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import type { ArtifactState } from "./artifact-view.js";
 import {
@@ -13,17 +13,19 @@ import {
   type GateDecision,
   type OutcomeAction,
   type PacketAction,
+  type QuorumIssue,
   RETRY_OPTIONS,
 } from "./decide.js";
 import { listedFindings } from "./findings.js";
-import { countedRounds, validDecision } from "./gate-queries.js";
+import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { familyRelation } from "./independence.js";
 import { packetId, renderPacket } from "./packet.js";
 import { type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { MANUAL_PROVIDER, type ResolvedPolicy } from "./policy.js";
-import { type ResultBytes, passProblems } from "./reverify.js";
+import { passProblems, quorumPassProblems, type ReverifyInput } from "./reverify.js";
 import { scrub, scrubOptions } from "./scrub.js";
-import { authorIdentity, type Provider, selectReviewer } from "./selection.js";
+import { authorIdentity, type Provider, selectQuorum, selectReviewer } from "./selection.js";
+import { packetMember, slotFile } from "./slot-file.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { renderTrail, type ResultLookup, trailEntries } from "./trail.js";
 
@@ -38,7 +40,7 @@ export interface GateReads {
   artifactNow: () => ArtifactState;
   /** Round n's result, parsed leniently with its free text scrubbed; null when it cannot be read. */
   result: ResultLookup;
-  resultBytes: (round: number) => ResultBytes;
+  resultBytes: ReverifyInput["resultBytes"];
   /** A text file of the gate (memory, rebuttal), scrubbed: a foreign writer may have dropped it unscrubbed. */
   text: (name: string) => string;
 }
@@ -125,17 +127,79 @@ export function escalationRecord(s: GateSnapshot, a: EscalationAction, at: strin
 function planPacket(s: GateSnapshot, decision: GateDecision, action: PacketAction, input: BrokerInput): BrokerStep {
   const artifact = input.reads.artifact();
   if (!artifact.ok) throw new Error(artifact.detail); // decide() issues packets only for a readable artifact
+  if (action.quorum) return planMemberPacket(s, decision, action, action.quorum, input);
   if (!action.inherit && input.providers === null) return { type: "select", decision };
   const reviewer = packetReviewer(s, action, input);
   // Selection found no reviewer: a human decides instead (never a packet nobody may serve).
   if ("unavailable" in reviewer) return writeEscalation(s, decision, noReviewer(action, reviewer.unavailable), input);
-  const front = packetFront(s, action, reviewer, artifact, input);
+  return writePacket(s, decision, action, packetFront(s, action, reviewer, artifact, input), input);
+}
+
+/**
+ * A quorum round's next member packet (SPEC §26): the members it keeps, those already issued, then new selections of
+ * families not yet in the round; one packet a step, each named after its reviewer.
+ */
+function planMemberPacket(s: GateSnapshot, decision: GateDecision, action: PacketAction, q: QuorumIssue, input: BrokerInput): BrokerStep {
+  const issued = roundMembers(s, action.round).map(([, p]) => p);
+  const fixed = [...q.keep.filter((k) => !issued.some((p) => p.reviewer_provider === k.reviewer_provider)), ...issued];
+  let members = fixed.map(reviewerFields);
+  if (fixed.length < q.rule.of) {
+    if (input.providers === null) return { type: "select", decision };
+    const author = authorIdentity(s.request!, input.settings);
+    const ids = fixed.map((p) => ({ id: p.reviewer_provider, family: p.reviewer_family }));
+    const chosen = selectQuorum(input.policy, author, input.providers, q.rule, ids, q.exclude);
+    if ("unavailable" in chosen) {
+      // nothing issued yet: the round never starts; a round partly issued waits for a human at that round
+      const escalation: EscalationAction = issued.length
+        ? { type: "escalation", round: action.round, reason: "unavailable", detail: chosen.unavailable, options: RETRY_OPTIONS }
+        : noReviewer(action, chosen.unavailable);
+      return writeEscalation(s, decision, escalation, input);
+    }
+    members = [...members, ...chosen.add.map((p) => quorumReviewer(p, q, author.family))];
+  }
+  const member = members.find((m) => !issued.some((p) => p.reviewer_provider === m.reviewer_provider));
+  if (!member) return { type: "wait", decision };
+  const artifact = input.reads.artifact();
+  if (!artifact.ok) throw new Error(artifact.detail);
+  const front = { ...packetFront(s, action, member, artifact, input), quorum: q.rule };
+  return writePacket(
+    s,
+    decision,
+    action,
+    { ...front, packet_id: packetId(s.runId, s.gate, action.round, member.reviewer_provider) },
+    input,
+  );
+}
+
+function quorumReviewer(p: Provider, q: QuorumIssue, author: Family): ReviewerFields {
+  return {
+    reviewer_provider: p.id,
+    reviewer_adapter: p.adapter,
+    reviewer_model: p.model,
+    reviewer_family: p.family,
+    independence: "strong",
+    selection_status: "selected",
+    selection_reason: `quorum ${q.rule.need}/${q.rule.of}: ${p.id} (${p.family} ≠ ${author})`,
+  };
+}
+
+/** The packet as a file, unless it would be larger than a reader takes (then the artifact is the author's to shorten). */
+function writePacket(
+  s: GateSnapshot,
+  decision: GateDecision,
+  action: PacketAction,
+  front: PacketFrontMatter,
+  input: BrokerInput,
+): BrokerStep {
+  const artifact = input.reads.artifact();
+  if (!artifact.ok) throw new Error(artifact.detail);
   const text = renderPacket(front, packetBody(s, front, artifact.text, input));
+  const name = slotFile("packet", action.round, packetMember(front));
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_FILE_BYTES) {
     // readers refuse any gate file over MAX_FILE_BYTES unread (SPEC §5): never write a packet we would refuse
     const detail =
-      `packet-${action.round}.md would be ${bytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for a gate file: ` +
+      `${name} would be ${bytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for a gate file: ` +
       "the artifact with this gate's paths, memory, rebuttal and prior findings is too large; shorten them, then retry";
     // a retry that still cannot fit waits for the author, writing nothing
     if (s.escalations.has(action.round - 1))
@@ -147,7 +211,7 @@ function planPacket(s: GateSnapshot, decision: GateDecision, action: PacketActio
       input,
     );
   }
-  return { type: "write", decision, action, name: `packet-${action.round}.md`, text, events: roundEvents(s, action, input.now) };
+  return { type: "write", decision, action, name, text, events: roundEvents(s, action, input.now) };
 }
 
 /** Before round 1 there is no reviewer to retry and nothing to force-pass: the request ends as rework. */
@@ -271,13 +335,16 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: BrokerIn
     };
   }
   const hard = input.policy.difficulty !== "medium";
+  // the reviewer's own memory: a quorum member's is its own
+  const member = packetMember(front);
+  const memories = member === null ? s.memories : (s.members.get(member)?.memories ?? new Set<number>());
   return {
     paths: (s.request!.paths ?? []).map(clean),
     memory: hard
-      ? [...s.memories]
+      ? [...memories]
           .filter((k) => k < front.round)
           .sort((a, b) => a - b)
-          .map((k) => ({ round: k, text: input.reads.text(`memory-${k}.md`) }))
+          .map((k) => ({ round: k, text: input.reads.text(slotFile("memory", k, member)) }))
       : [],
     humanNote: note,
     ruling,
@@ -290,14 +357,13 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
     const decided = input.reads.artifact();
     if (!now.ok || !decided.ok || now.sha !== decided.sha) return { type: "recheck" };
     // ...and a pass must re-derive from the sealed result: a stray verdict that contradicts its result ends nothing.
-    const unproven = passProblems(
-      s,
-      action.round,
-      { settings: input.settings, artifact: now, resultBytes: input.reads.resultBytes },
-      action.independence,
-    );
+    const reverify = { settings: input.settings, artifact: now, resultBytes: input.reads.resultBytes };
+    const unproven = action.quorum
+      ? quorumPassProblems(s, action.round, reverify, action.quorum)
+      : passProblems(s, action.round, reverify, action.independence);
     if (unproven.length) {
-      const detail = `verdict-${action.round}.json does not re-derive from its result: ${unproven.join("; ")}`;
+      const what = action.quorum ? `quorum round ${action.round}` : `verdict-${action.round}.json`;
+      const detail = `${what} does not re-derive from its result: ${unproven.join("; ")}`;
       return writeEscalation(
         s,
         decision,
@@ -319,6 +385,7 @@ export function outcomeRecord(
 ): Outcome {
   const request = s.request!;
   const author = authorIdentity(request, input.settings);
+  if (action.quorum) return quorumOutcome(s, action, action.quorum, artifact, input);
   const v = s.verdicts.get(action.round);
   // Without a verdict no review was applied (e.g. force-pass after no_verdict): name no reviewer.
   const p = v ? s.packets.get(action.round) : undefined;
@@ -350,20 +417,73 @@ export function outcomeRecord(
   });
 }
 
+/**
+ * A satisfied quorum gate's outcome: every counted member named (provider, family, model) in `quorum`; the single
+ * reviewer fields join them, so a reader that knows no quorum still sees who reviewed.
+ */
+function quorumOutcome(
+  s: GateSnapshot,
+  action: OutcomeAction,
+  counted: NonNullable<OutcomeAction["quorum"]>,
+  artifact: ArtifactState,
+  input: Pick<BrokerInput, "settings" | "reads" | "now" | "trailPath">,
+): Outcome {
+  const author = authorIdentity(s.request!, input.settings);
+  const rule = roundPacket(s, action.round)!.quorum!;
+  const members = counted.map(({ provider, family }) => ({
+    provider,
+    family,
+    model: s.members.get(provider)?.verdicts.get(action.round)?.reviewer_model ?? null,
+  }));
+  const assurance = counted.map(
+    ({ provider }) =>
+      `${provider}: ${String(input.reads.result(action.round, provider)?.reviewer_model_source ?? "foreign result (unverified)")}`,
+  );
+  return Outcome.parse({
+    schema_version: "guild_bus.outcome.v1",
+    run_id: s.runId,
+    gate: s.gate,
+    status: action.status,
+    author_host: s.request!.author_host,
+    author_family: author.family,
+    reviewer_host: members.map((m) => m.provider).join(" + "),
+    reviewer_model: members.map((m) => m.model ?? "unknown model").join(" + "),
+    reviewer_family: members[0]!.family,
+    family_relation: "different",
+    author_family_source: author.source,
+    identity_assurance: assurance.join("; "),
+    independence: "strong",
+    rounds: countedRounds(s),
+    satisfied_at_round: action.round,
+    final_round: action.round,
+    artifact_sha256: artifact.ok ? artifact.sha : null,
+    quorum: { need: rule.need, of: rule.of, ...(rule.families ? { families: rule.families } : {}), members },
+    reason: action.reason,
+    trail_path: input.trailPath,
+    at: input.now,
+  });
+}
+
 /** The events an action writes. A round ends once: at its escalation when it has one, else at what follows it. */
 function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
   const base = { ts, run_id: s.runId, gate: s.gate };
   const out: Event[] = [];
+  // a quorum round's later member packets continue a round already begun: the round before ended once
+  if (action.type === "packet" && roundMembers(s, action.round).length) return out;
   const ended = action.type === "packet" ? action.round - 1 : action.round;
   const endsHere = action.type === "escalation" || !s.escalations.has(ended);
-  const p = s.packets.get(ended);
+  const p = roundPacket(s, ended);
   if (ended >= 1 && endsHere && p) {
     out.push({
       ...base,
       event: "codex_review_round",
       round_number: ended,
       terminated_by_satisfied: action.type === "outcome" && action.status === "satisfied",
-      reviewer_host: p.reviewer_provider,
+      reviewer_host: p.quorum
+        ? roundMembers(s, ended)
+            .map(([id]) => id)
+            .join(" + ")
+        : p.reviewer_provider,
       independence: p.independence,
     });
   }

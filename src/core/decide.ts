@@ -1,19 +1,14 @@
 // The round loop as one pure function: a gate snapshot and the resolved policy in, the gate's state and the
 // broker's next action out. No I/O here; the broker worker executes the action and calls decide again.
-import type {
-  DecisionChoice,
-  EscalationReason,
-  PacketFrontMatter,
-  Settings,
-  StallEvidence,
-  StopPolicy,
-  VerdictFile,
-} from "../spec/schemas.js";
+import type { DecisionChoice, EscalationReason, PacketFrontMatter, QuorumRule, Settings, StallEvidence } from "../spec/schemas.js";
 import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
 import type { GateSnapshot } from "./snapshot.js";
-import { contestRefusal, gatePolicy, openRound, validDecision } from "./gate-queries.js";
+import { contestRefusal, gatePolicy, openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
+import type { QuorumJudgement } from "./quorum.js";
 import { stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
+import { failReasons, verdictPasses } from "./verdict-pass.js";
 
 export type OutcomeAction = {
   type: "outcome";
@@ -21,6 +16,8 @@ export type OutcomeAction = {
   reason: string;
   round: number;
   independence?: "strong" | "weak";
+  /** A satisfied quorum gate: the members whose passes counted (SPEC §26). */
+  quorum?: QuorumJudgement["counted"];
 };
 export type PacketAction = {
   type: "packet";
@@ -33,7 +30,14 @@ export type PacketAction = {
   inherit: PacketFrontMatter | null;
   /** Providers a new selection must not pick (they proved unavailable in this gate). */
   exclude?: string[];
+  /** A quorum round: its rule, the members it keeps from the round it follows, and the providers it must not pick. */
+  quorum?: QuorumIssue;
 };
+export interface QuorumIssue {
+  rule: QuorumRule;
+  keep: PacketFrontMatter[];
+  exclude: string[];
+}
 export type EscalationAction = {
   type: "escalation";
   round: number;
@@ -68,30 +72,6 @@ const CHECKPOINT_OPTIONS: DecisionChoice[] = ["continue", "stop", "rework"];
 /** The artifact is missing, too large or not text: once it is fixed, retry starts the round again. */
 export const ARTIFACT_OPTIONS: DecisionChoice[] = ["retry", "rework"];
 
-/**
- * The gate under the stop policy in force: the checksum-bound conditions (parses, packet id, sha, no blockers)
- * always, then the verdict condition (stop=verdict) or the score condition in its place (stop=score). A contested
- * finding the reviewer upheld keeps the gate closed whatever the result's blocking_findings say.
- */
-export function verdictPasses(v: VerdictFile, stop: StopPolicy): boolean {
-  const c = v.gate_pass.conditions;
-  const bound = c.parses && c.packet_id_match && c.sha256_match && c.no_blockers && !v.rulings?.upheld;
-  return bound && (stop === "score" ? v.score_gate?.positive === true : c.satisfied);
-}
-
-/** Why a verdict that parsed and matched its packet and sha does not pass, under the stop policy in force. */
-export function failReasons(v: VerdictFile, stop: StopPolicy): string[] {
-  const out =
-    stop === "score"
-      ? [
-          ...(v.gate_pass.conditions.no_blockers ? [] : [`${v.blocking_count ?? "some"} blocking finding(s) remain`]),
-          ...(v.score_gate?.positive ? [] : (v.score_gate?.reasons ?? ["the verdict has no score evaluation"])),
-        ]
-      : [...v.gate_pass.reasons];
-  if (v.rulings?.upheld) out.push(`${v.rulings.upheld} contested finding(s) upheld`);
-  return out;
-}
-
 function act(action: Action, detail: string): GateDecision {
   return { state: "broker", round: action.round, action, detail };
 }
@@ -113,9 +93,9 @@ function consecutiveRestarts(snapshot: GateSnapshot, round: number): number {
   let n = 0;
   // Follow only strictly earlier rounds: a packet file whose restart_of points at itself or forward must not hang the broker.
   for (
-    let p = snapshot.packets.get(round);
+    let p = roundPacket(snapshot, round);
     p?.restart_reason === "artifact_changed" && p.restart_of !== null && p.restart_of < p.round;
-    p = snapshot.packets.get(p.restart_of)
+    p = roundPacket(snapshot, p.restart_of)
   )
     n++;
   return n;
@@ -133,7 +113,8 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     restart_of: restartOf,
     restart_reason: reason,
     cap,
-    inherit: p,
+    inherit: p.quorum ? null : p,
+    ...(p.quorum ? { quorum: quorumIssue(snapshot, p.quorum, R, reason, p.stop) } : {}),
   });
   const escalate = (reason: EscalationReason, detail: string, options: DecisionChoice[]) =>
     act({ type: "escalation", round: R, reason, detail, options }, detail);
@@ -174,13 +155,14 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
     if (!esc && blocked)
       return escalate("codex_skip_blocked", "codex-skip streak is blocked and codex_skip_enforcement=block", ["override", "rework"]);
+    const quorum = ctx.policy.quorum ? { quorum: { rule: ctx.policy.quorum, keep: [], exclude: [] } } : {};
     return issue(
-      { type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap, inherit: null },
-      "first packet",
+      { type: "packet", round: 1, counted_round: 1, restart_of: null, restart_reason: null, cap, inherit: null, ...quorum },
+      ctx.policy.quorum ? `first packets (quorum ${ctx.policy.quorum.need}/${ctx.policy.quorum.of})` : "first packet",
     );
   }
 
-  const P = snapshot.packets.get(R)!;
+  const P = roundPacket(snapshot, R)!;
   const verdict = snapshot.verdicts.get(R);
   // The author's turn after a round that did not pass: contest its findings once, or revise and resubmit.
   // A human who answered round R's escalation has seen the round: only an unanswered resubmit is checked for a stall.
@@ -221,6 +203,88 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
   }
 
+  // A stale review never passes: the bytes on disk now must be the bytes the verifier hashed (SPEC §11).
+  const restart = (why: string): GateDecision => {
+    if (consecutiveRestarts(snapshot, R) >= ctx.policy.restartCap) {
+      return escalate("restart_cap_hit", `artifact changed mid-review ${ctx.policy.restartCap + 1} times in a row`, RETRY_OPTIONS);
+    }
+    return issue(next(P, P.counted_round, R, "artifact_changed"), why);
+  };
+  // A round that did not pass: the cap, then a human who checks every round (they see a stall there), then a stall.
+  const notPassed = (why: string, stop: PacketFrontMatter["stop"] & {}): GateDecision => {
+    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached with ${why}`, CAP_OPTIONS);
+    if (ctx.policy.humanCheckpoint)
+      return escalate("human_checkpoint", `round ${R} did not pass (${why}): continue, stop or rework`, CHECKPOINT_OPTIONS);
+    const stall = ctx.policy.stallDetection ? stallAfterVerdict(snapshot, R, stop) : null;
+    if (stall) return stalled(stall);
+    return authorTurn(why, undefined, true);
+  };
+  // the bytes on disk must be those every counted verdict hashed, and the raw file the one the packets embedded
+  const unchangedSince = (sha: string, packets: PacketFrontMatter[]): GateDecision | null => {
+    const current = ctx.artifact();
+    if (!current.ok) return escalate(current.problem, current.detail, ARTIFACT_OPTIONS);
+    if (current.sha !== sha)
+      return restart(`artifact changed after round ${R} was verified (verified ${sha}, now ${current.sha}): restart on the current bytes`);
+    const raw = packets.find((p) => p.artifact_raw_sha256 !== undefined && p.artifact_raw_sha256 !== current.rawSha);
+    if (raw)
+      return restart(
+        `artifact file changed since packet ${R} (raw sha256 ${raw.artifact_raw_sha256}, now ${current.rawSha}), ` +
+          "inside what the scrubber redacts: restart on the current bytes",
+      );
+    return null;
+  };
+  // A quorum round (SPEC §26): every member's packet out first, then the round judged as a whole.
+  const decideQuorum = (rule: QuorumRule): GateDecision => {
+    if (roundMembers(snapshot, R).length < rule.of) {
+      const basis = P.restart_of ?? R - 1;
+      const quorum = quorumIssue(snapshot, rule, basis, P.restart_reason, P.stop);
+      const { counted_round, restart_of, restart_reason } = P;
+      return issue(
+        { type: "packet", round: R, counted_round, restart_of, restart_reason, cap, inherit: null, quorum },
+        `quorum round ${R}: the next reviewer's packet`,
+      );
+    }
+    const stop = P.stop ?? ctx.policy.stop;
+    const q = judgeQuorumRound(snapshot, R, P, stop);
+    switch (q.type) {
+      case "wait":
+        return wait(q.waiting, R, q.detail);
+      case "escalate":
+        return escalate(q.reason, q.detail, q.options ?? RETRY_OPTIONS);
+      case "fail":
+        return notPassed(q.why, stop);
+      case "pass": {
+        const changed = unchangedSince(
+          q.judgement.sha!,
+          roundMembers(snapshot, R).map(([, p]) => p),
+        );
+        if (changed) return changed;
+        const families = q.judgement.counted.map((c) => `${c.provider} (${c.family})`).join(", ");
+        const reason = `quorum ${rule.need}/${rule.of} passed: ${families} passed the five conditions on the same bytes; no reviewer blocks`;
+        return act({ type: "outcome", status: "satisfied", reason, round: R, independence: "strong", quorum: q.judgement.counted }, "pass");
+      }
+      case "restart":
+        if (q.reason === "artifact_changed") return restart(q.why);
+        if (q.reason === "degraded") return issue(next(P, P.counted_round, R, "degraded"), `replacing ${q.why}`);
+        // a member malformed twice in a row (this round and the one it restarted) is a human's, as for one reviewer
+        if (P.restart_reason === "malformed" && P.restart_of !== null) {
+          const before = quorumMembers(snapshot, P.restart_of, stop)
+            .filter((m) => m.state.kind === "malformed")
+            .map((m) => m.provider);
+          const again = q.members.filter((m) => before.includes(m));
+          if (again.length)
+            return escalate(
+              "malformed_termination_x2",
+              `two malformed terminations in a row from ${again.join(", ")}: ${q.why}`,
+              CAP_OPTIONS,
+            );
+        }
+        if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${q.why})`, CAP_OPTIONS);
+        return issue(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${q.why}`);
+    }
+  };
+  if (P.quorum) return decideQuorum(P.quorum);
+
   const malformed = (why: string): GateDecision => {
     const previous = P.restart_reason === "malformed" && P.restart_of !== null ? snapshot.failures.get(P.restart_of) : undefined;
     const previousVerdict = P.restart_of !== null ? snapshot.verdicts.get(P.restart_of) : undefined;
@@ -258,27 +322,10 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     const gp = verdict.gate_pass;
     // A round is judged under the policy its packet was issued with: a settings edit never re-judges a closed round.
     const stop = P.stop ?? ctx.policy.stop;
-    // A stale review never passes: the bytes on disk now must be the bytes the verifier hashed (SPEC §11).
-    const restart = (why: string): GateDecision => {
-      if (consecutiveRestarts(snapshot, R) >= ctx.policy.restartCap) {
-        return escalate("restart_cap_hit", `artifact changed mid-review ${ctx.policy.restartCap + 1} times in a row`, RETRY_OPTIONS);
-      }
-      return issue(next(P, P.counted_round, R, "artifact_changed"), why);
-    };
     if (verdictPasses(verdict, stop)) {
-      const current = ctx.artifact();
-      if (!current.ok) return escalate(current.problem, current.detail, ARTIFACT_OPTIONS);
-      if (current.sha !== gp.recomputed_sha256)
-        return restart(
-          `artifact changed after round ${R} was verified (verified ${gp.recomputed_sha256}, now ${current.sha}): ` +
-            "restart on the current bytes",
-        );
       // the scrubbed view hides redacted regions: an edit there is still a change the review never covered
-      if (P.artifact_raw_sha256 !== undefined && current.rawSha !== P.artifact_raw_sha256)
-        return restart(
-          `artifact file changed since packet ${R} (raw sha256 ${P.artifact_raw_sha256}, now ${current.rawSha}), ` +
-            "inside what the scrubber redacts: restart on the current bytes",
-        );
+      const changed = unchangedSince(gp.recomputed_sha256, [P]);
+      if (changed) return changed;
       // Copilot's identity is only caller-declared (ARIS's compatibility drive): its pass ends nothing until a
       // reviewer of a known, different family, selected afresh without copilot, passes the same counted round.
       if (P.reviewer_adapter === "copilot") {
@@ -324,19 +371,28 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         RETRY_OPTIONS,
       );
     }
-    const why = failReasons(verdict, stop).join("; ");
-    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached with ${why}`, CAP_OPTIONS);
-    // A human who checks every round sees a stall there: the checkpoint comes first.
-    if (ctx.policy.humanCheckpoint)
-      return escalate("human_checkpoint", `round ${R} did not pass (${why}): continue, stop or rework`, CHECKPOINT_OPTIONS);
-    const stall = ctx.policy.stallDetection ? stallAfterVerdict(snapshot, R, stop) : null;
-    if (stall) return stalled(stall);
-    return authorTurn(why, undefined, true);
+    return notPassed(failReasons(verdict, stop).join("; "), stop);
   }
   if (snapshot.results.has(R)) return wait("verifying", R, "result delivered; waiting for the verifier");
   if (snapshot.responses.has(R)) return wait("normalizing", R, "manual response delivered; waiting for the manual worker");
   if (snapshot.attempts.has(R)) return wait("dispatched", R, `dispatched to ${P.reviewer_provider}`);
   return wait("reviewing", R, `waiting for reviewer ${P.reviewer_provider}`);
+}
+
+/**
+ * What a quorum round issued after `basis` keeps: the basis round's members (its quorum packets), less those that
+ * proved unavailable when the round is their replacement (degraded).
+ */
+export function quorumIssue(
+  s: GateSnapshot,
+  rule: QuorumRule,
+  basis: number,
+  reason: PacketFrontMatter["restart_reason"],
+  stop: PacketFrontMatter["stop"],
+): QuorumIssue {
+  const members = quorumMembers(s, basis, stop ?? "verdict");
+  const exclude = reason === "degraded" ? members.filter((m) => m.state.kind === "unavailable").map((m) => m.provider) : [];
+  return { rule, keep: members.filter((m) => !exclude.includes(m.provider)).map((m) => m.packet), exclude };
 }
 
 /** decide() under the policy the gate's request resolves to: what the broker, status and wait all ask. */

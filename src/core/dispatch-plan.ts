@@ -17,6 +17,7 @@ import {
   type Settings,
 } from "../spec/schemas.js";
 import { keepsIndependence } from "./independence.js";
+import { perGate } from "./policy.js";
 
 export interface Pair {
   model: string | null;
@@ -29,8 +30,7 @@ const rank = (e: Effort) => EFFORTS.indexOf(e);
 
 /** The gate's tier: settings.gate_tiers[gate], G-lane for every lane gate, else regular. */
 export function gateTier(settings: Settings, gate: string): EffortTier {
-  const tiers = settings.gate_tiers ?? {};
-  return tiers[gate] ?? (gate.startsWith("G-lane:") ? tiers["G-lane"] : undefined) ?? "regular";
+  return perGate(settings.gate_tiers, gate) ?? "regular";
 }
 
 /** The pair the tier asks for, or why the provider cannot run it at all (nothing is dispatched then). */

@@ -1,17 +1,51 @@
 // Questions every layer asks of a gate snapshot, each answered here once: the open round, the rounds counted, the
 // policy in force, whether a decision counts, whether the author may contest, how long a foreign writer may write.
-import type { Decision, DecisionChoice, Difficulty, Escalation, Settings } from "../spec/schemas.js";
+import type { Decision, DecisionChoice, Difficulty, Escalation, PacketFrontMatter, Settings, VerdictFile } from "../spec/schemas.js";
 import { NO_REQUEST_POLICY, resolvePolicy, type ResolvedPolicy } from "./policy.js";
 import { FOREIGN_GRACE_MS, type GateSnapshot } from "./snapshot.js";
 
+/** Every packet of the gate: its own and, in a quorum gate, every member's (a member view sees the same). */
+function allPackets(s: GateSnapshot): PacketFrontMatter[] {
+  const own = s.member === null ? [...s.packets.values()] : [];
+  return [...own, ...[...s.members.values()].flatMap((m) => [...m.packets.values()])];
+}
+
 /** The newest round with a packet (0 before the first packet). */
 export function openRound(s: GateSnapshot): number {
-  return Math.max(0, ...s.packets.keys());
+  return allPackets(s).reduce((n, p) => Math.max(n, p.round), 0);
 }
 
 /** Counted rounds so far: restarts, retries and rulings reuse their round's count (SPEC §8). */
 export function countedRounds(s: GateSnapshot): number {
-  return [...s.packets.values()].reduce((n, p) => Math.max(n, p.counted_round), 0);
+  return allPackets(s).reduce((n, p) => Math.max(n, p.counted_round), 0);
+}
+
+/** Round `round`'s quorum members and their packets, by provider id (empty for a gate with one reviewer). */
+export function roundMembers(s: GateSnapshot, round: number): Array<[string, PacketFrontMatter]> {
+  return [...s.members]
+    .flatMap(([id, slots]): Array<[string, PacketFrontMatter]> => {
+      const p = slots.packets.get(round);
+      return p ? [[id, p]] : [];
+    })
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Round `round`'s verdicts: its own, or every quorum member's that has one. */
+export function roundVerdicts(s: GateSnapshot, round: number): VerdictFile[] {
+  const own = s.verdicts.get(round);
+  if (own) return [own];
+  return roundMembers(s, round).flatMap(([id]) => {
+    const v = s.members.get(id)!.verdicts.get(round);
+    return v ? [v] : [];
+  });
+}
+
+/**
+ * The packet that speaks for round `round`: its own, or its first quorum member's — the fields a round shares
+ * (counted round, cap, restart, stop, difficulty, quorum rule) are the same in every member's packet.
+ */
+export function roundPacket(s: GateSnapshot, round: number): PacketFrontMatter | undefined {
+  return s.packets.get(round) ?? roundMembers(s, round)[0]?.[1];
 }
 
 /** The policy the gate's request resolves to under the settings; a gate without a request has none to resolve. */
@@ -36,8 +70,9 @@ export function offers(esc: Pick<Escalation, "options">, choice: DecisionChoice)
  * round's own difficulty when its packet records one), blocking findings to contest, and never a ruling (final).
  */
 export function contestRefusal(s: GateSnapshot, round: number, policy: Pick<ResolvedPolicy, "difficulty">): string | null {
-  const difficulty: Difficulty = s.packets.get(round)?.difficulty ?? policy.difficulty;
+  const difficulty: Difficulty = roundPacket(s, round)?.difficulty ?? policy.difficulty;
   if (difficulty === "medium") return "rebuttals need difficulty hard or nightmare; this gate runs at medium";
+  if (roundPacket(s, round)?.quorum) return "a quorum round's findings are not contested: revise the artifact and resubmit";
   if (s.packets.get(round)?.restart_reason === "ruling")
     return `round ${round} is the ruling on a rebuttal, and a ruling is final: revise the artifact and resubmit`;
   if (!((s.verdicts.get(round)?.blocking_count ?? 0) > 0)) return `round ${round} has no blocking findings to contest`;

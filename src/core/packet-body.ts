@@ -49,13 +49,15 @@ function fenced(text: string): string[] {
   return [fence, text.replace(/\n$/, ""), fence];
 }
 
-function priorRounds(entries: TrailEntry[], findings: Map<number, string[]>): string {
+function priorRounds(entries: TrailEntry[], findings: Map<string, string[]>): string {
   if (!entries.length) return "";
-  const lines = ["## Prior rounds (your own earlier findings — check whether each was addressed or sidestepped)", ""];
+  // a quorum round's reviewers each see every reviewer's earlier findings, named (SPEC §26)
+  const whose = entries.some((e) => e.member !== undefined) ? "every reviewer's earlier findings" : "your own earlier findings";
+  const lines = [`## Prior rounds (${whose} — check whether each was addressed or sidestepped)`, ""];
   for (const e of entries) {
-    lines.push(`### Round ${e.round}${roundLabel(e)}: ${e.state}`);
+    lines.push(`### Round ${e.round}${roundLabel(e)}${e.member === undefined ? "" : ` — reviewer ${e.member}`}: ${e.state}`);
     lines.push(`- verdict: ${e.verdict ?? "none"}; blocking findings: ${e.blocking_findings ?? "n/a"}; gate-pass: ${e.gate_pass ?? "n/a"}`);
-    for (const f of findings.get(e.round) ?? []) lines.push(`- finding: ${f}`);
+    for (const f of findings.get(e.packet) ?? []) lines.push(`- finding: ${f}`);
     lines.push("");
   }
   return lines.join("\n");
@@ -177,7 +179,7 @@ export function renderPacketBody(
   front: PacketFrontMatter,
   scrubbedArtifact: string,
   prior: TrailEntry[],
-  priorFindings: Map<number, string[]>,
+  priorFindings: Map<string, string[]>,
   extras: PacketExtras = {},
 ): string {
   const { artifact, focus } = gateFocus(front.gate);

@@ -28,6 +28,8 @@ export function parsePacket(text: string): { front: PacketFrontMatter | null; bo
  * ':' and ends its id with another ':', since neither lane ids nor run ids may hold one (`G-lane:a-b:c-r1` is not
  * `G-lane:a:b-c-r1`). Fixed gate names have no variable part, and `-r<round>` is always the last dash.
  */
-export function packetId(runId: string, gate: string, round: number): string {
-  return gate.includes(":") ? `${gate}:${runId}-r${round}` : `${gate}-${runId}-r${round}`;
+export function packetId(runId: string, gate: string, round: number, member: string | null = null): string {
+  const id = gate.includes(":") ? `${gate}:${runId}-r${round}` : `${gate}-${runId}-r${round}`;
+  // a quorum member's packet names its reviewer: a result for one member can never be taken for another's
+  return member === null ? id : `${id}.${member}`;
 }

@@ -1,7 +1,8 @@
 // Resolves what a request asks for against the settings: whether review is required, the cap, the mode, and the
 // auto-review-loop modes (stop policy, difficulty, human checkpoint) with the reason a request cannot be served.
 import { FILE_READING_KINDS, isCliKind, readsFiles } from "./adapter-kinds.js";
-import type { Difficulty, Request, ReviewMode, Settings, StopPolicy } from "../spec/schemas.js";
+import type { Difficulty, QuorumRule, Request, ReviewMode, Settings, StopPolicy } from "../spec/schemas.js";
+import { quorumProblem } from "../spec/quorum-rule.js";
 
 export const MANUAL_PROVIDER = "manual";
 
@@ -23,8 +24,25 @@ export interface ResolvedPolicy {
   humanCheckpoint: boolean;
   /** Escalate a loop that stopped making progress as `stalled` (§14.1). */
   stallDetection: boolean;
+  /** A quorum gate's rule (SPEC §26): the request's, else settings.gate_quorum's; null for one reviewer a round. */
+  quorum: QuorumRule | null;
   /** Why this request cannot be served as asked (the broker escalates request_refused before round 1); null if it can. */
   refusal: string | null;
+}
+
+/** A per-gate setting: the gate's own entry, else the G-lane entry for any lane gate. */
+export function perGate<T>(record: Record<string, T> | undefined, gate: string): T | undefined {
+  return record?.[gate] ?? (gate.startsWith("G-lane:") ? record?.["G-lane"] : undefined);
+}
+
+/** The quorum a gate asks for: the request's rule, else its settings entry with need and of filled in. */
+export function gateQuorum(request: Pick<Request, "quorum" | "gate">, settings: Settings): QuorumRule | null {
+  if (request.quorum) return request.quorum;
+  const entry = perGate(settings.gate_quorum, request.gate);
+  if (!entry) return null;
+  const named = entry.families?.length ?? 0;
+  const need = entry.need ?? (named || entry.of || 1);
+  return { need, of: entry.of ?? Math.max(need, named), ...(entry.families ? { families: entry.families } : {}) };
 }
 
 /** The provider a request pins (request, then settings), or null for auto. */
@@ -65,6 +83,7 @@ export function resolvePolicy(request: Request, settings: Settings): ResolvedPol
   const mode: ReviewMode = asked === "off" && forced ? "cross" : asked;
   const requiredBecause = asked !== "off" ? `review=${asked}` : forced ? `${forced} (review=off overridden)` : "review=off";
   const stop = request.stop ?? settings.stop ?? "verdict";
+  const quorum = gateQuorum(request, settings);
   const difficulty = request.difficulty ?? settings.difficulty ?? "medium";
   let cap = request.cap ?? settings.max_rounds ?? settings.codex_cap ?? (stop === "score" ? DEFAULT_SCORE_CAP : DEFAULT_CAP);
   if (cap > MAX_CAP) {
@@ -82,7 +101,8 @@ export function resolvePolicy(request: Request, settings: Settings): ResolvedPol
     difficulty,
     humanCheckpoint: request.human_checkpoint ?? settings.human_checkpoint ?? false,
     stallDetection: settings.stall_detection ?? true,
-    refusal: requestRefusal(request, settings, difficulty),
+    quorum,
+    refusal: quorumRefusal(quorum) ?? requestRefusal(request, settings, difficulty),
   };
 }
 
@@ -98,8 +118,15 @@ export const NO_REQUEST_POLICY: ResolvedPolicy = Object.freeze({
   difficulty: "medium",
   humanCheckpoint: false,
   stallDetection: true,
+  quorum: null,
   refusal: null,
 }) as ResolvedPolicy;
+
+/** A quorum assembled from settings can still be incoherent (the request's own was refused when it was parsed). */
+function quorumRefusal(quorum: QuorumRule | null): string | null {
+  const problem = quorum && quorumProblem(quorum);
+  return problem ? `quorum ${quorum.need}/${quorum.of}: ${problem}` : null;
+}
 
 /** Whether a project-relative path stays inside the project: not absolute, and no `..` climbs above where it starts. */
 function staysInside(p: string): boolean {

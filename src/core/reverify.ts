@@ -7,10 +7,12 @@ import { parseReviewResult } from "./result-wire.js";
 import { evaluateScoreGate } from "./score-gate.js";
 import { sha256Hex } from "./sha.js";
 import type { ResolvedPolicy } from "./policy.js";
-import type { Settings } from "../spec/schemas.js";
-import { type GateSnapshot } from "./snapshot.js";
+import type { Family, Settings } from "../spec/schemas.js";
+import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
-import { validDecision } from "./gate-queries.js";
+import { roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { judgeQuorum } from "./quorum.js";
+import { type SlotKind, slotFile } from "./slot-file.js";
 
 /** Round n's result as read from disk (bounded): its bytes, or why they could not be read. */
 export type ResultBytes = { ok: true; bytes: Buffer; text: string } | { ok: false; reason: string };
@@ -19,7 +21,8 @@ export interface ReverifyInput {
   settings: Settings;
   policy: ResolvedPolicy;
   artifact: ArtifactState;
-  resultBytes: (round: number) => ResultBytes;
+  /** Round n's result bytes: the gate's own, or a quorum member's. */
+  resultBytes: (round: number, member: string | null) => ResultBytes;
 }
 
 export interface Reverification {
@@ -41,6 +44,7 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   }
   if (o.status === "satisfied") {
     if (o.satisfied_at_round !== n) problems.push(`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`);
+    else if (roundPacket(s, n)?.quorum) problems.push(...quorumPassProblems(s, n, input, o.quorum?.members ?? null));
     else problems.push(...passProblems(s, n, input, o.independence));
   }
   if ((o.status === "satisfied" || o.status === "force_passed") && o.artifact_sha256 !== null) {
@@ -62,17 +66,34 @@ export function passProblems(
   input: Omit<ReverifyInput, "policy">,
   independence: "strong" | "weak" | null | undefined,
 ): string[] {
+  return rederive(s, n, input, independence).problems;
+}
+
+interface Rederived {
+  problems: string[];
+  /** The result holds blocking findings: it closes a quorum round whatever else holds. */
+  blocking: boolean;
+  family: Family;
+}
+
+function rederive(
+  s: GateSnapshot,
+  n: number,
+  input: Omit<ReverifyInput, "policy">,
+  independence: "strong" | "weak" | null | undefined,
+): Rederived {
   const { artifact, settings } = input;
+  const name = (kind: SlotKind) => slotFile(kind, n, s.member);
   const packet = s.packets.get(n);
-  if (!packet) return [`no valid packet-${n}.md`];
+  if (!packet) return { problems: [`no valid ${name("packet")}`], blocking: false, family: "unknown" };
   const stop = packet.stop ?? "verdict";
-  const read = input.resultBytes(n);
-  if (!read.ok) return [`result-${n}.json: ${read.reason}`];
+  const read = input.resultBytes(n, s.member);
+  if (!read.ok) return { problems: [`${name("result")}: ${read.reason}`], blocking: false, family: packet.reviewer_family };
   const { bytes, text: raw } = read;
   const problems: string[] = [];
   const verdict = s.verdicts.get(n);
-  if (!verdict) problems.push(s.brokenSeals.get(n) ?? `no verdict-${n}.json bound to result-${n}.json`);
-  else if (verdict.result_sha256 !== sha256Hex(bytes)) problems.push(`verdict-${n}.json binds other result bytes`);
+  if (!verdict) problems.push(s.brokenSeals.get(n) ?? `no ${name("verdict")} bound to ${name("result")}`);
+  else if (verdict.result_sha256 !== sha256Hex(bytes)) problems.push(`${name("verdict")} binds other result bytes`);
   // The gate-pass again, on the artifact bytes the outcome names when they are still on disk.
   const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
@@ -83,12 +104,51 @@ export function passProblems(
   if (stop === "verdict" && result?.verdict !== "satisfied")
     problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
   if (stop === "score" && result && !evaluateScoreGate(result).positive) problems.push("the result's score does not pass the score gate");
-  if (independence === "strong") {
-    const { model, family } = reviewerOf(result ?? {}, packet, settings.family_aliases);
-    if (!isIndependent(packet.author_family, family))
-      problems.push(
-        `independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${packet.author_family})`,
-      );
+  const { model, family } = reviewerOf(result ?? {}, packet, settings.family_aliases);
+  if (independence === "strong" && !isIndependent(packet.author_family, family))
+    problems.push(
+      `independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${packet.author_family})`,
+    );
+  return { problems, blocking: c.parses && !c.no_blockers, family };
+}
+
+/**
+ * Why round n's quorum pass does not re-derive: each member re-derived on its own files, the rule run again on
+ * those (no member blocks; K distinct counting families pass on the artifact's bytes), and — for an outcome — the
+ * members it names are exactly the ones the rule counts.
+ */
+export function quorumPassProblems(
+  s: GateSnapshot,
+  n: number,
+  input: Omit<ReverifyInput, "policy">,
+  named: Array<{ provider: string; family: Family }> | null,
+): string[] {
+  const packet = roundPacket(s, n)!;
+  const rule = packet.quorum!;
+  const sha = input.artifact.ok ? input.artifact.sha : null;
+  const members = roundMembers(s, n).map(([provider]) => {
+    const again = rederive(memberView(s, provider), n, input, "strong");
+    return { provider, ...again, passed: again.problems.length === 0, sha };
+  });
+  const j = judgeQuorum(rule, packet.author_family, members);
+  const problems = j.pass
+    ? []
+    : [
+        `quorum ${rule.need}/${rule.of} does not re-derive: ` +
+          (j.blockedBy.length
+            ? `blocked by ${j.blockedBy.join(", ")}`
+            : `${j.missingCount} famil${j.missingCount === 1 ? "y" : "ies"} short`) +
+          members
+            .filter((m) => m.problems.length)
+            .map((m) => `; ${m.provider}: ${m.problems.join(", ")}`)
+            .join(""),
+      ];
+  if (named !== null) {
+    const key = (m: { provider: string; family: Family }) => `${m.provider}/${m.family}`;
+    const counted = new Set(j.counted.map(key));
+    const listed = named.map(key);
+    if (listed.length !== counted.size || listed.some((k) => !counted.has(k)))
+      problems.push(`the outcome names ${listed.join(", ") || "no members"}, but the rule counts ${[...counted].join(", ") || "none"}`);
   }
   return problems;
 }

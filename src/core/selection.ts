@@ -3,7 +3,7 @@
 // nightmare only reviewers that read the repository themselves are candidates, on every path.
 import { ADAPTER_KIND_INFO, FILE_READING_KINDS, readsFiles } from "./adapter-kinds.js";
 import { classifyModel, familyOfHost } from "./family.js";
-import type { Family, ProviderConfig, Request, Settings } from "../spec/schemas.js";
+import type { Family, ProviderConfig, QuorumRule, Request, Settings } from "../spec/schemas.js";
 import { MANUAL_PROVIDER, pinnedReviewer, type ResolvedPolicy } from "./policy.js";
 import { familyRelation, isIndependent } from "./independence.js";
 
@@ -160,4 +160,51 @@ export function selectReviewer(
   if (top)
     return { status: "selected", provider: top, independence: "strong", reason: `auto: ${top.id} (${top.family} ≠ ${author.family})` };
   return weak(`no available reviewer of a family other than ${author.family}`);
+}
+
+/**
+ * The reviewers a quorum round adds to those it keeps (SPEC §26): available, selectable, never copilot (its identity
+ * is only declared) or a person, each of a known family that is not the author's and not one already in the round —
+ * the rule's named families first. Fewer than the round needs is no round at all: why, naming what is missing.
+ */
+export function selectQuorum(
+  policy: ResolvedPolicy,
+  author: AuthorIdentity,
+  all: Provider[],
+  rule: QuorumRule,
+  fixed: Array<Pick<Provider, "id" | "family">>,
+  exclude: readonly string[],
+): { add: Provider[] } | { unavailable: string } {
+  const families = new Set(fixed.map((p) => p.family));
+  const ids = new Set(fixed.map((p) => p.id));
+  const named = new Set(rule.families ?? []);
+  const candidates = all
+    .filter((p) => !(policy.difficulty === "nightmare" && !readsFiles(p.adapter)))
+    .filter((p) => p.available && p.selectable && p.adapter !== "copilot" && p.adapter !== "manual")
+    .filter((p) => !ids.has(p.id) && !exclude.includes(p.id) && isIndependent(author.family, p.family))
+    .sort(
+      (a, b) =>
+        Number(named.has(b.family)) - Number(named.has(a.family)) ||
+        ADAPTER_KIND_INFO[a.adapter].rank - ADAPTER_KIND_INFO[b.adapter].rank ||
+        a.id.localeCompare(b.id),
+    );
+  const add: Provider[] = [];
+  for (const p of candidates) {
+    if (fixed.length + add.length >= rule.of) break;
+    if (families.has(p.family)) continue;
+    families.add(p.family);
+    add.push(p);
+  }
+  const missingNamed = [...named].filter((f) => !families.has(f));
+  if (fixed.length + add.length >= rule.of && !missingNamed.length) return { add };
+  const have = [...families].join(", ") || "none";
+  const why =
+    author.family === "unknown"
+      ? `the author's family is unknown (host ${JSON.stringify(author.host)}): no family can be shown to differ from it`
+      : `${rule.of} reviewers of distinct known families other than the author's (${author.family}) are needed; ` +
+        `the round can have ${have}` +
+        (missingNamed.length ? `; no available reviewer of ${missingNamed.join(", ")}` : "");
+  return {
+    unavailable: `quorum ${rule.need}/${rule.of}: ${why} (configure or enable providers of the missing families: guild-bus providers)`,
+  };
 }

@@ -14,11 +14,11 @@ export interface Problem {
   mtimeMs: number;
 }
 
-export interface GateSnapshot {
-  runId: string;
-  gate: string;
-  dir: string;
-  request: Request | null;
+/**
+ * One reviewer's files, by round: a gate's own (`packet-<n>.md`, …) or, in a quorum gate, one member's
+ * (`packet-<n>.<provider>.md`, …; SPEC §26).
+ */
+export interface ReviewSlots {
   packets: Map<number, PacketFrontMatter>;
   attempts: Map<number, z.infer<typeof Attempt>>;
   results: Map<number, { mtimeMs: number; size: number }>;
@@ -30,9 +30,20 @@ export interface GateSnapshot {
    * the verdict: changed, replaced or removed after verification. Such a round can never pass (SPEC §15).
    */
   brokenSeals: Map<number, string>;
-  resubmits: Set<number>;
   /** Rounds whose reviewer left a memory-<n>.md (hard and nightmare difficulty); read when a packet is built. */
   memories: Set<number>;
+}
+
+export interface GateSnapshot extends ReviewSlots {
+  runId: string;
+  gate: string;
+  dir: string;
+  request: Request | null;
+  /** A quorum gate's reviewers, by provider id: each one's files of every round (SPEC §26). */
+  members: Map<string, ReviewSlots>;
+  /** null for the gate itself; a provider id for one quorum member's view (memberView): its slots, the gate's rest. */
+  member: string | null;
+  resubmits: Set<number>;
   /** Rounds the author contested with rebuttal-<n>.md; read when the ruling packet is built. */
   rebuttals: Set<number>;
   escalations: Map<number, Escalation>;
@@ -46,12 +57,8 @@ export interface GateSnapshot {
   fingerprint: string;
 }
 
-export function emptySnapshot(runId: string, gate: string, dir: string): GateSnapshot {
+export function emptySlots(): ReviewSlots {
   return {
-    runId,
-    gate,
-    dir,
-    request: null,
     packets: new Map(),
     attempts: new Map(),
     results: new Map(),
@@ -59,8 +66,20 @@ export function emptySnapshot(runId: string, gate: string, dir: string): GateSna
     failures: new Map(),
     verdicts: new Map(),
     brokenSeals: new Map(),
-    resubmits: new Set(),
     memories: new Set(),
+  };
+}
+
+export function emptySnapshot(runId: string, gate: string, dir: string): GateSnapshot {
+  return {
+    runId,
+    gate,
+    dir,
+    request: null,
+    ...emptySlots(),
+    members: new Map(),
+    member: null,
+    resubmits: new Set(),
     rebuttals: new Set(),
     escalations: new Map(),
     decisions: new Map(),
@@ -69,4 +88,14 @@ export function emptySnapshot(runId: string, gate: string, dir: string): GateSna
     problems: [],
     fingerprint: "",
   };
+}
+
+/** One quorum member's view of the gate: its files in the reviewer slots, everything else the gate's. */
+export function memberView(s: GateSnapshot, provider: string): GateSnapshot {
+  return { ...s, ...(s.members.get(provider) ?? emptySlots()), member: provider };
+}
+
+/** Every reviewer's view of the gate: the gate itself, then each quorum member's. */
+export function reviewerViews(s: GateSnapshot): GateSnapshot[] {
+  return [s, ...[...s.members.keys()].sort().map((m) => memberView(s, m))];
 }

@@ -3,6 +3,7 @@
 // would issue the next packet.
 import type { StallEvidence, StopPolicy } from "../spec/schemas.js";
 import type { GateSnapshot } from "./snapshot.js";
+import { roundMembers, roundPacket, roundVerdicts } from "./gate-queries.js";
 
 /** The artifact bytes as decide() sees them. */
 export interface Bytes {
@@ -18,17 +19,38 @@ export interface Bytes {
 export function judgedChain(s: GateSnapshot, R: number): number[] {
   const floor = Math.max(0, ...[...s.escalations.values()].filter((e) => e.reason === "stalled" && e.round < R).map((e) => e.round));
   const last = new Map<number, number>();
-  for (const [round, v] of s.verdicts) {
-    const c = v.gate_pass.conditions;
-    const p = s.packets.get(round);
-    if (!p || round > R || round <= floor || !c.parses || !c.sha256_match) continue;
+  for (let round = floor + 1; round <= R; round++) {
+    const judged = roundJudgement(s, round);
+    const p = roundPacket(s, round);
+    if (!p || !judged?.parses || !judged.shaMatch) continue;
     if ((last.get(p.counted_round) ?? 0) < round) last.set(p.counted_round, round);
   }
-  const top = s.packets.get(R)?.counted_round;
+  const top = roundPacket(s, R)?.counted_round;
   if (top === undefined || last.get(top) !== R) return [];
   const chain: number[] = [];
   for (let c = top; last.has(c); c--) chain.unshift(last.get(c)!);
   return chain;
+}
+
+/**
+ * What a round's verdicts say, together: a quorum round's blocking keys are every member's (merged, §26), its score
+ * the lowest; it parsed and matched the bytes only when every member's verdict did. null before any verdict.
+ */
+export function roundJudgement(
+  s: GateSnapshot,
+  round: number,
+): { parses: boolean; shaMatch: boolean; blockingKeys: string[]; score: number | null } | null {
+  const verdicts = roundVerdicts(s, round);
+  if (!verdicts.length) return null;
+  const scores = verdicts.map((v) => (v.score_gate?.available && v.score_gate.score !== null ? v.score_gate.score : null));
+  // a member that ended without a verdict leaves the round unjudged as a whole
+  const whole = s.verdicts.has(round) || verdicts.length === roundMembers(s, round).length;
+  return {
+    parses: whole && verdicts.every((v) => v.gate_pass.conditions.parses),
+    shaMatch: verdicts.every((v) => v.gate_pass.conditions.sha256_match),
+    blockingKeys: [...new Set(verdicts.flatMap((v) => v.blocking_keys ?? []))].sort(),
+    score: scores.includes(null) ? null : Math.min(...(scores as number[])),
+  };
 }
 
 const sameKeys = (a: string[] | undefined, b: string[] | undefined) =>
@@ -37,7 +59,7 @@ const sameKeys = (a: string[] | undefined, b: string[] | undefined) =>
 /** A round that did not pass, after it was judged: the same blocking findings as the round before, or a falling score. */
 export function stallAfterVerdict(s: GateSnapshot, R: number, stop: StopPolicy): StallEvidence | null {
   const chain = judgedChain(s, R);
-  const keys = (r: number) => s.verdicts.get(r)?.blocking_keys;
+  const keys = (r: number) => roundJudgement(s, r)?.blockingKeys;
   let i = chain.length - 1;
   while (i > 0 && sameKeys(keys(chain[i - 1]!), keys(R))) i--;
   if (i < chain.length - 1) {
@@ -45,10 +67,7 @@ export function stallAfterVerdict(s: GateSnapshot, R: number, stop: StopPolicy):
     return { pattern: "repeated_findings", since_round: rounds[0]!, rounds };
   }
   if (stop !== "score") return null;
-  const score = (r: number) => {
-    const g = s.verdicts.get(r)?.score_gate;
-    return g?.available && g.score !== null ? g.score : null;
-  };
+  const score = (r: number) => roundJudgement(s, r)?.score ?? null;
   let j = chain.length - 1;
   while (j > 0 && score(chain[j]!) !== null && score(chain[j - 1]!) !== null && score(chain[j - 1]!)! > score(chain[j]!)!) j--;
   // two regressions in a row: three rounds, each scored lower than the one before
@@ -60,10 +79,10 @@ export function stallAfterVerdict(s: GateSnapshot, R: number, stop: StopPolicy):
 /** A resubmit after round R, before its packet: the same bytes again, or the bytes of the round before it back. */
 export function stallAtResubmit(s: GateSnapshot, R: number, now: Bytes): StallEvidence | null {
   const same = (r: number) => {
-    const p = s.packets.get(r)!;
+    const p = roundPacket(s, r)!;
     return p.artifact_sha256 === now.sha && (p.artifact_raw_sha256 === undefined || p.artifact_raw_sha256 === now.rawSha);
   };
-  const sha = (r: number) => s.packets.get(r)!.artifact_sha256;
+  const sha = (r: number) => roundPacket(s, r)!.artifact_sha256;
   if (same(R)) return { pattern: "unchanged_resubmit", since_round: R, rounds: [R], artifact_sha256: [sha(R), now.sha] };
   const chain = judgedChain(s, R);
   const before = chain.length >= 2 ? chain[chain.length - 2]! : null;

@@ -1,7 +1,8 @@
 // What a person or a waiting author sees of a gate: its state and the seed's ReviewBrokerOutput shape.
 import type { Difficulty, Outcome, StopPolicy, VerdictFile } from "../spec/schemas.js";
 import type { ArtifactState } from "./artifact-view.js";
-import { type GateDecision, verdictPasses } from "./decide.js";
+import type { GateDecision } from "./decide.js";
+import { verdictPasses } from "./verdict-pass.js";
 import { contestRefusal, countedRounds, openRound } from "./gate-queries.js";
 import type { ResolvedPolicy } from "./policy.js";
 import { BUS_DIRS, type GateSnapshot } from "./snapshot.js";

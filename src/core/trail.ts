@@ -2,12 +2,17 @@
 import { z } from "zod";
 import { DispatchAttempt, type Failure, type ReviewResultLenient, type StopPolicy, type TrailEntry } from "../spec/schemas.js";
 import { describeAttempt } from "./dispatch-plan.js";
-import { type GateDecision, verdictPasses } from "./decide.js";
-import type { GateSnapshot } from "./snapshot.js";
+import type { GateDecision } from "./decide.js";
+import { verdictPasses } from "./verdict-pass.js";
+import { type GateSnapshot, memberView, reviewerViews } from "./snapshot.js";
+import { roundPacket } from "./gate-queries.js";
+import { slotFile } from "./slot-file.js";
 import { type FindingView, listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
 
+/** Round n's result: the gate's own reviewer's, or a quorum member's. */
 export type ResultLookup = (
   round: number,
+  member?: string | null,
 ) => (ReviewResultLenient & { normalized_from?: string; findings?: unknown; rulings?: unknown }) | null;
 
 /** " (restart of round 2)", or " (ruling on round 2)" for the round that rules on a rebuttal. */
@@ -64,25 +69,40 @@ export interface RoundDetail {
   rulings: string[];
 }
 
-/** One entry per packet; a round "passed" under the stop policy in force (the score gate replaces the verdict condition). */
+/**
+ * One entry per packet — a quorum round has one per member — in round order; findings and details are keyed by the
+ * entry's packet name. A round "passed" under the stop policy in force (the score gate replaces the verdict condition).
+ */
 export function trailEntries(
-  s: GateSnapshot,
+  gate: GateSnapshot,
   lookup: ResultLookup,
   stop: StopPolicy = "verdict",
-): { entries: TrailEntry[]; findings: Map<number, string[]>; details: Map<number, RoundDetail> } {
+): { entries: TrailEntry[]; findings: Map<string, string[]>; details: Map<string, RoundDetail> } {
   const entries: TrailEntry[] = [];
-  const findings = new Map<number, string[]>();
-  const details = new Map<number, RoundDetail>();
+  const findings = new Map<string, string[]>();
+  const details = new Map<string, RoundDetail>();
+  for (const s of reviewerViews(gate)) reviewerEntries(s, lookup, stop, { entries, findings, details });
+  entries.sort((a, b) => a.round - b.round || (a.member ?? "").localeCompare(b.member ?? ""));
+  return { entries, findings, details };
+}
+
+function reviewerEntries(
+  s: GateSnapshot,
+  lookup: ResultLookup,
+  stop: StopPolicy,
+  { entries, findings, details }: ReturnType<typeof trailEntries>,
+): void {
   for (const round of [...s.packets.keys()].sort((a, b) => a - b)) {
+    const packetName = slotFile("packet", round, s.member);
     const p = s.packets.get(round)!;
     const verdict = s.verdicts.get(round);
     const failure = s.failures.get(round);
-    const result = s.results.has(round) ? lookup(round) : null;
+    const result = s.results.has(round) ? lookup(round, s.member) : null;
     if (result) {
-      findings.set(round, [...findingTitles(result.findings ?? result.blocking_findings), ...rulingLines(result.rulings)]);
+      findings.set(packetName, [...findingTitles(result.findings ?? result.blocking_findings), ...rulingLines(result.rulings)]);
       const listed = listedFindings(result.findings ?? result.blocking_findings);
       const summary = (result as { summary?: unknown }).summary;
-      details.set(round, {
+      details.set(packetName, {
         summary: typeof summary === "string" && summary.trim() ? summary.trim().slice(0, 2000) : null,
         ...listed,
         rulings: rulingLines(result.rulings),
@@ -114,8 +134,9 @@ export function trailEntries(
       reviewer_model: verdict?.reviewer_model ?? p.reviewer_model,
       reviewer_family: verdict?.reviewer_family ?? p.reviewer_family,
       independence: verdict?.independence_violation ? "weak" : p.independence,
-      packet: `packet-${round}.md`,
-      result: s.results.has(round) ? `result-${round}.json` : null,
+      ...(s.member === null ? {} : { member: s.member }),
+      packet: packetName,
+      result: s.results.has(round) ? slotFile("result", round, s.member) : null,
       post_sentinel_scan: scan,
       artifact_sha256_packet: p.artifact_sha256,
       artifact_sha256_reviewed: verdict?.artifact_sha256_reviewed ?? null,
@@ -130,7 +151,6 @@ export function trailEntries(
       state,
     });
   }
-  return { entries, findings, details };
 }
 
 /** "19:45:29 UTC" of an ISO time (the date is in the header), or the ISO text itself when it does not parse. */
@@ -200,9 +220,19 @@ function findingLines(detail: RoundDetail | undefined, titles: string[] | undefi
   return out;
 }
 
-function roundSection(s: GateSnapshot, e: TrailEntry, titles: string[] | undefined, detail: RoundDetail | undefined): string[] {
+/** A round's section: its reviewer's lines, then (once a round) what the round's escalation, decision and author did. */
+function roundSection(
+  gate: GateSnapshot,
+  e: TrailEntry,
+  text: { titles: string[] | undefined; detail: RoundDetail | undefined },
+  place: { first: boolean; last: boolean },
+): string[] {
+  const s = e.member === undefined ? gate : memberView(gate, e.member);
+  const { titles, detail } = text;
   const p = s.packets.get(e.round)!;
-  const out = [`## Round ${e.round}${roundLabel(e)}`, ""];
+  const quorum = p.quorum ? ` — quorum ${p.quorum.need}/${p.quorum.of}` : "";
+  const out = place.first ? [`## Round ${e.round}${roundLabel(e)}${quorum}`, ""] : [];
+  if (e.member !== undefined) out.push(`### Reviewer ${e.member}`, "");
   const family = e.reviewer_family;
   const counted = `counted round ${e.counted_round} of ${p.cap}`;
   const scan = e.post_sentinel_scan === "n/a" ? "no result to scan" : e.post_sentinel_scan;
@@ -224,7 +254,9 @@ function roundSection(s: GateSnapshot, e: TrailEntry, titles: string[] | undefin
     out.push(`- score: ${e.score ?? "n/a"}/10; readiness: ${e.readiness ?? "n/a"}; score gate: ${scoreGate}`);
   const listed = findingLines(detail, titles);
   if (listed.length) out.push("- findings:", ...listed);
-  if (s.memories.has(e.round)) out.push(`- reviewer memory: memory-${e.round}.md (given back to the reviewer next round)`);
+  if (s.memories.has(e.round))
+    out.push(`- reviewer memory: ${slotFile("memory", e.round, s.member)} (given back to the reviewer next round)`);
+  if (!place.last) return [...out, ""];
   if (s.rebuttals.has(e.round)) out.push(`- author rebuttal: rebuttal-${e.round}.md (contests this round's findings)`);
   const esc = s.escalations.get(e.round);
   const failure = s.failures.get(e.round);
@@ -247,9 +279,9 @@ function roundSection(s: GateSnapshot, e: TrailEntry, titles: string[] | undefin
 export function renderTrail(
   s: GateSnapshot,
   entries: TrailEntry[],
-  findings: Map<number, string[]>,
+  findings: Map<string, string[]>,
   decision: GateDecision,
-  details?: Map<number, RoundDetail>,
+  details?: Map<string, RoundDetail>,
 ): string {
   const out = [`# ${s.gate} Review Trail`, "", `- run: ${s.runId}`];
   if (s.request)
@@ -257,11 +289,14 @@ export function renderTrail(
       `- artifact: ${s.request.artifact_path}`,
       `- author: ${s.request.author_host}${s.request.author_model ? ` (${s.request.author_model})` : ""}`,
     );
-  const first = s.packets.get(1);
+  const first = roundPacket(s, 1);
   if (first) out.push(`- reviewer selection: ${first.selection_status} — ${first.selection_reason}`);
   if (s.request) out.push(`- requested: ${s.request.requested_at}`);
   out.push("");
-  for (const e of entries) out.push(...roundSection(s, e, findings.get(e.round), details?.get(e.round)));
+  entries.forEach((e, i) => {
+    const place = { first: entries[i - 1]?.round !== e.round, last: entries[i + 1]?.round !== e.round };
+    out.push(...roundSection(s, e, { titles: findings.get(e.packet), detail: details?.get(e.packet) }, place));
+  });
   const esc0 = s.escalations.get(0);
   if (esc0)
     out.push(
@@ -290,6 +325,12 @@ export function renderTrail(
         `vs reviewer ${o.reviewer_family ?? "n/a"}: ${o.family_relation ?? "n/a"}`,
       `- identity assurance: ${o.identity_assurance ?? "n/a"}`,
       `- satisfied_at_round: ${o.satisfied_at_round ?? "n/a"}`,
+      ...(o.quorum
+        ? [
+            `- quorum ${o.quorum.need}/${o.quorum.of}${o.quorum.families ? ` (families ${o.quorum.families.join(", ")})` : ""}: ` +
+              o.quorum.members.map((m) => `${m.provider} (${m.family}${m.model ? `, ${m.model}` : ""})`).join(", "),
+          ]
+        : []),
       `- verifier_pass: ${last?.gate_pass ?? "n/a"}`,
     );
     if (v)

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { GATE_RE, RUN_ID_RE, SHA256_RE } from "./ids.js";
 import { ADAPTER_KINDS, FAMILIES, RESULT_WIRE } from "./constants.js";
+import { quorumProblem } from "./quorum-rule.js";
 
 const nonBlank = z.string().regex(/\S/, "must be a non-blank string");
 const sha256Hex = z.string().regex(SHA256_RE, "must be 64 hex characters");
@@ -130,6 +131,19 @@ export const ReviewResultStrict = z
   .meta({ title: "review_result.v1 (as written by the bus)" });
 export type ReviewResultStrict = z.infer<typeof ReviewResultStrict>;
 
+/** A quorum gate's rule (SPEC §26): K of N reviewers of pairwise-distinct families, none the author's, must pass. */
+export const QuorumRule = z
+  .object({
+    need: z.number().int().min(1).max(8).describe("K: how many distinct families must pass on the same artifact bytes"),
+    of: z.number().int().min(1).max(8).describe("N: how many reviewers each round dispatches"),
+    families: z.array(Family).optional().describe("families that must be among those that pass (e.g. openai and google for G-spec)"),
+  })
+  .superRefine((q, ctx) => {
+    const problem = quorumProblem(q);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+export type QuorumRule = z.infer<typeof QuorumRule>;
+
 export const ReviewMode = z.enum(["cross", "local", "off"]);
 export type ReviewMode = z.infer<typeof ReviewMode>;
 
@@ -171,6 +185,7 @@ export const Request = z
       .array(nonBlank)
       .optional()
       .describe("further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)"),
+    quorum: QuorumRule.optional().describe("a quorum gate: every round goes to N reviewers of distinct families (SPEC §26)"),
     requested_at: isoTime,
   })
   .meta({ title: "review/<gate>/request.json" });
@@ -209,6 +224,9 @@ export const PacketFrontMatter = z
       ),
     difficulty: Difficulty.optional().describe("absent means medium; nightmare packets carry paths, not the artifact"),
     stop: StopPolicy.optional().describe("absent means verdict"),
+    quorum: QuorumRule.optional().describe(
+      "a quorum round's member packet (packet-<n>.<provider>.md): the rule the round is judged by, fixed when it was issued",
+    ),
     issued_at: isoTime,
   })
   .meta({ title: "review/<gate>/packet-<n>.md front matter" });
@@ -401,6 +419,15 @@ export const Outcome = z
     satisfied_at_round: round.optional(),
     final_round: z.number().int().min(0),
     artifact_sha256: z.string().nullable(),
+    quorum: z
+      .object({
+        need: z.number().int().min(1),
+        of: z.number().int().min(1),
+        families: z.array(Family).optional(),
+        members: z.array(z.object({ provider: z.string(), family: Family, model: z.string().nullable() })),
+      })
+      .optional()
+      .describe("a satisfied quorum gate: the reviewers whose passes counted, one per family, all on artifact_sha256"),
     reason: z.string(),
     trail_path: z.string(),
     at: isoTime,
@@ -418,6 +445,7 @@ export const TrailEntry = z
     reviewer_model: z.string().nullable(),
     reviewer_family: Family,
     independence: Independence,
+    member: z.string().optional().describe("a quorum round: the member reviewer this entry is for (SPEC §26)"),
     packet: z.string(),
     result: z.string().nullable(),
     post_sentinel_scan: z.string(),
@@ -543,6 +571,19 @@ export const Settings = z
       .record(z.string(), EffortTier)
       .optional()
       .describe("gate (G-lane for every lane gate) → effort tier; regular when absent"),
+    gate_quorum: z
+      .record(
+        z.string(),
+        z
+          .object({
+            need: z.number().int().min(1).max(8).optional().describe("K (default: the named families, else of)"),
+            of: z.number().int().min(1).max(8).optional().describe("N (default: need, at least the named families)"),
+            families: z.array(Family).optional(),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe("gate (G-lane for every lane gate) → its quorum when the request asks for none (SPEC §26)"),
   })
   .loose()
   .meta({ title: ".guild/settings.json" });

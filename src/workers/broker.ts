@@ -24,11 +24,11 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
   const trails = new TrailWriter();
   return workerRuntime("broker", options, async (ctx, { runId, gate }, _signal, log) => {
     const report = await stepGate(ctx, runId, gate, { providers: () => providers.get(ctx.settings), trails });
-    for (const { action, result } of report.delivered) {
+    for (const { action, result, name } of report.delivered) {
       if (result.status === "conflict")
         log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
       if (result.status !== "delivered") continue;
-      log(`${runId}/${gate}: ${describe(action)}`);
+      log(`${runId}/${gate}: ${describe(action, name)}`);
       const issued = action.type === "packet" && !action.inherit ? report.snapshot.packets.get(action.round) : undefined;
       // the seed's wording, so tools that grep for it keep working
       if (issued && issued.selection_status !== "selected")
@@ -42,10 +42,10 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
   });
 }
 
-function describe(action: Action): string {
+function describe(action: Action, name: string): string {
   if (action.type === "packet") {
     const restart = action.restart_reason ? `, ${action.restart_reason} of round ${action.restart_of}` : "";
-    return `packet-${action.round}.md issued (counted round ${action.counted_round}/${action.cap}${restart})`;
+    return `${name} issued (counted round ${action.counted_round}/${action.cap}${restart})`;
   }
   if (action.type === "escalation") return `escalation-${action.round}.json: ${action.reason} — ${action.detail}`;
   return `outcome: ${action.status} (${action.reason})`;
@@ -54,7 +54,7 @@ function describe(action: Action): string {
 export interface StepReport {
   decision: GateDecision;
   snapshot: GateSnapshot;
-  delivered: Array<{ action: Action; result: DeliverResult }>;
+  delivered: Array<{ action: Action; result: DeliverResult; name: string }>;
   error?: string;
 }
 
@@ -105,7 +105,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
       await trails.write(ctx, s, decision, input);
       return { decision: step.decision, snapshot: s, delivered, error: decision.detail };
     }
-    delivered.push({ action: step.action, result });
+    delivered.push({ action: step.action, result, name: step.name });
     if (result.status === "delivered") for (const event of step.events) appendJsonl(ctx.layout.events(runId), event, Event);
     // Another writer holds the slot: its file is handled on the next pass (a racing broker's, or quarantined).
     if (result.status === "conflict") return { decision: step.decision, snapshot: s, delivered };

@@ -8,6 +8,8 @@ import type { PacketFrontMatter, ReviewResultStrict } from "../spec/schemas.js";
 import { deliver, type DeliverStatus } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
 import { deliverMemory } from "../bus/memory.js";
+import { memberView } from "../core/snapshot.js";
+import { packetMember, slotFile } from "../core/slot-file.js";
 
 export type ResultDelivery =
   { ok: true; status: DeliverStatus; result: ReviewResultStrict } | { ok: false; reason: string; tooLarge: boolean };
@@ -24,10 +26,12 @@ export function deliverResult(ctx: BusContext, packet: PacketFrontMatter, answer
       tooLarge: true,
       reason: `the result is ${bytes} bytes once scrubbed, more than the ${MAX_FILE_BYTES} a gate file may hold`,
     };
-  const refusal = resultRefusal(readGate(layout, packet.run_id, packet.gate), packet.round);
+  const member = packetMember(packet);
+  const gate = readGate(layout, packet.run_id, packet.gate);
+  const refusal = resultRefusal(member === null ? gate : memberView(gate, member), packet.round);
   if (refusal) return { ok: false, tooLarge: false, reason: refusal };
   deliverMemory(layout, packet, result);
-  const status = deliver(layout.gateFile(packet.run_id, packet.gate, `result-${packet.round}.json`), text, {
+  const status = deliver(layout.gateFile(packet.run_id, packet.gate, slotFile("result", packet.round, member)), text, {
     guildDir: layout.guild,
   }).status;
   return { ok: true, status, result };

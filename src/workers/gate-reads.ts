@@ -13,14 +13,15 @@ import { scrub, scrubOptions, scrubResult } from "../core/scrub.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import type { ResultLookup } from "../core/trail.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { slotFile } from "../core/slot-file.js";
 
 export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
   const options = scrubOptions(ctx.settings);
   const read = (name: string) => readTextBounded(path.join(s.dir, name), { max: MAX_FILE_BYTES });
-  const result: ResultLookup = (round) => {
+  const result: ResultLookup = (round, member) => {
     try {
       // results may come from foreign writers: their text is scrubbed before it reaches a packet or the trail
-      const parsed = parseReviewResult(read(`result-${round}.json`)).result;
+      const parsed = parseReviewResult(read(slotFile("result", round, member ?? null))).result;
       return parsed && (scrubResult(parsed as never, options) as unknown as typeof parsed);
     } catch {
       return null; // unreadable or gone: the trail and packets show the round without its findings
@@ -30,7 +31,7 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
     artifact: lazyArtifact(ctx.layout, ctx.settings, s),
     artifactNow: () => gateArtifact(ctx.layout, ctx.settings, s),
     result,
-    resultBytes: (round) => resultBytes(s, round),
+    resultBytes: (round, member) => resultBytes({ dir: s.dir, member }, round),
     text: (name) => scrub(read(name), options),
   };
 }

@@ -17,6 +17,8 @@ import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js"
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { openRound } from "../core/gate-queries.js";
 import { resultRefusal } from "../core/result-slot.js";
+import { type GateSnapshot, memberView, reviewerViews } from "../core/snapshot.js";
+import { slotFile } from "../core/slot-file.js";
 
 export interface ReviewerOptions {
   /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
@@ -37,40 +39,52 @@ async function reviewGate(
   opts: ReviewerOptions,
   signal: AbortSignal,
 ): Promise<"active" | "finished"> {
-  const { layout } = ctx;
-  const first = readGate(layout, runId, gate);
+  const first = readGate(ctx.layout, runId, gate);
   if (first.outcome) return "finished";
+  // the gate's own packet, or each quorum member's this worker serves: each its own dispatch
+  await Promise.all(reviewerViews(first).map((view) => reviewSlot(ctx, view, opts, signal)));
+  return "active";
+}
+
+async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOptions, signal: AbortSignal): Promise<"active"> {
+  const { layout } = ctx;
+  const { runId, gate, member } = first;
   const R = openRound(first);
   const P = first.packets.get(R);
   if (!P || !opts.serves.includes(P.reviewer_adapter)) return "active";
   if (opts.providers?.length && !opts.providers.includes(P.reviewer_provider)) return "active";
   if (first.results.has(R) || resultRefusal(first, R)) return "active";
 
-  const claim = await tryClaim(layout.claimsDir(runId, gate), `review-${R}`, { staleMs: opts.claimStaleMs, log: opts.log });
+  const claimName = member === null ? `review-${R}` : `review-${R}.${member}`;
+  const claim = await tryClaim(layout.claimsDir(runId, gate), claimName, { staleMs: opts.claimStaleMs, log: opts.log });
   if (!claim) return "active";
   try {
-    const s = readGate(layout, runId, gate);
+    const again = readGate(layout, runId, gate);
+    const s = member === null ? again : memberView(again, member);
     if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
     const file = (name: string) => layout.gateFile(runId, gate, name);
     const fail = (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = []): "active" => {
       const failure = failureRecord(P, { kind, reason, attempts, at: now() });
-      deliver(file(`failure-${R}.json`), JSON.stringify(failure, null, 2) + "\n", { guildDir: layout.guild });
-      opts.log(`${runId}/${gate} round ${R}: ${kind}: ${reason}`);
+      deliver(file(slotFile("failure", R, member)), JSON.stringify(failure, null, 2) + "\n", { guildDir: layout.guild });
+      opts.log(`${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: ${kind}: ${reason}`);
       return "active";
     };
     const previous = s.attempts.get(R);
     if (previous) {
       return fail(
         "no_verdict",
-        `a previous dispatch (attempt-${R}.json, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ` +
+        `a previous dispatch (${slotFile("attempt", R, member)}, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ` +
           "ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework",
       );
     }
     const attempt = attemptFile(P, { host: hostname(), pid: process.pid }, now());
-    if (deliver(file(`attempt-${R}.json`), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !== "delivered")
+    if (
+      deliver(file(slotFile("attempt", R, member)), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !==
+      "delivered"
+    )
       return "active";
 
-    const packetPath = file(`packet-${R}.md`);
+    const packetPath = file(slotFile("packet", R, member));
     const packetText = readTextBounded(packetPath, { max: MAX_FILE_BYTES });
     const project = dispatchProject(layout.root, ctx.settings);
     const dispatchBase = (link: ChainLink, pair: Pair) => ({
@@ -118,7 +132,7 @@ async function reviewGate(
       ? `result not delivered: ${delivery.reason}`
       : delivery.status === "delivered"
         ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)`
-        : `result not delivered: result-${R}.json already exists (${delivery.status})`;
+        : `result not delivered: ${slotFile("result", R, member)} already exists (${delivery.status})`;
     opts.log(`${runId}/${gate} round ${R}: ${outcome}`);
     return "active";
   } finally {

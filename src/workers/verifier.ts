@@ -9,7 +9,9 @@ import { readArtifact } from "../bus/artifact.js";
 import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { resultRefusal } from "../core/result-slot.js";
-import { readGate, SEALS_DIR } from "../bus/gate-reader.js";
+import { readGate } from "../bus/gate-reader.js";
+import { reviewerViews } from "../core/snapshot.js";
+import { sealFile, slotFile } from "../core/slot-file.js";
 import { movesAside } from "../bus/layout.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { ageMs } from "../bus/age.js";
@@ -35,19 +37,22 @@ export function verifyGate(
   const rejectName = (name: string, reason: string) => {
     if (rejectFile(s.dir, name, reason, layout.guild)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
   };
-  const reject = (round: number, reason: string) => rejectName(`result-${round}.json`, reason);
   for (const p of s.problems) {
     // a result that is symlinked, oversized or not a regular file; a verdict that verified nothing here frees its slot
     if (movesAside("verifier", p.file)) rejectName(p.file, p.reason);
   }
   const grace = foreignGraceMs(ctx.settings);
-  for (const [round, seen] of s.results) {
-    if (s.verdicts.has(round)) continue;
-    const refusal = resultRefusal(s, round);
-    if (refusal) reject(round, refusal);
-    else {
-      const mayStillBeWriting = ageMs(`${s.dir}/result-${round}.json`, seen, nowMs) < grace;
-      verifyRound({ ctx, runId, gate, round, packet: s.packets.get(round)!, mayStillBeWriting, reject });
+  // the gate's own reviewer, then each quorum member: the same rule on each one's files
+  for (const view of reviewerViews(s)) {
+    const reject = (round: number, reason: string) => rejectName(slotFile("result", round, view.member), reason);
+    for (const [round, seen] of view.results) {
+      if (view.verdicts.has(round)) continue;
+      const refusal = resultRefusal(view, round);
+      if (refusal) reject(round, refusal);
+      else {
+        const mayStillBeWriting = ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) < grace;
+        verifyRound({ ctx, runId, gate, round, member: view.member, packet: view.packets.get(round)!, mayStillBeWriting, reject });
+      }
     }
   }
   return s.outcome ? "finished" : "active";
@@ -58,21 +63,22 @@ interface RoundToVerify {
   runId: string;
   gate: string;
   round: number;
+  member: string | null;
   packet: PacketFrontMatter;
   /** A foreign writer may still be writing the result in place: an unreadable one is left for later, not rejected. */
   mayStillBeWriting: boolean;
   reject: (round: number, reason: string) => void;
 }
 
-function verifyRound({ ctx, runId, gate, round, packet, mayStillBeWriting, reject }: RoundToVerify): void {
+function verifyRound({ ctx, runId, gate, round, member, packet, mayStillBeWriting, reject }: RoundToVerify): void {
   const { layout } = ctx;
-  const resultPath = layout.gateFile(runId, gate, `result-${round}.json`);
+  const resultPath = layout.gateFile(runId, gate, slotFile("result", round, member));
   // The verdict binds the bytes on disk: hash exactly what was read, decode strictly (SPEC §5).
   let bytes: Buffer;
   let raw: string;
   try {
     bytes = readBounded(resultPath, { max: MAX_FILE_BYTES });
-    raw = decodeUtf8(bytes, `result-${round}.json`);
+    raw = decodeUtf8(bytes, slotFile("result", round, member));
   } catch (error) {
     if ((error as ReadRefused).kind === "missing") return; // moved meanwhile
     if (mayStillBeWriting && (error as ReadRefused).kind !== "not-regular") return;
@@ -121,9 +127,10 @@ function verifyRound({ ctx, runId, gate, round, packet, mayStillBeWriting, rejec
     verified_at: new Date().toISOString(),
   });
   // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15).
-  if (deliver(layout.gateFile(runId, gate, `${SEALS_DIR}/result-${round}.json`), bytes, { guildDir: layout.guild }).status === "conflict")
-    return;
-  deliver(layout.gateFile(runId, gate, `verdict-${round}.json`), JSON.stringify(verdict, null, 2) + "\n", { guildDir: layout.guild });
+  if (deliver(layout.gateFile(runId, gate, sealFile(round, member)), bytes, { guildDir: layout.guild }).status === "conflict") return;
+  deliver(layout.gateFile(runId, gate, slotFile("verdict", round, member)), JSON.stringify(verdict, null, 2) + "\n", {
+    guildDir: layout.guild,
+  });
 }
 
 export function createVerifier(options: WorkerOptions): WorkerRuntime {

@@ -2,7 +2,8 @@
 // the reviewers, the verifier, the author and the human; plus decide() on arbitrary (even inconsistent) snapshots.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Action, decide, type DecideContext, type GateDecision, type GateStateName, verdictPasses } from "../../src/core/decide.js";
+import { type Action, decide, type DecideContext, type GateDecision, type GateStateName } from "../../src/core/decide.js";
+import { verdictPasses } from "../../src/core/verdict-pass.js";
 import type { GateSnapshot } from "../../src/core/snapshot.js";
 import type { DecisionChoice, EscalationReason, Failure, PacketFrontMatter } from "../../src/spec/schemas.js";
 import {

@@ -1,6 +1,7 @@
 // The round loop (decide) step by step, on hand-built snapshots: no filesystem.
 import { describe, expect, it } from "vitest";
-import { decide, effectiveCap, failReasons, verdictPasses, waitExitCode } from "../../src/core/decide.js";
+import { decide, effectiveCap, waitExitCode } from "../../src/core/decide.js";
+import { failReasons, verdictPasses } from "../../src/core/verdict-pass.js";
 import { packetId } from "../../src/core/packet.js";
 import { resolvePolicy } from "../../src/core/policy.js";
 import type { DecisionChoice } from "../../src/spec/schemas.js";

@@ -208,8 +208,8 @@ describe("renderPacketBody", () => {
     const g = gate().packet(1).verdict(1, "issues").packet(2, { counted_round: 2 });
     const entries: TrailEntry[] = trailEntries(g.s, () => null).entries;
     const findings = new Map([
-      [1, ["[blocking] real"]],
-      [9, ["[blocking] from elsewhere"]],
+      ["packet-1.md", ["[blocking] real"]],
+      ["packet-9.md", ["[blocking] from elsewhere"]],
     ]);
     const body = renderPacketBody(packet(3, { counted_round: 3 }), artifact, entries, findings);
     expect(body).toContain("- finding: [blocking] real");

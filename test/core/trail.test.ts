@@ -91,8 +91,8 @@ describe("trailEntries", () => {
       verdict: "satisfied",
       blocking_findings: 0,
     });
-    expect(findings.get(1)).toEqual(["[blocking] no rollback plan"]);
-    expect(findings.has(3)).toBe(false);
+    expect(findings.get("packet-1.md")).toEqual(["[blocking] no rollback plan"]);
+    expect(findings.has("packet-3.md")).toBe(false);
   });
 
   it("looks results up only for rounds that have one", () => {

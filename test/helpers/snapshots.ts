@@ -5,7 +5,7 @@ import { type ArtifactView } from "../../src/core/artifact-view.js";
 import { escalationRecord, type GateReads, outcomeRecord, packetFront, reviewerFields } from "../../src/core/broker-plan.js";
 import { packetId } from "../../src/core/packet.js";
 import { DEFAULT_RESTART_CAP, type ResolvedPolicy } from "../../src/core/policy.js";
-import { emptySnapshot, type GateSnapshot } from "../../src/core/snapshot.js";
+import { emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots } from "../../src/core/snapshot.js";
 import type {
   Attempt,
   Decision,
@@ -16,6 +16,7 @@ import type {
   Family,
   Outcome,
   PacketFrontMatter,
+  QuorumRule,
   Request,
   ScoreGate,
   VerdictFile,
@@ -56,6 +57,7 @@ export function policy(over: Partial<ResolvedPolicy> = {}): ResolvedPolicy {
     humanCheckpoint: false,
     // the builders here resubmit the same bytes (SHA_A) round after round: stall tests turn detection on themselves
     stallDetection: false,
+    quorum: null,
     refusal: null,
     ...over,
   };
@@ -244,6 +246,48 @@ export class Gate {
   attempt(round: number): this {
     this.s.attempts.set(round, attempt(round));
     return this;
+  }
+  /** A quorum member's packet (packet-<n>.<provider>.md) under `rule`. */
+  memberPacket(round: number, provider: string, family: Family, rule: QuorumRule, over: Partial<PacketFrontMatter> = {}): this {
+    const slots = this.slots(provider);
+    const model = `${family}-model`;
+    slots.packets.set(
+      round,
+      packet(round, {
+        packet_id: packetId(RUN, GATE, round, provider),
+        reviewer_provider: provider,
+        reviewer_adapter: "command",
+        reviewer_model: model,
+        reviewer_family: family,
+        quorum: rule,
+        ...over,
+      }),
+    );
+    return this;
+  }
+  /** A quorum member's verdict; its family is the member packet's unless `over` says otherwise. */
+  memberVerdict(round: number, provider: string, kind: VerdictKind, over: Partial<VerdictFile> = {}): this {
+    const slots = this.slots(provider);
+    const p = slots.packets.get(round)!;
+    slots.results.set(round, { mtimeMs: 1, size: 100 });
+    slots.verdicts.set(
+      round,
+      verdict(round, kind, { packet_id: p.packet_id, reviewer_model: p.reviewer_model!, reviewer_family: p.reviewer_family, ...over }),
+    );
+    return this;
+  }
+  memberFailure(round: number, provider: string, kind: Failure["kind"]): this {
+    this.slots(provider).failures.set(round, { ...failure(round, kind), packet_id: packetId(RUN, GATE, round, provider) });
+    return this;
+  }
+  memberAttempt(round: number, provider: string): this {
+    this.slots(provider).attempts.set(round, { ...attempt(round), provider, packet_id: packetId(RUN, GATE, round, provider) });
+    return this;
+  }
+  private slots(provider: string): ReviewSlots {
+    let slots = this.s.members.get(provider);
+    if (!slots) this.s.members.set(provider, (slots = emptySlots()));
+    return slots;
   }
   result(round: number): this {
     this.s.results.set(round, { mtimeMs: 1, size: 100 });

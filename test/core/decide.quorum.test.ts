@@ -1,0 +1,238 @@
+// Quorum gates in the round loop (SPEC §26): decide() step by step on hand-built snapshots, then a property over
+// every mix of member endings — the gate is satisfied exactly when the rule stated directly says so.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decide } from "../../src/core/decide.js";
+import { countsFor } from "../../src/core/quorum.js";
+import type { Family, QuorumRule } from "../../src/spec/schemas.js";
+import { context, gate, SHA_A, SHA_B, type VerdictKind } from "../helpers/snapshots.js";
+
+const TWO_OF_TWO: QuorumRule = { need: 2, of: 2 };
+const quorumCtx = (rule: QuorumRule = TWO_OF_TWO, over: Parameters<typeof context>[0] = {}) =>
+  context({ ...over, policy: { quorum: rule, ...over.policy } });
+
+/** Round 1 issued to codex (openai) and gem (google) for a claude (anthropic) author. */
+const issued = (rule: QuorumRule = TWO_OF_TWO) => gate().memberPacket(1, "codex", "openai", rule).memberPacket(1, "gem", "google", rule);
+
+describe("decide: a quorum round", () => {
+  it("before round 1, asks for the round's first packets with the rule and nothing to keep", () => {
+    const d = decide(gate().s, quorumCtx());
+    expect(d.action).toMatchObject({ type: "packet", round: 1, counted_round: 1, quorum: { rule: TWO_OF_TWO, keep: [], exclude: [] } });
+  });
+
+  it("a round with fewer member packets than N asks for the next one in the same round", () => {
+    const g = gate().memberPacket(1, "codex", "openai", TWO_OF_TWO);
+    expect(decide(g.s, quorumCtx()).action).toMatchObject({ type: "packet", round: 1, counted_round: 1, quorum: { rule: TWO_OF_TWO } });
+  });
+
+  it("waits while any member is still reviewing, naming each and how far it got", () => {
+    const g = issued().memberVerdict(1, "codex", "pass").memberAttempt(1, "gem");
+    const d = decide(g.s, quorumCtx());
+    expect(d).toMatchObject({ state: "dispatched", round: 1, action: null });
+    expect(d.detail).toContain("gem: dispatched");
+  });
+
+  it("K distinct non-author families passing on the same bytes satisfy the gate, naming who counted", () => {
+    const g = issued().memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "pass");
+    const d = decide(g.s, quorumCtx());
+    expect(d.action).toMatchObject({
+      type: "outcome",
+      status: "satisfied",
+      independence: "strong",
+      quorum: [
+        { provider: "codex", family: "openai" },
+        { provider: "gem", family: "google" },
+      ],
+    });
+  });
+
+  it("a blocking finding from any reviewer blocks: the author's turn, naming the blocking reviewer", () => {
+    const g = issued().memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "blockers");
+    const d = decide(g.s, quorumCtx());
+    expect(d).toMatchObject({ state: "awaiting_author", round: 1 });
+    expect(d.detail).toContain("blocked by gem");
+  });
+
+  it("a blocker at the cap escalates cap_hit, as for one reviewer", () => {
+    const g = issued().memberVerdict(1, "codex", "blockers").memberVerdict(1, "gem", "pass");
+    const d = decide(g.s, quorumCtx(TWO_OF_TWO, { policy: { cap: 1 } }));
+    expect(d.action).toMatchObject({ type: "escalation", reason: "cap_hit" });
+  });
+
+  it("2 of 3: a member that did not pass, without blockers, does not stop two others that did", () => {
+    const rule = { need: 2, of: 3 };
+    const g = issued(rule).memberPacket(1, "ds", "deepseek", rule);
+    g.memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "pass").memberFailure(1, "ds", "malformed");
+    expect(decide(g.s, quorumCtx(rule)).action).toMatchObject({ type: "outcome", status: "satisfied" });
+  });
+
+  it("a pass that does not reach K is the author's turn, saying how many families are missing", () => {
+    const g = issued().memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "pass", { gate_pass: notSatisfied() });
+    const d = decide(g.s, quorumCtx());
+    expect(d.state).toBe("awaiting_author");
+    expect(d.detail).toContain("1 more passing family needed");
+  });
+
+  it("members whose own verdicts pass but whose families do not count escalate identity_unverified, naming the missing family", () => {
+    const rule = { need: 2, of: 2, families: ["openai", "google"] as Family[] };
+    const g = issued(rule).memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "pass", { reviewer_family: "anthropic" });
+    const d = decide(g.s, quorumCtx(rule));
+    expect(d.action).toMatchObject({ type: "escalation", reason: "identity_unverified" });
+    expect(d.detail).toContain("missing google");
+  });
+
+  it("an unavailable member is replaced once (degraded, excluding it), then a human decides", () => {
+    const g = issued().memberVerdict(1, "codex", "pass").memberFailure(1, "gem", "unavailable");
+    const first = decide(g.s, quorumCtx());
+    expect(first.action).toMatchObject({ type: "packet", round: 2, restart_reason: "degraded", quorum: { exclude: ["gem"] } });
+    expect(
+      (first.action as { quorum: { keep: Array<{ reviewer_provider: string }> } }).quorum.keep.map((p) => p.reviewer_provider),
+    ).toEqual(["codex"]);
+    const again = g
+      .memberPacket(2, "codex", "openai", TWO_OF_TWO, { restart_of: 1, restart_reason: "degraded", counted_round: 1 })
+      .memberPacket(2, "ds", "deepseek", TWO_OF_TWO, { restart_of: 1, restart_reason: "degraded", counted_round: 1 })
+      .memberVerdict(2, "codex", "pass")
+      .memberFailure(2, "ds", "unavailable");
+    expect(decide(again.s, quorumCtx()).action).toMatchObject({ type: "escalation", reason: "unavailable" });
+  });
+
+  it("a malformed member restarts the round; the same member malformed again escalates", () => {
+    const g = issued().memberVerdict(1, "codex", "pass").memberFailure(1, "gem", "malformed");
+    expect(decide(g.s, quorumCtx()).action).toMatchObject({ type: "packet", round: 2, restart_reason: "malformed" });
+    const again = g
+      .memberPacket(2, "codex", "openai", TWO_OF_TWO, { restart_of: 1, restart_reason: "malformed", counted_round: 2 })
+      .memberPacket(2, "gem", "google", TWO_OF_TWO, { restart_of: 1, restart_reason: "malformed", counted_round: 2 })
+      .memberVerdict(2, "codex", "pass")
+      .memberFailure(2, "gem", "malformed");
+    expect(decide(again.s, quorumCtx()).action).toMatchObject({ type: "escalation", reason: "malformed_termination_x2" });
+  });
+
+  it("a member whose round ended without a verdict escalates no_verdict: no paid review is dispatched twice", () => {
+    const g = issued().memberVerdict(1, "codex", "pass").memberFailure(1, "gem", "no_verdict");
+    expect(decide(g.s, quorumCtx()).action).toMatchObject({ type: "escalation", reason: "no_verdict" });
+  });
+
+  it("passes on different bytes never add up; bytes changed since the pass restart the round", () => {
+    const split = issued()
+      .memberVerdict(1, "codex", "pass")
+      .memberVerdict(1, "gem", "pass", { gate_pass: { ...passed(), recomputed_sha256: SHA_B } });
+    expect(decide(split.s, quorumCtx()).action).toMatchObject({ type: "packet", round: 2, restart_reason: "artifact_changed" });
+    const both = issued().memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "pass");
+    const changed = quorumCtx(TWO_OF_TWO, { artifact: { ok: true, sha: SHA_B, rawSha: SHA_B } });
+    expect(decide(both.s, changed).action).toMatchObject({ type: "packet", restart_reason: "artifact_changed" });
+  });
+
+  it("after a resubmit the next round keeps the round's members", () => {
+    const g = issued().memberVerdict(1, "codex", "blockers").memberVerdict(1, "gem", "pass").resubmit(1);
+    const d = decide(g.s, quorumCtx(TWO_OF_TWO, { artifact: { ok: true, sha: SHA_B, rawSha: SHA_B } }));
+    expect(d.action).toMatchObject({ type: "packet", round: 2, counted_round: 2 });
+    const keep = (d.action as { quorum: { keep: Array<{ reviewer_provider: string }> } }).quorum.keep;
+    expect(keep.map((p) => p.reviewer_provider)).toEqual(["codex", "gem"]);
+  });
+
+  it("the same merged blocking findings after a revision are a stall", () => {
+    const keys = { blocking_keys: ["k1"] };
+    const g = issued()
+      .memberVerdict(1, "codex", "blockers", keys)
+      .memberVerdict(1, "gem", "pass")
+      .resubmit(1)
+      .memberPacket(2, "codex", "openai", TWO_OF_TWO, { counted_round: 2, artifact_sha256: SHA_B })
+      .memberPacket(2, "gem", "google", TWO_OF_TWO, { counted_round: 2, artifact_sha256: SHA_B })
+      .memberVerdict(2, "codex", "pass")
+      .memberVerdict(2, "gem", "blockers", keys);
+    const d = decide(g.s, quorumCtx(TWO_OF_TWO, { policy: { stallDetection: true } }));
+    expect(d.action).toMatchObject({ type: "escalation", reason: "stalled", stall: { pattern: "repeated_findings", rounds: [1, 2] } });
+  });
+});
+
+function passed() {
+  return {
+    pass: true,
+    conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true },
+    recomputed_sha256: SHA_A,
+    reasons: [],
+  };
+}
+function notSatisfied() {
+  return {
+    ...passed(),
+    pass: false,
+    conditions: { ...passed().conditions, satisfied: false },
+    reasons: ['verdict is "issues", not "satisfied"'],
+  };
+}
+
+describe("decide: the quorum rule over every mix of member endings (property)", () => {
+  const FAMILIES: Family[] = ["openai", "google", "deepseek", "anthropic", "unknown"];
+  type Ending = VerdictKind | "not_satisfied" | "other_sha" | "malformed" | "unavailable" | "no_verdict" | "pending";
+  const ENDINGS: Ending[] = [
+    "pass",
+    "pass",
+    "issues",
+    "blockers",
+    "sha",
+    "unparsed",
+    "not_satisfied",
+    "other_sha",
+    "malformed",
+    "unavailable",
+    "no_verdict",
+    "pending",
+  ];
+  const member = fc.record({ reported: fc.constantFrom(...FAMILIES), ending: fc.constantFrom(...ENDINGS) });
+
+  it("satisfied exactly when every member ended, none blocks, and K distinct counting families passed on the current bytes", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(member, { minLength: 1, maxLength: 4 }),
+        fc.option(fc.constantFrom<Family>("openai", "google"), { nil: undefined }),
+        (needRaw, members, namedFamily) => {
+          const of = members.length;
+          const need = Math.min(needRaw, of);
+          const rule: QuorumRule = { need, of, ...(namedFamily ? { families: [namedFamily] } : {}) };
+          const g = gate();
+          members.forEach((m, i) => {
+            const id = `m${i}`;
+            g.memberPacket(1, id, "openai", rule);
+            if (m.ending === "pending") return;
+            if (m.ending === "malformed" || m.ending === "unavailable" || m.ending === "no_verdict")
+              return void g.memberFailure(1, id, m.ending);
+            if (m.ending === "not_satisfied")
+              return void g.memberVerdict(1, id, "pass", { gate_pass: notSatisfied(), reviewer_family: m.reported });
+            if (m.ending === "other_sha")
+              return void g.memberVerdict(1, id, "pass", {
+                gate_pass: { ...passed(), recomputed_sha256: SHA_B },
+                reviewer_family: m.reported,
+              });
+            g.memberVerdict(1, id, m.ending, { reviewer_family: m.reported });
+          });
+          const d = decide(g.s, quorumCtx(rule));
+          const satisfied = d.action?.type === "outcome" && d.action.status === "satisfied";
+          // the rule stated directly: all ended, nobody blocks, no member ended without a verdict, one set of bytes
+          const ended = members.every((m) => m.ending !== "pending");
+          const blocks = members.some((m) => m.ending === "issues" || m.ending === "blockers");
+          const passing = members.filter((m) => m.ending === "pass" && countsFor("anthropic", m.reported)).map((m) => m.reported);
+          const families = new Set(passing);
+          const bytes = members.some((m) => m.ending === "other_sha" || m.ending === "sha");
+          const model =
+            ended &&
+            !blocks &&
+            !members.some((m) => m.ending === "no_verdict") &&
+            !bytes &&
+            families.size >= need &&
+            (namedFamily === undefined || families.has(namedFamily));
+          expect(satisfied).toBe(model);
+          if (satisfied) {
+            const counted = (d.action as { quorum: Array<{ family: Family }> }).quorum.map((c) => c.family);
+            expect(new Set(counted).size).toBe(counted.length);
+            expect(counted.length).toBeGreaterThanOrEqual(need);
+            expect(counted).not.toContain("anthropic");
+          }
+          if (!ended) expect(d.action).toBeNull();
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+});
