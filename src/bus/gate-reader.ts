@@ -331,7 +331,8 @@ function verdictProblem(
   return {
     broken: true,
     reason:
-      `${slotFile("result", round, member)} is not the bytes ${slotFile("verdict", round, member)} verified (${v.result_sha256}, now ${now}), ` +
+      `${slotFile("result", round, member)} is not the bytes ${slotFile("verdict", round, member)} verified ` +
+      `(${v.result_sha256}, now ${now}), ` +
       "and no seal tells which it was: the round fails closed",
   };
 }

@@ -1,5 +1,7 @@
 // Option values checked as commander parses them: a bad one is a one-line usage error before any work is done.
 import { InvalidArgumentError } from "commander";
+import { FAMILIES } from "../spec/constants.js";
+import type { QuorumRule } from "../spec/schemas.js";
 
 /** Timers take at most this many milliseconds (Node turns a larger delay into 1 ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -25,4 +27,22 @@ export function secondsArg(value: string): number {
 export function nonBlankArg(value: string): string {
   if (!value.trim()) throw new InvalidArgumentError("It must not be blank.");
   return value;
+}
+
+/**
+ * `--quorum`: `K/N` (K of N reviewers of distinct families), the families that must pass (`openai+google`), or
+ * both (`2/3:openai+google`). Coherence (K ≤ N, …) is the request schema's to judge.
+ */
+export function quorumArg(value: string): QuorumRule {
+  const m = /^(?:(\d)\/(\d))?(?::?((?:[a-z]+\+?)+))?$/.exec(value.trim());
+  const families = m?.[3]?.split("+").filter(Boolean) ?? [];
+  const unknown = families.filter((f) => !(FAMILIES as readonly string[]).includes(f));
+  if (!m || (!m[1] && !families.length) || unknown.length)
+    throw new InvalidArgumentError(
+      "Expected K/N (2/3), families (openai+google) or both (2/3:openai+google)" +
+        (unknown.length ? `; unknown family ${unknown.join(", ")} (one of ${FAMILIES.join(", ")})` : "") +
+        ".",
+    );
+  const need = m[1] ? Number(m[1]) : families.length;
+  return { need, of: m[2] ? Number(m[2]) : need, ...(families.length ? { families: families as QuorumRule["families"] } : {}) };
 }

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { Layout } from "../bus/layout.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, StopPolicy } from "../spec/schemas.js";
-import { intArg, nonBlankArg, secondsArg } from "./options.js";
+import { intArg, nonBlankArg, quorumArg, secondsArg } from "./options.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { waitForGate } from "./wait.js";
 import { userPath } from "../bus/project-root.js";
@@ -35,6 +35,11 @@ export function register(program: Command): void {
     .option("--stop <policy>", "verdict | score (score ≥ 6 and readiness ready|almost replace the verdict condition)")
     .option("--difficulty <level>", "medium | hard (reviewer memory, rebuttals) | nightmare (the reviewer reads the repository)")
     .option("--human-checkpoint", "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate")
+    .option(
+      "--quorum <rule>",
+      "K/N: K of N reviewers of distinct families, none the author's, must pass (2/3); or the families that must (openai+google)",
+      quorumArg,
+    )
     .option("--paths <paths...>", "further project-relative paths for the reviewer (read directly at nightmare)")
     .option("--wait", "block until the gate needs the author, needs a human, or ends")
     .option("--json", "print the result as JSON")

@@ -4,6 +4,7 @@
 import type { BusContext } from "../bus/context.js";
 import { listGates } from "../bus/gate-list.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
+import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refusing } from "./answer.js";
 import { type GateView, reverifyGate, viewGate } from "./gate-view.js";
 
@@ -40,6 +41,12 @@ function failure(ctx: BusContext, view: GateView, o: CheckOptions): string | nul
   return null;
 }
 
+/** ", quorum 2/3: codex (openai), gem (google)" for a quorum gate's outcome. */
+function quorumWords(o: Outcome): string {
+  if (!o.quorum) return "";
+  return `, quorum ${o.quorum.need}/${o.quorum.of}: ${o.quorum.members.map((m) => `${m.provider} (${m.family})`).join(", ")}`;
+}
+
 /** Without --run, the newest run of each (gate, artifact): an older run of the same artifact is history, not the state. */
 function newestPerArtifact(views: GateView[]): GateView[] {
   const newest = new Map<string, GateView>();
@@ -67,7 +74,9 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
         gate: v.snapshot.gate,
         artifact_path: v.snapshot.request?.artifact_path ?? null,
         passed: reason === null,
-        reason: reason ?? `${out!.status} at round ${out!.final_round}, independence ${out!.independence ?? "n/a"}, artifact unchanged`,
+        reason:
+          reason ??
+          `${out!.status} at round ${out!.final_round}, independence ${out!.independence ?? "n/a"}${quorumWords(out!)}, artifact unchanged`,
       };
     });
     const missing = o.require.filter((g) => !gates.some((c) => c.gate === g));

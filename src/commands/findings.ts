@@ -4,8 +4,10 @@
 import type { BusContext } from "../bus/context.js";
 import { readGate } from "../bus/gate-reader.js";
 import { listedFindings } from "../core/findings.js";
-import { openRound } from "../core/gate-queries.js";
-import type { GateSnapshot } from "../core/snapshot.js";
+import { openRound, roundMembers, roundPacket } from "../core/gate-queries.js";
+import { mergeFindings } from "../core/quorum.js";
+import { slotFile } from "../core/slot-file.js";
+import { type GateSnapshot, memberView } from "../core/snapshot.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { gateReads } from "../workers/gate-reads.js";
 import { type Answer, refuse, refusing } from "./answer.js";
@@ -15,6 +17,8 @@ export interface RoundFinding {
   title: string;
   detail: string | null;
   evidence: string | null;
+  /** A quorum round: every reviewer that raised it (SPEC §26). */
+  raised_by?: string[];
 }
 
 export interface RoundFindings {
@@ -31,18 +35,49 @@ export interface RoundFindings {
 const text = (v: unknown) => (typeof v === "string" && v.trim() ? v : null);
 
 /** One finding as a line of text (the stop hook's block reason, the MCP wait answer). */
-export const findingLine = (f: RoundFinding): string => `- [${f.severity ?? "finding"}] ${f.title}${f.detail ? `: ${f.detail}` : ""}`;
+export const findingLine = (f: RoundFinding): string =>
+  `- [${f.severity ?? "finding"}] ${f.title}${f.detail ? `: ${f.detail}` : ""}` +
+  (f.raised_by ? ` (raised by ${f.raised_by.join(", ")})` : "");
 
-/** Round `round`'s result as the author reads it, or null when it has none that parses. */
+/**
+ * Round `round`'s result as the author reads it, or null when it has none that parses. A quorum round's reviewers
+ * are read together: one entry per finding (same title and evidence), each with who raised it.
+ */
 export function findingsOf(ctx: BusContext, s: GateSnapshot, round: number): RoundFindings | null {
-  const result = gateReads(ctx, s).result(round);
+  const members = roundMembers(s, round).filter(([id]) => s.members.get(id)!.results.has(round));
+  if (!members.length) return reviewerFindings(ctx, s, round, null);
+  const each = members.flatMap(([id]) => {
+    const found = reviewerFindings(ctx, s, round, id);
+    return found ? [{ provider: id, found }] : [];
+  });
+  if (!each.length) return null;
+  const list = (f: (r: RoundFindings) => string | null) =>
+    each.map(({ provider, found }) => `${provider}: ${f(found) ?? "none"}`).join("; ");
+  return {
+    round,
+    verdict: list((r) => r.verdict),
+    summary: list((r) => r.summary),
+    reviewer_model: list((r) => r.reviewer_model),
+    findings: mergeFindings(each.map(({ provider, found }) => ({ provider, findings: found.findings.map(keyed) }))).map(
+      ({ evidence, ...f }) => ({ ...f, evidence: evidence ?? null }),
+    ),
+    more: each.reduce((n, { found }) => n + found.more, 0),
+    result_path: each[0]!.found.result_path,
+  };
+}
+
+/** findingKey reads an absent evidence as undefined, not null. */
+const keyed = (f: RoundFinding) => ({ ...f, evidence: f.evidence ?? undefined });
+
+function reviewerFindings(ctx: BusContext, s: GateSnapshot, round: number, member: string | null): RoundFindings | null {
+  const result = gateReads(ctx, s).result(round, member);
   if (!result) return null;
   const { findings, more } = listedFindings(result.findings ?? result.blocking_findings);
   return {
     round,
     verdict: result.verdict,
     summary: text(result.summary),
-    reviewer_model: text(result.reviewer_model) ?? text(s.packets.get(round)?.reviewer_model),
+    reviewer_model: text(result.reviewer_model) ?? text(roundPacket(member === null ? s : memberView(s, member), round)?.reviewer_model),
     findings: findings.map((f) => ({
       severity: f.severity ?? null,
       title: f.title,
@@ -50,7 +85,7 @@ export function findingsOf(ctx: BusContext, s: GateSnapshot, round: number): Rou
       evidence: f.evidence ?? null,
     })),
     more,
-    result_path: ctx.layout.rel(ctx.layout.gateFile(s.runId, s.gate, `result-${round}.json`)),
+    result_path: ctx.layout.rel(ctx.layout.gateFile(s.runId, s.gate, slotFile("result", round, member))),
   };
 }
 
@@ -64,9 +99,10 @@ export function roundFindings(
   return refusing(() => {
     const s = readGate(ctx.layout, assertRunId(run), assertGate(gate));
     if (!s.request) return refuse(`${run} ${gate}: no such gate`);
-    const newest = [...s.results.keys()].filter((n) => n <= openRound(s)).sort((a, b) => b - a)[0];
+    const hasResult = (n: number) => s.results.has(n) || roundMembers(s, n).some(([id]) => s.members.get(id)!.results.has(n));
+    const newest = Array.from({ length: openRound(s) }, (_, i) => openRound(s) - i).find(hasResult);
     const n = round ?? newest;
-    if (n === undefined || !s.results.has(n))
+    if (n === undefined || !hasResult(n))
       return refuse(`${run} ${gate}: ${round === undefined ? "no round has a result yet" : `round ${round} has no result`}`);
     const found = findingsOf(ctx, s, n);
     return found ? { ok: true, run_id: s.runId, gate: s.gate, ...found } : refuse(`result-${n}.json is not a readable result`);

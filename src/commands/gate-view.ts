@@ -34,6 +34,6 @@ export function reverifyGate(ctx: BusContext, view: GateView): Reverification | 
     settings: ctx.settings,
     policy: gatePolicy(s, ctx.settings),
     artifact: view.artifact,
-    resultBytes: (n) => resultBytes(s, n),
+    resultBytes: (n, member) => resultBytes({ dir: s.dir, member }, n),
   });
 }

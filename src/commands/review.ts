@@ -7,13 +7,13 @@ import { deliver } from "../bus/deliver.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings } from "../bus/settings.js";
-import { MANUAL_PROVIDER, requestRefusal } from "../core/policy.js";
+import { gateQuorum, MANUAL_PROVIDER, quorumRefusal, requestRefusal } from "../core/policy.js";
 import { CLI_KINDS } from "../core/adapter-kinds.js";
 import { didYouMean } from "../core/suggest.js";
 import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { Difficulty, Request, RunMeta, type Settings, StopPolicy } from "../spec/schemas.js";
+import { Difficulty, type QuorumRule, Request, RunMeta, type Settings, StopPolicy } from "../spec/schemas.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 
 const suffix = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 6);
@@ -38,6 +38,8 @@ export interface ReviewParams {
   stop?: StopPolicy;
   difficulty?: Difficulty;
   humanCheckpoint?: boolean;
+  /** A quorum gate (SPEC §26): K of N reviewers of distinct families. */
+  quorum?: QuorumRule;
   paths?: string[];
 }
 
@@ -133,9 +135,13 @@ function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string
     ...(p.stop ? { stop: p.stop } : {}),
     ...(p.difficulty ? { difficulty: p.difficulty } : {}),
     ...(p.humanCheckpoint ? { human_checkpoint: true } : {}),
+    ...(p.quorum ? { quorum: p.quorum } : {}),
     ...(paths.length ? { paths } : {}),
     requested_at: now,
   });
+  // the broker's own rule for what a quorum cannot be asked with (a pinned reviewer, local review, an incoherent rule)
+  const quorumWhy = quorumRefusal(gateQuorum(request, settings), request, settings);
+  if (quorumWhy) return refuse(`request refused: ${quorumWhy}`);
   deliver(layout.runMeta(runId), JSON.stringify(run, null, 2) + "\n", opts);
   const r = deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
   if (r.status === "conflict")

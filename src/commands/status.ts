@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import type { BusContext } from "../bus/context.js";
 import { listGates } from "../bus/gate-list.js";
-import { gatePolicy, openRound } from "../core/gate-queries.js";
+import { gatePolicy, lastVerdictRound, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
 import { nextStep, type NextStep } from "../core/next-step.js";
 import type { Reverification } from "../core/reverify.js";
 import type { ReviewBrokerOutput } from "../core/status.js";
@@ -31,7 +31,7 @@ export type StatusRow = ReviewBrokerOutput & {
 export const STILL_MOVING_EXIT = 6;
 
 function lastRound(ctx: BusContext, v: GateView): StatusRow["last_round"] {
-  const round = Math.max(0, ...v.snapshot.verdicts.keys());
+  const round = lastVerdictRound(v.snapshot);
   if (!round) return null;
   const found = findingsOf(ctx, v.snapshot, round);
   return { round, summary: found?.summary ?? null, findings: found?.findings ?? [], more: found?.more ?? 0 };
@@ -46,11 +46,14 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
     rejected: v.snapshot.rejected,
     problems: v.snapshot.problems,
     ...(check ? { verify: check } : {}),
-    cap: v.snapshot.packets.get(openRound(v.snapshot))?.cap ?? gatePolicy(v.snapshot, ctx.settings).cap,
+    cap: roundPacket(v.snapshot, openRound(v.snapshot))?.cap ?? gatePolicy(v.snapshot, ctx.settings).cap,
     reviewer_model:
       v.snapshot.verdicts.get(openRound(v.snapshot))?.reviewer_model ??
-      v.snapshot.packets.get(openRound(v.snapshot))?.reviewer_model ??
-      null,
+      (roundPackets(v.snapshot, openRound(v.snapshot))
+        .map((p) => p.reviewer_model)
+        .filter((m) => m !== null)
+        .join(" + ") ||
+        null),
     requested_at: v.snapshot.request?.requested_at ?? null,
     next: nextStep(v.snapshot, v.decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate))),
     last_round: lastRound(ctx, v),

@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
-import { gatePolicy, openRound } from "../core/gate-queries.js";
+import { gatePolicy, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
 import { type GateView, viewGate } from "./gate-view.js";
 import { nextStep, nextStepLine, type NextStep } from "../core/next-step.js";
 import type { Settings } from "../spec/schemas.js";
@@ -26,8 +26,11 @@ const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
 
 /** "still waiting: round 2, reviewer codex (gpt-5), elapsed 45s, reviewer timeout 600s, --timeout none — waiting for …". */
 function heartbeat(view: GateView, next: NextStep, started: number, timeoutMs: number | undefined, settings: Settings): string {
-  const p = view.snapshot.packets.get(openRound(view.snapshot));
-  const reviewer = p ? `reviewer ${p.reviewer_provider}${p.reviewer_model ? ` (${p.reviewer_model})` : ""}` : "no reviewer yet";
+  const reviewers = roundPackets(view.snapshot, openRound(view.snapshot));
+  const p = reviewers[0];
+  const reviewer = p
+    ? `reviewer ${reviewers.map((r) => `${r.reviewer_provider}${r.reviewer_model ? ` (${r.reviewer_model})` : ""}`).join(", ")}`
+    : "no reviewer yet";
   const limit = p ? settings.providers?.[p.reviewer_provider]?.timeout_ms : undefined;
   return (
     `still waiting: round ${view.decision.round}, ${reviewer}, elapsed ${seconds(Date.now() - started)}` +
@@ -59,13 +62,13 @@ export async function waitGate(
     const ctx = loadContext(layout);
     const view = viewGate(ctx, runId, gate);
     const line = `round ${view.decision.round}: ${view.decision.state} — ${view.decision.detail}`;
-    if (!warned && view.snapshot.packets.size) {
+    if (!warned && openRound(view.snapshot) > 0) {
       warned = true;
       if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn")
         note(`warn: codex-skip streak is blocked (.guild/codex-skip-streak.json): adversarial review is overdue`);
       for (const w of gatePolicy(view.snapshot, ctx.settings).warnings) note(`warn: ${w}`);
     }
-    const latest = view.snapshot.packets.get(openRound(view.snapshot));
+    const latest = roundPacket(view.snapshot, openRound(view.snapshot));
     if (!degradedShown && latest && latest.selection_status !== "selected") {
       degradedShown = true;
       // the seed's wording, so tools that grep for it keep working
@@ -86,7 +89,7 @@ export async function waitGate(
     // Callers deliver their file first, so the state seen here already accounts for it.
     if (view.exitCode !== null) return { view, timedOut: false, next };
     if (Date.now() - lastNoteAt >= heartbeatMs) note(`[${gate}] ${heartbeat(view, next, started, opts.timeoutMs, ctx.settings)}`);
-    if (!hinted && Date.now() - started > 10_000 && view.snapshot.packets.size === 0) {
+    if (!hinted && Date.now() - started > 10_000 && openRound(view.snapshot) === 0) {
       note(`[${gate}] nothing has picked this request up yet — is \`guild-bus up\` running in ${layout.root}?`);
       hinted = true;
     }

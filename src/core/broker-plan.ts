@@ -147,7 +147,7 @@ function planMemberPacket(s: GateSnapshot, decision: GateDecision, action: Packe
     if (input.providers === null) return { type: "select", decision };
     const author = authorIdentity(s.request!, input.settings);
     const ids = fixed.map((p) => ({ id: p.reviewer_provider, family: p.reviewer_family }));
-    const chosen = selectQuorum(input.policy, author, input.providers, q.rule, ids, q.exclude);
+    const chosen = selectQuorum(input.policy, author, input.providers, { rule: q.rule, fixed: ids, exclude: q.exclude });
     if ("unavailable" in chosen) {
       // nothing issued yet: the round never starts; a round partly issued waits for a human at that round
       const escalation: EscalationAction = issued.length

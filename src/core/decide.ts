@@ -260,7 +260,8 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         );
         if (changed) return changed;
         const families = q.judgement.counted.map((c) => `${c.provider} (${c.family})`).join(", ");
-        const reason = `quorum ${rule.need}/${rule.of} passed: ${families} passed the five conditions on the same bytes; no reviewer blocks`;
+        const reason =
+          `quorum ${rule.need}/${rule.of} passed: ${families} passed the five conditions on the same bytes; ` + "no reviewer blocks";
         return act({ type: "outcome", status: "satisfied", reason, round: R, independence: "strong", quorum: q.judgement.counted }, "pass");
       }
       case "restart":

@@ -30,6 +30,17 @@ export function roundMembers(s: GateSnapshot, round: number): Array<[string, Pac
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** Round `round`'s packets: its own, or every quorum member's. */
+export function roundPackets(s: GateSnapshot, round: number): PacketFrontMatter[] {
+  const own = s.packets.get(round);
+  return own ? [own] : roundMembers(s, round).map(([, p]) => p);
+}
+
+/** The newest round with a verdict (0 when none has one): the gate's own or any quorum member's. */
+export function lastVerdictRound(s: GateSnapshot): number {
+  return Math.max(0, ...s.verdicts.keys(), ...[...s.members.values()].flatMap((m) => [...m.verdicts.keys()]));
+}
+
 /** Round `round`'s verdicts: its own, or every quorum member's that has one. */
 export function roundVerdicts(s: GateSnapshot, round: number): VerdictFile[] {
   const own = s.verdicts.get(round);

@@ -1,6 +1,7 @@
 // What a gate waits on, and the exact command or file that moves it: so that no wait is ever silent.
 import type { GateDecision } from "./decide.js";
-import { openRound } from "./gate-queries.js";
+import { openRound, roundPackets } from "./gate-queries.js";
+import { packetMember, slotFile } from "./slot-file.js";
 import type { GateSnapshot } from "./snapshot.js";
 
 export interface NextStep {
@@ -40,10 +41,11 @@ function selectionNotes(s: GateSnapshot, round: number): string[] {
 /** The next step of a gate, from its snapshot and decision; `gateDir` is the gate directory, project-relative. */
 export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): NextStep {
   const round = openRound(s);
-  const p = s.packets.get(round);
+  const reviewers = roundPackets(s, round);
+  const p = reviewers[0];
   const ids = `${s.runId} ${s.gate}`;
-  const packet_path = p ? `${gateDir}/packet-${round}.md` : null;
-  const result_path = p ? `${gateDir}/result-${round}.json` : null;
+  const packet_path = p ? `${gateDir}/${slotFile("packet", round, packetMember(p))}` : null;
+  const result_path = p ? `${gateDir}/${slotFile("result", round, packetMember(p))}` : null;
   const base = { packet_path, result_path, escalation: null, notes: selectionNotes(s, round) };
   if (d.state === "done") return { ...base, waiting_on: "nothing (the gate has ended)", command: null };
   if (d.state === "no_request")
@@ -75,7 +77,8 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): Nex
         ` (the packet to review: ${packet_path}; or write ${gateDir}/response-${round}.md)`,
     };
   }
-  return { ...base, waiting_on: `${reviewerWords(p)}, run by \`guild-bus up\``, command: null };
+  // a quorum round waits on each of its reviewers
+  return { ...base, waiting_on: `${reviewers.map(reviewerWords).join(", ")}, run by \`guild-bus up\``, command: null };
 }
 
 /** One line for a person: "waiting for X — run: Y". */

@@ -102,7 +102,7 @@ export function resolvePolicy(request: Request, settings: Settings): ResolvedPol
     humanCheckpoint: request.human_checkpoint ?? settings.human_checkpoint ?? false,
     stallDetection: settings.stall_detection ?? true,
     quorum,
-    refusal: quorumRefusal(quorum) ?? requestRefusal(request, settings, difficulty),
+    refusal: quorumRefusal(quorum, request, settings) ?? requestRefusal(request, settings, difficulty),
   };
 }
 
@@ -122,10 +122,19 @@ export const NO_REQUEST_POLICY: ResolvedPolicy = Object.freeze({
   refusal: null,
 }) as ResolvedPolicy;
 
-/** A quorum assembled from settings can still be incoherent (the request's own was refused when it was parsed). */
-function quorumRefusal(quorum: QuorumRule | null): string | null {
-  const problem = quorum && quorumProblem(quorum);
-  return problem ? `quorum ${quorum.need}/${quorum.of}: ${problem}` : null;
+/**
+ * What a quorum cannot be asked with: an incoherent rule (one assembled from settings; the request's own was refused
+ * when it was parsed), a pinned reviewer (a quorum selects its reviewers), or local review (a quorum is cross-family).
+ */
+export function quorumRefusal(quorum: QuorumRule | null, request: Pick<Request, "reviewer" | "review">, settings: Settings): string | null {
+  if (!quorum) return null;
+  const rule = `quorum ${quorum.need}/${quorum.of}`;
+  const problem = quorumProblem(quorum);
+  if (problem) return `${rule}: ${problem}`;
+  const pin = pinnedReviewer(request, settings);
+  if (pin) return `${rule} selects its own reviewers of distinct families; reviewer ${pin} is pinned (use --reviewer auto)`;
+  if ((request.review ?? settings.review) === "local") return `${rule} is a cross-family review; review local cannot serve it`;
+  return null;
 }
 
 /** Whether a project-relative path stays inside the project: not absolute, and no `..` climbs above where it starts. */

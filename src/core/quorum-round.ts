@@ -113,7 +113,9 @@ export function judgeQuorumRound(s: GateSnapshot, R: number, P: PacketFrontMatte
     return {
       type: "wait",
       waiting: least,
-      detail: `quorum ${rule.need}/${rule.of}: ${done} of ${members.length} reviewers done; waiting for ${list(pending, (m) => (m.state as { waiting: string }).waiting)}`,
+      detail:
+        `quorum ${rule.need}/${rule.of}: ${done} of ${members.length} reviewers done; ` +
+        `waiting for ${list(pending, (m) => (m.state as { waiting: string }).waiting)}`,
     };
   }
   const of = (kind: MemberState["kind"]) => members.filter((m) => m.state.kind === kind);
@@ -153,7 +155,9 @@ export function judgeQuorumRound(s: GateSnapshot, R: number, P: PacketFrontMatte
     return {
       type: "escalate",
       reason: "identity_unverified",
-      detail: `every reviewer passed, but the families that count fall short: ${shortfall(judgement)} (the author's family and unknown never count)`,
+      detail:
+        `every reviewer passed, but the families that count fall short: ${shortfall(judgement)} ` +
+        "(the author's family and unknown never count)",
     };
   return { type: "fail", why: `quorum ${rule.need}/${rule.of} not met: ${shortfall(judgement)}; ${list(notPassed, whyOf)}` };
 }

@@ -171,10 +171,9 @@ export function selectQuorum(
   policy: ResolvedPolicy,
   author: AuthorIdentity,
   all: Provider[],
-  rule: QuorumRule,
-  fixed: Array<Pick<Provider, "id" | "family">>,
-  exclude: readonly string[],
+  round: { rule: QuorumRule; fixed: Array<Pick<Provider, "id" | "family">>; exclude: readonly string[] },
 ): { add: Provider[] } | { unavailable: string } {
+  const { rule, fixed, exclude } = round;
   const families = new Set(fixed.map((p) => p.family));
   const ids = new Set(fixed.map((p) => p.id));
   const named = new Set(rule.families ?? []);

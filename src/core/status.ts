@@ -3,7 +3,7 @@ import type { Difficulty, Outcome, StopPolicy, VerdictFile } from "../spec/schem
 import type { ArtifactState } from "./artifact-view.js";
 import type { GateDecision } from "./decide.js";
 import { verdictPasses } from "./verdict-pass.js";
-import { contestRefusal, countedRounds, openRound } from "./gate-queries.js";
+import { contestRefusal, countedRounds, openRound, roundPackets } from "./gate-queries.js";
 import type { ResolvedPolicy } from "./policy.js";
 import { BUS_DIRS, type GateSnapshot } from "./snapshot.js";
 
@@ -109,14 +109,15 @@ export function gateStatus(
   policy: ResolvedPolicy,
   trailPath: string,
 ): ReviewBrokerOutput {
-  const p = s.packets.get(openRound(s));
+  const reviewers = roundPackets(s, openRound(s));
+  const p = reviewers[0];
   const v = s.verdicts.get(openRound(s));
   return {
     status: statusOf(s, d),
     gate: s.gate,
     run_id: s.runId,
     author_host: s.request?.author_host ?? "unknown",
-    reviewer_host: s.outcome?.reviewer_host ?? p?.reviewer_provider ?? null,
+    reviewer_host: s.outcome?.reviewer_host ?? (reviewers.map((r) => r.reviewer_provider).join(" + ") || null),
     independence: s.outcome?.independence ?? (v?.independence_violation ? "weak" : (p?.independence ?? null)),
     rounds: countedRounds(s),
     trail_path: trailPath,

@@ -15,7 +15,7 @@ import { requestReview } from "../commands/review.js";
 import { gateStatuses } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
 import { GATE_NAMES } from "../spec/ids.js";
-import { DecisionChoice, Difficulty, StopPolicy } from "../spec/schemas.js";
+import { DecisionChoice, Difficulty, QuorumRule, StopPolicy } from "../spec/schemas.js";
 import type { AuthorHost } from "./client-host.js";
 import { failure, reply } from "./reply.js";
 import { waitTool } from "./wait-tool.js";
@@ -66,6 +66,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         stop: StopPolicy.optional(),
         difficulty: Difficulty.optional(),
         human_checkpoint: z.boolean().optional(),
+        quorum: QuorumRule.optional().describe("K of N reviewers of distinct families, none yours, must pass (e.g. {need: 2, of: 3})"),
         paths: z.array(z.string()).optional().describe("further project paths the reviewer should read"),
       },
     },
@@ -86,6 +87,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         stop: a.stop,
         difficulty: a.difficulty,
         humanCheckpoint: a.human_checkpoint,
+        quorum: a.quorum,
         paths: a.paths,
       });
       if (!answered.ok) return failure(answered.error);

@@ -73,7 +73,8 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     if (previous) {
       return fail(
         "no_verdict",
-        `a previous dispatch (${slotFile("attempt", R, member)}, pid ${previous.worker.pid} on ${previous.worker.host}, ${previous.started_at}) ` +
+        `a previous dispatch (${slotFile("attempt", R, member)}, pid ${previous.worker.pid} on ${previous.worker.host}, ` +
+          `${previous.started_at}) ` +
           "ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework",
       );
     }
