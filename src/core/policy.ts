@@ -32,7 +32,8 @@ export interface ResolvedPolicy {
 
 /** A per-gate setting: the gate's own entry, else the G-lane entry for any lane gate. */
 export function perGate<T>(record: Record<string, T> | undefined, gate: string): T | undefined {
-  return record?.[gate] ?? (gate.startsWith("G-lane:") ? record?.["G-lane"] : undefined);
+  if (!record) return undefined;
+  return record[gate] ?? (gate.startsWith("G-lane:") ? record["G-lane"] : undefined);
 }
 
 /** The quorum a gate asks for: the request's rule, else its settings entry with need and of filled in. */

@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
+import { packetMember } from "../../src/core/slot-file.js";
 import { packetId, parsePacket } from "../../src/core/packet.js";
 import { parseReviewResult } from "../../src/core/result-wire.js";
 import { renderSchemas } from "../../src/spec/generate.js";
@@ -191,8 +192,9 @@ describe("bus-spec/examples", () => {
       expect(ex.valid).toBe(false);
     }
     if (front) {
-      expect(front.packet_id, "packet id convention <gate with ':'→'->-<run>-r<round>").toBe(
-        packetId(front.run_id, front.gate, front.round),
+      // a quorum member's packet id names its reviewer (SPEC §26)
+      expect(front.packet_id, "packet id convention <gate with ':'→'->-<run>-r<round>[.<member>]").toBe(
+        packetId(front.run_id, front.gate, front.round, packetMember(front)),
       );
       expect(problems).toEqual([]);
     }

@@ -1,0 +1,90 @@
+// Reading a quorum gate (SPEC §2, §26): member files are parsed into their member's slots, a member packet must be
+// one (its reviewer, its rule), and a member's verdict counts only for the bytes its own seal holds.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { readGate } from "../../src/bus/gate-reader.js";
+import { Layout, parseRoundFile } from "../../src/bus/layout.js";
+import { packetId, renderPacket } from "../../src/core/packet.js";
+import { sha256Hex } from "../../src/core/sha.js";
+import type { QuorumRule } from "../../src/spec/schemas.js";
+import { GATE, packet, request, RUN, verdict } from "../helpers/snapshots.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+const RULE: QuorumRule = { need: 2, of: 2 };
+
+describe("member file names", () => {
+  it("parse with the member after the round; the plain names keep member null; junk is no round file", () => {
+    expect(parseRoundFile("result-3.json")).toEqual({ kind: "result", round: 3, member: null });
+    expect(parseRoundFile("result-3.gpt.json")).toEqual({ kind: "result", round: 3, member: "gpt" });
+    expect(parseRoundFile("packet-12.gpt-5.mini.md")).toEqual({ kind: "packet", round: 12, member: "gpt-5.mini" });
+    for (const junk of [
+      "result-3.a..b.json",
+      "packet-3.gpt.json",
+      "result-0.gpt.json",
+      "escalation-2.gpt.json",
+      "result-3.GPT.json",
+      "result-3..json",
+    ])
+      expect(parseRoundFile(junk), junk).toBeNull();
+  });
+});
+
+describe("readGate on a quorum gate", () => {
+  function gateDir() {
+    const root = tempRoot("guild-bus-quorum-");
+    const layout = new Layout(root);
+    const dir = layout.gateDir(RUN, GATE);
+    mkdirSync(path.join(dir, ".verified"), { recursive: true });
+    const put = (name: string, text: string) => writeFileSync(path.join(dir, name), text);
+    put("request.json", JSON.stringify(request({ quorum: RULE })));
+    const member = (round: number, provider: string, over = {}) =>
+      renderPacket(
+        packet(round, { packet_id: packetId(RUN, GATE, round, provider), reviewer_provider: provider, quorum: RULE, ...over }),
+        "body\n",
+      );
+    return { layout, dir, put, member };
+  }
+
+  it("puts each member's files in its own slots and keeps a verdict its own seal binds", () => {
+    const { layout, put, member } = gateDir();
+    put("packet-1.gpt.md", member(1, "gpt"));
+    put("packet-1.gem.md", member(1, "gem"));
+    const result = '{"result": "gpt round 1"}\n';
+    put("result-1.gpt.json", result);
+    put(".verified/result-1.gpt.json", result);
+    put(
+      "verdict-1.gpt.json",
+      JSON.stringify(verdict(1, "pass", { packet_id: packetId(RUN, GATE, 1, "gpt"), result_sha256: sha256Hex(Buffer.from(result)) })),
+    );
+    const s = readGate(layout, RUN, GATE);
+    expect(s.problems).toEqual([]);
+    expect(s.packets.size).toBe(0);
+    expect([...s.members.keys()].sort()).toEqual(["gem", "gpt"]);
+    expect(s.members.get("gpt")!.verdicts.get(1)).toMatchObject({ packet_id: "G-spec-run1-r1.gpt" });
+    expect(s.members.get("gem")!.results.size).toBe(0);
+  });
+
+  it("refuses a member packet for another reviewer, one without the rule, a plain packet with one; a result changed after its seal breaks only its member's round", () => {
+    const { layout, put, member } = gateDir();
+    put("packet-1.gpt.md", member(1, "gpt"));
+    put("packet-1.gem.md", member(1, "gpt"));
+    put("packet-1.ds.md", renderPacket(packet(1, { packet_id: packetId(RUN, GATE, 1, "ds"), reviewer_provider: "ds" }), "body\n"));
+    put("packet-2.md", renderPacket(packet(2, { quorum: RULE }), "body\n"));
+    put("result-1.gpt.json", '{"changed": true}\n');
+    put(".verified/result-1.gpt.json", '{"sealed": true}\n');
+    put(
+      "verdict-1.gpt.json",
+      JSON.stringify(
+        verdict(1, "pass", { packet_id: packetId(RUN, GATE, 1, "gpt"), result_sha256: sha256Hex(Buffer.from('{"sealed": true}\n')) }),
+      ),
+    );
+    const s = readGate(layout, RUN, GATE);
+    const why = Object.fromEntries(s.problems.map((p) => [p.file, p.reason]));
+    expect(why["packet-1.gem.md"]).toMatch(/not a quorum packet for reviewer gem/);
+    expect(why["packet-1.ds.md"]).toMatch(/not a quorum packet for reviewer ds/);
+    expect(why["packet-2.md"]).toMatch(/must name its reviewer/);
+    expect(s.members.get("gpt")!.verdicts.size).toBe(0);
+    expect(s.members.get("gpt")!.brokenSeals.get(1)).toMatch(/result-1\.gpt\.json changed after verification/);
+  });
+});
