@@ -1,5 +1,6 @@
 // guild-bus scrub <file>: print the scrubbed text; --check exits 3 when something was redacted.
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { scrubOptions, scrubWithReport } from "../core/scrub.js";
 import { loadSettings } from "../bus/settings.js";
@@ -9,7 +10,7 @@ import { readUserText } from "./input.js";
 export function register(program: Command): void {
   program
     .command("scrub")
-    .description("print the file with secrets redacted, exactly as the bus would put it in a packet")
+    .description(summary("scrub"))
     .argument("<file>", "file to scrub ('-' for stdin)")
     .option("--check", "print nothing; exit 3 when something would be redacted (a summary goes to stderr)")
     .option("--root <dir>", "project root whose .guild/settings.json supplies custom redaction patterns")

@@ -1,6 +1,7 @@
 // `--wait` and `guild-bus wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to
 // stderr, with a heartbeat while nothing changes, and how to re-attach when the wait stops early.
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { type ReviewBrokerOutput } from "../core/status.js";
 import { waitGate } from "../commands/wait.js";
 import { STILL_MOVING_EXIT } from "../commands/status.js";
@@ -72,7 +73,7 @@ export async function waitForGate(
 export function register(program: Command): void {
   program
     .command("wait")
-    .description("re-attach to a gate: follow it until it needs the author, needs a human, or ends (as `review --wait`)")
+    .description(summary("wait"))
     .argument("<run>")
     .argument("<gate>")
     .option("--json", "print the result as JSON")
