@@ -9,7 +9,7 @@ import { DecisionChoice } from "../spec/schemas.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { readUserText } from "./input.js";
 import { intArg } from "./options.js";
-import { waitForGate } from "./wait.js";
+import { waitForGate } from "./follow.js";
 
 export function register(program: Command): void {
   program

@@ -14,7 +14,7 @@ import { deliver } from "../bus/deliver.js";
 import { loadContext } from "../bus/context.js";
 import { requestReview } from "../commands/review.js";
 import { answered } from "./errors.js";
-import { waitForGate } from "./wait.js";
+import { waitForGate } from "./follow.js";
 import { BIN } from "./worker.js";
 
 const SCRIPTED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "demo-reviewer.js");

@@ -6,7 +6,7 @@ import { GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, StopPolicy } from "../spec/schemas.js";
 import { intArg, nonBlankArg, secondsArg } from "./options.js";
 import { answered, ROOT_HELP } from "./errors.js";
-import { waitForGate } from "./wait.js";
+import { waitForGate } from "./follow.js";
 import { userPath } from "../bus/project-root.js";
 import { requestReview, type ReviewParams } from "../commands/review.js";
 

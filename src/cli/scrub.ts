@@ -1,9 +1,6 @@
 // guild-bus scrub <file>: print the scrubbed text; --check exits 3 when something was redacted.
 import type { Command } from "commander";
 import { summary } from "./overview.js";
-import { Layout } from "../bus/layout.js";
-import { scrubOptions, scrubWithReport } from "../core/scrub.js";
-import { loadSettings } from "../bus/settings.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readUserText } from "./input.js";
 
@@ -17,6 +14,11 @@ export function register(program: Command): void {
     .action(async (file: string, opts: { check?: boolean; root?: string }) => {
       // the largest text the bus ever scrubs
       const text = await readUserText(file, MAX_FILE_BYTES);
+      const [{ Layout }, { loadSettings }, { scrubOptions, scrubWithReport }] = await Promise.all([
+        import("../bus/layout.js"),
+        import("../bus/settings.js"),
+        import("../core/scrub.js"),
+      ]);
       const { settings } = loadSettings(new Layout(opts.root ?? process.cwd()));
       const report = scrubWithReport(text, scrubOptions(settings));
       const found = Object.entries(report.redactions);
