@@ -1,5 +1,6 @@
 // guild-bus resubmit | rebut | decide | respond: parse, call the command (src/commands/author.ts), print.
 import { Argument, type Command } from "commander";
+import { summary } from "./overview.js";
 import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
 import { decideEscalation, rebut, resubmit, respond } from "../commands/author.js";
@@ -8,12 +9,12 @@ import { DecisionChoice } from "../spec/schemas.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { readUserText } from "./input.js";
 import { intArg } from "./options.js";
-import { waitForGate } from "./wait.js";
+import { waitForGate } from "./follow.js";
 
 export function register(program: Command): void {
   program
     .command("resubmit")
-    .description("tell the broker the artifact was revised after the findings; it issues the next round")
+    .description(summary("resubmit"))
     .argument("<run>")
     .argument("<gate>")
     .option("--wait", "then wait like `review --wait`")
@@ -28,7 +29,7 @@ export function register(program: Command): void {
 
   program
     .command("rebut")
-    .description("contest the findings of the round waiting for you, once (difficulty hard or nightmare); the reviewer rules on each")
+    .description(summary("rebut"))
     .argument("<run>")
     .argument("<gate>")
     .requiredOption("--file <file>", "your argument about the findings; the reviewer sees it, labelled as the author's")
@@ -44,7 +45,7 @@ export function register(program: Command): void {
 
   program
     .command("decide")
-    .description("answer an escalation: force-pass | extend-cap <1-5> | rework | retry | override | continue | stop")
+    .description(summary("decide"))
     .argument("<run>")
     .argument("<gate>")
     .addArgument(new Argument("<choice>").choices(DecisionChoice.options))
@@ -74,7 +75,7 @@ export function register(program: Command): void {
 
   program
     .command("respond")
-    .description("answer a packet addressed to the manual reviewer")
+    .description(summary("respond"))
     .argument("<run>")
     .argument("<gate>")
     .requiredOption("--reviewer-model <id>", "the exact model id that produced this review (its family must differ from the author's)")

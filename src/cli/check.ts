@@ -1,8 +1,6 @@
 // guild-bus check: CI's and git hooks' question — did each required gate pass for the bytes now in the tree?
 import type { Command } from "commander";
-import { loadContext } from "../bus/context.js";
-import { Layout } from "../bus/layout.js";
-import { checkGates } from "../commands/check.js";
+import { summary } from "./overview.js";
 import { answered, ROOT_HELP } from "./errors.js";
 
 const FAILED_EXIT = 2;
@@ -10,7 +8,7 @@ const FAILED_EXIT = 2;
 export function register(program: Command): void {
   program
     .command("check")
-    .description("re-derive from the files that each gate passed for the artifact bytes now in the tree (for CI and git hooks)")
+    .description(summary("check"))
     .option("--run <id>", "check this run's gates (default: the newest run of each gate and artifact)")
     .option("--gate <gate...>", "check only these gates")
     .option("--require <gates>", "comma-separated gates that must have passed, e.g. G-spec,G-plan")
@@ -19,7 +17,7 @@ export function register(program: Command): void {
     .option("--json", "print JSON")
     .option("--root <dir>", ROOT_HELP)
     .action(
-      (o: {
+      async (o: {
         run?: string;
         gate?: string[];
         require?: string;
@@ -28,6 +26,11 @@ export function register(program: Command): void {
         json?: boolean;
         root: string;
       }) => {
+        const [{ loadContext }, { Layout }, { checkGates }] = await Promise.all([
+          import("../bus/context.js"),
+          import("../bus/layout.js"),
+          import("../commands/check.js"),
+        ]);
         const require = (o.require ?? "")
           .split(",")
           .map((g) => g.trim())

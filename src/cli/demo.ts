@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { viewGate } from "../commands/gate-view.js";
 import { Layout } from "../bus/layout.js";
 import { Resubmit } from "../spec/schemas.js";
@@ -13,7 +14,7 @@ import { deliver } from "../bus/deliver.js";
 import { loadContext } from "../bus/context.js";
 import { requestReview } from "../commands/review.js";
 import { answered } from "./errors.js";
-import { waitForGate } from "./wait.js";
+import { waitForGate } from "./follow.js";
 import { BIN } from "./worker.js";
 
 const SCRIPTED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "demo-reviewer.js");
@@ -30,7 +31,7 @@ const SPEC_V2 = SPEC_V1.replace(
 export function register(program: Command): void {
   program
     .command("demo")
-    .description("run the whole bus in a temp dir with a scripted reviewer (labelled as scripted) and print the trail")
+    .description(summary("demo"))
     .option("--keep", "keep the temporary project and print its path")
     .option("--poll", "run the workers in polling mode")
     .action(async (o: { keep?: boolean; poll?: boolean }) => {

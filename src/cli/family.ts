@@ -1,11 +1,12 @@
 // guild-bus family <model>...: the one classifier, from the shell.
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { classifyModel } from "../core/family.js";
 
 export function register(program: Command): void {
   program
     .command("family")
-    .description("classify model ids into vendor families (exactly one match, else unknown)")
+    .description(summary("family"))
     .argument("<model...>", "model ids")
     .option("--json", "print a JSON array")
     .option("--alias <needle=family...>", "extra needles, as the settings alias map would add")

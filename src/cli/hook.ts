@@ -2,6 +2,7 @@
 // stdout, exit 0). Never exit 2, which Claude Code reads as "block with stderr": an internal error must not trap a turn.
 // guild-bus gate on|off|status: the switch of the stop gate in .guild/settings.json.
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
 import { setStopGate } from "../commands/settings-edit.js";
@@ -12,7 +13,7 @@ import { intArg } from "./options.js";
 export function register(program: Command): void {
   program
     .command("hook")
-    .description("author-host hooks: `hook stop` keeps the host from ending its turn while a gate it opened waits for it")
+    .description(summary("hook"))
     .argument("<event>", "stop")
     .option("--host <name>", "the host whose gates count (its MCP client name)", "claude-code")
     .option("--root <dir>", ROOT_HELP)
@@ -25,7 +26,7 @@ export function register(program: Command): void {
 
   program
     .command("gate")
-    .description("turn the author hosts' stop gate on or off, or show it")
+    .description(summary("gate"))
     .argument("<switch>", "on | off | status")
     .option("--max-blocks <n>", `with on: blocks per gate before the turn may end (default ${DEFAULT_MAX_BLOCKS})`, intArg(1, 20))
     .option("--root <dir>", ROOT_HELP)

@@ -1,5 +1,6 @@
 // guild-bus init: wire guild-bus into this project and its author hosts (see src/commands/init.ts).
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { applyInit, type Host, HOSTS, planInit } from "../commands/init.js";
 import { answered, ROOT_HELP } from "./errors.js";
@@ -15,7 +16,7 @@ function hostsOf(list: string): Host[] {
 export function register(program: Command): void {
   program
     .command("init")
-    .description("set up guild-bus in this project: .guild/settings.json, .gitignore, and the author hosts' MCP, skills, commands, hook")
+    .description(summary("init"))
     .option("--host <hosts>", `author hosts to set up: ${HOSTS.join(", ")} or all (comma-separated)`, "all")
     .option("--dry-run", "print what would change, as a diff, and write nothing")
     .option("--root <dir>", ROOT_HELP)

@@ -1,14 +1,15 @@
-// CLI entry. Each command's module is imported only when that command runs, so small commands start fast.
+// CLI entry. Each command's module is imported only when that command runs, so small commands start fast; the
+// top-level --help (and --version, and an unknown command's error) loads none of them.
 import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { addHelpTexts } from "./help-text.js";
+import { COMMAND_SUMMARIES } from "./overview.js";
 import { repeatedFlag, reportError, rootProblem, USAGE_EXIT } from "./errors.js";
 import { packageVersion } from "./version.js";
 
 type Loader = () => Promise<{ register(program: Command): void }>;
 
-const COMMANDS: Record<string, Loader> = {
-  // the main commands first: help lists them in this order
+export const COMMANDS: Record<string, Loader> = {
   review: () => import("./review.js"),
   status: () => import("./status.js"),
   up: () => import("./worker.js"),
@@ -71,8 +72,9 @@ async function describeError(error: unknown): Promise<string> {
   return error instanceof Error ? error.message : String(error);
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const program = new Command("guild-bus")
+/** The program with no commands yet: its name, version, the text after its --help, and where it writes. */
+export function baseProgram(): Command {
+  return new Command("guild-bus")
     .description("Filesystem artifact bus for cross-family adversarial review")
     .version(packageVersion(), "-V, --version", "print the version")
     .addHelpText(
@@ -90,13 +92,35 @@ export async function main(argv: string[]): Promise<number> {
       writeOut: (s) => process.stdout.write(s),
       outputError: (s, write) => write(`guild-bus: ${s.replace(/^error: /, "")}`),
     });
-  const wanted = argv.find((a) => !a.startsWith("-"));
-  const loaders = wanted && COMMANDS[wanted] ? [COMMANDS[wanted]] : Object.values(COMMANDS);
-  const modules = new Set(await Promise.all(loaders.map((load) => load())));
+}
+
+/** Every command as a name, usage and description only: enough for the overview, an unknown command's error and --version. */
+export function addOverview(program: Command): void {
+  for (const [name, { description }] of Object.entries(COMMAND_SUMMARIES)) program.command(name).description(description);
+  program.configureHelp({ subcommandTerm: (cmd) => [cmd.name(), COMMAND_SUMMARIES[cmd.name()]?.usage ?? cmd.usage()].join(" ").trim() });
+}
+
+/** Register the commands themselves, in the order --help lists them. */
+export async function addCommands(program: Command, names: string[]): Promise<void> {
+  const modules = new Set(await Promise.all(names.map((name) => COMMANDS[name]!())));
   for (const mod of modules) mod.register(program);
   addHelpTexts(program);
-  const order = Object.keys(COMMANDS);
+  const order = Object.keys(COMMAND_SUMMARIES);
   (program.commands as Command[]).sort((a, b) => order.indexOf(a.name()) - order.indexOf(b.name()));
+}
+
+/** The command a command line runs (`help <command>` asks about that one), or null when it names none. */
+function wantedCommand(argv: string[]): string | null {
+  const words = argv.filter((a) => !a.startsWith("-"));
+  const name = words[0] === "help" ? words[1] : words[0];
+  return name && COMMANDS[name] ? name : null;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = baseProgram();
+  const wanted = wantedCommand(argv);
+  if (wanted) await addCommands(program, [wanted]);
+  else addOverview(program);
   harden(program);
   process.exitCode = 0;
   try {

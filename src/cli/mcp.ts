@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { ROOT_HELP } from "./errors.js";
@@ -50,7 +51,7 @@ function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
 export function register(program: Command): void {
   program
     .command("mcp")
-    .description("serve the bus to an author host over MCP on stdin/stdout (tools: request_review, wait, status, findings, …)")
+    .description(summary("mcp"))
     .option("--root <dir>", ROOT_HELP)
     .option("--no-up", "do not start the workers (`guild-bus up` runs elsewhere)")
     .option("--wait-seconds <s>", "default time budget of a wait call: keep it below the host's MCP tool timeout", intArg(1, 3600), 45)

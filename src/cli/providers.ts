@@ -1,20 +1,23 @@
 // guild-bus providers: which reviewers were found here, why each is (not) usable, and how to enable each missing host.
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { ROOT_HELP } from "./errors.js";
-import { Layout } from "../bus/layout.js";
-import { detectProviders } from "../adapters/probe.js";
-import { loadSettings } from "../bus/settings.js";
-import { hostReports } from "../core/provider-hints.js";
 import { helpText } from "./format.js";
 
 export function register(program: Command): void {
   program
     .command("providers")
-    .description("show the reviewers detected here (settings, CLIs on PATH, capability declarations), why, and how to enable the rest")
+    .description(summary("providers"))
     .option("--json", "print JSON")
     .option("--root <dir>", ROOT_HELP)
     .addHelpText("after", helpText(["guild-bus providers", "guild-bus providers --json"], "0; 1 usage error or invalid settings"))
     .action(async (o: { json?: boolean; root: string }) => {
+      const [{ Layout }, { detectProviders }, { loadSettings }, { hostReports }] = await Promise.all([
+        import("../bus/layout.js"),
+        import("../adapters/probe.js"),
+        import("../bus/settings.js"),
+        import("../core/provider-hints.js"),
+      ]);
       const layout = new Layout(o.root);
       const { settings, problems } = loadSettings(layout);
       const found = await detectProviders(settings, layout);

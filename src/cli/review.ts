@@ -1,11 +1,12 @@
 // guild-bus review: deliver request.json for a gate (and run.json for a new run); optionally wait for it.
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, StopPolicy } from "../spec/schemas.js";
 import { intArg, nonBlankArg, quorumArg, secondsArg } from "./options.js";
 import { answered, ROOT_HELP } from "./errors.js";
-import { waitForGate } from "./wait.js";
+import { waitForGate } from "./follow.js";
 import { userPath } from "../bus/project-root.js";
 import { requestReview, type ReviewParams } from "../commands/review.js";
 
@@ -22,7 +23,7 @@ type ReviewOptions = Omit<ReviewParams, "artifact" | "stop" | "difficulty"> & {
 export function register(program: Command): void {
   program
     .command("review")
-    .description("request a review of an artifact at a gate (workers started by `guild-bus up` carry it out)")
+    .description(summary("review"))
     .argument("<artifact>", "the artifact, inside the project")
     .requiredOption("--gate <gate>", GATE_NAMES)
     .requiredOption("--author <host>", "the host that wrote it (claude, codex, gemini, …)", nonBlankArg)

@@ -1,21 +1,24 @@
 // guild-bus scrub <file>: print the scrubbed text; --check exits 3 when something was redacted.
 import type { Command } from "commander";
-import { Layout } from "../bus/layout.js";
-import { scrubOptions, scrubWithReport } from "../core/scrub.js";
-import { loadSettings } from "../bus/settings.js";
+import { summary } from "./overview.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readUserText } from "./input.js";
 
 export function register(program: Command): void {
   program
     .command("scrub")
-    .description("print the file with secrets redacted, exactly as the bus would put it in a packet")
+    .description(summary("scrub"))
     .argument("<file>", "file to scrub ('-' for stdin)")
     .option("--check", "print nothing; exit 3 when something would be redacted (a summary goes to stderr)")
     .option("--root <dir>", "project root whose .guild/settings.json supplies custom redaction patterns")
     .action(async (file: string, opts: { check?: boolean; root?: string }) => {
       // the largest text the bus ever scrubs
       const text = await readUserText(file, MAX_FILE_BYTES);
+      const [{ Layout }, { loadSettings }, { scrubOptions, scrubWithReport }] = await Promise.all([
+        import("../bus/layout.js"),
+        import("../bus/settings.js"),
+        import("../core/scrub.js"),
+      ]);
       const { settings } = loadSettings(new Layout(opts.root ?? process.cwd()));
       const report = scrubWithReport(text, scrubOptions(settings));
       const found = Object.entries(report.redactions);

@@ -1,35 +1,13 @@
 // guild-bus status [run [gate]]: every gate as a table, then for each what it waits for and the command that moves it.
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { ROOT_HELP, answered } from "./errors.js";
-import { Layout } from "../bus/layout.js";
-import { loadContext } from "../bus/context.js";
-import { gateStatuses, type StatusRow, statusExitCode } from "../commands/status.js";
 import { formatAge, helpText, table } from "./format.js";
-import { nextStepLine } from "../core/next-step.js";
-
-/** The lines under a gate's table row: whom it waits on and how to unblock it, then anything wrong with its files. */
-export function gateLines(r: StatusRow): string[] {
-  const e = r.next.escalation;
-  return [
-    r.state === "done" ? r.detail : r.waiting_for.startsWith("a human:") ? `waiting for ${r.waiting_for}` : nextStepLine(r.next),
-    ...(e ? [`escalation (round ${e.round}): ${e.reason} — ${e.detail}; options: ${e.options.join(", ")}`] : []),
-    ...r.next.notes.map((n) => `note: ${n}`),
-    ...(r.last_verdict ? [`last verdict: ${r.last_verdict}`] : []),
-    ...(r.state === "done" ? [] : [`state: ${r.state} — ${r.detail}`]),
-    ...r.rejected.map((f) => `rejected: ${f.file} — ${f.reason}`),
-    ...r.problems.map((p) => `invalid: ${p.file}: ${p.reason}`),
-    ...(r.verify
-      ? r.verify.ok
-        ? ["verify: ok — the outcome re-derives from the files"]
-        : r.verify.problems.map((p) => `verify: FAILED — ${p}`)
-      : []),
-  ];
-}
 
 export function register(program: Command): void {
   program
     .command("status")
-    .description("show every gate's state, or one run's, or one gate's, and what each waits for")
+    .description(summary("status"))
     .argument("[run]")
     .argument("[gate]")
     .option("--json", "print JSON (per gate: next step, escalation options, last round's findings, packet and result paths)")
@@ -49,7 +27,17 @@ export function register(program: Command): void {
       ),
     )
     .action(
-      (run: string | undefined, gate: string | undefined, o: { json?: boolean; verify?: boolean; exitStatus?: boolean; root: string }) => {
+      async (
+        run: string | undefined,
+        gate: string | undefined,
+        o: { json?: boolean; verify?: boolean; exitStatus?: boolean; root: string },
+      ) => {
+        const [{ Layout }, { loadContext }, { gateStatuses, statusExitCode }, { gateLines }] = await Promise.all([
+          import("../bus/layout.js"),
+          import("../bus/context.js"),
+          import("../commands/status.js"),
+          import("./gate-lines.js"),
+        ]);
         const ctx = loadContext(new Layout(o.root));
         const { rows, ignored } = answered(gateStatuses(ctx, { run, gate, verify: o.verify }));
         if (o.exitStatus) process.exitCode = statusExitCode(rows);

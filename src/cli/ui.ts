@@ -1,5 +1,6 @@
 // guild-bus ui: parse the options, start the review console (src/ui/), print its URL once, stop on a signal.
 import type { Command } from "commander";
+import { summary } from "./overview.js";
 import { ROOT_HELP } from "./errors.js";
 import { intArg } from "./options.js";
 
@@ -14,7 +15,7 @@ interface UiCliOptions {
 export function register(program: Command): void {
   program
     .command("ui")
-    .description("serve the local review console: gates, timelines, answers and decisions in a browser")
+    .description(summary("ui"))
     .option("--root <dir>", ROOT_HELP)
     .option("--host <address>", "address to bind (anything but loopback exposes the console to the network)", "127.0.0.1")
     .option("--port <n>", "port (0: any free one)", intArg(0, 65_535), 0)

@@ -1,78 +1,15 @@
-// `--wait` and `guild-bus wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to
-// stderr, with a heartbeat while nothing changes, and how to re-attach when the wait stops early.
+// guild-bus wait <run> <gate>: re-attach to a gate and follow it (src/cli/follow.ts), loaded only when it runs.
 import type { Command } from "commander";
-import { type ReviewBrokerOutput } from "../core/status.js";
-import { waitGate } from "../commands/wait.js";
-import { STILL_MOVING_EXIT } from "../commands/status.js";
-import { Layout } from "../bus/layout.js";
-import { nextStepLine, type NextStep } from "../core/next-step.js";
+import { summary } from "./overview.js";
 import { ROOT_HELP } from "./errors.js";
 import { secondsArg } from "./options.js";
 import { helpText } from "./format.js";
 import { WAIT_EXITS } from "./exit-codes.js";
 
-/** Exit code of a wait interrupted by Ctrl-C (128 + SIGINT, as shells report it). */
-const INTERRUPTED_EXIT = 130;
-
-function printOutput(output: ReviewBrokerOutput, next: NextStep, json: boolean | undefined): void {
-  if (json) {
-    process.stdout.write(JSON.stringify({ ...output, next }, null, 2) + "\n");
-    return;
-  }
-  process.stdout.write(
-    [
-      `${output.run_id} ${output.gate}: ${output.status}`,
-      `  state: ${output.state} — ${output.detail}`,
-      `  reviewer: ${output.reviewer_host ?? "none"} (independence ${output.independence ?? "n/a"}); rounds: ${output.rounds}`,
-      output.satisfied_at_round ? `  satisfied at round ${output.satisfied_at_round}` : null,
-      `  waiting for: ${output.waiting_for}`,
-      output.state === "done" ? null : `  next: ${nextStepLine(next)}`,
-      ...(next.escalation ? [`  options: ${next.escalation.options.join(", ")}`] : []),
-      `  trail: ${output.trail_path}`,
-    ]
-      .filter(Boolean)
-      .join("\n") + "\n",
-  );
-}
-
-/** GUILD_BUS_HEARTBEAT_MS, when a whole number of ms (tests observe a heartbeat without waiting 15 s). */
-function heartbeatMs(): number | undefined {
-  const raw = process.env.GUILD_BUS_HEARTBEAT_MS;
-  return raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : undefined;
-}
-
-/** Wait, print progress to stderr, then the gate's output; the exit code says how it stopped (SPEC §17). */
-export async function waitForGate(
-  layout: Layout,
-  runId: string,
-  gate: string,
-  opts: { json?: boolean; timeoutMs?: number; intervalMs?: number },
-): Promise<number> {
-  const reattach = `re-attach with: guild-bus wait ${runId} ${gate} --root ${layout.root}`;
-  const onInterrupt = () => {
-    process.stderr.write(`\n[${gate}] interrupted; the gate goes on without you — ${reattach}\n`);
-    process.exit(INTERRUPTED_EXIT);
-  };
-  process.once("SIGINT", onInterrupt);
-  try {
-    const { view, timedOut, next } = await waitGate(layout, runId, gate, {
-      ...opts,
-      heartbeatMs: heartbeatMs(),
-      note: (line) => process.stderr.write(`${line}\n`),
-    });
-    printOutput(view.output, next, opts.json);
-    if (!timedOut) return view.exitCode!;
-    process.stderr.write(`[${gate}] --timeout reached while waiting for ${next.waiting_on}; ${reattach}\n`);
-    return STILL_MOVING_EXIT;
-  } finally {
-    process.off("SIGINT", onInterrupt);
-  }
-}
-
 export function register(program: Command): void {
   program
     .command("wait")
-    .description("re-attach to a gate: follow it until it needs the author, needs a human, or ends (as `review --wait`)")
+    .description(summary("wait"))
     .argument("<run>")
     .argument("<gate>")
     .option("--json", "print the result as JSON")
@@ -80,7 +17,11 @@ export function register(program: Command): void {
     .option("--root <dir>", ROOT_HELP)
     .addHelpText("after", helpText(["guild-bus wait <run> G-spec", "guild-bus wait <run> G-spec --timeout 600 --json"], WAIT_EXITS))
     .action(async (run: string, gate: string, o: { json?: boolean; timeout?: number; root: string }) => {
-      const { assertGate, assertRunId } = await import("../spec/ids.js");
+      const [{ assertGate, assertRunId }, { Layout }, { waitForGate }] = await Promise.all([
+        import("../spec/ids.js"),
+        import("../bus/layout.js"),
+        import("./follow.js"),
+      ]);
       const layout = new Layout(o.root);
       const { existsSync } = await import("node:fs");
       if (!existsSync(layout.gateDir(assertRunId(run), assertGate(gate))))

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { ROOT_HELP } from "./errors.js";
+import { summary } from "./overview.js";
 import { WORKER_KINDS } from "../spec/constants.js";
 import { intArg } from "./options.js";
 
@@ -33,7 +34,7 @@ function workerKinds(names: string[], where: string) {
 export function register(program: Command): void {
   program
     .command("worker")
-    .description(`run one worker: ${WORKER_KINDS.join(" | ")}`)
+    .description(summary("worker"))
     .argument("<kind>")
     .option("--root <dir>", ROOT_HELP)
     .option("--poll", "poll the filesystem instead of native events (auto on NFS, SMB, 9p, FUSE)")
@@ -66,10 +67,7 @@ export function register(program: Command): void {
 
   program
     .command("up")
-    .description(
-      "start and supervise the workers (restarting any that die; one that keeps failing at start is given up), one up per project; " +
-        "Ctrl-C waits for the reviews in flight, a second Ctrl-C (or SIGTERM) stops at once",
-    )
+    .description(summary("up"))
     .option("--root <dir>", ROOT_HELP)
     .option("--poll", "poll the filesystem instead of native events")
     .option(

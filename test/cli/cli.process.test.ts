@@ -164,6 +164,41 @@ describe("start-up cost", () => {
     }
   });
 
+  it("the overview, --version and each read-only command's --help load neither zod, yaml, nanoid nor a command's work", () => {
+    const heavy =
+      /^(zod|yaml|nanoid|diff|chokidar)(\/|$)|\/(commands|adapters|runtime|workers)\/|\/bus\/(settings|context|gate-reader)\.js$/;
+    for (const args of [
+      ["--help"],
+      ["-V"],
+      ["help", "status"],
+      ...["status", "check", "providers", "family", "scrub", "wait"].map((c) => [c, "--help"]),
+    ]) {
+      const modules = loaded(args);
+      expect(modules.length, args.join(" ")).toBeGreaterThan(0);
+      expect(
+        modules.filter((s) => heavy.test(s)),
+        args.join(" "),
+      ).toEqual([]);
+    }
+  });
+
+  it("status, check and providers load only their own command's modules", () => {
+    const d = tempRoot();
+    mkdirSync(path.join(d, ".guild", "runs"), { recursive: true });
+    const others = /^\.\/(review|wait|worker|author|ui|demo|mcp|init|hook|scrub)\.js$/; // the other commands' modules, as main.ts names them
+    for (const command of ["status", "check", "providers"]) {
+      const modules = loaded([command, "--root", d]);
+      expect(
+        modules.some((s) => /^zod(\/|$)/.test(s)),
+        command,
+      ).toBe(true); // settings and gate files are still validated
+      expect(
+        modules.filter((s) => others.test(s) || /^(chokidar|diff)(\/|$)/.test(s)),
+        command,
+      ).toEqual([]);
+    }
+  });
+
   it("--help lists every command", () => {
     const r = run(["--help"]);
     expect(r.code).toBe(0);

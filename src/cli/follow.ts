@@ -1,0 +1,65 @@
+// `--wait` and `guild-bus wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to
+// stderr, with a heartbeat while nothing changes, and how to re-attach when the wait stops early.
+import { type ReviewBrokerOutput } from "../core/status.js";
+import { waitGate } from "../commands/wait.js";
+import { STILL_MOVING_EXIT } from "../commands/status.js";
+import type { Layout } from "../bus/layout.js";
+import { nextStepLine, type NextStep } from "../core/next-step.js";
+
+/** Exit code of a wait interrupted by Ctrl-C (128 + SIGINT, as shells report it). */
+const INTERRUPTED_EXIT = 130;
+
+function printOutput(output: ReviewBrokerOutput, next: NextStep, json: boolean | undefined): void {
+  if (json) {
+    process.stdout.write(JSON.stringify({ ...output, next }, null, 2) + "\n");
+    return;
+  }
+  process.stdout.write(
+    [
+      `${output.run_id} ${output.gate}: ${output.status}`,
+      `  state: ${output.state} — ${output.detail}`,
+      `  reviewer: ${output.reviewer_host ?? "none"} (independence ${output.independence ?? "n/a"}); rounds: ${output.rounds}`,
+      output.satisfied_at_round ? `  satisfied at round ${output.satisfied_at_round}` : null,
+      `  waiting for: ${output.waiting_for}`,
+      output.state === "done" ? null : `  next: ${nextStepLine(next)}`,
+      ...(next.escalation ? [`  options: ${next.escalation.options.join(", ")}`] : []),
+      `  trail: ${output.trail_path}`,
+    ]
+      .filter(Boolean)
+      .join("\n") + "\n",
+  );
+}
+
+/** GUILD_BUS_HEARTBEAT_MS, when a whole number of ms (tests observe a heartbeat without waiting 15 s). */
+function heartbeatMs(): number | undefined {
+  const raw = process.env.GUILD_BUS_HEARTBEAT_MS;
+  return raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : undefined;
+}
+
+/** Wait, print progress to stderr, then the gate's output; the exit code says how it stopped (SPEC §17). */
+export async function waitForGate(
+  layout: Layout,
+  runId: string,
+  gate: string,
+  opts: { json?: boolean; timeoutMs?: number; intervalMs?: number },
+): Promise<number> {
+  const reattach = `re-attach with: guild-bus wait ${runId} ${gate} --root ${layout.root}`;
+  const onInterrupt = () => {
+    process.stderr.write(`\n[${gate}] interrupted; the gate goes on without you — ${reattach}\n`);
+    process.exit(INTERRUPTED_EXIT);
+  };
+  process.once("SIGINT", onInterrupt);
+  try {
+    const { view, timedOut, next } = await waitGate(layout, runId, gate, {
+      ...opts,
+      heartbeatMs: heartbeatMs(),
+      note: (line) => process.stderr.write(`${line}\n`),
+    });
+    printOutput(view.output, next, opts.json);
+    if (!timedOut) return view.exitCode!;
+    process.stderr.write(`[${gate}] --timeout reached while waiting for ${next.waiting_on}; ${reattach}\n`);
+    return STILL_MOVING_EXIT;
+  } finally {
+    process.off("SIGINT", onInterrupt);
+  }
+}

@@ -1,0 +1,22 @@
+// The lines `guild-bus status` prints under each gate's table row.
+import type { StatusRow } from "../commands/status.js";
+import { nextStepLine } from "../core/next-step.js";
+
+/** The lines under a gate's table row: whom it waits on and how to unblock it, then anything wrong with its files. */
+export function gateLines(r: StatusRow): string[] {
+  const e = r.next.escalation;
+  return [
+    r.state === "done" ? r.detail : r.waiting_for.startsWith("a human:") ? `waiting for ${r.waiting_for}` : nextStepLine(r.next),
+    ...(e ? [`escalation (round ${e.round}): ${e.reason} — ${e.detail}; options: ${e.options.join(", ")}`] : []),
+    ...r.next.notes.map((n) => `note: ${n}`),
+    ...(r.last_verdict ? [`last verdict: ${r.last_verdict}`] : []),
+    ...(r.state === "done" ? [] : [`state: ${r.state} — ${r.detail}`]),
+    ...r.rejected.map((f) => `rejected: ${f.file} — ${f.reason}`),
+    ...r.problems.map((p) => `invalid: ${p.file}: ${p.reason}`),
+    ...(r.verify
+      ? r.verify.ok
+        ? ["verify: ok — the outcome re-derives from the files"]
+        : r.verify.problems.map((p) => `verify: FAILED — ${p}`)
+      : []),
+  ];
+}
