@@ -5,6 +5,8 @@ import type { BusContext } from "../bus/context.js";
 import { type GateView, viewGate } from "../commands/gate-view.js";
 import { type FindingView, listedFindings } from "../core/findings.js";
 import { contestRefusal, gatePolicy, openRound } from "../core/gate-queries.js";
+import { slotFile } from "../core/slot-file.js";
+import { reviewerViews } from "../core/snapshot.js";
 import { embeddedArtifact } from "../core/packet-body.js";
 import { parsePacket } from "../core/packet.js";
 import { roundLabel, rulingLines, trailEntries } from "../core/trail.js";
@@ -14,6 +16,8 @@ import { artifactDiff, type DiffLine } from "./diff.js";
 
 export interface RoundView {
   round: number;
+  /** A quorum round: the member reviewer this entry is for (SPEC §26); null for the gate's own reviewer. */
+  member: string | null;
   label: string;
   packet: PacketFrontMatter;
   /** The trail's word for the round: gate passed, gate not passed, verifying, ended without a result… */
@@ -55,7 +59,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
   const reads = gateReads(ctx, s);
   const policy = gatePolicy(s, ctx.settings);
   const { entries } = trailEntries(s, reads.result, policy.stop);
-  const byRound = new Map<number, TrailEntry>(entries.map((e) => [e.round, e]));
+  const byPacket = new Map<string, TrailEntry>(entries.map((e) => [e.packet, e]));
   const text = (name: string): string | null => {
     try {
       return reads.text(name);
@@ -63,35 +67,46 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
       return null; // unreadable or gone: the round is shown without it
     }
   };
-  let previous: string | null = null;
   const rounds: RoundView[] = [];
-  for (const round of [...s.packets.keys()].sort((a, b) => a - b)) {
-    const packet = s.packets.get(round)!;
-    const entry = byRound.get(round);
-    const body = text(`packet-${round}.md`);
-    const artifact = body === null ? null : embeddedArtifact(parsePacket(body).body);
-    const result = s.results.has(round) ? reads.result(round) : null;
-    const listed = listedFindings(result?.findings ?? result?.blocking_findings);
-    rounds.push({
-      round,
-      label: entry ? roundLabel(entry) : "",
-      packet,
-      state: entry?.state ?? "",
-      dispatch: entry?.dispatch ?? [],
-      verdict: s.verdicts.get(round) ?? null,
-      summary: typeof result?.summary === "string" ? result.summary : null,
-      findings: listed.findings,
-      moreFindings: listed.more,
-      rulings: rulingLines(result?.rulings),
-      failure: s.failures.get(round) ?? null,
-      brokenSeal: s.brokenSeals.get(round) ?? null,
-      rebuttal: s.rebuttals.has(round) ? text(`rebuttal-${round}.md`) : null,
-      escalation: s.escalations.get(round) ?? null,
-      decision: s.decisions.get(round) ?? null,
-      diff: rounds.length ? diffNote(previous, artifact) : null,
-    });
-    previous = artifact;
+  // the gate's own reviewer, then each quorum member's: one entry per packet, each diffed against its own previous
+  for (const v of reviewerViews(s)) {
+    let previous: string | null = null;
+    let first = true;
+    for (const round of [...v.packets.keys()].sort((a, b) => a - b)) {
+      const name = slotFile("packet", round, v.member);
+      const entry = byPacket.get(name);
+      const body = text(name);
+      const artifact = body === null ? null : embeddedArtifact(parsePacket(body).body);
+      const result = v.results.has(round) ? reads.result(round, v.member) : null;
+      const listed = listedFindings(result?.findings ?? result?.blocking_findings);
+      rounds.push({
+        round,
+        member: v.member,
+        label: (entry ? roundLabel(entry) : "") + (v.member === null ? "" : ` — reviewer ${v.member}`),
+        packet: v.packets.get(round)!,
+        state: entry?.state ?? "",
+        dispatch: entry?.dispatch ?? [],
+        verdict: v.verdicts.get(round) ?? null,
+        summary: typeof result?.summary === "string" ? result.summary : null,
+        findings: listed.findings,
+        moreFindings: listed.more,
+        rulings: rulingLines(result?.rulings),
+        failure: v.failures.get(round) ?? null,
+        brokenSeal: v.brokenSeals.get(round) ?? null,
+        rebuttal: s.rebuttals.has(round) ? text(`rebuttal-${round}.md`) : null,
+        escalation: s.escalations.get(round) ?? null,
+        decision: s.decisions.get(round) ?? null,
+        diff: first ? null : diffNote(previous, artifact),
+      });
+      previous = artifact;
+      first = false;
+    }
   }
+  rounds.sort((a, b) => a.round - b.round || (a.member ?? "").localeCompare(b.member ?? ""));
+  // a quorum round's escalation, decision and rebuttal are the round's: shown once, after its last member
+  rounds.forEach((r, i) => {
+    if (rounds[i + 1]?.round === r.round) Object.assign(r, { rebuttal: null, escalation: null, decision: null });
+  });
   const esc0 = s.escalations.get(0);
   const open = openRound(s);
   const packet = s.packets.get(open);

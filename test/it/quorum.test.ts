@@ -5,6 +5,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { Layout } from "../../src/bus/layout.js";
+import { gateTimeline } from "../../src/ui/timeline.js";
 import { makeProject, received, scriptedProvider, startBus } from "../helpers/bus.js";
 import { waitSeconds } from "../helpers/machine.js";
 
@@ -79,6 +82,18 @@ describe("quorum gates (integration)", () => {
     expect(trail).toContain("## Round 2 — quorum 2/2");
     expect(trail).toContain("### Reviewer gpt");
     expect(trail).toMatch(/- quorum 2\/2: gem \(google, gemini-2.5-pro\), gpt \(openai, gpt-5\)/);
+
+    // the console's timeline: an entry per member and round, each diffed against that member's previous packet
+    const timeline = gateTimeline(loadContext(new Layout(p.root)), "q1", "G-plan");
+    expect(timeline.rounds.map((r) => [r.round, r.member, r.label])).toEqual([
+      [1, "gem", " — reviewer gem"],
+      [1, "gpt", " — reviewer gpt"],
+      [2, "gem", " — reviewer gem"],
+      [2, "gpt", " — reviewer gpt"],
+    ]);
+    expect(timeline.rounds[0]!.findings.map((f) => f.title)).toEqual(["Acceptance criteria left as TBD"]);
+    expect(timeline.rounds[3]!.diff).toMatchObject({ lines: expect.any(Array) });
+    expect(timeline.rounds[1]!.verdict).toMatchObject({ packet_id: "G-plan-q1-r1.gpt" });
 
     // a member's verdict forged to pass over its result does not re-derive: check fails
     const forged = p.readJson("q1", "G-plan", "result-2.gem.json");
