@@ -31,15 +31,16 @@ export function nonBlankArg(value: string): string {
 
 /**
  * `--quorum`: `K/N` (K of N reviewers of distinct families), the families that must pass (`openai+google`), or
- * both (`2/3:openai+google`). Coherence (K ≤ N, …) is the request schema's to judge.
+ * both (`2/3:openai+google`). Coherence (K ≤ N, …) is the request schema's to judge. Read in the action, as the
+ * other choices are, so a repeated flag is reported as one before its value is judged.
  */
-export function quorumArg(value: string): QuorumRule {
+export function parseQuorum(value: string): QuorumRule {
   const m = /^(?:(\d)\/(\d))?(?::?((?:[a-z]+\+?)+))?$/.exec(value.trim());
   const families = m?.[3]?.split("+").filter(Boolean) ?? [];
   const unknown = families.filter((f) => !(FAMILIES as readonly string[]).includes(f));
   if (!m || (!m[1] && !families.length) || unknown.length)
-    throw new InvalidArgumentError(
-      "Expected K/N (2/3), families (openai+google) or both (2/3:openai+google)" +
+    throw new Error(
+      `--quorum ${JSON.stringify(value)}: expected K/N (2/3), families (openai+google) or both (2/3:openai+google)` +
         (unknown.length ? `; unknown family ${unknown.join(", ")} (one of ${FAMILIES.join(", ")})` : "") +
         ".",
     );

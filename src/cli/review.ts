@@ -4,15 +4,16 @@ import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, StopPolicy } from "../spec/schemas.js";
-import { intArg, nonBlankArg, quorumArg, secondsArg } from "./options.js";
+import { intArg, nonBlankArg, parseQuorum, secondsArg } from "./options.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { waitForGate } from "./follow.js";
 import { userPath } from "../bus/project-root.js";
 import { requestReview, type ReviewParams } from "../commands/review.js";
 
 /** What commander hands over: the request's fields, with the modes still unchecked strings, and the CLI's own. */
-type ReviewOptions = Omit<ReviewParams, "artifact" | "stop" | "difficulty"> & {
+type ReviewOptions = Omit<ReviewParams, "artifact" | "stop" | "difficulty" | "quorum"> & {
   stop?: string;
+  quorum?: string;
   difficulty?: string;
   wait?: boolean;
   json?: boolean;
@@ -39,7 +40,6 @@ export function register(program: Command): void {
     .option(
       "--quorum <rule>",
       "K/N: K of N reviewers of distinct families, none the author's, must pass (2/3); or the families that must (openai+google)",
-      quorumArg,
     )
     .option("--paths <paths...>", "further project-relative paths for the reviewer (read directly at nightmare)")
     .option("--wait", "block until the gate needs the author, needs a human, or ends")
@@ -58,6 +58,7 @@ export function register(program: Command): void {
       if (cap !== undefined && cap > 10) process.stderr.write(`warning: --cap ${cap} will be clamped to 10\n`);
       const stop = o.stop === undefined ? undefined : StopPolicy.safeParse(o.stop).data;
       if (o.stop !== undefined && !stop) throw new Error("--stop must be verdict or score");
+      const quorum = o.quorum === undefined ? undefined : parseQuorum(o.quorum);
       const difficulty = o.difficulty === undefined ? undefined : Difficulty.safeParse(o.difficulty).data;
       if (o.difficulty !== undefined && !difficulty) throw new Error("--difficulty must be medium, hard or nightmare");
       const { runId, gate, warnings } = answered(
@@ -68,6 +69,7 @@ export function register(program: Command): void {
           cap,
           stop,
           difficulty,
+          quorum,
         }),
       );
       for (const w of warnings) process.stderr.write(`warning: ${w}\n`);

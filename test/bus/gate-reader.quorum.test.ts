@@ -65,7 +65,7 @@ describe("readGate on a quorum gate", () => {
     expect(s.members.get("gem")!.results.size).toBe(0);
   });
 
-  it("refuses a member packet for another reviewer or without the rule, and a plain packet with one; a changed result breaks its seal", () => {
+  it("refuses a member packet for another reviewer or without the rule, a plain one with it; a changed result breaks the seal", () => {
     const { layout, put, member } = gateDir();
     put("packet-1.gpt.md", member(1, "gpt"));
     put("packet-1.gem.md", member(1, "gpt"));

@@ -245,6 +245,9 @@ describe("hostile command lines: one-line usage errors", () => {
       [["review", "a.md", "--gate", "G-spec", "--author", ""], /--author <host>.*must not be blank/],
       [[...review, "--wait", "--timeout", "abc"], /--timeout <seconds>.*'abc'.*positive number of seconds/],
       [[...review, "--cap", "2x"], /--cap <n>.*'2x'.*whole number/],
+      [[...review, "--quorum", "3"], /--quorum "3": expected K\/N/],
+      [[...review, "--quorum", "openai+nosuch"], /unknown family nosuch/],
+      [[...review, "--quorum", "3/2"], /need 3 exceeds of 2/],
       [[...review, "--paths", ""], /^guild-bus: invalid input: paths\.0: must be a non-blank string$/], // a schema issue, flattened
       [["decide", "r1", "G-spec", "bogus"], /'bogus'.*force-pass, extend-cap, rework/],
       [["decide", "r1", "G-spec", "extend-cap", "9"], /from 1 to 5/],
