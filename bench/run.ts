@@ -12,6 +12,7 @@ import { deliver } from "../src/bus/deliver.js";
 import type { Answer } from "../src/commands/answer.js";
 import { requestReview } from "../src/commands/review.js";
 import { sha256Hex } from "../src/core/sha.js";
+import { Outcome } from "../src/spec/schemas.js";
 import { uiFigures } from "./ui.js";
 import { tryWatch, waitForFile } from "./watch.js";
 
@@ -326,6 +327,32 @@ function rssMb(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
+/** A valid outcome.json for G-spec of `runId` (checked against the schema once). */
+function finishedOutcome(runId: string): string {
+  const text = JSON.stringify({
+    schema_version: "guild_bus.outcome.v1",
+    run_id: runId,
+    gate: "G-spec",
+    status: "satisfied",
+    author_host: "claude",
+    author_family: "anthropic",
+    reviewer_host: "codex",
+    reviewer_model: "gpt-5",
+    reviewer_family: "openai",
+    independence: "strong",
+    rounds: 1,
+    final_round: 1,
+    artifact_sha256: null,
+    reason: "satisfied",
+    trail_path: "trail.md",
+    at: "2026-01-01T00:00:00.000Z",
+  });
+  if (!checkedOutcome) Outcome.parse(JSON.parse(text));
+  checkedOutcome = true;
+  return text;
+}
+let checkedOutcome = false;
+
 /** History scaling: a tree with many finished runs, against an empty one, measured in the same run. */
 async function history(finishedRuns: number, rounds: number) {
   const { root, layout } = freshProject();
@@ -339,7 +366,7 @@ async function history(finishedRuns: number, rounds: number) {
       ["packet-1.md", "---\n---\n"],
       ["result-1.json", "{}"],
       ["verdict-1.json", "{}"],
-      ["outcome.json", "{}"],
+      ["outcome.json", finishedOutcome(`h${i}`)], // a valid outcome: the run is finished, as in a real history
       ["trail.md", "# trail\n"],
     ]) {
       writeFileSync(path.join(dir, name!), text!);
@@ -366,7 +393,9 @@ async function history(finishedRuns: number, rounds: number) {
     load1: load1(),
     finished_runs: finishedRuns,
     seed_s: ms(seeded),
-    worker_start_median_ms: ms(median(starts)),
+    // the first start on a seeded tree writes .guild/finished-runs.log (once); the median is of the starts after it
+    worker_start_first_ms: ms(starts[0]!),
+    worker_start_median_ms: ms(median(starts.slice(1))),
     worker_start_empty_median_ms: ms(median(emptyStarts)),
     worker_start_ratio: ms(median(starts) / median(emptyStarts)),
     worker_start_ratio_goal: 1.2,
@@ -419,8 +448,8 @@ function printColdStart(c: ReturnType<typeof coldStart>): void {
 function printHistory(h: Awaited<ReturnType<typeof history>>): void {
   console.table([
     {
-      figure: `worker start, ${h.finished_runs} finished runs vs empty tree (medians of 5)`,
-      value: `${h.worker_start_median_ms} / ${h.worker_start_empty_median_ms} ms`,
+      figure: `worker start, ${h.finished_runs} finished runs vs empty tree (medians of 4 / 5)`,
+      value: `${h.worker_start_median_ms} / ${h.worker_start_empty_median_ms} ms (first, writing the log: ${h.worker_start_first_ms} ms)`,
       ratio: h.worker_start_ratio,
       goal: `<= ${h.worker_start_ratio_goal}`,
       load1: h.load1,
@@ -476,7 +505,7 @@ async function main(): Promise<void> {
     },
     cold_start: coldStart(quick ? 5 : 30),
     echo_floor: await echoFloor(quick ? 10 : 60),
-    round_overhead: [await roundOverhead(quick ? 5 : 60, false), await roundOverhead(quick ? 3 : 15, true)],
+    round_overhead: [await roundOverhead(quick ? 5 : 45, false), await roundOverhead(quick ? 3 : 15, true)],
     delivery_floor: durableDeliveries(quick ? 200 : 2000),
     throughput: await throughput(quick ? 50 : 500),
     history: await history(quick ? 1000 : 10_000, quick ? 5 : 30),

@@ -16,6 +16,7 @@ import { type Layout } from "../bus/layout.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { sweepScratch, sweepStaging } from "../bus/janitor.js";
+import { FinishedRuns, finishedRunsFile } from "../bus/finished-runs.js";
 
 export interface GateRef {
   runId: string;
@@ -36,6 +37,11 @@ export interface WorkerSpec {
   handleGate(ref: GateRef, signal: AbortSignal): Promise<GateStatus>;
   /** false: never sweep staging orphans or scratch directories (a reader that must not write, like `guild-bus ui`). */
   janitor?: boolean;
+  /**
+   * true: runs .guild/finished-runs.log lists as finished are skipped by start-up and the full scan and rescanned by a
+   * slow sweep instead (SWEEP_RUNS per full scan); the worker writes the log as it sees runs finish and reopen.
+   */
+  skipFinishedRuns?: boolean;
   /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
   beforePass?(): void;
   log(message: string): void;
@@ -101,6 +107,9 @@ function listDir(dir: string): string[] {
   }
 }
 
+/** Finished runs rescanned per full scan, round-robin: every one within one interval while the history is this small. */
+export const SWEEP_RUNS = 500;
+
 /** The longest a gate whose handler keeps throwing waits between tries. */
 const MAX_BACKOFF_MS = 5 * 60_000;
 
@@ -111,6 +120,9 @@ export class WorkerRuntime {
   /** Runs seen on disk; those in openRuns (an active gate, or no gate yet) are rescanned on every quick pass. */
   private readonly knownRuns = new Set<string>();
   private readonly openRuns = new Set<string>();
+  /** Runs the finished-runs log lists (null: every run is scanned, as `guild-bus ui` needs). */
+  private readonly finishedLog: FinishedRuns | null;
+  private sweepCursor = 0;
   private readonly queue = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly dirty = new Set<string>();
@@ -123,13 +135,15 @@ export class WorkerRuntime {
   constructor(private readonly spec: WorkerSpec) {
     mkdirSync(spec.layout.runs, { recursive: true });
     this.pollMode = shouldPoll(spec.layout.runs, spec.poll);
+    this.finishedLog = spec.skipFinishedRuns ? new FinishedRuns(finishedRunsFile(spec.layout)) : null;
   }
 
   async start(): Promise<void> {
     const { layout } = this.spec;
     this.janitor();
     await this.startWatcher();
-    this.fullScan();
+    this.finishedLog?.refresh();
+    this.fullScan(false);
     this.pump();
     const reconcile = this.spec.reconcileMs ?? 2000;
     this.timers.push(setInterval(() => this.reconcile(), reconcile));
@@ -360,6 +374,7 @@ export class WorkerRuntime {
     this.knownRuns.add(runId);
     const gates = listDirents(path.join(runDir, "review"));
     let open = gates.length === 0;
+    const finishedAt: Record<string, number> = {};
     for (const entry of gates) {
       const gate = entry.name;
       if (!isGate(gate) || !entry.isDirectory()) continue; // symlinked gates are refused
@@ -369,16 +384,20 @@ export class WorkerRuntime {
         continue;
       }
       const dir = layout.gateDir(runId, gate);
-      const doneAt = this.finished.get(key);
+      const doneAt = this.finished.get(key) ?? this.finishedLog?.finishedAt(runId, gate);
       if (doneAt !== undefined) {
-        if (dirMtime(dir) === doneAt) continue;
+        if (dirMtime(dir) === doneAt) {
+          this.finished.set(key, doneAt);
+          finishedAt[gate] = doneAt;
+          continue;
+        }
         this.finished.delete(key); // something arrived after the outcome: handle it once more
         this.activate({ runId, gate, key });
         open = true;
         continue;
       }
       if (hasValidOutcome(layout, runId, gate)) {
-        this.finished.set(key, dirMtime(dir));
+        this.finished.set(key, (finishedAt[gate] = dirMtime(dir)));
         continue;
       }
       this.activate({ runId, gate, key });
@@ -386,10 +405,12 @@ export class WorkerRuntime {
     }
     if (open) this.openRuns.add(runId);
     else this.openRuns.delete(runId); // its run and review/ watches stay: the next gate of a run is seen at once
+    if (!open) this.finishedLog?.seal(runId, finishedAt);
   }
 
   private activate(ref: GateRef): void {
     this.active.set(ref.key, ref);
+    this.finishedLog?.unseal(ref.runId);
     const { layout } = this.spec;
     this.watch(layout.runDir(ref.runId));
     this.watch(path.join(layout.runDir(ref.runId), "review"));
@@ -397,19 +418,45 @@ export class WorkerRuntime {
     this.enqueue(ref.key);
   }
 
-  /** Every run and gate on disk: at start and every fullScanMs (catches anything events and quick passes missed). */
-  private fullScan(): void {
+  /**
+   * Every run and gate on disk: at start and every fullScanMs (catches anything events and quick passes missed). Runs
+   * the finished-runs log lists are only named here; `sweep` rescans SWEEP_RUNS of them per pass (not at start).
+   */
+  private fullScan(sweep = true): void {
     if (this.stopped) return;
-    for (const entry of listDirents(this.spec.layout.runs)) if (isRunId(entry.name)) this.scanRun(entry.name, entry.isDirectory());
+    const finished: string[] = [];
+    for (const entry of listDirents(this.spec.layout.runs)) {
+      if (!isRunId(entry.name)) continue;
+      if (this.finishedLog?.sealed.has(entry.name) && !this.openRuns.has(entry.name)) {
+        this.knownRuns.add(entry.name);
+        finished.push(entry.name);
+      } else this.scanRun(entry.name, entry.isDirectory());
+    }
+    if (sweep) for (const runId of this.nextSweep(finished)) this.scanRun(runId);
+    this.finishedLog?.flush();
     this.pump();
+  }
+
+  /** The next SWEEP_RUNS of the finished runs, round-robin (all of them while there are no more). */
+  private nextSweep(finished: string[]): string[] {
+    if (finished.length <= SWEEP_RUNS) return finished;
+    const from = this.sweepCursor % finished.length;
+    this.sweepCursor = from + SWEEP_RUNS;
+    const slice = finished.slice(from, from + SWEEP_RUNS);
+    return slice.concat(finished.slice(0, SWEEP_RUNS - slice.length));
   }
 
   /** Quick pass: new runs, new gates of open runs, and every active gate again. */
   private reconcile(): void {
     if (this.stopped) return;
     this.spec.beforePass?.();
+    for (const runId of this.finishedLog?.refresh() ?? []) this.scanRun(runId); // another writer reopened it
     for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
-    for (const runId of this.openRuns) this.scanRun(runId);
+    for (const runId of this.openRuns) {
+      this.scanRun(runId);
+      if (this.openRuns.has(runId)) this.finishedLog?.unseal(runId); // a `+` line read back after it reopened
+    }
+    this.finishedLog?.flush();
     // An active gate is handled again when its directory changed (every delivery adds a name) or, for what only
     // time changes (grace periods, stale claims), once per full-scan interval.
     const now = Date.now();
