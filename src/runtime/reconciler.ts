@@ -123,6 +123,8 @@ export class WorkerRuntime {
   /** Runs the finished-runs log lists (null: every run is scanned, as `guild-bus ui` needs). */
   private readonly finishedLog: FinishedRuns | null;
   private sweepCursor = 0;
+  /** The runs directory's mtime when the quick pass last listed it. */
+  private runsMtime = -1;
   private readonly queue = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly dirty = new Set<string>();
@@ -451,7 +453,12 @@ export class WorkerRuntime {
     if (this.stopped) return;
     this.spec.beforePass?.();
     for (const runId of this.finishedLog?.refresh() ?? []) this.scanRun(runId); // another writer reopened it
-    for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
+    // A new run changes the runs directory's mtime: it is listed (all history's names) only then.
+    const runsMtime = dirMtime(this.spec.layout.runs);
+    if (runsMtime !== this.runsMtime) {
+      this.runsMtime = runsMtime;
+      for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
+    }
     for (const runId of this.openRuns) {
       this.scanRun(runId);
       if (this.openRuns.has(runId)) this.finishedLog?.unseal(runId); // a `+` line read back after it reopened
