@@ -1,15 +1,21 @@
-// .guild/finished-runs.log: which runs had every gate ended, so the workers' start-up and full scans skip them and a
-// slow sweep looks at them instead (SPEC §18). A hint, never the truth: a line is `+<run>\t<gate>=<mtime ms>…` (every
-// gate had a valid outcome when a worker scanned it, and its directory's mtime then: a later drop moves it) or
-// `-<run>` (reopened: a new request, or a gate active again); the last line for a run wins, and deleting the file
-// only makes the next start scan every run (and write the lines again).
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+// .guild/finished-runs.log: which runs had every gate ended, so a worker's start and scans skip them and a paced
+// sweep verifies them instead (SPEC §18). A hint, never the truth: a line is `+<run>\treview=<mtime ms>\t<gate>=<mtime
+// ms>…` (every gate had a valid outcome when a worker scanned it; the mtimes of review/ and of each gate directory
+// then: a new gate or a later drop moves them) or `-<run>`
+// (reopened: a new request, or a gate active again); the last line for a run wins. A line that does not parse is
+// ignored, and deleting the file only makes the next start scan every run (and the workers write it again).
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, writeSync } from "node:fs";
 import path from "node:path";
+import { setImmediate as yieldToEvents } from "node:timers/promises";
 import { isGate, isRunId } from "../spec/ids.js";
 import type { Layout } from "./layout.js";
 
 /** At most this much of the log is read in one refresh: a hostile, huge file costs a bounded read per pass. */
 const MAX_READ_BYTES = 16 * 1024 * 1024;
+/** The field holding review/'s mtime (no gate has this name). */
+const REVIEW = "review";
+/** Lines parsed between two turns of the event loop while a worker loads the log at start. */
+const LOAD_SLICE_LINES = 4000;
 
 export function finishedRunsFile(layout: Layout): string {
   return path.join(layout.guild, "finished-runs.log");
@@ -37,55 +43,80 @@ export function reopenRun(layout: Layout, runId: string): void {
 }
 
 export class FinishedRuns {
-  /** Runs whose last line is `+`, with each gate's directory mtime when it was written. */
-  readonly sealed = new Map<string, Record<string, number>>();
+  /** Runs whose last line is `+`, with the rest of that line (gate=mtime fields), parsed only when a run is verified. */
+  private readonly sealed = new Map<string, string>();
   private offset = 0;
   private pending: string[] = [];
+  /** Until load() has read the file, refresh() reads nothing (both move the same offset). */
+  private loaded = false;
+  /** The file shrank or vanished under us: write every sealed run again on the next flush. */
+  private rewrite = false;
+  private readonly file: string;
 
-  constructor(private readonly file: string) {}
+  constructor(private readonly layout: Layout) {
+    this.file = finishedRunsFile(layout);
+  }
+
+  /** The whole log, parsed in slices that yield to the event loop (a large history does not stall a start). */
+  async load(): Promise<void> {
+    const text = this.readNew();
+    let at = 0;
+    while (at < text.length) {
+      for (let n = 0; n < LOAD_SLICE_LINES && at < text.length; n++) at = this.ingest(text, at, null);
+      await yieldToEvents();
+    }
+    this.loaded = true;
+  }
 
   /** Reads the lines appended since the last call; returns the runs they reopened. */
   refresh(): string[] {
     const reopened: string[] = [];
-    let fd: number;
-    try {
-      fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW);
-    } catch {
-      return reopened;
-    }
-    try {
-      const size = fstatSync(fd).size;
-      if (size < this.offset) this.offset = 0; // replaced by a shorter file: read it anew
-      if (size === this.offset) return reopened;
-      const buf = Buffer.alloc(Math.min(size - this.offset, MAX_READ_BYTES));
-      const read = readSync(fd, buf, 0, buf.length, this.offset);
-      const text = buf.subarray(0, read).toString("utf8");
-      const complete = text.lastIndexOf("\n") + 1; // a line still being written is read next time
-      this.offset += Buffer.byteLength(text.slice(0, complete));
-      for (const line of text.slice(0, complete).split("\n")) {
-        const [runId, ...gates] = line.slice(1).split("\t");
-        if (!isRunId(runId)) continue;
-        if (line[0] === "+") this.sealed.set(runId, parseGates(gates));
-        else if (line[0] === "-" && this.sealed.delete(runId)) reopened.push(runId);
-      }
-    } catch {
-      // unreadable now: the scans treat every run as not finished, as without the file
-    } finally {
-      closeSync(fd);
-    }
+    if (!this.loaded) return reopened;
+    const text = this.readNew();
+    for (let at = 0; at < text.length;) at = this.ingest(text, at, reopened);
     return reopened;
+  }
+
+  isSealed(runId: string): boolean {
+    return this.sealed.has(runId);
+  }
+
+  /**
+   * The run's review/ directory and each gate directory the log names still have the mtimes logged: no gate was added
+   * or removed and nothing was dropped into one since (two lstats for a run of one gate; no directory is listed).
+   */
+  unchanged(runId: string): boolean {
+    const fields = this.sealed.get(runId);
+    if (fields === undefined) return false;
+    const review = path.join(this.layout.runs, runId, REVIEW);
+    let reviewSeen = false;
+    for (const field of fields.split("\t")) {
+      const eq = field.indexOf("=");
+      const name = field.slice(0, eq);
+      reviewSeen ||= name === REVIEW;
+      if (lstatMtime(name === REVIEW ? review : path.join(review, name)) !== Number(field.slice(eq + 1))) return false;
+    }
+    return reviewSeen;
   }
 
   /** When the log says `gate` of `runId` finished: its directory's mtime then, or undefined. */
   finishedAt(runId: string, gate: string): number | undefined {
-    return this.sealed.get(runId)?.[gate];
+    const fields = this.sealed.get(runId);
+    if (fields === undefined) return undefined;
+    for (const field of fields.split("\t")) {
+      const eq = field.indexOf("=");
+      const mtime = Number(field.slice(eq + 1));
+      if (eq > 0 && field.slice(0, eq) === gate && field.length > eq + 1 && Number.isFinite(mtime)) return mtime;
+    }
+    return undefined;
   }
 
-  seal(runId: string, gates: Record<string, number>): void {
-    const known = this.sealed.get(runId);
-    if (known && JSON.stringify(known) === JSON.stringify(gates)) return;
-    this.sealed.set(runId, gates);
-    this.pending.push(`+${[runId, ...Object.entries(gates).map(([g, t]) => `${g}=${t}`)].join("\t")}\n`);
+  /** Every gate of `runId` ended; review/'s mtime and each gate directory's, taken before they were looked at. */
+  seal(runId: string, reviewMtime: number, gates: Record<string, number>): void {
+    const fields = [`${REVIEW}=${reviewMtime}`, ...Object.entries(gates).map(([g, t]) => `${g}=${t}`)].join("\t");
+    if (!Object.keys(gates).length || !validFields(fields) || this.sealed.get(runId) === fields) return;
+    this.sealed.set(runId, fields);
+    this.pending.push(`+${runId}\t${fields}\n`);
   }
 
   unseal(runId: string): void {
@@ -93,18 +124,80 @@ export class FinishedRuns {
     this.pending.push(`-${runId}\n`);
   }
 
-  /** Write what seal/unseal queued, in one append. */
+  /** Write what seal/unseal queued, in one append (every sealed run again if the file was deleted or cut short). */
   flush(): void {
+    if (this.rewrite) {
+      this.rewrite = false;
+      this.pending = [...this.sealed].map(([runId, fields]) => `+${runId}\t${fields}\n`);
+    }
     appendLines(this.file, this.pending);
     this.pending = [];
   }
+
+  /** The complete lines appended since the offset (a line still being written is read next time). */
+  private readNew(): string {
+    let fd: number;
+    try {
+      fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch {
+      if (this.offset > 0) this.restart();
+      return "";
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size < this.offset) this.restart(); // replaced by a shorter file: read it anew
+      if (size === this.offset) return "";
+      const buf = Buffer.alloc(Math.min(size - this.offset, MAX_READ_BYTES));
+      const read = readSync(fd, buf, 0, buf.length, this.offset);
+      const complete = buf.subarray(0, read).lastIndexOf(0x0a) + 1;
+      this.offset += complete;
+      return buf.subarray(0, complete).toString("utf8");
+    } catch {
+      return ""; // unreadable now: the scans treat every run as not finished, as without the file
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private restart(): void {
+    this.offset = 0;
+    this.rewrite = true;
+  }
+
+  /** One line from `at`; returns where the next one starts. */
+  private ingest(text: string, at: number, reopened: string[] | null): number {
+    let end = text.indexOf("\n", at);
+    if (end < 0) end = text.length;
+    const tab = text.indexOf("\t", at);
+    const kind = text[at];
+    if (kind === "+" && tab > at && tab < end) {
+      const runId = text.slice(at + 1, tab);
+      const fields = text.slice(tab + 1, end);
+      if (isRunId(runId) && validFields(fields)) this.sealed.set(runId, fields);
+    } else if (kind === "-") {
+      const runId = text.slice(at + 1, end);
+      if (this.sealed.delete(runId)) reopened?.push(runId);
+    }
+    return end + 1;
+  }
 }
 
-function parseGates(fields: string[]): Record<string, number> {
-  const gates: Record<string, number> = {};
-  for (const field of fields) {
-    const [gate, mtime] = field.split("=");
-    if (isGate(gate) && mtime !== undefined && Number.isFinite(Number(mtime))) gates[gate] = Number(mtime);
+/** Every field `gate=mtime` or `review=mtime`, at least one a gate: a torn or garbled line seals nothing. */
+function validFields(fields: string): boolean {
+  let gates = 0;
+  for (const field of fields.split("\t")) {
+    const eq = field.indexOf("=");
+    const name = field.slice(0, eq);
+    if (eq <= 0 || !(name === REVIEW || isGate(name)) || !/^\d+(\.\d+)?$/.test(field.slice(eq + 1))) return false;
+    if (name !== REVIEW) gates++;
   }
-  return gates;
+  return gates > 0;
+}
+
+function lstatMtime(p: string): number {
+  try {
+    return lstatSync(p).mtimeMs;
+  } catch {
+    return -1;
+  }
 }

@@ -16,7 +16,8 @@ import { type Layout } from "../bus/layout.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { sweepScratch, sweepStaging } from "../bus/janitor.js";
-import { FinishedRuns, finishedRunsFile } from "../bus/finished-runs.js";
+import { FinishedRuns } from "../bus/finished-runs.js";
+import { HistoryWalk } from "./history-walk.js";
 
 export interface GateRef {
   runId: string;
@@ -38,8 +39,8 @@ export interface WorkerSpec {
   /** false: never sweep staging orphans or scratch directories (a reader that must not write, like `guild-bus ui`). */
   janitor?: boolean;
   /**
-   * true: runs .guild/finished-runs.log lists as finished are skipped by start-up and the full scan and rescanned by a
-   * slow sweep instead (SWEEP_RUNS per full scan); the worker writes the log as it sees runs finish and reopen.
+   * true: a history walk (history-walk.ts) replaces the full scan: runs .guild/finished-runs.log lists as finished are
+   * only named, then verified by a paced sweep; the worker writes the log as it sees runs finish and reopen.
    */
   skipFinishedRuns?: boolean;
   /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
@@ -107,9 +108,6 @@ function listDir(dir: string): string[] {
   }
 }
 
-/** Finished runs rescanned per full scan, round-robin: every one within one interval while the history is this small. */
-export const SWEEP_RUNS = 500;
-
 /** The longest a gate whose handler keeps throwing waits between tries. */
 const MAX_BACKOFF_MS = 5 * 60_000;
 
@@ -120,11 +118,11 @@ export class WorkerRuntime {
   /** Runs seen on disk; those in openRuns (an active gate, or no gate yet) are rescanned on every quick pass. */
   private readonly knownRuns = new Set<string>();
   private readonly openRuns = new Set<string>();
-  /** Runs the finished-runs log lists (null: every run is scanned, as `guild-bus ui` needs). */
+  /** Runs the finished-runs log lists, and the walk that covers them (null: every run is scanned, as the console needs). */
   private readonly finishedLog: FinishedRuns | null;
-  private sweepCursor = 0;
-  /** The runs directory's mtime when the quick pass last listed it. */
-  private runsMtime = -1;
+  private readonly walk: HistoryWalk | null;
+  /** The runs directory's mtime when it was last listed, and when. */
+  private runsListed = { mtime: -1, at: 0 };
   private readonly queue = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly dirty = new Set<string>();
@@ -137,19 +135,42 @@ export class WorkerRuntime {
   constructor(private readonly spec: WorkerSpec) {
     mkdirSync(spec.layout.runs, { recursive: true });
     this.pollMode = shouldPoll(spec.layout.runs, spec.poll);
-    this.finishedLog = spec.skipFinishedRuns ? new FinishedRuns(finishedRunsFile(spec.layout)) : null;
+    this.finishedLog = spec.skipFinishedRuns ? new FinishedRuns(spec.layout) : null;
+    this.walk = this.finishedLog ? this.historyWalk(this.finishedLog) : null;
+  }
+
+  private historyWalk(finishedLog: FinishedRuns): HistoryWalk {
+    return new HistoryWalk({
+      runsDir: this.spec.layout.runs,
+      finishedLog,
+      fullScanMs: this.spec.fullScanMs ?? 10_000,
+      stopped: () => this.stopped,
+      isKnown: (runId) => this.knownRuns.has(runId),
+      skip: (runId) => void this.knownRuns.add(runId),
+      scan: (runId, isDir) => this.scanRun(runId, isDir),
+      verify: (runId) => {
+        if (!this.openRuns.has(runId) && !finishedLog.unchanged(runId)) this.scanRun(runId);
+      },
+      finishedRuns: () => [...this.knownRuns].filter((runId) => !this.openRuns.has(runId)),
+      afterBatch: () => {
+        this.finishedLog?.flush();
+        this.pump();
+      },
+      log: (message) => this.spec.log(message),
+    });
   }
 
   async start(): Promise<void> {
     const { layout } = this.spec;
     this.janitor();
     await this.startWatcher();
-    this.finishedLog?.refresh();
-    this.fullScan(false);
+    this.noteRunsListed();
+    if (this.walk) void this.walk.start().catch((error: Error) => this.spec.log(`history walk failed: ${error.stack ?? error}`));
+    else this.fullScan();
     this.pump();
     const reconcile = this.spec.reconcileMs ?? 2000;
     this.timers.push(setInterval(() => this.reconcile(), reconcile));
-    this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
+    if (!this.walk) this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
     this.timers.push(setInterval(() => this.janitor(), 10 * 60_000));
     this.spec.log(
       `${this.spec.kind} worker watching ${layout.rel(layout.runs)} (${this.pollMode.poll ? "polling" : "native"}: ${this.pollMode.why})`,
@@ -161,6 +182,7 @@ export class WorkerRuntime {
     if (this.stopPromise) return this.stopPromise;
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
+    this.walk?.stop();
     this.abort.abort(new Error("worker stopping"));
     this.stopPromise = (async () => {
       await Promise.allSettled([...this.running.values()]);
@@ -348,7 +370,7 @@ export class WorkerRuntime {
       if (this.finished.has(ref.key) && !hasValidOutcome(this.spec.layout, ref.runId, ref.gate)) {
         this.finished.delete(ref.key);
       }
-      if (this.finished.has(ref.key)) return; // the full scan notices late drops by the directory's mtime
+      if (this.finished.has(ref.key)) return; // the full scan or the sweep notices late drops by the directory's mtime
       this.activate(ref);
       return;
     }
@@ -369,11 +391,12 @@ export class WorkerRuntime {
       try {
         runIsDir = lstatSync(runDir).isDirectory();
       } catch {
-        return; // gone
+        return this.forgetRun(runId); // gone: if it comes back, the next listing scans it as new
       }
     }
-    if (!runIsDir) return; // a symlink or a file is not a run (status lists it as ignored)
+    if (!runIsDir) return this.forgetRun(runId); // a symlink or a file is not a run (status lists it as ignored)
     this.knownRuns.add(runId);
+    const reviewMtime = dirMtime(path.join(runDir, "review")); // before listing: a gate added later moves it
     const gates = listDirents(path.join(runDir, "review"));
     let open = gates.length === 0;
     const finishedAt: Record<string, number> = {};
@@ -398,8 +421,9 @@ export class WorkerRuntime {
         open = true;
         continue;
       }
+      const mtime = dirMtime(dir); // before reading: a drop after the outcome was read moves it
       if (hasValidOutcome(layout, runId, gate)) {
-        this.finished.set(key, (finishedAt[gate] = dirMtime(dir)));
+        this.finished.set(key, (finishedAt[gate] = mtime));
         continue;
       }
       this.activate({ runId, gate, key });
@@ -407,7 +431,13 @@ export class WorkerRuntime {
     }
     if (open) this.openRuns.add(runId);
     else this.openRuns.delete(runId); // its run and review/ watches stay: the next gate of a run is seen at once
-    if (!open) this.finishedLog?.seal(runId, finishedAt);
+    if (!open) this.finishedLog?.seal(runId, reviewMtime, finishedAt);
+  }
+
+  private forgetRun(runId: string): void {
+    this.knownRuns.delete(runId);
+    this.openRuns.delete(runId);
+    this.finishedLog?.unseal(runId);
   }
 
   private activate(ref: GateRef): void {
@@ -420,44 +450,33 @@ export class WorkerRuntime {
     this.enqueue(ref.key);
   }
 
-  /**
-   * Every run and gate on disk: at start and every fullScanMs (catches anything events and quick passes missed). Runs
-   * the finished-runs log lists are only named here; `sweep` rescans SWEEP_RUNS of them per pass (not at start).
-   */
-  private fullScan(sweep = true): void {
+  /** Every run and gate on disk, without a history walk (the console): at start and every fullScanMs. */
+  private fullScan(): void {
     if (this.stopped) return;
-    const finished: string[] = [];
-    for (const entry of listDirents(this.spec.layout.runs)) {
-      if (!isRunId(entry.name)) continue;
-      if (this.finishedLog?.sealed.has(entry.name) && !this.openRuns.has(entry.name)) {
-        this.knownRuns.add(entry.name);
-        finished.push(entry.name);
-      } else this.scanRun(entry.name, entry.isDirectory());
-    }
-    if (sweep) for (const runId of this.nextSweep(finished)) this.scanRun(runId);
-    this.finishedLog?.flush();
+    this.noteRunsListed();
+    for (const entry of listDirents(this.spec.layout.runs)) if (isRunId(entry.name)) this.scanRun(entry.name, entry.isDirectory());
     this.pump();
   }
 
-  /** The next SWEEP_RUNS of the finished runs, round-robin (all of them while there are no more). */
-  private nextSweep(finished: string[]): string[] {
-    if (finished.length <= SWEEP_RUNS) return finished;
-    const from = this.sweepCursor % finished.length;
-    this.sweepCursor = from + SWEEP_RUNS;
-    const slice = finished.slice(from, from + SWEEP_RUNS);
-    return slice.concat(finished.slice(0, SWEEP_RUNS - slice.length));
+  private noteRunsListed(): void {
+    this.runsListed = { mtime: dirMtime(this.spec.layout.runs), at: Date.now() };
   }
 
-  /** Quick pass: new runs, new gates of open runs, and every active gate again. */
+  /** A run was added or removed since .guild/runs was last listed (or a whole-second mtime may hide that). */
+  private runsMayHaveChanged(): boolean {
+    return dirMtime(this.spec.layout.runs) !== this.runsListed.mtime || mayHideAChange(this.runsListed);
+  }
+
+  /** Quick pass: new runs, new gates of open runs, runs another writer reopened, and every active gate again. */
   private reconcile(): void {
     if (this.stopped) return;
     this.spec.beforePass?.();
     for (const runId of this.finishedLog?.refresh() ?? []) this.scanRun(runId); // another writer reopened it
-    // A new run changes the runs directory's mtime: it is listed (all history's names) only then.
-    const runsMtime = dirMtime(this.spec.layout.runs);
-    if (runsMtime !== this.runsMtime) {
-      this.runsMtime = runsMtime;
-      for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
+    // .guild/runs (every run's name) is listed only when its mtime says a run was added or removed
+    if (this.runsMayHaveChanged()) {
+      this.noteRunsListed();
+      if (this.walk) void this.walk.list();
+      else for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
     }
     for (const runId of this.openRuns) {
       this.scanRun(runId);
