@@ -1,10 +1,11 @@
-// .guild/finished-runs.log: which runs had every gate ended, so a worker's start and scans skip them and a paced
-// sweep verifies them instead (SPEC §18). A hint, never the truth: a line is `+<run>\treview=<mtime ms>\t<gate>=<mtime
-// ms>…` (every gate had a valid outcome when a worker scanned it; the mtimes of review/ and of each gate directory
-// then: a new gate or a later drop moves them) or `-<run>`
-// (reopened: a new request, or a gate active again); the last line for a run wins. A line that does not parse is
-// ignored, and deleting the file only makes the next start scan every run (and the workers write it again).
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, writeSync } from "node:fs";
+// .guild/finished-runs/<worker kind>.log: which runs had every gate ended when a worker of that kind last handled
+// them, so its start and scans skip them and a paced sweep verifies them instead (SPEC §18). One file per kind: a
+// broker that handled a late drop has not done the verifier's part. A hint, never the truth: a line is
+// `+<run>\treview=<mtime ms>\t<gate>=<mtime ms>…` (every gate had a valid outcome when a worker scanned it; the
+// mtimes of review/ and of each gate directory then: a new gate or a later drop moves them) or `-<run>` (reopened: a
+// new request, or a gate active again); the last line for a run wins. A line that does not parse is ignored, and
+// deleting the file only makes the next start scan every run (and the workers write it again).
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
 import path from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 import { isGate, isRunId } from "../spec/ids.js";
@@ -17,8 +18,13 @@ const REVIEW = "review";
 /** Lines parsed between two turns of the event loop while a worker loads the log at start. */
 const LOAD_SLICE_LINES = 4000;
 
-export function finishedRunsFile(layout: Layout): string {
-  return path.join(layout.guild, "finished-runs.log");
+export function finishedRunsDir(layout: Layout): string {
+  return path.join(layout.guild, "finished-runs");
+}
+
+/** The log of one worker kind, or null for a kind that is not a plain name. */
+export function finishedRunsFile(layout: Layout, kind: string): string | null {
+  return /^[a-z][a-z0-9-]{0,63}$/.test(kind) ? path.join(finishedRunsDir(layout), `${kind}.log`) : null;
 }
 
 /** Append lines with O_APPEND (each write lands whole, whoever else appends); never through a symlink. A failure is
@@ -26,6 +32,8 @@ export function finishedRunsFile(layout: Layout): string {
 function appendLines(file: string, lines: string[]): void {
   if (!lines.length) return;
   try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    if (!lstatSync(path.dirname(file)).isDirectory()) return; // a symlinked directory is never written through
     const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
     try {
       writeSync(fd, lines.join(""));
@@ -37,9 +45,16 @@ function appendLines(file: string, lines: string[]): void {
   }
 }
 
-/** A writer that made a run carry work again (a new request in it) says so at once. */
+/** A writer that made a run carry work again (a new request in it) says so at once, in every kind's log. */
 export function reopenRun(layout: Layout, runId: string): void {
-  appendLines(finishedRunsFile(layout), [`-${runId}\n`]);
+  const dir = finishedRunsDir(layout);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // no log yet: no worker skips anything
+  }
+  for (const name of names) if (name.endsWith(".log")) appendLines(path.join(dir, name), [`-${runId}\n`]);
 }
 
 export class FinishedRuns {
@@ -51,11 +66,10 @@ export class FinishedRuns {
   private loaded = false;
   /** The file shrank or vanished under us: write every sealed run again on the next flush. */
   private rewrite = false;
-  private readonly file: string;
-
-  constructor(private readonly layout: Layout) {
-    this.file = finishedRunsFile(layout);
-  }
+  constructor(
+    private readonly layout: Layout,
+    private readonly file: string,
+  ) {}
 
   /** The whole log, parsed in slices that yield to the event loop (a large history does not stall a start). */
   async load(): Promise<void> {
@@ -99,16 +113,16 @@ export class FinishedRuns {
     return reviewSeen;
   }
 
-  /** When the log says `gate` of `runId` finished: its directory's mtime then, or undefined. */
-  finishedAt(runId: string, gate: string): number | undefined {
+  /** Each gate directory's mtime when the log says `runId` finished (review/'s left out), or undefined. */
+  loggedGates(runId: string): Record<string, number> | undefined {
     const fields = this.sealed.get(runId);
     if (fields === undefined) return undefined;
+    const gates: Record<string, number> = {};
     for (const field of fields.split("\t")) {
       const eq = field.indexOf("=");
-      const mtime = Number(field.slice(eq + 1));
-      if (eq > 0 && field.slice(0, eq) === gate && field.length > eq + 1 && Number.isFinite(mtime)) return mtime;
+      if (field.slice(0, eq) !== REVIEW) gates[field.slice(0, eq)] = Number(field.slice(eq + 1));
     }
-    return undefined;
+    return gates;
   }
 
   /** Every gate of `runId` ended; review/'s mtime and each gate directory's, taken before they were looked at. */

@@ -16,7 +16,7 @@ import { type Layout } from "../bus/layout.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { sweepScratch, sweepStaging } from "../bus/janitor.js";
-import { FinishedRuns } from "../bus/finished-runs.js";
+import { FinishedRuns, finishedRunsFile } from "../bus/finished-runs.js";
 import { HistoryWalk } from "./history-walk.js";
 
 export interface GateRef {
@@ -135,7 +135,8 @@ export class WorkerRuntime {
   constructor(private readonly spec: WorkerSpec) {
     mkdirSync(spec.layout.runs, { recursive: true });
     this.pollMode = shouldPoll(spec.layout.runs, spec.poll);
-    this.finishedLog = spec.skipFinishedRuns ? new FinishedRuns(spec.layout) : null;
+    const logFile = spec.skipFinishedRuns ? finishedRunsFile(spec.layout, spec.kind) : null;
+    this.finishedLog = logFile ? new FinishedRuns(spec.layout, logFile) : null;
     this.walk = this.finishedLog ? this.historyWalk(this.finishedLog) : null;
   }
 
@@ -398,6 +399,7 @@ export class WorkerRuntime {
     this.knownRuns.add(runId);
     const reviewMtime = dirMtime(path.join(runDir, "review")); // before listing: a gate added later moves it
     const gates = listDirents(path.join(runDir, "review"));
+    const logged = this.finishedLog?.loggedGates(runId); // read first: activating a gate below drops the run's line
     let open = gates.length === 0;
     const finishedAt: Record<string, number> = {};
     for (const entry of gates) {
@@ -409,7 +411,7 @@ export class WorkerRuntime {
         continue;
       }
       const dir = layout.gateDir(runId, gate);
-      const doneAt = this.finished.get(key) ?? this.finishedLog?.finishedAt(runId, gate);
+      const doneAt = this.finished.get(key) ?? logged?.[gate];
       if (doneAt !== undefined) {
         if (dirMtime(dir) === doneAt) {
           this.finished.set(key, doneAt);

@@ -2,6 +2,7 @@
 // next worker skips those runs at start and verifies them with a paced sweep, so a late drop, a new gate, or a stale,
 // garbled or deleted log still gets the work found. The real-worker cases are in test/it/history.test.ts.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FinishedRuns, finishedRunsFile, reopenRun } from "../../src/bus/finished-runs.js";
 import { Layout } from "../../src/bus/layout.js";
@@ -60,9 +61,14 @@ function finishedTree(): Layout {
   return layout;
 }
 
+/** The log the test workers (kind "test") keep. */
+function logPath(layout: Layout): string {
+  return finishedRunsFile(layout, "test")!;
+}
+
 function logText(layout: Layout): string {
   try {
-    return readFileSync(finishedRunsFile(layout), "utf8");
+    return readFileSync(logPath(layout), "utf8");
   } catch {
     return "";
   }
@@ -86,8 +92,9 @@ async function sealAll(layout: Layout): Promise<void> {
 describe("the finished-runs log: a hint that only a well-formed line can give", () => {
   it("reads + and - lines (the last wins) and ignores torn, garbled and foreign lines", async () => {
     const layout = finishedTree();
+    mkdirSync(path.dirname(logPath(layout)), { recursive: true });
     writeFileSync(
-      finishedRunsFile(layout),
+      logPath(layout),
       [
         "+f0\treview=1\tG-spec=2",
         "+f1\treview=1\tG-spec=2",
@@ -100,11 +107,11 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
         "+f5\treview=1\tG-spec=2", // no newline yet: a line still being written
       ].join("\n"),
     );
-    const log = new FinishedRuns(layout);
+    const log = new FinishedRuns(layout, logPath(layout));
     await log.load();
     expect(["f0", "f1", "f2", "f3", "f4", "f5"].filter((r) => log.isSealed(r))).toEqual(["f0"]);
-    expect(log.finishedAt("f0", "G-spec")).toBe(2);
-    appendFileSync(finishedRunsFile(layout), "\n-f0\n");
+    expect(log.loggedGates("f0")).toEqual({ "G-spec": 2 });
+    appendFileSync(logPath(layout), "\n-f0\n");
     expect(log.refresh().sort()).toEqual(["f0"]); // f5's line completed, f0 reopened
     expect(log.isSealed("f5")).toBe(true);
     expect(log.isSealed("f0")).toBe(false);
@@ -113,7 +120,7 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
   it("unchanged() is true only while review/ and every logged gate directory keep their logged mtimes", async () => {
     const layout = finishedTree();
     await sealAll(layout);
-    const log = new FinishedRuns(layout);
+    const log = new FinishedRuns(layout, logPath(layout));
     await log.load();
     expect(RUNS.every((r) => log.unchanged(r))).toBe(true);
     writeFileSync(layout.gateFile("f1", "G-spec", "result-9.json"), "{}"); // a late drop
@@ -209,19 +216,19 @@ describe("finished runs: skipped at start, still found when they change", () => 
     await next.start();
     try {
       await until("the log read", () => logText(layout).length > 0);
-      rmSync(finishedRunsFile(layout));
+      rmSync(logPath(layout));
       await until("the log written again", () => RUNS.every((r) => logText(layout).includes(`+${r}\t`)));
     } finally {
       await next.stop();
     }
-    rmSync(finishedRunsFile(layout));
+    rmSync(logPath(layout));
     mkdirSync(layout.gateDir("f0", "G-plan"), { recursive: true });
     writeFileSync(layout.gateFile("f0", "G-plan", "request.json"), "{}");
     const fresh = worker(layout, handled, 600_000);
     await fresh.start();
     try {
       await until("the new gate found without a log", () => handled.includes("f0/G-plan"));
-      await until("the log rebuilt", () => existsSync(finishedRunsFile(layout)) && RUNS.every((r) => logText(layout).includes(`+${r}\t`)));
+      await until("the log rebuilt", () => existsSync(logPath(layout)) && RUNS.every((r) => logText(layout).includes(`+${r}\t`)));
     } finally {
       await fresh.stop();
     }
