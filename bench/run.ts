@@ -44,8 +44,9 @@ function tempDir(): string {
   temps.add(dir);
   return dir;
 }
+/** `rm -rf` first: it removes a 100,000-run history in seconds, where rmSync takes minutes. */
 function removeTemp(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  if (spawnSync("rm", ["-rf", "--", dir], { stdio: "ignore" }).status !== 0) rmSync(dir, { recursive: true, force: true });
   temps.delete(dir);
 }
 process.on("exit", () => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -373,32 +374,44 @@ async function history(finishedRuns: number, rounds: number) {
     }
   }
   const seeded = (performance.now() - t0) / 1000;
+  // Each worker kind the rounds use walks the seeded tree once with no log (it scans every run and writes
+  // .guild/finished-runs/<kind>.log): the one-time cost of a history from before the log, reported on its own.
+  const t1 = performance.now();
+  const primed = await Promise.all(["broker", "verifier"].map((kind) => workerStart(root, kind)));
+  const priming = (performance.now() - t1) / 1000;
+  await stopWorkers(primed.map((p) => p.child));
   const emptyRoot = freshProject().root;
   const starts: number[] = [];
   const emptyStarts: number[] = [];
+  const walks: number[] = [];
+  const emptyWalks: number[] = [];
   let rss = NaN;
   for (let i = 0; i < 5; i++) {
-    emptyStarts.push((await workerStart(emptyRoot)).ms); // interleaved with the history tree: same machine noise
-    const { ms: started, child } = await workerStart(root, true);
-    starts.push(started);
-    await sleep(1000);
-    rss = Math.max(Number.isNaN(rss) ? 0 : rss, rssMb(child.pid!));
-    await stopWorkers([child]);
+    const e = await workerStart(emptyRoot); // interleaved with the history tree: same machine noise
+    await stopWorkers([e.child]);
+    emptyStarts.push(e.ms);
+    emptyWalks.push(e.walkedMs);
+    const h = await workerStart(root);
+    starts.push(h.ms);
+    walks.push(h.walkedMs);
+    rss = Math.max(Number.isNaN(rss) ? 0 : rss, rssMb(h.child.pid!));
+    await stopWorkers([h.child]);
   }
   removeTemp(emptyRoot);
   const empty = await roundOverhead(rounds, false);
-  const loaded = await roundOverhead(rounds, false, root);
+  const loaded = await roundOverhead(rounds, false, root); // fresh workers: their first sweep runs during the rounds
   removeTemp(root);
   return {
     load1: load1(),
     finished_runs: finishedRuns,
     seed_s: ms(seeded),
-    // the first start on a seeded tree writes .guild/finished-runs.log (once); the median is of the starts after it
-    worker_start_first_ms: ms(starts[0]!),
-    worker_start_median_ms: ms(median(starts.slice(1))),
+    priming_s: ms(priming),
+    worker_start_median_ms: ms(median(starts)),
     worker_start_empty_median_ms: ms(median(emptyStarts)),
-    worker_start_ratio: ms(median(starts.slice(1)) / median(emptyStarts)),
+    worker_start_ratio: ms(median(starts) / median(emptyStarts)),
     worker_start_ratio_goal: 1.2,
+    first_sweep_median_ms: ms(median(walks)),
+    first_sweep_empty_median_ms: ms(median(emptyWalks)),
     broker_rss_mb: rss,
     rss_goal_mb: 120,
     round_p50_empty_ms: empty.p50_ms,
@@ -411,14 +424,25 @@ async function history(finishedRuns: number, rounds: number) {
   };
 }
 
-/** A broker's start: until it logs that it is watching, which is after its first full scan. */
-async function workerStart(root: string, keep = false): Promise<{ ms: number; child: ChildProcess }> {
+/**
+ * A worker's start: until it logs that it is watching (it takes new work from then on), and until it logs that its
+ * first sweep has looked at every run (work already on disk is found by then). The worker is left running.
+ */
+async function workerStart(root: string, kind = "broker"): Promise<{ ms: number; walkedMs: number; child: ChildProcess }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, "worker", "broker", "--root", root], { stdio: ["ignore", "ignore", "pipe"] });
-  await new Promise<void>((resolve) => child.stderr!.on("data", (b: Buffer) => String(b).includes("worker watching") && resolve()));
-  const took = performance.now() - started;
-  if (!keep) await stopWorkers([child]);
-  return { ms: took, child };
+  const child = spawn(process.execPath, [...profile, BIN, "worker", kind, "--root", root], { stdio: ["ignore", "ignore", "pipe"] });
+  let watching = NaN;
+  let text = "";
+  await new Promise<void>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${kind} worker exited (${code}) before its first sweep: ${text.slice(-2000)}`)));
+    child.stderr!.on("data", (b: Buffer) => {
+      text += String(b);
+      if (Number.isNaN(watching) && text.includes("worker watching")) watching = performance.now() - started;
+      if (text.includes("every run looked at since start")) resolve();
+    });
+  });
+  child.removeAllListeners("exit");
+  return { ms: watching, walkedMs: performance.now() - started, child };
 }
 
 /** The review console over 1,000 runs that each went through two rounds (the throughput set-up, kept). */
@@ -446,29 +470,24 @@ function printColdStart(c: ReturnType<typeof coldStart>): void {
 }
 
 function printHistory(h: Awaited<ReturnType<typeof history>>): void {
+  const row = (figure: string, value: string, ratio: number | string, goal: string) => ({ figure, value, ratio, goal, load1: h.load1 });
   console.table([
-    {
-      figure: `worker start, ${h.finished_runs} finished runs vs empty tree (medians of 4 / 5)`,
-      value: `${h.worker_start_median_ms} / ${h.worker_start_empty_median_ms} ms (first, writing the log: ${h.worker_start_first_ms} ms)`,
-      ratio: h.worker_start_ratio,
-      goal: `<= ${h.worker_start_ratio_goal}`,
-      load1: h.load1,
-    },
-    { figure: "broker RSS with that history", value: `${h.broker_rss_mb} MB`, ratio: "", goal: `<= ${h.rss_goal_mb} MB`, load1: h.load1 },
-    {
-      figure: "round p50, history vs empty",
-      value: `${h.round_p50_history_ms} / ${h.round_p50_empty_ms} ms`,
-      ratio: h.ratio,
-      goal: `<= ${h.ratio_goal}`,
-      load1: h.load1,
-    },
-    {
-      figure: "round p99, history vs empty",
-      value: `${h.round_p99_history_ms} / ${h.round_p99_empty_ms} ms`,
-      ratio: h.ratio_p99,
-      goal: `<= ${h.ratio_goal}`,
-      load1: h.load1,
-    },
+    row(
+      `worker start to watching, ${h.finished_runs} finished runs vs empty tree (medians of 5)`,
+      `${h.worker_start_median_ms} / ${h.worker_start_empty_median_ms} ms`,
+      h.worker_start_ratio,
+      `<= ${h.worker_start_ratio_goal}`,
+    ),
+    row(
+      "worker start to its first sweep done (every run looked at), history vs empty",
+      `${h.first_sweep_median_ms} / ${h.first_sweep_empty_median_ms} ms`,
+      "",
+      "bounded (SPEC §18)",
+    ),
+    row("seeding; first walk of broker + verifier with no log (writes it)", `${h.seed_s} s; ${h.priming_s} s`, "", "once"),
+    row("broker RSS with that history, after its first sweep", `${h.broker_rss_mb} MB`, "", `<= ${h.rss_goal_mb} MB`),
+    row("round p50, history vs empty", `${h.round_p50_history_ms} / ${h.round_p50_empty_ms} ms`, h.ratio, `<= ${h.ratio_goal}`),
+    row("round p99, history vs empty", `${h.round_p99_history_ms} / ${h.round_p99_empty_ms} ms`, h.ratio_p99, `<= ${h.ratio_goal}`),
   ]);
 }
 

@@ -39,8 +39,8 @@ export interface WorkerSpec {
   /** false: never sweep staging orphans or scratch directories (a reader that must not write, like `guild-bus ui`). */
   janitor?: boolean;
   /**
-   * true: a history walk (history-walk.ts) replaces the full scan: runs .guild/finished-runs.log lists as finished are
-   * only named, then verified by a paced sweep; the worker writes the log as it sees runs finish and reopen.
+   * true: a history walk (history-walk.ts) replaces the full scan: runs .guild/finished-runs/<kind>.log lists as
+   * finished are only named, then verified by a paced sweep; the worker writes that log as runs finish and reopen.
    */
   skipFinishedRuns?: boolean;
   /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
@@ -464,9 +464,13 @@ export class WorkerRuntime {
     this.runsListed = { mtime: dirMtime(this.spec.layout.runs), at: Date.now() };
   }
 
-  /** A run was added or removed since .guild/runs was last listed (or a whole-second mtime may hide that). */
+  /**
+   * A run was added or removed since .guild/runs was last listed (or a whole-second mtime may hide that). Polling
+   * (network filesystems, whose attribute caches can serve a stale mtime) lists it at least once per full-scan interval.
+   */
   private runsMayHaveChanged(): boolean {
-    return dirMtime(this.spec.layout.runs) !== this.runsListed.mtime || mayHideAChange(this.runsListed);
+    const overdue = this.pollMode.poll && Date.now() - this.runsListed.at >= (this.spec.fullScanMs ?? 10_000);
+    return overdue || dirMtime(this.spec.layout.runs) !== this.runsListed.mtime || mayHideAChange(this.runsListed);
   }
 
   /** Quick pass: new runs, new gates of open runs, runs another writer reopened, and every active gate again. */
