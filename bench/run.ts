@@ -355,7 +355,7 @@ function finishedOutcome(runId: string): string {
 let checkedOutcome = false;
 
 /** History scaling: a tree with many finished runs, against an empty one, measured in the same run. */
-async function history(finishedRuns: number, rounds: number) {
+async function history(finishedRuns: number, rounds: number, print = false) {
   const { root, layout } = freshProject();
   const t0 = performance.now();
   for (let i = 0; i < finishedRuns; i++) {
@@ -400,8 +400,7 @@ async function history(finishedRuns: number, rounds: number) {
   removeTemp(emptyRoot);
   const empty = await roundOverhead(rounds, false);
   const loaded = await roundOverhead(rounds, false, root); // fresh workers: their first sweep runs during the rounds
-  removeTemp(root);
-  return {
+  const result = {
     load1: load1(),
     finished_runs: finishedRuns,
     seed_s: ms(seeded),
@@ -422,6 +421,9 @@ async function history(finishedRuns: number, rounds: number) {
     ratio_p99: ms(loaded.p99_ms / empty.p99_ms),
     ratio_goal: 1.3,
   };
+  if (print) printHistory(result); // before the tree is removed: that can take minutes on a busy disk
+  removeTemp(root);
+  return result;
 }
 
 /**
@@ -469,7 +471,9 @@ function printColdStart(c: ReturnType<typeof coldStart>): void {
   );
 }
 
-function printHistory(h: Awaited<ReturnType<typeof history>>): void {
+type HistoryFigures = Awaited<ReturnType<typeof history>>;
+
+function printHistory(h: HistoryFigures): void {
   const row = (figure: string, value: string, ratio: number | string, goal: string) => ({ figure, value, ratio, goal, load1: h.load1 });
   console.table([
     row(
@@ -508,7 +512,7 @@ async function main(): Promise<void> {
   }
   const historyOnly = flagValue("--history");
   if (historyOnly !== null) {
-    printHistory(await history(historyOnly, quick ? 5 : 30));
+    await history(historyOnly, quick ? 5 : 30, true);
     return;
   }
   const results = {
