@@ -73,11 +73,12 @@ export class FinishedRuns {
 
   /** The whole log, parsed in slices that yield to the event loop (a large history does not stall a start). */
   async load(): Promise<void> {
-    const text = this.readNew();
-    let at = 0;
-    while (at < text.length) {
-      for (let n = 0; n < LOAD_SLICE_LINES && at < text.length; n++) at = this.ingest(text, at, null);
-      await yieldToEvents();
+    for (let text = this.readNew(); text; text = this.readNew()) {
+      let at = 0;
+      while (at < text.length) {
+        for (let n = 0; n < LOAD_SLICE_LINES && at < text.length; n++) at = this.ingest(text, at, null);
+        await yieldToEvents();
+      }
     }
     this.loaded = true;
   }
