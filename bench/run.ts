@@ -12,6 +12,7 @@ import { deliver } from "../src/bus/deliver.js";
 import type { Answer } from "../src/commands/answer.js";
 import { requestReview } from "../src/commands/review.js";
 import { sha256Hex } from "../src/core/sha.js";
+import { Outcome } from "../src/spec/schemas.js";
 import { uiFigures } from "./ui.js";
 import { tryWatch, waitForFile } from "./watch.js";
 
@@ -43,8 +44,9 @@ function tempDir(): string {
   temps.add(dir);
   return dir;
 }
+/** `rm -rf` first: it removes a 100,000-run history in seconds, where rmSync takes minutes. */
 function removeTemp(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  if (spawnSync("rm", ["-rf", "--", dir], { stdio: "ignore" }).status !== 0) rmSync(dir, { recursive: true, force: true });
   temps.delete(dir);
 }
 process.on("exit", () => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -326,8 +328,34 @@ function rssMb(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
+/** A valid outcome.json for G-spec of `runId` (checked against the schema once). */
+function finishedOutcome(runId: string): string {
+  const text = JSON.stringify({
+    schema_version: "guild_bus.outcome.v1",
+    run_id: runId,
+    gate: "G-spec",
+    status: "satisfied",
+    author_host: "claude",
+    author_family: "anthropic",
+    reviewer_host: "codex",
+    reviewer_model: "gpt-5",
+    reviewer_family: "openai",
+    independence: "strong",
+    rounds: 1,
+    final_round: 1,
+    artifact_sha256: null,
+    reason: "satisfied",
+    trail_path: "trail.md",
+    at: "2026-01-01T00:00:00.000Z",
+  });
+  if (!checkedOutcome) Outcome.parse(JSON.parse(text));
+  checkedOutcome = true;
+  return text;
+}
+let checkedOutcome = false;
+
 /** History scaling: a tree with many finished runs, against an empty one, measured in the same run. */
-async function history(finishedRuns: number, rounds: number) {
+async function history(finishedRuns: number, rounds: number, print = false) {
   const { root, layout } = freshProject();
   const t0 = performance.now();
   for (let i = 0; i < finishedRuns; i++) {
@@ -339,37 +367,50 @@ async function history(finishedRuns: number, rounds: number) {
       ["packet-1.md", "---\n---\n"],
       ["result-1.json", "{}"],
       ["verdict-1.json", "{}"],
-      ["outcome.json", "{}"],
+      ["outcome.json", finishedOutcome(`h${i}`)], // a valid outcome: the run is finished, as in a real history
       ["trail.md", "# trail\n"],
     ]) {
       writeFileSync(path.join(dir, name!), text!);
     }
   }
   const seeded = (performance.now() - t0) / 1000;
+  // Each worker kind the rounds use walks the seeded tree once with no log (it scans every run and writes
+  // .guild/finished-runs/<kind>.log): the one-time cost of a history from before the log, reported on its own.
+  const t1 = performance.now();
+  const primed = await Promise.all(["broker", "verifier"].map((kind) => workerStart(root, kind)));
+  const priming = (performance.now() - t1) / 1000;
+  await stopWorkers(primed.map((p) => p.child));
   const emptyRoot = freshProject().root;
   const starts: number[] = [];
   const emptyStarts: number[] = [];
+  const walks: number[] = [];
+  const emptyWalks: number[] = [];
   let rss = NaN;
   for (let i = 0; i < 5; i++) {
-    emptyStarts.push((await workerStart(emptyRoot)).ms); // interleaved with the history tree: same machine noise
-    const { ms: started, child } = await workerStart(root, true);
-    starts.push(started);
-    await sleep(1000);
-    rss = Math.max(Number.isNaN(rss) ? 0 : rss, rssMb(child.pid!));
-    await stopWorkers([child]);
+    const e = await workerStart(emptyRoot); // interleaved with the history tree: same machine noise
+    await stopWorkers([e.child]);
+    emptyStarts.push(e.ms);
+    emptyWalks.push(e.walkedMs);
+    const h = await workerStart(root);
+    starts.push(h.ms);
+    walks.push(h.walkedMs);
+    rss = Math.max(Number.isNaN(rss) ? 0 : rss, rssMb(h.child.pid!));
+    await stopWorkers([h.child]);
   }
   removeTemp(emptyRoot);
   const empty = await roundOverhead(rounds, false);
-  const loaded = await roundOverhead(rounds, false, root);
-  removeTemp(root);
-  return {
+  const loaded = await roundOverhead(rounds, false, root); // fresh workers: their first sweep runs during the rounds
+  const result = {
     load1: load1(),
     finished_runs: finishedRuns,
     seed_s: ms(seeded),
+    priming_s: ms(priming),
     worker_start_median_ms: ms(median(starts)),
     worker_start_empty_median_ms: ms(median(emptyStarts)),
     worker_start_ratio: ms(median(starts) / median(emptyStarts)),
     worker_start_ratio_goal: 1.2,
+    first_sweep_median_ms: ms(median(walks)),
+    first_sweep_empty_median_ms: ms(median(emptyWalks)),
     broker_rss_mb: rss,
     rss_goal_mb: 120,
     round_p50_empty_ms: empty.p50_ms,
@@ -380,16 +421,30 @@ async function history(finishedRuns: number, rounds: number) {
     ratio_p99: ms(loaded.p99_ms / empty.p99_ms),
     ratio_goal: 1.3,
   };
+  if (print) printHistory(result); // before the tree is removed: that can take minutes on a busy disk
+  removeTemp(root);
+  return result;
 }
 
-/** A broker's start: until it logs that it is watching, which is after its first full scan. */
-async function workerStart(root: string, keep = false): Promise<{ ms: number; child: ChildProcess }> {
+/**
+ * A worker's start: until it logs that it is watching (it takes new work from then on), and until it logs that its
+ * first sweep has looked at every run (work already on disk is found by then). The worker is left running.
+ */
+async function workerStart(root: string, kind = "broker"): Promise<{ ms: number; walkedMs: number; child: ChildProcess }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, "worker", "broker", "--root", root], { stdio: ["ignore", "ignore", "pipe"] });
-  await new Promise<void>((resolve) => child.stderr!.on("data", (b: Buffer) => String(b).includes("worker watching") && resolve()));
-  const took = performance.now() - started;
-  if (!keep) await stopWorkers([child]);
-  return { ms: took, child };
+  const child = spawn(process.execPath, [...profile, BIN, "worker", kind, "--root", root], { stdio: ["ignore", "ignore", "pipe"] });
+  let watching = NaN;
+  let text = "";
+  await new Promise<void>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${kind} worker exited (${code}) before its first sweep: ${text.slice(-2000)}`)));
+    child.stderr!.on("data", (b: Buffer) => {
+      text += String(b);
+      if (Number.isNaN(watching) && text.includes("worker watching")) watching = performance.now() - started;
+      if (text.includes("every run looked at since start")) resolve();
+    });
+  });
+  child.removeAllListeners("exit");
+  return { ms: watching, walkedMs: performance.now() - started, child };
 }
 
 /** The review console over 1,000 runs that each went through two rounds (the throughput set-up, kept). */
@@ -416,30 +471,27 @@ function printColdStart(c: ReturnType<typeof coldStart>): void {
   );
 }
 
-function printHistory(h: Awaited<ReturnType<typeof history>>): void {
+type HistoryFigures = Awaited<ReturnType<typeof history>>;
+
+function printHistory(h: HistoryFigures): void {
+  const row = (figure: string, value: string, ratio: number | string, goal: string) => ({ figure, value, ratio, goal, load1: h.load1 });
   console.table([
-    {
-      figure: `worker start, ${h.finished_runs} finished runs vs empty tree (medians of 5)`,
-      value: `${h.worker_start_median_ms} / ${h.worker_start_empty_median_ms} ms`,
-      ratio: h.worker_start_ratio,
-      goal: `<= ${h.worker_start_ratio_goal}`,
-      load1: h.load1,
-    },
-    { figure: "broker RSS with that history", value: `${h.broker_rss_mb} MB`, ratio: "", goal: `<= ${h.rss_goal_mb} MB`, load1: h.load1 },
-    {
-      figure: "round p50, history vs empty",
-      value: `${h.round_p50_history_ms} / ${h.round_p50_empty_ms} ms`,
-      ratio: h.ratio,
-      goal: `<= ${h.ratio_goal}`,
-      load1: h.load1,
-    },
-    {
-      figure: "round p99, history vs empty",
-      value: `${h.round_p99_history_ms} / ${h.round_p99_empty_ms} ms`,
-      ratio: h.ratio_p99,
-      goal: `<= ${h.ratio_goal}`,
-      load1: h.load1,
-    },
+    row(
+      `worker start to watching, ${h.finished_runs} finished runs vs empty tree (medians of 5)`,
+      `${h.worker_start_median_ms} / ${h.worker_start_empty_median_ms} ms`,
+      h.worker_start_ratio,
+      `<= ${h.worker_start_ratio_goal}`,
+    ),
+    row(
+      "worker start to its first sweep done (every run looked at), history vs empty",
+      `${h.first_sweep_median_ms} / ${h.first_sweep_empty_median_ms} ms`,
+      "",
+      "bounded (SPEC §18)",
+    ),
+    row("seeding; first walk of broker + verifier with no log (writes it)", `${h.seed_s} s; ${h.priming_s} s`, "", "once"),
+    row("broker RSS with that history, after its first sweep", `${h.broker_rss_mb} MB`, "", `<= ${h.rss_goal_mb} MB`),
+    row("round p50, history vs empty", `${h.round_p50_history_ms} / ${h.round_p50_empty_ms} ms`, h.ratio, `<= ${h.ratio_goal}`),
+    row("round p99, history vs empty", `${h.round_p99_history_ms} / ${h.round_p99_empty_ms} ms`, h.ratio_p99, `<= ${h.ratio_goal}`),
   ]);
 }
 
@@ -460,7 +512,7 @@ async function main(): Promise<void> {
   }
   const historyOnly = flagValue("--history");
   if (historyOnly !== null) {
-    printHistory(await history(historyOnly, quick ? 5 : 30));
+    await history(historyOnly, quick ? 5 : 30, true);
     return;
   }
   const results = {
@@ -476,7 +528,7 @@ async function main(): Promise<void> {
     },
     cold_start: coldStart(quick ? 5 : 30),
     echo_floor: await echoFloor(quick ? 10 : 60),
-    round_overhead: [await roundOverhead(quick ? 5 : 60, false), await roundOverhead(quick ? 3 : 15, true)],
+    round_overhead: [await roundOverhead(quick ? 5 : 45, false), await roundOverhead(quick ? 3 : 15, true)],
     delivery_floor: durableDeliveries(quick ? 200 : 2000),
     throughput: await throughput(quick ? 50 : 500),
     history: await history(quick ? 1000 : 10_000, quick ? 5 : 30),

@@ -148,6 +148,7 @@ const MACHINE_FILES = [
   ".guild/tmp/",
   ".guild/logs/",
   ".guild/probe-cache.json",
+  ".guild/finished-runs/",
   ".guild/up.lock",
   ".guild/stop-gate.json",
   ".guild/codex-skip-streak.json",

@@ -1,5 +1,6 @@
 // `guild-bus review`: a new request.json (and run.json) for a gate, refused before anything is written when the
 // request cannot be served or its run and gate already have one.
+import { reopenRun } from "../bus/finished-runs.js";
 import { existsSync, statSync } from "node:fs";
 import { customAlphabet } from "nanoid";
 import { readArtifact } from "../bus/artifact.js";
@@ -146,5 +147,6 @@ function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string
   const r = deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
   if (r.status === "conflict")
     return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
+  reopenRun(layout, runId); // a run listed as finished carries work again: running workers rescan it at once
   return { ok: true, runId, gate, warnings };
 }

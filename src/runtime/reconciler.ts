@@ -16,6 +16,8 @@ import { type Layout } from "../bus/layout.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { sweepScratch, sweepStaging } from "../bus/janitor.js";
+import { FinishedRuns, finishedRunsFile } from "../bus/finished-runs.js";
+import { HistoryWalk } from "./history-walk.js";
 
 export interface GateRef {
   runId: string;
@@ -36,6 +38,11 @@ export interface WorkerSpec {
   handleGate(ref: GateRef, signal: AbortSignal): Promise<GateStatus>;
   /** false: never sweep staging orphans or scratch directories (a reader that must not write, like `guild-bus ui`). */
   janitor?: boolean;
+  /**
+   * true: a history walk (history-walk.ts) replaces the full scan: runs .guild/finished-runs/<kind>.log lists as
+   * finished are only named, then verified by a paced sweep; the worker writes that log as runs finish and reopen.
+   */
+  skipFinishedRuns?: boolean;
   /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
   beforePass?(): void;
   log(message: string): void;
@@ -111,6 +118,11 @@ export class WorkerRuntime {
   /** Runs seen on disk; those in openRuns (an active gate, or no gate yet) are rescanned on every quick pass. */
   private readonly knownRuns = new Set<string>();
   private readonly openRuns = new Set<string>();
+  /** Runs the finished-runs log lists, and the walk that covers them (null: every run is scanned, as the console needs). */
+  private readonly finishedLog: FinishedRuns | null;
+  private readonly walk: HistoryWalk | null;
+  /** The runs directory's mtime when it was last listed, and when. */
+  private runsListed = { mtime: -1, at: 0 };
   private readonly queue = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly dirty = new Set<string>();
@@ -123,17 +135,43 @@ export class WorkerRuntime {
   constructor(private readonly spec: WorkerSpec) {
     mkdirSync(spec.layout.runs, { recursive: true });
     this.pollMode = shouldPoll(spec.layout.runs, spec.poll);
+    const logFile = spec.skipFinishedRuns ? finishedRunsFile(spec.layout, spec.kind) : null;
+    this.finishedLog = logFile ? new FinishedRuns(spec.layout, logFile) : null;
+    this.walk = this.finishedLog ? this.historyWalk(this.finishedLog) : null;
+  }
+
+  private historyWalk(finishedLog: FinishedRuns): HistoryWalk {
+    return new HistoryWalk({
+      runsDir: this.spec.layout.runs,
+      finishedLog,
+      fullScanMs: this.spec.fullScanMs ?? 10_000,
+      stopped: () => this.stopped,
+      isKnown: (runId) => this.knownRuns.has(runId),
+      skip: (runId) => void this.knownRuns.add(runId),
+      scan: (runId, isDir) => this.scanRun(runId, isDir),
+      verify: (runId) => {
+        if (!this.openRuns.has(runId) && !finishedLog.unchanged(runId)) this.scanRun(runId);
+      },
+      finishedRuns: () => [...this.knownRuns].filter((runId) => !this.openRuns.has(runId)),
+      afterBatch: () => {
+        this.finishedLog?.flush();
+        this.pump();
+      },
+      log: (message) => this.spec.log(message),
+    });
   }
 
   async start(): Promise<void> {
     const { layout } = this.spec;
     this.janitor();
     await this.startWatcher();
-    this.fullScan();
+    this.noteRunsListed();
+    if (this.walk) void this.walk.start().catch((error: Error) => this.spec.log(`history walk failed: ${error.stack ?? error}`));
+    else this.fullScan();
     this.pump();
     const reconcile = this.spec.reconcileMs ?? 2000;
     this.timers.push(setInterval(() => this.reconcile(), reconcile));
-    this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
+    if (!this.walk) this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
     this.timers.push(setInterval(() => this.janitor(), 10 * 60_000));
     this.spec.log(
       `${this.spec.kind} worker watching ${layout.rel(layout.runs)} (${this.pollMode.poll ? "polling" : "native"}: ${this.pollMode.why})`,
@@ -145,6 +183,7 @@ export class WorkerRuntime {
     if (this.stopPromise) return this.stopPromise;
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
+    this.walk?.stop();
     this.abort.abort(new Error("worker stopping"));
     this.stopPromise = (async () => {
       await Promise.allSettled([...this.running.values()]);
@@ -332,7 +371,7 @@ export class WorkerRuntime {
       if (this.finished.has(ref.key) && !hasValidOutcome(this.spec.layout, ref.runId, ref.gate)) {
         this.finished.delete(ref.key);
       }
-      if (this.finished.has(ref.key)) return; // the full scan notices late drops by the directory's mtime
+      if (this.finished.has(ref.key)) return; // the full scan or the sweep notices late drops by the directory's mtime
       this.activate(ref);
       return;
     }
@@ -353,13 +392,16 @@ export class WorkerRuntime {
       try {
         runIsDir = lstatSync(runDir).isDirectory();
       } catch {
-        return; // gone
+        return this.forgetRun(runId); // gone: if it comes back, the next listing scans it as new
       }
     }
-    if (!runIsDir) return; // a symlink or a file is not a run (status lists it as ignored)
+    if (!runIsDir) return this.forgetRun(runId); // a symlink or a file is not a run (status lists it as ignored)
     this.knownRuns.add(runId);
+    const reviewMtime = dirMtime(path.join(runDir, "review")); // before listing: a gate added later moves it
     const gates = listDirents(path.join(runDir, "review"));
+    const logged = this.finishedLog?.loggedGates(runId); // read first: activating a gate below drops the run's line
     let open = gates.length === 0;
+    const finishedAt: Record<string, number> = {};
     for (const entry of gates) {
       const gate = entry.name;
       if (!isGate(gate) || !entry.isDirectory()) continue; // symlinked gates are refused
@@ -369,16 +411,21 @@ export class WorkerRuntime {
         continue;
       }
       const dir = layout.gateDir(runId, gate);
-      const doneAt = this.finished.get(key);
+      const doneAt = this.finished.get(key) ?? logged?.[gate];
       if (doneAt !== undefined) {
-        if (dirMtime(dir) === doneAt) continue;
+        if (dirMtime(dir) === doneAt) {
+          this.finished.set(key, doneAt);
+          finishedAt[gate] = doneAt;
+          continue;
+        }
         this.finished.delete(key); // something arrived after the outcome: handle it once more
         this.activate({ runId, gate, key });
         open = true;
         continue;
       }
+      const mtime = dirMtime(dir); // before reading: a drop after the outcome was read moves it
       if (hasValidOutcome(layout, runId, gate)) {
-        this.finished.set(key, dirMtime(dir));
+        this.finished.set(key, (finishedAt[gate] = mtime));
         continue;
       }
       this.activate({ runId, gate, key });
@@ -386,10 +433,18 @@ export class WorkerRuntime {
     }
     if (open) this.openRuns.add(runId);
     else this.openRuns.delete(runId); // its run and review/ watches stay: the next gate of a run is seen at once
+    if (!open) this.finishedLog?.seal(runId, reviewMtime, finishedAt);
+  }
+
+  private forgetRun(runId: string): void {
+    this.knownRuns.delete(runId);
+    this.openRuns.delete(runId);
+    this.finishedLog?.unseal(runId);
   }
 
   private activate(ref: GateRef): void {
     this.active.set(ref.key, ref);
+    this.finishedLog?.unseal(ref.runId);
     const { layout } = this.spec;
     this.watch(layout.runDir(ref.runId));
     this.watch(path.join(layout.runDir(ref.runId), "review"));
@@ -397,19 +452,43 @@ export class WorkerRuntime {
     this.enqueue(ref.key);
   }
 
-  /** Every run and gate on disk: at start and every fullScanMs (catches anything events and quick passes missed). */
+  /** Every run and gate on disk, without a history walk (the console): at start and every fullScanMs. */
   private fullScan(): void {
     if (this.stopped) return;
+    this.noteRunsListed();
     for (const entry of listDirents(this.spec.layout.runs)) if (isRunId(entry.name)) this.scanRun(entry.name, entry.isDirectory());
     this.pump();
   }
 
-  /** Quick pass: new runs, new gates of open runs, and every active gate again. */
+  private noteRunsListed(): void {
+    this.runsListed = { mtime: dirMtime(this.spec.layout.runs), at: Date.now() };
+  }
+
+  /**
+   * A run was added or removed since .guild/runs was last listed (or a whole-second mtime may hide that). Polling
+   * (network filesystems, whose attribute caches can serve a stale mtime) lists it at least once per full-scan interval.
+   */
+  private runsMayHaveChanged(): boolean {
+    const overdue = this.pollMode.poll && Date.now() - this.runsListed.at >= (this.spec.fullScanMs ?? 10_000);
+    return overdue || dirMtime(this.spec.layout.runs) !== this.runsListed.mtime || mayHideAChange(this.runsListed);
+  }
+
+  /** Quick pass: new runs, new gates of open runs, runs another writer reopened, and every active gate again. */
   private reconcile(): void {
     if (this.stopped) return;
     this.spec.beforePass?.();
-    for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
-    for (const runId of this.openRuns) this.scanRun(runId);
+    for (const runId of this.finishedLog?.refresh() ?? []) this.scanRun(runId); // another writer reopened it
+    // .guild/runs (every run's name) is listed only when its mtime says a run was added or removed
+    if (this.runsMayHaveChanged()) {
+      this.noteRunsListed();
+      if (this.walk) void this.walk.list();
+      else for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
+    }
+    for (const runId of this.openRuns) {
+      this.scanRun(runId);
+      if (this.openRuns.has(runId)) this.finishedLog?.unseal(runId); // a `+` line read back after it reopened
+    }
+    this.finishedLog?.flush();
     // An active gate is handled again when its directory changed (every delivery adds a name) or, for what only
     // time changes (grace periods, stale claims), once per full-scan interval.
     const now = Date.now();

@@ -55,6 +55,7 @@ export function workerRuntime(
     log,
     beforePass: () => holder.reload(),
     handleGate: (ref, signal) => handle(holder.current, ref, signal, log),
+    skipFinishedRuns: extra.janitor !== false, // a writer keeps the finished-runs log; a reader (the console) sees every run
     ...extra,
   });
 }

@@ -1,0 +1,218 @@
+// .guild/finished-runs/<worker kind>.log: which runs had every gate ended when a worker of that kind last handled
+// them, so its start and scans skip them and a paced sweep verifies them instead (SPEC §18). One file per kind: a
+// broker that handled a late drop has not done the verifier's part. A hint, never the truth: a line is
+// `+<run>\treview=<mtime ms>\t<gate>=<mtime ms>…` (every gate had a valid outcome when a worker scanned it; the
+// mtimes of review/ and of each gate directory then: a new gate or a later drop moves them) or `-<run>` (reopened: a
+// new request, or a gate active again); the last line for a run wins. A line that does not parse is ignored, and
+// deleting the file only makes the next start scan every run (and the workers write it again).
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
+import path from "node:path";
+import { setImmediate as yieldToEvents } from "node:timers/promises";
+import { isGate, isRunId } from "../spec/ids.js";
+import type { Layout } from "./layout.js";
+
+/** At most this much of the log is read in one refresh: a hostile, huge file costs a bounded read per pass. */
+const MAX_READ_BYTES = 16 * 1024 * 1024;
+/** The field holding review/'s mtime (no gate has this name). */
+const REVIEW = "review";
+/** Lines parsed between two turns of the event loop while a worker loads the log at start. */
+const LOAD_SLICE_LINES = 4000;
+
+export function finishedRunsDir(layout: Layout): string {
+  return path.join(layout.guild, "finished-runs");
+}
+
+/** The log of one worker kind, or null for a kind that is not a plain name. */
+export function finishedRunsFile(layout: Layout, kind: string): string | null {
+  return /^[a-z][a-z0-9-]{0,63}$/.test(kind) ? path.join(finishedRunsDir(layout), `${kind}.log`) : null;
+}
+
+/** Append lines with O_APPEND (each write lands whole, whoever else appends); never through a symlink. A failure is
+ * only a missed hint (a read-only tree, a full disk): the scans then treat the run as not finished. */
+function appendLines(file: string, lines: string[]): void {
+  if (!lines.length) return;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    if (!lstatSync(path.dirname(file)).isDirectory()) return; // a symlinked directory is never written through
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+    try {
+      writeSync(fd, lines.join(""));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // a hint only
+  }
+}
+
+/** A writer that made a run carry work again (a new request in it) says so at once, in every kind's log. */
+export function reopenRun(layout: Layout, runId: string): void {
+  const dir = finishedRunsDir(layout);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // no log yet: no worker skips anything
+  }
+  for (const name of names) if (name.endsWith(".log")) appendLines(path.join(dir, name), [`-${runId}\n`]);
+}
+
+export class FinishedRuns {
+  /** Runs whose last line is `+`, with the rest of that line (gate=mtime fields), parsed only when a run is verified. */
+  private readonly sealed = new Map<string, string>();
+  private offset = 0;
+  private pending: string[] = [];
+  /** Until load() has read the file, refresh() reads nothing (both move the same offset). */
+  private loaded = false;
+  /** The file shrank or vanished under us: write every sealed run again on the next flush. */
+  private rewrite = false;
+  constructor(
+    private readonly layout: Layout,
+    private readonly file: string,
+  ) {}
+
+  /** The whole log, parsed in slices that yield to the event loop (a large history does not stall a start). */
+  async load(): Promise<void> {
+    for (let text = this.readNew(); text; text = this.readNew()) {
+      let at = 0;
+      while (at < text.length) {
+        for (let n = 0; n < LOAD_SLICE_LINES && at < text.length; n++) at = this.ingest(text, at, null);
+        await yieldToEvents();
+      }
+    }
+    this.loaded = true;
+  }
+
+  /** Reads the lines appended since the last call; returns the runs they reopened. */
+  refresh(): string[] {
+    const reopened: string[] = [];
+    if (!this.loaded) return reopened;
+    const text = this.readNew();
+    for (let at = 0; at < text.length;) at = this.ingest(text, at, reopened);
+    return reopened;
+  }
+
+  isSealed(runId: string): boolean {
+    return this.sealed.has(runId);
+  }
+
+  /**
+   * The run's review/ directory and each gate directory the log names still have the mtimes logged: no gate was added
+   * or removed and nothing was dropped into one since (two lstats for a run of one gate; no directory is listed).
+   */
+  unchanged(runId: string): boolean {
+    const fields = this.sealed.get(runId);
+    if (fields === undefined) return false;
+    const review = path.join(this.layout.runs, runId, REVIEW);
+    let reviewSeen = false;
+    for (const field of fields.split("\t")) {
+      const eq = field.indexOf("=");
+      const name = field.slice(0, eq);
+      reviewSeen ||= name === REVIEW;
+      if (lstatMtime(name === REVIEW ? review : path.join(review, name)) !== Number(field.slice(eq + 1))) return false;
+    }
+    return reviewSeen;
+  }
+
+  /** Each gate directory's mtime when the log says `runId` finished (review/'s left out), or undefined. */
+  loggedGates(runId: string): Record<string, number> | undefined {
+    const fields = this.sealed.get(runId);
+    if (fields === undefined) return undefined;
+    const gates: Record<string, number> = {};
+    for (const field of fields.split("\t")) {
+      const eq = field.indexOf("=");
+      if (field.slice(0, eq) !== REVIEW) gates[field.slice(0, eq)] = Number(field.slice(eq + 1));
+    }
+    return gates;
+  }
+
+  /** Every gate of `runId` ended; review/'s mtime and each gate directory's, taken before they were looked at. */
+  seal(runId: string, reviewMtime: number, gates: Record<string, number>): void {
+    const fields = [`${REVIEW}=${reviewMtime}`, ...Object.entries(gates).map(([g, t]) => `${g}=${t}`)].join("\t");
+    if (!Object.keys(gates).length || !validFields(fields) || this.sealed.get(runId) === fields) return;
+    this.sealed.set(runId, fields);
+    this.pending.push(`+${runId}\t${fields}\n`);
+  }
+
+  unseal(runId: string): void {
+    if (!this.sealed.delete(runId)) return;
+    this.pending.push(`-${runId}\n`);
+  }
+
+  /** Write what seal/unseal queued, in one append (every sealed run again if the file was deleted or cut short). */
+  flush(): void {
+    if (this.rewrite) {
+      this.rewrite = false;
+      this.pending = [...this.sealed].map(([runId, fields]) => `+${runId}\t${fields}\n`);
+    }
+    appendLines(this.file, this.pending);
+    this.pending = [];
+  }
+
+  /** The complete lines appended since the offset (a line still being written is read next time). */
+  private readNew(): string {
+    let fd: number;
+    try {
+      fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch {
+      if (this.offset > 0) this.restart();
+      return "";
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size < this.offset) this.restart(); // replaced by a shorter file: read it anew
+      if (size === this.offset) return "";
+      const buf = Buffer.alloc(Math.min(size - this.offset, MAX_READ_BYTES));
+      const read = readSync(fd, buf, 0, buf.length, this.offset);
+      const complete = buf.subarray(0, read).lastIndexOf(0x0a) + 1;
+      this.offset += complete;
+      return buf.subarray(0, complete).toString("utf8");
+    } catch {
+      return ""; // unreadable now: the scans treat every run as not finished, as without the file
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private restart(): void {
+    this.offset = 0;
+    this.rewrite = true;
+  }
+
+  /** One line from `at`; returns where the next one starts. */
+  private ingest(text: string, at: number, reopened: string[] | null): number {
+    let end = text.indexOf("\n", at);
+    if (end < 0) end = text.length;
+    const tab = text.indexOf("\t", at);
+    const kind = text[at];
+    if (kind === "+" && tab > at && tab < end) {
+      const runId = text.slice(at + 1, tab);
+      const fields = text.slice(tab + 1, end);
+      if (isRunId(runId) && validFields(fields)) this.sealed.set(runId, fields);
+    } else if (kind === "-") {
+      const runId = text.slice(at + 1, end);
+      if (this.sealed.delete(runId)) reopened?.push(runId);
+    }
+    return end + 1;
+  }
+}
+
+/** Every field `gate=mtime` or `review=mtime`, at least one a gate: a torn or garbled line seals nothing. */
+function validFields(fields: string): boolean {
+  let gates = 0;
+  for (const field of fields.split("\t")) {
+    const eq = field.indexOf("=");
+    const name = field.slice(0, eq);
+    if (eq <= 0 || !(name === REVIEW || isGate(name)) || !/^\d+(\.\d+)?$/.test(field.slice(eq + 1))) return false;
+    if (name !== REVIEW) gates++;
+  }
+  return gates > 0;
+}
+
+function lstatMtime(p: string): number {
+  try {
+    return lstatSync(p).mtimeMs;
+  } catch {
+    return -1;
+  }
+}

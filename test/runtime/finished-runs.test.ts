@@ -1,0 +1,236 @@
+// Finished history costs nothing (issue #15, SPEC §18): a worker writes .guild/finished-runs.log as runs finish; the
+// next worker skips those runs at start and verifies them with a paced sweep, so a late drop, a new gate, or a stale,
+// garbled or deleted log still gets the work found. The real-worker cases are in test/it/history.test.ts.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { FinishedRuns, finishedRunsFile, reopenRun } from "../../src/bus/finished-runs.js";
+import { Layout } from "../../src/bus/layout.js";
+import { WorkerRuntime } from "../../src/runtime/reconciler.js";
+import { Outcome } from "../../src/spec/schemas.js";
+import { until } from "../helpers/clients.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+function outcome(runId: string, gate: string): string {
+  return JSON.stringify(
+    Outcome.parse({
+      schema_version: "guild_bus.outcome.v1",
+      run_id: runId,
+      gate,
+      status: "satisfied",
+      author_host: "claude",
+      author_family: "anthropic",
+      reviewer_host: "codex",
+      reviewer_model: "gpt-5",
+      reviewer_family: "openai",
+      independence: "strong",
+      rounds: 1,
+      final_round: 1,
+      artifact_sha256: null,
+      reason: "satisfied",
+      trail_path: "trail.md",
+      at: "2026-01-01T00:00:00.000Z",
+    }),
+  );
+}
+
+function worker(layout: Layout, handled: string[], fullScanMs: number): WorkerRuntime {
+  return new WorkerRuntime({
+    kind: "test",
+    layout,
+    poll: false,
+    reconcileMs: 50,
+    fullScanMs,
+    skipFinishedRuns: true,
+    handleGate: async ({ runId, gate }) => {
+      handled.push(`${runId}/${gate}`);
+      return "finished";
+    },
+    log: () => {},
+  });
+}
+
+const RUNS = ["f0", "f1", "f2", "f3"];
+
+function finishedTree(): Layout {
+  const layout = new Layout(tempRoot());
+  for (const run of RUNS) {
+    mkdirSync(layout.gateDir(run, "G-spec"), { recursive: true });
+    writeFileSync(layout.gateFile(run, "G-spec", "outcome.json"), outcome(run, "G-spec"));
+  }
+  return layout;
+}
+
+/** The log the test workers (kind "test") keep. */
+function logPath(layout: Layout): string {
+  return finishedRunsFile(layout, "test")!;
+}
+
+function logText(layout: Layout): string {
+  try {
+    return readFileSync(logPath(layout), "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** A first worker finds every run finished and writes the log. */
+async function sealAll(layout: Layout): Promise<void> {
+  const handled: string[] = [];
+  const first = worker(layout, handled, 600_000);
+  await first.start();
+  try {
+    await until("every finished run in the log", () =>
+      RUNS.every((r) => new RegExp(`^\\+${r}\\treview=[\\d.]+\\tG-spec=`, "m").test(logText(layout))),
+    );
+    expect(handled).toEqual([]); // a valid outcome: nothing to do
+  } finally {
+    await first.stop();
+  }
+}
+
+describe("the finished-runs log: a hint that only a well-formed line can give", () => {
+  it("reads + and - lines (the last wins) and ignores torn, garbled and foreign lines", async () => {
+    const layout = finishedTree();
+    mkdirSync(path.dirname(logPath(layout)), { recursive: true });
+    writeFileSync(
+      logPath(layout),
+      [
+        "+f0\treview=1\tG-spec=2",
+        "+f1\treview=1\tG-spec=2",
+        "-f1",
+        "+f2\treview=1", // no gate: seals nothing
+        "+f3\treview=1\tG-spec=x", // not a number
+        "+../x\treview=1\tG-spec=2", // not a run id
+        "garbage",
+        "+f4\treview=1\tG-bogus=2", // not a gate
+        "+f5\treview=1\tG-spec=2", // no newline yet: a line still being written
+      ].join("\n"),
+    );
+    const log = new FinishedRuns(layout, logPath(layout));
+    await log.load();
+    expect(["f0", "f1", "f2", "f3", "f4", "f5"].filter((r) => log.isSealed(r))).toEqual(["f0"]);
+    expect(log.loggedGates("f0")).toEqual({ "G-spec": 2 });
+    appendFileSync(logPath(layout), "\n-f0\n");
+    expect(log.refresh().sort()).toEqual(["f0"]); // f5's line completed, f0 reopened
+    expect(log.isSealed("f5")).toBe(true);
+    expect(log.isSealed("f0")).toBe(false);
+  });
+
+  it("unchanged() is true only while review/ and every logged gate directory keep their logged mtimes", async () => {
+    const layout = finishedTree();
+    await sealAll(layout);
+    const log = new FinishedRuns(layout, logPath(layout));
+    await log.load();
+    expect(RUNS.every((r) => log.unchanged(r))).toBe(true);
+    writeFileSync(layout.gateFile("f1", "G-spec", "result-9.json"), "{}"); // a late drop
+    mkdirSync(layout.gateDir("f2", "G-plan")); // a new gate
+    expect(RUNS.map((r) => log.unchanged(r))).toEqual([true, false, false, true]);
+  });
+});
+
+describe("finished runs: skipped at start, still found when they change", () => {
+  it("the next worker handles a late drop in a finished gate and a new gate in a finished run, and nothing else", async () => {
+    const layout = finishedTree();
+    await sealAll(layout);
+    writeFileSync(layout.gateFile("f1", "G-spec", "result-9.json"), "{}"); // a late drop while no worker ran
+    mkdirSync(layout.gateDir("f2", "G-plan"), { recursive: true });
+    writeFileSync(layout.gateFile("f2", "G-plan", "request.json"), "{}");
+    const handled: string[] = [];
+    const next = worker(layout, handled, 600_000); // no steady sweep during the test: the first sweep finds them
+    await next.start();
+    try {
+      await until("the first sweep found both", () => handled.includes("f1/G-spec") && handled.includes("f2/G-plan"));
+      await until("f2 sealed again with its new gate", () => /^\+f2\t.*G-plan=/m.test(logText(layout)));
+      expect(handled.filter((h) => !["f1/G-spec", "f2/G-plan"].includes(h))).toEqual([]);
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it("a running worker's steady sweep finds a drop into a finished run no watcher covers", async () => {
+    const layout = finishedTree();
+    await sealAll(layout);
+    const handled: string[] = [];
+    const logs: string[] = [];
+    const next = new WorkerRuntime({
+      kind: "test",
+      layout,
+      poll: false,
+      reconcileMs: 50,
+      fullScanMs: 300,
+      skipFinishedRuns: true,
+      handleGate: async ({ runId, gate }) => {
+        handled.push(`${runId}/${gate}`);
+        return "finished";
+      },
+      log: (m) => logs.push(m),
+    });
+    await next.start();
+    try {
+      await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
+      mkdirSync(layout.gateDir("f3", "G-plan"), { recursive: true }); // by hand: no `-` line
+      writeFileSync(layout.gateFile("f3", "G-plan", "request.json"), "{}");
+      await until("the steady sweep found it", () => handled.includes("f3/G-plan"));
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it("a writer that reopens a finished run (a new request in it) gets it handled without waiting for the sweep", async () => {
+    const layout = finishedTree();
+    await sealAll(layout);
+    const handled: string[] = [];
+    const logs: string[] = [];
+    const next = new WorkerRuntime({
+      kind: "test",
+      layout,
+      poll: false,
+      reconcileMs: 50,
+      fullScanMs: 600_000, // no steady sweep during the test
+      skipFinishedRuns: true,
+      handleGate: async ({ runId, gate }) => {
+        handled.push(`${runId}/${gate}`);
+        return "finished";
+      },
+      log: (m) => logs.push(m),
+    });
+    await next.start();
+    try {
+      await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
+      mkdirSync(layout.gateDir("f3", "G-plan"), { recursive: true });
+      writeFileSync(layout.gateFile("f3", "G-plan", "request.json"), "{}");
+      reopenRun(layout, "f3");
+      await until("the reopened run's new gate handled", () => handled.includes("f3/G-plan"));
+      expect(handled).toEqual(["f3/G-plan"]);
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it("a deleted log is written again by a running worker, and a fresh start without it scans every run", async () => {
+    const layout = finishedTree();
+    await sealAll(layout);
+    const handled: string[] = [];
+    const next = worker(layout, handled, 600_000);
+    await next.start();
+    try {
+      await until("the log read", () => logText(layout).length > 0);
+      rmSync(logPath(layout));
+      await until("the log written again", () => RUNS.every((r) => logText(layout).includes(`+${r}\t`)));
+    } finally {
+      await next.stop();
+    }
+    rmSync(logPath(layout));
+    mkdirSync(layout.gateDir("f0", "G-plan"), { recursive: true });
+    writeFileSync(layout.gateFile("f0", "G-plan", "request.json"), "{}");
+    const fresh = worker(layout, handled, 600_000);
+    await fresh.start();
+    try {
+      await until("the new gate found without a log", () => handled.includes("f0/G-plan"));
+      await until("the log rebuilt", () => existsSync(logPath(layout)) && RUNS.every((r) => logText(layout).includes(`+${r}\t`)));
+    } finally {
+      await fresh.stop();
+    }
+  });
+});
