@@ -16,6 +16,8 @@ export async function brokersFigure(counts: number[], gates: number, quick: bool
   return rows;
 }
 
+const split = (s: { on_cpu: number; run_queue: number; blocked_or_idle: number }) => `${s.on_cpu}/${s.run_queue}/${s.blocked_or_idle}`;
+
 export function printBrokers(rows: Awaited<ReturnType<typeof brokersFigure>>): void {
   const base = rows.find((r) => r.brokers === 1) ?? rows[0]!;
   console.table(
@@ -33,6 +35,8 @@ export function printBrokers(rows: Awaited<ReturnType<typeof brokersFigure>>): v
       "p99 ratio": ms(r.round_p99_ms / r.echo_floor.p99_ms),
       "CPU ms/round b/v/bench": `${r.cpu_ms_per_round.brokers}/${r.cpu_ms_per_round.verifiers}/${r.cpu_ms_per_round.bench}`,
       "CPU share": r.cpu_share_of_machine,
+      "broker wall: cpu/queue/off": split(r.wall_split.brokers),
+      "verifier wall: cpu/queue/off": split(r.wall_split.verifiers),
       load1: r.load1,
     })),
   );

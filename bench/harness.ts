@@ -82,6 +82,19 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/**
+ * A live process's time on a CPU and waiting in a run queue for one, in ms (/proc/<pid>/schedstat); the rest of the
+ * wall time it was blocked (fsync, a read) or idle (waiting for an event). NaN where /proc is not there.
+ */
+export function schedMs(pid: number): { running: number; waiting: number } {
+  try {
+    const [running, waiting] = readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ").map(Number);
+    return { running: running! / 1e6, waiting: waiting! / 1e6 };
+  } catch {
+    return { running: NaN, waiting: NaN };
+  }
+}
+
 export function freshProject(): { root: string; layout: Layout } {
   const root = tempDir();
   const layout = new Layout(root);

@@ -9,7 +9,19 @@ import { deliver } from "../src/bus/deliver.js";
 import type { Layout } from "../src/bus/layout.js";
 import { requestReview } from "../src/commands/review.js";
 import { RESULT_WIRE } from "../src/spec/constants.js";
-import { cpuMs, freshProject, load1, ms, packetField, percentile, removeTemp, requested, startWorkers, stopWorkers } from "./harness.js";
+import {
+  cpuMs,
+  schedMs,
+  freshProject,
+  load1,
+  ms,
+  packetField,
+  percentile,
+  removeTemp,
+  requested,
+  startWorkers,
+  stopWorkers,
+} from "./harness.js";
 import { tryWatch } from "./watch.js";
 
 export interface ThroughputOptions {
@@ -32,6 +44,7 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
   await sleep(500);
   const runs = Array.from({ length: gates }, (_, i) => `t${i}`);
   const cpuAtStart = workers.map((w) => cpuMs(w.pid!));
+  const schedAtStart = workers.map((w) => schedMs(w.pid!));
   const benchCpuAtStart = process.cpuUsage();
   const t0 = performance.now();
   // one artifact per gate, revised before its resubmit: an unchanged resubmit is a stall (SPEC §14.1), not a round
@@ -127,6 +140,10 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
   const elapsed = (performance.now() - t0) / 1000;
   const load = load1();
   const workerCpu = workers.map((w, i) => cpuMs(w.pid!) - cpuAtStart[i]!);
+  const sched = workers.map((w, i) => {
+    const now = schedMs(w.pid!);
+    return { running: now.running - schedAtStart[i]!.running, waiting: now.waiting - schedAtStart[i]!.waiting };
+  });
   const benchCpu = process.cpuUsage(benchCpuAtStart);
   const benchCpuMs = (benchCpu.user + benchCpu.system) / 1000;
   await stopWorkers(workers);
@@ -156,9 +173,19 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
     broker_conflicts_logged: conflicts,
     cpu_ms_per_round: { brokers: perRound(brokerCpu), verifiers: perRound(verifierCpu), bench: perRound(benchCpuMs) },
     /** CPU time of workers and bench over the wall time of the machine's cores: near 1, the figure is CPU-bound */
+    /** each process's wall time, averaged over its kind: on a CPU / runnable but waiting for one / blocked or idle */
+    wall_split: { brokers: wallSplit(sched.slice(0, brokers), elapsed), verifiers: wallSplit(sched.slice(brokers), elapsed) },
     cpu_share_of_machine: ms((brokerCpu + verifierCpu + benchCpuMs) / (elapsed * 1000 * cpus().length)),
     goal: ">= 100 rounds/s, lost 0",
   };
+}
+
+function wallSplit(sched: Array<{ running: number; waiting: number }>, elapsedS: number) {
+  const share = (pick: (s: { running: number; waiting: number }) => number) =>
+    ms(sched.reduce((a, s) => a + pick(s), 0) / sched.length / (elapsedS * 1000));
+  const onCpu = share((s) => s.running);
+  const runQueue = share((s) => s.waiting);
+  return { on_cpu: onCpu, run_queue: runQueue, blocked_or_idle: ms(1 - onCpu - runQueue) };
 }
 
 /**
