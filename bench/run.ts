@@ -325,7 +325,7 @@ async function main(): Promise<void> {
   console.table([
     {
       figure: `throughput (${t.gates} gates × 2 rounds)`,
-      value: `${t.rounds_per_s} rounds/s in ${t.elapsed_s} s, lost ${t.lost}`,
+      value: `${t.rounds_per_s} rounds/s in ${t.elapsed_s} s, lost ${t.lost}, duplicate rounds ${t.duplicates}`,
       floor: `${d.per_s} durable deliveries/s (load ${d.load1})`,
       ratio: ms(t.rounds_per_s / d.per_s),
       goal: t.goal,
