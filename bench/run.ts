@@ -1,56 +1,40 @@
 // npm run bench: medians and percentiles over repeated runs, each figure with its baseline measured in the same run.
 // Results go to bench/results.json and are printed as a table. Run it on a quiet machine; it spawns real workers.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { type FSWatcher, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname, cpus, totalmem } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
 import { Layout } from "../src/bus/layout.js";
 import { RESULT_WIRE } from "../src/spec/constants.js";
 import { deliver } from "../src/bus/deliver.js";
-import type { Answer } from "../src/commands/answer.js";
 import { requestReview } from "../src/commands/review.js";
 import { sha256Hex } from "../src/core/sha.js";
 import { Outcome } from "../src/spec/schemas.js";
+import { brokersFigure, printBrokers } from "./brokers.js";
+import { durableDeliveries, echoFloor } from "./floors.js";
+import {
+  BIN,
+  REPO,
+  freshProject,
+  load1,
+  median,
+  ms,
+  packetField,
+  percentile,
+  profile,
+  removeTemp,
+  requested,
+  startWorkers,
+  stopWorkers,
+  tempDir,
+} from "./harness.js";
+import { throughput } from "./throughput.js";
 import { uiFigures } from "./ui.js";
-import { tryWatch, waitForFile } from "./watch.js";
+import { waitForFile } from "./watch.js";
 
-function requested(answer: Answer<unknown>): void {
-  if (!answer.ok) throw new Error(`bench set-up: ${answer.error}`);
-}
-
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const BIN = path.join(REPO, "bin", "guild-bus.js");
 const quick = process.argv.includes("--quick");
 /** `--throughput N`: only that figure, with N gates (for profiling the workers); nothing is written to results.json. */
 const throughputOnly = process.argv.includes("--throughput") ? Number(process.argv[process.argv.indexOf("--throughput") + 1]) : null;
-
-export function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (!sorted.length) return NaN;
-  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[idx]!;
-}
-const median = (v: number[]) => percentile(v, 50);
-const ms = (n: number) => Math.round(n * 100) / 100;
-/** The 1-minute load average, printed beside every figure: on a shared machine absolute times mean little without it. */
-const load1 = () => ms(loadavg()[0]!);
-
-/** Every temp directory the bench makes, removed when it ends (also on a failure). */
-const temps = new Set<string>();
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "guild-bus-bench-"));
-  temps.add(dir);
-  return dir;
-}
-/** `rm -rf` first: it removes a 100,000-run history in seconds, where rmSync takes minutes. */
-function removeTemp(dir: string): void {
-  if (spawnSync("rm", ["-rf", "--", dir], { stdio: "ignore" }).status !== 0) rmSync(dir, { recursive: true, force: true });
-  temps.delete(dir);
-}
-process.on("exit", () => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
 
 function timeCommand(argv: string[]): number {
   const t0 = process.hrtime.bigint();
@@ -102,41 +86,6 @@ function coldStart(runs: number) {
   };
 }
 
-function workerArgs(root: string, poll: boolean): string[] {
-  return ["--root", root, ...(poll ? ["--poll"] : [])];
-}
-
-/** BENCH_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops (node refuses --cpu-prof in NODE_OPTIONS). */
-const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-
-function startWorkers(root: string, kinds: string[], poll: boolean): ChildProcess[] {
-  return kinds.map((kind) =>
-    spawn(process.execPath, [...profile, BIN, "worker", kind, ...workerArgs(root, poll)], { stdio: ["ignore", "ignore", "ignore"] }),
-  );
-}
-
-async function stopWorkers(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise((r) => {
-          c.once("exit", r);
-          c.kill("SIGTERM");
-        }),
-    ),
-  );
-}
-
-function freshProject(): { root: string; layout: Layout } {
-  const root = tempDir();
-  const layout = new Layout(root);
-  mkdirSync(layout.runs, { recursive: true });
-  writeFileSync(path.join(root, "a.md"), "# artifact\n");
-  return { root, layout };
-}
-
-const packetField = (text: string, name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(text)![1]!.trim();
-
 /**
  * Bus overhead per round on one gate: a result is delivered (as a reviewer would), the verifier verifies it, and
  * the broker delivers the next action. A stale sha makes every result end in a restart packet, so each round's
@@ -180,146 +129,6 @@ async function roundOverhead(rounds: number, poll: boolean, existingRoot?: strin
     // flat along the chain? the first ten rounds against the last ten
     p50_first10_ms: ms(percentile(samples.slice(0, 10), 50)),
     p50_last10_ms: ms(percentile(samples.slice(-10), 50)),
-  };
-}
-
-/**
- * The floor for a round: a second process (bench/echo.ts) watches a directory with fs.watch and answers each durable
- * `ping-<n>` with a durable `pong-<n>`; this process times ping delivered → pong seen, the same two-process,
- * fs.watch + fsync + link path a round takes, with no bus logic in it.
- */
-async function echoFloor(rounds: number) {
-  const root = tempDir();
-  const dir = path.join(root, "echo");
-  mkdirSync(dir);
-  const guildDir = path.join(root, ".guild");
-  const child = spawn(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), "echo.js"), dir, guildDir], {
-    stdio: "ignore",
-  });
-  const samples: number[] = [];
-  try {
-    await waitForFile(path.join(dir, "ready"));
-    for (let n = 1; n <= rounds; n++) {
-      const t0 = performance.now();
-      deliver(path.join(dir, `ping-${n}`), `ping ${n}\n`, { guildDir });
-      samples.push((await waitForFile(path.join(dir, `pong-${n}`))) - t0);
-    }
-  } finally {
-    await stopWorkers([child]);
-    removeTemp(root);
-  }
-  return { load1: load1(), rounds, p50_ms: ms(percentile(samples, 50)), p99_ms: ms(percentile(samples, 99)) };
-}
-
-/** The floor for throughput: durable deliveries per second from one process into many directories. */
-function durableDeliveries(count: number) {
-  const root = tempDir();
-  const guildDir = path.join(root, ".guild");
-  const t0 = performance.now();
-  for (let i = 0; i < count; i++) deliver(path.join(root, `d${i % 100}`, `f-${i}`), `delivery ${i}\n`, { guildDir });
-  const perSecond = count / ((performance.now() - t0) / 1000);
-  removeTemp(root);
-  return { load1: load1(), count, per_s: ms(perSecond) };
-}
-
-/**
- * Throughput: many gates at once, two rounds each (issues, then satisfied after the author resubmits). This
- * process is the instant reviewer and the author; the broker and the verifier are real worker processes.
- */
-async function throughput(gates: number, keep = false) {
-  const { root, layout } = freshProject();
-  const workers = startWorkers(root, ["broker", "verifier"], false);
-  await sleep(500);
-  const runs = Array.from({ length: gates }, (_, i) => `t${i}`);
-  const t0 = performance.now();
-  for (const run of runs)
-    requested(requestReview(layout, { artifact: "a.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: run }));
-  const open = new Set(runs);
-  const opts = { guildDir: layout.guild, durable: true };
-  /** The instant reviewer and author for one gate: act on what its directory holds now (level-triggered). */
-  const step = (run: string) => {
-    if (!open.has(run)) return;
-    const dir = layout.gateDir(run, "G-spec");
-    const names = new Set(readdirSync(dir));
-    if (names.has("outcome.json")) {
-      open.delete(run);
-      watchers.get(run)?.close();
-      if (!open.size) allDone();
-      return;
-    }
-    for (const n of [1, 2]) {
-      if (names.has(`packet-${n}.md`) && !names.has(`result-${n}.json`)) {
-        const packet = readFileSync(path.join(dir, `packet-${n}.md`), "utf8");
-        const blocking = n === 1 ? [{ severity: "blocking", title: "instant reviewer: revise once" }] : [];
-        deliver(
-          path.join(dir, `result-${n}.json`),
-          JSON.stringify({
-            schema_version: RESULT_WIRE,
-            packet_id: packetField(packet, "packet_id"),
-            artifact_sha256_reviewed: packetField(packet, "artifact_sha256"),
-            verdict: n === 1 ? "issues" : "satisfied",
-            findings: blocking,
-            blocking_findings: blocking,
-            round: n,
-            reviewer_host: "bench",
-            reviewer_model: "gpt-bench",
-          }),
-          opts,
-        );
-      }
-    }
-    if (names.has("verdict-1.json") && !names.has("resubmit-1.json") && !names.has("packet-2.md")) {
-      deliver(
-        path.join(dir, "resubmit-1.json"),
-        JSON.stringify({
-          schema_version: "guild_bus.resubmit.v1",
-          run_id: run,
-          gate: "G-spec",
-          after_round: 1,
-          at: new Date().toISOString(),
-        }),
-        opts,
-      );
-    }
-  };
-  // One fs.watch per gate directory: a gate is looked at when something lands in it; a slow sweep (every 2 s)
-  // only guards against a missed event.
-  const watchers = new Map<string, FSWatcher | null>();
-  const pending = new Set<string>();
-  const schedule = (run: string) => {
-    if (pending.size === 0) setImmediate(flush);
-    pending.add(run);
-  };
-  const flush = () => {
-    const runsNow = [...pending];
-    pending.clear();
-    runsNow.forEach(step);
-  };
-  let allDone = () => {};
-  const finished = new Promise<void>((resolve) => (allDone = resolve));
-  for (const run of runs) {
-    watchers.set(
-      run,
-      tryWatch(layout.gateDir(run, "G-spec"), null, () => schedule(run)),
-    );
-    schedule(run);
-  }
-  const sweep = setInterval(() => open.forEach(schedule), 2000);
-  await Promise.race([finished, sleep(300_000)]);
-  clearInterval(sweep);
-  watchers.forEach((w) => w?.close());
-  const elapsed = (performance.now() - t0) / 1000;
-  await stopWorkers(workers);
-  if (!keep) removeTemp(root);
-  return {
-    ...(keep ? { root } : {}),
-    load1: load1(),
-    gates,
-    rounds: gates * 2,
-    elapsed_s: ms(elapsed),
-    rounds_per_s: ms((gates * 2 - open.size * 2) / elapsed),
-    lost: open.size,
-    goal: ">= 100 rounds/s, lost 0",
   };
 }
 
@@ -449,7 +258,7 @@ async function workerStart(root: string, kind = "broker"): Promise<{ ms: number;
 
 /** The review console over 1,000 runs that each went through two rounds (the throughput set-up, kept). */
 async function consoleFigures(gates: number) {
-  const { root, lost } = await throughput(gates, true);
+  const { root, lost } = await throughput(gates, { keep: true });
   try {
     if (lost) throw new Error(`console bench set-up: ${lost} gates did not finish`);
     return await uiFigures(root!, BIN, gates, { median, p95: (v) => percentile(v, 95) });
@@ -502,6 +311,13 @@ async function main(): Promise<void> {
     console.table([await consoleFigures(1000)]);
     return;
   }
+  const brokerCounts = process.argv.includes("--brokers")
+    ? process.argv[process.argv.indexOf("--brokers") + 1]!.split(",").map(Number)
+    : null;
+  if (brokerCounts !== null) {
+    printBrokers(await brokersFigure(brokerCounts, throughputOnly ?? (quick ? 100 : 500), quick));
+    return;
+  }
   if (throughputOnly !== null) {
     console.table([await throughput(throughputOnly)]);
     return;
@@ -531,6 +347,7 @@ async function main(): Promise<void> {
     round_overhead: [await roundOverhead(quick ? 5 : 45, false), await roundOverhead(quick ? 3 : 15, true)],
     delivery_floor: durableDeliveries(quick ? 200 : 2000),
     throughput: await throughput(quick ? 50 : 500),
+    brokers: await brokersFigure(quick ? [1, 2] : [1, 2, 4], quick ? 50 : 500, quick),
     history: await history(quick ? 1000 : 10_000, quick ? 5 : 30),
     ui: await consoleFigures(quick ? 100 : 1000),
   };
@@ -559,13 +376,14 @@ async function main(): Promise<void> {
   console.table([
     {
       figure: `throughput (${t.gates} gates × 2 rounds)`,
-      value: `${t.rounds_per_s} rounds/s in ${t.elapsed_s} s, lost ${t.lost}`,
+      value: `${t.rounds_per_s} rounds/s in ${t.elapsed_s} s, lost ${t.lost}, duplicate rounds ${t.duplicates}`,
       floor: `${d.per_s} durable deliveries/s (load ${d.load1})`,
       ratio: ms(t.rounds_per_s / d.per_s),
       goal: t.goal,
       load1: t.load1,
     },
   ]);
+  printBrokers(results.brokers);
   printHistory(results.history);
   const u = results.ui;
   console.table([

@@ -1,0 +1,47 @@
+// The floors the bus is compared with, measured in the same run as the figure beside them.
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { deliver } from "../src/bus/deliver.js";
+import { load1, ms, percentile, removeTemp, stopWorkers, tempDir } from "./harness.js";
+import { waitForFile } from "./watch.js";
+
+/**
+ * The floor for a round: a second process (bench/echo.ts) watches a directory with fs.watch and answers each durable
+ * `ping-<n>` with a durable `pong-<n>`; this process times ping delivered → pong seen, the same two-process,
+ * fs.watch + fsync + link path a round takes, with no bus logic in it.
+ */
+export async function echoFloor(rounds: number) {
+  const root = tempDir();
+  const dir = path.join(root, "echo");
+  mkdirSync(dir);
+  const guildDir = path.join(root, ".guild");
+  const child = spawn(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), "echo.js"), dir, guildDir], {
+    stdio: "ignore",
+  });
+  const samples: number[] = [];
+  try {
+    await waitForFile(path.join(dir, "ready"));
+    for (let n = 1; n <= rounds; n++) {
+      const t0 = performance.now();
+      deliver(path.join(dir, `ping-${n}`), `ping ${n}\n`, { guildDir });
+      samples.push((await waitForFile(path.join(dir, `pong-${n}`))) - t0);
+    }
+  } finally {
+    await stopWorkers([child]);
+    removeTemp(root);
+  }
+  return { load1: load1(), rounds, p50_ms: ms(percentile(samples, 50)), p99_ms: ms(percentile(samples, 99)) };
+}
+
+/** The floor for throughput: durable deliveries per second from one process into many directories. */
+export function durableDeliveries(count: number) {
+  const root = tempDir();
+  const guildDir = path.join(root, ".guild");
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) deliver(path.join(root, `d${i % 100}`, `f-${i}`), `delivery ${i}\n`, { guildDir });
+  const perSecond = count / ((performance.now() - t0) / 1000);
+  removeTemp(root);
+  return { load1: load1(), count, per_s: ms(perSecond) };
+}
