@@ -26,6 +26,7 @@ import { passProblems, quorumPassProblems, type ReverifyInput } from "./reverify
 import { scrub, scrubOptions } from "./scrub.js";
 import { authorIdentity, type Provider, selectQuorum, selectReviewer } from "./selection.js";
 import { packetMember, slotFile } from "./slot-file.js";
+import { mergeFindings } from "./quorum.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { renderTrail, type ResultLookup, trailEntries } from "./trail.js";
 
@@ -92,18 +93,24 @@ export function stuck(decision: GateDecision, action: Action, error: unknown): {
 }
 
 function writeEscalation(s: GateSnapshot, decision: GateDecision, action: EscalationAction, input: BrokerInput): BrokerStep {
-  const text = json(escalationRecord(s, withRepeatedFindings(action, input.reads), input.now));
+  const text = json(escalationRecord(s, withRepeatedFindings(s, action, input.reads), input.now));
   return { type: "write", decision, action, name: `escalation-${action.round}.json`, text, events: roundEvents(s, action, input.now) };
 }
 
 /**
  * A repeated-findings stall names the findings: round R's blocking findings are exactly the repeated ones (the
- * keys matched as sets), read from its result with the free text scrubbed, each cut like the trail's.
+ * keys matched as sets), read from its result — a quorum round's from every member's, merged — with the free text
+ * scrubbed, each cut like the trail's.
  */
-function withRepeatedFindings(action: EscalationAction, reads: GateReads): EscalationAction {
+function withRepeatedFindings(s: GateSnapshot, action: EscalationAction, reads: GateReads): EscalationAction {
   if (action.stall?.pattern !== "repeated_findings") return action;
   const cut = (t: string) => t.slice(0, MAX_FINDING_TEXT);
-  const findings = listedFindings(reads.result(action.round)?.blocking_findings).findings.map((f) => ({
+  const reviewers = roundMembers(s, action.round).map(([id]) => id);
+  const perReviewer = (reviewers.length ? reviewers : [null]).map((member) => ({
+    provider: member ?? "",
+    findings: listedFindings(reads.result(action.round, member)?.blocking_findings).findings,
+  }));
+  const findings = mergeFindings(perReviewer).map((f) => ({
     title: cut(f.title),
     ...(f.evidence === undefined ? {} : { evidence: cut(f.evidence) }),
   }));

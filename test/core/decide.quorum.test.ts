@@ -2,7 +2,9 @@
 // every mix of member endings — the gate is satisfied exactly when the rule stated directly says so.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { planStep } from "../../src/core/broker-plan.js";
 import { decide } from "../../src/core/decide.js";
+import { Escalation } from "../../src/spec/schemas.js";
 import { countsFor } from "../../src/core/quorum.js";
 import type { Family, QuorumRule } from "../../src/spec/schemas.js";
 import { context, gate, SHA_A, SHA_B, type VerdictKind } from "../helpers/snapshots.js";
@@ -140,8 +142,33 @@ describe("decide: a quorum round", () => {
       .memberPacket(2, "gem", "google", TWO_OF_TWO, { counted_round: 2, artifact_sha256: SHA_B })
       .memberVerdict(2, "codex", "pass")
       .memberVerdict(2, "gem", "blockers", keys);
-    const d = decide(g.s, quorumCtx(TWO_OF_TWO, { policy: { stallDetection: true } }));
+    const ctx = quorumCtx(TWO_OF_TWO, { policy: { stallDetection: true } });
+    const d = decide(g.s, ctx);
     expect(d.action).toMatchObject({ type: "escalation", reason: "stalled", stall: { pattern: "repeated_findings", rounds: [1, 2] } });
+    // the broker's escalation names the repeated findings from every member's result, merged
+    const finding = (title: string) => ({
+      packet_id: "p",
+      artifact_sha256_reviewed: SHA_B,
+      verdict: "issues",
+      blocking_findings: [{ title }],
+    });
+    const step = planStep(g.s, {
+      settings: {},
+      policy: ctx.policy,
+      codexSkip: ctx.codexSkip,
+      reads: {
+        artifact: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
+        artifactNow: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
+        result: (n, member) =>
+          n === 2 && member === "gem" ? finding("No rollback") : n === 2 && member === "codex" ? finding("no rollback.") : null,
+        resultBytes: () => ({ ok: false, reason: "none" }),
+        text: () => "",
+      },
+      providers: null,
+      now: "2026-01-01T00:00:00.000Z",
+      trailPath: "trail.md",
+    });
+    expect(step.type === "write" && Escalation.parse(JSON.parse(step.text)).stall!.findings).toEqual([{ title: "no rollback." }]);
   });
 });
 
