@@ -8,68 +8,78 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { DecisionChoice } from "../spec/schemas.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { readUserText } from "./input.js";
-import { intArg } from "./options.js";
+import { intArg, secondsArg } from "./options.js";
 import { waitForGate } from "./follow.js";
 
-export function register(program: Command): void {
-  program
-    .command("resubmit")
-    .description(summary("resubmit"))
-    .argument("<run>")
-    .argument("<gate>")
+type Follow = { wait?: boolean; json?: boolean; timeout?: number };
+
+/** --wait, --json and --timeout as `review` has them: after writing, an author command follows the gate the same way. */
+function following(command: Command): Command {
+  return command
     .option("--wait", "then wait like `review --wait`")
     .option("--json", "print the result as JSON")
+    .option(
+      "--timeout <seconds>",
+      "with --wait: give up after this long (exit 6; the gate goes on, re-attach with `guild-bus wait`)",
+      secondsArg,
+    );
+}
+
+async function follow(layout: Layout, run: string, gate: string, o: Follow): Promise<void> {
+  if (!o.wait) return;
+  process.exitCode = await waitForGate(layout, run, gate, {
+    json: o.json,
+    timeoutMs: o.timeout === undefined ? undefined : o.timeout * 1000,
+  });
+}
+
+export function register(program: Command): void {
+  following(program.command("resubmit").description(summary("resubmit")).argument("<run>").argument("<gate>"))
     .option("--root <dir>", ROOT_HELP)
-    .action(async (run: string, gate: string, o: { wait?: boolean; json?: boolean; root: string }) => {
+    .action(async (run: string, gate: string, o: Follow & { root: string }) => {
       const layout = new Layout(o.root);
       const { round } = answered(resubmit(loadContext(layout), run, gate));
       process.stderr.write(`resubmitted after round ${round}\n`);
-      if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
+      await follow(layout, run, gate, o);
     });
 
-  program
-    .command("rebut")
-    .description(summary("rebut"))
-    .argument("<run>")
-    .argument("<gate>")
-    .requiredOption("--file <file>", "your argument about the findings; the reviewer sees it, labelled as the author's")
-    .option("--wait", "then wait like `review --wait`")
-    .option("--json", "print the result as JSON")
+  following(
+    program
+      .command("rebut")
+      .description(summary("rebut"))
+      .argument("<run>")
+      .argument("<gate>")
+      .requiredOption("--file <file>", "your argument about the findings; the reviewer sees it, labelled as the author's"),
+  )
     .option("--root <dir>", ROOT_HELP)
-    .action(async (run: string, gate: string, o: { file: string; wait?: boolean; json?: boolean; root: string }) => {
+    .action(async (run: string, gate: string, o: Follow & { file: string; root: string }) => {
       const layout = new Layout(o.root);
       const { round } = answered(rebut(loadContext(layout), run, gate, await readUserText(o.file, MAX_FILE_BYTES)));
       process.stderr.write(`rebuttal recorded for round ${round}; the reviewer rules on each contested finding next\n`);
-      if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
+      await follow(layout, run, gate, o);
     });
 
-  program
-    .command("decide")
-    .description(summary("decide"))
-    .argument("<run>")
-    .argument("<gate>")
-    .addArgument(new Argument("<choice>").choices(DecisionChoice.options))
-    .argument("[n]", "rounds to add, with extend-cap (1-5)", intArg(1, 5))
-    .option(
-      "--note <text>",
-      "instructions or rationale recorded in the trail (with continue, also given to the reviewer next round, labelled as yours)",
-    )
-    .option("--wait", "then wait like `review --wait`")
-    .option("--json", "print the result as JSON")
+  following(
+    program
+      .command("decide")
+      .description(summary("decide"))
+      .argument("<run>")
+      .argument("<gate>")
+      .addArgument(new Argument("<choice>").choices(DecisionChoice.options))
+      .argument("[n]", "rounds to add, with extend-cap (1-5)", intArg(1, 5))
+      .option(
+        "--note <text>",
+        "instructions or rationale recorded in the trail (with continue, also given to the reviewer next round, labelled as yours)",
+      ),
+  )
     .option("--root <dir>", ROOT_HELP)
     .action(
-      async (
-        run: string,
-        gate: string,
-        choice: DecisionChoice,
-        n: number | undefined,
-        o: { note?: string; wait?: boolean; json?: boolean; root: string },
-      ) => {
+      async (run: string, gate: string, choice: DecisionChoice, n: number | undefined, o: Follow & { note?: string; root: string }) => {
         const layout = new Layout(o.root);
         const decidedBy = process.env.USER ?? "human";
         const d = answered(decideEscalation(loadContext(layout), run, gate, { choice, extendBy: n, note: o.note, decidedBy }));
         process.stderr.write(`decision recorded: ${choice}${n ? ` ${n}` : ""} (round ${d.round}, ${d.reason})\n`);
-        if (o.wait) process.exitCode = await waitForGate(layout, run, gate, { json: o.json });
+        await follow(layout, run, gate, o);
       },
     );
 

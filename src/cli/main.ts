@@ -116,7 +116,21 @@ function wantedCommand(argv: string[]): string | null {
   return name && COMMANDS[name] ? name : null;
 }
 
+/**
+ * Output nobody reads any more (`guild-bus … | head`) ends a command quietly with the code it has so far, instead of
+ * an unhandled EPIPE; a command that handles it itself (`up` drains its workers) has its own listener and decides.
+ */
+function quietWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE" && stream.listenerCount("error") === 1) process.exit(process.exitCode ?? 0);
+    };
+    stream.on("error", onError);
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
+  quietWhenOutputCloses();
   const program = baseProgram();
   const wanted = wantedCommand(argv);
   if (wanted) await addCommands(program, [wanted]);

@@ -1,6 +1,6 @@
 // The small commands from the shell: verify-gate-pass (Guild's exit codes), family, scrub; and that they start
 // without loading the heavy modules.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -217,6 +217,20 @@ describe("start-up cost", () => {
       "providers",
     ])
       expect(r.stdout).toContain(c);
+  });
+});
+
+describe("output nobody reads", () => {
+  it("`guild-bus … | head`: a closed stdout ends the command quietly, exit 0, no EPIPE trace", async () => {
+    for (const args of [["--help"], ["decide", "--help"], ["status", "--help"]]) {
+      const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      child.stdout.destroy(); // the reader is gone before the command writes
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => (err += String(d)));
+      const code = await new Promise((resolve) => child.on("close", resolve));
+      expect(err, args.join(" ")).not.toMatch(/EPIPE|Unhandled/);
+      expect(code, args.join(" ")).toBe(0);
+    }
   });
 });
 
