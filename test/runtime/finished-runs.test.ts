@@ -9,29 +9,12 @@ import { Layout } from "../../src/bus/layout.js";
 import { WorkerRuntime } from "../../src/runtime/reconciler.js";
 import { Outcome } from "../../src/spec/schemas.js";
 import { until } from "../helpers/clients.js";
+import { outcome as outcomeRecord } from "../helpers/snapshots.js";
 import { tempRoot } from "../helpers/tmp.js";
 
+/** A valid outcome.json for `gate` of `runId`. */
 function outcome(runId: string, gate: string): string {
-  return JSON.stringify(
-    Outcome.parse({
-      schema_version: "guild_bus.outcome.v1",
-      run_id: runId,
-      gate,
-      status: "satisfied",
-      author_host: "claude",
-      author_family: "anthropic",
-      reviewer_host: "codex",
-      reviewer_model: "gpt-5",
-      reviewer_family: "openai",
-      independence: "strong",
-      rounds: 1,
-      final_round: 1,
-      artifact_sha256: null,
-      reason: "satisfied",
-      trail_path: "trail.md",
-      at: "2026-01-01T00:00:00.000Z",
-    }),
-  );
+  return JSON.stringify(Outcome.parse(outcomeRecord("satisfied", 1, { run_id: runId, gate })));
 }
 
 function worker(layout: Layout, handled: string[], fullScanMs: number): WorkerRuntime {
