@@ -5,7 +5,7 @@ import { describeAttempt } from "./dispatch-plan.js";
 import type { GateDecision } from "./decide.js";
 import { verdictPasses } from "./verdict-pass.js";
 import { type GateSnapshot, memberView, reviewerViews } from "./snapshot.js";
-import { roundPacket } from "./gate-queries.js";
+import { roundPacket, roundPackets } from "./gate-queries.js";
 import { slotFile } from "./slot-file.js";
 import { type FindingView, listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
 
@@ -290,7 +290,16 @@ export function renderTrail(
       `- author: ${s.request.author_host}${s.request.author_model ? ` (${s.request.author_model})` : ""}`,
     );
   const first = roundPacket(s, 1);
-  if (first) out.push(`- reviewer selection: ${first.selection_status} — ${first.selection_reason}`);
+  // a quorum gate's first round names every member it selected
+  if (first?.quorum)
+    out.push(
+      `- reviewer selection: quorum ${first.quorum.need}/${first.quorum.of}` +
+        (first.quorum.families ? ` (families ${first.quorum.families.join(", ")})` : "") +
+        `: ${roundPackets(s, 1)
+          .map((p) => `${p.reviewer_provider} (${p.reviewer_family})`)
+          .join(", ")}`,
+    );
+  else if (first) out.push(`- reviewer selection: ${first.selection_status} — ${first.selection_reason}`);
   if (s.request) out.push(`- requested: ${s.request.requested_at}`);
   out.push("");
   entries.forEach((e, i) => {
@@ -322,7 +331,8 @@ export function renderTrail(
       `- reason: ${o.reason}`,
       `- independence: ${o.independence ?? "n/a"}`,
       `- family relation: author ${o.author_family}${o.author_family_source ? ` (${o.author_family_source})` : ""} ` +
-        `vs reviewer ${o.reviewer_family ?? "n/a"}: ${o.family_relation ?? "n/a"}`,
+        `vs ${o.quorum ? `reviewers ${o.quorum.members.map((m) => m.family).join(", ")}` : `reviewer ${o.reviewer_family ?? "n/a"}`}: ` +
+        `${o.family_relation ?? "n/a"}`,
       `- identity assurance: ${o.identity_assurance ?? "n/a"}`,
       `- satisfied_at_round: ${o.satisfied_at_round ?? "n/a"}`,
       ...(o.quorum

@@ -80,6 +80,8 @@ describe("quorum gates (integration)", () => {
     expect(status).toMatchObject({ status: "satisfied", reviewer_host: "gem + gpt" });
     const trail = readFileSync(path.join(p.gateDir("q1", "G-plan"), "trail.md"), "utf8");
     expect(trail).toContain("## Round 2 — quorum 2/2");
+    expect(trail).toContain("- reviewer selection: quorum 2/2: gem (google), gpt (openai)");
+    expect(trail).toMatch(/family relation: author anthropic \(host-map\) vs reviewers google, openai: different/);
     expect(trail).toContain("### Reviewer gpt");
     expect(trail).toMatch(/- quorum 2\/2: gem \(google, gemini-2.5-pro\), gpt \(openai, gpt-5\)/);
 
