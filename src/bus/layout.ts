@@ -71,7 +71,7 @@ export function parseRoundFile(name: string): { kind: RoundKind; round: number; 
     return { kind, round, member: null };
   }
   const m = MEMBER_FILE_RE.exec(name);
-  if (!m || !isSlotKind(m[1]!) || m[3]!.includes("..")) return null;
+  if (!m || !isSlotKind(m[1]!)) return null;
   const kind = m[1] as RoundKind;
   if (GATE_FILE_KINDS[kind].ext !== m[4]) return null;
   return { kind, round: Number(m[2]), member: m[3]! };

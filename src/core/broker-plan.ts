@@ -156,6 +156,17 @@ function planMemberPacket(s: GateSnapshot, decision: GateDecision, action: Packe
     const ids = fixed.map((p) => ({ id: p.reviewer_provider, family: p.reviewer_family }));
     const chosen = selectQuorum(input.policy, author, input.providers, { rule: q.rule, fixed: ids, exclude: q.exclude });
     if ("unavailable" in chosen) {
+      // a retry that still cannot fill the round waits, writing nothing: the round starts once the families are there
+      if (!issued.length && s.escalations.has(action.round - 1))
+        return {
+          type: "wait",
+          decision: {
+            state: "awaiting_author",
+            round: action.round - 1,
+            action: null,
+            detail: `${chosen.unavailable}; the round starts once the missing families are available`,
+          },
+        };
       // nothing issued yet: the round never starts; a round partly issued waits for a human at that round
       const escalation: EscalationAction = issued.length
         ? { type: "escalation", round: action.round, reason: "unavailable", detail: chosen.unavailable, options: RETRY_OPTIONS }

@@ -177,6 +177,11 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
     return wait("awaiting_author", R, waiting);
   };
+  // the round ended malformed: its reviewer's failure, or a quorum member's (a malformed member restarts the round)
+  const endedMalformed = () =>
+    P.quorum
+      ? quorumMembers(snapshot, R, P.stop ?? ctx.policy.stop).some((m) => m.state.kind === "malformed")
+      : snapshot.failures.get(R)?.kind === "malformed";
   const esc = snapshot.escalations.get(R);
   if (esc) {
     const dec = validDecision(snapshot, R);
@@ -194,7 +199,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         return authorTurn(`continue after round ${R}: revise the artifact and resubmit`);
       case "extend-cap":
         // After a malformed ending there is nothing for the author to revise: the next round starts afresh.
-        if ((esc.reason !== "cap_hit" && esc.reason !== "stalled") || snapshot.failures.get(R)?.kind === "malformed") {
+        if ((esc.reason !== "cap_hit" && esc.reason !== "stalled") || endedMalformed()) {
           return issue(next(P, P.counted_round + 1, null, null), "extended after a malformed round");
         }
         return authorTurn("cap extended: revise the artifact and resubmit", "next round after extension");

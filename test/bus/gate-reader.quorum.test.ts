@@ -18,14 +18,9 @@ describe("member file names", () => {
     expect(parseRoundFile("result-3.json")).toEqual({ kind: "result", round: 3, member: null });
     expect(parseRoundFile("result-3.gpt.json")).toEqual({ kind: "result", round: 3, member: "gpt" });
     expect(parseRoundFile("packet-12.gpt-5.mini.md")).toEqual({ kind: "packet", round: 12, member: "gpt-5.mini" });
-    for (const junk of [
-      "result-3.a..b.json",
-      "packet-3.gpt.json",
-      "result-0.gpt.json",
-      "escalation-2.gpt.json",
-      "result-3.GPT.json",
-      "result-3..json",
-    ])
+    // every provider id settings allow is a member name, dots and all (a packet the reader refused would be re-issued forever)
+    expect(parseRoundFile("packet-1.gpt..mini.md")).toEqual({ kind: "packet", round: 1, member: "gpt..mini" });
+    for (const junk of ["packet-3.gpt.json", "result-0.gpt.json", "escalation-2.gpt.json", "result-3.GPT.json", "result-3..json"])
       expect(parseRoundFile(junk), junk).toBeNull();
   });
 });

@@ -109,6 +109,38 @@ describe("decide: a quorum round", () => {
     expect(decide(again.s, quorumCtx()).action).toMatchObject({ type: "escalation", reason: "malformed_termination_x2" });
   });
 
+  it("extend-cap after a malformed member at the cap starts the next round afresh (nothing for the author to revise)", () => {
+    const g = issued().memberVerdict(1, "codex", "pass").memberFailure(1, "gem", "malformed");
+    const atCap = quorumCtx(TWO_OF_TWO, { policy: { cap: 1 } });
+    expect(decide(g.s, atCap).action).toMatchObject({ type: "escalation", reason: "cap_hit" });
+    g.escalation(1, "cap_hit", ["force-pass", "extend-cap", "rework"]).decision(1, "extend-cap", 1);
+    expect(decide(g.s, atCap).action).toMatchObject({ type: "packet", round: 2, counted_round: 2 });
+  });
+
+  it("a retry that still cannot fill the round writes nothing and waits, naming the missing family", () => {
+    // round 1 got codex only (no second family), escalated unavailable; the human retried with nothing changed
+    const g = gate().memberPacket(1, "codex", "openai", TWO_OF_TWO);
+    g.escalation(1, "unavailable", ["retry", "force-pass", "rework"]).decision(1, "retry");
+    const ctx = quorumCtx();
+    const step = planStep(g.s, {
+      settings: {},
+      policy: ctx.policy,
+      codexSkip: ctx.codexSkip,
+      reads: {
+        artifact: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
+        artifactNow: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
+        result: () => null,
+        resultBytes: () => ({ ok: false, reason: "none" }),
+        text: () => "",
+      },
+      providers: [{ id: "codex", adapter: "codex", model: "gpt-5", family: "openai", selectable: true, available: true }],
+      now: "2026-01-01T00:00:00.000Z",
+      trailPath: "trail.md",
+    });
+    expect(step).toMatchObject({ type: "wait", decision: { state: "awaiting_author", round: 1 } });
+    expect(step.type === "wait" && step.decision.detail).toMatch(/2 reviewers of distinct known families/);
+  });
+
   it("a member whose round ended without a verdict escalates no_verdict: no paid review is dispatched twice", () => {
     const g = issued().memberVerdict(1, "codex", "pass").memberFailure(1, "gem", "no_verdict");
     expect(decide(g.s, quorumCtx()).action).toMatchObject({ type: "escalation", reason: "no_verdict" });
