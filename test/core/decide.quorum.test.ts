@@ -2,8 +2,10 @@
 // every mix of member endings — the gate is satisfied exactly when the rule stated directly says so.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { planStep } from "../../src/core/broker-plan.js";
-import { decide } from "../../src/core/decide.js";
+import { type BrokerInput, planStep } from "../../src/core/broker-plan.js";
+import { decide, type DecideContext } from "../../src/core/decide.js";
+import type { Provider } from "../../src/core/selection.js";
+import type { ResultLookup } from "../../src/core/trail.js";
 import { Escalation } from "../../src/spec/schemas.js";
 import { countsFor } from "../../src/core/quorum.js";
 import type { Family, QuorumRule } from "../../src/spec/schemas.js";
@@ -122,21 +124,11 @@ describe("decide: a quorum round", () => {
     const g = gate().memberPacket(1, "codex", "openai", TWO_OF_TWO);
     g.escalation(1, "unavailable", ["retry", "force-pass", "rework"]).decision(1, "retry");
     const ctx = quorumCtx();
-    const step = planStep(g.s, {
-      settings: {},
-      policy: ctx.policy,
-      codexSkip: ctx.codexSkip,
-      reads: {
-        artifact: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
-        artifactNow: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
-        result: () => null,
-        resultBytes: () => ({ ok: false, reason: "none" }),
-        text: () => "",
-      },
-      providers: [{ id: "codex", adapter: "codex", model: "gpt-5", family: "openai", selectable: true, available: true }],
-      now: "2026-01-01T00:00:00.000Z",
-      trailPath: "trail.md",
-    });
+    const codex = { id: "codex", adapter: "codex" as const, model: "gpt-5", family: "openai" as const, selectable: true, available: true };
+    const step = planStep(
+      g.s,
+      brokerInput(ctx, () => null, [codex]),
+    );
     expect(step).toMatchObject({ type: "wait", decision: { state: "awaiting_author", round: 1 } });
     expect(step.type === "wait" && step.decision.detail).toMatch(/2 reviewers of distinct known families/);
   });
@@ -184,25 +176,31 @@ describe("decide: a quorum round", () => {
       verdict: "issues",
       blocking_findings: [{ title }],
     });
-    const step = planStep(g.s, {
-      settings: {},
-      policy: ctx.policy,
-      codexSkip: ctx.codexSkip,
-      reads: {
-        artifact: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
-        artifactNow: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
-        result: (n, member) =>
-          n === 2 && member === "gem" ? finding("No rollback") : n === 2 && member === "codex" ? finding("no rollback.") : null,
-        resultBytes: () => ({ ok: false, reason: "none" }),
-        text: () => "",
-      },
-      providers: null,
-      now: "2026-01-01T00:00:00.000Z",
-      trailPath: "trail.md",
-    });
+    const results: ResultLookup = (n, member) =>
+      n === 2 && member === "gem" ? finding("No rollback") : n === 2 && member === "codex" ? finding("no rollback.") : null;
+    const step = planStep(g.s, brokerInput(ctx, results, null));
     expect(step.type === "write" && Escalation.parse(JSON.parse(step.text)).stall!.findings).toEqual([{ title: "no rollback." }]);
   });
 });
+
+/** The broker's input over an artifact at SHA_A: results from `results`, nothing else on disk. */
+function brokerInput(ctx: DecideContext, results: ResultLookup, providers: Provider[] | null): BrokerInput {
+  return {
+    settings: {},
+    policy: ctx.policy,
+    codexSkip: ctx.codexSkip,
+    reads: {
+      artifact: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
+      artifactNow: () => ({ ok: true, text: "", sha: SHA_A, rawSha: SHA_A }),
+      result: results,
+      resultBytes: () => ({ ok: false, reason: "none" }),
+      text: () => "",
+    },
+    providers,
+    now: "2026-01-01T00:00:00.000Z",
+    trailPath: "trail.md",
+  };
+}
 
 function passed() {
   return {

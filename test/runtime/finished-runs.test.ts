@@ -17,7 +17,8 @@ function outcome(runId: string, gate: string): string {
   return JSON.stringify(Outcome.parse(outcomeRecord("satisfied", 1, { run_id: runId, gate })));
 }
 
-function worker(layout: Layout, handled: string[], fullScanMs: number): WorkerRuntime {
+/** A worker that records each gate it handles (and, when given, each line it logs). */
+function worker(layout: Layout, handled: string[], fullScanMs: number, logs?: string[]): WorkerRuntime {
   return new WorkerRuntime({
     kind: "test",
     layout,
@@ -29,7 +30,7 @@ function worker(layout: Layout, handled: string[], fullScanMs: number): WorkerRu
       handled.push(`${runId}/${gate}`);
       return "finished";
     },
-    log: () => {},
+    log: (m) => logs?.push(m),
   });
 }
 
@@ -136,19 +137,7 @@ describe("finished runs: skipped at start, still found when they change", () => 
     await sealAll(layout);
     const handled: string[] = [];
     const logs: string[] = [];
-    const next = new WorkerRuntime({
-      kind: "test",
-      layout,
-      poll: false,
-      reconcileMs: 50,
-      fullScanMs: 300,
-      skipFinishedRuns: true,
-      handleGate: async ({ runId, gate }) => {
-        handled.push(`${runId}/${gate}`);
-        return "finished";
-      },
-      log: (m) => logs.push(m),
-    });
+    const next = worker(layout, handled, 300, logs);
     await next.start();
     try {
       await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
@@ -165,19 +154,7 @@ describe("finished runs: skipped at start, still found when they change", () => 
     await sealAll(layout);
     const handled: string[] = [];
     const logs: string[] = [];
-    const next = new WorkerRuntime({
-      kind: "test",
-      layout,
-      poll: false,
-      reconcileMs: 50,
-      fullScanMs: 600_000, // no steady sweep during the test
-      skipFinishedRuns: true,
-      handleGate: async ({ runId, gate }) => {
-        handled.push(`${runId}/${gate}`);
-        return "finished";
-      },
-      log: (m) => logs.push(m),
-    });
+    const next = worker(layout, handled, 600_000, logs); // no steady sweep during the test
     await next.start();
     try {
       await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
