@@ -10,7 +10,7 @@ export async function brokersFigure(counts: number[], gates: number, quick: bool
   const rows = [];
   for (const k of counts) {
     const echo = await echoFloor(quick ? 10 : 30);
-    const deliveries = durableDeliveries(quick ? 200 : 500);
+    const deliveries = await durableDeliveries(quick ? 200 : 500);
     rows.push({ ...(await throughput(gates, { brokers: k, verifiers: k })), echo_floor: echo, delivery_floor: deliveries });
   }
   return rows;

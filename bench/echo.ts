@@ -11,6 +11,6 @@ tryWatch(dir, null, (name) => {
   const m = name === null ? null : /^ping-(\d+)$/.exec(name);
   if (!m || answered.has(m[1]!)) return;
   answered.add(m[1]!);
-  deliver(path.join(dir, `pong-${m[1]}`), `pong ${m[1]}\n`, { guildDir });
+  void deliver(path.join(dir, `pong-${m[1]}`), `pong ${m[1]}\n`, { guildDir });
 });
 writeFileSync(path.join(dir, "ready"), "");

@@ -25,7 +25,7 @@ export async function echoFloor(rounds: number) {
     await waitForFile(path.join(dir, "ready"));
     for (let n = 1; n <= rounds; n++) {
       const t0 = performance.now();
-      deliver(path.join(dir, `ping-${n}`), `ping ${n}\n`, { guildDir });
+      await deliver(path.join(dir, `ping-${n}`), `ping ${n}\n`, { guildDir });
       samples.push((await waitForFile(path.join(dir, `pong-${n}`))) - t0);
     }
   } finally {
@@ -36,11 +36,11 @@ export async function echoFloor(rounds: number) {
 }
 
 /** The floor for throughput: durable deliveries per second from one process into many directories. */
-export function durableDeliveries(count: number) {
+export async function durableDeliveries(count: number) {
   const root = tempDir();
   const guildDir = path.join(root, ".guild");
   const t0 = performance.now();
-  for (let i = 0; i < count; i++) deliver(path.join(root, `d${i % 100}`, `f-${i}`), `delivery ${i}\n`, { guildDir });
+  for (let i = 0; i < count; i++) await deliver(path.join(root, `d${i % 100}`, `f-${i}`), `delivery ${i}\n`, { guildDir });
   const perSecond = count / ((performance.now() - t0) / 1000);
   removeTemp(root);
   return { load1: load1(), count, per_s: ms(perSecond) };

@@ -97,7 +97,7 @@ async function roundOverhead(rounds: number, poll: boolean, existingRoot?: strin
   writeFileSync(layout.settings, JSON.stringify({ restart_cap: 50 }));
   const run = `bench-${Date.now()}`;
   const workers = startWorkers(root, ["broker", "verifier"], poll);
-  requested(requestReview(layout, { artifact: "a.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: run }));
+  requested(await requestReview(layout, { artifact: "a.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: run }));
   const gateFile = (name: string) => layout.gateFile(run, "G-spec", name);
   const samples: number[] = [];
   try {
@@ -112,7 +112,7 @@ async function roundOverhead(rounds: number, poll: boolean, existingRoot?: strin
         blocking_findings: [],
       });
       const t0 = performance.now();
-      deliver(gateFile(`result-${n}.json`), body, { guildDir: layout.guild });
+      await deliver(gateFile(`result-${n}.json`), body, { guildDir: layout.guild });
       samples.push((await waitForFile(gateFile(`packet-${n + 1}.md`))) - t0);
     }
   } finally {
@@ -345,7 +345,7 @@ async function main(): Promise<void> {
     cold_start: coldStart(quick ? 5 : 30),
     echo_floor: await echoFloor(quick ? 10 : 60),
     round_overhead: [await roundOverhead(quick ? 5 : 45, false), await roundOverhead(quick ? 3 : 15, true)],
-    delivery_floor: durableDeliveries(quick ? 200 : 2000),
+    delivery_floor: await durableDeliveries(quick ? 200 : 2000),
     throughput: await throughput(quick ? 50 : 500),
     brokers: await brokersFigure(quick ? [1, 2] : [1, 2, 4], quick ? 50 : 500, quick),
     history: await history(quick ? 1000 : 10_000, quick ? 5 : 30),

@@ -51,7 +51,7 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
   mkdirSync(path.join(root, "a"));
   for (const run of runs) {
     writeFileSync(path.join(root, "a", `${run}.md`), `# artifact ${run}\n`);
-    requested(requestReview(layout, { artifact: `a/${run}.md`, gate: GATE, author: "claude", reviewer: "manual", runId: run }));
+    requested(await requestReview(layout, { artifact: `a/${run}.md`, gate: GATE, author: "claude", reviewer: "manual", runId: run }));
   }
   const open = new Set(runs);
   const stuck: string[] = [];
@@ -66,7 +66,7 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
     answeredAt.delete(key);
   };
   /** The instant reviewer and author for one gate: act on what its directory holds now (level-triggered). */
-  const step = (run: string) => {
+  const step = async (run: string) => {
     if (!open.has(run)) return;
     const dir = layout.gateDir(run, GATE);
     const names = new Set(readdirSync(dir));
@@ -84,7 +84,7 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
       if (names.has(`packet-${n}.md`) && !names.has(`result-${n}.json`)) {
         const packet = readFileSync(path.join(dir, `packet-${n}.md`), "utf8");
         const blocking = n === 1 ? [{ severity: "blocking", title: "instant reviewer: revise once" }] : [];
-        deliver(
+        await deliver(
           path.join(dir, `result-${n}.json`),
           JSON.stringify({
             schema_version: RESULT_WIRE,
@@ -104,7 +104,7 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
     }
     if (names.has("verdict-1.json") && !names.has("resubmit-1.json") && !names.has("packet-2.md")) {
       writeFileSync(path.join(root, "a", `${run}.md`), `# artifact ${run}, revised\n`);
-      deliver(
+      await deliver(
         path.join(dir, "resubmit-1.json"),
         JSON.stringify({ schema_version: "guild_bus.resubmit.v1", run_id: run, gate: GATE, after_round: 1, at: new Date().toISOString() }),
         opts,
@@ -119,10 +119,21 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
     if (pending.size === 0) setImmediate(flush);
     pending.add(run);
   };
+  // a gate's steps run one at a time, many gates at once (as a reviewer worker does); an event during a step reruns it
+  const stepping = new Set<string>();
+  const again = new Set<string>();
+  const run1 = (run: string): void => {
+    if (stepping.has(run)) return void again.add(run);
+    stepping.add(run);
+    void step(run).finally(() => {
+      stepping.delete(run);
+      if (again.delete(run)) run1(run);
+    });
+  };
   const flush = () => {
     const runsNow = [...pending];
     pending.clear();
-    runsNow.forEach(step);
+    runsNow.forEach(run1);
   };
   let allDone = () => {};
   const finished = new Promise<void>((resolve) => (allDone = resolve));

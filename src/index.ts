@@ -15,9 +15,9 @@ export type { Answer, Family, FamilyAliases, GatePassInput, GatePassReport, Revi
 /**
  * Request a review of `params.artifact` (a path inside `root`) at gate `params.gate`, as `guild-bus review` does
  * without --wait: the request is written and the running workers (`guild-bus up`) take it from there. A request the
- * bus would refuse is answered `{ ok: false, error }` before anything is written.
+ * bus would refuse is answered `{ ok: false, error }` before anything is written. Resolves once both files are durable.
  */
-export function requestReview(root: string, params: ReviewParams): Answer<{ runId: string; gate: string; warnings: string[] }> {
+export function requestReview(root: string, params: ReviewParams): Promise<Answer<{ runId: string; gate: string; warnings: string[] }>> {
   return deliverReviewRequest(new Layout(root), params);
 }
 

@@ -55,88 +55,129 @@ function errCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
-export function fsyncDir(fs: FsOps, dir: string): void {
-  if (process.platform === "win32") return;
-  const fd = fs.open(dir, "r");
+/**
+ * fsync a directory, as a group commit: a caller joins an fsync of the same directory that has not started yet (it
+ * covers every link made before it starts), or queues one behind the fsync already running (which may have started
+ * before the caller's link). Many deliveries into one directory in one tick cost one directory fsync, never fewer
+ * than their links need.
+ */
+export function fsyncDir(fs: FsOps, dir: string): Promise<void> {
+  if (process.platform === "win32") return Promise.resolve();
+  const state = dirSyncs.get(dir) ?? { queued: null, tail: Promise.resolve() };
+  if (state.queued) return state.queued;
+  const queued = state.tail
+    .catch(() => undefined)
+    .then(() => {
+      state.queued = null; // from here on a new link needs a later fsync
+      return syncOnce(fs, dir);
+    });
+  state.queued = queued;
+  state.tail = queued;
+  dirSyncs.set(dir, state);
+  void queued.then(forget, forget);
+  function forget() {
+    if (state.tail === queued) dirSyncs.delete(dir);
+  }
+  return queued;
+}
+
+const dirSyncs = new Map<string, { queued: Promise<void> | null; tail: Promise<void> }>();
+
+async function syncOnce(fs: FsOps, dir: string): Promise<void> {
+  const fd = await fs.open(dir, "r");
   try {
-    fs.fsync(fd);
+    await fs.fsync(fd);
   } finally {
-    fs.close(fd);
+    await fs.close(fd);
   }
 }
 
-function writeAndClose(fs: FsOps, fd: number, bytes: Uint8Array, durable: boolean): void {
+export async function writeAndClose(fs: FsOps, fd: number, bytes: Uint8Array, durable: boolean): Promise<void> {
   try {
-    fs.write(fd, bytes);
-    if (durable) fs.fsync(fd);
+    await fs.write(fd, bytes);
+    if (durable) await fs.fsync(fd);
   } finally {
-    fs.close(fd);
+    await fs.close(fd);
   }
 }
 
-function compareExisting(fs: FsOps, finalPath: string, sha: string): DeliverResult {
-  const existing = sha256Hex(fs.readFile(finalPath));
+async function compareExisting(fs: FsOps, finalPath: string, sha: string): Promise<DeliverResult> {
+  const existing = sha256Hex(await fs.readFile(finalPath));
   return existing === sha
     ? { status: "identical", path: finalPath, sha256: sha }
     : { status: "conflict", path: finalPath, sha256: sha, existingSha256: existing };
 }
 
+/** Run op; when it fails because a directory is missing, create that directory once and run op again. */
+export async function withDir<T>(fs: FsOps, dir: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    if (errCode(error) !== "ENOENT") throw error;
+    await fs.mkdir(dir);
+    return op();
+  }
+}
+
 /**
  * Deliver bytes to finalPath, never overwriting. Throws only on I/O failure, and then no final file exists
- * unless it was complete (a link either happened or did not).
+ * unless it was complete (a link either happened or did not). Resolves once the file and its name are durable.
  */
-export function deliver(finalPath: string, bytes: Uint8Array | string, options: DeliverOptions): DeliverResult {
+export async function deliver(finalPath: string, bytes: Uint8Array | string, options: DeliverOptions): Promise<DeliverResult> {
   const fs = options.fs ?? realFs;
   const durable = options.durable ?? true;
   const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
   const sha = sha256Hex(data);
   const stagingDir = path.join(options.guildDir, "tmp");
   const staging = path.join(stagingDir, stagingName(finalPath));
+  const finalDir = path.dirname(finalPath);
   refuseSymlinks(options.guildDir, stagingDir); // a linked .guild/tmp would stage our bytes elsewhere
-  fs.mkdir(stagingDir);
-  refuseSymlinks(options.guildDir, path.dirname(finalPath));
-  fs.mkdir(path.dirname(finalPath));
+  refuseSymlinks(options.guildDir, finalDir);
+  // the directories usually exist: made only when open() or link() says they are missing
+  const fd = await withDir(fs, stagingDir, () => fs.open(staging, "wx", 0o644));
   try {
-    writeAndClose(fs, fs.open(staging, "wx", 0o644), data, durable);
+    await writeAndClose(fs, fd, data, durable);
     try {
-      fs.link(staging, finalPath);
+      await withDir(fs, finalDir, async () => {
+        refuseSymlinks(options.guildDir, finalDir);
+        await fs.link(staging, finalPath);
+      });
     } catch (error) {
-      if (errCode(error) === "EEXIST") return compareExisting(fs, finalPath, sha);
+      if (errCode(error) === "EEXIST") return await compareExisting(fs, finalPath, sha);
       if (!LINK_UNSUPPORTED.has(errCode(error) ?? "")) throw error;
       options.log?.(`deliver: link() unsupported here (${errCode(error)}); exclusive-create fallback for ${finalPath}`);
-      return deliverWithoutLink({ fs, finalPath, data, sha, durable });
+      return await deliverWithoutLink({ fs, finalPath, data, sha, durable });
     }
-    if (durable) fsyncDir(fs, path.dirname(finalPath));
+    if (durable) await fsyncDir(fs, finalDir);
     return { status: "delivered", path: finalPath, sha256: sha };
   } finally {
-    try {
-      fs.unlink(staging);
-    } catch {
-      // Left for the janitor: the name says whose it is.
-    }
+    await fs.unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
   }
 }
 
 /** Fallback for filesystems without hard links: exclusive create, so still first-writer-wins (not atomic for readers). */
-function deliverWithoutLink(d: { fs: FsOps; finalPath: string; data: Uint8Array; sha: string; durable: boolean }): DeliverResult {
+async function deliverWithoutLink(d: {
+  fs: FsOps;
+  finalPath: string;
+  data: Uint8Array;
+  sha: string;
+  durable: boolean;
+}): Promise<DeliverResult> {
   const { fs, finalPath, data, sha, durable } = d;
   let fd: number;
   try {
-    fd = fs.open(finalPath, "wx", 0o644);
+    fd = await withDir(fs, path.dirname(finalPath), () => fs.open(finalPath, "wx", 0o644));
   } catch (error) {
-    if (errCode(error) === "EEXIST") return { ...compareExisting(fs, finalPath, sha), fallback: true };
+    if (errCode(error) === "EEXIST") return { ...(await compareExisting(fs, finalPath, sha)), fallback: true };
     throw error; // not created by us: whatever is at finalPath belongs to someone else
   }
   try {
-    writeAndClose(fs, fd, data, durable);
+    await writeAndClose(fs, fd, data, durable);
   } catch (error) {
-    try {
-      fs.unlink(finalPath); // we created it: a partial final must not stay
-    } catch {
-      // could not remove it either: the first error is the one to report
-    }
+    // we created it: a partial final must not stay (if it cannot be removed either, the first error is the one to report)
+    await fs.unlink(finalPath).catch(() => undefined);
     throw error;
   }
-  if (durable) fsyncDir(fs, path.dirname(finalPath));
+  if (durable) await fsyncDir(fs, path.dirname(finalPath));
   return { status: "delivered", path: finalPath, sha256: sha, fallback: true };
 }

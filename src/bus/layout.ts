@@ -78,6 +78,7 @@ export function parseRoundFile(name: string): { kind: RoundKind; round: number; 
 }
 
 export const GATE_FILES = { request: "request.json", outcome: "outcome.json", trail: "trail.md" } as const;
+export const EVENTS_FILE = "events.jsonl";
 
 const KIND_PREFIX_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-[0-9]+(?:\\.[a-z0-9._-]+)?\\.(?:md|json)$`);
 
@@ -138,7 +139,7 @@ export class Layout {
     return path.join(this.runDir(runId), "run.json");
   }
   events(runId: string): string {
-    return path.join(this.runDir(runId), "events.jsonl");
+    return path.join(this.runDir(runId), EVENTS_FILE);
   }
 
   gateDir(runId: string, gate: string): string {

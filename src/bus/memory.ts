@@ -7,10 +7,10 @@ import { deliver } from "./deliver.js";
 import { packetMember, slotFile } from "../core/slot-file.js";
 
 /** `result` is already scrubbed (scrubResult), so the memory is too. */
-export function deliverMemory(layout: Layout, packet: PacketFrontMatter, result: ReviewResultStrict): void {
+export async function deliverMemory(layout: Layout, packet: PacketFrontMatter, result: ReviewResultStrict): Promise<void> {
   if (packet.difficulty !== "hard" && packet.difficulty !== "nightmare") return;
   const text = result.memory_update?.trim();
   if (!text) return;
   const name = slotFile("memory", packet.round, packetMember(packet));
-  deliver(layout.gateFile(packet.run_id, packet.gate, name), text + "\n", { guildDir: layout.guild });
+  await deliver(layout.gateFile(packet.run_id, packet.gate, name), text + "\n", { guildDir: layout.guild });
 }

@@ -3,7 +3,8 @@
 // most of a busy worker's time. A file that changes in any way (inode, size, mtime, ctime) is parsed again.
 import type { Stats } from "node:fs";
 
-const MAX_ENTRIES = 4096;
+// several entries a gate (its round files, their hashes, scrubbed results): room for a burst of ~1,000 open gates
+const MAX_ENTRIES = 16_384;
 const cache = new Map<string, { stamp: string; value: unknown }>();
 
 /**

@@ -4,7 +4,7 @@ import path from "node:path";
 import { deliver } from "./deliver.js";
 import { refuseSymlinks } from "./no-symlinks.js";
 
-export function rejectFile(gateDir: string, name: string, reason: string, guildDir: string): string | null {
+export async function rejectFile(gateDir: string, name: string, reason: string, guildDir: string): Promise<string | null> {
   const dir = path.join(gateDir, "rejected");
   refuseSymlinks(guildDir, dir);
   mkdirSync(dir, { recursive: true });
@@ -13,8 +13,8 @@ export function rejectFile(gateDir: string, name: string, reason: string, guildD
   // The reason goes first: whoever sees the moved file can read why.
   const reasonFile = path.join(dir, `${target}.reason.json`);
   const mine =
-    deliver(reasonFile, JSON.stringify({ file: name, reason, at: new Date().toISOString() }, null, 2) + "\n", { guildDir }).status ===
-    "delivered";
+    (await deliver(reasonFile, JSON.stringify({ file: name, reason, at: new Date().toISOString() }, null, 2) + "\n", { guildDir }))
+      .status === "delivered";
   try {
     renameSync(path.join(gateDir, name), path.join(dir, target));
   } catch {

@@ -2,9 +2,9 @@
 // The temp file is staged under .guild/tmp like a delivery, not beside the view: a writer SIGKILLed mid-write
 // must leave nothing in a gate directory (write-file-atomic's `trail.md.<n>` did), and the janitor reclaims a
 // dead pid's staging by its name.
-import { mkdir, open, rename, unlink } from "node:fs/promises";
+import { rename, unlink } from "node:fs/promises";
 import path from "node:path";
-import { fsyncDir, stagingName } from "./deliver.js";
+import { fsyncDir, stagingName, withDir, writeAndClose } from "./deliver.js";
 import { realFs } from "./fsops.js";
 import { refuseSymlinks } from "./no-symlinks.js";
 
@@ -19,22 +19,21 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
   const durable = options.durable ?? true;
   const stagingDir = path.join(options.guildDir, "tmp");
   const staging = path.join(stagingDir, stagingName(finalPath));
+  const finalDir = path.dirname(finalPath);
   refuseSymlinks(options.guildDir, stagingDir);
-  await mkdir(stagingDir, { recursive: true });
-  refuseSymlinks(options.guildDir, path.dirname(finalPath));
-  await mkdir(path.dirname(finalPath), { recursive: true });
+  refuseSymlinks(options.guildDir, finalDir);
+  const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
   try {
-    const handle = await open(staging, "wx", 0o644);
-    try {
-      await handle.writeFile(bytes);
-      if (durable) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(staging, finalPath);
+    // the directories usually exist: made only when open() or rename() says they are missing
+    const fd = await withDir(realFs, stagingDir, () => realFs.open(staging, "wx", 0o644));
+    await writeAndClose(realFs, fd, data, durable);
+    await withDir(realFs, finalDir, async () => {
+      refuseSymlinks(options.guildDir, finalDir);
+      await rename(staging, finalPath);
+    });
   } catch (error) {
     await unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
     throw error;
   }
-  if (durable) fsyncDir(realFs, path.dirname(finalPath));
+  if (durable) await fsyncDir(realFs, finalDir);
 }

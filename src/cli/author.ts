@@ -38,7 +38,7 @@ export function register(program: Command): void {
     .option("--root <dir>", ROOT_HELP)
     .action(async (run: string, gate: string, o: Follow & { root: string }) => {
       const layout = new Layout(o.root);
-      const { round } = answered(resubmit(loadContext(layout), run, gate));
+      const { round } = answered(await resubmit(loadContext(layout), run, gate));
       process.stderr.write(`resubmitted after round ${round}\n`);
       await follow(layout, run, gate, o);
     });
@@ -54,7 +54,7 @@ export function register(program: Command): void {
     .option("--root <dir>", ROOT_HELP)
     .action(async (run: string, gate: string, o: Follow & { file: string; root: string }) => {
       const layout = new Layout(o.root);
-      const { round } = answered(rebut(loadContext(layout), run, gate, await readUserText(o.file, MAX_FILE_BYTES)));
+      const { round } = answered(await rebut(loadContext(layout), run, gate, await readUserText(o.file, MAX_FILE_BYTES)));
       process.stderr.write(`rebuttal recorded for round ${round}; the reviewer rules on each contested finding next\n`);
       await follow(layout, run, gate, o);
     });
@@ -77,7 +77,7 @@ export function register(program: Command): void {
       async (run: string, gate: string, choice: DecisionChoice, n: number | undefined, o: Follow & { note?: string; root: string }) => {
         const layout = new Layout(o.root);
         const decidedBy = process.env.USER ?? "human";
-        const d = answered(decideEscalation(loadContext(layout), run, gate, { choice, extendBy: n, note: o.note, decidedBy }));
+        const d = answered(await decideEscalation(loadContext(layout), run, gate, { choice, extendBy: n, note: o.note, decidedBy }));
         process.stderr.write(`decision recorded: ${choice}${n ? ` ${n}` : ""} (round ${d.round}, ${d.reason})\n`);
         await follow(layout, run, gate, o);
       },

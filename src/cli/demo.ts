@@ -66,7 +66,7 @@ export function register(program: Command): void {
       try {
         say("claude (author) requests a G-spec review of docs/export-spec.md");
         const { runId, gate } = answered(
-          requestReview(layout, {
+          await requestReview(layout, {
             artifact: "docs/export-spec.md",
             gate: "G-spec",
             author: "claude",
@@ -79,7 +79,7 @@ export function register(program: Command): void {
           say("the author fixes the blocking finding and resubmits");
           writeFileSync(spec, SPEC_V2);
           const R = viewGate(loadContext(layout), runId, gate).decision.round;
-          deliver(
+          await deliver(
             layout.gateFile(runId, gate, `resubmit-${R}.json`),
             JSON.stringify(
               Resubmit.parse({

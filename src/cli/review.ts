@@ -62,7 +62,7 @@ export function register(program: Command): void {
       const difficulty = o.difficulty === undefined ? undefined : Difficulty.safeParse(o.difficulty).data;
       if (o.difficulty !== undefined && !difficulty) throw new Error("--difficulty must be medium, hard or nightmare");
       const { runId, gate, warnings } = answered(
-        requestReview(layout, {
+        await requestReview(layout, {
           ...o, // the request's own fields; the CLI's (wait, json, root, timeout) are not read
           artifact: userPath(o.root, process.cwd(), artifact),
           paths: o.paths?.map((p) => userPath(o.root, process.cwd(), p)),

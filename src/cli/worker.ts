@@ -92,7 +92,7 @@ export function register(program: Command): void {
         import("../runtime/supervisor-lock.js"),
       ]);
       const layout = new Layout(o.root);
-      const release = lockSupervisor(layout); // before detection: a second up is refused at once
+      const release = await lockSupervisor(layout); // before detection: a second up is refused at once
       const { settings } = loadSettings(layout);
       // a reviewer worker for every adapter kind a packet could be addressed to, so no packet waits for nobody
       const reviewers = async () =>

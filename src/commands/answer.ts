@@ -9,11 +9,17 @@ export type Answer<T> = ({ ok: true } & T) | { ok: false; error: string };
 export const refuse = (error: string): { ok: false; error: string } => ({ ok: false, error });
 
 /** Run `body`; the lower layers' refusals of user input (a bad id, a path outside the project, an unreadable file) become answers. */
-export function refusing<T>(body: () => Answer<T>): Answer<T> {
-  try {
-    return body();
-  } catch (error) {
+export function refusing<T>(body: () => Answer<T>): Answer<T>;
+export function refusing<T>(body: () => Promise<Answer<T>>): Promise<Answer<T>>;
+export function refusing<T>(body: () => Answer<T> | Promise<Answer<T>>): Answer<T> | Promise<Answer<T>> {
+  const answer = (error: unknown): Answer<T> => {
     if (error instanceof InvalidIdError || error instanceof PathSafetyError || error instanceof ReadRefused) return refuse(error.message);
     throw error;
+  };
+  try {
+    const result = body();
+    return result instanceof Promise ? result.catch(answer) : result;
+  } catch (error) {
+    return answer(error);
   }
 }

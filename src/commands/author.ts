@@ -14,9 +14,9 @@ import { type GateView, viewGate } from "./gate-view.js";
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
 
-function write(ctx: BusContext, view: GateView, name: string, text: string): string | null {
+async function write(ctx: BusContext, view: GateView, name: string, text: string): Promise<string | null> {
   const { layout } = ctx;
-  const status = deliver(layout.gateFile(view.snapshot.runId, view.snapshot.gate, name), text, { guildDir: layout.guild }).status;
+  const { status } = await deliver(layout.gateFile(view.snapshot.runId, view.snapshot.gate, name), text, { guildDir: layout.guild });
   return status === "conflict" ? `${name} already exists with other content; nothing changed` : null;
 }
 
@@ -30,7 +30,7 @@ function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decisio
 const viewOf = (ctx: BusContext, run: string, gate: string) => viewGate(ctx, assertRunId(run), assertGate(gate));
 
 /** The artifact was revised after the findings: the broker issues the next round. */
-export function resubmit(ctx: BusContext, run: string, gate: string): Answer<{ round: number }> {
+export async function resubmit(ctx: BusContext, run: string, gate: string): Promise<Answer<{ round: number }>> {
   const view = viewOf(ctx, run, gate);
   const notWaiting = waitingFor(view, "awaiting_author");
   if (notWaiting) return refuse(notWaiting);
@@ -42,12 +42,12 @@ export function resubmit(ctx: BusContext, run: string, gate: string): Answer<{ r
     after_round: round,
     at: new Date().toISOString(),
   });
-  const conflict = write(ctx, view, `resubmit-${round}.json`, json(record));
+  const conflict = await write(ctx, view, `resubmit-${round}.json`, json(record));
   return conflict ? refuse(conflict) : { ok: true, round };
 }
 
 /** Contest the waiting round's findings, once (hard and nightmare): the reviewer rules on each next. */
-export function rebut(ctx: BusContext, run: string, gate: string, text: string): Answer<{ round: number }> {
+export async function rebut(ctx: BusContext, run: string, gate: string, text: string): Promise<Answer<{ round: number }>> {
   const view = viewOf(ctx, run, gate);
   const s = view.snapshot;
   const latest = openRound(s);
@@ -58,7 +58,7 @@ export function rebut(ctx: BusContext, run: string, gate: string, text: string):
   const refused = contestRefusal(s, round, gatePolicy(s, ctx.settings));
   if (refused) return refuse(refused);
   if (!text.trim()) return refuse("the rebuttal is empty");
-  const conflict = write(ctx, view, `rebuttal-${round}.md`, scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n"));
+  const conflict = await write(ctx, view, `rebuttal-${round}.md`, scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n"));
   return conflict ? refuse(conflict) : { ok: true, round };
 }
 
@@ -71,7 +71,12 @@ export interface DecisionInput {
 }
 
 /** Answer the waiting escalation with one of the options it offers. */
-export function decideEscalation(ctx: BusContext, run: string, gate: string, d: DecisionInput): Answer<{ round: number; reason: string }> {
+export async function decideEscalation(
+  ctx: BusContext,
+  run: string,
+  gate: string,
+  d: DecisionInput,
+): Promise<Answer<{ round: number; reason: string }>> {
   if ((d.choice === "extend-cap") !== (d.extendBy !== undefined))
     return refuse("a number of rounds (1-5) goes with extend-cap, and only with it");
   const view = viewOf(ctx, run, gate);
@@ -93,7 +98,7 @@ export function decideEscalation(ctx: BusContext, run: string, gate: string, d: 
     decided_by: d.decidedBy,
     at: new Date().toISOString(),
   });
-  const conflict = write(ctx, view, `decision-${round}.json`, json(record));
+  const conflict = await write(ctx, view, `decision-${round}.json`, json(record));
   return conflict ? refuse(conflict) : { ok: true, round, reason: escalation.reason };
 }
 
@@ -116,7 +121,7 @@ export async function respond(
   if (closed) return refuse(`round ${round} cannot take an answer: ${closed}`);
   const accepted = acceptManualResponse(await answer.read(), packet, ctx.settings, answer.reviewerModel);
   if (!accepted.ok) return refuse(`rejected: ${accepted.reason}; nothing was written, answer again`);
-  const delivery = deliverResult(ctx, packet, accepted.result);
+  const delivery = await deliverResult(ctx, packet, accepted.result);
   if (!delivery.ok) return refuse(`not accepted: ${delivery.reason}`);
   if (delivery.status === "conflict") return refuse(`result-${round}.json already exists with other content; nothing changed`);
   return { ok: true, round, verdict: accepted.result.verdict, model: accepted.model };

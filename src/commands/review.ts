@@ -74,11 +74,11 @@ function unknownReviewer(id: string, settings: Settings): string | null {
 }
 
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */
-export function requestReview(layout: Layout, p: ReviewParams): Answer<{ runId: string; gate: string; warnings: string[] }> {
+export async function requestReview(layout: Layout, p: ReviewParams): Promise<Answer<{ runId: string; gate: string; warnings: string[] }>> {
   return refusing(() => deliverRequest(layout, p));
 }
 
-function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string; gate: string; warnings: string[] }> {
+async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{ runId: string; gate: string; warnings: string[] }>> {
   const gate = assertGate(p.gate);
   const runId = assertRunId(p.runId ?? newRunId());
   const abs = layout.artifact(p.artifact);
@@ -143,8 +143,8 @@ function deliverRequest(layout: Layout, p: ReviewParams): Answer<{ runId: string
   // the broker's own rule for what a quorum cannot be asked with (a pinned reviewer, local review, an incoherent rule)
   const quorumWhy = quorumRefusal(gateQuorum(request, settings), request, settings);
   if (quorumWhy) return refuse(`request refused: ${quorumWhy}`);
-  deliver(layout.runMeta(runId), JSON.stringify(run, null, 2) + "\n", opts);
-  const r = deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
+  await deliver(layout.runMeta(runId), JSON.stringify(run, null, 2) + "\n", opts);
+  const r = await deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
   if (r.status === "conflict")
     return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
   reopenRun(layout, runId); // a run listed as finished carries work again: running workers rescan it at once

@@ -70,11 +70,11 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         paths: z.array(z.string()).optional().describe("further project paths the reviewer should read"),
       },
     },
-    (a) => {
+    async (a) => {
       const author = authorOf(t, a.author_host);
       if (!author.ok) return failure(author.error);
       const host = author.host;
-      const answered = requestReview(t.layout, {
+      const answered = await requestReview(t.layout, {
         artifact: a.artifact,
         gate: a.gate,
         author: host.name,
@@ -158,7 +158,8 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       description: "After you revised the artifact to answer the findings: the next round reviews the new bytes. Then call wait.",
       inputSchema: runGate,
     },
-    (a) => answer(resubmit(loadContext(t.layout), a.run_id, a.gate), (r) => `resubmitted after round ${r.round}; call wait next`),
+    async (a) =>
+      answer(await resubmit(loadContext(t.layout), a.run_id, a.gate), (r) => `resubmitted after round ${r.round}; call wait next`),
   );
 
   server.registerTool(
@@ -173,9 +174,9 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         note: z.string().optional(),
       },
     },
-    (a) => {
+    async (a) => {
       const decidedBy = t.client()?.name ?? "mcp-client";
-      const decided = decideEscalation(loadContext(t.layout), a.run_id, a.gate, {
+      const decided = await decideEscalation(loadContext(t.layout), a.run_id, a.gate, {
         choice: a.choice,
         extendBy: a.extend_by,
         note: a.note,

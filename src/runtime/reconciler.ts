@@ -12,7 +12,7 @@ import {
   watch as fsWatch,
 } from "node:fs";
 import path from "node:path";
-import { type Layout } from "../bus/layout.js";
+import { EVENTS_FILE, GATE_FILES, type Layout } from "../bus/layout.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { sweepScratch, sweepStaging } from "../bus/janitor.js";
@@ -277,9 +277,12 @@ export class WorkerRuntime {
     if (watcher) this.watchers.set(dir, watcher);
   }
 
-  /** Dot-files (claims, editor temp files) and rejected/ never carry work. */
+  /**
+   * Dot-files (claims, editor temp files) and rejected/ never carry work; nor do the views and logs the workers write
+   * from the other files (trail.md, events.jsonl), rewritten or appended at every step of every gate.
+   */
   private static carriesWork(name: string): boolean {
-    return !name.startsWith(".") && name !== "rejected";
+    return !name.startsWith(".") && name !== "rejected" && name !== GATE_FILES.trail && name !== EVENTS_FILE;
   }
 
   /**

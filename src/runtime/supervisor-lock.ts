@@ -37,12 +37,12 @@ export function runningSupervisor(layout: Layout): Holder | null {
 }
 
 /** Take the tree's supervisor lock, or throw SupervisorLockedError naming the running supervisor. Returns its release. */
-export function lockSupervisor(layout: Layout): () => void {
+export async function lockSupervisor(layout: Layout): Promise<() => void> {
   const file = layout.supervisorLock;
   const mine: Holder = { pid: process.pid, host: THIS_HOST, started_at: new Date().toISOString() };
   const bytes = JSON.stringify(mine) + "\n";
   for (let attempt = 0; ; attempt++) {
-    if (deliver(file, bytes, { guildDir: layout.guild }).status === "delivered") break;
+    if ((await deliver(file, bytes, { guildDir: layout.guild })).status === "delivered") break;
     const holder = readHolder(file);
     const stale = holder !== null && holder.host === THIS_HOST && !alive(holder.pid);
     if (!stale || attempt > 0) {

@@ -36,6 +36,12 @@ export class ContextHolder {
   }
 }
 
+/**
+ * Gates the broker and the verifier handle at once: while one gate's delivery waits for fsync on the thread pool,
+ * others are read and planned. Per gate the reconciler still runs one handler at a time.
+ */
+export const GATES_IN_FLIGHT = 16;
+
 /** Everything a worker process shares: its logger, layout, settings reloaded per pass, and the reconciler. */
 export function workerRuntime(
   kind: string,

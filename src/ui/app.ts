@@ -123,16 +123,10 @@ export function consoleApp(o: AppOptions): Hono {
     let outcome: Outcome;
     switch (c.req.param("action")) {
       case "resubmit":
-        outcome = told(
-          refusing(() => resubmit(ctx, run, gate)),
-          (a) => `resubmitted after round ${a.round}`,
-        );
+        outcome = told(await refusing(() => resubmit(ctx, run, gate)), (a) => `resubmitted after round ${a.round}`);
         break;
       case "rebut":
-        outcome = told(
-          refusing(() => rebut(ctx, run, gate, field(body, "text"))),
-          (a) => `rebuttal recorded for round ${a.round}`,
-        );
+        outcome = told(await refusing(() => rebut(ctx, run, gate, field(body, "text"))), (a) => `rebuttal recorded for round ${a.round}`);
         break;
       case "decide": {
         const choice = DecisionChoice.safeParse(field(body, "choice"));
@@ -143,7 +137,7 @@ export function consoleApp(o: AppOptions): Hono {
           const note = field(body, "note").trim() || undefined;
           const decidedBy = process.env.USER ?? "human";
           outcome = told(
-            refusing(() => decideEscalation(ctx, run, gate, { choice: choice.data, extendBy, note, decidedBy })),
+            await refusing(() => decideEscalation(ctx, run, gate, { choice: choice.data, extendBy, note, decidedBy })),
             (a) => `decision recorded: ${choice.data} (round ${a.round}, ${a.reason})`,
           );
         }

@@ -15,31 +15,36 @@ import { foreignGraceMs } from "../core/gate-queries.js";
 import { configuredProviders, type Provider } from "../core/selection.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
-import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
+import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import { Event } from "../spec/schemas.js";
 import { brokerInput } from "./gate-reads.js";
 
 export function createBroker(options: WorkerOptions): WorkerRuntime {
   const providers = new ProviderCache(new Layout(options.root));
   const trails = new TrailWriter();
-  return workerRuntime("broker", options, async (ctx, { runId, gate }, _signal, log) => {
-    const report = await stepGate(ctx, runId, gate, { providers: () => providers.get(ctx.settings), trails });
-    for (const { action, result, name } of report.delivered) {
-      if (result.status === "conflict")
-        log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
-      if (result.status !== "delivered") continue;
-      log(`${runId}/${gate}: ${describe(action, name)}`);
-      const issued = action.type === "packet" && !action.inherit ? report.snapshot.packets.get(action.round) : undefined;
-      // the seed's wording, so tools that grep for it keep working
-      if (issued && issued.selection_status !== "selected")
-        log(
-          `warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); ` +
-            `using WEAK same-host review (${issued.selection_reason})`,
-        );
-    }
-    if (report.error) log(`${runId}/${gate}: ${report.error}`);
-    return report.snapshot.outcome || report.decision.state === "done" ? "finished" : "active";
-  });
+  return workerRuntime(
+    "broker",
+    options,
+    async (ctx, { runId, gate }, _signal, log) => {
+      const report = await stepGate(ctx, runId, gate, { providers: () => providers.get(ctx.settings), trails });
+      for (const { action, result, name } of report.delivered) {
+        if (result.status === "conflict")
+          log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
+        if (result.status !== "delivered") continue;
+        log(`${runId}/${gate}: ${describe(action, name)}`);
+        const issued = action.type === "packet" && !action.inherit ? report.snapshot.packets.get(action.round) : undefined;
+        // the seed's wording, so tools that grep for it keep working
+        if (issued && issued.selection_status !== "selected")
+          log(
+            `warn: review-broker degraded — no cross-family reviewer (gate: ${gate}); ` +
+              `using WEAK same-host review (${issued.selection_reason})`,
+          );
+      }
+      if (report.error) log(`${runId}/${gate}: ${report.error}`);
+      return report.snapshot.outcome || report.decision.state === "done" ? "finished" : "active";
+    },
+    { concurrency: GATES_IN_FLIGHT },
+  );
 }
 
 function describe(action: Action, name: string): string {
@@ -71,7 +76,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
   let providers: Provider[] | null = null;
   for (let guard = 0; guard < 20; guard++) {
     let s = readGate(ctx.layout, runId, gate);
-    if (quarantine(ctx, s)) s = readGate(ctx.layout, runId, gate);
+    if (await quarantine(ctx, s)) s = readGate(ctx.layout, runId, gate);
     const input = brokerInput(ctx, s, providers);
     let step = planStep(s, input);
     if (step.type === "select") {
@@ -99,7 +104,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
         );
       // another broker may have ended the gate since this one read it: no packet after an outcome (SPEC §15)
       if (step.action.type === "packet" && hasValidOutcome(ctx.layout, runId, gate)) continue;
-      result = deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
+      result = await deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
     } catch (error) {
       const { decision } = stuck(step.decision, step.action, error);
       await trails.write(ctx, s, decision, input);
@@ -117,11 +122,11 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
  * Invalid drops the broker answers for are moved to rejected/ with their reason once a foreign writer has had its
  * grace period to finish writing in place; nothing is deleted, and the slot is free again for a valid file.
  */
-function quarantine(ctx: BusContext, s: GateSnapshot): boolean {
+async function quarantine(ctx: BusContext, s: GateSnapshot): Promise<boolean> {
   let moved = false;
   for (const p of s.problems) {
     if (!movesAside("broker", p.file) || ageMs(`${s.dir}/${p.file}`, p) < foreignGraceMs(ctx.settings)) continue;
-    if (rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
+    if (await rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
   }
   return moved;
 }

@@ -14,7 +14,7 @@ import { packetMember, slotFile } from "../core/slot-file.js";
 export type ResultDelivery =
   { ok: true; status: DeliverStatus; result: ReviewResultStrict } | { ok: false; reason: string; tooLarge: boolean };
 
-export function deliverResult(ctx: BusContext, packet: PacketFrontMatter, answer: ReviewResultStrict): ResultDelivery {
+export async function deliverResult(ctx: BusContext, packet: PacketFrontMatter, answer: ReviewResultStrict): Promise<ResultDelivery> {
   const { layout } = ctx;
   const result = scrubResult(answer, scrubOptions(ctx.settings));
   const text = JSON.stringify(result, null, 2) + "\n";
@@ -30,9 +30,9 @@ export function deliverResult(ctx: BusContext, packet: PacketFrontMatter, answer
   const gate = readGate(layout, packet.run_id, packet.gate);
   const refusal = resultRefusal(member === null ? gate : memberView(gate, member), packet.round);
   if (refusal) return { ok: false, tooLarge: false, reason: refusal };
-  deliverMemory(layout, packet, result);
-  const status = deliver(layout.gateFile(packet.run_id, packet.gate, slotFile("result", packet.round, member)), text, {
+  await deliverMemory(layout, packet, result);
+  const { status } = await deliver(layout.gateFile(packet.run_id, packet.gate, slotFile("result", packet.round, member)), text, {
     guildDir: layout.guild,
-  }).status;
+  });
   return { ok: true, status, result };
 }

@@ -1,9 +1,11 @@
 // What the broker's plan is given: the gate's files, read on demand (bounded, strict UTF-8, free text scrubbed), the
 // settings and the policy resolved once a step.
+import { lstatSync, type Stats } from "node:fs";
 import path from "node:path";
 import { gateArtifact, lazyArtifact } from "../bus/artifact.js";
 import type { BusContext } from "../bus/context.js";
 import { resultBytes } from "../bus/gate-reader.js";
+import { cachedParse } from "../bus/parse-cache.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import type { BrokerInput, GateReads } from "../core/broker-plan.js";
 import { gatePolicy } from "../core/gate-queries.js";
@@ -18,14 +20,30 @@ import { slotFile } from "../core/slot-file.js";
 export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
   const options = scrubOptions(ctx.settings);
   const read = (name: string) => readTextBounded(path.join(s.dir, name), { max: MAX_FILE_BYTES });
+  const patterns = JSON.stringify(options.customPatterns ?? []);
   const result: ResultLookup = (round, member) => {
+    const name = slotFile("result", round, member ?? null);
+    let st: Stats;
     try {
-      // results may come from foreign writers: their text is scrubbed before it reaches a packet or the trail
-      const parsed = parseReviewResult(read(slotFile("result", round, member ?? null))).result;
-      return parsed && (scrubResult(parsed as never, options) as unknown as typeof parsed);
+      st = lstatSync(path.join(s.dir, name));
     } catch {
-      return null; // unreadable or gone: the trail and packets show the round without its findings
+      return null;
     }
+    // every step of a gate looks its results up again (trail, packets, outcome): read and scrub each once
+    return cachedParse(
+      `${path.join(s.dir, name)}#scrubbed:${patterns}`,
+      st,
+      () => {
+        try {
+          // results may come from foreign writers: their text is scrubbed before it reaches a packet or the trail
+          const parsed = parseReviewResult(read(name)).result;
+          return { value: parsed && (scrubResult(parsed as never, options) as unknown as typeof parsed), read: true };
+        } catch {
+          return { value: null, read: false }; // unreadable or gone: the trail and packets show the round without its findings
+        }
+      },
+      (r) => r.read,
+    ).value;
   };
   return {
     artifact: lazyArtifact(ctx.layout, ctx.settings, s),

@@ -15,18 +15,18 @@ import { foreignGraceMs, openRound } from "../core/gate-queries.js";
 
 const announced = new Set<string>();
 
-function manualGate(
+async function manualGate(
   ctx: BusContext,
   runId: string,
   gate: string,
   log: (m: string) => void,
   announce: (m: string) => void,
-): "active" | "finished" {
+): Promise<"active" | "finished"> {
   const { layout } = ctx;
   const s = readGate(layout, runId, gate);
   for (const p of s.problems) {
     // symlinked, oversized, not a regular file
-    if (movesAside("manual", p.file)) rejectFile(s.dir, p.file, p.reason, layout.guild);
+    if (movesAside("manual", p.file)) await rejectFile(s.dir, p.file, p.reason, layout.guild);
   }
   if (s.outcome) return "finished";
   const R = openRound(s);
@@ -41,7 +41,7 @@ function manualGate(
       text = readTextBounded(layout.gateFile(runId, gate, name), { max: MAX_FILE_BYTES });
     } catch (error) {
       if ((error as ReadRefused).kind === "missing" || stillWriting) return "active"; // moved meanwhile, or still being written
-      rejectFile(s.dir, name, (error as Error).message, layout.guild);
+      await rejectFile(s.dir, name, (error as Error).message, layout.guild);
       announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${(error as Error).message}. Answer again.`);
       return "active";
     }
@@ -49,11 +49,11 @@ function manualGate(
     // still being written in place (empty, first line unfinished, body unreadable so far): wait out the grace, as
     // for results; an identity refusal is final
     if (!verdict.ok && stillWriting && (!text.includes("\n") || /could not be read/.test(verdict.reason))) return "active";
-    const delivery = verdict.ok ? deliverResult(ctx, P, verdict.result) : verdict;
+    const delivery = verdict.ok ? await deliverResult(ctx, P, verdict.result) : verdict;
     if (delivery.ok) {
       log(`${runId}/${gate} round ${R}: manual response accepted`);
     } else {
-      rejectFile(s.dir, name, delivery.reason, layout.guild);
+      await rejectFile(s.dir, name, delivery.reason, layout.guild);
       announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${delivery.reason}. Answer again.`);
     }
     return "active";

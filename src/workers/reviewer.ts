@@ -63,9 +63,9 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     const s = member === null ? again : memberView(again, member);
     if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
     const file = (name: string) => layout.gateFile(runId, gate, name);
-    const fail = (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = []): "active" => {
+    const fail = async (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = []): Promise<"active"> => {
       const failure = failureRecord(P, { kind, reason, attempts, at: now() });
-      deliver(file(slotFile("failure", R, member)), JSON.stringify(failure, null, 2) + "\n", { guildDir: layout.guild });
+      await deliver(file(slotFile("failure", R, member)), JSON.stringify(failure, null, 2) + "\n", { guildDir: layout.guild });
       opts.log(`${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: ${kind}: ${reason}`);
       return "active";
     };
@@ -80,7 +80,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     }
     const attempt = attemptFile(P, { host: hostname(), pid: process.pid }, now());
     if (
-      deliver(file(slotFile("attempt", R, member)), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild }).status !==
+      (await deliver(file(slotFile("attempt", R, member)), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild })).status !==
       "delivered"
     )
       return "active";
@@ -115,7 +115,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     if ("kind" in normalized) return normalized.kind === "fenced" ? "active" : fail(normalized.failure, normalized.reason, ran.attempts);
     const { result } = normalized;
     const { link, pair, attempts, requested, declared } = ran;
-    const delivery = deliverResult(ctx, P, {
+    const delivery = await deliverResult(ctx, P, {
       ...result,
       dispatch_attempts: attempts,
       // the model the reviewer reported when it says (a reroute), else the one requested

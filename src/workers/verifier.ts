@@ -19,27 +19,27 @@ import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.j
 import { deliver } from "../bus/deliver.js";
 import { rejectFile } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
-import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
+import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { keepsIndependence, reviewerOf } from "../core/independence.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
 import { scrubOptions } from "../core/scrub.js";
 
-export function verifyGate(
+export async function verifyGate(
   ctx: BusContext,
   runId: string,
   gate: string,
   log: (m: string) => void,
   nowMs = Date.now(),
-): "active" | "finished" {
+): Promise<"active" | "finished"> {
   const { layout } = ctx;
   const s = readGate(layout, runId, gate);
-  const rejectName = (name: string, reason: string) => {
-    if (rejectFile(s.dir, name, reason, layout.guild)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
+  const rejectName = async (name: string, reason: string) => {
+    if (await rejectFile(s.dir, name, reason, layout.guild)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
   };
   for (const p of s.problems) {
     // a result that is symlinked, oversized or not a regular file; a verdict that verified nothing here frees its slot
-    if (movesAside("verifier", p.file)) rejectName(p.file, p.reason);
+    if (movesAside("verifier", p.file)) await rejectName(p.file, p.reason);
   }
   const grace = foreignGraceMs(ctx.settings);
   // the gate's own reviewer, then each quorum member: the same rule on each one's files
@@ -48,10 +48,10 @@ export function verifyGate(
     for (const [round, seen] of view.results) {
       if (view.verdicts.has(round)) continue;
       const refusal = resultRefusal(view, round);
-      if (refusal) reject(round, refusal);
+      if (refusal) await reject(round, refusal);
       else {
         const mayStillBeWriting = ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) < grace;
-        verifyRound({ ctx, runId, gate, round, member: view.member, packet: view.packets.get(round)!, mayStillBeWriting, reject });
+        await verifyRound({ ctx, runId, gate, round, member: view.member, packet: view.packets.get(round)!, mayStillBeWriting, reject });
       }
     }
   }
@@ -67,10 +67,10 @@ interface RoundToVerify {
   packet: PacketFrontMatter;
   /** A foreign writer may still be writing the result in place: an unreadable one is left for later, not rejected. */
   mayStillBeWriting: boolean;
-  reject: (round: number, reason: string) => void;
+  reject: (round: number, reason: string) => Promise<void>;
 }
 
-function verifyRound({ ctx, runId, gate, round, member, packet, mayStillBeWriting, reject }: RoundToVerify): void {
+async function verifyRound({ ctx, runId, gate, round, member, packet, mayStillBeWriting, reject }: RoundToVerify): Promise<void> {
   const { layout } = ctx;
   const resultPath = layout.gateFile(runId, gate, slotFile("result", round, member));
   // The verdict binds the bytes on disk: hash exactly what was read, decode strictly (SPEC §5).
@@ -127,12 +127,15 @@ function verifyRound({ ctx, runId, gate, round, member, packet, mayStillBeWritin
     verified_at: new Date().toISOString(),
   });
   // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15).
-  if (deliver(layout.gateFile(runId, gate, sealFile(round, member)), bytes, { guildDir: layout.guild }).status === "conflict") return;
-  deliver(layout.gateFile(runId, gate, slotFile("verdict", round, member)), JSON.stringify(verdict, null, 2) + "\n", {
+  if ((await deliver(layout.gateFile(runId, gate, sealFile(round, member)), bytes, { guildDir: layout.guild })).status === "conflict")
+    return;
+  await deliver(layout.gateFile(runId, gate, slotFile("verdict", round, member)), JSON.stringify(verdict, null, 2) + "\n", {
     guildDir: layout.guild,
   });
 }
 
 export function createVerifier(options: WorkerOptions): WorkerRuntime {
-  return workerRuntime("verifier", options, async (ctx, { runId, gate }, _signal, log) => verifyGate(ctx, runId, gate, log));
+  return workerRuntime("verifier", options, (ctx, { runId, gate }, _signal, log) => verifyGate(ctx, runId, gate, log), {
+    concurrency: GATES_IN_FLIGHT,
+  });
 }

@@ -32,51 +32,51 @@ function faultyFs(opts: { fail?: { op: Syscall; nth: number; partialWrite?: bool
     return now;
   };
   const fs: FsOps = {
-    open(p, flags, mode) {
+    async open(p, flags, mode) {
       calls.push({ op: "open", args: [p, flags] });
       if (hit("open")) throw errno("EIO", "open");
-      return realFs.open(p, flags, mode);
+      return await realFs.open(p, flags, mode);
     },
-    write(fd, bytes) {
+    async write(fd, bytes) {
       calls.push({ op: "write", args: [fd, bytes.length] });
       if (hit("write")) {
         // A torn write: half the bytes reach the file, then the error.
-        if (opts.fail?.partialWrite) realFs.write(fd, bytes.subarray(0, Math.floor(bytes.length / 2)));
+        if (opts.fail?.partialWrite) await realFs.write(fd, bytes.subarray(0, Math.floor(bytes.length / 2)));
         throw errno("ENOSPC", "write");
       }
-      realFs.write(fd, bytes);
+      await realFs.write(fd, bytes);
     },
-    fsync(fd) {
+    async fsync(fd) {
       calls.push({ op: "fsync", args: [fd] });
       if (hit("fsync")) throw errno("EIO", "fsync");
-      realFs.fsync(fd);
+      await realFs.fsync(fd);
     },
-    close(fd) {
+    async close(fd) {
       calls.push({ op: "close", args: [fd] });
       // Like Linux close(2): the descriptor is gone even when an error is reported.
-      realFs.close(fd);
+      await realFs.close(fd);
       if (hit("close")) throw errno("EIO", "close");
     },
-    link(a, b) {
+    async link(a, b) {
       calls.push({ op: "link", args: [a, b] });
       if (hit("link")) throw errno("EIO", "link");
       if (opts.linkCode) throw errno(opts.linkCode, "link");
-      realFs.link(a, b);
+      await realFs.link(a, b);
     },
-    unlink(p) {
+    async unlink(p) {
       calls.push({ op: "unlink", args: [p] });
       if (hit("unlink")) throw errno("EIO", "unlink");
-      realFs.unlink(p);
+      await realFs.unlink(p);
     },
-    readFile(p) {
+    async readFile(p) {
       calls.push({ op: "readFile", args: [p] });
       if (hit("readFile")) throw errno("EIO", "readFile");
-      return realFs.readFile(p);
+      return await realFs.readFile(p);
     },
-    mkdir(p) {
+    async mkdir(p) {
       calls.push({ op: "mkdir", args: [p] });
       if (hit("mkdir")) throw errno("EIO", "mkdir");
-      realFs.mkdir(p);
+      await realFs.mkdir(p);
     },
   };
   return { fs, calls, counts, injected: () => injected };
@@ -96,16 +96,16 @@ const PAYLOAD = Buffer.from(Array.from({ length: 256 * 1024 }, (_, i) => (i * 79
 const OTHER = Buffer.from("someone else's artifact\n");
 
 describe("deliver: Maildir-style first-writer-wins", () => {
-  it("stages under <guildDir>/tmp with host, pid and a random id, fsyncs, links, unlinks and fsyncs the directory", () => {
+  it("stages under <guildDir>/tmp with host, pid and a random id, fsyncs, links, unlinks and fsyncs the directory", async () => {
     const { guildDir, final } = setup();
     const { fs, calls } = faultyFs();
-    const result = deliver(final, PAYLOAD, { guildDir, fs });
+    const result = await deliver(final, PAYLOAD, { guildDir, fs });
 
     expect(result).toEqual({ status: "delivered", path: final, sha256: sha256Hex(PAYLOAD) });
     expect(readFileSync(final).equals(PAYLOAD)).toBe(true);
     expect(stagingFiles(guildDir)).toEqual([]);
 
-    const link = calls.find((c) => c.op === "link")!;
+    const link = calls.filter((c) => c.op === "link").at(-1)!;
     const staging = link.args[0] as string;
     expect(link.args[1]).toBe(final);
     expect(path.dirname(staging)).toBe(path.join(guildDir, "tmp"));
@@ -113,18 +113,45 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     expect(parseStagingName(path.basename(staging))).toEqual({ host: THIS_HOST, pid: process.pid });
 
     const seq = calls.map((c) => `${c.op}:${c.op === "open" || c.op === "link" || c.op === "unlink" ? c.args[0] : ""}`);
-    const iStagingOpen = seq.indexOf(`open:${staging}`);
-    const iLink = seq.indexOf(`link:${staging}`);
+    // the first open and link find their directories missing (made then, not before every delivery)
+    const iStagingOpen = seq.lastIndexOf(`open:${staging}`);
+    const iLink = seq.lastIndexOf(`link:${staging}`);
     const iDirOpen = seq.indexOf(`open:${path.dirname(final)}`);
+    expect(seq.slice(0, iStagingOpen)).toEqual([`open:${staging}`, "mkdir:"]);
     expect(calls[iStagingOpen]!.args[1]).toBe("wx"); // never reuses a staging name
-    expect(seq.slice(iStagingOpen, iLink)).toEqual([`open:${staging}`, "write:", "fsync:", "close:"]);
+    expect(seq.slice(iStagingOpen, iLink)).toEqual([`open:${staging}`, "write:", "fsync:", "close:", `link:${staging}`, "mkdir:"]);
     expect(iDirOpen).toBeGreaterThan(iLink);
     expect(seq[iDirOpen + 1]).toBe("fsync:");
     expect(seq).toContain(`unlink:${staging}`);
     expect(seq.indexOf(`unlink:${staging}`)).toBeGreaterThan(iLink);
   });
 
-  it("gives each delivery its own staging name", () => {
+  it("into directories that exist, makes none: open, write, fsync, close, link, directory fsync, unlink", async () => {
+    const { guildDir, final } = setup();
+    await deliver(final, OTHER, { guildDir });
+    const { fs, calls } = faultyFs();
+    await deliver(path.join(path.dirname(final), "second.md"), PAYLOAD, { guildDir, fs });
+    expect(calls.map((c) => c.op)).toEqual(["open", "write", "fsync", "close", "link", "open", "fsync", "close", "unlink"]);
+  });
+
+  it("deliveries into one directory in one tick share directory fsyncs, and each resolves after one that followed its link", async () => {
+    const { guildDir, root } = setup();
+    const dir = path.join(root, "many");
+    await deliver(path.join(dir, "first"), "x", { guildDir });
+    const { fs, calls } = faultyFs();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => deliver(path.join(dir, `f-${i}`), `${i}\n`, { guildDir, fs })));
+    expect(results.every((r) => r.status === "delivered")).toBe(true);
+    const seq = calls.map((c) => `${c.op}:${c.op === "open" || c.op === "link" ? c.args[0] : ""}`);
+    const dirSyncs = seq.flatMap((op, i) => (op === `open:${dir}` ? [i] : []));
+    expect(dirSyncs.length).toBeGreaterThanOrEqual(1);
+    expect(dirSyncs.length).toBeLessThan(20);
+    // the last link into the directory came before the last directory fsync began
+    const lastLink = seq.map((op) => op.startsWith("link:")).lastIndexOf(true);
+    expect(lastLink).toBeLessThan(dirSyncs.at(-1)!);
+    expect(readdirSync(dir).length).toBe(21);
+  });
+
+  it("gives each delivery its own staging name", async () => {
     const names = new Set(Array.from({ length: 200 }, () => stagingName("/x/a.md")));
     expect(names.size).toBe(200);
     for (const n of names) expect(parseStagingName(n)).toEqual({ host: THIS_HOST, pid: process.pid });
@@ -134,19 +161,19 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     expect(parseStagingName("a.host.notapid.id")).toBeNull();
   });
 
-  it("accepts a string and creates the final directory", () => {
+  it("accepts a string and creates the final directory", async () => {
     const { guildDir, root } = setup();
     const final = path.join(root, "deep", "er", "note.txt");
-    expect(deliver(final, "héllo\n", { guildDir }).status).toBe("delivered");
+    expect((await deliver(final, "héllo\n", { guildDir })).status).toBe("delivered");
     expect(readFileSync(final, "utf8")).toBe("héllo\n");
   });
 
-  it("is idempotent for identical bytes and never rewrites the final", () => {
+  it("is idempotent for identical bytes and never rewrites the final", async () => {
     const { guildDir, final } = setup();
-    deliver(final, PAYLOAD, { guildDir });
+    await deliver(final, PAYLOAD, { guildDir });
     const before = statSync(final);
     const { fs, calls } = faultyFs();
-    const again = deliver(final, Buffer.from(PAYLOAD), { guildDir, fs });
+    const again = await deliver(final, Buffer.from(PAYLOAD), { guildDir, fs });
     expect(again).toEqual({ status: "identical", path: final, sha256: sha256Hex(PAYLOAD) });
     const after = statSync(final);
     expect([after.ino, after.mtimeMs, after.nlink]).toEqual([before.ino, before.mtimeMs, 1]);
@@ -154,11 +181,11 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     expect(stagingFiles(guildDir)).toEqual([]);
   });
 
-  it("reports a conflict with the existing sha256 and keeps the existing file", () => {
+  it("reports a conflict with the existing sha256 and keeps the existing file", async () => {
     const { guildDir, final } = setup();
-    deliver(final, OTHER, { guildDir });
+    await deliver(final, OTHER, { guildDir });
     const before = statSync(final);
-    const result = deliver(final, PAYLOAD, { guildDir });
+    const result = await deliver(final, PAYLOAD, { guildDir });
     expect(result).toEqual({
       status: "conflict",
       path: final,
@@ -170,27 +197,27 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     expect(stagingFiles(guildDir)).toEqual([]);
   });
 
-  it("a final written by something else is a conflict too", () => {
+  it("a final written by something else is a conflict too", async () => {
     const { guildDir, final } = setup();
     mkdirSync(path.dirname(final), { recursive: true });
     writeFileSync(final, "");
-    expect(deliver(final, PAYLOAD, { guildDir }).status).toBe("conflict");
+    expect((await deliver(final, PAYLOAD, { guildDir })).status).toBe("conflict");
     expect(readFileSync(final).length).toBe(0);
   });
 
-  it("skips every fsync when durable is false", () => {
+  it("skips every fsync when durable is false", async () => {
     const { guildDir, final } = setup();
     const { fs, counts } = faultyFs();
-    expect(deliver(final, PAYLOAD, { guildDir, fs, durable: false }).status).toBe("delivered");
+    expect((await deliver(final, PAYLOAD, { guildDir, fs, durable: false })).status).toBe("delivered");
     expect(counts.get("fsync") ?? 0).toBe(0);
     expect(readFileSync(final).equals(PAYLOAD)).toBe(true);
   });
 
-  it("throws on a link() failure that is not 'unsupported', leaving neither final nor staging", () => {
+  it("throws on a link() failure that is not 'unsupported', leaving neither final nor staging", async () => {
     const { guildDir, final } = setup();
     const { fs } = faultyFs({ linkCode: "EACCES" });
     const log: string[] = [];
-    expect(() => deliver(final, PAYLOAD, { guildDir, fs, log: (m) => log.push(m) })).toThrow(/EACCES/);
+    await expect(deliver(final, PAYLOAD, { guildDir, fs, log: (m) => log.push(m) })).rejects.toThrow(/EACCES/);
     expect(existsSync(final)).toBe(false);
     expect(stagingFiles(guildDir)).toEqual([]);
     expect(log).toEqual([]);
@@ -199,11 +226,11 @@ describe("deliver: Maildir-style first-writer-wins", () => {
 
 describe("deliver: exclusive-create fallback where link() is unsupported", () => {
   for (const code of ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"]) {
-    it(`falls back on ${code}, says so in the log and the result`, () => {
+    it(`falls back on ${code}, says so in the log and the result`, async () => {
       const { guildDir, final } = setup();
       const { fs, calls } = faultyFs({ linkCode: code });
       const log: string[] = [];
-      const result = deliver(final, PAYLOAD, { guildDir, fs, log: (m) => log.push(m) });
+      const result = await deliver(final, PAYLOAD, { guildDir, fs, log: (m) => log.push(m) });
       expect(result).toEqual({ status: "delivered", path: final, sha256: sha256Hex(PAYLOAD), fallback: true });
       expect(readFileSync(final).equals(PAYLOAD)).toBe(true);
       expect(log).toHaveLength(1);
@@ -215,35 +242,35 @@ describe("deliver: exclusive-create fallback where link() is unsupported", () =>
     });
   }
 
-  it("still reports identical and conflict without overwriting, flagged as fallback", () => {
+  it("still reports identical and conflict without overwriting, flagged as fallback", async () => {
     const { guildDir, final } = setup();
-    deliver(final, OTHER, { guildDir });
+    await deliver(final, OTHER, { guildDir });
     const log: string[] = [];
-    const conflict = deliver(final, PAYLOAD, { guildDir, fs: faultyFs({ linkCode: "EPERM" }).fs, log: (m) => log.push(m) });
+    const conflict = await deliver(final, PAYLOAD, { guildDir, fs: faultyFs({ linkCode: "EPERM" }).fs, log: (m) => log.push(m) });
     expect(conflict).toMatchObject({ status: "conflict", existingSha256: sha256Hex(OTHER), fallback: true });
-    const identical = deliver(final, OTHER, { guildDir, fs: faultyFs({ linkCode: "EPERM" }).fs });
+    const identical = await deliver(final, OTHER, { guildDir, fs: faultyFs({ linkCode: "EPERM" }).fs });
     expect(identical).toMatchObject({ status: "identical", fallback: true });
     expect(readFileSync(final).equals(OTHER)).toBe(true);
     expect(log).toHaveLength(1);
     expect(stagingFiles(guildDir)).toEqual([]);
   });
 
-  it("removes its own partial final when the write fails midway", () => {
+  it("removes its own partial final when the write fails midway", async () => {
     const { guildDir, final } = setup();
     // The second write is the final's (the first is the staging file's).
     const { fs, injected } = faultyFs({ linkCode: "EPERM", fail: { op: "write", nth: 2, partialWrite: true } });
-    expect(() => deliver(final, PAYLOAD, { guildDir, fs })).toThrow(/ENOSPC/);
+    await expect(deliver(final, PAYLOAD, { guildDir, fs })).rejects.toThrow(/ENOSPC/);
     expect(injected()).toBe(true);
     expect(existsSync(final)).toBe(false);
     expect(stagingFiles(guildDir)).toEqual([]);
   });
 
-  it("never removes a final it did not create when the exclusive create fails", () => {
+  it("never removes a final it did not create when the exclusive create fails", async () => {
     const { guildDir, final } = setup();
-    deliver(final, OTHER, { guildDir });
+    await deliver(final, OTHER, { guildDir });
     // Second open is the final's exclusive create: fail it with something other than EEXIST.
     const { fs, injected } = faultyFs({ linkCode: "EPERM", fail: { op: "open", nth: 2 } });
-    expect(() => deliver(final, PAYLOAD, { guildDir, fs })).toThrow(/EIO/);
+    await expect(deliver(final, PAYLOAD, { guildDir, fs })).rejects.toThrow(/EIO/);
     expect(injected()).toBe(true);
     expect(readFileSync(final).equals(OTHER)).toBe(true);
   });
@@ -271,12 +298,12 @@ describe("deliver under injected syscall failures", () => {
 
   for (const { pre, linkCode } of scenarios) {
     const label = `final ${pre === "none" ? "absent" : pre}${linkCode ? `, link() ${linkCode}` : ""}`;
-    it(`${label}: every failing call leaves the final absent or whole, and no orphan after the janitor`, () => {
+    it(`${label}: every failing call leaves the final absent or whole, and no orphan after the janitor`, async () => {
       // Count each syscall in a clean run of the same scenario.
       const clean = prepare(pre);
       const baseline = faultyFs({ linkCode });
       const expected: DeliverResult["status"] = pre === "none" ? "delivered" : pre === "identical" ? "identical" : "conflict";
-      expect(deliver(clean.final, PAYLOAD, { guildDir: clean.guildDir, fs: baseline.fs }).status).toBe(expected);
+      expect((await deliver(clean.final, PAYLOAD, { guildDir: clean.guildDir, fs: baseline.fs })).status).toBe(expected);
 
       const faults: Array<{ op: Syscall; nth: number; partialWrite?: boolean }> = [];
       for (const op of SYSCALLS) {
@@ -294,7 +321,7 @@ describe("deliver under injected syscall failures", () => {
         const faulty = faultyFs({ fail, linkCode });
         let result: DeliverResult | undefined;
         try {
-          result = deliver(final, PAYLOAD, { guildDir, fs: faulty.fs });
+          result = await deliver(final, PAYLOAD, { guildDir, fs: faulty.fs });
         } catch (error) {
           expect((error as NodeJS.ErrnoException).code, what).toMatch(/^(EIO|ENOSPC)$/);
           threw++;

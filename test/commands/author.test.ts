@@ -9,13 +9,13 @@ import { decideEscalation, rebut, respond, resubmit } from "../../src/commands/a
 import { requestReview } from "../../src/commands/review.js";
 import { tempRoot } from "../helpers/tmp.js";
 
-function project() {
+async function project() {
   const root = tempRoot();
   mkdirSync(path.join(root, "docs"));
   writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
   const layout = new Layout(root);
   expect(
-    requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" }),
+    await requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" }),
   ).toMatchObject({
     ok: true,
   });
@@ -25,14 +25,17 @@ function project() {
 
 describe("commands: refusals are answers, and nothing is written for them", () => {
   it("a gate that waits for nobody's answer yet refuses resubmit, rebut, decide and respond", async () => {
-    const { ctx, files } = project();
+    const { ctx, files } = await project();
     const before = files();
-    expect(resubmit(ctx, "r1", "G-spec")).toEqual({
+    expect(await resubmit(ctx, "r1", "G-spec")).toEqual({
       ok: false,
       error: expect.stringMatching(/not waiting for the author \(state: broker/),
     });
-    expect(rebut(ctx, "r1", "G-spec", "I disagree")).toEqual({ ok: false, error: expect.stringMatching(/not waiting for the author/) });
-    expect(decideEscalation(ctx, "r1", "G-spec", { choice: "force-pass", decidedBy: "me" })).toEqual({
+    expect(await rebut(ctx, "r1", "G-spec", "I disagree")).toEqual({
+      ok: false,
+      error: expect.stringMatching(/not waiting for the author/),
+    });
+    expect(await decideEscalation(ctx, "r1", "G-spec", { choice: "force-pass", decidedBy: "me" })).toEqual({
       ok: false,
       error: expect.stringMatching(/not waiting for a decision/),
     });
@@ -43,20 +46,22 @@ describe("commands: refusals are answers, and nothing is written for them", () =
     expect(files()).toEqual(before);
   });
 
-  it("extend-cap without a number, and a bad id or gate, are refusals too", () => {
-    const { layout, ctx } = project();
-    expect(decideEscalation(ctx, "r1", "G-spec", { choice: "extend-cap", decidedBy: "me" })).toEqual({
+  it("extend-cap without a number, and a bad id or gate, are refusals too", async () => {
+    const { layout, ctx } = await project();
+    expect(await decideEscalation(ctx, "r1", "G-spec", { choice: "extend-cap", decidedBy: "me" })).toEqual({
       ok: false,
       error: "a number of rounds (1-5) goes with extend-cap, and only with it",
     });
-    expect(requestReview(layout, { artifact: "docs/spec.md", gate: "G-nope", author: "claude", reviewer: "manual" })).toEqual({
+    expect(await requestReview(layout, { artifact: "docs/spec.md", gate: "G-nope", author: "claude", reviewer: "manual" })).toEqual({
       ok: false,
       error: expect.stringMatching(/^invalid gate/),
     });
-    expect(requestReview(layout, { artifact: "../outside.md", gate: "G-plan", author: "claude", reviewer: "manual" })).toMatchObject({
+    expect(await requestReview(layout, { artifact: "../outside.md", gate: "G-plan", author: "claude", reviewer: "manual" })).toMatchObject({
       ok: false,
     });
-    expect(requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" })).toEqual({
+    expect(
+      await requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" }),
+    ).toEqual({
       ok: false,
       error: expect.stringMatching(/already has a request/),
     });

@@ -24,7 +24,7 @@ async function main() {
     process.stdout.write("ready\n");
     for (let i = 0; i < Number(count); i++) {
       const name = `f-${i}.bin`;
-      deliver(path.join(outDir, name), payloadFor(name, Number(size)), { guildDir });
+      await deliver(path.join(outDir, name), payloadFor(name, Number(size)), { guildDir });
       process.stdout.write(`ok ${i}\n`);
     }
     return;
@@ -45,7 +45,7 @@ async function main() {
     for await (const line of lines) {
       const { final, text, size } = JSON.parse(line);
       try {
-        const result = deliver(final, payloadFor(text, size), { guildDir });
+        const result = await deliver(final, payloadFor(text, size), { guildDir });
         process.stdout.write(JSON.stringify(result) + "\n");
       } catch (error) {
         process.stdout.write(JSON.stringify({ error: String(error) }) + "\n");

@@ -103,7 +103,7 @@ describe("hostile and malformed input (integration)", () => {
       // the requests go through the CLI's own function in process: the drops are under test here, not the CLI
       const layout = new Layout(p.root);
       for (const { c, run } of drops) {
-        const requested = requestReview(layout, {
+        const requested = await requestReview(layout, {
           artifact: "docs/plan.md",
           gate: "G-plan",
           author: "claude",

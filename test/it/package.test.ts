@@ -76,7 +76,9 @@ describe("the npm package", () => {
         `const root = ${JSON.stringify(demoRoot)};`,
         'const status = gateStatus(root, "demo-run", "G-spec");',
         "const failed = verifyGatePass({ resultRaw: null, artifactBytes: new Uint8Array() });",
-        'const requested = requestReview(root, { artifact: "docs/export-spec.md", gate: "G-plan", author: "claude", runId: "lib-run" });',
+        "const requested = await requestReview(root, {",
+        '  artifact: "docs/export-spec.md", gate: "G-plan", author: "claude", runId: "lib-run",',
+        "});",
         "console.log(JSON.stringify({ family: classifyFamily('gpt-5.2'), status: status.status, pass: failed.pass, requested }));",
       ].join("\n");
       writeFileSync(path.join(project, "use-the-library.js"), script);

@@ -20,9 +20,9 @@ async function project(readOnly = false) {
   writeFileSync(path.join(root, "docs", "plan.md"), "# Plan\n");
   writeFileSync(path.join(root, "secret.txt"), "TOP-SECRET\n");
   const layout = new Layout(root);
-  expect(requestReview(layout, { artifact: "docs/plan.md", gate: "G-plan", author: "claude", reviewer: "manual", runId: "r1" }).ok).toBe(
-    true,
-  );
+  expect(
+    (await requestReview(layout, { artifact: "docs/plan.md", gate: "G-plan", author: "claude", reviewer: "manual", runId: "r1" })).ok,
+  ).toBe(true);
   const ui = await startConsole({ root, host: "127.0.0.1", port: 0, readOnly, poll: false });
   running.push(ui);
   const token = new URL(ui.url).searchParams.get("token")!;

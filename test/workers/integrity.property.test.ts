@@ -74,7 +74,9 @@ async function play(steps: Step[]): Promise<void> {
   writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify({ foreign_grace_ms: 0 }));
   writeFileSync(path.join(root, "docs", "spec.md"), TEXTS[0]!);
   const layout = new Layout(root);
-  expect(requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: RUN })).toMatchObject({
+  expect(
+    await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: RUN }),
+  ).toMatchObject({
     ok: true,
   });
   const dir = layout.gateDir(RUN, GATE);
@@ -107,7 +109,7 @@ async function play(steps: Step[]): Promise<void> {
     const ctx = loadContext(layout); // every pass reloads, as a restarted worker would
     const R = openRound();
     if (s.do === "broker") await stepGate(ctx, RUN, GATE).catch(() => undefined);
-    else if (s.do === "verifier") verifyGate(ctx, RUN, GATE, quiet);
+    else if (s.do === "verifier") await verifyGate(ctx, RUN, GATE, quiet);
     else if (s.do === "edit") writeFileSync(path.join(root, "docs", "spec.md"), TEXTS[s.text]!);
     else if (R > 0) {
       if (s.do === "result" && !existsSync(file(`result-${R}.json`))) put(`result-${R}.json`, result(R, s.verdict, s.stale));
