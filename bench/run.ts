@@ -322,6 +322,11 @@ async function main(): Promise<void> {
     console.table([await throughput(throughputOnly)]);
     return;
   }
+  const roundsOnly = flagValue("--rounds");
+  if (roundsOnly !== null) {
+    console.log(JSON.stringify({ echo: await echoFloor(20), watch: await roundOverhead(roundsOnly, false) }, null, 1));
+    return;
+  }
   if (process.argv.includes("--cli")) {
     printColdStart(coldStart(flagValue("--cli") || 20));
     return;

@@ -230,8 +230,9 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
     }
   }
-  bindVerdicts(snap, dir, snap, null);
-  for (const [member, slots] of snap.members) bindVerdicts(snap, dir, slots, member);
+  const sha = shaOncePerRead();
+  bindVerdicts(snap, { dir, sha }, snap, null);
+  for (const [member, slots] of snap.members) bindVerdicts(snap, { dir, sha }, slots, member);
   snap.fingerprint = prints.join("|");
   return snap;
 }
@@ -242,17 +243,32 @@ function slotsOf(snap: GateSnapshot, member: string): ReviewSlots {
   return slots;
 }
 
+/** The gate directory being read, and its files' hashes, each file hashed (or found in the cache) once per read. */
+interface GateFiles {
+  dir: string;
+  sha: (file: string) => string | null;
+}
+
+function shaOncePerRead(): (file: string) => string | null {
+  const seen = new Map<string, string | null>();
+  return (file) => {
+    if (!seen.has(file)) seen.set(file, fileSha(file));
+    return seen.get(file)!;
+  };
+}
+
 /** Keep only the verdicts bound to the packet and sealed result bytes of their slot; record broken seals. */
-function bindVerdicts(snap: GateSnapshot, dir: string, slots: ReviewSlots, member: string | null): void {
+function bindVerdicts(snap: GateSnapshot, files: GateFiles, slots: ReviewSlots, member: string | null): void {
+  const { dir } = files;
   for (const [round, verdict] of slots.verdicts) {
-    const why = verdictProblem(slots, dir, round, verdict, member);
+    const why = verdictProblem(slots, files, round, verdict, member);
     if (!why) continue;
     slots.verdicts.delete(round);
     if (why.broken) slots.brokenSeals.set(round, why.reason);
     else snap.problems.push({ file: slotFile("verdict", round, member), reason: why.reason, mtimeMs: verdictMtime(dir, round, member) });
   }
-  for (const round of slots.results.keys()) checkSeal(slots, dir, round, member);
-  for (const round of slots.verdicts.keys()) checkSeal(slots, dir, round, member);
+  for (const round of slots.results.keys()) checkSeal(slots, files, round, member);
+  for (const round of slots.verdicts.keys()) checkSeal(slots, files, round, member);
 }
 
 function verdictMtime(dir: string, round: number, member: string | null): number {
@@ -300,9 +316,9 @@ function fileSha(file: string): string | null {
   ).sha;
 }
 
-const resultSha = (dir: string, round: number, member: string | null) => fileSha(path.join(dir, slotFile("result", round, member)));
+const resultSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(path.join(dir, slotFile("result", round, member)));
 /** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
-const sealSha = (dir: string, round: number, member: string | null) => fileSha(path.join(dir, sealFile(round, member)));
+const sealSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(path.join(dir, sealFile(round, member)));
 
 /**
  * Whether a valid verdict counts (SPEC §5, §15): only for the bytes the verifier sealed before writing it, and only
@@ -311,7 +327,7 @@ const sealSha = (dir: string, round: number, member: string | null) => fileSha(p
  */
 function verdictProblem(
   slots: ReviewSlots,
-  dir: string,
+  files: GateFiles,
   round: number,
   v: VerdictFile,
   member: string | null,
@@ -319,8 +335,8 @@ function verdictProblem(
   const packet = slots.packets.get(round);
   if (!packet || packet.packet_id !== v.packet_id)
     return { broken: false, reason: `verdict names packet ${v.packet_id}, not the packet issued for round ${round}` };
-  const sealed = sealSha(dir, round, member);
-  const now = resultSha(dir, round, member);
+  const sealed = sealSha(files, round, member);
+  const now = resultSha(files, round, member);
   if (sealed !== null) {
     if (sealed !== v.result_sha256)
       return { broken: false, reason: `verdict names result bytes ${v.result_sha256}, not the bytes the verifier sealed: a stray verdict` };
@@ -338,11 +354,11 @@ function verdictProblem(
 }
 
 /** A round whose verdict is kept but whose result is not the sealed bytes: changed or removed after verification. */
-function checkSeal(slots: ReviewSlots, dir: string, round: number, member: string | null): void {
+function checkSeal(slots: ReviewSlots, files: GateFiles, round: number, member: string | null): void {
   if (slots.brokenSeals.has(round)) return;
-  const sealed = sealSha(dir, round, member);
+  const sealed = sealSha(files, round, member);
   if (sealed === null) return;
-  const now = resultSha(dir, round, member);
+  const now = resultSha(files, round, member);
   if (now === sealed) return;
   const name = slotFile("result", round, member);
   slots.verdicts.delete(round);

@@ -31,26 +31,30 @@ type Worker = "broker" | "verifier" | "manual";
  * nothing here the verifier at once (it needs the slot) and the broker after the grace period (no verifier running).
  */
 export const GATE_FILE_KINDS: Readonly<
-  Record<RoundKind | "request" | "outcome", { ext: "md" | "json"; writer: string; readers: string; movers: readonly Worker[] }>
+  Record<
+    RoundKind | "request" | "outcome",
+    { ext: "md" | "json"; writer: string; readers: string; movers: readonly Worker[]; wakes: readonly Worker[] }
+  >
 > = {
-  request: { ext: "json", writer: "author (review)", readers: "broker, status", movers: ["broker"] },
-  packet: { ext: "md", writer: "broker", readers: "reviewer workers, manual worker, verifier", movers: ["broker"] },
-  attempt: { ext: "json", writer: "reviewer worker", readers: "broker, reviewer workers", movers: ["broker"] },
+  request: { ext: "json", writer: "author (review)", readers: "broker, status", movers: ["broker"], wakes: ["broker"] },
+  packet: { ext: "md", writer: "broker", readers: "reviewer workers, manual worker, verifier", movers: ["broker"], wakes: ["manual"] },
+  attempt: { ext: "json", writer: "reviewer worker", readers: "broker, reviewer workers", movers: ["broker"], wakes: [] },
   result: {
     ext: "json",
     writer: "reviewer worker, manual worker, respond, foreign tool",
     readers: "verifier, broker",
     movers: ["verifier"],
+    wakes: ["verifier"],
   },
-  response: { ext: "md", writer: "a human", readers: "manual worker", movers: ["manual"] },
-  failure: { ext: "json", writer: "reviewer worker", readers: "broker", movers: ["broker"] },
-  verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", movers: ["verifier", "broker"] },
-  resubmit: { ext: "json", writer: "author (resubmit)", readers: "broker", movers: ["broker"] },
-  escalation: { ext: "json", writer: "broker", readers: "decide, status", movers: ["broker"] },
-  decision: { ext: "json", writer: "a human (decide)", readers: "broker", movers: ["broker"] },
-  memory: { ext: "md", writer: "reviewer worker, manual worker", readers: "broker (next packet)", movers: ["broker"] },
-  rebuttal: { ext: "md", writer: "author (rebut)", readers: "broker (ruling packet)", movers: ["broker"] },
-  outcome: { ext: "json", writer: "broker", readers: "everyone", movers: ["broker"] },
+  response: { ext: "md", writer: "a human", readers: "manual worker", movers: ["manual"], wakes: ["manual"] },
+  failure: { ext: "json", writer: "reviewer worker", readers: "broker", movers: ["broker"], wakes: ["broker"] },
+  verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", movers: ["verifier", "broker"], wakes: ["broker"] },
+  resubmit: { ext: "json", writer: "author (resubmit)", readers: "broker", movers: ["broker"], wakes: ["broker"] },
+  escalation: { ext: "json", writer: "broker", readers: "decide, status", movers: ["broker"], wakes: [] },
+  decision: { ext: "json", writer: "a human (decide)", readers: "broker", movers: ["broker"], wakes: ["broker"] },
+  memory: { ext: "md", writer: "reviewer worker, manual worker", readers: "broker (next packet)", movers: ["broker"], wakes: [] },
+  rebuttal: { ext: "md", writer: "author (rebut)", readers: "broker (ruling packet)", movers: ["broker"], wakes: ["broker"] },
+  outcome: { ext: "json", writer: "broker", readers: "everyone", movers: ["broker"], wakes: [] },
 };
 
 const ROUND_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-(0|[1-9][0-9]{0,8})\\.(md|json)$`);
@@ -92,6 +96,19 @@ export function movesAside(worker: Worker, name: string): boolean {
   const kind = KIND_PREFIX_RE.exec(name)?.[1] as RoundKind | undefined;
   return kind !== undefined && GATE_FILE_KINDS[kind].movers.includes(worker);
 }
+
+/**
+ * Whether a file of this name landing in an active gate may give `worker` work at once (`wakes` above): its own
+ * deliveries and the files it only reads later do not wake it, and the reconcile pass still sees every change of
+ * the directory. Workers not in the table (the reviewers) wake on every file.
+ */
+export function wakes(worker: string, name: string): boolean {
+  if (!WAKE_TABLE_WORKERS.has(worker)) return true;
+  const kind = name === GATE_FILES.request ? "request" : name === GATE_FILES.outcome ? "outcome" : parseRoundFile(name)?.kind;
+  return kind === undefined || GATE_FILE_KINDS[kind].wakes.includes(worker as Worker);
+}
+
+const WAKE_TABLE_WORKERS = new Set<string>(["broker", "verifier", "manual"] satisfies Worker[]);
 
 export { PathSafetyError };
 

@@ -43,6 +43,11 @@ export interface WorkerSpec {
    * finished are only named, then verified by a paced sweep; the worker writes that log as runs finish and reopen.
    */
   skipFinishedRuns?: boolean;
+  /**
+   * Whether a file of this name landing in an active gate should wake this worker at once; when false the event is
+   * dropped (the reconcile pass still handles the gate, its directory having changed). Default: every name.
+   */
+  wakesOn?(name: string): boolean;
   /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
   beforePass?(): void;
   log(message: string): void;
@@ -378,6 +383,8 @@ export class WorkerRuntime {
       this.activate(ref);
       return;
     }
+    const name = path.relative(this.spec.layout.gateDir(ref.runId, ref.gate), p);
+    if (this.spec.wakesOn && name && !name.includes(path.sep) && !this.spec.wakesOn(name)) return;
     this.enqueue(ref.key);
   }
 

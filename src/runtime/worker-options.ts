@@ -1,5 +1,5 @@
 // Options every worker process takes, and the logger they share.
-import { Layout } from "../bus/layout.js";
+import { Layout, wakes } from "../bus/layout.js";
 import { type GateRef, type GateStatus, WorkerRuntime, type WorkerSpec } from "./reconciler.js";
 import { type BusContext, loadContext } from "../bus/context.js";
 
@@ -61,6 +61,7 @@ export function workerRuntime(
     log,
     beforePass: () => holder.reload(),
     handleGate: (ref, signal) => handle(holder.current, ref, signal, log),
+    wakesOn: (name) => wakes(kind, name),
     skipFinishedRuns: extra.janitor !== false, // a writer keeps the finished-runs log; a reader (the console) sees every run
     ...extra,
   });

@@ -1,6 +1,6 @@
 // The reconciler every worker runs on (SPEC §18): a gate whose handler throws (a bug) is retried later and later,
 // its stack logged once, and is handled as usual again once the handler stops throwing.
-import { mkdirSync, utimesSync } from "node:fs";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -76,6 +76,43 @@ describe("reconciler: coarse directory mtimes (sshfs: whole seconds)", () => {
       await until("G-spec handled twice", () => calls.filter((g) => g === "G-spec").length >= 2);
       // a later change within that second would not move the mtime: only the second look can see it
       expect(calls.filter((g) => g === "G-plan")).toEqual(["G-plan"]);
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
+
+describe("reconciler: which files wake a worker", () => {
+  it("a file the worker does not wake on is left to the reconcile pass; one it wakes on is handled at once", async () => {
+    const root = tempRoot();
+    const dir = (gate: string) => path.join(root, ".guild", "runs", "r1", "review", gate);
+    for (const gate of ["G-spec", "G-plan"]) mkdirSync(dir(gate), { recursive: true });
+    const calls: string[] = [];
+    const runtime = new WorkerRuntime({
+      kind: "test",
+      layout: new Layout(root),
+      poll: false,
+      reconcileMs: 600_000, // no pass during the test: only watcher events can wake it
+      fullScanMs: 600_000,
+      wakesOn: (name) => name.startsWith("result-"),
+      handleGate: async (ref) => {
+        calls.push(ref.gate);
+        return "active";
+      },
+      log: () => undefined,
+    });
+    await runtime.start();
+    try {
+      await until("both gates handled at start", () => calls.includes("G-spec") && calls.includes("G-plan"));
+      const spec = () => calls.filter((g) => g === "G-spec").length;
+      const before = spec();
+      writeFileSync(path.join(dir("G-spec"), "packet-1.md"), "x");
+      // events reach the worker in order: once G-plan's result is handled, G-spec's packet event has been seen
+      writeFileSync(path.join(dir("G-plan"), "result-1.json"), "{}");
+      await until("G-plan woken by its result", () => calls.filter((g) => g === "G-plan").length >= 2);
+      expect(spec()).toBe(before);
+      writeFileSync(path.join(dir("G-spec"), "result-1.json"), "{}");
+      await until("G-spec woken by its result", () => spec() > before);
     } finally {
       await runtime.stop();
     }
