@@ -4,7 +4,7 @@ import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
-import { WorkerRuntime } from "../../src/runtime/reconciler.js";
+import { WorkerRuntime, type WorkerSpec } from "../../src/runtime/reconciler.js";
 import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -48,29 +48,35 @@ describe("reconciler: backoff on a throwing handler", () => {
   });
 });
 
+/** Two gate directories of one run, and a runtime (not started) that records each gate it handles, in order. */
+function twoGates(options: Partial<WorkerSpec>) {
+  const root = tempRoot();
+  const dir = (gate: string) => path.join(root, ".guild", "runs", "r1", "review", gate);
+  for (const gate of ["G-spec", "G-plan"]) mkdirSync(dir(gate), { recursive: true });
+  const calls: string[] = [];
+  const runtime = new WorkerRuntime({
+    kind: "test",
+    layout: new Layout(root),
+    poll: true,
+    reconcileMs: 20,
+    fullScanMs: 600_000,
+    handleGate: async (ref) => {
+      calls.push(ref.gate);
+      return "active";
+    },
+    log: () => undefined,
+    ...options,
+  });
+  return { dir, calls, runtime };
+}
+
 describe("reconciler: coarse directory mtimes (sshfs: whole seconds)", () => {
   it("a gate handled within the second of its directory's whole-second mtime is handled again; an older one is not", async () => {
-    const root = tempRoot();
-    const dir = (gate: string) => path.join(root, ".guild", "runs", "r1", "review", gate);
-    for (const gate of ["G-spec", "G-plan"]) mkdirSync(dir(gate), { recursive: true });
+    const { dir, calls, runtime } = twoGates({ concurrency: 2 }); // both gates a pass queues start in the same pump
     const second = Math.floor(Date.now() / 1000);
     // G-spec changed "this second" as a whole-second filesystem shows it; G-plan a minute ago
     utimesSync(dir("G-spec"), second, second);
     utimesSync(dir("G-plan"), second - 60, second - 60);
-    const calls: string[] = [];
-    const runtime = new WorkerRuntime({
-      kind: "test",
-      layout: new Layout(root),
-      poll: true,
-      reconcileMs: 20,
-      fullScanMs: 600_000,
-      concurrency: 2, // both gates a pass queues start in the same pump
-      handleGate: async (ref) => {
-        calls.push(ref.gate);
-        return "active";
-      },
-      log: () => undefined,
-    });
     await runtime.start();
     try {
       await until("G-spec handled twice", () => calls.filter((g) => g === "G-spec").length >= 2);
@@ -84,22 +90,10 @@ describe("reconciler: coarse directory mtimes (sshfs: whole seconds)", () => {
 
 describe("reconciler: which files wake a worker", () => {
   it("a file the worker does not wake on is left to the reconcile pass; one it wakes on is handled at once", async () => {
-    const root = tempRoot();
-    const dir = (gate: string) => path.join(root, ".guild", "runs", "r1", "review", gate);
-    for (const gate of ["G-spec", "G-plan"]) mkdirSync(dir(gate), { recursive: true });
-    const calls: string[] = [];
-    const runtime = new WorkerRuntime({
-      kind: "test",
-      layout: new Layout(root),
+    const { dir, calls, runtime } = twoGates({
       poll: false,
       reconcileMs: 600_000, // no pass during the test: only watcher events can wake it
-      fullScanMs: 600_000,
       wakesOn: (name) => name.startsWith("result-"),
-      handleGate: async (ref) => {
-        calls.push(ref.gate);
-        return "active";
-      },
-      log: () => undefined,
     });
     await runtime.start();
     try {
