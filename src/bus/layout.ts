@@ -44,9 +44,9 @@ export const GATE_FILE_KINDS: Readonly<
     writer: "reviewer worker, manual worker, respond, foreign tool",
     readers: "verifier, broker",
     movers: ["verifier"],
-    wakes: ["verifier"],
+    wakes: ["verifier", "broker"],
   },
-  response: { ext: "md", writer: "a human", readers: "manual worker", movers: ["manual"], wakes: ["manual"] },
+  response: { ext: "md", writer: "a human", readers: "manual worker", movers: ["manual"], wakes: ["manual", "broker"] },
   failure: { ext: "json", writer: "reviewer worker", readers: "broker", movers: ["broker"], wakes: ["broker"] },
   verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", movers: ["verifier", "broker"], wakes: ["broker"] },
   resubmit: { ext: "json", writer: "author (resubmit)", readers: "broker", movers: ["broker"], wakes: ["broker"] },
@@ -100,7 +100,9 @@ export function movesAside(worker: Worker, name: string): boolean {
 /**
  * Whether a file of this name landing in an active gate may give `worker` work at once (`wakes` above): its own
  * deliveries and the files it only reads later do not wake it, and the reconcile pass still sees every change of
- * the directory. Workers not in the table (the reviewers) wake on every file.
+ * the directory. The broker wakes on the kinds another worker moves aside (results, responses, verdicts): the
+ * trail must show the move, also of a late drop after the outcome. Workers not in the table (the reviewers) wake on
+ * every file.
  */
 export function wakes(worker: string, name: string): boolean {
   if (!WAKE_TABLE_WORKERS.has(worker)) return true;
