@@ -555,7 +555,9 @@ export class WorkerRuntime {
     try {
       const status = await this.spec.handleGate(ref, this.abort.signal);
       this.failing.delete(ref.key);
-      if (status === "finished") {
+      // a file that woke this worker while it handled the gate (another worker moving a late drop aside) is handled
+      // first: a gate is recorded finished only from a look that saw everything
+      if (status === "finished" && !this.dirty.has(ref.key)) {
         this.active.delete(ref.key);
         this.handled.delete(ref.key);
         this.finished.set(ref.key, dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)));
