@@ -9,10 +9,10 @@ import { GATE_FILES, type Layout, parseRoundFile } from "./layout.js";
 import { sha256Hex } from "../core/sha.js";
 import { Attempt, Decision, describeIssues, Escalation, Failure, Outcome, Request, Resubmit, VerdictFile } from "../spec/schemas.js";
 import { parsePacket } from "../core/packet.js";
-import { cachedParse } from "./parse-cache.js";
+import { cachedParse, fileVersion } from "./parse-cache.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
-import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots } from "../core/snapshot.js";
+import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots, type SeenFile } from "../core/snapshot.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
 
 function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string } {
@@ -48,6 +48,9 @@ function readRejected(dir: string): GateSnapshot["rejected"] {
     });
 }
 
+/** A gate file's path: the gate directory is already normalised and bus names are plain, so no path.join (hot: per file per read). */
+export const inGate = (dir: string, name: string) => `${dir}${path.sep}${name}`;
+
 export function readGate(layout: Layout, runId: string, gate: string): GateSnapshot {
   const dir = layout.gateDir(runId, gate);
   const snap = emptySnapshot(runId, gate, dir);
@@ -64,10 +67,11 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     return snap;
   }
   const prints: string[] = [];
+  const versions = new Map<string, string>(); // each listed file's version, so it is not lstat-ed again to hash it
   let mtime = 0;
   const problem = (file: string, reason: string) => snap.problems.push({ file, reason, mtimeMs: mtime });
   const take = <T>(name: string, st: Stats, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
-    const file = path.join(dir, name);
+    const file = inGate(dir, name);
     const { value, reason } = cachedParse(
       file,
       st,
@@ -82,11 +86,12 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   for (const name of names) {
     let st: Stats;
     try {
-      st = lstatSync(path.join(dir, name));
+      st = lstatSync(inGate(dir, name));
     } catch {
       continue;
     }
     mtime = st.mtimeMs;
+    versions.set(inGate(dir, name), fileVersion(st));
     if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}:${st.mtimeMs}`);
     // The bus's own directories must be real ones: every write into a linked one is refused, so say who must act.
     if (BUS_DIRS.has(name) && !st.isDirectory()) {
@@ -130,7 +135,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       const slots = member === null ? snap : slotsOf(snap, member);
       switch (kind) {
         case "packet": {
-          const file = path.join(dir, name);
+          const file = inGate(dir, name);
           const { front, problems } = cachedParse(
             file,
             st,
@@ -164,10 +169,10 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
           );
           break;
         case "result":
-          slots.results.set(round, { mtimeMs: st.mtimeMs, size: st.size });
+          slots.results.set(round, seenFile(st));
           break;
         case "response":
-          slots.responses.set(round, { mtimeMs: st.mtimeMs, size: st.size });
+          slots.responses.set(round, seenFile(st));
           break;
         case "failure":
           take(
@@ -230,7 +235,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
     }
   }
-  const sha = shaOncePerRead();
+  const sha = shaOncePerRead(versions);
   bindVerdicts(snap, { dir, sha }, snap, null);
   for (const [member, slots] of snap.members) bindVerdicts(snap, { dir, sha }, slots, member);
   snap.fingerprint = prints.join("|");
@@ -249,13 +254,15 @@ interface GateFiles {
   sha: (file: string) => string | null;
 }
 
-function shaOncePerRead(): (file: string) => string | null {
+function shaOncePerRead(listed: Map<string, string>): (file: string) => string | null {
   const seen = new Map<string, string | null>();
   return (file) => {
-    if (!seen.has(file)) seen.set(file, fileSha(file));
+    if (!seen.has(file)) seen.set(file, fileSha(file, listed.get(file)));
     return seen.get(file)!;
   };
 }
+
+const seenFile = (st: Stats): SeenFile => ({ mtimeMs: st.mtimeMs, size: st.size, version: fileVersion(st) });
 
 /** Keep only the verdicts bound to the packet and sealed result bytes of their slot; record broken seals. */
 function bindVerdicts(snap: GateSnapshot, files: GateFiles, slots: ReviewSlots, member: string | null): void {
@@ -294,17 +301,22 @@ function decisionProblem(at: string, escalationAt: string | undefined): string |
   return null;
 }
 
-/** sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. */
-function fileSha(file: string): string | null {
-  let st: Stats;
-  try {
-    st = lstatSync(file);
-  } catch {
-    return null;
+/**
+ * sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. `listed`: its
+ * version as this read's listing saw it (a seal in .verified/ is not listed, so it is lstat-ed here).
+ */
+function fileSha(file: string, listed: string | undefined): string | null {
+  let version = listed;
+  if (version === undefined) {
+    try {
+      version = fileVersion(lstatSync(file));
+    } catch {
+      return null;
+    }
   }
   return cachedParse(
     `${file}#sha`,
-    st,
+    version,
     () => {
       try {
         return { sha: sha256Hex(readBounded(file, { max: MAX_FILE_BYTES })) as string | null, read: true };
@@ -316,9 +328,9 @@ function fileSha(file: string): string | null {
   ).sha;
 }
 
-const resultSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(path.join(dir, slotFile("result", round, member)));
+const resultSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(inGate(dir, slotFile("result", round, member)));
 /** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
-const sealSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(path.join(dir, sealFile(round, member)));
+const sealSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(inGate(dir, sealFile(round, member)));
 
 /**
  * Whether a valid verdict counts (SPEC §5, §15): only for the bytes the verifier sealed before writing it, and only

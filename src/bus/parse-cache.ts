@@ -2,17 +2,22 @@
 // are immutable once delivered, and parsing them again on every step of every gate (the packets' YAML above all) was
 // most of a busy worker's time. A file that changes in any way (inode, size, mtime, ctime) is parsed again.
 import type { Stats } from "node:fs";
+import { deepFreeze } from "../core/memo.js";
 
 // several entries a gate (its round files, their hashes, scrubbed results): room for a burst of ~1,000 open gates
 const MAX_ENTRIES = 16_384;
 const cache = new Map<string, { stamp: string; value: unknown }>();
 
+/** A file's version as this cache tells them apart: any change of inode, size, mtime or ctime is a new one. */
+export const fileVersion = (st: Stats): string => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+
 /**
- * parse() of this file, or the value it gave while the file had this stat; frozen, since callers share it. Only values
- * `keep` accepts are remembered: a read that failed (EMFILE, EIO, a network filesystem) is tried again next time.
+ * parse() of this file, or the value it gave while the file had this stat (or version); frozen, since callers share
+ * it. Only values `keep` accepts are remembered: a read that failed (EMFILE, EIO, a network filesystem) is tried
+ * again next time.
  */
-export function cachedParse<T>(file: string, st: Stats, parse: () => T, keep: (value: T) => boolean): T {
-  const stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+export function cachedParse<T>(file: string, st: Stats | string, parse: () => T, keep: (value: T) => boolean): T {
+  const stamp = typeof st === "string" ? st : fileVersion(st);
   const hit = cache.get(file);
   if (hit?.stamp === stamp) {
     cache.delete(file); // most recently used last
@@ -23,13 +28,5 @@ export function cachedParse<T>(file: string, st: Stats, parse: () => T, keep: (v
   if (!keep(value)) return value;
   cache.set(file, { stamp, value });
   if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-  return value;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
   return value;
 }

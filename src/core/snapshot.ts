@@ -18,11 +18,18 @@ export interface Problem {
  * One reviewer's files, by round: a gate's own (`packet-<n>.md`, …) or, in a quorum gate, one member's
  * (`packet-<n>.<provider>.md`, …; SPEC §26).
  */
+/** A file as the gate read saw it: its mtime and size, and its version for the parse cache (bus/parse-cache.ts). */
+export interface SeenFile {
+  mtimeMs: number;
+  size: number;
+  version: string;
+}
+
 export interface ReviewSlots {
   packets: Map<number, PacketFrontMatter>;
   attempts: Map<number, z.infer<typeof Attempt>>;
-  results: Map<number, { mtimeMs: number; size: number }>;
-  responses: Map<number, { mtimeMs: number; size: number }>;
+  results: Map<number, SeenFile>;
+  responses: Map<number, SeenFile>;
   failures: Map<number, Failure>;
   verdicts: Map<number, VerdictFile>;
   /**

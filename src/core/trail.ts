@@ -1,6 +1,14 @@
 // trail.md is a view: regenerated from the gate directory after every change, never appended to.
 import { z } from "zod";
-import { DispatchAttempt, type Failure, type ReviewResultLenient, type StopPolicy, type TrailEntry } from "../spec/schemas.js";
+import {
+  DispatchAttempt,
+  type Failure,
+  type PacketFrontMatter,
+  type ReviewResultLenient,
+  type StopPolicy,
+  type TrailEntry,
+  type VerdictFile,
+} from "../spec/schemas.js";
 import { describeAttempt } from "./dispatch-plan.js";
 import type { GateDecision } from "./decide.js";
 import { verdictPasses } from "./verdict-pass.js";
@@ -8,6 +16,7 @@ import { type GateSnapshot, memberView, reviewerViews } from "./snapshot.js";
 import { roundPacket, roundPackets } from "./gate-queries.js";
 import { slotFile } from "./slot-file.js";
 import { type FindingView, listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
+import { deepFreeze, memoOn } from "./memo.js";
 
 /** Round n's result: the gate's own reviewer's, or a quorum member's. */
 export type ResultLookup = (
@@ -93,64 +102,97 @@ function reviewerEntries(
   { entries, findings, details }: ReturnType<typeof trailEntries>,
 ): void {
   for (const round of [...s.packets.keys()].sort((a, b) => a - b)) {
-    const packetName = slotFile("packet", round, s.member);
     const p = s.packets.get(round)!;
     const verdict = s.verdicts.get(round);
     const failure = s.failures.get(round);
     const result = s.results.has(round) ? lookup(round, s.member) : null;
-    if (result) {
-      findings.set(packetName, [...findingTitles(result.findings ?? result.blocking_findings), ...rulingLines(result.rulings)]);
-      const listed = listedFindings(result.findings ?? result.blocking_findings);
-      const summary = (result as { summary?: unknown }).summary;
-      details.set(packetName, {
+    const attempted = s.attempts.has(round);
+    const hasResult = s.results.has(round);
+    const deps = [round, s.member, stop, verdict, failure, result, hasResult, attempted];
+    const made = entryMemo(p, deps, () => roundEntry(s.member, round, p, { verdict, failure, result, hasResult, stop, attempted }));
+    entries.push(made.entry);
+    if (made.text) {
+      findings.set(made.entry.packet, made.text.titles);
+      details.set(made.entry.packet, made.text.detail);
+    }
+  }
+}
+
+/** A round's entry, and what its result says, keyed by its packet: rebuilt only when one of its inputs changed. */
+const entryMemo = memoOn<PacketFrontMatter, { entry: TrailEntry; text: { titles: string[]; detail: RoundDetail } | null }>();
+
+function roundEntry(
+  member: string | null,
+  round: number,
+  p: PacketFrontMatter,
+  seen: {
+    verdict: VerdictFile | undefined;
+    failure: Failure | undefined;
+    result: ReturnType<ResultLookup>;
+    hasResult: boolean;
+    stop: StopPolicy;
+    attempted: boolean;
+  },
+): { entry: TrailEntry; text: { titles: string[]; detail: RoundDetail } | null } {
+  const { verdict, failure, result, hasResult, stop, attempted } = seen;
+  const packetName = slotFile("packet", round, member);
+  let text: { titles: string[]; detail: RoundDetail } | null = null;
+  if (result) {
+    const listed = listedFindings(result.findings ?? result.blocking_findings);
+    const summary = (result as { summary?: unknown }).summary;
+    text = {
+      titles: [...findingTitles(result.findings ?? result.blocking_findings), ...rulingLines(result.rulings)],
+      detail: {
         summary: typeof summary === "string" && summary.trim() ? summary.trim().slice(0, 2000) : null,
         ...listed,
         rulings: rulingLines(result.rulings),
-      });
-    }
-    const dispatch = dispatchLines(result, failure);
-    let state = "reviewing";
-    if (failure) state = `ended without a result: ${failure.kind} (${failure.reason})`;
-    else if (verdict && verdictPasses(verdict, stop)) state = "gate passed";
-    else if (verdict && !verdict.gate_pass.conditions.sha256_match && verdict.gate_pass.conditions.parses)
-      state = "rejected: artifact changed mid-review; restarted";
-    else if (verdict) state = "gate not passed";
-    else if (s.results.has(round)) state = "verifying";
-    else if (s.attempts.has(round)) state = "dispatched";
-    const scan =
-      failure?.kind === "malformed"
-        ? `malformed termination: ${failure.reason}`
-        : result?.normalized_from
-          ? `${result.normalized_from === "sentinel" ? "sentinel" : "structured-envelope"}; clean`
-          : result
-            ? "structured-envelope (foreign writer); clean"
-            : "n/a";
-    entries.push({
-      round,
-      counted_round: p.counted_round,
-      restart_of: p.restart_of,
-      restart_reason: p.restart_reason,
-      reviewer_host: p.reviewer_provider,
-      reviewer_model: verdict?.reviewer_model ?? p.reviewer_model,
-      reviewer_family: verdict?.reviewer_family ?? p.reviewer_family,
-      independence: verdict?.independence_violation ? "weak" : p.independence,
-      ...(s.member === null ? {} : { member: s.member }),
-      packet: packetName,
-      result: s.results.has(round) ? slotFile("result", round, s.member) : null,
-      post_sentinel_scan: scan,
-      artifact_sha256_packet: p.artifact_sha256,
-      artifact_sha256_reviewed: verdict?.artifact_sha256_reviewed ?? null,
-      verifier_recomputed_sha256: verdict?.gate_pass.recomputed_sha256 ?? null,
-      gate_pass: verdict ? verdict.gate_pass.pass : null,
-      reasons: verdict?.gate_pass.reasons ?? [],
-      verdict: verdict?.result_verdict ?? null,
-      blocking_findings: verdict?.blocking_count ?? null,
-      score: verdict?.score_gate?.score ?? null,
-      readiness: verdict?.score_gate?.readiness ?? null,
-      ...(dispatch.length ? { dispatch } : {}),
-      state,
-    });
+      },
+    };
   }
+  const dispatch = dispatchLines(result, failure);
+  let state = "reviewing";
+  if (failure) state = `ended without a result: ${failure.kind} (${failure.reason})`;
+  else if (verdict && verdictPasses(verdict, stop)) state = "gate passed";
+  else if (verdict && !verdict.gate_pass.conditions.sha256_match && verdict.gate_pass.conditions.parses)
+    state = "rejected: artifact changed mid-review; restarted";
+  else if (verdict) state = "gate not passed";
+  else if (hasResult) state = "verifying";
+  else if (attempted) state = "dispatched";
+  const scan =
+    failure?.kind === "malformed"
+      ? `malformed termination: ${failure.reason}`
+      : result?.normalized_from
+        ? `${result.normalized_from === "sentinel" ? "sentinel" : "structured-envelope"}; clean`
+        : result
+          ? "structured-envelope (foreign writer); clean"
+          : "n/a";
+  const entry: TrailEntry = {
+    round,
+    counted_round: p.counted_round,
+    restart_of: p.restart_of,
+    restart_reason: p.restart_reason,
+    reviewer_host: p.reviewer_provider,
+    reviewer_model: verdict?.reviewer_model ?? p.reviewer_model,
+    reviewer_family: verdict?.reviewer_family ?? p.reviewer_family,
+    independence: verdict?.independence_violation ? "weak" : p.independence,
+    ...(member === null ? {} : { member }),
+    packet: packetName,
+    result: hasResult ? slotFile("result", round, member) : null,
+    post_sentinel_scan: scan,
+    artifact_sha256_packet: p.artifact_sha256,
+    artifact_sha256_reviewed: verdict?.artifact_sha256_reviewed ?? null,
+    verifier_recomputed_sha256: verdict?.gate_pass.recomputed_sha256 ?? null,
+    gate_pass: verdict ? verdict.gate_pass.pass : null,
+    reasons: verdict?.gate_pass.reasons ?? [],
+    verdict: verdict?.result_verdict ?? null,
+    blocking_findings: verdict?.blocking_count ?? null,
+    score: verdict?.score_gate?.score ?? null,
+    readiness: verdict?.score_gate?.readiness ?? null,
+    ...(dispatch.length ? { dispatch } : {}),
+    state,
+  };
+  // shared by every later step that finds the round unchanged: nobody may edit it
+  return deepFreeze({ entry, text });
 }
 
 /** "19:45:29 UTC" of an ISO time (the date is in the header), or the ISO text itself when it does not parse. */
@@ -220,14 +262,18 @@ function findingLines(detail: RoundDetail | undefined, titles: string[] | undefi
   return out;
 }
 
-/** A round's section: its reviewer's lines, then (once a round) what the round's escalation, decision and author did. */
+const sectionMemo = memoOn<TrailEntry, readonly string[]>();
+
+/**
+ * A round's section (s: its reviewer's view of the gate): its reviewer's lines, then (once a round) what the round's
+ * escalation, decision and author did.
+ */
 function roundSection(
-  gate: GateSnapshot,
+  s: GateSnapshot,
   e: TrailEntry,
   text: { titles: string[] | undefined; detail: RoundDetail | undefined },
   place: { first: boolean; last: boolean },
 ): string[] {
-  const s = e.member === undefined ? gate : memberView(gate, e.member);
   const { titles, detail } = text;
   const p = s.packets.get(e.round)!;
   const quorum = p.quorum ? ` — quorum ${p.quorum.need}/${p.quorum.of}` : "";
@@ -304,7 +350,14 @@ export function renderTrail(
   out.push("");
   entries.forEach((e, i) => {
     const place = { first: entries[i - 1]?.round !== e.round, last: entries[i + 1]?.round !== e.round };
-    out.push(...roundSection(s, e, { titles: findings.get(e.packet), detail: details?.get(e.packet) }, place));
+    const text = { titles: findings.get(e.packet), detail: details?.get(e.packet) };
+    const v = e.member === undefined ? s : memberView(s, e.member);
+    const r = e.round;
+    // everything roundSection reads: a round none of these changed for is not rendered again
+    const deps: unknown[] = [v.packets.get(r), v.attempts.get(r), v.verdicts.get(r), v.failures.get(r), v.memories.has(r)];
+    deps.push(v.rebuttals.has(r), v.escalations.get(r), v.decisions.get(r), v.resubmits.has(r), text.titles, text.detail);
+    deps.push(place.first, place.last);
+    out.push(...sectionMemo(e, deps, () => Object.freeze(roundSection(v, e, text, place))));
   });
   const esc0 = s.escalations.get(0);
   if (esc0)

@@ -1,10 +1,9 @@
 // What the broker's plan is given: the gate's files, read on demand (bounded, strict UTF-8, free text scrubbed), the
 // settings and the policy resolved once a step.
-import { lstatSync, type Stats } from "node:fs";
 import path from "node:path";
 import { gateArtifact, lazyArtifact } from "../bus/artifact.js";
 import type { BusContext } from "../bus/context.js";
-import { resultBytes } from "../bus/gate-reader.js";
+import { inGate, resultBytes } from "../bus/gate-reader.js";
 import { cachedParse } from "../bus/parse-cache.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import type { BrokerInput, GateReads } from "../core/broker-plan.js";
@@ -21,18 +20,15 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
   const options = scrubOptions(ctx.settings);
   const read = (name: string) => readTextBounded(path.join(s.dir, name), { max: MAX_FILE_BYTES });
   const patterns = JSON.stringify(options.customPatterns ?? []);
-  const result: ResultLookup = (round, member) => {
-    const name = slotFile("result", round, member ?? null);
-    let st: Stats;
-    try {
-      st = lstatSync(path.join(s.dir, name));
-    } catch {
-      return null;
-    }
+  const result: ResultLookup = (round, member = null) => {
+    const name = slotFile("result", round, member);
+    // the version the gate read listed: a result it did not see is not shown
+    const seen = (member === null ? s : s.members.get(member))?.results.get(round);
+    if (!seen) return null;
     // every step of a gate looks its results up again (trail, packets, outcome): read and scrub each once
     return cachedParse(
-      `${path.join(s.dir, name)}#scrubbed:${patterns}`,
-      st,
+      `${inGate(s.dir, name)}#scrubbed:${patterns}`,
+      seen.version,
       () => {
         try {
           // results may come from foreign writers: their text is scrubbed before it reaches a packet or the trail

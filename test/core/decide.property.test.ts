@@ -308,7 +308,7 @@ function simulate(ctx: DecideContext, events: Ev[], first: First): { s: GateSnap
         if (open) {
           // The verifier flags independence only on a strong packet, and counts rulings only on a ruling packet.
           const violation = ev.violation !== "none" && P!.independence === "strong";
-          s.results.set(R, { mtimeMs: 1, size: 100 });
+          s.results.set(R, { mtimeMs: 1, size: 100, version: "test" });
           s.verdicts.set(
             R,
             verdict(R, ev.kind, {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { decide } from "../../src/core/decide.js";
 import { renderTrail, type ResultLookup, trailEntries } from "../../src/core/trail.js";
 import { TrailEntry } from "../../src/spec/schemas.js";
+import type { GateSnapshot } from "../../src/core/snapshot.js";
 import { context, gate, SHA_A, SHA_B } from "../helpers/snapshots.js";
 
 const results: Record<number, ReturnType<ResultLookup>> = {
@@ -240,5 +241,40 @@ describe("renderTrail", () => {
     expect(md).not.toContain("## Round");
     expect(md).toContain("- status: skipped");
     expect(md).toContain("- verifier_pass: n/a");
+  });
+});
+
+describe("trail.md rendered step after step (rounds are kept between steps, keyed by their files' parsed objects)", () => {
+  const render = (s: GateSnapshot) => {
+    const { entries, findings, details } = trailEntries(s, lookup);
+    return renderTrail(s, entries, findings, decide(s, context()), details);
+  };
+  // a copy has new objects everywhere, so nothing kept from an earlier step can be used for it
+  const fresh = (s: GateSnapshot) => render(structuredClone(s));
+
+  it("every change to a round already shown reaches the trail, as if it were rendered anew", () => {
+    const g = gate().packet(1);
+    const steps: Array<[string, () => unknown]> = [
+      ["dispatched", () => g.attempt(1)],
+      ["result landed", () => g.result(1)],
+      ["verdict", () => g.verdict(1, "issues")],
+      ["memory", () => g.memory(1)],
+      ["escalation", () => g.escalation(1, "cap_hit", ["extend-cap", "rework"])],
+      ["decision", () => g.decision(1, "extend-cap", 1)],
+      ["resubmit", () => g.resubmit(1)],
+      ["rebuttal", () => g.rebuttal(1)],
+      ["next round", () => g.packet(2, { counted_round: 2 })],
+      ["verdict replaced by a failure", () => (g.s.verdicts.delete(2), g.failure(2, "malformed", "no sentinel"))],
+      ["verdict dropped (its seal broke)", () => g.s.verdicts.delete(1)],
+      ["outcome", () => g.outcome("satisfied", 2)],
+    ];
+    let before = render(g.s);
+    for (const [what, change] of steps) {
+      change();
+      const now = render(g.s);
+      expect(now, what).toBe(fresh(g.s));
+      expect(now, `${what} changes the trail`).not.toBe(before);
+      before = now;
+    }
   });
 });

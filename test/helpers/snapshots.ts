@@ -269,7 +269,7 @@ export class Gate {
   memberVerdict(round: number, provider: string, kind: VerdictKind, over: Partial<VerdictFile> = {}): this {
     const slots = this.slots(provider);
     const p = slots.packets.get(round)!;
-    slots.results.set(round, { mtimeMs: 1, size: 100 });
+    slots.results.set(round, { mtimeMs: 1, size: 100, version: "test" });
     slots.verdicts.set(
       round,
       verdict(round, kind, { packet_id: p.packet_id, reviewer_model: p.reviewer_model!, reviewer_family: p.reviewer_family, ...over }),
@@ -290,11 +290,11 @@ export class Gate {
     return slots;
   }
   result(round: number): this {
-    this.s.results.set(round, { mtimeMs: 1, size: 100 });
+    this.s.results.set(round, { mtimeMs: 1, size: 100, version: "test" });
     return this;
   }
   response(round: number): this {
-    this.s.responses.set(round, { mtimeMs: 1, size: 100 });
+    this.s.responses.set(round, { mtimeMs: 1, size: 100, version: "test" });
     return this;
   }
   verdict(round: number, kind: VerdictKind, over: Partial<VerdictFile> = {}): this {
