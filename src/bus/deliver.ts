@@ -124,35 +124,71 @@ export async function withDir<T>(fs: FsOps, dir: string, op: () => Promise<T>): 
  * unless it was complete (a link either happened or did not). Resolves once the file and its name are durable.
  */
 export async function deliver(finalPath: string, bytes: Uint8Array | string, options: DeliverOptions): Promise<DeliverResult> {
+  return (await deliverInOrder([{ finalPath, bytes }], options))[0]!;
+}
+
+/**
+ * Deliver several files, in order: all are staged (written and fsynced) at once, then each is linked only once the
+ * one before it is delivered and durable, so a later file never exists without the earlier ones (the verifier's seal,
+ * then its verdict: SPEC §15). Stops after the first that is not delivered anew (a conflict: another writer's bytes
+ * are there); the results say how far it got. Throws as deliver() does, and then links nothing more.
+ */
+export async function deliverInOrder(
+  files: ReadonlyArray<{ finalPath: string; bytes: Uint8Array | string }>,
+  options: DeliverOptions,
+): Promise<DeliverResult[]> {
   const fs = options.fs ?? realFs;
   const durable = options.durable ?? true;
-  const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
-  const sha = sha256Hex(data);
   const stagingDir = path.join(options.guildDir, "tmp");
-  const staging = path.join(stagingDir, stagingName(finalPath));
-  const finalDir = path.dirname(finalPath);
   refuseSymlinks(options.guildDir, stagingDir); // a linked .guild/tmp would stage our bytes elsewhere
-  refuseSymlinks(options.guildDir, finalDir);
-  // the directories usually exist: made only when open() or link() says they are missing
-  const fd = await withDir(fs, stagingDir, () => fs.open(staging, "wx", 0o644));
+  const staged: Array<{ staging: string; finalPath: string; data: Uint8Array; sha: string } | undefined> = [];
   try {
-    await writeAndClose(fs, fd, data, durable);
-    try {
-      await withDir(fs, finalDir, async () => {
-        refuseSymlinks(options.guildDir, finalDir);
-        await fs.link(staging, finalPath);
-      });
-    } catch (error) {
-      if (errCode(error) === "EEXIST") return await compareExisting(fs, finalPath, sha);
-      if (!LINK_UNSUPPORTED.has(errCode(error) ?? "")) throw error;
-      options.log?.(`deliver: link() unsupported here (${errCode(error)}); exclusive-create fallback for ${finalPath}`);
-      return await deliverWithoutLink({ fs, finalPath, data, sha, durable });
+    const staging = await Promise.allSettled(
+      files.map(async ({ finalPath, bytes }, i) => {
+        const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
+        const file = path.join(stagingDir, stagingName(finalPath));
+        refuseSymlinks(options.guildDir, path.dirname(finalPath));
+        // the directories usually exist: made only when open() or link() says they are missing
+        const fd = await withDir(fs, stagingDir, () => fs.open(file, "wx", 0o644));
+        staged[i] = { staging: file, finalPath, data, sha: sha256Hex(data) };
+        await writeAndClose(fs, fd, data, durable);
+      }),
+    );
+    const failed = staging.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    const results: DeliverResult[] = [];
+    for (const f of staged) {
+      const result = await publish({ ...f!, fs, durable, log: options.log }, options.guildDir);
+      results.push(result);
+      if (result.status === "conflict") break;
     }
-    if (durable) await fsyncDir(fs, finalDir);
-    return { status: "delivered", path: finalPath, sha256: sha };
+    return results;
   } finally {
-    await fs.unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
+    // else left for the janitor: the name says whose it is
+    await Promise.all(staged.map((f) => f && fs.unlink(f.staging).catch(() => undefined)));
   }
+}
+
+/** Link one staged file to its final name and make the name durable. */
+async function publish(
+  f: { staging: string; finalPath: string; data: Uint8Array; sha: string; fs: FsOps; durable: boolean; log?: (m: string) => void },
+  guildDir: string,
+): Promise<DeliverResult> {
+  const { fs, finalPath, staging, sha, durable } = f;
+  const finalDir = path.dirname(finalPath);
+  try {
+    await withDir(fs, finalDir, async () => {
+      refuseSymlinks(guildDir, finalDir);
+      await fs.link(staging, finalPath);
+    });
+  } catch (error) {
+    if (errCode(error) === "EEXIST") return await compareExisting(fs, finalPath, sha);
+    if (!LINK_UNSUPPORTED.has(errCode(error) ?? "")) throw error;
+    f.log?.(`deliver: link() unsupported here (${errCode(error)}); exclusive-create fallback for ${finalPath}`);
+    return await deliverWithoutLink({ fs, finalPath, data: f.data, sha, durable });
+  }
+  if (durable) await fsyncDir(fs, finalDir);
+  return { status: "delivered", path: finalPath, sha256: sha };
 }
 
 /** Fallback for filesystems without hard links: exclusive create, so still first-writer-wins (not atomic for readers). */

@@ -183,7 +183,7 @@ function roundEntry(
     artifact_sha256_reviewed: verdict?.artifact_sha256_reviewed ?? null,
     verifier_recomputed_sha256: verdict?.gate_pass.recomputed_sha256 ?? null,
     gate_pass: verdict ? verdict.gate_pass.pass : null,
-    reasons: verdict?.gate_pass.reasons ?? [],
+    reasons: [...(verdict?.gate_pass.reasons ?? [])], // a copy: the entry is frozen, the verdict is not ours to freeze
     verdict: verdict?.result_verdict ?? null,
     blocking_findings: verdict?.blocking_count ?? null,
     score: verdict?.score_gate?.score ?? null,

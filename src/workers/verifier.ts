@@ -16,7 +16,7 @@ import { movesAside } from "../bus/layout.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { ageMs } from "../bus/age.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
-import { deliver } from "../bus/deliver.js";
+import { deliverInOrder } from "../bus/deliver.js";
 import { rejectFile } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
@@ -126,12 +126,15 @@ async function verifyRound({ ctx, runId, gate, round, member, packet, mayStillBe
       : {}),
     verified_at: new Date().toISOString(),
   });
-  // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15).
-  if ((await deliver(layout.gateFile(runId, gate, sealFile(round, member)), bytes, { guildDir: layout.guild })).status === "conflict")
-    return;
-  await deliver(layout.gateFile(runId, gate, slotFile("verdict", round, member)), JSON.stringify(verdict, null, 2) + "\n", {
-    guildDir: layout.guild,
-  });
+  // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15). Both are
+  // written at once; the verdict is linked only once the seal is delivered and durable, and not after a conflict.
+  await deliverInOrder(
+    [
+      { finalPath: layout.gateFile(runId, gate, sealFile(round, member)), bytes },
+      { finalPath: layout.gateFile(runId, gate, slotFile("verdict", round, member)), bytes: JSON.stringify(verdict, null, 2) + "\n" },
+    ],
+    { guildDir: layout.guild },
+  );
 }
 
 export function createVerifier(options: WorkerOptions): WorkerRuntime {

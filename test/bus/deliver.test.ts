@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
-import { deliver, type DeliverResult, parseStagingName, stagingName, THIS_HOST } from "../../src/bus/deliver.js";
+import { deliver, deliverInOrder, type DeliverResult, parseStagingName, stagingName, THIS_HOST } from "../../src/bus/deliver.js";
 import { type FsOps, realFs } from "../../src/bus/fsops.js";
 import { sweepStaging } from "../../src/bus/janitor.js";
 import { tempRoot } from "../helpers/tmp.js";
@@ -221,6 +221,94 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     expect(existsSync(final)).toBe(false);
     expect(stagingFiles(guildDir)).toEqual([]);
     expect(log).toEqual([]);
+  });
+});
+
+describe("deliverInOrder: the verifier's seal, then its verdict", () => {
+  const pair = (root: string) => ({
+    seal: path.join(root, "gate", ".verified", "result-1.json"),
+    verdict: path.join(root, "gate", "verdict-1.json"),
+  });
+
+  it("writes both at once, and links the second only after the first is linked and its directory fsynced", async () => {
+    const { guildDir, root } = setup();
+    const { seal, verdict } = pair(root);
+    const { fs, calls } = faultyFs();
+    const results = await deliverInOrder(
+      [
+        { finalPath: seal, bytes: PAYLOAD },
+        { finalPath: verdict, bytes: OTHER },
+      ],
+      { guildDir, fs },
+    );
+    expect(results.map((r) => r.status)).toEqual(["delivered", "delivered"]);
+    expect(readFileSync(seal).equals(PAYLOAD) && readFileSync(verdict).equals(OTHER)).toBe(true);
+    expect(stagingFiles(guildDir)).toEqual([]);
+    const seq = calls.map((c) => `${c.op}:${c.op === "open" || c.op === "link" ? String(c.args[c.op === "link" ? 1 : 0]) : ""}`);
+    const sealDirSync = seq.indexOf(`open:${path.dirname(seal)}`);
+    // both staged before either is linked: their fsyncs overlap instead of running one after the other
+    expect(seq.filter((op) => op === "fsync:").length).toBe(4);
+    expect(seq.indexOf(`link:${seal}`)).toBeGreaterThan(seq.map((op) => op === "close:").indexOf(true));
+    expect(seq.slice(0, seq.indexOf(`link:${seal}`)).filter((op) => op === "fsync:").length).toBe(2);
+    expect(sealDirSync).toBeGreaterThan(seq.indexOf(`link:${seal}`));
+    expect(seq.indexOf(`link:${verdict}`)).toBeGreaterThan(sealDirSync + 1);
+  });
+
+  it("after a conflict on the first, the second is not linked, and nothing is left staged", async () => {
+    const { guildDir, root } = setup();
+    const { seal, verdict } = pair(root);
+    await deliver(seal, OTHER, { guildDir });
+    const results = await deliverInOrder(
+      [
+        { finalPath: seal, bytes: PAYLOAD },
+        { finalPath: verdict, bytes: "verdict" },
+      ],
+      { guildDir },
+    );
+    expect(results.map((r) => r.status)).toEqual(["conflict"]);
+    expect(existsSync(verdict)).toBe(false);
+    expect(readFileSync(seal).equals(OTHER)).toBe(true);
+    expect(stagingFiles(guildDir)).toEqual([]);
+  });
+
+  it("an identical first (a retry after a crash) goes on to the second", async () => {
+    const { guildDir, root } = setup();
+    const { seal, verdict } = pair(root);
+    await deliver(seal, PAYLOAD, { guildDir });
+    const results = await deliverInOrder(
+      [
+        { finalPath: seal, bytes: PAYLOAD },
+        { finalPath: verdict, bytes: "verdict" },
+      ],
+      { guildDir },
+    );
+    expect(results.map((r) => r.status)).toEqual(["identical", "delivered"]);
+  });
+
+  it("a failure while staging either links neither, removes both staging files and throws", async () => {
+    for (const fail of [
+      { op: "fsync" as const, nth: 1 },
+      { op: "fsync" as const, nth: 2 },
+      { op: "write" as const, nth: 2 },
+      { op: "open" as const, nth: 2 },
+    ]) {
+      const { guildDir, root } = setup();
+      const { seal, verdict } = pair(root);
+      mkdirSync(path.join(guildDir, "tmp"), { recursive: true });
+      const { fs } = faultyFs({ fail });
+      await expect(
+        deliverInOrder(
+          [
+            { finalPath: seal, bytes: PAYLOAD },
+            { finalPath: verdict, bytes: OTHER },
+          ],
+          { guildDir, fs },
+        ),
+        `${fail.op} #${fail.nth}`,
+      ).rejects.toThrow(/injected/);
+      expect([existsSync(seal), existsSync(verdict)], `${fail.op} #${fail.nth}`).toEqual([false, false]);
+      expect(stagingFiles(guildDir), `${fail.op} #${fail.nth}`).toEqual([]);
+    }
   });
 });
 
