@@ -6,27 +6,38 @@ import path from "node:path";
 const SAFETY_CHECK_MS = 250;
 
 /** Resolves with performance.now() when `file` exists. */
-export function waitForFile(file: string, timeoutMs = 30_000): Promise<number> {
-  if (existsSync(file)) return Promise.resolve(performance.now());
+export async function waitForFile(file: string, timeoutMs = 30_000): Promise<number> {
+  return (await waitForFirst([file], timeoutMs)).at;
+}
+
+/** Resolves with performance.now() and the file when the first of `files` exists (all in one directory). */
+export function waitForFirst(files: string[], timeoutMs = 30_000): Promise<{ at: number; file: string }> {
+  const found = () => files.find((f) => existsSync(f));
+  const now = found();
+  if (now) return Promise.resolve({ at: performance.now(), file: now });
+  const dir = path.dirname(files[0]!);
+  const names = new Set(files.map((f) => path.basename(f)));
   return new Promise((resolve, reject) => {
     let watcher: FSWatcher | null = null;
-    const done = (error?: Error) => {
+    const done = (error?: Error, file?: string) => {
       watcher?.close();
       clearInterval(safety);
       clearTimeout(deadline);
       if (error) reject(error);
-      else resolve(performance.now());
+      else resolve({ at: performance.now(), file: file! });
     };
-    const check = () => {
-      if (existsSync(file)) done();
+    const check = (name: string | null) => {
+      if (name !== null && !names.has(name)) return;
+      const file = found();
+      if (file) done(undefined, file);
     };
     const safety = setInterval(() => {
-      if (!watcher) watcher = tryWatch(path.dirname(file), path.basename(file), check);
-      check();
+      if (!watcher) watcher = tryWatch(dir, null, check);
+      check(null);
     }, SAFETY_CHECK_MS);
-    const deadline = setTimeout(() => done(new Error(`timed out waiting for ${file}`)), timeoutMs);
-    watcher = tryWatch(path.dirname(file), path.basename(file), check);
-    check();
+    const deadline = setTimeout(() => done(new Error(`timed out waiting for ${files.join(" or ")}`)), timeoutMs);
+    watcher = tryWatch(dir, null, check);
+    check(null);
   });
 }
 
