@@ -69,7 +69,17 @@ export type BrokerStep =
   /** The artifact changed between the decision and the outcome: read the gate and decide again. */
   | { type: "recheck" }
   /** Write `name` (an immutable gate file); `events` once it is delivered; with an outcome, the trail shows it first. */
-  | { type: "write"; decision: GateDecision; action: Action; name: string; text: string; events: Event[]; outcome?: Outcome };
+  | {
+      type: "write";
+      decision: GateDecision;
+      action: Action;
+      name: string;
+      text: string;
+      events: Event[];
+      outcome?: Outcome;
+      /** A packet's front matter: what a read will find in it once it is delivered. */
+      packet?: PacketFrontMatter;
+    };
 
 export function planStep(s: GateSnapshot, input: BrokerInput): BrokerStep {
   const decision = decide(s, { policy: input.policy, codexSkip: input.codexSkip, artifact: input.reads.artifact });
@@ -229,7 +239,7 @@ function writePacket(
       input,
     );
   }
-  return { type: "write", decision, action, name, text, events: roundEvents(s, action, input.now) };
+  return { type: "write", decision, action, name, text, events: roundEvents(s, action, input.now), packet: front };
 }
 
 /** Before round 1 there is no reviewer to retry and nothing to force-pass: the request ends as rework. */

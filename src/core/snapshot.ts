@@ -1,6 +1,7 @@
 // A gate directory as the core sees it: every valid file parsed, every problem listed (bus/gate-reader.ts reads it).
 import type { z } from "zod";
 import type { Attempt, Decision, Escalation, Failure, Outcome, PacketFrontMatter, Request, VerdictFile } from "../spec/schemas.js";
+import { packetMember } from "./slot-file.js";
 
 /** Directories the bus itself keeps in a gate directory. */
 export const BUS_DIRS: ReadonlySet<string> = new Set(["rejected", ".claims", ".verified"]);
@@ -105,4 +106,12 @@ export function memberView(s: GateSnapshot, provider: string): GateSnapshot {
 /** Every reviewer's view of the gate: the gate itself, then each quorum member's. */
 export function reviewerViews(s: GateSnapshot): GateSnapshot[] {
   return [s, ...[...s.members.keys()].sort().map((m) => memberView(s, m))];
+}
+
+/** The gate as a read would find it once this packet is delivered, if nothing else changed meanwhile. */
+export function withPacket(s: GateSnapshot, front: PacketFrontMatter): GateSnapshot {
+  const member = packetMember(front);
+  if (member === null) return { ...s, packets: new Map(s.packets).set(front.round, front) };
+  const slots = s.members.get(member) ?? emptySlots();
+  return { ...s, members: new Map(s.members).set(member, { ...slots, packets: new Map(slots.packets).set(front.round, front) }) };
 }

@@ -13,10 +13,10 @@ import { type BrokerInput, planStep, stuck, trailText } from "../core/broker-pla
 import type { Action, GateDecision } from "../core/decide.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
 import { configuredProviders, type Provider } from "../core/selection.js";
-import type { GateSnapshot } from "../core/snapshot.js";
+import { type GateSnapshot, withPacket } from "../core/snapshot.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
-import { Event } from "../spec/schemas.js";
+import { Event, type PacketFrontMatter } from "../spec/schemas.js";
 import { brokerInput } from "./gate-reads.js";
 
 export function createBroker(options: WorkerOptions): WorkerRuntime {
@@ -74,11 +74,22 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
   const { providers: detect = async () => configuredProviders(ctx.settings), trails = new TrailWriter() } = deps ?? {};
   const delivered: StepReport["delivered"] = [];
   let providers: Provider[] | null = null;
+  // a packet this step just delivered: planned from memory next, not read back (below)
+  let justIssued: { s: GateSnapshot; packet: PacketFrontMatter } | null = null;
   for (let guard = 0; guard < 20; guard++) {
-    let s = readGate(ctx.layout, runId, gate);
-    if (await quarantine(ctx, s)) s = readGate(ctx.layout, runId, gate);
+    let s: GateSnapshot;
+    if (justIssued) s = withPacket(justIssued.s, justIssued.packet);
+    else {
+      s = readGate(ctx.layout, runId, gate);
+      if (await quarantine(ctx, s)) s = readGate(ctx.layout, runId, gate);
+    }
+    const fromMemory = justIssued !== null;
+    justIssued = null;
     const input = brokerInput(ctx, s, providers);
     let step = planStep(s, input);
+    // After its own packet the gate usually waits for the reviewer: the trail says so without reading the gate back.
+    // Anything else is planned from the files; and a file another writer drops meanwhile wakes this worker again.
+    if (fromMemory && step.type !== "wait") continue;
     if (step.type === "select") {
       const asked = step;
       step = await detect().then(
@@ -112,6 +123,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     }
     delivered.push({ action: step.action, result, name: step.name });
     if (result.status === "delivered") for (const event of step.events) appendJsonl(ctx.layout.events(runId), event, Event);
+    if (result.status === "delivered" && step.packet) justIssued = { s, packet: step.packet };
     // Another writer holds the slot: its file is handled on the next pass (a racing broker's, or quarantined).
     if (result.status === "conflict") return { decision: step.decision, snapshot: s, delivered };
   }

@@ -108,8 +108,16 @@ async function play(steps: Step[]): Promise<void> {
   for (const s of steps) {
     const ctx = loadContext(layout); // every pass reloads, as a restarted worker would
     const R = openRound();
-    if (s.do === "broker") await stepGate(ctx, RUN, GATE).catch(() => undefined);
-    else if (s.do === "verifier") await verifyGate(ctx, RUN, GATE, quiet);
+    if (s.do === "broker") {
+      await stepGate(ctx, RUN, GATE).catch(() => undefined);
+      // after its own packet a step plans from memory: what it left must be what the files give
+      const trail = existsSync(file("trail.md")) ? readFileSync(file("trail.md"), "utf8") : null;
+      const again = await stepGate(loadContext(layout), RUN, GATE).catch(() => null);
+      if (again) {
+        expect(again.delivered.map((d) => d.name)).toEqual([]);
+        expect(readFileSync(file("trail.md"), "utf8")).toBe(trail);
+      }
+    } else if (s.do === "verifier") await verifyGate(ctx, RUN, GATE, quiet);
     else if (s.do === "edit") writeFileSync(path.join(root, "docs", "spec.md"), TEXTS[s.text]!);
     else if (R > 0) {
       if (s.do === "result" && !existsSync(file(`result-${R}.json`))) put(`result-${R}.json`, result(R, s.verdict, s.stale));
