@@ -6,7 +6,9 @@ import { deepFreeze } from "../core/memo.js";
 
 // several entries a gate (its round files, their hashes, scrubbed results): room for a burst of ~1,000 open gates
 const MAX_ENTRIES = 16_384;
-const cache = new Map<string, { stamp: string; value: unknown }>();
+// Evicted by second chance (CLOCK): a hit only marks its entry, so a read of a gate with hundreds of files does not
+// move hundreds of map entries; eviction skips (and re-queues) the marked ones.
+const cache = new Map<string, { stamp: string; value: unknown; used: boolean }>();
 
 /** A file's version as this cache tells them apart: any change of inode, size, mtime or ctime is a new one. */
 export const fileVersion = (st: Stats): string => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
@@ -20,13 +22,22 @@ export function cachedParse<T>(file: string, st: Stats | string, parse: () => T,
   const stamp = typeof st === "string" ? st : fileVersion(st);
   const hit = cache.get(file);
   if (hit?.stamp === stamp) {
-    cache.delete(file); // most recently used last
-    cache.set(file, hit);
+    hit.used = true;
     return hit.value as T;
   }
   const value = deepFreeze(parse());
   if (!keep(value)) return value;
-  cache.set(file, { stamp, value });
-  if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+  cache.delete(file); // a new version goes to the back
+  cache.set(file, { stamp, value, used: false });
+  if (cache.size > MAX_ENTRIES) evictOne();
   return value;
+}
+
+function evictOne(): void {
+  for (const [file, entry] of cache) {
+    cache.delete(file);
+    if (!entry.used) return;
+    entry.used = false; // used since it was last passed: a second chance at the back
+    cache.set(file, entry);
+  }
 }

@@ -1,0 +1,48 @@
+// The parse cache: a file is parsed once per version, and a full cache drops an entry nobody asked for lately.
+import { describe, expect, it } from "vitest";
+import { cachedParse } from "../../src/bus/parse-cache.js";
+
+describe("cachedParse", () => {
+  const keep = () => true;
+
+  it("parses a file again only when its version changes, and hands out one frozen value", () => {
+    let parses = 0;
+    const parse = () => ({ n: ++parses, nested: { a: 1 } });
+    const first = cachedParse("/pc/a", "1:10:1:1", parse, keep);
+    expect(cachedParse("/pc/a", "1:10:1:1", parse, keep)).toBe(first);
+    expect(Object.isFrozen(first.nested)).toBe(true);
+    expect(cachedParse("/pc/a", "1:11:2:2", parse, keep).n).toBe(2);
+    // a failed read is not remembered
+    expect(
+      cachedParse(
+        "/pc/b",
+        "1:1:1:1",
+        () => ({ ok: false }),
+        (v) => v.ok,
+      ).ok,
+    ).toBe(false);
+    expect(
+      cachedParse(
+        "/pc/b",
+        "1:1:1:1",
+        () => ({ ok: true }),
+        (v) => v.ok,
+      ).ok,
+    ).toBe(true);
+  });
+
+  it("when full, keeps the entries read since the last pass and drops the oldest one that was not", () => {
+    const size = 16_384;
+    const parsed: string[] = [];
+    const put = (file: string) => cachedParse(file, "v", () => (parsed.push(file), { file }), keep);
+    for (let i = 0; i < size + 1; i++) put(`/fill/${i}`); // the cache is full of these now
+    put("/fill/1"); // hit: read lately
+    parsed.length = 0;
+    put("/fill/new");
+    put("/fill/1");
+    put("/fill/3");
+    expect(parsed).toEqual(["/fill/new"]); // neither the hit one nor a younger one was dropped
+    put("/fill/2");
+    expect(parsed).toContain("/fill/2"); // the oldest not read since: dropped
+  });
+});
