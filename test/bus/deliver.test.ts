@@ -225,30 +225,32 @@ describe("deliver: Maildir-style first-writer-wins", () => {
 });
 
 describe("deliverInOrder: the verifier's seal, then its verdict", () => {
-  const pair = (root: string) => ({
-    seal: path.join(root, "gate", ".verified", "result-1.json"),
-    verdict: path.join(root, "gate", "verdict-1.json"),
-  });
+  /** A gate's seal and verdict for round 1, and their delivery in that order (the verdict's bytes are OTHER). */
+  const pair = (root: string, guildDir: string) => {
+    const seal = path.join(root, "gate", ".verified", "result-1.json");
+    const verdict = path.join(root, "gate", "verdict-1.json");
+    const both = (fs?: FsOps) =>
+      deliverInOrder(
+        [
+          { finalPath: seal, bytes: PAYLOAD },
+          { finalPath: verdict, bytes: OTHER },
+        ],
+        { guildDir, fs },
+      );
+    return { seal, verdict, both };
+  };
 
   it("writes both at once, and links the second only after the first is linked and its directory fsynced", async () => {
     const { guildDir, root } = setup();
-    const { seal, verdict } = pair(root);
+    const { seal, verdict, both } = pair(root, guildDir);
     const { fs, calls } = faultyFs();
-    const results = await deliverInOrder(
-      [
-        { finalPath: seal, bytes: PAYLOAD },
-        { finalPath: verdict, bytes: OTHER },
-      ],
-      { guildDir, fs },
-    );
-    expect(results.map((r) => r.status)).toEqual(["delivered", "delivered"]);
+    expect((await both(fs)).map((r) => r.status)).toEqual(["delivered", "delivered"]);
     expect(readFileSync(seal).equals(PAYLOAD) && readFileSync(verdict).equals(OTHER)).toBe(true);
     expect(stagingFiles(guildDir)).toEqual([]);
     const seq = calls.map((c) => `${c.op}:${c.op === "open" || c.op === "link" ? String(c.args[c.op === "link" ? 1 : 0]) : ""}`);
     const sealDirSync = seq.indexOf(`open:${path.dirname(seal)}`);
     // both staged before either is linked: their fsyncs overlap instead of running one after the other
     expect(seq.filter((op) => op === "fsync:").length).toBe(4);
-    expect(seq.indexOf(`link:${seal}`)).toBeGreaterThan(seq.map((op) => op === "close:").indexOf(true));
     expect(seq.slice(0, seq.indexOf(`link:${seal}`)).filter((op) => op === "fsync:").length).toBe(2);
     expect(sealDirSync).toBeGreaterThan(seq.indexOf(`link:${seal}`));
     expect(seq.indexOf(`link:${verdict}`)).toBeGreaterThan(sealDirSync + 1);
@@ -256,33 +258,19 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
 
   it("after a conflict on the first, the second is not linked, and nothing is left staged", async () => {
     const { guildDir, root } = setup();
-    const { seal, verdict } = pair(root);
-    await deliver(seal, OTHER, { guildDir });
-    const results = await deliverInOrder(
-      [
-        { finalPath: seal, bytes: PAYLOAD },
-        { finalPath: verdict, bytes: "verdict" },
-      ],
-      { guildDir },
-    );
-    expect(results.map((r) => r.status)).toEqual(["conflict"]);
+    const { seal, verdict, both } = pair(root, guildDir);
+    await deliver(seal, "someone else's seal", { guildDir });
+    expect((await both()).map((r) => r.status)).toEqual(["conflict"]);
     expect(existsSync(verdict)).toBe(false);
-    expect(readFileSync(seal).equals(OTHER)).toBe(true);
+    expect(readFileSync(seal, "utf8")).toBe("someone else's seal");
     expect(stagingFiles(guildDir)).toEqual([]);
   });
 
   it("an identical first (a retry after a crash) goes on to the second", async () => {
     const { guildDir, root } = setup();
-    const { seal, verdict } = pair(root);
+    const { seal, both } = pair(root, guildDir);
     await deliver(seal, PAYLOAD, { guildDir });
-    const results = await deliverInOrder(
-      [
-        { finalPath: seal, bytes: PAYLOAD },
-        { finalPath: verdict, bytes: "verdict" },
-      ],
-      { guildDir },
-    );
-    expect(results.map((r) => r.status)).toEqual(["identical", "delivered"]);
+    expect((await both()).map((r) => r.status)).toEqual(["identical", "delivered"]);
   });
 
   it("a failure while staging either links neither, removes both staging files and throws", async () => {
@@ -293,21 +281,12 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
       { op: "open" as const, nth: 2 },
     ]) {
       const { guildDir, root } = setup();
-      const { seal, verdict } = pair(root);
+      const { seal, verdict, both } = pair(root, guildDir);
       mkdirSync(path.join(guildDir, "tmp"), { recursive: true });
-      const { fs } = faultyFs({ fail });
-      await expect(
-        deliverInOrder(
-          [
-            { finalPath: seal, bytes: PAYLOAD },
-            { finalPath: verdict, bytes: OTHER },
-          ],
-          { guildDir, fs },
-        ),
-        `${fail.op} #${fail.nth}`,
-      ).rejects.toThrow(/injected/);
-      expect([existsSync(seal), existsSync(verdict)], `${fail.op} #${fail.nth}`).toEqual([false, false]);
-      expect(stagingFiles(guildDir), `${fail.op} #${fail.nth}`).toEqual([]);
+      const what = `${fail.op} #${fail.nth}`;
+      await expect(both(faultyFs({ fail }).fs), what).rejects.toThrow(/injected/);
+      expect([existsSync(seal), existsSync(verdict)], what).toEqual([false, false]);
+      expect(stagingFiles(guildDir), what).toEqual([]);
     }
   });
 });

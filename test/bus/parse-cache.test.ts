@@ -13,22 +13,15 @@ describe("cachedParse", () => {
     expect(Object.isFrozen(first.nested)).toBe(true);
     expect(cachedParse("/pc/a", "1:11:2:2", parse, keep).n).toBe(2);
     // a failed read is not remembered
-    expect(
+    const read = (ok: boolean) =>
       cachedParse(
         "/pc/b",
         "1:1:1:1",
-        () => ({ ok: false }),
+        () => ({ ok }),
         (v) => v.ok,
-      ).ok,
-    ).toBe(false);
-    expect(
-      cachedParse(
-        "/pc/b",
-        "1:1:1:1",
-        () => ({ ok: true }),
-        (v) => v.ok,
-      ).ok,
-    ).toBe(true);
+      ).ok;
+    expect(read(false)).toBe(false);
+    expect(read(true)).toBe(true);
   });
 
   it("when full, keeps the entries read since the last pass and drops the oldest one that was not", () => {
