@@ -551,7 +551,9 @@ export class WorkerRuntime {
   }
 
   private async runOne(ref: GateRef): Promise<void> {
-    this.handled.set(ref.key, { mtime: dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)), at: Date.now() });
+    // before the handler reads: anything that arrives while it runs moves the mtime, and is looked at again
+    const mtime = dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate));
+    this.handled.set(ref.key, { mtime, at: Date.now() });
     try {
       const status = await this.spec.handleGate(ref, this.abort.signal);
       this.failing.delete(ref.key);
@@ -560,7 +562,9 @@ export class WorkerRuntime {
       if (status === "finished" && !this.dirty.has(ref.key)) {
         this.active.delete(ref.key);
         this.handled.delete(ref.key);
-        this.finished.set(ref.key, dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)));
+        // its own last writes move the mtime too: the next scan looks once more, finds nothing to do (an unchanged
+        // trail is not rewritten), and the gate settles
+        this.finished.set(ref.key, mtime);
         this.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
       }
     } catch (error) {

@@ -8,6 +8,7 @@ import { hasValidOutcome, readGate } from "../bus/gate-reader.js";
 import { appendJsonl } from "../bus/jsonl.js";
 import { Layout, movesAside } from "../bus/layout.js";
 import { rejectFile } from "../bus/reject.js";
+import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
 import { type BrokerInput, planStep, stuck, trailText } from "../core/broker-plan.js";
 import type { Action, GateDecision } from "../core/decide.js";
@@ -17,6 +18,7 @@ import { type GateSnapshot, withPacket } from "../core/snapshot.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import { Event, type PacketFrontMatter } from "../spec/schemas.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { brokerInput } from "./gate-reads.js";
 
 export function createBroker(options: WorkerOptions): WorkerRuntime {
@@ -153,9 +155,20 @@ export class TrailWriter {
     if (this.last.get(key) === stamp) return;
     const text = trailText(s, d, input);
     if (text === null) return;
-    await replace(ctx.layout.gateFile(s.runId, s.gate, "trail.md"), text, { guildDir: ctx.layout.guild, durable: false });
+    const file = ctx.layout.gateFile(s.runId, s.gate, "trail.md");
+    // The same text is not written again: a rename moves the gate directory's mtime, and a finished gate's mtime is
+    // how every worker tells that a file arrived after its outcome (another look at it must settle).
+    if (!hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
     // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.
     if (s.outcome) this.last.delete(key);
     else this.last.set(key, stamp);
+  }
+}
+
+function hasText(file: string, text: string): boolean {
+  try {
+    return readTextBounded(file, { max: MAX_FILE_BYTES }) === text;
+  } catch {
+    return false; // absent, unreadable or not a regular file: written anew
   }
 }

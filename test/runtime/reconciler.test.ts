@@ -112,3 +112,32 @@ describe("reconciler: which files wake a worker", () => {
     }
   });
 });
+
+describe("reconciler: a finished gate is looked at again when a file arrived while it was handled", () => {
+  it("a drop during the last handling (no event for it) is found by the next scan; the gate then settles", async () => {
+    let drops = 0;
+    const { dir, calls, runtime } = twoGates({
+      poll: false,
+      fullScanMs: 30,
+      wakesOn: () => false, // no event wakes it: only the scans can find the drop
+      handleGate: async (ref) => {
+        calls.push(ref.gate);
+        // G-spec: a late file lands while its first (finishing) handling runs. G-plan: one lands at each of its
+        // handlings, so it is handled once every scan, and counts them.
+        if (ref.gate === "G-plan" || calls.filter((g) => g === "G-spec").length === 1)
+          writeFileSync(path.join(dir(ref.gate), `attempt-${++drops}.json`), "{}");
+        return "finished";
+      },
+    });
+    await runtime.start();
+    try {
+      const spec = () => calls.filter((g) => g === "G-spec").length;
+      await until("G-spec looked at again", () => spec() >= 2);
+      const scans = calls.filter((g) => g === "G-plan").length;
+      await until("three more scans", () => calls.filter((g) => g === "G-plan").length >= scans + 3);
+      expect(spec()).toBe(2);
+    } finally {
+      await runtime.stop();
+    }
+  });
+});

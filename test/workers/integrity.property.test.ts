@@ -2,7 +2,7 @@
 // dropped, artifact edits, and broker and verifier passes (a worker that is killed and restarted is one that skips
 // passes and then runs again: they keep no state but the files), no gate ends `satisfied` unless, when its outcome
 // is written, the artifact on disk is the bytes the verdict verified and the result on disk is the bytes it bound.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -112,10 +112,13 @@ async function play(steps: Step[]): Promise<void> {
       await stepGate(ctx, RUN, GATE).catch(() => undefined);
       // after its own packet a step plans from memory: what it left must be what the files give
       const trail = existsSync(file("trail.md")) ? readFileSync(file("trail.md"), "utf8") : null;
+      const ino = trail === null ? null : statSync(file("trail.md")).ino;
       const again = await stepGate(loadContext(layout), RUN, GATE).catch(() => null);
       if (again) {
         expect(again.delivered.map((d) => d.name)).toEqual([]);
         expect(readFileSync(file("trail.md"), "utf8")).toBe(trail);
+        // and the same text is not written again (a finished gate's directory mtime must settle)
+        expect(statSync(file("trail.md")).ino).toBe(ino);
       }
     } else if (s.do === "verifier") await verifyGate(ctx, RUN, GATE, quiet);
     else if (s.do === "edit") writeFileSync(path.join(root, "docs", "spec.md"), TEXTS[s.text]!);
