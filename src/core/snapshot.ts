@@ -15,10 +15,6 @@ export interface Problem {
   mtimeMs: number;
 }
 
-/**
- * One reviewer's files, by round: a gate's own (`packet-<n>.md`, …) or, in a quorum gate, one member's
- * (`packet-<n>.<provider>.md`, …; SPEC §26).
- */
 /** A file as the gate read saw it: its mtime and size, and its version for the parse cache (bus/parse-cache.ts). */
 export interface SeenFile {
   mtimeMs: number;
@@ -26,6 +22,10 @@ export interface SeenFile {
   version: string;
 }
 
+/**
+ * One reviewer's files, by round: a gate's own (`packet-<n>.md`, …) or, in a quorum gate, one member's
+ * (`packet-<n>.<provider>.md`, …; SPEC §26).
+ */
 export interface ReviewSlots {
   packets: Map<number, PacketFrontMatter>;
   attempts: Map<number, z.infer<typeof Attempt>>;
