@@ -156,9 +156,10 @@ export class TrailWriter {
     const text = trailText(s, d, input);
     if (text === null) return;
     const file = ctx.layout.gateFile(s.runId, s.gate, "trail.md");
-    // The same text is not written again: a rename moves the gate directory's mtime, and a finished gate's mtime is
-    // how every worker tells that a file arrived after its outcome (another look at it must settle).
-    if (!hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
+    // A gate this writer has no record of (a finished one looked at again, or the first write since start) keeps a
+    // trail.md that already says this: a rename would move the gate directory's mtime, which is how every worker tells
+    // that a file arrived after an outcome, so that look must settle. An open gate's changed stamp is written as is.
+    if (this.last.has(key) || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
     // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.
     if (s.outcome) this.last.delete(key);
     else this.last.set(key, stamp);
