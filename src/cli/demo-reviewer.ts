@@ -1,7 +1,7 @@
 // A SCRIPTED reviewer for the demo and the tests: no model is called. It reads a packet on stdin and answers
 // from a plan (argv[2] = plan.json) or, without one, by a fixed rule: "TBD" in the artifact is blocking.
 // argv[3] = a directory that keeps a copy of every packet it received, numbered in dispatch order.
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -52,17 +52,24 @@ function field(packet: string, name: string): string {
   return new RegExp(`^${name}: (.+)$`, "m").exec(packet)?.[1]?.trim().replace(/^"|"$/g, "") ?? "";
 }
 
+/** The next dispatch number, taken by creating its file exclusively: reviewers running side by side
+ * (several workers) never share a number, as a read-then-write counter would let them. */
+function claimDispatch(dir: string): number {
+  mkdirSync(dir, { recursive: true });
+  for (let n = 0; ; n++) {
+    try {
+      closeSync(openSync(path.join(dir, String(n)), "wx"));
+      return n;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+}
+
 function nextStep(planPath: string | undefined): { step: Step; plan: Plan; dispatch: number } {
   if (!planPath) return { step: { do: "by-content" }, plan: {}, dispatch: 0 };
   const plan = JSON.parse(readFileSync(planPath, "utf8")) as Plan;
-  const counter = `${planPath}.count`;
-  let n = 0;
-  try {
-    n = Number(readFileSync(counter, "utf8")) || 0;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error; // no counter yet: the first dispatch
-  }
-  writeFileSync(counter, String(n + 1));
+  const n = claimDispatch(`${planPath}.dispatches`);
   const step = plan.sequence?.[n] ?? plan.default ?? "satisfied";
   return { step: typeof step === "string" ? { do: step } : step, plan, dispatch: n };
 }

@@ -49,11 +49,17 @@ const packetPath = /review packet file (.+?)\. Read all/.exec(prompt)?.[1] ?? nu
 const packet = packetPath && existsSync(packetPath) ? readFileSync(packetPath, "utf8") : null;
 const calls = path.join(here, "calls");
 mkdirSync(calls, { recursive: true });
-const n = readdirSync(calls).length + 1;
-writeFileSync(
-  path.join(calls, `${String(n).padStart(3, "0")}.json`),
-  JSON.stringify({ argv, cwd: process.cwd(), packetPath, packet, token: Boolean(process.env.COPILOT_GITHUB_TOKEN) }, null, 2),
-);
+const call = JSON.stringify({ argv, cwd: process.cwd(), packetPath, packet, token: Boolean(process.env.COPILOT_GITHUB_TOKEN) }, null, 2);
+// the call number is the first free one, taken exclusively ("wx"): two runs side by side never share it
+let n = readdirSync(calls).length + 1;
+for (; ; n++) {
+  try {
+    writeFileSync(path.join(calls, `${String(n).padStart(3, "0")}.json`), call, { flag: "wx" });
+    break;
+  } catch (error) {
+    if (error.code !== "EEXIST") throw error;
+  }
+}
 
 const agent = value("--agent");
 const addDir = value("--add-dir");
