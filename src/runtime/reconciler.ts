@@ -302,8 +302,8 @@ export class WorkerRuntime {
         // Linux reports the watched directory's own removal as a rename of its name: drop the dead watch, so the
         // directory is watched again if it comes back.
         if (event === "rename" && name === path.basename(dir) && !existsSync(dir)) return void this.unwatch(dir);
-        if (!WorkerRuntime.carriesWork(String(name))) return;
         const p = path.join(dir, String(name));
+        if (!WorkerRuntime.carriesWork(String(name))) return void (level === 3 && this.quietChange(p));
         if ((level === 1 && name === "review") || (level === 2 && isGate(String(name)))) this.newDir(p);
         else this.hint(p);
       });
@@ -384,8 +384,20 @@ export class WorkerRuntime {
       return;
     }
     const name = path.relative(this.spec.layout.gateDir(ref.runId, ref.gate), p);
-    if (this.spec.wakesOn && name && !name.includes(path.sep) && !this.spec.wakesOn(name)) return;
+    if (this.spec.wakesOn && name && !name.includes(path.sep) && !this.spec.wakesOn(name)) return this.quietChange(p, ref);
     this.enqueue(ref.key);
+  }
+
+  /**
+   * A file that gives this worker no work landed in an active gate (a trail rewrite, a kind it does not wake on, its
+   * own deliveries): the directory's new mtime counts as seen, so the reconcile pass does not read the gate again for
+   * it. A file it wakes on has an event of its own; one whose event is lost meanwhile waits for the full-scan
+   * interval's look instead of the next pass.
+   */
+  private quietChange(p: string, ref = this.refFromPath(p)): void {
+    const last = ref && this.handled.get(ref.key);
+    if (!ref || !last) return;
+    this.handled.set(ref.key, { mtime: dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)), at: last.at });
   }
 
   private rescanDir(p: string): void {

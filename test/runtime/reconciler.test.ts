@@ -89,7 +89,7 @@ describe("reconciler: coarse directory mtimes (sshfs: whole seconds)", () => {
 });
 
 describe("reconciler: which files wake a worker", () => {
-  it("a file the worker does not wake on is left to the reconcile pass; one it wakes on is handled at once", async () => {
+  it("a file the worker does not wake on does not wake it; one it wakes on is handled at once", async () => {
     const { dir, calls, runtime } = twoGates({
       poll: false,
       reconcileMs: 600_000, // no pass during the test: only watcher events can wake it
@@ -107,6 +107,31 @@ describe("reconciler: which files wake a worker", () => {
       expect(spec()).toBe(before);
       writeFileSync(path.join(dir("G-spec"), "result-1.json"), "{}");
       await until("G-spec woken by its result", () => spec() > before);
+    } finally {
+      await runtime.stop();
+    }
+  });
+  it("a file it does not wake on, and the trail, are not read again by the next reconcile passes either", async () => {
+    let passes = 0;
+    const { dir, calls, runtime } = twoGates({
+      poll: false,
+      reconcileMs: 20,
+      beforePass: () => void passes++,
+      wakesOn: (name) => name.startsWith("result-"),
+    });
+    await runtime.start();
+    try {
+      await until("both gates handled at start", () => calls.includes("G-spec") && calls.includes("G-plan"));
+      const spec = () => calls.filter((g) => g === "G-spec").length;
+      const before = spec();
+      writeFileSync(path.join(dir("G-spec"), "packet-1.md"), "x");
+      writeFileSync(path.join(dir("G-spec"), "trail.md"), "x");
+      // a result in the other gate: once it is handled, G-spec's two events have been seen too (events come in order)
+      writeFileSync(path.join(dir("G-plan"), "result-1.json"), "{}");
+      await until("G-plan woken by its result", () => calls.filter((g) => g === "G-plan").length >= 2);
+      const seen = passes;
+      await until("three reconcile passes since", () => passes >= seen + 3);
+      expect(spec()).toBe(before);
     } finally {
       await runtime.stop();
     }
