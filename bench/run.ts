@@ -364,7 +364,7 @@ async function main(): Promise<void> {
   }
   const historyOnly = flagValue("--history");
   if (historyOnly !== null) {
-    await history(historyOnly, quick ? 5 : 30, true);
+    await history(historyOnly, quick ? 5 : 100, true);
     return;
   }
   const results = {
@@ -384,7 +384,7 @@ async function main(): Promise<void> {
     delivery_floor: await durableDeliveries(quick ? 200 : 2000),
     throughput: await throughput(quick ? 50 : 500),
     brokers: await brokersFigure(quick ? [1, 2] : [1, 2, 4], quick ? 50 : 500, quick),
-    history: await history(quick ? 1000 : 100_000, quick ? 5 : 30), // the 100,000 finished runs
+    history: await history(quick ? 1000 : 100_000, quick ? 5 : 100), // the 100,000 finished runs
     ui: await consoleFigures(quick ? 100 : 1000),
   };
   writeFileSync(path.join(REPO, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
