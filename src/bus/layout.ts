@@ -33,7 +33,15 @@ type Worker = "broker" | "verifier" | "manual";
 export const GATE_FILE_KINDS: Readonly<
   Record<
     RoundKind | "request" | "outcome",
-    { ext: "md" | "json"; writer: string; readers: string; movers: readonly Worker[]; wakes: readonly Worker[] }
+    {
+      ext: "md" | "json";
+      writer: string;
+      readers: string;
+      movers: readonly Worker[];
+      wakes: readonly Worker[];
+      /** Woken only when such a file is gone (another worker moved it aside): its arrival gives them no work. */
+      wakesWhenGone?: readonly Worker[];
+    }
   >
 > = {
   request: { ext: "json", writer: "author (review)", readers: "broker, status", movers: ["broker"], wakes: ["broker"] },
@@ -44,9 +52,10 @@ export const GATE_FILE_KINDS: Readonly<
     writer: "reviewer worker, manual worker, respond, foreign tool",
     readers: "verifier, broker",
     movers: ["verifier"],
-    wakes: ["verifier", "broker"],
+    wakes: ["verifier"],
+    wakesWhenGone: ["broker"],
   },
-  response: { ext: "md", writer: "a human", readers: "manual worker", movers: ["manual"], wakes: ["manual", "broker"] },
+  response: { ext: "md", writer: "a human", readers: "manual worker", movers: ["manual"], wakes: ["manual"], wakesWhenGone: ["broker"] },
   failure: { ext: "json", writer: "reviewer worker", readers: "broker", movers: ["broker"], wakes: ["broker"] },
   verdict: { ext: "json", writer: "verifier", readers: "broker, status --verify", movers: ["verifier", "broker"], wakes: ["broker"] },
   resubmit: { ext: "json", writer: "author (resubmit)", readers: "broker", movers: ["broker"], wakes: ["broker"] },
@@ -98,16 +107,19 @@ export function movesAside(worker: Worker, name: string): boolean {
 }
 
 /**
- * Whether a file of this name landing in an active gate may give `worker` work at once (`wakes` above): its own
- * deliveries and the files it only reads later do not wake it, and the reconcile pass still sees every change of
- * the directory. The broker wakes on the kinds another worker moves aside (results, responses, verdicts): the
- * trail must show the move, also of a late drop after the outcome. Workers not in the table (the reviewers) wake on
- * every file.
+ * Whether a file of this name landing in (or leaving) an active gate may give `worker` work at once (`wakes` above):
+ * its own deliveries and the files it only reads later do not wake it, and the reconcile pass still sees every
+ * change of the directory. The broker wakes on a result or response only once it is gone (the verifier or the manual
+ * worker moved it aside, and the trail must show that): one that arrives wakes the worker that reads it, whose
+ * verdict or result then wakes the broker. `gone` is asked only then. Workers not in the table (the reviewers) wake
+ * on every file.
  */
-export function wakes(worker: string, name: string): boolean {
+export function wakes(worker: string, name: string, gone: () => boolean = () => false): boolean {
   if (!WAKE_TABLE_WORKERS.has(worker)) return true;
   const kind = name === GATE_FILES.request ? "request" : name === GATE_FILES.outcome ? "outcome" : parseRoundFile(name)?.kind;
-  return kind === undefined || GATE_FILE_KINDS[kind].wakes.includes(worker as Worker);
+  if (kind === undefined) return true;
+  const entry = GATE_FILE_KINDS[kind];
+  return entry.wakes.includes(worker as Worker) || (entry.wakesWhenGone?.includes(worker as Worker) === true && gone());
 }
 
 const WAKE_TABLE_WORKERS = new Set<string>(["broker", "verifier", "manual"] satisfies Worker[]);

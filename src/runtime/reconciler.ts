@@ -44,10 +44,11 @@ export interface WorkerSpec {
    */
   skipFinishedRuns?: boolean;
   /**
-   * Whether a file of this name landing in an active gate should wake this worker at once; when false the event is
-   * dropped (the reconcile pass still handles the gate, its directory having changed). Default: every name.
+   * Whether a file of this name landing in (or leaving) an active gate should wake this worker at once; `gone` says
+   * whether it has left. When false the event only marks the directory's change as seen (`quietChange`). Default:
+   * every name.
    */
-  wakesOn?(name: string): boolean;
+  wakesOn?(name: string, gone: () => boolean): boolean;
   /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
   beforePass?(): void;
   log(message: string): void;
@@ -384,7 +385,8 @@ export class WorkerRuntime {
       return;
     }
     const name = path.relative(this.spec.layout.gateDir(ref.runId, ref.gate), p);
-    if (this.spec.wakesOn && name && !name.includes(path.sep) && !this.spec.wakesOn(name)) return this.quietChange(p, ref);
+    const gone = () => lstatSync(p, { throwIfNoEntry: false }) === undefined;
+    if (this.spec.wakesOn && name && !name.includes(path.sep) && !this.spec.wakesOn(name, gone)) return this.quietChange(p, ref);
     this.enqueue(ref.key);
   }
 

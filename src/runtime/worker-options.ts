@@ -61,7 +61,7 @@ export function workerRuntime(
     log,
     beforePass: () => holder.reload(),
     handleGate: (ref, signal) => handle(holder.current, ref, signal, log),
-    wakesOn: (name) => wakes(kind, name),
+    wakesOn: (name, gone) => wakes(kind, name, gone),
     skipFinishedRuns: extra.janitor !== false, // a writer keeps the finished-runs log; a reader (the console) sees every run
     ...extra,
   });

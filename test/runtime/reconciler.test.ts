@@ -1,6 +1,6 @@
 // The reconciler every worker runs on (SPEC §18): a gate whose handler throws (a bug) is retried later and later,
 // its stack logged once, and is handled as usual again once the handler stops throwing.
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -132,6 +132,29 @@ describe("reconciler: which files wake a worker", () => {
       const seen = passes;
       await until("three reconcile passes since", () => passes >= seen + 3);
       expect(spec()).toBe(before);
+    } finally {
+      await runtime.stop();
+    }
+  });
+  it("a worker woken only when a file is gone sleeps through its arrival and wakes at its removal", async () => {
+    const { dir, calls, runtime } = twoGates({
+      poll: false,
+      reconcileMs: 600_000,
+      wakesOn: (name, gone) => name === "result-1.json" && gone(),
+    });
+    await runtime.start();
+    try {
+      await until("both gates handled at start", () => calls.includes("G-spec") && calls.includes("G-plan"));
+      const spec = () => calls.filter((g) => g === "G-spec").length;
+      const before = spec();
+      writeFileSync(path.join(dir("G-spec"), "result-1.json"), "{}");
+      // G-plan's result is there and then gone: handled once that removal is seen, after G-spec's arrival was
+      writeFileSync(path.join(dir("G-plan"), "result-1.json"), "{}");
+      rmSync(path.join(dir("G-plan"), "result-1.json"));
+      await until("G-plan woken by the removal", () => calls.filter((g) => g === "G-plan").length >= 2);
+      expect(spec()).toBe(before);
+      rmSync(path.join(dir("G-spec"), "result-1.json"));
+      await until("G-spec woken by the removal", () => spec() > before);
     } finally {
       await runtime.stop();
     }
