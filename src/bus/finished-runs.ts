@@ -17,6 +17,8 @@ const MAX_READ_BYTES = 16 * 1024 * 1024;
 const REVIEW = "review";
 /** Lines parsed between two turns of the event loop while a worker loads the log at start. */
 const LOAD_SLICE_LINES = 4000;
+/** The log is read at start in pieces of this size, each after a turn of the event loop (100,000 runs: ~6 MB). */
+const LOAD_READ_BYTES = 256 * 1024;
 
 export function finishedRunsDir(layout: Layout): string {
   return path.join(layout.guild, "finished-runs");
@@ -73,11 +75,15 @@ export class FinishedRuns {
 
   /** The whole log, parsed in slices that yield to the event loop (a large history does not stall a start). */
   async load(): Promise<void> {
-    for (let text = this.readNew(); text; text = this.readNew()) {
+    // nothing is read before the first turn: a worker is watching, its event loop free, before the log costs anything
+    for (;;) {
+      await yieldToEvents();
+      const text = this.readNew(LOAD_READ_BYTES);
+      if (!text) break;
       let at = 0;
       while (at < text.length) {
         for (let n = 0; n < LOAD_SLICE_LINES && at < text.length; n++) at = this.ingest(text, at, null);
-        await yieldToEvents();
+        if (at < text.length) await yieldToEvents();
       }
     }
     this.loaded = true;
@@ -150,7 +156,7 @@ export class FinishedRuns {
   }
 
   /** The complete lines appended since the offset (a line still being written is read next time). */
-  private readNew(): string {
+  private readNew(max = MAX_READ_BYTES): string {
     let fd: number;
     try {
       fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -162,9 +168,11 @@ export class FinishedRuns {
       const size = fstatSync(fd).size;
       if (size < this.offset) this.restart(); // replaced by a shorter file: read it anew
       if (size === this.offset) return "";
-      const buf = Buffer.alloc(Math.min(size - this.offset, MAX_READ_BYTES));
+      const buf = Buffer.alloc(Math.min(size - this.offset, max));
       const read = readSync(fd, buf, 0, buf.length, this.offset);
       const complete = buf.subarray(0, read).lastIndexOf(0x0a) + 1;
+      // a piece holding no whole line (one longer than the piece): read up to the bound a refresh reads
+      if (complete === 0 && read === max && max < MAX_READ_BYTES) return this.readNew(MAX_READ_BYTES);
       this.offset += complete;
       return buf.subarray(0, complete).toString("utf8");
     } catch {

@@ -101,6 +101,20 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     expect(log.isSealed("f0")).toBe(false);
   });
 
+  it("a large log is loaded whole, piece by piece, also across a line longer than a piece", async () => {
+    const layout = finishedTree();
+    mkdirSync(path.dirname(logPath(layout)), { recursive: true });
+    const many = Array.from({ length: 20_000 }, (_, i) => `+m${i}\treview=1\tG-spec=2`); // ~0.5 MB: several pieces
+    const long = `+long\treview=1\t${Array.from({ length: 30_000 }, (_, i) => `G-lane:l${i}=2`).join("\t")}`; // ~0.5 MB
+    writeFileSync(logPath(layout), [...many, long, "+last\treview=1\tG-spec=2", ""].join("\n"));
+    const log = new FinishedRuns(layout, logPath(layout));
+    const loading = log.load();
+    expect(log.isSealed("m0")).toBe(false); // nothing is read before the caller's next turn of the event loop
+    await loading;
+    expect(["m0", "m19999", "long", "last"].filter((r) => log.isSealed(r))).toEqual(["m0", "m19999", "long", "last"]);
+    expect(Object.keys(log.loggedGates("long") ?? {})).toHaveLength(30_000);
+  });
+
   it("unchanged() is true only while review/ and every logged gate directory keep their logged mtimes", async () => {
     const layout = finishedTree();
     await sealAll(layout);
