@@ -1,26 +1,44 @@
 // packet-<n>.md: YAML front matter (PacketFrontMatter) followed by the markdown body the reviewer reads.
 import YAML from "yaml";
 import { describeIssues, PacketFrontMatter } from "../spec/schemas.js";
+import { deepFreeze } from "./memo.js";
 
 const FRONT_MATTER_RE = /^---\n([\s\S]*?)\n---\n/;
 
+/**
+ * Front matter this process rendered, by its YAML text: parsing that exact text gives that same value back (the
+ * round trip test/core/packet.test.ts checks), so the broker's read of its own packet skips YAML and zod.
+ */
+const rendered = new Map<string, PacketFrontMatter>();
+const RENDERED_KEPT = 256;
+
 export function renderPacket(front: PacketFrontMatter, body: string): string {
-  const yaml = YAML.stringify(PacketFrontMatter.parse(front), { lineWidth: 0 }).trimEnd();
+  const parsed = deepFreeze(PacketFrontMatter.parse(front));
+  const yaml = YAML.stringify(parsed, { lineWidth: 0 }).trimEnd();
+  rendered.delete(yaml);
+  rendered.set(yaml, parsed);
+  if (rendered.size > RENDERED_KEPT) rendered.delete(rendered.keys().next().value!);
   return `---\n${yaml}\n---\n${body}`;
 }
 
 export function parsePacket(text: string): { front: PacketFrontMatter | null; body: string; problems: string[] } {
   const m = FRONT_MATTER_RE.exec(text);
   if (!m) return { front: null, body: text, problems: ["packet has no YAML front matter"] };
+  const known = rendered.get(m[1]!);
+  const { front, problems } = known ? { front: known, problems: [] } : readFrontMatter(m[1]!);
+  return front ? { front, body: text.slice(m[0].length), problems } : { front: null, body: text, problems };
+}
+
+/** The front matter a YAML text holds, read by the parser: what the memo of rendered ones stands in for. */
+export function readFrontMatter(yaml: string): { front: PacketFrontMatter | null; problems: string[] } {
   let data: unknown;
   try {
-    data = YAML.parse(m[1]!);
+    data = YAML.parse(yaml);
   } catch (error) {
-    return { front: null, body: text, problems: [`packet front matter is not YAML: ${(error as Error).message}`] };
+    return { front: null, problems: [`packet front matter is not YAML: ${(error as Error).message}`] };
   }
   const parsed = PacketFrontMatter.safeParse(data);
-  if (!parsed.success) return { front: null, body: text, problems: describeIssues(parsed.error) };
-  return { front: parsed.data, body: text.slice(m[0].length), problems: [] };
+  return parsed.success ? { front: parsed.data, problems: [] } : { front: null, problems: describeIssues(parsed.error) };
 }
 
 /**

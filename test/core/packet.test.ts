@@ -2,12 +2,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { gateFocus, renderPacketBody } from "../../src/core/packet-body.js";
-import { packetId, parsePacket, renderPacket } from "../../src/core/packet.js";
+import { packetId, parsePacket, readFrontMatter, renderPacket } from "../../src/core/packet.js";
 import { trailEntries } from "../../src/core/trail.js";
 import { scrub } from "../../src/core/scrub.js";
 import { sha256Hex } from "../../src/core/sha.js";
 import type { TrailEntry } from "../../src/spec/schemas.js";
 import { gate, packet, SHA_A } from "../helpers/snapshots.js";
+
+/** The YAML between a packet's front-matter fences. */
+const yamlOf = (text: string) => /^---\n([\s\S]*?)\n---\n/.exec(text)![1]!;
 
 describe("renderPacket / parsePacket", () => {
   it("round-trips the front matter and the body byte for byte", () => {
@@ -22,6 +25,29 @@ describe("renderPacket / parsePacket", () => {
     const text = renderPacket(front, body);
     expect(text.startsWith("---\n")).toBe(true);
     expect(parsePacket(text)).toEqual({ front, body, problems: [] });
+    expect(readFrontMatter(yamlOf(text))).toEqual({ front, problems: [] }); // the parser, not the memo of rendered ones
+  });
+
+  it("any front matter it renders, the parser reads back as the same value (so the memo of rendered ones may stand in)", () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "grapheme" }),
+      fc.string({ unit: "binary" }),
+      fc.constantFrom("no", "yes", "null", "~", "1e3", "0x1F", "- a", "a: b", "#x", '"', "'"),
+    );
+    fc.assert(
+      fc.property(text, fc.option(text), fc.option(text), text, (reason, authorModel, reviewerModel, path) => {
+        const front = packet(2, {
+          selection_reason: reason,
+          author_model: authorModel,
+          reviewer_model: reviewerModel,
+          ...(path.trim() ? { artifact_path: path } : {}),
+        });
+        const rendered = renderPacket(front, "body");
+        expect(readFrontMatter(yamlOf(rendered)).front).toStrictEqual(parsePacket(rendered).front);
+        expect(parsePacket(rendered).front).toEqual(front);
+      }),
+    );
   });
 
   it("round-trips any gate, including G-lane:<id>, and a null reviewer model", () => {
@@ -32,6 +58,7 @@ describe("renderPacket / parsePacket", () => {
       author_model: null,
     });
     expect(parsePacket(renderPacket(front, "")).front).toEqual(front);
+    expect(readFrontMatter(yamlOf(renderPacket(front, ""))).front).toEqual(front);
   });
 
   it("refuses to render an invalid front matter", () => {
