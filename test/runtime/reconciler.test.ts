@@ -88,73 +88,79 @@ describe("reconciler: coarse directory mtimes (sshfs: whole seconds)", () => {
   });
 });
 
+/** twoGates, started, once both gates were handled at start; `handled(gate)` counts its handlings so far. */
+async function startedTwoGates(options: Partial<WorkerSpec>) {
+  const gates = twoGates(options);
+  await gates.runtime.start();
+  try {
+    await until("both gates handled at start", () => gates.calls.includes("G-spec") && gates.calls.includes("G-plan"));
+  } catch (error) {
+    await gates.runtime.stop();
+    throw error;
+  }
+  return { ...gates, handled: (gate: string) => gates.calls.filter((g) => g === gate).length };
+}
+
 describe("reconciler: which files wake a worker", () => {
   it("a file the worker does not wake on does not wake it; one it wakes on is handled at once", async () => {
-    const { dir, calls, runtime } = twoGates({
+    const { dir, handled, runtime } = await startedTwoGates({
       poll: false,
       reconcileMs: 600_000, // no pass during the test: only watcher events can wake it
       wakesOn: (name) => name.startsWith("result-"),
     });
-    await runtime.start();
     try {
-      await until("both gates handled at start", () => calls.includes("G-spec") && calls.includes("G-plan"));
-      const spec = () => calls.filter((g) => g === "G-spec").length;
-      const before = spec();
+      const before = handled("G-spec");
       writeFileSync(path.join(dir("G-spec"), "packet-1.md"), "x");
       // events reach the worker in order: once G-plan's result is handled, G-spec's packet event has been seen
       writeFileSync(path.join(dir("G-plan"), "result-1.json"), "{}");
-      await until("G-plan woken by its result", () => calls.filter((g) => g === "G-plan").length >= 2);
-      expect(spec()).toBe(before);
+      await until("G-plan woken by its result", () => handled("G-plan") >= 2);
+      expect(handled("G-spec")).toBe(before);
       writeFileSync(path.join(dir("G-spec"), "result-1.json"), "{}");
-      await until("G-spec woken by its result", () => spec() > before);
+      await until("G-spec woken by its result", () => handled("G-spec") > before);
     } finally {
       await runtime.stop();
     }
   });
+
   it("a file it does not wake on, and the trail, are not read again by the next reconcile passes either", async () => {
     let passes = 0;
-    const { dir, calls, runtime } = twoGates({
+    const { dir, handled, runtime } = await startedTwoGates({
       poll: false,
       reconcileMs: 20,
       beforePass: () => void passes++,
       wakesOn: (name) => name.startsWith("result-"),
     });
-    await runtime.start();
     try {
-      await until("both gates handled at start", () => calls.includes("G-spec") && calls.includes("G-plan"));
-      const spec = () => calls.filter((g) => g === "G-spec").length;
-      const before = spec();
+      const before = handled("G-spec");
       writeFileSync(path.join(dir("G-spec"), "packet-1.md"), "x");
       writeFileSync(path.join(dir("G-spec"), "trail.md"), "x");
       // a result in the other gate: once it is handled, G-spec's two events have been seen too (events come in order)
       writeFileSync(path.join(dir("G-plan"), "result-1.json"), "{}");
-      await until("G-plan woken by its result", () => calls.filter((g) => g === "G-plan").length >= 2);
+      await until("G-plan woken by its result", () => handled("G-plan") >= 2);
       const seen = passes;
       await until("three reconcile passes since", () => passes >= seen + 3);
-      expect(spec()).toBe(before);
+      expect(handled("G-spec")).toBe(before);
     } finally {
       await runtime.stop();
     }
   });
+
   it("a worker woken only when a file is gone sleeps through its arrival and wakes at its removal", async () => {
-    const { dir, calls, runtime } = twoGates({
+    const { dir, handled, runtime } = await startedTwoGates({
       poll: false,
       reconcileMs: 600_000,
       wakesOn: (name, gone) => name === "result-1.json" && gone(),
     });
-    await runtime.start();
     try {
-      await until("both gates handled at start", () => calls.includes("G-spec") && calls.includes("G-plan"));
-      const spec = () => calls.filter((g) => g === "G-spec").length;
-      const before = spec();
+      const before = handled("G-spec");
       writeFileSync(path.join(dir("G-spec"), "result-1.json"), "{}");
       // G-plan's result is there and then gone: handled once that removal is seen, after G-spec's arrival was
       writeFileSync(path.join(dir("G-plan"), "result-1.json"), "{}");
       rmSync(path.join(dir("G-plan"), "result-1.json"));
-      await until("G-plan woken by the removal", () => calls.filter((g) => g === "G-plan").length >= 2);
-      expect(spec()).toBe(before);
+      await until("G-plan woken by the removal", () => handled("G-plan") >= 2);
+      expect(handled("G-spec")).toBe(before);
       rmSync(path.join(dir("G-spec"), "result-1.json"));
-      await until("G-spec woken by the removal", () => spec() > before);
+      await until("G-spec woken by the removal", () => handled("G-spec") > before);
     } finally {
       await runtime.stop();
     }
