@@ -63,7 +63,8 @@ export const GATE_FILE_KINDS: Readonly<
   decision: { ext: "json", writer: "a human (decide)", readers: "broker", movers: ["broker"], wakes: ["broker"] },
   memory: { ext: "md", writer: "reviewer worker, manual worker", readers: "broker (next packet)", movers: ["broker"], wakes: [] },
   rebuttal: { ext: "md", writer: "author (rebut)", readers: "broker (ruling packet)", movers: ["broker"], wakes: ["broker"] },
-  outcome: { ext: "json", writer: "broker", readers: "everyone", movers: ["broker"], wakes: [] },
+  // every worker ends its look at the gate on it (another broker's too): none waits for the full-scan look to let go
+  outcome: { ext: "json", writer: "broker", readers: "everyone", movers: ["broker"], wakes: ["broker", "verifier", "manual"] },
 };
 
 const ROUND_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-(0|[1-9][0-9]{0,8})\\.(md|json)$`);

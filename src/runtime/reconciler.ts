@@ -1,5 +1,6 @@
 // The shared shell of every worker: a level-triggered reconciler. It scans the active gates at start and every
-// ~2 s and derives what to do from the directory alone; watcher events only make it sooner.
+// ~2 s and derives what to do from the directory alone; watcher events only make it sooner (or, for a file that
+// gives the worker no work, spare it a look).
 import {
   type Dirent,
   existsSync,
@@ -513,8 +514,9 @@ export class WorkerRuntime {
       if (this.openRuns.has(runId)) this.finishedLog?.unseal(runId); // a `+` line read back after it reopened
     }
     this.finishedLog?.flush();
-    // An active gate is handled again when its directory changed (every delivery adds a name) or, for what only
-    // time changes (grace periods, stale claims), once per full-scan interval.
+    // An active gate is handled again when its directory changed since it was handled or a quiet event was seen
+    // (every delivery adds a name) or, for what only time changes (grace periods, stale claims), once per full-scan
+    // interval.
     const now = Date.now();
     for (const [key, ref] of this.active) {
       const last = this.handled.get(key);

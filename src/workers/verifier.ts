@@ -32,6 +32,19 @@ export async function verifyGate(
   log: (m: string) => void,
   nowMs = Date.now(),
 ): Promise<"active" | "finished"> {
+  // A verdict that landed in a slot after the read (another verifier's, or a stray one, which no event wakes this
+  // worker for) is looked at once more now, to move a stray one aside and verify, not at the full-scan look.
+  const first = await lookAt(ctx, { runId, gate }, log, nowMs);
+  const last = first.slotTaken ? await lookAt(ctx, { runId, gate }, log, nowMs) : first;
+  return last.finished ? "finished" : "active";
+}
+
+async function lookAt(
+  ctx: BusContext,
+  { runId, gate }: { runId: string; gate: string },
+  log: (m: string) => void,
+  nowMs: number,
+): Promise<{ finished: boolean; slotTaken: boolean }> {
   const { layout } = ctx;
   const s = readGate(layout, runId, gate);
   const rejectName = async (name: string, reason: string) => {
@@ -42,6 +55,7 @@ export async function verifyGate(
     if (movesAside("verifier", p.file)) await rejectName(p.file, p.reason);
   }
   const grace = foreignGraceMs(ctx.settings);
+  let slotTaken = false;
   // the gate's own reviewer, then each quorum member: the same rule on each one's files
   for (const view of reviewerViews(s)) {
     const reject = (round: number, reason: string) => rejectName(slotFile("result", round, view.member), reason);
@@ -51,11 +65,12 @@ export async function verifyGate(
       if (refusal) await reject(round, refusal);
       else {
         const mayStillBeWriting = ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) < grace;
-        await verifyRound({ ctx, runId, gate, round, member: view.member, packet: view.packets.get(round)!, mayStillBeWriting, reject });
+        const toVerify = { ctx, runId, gate, round, member: view.member, packet: view.packets.get(round)!, mayStillBeWriting, reject };
+        if ((await verifyRound(toVerify)) === "slot taken") slotTaken = true;
       }
     }
   }
-  return s.outcome ? "finished" : "active";
+  return { finished: s.outcome !== null, slotTaken };
 }
 
 interface RoundToVerify {
@@ -70,7 +85,17 @@ interface RoundToVerify {
   reject: (round: number, reason: string) => Promise<void>;
 }
 
-async function verifyRound({ ctx, runId, gate, round, member, packet, mayStillBeWriting, reject }: RoundToVerify): Promise<void> {
+/** Verify one round's result; "slot taken" when another file already held the seal's or the verdict's name. */
+async function verifyRound({
+  ctx,
+  runId,
+  gate,
+  round,
+  member,
+  packet,
+  mayStillBeWriting,
+  reject,
+}: RoundToVerify): Promise<"delivered" | "slot taken" | void> {
   const { layout } = ctx;
   const resultPath = layout.gateFile(runId, gate, slotFile("result", round, member));
   // The verdict binds the bytes on disk: hash exactly what was read, decode strictly (SPEC §5).
@@ -128,13 +153,14 @@ async function verifyRound({ ctx, runId, gate, round, member, packet, mayStillBe
   });
   // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15). Both are
   // written at once; the verdict is linked only once the seal is delivered and durable, and not after a conflict.
-  await deliverInOrder(
+  const delivered = await deliverInOrder(
     [
       { finalPath: layout.gateFile(runId, gate, sealFile(round, member)), bytes },
       { finalPath: layout.gateFile(runId, gate, slotFile("verdict", round, member)), bytes: JSON.stringify(verdict, null, 2) + "\n" },
     ],
     { guildDir: layout.guild },
   );
+  return delivered.some((d) => d.status === "conflict") ? "slot taken" : "delivered";
 }
 
 export function createVerifier(options: WorkerOptions): WorkerRuntime {

@@ -26,11 +26,12 @@ describe("wakes", () => {
     expect(asked).toBe(0);
   });
 
-  it("the broker wakes on the files that change its plan, and on none of its own deliveries", () => {
+  it("the broker wakes on the files that change its plan, not on its packets and escalations; an outcome wakes everyone", () => {
     for (const name of ["request.json", "verdict-1.json", "failure-1.json", "resubmit-1.json", "decision-1.json", "rebuttal-1.md"])
       expect(wakes("broker", name, present), name).toBe(true);
-    for (const name of ["packet-2.md", "escalation-1.json", "outcome.json", "attempt-1.json", "memory-1.md"])
+    for (const name of ["packet-2.md", "escalation-1.json", "attempt-1.json", "memory-1.md"])
       expect(wakes("broker", name, gone), name).toBe(false);
+    for (const worker of ["broker", "verifier", "manual"]) expect(wakes(worker, "outcome.json", present), worker).toBe(true);
     expect(wakes("broker", "not-a-bus-file.txt", present)).toBe(true); // a stray name: the broker reports it
     expect(wakes("command", "packet-2.md", present)).toBe(true); // reviewer workers wake on every file
   });
