@@ -5,6 +5,7 @@ import path from "node:path";
 import { customAlphabet } from "nanoid";
 import { sha256Hex } from "../core/sha.js";
 import { type FsOps, realFs } from "./fsops.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { refuseSymlinks } from "./no-symlinks.js";
 
 const stagingId = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 12);
@@ -17,7 +18,7 @@ export interface DeliverResult {
   status: DeliverStatus;
   path: string;
   sha256: string;
-  /** sha256 of the bytes already at the final name, on a conflict. */
+  /** sha256 of the bytes already at the final name, on a conflict with a regular file (of a bounded size). */
   existingSha256?: string;
   /** true when link() was unsupported and the exclusive-create fallback was used. */
   fallback?: boolean;
@@ -101,8 +102,17 @@ export async function writeAndClose(fs: FsOps, fd: number, bytes: Uint8Array, du
   }
 }
 
-async function compareExisting(fs: FsOps, finalPath: string, sha: string): Promise<DeliverResult> {
-  const existing = sha256Hex(await fs.readFile(finalPath));
+/** What holds the name already: our bytes (identical), or anything else (a conflict; a non-file is never read). */
+async function compareExisting(fs: FsOps, finalPath: string, sha: string, size: number): Promise<DeliverResult> {
+  let bytes: Buffer | null;
+  try {
+    bytes = await fs.readRegular(finalPath, Math.max(size, MAX_FILE_BYTES)); // bounded: the sha is only for the log
+  } catch (error) {
+    if (errCode(error) !== "ELOOP") throw error;
+    bytes = null; // a symlink holds the name
+  }
+  if (!bytes) return { status: "conflict", path: finalPath, sha256: sha };
+  const existing = sha256Hex(bytes);
   return existing === sha
     ? { status: "identical", path: finalPath, sha256: sha }
     : { status: "conflict", path: finalPath, sha256: sha, existingSha256: existing };
@@ -182,7 +192,7 @@ async function publish(
       await fs.link(staging, finalPath);
     });
   } catch (error) {
-    if (errCode(error) === "EEXIST") return await compareExisting(fs, finalPath, sha);
+    if (errCode(error) === "EEXIST") return await compareExisting(fs, finalPath, sha, f.data.length);
     if (!LINK_UNSUPPORTED.has(errCode(error) ?? "")) throw error;
     f.log?.(`deliver: link() unsupported here (${errCode(error)}); exclusive-create fallback for ${finalPath}`);
     return await deliverWithoutLink({ fs, finalPath, data: f.data, sha, durable });
@@ -204,7 +214,7 @@ async function deliverWithoutLink(d: {
   try {
     fd = await withDir(fs, path.dirname(finalPath), () => fs.open(finalPath, "wx", 0o644));
   } catch (error) {
-    if (errCode(error) === "EEXIST") return { ...(await compareExisting(fs, finalPath, sha)), fallback: true };
+    if (errCode(error) === "EEXIST") return { ...(await compareExisting(fs, finalPath, sha, data.length)), fallback: true };
     throw error; // not created by us: whatever is at finalPath belongs to someone else
   }
   try {

@@ -5,12 +5,15 @@
 // mtimes of review/ and of each gate directory then: a new gate or a later drop moves them) or `-<run>` (reopened: a
 // new request, or a gate active again); the last line for a run wins. A line that does not parse is ignored, and
 // deleting the file only makes the next start scan every run (and the workers write it again).
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 import { isGate, isRunId } from "../spec/ids.js";
+import { appendAfterTornTail } from "./append-lines.js";
 import type { Layout } from "./layout.js";
 
+/** A linked log is never followed; a FIFO planted as the log must not hold up a worker's start (open would wait). */
+const NOT_LINKED_NOR_BLOCKING = constants.O_NOFOLLOW | constants.O_NONBLOCK;
 /** At most this much of the log is read in one refresh: a hostile, huge file costs a bounded read per pass. */
 const MAX_READ_BYTES = 16 * 1024 * 1024;
 /** The field holding review/'s mtime (no gate has this name). */
@@ -36,9 +39,9 @@ function appendLines(file: string, lines: string[]): void {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     if (!lstatSync(path.dirname(file)).isDirectory()) return; // a symlinked directory is never written through
-    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+    const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NOT_LINKED_NOR_BLOCKING, 0o644);
     try {
-      writeSync(fd, lines.join(""));
+      if (fstatSync(fd).isFile()) appendAfterTornTail(fd, lines.join(""));
     } finally {
       closeSync(fd);
     }
@@ -68,6 +71,8 @@ export class FinishedRuns {
   private loaded = false;
   /** The file shrank or vanished under us: write every sealed run again on the next flush. */
   private rewrite = false;
+  /** The offset is inside a line longer than MAX_READ_BYTES: what is read next starts after its newline. */
+  private overlong = false;
   constructor(
     private readonly layout: Layout,
     private readonly file: string,
@@ -79,6 +84,7 @@ export class FinishedRuns {
     for (;;) {
       await yieldToEvents();
       const text = this.readNew(LOAD_READ_BYTES);
+      if (text === null) continue; // passed over a piece of an overlong line
       if (!text) break;
       let at = 0;
       while (at < text.length) {
@@ -93,7 +99,7 @@ export class FinishedRuns {
   refresh(): string[] {
     const reopened: string[] = [];
     if (!this.loaded) return reopened;
-    const text = this.readNew();
+    const text = this.readNew() ?? ""; // the rest after an overlong piece: next refresh (a bounded read per pass)
     for (let at = 0; at < text.length;) at = this.ingest(text, at, reopened);
     return reopened;
   }
@@ -155,26 +161,40 @@ export class FinishedRuns {
     this.pending = [];
   }
 
-  /** The complete lines appended since the offset (a line still being written is read next time). */
-  private readNew(max = MAX_READ_BYTES): string {
+  /**
+   * The complete lines appended since the offset (a line still being written is read next time); null when it passed
+   * over a piece of a line longer than MAX_READ_BYTES instead (more may follow).
+   */
+  private readNew(max = MAX_READ_BYTES): string | null {
     let fd: number;
     try {
-      fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW);
+      fd = openSync(this.file, constants.O_RDONLY | NOT_LINKED_NOR_BLOCKING);
     } catch {
       if (this.offset > 0) this.restart();
       return "";
     }
     try {
-      const size = fstatSync(fd).size;
+      const st = fstatSync(fd);
+      if (!st.isFile()) return ""; // a FIFO or device is no log: read as none, never waited on
+      const size = st.size;
       if (size < this.offset) this.restart(); // replaced by a shorter file: read it anew
       if (size === this.offset) return "";
       const buf = Buffer.alloc(Math.min(size - this.offset, max));
       const read = readSync(fd, buf, 0, buf.length, this.offset);
       const complete = buf.subarray(0, read).lastIndexOf(0x0a) + 1;
-      // a piece holding no whole line (one longer than the piece): read up to the bound a refresh reads
-      if (complete === 0 && read === max && max < MAX_READ_BYTES) return this.readNew(MAX_READ_BYTES);
+      if (complete === 0) {
+        if (read < max) return ""; // a line still being written
+        // a piece holding no whole line (one longer than the piece): read up to the bound a refresh reads
+        if (max < MAX_READ_BYTES) return this.readNew(MAX_READ_BYTES);
+        // a line longer than the bound is no valid line: pass over it, or every later read would stop at it again
+        this.offset += read;
+        this.overlong = true;
+        return null;
+      }
       this.offset += complete;
-      return buf.subarray(0, complete).toString("utf8");
+      const start = this.overlong ? buf.indexOf(0x0a) + 1 : 0; // after the rest of an overlong line
+      this.overlong = false;
+      return buf.subarray(start, complete).toString("utf8");
     } catch {
       return ""; // unreadable now: the scans treat every run as not finished, as without the file
     } finally {
@@ -184,6 +204,7 @@ export class FinishedRuns {
 
   private restart(): void {
     this.offset = 0;
+    this.overlong = false;
     this.rewrite = true;
   }
 

@@ -10,7 +10,8 @@ export interface FsOps {
   close(fd: number): Promise<void>;
   link(existing: string, target: string): Promise<void>;
   unlink(path: string): Promise<void>;
-  readFile(path: string): Promise<Buffer>;
+  /** The bytes of a regular file of at most `max` bytes, or null for anything else there (a FIFO never blocks it). */
+  readRegular(path: string, max: number): Promise<Buffer | null>;
   mkdir(path: string): Promise<void>;
 }
 
@@ -31,6 +32,14 @@ export const realFs: FsOps = {
   close: (fd) => close(fd),
   link: (a, b) => fs.promises.link(a, b),
   unlink: (p) => fs.promises.unlink(p),
-  readFile: (p) => fs.promises.readFile(p),
+  readRegular: async (p, max) => {
+    const file = await fs.promises.open(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+    try {
+      const st = await file.stat();
+      return st.isFile() && st.size <= max ? await file.readFile() : null;
+    } finally {
+      await file.close();
+    }
+  },
   mkdir: async (p) => void (await fs.promises.mkdir(p, { recursive: true })),
 };

@@ -1,7 +1,8 @@
 // Append-only JSONL: one validated record per line, one write() per line (O_APPEND keeps lines whole locally).
-import { appendFileSync, closeSync, constants, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
+import { appendAfterTornTail } from "./append-lines.js";
 import { readTextBounded } from "./read-bounded.js";
 
 /** A run's events file is read whole only up to this size. */
@@ -14,11 +15,7 @@ export function appendJsonl<T>(file: string, record: T, schema: z.ZodType<T>): v
   const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   try {
     if (!fstatSync(fd).isFile()) throw new Error(`${file}: not a regular file`);
-    // A writer that died mid-line left a torn tail: start a fresh line, or this record is lost with it.
-    const size = fstatSync(fd).size;
-    const last = Buffer.alloc(1);
-    const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
-    appendFileSync(fd, torn ? "\n" + line : line);
+    appendAfterTornTail(fd, line);
   } finally {
     closeSync(fd);
   }

@@ -3,12 +3,13 @@
 // `guild-bus gate on`), .guild/settings.json from the providers detected here, and .gitignore lines. Every change is
 // computed first (a plan with before/after texts: `--dry-run` prints it as a diff) and merged into what is there, so a
 // second run changes nothing. A file it cannot merge (malformed JSON) is refused by name, and nothing is written.
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { detectProviders } from "../adapters/probe.js";
 import type { Layout } from "../bus/layout.js";
+import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { loadSettings } from "../bus/settings.js";
 import { replace } from "../bus/replace.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { type Answer, refuse } from "./answer.js";
 import { CLAUDE_COMMANDS, GEMINI_COMMANDS, PROJECT_MCP_COMMAND, skillMarkdown, stopHookCommand, withContextSection } from "./host-files.js";
 
@@ -42,9 +43,10 @@ class Workspace {
     if (held) return held.after ?? held.before;
     let before: string | null = null;
     try {
-      before = readFileSync(path.join(this.root, rel), "utf8");
+      // a project file may be a link; a FIFO, device or huge file is refused, never waited on or read whole
+      before = readTextBounded(path.join(this.root, rel), { max: MAX_FILE_BYTES, followSymlink: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      if (!(error instanceof ReadRefused && error.kind === "missing")) throw error;
     }
     this.files.set(rel, { before, after: null });
     return before;
@@ -179,7 +181,7 @@ export async function planInit(layout: Layout, hosts: readonly Host[]): Promise<
     notes.push("commit .guild/runs/ if you want the reviews as an audit trail (`guild-bus check` re-derives them in CI); else ignore it");
     for (const host of hosts) HOST_SETUP[host](ws, notes);
   } catch (error) {
-    if (error instanceof InitRefused) return refuse(error.message);
+    if (error instanceof InitRefused || error instanceof ReadRefused) return refuse(error.message);
     throw error;
   }
   return { ok: true, changes: ws.changes(), notes };

@@ -1,8 +1,9 @@
 // Edits of .guild/settings.json made for the user (`gate on|off`, `init`): the file is read as JSON, changed in the
 // named keys only, validated as settings, and replaced atomically. A malformed file is refused, never overwritten.
-import { readFileSync } from "node:fs";
 import type { Layout } from "../bus/layout.js";
+import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { describeIssues, Settings } from "../spec/schemas.js";
 import { type Answer, refuse } from "./answer.js";
 
@@ -10,10 +11,10 @@ import { type Answer, refuse } from "./answer.js";
 export function readSettingsObject(layout: Layout): Answer<{ value: Record<string, unknown> }> {
   let text: string;
   try {
-    text = readFileSync(layout.settings, "utf8");
+    text = readTextBounded(layout.settings, { max: MAX_FILE_BYTES, followSymlink: true }); // as the settings are read
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ok: true, value: {} };
-    return refuse(`${layout.rel(layout.settings)}: ${(error as Error).message}`);
+    if (error instanceof ReadRefused && error.kind === "missing") return { ok: true, value: {} };
+    return refuse((error as Error).message);
   }
   try {
     const value: unknown = JSON.parse(text);

@@ -2,10 +2,11 @@
 // may not end its turn — the block reason carries the findings. Opt-in (settings stop_gate.enabled, `guild-bus gate
 // on`), and bounded: after max_blocks blocks of one gate the turn ends with a message saying what still waits, so a
 // host is never held in a loop it can only force its way out of.
-import { readFileSync } from "node:fs";
 import type { BusContext } from "../bus/context.js";
 import { listGates } from "../bus/gate-list.js";
+import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { findingLine, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
 
@@ -16,10 +17,10 @@ export type StopVerdict = { block: true; reason: string } | { block: false; mess
 
 function blockCounts(ctx: BusContext): Record<string, number> {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(ctx.layout.stopGateState, "utf8"));
+    const parsed: unknown = JSON.parse(readTextBounded(ctx.layout.stopGateState, { max: MAX_FILE_BYTES }));
     return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, number>) : {};
   } catch {
-    return {}; // absent or unreadable: no block counted yet
+    return {}; // absent, unreadable or no regular file: no block counted yet
   }
 }
 

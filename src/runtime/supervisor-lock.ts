@@ -1,8 +1,10 @@
 // One `guild-bus up` per tree: a second one would start a duplicate of every worker. The lock is a file delivered
 // first-writer-wins, naming its holder; a holder that died (kill -9) is seen by its pid and replaced.
-import { readFileSync, unlinkSync } from "node:fs";
+import { unlinkSync } from "node:fs";
 import type { Layout } from "../bus/layout.js";
 import { deliver, THIS_HOST } from "../bus/deliver.js";
+import { readTextBounded } from "../bus/read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 interface Holder {
   pid: number;
@@ -14,10 +16,10 @@ export class SupervisorLockedError extends Error {}
 
 function readHolder(file: string): Holder | null {
   try {
-    const h = JSON.parse(readFileSync(file, "utf8")) as Partial<Holder>;
+    const h = JSON.parse(readTextBounded(file, { max: MAX_FILE_BYTES })) as Partial<Holder>;
     return typeof h.pid === "number" && typeof h.host === "string" ? { pid: h.pid, host: h.host, started_at: String(h.started_at) } : null;
   } catch {
-    return null; // gone meanwhile, or not a lock we wrote
+    return null; // gone meanwhile, or not a lock we wrote (never a FIFO waited on)
   }
 }
 

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
@@ -8,7 +9,7 @@ import { sweepStaging } from "../../src/bus/janitor.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 type Syscall = keyof FsOps;
-const SYSCALLS: Syscall[] = ["open", "write", "fsync", "close", "link", "unlink", "mkdir", "readFile"];
+const SYSCALLS: Syscall[] = ["open", "write", "fsync", "close", "link", "unlink", "mkdir", "readRegular"];
 
 function errno(code: string, syscall: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: injected ${syscall} failure`), { code, syscall });
@@ -68,10 +69,10 @@ function faultyFs(opts: { fail?: { op: Syscall; nth: number; partialWrite?: bool
       if (hit("unlink")) throw errno("EIO", "unlink");
       await realFs.unlink(p);
     },
-    async readFile(p) {
-      calls.push({ op: "readFile", args: [p] });
-      if (hit("readFile")) throw errno("EIO", "readFile");
-      return await realFs.readFile(p);
+    async readRegular(p, max) {
+      calls.push({ op: "readRegular", args: [p] });
+      if (hit("readRegular")) throw errno("EIO", "readRegular");
+      return await realFs.readRegular(p, max);
     },
     async mkdir(p) {
       calls.push({ op: "mkdir", args: [p] });
@@ -203,6 +204,21 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     writeFileSync(final, "");
     expect((await deliver(final, PAYLOAD, { guildDir })).status).toBe("conflict");
     expect(readFileSync(final).length).toBe(0);
+  });
+
+  it("a FIFO, a symlink or a directory holding the final name is a conflict, never opened for its bytes", async () => {
+    for (const [what, plant] of [
+      ["a FIFO", (p: string) => execFileSync("mkfifo", [p])],
+      ["a symlink", (p: string) => symlinkSync("/dev/zero", p)],
+      ["a directory", (p: string) => mkdirSync(p)],
+    ] as const) {
+      const { guildDir, final } = setup();
+      mkdirSync(path.dirname(final), { recursive: true });
+      plant(final);
+      // a FIFO opened for reading would wait for a writer forever: the delivery must answer at once
+      expect(await deliver(final, PAYLOAD, { guildDir }), what).toEqual({ status: "conflict", path: final, sha256: sha256Hex(PAYLOAD) });
+      expect(stagingFiles(guildDir), what).toEqual([]);
+    }
   });
 
   it("skips every fsync when durable is false", async () => {

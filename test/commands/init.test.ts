@@ -1,6 +1,7 @@
 // `guild-bus init` plans before it writes: a second run changes nothing, what a user already has is merged into (never
 // replaced), a file it cannot merge is refused by name with nothing written; and the shipped plugin and extension are
 // exactly what src/commands/host-files.ts renders (`npm run integrations`).
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -69,6 +70,14 @@ describe("guild-bus init", () => {
     const plan = await planInit(new Layout(root), ["claude"]);
     expect(plan).toEqual({ ok: false, error: expect.stringContaining(".mcp.json is not valid JSON") });
     expect(existsSync(path.join(root, ".claude"))).toBe(false);
+    expect(existsSync(path.join(root, ".guild"))).toBe(false);
+  });
+
+  it("refuses a FIFO in a file's place by name, without waiting on it, and writes nothing", async () => {
+    const root = tempRoot();
+    execFileSync("mkfifo", [path.join(root, ".gitignore")]);
+    const plan = await planInit(new Layout(root), ["claude"]);
+    expect(plan).toEqual({ ok: false, error: expect.stringMatching(/\.gitignore: not a regular file \(a FIFO\)/) });
     expect(existsSync(path.join(root, ".guild"))).toBe(false);
   });
 

@@ -1,6 +1,8 @@
 // The stop gate (`guild-bus hook stop`): off unless switched on; on, it blocks a host's turn while a gate that host
 // opened waits for the author — with the findings and how to turn it off — at most max_blocks times per gate, then
 // lets the turn end with a message. Gates of another host, or not waiting for the author, never block.
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
@@ -44,6 +46,14 @@ describe("stop gate", () => {
     }
     const after = await stopGate(loadContext(layout), "claude-code");
     expect(after).toEqual({ block: false, message: expect.stringContaining("let the turn end after 2 blocks") });
+
+    // a FIFO planted as the block counts is read as none (never waited on: the hook would hold the host's turn)
+    rmSync(layout.stopGateState);
+    execFileSync("mkfifo", [layout.stopGateState]);
+    expect(await stopGate(loadContext(layout), "claude-code")).toMatchObject({
+      block: true,
+      reason: expect.stringContaining("Stop-gate block 1 of 2"),
+    });
   });
 
   it("gate on/off keeps the rest of settings.json and refuses to edit a malformed one", async () => {
@@ -54,5 +64,17 @@ describe("stop gate", () => {
     expect(loadContext(layout).settings).toMatchObject({ review: "cross", reviewer: "auto", stop_gate: { enabled: true } });
     p.write(".guild/settings.json", "{ oops");
     expect(await setStopGate(layout, { enabled: false })).toEqual({ ok: false, error: expect.stringContaining("is not a JSON object") });
+  });
+
+  it("gate on/off refuses a FIFO planted as settings.json, never waiting on it", async () => {
+    const p = makeProject();
+    const layout = new Layout(p.root);
+    await setStopGate(layout, { enabled: true });
+    rmSync(layout.settings);
+    execFileSync("mkfifo", [layout.settings]);
+    expect(await setStopGate(layout, { enabled: false })).toEqual({
+      ok: false,
+      error: expect.stringContaining("not a regular file (a FIFO)"),
+    });
   });
 });

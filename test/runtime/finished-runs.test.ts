@@ -1,6 +1,7 @@
 // Finished history costs nothing (issue #15, SPEC §18): a worker writes .guild/finished-runs.log as runs finish; the
 // next worker skips those runs at start and verifies them with a paced sweep, so a late drop, a new gate, or a stale,
 // garbled or deleted log still gets the work found. The real-worker cases are in test/it/history.test.ts.
+import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -113,6 +114,47 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     await loading;
     expect(["m0", "m19999", "long", "last"].filter((r) => log.isSealed(r))).toEqual(["m0", "m19999", "long", "last"]);
     expect(Object.keys(log.loggedGates("long") ?? {})).toHaveLength(30_000);
+  });
+
+  it("a line longer than the read bound is passed over: the lines after it, and later appends, still count", async () => {
+    const layout = finishedTree();
+    mkdirSync(path.dirname(logPath(layout)), { recursive: true });
+    const overlong = `+huge\treview=1\tG-spec=${"9".repeat(17 * 1024 * 1024)}`; // over the 16 MiB a refresh reads
+    writeFileSync(logPath(layout), ["+f0\treview=1\tG-spec=2", overlong, "+f1\treview=1\tG-spec=2", ""].join("\n"));
+    const log = new FinishedRuns(layout, logPath(layout));
+    await log.load();
+    expect(["f0", "huge", "f1"].filter((r) => log.isSealed(r))).toEqual(["f0", "f1"]);
+    appendFileSync(logPath(layout), "-f1\n+f2\treview=1\tG-spec=2\n");
+    expect(log.refresh()).toEqual(["f1"]);
+    expect(["f0", "f1", "f2"].filter((r) => log.isSealed(r))).toEqual(["f0", "f2"]);
+  });
+
+  it("a torn last line (its writer died mid-line) does not swallow the next line appended", async () => {
+    const layout = finishedTree();
+    await sealAll(layout);
+    appendFileSync(logPath(layout), "+f9\treview=1\tG-sp"); // torn: no newline
+    reopenRun(layout, "f2");
+    const log = new FinishedRuns(layout, logPath(layout));
+    await log.load();
+    expect(RUNS.filter((r) => log.isSealed(r))).toEqual(["f0", "f1", "f3"]); // the reopen line was read whole
+  });
+
+  it("a FIFO in the log's place is no log: a worker starts, handles what is active, and never waits on it", async () => {
+    const layout = finishedTree();
+    mkdirSync(path.dirname(logPath(layout)), { recursive: true });
+    execFileSync("mkfifo", [logPath(layout)]);
+    mkdirSync(layout.gateDir("f0", "G-plan"), { recursive: true });
+    writeFileSync(layout.gateFile("f0", "G-plan", "request.json"), "{}");
+    const handled: string[] = [];
+    const logs: string[] = [];
+    const next = worker(layout, handled, 600_000, logs);
+    await next.start();
+    try {
+      await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
+      expect(handled).toEqual(["f0/G-plan"]);
+    } finally {
+      await next.stop();
+    }
   });
 
   it("unchanged() is true only while review/ and every logged gate directory keep their logged mtimes", async () => {

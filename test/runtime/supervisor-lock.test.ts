@@ -1,0 +1,45 @@
+// One `guild-bus up` per tree: the lock names its holder, a dead holder on this host is replaced, and whatever else
+// holds the lock's name (a FIFO, a garbled file) refuses a second supervisor with the file to remove — at once.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { Layout } from "../../src/bus/layout.js";
+import { THIS_HOST } from "../../src/bus/deliver.js";
+import { lockSupervisor, runningSupervisor, SupervisorLockedError } from "../../src/runtime/supervisor-lock.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+function layoutWithGuild(): Layout {
+  const layout = new Layout(tempRoot());
+  mkdirSync(layout.guild, { recursive: true });
+  return layout;
+}
+
+describe("the supervisor lock", () => {
+  it("is taken once, refused to a second taker while held, and gone after release", async () => {
+    const layout = layoutWithGuild();
+    const release = await lockSupervisor(layout);
+    expect(runningSupervisor(layout)).toMatchObject({ pid: process.pid, host: THIS_HOST });
+    await expect(lockSupervisor(layout)).rejects.toThrow(new RegExp(`pid ${process.pid} on ${THIS_HOST}`));
+    release();
+    expect(existsSync(layout.supervisorLock)).toBe(false);
+  });
+
+  it("replaces the lock of a holder on this host that died", async () => {
+    const layout = layoutWithGuild();
+    writeFileSync(layout.supervisorLock, JSON.stringify({ pid: 2 ** 22 + 1, host: THIS_HOST, started_at: "then" }) + "\n");
+    const release = await lockSupervisor(layout);
+    expect(runningSupervisor(layout)?.pid).toBe(process.pid);
+    release();
+  });
+
+  it("a FIFO or a garbled file in the lock's place refuses, naming the file, without waiting on it", async () => {
+    for (const plant of [(p: string) => execFileSync("mkfifo", [p]), (p: string) => writeFileSync(p, "{ not json")]) {
+      const layout = layoutWithGuild();
+      plant(layout.supervisorLock);
+      expect(runningSupervisor(layout)).toBeNull();
+      const taking = lockSupervisor(layout);
+      await expect(taking).rejects.toBeInstanceOf(SupervisorLockedError);
+      await expect(taking).rejects.toThrow(/holder unreadable.*remove \.guild\/up\.lock/);
+    }
+  });
+});
