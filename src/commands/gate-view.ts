@@ -5,6 +5,7 @@ import { readGate, resultBytes } from "../bus/gate-reader.js";
 import type { ArtifactState } from "../core/artifact-view.js";
 import { decideGate, type GateDecision, waitExitCode } from "../core/decide.js";
 import { gatePolicy } from "../core/gate-queries.js";
+import { nextStep, type NextStep } from "../core/next-step.js";
 import { type Reverification, reverifyOutcome } from "../core/reverify.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import { gateStatus, type ReviewBrokerOutput } from "../core/status.js";
@@ -15,6 +16,8 @@ export interface GateView {
   artifact: ArtifactState;
   decision: GateDecision;
   output: ReviewBrokerOutput;
+  /** Who must act now and how (the same words in status, wait and the console). */
+  next: NextStep;
   exitCode: number | null;
 }
 
@@ -24,7 +27,8 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   const decision = decideGate(s, ctx.settings, { codexSkip: ctx.codexSkip, artifact: () => artifact });
   const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
   const output = gateStatus(s, decision, artifact, gatePolicy(s, ctx.settings), trailPath);
-  return { snapshot: s, artifact, decision, output, exitCode: waitExitCode(s, decision) };
+  const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)));
+  return { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision) };
 }
 
 /** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */

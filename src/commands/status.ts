@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import type { BusContext } from "../bus/context.js";
 import { listGates } from "../bus/gate-list.js";
 import { gatePolicy, lastVerdictRound, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
-import { nextStep, type NextStep } from "../core/next-step.js";
+import type { NextStep } from "../core/next-step.js";
 import type { Reverification } from "../core/reverify.js";
 import type { ReviewBrokerOutput } from "../core/status.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
@@ -55,7 +55,7 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
         .join(" + ") ||
         null),
     requested_at: v.snapshot.request?.requested_at ?? null,
-    next: nextStep(v.snapshot, v.decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate))),
+    next: v.next,
     last_round: lastRound(ctx, v),
     exit_code: v.exitCode ?? STILL_MOVING_EXIT,
   };

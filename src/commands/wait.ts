@@ -5,7 +5,7 @@ import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import { gatePolicy, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
 import { type GateView, viewGate } from "./gate-view.js";
-import { nextStep, nextStepLine, type NextStep } from "../core/next-step.js";
+import { nextStepLine, type NextStep } from "../core/next-step.js";
 import type { Settings } from "../spec/schemas.js";
 
 export interface WaitOptions {
@@ -80,7 +80,7 @@ export async function waitGate(
       note(`[${gate}] ${line}`);
       last = line;
     }
-    const next = nextStep(view.snapshot, view.decision, layout.rel(layout.gateDir(runId, gate)));
+    const { next } = view;
     const step = [nextStepLine(next), ...next.notes.map((n) => `note: ${n}`)].join("\n");
     if (view.exitCode === null && step !== lastStep) {
       for (const l of step.split("\n")) note(`[${gate}] ${l}`);

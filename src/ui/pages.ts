@@ -3,6 +3,7 @@
 import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { FindingView } from "../core/findings.js";
+import type { NextStep } from "../core/next-step.js";
 import type { VerdictFile } from "../spec/schemas.js";
 import { renderMarkdown } from "./markdown.js";
 import type { GateRow } from "./rows.js";
@@ -319,6 +320,22 @@ function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
   return forms.length ? html`${forms}` : html`<p class="muted">nothing to do here now</p>`;
 }
 
+/** Who must act and how, as status and wait say it (the forms below do the same as the command). */
+function nextStepHtml(next: NextStep, ended: boolean): Html {
+  if (ended) return html``;
+  return html`<dt>next step</dt>
+    <dd class="next-step">
+      waiting for ${next.waiting_on}${next.command ? html` — run: <code>${next.command}</code>` : ""}
+      ${
+        next.notes.length
+          ? html`<ul class="notes">
+              ${next.notes.map((n) => html`<li>${n}</li>`)}
+            </ul>`
+          : ""
+      }
+    </dd>`;
+}
+
 export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; text: string } | null): Html {
   const o = t.view.output;
   const s = t.view.snapshot;
@@ -338,6 +355,7 @@ export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; tex
           <dd>${o.state}, round ${o.round}; ${o.rounds} counted</dd>
           <dt>waiting for</dt>
           <dd>${o.waiting_for}</dd>
+          ${nextStepHtml(t.view.next, o.state === "done")}
           <dt>detail</dt>
           <dd>${o.detail}</dd>
           <dt>modes</dt>

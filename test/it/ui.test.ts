@@ -140,6 +140,8 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     const ui = await startUi(p.root);
     const page = await open(ui);
     await page.goto(`${ui.origin}/gate/m1/G-plan`);
+    // who must act and how, in status's words: the person, the command, the packet to read
+    await waitText(page, "dd.next-step", /waiting for a person \(the manual reviewer\) — run: guild-bus respond m1 G-plan .*packet-1\.md/);
     const answer = fenced({ verdict: "satisfied", summary: "Looks complete.", findings: [], blocking_findings: [] });
     await page.fill("#respond input[name=reviewer_model]", "claude-opus-4");
     await page.fill("#respond textarea[name=review]", answer);
@@ -185,6 +187,7 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     const ui = await startUi(p.root);
     const page = await open(ui);
     await page.goto(`${ui.origin}/gate/e1/G-plan`);
+    await waitText(page, "dd.next-step", /waiting for a human decision — run: guild-bus decide e1 G-plan /);
     const offered = p.readJson<{ options: string[] }>("e1", "G-plan", "escalation-1.json").options;
     const shown = await page.locator("#decide input[name=choice]").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
     expect(shown).toEqual(offered);
