@@ -38,10 +38,20 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
   const { root, layout } = freshProject();
   let conflicts = 0;
   const kinds = [...Array<string>(brokers).fill("broker"), ...Array<string>(verifiers).fill("verifier")];
+  // the burst starts once every worker watches and, where several of a kind run, each sees all of its kind
+  const awaited = new Map([
+    ["watching .guild/runs", kinds.length],
+    ...(brokers > 1 ? [[`${brokers} broker worker(s) share`, brokers] as const] : []),
+    ...(verifiers > 1 ? [[`${verifiers} verifier worker(s) share`, verifiers] as const] : []),
+  ]);
+  let ready = () => {};
+  const allReady = new Promise<void>((resolve) => (ready = resolve));
   const workers = startWorkers(root, kinds, false, (line) => {
     if (line.includes("another broker already delivered")) conflicts++;
+    for (const [text, left] of awaited) if (line.includes(text)) awaited.set(text, left - 1);
+    if ([...awaited.values()].every((left) => left <= 0)) ready();
   });
-  await sleep(500);
+  await Promise.race([allReady, sleep(60_000, undefined, { ref: false })]);
   const runs = Array.from({ length: gates }, (_, i) => `t${i}`);
   const cpuAtStart = workers.map((w) => cpuMs(w.pid!));
   const schedAtStart = workers.map((w) => schedMs(w.pid!));

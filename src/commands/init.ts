@@ -151,6 +151,7 @@ const MACHINE_FILES = [
   ".guild/logs/",
   ".guild/probe-cache.json",
   ".guild/finished-runs/",
+  ".guild/workers/",
   ".guild/up.lock",
   ".guild/stop-gate.json",
   ".guild/codex-skip-streak.json",

@@ -19,6 +19,7 @@ import { isGate, isRunId } from "../spec/ids.js";
 import { sweepScratch, sweepStaging } from "../bus/janitor.js";
 import { FinishedRuns, finishedRunsFile } from "../bus/finished-runs.js";
 import { HistoryWalk } from "./history-walk.js";
+import { PEER_BEAT_MS, Peers, peersDir } from "./peers.js";
 
 export interface GateRef {
   runId: string;
@@ -50,6 +51,12 @@ export interface WorkerSpec {
    * every name.
    */
   wakesOn?(name: string, gone: () => boolean): boolean;
+  /**
+   * true: workers of this kind on the tree split the work events bring, each gate to one live peer (peers.ts); every
+   * worker still looks at every active gate once per full-scan interval. For kinds whose every worker can do every
+   * gate's work (the broker, the verifier); not for reviewers, which may serve different providers.
+   */
+  shareWork?: boolean;
   /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
   beforePass?(): void;
   log(message: string): void;
@@ -145,6 +152,21 @@ export class WorkerRuntime {
     const logFile = spec.skipFinishedRuns ? finishedRunsFile(spec.layout, spec.kind) : null;
     this.finishedLog = logFile ? new FinishedRuns(spec.layout, logFile) : null;
     this.walk = this.finishedLog ? this.historyWalk(this.finishedLog) : null;
+    this.peers = spec.shareWork ? new Peers(spec.layout, peersDir(spec.layout, spec.kind)) : null;
+  }
+
+  private readonly peers: Peers | null;
+
+  /** Whether an event in this gate is this worker's to act on at once (its share, or all when it works alone). */
+  private owns(key: string): boolean {
+    return this.peers?.owns(key) ?? true;
+  }
+
+  /** Say this worker is alive; when the peers changed, the gates now its share are looked at at once. */
+  private beat(): void {
+    if (!this.peers?.beat()) return;
+    this.spec.log(`${this.peers.count()} ${this.spec.kind} worker(s) share this tree's gates`);
+    for (const key of this.active.keys()) if (this.peers.owns(key)) this.enqueue(key);
   }
 
   private historyWalk(finishedLog: FinishedRuns): HistoryWalk {
@@ -171,6 +193,7 @@ export class WorkerRuntime {
   async start(): Promise<void> {
     const { layout } = this.spec;
     this.janitor();
+    this.beat();
     await this.startWatcher();
     this.noteRunsListed();
     if (this.walk) void this.walk.start().catch((error: Error) => this.spec.log(`history walk failed: ${error.stack ?? error}`));
@@ -180,6 +203,7 @@ export class WorkerRuntime {
     this.timers.push(setInterval(() => this.reconcile(), reconcile));
     if (!this.walk) this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
     this.timers.push(setInterval(() => this.janitor(), 10 * 60_000));
+    if (this.peers) this.timers.push(setInterval(() => this.beat(), PEER_BEAT_MS));
     this.spec.log(
       `${this.spec.kind} worker watching ${layout.rel(layout.runs)} (${this.pollMode.poll ? "polling" : "native"}: ${this.pollMode.why})`,
     );
@@ -196,6 +220,7 @@ export class WorkerRuntime {
       await Promise.allSettled([...this.running.values()]);
       this.runsWatcher?.close();
       await Promise.all([...this.watchers.values()].map((w) => w.close()));
+      this.peers?.leave();
     })();
     return this.stopPromise;
   }
@@ -388,7 +413,8 @@ export class WorkerRuntime {
     const name = path.relative(this.spec.layout.gateDir(ref.runId, ref.gate), p);
     const gone = () => lstatSync(p, { throwIfNoEntry: false }) === undefined;
     if (this.spec.wakesOn && name && !name.includes(path.sep) && !this.spec.wakesOn(name, gone)) return this.quietChange(p, ref);
-    this.enqueue(ref.key);
+    // a peer's share is left to that peer, unless this worker is looking at it now (then it looks again after)
+    if (this.owns(ref.key) || this.running.has(ref.key)) this.enqueue(ref.key);
   }
 
   /**
@@ -474,7 +500,10 @@ export class WorkerRuntime {
     this.watch(layout.runDir(ref.runId));
     this.watch(path.join(layout.runDir(ref.runId), "review"));
     this.watch(layout.gateDir(ref.runId, ref.gate));
-    this.enqueue(ref.key);
+    if (this.owns(ref.key)) this.enqueue(ref.key);
+    // a peer's share: looked at by this worker too, once per full-scan interval (in case that peer is gone)
+    else if (!this.handled.has(ref.key))
+      this.handled.set(ref.key, { mtime: dirMtime(layout.gateDir(ref.runId, ref.gate)), at: Date.now() });
   }
 
   /** Every run and gate on disk, without a history walk (the console): at start and every fullScanMs. */
@@ -515,8 +544,8 @@ export class WorkerRuntime {
     }
     this.finishedLog?.flush();
     // An active gate is handled again when its directory changed since it was handled or a quiet event was seen
-    // (every delivery adds a name) or, for what only time changes (grace periods, stale claims), once per full-scan
-    // interval.
+    // (every delivery adds a name) and it is this worker's share, or, for what only time changes (grace periods,
+    // stale claims, a peer that is gone), once per full-scan interval.
     const now = Date.now();
     for (const [key, ref] of this.active) {
       const last = this.handled.get(key);
@@ -525,8 +554,7 @@ export class WorkerRuntime {
         !last ||
         (retry !== undefined && retry.until <= now) ||
         now - last.at > (this.spec.fullScanMs ?? 10_000) ||
-        dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime ||
-        mayHideAChange(last)
+        (this.owns(key) && (dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime || mayHideAChange(last)))
       )
         this.queue.add(key);
     }

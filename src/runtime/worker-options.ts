@@ -47,7 +47,7 @@ export function workerRuntime(
   kind: string,
   options: WorkerOptions,
   handle: (ctx: BusContext, ref: GateRef, signal: AbortSignal, log: (m: string) => void) => Promise<GateStatus>,
-  extra: Partial<Pick<WorkerSpec, "concurrency" | "janitor">> = {},
+  extra: Partial<Pick<WorkerSpec, "concurrency" | "janitor" | "shareWork">> = {},
 ): WorkerRuntime {
   const log = workerLogger(kind);
   const layout = new Layout(options.root);

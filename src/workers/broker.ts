@@ -45,7 +45,7 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
       if (report.error) log(`${runId}/${gate}: ${report.error}`);
       return report.snapshot.outcome || report.decision.state === "done" ? "finished" : "active";
     },
-    { concurrency: GATES_IN_FLIGHT },
+    { concurrency: GATES_IN_FLIGHT, shareWork: true }, // several brokers on a tree split the gates (reconciler.ts, peers.ts)
   );
 }
 

@@ -166,5 +166,6 @@ async function verifyRound({
 export function createVerifier(options: WorkerOptions): WorkerRuntime {
   return workerRuntime("verifier", options, (ctx, { runId, gate }, _signal, log) => verifyGate(ctx, runId, gate, log), {
     concurrency: GATES_IN_FLIGHT,
+    shareWork: true, // several verifiers on a tree split the gates (reconciler.ts, peers.ts)
   });
 }

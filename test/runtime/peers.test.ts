@@ -1,0 +1,70 @@
+// Workers of one kind share the gates events bring (peers.ts): every gate is one live peer's, a peer that stops
+// beating (died) or leaves has its share taken by the others, and nothing a hostile tree holds stops a beat.
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Layout } from "../../src/bus/layout.js";
+import { PEER_BEAT_MS, Peers, peersDir } from "../../src/runtime/peers.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+const KEYS = Array.from({ length: 400 }, (_, i) => `run-${i}\u0000G-spec`);
+
+function peers(ids: string[]) {
+  const layout = new Layout(tempRoot());
+  const dir = peersDir(layout, "broker");
+  return { layout, dir, all: ids.map((id) => new Peers(layout, dir, id)) };
+}
+
+/** Every peer has beaten after every other: each sees them all. */
+function settle(all: Peers[]): void {
+  for (let round = 0; round < 2; round++) for (const p of all) p.beat();
+}
+
+describe("peers of one worker kind", () => {
+  it("alone, a worker owns every gate", () => {
+    const { all } = peers(["a-1"]);
+    all[0]!.beat();
+    expect(KEYS.every((k) => all[0]!.owns(k))).toBe(true);
+  });
+
+  it("every gate is exactly one live peer's, and the shares are even", () => {
+    const { all } = peers(["a-1", "b-2", "c-3"]);
+    settle(all);
+    for (const p of all) expect(p.beat()).toBe(false); // every one sees the same three
+    for (const k of KEYS) expect(all.filter((p) => p.owns(k))).toHaveLength(1);
+    for (const p of all) expect(KEYS.filter((k) => p.owns(k)).length).toBeGreaterThan(KEYS.length / 6);
+  });
+
+  it("a peer that leaves, or stops beating, has its share taken by the others", () => {
+    const { all, dir } = peers(["a-1", "b-2", "c-3"]);
+    settle(all);
+    const [a, b, c] = all as [Peers, Peers, Peers];
+    c.leave();
+    expect(a.beat()).toBe(true);
+    expect(a.count()).toBe(2);
+    // b has not beaten since: its file dates from long ago (a kill -9), so a counts it gone
+    const long = (Date.now() - 60 * PEER_BEAT_MS) / 1000;
+    utimesSync(path.join(dir, "b-2"), long, long);
+    expect(a.beat()).toBe(true);
+    expect(KEYS.every((k) => a.owns(k))).toBe(true);
+    expect(b.beat()).toBe(true); // b comes back
+    expect(a.beat()).toBe(true);
+    expect(KEYS.filter((k) => a.owns(k)).length).toBeLessThan(KEYS.length);
+  });
+
+  it("strange names, directories and a linked workers/ directory are not peers and stop no beat", () => {
+    const { layout, dir, all } = peers(["a-1"]);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "bad name-1"), "");
+    writeFileSync(path.join(dir, "no-pid"), "");
+    mkdirSync(path.join(dir, "adir-2"));
+    all[0]!.beat();
+    expect(all[0]!.count()).toBe(1);
+    const other = new Layout(tempRoot());
+    mkdirSync(other.guild, { recursive: true });
+    symlinkSync(layout.guild, path.join(other.guild, "workers"));
+    const linked = new Peers(other, peersDir(other, "broker"), "z-9");
+    expect(linked.beat()).toBe(false); // refused to write through the link: alone, owning every gate
+    expect(KEYS.every((k) => linked.owns(k))).toBe(true);
+  });
+});
