@@ -28,6 +28,16 @@ export default defineConfig(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  // Text made from values read off foreign files: String() or a template of an object can throw (a JSON key
+  // "toString" that is not a function) or say "[object Object]"; src/core/text-of.ts is the one safe way.
+  {
+    files: ["src/**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-base-to-string": ["error", { checkUnknown: true }],
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true, allowNullish: true }],
+    },
+  },
   // The review console's page script runs in the browser.
   {
     files: ["src/ui/assets/**/*.js"],

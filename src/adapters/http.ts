@@ -7,6 +7,7 @@ import { providerEndpoint } from "./endpoint.js";
 import { reviewOutputSchema } from "./result-schema.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
+import { textOf } from "../core/text-of.js";
 
 export const REVIEW_SYSTEM_PROMPT = [
   "You are an independent, adversarial reviewer working for a review bus.",
@@ -49,7 +50,7 @@ function describe(error: unknown): string {
   const parts: string[] = [];
   let e: unknown = error;
   for (let depth = 0; e && depth < 5; depth++) {
-    parts.push(e instanceof Error ? e.message : String(e));
+    parts.push(e instanceof Error ? e.message : textOf(e));
     e = e && typeof e === "object" ? (e as { cause?: unknown }).cause : undefined;
   }
   return parts.join(": ");

@@ -6,6 +6,7 @@ import { addHelpTexts } from "./help-text.js";
 import { COMMAND_SUMMARIES } from "./overview.js";
 import { repeatedFlag, reportError, rootProblem, USAGE_EXIT } from "./errors.js";
 import { packageVersion } from "./version.js";
+import { textOf } from "../core/text-of.js";
 
 type Loader = () => Promise<{ register(program: Command): void }>;
 
@@ -69,7 +70,7 @@ async function describeError(error: unknown): Promise<string> {
     const { describeIssues } = await import("../spec/schemas.js");
     return `invalid input: ${describeIssues(error as Parameters<typeof describeIssues>[0]).join("; ")}`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return error instanceof Error ? error.message : textOf(error);
 }
 
 /** The program with no commands yet: its name, version, the text after its --help, and where it writes. */

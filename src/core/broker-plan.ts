@@ -29,6 +29,7 @@ import { packetMember, slotFile } from "./slot-file.js";
 import { mergeFindings } from "./quorum.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { renderTrail, type ResultLookup, trailEntries } from "./trail.js";
+import { textOf } from "./text-of.js";
 
 /** A finding's title or evidence is cut at this length in an escalation, as in the trail. */
 const MAX_FINDING_TEXT = 300;
@@ -465,7 +466,7 @@ function quorumOutcome(
   }));
   const assurance = counted.map(
     ({ provider }) =>
-      `${provider}: ${String(input.reads.result(action.round, provider)?.reviewer_model_source ?? "foreign result (unverified)")}`,
+      `${provider}: ${textOf(input.reads.result(action.round, provider)?.reviewer_model_source ?? "foreign result (unverified)")}`,
   );
   return Outcome.parse({
     schema_version: "guild_bus.outcome.v1",

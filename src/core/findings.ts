@@ -1,4 +1,5 @@
 import { sha256Hex } from "./sha.js";
+import { textOf } from "./text-of.js";
 
 // Reading a finding out of a result, once: results come from any reviewer or foreign tool, so a finding may be an
 // object with any of several title keys, a bare string, or something else entirely.
@@ -30,7 +31,7 @@ export function findingView(value: unknown): FindingView {
       fields,
     };
   }
-  return { title: typeof value === "string" && value.trim() ? value : (JSON.stringify(value) ?? String(value)), fields: {} };
+  return { title: typeof value === "string" && value.trim() ? value : textOf(value), fields: {} };
 }
 
 /** The findings of a result field, the first MAX_LISTED_FINDINGS of them; anything not a list has none. */

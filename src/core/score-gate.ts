@@ -1,6 +1,7 @@
 // The score condition (ARIS's stop rule) of one result, a pure function of the result's fields. Kept apart from
 // gate-pass.ts so that verify-gate-pass does not load zod.
 import type { Readiness, ScoreGate } from "../spec/schemas.js";
+import { textOf } from "./text-of.js";
 
 /** score ≥ 6 out of 10, inclusive, AND readiness ready or almost. */
 export const SCORE_THRESHOLD = 6;
@@ -20,7 +21,7 @@ export function toReadiness(value: unknown): Readiness | null {
  * score is never positive.
  */
 export function evaluateScoreGate(result: Record<string, unknown>): ScoreGate {
-  const reasons = Array.isArray(result.score_problems) ? result.score_problems.map(String) : [];
+  const reasons = Array.isArray(result.score_problems) ? result.score_problems.map(textOf) : [];
   const raw = result.score;
   const score = typeof raw === "number" && Number.isFinite(raw) ? raw : null;
   if (raw === undefined) reasons.push("no score reported");

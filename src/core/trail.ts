@@ -17,6 +17,7 @@ import { roundPacket, roundPackets } from "./gate-queries.js";
 import { slotFile } from "./slot-file.js";
 import { type FindingView, listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
 import { deepFreeze, memoOn } from "./memo.js";
+import { textOf } from "./text-of.js";
 
 /** Round n's result: the gate's own reviewer's, or a quorum member's. */
 export type ResultLookup = (
@@ -57,7 +58,7 @@ export function rulingLines(list: unknown): string[] {
   return list.slice(0, MAX_LISTED_FINDINGS).map((r) => {
     const o = r && typeof r === "object" ? (r as Record<string, unknown>) : {};
     const reason = typeof o.reason === "string" && o.reason ? ` (${o.reason.slice(0, 300)})` : "";
-    return `ruling: ${String(o.ruling ?? "?")} — ${String(o.finding ?? "?").slice(0, 300)}${reason}`;
+    return `ruling: ${textOf(o.ruling ?? "?").slice(0, 100)} — ${textOf(o.finding ?? "?").slice(0, 300)}${reason}`;
   });
 }
 

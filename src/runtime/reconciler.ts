@@ -20,6 +20,7 @@ import { sweepScratch, sweepStaging } from "../bus/janitor.js";
 import { FinishedRuns, finishedRunsFile } from "../bus/finished-runs.js";
 import { HistoryWalk } from "./history-walk.js";
 import { PEER_BEAT_MS, Peers, peersDir } from "./peers.js";
+import { textOf } from "../core/text-of.js";
 
 export interface GateRef {
   runId: string;
@@ -616,7 +617,7 @@ export class WorkerRuntime {
       const count = (this.failing.get(ref.key)?.count ?? 0) + 1;
       const delay = Math.min((this.spec.reconcileMs ?? 2000) * 2 ** (count - 1), MAX_BACKOFF_MS);
       this.failing.set(ref.key, { count, until: Date.now() + delay });
-      const first = (error as Error).stack ?? String(error);
+      const first = (error as Error).stack ?? textOf(error);
       const what = count === 1 ? first : `still failing (${count} times in a row): ${(error as Error).message}`;
       this.spec.log(`${ref.runId}/${ref.gate}: ${what}; next try in ${delay} ms`);
     }

@@ -2,7 +2,8 @@
 // the score condition and any rulings, and deliver verdict-<n>.json. Deterministic code only; results that cannot
 // belong to the open round are rejected.
 import { evaluateGatePass } from "../core/gate-pass.js";
-import { parseReviewResult } from "../core/result-wire.js";
+import { type LenientResult, parseReviewResult } from "../core/result-wire.js";
+import { textOf } from "../core/text-of.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
 import { blockingKeys } from "../core/findings.js";
 import { readArtifact } from "../bus/artifact.js";
@@ -86,16 +87,8 @@ interface RoundToVerify {
 }
 
 /** Verify one round's result; "slot taken" when another file already held the seal's or the verdict's name. */
-async function verifyRound({
-  ctx,
-  runId,
-  gate,
-  round,
-  member,
-  packet,
-  mayStillBeWriting,
-  reject,
-}: RoundToVerify): Promise<"delivered" | "slot taken" | void> {
+async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot taken" | void> {
+  const { ctx, runId, gate, round, member, packet, mayStillBeWriting, reject } = toVerify;
   const { layout } = ctx;
   const resultPath = layout.gateFile(runId, gate, slotFile("result", round, member));
   // The verdict binds the bytes on disk: hash exactly what was read, decode strictly (SPEC §5).
@@ -117,19 +110,48 @@ async function verifyRound({
   if (parsed.result.packet_id !== packet.packet_id) {
     return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
   }
+  // a result no rule foresaw is moved aside with the reason, never retried for ever (its gate would stall)
+  let verdict: VerdictFile;
+  try {
+    verdict = judge(toVerify, bytes, raw, parsed.result);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code) throw error; // the disk, not the result: the next pass tries again
+    return reject(round, `the verifier cannot judge it: ${error instanceof Error ? error.message : textOf(error)}`);
+  }
+  // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15). Both are
+  // written at once; the verdict is linked only once the seal is delivered and durable, and not after a conflict.
+  const delivered = await deliverInOrder(
+    [
+      { finalPath: layout.gateFile(runId, gate, sealFile(round, member)), bytes },
+      { finalPath: layout.gateFile(runId, gate, slotFile("verdict", round, member)), bytes: JSON.stringify(verdict, null, 2) + "\n" },
+    ],
+    { guildDir: layout.guild },
+  );
+  return delivered.some((d) => d.status === "conflict") ? "slot taken" : "delivered";
+}
+
+export function createVerifier(options: WorkerOptions): WorkerRuntime {
+  return workerRuntime("verifier", options, (ctx, { runId, gate }, _signal, log) => verifyGate(ctx, runId, gate, log), {
+    concurrency: GATES_IN_FLIGHT,
+    shareWork: true, // several verifiers on a tree split the gates (reconciler.ts, peers.ts)
+  });
+}
+
+/** The verdict on one round's result (it throws only on a result no rule foresaw; the caller then rejects it). */
+function judge({ ctx, runId, gate, round, packet }: RoundToVerify, bytes: Buffer, raw: string, r: LenientResult): VerdictFile {
+  const { layout } = ctx;
   const reasons: string[] = [];
   const artifact = readArtifact(layout, packet.artifact_path, scrubOptions(ctx.settings));
   const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
   if (!artifact.ok) reasons.push(`artifact unreadable now: ${artifact.detail}`);
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   report.reasons.push(...reasons);
-  const r = parsed.result;
   const { model: reviewerModel, family: reviewerFamily } = reviewerOf(r, packet, ctx.settings.family_aliases);
   const violation = !keepsIndependence(packet, reviewerFamily);
   const rulings = Array.isArray(r.rulings)
     ? r.rulings.map((x) => (x && typeof x === "object" ? (x as { ruling?: unknown }).ruling : undefined))
     : null;
-  const verdict = VerdictFile.parse({
+  return VerdictFile.parse({
     schema_version: "guild_bus.verdict.v1",
     run_id: runId,
     gate,
@@ -150,22 +172,5 @@ async function verifyRound({
       ? { rulings: { upheld: rulings.filter((x) => x !== "withdrawn").length, withdrawn: rulings.filter((x) => x === "withdrawn").length } }
       : {}),
     verified_at: new Date().toISOString(),
-  });
-  // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15). Both are
-  // written at once; the verdict is linked only once the seal is delivered and durable, and not after a conflict.
-  const delivered = await deliverInOrder(
-    [
-      { finalPath: layout.gateFile(runId, gate, sealFile(round, member)), bytes },
-      { finalPath: layout.gateFile(runId, gate, slotFile("verdict", round, member)), bytes: JSON.stringify(verdict, null, 2) + "\n" },
-    ],
-    { guildDir: layout.guild },
-  );
-  return delivered.some((d) => d.status === "conflict") ? "slot taken" : "delivered";
-}
-
-export function createVerifier(options: WorkerOptions): WorkerRuntime {
-  return workerRuntime("verifier", options, (ctx, { runId, gate }, _signal, log) => verifyGate(ctx, runId, gate, log), {
-    concurrency: GATES_IN_FLIGHT,
-    shareWork: true, // several verifiers on a tree split the gates (reconciler.ts, peers.ts)
   });
 }
