@@ -5,7 +5,19 @@
 // mtimes of review/ and of each gate directory then: a new gate or a later drop moves them) or `-<run>` (reopened: a
 // new request, or a gate active again); the last line for a run wins. A line that does not parse is ignored, and
 // deleting the file only makes the next start scan every run (and the workers write it again).
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 import { isGate, isRunId } from "../spec/ids.js";
@@ -14,6 +26,8 @@ import type { Layout } from "./layout.js";
 
 /** A linked log is never followed; a FIFO planted as the log must not hold up a worker's start (open would wait). */
 const NOT_LINKED_NOR_BLOCKING = constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/** A log larger than this was not written by workers (100,000 runs take ~6 MB): it is replaced, not read. */
+const MAX_LOG_BYTES = 256 * 1024 * 1024;
 /** At most this much of the log is read in one refresh: a hostile, huge file costs a bounded read per pass. */
 const MAX_READ_BYTES = 16 * 1024 * 1024;
 /** The field holding review/'s mtime (no gate has this name). */
@@ -50,6 +64,29 @@ function appendLines(file: string, lines: string[]): void {
   }
 }
 
+/**
+ * Replace the log with these lines: staged beside it, then renamed over it (lines others append meanwhile to the old
+ * file are lost: hints only). Returns the new file's size, or 0 when it could not be written (the log stays absent).
+ */
+function replaceLog(file: string, lines: string[]): number {
+  const staged = `${file}.${process.pid}.new`;
+  try {
+    if (!lstatSync(path.dirname(file)).isDirectory()) return 0; // never written through a symlinked directory
+    const text = lines.join("");
+    const fd = openSync(staged, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOT_LINKED_NOR_BLOCKING, 0o644);
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(staged, file);
+    return Buffer.byteLength(text);
+  } catch {
+    rmSync(staged, { force: true });
+    return 0;
+  }
+}
+
 /** A writer that made a run carry work again (a new request in it) says so at once, in every kind's log. */
 export function reopenRun(layout: Layout, runId: string): void {
   const dir = finishedRunsDir(layout);
@@ -71,8 +108,8 @@ export class FinishedRuns {
   private loaded = false;
   /** The file shrank or vanished under us: write every sealed run again on the next flush. */
   private rewrite = false;
-  /** The offset is inside a line longer than MAX_READ_BYTES: what is read next starts after its newline. */
-  private overlong = false;
+  /** The log is no log (a line longer than MAX_READ_BYTES, or larger than MAX_LOG_BYTES): the next flush replaces it. */
+  private replaceWhole = false;
   constructor(
     private readonly layout: Layout,
     private readonly file: string,
@@ -84,7 +121,6 @@ export class FinishedRuns {
     for (;;) {
       await yieldToEvents();
       const text = this.readNew(LOAD_READ_BYTES);
-      if (text === null) continue; // passed over a piece of an overlong line
       if (!text) break;
       let at = 0;
       while (at < text.length) {
@@ -99,7 +135,7 @@ export class FinishedRuns {
   refresh(): string[] {
     const reopened: string[] = [];
     if (!this.loaded) return reopened;
-    const text = this.readNew() ?? ""; // the rest after an overlong piece: next refresh (a bounded read per pass)
+    const text = this.readNew();
     for (let at = 0; at < text.length;) at = this.ingest(text, at, reopened);
     return reopened;
   }
@@ -151,8 +187,20 @@ export class FinishedRuns {
     this.pending.push(`-${runId}\n`);
   }
 
-  /** Write what seal/unseal queued, in one append (every sealed run again if the file was deleted or cut short). */
+  /**
+   * Write what seal/unseal queued, in one append (every sealed run again if the file was deleted or cut short); a log
+   * found unusable is replaced whole by what this worker knows (staged beside it, renamed over it).
+   */
   flush(): void {
+    if (this.replaceWhole) {
+      this.replaceWhole = false;
+      this.pending = [];
+      this.offset = replaceLog(
+        this.file,
+        [...this.sealed].map(([runId, fields]) => `+${runId}\t${fields}\n`),
+      );
+      return;
+    }
     if (this.rewrite) {
       this.rewrite = false;
       this.pending = [...this.sealed].map(([runId, fields]) => `+${runId}\t${fields}\n`);
@@ -161,11 +209,8 @@ export class FinishedRuns {
     this.pending = [];
   }
 
-  /**
-   * The complete lines appended since the offset (a line still being written is read next time); null when it passed
-   * over a piece of a line longer than MAX_READ_BYTES instead (more may follow).
-   */
-  private readNew(max = MAX_READ_BYTES): string | null {
+  /** The complete lines appended since the offset (a line still being written is read next time). */
+  private readNew(max = MAX_READ_BYTES): string {
     let fd: number;
     try {
       fd = openSync(this.file, constants.O_RDONLY | NOT_LINKED_NOR_BLOCKING);
@@ -179,6 +224,7 @@ export class FinishedRuns {
       const size = st.size;
       if (size < this.offset) this.restart(); // replaced by a shorter file: read it anew
       if (size === this.offset) return "";
+      if (this.offset === 0 && size > MAX_LOG_BYTES) return this.unusable(size); // not a log a worker wrote
       const buf = Buffer.alloc(Math.min(size - this.offset, max));
       const read = readSync(fd, buf, 0, buf.length, this.offset);
       const complete = buf.subarray(0, read).lastIndexOf(0x0a) + 1;
@@ -186,15 +232,11 @@ export class FinishedRuns {
         if (read < max) return ""; // a line still being written
         // a piece holding no whole line (one longer than the piece): read up to the bound a refresh reads
         if (max < MAX_READ_BYTES) return this.readNew(MAX_READ_BYTES);
-        // a line longer than the bound is no valid line: pass over it, or every later read would stop at it again
-        this.offset += read;
-        this.overlong = true;
-        return null;
+        // no worker writes such a line: the file is no log (reading on to its end could take hours)
+        return this.unusable(size);
       }
       this.offset += complete;
-      const start = this.overlong ? buf.indexOf(0x0a) + 1 : 0; // after the rest of an overlong line
-      this.overlong = false;
-      return buf.subarray(start, complete).toString("utf8");
+      return buf.subarray(0, complete).toString("utf8");
     } catch {
       return ""; // unreadable now: the scans treat every run as not finished, as without the file
     } finally {
@@ -204,8 +246,14 @@ export class FinishedRuns {
 
   private restart(): void {
     this.offset = 0;
-    this.overlong = false;
     this.rewrite = true;
+  }
+
+  /** Read nothing more of this file: what was read so far stands, and the next flush replaces the file. */
+  private unusable(size: number): string {
+    this.offset = size;
+    this.replaceWhole = true;
+    return "";
   }
 
   /** One line from `at`; returns where the next one starts. */

@@ -35,8 +35,12 @@ export const realFs: FsOps = {
   readRegular: async (p, max) => {
     const file = await fs.promises.open(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
     try {
-      const st = await file.stat();
-      return st.isFile() && st.size <= max ? await file.readFile() : null;
+      if (!(await file.stat()).isFile()) return null;
+      // read at most one byte past the bound: a file that grows while it is read is never read without end
+      const buf = Buffer.allocUnsafe(max + 1);
+      let used = 0;
+      for (let n = -1; n !== 0 && used <= max; used += n) n = (await file.read(buf, used, buf.length - used, used)).bytesRead;
+      return used <= max ? buf.subarray(0, used) : null;
     } finally {
       await file.close();
     }

@@ -100,7 +100,14 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     }
     if (name.startsWith(".")) continue; // claims and foreign temp files
     if (name === "rejected" && st.isDirectory()) {
-      snap.rejected = readRejected(path.join(dir, name));
+      // listed and read again only when a name came or went (its directory's stat moved): it only grows
+      const rejectedDir = path.join(dir, name);
+      snap.rejected = cachedParse(
+        rejectedDir,
+        st,
+        () => readRejected(rejectedDir),
+        () => true,
+      );
       continue;
     }
     const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parseRoundFile(name) !== null;

@@ -1,10 +1,11 @@
 // guild-bus mcp: serve the bus to an author host over MCP (stdio), starting the workers when the tree has none.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, openSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
+import { refuseSymlinks } from "../bus/no-symlinks.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { ROOT_HELP } from "./errors.js";
 import { intArg } from "./options.js";
@@ -25,6 +26,25 @@ const SUPERVISOR_CHECK_MS = 10_000;
  * tree), as a child tied to this server by an IPC channel, and start one again if the tree is left with none.
  * Returns how to let it go: the child drains (reviews in flight finish) and exits.
  */
+/** The workers' log, appended to; null when its place holds no file we may write (a FIFO would block the open). */
+function openUpLog(layout: Layout): number | null {
+  let fd: number;
+  try {
+    refuseSymlinks(layout.guild, layout.logs);
+    mkdirSync(layout.logs, { recursive: true });
+    fd = openSync(
+      path.join(layout.logs, "mcp-up.log"),
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      0o644,
+    );
+  } catch {
+    return null; // a symlink, a file where the directory should be, a read-only tree: the workers run without it
+  }
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  return null;
+}
+
 function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
   let child: ChildProcess | null = null;
   const ensure = () => {
@@ -34,14 +54,26 @@ function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
       if (!child) say(`workers already supervised by guild-bus up (pid ${running.pid} on ${running.host})`);
       return;
     }
-    mkdirSync(layout.logs, { recursive: true });
-    const log = openSync(path.join(layout.logs, "mcp-up.log"), "a");
-    child = spawn(process.execPath, [BIN, "up", "--root", layout.root], { stdio: ["ignore", log, log, "ipc"] });
+    const log = openUpLog(layout);
+    try {
+      child = spawn(process.execPath, [BIN, "up", "--root", layout.root], { stdio: ["ignore", log ?? "ignore", log ?? "ignore", "ipc"] });
+    } finally {
+      if (log !== null) closeSync(log); // the child has its own copy
+    }
     child.on("error", (error) => say(`could not start the workers: ${error.message}`));
-    say(`workers started (log: ${path.relative(layout.root, layout.logs)}/mcp-up.log)`);
+    const logName = `${path.relative(layout.root, layout.logs)}/mcp-up.log`;
+    say(`workers started (log: ${log === null ? `none: ${logName} is not a file we may write` : logName})`);
   };
-  ensure();
-  const timer = setInterval(ensure, SUPERVISOR_CHECK_MS).unref();
+  // a tree that refuses the workers (an unreadable lock, a file where .guild/logs should be) is said, never a crash
+  const tryEnsure = () => {
+    try {
+      ensure();
+    } catch (error) {
+      say(`could not start the workers: ${(error as Error).message}`);
+    }
+  };
+  tryEnsure();
+  const timer = setInterval(tryEnsure, SUPERVISOR_CHECK_MS).unref();
   return () => {
     clearInterval(timer);
     if (child?.connected) child.disconnect();

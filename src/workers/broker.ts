@@ -28,7 +28,7 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
     "broker",
     options,
     async (ctx, { runId, gate }, _signal, log) => {
-      const report = await stepGate(ctx, runId, gate, { providers: () => providers.get(ctx.settings), trails });
+      const report = await stepGate(ctx, runId, gate, { providers: () => providers.get(ctx.settings), trails, log });
       for (const { action, result, name } of report.delivered) {
         if (result.status === "conflict")
           log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
@@ -69,11 +69,12 @@ export interface StepDeps {
   /** Detected reviewers, asked for only when a new selection needs them (detection probes binaries). */
   providers: () => Promise<Provider[]>;
   trails: TrailWriter;
+  log: (message: string) => void;
 }
 
 /** Advance one gate as far as it can go now. */
 export async function stepGate(ctx: BusContext, runId: string, gate: string, deps?: Partial<StepDeps>): Promise<StepReport> {
-  const { providers: detect = async () => configuredProviders(ctx.settings), trails = new TrailWriter() } = deps ?? {};
+  const { providers: detect = async () => configuredProviders(ctx.settings), trails = new TrailWriter(), log = () => {} } = deps ?? {};
   const delivered: StepReport["delivered"] = [];
   let providers: Provider[] | null = null;
   // a packet this step just delivered: planned from memory next, not read back (below)
@@ -124,12 +125,24 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
       return { decision: step.decision, snapshot: s, delivered, error: decision.detail };
     }
     delivered.push({ action: step.action, result, name: step.name });
-    if (result.status === "delivered") for (const event of step.events) appendJsonl(ctx.layout.events(runId), event, Event);
+    if (result.status === "delivered") appendEvents(ctx, runId, step.events, log);
     if (result.status === "delivered" && step.packet) justIssued = { s, packet: step.packet };
     // Another writer holds the slot: its file is handled on the next pass (a racing broker's, or quarantined).
     if (result.status === "conflict") return { decision: step.decision, snapshot: s, delivered };
   }
   throw new Error(`gate ${runId}/${gate} did not settle`);
+}
+
+/** Telemetry after a delivery: an events.jsonl that cannot be appended (a directory, a FIFO in its place) is logged,
+ * never a failed step (the delivery stands, and the gate goes on). */
+function appendEvents(ctx: BusContext, runId: string, events: Event[], log: (message: string) => void): void {
+  try {
+    for (const event of events) appendJsonl(ctx.layout.events(runId), event, Event);
+  } catch (error) {
+    log(
+      `${runId}: ${ctx.layout.rel(ctx.layout.events(runId))} not appended (${(error as Error).message}); telemetry only, the gate goes on`,
+    );
+  }
 }
 
 /**

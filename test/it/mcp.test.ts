@@ -2,13 +2,15 @@
 // progress notifications while waiting), the author host taken from the handshake, a wait that answers still_running
 // before a short client timeout, refusals as tool errors that leave the server serving, decide and respond, and two
 // clients on one tree at once.
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeProject, type Project, received, scriptedProvider } from "../helpers/bus.js";
 import { processesMentioning } from "../helpers/cli-review.js";
 import { type McpSession, mcpSession, textOf } from "../helpers/mcp-client.js";
 import { scaled } from "../helpers/machine.js";
+import { until } from "../helpers/clients.js";
 
 const sessions: McpSession[] = [];
 afterEach(async () => {
@@ -51,6 +53,15 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(Object.keys(review.properties)).toEqual(expect.arrayContaining(["author_model", "difficulty", "stop", "cap"]));
     const decide = byName.get("decide")!.inputSchema as unknown as { properties: { choice: { enum?: string[] } } };
     expect(decide.properties.choice.enum).toEqual(expect.arrayContaining(["force-pass", "extend-cap", "rework", "retry"]));
+  });
+
+  it("a FIFO planted as the workers' log neither blocks the server nor keeps the workers from starting", async () => {
+    const p = project();
+    mkdirSync(path.join(p.root, ".guild", "logs"), { recursive: true });
+    execFileSync("mkfifo", [path.join(p.root, ".guild", "logs", "mcp-up.log")]);
+    const s = await open(p, "claude-code"); // the handshake itself would wait for ever on a blocking open
+    expect((await s.client.listTools()).tools.length).toBeGreaterThan(0);
+    await until("the workers it started", () => processesMentioning(`up --root ${p.root}`).length > 0, scaled(30_000));
   });
 
   it("runs a review loop through the tools: request, wait (with progress), findings, revise, resubmit, wait → satisfied", async () => {

@@ -2,7 +2,7 @@
 // next worker skips those runs at start and verifies them with a paced sweep, so a late drop, a new gate, or a stale,
 // garbled or deleted log still gets the work found. The real-worker cases are in test/it/history.test.ts.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FinishedRuns, finishedRunsFile, reopenRun } from "../../src/bus/finished-runs.js";
@@ -116,17 +116,27 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     expect(Object.keys(log.loggedGates("long") ?? {})).toHaveLength(30_000);
   });
 
-  it("a line longer than the read bound is passed over: the lines after it, and later appends, still count", async () => {
+  it("a line longer than a refresh reads, or a file larger than a log can be, is no log: it is replaced, not read on", async () => {
     const layout = finishedTree();
     mkdirSync(path.dirname(logPath(layout)), { recursive: true });
     const overlong = `+huge\treview=1\tG-spec=${"9".repeat(17 * 1024 * 1024)}`; // over the 16 MiB a refresh reads
     writeFileSync(logPath(layout), ["+f0\treview=1\tG-spec=2", overlong, "+f1\treview=1\tG-spec=2", ""].join("\n"));
     const log = new FinishedRuns(layout, logPath(layout));
     await log.load();
-    expect(["f0", "huge", "f1"].filter((r) => log.isSealed(r))).toEqual(["f0", "f1"]);
-    appendFileSync(logPath(layout), "-f1\n+f2\treview=1\tG-spec=2\n");
-    expect(log.refresh()).toEqual(["f1"]);
-    expect(["f0", "f1", "f2"].filter((r) => log.isSealed(r))).toEqual(["f0", "f2"]);
+    expect(["f0", "huge", "f1"].filter((r) => log.isSealed(r))).toEqual(["f0"]); // what came before it stands
+    log.flush();
+    expect(logText(layout)).toBe("+f0\treview=1\tG-spec=2\n"); // replaced by what this worker knows
+    appendFileSync(logPath(layout), "-f0\n+f2\treview=1\tG-spec=2\n");
+    expect(log.refresh()).toEqual(["f0"]); // and read on as a log again
+    expect(["f0", "f2"].filter((r) => log.isSealed(r))).toEqual(["f2"]);
+
+    // a sparse file of 64 GiB (a hostile truncate): not read at all, so the worker's start is not held up for hours
+    truncateSync(logPath(layout), 64 * 1024 ** 3);
+    const fresh = new FinishedRuns(layout, logPath(layout));
+    await fresh.load();
+    fresh.seal("f3", 1, { "G-spec": 2 });
+    fresh.flush();
+    expect(logText(layout)).toBe("+f3\treview=1\tG-spec=2\n");
   });
 
   it("a torn last line (its writer died mid-line) does not swallow the next line appended", async () => {
