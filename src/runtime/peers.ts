@@ -8,6 +8,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
 import type { Layout } from "../bus/layout.js";
+import { processAlive } from "./process-alive.js";
 
 /** How often a worker says it is alive; a peer silent for PEER_STALE_BEATS beats counts as gone. */
 export const PEER_BEAT_MS = 1000;
@@ -30,11 +31,19 @@ function hashKey(key: string): number {
   return h >>> 0;
 }
 
+const THIS_HOST = hostname()
+  .replace(/[^A-Za-z0-9.-]/g, "-")
+  .slice(0, 100);
+
 /** This process among the workers of its kind: its host and pid. */
 function processPeerId(): string {
-  return `${hostname()
-    .replace(/[^A-Za-z0-9.-]/g, "-")
-    .slice(0, 100)}-${process.pid}`;
+  return `${THIS_HOST}-${process.pid}`;
+}
+
+/** A peer of this machine whose process is gone (killed, crashed): its file goes at once, not after the stale time. */
+function deadHere(name: string): boolean {
+  const pid = name.startsWith(`${THIS_HOST}-`) ? Number(name.slice(THIS_HOST.length + 1)) : NaN;
+  return Number.isInteger(pid) && pid > 0 && !processAlive(pid);
 }
 
 export class Peers {
@@ -78,9 +87,9 @@ export class Peers {
     }
     for (const name of names.filter((n) => PEER_NAME.test(n)).slice(0, MAX_PEER_NAMES)) {
       const st = lstatSync(path.join(this.dir, name), { throwIfNoEntry: false });
-      if (!st?.isFile()) continue;
-      if (now - st.mtimeMs < PEER_BEAT_MS * PEER_STALE_BEATS) live.add(name);
-      else if (now - st.mtimeMs > PEER_FORGET_MS) unlinkQuietly(path.join(this.dir, name));
+      if (!st?.isFile() || name === this.self) continue;
+      if (deadHere(name) || now - st.mtimeMs > PEER_FORGET_MS) unlinkQuietly(path.join(this.dir, name));
+      else if (now - st.mtimeMs < PEER_BEAT_MS * PEER_STALE_BEATS) live.add(name);
     }
     const sorted = [...live].sort();
     const changed = sorted.join("\n") !== this.live.join("\n");

@@ -5,6 +5,7 @@ import type { Layout } from "../bus/layout.js";
 import { deliver, THIS_HOST } from "../bus/deliver.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { processAlive } from "./process-alive.js";
 
 interface Holder {
   pid: number;
@@ -23,19 +24,10 @@ function readHolder(file: string): Holder | null {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The `up` supervising this tree now, if any: a holder on this host that died counts as none. */
 export function runningSupervisor(layout: Layout): Holder | null {
   const holder = readHolder(layout.supervisorLock);
-  return holder && (holder.host !== THIS_HOST || alive(holder.pid)) ? holder : null;
+  return holder && (holder.host !== THIS_HOST || processAlive(holder.pid)) ? holder : null;
 }
 
 /** Take the tree's supervisor lock, or throw SupervisorLockedError naming the running supervisor. Returns its release. */
@@ -46,7 +38,7 @@ export async function lockSupervisor(layout: Layout): Promise<() => void> {
   for (let attempt = 0; ; attempt++) {
     if ((await deliver(file, bytes, { guildDir: layout.guild })).status === "delivered") break;
     const holder = readHolder(file);
-    const stale = holder !== null && holder.host === THIS_HOST && !alive(holder.pid);
+    const stale = holder !== null && holder.host === THIS_HOST && !processAlive(holder.pid);
     if (!stale || attempt > 0) {
       const who = holder ? `pid ${holder.pid} on ${holder.host}, since ${holder.started_at}` : "holder unreadable";
       throw new SupervisorLockedError(

@@ -1,6 +1,6 @@
 // Workers of one kind share the gates events bring (peers.ts): every gate is one live peer's, a peer that stops
 // beating (died) or leaves has its share taken by the others, and nothing a hostile tree holds stops a beat.
-import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -50,6 +50,18 @@ describe("peers of one worker kind", () => {
     expect(b.beat()).toBe(true); // b comes back
     expect(a.beat()).toBe(true);
     expect(KEYS.filter((k) => a.owns(k)).length).toBeLessThan(KEYS.length);
+  });
+
+  it("a peer of this machine whose process is gone (kill -9) counts as gone at once, its file removed", () => {
+    const { layout, dir } = peers([]);
+    const me = new Peers(layout, dir); // this process, named by its host and pid
+    const host = me.self.slice(0, me.self.lastIndexOf("-"));
+    mkdirSync(dir, { recursive: true });
+    const dead = path.join(dir, `${host}-${2 ** 22 + 1}`); // fresh, but no such process
+    writeFileSync(dead, "");
+    me.beat();
+    expect(me.count()).toBe(1);
+    expect(existsSync(dead)).toBe(false);
   });
 
   it("strange names, directories and a linked workers/ directory are not peers and stop no beat", () => {
