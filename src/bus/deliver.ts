@@ -150,14 +150,14 @@ export async function deliverInOrder(
   const fs = options.fs ?? realFs;
   const durable = options.durable ?? true;
   const stagingDir = path.join(options.guildDir, "tmp");
-  refuseSymlinks(options.guildDir, stagingDir); // a linked .guild/tmp would stage our bytes elsewhere
+  // a linked .guild/tmp would stage our bytes elsewhere; each final directory is checked just before its link
+  refuseSymlinks(options.guildDir, stagingDir);
   const staged: Array<{ staging: string; finalPath: string; data: Uint8Array; sha: string } | undefined> = [];
   try {
     const staging = await Promise.allSettled(
       files.map(async ({ finalPath, bytes }, i) => {
         const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
         const file = path.join(stagingDir, stagingName(finalPath));
-        refuseSymlinks(options.guildDir, path.dirname(finalPath));
         // the directories usually exist: made only when open() or link() says they are missing
         const fd = await withDir(fs, stagingDir, () => fs.open(file, "wx", 0o644));
         staged[i] = { staging: file, finalPath, data, sha: sha256Hex(data) };

@@ -20,8 +20,7 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
   const stagingDir = path.join(options.guildDir, "tmp");
   const staging = path.join(stagingDir, stagingName(finalPath));
   const finalDir = path.dirname(finalPath);
-  refuseSymlinks(options.guildDir, stagingDir);
-  refuseSymlinks(options.guildDir, finalDir);
+  refuseSymlinks(options.guildDir, stagingDir); // the final directory is checked just before the rename
   const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
   try {
     // the directories usually exist: made only when open() or rename() says they are missing
