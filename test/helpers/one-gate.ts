@@ -1,0 +1,46 @@
+// One gate in-process: a request for the manual reviewer, its first packet issued by the broker, and a result for it
+// dropped the way a foreign writer does (written elsewhere, renamed in) — for tests of one worker step at a time.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { expect } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { Layout } from "../../src/bus/layout.js";
+import { requestReview } from "../../src/commands/review.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { tempRoot } from "./tmp.js";
+
+export const GATE = "G-spec";
+
+export async function gateWithPacket(run: string) {
+  const root = tempRoot(`guild-bus-${run}-`);
+  mkdirSync(path.join(root, "docs"), { recursive: true });
+  writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+  const layout = new Layout(root);
+  expect(
+    await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: run }),
+  ).toMatchObject({
+    ok: true,
+  });
+  await stepGate(loadContext(layout), run, GATE);
+  const file = (name: string) => layout.gateFile(run, GATE, name);
+  const packet = readFileSync(file("packet-1.md"), "utf8");
+  const field = (name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)![1]!.replace(/^"|"$/g, "");
+  const drop = (name: string, text: string) => {
+    writeFileSync(path.join(root, "drop.tmp"), text);
+    renameSync(path.join(root, "drop.tmp"), file(name));
+  };
+  /** A satisfied result for round 1, bound to its packet and artifact. */
+  const dropResult = () =>
+    drop(
+      "result-1.json",
+      JSON.stringify({
+        schema_version: "review_result.v1",
+        packet_id: field("packet_id"),
+        artifact_sha256_reviewed: field("artifact_sha256"),
+        verdict: "satisfied",
+        blocking_findings: [],
+        reviewer_model: "gpt-5",
+      }),
+    );
+  return { root, layout, file, field, drop, dropResult };
+}
