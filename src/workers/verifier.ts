@@ -110,12 +110,14 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
   if (parsed.result.packet_id !== packet.packet_id) {
     return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
   }
-  // a result no rule foresaw is moved aside with the reason, never retried for ever (its gate would stall)
+  // the artifact as it is now: a failure here (the disk, a redaction pattern) is not the result's, so it is retried
+  const artifact = readArtifact(layout, packet.artifact_path, scrubOptions(ctx.settings));
+  // judging only looks at the result (and its packet): a result no rule foresaw is moved aside with the reason,
+  // never retried for ever (its gate would stall)
   let verdict: VerdictFile;
   try {
-    verdict = judge(toVerify, bytes, raw, parsed.result);
+    verdict = judge(toVerify, artifact, bytes, raw, parsed.result);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code) throw error; // the disk, not the result: the next pass tries again
     return reject(round, `the verifier cannot judge it: ${error instanceof Error ? error.message : textOf(error)}`);
   }
   // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15). Both are
@@ -137,11 +139,16 @@ export function createVerifier(options: WorkerOptions): WorkerRuntime {
   });
 }
 
-/** The verdict on one round's result (it throws only on a result no rule foresaw; the caller then rejects it). */
-function judge({ ctx, runId, gate, round, packet }: RoundToVerify, bytes: Buffer, raw: string, r: LenientResult): VerdictFile {
-  const { layout } = ctx;
+/** The verdict on one round's result, from it, its packet and the artifact read (it throws only on a result no rule
+ * foresaw; the caller then rejects it). */
+function judge(
+  { ctx, runId, gate, round, packet }: RoundToVerify,
+  artifact: ReturnType<typeof readArtifact>,
+  bytes: Buffer,
+  raw: string,
+  r: LenientResult,
+): VerdictFile {
   const reasons: string[] = [];
-  const artifact = readArtifact(layout, packet.artifact_path, scrubOptions(ctx.settings));
   const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
   if (!artifact.ok) reasons.push(`artifact unreadable now: ${artifact.detail}`);
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });

@@ -1,5 +1,7 @@
 // A result the verifier's rules did not foresee (building its verdict throws) is moved aside with the reason, once:
-// retried on every pass it would hold its gate in "verifying" for ever. A disk error is retried instead.
+// retried on every pass it would hold its gate in "verifying" for ever. A failure that is not the result's — reading
+// or scrubbing the artifact (a redaction pattern past the stack, the disk) — is retried instead: a paid review is
+// never thrown away for it.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -8,6 +10,18 @@ import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 const failures: Error[] = [];
+const artifactFailures: Error[] = [];
+vi.mock("../../src/bus/artifact.js", async (original) => {
+  const real = await original<typeof import("../../src/bus/artifact.js")>();
+  return {
+    ...real,
+    readArtifact: (...args: Parameters<typeof real.readArtifact>) => {
+      const failure = artifactFailures.shift();
+      if (failure) throw failure;
+      return real.readArtifact(...args);
+    },
+  };
+});
 vi.mock("../../src/core/score-gate.js", async (original) => {
   const real = await original<typeof import("../../src/core/score-gate.js")>();
   return {
@@ -23,13 +37,19 @@ vi.mock("../../src/core/score-gate.js", async (original) => {
 const RUN = "unjudged";
 
 describe("verifier: a result it cannot judge", () => {
-  it("is rejected with the reason (a bug's TypeError), while a disk error leaves it for the next pass", async () => {
+  it("is rejected with the reason (a bug's TypeError), while an artifact that cannot be read now leaves it for the next pass", async () => {
     const { layout, file, dropResult } = await gateWithPacket(RUN);
     dropResult();
 
-    failures.push(Object.assign(new Error("EIO: i/o error"), { code: "EIO" }));
-    await expect(verifyGate(loadContext(layout), RUN, GATE, () => undefined)).rejects.toThrow(/EIO/);
-    expect(existsSync(file("result-1.json"))).toBe(true); // still there for the next pass
+    for (const failure of [
+      new RangeError("Maximum call stack size exceeded"),
+      Object.assign(new Error("EIO: i/o error"), { code: "EIO" }),
+    ]) {
+      artifactFailures.push(failure);
+      await expect(verifyGate(loadContext(layout), RUN, GATE, () => undefined)).rejects.toThrow(failure.message);
+      expect(existsSync(file("result-1.json"))).toBe(true); // still there for the next pass
+      expect(existsSync(path.join(layout.gateDir(RUN, GATE), "rejected"))).toBe(false);
+    }
 
     failures.push(new TypeError("Cannot convert object to primitive value"));
     await verifyGate(loadContext(layout), RUN, GATE, () => undefined);
