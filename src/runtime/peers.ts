@@ -1,22 +1,23 @@
 // Workers of one kind on one tree share the work a file event brings (SPEC §18, "Several workers of a kind"): each
-// gate belongs to one live peer, by a hash of its key over the sorted peers. A peer only proves it is alive; nothing
-// depends on it for correctness — every worker still looks at every active gate once per full-scan interval, and
-// delivery fences two workers that both act (first writer wins). So a peer that died or stalls delays its share by
-// at most that interval, and peers that disagree on who is alive only do some work twice.
-import { closeSync, constants, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, unlinkSync } from "node:fs";
+// gate belongs to one live peer, the one ranked highest for it (rendezvous hashing: a peer joining or leaving moves
+// only its own share). A peer only proves it is alive; nothing depends on it for correctness — every worker still
+// looks at every active gate once per full-scan interval, and delivery fences two workers that both act (first writer
+// wins). So a peer that died or stalls delays its share by at most that interval, and peers that disagree on who is
+// alive only do some work twice.
+import { closeSync, constants, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, readlinkSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
 import type { Layout } from "../bus/layout.js";
 import { processAlive } from "./process-alive.js";
 
-/** How often a worker says it is alive; a peer silent for PEER_STALE_BEATS beats counts as gone. */
+/** How often a worker says it is alive; a peer whose file has not been re-dated for PEER_STALE_MS counts as gone. */
 export const PEER_BEAT_MS = 1000;
-const PEER_STALE_BEATS = 10;
-/** A peer's file this old is removed by whoever sees it (its worker died without leaving). */
+const PEER_STALE_MS = 10 * PEER_BEAT_MS;
+/** A peer's file not re-dated for this long is removed by whoever sees it (its worker died without leaving). */
 const PEER_FORGET_MS = 10 * 60_000;
-/** `<host>-<pid>`, as processPeerId() writes it. */
-const PEER_NAME = /^[A-Za-z0-9.-]{1,100}-\d{1,10}$/;
+/** `<host>-<pid namespace>-<pid>`, as processPeerId() writes it. */
+const PEER_NAME = /^[A-Za-z0-9.-]{1,130}-\d{1,10}$/;
 /** At most this many names are looked at per beat: a directory stuffed with names costs a bounded beat. */
 const MAX_PEER_NAMES = 64;
 
@@ -24,31 +25,43 @@ export function peersDir(layout: Layout, kind: string): string {
   return path.join(layout.guild, "workers", kind);
 }
 
-/** FNV-1a: a stable, evenly spread hash of a gate's key (the same in every process). */
-function hashKey(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+/** FNV-1a of `text` from `h`, then murmur3's finaliser (FNV-1a alone leaves its low bits barely mixed). */
+function hash(text: string, h = 0x811c9dc5): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
-const THIS_HOST = hostname()
-  .replace(/[^A-Za-z0-9.-]/g, "-")
-  .slice(0, 100);
+/** This machine as peer names say it: the host, and the pid namespace (containers of one host name are apart). */
+const THIS_MACHINE = (() => {
+  let ns = "0";
+  try {
+    ns = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))?.[0] ?? "0";
+  } catch {
+    // not Linux: the host name alone
+  }
+  return `${hostname()
+    .replace(/[^A-Za-z0-9.-]/g, "-")
+    .slice(0, 100)}-${ns}`;
+})();
 
-/** This process among the workers of its kind: its host and pid. */
+/** This process among the workers of its kind. */
 function processPeerId(): string {
-  return `${THIS_HOST}-${process.pid}`;
+  return `${THIS_MACHINE}-${process.pid}`;
 }
 
 /** A peer of this machine whose process is gone (killed, crashed): its file goes at once, not after the stale time. */
 function deadHere(name: string): boolean {
-  const pid = name.startsWith(`${THIS_HOST}-`) ? Number(name.slice(THIS_HOST.length + 1)) : NaN;
-  return Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+  const rest = name.startsWith(`${THIS_MACHINE}-`) ? name.slice(THIS_MACHINE.length + 1) : "";
+  return /^\d+$/.test(rest) && !processAlive(Number(rest));
 }
 
 export class Peers {
   private readonly file: string;
   private live: string[];
+  /** Each peer file's mtime as last read, and when (on this worker's clock) it last moved: clocks need not agree. */
+  private seen = new Map<string, { stamp: number; movedAt: number }>();
 
   constructor(
     private readonly layout: Layout,
@@ -59,9 +72,16 @@ export class Peers {
     this.live = [this.self];
   }
 
-  /** Whether this worker is the one to act at once on an event in the gate `key`. */
+  /** Whether this worker is the one to act at once on an event in the gate `key`: the peer ranked highest for it. */
   owns(key: string): boolean {
-    return this.live.length === 1 || this.live[hashKey(key) % this.live.length] === this.self;
+    if (this.live.length === 1) return true;
+    let best = "";
+    let bestRank = -1;
+    for (const peer of this.live) {
+      const rank = hash(key, hash(peer));
+      if (rank > bestRank || (rank === bestRank && peer < best)) [best, bestRank] = [peer, rank];
+    }
+    return best === this.self;
   }
 
   /** How many workers of this kind share the work now (this one included). */
@@ -76,7 +96,7 @@ export class Peers {
       mkdirSync(this.dir, { recursive: true });
       touch(this.file, now);
     } catch {
-      // an unwritable tree: the others do not see this worker, and both do all the work (fenced)
+      // an unwritable tree: the others do not see this worker and act on its share too (fenced)
     }
     const live = new Set([this.self]);
     let names: string[] = [];
@@ -85,12 +105,29 @@ export class Peers {
     } catch {
       // no directory: alone
     }
-    for (const name of names.filter((n) => PEER_NAME.test(n)).slice(0, MAX_PEER_NAMES)) {
-      const st = lstatSync(path.join(this.dir, name), { throwIfNoEntry: false });
-      if (!st?.isFile() || name === this.self) continue;
-      if (deadHere(name) || now - st.mtimeMs > PEER_FORGET_MS) unlinkQuietly(path.join(this.dir, name));
-      else if (now - st.mtimeMs < PEER_BEAT_MS * PEER_STALE_BEATS) live.add(name);
+    const seen = new Map<string, { stamp: number; movedAt: number }>();
+    for (const name of names.filter((n) => PEER_NAME.test(n) && n !== this.self).slice(0, MAX_PEER_NAMES)) {
+      const file = path.join(this.dir, name);
+      const st = lstatSync(file, { throwIfNoEntry: false });
+      if (!st?.isFile()) continue;
+      const before = this.seen.get(name);
+      // a file seen for the first time counts only if dated near this clock (never one dated in the future);
+      // after that, only whether it keeps being re-dated, on this worker's clock
+      const movedAt = before
+        ? before.stamp === st.mtimeMs
+          ? before.movedAt
+          : now
+        : Math.abs(now - st.mtimeMs) < PEER_STALE_MS
+          ? now
+          : now - PEER_STALE_MS;
+      if (deadHere(name) || now - movedAt > PEER_FORGET_MS) {
+        unlinkQuietly(file);
+        continue;
+      }
+      seen.set(name, { stamp: st.mtimeMs, movedAt });
+      if (now - movedAt < PEER_STALE_MS) live.add(name);
     }
+    this.seen = seen;
     const sorted = [...live].sort();
     const changed = sorted.join("\n") !== this.live.join("\n");
     this.live = sorted;

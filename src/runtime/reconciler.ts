@@ -541,7 +541,11 @@ export class WorkerRuntime {
     }
     for (const runId of this.openRuns) {
       this.scanRun(runId);
-      if (this.openRuns.has(runId)) this.finishedLog?.unseal(runId); // a `+` line read back after it reopened
+      if (!this.openRuns.has(runId)) continue;
+      // a peer of this kind logged it finished, and nothing moved since: look at its gates now rather than reopen it
+      // in the log (the two would take turns until this worker's own look); else a `+` line read back after it reopened
+      if (this.finishedLog?.isSealed(runId) && this.finishedLog.unchanged(runId)) this.lookAtRun(runId);
+      else this.finishedLog?.unseal(runId);
     }
     this.finishedLog?.flush();
     // An active gate is handled again when its directory changed since it was handled or a quiet event was seen
@@ -560,6 +564,10 @@ export class WorkerRuntime {
         this.queue.add(key);
     }
     this.pump();
+  }
+
+  private lookAtRun(runId: string): void {
+    for (const [key, ref] of this.active) if (ref.runId === runId) this.queue.add(key);
   }
 
   /** When each active gate was last handled, and its directory mtime just before. */

@@ -36,20 +36,46 @@ describe("peers of one worker kind", () => {
   });
 
   it("a peer that leaves, or stops beating, has its share taken by the others", () => {
-    const { all, dir } = peers(["a-1", "b-2", "c-3"]);
+    const { all } = peers(["a-1", "b-2", "c-3"]);
     settle(all);
     const [a, b, c] = all as [Peers, Peers, Peers];
+    const t0 = Date.now();
     c.leave();
+    expect(a.beat(t0)).toBe(true);
+    expect(a.count()).toBe(2);
+    // b does not beat again (a kill -9 elsewhere): past the stale time on a's own clock, a takes every gate
+    expect(a.beat(t0 + 5_000)).toBe(false);
+    expect(a.beat(t0 + 11_000)).toBe(true);
+    expect(KEYS.every((k) => a.owns(k))).toBe(true);
+    b.beat(t0 + 11_000); // b comes back
+    expect(a.beat(t0 + 12_000)).toBe(true);
+    expect(KEYS.filter((k) => a.owns(k)).length).toBeLessThan(KEYS.length);
+  });
+
+  it("liveness is read on this worker's clock: a file dated in the future is no peer unless it keeps being re-dated", () => {
+    const { all, dir } = peers(["a-1"]);
+    const a = all[0]!;
+    a.beat();
+    const planted = path.join(dir, "elsewhere-0-42");
+    writeFileSync(planted, "");
+    const hourAhead = (Date.now() + 3_600_000) / 1000;
+    utimesSync(planted, hourAhead, hourAhead);
+    expect(a.beat()).toBe(false);
+    expect(a.count()).toBe(1);
+    // a live peer whose clock runs an hour ahead re-dates its file every beat: it counts from its second beat on
+    utimesSync(planted, hourAhead + 1, hourAhead + 1);
     expect(a.beat()).toBe(true);
     expect(a.count()).toBe(2);
-    // b has not beaten since: its file dates from long ago (a kill -9), so a counts it gone
-    const long = (Date.now() - 60 * PEER_BEAT_MS) / 1000;
-    utimesSync(path.join(dir, "b-2"), long, long);
-    expect(a.beat()).toBe(true);
-    expect(KEYS.every((k) => a.owns(k))).toBe(true);
-    expect(b.beat()).toBe(true); // b comes back
-    expect(a.beat()).toBe(true);
-    expect(KEYS.filter((k) => a.owns(k)).length).toBeLessThan(KEYS.length);
+  });
+
+  it("a joining peer takes gates only from the others' shares in proportion, and moves no gate between them", () => {
+    const { all } = peers(["a-1", "b-2", "c-3"]);
+    const [a, b] = all as [Peers, Peers, Peers];
+    settle([a, b]);
+    const before = new Map(KEYS.map((k) => [k, a.owns(k) ? "a" : "b"]));
+    settle(all);
+    const after = new Map(KEYS.map((k) => [k, a.owns(k) ? "a" : b.owns(k) ? "b" : "c"]));
+    expect(KEYS.filter((k) => after.get(k) !== "c" && after.get(k) !== before.get(k))).toEqual([]);
   });
 
   it("a peer of this machine whose process is gone (kill -9) counts as gone at once, its file removed", () => {
