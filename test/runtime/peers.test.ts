@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "n
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
-import { PEER_BEAT_MS, Peers, peersDir } from "../../src/runtime/peers.js";
+import { Peers, peersDir } from "../../src/runtime/peers.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const KEYS = Array.from({ length: 400 }, (_, i) => `run-${i}\u0000G-spec`);
