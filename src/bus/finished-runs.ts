@@ -18,6 +18,7 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 import { isGate, isRunId } from "../spec/ids.js";
@@ -69,7 +70,7 @@ function appendLines(file: string, lines: string[]): void {
  * file are lost: hints only). Returns the new file's size, or 0 when it could not be written (the log stays absent).
  */
 function replaceLog(file: string, lines: string[]): number {
-  const staged = `${file}.${process.pid}.new`;
+  const staged = `${file}.${hostname().replace(/[^A-Za-z0-9.-]/g, "-")}-${process.pid}.new`; // unique across machines
   try {
     if (!lstatSync(path.dirname(file)).isDirectory()) return 0; // never written through a symlinked directory
     const text = lines.join("");
@@ -103,6 +104,8 @@ export class FinishedRuns {
   /** Runs whose last line is `+`, with the rest of that line (gate=mtime fields), parsed only when a run is verified. */
   private readonly sealed = new Map<string, string>();
   private offset = 0;
+  /** The file the offset is in (another worker may replace the log): null until read, or after this one replaced it. */
+  private ino: number | null = null;
   private pending: string[] = [];
   /** Until load() has read the file, refresh() reads nothing (both move the same offset). */
   private loaded = false;
@@ -195,6 +198,7 @@ export class FinishedRuns {
     if (this.replaceWhole) {
       this.replaceWhole = false;
       this.pending = [];
+      this.ino = null; // the new file's, read next
       this.offset = replaceLog(
         this.file,
         [...this.sealed].map(([runId, fields]) => `+${runId}\t${fields}\n`),
@@ -222,7 +226,9 @@ export class FinishedRuns {
       const st = fstatSync(fd);
       if (!st.isFile()) return ""; // a FIFO or device is no log: read as none, never waited on
       const size = st.size;
-      if (size < this.offset) this.restart(); // replaced by a shorter file: read it anew
+      // replaced (by another worker's flush, or by hand): read the new file from its start
+      if (size < this.offset || (this.ino !== null && st.ino !== this.ino)) this.restart();
+      this.ino = st.ino;
       if (size === this.offset) return "";
       if (this.offset === 0 && size > MAX_LOG_BYTES) return this.unusable(size); // not a log a worker wrote
       const buf = Buffer.alloc(Math.min(size - this.offset, max));

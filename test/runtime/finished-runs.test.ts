@@ -2,7 +2,7 @@
 // next worker skips those runs at start and verifies them with a paced sweep, so a late drop, a new gate, or a stale,
 // garbled or deleted log still gets the work found. The real-worker cases are in test/it/history.test.ts.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FinishedRuns, finishedRunsFile, reopenRun } from "../../src/bus/finished-runs.js";
@@ -137,6 +137,18 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     fresh.seal("f3", 1, { "G-spec": 2 });
     fresh.flush();
     expect(logText(layout)).toBe("+f3\treview=1\tG-spec=2\n");
+  });
+
+  it("a log replaced under a reader (another worker's flush) is read from its start, even when it is no shorter", async () => {
+    const layout = finishedTree();
+    mkdirSync(path.dirname(logPath(layout)), { recursive: true });
+    writeFileSync(logPath(layout), "+f0\treview=1\tG-spec=2\n");
+    const log = new FinishedRuns(layout, logPath(layout));
+    await log.load();
+    writeFileSync(`${logPath(layout)}.new`, "+f1\treview=1\tG-spec=2\n+f2\treview=1\tG-spec=2\n");
+    renameSync(`${logPath(layout)}.new`, logPath(layout));
+    log.refresh();
+    expect(["f0", "f1", "f2"].filter((r) => log.isSealed(r))).toEqual(["f0", "f1", "f2"]);
   });
 
   it("a torn last line (its writer died mid-line) does not swallow the next line appended", async () => {
