@@ -59,6 +59,21 @@ function logText(layout: Layout): string {
   }
 }
 
+/** A worker started and past its first sweep (stopped again if it never gets there), and the gates it handled. */
+async function sweptWorker(layout: Layout, fullScanMs: number) {
+  const handled: string[] = [];
+  const logs: string[] = [];
+  const next = worker(layout, handled, fullScanMs, logs);
+  await next.start();
+  try {
+    await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
+  } catch (error) {
+    await next.stop();
+    throw error;
+  }
+  return { next, handled };
+}
+
 /** A first worker finds every run finished and writes the log. */
 async function sealAll(layout: Layout): Promise<void> {
   const handled: string[] = [];
@@ -167,12 +182,8 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     execFileSync("mkfifo", [logPath(layout)]);
     mkdirSync(layout.gateDir("f0", "G-plan"), { recursive: true });
     writeFileSync(layout.gateFile("f0", "G-plan", "request.json"), "{}");
-    const handled: string[] = [];
-    const logs: string[] = [];
-    const next = worker(layout, handled, 600_000, logs);
-    await next.start();
+    const { next, handled } = await sweptWorker(layout, 600_000);
     try {
-      await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
       expect(handled).toEqual(["f0/G-plan"]);
     } finally {
       await next.stop();
@@ -213,12 +224,8 @@ describe("finished runs: skipped at start, still found when they change", () => 
   it("a running worker's steady sweep finds a drop into a finished run no watcher covers", async () => {
     const layout = finishedTree();
     await sealAll(layout);
-    const handled: string[] = [];
-    const logs: string[] = [];
-    const next = worker(layout, handled, 300, logs);
-    await next.start();
+    const { next, handled } = await sweptWorker(layout, 300);
     try {
-      await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
       mkdirSync(layout.gateDir("f3", "G-plan"), { recursive: true }); // by hand: no `-` line
       writeFileSync(layout.gateFile("f3", "G-plan", "request.json"), "{}");
       await until("the steady sweep found it", () => handled.includes("f3/G-plan"));
@@ -230,12 +237,8 @@ describe("finished runs: skipped at start, still found when they change", () => 
   it("a writer that reopens a finished run (a new request in it) gets it handled without waiting for the sweep", async () => {
     const layout = finishedTree();
     await sealAll(layout);
-    const handled: string[] = [];
-    const logs: string[] = [];
-    const next = worker(layout, handled, 600_000, logs); // no steady sweep during the test
-    await next.start();
+    const { next, handled } = await sweptWorker(layout, 600_000); // no steady sweep during the test
     try {
-      await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
       mkdirSync(layout.gateDir("f3", "G-plan"), { recursive: true });
       writeFileSync(layout.gateFile("f3", "G-plan", "request.json"), "{}");
       reopenRun(layout, "f3");

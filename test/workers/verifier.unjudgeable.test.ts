@@ -9,29 +9,26 @@ import { loadContext } from "../../src/bus/context.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
-const failures: Error[] = [];
-const artifactFailures: Error[] = [];
+// vi.mock factories run before this module's own lines: what they use is made in vi.hoisted
+const { failures, artifactFailures, failingFirst } = vi.hoisted(() => ({
+  failures: [] as Error[],
+  artifactFailures: [] as Error[],
+  /** `fn`, except that a call throws the next failure queued, if any. */
+  failingFirst:
+    <A extends unknown[], R>(fn: (...args: A) => R, queue: Error[]) =>
+    (...args: A): R => {
+      const failure = queue.shift();
+      if (failure) throw failure;
+      return fn(...args);
+    },
+}));
 vi.mock("../../src/bus/artifact.js", async (original) => {
   const real = await original<typeof import("../../src/bus/artifact.js")>();
-  return {
-    ...real,
-    readArtifact: (...args: Parameters<typeof real.readArtifact>) => {
-      const failure = artifactFailures.shift();
-      if (failure) throw failure;
-      return real.readArtifact(...args);
-    },
-  };
+  return { ...real, readArtifact: failingFirst(real.readArtifact, artifactFailures) };
 });
 vi.mock("../../src/core/score-gate.js", async (original) => {
   const real = await original<typeof import("../../src/core/score-gate.js")>();
-  return {
-    ...real,
-    evaluateScoreGate: (...args: Parameters<typeof real.evaluateScoreGate>) => {
-      const failure = failures.shift();
-      if (failure) throw failure;
-      return real.evaluateScoreGate(...args);
-    },
-  };
+  return { ...real, evaluateScoreGate: failingFirst(real.evaluateScoreGate, failures) };
 });
 
 const RUN = "unjudged";
