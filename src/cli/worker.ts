@@ -85,6 +85,15 @@ export function register(program: Command): void {
                 .filter(Boolean),
               "--kinds",
             );
+      // started by `guild-bus mcp` with an IPC channel (process.send stays defined once it is gone): when that server
+      // goes, however it ends, stop as on a closed terminal — the reviews in flight (possibly paid) finish first. A
+      // server already gone while this process loaded (the event is not seen again) means no workers at all; one
+      // that goes before they start ends this one at once (its lock then names a dead pid, which the next up replaces).
+      if (typeof process.send === "function") {
+        if (!process.connected) return void process.stderr.write("[up] the guild-bus mcp that started this is gone; not starting\n");
+        process.channel?.unref();
+        process.once("disconnect", () => process.kill(process.pid, "SIGHUP"));
+      }
       const [{ Layout }, { loadSettings }, { detectProviders }, { lockSupervisor }] = await Promise.all([
         import("../bus/layout.js"),
         import("../bus/settings.js"),
@@ -104,12 +113,6 @@ export function register(program: Command): void {
         );
       const kinds = requested ?? ["broker", "verifier", "manual", ...[...(await reviewers())].sort()];
       const args = ["--root", o.root, ...(o.poll ? ["--poll"] : [])];
-      // started by `guild-bus mcp` with an IPC channel: when that server goes, however it ends, stop as on a closed
-      // terminal — the reviews in flight (possibly paid) finish first
-      if (process.channel) {
-        process.channel.unref();
-        process.once("disconnect", () => process.kill(process.pid, "SIGHUP"));
-      }
       const { supervise } = await import("../runtime/supervisor.js");
       try {
         if ((await supervise(kinds, (kind) => [BIN, "worker", kind, ...args])) === "all-failed") process.exitCode = 1;

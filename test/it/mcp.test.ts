@@ -55,13 +55,16 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(decide.properties.choice.enum).toEqual(expect.arrayContaining(["force-pass", "extend-cap", "rework", "retry"]));
   });
 
-  it("a FIFO planted as the workers' log neither blocks the server nor keeps the workers from starting", async () => {
+  it("a FIFO planted as the workers' log neither blocks the server nor keeps the workers from starting; they end with it", async () => {
     const p = project();
     mkdirSync(path.join(p.root, ".guild", "logs"), { recursive: true });
     execFileSync("mkfifo", [path.join(p.root, ".guild", "logs", "mcp-up.log")]);
     const s = await open(p, "claude-code"); // the handshake itself would wait for ever on a blocking open
     expect((await s.client.listTools()).tools.length).toBeGreaterThan(0);
     await until("the workers it started", () => processesMentioning(`up --root ${p.root}`).length > 0, scaled(30_000));
+    // the server goes while its `up` may still be starting: that `up` must not outlive it
+    await s.close();
+    await until("the workers gone with the server", () => processesMentioning(p.root).length === 0, scaled(60_000));
   });
 
   it("runs a review loop through the tools: request, wait (with progress), findings, revise, resubmit, wait → satisfied", async () => {
