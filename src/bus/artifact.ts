@@ -50,7 +50,12 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   return { ok: true, ...entry, rawSha };
 }
 
+/** Read failures of the system rather than of the file: worth the same read again a moment later. */
+const TRANSIENT_CODES = new Set(["EIO", "EMFILE", "ENFILE", "EAGAIN", "EBUSY", "EINTR", "ENOMEM", "ETIMEDOUT", "ESTALE"]);
+
 function refused(relPath: string, error: unknown): ArtifactState {
+  const code = error instanceof ReadRefused ? error.code : (error as NodeJS.ErrnoException).code;
+  const transient = TRANSIENT_CODES.has(code ?? "") ? { transient: true as const } : {};
   if (error instanceof ReadRefused) {
     const problem: ArtifactProblem =
       error.kind === "too-large" ? "artifact_too_large" : error.kind === "not-utf8" ? "artifact_not_text" : "artifact_missing";
@@ -58,12 +63,11 @@ function refused(relPath: string, error: unknown): ArtifactState {
       error.kind === "too-large"
         ? `${error.message}; split it, or review a smaller part`
         : error.message.replace(/^[^:]*: /, `${relPath}: `);
-    return { ok: false, problem, detail };
+    return { ok: false, problem, detail, ...transient };
   }
-  const code = (error as NodeJS.ErrnoException).code;
   // realpath failures (ENOENT, ENOTDIR, ELOOP) and a path leading out of the project
   const detail = code === "ENOENT" || code === "ENOTDIR" ? `${relPath}: no such file` : `${relPath}: ${(error as Error).message}`;
-  return { ok: false, problem: "artifact_missing", detail };
+  return { ok: false, problem: "artifact_missing", detail, ...transient };
 }
 
 /** The artifact of the gate's request as it is now (SPEC §10); a gate without a request has none. */

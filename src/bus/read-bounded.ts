@@ -8,6 +8,8 @@ export class ReadRefused extends Error {
     readonly file: string,
     readonly kind: "missing" | "not-regular" | "too-large" | "symlink" | "unreadable" | "not-utf8",
     message: string,
+    /** The errno code of an "unreadable" file, when the system gave one. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = "ReadRefused";
@@ -30,7 +32,7 @@ export function readBounded(file: string, { max, followSymlink = false }: ReadOp
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new ReadRefused(file, "missing", `${file}: no such file`);
     if (code === "ELOOP") throw new ReadRefused(file, "symlink", `${file}: is a symlink (deliver a regular file)`);
-    throw new ReadRefused(file, "unreadable", `${file}: cannot open (${code ?? (error as Error).message})`);
+    throw new ReadRefused(file, "unreadable", `${file}: cannot open (${code ?? (error as Error).message})`, code);
   }
   try {
     const st = fstatSync(fd);
@@ -52,11 +54,8 @@ export function readBounded(file: string, { max, followSymlink = false }: ReadOp
     return buf.subarray(0, used);
   } catch (error) {
     if (error instanceof ReadRefused) throw error;
-    throw new ReadRefused(
-      file,
-      "unreadable",
-      `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ReadRefused(file, "unreadable", `${file}: cannot read (${code ?? (error as Error).message})`, code);
   } finally {
     closeSync(fd);
   }

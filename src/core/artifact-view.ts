@@ -5,7 +5,9 @@ import type { EscalationReason } from "../spec/schemas.js";
 export type ArtifactProblem = Extract<EscalationReason, "artifact_missing" | "artifact_too_large" | "artifact_not_text" | "scrub_failed">;
 
 export type ArtifactState =
-  { ok: true; text: string; sha: string; rawSha: string } | { ok: false; problem: ArtifactProblem; detail: string };
+  | { ok: true; text: string; sha: string; rawSha: string }
+  /** transient: the system failed the read (EIO, EMFILE…), not the file; the same read may work in a moment. */
+  | { ok: false; problem: ArtifactProblem; detail: string; transient?: true };
 
 /** What a decision needs of the artifact: its shas, not its text. */
 export type ArtifactView = { ok: true; sha: string; rawSha: string } | { ok: false; problem: ArtifactProblem; detail: string };

@@ -112,6 +112,7 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
   }
   // the artifact as it is now: a failure here (the disk, a redaction pattern) is not the result's, so it is retried
   const artifact = readArtifact(layout, packet.artifact_path, scrubOptions(ctx.settings));
+  if (!artifact.ok && artifact.transient) throw new Error(`the artifact cannot be read for now: ${artifact.detail}`);
   // judging only looks at the result (and its packet): a result no rule foresaw is moved aside with the reason,
   // never retried for ever (its gate would stall)
   let verdict: VerdictFile;

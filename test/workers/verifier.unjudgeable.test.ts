@@ -7,12 +7,14 @@ import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { verifyGate } from "../../src/workers/verifier.js";
+import type { ArtifactState } from "../../src/core/artifact-view.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 // vi.mock factories run before this module's own lines: what they use is made in vi.hoisted
-const { failures, artifactFailures, failingFirst } = vi.hoisted(() => ({
+const { failures, artifactFailures, artifactAnswers, failingFirst } = vi.hoisted(() => ({
   failures: [] as Error[],
   artifactFailures: [] as Error[],
+  artifactAnswers: [] as ArtifactState[],
   /** `fn`, except that a call throws the next failure queued, if any. */
   failingFirst:
     <A extends unknown[], R>(fn: (...args: A) => R, queue: Error[]) =>
@@ -24,7 +26,8 @@ const { failures, artifactFailures, failingFirst } = vi.hoisted(() => ({
 }));
 vi.mock("../../src/bus/artifact.js", async (original) => {
   const real = await original<typeof import("../../src/bus/artifact.js")>();
-  return { ...real, readArtifact: failingFirst(real.readArtifact, artifactFailures) };
+  const read = failingFirst(real.readArtifact, artifactFailures);
+  return { ...real, readArtifact: (...args: Parameters<typeof real.readArtifact>) => artifactAnswers.shift() ?? read(...args) };
 });
 vi.mock("../../src/core/score-gate.js", async (original) => {
   const real = await original<typeof import("../../src/core/score-gate.js")>();
@@ -47,6 +50,11 @@ describe("verifier: a result it cannot judge", () => {
       expect(existsSync(file("result-1.json"))).toBe(true); // still there for the next pass
       expect(existsSync(path.join(layout.gateDir(RUN, GATE), "rejected"))).toBe(false);
     }
+
+    // the system failed the read (EMFILE): the result waits for the next pass, no failing verdict is sealed for it
+    artifactAnswers.push({ ok: false, problem: "artifact_missing", detail: "docs/spec.md: cannot open (EMFILE)", transient: true });
+    await expect(verifyGate(loadContext(layout), RUN, GATE, () => undefined)).rejects.toThrow(/cannot be read for now.*EMFILE/);
+    expect(existsSync(file("verdict-1.json"))).toBe(false);
 
     failures.push(new TypeError("Cannot convert object to primitive value"));
     await verifyGate(loadContext(layout), RUN, GATE, () => undefined);
