@@ -18,11 +18,11 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
-import { hostname } from "node:os";
 import path from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 import { isGate, isRunId } from "../spec/ids.js";
 import { appendAfterTornTail } from "./append-lines.js";
+import { THIS_HOST } from "./deliver.js";
 import type { Layout } from "./layout.js";
 
 /** A linked log is never followed; a FIFO planted as the log must not hold up a worker's start (open would wait). */
@@ -70,7 +70,7 @@ function appendLines(file: string, lines: string[]): void {
  * file are lost: hints only). Returns the new file's size, or 0 when it could not be written (the log stays absent).
  */
 function replaceLog(file: string, lines: string[]): number {
-  const staged = `${file}.${hostname().replace(/[^A-Za-z0-9.-]/g, "-")}-${process.pid}.new`; // unique across machines
+  const staged = `${file}.${THIS_HOST}-${process.pid}.new`; // unique across machines
   try {
     if (!lstatSync(path.dirname(file)).isDirectory()) return 0; // never written through a symlinked directory
     const text = lines.join("");

@@ -21,11 +21,6 @@ const INSTRUCTIONS =
 /** How often the server checks that the tree still has a supervisor (another server's `up` may have gone with it). */
 const SUPERVISOR_CHECK_MS = 10_000;
 
-/**
- * Keep `up` running for this tree while the server serves: start one unless one runs already (one supervisor per
- * tree), as a child tied to this server by an IPC channel, and start one again if the tree is left with none.
- * Returns how to let it go: the child drains (reviews in flight finish) and exits.
- */
 /** The workers' log, appended to; null when its place holds no file we may write (a FIFO would block the open). */
 function openUpLog(layout: Layout): number | null {
   let fd: number;
@@ -45,6 +40,11 @@ function openUpLog(layout: Layout): number | null {
   return null;
 }
 
+/**
+ * Keep `up` running for this tree while the server serves: start one unless one runs already (one supervisor per
+ * tree), as a child tied to this server by an IPC channel, and start one again if the tree is left with none.
+ * Returns how to let it go: the child drains (reviews in flight finish) and exits.
+ */
 function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
   let child: ChildProcess | null = null;
   const ensure = () => {

@@ -7,6 +7,7 @@ import { textOf } from "../core/text-of.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
 import { blockingKeys } from "../core/findings.js";
 import { readArtifact } from "../bus/artifact.js";
+import type { ArtifactState } from "../core/artifact-view.js";
 import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { resultRefusal } from "../core/result-slot.js";
@@ -144,7 +145,7 @@ export function createVerifier(options: WorkerOptions): WorkerRuntime {
  * foresaw; the caller then rejects it). */
 function judge(
   { ctx, runId, gate, round, packet }: RoundToVerify,
-  artifact: ReturnType<typeof readArtifact>,
+  artifact: ArtifactState,
   bytes: Buffer,
   raw: string,
   r: LenientResult,
