@@ -6,7 +6,7 @@ import type { GateSnapshot } from "../core/snapshot.js";
 import type { Settings } from "../spec/schemas.js";
 import { scrub, ScrubConfigError, scrubOptions, type ScrubOptions } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
-import { decodeUtf8, readBounded, ReadRefused } from "./read-bounded.js";
+import { decodeUtf8, isSystemFault, readBounded, ReadRefused } from "./read-bounded.js";
 
 /** The largest artifact the bus reviews: its packet, with the template and prior rounds, must stay under 4 MiB. */
 export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
@@ -50,12 +50,9 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   return { ok: true, ...entry, rawSha };
 }
 
-/** Read failures of the system rather than of the file: worth the same read again a moment later. */
-const TRANSIENT_CODES = new Set(["EIO", "EMFILE", "ENFILE", "EAGAIN", "EBUSY", "EINTR", "ENOMEM", "ETIMEDOUT", "ESTALE"]);
-
 function refused(relPath: string, error: unknown): ArtifactState {
   const code = error instanceof ReadRefused ? error.code : (error as NodeJS.ErrnoException).code;
-  const transient = TRANSIENT_CODES.has(code ?? "") ? { transient: true as const } : {};
+  const transient = isSystemFault(error) ? { transient: true as const } : {};
   if (error instanceof ReadRefused) {
     const problem: ArtifactProblem =
       error.kind === "too-large" ? "artifact_too_large" : error.kind === "not-utf8" ? "artifact_not_text" : "artifact_missing";

@@ -7,20 +7,32 @@ import type { z } from "zod";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { GATE_FILES, type Layout, parseRoundFile } from "./layout.js";
 import { sha256Hex } from "../core/sha.js";
-import { Attempt, Decision, describeIssues, Escalation, Failure, Outcome, Request, Resubmit, VerdictFile } from "../spec/schemas.js";
+import {
+  Attempt,
+  Decision,
+  describeIssues,
+  Escalation,
+  Failure,
+  Outcome,
+  type PacketFrontMatter,
+  Request,
+  Resubmit,
+  VerdictFile,
+} from "../spec/schemas.js";
 import { parsePacket } from "../core/packet.js";
 import { cachedParse, fileVersion } from "./parse-cache.js";
-import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
+import { isSystemFault, readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
+import { ReadFault } from "../core/read-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots, type SeenFile } from "../core/snapshot.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
 
-function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string } {
+function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
   let text: string;
   try {
     text = readTextBounded(file, { max: MAX_FILE_BYTES });
   } catch (error) {
-    return { value: null, reason: `unreadable: ${(error as Error).message}` };
+    return { value: null, reason: `unreadable: ${(error as Error).message}`, unread: true, ...faultOf(error) };
   }
   // the one answer parser: a decision with a repeated key, or nesting zod would recurse into, is refused
   const json = parseJsonAnswer(text);
@@ -48,6 +60,8 @@ function readRejected(dir: string): GateSnapshot["rejected"] {
     });
 }
 
+const faultOf = (error: unknown): { fault?: true } => (isSystemFault(error) ? { fault: true } : {});
+
 /** A gate file's path: the gate directory is already normalised and bus names are plain, so no path.join (hot: per file per read). */
 export const inGate = (dir: string, name: string) => `${dir}${path.sep}${name}`;
 
@@ -57,28 +71,31 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   try {
     layout.assertNoSymlinks(dir); // a linked run, review or gate directory is not read, so nothing is done for it
   } catch (error) {
-    snap.problems.push({ file: ".", reason: (error as Error).message, mtimeMs: 0 });
+    snap.problems.push({ file: ".", reason: (error as Error).message, mtimeMs: 0, ...faultOf(error) });
     return snap;
   }
   let names: string[];
   try {
     names = readdirSync(dir).sort();
-  } catch {
+  } catch (error) {
+    if (isSystemFault(error))
+      snap.problems.push({ file: ".", reason: `cannot list: ${(error as Error).message}`, mtimeMs: 0, fault: true });
     return snap;
   }
   const prints: string[] = [];
   const versions = new Map<string, string>(); // each listed file's version, so it is not lstat-ed again to hash it
   let mtime = 0;
-  const problem = (file: string, reason: string) => snap.problems.push({ file, reason, mtimeMs: mtime });
+  const problem = (file: string, reason: string, fault?: { fault?: true }) =>
+    snap.problems.push({ file, reason, mtimeMs: mtime, ...fault });
   const take = <T>(name: string, st: Stats, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
     const file = inGate(dir, name);
-    const { value, reason } = cachedParse(
+    const { value, reason, fault } = cachedParse(
       file,
       st,
       () => readJson(file, schema),
-      (r) => !r.reason?.startsWith("unreadable"),
+      (r) => !r.unread,
     );
-    if (value === null) problem(name, reason ?? "invalid");
+    if (value === null) problem(name, reason ?? "invalid", fault ? { fault } : {});
     else if (!expect(value)) problem(name, "names another run, gate or round");
     else put(value);
   };
@@ -87,8 +104,9 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     let st: Stats;
     try {
       st = lstatSync(inGate(dir, name));
-    } catch {
-      continue;
+    } catch (error) {
+      if (isSystemFault(error)) problem(name, `cannot stat: ${(error as Error).message}`, { fault: true });
+      continue; // gone since the listing
     }
     mtime = st.mtimeMs;
     versions.set(inGate(dir, name), fileVersion(st));
@@ -143,21 +161,21 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       switch (kind) {
         case "packet": {
           const file = inGate(dir, name);
-          const { front, problems } = cachedParse(
+          const { front, problems, fault } = cachedParse(
             file,
             st,
-            () => {
+            (): { front: PacketFrontMatter | null; problems: string[]; read: boolean; fault?: true } => {
               try {
                 // not the body: it can be megabytes
                 const { front, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES }));
                 return { front, problems, read: true };
               } catch (error) {
-                return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false };
+                return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false, ...faultOf(error) };
               }
             },
             (r) => r.read,
           );
-          if (!front) problem(name, problems.join("; "));
+          if (!front) problem(name, problems.join("; "), fault ? { fault } : {});
           else if (front.round !== round || front.run_id !== runId || front.gate !== gate)
             problem(name, "front matter names another run, gate or round");
           else if (member !== null && (front.reviewer_provider !== member || !front.quorum))
@@ -242,11 +260,25 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
     }
   }
-  const sha = shaOncePerRead(versions);
+  const sha = shaOncePerRead(versions, (file, reason) =>
+    snap.problems.push({ file: path.basename(file), reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
+  );
   bindVerdicts(snap, { dir, sha }, snap, null);
   for (const [member, slots] of snap.members) bindVerdicts(snap, { dir, sha }, slots, member);
   snap.fingerprint = prints.join("|");
   return snap;
+}
+
+/**
+ * readGate for a worker about to act on the gate: a read the system failed (EIO, EMFILE…) throws ReadFault, so the
+ * step is tried again later instead of deciding on a partial view (a packet that seemed absent, a result that seemed
+ * removed after verification, an attempt that seemed never made).
+ */
+export function readGateToAct(layout: Layout, runId: string, gate: string): GateSnapshot {
+  const s = readGate(layout, runId, gate);
+  const fault = s.problems.find((p) => p.fault);
+  if (fault) throw new ReadFault(`${runId}/${gate}: ${fault.file}: ${fault.reason}`);
+  return s;
 }
 
 function slotsOf(snap: GateSnapshot, member: string): ReviewSlots {
@@ -261,10 +293,15 @@ interface GateFiles {
   sha: (file: string) => string | null;
 }
 
-function shaOncePerRead(listed: Map<string, string>): (file: string) => string | null {
+/** `onFault`: the system failed a read, so a null sha here does not mean the file is gone (the snapshot says so). */
+function shaOncePerRead(listed: Map<string, string>, onFault: (file: string, reason: string) => void): (file: string) => string | null {
   const seen = new Map<string, string | null>();
   return (file) => {
-    if (!seen.has(file)) seen.set(file, fileSha(file, listed.get(file)));
+    if (!seen.has(file)) {
+      const { sha, fault } = fileSha(file, listed.get(file));
+      if (fault) onFault(file, fault);
+      seen.set(file, sha);
+    }
     return seen.get(file)!;
   };
 }
@@ -312,27 +349,27 @@ function decisionProblem(at: string, escalationAt: string | undefined): string |
  * sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. `listed`: its
  * version as this read's listing saw it (a seal in .verified/ is not listed, so it is lstat-ed here).
  */
-function fileSha(file: string, listed: string | undefined): string | null {
+function fileSha(file: string, listed: string | undefined): { sha: string | null; fault?: string } {
   let version = listed;
   if (version === undefined) {
     try {
       version = fileVersion(lstatSync(file));
-    } catch {
-      return null;
+    } catch (error) {
+      return { sha: null, ...(isSystemFault(error) ? { fault: (error as Error).message } : {}) };
     }
   }
   return cachedParse(
     `${file}#sha`,
     version,
-    () => {
+    (): { sha: string | null; fault?: string } => {
       try {
-        return { sha: sha256Hex(readBounded(file, { max: MAX_FILE_BYTES })) as string | null, read: true };
-      } catch {
-        return { sha: null, read: false };
+        return { sha: sha256Hex(readBounded(file, { max: MAX_FILE_BYTES })) };
+      } catch (error) {
+        return { sha: null, fault: isSystemFault(error) ? (error as Error).message : undefined };
       }
     },
-    (r) => r.read,
-  ).sha;
+    (r) => r.sha !== null,
+  );
 }
 
 const resultSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(inGate(dir, slotFile("result", round, member)));
@@ -395,16 +432,18 @@ export function hasValidOutcome(layout: Layout, runId: string, gate: string): bo
   let st: Stats;
   try {
     st = lstatSync(file);
-  } catch {
+  } catch (error) {
+    if (isSystemFault(error)) throw new ReadFault(`cannot tell whether ${GATE_FILES.outcome} exists: ${(error as Error).message}`);
     return false;
   }
   if (!st.isFile() || st.size > MAX_FILE_BYTES) return false;
-  const { value } = cachedParse(
+  const { value, reason, fault } = cachedParse(
     file,
     st,
     () => readJson(file, Outcome),
-    (r) => !r.reason?.startsWith("unreadable"),
+    (r) => !r.unread,
   );
+  if (fault) throw new ReadFault(`cannot read ${GATE_FILES.outcome}: ${reason}`);
   return value !== null && value.run_id === runId && value.gate === gate;
 }
 

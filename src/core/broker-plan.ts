@@ -30,6 +30,7 @@ import { mergeFindings } from "./quorum.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { renderTrail, type ResultLookup, trailEntries } from "./trail.js";
 import { textOf } from "./text-of.js";
+import { ReadFault } from "./read-fault.js";
 
 /** A finding's title or evidence is cut at this length in an escalation, as in the trail. */
 const MAX_FINDING_TEXT = 300;
@@ -91,6 +92,7 @@ export function planStep(s: GateSnapshot, input: BrokerInput): BrokerStep {
     if (action.type === "packet") return planPacket(s, decision, action, input);
     return planOutcome(s, decision, action, input);
   } catch (error) {
+    if (error instanceof ReadFault) throw error; // the system's passing failure: the whole step is tried again
     return stuck(decision, action, error);
   }
 }

@@ -13,6 +13,8 @@ export interface Problem {
   file: string;
   reason: string;
   mtimeMs: number;
+  /** The system failed the read (EIO, EMFILE…), not the file: the snapshot is incomplete, so no worker acts on it. */
+  fault?: true;
 }
 
 /** A file as the gate read saw it: its mtime and size, and its version for the parse cache (bus/parse-cache.ts). */

@@ -9,7 +9,8 @@ import { slotFile } from "../core/slot-file.js";
 import { reviewerViews } from "../core/snapshot.js";
 import { embeddedArtifact } from "../core/packet-body.js";
 import { parsePacket } from "../core/packet.js";
-import { roundLabel, rulingLines, trailEntries } from "../core/trail.js";
+import { type ResultLookup, roundLabel, rulingLines, trailEntries } from "../core/trail.js";
+import { ReadFault } from "../core/read-fault.js";
 import type { Decision, Escalation, Failure, PacketFrontMatter, TrailEntry, VerdictFile } from "../spec/schemas.js";
 import { gateReads } from "../workers/gate-reads.js";
 import { artifactDiff, type DiffLine } from "./diff.js";
@@ -58,7 +59,16 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
   const s = view.snapshot;
   const reads = gateReads(ctx, s);
   const policy = gatePolicy(s, ctx.settings);
-  const { entries } = trailEntries(s, reads.result, policy.stop);
+  // a page is a view: a result the system failed to read now is shown without its findings (a worker would wait)
+  const resultOf: ResultLookup = (round, member) => {
+    try {
+      return reads.result(round, member);
+    } catch (error) {
+      if (error instanceof ReadFault) return null;
+      throw error;
+    }
+  };
+  const { entries } = trailEntries(s, resultOf, policy.stop);
   const byPacket = new Map<string, TrailEntry>(entries.map((e) => [e.packet, e]));
   const text = (name: string): string | null => {
     try {
@@ -77,7 +87,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
       const entry = byPacket.get(name);
       const body = text(name);
       const artifact = body === null ? null : embeddedArtifact(parsePacket(body).body);
-      const result = v.results.has(round) ? reads.result(round, v.member) : null;
+      const result = v.results.has(round) ? resultOf(round, v.member) : null;
       const listed = listedFindings(result?.findings ?? result?.blocking_findings);
       rounds.push({
         round,

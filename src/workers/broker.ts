@@ -4,7 +4,7 @@ import { ProviderCache } from "../adapters/provider-cache.js";
 import { ageMs } from "../bus/age.js";
 import type { BusContext } from "../bus/context.js";
 import { deliver, type DeliverResult } from "../bus/deliver.js";
-import { hasValidOutcome, readGate } from "../bus/gate-reader.js";
+import { hasValidOutcome, readGateToAct } from "../bus/gate-reader.js";
 import { appendJsonl } from "../bus/jsonl.js";
 import { Layout, movesAside } from "../bus/layout.js";
 import { rejectFile } from "../bus/reject.js";
@@ -20,6 +20,7 @@ import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/w
 import { Event, type PacketFrontMatter } from "../spec/schemas.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { brokerInput } from "./gate-reads.js";
+import { ReadFault } from "../core/read-fault.js";
 
 export function createBroker(options: WorkerOptions): WorkerRuntime {
   const providers = new ProviderCache(new Layout(options.root));
@@ -83,8 +84,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     let s: GateSnapshot;
     if (justIssued) s = withPacket(justIssued.s, justIssued.packet);
     else {
-      s = readGate(ctx.layout, runId, gate);
-      if (await quarantine(ctx, s)) s = readGate(ctx.layout, runId, gate);
+      s = readGateToAct(ctx.layout, runId, gate);
+      if (await quarantine(ctx, s)) s = readGateToAct(ctx.layout, runId, gate);
     }
     const fromMemory = justIssued !== null;
     justIssued = null;
@@ -120,6 +121,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
       if (step.action.type === "packet" && hasValidOutcome(ctx.layout, runId, gate)) continue;
       result = await deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
     } catch (error) {
+      if (error instanceof ReadFault) throw error; // tried again later, not recorded as the gate's state
       const { decision } = stuck(step.decision, step.action, error);
       await trails.write(ctx, s, decision, input);
       return { decision: step.decision, snapshot: s, delivered, error: decision.detail };

@@ -28,7 +28,10 @@ export async function deliverResult(ctx: BusContext, packet: PacketFrontMatter, 
     };
   const member = packetMember(packet);
   const gate = readGate(layout, packet.run_id, packet.gate);
-  const refusal = resultRefusal(member === null ? gate : memberView(gate, member), packet.round);
+  // A view the system failed to read whole (EIO, EMFILE…) cannot refuse a paid answer: it is delivered, and the
+  // verifier, which acts only on whole views, moves it aside if its round had closed after all.
+  const whole = !gate.problems.some((p) => p.fault);
+  const refusal = whole ? resultRefusal(member === null ? gate : memberView(gate, member), packet.round) : null;
   if (refusal) return { ok: false, tooLarge: false, reason: refusal };
   await deliverMemory(layout, packet, result);
   const { status } = await deliver(layout.gateFile(packet.run_id, packet.gate, slotFile("result", packet.round, member)), text, {

@@ -5,7 +5,9 @@ import { gateArtifact, lazyArtifact } from "../bus/artifact.js";
 import type { BusContext } from "../bus/context.js";
 import { inGate, resultBytes } from "../bus/gate-reader.js";
 import { cachedParse } from "../bus/parse-cache.js";
-import { readTextBounded } from "../bus/read-bounded.js";
+import { readTextBounded, rethrowSystemFault } from "../bus/read-bounded.js";
+import type { ArtifactState } from "../core/artifact-view.js";
+import { ReadFault } from "../core/read-fault.js";
 import type { BrokerInput, GateReads } from "../core/broker-plan.js";
 import { gatePolicy } from "../core/gate-queries.js";
 import type { Provider } from "../core/selection.js";
@@ -34,20 +36,40 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
           // results may come from foreign writers: their text is scrubbed before it reaches a packet or the trail
           const parsed = parseReviewResult(read(name)).result;
           return { value: parsed && (scrubResult(parsed as never, options) as unknown as typeof parsed), read: true };
-        } catch {
+        } catch (error) {
+          // a packet built now would go out without the round's findings: the step is tried again instead
+          rethrowSystemFault(error);
           return { value: null, read: false }; // unreadable or gone: the trail and packets show the round without its findings
         }
       },
       (r) => r.read,
     ).value;
   };
+  const artifact = lazyArtifact(ctx.layout, ctx.settings, s);
   return {
-    artifact: lazyArtifact(ctx.layout, ctx.settings, s),
-    artifactNow: () => gateArtifact(ctx.layout, ctx.settings, s),
+    artifact: () => unlessFault(artifact()),
+    artifactNow: () => unlessFault(gateArtifact(ctx.layout, ctx.settings, s)),
     result,
-    resultBytes: (round, member) => resultBytes({ dir: s.dir, member }, round),
-    text: (name) => scrub(read(name), options),
+    resultBytes: (round, member) => {
+      const bytes = resultBytes({ dir: s.dir, member }, round);
+      if (!bytes.ok && bytes.fault) throw new ReadFault(bytes.reason);
+      return bytes;
+    },
+    text: (name) => {
+      try {
+        return scrub(read(name), options);
+      } catch (error) {
+        rethrowSystemFault(error);
+        throw error;
+      }
+    },
   };
+}
+
+/** An artifact the system failed to read is no reason to escalate or restart: the step is tried again later. */
+function unlessFault(state: ArtifactState): ArtifactState {
+  if (!state.ok && state.transient) throw new ReadFault(`the artifact cannot be read for now: ${state.detail}`);
+  return state;
 }
 
 export function brokerInput(ctx: BusContext, s: GateSnapshot, providers: Provider[] | null): BrokerInput {

@@ -1,10 +1,10 @@
 // The manual worker: tells the human where a packet is and how to answer, and turns dropped response-<n>.md
 // files into results (or rejects them with the reason, freeing the slot for another answer).
-import { readGate } from "../bus/gate-reader.js";
+import { readGateToAct } from "../bus/gate-reader.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { acceptManualResponse, manualInstructions } from "../core/manual-answer.js";
 import { ageMs } from "../bus/age.js";
-import { readTextBounded, type ReadRefused } from "../bus/read-bounded.js";
+import { readTextBounded, type ReadRefused, rethrowSystemFault } from "../bus/read-bounded.js";
 import { movesAside } from "../bus/layout.js";
 import { rejectFile } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
@@ -23,7 +23,7 @@ async function manualGate(
   announce: (m: string) => void,
 ): Promise<"active" | "finished"> {
   const { layout } = ctx;
-  const s = readGate(layout, runId, gate);
+  const s = readGateToAct(layout, runId, gate);
   for (const p of s.problems) {
     // symlinked, oversized, not a regular file
     if (movesAside("manual", p.file)) await rejectFile(s.dir, p.file, p.reason, layout.guild);
@@ -40,6 +40,7 @@ async function manualGate(
     try {
       text = readTextBounded(layout.gateFile(runId, gate, name), { max: MAX_FILE_BYTES });
     } catch (error) {
+      rethrowSystemFault(error);
       if ((error as ReadRefused).kind === "missing" || stillWriting) return "active"; // moved meanwhile, or still being written
       await rejectFile(s.dir, name, (error as Error).message, layout.guild);
       announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${(error as Error).message}. Answer again.`);

@@ -3,7 +3,7 @@
 // (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not; every dispatch is recorded.
 import { hostname } from "node:os";
 import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
-import { readGate } from "../bus/gate-reader.js";
+import { readGateToAct } from "../bus/gate-reader.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { normalizeWithRepair, runChain, type Walk } from "./reviewer-dispatch.js";
@@ -39,7 +39,7 @@ async function reviewGate(
   opts: ReviewerOptions,
   signal: AbortSignal,
 ): Promise<"active" | "finished"> {
-  const first = readGate(ctx.layout, runId, gate);
+  const first = readGateToAct(ctx.layout, runId, gate);
   if (first.outcome) return "finished";
   // the gate's own packet, or each quorum member's this worker serves: each its own dispatch
   await Promise.all(reviewerViews(first).map((view) => reviewSlot(ctx, view, opts, signal)));
@@ -59,7 +59,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
   const claim = await tryClaim(layout.claimsDir(runId, gate), claimName, { staleMs: opts.claimStaleMs, log: opts.log });
   if (!claim) return "active";
   try {
-    const again = readGate(layout, runId, gate);
+    const again = readGateToAct(layout, runId, gate);
     const s = member === null ? again : memberView(again, member);
     if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
     const file = (name: string) => layout.gateFile(runId, gate, name);
@@ -78,6 +78,9 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
           "ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework",
       );
     }
+    // read before the attempt is recorded: a read that fails now must leave nothing that says a review was dispatched
+    const packetPath = file(slotFile("packet", R, member));
+    const packetText = readTextBounded(packetPath, { max: MAX_FILE_BYTES });
     const attempt = attemptFile(P, { host: hostname(), pid: process.pid }, now());
     if (
       (await deliver(file(slotFile("attempt", R, member)), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild })).status !==
@@ -85,8 +88,6 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     )
       return "active";
 
-    const packetPath = file(slotFile("packet", R, member));
-    const packetText = readTextBounded(packetPath, { max: MAX_FILE_BYTES });
     const project = dispatchProject(layout.root, ctx.settings);
     const dispatchBase = (link: ChainLink, pair: Pair) => ({
       project,

@@ -11,13 +11,14 @@ import type { ArtifactState } from "../core/artifact-view.js";
 import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { resultRefusal } from "../core/result-slot.js";
-import { readGate } from "../bus/gate-reader.js";
+import { readGateToAct } from "../bus/gate-reader.js";
 import { reviewerViews } from "../core/snapshot.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
 import { movesAside } from "../bus/layout.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { ageMs } from "../bus/age.js";
-import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
+import { decodeUtf8, readBounded, type ReadRefused, rethrowSystemFault } from "../bus/read-bounded.js";
+import { ReadFault } from "../core/read-fault.js";
 import { deliverInOrder } from "../bus/deliver.js";
 import { rejectFile } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
@@ -48,7 +49,7 @@ async function lookAt(
   nowMs: number,
 ): Promise<{ finished: boolean; slotTaken: boolean }> {
   const { layout } = ctx;
-  const s = readGate(layout, runId, gate);
+  const s = readGateToAct(layout, runId, gate);
   const rejectName = async (name: string, reason: string) => {
     if (await rejectFile(s.dir, name, reason, layout.guild)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
   };
@@ -99,6 +100,7 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
     bytes = readBounded(resultPath, { max: MAX_FILE_BYTES });
     raw = decodeUtf8(bytes, slotFile("result", round, member));
   } catch (error) {
+    rethrowSystemFault(error); // the disk's failure, not the result's: never a reason to reject a paid review
     if ((error as ReadRefused).kind === "missing") return; // moved meanwhile
     if (mayStillBeWriting && (error as ReadRefused).kind !== "not-regular") return;
     return reject(round, (error as Error).message);
@@ -113,7 +115,7 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
   }
   // the artifact as it is now: a failure here (the disk, a redaction pattern) is not the result's, so it is retried
   const artifact = readArtifact(layout, packet.artifact_path, scrubOptions(ctx.settings));
-  if (!artifact.ok && artifact.transient) throw new Error(`the artifact cannot be read for now: ${artifact.detail}`);
+  if (!artifact.ok && artifact.transient) throw new ReadFault(`the artifact cannot be read for now: ${artifact.detail}`);
   // judging only looks at the result (and its packet): a result no rule foresaw is moved aside with the reason,
   // never retried for ever (its gate would stall)
   let verdict: VerdictFile;

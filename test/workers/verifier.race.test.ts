@@ -13,8 +13,8 @@ vi.mock("../../src/bus/gate-reader.js", async (original) => {
   const real = await original<typeof import("../../src/bus/gate-reader.js")>();
   return {
     ...real,
-    readGate: (...args: Parameters<typeof real.readGate>) => {
-      const snapshot = real.readGate(...args);
+    readGateToAct: (...args: Parameters<typeof real.readGateToAct>) => {
+      const snapshot = real.readGateToAct(...args);
       afterRead.shift()?.();
       return snapshot;
     },
