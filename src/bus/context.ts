@@ -2,29 +2,35 @@
 import type { Layout } from "./layout.js";
 import { loadSettings } from "./settings.js";
 import { CodexSkipStreak, type Settings } from "../spec/schemas.js";
-import { readTextBounded } from "./read-bounded.js";
+import { isSystemFault, readTextBounded } from "./read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface BusContext {
   layout: Layout;
   settings: Settings;
   settingsProblems: string[];
+  /** settings.json or the codex-skip streak could not be read for a reason of the system's (EIO, EMFILE…): no worker
+   * acts on what stands in for them (the defaults, no block). */
+  fault?: string;
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
 }
 
-function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSkip"] {
+function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSkip"] & { fault?: string } {
   const enforcement = settings.codex_skip_enforcement ?? "warn";
   try {
     const parsed = CodexSkipStreak.safeParse(
       JSON.parse(readTextBounded(layout.codexSkipStreak, { max: MAX_FILE_BYTES, followSymlink: true })),
     );
     return { blocked: parsed.success && parsed.data.blocked, enforcement };
-  } catch {
-    return { blocked: false, enforcement }; // absent or malformed: no block (Guild's rule)
+  } catch (error) {
+    // absent or malformed: no block (Guild's rule)
+    return { blocked: false, enforcement, ...(isSystemFault(error) && { fault: (error as Error).message }) };
   }
 }
 
 export function loadContext(layout: Layout): BusContext {
-  const { settings, problems } = loadSettings(layout);
-  return { layout, settings, settingsProblems: problems, codexSkip: readCodexSkip(layout, settings) };
+  const { settings, problems, fault } = loadSettings(layout);
+  const { fault: skipFault, ...codexSkip } = readCodexSkip(layout, settings);
+  const why = fault ? problems.join("; ") : skipFault;
+  return { layout, settings, settingsProblems: problems, ...(why !== undefined && { fault: why }), codexSkip };
 }

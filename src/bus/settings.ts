@@ -3,12 +3,14 @@ import type { Layout } from "./layout.js";
 import { z } from "zod";
 import { describeIssues, ProviderConfig, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
-import { readTextBounded, type ReadRefused } from "./read-bounded.js";
+import { isSystemFault, readTextBounded, type ReadRefused } from "./read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface LoadedSettings {
   settings: Settings;
   problems: string[];
+  /** The system failed the read (EIO, EMFILE…): the defaults stand in for settings that may well be fine. */
+  fault?: true;
 }
 
 export function loadSettings(layout: Layout): LoadedSettings {
@@ -17,7 +19,8 @@ export function loadSettings(layout: Layout): LoadedSettings {
     text = readTextBounded(layout.settings, { max: MAX_FILE_BYTES, followSymlink: true }); // never a FIFO or device
   } catch (error) {
     if ((error as ReadRefused).kind === "missing") return { settings: {}, problems: [] };
-    return { settings: {}, problems: [`settings.json unreadable: ${(error as Error).message}; using defaults`] };
+    const problems = [`settings.json unreadable: ${(error as Error).message}; using defaults`];
+    return { settings: {}, problems, ...(isSystemFault(error) ? { fault: true as const } : {}) };
   }
   let raw: unknown;
   try {

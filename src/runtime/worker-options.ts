@@ -2,6 +2,7 @@
 import { Layout, wakes } from "../bus/layout.js";
 import { type GateRef, type GateStatus, WorkerRuntime, type WorkerSpec } from "./reconciler.js";
 import { type BusContext, loadContext } from "../bus/context.js";
+import { ReadFault } from "../core/read-fault.js";
 
 export interface WorkerOptions {
   root: string;
@@ -17,21 +18,35 @@ export function workerLogger(kind: string): (message: string) => void {
   return (message) => process.stderr.write(`${new Date().toISOString()} [${kind} ${process.pid}] ${message}\n`);
 }
 
-/** Settings are reloaded once per reconcile pass, so edits take effect without a restart. */
+/**
+ * Settings are reloaded once per reconcile pass, so edits take effect without a restart. A read the system failed
+ * (EIO, EMFILE…) keeps the settings read before; with none read yet, gates wait (ReadFault) rather than run on the
+ * defaults — another reviewer, cap or policy than the project chose.
+ */
 export class ContextHolder {
-  current: BusContext;
+  private last: BusContext | undefined;
   private reported = "";
   constructor(
     readonly layout: Layout,
     private readonly log: (m: string) => void,
   ) {
-    this.current = this.reload();
+    this.reload();
   }
   reload(): BusContext {
-    this.current = loadContext(this.layout);
-    const problems = this.current.settingsProblems.join("\n");
+    const loaded = loadContext(this.layout);
+    const keep = loaded.fault !== undefined && this.last !== undefined && this.last.fault === undefined;
+    const problems = keep ? `${loaded.fault}: keeping the settings read before` : loaded.settingsProblems.join("\n");
     if (problems && problems !== this.reported) this.log(problems);
     this.reported = problems;
+    if (!keep) this.last = loaded;
+    return this.current;
+  }
+  get current(): BusContext {
+    return this.last!; // set by the constructor's reload
+  }
+  /** The context to act with: never defaults that stand in for settings the system failed to read. */
+  forWork(): BusContext {
+    if (this.current.fault !== undefined) throw new ReadFault(`settings cannot be read for now: ${this.current.fault}`);
     return this.current;
   }
 }
@@ -60,7 +75,7 @@ export function workerRuntime(
     fullScanMs: options.fullScanMs,
     log,
     beforePass: () => holder.reload(),
-    handleGate: (ref, signal) => handle(holder.current, ref, signal, log),
+    handleGate: (ref, signal) => handle(holder.forWork(), ref, signal, log),
     wakesOn: (name, gone) => wakes(kind, name, gone),
     skipFinishedRuns: extra.janitor !== false, // a writer keeps the finished-runs log; a reader (the console) sees every run
     ...extra,

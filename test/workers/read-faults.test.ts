@@ -13,6 +13,7 @@ import { deliverResult } from "../../src/workers/deliver-result.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { Layout } from "../../src/bus/layout.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { ContextHolder } from "../../src/runtime/worker-options.js";
 import { tempRoot } from "../helpers/tmp.js";
 import type { PacketFrontMatter } from "../../src/spec/schemas.js";
 
@@ -128,5 +129,28 @@ describe("a read the system fails", () => {
     failing.clear();
     await verifyGate(loadContext(layout), "fault-deliver", GATE, () => undefined);
     expect(existsSync(file("verdict-1.json"))).toBe(true);
+  });
+
+  it("never swaps the project's settings for the defaults: the last ones read stay, and with none yet gates wait", async () => {
+    const root = tempRoot("guild-bus-fault-settings-");
+    const layout = new Layout(root);
+    mkdirSync(layout.guild, { recursive: true });
+    writeFileSync(layout.settings, JSON.stringify({ restart_cap: 7 }));
+    const logged: string[] = [];
+    const holder = new ContextHolder(layout, (m) => logged.push(m));
+    failing.add("settings.json");
+    expect(holder.reload().settings.restart_cap).toBe(7);
+    expect(holder.forWork().settings.restart_cap).toBe(7);
+    expect(logged.at(-1)).toMatch(/EIO.*keeping the settings read before/);
+
+    const started = new ContextHolder(layout, () => undefined);
+    expect(() => started.forWork()).toThrow(ReadFault);
+    failing.clear();
+    expect(started.reload().settings.restart_cap).toBe(7);
+    expect(started.forWork().settings.restart_cap).toBe(7);
+
+    // the codex-skip streak too: unread, it would stand for "no block"
+    failing.add(path.basename(layout.codexSkipStreak));
+    expect(() => new ContextHolder(layout, () => undefined).forWork()).toThrow(/cannot be read for now.*EIO/);
   });
 });
