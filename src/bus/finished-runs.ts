@@ -22,7 +22,7 @@ import path from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 import { isGate, isRunId } from "../spec/ids.js";
 import { appendAfterTornTail } from "./append-lines.js";
-import { THIS_HOST } from "./deliver.js";
+import { stagingName } from "./deliver.js";
 import type { Layout } from "./layout.js";
 
 /** A linked log is never followed; a FIFO planted as the log must not hold up a worker's start (open would wait). */
@@ -69,10 +69,13 @@ function appendLines(file: string, lines: string[]): void {
  * Replace the log with these lines: staged beside it, then renamed over it (lines others append meanwhile to the old
  * file are lost: hints only). Returns the new file's size, or 0 when it could not be written (the log stays absent).
  */
-function replaceLog(file: string, lines: string[]): number {
-  const staged = `${file}.${THIS_HOST}-${process.pid}.new`; // unique across machines
+function replaceLog(layout: Layout, file: string, lines: string[]): number {
+  // staged where deliveries stage: a worker killed before the rename leaves a file the janitor sweeps
+  const staged = path.join(layout.guild, "tmp", stagingName(file));
   try {
     if (!lstatSync(path.dirname(file)).isDirectory()) return 0; // never written through a symlinked directory
+    mkdirSync(path.dirname(staged), { recursive: true });
+    if (!lstatSync(path.dirname(staged)).isDirectory()) return 0; // nor staged in a linked one
     const text = lines.join("");
     const fd = openSync(staged, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOT_LINKED_NOR_BLOCKING, 0o644);
     try {
@@ -200,6 +203,7 @@ export class FinishedRuns {
       this.pending = [];
       this.ino = null; // the new file's, read next
       this.offset = replaceLog(
+        this.layout,
         this.file,
         [...this.sealed].map(([runId, fields]) => `+${runId}\t${fields}\n`),
       );

@@ -2,7 +2,7 @@
 // next worker skips those runs at start and verifies them with a paced sweep, so a late drop, a new gate, or a stale,
 // garbled or deleted log still gets the work found. The real-worker cases are in test/it/history.test.ts.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FinishedRuns, finishedRunsFile, reopenRun } from "../../src/bus/finished-runs.js";
@@ -141,6 +141,9 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     expect(["f0", "huge", "f1"].filter((r) => log.isSealed(r))).toEqual(["f0"]); // what came before it stands
     log.flush();
     expect(logText(layout)).toBe("+f0\treview=1\tG-spec=2\n"); // replaced by what this worker knows
+    // staged where the janitor sweeps a killed worker's leftovers, not beside the log
+    expect(readdirSync(path.dirname(logPath(layout)))).toEqual([path.basename(logPath(layout))]);
+    expect(readdirSync(path.join(layout.guild, "tmp"))).toEqual([]);
     appendFileSync(logPath(layout), "-f0\n+f2\treview=1\tG-spec=2\n");
     expect(log.refresh()).toEqual(["f0"]); // and read on as a log again
     expect(["f0", "f2"].filter((r) => log.isSealed(r))).toEqual(["f2"]);
