@@ -2,12 +2,14 @@
 // nothing it started outlives it), a bounded stdout, in a scratch directory or the project; and what every adapter
 // makes of a child that did not exit on its own.
 import { spawn } from "node:child_process";
+import { setTimeout as delay } from "node:timers/promises";
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { scrub } from "../core/scrub.js";
 import type { DispatchInput } from "./types.js";
+import { isSystemFault } from "../bus/read-bounded.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 type ChildOutcome =
@@ -49,12 +51,28 @@ function killGroup(pid: number | undefined, leader = true): void {
   }
 }
 
-export function runChild(req: ChildRequest): Promise<ChildOutcome> {
+/** Spawns failed by a passing shortage (descriptors, processes, memory) are tried again: nothing ran, so nothing is
+ * paid twice, and a shortage is no proof that the reviewer is unavailable. */
+const SPAWN_RETRIES_MS = [250, 1000, 4000];
+
+export async function runChild(req: ChildRequest): Promise<ChildOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await runChildOnce(req);
+    const wait = SPAWN_RETRIES_MS[attempt];
+    if (outcome.kind !== "spawn-error" || !isSystemFault(outcome) || wait === undefined || req.signal?.aborted) return outcome;
+    await delay(wait);
+  }
+}
+
+function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
   const [program, ...args] = req.argv;
   const max = req.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   return new Promise((resolve) => {
     if (req.signal?.aborted) return resolve({ kind: "aborted" });
     let settled = false;
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const text = (bufs: Buffer[]) => Buffer.concat(bufs).toString("utf8");
     const finish = (outcome: ChildOutcome) => {
       if (settled) return;
       settled = true;
@@ -62,17 +80,32 @@ export function runChild(req: ChildRequest): Promise<ChildOutcome> {
       req.signal?.removeEventListener("abort", onAbort);
       resolve(outcome);
     };
-    const child = spawn(program!, args, {
-      cwd: req.cwd,
-      env: req.env,
-      shell: false,
-      detached: process.platform !== "win32",
-      stdio: ["pipe", "pipe", "pipe"],
-      windowsHide: true,
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    const text = (bufs: Buffer[]) => Buffer.concat(bufs).toString("utf8");
+    const onAbort = () => {
+      killGroup(child?.pid);
+      finish({ kind: "aborted" });
+    };
+    const spawnError = (error: NodeJS.ErrnoException) =>
+      finish({ kind: "spawn-error", code: error.code ?? "EUNKNOWN", message: error.message });
+    const timer = setTimeout(() => {
+      killGroup(child?.pid);
+      finish({ kind: "timeout", stdout: text(out), stderr: text(err) });
+    }, req.timeoutMs);
+    let child: ReturnType<typeof spawn> | undefined;
+    try {
+      child = spawn(program!, args, {
+        cwd: req.cwd,
+        env: req.env,
+        shell: false,
+        detached: process.platform !== "win32",
+        stdio: ["pipe", "pipe", "pipe"],
+        windowsHide: true,
+      });
+    } catch (error) {
+      return spawnError(error as NodeJS.ErrnoException);
+    }
+    // first: out of descriptors (EMFILE) a child has no pipes, and its "error" event with no listener ends the process
+    child.on("error", spawnError);
+    if (!child.stdout || !child.stderr || !child.stdin) return; // that "error" event settles it
     let outBytes = 0;
     let overflow = false;
     child.stdout!.on("data", (b: Buffer) => {
@@ -89,18 +122,7 @@ export function runChild(req: ChildRequest): Promise<ChildOutcome> {
     child.stderr!.on("data", (b: Buffer) => {
       if (err.reduce((n, x) => n + x.length, 0) < 1024 * 1024) err.push(b);
     });
-    const timer = setTimeout(() => {
-      killGroup(child.pid);
-      finish({ kind: "timeout", stdout: text(out), stderr: text(err) });
-    }, req.timeoutMs);
-    const onAbort = () => {
-      killGroup(child.pid);
-      finish({ kind: "aborted" });
-    };
     req.signal?.addEventListener("abort", onAbort, { once: true });
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      finish({ kind: "spawn-error", code: error.code ?? "EUNKNOWN", message: error.message });
-    });
     // The leader is gone: whatever it left behind in its group goes too (a grandchild holding stdout open would
     // otherwise also keep "close" from ever coming).
     child.on("exit", () => killGroup(child.pid, false));

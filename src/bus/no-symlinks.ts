@@ -29,8 +29,10 @@ export function refuseSymlinks(guildDir: string, target: string): void {
     let st;
     try {
       st = lstatSync(cur);
-    } catch {
-      return; // does not exist (yet): nothing below it can be a link
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return; // does not exist (yet): nothing below it can be a link
+      throw error; // unchecked is not safe: the write is refused (and retried by its caller)
     }
     if (st.isSymbolicLink()) throw new PathSafetyError(`symlink refused inside .guild: ${path.relative(path.dirname(guildDir), cur)}`);
   }

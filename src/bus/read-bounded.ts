@@ -112,7 +112,11 @@ export function readBytesAndText(
 }
 
 /** Errno codes of a read the system failed rather than the file: the same read may work a moment later. */
-const SYSTEM_FAULTS = new Set(["EIO", "EMFILE", "ENFILE", "EAGAIN", "EBUSY", "EINTR", "ENOMEM", "ETIMEDOUT", "ESTALE"]);
+const SYSTEM_FAULTS = new Set([
+  ...["EIO", "EMFILE", "ENFILE", "EAGAIN", "EBUSY", "EINTR", "ENOMEM", "ENOBUFS", "ETIMEDOUT", "ESTALE", "ENOLCK", "EDEADLK"],
+  // network and FUSE filesystems (sshfs, CIFS, NFS)
+  ...["ENOTCONN", "ECONNRESET", "ECONNABORTED", "EHOSTDOWN", "EHOSTUNREACH", "ENETDOWN", "ENETUNREACH", "EREMOTEIO"],
+]);
 
 /** Whether a failed read or stat (a ReadRefused or a raw fs error) was the system's failure rather than the file's. */
 export function isSystemFault(error: unknown): boolean {

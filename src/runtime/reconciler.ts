@@ -405,7 +405,7 @@ export class WorkerRuntime {
     const ref = this.refFromPath(p);
     if (!ref) return;
     if (!this.active.has(ref.key)) {
-      if (this.finished.has(ref.key) && !hasValidOutcome(this.spec.layout, ref.runId, ref.gate)) {
+      if (this.finished.has(ref.key) && !endedNow(this.spec.layout, ref)) {
         this.finished.delete(ref.key);
       }
       if (this.finished.has(ref.key)) return; // the full scan or the sweep notices late drops by the directory's mtime
@@ -477,7 +477,7 @@ export class WorkerRuntime {
         continue;
       }
       const mtime = dirMtime(dir); // before reading: a drop after the outcome was read moves it
-      if (hasValidOutcome(layout, runId, gate)) {
+      if (endedNow(layout, { runId, gate })) {
         this.finished.set(key, (finishedAt[gate] = mtime));
         continue;
       }
@@ -632,6 +632,18 @@ export class WorkerRuntime {
       const what = count === 1 ? first : `still failing (${count} times in a row): ${(error as Error).message}`;
       this.spec.log(`${ref.runId}/${ref.gate}: ${what}; next try in ${delay} ms`);
     }
+  }
+}
+
+/** Whether the gate has ended, for scheduling: one the system failed to read (ReadFault) counts as active, and
+ * its handler, which reads it again, is retried with backoff. Thrown here, it would end the process (timers, watch
+ * callbacks). */
+function endedNow(layout: Layout, ref: Pick<GateRef, "runId" | "gate">): boolean {
+  try {
+    return hasValidOutcome(layout, ref.runId, ref.gate);
+  } catch (error) {
+    if (error instanceof ReadFault) return false;
+    throw error;
   }
 }
 

@@ -14,21 +14,32 @@ import { verifyGate } from "../../src/workers/verifier.js";
 import { Layout } from "../../src/bus/layout.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 import { ContextHolder } from "../../src/runtime/worker-options.js";
+import { WorkerRuntime } from "../../src/runtime/reconciler.js";
+import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import type { PacketFrontMatter } from "../../src/spec/schemas.js";
 
 // vi.mock factories run before this module's own lines: what they use is made in vi.hoisted
-const { failing } = vi.hoisted(() => ({ failing: new Set<string>() }));
+// open() of a file named in `failing`, lstat() of one named in `statFailing`, fail with EIO
+const { failing, statFailing } = vi.hoisted(() => ({ failing: new Set<string>(), statFailing: new Set<string>() }));
 vi.mock("node:fs", async (original) => {
   const real = await original<typeof import("node:fs")>();
+  const eio = (call: string, file: unknown) => Object.assign(new Error(`EIO: i/o error, ${call} '${String(file)}'`), { code: "EIO" });
   const openSync = ((file: string, ...rest: unknown[]) => {
-    if (failing.has(path.basename(String(file)))) throw Object.assign(new Error(`EIO: i/o error, open '${file}'`), { code: "EIO" });
+    if (failing.has(path.basename(String(file)))) throw eio("open", file);
     return (real.openSync as (...args: unknown[]) => number)(file, ...rest);
   }) as typeof real.openSync;
-  return { ...real, openSync, default: { ...real, openSync } };
+  const lstatSync = ((file: string, ...rest: unknown[]) => {
+    if (statFailing.has(path.basename(String(file)))) throw eio("lstat", file);
+    return (real.lstatSync as (...args: unknown[]) => unknown)(file, ...rest);
+  }) as typeof real.lstatSync;
+  return { ...real, openSync, lstatSync, default: { ...real, openSync, lstatSync } };
 });
 
-afterEach(() => failing.clear());
+afterEach(() => {
+  failing.clear();
+  statFailing.clear();
+});
 
 /** The gate's files, rejected/ included: what a step that must write nothing is compared against. */
 function files(dir: string): string[] {
@@ -152,5 +163,32 @@ describe("a read the system fails", () => {
     // the codex-skip streak too: unread, it would stand for "no block"
     failing.add(path.basename(layout.codexSkipStreak));
     expect(() => new ContextHolder(layout, () => undefined).forWork()).toThrow(/cannot be read for now.*EIO/);
+  });
+
+  it("never stops a worker: a gate whose outcome the scan cannot stat is handled (and retried) as an active one", async () => {
+    const root = tempRoot("guild-bus-fault-scan-");
+    const gateDir = path.join(root, ".guild", "runs", "r1", "review", GATE);
+    mkdirSync(gateDir, { recursive: true });
+    writeFileSync(path.join(gateDir, "outcome.json"), "{}");
+    statFailing.add("outcome.json");
+    const handled: string[] = [];
+    const runtime = new WorkerRuntime({
+      kind: "test",
+      layout: new Layout(root),
+      poll: true,
+      reconcileMs: 20,
+      fullScanMs: 20,
+      handleGate: async (ref) => {
+        handled.push(ref.gate);
+        return "active";
+      },
+      log: () => undefined,
+    });
+    await runtime.start();
+    try {
+      await until("the gate handled twice", () => handled.length >= 2);
+    } finally {
+      await runtime.stop();
+    }
   });
 });
