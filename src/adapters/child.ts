@@ -9,7 +9,7 @@ import path from "node:path";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { scrub } from "../core/scrub.js";
 import type { DispatchInput } from "./types.js";
-import { isSystemFault } from "../bus/read-bounded.js";
+import { FAULT_RETRY_MS, isSystemFault } from "../bus/system-fault.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 type ChildOutcome =
@@ -51,14 +51,12 @@ function killGroup(pid: number | undefined, leader = true): void {
   }
 }
 
-/** Spawns failed by a passing shortage (descriptors, processes, memory) are tried again: nothing ran, so nothing is
+/** A spawn failed by a passing shortage (descriptors, processes, memory) is tried again: nothing ran, so nothing is
  * paid twice, and a shortage is no proof that the reviewer is unavailable. */
-const SPAWN_RETRIES_MS = [250, 1000, 4000];
-
 export async function runChild(req: ChildRequest): Promise<ChildOutcome> {
   for (let attempt = 0; ; attempt++) {
     const outcome = await runChildOnce(req);
-    const wait = SPAWN_RETRIES_MS[attempt];
+    const wait = FAULT_RETRY_MS[attempt];
     if (outcome.kind !== "spawn-error" || !isSystemFault(outcome) || wait === undefined || req.signal?.aborted) return outcome;
     await delay(wait);
   }

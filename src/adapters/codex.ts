@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
+import { retryOnSystemFault } from "../bus/system-fault.js";
 import { capabilityError } from "./capability-errors.js";
 import {
   DEFAULT_TIMEOUT_MS,
@@ -194,7 +195,8 @@ export const codexAdapter: ReviewerAdapter = {
         if (outcome.code === 0) {
           let text = "";
           try {
-            text = readTextBounded(files.lastMessage, { max: MAX_OUTPUT_BYTES });
+            // the answer is paid for: a read the system failed (EMFILE, EIO) is tried again before it counts
+            text = await retryOnSystemFault(async () => readTextBounded(files.lastMessage, { max: MAX_OUTPUT_BYTES }));
           } catch (error) {
             const kind = error instanceof ReadRefused ? error.kind : "unreadable";
             if (kind === "too-large") return oversized(MAX_OUTPUT_BYTES);

@@ -6,6 +6,7 @@
 // (gemini keeps every session, the packet included, under ~/.gemini), and the JSON report parsed for the final text and
 // the model(s) the API reported.
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { isSystemFault } from "../bus/system-fault.js";
 import { homedir } from "node:os";
 import path from "node:path";
 import { capabilityError } from "./capability-errors.js";
@@ -93,8 +94,9 @@ export function geminiContextFiles(root: string, limit = GEMINI_SCAN_LIMIT): str
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
+    } catch (error) {
+      if (isSystemFault(error)) return null; // not listed is not checked: refused like a tree past the limit
+      continue; // unreadable to anyone (EACCES): gemini cannot read a GEMINI.md there either
     }
     if ((seen += entries.length) > limit) return null;
     for (const e of entries) {

@@ -6,7 +6,8 @@ import type { GateSnapshot } from "../core/snapshot.js";
 import type { Settings } from "../spec/schemas.js";
 import { scrub, ScrubConfigError, scrubOptions, type ScrubOptions } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
-import { decodeUtf8, isSystemFault, readBounded, ReadRefused } from "./read-bounded.js";
+import { decodeUtf8, readBounded, ReadRefused } from "./read-bounded.js";
+import { isSystemFault } from "./system-fault.js";
 
 /** The largest artifact the bus reviews: its packet, with the template and prior rounds, must stay under 4 MiB. */
 export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;

@@ -2,7 +2,8 @@
 import type { Layout } from "./layout.js";
 import { loadSettings } from "./settings.js";
 import { CodexSkipStreak, type Settings } from "../spec/schemas.js";
-import { isSystemFault, readTextBounded } from "./read-bounded.js";
+import { readTextBounded } from "./read-bounded.js";
+import { isSystemFault } from "./system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface BusContext {

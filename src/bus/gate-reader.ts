@@ -21,7 +21,8 @@ import {
 } from "../spec/schemas.js";
 import { parsePacket } from "../core/packet.js";
 import { cachedParse, fileVersion } from "./parse-cache.js";
-import { isSystemFault, readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
+import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
+import { isSystemFault } from "./system-fault.js";
 import { ReadFault } from "../core/read-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots, type SeenFile } from "../core/snapshot.js";

@@ -1,7 +1,7 @@
 // The one way the bus reads a file it did not write itself: a regular file (never a FIFO, device or directory;
 // a final symlink only where the caller allows it), at most `max` bytes, read from the descriptor it checked.
 import path from "node:path";
-import { ReadFault } from "../core/read-fault.js";
+import { isSystemFault } from "./system-fault.js";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 export class ReadRefused extends Error {
@@ -109,25 +109,6 @@ export function readBytesAndText(
   } catch (error) {
     return { ok: false, reason: (error as Error).message, ...(isSystemFault(error) ? { fault: true as const } : {}) };
   }
-}
-
-/** Errno codes of a read the system failed rather than the file: the same read may work a moment later. */
-const SYSTEM_FAULTS = new Set([
-  ...["EIO", "EMFILE", "ENFILE", "EAGAIN", "EBUSY", "EINTR", "ENOMEM", "ENOBUFS", "ETIMEDOUT", "ESTALE", "ENOLCK", "EDEADLK"],
-  // network and FUSE filesystems (sshfs, CIFS, NFS)
-  ...["ENOTCONN", "ECONNRESET", "ECONNABORTED", "EHOSTDOWN", "EHOSTUNREACH", "ENETDOWN", "ENETUNREACH", "EREMOTEIO"],
-]);
-
-/** Whether a failed read or stat (a ReadRefused or a raw fs error) was the system's failure rather than the file's. */
-export function isSystemFault(error: unknown): boolean {
-  const code = error instanceof ReadRefused ? error.code : (error as NodeJS.ErrnoException | null)?.code;
-  return code !== undefined && SYSTEM_FAULTS.has(code);
-}
-
-/** A worker's read that the system failed becomes a ReadFault (its step is tried again later); the file's own
- * failure (missing, too large, not UTF-8…) is left to the caller. */
-export function rethrowSystemFault(error: unknown): void {
-  if (isSystemFault(error)) throw new ReadFault((error as Error).message);
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Layout } from "./layout.js";
 import { z } from "zod";
 import { describeIssues, ProviderConfig, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
-import { isSystemFault, readTextBounded, type ReadRefused } from "./read-bounded.js";
+import { readTextBounded, type ReadRefused } from "./read-bounded.js";
+import { isSystemFault } from "./system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface LoadedSettings {

@@ -4,6 +4,7 @@
 import { hostname } from "node:os";
 import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
 import { readGateToAct } from "../bus/gate-reader.js";
+import { retryOnSystemFault } from "../bus/system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { normalizeWithRepair, runChain, type Walk } from "./reviewer-dispatch.js";
@@ -65,7 +66,8 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     const file = (name: string) => layout.gateFile(runId, gate, name);
     const fail = async (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = []): Promise<"active"> => {
       const failure = failureRecord(P, { kind, reason, attempts, at: now() });
-      await deliver(file(slotFile("failure", R, member)), JSON.stringify(failure, null, 2) + "\n", { guildDir: layout.guild });
+      const text = JSON.stringify(failure, null, 2) + "\n";
+      await retryOnSystemFault(() => deliver(file(slotFile("failure", R, member)), text, { guildDir: layout.guild }));
       opts.log(`${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: ${kind}: ${reason}`);
       return "active";
     };
@@ -81,12 +83,11 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     // read before the attempt is recorded: a read that fails now must leave nothing that says a review was dispatched
     const packetPath = file(slotFile("packet", R, member));
     const packetText = readTextBounded(packetPath, { max: MAX_FILE_BYTES });
-    const attempt = attemptFile(P, { host: hostname(), pid: process.pid }, now());
-    if (
-      (await deliver(file(slotFile("attempt", R, member)), JSON.stringify(attempt, null, 2) + "\n", { guildDir: layout.guild })).status !==
-      "delivered"
-    )
-      return "active";
+    const attempt = JSON.stringify(attemptFile(P, { host: hostname(), pid: process.pid }, now()), null, 2) + "\n";
+    // a delivery the system failed is tried again; "identical" is this worker's own (it names its pid and time), linked
+    // by a try whose directory fsync failed
+    const recorded = await retryOnSystemFault(() => deliver(file(slotFile("attempt", R, member)), attempt, { guildDir: layout.guild }));
+    if (recorded.status === "conflict") return "active";
 
     const project = dispatchProject(layout.root, ctx.settings);
     const dispatchBase = (link: ChainLink, pair: Pair) => ({
@@ -116,23 +117,26 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     if ("kind" in normalized) return normalized.kind === "fenced" ? "active" : fail(normalized.failure, normalized.reason, ran.attempts);
     const { result } = normalized;
     const { link, pair, attempts, requested, declared } = ran;
-    const delivery = await deliverResult(ctx, P, {
-      ...result,
-      dispatch_attempts: attempts,
-      // the model the reviewer reported when it says (a reroute), else the one requested
-      ran: {
-        provider: link.id,
-        model: result.reviewer_model_source === "reported" ? result.reviewer_model : requested,
-        effort: pair.effort,
-        tier,
-      },
-      // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
-      ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
-    });
+    // the answer is paid for: a delivery the system failed is tried again rather than lost
+    const delivery = await retryOnSystemFault(() =>
+      deliverResult(ctx, P, {
+        ...result,
+        dispatch_attempts: attempts,
+        // the model the reviewer reported when it says (a reroute), else the one requested
+        ran: {
+          provider: link.id,
+          model: result.reviewer_model_source === "reported" ? result.reviewer_model : requested,
+          effort: pair.effort,
+          tier,
+        },
+        // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
+        ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
+      }),
+    );
     if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts);
     const outcome = !delivery.ok
       ? `result not delivered: ${delivery.reason}`
-      : delivery.status === "delivered"
+      : delivery.status !== "conflict" // identical: this worker's own try, whose directory fsync had failed
         ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)`
         : `result not delivered: ${slotFile("result", R, member)} already exists (${delivery.status})`;
     opts.log(`${runId}/${gate} round ${R}: ${outcome}`);
