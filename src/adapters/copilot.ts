@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
+import { isSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
 import { classifyModel } from "../core/family.js";
 import { profileFamilies, profileFamilyFor } from "../core/selection.js";
 import { COPILOT_PROFILE_RE, type Family } from "../spec/schemas.js";
@@ -78,6 +79,7 @@ export function resolveProfile(
       return refused(`custom agent profile ${rel} not found: create it with a model: of the ${family} family`);
     if (error instanceof ReadRefused && (error.kind === "not-regular" || error.kind === "symlink"))
       return refused(`${rel} is not a regular file`);
+    if (isSystemFault(error)) throw error; // the system's, not the profile's: the caller tries again
     return refused(`custom agent profile ${rel} refused: ${(error as Error).message}`);
   }
   const model = profileModel(text);
@@ -186,7 +188,10 @@ export function classifyCopilotExit(
 export const copilotAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
     const { config, providerId } = input;
-    const profile = resolveProfile(input);
+    const profile = await retryOnSystemFault(async () => resolveProfile(input)).catch((error: Error) => ({
+      ok: false as const,
+      reason: `the custom agent profile cannot be read now: ${error.message}`,
+    }));
     if (!profile.ok) return { kind: "not-run", reason: `provider ${providerId}: ${profile.reason}` };
     const { chosen } = profile;
     const declared: DeclaredIdentity = { model: chosen.model, profile: chosen.profile };
