@@ -4,7 +4,18 @@
 // looks at every active gate once per full-scan interval, and delivery fences two workers that both act (first writer
 // wins). So a peer that died or stalls delays its share by at most that interval, and peers that disagree on who is
 // alive only do some work twice.
-import { closeSync, constants, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, readlinkSync, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  opendirSync,
+  openSync,
+  readlinkSync,
+  type Stats,
+  unlinkSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
@@ -18,8 +29,10 @@ const PEER_STALE_MS = 10 * PEER_BEAT_MS;
 const PEER_FORGET_MS = 10 * 60_000;
 /** `<host>-<pid namespace>-<pid>`, as processPeerId() writes it. */
 const PEER_NAME = /^[A-Za-z0-9.-]{1,130}-\d{1,10}$/;
-/** At most this many names are looked at per beat: a directory stuffed with names costs a bounded beat. */
+/** At most this many peer names, and this many directory entries, are looked at per beat: a directory stuffed with
+ * names costs a bounded beat (names past them only go unseen, and unseen peers only do some work twice). */
 const MAX_PEER_NAMES = 64;
+const MAX_DIR_ENTRIES = 1024;
 
 export function peersDir(layout: Layout, kind: string): string {
   return path.join(layout.guild, "workers", kind);
@@ -91,41 +104,42 @@ export class Peers {
 
   /** Say this worker is alive and read who else is; true when the set of peers changed. */
   beat(now = Date.now()): boolean {
+    const live = new Set([this.self]);
+    const seen = new Map<string, { stamp: number; movedAt: number }>();
     try {
-      refuseSymlinks(this.layout.guild, this.dir); // a linked workers/ directory is not written through
+      // a linked workers/ directory is neither written, read nor cleaned through: this worker counts itself alone
+      refuseSymlinks(this.layout.guild, this.dir);
       mkdirSync(this.dir, { recursive: true });
       touch(this.file, now);
-    } catch {
-      // an unwritable tree: the others do not see this worker and act on its share too (fenced)
-    }
-    const live = new Set([this.self]);
-    let names: string[] = [];
-    try {
-      names = readdirSync(this.dir);
-    } catch {
-      // no directory: alone
-    }
-    const seen = new Map<string, { stamp: number; movedAt: number }>();
-    for (const name of names.filter((n) => PEER_NAME.test(n) && n !== this.self).slice(0, MAX_PEER_NAMES)) {
-      const file = path.join(this.dir, name);
-      const st = lstatSync(file, { throwIfNoEntry: false });
-      if (!st?.isFile()) continue;
-      const before = this.seen.get(name);
-      // a file seen for the first time counts only if dated near this clock (never one dated in the future);
-      // after that, only whether it keeps being re-dated, on this worker's clock
-      const movedAt = before
-        ? before.stamp === st.mtimeMs
-          ? before.movedAt
-          : now
-        : Math.abs(now - st.mtimeMs) < PEER_STALE_MS
-          ? now
-          : now - PEER_STALE_MS;
-      if (deadHere(name) || now - movedAt > PEER_FORGET_MS) {
-        unlinkQuietly(file);
-        continue;
+      const own = lstatSync(this.file);
+      const gone: string[] = [];
+      for (const name of this.names()) {
+        const st = lstatQuietly(path.join(this.dir, name));
+        // a hard link (to this worker's own file above all) is re-dated by a worker of another name: not a peer
+        if (!st?.isFile() || st.nlink > 1 || st.ino === own.ino) continue;
+        const before = this.seen.get(name);
+        // a file seen for the first time counts only if dated near this clock (never one dated in the future);
+        // after that, only whether it keeps being re-dated, on this worker's clock
+        const movedAt = before
+          ? before.stamp === st.mtimeMs
+            ? before.movedAt
+            : now
+          : Math.abs(now - st.mtimeMs) < PEER_STALE_MS
+            ? now
+            : now - PEER_STALE_MS;
+        if (deadHere(name) || now - movedAt > PEER_FORGET_MS) {
+          gone.push(name);
+          continue;
+        }
+        seen.set(name, { stamp: st.mtimeMs, movedAt });
+        if (now - movedAt < PEER_STALE_MS) live.add(name);
       }
-      seen.set(name, { stamp: st.mtimeMs, movedAt });
-      if (now - movedAt < PEER_STALE_MS) live.add(name);
+      if (gone.length) {
+        refuseSymlinks(this.layout.guild, this.dir); // still no link: nothing outside .guild is removed
+        for (const name of gone) unlinkQuietly(path.join(this.dir, name));
+      }
+    } catch {
+      // an unwritable or linked tree: the others do not see this worker and act on its share too (fenced)
     }
     this.seen = seen;
     const sorted = [...live].sort();
@@ -134,9 +148,38 @@ export class Peers {
     return changed;
   }
 
+  /** Peer names in the directory, read a bounded number of entries at a time: one stuffed with names costs little. */
+  private names(): string[] {
+    const names: string[] = [];
+    const dir = opendirSync(this.dir, { bufferSize: 64 });
+    try {
+      for (let read = 0; read < MAX_DIR_ENTRIES && names.length < MAX_PEER_NAMES; read++) {
+        const entry = dir.readSync();
+        if (!entry) break;
+        if (PEER_NAME.test(entry.name) && entry.name !== this.self) names.push(entry.name);
+      }
+    } finally {
+      dir.closeSync();
+    }
+    return names;
+  }
+
   /** This worker leaves: the others take its share at their next beat. */
   leave(): void {
-    unlinkQuietly(this.file);
+    try {
+      refuseSymlinks(this.layout.guild, this.dir);
+      unlinkQuietly(this.file);
+    } catch {
+      // a linked directory: this worker never wrote there
+    }
+  }
+}
+
+function lstatQuietly(file: string): Stats | undefined {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // EACCES, ENOTDIR in a race: not a peer this beat
   }
 }
 

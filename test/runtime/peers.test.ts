@@ -1,6 +1,6 @@
 // Workers of one kind share the gates events bring (peers.ts): every gate is one live peer's, a peer that stops
 // beating (died) or leaves has its share taken by the others, and nothing a hostile tree holds stops a beat.
-import { existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -104,5 +104,35 @@ describe("peers of one worker kind", () => {
     const linked = new Peers(other, peersDir(other, "broker"), "z-9");
     expect(linked.beat()).toBe(false); // refused to write through the link: alone, owning every gate
     expect(KEYS.every((k) => linked.owns(k))).toBe(true);
+  });
+
+  it("a linked workers/ directory is never read nor cleaned through: files outside .guild stay", () => {
+    const victim = tempRoot("guild-bus-victim-");
+    const old = Date.now() / 1000 - 3600;
+    for (const name of ["thesis-2024", "backup.tar-1"]) {
+      writeFileSync(path.join(victim, name), "keep me");
+      utimesSync(path.join(victim, name), old, old);
+    }
+    const layout = new Layout(tempRoot());
+    mkdirSync(path.join(layout.guild, "workers"), { recursive: true });
+    symlinkSync(victim, peersDir(layout, "broker"));
+    const me = new Peers(layout, peersDir(layout, "broker"));
+    const hostAndNs = me.self.slice(0, me.self.lastIndexOf("-"));
+    writeFileSync(path.join(victim, `${hostAndNs}-${2 ** 22 + 1}`), ""); // a "dead peer of this machine"
+    const t0 = Date.now();
+    me.beat(t0);
+    me.beat(t0 + 11 * 60_000); // past the time a peer's file is forgotten
+    expect(readdirSync(victim).sort()).toEqual([`${hostAndNs}-${2 ** 22 + 1}`, "backup.tar-1", "thesis-2024"].sort());
+    expect(me.count()).toBe(1);
+  });
+
+  it("hard links to a worker's own file are no peers: its share is not diluted by names it re-dates itself", () => {
+    const { dir, all } = peers(["a-1"]);
+    const a = all[0]!;
+    a.beat();
+    for (let i = 0; i < 8; i++) linkSync(path.join(dir, "a-1"), path.join(dir, `evil-0-${i}`));
+    expect(a.beat()).toBe(false);
+    expect(a.count()).toBe(1);
+    expect(KEYS.every((k) => a.owns(k))).toBe(true);
   });
 });
