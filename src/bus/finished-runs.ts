@@ -33,6 +33,9 @@ const MAX_LOG_BYTES = 256 * 1024 * 1024;
 const MAX_READ_BYTES = 16 * 1024 * 1024;
 /** The field holding review/'s mtime (no gate has this name). */
 const REVIEW = "review";
+/** At most this many runs are remembered as finished (100,000 take ~15 MB): a hostile log of millions of short lines
+ * costs bounded memory (a Map also stops at 2^24 entries); runs past it are scanned as without a log. */
+const MAX_SEALED_RUNS = 250_000;
 /** Lines parsed between two turns of the event loop while a worker loads the log at start. */
 const LOAD_SLICE_LINES = 4000;
 /** The log is read at start in pieces of this size, each after a turn of the event loop (100,000 runs: ~6 MB). */
@@ -123,18 +126,21 @@ export class FinishedRuns {
 
   /** The whole log, parsed in slices that yield to the event loop (a large history does not stall a start). */
   async load(): Promise<void> {
-    // nothing is read before the first turn: a worker is watching, its event loop free, before the log costs anything
-    for (;;) {
-      await yieldToEvents();
-      const text = this.readNew(LOAD_READ_BYTES);
-      if (!text) break;
-      let at = 0;
-      while (at < text.length) {
-        for (let n = 0; n < LOAD_SLICE_LINES && at < text.length; n++) at = this.ingest(text, at, null);
-        if (at < text.length) await yieldToEvents();
+    try {
+      // nothing is read before the first turn: a worker is watching, its event loop free, before the log costs anything
+      for (;;) {
+        await yieldToEvents();
+        const text = this.readNew(LOAD_READ_BYTES);
+        if (!text) break;
+        let at = 0;
+        while (at < text.length) {
+          for (let n = 0; n < LOAD_SLICE_LINES && at < text.length; n++) at = this.ingest(text, at, null);
+          if (at < text.length) await yieldToEvents();
+        }
       }
+    } finally {
+      this.loaded = true; // what was read stands, and the log is read on from there
     }
-    this.loaded = true;
   }
 
   /** Reads the lines appended since the last call; returns the runs they reopened. */
@@ -183,7 +189,7 @@ export class FinishedRuns {
   /** Every gate of `runId` ended; review/'s mtime and each gate directory's, taken before they were looked at. */
   seal(runId: string, reviewMtime: number, gates: Record<string, number>): void {
     const fields = [`${REVIEW}=${reviewMtime}`, ...Object.entries(gates).map(([g, t]) => `${g}=${t}`)].join("\t");
-    if (!Object.keys(gates).length || !validFields(fields) || this.sealed.get(runId) === fields) return;
+    if (!Object.keys(gates).length || !validFields(fields) || this.sealed.get(runId) === fields || !this.room(runId)) return;
     this.sealed.set(runId, fields);
     this.pending.push(`+${runId}\t${fields}\n`);
   }
@@ -234,7 +240,7 @@ export class FinishedRuns {
       if (size < this.offset || (this.ino !== null && st.ino !== this.ino)) this.restart();
       this.ino = st.ino;
       if (size === this.offset) return "";
-      if (this.offset === 0 && size > MAX_LOG_BYTES) return this.unusable(size); // not a log a worker wrote
+      if (size > MAX_LOG_BYTES) return this.unusable(size); // not a log a worker wrote (nor one that grew to it)
       const buf = Buffer.alloc(Math.min(size - this.offset, max));
       const read = readSync(fd, buf, 0, buf.length, this.offset);
       const complete = buf.subarray(0, read).lastIndexOf(0x0a) + 1;
@@ -266,6 +272,11 @@ export class FinishedRuns {
     return "";
   }
 
+  /** Whether `runId` may be remembered as finished: it is already, or there is room for one more. */
+  private room(runId: string): boolean {
+    return this.sealed.size < MAX_SEALED_RUNS || this.sealed.has(runId);
+  }
+
   /** One line from `at`; returns where the next one starts. */
   private ingest(text: string, at: number, reopened: string[] | null): number {
     let end = text.indexOf("\n", at);
@@ -275,7 +286,7 @@ export class FinishedRuns {
     if (kind === "+" && tab > at && tab < end) {
       const runId = text.slice(at + 1, tab);
       const fields = text.slice(tab + 1, end);
-      if (isRunId(runId) && validFields(fields)) this.sealed.set(runId, fields);
+      if (isRunId(runId) && validFields(fields) && this.room(runId)) this.sealed.set(runId, fields);
     } else if (kind === "-") {
       const runId = text.slice(at + 1, end);
       if (this.sealed.delete(runId)) reopened?.push(runId);

@@ -49,7 +49,8 @@ export class HistoryWalk {
 
   /** Load the log, list every run, then sweep; resolves when the listing is done (the sweep goes on). */
   async start(): Promise<void> {
-    await this.host.finishedLog.load();
+    // a log that fails to load leaves what was read of it: the listing scans every other run, as without one
+    await this.host.finishedLog.load().catch((error: Error) => this.host.log(`finished-runs log not read on: ${error.message}`));
     await this.list();
     if (!this.host.stopped()) this.sweepStep();
   }

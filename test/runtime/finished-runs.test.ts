@@ -157,6 +157,32 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     expect(logText(layout)).toBe("+f3\treview=1\tG-spec=2\n");
   });
 
+  it("a log of millions of runs costs bounded memory: past 250,000 runs, the others are scanned as without a log", async () => {
+    const layout = finishedTree();
+    mkdirSync(path.dirname(logPath(layout)), { recursive: true });
+    const lines = Array.from({ length: 260_000 }, (_, i) => `+r${i.toString(36)}\tG-spec=0\n`);
+    writeFileSync(logPath(layout), lines.join(""));
+    const log = new FinishedRuns(layout, logPath(layout));
+    await log.load();
+    expect(log.isSealed("r0")).toBe(true);
+    expect(log.isSealed(`r${(249_999).toString(36)}`)).toBe(true);
+    expect(log.isSealed(`r${(250_000).toString(36)}`)).toBe(false);
+    log.seal("late", 1, { "G-spec": 2 }); // no room: a hint lost, never a Map past its limit
+    expect(log.isSealed("late")).toBe(false);
+  });
+
+  it("a log that grows past what a worker could write while it is read is not read on, and is replaced", async () => {
+    const layout = finishedTree();
+    mkdirSync(path.dirname(logPath(layout)), { recursive: true });
+    writeFileSync(logPath(layout), "+f0\treview=1\tG-spec=2\n");
+    const log = new FinishedRuns(layout, logPath(layout));
+    await log.load();
+    truncateSync(logPath(layout), 300 * 1024 ** 2); // grown to 300 MiB under the reader (sparse)
+    expect(log.refresh()).toEqual([]);
+    log.flush();
+    expect(logText(layout)).toBe("+f0\treview=1\tG-spec=2\n");
+  });
+
   it("a log replaced under a reader (another worker's flush) is read from its start, even when it is no shorter", async () => {
     const layout = finishedTree();
     mkdirSync(path.dirname(logPath(layout)), { recursive: true });
