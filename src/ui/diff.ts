@@ -9,8 +9,8 @@ const TIMEOUT_MS = 500;
 /** Unchanged runs longer than this are folded to their first and last CONTEXT lines. */
 const CONTEXT = 3;
 
-export function artifactDiff(before: string, after: string): DiffLine[] | null {
-  const parts = diffLines(before, after, { maxEditLength: MAX_EDITS, timeout: TIMEOUT_MS });
+export function artifactDiff(before: string, after: string, timeoutMs = TIMEOUT_MS): DiffLine[] | null {
+  const parts = diffLines(before, after, { maxEditLength: MAX_EDITS, timeout: Math.min(timeoutMs, TIMEOUT_MS) });
   if (!parts) return null;
   const out: DiffLine[] = [];
   for (const part of parts) {

@@ -47,10 +47,16 @@ export interface Timeline {
   can: { respond: boolean; decide: string[]; rebut: boolean; resubmit: boolean };
 }
 
-function diffNote(prev: string | null, next: string | null): RoundView["diff"] {
+/** The time one page may spend on line diffs: a gate of many packets that each embed a large artifact (a hostile drop)
+ * must not hold the console (one process serves every page and the live updates). The newest rounds go first. */
+const PAGE_DIFF_BUDGET_MS = 1000;
+
+function diffNote(prev: string | null, next: string | null, deadline: number): RoundView["diff"] {
   if (prev === null || next === null) return { note: "no embedded artifact to compare (nightmare packets list paths)" };
   if (prev === next) return { note: "the artifact is unchanged since the previous round" };
-  const lines = artifactDiff(prev, next);
+  const left = deadline - Date.now();
+  if (left <= 0) return { note: "not compared: this page spent its time on the newer rounds' diffs" };
+  const lines = artifactDiff(prev, next, left);
   return lines ? { lines } : { note: "the artifact changed too much to show a line diff" };
 }
 
@@ -78,6 +84,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
     }
   };
   const rounds: RoundView[] = [];
+  const compare: Array<{ view: RoundView; prev: string | null; next: string | null }> = [];
   // the gate's own reviewer, then each quorum member's: one entry per packet, each diffed against its own previous
   for (const v of reviewerViews(s)) {
     let previous: string | null = null;
@@ -89,7 +96,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
       const artifact = body === null ? null : embeddedArtifact(parsePacket(body).body);
       const result = v.results.has(round) ? resultOf(round, v.member) : null;
       const listed = listedFindings(result?.findings ?? result?.blocking_findings);
-      rounds.push({
+      const view: RoundView = {
         round,
         member: v.member,
         label: (entry ? roundLabel(entry) : "") + (v.member === null ? "" : ` — reviewer ${v.member}`),
@@ -106,12 +113,17 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
         rebuttal: s.rebuttals.has(round) ? text(`rebuttal-${round}.md`) : null,
         escalation: s.escalations.get(round) ?? null,
         decision: s.decisions.get(round) ?? null,
-        diff: first ? null : diffNote(previous, artifact),
-      });
+        diff: null,
+      };
+      rounds.push(view);
+      if (!first) compare.push({ view, prev: previous, next: artifact });
       previous = artifact;
       first = false;
     }
   }
+  const deadline = Date.now() + PAGE_DIFF_BUDGET_MS;
+  compare.sort((a, b) => b.view.round - a.view.round);
+  for (const { view, prev, next } of compare) view.diff = diffNote(prev, next, deadline);
   rounds.sort((a, b) => a.round - b.round || (a.member ?? "").localeCompare(b.member ?? ""));
   // a quorum round's escalation, decision and rebuttal are the round's: shown once, after its last member
   rounds.forEach((r, i) => {
