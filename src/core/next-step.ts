@@ -38,6 +38,13 @@ function selectionNotes(s: GateSnapshot, round: number): string[] {
   return notes;
 }
 
+/** Reads the system failed (EIO, ESTALE…): no worker acts on the gate until they work, so a lasting one needs a person. */
+function faultNotes(s: GateSnapshot): string[] {
+  return s.problems
+    .filter((p) => p.fault)
+    .map((p) => `the system fails to read ${p.file} (${p.reason}): the workers try again; if it lasts, check the disk or the mount`);
+}
+
 /** The next step of a gate, from its snapshot and decision; `gateDir` is the gate directory, project-relative. */
 export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): NextStep {
   const round = openRound(s);
@@ -46,7 +53,7 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): Nex
   const ids = `${s.runId} ${s.gate}`;
   const packet_path = p ? `${gateDir}/${slotFile("packet", round, packetMember(p))}` : null;
   const result_path = p ? `${gateDir}/${slotFile("result", round, packetMember(p))}` : null;
-  const base = { packet_path, result_path, escalation: null, notes: selectionNotes(s, round) };
+  const base = { packet_path, result_path, escalation: null, notes: [...faultNotes(s), ...selectionNotes(s, round)] };
   if (d.state === "done") return { ...base, waiting_on: "nothing (the gate has ended)", command: null };
   if (d.state === "no_request")
     return { ...base, waiting_on: "a request", command: `guild-bus review <artifact> --gate ${s.gate} --author <host>` };

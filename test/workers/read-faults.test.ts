@@ -9,6 +9,7 @@ import { readGate } from "../../src/bus/gate-reader.js";
 import { requestReview } from "../../src/commands/review.js";
 import { ReadFault } from "../../src/core/read-fault.js";
 import { stepGate } from "../../src/workers/broker.js";
+import { viewGate } from "../../src/commands/gate-view.js";
 import { deliverResult } from "../../src/workers/deliver-result.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { Layout } from "../../src/bus/layout.js";
@@ -74,6 +75,10 @@ describe("a read the system fails", () => {
     failing.add("packet-1.md");
     await expect(stepGate(loadContext(layout), "fault-pass", GATE)).rejects.toThrow(/packet-1\.md.*EIO/);
     expect(files(dir)).toEqual(before);
+    // status says why nothing moves, and who must look if it lasts
+    expect(viewGate(loadContext(layout), "fault-pass", GATE).next.notes).toEqual([
+      expect.stringMatching(/^the system fails to read packet-1\.md \(unreadable: .*EIO.*\): the workers try again; if it lasts/),
+    ]);
 
     // the artifact cannot be read: no escalation, no restart
     failing.clear();
