@@ -8,6 +8,7 @@ import { Layout } from "../src/bus/layout.js";
 import { RESULT_WIRE } from "../src/spec/constants.js";
 import { deliver } from "../src/bus/deliver.js";
 import { requestReview } from "../src/commands/review.js";
+import { stepGate } from "../src/workers/broker.js";
 import { decideEscalation } from "../src/commands/author.js";
 import { loadContext } from "../src/bus/context.js";
 import { sha256Hex } from "../src/core/sha.js";
@@ -58,14 +59,25 @@ function passingGate(dir: string): string[] {
   return argv;
 }
 
+/** A project with one gate whose first packet is out (a request, the broker's packet and trail): what `status` reads
+ * in a project in use, where the empty tree reads nothing. */
+async function projectWithGate(): Promise<string> {
+  const { root, layout } = freshProject();
+  requested(await requestReview(layout, { artifact: "a.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "cold-1" }));
+  await stepGate(loadContext(layout), "cold-1", "G-spec");
+  return root;
+}
+
 /** Each command's cold start against `node -e 0`, interleaved so all see the same machine noise. */
-function coldStart(runs: number) {
+async function coldStart(runs: number) {
   const dir = tempDir();
   mkdirSync(path.join(dir, ".guild", "runs"), { recursive: true });
+  const inUse = await projectWithGate();
   const commands: Record<string, string[]> = {
     "verify-gate-pass (passing)": passingGate(dir),
     "--help": [process.execPath, BIN, "--help"],
     status: [process.execPath, BIN, "status", "--root", dir],
+    "status (one gate)": [process.execPath, BIN, "status", "--root", inUse],
     family: [process.execPath, BIN, "family", "gpt-5"],
     providers: [process.execPath, BIN, "providers", "--root", dir],
     check: [process.execPath, BIN, "check", "--root", dir],
@@ -78,6 +90,7 @@ function coldStart(runs: number) {
     for (const [name, argv] of Object.entries(commands)) times[name]!.push(timeCommand(argv));
   }
   removeTemp(dir);
+  removeTemp(inUse);
   const floor = median(baseline);
   return {
     runs,
@@ -292,7 +305,7 @@ async function consoleFigures(gates: number) {
   }
 }
 
-function printColdStart(c: ReturnType<typeof coldStart>): void {
+function printColdStart(c: Awaited<ReturnType<typeof coldStart>>): void {
   console.table(
     c.commands.map((r) => ({
       figure: `${r.command} cold start (median of ${c.runs})`,
@@ -359,7 +372,7 @@ async function main(): Promise<void> {
     return;
   }
   if (process.argv.includes("--cli")) {
-    printColdStart(coldStart(flagValue("--cli") || 20));
+    printColdStart(await coldStart(flagValue("--cli") || 20));
     return;
   }
   const historyOnly = flagValue("--history");
@@ -378,7 +391,7 @@ async function main(): Promise<void> {
       node: process.version,
       platform: `${process.platform} ${process.arch}`,
     },
-    cold_start: coldStart(quick ? 5 : 30),
+    cold_start: await coldStart(quick ? 5 : 30),
     echo_floor: await echoFloor(quick ? 10 : 60),
     round_overhead: [await roundOverhead(quick ? 5 : 100, false), await roundOverhead(quick ? 3 : 15, true)],
     delivery_floor: await durableDeliveries(quick ? 200 : 2000),
