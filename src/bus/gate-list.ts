@@ -3,6 +3,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { GATE_NAMES, isGate, isRunId } from "../spec/ids.js";
 import type { Layout } from "./layout.js";
+import { rethrowSystemFault } from "./system-fault.js";
 
 export interface GateListing {
   gates: Array<{ runId: string; gate: string }>;
@@ -10,13 +11,17 @@ export interface GateListing {
   ignored: Array<{ path: string; reason: string }>;
 }
 
-/** Every (run, gate) on disk, optionally narrowed to one run, and what the workers ignore there. */
+/**
+ * Every (run, gate) on disk, optionally narrowed to one run, and what the workers ignore there. A listing or check the
+ * system fails (EIO, ESTALE…) throws ReadFault: a gate left out would let `check` pass on the gates it did see.
+ */
 export function listGates(layout: Layout, runFilter?: string): GateListing {
   const out: GateListing = { gates: [], ignored: [] };
   let runs: string[];
   try {
     runs = runFilter ? [runFilter] : readdirSync(layout.runs).sort();
-  } catch {
+  } catch (error) {
+    rethrowSystemFault(error);
     return out;
   }
   const refuse = (p: string, reason: string) => out.ignored.push({ path: p, reason });
@@ -29,14 +34,16 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
     try {
       layout.assertNoSymlinks(layout.runDir(runId));
     } catch (error) {
+      rethrowSystemFault(error);
       refuse(runPath, (error as Error).message);
       continue;
     }
     let gates: string[];
     try {
       gates = readdirSync(path.join(layout.runDir(runId), "review")).sort();
-    } catch {
-      continue;
+    } catch (error) {
+      rethrowSystemFault(error);
+      continue; // no review/ yet
     }
     for (const gate of gates) {
       if (!isGate(gate)) {
@@ -46,6 +53,7 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
       try {
         layout.assertNoSymlinks(layout.gateDir(runId, gate));
       } catch (error) {
+        rethrowSystemFault(error);
         refuse(`${runPath}/review/${gate}`, (error as Error).message);
         continue;
       }

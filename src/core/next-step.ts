@@ -38,11 +38,13 @@ function selectionNotes(s: GateSnapshot, round: number): string[] {
   return notes;
 }
 
-/** Reads the system failed (EIO, ESTALE…): no worker acts on the gate until they work, so a lasting one needs a person. */
-function faultNotes(s: GateSnapshot): string[] {
-  return s.problems
-    .filter((p) => p.fault)
-    .map((p) => `the system fails to read ${p.file} (${p.reason}): the workers try again; if it lasts, check the disk or the mount`);
+/** A read the system failed (EIO, ESTALE…) holds every worker back until it works, so a lasting one needs a person. */
+export function readFaultWait(s: GateSnapshot): string | null {
+  const fault = s.problems.find((p) => p.fault);
+  return fault
+    ? `the system to read ${fault.file} again (${fault.reason}); the workers keep trying — if it lasts, a person must check ` +
+        "the disk or the mount"
+    : null;
 }
 
 /** The next step of a gate, from its snapshot and decision; `gateDir` is the gate directory, project-relative. */
@@ -53,8 +55,10 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): Nex
   const ids = `${s.runId} ${s.gate}`;
   const packet_path = p ? `${gateDir}/${slotFile("packet", round, packetMember(p))}` : null;
   const result_path = p ? `${gateDir}/${slotFile("result", round, packetMember(p))}` : null;
-  const base = { packet_path, result_path, escalation: null, notes: [...faultNotes(s), ...selectionNotes(s, round)] };
+  const base = { packet_path, result_path, escalation: null, notes: selectionNotes(s, round) };
   if (d.state === "done") return { ...base, waiting_on: "nothing (the gate has ended)", command: null };
+  const fault = readFaultWait(s);
+  if (fault) return { ...base, waiting_on: fault, command: null };
   if (d.state === "no_request")
     return { ...base, waiting_on: "a request", command: `guild-bus review <artifact> --gate ${s.gate} --author <host>` };
   if (d.state === "awaiting_decision") {

@@ -6,6 +6,7 @@ import { verdictPasses } from "./verdict-pass.js";
 import { contestRefusal, countedRounds, openRound, roundPackets } from "./gate-queries.js";
 import type { ResolvedPolicy } from "./policy.js";
 import { BUS_DIRS, type GateSnapshot } from "./snapshot.js";
+import { readFaultWait } from "./next-step.js";
 
 export interface ReviewBrokerOutput {
   status:
@@ -55,6 +56,8 @@ const WAITING_FOR: Record<string, string> = {
 
 /** What a waiting gate asks for, where the modes add a choice. */
 function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean): string {
+  const fault = readFaultWait(s);
+  if (fault && d.state !== "done") return fault;
   const blocked = s.problems.find((p) => p.file === "." || BUS_DIRS.has(p.file));
   if (blocked && d.state !== "done") return `a human: ${blocked.file === "." ? "the gate directory" : blocked.file} — ${blocked.reason}`;
   if (d.state === "awaiting_author" && rebuttable)

@@ -76,9 +76,10 @@ describe("a read the system fails", () => {
     await expect(stepGate(loadContext(layout), "fault-pass", GATE)).rejects.toThrow(/packet-1\.md.*EIO/);
     expect(files(dir)).toEqual(before);
     // status says why nothing moves, and who must look if it lasts
-    expect(viewGate(loadContext(layout), "fault-pass", GATE).next.notes).toEqual([
-      expect.stringMatching(/^the system fails to read packet-1\.md \(unreadable: .*EIO.*\): the workers try again; if it lasts/),
-    ]);
+    expect(viewGate(loadContext(layout), "fault-pass", GATE).next).toMatchObject({
+      waiting_on: expect.stringMatching(/^the system to read packet-1\.md again \(unreadable: .*EIO.*\); .* a person must check/),
+      command: null,
+    });
 
     // the artifact cannot be read: no escalation, no restart
     failing.clear();
