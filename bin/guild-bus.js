@@ -7,6 +7,9 @@ if (!existsSync(new URL("../dist/src/cli/main.js", import.meta.url))) {
   const { buildFromSource } = await import("./build-from-source.js");
   buildFromSource();
 }
+// what reviewers and planted files wrote reaches the terminal with its control characters shown, never acted on
+const { guardOutput } = await import("../dist/src/cli/safe-output.js");
+guardOutput();
 // verify-gate-pass is dispatched before the full CLI loads: hooks call it often and it must start fast.
 const args = process.argv.slice(2);
 if (args[0] === "verify-gate-pass") {

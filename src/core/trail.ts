@@ -18,6 +18,7 @@ import { slotFile } from "./slot-file.js";
 import { type FindingView, listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
 import { deepFreeze, memoOn } from "./memo.js";
 import { textOf } from "./text-of.js";
+import { terminalSafe } from "./terminal-safe.js";
 
 /** Round n's result: the gate's own reviewer's, or a quorum member's. */
 export type ResultLookup = (
@@ -412,5 +413,5 @@ export function renderTrail(
   } else {
     out.push(`- open: ${decision.state} (round ${decision.round}) — ${decision.detail}`);
   }
-  return out.join("\n") + "\n";
+  return terminalSafe(out.join("\n") + "\n"); // read with cat: reviewers' text shows its control characters
 }
