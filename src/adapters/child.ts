@@ -2,14 +2,13 @@
 // nothing it started outlives it), a bounded stdout, in a scratch directory or the project; and what every adapter
 // makes of a child that did not exit on its own.
 import { spawn } from "node:child_process";
-import { setTimeout as delay } from "node:timers/promises";
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { scrub } from "../core/scrub.js";
 import type { DispatchInput } from "./types.js";
-import { FAULT_RETRY_MS, isSystemFault } from "../bus/system-fault.js";
+import { retryOnSystemFault } from "../bus/system-fault.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
 type ChildOutcome =
@@ -54,11 +53,24 @@ function killGroup(pid: number | undefined, leader = true): void {
 /** A spawn failed by a passing shortage (descriptors, processes, memory) is tried again: nothing ran, so nothing is
  * paid twice, and a shortage is no proof that the reviewer is unavailable. */
 export async function runChild(req: ChildRequest): Promise<ChildOutcome> {
-  for (let attempt = 0; ; attempt++) {
-    const outcome = await runChildOnce(req);
-    const wait = FAULT_RETRY_MS[attempt];
-    if (outcome.kind !== "spawn-error" || !isSystemFault(outcome) || wait === undefined || req.signal?.aborted) return outcome;
-    await delay(wait);
+  try {
+    return await retryOnSystemFault(async () => {
+      const outcome = await runChildOnce(req);
+      if (outcome.kind === "spawn-error" && !req.signal?.aborted) throw new SpawnFailed(outcome);
+      return outcome;
+    });
+  } catch (error) {
+    if (error instanceof SpawnFailed) return error.outcome;
+    throw error;
+  }
+}
+
+/** A failed spawn as an error with its errno code, so retryOnSystemFault can tell a shortage from a missing binary. */
+class SpawnFailed extends Error {
+  readonly code: string;
+  constructor(readonly outcome: Extract<ChildOutcome, { kind: "spawn-error" }>) {
+    super(outcome.message);
+    this.code = outcome.code;
   }
 }
 

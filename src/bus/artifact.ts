@@ -8,6 +8,7 @@ import { scrub, ScrubConfigError, scrubOptions, type ScrubOptions } from "../cor
 import { sha256Hex } from "../core/sha.js";
 import { decodeUtf8, readBounded, ReadRefused } from "./read-bounded.js";
 import { isSystemFault } from "./system-fault.js";
+import { ReadFault } from "../core/read-fault.js";
 
 /** The largest artifact the bus reviews: its packet, with the template and prior rounds, must stay under 4 MiB. */
 export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
@@ -66,6 +67,13 @@ function refused(relPath: string, error: unknown): ArtifactState {
   // realpath failures (ENOENT, ENOTDIR, ELOOP) and a path leading out of the project
   const detail = code === "ENOENT" || code === "ENOTDIR" ? `${relPath}: no such file` : `${relPath}: ${(error as Error).message}`;
   return { ok: false, problem: "artifact_missing", detail, ...transient };
+}
+
+/** For a worker about to act: an artifact the system failed to read (EIO, EMFILE…) is no reason to escalate, restart
+ * or judge; ReadFault, and the step is tried again later. */
+export function artifactOrFault(state: ArtifactState): ArtifactState {
+  if (!state.ok && state.transient) throw new ReadFault(`the artifact cannot be read for now: ${state.detail}`);
+  return state;
 }
 
 /** The artifact of the gate's request as it is now (SPEC §10); a gate without a request has none. */

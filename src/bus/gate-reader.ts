@@ -22,7 +22,7 @@ import {
 import { parsePacket } from "../core/packet.js";
 import { cachedParse, fileVersion } from "./parse-cache.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
-import { isSystemFault } from "./system-fault.js";
+import { faultFlag, isSystemFault } from "./system-fault.js";
 import { ReadFault } from "../core/read-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots, type SeenFile } from "../core/snapshot.js";
@@ -33,7 +33,7 @@ function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; rea
   try {
     text = readTextBounded(file, { max: MAX_FILE_BYTES });
   } catch (error) {
-    return { value: null, reason: `unreadable: ${(error as Error).message}`, unread: true, ...faultOf(error) };
+    return { value: null, reason: `unreadable: ${(error as Error).message}`, unread: true, ...faultFlag(error) };
   }
   // the one answer parser: a decision with a repeated key, or nesting zod would recurse into, is refused
   const json = parseJsonAnswer(text);
@@ -61,8 +61,6 @@ function readRejected(dir: string): GateSnapshot["rejected"] {
     });
 }
 
-const faultOf = (error: unknown): { fault?: true } => (isSystemFault(error) ? { fault: true } : {});
-
 /** A gate file's path: the gate directory is already normalised and bus names are plain, so no path.join (hot: per file per read). */
 export const inGate = (dir: string, name: string) => `${dir}${path.sep}${name}`;
 
@@ -72,7 +70,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   try {
     layout.assertNoSymlinks(dir); // a linked run, review or gate directory is not read, so nothing is done for it
   } catch (error) {
-    snap.problems.push({ file: ".", reason: (error as Error).message, mtimeMs: 0, ...faultOf(error) });
+    snap.problems.push({ file: ".", reason: (error as Error).message, mtimeMs: 0, ...faultFlag(error) });
     return snap;
   }
   let names: string[];
@@ -171,7 +169,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
                 const { front, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES }));
                 return { front, problems, read: true };
               } catch (error) {
-                return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false, ...faultOf(error) };
+                return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false, ...faultFlag(error) };
               }
             },
             (r) => r.read,

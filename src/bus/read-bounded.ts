@@ -1,7 +1,7 @@
 // The one way the bus reads a file it did not write itself: a regular file (never a FIFO, device or directory;
 // a final symlink only where the caller allows it), at most `max` bytes, read from the descriptor it checked.
 import path from "node:path";
-import { isSystemFault } from "./system-fault.js";
+import { faultFlag } from "./system-fault.js";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 export class ReadRefused extends Error {
@@ -107,7 +107,7 @@ export function readBytesAndText(
     const bytes = readBounded(file, options);
     return { ok: true, bytes, text: decodeUtf8(bytes, path.basename(file)) };
   } catch (error) {
-    return { ok: false, reason: (error as Error).message, ...(isSystemFault(error) ? { fault: true as const } : {}) };
+    return { ok: false, reason: (error as Error).message, ...faultFlag(error) };
   }
 }
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { describeIssues, ProviderConfig, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
 import { readTextBounded, type ReadRefused } from "./read-bounded.js";
-import { isSystemFault } from "./system-fault.js";
+import { faultFlag } from "./system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface LoadedSettings {
@@ -21,7 +21,7 @@ export function loadSettings(layout: Layout): LoadedSettings {
   } catch (error) {
     if ((error as ReadRefused).kind === "missing") return { settings: {}, problems: [] };
     const problems = [`settings.json unreadable: ${(error as Error).message}; using defaults`];
-    return { settings: {}, problems, ...(isSystemFault(error) ? { fault: true as const } : {}) };
+    return { settings: {}, problems, ...faultFlag(error) };
   }
   let raw: unknown;
   try {

@@ -16,6 +16,11 @@ export function isSystemFault(error: unknown): boolean {
   return typeof code === "string" && SYSTEM_FAULTS.has(code);
 }
 
+/** `{ fault: true }` for a system's failure, to spread into a record of why a read failed. */
+export function faultFlag(error: unknown): { fault?: true } {
+  return isSystemFault(error) ? { fault: true } : {};
+}
+
 /** A worker's read that the system failed becomes a ReadFault (its step is tried again later); the file's own
  * failure (missing, too large, not UTF-8…) is left to the caller. */
 export function rethrowSystemFault(error: unknown): void {

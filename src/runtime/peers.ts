@@ -109,14 +109,17 @@ export class Peers {
     try {
       // a linked workers/ directory is neither written, read nor cleaned through: this worker counts itself alone
       refuseSymlinks(this.layout.guild, this.dir);
-      mkdirSync(this.dir, { recursive: true });
-      touch(this.file, now);
-      const own = lstatSync(this.file);
+      try {
+        mkdirSync(this.dir, { recursive: true });
+        touch(this.file, now);
+      } catch {
+        // an unwritable tree: the others do not see this worker and act on its share too (fenced); it still sees them
+      }
       const gone: string[] = [];
       for (const name of this.names()) {
         const st = lstatQuietly(path.join(this.dir, name));
         // a hard link (to this worker's own file above all) is re-dated by a worker of another name: not a peer
-        if (!st?.isFile() || st.nlink > 1 || st.ino === own.ino) continue;
+        if (!st?.isFile() || st.nlink > 1) continue;
         const before = this.seen.get(name);
         // a file seen for the first time counts only if dated near this clock (never one dated in the future);
         // after that, only whether it keeps being re-dated, on this worker's clock
@@ -139,7 +142,7 @@ export class Peers {
         for (const name of gone) unlinkQuietly(path.join(this.dir, name));
       }
     } catch {
-      // an unwritable or linked tree: the others do not see this worker and act on its share too (fenced)
+      // a linked directory, or none to read: alone
     }
     this.seen = seen;
     const sorted = [...live].sort();

@@ -5,12 +5,12 @@ export type DiffLine = { kind: "add" | "del" | "same"; text: string };
 
 /** A diff worth more than this many edits, or longer than this to compute, is shown as "too different". */
 const MAX_EDITS = 5000;
-const TIMEOUT_MS = 500;
+export const DIFF_TIMEOUT_MS = 500;
 /** Unchanged runs longer than this are folded to their first and last CONTEXT lines. */
 const CONTEXT = 3;
 
-export function artifactDiff(before: string, after: string, timeoutMs = TIMEOUT_MS): DiffLine[] | null {
-  const parts = diffLines(before, after, { maxEditLength: MAX_EDITS, timeout: Math.min(timeoutMs, TIMEOUT_MS) });
+export function artifactDiff(before: string, after: string, timeoutMs = DIFF_TIMEOUT_MS): DiffLine[] | null {
+  const parts = diffLines(before, after, { maxEditLength: MAX_EDITS, timeout: Math.min(timeoutMs, DIFF_TIMEOUT_MS) });
   if (!parts) return null;
   const out: DiffLine[] = [];
   for (const part of parts) {

@@ -13,7 +13,7 @@ import { type ResultLookup, roundLabel, rulingLines, trailEntries } from "../cor
 import { ReadFault } from "../core/read-fault.js";
 import type { Decision, Escalation, Failure, PacketFrontMatter, TrailEntry, VerdictFile } from "../spec/schemas.js";
 import { gateReads } from "../workers/gate-reads.js";
-import { artifactDiff, type DiffLine } from "./diff.js";
+import { artifactDiff, DIFF_TIMEOUT_MS, type DiffLine } from "./diff.js";
 
 export interface RoundView {
   round: number;
@@ -55,9 +55,12 @@ function diffNote(prev: string | null, next: string | null, deadline: number): R
   if (prev === null || next === null) return { note: "no embedded artifact to compare (nightmare packets list paths)" };
   if (prev === next) return { note: "the artifact is unchanged since the previous round" };
   const left = deadline - Date.now();
-  if (left <= 0) return { note: "not compared: this page spent its time on the newer rounds' diffs" };
+  const spent = { note: "not compared: this page spent its time on the newer rounds' diffs" };
+  if (left <= 0) return spent;
   const lines = artifactDiff(prev, next, left);
-  return lines ? { lines } : { note: "the artifact changed too much to show a line diff" };
+  if (lines) return { lines };
+  // cut short by what was left of the page's time, not by its own limit
+  return left < DIFF_TIMEOUT_MS ? spent : { note: "the artifact changed too much to show a line diff" };
 }
 
 export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeline {

@@ -1,13 +1,12 @@
 // What the broker's plan is given: the gate's files, read on demand (bounded, strict UTF-8, free text scrubbed), the
 // settings and the policy resolved once a step.
 import path from "node:path";
-import { gateArtifact, lazyArtifact } from "../bus/artifact.js";
+import { artifactOrFault, gateArtifact, lazyArtifact } from "../bus/artifact.js";
 import type { BusContext } from "../bus/context.js";
 import { inGate, resultBytes } from "../bus/gate-reader.js";
 import { cachedParse } from "../bus/parse-cache.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { rethrowSystemFault } from "../bus/system-fault.js";
-import type { ArtifactState } from "../core/artifact-view.js";
 import { ReadFault } from "../core/read-fault.js";
 import type { BrokerInput, GateReads } from "../core/broker-plan.js";
 import { gatePolicy } from "../core/gate-queries.js";
@@ -48,8 +47,8 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
   };
   const artifact = lazyArtifact(ctx.layout, ctx.settings, s);
   return {
-    artifact: () => unlessFault(artifact()),
-    artifactNow: () => unlessFault(gateArtifact(ctx.layout, ctx.settings, s)),
+    artifact: () => artifactOrFault(artifact()),
+    artifactNow: () => artifactOrFault(gateArtifact(ctx.layout, ctx.settings, s)),
     result,
     resultBytes: (round, member) => {
       const bytes = resultBytes({ dir: s.dir, member }, round);
@@ -65,12 +64,6 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
       }
     },
   };
-}
-
-/** An artifact the system failed to read is no reason to escalate or restart: the step is tried again later. */
-function unlessFault(state: ArtifactState): ArtifactState {
-  if (!state.ok && state.transient) throw new ReadFault(`the artifact cannot be read for now: ${state.detail}`);
-  return state;
 }
 
 export function brokerInput(ctx: BusContext, s: GateSnapshot, providers: Provider[] | null): BrokerInput {

@@ -4,7 +4,7 @@
 import { hostname } from "node:os";
 import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
 import { readGateToAct } from "../bus/gate-reader.js";
-import { retryOnSystemFault } from "../bus/system-fault.js";
+import { rethrowSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { normalizeWithRepair, runChain, type Walk } from "./reviewer-dispatch.js";
@@ -82,7 +82,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     }
     // read before the attempt is recorded: a read that fails now must leave nothing that says a review was dispatched
     const packetPath = file(slotFile("packet", R, member));
-    const packetText = readTextBounded(packetPath, { max: MAX_FILE_BYTES });
+    const packetText = readPacket(packetPath);
     const attempt = JSON.stringify(attemptFile(P, { host: hostname(), pid: process.pid }, now()), null, 2) + "\n";
     // a delivery the system failed is tried again; "identical" is this worker's own (it names its pid and time), linked
     // by a try whose directory fsync failed
@@ -167,4 +167,14 @@ export function createReviewer(
       ),
     { concurrency: options.concurrency ?? 4 },
   );
+}
+
+/** The packet to dispatch; a read the system failed is a ReadFault (tried again later), not a bug's stack. */
+function readPacket(file: string): string {
+  try {
+    return readTextBounded(file, { max: MAX_FILE_BYTES });
+  } catch (error) {
+    rethrowSystemFault(error);
+    throw error;
+  }
 }

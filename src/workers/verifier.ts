@@ -6,7 +6,7 @@ import { type LenientResult, parseReviewResult } from "../core/result-wire.js";
 import { textOf } from "../core/text-of.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
 import { blockingKeys } from "../core/findings.js";
-import { readArtifact } from "../bus/artifact.js";
+import { artifactOrFault, readArtifact } from "../bus/artifact.js";
 import type { ArtifactState } from "../core/artifact-view.js";
 import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
@@ -19,7 +19,6 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { ageMs } from "../bus/age.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
 import { rethrowSystemFault } from "../bus/system-fault.js";
-import { ReadFault } from "../core/read-fault.js";
 import { deliverInOrder } from "../bus/deliver.js";
 import { rejectFile } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
@@ -115,8 +114,7 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
     return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
   }
   // the artifact as it is now: a failure here (the disk, a redaction pattern) is not the result's, so it is retried
-  const artifact = readArtifact(layout, packet.artifact_path, scrubOptions(ctx.settings));
-  if (!artifact.ok && artifact.transient) throw new ReadFault(`the artifact cannot be read for now: ${artifact.detail}`);
+  const artifact = artifactOrFault(readArtifact(layout, packet.artifact_path, scrubOptions(ctx.settings)));
   // judging only looks at the result (and its packet): a result no rule foresaw is moved aside with the reason,
   // never retried for ever (its gate would stall)
   let verdict: VerdictFile;

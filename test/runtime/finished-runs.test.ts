@@ -2,7 +2,21 @@
 // next worker skips those runs at start and verifies them with a paced sweep, so a late drop, a new gate, or a stale,
 // garbled or deleted log still gets the work found. The real-worker cases are in test/it/history.test.ts.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FinishedRuns, finishedRunsFile, reopenRun } from "../../src/bus/finished-runs.js";
@@ -177,10 +191,13 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     writeFileSync(logPath(layout), "+f0\treview=1\tG-spec=2\n");
     const log = new FinishedRuns(layout, logPath(layout));
     await log.load();
-    truncateSync(logPath(layout), 300 * 1024 ** 2); // grown to 300 MiB under the reader (sparse)
+    // grown to 300 MiB under the reader (sparse), in lines a refresh could read (one every 8 MiB)
+    const fd = openSync(logPath(layout), "r+");
+    for (let at = 8 * 1024 ** 2; at <= 300 * 1024 ** 2; at += 8 * 1024 ** 2) writeSync(fd, "\n", at);
+    closeSync(fd);
     expect(log.refresh()).toEqual([]);
     log.flush();
-    expect(logText(layout)).toBe("+f0\treview=1\tG-spec=2\n");
+    expect(statSync(logPath(layout)).size).toBe("+f0\treview=1\tG-spec=2\n".length); // replaced, not read on
   });
 
   it("a log replaced under a reader (another worker's flush) is read from its start, even when it is no shorter", async () => {
