@@ -149,6 +149,13 @@ export async function deliverInOrder(
 ): Promise<DeliverResult[]> {
   const fs = options.fs ?? realFs;
   const durable = options.durable ?? true;
+  // No bus file is read past MAX_FILE_BYTES: one delivered larger would be refused as invalid, its name taken for good
+  // (a decision, the one rebuttal, a request). Refused here, before anything lands, with a reason the caller reports.
+  for (const { finalPath, bytes } of files) {
+    const size = typeof bytes === "string" ? Buffer.byteLength(bytes, "utf8") : bytes.length;
+    if (size > MAX_FILE_BYTES)
+      throw new Error(`${path.basename(finalPath)} would be ${size} bytes, more than the ${MAX_FILE_BYTES} a bus file may hold`);
+  }
   const stagingDir = path.join(options.guildDir, "tmp");
   // a linked .guild/tmp would stage our bytes elsewhere; each final directory is checked just before its link
   refuseSymlinks(options.guildDir, stagingDir);

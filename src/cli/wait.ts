@@ -17,15 +17,8 @@ export function register(program: Command): void {
     .option("--root <dir>", ROOT_HELP)
     .addHelpText("after", helpText(["guild-bus wait <run> G-spec", "guild-bus wait <run> G-spec --timeout 600 --json"], WAIT_EXITS))
     .action(async (run: string, gate: string, o: { json?: boolean; timeout?: number; root: string }) => {
-      const [{ assertGate, assertRunId }, { Layout }, { waitForGate }] = await Promise.all([
-        import("../spec/ids.js"),
-        import("../bus/layout.js"),
-        import("./follow.js"),
-      ]);
+      const [{ Layout }, { waitForGate }] = await Promise.all([import("../bus/layout.js"), import("./follow.js")]);
       const layout = new Layout(o.root);
-      const { existsSync } = await import("node:fs");
-      if (!existsSync(layout.gateDir(assertRunId(run), assertGate(gate))))
-        throw new Error(`run ${run} has no gate ${gate} under ${layout.rel(layout.runs)}`);
       process.exitCode = await waitForGate(layout, run, gate, {
         json: o.json,
         timeoutMs: o.timeout === undefined ? undefined : o.timeout * 1000,

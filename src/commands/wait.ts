@@ -1,6 +1,8 @@
 // Waiting for a gate to stop moving on its own (a verdict, an escalation, the author's turn), saying what happens
 // meanwhile through `note`: the CLI prints the notes, another face may show them its own way.
+import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { assertGate, assertRunId } from "../spec/ids.js";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import { gatePolicy, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
@@ -46,6 +48,9 @@ export async function waitGate(
   gate: string,
   opts: WaitOptions,
 ): Promise<{ view: GateView; timedOut: boolean; next: NextStep }> {
+  // a gate that does not exist would be "still running" for ever: a typo must be said, whichever face asked
+  if (!existsSync(layout.gateDir(assertRunId(runId), assertGate(gate))))
+    throw new Error(`run ${runId} has no gate ${gate} under ${layout.rel(layout.runs)}`);
   const started = Date.now();
   let last = "";
   let hinted = false;

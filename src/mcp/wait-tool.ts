@@ -7,7 +7,7 @@ import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import { findingLine, findingsOf } from "../commands/findings.js";
 import { waitGate } from "../commands/wait.js";
-import { reply } from "./reply.js";
+import { failure, reply } from "./reply.js";
 import type { GateView } from "../commands/gate-view.js";
 import { type NextStep, nextStepLine } from "../core/next-step.js";
 
@@ -43,6 +43,8 @@ export async function waitTool(
       signal: extra.signal,
     });
     return timedOut ? stillRunning(view, next, started) : stopped(layout, view);
+  } catch (error) {
+    return failure((error as Error).message); // no such gate: a tool error the model reads, never "call wait again"
   } finally {
     clearInterval(beat);
   }

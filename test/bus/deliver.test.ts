@@ -7,6 +7,7 @@ import { deliver, deliverInOrder, type DeliverResult, parseStagingName, stagingN
 import { type FsOps, realFs } from "../../src/bus/fsops.js";
 import { sweepStaging } from "../../src/bus/janitor.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { MAX_FILE_BYTES } from "../../src/spec/constants.js";
 
 type Syscall = keyof FsOps;
 const SYSCALLS: Syscall[] = ["open", "write", "fsync", "close", "link", "unlink", "mkdir", "readRegular"];
@@ -167,6 +168,16 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     const final = path.join(root, "deep", "er", "note.txt");
     expect((await deliver(final, "héllo\n", { guildDir })).status).toBe("delivered");
     expect(readFileSync(final, "utf8")).toBe("héllo\n");
+  });
+
+  it("refuses a file larger than any bus file may be, before anything lands: its name stays free", async () => {
+    const { guildDir, root } = setup();
+    const final = path.join(root, "decision-1.json");
+    const big = "x".repeat(MAX_FILE_BYTES + 1);
+    await expect(deliver(final, big, { guildDir })).rejects.toThrow(/decision-1\.json would be 4194305 bytes, more than the 4194304/);
+    expect(existsSync(final)).toBe(false);
+    expect(existsSync(path.join(guildDir, "tmp")) ? readdirSync(path.join(guildDir, "tmp")) : []).toEqual([]);
+    expect((await deliver(final, "x".repeat(MAX_FILE_BYTES), { guildDir })).status).toBe("delivered");
   });
 
   it("is idempotent for identical bytes and never rewrites the final", async () => {

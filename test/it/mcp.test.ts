@@ -130,8 +130,10 @@ describe("guild-bus mcp (SDK client)", () => {
       await s.call("resubmit", { run_id: "../etc", gate: "G-spec" }),
       await s.call("decide", { run_id: "no-such-run", gate: "G-spec", choice: "force-pass" }),
       await s.call("wait", { run_id: "x", gate: "G-spec", timeout_seconds: "soon" }),
+      await s.call("wait", { run_id: "no-such-run", gate: "G-spec", timeout_seconds: 1 }), // never "call wait again"
     ];
     for (const r of bad) expect(r.isError, textOf(r)).toBe(true);
+    expect(textOf(bad.at(-1)!)).toContain("run no-such-run has no gate G-spec");
     expect((await s.client.listTools()).tools.length).toBeGreaterThan(0); // still serving
   });
 
