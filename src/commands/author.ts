@@ -4,6 +4,7 @@ import type { BusContext } from "../bus/context.js";
 import { deliver } from "../bus/deliver.js";
 import { contestRefusal, gatePolicy, offers, openRound } from "../core/gate-queries.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
+import { familyOfHost } from "../core/family.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
@@ -110,12 +111,22 @@ export async function respond(
   ctx: BusContext,
   run: string,
   gate: string,
-  answer: { read: () => Promise<string>; reviewerModel: string },
+  answer: {
+    read: () => Promise<string>;
+    reviewerModel: string;
+    /** The host sending the answer when it is known (an MCP client's handshake name): never one of the author's family. */
+    via?: string;
+  },
 ): Promise<Answer<{ round: number; verdict: string; model: string }>> {
   const view = viewOf(ctx, run, gate);
   const round = openRound(view.snapshot);
   const packet = view.snapshot.packets.get(round);
   if (!packet || packet.reviewer_adapter !== "manual") return refuse(`${run} ${gate} has no open packet addressed to the manual reviewer`);
+  if (answer.via !== undefined) {
+    const family = familyOfHost(answer.via, ctx.settings.host_families);
+    const own = answer.via === packet.author_host || (family !== "unknown" && family === packet.author_family);
+    if (own) return refuse(`${answer.via} is of this gate's author's family (${packet.author_family}): it cannot review its own artifact`);
+  }
   if (view.snapshot.results.has(round)) return refuse(`round ${round} already has a result`);
   const closed = resultRefusal(view.snapshot, round);
   if (closed) return refuse(`round ${round} cannot take an answer: ${closed}`);

@@ -10,7 +10,6 @@ import type { Answer } from "../commands/answer.js";
 import { decideEscalation, resubmit, respond } from "../commands/author.js";
 import { checkGates } from "../commands/check.js";
 import { roundFindings } from "../commands/findings.js";
-import { viewGate } from "../commands/gate-view.js";
 import { requestReview } from "../commands/review.js";
 import { gateStatuses } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
@@ -196,11 +195,12 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       inputSchema: { ...runGate, reviewer_model: z.string(), review: z.string().describe("the review text") },
     },
     async (a) => {
-      const ctx = loadContext(t.layout);
-      const client = t.client();
-      const author = viewGate(ctx, a.run_id, a.gate).snapshot.request?.author_host;
-      if (client && author === client.name) return failure(`${client.name} is this gate's author host: it cannot review its own artifact`);
-      const responded = await respond(ctx, a.run_id, a.gate, { read: async () => a.review, reviewerModel: a.reviewer_model });
+      const via = t.client()?.name;
+      const responded = await respond(loadContext(t.layout), a.run_id, a.gate, {
+        read: async () => a.review,
+        reviewerModel: a.reviewer_model,
+        ...(via === undefined ? {} : { via }),
+      });
       return answer(responded, (r) => `round ${r.round}: ${r.verdict} (reviewer ${r.model}) delivered`);
     },
   );

@@ -1,6 +1,6 @@
 // The command layer answers a refusal as a value and writes nothing for it (README "Errors"); the CLI and any
 // other face print what they get back.
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -8,6 +8,7 @@ import { Layout } from "../../src/bus/layout.js";
 import { decideEscalation, rebut, respond, resubmit } from "../../src/commands/author.js";
 import { requestReview } from "../../src/commands/review.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 async function project() {
   const root = tempRoot();
@@ -65,5 +66,20 @@ describe("commands: refusals are answers, and nothing is written for them", () =
       ok: false,
       error: expect.stringMatching(/already has a request/),
     });
+  });
+});
+
+describe("respond: the host that sends the answer", () => {
+  it("is refused when it is of the author's family (claude-code answering for claude), whatever model it names", async () => {
+    const { layout, file } = await gateWithPacket("via-host");
+    const answer = (via: string) =>
+      respond(loadContext(layout), "via-host", GATE, { read: async () => "## SATISFIED\n", reviewerModel: "gpt-5", via });
+    expect(await answer("claude-code")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("claude-code is of this gate's author's family (anthropic)"),
+    });
+    expect(readdirSync(layout.gateDir("via-host", GATE)).filter((f) => f.startsWith("result-"))).toEqual([]);
+    expect(await answer("codex")).toMatchObject({ ok: true, round: 1 });
+    expect(existsSync(file("result-1.json"))).toBe(true);
   });
 });
