@@ -4,6 +4,7 @@ import { loadSettings } from "./settings.js";
 import { CodexSkipStreak, type Settings } from "../spec/schemas.js";
 import { readTextBounded } from "./read-bounded.js";
 import { isSystemFault } from "./system-fault.js";
+import { ReadFault } from "../core/read-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface BusContext {
@@ -32,6 +33,12 @@ function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSki
 export function loadContext(layout: Layout): BusContext {
   const { settings, problems, fault } = loadSettings(layout);
   const { fault: skipFault, ...codexSkip } = readCodexSkip(layout, settings);
-  const why = fault ? problems.join("; ") : skipFault;
+  const why = fault ?? skipFault;
   return { layout, settings, settingsProblems: problems, ...(why !== undefined && { fault: why }), codexSkip };
+}
+
+/** The context to act with: never defaults that stand in for settings the system failed to read (ReadFault). */
+export function contextToAct(ctx: BusContext): BusContext {
+  if (ctx.fault !== undefined) throw new ReadFault(`settings cannot be read for now (${ctx.fault})`);
+  return ctx;
 }

@@ -274,9 +274,13 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
  * removed after verification, an attempt that seemed never made).
  */
 export function readGateToAct(layout: Layout, runId: string, gate: string): GateSnapshot {
-  const s = readGate(layout, runId, gate);
+  return wholeOrFault(readGate(layout, runId, gate));
+}
+
+/** The snapshot, if the system failed none of its reads; else ReadFault. */
+export function wholeOrFault(s: GateSnapshot): GateSnapshot {
   const fault = s.problems.find((p) => p.fault);
-  if (fault) throw new ReadFault(`${runId}/${gate}: ${fault.file}: ${fault.reason}`);
+  if (fault) throw new ReadFault(`${s.runId}/${s.gate}: ${fault.file}: ${fault.reason}`);
   return s;
 }
 

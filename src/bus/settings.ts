@@ -4,14 +4,14 @@ import { z } from "zod";
 import { describeIssues, ProviderConfig, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
 import { readTextBounded, type ReadRefused } from "./read-bounded.js";
-import { faultFlag } from "./system-fault.js";
+import { isSystemFault } from "./system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface LoadedSettings {
   settings: Settings;
   problems: string[];
-  /** The system failed the read (EIO, EMFILE…): the defaults stand in for settings that may well be fine. */
-  fault?: true;
+  /** The system failed the read (EIO, EMFILE…), and how: the defaults stand in for settings that may well be fine. */
+  fault?: string;
 }
 
 export function loadSettings(layout: Layout): LoadedSettings {
@@ -21,7 +21,7 @@ export function loadSettings(layout: Layout): LoadedSettings {
   } catch (error) {
     if ((error as ReadRefused).kind === "missing") return { settings: {}, problems: [] };
     const problems = [`settings.json unreadable: ${(error as Error).message}; using defaults`];
-    return { settings: {}, problems, ...faultFlag(error) };
+    return { settings: {}, problems, ...(isSystemFault(error) && { fault: `settings.json: ${(error as Error).message}` }) };
   }
   let raw: unknown;
   try {

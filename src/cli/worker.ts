@@ -102,7 +102,12 @@ export function register(program: Command): void {
       ]);
       const layout = new Layout(o.root);
       const release = await lockSupervisor(layout); // before detection: a second up is refused at once
-      const { settings } = loadSettings(layout);
+      const { settings, fault } = loadSettings(layout);
+      if (fault) {
+        // the defaults would start other reviewer workers than the project configured: packets would wait for nobody
+        release();
+        throw new Error(`settings cannot be read for now (${fault}); nothing started — try again`);
+      }
       // a reviewer worker for every adapter kind a packet could be addressed to, so no packet waits for nobody
       const reviewers = async () =>
         new Set(

@@ -3,6 +3,7 @@
 import { PathSafetyError } from "../bus/no-symlinks.js";
 import { ReadRefused } from "../bus/read-bounded.js";
 import { InvalidIdError } from "../spec/ids.js";
+import { ReadFault } from "../core/read-fault.js";
 
 export type Answer<T> = ({ ok: true } & T) | { ok: false; error: string };
 
@@ -14,6 +15,7 @@ export function refusing<T>(body: () => Promise<Answer<T>>): Promise<Answer<T>>;
 export function refusing<T>(body: () => Answer<T> | Promise<Answer<T>>): Answer<T> | Promise<Answer<T>> {
   const answer = (error: unknown): Answer<T> => {
     if (error instanceof InvalidIdError || error instanceof PathSafetyError || error instanceof ReadRefused) return refuse(error.message);
+    if (error instanceof ReadFault) return refuse(`${error.message}; nothing was done — try again`);
     throw error;
   };
   try {

@@ -1,6 +1,7 @@
 // The author's and the human's answers to a waiting gate — resubmit, rebut, decide, respond — as the one command
 // layer: the CLI and any other face call these and only print what they return (answers: src/commands/answer.ts).
-import type { BusContext } from "../bus/context.js";
+import { type BusContext, contextToAct } from "../bus/context.js";
+import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
 import { contestRefusal, gatePolicy, offers, openRound } from "../core/gate-queries.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
@@ -10,7 +11,7 @@ import { scrub, scrubOptions } from "../core/scrub.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
-import { type Answer, refuse } from "./answer.js";
+import { type Answer, refuse, refusing } from "./answer.js";
 import { type GateView, viewGate } from "./gate-view.js";
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
@@ -28,10 +29,15 @@ function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decisio
   return `${runId} ${gate} is not waiting for ${whom} (state: ${view.decision.state} — ${view.decision.detail})`;
 }
 
-const viewOf = (ctx: BusContext, run: string, gate: string) => viewGate(ctx, assertRunId(run), assertGate(gate));
+/** The gate an author command writes into, as a worker would see it: never on default settings or a partial read. */
+function viewOf(ctx: BusContext, run: string, gate: string): GateView {
+  const view = viewGate(contextToAct(ctx), assertRunId(run), assertGate(gate));
+  wholeOrFault(view.snapshot);
+  return view;
+}
 
 /** The artifact was revised after the findings: the broker issues the next round. */
-export async function resubmit(ctx: BusContext, run: string, gate: string): Promise<Answer<{ round: number }>> {
+async function resubmitNow(ctx: BusContext, run: string, gate: string): Promise<Answer<{ round: number }>> {
   const view = viewOf(ctx, run, gate);
   const notWaiting = waitingFor(view, "awaiting_author");
   if (notWaiting) return refuse(notWaiting);
@@ -48,7 +54,7 @@ export async function resubmit(ctx: BusContext, run: string, gate: string): Prom
 }
 
 /** Contest the waiting round's findings, once (hard and nightmare): the reviewer rules on each next. */
-export async function rebut(ctx: BusContext, run: string, gate: string, text: string): Promise<Answer<{ round: number }>> {
+async function rebutNow(ctx: BusContext, run: string, gate: string, text: string): Promise<Answer<{ round: number }>> {
   const view = viewOf(ctx, run, gate);
   const s = view.snapshot;
   const latest = openRound(s);
@@ -72,7 +78,7 @@ export interface DecisionInput {
 }
 
 /** Answer the waiting escalation with one of the options it offers. */
-export async function decideEscalation(
+async function decideEscalationNow(
   ctx: BusContext,
   run: string,
   gate: string,
@@ -107,7 +113,7 @@ export async function decideEscalation(
  * A human's review of the packet addressed to the manual reviewer, acknowledged only once in a round that can use it.
  * The answer is read only after the gate is known to take one (a person is not asked to type into a refusal).
  */
-export async function respond(
+async function respondNow(
   ctx: BusContext,
   run: string,
   gate: string,
@@ -137,3 +143,9 @@ export async function respond(
   if (delivery.status === "conflict") return refuse(`result-${round}.json already exists with other content; nothing changed`);
   return { ok: true, round, verdict: accepted.result.verdict, model: accepted.model };
 }
+
+// A refusal is an answer (a bad id, a read the system failed): the four author commands as every face calls them.
+export const resubmit = (...a: Parameters<typeof resubmitNow>) => refusing(() => resubmitNow(...a));
+export const rebut = (...a: Parameters<typeof rebutNow>) => refusing(() => rebutNow(...a));
+export const decideEscalation = (...a: Parameters<typeof decideEscalationNow>) => refusing(() => decideEscalationNow(...a));
+export const respond = (...a: Parameters<typeof respondNow>) => refusing(() => respondNow(...a));

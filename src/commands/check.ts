@@ -1,7 +1,8 @@
 // `guild-bus check`: for CI and git hooks, re-derive from the files that each gate passed for the artifact bytes now
 // in the tree — the outcome, the five conditions of its round (reverify), and strong independence unless allowed
 // weak. Files are evidence, not a verdict: an outcome that does not re-derive fails like a missing one.
-import type { BusContext } from "../bus/context.js";
+import { type BusContext, contextToAct } from "../bus/context.js";
+import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import type { Outcome } from "../spec/schemas.js";
@@ -64,7 +65,9 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
     const wanted = new Set<string>([...(o.gates ?? []), ...o.require].map((g) => assertGate(g)));
     const views = listGates(ctx.layout, runId)
       .gates.filter((r) => !wanted.size || wanted.has(r.gate))
-      .map((r) => viewGate(ctx, r.runId, r.gate));
+      .map((r) => viewGate(contextToAct(ctx), r.runId, r.gate));
+    // a verdict for CI: never on default settings, nor on a gate the system failed to read whole
+    for (const v of views) wholeOrFault(v.snapshot);
     const chosen = runId ? views : newestPerArtifact(views);
     const gates = chosen.map((v): CheckedGate => {
       const reason = failure(ctx, v, o);

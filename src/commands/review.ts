@@ -82,7 +82,8 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   const gate = assertGate(p.gate);
   const runId = assertRunId(p.runId ?? newRunId());
   const abs = layout.artifact(p.artifact);
-  const { settings } = loadSettings(layout);
+  const { settings, fault } = loadSettings(layout);
+  if (fault) return refuse(`settings cannot be read for now (${fault}); nothing was requested — try again`);
   if (existsSync(abs) && statSync(abs).isDirectory()) return refuse(`artifact refused: ${layout.rel(abs)} is a directory; name a file`);
   // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
   // written for an artifact it would escalate at once.

@@ -1,8 +1,7 @@
 // Options every worker process takes, and the logger they share.
 import { Layout, wakes } from "../bus/layout.js";
 import { type GateRef, type GateStatus, WorkerRuntime, type WorkerSpec } from "./reconciler.js";
-import { type BusContext, loadContext } from "../bus/context.js";
-import { ReadFault } from "../core/read-fault.js";
+import { type BusContext, contextToAct, loadContext } from "../bus/context.js";
 
 export interface WorkerOptions {
   root: string;
@@ -46,8 +45,7 @@ export class ContextHolder {
   }
   /** The context to act with: never defaults that stand in for settings the system failed to read. */
   forWork(): BusContext {
-    if (this.current.fault !== undefined) throw new ReadFault(`settings cannot be read for now: ${this.current.fault}`);
-    return this.current;
+    return contextToAct(this.current);
   }
 }
 

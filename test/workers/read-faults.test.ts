@@ -10,6 +10,8 @@ import { requestReview } from "../../src/commands/review.js";
 import { ReadFault } from "../../src/core/read-fault.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { viewGate } from "../../src/commands/gate-view.js";
+import { respond } from "../../src/commands/author.js";
+import { checkGates } from "../../src/commands/check.js";
 import { deliverResult } from "../../src/workers/deliver-result.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { Layout } from "../../src/bus/layout.js";
@@ -196,5 +198,25 @@ describe("a read the system fails", () => {
     } finally {
       await runtime.stop();
     }
+  });
+
+  it("never lets a command act on defaults or a partial gate: respond and check refuse, and say to try again", async () => {
+    const { layout, file } = await gateWithPacket("fault-commands");
+    writeFileSync(layout.settings, JSON.stringify({ secrets_policy: { redaction_patterns: ["tok-[0-9]+"] } }));
+    failing.add("settings.json");
+    const answered = await respond(loadContext(layout), "fault-commands", GATE, {
+      read: async () => "## SATISFIED\n\nkey tok-12345 looks fine\n",
+      reviewerModel: "gpt-5",
+    });
+    expect(answered).toMatchObject({ ok: false, error: expect.stringMatching(/settings cannot be read for now.*EIO.*try again/) });
+    expect(existsSync(file("result-1.json"))).toBe(false); // never written unscrubbed by the defaults
+    failing.clear();
+
+    touch(file("packet-1.md"));
+    failing.add("packet-1.md");
+    expect(checkGates(loadContext(layout), { require: [] })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/packet-1\.md.*EIO.*try again/),
+    });
   });
 });
