@@ -7,6 +7,7 @@ import { Layout } from "../../src/bus/layout.js";
 import { WorkerRuntime, type WorkerSpec } from "../../src/runtime/reconciler.js";
 import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { recordingRuntime } from "../helpers/runtime.js";
 
 describe("reconciler: backoff on a throwing handler", () => {
   it("retries a throwing gate after 1, 2, 4, 8 … reconcile intervals, logs the stack once, and recovers", async () => {
@@ -53,21 +54,7 @@ function twoGates(options: Partial<WorkerSpec>) {
   const root = tempRoot();
   const dir = (gate: string) => path.join(root, ".guild", "runs", "r1", "review", gate);
   for (const gate of ["G-spec", "G-plan"]) mkdirSync(dir(gate), { recursive: true });
-  const calls: string[] = [];
-  const runtime = new WorkerRuntime({
-    kind: "test",
-    layout: new Layout(root),
-    poll: true,
-    reconcileMs: 20,
-    fullScanMs: 600_000,
-    handleGate: async (ref) => {
-      calls.push(ref.gate);
-      return "active";
-    },
-    log: () => undefined,
-    ...options,
-  });
-  return { dir, calls, runtime };
+  return { dir, ...recordingRuntime(root, options) };
 }
 
 describe("reconciler: coarse directory mtimes (sshfs: whole seconds)", () => {

@@ -17,7 +17,7 @@ import { verifyGate } from "../../src/workers/verifier.js";
 import { Layout } from "../../src/bus/layout.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 import { ContextHolder } from "../../src/runtime/worker-options.js";
-import { WorkerRuntime } from "../../src/runtime/reconciler.js";
+import { recordingRuntime } from "../helpers/runtime.js";
 import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import type { PacketFrontMatter } from "../../src/spec/schemas.js";
@@ -179,19 +179,7 @@ describe("a read the system fails", () => {
     mkdirSync(gateDir, { recursive: true });
     writeFileSync(path.join(gateDir, "outcome.json"), "{}");
     statFailing.add("outcome.json");
-    const handled: string[] = [];
-    const runtime = new WorkerRuntime({
-      kind: "test",
-      layout: new Layout(root),
-      poll: true,
-      reconcileMs: 20,
-      fullScanMs: 20,
-      handleGate: async (ref) => {
-        handled.push(ref.gate);
-        return "active";
-      },
-      log: () => undefined,
-    });
+    const { runtime, calls: handled } = recordingRuntime(root, { fullScanMs: 20 });
     await runtime.start();
     try {
       await until("the gate handled twice", () => handled.length >= 2);
