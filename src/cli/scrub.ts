@@ -27,6 +27,7 @@ export function register(program: Command): void {
         process.exitCode = found.length ? 3 : 0;
         return;
       }
-      process.stdout.write(report.text);
+      // the scrubbed text is data (piped, saved): its bytes as they are, not shown terminal-safe (cli/safe-output.ts)
+      process.stdout.write(Buffer.from(report.text, "utf8"));
     });
 }
