@@ -14,6 +14,14 @@ const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "E
 
 export type DeliverStatus = "delivered" | "identical" | "conflict";
 
+/** A file larger than any bus reader accepts: refused before anything lands (a command's refusal, not a bug). */
+export class TooLarge extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TooLarge";
+  }
+}
+
 export interface DeliverResult {
   status: DeliverStatus;
   path: string;
@@ -154,7 +162,7 @@ export async function deliverInOrder(
   for (const { finalPath, bytes } of files) {
     const size = typeof bytes === "string" ? Buffer.byteLength(bytes, "utf8") : bytes.length;
     if (size > MAX_FILE_BYTES)
-      throw new Error(`${path.basename(finalPath)} would be ${size} bytes, more than the ${MAX_FILE_BYTES} a bus file may hold`);
+      throw new TooLarge(`${path.basename(finalPath)} would be ${size} bytes, more than the ${MAX_FILE_BYTES} a bus file may hold`);
   }
   const stagingDir = path.join(options.guildDir, "tmp");
   // a linked .guild/tmp would stage our bytes elsewhere; each final directory is checked just before its link

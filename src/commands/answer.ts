@@ -2,6 +2,7 @@
 // { ok: false, error }, and nothing was written; a bug throws.
 import { PathSafetyError } from "../bus/no-symlinks.js";
 import { ReadRefused } from "../bus/read-bounded.js";
+import { TooLarge } from "../bus/deliver.js";
 import { InvalidIdError } from "../spec/ids.js";
 import { ReadFault } from "../core/read-fault.js";
 
@@ -14,7 +15,8 @@ export function refusing<T>(body: () => Answer<T>): Answer<T>;
 export function refusing<T>(body: () => Promise<Answer<T>>): Promise<Answer<T>>;
 export function refusing<T>(body: () => Answer<T> | Promise<Answer<T>>): Answer<T> | Promise<Answer<T>> {
   const answer = (error: unknown): Answer<T> => {
-    if (error instanceof InvalidIdError || error instanceof PathSafetyError || error instanceof ReadRefused) return refuse(error.message);
+    if (error instanceof InvalidIdError || error instanceof PathSafetyError || error instanceof ReadRefused || error instanceof TooLarge)
+      return refuse(error.message);
     if (error instanceof ReadFault) return refuse(`${error.message}; nothing was done — try again`);
     throw error;
   };

@@ -144,8 +144,12 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   // the broker's own rule for what a quorum cannot be asked with (a pinned reviewer, local review, an incoherent rule)
   const quorumWhy = quorumRefusal(gateQuorum(request, settings), request, settings);
   if (quorumWhy) return refuse(`request refused: ${quorumWhy}`);
+  const requestText = JSON.stringify(request, null, 2) + "\n";
+  // refused before run.json lands: nothing is written for a request no reader would accept
+  if (Buffer.byteLength(requestText) > MAX_FILE_BYTES)
+    return refuse(`request refused: request.json would be larger than ${MAX_FILE_BYTES} bytes`);
   await deliver(layout.runMeta(runId), JSON.stringify(run, null, 2) + "\n", opts);
-  const r = await deliver(layout.gateFile(runId, gate, "request.json"), JSON.stringify(request, null, 2) + "\n", opts);
+  const r = await deliver(layout.gateFile(runId, gate, "request.json"), requestText, opts);
   if (r.status === "conflict")
     return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
   reopenRun(layout, runId); // a run listed as finished carries work again: running workers rescan it at once

@@ -1,6 +1,7 @@
 // Waiting for a gate to stop moving on its own (a verdict, an escalation, the author's turn), saying what happens
 // meanwhile through `note`: the CLI prints the notes, another face may show them its own way.
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
+import { rethrowSystemFault } from "../bus/system-fault.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { loadContext } from "../bus/context.js";
@@ -49,8 +50,12 @@ export async function waitGate(
   opts: WaitOptions,
 ): Promise<{ view: GateView; timedOut: boolean; next: NextStep }> {
   // a gate that does not exist would be "still running" for ever: a typo must be said, whichever face asked
-  if (!existsSync(layout.gateDir(assertRunId(runId), assertGate(gate))))
-    throw new Error(`run ${runId} has no gate ${gate} under ${layout.rel(layout.runs)}`);
+  try {
+    statSync(layout.gateDir(assertRunId(runId), assertGate(gate)));
+  } catch (error) {
+    rethrowSystemFault(error); // not "no such gate" when the system failed the look
+    throw new Error(`run ${runId} has no gate ${gate} under ${layout.rel(layout.runs)}`, { cause: error });
+  }
   const started = Date.now();
   let last = "";
   let hinted = false;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
-import { deliver, deliverInOrder, type DeliverResult, parseStagingName, stagingName, THIS_HOST } from "../../src/bus/deliver.js";
+import { deliver, deliverInOrder, type DeliverResult, parseStagingName, stagingName, THIS_HOST, TooLarge } from "../../src/bus/deliver.js";
 import { type FsOps, realFs } from "../../src/bus/fsops.js";
 import { sweepStaging } from "../../src/bus/janitor.js";
 import { tempRoot } from "../helpers/tmp.js";
@@ -174,6 +174,7 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     const { guildDir, root } = setup();
     const final = path.join(root, "decision-1.json");
     const big = "x".repeat(MAX_FILE_BYTES + 1);
+    await expect(deliver(final, big, { guildDir })).rejects.toThrow(TooLarge);
     await expect(deliver(final, big, { guildDir })).rejects.toThrow(/decision-1\.json would be 4194305 bytes, more than the 4194304/);
     expect(existsSync(final)).toBe(false);
     expect(existsSync(path.join(guildDir, "tmp")) ? readdirSync(path.join(guildDir, "tmp")) : []).toEqual([]);
