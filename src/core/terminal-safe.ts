@@ -1,7 +1,7 @@
 // Text that reviewers, foreign tools and file names put before a person — on a terminal, in `cat trail.md`, in an MCP
-// host — with every control character but newline and tab (C0, DEL, C1) and every bidirectional control shown as
-// \uXXXX: a finding title or a reviewer's stderr cannot rewrite a line, hide the rest, set the window title, or reorder
-// what is read. JSON stays JSON: inside a string the same escape decodes to the same character.
+// host — with every control character but newline and tab (C0, DEL, C1) and every bidirectional control shown as a
+// \u escape (ESC as \u001b): a finding title or a reviewer's stderr cannot rewrite a line, hide the rest, set the
+// window title, or reorder what is read. JSON stays JSON: inside a string the same escape decodes to the same character.
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
