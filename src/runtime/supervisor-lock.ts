@@ -1,6 +1,7 @@
 // One `guild-bus up` per tree: a second one would start a duplicate of every worker. The lock is a file delivered
-// first-writer-wins, naming its holder; a holder that died (kill -9) is seen by its pid and replaced.
-import { unlinkSync } from "node:fs";
+// first-writer-wins, naming its holder; a holder that died (kill -9) is seen by its pid and replaced, and so is a pid
+// that now runs another program.
+import { readFileSync, unlinkSync } from "node:fs";
 import type { Layout } from "../bus/layout.js";
 import { deliver, THIS_HOST } from "../bus/deliver.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -24,10 +25,24 @@ function readHolder(file: string): Holder | null {
   }
 }
 
-/** The `up` supervising this tree now, if any: a holder on this host that died counts as none. */
+/**
+ * Whether the holder named by a lock of this host still holds it: its pid runs, and runs guild-bus — a pid reused by
+ * another program since, or a planted lock naming pid 1, holds nothing. Where /proc cannot tell, a live pid holds.
+ */
+function holds(holder: Holder): boolean {
+  if (holder.host !== THIS_HOST || holder.pid === process.pid) return true;
+  if (!processAlive(holder.pid)) return false;
+  try {
+    return readFileSync(`/proc/${holder.pid}/cmdline`, "latin1").includes("guild-bus");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT"; // no /proc (not Linux), or not ours to read
+  }
+}
+
+/** The `up` supervising this tree now, if any: a holder on this host that is gone counts as none. */
 export function runningSupervisor(layout: Layout): Holder | null {
   const holder = readHolder(layout.supervisorLock);
-  return holder && (holder.host !== THIS_HOST || processAlive(holder.pid)) ? holder : null;
+  return holder && holds(holder) ? holder : null;
 }
 
 /** Take the tree's supervisor lock, or throw SupervisorLockedError naming the running supervisor. Returns its release. */
@@ -38,7 +53,7 @@ export async function lockSupervisor(layout: Layout): Promise<() => void> {
   for (let attempt = 0; ; attempt++) {
     if ((await deliver(file, bytes, { guildDir: layout.guild })).status === "delivered") break;
     const holder = readHolder(file);
-    const stale = holder !== null && holder.host === THIS_HOST && !processAlive(holder.pid);
+    const stale = holder !== null && !holds(holder);
     if (!stale || attempt > 0) {
       const who = holder ? `pid ${holder.pid} on ${holder.host}, since ${holder.started_at}` : "holder unreadable";
       throw new SupervisorLockedError(

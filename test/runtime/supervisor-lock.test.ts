@@ -1,6 +1,7 @@
-// One `guild-bus up` per tree: the lock names its holder, a dead holder on this host is replaced, and whatever else
-// holds the lock's name (a FIFO, a garbled file) refuses a second supervisor with the file to remove — at once.
-import { execFileSync } from "node:child_process";
+// One `guild-bus up` per tree: the lock names its holder, a dead holder on this host (or a pid that runs another
+// program now) is replaced, and whatever else holds the lock's name (a FIFO, a garbled file) refuses a second
+// supervisor with the file to remove — at once.
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -30,6 +31,20 @@ describe("the supervisor lock", () => {
     const release = await lockSupervisor(layout);
     expect(runningSupervisor(layout)?.pid).toBe(process.pid);
     release();
+  });
+
+  it("replaces a lock whose pid now runs another program (a reused pid, or a planted lock naming one)", async () => {
+    const layout = layoutWithGuild();
+    const other = spawn("sleep", ["60"], { stdio: "ignore" });
+    try {
+      writeFileSync(layout.supervisorLock, JSON.stringify({ pid: other.pid, host: THIS_HOST, started_at: "then" }) + "\n");
+      expect(runningSupervisor(layout)).toBeNull();
+      const release = await lockSupervisor(layout);
+      expect(runningSupervisor(layout)?.pid).toBe(process.pid);
+      release();
+    } finally {
+      other.kill("SIGKILL");
+    }
   });
 
   it("a FIFO or a garbled file in the lock's place refuses, naming the file, without waiting on it", async () => {
