@@ -363,7 +363,9 @@ async function main(): Promise<void> {
     return;
   }
   if (throughputOnly !== null) {
-    console.table([await throughput(throughputOnly)]);
+    const figure = await throughput(throughputOnly);
+    console.table([figure]);
+    console.log("CPU ms per round:", figure.cpu_ms_per_round);
     return;
   }
   const roundsOnly = flagValue("--rounds");

@@ -1,5 +1,7 @@
-// The syscalls the store uses, behind one object so tests can fail each in turn. Asynchronous: an fsync runs on
-// libuv's thread pool, so a worker keeps several gates in flight instead of blocking its event loop on the disk.
+// The syscalls the store uses, behind one object so tests can fail each in turn. Only fsync, the one that waits on
+// the disk, runs on libuv's thread pool, so a worker keeps several gates in flight instead of blocking its event loop.
+// The rest are made synchronously: each answers from the page cache in microseconds, and a trip through the thread
+// pool cost several times the syscall in CPU (bench/README.md, "Synchronous metadata calls").
 import * as fs from "node:fs";
 import { promisify } from "node:util";
 
@@ -15,23 +17,17 @@ export interface FsOps {
   mkdir(path: string): Promise<void>;
 }
 
-const open = promisify(fs.open);
 const fsync = promisify(fs.fsync);
-const close = promisify(fs.close);
 
 export const realFs: FsOps = {
-  open: (p, flags, mode) => open(p, flags, mode),
+  open: async (p, flags, mode) => fs.openSync(p, flags, mode),
   write: async (fd, bytes) => {
-    let offset = 0;
-    while (offset < bytes.length)
-      offset += await new Promise<number>((resolve, reject) =>
-        fs.write(fd, bytes, offset, bytes.length - offset, null, (error, n) => (error ? reject(error) : resolve(n))),
-      );
+    for (let offset = 0; offset < bytes.length;) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
   },
   fsync: (fd) => fsync(fd),
-  close: (fd) => close(fd),
-  link: (a, b) => fs.promises.link(a, b),
-  unlink: (p) => fs.promises.unlink(p),
+  close: async (fd) => fs.closeSync(fd),
+  link: async (a, b) => fs.linkSync(a, b),
+  unlink: async (p) => fs.unlinkSync(p),
   readRegular: async (p, max) => {
     const file = await fs.promises.open(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
     try {
@@ -45,5 +41,5 @@ export const realFs: FsOps = {
       await file.close();
     }
   },
-  mkdir: async (p) => void (await fs.promises.mkdir(p, { recursive: true })),
+  mkdir: async (p) => void fs.mkdirSync(p, { recursive: true }),
 };

@@ -2,7 +2,7 @@
 // The temp file is staged under .guild/tmp like a delivery, not beside the view: a writer SIGKILLed mid-write
 // must leave nothing in a gate directory (write-file-atomic's `trail.md.<n>` did), and the janitor reclaims a
 // dead pid's staging by its name.
-import { rename, unlink } from "node:fs/promises";
+import { renameSync } from "node:fs";
 import path from "node:path";
 import { fsyncDir, stagingName, withDir, writeAndClose } from "./deliver.js";
 import { realFs } from "./fsops.js";
@@ -28,10 +28,10 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
     await writeAndClose(realFs, fd, data, durable);
     await withDir(realFs, finalDir, async () => {
       refuseSymlinks(options.guildDir, finalDir);
-      await rename(staging, finalPath);
+      renameSync(staging, finalPath);
     });
   } catch (error) {
-    await unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
+    await realFs.unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
     throw error;
   }
   if (durable) await fsyncDir(realFs, finalDir);
