@@ -186,10 +186,19 @@ export function classifyGeminiExit(code: number | null, signal: string | null, s
   // An API error exits with its status mod 256: 400 → 144, 404 → 148. A refusal naming the model ran nothing.
   const capability = (code === 144 || code === 148) && !(report && typeof report.response === "string") ? capabilityError(said) : undefined;
   if (capability) return { kind: "not-run", capability, reason: `gemini: the API refused the request (exit ${code}): ${tail(said)}` };
-  if (code === 127 && !stdout.trim() && /\benv\b.*(?:No such file|not found)/i.test(stderr)) {
+  if (code === 127 && !stdout.trim() && interpreterMissing(stderr)) {
     return { kind: "not-run", reason: `gemini's interpreter was not found (exit 127): ${tail(stderr)}` };
   }
   return { kind: "ambiguous", reason: `gemini exited ${code ?? signal}${code === 0 ? " without a response" : ""}: ${tail(said)}` };
+}
+
+/** `env: 'node': No such file or directory`. The first "env" of a line decides (one regex would rescan each line
+ *  from every "env" of "env env env…": quadratic on a hostile stderr). */
+function interpreterMissing(stderr: string): boolean {
+  return stderr.split("\n").some((line) => {
+    const at = line.search(/\benv\b/i);
+    return at !== -1 && /No such file|not found/i.test(line.slice(at));
+  });
 }
 
 export const geminiAdapter: ReviewerAdapter = {

@@ -64,7 +64,27 @@ export function sentinelVerdict(raw: string): { valid: true; before: string } | 
 // an optional leading "- " or "* ", nothing else on the line. Anything that merely mentions one is refused.
 const SCORE_LINE_RE = /^[ \t]*(?:[-*][ \t]+)?score:[ \t]*([^\s/]+)[ \t]*\/[ \t]*10[ \t]*$/i;
 const VERDICT_LINE_RE = /^[ \t]*(?:[-*][ \t]+)?verdict:[ \t]*(\S(?:.*\S)?)[ \t]*$/i;
-const SCORE_MENTION_RE = /score:[ \t]*[^\s/]+[ \t]*\/[ \t]*10/i;
+const SCORE_START_RE = /score:/gi;
+const SCORE_TAIL_RE = /[ \t]*[^\s/]+[ \t]*\/[ \t]*10/y;
+const RUN_RE = /[^\s/]*/y;
+
+/**
+ * Whether a line mentions `score: X/10` anywhere. Scanned rather than searched with one regex: from each start of
+ * "score:score:score:…" the value would run to the end of the line (quadratic). Every start inside one run of
+ * [^\s/] ends its value where the run ends, so only a run's first start and a "score:" ending a run are tried.
+ */
+export function mentionsScore(line: string): boolean {
+  SCORE_START_RE.lastIndex = 0;
+  for (let m = SCORE_START_RE.exec(line); m; m = SCORE_START_RE.exec(line)) {
+    const valueAt = m.index + m[0].length;
+    SCORE_TAIL_RE.lastIndex = valueAt;
+    if (SCORE_TAIL_RE.test(line)) return true;
+    RUN_RE.lastIndex = valueAt;
+    RUN_RE.exec(line);
+    SCORE_START_RE.lastIndex = Math.max(m.index + 1, RUN_RE.lastIndex - m[0].length);
+  }
+  return false;
+}
 const VERDICT_MENTION_RE = /verdict:[ \t]*(?:ready|almost|not ready)\b/i;
 const NUMBER_RE = /^[+-]?\d+(?:\.\d+)?$/;
 
@@ -81,7 +101,7 @@ type Parsed<T> = { value: T } | { problem: string };
 interface FieldSpec<T> {
   name: string;
   lineRe: RegExp;
-  mentionRe: RegExp;
+  mentions: (line: string) => boolean;
   fromLine: (v: string) => Parsed<T>;
   fromStructured: (v: unknown) => Parsed<T>;
   same: (a: T, b: T) => boolean;
@@ -89,12 +109,12 @@ interface FieldSpec<T> {
 
 /** One field from the prose lines and the structured value: at most one source each, and they must agree. */
 function readField<T>(spec: FieldSpec<T>, lines: string[], structured: unknown, problems: string[]): T | undefined {
-  const { name, lineRe, mentionRe, fromLine, fromStructured, same } = spec;
+  const { name, lineRe, mentions, fromLine, fromStructured, same } = spec;
   const anchored = lines.flatMap((l) => {
     const m = lineRe.exec(l);
     return m ? [m[1]!] : [];
   });
-  const inline = lines.filter((l) => !lineRe.test(l) && mentionRe.test(l));
+  const inline = lines.filter((l) => !lineRe.test(l) && mentions(l));
   const take = (p: Parsed<T>): T | undefined => ("value" in p ? p.value : void problems.push(p.problem));
   if (inline.length)
     problems.push(`${name} mentioned inline (${JSON.stringify(inline[0]!.trim().slice(0, 80))}): put it alone on its own line`);
@@ -124,7 +144,7 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
     {
       name: "Score",
       lineRe: SCORE_LINE_RE,
-      mentionRe: SCORE_MENTION_RE,
+      mentions: mentionsScore,
       fromLine: (v) => (NUMBER_RE.test(v) ? { value: Number(v) } : { problem: `the Score line has ${JSON.stringify(v)}, not a number` }),
       fromStructured: (v) =>
         typeof v === "number" && Number.isFinite(v) ? { value: v } : { problem: `score must be a number (got ${JSON.stringify(v)})` },
@@ -138,7 +158,7 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
     {
       name: "Verdict",
       lineRe: VERDICT_LINE_RE,
-      mentionRe: VERDICT_MENTION_RE,
+      mentions: (l) => VERDICT_MENTION_RE.test(l),
       fromLine: (v) => readiness(v, `the Verdict line has ${JSON.stringify(v)}, not ready | almost | not ready`),
       fromStructured: (v) => readiness(v, `readiness must be ready, almost or not ready (got ${JSON.stringify(v)})`),
       same: (a, b) => a === b,

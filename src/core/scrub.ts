@@ -15,11 +15,12 @@ interface Rule {
 const NOT_LABEL = "(?!\\[REDACTED:)";
 const VALUE_STOP = `[^\\s"'\`,;]+`;
 
-/** Secret-looking keys in key=value / key: value / "key": "value" forms. */
+/** Secret-looking keys in key=value / key: value / "key": "value" forms: a run of key characters with a keyword in
+ *  it, found by a lookahead (a keyword between two greedy runs backtracks quadratically on "pwdpwdpwd…"). */
 const SECRET_KEY =
   // max_tokens, input_tokens, tokenizer, tokenCount, token_type: counts, tools and kinds, not credentials.
-  "[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token(?!s|iz|[_-]?(?:count|limit|budget|usage|type))|" +
-  "api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*";
+  "(?=[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|token(?!s|iz|[_-]?(?:count|limit|budget|usage|type))|" +
+  "api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?))[A-Za-z0-9_.-]+";
 
 /** Values that are obviously not secrets (type annotations, placeholders, env lookups, CI/template expressions
  *  like ${{ secrets.X }} and {{ .Values.x }}, fetch's credentials modes, the bracket opening "credentials": { ... }). */
@@ -37,7 +38,8 @@ const TOKEN_SHAPES: RegExp[] = [
   /\bgithub_pat_[A-Za-z0-9_]{22,}/g,
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
+  // Not \b: "-" is a boundary inside the token's own alphabet, so every "eyJ" of "eyJ-eyJ-…" would start a scan.
+  /(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
   /\bAIza[0-9A-Za-z_-]{35}/g,
   /\bglpat-[A-Za-z0-9_-]{20,}/g,
   /\bnpm_[A-Za-z0-9]{36}/g,

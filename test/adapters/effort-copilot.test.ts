@@ -178,6 +178,10 @@ describe("capability errors: only an explicit refusal of the effort or the model
     expect(classifyGeminiExit(173, null, "", JSON.stringify({ error: { message: "quota exceeded", code: 429 } }))).toMatchObject({
       kind: "ambiguous",
     });
+    expect(classifyGeminiExit(127, null, "", "/usr/bin/env: 'node': No such file or directory\n")).toMatchObject({ kind: "not-run" });
+    expect(classifyGeminiExit(127, null, "", "not found\n/usr/bin/env: 'node'\n")).toMatchObject({ kind: "ambiguous" });
+    // a MiB of "env " on one line is read in one pass, not rescanned from every "env"
+    expect(classifyGeminiExit(127, null, "", `${"env ".repeat(1 << 18)}not found`)).toMatchObject({ kind: "not-run" });
   });
 
   it("copilot: an answer is declared output; a refusal, a missing agent or no login is not-run; a 429 or a crash may have run", () => {

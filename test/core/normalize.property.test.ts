@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { scanFences } from "../../src/core/fences.js";
-import { type EnvelopeContext, normalizeOutput } from "../../src/core/normalize.js";
+import { type EnvelopeContext, mentionsScore, normalizeOutput } from "../../src/core/normalize.js";
 import { ReviewResultStrict } from "../../src/spec/schemas.js";
 
 const ctx: EnvelopeContext = {
@@ -167,6 +167,22 @@ describe("normalizer properties", () => {
         if (n.ok) expect(n.result).toMatchObject({ verdict: "satisfied", normalized_from: "sentinel" });
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe("inline score mentions", () => {
+  // The scan must find exactly what the one-regex search finds (which is quadratic on "score:score:…").
+  const reference = /score:[ \t]*[^\s/]+[ \t]*\/[ \t]*10/i;
+  const line = fc
+    .array(fc.constantFrom("score:", "Score:", "SCORE:", " ", "\t", "/", "10", "8", "x", ":", "s", "/10", "-"), { maxLength: 24 })
+    .map((parts) => parts.join(""));
+  it("the linear scan agrees with the reference regex", () => {
+    fc.assert(
+      fc.property(line, (l) => {
+        expect(mentionsScore(l)).toBe(reference.test(l));
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -139,3 +139,12 @@ describe("evaluateScoreGate: the verifier's judgement", () => {
     expect(gate(undefined, undefined).reasons).toEqual(["no score reported", "no readiness reported"]);
   });
 });
+
+describe("readScore on hostile output", () => {
+  // A reviewer answer of one long "score:score:…" line took minutes to read (each "score:" rescanned the rest).
+  it("a MiB of 'score:' finishes and is no mention; one '/10' at its end makes it one", () => {
+    const line = "score:".repeat(180_000);
+    expect(readScore(`Score: 7/10\n${line}\n`, {})).toEqual({ score: 7, problems: [] });
+    expect(readScore(`Score: 7/10\nsee ${line}8/10\n`, {}).problems).toEqual([expect.stringContaining("Score mentioned inline")]);
+  });
+});

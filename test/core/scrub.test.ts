@@ -698,3 +698,15 @@ describe("properties", () => {
     );
   });
 });
+
+describe("hostile repetitions finish", () => {
+  // Each of these made a rule rescan the rest of its run from every start (minutes on a MiB); with every rule
+  // linear they take milliseconds. A regression shows as this test running into its timeout.
+  const MIB = 1 << 20;
+  const units = ["eyJ-", "eyJ", "pwdpwd", "pwd ", "token.", 'pwd="', 'pwd=\\"', "a://u:p@", "/home/x/", "SG.a-", "machine ", "\\neyJ-"];
+  it.each(units)("a MiB of %j", (unit) => {
+    const text = unit.repeat(Math.ceil(MIB / unit.length));
+    const out = scrub(text);
+    expect(scrub(out)).toBe(out);
+  });
+});
