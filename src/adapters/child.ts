@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isNightmare } from "../core/adapter-kinds.js";
-import { scrub } from "../core/scrub.js";
+import { scrubLine } from "../core/scrub.js";
 import type { DispatchInput } from "./types.js";
 import { retryOnSystemFault } from "../bus/system-fault.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
@@ -173,7 +173,7 @@ export function oversized(limit: number): DispatchOutcome {
 }
 
 /** The end of what a child said, scrubbed, for a failure reason. */
-export const tail = (s: string, n = 500) => scrub(s.trim().slice(-n));
+export const tail = (s: string, n = 500) => scrubLine(s, n, "end");
 
 /** A relative binary path is relative to the project root (the child runs in a scratch directory). */
 export function resolveBinary(binary: string, root: string): string {

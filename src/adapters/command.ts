@@ -1,5 +1,5 @@
 // The generic command adapter: runs a configured program (no shell) with the packet on stdin or as a file path.
-import { DEFAULT_TIMEOUT_MS, runChild, unfinishedChild } from "./child.js";
+import { DEFAULT_TIMEOUT_MS, runChild, tail, unfinishedChild } from "./child.js";
 import { childEnv } from "./environment.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
@@ -20,7 +20,7 @@ export const commandAdapter: ReviewerAdapter = {
     });
     if (outcome.kind !== "exit") return unfinishedChild(outcome, "command", argv[0]!, timeoutMs);
     if (outcome.code !== 0) {
-      return { kind: "ambiguous", reason: `exited with ${outcome.code ?? outcome.signal}: ${outcome.stderr.trim().slice(-500)}` };
+      return { kind: "ambiguous", reason: `exited with ${outcome.code ?? outcome.signal}: ${tail(outcome.stderr)}` };
     }
     return { kind: "output", text: outcome.stdout, reportedModel: null };
   },

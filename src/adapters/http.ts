@@ -1,6 +1,6 @@
 // The http adapter: one OpenAI-compatible chat-completions request per dispatch (no retries here), the packet as the
 // user message, review_result.v1 as a strict json_schema response format, and the endpoint's `model` as reported.
-import { scrub } from "../core/scrub.js";
+import { scrubLine } from "../core/scrub.js";
 import { capabilityError } from "./capability-errors.js";
 import { DEFAULT_TIMEOUT_MS, MAX_OUTPUT_BYTES, oversized } from "./child.js";
 import { providerEndpoint } from "./endpoint.js";
@@ -59,7 +59,7 @@ function describe(error: unknown): string {
 /** Endpoint error text for a failure reason: the key (if echoed) removed, scrubbed, short. */
 function safeText(text: string, key: string | undefined): string {
   const withoutKey = key ? text.split(key).join("[REDACTED:token]") : text;
-  return scrub(withoutKey.replace(/\s+/g, " ").trim().slice(0, 400));
+  return scrubLine(withoutKey, 400);
 }
 
 /** The response body as text, or null (the rest cancelled) when it is larger than max bytes. */

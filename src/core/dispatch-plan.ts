@@ -18,6 +18,10 @@ import {
 } from "../spec/schemas.js";
 import { keepsIndependence } from "./independence.js";
 import { perGate } from "./policy.js";
+import { scrubLine } from "./scrub.js";
+
+/** A reason in a failure or attempt record: one line, scrubbed, this long at most. */
+const REASON_MAX = 8000;
 
 export interface Pair {
   model: string | null;
@@ -113,7 +117,7 @@ export function attemptRecord(a: {
     tier,
     outcome: outcome.kind === "oversized" ? "output" : outcome.kind,
     ...(capability ? { capability } : {}),
-    ...(outcome.kind !== "output" ? { reason: outcome.reason } : {}),
+    ...(outcome.kind !== "output" ? { reason: scrubLine(outcome.reason, REASON_MAX) } : {}),
     ...(pair.note ? { note: pair.note } : {}),
     ...(repair ? { repair: true } : {}),
   };
@@ -206,7 +210,7 @@ export function failureRecord(
     round: P.round,
     packet_id: P.packet_id,
     kind: f.kind,
-    reason: f.reason,
+    reason: scrubLine(f.reason, REASON_MAX),
     reviewer_provider: P.reviewer_provider,
     reviewer_model: P.reviewer_model,
     ...(f.attempts.length ? { dispatch_attempts: f.attempts } : {}),

@@ -8,6 +8,7 @@ import { RESULT_WIRE } from "../spec/constants.js";
 import { toReadiness } from "./score-gate.js";
 import { describeIssues, type Finding, type PacketFrontMatter, type Readiness, ReviewResultStrict } from "../spec/schemas.js";
 import { findingView } from "./findings.js";
+import { scrubLine } from "./scrub.js";
 
 export interface EnvelopeContext {
   packetId: string;
@@ -317,11 +318,12 @@ export function normalizeBound(text: string, ctx: EnvelopeContext): Normalized {
   const n = normalizeOutput(text, ctx);
   if (!n.ok) return n;
   const reasons: string[] = [];
-  if (n.result.packet_id !== ctx.packetId) reasons.push(`packet_id must be ${ctx.packetId} (got ${JSON.stringify(n.result.packet_id)})`);
+  if (n.result.packet_id !== ctx.packetId)
+    reasons.push(`packet_id must be ${ctx.packetId} (got ${JSON.stringify(scrubLine(n.result.packet_id, 100))})`);
   if (n.result.artifact_sha256_reviewed.toLowerCase() !== ctx.artifactSha256) {
     reasons.push(
       `artifact_sha256_reviewed must be ${ctx.artifactSha256}, ` +
-        `the sha of the bytes in the packet (got ${n.result.artifact_sha256_reviewed})`,
+        `the sha of the bytes in the packet (got ${JSON.stringify(scrubLine(n.result.artifact_sha256_reviewed, 100))})`,
     );
   }
   return reasons.length ? { ok: false, reasons } : n;

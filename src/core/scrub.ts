@@ -287,6 +287,20 @@ export function scrub(text: string, options: ScrubOptions = {}): string {
   return scrubWithReport(text, options).text;
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what is folded away
+const CONTROL_RUN = /[\s\u0000-\u001f\u007f-\u009f]+/g;
+
+/**
+ * Outside text (a reviewer's stderr, an API's error body, a value an answer named) for a one-line reason: scrubbed
+ * whole, then folded to one line and cut to max characters, keeping its start or its end. Scrubbed before the cut:
+ * a cut through a secret can leave a piece no rule recognises.
+ */
+export function scrubLine(text: string, max: number, keep: "start" | "end" = "start", options: ScrubOptions = {}): string {
+  const line = scrub(text, options).replace(CONTROL_RUN, " ").trim();
+  if (line.length <= max) return line;
+  return keep === "start" ? `${line.slice(0, max)}…` : `…${line.slice(-max)}`;
+}
+
 // Free text in a review result (summary, findings) goes through the scrubber before it is written; the bindings and
 // identity fields stay byte-exact.
 const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict", "reviewer_model", "reviewer_host"]);

@@ -68,7 +68,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
       const failure = failureRecord(P, { kind, reason, attempts, at: now() });
       const text = JSON.stringify(failure, null, 2) + "\n";
       await retryOnSystemFault(() => deliver(file(slotFile("failure", R, member)), text, { guildDir: layout.guild }));
-      opts.log(`${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: ${kind}: ${reason}`);
+      opts.log(`${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: ${kind}: ${failure.reason}`);
       return "active";
     };
     const previous = s.attempts.get(R);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { label, type RedactionKind, ScrubConfigError, scrub, scrubWithReport } from "../../src/core/scrub.js";
+import { label, type RedactionKind, ScrubConfigError, scrub, scrubLine, scrubWithReport } from "../../src/core/scrub.js";
 
 interface CorpusEntry {
   name: string;
@@ -708,5 +708,17 @@ describe("hostile repetitions finish", () => {
     const text = unit.repeat(Math.ceil(MIB / unit.length));
     const out = scrub(text);
     expect(scrub(out)).toBe(out);
+  });
+});
+
+describe("scrubLine: outside text for a one-line reason", () => {
+  const token = `ghp_${"A1b2C3d4".repeat(5)}`;
+  it("scrubs before it cuts: a cut through a secret leaves no recognisable piece behind", () => {
+    const text = `failed: password=${"s3cr3t".repeat(20)} and more`;
+    expect(scrubLine(text, 30)).toBe("failed: password=[REDACTED:sec…");
+    expect(scrubLine(`${"x".repeat(600)} ${token}`, 500, "end")).toMatch(/^….*\[REDACTED:token\]$/);
+  });
+  it("folds line breaks and control characters into single spaces", () => {
+    expect(scrubLine("a\n\n## Outcome\r\n\x1b[2Jb\tc", 100)).toBe("a ## Outcome [2Jb c");
   });
 });
