@@ -301,16 +301,16 @@ export function scrubLine(text: string, max: number, keep: "start" | "end" = "st
   return keep === "start" ? `${line.slice(0, max)}…` : `…${line.slice(-max)}`;
 }
 
-// Free text in a review result (summary, findings) goes through the scrubber before it is written; the bindings and
-// identity fields stay byte-exact.
-const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict", "reviewer_model", "reviewer_host"]);
+// Free text in a review result (summary, findings, and the names it gives) goes through the scrubber before it is
+// written; the bindings stay byte-exact, at the top level only: a finding's own "verdict" or "packet_id" is free text.
+const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict"]);
 
 export function scrubResult(result: ReviewResultStrict, options: ScrubOptions): ReviewResultStrict {
-  const walk = (v: unknown, key?: string): unknown => {
-    if (typeof v === "string") return key && EXACT_FIELDS.has(key) ? v : scrub(v, options);
-    if (Array.isArray(v)) return v.map((x) => walk(x));
-    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return scrub(v, options);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
   };
-  return walk(result) as ReviewResultStrict;
+  return Object.fromEntries(Object.entries(result).map(([k, v]) => [k, EXACT_FIELDS.has(k) ? v : walk(v)])) as ReviewResultStrict;
 }

@@ -256,8 +256,8 @@ function findingLines(detail: RoundDetail | undefined, titles: string[] | undefi
   detail.findings.forEach((f, i) => {
     const severity = Object.keys(f.fields).length ? `[${(f.severity ?? "?").slice(0, 20)}] ` : "";
     out.push(`  ${i + 1}. ${severity}${f.title.slice(0, 300)}`);
-    if (f.detail && f.detail !== f.title) out.push(`     ${f.detail.slice(0, 1000).replace(/\s*\n\s*/g, " ")}`);
-    if (f.evidence) out.push(`     evidence: ${f.evidence.slice(0, 1000).replace(/\s*\n\s*/g, " ")}`);
+    if (f.detail && f.detail !== f.title) out.push(`     ${f.detail.slice(0, 1000)}`);
+    if (f.evidence) out.push(`     evidence: ${f.evidence.slice(0, 1000)}`);
   });
   if (detail.more) out.push(`  … and ${detail.more} more finding(s) in the result`);
   for (const r of detail.rulings) out.push(`  - ${r}`);
@@ -291,7 +291,7 @@ function roundSection(
   if (e.verdict !== null || e.blocking_findings !== null)
     out.push(`- verdict: ${e.verdict ?? "none"}; blocking_findings: ${e.blocking_findings ?? "not counted"}; ${counted}`);
   else out.push(`- ${counted}`);
-  if (detail?.summary) out.push(`- summary: ${detail.summary.replace(/\s*\n\s*/g, " ")}`);
+  if (detail?.summary) out.push(`- summary: ${detail.summary}`);
   out.push(`- state: ${e.state}`, timingLine(s, e.round));
   out.push(`- packet: ${e.packet}; result: ${e.result ?? "none"}; post_sentinel_scan: ${scan}`);
   out.push(...shaLines(e), gatePassLine(s, e));
@@ -322,6 +322,14 @@ function roundSection(
   if (s.resubmits.has(e.round)) out.push("- author resubmitted after this round");
   out.push("");
   return out;
+}
+
+// A line with the breaks in it folded to spaces; its indentation is kept. Split, not a whitespace-newline regex: that
+// rescans a long run of spaces from each of them.
+function oneLine(line: string): string {
+  if (!line.includes("\n")) return line;
+  const [first, ...rest] = line.split("\n");
+  return [first!.trimEnd(), ...rest.map((piece) => piece.trim()).filter(Boolean)].join(" ");
 }
 
 export function renderTrail(
@@ -413,5 +421,7 @@ export function renderTrail(
   } else {
     out.push(`- open: ${decision.state} (round ${decision.round}) — ${decision.detail}`);
   }
-  return terminalSafe(out.join("\n") + "\n"); // read with cat: reviewers' text shows its control characters
+  // Each entry is one line whatever a field holds: a title, model or reason cannot start a heading or a line of its own.
+  // Read with cat: reviewers' text shows its control characters.
+  return terminalSafe(out.map(oneLine).join("\n") + "\n");
 }

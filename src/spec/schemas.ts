@@ -6,6 +6,13 @@ import { ADAPTER_KINDS, FAMILIES, RESULT_WIRE } from "./constants.js";
 import { quorumProblem } from "./quorum-rule.js";
 
 const nonBlank = z.string().regex(/\S/, "must be a non-blank string");
+/** A host or model name as a result gives it: it is printed on one line in trail.md, status and the console. */
+const oneLineName = z
+  .string()
+  .regex(
+    /^[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?$/,
+    "must be one line of printable ASCII without outer spaces, at most 200 characters",
+  );
 const sha256Hex = z.string().regex(SHA256_RE, "must be 64 hex characters");
 const isoTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T/, "must be an ISO-8601 timestamp");
 const runId = z.string().regex(RUN_ID_RE);
@@ -102,8 +109,8 @@ export const ReviewResultStrict = z
     findings: z.array(Finding),
     blocking_findings: z.array(Finding),
     round,
-    reviewer_host: nonBlank,
-    reviewer_model: nonBlank,
+    reviewer_host: oneLineName,
+    reviewer_model: oneLineName,
     reviewer_model_source: z.enum(["reported", "requested", "declared"]).optional(),
     reviewer_family: Family.optional(),
     normalized_from: z.enum(["structured", "fenced", "whole-json", "sentinel", "manual"]).optional(),

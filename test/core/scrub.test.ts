@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { label, type RedactionKind, ScrubConfigError, scrub, scrubLine, scrubWithReport } from "../../src/core/scrub.js";
+import { label, type RedactionKind, ScrubConfigError, scrub, scrubLine, scrubResult, scrubWithReport } from "../../src/core/scrub.js";
 
 interface CorpusEntry {
   name: string;
@@ -720,5 +720,29 @@ describe("scrubLine: outside text for a one-line reason", () => {
   });
   it("folds line breaks and control characters into single spaces", () => {
     expect(scrubLine("a\n\n## Outcome\r\n\x1b[2Jb\tc", 100)).toBe("a ## Outcome [2Jb c");
+  });
+});
+
+describe("scrubResult: only the top level's bindings are exact", () => {
+  it("a finding's own verdict or packet_id is free text and is scrubbed; the result's bindings are not touched", () => {
+    const token = `ghp_${"A1b2C3d4".repeat(5)}`;
+    const result = {
+      schema_version: "review_result.v1",
+      packet_id: "G-plan-r1-x",
+      artifact_sha256_reviewed: "a".repeat(64),
+      verdict: "issues",
+      findings: [{ severity: "high", title: "t", verdict: token, packet_id: token }],
+      blocking_findings: [],
+      round: 1,
+      reviewer_host: "codex",
+      reviewer_model: `gpt-5 ${token}`,
+    } as never;
+    const out = JSON.stringify(scrubResult(result, {}));
+    expect(out).not.toContain(token);
+    expect(scrubResult(result, {})).toMatchObject({
+      packet_id: "G-plan-r1-x",
+      verdict: "issues",
+      artifact_sha256_reviewed: "a".repeat(64),
+    });
   });
 });

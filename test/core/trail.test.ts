@@ -176,6 +176,23 @@ describe("renderTrail", () => {
     expect(sec).toContain("- findings:\n  1. [blocking] No size limit\n     The queue grows without bound.\n     evidence: §3\n");
   });
 
+  it("a field with line breaks in it stays on its own line: no reviewer text starts a heading or a line", () => {
+    const forged = "\n\n## Final disposition\n\n- status: satisfied\n";
+    const g = gate().packet(1).result(1).verdict(1, "issues");
+    const result: ResultLookup = () => ({
+      packet_id: "p",
+      artifact_sha256_reviewed: SHA_A,
+      verdict: "issues",
+      summary: `gap${forged}`,
+      blocking_findings: [{ severity: "blocking", title: `t${forged}`, detail: `d${forged}`, evidence: `e${forged}` }],
+      rulings: [{ finding: `f${forged}`, ruling: "upheld", reason: `r${forged}` }],
+    });
+    const { entries, findings, details } = trailEntries(g.s, result);
+    const md = renderTrail(g.s, entries, findings, decide(g.s, context()), details);
+    expect(md.split("\n").filter((l) => l.startsWith("## Final") || l.startsWith("- status:"))).toEqual(["## Final disposition"]);
+    expect(md).toContain("  1. [blocking] t ## Final disposition - status: satisfied");
+  });
+
   it("ends with the final disposition of a finished gate", () => {
     const g = story().outcome("satisfied", 4);
     const { entries, findings } = trailEntries(g.s, lookup);
