@@ -99,7 +99,7 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   if (unknown) return refuse(unknown);
   // Refused up front with the broker's own rule, so nothing is written for a request it would refuse.
   const difficulty = p.difficulty ?? settings.difficulty ?? "medium";
-  const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths }, settings, difficulty);
+  const refusal = requestRefusal({ reviewer: p.reviewer ?? "auto", paths, artifact_path: layout.rel(abs) }, settings, difficulty);
   if (refusal) return refuse(`request refused: ${refusal}`);
   const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
   const local = (p.review ?? settings.review) === "local" && !settings.weak_reviewer;

@@ -353,7 +353,7 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: BrokerIn
   if (front.restart_reason === "ruling" && front.restart_of !== null) {
     // bounded like the trail's lists: a result's findings must not swell the next packet past the file limit
     const contested = listedFindings(input.reads.result(front.restart_of)?.blocking_findings).findings;
-    const cut = (t: string | undefined) => (t === undefined ? undefined : clean(t.slice(0, 4000)));
+    const cut = (t: string | undefined) => (t === undefined ? undefined : clean(t).slice(0, 4000)); // scrubbed whole, then cut
     ruling = {
       round: front.restart_of,
       findings: contested.map((f) => ({

@@ -10,3 +10,11 @@ export function textOf(value: unknown): string {
     return Object.prototype.toString.call(value); // a value JSON cannot hold (a BigInt, a cycle) from our own code
   }
 }
+
+/** A line with the breaks in it folded to spaces, its indentation kept: a foreign value cannot start a line of its
+ *  own (a heading, a list item). Split, not a whitespace-newline regex: that rescans a run of spaces from each one. */
+export function oneLine(line: string): string {
+  if (!line.includes("\n")) return line;
+  const [first, ...rest] = line.split("\n");
+  return [first!.trimEnd(), ...rest.map((piece) => piece.trim()).filter(Boolean)].join(" ");
+}

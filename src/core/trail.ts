@@ -17,7 +17,7 @@ import { roundPacket, roundPackets } from "./gate-queries.js";
 import { slotFile } from "./slot-file.js";
 import { type FindingView, listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
 import { deepFreeze, memoOn } from "./memo.js";
-import { textOf } from "./text-of.js";
+import { oneLine, textOf } from "./text-of.js";
 import { terminalSafe } from "./terminal-safe.js";
 
 /** Round n's result: the gate's own reviewer's, or a quorum member's. */
@@ -58,15 +58,16 @@ export function rulingLines(list: unknown): string[] {
   if (!Array.isArray(list)) return [];
   return list.slice(0, MAX_LISTED_FINDINGS).map((r) => {
     const o = r && typeof r === "object" ? (r as Record<string, unknown>) : {};
-    const reason = typeof o.reason === "string" && o.reason ? ` (${o.reason.slice(0, 300)})` : "";
-    return `ruling: ${textOf(o.ruling ?? "?").slice(0, 100)} — ${textOf(o.finding ?? "?").slice(0, 300)}${reason}`;
+    const reason = typeof o.reason === "string" && o.reason ? ` (${oneLine(o.reason.slice(0, 300))})` : "";
+    return `ruling: ${oneLine(textOf(o.ruling ?? "?").slice(0, 100))} — ${oneLine(textOf(o.finding ?? "?").slice(0, 300))}${reason}`;
   });
 }
 
 function findingTitles(list: unknown): string[] {
   const { findings, more } = listedFindings(list);
+  // these lines are the trail's and the next packet's (prior rounds): one line each
   const lines = findings.map((f) =>
-    Object.keys(f.fields).length ? `[${(f.severity ?? "?").slice(0, 20)}] ${f.title.slice(0, 300)}` : f.title.slice(0, 300),
+    oneLine(Object.keys(f.fields).length ? `[${(f.severity ?? "?").slice(0, 20)}] ${f.title.slice(0, 300)}` : f.title.slice(0, 300)),
   );
   if (more) lines.push(`… and ${more} more finding(s) in the result`);
   return lines;
@@ -322,14 +323,6 @@ function roundSection(
   if (s.resubmits.has(e.round)) out.push("- author resubmitted after this round");
   out.push("");
   return out;
-}
-
-// A line with the breaks in it folded to spaces; its indentation is kept. Split, not a whitespace-newline regex: that
-// rescans a long run of spaces from each of them.
-function oneLine(line: string): string {
-  if (!line.includes("\n")) return line;
-  const [first, ...rest] = line.split("\n");
-  return [first!.trimEnd(), ...rest.map((piece) => piece.trim()).filter(Boolean)].join(" ");
 }
 
 export function renderTrail(
