@@ -182,8 +182,12 @@ export async function deliverInOrder(
     const failed = staging.find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
     const results: DeliverResult[] = [];
-    for (const f of staged) {
+    for (const [i, f] of staged.entries()) {
       const result = await publish({ ...f!, fs, durable, log: options.log }, options.guildDir);
+      // before the next file lands: a delivered file has one name when the one after it appears (a seal with a
+      // second name could change through it, and readers refuse such a seal: SPEC §15)
+      await fs.unlink(f!.staging).catch(() => undefined);
+      staged[i] = undefined;
       results.push(result);
       if (result.status === "conflict") break;
     }

@@ -379,6 +379,15 @@ const resultSha = ({ dir, sha }: GateFiles, round: number, member: string | null
 /** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
 const sealSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(inGate(dir, sealFile(round, member)));
 
+/** How many names the seal has: the verifier's own has one (deliver() drops its staging name before the verdict lands). */
+function sealNames({ dir }: GateFiles, round: number, member: string | null): number {
+  try {
+    return lstatSync(inGate(dir, sealFile(round, member))).nlink;
+  } catch {
+    return 0; // gone: the sha read says so
+  }
+}
+
 /**
  * Whether a valid verdict counts (SPEC §5, §15): only for the bytes the verifier sealed before writing it, and only
  * while the result is still those bytes. A verdict that verified nothing here (another packet, no seal, or a seal
@@ -396,6 +405,15 @@ function verdictProblem(
     return { broken: false, reason: `verdict names packet ${v.packet_id}, not the packet issued for round ${round}` };
   const sealed = sealSha(files, round, member);
   const now = resultSha(files, round, member);
+  const names = sealNames(files, round, member);
+  if (sealed !== null && names > 1) {
+    return {
+      broken: true,
+      reason:
+        `${sealFile(round, member)} has ${names} names (a hard link, perhaps to the result itself): the bytes it vouches for ` +
+        "can change through another name, so it tells nothing; the round fails closed",
+    };
+  }
   if (sealed !== null) {
     if (sealed !== v.result_sha256)
       return { broken: false, reason: `verdict names result bytes ${v.result_sha256}, not the bytes the verifier sealed: a stray verdict` };

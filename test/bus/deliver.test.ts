@@ -284,6 +284,21 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
     expect(seq.indexOf(`link:${verdict}`)).toBeGreaterThan(sealDirSync + 1);
   });
 
+  it("the seal has one name by the time the verdict is linked (a reader refuses a seal with two)", async () => {
+    const { guildDir, root } = setup();
+    const { seal, verdict, both } = pair(root, guildDir);
+    let sealNames = 0;
+    const fs: FsOps = {
+      ...realFs,
+      link: async (from, to) => {
+        if (to === verdict) sealNames = statSync(seal).nlink;
+        return realFs.link(from, to);
+      },
+    };
+    await both(fs);
+    expect(sealNames).toBe(1);
+  });
+
   it("after a conflict on the first, the second is not linked, and nothing is left staged", async () => {
     const { guildDir, root } = setup();
     const { seal, verdict, both } = pair(root, guildDir);

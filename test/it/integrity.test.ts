@@ -5,6 +5,7 @@ import {
   chownSync,
   existsSync,
   lchownSync,
+  linkSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -703,6 +704,28 @@ describe("what an independent adversarial review of this fix found (integration)
     await p.waitFor("a1", GATE, has("verdict-1.json"), "the verifier's own verdict");
     await p.waitState("a1", GATE, ["awaiting_author"]);
     expect(p.files("a1", GATE)).not.toContain("outcome.json");
+  });
+
+  it("a seal hard-linked to the result (planted before it) tells nothing: the round fails closed, an in-place rewrite never passes (§15)", async () => {
+    const p = await reviewing("a6");
+    const dir = p.gateDir("a6", GATE);
+    const held = path.join(p.root, "held-result.json");
+    writeFileSync(held, resultText(p, "a6", 1, "issues"));
+    mkdirSync(path.join(dir, ".verified"), { recursive: true });
+    linkSync(held, path.join(dir, ".verified", "result-1.json"));
+    linkSync(held, path.join(dir, "result-1.json"));
+    await p.waitFor("a6", GATE, has("escalation-1.json"), "the round to fail closed");
+    expect(p.readJson<{ reason: string; detail: string }>("a6", GATE, "escalation-1.json")).toMatchObject({
+      reason: "no_verdict",
+      detail: expect.stringContaining("hard link"),
+    });
+    writeFileSync(held, resultText(p, "a6", 1, "satisfied")); // in place: every name of the inode changes
+    const later = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "a6-after"]);
+    expect(later.code, later.stderr).toBe(0);
+    await p.waitFor("a6-after", GATE, has("packet-1.md"), "a later gate's packet (the workers have read the tree since)");
+    expect(p.files("a6", GATE)).not.toContain("outcome.json");
+    expect(p.status("a6", GATE)).toMatchObject({ state: "awaiting_decision", status: "no_verdict" });
+    expect(p.cli(["check"]).code).not.toBe(0);
   });
 
   it("a decision dated in the future never answers the escalation that comes later (§5)", async () => {
