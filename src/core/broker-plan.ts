@@ -440,12 +440,16 @@ export function outcomeRecord(
     rounds: countedRounds(s),
     ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
     final_round: action.round,
-    // an unreadable artifact is recorded as null: the outcome still says what happened
-    artifact_sha256: artifact.ok ? artifact.sha : null,
+    ...outcomeShas(artifact),
     reason: action.reason,
     trail_path: input.trailPath,
     at: input.now,
   });
+}
+
+/** The artifact bytes an outcome binds; an unreadable artifact is recorded as null (the outcome still says what happened). */
+function outcomeShas(artifact: ArtifactState): Pick<Outcome, "artifact_sha256" | "artifact_raw_sha256"> {
+  return { artifact_sha256: artifact.ok ? artifact.sha : null, artifact_raw_sha256: artifact.ok ? artifact.rawSha : null };
 }
 
 /**
@@ -487,7 +491,7 @@ function quorumOutcome(
     rounds: countedRounds(s),
     satisfied_at_round: action.round,
     final_round: action.round,
-    artifact_sha256: artifact.ok ? artifact.sha : null,
+    ...outcomeShas(artifact),
     quorum: { need: rule.need, of: rule.of, ...(rule.families ? { families: rule.families } : {}), members },
     reason: action.reason,
     trail_path: input.trailPath,

@@ -187,8 +187,18 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     const dec = validDecision(snapshot, R);
     if (!dec) return wait("awaiting_decision", R, `escalation: ${esc.reason} — ${esc.detail}`);
     switch (dec.choice) {
-      case "force-pass":
+      case "force-pass": {
+        // a force-pass binds the bytes it passed: with none readable there is nothing to bind, and `check` could not tell
+        const now = ctx.artifact();
+        if (!now.ok) {
+          return wait(
+            "awaiting_author",
+            R,
+            `force-pass decided, but the artifact cannot be read (${now.detail}): restore it and the force-pass binds to its bytes`,
+          );
+        }
         return act({ type: "outcome", status: "force_passed", reason: `human force-pass after ${esc.reason}`, round: R }, "force-pass");
+      }
       case "rework":
         return act({ type: "outcome", status: "rework", reason: `human chose rework after ${esc.reason}`, round: R }, "rework");
       case "retry":

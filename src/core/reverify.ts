@@ -10,7 +10,8 @@ import type { ResolvedPolicy } from "./policy.js";
 import type { Family, Settings } from "../spec/schemas.js";
 import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
-import { roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { failReasons, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
 import { type SlotKind, slotFile } from "./slot-file.js";
 
@@ -37,6 +38,10 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   const problems: string[] = [];
   const n = o.final_round;
   const { policy, artifact } = input;
+  // a pass names the gate's last round: an earlier round's pass says nothing of what came after it
+  const last = openRound(s);
+  if ((o.status === "satisfied" || o.status === "force_passed") && n !== last)
+    problems.push(`the outcome names round ${n}, but round ${last} was issued after it`);
   if (o.status === "skipped" && policy.required) problems.push(`skipped, but review is required (${policy.requiredBecause})`);
   if (o.status === "force_passed") {
     if (validDecision(s, n)?.choice !== "force-pass")
@@ -47,10 +52,14 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
     else if (roundPacket(s, n)?.quorum) problems.push(...quorumPassProblems(s, n, input, o.quorum?.members ?? null));
     else problems.push(...passProblems(s, n, input, o.independence));
   }
-  if ((o.status === "satisfied" || o.status === "force_passed") && o.artifact_sha256 !== null) {
-    if (!artifact.ok) problems.push(`the artifact is unreadable now: ${artifact.detail}`);
+  if (o.status === "satisfied" || o.status === "force_passed") {
+    if (o.artifact_sha256 === null) problems.push("the outcome binds no artifact bytes (artifact_sha256 is null)");
+    else if (!artifact.ok) problems.push(`the artifact is unreadable now: ${artifact.detail}`);
     else if (artifact.sha !== o.artifact_sha256)
       problems.push(`the artifact changed since the outcome (outcome ${o.artifact_sha256}, now ${artifact.sha})`);
+    // the scrubbed view hides redacted regions; outcomes written before the raw sha was recorded have only the first check
+    else if (o.artifact_raw_sha256 && artifact.rawSha !== o.artifact_raw_sha256)
+      problems.push(`the artifact's raw bytes changed since the outcome (an edit inside a redacted region; now ${artifact.rawSha})`);
   }
   return { ok: problems.length === 0, problems };
 }
@@ -94,6 +103,10 @@ function rederive(
   const verdict = s.verdicts.get(n);
   if (!verdict) problems.push(s.brokenSeals.get(n) ?? `no ${name("verdict")} bound to ${name("result")}`);
   else if (verdict.result_sha256 !== sha256Hex(bytes)) problems.push(`${name("verdict")} binds other result bytes`);
+  // the verdict as the broker judged it: an upheld contested finding keeps the gate closed whatever the result says
+  else if (!verdictPasses(verdict, stop)) problems.push(`${name("verdict")} does not pass: ${failReasons(verdict, stop).join("; ")}`);
+  // copilot's identity is only declared: its pass ends nothing until a finalizer of another family confirms it
+  if (packet.reviewer_adapter === "copilot") problems.push(`round ${n} is copilot's pass, which only a finalizer round can confirm`);
   // The gate-pass again, on the artifact bytes the outcome names when they are still on disk.
   const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
@@ -147,7 +160,7 @@ export function quorumPassProblems(
     const key = (m: { provider: string; family: Family }) => `${m.provider}/${m.family}`;
     const counted = new Set(j.counted.map(key));
     const listed = named.map(key);
-    if (listed.length !== counted.size || listed.some((k) => !counted.has(k)))
+    if (listed.length !== counted.size || new Set(listed).size !== listed.length || listed.some((k) => !counted.has(k)))
       problems.push(`the outcome names ${listed.join(", ") || "no members"}, but the rule counts ${[...counted].join(", ") || "none"}`);
   }
   return problems;

@@ -426,6 +426,10 @@ export const Outcome = z
     satisfied_at_round: round.optional(),
     final_round: z.number().int().min(0),
     artifact_sha256: z.string().nullable(),
+    artifact_raw_sha256: sha256Hex
+      .nullable()
+      .optional()
+      .describe("sha256 of the artifact file's raw bytes at the outcome: an edit inside a redacted region is a change too"),
     quorum: z
       .object({
         need: z.number().int().min(1),

@@ -442,6 +442,15 @@ describe("decide: human decisions on an escalation", () => {
     expect(waitExitCode(g.s, decide(g.s, context()))).toBe(0);
   });
 
+  it("force-pass with the artifact unreadable waits for it: a force-pass binds the bytes it passed", () => {
+    const g = capHit().decision(1, "force-pass");
+    const gone = { ok: false as const, problem: "artifact_missing" as const, detail: "docs/spec.md does not exist" };
+    const d = decide(g.s, context({ policy: { cap: 1 }, artifact: gone }));
+    expect(d).toMatchObject({ state: "awaiting_author", round: 1, action: null });
+    expect(d.detail).toContain("restore it");
+    expect(decide(g.s, context({ policy: { cap: 1 } })).action).toMatchObject({ type: "outcome", status: "force_passed" });
+  });
+
   it("rework → rework outcome (exit 3 once written)", () => {
     const g = capHit().decision(1, "rework");
     expect(decide(g.s, context({ policy: { cap: 1 } })).action).toEqual({

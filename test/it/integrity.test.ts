@@ -706,7 +706,7 @@ describe("what an independent adversarial review of this fix found (integration)
     expect(p.files("a1", GATE)).not.toContain("outcome.json");
   });
 
-  it("a seal hard-linked to the result (planted before it) tells nothing: the round fails closed, an in-place rewrite never passes (§15)", async () => {
+  it("a seal hard-linked to the result tells nothing: the round fails closed, an in-place rewrite never passes (§15)", async () => {
     const p = await reviewing("a6");
     const dir = p.gateDir("a6", GATE);
     const held = path.join(p.root, "held-result.json");
@@ -726,6 +726,48 @@ describe("what an independent adversarial review of this fix found (integration)
     expect(p.files("a6", GATE)).not.toContain("outcome.json");
     expect(p.status("a6", GATE)).toMatchObject({ state: "awaiting_decision", status: "no_verdict" });
     expect(p.cli(["check"]).code).not.toBe(0);
+  });
+
+  it("an outcome naming an earlier passing round, with a later round issued, does not verify (§17)", async () => {
+    const p = setup();
+    p.startWorker("verifier"); // the broker comes later: round 1's pass is verified but ends nothing yet
+    request(p, "a7");
+    const dir = p.gateDir("a7", GATE);
+    const broker = p.startWorker("broker");
+    await p.waitFor("a7", GATE, has("packet-1.md"), "packet 1");
+    await stopChild(broker);
+    drop(p, "a7", "result-1.json", resultText(p, "a7", 1, "satisfied"));
+    await p.waitFor("a7", GATE, has("verdict-1.json"), "round 1's passing verdict");
+    p.write(ARTIFACT, SPEC_TEXT + "edited before the broker saw the pass\n");
+    p.startWorker("broker");
+    await p.waitFor("a7", GATE, has("packet-2.md"), "round 2 on the edited artifact");
+    drop(p, "a7", "result-2.json", resultText(p, "a7", 2, "issues"));
+    await p.waitState("a7", GATE, ["awaiting_author"]);
+    p.write(ARTIFACT, SPEC_TEXT); // back to the bytes round 1 passed
+    const outcome = {
+      schema_version: "guild_bus.outcome.v1",
+      run_id: "a7",
+      gate: GATE,
+      status: "satisfied",
+      author_host: "claude",
+      author_family: "anthropic",
+      reviewer_host: "manual",
+      reviewer_model: "gpt-5",
+      reviewer_family: "openai",
+      independence: "strong",
+      rounds: 2,
+      satisfied_at_round: 1,
+      final_round: 1,
+      artifact_sha256: packetField(p, "a7", 1, "artifact_sha256"),
+      reason: "all five gate-pass conditions hold",
+      trail_path: `.guild/runs/a7/review/${GATE}/trail.md`,
+      at: new Date().toISOString(),
+    };
+    writeFileSync(path.join(dir, "outcome.json"), JSON.stringify(outcome, null, 2));
+    const verify = p.cli(["status", "a7", GATE, "--verify"]);
+    expect(verify.code, verify.stdout).toBe(2);
+    expect(verify.stdout).toContain("the outcome names round 1, but round 2 was issued after it");
+    expect(p.cli(["check"]).code).toBe(2);
   });
 
   it("a decision dated in the future never answers the escalation that comes later (§5)", async () => {

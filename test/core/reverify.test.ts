@@ -1,0 +1,80 @@
+// `status --verify` and `check` (SPEC §17): an ended gate's pass re-derives from its files, or says why not. Each case
+// is an outcome a broker would never write, which a careless or hostile writer could.
+import { describe, expect, it } from "vitest";
+import { reverifyOutcome } from "../../src/core/reverify.js";
+import { sha256Hex } from "../../src/core/sha.js";
+import type { Outcome, PacketFrontMatter, VerdictFile } from "../../src/spec/schemas.js";
+import { gate, outcome, packet, policy } from "../helpers/snapshots.js";
+
+const TEXT = "# Spec\n\nThe cache keeps 100 entries.\n";
+const SHA = sha256Hex(TEXT);
+const RAW = sha256Hex(`${TEXT}raw`);
+const artifact = { ok: true as const, text: TEXT, sha: SHA, rawSha: RAW };
+const RESULT = Buffer.from(
+  JSON.stringify({
+    schema_version: "review_result.v1",
+    packet_id: packet(1).packet_id,
+    artifact_sha256_reviewed: SHA,
+    verdict: "satisfied",
+    findings: [],
+    blocking_findings: [],
+    reviewer_model: "gpt-5",
+  }),
+);
+
+/** A gate that passed round 1 on TEXT, with what a case changes. */
+function passed(o: { outcome?: Partial<Outcome>; packet?: Partial<PacketFrontMatter>; verdict?: Partial<VerdictFile> } = {}) {
+  const g = gate()
+    .packet(1, { artifact_sha256: SHA, ...o.packet })
+    .verdict(1, "satisfied", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, ...o.verdict });
+  g.s.outcome = outcome("satisfied", 1, { artifact_sha256: SHA, artifact_raw_sha256: RAW, ...o.outcome });
+  return g;
+}
+const input = {
+  settings: {},
+  policy: policy(),
+  artifact,
+  resultBytes: () => ({ ok: true as const, bytes: RESULT, text: RESULT.toString() }),
+};
+const problems = (g: ReturnType<typeof passed>, over: Partial<typeof input> = {}) => reverifyOutcome(g.s, { ...input, ...over })!.problems;
+
+describe("reverifyOutcome", () => {
+  it("a pass the broker wrote re-derives", () => {
+    expect(problems(passed())).toEqual([]);
+  });
+
+  it("an outcome naming an earlier round while a later one was issued does not", () => {
+    const g = passed().packet(2, { artifact_sha256: SHA });
+    expect(problems(g)).toContain("the outcome names round 1, but round 2 was issued after it");
+  });
+
+  it("an edit inside a redacted region since the outcome is a change (the raw bytes are bound too)", () => {
+    expect(problems(passed(), { artifact: { ...artifact, rawSha: "f".repeat(64) } })).toEqual([
+      `the artifact's raw bytes changed since the outcome (an edit inside a redacted region; now ${"f".repeat(64)})`,
+    ]);
+    // an outcome from before the raw sha was recorded is held to its scrubbed sha only
+    expect(
+      problems(passed({ outcome: { artifact_raw_sha256: undefined } }), { artifact: { ...artifact, rawSha: "f".repeat(64) } }),
+    ).toEqual([]);
+  });
+
+  it("a pass or force-pass that binds no artifact bytes does not", () => {
+    expect(problems(passed({ outcome: { artifact_sha256: null } }))).toContain(
+      "the outcome binds no artifact bytes (artifact_sha256 is null)",
+    );
+    const forced = gate().packet(1).escalation(1, "cap_hit", ["force-pass"]).decision(1, "force-pass");
+    forced.s.outcome = outcome("force_passed", 1, { artifact_sha256: null });
+    expect(problems(forced)).toContain("the outcome binds no artifact bytes (artifact_sha256 is null)");
+  });
+
+  it("a verdict the broker would not pass (a contested finding upheld) does not", () => {
+    const p = problems(passed({ verdict: { rulings: { upheld: 1, withdrawn: 0 } } }));
+    expect(p).toEqual([expect.stringContaining("verdict-1.json does not pass: 1 contested finding(s) upheld")]);
+  });
+
+  it("copilot's own pass does not: only a finalizer round ends a copilot gate", () => {
+    expect(problems(passed({ packet: { reviewer_adapter: "copilot" } }))).toEqual([
+      "round 1 is copilot's pass, which only a finalizer round can confirm",
+    ]);
+  });
+});
