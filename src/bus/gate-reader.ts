@@ -83,6 +83,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   }
   const prints: string[] = [];
   const versions = new Map<string, string>(); // each listed file's version, so it is not lstat-ed again to hash it
+  const linkedAt = new Map<string, number>(); // each listed file's ctime: when its name last changed, on this filesystem
   let mtime = 0;
   const problem = (file: string, reason: string, fault?: { fault?: true }) =>
     snap.problems.push({ file, reason, mtimeMs: mtime, ...fault });
@@ -109,6 +110,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     }
     mtime = st.mtimeMs;
     versions.set(inGate(dir, name), fileVersion(st));
+    linkedAt.set(name, st.ctimeMs);
     if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}:${st.mtimeMs}`);
     // The bus's own directories must be real ones: every write into a linked one is refused, so say who must act.
     if (BUS_DIRS.has(name) && !st.isDirectory()) {
@@ -253,7 +255,9 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     }
   }
   for (const [round, decision] of snap.decisions) {
-    const why = decisionProblem(decision.at, snap.escalations.get(round)?.at);
+    const why =
+      decisionProblem(decision.at, snap.escalations.get(round)?.at) ??
+      landedFirst(linkedAt.get(`decision-${round}.json`), linkedAt.get(`escalation-${round}.json`));
     if (why) {
       snap.decisions.delete(round);
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
@@ -346,6 +350,15 @@ function decisionProblem(at: string, escalationAt: string | undefined): string |
   if (t > Date.now() + DECISION_SKEW_MS) return `decision dated ${at}, in the future`;
   if (escalationAt !== undefined && t < Date.parse(escalationAt)) return "decision predates the escalation it would answer";
   return null;
+}
+
+/**
+ * A decision file that landed before the escalation it would answer was nobody's answer to it (a dropped or
+ * pre-placed file, whatever date it claims): compared by ctime, which only the filesystem sets.
+ */
+function landedFirst(decisionAt: number | undefined, escalationAt: number | undefined): string | null {
+  if (decisionAt === undefined || escalationAt === undefined || decisionAt >= escalationAt) return null;
+  return "decision landed before the escalation it would answer: a decision answers only an escalation already there";
 }
 
 /**

@@ -26,7 +26,7 @@ const RESULT = Buffer.from(
 function passed(o: { outcome?: Partial<Outcome>; packet?: Partial<PacketFrontMatter>; verdict?: Partial<VerdictFile> } = {}) {
   const g = gate()
     .packet(1, { artifact_sha256: SHA, ...o.packet })
-    .verdict(1, "satisfied", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, ...o.verdict });
+    .verdict(1, "pass", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, ...o.verdict });
   g.s.outcome = outcome("satisfied", 1, { artifact_sha256: SHA, artifact_raw_sha256: RAW, ...o.outcome });
   return g;
 }

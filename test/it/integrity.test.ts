@@ -771,31 +771,40 @@ describe("what an independent adversarial review of this fix found (integration)
   });
 
   it("a decision dated in the future never answers the escalation that comes later (§5)", async () => {
+    // far ahead, and within the clock skew allowed between machines: either way it landed before its escalation
+    for (const [run, at] of [
+      ["a2", "2099-01-01T00:00:00.000Z"],
+      ["a2-near", new Date(Date.now() + 60_000).toISOString()],
+    ] as const)
+      await preAnswered(run, at);
+  });
+
+  async function preAnswered(run: string, at: string): Promise<void> {
     const p = setup();
     p.startWorker("broker");
     p.startWorker("verifier");
-    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "a2", "--cap", "1"]);
+    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", run, "--cap", "1"]);
     expect(r.code, r.stderr).toBe(0);
-    await p.waitFor("a2", GATE, has("packet-1.md"), "packet 1");
+    await p.waitFor(run, GATE, has("packet-1.md"), "packet 1");
     drop(
       p,
-      "a2",
+      run,
       "decision-1.json",
       JSON.stringify({
         schema_version: "guild_bus.decision.v1",
-        run_id: "a2",
+        run_id: run,
         gate: GATE,
         round: 1,
         choice: "force-pass",
-        at: "2099-01-01T00:00:00.000Z",
+        at,
       }),
     );
-    drop(p, "a2", "result-1.json", resultText(p, "a2", 1, "issues"));
-    await p.waitFor("a2", GATE, has("escalation-1.json"), "cap hit");
-    expect((await p.waitState("a2", GATE, ["awaiting_decision"])).status).toBe("cap_hit");
-    await p.waitFor("a2", GATE, (f) => !f.includes("decision-1.json"), "the future-dated decision moved aside");
-    expect(p.files("a2", GATE)).not.toContain("outcome.json");
-  });
+    drop(p, run, "result-1.json", resultText(p, run, 1, "issues"));
+    await p.waitFor(run, GATE, has("escalation-1.json"), "cap hit");
+    expect((await p.waitState(run, GATE, ["awaiting_decision"])).status).toBe("cap_hit");
+    await p.waitFor(run, GATE, (f) => !f.includes("decision-1.json"), "the pre-placed decision moved aside");
+    expect(p.files(run, GATE)).not.toContain("outcome.json");
+  }
 
   it("an edit inside a redacted region after the packet still restarts the round (§7, §11)", async () => {
     const p = setup();
