@@ -66,6 +66,8 @@ export async function run(args: string[]): Promise<number> {
     given.add(t.name);
   }
   if (values.help) {
+    // exit 0 here means "the gate passes": help asked for beside a check must not read as one
+    if (tokens.some((t) => t.kind === "option" && t.name !== "help")) return usageError("--help takes no other options");
     process.stdout.write(USAGE);
     return 0;
   }

@@ -96,6 +96,8 @@ describe("guild-bus verify-gate-pass", () => {
       ["--result", res],
       ["--result", res, "--artifact", path.join(d, "missing.md")],
       ["--result", res, "--artifact", res, "--bogus"],
+      // exit 0 would read as a pass: help beside a check is a usage error, never the usage with 0
+      ["--result", res, "--artifact", res, "--help"],
     ]) {
       const r = run(["verify-gate-pass", ...args]);
       expect(r.code, args.join(" ")).toBe(1);
