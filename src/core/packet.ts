@@ -48,6 +48,8 @@ export function readFrontMatter(yaml: string): { front: PacketFrontMatter | null
  */
 export function packetId(runId: string, gate: string, round: number, member: string | null = null): string {
   const id = gate.includes(":") ? `${gate}:${runId}-r${round}` : `${gate}-${runId}-r${round}`;
-  // a quorum member's packet names its reviewer: a result for one member can never be taken for another's
-  return member === null ? id : `${id}.${member}`;
+  // a quorum member's packet names its reviewer: a result for one member can never be taken for another's. "+" is in
+  // no run id, gate or provider id, so no member's id is another gate's plain one (run "x-r1.p-r2" round 3 and run "x"
+  // round 1 member "p-r2-r3" shared one with ".")
+  return member === null ? id : `${id}+${member}`;
 }

@@ -56,7 +56,7 @@ describe("readGate on a quorum gate", () => {
     expect(s.problems).toEqual([]);
     expect(s.packets.size).toBe(0);
     expect([...s.members.keys()].sort()).toEqual(["gem", "gpt"]);
-    expect(s.members.get("gpt")!.verdicts.get(1)).toMatchObject({ packet_id: "G-spec-run1-r1.gpt" });
+    expect(s.members.get("gpt")!.verdicts.get(1)).toMatchObject({ packet_id: "G-spec-run1-r1+gpt" });
     expect(s.members.get("gem")!.results.size).toBe(0);
   });
 

@@ -107,16 +107,19 @@ describe("renderPacket / parsePacket", () => {
     expect(packetId("c", "G-lane:a-b", 1)).not.toBe(packetId("b-c", "G-lane:a", 1));
   });
 
-  it("packet ids are injective over run, gate and round (SPEC §2)", () => {
+  it("packet ids are injective over run, gate, round and quorum member (SPEC §2, §26)", () => {
+    // the collision an independent check found: run x-r1.p-r2 round 3, and run x round 1's member p-r2-r3
+    expect(packetId("x-r1.p-r2", "G-spec", 3)).not.toBe(packetId("x", "G-spec", 1, "p-r2-r3"));
     const part = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,12}$/).filter((x) => !x.includes(".."));
     const gateArb = fc.oneof(
       fc.constantFrom("G-init", "G-spec", "G-plan", "G-quality", "G-operations", "G-diagnose"),
       part.map((id) => `G-lane:${id}`),
     );
-    const key = fc.tuple(part, gateArb, fc.integer({ min: 1, max: 1_000_000 }));
+    const member = fc.option(fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,8}$/), { nil: null });
+    const key = fc.tuple(part, gateArb, fc.integer({ min: 1, max: 1_000_000 }), member);
     fc.assert(
       fc.property(key, key, (a, b) => {
-        if (a[0] === b[0] && a[1] === b[1] && a[2] === b[2]) return;
+        if (a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3]) return;
         expect(packetId(...a)).not.toBe(packetId(...b));
       }),
       { numRuns: 2000 },

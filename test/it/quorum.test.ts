@@ -43,7 +43,7 @@ describe("quorum gates (integration)", () => {
       "verdict-1.gpt.json",
     ])
       expect(files).toContain(name);
-    expect(p.readJson("q1", "G-plan", "verdict-1.gpt.json")).toMatchObject({ packet_id: "G-plan-q1-r1.gpt", reviewer_family: "openai" });
+    expect(p.readJson("q1", "G-plan", "verdict-1.gpt.json")).toMatchObject({ packet_id: "G-plan-q1-r1+gpt", reviewer_family: "openai" });
     // what the author reads (status, the MCP findings tool): one finding, with both reviewers that raised it
     const open = json(p.cli(["status", "q1", "G-plan", "--json"])).gates[0];
     expect(open.last_round.findings).toEqual([
@@ -95,7 +95,7 @@ describe("quorum gates (integration)", () => {
     ]);
     expect(timeline.rounds[0]!.findings.map((f) => f.title)).toEqual(["Acceptance criteria left as TBD"]);
     expect(timeline.rounds[3]!.diff).toMatchObject({ lines: expect.any(Array) });
-    expect(timeline.rounds[1]!.verdict).toMatchObject({ packet_id: "G-plan-q1-r1.gpt" });
+    expect(timeline.rounds[1]!.verdict).toMatchObject({ packet_id: "G-plan-q1-r1+gpt" });
 
     // a member's verdict forged to pass over its result does not re-derive: check fails
     const forged = p.readJson("q1", "G-plan", "result-2.gem.json");
