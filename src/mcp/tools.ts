@@ -13,6 +13,7 @@ import { roundFindings } from "../commands/findings.js";
 import { requestReview } from "../commands/review.js";
 import { gateStatuses } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { DecisionChoice, Difficulty, QuorumRule, StopPolicy } from "../spec/schemas.js";
 import type { AuthorHost } from "./client-host.js";
@@ -170,7 +171,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         ...runGate,
         choice: DecisionChoice,
         extend_by: z.number().int().min(1).max(5).optional().describe("rounds to add, with extend-cap only"),
-        note: z.string().optional(),
+        note: z.string().max(MAX_FILE_BYTES).optional(),
       },
     },
     async (a) => {
@@ -192,7 +193,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       description:
         "Deliver a human's review for a packet addressed to the manual reviewer. The review is Markdown or JSON with a " +
         "verdict; reviewer_model names the model or person that reviewed (its family must differ from the author's).",
-      inputSchema: { ...runGate, reviewer_model: z.string(), review: z.string().describe("the review text") },
+      inputSchema: { ...runGate, reviewer_model: z.string(), review: z.string().max(MAX_FILE_BYTES).describe("the review text") },
     },
     async (a) => {
       const via = t.client()?.name;
