@@ -5,7 +5,7 @@
 // read, unless the project holds a GEMINI.md, which gemini would take as instructions), with a scratch HOME of its own
 // (gemini keeps every session, the packet included, under ~/.gemini), and the JSON report parsed for the final text and
 // the model(s) the API reported.
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { isSystemFault } from "../bus/system-fault.js";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -88,6 +88,7 @@ const GEMINI_SCAN_LIMIT = 200_000;
 export function geminiContextFiles(root: string, limit = GEMINI_SCAN_LIMIT): string[] | null {
   const found: string[] = [];
   const pending = [root];
+  const visited = new Set([realpathOr(root)]);
   let seen = 0;
   while (pending.length && found.length < 5) {
     const dir = pending.pop()!;
@@ -100,12 +101,34 @@ export function geminiContextFiles(root: string, limit = GEMINI_SCAN_LIMIT): str
     }
     if ((seen += entries.length) > limit) return null;
     for (const e of entries) {
-      if (e.isDirectory()) {
-        if (!(dir === root && (e.name === ".git" || e.name === ".guild"))) pending.push(path.join(dir, e.name));
-      } else if (e.name === GEMINI_CONTEXT_FILE) found.push(path.join(dir, e.name));
+      const at = path.join(dir, e.name);
+      if (e.isDirectory() || (e.isSymbolicLink() && linksToDirectory(at))) {
+        // a linked directory is read through its link (pnpm's node_modules): looked into once, wherever it points
+        const real = realpathOr(at);
+        if (!(dir === root && (e.name === ".git" || e.name === ".guild")) && !visited.has(real)) {
+          visited.add(real);
+          pending.push(at);
+        }
+      } else if (e.name === GEMINI_CONTEXT_FILE) found.push(at);
     }
   }
   return found;
+}
+
+function linksToDirectory(link: string): boolean {
+  try {
+    return statSync(link).isDirectory();
+  } catch {
+    return false; // a dangling link reads as nothing
+  }
+}
+
+function realpathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 /** The argv for one dispatch. Nothing of the packet or the artifact: the packet goes on stdin. */

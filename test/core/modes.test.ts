@@ -1,6 +1,6 @@
 // The auto-review-loop modes' pure parts besides the score (test/core/score.test.ts) and decide (test/core/decide.test.ts):
 // the adapter capability, nightmare selection and refusal, and what each mode puts in a packet.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { dispatchWorkdir } from "../../src/adapters/child.js";
@@ -65,6 +65,15 @@ describe("gemini at nightmare: the project's GEMINI.md files, which gemini would
     ]);
     expect(rel(root, geminiContextFiles(root))).toEqual(["GEMINI.md", "node_modules/pkg/GEMINI.md", "src/a/b/GEMINI.md"]);
     expect(geminiContextFiles(tree(["docs/spec.md", "GEMINI/notes.md"]))).toEqual([]);
+  });
+
+  it("looks through linked directories (gemini reads through them), once each, whatever loops they make", () => {
+    const root = tree(["docs/spec.md"]);
+    const elsewhere = tree(["pkg/GEMINI.md"]);
+    symlinkSync(path.join(elsewhere, "pkg"), path.join(root, "linked"));
+    symlinkSync(root, path.join(root, "docs", "loop"));
+    symlinkSync(path.join(root, "missing"), path.join(root, "dangling"));
+    expect(rel(root, geminiContextFiles(root))).toEqual(["linked/GEMINI.md"]);
   });
 
   it("a tree larger than the limit is not half checked: null (the adapter refuses)", () => {
