@@ -83,7 +83,6 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
   }
   const prints: string[] = [];
   const versions = new Map<string, string>(); // each listed file's version, so it is not lstat-ed again to hash it
-  const linkedAt = new Map<string, number>(); // each listed file's ctime: when its name last changed, on this filesystem
   let mtime = 0;
   const problem = (file: string, reason: string, fault?: { fault?: true }) =>
     snap.problems.push({ file, reason, mtimeMs: mtime, ...fault });
@@ -110,7 +109,6 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     }
     mtime = st.mtimeMs;
     versions.set(inGate(dir, name), fileVersion(st));
-    linkedAt.set(name, st.ctimeMs);
     if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}:${st.mtimeMs}`);
     // The bus's own directories must be real ones: every write into a linked one is refused, so say who must act.
     if (BUS_DIRS.has(name) && !st.isDirectory()) {
@@ -254,18 +252,17 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       }
     }
   }
+  const sha = shaOncePerRead(versions, (file, reason) =>
+    snap.problems.push({ file: path.basename(file), reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
+  );
   for (const [round, decision] of snap.decisions) {
-    const why =
-      decisionProblem(decision.at, snap.escalations.get(round)?.at) ??
-      landedFirst(linkedAt.get(`decision-${round}.json`), linkedAt.get(`escalation-${round}.json`));
+    const answered = snap.escalations.has(round) ? sha(inGate(dir, `escalation-${round}.json`)) : null;
+    const why = decisionProblem(decision, snap.escalations.get(round)?.at, answered);
     if (why) {
       snap.decisions.delete(round);
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
     }
   }
-  const sha = shaOncePerRead(versions, (file, reason) =>
-    snap.problems.push({ file: path.basename(file), reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
-  );
   bindVerdicts(snap, { dir, sha }, snap, null);
   for (const [member, slots] of snap.members) bindVerdicts(snap, { dir, sha }, slots, member);
   snap.fingerprint = prints.join("|");
@@ -341,24 +338,23 @@ function verdictMtime(dir: string, round: number, member: string | null): number
 const DECISION_SKEW_MS = 5 * 60 * 1000;
 
 /**
- * A decision answers only an escalation that came before it, compared as times (not strings); a date that is not a
- * time, or one in the future (a decision dropped ahead of its escalation would otherwise answer it), does not count.
+ * A decision answers only the escalation it names by sha256 (`guild-bus decide`, the MCP server and the console
+ * record it: a file dropped ahead of its escalation cannot know it), or, naming none (an older or foreign writer),
+ * one that came before it, compared as times, with no allowance for clock skew (a decision dated ahead of this clock
+ * would answer an escalation still to come).
  */
-function decisionProblem(at: string, escalationAt: string | undefined): string | null {
-  const t = Date.parse(at);
-  if (Number.isNaN(t)) return `decision dated ${JSON.stringify(at)}, which is not a time`;
-  if (t > Date.now() + DECISION_SKEW_MS) return `decision dated ${at}, in the future`;
+function decisionProblem(decision: Decision, escalationAt: string | undefined, escalationSha: string | null): string | null {
+  const t = Date.parse(decision.at);
+  if (Number.isNaN(t)) return `decision dated ${JSON.stringify(decision.at)}, which is not a time`;
+  if (decision.escalation_sha256 !== undefined) {
+    if (escalationSha !== null && decision.escalation_sha256 !== escalationSha)
+      return `decision answers escalation bytes ${decision.escalation_sha256}, not this round's (${escalationSha})`;
+    if (t > Date.now() + DECISION_SKEW_MS) return `decision dated ${decision.at}, in the future`;
+    return null;
+  }
+  if (t > Date.now()) return `decision dated ${decision.at}, in the future, and naming no escalation`;
   if (escalationAt !== undefined && t < Date.parse(escalationAt)) return "decision predates the escalation it would answer";
   return null;
-}
-
-/**
- * A decision file that landed before the escalation it would answer was nobody's answer to it (a dropped or
- * pre-placed file, whatever date it claims): compared by ctime, which only the filesystem sets.
- */
-function landedFirst(decisionAt: number | undefined, escalationAt: number | undefined): string | null {
-  if (decisionAt === undefined || escalationAt === undefined || decisionAt >= escalationAt) return null;
-  return "decision landed before the escalation it would answer: a decision answers only an escalation already there";
 }
 
 /**

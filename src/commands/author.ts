@@ -8,6 +8,9 @@ import { acceptManualResponse } from "../core/manual-answer.js";
 import { familyOfHost } from "../core/family.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
+import { sha256Hex } from "../core/sha.js";
+import { readBounded } from "../bus/read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
@@ -94,6 +97,13 @@ async function decideEscalationNow(
   if (!offers(escalation, d.choice)) {
     return refuse(`${d.choice} is not an option for ${escalation.reason}; choose one of: ${escalation.options.join(", ")}`);
   }
+  // the bytes of the escalation this answers: what binds the decision to it (a file dropped ahead cannot know them)
+  let answered: string;
+  try {
+    answered = sha256Hex(readBounded(ctx.layout.gateFile(run, gate, `escalation-${round}.json`), { max: MAX_FILE_BYTES }));
+  } catch (error) {
+    return refuse(`escalation-${round}.json cannot be read now (${(error as Error).message}); nothing was decided — try again`);
+  }
   const record = Decision.parse({
     schema_version: "guild_bus.decision.v1",
     run_id: run,
@@ -103,6 +113,7 @@ async function decideEscalationNow(
     ...(d.extendBy ? { extend_by: d.extendBy } : {}),
     ...(d.note ? { note: d.note } : {}),
     decided_by: d.decidedBy,
+    escalation_sha256: answered,
     at: new Date().toISOString(),
   });
   const conflict = await write(ctx, view, `decision-${round}.json`, json(record));

@@ -397,6 +397,9 @@ export const Decision = z
     extend_by: z.number().int().min(1).max(5).optional(),
     note: z.string().optional(),
     decided_by: z.string().optional(),
+    escalation_sha256: sha256Hex
+      .optional()
+      .describe("sha256 of the escalation-<n>.json bytes this answers: a decision naming none must be dated after it, never ahead of now"),
     at: isoTime,
   })
   .meta({ title: "review/<gate>/decision-<n>.json" });
