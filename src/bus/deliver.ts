@@ -185,8 +185,11 @@ export async function deliverInOrder(
     for (const [i, f] of staged.entries()) {
       const result = await publish({ ...f!, fs, durable, log: options.log }, options.guildDir);
       // before the next file lands: a delivered file has one name when the one after it appears (a seal with a
-      // second name could change through it, and readers refuse such a seal: SPEC §15)
-      await fs.unlink(f!.staging).catch(() => undefined);
+      // second name could change through it, and readers refuse such a seal: SPEC §15). When the staging name cannot
+      // be removed, nothing more is linked: the caller's retry finds this file delivered ("identical").
+      await fs.unlink(f!.staging).catch((error: unknown) => {
+        if (i < staged.length - 1 && errCode(error) !== "ENOENT") throw error;
+      });
       staged[i] = undefined;
       results.push(result);
       if (result.status === "conflict") break;

@@ -2,6 +2,7 @@
 // Free of commander and zod, so the fast verify-gate-pass runner shares it.
 import { statSync } from "node:fs";
 import type { Answer } from "../commands/answer.js";
+import { oneLine } from "../core/text-of.js";
 
 export const USAGE_EXIT = 1;
 
@@ -9,7 +10,7 @@ export const ROOT_HELP = "project root (default: the nearest directory up from h
 
 /** Write the error line (newlines in the message folded) and an optional hint line; returns the exit code. */
 export function reportError(message: string, hint?: string): number {
-  process.stderr.write(`guild-bus: ${message.trim().replace(/\s*\n\s*/g, " ")}\n${hint ? `${hint}\n` : ""}`);
+  process.stderr.write(`guild-bus: ${oneLine(message.trim())}\n${hint ? `${hint}\n` : ""}`);
   return USAGE_EXIT;
 }
 

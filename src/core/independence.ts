@@ -1,6 +1,7 @@
 // The one independence rule (SPEC §12): a review is strong only when both families are known and they differ.
 import type { Family, PacketFrontMatter, Settings } from "../spec/schemas.js";
 import { classifyModel } from "./family.js";
+import { scrubLine } from "./scrub.js";
 
 /** How a reviewer's family relates to the author's; null when there is no reviewer. */
 export function familyRelation(author: Family, reviewer: Family | null): "different" | "same" | "unknown" | null {
@@ -20,7 +21,9 @@ export function reviewerOf(
   packet: Pick<PacketFrontMatter, "reviewer_model">,
   aliases: Settings["family_aliases"],
 ): { model: string | null; family: Family } {
-  const reported = typeof result.reviewer_model === "string" && result.reviewer_model.trim() ? result.reviewer_model : null;
+  // a dropped result's name is shown on one line in the verdict, trail and status: folded and bounded like the bus's own
+  const named = typeof result.reviewer_model === "string" ? scrubLine(result.reviewer_model, 200) : "";
+  const reported = named || null;
   const model = reported ?? packet.reviewer_model;
   return { model, family: classifyModel(model, aliases) };
 }

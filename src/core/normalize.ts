@@ -9,6 +9,7 @@ import { toReadiness } from "./score-gate.js";
 import { describeIssues, type Finding, type PacketFrontMatter, type Readiness, ReviewResultStrict } from "../spec/schemas.js";
 import { findingView } from "./findings.js";
 import { scrubLine } from "./scrub.js";
+import { shown } from "./text-of.js";
 
 export interface EnvelopeContext {
   packetId: string;
@@ -148,7 +149,7 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
       mentions: mentionsScore,
       fromLine: (v) => (NUMBER_RE.test(v) ? { value: Number(v) } : { problem: `the Score line has ${JSON.stringify(v)}, not a number` }),
       fromStructured: (v) =>
-        typeof v === "number" && Number.isFinite(v) ? { value: v } : { problem: `score must be a number (got ${JSON.stringify(v)})` },
+        typeof v === "number" && Number.isFinite(v) ? { value: v } : { problem: `score must be a number (got ${shown(v)})` },
       same: (a, b) => Math.abs(a - b) <= 1e-9,
     },
     lines,
@@ -161,7 +162,7 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
       lineRe: VERDICT_LINE_RE,
       mentions: (l) => VERDICT_MENTION_RE.test(l),
       fromLine: (v) => readiness(v, `the Verdict line has ${JSON.stringify(v)}, not ready | almost | not ready`),
-      fromStructured: (v) => readiness(v, `readiness must be ready, almost or not ready (got ${JSON.stringify(v)})`),
+      fromStructured: (v) => readiness(v, `readiness must be ready, almost or not ready (got ${shown(v)})`),
       same: (a, b) => a === b,
     },
     lines,
@@ -241,11 +242,16 @@ function envelope(
  * reported a different model too, both are kept: the family is then known only if the two agree (§12).
  */
 function reviewerIdentity(claimed: unknown, ctx: EnvelopeContext): Pick<ReviewResultStrict, "reviewer_model" | "reviewer_model_source"> {
-  const own = typeof claimed === "string" ? claimed.trim() : "";
-  if (!own) return { reviewer_model: ctx.reviewerModel, reviewer_model_source: ctx.reviewerModelSource };
-  const both = ctx.reviewerModelSource === "reported" && own !== ctx.reviewerModel;
-  return { reviewer_model: both ? `${ctx.reviewerModel}, ${own}` : own, reviewer_model_source: "reported" };
+  // each name one line of at most 96 characters, so that both fit the 200 a result's name may have: a disagreement
+  // is never cut off (it is what makes the family unknown)
+  const own = typeof claimed === "string" ? modelName(claimed) : "";
+  const given = modelName(ctx.reviewerModel);
+  if (!own) return { reviewer_model: given, reviewer_model_source: ctx.reviewerModelSource };
+  const both = ctx.reviewerModelSource === "reported" && own !== given;
+  return { reviewer_model: both ? `${given}, ${own}` : own, reviewer_model_source: "reported" };
 }
+
+const modelName = (name: string) => scrubLine(name, 96);
 
 type ParsedObject =
   { ok: true; obj: Record<string, unknown> } | { ok: false; kind: Extract<JsonAnswer, { ok: false }>["kind"] | "shape"; reason: string };

@@ -3,6 +3,7 @@
 // exactly what the zod schema ReviewResultLenient does. The JSON itself is read by the one answer parser.
 import { RESULT_WIRE } from "../spec/constants.js";
 import { parseJsonAnswer } from "./json-answer.js";
+import { shown } from "./text-of.js";
 
 export interface LenientResult {
   schema_version?: typeof RESULT_WIRE;
@@ -34,7 +35,7 @@ export function parseJsonObject(raw: string): ReadOutcome<Record<string, unknown
 export function lenientProblems(obj: Record<string, unknown>): string[] {
   const reasons: string[] = [];
   if ("schema_version" in obj && obj.schema_version !== RESULT_WIRE) {
-    reasons.push(`schema_version must be exactly "${RESULT_WIRE}" (got ${JSON.stringify(obj.schema_version)})`);
+    reasons.push(`schema_version must be exactly "${RESULT_WIRE}" (got ${shown(obj.schema_version)})`);
   }
   for (const field of REQUIRED_STRINGS) {
     const value = obj[field];

@@ -1,7 +1,7 @@
 // The score condition (ARIS's stop rule) of one result, a pure function of the result's fields. Kept apart from
 // gate-pass.ts so that verify-gate-pass does not load zod.
 import type { Readiness, ScoreGate } from "../spec/schemas.js";
-import { textOf } from "./text-of.js";
+import { shown, textOf } from "./text-of.js";
 
 /** score ≥ 6 out of 10, inclusive, AND readiness ready or almost. */
 export const SCORE_THRESHOLD = 6;
@@ -25,11 +25,11 @@ export function evaluateScoreGate(result: Record<string, unknown>): ScoreGate {
   const raw = result.score;
   const score = typeof raw === "number" && Number.isFinite(raw) ? raw : null;
   if (raw === undefined) reasons.push("no score reported");
-  else if (score === null) reasons.push(`score must be a finite number (got ${JSON.stringify(raw)})`);
+  else if (score === null) reasons.push(`score must be a finite number (got ${shown(raw)})`);
   else if (score < 1 || score > 10) reasons.push(`score ${score} is outside 1–10`);
   const readiness = toReadiness(result.readiness);
   if (result.readiness === undefined) reasons.push("no readiness reported");
-  else if (readiness === null) reasons.push(`readiness must be ready, almost or not ready (got ${JSON.stringify(result.readiness)})`);
+  else if (readiness === null) reasons.push(`readiness must be ready, almost or not ready (got ${shown(result.readiness)})`);
   const available = reasons.length === 0;
   const positive = available && score! >= SCORE_THRESHOLD && (readiness === "ready" || readiness === "almost");
   if (available && !positive)

@@ -287,18 +287,23 @@ export function scrub(text: string, options: ScrubOptions = {}): string {
   return scrubWithReport(text, options).text;
 }
 
-// eslint-disable-next-line no-control-regex -- control characters are what is folded away
-const CONTROL_RUN = /[\s\u0000-\u001f\u007f-\u009f]+/g;
+/** Whitespace, control and format characters (bidi controls among them) and line separators: folded to one space. */
+const CONTROL_RUN = /[\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu;
+/** Around what a line keeps, this much more is scrubbed: far enough that a secret the window cuts is not in the line. */
+const SCRUB_MARGIN = 64 * 1024;
 
 /**
- * Outside text (a reviewer's stderr, an API's error body, a value an answer named) for a one-line reason: scrubbed
- * whole, then folded to one line and cut to max characters, keeping its start or its end. Scrubbed before the cut:
- * a cut through a secret can leave a piece no rule recognises.
+ * Outside text (a reviewer's stderr, an API's error body, a name an answer gives) for one line of at most max
+ * characters, keeping its start or its end: scrubbed, folded to one line, then cut. Scrubbed before the cut (a cut
+ * through a secret can leave a piece no rule recognises), over a window around what is kept (a 16 MiB stdout is
+ * not scrubbed whole to keep 500 characters of it).
  */
 export function scrubLine(text: string, max: number, keep: "start" | "end" = "start", options: ScrubOptions = {}): string {
-  const line = scrub(text, options).replace(CONTROL_RUN, " ").trim();
+  const window =
+    text.length <= max + SCRUB_MARGIN ? text : keep === "start" ? text.slice(0, max + SCRUB_MARGIN) : text.slice(-(max + SCRUB_MARGIN));
+  const line = scrub(window, options).replace(CONTROL_RUN, " ").trim();
   if (line.length <= max) return line;
-  return keep === "start" ? `${line.slice(0, max)}…` : `…${line.slice(-max)}`;
+  return keep === "start" ? `${line.slice(0, max - 1).trimEnd()}…` : `…${line.slice(1 - max).trimStart()}`;
 }
 
 // Free text in a review result (summary, findings, and the names it gives) goes through the scrubber before it is

@@ -11,10 +11,19 @@ export function textOf(value: unknown): string {
   }
 }
 
+/** What Markdown and terminals may take for the end of a line: CR alone counts in CommonMark. */
+const LINE_BREAK = /[\n\r\u0085\u2028\u2029]/;
+
 /** A line with the breaks in it folded to spaces, its indentation kept: a foreign value cannot start a line of its
  *  own (a heading, a list item). Split, not a whitespace-newline regex: that rescans a run of spaces from each one. */
 export function oneLine(line: string): string {
-  if (!line.includes("\n")) return line;
-  const [first, ...rest] = line.split("\n");
+  if (!LINE_BREAK.test(line)) return line;
+  const [first, ...rest] = line.split(LINE_BREAK);
   return [first!.trimEnd(), ...rest.map((piece) => piece.trim()).filter(Boolean)].join(" ");
+}
+
+/** A foreign value quoted in a reason as JSON (so on one line), a long one cut to max characters: never echoed whole. */
+export function shown(value: unknown, max = 80): string {
+  const cut = (text: string) => (text.length > max ? `${text.slice(0, max)}…` : text);
+  return typeof value === "string" ? JSON.stringify(cut(value)) : cut(textOf(value));
 }

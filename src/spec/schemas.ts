@@ -10,8 +10,8 @@ const nonBlank = z.string().regex(/\S/, "must be a non-blank string");
 const oneLineName = z
   .string()
   .regex(
-    /^[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?$/,
-    "must be one line of printable ASCII without outer spaces, at most 200 characters",
+    /^[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}](?:[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{0,198}[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}])?$/u,
+    "must be one line without control or format characters or outer spaces, at most 200 characters",
   );
 const sha256Hex = z.string().regex(SHA256_RE, "must be 64 hex characters");
 const isoTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T/, "must be an ISO-8601 timestamp");

@@ -107,3 +107,13 @@ describe("review_result.v1 as the bus writes it (strict)", () => {
     expect(parseStrictReviewResult(JSON.stringify({ ...strict, schema_version: undefined })).result).toBeNull();
   });
 });
+
+describe("a foreign value in a reason", () => {
+  it("is quoted on one line and cut, never echoed whole (a MiB of spaces once took the error line minutes)", () => {
+    const huge = `review_result.v0${" ".repeat(1 << 20)}\nx`;
+    const { reasons } = parseReviewResult(
+      JSON.stringify({ schema_version: huge, packet_id: "p", artifact_sha256_reviewed: "a", verdict: "x", blocking_findings: [] }),
+    );
+    expect(reasons[0]).toMatch(/^schema_version must be exactly "review_result\.v1" \(got "review_result\.v0 {64}…"\)$/);
+  });
+});

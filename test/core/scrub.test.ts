@@ -715,11 +715,12 @@ describe("scrubLine: outside text for a one-line reason", () => {
   const token = `ghp_${"A1b2C3d4".repeat(5)}`;
   it("scrubs before it cuts: a cut through a secret leaves no recognisable piece behind", () => {
     const text = `failed: password=${"s3cr3t".repeat(20)} and more`;
-    expect(scrubLine(text, 30)).toBe("failed: password=[REDACTED:sec…");
+    expect(scrubLine(text, 30)).toBe("failed: password=[REDACTED:se…");
     expect(scrubLine(`${"x".repeat(600)} ${token}`, 500, "end")).toMatch(/^….*\[REDACTED:token\]$/);
   });
   it("folds line breaks and control characters into single spaces", () => {
-    expect(scrubLine("a\n\n## Outcome\r\n\x1b[2Jb\tc", 100)).toBe("a ## Outcome [2Jb c");
+    expect(scrubLine("a\n\n## Outcome\r\n\x1b[2Jb\tc\u2028d\u202ee", 100)).toBe("a ## Outcome [2Jb c d e");
+    for (const keep of ["start", "end"] as const) expect(scrubLine("x".repeat(500), 200, keep)).toHaveLength(200);
   });
 });
 
