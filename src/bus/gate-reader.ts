@@ -252,19 +252,19 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       }
     }
   }
-  const sha = shaOncePerRead(versions, (file, reason) =>
+  const files = shaOncePerRead(versions, (file, reason) =>
     snap.problems.push({ file: path.basename(file), reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
   );
   for (const [round, decision] of snap.decisions) {
-    const answered = snap.escalations.has(round) ? sha(inGate(dir, `escalation-${round}.json`)) : null;
+    const answered = snap.escalations.has(round) ? files.sha(inGate(dir, `escalation-${round}.json`)) : null;
     const why = decisionProblem(decision, snap.escalations.get(round)?.at, answered);
     if (why) {
       snap.decisions.delete(round);
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
     }
   }
-  bindVerdicts(snap, { dir, sha }, snap, null);
-  for (const [member, slots] of snap.members) bindVerdicts(snap, { dir, sha }, slots, member);
+  bindVerdicts(snap, { dir, ...files }, snap, null);
+  for (const [member, slots] of snap.members) bindVerdicts(snap, { dir, ...files }, slots, member);
   snap.fingerprint = prints.join("|");
   return snap;
 }
@@ -295,19 +295,22 @@ function slotsOf(snap: GateSnapshot, member: string): ReviewSlots {
 interface GateFiles {
   dir: string;
   sha: (file: string) => string | null;
+  /** How many names a file not in the listing (a seal) had when its sha was read: 0 when it could not be stat-ed. */
+  names: (file: string) => number;
 }
 
 /** `onFault`: the system failed a read, so a null sha here does not mean the file is gone (the snapshot says so). */
-function shaOncePerRead(listed: Map<string, string>, onFault: (file: string, reason: string) => void): (file: string) => string | null {
-  const seen = new Map<string, string | null>();
-  return (file) => {
+function shaOncePerRead(listed: Map<string, string>, onFault: (file: string, reason: string) => void): Omit<GateFiles, "dir"> {
+  const seen = new Map<string, { sha: string | null; names: number }>();
+  const read = (file: string) => {
     if (!seen.has(file)) {
-      const { sha, fault } = fileSha(file, listed.get(file));
+      const { sha, fault, names = 0 } = fileSha(file, listed.get(file));
       if (fault) onFault(file, fault);
-      seen.set(file, sha);
+      seen.set(file, { sha, names });
     }
     return seen.get(file)!;
   };
+  return { sha: (file) => read(file).sha, names: (file) => read(file).names };
 }
 
 const seenFile = (st: Stats): SeenFile => ({ mtimeMs: st.mtimeMs, size: st.size, version: fileVersion(st) });
@@ -361,16 +364,19 @@ function decisionProblem(decision: Decision, escalationAt: string | undefined, e
  * sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. `listed`: its
  * version as this read's listing saw it (a seal in .verified/ is not listed, so it is lstat-ed here).
  */
-function fileSha(file: string, listed: string | undefined): { sha: string | null; fault?: string } {
+function fileSha(file: string, listed: string | undefined): { sha: string | null; fault?: string; names?: number } {
   let version = listed;
+  let names: number | undefined;
   if (version === undefined) {
     try {
-      version = fileVersion(lstatSync(file));
+      const st = lstatSync(file);
+      version = fileVersion(st);
+      names = st.nlink;
     } catch (error) {
       return { sha: null, ...(isSystemFault(error) ? { fault: (error as Error).message } : {}) };
     }
   }
-  return cachedParse(
+  const { sha, fault } = cachedParse(
     `${file}#sha`,
     version,
     (): { sha: string | null; fault?: string } => {
@@ -382,6 +388,7 @@ function fileSha(file: string, listed: string | undefined): { sha: string | null
     },
     (r) => r.sha !== null,
   );
+  return { sha, ...(fault ? { fault } : {}), ...(names === undefined ? {} : { names }) };
 }
 
 const resultSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(inGate(dir, slotFile("result", round, member)));
@@ -389,13 +396,7 @@ const resultSha = ({ dir, sha }: GateFiles, round: number, member: string | null
 const sealSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(inGate(dir, sealFile(round, member)));
 
 /** How many names the seal has: the verifier's own has one (deliver() drops its staging name before the verdict lands). */
-function sealNames({ dir }: GateFiles, round: number, member: string | null): number {
-  try {
-    return lstatSync(inGate(dir, sealFile(round, member))).nlink;
-  } catch {
-    return 0; // gone: the sha read says so
-  }
-}
+const sealNames = ({ dir, names }: GateFiles, round: number, member: string | null) => names(inGate(dir, sealFile(round, member)));
 
 /**
  * Whether a valid verdict counts (SPEC §5, §15): only for the bytes the verifier sealed before writing it, and only
