@@ -58,16 +58,16 @@ export function rulingLines(list: unknown): string[] {
   if (!Array.isArray(list)) return [];
   return list.slice(0, MAX_LISTED_FINDINGS).map((r) => {
     const o = r && typeof r === "object" ? (r as Record<string, unknown>) : {};
-    const reason = typeof o.reason === "string" && o.reason ? ` (${oneLine(o.reason.slice(0, 300))})` : "";
-    return `ruling: ${oneLine(textOf(o.ruling ?? "?").slice(0, 100))} — ${oneLine(textOf(o.finding ?? "?").slice(0, 300))}${reason}`;
+    const reason = typeof o.reason === "string" && o.reason ? ` (${o.reason.slice(0, 300)})` : "";
+    return `ruling: ${textOf(o.ruling ?? "?").slice(0, 100)} — ${textOf(o.finding ?? "?").slice(0, 300)}${reason}`;
   });
 }
 
 function findingTitles(list: unknown): string[] {
   const { findings, more } = listedFindings(list);
-  // these lines are the trail's and the next packet's (prior rounds): one line each
+  // folded to one line where each is rendered: trail.md's lines and the next packet's prior rounds
   const lines = findings.map((f) =>
-    oneLine(Object.keys(f.fields).length ? `[${(f.severity ?? "?").slice(0, 20)}] ${f.title.slice(0, 300)}` : f.title.slice(0, 300)),
+    Object.keys(f.fields).length ? `[${(f.severity ?? "?").slice(0, 20)}] ${f.title.slice(0, 300)}` : f.title.slice(0, 300),
   );
   if (more) lines.push(`… and ${more} more finding(s) in the result`);
   return lines;
