@@ -351,16 +351,17 @@ export function renderTrail(
   else if (first) out.push(`- reviewer selection: ${first.selection_status} — ${first.selection_reason}`);
   if (s.request) out.push(`- requested: ${s.request.requested_at}`);
   out.push("");
+  const text = shownLines(out.splice(0));
   entries.forEach((e, i) => {
     const place = { first: entries[i - 1]?.round !== e.round, last: entries[i + 1]?.round !== e.round };
-    const text = { titles: findings.get(e.packet), detail: details?.get(e.packet) };
+    const listed = { titles: findings.get(e.packet), detail: details?.get(e.packet) };
     const v = e.member === undefined ? s : memberView(s, e.member);
     const r = e.round;
     // everything roundSection reads: a round none of these changed for is not rendered again
     const deps: unknown[] = [v.packets.get(r), v.attempts.get(r), v.verdicts.get(r), v.failures.get(r), v.memories.has(r)];
-    deps.push(v.rebuttals.has(r), v.escalations.get(r), v.decisions.get(r), v.resubmits.has(r), text.titles, text.detail);
+    deps.push(v.rebuttals.has(r), v.escalations.get(r), v.decisions.get(r), v.resubmits.has(r), listed.titles, listed.detail);
     deps.push(place.first, place.last);
-    out.push(...sectionMemo(e, deps, () => Object.freeze(roundSection(v, e, text, place))));
+    text.push(...sectionMemo(e, deps, () => Object.freeze(shownLines(roundSection(v, e, listed, place)))));
   });
   const esc0 = s.escalations.get(0);
   if (esc0)
@@ -414,7 +415,13 @@ export function renderTrail(
   } else {
     out.push(`- open: ${decision.state} (round ${decision.round}) — ${decision.detail}`);
   }
-  // Each entry is one line whatever a field holds: a title, model or reason cannot start a heading or a line of its own.
-  // Read with cat: reviewers' text shows its control characters.
-  return terminalSafe(out.map(oneLine).join("\n") + "\n");
+  return [...text, ...shownLines(out)].join("\n") + "\n";
+}
+
+/**
+ * Each entry is one line whatever a field holds: a title, model or reason cannot start a heading or a line of its own.
+ * Read with cat: reviewers' text shows its control characters. Done per line, so a round's section is done once.
+ */
+function shownLines(lines: readonly string[]): string[] {
+  return lines.map((line) => terminalSafe(oneLine(line)));
 }
