@@ -4,6 +4,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, cpus, totalmem } from "node:os";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { Layout } from "../src/bus/layout.js";
 import { RESULT_WIRE } from "../src/spec/constants.js";
 import { deliver } from "../src/bus/deliver.js";
@@ -35,9 +36,45 @@ import { throughput } from "./throughput.js";
 import { uiFigures } from "./ui.js";
 import { waitForFile, waitForFirst } from "./watch.js";
 
-const quick = process.argv.includes("--quick");
+const USAGE = `usage: node dist/bench/run.js [--quick] [one figure alone: --throughput N | --brokers 1,2,4 [--throughput N]
+  | --rounds N | --cli RUNS | --history FINISHED_RUNS | --ui]
+With no figure named, every figure is measured (hours with the 100,000-run history) and bench/results.json is written.`;
+
+/** The flags, strictly: an unknown or misspelt one must not start the full bench. */
+function benchArgs() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        quick: { type: "boolean" },
+        ui: { type: "boolean" },
+        help: { type: "boolean" },
+        throughput: { type: "string" },
+        brokers: { type: "string" },
+        rounds: { type: "string" },
+        cli: { type: "string" },
+        history: { type: "string" },
+      },
+    });
+    const count = (flag: keyof typeof values) => {
+      const v = values[flag];
+      if (v === undefined) return null;
+      if (typeof v !== "string" || !/^[1-9]\d*$/.test(v)) throw new Error(`--${flag} takes a positive whole number, not ${String(v)}`);
+      return Number(v);
+    };
+    const brokers = values.brokers?.split(",").map(Number) ?? null;
+    if (brokers?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--brokers takes counts like 1,2,4, not ${values.brokers}`);
+    const figures = { throughput: count("throughput"), rounds: count("rounds"), cli: count("cli"), history: count("history") };
+    return { help: values.help ?? false, quick: values.quick ?? false, ui: values.ui ?? false, brokers, ...figures };
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const args = benchArgs();
+const quick = args.quick;
 /** `--throughput N`: only that figure, with N gates (for profiling the workers); nothing is written to results.json. */
-const throughputOnly = process.argv.includes("--throughput") ? Number(process.argv[process.argv.indexOf("--throughput") + 1]) : null;
+const throughputOnly = args.throughput;
 
 function timeCommand(argv: string[]): number {
   const t0 = process.hrtime.bigint();
@@ -348,16 +385,16 @@ function printHistory(h: HistoryFigures): void {
   ]);
 }
 
-const flagValue = (flag: string) => (process.argv.includes(flag) ? Number(process.argv[process.argv.indexOf(flag) + 1]) : null);
-
 async function main(): Promise<void> {
-  if (process.argv.includes("--ui")) {
+  if (args.help) {
+    console.log(USAGE);
+    return;
+  }
+  if (args.ui) {
     console.table([await consoleFigures(1000)]);
     return;
   }
-  const brokerCounts = process.argv.includes("--brokers")
-    ? process.argv[process.argv.indexOf("--brokers") + 1]!.split(",").map(Number)
-    : null;
+  const brokerCounts = args.brokers;
   if (brokerCounts !== null) {
     printBrokers(await brokersFigure(brokerCounts, throughputOnly ?? (quick ? 100 : 500), quick));
     return;
@@ -368,16 +405,16 @@ async function main(): Promise<void> {
     console.log("CPU ms per round:", figure.cpu_ms_per_round);
     return;
   }
-  const roundsOnly = flagValue("--rounds");
+  const roundsOnly = args.rounds;
   if (roundsOnly !== null) {
     console.log(JSON.stringify({ echo: await echoFloor(20), watch: await roundOverhead(roundsOnly, false) }, null, 1));
     return;
   }
-  if (process.argv.includes("--cli")) {
-    printColdStart(await coldStart(flagValue("--cli") || 20));
+  if (args.cli !== null) {
+    printColdStart(await coldStart(args.cli));
     return;
   }
-  const historyOnly = flagValue("--history");
+  const historyOnly = args.history;
   if (historyOnly !== null) {
     await history(historyOnly, quick ? 5 : 100, true);
     return;
