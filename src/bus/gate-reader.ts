@@ -21,6 +21,7 @@ import {
 } from "../spec/schemas.js";
 import { parsePacket } from "../core/packet.js";
 import { cachedParse, fileVersion } from "./parse-cache.js";
+import { GateStats } from "./gate-stats.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
 import { faultFlag, isSystemFault } from "./system-fault.js";
 import { ReadFault } from "../core/read-fault.js";
@@ -64,7 +65,15 @@ function readRejected(dir: string): GateSnapshot["rejected"] {
 /** A gate file's path: the gate directory is already normalised and bus names are plain, so no path.join (hot: per file per read). */
 export const inGate = (dir: string, name: string) => `${dir}${path.sep}${name}`;
 
-export function readGate(layout: Layout, runId: string, gate: string): GateSnapshot {
+/** Kinds of round file that steer the open round whatever their round: few, so always stat-ed. */
+const STEERING = new Set(["escalation", "decision", "resubmit", "rebuttal"]);
+
+/**
+ * `incremental`: a worker's read, which may take a closed round's stat from its previous read of this gate (gate-stats.ts).
+ * A closed round is one before the round of the last packet but one: decide() judges the open round and the one it
+ * restarts, and the files of older rounds only add to the trail, the next packet's history and stall evidence.
+ */
+export function readGate(layout: Layout, runId: string, gate: string, incremental = false): GateSnapshot {
   const dir = layout.gateDir(runId, gate);
   const snap = emptySnapshot(runId, gate, dir);
   try {
@@ -81,6 +90,10 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       snap.problems.push({ file: ".", reason: `cannot list: ${(error as Error).message}`, mtimeMs: 0, fault: true });
     return snap;
   }
+  const listed = names.map((name) => ({ name, round: parseRoundFile(name) }));
+  const lastPacket = listed.reduce((top, { round: r }) => (r?.kind === "packet" && r.round > top ? r.round : top), 0);
+  const closed = (round: number) => round < lastPacket - 1;
+  const stats = new GateStats(dir, incremental);
   const prints: string[] = [];
   const versions = new Map<string, string>(); // each listed file's version, so it is not lstat-ed again to hash it
   let mtime = 0;
@@ -99,16 +112,17 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     else put(value);
   };
   const same = (v: { run_id: string; gate: string }) => v.run_id === runId && v.gate === gate;
-  for (const name of names) {
-    let st: Stats;
+  for (const { name, round: parsed } of listed) {
+    let st: Stats | undefined;
     try {
-      st = lstatSync(inGate(dir, name));
+      st = stats.stat(name, parsed !== null && !STEERING.has(parsed.kind) && closed(parsed.round));
     } catch (error) {
       if (isSystemFault(error)) problem(name, `cannot stat: ${(error as Error).message}`, { fault: true });
-      continue; // gone since the listing
+      continue;
     }
+    if (!st) continue; // gone since the listing
     mtime = st.mtimeMs;
-    versions.set(inGate(dir, name), fileVersion(st));
+    versions.set(name, fileVersion(st));
     if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}:${st.mtimeMs}`);
     // The bus's own directories must be real ones: every write into a linked one is refused, so say who must act.
     if (BUS_DIRS.has(name) && !st.isDirectory()) {
@@ -127,7 +141,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       );
       continue;
     }
-    const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parseRoundFile(name) !== null;
+    const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parsed !== null;
     if (!known && name !== GATE_FILES.trail && name !== "rejected") {
       problem(name, "not a bus file name (bus-spec/SPEC.md lists the names a gate directory holds)");
       continue;
@@ -151,7 +165,6 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
     if (name === GATE_FILES.request) take(name, st, Request, same, (v) => (snap.request = v));
     else if (name === GATE_FILES.outcome) take(name, st, Outcome, same, (v) => (snap.outcome = v));
     else {
-      const parsed = parseRoundFile(name);
       if (!parsed) continue;
       const { kind, round, member } = parsed;
       const atRound = (v: { round: number }) => v.round === round;
@@ -252,20 +265,21 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
       }
     }
   }
-  const files = shaOncePerRead(versions, (file, reason) =>
-    snap.problems.push({ file: path.basename(file), reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
+  const files = shaOncePerRead(dir, versions, stats, closed, (name, reason) =>
+    snap.problems.push({ file: name, reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
   );
   for (const [round, decision] of snap.decisions) {
-    const answered = snap.escalations.has(round) ? files.sha(inGate(dir, `escalation-${round}.json`)) : null;
+    const answered = snap.escalations.has(round) ? files.sha(`escalation-${round}.json`, round) : null;
     const why = decisionProblem(decision, snap.escalations.get(round)?.at, answered);
     if (why) {
       snap.decisions.delete(round);
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
     }
   }
-  bindVerdicts(snap, { dir, ...files }, snap, null);
-  for (const [member, slots] of snap.members) bindVerdicts(snap, { dir, ...files }, slots, member);
+  bindVerdicts(snap, files, snap, null);
+  for (const [member, slots] of snap.members) bindVerdicts(snap, files, slots, member);
   snap.fingerprint = prints.join("|");
+  stats.remember(snap.outcome !== null);
   return snap;
 }
 
@@ -275,7 +289,7 @@ export function readGate(layout: Layout, runId: string, gate: string): GateSnaps
  * removed after verification, an attempt that seemed never made).
  */
 export function readGateToAct(layout: Layout, runId: string, gate: string): GateSnapshot {
-  return wholeOrFault(readGate(layout, runId, gate));
+  return wholeOrFault(readGate(layout, runId, gate, true));
 }
 
 /** The snapshot, if the system failed none of its reads; else ReadFault. */
@@ -291,26 +305,35 @@ function slotsOf(snap: GateSnapshot, member: string): ReviewSlots {
   return slots;
 }
 
-/** The gate directory being read, and its files' hashes, each file hashed (or found in the cache) once per read. */
+/**
+ * The gate directory being read, and its files' hashes, each file hashed (or found in the cache) once per read. Files
+ * are named relative to the gate directory, with the round they belong to.
+ */
 interface GateFiles {
   dir: string;
-  sha: (file: string) => string | null;
+  sha: (name: string, round: number) => string | null;
   /** How many names a file not in the listing (a seal) had when its sha was read: 0 when it could not be stat-ed. */
-  names: (file: string) => number;
+  names: (name: string, round: number) => number;
 }
 
 /** `onFault`: the system failed a read, so a null sha here does not mean the file is gone (the snapshot says so). */
-function shaOncePerRead(listed: Map<string, string>, onFault: (file: string, reason: string) => void): Omit<GateFiles, "dir"> {
+function shaOncePerRead(
+  dir: string,
+  listed: Map<string, string>,
+  stats: GateStats,
+  closed: (round: number) => boolean,
+  onFault: (name: string, reason: string) => void,
+): GateFiles {
   const seen = new Map<string, { sha: string | null; names: number }>();
-  const read = (file: string) => {
-    if (!seen.has(file)) {
-      const { sha, fault, names = 0 } = fileSha(file, listed.get(file));
-      if (fault) onFault(file, fault);
-      seen.set(file, { sha, names });
+  const read = (name: string, round: number) => {
+    if (!seen.has(name)) {
+      const { sha, fault, names = 0 } = fileSha(dir, name, listed.get(name) ?? (() => stats.stat(name, closed(round))));
+      if (fault) onFault(name, fault);
+      seen.set(name, { sha, names });
     }
-    return seen.get(file)!;
+    return seen.get(name)!;
   };
-  return { sha: (file) => read(file).sha, names: (file) => read(file).names };
+  return { dir, sha: (name, round) => read(name, round).sha, names: (name, round) => read(name, round).names };
 }
 
 const seenFile = (st: Stats): SeenFile => ({ mtimeMs: st.mtimeMs, size: st.size, version: fileVersion(st) });
@@ -361,20 +384,26 @@ function decisionProblem(decision: Decision, escalationAt: string | undefined, e
 }
 
 /**
- * sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. `listed`: its
- * version as this read's listing saw it (a seal in .verified/ is not listed, so it is lstat-ed here).
+ * sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. `version`: as
+ * this read's listing saw it, or, for a seal in .verified/ (not listed), its stat.
  */
-function fileSha(file: string, listed: string | undefined): { sha: string | null; fault?: string; names?: number } {
-  let version = listed;
+function fileSha(
+  dir: string,
+  name: string,
+  version: string | (() => Stats | undefined),
+): { sha: string | null; fault?: string; names?: number } {
+  const file = inGate(dir, name);
   let names: number | undefined;
-  if (version === undefined) {
+  if (typeof version !== "string") {
+    let st: Stats | undefined;
     try {
-      const st = lstatSync(file);
-      version = fileVersion(st);
-      names = st.nlink;
+      st = version();
     } catch (error) {
       return { sha: null, ...(isSystemFault(error) ? { fault: (error as Error).message } : {}) };
     }
+    if (!st) return { sha: null };
+    version = fileVersion(st);
+    names = st.nlink;
   }
   const { sha, fault } = cachedParse(
     `${file}#sha`,
@@ -391,12 +420,12 @@ function fileSha(file: string, listed: string | undefined): { sha: string | null
   return { sha, ...(fault ? { fault } : {}), ...(names === undefined ? {} : { names }) };
 }
 
-const resultSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(inGate(dir, slotFile("result", round, member)));
+const resultSha = ({ sha }: GateFiles, round: number, member: string | null) => sha(slotFile("result", round, member), round);
 /** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
-const sealSha = ({ dir, sha }: GateFiles, round: number, member: string | null) => sha(inGate(dir, sealFile(round, member)));
+const sealSha = ({ sha }: GateFiles, round: number, member: string | null) => sha(sealFile(round, member), round);
 
 /** How many names the seal has: the verifier's own has one (deliver() drops its staging name before the verdict lands). */
-const sealNames = ({ dir, names }: GateFiles, round: number, member: string | null) => names(inGate(dir, sealFile(round, member)));
+const sealNames = ({ names }: GateFiles, round: number, member: string | null) => names(sealFile(round, member), round);
 
 /**
  * Whether a valid verdict counts (SPEC §5, §15): only for the bytes the verifier sealed before writing it, and only

@@ -1,0 +1,59 @@
+// The stat of each gate file, as one read of the gate takes them. A worker reads the same gate at every step, and
+// stat-ing every file of a long gate each time made a round cost more the more rounds came before it (bench/README.md,
+// "Where a long chain's time goes"). Files of closed rounds are immutable, so a worker's read takes their stat from its
+// previous read of the gate, and every name is stat-ed again at least every SWEEP_MS: a closed round's file changed in
+// place is noticed that late by workers (SPEC §5), at once by every other read (status, check, the console).
+import { lstatSync, type Stats } from "node:fs";
+
+/** How long a worker may go on trusting a closed round's stat from an earlier read. */
+export const SWEEP_MS = 1000;
+/** Gates remembered (a long-lived worker sees many; an ended gate is forgotten when read). */
+const MAX_GATES = 1024;
+
+interface Remembered {
+  sweptAt: number;
+  stats: Map<string, Stats | undefined>;
+}
+const remembered = new Map<string, Remembered>();
+
+export class GateStats {
+  private readonly seen = new Map<string, Stats | undefined>();
+  private readonly earlier: Map<string, Stats | undefined> | null;
+  private readonly sweptAt: number;
+
+  /** `incremental`: a worker's read, which may reuse the stats of closed rounds; else every name is stat-ed. */
+  constructor(
+    private readonly dir: string,
+    private readonly incremental: boolean,
+  ) {
+    const last = incremental ? remembered.get(dir) : undefined;
+    const now = Date.now();
+    const fresh = last !== undefined && now - last.sweptAt < SWEEP_MS;
+    this.earlier = fresh ? last.stats : null;
+    this.sweptAt = fresh ? last.sweptAt : now;
+  }
+
+  /**
+   * lstat of a name in the gate directory (undefined when it does not exist; a system fault throws). `closed`: a
+   * closed round's file, whose stat from the previous read stands until the next sweep.
+   */
+  stat(name: string, closed: boolean): Stats | undefined {
+    if (closed && this.earlier?.has(name)) {
+      const st = this.earlier.get(name);
+      this.seen.set(name, st);
+      return st;
+    }
+    const st = lstatSync(`${this.dir}/${name}`, { throwIfNoEntry: false });
+    this.seen.set(name, st);
+    return st;
+  }
+
+  /** Keep this read's stats for the gate's next read; `ended`: the gate has its outcome, so it is forgotten. */
+  remember(ended: boolean): void {
+    if (!this.incremental) return;
+    remembered.delete(this.dir);
+    if (ended) return;
+    remembered.set(this.dir, { sweptAt: this.sweptAt, stats: this.seen });
+    if (remembered.size > MAX_GATES) remembered.delete(remembered.keys().next().value!);
+  }
+}
