@@ -8,9 +8,7 @@ import { hasValidOutcome, readGateToAct } from "../bus/gate-reader.js";
 import { appendJsonl } from "../bus/jsonl.js";
 import { Layout, movesAside } from "../bus/layout.js";
 import { rejectFile } from "../bus/reject.js";
-import { readTextBounded } from "../bus/read-bounded.js";
-import { replace } from "../bus/replace.js";
-import { type BrokerInput, planStep, stuck, trailText } from "../core/broker-plan.js";
+import { planStep, stuck } from "../core/broker-plan.js";
 import type { Action, GateDecision } from "../core/decide.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
 import { configuredProviders, type Provider } from "../core/selection.js";
@@ -18,9 +16,9 @@ import { type GateSnapshot, withPacket } from "../core/snapshot.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import { Event, type PacketFrontMatter } from "../spec/schemas.js";
-import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { brokerInput } from "./gate-reads.js";
 import { ReadFault } from "../core/read-fault.js";
+import { TrailWriter } from "./trail-writer.js";
 
 export function createBroker(options: WorkerOptions): WorkerRuntime {
   const providers = new ProviderCache(new Layout(options.root));
@@ -158,33 +156,4 @@ async function quarantine(ctx: BusContext, s: GateSnapshot): Promise<boolean> {
     if (await rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
   }
   return moved;
-}
-
-/** trail.md, rewritten only when the gate or the decision changed since this broker last wrote it. */
-export class TrailWriter {
-  private readonly last = new Map<string, string>();
-
-  async write(ctx: BusContext, s: GateSnapshot, d: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): Promise<void> {
-    const key = `${s.runId}\u0000${s.gate}`;
-    const stamp = `${s.fingerprint}#${d.state}#${d.detail}`;
-    if (this.last.get(key) === stamp) return;
-    const text = trailText(s, d, input);
-    if (text === null) return;
-    const file = ctx.layout.gateFile(s.runId, s.gate, "trail.md");
-    // A gate this writer has no record of (a finished one looked at again, or the first write since start) keeps a
-    // trail.md that already says this: a rename would move the gate directory's mtime, which is how every worker tells
-    // that a file arrived after an outcome, so that look must settle. An open gate's changed stamp is written as is.
-    if (this.last.has(key) || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
-    // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.
-    if (s.outcome) this.last.delete(key);
-    else this.last.set(key, stamp);
-  }
-}
-
-function hasText(file: string, text: string): boolean {
-  try {
-    return readTextBounded(file, { max: MAX_FILE_BYTES }) === text;
-  } catch {
-    return false; // absent, unreadable or not a regular file: written anew
-  }
 }

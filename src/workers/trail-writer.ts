@@ -1,0 +1,91 @@
+// trail.md as the broker keeps it: rewritten when the gate or the decision changed since this broker last wrote it.
+// While machines drive a gate its trail is rewritten at most every TRAIL_PACE_MS, the last state always written (a
+// long chain rewrote the whole file at every step); a gate that ended or waits for a person is written at once, so
+// the trail never lags an outcome, an escalation or a question to the author.
+import type { BusContext } from "../bus/context.js";
+import { readTextBounded } from "../bus/read-bounded.js";
+import { replace } from "../bus/replace.js";
+import { type BrokerInput, trailText } from "../core/broker-plan.js";
+import type { GateDecision, GateStateName } from "../core/decide.js";
+import type { GateSnapshot } from "../core/snapshot.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
+
+export const TRAIL_PACE_MS = 250;
+/** States where the gate waits for a worker: its trail may lag by up to TRAIL_PACE_MS. */
+const MACHINE_STATES = new Set<GateStateName>(["broker", "reviewing", "dispatched", "normalizing", "verifying"]);
+
+interface Job {
+  ctx: BusContext;
+  s: GateSnapshot;
+  d: GateDecision;
+  input: Pick<BrokerInput, "policy" | "reads">;
+  stamp: string;
+}
+
+interface GateTrail {
+  /** What the trail on disk says, as this broker last wrote it. */
+  stamp: string | null;
+  writtenAt: number;
+  due: Job | null;
+  timer: NodeJS.Timeout | null;
+  /** Writes of this gate's trail, one after another in the order they were asked for. */
+  writing: Promise<void>;
+}
+
+export class TrailWriter {
+  private readonly gates = new Map<string, GateTrail>();
+
+  async write(ctx: BusContext, s: GateSnapshot, d: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): Promise<void> {
+    const key = `${s.runId}\u0000${s.gate}`;
+    const job = { ctx, s, d, input, stamp: `${s.fingerprint}#${d.state}#${d.detail}` };
+    let gate = this.gates.get(key);
+    if (!gate) this.gates.set(key, (gate = { stamp: null, writtenAt: 0, due: null, timer: null, writing: Promise.resolve() }));
+    if (gate.stamp === job.stamp) {
+      gate.due = null;
+      return;
+    }
+    const wait = gate.writtenAt + TRAIL_PACE_MS - Date.now();
+    if (wait <= 0 || s.outcome || !MACHINE_STATES.has(d.state)) {
+      gate.due = null;
+      return this.flush(key, gate, job);
+    }
+    gate.due = job;
+    gate.timer ??= setTimeout(() => {
+      gate.timer = null;
+      const due = gate.due;
+      gate.due = null;
+      // a failed late write leaves the next step to write at once, and say why
+      if (due) this.flush(key, gate, due).catch(() => (gate.writtenAt = 0));
+    }, wait).unref();
+  }
+
+  private flush(key: string, gate: GateTrail, job: Job): Promise<void> {
+    gate.writing = gate.writing.catch(() => {}).then(() => this.writeNow(key, gate, job));
+    return gate.writing;
+  }
+
+  private async writeNow(key: string, gate: GateTrail, { ctx, s, d, input, stamp }: Job): Promise<void> {
+    const text = trailText(s, d, input);
+    if (text === null) return;
+    const file = ctx.layout.gateFile(s.runId, s.gate, "trail.md");
+    // A gate this writer has no record of (a finished one looked at again, or the first write since start) keeps a
+    // trail.md that already says this: a rename would move the gate directory's mtime, which is how every worker tells
+    // that a file arrived after an outcome, so that look must settle. An open gate's changed stamp is written as is.
+    if (gate.stamp !== null || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
+    gate.stamp = stamp;
+    gate.writtenAt = Date.now();
+    // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.
+    if (s.outcome) {
+      if (gate.timer) clearTimeout(gate.timer);
+      if (this.gates.get(key) === gate) this.gates.delete(key);
+    }
+  }
+}
+
+function hasText(file: string, text: string): boolean {
+  try {
+    return readTextBounded(file, { max: MAX_FILE_BYTES }) === text;
+  } catch {
+    return false; // absent, unreadable or not a regular file: written anew
+  }
+}
