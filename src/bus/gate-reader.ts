@@ -20,8 +20,8 @@ import {
   VerdictFile,
 } from "../spec/schemas.js";
 import { parsePacket } from "../core/packet.js";
-import { cachedParse, fileVersion } from "./parse-cache.js";
-import { GateStats } from "./gate-stats.js";
+import { cachedParse } from "./parse-cache.js";
+import { GateStats, type Stat } from "./gate-stats.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
 import { faultFlag, isSystemFault } from "./system-fault.js";
 import { ReadFault } from "../core/read-fault.js";
@@ -99,11 +99,11 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   let mtime = 0;
   const problem = (file: string, reason: string, fault?: { fault?: true }) =>
     snap.problems.push({ file, reason, mtimeMs: mtime, ...fault });
-  const take = <T>(name: string, st: Stats, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
+  const take = <T>(name: string, version: string, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
     const file = inGate(dir, name);
     const { value, reason, fault } = cachedParse(
       file,
-      st,
+      version,
       () => readJson(file, schema),
       (r) => !r.unread,
     );
@@ -113,16 +113,17 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   };
   const same = (v: { run_id: string; gate: string }) => v.run_id === runId && v.gate === gate;
   for (const { name, round: parsed } of listed) {
-    let st: Stats | undefined;
+    let stat: Stat | undefined;
     try {
-      st = stats.stat(name, parsed !== null && !STEERING.has(parsed.kind) && closed(parsed.round));
+      stat = stats.stat(name, parsed !== null && !STEERING.has(parsed.kind) && closed(parsed.round));
     } catch (error) {
       if (isSystemFault(error)) problem(name, `cannot stat: ${(error as Error).message}`, { fault: true });
       continue;
     }
-    if (!st) continue; // gone since the listing
+    if (!stat) continue; // gone since the listing
+    const { st, version } = stat;
     mtime = st.mtimeMs;
-    versions.set(name, fileVersion(st));
+    versions.set(name, version);
     if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}:${st.mtimeMs}`);
     // The bus's own directories must be real ones: every write into a linked one is refused, so say who must act.
     if (BUS_DIRS.has(name) && !st.isDirectory()) {
@@ -135,7 +136,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       const rejectedDir = path.join(dir, name);
       snap.rejected = cachedParse(
         rejectedDir,
-        st,
+        version,
         () => readRejected(rejectedDir),
         () => true,
       );
@@ -162,8 +163,8 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       problem(name, `too large (${st.size} bytes > ${MAX_FILE_BYTES})`);
       continue;
     }
-    if (name === GATE_FILES.request) take(name, st, Request, same, (v) => (snap.request = v));
-    else if (name === GATE_FILES.outcome) take(name, st, Outcome, same, (v) => (snap.outcome = v));
+    if (name === GATE_FILES.request) take(name, version, Request, same, (v) => (snap.request = v));
+    else if (name === GATE_FILES.outcome) take(name, version, Outcome, same, (v) => (snap.outcome = v));
     else {
       if (!parsed) continue;
       const { kind, round, member } = parsed;
@@ -175,7 +176,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
           const file = inGate(dir, name);
           const { front, problems, fault } = cachedParse(
             file,
-            st,
+            version,
             (): { front: PacketFrontMatter | null; problems: string[]; read: boolean; fault?: true } => {
               try {
                 // not the body: it can be megabytes
@@ -199,22 +200,22 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "attempt":
           take(
             name,
-            st,
+            version,
             Attempt,
             (v) => same(v) && atRound(v),
             (v) => slots.attempts.set(round, v),
           );
           break;
         case "result":
-          slots.results.set(round, seenFile(st));
+          slots.results.set(round, seenFile(stat));
           break;
         case "response":
-          slots.responses.set(round, seenFile(st));
+          slots.responses.set(round, seenFile(stat));
           break;
         case "failure":
           take(
             name,
-            st,
+            version,
             Failure,
             (v) => same(v) && atRound(v),
             (v) => slots.failures.set(round, v),
@@ -223,7 +224,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "verdict":
           take(
             name,
-            st,
+            version,
             VerdictFile,
             (v) => same(v) && atRound(v),
             (v) => slots.verdicts.set(round, v),
@@ -232,7 +233,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "resubmit":
           take(
             name,
-            st,
+            version,
             Resubmit,
             (v) => same(v) && v.after_round === round,
             () => snap.resubmits.add(round),
@@ -241,7 +242,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "escalation":
           take(
             name,
-            st,
+            version,
             Escalation,
             (v) => same(v) && atRound(v),
             (v) => snap.escalations.set(round, v),
@@ -250,7 +251,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "decision":
           take(
             name,
-            st,
+            version,
             Decision,
             (v) => same(v) && atRound(v),
             (v) => snap.decisions.set(round, v),
@@ -336,7 +337,7 @@ function shaOncePerRead(
   return { dir, sha: (name, round) => read(name, round).sha, names: (name, round) => read(name, round).names };
 }
 
-const seenFile = (st: Stats): SeenFile => ({ mtimeMs: st.mtimeMs, size: st.size, version: fileVersion(st) });
+const seenFile = ({ st, version }: Stat): SeenFile => ({ mtimeMs: st.mtimeMs, size: st.size, version });
 
 /** Keep only the verdicts bound to the packet and sealed result bytes of their slot; record broken seals. */
 function bindVerdicts(snap: GateSnapshot, files: GateFiles, slots: ReviewSlots, member: string | null): void {
@@ -390,20 +391,20 @@ function decisionProblem(decision: Decision, escalationAt: string | undefined, e
 function fileSha(
   dir: string,
   name: string,
-  version: string | (() => Stats | undefined),
+  version: string | (() => Stat | undefined),
 ): { sha: string | null; fault?: string; names?: number } {
   const file = inGate(dir, name);
   let names: number | undefined;
   if (typeof version !== "string") {
-    let st: Stats | undefined;
+    let stat: Stat | undefined;
     try {
-      st = version();
+      stat = version();
     } catch (error) {
       return { sha: null, ...(isSystemFault(error) ? { fault: (error as Error).message } : {}) };
     }
-    if (!st) return { sha: null };
-    version = fileVersion(st);
-    names = st.nlink;
+    if (!stat) return { sha: null };
+    version = stat.version;
+    names = stat.st.nlink;
   }
   const { sha, fault } = cachedParse(
     `${file}#sha`,

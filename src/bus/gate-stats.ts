@@ -4,21 +4,28 @@
 // previous read of the gate, and every name is stat-ed again at least every SWEEP_MS: a closed round's file changed in
 // place is noticed that late by workers (SPEC §5), at once by every other read (status, check, the console).
 import { lstatSync, type Stats } from "node:fs";
+import { fileVersion } from "./parse-cache.js";
 
 /** How long a worker may go on trusting a closed round's stat from an earlier read. */
 export const SWEEP_MS = 1000;
 /** Gates remembered (a long-lived worker sees many; an ended gate is forgotten when read). */
 const MAX_GATES = 1024;
 
+/** A name's stat and its version as the parse cache tells them apart (made once, not at every use). */
+export interface Stat {
+  st: Stats;
+  version: string;
+}
+
 interface Remembered {
   sweptAt: number;
-  stats: Map<string, Stats | undefined>;
+  stats: Map<string, Stat | undefined>;
 }
 const remembered = new Map<string, Remembered>();
 
 export class GateStats {
-  private readonly seen = new Map<string, Stats | undefined>();
-  private readonly earlier: Map<string, Stats | undefined> | null;
+  private readonly seen = new Map<string, Stat | undefined>();
+  private readonly earlier: Map<string, Stat | undefined> | null;
   private readonly sweptAt: number;
 
   /** `incremental`: a worker's read, which may reuse the stats of closed rounds; else every name is stat-ed. */
@@ -37,15 +44,16 @@ export class GateStats {
    * lstat of a name in the gate directory (undefined when it does not exist; a system fault throws). `closed`: a
    * closed round's file, whose stat from the previous read stands until the next sweep.
    */
-  stat(name: string, closed: boolean): Stats | undefined {
+  stat(name: string, closed: boolean): Stat | undefined {
     if (closed && this.earlier?.has(name)) {
-      const st = this.earlier.get(name);
-      this.seen.set(name, st);
-      return st;
+      const known = this.earlier.get(name);
+      this.seen.set(name, known);
+      return known;
     }
     const st = lstatSync(`${this.dir}/${name}`, { throwIfNoEntry: false });
-    this.seen.set(name, st);
-    return st;
+    const stat = st && { st, version: fileVersion(st) };
+    this.seen.set(name, stat);
+    return stat;
   }
 
   /** Keep this read's stats for the gate's next read; `ended`: the gate has its outcome, so it is forgotten. */
