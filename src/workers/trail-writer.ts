@@ -11,8 +11,11 @@ import type { GateSnapshot } from "../core/snapshot.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export const TRAIL_PACE_MS = 250;
-/** States where the gate waits for a worker: its trail may lag by up to TRAIL_PACE_MS. */
-const MACHINE_STATES = new Set<GateStateName>(["broker", "reviewing", "dispatched", "normalizing", "verifying"]);
+/**
+ * States where the gate waits for a worker: its trail may lag by up to TRAIL_PACE_MS. Not "broker": a trail written
+ * in that state says why the broker could not act (an error), which is written at once.
+ */
+const MACHINE_STATES = new Set<GateStateName>(["reviewing", "dispatched", "normalizing", "verifying"]);
 
 interface Job {
   ctx: BusContext;
