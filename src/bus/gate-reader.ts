@@ -28,6 +28,7 @@ import { ReadFault } from "../core/read-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots, type SeenFile } from "../core/snapshot.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
+import { openRound } from "../core/gate-queries.js";
 
 function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
   let text: string;
@@ -70,8 +71,8 @@ const STEERING = new Set(["escalation", "decision", "resubmit", "rebuttal"]);
 
 /**
  * `incremental`: a worker's read, which may take a closed round's stat from its previous read of this gate (gate-stats.ts).
- * A closed round is one before the round of the last packet but one: decide() judges the open round and the one it
- * restarts, and the files of older rounds only add to the trail, the next packet's history and stall evidence.
+ * A closed round is one before the open round but one: decide() judges the open round and the one it restarts, and
+ * the files of older rounds only add to the trail, the next packet's history and stall evidence.
  */
 export function readGate(layout: Layout, runId: string, gate: string, incremental = false): GateSnapshot {
   const dir = layout.gateDir(runId, gate);
@@ -92,8 +93,9 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   }
   const listed = names.map((name) => ({ name, round: parseRoundFile(name) }));
   const lastPacket = listed.reduce((top, { round: r }) => (r?.kind === "packet" && r.round > top ? r.round : top), 0);
-  const closed = (round: number) => round < lastPacket - 1;
   const stats = new GateStats(dir, incremental);
+  const closedBelow = stats.closedBelow(lastPacket);
+  const closed = (round: number) => round < closedBelow;
   const prints: string[] = [];
   const versions = new Map<string, string>(); // each listed file's version, so it is not lstat-ed again to hash it
   let mtime = 0;
@@ -280,7 +282,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   bindVerdicts(snap, files, snap, null);
   for (const [member, slots] of snap.members) bindVerdicts(snap, files, slots, member);
   snap.fingerprint = prints.join("|");
-  stats.remember(snap.outcome !== null);
+  stats.remember(snap.outcome !== null, openRound(snap));
   return snap;
 }
 

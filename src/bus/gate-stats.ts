@@ -2,7 +2,8 @@
 // stat-ing every file of a long gate each time made a round cost more the more rounds came before it (bench/README.md,
 // "Where a long chain's time goes"). Files of closed rounds are immutable, so a worker's read takes their stat from its
 // previous read of the gate, and every name is stat-ed again at least every SWEEP_MS: a closed round's file changed in
-// place is noticed that late by workers (SPEC §5), at once by every other read (status, check, the console).
+// place, or its seal removed, is noticed that late by workers (SPEC §5), at once by every other read (status, check,
+// the console). Only a stat of a file that exists is reused: an absent one (a seal not written yet) is asked again.
 import { lstatSync, type Stats } from "node:fs";
 import { fileVersion } from "./parse-cache.js";
 
@@ -20,12 +21,14 @@ export interface Stat {
 interface Remembered {
   sweptAt: number;
   stats: Map<string, Stat | undefined>;
+  /** The open round as that read found it: the highest valid packet, whatever junk names a higher one. */
+  openRound: number;
 }
 const remembered = new Map<string, Remembered>();
 
 export class GateStats {
   private readonly seen = new Map<string, Stat | undefined>();
-  private readonly earlier: Map<string, Stat | undefined> | null;
+  private readonly earlier: Remembered | null;
   private readonly sweptAt: number;
 
   /** `incremental`: a worker's read, which may reuse the stats of closed rounds; else every name is stat-ed. */
@@ -34,10 +37,20 @@ export class GateStats {
     private readonly incremental: boolean,
   ) {
     const last = incremental ? remembered.get(dir) : undefined;
-    const now = Date.now();
+    // monotonic: a wall clock stepped back would stretch the sweep interval by as much
+    const now = performance.now();
     const fresh = last !== undefined && now - last.sweptAt < SWEEP_MS;
-    this.earlier = fresh ? last.stats : null;
+    this.earlier = fresh ? last : null;
     this.sweptAt = fresh ? last.sweptAt : now;
+  }
+
+  /**
+   * Rounds below this one are closed for this read: before the open round but one, the open round being the lower of
+   * the highest packet name listed now and the highest valid packet the previous read found (so a junk packet name
+   * closes no round that is still open). 0 on a sweep, when every name is stat-ed anyway.
+   */
+  closedBelow(lastPacketName: number): number {
+    return this.earlier ? Math.min(lastPacketName, this.earlier.openRound) - 1 : 0;
   }
 
   /**
@@ -45,8 +58,8 @@ export class GateStats {
    * closed round's file, whose stat from the previous read stands until the next sweep.
    */
   stat(name: string, closed: boolean): Stat | undefined {
-    if (closed && this.earlier?.has(name)) {
-      const known = this.earlier.get(name);
+    const known = closed ? this.earlier?.stats.get(name) : undefined;
+    if (known) {
       this.seen.set(name, known);
       return known;
     }
@@ -57,11 +70,11 @@ export class GateStats {
   }
 
   /** Keep this read's stats for the gate's next read; `ended`: the gate has its outcome, so it is forgotten. */
-  remember(ended: boolean): void {
+  remember(ended: boolean, openRound: number): void {
     if (!this.incremental) return;
     remembered.delete(this.dir);
     if (ended) return;
-    remembered.set(this.dir, { sweptAt: this.sweptAt, stats: this.seen });
+    remembered.set(this.dir, { sweptAt: this.sweptAt, stats: this.seen, openRound });
     if (remembered.size > MAX_GATES) remembered.delete(remembered.keys().next().value!);
   }
 }

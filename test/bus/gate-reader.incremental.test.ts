@@ -1,6 +1,6 @@
 // A worker's read of a long gate (readGateToAct) takes closed rounds' stats from its previous read (gate-stats.ts):
 // what it must still see at once, what it sees by the next sweep, and what every other read sees at once.
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readGate, readGateToAct } from "../../src/bus/gate-reader.js";
@@ -35,7 +35,7 @@ afterEach(() => vi.useRealTimers());
 
 describe("a worker's read of a long gate", () => {
   it("sees a closed round's result changed in place after verification by the next sweep; other reads see it at once", () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.useFakeTimers({ toFake: ["performance"] });
     const { layout, put } = longGate();
     expect(readGateToAct(layout, RUN, GATE).verdicts.size).toBe(ROUNDS - 1);
     put("result-1.json", '{"result": "rewritten"}\n');
@@ -48,7 +48,7 @@ describe("a worker's read of a long gate", () => {
   });
 
   it("sees a closed round's seal removed by the next sweep", () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.useFakeTimers({ toFake: ["performance"] });
     const { layout, dir } = longGate();
     readGateToAct(layout, RUN, GATE);
     rmSync(path.join(dir, ".verified", "result-2.json"));
@@ -59,7 +59,7 @@ describe("a worker's read of a long gate", () => {
   });
 
   it("sees at once a new file at a closed round, a removed one, and every change at the open round and the one before", () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.useFakeTimers({ toFake: ["performance"] });
     const { layout, dir, put } = longGate();
     readGateToAct(layout, RUN, GATE);
     put("result-2.json.partial", "junk");
@@ -73,8 +73,35 @@ describe("a worker's read of a long gate", () => {
     expect(worker.results.has(ROUNDS)).toBe(true);
   });
 
+  it("sees at once a seal and verdict that arrive for a closed round that had none", () => {
+    vi.useFakeTimers({ toFake: ["performance"] });
+    const { layout, dir, put } = longGate();
+    const sealed = readFileSync(path.join(dir, ".verified", "result-2.json"), "utf8");
+    const bound = readFileSync(path.join(dir, "verdict-2.json"), "utf8");
+    rmSync(path.join(dir, ".verified", "result-2.json"));
+    rmSync(path.join(dir, "verdict-2.json"));
+    expect(readGateToAct(layout, RUN, GATE).verdicts.has(2)).toBe(false);
+    put(".verified/result-2.json", sealed);
+    put("verdict-2.json", bound);
+    const worker = readGateToAct(layout, RUN, GATE);
+    expect(worker.problems).toEqual([]);
+    expect(worker.verdicts.has(2)).toBe(true);
+  });
+
+  it("keeps stat-ing the open round when a junk packet name claims a later one", () => {
+    vi.useFakeTimers({ toFake: ["performance"] });
+    const { layout, put } = longGate();
+    put(`result-${ROUNDS}.json`, '{"result": "open round"}\n');
+    readGateToAct(layout, RUN, GATE);
+    put(`packet-${ROUNDS + 2}.md`, "junk");
+    readGateToAct(layout, RUN, GATE);
+    const rewritten = '{"result": "the open round, written again in place"}\n';
+    put(`result-${ROUNDS}.json`, rewritten);
+    expect(readGateToAct(layout, RUN, GATE).results.get(ROUNDS)?.size).toBe(Buffer.byteLength(rewritten));
+  });
+
   it("stats every file again when the gate has ended and is read once more", () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.useFakeTimers({ toFake: ["performance"] });
     const { layout, put } = longGate();
     put("result-6.json", '{"result": "round 6"}\n');
     put("outcome.json", JSON.stringify(outcome("stopped", ROUNDS)));
