@@ -3,6 +3,7 @@
 // long chain rewrote the whole file at every step); a gate that ended or waits for a person is written at once, so
 // the trail never lags an outcome, an escalation or a question to the author.
 import type { BusContext } from "../bus/context.js";
+import { hasValidOutcome } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
 import { type BrokerInput, trailText } from "../core/broker-plan.js";
@@ -28,6 +29,8 @@ interface Job {
 interface GateTrail {
   /** What the trail on disk says, as this broker last wrote it. */
   stamp: string | null;
+  /** The state last asked for (written, being written or due): asking for it again asks for nothing. */
+  wanted: string | null;
   writtenAt: number;
   due: Job | null;
   timer: NodeJS.Timeout | null;
@@ -42,12 +45,12 @@ export class TrailWriter {
     const key = `${s.runId}\u0000${s.gate}`;
     const job = { ctx, s, d, input, stamp: `${s.fingerprint}#${d.state}#${d.detail}` };
     let gate = this.gates.get(key);
-    if (!gate) this.gates.set(key, (gate = { stamp: null, writtenAt: 0, due: null, timer: null, writing: Promise.resolve() }));
-    if (gate.stamp === job.stamp) {
-      gate.due = null;
-      return;
-    }
-    const wait = gate.writtenAt + TRAIL_PACE_MS - Date.now();
+    if (!gate)
+      this.gates.set(key, (gate = { stamp: null, wanted: null, writtenAt: 0, due: null, timer: null, writing: Promise.resolve() }));
+    if (gate.wanted === job.stamp) return;
+    gate.wanted = job.stamp;
+    // monotonic: a wall clock stepped back would hold the trail back by as much
+    const wait = gate.writtenAt + TRAIL_PACE_MS - performance.now();
     if (wait <= 0 || s.outcome || !MACHINE_STATES.has(d.state)) {
       gate.due = null;
       return this.flush(key, gate, job);
@@ -57,13 +60,39 @@ export class TrailWriter {
       gate.timer = null;
       const due = gate.due;
       gate.due = null;
-      // a failed late write leaves the next step to write at once, and say why
-      if (due) this.flush(key, gate, due).catch(() => (gate.writtenAt = 0));
+      if (due) this.writeLate(key, gate, due);
     }, wait).unref();
   }
 
+  /**
+   * A paced write, skipped when another broker ended the gate meanwhile (its trail is the final one). One that fails,
+   * or cannot tell, leaves the next step to write at once, and say why.
+   */
+  private writeLate(key: string, gate: GateTrail, job: Job): void {
+    const forget = () => {
+      gate.wanted = null;
+      gate.writtenAt = 0;
+    };
+    try {
+      if (hasValidOutcome(job.ctx.layout, job.s.runId, job.s.gate)) {
+        if (this.gates.get(key) === gate) this.gates.delete(key);
+        return;
+      }
+    } catch {
+      return forget();
+    }
+    this.flush(key, gate, job).catch(() => {});
+  }
+
   private flush(key: string, gate: GateTrail, job: Job): Promise<void> {
-    gate.writing = gate.writing.catch(() => {}).then(() => this.writeNow(key, gate, job));
+    gate.writing = gate.writing
+      .catch(() => {})
+      .then(() => this.writeNow(key, gate, job))
+      .catch((error: unknown) => {
+        gate.wanted = null; // not on disk: asked again, it is written again
+        gate.writtenAt = 0;
+        throw error;
+      });
     return gate.writing;
   }
 
@@ -76,7 +105,7 @@ export class TrailWriter {
     // that a file arrived after an outcome, so that look must settle. An open gate's changed stamp is written as is.
     if (gate.stamp !== null || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
     gate.stamp = stamp;
-    gate.writtenAt = Date.now();
+    gate.writtenAt = performance.now();
     // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.
     if (s.outcome) {
       if (gate.timer) clearTimeout(gate.timer);

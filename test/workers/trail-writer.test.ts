@@ -15,7 +15,7 @@ const VERIFYING = /result delivered; waiting for the verifier/;
 async function paced(run: string) {
   const g = await gateWithPacket(run);
   const trail = () => readFileSync(g.file("trail.md"), "utf8");
-  vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+  vi.useFakeTimers({ toFake: ["performance", "setTimeout", "clearTimeout"] });
   const trails = new TrailWriter();
   const step = () => stepGate(loadContext(g.layout), run, GATE, { trails });
   await step(); // this writer's first look at the gate
@@ -42,5 +42,17 @@ describe("trail.md while machines drive the gate", () => {
     await new Promise((done) => setImmediate(done));
     expect(trail()).toMatch(/status: satisfied/);
     expect(trail()).not.toMatch(VERIFYING);
+  });
+});
+
+describe("trail.md with two brokers on one gate", () => {
+  it("keeps the final trail another broker wrote with its outcome over this broker's paced write", async () => {
+    const { layout, trail } = await paced("tp3");
+    await verifyGate(loadContext(layout), "tp3", GATE, () => undefined);
+    const other = await stepGate(loadContext(layout), "tp3", GATE, { trails: new TrailWriter() });
+    expect(other.delivered.map((d) => d.name)).toEqual(["outcome.json"]);
+    vi.advanceTimersByTime(TRAIL_PACE_MS * 4);
+    await new Promise((done) => setImmediate(done));
+    expect(trail()).toMatch(/status: satisfied/);
   });
 });
