@@ -66,6 +66,17 @@ function readRejected(dir: string): GateSnapshot["rejected"] {
 /** A gate file's path: the gate directory is already normalised and bus names are plain, so no path.join (hot: per file per read). */
 export const inGate = (dir: string, name: string) => `${dir}${path.sep}${name}`;
 
+/** parseRoundFile, remembered by name: the same names come back at every read of every gate. */
+const roundFiles = new Map<string, ReturnType<typeof parseRoundFile>>();
+function roundFile(name: string): ReturnType<typeof parseRoundFile> {
+  let parsed = roundFiles.get(name);
+  if (parsed === undefined) {
+    if (roundFiles.size >= 65_536) roundFiles.clear(); // junk names cannot grow it without bound
+    roundFiles.set(name, (parsed = parseRoundFile(name)));
+  }
+  return parsed;
+}
+
 /** Kinds of round file that steer the open round whatever their round: few, so always stat-ed. */
 const STEERING = new Set(["escalation", "decision", "resubmit", "rebuttal"]);
 
@@ -91,21 +102,21 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       snap.problems.push({ file: ".", reason: `cannot list: ${(error as Error).message}`, mtimeMs: 0, fault: true });
     return snap;
   }
-  const listed = names.map((name) => ({ name, round: parseRoundFile(name) }));
+  const listed = names.map((name) => ({ name, round: roundFile(name) }));
   const lastPacket = listed.reduce((top, { round: r }) => (r?.kind === "packet" && r.round > top ? r.round : top), 0);
   const stats = new GateStats(dir, incremental);
   const closedBelow = stats.closedBelow(lastPacket);
   const closed = (round: number) => round < closedBelow;
   const prints: string[] = [];
-  const versions = new Map<string, string>(); // each listed file's version, so it is not lstat-ed again to hash it
+  const listedStats = new Map<string, Stat>(); // each listed file's stat, so it is not lstat-ed again to hash it
   let mtime = 0;
   const problem = (file: string, reason: string, fault?: { fault?: true }) =>
     snap.problems.push({ file, reason, mtimeMs: mtime, ...fault });
-  const take = <T>(name: string, version: string, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
+  const take = <T>(name: string, stat: Stat, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
     const file = inGate(dir, name);
-    const { value, reason, fault } = cachedParse(
+    const { value, reason, fault } = parseOnce(
+      stat,
       file,
-      version,
       () => readJson(file, schema),
       (r) => !r.unread,
     );
@@ -125,8 +136,8 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
     if (!stat) continue; // gone since the listing
     const { st, version } = stat;
     mtime = st.mtimeMs;
-    versions.set(name, version);
-    if (name !== GATE_FILES.trail) prints.push(`${name}:${st.size}:${st.mtimeMs}`);
+    listedStats.set(name, stat);
+    if (name !== GATE_FILES.trail) prints.push((stat.print ??= `${name}:${st.size}:${st.mtimeMs}`));
     // The bus's own directories must be real ones: every write into a linked one is refused, so say who must act.
     if (BUS_DIRS.has(name) && !st.isDirectory()) {
       problem(name, `${st.isSymbolicLink() ? "a symlink" : "not a directory"}: the bus refuses to write there; remove it (SPEC §2)`);
@@ -165,8 +176,8 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       problem(name, `too large (${st.size} bytes > ${MAX_FILE_BYTES})`);
       continue;
     }
-    if (name === GATE_FILES.request) take(name, version, Request, same, (v) => (snap.request = v));
-    else if (name === GATE_FILES.outcome) take(name, version, Outcome, same, (v) => (snap.outcome = v));
+    if (name === GATE_FILES.request) take(name, stat, Request, same, (v) => (snap.request = v));
+    else if (name === GATE_FILES.outcome) take(name, stat, Outcome, same, (v) => (snap.outcome = v));
     else {
       if (!parsed) continue;
       const { kind, round, member } = parsed;
@@ -176,9 +187,9 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       switch (kind) {
         case "packet": {
           const file = inGate(dir, name);
-          const { front, problems, fault } = cachedParse(
+          const { front, problems, fault } = parseOnce(
+            stat,
             file,
-            version,
             (): { front: PacketFrontMatter | null; problems: string[]; read: boolean; fault?: true } => {
               try {
                 // not the body: it can be megabytes
@@ -202,7 +213,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "attempt":
           take(
             name,
-            version,
+            stat,
             Attempt,
             (v) => same(v) && atRound(v),
             (v) => slots.attempts.set(round, v),
@@ -217,7 +228,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "failure":
           take(
             name,
-            version,
+            stat,
             Failure,
             (v) => same(v) && atRound(v),
             (v) => slots.failures.set(round, v),
@@ -226,7 +237,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "verdict":
           take(
             name,
-            version,
+            stat,
             VerdictFile,
             (v) => same(v) && atRound(v),
             (v) => slots.verdicts.set(round, v),
@@ -235,7 +246,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "resubmit":
           take(
             name,
-            version,
+            stat,
             Resubmit,
             (v) => same(v) && v.after_round === round,
             () => snap.resubmits.add(round),
@@ -244,7 +255,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "escalation":
           take(
             name,
-            version,
+            stat,
             Escalation,
             (v) => same(v) && atRound(v),
             (v) => snap.escalations.set(round, v),
@@ -253,7 +264,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         case "decision":
           take(
             name,
-            version,
+            stat,
             Decision,
             (v) => same(v) && atRound(v),
             (v) => snap.decisions.set(round, v),
@@ -268,7 +279,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       }
     }
   }
-  const files = shaOncePerRead(dir, versions, stats, closed, (name, reason) =>
+  const files = shaOncePerRead(dir, listedStats, stats, closed, (name, reason) =>
     snap.problems.push({ file: name, reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
   );
   for (const [round, decision] of snap.decisions) {
@@ -322,7 +333,7 @@ interface GateFiles {
 /** `onFault`: the system failed a read, so a null sha here does not mean the file is gone (the snapshot says so). */
 function shaOncePerRead(
   dir: string,
-  listed: Map<string, string>,
+  listed: Map<string, Stat>,
   stats: GateStats,
   closed: (round: number) => boolean,
   onFault: (name: string, reason: string) => void,
@@ -344,15 +355,16 @@ const seenFile = ({ st, version }: Stat): SeenFile => ({ mtimeMs: st.mtimeMs, si
 /** Keep only the verdicts bound to the packet and sealed result bytes of their slot; record broken seals. */
 function bindVerdicts(snap: GateSnapshot, files: GateFiles, slots: ReviewSlots, member: string | null): void {
   const { dir } = files;
+  const names = (round: number) => roundNames(round, member);
   for (const [round, verdict] of slots.verdicts) {
-    const why = verdictProblem(slots, files, round, verdict, member);
+    const why = verdictProblem(slots, files, names(round), verdict, member);
     if (!why) continue;
     slots.verdicts.delete(round);
     if (why.broken) slots.brokenSeals.set(round, why.reason);
     else snap.problems.push({ file: slotFile("verdict", round, member), reason: why.reason, mtimeMs: verdictMtime(dir, round, member) });
   }
-  for (const round of slots.results.keys()) checkSeal(slots, files, round, member);
-  for (const round of slots.verdicts.keys()) checkSeal(slots, files, round, member);
+  for (const round of slots.results.keys()) checkSeal(slots, files, names(round));
+  for (const round of slots.verdicts.keys()) if (!slots.results.has(round)) checkSeal(slots, files, names(round));
 }
 
 function verdictMtime(dir: string, round: number, member: string | null): number {
@@ -387,30 +399,27 @@ function decisionProblem(decision: Decision, escalationAt: string | undefined, e
 }
 
 /**
- * sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. `version`: as
- * this read's listing saw it, or, for a seal in .verified/ (not listed), its stat.
+ * sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. `stat`: as this
+ * read's listing saw it, or, for a seal in .verified/ (not listed), as asked for now.
  */
-function fileSha(
-  dir: string,
-  name: string,
-  version: string | (() => Stat | undefined),
-): { sha: string | null; fault?: string; names?: number } {
-  const file = inGate(dir, name);
+function fileSha(dir: string, name: string, stat: Stat | (() => Stat | undefined)): { sha: string | null; fault?: string; names?: number } {
   let names: number | undefined;
-  if (typeof version !== "string") {
-    let stat: Stat | undefined;
+  if (typeof stat === "function") {
+    let asked: Stat | undefined;
     try {
-      stat = version();
+      asked = stat();
     } catch (error) {
       return { sha: null, ...(isSystemFault(error) ? { fault: (error as Error).message } : {}) };
     }
-    if (!stat) return { sha: null };
-    version = stat.version;
-    names = stat.st.nlink;
+    if (!asked) return { sha: null };
+    stat = asked;
+    names = asked.st.nlink;
   }
+  if (stat.sha !== undefined) return { sha: stat.sha, ...(names === undefined ? {} : { names }) };
+  const file = inGate(dir, name);
   const { sha, fault } = cachedParse(
     `${file}#sha`,
-    version,
+    stat.version,
     (): { sha: string | null; fault?: string } => {
       try {
         return { sha: sha256Hex(readBounded(file, { max: MAX_FILE_BYTES })) };
@@ -420,15 +429,41 @@ function fileSha(
     },
     (r) => r.sha !== null,
   );
+  if (sha !== null) stat.sha = sha;
   return { sha, ...(fault ? { fault } : {}), ...(names === undefined ? {} : { names }) };
 }
 
-const resultSha = ({ sha }: GateFiles, round: number, member: string | null) => sha(slotFile("result", round, member), round);
-/** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
-const sealSha = ({ sha }: GateFiles, round: number, member: string | null) => sha(sealFile(round, member), round);
+/** cachedParse, kept on the stat as well when it is to be kept (a failed read is tried again next time). */
+function parseOnce<T>(stat: Stat, file: string, parse: () => T, keep: (value: T) => boolean): T {
+  if (stat.parsed !== undefined) return stat.parsed as T;
+  const value = cachedParse(file, stat.version, parse, keep);
+  if (keep(value)) stat.parsed = value;
+  return value;
+}
 
+/** A round's result and seal names, made once for all the questions asked of them. */
+interface RoundNames {
+  round: number;
+  result: string;
+  /** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
+  seal: string;
+}
+/** Made once per round and member for every gate: the same names are asked for at every read. */
+const namesByMember = new Map<string | null, Map<number, RoundNames>>();
+function roundNames(round: number, member: string | null): RoundNames {
+  let byRound = namesByMember.get(member);
+  if (!byRound) namesByMember.set(member, (byRound = new Map()));
+  let n = byRound.get(round);
+  if (!n) {
+    if (byRound.size >= 65_536) byRound.clear(); // junk round numbers cannot grow it without bound
+    byRound.set(round, (n = { round, result: slotFile("result", round, member), seal: sealFile(round, member) }));
+  }
+  return n;
+}
+const resultSha = ({ sha }: GateFiles, n: RoundNames) => sha(n.result, n.round);
+const sealSha = ({ sha }: GateFiles, n: RoundNames) => sha(n.seal, n.round);
 /** How many names the seal has: the verifier's own has one (deliver() drops its staging name before the verdict lands). */
-const sealNames = ({ names }: GateFiles, round: number, member: string | null) => names(sealFile(round, member), round);
+const sealNames = ({ names }: GateFiles, n: RoundNames) => names(n.seal, n.round);
 
 /**
  * Whether a valid verdict counts (SPEC §5, §15): only for the bytes the verifier sealed before writing it, and only
@@ -438,21 +473,21 @@ const sealNames = ({ names }: GateFiles, round: number, member: string | null) =
 function verdictProblem(
   slots: ReviewSlots,
   files: GateFiles,
-  round: number,
+  n: RoundNames,
   v: VerdictFile,
   member: string | null,
 ): { reason: string; broken: boolean } | null {
-  const packet = slots.packets.get(round);
+  const packet = slots.packets.get(n.round);
   if (!packet || packet.packet_id !== v.packet_id)
-    return { broken: false, reason: `verdict names packet ${v.packet_id}, not the packet issued for round ${round}` };
-  const sealed = sealSha(files, round, member);
-  const now = resultSha(files, round, member);
-  const names = sealNames(files, round, member);
+    return { broken: false, reason: `verdict names packet ${v.packet_id}, not the packet issued for round ${n.round}` };
+  const sealed = sealSha(files, n);
+  const now = resultSha(files, n);
+  const names = sealNames(files, n);
   if (sealed !== null && names > 1) {
     return {
       broken: true,
       reason:
-        `${sealFile(round, member)} has ${names} names (a hard link, perhaps to the result itself): the bytes it vouches for ` +
+        `${n.seal} has ${names} names (a hard link, perhaps to the result itself): the bytes it vouches for ` +
         "can change through another name, so it tells nothing; the round fails closed",
     };
   }
@@ -466,23 +501,23 @@ function verdictProblem(
   return {
     broken: true,
     reason:
-      `${slotFile("result", round, member)} is not the bytes ${slotFile("verdict", round, member)} verified ` +
+      `${n.result} is not the bytes ${slotFile("verdict", n.round, member)} verified ` +
       `(${v.result_sha256}, now ${now}), ` +
       "and no seal tells which it was: the round fails closed",
   };
 }
 
 /** A round whose verdict is kept but whose result is not the sealed bytes: changed or removed after verification. */
-function checkSeal(slots: ReviewSlots, files: GateFiles, round: number, member: string | null): void {
-  if (slots.brokenSeals.has(round)) return;
-  const sealed = sealSha(files, round, member);
+function checkSeal(slots: ReviewSlots, files: GateFiles, n: RoundNames): void {
+  if (slots.brokenSeals.has(n.round)) return;
+  const sealed = sealSha(files, n);
   if (sealed === null) return;
-  const now = resultSha(files, round, member);
+  const now = resultSha(files, n);
   if (now === sealed) return;
-  const name = slotFile("result", round, member);
-  slots.verdicts.delete(round);
+  const name = n.result;
+  slots.verdicts.delete(n.round);
   slots.brokenSeals.set(
-    round,
+    n.round,
     now === null
       ? `${name} was removed after verification (the verified bytes have sha256 ${sealed})`
       : `${name} changed after verification (verified sha256 ${sealed}, now ${now})`,

@@ -12,10 +12,18 @@ export const SWEEP_MS = 1000;
 /** Gates remembered (a long-lived worker sees many; an ended gate is forgotten when read). */
 const MAX_GATES = 1024;
 
-/** A name's stat and its version as the parse cache tells them apart (made once, not at every use). */
+/**
+ * A name's stat and its version as the parse cache tells them apart (made once, not at every use). A closed round's
+ * file reuses its Stat from read to read, so what a read made of it (parsed, hashed) is kept on it too, and the
+ * next read skips even the parse cache's lookup.
+ */
 export interface Stat {
   st: Stats;
   version: string;
+  parsed?: unknown;
+  sha?: string;
+  /** The name, size and mtime, as the snapshot's fingerprint lists them. */
+  print?: string;
 }
 
 interface Remembered {
