@@ -185,7 +185,9 @@ async function roundOverhead(rounds: number, poll: boolean, existingRoot?: strin
     }
   } finally {
     await stopWorkers(workers);
-    if (!existingRoot) removeTemp(root);
+    // on a history tree, the chain's gate (open, 100 rounds) goes too: the next chain's fresh workers would have to
+    // look at it at start, which is work on an active gate, not the cost of finished history being measured
+    removeTemp(existingRoot ? layout.runDir(run) : root);
   }
   return {
     mode: poll ? "poll" : "watch",
