@@ -452,7 +452,10 @@ interface RoundNames {
 const namesByMember = new Map<string | null, Map<number, RoundNames>>();
 function roundNames(round: number, member: string | null): RoundNames {
   let byRound = namesByMember.get(member);
-  if (!byRound) namesByMember.set(member, (byRound = new Map()));
+  if (!byRound) {
+    if (namesByMember.size >= 1024) namesByMember.clear(); // nor junk member names
+    namesByMember.set(member, (byRound = new Map()));
+  }
   let n = byRound.get(round);
   if (!n) {
     if (byRound.size >= 65_536) byRound.clear(); // junk round numbers cannot grow it without bound

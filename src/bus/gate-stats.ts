@@ -28,14 +28,15 @@ export interface Stat {
 
 interface Remembered {
   sweptAt: number;
-  stats: Map<string, Stat | undefined>;
+  /** Only files that existed: an absent one (a seal not written yet) is asked for again. */
+  stats: Map<string, Stat>;
   /** The open round as that read found it: the highest valid packet, whatever junk names a higher one. */
   openRound: number;
 }
 const remembered = new Map<string, Remembered>();
 
 export class GateStats {
-  private readonly seen = new Map<string, Stat | undefined>();
+  private readonly seen = new Map<string, Stat>();
   private readonly earlier: Remembered | null;
   private readonly sweptAt: number;
 
@@ -72,7 +73,8 @@ export class GateStats {
       return known;
     }
     const st = lstatSync(`${this.dir}/${name}`, { throwIfNoEntry: false });
-    const stat = st && { st, version: fileVersion(st) };
+    if (!st) return undefined;
+    const stat = { st, version: fileVersion(st) };
     this.seen.set(name, stat);
     return stat;
   }

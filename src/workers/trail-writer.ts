@@ -27,8 +27,8 @@ interface Job {
 }
 
 interface GateTrail {
-  /** What the trail on disk says, as this broker last wrote it. */
-  stamp: string | null;
+  /** Whether this broker wrote the gate's trail since it started (then every new state is written as is). */
+  written: boolean;
   /** The state last asked for (written, being written or due): asking for it again asks for nothing. */
   wanted: string | null;
   writtenAt: number;
@@ -46,7 +46,7 @@ export class TrailWriter {
     const job = { ctx, s, d, input, stamp: `${s.fingerprint}#${d.state}#${d.detail}` };
     let gate = this.gates.get(key);
     if (!gate)
-      this.gates.set(key, (gate = { stamp: null, wanted: null, writtenAt: 0, due: null, timer: null, writing: Promise.resolve() }));
+      this.gates.set(key, (gate = { written: false, wanted: null, writtenAt: 0, due: null, timer: null, writing: Promise.resolve() }));
     if (gate.wanted === job.stamp) return;
     gate.wanted = job.stamp;
     // monotonic: a wall clock stepped back would hold the trail back by as much
@@ -96,15 +96,15 @@ export class TrailWriter {
     return gate.writing;
   }
 
-  private async writeNow(key: string, gate: GateTrail, { ctx, s, d, input, stamp }: Job): Promise<void> {
+  private async writeNow(key: string, gate: GateTrail, { ctx, s, d, input }: Job): Promise<void> {
     const text = trailText(s, d, input);
     if (text === null) return;
     const file = ctx.layout.gateFile(s.runId, s.gate, "trail.md");
     // A gate this writer has no record of (a finished one looked at again, or the first write since start) keeps a
     // trail.md that already says this: a rename would move the gate directory's mtime, which is how every worker tells
     // that a file arrived after an outcome, so that look must settle. An open gate's changed stamp is written as is.
-    if (gate.stamp !== null || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
-    gate.stamp = stamp;
+    if (gate.written || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
+    gate.written = true;
     gate.writtenAt = performance.now();
     // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.
     if (s.outcome) {
