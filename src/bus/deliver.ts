@@ -1,5 +1,6 @@
 // Maildir-style delivery of immutable artifacts: stage under .guild/tmp, fsync, link() to the final name.
 // The final name is complete on arrival, the first writer wins, and a different second write is a conflict.
+import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { customAlphabet } from "nanoid";
@@ -193,11 +194,28 @@ export async function deliverInOrder(
       staged[i] = undefined;
       results.push(result);
       if (result.status === "conflict") break;
+      // the same bytes were there: an earlier writer of them may have died between its link and that removal
+      if (result.status === "identical" && i < staged.length - 1) dropStagingNames(f!.finalPath, stagingDir);
     }
     return results;
   } finally {
     // else left for the janitor: the name says whose it is
     await Promise.all(staged.map((f) => f && fs.unlink(f.staging).catch(() => undefined)));
+  }
+}
+
+/**
+ * Remove the names under the staging directory that a delivered file still has. A staging name linked to a final
+ * file has done its work (its writer only removes it, and a missing one is no error there), so it goes whoever's it
+ * is. Names elsewhere are not the bus's: readers judge them (a seal with two names fails closed, SPEC §15).
+ */
+function dropStagingNames(finalPath: string, stagingDir: string): void {
+  const final = lstatSync(finalPath);
+  if (final.nlink < 2) return;
+  for (const name of readdirSync(stagingDir)) {
+    const file = path.join(stagingDir, name);
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (st?.ino === final.ino && st.dev === final.dev) rmSync(file, { force: true });
   }
 }
 

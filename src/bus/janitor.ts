@@ -4,17 +4,9 @@ import { lstatSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseStagingName, THIS_HOST } from "./deliver.js";
+import { processAlive } from "./process-alive.js";
 
 export const STAGING_MAX_AGE_MS = 60 * 60 * 1000;
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export interface JanitorReport {
   removed: string[];
@@ -40,7 +32,7 @@ export function sweepStaging(guildDir: string, options: { maxAgeMs?: number; now
     try {
       const st = lstatSync(file);
       if (!st.isFile() && !st.isSymbolicLink()) continue; // a link is removed itself, never followed
-      const deadOwner = owner !== null && owner.host === THIS_HOST && owner.pid !== process.pid && !isProcessAlive(owner.pid);
+      const deadOwner = owner !== null && owner.host === THIS_HOST && owner.pid !== process.pid && !processAlive(owner.pid);
       // mtime has sub-ms precision and Date.now() is truncated: a file written this millisecond must not look
       // "from the future" (maxAgeMs 0 has to mean everything).
       stale = deadOwner || now - Math.floor(st.mtimeMs) >= maxAge;
@@ -78,7 +70,7 @@ export function sweepScratch(dir = tmpdir()): string[] {
   const removed: string[] = [];
   for (const name of names) {
     const pid = Number(SCRATCH_NAME.exec(name)?.[1] ?? NaN);
-    if (!Number.isSafeInteger(pid) || pid === process.pid || isProcessAlive(pid)) continue;
+    if (!Number.isSafeInteger(pid) || pid === process.pid || processAlive(pid)) continue;
     try {
       if (!lstatSync(path.join(dir, name)).isDirectory()) continue;
       rmSync(path.join(dir, name), { recursive: true, force: true });

@@ -20,7 +20,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
 import type { Layout } from "../bus/layout.js";
-import { processAlive } from "./process-alive.js";
+import { processAlive } from "../bus/process-alive.js";
 
 /** How often a worker says it is alive; a peer whose file has not been re-dated for PEER_STALE_MS counts as gone. */
 export const PEER_BEAT_MS = 1000;

@@ -6,7 +6,7 @@ import type { Layout } from "../bus/layout.js";
 import { deliver, THIS_HOST } from "../bus/deliver.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
-import { processAlive } from "./process-alive.js";
+import { processAlive } from "../bus/process-alive.js";
 
 interface Holder {
   pid: number;

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
@@ -314,6 +314,27 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
     const { seal, both } = pair(root, guildDir);
     await deliver(seal, PAYLOAD, { guildDir });
     expect((await both()).map((r) => r.status)).toEqual(["identical", "delivered"]);
+  });
+
+  it("an identical first still linked from a staging name (its writer died before removing it) loses it first", async () => {
+    const { guildDir, root } = setup();
+    const { seal, verdict, both } = pair(root, guildDir);
+    const spent = path.join(guildDir, "tmp", stagingName(seal, 999_999));
+    mkdirSync(path.dirname(spent), { recursive: true });
+    mkdirSync(path.dirname(seal), { recursive: true });
+    writeFileSync(spent, PAYLOAD);
+    linkSync(spent, seal);
+    let sealNames = 0;
+    const fs: FsOps = {
+      ...realFs,
+      link: async (from, to) => {
+        if (to === verdict) sealNames = statSync(seal).nlink;
+        return realFs.link(from, to);
+      },
+    };
+    expect((await both(fs)).map((r) => r.status)).toEqual(["identical", "delivered"]);
+    expect(sealNames).toBe(1);
+    expect(stagingFiles(guildDir)).toEqual([]);
   });
 
   it("a failure while staging either links neither, removes both staging files and throws", async () => {

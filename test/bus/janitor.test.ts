@@ -3,14 +3,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stagingName } from "../../src/bus/deliver.js";
-import { isProcessAlive, STAGING_MAX_AGE_MS, sweepScratch, sweepStaging } from "../../src/bus/janitor.js";
+import { STAGING_MAX_AGE_MS, sweepScratch, sweepStaging } from "../../src/bus/janitor.js";
+import { processAlive } from "../../src/bus/process-alive.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 /** The pid of a process that has exited and been reaped. */
 function deadPid(): number {
   const child = spawnSync(process.execPath, ["-e", ""]);
   expect(child.pid).toBeGreaterThan(0);
-  expect(isProcessAlive(child.pid!)).toBe(false);
+  expect(processAlive(child.pid!)).toBe(false);
   return child.pid!;
 }
 
@@ -122,10 +123,10 @@ describe("janitor: sweepStaging", () => {
     expect(existsSync(guildDir)).toBe(false);
   });
 
-  it("isProcessAlive tells live from dead pids", () => {
-    expect(isProcessAlive(process.pid)).toBe(true);
-    expect(isProcessAlive(livePid())).toBe(true);
-    expect(isProcessAlive(deadPid())).toBe(false);
+  it("processAlive tells live from dead pids", () => {
+    expect(processAlive(process.pid)).toBe(true);
+    expect(processAlive(livePid())).toBe(true);
+    expect(processAlive(deadPid())).toBe(false);
   });
 
   it("sweepScratch removes the dispatch scratch directories of dead workers only (a CLI session there holds the packet)", () => {
