@@ -1,0 +1,81 @@
+// A reviewer stalled past its claim's stale time still delivers its result, while the worker that took the claim over
+// delivers failure-<n>.json ("a previous dispatch ended without a result"), before or after it. The result proves
+// the failure wrong: every reader settles the pair the same way, so the round is judged on its verdict and the
+// failure is moved aside, instead of a needless no_verdict escalation (and a second paid review on retry).
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { readGate } from "../../src/bus/gate-reader.js";
+import { failureRecord } from "../../src/core/dispatch-plan.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
+import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+
+/** A gate whose round 1 has the takeover's failure, then the stalled holder's result (valid, or for another packet). */
+async function raced(run: string, result: "valid" | "another packet") {
+  const g = await gateWithPacket(run);
+  const P = readGate(g.layout, run, GATE).packets.get(1)!;
+  const failure = failureRecord(P, {
+    kind: "no_verdict",
+    reason: "a previous dispatch (attempt-1.json) ended without a result; not dispatching a paid review twice",
+    attempts: [],
+    at: new Date().toISOString(),
+  });
+  g.drop("failure-1.json", JSON.stringify(failure, null, 2) + "\n");
+  if (result === "valid") g.dropResult();
+  else
+    g.drop(
+      "result-1.json",
+      JSON.stringify({
+        schema_version: "review_result.v1",
+        packet_id: "G-spec-elsewhere-r1",
+        artifact_sha256_reviewed: g.field("artifact_sha256"),
+        verdict: "satisfied",
+        blocking_findings: [],
+        reviewer_model: "gpt-5",
+      }),
+    );
+  const ctx = loadContext(g.layout);
+  const rejected = () => {
+    const dir = path.join(g.layout.gateDir(run, GATE), "rejected");
+    return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".reason.json")) : [];
+  };
+  return { ...g, ctx, rejected };
+}
+
+describe("a result and a failure in one round", () => {
+  it("the result counts: verified and judged, the failure moved aside as superseded, no escalation", async () => {
+    const { ctx, layout, file, rejected } = await raced("raced", "valid");
+    const before = readGate(layout, "raced", GATE);
+    expect(before.failures.has(1)).toBe(false);
+    expect(before.results.has(1)).toBe(true);
+
+    await stepGate(ctx, "raced", GATE); // the result is not verified yet: the broker waits for the verifier
+    expect(existsSync(file("escalation-1.json"))).toBe(false);
+    expect(existsSync(file("failure-1.json"))).toBe(true);
+
+    await verifyGate(ctx, "raced", GATE, () => undefined);
+    expect(existsSync(file("verdict-1.json"))).toBe(true);
+    await stepGate(ctx, "raced", GATE);
+
+    expect(existsSync(file("escalation-1.json"))).toBe(false);
+    expect(existsSync(file("failure-1.json"))).toBe(false);
+    const reasons = rejected().map((f) => JSON.parse(readFileSync(path.join(layout.gateDir("raced", GATE), "rejected", f), "utf8")));
+    expect(reasons).toEqual([
+      expect.objectContaining({ file: "failure-1.json", reason: expect.stringMatching(/^superseded: result-1\.json/) }),
+    ]);
+    const after = readGate(layout, "raced", GATE);
+    expect(after.problems).toEqual([]);
+    expect(after.outcome?.status).toBe("satisfied");
+  });
+
+  it("a result the verifier refuses proves nothing: it is moved aside and the failure ends the round", async () => {
+    const { ctx, layout, file } = await raced("refused", "another packet");
+    await verifyGate(ctx, "refused", GATE, () => undefined);
+    expect(existsSync(file("result-1.json"))).toBe(false);
+    expect(readGate(layout, "refused", GATE).failures.get(1)?.kind).toBe("no_verdict");
+    await stepGate(ctx, "refused", GATE);
+    expect(JSON.parse(readFileSync(file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "no_verdict" });
+  });
+});
