@@ -265,7 +265,19 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
         ],
         { guildDir, fs },
       );
-    return { seal, verdict, both };
+    /** An fs that records how many names the seal has when the verdict is linked. */
+    const namesAtVerdict = () => {
+      const seen = { sealNames: 0 };
+      const fs: FsOps = {
+        ...realFs,
+        link: async (from, to) => {
+          if (to === verdict) seen.sealNames = statSync(seal).nlink;
+          return realFs.link(from, to);
+        },
+      };
+      return { fs, seen };
+    };
+    return { seal, verdict, both, namesAtVerdict };
   };
 
   it("writes both at once, and links the second only after the first is linked and its directory fsynced", async () => {
@@ -286,17 +298,10 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
 
   it("the seal has one name by the time the verdict is linked (a reader refuses a seal with two)", async () => {
     const { guildDir, root } = setup();
-    const { seal, verdict, both } = pair(root, guildDir);
-    let sealNames = 0;
-    const fs: FsOps = {
-      ...realFs,
-      link: async (from, to) => {
-        if (to === verdict) sealNames = statSync(seal).nlink;
-        return realFs.link(from, to);
-      },
-    };
+    const { both, namesAtVerdict } = pair(root, guildDir);
+    const { fs, seen } = namesAtVerdict();
     await both(fs);
-    expect(sealNames).toBe(1);
+    expect(seen.sealNames).toBe(1);
   });
 
   it("after a conflict on the first, the second is not linked, and nothing is left staged", async () => {
@@ -318,22 +323,15 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
 
   it("an identical first still linked from a staging name (its writer died before removing it) loses it first", async () => {
     const { guildDir, root } = setup();
-    const { seal, verdict, both } = pair(root, guildDir);
+    const { seal, both, namesAtVerdict } = pair(root, guildDir);
     const spent = path.join(guildDir, "tmp", stagingName(seal, 999_999));
     mkdirSync(path.dirname(spent), { recursive: true });
     mkdirSync(path.dirname(seal), { recursive: true });
     writeFileSync(spent, PAYLOAD);
     linkSync(spent, seal);
-    let sealNames = 0;
-    const fs: FsOps = {
-      ...realFs,
-      link: async (from, to) => {
-        if (to === verdict) sealNames = statSync(seal).nlink;
-        return realFs.link(from, to);
-      },
-    };
+    const { fs, seen } = namesAtVerdict();
     expect((await both(fs)).map((r) => r.status)).toEqual(["identical", "delivered"]);
-    expect(sealNames).toBe(1);
+    expect(seen.sealNames).toBe(1);
     expect(stagingFiles(guildDir)).toEqual([]);
   });
 
