@@ -195,7 +195,7 @@ export async function deliverInOrder(
       results.push(result);
       if (result.status === "conflict") break;
       // the same bytes were there: an earlier writer of them may have died between its link and that removal
-      if (result.status === "identical" && i < staged.length - 1) dropStagingNames(f!.finalPath, stagingDir);
+      if (result.status === "identical" && i < staged.length - 1) dropStagingNames(f!.finalPath, stagingDir, options.log);
     }
     return results;
   } finally {
@@ -207,15 +207,21 @@ export async function deliverInOrder(
 /**
  * Remove the names under the staging directory that a delivered file still has. A staging name linked to a final
  * file has done its work (its writer only removes it, and a missing one is no error there), so it goes whoever's it
- * is. Names elsewhere are not the bus's: readers judge them (a seal with two names fails closed, SPEC §15).
+ * is. Names elsewhere are not the bus's: readers judge them (a seal with two names fails closed, SPEC §15), as they
+ * do a name this cannot remove.
  */
-function dropStagingNames(finalPath: string, stagingDir: string): void {
-  const final = lstatSync(finalPath);
-  if (final.nlink < 2) return;
-  for (const name of readdirSync(stagingDir)) {
-    const file = path.join(stagingDir, name);
-    const st = lstatSync(file, { throwIfNoEntry: false });
-    if (st?.ino === final.ino && st.dev === final.dev) rmSync(file, { force: true });
+function dropStagingNames(finalPath: string, stagingDir: string, log?: (message: string) => void): void {
+  try {
+    // bigint: a file id past 2^53 (NTFS) must not make two files look like one
+    const final = lstatSync(finalPath, { bigint: true });
+    if (final.nlink < 2n) return;
+    for (const name of readdirSync(stagingDir)) {
+      const file = path.join(stagingDir, name);
+      const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+      if (st?.ino === final.ino && st.dev === final.dev) rmSync(file, { force: true });
+    }
+  } catch (error) {
+    log?.(`deliver: a staging name of ${finalPath} not removed (${(error as Error).message}); readers judge the file as it is`);
   }
 }
 

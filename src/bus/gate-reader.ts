@@ -292,10 +292,11 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   }
   bindVerdicts(snap, files, snap, null);
   for (const [member, slots] of snap.members) bindVerdicts(snap, files, slots, member);
-  settleResultOverFailure(snap, snap, null);
-  for (const [member, slots] of snap.members) settleResultOverFailure(snap, slots, member);
+  const R = openRound(snap);
+  settleResultOverFailure(snap, snap, null, R);
+  for (const [member, slots] of snap.members) settleResultOverFailure(snap, slots, member, R);
   snap.fingerprint = prints.join("|");
-  stats.remember(snap.outcome !== null, openRound(snap));
+  stats.remember(snap.outcome !== null, R);
   return snap;
 }
 
@@ -372,21 +373,19 @@ function bindVerdicts(snap: GateSnapshot, files: GateFiles, slots: ReviewSlots, 
 /**
  * A failure says its round ended without a result, so a result in the same round proves it wrong: a worker that took
  * over a claim gone stale wrote it while the stalled holder still delivered (SPEC §15). Whichever landed first, the
- * result counts: the failure is left out of the view, and once a verdict binds the result it is a problem the broker
- * moves aside at once (its writer linked it whole). A result the verifier refuses is moved aside, and the failure
- * counts again.
+ * result counts while the round is open and the broker has not acted on the failure: the failure is left out of the
+ * view, and once a verdict binds the result it is a problem the broker moves aside at once (its writer linked it
+ * whole). A result the verifier refuses is moved aside, and the failure counts again.
  */
-function settleResultOverFailure(snap: GateSnapshot, slots: ReviewSlots, member: string | null): void {
-  for (const round of slots.failures.keys()) {
-    if (!slots.results.has(round)) continue;
-    slots.failures.delete(round);
-    if (slots.verdicts.has(round))
-      snap.problems.push({
-        file: slotFile("failure", round, member),
-        reason: `superseded: ${slotFile("result", round, member)} arrived and was verified, so the round did not end without a result`,
-        mtimeMs: 0,
-      });
-  }
+function settleResultOverFailure(snap: GateSnapshot, slots: ReviewSlots, member: string | null, open: number): void {
+  if (snap.outcome || snap.escalations.has(open) || !slots.failures.has(open) || !slots.results.has(open)) return;
+  slots.failures.delete(open);
+  if (slots.verdicts.has(open))
+    snap.problems.push({
+      file: slotFile("failure", open, member),
+      reason: `superseded: ${slotFile("result", open, member)} arrived and was verified, so the round did not end without a result`,
+      mtimeMs: 0,
+    });
 }
 
 function verdictMtime(dir: string, round: number, member: string | null): number {

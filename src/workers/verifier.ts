@@ -68,7 +68,7 @@ async function lookAt(
       if (refusal) await reject(round, refusal);
       else {
         const mayStillBeWriting = ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) < grace;
-        const toVerify = { ctx, runId, gate, round, member: view.member, packet: view.packets.get(round)!, mayStillBeWriting, reject };
+        const toVerify = { ctx, runId, gate, round, member: view.member, packet: view.packets.get(round)!, mayStillBeWriting, reject, log };
         if ((await verifyRound(toVerify)) === "slot taken") slotTaken = true;
       }
     }
@@ -86,11 +86,12 @@ interface RoundToVerify {
   /** A foreign writer may still be writing the result in place: an unreadable one is left for later, not rejected. */
   mayStillBeWriting: boolean;
   reject: (round: number, reason: string) => Promise<void>;
+  log: (m: string) => void;
 }
 
 /** Verify one round's result; "slot taken" when another file already held the seal's or the verdict's name. */
 async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot taken" | void> {
-  const { ctx, runId, gate, round, member, packet, mayStillBeWriting, reject } = toVerify;
+  const { ctx, runId, gate, round, member, packet, mayStillBeWriting, reject, log } = toVerify;
   const { layout } = ctx;
   const resultPath = layout.gateFile(runId, gate, slotFile("result", round, member));
   // The verdict binds the bytes on disk: hash exactly what was read, decode strictly (SPEC §5).
@@ -130,7 +131,7 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
       { finalPath: layout.gateFile(runId, gate, sealFile(round, member)), bytes },
       { finalPath: layout.gateFile(runId, gate, slotFile("verdict", round, member)), bytes: JSON.stringify(verdict, null, 2) + "\n" },
     ],
-    { guildDir: layout.guild },
+    { guildDir: layout.guild, log: (m) => log(`${runId}/${gate}: ${m}`) },
   );
   return delivered.some((d) => d.status === "conflict") ? "slot taken" : "delivered";
 }

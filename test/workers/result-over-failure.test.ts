@@ -12,17 +12,28 @@ import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
-/** A gate whose round 1 has the takeover's failure, then the stalled holder's result (valid, or for another packet). */
-async function raced(run: string, result: "valid" | "another packet") {
+/** A gate whose round 1 ended with a failure of `kind` (the takeover's no_verdict by default). */
+async function failed(run: string, kind: "no_verdict" | "malformed" = "no_verdict") {
   const g = await gateWithPacket(run);
   const P = readGate(g.layout, run, GATE).packets.get(1)!;
   const failure = failureRecord(P, {
-    kind: "no_verdict",
+    kind,
     reason: "a previous dispatch (attempt-1.json) ended without a result; not dispatching a paid review twice",
     attempts: [],
     at: new Date().toISOString(),
   });
   g.drop("failure-1.json", JSON.stringify(failure, null, 2) + "\n");
+  const ctx = loadContext(g.layout);
+  const rejected = () => {
+    const dir = path.join(g.layout.gateDir(run, GATE), "rejected");
+    return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".reason.json")) : [];
+  };
+  return { ...g, ctx, rejected };
+}
+
+/** A failed round 1, then the stalled holder's result: valid, or for another packet. */
+async function raced(run: string, result: "valid" | "another packet") {
+  const g = await failed(run);
   if (result === "valid") g.dropResult();
   else
     g.drop(
@@ -36,12 +47,7 @@ async function raced(run: string, result: "valid" | "another packet") {
         reviewer_model: "gpt-5",
       }),
     );
-  const ctx = loadContext(g.layout);
-  const rejected = () => {
-    const dir = path.join(g.layout.gateDir(run, GATE), "rejected");
-    return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".reason.json")) : [];
-  };
-  return { ...g, ctx, rejected };
+  return g;
 }
 
 describe("a result and a failure in one round", () => {
@@ -77,5 +83,27 @@ describe("a result and a failure in one round", () => {
     expect(readGate(layout, "refused", GATE).failures.get(1)?.kind).toBe("no_verdict");
     await stepGate(ctx, "refused", GATE);
     expect(JSON.parse(readFileSync(file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "no_verdict" });
+  });
+
+  it("a failure the broker acted on (its escalation) stands: a result landing after it is refused", async () => {
+    const { ctx, layout, file, dropResult, rejected } = await failed("acted");
+    await stepGate(ctx, "acted", GATE);
+    expect(JSON.parse(readFileSync(file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "no_verdict" });
+    dropResult();
+    expect(readGate(layout, "acted", GATE).failures.get(1)?.kind).toBe("no_verdict");
+    await verifyGate(ctx, "acted", GATE, () => undefined);
+    expect(existsSync(file("verdict-1.json"))).toBe(false);
+    expect(existsSync(file("result-1.json"))).toBe(false);
+    expect(existsSync(file("failure-1.json"))).toBe(true);
+    expect(rejected()).toEqual([expect.stringMatching(/^result-1\.json\./)]);
+  });
+
+  it("a late result in a closed round hides nothing: the round restarted for its failure keeps it", async () => {
+    const { ctx, layout, file, dropResult } = await failed("closed", "malformed");
+    await stepGate(ctx, "closed", GATE);
+    expect(existsSync(file("packet-2.md"))).toBe(true);
+    dropResult();
+    // the malformed-twice rule reads the failure of the round restarted (SPEC §14)
+    expect(readGate(layout, "closed", GATE).failures.get(1)?.kind).toBe("malformed");
   });
 });
