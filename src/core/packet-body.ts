@@ -50,12 +50,25 @@ function fenced(text: string): string[] {
   return [fence, text.replace(/\n$/, ""), fence];
 }
 
+/**
+ * The earlier rounds a packet repeats: the most recent ones. A packet is the reviewer's prompt, and a long gate's
+ * must not grow (in tokens, and in the broker's work) with every round; trail.md keeps them all.
+ */
+export const PRIOR_ROUNDS_SHOWN = 10;
+
 function priorRounds(entries: TrailEntry[], findings: Map<string, string[]>): string {
   if (!entries.length) return "";
   // a quorum round's reviewers each see every reviewer's earlier findings, named (SPEC §26)
   const whose = entries.some((e) => e.member !== undefined) ? "every reviewer's earlier findings" : "your own earlier findings";
   const lines = [`## Prior rounds (${whose} — check whether each was addressed or sidestepped)`, ""];
+  const rounds = [...new Set(entries.map((e) => e.round))].sort((a, b) => a - b);
+  const from = rounds[Math.max(0, rounds.length - PRIOR_ROUNDS_SHOWN)]!;
+  if (from > rounds[0]!) {
+    const last = rounds[rounds.length - PRIOR_ROUNDS_SHOWN - 1];
+    lines.push(`Rounds ${rounds[0]}–${last} are not repeated here: the ${PRIOR_ROUNDS_SHOWN} most recent are.`, "");
+  }
   for (const e of entries) {
+    if (e.round < from) continue;
     lines.push(`### Round ${e.round}${roundLabel(e)}${e.member === undefined ? "" : ` — reviewer ${e.member}`}: ${e.state}`);
     lines.push(`- verdict: ${e.verdict ?? "none"}; blocking findings: ${e.blocking_findings ?? "n/a"}; gate-pass: ${e.gate_pass ?? "n/a"}`);
     for (const f of findings.get(e.packet) ?? []) lines.push(`- finding: ${oneLine(f)}`);
