@@ -78,6 +78,8 @@ export interface DecisionInput {
   extendBy?: number;
   note?: string;
   decidedBy: string;
+  /** The AI host deciding through its MCP client, when it is one: it may steer a gate, never pass one unreviewed. */
+  via?: string;
 }
 
 /** Answer the waiting escalation with one of the options it offers. */
@@ -89,6 +91,11 @@ async function decideEscalationNow(
 ): Promise<Answer<{ round: number; reason: string }>> {
   if ((d.choice === "extend-cap") !== (d.extendBy !== undefined))
     return refuse("a number of rounds (1-5) goes with extend-cap, and only with it");
+  if (d.choice === "force-pass" && d.via !== undefined)
+    return refuse(
+      `force-pass ends the gate without a passing review, so a person decides it (guild-bus decide ${run} ${gate} force-pass, ` +
+        `or the review console), not ${d.via}`,
+    );
   const view = viewOf(ctx, run, gate);
   const notWaiting = waitingFor(view, "awaiting_decision");
   if (notWaiting) return refuse(notWaiting);

@@ -80,7 +80,9 @@ argument-hint: <run-id> <gate> <force-pass|extend-cap|rework|retry|continue|stop
 ---
 Call the guild-bus \`status\` tool for run \`$1\`, gate \`$2\`, and check that \`$3\` is one of the options its escalation
 offers. If it is, call the \`decide\` tool with choice \`$3\` (and \`extend_by\` \`$4\` for extend-cap). If not, list the
-options and stop. Never choose an option the user did not give.
+options and stop. Never choose an option the user did not give. The \`decide\` tool refuses force-pass (a pass
+without a review is a person's decision, not an AI client's): for it, give the user the command to run in a
+terminal, \`guild-bus decide $1 $2 force-pass\`.
 `,
 };
 

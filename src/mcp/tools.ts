@@ -166,7 +166,9 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     "decide",
     {
       title: "Decide an escalation",
-      description: "Answer a gate that waits for a decision with one of the options its escalation offers (see status).",
+      description:
+        "Answer a gate that waits for a decision with one of the options its escalation offers (see status). " +
+        "force-pass is a person's decision: a client is refused it.",
       inputSchema: {
         ...runGate,
         choice: DecisionChoice,
@@ -181,6 +183,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         extendBy: a.extend_by,
         note: a.note,
         decidedBy,
+        via: decidedBy,
       });
       return answer(decided, (r) => `decided ${a.choice} for the ${r.reason} escalation of round ${r.round}`);
     },

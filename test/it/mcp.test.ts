@@ -137,7 +137,7 @@ describe("guild-bus mcp (SDK client)", () => {
     expect((await s.client.listTools()).tools.length).toBeGreaterThan(0); // still serving
   });
 
-  it("decide answers an escalation with the client as decider; respond refuses the gate's own author", async () => {
+  it("decide answers an escalation with the client as decider, never with force-pass; respond refuses the gate's own author", async () => {
     const p = project();
     const s = await open(p, "claude-code");
     const run = (await s.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", author_model: "claude-opus-4-5", cap: 1 }))
@@ -147,11 +147,16 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(stopped.structuredContent!.options).toEqual(expect.arrayContaining(["force-pass", "extend-cap"]));
     const respond = await s.call("respond", { run_id: run, gate: "G-spec", reviewer_model: "gpt-5", review: "## SATISFIED" });
     expect(respond.isError).toBe(true);
-    const decided = await s.call("decide", { run_id: run, gate: "G-spec", choice: "force-pass", note: "ship it" });
+    // the AI whose artifact is under review never waves it through: a person force-passes
+    const forced = await s.call("decide", { run_id: run, gate: "G-spec", choice: "force-pass", note: "ship it" });
+    expect(forced.isError).toBe(true);
+    expect(textOf(forced)).toContain(`a person decides it (guild-bus decide ${run} G-spec force-pass`);
+    expect(p.files(run, "G-spec")).not.toContain("decision-1.json");
+    const decided = await s.call("decide", { run_id: run, gate: "G-spec", choice: "extend-cap", extend_by: 1 });
     expect(decided.isError, textOf(decided)).toBeFalsy();
-    expect(p.readJson(run, "G-spec", "decision-1.json")).toMatchObject({ choice: "force-pass", decided_by: "claude-code" });
+    expect(p.readJson(run, "G-spec", "decision-1.json")).toMatchObject({ choice: "extend-cap", decided_by: "claude-code" });
     const ended = await waitUntilStopped(s, run);
-    expect(ended.structuredContent).toMatchObject({ exit_code: 0, outcome: { status: "force_passed" } });
+    expect(ended.structuredContent).toMatchObject({ exit_code: 3 }); // more rounds: the author revises and resubmits
   });
 
   it("two clients on one tree review at once; every round is dispatched once", async () => {
