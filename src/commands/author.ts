@@ -78,7 +78,7 @@ export interface DecisionInput {
   extendBy?: number;
   note?: string;
   decidedBy: string;
-  /** The AI host deciding through its MCP client, when it is one: it may steer a gate, never pass one unreviewed. */
+  /** The AI host deciding through its MCP client, when it is one: it may steer a gate; a person force-passes. */
   via?: string;
 }
 
@@ -91,11 +91,6 @@ async function decideEscalationNow(
 ): Promise<Answer<{ round: number; reason: string }>> {
   if ((d.choice === "extend-cap") !== (d.extendBy !== undefined))
     return refuse("a number of rounds (1-5) goes with extend-cap, and only with it");
-  if (d.choice === "force-pass" && d.via !== undefined)
-    return refuse(
-      `force-pass ends the gate without a passing review, so a person decides it (guild-bus decide ${run} ${gate} force-pass, ` +
-        `or the review console), not ${d.via}`,
-    );
   const view = viewOf(ctx, run, gate);
   const notWaiting = waitingFor(view, "awaiting_decision");
   if (notWaiting) return refuse(notWaiting);
@@ -104,6 +99,12 @@ async function decideEscalationNow(
   if (!offers(escalation, d.choice)) {
     return refuse(`${d.choice} is not an option for ${escalation.reason}; choose one of: ${escalation.options.join(", ")}`);
   }
+  // a convention the client is told, not a boundary: an agent with a shell could run the CLI itself
+  if (d.choice === "force-pass" && d.via !== undefined)
+    return refuse(
+      `force-pass ends the gate without a passing review, so a person decides it, not ${d.via}: ask the user to run ` +
+        `\`guild-bus decide ${run} ${gate} force-pass\` in a terminal (or to use the review console); do not run it yourself`,
+    );
   // the bytes of the escalation this answers: what binds the decision to it (a file dropped ahead cannot know them)
   let answered: string;
   try {

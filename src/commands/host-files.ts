@@ -32,7 +32,8 @@ disk. You drive it with the \`guild-bus\` MCP tools.
    - **needs you** (\`exit_code\` 3): call \`findings\`, fix *every* blocking finding in the file (or, at hard
      difficulty, contest one you can show is wrong), then \`resubmit\` and go back to step 3.
    - **needs a human** (\`exit_code\` 4): tell the user what the escalation is and its options; call \`decide\` only
-     with the option the user chose.
+     with the option the user chose. force-pass is the user's own to run (\`guild-bus decide <run> <gate> force-pass\`
+     in a terminal): never run it for them.
    - **ended** (\`exit_code\` 0): report the outcome as given (\`satisfied\`, \`force_passed\`, \`skipped\`).
    - **unavailable** (\`exit_code\` 5): no reviewer could run; call \`providers\` and tell the user what to enable.
 
@@ -82,7 +83,7 @@ Call the guild-bus \`status\` tool for run \`$1\`, gate \`$2\`, and check that \
 offers. If it is, call the \`decide\` tool with choice \`$3\` (and \`extend_by\` \`$4\` for extend-cap). If not, list the
 options and stop. Never choose an option the user did not give. The \`decide\` tool refuses force-pass (a pass
 without a review is a person's decision, not an AI client's): for it, give the user the command to run in a
-terminal, \`guild-bus decide $1 $2 force-pass\`.
+terminal, \`guild-bus decide $1 $2 force-pass\`, and never run it yourself.
 `,
 };
 
@@ -106,7 +107,9 @@ line: state, round, reviewer and independence, and whom it waits for. Quote the 
 prompt = """
 The user's decision: "{{args}}" (run id, gate, choice, and rounds for extend-cap). Call the guild-bus \`status\` tool
 for that gate, check the choice is one of the options its escalation offers, and only then call \`decide\`. Never
-choose an option the user did not give.
+choose an option the user did not give. The \`decide\` tool refuses force-pass (a pass without a review is a person's
+decision, not an AI client's): for it, give the user the command to run in a terminal,
+\`guild-bus decide <run> <gate> force-pass\`, and never run it yourself.
 """
 `,
 };

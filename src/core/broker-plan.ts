@@ -340,7 +340,9 @@ function packetBody(s: GateSnapshot, front: PacketFrontMatter, artifactText: str
   // A finalizer reviews afresh: copilot's rounds and memory are not its own, and would anchor it.
   if (front.restart_reason === "finalizer") return renderPacketBody(front, artifactText, [], new Map(), { ...extras, memory: [] });
   const { entries, findings } = trailEntries(s, input.reads.result, input.policy.stop);
-  return renderPacketBody(front, artifactText, entries, findings, extras);
+  // a quorum round's packets go out one per step: the members issued before this one are not earlier rounds
+  const earlier = entries.filter((e) => e.round < front.round);
+  return renderPacketBody(front, artifactText, earlier, findings, extras);
 }
 
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */

@@ -51,8 +51,8 @@ function fenced(text: string): string[] {
 }
 
 /**
- * The earlier rounds a packet repeats: the most recent ones. A packet is the reviewer's prompt, and a long gate's
- * must not grow (in tokens, and in the broker's work) with every round; trail.md keeps them all.
+ * The earlier rounds a packet repeats: the most recent ones. A packet is the reviewer's prompt, and its findings
+ * section must not grow with every round of a long gate; trail.md keeps them all.
  */
 export const PRIOR_ROUNDS_SHOWN = 10;
 
@@ -65,7 +65,8 @@ function priorRounds(entries: TrailEntry[], findings: Map<string, string[]>): st
   const from = rounds[Math.max(0, rounds.length - PRIOR_ROUNDS_SHOWN)]!;
   if (from > rounds[0]!) {
     const last = rounds[rounds.length - PRIOR_ROUNDS_SHOWN - 1];
-    lines.push(`Rounds ${rounds[0]}–${last} are not repeated here: the ${PRIOR_ROUNDS_SHOWN} most recent are.`, "");
+    const left = last === rounds[0] ? `Round ${last} is` : `Rounds ${rounds[0]}–${last} are`;
+    lines.push(`${left} not repeated here: the ${PRIOR_ROUNDS_SHOWN} most recent are.`, "");
   }
   for (const e of entries) {
     if (e.round < from) continue;

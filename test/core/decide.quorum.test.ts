@@ -293,3 +293,26 @@ describe("decide: the quorum rule over every mix of member endings (property)", 
     );
   });
 });
+
+describe("a quorum member's packet", () => {
+  it("lists earlier rounds only, not the members issued before it in its own round", () => {
+    const g = issued()
+      .memberVerdict(1, "codex", "blockers")
+      .memberVerdict(1, "gem", "pass")
+      .resubmit(1)
+      .memberPacket(2, "codex", "openai", TWO_OF_TWO, { counted_round: 2 });
+    const ctx = quorumCtx(TWO_OF_TWO, { artifact: { ok: true, sha: SHA_B, rawSha: SHA_B } });
+    const providers: Provider[] = [
+      { id: "codex", adapter: "codex", model: "gpt-5", family: "openai", selectable: true, available: true },
+      { id: "gem", adapter: "gemini", model: "gemini-2.5-pro", family: "google", selectable: true, available: true },
+    ];
+    const step = planStep(
+      g.s,
+      brokerInput(ctx, () => null, providers),
+    );
+    expect(step).toMatchObject({ type: "write", name: "packet-2.gem.md" });
+    const text = step.type === "write" ? step.text : "";
+    expect(text).toContain("### Round 1 — reviewer codex");
+    expect(text).not.toMatch(/^### Round 2/m);
+  });
+});

@@ -77,5 +77,6 @@ describe("prior rounds in a packet", () => {
     expect(text).toContain(`Rounds 1–3 are not repeated here: the ${PRIOR_ROUNDS_SHOWN} most recent are.`);
     expect(text).not.toMatch(/finding of round 3\b/);
     expect(text).toContain("finding of round 4");
+    expect(body(PRIOR_ROUNDS_SHOWN + 1)).toContain(`Round 1 is not repeated here: the ${PRIOR_ROUNDS_SHOWN} most recent are.`);
   });
 });

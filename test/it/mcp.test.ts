@@ -150,7 +150,8 @@ describe("guild-bus mcp (SDK client)", () => {
     // the AI whose artifact is under review never waves it through: a person force-passes
     const forced = await s.call("decide", { run_id: run, gate: "G-spec", choice: "force-pass", note: "ship it" });
     expect(forced.isError).toBe(true);
-    expect(textOf(forced)).toContain(`a person decides it (guild-bus decide ${run} G-spec force-pass`);
+    expect(textOf(forced)).toContain("a person decides it, not claude-code");
+    expect(textOf(forced)).toContain(`ask the user to run \`guild-bus decide ${run} G-spec force-pass\``);
     expect(p.files(run, "G-spec")).not.toContain("decision-1.json");
     const decided = await s.call("decide", { run_id: run, gate: "G-spec", choice: "extend-cap", extend_by: 1 });
     expect(decided.isError, textOf(decided)).toBeFalsy();
