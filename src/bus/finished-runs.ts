@@ -19,11 +19,11 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
-import { setImmediate as yieldToEvents } from "node:timers/promises";
 import { isGate, isRunId } from "../spec/ids.js";
 import { appendAfterTornTail } from "./append-lines.js";
 import { stagingName } from "./deliver.js";
 import type { Layout } from "./layout.js";
+import { TimeSlicer } from "./time-slicer.js";
 
 /** A linked log is never followed; a FIFO planted as the log must not hold up a worker's start (open would wait). */
 const NOT_LINKED_NOR_BLOCKING = constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -36,8 +36,6 @@ const REVIEW = "review";
 /** At most this many runs are remembered as finished (100,000 take ~15 MB): a hostile log of millions of short lines
  * costs bounded memory (a Map also stops at 2^24 entries); runs past it are scanned as without a log. */
 const MAX_SEALED_RUNS = 250_000;
-/** Lines parsed between two turns of the event loop while a worker loads the log at start. */
-const LOAD_SLICE_LINES = 4000;
 /** The log is read at start in pieces of this size, each after a turn of the event loop (100,000 runs: ~6 MB). */
 const LOAD_READ_BYTES = 256 * 1024;
 
@@ -119,28 +117,37 @@ export class FinishedRuns {
   private rewrite = false;
   /** The log is no log (a line longer than MAX_READ_BYTES, or larger than MAX_LOG_BYTES): the next flush replaces it. */
   private replaceWhole = false;
+  /** While load() runs: the runs whose last line so far is `-`. */
+  private reopenedAtLoad: Set<string> | null = null;
   constructor(
     private readonly layout: Layout,
     private readonly file: string,
   ) {}
 
-  /** The whole log, parsed in slices that yield to the event loop (a large history does not stall a start). */
-  async load(): Promise<void> {
+  /**
+   * The whole log, parsed in time slices (a large history does not stall a start, nor the gates found meanwhile).
+   * Returns the runs whose last line is `-`: reopened, or new since a `review` wrote them (at most MAX_SEALED_RUNS).
+   */
+  async load(slicer = new TimeSlicer()): Promise<string[]> {
+    const reopened = (this.reopenedAtLoad = new Set<string>());
     try {
       // nothing is read before the first turn: a worker is watching, its event loop free, before the log costs anything
       for (;;) {
-        await yieldToEvents();
+        await slicer.pause();
         const text = this.readNew(LOAD_READ_BYTES);
         if (!text) break;
         let at = 0;
         while (at < text.length) {
-          for (let n = 0; n < LOAD_SLICE_LINES && at < text.length; n++) at = this.ingest(text, at, null);
-          if (at < text.length) await yieldToEvents();
+          do at = this.ingest(text, at, null);
+          while (at < text.length && !slicer.due());
+          if (at < text.length) await slicer.pause();
         }
       }
     } finally {
       this.loaded = true; // what was read stands, and the log is read on from there
+      this.reopenedAtLoad = null;
     }
+    return [...reopened];
   }
 
   /** Reads the lines appended since the last call; returns the runs they reopened. */
@@ -286,10 +293,14 @@ export class FinishedRuns {
     if (kind === "+" && tab > at && tab < end) {
       const runId = text.slice(at + 1, tab);
       const fields = text.slice(tab + 1, end);
-      if (isRunId(runId) && validFields(fields) && this.room(runId)) this.sealed.set(runId, fields);
+      if (isRunId(runId) && validFields(fields) && this.room(runId)) {
+        this.sealed.set(runId, fields);
+        this.reopenedAtLoad?.delete(runId);
+      }
     } else if (kind === "-") {
       const runId = text.slice(at + 1, end);
       if (this.sealed.delete(runId)) reopened?.push(runId);
+      if (this.reopenedAtLoad && this.reopenedAtLoad.size < MAX_SEALED_RUNS && isRunId(runId)) this.reopenedAtLoad.add(runId);
     }
     return end + 1;
   }

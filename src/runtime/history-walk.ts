@@ -1,15 +1,17 @@
 // How a worker covers a large history without stalling: at start it loads .guild/finished-runs.log and lists
 // .guild/runs in batches in the background (a run the log does not list is scanned at once, a listed one only named),
 // then a paced sweep verifies every known finished run against its files, fast once after start, slowly after that
-// (SPEC §18). Each step yields to the event loop, so rounds in flight are never held up for long.
+// (SPEC §18). All of it runs in short time slices that wait while the worker has gates in hand, so rounds in flight are
+// never held up for more than one slice.
 import { opendir } from "node:fs/promises";
-import { setImmediate as yieldToEvents } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { isRunId } from "../spec/ids.js";
+import { textOf } from "../core/text-of.js";
 import type { FinishedRuns } from "../bus/finished-runs.js";
+import { TimeSlicer } from "../bus/time-slicer.js";
 
-/** Names read per batch from .guild/runs, and runs scanned (a real look at their files) between two yields. */
+/** Names read from .guild/runs per directory read. */
 const NAME_BATCH = 512;
-const SCAN_BATCH = 32;
 /** Finished runs verified per sweep step (about 50 lstats: well under a millisecond between two turns of the loop). */
 export const SWEEP_SLICE = 25;
 /** Between two sweep steps during the first sweep after start: 100,000 runs in about 15 s. */
@@ -23,14 +25,16 @@ export interface WalkHost {
   /** After the first sweep, each finished run is verified again within max(fullScanMs, N / SWEEP_SLICE steps). */
   readonly fullScanMs: number;
   stopped(): boolean;
+  /** The worker handles or has queued a gate: the walk waits (a little) before its next slice. */
+  busy(): boolean;
   isKnown(runId: string): boolean;
   /** A run the log lists as finished: known from now on, verified by the sweep. */
   skip(runId: string): void;
   scan(runId: string, isDir?: boolean): void;
   /** Look at a finished run again: cheaply when the log says what its directories' mtimes were, else a scan. */
   verify(runId: string): void;
-  /** Known runs with no active gate: what the sweep verifies. */
-  finishedRuns(): string[];
+  /** Known runs with no active gate, read as the sweep goes (runs added meanwhile may come too): what it verifies. */
+  finishedRuns(): Iterator<string>;
   /** After each batch: append what the scans sealed or reopened, and start the gates they activated. */
   afterBatch(): void;
   log(message: string): void;
@@ -39,25 +43,40 @@ export interface WalkHost {
 export class HistoryWalk {
   private listing: Promise<void> | null = null;
   private listAgain = false;
-  private sweepQueue: string[] = [];
-  private sweepAt = 0;
+  /** The sweep's round over the finished runs, read as it goes (never copied: it may be 100,000 names long). */
+  private sweepRuns: Iterator<string>;
+  private swept = 0;
+  private sweepSize = 0;
   private firstSweep = true;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly ended = new AbortController();
+  private readonly slicer: TimeSlicer;
   private readonly startedAt = Date.now();
 
-  constructor(private readonly host: WalkHost) {}
+  constructor(private readonly host: WalkHost) {
+    this.slicer = new TimeSlicer(() => host.busy());
+    this.sweepRuns = host.finishedRuns();
+  }
 
   /** Load the log, list every run, then sweep; resolves when the listing is done (the sweep goes on). */
   async start(): Promise<void> {
     // a log that fails to load leaves what was read of it: the listing scans every other run, as without one
-    await this.host.finishedLog.load().catch((error: Error) => this.host.log(`finished-runs log not read on: ${error.message}`));
+    const reopened = await this.host.finishedLog.load(this.slicer).catch((error: Error) => {
+      this.host.log(`finished-runs log not read on: ${error.message}`);
+      return [];
+    });
+    // a request made while no worker of this kind watched wrote `-<run>`: its gate is found now, not when the
+    // listing of the whole history reaches it
+    for (const runId of reopened) {
+      if (this.host.stopped()) return;
+      if (this.slicer.due()) await this.yield();
+      if (!this.host.isKnown(runId)) this.host.scan(runId);
+    }
     await this.list();
-    if (!this.host.stopped()) this.sweepStep();
+    if (!this.host.stopped()) void this.sweep();
   }
 
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.ended.abort();
   }
 
   /** One pass over .guild/runs' names (a second request while one runs makes it go round once more). */
@@ -77,18 +96,13 @@ export class HistoryWalk {
 
   private async listOnce(): Promise<void> {
     const { host } = this;
-    let names = 0;
-    let scans = 0;
     try {
       for await (const entry of await opendir(host.runsDir, { bufferSize: NAME_BATCH })) {
         if (host.stopped()) break;
-        if (++names % NAME_BATCH === 0) await this.yield();
+        if (this.slicer.due()) await this.yield();
         if (!isRunId(entry.name) || host.isKnown(entry.name)) continue;
         if (host.finishedLog.isSealed(entry.name)) host.skip(entry.name);
-        else {
-          host.scan(entry.name, entry.isDirectory());
-          if (++scans % SCAN_BATCH === 0) await this.yield();
-        }
+        else host.scan(entry.name, entry.isDirectory());
       }
     } catch (error) {
       host.log(`listing ${host.runsDir} failed (${(error as Error).message}); the next pass lists it again`);
@@ -96,31 +110,53 @@ export class HistoryWalk {
     host.afterBatch();
   }
 
+  /** What the slice found is started first; the next slice waits for it (a little). */
   private async yield(): Promise<void> {
     this.host.afterBatch();
-    await yieldToEvents();
+    await this.slicer.pause();
   }
 
-  /** Verify the next SWEEP_SLICE finished runs against their files; a round over all of them starts anew. */
-  private sweepStep(): void {
-    const { host } = this;
-    if (host.stopped()) return;
-    if (this.sweepAt >= this.sweepQueue.length) {
-      if (this.firstSweep && this.sweepQueue.length) this.firstSweepDone();
-      this.sweepQueue = host.finishedRuns();
-      this.sweepAt = 0;
-      if (this.firstSweep && !this.sweepQueue.length) this.firstSweepDone();
+  /** The sweep, until the worker stops: a step, then its pace, then a wait while the worker has gates in hand. */
+  private async sweep(): Promise<void> {
+    while (!this.host.stopped()) {
+      let tick = FIRST_SWEEP_TICK_MS;
+      try {
+        tick = this.sweepStep();
+      } catch (error) {
+        this.host.log(`history sweep step failed (${(error as Error).stack ?? textOf(error)}); the sweep goes on`);
+      }
+      try {
+        await sleep(tick, undefined, { signal: this.ended.signal });
+      } catch {
+        return; // stopped
+      }
+      await this.slicer.pause();
     }
-    const end = Math.min(this.sweepAt + SWEEP_SLICE, this.sweepQueue.length);
-    for (; this.sweepAt < end; this.sweepAt++) host.verify(this.sweepQueue[this.sweepAt]!);
-    host.afterBatch();
-    const steps = Math.ceil(this.sweepQueue.length / SWEEP_SLICE) || 1;
-    const tick = Math.max(host.fullScanMs / SWEEP_STEPS_PER_INTERVAL, host.fullScanMs / steps);
-    this.timer = setTimeout(() => this.sweepStep(), this.firstSweep ? FIRST_SWEEP_TICK_MS : tick);
   }
 
-  private firstSweepDone(): void {
+  /** Verify the next SWEEP_SLICE finished runs against their files (a round over all of them starts anew); the pace. */
+  private sweepStep(): number {
+    const { host } = this;
+    for (let n = 0; n < SWEEP_SLICE; n++) {
+      const next = this.sweepRuns.next();
+      if (next.done) {
+        this.sweepDone();
+        break;
+      }
+      host.verify(next.value);
+      this.swept++;
+    }
+    host.afterBatch();
+    const steps = Math.ceil(this.sweepSize / SWEEP_SLICE) || 1;
+    return this.firstSweep ? FIRST_SWEEP_TICK_MS : Math.max(host.fullScanMs / SWEEP_STEPS_PER_INTERVAL, host.fullScanMs / steps);
+  }
+
+  /** A round over every finished run is done: the next one starts (and paces itself by this one's size). */
+  private sweepDone(): void {
+    if (this.firstSweep) this.host.log(`every run looked at since start (${this.swept} finished, ${Date.now() - this.startedAt} ms)`);
     this.firstSweep = false;
-    this.host.log(`every run looked at since start (${this.sweepQueue.length} finished, ${Date.now() - this.startedAt} ms)`);
+    this.sweepSize = this.swept;
+    this.swept = 0;
+    this.sweepRuns = this.host.finishedRuns();
   }
 }

@@ -177,19 +177,25 @@ export class WorkerRuntime {
       finishedLog,
       fullScanMs: this.spec.fullScanMs ?? 10_000,
       stopped: () => this.stopped,
+      busy: () => this.running.size > 0 || this.queue.size > 0,
       isKnown: (runId) => this.knownRuns.has(runId),
       skip: (runId) => void this.knownRuns.add(runId),
       scan: (runId, isDir) => this.scanRun(runId, isDir),
       verify: (runId) => {
         if (!this.openRuns.has(runId) && !finishedLog.unchanged(runId)) this.scanRun(runId);
       },
-      finishedRuns: () => [...this.knownRuns].filter((runId) => !this.openRuns.has(runId)),
+      finishedRuns: () => this.finishedRuns(),
       afterBatch: () => {
         this.finishedLog?.flush();
         this.pump();
       },
       log: (message) => this.spec.log(message),
     });
+  }
+
+  /** Known runs with no active gate, read live from the set (a run scanned meanwhile is skipped or visited once more). */
+  private *finishedRuns(): Generator<string> {
+    for (const runId of this.knownRuns) if (!this.openRuns.has(runId)) yield runId;
   }
 
   async start(): Promise<void> {
