@@ -1,11 +1,12 @@
 // How long background work (a large finished-runs log, the listing of .guild/runs, the history sweep) shares a
 // worker's event loop with the gates in flight: it runs in slices of a couple of milliseconds, and between two slices
-// it waits while the worker has gates in hand, so a round never queues behind it for more than one slice (SPEC §18).
+// it waits while the worker is in the middle of a round, so a round never queues behind it for more than one slice
+// (SPEC §18).
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 
 /** The most a slice runs before it gives the event loop back. */
 export const SLICE_MS = 2;
-/** The longest a slice waits for the worker to have no gate in hand: background work still moves under full load. */
+/** The longest a slice waits for the worker's round to end: background work still moves under full load. */
 export const MAX_DEFER_MS = 50;
 /** How often a waiting slice looks again. */
 const BUSY_LOOK_MS = 2;
@@ -13,7 +14,7 @@ const BUSY_LOOK_MS = 2;
 export class TimeSlicer {
   private sliceStart = performance.now();
 
-  /** `busy`: the worker handles or has queued a gate (default: never, as for a log read with no worker around it). */
+  /** `busy`: the worker is in the middle of a round (default: never, as for a log read with no worker around it). */
   constructor(
     private readonly busy: () => boolean = () => false,
     private readonly maxDeferMs = MAX_DEFER_MS,
@@ -24,7 +25,7 @@ export class TimeSlicer {
     return performance.now() - this.sliceStart >= SLICE_MS;
   }
 
-  /** One turn of the event loop, then, while the worker has gates in hand, up to maxDeferMs more; a new slice starts. */
+  /** One turn of the event loop, then, while the worker is in the middle of a round, up to maxDeferMs more. */
   async pause(): Promise<void> {
     await nextTurn();
     const until = performance.now() + this.maxDeferMs;

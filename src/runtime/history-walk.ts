@@ -1,8 +1,8 @@
 // How a worker covers a large history without stalling: at start it loads .guild/finished-runs.log and lists
 // .guild/runs in batches in the background (a run the log does not list is scanned at once, a listed one only named),
 // then a paced sweep verifies every known finished run against its files, fast once after start, slowly after that
-// (SPEC §18). All of it runs in short time slices that wait while the worker has gates in hand, so rounds in flight are
-// never held up for more than one slice.
+// (SPEC §18). All of it runs in short time slices that wait while the worker is in the middle of a round, so rounds in
+// flight are never held up for more than one slice.
 import { opendir } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isRunId } from "../spec/ids.js";
@@ -25,7 +25,7 @@ export interface WalkHost {
   /** After the first sweep, each finished run is verified again within max(fullScanMs, N / SWEEP_SLICE steps). */
   readonly fullScanMs: number;
   stopped(): boolean;
-  /** The worker handles or has queued a gate: the walk waits (a little) before its next slice. */
+  /** The worker is in the middle of a round: the walk waits (a little) before its next slice. */
   busy(): boolean;
   isKnown(runId: string): boolean;
   /** A run the log lists as finished: known from now on, verified by the sweep. */
@@ -59,20 +59,28 @@ export class HistoryWalk {
 
   /** Load the log, list every run, then sweep; resolves when the listing is done (the sweep goes on). */
   async start(): Promise<void> {
+    // a request made while no worker of this kind watched wrote `-<run>` at the log's end: its gate is found first,
+    // not after the whole log is loaded, nor when the listing of the whole history reaches it
+    await this.slicer.pause();
+    await this.scanAll(this.host.finishedLog.reopenedAtEnd());
     // a log that fails to load leaves what was read of it: the listing scans every other run, as without one
     const reopened = await this.host.finishedLog.load(this.slicer).catch((error: Error) => {
       this.host.log(`finished-runs log not read on: ${error.message}`);
       return [];
     });
-    // a request made while no worker of this kind watched wrote `-<run>`: its gate is found now, not when the
-    // listing of the whole history reaches it
-    for (const runId of reopened) {
+    await this.scanAll(reopened);
+    await this.list();
+    if (!this.host.stopped()) void this.sweep();
+  }
+
+  /** Scan the runs not known yet, in slices; what a slice activates is started before the next one. */
+  private async scanAll(runIds: string[]): Promise<void> {
+    for (const runId of runIds) {
       if (this.host.stopped()) return;
       if (this.slicer.due()) await this.yield();
       if (!this.host.isKnown(runId)) this.host.scan(runId);
     }
-    await this.list();
-    if (!this.host.stopped()) void this.sweep();
+    this.host.afterBatch();
   }
 
   stop(): void {
@@ -116,7 +124,7 @@ export class HistoryWalk {
     await this.slicer.pause();
   }
 
-  /** The sweep, until the worker stops: a step, then its pace, then a wait while the worker has gates in hand. */
+  /** The sweep, until the worker stops: a step, then its pace, then a wait while the worker is in the middle of a round. */
   private async sweep(): Promise<void> {
     while (!this.host.stopped()) {
       let tick = FIRST_SWEEP_TICK_MS;

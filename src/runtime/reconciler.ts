@@ -126,6 +126,8 @@ function listDir(dir: string): string[] {
 
 /** The longest a gate whose handler keeps throwing waits between tries. */
 const MAX_BACKOFF_MS = 5 * 60_000;
+/** A handler running this long is no round in flight (a broker's or verifier's step takes milliseconds). */
+const QUICK_HANDLER_MS = 1000;
 
 export class WorkerRuntime {
   private readonly active = new Map<string, GateRef>();
@@ -177,7 +179,7 @@ export class WorkerRuntime {
       finishedLog,
       fullScanMs: this.spec.fullScanMs ?? 10_000,
       stopped: () => this.stopped,
-      busy: () => this.running.size > 0 || this.queue.size > 0,
+      busy: () => this.handlingQuickly(),
       isKnown: (runId) => this.knownRuns.has(runId),
       skip: (runId) => void this.knownRuns.add(runId),
       scan: (runId, isDir) => this.scanRun(runId, isDir),
@@ -191,6 +193,16 @@ export class WorkerRuntime {
       },
       log: (message) => this.spec.log(message),
     });
+  }
+
+  /**
+   * A gate's handler started less than QUICK_HANDLER_MS ago is still running: a round in flight, whose next steps the
+   * history walk must not queue behind. A handler running longer (a review waiting on its CLI) holds nothing back.
+   */
+  private handlingQuickly(): boolean {
+    const now = Date.now();
+    for (const key of this.running.keys()) if (now - (this.handled.get(key)?.at ?? 0) < QUICK_HANDLER_MS) return true;
+    return false;
   }
 
   /** Known runs with no active gate, read live from the set (a run scanned meanwhile is skipped or visited once more). */

@@ -1,10 +1,10 @@
-// Background work (a large finished-runs log, the listing of .guild/runs, the history sweep) gives way to the gates a
-// worker has in hand, and still moves when the worker is never idle (SPEC §18).
+// Background work (a large finished-runs log, the listing of .guild/runs, the history sweep) gives way to a round in
+// flight, and still moves when the worker is never idle (SPEC §18).
 import { describe, expect, it } from "vitest";
 import { SLICE_MS, TimeSlicer } from "../../src/bus/time-slicer.js";
 
 describe("time slices of background work", () => {
-  it("a pause waits while the worker has gates in hand, and ends once it has none", async () => {
+  it("a pause waits while the worker is in the middle of a round, and ends once it is not", async () => {
     let looks = 0;
     const slicer = new TimeSlicer(() => ++looks <= 3, 600_000);
     await slicer.pause();

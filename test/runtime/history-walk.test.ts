@@ -9,7 +9,60 @@ import { HistoryWalk } from "../../src/runtime/history-walk.js";
 import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 
+/** A walk over `layout`'s runs with the log in `file`, recording what it scans and whether the log was loaded then. */
+function walkOf(layout: Layout, file: string, loadedMark: string) {
+  const log = new FinishedRuns(layout, file);
+  const known = new Set<string>();
+  const scanned: { runId: string; logLoaded: boolean }[] = [];
+  const logs: string[] = [];
+  let stopped = false;
+  const walk = new HistoryWalk({
+    runsDir: layout.runs,
+    finishedLog: log,
+    fullScanMs: 600_000,
+    stopped: () => stopped,
+    busy: () => false,
+    isKnown: (runId) => known.has(runId),
+    skip: (runId) => void known.add(runId),
+    scan: (runId) => {
+      known.add(runId);
+      scanned.push({ runId, logLoaded: log.isSealed(loadedMark) });
+    },
+    verify: () => {},
+    finishedRuns: () => [...known].filter((runId) => !scanned.some((s) => s.runId === runId)).values(),
+    afterBatch: () => {},
+    log: (message) => logs.push(message),
+  });
+  const run = async () => {
+    try {
+      await walk.start();
+      await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
+    } finally {
+      stopped = true;
+      walk.stop();
+    }
+    return scanned;
+  };
+  return { run };
+}
+
 describe("the history walk at start", () => {
+  it("a request made while no worker watched, at the end of a long log, is scanned before the log is loaded", async () => {
+    const layout = new Layout(tempRoot());
+    for (const run of ["fresh", "early"]) mkdirSync(layout.runDir(run), { recursive: true });
+    const file = finishedRunsFile(layout, "test")!;
+    mkdirSync(path.dirname(file), { recursive: true });
+    const many = Array.from({ length: 30_000 }, (_, i) => `+m${i}\treview=1\tG-spec=2`); // ~0.8 MB
+    // "early" is reopened far from the end (found once the log is loaded); "again" reopened and sealed again
+    const lines = ["-early", ...many, "-again", "+again\treview=1\tG-spec=3", "-fresh", ""];
+    writeFileSync(file, lines.join("\n"));
+    const scanned = await walkOf(layout, file, "m29999").run();
+    expect(scanned).toEqual([
+      { runId: "fresh", logLoaded: false },
+      { runId: "early", logLoaded: true },
+    ]);
+  });
+
   it("a run the log says was reopened or created since (`-<run>`) is scanned before the listing of every other run", async () => {
     const layout = new Layout(tempRoot());
     const others = Array.from({ length: 200 }, (_, i) => `old${i}`); // runs the log does not list: the listing scans them
@@ -20,34 +73,7 @@ describe("the history walk at start", () => {
       file,
       ["+sealed\treview=1\tG-spec=2", "-fresh", "+again\treview=1\tG-spec=2", "-again", "+again\treview=1\tG-spec=3", ""].join("\n"),
     );
-    const known = new Set<string>();
-    const scanned: string[] = [];
-    const logs: string[] = [];
-    let stopped = false;
-    const walk = new HistoryWalk({
-      runsDir: layout.runs,
-      finishedLog: new FinishedRuns(layout, file),
-      fullScanMs: 600_000,
-      stopped: () => stopped,
-      busy: () => false,
-      isKnown: (runId) => known.has(runId),
-      skip: (runId) => void known.add(runId),
-      scan: (runId) => {
-        known.add(runId);
-        scanned.push(runId);
-      },
-      verify: () => {},
-      finishedRuns: () => [...known].filter((runId) => !scanned.includes(runId)).values(),
-      afterBatch: () => {},
-      log: (message) => logs.push(message),
-    });
-    try {
-      await walk.start();
-      await until("the first sweep done", () => logs.some((l) => l.includes("every run looked at since start")));
-    } finally {
-      stopped = true;
-      walk.stop();
-    }
+    const scanned = (await walkOf(layout, file, "sealed").run()).map((s) => s.runId);
     expect(scanned[0]).toBe("fresh"); // "again" was sealed after it was reopened: only named, like "sealed"
     expect(scanned.filter((r) => r === "fresh")).toHaveLength(1);
     expect([...scanned].sort()).toEqual(["fresh", ...others].sort());
