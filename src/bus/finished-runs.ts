@@ -38,8 +38,6 @@ const REVIEW = "review";
 const MAX_SEALED_RUNS = 250_000;
 /** The log is read at start in pieces of this size, each after a turn of the event loop (100,000 runs: ~6 MB). */
 const LOAD_READ_BYTES = 256 * 1024;
-/** How much of the log's end is read before the rest: where a `review` made while no worker watched wrote `-<run>`. */
-const TAIL_BYTES = 64 * 1024;
 
 export function finishedRunsDir(layout: Layout): string {
   return path.join(layout.guild, "finished-runs");
@@ -148,21 +146,6 @@ export class FinishedRuns {
     } finally {
       this.loaded = true; // what was read stands, and the log is read on from there
       this.reopenedAtLoad = null;
-    }
-    return [...reopened];
-  }
-
-  /**
-   * The runs whose last line in the log's last TAIL_BYTES is `-`, read before the log itself is: a worker starting
-   * on a long history looks at a request made while it was down at once, not after loading every line before it.
-   */
-  reopenedAtEnd(): string[] {
-    const reopened = new Set<string>();
-    const text = readTail(this.file, TAIL_BYTES);
-    for (const line of text.split("\n")) {
-      const runId = line.slice(1, line.includes("\t") ? line.indexOf("\t") : undefined);
-      if (line[0] === "-" && isRunId(runId)) reopened.add(runId);
-      else if (line[0] === "+") reopened.delete(runId);
     }
     return [...reopened];
   }
@@ -333,29 +316,6 @@ function validFields(fields: string): boolean {
     if (name !== REVIEW) gates++;
   }
   return gates > 0;
-}
-
-/** The whole lines in the last `bytes` of a regular file (a FIFO, a device or a link reads as nothing). */
-function readTail(file: string, bytes: number): string {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | NOT_LINKED_NOR_BLOCKING);
-  } catch {
-    return "";
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return "";
-    const from = Math.max(0, st.size - bytes);
-    const buf = Buffer.alloc(st.size - from);
-    const read = readSync(fd, buf, 0, buf.length, from);
-    const text = buf.subarray(0, read).toString("utf8");
-    return text.slice(from > 0 ? text.indexOf("\n") + 1 : 0, text.lastIndexOf("\n") + 1);
-  } catch {
-    return "";
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function lstatMtime(p: string): number {

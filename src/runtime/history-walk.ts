@@ -35,6 +35,8 @@ export interface WalkHost {
   verify(runId: string): void;
   /** Known runs with no active gate, read as the sweep goes (runs added meanwhile may come too): what it verifies. */
   finishedRuns(): Iterator<string>;
+  /** How many there are now: the sweep's pace (a history restored while the worker runs speeds it up at once). */
+  finishedCount(): number;
   /** After each batch: append what the scans sealed or reopened, and start the gates they activated. */
   afterBatch(): void;
   log(message: string): void;
@@ -46,7 +48,6 @@ export class HistoryWalk {
   /** The sweep's round over the finished runs, read as it goes (never copied: it may be 100,000 names long). */
   private sweepRuns: Iterator<string>;
   private swept = 0;
-  private sweepSize = 0;
   private firstSweep = true;
   private readonly ended = new AbortController();
   private readonly slicer: TimeSlicer;
@@ -59,26 +60,28 @@ export class HistoryWalk {
 
   /** Load the log, list every run, then sweep; resolves when the listing is done (the sweep goes on). */
   async start(): Promise<void> {
-    // a request made while no worker of this kind watched wrote `-<run>` at the log's end: its gate is found first,
-    // not after the whole log is loaded, nor when the listing of the whole history reaches it
-    await this.slicer.pause();
-    await this.scanAll(this.host.finishedLog.reopenedAtEnd());
     // a log that fails to load leaves what was read of it: the listing scans every other run, as without one
     const reopened = await this.host.finishedLog.load(this.slicer).catch((error: Error) => {
       this.host.log(`finished-runs log not read on: ${error.message}`);
       return [];
     });
+    // a request made while no worker of this kind watched wrote `-<run>`: its gate is found now, not when the
+    // listing of the whole history reaches it
     await this.scanAll(reopened);
     await this.list();
     if (!this.host.stopped()) void this.sweep();
   }
 
-  /** Scan the runs not known yet, in slices; what a slice activates is started before the next one. */
+  /** Scan the runs in slices; what a slice activates is started before the next one. */
   private async scanAll(runIds: string[]): Promise<void> {
-    for (const runId of runIds) {
-      if (this.host.stopped()) return;
-      if (this.slicer.due()) await this.yield();
-      if (!this.host.isKnown(runId)) this.host.scan(runId);
+    try {
+      for (const runId of runIds) {
+        if (this.host.stopped()) return;
+        if (this.slicer.due()) await this.yield();
+        this.host.scan(runId);
+      }
+    } catch (error) {
+      this.host.log(`scanning the runs the log says were reopened failed (${(error as Error).message}); the listing scans them`);
     }
     this.host.afterBatch();
   }
@@ -155,15 +158,14 @@ export class HistoryWalk {
       this.swept++;
     }
     host.afterBatch();
-    const steps = Math.ceil(this.sweepSize / SWEEP_SLICE) || 1;
+    const steps = Math.ceil(host.finishedCount() / SWEEP_SLICE) || 1;
     return this.firstSweep ? FIRST_SWEEP_TICK_MS : Math.max(host.fullScanMs / SWEEP_STEPS_PER_INTERVAL, host.fullScanMs / steps);
   }
 
-  /** A round over every finished run is done: the next one starts (and paces itself by this one's size). */
+  /** A round over every finished run is done: the next one starts. */
   private sweepDone(): void {
     if (this.firstSweep) this.host.log(`every run looked at since start (${this.swept} finished, ${Date.now() - this.startedAt} ms)`);
     this.firstSweep = false;
-    this.sweepSize = this.swept;
     this.swept = 0;
     this.sweepRuns = this.host.finishedRuns();
   }

@@ -187,6 +187,7 @@ export class WorkerRuntime {
         if (!this.openRuns.has(runId) && !finishedLog.unchanged(runId)) this.scanRun(runId);
       },
       finishedRuns: () => this.finishedRuns(),
+      finishedCount: () => Math.max(0, this.knownRuns.size - this.openRuns.size),
       afterBatch: () => {
         this.finishedLog?.flush();
         this.pump();
