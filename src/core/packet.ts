@@ -1,20 +1,20 @@
 // packet-<n>.md: YAML front matter (PacketFrontMatter) followed by the markdown body the reviewer reads.
-import YAML from "yaml";
 import { describeIssues, PacketFrontMatter } from "../spec/schemas.js";
+import { readWrittenFrontMatter, renderFrontMatter, yamlParser } from "./front-matter.js";
 import { deepFreeze } from "./memo.js";
 
 const FRONT_MATTER_RE = /^---\n([\s\S]*?)\n---\n/;
 
 /**
  * Front matter this process rendered, by its YAML text: parsing that exact text gives that same value back (the
- * round trip test/core/packet.test.ts checks), so the broker's read of its own packet skips YAML and zod.
+ * round trip test/core/packet.test.ts checks), so the broker's read of its own packet skips the schema check.
  */
 const rendered = new Map<string, PacketFrontMatter>();
 const RENDERED_KEPT = 256;
 
 export function renderPacket(front: PacketFrontMatter, body: string): string {
   const parsed = deepFreeze(PacketFrontMatter.parse(front));
-  const yaml = YAML.stringify(parsed, { lineWidth: 0 }).trimEnd();
+  const yaml = renderFrontMatter(parsed);
   rendered.delete(yaml);
   rendered.set(yaml, parsed);
   if (rendered.size > RENDERED_KEPT) rendered.delete(rendered.keys().next().value!);
@@ -29,11 +29,11 @@ export function parsePacket(text: string): { front: PacketFrontMatter | null; bo
   return front ? { front, body: text.slice(m[0].length), problems } : { front: null, body: text, problems };
 }
 
-/** The front matter a YAML text holds, read by the parser: what the memo of rendered ones stands in for. */
+/** The front matter a YAML text holds, read as the bus wrote it or else by the parser: what the memo of rendered ones stands in for. */
 export function readFrontMatter(yaml: string): { front: PacketFrontMatter | null; problems: string[] } {
   let data: unknown;
   try {
-    data = YAML.parse(yaml);
+    data = readWrittenFrontMatter(yaml) ?? yamlParser().parse(yaml);
   } catch (error) {
     return { front: null, problems: [`packet front matter is not YAML: ${(error as Error).message}`] };
   }
