@@ -1,7 +1,8 @@
 // trail.md as the broker keeps it: rewritten when the gate or the decision changed since this broker last wrote it.
 // While machines drive a gate its trail is rewritten at most every TRAIL_PACE_MS, the last state always written (a
-// long chain rewrote the whole file at every step); a gate that ended or waits for a person is written at once, so
-// the trail never lags an outcome, an escalation or a question to the author.
+// long chain rewrote the whole file at every step), and such paced writes of all gates are TRAIL_GAP_MS apart (a
+// burst of gates rewrote each trail five times in two rounds, a third of the broker's work); a gate that ended or
+// waits for a person is written at once, so the trail never lags an outcome, an escalation or a question to the author.
 import type { BusContext } from "../bus/context.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -12,6 +13,8 @@ import type { GateSnapshot } from "../core/snapshot.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export const TRAIL_PACE_MS = 250;
+/** Paced writes of all gates, one broker: at most 50 a second, so under a burst rounds go first and trails catch up. */
+export const TRAIL_GAP_MS = 20;
 /**
  * States where the gate waits for a worker: its trail may lag by up to TRAIL_PACE_MS. Not "broker": a trail written
  * in that state says why the broker could not act (an error), which is written at once.
@@ -40,6 +43,8 @@ interface GateTrail {
 
 export class TrailWriter {
   private readonly gates = new Map<string, GateTrail>();
+  /** When the next paced write of any gate may start (monotonic ms): each one scheduled takes the slot it is given. */
+  private nextSlot = 0;
 
   async write(ctx: BusContext, s: GateSnapshot, d: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): Promise<void> {
     const key = `${s.runId}\u0000${s.gate}`;
@@ -49,19 +54,26 @@ export class TrailWriter {
       this.gates.set(key, (gate = { written: false, wanted: null, writtenAt: 0, due: null, timer: null, writing: Promise.resolve() }));
     if (gate.wanted === job.stamp) return;
     gate.wanted = job.stamp;
-    // monotonic: a wall clock stepped back would hold the trail back by as much
-    const wait = gate.writtenAt + TRAIL_PACE_MS - performance.now();
-    if (wait <= 0 || s.outcome || !MACHINE_STATES.has(d.state)) {
+    if (s.outcome || !MACHINE_STATES.has(d.state)) {
       gate.due = null;
       return this.flush(key, gate, job);
     }
     gate.due = job;
-    gate.timer ??= setTimeout(() => {
+    if (gate.timer) return; // its slot is taken: the write then is of this state
+    // monotonic: a wall clock stepped back would hold the trail back by as much
+    const now = performance.now();
+    const at = Math.max(now, gate.writtenAt + TRAIL_PACE_MS, this.nextSlot);
+    this.nextSlot = at + TRAIL_GAP_MS;
+    if (at <= now) {
+      gate.due = null;
+      return this.flush(key, gate, job);
+    }
+    gate.timer = setTimeout(() => {
       gate.timer = null;
       const due = gate.due;
       gate.due = null;
       if (due) this.writeLate(key, gate, due);
-    }, wait).unref();
+    }, at - now).unref();
   }
 
   /**

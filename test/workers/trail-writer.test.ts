@@ -4,13 +4,21 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { stepGate } from "../../src/workers/broker.js";
-import { TRAIL_PACE_MS, TrailWriter } from "../../src/workers/trail-writer.js";
+import { TRAIL_GAP_MS, TRAIL_PACE_MS, TrailWriter } from "../../src/workers/trail-writer.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 afterEach(() => vi.useRealTimers());
 
 const VERIFYING = /result delivered; waiting for the verifier/;
+
+/** Waits on the real clock (vi.waitFor would move the fake one on). */
+async function until(done: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 30_000; !done();) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((next) => setImmediate(next));
+  }
+}
 
 async function paced(run: string) {
   const g = await gateWithPacket(run);
@@ -42,6 +50,34 @@ describe("trail.md while machines drive the gate", () => {
     await new Promise((done) => setImmediate(done));
     expect(trail()).toMatch(/status: satisfied/);
     expect(trail()).not.toMatch(VERIFYING);
+  });
+});
+
+describe("trail.md of many gates moving at once", () => {
+  it("paced writes of all gates are TRAIL_GAP_MS apart, each gate's last state still written; an outcome is not held back", async () => {
+    const gates = await Promise.all(["tg1", "tg2", "tg3"].map(async (run) => ({ run, ...(await gateWithPacket(run)) })));
+    vi.useFakeTimers({ toFake: ["performance", "setTimeout", "clearTimeout"] });
+    const trails = new TrailWriter();
+    const step = (g: (typeof gates)[number]) => stepGate(loadContext(g.layout), g.run, GATE, { trails });
+    for (const g of gates) await step(g); // this writer's first look at each, written paced
+    await vi.advanceTimersByTimeAsync(TRAIL_PACE_MS * 4); // each write done when its timer fires
+    for (const g of gates) {
+      g.dropResult();
+      expect((await step(g)).decision.state).toBe("verifying");
+    }
+    const shows = () => gates.map((g) => VERIFYING.test(readFileSync(g.file("trail.md"), "utf8")));
+    await until(() => shows()[0]!);
+    expect(shows()).toEqual([true, false, false]);
+    vi.advanceTimersByTime(TRAIL_GAP_MS);
+    await until(() => shows()[1]!);
+    expect(shows()).toEqual([true, true, false]);
+    // the third gate's slot is still ahead: its outcome is written with the step that delivers it
+    await verifyGate(loadContext(gates[2]!.layout), "tg3", GATE, () => undefined);
+    expect((await step(gates[2]!)).delivered.map((d) => d.name)).toEqual(["outcome.json"]);
+    expect(readFileSync(gates[2]!.file("trail.md"), "utf8")).toMatch(/status: satisfied/);
+    vi.advanceTimersByTime(TRAIL_GAP_MS * 4);
+    await new Promise((done) => setImmediate(done));
+    expect(readFileSync(gates[2]!.file("trail.md"), "utf8")).toMatch(/status: satisfied/);
   });
 });
 
