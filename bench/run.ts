@@ -247,7 +247,7 @@ let checkedOutcome = false;
 /** History scaling: a tree with many finished runs, against an empty one, measured in the same run. */
 /** Chains run for each phase of the history figure (empty tree, during the first sweep, after it). */
 const ROUND_RUNS = 3;
-/** Rounds of each such chain: its p99 is then the third-worst round, not the worst one or two. */
+/** Rounds of each such chain: its p99 is then one of its worst three or four rounds, not the worst one or two. */
 const HISTORY_ROUNDS = 300;
 type Chain = Awaited<ReturnType<typeof roundOverhead>>;
 type Percentiles = Pick<Chain, "p50_ms" | "p99_ms" | "p99_after_first_ms" | "first_packet_ms">;
@@ -295,7 +295,7 @@ async function history(finishedRuns: number, rounds: number, print = false) {
     await stopWorkers([h.child]);
   }
   removeTemp(emptyRoot);
-  // p99 of one chain of ~100 rounds is its worst round or two, and a disk or a neighbour stalls an empty tree's
+  // p99 of one chain is one of its few worst rounds, and a disk or a neighbour stalls an empty tree's
   // rounds as often: each phase is run ROUND_RUNS times, interleaved, and its medians are compared; the rounds of a
   // phase's chains are also pooled (without each chain's first), for a p99 that is not one round's stall
   const phases = { empty: [] as Chain[], loaded: [] as Chain[], settled: [] as Chain[] };

@@ -1,6 +1,6 @@
 // trail.md as the broker keeps it: rewritten when the gate or the decision changed since this broker last wrote it.
 // While machines drive a gate its trail is rewritten at most every TRAIL_PACE_MS, the last state always written (a
-// long chain rewrote the whole file at every step), and such paced writes of all gates are TRAIL_GAP_MS apart (a
+// long chain rewrote the whole file at every step), and such paced writes of all gates are scheduled TRAIL_GAP_MS apart (a
 // burst of gates rewrote each trail five times in two rounds, a third of the broker's work); a gate that ended or
 // waits for a person is written at once, so the trail never lags an outcome, an escalation or a question to the author.
 import type { BusContext } from "../bus/context.js";
@@ -78,7 +78,7 @@ export class TrailWriter {
 
   /**
    * A paced write, skipped when another broker ended the gate meanwhile (its trail is the final one). One that fails,
-   * or cannot tell, leaves the next step to write at once, and say why.
+   * or cannot tell, leaves the gate's next step to write its trail again, and say why.
    */
   private writeLate(key: string, gate: GateTrail, job: Job): void {
     const forget = () => {
