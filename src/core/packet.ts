@@ -29,7 +29,10 @@ export function parsePacket(text: string): { front: PacketFrontMatter | null; bo
   return front ? { front, body: text.slice(m[0].length), problems } : { front: null, body: text, problems };
 }
 
-/** The front matter a YAML text holds, read as the bus wrote it or else by the parser: what the memo of rendered ones stands in for. */
+/**
+ * The front matter a YAML text holds, read as the bus wrote it or else by the parser: what the memo of rendered ones
+ * stands in for.
+ */
 export function readFrontMatter(yaml: string): { front: PacketFrontMatter | null; problems: string[] } {
   let data: unknown;
   try {

@@ -1,8 +1,9 @@
 // trail.md as the broker keeps it: rewritten when the gate or the decision changed since this broker last wrote it.
 // While machines drive a gate its trail is rewritten at most every TRAIL_PACE_MS, the last state always written (a
-// long chain rewrote the whole file at every step), and such paced writes of all gates are scheduled TRAIL_GAP_MS apart (a
-// burst of gates rewrote each trail five times in two rounds, a third of the broker's work); a gate that ended or
-// waits for a person is written at once, so the trail never lags an outcome, an escalation or a question to the author.
+// long chain rewrote the whole file at every step), and such paced writes of all gates are scheduled TRAIL_GAP_MS
+// apart (a burst of gates rewrote each trail three times in two rounds, a fifth of the broker's CPU); a gate that
+// ended or waits for a person is written at once, so the trail never lags an outcome, an escalation or a question to
+// the author.
 import type { BusContext } from "../bus/context.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
