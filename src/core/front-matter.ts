@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 
 type Yaml = typeof import("yaml");
 let yaml: Yaml | undefined;
-/** The YAML library, loaded on the first front matter this module did not write: most commands never need it. */
+/** The YAML library, loaded on first need: most commands and workers never read a YAML text the bus did not write. */
 export function yamlParser(): Yaml {
   return (yaml ??= createRequire(import.meta.url)("yaml") as Yaml);
 }
