@@ -1,6 +1,6 @@
-// dist/ is missing: in a source checkout (tsconfig.json and the dev dependencies present) compile it once with the
-// project's own TypeScript; anywhere else say what is wrong. The compiler's output goes to stderr, never stdout,
-// which may be read as JSON.
+// dist/ is missing: in a source checkout (tsconfig.json and the dev dependencies present) build it once as
+// `npm run build` does (the project's own TypeScript, then the bundle); anywhere else say what is wrong. The build's
+// output goes to stderr, never stdout, which may be read as JSON.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -19,8 +19,9 @@ export function buildFromSource() {
     process.exit(1);
   }
   process.stderr.write("guild-bus: building dist/ from the source checkout (first run) …\n");
-  const r = spawnSync(process.execPath, [tsc, "-p", tsconfig], { stdio: ["ignore", 2, 2] });
-  if (r.status !== 0) {
+  const bundle = fileURLToPath(new URL("../scripts/bundle.mjs", import.meta.url));
+  const ok = (argv) => spawnSync(process.execPath, argv, { stdio: ["ignore", 2, 2] }).status === 0;
+  if (!ok([tsc, "-p", tsconfig]) || !ok([bundle])) {
     process.stderr.write("guild-bus: the build failed (its errors are above)\n");
     process.exit(1);
   }

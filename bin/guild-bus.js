@@ -1,21 +1,26 @@
 #!/usr/bin/env node
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 
+const mtime = (file) => statSync(new URL(file, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? -1;
 // A package ships dist/ (built by prepack); a source checkout builds it on its first run, so that
 // `npm ci && npx guild-bus demo` works on a fresh clone without an install script.
-if (!existsSync(new URL("../dist/src/cli/main.js", import.meta.url))) {
+if (mtime("../dist/src/cli/main.js") < 0) {
   const { buildFromSource } = await import("./build-from-source.js");
   buildFromSource();
 }
+// The bundle `npm run build` makes (dist/cli) loads far fewer files than dist/src/cli. A later `tsc` alone leaves it
+// stale, so it is used only while it is at least as new as what it was made from. GUILD_BUS_BUNDLE=0 runs the modules.
+const bundled = process.env.GUILD_BUS_BUNDLE !== "0" && mtime("../dist/cli/main.js") >= mtime("../dist/src/cli/main.js");
+const cli = bundled ? "../dist/cli/" : "../dist/src/cli/";
 // what reviewers and planted files wrote reaches the terminal with its control characters shown, never acted on
-const { guardOutput } = await import("../dist/src/cli/safe-output.js");
+const { guardOutput } = await import(`${cli}safe-output.js`);
 guardOutput();
 // verify-gate-pass is dispatched before the full CLI loads: hooks call it often and it must start fast.
 const args = process.argv.slice(2);
 if (args[0] === "verify-gate-pass") {
-  const { run } = await import("../dist/src/cli/verify-gate-pass.js");
+  const { run } = await import(`${cli}verify-gate-pass.js`);
   process.exitCode = await run(args.slice(1));
 } else {
-  const { main } = await import("../dist/src/cli/main.js");
+  const { main } = await import(`${cli}main.js`);
   process.exitCode = await main(args);
 }

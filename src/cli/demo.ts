@@ -4,7 +4,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { viewGate } from "../commands/gate-view.js";
@@ -16,8 +15,9 @@ import { requestReview } from "../commands/review.js";
 import { answered } from "./errors.js";
 import { waitForGate } from "./follow.js";
 import { BIN } from "./worker.js";
+import { packagePath } from "../bus/package-files.js";
 
-const SCRIPTED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "demo-reviewer.js");
+const SCRIPTED = packagePath("dist", "src", "cli", "demo-reviewer.js");
 
 const SPEC_V1 =
   '# Spec: export button\n\nThe dashboard gets an "Export CSV" button.\n\n## Acceptance criteria\n- TBD\n\n## Notes\n' +

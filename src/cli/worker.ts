@@ -1,13 +1,12 @@
 // guild-bus worker <kind> runs one worker in this process; guild-bus up supervises a set of them.
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { ROOT_HELP } from "./errors.js";
+import { packagePath } from "../bus/package-files.js";
 import { summary } from "./overview.js";
 import { WORKER_KINDS } from "../spec/constants.js";
 import { intArg } from "./options.js";
 
-export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "bin", "guild-bus.js");
+export const BIN = packagePath("bin", "guild-bus.js");
 
 interface WorkerCliOptions {
   root: string;

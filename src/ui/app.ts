@@ -2,10 +2,12 @@
 // layer (src/commands/author.ts) exactly as the CLI does and writes the same files. Paths come only from validated
 // run and gate ids (src/bus/layout.ts keeps them inside .guild/) and a fixed list of assets.
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE } from "hono/streaming";
 import type { BusContext } from "../bus/context.js";
+import { packagePath } from "../bus/package-files.js";
 import type { Answer } from "../commands/answer.js";
 import { refusing } from "../commands/answer.js";
 import { decideEscalation, rebut, respond, resubmit } from "../commands/author.js";
@@ -21,8 +23,8 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   "app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
   "app.css": { file: "app.css", type: "text/css; charset=utf-8" },
 };
-/** Shipped as they are in src/ui/assets (package.json "files"): beside this module in the sources, found from dist/ too. */
-const ASSET_DIR = [new URL("assets/", import.meta.url), new URL("../../../src/ui/assets/", import.meta.url)].find((u) => existsSync(u))!;
+/** Shipped as they are in src/ui/assets (package.json "files"). */
+const ASSET_DIR = packagePath("src", "ui", "assets");
 
 export interface AppOptions {
   ctx: () => BusContext;
@@ -40,7 +42,7 @@ export function consoleApp(o: AppOptions): Hono {
   const app = new Hono();
   const pageCtx = (): PageContext => ({ root: o.ctx().layout.root, readOnly: o.readOnly, csrf: o.secrets.csrf, seq: o.board.seq });
   const assets = new Map(
-    Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(new URL(a.file, ASSET_DIR)), type: a.type }]),
+    Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(path.join(ASSET_DIR, a.file)), type: a.type }]),
   );
 
   app.use("*", bodyLimit({ maxSize: MAX_FILE_BYTES + 64 * 1024, onError: (c) => c.text("refused: request too large\n", 413) }));

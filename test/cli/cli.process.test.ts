@@ -1,8 +1,20 @@
 // The small commands from the shell: verify-gate-pass (Guild's exit codes), family, scrub; and that they start
 // without loading the heavy modules.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
 import { BIN, makeProject, REPO } from "../helpers/bus.js";
@@ -143,11 +155,12 @@ describe("guild-bus family and scrub", () => {
 });
 
 describe("start-up cost", () => {
-  /** Every module specifier the command resolved, each with the module that imported it. */
-  function imports(args: string[]): Array<{ specifier: string; parent: string }> {
+  /** Every module specifier the command resolved, each with the module that imported it; dist/src's modules unless `bundle`. */
+  function imports(args: string[], bundle = false): Array<{ specifier: string; parent: string }> {
     const log = path.join(tempRoot(), "loads.txt");
     writeFileSync(log, "");
-    run(args, { node: ["--import", path.join(REPO, "test", "helpers", "load-hook.mjs")], env: { GUILD_BUS_LOAD_LOG: log } });
+    const env = { GUILD_BUS_LOAD_LOG: log, GUILD_BUS_BUNDLE: bundle ? "1" : "0" };
+    run(args, { node: ["--import", path.join(REPO, "test", "helpers", "load-hook.mjs")], env });
     return readFileSync(log, "utf8")
       .split("\n")
       .filter(Boolean)
@@ -210,6 +223,52 @@ describe("start-up cost", () => {
         command,
       ).toEqual([]);
     }
+  });
+
+  it("the bundle npm run build makes is what runs, and it still loads zod only for commands that validate", () => {
+    const d = tempRoot();
+    mkdirSync(path.join(d, ".guild", "runs"), { recursive: true });
+    writeFileSync(path.join(d, "a.md"), "x");
+    /** The files of our own code the command loaded. */
+    const files = (args: string[]) => [
+      ...new Set(
+        imports(args, true).flatMap(({ specifier, parent }) =>
+          /^\.\.?\//.test(specifier) && parent.startsWith("file:") ? [fileURLToPath(new URL(specifier, parent))] : [],
+        ),
+      ),
+    ];
+    const withZod = (args: string[]) => files(args).filter((f) => readFileSync(f, "utf8").includes('$constructor("$ZodObject"'));
+    const status = files(["status", "--root", d]);
+    expect(status.length).toBeGreaterThan(0);
+    expect(status.filter((f) => !f.startsWith(path.join(REPO, "dist", "cli") + path.sep))).toEqual([]);
+    expect(withZod(["status", "--root", d]).length).toBe(1);
+    for (const args of [
+      ["--help"],
+      ["family", "gpt-5"],
+      ["verify-gate-pass", "--result", path.join(d, "r.json"), "--artifact", path.join(d, "a.md")],
+    ])
+      expect(withZod(args), args[0]).toEqual([]);
+  });
+
+  it("a bundle older than the modules tsc wrote is passed over for them", () => {
+    const pkg = tempRoot();
+    mkdirSync(path.join(pkg, "bin"));
+    writeFileSync(path.join(pkg, "bin", "guild-bus.js"), readFileSync(BIN));
+    for (const [dir, says] of [
+      ["dist/src/cli", "modules"],
+      ["dist/cli", "bundle"],
+    ] as const) {
+      mkdirSync(path.join(pkg, dir), { recursive: true });
+      writeFileSync(path.join(pkg, dir, "safe-output.js"), "export function guardOutput() {}\n");
+      writeFileSync(path.join(pkg, dir, "main.js"), `export async function main() { process.stdout.write("${says}"); return 0; }\n`);
+    }
+    const ran = () => spawnSync(process.execPath, [path.join(pkg, "bin", "guild-bus.js")], { encoding: "utf8" }).stdout;
+    const setMtime = (dir: string, seconds: number) => utimesSync(path.join(pkg, dir, "main.js"), seconds, seconds);
+    setMtime("dist/src/cli", 1_000);
+    setMtime("dist/cli", 2_000);
+    expect(ran()).toBe("bundle");
+    setMtime("dist/src/cli", 3_000); // tsc ran again after the bundle was made
+    expect(ran()).toBe("modules");
   });
 
   it("--help lists every command", () => {

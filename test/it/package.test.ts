@@ -1,7 +1,7 @@
 // The published package as a user gets it: packed, installed into a scratch project without dev dependencies
 // (dependencies come from the npm registry through the npm cache), then run with npx from there.
 import { spawnSync } from "node:child_process";
-import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { REPO } from "../helpers/bus.js";
@@ -30,7 +30,9 @@ describe("the npm package", () => {
       expect(pack.code, pack.all).toBe(0);
       const { filename, files } = (JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
       const shipped = files.map((f) => f.path);
-      expect(shipped).toEqual(expect.arrayContaining(["LICENSE", "bin/guild-bus.js", "dist/src/index.js", "dist/src/index.d.ts"]));
+      expect(shipped).toEqual(
+        expect.arrayContaining(["LICENSE", "bin/guild-bus.js", "dist/cli/main.js", "dist/src/index.js", "dist/src/index.d.ts"]),
+      );
       expect(shipped.filter((f) => /^(dist\/bench|bench|test|scripts)\/|spec\/generate\./.test(f))).toEqual([]);
 
       const project = tempRoot("guild-bus-user-");
@@ -124,7 +126,7 @@ describe("the npm package", () => {
     },
     () => {
       const checkout = tempRoot("guild-bus-checkout-");
-      for (const part of ["bin", "src", "tsconfig.json", "package.json"])
+      for (const part of ["bin", "scripts", "src", "tsconfig.json", "package.json"])
         cpSync(path.join(REPO, part), path.join(checkout, part), { recursive: true });
       symlinkSync(path.join(REPO, "node_modules"), path.join(checkout, "node_modules"));
       const run = () =>
@@ -136,6 +138,7 @@ describe("the npm package", () => {
       expect(first.status, first.stderr).toBe(0);
       expect(first.stderr).toBe("guild-bus: building dist/ from the source checkout (first run) …\n");
       expect(first.stdout).toBe("gpt-5\topenai\n");
+      expect(existsSync(path.join(checkout, "dist", "cli", "main.js"))).toBe(true); // bundled as `npm run build` does
       expect(run()).toMatchObject({ status: 0, stderr: "", stdout: "gpt-5\topenai\n" });
 
       const bare = tempRoot("guild-bus-bare-");

@@ -1,0 +1,26 @@
+// `npm run build`, after tsc: bundles what bin/guild-bus.js loads (dist/src/cli and the libraries it uses) into
+// dist/cli. One process then loads tens of files instead of about 170 (`status` starts about a third sooner; see
+// bench/README.md). Chunk names carry no hash, so a rebuild overwrites them in place as tsc does its own output,
+// and files the new build did not write are removed.
+import { readdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+const OUT = path.join(ROOT, "dist", "cli");
+const ENTRIES = ["main", "verify-gate-pass", "safe-output"];
+
+const written = new Set();
+const result = await build({
+  input: Object.fromEntries(ENTRIES.map((name) => [name, path.join(ROOT, "dist", "src", "cli", `${name}.js`)])),
+  platform: "node",
+  logLevel: "warn",
+  onLog: (level, log) => process.stderr.write(`bundle ${level}: ${log.message}\n`),
+  output: { dir: OUT, format: "esm", entryFileNames: "[name].js", chunkFileNames: "chunks/[name].js" },
+});
+for (const file of result.output) written.add(path.join(OUT, file.fileName));
+for (const entry of readdirSync(OUT, { recursive: true, withFileTypes: true })) {
+  const file = path.join(entry.parentPath, entry.name);
+  if (entry.isFile() && !written.has(file)) rmSync(file);
+}
