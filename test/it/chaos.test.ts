@@ -121,15 +121,42 @@ function reviewerChildren(root: string): Array<{ pid: number; packetId: string }
 }
 
 /** How many times each packet id reached a scripted reviewer (its log keeps a copy of every packet received). */
+/**
+ * Packets scripted providers received, counted by packet id. A receipt naming no packet was cut short (its reviewer
+ * worker was killed while writing the packet to the child's stdin): it must be the start of a packet on disk, and it
+ * is not counted, since which packet it began cannot be told.
+ */
 function dispatchCounts(root: string, providers: string[]): Map<string, number> {
   const counts = new Map<string, number>();
+  const packets = packetTexts(root);
   for (const provider of providers) {
     for (const text of received(root, provider)) {
-      const id = /^packet_id: (.+)$/m.exec(text)?.[1]?.trim() ?? "?";
+      const id = /^packet_id: (.+)$/m.exec(text)?.[1]?.trim();
+      if (id === undefined) {
+        expect(
+          packets.some((packet) => packet.length > text.length && packet.startsWith(text)),
+          `a receipt names no packet and begins none: ${JSON.stringify(text.slice(0, 300))}`,
+        ).toBe(true);
+        continue;
+      }
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
   }
   return counts;
+}
+
+/** Every packet-<n>.md under the project's runs. */
+function packetTexts(root: string): string[] {
+  const runs = path.join(root, ".guild", "runs");
+  return readdirSync(runs).flatMap((run) => {
+    const review = path.join(runs, run, "review");
+    if (!existsSync(review)) return [];
+    return readdirSync(review).flatMap((gate) =>
+      readdirSync(path.join(review, gate))
+        .filter((name) => /^packet-\d+\.md$/.test(name))
+        .map((name) => readFileSync(path.join(review, gate, name), "utf8")),
+    );
+  });
 }
 
 const REJECTED_RE = /^(?:request\.json|outcome\.json|[a-z]+-\d+\.(?:json|md))\.\d{4}-\d{2}-\d{2}T[\d-]+Z\.\d+(?:\.reason\.json)?$/;
