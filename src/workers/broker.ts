@@ -105,16 +105,16 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
       // a select here would be a bug in the plan; it waits like stuck rather than loop
       return { decision: step.decision, snapshot: s, delivered, ...(step.type === "wait" ? {} : { error: step.decision.detail }) };
     }
+    const ended = step.outcome
+      ? {
+          snapshot: { ...s, outcome: step.outcome },
+          decision: { state: "done", round: step.action.round, action: null, detail: `outcome ${step.outcome.status}` } as const,
+        }
+      : null;
     let result: DeliverResult;
     try {
       // the trail shows the final disposition before anyone can see the outcome (SPEC §16)
-      if (step.outcome)
-        await trails.write(
-          ctx,
-          { ...s, outcome: step.outcome },
-          { state: "done", round: step.action.round, action: null, detail: `outcome ${step.outcome.status}` },
-          input,
-        );
+      if (ended) await trails.write(ctx, ended.snapshot, ended.decision, input);
       // another broker may have ended the gate since this one read it: no packet after an outcome (SPEC §15)
       if (step.action.type === "packet" && hasValidOutcome(ctx.layout, runId, gate)) continue;
       result = await deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
@@ -127,6 +127,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     delivered.push({ action: step.action, result, name: step.name });
     if (result.status === "delivered") appendEvents(ctx, runId, step.events, log);
     if (result.status === "delivered" && step.packet) justIssued = { s, packet: step.packet };
+    // the gate has ended as its trail already says: nothing left to read or plan
+    if (result.status === "delivered" && ended) return { ...ended, delivered };
     // Another writer holds the slot: its file is handled on the next pass (a racing broker's, or quarantined).
     if (result.status === "conflict") return { decision: step.decision, snapshot: s, delivered };
   }
