@@ -4,6 +4,7 @@
 // apart (a burst of gates rewrote each trail three times in two rounds, a fifth of the broker's CPU); a gate that
 // ended or waits for a person is written at once, so the trail never lags an outcome, an escalation or a question to
 // the author.
+import { existsSync } from "node:fs";
 import type { BusContext } from "../bus/context.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -51,6 +52,7 @@ export class TrailWriter {
     const key = `${s.runId}\u0000${s.gate}`;
     const job = { ctx, s, d, input, stamp: `${s.fingerprint}#${d.state}#${d.detail}` };
     let gate = this.gates.get(key);
+    const firstLook = !gate;
     if (!gate)
       this.gates.set(key, (gate = { written: false, wanted: null, writtenAt: 0, due: null, timer: null, writing: Promise.resolve() }));
     if (gate.wanted === job.stamp) return;
@@ -59,6 +61,9 @@ export class TrailWriter {
       gate.due = null;
       return this.flush(key, gate, job);
     }
+    // Slots are never given back: a restart's first look at hundreds of open gates whose trails already say so would
+    // otherwise hold the next real change back by seconds. (A first look has no write of this writer in flight.)
+    if (firstLook && trailAlreadySays(job)) return;
     gate.due = job;
     if (gate.timer) return; // its slot is taken: the write then is of this state
     // monotonic: a wall clock stepped back would hold the trail back by as much
@@ -125,6 +130,14 @@ export class TrailWriter {
       if (this.gates.get(key) === gate) this.gates.delete(key);
     }
   }
+}
+
+/** Whether the gate's trail.md is this job's text (a new gate has none yet, and is not rendered twice to learn it). */
+function trailAlreadySays({ ctx, s, d, input }: Job): boolean {
+  const file = ctx.layout.gateFile(s.runId, s.gate, "trail.md");
+  if (!existsSync(file)) return false;
+  const text = trailText(s, d, input);
+  return text === null || hasText(file, text);
 }
 
 function hasText(file: string, text: string): boolean {

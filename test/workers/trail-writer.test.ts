@@ -81,6 +81,23 @@ describe("trail.md of many gates moving at once", () => {
   });
 });
 
+describe("trail.md after a broker restarts among open gates", () => {
+  it("a first look at a gate whose trail already says so takes no slot, so the next real change is not held back", async () => {
+    const gates = await Promise.all(["tr1", "tr2", "tr3", "tr4"].map(async (run) => ({ run, ...(await gateWithPacket(run)) })));
+    vi.useFakeTimers({ toFake: ["performance", "setTimeout", "clearTimeout"] });
+    const step = (g: (typeof gates)[number], trails: TrailWriter) => stepGate(loadContext(g.layout), g.run, GATE, { trails });
+    const before = new TrailWriter();
+    for (const g of gates) await step(g, before);
+    await vi.advanceTimersByTimeAsync(TRAIL_PACE_MS * 8); // every trail written
+    const restarted = new TrailWriter();
+    for (const g of gates.slice(0, 3)) await step(g, restarted); // nothing changed: each trail already says so
+    const moved = gates[3]!; // its first look since the restart is a real change
+    moved.dropResult();
+    expect((await step(moved, restarted)).decision.state).toBe("verifying");
+    expect(readFileSync(moved.file("trail.md"), "utf8")).toMatch(VERIFYING); // written with the step: no slot ahead of it
+  });
+});
+
 describe("trail.md with two brokers on one gate", () => {
   it("keeps the final trail another broker wrote with its outcome over this broker's paced write", async () => {
     const { layout, trail } = await paced("tp3");
