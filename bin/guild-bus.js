@@ -8,9 +8,13 @@ if (mtime("../dist/src/cli/main.js") < 0) {
   const { buildFromSource } = await import("./build-from-source.js");
   buildFromSource();
 }
-// The bundle `npm run build` makes (dist/cli) loads far fewer files than dist/src/cli. A later `tsc` alone leaves it
-// stale, so it is used only while it is at least as new as what it was made from. GUILD_BUS_BUNDLE=0 runs the modules.
-const bundled = process.env.GUILD_BUS_BUNDLE !== "0" && mtime("../dist/cli/main.js") >= mtime("../dist/src/cli/main.js");
+// The bundle `npm run build` makes (dist/cli) loads far fewer files than dist/src/cli. An installed package ships both
+// built together (npm does not keep their mtimes). In a source checkout a later `tsc` rewrites every output and leaves
+// the bundle stale, so there it is used only while it is at least as new as dist/src/cli/main.js (`tsc --watch`
+// rewrites only what changed: then run `npm run build`). GUILD_BUS_BUNDLE=0 runs the modules.
+const bundle = mtime("../dist/cli/main.js");
+const checkout = mtime("../tsconfig.json") >= 0;
+const bundled = process.env.GUILD_BUS_BUNDLE !== "0" && bundle >= 0 && (!checkout || bundle >= mtime("../dist/src/cli/main.js"));
 const cli = bundled ? "../dist/cli/" : "../dist/src/cli/";
 // what reviewers and planted files wrote reaches the terminal with its control characters shown, never acted on
 const { guardOutput } = await import(`${cli}safe-output.js`);

@@ -120,11 +120,10 @@ function reviewerChildren(root: string): Array<{ pid: number; packetId: string }
   return found;
 }
 
-/** How many times each packet id reached a scripted reviewer (its log keeps a copy of every packet received). */
 /**
- * Packets scripted providers received, counted by packet id. A receipt naming no packet was cut short (its reviewer
- * worker was killed while writing the packet to the child's stdin): it must be the start of a packet on disk, and it
- * is not counted, since which packet it began cannot be told.
+ * How many times each packet id reached a scripted reviewer (its log keeps a copy of every packet received). A
+ * receipt naming no packet was cut short (its reviewer worker was killed while writing the packet to the child's
+ * stdin): it must be the start of a packet on disk, and it is not counted, since which packet it began cannot be told.
  */
 function dispatchCounts(root: string, providers: string[]): Map<string, number> {
   const counts = new Map<string, number>();
