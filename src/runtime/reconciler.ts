@@ -100,6 +100,9 @@ function dirMtime(dir: string): number {
   }
 }
 
+/** After a new directory is seen (and watched), when it is looked at again. */
+export const NEW_DIR_LOOKS_MS = [50, 500];
+
 /**
  * Whole-second mtimes (sshfs and every SFTP v3 mount) cannot show a second change within the same second: a gate
  * handled less than that second (plus a second of clock skew) after its directory's mtime is handled once more.
@@ -308,10 +311,18 @@ export class WorkerRuntime {
     this.followDir(p);
     this.hint(p);
     // a directory can fill before its watch is in place: look again shortly
-    for (const delay of [50, 500]) {
-      const t = setTimeout(() => this.rescanDir(p), delay);
+    for (const delay of NEW_DIR_LOOKS_MS) {
+      const t = setTimeout(() => this.lookAgain(p), delay);
       t.unref();
     }
+  }
+
+  /** A new directory's later look: a gate's handler runs again only if a name came or went since it last read it. */
+  private lookAgain(p: string): void {
+    const [runId, , gate] = path.relative(this.spec.layout.runs, p).split(path.sep);
+    const ref = gate !== undefined && isRunId(runId) ? this.active.get(gateKey(runId, gate)) : undefined;
+    if (ref && !this.changedSinceHandled(ref)) return;
+    this.rescanDir(p);
   }
 
   /** Extend the watch one level down a new run (its review/ dir) or into a new gate directory. */
@@ -579,7 +590,7 @@ export class WorkerRuntime {
         !last ||
         (retry !== undefined && retry.until <= now) ||
         now - last.at > (this.spec.fullScanMs ?? 10_000) ||
-        (this.owns(key) && (dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime || mayHideAChange(last)))
+        (this.owns(key) && this.changedSinceHandled(ref))
       )
         this.queue.add(key);
     }
@@ -592,6 +603,12 @@ export class WorkerRuntime {
 
   /** When each active gate was last handled, and its directory mtime just before. */
   private readonly handled = new Map<string, { mtime: number; at: number }>();
+
+  /** A name came to or left the gate's directory since its handler last began reading it (or it never ran). */
+  private changedSinceHandled(ref: GateRef): boolean {
+    const last = this.handled.get(ref.key);
+    return !last || dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) !== last.mtime || mayHideAChange(last);
+  }
 
   private enqueue(key: string): void {
     if (this.running.has(key)) this.dirty.add(key);

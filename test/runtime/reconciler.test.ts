@@ -4,7 +4,7 @@ import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
-import { WorkerRuntime, type WorkerSpec } from "../../src/runtime/reconciler.js";
+import { NEW_DIR_LOOKS_MS, WorkerRuntime, type WorkerSpec } from "../../src/runtime/reconciler.js";
 import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { recordingRuntime } from "../helpers/runtime.js";
@@ -177,6 +177,26 @@ describe("reconciler: a finished gate is looked at again when a file arrived whi
       const scans = calls.filter((g) => g === "G-plan").length;
       await until("three more scans", () => calls.filter((g) => g === "G-plan").length >= scans + 3);
       expect(spec()).toBe(2);
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
+
+describe("reconciler: a new gate directory", () => {
+  it("handled when it appears is not handled again by the later looks at a new directory when nothing came since", async () => {
+    const root = tempRoot();
+    const review = path.join(root, ".guild", "runs", "r1", "review");
+    mkdirSync(path.join(review, "G-plan"), { recursive: true }); // an open gate: its run's review/ is watched
+    const { runtime, calls } = recordingRuntime(root, { poll: false, reconcileMs: 600_000 });
+    await runtime.start();
+    try {
+      await until("G-plan handled at start", () => calls.includes("G-plan"));
+      mkdirSync(path.join(review, "G-spec"));
+      await until("G-spec handled when it appeared", () => calls.includes("G-spec"));
+      // every later look is due by then (on a loaded machine they may come later, and the test then proves less)
+      await new Promise((resolve) => setTimeout(resolve, NEW_DIR_LOOKS_MS.at(-1)! * 2));
+      expect(calls.filter((g) => g === "G-spec")).toEqual(["G-spec"]);
     } finally {
       await runtime.stop();
     }
