@@ -1,4 +1,5 @@
-// Detection probes binaries, so a broker reuses its answer for a minute.
+// Detection probes binaries, so a broker reuses its answer for a minute; a detection that failed is not reused (the
+// next gate probes again rather than waiting out the minute).
 import type { Layout } from "../bus/layout.js";
 import type { Settings } from "../spec/schemas.js";
 import { type DetectedProvider, detectProviders } from "./probe.js";
@@ -10,14 +11,19 @@ export class ProviderCache {
   constructor(
     private readonly layout: Layout,
     private readonly ttlMs = 60_000,
+    private readonly detect: typeof detectProviders = detectProviders,
   ) {}
 
   get(settings: Settings): Promise<DetectedProvider[]> {
     const key = JSON.stringify(settings.providers ?? {});
     if (!this.value || key !== this.key || Date.now() - this.at > this.ttlMs) {
-      this.value = detectProviders(settings, this.layout);
+      const value = this.detect(settings, this.layout);
+      this.value = value;
       this.at = Date.now();
       this.key = key;
+      value.catch(() => {
+        if (this.value === value) this.value = null;
+      });
     }
     return this.value;
   }
