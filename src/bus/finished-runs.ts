@@ -57,7 +57,7 @@ function appendLines(file: string, lines: string[]): void {
     if (!lstatSync(path.dirname(file)).isDirectory()) return; // a symlinked directory is never written through
     const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NOT_LINKED_NOR_BLOCKING, 0o644);
     try {
-      if (fstatSync(fd).isFile()) appendAfterTornTail(fd, lines.join(""));
+      appendAfterTornTail(fd, lines.join(""), file);
     } finally {
       closeSync(fd);
     }

@@ -1,5 +1,5 @@
 // Append-only JSONL: one validated record per line, one write() per line (O_APPEND keeps lines whole locally).
-import { closeSync, constants, fstatSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { appendAfterTornTail } from "./append-lines.js";
@@ -11,11 +11,10 @@ const MAX_EVENTS_BYTES = 64 * 1024 * 1024;
 export function appendJsonl<T>(file: string, record: T, schema: z.ZodType<T>): void {
   const line = JSON.stringify(schema.parse(record)) + "\n";
   mkdirSync(path.dirname(file), { recursive: true });
-  // O_NOFOLLOW: a linked events.jsonl would carry our lines out of .guild (SPEC §2); a non-file is refused too
+  // O_NOFOLLOW: a linked events.jsonl would carry our lines out of .guild (SPEC §2); a non-file or hard link is refused too
   const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   try {
-    if (!fstatSync(fd).isFile()) throw new Error(`${file}: not a regular file`);
-    appendAfterTornTail(fd, line);
+    appendAfterTornTail(fd, line, file);
   } finally {
     closeSync(fd);
   }

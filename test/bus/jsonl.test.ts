@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, linkSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -35,6 +35,16 @@ describe("jsonl: appendJsonl", () => {
     const file = path.join(tempRoot(), "events.jsonl");
     appendJsonl(file, { seq: 1, kind: "start", secret: "x" } as Event, Event);
     expect(readFileSync(file, "utf8")).toBe('{"seq":1,"kind":"start"}\n');
+  });
+
+  it("never appends through a hard link: the lines would land in the other name's file, outside .guild", () => {
+    const dir = tempRoot();
+    const outside = path.join(dir, "outside.txt");
+    writeFileSync(outside, "someone's file\n");
+    const file = path.join(dir, "events.jsonl");
+    linkSync(outside, file);
+    expect(() => appendJsonl<Event>(file, { seq: 1, kind: "start" }, Event)).toThrow(/hard link/);
+    expect(readFileSync(outside, "utf8")).toBe("someone's file\n");
   });
 
   it("a record appended after a torn tail is not glued onto it", () => {

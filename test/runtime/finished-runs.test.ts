@@ -6,6 +6,7 @@ import {
   appendFileSync,
   closeSync,
   existsSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -234,6 +235,17 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     } finally {
       await next.stop();
     }
+  });
+
+  it("a log that is a hard link to a file elsewhere is never appended to (its lines would land in that file)", async () => {
+    const layout = finishedTree();
+    await sealAll(layout);
+    const outside = path.join(layout.root, "outside.txt");
+    writeFileSync(outside, "someone's file\n");
+    rmSync(logPath(layout));
+    linkSync(outside, logPath(layout));
+    reopenRun(layout, "f2");
+    expect(readFileSync(outside, "utf8")).toBe("someone's file\n");
   });
 
   it("unchanged() is true only while review/ and every logged gate directory keep their logged mtimes", async () => {
