@@ -1,5 +1,5 @@
 // Appending whole lines to a log another writer may have died in the middle of.
-import { appendFileSync, fstatSync, readSync } from "node:fs";
+import { appendFileSync, fstatSync, readSync, type Stats } from "node:fs";
 
 /**
  * Append `text` (whole lines) to the file open at `fd` with O_APPEND and O_NOFOLLOW. Only a regular file with no other
@@ -8,9 +8,15 @@ import { appendFileSync, fstatSync, readSync } from "node:fs";
  */
 export function appendAfterTornTail(fd: number, text: string, file: string): void {
   const st = fstatSync(fd);
-  if (!st.isFile()) throw new Error(`${file}: not a regular file`);
-  if (st.nlink > 1) throw new Error(`${file}: has ${st.nlink} names (a hard link), not written through`);
+  const problem = notAppendable(st);
+  if (problem) throw new Error(`${file}: ${problem}`);
   const last = Buffer.alloc(1);
   const torn = st.size > 0 && readSync(fd, last, 0, 1, st.size - 1) === 1 && last[0] !== 0x0a;
   appendFileSync(fd, torn ? "\n" + text : text);
+}
+
+/** Why a file open for appending (O_NOFOLLOW) must not be written: not a regular file, or one with another name. */
+export function notAppendable(st: Stats): string | null {
+  if (!st.isFile()) return "not a regular file";
+  return st.nlink > 1 ? `has ${st.nlink} names (a hard link), not written through` : null;
 }
