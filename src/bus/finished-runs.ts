@@ -242,6 +242,9 @@ export class FinishedRuns {
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) return ""; // a FIFO or device is no log: read as none, never waited on
+      // a second name (a hard link someone made) lets whoever holds it write this log from outside .guild: it is read no
+      // further, and the next flush replaces it with a file of this worker's own (the other name keeps its bytes)
+      if (st.nlink > 1) return this.unusable(st.size);
       const size = st.size;
       // replaced (by another worker's flush, or by hand): read the new file from its start
       if (size < this.offset || (this.ino !== null && st.ino !== this.ino)) this.restart();

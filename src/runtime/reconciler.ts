@@ -317,11 +317,15 @@ export class WorkerRuntime {
     }
   }
 
-  /** A new directory's later look: a gate's handler runs again only if a name came or went since it last read it. */
+  /**
+   * A new directory's later look: a gate's handler runs again only if a name came or went since it last read it. Not
+   * when polling: a file that landed before the poller's first listing gives no event, and a quiet change after it would
+   * hide it from the mtime.
+   */
   private lookAgain(p: string): void {
     const [runId, , gate] = path.relative(this.spec.layout.runs, p).split(path.sep);
     const ref = gate !== undefined && isRunId(runId) ? this.active.get(gateKey(runId, gate)) : undefined;
-    if (ref && !this.changedSinceHandled(ref)) return;
+    if (ref && !this.pollMode.poll && !this.changedSinceHandled(ref)) return;
     this.rescanDir(p);
   }
 

@@ -237,15 +237,20 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     }
   });
 
-  it("a log that is a hard link to a file elsewhere is never appended to (its lines would land in that file)", async () => {
+  it("a log that is a hard link to a file elsewhere is neither appended to nor read, and the next flush replaces it", async () => {
     const layout = finishedTree();
     await sealAll(layout);
     const outside = path.join(layout.root, "outside.txt");
-    writeFileSync(outside, "someone's file\n");
-    rmSync(logPath(layout));
-    linkSync(outside, logPath(layout));
+    linkSync(logPath(layout), outside); // whoever holds this name can write the log from outside .guild
+    const held = readFileSync(outside, "utf8");
     reopenRun(layout, "f2");
-    expect(readFileSync(outside, "utf8")).toBe("someone's file\n");
+    expect(readFileSync(outside, "utf8")).toBe(held);
+    const log = new FinishedRuns(layout, logPath(layout));
+    await log.load();
+    expect(RUNS.filter((r) => log.isSealed(r))).toEqual([]); // its lines are not taken: every run is scanned
+    log.flush();
+    expect(statSync(logPath(layout)).nlink).toBe(1);
+    expect(readFileSync(outside, "utf8")).toBe(held);
   });
 
   it("unchanged() is true only while review/ and every logged gate directory keep their logged mtimes", async () => {
