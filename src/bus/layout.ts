@@ -195,8 +195,9 @@ export class Layout {
 
   /** The artifact's real path for reading: a symlink may not lead out of the project. */
   readableArtifact(relPath: string): string {
-    const real = realpathSync(this.artifact(relPath));
-    const root = realpathSync(this.root);
+    // one realpath(3) call each: the JS realpath lstats every component, on every round's read of the artifact
+    const real = realpathSync.native(this.artifact(relPath));
+    const root = realpathSync.native(this.root);
     if (real !== root && !real.startsWith(root + path.sep)) throw new PathSafetyError(`artifact resolves outside the project: ${relPath}`);
     return real;
   }
