@@ -8,15 +8,15 @@ import { appendFileSync, fstatSync, readSync, type Stats } from "node:fs";
  */
 export function appendAfterTornTail(fd: number, text: string, file: string): void {
   const st = fstatSync(fd);
-  const problem = notAppendable(st);
+  const problem = notWritableInPlace(st);
   if (problem) throw new Error(`${file}: ${problem}`);
   const last = Buffer.alloc(1);
   const torn = st.size > 0 && readSync(fd, last, 0, 1, st.size - 1) === 1 && last[0] !== 0x0a;
   appendFileSync(fd, torn ? "\n" + text : text);
 }
 
-/** Why a file open for appending (O_NOFOLLOW) must not be written: not a regular file, or one with another name. */
-export function notAppendable(st: Stats): string | null {
+/** Why a file must not be written in place (appended to, re-dated): not a regular file, or one with another name. */
+export function notWritableInPlace(st: Stats): string | null {
   if (!st.isFile()) return "not a regular file";
   return st.nlink > 1 ? `has ${st.nlink} names (a hard link), not written through` : null;
 }

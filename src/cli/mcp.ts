@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
-import { notAppendable } from "../bus/append-lines.js";
+import { notWritableInPlace } from "../bus/append-lines.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { ROOT_HELP } from "./errors.js";
 import { intArg } from "./options.js";
@@ -36,7 +36,7 @@ function openUpLog(layout: Layout): number | null {
   } catch {
     return null; // a symlink, a file where the directory should be, a read-only tree: the workers run without it
   }
-  if (!notAppendable(fstatSync(fd))) return fd; // a hard link would carry the log out of .guild
+  if (!notWritableInPlace(fstatSync(fd))) return fd; // a hard link would carry the log out of .guild
   closeSync(fd);
   return null;
 }

@@ -18,6 +18,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
+import { notWritableInPlace } from "../bus/append-lines.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
 import type { Layout } from "../bus/layout.js";
 import { processAlive } from "../bus/process-alive.js";
@@ -186,13 +187,14 @@ function lstatQuietly(file: string): Stats | undefined {
   }
 }
 
-/** Create or re-date the file (never through a symlink, never opening a FIFO for long). */
+/** Create or re-date the file: never through a symlink or a second name (a hard link planted at this worker's name
+ * would re-date a file outside .guild), never opening a FIFO for long. */
 function touch(file: string, now: number): void {
-  try {
-    lutimesSync(file, now / 1000, now / 1000);
-  } catch {
-    closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644));
-  }
+  const st = lstatQuietly(file);
+  if (st && !notWritableInPlace(st)) return lutimesSync(file, now / 1000, now / 1000);
+  if (st) unlinkSync(file); // the other name keeps its bytes and its dates
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  closeSync(openSync(file, flags, 0o644));
 }
 
 function unlinkQuietly(file: string): void {

@@ -1,6 +1,6 @@
 // Workers of one kind share the gates events bring (peers.ts): every gate is one live peer's, a peer that stops
 // beating (died) or leaves has its share taken by the others, and nothing a hostile tree holds stops a beat.
-import { existsSync, linkSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -134,5 +134,20 @@ describe("peers of one worker kind", () => {
     expect(a.beat()).toBe(false);
     expect(a.count()).toBe(1);
     expect(KEYS.every((k) => a.owns(k))).toBe(true);
+  });
+
+  it("a hard link planted at a worker's own name is not re-dated: the outside file keeps its dates and bytes", () => {
+    const { layout, dir, all } = peers(["a-1"]);
+    const outside = path.join(layout.root, "thesis.tex");
+    writeFileSync(outside, "chapter 1\n");
+    const old = new Date("2020-01-01T00:00:00Z");
+    utimesSync(outside, old, old);
+    mkdirSync(dir, { recursive: true });
+    linkSync(outside, path.join(dir, "a-1"));
+    all[0]!.beat();
+    expect(statSync(outside).mtimeMs).toBe(old.getTime());
+    expect(readFileSync(outside, "utf8")).toBe("chapter 1\n");
+    const own = statSync(path.join(dir, "a-1"));
+    expect([own.nlink, own.ino === statSync(outside).ino]).toEqual([1, false]);
   });
 });
