@@ -465,6 +465,7 @@ function parseOnce<T>(stat: Stat, file: string, parse: () => T, keep: (value: T)
 /** A round's result and seal names, made once for all the questions asked of them. */
 interface RoundNames {
   round: number;
+  packet: string;
   result: string;
   /** The bytes the verifier read for a round, linked into `.verified/` before its verdict was written (SPEC §15). */
   seal: string;
@@ -480,7 +481,10 @@ function roundNames(round: number, member: string | null): RoundNames {
   let n = byRound.get(round);
   if (!n) {
     if (byRound.size >= 65_536) byRound.clear(); // junk round numbers cannot grow it without bound
-    byRound.set(round, (n = { round, result: slotFile("result", round, member), seal: sealFile(round, member) }));
+    byRound.set(
+      round,
+      (n = { round, packet: slotFile("packet", round, member), result: slotFile("result", round, member), seal: sealFile(round, member) }),
+    );
   }
   return n;
 }
@@ -518,6 +522,15 @@ function verdictProblem(
   if (sealed !== null) {
     if (sealed !== v.result_sha256)
       return { broken: false, reason: `verdict names result bytes ${v.result_sha256}, not the bytes the verifier sealed: a stray verdict` };
+    // the packet's fields (stop, author family, quorum) judge the result: bytes edited since are not what was verified
+    const packetNow = v.packet_sha256 === undefined ? null : files.sha(n.packet, n.round);
+    if (v.packet_sha256 !== undefined && packetNow !== v.packet_sha256)
+      return {
+        broken: true,
+        reason:
+          `${n.packet} is not the bytes ${slotFile("verdict", n.round, member)} judged against ` +
+          `(${v.packet_sha256}, now ${packetNow ?? "unreadable"}): the round fails closed`,
+      };
     return null; // bound, or a broken seal that checkSeal records
   }
   if (now === null) return { broken: false, reason: "verdict without a result: forged or stale" };

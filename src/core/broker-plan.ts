@@ -388,7 +388,8 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
   const now = input.reads.artifactNow();
   if (action.status === "satisfied") {
     const decided = input.reads.artifact();
-    if (!now.ok || !decided.ok || now.sha !== decided.sha) return { type: "recheck" };
+    // both shas: an edit inside a redacted region changes only the raw one, and must restart the round (SPEC §11)
+    if (!now.ok || !decided.ok || now.sha !== decided.sha || now.rawSha !== decided.rawSha) return { type: "recheck" };
     // ...and a pass must re-derive from the sealed result: a stray verdict that contradicts its result ends nothing.
     const reverify = { settings: input.settings, artifact: now, resultBytes: input.reads.resultBytes };
     const unproven = action.quorum

@@ -34,7 +34,9 @@ export interface Reverification {
 /** What does not re-derive in an ended gate's outcome; an open gate has nothing to verify. */
 export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverification | null {
   const o = s.outcome;
-  if (!o || !s.request) return null;
+  if (!o) return null;
+  // which artifact and which policy the outcome answers are the request's: without it nothing re-derives
+  if (!s.request) return { ok: false, problems: ["no valid request.json: the outcome cannot be re-derived from the files"] };
   const problems: string[] = [];
   const n = o.final_round;
   const { policy, artifact } = input;
@@ -109,6 +111,11 @@ function rederive(
   if (packet.reviewer_adapter === "copilot") problems.push(`round ${n} is copilot's pass, which only a finalizer round can confirm`);
   // The gate-pass again, on the artifact bytes the outcome names when they are still on disk.
   const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
+  // the scrubbed bytes the result names hide redacted regions: the raw bytes must be the ones the packet sent
+  if (artifact.ok && packet.artifact_raw_sha256 !== undefined && packet.artifact_raw_sha256 !== artifact.rawSha)
+    problems.push(
+      `the artifact's raw bytes are not those ${name("packet")} sent (an edit inside a redacted region; packet ${packet.artifact_raw_sha256}, now ${artifact.rawSha})`,
+    );
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   const c = report.conditions;
   if (!c.parses || !c.packet_id_match || !c.no_blockers) problems.push(`gate-pass fails: ${report.reasons.join("; ")}`);

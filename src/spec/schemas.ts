@@ -304,6 +304,9 @@ export const VerdictFile = z
     gate,
     round,
     packet_id: nonBlank,
+    packet_sha256: sha256Hex
+      .optional()
+      .describe("sha256 of the packet file bytes the result was judged against (absent in verdicts from before it was recorded)"),
     result_sha256: sha256Hex.describe("sha256 of the result file bytes that were verified"),
     artifact_sha256_reviewed: z.string().nullable(),
     result_verdict: z.string().nullable(),

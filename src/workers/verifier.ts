@@ -114,13 +114,22 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
   if (parsed.result.packet_id !== packet.packet_id) {
     return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
   }
+  // the packet's bytes the result is judged against: its fields (stop, author family) decide the pass, so the verdict
+  // binds them, and an edit after it breaks the round (SPEC §15)
+  let packetSha: string;
+  try {
+    packetSha = sha256Hex(readBounded(layout.gateFile(runId, gate, slotFile("packet", round, member)), { max: MAX_FILE_BYTES }));
+  } catch (error) {
+    rethrowSystemFault(error);
+    return; // moved meanwhile: the next look sees what is there
+  }
   // the artifact as it is now: a failure here (the disk, a redaction pattern) is not the result's, so it is retried
   const artifact = artifactOrFault(readArtifact(layout, packet.artifact_path, scrubOptions(ctx.settings)));
   // judging only looks at the result (and its packet): a result no rule foresaw is moved aside with the reason,
   // never retried for ever (its gate would stall)
   let verdict: VerdictFile;
   try {
-    verdict = judge(toVerify, artifact, bytes, raw, parsed.result);
+    verdict = judge(toVerify, artifact, { bytes, raw, packetSha }, parsed.result);
   } catch (error) {
     return reject(round, `the verifier cannot judge it: ${error instanceof Error ? error.message : textOf(error)}`);
   }
@@ -148,8 +157,7 @@ export function createVerifier(options: WorkerOptions): WorkerRuntime {
 function judge(
   { ctx, runId, gate, round, packet }: RoundToVerify,
   artifact: ArtifactState,
-  bytes: Buffer,
-  raw: string,
+  { bytes, raw, packetSha }: { bytes: Buffer; raw: string; packetSha: string },
   r: LenientResult,
 ): VerdictFile {
   const reasons: string[] = [];
@@ -168,6 +176,7 @@ function judge(
     gate,
     round,
     packet_id: packet.packet_id,
+    packet_sha256: packetSha,
     result_sha256: sha256Hex(bytes),
     artifact_sha256_reviewed: r.artifact_sha256_reviewed,
     result_verdict: r.verdict,

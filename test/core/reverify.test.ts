@@ -58,6 +58,20 @@ describe("reverifyOutcome", () => {
     ).toEqual([]);
   });
 
+  it("an edit inside a redacted region before the outcome does not: the raw bytes must be those the packet sent", () => {
+    const other = "e".repeat(64);
+    const sent = `the artifact's raw bytes are not those packet-1.md sent (an edit inside a redacted region; packet ${other}, now ${RAW})`;
+    expect(problems(passed({ packet: { artifact_raw_sha256: other } }))).toEqual([sent]);
+    // an outcome without the raw sha is held to the packet's all the same
+    expect(problems(passed({ packet: { artifact_raw_sha256: other }, outcome: { artifact_raw_sha256: undefined } }))).toEqual([sent]);
+  });
+
+  it("an outcome without a valid request.json does not: which artifact and policy it answers cannot be told", () => {
+    const g = passed();
+    g.s.request = null;
+    expect(problems(g)).toEqual(["no valid request.json: the outcome cannot be re-derived from the files"]);
+  });
+
   it("a pass or force-pass that binds no artifact bytes does not", () => {
     expect(problems(passed({ outcome: { artifact_sha256: null } }))).toContain(
       "the outcome binds no artifact bytes (artifact_sha256 is null)",
