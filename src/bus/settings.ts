@@ -3,6 +3,7 @@ import type { Layout } from "./layout.js";
 import { z } from "zod";
 import { describeIssues, ProviderConfig, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
+import { parseJsonAnswer } from "../core/json-answer.js";
 import { readTextBounded, type ReadRefused } from "./read-bounded.js";
 import { isSystemFault } from "./system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -23,12 +24,14 @@ export function loadSettings(layout: Layout): LoadedSettings {
     const problems = [`settings.json unreadable: ${(error as Error).message}; using defaults`];
     return { settings: {}, problems, ...(isSystemFault(error) && { fault: `settings.json: ${(error as Error).message}` }) };
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    return { settings: {}, problems: [`settings.json is not valid JSON (${jsonErrorAt(text, error as Error)}); using defaults`] };
-  }
+  // the one JSON reader: nesting past its depth would overflow the recursive walks below (a clone, zod) in every worker
+  const answer = parseJsonAnswer(text);
+  if (!answer.ok)
+    return {
+      settings: {},
+      problems: [`settings.json is ${answer.kind === "syntax" ? `not valid JSON (${jsonErrorAt(text)})` : answer.reason}; using defaults`],
+    };
+  const raw = answer.value;
   if (!raw || typeof raw !== "object" || Array.isArray(raw))
     return { settings: {}, problems: ["settings.json is not a JSON object; using defaults"] };
   // One bad value must not discard the rest: drop each invalid key (or provider entry) and keep what is valid.
@@ -51,8 +54,14 @@ export function loadSettings(layout: Layout): LoadedSettings {
   return { settings: {}, problems: [...problems, "settings.json: too many problems; using defaults"] };
 }
 
-/** Where JSON.parse stopped, as "line L, column C: <its message>". */
-function jsonErrorAt(text: string, error: Error): string {
+/** Where JSON.parse stops, as "line L, column C: <its message>". */
+function jsonErrorAt(text: string): string {
+  let error = new Error("");
+  try {
+    JSON.parse(text);
+  } catch (thrown) {
+    error = thrown as Error;
+  }
   const at = /at position (\d+)/.exec(error.message);
   const { line, column } = lineColumn(text, at ? Number(at[1]) : text.length);
   return `line ${line}, column ${column}: ${error.message.replace(/ in JSON at position \d+.*$/, "")}`;

@@ -11,6 +11,7 @@ import { loadSettings } from "../bus/settings.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { type Answer, refuse } from "./answer.js";
+import { parseJsonAnswer } from "../core/json-answer.js";
 import { CLAUDE_COMMANDS, GEMINI_COMMANDS, PROJECT_MCP_COMMAND, skillMarkdown, stopHookCommand, withContextSection } from "./host-files.js";
 
 export const HOSTS = ["claude", "codex", "gemini"] as const;
@@ -62,11 +63,11 @@ class Workspace {
     const text = this.read(rel);
     let value: unknown = {};
     if (text !== null && text.trim()) {
-      try {
-        value = JSON.parse(text);
-      } catch {
-        throw new InitRefused(`${rel} is not valid JSON; fix it or move it aside, then run init again (nothing was written)`);
-      }
+      // the one JSON reader: nesting past its depth would overflow the clone and the comparison below
+      const answer = parseJsonAnswer(text);
+      if (!answer.ok)
+        throw new InitRefused(`${rel} is ${answer.reason}; fix it or move it aside, then run init again (nothing was written)`);
+      value = answer.value;
     }
     if (!value || typeof value !== "object" || Array.isArray(value))
       throw new InitRefused(`${rel} is not a JSON object (nothing was written)`);

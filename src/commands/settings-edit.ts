@@ -6,6 +6,7 @@ import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { describeIssues, Settings } from "../spec/schemas.js";
 import { type Answer, refuse } from "./answer.js";
+import { parseJsonAnswer } from "../core/json-answer.js";
 
 /** The settings file as a JSON object ({} when absent), or why it cannot be edited. */
 export function readSettingsObject(layout: Layout): Answer<{ value: Record<string, unknown> }> {
@@ -16,12 +17,10 @@ export function readSettingsObject(layout: Layout): Answer<{ value: Record<strin
     if (error instanceof ReadRefused && error.kind === "missing") return { ok: true, value: {} };
     return refuse((error as Error).message);
   }
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === "object" && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
-  } catch {
-    // reported below
-  }
+  const answer = parseJsonAnswer(text); // the one JSON reader: no nesting a recursive walk overflows on, no repeated key
+  if (!answer.ok) return refuse(`${layout.rel(layout.settings)} is ${answer.reason}; fix it first (nothing was changed)`);
+  const value = answer.value;
+  if (value && typeof value === "object" && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
   return refuse(`${layout.rel(layout.settings)} is not a JSON object; fix it first (nothing was changed)`);
 }
 

@@ -22,6 +22,14 @@ describe("settings", () => {
     expect(load("[1]").problems[0]).toMatch(/not a JSON object/);
   });
 
+  it("nesting deeper than the bus reads is a problem with defaults, not a crash of every worker and command", () => {
+    const deep = `{"review":"cross","x":${"[".repeat(20_000)}${"]".repeat(20_000)}}`;
+    expect(load(deep)).toEqual({
+      settings: {},
+      problems: ["settings.json is not valid JSON: nested deeper than 64 levels; using defaults"],
+    });
+  });
+
   it("one bad value drops only that key or provider; the rest still applies", () => {
     const r = load(
       JSON.stringify({

@@ -69,6 +69,12 @@ describe("guild-bus init", () => {
     writeFileSync(path.join(root, ".mcp.json"), "{ not json");
     const plan = await planInit(new Layout(root), ["claude"]);
     expect(plan).toEqual({ ok: false, error: expect.stringContaining(".mcp.json is not valid JSON") });
+    // nesting a copy of it would overflow on is refused the same way
+    writeFileSync(path.join(root, ".mcp.json"), `{"x":${"[".repeat(20_000)}${"]".repeat(20_000)}}`);
+    expect(await planInit(new Layout(root), ["claude"])).toEqual({
+      ok: false,
+      error: expect.stringContaining(".mcp.json is not valid JSON: nested deeper than 64 levels"),
+    });
     expect(existsSync(path.join(root, ".claude"))).toBe(false);
     expect(existsSync(path.join(root, ".guild"))).toBe(false);
   });

@@ -63,6 +63,8 @@ describe("stop gate", () => {
     await setStopGate(layout, { enabled: true });
     expect(loadContext(layout).settings).toMatchObject({ review: "cross", reviewer: "auto", stop_gate: { enabled: true } });
     p.write(".guild/settings.json", "{ oops");
+    expect(await setStopGate(layout, { enabled: false })).toEqual({ ok: false, error: expect.stringContaining("is not valid JSON") });
+    p.write(".guild/settings.json", "[1]");
     expect(await setStopGate(layout, { enabled: false })).toEqual({ ok: false, error: expect.stringContaining("is not a JSON object") });
   });
 
