@@ -114,7 +114,8 @@ function rederive(
   // the scrubbed bytes the result names hide redacted regions: the raw bytes must be the ones the packet sent
   if (artifact.ok && packet.artifact_raw_sha256 !== undefined && packet.artifact_raw_sha256 !== artifact.rawSha)
     problems.push(
-      `the artifact's raw bytes are not those ${name("packet")} sent (an edit inside a redacted region; packet ${packet.artifact_raw_sha256}, now ${artifact.rawSha})`,
+      `the artifact's raw bytes are not those ${name("packet")} sent ` +
+        `(an edit inside a redacted region; packet ${packet.artifact_raw_sha256}, now ${artifact.rawSha})`,
     );
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   const c = report.conditions;

@@ -27,7 +27,7 @@ async function verified(run: string) {
 }
 
 describe("a pass is bound to the packet it was judged against", () => {
-  it("the verdict names the packet's bytes; a packet edited after it breaks the round, and the broker escalates instead of passing", async () => {
+  it("the verdict names the packet's bytes; a packet edited after it breaks the round: the broker escalates, not passes", async () => {
     const run = "packet-edit-before";
     const { layout, file, editPacket } = await verified(run);
     const verdict = JSON.parse(readFileSync(file("verdict-1.json"), "utf8"));
