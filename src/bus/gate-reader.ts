@@ -110,8 +110,8 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   const prints: string[] = [];
   const listedStats = new Map<string, Stat>(); // each listed file's stat, so it is not lstat-ed again to hash it
   let mtime = 0;
-  const problem = (file: string, reason: string, fault?: { fault?: true }) =>
-    snap.problems.push({ file, reason, mtimeMs: mtime, ...fault });
+  const problem = (file: string, reason: string, flags?: { fault?: true; blocks?: true }) =>
+    snap.problems.push({ file, reason, mtimeMs: mtime, ...flags });
   const take = <T>(name: string, stat: Stat, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
     const file = inGate(dir, name);
     const { value, reason, fault } = parseOnce(
@@ -125,6 +125,19 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
     else put(value);
   };
   const same = (v: { run_id: string; gate: string }) => v.run_id === runId && v.gate === gate;
+  // a text the next packet embeds (memory, rebuttal) is read then: one that cannot be (not UTF-8) is a problem the
+  // broker moves aside now, not a packet that can never be built
+  const readableText = (name: string, stat: Stat) => {
+    const file = inGate(dir, name);
+    const { reason, fault } = parseOnce(
+      stat,
+      file,
+      () => textReadProblem(file),
+      (r) => !r.fault,
+    );
+    if (reason !== null) problem(name, reason, fault ? { fault } : {});
+    return reason === null;
+  };
   for (const { name, round: parsed } of listed) {
     let stat: Stat | undefined;
     try {
@@ -140,7 +153,14 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
     if (name !== GATE_FILES.trail) prints.push((stat.print ??= `${name}:${st.size}:${st.mtimeMs}`));
     // The bus's own directories must be real ones: every write into a linked one is refused, so say who must act.
     if (BUS_DIRS.has(name) && !st.isDirectory()) {
-      problem(name, `${st.isSymbolicLink() ? "a symlink" : "not a directory"}: the bus refuses to write there; remove it (SPEC §2)`);
+      problem(name, `${st.isSymbolicLink() ? "a symlink" : "not a directory"}: the bus refuses to write there; remove it (SPEC §2)`, {
+        blocks: true,
+      });
+      continue;
+    }
+    // the trail is replaced whole by a rename, which a directory refuses: the gate could never show its end, nor end
+    if (name === GATE_FILES.trail && st.isDirectory()) {
+      problem(name, "a directory: the broker cannot write the trail, so the gate cannot end; remove it (SPEC §2)", { blocks: true });
       continue;
     }
     if (name.startsWith(".")) continue; // claims and foreign temp files
@@ -271,10 +291,10 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
           );
           break;
         case "memory":
-          slots.memories.add(round);
+          if (readableText(name, stat)) slots.memories.add(round);
           break;
         case "rebuttal":
-          snap.rebuttals.add(round);
+          if (readableText(name, stat)) snap.rebuttals.add(round);
           break;
       }
     }
@@ -331,6 +351,8 @@ interface GateFiles {
   sha: (name: string, round: number) => string | null;
   /** How many names a file not in the listing (a seal) had when its sha was read: 0 when it could not be stat-ed. */
   names: (name: string, round: number) => number;
+  /** A file not in the listing (a seal) is there but is not a regular file. */
+  irregular: (name: string, round: number) => boolean;
 }
 
 /** `onFault`: the system failed a read, so a null sha here does not mean the file is gone (the snapshot says so). */
@@ -341,16 +363,21 @@ function shaOncePerRead(
   closed: (round: number) => boolean,
   onFault: (name: string, reason: string) => void,
 ): GateFiles {
-  const seen = new Map<string, { sha: string | null; names: number }>();
+  const seen = new Map<string, { sha: string | null; names: number; irregular: boolean }>();
   const read = (name: string, round: number) => {
     if (!seen.has(name)) {
-      const { sha, fault, names = 0 } = fileSha(dir, name, listed.get(name) ?? (() => stats.stat(name, closed(round))));
+      const { sha, fault, names = 0, irregular } = fileSha(dir, name, listed.get(name) ?? (() => stats.stat(name, closed(round))));
       if (fault) onFault(name, fault);
-      seen.set(name, { sha, names });
+      seen.set(name, { sha, names, irregular: irregular === true });
     }
     return seen.get(name)!;
   };
-  return { dir, sha: (name, round) => read(name, round).sha, names: (name, round) => read(name, round).names };
+  return {
+    dir,
+    sha: (name, round) => read(name, round).sha,
+    names: (name, round) => read(name, round).names,
+    irregular: (name, round) => read(name, round).irregular,
+  };
 }
 
 const seenFile = ({ st, version }: Stat): SeenFile => ({ mtimeMs: st.mtimeMs, size: st.size, version });
@@ -423,7 +450,11 @@ function decisionProblem(decision: Decision, escalationAt: string | undefined, e
  * sha256 of a gate file's bytes, or null when it cannot be read; cached while the file is unchanged. `stat`: as this
  * read's listing saw it, or, for a seal in .verified/ (not listed), as asked for now.
  */
-function fileSha(dir: string, name: string, stat: Stat | (() => Stat | undefined)): { sha: string | null; fault?: string; names?: number } {
+function fileSha(
+  dir: string,
+  name: string,
+  stat: Stat | (() => Stat | undefined),
+): { sha: string | null; fault?: string; names?: number; irregular?: true } {
   let names: number | undefined;
   if (typeof stat === "function") {
     let asked: Stat | undefined;
@@ -433,6 +464,8 @@ function fileSha(dir: string, name: string, stat: Stat | (() => Stat | undefined
       return { sha: null, ...(isSystemFault(error) ? { fault: (error as Error).message } : {}) };
     }
     if (!asked) return { sha: null };
+    // a directory or a symlink where the seal goes: nothing can be sealed there, and it vouches for nothing
+    if (!asked.st.isFile()) return { sha: null, irregular: true };
     stat = asked;
     names = asked.st.nlink;
   }
@@ -452,6 +485,16 @@ function fileSha(dir: string, name: string, stat: Stat | (() => Stat | undefined
   );
   if (sha !== null) stat.sha = sha;
   return { sha, ...(fault ? { fault } : {}), ...(names === undefined ? {} : { names }) };
+}
+
+/** Why a gate text file cannot be read as bounded UTF-8 (null: it can), and whether the system failed the read. */
+function textReadProblem(file: string): { reason: string | null; fault?: true } {
+  try {
+    readTextBounded(file, { max: MAX_FILE_BYTES });
+    return { reason: null };
+  } catch (error) {
+    return { reason: (error as Error).message, ...faultFlag(error) };
+  }
 }
 
 /** cachedParse, kept on the stat as well when it is to be kept (a failed read is tried again next time). */
@@ -548,6 +591,10 @@ function verdictProblem(
 function checkSeal(slots: ReviewSlots, files: GateFiles, n: RoundNames): void {
   if (slots.brokenSeals.has(n.round)) return;
   const sealed = sealSha(files, n);
+  if (sealed === null && files.irregular(n.seal, n.round)) {
+    slots.verdicts.delete(n.round);
+    slots.brokenSeals.set(n.round, `${n.seal} is not a regular file: no verdict can be sealed for this round; remove it`);
+  }
   if (sealed === null) return;
   const now = resultSha(files, n);
   if (now === sealed) return;

@@ -47,6 +47,12 @@ export function readFaultWait(s: GateSnapshot): string | null {
     : null;
 }
 
+/** A path the bus writes made unusable (a directory at `trail.md`, a symlinked `rejected/`): only a person can clear it. */
+export function blockedWait(s: GateSnapshot): string | null {
+  const blocked = s.problems.find((p) => p.file === "." || p.blocks);
+  return blocked ? `a human: ${blocked.file === "." ? "the gate directory" : blocked.file} — ${blocked.reason}` : null;
+}
+
 /** The next step of a gate, from its snapshot and decision; `gateDir` is the gate directory, project-relative. */
 export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): NextStep {
   const round = openRound(s);
@@ -59,6 +65,8 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): Nex
   if (d.state === "done") return { ...base, waiting_on: "nothing (the gate has ended)", command: null };
   const fault = readFaultWait(s);
   if (fault) return { ...base, waiting_on: fault, command: null };
+  const blocked = blockedWait(s);
+  if (blocked) return { ...base, waiting_on: blocked, command: null };
   if (d.state === "no_request")
     return { ...base, waiting_on: "a request", command: `guild-bus review <artifact> --gate ${s.gate} --author <host>` };
   if (d.state === "awaiting_decision") {

@@ -15,6 +15,8 @@ export interface Problem {
   mtimeMs: number;
   /** The system failed the read (EIO, EMFILE…), not the file: the snapshot is incomplete, so no worker acts on it. */
   fault?: true;
+  /** A path the bus writes is unusable (a symlinked `rejected/`, a directory at `trail.md`): a human must remove it. */
+  blocks?: true;
 }
 
 /** A file as the gate read saw it: its mtime and size, and its version for the parse cache (bus/parse-cache.ts). */

@@ -5,8 +5,8 @@ import type { GateDecision } from "./decide.js";
 import { verdictPasses } from "./verdict-pass.js";
 import { contestRefusal, countedRounds, openRound, roundPackets } from "./gate-queries.js";
 import type { ResolvedPolicy } from "./policy.js";
-import { BUS_DIRS, type GateSnapshot } from "./snapshot.js";
-import { readFaultWait } from "./next-step.js";
+import type { GateSnapshot } from "./snapshot.js";
+import { blockedWait, readFaultWait } from "./next-step.js";
 
 export interface ReviewBrokerOutput {
   status:
@@ -58,8 +58,8 @@ const WAITING_FOR: Record<string, string> = {
 function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean): string {
   const fault = readFaultWait(s);
   if (fault && d.state !== "done") return fault;
-  const blocked = s.problems.find((p) => p.file === "." || BUS_DIRS.has(p.file));
-  if (blocked && d.state !== "done") return `a human: ${blocked.file === "." ? "the gate directory" : blocked.file} — ${blocked.reason}`;
+  const blocked = blockedWait(s);
+  if (blocked && d.state !== "done") return blocked;
   if (d.state === "awaiting_author" && rebuttable)
     return "the author (revise, then `guild-bus resubmit`; or contest the findings once with `guild-bus rebut`)";
   if (d.state === "awaiting_decision" && s.escalations.get(d.round)?.reason === "human_checkpoint") {

@@ -1,0 +1,62 @@
+// Paths a hostile or careless writer can make unusable (SPEC §2, §5): each becomes a reported problem that says who
+// must act — a file the broker moves aside, a broken round a human decides, or a path only a human can remove —
+// never a gate that waits in silence for a worker that can no longer act.
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { readGate } from "../../src/bus/gate-reader.js";
+import { viewGate } from "../../src/commands/gate-view.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+
+describe("unusable gate paths", () => {
+  it("a directory at trail.md: the gate waits on a human to remove it (the trail, and so the outcome, cannot be written)", async () => {
+    const run = "trail-dir";
+    const { layout, file } = await gateWithPacket(run);
+    rmSync(file("trail.md"));
+    mkdirSync(file("trail.md"));
+    expect(readGate(layout, run, GATE).problems).toContainEqual(expect.objectContaining({ file: "trail.md", blocks: true }));
+    expect(viewGate(loadContext(layout), run, GATE).next.waiting_on).toMatch(/^a human: trail\.md — a directory: .*remove it/);
+  });
+
+  it("a directory or symlink where the seal goes breaks the round: the broker escalates, a human decides", async () => {
+    for (const plant of ["directory", "symlink"] as const) {
+      const run = `seal-${plant}`;
+      const { layout, file, dropResult } = await gateWithPacket(run);
+      dropResult();
+      mkdirSync(file(".verified"), { recursive: true });
+      if (plant === "directory") mkdirSync(file(".verified/result-1.json"));
+      else {
+        writeFileSync(path.join(layout.root, "elsewhere.json"), "{}");
+        symlinkSync(path.join(layout.root, "elsewhere.json"), file(".verified/result-1.json"));
+      }
+      expect(readGate(layout, run, GATE).brokenSeals.get(1)).toBe(
+        ".verified/result-1.json is not a regular file: no verdict can be sealed for this round; remove it",
+      );
+      await stepGate(loadContext(layout), run, GATE);
+      expect(readGate(layout, run, GATE).escalations.get(1)).toMatchObject({ reason: "no_verdict" });
+    }
+  });
+
+  it("a memory or rebuttal that is not UTF-8 is a problem the broker moves aside, not a packet that can never be built", async () => {
+    const run = "text-not-utf8";
+    const { layout, file } = await gateWithPacket(run);
+    const longAgo = new Date(Date.now() - 3_600_000); // past the grace a foreign writer has to finish writing in place
+    for (const name of ["memory-1.md", "rebuttal-1.md"]) {
+      writeFileSync(file(name), Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a]));
+      utimesSync(file(name), longAgo, longAgo);
+    }
+    const s = readGate(layout, run, GATE);
+    expect([s.memories.has(1), s.rebuttals.has(1)]).toEqual([false, false]);
+    expect(s.problems.map((p) => [p.file, p.reason])).toEqual([
+      ["memory-1.md", expect.stringMatching(/not valid UTF-8/)],
+      ["rebuttal-1.md", expect.stringMatching(/not valid UTF-8/)],
+    ]);
+    await stepGate(loadContext(layout), run, GATE);
+    for (const name of ["memory-1.md", "rebuttal-1.md"]) {
+      expect(existsSync(file(name))).toBe(false);
+      expect(readdirSync(file("rejected")).filter((f) => f.startsWith(`${name}.`) && !f.endsWith(".reason.json"))).toHaveLength(1);
+    }
+  });
+});
