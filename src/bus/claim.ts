@@ -1,5 +1,5 @@
 // Claims avoid duplicate work only; correctness comes from first-writer-wins delivery and fencing.
-import { lstatSync, mkdirSync, statSync, utimesSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, renameSync, statSync, utimesSync } from "node:fs";
 import { PathSafetyError } from "./no-symlinks.js";
 import path from "node:path";
 import lockfile from "proper-lockfile";
@@ -24,6 +24,7 @@ export async function tryClaim(claimsDir: string, name: string, options: ClaimOp
   const target = path.join(claimsDir, name);
   const controller = new AbortController();
   const staleMs = options.staleMs ?? 30_000;
+  setAsideForeignLock(`${target}.lock`);
   unskewLock(`${target}.lock`, staleMs);
   let release: () => Promise<void>;
   try {
@@ -53,6 +54,21 @@ export async function tryClaim(claimsDir: string, name: string, options: ClaimOp
       }
     },
   };
+}
+
+/**
+ * A lock is an empty directory (proper-lockfile's mkdir). Anything else at its name — a file, a symlink, a directory
+ * with something in it — is no holder's, yet it could never be taken over (removing a stale lock is an rmdir): it is
+ * moved aside, under a name that says why, so the round is not held for ever.
+ */
+function setAsideForeignLock(lockDir: string): void {
+  try {
+    const st = lstatSync(lockDir, { throwIfNoEntry: false });
+    if (!st || (st.isDirectory() && readdirSync(lockDir).length === 0)) return;
+    renameSync(lockDir, `${lockDir}.not-a-lock.${Date.now()}`);
+  } catch {
+    // gone meanwhile, or taken by a holder: the lock attempt says which
+  }
 }
 
 /**

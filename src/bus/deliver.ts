@@ -1,6 +1,6 @@
 // Maildir-style delivery of immutable artifacts: stage under .guild/tmp, fsync, link() to the final name.
 // The final name is complete on arrival, the first writer wins, and a different second write is a conflict.
-import { lstatSync, readdirSync, rmSync } from "node:fs";
+import { lstatSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { customAlphabet } from "nanoid";
@@ -139,6 +139,19 @@ export async function withDir<T>(fs: FsOps, dir: string, op: () => Promise<T>): 
 }
 
 /**
+ * `.guild/tmp`, where every delivery and view is staged. A file someone put at that name (a FIFO, a device) would stop
+ * every write of the bus: it is moved aside whole, under a name that says why (`tmp.not-a-directory.<ms>`), and the
+ * directory is made anew when first written. A symlink there is refused like every link below `.guild` (SPEC §2).
+ */
+export function usableStagingDir(guildDir: string): string {
+  const dir = path.join(guildDir, "tmp");
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st && !st.isDirectory() && !st.isSymbolicLink()) renameSync(dir, `${dir}.not-a-directory.${Date.now()}`);
+  refuseSymlinks(guildDir, dir);
+  return dir;
+}
+
+/**
  * Deliver bytes to finalPath, never overwriting. Throws only on I/O failure, and then no final file exists
  * unless it was complete (a link either happened or did not). Resolves once the file and its name are durable.
  */
@@ -165,9 +178,7 @@ export async function deliverInOrder(
     if (size > MAX_FILE_BYTES)
       throw new TooLarge(`${path.basename(finalPath)} would be ${size} bytes, more than the ${MAX_FILE_BYTES} a bus file may hold`);
   }
-  const stagingDir = path.join(options.guildDir, "tmp");
-  // a linked .guild/tmp would stage our bytes elsewhere; each final directory is checked just before its link
-  refuseSymlinks(options.guildDir, stagingDir);
+  const stagingDir = usableStagingDir(options.guildDir); // each final directory is checked just before its link
   const staged: Array<{ staging: string; finalPath: string; data: Uint8Array; sha: string } | undefined> = [];
   try {
     const staging = await Promise.allSettled(

@@ -4,7 +4,7 @@
 // dead pid's staging by its name.
 import { renameSync } from "node:fs";
 import path from "node:path";
-import { fsyncDir, stagingName, withDir, writeAndClose } from "./deliver.js";
+import { fsyncDir, stagingName, usableStagingDir, withDir, writeAndClose } from "./deliver.js";
 import { realFs } from "./fsops.js";
 import { refuseSymlinks } from "./no-symlinks.js";
 
@@ -17,10 +17,9 @@ export interface ReplaceOptions {
 
 export async function replace(finalPath: string, bytes: string | Uint8Array, options: ReplaceOptions): Promise<void> {
   const durable = options.durable ?? true;
-  const stagingDir = path.join(options.guildDir, "tmp");
+  const stagingDir = usableStagingDir(options.guildDir); // the final directory is checked just before the rename
   const staging = path.join(stagingDir, stagingName(finalPath));
   const finalDir = path.dirname(finalPath);
-  refuseSymlinks(options.guildDir, stagingDir); // the final directory is checked just before the rename
   const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
   try {
     // the directories usually exist: made only when open() or rename() says they are missing

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, statSync, utimesSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Claim, tryClaim } from "../../src/bus/claim.js";
@@ -67,6 +67,22 @@ describe("claim: tryClaim", () => {
     const dir = path.join(tempRoot(), "claims");
     mkdirSync(path.join(dir, "job.lock"), { recursive: true });
     expect(await claim(dir, "job")).toBeNull();
+  });
+
+  it("moves aside what no holder could have left at the lock's name (a file, a directory with files), then claims", async () => {
+    for (const plant of ["file", "full directory"] as const) {
+      const dir = path.join(tempRoot(), "claims");
+      const lockDir = path.join(dir, "job.lock");
+      mkdirSync(dir, { recursive: true });
+      if (plant === "file") writeFileSync(lockDir, "not a lock\n");
+      else {
+        mkdirSync(lockDir);
+        writeFileSync(path.join(lockDir, "inside"), "x");
+      }
+      expect(await claim(dir, "job")).not.toBeNull();
+      expect(statSync(lockDir).isDirectory()).toBe(true);
+      expect(readdirSync(dir).filter((n) => n.startsWith("job.lock.not-a-lock."))).toHaveLength(1);
+    }
   });
 
   it("takes over a stale lock whose owner is gone", async () => {

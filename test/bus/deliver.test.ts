@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
@@ -168,6 +168,21 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     const final = path.join(root, "deep", "er", "note.txt");
     expect((await deliver(final, "héllo\n", { guildDir })).status).toBe("delivered");
     expect(readFileSync(final, "utf8")).toBe("héllo\n");
+  });
+
+  it("a file planted at .guild/tmp is moved aside whole, not a stop of every delivery; a symlink there is refused", async () => {
+    const { guildDir, root } = setup();
+    const planted = path.join(guildDir, "tmp");
+    mkdirSync(guildDir, { recursive: true });
+    writeFileSync(planted, "someone's notes\n");
+    expect((await deliver(path.join(root, "g", "a.json"), "{}\n", { guildDir })).status).toBe("delivered");
+    const aside = readdirSync(guildDir).filter((n) => n.startsWith("tmp.not-a-directory."));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(path.join(guildDir, aside[0]!), "utf8")).toBe("someone's notes\n");
+    expect(statSync(planted).isDirectory()).toBe(true);
+    rmSync(planted, { recursive: true });
+    symlinkSync(root, planted);
+    await expect(deliver(path.join(root, "g", "b.json"), "{}\n", { guildDir })).rejects.toThrow(/symlink refused/);
   });
 
   it("refuses a file larger than any bus file may be, before anything lands: its name stays free", async () => {
