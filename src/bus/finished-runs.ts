@@ -16,6 +16,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  type Stats,
   writeSync,
 } from "node:fs";
 import path from "node:path";
@@ -164,21 +165,32 @@ export class FinishedRuns {
   }
 
   /**
-   * The run's review/ directory and each gate directory the log names still have the mtimes logged: no gate was added
-   * or removed and nothing was dropped into one since (two lstats for a run of one gate; no directory is listed).
+   * The run's review/ directory and each gate directory the log names still have the mtimes logged, and review/ holds
+   * no gate directory the log leaves out: no gate was added or removed and nothing was dropped into one since (two
+   * lstats for a run of one gate). The log is a hint anyone can append to: a line naming only some of a run's gates,
+   * with review/'s mtime as it is, must not hide the others. review/'s link count tells how many directories it
+   * holds where the filesystem keeps it (2 + subdirectories); elsewhere (btrfs: always 1) review/ is listed.
    */
   unchanged(runId: string): boolean {
     const fields = this.sealed.get(runId);
     if (fields === undefined) return false;
     const review = path.join(this.layout.runs, runId, REVIEW);
-    let reviewSeen = false;
+    let reviewMtime: number | undefined;
+    const gates = new Map<string, number>();
     for (const field of fields.split("\t")) {
       const eq = field.indexOf("=");
-      const name = field.slice(0, eq);
-      reviewSeen ||= name === REVIEW;
-      if (lstatMtime(name === REVIEW ? review : path.join(review, name)) !== Number(field.slice(eq + 1))) return false;
+      if (field.slice(0, eq) === REVIEW) reviewMtime = Number(field.slice(eq + 1));
+      else gates.set(field.slice(0, eq), Number(field.slice(eq + 1)));
     }
-    return reviewSeen;
+    let st: Stats;
+    try {
+      st = lstatSync(review);
+    } catch {
+      return false;
+    }
+    if (st.mtimeMs !== reviewMtime) return false;
+    for (const [gate, mtime] of gates) if (lstatMtime(path.join(review, gate)) !== mtime) return false;
+    return (st.nlink >= 2 ? st.nlink - 2 : countDirs(review)) === gates.size;
   }
 
   /** Each gate directory's mtime when the log says `runId` finished (review/'s left out), or undefined. */
@@ -319,6 +331,15 @@ function validFields(fields: string): boolean {
     if (name !== REVIEW) gates++;
   }
   return gates > 0;
+}
+
+/** How many directories `dir` holds (-1 when it cannot be listed). */
+function countDirs(dir: string): number {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).length;
+  } catch {
+    return -1;
+  }
 }
 
 function lstatMtime(p: string): number {

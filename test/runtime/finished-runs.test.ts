@@ -262,6 +262,11 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     writeFileSync(layout.gateFile("f1", "G-spec", "result-9.json"), "{}"); // a late drop
     mkdirSync(layout.gateDir("f2", "G-plan")); // a new gate
     expect(RUNS.map((r) => log.unchanged(r))).toEqual([true, false, false, true]);
+    // a line naming only some of a run's gates, with review/'s mtime as it is now (anyone can append one), hides none
+    mkdirSync(layout.gateDir("f3", "G-plan"));
+    const mtime = (p: string) => statSync(p).mtimeMs;
+    log.seal("f3", mtime(path.dirname(layout.gateDir("f3", "G-spec"))), { "G-spec": mtime(layout.gateDir("f3", "G-spec")) });
+    expect(log.unchanged("f3")).toBe(false);
   });
 });
 
