@@ -7,6 +7,7 @@ import { listGates } from "../bus/gate-list.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { parseJsonAnswer } from "../core/json-answer.js";
 import { findingLine, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
 
@@ -15,13 +16,19 @@ const OFF = "turn it off with `guild-bus gate off` (or stop_gate.enabled false i
 
 export type StopVerdict = { block: true; reason: string } | { block: false; message: string | null };
 
+/** The blocks counted per gate. Only counts this hook could have written are taken: a planted negative count would
+ * hold a host far past max_blocks, and a nested value would overflow the rewrite. */
 function blockCounts(ctx: BusContext): Record<string, number> {
+  let text: string;
   try {
-    const parsed: unknown = JSON.parse(readTextBounded(ctx.layout.stopGateState, { max: MAX_FILE_BYTES }));
-    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, number>) : {};
+    text = readTextBounded(ctx.layout.stopGateState, { max: MAX_FILE_BYTES });
   } catch {
     return {}; // absent, unreadable or no regular file: no block counted yet
   }
+  const answer = parseJsonAnswer(text);
+  const value = answer.ok ? answer.value : null;
+  if (!value || typeof value !== "object" || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => Number.isSafeInteger(e[1]) && e[1] >= 0));
 }
 
 /** Should `host` (the MCP client name that authored, e.g. claude-code) be kept from ending its turn? */

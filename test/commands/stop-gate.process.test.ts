@@ -2,7 +2,8 @@
 // opened waits for the author — with the findings and how to turn it off — at most max_blocks times per gate, then
 // lets the turn end with a message. Gates of another host, or not waiting for the author, never block.
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
@@ -54,6 +55,15 @@ describe("stop gate", () => {
       block: true,
       reason: expect.stringContaining("Stop-gate block 1 of 2"),
     });
+
+    // a planted count below zero (or not a count) is none: the host is held max_blocks times, not a billion
+    rmSync(layout.stopGateState);
+    const key = readdirSync(path.join(p.root, ".guild", "runs")).map((run) => `${run}/G-spec`)[0]!;
+    p.write(path.relative(p.root, layout.stopGateState), JSON.stringify({ [key]: -1e9, other: "x" }));
+    for (const n of [1, 2]) {
+      expect(await stopGate(loadContext(layout), "claude-code")).toMatchObject({ reason: expect.stringContaining(`block ${n} of 2`) });
+    }
+    expect(await stopGate(loadContext(layout), "claude-code")).toMatchObject({ block: false });
   });
 
   it("gate on/off keeps the rest of settings.json and refuses to edit a malformed one", async () => {
