@@ -54,9 +54,16 @@ function newestPerArtifact(views: GateView[]): GateView[] {
   for (const v of views) {
     const key = `${v.snapshot.gate}\0${v.snapshot.request?.artifact_path ?? v.snapshot.runId}`;
     const held = newest.get(key);
-    if (!held || (v.snapshot.request?.requested_at ?? "") > (held.snapshot.request?.requested_at ?? "")) newest.set(key, v);
+    if (!held || requestedAt(v) > requestedAt(held)) newest.set(key, v);
   }
   return [...newest.values()];
+}
+
+/** When a run was requested, as a time (a written offset counts, not its spelling); one that cannot be read counts as
+ * the newest, so that run is the one checked: it cannot hide behind an older pass of the same artifact. */
+function requestedAt(v: GateView): number {
+  const at = Date.parse(v.snapshot.request?.requested_at ?? "");
+  return Number.isNaN(at) ? Infinity : at;
 }
 
 export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
