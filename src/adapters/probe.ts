@@ -2,6 +2,7 @@
 // an auth signal (an environment key or a stored-auth file is *present* — secrets are never read), CLIs found on
 // PATH without configuration, and .guild/hosts/**/capability.json declarations (detect-only without an adapter).
 import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { parseJsonAnswer } from "../core/json-answer.js";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { Layout } from "../bus/layout.js";
@@ -170,7 +171,9 @@ class ProbeCache {
   private readonly probes = new Map<string, Promise<ProbedVersion>>();
   constructor(private readonly layout: Layout) {
     try {
-      const parsed = JSON.parse(readTextBounded(layout.probeCache, { max: 1024 * 1024 })) as unknown;
+      // the one JSON reader: a planted cache nested past its depth would overflow every save, which then never lands
+      const answer = parseJsonAnswer(readTextBounded(layout.probeCache, { max: 1024 * 1024 }));
+      const parsed = answer.ok ? answer.value : null;
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) this.entries = parsed as typeof this.entries;
     } catch {
       // none yet, or unreadable: start empty

@@ -172,6 +172,15 @@ describe("--version probes on a slow machine: a pinned, installed reviewer is ne
     return selectReviewer(resolvePolicy({ ...request } as never, settings), request, authorIdentity(request, settings), found, settings);
   };
 
+  it("a planted cache nested past the JSON reader's depth is no cache: the next positive probe is saved over it", async () => {
+    const l = project();
+    writeFileSync(l.probeCache, `{"x":${"[".repeat(20_000)}${"]".repeat(20_000)}}`);
+    await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: [OK] } }));
+    expect(Object.values(JSON.parse(readFileSync(l.probeCache, "utf8")))).toEqual([
+      expect.objectContaining({ version: "codex-cli 0.171.0" }),
+    ]);
+  });
+
   it("a first probe that times out is repeated with the long limit; its answer keeps the pin, and the reason says so", async () => {
     const p = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT, OK] } });
     const found = await detectProviders(settings, project(), p);
