@@ -189,7 +189,7 @@ export class FinishedRuns {
       return false;
     }
     if (st.mtimeMs !== reviewMtime) return false;
-    for (const [gate, mtime] of gates) if (lstatMtime(path.join(review, gate)) !== mtime) return false;
+    for (const [gate, mtime] of gates) if (lstatMtime(path.join(review, gate), true) !== mtime) return false;
     return (st.nlink >= 2 ? st.nlink - 2 : countDirs(review)) === gates.size;
   }
 
@@ -342,9 +342,11 @@ function countDirs(dir: string): number {
   }
 }
 
-function lstatMtime(p: string): number {
+/** `dirOnly`: anything but a directory counts as missing (a file named like a gate must not stand in for one). */
+function lstatMtime(p: string, dirOnly = false): number {
   try {
-    return lstatSync(p).mtimeMs;
+    const st = lstatSync(p);
+    return dirOnly && !st.isDirectory() ? -1 : st.mtimeMs;
   } catch {
     return -1;
   }

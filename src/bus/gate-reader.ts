@@ -393,7 +393,18 @@ function bindVerdicts(snap: GateSnapshot, files: GateFiles, slots: ReviewSlots, 
     if (why.broken) slots.brokenSeals.set(round, why.reason);
     else snap.problems.push({ file: slotFile("verdict", round, member), reason: why.reason, mtimeMs: verdictMtime(dir, round, member) });
   }
-  for (const round of slots.results.keys()) checkSeal(slots, files, names(round));
+  for (const round of slots.results.keys()) {
+    const n = names(round);
+    // a directory or symlink where the seal goes: no verdict can ever be sealed, and the paid result must stay
+    if (sealSha(files, n) === null && files.irregular(n.seal, round))
+      snap.problems.push({
+        file: n.seal,
+        reason: "not a regular file: no verdict can be sealed there; remove it",
+        mtimeMs: 0,
+        blocks: true,
+      });
+    checkSeal(slots, files, n);
+  }
   for (const round of slots.verdicts.keys()) if (!slots.results.has(round)) checkSeal(slots, files, names(round));
 }
 
@@ -591,10 +602,6 @@ function verdictProblem(
 function checkSeal(slots: ReviewSlots, files: GateFiles, n: RoundNames): void {
   if (slots.brokenSeals.has(n.round)) return;
   const sealed = sealSha(files, n);
-  if (sealed === null && files.irregular(n.seal, n.round)) {
-    slots.verdicts.delete(n.round);
-    slots.brokenSeals.set(n.round, `${n.seal} is not a regular file: no verdict can be sealed for this round; remove it`);
-  }
   if (sealed === null) return;
   const now = resultSha(files, n);
   if (now === sealed) return;

@@ -8,6 +8,7 @@ import { loadContext } from "../../src/bus/context.js";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { viewGate } from "../../src/commands/gate-view.js";
 import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 describe("unusable gate paths", () => {
@@ -20,7 +21,7 @@ describe("unusable gate paths", () => {
     expect(viewGate(loadContext(layout), run, GATE).next.waiting_on).toMatch(/^a human: trail\.md — a directory: .*remove it/);
   });
 
-  it("a directory or symlink where the seal goes breaks the round: the broker escalates, a human decides", async () => {
+  it("a directory or symlink where the seal goes waits on a human; the verifier keeps the paid result", async () => {
     for (const plant of ["directory", "symlink"] as const) {
       const run = `seal-${plant}`;
       const { layout, file, dropResult } = await gateWithPacket(run);
@@ -31,11 +32,12 @@ describe("unusable gate paths", () => {
         writeFileSync(path.join(layout.root, "elsewhere.json"), "{}");
         symlinkSync(path.join(layout.root, "elsewhere.json"), file(".verified/result-1.json"));
       }
-      expect(readGate(layout, run, GATE).brokenSeals.get(1)).toBe(
-        ".verified/result-1.json is not a regular file: no verdict can be sealed for this round; remove it",
-      );
+      await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
       await stepGate(loadContext(layout), run, GATE);
-      expect(readGate(layout, run, GATE).escalations.get(1)).toMatchObject({ reason: "no_verdict" });
+      expect(existsSync(file("result-1.json"))).toBe(true);
+      expect(viewGate(loadContext(layout), run, GATE).next.waiting_on).toBe(
+        "a human: .verified/result-1.json — not a regular file: no verdict can be sealed there; remove it",
+      );
     }
   });
 

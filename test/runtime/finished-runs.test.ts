@@ -267,6 +267,11 @@ describe("the finished-runs log: a hint that only a well-formed line can give", 
     const mtime = (p: string) => statSync(p).mtimeMs;
     log.seal("f3", mtime(path.dirname(layout.gateDir("f3", "G-spec"))), { "G-spec": mtime(layout.gateDir("f3", "G-spec")) });
     expect(log.unchanged("f3")).toBe(false);
+    // nor does a file named like a gate stand in for a directory the line leaves out
+    writeFileSync(path.join(path.dirname(layout.gateDir("f3", "G-spec")), "G-quality"), "");
+    const review = path.dirname(layout.gateDir("f3", "G-spec"));
+    log.seal("f3", mtime(review), { "G-spec": mtime(layout.gateDir("f3", "G-spec")), "G-quality": mtime(path.join(review, "G-quality")) });
+    expect(log.unchanged("f3")).toBe(false);
   });
 });
 
