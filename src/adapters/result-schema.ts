@@ -1,5 +1,5 @@
 // review_result.v1 as a strict JSON Schema for structured outputs (codex --output-schema, HTTP response_format).
-import { z } from "zod";
+import * as z from "zod/mini";
 import { Readiness, ReviewResultStrict, Ruling } from "../spec/schemas.js";
 
 /**
@@ -7,20 +7,23 @@ import { Readiness, ReviewResultStrict, Ruling } from "../spec/schemas.js";
  * fields are nullable rather than optional: strict structured outputs require every property, and the normalizer
  * reads null as "not given".
  */
-const REVIEWER_FIELDS = ReviewResultStrict.pick({
-  schema_version: true,
-  packet_id: true,
-  artifact_sha256_reviewed: true,
-  verdict: true,
-  summary: true,
-  findings: true,
-  blocking_findings: true,
-}).extend({
-  score: z.number().nullable(),
-  readiness: Readiness.nullable(),
-  memory_update: z.string().nullable(),
-  rulings: z.array(Ruling).nullable(),
-});
+const REVIEWER_FIELDS = z.extend(
+  z.pick(ReviewResultStrict, {
+    schema_version: true,
+    packet_id: true,
+    artifact_sha256_reviewed: true,
+    verdict: true,
+    summary: true,
+    findings: true,
+    blocking_findings: true,
+  }),
+  {
+    score: z.nullable(z.number()),
+    readiness: z.nullable(Readiness),
+    memory_update: z.nullable(z.string()),
+    rulings: z.nullable(z.array(Ruling)),
+  },
+);
 
 export type JsonSchema = { [key: string]: unknown };
 

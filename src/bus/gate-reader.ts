@@ -3,7 +3,7 @@
 // result and packet actually on disk (a forged or stale verdict is a problem, not a verdict).
 import { lstatSync, readdirSync, type Stats } from "node:fs";
 import path from "node:path";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { GATE_FILES, type Layout, parseRoundFile } from "./layout.js";
 import { sha256Hex } from "../core/sha.js";
@@ -30,7 +30,7 @@ import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlot
 import { sealFile, slotFile } from "../core/slot-file.js";
 import { openRound } from "../core/gate-queries.js";
 
-function readJson<T>(file: string, schema: z.ZodType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
+function readJson<T>(file: string, schema: z.ZodMiniType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
   let text: string;
   try {
     text = readTextBounded(file, { max: MAX_FILE_BYTES });
@@ -112,7 +112,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   let mtime = 0;
   const problem = (file: string, reason: string, flags?: { fault?: true; blocks?: true }) =>
     snap.problems.push({ file, reason, mtimeMs: mtime, ...flags });
-  const take = <T>(name: string, stat: Stat, schema: z.ZodType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
+  const take = <T>(name: string, stat: Stat, schema: z.ZodMiniType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
     const file = inGate(dir, name);
     const { value, reason, fault } = parseOnce(
       stat,

@@ -1,14 +1,14 @@
 // Append-only JSONL: one validated record per line, one write() per line (O_APPEND keeps lines whole locally).
 import { closeSync, constants, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { appendAfterTornTail } from "./append-lines.js";
 import { readTextBounded } from "./read-bounded.js";
 
 /** A run's events file is read whole only up to this size. */
 const MAX_EVENTS_BYTES = 64 * 1024 * 1024;
 
-export function appendJsonl<T>(file: string, record: T, schema: z.ZodType<T>): void {
+export function appendJsonl<T>(file: string, record: T, schema: z.ZodMiniType<T>): void {
   const line = JSON.stringify(schema.parse(record)) + "\n";
   mkdirSync(path.dirname(file), { recursive: true });
   // O_NOFOLLOW: a linked events.jsonl would carry our lines out of .guild (SPEC §2); a non-file or hard link is refused too
@@ -21,7 +21,7 @@ export function appendJsonl<T>(file: string, record: T, schema: z.ZodType<T>): v
 }
 
 /** Lenient reader: malformed lines and lines that fail the schema are skipped, never fatal. */
-export function readJsonl<T>(file: string, schema: z.ZodType<T>): T[] {
+export function readJsonl<T>(file: string, schema: z.ZodMiniType<T>): T[] {
   let text: string;
   try {
     text = readTextBounded(file, { max: MAX_EVENTS_BYTES });

@@ -1,6 +1,5 @@
 // Reads .guild/settings.json. Bad settings never crash a worker: problems are reported and defaults used.
 import type { Layout } from "./layout.js";
-import { z } from "zod";
 import { describeIssues, ProviderConfig, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
@@ -43,7 +42,7 @@ export function loadSettings(layout: Layout): LoadedSettings {
     const issue = parsed.error.issues[0]!;
     const [top, sub] = issue.path as Array<string | number>;
     const ignored = top === "providers" && sub !== undefined ? `provider ${String(sub)}` : top === undefined ? "the file" : String(top);
-    problems.push(`settings.json: ${describeIssues(new z.ZodError([issue]))[0]}; ignoring ${ignored}`);
+    problems.push(`settings.json: ${describeIssues({ issues: [issue] })[0]}; ignoring ${ignored}`);
     if (top === undefined) return { settings: {}, problems };
     if (top === "providers" && sub !== undefined && candidate.providers && typeof candidate.providers === "object") {
       delete (candidate.providers as Record<string, unknown>)[String(sub)];

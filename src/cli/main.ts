@@ -66,9 +66,9 @@ function harden(program: Command): void {
 
 /** The one line a failed command prints: zod's issues flattened (never its JSON dump), anything else its message. */
 async function describeError(error: unknown): Promise<string> {
-  if (error instanceof Error && error.name === "ZodError") {
+  if (error instanceof Error && error.name === "$ZodError") {
     const { describeIssues } = await import("../spec/schemas.js");
-    return `invalid input: ${describeIssues(error as Parameters<typeof describeIssues>[0]).join("; ")}`;
+    return `invalid input: ${describeIssues(error as unknown as Parameters<typeof describeIssues>[0]).join("; ")}`;
   }
   return error instanceof Error ? error.message : textOf(error);
 }

@@ -1,5 +1,5 @@
 // A gate directory as the core sees it: every valid file parsed, every problem listed (bus/gate-reader.ts reads it).
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import type { Attempt, Decision, Escalation, Failure, Outcome, PacketFrontMatter, Request, VerdictFile } from "../spec/schemas.js";
 import { packetMember } from "./slot-file.js";
 

@@ -1,5 +1,5 @@
 // trail.md is a view: regenerated from the gate directory after every change, never appended to.
-import { z } from "zod";
+import * as z from "zod/mini";
 import {
   DispatchAttempt,
   type Failure,
@@ -35,7 +35,7 @@ export function roundLabel(e: Pick<TrailEntry, "restart_of" | "restart_reason">)
     : ` (restart of round ${e.restart_of})`;
 }
 
-const Ran = z.object({ provider: z.string(), model: z.string().nullable(), effort: z.string().nullable(), tier: z.string() }).loose();
+const Ran = z.looseObject({ provider: z.string(), model: z.nullable(z.string()), effort: z.nullable(z.string()), tier: z.string() });
 
 /** Every dispatch of the round, then the pair that ran: from the result, or from the failure when nothing ran. */
 function dispatchLines(result: ReturnType<ResultLookup>, failure: Failure | undefined): string[] {

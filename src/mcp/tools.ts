@@ -2,7 +2,7 @@
 // structuredContent plus one short line of text. A refusal is a tool error (isError) the model can read, never a crash.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { detectProviders } from "../adapters/probe.js";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
@@ -15,7 +15,7 @@ import { gateStatuses } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { GATE_NAMES } from "../spec/ids.js";
-import { DecisionChoice, Difficulty, QuorumRule, StopPolicy } from "../spec/schemas.js";
+import { DecisionChoice, described, Difficulty, QuorumRule, StopPolicy, wholeNumber } from "../spec/schemas.js";
 import type { AuthorHost } from "./client-host.js";
 import { failure, reply } from "./reply.js";
 import { waitTool } from "./wait-tool.js";
@@ -28,7 +28,7 @@ export interface ToolContext {
   client: () => AuthorHost | null;
 }
 
-const runGate = { run_id: z.string().describe("the run id request_review returned"), gate: z.string().describe(GATE_NAMES) };
+const runGate = { run_id: described(z.string(), "the run id request_review returned"), gate: described(z.string(), GATE_NAMES) };
 
 /** A command's answer as a tool result: its fields as structuredContent, a refusal as a tool error. */
 function answer<T extends object>(a: Answer<T>, text: (ok: T) => string): CallToolResult {
@@ -56,18 +56,18 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         "Ask a reviewer of another model family to review an artifact (a file inside the project) at a gate. " +
         "Returns the run id; then call `wait` until the gate needs you or ends. Never claim a pass the gate did not give.",
       inputSchema: {
-        artifact: z.string().describe("path of the artifact, relative to the project root"),
-        gate: z.string().describe(GATE_NAMES),
-        author_model: z.string().optional().describe("your exact model (decides your family; the reviewer must be of another)"),
-        author_host: z.string().optional().describe("only for clients that send no name: the handshake's name wins"),
-        reviewer: z.string().optional().describe("auto (default) or a provider id to pin"),
-        risk: z.enum(["low", "medium", "high"]).optional(),
-        cap: z.number().int().min(1).max(10).optional().describe("round cap"),
-        stop: StopPolicy.optional(),
-        difficulty: Difficulty.optional(),
-        human_checkpoint: z.boolean().optional(),
-        quorum: QuorumRule.optional().describe("K of N reviewers of distinct families, none yours, must pass (e.g. {need: 2, of: 3})"),
-        paths: z.array(z.string()).optional().describe("further project paths the reviewer should read"),
+        artifact: described(z.string(), "path of the artifact, relative to the project root"),
+        gate: described(z.string(), GATE_NAMES),
+        author_model: described(z.optional(z.string()), "your exact model (decides your family; the reviewer must be of another)"),
+        author_host: described(z.optional(z.string()), "only for clients that send no name: the handshake's name wins"),
+        reviewer: described(z.optional(z.string()), "auto (default) or a provider id to pin"),
+        risk: z.optional(z.enum(["low", "medium", "high"])),
+        cap: described(z.optional(wholeNumber(1, 10)), "round cap"),
+        stop: z.optional(StopPolicy),
+        difficulty: z.optional(Difficulty),
+        human_checkpoint: z.optional(z.boolean()),
+        quorum: described(z.optional(QuorumRule), "K of N reviewers of distinct families, none yours, must pass (e.g. {need: 2, of: 3})"),
+        paths: described(z.optional(z.array(z.string())), "further project paths the reviewer should read"),
       },
     },
     async (a) => {
@@ -110,7 +110,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         "budget passes, then it answers still_running: call wait again. Sends progress notifications meanwhile.",
       inputSchema: {
         ...runGate,
-        timeout_seconds: z.number().int().min(1).max(3600).optional().describe(`time budget of this call (default ${t.waitSeconds} s)`),
+        timeout_seconds: described(z.optional(wholeNumber(1, 3600)), `time budget of this call (default ${t.waitSeconds} s)`),
       },
     },
     (a, extra) => waitTool(t.layout, { ...a, timeout_seconds: a.timeout_seconds ?? t.waitSeconds }, extra),
@@ -121,7 +121,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     {
       title: "Gate status",
       description: "The state of one gate, one run's gates, or every gate: round, reviewer, independence, whom it waits for.",
-      inputSchema: { run_id: z.string().optional(), gate: z.string().optional().describe("with run_id") },
+      inputSchema: { run_id: z.optional(z.string()), gate: described(z.optional(z.string()), "with run_id") },
     },
     (a) => {
       if (a.gate !== undefined && a.run_id === undefined) return failure("gate needs run_id");
@@ -137,7 +137,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     {
       title: "Findings of a round",
       description: "What the reviewer said in a round (default: the newest): verdict, summary, each finding with severity and evidence.",
-      inputSchema: { ...runGate, round: z.number().int().min(1).optional() },
+      inputSchema: { ...runGate, round: z.optional(wholeNumber(1)) },
     },
     (a) =>
       answer(roundFindings(loadContext(t.layout), a.run_id, a.gate, a.round), (f) =>
@@ -172,8 +172,8 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       inputSchema: {
         ...runGate,
         choice: DecisionChoice,
-        extend_by: z.number().int().min(1).max(5).optional().describe("rounds to add, with extend-cap only"),
-        note: z.string().max(MAX_FILE_BYTES).optional(),
+        extend_by: described(z.optional(wholeNumber(1, 5)), "rounds to add, with extend-cap only"),
+        note: z.optional(z.string().check(z.maxLength(MAX_FILE_BYTES))),
       },
     },
     async (a) => {
@@ -196,7 +196,11 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       description:
         "Deliver a human's review for a packet addressed to the manual reviewer. The review is Markdown or JSON with a " +
         "verdict; reviewer_model names the model or person that reviewed (its family must differ from the author's).",
-      inputSchema: { ...runGate, reviewer_model: z.string(), review: z.string().max(MAX_FILE_BYTES).describe("the review text") },
+      inputSchema: {
+        ...runGate,
+        reviewer_model: z.string(),
+        review: described(z.string().check(z.maxLength(MAX_FILE_BYTES)), "the review text"),
+      },
     },
     async (a) => {
       const via = t.client()?.name;
@@ -230,8 +234,8 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       title: "Check gates passed",
       description: "Re-derive from the files that each required gate passed for the artifact bytes now in the tree (as CI does).",
       inputSchema: {
-        run_id: z.string().optional(),
-        require: z.array(z.string()).optional().describe("gate names that must have passed, e.g. G-spec"),
+        run_id: z.optional(z.string()),
+        require: described(z.optional(z.array(z.string())), "gate names that must have passed, e.g. G-spec"),
       },
     },
     (a) => {

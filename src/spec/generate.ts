@@ -1,6 +1,6 @@
 // Renders bus-spec/schemas/*.schema.json from the zod schemas. `npm run schemas` (scripts/schemas.mjs) writes them;
 // the drift test fails when the committed files differ from what this produces.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { PUBLISHED_SCHEMAS } from "./schemas.js";
 
 export function renderSchemas(): Record<string, string> {

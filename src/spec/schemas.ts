@@ -1,23 +1,44 @@
 // The one schema module: every file the bus reads or writes is described here, and bus-spec/schemas/*.json
-// are generated from these definitions (src/spec/generate.ts).
-import { z } from "zod";
+// are generated from these definitions (src/spec/generate.ts). Written with zod/mini: every command and worker loads
+// this module, and with zod's chained API it took about 70 ms to load, with zod/mini about 45 (see bench/README.md).
+import * as z from "zod/mini";
 import { GATE_RE, RUN_ID_RE, SHA256_RE } from "./ids.js";
 import { ADAPTER_KINDS, FAMILIES, RESULT_WIRE } from "./constants.js";
 import { quorumProblem } from "./quorum-rule.js";
 
-const nonBlank = z.string().regex(/\S/, "must be a non-blank string");
+// zod/mini ships without messages; the bus reports zod's English ones ("Invalid input: expected string, …")
+z.config(z.locales.en());
+
+/** A copy of the schema carrying metadata for the generated JSON Schema (as a registry entry, never a check). */
+function withMeta<T extends z.ZodMiniType>(schema: T, meta: { title?: string; description?: string }): T {
+  const copy = schema.clone();
+  z.globalRegistry.add(copy, meta);
+  return copy;
+}
+/** A copy of the schema with a description. */
+export function described<T extends z.ZodMiniType>(schema: T, description: string): T {
+  return withMeta(schema, { description });
+}
+/** A whole number, at least min and at most max when they are given. */
+export function wholeNumber(min?: number, max?: number) {
+  const bounds = [...(min === undefined ? [] : [z.minimum(min)]), ...(max === undefined ? [] : [z.maximum(max)])];
+  return z.number().check(z.int(), ...bounds);
+}
+const patterned = (re: RegExp, message?: string) => z.string().check(z.regex(re, message));
+
+const nonBlank = patterned(/\S/, "must be a non-blank string");
 /** A host or model name as a result gives it: it is printed on one line in trail.md, status and the console. */
-const oneLineName = z
-  .string()
-  .regex(
-    /^[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}](?:[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{0,198}[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}])?$/u,
-    "must be one line without control or format characters or outer spaces, at most 200 characters",
-  );
-const sha256Hex = z.string().regex(SHA256_RE, "must be 64 hex characters");
-const isoTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T/, "must be an ISO-8601 timestamp");
-const runId = z.string().regex(RUN_ID_RE);
-const gate = z.string().regex(GATE_RE);
-const round = z.number().int().min(1);
+const oneLineName = patterned(
+  /^[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}](?:[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{0,198}[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}])?$/u,
+  "must be one line without control or format characters or outer spaces, at most 200 characters",
+);
+const sha256Hex = patterned(SHA256_RE, "must be 64 hex characters");
+const isoTime = patterned(/^\d{4}-\d{2}-\d{2}T/, "must be an ISO-8601 timestamp");
+const runId = patterned(RUN_ID_RE);
+const gate = patterned(GATE_RE);
+const round = wholeNumber(1);
+const optionalString = () => z.optional(z.string());
+const nullableString = () => z.nullable(z.string());
 
 export { FAMILIES };
 export const Family = z.enum(FAMILIES);
@@ -28,27 +49,25 @@ export const Severity = z.enum(["blocking", "high", "medium", "low", "info"]);
 export const Verdict = z.enum(["satisfied", "issues"]);
 
 /** What Guild's reader enforces (lenient, consume-only): unknown keys tolerated, finding items not inspected. */
-export const ReviewResultLenient = z
-  .object({
-    schema_version: z.literal(RESULT_WIRE).optional(),
+export const ReviewResultLenient = withMeta(
+  z.looseObject({
+    schema_version: z.optional(z.literal(RESULT_WIRE)),
     packet_id: nonBlank,
     artifact_sha256_reviewed: nonBlank,
     verdict: nonBlank,
     blocking_findings: z.array(z.unknown()),
-  })
-  .loose()
-  .meta({ title: "review_result.v1 (lenient reader)", description: "What any reviewer may deliver as result-<n>.json." });
+  }),
+  { title: "review_result.v1 (lenient reader)", description: "What any reviewer may deliver as result-<n>.json." },
+);
 export type ReviewResultLenient = z.infer<typeof ReviewResultLenient>;
 
-export const Finding = z
-  .object({
-    id: z.string().optional(),
-    severity: Severity,
-    title: nonBlank,
-    detail: z.string().optional(),
-    evidence: z.string().optional(),
-  })
-  .loose();
+export const Finding = z.looseObject({
+  id: optionalString(),
+  severity: Severity,
+  title: nonBlank,
+  detail: optionalString(),
+  evidence: optionalString(),
+});
 export type Finding = z.infer<typeof Finding>;
 
 export const Readiness = z.enum(["ready", "almost", "not ready"]);
@@ -61,13 +80,11 @@ export const Difficulty = z.enum(["medium", "hard", "nightmare"]);
 export type Difficulty = z.infer<typeof Difficulty>;
 
 /** A reviewer's ruling on one finding the author contested (hard and nightmare difficulty). */
-export const Ruling = z
-  .object({
-    finding: nonBlank.describe("the contested finding (its title or id)"),
-    ruling: z.enum(["upheld", "withdrawn"]),
-    reason: z.string().optional(),
-  })
-  .loose();
+export const Ruling = z.looseObject({
+  finding: described(nonBlank, "the contested finding (its title or id)"),
+  ruling: z.enum(["upheld", "withdrawn"]),
+  reason: optionalString(),
+});
 export type Ruling = z.infer<typeof Ruling>;
 
 /** Reasoning effort levels, weakest first (the order effort_floor compares in); each CLI accepts a subset. */
@@ -82,180 +99,185 @@ export const CapabilityError = z.enum(["effort_unsupported", "model_unknown"]);
 export type CapabilityError = z.infer<typeof CapabilityError>;
 
 /** One dispatch of a round (a capability or provider fallback step, or the schema repair), in order. */
-export const DispatchAttempt = z
-  .object({
-    provider: nonBlank,
-    adapter: nonBlank,
-    model: z.string().nullable().describe("the model requested (null: the CLI's default)"),
-    effort: Effort.nullable().describe("the reasoning effort sent (null: none sent)"),
-    tier: EffortTier,
-    outcome: z.enum(["output", "not-run", "ambiguous"]),
-    capability: CapabilityError.optional().describe("not-run because the effort or the model was refused before any review ran"),
-    reason: z.string().optional(),
-    note: z.string().optional().describe("e.g. effort not supported by this CLI"),
-    repair: z.boolean().optional().describe("the schema-repair dispatch"),
-  })
-  .loose();
+export const DispatchAttempt = z.looseObject({
+  provider: nonBlank,
+  adapter: nonBlank,
+  model: described(nullableString(), "the model requested (null: the CLI's default)"),
+  effort: described(z.nullable(Effort), "the reasoning effort sent (null: none sent)"),
+  tier: EffortTier,
+  outcome: z.enum(["output", "not-run", "ambiguous"]),
+  capability: described(z.optional(CapabilityError), "not-run because the effort or the model was refused before any review ran"),
+  reason: optionalString(),
+  note: described(optionalString(), "e.g. effort not supported by this CLI"),
+  repair: described(z.optional(z.boolean()), "the schema-repair dispatch"),
+});
 export type DispatchAttempt = z.infer<typeof DispatchAttempt>;
 
 /** Results the bus itself writes: the lenient shape plus closed enums and identity fields. */
-export const ReviewResultStrict = z
-  .object({
+export const ReviewResultStrict = withMeta(
+  z.looseObject({
     schema_version: z.literal(RESULT_WIRE),
     packet_id: nonBlank,
     artifact_sha256_reviewed: sha256Hex,
     verdict: Verdict,
-    summary: z.string().optional(),
+    summary: optionalString(),
     findings: z.array(Finding),
     blocking_findings: z.array(Finding),
     round,
     reviewer_host: oneLineName,
     reviewer_model: oneLineName,
-    reviewer_model_source: z.enum(["reported", "requested", "declared"]).optional(),
-    reviewer_family: Family.optional(),
-    normalized_from: z.enum(["structured", "fenced", "whole-json", "sentinel", "manual"]).optional(),
-    repaired: z.boolean().optional(),
-    score: z.number().optional().describe("the reviewer's score out of 10, as it gave it (the verifier judges its range)"),
-    readiness: Readiness.optional(),
-    score_problems: z
-      .array(z.string())
-      .optional()
-      .describe("why no score or readiness could be taken from the output (the score gate is then unavailable)"),
-    memory_update: z.string().optional().describe("hard/nightmare: the reviewer's notes to itself for its next round"),
-    rulings: z.array(Ruling).optional().describe("a ruling round: the reviewer's ruling on each contested finding"),
-    dispatch_attempts: z.array(DispatchAttempt).optional().describe("every dispatch of the round, in order"),
-    ran: z
-      .object({ provider: nonBlank, model: z.string().nullable(), effort: Effort.nullable(), tier: EffortTier })
-      .optional()
-      .describe("the provider and the (model, effort) pair whose answer this is"),
-    identity_assurance: z
-      .enum(["caller-declared-unverified"])
-      .optional()
-      .describe("copilot: the model is the profile's, declared by configuration; nothing reported it"),
-    copilot_profile: z.string().optional().describe("copilot: the custom agent profile that ran"),
-  })
-  .loose()
-  .meta({ title: "review_result.v1 (as written by the bus)" });
+    reviewer_model_source: z.optional(z.enum(["reported", "requested", "declared"])),
+    reviewer_family: z.optional(Family),
+    normalized_from: z.optional(z.enum(["structured", "fenced", "whole-json", "sentinel", "manual"])),
+    repaired: z.optional(z.boolean()),
+    score: described(z.optional(z.number()), "the reviewer's score out of 10, as it gave it (the verifier judges its range)"),
+    readiness: z.optional(Readiness),
+    score_problems: described(
+      z.optional(z.array(z.string())),
+      "why no score or readiness could be taken from the output (the score gate is then unavailable)",
+    ),
+    memory_update: described(optionalString(), "hard/nightmare: the reviewer's notes to itself for its next round"),
+    rulings: described(z.optional(z.array(Ruling)), "a ruling round: the reviewer's ruling on each contested finding"),
+    dispatch_attempts: described(z.optional(z.array(DispatchAttempt)), "every dispatch of the round, in order"),
+    ran: described(
+      z.optional(z.object({ provider: nonBlank, model: nullableString(), effort: z.nullable(Effort), tier: EffortTier })),
+      "the provider and the (model, effort) pair whose answer this is",
+    ),
+    identity_assurance: described(
+      z.optional(z.enum(["caller-declared-unverified"])),
+      "copilot: the model is the profile's, declared by configuration; nothing reported it",
+    ),
+    copilot_profile: described(optionalString(), "copilot: the custom agent profile that ran"),
+  }),
+  { title: "review_result.v1 (as written by the bus)" },
+);
 export type ReviewResultStrict = z.infer<typeof ReviewResultStrict>;
 
 /** A quorum gate's rule (SPEC §26): K of N reviewers of pairwise-distinct families, none the author's, must pass. */
 export const QuorumRule = z
   .object({
-    need: z.number().int().min(1).max(8).describe("K: how many distinct families must pass on the same artifact bytes"),
-    of: z.number().int().min(1).max(8).describe("N: how many reviewers each round dispatches"),
-    families: z.array(Family).optional().describe("families that must be among those that pass (e.g. openai and google for G-spec)"),
+    need: described(wholeNumber(1, 8), "K: how many distinct families must pass on the same artifact bytes"),
+    of: described(wholeNumber(1, 8), "N: how many reviewers each round dispatches"),
+    families: described(z.optional(z.array(Family)), "families that must be among those that pass (e.g. openai and google for G-spec)"),
   })
-  .superRefine((q, ctx) => {
-    const problem = quorumProblem(q);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  });
+  .check(
+    z.superRefine((q, ctx) => {
+      const problem = quorumProblem(q);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+  );
 export type QuorumRule = z.infer<typeof QuorumRule>;
 
 export const ReviewMode = z.enum(["cross", "local", "off"]);
 export type ReviewMode = z.infer<typeof ReviewMode>;
 
-export const RunMeta = z
-  .object({
+export const RunMeta = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.run.v1"),
     run_id: runId,
     created_at: isoTime,
-    created_by: z.string().optional(),
-  })
-  .meta({ title: "runs/<run-id>/run.json" });
+    created_by: optionalString(),
+  }),
+  { title: "runs/<run-id>/run.json" },
+);
 
-export const Request = z
-  .object({
+export const Request = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.request.v1"),
     run_id: runId,
     gate,
-    artifact_path: nonBlank.describe("path of the artifact, relative to the project root (the parent of .guild/)"),
+    artifact_path: described(nonBlank, "path of the artifact, relative to the project root (the parent of .guild/)"),
     author_host: nonBlank,
-    author_host_source: z
-      .enum(["declared", "mcp-client-info"])
-      .optional()
-      .describe("mcp-client-info: the host is the MCP client's own name from the handshake, not a claim of the caller"),
-    author_host_version: z.string().optional().describe("the MCP client's version from the handshake"),
-    author_model: z.string().optional(),
-    reviewer: z.string().default("auto").describe("auto, or a provider id to pin"),
-    review: ReviewMode.optional(),
-    risk: z.enum(["low", "medium", "high"]).optional(),
-    cap: z.number().int().min(1).optional(),
-    stop: StopPolicy.optional().describe(
+    author_host_source: described(
+      z.optional(z.enum(["declared", "mcp-client-info"])),
+      "mcp-client-info: the host is the MCP client's own name from the handshake, not a claim of the caller",
+    ),
+    author_host_version: described(optionalString(), "the MCP client's version from the handshake"),
+    author_model: optionalString(),
+    reviewer: described(z._default(z.string(), "auto"), "auto, or a provider id to pin"),
+    review: z.optional(ReviewMode),
+    risk: z.optional(z.enum(["low", "medium", "high"])),
+    cap: z.optional(wholeNumber(1)),
+    stop: described(
+      z.optional(StopPolicy),
       "verdict: the five-condition gate; score: score ≥ 6 and readiness ready|almost replace the verdict condition",
     ),
-    difficulty: Difficulty.optional(),
-    human_checkpoint: z
-      .boolean()
-      .optional()
-      .describe("wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate"),
-    paths: z
-      .array(nonBlank)
-      .optional()
-      .describe("further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)"),
-    quorum: QuorumRule.optional().describe("a quorum gate: every round goes to N reviewers of distinct families (SPEC §26)"),
+    difficulty: z.optional(Difficulty),
+    human_checkpoint: described(
+      z.optional(z.boolean()),
+      "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate",
+    ),
+    paths: described(
+      z.optional(z.array(nonBlank)),
+      "further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)",
+    ),
+    quorum: described(z.optional(QuorumRule), "a quorum gate: every round goes to N reviewers of distinct families (SPEC §26)"),
     requested_at: isoTime,
-  })
-  .meta({ title: "review/<gate>/request.json" });
+  }),
+  { title: "review/<gate>/request.json" },
+);
 export type Request = z.infer<typeof Request>;
 
 export const RestartReason = z.enum(["artifact_changed", "retry", "malformed", "degraded", "ruling", "finalizer"]);
 
-export const PacketFrontMatter = z
-  .object({
+export const PacketFrontMatter = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.packet.v1"),
     packet_id: nonBlank,
     run_id: runId,
     gate,
     round,
-    counted_round: round.describe("the round number counted against the cap (restarts and retries keep it)"),
-    cap: z.number().int().min(1).max(1000).describe("effective cap: the resolved cap plus human extensions"),
-    restart_of: round.nullable(),
-    restart_reason: RestartReason.nullable(),
+    counted_round: described(round, "the round number counted against the cap (restarts and retries keep it)"),
+    cap: described(wholeNumber(1, 1000), "effective cap: the resolved cap plus human extensions"),
+    restart_of: z.nullable(round),
+    restart_reason: z.nullable(RestartReason),
     author_host: nonBlank,
-    author_model: z.string().nullable(),
+    author_model: nullableString(),
     author_family: Family,
     author_family_source: z.enum(["declared-model", "host-map", "unknown"]),
     reviewer_provider: nonBlank,
     reviewer_adapter: nonBlank,
-    reviewer_model: z.string().nullable(),
+    reviewer_model: nullableString(),
     reviewer_family: Family,
     independence: Independence,
     selection_status: z.enum(["selected", "degraded-local", "skipped"]),
     selection_reason: z.string(),
     artifact_path: nonBlank,
-    artifact_sha256: sha256Hex.describe("sha256 of the scrubbed artifact bytes embedded in this packet"),
-    artifact_raw_sha256: sha256Hex
-      .optional()
-      .describe(
-        "sha256 of the artifact file's raw bytes when the packet was issued: an edit inside a redacted region still restarts the round",
-      ),
-    difficulty: Difficulty.optional().describe("absent means medium; nightmare packets carry paths, not the artifact"),
-    stop: StopPolicy.optional().describe("absent means verdict"),
-    quorum: QuorumRule.optional().describe(
+    artifact_sha256: described(sha256Hex, "sha256 of the scrubbed artifact bytes embedded in this packet"),
+    artifact_raw_sha256: described(
+      z.optional(sha256Hex),
+      "sha256 of the artifact file's raw bytes when the packet was issued: an edit inside a redacted region still restarts the round",
+    ),
+    difficulty: described(z.optional(Difficulty), "absent means medium; nightmare packets carry paths, not the artifact"),
+    stop: described(z.optional(StopPolicy), "absent means verdict"),
+    quorum: described(
+      z.optional(QuorumRule),
       "a quorum round's member packet (packet-<n>.<provider>.md): the rule the round is judged by, fixed when it was issued",
     ),
     issued_at: isoTime,
-  })
-  .meta({ title: "review/<gate>/packet-<n>.md front matter" });
+  }),
+  { title: "review/<gate>/packet-<n>.md front matter" },
+);
 export type PacketFrontMatter = z.infer<typeof PacketFrontMatter>;
 
-export const Attempt = z
-  .object({
+export const Attempt = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.attempt.v1"),
     run_id: runId,
     gate,
     round,
     packet_id: nonBlank,
     provider: nonBlank,
-    worker: z.object({ host: z.string(), pid: z.number().int() }),
+    worker: z.object({ host: z.string(), pid: wholeNumber() }),
     started_at: isoTime,
-  })
-  .meta({ title: "review/<gate>/attempt-<n>.json", description: "Recorded before a reviewer is dispatched." });
+  }),
+  { title: "review/<gate>/attempt-<n>.json", description: "Recorded before a reviewer is dispatched." },
+);
 export type Attempt = z.infer<typeof Attempt>;
 
 export const FailureKind = z.enum(["malformed", "no_verdict", "unavailable"]);
-export const Failure = z
-  .object({
+export const Failure = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.failure.v1"),
     run_id: runId,
     gate,
@@ -263,12 +285,13 @@ export const Failure = z
     packet_id: nonBlank,
     kind: FailureKind,
     reason: nonBlank,
-    reviewer_provider: z.string().optional(),
-    reviewer_model: z.string().nullable().optional(),
-    dispatch_attempts: z.array(DispatchAttempt).optional().describe("every dispatch of the round, in order"),
+    reviewer_provider: optionalString(),
+    reviewer_model: z.optional(nullableString()),
+    dispatch_attempts: described(z.optional(z.array(DispatchAttempt)), "every dispatch of the round, in order"),
     at: isoTime,
-  })
-  .meta({ title: "review/<gate>/failure-<n>.json", description: "A round that ended without a result." });
+  }),
+  { title: "review/<gate>/failure-<n>.json", description: "A round that ended without a result." },
+);
 export type Failure = z.infer<typeof Failure>;
 
 export const GatePassConditions = z.object({
@@ -286,59 +309,62 @@ export const GatePassReport = z.object({
 });
 export type GatePassReport = z.infer<typeof GatePassReport>;
 
-export const ScoreGate = z
-  .object({
-    score: z.number().nullable(),
-    readiness: Readiness.nullable(),
-    available: z.boolean().describe("a finite score within 1–10 and a readiness were taken from the reviewer's own output"),
-    positive: z.boolean().describe("available, score ≥ 6 and readiness ready or almost"),
+export const ScoreGate = described(
+  z.object({
+    score: z.nullable(z.number()),
+    readiness: z.nullable(Readiness),
+    available: described(z.boolean(), "a finite score within 1–10 and a readiness were taken from the reviewer's own output"),
+    positive: described(z.boolean(), "available, score ≥ 6 and readiness ready or almost"),
     reasons: z.array(z.string()),
-  })
-  .describe("the score condition (ARIS's stop rule), evaluated for every result; applied only under stop=score");
+  }),
+  "the score condition (ARIS's stop rule), evaluated for every result; applied only under stop=score",
+);
 export type ScoreGate = z.infer<typeof ScoreGate>;
 
-export const VerdictFile = z
-  .object({
+export const VerdictFile = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.verdict.v1"),
     run_id: runId,
     gate,
     round,
     packet_id: nonBlank,
-    packet_sha256: sha256Hex
-      .optional()
-      .describe("sha256 of the packet file bytes the result was judged against (absent in verdicts from before it was recorded)"),
-    result_sha256: sha256Hex.describe("sha256 of the result file bytes that were verified"),
-    artifact_sha256_reviewed: z.string().nullable(),
-    result_verdict: z.string().nullable(),
-    blocking_count: z.number().int().min(0).nullable(),
-    reviewer_model: z.string().nullable(),
+    packet_sha256: described(
+      z.optional(sha256Hex),
+      "sha256 of the packet file bytes the result was judged against (absent in verdicts from before it was recorded)",
+    ),
+    result_sha256: described(sha256Hex, "sha256 of the result file bytes that were verified"),
+    artifact_sha256_reviewed: nullableString(),
+    result_verdict: nullableString(),
+    blocking_count: z.nullable(wholeNumber(0)),
+    reviewer_model: nullableString(),
     reviewer_family: Family,
     independence_violation: z.boolean(),
     gate_pass: GatePassReport,
-    score_gate: ScoreGate.optional(),
-    blocking_keys: z
-      .array(z.string().regex(/^[0-9a-f]{16}$/))
-      .max(200)
-      .optional()
-      .describe("each blocking finding's key (sha256 of its normalised title and evidence, 16 hex), sorted: stall detection (§14)"),
-    rulings: z
-      .object({ upheld: z.number().int().min(0), withdrawn: z.number().int().min(0) })
-      .optional()
-      .describe("a ruling round: how many contested findings were upheld (each keeps the gate closed) and withdrawn"),
+    score_gate: z.optional(ScoreGate),
+    blocking_keys: described(
+      z.optional(z.array(patterned(/^[0-9a-f]{16}$/)).check(z.maxLength(200))),
+      "each blocking finding's key (sha256 of its normalised title and evidence, 16 hex), sorted: stall detection (§14)",
+    ),
+    rulings: described(
+      z.optional(z.object({ upheld: wholeNumber(0), withdrawn: wholeNumber(0) })),
+      "a ruling round: how many contested findings were upheld (each keeps the gate closed) and withdrawn",
+    ),
     verified_at: isoTime,
-  })
-  .meta({ title: "review/<gate>/verdict-<n>.json" });
+  }),
+  { title: "review/<gate>/verdict-<n>.json" },
+);
 export type VerdictFile = z.infer<typeof VerdictFile>;
 
-export const Resubmit = z
-  .object({
+export const Resubmit = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.resubmit.v1"),
     run_id: runId,
     gate,
     after_round: round,
     at: isoTime,
-  })
-  .meta({ title: "review/<gate>/resubmit-<n>.json", description: "The author revised the artifact after round n." });
+  }),
+  { title: "review/<gate>/resubmit-<n>.json", description: "The author revised the artifact after round n." },
+);
 
 export const EscalationReason = z.enum([
   "cap_hit",
@@ -362,277 +388,285 @@ export const StallPattern = z.enum(["repeated_findings", "unchanged_resubmit", "
 export type StallPattern = z.infer<typeof StallPattern>;
 export const StallEvidence = z.object({
   pattern: StallPattern,
-  since_round: z.number().int().min(1).describe("the first round of the pattern"),
-  rounds: z.array(z.number().int().min(1)).describe("the rounds that show it, oldest first"),
-  findings: z
-    .array(z.object({ title: z.string(), evidence: z.string().optional() }))
-    .optional()
-    .describe("repeated_findings: the blocking findings raised again, as the reviewer wrote them (scrubbed)"),
-  artifact_sha256: z.array(sha256Hex).optional().describe("the artifact bytes each round reviewed, and last the resubmitted ones"),
-  scores: z.array(z.number()).optional().describe("score_regression: the scores of the rounds, oldest first"),
+  since_round: described(wholeNumber(1), "the first round of the pattern"),
+  rounds: described(z.array(wholeNumber(1)), "the rounds that show it, oldest first"),
+  findings: described(
+    z.optional(z.array(z.object({ title: z.string(), evidence: optionalString() }))),
+    "repeated_findings: the blocking findings raised again, as the reviewer wrote them (scrubbed)",
+  ),
+  artifact_sha256: described(z.optional(z.array(sha256Hex)), "the artifact bytes each round reviewed, and last the resubmitted ones"),
+  scores: described(z.optional(z.array(z.number())), "score_regression: the scores of the rounds, oldest first"),
 });
 export type StallEvidence = z.infer<typeof StallEvidence>;
 export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"]);
 export type DecisionChoice = z.infer<typeof DecisionChoice>;
 
-export const Escalation = z
-  .object({
+export const Escalation = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.escalation.v1"),
     run_id: runId,
     gate,
-    round: z.number().int().min(0),
+    round: wholeNumber(0),
     reason: EscalationReason,
     detail: z.string(),
     options: z.array(DecisionChoice),
-    stall: StallEvidence.optional().describe("reason stalled: the pattern and the rounds that show it"),
+    stall: described(z.optional(StallEvidence), "reason stalled: the pattern and the rounds that show it"),
     at: isoTime,
-  })
-  .meta({ title: "review/<gate>/escalation-<n>.json" });
+  }),
+  { title: "review/<gate>/escalation-<n>.json" },
+);
 export type Escalation = z.infer<typeof Escalation>;
 
-export const Decision = z
-  .object({
+export const Decision = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.decision.v1"),
     run_id: runId,
     gate,
-    round: z.number().int().min(0),
+    round: wholeNumber(0),
     choice: DecisionChoice,
-    extend_by: z.number().int().min(1).max(5).optional(),
-    note: z.string().optional(),
-    decided_by: z.string().optional(),
-    escalation_sha256: sha256Hex
-      .optional()
-      .describe("sha256 of the escalation-<n>.json bytes this answers: a decision naming none must be dated after it, never ahead of now"),
+    extend_by: z.optional(wholeNumber(1, 5)),
+    note: optionalString(),
+    decided_by: optionalString(),
+    escalation_sha256: described(
+      z.optional(sha256Hex),
+      "sha256 of the escalation-<n>.json bytes this answers: a decision naming none must be dated after it, never ahead of now",
+    ),
     at: isoTime,
-  })
-  .meta({ title: "review/<gate>/decision-<n>.json" });
+  }),
+  { title: "review/<gate>/decision-<n>.json" },
+);
 export type Decision = z.infer<typeof Decision>;
 
 export const OutcomeStatus = z.enum(["satisfied", "skipped", "force_passed", "rework", "stopped"]);
-export const Outcome = z
-  .object({
+export const Outcome = withMeta(
+  z.object({
     schema_version: z.literal("guild_bus.outcome.v1"),
     run_id: runId,
     gate,
     status: OutcomeStatus,
     author_host: z.string(),
     author_family: Family,
-    reviewer_host: z.string().nullable(),
-    reviewer_model: z.string().nullable(),
-    reviewer_family: Family.nullable(),
-    family_relation: z.enum(["different", "same", "unknown"]).nullable().optional().describe("author vs reviewer family, as classified"),
-    author_family_source: z.enum(["declared-model", "host-map", "unknown"]).optional(),
-    identity_assurance: z
-      .string()
-      .nullable()
-      .optional()
-      .describe("how the reviewer model is known: reported by the CLI/endpoint, requested (not reported), or declared (unverified)"),
-    independence: Independence.nullable(),
-    rounds: z.number().int().min(0),
-    satisfied_at_round: round.optional(),
-    final_round: z.number().int().min(0),
-    artifact_sha256: z.string().nullable(),
-    artifact_raw_sha256: sha256Hex
-      .nullable()
-      .optional()
-      .describe("sha256 of the artifact file's raw bytes at the outcome: an edit inside a redacted region is a change too"),
-    quorum: z
-      .object({
-        need: z.number().int().min(1),
-        of: z.number().int().min(1),
-        families: z.array(Family).optional(),
-        members: z.array(z.object({ provider: z.string(), family: Family, model: z.string().nullable() })),
-      })
-      .optional()
-      .describe("a satisfied quorum gate: the reviewers whose passes counted, one per family, all on artifact_sha256"),
+    reviewer_host: nullableString(),
+    reviewer_model: nullableString(),
+    reviewer_family: z.nullable(Family),
+    family_relation: described(
+      z.optional(z.nullable(z.enum(["different", "same", "unknown"]))),
+      "author vs reviewer family, as classified",
+    ),
+    author_family_source: z.optional(z.enum(["declared-model", "host-map", "unknown"])),
+    identity_assurance: described(
+      z.optional(nullableString()),
+      "how the reviewer model is known: reported by the CLI/endpoint, requested (not reported), or declared (unverified)",
+    ),
+    independence: z.nullable(Independence),
+    rounds: wholeNumber(0),
+    satisfied_at_round: z.optional(round),
+    final_round: wholeNumber(0),
+    artifact_sha256: nullableString(),
+    artifact_raw_sha256: described(
+      z.optional(z.nullable(sha256Hex)),
+      "sha256 of the artifact file's raw bytes at the outcome: an edit inside a redacted region is a change too",
+    ),
+    quorum: described(
+      z.optional(
+        z.object({
+          need: wholeNumber(1),
+          of: wholeNumber(1),
+          families: z.optional(z.array(Family)),
+          members: z.array(z.object({ provider: z.string(), family: Family, model: nullableString() })),
+        }),
+      ),
+      "a satisfied quorum gate: the reviewers whose passes counted, one per family, all on artifact_sha256",
+    ),
     reason: z.string(),
     trail_path: z.string(),
     at: isoTime,
-  })
-  .meta({ title: "review/<gate>/outcome.json" });
+  }),
+  { title: "review/<gate>/outcome.json" },
+);
 export type Outcome = z.infer<typeof Outcome>;
 
-export const TrailEntry = z
-  .object({
+export const TrailEntry = withMeta(
+  z.object({
     round,
     counted_round: round,
-    restart_of: round.nullable(),
-    restart_reason: RestartReason.nullable().optional(),
+    restart_of: z.nullable(round),
+    restart_reason: z.optional(z.nullable(RestartReason)),
     reviewer_host: z.string(),
-    reviewer_model: z.string().nullable(),
+    reviewer_model: nullableString(),
     reviewer_family: Family,
     independence: Independence,
-    member: z.string().optional().describe("a quorum round: the member reviewer this entry is for (SPEC §26)"),
+    member: described(optionalString(), "a quorum round: the member reviewer this entry is for (SPEC §26)"),
     packet: z.string(),
-    result: z.string().nullable(),
+    result: nullableString(),
     post_sentinel_scan: z.string(),
     artifact_sha256_packet: z.string(),
-    artifact_sha256_reviewed: z.string().nullable(),
-    verifier_recomputed_sha256: z.string().nullable(),
-    gate_pass: z.boolean().nullable(),
+    artifact_sha256_reviewed: nullableString(),
+    verifier_recomputed_sha256: nullableString(),
+    gate_pass: z.nullable(z.boolean()),
     reasons: z.array(z.string()),
-    verdict: z.string().nullable(),
-    blocking_findings: z.number().int().nullable(),
-    score: z.number().nullable().optional(),
-    readiness: Readiness.nullable().optional(),
-    dispatch: z.array(z.string()).optional().describe("each dispatch attempt of the round, then the provider, model and effort that ran"),
+    verdict: nullableString(),
+    blocking_findings: z.nullable(wholeNumber()),
+    score: z.optional(z.nullable(z.number())),
+    readiness: z.optional(z.nullable(Readiness)),
+    dispatch: described(
+      z.optional(z.array(z.string())),
+      "each dispatch attempt of the round, then the provider, model and effort that ran",
+    ),
     state: z.string(),
-  })
-  .meta({ title: "one round of trail.md (also in `status --json`)" });
+  }),
+  { title: "one round of trail.md (also in `status --json`)" },
+);
 export type TrailEntry = z.infer<typeof TrailEntry>;
 
-export const Event = z
-  .object({
+export const Event = withMeta(
+  z.looseObject({
     ts: isoTime,
     event: z.enum(["codex_review_round", "review_escalation", "review_outcome"]),
     run_id: runId,
     gate,
-    round_number: z.number().int().min(0),
-    terminated_by_satisfied: z.boolean().optional(),
-    reviewer_host: z.string().optional(),
-    independence: Independence.optional(),
-    reason: z.string().optional(),
-    status: z.string().optional(),
-  })
-  .loose()
-  .meta({ title: "runs/<run-id>/events.jsonl line" });
+    round_number: wholeNumber(0),
+    terminated_by_satisfied: z.optional(z.boolean()),
+    reviewer_host: optionalString(),
+    independence: z.optional(Independence),
+    reason: optionalString(),
+    status: optionalString(),
+  }),
+  { title: "runs/<run-id>/events.jsonl line" },
+);
 export type Event = z.infer<typeof Event>;
 
 /** A copilot agent profile name: a plain file name under .github/agents/. */
 export const COPILOT_PROFILE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const TierPair = z.object({ model: z.string().optional(), effort: Effort.optional() });
+const TierPair = z.object({ model: optionalString(), effort: z.optional(Effort) });
 
-export const ProviderConfig = z
-  .object({
-    adapter: z.enum(ADAPTER_KINDS),
-    model: z.string().optional().describe("model id requested from (or declared for) this reviewer"),
-    argv: z.array(z.string()).min(1).optional().describe("command adapter: program and arguments, no shell"),
-    input: z.enum(["stdin", "file"]).default("stdin").describe("command adapter: packet on stdin, or its path appended to argv"),
-    timeout_ms: z.number().int().min(100).max(86_400_000).optional(),
-    env: z.array(z.string()).optional().describe("extra environment variable names passed to the child"),
-    selectable: z.boolean().default(true).describe("may auto selection pick it"),
-    binary: z.string().optional().describe("codex/claude/gemini adapters: the CLI to run (default: its usual name on PATH)"),
-    extra_args: z.array(z.string()).optional().describe("extra CLI flags (never packet content)"),
-    base_url: z.string().optional().describe("http adapter (and CLIs that take one): the API base URL"),
-    api_key_env: z.string().optional().describe("name of the environment variable holding the API key (the key itself is never stored)"),
-    fallback: z.array(z.string()).optional().describe("provider ids to try, in order, only when this one proves no review ran"),
-    structured_output: z
-      .boolean()
-      .optional()
-      .describe("http adapter: send a JSON-schema response_format (default true; some endpoints reject it)"),
-    effort: Effort.optional().describe("reasoning effort sent on every call (the regular tier's unless effort_tiers says otherwise)"),
-    effort_tiers: z
-      .object({ regular: TierPair.optional(), "deep-audit": TierPair.optional() })
-      .optional()
-      .describe("per tier (settings.gate_tiers picks it per gate): the model and effort to send instead of model and effort"),
-    effort_chain: z
-      .array(Effort)
-      .optional()
-      .describe("efforts to step down through, in order, only when one is refused as unsupported before any review ran"),
-    model_chain: z
-      .array(z.string())
-      .optional()
-      .describe("models to step through, in order, only when one is refused as unknown before any review ran"),
-    effort_floor: Effort.optional().describe("never send an effort below this one (and refuse to run a CLI whose effort cannot be set)"),
-    copilot_profiles: z
-      .partialRecord(Family, z.string().regex(COPILOT_PROFILE_RE))
-      .optional()
-      .describe("copilot adapter: model family → custom agent profile (.github/agents/<profile>.agent.md) whose model is of that family"),
-  })
-  .loose();
+export const ProviderConfig = z.looseObject({
+  adapter: z.enum(ADAPTER_KINDS),
+  model: described(optionalString(), "model id requested from (or declared for) this reviewer"),
+  argv: described(z.optional(z.array(z.string()).check(z.minLength(1))), "command adapter: program and arguments, no shell"),
+  input: described(z._default(z.enum(["stdin", "file"]), "stdin"), "command adapter: packet on stdin, or its path appended to argv"),
+  timeout_ms: z.optional(wholeNumber(100, 86_400_000)),
+  env: described(z.optional(z.array(z.string())), "extra environment variable names passed to the child"),
+  selectable: described(z._default(z.boolean(), true), "may auto selection pick it"),
+  binary: described(optionalString(), "codex/claude/gemini adapters: the CLI to run (default: its usual name on PATH)"),
+  extra_args: described(z.optional(z.array(z.string())), "extra CLI flags (never packet content)"),
+  base_url: described(optionalString(), "http adapter (and CLIs that take one): the API base URL"),
+  api_key_env: described(optionalString(), "name of the environment variable holding the API key (the key itself is never stored)"),
+  fallback: described(z.optional(z.array(z.string())), "provider ids to try, in order, only when this one proves no review ran"),
+  structured_output: described(
+    z.optional(z.boolean()),
+    "http adapter: send a JSON-schema response_format (default true; some endpoints reject it)",
+  ),
+  effort: described(z.optional(Effort), "reasoning effort sent on every call (the regular tier's unless effort_tiers says otherwise)"),
+  effort_tiers: described(
+    z.optional(z.object({ regular: z.optional(TierPair), "deep-audit": z.optional(TierPair) })),
+    "per tier (settings.gate_tiers picks it per gate): the model and effort to send instead of model and effort",
+  ),
+  effort_chain: described(
+    z.optional(z.array(Effort)),
+    "efforts to step down through, in order, only when one is refused as unsupported before any review ran",
+  ),
+  model_chain: described(
+    z.optional(z.array(z.string())),
+    "models to step through, in order, only when one is refused as unknown before any review ran",
+  ),
+  effort_floor: described(z.optional(Effort), "never send an effort below this one (and refuse to run a CLI whose effort cannot be set)"),
+  copilot_profiles: described(
+    z.optional(z.partialRecord(Family, patterned(COPILOT_PROFILE_RE))),
+    "copilot adapter: model family → custom agent profile (.github/agents/<profile>.agent.md) whose model is of that family",
+  ),
+});
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
-export const Settings = z
-  .object({
-    schema_version: z.literal("guild_bus.settings.v1").optional(),
-    review: ReviewMode.optional(),
-    require_review: z.boolean().optional(),
-    max_rounds: z.number().int().min(1).max(100).optional().describe("the round cap when the request gives none"),
-    codex_cap: z.number().int().min(1).max(100).optional().describe("the older name of max_rounds (max_rounds wins when both are set)"),
-    codex_skip_enforcement: z.enum(["warn", "block"]).optional(),
-    reviewer: z.string().optional().describe("auto, or a provider id to pin"),
-    weak_reviewer: z.string().optional().describe("provider for the weak same-host path"),
-    providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/), ProviderConfig).optional(),
-    family_aliases: z.record(z.string(), Family).optional(),
-    host_families: z.record(z.string(), Family).optional(),
-    secrets_policy: z
-      .object({
-        env_allowlist: z.array(z.string()).optional(),
-        redaction_patterns: z.array(z.string()).optional(),
-      })
-      .optional(),
-    restart_cap: z.number().int().min(1).max(50).optional(),
-    stall_detection: z
-      .boolean()
-      .optional()
-      .describe("escalate a loop that stopped making progress (repeated findings, unchanged resubmit, …) as stalled (default true)"),
-    stop: StopPolicy.optional().describe("the stop policy when the request gives none (default verdict)"),
-    difficulty: Difficulty.optional().describe("the difficulty when the request gives none (default medium)"),
-    human_checkpoint: z.boolean().optional().describe("the human checkpoint when the request gives none (default false)"),
-    foreign_grace_ms: z
-      .number()
-      .int()
-      .min(0)
-      .max(600_000)
-      .optional()
-      .describe("how long an invalid foreign drop may still be being written before it is quarantined"),
-    stop_gate: z
-      .object({
-        enabled: z.boolean().optional().describe("block the author host's turn while a gate it opened waits for it (default false)"),
-        max_blocks: z.number().int().min(1).max(20).optional().describe("blocks per gate before the turn may end (default 2)"),
-      })
-      .optional()
-      .describe("the author hosts' stop hook (`guild-bus hook stop`; `guild-bus gate on|off`)"),
-    gate_tiers: z
-      .record(z.string(), EffortTier)
-      .optional()
-      .describe("gate (G-lane for every lane gate) → effort tier; regular when absent"),
-    gate_quorum: z
-      .record(
-        z.string(),
-        z
-          .object({
-            need: z.number().int().min(1).max(8).optional().describe("K (default: the named families, else of)"),
-            of: z.number().int().min(1).max(8).optional().describe("N (default: need, at least the named families)"),
-            families: z.array(Family).optional(),
-          })
-          .strict(),
-      )
-      .optional()
-      .describe("gate (G-lane for every lane gate) → its quorum when the request asks for none (SPEC §26)"),
-  })
-  .loose()
-  .meta({ title: ".guild/settings.json" });
+export const Settings = withMeta(
+  z.looseObject({
+    schema_version: z.optional(z.literal("guild_bus.settings.v1")),
+    review: z.optional(ReviewMode),
+    require_review: z.optional(z.boolean()),
+    max_rounds: described(z.optional(wholeNumber(1, 100)), "the round cap when the request gives none"),
+    codex_cap: described(z.optional(wholeNumber(1, 100)), "the older name of max_rounds (max_rounds wins when both are set)"),
+    codex_skip_enforcement: z.optional(z.enum(["warn", "block"])),
+    reviewer: described(optionalString(), "auto, or a provider id to pin"),
+    weak_reviewer: described(optionalString(), "provider for the weak same-host path"),
+    providers: z.optional(z.record(patterned(/^[a-z0-9][a-z0-9._-]{0,63}$/), ProviderConfig)),
+    family_aliases: z.optional(z.record(z.string(), Family)),
+    host_families: z.optional(z.record(z.string(), Family)),
+    secrets_policy: z.optional(
+      z.object({
+        env_allowlist: z.optional(z.array(z.string())),
+        redaction_patterns: z.optional(z.array(z.string())),
+      }),
+    ),
+    restart_cap: z.optional(wholeNumber(1, 50)),
+    stall_detection: described(
+      z.optional(z.boolean()),
+      "escalate a loop that stopped making progress (repeated findings, unchanged resubmit, …) as stalled (default true)",
+    ),
+    stop: described(z.optional(StopPolicy), "the stop policy when the request gives none (default verdict)"),
+    difficulty: described(z.optional(Difficulty), "the difficulty when the request gives none (default medium)"),
+    human_checkpoint: described(z.optional(z.boolean()), "the human checkpoint when the request gives none (default false)"),
+    foreign_grace_ms: described(
+      z.optional(wholeNumber(0, 600_000)),
+      "how long an invalid foreign drop may still be being written before it is quarantined",
+    ),
+    stop_gate: described(
+      z.optional(
+        z.object({
+          enabled: described(z.optional(z.boolean()), "block the author host's turn while a gate it opened waits for it (default false)"),
+          max_blocks: described(z.optional(wholeNumber(1, 20)), "blocks per gate before the turn may end (default 2)"),
+        }),
+      ),
+      "the author hosts' stop hook (`guild-bus hook stop`; `guild-bus gate on|off`)",
+    ),
+    gate_tiers: described(
+      z.optional(z.record(z.string(), EffortTier)),
+      "gate (G-lane for every lane gate) → effort tier; regular when absent",
+    ),
+    gate_quorum: described(
+      z.optional(
+        z.record(
+          z.string(),
+          z.strictObject({
+            need: described(z.optional(wholeNumber(1, 8)), "K (default: the named families, else of)"),
+            of: described(z.optional(wholeNumber(1, 8)), "N (default: need, at least the named families)"),
+            families: z.optional(z.array(Family)),
+          }),
+        ),
+      ),
+      "gate (G-lane for every lane gate) → its quorum when the request asks for none (SPEC §26)",
+    ),
+  }),
+  { title: ".guild/settings.json" },
+);
 export type Settings = z.infer<typeof Settings>;
 
-export const Capability = z
-  .object({
-    schema_version: z.literal("host_capability.v1").optional(),
-    host: z.string().optional(),
-    provider: z.string().optional(),
-    id: z.string().optional(),
-    model: z.string().optional(),
-    family: z.string().optional().describe("informational: the bus derives families from model strings only"),
-    providers: z.array(z.object({ id: z.string(), model: z.string().optional(), family: z.string().optional() }).loose()).optional(),
-  })
-  .loose()
-  .meta({ title: ".guild/hosts/<host>/capability.json" });
+export const Capability = withMeta(
+  z.looseObject({
+    schema_version: z.optional(z.literal("host_capability.v1")),
+    host: optionalString(),
+    provider: optionalString(),
+    id: optionalString(),
+    model: optionalString(),
+    family: described(optionalString(), "informational: the bus derives families from model strings only"),
+    providers: z.optional(z.array(z.looseObject({ id: z.string(), model: optionalString(), family: optionalString() }))),
+  }),
+  { title: ".guild/hosts/<host>/capability.json" },
+);
 
-export const CodexSkipStreak = z
-  .object({
+export const CodexSkipStreak = withMeta(
+  z.looseObject({
     schema_version: z.literal("guild.codex_skip_streak.v1"),
-    streak: z.number().int().min(0),
-    threshold: z.number().int().optional(),
+    streak: wholeNumber(0),
+    threshold: z.optional(wholeNumber()),
     blocked: z.boolean(),
-    updated_at: z.string().optional(),
-    reason: z.string().optional(),
-    clear_by: z.string().optional(),
-  })
-  .loose()
-  .meta({ title: ".guild/codex-skip-streak.json" });
+    updated_at: optionalString(),
+    reason: optionalString(),
+    clear_by: optionalString(),
+  }),
+  { title: ".guild/codex-skip-streak.json" },
+);
 
-/** Every schema published in bus-spec/schemas, by file stem. */
 export const PUBLISHED_SCHEMAS = {
   "review_result.v1": ReviewResultLenient,
   "review_result.v1.strict": ReviewResultStrict,
@@ -654,7 +688,7 @@ export const PUBLISHED_SCHEMAS = {
 } as const;
 
 /** Flatten zod issues to "path: message" lines, every problem, not just the first. */
-export function describeIssues(error: z.ZodError): string[] {
+export function describeIssues(error: { issues: readonly z.core.$ZodIssue[] }): string[] {
   return error.issues.map((issue) => {
     const where = issue.path.length ? issue.path.join(".") : "(root)";
     if (issue.code === "invalid_type" && issue.path.length && issue.message.endsWith("received undefined")) {
