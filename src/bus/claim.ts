@@ -1,6 +1,7 @@
 // Claims avoid duplicate work only; correctness comes from first-writer-wins delivery and fencing.
-import { lstatSync, mkdirSync, readdirSync, renameSync, statSync, utimesSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, statSync, utimesSync } from "node:fs";
 import { PathSafetyError } from "./no-symlinks.js";
+import { setAside } from "./set-aside.js";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 
@@ -62,10 +63,12 @@ export async function tryClaim(claimsDir: string, name: string, options: ClaimOp
  * moved aside, under a name that says why, so the round is not held for ever.
  */
 function setAsideForeignLock(lockDir: string): void {
+  const notALock = (file: string) => {
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    return st !== undefined && !(st.isDirectory() && readdirSync(file).length === 0);
+  };
   try {
-    const st = lstatSync(lockDir, { throwIfNoEntry: false });
-    if (!st || (st.isDirectory() && readdirSync(lockDir).length === 0)) return;
-    renameSync(lockDir, `${lockDir}.not-a-lock.${Date.now()}`);
+    if (notALock(lockDir)) setAside(lockDir, "not-a-lock", notALock);
   } catch {
     // gone meanwhile, or taken by a holder: the lock attempt says which
   }

@@ -1,6 +1,6 @@
 // Maildir-style delivery of immutable artifacts: stage under .guild/tmp, fsync, link() to the final name.
 // The final name is complete on arrival, the first writer wins, and a different second write is a conflict.
-import { lstatSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { customAlphabet } from "nanoid";
@@ -8,6 +8,7 @@ import { sha256Hex } from "../core/sha.js";
 import { type FsOps, realFs } from "./fsops.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { refuseSymlinks } from "./no-symlinks.js";
+import { setAside } from "./set-aside.js";
 
 const stagingId = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 12);
 const HOST = hostname().replace(/[^A-Za-z0-9-]/g, "_") || "host";
@@ -145,8 +146,11 @@ export async function withDir<T>(fs: FsOps, dir: string, op: () => Promise<T>): 
  */
 export function usableStagingDir(guildDir: string): string {
   const dir = path.join(guildDir, "tmp");
-  const st = lstatSync(dir, { throwIfNoEntry: false });
-  if (st && !st.isDirectory() && !st.isSymbolicLink()) renameSync(dir, `${dir}.not-a-directory.${Date.now()}`);
+  const notADirectory = (file: string) => {
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    return st !== undefined && !st.isDirectory() && !st.isSymbolicLink();
+  };
+  if (notADirectory(dir)) setAside(dir, "not-a-directory", notADirectory);
   refuseSymlinks(guildDir, dir);
   return dir;
 }
