@@ -140,15 +140,15 @@ export async function withDir<T>(fs: FsOps, dir: string, op: () => Promise<T>): 
 }
 
 /**
- * `.guild/tmp`, where every delivery and view is staged. A file someone put at that name (a FIFO, a device) would stop
- * every write of the bus: it is moved aside whole, under a name that says why (`tmp.not-a-directory.<ms>`), and the
- * directory is made anew when first written. A symlink there is refused like every link below `.guild` (SPEC §2).
+ * `.guild/tmp`, where every delivery and view is staged. Anything but a directory someone put at that name (a file, a
+ * FIFO, a symlink, never followed) would stop every write of the bus while the gates wait in silence: it is moved aside
+ * whole, under a name that says why (`tmp.not-a-directory.<ms>`), and the directory is made anew when first written.
  */
 export function usableStagingDir(guildDir: string): string {
   const dir = path.join(guildDir, "tmp");
   const notADirectory = (file: string) => {
     const st = lstatSync(file, { throwIfNoEntry: false });
-    return st !== undefined && !st.isDirectory() && !st.isSymbolicLink();
+    return st !== undefined && !st.isDirectory();
   };
   if (notADirectory(dir)) setAside(dir, "not-a-directory", notADirectory);
   refuseSymlinks(guildDir, dir);

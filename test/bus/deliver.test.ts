@@ -1,5 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
@@ -170,7 +181,7 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     expect(readFileSync(final, "utf8")).toBe("héllo\n");
   });
 
-  it("a file planted at .guild/tmp is moved aside whole, not a stop of every delivery; a symlink there is refused", async () => {
+  it("a file or a symlink planted at .guild/tmp is moved aside whole, not a stop of every delivery", async () => {
     const { guildDir, root } = setup();
     const planted = path.join(guildDir, "tmp");
     mkdirSync(guildDir, { recursive: true });
@@ -181,8 +192,14 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     expect(readFileSync(path.join(guildDir, aside[0]!), "utf8")).toBe("someone's notes\n");
     expect(statSync(planted).isDirectory()).toBe(true);
     rmSync(planted, { recursive: true });
-    symlinkSync(root, planted);
-    await expect(deliver(path.join(root, "g", "b.json"), "{}\n", { guildDir })).rejects.toThrow(/symlink refused/);
+    const elsewhere = tempRoot();
+    symlinkSync(elsewhere, planted);
+    expect((await deliver(path.join(root, "g", "b.json"), "{}\n", { guildDir })).status).toBe("delivered");
+    const links = readdirSync(guildDir).filter((n) => n.startsWith("tmp.not-a-directory.") && !aside.includes(n));
+    expect(links).toHaveLength(1);
+    expect(lstatSync(path.join(guildDir, links[0]!)).isSymbolicLink()).toBe(true);
+    expect(readdirSync(elsewhere)).toEqual([]); // nothing was staged through the link
+    expect(statSync(planted).isDirectory()).toBe(true);
   });
 
   it("refuses a file larger than any bus file may be, before anything lands: its name stays free", async () => {

@@ -117,6 +117,16 @@ describe("janitor: sweepStaging", () => {
     expect(readdirSync(tmp)).toEqual(["sub"]);
   });
 
+  it("never sweeps through a .guild/tmp that is a symlink", () => {
+    const guildDir = path.join(tempRoot(), ".guild");
+    const elsewhere = tempRoot();
+    const old = touch(path.join(elsewhere, stagingName("/a/spec.md", deadPid())), 10 * STAGING_MAX_AGE_MS);
+    mkdirSync(guildDir);
+    symlinkSync(elsewhere, path.join(guildDir, "tmp"));
+    expect(sweepStaging(guildDir, { maxAgeMs: 0 }).removed).toEqual([]);
+    expect(readFileSync(old, "utf8")).toBe("x");
+  });
+
   it("is a no-op without a tmp directory", () => {
     const guildDir = path.join(tempRoot(), ".guild");
     expect(sweepStaging(guildDir, { maxAgeMs: 0 })).toEqual({ removed: [], kept: 0 });

@@ -6,6 +6,7 @@ import {
   existsSync,
   lchownSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -853,7 +854,7 @@ describe("what an independent adversarial review of this fix found (integration)
     expect(st.code, st.stderr).toBe(0);
   });
 
-  it("linked .guild/tmp, events.jsonl and .verified are never written through; status says who must act (§2)", async () => {
+  it("a linked .guild/tmp is moved aside; events.jsonl and .verified are never written through; status names who acts (§2)", async () => {
     const p = setup();
     const victim = tempRoot("guild-bus-victim-");
     writeFileSync(path.join(victim, "important.txt"), "keep me");
@@ -861,12 +862,14 @@ describe("what an independent adversarial review of this fix found (integration)
     utimesSync(path.join(victim, "important.txt"), old, old);
     mkdirSync(path.join(p.root, ".guild"), { recursive: true });
     symlinkSync(victim, path.join(p.root, ".guild", "tmp"));
+    // the request's delivery moves the link aside (§4) and stages in a directory of its own
     const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "a5"]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/symlink refused/);
-    p.startWorker("broker"); // its janitor runs at start
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(path.join(p.root, ".guild", "tmp")).isDirectory()).toBe(true);
+    const aside = readdirSync(path.join(p.root, ".guild")).filter((n) => n.startsWith("tmp.not-a-directory."));
+    expect(aside.map((n) => lstatSync(path.join(p.root, ".guild", n)).isSymbolicLink())).toEqual([true]);
+    p.startWorker("broker");
     p.startWorker("verifier");
-    rmSync(path.join(p.root, ".guild", "tmp"));
     const events = path.join(victim, "events.txt");
     writeFileSync(events, "");
     mkdirSync(path.join(p.root, ".guild", "runs", "a6"), { recursive: true });
