@@ -314,7 +314,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
 
   // The result a verdict was bound to is the only result its round can ever have (SPEC §15): fail closed.
   const broken = snapshot.brokenSeals.get(R);
-  if (broken !== undefined) return escalate("no_verdict", `round ${R}'s verified result is gone: ${broken}`, RETRY_OPTIONS);
+  if (broken !== undefined) return escalate("no_verdict", `round ${R}'s verification no longer holds: ${broken}`, RETRY_OPTIONS);
 
   const failure = snapshot.failures.get(R);
   if (failure) {

@@ -36,7 +36,10 @@ describe("a pass is bound to the packet it was judged against", () => {
     expect(readGate(layout, run, GATE).brokenSeals.get(1)).toMatch(/^packet-1\.md is not the bytes verdict-1\.json judged against/);
     await stepGate(loadContext(layout), run, GATE);
     expect(readGate(layout, run, GATE).outcome).toBeNull();
-    expect(JSON.parse(readFileSync(file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "no_verdict" });
+    const escalation = JSON.parse(readFileSync(file("escalation-1.json"), "utf8"));
+    expect(escalation).toMatchObject({ reason: "no_verdict" });
+    // the result is still there: the detail says what broke, not that the result is gone
+    expect(escalation.detail).toMatch(/^round 1's verification no longer holds: packet-1\.md is not the bytes/);
   });
 
   it("a packet edited after the outcome fails check", async () => {
