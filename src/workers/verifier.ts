@@ -1,7 +1,9 @@
 // The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed), judge
 // the score condition and any rulings, and deliver verdict-<n>.json. Deterministic code only; results that cannot
 // belong to the open round are rejected.
+import { isDeepStrictEqual } from "node:util";
 import { evaluateGatePass } from "../core/gate-pass.js";
+import { parsePacket } from "../core/packet.js";
 import { type LenientResult, parseReviewResult } from "../core/result-wire.js";
 import { textOf } from "../core/text-of.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
@@ -115,10 +117,14 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
     return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
   }
   // the packet's bytes the result is judged against: its fields (stop, author family) decide the pass, so the verdict
-  // binds them, and an edit after it breaks the round (SPEC §15)
+  // binds them, and an edit after it breaks the round (SPEC §15). They are the bytes whose fields were judged: read
+  // again here, they must still hold the front matter the look saw
   let packetSha: string;
   try {
-    packetSha = sha256Hex(readBounded(layout.gateFile(runId, gate, slotFile("packet", round, member)), { max: MAX_FILE_BYTES }));
+    const packetName = slotFile("packet", round, member);
+    const packetBytes = readBounded(layout.gateFile(runId, gate, packetName), { max: MAX_FILE_BYTES });
+    if (!isDeepStrictEqual(parsePacket(decodeUtf8(packetBytes, packetName)).front, packet)) return; // edited since the look
+    packetSha = sha256Hex(packetBytes);
   } catch (error) {
     rethrowSystemFault(error);
     return; // moved meanwhile: the next look sees what is there
