@@ -48,6 +48,11 @@ function quorumWords(o: Outcome): string {
   return `, quorum ${o.quorum.need}/${o.quorum.of}: ${o.quorum.members.map((m) => `${m.provider} (${m.family})`).join(", ")}`;
 }
 
+/** Who passed it: a human's force-pass names no reviewer's independence (no review passed it). */
+function passedBy(o: Outcome): string {
+  return o.status === "force_passed" ? "by a human decision" : `independence ${o.independence ?? "n/a"}${quorumWords(o)}`;
+}
+
 /** Without --run, the newest run of each (gate, artifact): an older run of the same artifact is history, not the state. */
 function newestPerArtifact(views: GateView[]): GateView[] {
   const newest = new Map<string, GateView>();
@@ -84,9 +89,7 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
         gate: v.snapshot.gate,
         artifact_path: v.snapshot.request?.artifact_path ?? null,
         passed: reason === null,
-        reason:
-          reason ??
-          `${out!.status} at round ${out!.final_round}, independence ${out!.independence ?? "n/a"}${quorumWords(out!)}, artifact unchanged`,
+        reason: reason ?? `${out!.status} at round ${out!.final_round}, ${passedBy(out!)}, artifact unchanged`,
       };
     });
     const missing = o.require.filter((g) => !gates.some((c) => c.gate === g));

@@ -18,6 +18,7 @@ import {
 } from "./decide.js";
 import { listedFindings } from "./findings.js";
 import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { sentShas } from "./sent-bytes.js";
 import { familyRelation } from "./independence.js";
 import { packetId, renderPacket } from "./packet.js";
 import { type PacketExtras, renderPacketBody } from "./packet-body.js";
@@ -443,7 +444,8 @@ export function outcomeRecord(
     rounds: countedRounds(s),
     ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
     final_round: action.round,
-    ...outcomeShas(artifact),
+    // a force-pass passes what its round sent; any other outcome binds the artifact as it is now
+    ...(action.status === "force_passed" ? sentShas(roundPacket(s, action.round)!) : outcomeShas(artifact)),
     reason: action.reason,
     trail_path: input.trailPath,
     at: input.now,

@@ -9,6 +9,7 @@ import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import type { QuorumJudgement } from "./quorum.js";
 import { stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
 import { failReasons, verdictPasses } from "./verdict-pass.js";
+import { changedSinceSent } from "./sent-bytes.js";
 
 export type OutcomeAction = {
   type: "outcome";
@@ -185,20 +186,16 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   const esc = snapshot.escalations.get(R);
   if (esc) {
     const dec = validDecision(snapshot, R);
-    if (!dec) return wait("awaiting_decision", R, `escalation: ${esc.reason} — ${esc.detail}`);
+    if (!dec) {
+      const changed = changedSinceSent(P, ctx.artifact())
+        ? ` (the artifact changed since round ${R} was sent: a force-pass passes the bytes round ${R} sent, not these)`
+        : "";
+      return wait("awaiting_decision", R, `escalation: ${esc.reason} — ${esc.detail}${changed}`);
+    }
     switch (dec.choice) {
-      case "force-pass": {
-        // a force-pass binds the bytes it passed: with none readable there is nothing to bind, and `check` could not tell
-        const now = ctx.artifact();
-        if (!now.ok) {
-          return wait(
-            "awaiting_author",
-            R,
-            `force-pass decided, but the artifact cannot be read (${now.detail}): restore it and the force-pass binds to its bytes`,
-          );
-        }
+      case "force-pass":
+        // it passes the bytes round R sent (its outcome binds them), whatever the artifact holds by now (SPEC §17)
         return act({ type: "outcome", status: "force_passed", reason: `human force-pass after ${esc.reason}`, round: R }, "force-pass");
-      }
       case "rework":
         return act({ type: "outcome", status: "rework", reason: `human chose rework after ${esc.reason}`, round: R }, "rework");
       case "retry":

@@ -11,6 +11,7 @@ import type { Family, Settings } from "../spec/schemas.js";
 import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
 import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { sentShas } from "./sent-bytes.js";
 import { failReasons, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
 import { type SlotKind, slotFile } from "./slot-file.js";
@@ -48,6 +49,14 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   if (o.status === "force_passed") {
     if (validDecision(s, n)?.choice !== "force-pass")
       problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);
+    const sent = roundPacket(s, n);
+    const bound = sent && sentShas(sent);
+    if (!bound) problems.push(`force_passed, but round ${n} has no valid packet: which bytes were passed cannot be told`);
+    else if (
+      o.artifact_sha256 !== bound.artifact_sha256 ||
+      (bound.artifact_raw_sha256 && o.artifact_raw_sha256 !== bound.artifact_raw_sha256)
+    )
+      problems.push(`force_passed binds other artifact bytes than round ${n}'s packet sent (${bound.artifact_sha256})`);
   }
   if (o.status === "satisfied") {
     if (o.satisfied_at_round !== n) problems.push(`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`);

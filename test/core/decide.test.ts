@@ -5,7 +5,7 @@ import { failReasons, verdictPasses } from "../../src/core/verdict-pass.js";
 import { packetId } from "../../src/core/packet.js";
 import { resolvePolicy } from "../../src/core/policy.js";
 import type { DecisionChoice } from "../../src/spec/schemas.js";
-import { context, gate, openRound, packet, request, scoreGate, settle, SHA_A, verdict } from "../helpers/snapshots.js";
+import { context, gate, openRound, packet, request, scoreGate, settle, SHA_A, SHA_B, verdict } from "../helpers/snapshots.js";
 
 const CAP: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
 const RETRY: DecisionChoice[] = ["retry", "force-pass", "rework"];
@@ -442,13 +442,19 @@ describe("decide: human decisions on an escalation", () => {
     expect(waitExitCode(g.s, decide(g.s, context()))).toBe(0);
   });
 
-  it("force-pass with the artifact unreadable waits for it: a force-pass binds the bytes it passed", () => {
+  it("force-pass passes the bytes its round sent: it ends the gate whatever the artifact holds now (unreadable or edited)", () => {
     const g = capHit().decision(1, "force-pass");
     const gone = { ok: false as const, problem: "artifact_missing" as const, detail: "docs/spec.md does not exist" };
-    const d = decide(g.s, context({ policy: { cap: 1 }, artifact: gone }));
-    expect(d).toMatchObject({ state: "awaiting_author", round: 1, action: null });
-    expect(d.detail).toContain("restore it");
-    expect(decide(g.s, context({ policy: { cap: 1 } })).action).toMatchObject({ type: "outcome", status: "force_passed" });
+    const edited = { ok: true as const, sha: SHA_B, rawSha: SHA_B };
+    for (const artifact of [gone, edited])
+      expect(decide(g.s, context({ policy: { cap: 1 }, artifact })).action).toMatchObject({ type: "outcome", status: "force_passed" });
+  });
+
+  it("the human deciding is told when the artifact changed since the escalated round was sent", () => {
+    const g = capHit();
+    const edited = decide(g.s, context({ policy: { cap: 1 }, artifact: { ok: true, sha: SHA_B, rawSha: SHA_B } }));
+    expect(edited.detail).toContain("the artifact changed since round 1 was sent: a force-pass passes the bytes round 1 sent, not these");
+    expect(decide(g.s, context({ policy: { cap: 1 } })).detail).not.toContain("changed since");
   });
 
   it("rework → rework outcome (exit 3 once written)", () => {

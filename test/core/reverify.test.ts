@@ -81,6 +81,20 @@ describe("reverifyOutcome", () => {
     expect(problems(forced)).toContain("the outcome binds no artifact bytes (artifact_sha256 is null)");
   });
 
+  it("a force-pass re-derives only for the bytes its round's packet sent, not bytes edited in before the decision", () => {
+    const forced = (bound: Partial<Outcome>) => {
+      const g = gate().packet(1, { artifact_sha256: SHA, artifact_raw_sha256: RAW }).escalation(1, "cap_hit", ["force-pass"]);
+      g.decision(1, "force-pass").s.outcome = outcome("force_passed", 1, bound);
+      return g;
+    };
+    expect(problems(forced({ artifact_sha256: SHA, artifact_raw_sha256: RAW }))).toEqual([]);
+    const EDITED = sha256Hex("edited before the force-pass");
+    const edited = { ok: true as const, text: "edited before the force-pass", sha: EDITED, rawSha: EDITED };
+    expect(problems(forced({ artifact_sha256: EDITED, artifact_raw_sha256: EDITED }), { artifact: edited })).toEqual([
+      `force_passed binds other artifact bytes than round 1's packet sent (${SHA})`,
+    ]);
+  });
+
   it("a verdict the broker would not pass (a contested finding upheld) does not", () => {
     const p = problems(passed({ verdict: { rulings: { upheld: 1, withdrawn: 0 } } }));
     expect(p).toEqual([expect.stringContaining("verdict-1.json does not pass: 1 contested finding(s) upheld")]);
