@@ -11,6 +11,7 @@ import { loadSettings } from "../bus/settings.js";
 import { gateQuorum, MANUAL_PROVIDER, quorumRefusal, requestRefusal } from "../core/policy.js";
 import { CLI_KINDS } from "../core/adapter-kinds.js";
 import { didYouMean } from "../core/suggest.js";
+import { authorIdentity } from "../core/selection.js";
 import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
@@ -103,7 +104,9 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   if (refusal) return refuse(`request refused: ${refusal}`);
   const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
   const local = (p.review ?? settings.review) === "local" && !settings.weak_reviewer;
+  const { conflict } = authorIdentity({ author_host: p.author, author_model: p.authorModel }, settings);
   const warnings = [
+    ...(conflict ? [`author family unknown: ${conflict}; independence will be weak`] : []),
     ...(local
       ? [
           "review local with no weak_reviewer in .guild/settings.json: the broker takes an available reviewer of the author's family, " +

@@ -25,6 +25,8 @@ export interface AuthorIdentity {
   model: string | null;
   family: Family;
   source: "declared-model" | "host-map" | "unknown";
+  /** Why the family is unknown although the model and the host each name one: they name different ones. */
+  conflict?: string;
 }
 
 export interface Selection {
@@ -49,12 +51,24 @@ export function profileFamilies(cfg: ProviderConfig): Family[] | undefined {
   return cfg.adapter === "copilot" ? (Object.keys(cfg.copilot_profiles ?? {}) as Family[]) : undefined;
 }
 
+/**
+ * The author's family: its declared model's, else its host's. A model of another family than a host of a known one
+ * (`claude-code` declaring `gpt-5`) is ambiguous, so the family is unknown (SPEC §12): a host that really runs another
+ * vendor's model (through a proxy) says so in settings.host_families.
+ */
 export function authorIdentity(request: Pick<Request, "author_host" | "author_model">, settings: Settings): AuthorIdentity {
+  const host = request.author_host;
   const model = request.author_model?.trim() || null;
   const declared = model ? classifyModel(model, settings.family_aliases) : "unknown";
-  if (declared !== "unknown") return { host: request.author_host, model, family: declared, source: "declared-model" };
-  const mapped = familyOfHost(request.author_host, settings.host_families);
-  return { host: request.author_host, model, family: mapped, source: mapped === "unknown" ? "unknown" : "host-map" };
+  const mapped = familyOfHost(host, settings.host_families);
+  if (declared !== "unknown" && mapped !== "unknown" && declared !== mapped) {
+    const conflict =
+      `the declared model ${JSON.stringify(model)} is ${declared}, but host ${JSON.stringify(host)} is ${mapped} ` +
+      "(a host that runs another vendor's model names its family in settings.host_families)";
+    return { host, model, family: "unknown", source: "unknown", conflict };
+  }
+  if (declared !== "unknown") return { host, model, family: declared, source: "declared-model" };
+  return { host, model, family: mapped, source: mapped === "unknown" ? "unknown" : "host-map" };
 }
 
 /** The built-in human reviewer: always there, never auto-selected. */
@@ -119,7 +133,7 @@ export function selectReviewer(
   if (policy.mode === "local") return weak("review=local: same-host review, weak independence");
   const pin = pinnedReviewer(request, settings);
   if (author.family === "unknown") {
-    return weak(`author family unknown (host ${JSON.stringify(author.host)}): independence cannot be proven`);
+    return weak(`author family unknown (${author.conflict ?? `host ${JSON.stringify(author.host)}`}): independence cannot be proven`);
   }
   if (pin) {
     const refused = nightmare ? all.find((p) => p.id === pin && !readsFiles(p.adapter)) : undefined;

@@ -24,11 +24,26 @@ const select = (providers: Provider[], o: { reviewer?: string; author?: AuthorId
   selectReviewer(o.pol ?? cross, { reviewer: o.reviewer ?? "auto" }, o.author ?? claudeAuthor, providers, o.settings ?? {});
 
 describe("authorIdentity", () => {
-  it("a declared model with a known family wins over the host", () => {
-    expect(authorIdentity({ author_host: "claude", author_model: "gpt-5" }, {})).toEqual({
-      host: "claude",
+  it("a declared model with a known family wins over a host of none (copilot routes to many vendors)", () => {
+    expect(authorIdentity({ author_host: "copilot", author_model: "gpt-5" }, {})).toEqual({
+      host: "copilot",
       model: "gpt-5",
       family: "openai",
+      source: "declared-model",
+    });
+  });
+  it("a declared model of another family than its host's is ambiguous: unknown, the weak path, with the reason", () => {
+    const author = authorIdentity({ author_host: "claude-code", author_model: "gpt-5" }, {});
+    expect(author).toMatchObject({ family: "unknown", source: "unknown" });
+    expect(author.conflict).toBe(
+      'the declared model "gpt-5" is openai, but host "claude-code" is anthropic ' +
+        "(a host that runs another vendor's model names its family in settings.host_families)",
+    );
+    expect(select([codex, gemini], { author })).toMatchObject({ independence: "weak", reason: expect.stringContaining(author.conflict!) });
+    // the project says what its host runs: then the model is no contradiction
+    const proxied = { host_families: { "claude-code": "moonshot" as const } };
+    expect(authorIdentity({ author_host: "claude-code", author_model: "kimi-k2" }, proxied)).toMatchObject({
+      family: "moonshot",
       source: "declared-model",
     });
   });
