@@ -32,6 +32,11 @@ export interface Reverification {
   problems: string[];
 }
 
+/** The raw bytes are those passed, but the redaction settings (secrets_policy) now scrub them to others (SPEC §17). */
+const RESCRUBBED =
+  "the redaction settings changed since: the artifact's raw bytes are the ones passed, but they scrub to other bytes now " +
+  "(restore the settings, or review again)";
+
 /** What does not re-derive in an ended gate's outcome; an open gate has nothing to verify. */
 export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverification | null {
   const o = s.outcome;
@@ -67,7 +72,11 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
     if (o.artifact_sha256 === null) problems.push("the outcome binds no artifact bytes (artifact_sha256 is null)");
     else if (!artifact.ok) problems.push(`the artifact is unreadable now: ${artifact.detail}`);
     else if (artifact.sha !== o.artifact_sha256)
-      problems.push(`the artifact changed since the outcome (outcome ${o.artifact_sha256}, now ${artifact.sha})`);
+      problems.push(
+        o.artifact_raw_sha256 === artifact.rawSha
+          ? `${RESCRUBBED} (outcome ${o.artifact_sha256}, now ${artifact.sha})`
+          : `the artifact changed since the outcome (outcome ${o.artifact_sha256}, now ${artifact.sha})`,
+      );
     // the scrubbed view hides redacted regions; outcomes written before the raw sha was recorded have only the first check
     else if (o.artifact_raw_sha256 && artifact.rawSha !== o.artifact_raw_sha256)
       problems.push(`the artifact's raw bytes changed since the outcome (an edit inside a redacted region; now ${artifact.rawSha})`);
@@ -129,7 +138,12 @@ function rederive(
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   const c = report.conditions;
   if (!c.parses || !c.packet_id_match || !c.no_blockers) problems.push(`gate-pass fails: ${report.reasons.join("; ")}`);
-  else if (!c.sha256_match && artifact.ok) problems.push(`the result reviewed other bytes: ${report.reasons.join("; ")}`);
+  else if (!c.sha256_match && artifact.ok)
+    problems.push(
+      packet.artifact_raw_sha256 === artifact.rawSha
+        ? `${RESCRUBBED}: ${report.reasons.join("; ")}`
+        : `the result reviewed other bytes: ${report.reasons.join("; ")}`,
+    );
   const result = parseReviewResult(raw).result;
   if (stop === "verdict" && result?.verdict !== "satisfied")
     problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);

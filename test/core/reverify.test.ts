@@ -95,6 +95,14 @@ describe("reverifyOutcome", () => {
     ]);
   });
 
+  it("raw bytes unchanged but scrubbed to others by new redaction settings: it fails, saying the settings changed", () => {
+    const redacted = "# Spec\n\nThe cache keeps [REDACTED] entries.\n";
+    const rescrubbed = { ok: true as const, text: redacted, sha: sha256Hex(redacted), rawSha: RAW };
+    const p = problems(passed({ packet: { artifact_raw_sha256: RAW } }), { artifact: rescrubbed });
+    expect(p.length).toBeGreaterThan(0);
+    for (const problem of p) expect(problem).toMatch(/^the redaction settings changed since: the artifact's raw bytes are the ones passed/);
+  });
+
   it("a verdict the broker would not pass (a contested finding upheld) does not", () => {
     const p = problems(passed({ verdict: { rulings: { upheld: 1, withdrawn: 0 } } }));
     expect(p).toEqual([expect.stringContaining("verdict-1.json does not pass: 1 contested finding(s) upheld")]);
