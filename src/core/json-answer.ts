@@ -14,14 +14,18 @@ export const MAX_JSON_DEPTH = 64;
 
 export type JsonAnswer =
   | { ok: true; value: unknown }
-  /** `syntax`: JSON.parse refused it; `depth` and `duplicate`: valid JSON the bus still will not read. */
-  | { ok: false; kind: "syntax" | "depth" | "duplicate"; reason: string };
+  /** `syntax`: JSON.parse refused it (`bom`: because of a leading byte-order mark); `depth` and `duplicate`: valid JSON
+   * the bus still will not read. */
+  | { ok: false; kind: "syntax" | "bom" | "depth" | "duplicate"; reason: string };
 
 export function parseJsonAnswer(text: string): JsonAnswer {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
+    // Windows tools (PowerShell 5's UTF-8) put one in front: say so, rather than JSON.parse's "unexpected token"
+    if (text.startsWith("\uFEFF"))
+      return { ok: false, kind: "bom", reason: "not valid JSON: it starts with a byte-order mark (U+FEFF); write UTF-8 without one" };
     return { ok: false, kind: "syntax", reason: `not valid JSON (${(error as Error).message.slice(0, 200)})` };
   }
   const checked = inspect(text);

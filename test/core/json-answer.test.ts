@@ -11,6 +11,16 @@ const refusal = (text: string) => {
 };
 const nested = (depth: number, open = '{"a":', close = "}") => open.repeat(depth - 1) + "{}" + close.repeat(depth - 1);
 
+describe("parseJsonAnswer: a leading byte-order mark", () => {
+  it("is refused with a reason that names it, not JSON.parse's unexpected token", () => {
+    expect(parseJsonAnswer('\uFEFF{"verdict":"satisfied"}')).toEqual({
+      ok: false,
+      kind: "bom",
+      reason: "not valid JSON: it starts with a byte-order mark (U+FEFF); write UTF-8 without one",
+    });
+  });
+});
+
 describe("parseJsonAnswer: a repeated key is refused, naming it (§8.1)", () => {
   it("at the top level: the verdict cannot be said twice", () => {
     const r = refusal('{"verdict":"issues","blocking_findings":[{"title":"x"}],"verdict":"satisfied"}');
