@@ -1,18 +1,34 @@
 // Invalid or unusable drops are moved aside, never deleted: rejected/<name>.<stamp> plus a reason file.
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
+import { sha256Hex } from "../core/sha.js";
 import { deliver } from "./deliver.js";
 import { refuseSymlinks } from "./no-symlinks.js";
 
 /** The longest reason recorded beside a rejected file. */
 const MAX_REASON_CHARS = 4096;
 
+/** Bytes of a planted name kept in its rejected name: with the stamp, pid and `.reason.json` it stays far below 255. */
+const MAX_KEPT_NAME_BYTES = 120;
+
+/**
+ * The name to reject under: the name itself, or, when it is too long to take a suffix and still be a file name
+ * (ENAMETOOLONG would hold the gate for ever), its first bytes and a hash of the whole (the reason file keeps it all).
+ */
+function boundedName(name: string): string {
+  const bytes = Buffer.from(name, "utf8");
+  if (bytes.length <= MAX_KEPT_NAME_BYTES) return name;
+  // cut on a character boundary: a partial UTF-8 sequence would decode to U+FFFD, three bytes again
+  const kept = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, MAX_KEPT_NAME_BYTES - 16)).replace(/\uFFFD$/, "");
+  return `${kept}…${sha256Hex(name).slice(0, 12)}`;
+}
+
 export async function rejectFile(gateDir: string, name: string, reason: string, guildDir: string): Promise<string | null> {
   const dir = path.join(gateDir, "rejected");
   refuseSymlinks(guildDir, dir);
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const target = `${name}.${stamp}.${process.pid}`;
+  const target = `${boundedName(name)}.${stamp}.${process.pid}`;
   // The reason goes first: whoever sees the moved file can read why.
   const reasonFile = path.join(dir, `${target}.reason.json`);
   // a reason can quote the file (a packet id of megabytes): cut, so the reason file is always deliverable

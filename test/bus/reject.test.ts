@@ -21,4 +21,21 @@ describe("rejectFile", () => {
     expect(recorded.reason.startsWith("names packet")).toBe(true);
     expect(recorded.reason.length).toBeLessThan(5000);
   });
+
+  it("moves a file whose name is too long to take a suffix, under a shortened name; the reason keeps the whole name", async () => {
+    const root = tempRoot();
+    const guild = path.join(root, ".guild");
+    const gateDir = path.join(guild, "runs", "r1", "review", "G-spec");
+    mkdirSync(gateDir, { recursive: true });
+    for (const name of [`result-${"0".repeat(220)}.json`, `memory-1.${"é".repeat(115)}.md`]) {
+      writeFileSync(path.join(gateDir, name), "{}");
+      const target = await rejectFile(gateDir, name, "junk", guild);
+      expect(target).not.toBeNull();
+      expect(Buffer.byteLength(`${target}.reason.json`)).toBeLessThan(200);
+      expect(readdirSync(gateDir)).toEqual(["rejected"]);
+      const recorded = JSON.parse(readFileSync(path.join(gateDir, "rejected", `${target}.reason.json`), "utf8")) as { file: string };
+      expect(recorded.file).toBe(name);
+      expect(readFileSync(path.join(gateDir, "rejected", target!), "utf8")).toBe("{}");
+    }
+  });
 });
