@@ -1,11 +1,15 @@
 // The lines `guild-bus status` prints under each gate's table row.
 import type { StatusRow } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
+import { oneLine } from "../core/text-of.js";
 
-/** The lines under a gate's table row: whom it waits on and how to unblock it, then anything wrong with its files. */
+/**
+ * The lines under a gate's table row: whom it waits on and how to unblock it, then anything wrong with its files.
+ * Each is one line: a planted file's name or reason holding a newline cannot print a gate row of its own.
+ */
 export function gateLines(r: StatusRow): string[] {
   const e = r.next.escalation;
-  return [
+  const lines = [
     r.state === "done" ? r.detail : r.waiting_for.startsWith("a human:") ? `waiting for ${r.waiting_for}` : nextStepLine(r.next),
     ...(e ? [`escalation (round ${e.round}): ${e.reason} — ${e.detail}; options: ${e.options.join(", ")}`] : []),
     ...r.next.notes.map((n) => `note: ${n}`),
@@ -19,4 +23,5 @@ export function gateLines(r: StatusRow): string[] {
         : r.verify.problems.map((p) => `verify: FAILED — ${p}`)
       : []),
   ];
+  return lines.map(oneLine);
 }
