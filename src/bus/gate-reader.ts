@@ -28,7 +28,7 @@ import { ReadFault } from "../core/read-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots, type SeenFile } from "../core/snapshot.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
-import { openRound } from "../core/gate-queries.js";
+import { offers, openRound } from "../core/gate-queries.js";
 
 function readJson<T>(file: string, schema: z.ZodMiniType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
   let text: string;
@@ -304,7 +304,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   );
   for (const [round, decision] of snap.decisions) {
     const answered = snap.escalations.has(round) ? files.sha(`escalation-${round}.json`, round) : null;
-    const why = decisionProblem(decision, snap.escalations.get(round)?.at, answered);
+    const why = decisionProblem(decision, snap.escalations.get(round), answered);
     if (why) {
       snap.decisions.delete(round);
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
@@ -443,9 +443,13 @@ const DECISION_SKEW_MS = 5 * 60 * 1000;
  * one that came before it, compared as times, with no allowance for clock skew (a decision dated ahead of this clock
  * would answer an escalation still to come).
  */
-function decisionProblem(decision: Decision, escalationAt: string | undefined, escalationSha: string | null): string | null {
+function decisionProblem(decision: Decision, escalation: Escalation | undefined, escalationSha: string | null): string | null {
   const t = Date.parse(decision.at);
   if (Number.isNaN(t)) return `decision dated ${JSON.stringify(decision.at)}, which is not a time`;
+  // a choice the escalation does not offer answers nothing: moved aside, so the slot is free for one it offers
+  if (escalation && !offers(escalation, decision.choice))
+    return `decision chooses ${decision.choice}, which the escalation does not offer (${escalation.options.join(", ")})`;
+  const escalationAt = escalation?.at;
   if (decision.escalation_sha256 !== undefined) {
     if (escalationSha !== null && decision.escalation_sha256 !== escalationSha)
       return `decision answers escalation bytes ${decision.escalation_sha256}, not this round's (${escalationSha})`;

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readGate } from "../../src/bus/gate-reader.js";
-import { Layout } from "../../src/bus/layout.js";
+import { Layout, movesAside } from "../../src/bus/layout.js";
 import { renderPacket } from "../../src/core/packet.js";
 import { sha256Hex } from "../../src/core/sha.js";
 import { decision, escalation, GATE, packet, request, RUN } from "../helpers/snapshots.js";
@@ -24,7 +24,7 @@ function cappedGate() {
     put("decision-1.json", value);
     return readGate(layout, RUN, GATE).decisions.has(1);
   };
-  return { answers, escalationSha: sha256Hex(escalationText) };
+  return { answers, escalationSha: sha256Hex(escalationText), layout };
 }
 
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
@@ -42,5 +42,17 @@ describe("decisions", () => {
     // dropped ahead: dated a minute on, it would have answered an escalation written meanwhile
     expect(answers({ ...decision(1, "rework"), at: inMinutes(1) })).toBe(false);
     expect(answers({ ...decision(1, "rework"), at: "2000-01-01T00:00:00.000Z" })).toBe(false);
+  });
+
+  it("one choosing what the escalation does not offer is a problem the broker moves aside, so the slot is free", () => {
+    const { answers, escalationSha, layout } = cappedGate();
+    expect(answers({ ...decision(1, "extend-cap", 2), escalation_sha256: escalationSha, at: inMinutes(0) })).toBe(false);
+    expect(readGate(layout, RUN, GATE).problems).toContainEqual(
+      expect.objectContaining({
+        file: "decision-1.json",
+        reason: "decision chooses extend-cap, which the escalation does not offer (force-pass, rework)",
+      }),
+    );
+    expect(movesAside("broker", "decision-1.json")).toBe(true);
   });
 });
