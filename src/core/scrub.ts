@@ -1,5 +1,6 @@
 // The one scrubber. Applied before an artifact is hashed or put in a packet, and to everything the bus writes
 // that carries free text. Deterministic and idempotent: labels never re-match, and custom patterns run to a fixpoint.
+import { createRequire } from "node:module";
 import type { ReviewResultStrict, Settings } from "../spec/schemas.js";
 
 export type RedactionKind = "token" | "private-key" | "password" | "secret" | "home-path" | "high-entropy" | "custom";
@@ -213,19 +214,53 @@ export interface ScrubReport {
   redactions: Partial<Record<RedactionKind, number>>;
 }
 
-function compileCustom(patterns: readonly string[] | undefined): Rule[] {
+/** A settings pattern, run by RE2's linear-time engine: a pattern JavaScript would backtrack on for ever cannot hang. */
+interface CustomRule {
+  source: string;
+  pattern: Re2Pattern;
+}
+
+interface Re2Pattern {
+  matcher(text: string): { find(): boolean; start(): number; end(): number };
+}
+
+let re2: { compile(source: string): Re2Pattern } | undefined;
+/** re2js is loaded only where a project sets redaction patterns: every command scrubs, few projects add any. */
+function linearEngine(): { compile(source: string): Re2Pattern } {
+  return (re2 ??= (createRequire(import.meta.url)("re2js") as { RE2JS: { compile(source: string): Re2Pattern } }).RE2JS);
+}
+
+function compileCustom(patterns: readonly string[] | undefined): CustomRule[] {
   return (patterns ?? []).map((source) => {
-    let re: RegExp;
+    let pattern: Re2Pattern;
     try {
-      re = new RegExp(source, "g");
+      pattern = linearEngine().compile(source);
     } catch (error) {
-      throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: ${(error as Error).message}`);
+      throw new ScrubConfigError(
+        `invalid redaction pattern ${JSON.stringify(source)}: ${(error as Error).message} ` +
+          "(patterns run on RE2, a linear-time engine: no lookaround, no backreference)",
+      );
     }
     // a pattern that matches nothing would insert a label between every two characters, pass after pass
-    if (new RegExp(source).test(""))
+    const empty = pattern.matcher("");
+    if (empty.find() && empty.end() === 0)
       throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: it matches the empty string`);
-    return { kind: "custom", re, replace: (m: string) => (m === "" ? m : label("custom")) } satisfies Rule;
+    return { source, pattern };
   });
+}
+
+/** Every non-empty match of a settings pattern replaced with its label, counted. */
+function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<RedactionKind, number>>): string {
+  const m = rule.pattern.matcher(text);
+  let out = "";
+  let from = 0;
+  while (m.find()) {
+    if (m.end() === m.start()) continue; // an empty match redacts nothing
+    out += text.slice(from, m.start()) + label("custom");
+    from = m.end();
+    counts.custom = (counts.custom ?? 0) + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 const KEY_HEADER = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----/g;
@@ -255,9 +290,9 @@ function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, n
   return out + text.slice(from);
 }
 
-function onePass(text: string, rules: readonly Rule[], counts: Partial<Record<RedactionKind, number>>): string {
+function onePass(text: string, custom: readonly CustomRule[], counts: Partial<Record<RedactionKind, number>>): string {
   let out = redactPrivateKeys(text, counts);
-  for (const rule of rules) {
+  for (const rule of RULES) {
     const re = new RegExp(rule.re.source, rule.re.flags); // fresh lastIndex for every use
     out = out.replace(re, (...args: unknown[]) => {
       const replaced = (rule.replace as (...a: unknown[]) => string)(...args);
@@ -265,6 +300,7 @@ function onePass(text: string, rules: readonly Rule[], counts: Partial<Record<Re
       return replaced;
     });
   }
+  for (const rule of custom) out = redactCustom(out, rule, counts);
   return out;
 }
 
@@ -272,11 +308,11 @@ const MAX_PASSES = 4;
 
 /** Scrub text and report what was redacted. Runs to a fixpoint, so scrub(scrub(x)) === scrub(x). */
 export function scrubWithReport(text: string, options: ScrubOptions = {}): ScrubReport {
-  const rules = [...RULES, ...compileCustom(options.customPatterns)];
+  const custom = compileCustom(options.customPatterns);
   const redactions: Partial<Record<RedactionKind, number>> = {};
   let current = text;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const next = onePass(current, rules, pass === 0 ? redactions : {});
+    const next = onePass(current, custom, pass === 0 ? redactions : {});
     if (next === current) return { text: current, redactions };
     current = next;
   }

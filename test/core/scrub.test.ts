@@ -525,6 +525,20 @@ describe("custom patterns", () => {
     }
   });
 
+  it("a pattern JavaScript would backtrack on for ever runs in linear time: the scrub ends, and redacts", () => {
+    // (a+)+b on 40 a's: about 2^40 steps for a backtracking engine; the worker that scrubbed it never answered again
+    const text = `${"a".repeat(40)}\nthen aaab\n`;
+    expect(scrubWithReport(text, { customPatterns: ["(a+)+b"] })).toEqual({
+      text: `${"a".repeat(40)}\nthen [REDACTED:custom]\n`,
+      redactions: { custom: 1 },
+    });
+  });
+
+  it("a pattern RE2 cannot run (a lookaround, a backreference) is refused, saying why", () => {
+    for (const pattern of ["(?=secret)\\w+", "(a)\\1"])
+      expect(() => scrub("anything", { customPatterns: [pattern] })).toThrow(/RE2, a linear-time engine: no lookaround, no backreference/);
+  });
+
   it("a pattern that keeps rewriting its own output throws ScrubConfigError instead of looping", () => {
     expect(() => scrub("x REDACTED", { customPatterns: ["REDACTED"] })).toThrow(ScrubConfigError);
     expect(() => scrub("abc", { customPatterns: ["z*"] })).toThrow(ScrubConfigError);
