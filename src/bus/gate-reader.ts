@@ -138,7 +138,16 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
     if (reason !== null) problem(name, reason, fault ? { fault } : {});
     return reason === null;
   };
+  let junk = 0;
   for (const { name, round: parsed } of listed) {
+    // A name no bus file has is judged by the name alone, never stat-ed, and only the first few are named: a gate
+    // holding a hundred thousand of them costs one listing, not a hundred thousand lstat()s and problems a look.
+    const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parsed !== null;
+    if (name.startsWith(".") && !BUS_DIRS.has(name)) continue; // claims and foreign temp files
+    if (!known && name !== GATE_FILES.trail && !BUS_DIRS.has(name)) {
+      if (++junk <= NAMED_JUNK) problem(name, "not a bus file name (bus-spec/SPEC.md lists the names a gate directory holds)");
+      continue;
+    }
     let stat: Stat | undefined;
     try {
       stat = stats.stat(name, parsed !== null && !STEERING.has(parsed.kind) && closed(parsed.round));
@@ -163,7 +172,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       problem(name, "a directory: the broker cannot write the trail, so the gate cannot end; remove it (SPEC §2)", { blocks: true });
       continue;
     }
-    if (name.startsWith(".")) continue; // claims and foreign temp files
+    if (name.startsWith(".")) continue; // .claims, .verified: read where they are needed
     if (name === "rejected" && st.isDirectory()) {
       // listed and read again only when a name came or went (its directory's stat moved): it only grows
       const rejectedDir = path.join(dir, name);
@@ -173,11 +182,6 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         () => readRejected(rejectedDir),
         () => true,
       );
-      continue;
-    }
-    const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parsed !== null;
-    if (!known && name !== GATE_FILES.trail && name !== "rejected") {
-      problem(name, "not a bus file name (bus-spec/SPEC.md lists the names a gate directory holds)");
       continue;
     }
     if (st.isSymbolicLink()) {
@@ -299,6 +303,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       }
     }
   }
+  if (junk > NAMED_JUNK) problem(`${junk - NAMED_JUNK} more names`, `not bus file names either (the first ${NAMED_JUNK} are named above)`);
   const files = shaOncePerRead(dir, listedStats, stats, closed, (name, reason) =>
     snap.problems.push({ file: name, reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
   );
@@ -433,6 +438,9 @@ function verdictMtime(dir: string, round: number, member: string | null): number
     return Date.now();
   }
 }
+
+/** How many names that are no bus file's a snapshot names one by one; the rest are counted. */
+const NAMED_JUNK = 20;
 
 /** A decision may be dated at most this far ahead of this machine's clock (skew between machines sharing the bus). */
 const DECISION_SKEW_MS = 5 * 60 * 1000;
