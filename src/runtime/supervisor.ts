@@ -57,8 +57,6 @@ export async function supervise(kinds: string[], argvOf: (kind: string) => strin
     child.once("exit", (code, signal) => onEnd(String(code ?? signal)));
     child.once("error", (error) => onEnd(error.message)); // could not be spawned at all
   };
-  for (const kind of kinds) start(kind, 0);
-  log(`supervising: ${kinds.join(", ")} (Ctrl-C to stop)`);
   const exits = () => Promise.all([...children.values()].map((c) => new Promise((r) => c.once("exit", r))));
   const halt = () => {
     for (const t of timers) clearTimeout(t);
@@ -90,6 +88,9 @@ export async function supervise(kinds: string[], argvOf: (kind: string) => strin
   process.once("SIGTERM", stop);
   process.stdout.on("error", onPipeError);
   process.stderr.on("error", onPipeError);
+  // only now, with the handlers on: a SIGTERM sent once this line is read must stop the workers, not kill up alone
+  for (const kind of kinds) start(kind, 0);
+  log(`supervising: ${kinds.join(", ")} (Ctrl-C to stop)`);
   const how = await finished;
   process.off("SIGINT", onInterrupt);
   process.off("SIGHUP", onHangup);
