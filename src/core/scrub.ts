@@ -1,6 +1,6 @@
 // The one scrubber. Applied before an artifact is hashed or put in a packet, and to everything the bus writes
 // that carries free text. Deterministic and idempotent: labels never re-match, and custom patterns run to a fixpoint.
-import { createRequire } from "node:module";
+import vm from "node:vm";
 import type { ReviewResultStrict, Settings } from "../spec/schemas.js";
 
 export type RedactionKind = "token" | "private-key" | "password" | "secret" | "home-path" | "high-entropy" | "custom";
@@ -214,53 +214,61 @@ export interface ScrubReport {
   redactions: Partial<Record<RedactionKind, number>>;
 }
 
-/** A settings pattern, run by RE2's linear-time engine: a pattern JavaScript would backtrack on for ever cannot hang. */
+/** A settings pattern: a JavaScript regular expression, as the project wrote it. */
 interface CustomRule {
   source: string;
-  pattern: Re2Pattern;
-}
-
-interface Re2Pattern {
-  matcher(text: string): { find(): boolean; start(): number; end(): number };
-}
-
-let re2: { compile(source: string): Re2Pattern } | undefined;
-/** re2js is loaded only where a project sets redaction patterns: every command scrubs, few projects add any. */
-function linearEngine(): { compile(source: string): Re2Pattern } {
-  return (re2 ??= (createRequire(import.meta.url)("re2js") as { RE2JS: { compile(source: string): Re2Pattern } }).RE2JS);
 }
 
 function compileCustom(patterns: readonly string[] | undefined): CustomRule[] {
   return (patterns ?? []).map((source) => {
-    let pattern: Re2Pattern;
     try {
-      pattern = linearEngine().compile(source);
+      new RegExp(source, "g");
     } catch (error) {
-      throw new ScrubConfigError(
-        `invalid redaction pattern ${JSON.stringify(source)}: ${(error as Error).message} ` +
-          "(patterns run on RE2, a linear-time engine: no lookaround, no backreference)",
-      );
+      throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: ${(error as Error).message}`);
     }
     // a pattern that matches nothing would insert a label between every two characters, pass after pass
-    const empty = pattern.matcher("");
-    if (empty.find() && empty.end() === 0)
+    if (new RegExp(source).test(""))
       throw new ScrubConfigError(`invalid redaction pattern ${JSON.stringify(source)}: it matches the empty string`);
-    return { source, pattern };
+    return { source };
   });
 }
 
-/** Every non-empty match of a settings pattern replaced with its label, counted. */
+/**
+ * How long one settings pattern may run on one text. A pattern a backtracking engine takes for ever on (`(a+)+b`
+ * against a run of `a`) would otherwise hang every worker and command that scrubs; the legitimate ones take
+ * milliseconds on the largest artifact.
+ */
+export const CUSTOM_PATTERN_BUDGET_MS = 1000;
+
+let sandbox: { context: vm.Context; script: vm.Script } | undefined;
+/**
+ * Every non-empty match of a settings pattern replaced with its label, counted. It runs in a vm context only because
+ * a vm script can be interrupted (its timeout stops even a regular expression mid-backtrack); the semantics are
+ * JavaScript's, as the project wrote the pattern.
+ */
 function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<RedactionKind, number>>): string {
-  const m = rule.pattern.matcher(text);
-  let out = "";
-  let from = 0;
-  while (m.find()) {
-    if (m.end() === m.start()) continue; // an empty match redacts nothing
-    out += text.slice(from, m.start()) + label("custom");
-    from = m.end();
-    counts.custom = (counts.custom ?? 0) + 1;
+  sandbox ??= {
+    context: vm.createContext({}),
+    script: new vm.Script(
+      "(() => { let n = 0; const out = text.replace(new RegExp(source, 'g'), (m) => (m === '' || m === label ? m : (n++, label))); return [out, n]; })()",
+    ),
+  };
+  Object.assign(sandbox.context, { text, source: rule.source, label: label("custom") });
+  let out: string;
+  let n: number;
+  try {
+    [out, n] = sandbox.script.runInContext(sandbox.context, { timeout: CUSTOM_PATTERN_BUDGET_MS }) as [string, number];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw error;
+    throw new ScrubConfigError(
+      `redaction pattern ${JSON.stringify(rule.source)} ran longer than ${CUSTOM_PATTERN_BUDGET_MS} ms on a ${text.length}-character ` +
+        "text and was stopped (it backtracks without end on some input: rewrite it without nested repetition)",
+    );
+  } finally {
+    Object.assign(sandbox.context, { text: "", source: "", label: "" });
   }
-  return from === 0 ? text : out + text.slice(from);
+  if (n) counts.custom = (counts.custom ?? 0) + n;
+  return out;
 }
 
 const KEY_HEADER = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----/g;
