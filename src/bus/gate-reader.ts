@@ -5,7 +5,7 @@ import { lstatSync, readdirSync, type Stats } from "node:fs";
 import path from "node:path";
 import type * as z from "zod/mini";
 import { parseJsonAnswer } from "../core/json-answer.js";
-import { GATE_FILES, type Layout, parseRoundFile } from "./layout.js";
+import { anyMoverFor, GATE_FILES, type Layout, parseRoundFile } from "./layout.js";
 import { sha256Hex } from "../core/sha.js";
 import {
   Attempt,
@@ -140,12 +140,14 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   };
   let junk = 0;
   for (const { name, round: parsed } of listed) {
-    // A name no bus file has is judged by the name alone, never stat-ed, and only the first few are named: a gate
-    // holding a hundred thousand of them costs one listing, not a hundred thousand lstat()s and problems a look.
+    // A name no bus file has, and no worker moves aside, is judged by the name alone, never stat-ed, and only the
+    // first few are named: a gate holding a hundred thousand of them costs one listing, not a hundred thousand
+    // lstat()s and problems a look. A misnamed file of a bus kind (result-01.json) is stat-ed and reported as ever:
+    // its mover needs its age and its name.
     const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parsed !== null;
     if (name.startsWith(".") && !BUS_DIRS.has(name)) continue; // claims and foreign temp files
-    if (!known && name !== GATE_FILES.trail && !BUS_DIRS.has(name)) {
-      if (++junk <= NAMED_JUNK) problem(name, "not a bus file name (bus-spec/SPEC.md lists the names a gate directory holds)");
+    if (!known && name !== GATE_FILES.trail && !BUS_DIRS.has(name) && !anyMoverFor(name)) {
+      if (++junk <= NAMED_JUNK) problem(name, NOT_A_BUS_NAME);
       continue;
     }
     let stat: Stat | undefined;
@@ -182,6 +184,10 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         () => readRejected(rejectedDir),
         () => true,
       );
+      continue;
+    }
+    if (!known && name !== GATE_FILES.trail && name !== "rejected") {
+      problem(name, NOT_A_BUS_NAME);
       continue;
     }
     if (st.isSymbolicLink()) {
@@ -439,6 +445,7 @@ function verdictMtime(dir: string, round: number, member: string | null): number
   }
 }
 
+const NOT_A_BUS_NAME = "not a bus file name (bus-spec/SPEC.md lists the names a gate directory holds)";
 /** How many names that are no bus file's a snapshot names one by one; the rest are counted. */
 const NAMED_JUNK = 20;
 

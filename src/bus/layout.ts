@@ -96,6 +96,11 @@ export const EVENTS_FILE = "events.jsonl";
 
 const KIND_PREFIX_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-[0-9]+(?:\\.[a-z0-9._-]+)?\\.(?:md|json)$`);
 
+/** Whether some worker moves an invalid file of this name aside: a name of a bus file's kind, however misnamed. */
+export function anyMoverFor(name: string): boolean {
+  return name === GATE_FILES.request || name === GATE_FILES.outcome || KIND_PREFIX_RE.test(name);
+}
+
 /**
  * Whether `worker` moves an invalid file of this name aside (to rejected/ with its reason): by the file's kind, so a
  * misnamed drop of a kind (`result-0.json`, `packet-2.json`) is its movers' too.

@@ -4,7 +4,7 @@ import type { DecisionChoice, EscalationReason, PacketFrontMatter, QuorumRule, S
 import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
 import type { GateSnapshot } from "./snapshot.js";
-import { contestRefusal, gatePolicy, openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { contestRefusal, gatePolicy, offers, openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import type { QuorumJudgement } from "./quorum.js";
 import { stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
@@ -187,9 +187,10 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   if (esc) {
     const dec = validDecision(snapshot, R);
     if (!dec) {
-      const changed = changedSinceSent(P, ctx.artifact())
-        ? ` (the artifact changed since round ${R} was sent: a force-pass passes the bytes round ${R} sent, not these)`
-        : "";
+      const changed =
+        offers(esc, "force-pass") && changedSinceSent(P, ctx.artifact())
+          ? ` (the artifact changed since round ${R} was sent: a force-pass passes the bytes round ${R} sent, not these)`
+          : "";
       return wait("awaiting_decision", R, `escalation: ${esc.reason} — ${esc.detail}${changed}`);
     }
     switch (dec.choice) {

@@ -455,6 +455,10 @@ describe("decide: human decisions on an escalation", () => {
     const edited = decide(g.s, context({ policy: { cap: 1 }, artifact: { ok: true, sha: SHA_B, rawSha: SHA_B } }));
     expect(edited.detail).toContain("the artifact changed since round 1 was sent: a force-pass passes the bytes round 1 sent, not these");
     expect(decide(g.s, context({ policy: { cap: 1 } })).detail).not.toContain("changed since");
+    // an escalation that offers no force-pass gets no word about one
+    const noForcePass = gate().packet(1).verdict(1, "issues").escalation(1, "human_checkpoint", ["continue", "stop", "rework"]);
+    const checkpoint = decide(noForcePass.s, context({ policy: { cap: 3 }, artifact: { ok: true, sha: SHA_B, rawSha: SHA_B } }));
+    expect(checkpoint.detail).not.toContain("force-pass");
   });
 
   it("rework → rework outcome (exit 3 once written)", () => {
