@@ -250,7 +250,9 @@ function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<Red
   sandbox ??= {
     context: vm.createContext({}),
     script: new vm.Script(
-      "(() => { let n = 0; const out = text.replace(new RegExp(source, 'g'), (m) => (m === '' || m === label ? m : (n++, label))); return [out, n]; })()",
+      "(() => { let n = 0; " +
+        "const out = text.replace(new RegExp(source, 'g'), (m) => (m === '' || m === label ? m : (n++, label))); " +
+        "return [out, n]; })()",
     ),
   };
   Object.assign(sandbox.context, { text, source: rule.source, label: label("custom") });
