@@ -5,7 +5,7 @@ import { waitGate } from "../commands/wait.js";
 import { STILL_MOVING_EXIT } from "../commands/status.js";
 import type { Layout } from "../bus/layout.js";
 import { nextStepLine, type NextStep } from "../core/next-step.js";
-import { oneLine } from "../core/text-of.js";
+import { lineSafe } from "../core/terminal-safe.js";
 
 /** Exit code of a wait interrupted by Ctrl-C (128 + SIGINT, as shells report it). */
 const INTERRUPTED_EXIT = 130;
@@ -27,7 +27,7 @@ function printOutput(output: ReviewBrokerOutput, next: NextStep, json: boolean |
       `  trail: ${output.trail_path}`,
     ]
       .filter((line): line is string => Boolean(line))
-      .map(oneLine) // one line each: a detail from a planted file cannot print a gate line of its own
+      .map(lineSafe) // one line each: a detail from a planted file cannot print a gate line of its own
       .join("\n") + "\n",
   );
 }

@@ -1,7 +1,7 @@
 // The lines `guild-bus status` prints under each gate's table row.
 import type { StatusRow } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
-import { oneLine } from "../core/text-of.js";
+import { lineSafe } from "../core/terminal-safe.js";
 
 /**
  * The lines under a gate's table row: whom it waits on and how to unblock it, then anything wrong with its files.
@@ -23,5 +23,5 @@ export function gateLines(r: StatusRow): string[] {
         : r.verify.problems.map((p) => `verify: FAILED — ${p}`)
       : []),
   ];
-  return lines.map(oneLine);
+  return lines.map(lineSafe);
 }

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { ROOT_HELP, answered } from "./errors.js";
 import { formatAge, helpText, table } from "./format.js";
-import { oneLine } from "../core/text-of.js";
+import { lineSafe } from "../core/terminal-safe.js";
 
 export function register(program: Command): void {
   program
@@ -47,7 +47,7 @@ export function register(program: Command): void {
           process.stdout.write(JSON.stringify({ settings_problems: ctx.settingsProblems, ignored, gates: rows }, null, 2) + "\n");
           return;
         }
-        for (const i of ignored) process.stdout.write(`${oneLine(`ignored: ${i.path} — ${i.reason}`)}\n`);
+        for (const i of ignored) process.stdout.write(`${lineSafe(`ignored: ${i.path} — ${i.reason}`)}\n`);
         if (!rows.length) {
           process.stdout.write(`no gates under ${ctx.layout.rel(ctx.layout.runs)} (${o.root})\n`);
           return;
@@ -62,7 +62,7 @@ export function register(program: Command): void {
             r.reviewer_host ? `${r.reviewer_host}${r.reviewer_model ? ` (${r.reviewer_model})` : ""}` : "-",
             r.independence ?? "-",
             formatAge(r.requested_at),
-          ].map(oneLine),
+          ].map(lineSafe),
         );
         const lines = table(header, cells);
         process.stdout.write(`${lines[0]}\n`);

@@ -7,7 +7,7 @@ import { listGates } from "../bus/gate-list.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refusing } from "./answer.js";
-import { oneLine } from "../core/text-of.js";
+import { lineSafe } from "../core/terminal-safe.js";
 import { type GateView, reverifyGate, viewGate } from "./gate-view.js";
 
 export interface CheckOptions {
@@ -96,7 +96,7 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
     const missing = o.require.filter((g) => !gates.some((c) => c.gate === g));
     const lines = [
       // one line per gate: an artifact path or reason from a planted file cannot print a PASS line of its own
-      ...gates.map((g) => oneLine(`${g.passed ? "PASS" : "FAIL"} ${g.run_id} ${g.gate} ${g.artifact_path ?? "-"}: ${g.reason}`)),
+      ...gates.map((g) => lineSafe(`${g.passed ? "PASS" : "FAIL"} ${g.run_id} ${g.gate} ${g.artifact_path ?? "-"}: ${g.reason}`)),
       ...missing.map((g) => `FAIL ${g}: required, but no run${runId ? ` ${runId}` : ""} has this gate`),
     ];
     if (!lines.length) lines.push("FAIL no gates to check under .guild/runs");

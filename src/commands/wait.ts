@@ -1,6 +1,6 @@
 // Waiting for a gate to stop moving on its own (a verdict, an escalation, the author's turn), saying what happens
 // meanwhile through `note`: the CLI prints the notes, another face may show them its own way.
-import { oneLine } from "../core/text-of.js";
+import { lineSafe } from "../core/terminal-safe.js";
 import { statSync } from "node:fs";
 import { rethrowSystemFault } from "../bus/system-fault.js";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -67,7 +67,7 @@ export async function waitGate(
   const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const note = (text: string) => {
     lastNoteAt = Date.now();
-    opts.note(oneLine(text)); // a detail from a planted file cannot print a progress line of its own
+    opts.note(lineSafe(text)); // a detail from a planted file cannot print a progress line of its own
   };
   for (;;) {
     const ctx = loadContext(layout);

@@ -8,3 +8,14 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a
 export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/** LF, CR, NEL and the Unicode line and paragraph separators: where a terminal or a reader starts a new line. */
+const LINE_BREAKS = /[\n\r\u0085\u2028\u2029]/g;
+
+/**
+ * Text printed within one line of output (a status fact, a `check` line, a wait note) with its line breaks shown as
+ * \u escapes too, as terminalSafe shows the other controls: a planted name or reason cannot print a line of its own.
+ */
+export function lineSafe(text: string): string {
+  return text.replace(LINE_BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

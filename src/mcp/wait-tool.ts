@@ -1,7 +1,7 @@
 // The MCP `wait` tool: follows a gate with the command layer's waitGate, sends progress notifications (round, state,
 // whom it waits for, elapsed) while it runs, and answers before the client's own tool timeout with still_running
 // rather than being killed. It never answers a pass the gate did not give: the outcome is read from the files.
-import { oneLine } from "../core/text-of.js";
+import { lineSafe } from "../core/terminal-safe.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { loadContext } from "../bus/context.js";
@@ -83,7 +83,7 @@ function stopped(layout: Layout, view: GateView): CallToolResult {
     `Next: ${next}.`,
   ]
     .filter(Boolean)
-    .map(oneLine); // one line each: a detail from a planted file cannot add a line the author model reads as ours
+    .map(lineSafe); // one line each: a detail from a planted file cannot add a line the author model reads as ours
   return reply(lines.join("\n"), {
     still_running: false,
     outcome: s.outcome ? { status: s.outcome.status, final_round: s.outcome.final_round, independence: o.independence } : null,

@@ -22,7 +22,7 @@ describe("status lines with planted names and reasons", () => {
     const answer = gateStatuses(loadContext(g.layout), { run, gate: GATE });
     expect(answer.ok).toBe(true);
     const lines = gateLines((answer as Extract<typeof answer, { ok: true }>).rows[0]!);
-    expect(lines.some((l) => l.includes("RUN  GATE"))).toBe(true); // the name is shown…
+    expect(lines.some((l) => l.includes("x\\u000a\\u000aRUN  GATE"))).toBe(true); // the name is shown, its breaks as escapes…
     for (const line of lines) expect(line).not.toMatch(/[\n\r\u2028\u2029]/); // …on one line
   });
 });
