@@ -44,4 +44,13 @@ export default defineConfig(
     languageOptions: { globals: Object.fromEntries(["document", "location", "EventSource"].map((g) => [g, "readonly"])) },
   },
   { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } } },
+  // The bin is CommonJS (bin/package.json), as the bundle it runs is.
+  {
+    files: ["bin/**/*.js"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", exports: "writable", __dirname: "readonly" },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
 );

@@ -1,6 +1,9 @@
 // Registered with `node --import`: records every module specifier resolved by the process, with the URL of the module
-// importing it, into $GUILD_BUS_LOAD_LOG, so a test can prove which heavy modules a small command never loads.
-import { register } from "node:module";
+// importing it, into $GUILD_BUS_LOAD_LOG, so a test can prove which heavy modules a small command never loads. ES modules
+// are seen by a resolve hook, the bundle's CommonJS files by the CommonJS resolver.
+import { appendFileSync } from "node:fs";
+import Module, { register } from "node:module";
+import { pathToFileURL } from "node:url";
 
 register(
   "data:text/javascript," +
@@ -11,3 +14,10 @@ export async function resolve(specifier, context, next) {
   return next(specifier, context);
 }`),
 );
+
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function logged(request, parent, ...rest) {
+  if (process.env.GUILD_BUS_LOAD_LOG && parent?.filename)
+    appendFileSync(process.env.GUILD_BUS_LOAD_LOG, `${request}\t${pathToFileURL(parent.filename).href}\n`);
+  return resolveFilename.call(this, request, parent, ...rest);
+};

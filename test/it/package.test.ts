@@ -31,7 +31,14 @@ describe("the npm package", () => {
       const { filename, files } = (JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
       const shipped = files.map((f) => f.path);
       expect(shipped).toEqual(
-        expect.arrayContaining(["LICENSE", "bin/guild-bus.js", "dist/cli/main.js", "dist/src/index.js", "dist/src/index.d.ts"]),
+        expect.arrayContaining([
+          "LICENSE",
+          "bin/guild-bus.js",
+          "bin/package.json", // the bin is CommonJS in a package of ES modules
+          "dist/cli/main.cjs",
+          "dist/src/index.js",
+          "dist/src/index.d.ts",
+        ]),
       );
       expect(shipped.filter((f) => /^(dist\/bench|bench|test|scripts)\/|spec\/generate\./.test(f))).toEqual([]);
 
@@ -138,7 +145,7 @@ describe("the npm package", () => {
       expect(first.status, first.stderr).toBe(0);
       expect(first.stderr).toBe("guild-bus: building dist/ from the source checkout (first run) …\n");
       expect(first.stdout).toBe("gpt-5\topenai\n");
-      expect(existsSync(path.join(checkout, "dist", "cli", "main.js"))).toBe(true); // bundled as `npm run build` does
+      expect(existsSync(path.join(checkout, "dist", "cli", "main.cjs"))).toBe(true); // bundled as `npm run build` does
       expect(run()).toMatchObject({ status: 0, stderr: "", stdout: "gpt-5\topenai\n" });
 
       const bare = tempRoot("guild-bus-bare-");
