@@ -59,7 +59,13 @@ export function guard(
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       if (allowed.readOnly) return c.text("refused: the console is read-only\n", 403);
       if (!allowed.origins().includes(c.req.header("origin") ?? "")) return c.text("refused: cross-origin request\n", 403);
-      const body = await c.req.parseBody();
+      let body: Record<string, unknown>;
+      try {
+        body = await c.req.parseBody();
+      } catch {
+        // a multipart body without its boundary, cut short or otherwise unreadable (Hono's parse throws)
+        return c.text("refused: the form's body cannot be read; nothing was written\n", 400);
+      }
       if (!same(typeof body.csrf === "string" ? body.csrf : null, secrets.csrf))
         return c.text("refused: missing or wrong CSRF token\n", 403);
     }

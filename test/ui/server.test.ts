@@ -80,6 +80,22 @@ describe("guild-bus ui: the HTTP surface", () => {
     expect(readdirSync(path.join(root, ".guild", "runs", "r1", "review", "G-plan"))).toEqual(["request.json"]);
   });
 
+  it("a malformed form body is refused with 400 and writes nothing; the console keeps serving", async () => {
+    const { root, ui, cookie, origin } = await project();
+    const post = (contentType: string, body: string) =>
+      raw(ui.port, "POST", "/gate/r1/G-plan/respond", { Cookie: cookie, Origin: origin, "Content-Type": contentType }, body);
+    for (const [type, body] of [
+      ["multipart/form-data", "csrf=x"], // no boundary
+      ["multipart/form-data; boundary=XX", '--XX\r\nContent-Disposition: form-data; name="review"\r\n\r\ncut short'],
+    ]) {
+      const r = await post(type!, body!);
+      expect(r.status, type).toBe(400);
+      expect(r.text).toMatch(/cannot be read/);
+    }
+    expect(readdirSync(path.join(root, ".guild", "runs", "r1", "review", "G-plan"))).toEqual(["request.json"]);
+    expect((await raw(ui.port, "GET", "/", { Cookie: cookie })).status).toBe(200);
+  });
+
   it("serves no path outside .guild/ and its assets: every ../ form is refused", async () => {
     const { ui, cookie } = await project();
     for (const p of [
