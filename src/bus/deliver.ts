@@ -142,7 +142,7 @@ export async function withDir<T>(fs: FsOps, dir: string, op: () => Promise<T>): 
 /**
  * `.guild/tmp`, where every delivery and view is staged. Anything but a directory someone put at that name (a file, a
  * FIFO, a symlink, never followed) would stop every write of the bus while the gates wait in silence: it is moved aside
- * whole, under a name that says why (`tmp.not-a-directory.<ms>`), and the directory is made anew when first written.
+ * whole, under a name that says why (`tmp.not-a-directory.<ms>.<pid>.<n>`), and the directory is made anew when first written.
  */
 export function usableStagingDir(guildDir: string): string {
   const dir = path.join(guildDir, "tmp");

@@ -4,13 +4,16 @@
 // cannot tell them apart (a freed inode number is soon given again), so what was moved is judged again by its kind.
 import { lstatSync, renameSync } from "node:fs";
 
+let setAsideCount = 0;
+
 /**
- * Renames `file` to `<file>.<why>.<ms>`. When what was moved is not junk after all (`isJunk` judges the moved entry) it
- * is put back, if the name is still free. Nothing is thrown when the entry went away meanwhile; other failures to
- * move it are.
+ * Renames `file` to `<file>.<why>.<ms>.<pid>.<n>`: a name no other move takes, so junk moved in the same millisecond,
+ * by this process or another, never replaces junk moved earlier (rename replaces a file, or an empty directory). When
+ * what was moved is not junk after all (`isJunk` judges the moved entry) it is put back, if the name is still free.
+ * Nothing is thrown when the entry went away meanwhile; other failures to move it are.
  */
 export function setAside(file: string, why: string, isJunk: (moved: string) => boolean): void {
-  const aside = `${file}.${why}.${Date.now()}`;
+  const aside = `${file}.${why}.${Date.now()}.${process.pid}.${++setAsideCount}`;
   try {
     renameSync(file, aside);
   } catch (error) {

@@ -18,6 +18,21 @@ describe("setAside, with another worker acting between the look and the move", (
     expect(readdirSync(dir).filter((n) => n.startsWith("tmp.not-a-directory."))).toHaveLength(1);
   });
 
+  it("junk moved aside twice in one millisecond is kept twice: the second move never replaces the first", () => {
+    const dir = tempRoot();
+    const file = path.join(dir, "job.lock");
+    const notALock = (f: string) => !lstatSync(f).isDirectory() || readdirSync(f).length > 0;
+    for (let i = 0; i < 20; i++) {
+      writeFileSync(file, `junk ${i}`);
+      setAside(file, "not-a-lock", notALock);
+      mkdirSync(file); // a planted empty directory: were it moved onto an earlier aside name, it would replace nothing…
+      writeFileSync(path.join(file, "x"), `junk dir ${i}`); // …so it holds a file, and is junk by the lock's rule
+      setAside(file, "not-a-lock", notALock);
+    }
+    const aside = readdirSync(dir).filter((n) => n.startsWith("job.lock.not-a-lock."));
+    expect(aside).toHaveLength(40);
+  });
+
   it("does not throw when the other worker moved it first", () => {
     const dir = tempRoot();
     const file = path.join(dir, "tmp");
