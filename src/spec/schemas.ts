@@ -19,10 +19,17 @@ function withMeta<T extends z.ZodMiniType>(schema: T, meta: { title?: string; de
 export function described<T extends z.ZodMiniType>(schema: T, description: string): T {
   return withMeta(schema, { description });
 }
-/** A whole number, at least min and at most max when they are given. */
-export function wholeNumber(min?: number, max?: number) {
-  const bounds = [...(min === undefined ? [] : [z.minimum(min)]), ...(max === undefined ? [] : [z.maximum(max)])];
-  return z.number().check(z.int(), ...bounds);
+const wholeNumbers = new Map<string, z.ZodMiniNumber>();
+/** A whole number, at least min and at most max when they are given (one shared instance per range). */
+export function wholeNumber(min?: number, max?: number): z.ZodMiniNumber {
+  const range = `${min}..${max}`;
+  let schema = wholeNumbers.get(range);
+  if (!schema) {
+    const bounds = [...(min === undefined ? [] : [z.minimum(min)]), ...(max === undefined ? [] : [z.maximum(max)])];
+    schema = z.number().check(z.int(), ...bounds);
+    wholeNumbers.set(range, schema);
+  }
+  return schema;
 }
 const patterned = (re: RegExp, message?: string) => z.string().check(z.regex(re, message));
 
@@ -37,8 +44,12 @@ const isoTime = patterned(/^\d{4}-\d{2}-\d{2}T/, "must be an ISO-8601 timestamp"
 const runId = patterned(RUN_ID_RE);
 const gate = patterned(GATE_RE);
 const round = wholeNumber(1);
-const optionalString = () => z.optional(z.string());
-const nullableString = () => z.nullable(z.string());
+// One instance each, shared by every field (a schema never changes once built, and metadata goes on a copy): every
+// instance built costs every start.
+const OPTIONAL_STRING = z.optional(z.string());
+const NULLABLE_STRING = z.nullable(z.string());
+const optionalString = () => OPTIONAL_STRING;
+const nullableString = () => NULLABLE_STRING;
 
 export { FAMILIES };
 export const Family = z.enum(FAMILIES);
