@@ -13,7 +13,10 @@ export function register(program: Command): void {
     .argument("[gate]")
     .option("--json", "print JSON (per gate: next step, escalation options, last round's findings, packet and result paths)")
     .option("--verify", "re-derive every ended gate's outcome from its files; exit 2 if one does not hold (SPEC §17)")
-    .option("--exit-status", "exit with the most urgent gate's code: 5 unavailable, 4 decision, 3 author, 6 still moving, 0 done")
+    .option(
+      "--exit-status",
+      "exit with the most urgent gate's code: 5 unavailable, 4 decision, 3 author, 2 pass of other bytes, 6 still moving, 0 done",
+    )
     .option("--root <dir>", ROOT_HELP)
     .addHelpText(
       "after",
@@ -24,7 +27,7 @@ export function register(program: Command): void {
           "guild-bus status --verify",
           "guild-bus status --exit-status || echo needs you",
         ],
-        "0; 2 with --verify when an outcome does not re-derive; with --exit-status 3, 4, 5 or 6 (above); 1 usage error, no such gate",
+        "0; 2 with --verify when an outcome does not re-derive; with --exit-status 2, 3, 4, 5 or 6 (above); 1 usage error, no such gate",
       ),
     )
     .action(

@@ -3,7 +3,8 @@
 import { type BusContext, contextToAct } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
-import { contestRefusal, gatePolicy, offers, openRound } from "../core/gate-queries.js";
+import { contestRefusal, gatePolicy, offers, openRound, roundPacket } from "../core/gate-queries.js";
+import { changedSinceSent } from "../core/sent-bytes.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
 import { familyOfHost } from "../core/family.js";
 import { resultRefusal } from "../core/result-slot.js";
@@ -67,6 +68,12 @@ async function rebutNow(ctx: BusContext, run: string, gate: string, text: string
   const round = view.decision.round;
   const refused = contestRefusal(s, round, gatePolicy(s, ctx.settings));
   if (refused) return refuse(refused);
+  const sent = roundPacket(s, round);
+  if (sent && changedSinceSent(sent, view.artifact))
+    return refuse(
+      `the artifact changed since round ${round} was sent, and a rebuttal is ruled on round ${round}'s bytes only: ` +
+        `resubmit the revised artifact (a full round), or restore round ${round}'s bytes to contest its findings`,
+    );
   if (!text.trim()) return refuse("the rebuttal is empty");
   const conflict = await write(ctx, view, `rebuttal-${round}.md`, scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n"));
   return conflict ? refuse(conflict) : { ok: true, round };

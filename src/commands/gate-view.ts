@@ -27,8 +27,8 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   const decision = decideGate(s, ctx.settings, { codexSkip: ctx.codexSkip, artifact: () => artifact });
   const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
   const output = gateStatus(s, decision, artifact, gatePolicy(s, ctx.settings), trailPath);
-  const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)));
-  return { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision) };
+  const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)), artifact);
+  return { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision, artifact) };
 }
 
 /** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */

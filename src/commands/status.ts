@@ -61,8 +61,11 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
   };
 }
 
-/** Gates by urgency for `--exit-status`: a person is needed (5, 4, 3) before a gate that still moves (6), before done (0). */
-const URGENCY = [5, 4, 3, STILL_MOVING_EXIT, 0];
+/**
+ * Gates by urgency for `--exit-status`: a person is needed (5, 4, 3, and 2 for a pass whose bytes the artifact no longer
+ * holds) before a gate that still moves (6), before done (0).
+ */
+const URGENCY = [5, 4, 3, 2, STILL_MOVING_EXIT, 0];
 
 /** The one exit code for a set of gates: the most urgent of theirs (0 for none). */
 export function statusExitCode(rows: Array<Pick<StatusRow, "exit_code">>): number {

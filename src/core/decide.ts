@@ -9,7 +9,7 @@ import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import type { QuorumJudgement } from "./quorum.js";
 import { stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
 import { failReasons, verdictPasses } from "./verdict-pass.js";
-import { changedSinceSent } from "./sent-bytes.js";
+import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
 
 export type OutcomeAction = {
   type: "outcome";
@@ -168,8 +168,16 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   // The author's turn after a round that did not pass: contest its findings once, or revise and resubmit.
   // A human who answered round R's escalation has seen the round: only an unanswered resubmit is checked for a stall.
   const authorTurn = (waiting: string, resubmitted = "author resubmitted", checkStall = false): GateDecision => {
-    if (snapshot.rebuttals.has(R) && contestRefusal(snapshot, R, ctx.policy) === null)
+    if (snapshot.rebuttals.has(R) && contestRefusal(snapshot, R, ctx.policy) === null) {
+      // A ruling may only uphold or withdraw round R's findings, so it must judge the bytes round R sent: on edited
+      // bytes it would pass new text its reviewer was told not to block. An edited artifact gets a full round.
+      if (changedSinceSent(P, ctx.artifact()))
+        return issue(
+          next(P, P.counted_round + 1, null, null),
+          `the artifact changed since round ${R} was sent: a full round reviews it (a ruling judges only round ${R}'s bytes)`,
+        );
       return issue(next(P, P.counted_round, R, "ruling"), `the author contested round ${R}'s findings: the reviewer rules`);
+    }
     if (snapshot.resubmits.has(R)) {
       const now = checkStall && ctx.policy.stallDetection ? ctx.artifact() : null;
       const stall = now?.ok ? stallAtResubmit(snapshot, R, now) : null;
@@ -414,9 +422,16 @@ export function decideGate(s: GateSnapshot, settings: Settings, rest: Omit<Decid
   return decide(s, { ...rest, policy: gatePolicy(s, settings) });
 }
 
-/** The exit code `review --wait` uses for a gate that has stopped moving on its own; null while it still moves. */
-export function waitExitCode(snapshot: GateSnapshot, d: GateDecision): number | null {
-  if (d.state === "done") return snapshot.outcome!.status === "rework" || snapshot.outcome!.status === "stopped" ? 3 : 0;
+/**
+ * The exit code `review --wait` uses for a gate that has stopped moving on its own; null while it still moves. A pass
+ * whose bytes are no longer the artifact's is 2, as `check` judges it: a waiting author must not report it as passed.
+ */
+export function waitExitCode(snapshot: GateSnapshot, d: GateDecision, artifact: ArtifactView): number | null {
+  if (d.state === "done") {
+    const o = snapshot.outcome!;
+    if (o.status === "rework" || o.status === "stopped") return 3;
+    return passNoLongerHolds(o, artifact) ? 2 : 0;
+  }
   if (d.state === "awaiting_author") return 3;
   if (d.state === "awaiting_decision") return snapshot.escalations.get(d.round)?.reason === "unavailable" ? 5 : 4;
   return null;

@@ -3,6 +3,8 @@ import type { GateDecision } from "./decide.js";
 import { openRound, roundPackets } from "./gate-queries.js";
 import { packetMember, slotFile } from "./slot-file.js";
 import type { GateSnapshot } from "./snapshot.js";
+import type { ArtifactView } from "./artifact-view.js";
+import { passNoLongerHolds } from "./sent-bytes.js";
 
 export interface NextStep {
   /** Who the gate waits on, in words: "the broker", "reviewer codex (gpt-5)", "a person (the manual reviewer)", "the author"… */
@@ -53,8 +55,11 @@ export function blockedWait(s: GateSnapshot): string | null {
   return blocked ? `a human: ${blocked.file === "." ? "the gate directory" : blocked.file} — ${blocked.reason}` : null;
 }
 
-/** The next step of a gate, from its snapshot and decision; `gateDir` is the gate directory, project-relative. */
-export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): NextStep {
+/**
+ * The next step of a gate, from its snapshot, decision and the artifact as it is now; `gateDir` is the gate directory,
+ * project-relative.
+ */
+export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, artifact: ArtifactView): NextStep {
   const round = openRound(s);
   const reviewers = roundPackets(s, round);
   const p = reviewers[0];
@@ -62,7 +67,12 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string): Nex
   const packet_path = p ? `${gateDir}/${slotFile("packet", round, packetMember(p))}` : null;
   const result_path = p ? `${gateDir}/${slotFile("result", round, packetMember(p))}` : null;
   const base = { packet_path, result_path, escalation: null, notes: selectionNotes(s, round) };
-  if (d.state === "done") return { ...base, waiting_on: "nothing (the gate has ended)", command: null };
+  if (d.state === "done") {
+    const stale = s.outcome && passNoLongerHolds(s.outcome, artifact);
+    return stale
+      ? { ...base, waiting_on: `the author: the gate has ended, but ${stale}`, command: null }
+      : { ...base, waiting_on: "nothing (the gate has ended)", command: null };
+  }
   const fault = readFaultWait(s);
   if (fault) return { ...base, waiting_on: fault, command: null };
   const blocked = blockedWait(s);

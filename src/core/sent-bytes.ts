@@ -1,6 +1,6 @@
 // The artifact bytes a round's packet sent: what its reviewer saw, and what a force-pass of that round passes
 // (SPEC §17), whatever the artifact holds by the time a human decides.
-import type { PacketFrontMatter } from "../spec/schemas.js";
+import type { Outcome, PacketFrontMatter } from "../spec/schemas.js";
 import type { ArtifactView } from "./artifact-view.js";
 
 /** The shas a force-passed outcome binds: the packet's (no raw sha in packets written before it was recorded). */
@@ -8,8 +8,26 @@ export function sentShas(packet: PacketFrontMatter): { artifact_sha256: string; 
   return { artifact_sha256: packet.artifact_sha256, artifact_raw_sha256: packet.artifact_raw_sha256 ?? null };
 }
 
-/** Whether the artifact now holds other bytes than the packet sent (scrubbed, or raw where the packet recorded it). */
+/** The artifact bytes a packet sent or an outcome binds: scrubbed, and raw where it was recorded. */
+type BoundShas = { artifact_sha256: string | null; artifact_raw_sha256?: string | null };
+
+/** Whether the artifact now holds the bound bytes (scrubbed, and raw where recorded); null while it cannot be read. */
+export function holdsBoundBytes(bound: BoundShas, now: ArtifactView): boolean | null {
+  if (!now.ok) return null;
+  return now.sha === bound.artifact_sha256 && ((bound.artifact_raw_sha256 ?? null) === null || now.rawSha === bound.artifact_raw_sha256);
+}
+
+/** Whether the artifact now holds other bytes than the packet sent (false while it cannot be read). */
 export function changedSinceSent(packet: PacketFrontMatter, now: ArtifactView): boolean {
-  if (!now.ok) return false;
-  return now.sha !== packet.artifact_sha256 || (packet.artifact_raw_sha256 !== undefined && now.rawSha !== packet.artifact_raw_sha256);
+  return holdsBoundBytes(sentShas(packet), now) === false;
+}
+
+/** Why an outcome that passed (satisfied, force_passed) no longer passes the artifact as it is now; null while it does. */
+export function passNoLongerHolds(outcome: Outcome, now: ArtifactView): string | null {
+  if (outcome.status !== "satisfied" && outcome.status !== "force_passed") return null;
+  const holds = holdsBoundBytes(outcome, now);
+  if (holds) return null;
+  return holds === null
+    ? "the artifact cannot be read now, so the bytes it passed cannot be checked: `check` fails it"
+    : "the artifact changed since the gate passed it: `check` fails it; request a new review of these bytes";
 }

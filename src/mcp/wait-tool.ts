@@ -63,6 +63,7 @@ function stillRunning(view: GateView, next: NextStep, started: number): CallTool
 /** What the author should do next, by the exit code `review --wait` would give. */
 const NEXT: Record<number, string> = {
   0: "the gate ended; report its status exactly as given",
+  2: "the gate passed other bytes than the artifact holds now: do not report the artifact as reviewed; request a new review of it",
   3: "revise the artifact to answer every blocking finding, then call resubmit, then wait",
   4: "a human decision is needed: ask the user, then call decide with one of the options",
   5: "no reviewer could run: ask the user to enable one (see the providers tool) or to answer as the manual reviewer",

@@ -5,8 +5,10 @@ import { failReasons, verdictPasses } from "../../src/core/verdict-pass.js";
 import { packetId } from "../../src/core/packet.js";
 import { resolvePolicy } from "../../src/core/policy.js";
 import type { DecisionChoice } from "../../src/spec/schemas.js";
-import { context, gate, openRound, packet, request, scoreGate, settle, SHA_A, SHA_B, verdict } from "../helpers/snapshots.js";
+import { context, gate, openRound, packet, RAW_SHA, request, scoreGate, settle, SHA_A, SHA_B, verdict } from "../helpers/snapshots.js";
 
+/** The artifact as the test contexts give it: still the bytes the test gates' outcomes bind. */
+const UNCHANGED = { ok: true as const, sha: SHA_A, rawSha: RAW_SHA };
 const CAP: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
 const RETRY: DecisionChoice[] = ["retry", "force-pass", "rework"];
 
@@ -82,7 +84,7 @@ describe("decide: codex-skip sentinel (step 1)", () => {
     const g = gate().escalation(0, "codex_skip_blocked", ["override", "rework"]);
     const d = decide(g.s, context({ blocked: true, enforcement: "block" }));
     expect(d).toMatchObject({ state: "awaiting_decision", round: 0, action: null });
-    expect(waitExitCode(g.s, d)).toBe(4);
+    expect(waitExitCode(g.s, d, UNCHANGED)).toBe(4);
   });
 
   it("override → first packet", () => {
@@ -139,7 +141,7 @@ describe("decide: waiting on the open round", () => {
   });
   it("waiting states have no exit code (the gate still moves on its own)", () => {
     const g = gate().packet(1);
-    expect(waitExitCode(g.s, decide(g.s, context()))).toBeNull();
+    expect(waitExitCode(g.s, decide(g.s, context()), UNCHANGED)).toBeNull();
   });
   it("only the latest round is looked at: an old pass does not satisfy a newer open round", () => {
     const g = gate().packet(1).verdict(1, "pass").packet(2, { counted_round: 2 });
@@ -252,7 +254,7 @@ describe("decide: verdicts (step 8)", () => {
       action: null,
       detail: 'verdict is "issues", not "satisfied"; 1 blocking finding(s) remain',
     });
-    expect(waitExitCode(g.s, d)).toBe(3);
+    expect(waitExitCode(g.s, d, UNCHANGED)).toBe(3);
   });
 
   it("a satisfied verdict that still lists blockers is not a pass → awaiting_author", () => {
@@ -414,7 +416,7 @@ describe("decide: rounds that ended without a result", () => {
     g.escalation(2, "unavailable", RETRY);
     const d = decide(g.s, context());
     expect(d).toMatchObject({ state: "awaiting_decision", round: 2 });
-    expect(waitExitCode(g.s, d)).toBe(5);
+    expect(waitExitCode(g.s, d, UNCHANGED)).toBe(5);
   });
 
   it("a failure outranks a verdict for the same round", () => {
@@ -431,7 +433,7 @@ describe("decide: human decisions on an escalation", () => {
     const d = decide(g.s, context({ policy: { cap: 1 } }));
     expect(d).toMatchObject({ state: "awaiting_decision", round: 1, action: null });
     expect(d.detail).toContain("cap_hit");
-    expect(waitExitCode(g.s, d)).toBe(4);
+    expect(waitExitCode(g.s, d, UNCHANGED)).toBe(4);
   });
 
   it("force-pass → force_passed outcome (exit 0 once written)", () => {
@@ -439,7 +441,7 @@ describe("decide: human decisions on an escalation", () => {
     const d = decide(g.s, context({ policy: { cap: 1 } }));
     expect(d.action).toEqual({ type: "outcome", status: "force_passed", reason: "human force-pass after cap_hit", round: 1 });
     g.outcome("force_passed", 1);
-    expect(waitExitCode(g.s, decide(g.s, context()))).toBe(0);
+    expect(waitExitCode(g.s, decide(g.s, context()), UNCHANGED)).toBe(0);
   });
 
   it("force-pass passes the bytes its round sent: it ends the gate whatever the artifact holds now (unreadable or edited)", () => {
@@ -448,6 +450,24 @@ describe("decide: human decisions on an escalation", () => {
     const edited = { ok: true as const, sha: SHA_B, rawSha: SHA_B };
     for (const artifact of [gone, edited])
       expect(decide(g.s, context({ policy: { cap: 1 }, artifact })).action).toMatchObject({ type: "outcome", status: "force_passed" });
+  });
+
+  it("a pass whose bytes are no longer the artifact's exits 2, as check judges it; a gate that did not pass keeps its code", () => {
+    const edited = { ok: true as const, sha: SHA_B, rawSha: SHA_B };
+    const rawEdited = { ok: true as const, sha: SHA_A, rawSha: SHA_B }; // an edit inside a redacted region
+    const gone = { ok: false as const, problem: "artifact_missing" as const, detail: "docs/spec.md does not exist" };
+    for (const status of ["satisfied", "force_passed"] as const) {
+      const g = gate()
+        .packet(1)
+        .verdict(1, status === "satisfied" ? "pass" : "issues");
+      g.outcome(status, 1, { artifact_raw_sha256: RAW_SHA });
+      const d = decide(g.s, context());
+      expect(waitExitCode(g.s, d, UNCHANGED), status).toBe(0);
+      for (const now of [edited, rawEdited, gone]) expect(waitExitCode(g.s, d, now), `${status} ${JSON.stringify(now)}`).toBe(2);
+    }
+    const reworked = gate().packet(1).verdict(1, "issues");
+    reworked.outcome("rework", 1);
+    expect(waitExitCode(reworked.s, decide(reworked.s, context()), edited)).toBe(3);
   });
 
   it("the human deciding is told when the artifact changed since the escalated round was sent", () => {
@@ -470,7 +490,7 @@ describe("decide: human decisions on an escalation", () => {
       round: 1,
     });
     g.outcome("rework", 1);
-    expect(waitExitCode(g.s, decide(g.s, context()))).toBe(3);
+    expect(waitExitCode(g.s, decide(g.s, context()), UNCHANGED)).toBe(3);
   });
 
   it("extend-cap N → cap + N, the gate waits for the author, then continues at counted round + 1 with the new cap", () => {
@@ -479,7 +499,7 @@ describe("decide: human decisions on an escalation", () => {
     expect(effectiveCap(g.s, ctx.policy)).toBe(3);
     const d = decide(g.s, ctx);
     expect(d).toEqual({ state: "awaiting_author", round: 1, action: null, detail: "cap extended: revise the artifact and resubmit" });
-    expect(waitExitCode(g.s, d)).toBe(3);
+    expect(waitExitCode(g.s, d, UNCHANGED)).toBe(3);
     g.resubmit(1);
     expect(decide(g.s, ctx).action).toEqual({
       type: "packet",
@@ -613,7 +633,7 @@ describe("decide: a whole gate, driven like the broker", () => {
     ]);
     expect(g.s.packets.get(3)!.packet_id).toBe(packetId("run1", "G-spec", 3));
     expect(g.s.packets.get(3)!.artifact_sha256).toBe(SHA_A);
-    expect(waitExitCode(g.s, decision)).toBe(0);
+    expect(waitExitCode(g.s, decision, UNCHANGED)).toBe(0);
     expect(openRound(g.s)).toBe(3);
   });
 
@@ -622,7 +642,7 @@ describe("decide: a whole gate, driven like the broker", () => {
     const { decision } = settle(g.s, context({ policy: { required: false } }));
     expect(decision).toMatchObject({ state: "done", round: 0 });
     expect(g.s.outcome!.status).toBe("skipped");
-    expect(waitExitCode(g.s, decision)).toBe(0);
+    expect(waitExitCode(g.s, decision, UNCHANGED)).toBe(0);
   });
 
   it("decide does not mutate the snapshot", () => {
@@ -726,6 +746,19 @@ describe("decide: the debate (hard and nightmare)", () => {
     expect(decide(g.s, context({ policy: { difficulty: "nightmare" } })).action).toMatchObject({ restart_reason: "ruling" });
   });
 
+  it("a rebuttal after the artifact changed since its round was sent → a full round, never a ruling on the new bytes", () => {
+    const g = gate().packet(1, { artifact_raw_sha256: RAW_SHA }).verdict(1, "issues").rebuttal(1);
+    for (const artifact of [
+      { ok: true as const, sha: SHA_B, rawSha: SHA_B },
+      { ok: true as const, sha: SHA_A, rawSha: SHA_B }, // an edit inside a redacted region
+    ]) {
+      const d = decide(g.s, context({ policy: { difficulty: "hard" }, artifact }));
+      expect(d.action).toMatchObject({ type: "packet", round: 2, counted_round: 2, restart_of: null, restart_reason: null });
+      expect(d.detail).toContain("the artifact changed since round 1 was sent: a full round reviews it");
+    }
+    expect(decide(g.s, context({ policy: { difficulty: "hard" } })).action).toMatchObject({ restart_reason: "ruling" });
+  });
+
   it("the rebuttal is taken before a resubmit of the same round", () => {
     const g = gate().packet(1).verdict(1, "issues").rebuttal(1).resubmit(1);
     expect(decide(g.s, hard).action).toMatchObject({ restart_reason: "ruling" });
@@ -780,7 +813,7 @@ describe("decide: the human checkpoint", () => {
     const d = decide(g.s, cp);
     expect(d.action).toMatchObject({ type: "escalation", round: 1, reason: "human_checkpoint", options: CHECKPOINT });
     g.escalation(1, "human_checkpoint", CHECKPOINT);
-    expect(waitExitCode(g.s, decide(g.s, cp))).toBe(4);
+    expect(waitExitCode(g.s, decide(g.s, cp), UNCHANGED)).toBe(4);
     expect(decide(gate().packet(1).verdict(1, "pass").s, cp).action).toMatchObject({ type: "outcome", status: "satisfied" });
   });
 
@@ -811,7 +844,7 @@ describe("decide: the human checkpoint", () => {
     const g = gate().packet(1).verdict(1, "issues").escalation(1, "human_checkpoint", CHECKPOINT).decision(1, "stop");
     const { decision } = settle(g.s, cp);
     expect(g.s.outcome).toMatchObject({ status: "stopped", reason: "human stopped the loop after human_checkpoint" });
-    expect(waitExitCode(g.s, decision)).toBe(3);
+    expect(waitExitCode(g.s, decision, UNCHANGED)).toBe(3);
     const r = gate().packet(1).verdict(1, "issues").escalation(1, "human_checkpoint", CHECKPOINT).decision(1, "rework");
     expect(decide(r.s, cp).action).toMatchObject({ type: "outcome", status: "rework" });
   });
@@ -852,7 +885,7 @@ describe("decide: requests the bus cannot serve", () => {
   it("a round-0 unavailable escalation (no file-reading reviewer) waits for rework", () => {
     const g = gate().escalation(0, "unavailable", ["rework"]);
     expect(decide(g.s, context())).toMatchObject({ state: "awaiting_decision", round: 0 });
-    expect(waitExitCode(g.s, decide(g.s, context()))).toBe(5);
+    expect(waitExitCode(g.s, decide(g.s, context()), UNCHANGED)).toBe(5);
     g.decision(0, "rework");
     expect(decide(g.s, context()).action).toMatchObject({ type: "outcome", status: "rework", round: 0 });
   });

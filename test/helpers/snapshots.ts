@@ -326,8 +326,8 @@ export class Gate {
     this.s.decisions.set(round, decision(round, choice, extendBy, note));
     return this;
   }
-  outcome(status: Outcome["status"], finalRound: number): this {
-    this.s.outcome = outcome(status, finalRound);
+  outcome(status: Outcome["status"], finalRound: number, over: Partial<Outcome> = {}): this {
+    this.s.outcome = outcome(status, finalRound, over);
     return this;
   }
 }

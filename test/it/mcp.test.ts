@@ -96,6 +96,17 @@ describe("guild-bus mcp (SDK client)", () => {
 
     const status = await s.call("status", { run_id: run, gate: "G-spec" });
     expect((status.structuredContent!.gates as Array<{ status: string }>)[0]!.status).toBe("satisfied");
+
+    // edited after the pass: as `check` judges it, the tools no longer read as a pass of the artifact
+    writeFileSync(path.join(p.root, "docs", "spec.md"), "# Spec\n\nAdmin endpoints skip authentication.\n");
+    const after = await s.call("wait", { run_id: run, gate: "G-spec" });
+    expect(after.structuredContent).toMatchObject({ still_running: false, exit_code: 2, outcome: { status: "satisfied" } });
+    expect(textOf(after)).toContain(
+      "Next: the gate passed other bytes than the artifact holds now: do not report the artifact as reviewed",
+    );
+    expect(textOf(await s.call("status", { run_id: run, gate: "G-spec" }))).toContain(
+      "the artifact changed since the gate passed it: `check` fails it",
+    );
   });
 
   it("a call cannot claim another author host than its client", async () => {
