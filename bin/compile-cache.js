@@ -1,55 +1,106 @@
 // Starting a command is mostly V8 compiling the bundle (bench/README.md), so V8's compiled code of each bundle file is
 // kept on disk for the next start. The code is cached when the process exits, with every function the command ran;
 // v8-compile-cache saves it right after the top level compiles, and that saved nothing measurable (bench/README.md).
-// The cache lives in the user's own cache directory, never a shared /tmp one that another user could fill with code
-// for us to run, under the hash of the file it compiles. GUILD_BUS_COMPILE_CACHE=0 turns it off.
-// Nothing here may stop a command: a cache that cannot be read or written only makes the start slower.
-const { hash } = require("node:crypto");
-const { mkdirSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
+// Cached data is code V8 runs without checking it, so it is only read from the user's own private directory (owned by
+// the user, writable by nobody else, no symlinks), under the hash of the file it compiles and behind a hash of its own
+// bytes (a flipped bit would otherwise crash every later start). GUILD_BUS_COMPILE_CACHE=0 turns it off. Nothing here
+// may stop a command: a cache that cannot be trusted, read or written only makes the start slower.
+const { hash, randomBytes } = require("node:crypto");
+const fs = require("node:fs");
 const Module = require("node:module");
 const { homedir } = require("node:os");
 const path = require("node:path");
+const { cachedDataVersionTag } = require("node:v8");
 const vm = require("node:vm");
 
-function cacheDir() {
-  const xdg = process.env.XDG_CACHE_HOME;
-  const home = xdg && path.isAbsolute(xdg) ? xdg : path.join(homedir(), ".cache");
-  return path.join(home, "guild-bus", "compile-cache", `${process.arch}-v8-${process.versions.v8}`);
+/** A cache file: the sha1 of the cached data, then the data. */
+const DIGEST_BYTES = 20;
+const MAX_CACHE_FILE_BYTES = 32 * 1024 * 1024;
+const uid = typeof process.getuid === "function" ? process.getuid() : null;
+
+/** Whether `dir` is a directory only this user can change (POSIX; elsewhere the platform's ACLs decide). */
+function privateDirectory(dir, { allowSticky = false, followLink = false } = {}) {
+  const st = followLink ? fs.statSync(dir) : fs.lstatSync(dir);
+  if (!st.isDirectory() || uid === null) return st.isDirectory();
+  const othersMayWrite = (st.mode & 0o022) !== 0 && !(allowSticky && st.mode & 0o1000);
+  return (st.uid === uid || (allowSticky && st.uid === 0)) && !othersMayWrite;
 }
 
-/** Compiles the files under `bundleDir` from the cache and caches those it had to compile when the process exits. */
+/** The cache directory, made if missing, or null when there is no private place for it. */
+function cacheDir() {
+  const xdg = process.env.XDG_CACHE_HOME;
+  const home = homedir();
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.isAbsolute(home) ? path.join(home, ".cache") : null;
+  if (!base) return null;
+  // V8 rejects data made by another V8 or under other flags: one directory each, so they never overwrite each other
+  const tag = `${process.platform}-${process.arch}-v8-${process.versions.v8}-${cachedDataVersionTag()}`;
+  let dir = base;
+  for (const part of [null, "guild-bus", "compile-cache", tag]) {
+    if (part) dir = path.join(dir, part);
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (error) {
+      if (error.code !== "EEXIST") return null;
+    }
+    if (!privateDirectory(dir, { allowSticky: part === null, followLink: part === null })) return null;
+  }
+  return dir;
+}
+
+/** The cached data in `file` when it is this user's regular file and its digest holds; undefined otherwise. */
+function readCached(file) {
+  let fd;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || (uid !== null && st.uid !== uid) || st.size <= DIGEST_BYTES || st.size > MAX_CACHE_FILE_BYTES) return undefined;
+    const bytes = fs.readFileSync(fd);
+    const data = bytes.subarray(DIGEST_BYTES);
+    return hash("sha1", data, "buffer").equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+  } catch {
+    return undefined; // not cached yet, or nothing we can trust
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Writes the cached data under `file`: staged under a fresh name (never through a planted link), then renamed. */
+function writeCached(file, data) {
+  const staged = `${file}.${randomBytes(8).toString("hex")}.tmp`;
+  try {
+    fs.writeFileSync(staged, Buffer.concat([hash("sha1", data, "buffer"), data]), { flag: "wx", mode: 0o600 });
+    fs.renameSync(staged, file);
+  } catch {
+    fs.rmSync(staged, { force: true }); // a full disk or a name taken: the next start compiles again
+  }
+}
+
+/** Compiles the files under `bundleDir` from the cache, and caches those it had to compile when the process exits. */
 exports.useCompileCache = function useCompileCache(bundleDir) {
   if (process.env.GUILD_BUS_COMPILE_CACHE === "0") return;
-  const dir = cacheDir();
+  // --experimental-policy checks each file in Node's own compile step, which this one replaces
+  if ([...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((a) => a.includes("policy"))) return;
+  let dir;
+  try {
+    dir = cacheDir();
+  } catch {
+    dir = null; // no home directory (a uid without a passwd entry and no HOME), or one that cannot be read
+  }
+  if (!dir) return;
   const toSave = new Map();
   const compile = Module.prototype._compile;
   Module.prototype._compile = function compileCached(content, filename, ...rest) {
-    if (!filename.startsWith(bundleDir + path.sep) || !filename.endsWith(".cjs")) return compile.call(this, content, filename, ...rest);
+    // a script compiled by vm cannot import(): such a file is left to Node (the bundle turns its own into require)
+    if (!filename.startsWith(bundleDir + path.sep) || !filename.endsWith(".cjs") || content.includes("import("))
+      return compile.call(this, content, filename, ...rest);
     const file = path.join(dir, hash("sha1", content));
-    let cachedData;
-    try {
-      cachedData = readFileSync(file);
-    } catch {
-      // not cached yet
-    }
+    const cachedData = readCached(file);
     const script = new vm.Script(Module.wrap(content), { filename, cachedData });
     if (!cachedData || script.cachedDataRejected) toSave.set(file, script);
-    const requireHere = (id) => this.require(id);
-    requireHere.resolve = (request, options) => Module._resolveFilename(request, this, false, options);
-    requireHere.main = require.main;
-    requireHere.cache = Module._cache;
+    const requireHere = Module.createRequire(filename);
     return script.runInThisContext().call(this.exports, this.exports, requireHere, this, filename, path.dirname(filename));
   };
   process.once("exit", () => {
-    for (const [file, script] of toSave) {
-      try {
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        const staged = `${file}.${process.pid}.tmp`;
-        writeFileSync(staged, script.createCachedData(), { mode: 0o600 });
-        renameSync(staged, file);
-      } catch {
-        // unwritable (a read-only home, a full disk): the next start compiles again
-      }
-    }
+    for (const [file, script] of toSave) writeCached(file, script.createCachedData());
   });
 };

@@ -31,4 +31,18 @@ async function start() {
   if (args[0] === "verify-gate-pass") process.exitCode = await (await load("verify-gate-pass")).run(args.slice(1));
   else process.exitCode = await (await load("main")).main(args);
 }
-start();
+// A command whose work never settles must not pass for a success (as an ES module's unsettled top-level await exits
+// 13): when the loop runs dry before it did, the exit code says so.
+let settled = false;
+process.once("beforeExit", () => {
+  if (settled) return;
+  process.exitCode = 13;
+  process.stderr.write("guild-bus: internal error: the command stopped before it finished\n");
+});
+start().then(
+  () => (settled = true),
+  (error) => {
+    settled = true;
+    throw error; // an unhandled rejection: printed, exit 1
+  },
+);

@@ -1,17 +1,23 @@
 // The compile cache (bin/compile-cache.js): a command starts from V8's cached code of the bundle, in the user's own
 // cache directory, and no state of that directory (missing, corrupt, unwritable, turned off) changes what it does.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIN } from "../helpers/bus.js";
+import { BIN, REPO } from "../helpers/bus.js";
 import { tempRoot } from "../helpers/tmp.js";
 
-function family(env: Record<string, string>) {
-  const r = spawnSync(process.execPath, [BIN, "family", "gpt-5"], { encoding: "utf8", env: { ...process.env, ...env } });
+function family(env: Record<string, string>, cwd?: string) {
+  const r = spawnSync(process.execPath, [BIN, "family", "gpt-5"], { encoding: "utf8", env: { ...process.env, ...env }, cwd });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 const works = { code: 0, stdout: "gpt-5\topenai\n", stderr: "" };
+
+/** Whether every cache file holds data behind the sha1 of its bytes, as the cache writes it. */
+const allValid = (files: Map<string, Buffer>) =>
+  files.size > 0 &&
+  [...files.values()].every((b) => b.length > 64 && createHash("sha1").update(b.subarray(20)).digest().equals(b.subarray(0, 20)));
 
 /** Every cache file under `root`, with its bytes. */
 function cached(root: string): Map<string, Buffer> {
@@ -35,13 +41,49 @@ describe("the compile cache", () => {
     expect(cached(xdg)).toEqual(first); // V8 accepted every file: nothing was compiled again
   });
 
-  it("a corrupt cache file is compiled again and replaced; the command is unchanged", () => {
+  it("a corrupt cache file (junk, or one flipped bit V8 would run) is compiled again and replaced; the command is unchanged", () => {
     const xdg = tempRoot();
     family({ XDG_CACHE_HOME: xdg });
     const good = cached(xdg);
-    for (const file of good.keys()) writeFileSync(file, Buffer.alloc(64, 0x5a));
+    for (const [file, bytes] of good) writeFileSync(file, Buffer.alloc(64, 0x5a).subarray(0, Math.min(64, bytes.length)));
     expect(family({ XDG_CACHE_HOME: xdg })).toEqual(works);
-    expect([...cached(xdg).values()].every((bytes) => bytes.length > 64)).toBe(true);
+    expect(allValid(cached(xdg))).toBe(true);
+    for (const [file, bytes] of good) {
+      const flipped = Buffer.from(bytes);
+      for (let at = 64; at < flipped.length; at += 997) flipped[at]! ^= 0x10; // bits V8's own checks do not cover
+      writeFileSync(file, flipped);
+    }
+    expect(family({ XDG_CACHE_HOME: xdg })).toEqual(works);
+    expect(allValid(cached(xdg))).toBe(true);
+    expect(cached(xdg).size).toBe(good.size);
+  });
+
+  it("is neither read nor written where another user could change it: a directory others may write, a symlink", () => {
+    const xdg = tempRoot();
+    family({ XDG_CACHE_HOME: xdg });
+    const dir = path.dirname([...cached(xdg).keys()][0]!);
+    for (const file of readdirSync(dir)) rmSync(path.join(dir, file));
+    chmodSync(dir, 0o777);
+    expect(family({ XDG_CACHE_HOME: xdg })).toEqual(works);
+    expect(readdirSync(dir)).toEqual([]);
+
+    const elsewhere = tempRoot();
+    const linked = tempRoot();
+    symlinkSync(elsewhere, path.join(linked, "guild-bus"));
+    expect(family({ XDG_CACHE_HOME: linked })).toEqual(works);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("leaves no staged file behind when a cache file cannot be written", () => {
+    const xdg = tempRoot();
+    family({ XDG_CACHE_HOME: xdg });
+    const files = [...cached(xdg).keys()];
+    for (const file of files) {
+      rmSync(file);
+      mkdirSync(file); // the name taken by a directory: the rename fails
+    }
+    expect(family({ XDG_CACHE_HOME: xdg })).toEqual(works);
+    expect(readdirSync(path.dirname(files[0]!)).filter((n) => n.endsWith(".tmp"))).toEqual([]);
   });
 
   it("an unwritable cache directory, a relative XDG_CACHE_HOME and GUILD_BUS_COMPILE_CACHE=0 leave the command as it is", () => {
@@ -54,10 +96,36 @@ describe("the compile cache", () => {
     mkdirSync(home);
     expect(family({ XDG_CACHE_HOME: "relative/cache", HOME: home })).toEqual(works);
     expect(cached(path.join(home, ".cache", "guild-bus")).size).toBeGreaterThan(0); // a relative path is not trusted
+    const cwd = path.join(root, "cwd");
+    mkdirSync(cwd);
+    for (const noHome of ["", "rel"]) expect(family({ XDG_CACHE_HOME: "", HOME: noHome }, cwd)).toEqual(works);
+    expect(readdirSync(cwd)).toEqual([]); // never a cache in the current directory
 
     const off = path.join(root, "off");
     mkdirSync(off);
     expect(family({ XDG_CACHE_HOME: off, GUILD_BUS_COMPILE_CACHE: "0" })).toEqual(works);
     expect(readdirSync(off)).toEqual([]);
+  });
+});
+
+describe("the CommonJS bin", () => {
+  it("every bundle file is strict mode, as the ES modules were", () => {
+    const dir = path.join(REPO, "dist", "cli");
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".cjs"));
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) expect(readFileSync(path.join(dir, file), "utf8").startsWith('"use strict";'), file).toBe(true);
+  });
+
+  it("a command whose work never settles exits 13 with a message, never 0", () => {
+    const pkg = tempRoot();
+    cpSync(path.dirname(BIN), path.join(pkg, "bin"), { recursive: true });
+    mkdirSync(path.join(pkg, "dist", "src", "cli"), { recursive: true });
+    writeFileSync(path.join(pkg, "dist", "src", "cli", "main.js"), "export async function main() { return 0; }\n");
+    mkdirSync(path.join(pkg, "dist", "cli"), { recursive: true });
+    writeFileSync(path.join(pkg, "dist", "cli", "safe-output.cjs"), "exports.guardOutput = () => {};\n");
+    writeFileSync(path.join(pkg, "dist", "cli", "main.cjs"), "exports.main = () => new Promise(() => {});\n");
+    const r = spawnSync(process.execPath, [path.join(pkg, "bin", "guild-bus.js"), "check"], { encoding: "utf8" });
+    expect(r.status).toBe(13);
+    expect(r.stderr).toBe("guild-bus: internal error: the command stopped before it finished\n");
   });
 });
