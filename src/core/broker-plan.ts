@@ -378,7 +378,12 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: BrokerIn
       ? [...memories]
           .filter((k) => k < front.round)
           .sort((a, b) => a - b)
-          .map((k) => ({ round: k, text: input.reads.text(slotFile("memory", k, member)) }))
+          .flatMap((k) => {
+            // shown as the reviewer's own notes only while it is what round k's sealed result said: anyone can drop a file
+            const text = input.reads.text(slotFile("memory", k, member));
+            const own = input.reads.result(k, member)?.memory_update;
+            return typeof own === "string" && own.trim() !== "" && own.trim() === text.trim() ? [{ round: k, text }] : [];
+          })
       : [],
     humanNote: note,
     ruling,
