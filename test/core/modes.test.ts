@@ -184,6 +184,8 @@ describe("packet body: what each mode adds, and what it never carries", () => {
     expect(body).toContain("- lane A then lane B");
     expect(body).toContain("## Related paths (structural metadata from the request)\n\n- `src/lane.ts`");
     for (const absent of ["memory_update", "rulings", "Score: X/10", "## Files to read"]) expect(body).not.toContain(absent);
+    // a redaction is no defect, but the author cannot hide what runs behind one (`exec(b64decode("[REDACTED:…]"))`)
+    expect(body).toContain("code that runs, decodes or evaluates redacted text is a blocking finding");
   });
 
   it("nightmare: paths to read from the project root, never the artifact text", () => {
