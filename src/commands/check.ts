@@ -56,13 +56,16 @@ function passedBy(o: Outcome): string {
 
 /** Without --run, the newest run of each (gate, artifact): an older run of the same artifact is history, not the state. */
 function newestPerArtifact(views: GateView[]): GateView[] {
-  const newest = new Map<string, GateView>();
+  const newest = new Map<string, GateView[]>();
   for (const v of views) {
     const key = `${v.snapshot.gate}\0${v.snapshot.request?.artifact_path ?? v.snapshot.runId}`;
     const held = newest.get(key);
-    if (!held || requestedAt(v) > requestedAt(held)) newest.set(key, v);
+    const at = requestedAt(v);
+    if (!held || at > requestedAt(held[0]!)) newest.set(key, [v]);
+    // runs equally new (the same instant, or both unreadable) are all checked: neither hides the other
+    else if (at === requestedAt(held[0]!)) held.push(v);
   }
-  return [...newest.values()];
+  return [...newest.values()].flat();
 }
 
 /** When a run was requested, as a time (a written offset counts, not its spelling); one that cannot be read counts as

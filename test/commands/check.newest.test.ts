@@ -29,4 +29,24 @@ describe("check: the newest run of an artifact", () => {
     expect(after).toMatchObject({ ok: true, passed: false });
     expect(after.ok && after.gates.map((g) => g.run_id)).toEqual(["newer"]);
   });
+
+  it("runs equally new (the same instant, or both timestamps unreadable) are all checked: a pass cannot hide a tie", async () => {
+    const { layout, dropResult } = await gateWithPacket("a-passed");
+    dropResult();
+    await verifyGate(loadContext(layout), "a-passed", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), "a-passed", GATE);
+    expect(
+      await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "b-open" }),
+    ).toMatchObject({ ok: true });
+    const passed = JSON.parse(readFileSync(layout.gateFile("a-passed", GATE, "request.json"), "utf8"));
+    for (const at of [passed.requested_at, "not a time"]) {
+      for (const run of ["a-passed", "b-open"]) {
+        const file = layout.gateFile(run, GATE, "request.json");
+        writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), requested_at: at }));
+      }
+      const tie = checkGates(loadContext(layout), { require: [GATE] });
+      expect(tie, at).toMatchObject({ ok: true, passed: false });
+      expect(tie.ok && tie.gates.map((g) => g.run_id).sort(), at).toEqual(["a-passed", "b-open"]);
+    }
+  });
 });
