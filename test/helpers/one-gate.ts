@@ -6,18 +6,20 @@ import { expect } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
+import type { Difficulty } from "../../src/spec/schemas.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { tempRoot } from "./tmp.js";
 
 export const GATE = "G-spec";
 
-export async function gateWithPacket(run: string) {
+export async function gateWithPacket(run: string, o: { difficulty?: Difficulty } = {}) {
   const root = tempRoot(`guild-bus-${run}-`);
   mkdirSync(path.join(root, "docs"), { recursive: true });
-  writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+  const artifact = path.join(root, "docs", "spec.md");
+  writeFileSync(artifact, "# Spec\n");
   const layout = new Layout(root);
   expect(
-    await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: run }),
+    await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: run, ...o }),
   ).toMatchObject({
     ok: true,
   });
@@ -29,8 +31,8 @@ export async function gateWithPacket(run: string) {
     writeFileSync(path.join(root, "drop.tmp"), text);
     renameSync(path.join(root, "drop.tmp"), file(name));
   };
-  /** A satisfied result for round 1, bound to its packet and artifact. */
-  const dropResult = () =>
+  /** A result for round 1, bound to its packet and artifact: satisfied unless `over` says otherwise. */
+  const dropResult = (over: Record<string, unknown> = {}) =>
     drop(
       "result-1.json",
       JSON.stringify({
@@ -40,7 +42,8 @@ export async function gateWithPacket(run: string) {
         verdict: "satisfied",
         blocking_findings: [],
         reviewer_model: "gpt-5",
+        ...over,
       }),
     );
-  return { root, layout, file, field, drop, dropResult };
+  return { root, layout, artifact, file, field, drop, dropResult };
 }
