@@ -66,6 +66,13 @@ describe("reverifyOutcome", () => {
     expect(problems(passed({ packet: { artifact_raw_sha256: other }, outcome: { artifact_raw_sha256: undefined } }))).toEqual([sent]);
   });
 
+  it("a plain edit after the packet is called an edit, not one inside a redacted region", () => {
+    const other = "e".repeat(64);
+    const found = problems(passed({ packet: { artifact_sha256: other, artifact_raw_sha256: other } }));
+    expect(found).toContain(`the artifact's raw bytes are not those packet-1.md sent (edited since; packet ${other}, now ${RAW})`);
+    expect(found.join("\n")).not.toContain("redacted region");
+  });
+
   it("an outcome without a valid request.json does not: which artifact and policy it answers cannot be told", () => {
     const g = passed();
     g.s.request = null;
