@@ -1,6 +1,6 @@
 // What every worker reloads once per reconcile pass: settings (with their problems) and the codex-skip sentinel.
 import type { Layout } from "./layout.js";
-import { loadSettings } from "./settings.js";
+import { loadSettings, settingsRefusal } from "./settings.js";
 import { CodexSkipStreak, type Settings } from "../spec/schemas.js";
 import { readTextBounded } from "./read-bounded.js";
 import { isSystemFault } from "./system-fault.js";
@@ -40,5 +40,20 @@ export function loadContext(layout: Layout): BusContext {
 /** The context to act with: never defaults that stand in for settings the system failed to read (ReadFault). */
 export function contextToAct(ctx: BusContext): BusContext {
   if (ctx.fault !== undefined) throw new ReadFault(`settings cannot be read for now (${ctx.fault})`);
+  return ctx;
+}
+
+/** A settings file a person's command refuses to act on (SettingsRefused answers as a refusal). */
+export class SettingsRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsRefused";
+  }
+}
+
+/** The context a person's command writes with, whichever face it came through: only settings without problems. */
+export function contextForCommand(ctx: BusContext): BusContext {
+  const refusal = settingsRefusal(ctx.layout, contextToAct(ctx).settingsProblems);
+  if (refusal) throw new SettingsRefused(`${refusal}; nothing was written — fix the settings first`);
   return ctx;
 }

@@ -53,6 +53,15 @@ export function loadSettings(layout: Layout): LoadedSettings {
   return { settings: {}, problems: [...problems, "settings.json: too many problems; using defaults"] };
 }
 
+/**
+ * Why a command a person runs (CLI, MCP tool, console action) refuses to act on these settings, or null when it may:
+ * a running worker carries on with what is valid, but a request made on defaults would go to another reviewer.
+ */
+export function settingsRefusal(layout: Layout, problems: string[]): string | null {
+  const what = problems.map((p) => p.replace(/^settings\.json:? /, "").replace(/; (using defaults|ignoring .*)$/, ""));
+  return what.length ? `${layout.settings}: ${what.join("; ")}` : null;
+}
+
 /** Where JSON.parse stops, as "line L, column C: <its message>". */
 function jsonErrorAt(text: string): string {
   let error = new Error("");

@@ -1,6 +1,5 @@
 // CLI entry. Each command's module is imported only when that command runs, so small commands start fast; the
 // top-level --help (and --version, and an unknown command's error) loads none of them.
-import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { addHelpTexts } from "./help-text.js";
 import { COMMAND_SUMMARIES } from "./overview.js";
@@ -55,12 +54,13 @@ function harden(program: Command): void {
     const { findProjectRoot } = await import("../bus/project-root.js");
     const root = typeof given === "string" ? given : findProjectRoot(process.cwd());
     action.setOptionValue("root", root);
-    // A running worker keeps going on what is valid (a restart must not die on an edit); every command a person runs refuses.
-    if (action.name() === "worker") return;
-    const [{ loadSettings }, { Layout }] = await Promise.all([import("../bus/settings.js"), import("../bus/layout.js")]);
-    const { problems } = loadSettings(new Layout(root));
-    const what = problems.map((p) => p.replace(/^settings\.json:? /, "").replace(/; (using defaults|ignoring .*)$/, ""));
-    if (what.length) action.error(`${path.join(root, ".guild", "settings.json")}: ${what.join("; ")}`);
+    // A running worker keeps going on what is valid (a restart must not die on an edit); the stop hook answers its host
+    // whatever (exit 0, SPEC §17); every other command a person runs refuses.
+    if (action.name() === "worker" || action.name() === "hook") return;
+    const [{ loadSettings, settingsRefusal }, { Layout }] = await Promise.all([import("../bus/settings.js"), import("../bus/layout.js")]);
+    const layout = new Layout(root);
+    const refusal = settingsRefusal(layout, loadSettings(layout).problems);
+    if (refusal) action.error(refusal);
   });
 }
 

@@ -1,5 +1,6 @@
 // How every command answers (the one error convention, README "Errors"): a refusal the user can fix is a value,
 // { ok: false, error }, and nothing was written; a bug throws.
+import { SettingsRefused } from "../bus/context.js";
 import { PathSafetyError } from "../bus/no-symlinks.js";
 import { ReadRefused } from "../bus/read-bounded.js";
 import { TooLarge } from "../bus/deliver.js";
@@ -15,7 +16,13 @@ export function refusing<T>(body: () => Answer<T>): Answer<T>;
 export function refusing<T>(body: () => Promise<Answer<T>>): Promise<Answer<T>>;
 export function refusing<T>(body: () => Answer<T> | Promise<Answer<T>>): Answer<T> | Promise<Answer<T>> {
   const answer = (error: unknown): Answer<T> => {
-    if (error instanceof InvalidIdError || error instanceof PathSafetyError || error instanceof ReadRefused || error instanceof TooLarge)
+    if (
+      error instanceof InvalidIdError ||
+      error instanceof PathSafetyError ||
+      error instanceof ReadRefused ||
+      error instanceof TooLarge ||
+      error instanceof SettingsRefused
+    )
       return refuse(error.message);
     if (error instanceof ReadFault) return refuse(`${error.message}; nothing was done — try again`);
     throw error;

@@ -1,6 +1,6 @@
 // The author's and the human's answers to a waiting gate — resubmit, rebut, decide, respond — as the one command
 // layer: the CLI and any other face call these and only print what they return (answers: src/commands/answer.ts).
-import { type BusContext, contextToAct } from "../bus/context.js";
+import { type BusContext, contextForCommand } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
 import { contestRefusal, gatePolicy, offers, openRound, roundPacket } from "../core/gate-queries.js";
@@ -33,9 +33,9 @@ function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decisio
   return `${runId} ${gate} is not waiting for ${whom} (state: ${view.decision.state} — ${view.decision.detail})`;
 }
 
-/** The gate an author command writes into, as a worker would see it: never on default settings or a partial read. */
+/** The gate an author command writes into, as a worker would see it: never on settings with problems or a partial read. */
 function viewOf(ctx: BusContext, run: string, gate: string): GateView {
-  const view = viewGate(contextToAct(ctx), assertRunId(run), assertGate(gate));
+  const view = viewGate(contextForCommand(ctx), assertRunId(run), assertGate(gate));
   wholeOrFault(view.snapshot);
   return view;
 }

@@ -7,7 +7,7 @@ import { readArtifact } from "../bus/artifact.js";
 import { deliver } from "../bus/deliver.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
-import { loadSettings } from "../bus/settings.js";
+import { loadSettings, settingsRefusal } from "../bus/settings.js";
 import { gateQuorum, MANUAL_PROVIDER, quorumRefusal, requestRefusal } from "../core/policy.js";
 import { CLI_KINDS } from "../core/adapter-kinds.js";
 import { didYouMean } from "../core/suggest.js";
@@ -83,8 +83,11 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   const gate = assertGate(p.gate);
   const runId = assertRunId(p.runId ?? newRunId());
   const abs = layout.artifact(p.artifact);
-  const { settings, fault } = loadSettings(layout);
+  const { settings, problems, fault } = loadSettings(layout);
   if (fault) return refuse(`settings cannot be read for now (${fault}); nothing was requested — try again`);
+  // on defaults the broker would pick another reviewer than the settings name (weak, or the manual one)
+  const badSettings = settingsRefusal(layout, problems);
+  if (badSettings) return refuse(`${badSettings}; nothing was requested — fix the settings first`);
   if (existsSync(abs) && statSync(abs).isDirectory()) return refuse(`artifact refused: ${layout.rel(abs)} is a directory; name a file`);
   // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
   // written for an artifact it would escalate at once.

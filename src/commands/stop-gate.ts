@@ -52,7 +52,16 @@ export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdi
   }
   const { runId, gate: gateName } = next.snapshot;
   const n = (counts[key(next)] ?? 0) + 1;
-  await replace(ctx.layout.stopGateState, JSON.stringify({ ...counts, [key(next)]: n }, null, 2) + "\n", { guildDir: ctx.layout.guild });
+  try {
+    await replace(ctx.layout.stopGateState, JSON.stringify({ ...counts, [key(next)]: n }, null, 2) + "\n", { guildDir: ctx.layout.guild });
+  } catch (error) {
+    // a block that cannot be counted could hold the host for ever: the turn ends, and the host is told why
+    const where = ctx.layout.rel(ctx.layout.stopGateState);
+    return {
+      block: false,
+      message: `guild-bus: ${key(next)} waits for you, but ${where} cannot be written (${(error as Error).message}); ${OFF}`,
+    };
+  }
   const found = findingsOf(ctx, next.snapshot, next.decision.round); // the view's snapshot: the gate is not read again
   const findings = found ? found.findings.map(findingLine) : [`(round ${next.decision.round}'s result is unreadable)`];
   const reason = [

@@ -2,7 +2,7 @@
 // opened waits for the author — with the findings and how to turn it off — at most max_blocks times per gate, then
 // lets the turn end with a message. Gates of another host, or not waiting for the author, never block.
 import { execFileSync } from "node:child_process";
-import { readdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -64,6 +64,17 @@ describe("stop gate", () => {
       expect(await stopGate(loadContext(layout), "claude-code")).toMatchObject({ reason: expect.stringContaining(`block ${n} of 2`) });
     }
     expect(await stopGate(loadContext(layout), "claude-code")).toMatchObject({ block: false });
+
+    // the counts cannot be written (a directory at their name): the turn ends, told why, and `hook stop` still exits 0
+    rmSync(layout.stopGateState);
+    mkdirSync(layout.stopGateState);
+    expect(await stopGate(loadContext(layout), "claude-code")).toEqual({
+      block: false,
+      message: expect.stringMatching(/waits for you, but \.guild\/stop-gate\.json cannot be written/),
+    });
+    const hook = p.cli(["hook", "stop"]);
+    expect(hook.code, hook.stderr).toBe(0);
+    expect(hook.stdout).toContain('"systemMessage"');
   });
 
   it("gate on/off keeps the rest of settings.json and refuses to edit a malformed one", async () => {
