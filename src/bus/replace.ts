@@ -2,7 +2,7 @@
 // The temp file is staged under .guild/tmp like a delivery, not beside the view: a writer SIGKILLed mid-write
 // must leave nothing in a gate directory (write-file-atomic's `trail.md.<n>` did), and the janitor reclaims a
 // dead pid's staging by its name.
-import { renameSync } from "node:fs";
+import { lstatSync, renameSync } from "node:fs";
 import path from "node:path";
 import { fsyncDir, stagingName, usableStagingDir, withDir, writeAndClose } from "./deliver.js";
 import { realFs } from "./fsops.js";
@@ -15,6 +15,12 @@ export interface ReplaceOptions {
   durable?: boolean;
 }
 
+/** The permissions of the file being replaced (a project file `init` merges into may hold a key, 0600), else 0644. */
+function modeToKeep(finalPath: string): number {
+  const st = lstatSync(finalPath, { throwIfNoEntry: false });
+  return st?.isFile() ? st.mode & 0o777 : 0o644;
+}
+
 export async function replace(finalPath: string, bytes: string | Uint8Array, options: ReplaceOptions): Promise<void> {
   const durable = options.durable ?? true;
   const stagingDir = usableStagingDir(options.guildDir); // the final directory is checked just before the rename
@@ -23,7 +29,7 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
   const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
   try {
     // the directories usually exist: made only when open() or rename() says they are missing
-    const fd = await withDir(realFs, stagingDir, () => realFs.open(staging, "wx", 0o644));
+    const fd = await withDir(realFs, stagingDir, () => realFs.open(staging, "wx", modeToKeep(finalPath)));
     await writeAndClose(realFs, fd, data, durable);
     await withDir(realFs, finalDir, async () => {
       refuseSymlinks(options.guildDir, finalDir);

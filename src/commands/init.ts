@@ -72,7 +72,13 @@ class Workspace {
     if (!value || typeof value !== "object" || Array.isArray(value))
       throw new InitRefused(`${rel} is not a JSON object (nothing was written)`);
     const copy = structuredClone(value) as Json;
-    edit(copy);
+    try {
+      edit(copy);
+    } catch (error) {
+      if (error instanceof UnmergeableValue)
+        throw new InitRefused(`${rel}: ${error.message}; fix it, then run init again (nothing was written)`);
+      throw error;
+    }
     if (JSON.stringify(copy) !== JSON.stringify(value) || text === null) this.write(rel, json(copy));
   }
 
@@ -84,10 +90,15 @@ class Workspace {
 }
 
 class InitRefused extends Error {}
+/** A value of the user's that init would have to replace to merge (never done: it is theirs). */
+class UnmergeableValue extends Error {}
 
+/** The object at `key`, made when absent; any other value there is the user's, and refused rather than replaced. */
 const objectAt = (o: Json, key: string): Json => {
-  if (!o[key] || typeof o[key] !== "object" || Array.isArray(o[key])) o[key] = {};
-  return o[key] as Json;
+  if (o[key] === undefined) o[key] = {};
+  const value = o[key];
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw new UnmergeableValue(`"${key}" is not an object`);
+  return value as Json;
 };
 
 function addLines(ws: Workspace, rel: string, lines: string[], header: string): void {
@@ -102,10 +113,13 @@ function claude(ws: Workspace, notes: string[]): void {
     objectAt(o, "mcpServers")["guild-bus"] ??= PROJECT_MCP_COMMAND;
   });
   ws.editJson(".claude/settings.json", (o) => {
-    const enabled = Array.isArray(o.enabledMcpjsonServers) ? (o.enabledMcpjsonServers as unknown[]) : [];
+    if (o.enabledMcpjsonServers !== undefined && !Array.isArray(o.enabledMcpjsonServers))
+      throw new UnmergeableValue('"enabledMcpjsonServers" is not a list');
+    const enabled = (o.enabledMcpjsonServers as unknown[] | undefined) ?? [];
     if (!enabled.includes("guild-bus")) o.enabledMcpjsonServers = [...enabled, "guild-bus"];
     const hooks = objectAt(o, "hooks");
-    const stop = Array.isArray(hooks.Stop) ? (hooks.Stop as unknown[]) : [];
+    if (hooks.Stop !== undefined && !Array.isArray(hooks.Stop)) throw new UnmergeableValue('"hooks.Stop" is not a list');
+    const stop = (hooks.Stop as unknown[] | undefined) ?? [];
     const command = stopHookCommand(GUILD_BUS_CLI);
     if (!JSON.stringify(stop).includes(" hook stop")) hooks.Stop = [...stop, { hooks: [{ type: "command", command, timeout: 60 }] }];
   });

@@ -2,7 +2,7 @@
 // replaced), a file it cannot merge is refused by name with nothing written; and the shipped plugin and extension are
 // exactly what src/commands/host-files.ts renders (`npm run integrations`).
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -62,6 +62,33 @@ describe("guild-bus init", () => {
     expect(agents).toContain("Cross-family review with guild-bus");
     // the section is replaced in place, not appended again
     expect(withContextSection(agents)).toBe(agents);
+  });
+
+  it("refuses a value of the user's it would have to replace to merge, and keeps a private file private", async () => {
+    const root = tempRoot();
+    const mcp = JSON.stringify({ mcpServers: [{ name: "mine" }] });
+    writeFileSync(path.join(root, ".mcp.json"), mcp);
+    expect(await planInit(new Layout(root), ["claude"])).toEqual({
+      ok: false,
+      error: '.mcp.json: "mcpServers" is not an object; fix it, then run init again (nothing was written)',
+    });
+    rmSync(path.join(root, ".mcp.json"));
+    mkdirSync(path.join(root, ".claude"));
+    const settings = path.join(root, ".claude", "settings.json");
+    for (const [value, what] of [
+      [{ hooks: "keep-me" }, '"hooks" is not an object'],
+      [{ enabledMcpjsonServers: "mine" }, '"enabledMcpjsonServers" is not a list'],
+      [{ hooks: { Stop: "mine" } }, '"hooks.Stop" is not a list'],
+    ] as const) {
+      writeFileSync(settings, JSON.stringify(value));
+      expect(await planInit(new Layout(root), ["claude"])).toEqual({ ok: false, error: expect.stringContaining(what) });
+      expect(JSON.parse(read(root, ".claude/settings.json"))).toEqual(value);
+    }
+    writeFileSync(settings, JSON.stringify({ env: { ANTHROPIC_API_KEY: "sk-ant-secret" } }), { mode: 0o600 });
+    chmodSync(settings, 0o600);
+    await init(root, ["claude"]);
+    expect(JSON.parse(read(root, ".claude/settings.json")).env).toEqual({ ANTHROPIC_API_KEY: "sk-ant-secret" });
+    expect(statSync(settings).mode & 0o777).toBe(0o600);
   });
 
   it("refuses a file it cannot merge, by name, and writes nothing", async () => {
