@@ -50,13 +50,20 @@ export function skillMarkdown(name: string): string {
 const SECTION_START = "<!-- guild-bus:start (written by guild-bus init; edit outside these markers) -->";
 const SECTION_END = "<!-- guild-bus:end -->";
 
-/** `text` with the guild-bus section (the loop) put in, or replaced in place when it is there already. */
-export function withContextSection(text: string): string {
+/**
+ * `text` with the guild-bus section (the loop) put in, or replaced in place when it is there already; null when its
+ * markers do not pair up (one start line, then one end line), where any choice of what to replace could take the
+ * user's own text. A marker quoted inside a line is text, not a marker.
+ */
+export function withContextSection(text: string): string | null {
   const section = `${SECTION_START}\n${REVIEW_LOOP}${SECTION_END}\n`;
-  const start = text.indexOf(SECTION_START);
-  const end = text.indexOf(SECTION_END);
-  if (start >= 0 && end > start) return text.slice(0, start) + section + text.slice(end + SECTION_END.length).replace(/^\n/, "");
-  return text ? `${text.replace(/\n*$/, "\n\n")}${section}` : section;
+  const lines = text.split("\n");
+  const at = (marker: string) => lines.flatMap((l, i) => (l.trim() === marker ? [i] : []));
+  const [starts, ends] = [at(SECTION_START), at(SECTION_END)];
+  if (!starts.length && !ends.length) return text ? `${text.replace(/\n*$/, "\n\n")}${section}` : section;
+  if (starts.length !== 1 || ends.length !== 1 || ends[0]! < starts[0]!) return null;
+  const after = lines.slice(ends[0]! + 1);
+  return [...lines.slice(0, starts[0]), section.replace(/\n$/, ""), ...(after.length ? after : [""])].join("\n");
 }
 
 /** Claude Code slash commands (Markdown with front matter), by name. */

@@ -90,6 +90,16 @@ class Workspace {
 }
 
 class InitRefused extends Error {}
+
+/** The guild-bus section of a host's context file (AGENTS.md, GEMINI.md), put in or replaced in place. */
+function contextSection(ws: Workspace, rel: string): void {
+  const merged = withContextSection(ws.read(rel) ?? "");
+  if (merged === null)
+    throw new InitRefused(
+      `${rel}: its guild-bus section markers do not pair up (one start line, then one end line); fix them (nothing was written)`,
+    );
+  ws.write(rel, merged);
+}
 /** A value of the user's that init would have to replace to merge (never done: it is theirs). */
 class UnmergeableValue extends Error {}
 
@@ -147,7 +157,7 @@ function codex(ws: Workspace, notes: string[]): void {
       approved;
     ws.write(rel, `${text.replace(/\n*$/, text ? "\n\n" : "")}${block}`);
   }
-  ws.write("AGENTS.md", withContextSection(ws.read("AGENTS.md") ?? ""));
+  contextSection(ws, "AGENTS.md");
   notes.push("codex: the project's .codex/config.toml is read once you trust the project in codex (it asks on first start)");
 }
 
@@ -155,7 +165,7 @@ function gemini(ws: Workspace, notes: string[]): void {
   ws.editJson(".gemini/settings.json", (o) => {
     objectAt(o, "mcpServers")["guild-bus"] ??= PROJECT_MCP_COMMAND;
   });
-  ws.write("GEMINI.md", withContextSection(ws.read("GEMINI.md") ?? ""));
+  contextSection(ws, "GEMINI.md");
   for (const [name, text] of Object.entries(GEMINI_COMMANDS)) ws.write(`.gemini/commands/guild/${name}.toml`, text);
   notes.push("gemini: restart gemini in this project; /guild:review <file> starts a review");
 }

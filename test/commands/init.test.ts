@@ -91,6 +91,29 @@ describe("guild-bus init", () => {
     expect(statSync(settings).mode & 0o777).toBe(0o600);
   });
 
+  it("AGENTS.md: a quoted marker is text; markers that do not pair up are refused, never a reason to drop the user's text", async () => {
+    const root = tempRoot();
+    const rules =
+      "# House rules\n\nQuote: <!-- guild-bus:start (written by guild-bus init; edit outside these markers) --> is ours.\n\nBe brief.\n";
+    writeFileSync(path.join(root, "AGENTS.md"), rules);
+    await init(root, ["codex"]);
+    await init(root, ["codex"]);
+    const agents = read(root, "AGENTS.md");
+    expect(agents.startsWith(rules)).toBe(true);
+    expect(agents.match(/Cross-family review with guild-bus/g)).toHaveLength(1);
+    // the end line above the start line, or two start lines: which text is ours cannot be told
+    const [start, end] = ["<!-- guild-bus:start (written by guild-bus init; edit outside these markers) -->", "<!-- guild-bus:end -->"];
+    for (const text of [`${end}\nmine\n${start}\nmore of mine\n`, `${start}\nmine\n${start}\nx\n${end}\n`]) {
+      writeFileSync(path.join(root, "AGENTS.md"), text);
+      expect(await planInit(new Layout(root), ["codex"])).toEqual({
+        ok: false,
+        error: expect.stringContaining("AGENTS.md: its guild-bus section markers do not pair up"),
+      });
+      expect(read(root, "AGENTS.md")).toBe(text);
+    }
+    expect(withContextSection(`mine\n${start}\nold\n${end}`)).toBe(`mine\n${withContextSection("")}`);
+  });
+
   it("refuses a file it cannot merge, by name, and writes nothing", async () => {
     const root = tempRoot();
     writeFileSync(path.join(root, ".mcp.json"), "{ not json");
