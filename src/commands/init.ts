@@ -142,10 +142,17 @@ function claude(ws: Workspace, notes: string[]): void {
 
 const LOOP_TOOLS = ["request_review", "wait", "status", "findings", "resubmit", "providers", "check"];
 
+/**
+ * A guild-bus server the config already declares, in any spelling TOML allows: a table at or under it (`[mcp_servers.
+ * 'guild-bus']`, `[ mcp_servers.guild-bus.tools.wait ]`, indented) or a dotted key. Declaring it again would make the
+ * whole file invalid TOML, so codex would load none of it.
+ */
+const CODEX_SERVER_RE = /^\s*(?:\[\s*)?mcp_servers\s*\.\s*(?:"guild-bus"|'guild-bus'|guild-bus)\s*[\].=]/m;
+
 function codex(ws: Workspace, notes: string[]): void {
   const rel = ".codex/config.toml";
   const text = ws.read(rel) ?? "";
-  if (!/^\[mcp_servers\.(?:"guild-bus"|guild-bus)\]/m.test(text)) {
+  if (!CODEX_SERVER_RE.test(text)) {
     // The loop's own tools run without a prompt; decide and respond (a human's part) keep codex's approval prompt.
     const approved = LOOP_TOOLS.map((t) => `[mcp_servers.guild-bus.tools.${t}]\napproval_mode = "approve"\n`).join("\n");
     const block =

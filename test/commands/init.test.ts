@@ -114,6 +114,22 @@ describe("guild-bus init", () => {
     expect(withContextSection(`mine\n${start}\nold\n${end}`)).toBe(`mine\n${withContextSection("")}`);
   });
 
+  it(".codex/config.toml that already declares the server, in any TOML spelling, is left as it is (a second table is invalid TOML)", async () => {
+    for (const declared of [
+      "[mcp_servers.'guild-bus']\ncommand = \"x\"\n",
+      '[ mcp_servers.guild-bus ]\ncommand = "x"\n',
+      '  [mcp_servers."guild-bus"]\ncommand = "x"\n',
+      '[mcp_servers.guild-bus.tools.wait]\napproval_mode = "approve"\n',
+      'mcp_servers.guild-bus.command = "x"\n',
+    ]) {
+      const root = tempRoot();
+      mkdirSync(path.join(root, ".codex"));
+      writeFileSync(path.join(root, ".codex", "config.toml"), declared);
+      await init(root, ["codex"]);
+      expect(read(root, ".codex/config.toml"), declared).toBe(declared);
+    }
+  });
+
   it("refuses a file it cannot merge, by name, and writes nothing", async () => {
     const root = tempRoot();
     writeFileSync(path.join(root, ".mcp.json"), "{ not json");
