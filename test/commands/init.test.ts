@@ -114,7 +114,7 @@ describe("guild-bus init", () => {
     expect(withContextSection(`mine\n${start}\nold\n${end}`)).toBe(`mine\n${withContextSection("")}`);
   });
 
-  it(".codex/config.toml that already declares the server, in any TOML spelling, is left as it is (a second table is invalid TOML)", async () => {
+  it(".codex/config.toml declaring the server in any TOML spelling is left as it is (a second table is invalid TOML)", async () => {
     for (const declared of [
       "[mcp_servers.'guild-bus']\ncommand = \"x\"\n",
       '[ mcp_servers.guild-bus ]\ncommand = "x"\n',
