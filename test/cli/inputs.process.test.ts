@@ -134,6 +134,12 @@ describe("help, version and refusals", () => {
     expect(run(["review", ".", "--gate", "G-plan", "--author", "claude"], docs).stderr).toBe(
       "guild-bus: artifact refused: docs is a directory; name a file\n",
     );
+    // the bus's own files change as it works: a pass of one could never hold
+    const own = run(["review", "../.guild/runs/r1/review/G-spec/request.json", "--gate", "G-plan", "--author", "claude"], docs);
+    expect(own).toMatchObject({
+      code: 1,
+      stderr: "guild-bus: artifact refused: .guild/runs/r1/review/G-spec/request.json is the bus's own state, not an artifact\n",
+    });
     const local = run(["review", "spec.md", "--gate", "G-plan", "--author", "claude", "--review", "local"], docs);
     expect(local.code).toBe(0);
     expect(local.stderr).toMatch(/warning: review local with no weak_reviewer .*else the manual reviewer \(a person answers/);
