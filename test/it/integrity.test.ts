@@ -518,9 +518,10 @@ describe("hostile directory entries (integration)", () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     await p.waitFor("big", GATE, has("packet-1.md"), "packet 1");
-    // a foreign reviewer leaves a 3.5 MB memory: the next packet would carry it
-    drop(p, "big", "memory-1.md", "note ".repeat(700_000));
-    drop(p, "big", "result-1.json", resultText(p, "big", 1, "issues"));
+    // a foreign reviewer leaves a 3.5 MB memory (its result's memory_update): the next packet would carry it
+    const memory = "note ".repeat(700_000);
+    drop(p, "big", "memory-1.md", memory);
+    drop(p, "big", "result-1.json", resultText(p, "big", 1, "issues", `,"memory_update":${JSON.stringify(memory)}`));
     await p.waitState("big", GATE, ["awaiting_author"]);
     // the author revises (a resubmit of the same bytes would stall, SPEC §14.1)
     p.write(ARTIFACT, "# Spec\n\n" + "A line of the specification.\n".repeat(36_000) + "One more line.\n");
