@@ -61,9 +61,10 @@ function newestPerArtifact(views: GateView[]): GateView[] {
     const key = `${v.snapshot.gate}\0${v.snapshot.request?.artifact_path ?? v.snapshot.runId}`;
     const held = newest.get(key);
     const at = requestedAt(v);
-    if (!held || at > requestedAt(held[0]!)) newest.set(key, [v]);
+    const heldAt = held ? requestedAt(held[0]!) : -Infinity;
+    if (at > heldAt) newest.set(key, [v]);
     // runs equally new (the same instant, or both unreadable) are all checked: neither hides the other
-    else if (at === requestedAt(held[0]!)) held.push(v);
+    else if (at === heldAt) held!.push(v);
   }
   return [...newest.values()].flat();
 }

@@ -90,6 +90,8 @@ class Workspace {
 }
 
 class InitRefused extends Error {}
+/** A value of the user's that init would have to replace to merge (never done: it is theirs). */
+class UnmergeableValue extends Error {}
 
 /** The guild-bus section of a host's context file (AGENTS.md, GEMINI.md), put in or replaced in place. */
 function contextSection(ws: Workspace, rel: string): void {
@@ -100,8 +102,6 @@ function contextSection(ws: Workspace, rel: string): void {
     );
   ws.write(rel, merged);
 }
-/** A value of the user's that init would have to replace to merge (never done: it is theirs). */
-class UnmergeableValue extends Error {}
 
 /** The object at `key`, made when absent; any other value there is the user's, and refused rather than replaced. */
 const objectAt = (o: Json, key: string): Json => {
