@@ -322,7 +322,7 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
       id: adapter,
       adapter,
       model: null,
-      family: familyOfHost(adapter),
+      family: familyOfHost(adapter, settings),
       selectable: true,
       source: "path",
       ...check,

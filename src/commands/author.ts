@@ -155,7 +155,7 @@ async function respondNow(
   const packet = view.snapshot.packets.get(round);
   if (!packet || packet.reviewer_adapter !== "manual") return refuse(`${run} ${gate} has no open packet addressed to the manual reviewer`);
   if (answer.via !== undefined) {
-    const family = familyOfHost(answer.via, ctx.settings.host_families);
+    const family = familyOfHost(answer.via, ctx.settings);
     const own = answer.via === packet.author_host || (family !== "unknown" && family === packet.author_family);
     if (own) return refuse(`${answer.via} is of this gate's author's family (${packet.author_family}): it cannot review its own artifact`);
   }

@@ -109,11 +109,17 @@ function lookupHost(map: Readonly<Record<string, Family>> | undefined, key: stri
   return hit && (FAMILIES as readonly unknown[]).includes(hit[1]) ? hit[1] : undefined;
 }
 
-/** A host name's family: settings map, then the built-in map, then the model classifier on the name. */
-export function familyOfHost(host: string | null | undefined, hostFamilies?: Readonly<Record<string, Family>>): Family {
+/** The settings a host's family depends on: its own map, and the aliases the model classifier knows. */
+export interface HostFamilyMaps {
+  host_families?: Readonly<Record<string, Family>> | undefined;
+  family_aliases?: Readonly<Record<string, Family>> | undefined;
+}
+
+/** A host name's family: settings map, then the built-in map, then the model classifier (with the aliases) on the name. */
+export function familyOfHost(host: string | null | undefined, maps: HostFamilyMaps = {}): Family {
   if (typeof host !== "string") return "unknown";
   const key = host.trim().toLowerCase();
-  const mapped = lookupHost(hostFamilies, key) ?? lookupHost(HOST_FAMILIES, key);
+  const mapped = lookupHost(maps.host_families, key) ?? lookupHost(HOST_FAMILIES, key);
   if (mapped) return mapped;
-  return classifyModel(key);
+  return classifyModel(key, maps.family_aliases);
 }

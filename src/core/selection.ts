@@ -60,7 +60,7 @@ export function authorIdentity(request: Pick<Request, "author_host" | "author_mo
   const host = request.author_host;
   const model = request.author_model?.trim() || null;
   const declared = model ? classifyModel(model, settings.family_aliases) : "unknown";
-  const mapped = familyOfHost(host, settings.host_families);
+  const mapped = familyOfHost(host, settings);
   if (declared !== "unknown" && mapped !== "unknown" && declared !== mapped) {
     const conflict =
       `the declared model ${JSON.stringify(model)} is ${declared}, but host ${JSON.stringify(host)} is ${mapped} ` +

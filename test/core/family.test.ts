@@ -295,24 +295,30 @@ describe("familyOfHost", () => {
     expect(familyOfHost("claude-gpt-bridge")).toBe("unknown");
   });
 
+  it("the fallback classifier knows the settings' family aliases, as it does for models", () => {
+    expect(familyOfHost("acme-runner")).toBe("unknown");
+    expect(familyOfHost("acme-runner", { family_aliases: { acme: "mistral" } })).toBe("mistral");
+    expect(familyOfHost("acme-runner", { host_families: { "acme-runner": "qwen" }, family_aliases: { acme: "mistral" } })).toBe("qwen");
+  });
+
   it("settings override the built-in map, including to and from unknown", () => {
-    expect(familyOfHost("copilot", { copilot: "openai" })).toBe("openai");
-    expect(familyOfHost("codex", { codex: "unknown" })).toBe("unknown");
-    expect(familyOfHost("claude", { codex: "google" })).toBe("anthropic");
-    expect(familyOfHost("opencode", { opencode: "zhipu" })).toBe("zhipu");
+    expect(familyOfHost("copilot", { host_families: { copilot: "openai" } })).toBe("openai");
+    expect(familyOfHost("codex", { host_families: { codex: "unknown" } })).toBe("unknown");
+    expect(familyOfHost("claude", { host_families: { codex: "google" } })).toBe("anthropic");
+    expect(familyOfHost("opencode", { host_families: { opencode: "zhipu" } })).toBe("zhipu");
   });
 
   it("settings keys match case- and space-insensitively, like the host", () => {
-    expect(familyOfHost("my-host", { "My-Host": "qwen" })).toBe("qwen");
-    expect(familyOfHost("My-Host", { "My-Host": "qwen" })).toBe("qwen");
-    expect(familyOfHost("COPILOT", { " Copilot ": "openai" })).toBe("openai");
+    expect(familyOfHost("my-host", { host_families: { "My-Host": "qwen" } })).toBe("qwen");
+    expect(familyOfHost("My-Host", { host_families: { "My-Host": "qwen" } })).toBe("qwen");
+    expect(familyOfHost("COPILOT", { host_families: { " Copilot ": "openai" } })).toBe("openai");
   });
 
   it.each(["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "prototype"])(
     "host %s (an Object.prototype name) is a family, not a prototype member",
     (host) => {
       expect(FAMILIES).toContain(familyOfHost(host));
-      expect(FAMILIES).toContain(familyOfHost(host, {}));
+      expect(FAMILIES).toContain(familyOfHost(host, { host_families: {} }));
       expect(familyOfHost(host)).toBe("unknown");
     },
   );
