@@ -48,6 +48,9 @@ function openUpLog(layout: Layout): number | null {
  */
 function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
   let child: ChildProcess | null = null;
+  let releasing = false;
+  let lastExit = "";
+  const logName = `${path.relative(layout.root, layout.logs)}/mcp-up.log`;
   const ensure = () => {
     if (child && child.exitCode === null && child.signalCode === null) return;
     const running = runningSupervisor(layout);
@@ -62,8 +65,15 @@ function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
       if (log !== null) closeSync(log); // the child has its own copy
     }
     child.on("error", (error) => say(`could not start the workers: ${error.message}`));
-    const logName = `${path.relative(layout.root, layout.logs)}/mcp-up.log`;
-    say(`workers started (log: ${log === null ? `none: ${logName} is not a file we may write` : logName})`);
+    // `up` may refuse at once (settings broken since this server started, another supervisor won the lock): say so,
+    // once per way it ended, not at every retry
+    child.on("exit", (code, signal) => {
+      const ended = signal ?? `code ${code}`;
+      if (releasing || ended === lastExit) return;
+      lastExit = ended;
+      say(`the workers exited (${ended}; see ${logName}): trying again every ${SUPERVISOR_CHECK_MS / 1000} s`);
+    });
+    say(`starting the workers (log: ${log === null ? `none: ${logName} is not a file we may write` : logName})`);
   };
   // a tree that refuses the workers (an unreadable lock, a file where .guild/logs should be) is said, never a crash
   const tryEnsure = () => {
@@ -76,6 +86,7 @@ function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
   tryEnsure();
   const timer = setInterval(tryEnsure, SUPERVISOR_CHECK_MS).unref();
   return () => {
+    releasing = true;
     clearInterval(timer);
     if (child?.connected) child.disconnect();
   };
