@@ -64,7 +64,7 @@ export function requestRefusal(
 ): string | null {
   for (const p of [...(request.artifact_path === undefined ? [] : [request.artifact_path]), ...(request.paths ?? [])]) {
     if (!staysInside(p)) return `path ${JSON.stringify(p)} is not inside the project`;
-    if (UNNAMEABLE.test(p)) return `path ${JSON.stringify(p)} has a control, format or backtick character: a packet cannot name it safely`;
+    if (UNNAMEABLE.test(p)) return `path ${JSON.stringify(p)} has a control, format, line-separator or backtick character: a packet cannot name it safely`;
   }
   if (difficulty !== "nightmare") return null;
   const pin = pinnedReviewer(request, settings);
@@ -140,7 +140,7 @@ export function quorumRefusal(quorum: QuorumRule | null, request: Pick<Request, 
 }
 
 /** Characters a path cannot have: packets name paths in backticks on one line, and people read them on terminals. */
-const UNNAMEABLE = /[\p{Cc}\p{Cf}`]/u;
+const UNNAMEABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}`]/u; // Zl, Zp: U+2028 and U+2029 end a line too
 
 /** Whether a project-relative path stays inside the project: not absolute, and no `..` climbs above where it starts. */
 function staysInside(p: string): boolean {
