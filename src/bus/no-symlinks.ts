@@ -37,3 +37,13 @@ export function refuseSymlinks(guildDir: string, target: string): void {
     if (st.isSymbolicLink()) throw new PathSafetyError(`symlink refused inside .guild: ${path.relative(path.dirname(guildDir), cur)}`);
   }
 }
+
+/**
+ * Why a file of the user's that a command edits for them (`init`, `gate on|off`) is not rewritten: a link is theirs
+ * to keep (dotfiles, one settings file shared by worktrees), and writing through it could reach any file. Null when
+ * `file` is no link.
+ */
+export function linkedFileRefusal(file: string, rel: string, command: string): string | null {
+  if (!lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return null;
+  return `${rel} is a symbolic link: ${command} neither writes through a link nor replaces it; make the change in the file it points to, or put a copy of that file in its place`;
+}

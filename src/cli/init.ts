@@ -30,12 +30,12 @@ export function register(program: Command): void {
             createTwoFilesPatch(c.before === null ? "/dev/null" : `a/${c.path}`, `b/${c.path}`, c.before ?? "", c.after),
           );
       } else {
-        await applyInit(layout, plan);
+        answered(await applyInit(layout, plan));
       }
       const verb = o.dryRun ? "would change" : "changed";
       process.stderr.write(
         plan.changes.length ? `${verb}: ${plan.changes.map((c) => c.path).join(", ")}\n` : "nothing to change: already set up\n",
       );
-      for (const n of plan.notes) process.stderr.write(`- ${n}\n`);
+      for (const n of [...plan.changes.flatMap((c) => (c.refused ? [c.refused] : [])), ...plan.notes]) process.stderr.write(`- ${n}\n`);
     });
 }

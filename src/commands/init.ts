@@ -8,6 +8,7 @@ import { detectProviders } from "../adapters/probe.js";
 import type { Layout } from "../bus/layout.js";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { loadSettings } from "../bus/settings.js";
+import { linkedFileRefusal } from "../bus/no-symlinks.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { type Answer, refuse } from "./answer.js";
@@ -22,6 +23,8 @@ export interface FileChange {
   path: string;
   before: string | null;
   after: string;
+  /** Why the change cannot be written as it is (the file is a link), or null. */
+  refused: string | null;
 }
 
 export interface InitPlan {
@@ -85,7 +88,12 @@ class Workspace {
   changes(): FileChange[] {
     return [...this.files.entries()]
       .filter(([, f]) => f.after !== null && f.after !== f.before)
-      .map(([rel, f]) => ({ path: rel, before: f.before, after: f.after! }));
+      .map(([rel, f]) => ({
+        path: rel,
+        before: f.before,
+        after: f.after!,
+        refused: linkedFileRefusal(path.join(this.root, rel), rel, "init"),
+      }));
   }
 }
 
@@ -220,6 +228,10 @@ export async function planInit(layout: Layout, hosts: readonly Host[]): Promise<
   return { ok: true, changes: ws.changes(), notes };
 }
 
-export async function applyInit(layout: Layout, plan: InitPlan): Promise<void> {
+/** Writes the plan's changes, or none of them when one cannot be written. */
+export async function applyInit(layout: Layout, plan: InitPlan): Promise<Answer<object>> {
+  const refused = plan.changes.flatMap((c) => (c.refused ? [c.refused] : []));
+  if (refused.length) return refuse(`${refused.join("; ")}; then run init again (nothing was written; --dry-run shows the change)`);
   for (const c of plan.changes) await replace(path.join(layout.root, c.path), c.after, { guildDir: layout.guild, durable: false });
+  return { ok: true };
 }

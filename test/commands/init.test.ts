@@ -2,7 +2,7 @@
 // replaced), a file it cannot merge is refused by name with nothing written; and the shipped plugin and extension are
 // exactly what src/commands/host-files.ts renders (`npm run integrations`).
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -15,7 +15,8 @@ async function init(root: string, hosts = [...HOSTS]) {
   const layout = new Layout(root);
   const plan = await planInit(layout, hosts);
   if (!plan.ok) throw new Error(plan.error);
-  await applyInit(layout, plan);
+  const applied = await applyInit(layout, plan);
+  if (!applied.ok) throw new Error(applied.error);
   return plan;
 }
 
@@ -143,6 +144,28 @@ describe("guild-bus init", () => {
     });
     expect(existsSync(path.join(root, ".claude"))).toBe(false);
     expect(existsSync(path.join(root, ".guild"))).toBe(false);
+  });
+
+  it("a linked file it would change is refused by name, never written through or replaced; nothing is written", async () => {
+    const root = tempRoot();
+    const elsewhere = tempRoot();
+    writeFileSync(path.join(elsewhere, "shared-agents.md"), "# Team rules\n");
+    symlinkSync(path.join(elsewhere, "shared-agents.md"), path.join(root, "AGENTS.md"));
+    const layout = new Layout(root);
+    const plan = await planInit(layout, ["codex"]);
+    if (!plan.ok) throw new Error(plan.error);
+    expect(plan.changes.find((c) => c.path === "AGENTS.md")?.refused).toMatch(/^AGENTS\.md is a symbolic link: init neither writes/);
+    expect(await applyInit(layout, plan)).toEqual({ ok: false, error: expect.stringContaining("nothing was written") });
+    expect(lstatSync(path.join(root, "AGENTS.md")).isSymbolicLink()).toBe(true);
+    expect(read(elsewhere, "shared-agents.md")).toBe("# Team rules\n");
+    expect(existsSync(path.join(root, ".guild"))).toBe(false);
+    // a link whose file needs no change is fine
+    rmSync(path.join(root, "AGENTS.md"));
+    await init(root, ["codex"]);
+    writeFileSync(path.join(elsewhere, "shared-agents.md"), read(root, "AGENTS.md"));
+    rmSync(path.join(root, "AGENTS.md"));
+    symlinkSync(path.join(elsewhere, "shared-agents.md"), path.join(root, "AGENTS.md"));
+    expect((await init(root, ["codex"])).changes).toEqual([]);
   });
 
   it("refuses a FIFO in a file's place by name, without waiting on it, and writes nothing", async () => {

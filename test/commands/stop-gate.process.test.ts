@@ -2,7 +2,7 @@
 // opened waits for the author — with the findings and how to turn it off — at most max_blocks times per gate, then
 // lets the turn end with a message. Gates of another host, or not waiting for the author, never block.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -10,6 +10,7 @@ import { Layout } from "../../src/bus/layout.js";
 import { setStopGate } from "../../src/commands/settings-edit.js";
 import { stopGate } from "../../src/commands/stop-gate.js";
 import { makeProject, scriptedProvider, startBus } from "../helpers/bus.js";
+import { tempRoot } from "../helpers/tmp.js";
 
 describe("stop gate", () => {
   it("is off by default, then blocks max_blocks times with the findings, then lets the turn end", async () => {
@@ -87,6 +88,23 @@ describe("stop gate", () => {
     expect(await setStopGate(layout, { enabled: false })).toEqual({ ok: false, error: expect.stringContaining("is not valid JSON") });
     p.write(".guild/settings.json", "[1]");
     expect(await setStopGate(layout, { enabled: false })).toEqual({ ok: false, error: expect.stringContaining("is not a JSON object") });
+  });
+
+  it("gate on/off refuses a linked settings.json: the link and the file it points to stay as they are", async () => {
+    const p = makeProject();
+    const layout = new Layout(p.root);
+    const shared = path.join(tempRoot(), "settings.json");
+    writeFileSync(shared, '{ "review": "cross" }\n');
+    rmSync(layout.settings, { force: true });
+    symlinkSync(shared, layout.settings);
+    expect(await setStopGate(layout, { enabled: true })).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^\.guild\/settings\.json is a symbolic link: this command neither writes through a link nor replaces it/,
+      ),
+    });
+    expect(lstatSync(layout.settings).isSymbolicLink()).toBe(true);
+    expect(readFileSync(shared, "utf8")).toBe('{ "review": "cross" }\n');
   });
 
   it("gate on/off refuses a FIFO planted as settings.json, never waiting on it", async () => {
