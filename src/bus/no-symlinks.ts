@@ -45,5 +45,8 @@ export function refuseSymlinks(guildDir: string, target: string): void {
  */
 export function linkedFileRefusal(file: string, rel: string, command: string): string | null {
   if (!lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return null;
-  return `${rel} is a symbolic link: ${command} neither writes through a link nor replaces it; make the change in the file it points to, or put a copy of that file in its place`;
+  return (
+    `${rel} is a symbolic link: ${command} neither writes through a link nor replaces it; ` +
+    "make the change in the file it points to, or put a copy of that file in its place"
+  );
 }

@@ -64,7 +64,8 @@ export function requestRefusal(
 ): string | null {
   for (const p of [...(request.artifact_path === undefined ? [] : [request.artifact_path]), ...(request.paths ?? [])]) {
     if (!staysInside(p)) return `path ${JSON.stringify(p)} is not inside the project`;
-    if (UNNAMEABLE.test(p)) return `path ${JSON.stringify(p)} has a control, format, line-separator or backtick character: a packet cannot name it safely`;
+    if (UNNAMEABLE.test(p))
+      return `path ${JSON.stringify(p)} has a control, format, line-separator or backtick character: a packet cannot name it safely`;
   }
   if (difficulty !== "nightmare") return null;
   const pin = pinnedReviewer(request, settings);
