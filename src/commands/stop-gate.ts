@@ -31,6 +31,13 @@ function blockCounts(ctx: BusContext): Record<string, number> {
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => Number.isSafeInteger(e[1]) && e[1] >= 0));
 }
 
+/** The names one author host goes by: its MCP client name, and the short name a person gives `review --author`. */
+const HOST_NAMES: Readonly<Record<string, string>> = { claude: "claude-code" };
+const hostKey = (host: string | null | undefined) => {
+  const name = (host ?? "").trim().toLowerCase();
+  return Object.hasOwn(HOST_NAMES, name) ? HOST_NAMES[name]! : name;
+};
+
 /** Should `host` (the MCP client name that authored, e.g. claude-code) be kept from ending its turn? */
 export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdict> {
   const gate = ctx.settings.stop_gate;
@@ -38,7 +45,9 @@ export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdi
   const max = gate.max_blocks ?? DEFAULT_MAX_BLOCKS;
   const waiting = listGates(ctx.layout)
     .gates.map((r) => viewGate(ctx, r.runId, r.gate))
-    .filter((v) => v.decision.state === "awaiting_author" && v.snapshot.request?.author_host === host);
+    .filter(
+      (v) => v.decision.state === "awaiting_author" && hostKey(host) !== "" && hostKey(v.snapshot.request?.author_host) === hostKey(host),
+    );
   if (!waiting.length) return { block: false, message: null };
   const counts = blockCounts(ctx);
   const key = (v: (typeof waiting)[number]) => `${v.snapshot.runId}/${v.snapshot.gate}`;

@@ -38,8 +38,12 @@ describe("stop gate", () => {
 
     expect(await setStopGate(layout, { enabled: true, max_blocks: 2 })).toMatchObject({ ok: true });
     expect(await stopGate(loadContext(layout), "gemini-cli-mcp-client")).toEqual({ block: false, message: null }); // not its gate
-    for (const n of [1, 2]) {
-      const v = await stopGate(loadContext(layout), "claude-code");
+    // the host names one product the same however the review was asked for (`--author claude` on the CLI)
+    for (const [n, host] of [
+      [1, " Claude "],
+      [2, "claude-code"],
+    ] as const) {
+      const v = await stopGate(loadContext(layout), host);
       expect(v.block).toBe(true);
       const reason = (v as { reason: string }).reason;
       expect(reason).toContain("No rollback plan");
