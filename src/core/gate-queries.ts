@@ -3,6 +3,7 @@
 import type { Decision, DecisionChoice, Difficulty, Escalation, PacketFrontMatter, Settings, VerdictFile } from "../spec/schemas.js";
 import { NO_REQUEST_POLICY, resolvePolicy, type ResolvedPolicy } from "./policy.js";
 import { FOREIGN_GRACE_MS, type GateSnapshot } from "./snapshot.js";
+import { MAX_LISTED_FINDINGS } from "./findings.js";
 
 /** Every packet of the gate: its own and, in a quorum gate, every member's (a member view sees the same). */
 function allPackets(s: GateSnapshot): PacketFrontMatter[] {
@@ -86,7 +87,11 @@ export function contestRefusal(s: GateSnapshot, round: number, policy: Pick<Reso
   if (roundPacket(s, round)?.quorum) return "a quorum round's findings are not contested: revise the artifact and resubmit";
   if (s.packets.get(round)?.restart_reason === "ruling")
     return `round ${round} is the ruling on a rebuttal, and a ruling is final: revise the artifact and resubmit`;
-  if (!((s.verdicts.get(round)?.blocking_count ?? 0) > 0)) return `round ${round} has no blocking findings to contest`;
+  const count = s.verdicts.get(round)?.blocking_count ?? 0;
+  if (!(count > 0)) return `round ${round} has no blocking findings to contest`;
+  // a ruling packet lists each contested finding, and lists at most this many: the rest could never be ruled on
+  if (count > MAX_LISTED_FINDINGS)
+    return `round ${round} has ${count} blocking findings, more than a ruling round lists (${MAX_LISTED_FINDINGS}): revise the artifact and resubmit`;
   return null;
 }
 

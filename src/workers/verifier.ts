@@ -14,7 +14,8 @@ import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { readGateToAct } from "../bus/gate-reader.js";
-import { reviewerViews } from "../core/snapshot.js";
+import { type GateSnapshot, reviewerViews } from "../core/snapshot.js";
+import { contestedCount, rulingCounts } from "../core/verdict-pass.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
 import { movesAside } from "../bus/layout.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -70,7 +71,8 @@ async function lookAt(
       if (refusal) await reject(round, refusal);
       else {
         const mayStillBeWriting = ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) < grace;
-        const toVerify = { ctx, runId, gate, round, member: view.member, packet: view.packets.get(round)!, mayStillBeWriting, reject, log };
+        const packet = view.packets.get(round)!;
+        const toVerify = { ctx, runId, gate, round, member: view.member, packet, view, mayStillBeWriting, reject, log };
         if ((await verifyRound(toVerify)) === "slot taken") slotTaken = true;
       }
     }
@@ -85,6 +87,8 @@ interface RoundToVerify {
   round: number;
   member: string | null;
   packet: PacketFrontMatter;
+  /** The reviewer's files the packet belongs to (a quorum member's own): a ruling counts its contested round's findings. */
+  view: Pick<GateSnapshot, "verdicts">;
   /** A foreign writer may still be writing the result in place: an unreadable one is left for later, not rejected. */
   mayStillBeWriting: boolean;
   reject: (round: number, reason: string) => Promise<void>;
@@ -161,7 +165,7 @@ export function createVerifier(options: WorkerOptions): WorkerRuntime {
 /** The verdict on one round's result, from it, its packet and the artifact read (it throws only on a result no rule
  * foresaw; the caller then rejects it). */
 function judge(
-  { ctx, runId, gate, round, packet }: RoundToVerify,
+  { ctx, runId, gate, round, packet, view }: RoundToVerify,
   artifact: ArtifactState,
   { bytes, raw, packetSha }: { bytes: Buffer; raw: string; packetSha: string },
   r: LenientResult,
@@ -173,9 +177,9 @@ function judge(
   report.reasons.push(...reasons);
   const { model: reviewerModel, family: reviewerFamily } = reviewerOf(r, packet, ctx.settings.family_aliases);
   const violation = !keepsIndependence(packet, reviewerFamily);
-  const rulings = Array.isArray(r.rulings)
-    ? r.rulings.map((x) => (x && typeof x === "object" ? (x as { ruling?: unknown }).ruling : undefined))
-    : null;
+  const contested = contestedCount(view, packet);
+  // a result that rules outside a ruling round is counted as before; in one, an unruled contested finding stands
+  const rulings = contested !== null ? rulingCounts(r.rulings, contested) : Array.isArray(r.rulings) ? rulingCounts(r.rulings, 0) : null;
   return VerdictFile.parse({
     schema_version: "guild_bus.verdict.v1",
     run_id: runId,
@@ -193,10 +197,7 @@ function judge(
     independence_violation: violation,
     gate_pass: report,
     score_gate: evaluateScoreGate(r),
-    // anything but an explicit withdrawal keeps a contested finding standing
-    ...(rulings
-      ? { rulings: { upheld: rulings.filter((x) => x !== "withdrawn").length, withdrawn: rulings.filter((x) => x === "withdrawn").length } }
-      : {}),
+    ...(rulings ? { rulings } : {}),
     verified_at: new Date().toISOString(),
   });
 }

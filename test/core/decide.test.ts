@@ -2,6 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { decide, effectiveCap, waitExitCode } from "../../src/core/decide.js";
 import { failReasons, verdictPasses } from "../../src/core/verdict-pass.js";
+import { MAX_LISTED_FINDINGS } from "../../src/core/findings.js";
+import { contestRefusal } from "../../src/core/gate-queries.js";
 import { packetId } from "../../src/core/packet.js";
 import { resolvePolicy } from "../../src/core/policy.js";
 import type { DecisionChoice } from "../../src/spec/schemas.js";
@@ -778,6 +780,19 @@ describe("decide: the debate (hard and nightmare)", () => {
     expect(decide(ruled.s, hard).action).toMatchObject({ type: "packet", round: 3, counted_round: 2, restart_reason: null });
     const nothing = gate().packet(1).verdict(1, "issues", { blocking_count: 0 }).rebuttal(1);
     expect(decide(nothing.s, hard)).toMatchObject({ state: "awaiting_author" });
+  });
+
+  it("a rebuttal of more findings than a ruling packet lists is ignored: the unlisted ones could never be ruled on", () => {
+    const listed = gate().packet(1).verdict(1, "issues", { blocking_count: MAX_LISTED_FINDINGS }).rebuttal(1);
+    expect(decide(listed.s, hard).action).toMatchObject({ restart_reason: "ruling" });
+    const more = gate()
+      .packet(1)
+      .verdict(1, "issues", { blocking_count: MAX_LISTED_FINDINGS + 1 })
+      .rebuttal(1);
+    expect(decide(more.s, hard)).toMatchObject({ state: "awaiting_author", round: 1 });
+    expect(contestRefusal(more.s, 1, { difficulty: "hard" })).toBe(
+      `round 1 has 51 blocking findings, more than a ruling round lists (50): revise the artifact and resubmit`,
+    );
   });
 
   it("an upheld ruling keeps the gate closed even when the reviewer left blocking_findings empty", () => {

@@ -115,6 +115,16 @@ describe("reverifyOutcome", () => {
     expect(p).toEqual([expect.stringContaining("verdict-1.json does not pass: 1 contested finding(s) upheld")]);
   });
 
+  it("a ruling round's pass whose result does not withdraw each contested finding does not, whatever its verdict counted", () => {
+    const g = gate()
+      .packet(1, { artifact_sha256: SHA })
+      .verdict(1, "issues", { blocking_count: 2 })
+      .packet(2, { artifact_sha256: SHA, counted_round: 1, restart_of: 1, restart_reason: "ruling" })
+      .verdict(2, "pass", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, rulings: { upheld: 0, withdrawn: 2 } });
+    g.s.outcome = outcome("satisfied", 2, { artifact_sha256: SHA, artifact_raw_sha256: RAW });
+    expect(problems(g)).toContain("result-2.json leaves 2 of round 1's 2 contested finding(s) standing");
+  });
+
   it("copilot's own pass does not: only a finalizer round ends a copilot gate", () => {
     expect(problems(passed({ packet: { reviewer_adapter: "copilot" } }))).toEqual([
       "round 1 is copilot's pass, which only a finalizer round can confirm",

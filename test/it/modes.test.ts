@@ -176,6 +176,30 @@ describe("difficulty hard: reviewer memory and the debate", () => {
   );
 
   it(
+    "a ruling that does not withdraw each contested finding explicitly leaves the rest standing, however it is worded",
+    async () => {
+      // the ruling round answers "satisfied" with no rulings at all: neither contested finding was ruled on
+      const p = setup({
+        gpt: { sequence: [{ do: "issues", findings: ["No rollback plan", "Lane B ordering unproven"] }, { do: "satisfied" }] },
+      });
+      expect(p.cli(reviewArgs("d5", ["--difficulty", "hard"])).code).toBe(3);
+      const rebuttal = p.write("rebuttal.md", "Both findings are wrong.\n");
+      const rebut = p.cli(["rebut", "d5", "G-plan", "--file", rebuttal, "--wait", "--json"]);
+      expect(rebut.code, rebut.stderr).toBe(3);
+      expect(p.readJson("d5", "G-plan", "result-2.json")).toMatchObject({ verdict: "satisfied", blocking_findings: [] });
+      expect(p.readJson("d5", "G-plan", "verdict-2.json")).toMatchObject({
+        rulings: { upheld: 2, withdrawn: 0 },
+        gate_pass: { pass: true },
+      });
+      expect(await p.waitState("d5", "G-plan", ["awaiting_author"])).toMatchObject({
+        round: 2,
+        last_verdict: "satisfied (gate not passed; 2 upheld, 0 withdrawn)",
+      });
+    },
+    scaled(90_000),
+  );
+
+  it(
     "a rebuttal gets a ruling round: upheld findings stay blocking, withdrawn ones go; one rebuttal per round; a ruling is final",
     async () => {
       const p = setup({
