@@ -91,7 +91,10 @@ export function contestRefusal(s: GateSnapshot, round: number, policy: Pick<Reso
   if (!(count > 0)) return `round ${round} has no blocking findings to contest`;
   // a ruling packet lists each contested finding, and lists at most this many: the rest could never be ruled on
   if (count > MAX_LISTED_FINDINGS)
-    return `round ${round} has ${count} blocking findings, more than a ruling round lists (${MAX_LISTED_FINDINGS}): revise the artifact and resubmit`;
+    return (
+      `round ${round} has ${count} blocking findings, more than a ruling round lists (${MAX_LISTED_FINDINGS}): ` +
+      "revise the artifact and resubmit"
+    );
   return null;
 }
 
