@@ -1,5 +1,6 @@
 // The artifact as the bus sees it (SPEC §10): read with a bound, strict UTF-8, scrubbed, hashed. Every place that
 // needs the artifact's text or sha (broker, verifier, outcome, status, review) asks here, so they cannot disagree.
+import { lstatSync, statSync } from "node:fs";
 import type { Layout } from "./layout.js";
 import type { ArtifactProblem, ArtifactState } from "../core/artifact-view.js";
 import type { GateSnapshot } from "../core/snapshot.js";
@@ -9,6 +10,7 @@ import { sha256Hex } from "../core/sha.js";
 import { decodeUtf8, readBounded, ReadRefused } from "./read-bounded.js";
 import { isSystemFault } from "./system-fault.js";
 import { ReadFault } from "../core/read-fault.js";
+import { PathSafetyError } from "./no-symlinks.js";
 
 /** The largest artifact the bus reviews: its packet, with the template and prior rounds, must stay under 4 MiB. */
 export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
@@ -19,15 +21,19 @@ const CACHE_ENTRIES = 16;
 /** Read, scrub and hash the artifact; never throws. Scrubbing is cached by the raw bytes' sha and the patterns. */
 export function readArtifact(layout: Layout, relPath: string, options: ScrubOptions = {}): ArtifactState {
   let raw: Buffer;
+  let changedAtMs: number;
   try {
-    raw = readBounded(layout.readableArtifact(relPath), { max: MAX_ARTIFACT_BYTES, followSymlink: true });
+    const real = layout.readableArtifact(relPath);
+    raw = readBounded(real, { max: MAX_ARTIFACT_BYTES, followSymlink: true });
+    // taken after the read: a change in between shows as later, never as earlier
+    changedAtMs = Math.max(statSync(real).ctimeMs, lstatSync(layout.artifact(relPath)).ctimeMs);
   } catch (error) {
     return refused(relPath, error);
   }
   const rawSha = sha256Hex(raw);
   const key = `${rawSha}\u0000${JSON.stringify(options.customPatterns ?? [])}`;
   const hit = cache.get(key);
-  if (hit) return { ok: true, ...hit, rawSha };
+  if (hit) return { ok: true, ...hit, rawSha, changedAtMs };
   let decoded: string;
   try {
     decoded = decodeUtf8(raw, relPath);
@@ -49,7 +55,7 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   const entry = { text, sha: sha256Hex(Buffer.from(text, "utf8")) };
   cache.set(key, entry);
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
-  return { ok: true, ...entry, rawSha };
+  return { ok: true, ...entry, rawSha, changedAtMs };
 }
 
 function refused(relPath: string, error: unknown): ArtifactState {
@@ -64,8 +70,13 @@ function refused(relPath: string, error: unknown): ArtifactState {
         : error.message.replace(/^[^:]*: /, `${relPath}: `);
     return { ok: false, problem, detail, ...transient };
   }
-  // realpath failures (ENOENT, ENOTDIR, ELOOP) and a path leading out of the project
-  const detail = code === "ENOENT" || code === "ENOTDIR" ? `${relPath}: no such file` : `${relPath}: ${(error as Error).message}`;
+  // realpath failures (ENOENT, ENOTDIR, ELOOP), and a path leading out of the project or into .guild (which names it)
+  const detail =
+    code === "ENOENT" || code === "ENOTDIR"
+      ? `${relPath}: no such file`
+      : error instanceof PathSafetyError
+        ? error.message
+        : `${relPath}: ${(error as Error).message}`;
   return { ok: false, problem: "artifact_missing", detail, ...transient };
 }
 

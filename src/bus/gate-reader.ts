@@ -10,7 +10,6 @@ import { sha256Hex } from "../core/sha.js";
 import {
   Attempt,
   Decision,
-  describeIssues,
   Escalation,
   Failure,
   Outcome,
@@ -19,6 +18,7 @@ import {
   Resubmit,
   VerdictFile,
 } from "../spec/schemas.js";
+import { describeIssues } from "../spec/issues.js";
 import { parsePacket } from "../core/packet.js";
 import { cachedParse } from "./parse-cache.js";
 import { GateStats, type Stat } from "./gate-stats.js";
@@ -98,8 +98,14 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   try {
     names = readdirSync(dir).sort();
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     if (isSystemFault(error))
       snap.problems.push({ file: ".", reason: `cannot list: ${(error as Error).message}`, mtimeMs: 0, fault: true });
+    // a gate that is a file, or a directory nobody may list, is no gate waiting for a request: a person must act
+    else if (code === "ENOTDIR")
+      snap.problems.push({ file: ".", reason: "not a directory: move it aside (a gate is a directory of files)", mtimeMs: 0 });
+    else if (code !== "ENOENT")
+      snap.problems.push({ file: ".", reason: `cannot be listed (${code ?? (error as Error).message}): fix its permissions`, mtimeMs: 0 });
     return snap;
   }
   const listed = names.map((name) => ({ name, round: roundFile(name) }));

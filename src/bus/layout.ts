@@ -203,7 +203,14 @@ export class Layout {
     // one realpath(3) call each: the JS realpath lstats every component, on every round's read of the artifact
     const real = realpathSync.native(this.artifact(relPath));
     const root = realpathSync.native(this.root);
-    if (real !== root && !real.startsWith(root + path.sep)) throw new PathSafetyError(`artifact resolves outside the project: ${relPath}`);
+    if (real !== root && !real.startsWith(root + path.sep)) throw new PathSafetyError(`${relPath} resolves outside the project`);
+    // the bus's own files change as it works (a trail is rewritten every round): a pass of one could never hold, and
+    // a link must not make one an artifact
+    const guild = path.join(root, GUILD_DIR);
+    if (real === guild || real.startsWith(guild + path.sep)) {
+      const via = path.relative(root, real) === relPath ? "" : ` (it resolves to ${path.relative(root, real)})`;
+      throw new PathSafetyError(`${relPath} is the bus's own state${via}, not an artifact`);
+    }
     return real;
   }
 

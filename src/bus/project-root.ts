@@ -23,5 +23,6 @@ export function findProjectRoot(cwd: string): string {
 export function userPath(root: string, cwd: string, typed: string): string {
   const rel = path.relative(path.resolve(root), path.resolve(cwd));
   const inside = rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-  return inside ? path.resolve(cwd, typed) : typed;
+  // an empty name stays empty (refused as naming nothing), not the directory the command runs in
+  return inside && typed.trim() ? path.resolve(cwd, typed) : typed;
 }

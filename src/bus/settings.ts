@@ -1,6 +1,7 @@
 // Reads .guild/settings.json. Bad settings never crash a worker: problems are reported and defaults used.
 import type { Layout } from "./layout.js";
-import { describeIssues, ProviderConfig, Settings } from "../spec/schemas.js";
+import { describeIssues } from "../spec/issues.js";
+import { ProviderConfig, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { readTextBounded, type ReadRefused } from "./read-bounded.js";

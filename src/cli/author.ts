@@ -4,7 +4,7 @@ import { summary } from "./overview.js";
 import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
 import { decideEscalation, rebut, resubmit, respond } from "../commands/author.js";
-import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { DecisionChoice } from "../spec/schemas.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { readUserText } from "./input.js";
@@ -66,7 +66,7 @@ export function register(program: Command): void {
       .argument("<run>")
       .argument("<gate>")
       .addArgument(new Argument("<choice>").choices(DecisionChoice.options))
-      .argument("[n]", "rounds to add, with extend-cap (1-5)", intArg(1, 5))
+      .argument("[n]", `rounds to add, with extend-cap (1-${MAX_EXTEND_BY})`, intArg(1, MAX_EXTEND_BY))
       .option(
         "--note <text>",
         "instructions or rationale recorded in the trail (with continue, also given to the reviewer next round, labelled as yours)",

@@ -6,6 +6,7 @@ import { COMMAND_SUMMARIES } from "./overview.js";
 import { repeatedFlag, reportError, rootProblem, USAGE_EXIT } from "./errors.js";
 import { packageVersion } from "./version.js";
 import { textOf } from "../core/text-of.js";
+import { invalidInput } from "../spec/issues.js";
 
 type Loader = () => Promise<{ register(program: Command): void }>;
 
@@ -65,12 +66,8 @@ function harden(program: Command): void {
 }
 
 /** The one line a failed command prints: zod's issues flattened (never its JSON dump), anything else its message. */
-async function describeError(error: unknown): Promise<string> {
-  if (error instanceof Error && error.name === "$ZodError") {
-    const { describeIssues } = await import("../spec/schemas.js");
-    return `invalid input: ${describeIssues(error as unknown as Parameters<typeof describeIssues>[0]).join("; ")}`;
-  }
-  return error instanceof Error ? error.message : textOf(error);
+function describeError(error: unknown): string {
+  return invalidInput(error) ?? (error instanceof Error ? error.message : textOf(error));
 }
 
 /** The program with no commands yet: its name, version, the text after its --help, and where it writes. */
@@ -142,7 +139,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_EXIT; // commander printed it
-    return reportError(await describeError(error));
+    return reportError(describeError(error));
   }
   // Commands report their status through process.exitCode.
   return Number(process.exitCode ?? 0);

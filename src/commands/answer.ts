@@ -6,6 +6,7 @@ import { ReadRefused } from "../bus/read-bounded.js";
 import { TooLarge } from "../bus/deliver.js";
 import { InvalidIdError } from "../spec/ids.js";
 import { ReadFault } from "../core/read-fault.js";
+import { invalidInput } from "../spec/issues.js";
 
 export type Answer<T> = ({ ok: true } & T) | { ok: false; error: string };
 
@@ -25,6 +26,9 @@ export function refusing<T>(body: () => Answer<T> | Promise<Answer<T>>): Answer<
     )
       return refuse(error.message);
     if (error instanceof ReadFault) return refuse(`${error.message}; nothing was done — try again`);
+    // a value no face checked (a console form field) that the record's schema refuses: nothing was written
+    const invalid = invalidInput(error);
+    if (invalid) return refuse(invalid);
     throw error;
   };
   try {

@@ -11,7 +11,7 @@ import { resultRefusal } from "../core/result-slot.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
 import { readBounded } from "../bus/read-bounded.js";
-import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
@@ -97,7 +97,10 @@ async function decideEscalationNow(
   d: DecisionInput,
 ): Promise<Answer<{ round: number; reason: string }>> {
   if ((d.choice === "extend-cap") !== (d.extendBy !== undefined))
-    return refuse("a number of rounds (1-5) goes with extend-cap, and only with it");
+    return refuse(`a number of rounds (1-${MAX_EXTEND_BY}) goes with extend-cap, and only with it`);
+  // every face passes what it was given (a console form field is any text): the range is checked here, once
+  if (d.extendBy !== undefined && !(Number.isInteger(d.extendBy) && d.extendBy >= 1 && d.extendBy <= MAX_EXTEND_BY))
+    return refuse(`extend-cap takes a whole number of rounds from 1 to ${MAX_EXTEND_BY}, not ${d.extendBy}`);
   const view = viewOf(ctx, run, gate);
   const notWaiting = waitingFor(view, "awaiting_decision");
   if (notWaiting) return refuse(notWaiting);
@@ -106,11 +109,18 @@ async function decideEscalationNow(
   if (!offers(escalation, d.choice)) {
     return refuse(`${d.choice} is not an option for ${escalation.reason}; choose one of: ${escalation.options.join(", ")}`);
   }
-  // a convention the client is told, not a boundary: an agent with a shell could run the CLI itself
-  if (d.choice === "force-pass" && d.via !== undefined)
+  // a convention the client is told, not a boundary: an agent with a shell could run the CLI itself. A human
+  // checkpoint exists for a person to see the round (and a continue note reaches the reviewer as theirs)
+  const forPerson =
+    d.choice === "force-pass"
+      ? "force-pass ends the gate without a passing review"
+      : escalation.reason === "human_checkpoint"
+        ? "a human checkpoint is answered by the person who asked for it"
+        : null;
+  if (forPerson && d.via !== undefined)
     return refuse(
-      `force-pass ends the gate without a passing review, so a person decides it, not ${d.via}: ask the user to run ` +
-        `\`guild-bus decide ${run} ${gate} force-pass\` in a terminal (or to use the review console); do not run it yourself`,
+      `${forPerson}, so a person decides it, not ${d.via}: ask the user to run ` +
+        `\`guild-bus decide ${run} ${gate} ${d.choice}\` in a terminal (or to use the review console); do not run it yourself`,
     );
   // the bytes of the escalation this answers: what binds the decision to it (a file dropped ahead cannot know them)
   let answered: string;
@@ -125,7 +135,7 @@ async function decideEscalationNow(
     gate,
     round,
     choice: d.choice,
-    ...(d.extendBy ? { extend_by: d.extendBy } : {}),
+    ...(d.extendBy !== undefined ? { extend_by: d.extendBy } : {}),
     ...(d.note ? { note: d.note } : {}),
     decided_by: d.decidedBy,
     escalation_sha256: answered,

@@ -88,10 +88,8 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   // on defaults the broker would pick another reviewer than the settings name (weak, or the manual one)
   const badSettings = settingsRefusal(layout, problems);
   if (badSettings) return refuse(`${badSettings}; nothing was requested — fix the settings first`);
+  if (!p.artifact.trim()) return refuse("artifact refused: no file named");
   if (existsSync(abs) && statSync(abs).isDirectory()) return refuse(`artifact refused: ${layout.rel(abs)} is a directory; name a file`);
-  // the bus's own files change as it works (a trail is rewritten every round): a pass of one could never hold
-  if (layout.rel(abs).split(/[\\/]/)[0] === ".guild")
-    return refuse(`artifact refused: ${layout.rel(abs)} is the bus's own state, not an artifact`);
   // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
   // written for an artifact it would escalate at once.
   const artifact = readArtifact(layout, layout.rel(abs), scrubOptions(settings));

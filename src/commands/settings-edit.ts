@@ -5,7 +5,8 @@ import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { linkedFileRefusal } from "../bus/no-symlinks.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
-import { describeIssues, Settings } from "../spec/schemas.js";
+import { describeIssues } from "../spec/issues.js";
+import { Settings } from "../spec/schemas.js";
 import { type Answer, refuse } from "./answer.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 
@@ -28,7 +29,7 @@ export function readSettingsObject(layout: Layout): Answer<{ value: Record<strin
 export async function writeSettingsObject(layout: Layout, value: Record<string, unknown>): Promise<Answer<object>> {
   const checked = Settings.safeParse(value);
   if (!checked.success) return refuse(`the settings would be invalid: ${describeIssues(checked.error).join("; ")}`);
-  const linked = linkedFileRefusal(layout.settings, layout.rel(layout.settings), "this command");
+  const linked = linkedFileRefusal(layout.root, layout.rel(layout.settings), "this command");
   if (linked) return refuse(`${linked} (nothing was changed)`);
   await replace(layout.settings, JSON.stringify(value, null, 2) + "\n", { guildDir: layout.guild });
   return { ok: true };

@@ -30,6 +30,10 @@ interface AdapterKindInfo {
   cli: CliKind | null;
 }
 
+/** A reviewer worker dispatches this adapter's rounds; a person (manual) or a process outside the bus (external) answers
+ * the others. */
+export const dispatchedByBus = (adapter: string): boolean => adapter !== "manual" && adapter !== "external";
+
 export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> = Object.freeze({
   codex: {
     readsFiles: true,

@@ -442,9 +442,7 @@ export function outcomeRecord(
     reviewer_family: reviewerFamily,
     family_relation: familyRelation(author.family, reviewerFamily),
     author_family_source: author.source,
-    identity_assurance: v
-      ? ((input.reads.result(action.round)?.reviewer_model_source as string | undefined) ?? "foreign result (unverified)")
-      : null,
+    identity_assurance: v ? identityAssurance(p!, input.reads.result(action.round)) : null,
     independence: action.independence ?? p?.independence ?? null,
     rounds: countedRounds(s),
     ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
@@ -455,6 +453,14 @@ export function outcomeRecord(
     trail_path: input.trailPath,
     at: input.now,
   });
+}
+
+const FOREIGN = "foreign result (unverified)";
+
+/** How the reviewer's model is known: as its result says, unless that result came from outside the bus (external). */
+function identityAssurance(packet: PacketFrontMatter, result: ReturnType<GateReads["result"]>): string {
+  if (packet.reviewer_adapter === "external") return FOREIGN; // its own word about where it came from proves nothing
+  return textOf(result?.reviewer_model_source ?? FOREIGN);
 }
 
 /** The artifact bytes an outcome binds; an unreadable artifact is recorded as null (the outcome still says what happened). */
@@ -480,10 +486,10 @@ function quorumOutcome(
     family,
     model: s.members.get(provider)?.verdicts.get(action.round)?.reviewer_model ?? null,
   }));
-  const assurance = counted.map(
-    ({ provider }) =>
-      `${provider}: ${textOf(input.reads.result(action.round, provider)?.reviewer_model_source ?? "foreign result (unverified)")}`,
-  );
+  const assurance = counted.map(({ provider }) => {
+    const packet = s.members.get(provider)?.packets.get(action.round);
+    return `${provider}: ${packet ? identityAssurance(packet, input.reads.result(action.round, provider)) : FOREIGN}`;
+  });
   return Outcome.parse({
     schema_version: "guild_bus.outcome.v1",
     run_id: s.runId,

@@ -252,6 +252,16 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         `artifact file changed since packet ${R} (raw sha256 ${raw.artifact_raw_sha256}, now ${current.rawSha}), ` +
           "inside what the scrubber redacts: restart on the current bytes",
       );
+    // a nightmare reviewer read the file itself, while it ran: bytes written meanwhile and put back may be what it read
+    const changed = current.changedAtMs;
+    const readLive = packets.find(
+      (p) => p.difficulty === "nightmare" && changed !== undefined && Math.floor(changed) > Date.parse(p.issued_at),
+    );
+    if (readLive)
+      return restart(
+        `the artifact file was written after packet ${R} was sent (${new Date(changed!).toISOString()}), while its reviewer ` +
+          "read it from disk; whatever it holds now, the reviewer may have read other bytes: restart on the current bytes",
+      );
     return null;
   };
   // A quorum round (SPEC §26): every member's packet out first, then the round judged as a whole.

@@ -19,6 +19,7 @@ import {
 import { keepsIndependence } from "./independence.js";
 import { perGate } from "./policy.js";
 import { scrubLine } from "./scrub.js";
+import { sha256Hex } from "./sha.js";
 
 /** A reason in a failure or attempt record: one line, scrubbed, this long at most. */
 const REASON_MAX = 8000;
@@ -185,7 +186,7 @@ export function dispatchChain(
 }
 
 /** attempt-<n>.json: this worker is dispatching the round's packet (SPEC §15); a second dispatch is never automatic. */
-export function attemptFile(P: PacketFrontMatter, worker: Attempt["worker"], at: string): Attempt {
+export function attemptFile(P: PacketFrontMatter, worker: Attempt["worker"], at: string, deliveryKey: string): Attempt {
   return Attempt.parse({
     schema_version: "guild_bus.attempt.v1",
     run_id: P.run_id,
@@ -195,6 +196,7 @@ export function attemptFile(P: PacketFrontMatter, worker: Attempt["worker"], at:
     provider: P.reviewer_provider,
     worker,
     started_at: at,
+    delivery_key_sha256: sha256Hex(deliveryKey),
   });
 }
 

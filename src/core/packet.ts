@@ -1,5 +1,6 @@
 // packet-<n>.md: YAML front matter (PacketFrontMatter) followed by the markdown body the reviewer reads.
-import { describeIssues, PacketFrontMatter } from "../spec/schemas.js";
+import { describeIssues } from "../spec/issues.js";
+import { PacketFrontMatter } from "../spec/schemas.js";
 import { readWrittenFrontMatter, renderFrontMatter, yamlParser } from "./front-matter.js";
 import { deepFreeze } from "./memo.js";
 

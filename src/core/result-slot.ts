@@ -3,6 +3,27 @@
 import type { GateSnapshot } from "./snapshot.js";
 import { openRound } from "./gate-queries.js";
 import { slotFile } from "./slot-file.js";
+import { sha256Hex } from "./sha.js";
+import { dispatchedByBus } from "./adapter-kinds.js";
+import type { PacketFrontMatter } from "../spec/schemas.js";
+
+/**
+ * A round a reviewer worker dispatched takes only that worker's answer (SPEC §15): the result must carry the key whose
+ * sha256 the worker recorded in attempt-<n>.json before dispatching, which only it knows. A round the bus dispatches
+ * with no attempt recorded had no dispatch yet. Manual and external rounds are answered from outside the bus.
+ */
+export function deliveryRefusal(s: GateSnapshot, packet: PacketFrontMatter, result: Record<string, unknown>): string | null {
+  if (!dispatchedByBus(packet.reviewer_adapter)) return null;
+  const round = packet.round;
+  const attempt = s.attempts.get(round);
+  const to = `round ${round} went to ${packet.reviewer_provider} (adapter ${packet.reviewer_adapter}), which the bus dispatches`;
+  if (!attempt) return `${to}, and no dispatch was recorded: only its reviewer worker's answer counts`;
+  if (attempt.delivery_key_sha256 === undefined) return null; // recorded before delivery keys
+  const key = result.delivery_key;
+  if (typeof key === "string" && sha256Hex(key) === attempt.delivery_key_sha256) return null;
+  const attemptName = slotFile("attempt", round, s.member);
+  return `${to}: this result is not the answer of the worker that recorded ${attemptName} (its delivery key is missing or wrong)`;
+}
 
 /** null when a result for `round` would be verified now; otherwise why it cannot count. */
 export function resultRefusal(s: GateSnapshot, round: number): string | null {

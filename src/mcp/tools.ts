@@ -13,7 +13,7 @@ import { roundFindings } from "../commands/findings.js";
 import { requestReview } from "../commands/review.js";
 import { gateStatuses } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
-import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { DecisionChoice, described, Difficulty, QuorumRule, StopPolicy, wholeNumber } from "../spec/schemas.js";
 import type { AuthorHost } from "./client-host.js";
@@ -168,11 +168,11 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       title: "Decide an escalation",
       description:
         "Answer a gate that waits for a decision with one of the options its escalation offers (see status). " +
-        "force-pass is a person's decision: a client is refused it.",
+        "force-pass, and the answer to a human checkpoint, are a person's decisions: a client is refused them.",
       inputSchema: {
         ...runGate,
         choice: DecisionChoice,
-        extend_by: described(z.optional(wholeNumber(1, 5)), "rounds to add, with extend-cap only"),
+        extend_by: described(z.optional(wholeNumber(1, MAX_EXTEND_BY)), "rounds to add, with extend-cap only"),
         note: z.optional(z.string().check(z.maxLength(MAX_FILE_BYTES))),
       },
     },

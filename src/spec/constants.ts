@@ -6,6 +6,9 @@ export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** The wire name of a review result (SPEC §8). */
 export const RESULT_WIRE = "review_result.v1";
 
+/** The most rounds one `decide … extend-cap N` adds. */
+export const MAX_EXTEND_BY = 5;
+
 /**
  * The one list of adapter kinds: how a provider is reached (SPEC §13). external: a reviewer process outside the bus
  * serves the packets addressed to it from the files (SPEC §18 B); the bus spawns nothing for it.

@@ -3,7 +3,7 @@
 // this module, and with zod's chained API it took about 70 ms to load, with zod/mini about 45 (see bench/README.md).
 import * as z from "zod/mini";
 import { GATE_RE, RUN_ID_RE, SHA256_RE } from "./ids.js";
-import { ADAPTER_KINDS, FAMILIES, RESULT_WIRE } from "./constants.js";
+import { ADAPTER_KINDS, FAMILIES, MAX_EXTEND_BY, RESULT_WIRE } from "./constants.js";
 import { quorumProblem } from "./quorum-rule.js";
 
 // zod/mini ships without messages; the bus reports zod's English ones ("Invalid input: expected string, …")
@@ -159,6 +159,10 @@ export const ReviewResultStrict = withMeta(
       "copilot: the model is the profile's, declared by configuration; nothing reported it",
     ),
     copilot_profile: described(optionalString(), "copilot: the custom agent profile that ran"),
+    delivery_key: described(
+      optionalString(),
+      "the key whose sha256 the round's attempt-<n>.json recorded: this result is the dispatching worker's own",
+    ),
   }),
   { title: "review_result.v1 (as written by the bus)" },
 );
@@ -281,6 +285,10 @@ export const Attempt = withMeta(
     provider: nonBlank,
     worker: z.object({ host: z.string(), pid: wholeNumber() }),
     started_at: isoTime,
+    delivery_key_sha256: described(
+      z.optional(sha256Hex),
+      "sha256 of a key the dispatching worker keeps in memory and writes into the result it delivers: the round takes no other result",
+    ),
   }),
   { title: "review/<gate>/attempt-<n>.json", description: "Recorded before a reviewer is dispatched." },
 );
@@ -435,7 +443,7 @@ export const Decision = withMeta(
     gate,
     round: wholeNumber(0),
     choice: DecisionChoice,
-    extend_by: z.optional(wholeNumber(1, 5)),
+    extend_by: z.optional(wholeNumber(1, MAX_EXTEND_BY)),
     note: optionalString(),
     decided_by: optionalString(),
     escalation_sha256: described(
@@ -697,14 +705,3 @@ export const PUBLISHED_SCHEMAS = {
   codex_skip_streak: CodexSkipStreak,
   run: RunMeta,
 } as const;
-
-/** Flatten zod issues to "path: message" lines, every problem, not just the first. */
-export function describeIssues(error: { issues: readonly z.core.$ZodIssue[] }): string[] {
-  return error.issues.map((issue) => {
-    const where = issue.path.length ? issue.path.join(".") : "(root)";
-    if (issue.code === "invalid_type" && issue.path.length && issue.message.endsWith("received undefined")) {
-      return `missing required field: ${where}`;
-    }
-    return `${where}: ${issue.message}`;
-  });
-}

@@ -1,25 +1,30 @@
 // A reviewer worker: for packets addressed to a provider it serves, claim the round, record the attempt, dispatch
 // once (a weaker pair or a fallback provider only after a dispatch proved that nothing ran), normalize the output
 // (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not; every dispatch is recorded.
+import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
 import { readGateToAct } from "../bus/gate-reader.js";
 import { rethrowSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { normalizeWithRepair, runChain, type Walk } from "./reviewer-dispatch.js";
-import type { DispatchAttempt, Failure } from "../spec/schemas.js";
+import type { DispatchAttempt, Failure, PacketFrontMatter } from "../spec/schemas.js";
 import { tryClaim } from "../bus/claim.js";
 import { deliver } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
 import { attemptFile, type ChainLink, dispatchChain, failureRecord, gateTier, type Pair } from "../core/dispatch-plan.js";
-import { deliverResult } from "./deliver-result.js";
+import { deliverResult, type ResultDelivery } from "./deliver-result.js";
+import { rejectFile } from "../bus/reject.js";
+import { parseReviewResult } from "../core/result-wire.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { openRound } from "../core/gate-queries.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { type GateSnapshot, memberView, reviewerViews } from "../core/snapshot.js";
-import { slotFile } from "../core/slot-file.js";
+import { packetMember, slotFile } from "../core/slot-file.js";
 
 export interface ReviewerOptions {
   /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
@@ -83,7 +88,9 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     // read before the attempt is recorded: a read that fails now must leave nothing that says a review was dispatched
     const packetPath = file(slotFile("packet", R, member));
     const packetText = readPacket(packetPath);
-    const attempt = JSON.stringify(attemptFile(P, { host: hostname(), pid: process.pid }, now()), null, 2) + "\n";
+    // only this process knows the key (the attempt records its hash): the round takes no result but the one it delivers
+    const deliveryKey = randomBytes(32).toString("hex");
+    const attempt = JSON.stringify(attemptFile(P, { host: hostname(), pid: process.pid }, now(), deliveryKey), null, 2) + "\n";
     // a delivery the system failed is tried again; "identical" is this worker's own (it names its pid and time), linked
     // by a try whose directory fsync failed
     const recorded = await retryOnSystemFault(() => deliver(file(slotFile("attempt", R, member)), attempt, { guildDir: layout.guild }));
@@ -117,8 +124,9 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     if ("kind" in normalized) return normalized.kind === "fenced" ? "active" : fail(normalized.failure, normalized.reason, ran.attempts);
     const { result } = normalized;
     const { link, pair, attempts, requested, declared } = ran;
-    // the answer is paid for: a delivery the system failed is tried again rather than lost
-    const delivery = await retryOnSystemFault(() =>
+    // the answer is paid for: a delivery the system failed is tried again rather than lost, and a result planted in
+    // its slot meanwhile (the verifier refuses it: no delivery key) gives way to it
+    const delivery = await deliverOverForeign(ctx, P, deliveryKey, () =>
       deliverResult(ctx, P, {
         ...result,
         dispatch_attempts: attempts,
@@ -131,6 +139,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
         },
         // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
         ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
+        delivery_key: deliveryKey,
       }),
     );
     if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts);
@@ -167,6 +176,40 @@ export function createReviewer(
       ),
     { concurrency: options.concurrency ?? 4 },
   );
+}
+
+/** How long a worker waits for the verifier to move a planted result out of its slot before it moves it itself. */
+const FOREIGN_RESULT_WAIT_MS = 30_000;
+
+/**
+ * Deliver this worker's answer; when its slot holds a result that is not (no delivery key of this dispatch), wait for
+ * the verifier to move it aside, else move it aside itself, and deliver again: a planted result must not cost the
+ * round its paid answer.
+ */
+async function deliverOverForeign(
+  ctx: BusContext,
+  P: PacketFrontMatter,
+  key: string,
+  send: () => Promise<ResultDelivery>,
+): Promise<ResultDelivery> {
+  const file = ctx.layout.gateFile(P.run_id, P.gate, slotFile("result", P.round, packetMember(P)));
+  const foreign = () => {
+    try {
+      return parseReviewResult(readTextBounded(file, { max: MAX_FILE_BYTES })).result?.delivery_key !== key;
+    } catch {
+      return true; // gone meanwhile, or no result of ours: deliver again
+    }
+  };
+  const until = Date.now() + FOREIGN_RESULT_WAIT_MS;
+  for (;;) {
+    const delivery = await retryOnSystemFault(send);
+    if (!delivery.ok || delivery.status !== "conflict" || !foreign()) return delivery;
+    if (Date.now() < until) await sleep(200);
+    else {
+      const reason = "planted in the slot of the dispatched reviewer's answer, which has no other place (no delivery key of its dispatch)";
+      await rejectFile(path.dirname(file), path.basename(file), reason, ctx.layout.guild);
+    }
+  }
 }
 
 /** The packet to dispatch; a read the system failed is a ReadFault (tried again later), not a bug's stack. */

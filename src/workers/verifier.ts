@@ -12,7 +12,7 @@ import { artifactOrFault, readArtifact } from "../bus/artifact.js";
 import type { ArtifactState } from "../core/artifact-view.js";
 import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
-import { resultRefusal } from "../core/result-slot.js";
+import { deliveryRefusal, resultRefusal } from "../core/result-slot.js";
 import { readGateToAct } from "../bus/gate-reader.js";
 import { type GateSnapshot, reviewerViews } from "../core/snapshot.js";
 import { contestedCount, rulingCounts } from "../core/verdict-pass.js";
@@ -88,7 +88,7 @@ interface RoundToVerify {
   member: string | null;
   packet: PacketFrontMatter;
   /** The reviewer's files the packet belongs to (a quorum member's own): a ruling counts its contested round's findings. */
-  view: Pick<GateSnapshot, "verdicts">;
+  view: GateSnapshot;
   /** A foreign writer may still be writing the result in place: an unreadable one is left for later, not rejected. */
   mayStillBeWriting: boolean;
   reject: (round: number, reason: string) => Promise<void>;
@@ -120,6 +120,8 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
   if (parsed.result.packet_id !== packet.packet_id) {
     return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
   }
+  const notDispatched = deliveryRefusal(toVerify.view, packet, parsed.result);
+  if (notDispatched) return reject(round, notDispatched);
   // the packet's bytes the result is judged against: its fields (stop, author family) decide the pass, so the verdict
   // binds them, and an edit after it breaks the round (SPEC §15). They are the bytes whose fields were judged: read
   // again here, they must still hold the front matter the look saw

@@ -1,7 +1,7 @@
 // Issue #14 "inputs and errors": the project root found like git finds its work tree, settings validated by every
 // command, and help, version and refusals that say what to do.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, REPO } from "../helpers/bus.js";
@@ -140,6 +140,15 @@ describe("help, version and refusals", () => {
       code: 1,
       stderr: "guild-bus: artifact refused: .guild/runs/r1/review/G-spec/request.json is the bus's own state, not an artifact\n",
     });
+    // a link is judged by where it leads
+    symlinkSync("../.guild/runs/r1/review/G-spec/request.json", path.join(docs, "linked.md"));
+    expect(run(["review", "linked.md", "--gate", "G-plan", "--author", "claude"], docs)).toMatchObject({
+      code: 1,
+      stderr:
+        "guild-bus: artifact refused: docs/linked.md is the bus's own state " +
+        "(it resolves to .guild/runs/r1/review/G-spec/request.json), not an artifact\n",
+    });
+    expect(run(["review", "", "--gate", "G-plan", "--author", "claude"], docs).stderr).toBe("guild-bus: artifact refused: no file named\n");
     const local = run(["review", "spec.md", "--gate", "G-plan", "--author", "claude", "--review", "local"], docs);
     expect(local.code).toBe(0);
     expect(local.stderr).toMatch(/warning: review local with no weak_reviewer .*else the manual reviewer \(a person answers/);

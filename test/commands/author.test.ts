@@ -7,6 +7,8 @@ import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
 import { decideEscalation, rebut, respond, resubmit } from "../../src/commands/author.js";
 import { requestReview } from "../../src/commands/review.js";
+import { refusing } from "../../src/commands/answer.js";
+import { Decision } from "../../src/spec/schemas.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
@@ -53,6 +55,20 @@ describe("commands: refusals are answers, and nothing is written for them", () =
       ok: false,
       error: "a number of rounds (1-5) goes with extend-cap, and only with it",
     });
+    // what a face passes unchecked (the console's form field is any text) is refused here, once, for every face
+    for (const extendBy of [9, 2.5, Number("abc"), 0, -1]) {
+      expect(await decideEscalation(ctx, "r1", "G-spec", { choice: "extend-cap", extendBy, decidedBy: "me" })).toEqual({
+        ok: false,
+        error: `extend-cap takes a whole number of rounds from 1 to 5, not ${extendBy}`,
+      });
+    }
+    // and a record its schema refuses, from any command, is a refusal naming the field, never a crash
+    const invalid = Decision.safeParse({ choice: "extend-cap", extend_by: 9 }).error!;
+    expect(
+      refusing(() => {
+        throw invalid;
+      }),
+    ).toEqual({ ok: false, error: expect.stringMatching(/^invalid input: .*extend_by/) });
     expect(await requestReview(layout, { artifact: "docs/spec.md", gate: "G-nope", author: "claude", reviewer: "manual" })).toEqual({
       ok: false,
       error: expect.stringMatching(/^invalid gate/),

@@ -7,7 +7,7 @@ import { contestRefusal } from "../../src/core/gate-queries.js";
 import { packetId } from "../../src/core/packet.js";
 import { resolvePolicy } from "../../src/core/policy.js";
 import type { DecisionChoice } from "../../src/spec/schemas.js";
-import { context, gate, openRound, packet, RAW_SHA, request, scoreGate, settle, SHA_A, SHA_B, verdict } from "../helpers/snapshots.js";
+import { AT, context, gate, openRound, packet, RAW_SHA, request, scoreGate, settle, SHA_A, SHA_B, verdict } from "../helpers/snapshots.js";
 
 /** The artifact as the test contexts give it: still the bytes the test gates' outcomes bind. */
 const UNCHANGED = { ok: true as const, sha: SHA_A, rawSha: RAW_SHA };
@@ -183,6 +183,23 @@ describe("decide: verdicts (step 8)", () => {
       .verdict(1, "pass", { independence_violation: true, reviewer_family: "unknown", reviewer_model: "mystery-1" });
     expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", round: 1, reason: "identity_unverified", options: RETRY });
     expect((decide(g.s, context()).action as { detail: string }).detail).toContain('"mystery-1"');
+  });
+
+  it("nightmare: a pass of a file written after its packet was sent restarts, whatever it holds now (the reviewer read it live)", () => {
+    const sent = Date.parse(AT);
+    const pass = (difficulty: "medium" | "nightmare", changedAtMs: number) => {
+      const g = gate().packet(1, { difficulty }).verdict(1, "pass");
+      return decide(g.s, context({ policy: { difficulty }, artifact: { ok: true, sha: SHA_A, rawSha: SHA_A, changedAtMs } }));
+    };
+    const swapped = pass("nightmare", sent + 5_000);
+    expect(swapped.action).toMatchObject({ type: "packet", round: 2, restart_of: 1, restart_reason: "artifact_changed" });
+    expect(swapped.detail).toMatch(
+      /^the artifact file was written after packet 1 was sent \(2025-01-01T00:00:05\.000Z\), while its reviewer read it/,
+    );
+    expect(pass("nightmare", sent - 1).action).toMatchObject({ type: "outcome", status: "satisfied" });
+    expect(pass("nightmare", sent + 0.9).action).toMatchObject({ type: "outcome", status: "satisfied" }); // the same millisecond
+    // below nightmare the packet carries the bytes the reviewer judged: a later write of the same bytes changes nothing
+    expect(pass("medium", sent + 5_000).action).toMatchObject({ type: "outcome", status: "satisfied" });
   });
 
   it("sha mismatch → restart packet on the current bytes: restart_of, artifact_changed, counted round unchanged", () => {

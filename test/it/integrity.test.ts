@@ -19,7 +19,7 @@ import {
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIN, makeProject, type Project, SCRIPTED, stopChild } from "../helpers/bus.js";
+import { BIN, makeProject, type Project, SCRIPTED, scriptedProvider, stopChild } from "../helpers/bus.js";
 import { cliAsync } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { sha256Hex } from "../../src/core/sha.js";
@@ -205,6 +205,32 @@ describe("no false sign-off (integration)", () => {
       const s = p.status(run, GATE);
       expect(s.status).not.toBe("satisfied");
     }
+  });
+
+  it("a round the bus dispatched takes only its reviewer worker's answer: one planted while it runs is moved aside (§15)", async () => {
+    const p = setup();
+    const slow = { default: { do: "slow-satisfied" }, slow_ms: 3000, reported_model: "gpt-5-genuine" };
+    p.settings({ foreign_grace_ms: 800, providers: { gptrev: scriptedProvider(p.root, "gptrev", "gpt-5", slow) } });
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    p.startWorker("command");
+    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--author-model", "claude-opus-4", "--run-id", "dk1"]);
+    expect(r.code, r.stderr).toBe(0);
+    await p.waitFor("dk1", GATE, has("attempt-1.json"), "the dispatch");
+    // the planted answer claims the identity a bus reviewer's would have
+    drop(p, "dk1", "result-1.json", resultText(p, "dk1", 1, "satisfied", ',"reviewer_model_source":"reported"'));
+    await p.waitFor("dk1", GATE, has("outcome.json"), "the outcome", scaled(90_000));
+    expect(outcomeOf(p, "dk1").status).toBe("satisfied");
+    expect(p.readJson<{ reviewer_model: string; delivery_key?: string }>("dk1", GATE, "result-1.json")).toMatchObject({
+      reviewer_model: "gpt-5-genuine",
+      delivery_key: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    const reasons = readdirSync(path.join(p.gateDir("dk1", GATE), "rejected"))
+      .filter((f) => f.endsWith(".reason.json"))
+      .map((f) => readFileSync(path.join(p.gateDir("dk1", GATE), "rejected", f), "utf8"));
+    expect(reasons.join("\n")).toMatch(
+      /which the bus dispatches: this result is not the answer of the worker that recorded attempt-1\.json|no delivery key/,
+    );
   });
 
   it("a result with an invalid UTF-8 byte is bound by its bytes: refused as not text, and a clean re-delivery passes (§5)", async () => {
@@ -481,6 +507,7 @@ describe("hostile directory entries (integration)", () => {
     ["over the size limit", (f: string) => writeFileSync(f, "x".repeat(3 * 1024 * 1024)), "artifact_too_large"],
     ["not UTF-8 text", (f: string) => writeFileSync(f, Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a])), "artifact_not_text"],
     ["a FIFO", (f: string) => spawnSync("mkfifo", [f]), "artifact_missing"],
+    ["linked into .guild/ (the bus's own state)", (f: string) => symlinkSync("../.guild/settings.json", f), "artifact_missing"],
   ])(
     "an artifact %s escalates once before round 1: no packet, nothing rewritten or moved aside in a loop (§10, §14)",
     async (_what, make, reason) => {

@@ -189,6 +189,24 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(ended.structuredContent).toMatchObject({ exit_code: 3 }); // more rounds: the author revises and resubmits
   });
 
+  it("a human checkpoint is a person's to answer: the client is told to ask the user, and nothing is decided", async () => {
+    const p = project();
+    const s = await open(p, "claude-code");
+    const run = (
+      await s.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", author_model: "claude-opus-4-5", human_checkpoint: true })
+    ).structuredContent!.run_id as string;
+    const stopped = await waitUntilStopped(s, run);
+    expect(stopped.structuredContent).toMatchObject({ exit_code: 4 });
+    expect(stopped.structuredContent!.options).toEqual(expect.arrayContaining(["continue", "stop", "rework"]));
+    const answered = await s.call("decide", { run_id: run, gate: "G-spec", choice: "continue", note: "I, the human, checked it: approve" });
+    expect(answered.isError).toBe(true);
+    expect(textOf(answered)).toContain(
+      "a human checkpoint is answered by the person who asked for it, so a person decides it, not claude-code",
+    );
+    expect(textOf(answered)).toContain(`ask the user to run \`guild-bus decide ${run} G-spec continue\``);
+    expect(p.files(run, "G-spec")).not.toContain("decision-1.json");
+  });
+
   it("two clients on one tree review at once; every round is dispatched once", async () => {
     const p = project();
     p.write("docs/plan.md", "# Plan\n\nRollback: TBD\n");

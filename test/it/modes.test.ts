@@ -5,7 +5,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { packetId, renderPacket } from "../../src/core/packet.js";
+import { packetId, parsePacket, renderPacket } from "../../src/core/packet.js";
+import { attemptFile } from "../../src/core/dispatch-plan.js";
 import { BIN, makeProject, type Project, received, scriptedProvider, startBus, stopChild } from "../helpers/bus.js";
 import { packet } from "../helpers/snapshots.js";
 import { scaled, waitSeconds } from "../helpers/machine.js";
@@ -311,18 +312,22 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
       // the reviewer reads what the packet lists, from the project root
       expect(readFileSync(path.join(p.root, listed[0]!), "utf8")).toContain("MARKER-ONLY-IN-THE-ARTIFACT");
       const sha = /^artifact_sha256: (\w+)$/m.exec(text)![1]!;
-      const tmp = path.join(p.root, "answer.json");
-      writeFileSync(
-        tmp,
-        JSON.stringify({
-          packet_id: packetId("n1", "G-plan", 1),
-          artifact_sha256_reviewed: sha,
-          verdict: "satisfied",
-          blocking_findings: [],
-          reviewer_model: "gpt-5",
-        }),
-      );
-      renameSync(tmp, path.join(p.gateDir("n1", "G-plan"), "result-1.json"));
+      // answered as the codex reviewer worker does: its attempt first, then the result carrying the attempt's key
+      const key = "a1".repeat(32);
+      const deliverAs = (name: string, value: object) => {
+        const tmp = path.join(p.root, `${name}.tmp`);
+        writeFileSync(tmp, JSON.stringify(value));
+        renameSync(tmp, path.join(p.gateDir("n1", "G-plan"), name));
+      };
+      deliverAs("attempt-1.json", attemptFile(parsePacket(text).front!, { host: "test", pid: process.pid }, new Date().toISOString(), key));
+      deliverAs("result-1.json", {
+        packet_id: packetId("n1", "G-plan", 1),
+        artifact_sha256_reviewed: sha,
+        verdict: "satisfied",
+        blocking_findings: [],
+        reviewer_model: "gpt-5",
+        delivery_key: key,
+      });
       const s = await p.waitState("n1", "G-plan", ["done"]);
       expect(s).toMatchObject({ status: "satisfied", independence: "strong", reviewer_host: "reader" });
     },
