@@ -39,14 +39,19 @@ export function refuseSymlinks(guildDir: string, target: string): void {
 }
 
 /**
- * Why a file of the user's that a command edits for them (`init`, `gate on|off`) is not rewritten: a link is theirs
- * to keep (dotfiles, one settings file shared by worktrees), and writing through it could reach any file. Null when
- * `file` is no link.
+ * Why a file of the user's that a command edits for them (`init`, `gate on|off`) is not written: a link on its path
+ * (the file, or a directory such as `.claude` linked to the user's own) is theirs to keep, and writing through it
+ * could reach any file outside the project. Null when no component of `rel` under `root` is a link.
  */
-export function linkedFileRefusal(file: string, rel: string, command: string): string | null {
-  if (!lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return null;
-  return (
-    `${rel} is a symbolic link: ${command} neither writes through a link nor replaces it; ` +
-    "make the change in the file it points to, or put a copy of that file in its place"
-  );
+export function linkedFileRefusal(root: string, rel: string, command: string): string | null {
+  const parts = rel.split("/");
+  for (let i = 1; i <= parts.length; i++) {
+    const linked = parts.slice(0, i).join("/");
+    if (!lstatSync(path.join(root, linked), { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    return (
+      `${linked} is a symbolic link: ${command} neither writes through a link nor replaces it` +
+      (linked === rel ? "; make the change in the file it points to, or put a copy of that file in its place" : ` (${rel} is under it)`)
+    );
+  }
+  return null;
 }

@@ -10,6 +10,7 @@ import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { loadSettings } from "../bus/settings.js";
 import { linkedFileRefusal } from "../bus/no-symlinks.js";
 import { replace } from "../bus/replace.js";
+import { parse as parseToml } from "smol-toml";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { type Answer, refuse } from "./answer.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
@@ -92,7 +93,7 @@ class Workspace {
         path: rel,
         before: f.before,
         after: f.after!,
-        refused: linkedFileRefusal(path.join(this.root, rel), rel, "init"),
+        refused: linkedFileRefusal(this.root, rel, "init"),
       }));
   }
 }
@@ -150,17 +151,21 @@ function claude(ws: Workspace, notes: string[]): void {
 
 const LOOP_TOOLS = ["request_review", "wait", "status", "findings", "resubmit", "providers", "check"];
 
-/**
- * A guild-bus server the config already declares, in any spelling TOML allows: a table at or under it (`[mcp_servers.
- * 'guild-bus']`, `[ mcp_servers.guild-bus.tools.wait ]`, indented) or a dotted key. Declaring it again would make the
- * whole file invalid TOML, so codex would load none of it.
- */
-const CODEX_SERVER_RE = /^\s*(?:\[\s*)?mcp_servers\s*\.\s*(?:"guild-bus"|'guild-bus'|guild-bus)\s*[\].=]/m;
+/** A TOML file as a table, or a refusal: init never writes a file codex would then load none of. */
+function tomlTable(text: string, rel: string, what: string): Record<string, unknown> {
+  try {
+    return parseToml(text);
+  } catch (error) {
+    throw new InitRefused(`${rel} ${what} (${(error as Error).message.split("\n")[0]}); fix it, then run init again (nothing was written)`);
+  }
+}
 
 function codex(ws: Workspace, notes: string[]): void {
   const rel = ".codex/config.toml";
   const text = ws.read(rel) ?? "";
-  if (!CODEX_SERVER_RE.test(text)) {
+  // the server may be declared in any spelling TOML allows (a table, a dotted key, an inline table): the parser tells
+  const servers = tomlTable(text, rel, "is not valid TOML").mcp_servers;
+  if (!(servers && typeof servers === "object" && Object.hasOwn(servers, "guild-bus"))) {
     // The loop's own tools run without a prompt; decide and respond (a human's part) keep codex's approval prompt.
     const approved = LOOP_TOOLS.map((t) => `[mcp_servers.guild-bus.tools.${t}]\napproval_mode = "approve"\n`).join("\n");
     const block =
@@ -170,7 +175,10 @@ function codex(ws: Workspace, notes: string[]): void {
       "startup_timeout_sec = 60 # npx and node start slowly on a loaded machine\n" +
       "tool_timeout_sec = 120 # above guild-bus mcp's 45 s wait budget\n\n" +
       approved;
-    ws.write(rel, `${text.replace(/\n*$/, text ? "\n\n" : "")}${block}`);
+    const merged = `${text.replace(/\n*$/, text ? "\n\n" : "")}${block}`;
+    // an inline `mcp_servers = { … }` cannot take a table added after it: refused, never a file that no longer parses
+    tomlTable(merged, rel, "declares mcp_servers in a form the [mcp_servers.guild-bus] table cannot be added to");
+    ws.write(rel, merged);
   }
   contextSection(ws, "AGENTS.md");
   notes.push("codex: the project's .codex/config.toml is read once you trust the project in codex (it asks on first start)");

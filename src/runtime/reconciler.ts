@@ -662,13 +662,18 @@ export class WorkerRuntime {
         this.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
       }
     } catch (error) {
-      // A handler that throws is a bug (its stack once) or a read the system failed (ReadFault: its message); then a
-      // line per retry, each retry twice as late (capped).
+      // A handler that throws is a bug (its stack once), a read the system failed (ReadFault: its message) or a file
+      // operation the tree refused (an errno: a planted file or a permission, which status names; its message); then
+      // a line per retry, each retry twice as late (capped).
       const count = (this.failing.get(ref.key)?.count ?? 0) + 1;
       const delay = Math.min((this.spec.reconcileMs ?? 2000) * 2 ** (count - 1), MAX_BACKOFF_MS);
       this.failing.set(ref.key, { count, until: Date.now() + delay });
       const first =
-        error instanceof ReadFault ? `a read failed, nothing decided: ${error.message}` : ((error as Error).stack ?? textOf(error));
+        error instanceof ReadFault
+          ? `a read failed, nothing decided: ${error.message}`
+          : typeof (error as NodeJS.ErrnoException).code === "string"
+            ? `a file operation failed: ${(error as Error).message}`
+            : ((error as Error).stack ?? textOf(error));
       const what = count === 1 ? first : `still failing (${count} times in a row): ${(error as Error).message}`;
       this.spec.log(`${ref.runId}/${ref.gate}: ${what}; next try in ${delay} ms`);
     }

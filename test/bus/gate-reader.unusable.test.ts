@@ -12,6 +12,15 @@ import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 describe("unusable gate paths", () => {
+  it("a file where a gate directory should be waits on a human, never on a request that is not coming", async () => {
+    const { layout } = await gateWithPacket("gate-file");
+    mkdirSync(layout.gateDir("gate-file", "G-plan").replace(/G-plan$/, ""), { recursive: true });
+    writeFileSync(layout.gateDir("gate-file", "G-plan"), "junk\n");
+    expect(viewGate(loadContext(layout), "gate-file", "G-plan").next.waiting_on).toBe(
+      "a human: the gate directory — not a directory: move it aside (a gate is a directory of files)",
+    );
+  });
+
   it("a directory at trail.md: the gate waits on a human to remove it (the trail, and so the outcome, cannot be written)", async () => {
     const run = "trail-dir";
     const { layout, file } = await gateWithPacket(run);

@@ -2,7 +2,18 @@
 // replaced), a file it cannot merge is refused by name with nothing written; and the shipped plugin and extension are
 // exactly what src/commands/host-files.ts renders (`npm run integrations`).
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -122,12 +133,33 @@ describe("guild-bus init", () => {
       '  [mcp_servers."guild-bus"]\ncommand = "x"\n',
       '[mcp_servers.guild-bus.tools.wait]\napproval_mode = "approve"\n',
       'mcp_servers.guild-bus.command = "x"\n',
+      '[mcp_servers]\nguild-bus = { command = "npx", args = ["guild-bus", "mcp"] }\n',
+      '[mcp_servers]\n"guild-bus".command = "npx"\n',
+      '["mcp_servers".guild-bus]\ncommand = "npx"\n',
+      'mcp_servers = { guild-bus = { command = "x" } }\n',
     ]) {
       const root = tempRoot();
       mkdirSync(path.join(root, ".codex"));
       writeFileSync(path.join(root, ".codex", "config.toml"), declared);
       await init(root, ["codex"]);
       expect(read(root, ".codex/config.toml"), declared).toBe(declared);
+    }
+    // a table added after an inline mcp_servers, or to a file that is not TOML, would leave a file codex cannot load
+    for (const [text, why] of [
+      [
+        'mcp_servers = { other = { command = "x" } }\n',
+        "declares mcp_servers in a form the [mcp_servers.guild-bus] table cannot be added to",
+      ],
+      ["[mcp_servers\n", "is not valid TOML"],
+    ]) {
+      const root = tempRoot();
+      mkdirSync(path.join(root, ".codex"));
+      writeFileSync(path.join(root, ".codex", "config.toml"), text!);
+      expect(await planInit(new Layout(root), ["codex"])).toEqual({
+        ok: false,
+        error: expect.stringContaining(`.codex/config.toml ${why}`),
+      });
+      expect(read(root, ".codex/config.toml")).toBe(text);
     }
   });
 
@@ -166,6 +198,19 @@ describe("guild-bus init", () => {
     rmSync(path.join(root, "AGENTS.md"));
     symlinkSync(path.join(elsewhere, "shared-agents.md"), path.join(root, "AGENTS.md"));
     expect((await init(root, ["codex"])).changes).toEqual([]);
+    // a linked directory on the way (a project's .claude linked to the user's own) is refused the same way
+    const home = tempRoot();
+    mkdirSync(path.join(home, ".claude"));
+    writeFileSync(path.join(home, ".claude", "settings.json"), '{ "model": "opus" }\n');
+    symlinkSync(path.join(home, ".claude"), path.join(root, ".claude"));
+    const claude = await planInit(layout, ["claude"]);
+    if (!claude.ok) throw new Error(claude.error);
+    expect(claude.changes.find((c) => c.path === ".claude/settings.json")?.refused).toBe(
+      ".claude is a symbolic link: init neither writes through a link nor replaces it (.claude/settings.json is under it)",
+    );
+    expect((await applyInit(layout, claude)).ok).toBe(false);
+    expect(readdirSync(path.join(home, ".claude"))).toEqual(["settings.json"]);
+    expect(read(home, ".claude/settings.json")).toBe('{ "model": "opus" }\n');
   });
 
   it("refuses a FIFO in a file's place by name, without waiting on it, and writes nothing", async () => {

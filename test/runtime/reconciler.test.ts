@@ -57,6 +57,30 @@ function twoGates(options: Partial<WorkerSpec>) {
   return { dir, ...recordingRuntime(root, options) };
 }
 
+describe("reconciler: a file operation the tree refuses", () => {
+  it("is logged as its message, no stack: a planted file or a permission is not a bug (status names who acts)", async () => {
+    const root = tempRoot();
+    mkdirSync(path.join(root, ".guild", "runs", "r1", "review", "G-spec"), { recursive: true });
+    const logs: string[] = [];
+    const { runtime } = recordingRuntime(root, {
+      handleGate: async () => {
+        throw Object.assign(new Error("EISDIR: illegal operation on a directory, rename 'x' -> 'trail.md'"), { code: "EISDIR" });
+      },
+      log: (m) => logs.push(m),
+    });
+    await runtime.start();
+    try {
+      await until("two tries", () => logs.filter((l) => l.startsWith("r1/G-spec: ")).length >= 2);
+      expect(logs.find((l) => l.startsWith("r1/G-spec: "))).toMatch(
+        /^r1\/G-spec: a file operation failed: EISDIR: illegal operation on a directory, rename .*; next try in \d+ ms$/,
+      );
+      expect(logs.some((l) => l.includes("\n    at "))).toBe(false);
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
+
 describe("reconciler: coarse directory mtimes (sshfs: whole seconds)", () => {
   it("a gate handled within the second of its directory's whole-second mtime is handled again; an older one is not", async () => {
     const { dir, calls, runtime } = twoGates({ concurrency: 2 }); // both gates a pass queues start in the same pump
