@@ -20,6 +20,7 @@ import {
 } from "../spec/schemas.js";
 import { describeIssues } from "../spec/issues.js";
 import { parsePacket } from "../core/packet.js";
+import { embeddingProblem, successionProblem } from "../core/packet-chain.js";
 import { cachedParse } from "./parse-cache.js";
 import { GateStats, type Stat } from "./gate-stats.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
@@ -228,9 +229,10 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             file,
             (): { front: PacketFrontMatter | null; problems: string[]; read: boolean; fault?: true } => {
               try {
-                // not the body: it can be megabytes
-                const { front, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES }));
-                return { front, problems, read: true };
+                // the body is checked once per version (it can be megabytes), not kept
+                const { front, body, problems } = parsePacket(readTextBounded(file, { max: MAX_FILE_BYTES }));
+                const unbound = front && embeddingProblem(front, body);
+                return unbound ? { front: null, problems: [unbound], read: true } : { front, problems, read: true };
               } catch (error) {
                 return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false, ...faultFlag(error) };
               }
@@ -319,6 +321,16 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   const files = shaOncePerRead(dir, listedStats, stats, closed, (name, reason) =>
     snap.problems.push({ file: name, reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
   );
+  // a later packet must follow the one before it as the broker issues them: else it is no round's
+  for (const round of [...snap.packets.keys()].sort((a, b) => a - b)) {
+    const packet = snap.packets.get(round)!;
+    if (round === 1 || packet.quorum) continue;
+    const why = successionProblem(packet, snap.packets.get(round - 1), snap.failures.get(round - 1));
+    if (why) {
+      snap.packets.delete(round);
+      snap.problems.push({ file: `packet-${round}.md`, reason: why, mtimeMs: listedStats.get(`packet-${round}.md`)?.st.mtimeMs ?? 0 });
+    }
+  }
   for (const [round, decision] of snap.decisions) {
     const answered = snap.escalations.has(round) ? files.sha(`escalation-${round}.json`, round) : null;
     const why = decisionProblem(decision, snap.escalations.get(round), answered);

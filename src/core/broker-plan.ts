@@ -22,6 +22,7 @@ import { sentShas } from "./sent-bytes.js";
 import { familyRelation } from "./independence.js";
 import { packetId, renderPacket } from "./packet.js";
 import { type PacketExtras, renderPacketBody } from "./packet-body.js";
+import { type ReviewerFields, reviewerFields } from "./packet-chain.js";
 import { MANUAL_PROVIDER, type ResolvedPolicy } from "./policy.js";
 import { passProblems, quorumPassProblems, type ReverifyInput } from "./reverify.js";
 import { scrub, scrubOptions } from "./scrub.js";
@@ -252,11 +253,6 @@ function noReviewer(action: PacketAction, why: string): EscalationAction {
   return { type: "escalation", round, reason: "unavailable", detail: why, options: round === 0 ? ["rework"] : RETRY_OPTIONS };
 }
 
-export type ReviewerFields = Pick<
-  PacketFrontMatter,
-  "reviewer_provider" | "reviewer_adapter" | "reviewer_model" | "reviewer_family" | "independence" | "selection_status" | "selection_reason"
->;
-
 /** The packet's reviewer: the inherited one, or one selected now (a finalizer afresh: never copilot, and only strong). */
 function packetReviewer(s: GateSnapshot, action: PacketAction, input: BrokerInput): ReviewerFields | { unavailable: string } {
   if (action.inherit) return reviewerFields(action.inherit);
@@ -296,11 +292,6 @@ function packetReviewer(s: GateSnapshot, action: PacketAction, input: BrokerInpu
     selection_status: sel.status,
     selection_reason: sel.reason,
   };
-}
-
-export function reviewerFields(p: ReviewerFields): ReviewerFields {
-  const { reviewer_provider, reviewer_adapter, reviewer_model, reviewer_family, independence, selection_status, selection_reason } = p;
-  return { reviewer_provider, reviewer_adapter, reviewer_model, reviewer_family, independence, selection_status, selection_reason };
 }
 
 export function packetFront(

@@ -5,9 +5,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { Layout, movesAside } from "../../src/bus/layout.js";
-import { renderPacket } from "../../src/core/packet.js";
 import { sha256Hex } from "../../src/core/sha.js";
-import { decision, escalation, GATE, packet, request, RUN } from "../helpers/snapshots.js";
+import { decision, escalation, GATE, packet, packetFile, request, RUN } from "../helpers/snapshots.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 function cappedGate() {
@@ -17,7 +16,7 @@ function cappedGate() {
   const put = (name: string, value: unknown) =>
     writeFileSync(path.join(dir, name), typeof value === "string" ? value : JSON.stringify(value));
   put("request.json", request());
-  put("packet-1.md", renderPacket(packet(1), "body\n"));
+  put("packet-1.md", packetFile(packet(1)));
   const escalationText = JSON.stringify({ ...escalation(1, "cap_hit", ["force-pass", "rework"]), at: new Date().toISOString() });
   put("escalation-1.json", escalationText);
   const answers = (value: unknown) => {

@@ -6,9 +6,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { readGate, readGateToAct } from "../../src/bus/gate-reader.js";
 import { SWEEP_MS } from "../../src/bus/gate-stats.js";
 import { Layout } from "../../src/bus/layout.js";
-import { renderPacket } from "../../src/core/packet.js";
 import { sha256Hex } from "../../src/core/sha.js";
-import { GATE, outcome, packet, request, RUN, verdict } from "../helpers/snapshots.js";
+import { GATE, outcome, packet, packetFile, request, RUN, verdict } from "../helpers/snapshots.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const ROUNDS = 6;
@@ -21,7 +20,7 @@ function longGate() {
   const put = (name: string, text: string) => writeFileSync(path.join(dir, name), text);
   put("request.json", JSON.stringify(request()));
   for (let round = 1; round <= ROUNDS; round++) {
-    put(`packet-${round}.md`, renderPacket(packet(round), "body\n"));
+    put(`packet-${round}.md`, packetFile(packet(round)));
     if (round === ROUNDS) break;
     const result = `{"result": "round ${round}"}\n`;
     put(`result-${round}.json`, result);

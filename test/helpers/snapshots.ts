@@ -2,8 +2,10 @@
 // so the pure round loop can be driven without a filesystem.
 import { type Action, decide, type DecideContext, type GateDecision } from "../../src/core/decide.js";
 import { type ArtifactView } from "../../src/core/artifact-view.js";
-import { escalationRecord, type GateReads, outcomeRecord, packetFront, reviewerFields } from "../../src/core/broker-plan.js";
-import { packetId } from "../../src/core/packet.js";
+import { escalationRecord, type GateReads, outcomeRecord, packetFront } from "../../src/core/broker-plan.js";
+import { reviewerFields } from "../../src/core/packet-chain.js";
+import { packetId, renderPacket } from "../../src/core/packet.js";
+import { sha256Hex } from "../../src/core/sha.js";
 import { DEFAULT_RESTART_CAP, type ResolvedPolicy } from "../../src/core/policy.js";
 import { emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots } from "../../src/core/snapshot.js";
 import type {
@@ -375,3 +377,12 @@ export function settle(
 export const openRound = (s: GateSnapshot) => Math.max(0, ...s.packets.keys());
 
 export type { Family };
+
+/** A packet file as the broker writes it: its body embeds the artifact its front matter names (the reader checks). */
+export function packetFile(front: PacketFrontMatter, text = "# Spec\n"): string {
+  const sha = sha256Hex(text);
+  return renderPacket(
+    { ...front, artifact_sha256: sha },
+    `## Artifact \`${front.artifact_path}\` (sha256 of these scrubbed bytes: ${sha})\n\n\`\`\`\n${text}\`\`\`\n`,
+  );
+}

@@ -3,6 +3,7 @@
 // page has a budget: the newest rounds are compared first, older ones say they were not.
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/core/sha.js";
 import { loadContext } from "../../src/bus/context.js";
 import { gateTimeline } from "../../src/ui/timeline.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -23,6 +24,7 @@ describe("a gate page of many large, different artifacts", () => {
           .replace(/^round: 1$/m, `round: ${round}`)
           .replace(/^counted_round: 1$/m, `counted_round: ${round}`)
           .replaceAll(id, `${id}-${round}`)
+          .replace(/^artifact_sha256: .*$/m, `artifact_sha256: ${sha256Hex(`${artifact}\n`)}`)
           .replace("# Spec\n", `${artifact}\n`),
       );
     }
