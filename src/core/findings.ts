@@ -52,6 +52,13 @@ function normalised(text: string | undefined): string {
     .trim();
 }
 
+/** Whether a ruling's `finding` names this finding: its title or its id, compared as findingKey compares text. */
+export function namesFinding(name: unknown, f: FindingView): boolean {
+  const named = normalised(typeof name === "string" ? name : undefined);
+  const id = typeof f.fields.id === "string" ? normalised(f.fields.id) : "";
+  return named !== "" && (named === normalised(f.title) || named === id);
+}
+
 /** A finding's identity across rounds: its normalised title and evidence, hashed (16 hex). */
 export function findingKey(f: Pick<FindingView, "title" | "evidence">): string {
   return sha256Hex(`${normalised(f.title)}\n${normalised(f.evidence)}`).slice(0, 16);

@@ -12,7 +12,7 @@ import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
 import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { sentShas } from "./sent-bytes.js";
-import { contestedCount, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
+import { contestedFindings, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
 import { type SlotKind, slotFile } from "./slot-file.js";
 
@@ -148,10 +148,15 @@ function rederive(
     );
   const result = parseReviewResult(raw).result;
   // a ruling round again from the result: a contested finding it does not withdraw explicitly stands
-  const contested = contestedCount(s, packet);
+  const contested = contestedFindings(packet, (round) => {
+    const read = input.resultBytes(round, s.member);
+    return read.ok ? parseReviewResult(read.text).result?.blocking_findings : null;
+  });
   const standing = contested === null ? 0 : rulingCounts(result?.rulings, contested).upheld;
   if (standing)
-    problems.push(`${name("result")} leaves ${standing} of round ${packet.restart_of}'s ${contested} contested finding(s) standing`);
+    problems.push(
+      `${name("result")} leaves ${standing} of round ${packet.restart_of}'s ${contested!.length} contested finding(s) standing`,
+    );
   if (stop === "verdict" && result?.verdict !== "satisfied")
     problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
   if (stop === "score" && result && !evaluateScoreGate(result).positive) problems.push("the result's score does not pass the score gate");

@@ -1,7 +1,7 @@
 // Whether a verdict passes under the stop policy in force, and why not: one rule for a single reviewer's round and
 // for each member of a quorum round.
 import type { PacketFrontMatter, StopPolicy, VerdictFile } from "../spec/schemas.js";
-import type { GateSnapshot } from "./snapshot.js";
+import { type FindingView, listedFindings, namesFinding } from "./findings.js";
 
 /**
  * The gate under the stop policy in force: the checksum-bound conditions (parses, packet id, sha, no blockers)
@@ -28,22 +28,29 @@ export function failReasons(v: VerdictFile, stop: StopPolicy): string[] {
 }
 
 /**
- * How many findings a ruling round contests (SPEC §21.2): round restart_of's blocking findings; null for any other
- * round. A ruling packet whose contested round has no verdict here counts one, so it can never pass unruled.
+ * The findings a ruling round contests (SPEC §21.2): those its packet listed, round restart_of's blocking findings,
+ * read with `blockingOf`; null for any other round. An unreadable contested result contests one finding no ruling
+ * can name, so the round can never pass unruled.
  */
-export function contestedCount(view: Pick<GateSnapshot, "verdicts">, packet: PacketFrontMatter): number | null {
+export function contestedFindings(packet: PacketFrontMatter, blockingOf: (round: number) => unknown): FindingView[] | null {
   if (packet.restart_reason !== "ruling" || packet.restart_of === null) return null;
-  return Math.max(1, view.verdicts.get(packet.restart_of)?.blocking_count ?? 1);
+  const listed = listedFindings(blockingOf(packet.restart_of)).findings;
+  return listed.length ? listed : [{ title: "", fields: {} }];
 }
 
 /**
- * A ruling round's rulings: a contested finding stands unless the result withdraws it explicitly, so a ruling other
- * than `withdrawn` upholds it, and a contested finding the result does not rule on (fewer rulings, or none) stands.
+ * The rulings a result counts. In a ruling round a contested finding stands unless some ruling names it (its title or
+ * id) and withdraws it: a ruling of another kind, one on no contested finding, a second withdrawal of the same one, or
+ * none at all leave it standing. Outside a ruling round, every ruling but a withdrawal counts as upheld.
  */
-export function rulingCounts(rulings: unknown, contested: number): { upheld: number; withdrawn: number } {
-  const list = Array.isArray(rulings)
-    ? rulings.map((x: unknown) => (x && typeof x === "object" ? (x as { ruling?: unknown }).ruling : undefined))
-    : [];
-  const withdrawn = list.filter((x) => x === "withdrawn").length;
-  return { upheld: list.length - withdrawn + Math.max(0, contested - list.length), withdrawn };
+export function rulingCounts(rulings: unknown, contested: FindingView[] | null): { upheld: number; withdrawn: number } {
+  const list = (Array.isArray(rulings) ? rulings : []).map((x: unknown) =>
+    x && typeof x === "object" ? (x as { finding?: unknown; ruling?: unknown }) : {},
+  );
+  if (contested === null) {
+    const withdrawn = list.filter((x) => x.ruling === "withdrawn").length;
+    return { upheld: list.length - withdrawn, withdrawn };
+  }
+  const withdrawn = contested.filter((f) => list.some((x) => x.ruling === "withdrawn" && namesFinding(x.finding, f))).length;
+  return { upheld: contested.length - withdrawn, withdrawn };
 }

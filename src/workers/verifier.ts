@@ -13,9 +13,9 @@ import type { ArtifactState } from "../core/artifact-view.js";
 import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { deliveryRefusal, resultRefusal } from "../core/result-slot.js";
-import { readGateToAct } from "../bus/gate-reader.js";
+import { readGateToAct, resultBytes } from "../bus/gate-reader.js";
 import { type GateSnapshot, reviewerViews } from "../core/snapshot.js";
-import { contestedCount, rulingCounts } from "../core/verdict-pass.js";
+import { contestedFindings, rulingCounts } from "../core/verdict-pass.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
 import { movesAside } from "../bus/layout.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -179,9 +179,11 @@ function judge(
   report.reasons.push(...reasons);
   const { model: reviewerModel, family: reviewerFamily } = reviewerOf(r, packet, ctx.settings.family_aliases);
   const violation = !keepsIndependence(packet, reviewerFamily);
-  const contested = contestedCount(view, packet);
-  // a result that rules outside a ruling round is counted as before; in one, an unruled contested finding stands
-  const rulings = contested !== null ? rulingCounts(r.rulings, contested) : Array.isArray(r.rulings) ? rulingCounts(r.rulings, 0) : null;
+  const contested = contestedFindings(packet, (round) => {
+    const read = resultBytes(view, round);
+    return read.ok ? parseReviewResult(read.text).result?.blocking_findings : null;
+  });
+  const rulings = contested !== null || Array.isArray(r.rulings) ? rulingCounts(r.rulings, contested) : null;
   return VerdictFile.parse({
     schema_version: "guild_bus.verdict.v1",
     run_id: runId,

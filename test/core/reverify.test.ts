@@ -34,7 +34,11 @@ const input = {
   settings: {},
   policy: policy(),
   artifact,
-  resultBytes: () => ({ ok: true as const, bytes: RESULT, text: RESULT.toString() }),
+  resultBytes: (() => ({ ok: true as const, bytes: RESULT, text: RESULT.toString() })) as (round: number) => {
+    ok: true;
+    bytes: Buffer;
+    text: string;
+  },
 };
 const problems = (g: ReturnType<typeof passed>, over: Partial<typeof input> = {}) => reverifyOutcome(g.s, { ...input, ...over })!.problems;
 
@@ -122,7 +126,26 @@ describe("reverifyOutcome", () => {
       .packet(2, { artifact_sha256: SHA, counted_round: 1, restart_of: 1, restart_reason: "ruling" })
       .verdict(2, "pass", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, rulings: { upheld: 0, withdrawn: 2 } });
     g.s.outcome = outcome("satisfied", 2, { artifact_sha256: SHA, artifact_raw_sha256: RAW });
-    expect(problems(g)).toContain("result-2.json leaves 2 of round 1's 2 contested finding(s) standing");
+    const contested = JSON.stringify({ ...JSON.parse(RESULT.toString()), blocking_findings: [{ title: "A" }, { title: "B" }] });
+    const ruled = (rulings: unknown[]) => ({ ...JSON.parse(RESULT.toString()), rulings });
+    const byRound = (second: object) => (round: number) => {
+      const text = round === 1 ? contested : JSON.stringify(second);
+      return { ok: true as const, bytes: Buffer.from(text), text };
+    };
+    expect(problems(g, { resultBytes: byRound(ruled([])) })).toContain(
+      "result-2.json leaves 2 of round 1's 2 contested finding(s) standing",
+    );
+    // the same finding withdrawn twice does not withdraw the other one
+    const twice = ruled([
+      { finding: "A", ruling: "withdrawn" },
+      { finding: " a ", ruling: "withdrawn" },
+    ]);
+    expect(problems(g, { resultBytes: byRound(twice) })).toContain("result-2.json leaves 1 of round 1's 2 contested finding(s) standing");
+    const both = ruled([
+      { finding: "A", ruling: "withdrawn" },
+      { finding: "B", ruling: "withdrawn" },
+    ]);
+    expect(problems(g, { resultBytes: byRound(both) }).filter((p) => p.includes("contested"))).toEqual([]);
   });
 
   it("copilot's own pass does not: only a finalizer round ends a copilot gate", () => {
