@@ -275,10 +275,35 @@ function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<Red
 
 const KEY_HEADER = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----/g;
 
+/** A line of a key's base64 body, and an armour header line (PEM `Proc-Type:`, PGP `Version:`). */
+const KEY_LINE = /^[A-Za-z0-9+/=]+$/;
+const ARMOUR_LINE = /^[A-Za-z][A-Za-z-]*: /;
+
+/**
+ * How far a key's body runs from `start` (at most to `limit`): its base64, armour and blank lines; and whether it is a
+ * key at all (a base64 line of 32 characters or more). Text that is no key's body is no secret of this kind: a header
+ * must not hide what follows it from the reviewer.
+ */
+function keyBody(text: string, start: number, limit: number): { end: number; key: boolean } {
+  let end = start;
+  let key = false;
+  for (let pos = start; pos <= limit;) {
+    const nl = text.indexOf("\n", pos);
+    const lineEnd = nl === -1 || nl > limit ? limit : nl;
+    const line = text.slice(pos, lineEnd).trim();
+    if (line !== "" && !KEY_LINE.test(line) && !ARMOUR_LINE.test(line)) break;
+    if (line.length >= 32 && KEY_LINE.test(line)) key = true;
+    end = lineEnd;
+    pos = lineEnd + 1;
+  }
+  return { end, key };
+}
+
 /**
  * PEM/PGP private keys, in one left-to-right scan (a regex with a lazy body or a lookahead to the end rescans the
  * rest of the text for every header: quadratic on a file of headers). A key keeps its header and footer and loses
- * its body; a header with no footer after it loses everything that follows.
+ * its body; a key cut short (no footer, or other text before it) loses its body lines only, and what follows them
+ * stays for the reviewer to see.
  */
 function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, number>>): string {
   let out = "";
@@ -289,12 +314,12 @@ function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, n
     const bodyStart = m.index + begin.length;
     const end = `-----END ${type}PRIVATE KEY${block}-----`;
     const at = text.indexOf(end, bodyStart);
-    const redacted = at === -1 ? `${begin}\n${label("private-key")}` : `${begin}\n${label("private-key")}\n${end}`;
-    const body = text.slice(bodyStart, at === -1 ? text.length : at);
-    if (body !== `\n${label("private-key")}${at === -1 ? "" : "\n"}`) counts["private-key"] = (counts["private-key"] ?? 0) + 1;
-    out += text.slice(from, m.index) + redacted;
-    if (at === -1) return out;
-    from = at + end.length;
+    const run = keyBody(text, bodyStart, at === -1 ? text.length : at);
+    if (!run.key) continue; // no key's body follows the header: nothing of it is hidden
+    const whole = at !== -1 && text.slice(run.end, at).trim() === "";
+    counts["private-key"] = (counts["private-key"] ?? 0) + 1;
+    out += text.slice(from, m.index) + `${begin}\n${label("private-key")}` + (whole ? `\n${end}` : "");
+    from = whole ? at + end.length : run.end;
     KEY_HEADER.lastIndex = from;
   }
   return out + text.slice(from);
@@ -354,7 +379,8 @@ export function scrubLine(text: string, max: number, keep: "start" | "end" = "st
 
 // Free text in a review result (summary, findings, and the names it gives) goes through the scrubber before it is
 // written; the bindings stay byte-exact, at the top level only: a finding's own "verdict" or "packet_id" is free text.
-const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict"]);
+// bindings, compared byte for byte: a redaction pattern must never rewrite one (a redacted delivery key refused the paid answer)
+const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict", "delivery_key"]);
 
 export function scrubResult(result: ReviewResultStrict, options: ScrubOptions): ReviewResultStrict {
   const walk = (v: unknown): unknown => {

