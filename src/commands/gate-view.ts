@@ -28,7 +28,25 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
   const output = gateStatus(s, decision, artifact, gatePolicy(s, ctx.settings), trailPath);
   const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)), artifact);
-  return { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision, artifact) };
+  const view = { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision, artifact) };
+  // a pass is reported (wait's 0, the MCP tools, the stop hook) only while it re-derives from the gate's files: an
+  // outcome.json dropped by hand is not one
+  if (view.exitCode === 0 && (s.outcome?.status === "satisfied" || s.outcome?.status === "force_passed")) {
+    const problems = reverifyGate(ctx, view)?.problems ?? [];
+    if (problems.length)
+      return {
+        ...view,
+        exitCode: 2,
+        next: {
+          ...next,
+          waiting_on:
+            `a human: the outcome does not re-derive from the gate's files (${problems[0]}); do not report it as passed ` +
+            "(`guild-bus status --verify` says why)",
+          command: null,
+        },
+      };
+  }
+  return view;
 }
 
 /** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */

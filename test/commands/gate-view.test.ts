@@ -1,0 +1,31 @@
+// What status, wait and the MCP tools report of an ended gate: a pass only while its outcome re-derives from the
+// gate's files (SPEC §17); an outcome.json dropped by hand is not one.
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { viewGate } from "../../src/commands/gate-view.js";
+import { verifyGate } from "../../src/workers/verifier.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { outcome } from "../helpers/snapshots.js";
+
+describe("an ended gate's view", () => {
+  it("a hand-written satisfied outcome after a round that found issues is no pass: exit 2, a human must look", async () => {
+    const run = "planted-outcome";
+    const { layout, file, field, dropResult } = await gateWithPacket(run);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "Size unbounded" }] });
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    expect(viewGate(loadContext(layout), run, GATE).exitCode).toBe(3);
+    const planted = outcome("satisfied", 1, { run_id: run, artifact_sha256: field("artifact_sha256"), trail_path: "x" });
+    writeFileSync(path.join(layout.root, "outcome.tmp"), JSON.stringify(planted));
+    renameSync(path.join(layout.root, "outcome.tmp"), file("outcome.json"));
+    expect(JSON.parse(readFileSync(file("outcome.json"), "utf8"))).toMatchObject({ status: "satisfied" });
+    const view = viewGate(loadContext(layout), run, GATE);
+    expect(view.exitCode).toBe(2);
+    expect(view.next.waiting_on).toMatch(
+      /^a human: the outcome does not re-derive from the gate's files \(.*\); do not report it as passed/,
+    );
+  });
+});
