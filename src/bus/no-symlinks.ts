@@ -1,6 +1,6 @@
 // No bus path component below .guild may be a symlink (SPEC §2): a linked run or gate directory would carry our
 // writes (and a paid dispatch's packet) out of the tree. Checked before every write into a directory, with lstat.
-import { lstatSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 export class PathSafetyError extends Error {
@@ -39,19 +39,37 @@ export function refuseSymlinks(guildDir: string, target: string): void {
 }
 
 /**
- * Why a file of the user's that a command edits for them (`init`, `gate on|off`) is not written: a link on its path
- * (the file, or a directory such as `.claude` linked to the user's own) is theirs to keep, and writing through it
- * could reach any file outside the project. Null when no component of `rel` under `root` is a link.
+ * Where a command that edits a file of the user's for them (`init`, `gate on|off`) writes it: the file itself, or,
+ * through links on its path (AGENTS.md linked to CLAUDE.md), the file they lead to while it stays in the project and
+ * out of .guild/. A link leading anywhere else (a `.claude` linked to the user's own, one settings file shared by
+ * worktrees) is theirs to keep, and writing through it could reach any file: refused, never replaced.
  */
-export function linkedFileRefusal(root: string, rel: string, command: string): string | null {
+export function userFileTarget(root: string, rel: string, command: string): { path: string } | { refused: string } {
   const parts = rel.split("/");
-  for (let i = 1; i <= parts.length; i++) {
-    const linked = parts.slice(0, i).join("/");
-    if (!lstatSync(path.join(root, linked), { throwIfNoEntry: false })?.isSymbolicLink()) continue;
-    return (
-      `${linked} is a symbolic link: ${command} neither writes through a link nor replaces it` +
-      (linked === rel ? "; make the change in the file it points to, or put a copy of that file in its place" : ` (${rel} is under it)`)
-    );
+  const linked = parts.findIndex((_, i) =>
+    lstatSync(path.join(root, ...parts.slice(0, i + 1)), { throwIfNoEntry: false })?.isSymbolicLink(),
+  );
+  if (linked < 0) return { path: path.join(root, rel) };
+  const link = parts.slice(0, linked + 1).join("/");
+  let real: string;
+  try {
+    // the part that exists is resolved; what is still to be made below it is made there
+    const existing = parts.slice(0, linked + 1);
+    const exists = (n: number) => lstatSync(path.join(root, ...parts.slice(0, n)), { throwIfNoEntry: false }) !== undefined;
+    while (existing.length < parts.length && exists(existing.length + 1)) existing.push(parts[existing.length]!);
+    real = path.join(realpathSync.native(path.join(root, ...existing)), ...parts.slice(existing.length));
+  } catch (error) {
+    return {
+      refused: `${link} is a symbolic link that cannot be followed (${(error as Error).message}): ${command} does not replace it`,
+    };
   }
-  return null;
+  const top = realpathSync.native(root);
+  const inside = real.startsWith(top + path.sep) && !real.startsWith(path.join(top, ".guild") + path.sep);
+  if (inside) return { path: real };
+  return {
+    refused:
+      `${link} is a symbolic link leading ${real.startsWith(top + path.sep) ? "into .guild/" : "out of the project"}: ${command} neither ` +
+      `writes through it nor replaces it` +
+      (link === rel ? "; make the change in the file it points to, or put a copy of that file in its place" : ` (${rel} is under it)`),
+  };
 }

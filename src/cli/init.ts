@@ -4,6 +4,7 @@ import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { applyInit, type Host, HOSTS, planInit } from "../commands/init.js";
 import { answered, ROOT_HELP } from "./errors.js";
+import { refuse } from "../commands/answer.js";
 
 function hostsOf(list: string): Host[] {
   const names = list.split(",").map((h) => h.trim());
@@ -29,6 +30,9 @@ export function register(program: Command): void {
           process.stdout.write(
             createTwoFilesPatch(c.before === null ? "/dev/null" : `a/${c.path}`, `b/${c.path}`, c.before ?? "", c.after),
           );
+        // it says what the real run would do: a change it cannot write refuses the whole run
+        const refused = plan.changes.flatMap((c) => (c.refused ? [c.refused] : []));
+        if (refused.length) answered(refuse(`init would refuse: ${refused.join("; ")} (nothing would be written)`));
       } else {
         answered(await applyInit(layout, plan));
       }
@@ -36,6 +40,6 @@ export function register(program: Command): void {
       process.stderr.write(
         plan.changes.length ? `${verb}: ${plan.changes.map((c) => c.path).join(", ")}\n` : "nothing to change: already set up\n",
       );
-      for (const n of [...plan.changes.flatMap((c) => (c.refused ? [c.refused] : [])), ...plan.notes]) process.stderr.write(`- ${n}\n`);
+      for (const n of plan.notes) process.stderr.write(`- ${n}\n`);
     });
 }

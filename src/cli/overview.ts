@@ -1,6 +1,6 @@
 // Every command's usage and one-line description, in the order --help lists them. Each command's module takes its
 // description from here, and the top-level --help is printed from this table without loading any command module.
-import { WORKER_KINDS } from "../spec/constants.js";
+import { MAX_EXTEND_BY, WORKER_KINDS } from "../spec/constants.js";
 
 export const COMMAND_SUMMARIES: Record<string, { usage: string; description: string }> = {
   review: {
@@ -28,7 +28,7 @@ export const COMMAND_SUMMARIES: Record<string, { usage: string; description: str
   },
   decide: {
     usage: "[options] <run> <gate> <choice> [n]",
-    description: "answer an escalation: force-pass | extend-cap <1-5> | rework | retry | override | continue | stop",
+    description: `answer an escalation: force-pass | extend-cap <1-${MAX_EXTEND_BY}> | rework | retry | override | continue | stop`,
   },
   respond: { usage: "[options] <run> <gate>", description: "answer a packet addressed to the manual reviewer" },
   providers: {

@@ -8,7 +8,7 @@ import { detectProviders } from "../adapters/probe.js";
 import type { Layout } from "../bus/layout.js";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { loadSettings } from "../bus/settings.js";
-import { linkedFileRefusal } from "../bus/no-symlinks.js";
+import { userFileTarget } from "../bus/no-symlinks.js";
 import { replace } from "../bus/replace.js";
 import { parse as parseToml } from "smol-toml";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -24,7 +24,9 @@ export interface FileChange {
   path: string;
   before: string | null;
   after: string;
-  /** Why the change cannot be written as it is (the file is a link), or null. */
+  /** Where it is written: the project file, or the file in the project a link on its path leads to. */
+  target: string;
+  /** Why the change cannot be written (a link on its path leads out of the project or into .guild/), or null. */
   refused: string | null;
 }
 
@@ -89,12 +91,11 @@ class Workspace {
   changes(): FileChange[] {
     return [...this.files.entries()]
       .filter(([, f]) => f.after !== null && f.after !== f.before)
-      .map(([rel, f]) => ({
-        path: rel,
-        before: f.before,
-        after: f.after!,
-        refused: linkedFileRefusal(this.root, rel, "init"),
-      }));
+      .map(([rel, f]) => {
+        const target = userFileTarget(this.root, rel, "init");
+        const where = "refused" in target ? { target: "", refused: target.refused } : { target: target.path, refused: null };
+        return { path: rel, before: f.before, after: f.after!, ...where };
+      });
   }
 }
 
@@ -240,6 +241,6 @@ export async function planInit(layout: Layout, hosts: readonly Host[]): Promise<
 export async function applyInit(layout: Layout, plan: InitPlan): Promise<Answer<object>> {
   const refused = plan.changes.flatMap((c) => (c.refused ? [c.refused] : []));
   if (refused.length) return refuse(`${refused.join("; ")}; then run init again (nothing was written; --dry-run shows the change)`);
-  for (const c of plan.changes) await replace(path.join(layout.root, c.path), c.after, { guildDir: layout.guild, durable: false });
+  for (const c of plan.changes) await replace(c.target, c.after, { guildDir: layout.guild, durable: false });
   return { ok: true };
 }

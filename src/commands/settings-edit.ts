@@ -2,7 +2,7 @@
 // named keys only, validated as settings, and replaced atomically. A malformed file is refused, never overwritten.
 import type { Layout } from "../bus/layout.js";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
-import { linkedFileRefusal } from "../bus/no-symlinks.js";
+import { userFileTarget } from "../bus/no-symlinks.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { describeIssues } from "../spec/issues.js";
@@ -29,9 +29,9 @@ export function readSettingsObject(layout: Layout): Answer<{ value: Record<strin
 export async function writeSettingsObject(layout: Layout, value: Record<string, unknown>): Promise<Answer<object>> {
   const checked = Settings.safeParse(value);
   if (!checked.success) return refuse(`the settings would be invalid: ${describeIssues(checked.error).join("; ")}`);
-  const linked = linkedFileRefusal(layout.root, layout.rel(layout.settings), "this command");
-  if (linked) return refuse(`${linked} (nothing was changed)`);
-  await replace(layout.settings, JSON.stringify(value, null, 2) + "\n", { guildDir: layout.guild });
+  const target = userFileTarget(layout.root, layout.rel(layout.settings), "this command");
+  if ("refused" in target) return refuse(`${target.refused} (nothing was changed)`);
+  await replace(target.path, JSON.stringify(value, null, 2) + "\n", { guildDir: layout.guild });
   return { ok: true };
 }
 

@@ -5,6 +5,7 @@ import { packetMember, slotFile } from "./slot-file.js";
 import type { GateSnapshot } from "./snapshot.js";
 import type { ArtifactView } from "./artifact-view.js";
 import { passNoLongerHolds } from "./sent-bytes.js";
+import { MAX_EXTEND_BY } from "../spec/constants.js";
 
 export interface NextStep {
   /** Who the gate waits on, in words: "the broker", "reviewer codex (gpt-5)", "a person (the manual reviewer)", "the author"… */
@@ -82,10 +83,11 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   if (d.state === "awaiting_decision") {
     const e = s.escalations.get(d.round);
     const options = e?.options ?? [];
+    const choices = options.map((o) => (o === "extend-cap" ? `extend-cap <1-${MAX_EXTEND_BY}>` : o)).join("|");
     return {
       ...base,
       waiting_on: "a human decision",
-      command: `guild-bus decide ${ids} ${options.map((o) => (o === "extend-cap" ? "extend-cap <1-5>" : o)).join("|") || "<choice>"}`,
+      command: `guild-bus decide ${ids} ${choices || "<choice>"}`,
       escalation: e ? { round: d.round, reason: e.reason, detail: e.detail, options } : null,
     };
   }

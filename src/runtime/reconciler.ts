@@ -671,7 +671,7 @@ export class WorkerRuntime {
       const first =
         error instanceof ReadFault
           ? `a read failed, nothing decided: ${error.message}`
-          : typeof (error as NodeJS.ErrnoException).code === "string"
+          : /^E[A-Z0-9]+$/.test(String((error as NodeJS.ErrnoException).code)) && (error as NodeJS.ErrnoException).syscall
             ? `a file operation failed: ${(error as Error).message}`
             : ((error as Error).stack ?? textOf(error));
       const what = count === 1 ? first : `still failing (${count} times in a row): ${(error as Error).message}`;

@@ -9,6 +9,7 @@ import { renderMarkdown } from "./markdown.js";
 import type { GateRow } from "./rows.js";
 import type { DiffLine } from "./diff.js";
 import type { RoundView, Timeline } from "./timeline.js";
+import { MAX_EXTEND_BY } from "../spec/constants.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -168,7 +169,7 @@ const scoreText = (v: VerdictFile) =>
     ? `; score ${v.score_gate.score ?? "?"}/10, ${v.score_gate.readiness ?? "no readiness"}`
     : "";
 
-const extendBy = html`<label>rounds to add (extend-cap) <input type="number" name="extend_by" min="1" max="5" /></label>`;
+const extendBy = html`<label>rounds to add (extend-cap) <input type="number" name="extend_by" min="1" max="${MAX_EXTEND_BY}" /></label>`;
 
 function roundHtml(r: RoundView): Html {
   const p = r.packet;

@@ -186,7 +186,9 @@ describe("guild-bus init", () => {
     const layout = new Layout(root);
     const plan = await planInit(layout, ["codex"]);
     if (!plan.ok) throw new Error(plan.error);
-    expect(plan.changes.find((c) => c.path === "AGENTS.md")?.refused).toMatch(/^AGENTS\.md is a symbolic link: init neither writes/);
+    expect(plan.changes.find((c) => c.path === "AGENTS.md")?.refused).toMatch(
+      /^AGENTS\.md is a symbolic link leading out of the project: init neither writes/,
+    );
     expect(await applyInit(layout, plan)).toEqual({ ok: false, error: expect.stringContaining("nothing was written") });
     expect(lstatSync(path.join(root, "AGENTS.md")).isSymbolicLink()).toBe(true);
     expect(read(elsewhere, "shared-agents.md")).toBe("# Team rules\n");
@@ -206,11 +208,22 @@ describe("guild-bus init", () => {
     const claude = await planInit(layout, ["claude"]);
     if (!claude.ok) throw new Error(claude.error);
     expect(claude.changes.find((c) => c.path === ".claude/settings.json")?.refused).toBe(
-      ".claude is a symbolic link: init neither writes through a link nor replaces it (.claude/settings.json is under it)",
+      ".claude is a symbolic link leading out of the project: init neither writes through it nor replaces it " +
+        "(.claude/settings.json is under it)",
     );
     expect((await applyInit(layout, claude)).ok).toBe(false);
     expect(readdirSync(path.join(home, ".claude"))).toEqual(["settings.json"]);
     expect(read(home, ".claude/settings.json")).toBe('{ "model": "opus" }\n');
+  });
+
+  it("a link that stays in the project (AGENTS.md linked to CLAUDE.md) is written through: the link stays a link", async () => {
+    const root = tempRoot();
+    writeFileSync(path.join(root, "CLAUDE.md"), "# Team rules\n");
+    symlinkSync("CLAUDE.md", path.join(root, "AGENTS.md"));
+    await init(root, ["codex"]);
+    expect(lstatSync(path.join(root, "AGENTS.md")).isSymbolicLink()).toBe(true);
+    expect(read(root, "CLAUDE.md")).toMatch(/^# Team rules\n[\s\S]*guild-bus/);
+    expect((await init(root, ["codex"])).changes).toEqual([]);
   });
 
   it("refuses a FIFO in a file's place by name, without waiting on it, and writes nothing", async () => {

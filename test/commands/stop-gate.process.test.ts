@@ -104,7 +104,7 @@ describe("stop gate", () => {
     expect(await setStopGate(layout, { enabled: true })).toEqual({
       ok: false,
       error: expect.stringMatching(
-        /^\.guild\/settings\.json is a symbolic link: this command neither writes through a link nor replaces it/,
+        /^\.guild\/settings\.json is a symbolic link leading out of the project: this command neither writes through it/,
       ),
     });
     expect(lstatSync(layout.settings).isSymbolicLink()).toBe(true);

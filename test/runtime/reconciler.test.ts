@@ -64,7 +64,10 @@ describe("reconciler: a file operation the tree refuses", () => {
     const logs: string[] = [];
     const { runtime } = recordingRuntime(root, {
       handleGate: async () => {
-        throw Object.assign(new Error("EISDIR: illegal operation on a directory, rename 'x' -> 'trail.md'"), { code: "EISDIR" });
+        throw Object.assign(new Error("EISDIR: illegal operation on a directory, rename 'x' -> 'trail.md'"), {
+          code: "EISDIR",
+          syscall: "rename",
+        });
       },
       log: (m) => logs.push(m),
     });
@@ -142,6 +145,10 @@ describe("reconciler: which files wake a worker", () => {
       wakesOn: (name) => name.startsWith("result-"),
     });
     try {
+      // whatever the start still had scheduled (its later looks at the gates) is over before the files land
+      await new Promise((resolve) => setTimeout(resolve, NEW_DIR_LOOKS_MS.at(-1)! * 2));
+      const settled = passes;
+      await until("three reconcile passes after the start", () => passes >= settled + 3);
       const before = handled("G-spec");
       writeFileSync(path.join(dir("G-spec"), "packet-1.md"), "x");
       writeFileSync(path.join(dir("G-spec"), "trail.md"), "x");
