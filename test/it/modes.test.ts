@@ -443,7 +443,8 @@ and says what it did not check`, () => {
         reviewer_adapter: "command",
         difficulty: "nightmare",
       });
-      p.write(".guild/runs/n5/review/G-plan/packet-1.md", renderPacket(front, "# hand-written packet\n"));
+      // a nightmare packet names the artifact's path instead of embedding it
+      p.write(".guild/runs/n5/review/G-plan/packet-1.md", renderPacket(front, `## Files to read\n\n- \`${front.artifact_path}\`\n`));
       await p.waitFor("n5", "G-plan", (f) => f.includes("failure-1.json"), "the refusal");
       expect(p.readJson("n5", "G-plan", "failure-1.json")).toMatchObject({
         kind: "unavailable",
