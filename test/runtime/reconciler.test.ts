@@ -1,6 +1,6 @@
 // The reconciler every worker runs on (SPEC §18): a gate whose handler throws (a bug) is retried later and later,
 // its stack logged once, and is handled as usual again once the handler stops throwing.
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -78,6 +78,28 @@ describe("reconciler: a file operation the tree refuses", () => {
         /^r1\/G-spec: a file operation failed: EISDIR: illegal operation on a directory, rename .*; next try in \d+ ms$/,
       );
       expect(logs.some((l) => l.includes("\n    at "))).toBe(false);
+    } finally {
+      await runtime.stop();
+    }
+  });
+
+  it("a Node error of a bug (ERR_INVALID_ARG_TYPE: a code, no syscall) is a bug: its stack is logged", async () => {
+    const root = tempRoot();
+    mkdirSync(path.join(root, ".guild", "runs", "r1", "review", "G-spec"), { recursive: true });
+    const logs: string[] = [];
+    const { runtime } = recordingRuntime(root, {
+      handleGate: async () => {
+        readFileSync(undefined as unknown as string);
+        return "active";
+      },
+      log: (m) => logs.push(m),
+    });
+    await runtime.start();
+    try {
+      await until("a failure logged", () => logs.some((l) => l.startsWith("r1/G-spec: ")));
+      const first = logs.find((l) => l.startsWith("r1/G-spec: "))!;
+      expect(first).not.toContain("a file operation failed");
+      expect(first).toContain("\n    at ");
     } finally {
       await runtime.stop();
     }
