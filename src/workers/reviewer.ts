@@ -180,6 +180,8 @@ export function createReviewer(
 
 /** How long a worker waits for the verifier to move a planted result out of its slot before it moves it itself. */
 const FOREIGN_RESULT_WAIT_MS = 30_000;
+/** How many times it moves a planted result itself before it leaves the slot as it is. */
+const MOVES_TRIED = 3;
 
 /**
  * Deliver this worker's answer; when its slot holds a result that is not (no delivery key of this dispatch), wait for
@@ -201,10 +203,12 @@ async function deliverOverForeign(
     }
   };
   const until = Date.now() + FOREIGN_RESULT_WAIT_MS;
-  for (;;) {
+  for (let moves = 0; ;) {
     const delivery = await retryOnSystemFault(send);
     if (!delivery.ok || delivery.status !== "conflict" || !foreign()) return delivery;
     if (Date.now() < until) await sleep(200);
+    // a slot that cannot be freed (the move fails each time) is left as it is: the worker's log says the answer was not delivered
+    else if (moves++ === MOVES_TRIED) return delivery;
     else {
       const reason = "planted in the slot of the dispatched reviewer's answer, which has no other place (no delivery key of its dispatch)";
       await rejectFile(path.dirname(file), path.basename(file), reason, ctx.layout.guild);
