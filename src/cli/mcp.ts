@@ -52,7 +52,12 @@ function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
   let lastExit = "";
   const logName = `${path.relative(layout.root, layout.logs)}/mcp-up.log`;
   const ensure = () => {
-    if (child && child.exitCode === null && child.signalCode === null) return;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // a try that has run since the last check after workers that exited: they run again, and a later exit is news
+      if (lastExit) say("the workers are running again");
+      lastExit = "";
+      return;
+    }
     const running = runningSupervisor(layout);
     if (running) {
       if (!child) say(`workers already supervised by guild-bus up (pid ${running.pid} on ${running.host})`);
@@ -66,14 +71,14 @@ function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
     }
     child.on("error", (error) => say(`could not start the workers: ${error.message}`));
     // `up` may refuse at once (settings broken since this server started, another supervisor won the lock): say so,
-    // once per way it ended, not at every retry
+    // once per way it ended; the retries after it are quiet until one runs
     child.on("exit", (code, signal) => {
       const ended = signal ?? `code ${code}`;
       if (releasing || ended === lastExit) return;
       lastExit = ended;
       say(`the workers exited (${ended}; see ${logName}): trying again every ${SUPERVISOR_CHECK_MS / 1000} s`);
     });
-    say(`starting the workers (log: ${log === null ? `none: ${logName} is not a file we may write` : logName})`);
+    if (!lastExit) say(`starting the workers (log: ${log === null ? `none: ${logName} is not a file we may write` : logName})`);
   };
   // a tree that refuses the workers (an unreadable lock, a file where .guild/logs should be) is said, never a crash
   const tryEnsure = () => {
