@@ -19,6 +19,7 @@ import {
 import { listedFindings } from "./findings.js";
 import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { sentShas } from "./sent-bytes.js";
+import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
 import { familyRelation } from "./independence.js";
 import { packetId, renderPacket } from "./packet.js";
 import { type PacketExtras, renderPacketBody } from "./packet-body.js";
@@ -347,7 +348,7 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: BrokerIn
   if (front.restart_reason === "ruling" && front.restart_of !== null) {
     // bounded like the trail's lists: a result's findings must not swell the next packet past the file limit
     const contested = listedFindings(input.reads.result(front.restart_of)?.blocking_findings).findings;
-    const cut = (t: string | undefined) => (t === undefined ? undefined : clean(t).slice(0, 4000)); // scrubbed whole, then cut
+    const cut = (t: string | undefined) => (t === undefined ? undefined : clean(t).slice(0, CONTESTED_TEXT_CHARS)); // scrubbed, then cut
     ruling = {
       round: front.restart_of,
       findings: contested.map((f) => ({

@@ -12,6 +12,7 @@ import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
 import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { sentShas } from "./sent-bytes.js";
+import { scrub, scrubOptions } from "./scrub.js";
 import { contestedFindings, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
 import { type SlotKind, slotFile } from "./slot-file.js";
@@ -148,10 +149,14 @@ function rederive(
     );
   const result = parseReviewResult(raw).result;
   // a ruling round again from the result: a contested finding it does not withdraw explicitly stands
-  const contested = contestedFindings(packet, (round) => {
-    const read = input.resultBytes(round, s.member);
-    return read.ok ? parseReviewResult(read.text).result?.blocking_findings : null;
-  });
+  const contested = contestedFindings(
+    packet,
+    (round) => {
+      const read = input.resultBytes(round, s.member);
+      return read.ok ? parseReviewResult(read.text).result?.blocking_findings : null;
+    },
+    (text) => scrub(text, scrubOptions(settings)),
+  );
   const standing = contested === null ? 0 : rulingCounts(result?.rulings, contested).upheld;
   if (standing)
     problems.push(

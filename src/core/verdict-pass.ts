@@ -27,21 +27,30 @@ export function failReasons(v: VerdictFile, stop: StopPolicy): string[] {
   return out;
 }
 
+/** How long a contested finding's text may be in a ruling packet: the broker cuts it there, and so its title is named. */
+export const CONTESTED_TEXT_CHARS = 4000;
+
 /**
- * The findings a ruling round contests (SPEC §21.2): those its packet listed, round restart_of's blocking findings,
- * read with `blockingOf`; null for any other round. An unreadable contested result contests one finding no ruling
- * can name, so the round can never pass unruled.
+ * The findings a ruling round contests (SPEC §21.2), as its packet listed them: round restart_of's blocking findings,
+ * read with `blockingOf`, each title as the reviewer was shown it (`shown`: scrubbed; then cut); null for any other
+ * round. An unreadable contested result contests one finding no ruling can name, so the round can never pass unruled.
  */
-export function contestedFindings(packet: PacketFrontMatter, blockingOf: (round: number) => unknown): FindingView[] | null {
+export function contestedFindings(
+  packet: PacketFrontMatter,
+  blockingOf: (round: number) => unknown,
+  shown: (text: string) => string,
+): FindingView[] | null {
   if (packet.restart_reason !== "ruling" || packet.restart_of === null) return null;
   const listed = listedFindings(blockingOf(packet.restart_of)).findings;
-  return listed.length ? listed : [{ title: "", fields: {} }];
+  if (!listed.length) return [{ title: "", fields: {} }];
+  return listed.map((f) => ({ ...f, title: shown(f.title).slice(0, CONTESTED_TEXT_CHARS) }));
 }
 
 /**
- * The rulings a result counts. In a ruling round a contested finding stands unless some ruling names it (its title or
- * id) and withdraws it: a ruling of another kind, one on no contested finding, a second withdrawal of the same one, or
- * none at all leave it standing. Outside a ruling round, every ruling but a withdrawal counts as upheld.
+ * The rulings a result counts. In a ruling round each contested finding, in the packet's order, takes the first ruling
+ * not yet taken that names it (its title or id), and is withdrawn only if that ruling withdraws it: a ruling of another
+ * kind, one on no contested finding, one ruling for two findings of the same title, or none at all leave it standing.
+ * Outside a ruling round, every ruling but a withdrawal counts as upheld.
  */
 export function rulingCounts(rulings: unknown, contested: FindingView[] | null): { upheld: number; withdrawn: number } {
   const list = (Array.isArray(rulings) ? rulings : []).map((x: unknown) =>
@@ -51,6 +60,13 @@ export function rulingCounts(rulings: unknown, contested: FindingView[] | null):
     const withdrawn = list.filter((x) => x.ruling === "withdrawn").length;
     return { upheld: list.length - withdrawn, withdrawn };
   }
-  const withdrawn = contested.filter((f) => list.some((x) => x.ruling === "withdrawn" && namesFinding(x.finding, f))).length;
+  const taken = new Set<number>();
+  let withdrawn = 0;
+  for (const f of contested) {
+    const at = list.findIndex((x, i) => !taken.has(i) && namesFinding(x.finding, f));
+    if (at < 0) continue;
+    taken.add(at);
+    if (list[at]!.ruling === "withdrawn") withdrawn++;
+  }
   return { upheld: contested.length - withdrawn, withdrawn };
 }

@@ -29,7 +29,8 @@ import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/w
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { keepsIndependence, reviewerOf } from "../core/independence.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
-import { scrubOptions } from "../core/scrub.js";
+import { scrub, scrubOptions } from "../core/scrub.js";
+import { ReadFault } from "../core/read-fault.js";
 
 export async function verifyGate(
   ctx: BusContext,
@@ -179,10 +180,15 @@ function judge(
   report.reasons.push(...reasons);
   const { model: reviewerModel, family: reviewerFamily } = reviewerOf(r, packet, ctx.settings.family_aliases);
   const violation = !keepsIndependence(packet, reviewerFamily);
-  const contested = contestedFindings(packet, (round) => {
-    const read = resultBytes(view, round);
-    return read.ok ? parseReviewResult(read.text).result?.blocking_findings : null;
-  });
+  const contested = contestedFindings(
+    packet,
+    (round) => {
+      const read = resultBytes(view, round);
+      if (!read.ok && read.fault) throw new ReadFault(read.reason); // tried again later: a ruling sealed wrong is final
+      return read.ok ? parseReviewResult(read.text).result?.blocking_findings : null;
+    },
+    (text) => scrub(text, scrubOptions(ctx.settings)),
+  );
   const rulings = contested !== null || Array.isArray(r.rulings) ? rulingCounts(r.rulings, contested) : null;
   return VerdictFile.parse({
     schema_version: "guild_bus.verdict.v1",

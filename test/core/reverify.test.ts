@@ -148,6 +148,35 @@ describe("reverifyOutcome", () => {
     expect(problems(g, { resultBytes: byRound(both) }).filter((p) => p.includes("contested"))).toEqual([]);
   });
 
+  it("a ruling is one ruling on one finding: two findings of one title, one upheld, do not pass; titles are named as shown", () => {
+    const g = gate()
+      .packet(1, { artifact_sha256: SHA })
+      .verdict(1, "issues", { blocking_count: 2 })
+      .packet(2, { artifact_sha256: SHA, counted_round: 1, restart_of: 1, restart_reason: "ruling" })
+      .verdict(2, "pass", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, rulings: { upheld: 0, withdrawn: 2 } });
+    g.s.outcome = outcome("satisfied", 2, { artifact_sha256: SHA, artifact_raw_sha256: RAW });
+    const base = JSON.parse(RESULT.toString()) as object;
+    const rounds = (first: object[], rulings: object[]) => (round: number) => {
+      const text = JSON.stringify(round === 1 ? { ...base, blocking_findings: first } : { ...base, rulings });
+      return { ok: true as const, bytes: Buffer.from(text), text };
+    };
+    const same = [{ title: "Unbounded size" }, { title: "Unbounded size" }];
+    const split = [
+      { finding: "Unbounded size", ruling: "upheld" },
+      { finding: "Unbounded size", ruling: "withdrawn" },
+    ];
+    expect(problems(g, { resultBytes: rounds(same, split) })).toContain(
+      "result-2.json leaves 1 of round 1's 2 contested finding(s) standing",
+    );
+    // a foreign result's title reached the packet scrubbed: the reviewer names it as it was shown
+    const secret = [{ title: "Reads ~/.ssh/id_rsa unchecked" }, { title: "B" }];
+    const shown = [
+      { finding: "Reads ~/.ssh/[REDACTED:home-path] unchecked", ruling: "withdrawn" },
+      { finding: "B", ruling: "withdrawn" },
+    ];
+    expect(problems(g, { resultBytes: rounds(secret, shown) }).filter((p) => p.includes("contested"))).toEqual([]);
+  });
+
   it("copilot's own pass does not: only a finalizer round ends a copilot gate", () => {
     expect(problems(passed({ packet: { reviewer_adapter: "copilot" } }))).toEqual([
       "round 1 is copilot's pass, which only a finalizer round can confirm",
