@@ -42,6 +42,17 @@ const input = {
 };
 const problems = (g: ReturnType<typeof passed>, over: Partial<typeof input> = {}) => reverifyOutcome(g.s, { ...input, ...over })!.problems;
 
+/** A ruling round (2) on round 1's two findings, passed by a verdict that counted both withdrawn. */
+function rulingRoundPassed() {
+  const g = gate()
+    .packet(1, { artifact_sha256: SHA })
+    .verdict(1, "issues", { blocking_count: 2 })
+    .packet(2, { artifact_sha256: SHA, counted_round: 1, restart_of: 1, restart_reason: "ruling" })
+    .verdict(2, "pass", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, rulings: { upheld: 0, withdrawn: 2 } });
+  g.s.outcome = outcome("satisfied", 2, { artifact_sha256: SHA, artifact_raw_sha256: RAW });
+  return g;
+}
+
 describe("reverifyOutcome", () => {
   it("a pass the broker wrote re-derives", () => {
     expect(problems(passed())).toEqual([]);
@@ -120,12 +131,7 @@ describe("reverifyOutcome", () => {
   });
 
   it("a ruling round's pass whose result does not withdraw each contested finding does not, whatever its verdict counted", () => {
-    const g = gate()
-      .packet(1, { artifact_sha256: SHA })
-      .verdict(1, "issues", { blocking_count: 2 })
-      .packet(2, { artifact_sha256: SHA, counted_round: 1, restart_of: 1, restart_reason: "ruling" })
-      .verdict(2, "pass", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, rulings: { upheld: 0, withdrawn: 2 } });
-    g.s.outcome = outcome("satisfied", 2, { artifact_sha256: SHA, artifact_raw_sha256: RAW });
+    const g = rulingRoundPassed();
     const contested = JSON.stringify({ ...JSON.parse(RESULT.toString()), blocking_findings: [{ title: "A" }, { title: "B" }] });
     const ruled = (rulings: unknown[]) => ({ ...JSON.parse(RESULT.toString()), rulings });
     const byRound = (second: object) => (round: number) => {
@@ -149,12 +155,7 @@ describe("reverifyOutcome", () => {
   });
 
   it("a ruling is one ruling on one finding: two findings of one title, one upheld, do not pass; titles are named as shown", () => {
-    const g = gate()
-      .packet(1, { artifact_sha256: SHA })
-      .verdict(1, "issues", { blocking_count: 2 })
-      .packet(2, { artifact_sha256: SHA, counted_round: 1, restart_of: 1, restart_reason: "ruling" })
-      .verdict(2, "pass", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, rulings: { upheld: 0, withdrawn: 2 } });
-    g.s.outcome = outcome("satisfied", 2, { artifact_sha256: SHA, artifact_raw_sha256: RAW });
+    const g = rulingRoundPassed();
     const base = JSON.parse(RESULT.toString()) as object;
     const rounds = (first: object[], rulings: object[]) => (round: number) => {
       const text = JSON.stringify(round === 1 ? { ...base, blocking_findings: first } : { ...base, rulings });
