@@ -25,8 +25,9 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   try {
     const real = layout.readableArtifact(relPath);
     raw = readBounded(real, { max: MAX_ARTIFACT_BYTES, followSymlink: true });
-    // taken after the read: a change in between shows as later, never as earlier
-    changedAtMs = Math.max(statSync(real).ctimeMs, lstatSync(layout.artifact(relPath)).ctimeMs);
+    // taken after the read: a change in between shows as later, never as earlier; a link's own too, when there is one
+    const given = layout.artifact(relPath);
+    changedAtMs = Math.max(statSync(real).ctimeMs, given === real ? 0 : lstatSync(given).ctimeMs);
   } catch (error) {
     return refused(relPath, error);
   }
