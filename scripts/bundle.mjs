@@ -12,10 +12,24 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.join(ROOT, "dist", "cli");
 const ENTRIES = ["main", "verify-gate-pass", "safe-output"];
 
+// jsonc-parser's visitor, which tsc's ES modules load with createRequire (its ES build imports without file extensions,
+// which Node's ES loader refuses), is bundled from that ES build: the bundle then holds it, and the compile cache too.
+const UMD_VISITOR =
+  /^import \{ createRequire \} from "node:module";$([^]*)^const \{ visit \} = createRequire\(import\.meta\.url\)\("jsonc-parser\/lib\/umd\/impl\/parser\.js"\);$/m;
+const bundledParser = {
+  name: "bundled-jsonc-parser",
+  transform(code, id) {
+    if (!id.endsWith(path.join("core", "json-answer.js"))) return null;
+    if (!UMD_VISITOR.test(code)) throw new Error(`${id}: jsonc-parser is no longer loaded as scripts/bundle.mjs expects`);
+    return code.replace(UMD_VISITOR, '$1import { visit } from "jsonc-parser/lib/esm/impl/parser.js";');
+  },
+};
+
 const written = new Set();
 const result = await build({
   input: Object.fromEntries(ENTRIES.map((name) => [name, path.join(ROOT, "dist", "src", "cli", `${name}.js`)])),
   platform: "node",
+  plugins: [bundledParser],
   logLevel: "warn",
   onLog: (level, log) => process.stderr.write(`bundle ${level}: ${log.message}\n`),
   output: {

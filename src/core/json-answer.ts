@@ -6,7 +6,8 @@ import { createRequire } from "node:module";
 import type * as Jsonc from "jsonc-parser";
 
 // Only the visitor, required directly: the package entry also loads the formatter and the editor, which costs
-// verify-gate-pass's cold start tens of milliseconds (bench/README.md). The version is pinned exactly.
+// verify-gate-pass's cold start tens of milliseconds (bench/README.md). The version is pinned exactly. The CLI bundle
+// takes the same visitor from the package's ES build (scripts/bundle.mjs).
 const { visit } = createRequire(import.meta.url)("jsonc-parser/lib/umd/impl/parser.js") as Pick<typeof Jsonc, "visit">;
 
 /** Deeper than any review result needs; far below what a recursive walk can take. */
