@@ -20,7 +20,7 @@ import {
 } from "../spec/schemas.js";
 import { describeIssues } from "../spec/issues.js";
 import { parsePacket } from "../core/packet.js";
-import { embeddingProblem, successionProblem } from "../core/packet-chain.js";
+import { embeddingProblem, requestProblem, successionProblem } from "../core/packet-chain.js";
 import { cachedParse } from "./parse-cache.js";
 import { GateStats, type Stat } from "./gate-stats.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
@@ -321,7 +321,17 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   const files = shaOncePerRead(dir, listedStats, stats, closed, (name, reason) =>
     snap.problems.push({ file: name, reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),
   );
-  // a later packet must follow the one before it as the broker issues them: else it is no round's
+  // every packet names the request's author, and a later one follows the one before it as the broker issues them:
+  // else it is no round's
+  for (const [member, slots] of [[null, snap] as const, ...snap.members]) {
+    for (const [round, packet] of slots.packets) {
+      const why = snap.request && requestProblem(packet, snap.request, member);
+      if (!why) continue;
+      slots.packets.delete(round);
+      const file = `packet-${round}${member === null ? "" : `.${member}`}.md`;
+      snap.problems.push({ file, reason: why, mtimeMs: listedStats.get(file)?.st.mtimeMs ?? 0 });
+    }
+  }
   for (const round of [...snap.packets.keys()].sort((a, b) => a - b)) {
     const packet = snap.packets.get(round)!;
     if (round === 1 || packet.quorum) continue;

@@ -18,10 +18,12 @@ export function deliveryRefusal(s: GateSnapshot, packet: PacketFrontMatter, resu
   const attempt = s.attempts.get(round);
   const to = `round ${round} went to ${packet.reviewer_provider} (adapter ${packet.reviewer_adapter}), which the bus dispatches`;
   if (!attempt) return `${to}, and no dispatch was recorded: only its reviewer worker's answer counts`;
-  if (attempt.delivery_key_sha256 === undefined) return null; // recorded before delivery keys
+  const attemptName = slotFile("attempt", round, s.member);
+  // every reviewer worker records its key: an attempt without one, or for another reviewer or packet, is no dispatch
+  if (attempt.delivery_key_sha256 === undefined || attempt.provider !== packet.reviewer_provider || attempt.packet_id !== packet.packet_id)
+    return `${to}, but ${attemptName} is not a dispatch of it by its reviewer worker (no delivery key, or another reviewer or packet)`;
   const key = result.delivery_key;
   if (typeof key === "string" && sha256Hex(key) === attempt.delivery_key_sha256) return null;
-  const attemptName = slotFile("attempt", round, s.member);
   return `${to}: this result is not the answer of the worker that recorded ${attemptName} (its delivery key is missing or wrong)`;
 }
 

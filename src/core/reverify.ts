@@ -10,7 +10,9 @@ import type { ResolvedPolicy } from "./policy.js";
 import type { Family, Settings } from "../spec/schemas.js";
 import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
-import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { gatePolicy, openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { issueProblem, judgedAuthorFamily } from "./packet-chain.js";
+import { deliveryRefusal } from "./result-slot.js";
 import { sentShas } from "./sent-bytes.js";
 import { scrub, scrubOptions } from "./scrub.js";
 import { contestedFindings, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
@@ -117,6 +119,9 @@ function rederive(
   const packet = s.packets.get(n);
   if (!packet) return { problems: [`no valid ${name("packet")}`], blocking: false, family: "unknown" };
   const stop = packet.stop ?? "verdict";
+  // a packet the broker would not have issued for this gate passes nothing, whatever its result says
+  const unissued = issueProblem(packet, gatePolicy(s, settings), settings);
+  if (unissued) return { problems: [`${name("packet")}: ${unissued}`], blocking: false, family: packet.reviewer_family };
   const read = input.resultBytes(n, s.member);
   if (!read.ok) return { problems: [`${name("result")}: ${read.reason}`], blocking: false, family: packet.reviewer_family };
   const { bytes, text: raw } = read;
@@ -148,6 +153,8 @@ function rederive(
         : `the result reviewed other bytes: ${report.reasons.join("; ")}`,
     );
   const result = parseReviewResult(raw).result;
+  const notDispatched = result && deliveryRefusal(s, packet, result);
+  if (notDispatched) problems.push(notDispatched);
   // a ruling round again from the result: a contested finding it does not withdraw explicitly stands
   const contested = contestedFindings(
     packet,
@@ -166,10 +173,11 @@ function rederive(
     problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
   if (stop === "score" && result && !evaluateScoreGate(result).positive) problems.push("the result's score does not pass the score gate");
   const { model, family } = reviewerOf(result ?? {}, packet, settings.family_aliases);
-  if (independence === "strong" && !isIndependent(packet.author_family, family))
-    problems.push(
-      `independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${packet.author_family})`,
-    );
+  const author = judgedAuthorFamily(packet, s.request, settings);
+  if (independence === "strong" && packet.independence !== "strong")
+    problems.push(`independence strong, but ${name("packet")} promised a ${packet.independence} review`);
+  else if (independence === "strong" && !isIndependent(author, family))
+    problems.push(`independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${author})`);
   return { problems, blocking: c.parses && !c.no_blockers, family };
 }
 
@@ -191,7 +199,7 @@ export function quorumPassProblems(
     const again = rederive(memberView(s, provider), n, input, "strong");
     return { provider, ...again, passed: again.problems.length === 0, sha };
   });
-  const j = judgeQuorum(rule, packet.author_family, members);
+  const j = judgeQuorum(rule, judgedAuthorFamily(packet, s.request, input.settings), members);
   const problems = j.pass
     ? []
     : [

@@ -28,6 +28,7 @@ import type { BusContext } from "../bus/context.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { keepsIndependence, reviewerOf } from "../core/independence.js";
+import { judgedAuthorFamily } from "../core/packet-chain.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { ReadFault } from "../core/read-fault.js";
@@ -179,7 +180,8 @@ function judge(
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   report.reasons.push(...reasons);
   const { model: reviewerModel, family: reviewerFamily } = reviewerOf(r, packet, ctx.settings.family_aliases);
-  const violation = !keepsIndependence(packet, reviewerFamily);
+  const author = judgedAuthorFamily(packet, view.request, ctx.settings);
+  const violation = !keepsIndependence({ ...packet, author_family: author }, reviewerFamily);
   const contested = contestedFindings(
     packet,
     (round) => {

@@ -39,6 +39,17 @@ describe("planted packets", () => {
         /keeps round 1's reviewer, but its reviewer_adapter differ/,
       ],
       ["a restart nobody asked for", second((t) => t.replace(/^restart_reason: .*$/m, "restart_reason: degraded")), /degraded restart/],
+      [
+        "another author",
+        second((t) => t.replace(/^author_host: .*$/m, "author_host: codex")),
+        /its author \(codex, model .*\) is not request/,
+      ],
+      [
+        "another artifact",
+        second((t) => t.replace(/^artifact_path: .*$/m, "artifact_path: clean.md")),
+        /its artifact clean.md is not request/,
+      ],
+      ["another slot's id", second((t) => t.replace(/-r2$/m, "-r1")), /its packet_id .*-r1 is not this slot's/],
     ];
     for (const [what, text, why] of cases) {
       writeFileSync(file("packet-2.md"), text);

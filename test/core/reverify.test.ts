@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { reverifyOutcome } from "../../src/core/reverify.js";
 import { sha256Hex } from "../../src/core/sha.js";
-import type { Outcome, PacketFrontMatter, VerdictFile } from "../../src/spec/schemas.js";
-import { gate, outcome, packet, policy } from "../helpers/snapshots.js";
+import { type Outcome, type PacketFrontMatter, Settings, type VerdictFile } from "../../src/spec/schemas.js";
+import { DELIVERY_KEY, gate, outcome, packet, policy, SETTINGS } from "../helpers/snapshots.js";
 
 const TEXT = "# Spec\n\nThe cache keeps 100 entries.\n";
 const SHA = sha256Hex(TEXT);
@@ -19,6 +19,7 @@ const RESULT = Buffer.from(
     findings: [],
     blocking_findings: [],
     reviewer_model: "gpt-5",
+    delivery_key: DELIVERY_KEY,
   }),
 );
 
@@ -26,12 +27,13 @@ const RESULT = Buffer.from(
 function passed(o: { outcome?: Partial<Outcome>; packet?: Partial<PacketFrontMatter>; verdict?: Partial<VerdictFile> } = {}) {
   const g = gate()
     .packet(1, { artifact_sha256: SHA, ...o.packet })
+    .attempt(1)
     .verdict(1, "pass", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, ...o.verdict });
   g.s.outcome = outcome("satisfied", 1, { artifact_sha256: SHA, artifact_raw_sha256: RAW, ...o.outcome });
   return g;
 }
 const input = {
-  settings: {},
+  settings: SETTINGS,
   policy: policy(),
   artifact,
   resultBytes: (() => ({ ok: true as const, bytes: RESULT, text: RESULT.toString() })) as (round: number) => {
@@ -48,6 +50,7 @@ function rulingRoundPassed() {
     .packet(1, { artifact_sha256: SHA })
     .verdict(1, "issues", { blocking_count: 2 })
     .packet(2, { artifact_sha256: SHA, counted_round: 1, restart_of: 1, restart_reason: "ruling" })
+    .attempt(2)
     .verdict(2, "pass", { result_sha256: sha256Hex(RESULT), artifact_sha256_reviewed: SHA, rulings: { upheld: 0, withdrawn: 2 } });
   g.s.outcome = outcome("satisfied", 2, { artifact_sha256: SHA, artifact_raw_sha256: RAW });
   return g;
@@ -179,8 +182,47 @@ describe("reverifyOutcome", () => {
   });
 
   it("copilot's own pass does not: only a finalizer round ends a copilot gate", () => {
-    expect(problems(passed({ packet: { reviewer_adapter: "copilot" } }))).toEqual([
+    const settings = Settings.parse({ providers: { codex: { adapter: "copilot", model: "gpt-5" } } });
+    expect(problems(passed({ packet: { reviewer_adapter: "copilot" } }), { settings })).toEqual([
       "round 1 is copilot's pass, which only a finalizer round can confirm",
     ]);
+  });
+
+  it("a weak round's pass is not strong, whatever reviewer family the outcome names", () => {
+    const weak = passed({ packet: { independence: "weak", selection_status: "degraded-local" }, outcome: { independence: "strong" } });
+    expect(problems(weak)).toEqual(["independence strong, but packet-1.md promised a weak review"]);
+    expect(problems(passed({ packet: { independence: "weak" }, outcome: { independence: "weak" } }))).toEqual([]);
+  });
+
+  it("a packet the broker would not issue for this gate passes nothing: another reviewer, rule or stop policy", () => {
+    const planted = [
+      { reviewer_provider: "evil", reviewer_adapter: "external" },
+      { reviewer_model: "gpt-4o" },
+      { stop: "score" as const },
+      { difficulty: "hard" as const },
+    ];
+    for (const over of planted) expect(problems(passed({ packet: over }))[0]).toMatch(/^packet-1\.md: its /);
+    // a gate that asks for a quorum takes no single reviewer's pass
+    expect(problems(passed(), { settings: Settings.parse({ ...SETTINGS, gate_quorum: { "G-spec": { need: 2, of: 3 } } }) })[0]).toMatch(
+      /its quorum rule \(none\) is not the gate's \(2\/3\)/,
+    );
+  });
+
+  it("a packet claiming an author family request.json's author is not of makes no review strong", () => {
+    // the author is claude (anthropic); a packet saying openai would make an openai reviewer look independent
+    const lying = passed({ packet: { author_family: "google", reviewer_model: "gpt-5" } });
+    expect(problems(lying)).toEqual([
+      expect.stringContaining('independence strong, but the reviewer model "gpt-5" is of family openai (author unknown)'),
+    ]);
+  });
+
+  it("a bus-dispatched round's result re-derives only with its worker's delivery key and a keyed attempt", () => {
+    const keyless = passed();
+    const { delivery_key_sha256: _, ...old } = keyless.s.attempts.get(1)!;
+    keyless.s.attempts.set(1, old);
+    expect(problems(keyless)).toEqual([expect.stringContaining("attempt-1.json is not a dispatch of it by its reviewer worker")]);
+    const other = passed();
+    other.s.attempts.set(1, { ...other.s.attempts.get(1)!, provider: "gemini" });
+    expect(problems(other)).toEqual([expect.stringContaining("attempt-1.json is not a dispatch of it")]);
   });
 });

@@ -23,6 +23,7 @@ import type {
   ScoreGate,
   VerdictFile,
 } from "../../src/spec/schemas.js";
+import { Settings } from "../../src/spec/schemas.js";
 
 export const RUN = "run1";
 export const GATE = "G-spec";
@@ -75,6 +76,9 @@ export function context(
     artifact: () => over.artifact ?? { ok: true, sha: SHA_A, rawSha: RAW_SHA },
   };
 }
+
+/** Settings configuring the reviewer packet() names: a pass re-derives only for a reviewer settings know (SPEC §15). */
+export const SETTINGS: Settings = Settings.parse({ providers: { codex: { adapter: "codex", model: "gpt-5" } } });
 
 export function packet(round: number, over: Partial<PacketFrontMatter> = {}): PacketFrontMatter {
   return {
@@ -198,6 +202,9 @@ export function decision(round: number, choice: DecisionChoice, extendBy?: numbe
   };
 }
 
+/** The key the reviewer worker of attempt() keeps: its results carry it (SPEC §15). */
+export const DELIVERY_KEY = "k".repeat(43);
+
 export function attempt(round: number): Attempt {
   return {
     schema_version: "guild_bus.attempt.v1",
@@ -208,6 +215,7 @@ export function attempt(round: number): Attempt {
     provider: "codex",
     worker: { host: "h", pid: 1 },
     started_at: AT,
+    delivery_key_sha256: sha256Hex(DELIVERY_KEY),
   };
 }
 

@@ -23,7 +23,7 @@ describe("a gate page of many large, different artifacts", () => {
         first
           .replace(/^round: 1$/m, `round: ${round}`)
           .replace(/^counted_round: 1$/m, `counted_round: ${round}`)
-          .replaceAll(id, `${id}-${round}`)
+          .replaceAll(id, id.replace(/-r1$/, `-r${round}`))
           .replace(/^artifact_sha256: .*$/m, `artifact_sha256: ${sha256Hex(`${artifact}\n`)}`)
           .replace("# Spec\n", `${artifact}\n`),
       );
