@@ -14,7 +14,7 @@ import { classifyModel, familyOfHost } from "../core/family.js";
 import { MANUAL_PROVIDER } from "../core/policy.js";
 import { BUILTIN_MANUAL, profileFamilies, type Provider } from "../core/selection.js";
 import { Capability, type ProviderConfig, type Settings } from "../spec/schemas.js";
-import { runChild } from "./child.js";
+import { resolveBinary, runChild } from "./child.js";
 import { minimalEnv } from "./environment.js";
 
 export interface DetectedProvider extends Provider {
@@ -101,9 +101,11 @@ async function checkCli(
   config: ProviderConfig | undefined,
   probe: Probe,
   cache: ProbeCache,
+  root: string,
 ): Promise<Pick<DetectedProvider, "binary" | "version" | "auth" | "why" | "available">> {
   const name = config?.binary ?? cli.binary;
-  const binary = probe.which(name);
+  // the binary the adapter runs: a relative path is the project root's, wherever the command was started
+  const binary = probe.which(resolveBinary(name, root));
   if (!binary) return { binary: null, version: null, auth: null, why: [`${name} not found on PATH`], available: false };
   const probed = await cache.once(binary, () => probeVersion(name, binary, probe, cache));
   const auth = authSignal(cli, config, probe);
@@ -255,8 +257,7 @@ async function configuredProvider(
   id: string,
   config: ProviderConfig,
   aliases: Settings["family_aliases"],
-  probe: Probe,
-  cache: ProbeCache,
+  { probe, cache, root }: { probe: Probe; cache: ProbeCache; root: string },
 ): Promise<DetectedProvider> {
   const base = {
     id,
@@ -267,7 +268,7 @@ async function configuredProvider(
     source: "settings" as const,
     ...(config.adapter === "copilot" ? { profileFamilies: profileFamilies(config) } : {}),
   };
-  const found = await reach(config, probe, cache);
+  const found = await reach(config, probe, cache, root);
   const detected: DetectedProvider = { ...base, ...found };
   if (config.adapter === "copilot") {
     detected.why.push(
@@ -284,9 +285,9 @@ async function configuredProvider(
 type Reach = Pick<DetectedProvider, "binary" | "version" | "auth" | "why" | "available">;
 
 /** Whether a configured provider can be reached here: its binary, key, program or a human. */
-async function reach(config: ProviderConfig, probe: Probe, cache: ProbeCache): Promise<Reach> {
+async function reach(config: ProviderConfig, probe: Probe, cache: ProbeCache, root: string): Promise<Reach> {
   const cli = ADAPTER_KIND_INFO[config.adapter].cli;
-  if (cli) return checkCli(cli, config, probe, cache);
+  if (cli) return checkCli(cli, config, probe, cache, root);
   if (config.adapter === "http") {
     const key = config.api_key_env && probe.env[config.api_key_env] ? `env ${config.api_key_env} set` : null;
     const why = [
@@ -296,7 +297,7 @@ async function reach(config: ProviderConfig, probe: Probe, cache: ProbeCache): P
     return { binary: null, version: null, auth: key, why, available: Boolean(config.base_url && key) };
   }
   if (config.adapter === "command") {
-    const binary = config.argv?.[0] ? probe.which(config.argv[0]) : null;
+    const binary = config.argv?.[0] ? probe.which(resolveBinary(config.argv[0], root)) : null;
     const why = [binary ? `runs ${binary}` : `program ${config.argv?.[0] ?? "(no argv)"} not found`];
     return { binary, version: null, auth: null, why, available: binary !== null };
   }
@@ -311,12 +312,12 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
   const configured = Object.entries(settings.providers ?? {});
   // Every binary is probed at once: one after another, a few slow --version answers on a loaded machine add up
   // to minutes.
-  const fromSettings = configured.map(([id, config]) => configuredProvider(id, config, aliases, probe, cache));
+  const fromSettings = configured.map(([id, config]) => configuredProvider(id, config, aliases, { probe, cache, root: layout.root }));
   // CLIs on PATH that settings do not configure: usable with the family their host implies; the reported model
   // is still checked after every review.
   const unconfigured = CLI_KINDS.filter((adapter) => !configured.some(([id, c]) => id === adapter || c.adapter === adapter));
   const fromPath = unconfigured.map(async (adapter): Promise<DetectedProvider | null> => {
-    const check = await checkCli(ADAPTER_KIND_INFO[adapter].cli!, undefined, probe, cache);
+    const check = await checkCli(ADAPTER_KIND_INFO[adapter].cli!, undefined, probe, cache, layout.root);
     if (!check.binary) return null;
     return {
       id: adapter,

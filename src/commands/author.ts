@@ -136,7 +136,8 @@ async function decideEscalationNow(
     round,
     choice: d.choice,
     ...(d.extendBy !== undefined ? { extend_by: d.extendBy } : {}),
-    ...(d.note ? { note: d.note } : {}),
+    // the note reaches trail.md, status, the console and the next packet: scrubbed as any text the bus passes on
+    ...(d.note ? { note: scrub(d.note, scrubOptions(ctx.settings)) } : {}),
     decided_by: d.decidedBy,
     escalation_sha256: answered,
     at: new Date().toISOString(),

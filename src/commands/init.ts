@@ -3,6 +3,7 @@
 // `guild-bus gate on`), .guild/settings.json from the providers detected here, and .gitignore lines. Every change is
 // computed first (a plan with before/after texts: `--dry-run` prints it as a diff) and merged into what is there, so a
 // second run changes nothing. A file it cannot merge (malformed JSON) is refused by name, and nothing is written.
+import { createRequire } from "node:module";
 import path from "node:path";
 import { detectProviders } from "../adapters/probe.js";
 import type { Layout } from "../bus/layout.js";
@@ -14,6 +15,7 @@ import { parse as parseToml } from "smol-toml";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { type Answer, refuse } from "./answer.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
+import type { JSONPath } from "jsonc-parser";
 import { CLAUDE_COMMANDS, GEMINI_COMMANDS, PROJECT_MCP_COMMAND, skillMarkdown, stopHookCommand, withContextSection } from "./host-files.js";
 
 export const HOSTS = ["claude", "codex", "gemini"] as const;
@@ -37,6 +39,8 @@ export interface InitPlan {
 }
 
 type Json = Record<string, unknown>;
+// the editor is required from the package's CommonJS build, as json-answer.ts does with its parser (no ES build loads)
+const { applyEdits, modify } = createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
 const GUILD_BUS_CLI = `${PROJECT_MCP_COMMAND.command} ${PROJECT_MCP_COMMAND.args.slice(0, -1).join(" ")}`;
 
@@ -85,7 +89,8 @@ class Workspace {
         throw new InitRefused(`${rel}: ${error.message}; fix it, then run init again (nothing was written)`);
       throw error;
     }
-    if (JSON.stringify(copy) !== JSON.stringify(value) || text === null) this.write(rel, json(copy));
+    if (text === null || !text.trim()) this.write(rel, json(copy));
+    else if (JSON.stringify(copy) !== JSON.stringify(value)) this.write(rel, withEdits(text, value as Json, copy));
   }
 
   changes(): FileChange[] {
@@ -97,6 +102,31 @@ class Workspace {
         return { path: rel, before: f.before, after: f.after!, ...where };
       });
   }
+}
+
+/**
+ * The user's JSON text with only what init changed written into it (jsonc-parser's edits): their formatting, and the
+ * numbers JSON.parse cannot hold (1e400, 12345678901234567890), stay as they were. A list init extends keeps its entries.
+ */
+function withEdits(text: string, before: unknown, after: unknown, at: JSONPath = []): string {
+  const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
+  const edit =
+    (value: unknown, o: { isArrayInsertion?: boolean } = {}) =>
+    (t: string, p: JSONPath) =>
+      applyEdits(t, modify(t, p, value, { ...o, formattingOptions: { tabSize: 2, insertSpaces: true, eol: "\n" } }));
+  if (isObject(before) && isObject(after)) {
+    let out = text;
+    for (const [key, value] of Object.entries(after))
+      if (JSON.stringify(value) !== JSON.stringify(before[key]))
+        out = Object.hasOwn(before, key) ? withEdits(out, before[key], value, [...at, key]) : edit(value)(out, [...at, key]);
+    return out;
+  }
+  const extended = Array.isArray(before) && Array.isArray(after) && before.every((v, i) => JSON.stringify(v) === JSON.stringify(after[i]));
+  if (extended)
+    return (after as unknown[])
+      .slice(before.length)
+      .reduce<string>((t, v, i) => edit(v, { isArrayInsertion: true })(t, [...at, before.length + i]), text);
+  return edit(after)(text, at);
 }
 
 class InitRefused extends Error {}

@@ -383,11 +383,23 @@ export function scrubLine(text: string, max: number, keep: "start" | "end" = "st
 const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict", "delivery_key"]);
 
 export function scrubResult(result: ReviewResultStrict, options: ScrubOptions): ReviewResultStrict {
+  // keys too: a finding or a result may carry any key, and a secret there would reach result-<n>.json as it is
+  const entries = (v: object, value: (k: string, x: unknown) => unknown) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const clean = EXACT_FIELDS.has(k) ? k : scrub(k, options);
+      let key = clean;
+      for (let n = 2; Object.hasOwn(out, key); n++) key = `${clean} (${n})`; // two keys redacted alike both stay
+      // defined, not assigned: a "__proto__" key stays a key
+      Object.defineProperty(out, key, { value: value(k, x), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return scrub(v, options);
     if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    if (v && typeof v === "object") return entries(v, (_, x) => walk(x));
     return v;
   };
-  return Object.fromEntries(Object.entries(result).map(([k, v]) => [k, EXACT_FIELDS.has(k) ? v : walk(v)])) as ReviewResultStrict;
+  return entries(result, (k, v) => (EXACT_FIELDS.has(k) ? v : walk(v))) as ReviewResultStrict;
 }

@@ -53,7 +53,8 @@ export function guard(
       setCookie(c, allowed.cookie(), secrets.token, { httpOnly: true, sameSite: "Strict", path: "/" });
       const url = new URL(c.req.url);
       url.searchParams.delete("token");
-      return c.redirect(url.pathname + url.search, 303); // the token leaves the address bar and history
+      // the token leaves the address bar and history; a path of several leading slashes ("//host/") stays this console's
+      return c.redirect(`/${url.pathname.replace(/^\/+/, "")}${url.search}`, 303);
     }
     if (!same(getCookie(c, allowed.cookie()), secrets.token)) return c.text("refused: open the URL with ?token= printed at start\n", 401);
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {

@@ -17,7 +17,7 @@ function probe(
 ): Probe & { versionCalls: string[] } {
   const calls: string[] = [];
   return {
-    which: (b) => ((over.onPath ?? []).includes(b) ? `/usr/bin/${b}` : null),
+    which: over.which ?? ((b) => ((over.onPath ?? []).includes(b) ? `/usr/bin/${b}` : null)),
     version: async (b, timeoutMs) => {
       const name = path.basename(b);
       const nth = calls.filter((c) => c.startsWith(`${b} `)).length;
@@ -54,6 +54,20 @@ describe("provider detection", () => {
     const viaEnv = await detectProviders(settings, layout(), probe({ onPath: ["codex"], env: { OPENAI_API_KEY: "sk-secret-value" } }));
     expect(JSON.stringify(viaEnv)).not.toContain("sk-secret-value");
     expect(viaEnv.find((p) => p.id === "cx")!.auth).toBe("env OPENAI_API_KEY set");
+  });
+
+  it("looks a relative binary up where the adapter runs it: under the project root, wherever the command started", async () => {
+    const l = layout();
+    const settings: Settings = {
+      providers: {
+        cx: { adapter: "codex", binary: "./tools/codex", input: "stdin", selectable: true },
+        cmd: { adapter: "command", argv: ["bin/review", "--json"], input: "stdin", selectable: true },
+      },
+    };
+    const asked: string[] = [];
+    const found = await detectProviders(settings, l, probe({ which: (b) => (asked.push(b), b), env: { OPENAI_API_KEY: "k" } }));
+    expect(asked.filter((b) => b.includes("/")).sort()).toEqual([path.join(l.root, "bin/review"), path.join(l.root, "tools/codex")]);
+    expect(found.find((p) => p.id === "cx")!.binary).toBe(path.join(l.root, "tools/codex"));
   });
 
   it("finds unconfigured CLIs on PATH with their host family, and keeps capability declarations detect-only", async () => {

@@ -1,6 +1,6 @@
 // The command layer answers a refusal as a value and writes nothing for it (README "Errors"); the CLI and any
 // other face print what they get back.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -11,6 +11,7 @@ import { refusing } from "../../src/commands/answer.js";
 import { Decision } from "../../src/spec/schemas.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { escalation } from "../helpers/snapshots.js";
 
 async function project() {
   const root = tempRoot();
@@ -82,6 +83,19 @@ describe("commands: refusals are answers, and nothing is written for them", () =
       ok: false,
       error: expect.stringMatching(/already has a request/),
     });
+  });
+});
+
+describe("decide: the note", () => {
+  it("is scrubbed before it is written: it reaches trail.md, status, the console and the next packet", async () => {
+    const { layout, file } = await gateWithPacket("run1");
+    writeFileSync(file("escalation-1.json"), JSON.stringify(escalation(1, "cap_hit", ["rework", "extend-cap"])));
+    const token = `ghp_${"A1b2C3d4".repeat(5)}`;
+    const d = await decideEscalation(loadContext(layout), "run1", GATE, { choice: "rework", note: `rotate ${token}`, decidedBy: "me" });
+    expect(d, JSON.stringify(d)).toMatchObject({ ok: true });
+    const note = Decision.parse(JSON.parse(readFileSync(file("decision-1.json"), "utf8"))).note!;
+    expect(note).toMatch(/^rotate \[REDACTED/);
+    expect(note).not.toContain("A1b2C3d4");
   });
 });
 

@@ -76,6 +76,27 @@ describe("guild-bus init", () => {
     expect(withContextSection(agents)).toBe(agents);
   });
 
+  it("writes only what it adds into the user's JSON: their layout and numbers JSON cannot hold stay as they were", async () => {
+    const root = tempRoot();
+    mkdirSync(path.join(root, ".claude"));
+    const mine =
+      '{\n    "big": 12345678901234567890, "huge": 1e400,\n    "enabledMcpjsonServers": ["other"],\n' +
+      '    "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "mine", "timeout": 1.00000000000000000001 } ] } ] }\n}\n';
+    writeFileSync(path.join(root, ".claude", "settings.json"), mine);
+    await init(root, ["claude"]);
+    const after = read(root, ".claude/settings.json");
+    for (const kept of ['"big": 12345678901234567890, "huge": 1e400', '"timeout": 1.00000000000000000001', '{\n    "big"'])
+      expect(after).toContain(kept);
+    const settings = JSON.parse(after) as {
+      enabledMcpjsonServers: string[];
+      hooks: { Stop: Array<{ hooks: Array<{ command: string }> }> };
+    };
+    expect(settings.enabledMcpjsonServers).toEqual(["other", "guild-bus"]);
+    expect(settings.hooks.Stop.map((s) => s.hooks[0]!.command)).toEqual(["mine", expect.stringContaining("hook stop")]);
+    const again = await planInit(new Layout(root), ["claude"]);
+    expect(again.ok && again.changes.filter((c) => c.path === ".claude/settings.json")).toEqual([]);
+  });
+
   it("refuses a value of the user's it would have to replace to merge, and keeps a private file private", async () => {
     const root = tempRoot();
     const mcp = JSON.stringify({ mcpServers: [{ name: "mine" }] });

@@ -786,6 +786,21 @@ describe("scrubResult: only the top level's bindings are exact", () => {
     });
   });
 
+  it("keys are scrubbed too, at every level; two keys redacted alike both stay, and a __proto__ key stays a key", () => {
+    const token = `ghp_${"A1b2C3d4".repeat(5)}`;
+    const other = `ghp_${"Z9y8X7w6".repeat(5)}`;
+    const result = JSON.parse(
+      `{"schema_version":"review_result.v1","packet_id":"p","verdict":"issues","${token}":"top",` +
+        `"findings":[{"title":"t","${token}":1,"${other}":2,"__proto__":{"x":1}}]}`,
+    ) as never;
+    const out = scrubResult(result, {}) as unknown as { findings: Array<Record<string, unknown>> };
+    expect(JSON.stringify(out)).not.toContain("A1b2C3d4");
+    expect(JSON.stringify(out)).not.toContain("Z9y8X7w6");
+    expect(Object.values(out.findings[0]!).sort()).toEqual([1, 2, "t", { x: 1 }].sort());
+    expect(Object.hasOwn(out.findings[0]!, "__proto__")).toBe(true);
+    expect(out).toMatchObject({ packet_id: "p", verdict: "issues" });
+  });
+
   it("the delivery key is a binding: a project's pattern for hex tokens never rewrites it", () => {
     const key = "0123456789abcdef".repeat(4);
     const result = {

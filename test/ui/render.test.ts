@@ -11,13 +11,14 @@ describe("renderMarkdown", () => {
     const out = renderMarkdown(
       "<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n" +
         "[a](javascript:alert(3)) [b](JAVASCRIPT:alert(4)) [c](data:text/html,x) " +
-        "[d](vbscript:x) [e](https://example.com/ok) [f](mailto:a@b.c)\n\n![i](https://example.com/p.png)\n\nhttps://example.com/bare",
+        "[d](vbscript:x) [e](https://example.com/ok) [f](mailto:a@b.c)\n\n![i](https://example.com/p.png)\n\nhttps://example.com/bare <https://example.com/angle>",
     );
     expect(out).not.toMatch(/<script|<img|<[^>]*onerror|href="(javascript|data|vbscript)/i);
     expect(out).toContain("&lt;script&gt;");
     expect(out).toContain('<a href="https://example.com/ok">e</a>');
     expect(out).toContain('<a href="mailto:a@b.c">f</a>');
     expect(out).not.toContain('href="https://example.com/bare"'); // no autolinking
+    expect(out).not.toContain('href="https://example.com/angle"');
   });
 });
 

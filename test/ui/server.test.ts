@@ -52,6 +52,8 @@ describe("guild-bus ui: the HTTP surface", () => {
     const login = await raw(ui.port, "GET", `/?token=${token}`, {});
     expect(login.status).toBe(303);
     expect(login.headers.location).toBe("/");
+    // an address of several leading slashes is this console's path, never another host's
+    expect((await raw(ui.port, "GET", `//evil.example/x?token=${token}`, {})).headers.location).toBe("/evil.example/x");
     expect(String(login.headers["set-cookie"])).toMatch(new RegExp(`^guild_bus_ui_${ui.port}=${token}; Path=/; HttpOnly; SameSite=Strict`));
     const page = await raw(ui.port, "GET", "/", { Cookie: cookie });
     expect(page.status).toBe(200);
