@@ -29,9 +29,9 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   const output = gateStatus(s, decision, artifact, gatePolicy(s, ctx.settings), trailPath);
   const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)), artifact);
   const view = { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision, artifact) };
-  // a pass is reported (wait's 0, the MCP tools, the stop hook) only while it re-derives from the gate's files: an
-  // outcome.json dropped by hand is not one
-  if (view.exitCode === 0 && (s.outcome?.status === "satisfied" || s.outcome?.status === "force_passed")) {
+  // a pass (satisfied, force_passed, skipped) is reported (wait's 0, the MCP tools, the stop hook) only while it
+  // re-derives from the gate's files: an outcome.json dropped by hand is not one
+  if (view.exitCode === 0 && s.outcome) {
     const problems = reverifyGate(ctx, view)?.problems ?? [];
     if (problems.length)
       return {

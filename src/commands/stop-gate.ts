@@ -46,7 +46,11 @@ export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdi
   const waiting = listGates(ctx.layout)
     .gates.map((r) => viewGate(ctx, r.runId, r.gate))
     .filter(
-      (v) => v.decision.state === "awaiting_author" && hostKey(host) !== "" && hostKey(v.snapshot.request?.author_host) === hostKey(host),
+      // an ended gate whose pass does not hold (it does not re-derive, or the artifact changed since) is no pass either
+      (v) =>
+        (v.decision.state === "awaiting_author" || v.exitCode === 2) &&
+        hostKey(host) !== "" &&
+        hostKey(v.snapshot.request?.author_host) === hostKey(host),
     );
   if (!waiting.length) return { block: false, message: null };
   const counts = blockCounts(ctx);
@@ -70,6 +74,14 @@ export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdi
       block: false,
       message: `guild-bus: ${key(next)} waits for you, but ${where} cannot be written (${(error as Error).message}); ${OFF}`,
     };
+  }
+  if (next.decision.state !== "awaiting_author") {
+    const run = next.next.command ? ` — run: ${next.next.command}` : "";
+    const reason = [
+      `guild-bus: ${runId} ${gateName} has not passed: ${next.next.waiting_on}${run}.`,
+      `Stop-gate block ${n} of ${max} for this gate; ${OFF}.`,
+    ];
+    return { block: true, reason: reason.join("\n") };
   }
   const found = findingsOf(ctx, next.snapshot, next.decision.round); // the view's snapshot: the gate is not read again
   const findings = found ? found.findings.map(findingLine) : [`(round ${next.decision.round}'s result is unreadable)`];

@@ -17,6 +17,7 @@ import { sentShas } from "./sent-bytes.js";
 import { scrub, scrubOptions } from "./scrub.js";
 import { contestedFindings, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
+import { quorumMembers } from "./quorum-round.js";
 import { type SlotKind, slotFile } from "./slot-file.js";
 
 /** Round n's result as read from disk (bounded): its bytes, or why they could not be read. */
@@ -54,6 +55,8 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   if ((o.status === "satisfied" || o.status === "force_passed") && n !== last)
     problems.push(`the outcome names round ${n}, but round ${last} was issued after it`);
   if (o.status === "skipped" && policy.required) problems.push(`skipped, but review is required (${policy.requiredBecause})`);
+  // the broker skips only before round 1: a gate that issued a packet was under review
+  if (o.status === "skipped" && (last > 0 || n !== 0)) problems.push(`skipped, but round ${Math.max(last, n)} was issued`);
   if (o.status === "force_passed") {
     if (validDecision(s, n)?.choice !== "force-pass")
       problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);
@@ -200,18 +203,24 @@ export function quorumPassProblems(
     return { provider, ...again, passed: again.problems.length === 0, sha };
   });
   const j = judgeQuorum(rule, judgedAuthorFamily(packet, s.request, input.settings), members);
-  const problems = j.pass
-    ? []
-    : [
-        `quorum ${rule.need}/${rule.of} does not re-derive: ` +
-          (j.blockedBy.length
-            ? `blocked by ${j.blockedBy.join(", ")}`
-            : `${j.missingCount} famil${j.missingCount === 1 ? "y" : "ies"} short`) +
-          members
-            .filter((m) => m.problems.length)
-            .map((m) => `; ${m.provider}: ${m.problems.join(", ")}`)
-            .join(""),
-      ];
+  // the broker judges a quorum round once all its members' packets are out and every one has ended: a member still
+  // reviewing could block it
+  const unended = quorumMembers(s, n, packet.stop ?? "verdict").filter((m) => m.state.kind === "pending");
+  const problems = [
+    ...(members.length < rule.of ? [`quorum ${rule.need}/${rule.of}: only ${members.length} reviewer(s) were sent round ${n}`] : []),
+    ...(unended.length ? [`quorum round ${n} had not ended: ${unended.map((m) => m.provider).join(", ")} still reviewing`] : []),
+  ];
+  if (!j.pass)
+    problems.push(
+      `quorum ${rule.need}/${rule.of} does not re-derive: ` +
+        (j.blockedBy.length
+          ? `blocked by ${j.blockedBy.join(", ")}`
+          : `${j.missingCount} famil${j.missingCount === 1 ? "y" : "ies"} short`) +
+        members
+          .filter((m) => m.problems.length)
+          .map((m) => `; ${m.provider}: ${m.problems.join(", ")}`)
+          .join(""),
+    );
   if (named !== null) {
     const key = (m: { provider: string; family: Family }) => `${m.provider}/${m.family}`;
     const counted = new Set(j.counted.map(key));

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { viewGate } from "../../src/commands/gate-view.js";
+import { stopGate } from "../../src/commands/stop-gate.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -26,6 +27,26 @@ describe("an ended gate's view", () => {
     expect(view.exitCode).toBe(2);
     expect(view.next.waiting_on).toMatch(
       /^a human: the outcome does not re-derive from the gate's files \(.*\); do not report it as passed/,
+    );
+    // the author's stop hook holds the turn on it too: a pass that does not hold is no pass
+    writeFileSync(layout.settings, JSON.stringify({ stop_gate: { enabled: true } }));
+    const hook = await stopGate(loadContext(layout), "claude-code");
+    expect(hook).toMatchObject({
+      block: true,
+      reason: expect.stringContaining(`${run} ${GATE} has not passed: a human: the outcome does not`),
+    });
+  });
+
+  it("a hand-written skipped outcome on a gate that is under review is no pass either", async () => {
+    const run = "planted-skip";
+    const { layout, file } = await gateWithPacket(run);
+    const planted = { ...outcome("skipped", 0, { run_id: run, trail_path: "x" }), reason: "review not required" };
+    writeFileSync(path.join(layout.root, "outcome.tmp"), JSON.stringify(planted));
+    renameSync(path.join(layout.root, "outcome.tmp"), file("outcome.json"));
+    const view = viewGate(loadContext(layout), run, GATE);
+    expect(view.exitCode).toBe(2);
+    expect(view.next.waiting_on).toMatch(
+      /does not re-derive from the gate's files \((skipped, but review is required|skipped, but round 1 was issued)/,
     );
   });
 });

@@ -216,6 +216,33 @@ describe("reverifyOutcome", () => {
     ]);
   });
 
+  it("a skipped outcome re-derives only before round 1: a gate that issued a packet was under review", () => {
+    const g = gate().packet(1, { artifact_sha256: SHA });
+    g.s.outcome = outcome("skipped", 0, { artifact_sha256: SHA });
+    expect(problems(g, { policy: policy({ required: false }) })).toContain("skipped, but round 1 was issued");
+  });
+
+  it("a quorum pass re-derives only once every member's packet is out and every member has ended", () => {
+    const rule = { need: 2, of: 3 };
+    const two = () =>
+      gate()
+        .memberPacket(1, "a", "openai", rule, { artifact_sha256: SHA })
+        .memberVerdict(1, "a", "pass")
+        .memberPacket(1, "b", "google", rule, { artifact_sha256: SHA })
+        .memberVerdict(1, "b", "pass");
+    const members = [
+      { provider: "a", family: "openai" as const, model: "openai-model" },
+      { provider: "b", family: "google" as const, model: "google-model" },
+    ];
+    const ended = (g: ReturnType<typeof two>) => {
+      g.s.outcome = outcome("satisfied", 1, { artifact_sha256: SHA, artifact_raw_sha256: RAW, quorum: { ...rule, members } });
+      return problems(g as never);
+    };
+    expect(ended(two())).toContain("quorum 2/3: only 2 reviewer(s) were sent round 1");
+    const pending = two().memberPacket(1, "c", "xai", rule, { artifact_sha256: SHA });
+    expect(ended(pending)).toContain("quorum round 1 had not ended: c still reviewing");
+  });
+
   it("a bus-dispatched round's result re-derives only with its worker's delivery key and a keyed attempt", () => {
     const keyless = passed();
     const { delivery_key_sha256: _, ...old } = keyless.s.attempts.get(1)!;
