@@ -4,7 +4,8 @@
 import { type BusContext, contextToAct } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
-import { assertGate, assertRunId } from "../spec/ids.js";
+import { assertGate, assertRunId, isGate, isRunId } from "../spec/ids.js";
+import { reviewerViews } from "../core/snapshot.js";
 import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refusing } from "./answer.js";
 import { lineSafe } from "../core/terminal-safe.js";
@@ -69,6 +70,20 @@ function newestPerArtifact(views: GateView[]): GateView[] {
   return [...newest.values()].flat();
 }
 
+/**
+ * The runs judged: the newest of each (gate, artifact), and every other run that reviewed the bytes now in the tree.
+ * "Newest" rests on a clock the writer of request.json chose: a later run that found a blocker in these very bytes
+ * is judged whatever its requested_at says, so a pass cannot hide it.
+ */
+function runsToJudge(views: GateView[]): GateView[] {
+  const chosen = new Set(newestPerArtifact(views));
+  const reviewedNow = (v: GateView) => {
+    const now = v.artifact.ok ? v.artifact.sha : null;
+    return reviewerViews(v.snapshot).some((r) => [...r.packets.values()].some((p) => p.artifact_sha256 === now));
+  };
+  return views.filter((v) => chosen.has(v) || reviewedNow(v));
+}
+
 /** When a run was requested, as a time (a written offset counts, not its spelling); one that cannot be read counts as
  * the newest, so that run is the one checked: it cannot hide behind an older pass of the same artifact. */
 function requestedAt(v: GateView): number {
@@ -80,12 +95,16 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
   return refusing(() => {
     const runId = o.runId === undefined ? undefined : assertRunId(o.runId);
     const wanted = new Set<string>([...(o.gates ?? []), ...o.require].map((g) => assertGate(g)));
-    const views = listGates(ctx.layout, runId)
-      .gates.filter((r) => !wanted.size || wanted.has(r.gate))
-      .map((r) => viewGate(contextToAct(ctx), r.runId, r.gate));
+    const listing = listGates(ctx.layout, runId);
+    // a run or gate of a valid name the workers refuse (a link, say) cannot be judged: it could hold the newest run
+    const unjudged = listing.ignored.filter((i) => {
+      const [, , run, , gate] = i.path.split("/");
+      return isRunId(run ?? "") && (gate === undefined || (isGate(gate) && (!wanted.size || wanted.has(gate))));
+    });
+    const views = listing.gates.filter((r) => !wanted.size || wanted.has(r.gate)).map((r) => viewGate(contextToAct(ctx), r.runId, r.gate));
     // a verdict for CI: never on default settings, nor on a gate the system failed to read whole
     for (const v of views) wholeOrFault(v.snapshot);
-    const chosen = runId ? views : newestPerArtifact(views);
+    const chosen = runId ? views : runsToJudge(views);
     const gates = chosen.map((v): CheckedGate => {
       const reason = failure(ctx, v, o);
       const out = v.snapshot.outcome;
@@ -102,9 +121,10 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
       // one line per gate: an artifact path or reason from a planted file cannot print a PASS line of its own
       ...gates.map((g) => lineSafe(`${g.passed ? "PASS" : "FAIL"} ${g.run_id} ${g.gate} ${g.artifact_path ?? "-"}: ${g.reason}`)),
       ...missing.map((g) => `FAIL ${g}: required, but no run${runId ? ` ${runId}` : ""} has this gate`),
+      ...unjudged.map((i) => lineSafe(`FAIL ${i.path}: cannot be judged (${i.reason}); move it aside or make it a directory`)),
     ];
     if (!lines.length) lines.push("FAIL no gates to check under .guild/runs");
-    const passed = gates.length > 0 && missing.length === 0 && gates.every((g) => g.passed);
+    const passed = gates.length > 0 && missing.length === 0 && unjudged.length === 0 && gates.every((g) => g.passed);
     return { ok: true, passed, gates, missing, lines };
   });
 }

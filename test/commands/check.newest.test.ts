@@ -1,6 +1,7 @@
 // `check` without --run judges the newest run of each gate and artifact (SPEC §17): newest in time, whatever offset a
 // request's timestamp was written with, so a newer run that has not passed cannot hide behind an older pass.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { checkGates } from "../../src/commands/check.js";
@@ -27,7 +28,39 @@ describe("check: the newest run of an artifact", () => {
     writeFileSync(file, JSON.stringify({ ...request, requested_at: hourLater }));
     const after = check();
     expect(after).toMatchObject({ ok: true, passed: false });
-    expect(after.ok && after.gates.map((g) => g.run_id)).toEqual(["newer"]);
+    expect(after.ok && after.gates.find((g) => !g.passed)?.run_id).toBe("newer");
+  });
+
+  it("a run that reviewed the bytes now in the tree is judged whatever its requested_at says (a clock behind)", async () => {
+    const { layout, dropResult } = await gateWithPacket("passed");
+    dropResult();
+    await verifyGate(loadContext(layout), "passed", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), "passed", GATE);
+    expect(
+      await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "later" }),
+    ).toMatchObject({ ok: true });
+    await stepGate(loadContext(layout), "later", GATE); // its packet-1: the same bytes, under review
+    const file = layout.gateFile("later", GATE, "request.json");
+    const request = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...request, requested_at: new Date(Date.parse(request.requested_at) - 7_200_000).toISOString() }));
+    const judged = checkGates(loadContext(layout), { require: [GATE] });
+    expect(judged).toMatchObject({ ok: true, passed: false });
+    expect(judged.ok && judged.gates.map((g) => g.run_id).sort()).toEqual(["later", "passed"]);
+  });
+
+  it("a run behind a link cannot be judged: check fails, naming it, rather than pass the runs it can read", async () => {
+    const { layout, dropResult } = await gateWithPacket("seen");
+    dropResult();
+    await verifyGate(loadContext(layout), "seen", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), "seen", GATE);
+    expect(
+      await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "hidden" }),
+    ).toMatchObject({ ok: true });
+    renameSync(layout.runDir("hidden"), path.join(layout.root, "elsewhere"));
+    symlinkSync(path.join(layout.root, "elsewhere"), layout.runDir("hidden"));
+    const judged = checkGates(loadContext(layout), { require: [GATE] });
+    expect(judged).toMatchObject({ ok: true, passed: false });
+    expect(judged.ok && judged.lines).toContainEqual(expect.stringMatching(/^FAIL \.guild\/runs\/hidden: cannot be judged/));
   });
 
   it("runs equally new (the same instant, or both timestamps unreadable) are all checked: a pass cannot hide a tie", async () => {
