@@ -189,7 +189,10 @@ export class FinishedRuns {
       return false;
     }
     if (st.mtimeMs !== reviewMtime) return false;
-    for (const [gate, mtime] of gates) if (lstatMtime(path.join(review, gate), true) !== mtime) return false;
+    for (const [gate, mtime] of gates) {
+      const dir = path.join(review, gate);
+      if (lstatMtime(dir, true) !== mtime || !holdsOutcome(dir)) return false;
+    }
     return (st.nlink >= 2 ? st.nlink - 2 : countDirs(review)) === gates.size;
   }
 
@@ -343,6 +346,18 @@ function countDirs(dir: string): number {
 }
 
 /** `dirOnly`: anything but a directory counts as missing (a file named like a gate must not stand in for one). */
+/**
+ * Whether a gate directory holds an outcome.json (a regular file): a line of the log, which anyone can append, is
+ * believed of a gate only while it does, so a forged line cannot hide a gate nobody has ended.
+ */
+export function holdsOutcome(gateDir: string): boolean {
+  try {
+    return lstatSync(path.join(gateDir, "outcome.json")).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function lstatMtime(p: string, dirOnly = false): number {
   try {
     const st = lstatSync(p);

@@ -17,7 +17,7 @@ import { EVENTS_FILE, GATE_FILES, type Layout } from "../bus/layout.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { sweepScratch, sweepStaging } from "../bus/janitor.js";
-import { FinishedRuns, finishedRunsFile } from "../bus/finished-runs.js";
+import { FinishedRuns, finishedRunsFile, holdsOutcome } from "../bus/finished-runs.js";
 import { HistoryWalk } from "./history-walk.js";
 import { PEER_BEAT_MS, Peers, peersDir } from "./peers.js";
 import { textOf } from "../core/text-of.js";
@@ -498,7 +498,7 @@ export class WorkerRuntime {
         continue;
       }
       const dir = layout.gateDir(runId, gate);
-      const doneAt = this.finished.get(key) ?? logged?.[gate];
+      const doneAt = this.finished.get(key) ?? (logged?.[gate] !== undefined && holdsOutcome(dir) ? logged[gate] : undefined);
       if (doneAt !== undefined) {
         if (dirMtime(dir) === doneAt) {
           this.finished.set(key, doneAt);

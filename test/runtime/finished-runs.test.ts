@@ -322,6 +322,29 @@ describe("finished runs: skipped at start, still found when they change", () => 
     }
   });
 
+  it("a forged + line for a run whose gate has no outcome hides nothing: the next worker handles the gate", async () => {
+    const layout = finishedTree();
+    await sealAll(layout);
+    // a new run nobody has ended, and a line a foreign writer appends for it with the directories' mtimes as they are
+    mkdirSync(layout.gateDir("pending", "G-spec"), { recursive: true });
+    writeFileSync(layout.gateFile("pending", "G-spec", "request.json"), "{}");
+    const mtime = (p: string) => statSync(p).mtimeMs;
+    const review = path.dirname(layout.gateDir("pending", "G-spec"));
+    appendFileSync(logPath(layout), `+pending\treview=${mtime(review)}\tG-spec=${mtime(layout.gateDir("pending", "G-spec"))}\n`);
+    const log = new FinishedRuns(layout, logPath(layout));
+    await log.load();
+    expect(log.isSealed("pending")).toBe(true);
+    expect(log.unchanged("pending")).toBe(false);
+    const handled: string[] = [];
+    const next = worker(layout, handled, 600_000);
+    await next.start();
+    try {
+      await until("the pending gate handled", () => handled.includes("pending/G-spec"));
+    } finally {
+      await next.stop();
+    }
+  });
+
   it("a deleted log is written again by a running worker, and a fresh start without it scans every run", async () => {
     const layout = finishedTree();
     await sealAll(layout);
