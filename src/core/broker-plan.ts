@@ -299,7 +299,7 @@ export function packetFront(
   s: GateSnapshot,
   action: PacketAction,
   reviewer: ReviewerFields,
-  artifact: { sha: string; rawSha: string },
+  artifact: { sha: string; rawSha: string; changedAtMs?: number },
   input: Pick<BrokerInput, "settings" | "policy" | "now">,
 ): PacketFrontMatter {
   const request = s.request!;
@@ -322,6 +322,9 @@ export function packetFront(
     artifact_path: request.artifact_path,
     artifact_sha256: artifact.sha,
     artifact_raw_sha256: artifact.rawSha,
+    ...(input.policy.difficulty === "nightmare" && artifact.changedAtMs !== undefined
+      ? { artifact_changed_at_ms: Math.floor(artifact.changedAtMs) }
+      : {}),
     difficulty: input.policy.difficulty,
     stop: input.policy.stop,
     issued_at: input.now,

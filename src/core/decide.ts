@@ -254,8 +254,12 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       );
     // a nightmare reviewer read the file itself, while it ran: bytes written meanwhile and put back may be what it read
     const changed = current.changedAtMs;
+    // both readings by the file system's clock (a packet from before the field: the broker's clock, issued_at)
     const readLive = packets.find(
-      (p) => p.difficulty === "nightmare" && changed !== undefined && Math.floor(changed) > Date.parse(p.issued_at),
+      (p) =>
+        p.difficulty === "nightmare" &&
+        changed !== undefined &&
+        Math.floor(changed) > (p.artifact_changed_at_ms ?? Date.parse(p.issued_at)),
     );
     if (readLive)
       return restart(

@@ -263,6 +263,10 @@ export const PacketFrontMatter = withMeta(
       z.optional(sha256Hex),
       "sha256 of the artifact file's raw bytes when the packet was issued: an edit inside a redacted region still restarts the round",
     ),
+    artifact_changed_at_ms: described(
+      z.optional(wholeNumber()),
+      "nightmare packets: the artifact file's ctime (whole ms, by the file system's clock) when the packet was issued; a later one restarts the round",
+    ),
     difficulty: described(z.optional(Difficulty), "absent means medium; nightmare packets carry paths, not the artifact"),
     stop: described(z.optional(StopPolicy), "absent means verdict"),
     quorum: described(

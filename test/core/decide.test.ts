@@ -202,6 +202,17 @@ describe("decide: verdicts (step 8)", () => {
     expect(pass("medium", sent + 5_000).action).toMatchObject({ type: "outcome", status: "satisfied" });
   });
 
+  it("nightmare: the file's ctime is compared with the one the packet recorded, by one clock (a broker clock ahead hides nothing)", () => {
+    const ctimeAtIssue = Date.parse(AT) - 60_000; // the file system's clock a minute behind the broker's
+    const pass = (changedAtMs: number) => {
+      const g = gate().packet(1, { difficulty: "nightmare", artifact_changed_at_ms: ctimeAtIssue }).verdict(1, "pass");
+      const artifact = { ok: true as const, sha: SHA_A, rawSha: SHA_A, changedAtMs };
+      return decide(g.s, context({ policy: { difficulty: "nightmare" }, artifact }));
+    };
+    expect(pass(ctimeAtIssue).action).toMatchObject({ type: "outcome", status: "satisfied" });
+    expect(pass(ctimeAtIssue + 1_000).action).toMatchObject({ type: "packet", round: 2, restart_reason: "artifact_changed" });
+  });
+
   it("sha mismatch → restart packet on the current bytes: restart_of, artifact_changed, counted round unchanged", () => {
     const g = gate().packet(1, { counted_round: 1, cap: 1 }).verdict(1, "sha");
     const d = decide(g.s, context({ policy: { cap: 1 } }));
