@@ -13,6 +13,7 @@ import {
   dispatchWorkdir,
   MAX_OUTPUT_BYTES,
   oversized,
+  resolveBinary,
   runChild,
   scratchStateDir,
   tail,
@@ -180,7 +181,9 @@ export const codexAdapter: ReviewerAdapter = {
         scratchStateDir(codexHome, codexUserHome(), CODEX_USER_FILES);
         const files = { schema: path.join(scratch, "review_result.v1.schema.json"), lastMessage: path.join(scratch, "last-message.txt") };
         writeFileSync(files.schema, JSON.stringify(reviewOutputSchema(), null, 2));
-        const argv = codexArgv(input, files);
+        // a relative binary is the project root's, as every adapter and the probe take it (codex runs in a scratch dir)
+        const binary = resolveBinary(input.config.binary ?? "codex", input.project.root);
+        const argv = codexArgv({ config: { ...input.config, binary } }, files);
         const outcome = await runChild({
           argv,
           stdin: input.prompt,

@@ -383,7 +383,12 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
           {
             type: "outcome",
             status: "satisfied",
-            reason: `gate passed, but the reviewer reported ${verdict.reviewer_family}, the author's family: recorded as a weak review`,
+            reason:
+              `gate passed, but the reviewer reported ${verdict.reviewer_family}, ` +
+              (verdict.reviewer_family === P.author_family
+                ? "the author's family"
+                : "and the author's family cannot be told from request.json (see the trail)") +
+              ": recorded as a weak review",
             round: R,
             independence: "weak",
           },

@@ -2,11 +2,10 @@
 // its reviewer copies the previous packet's reviewer exactly. A planted packet that says otherwise is no round's: the
 // reader leaves it out, and the broker moves it aside, before a reviewer is paid for it or a verdict binds it.
 import type { Failure, Family, PacketFrontMatter, QuorumRule, Request, Settings } from "../spec/schemas.js";
-import type { AdapterKind } from "../spec/constants.js";
 import { embeddedArtifact } from "./packet-body.js";
-import { CLI_KINDS, isNightmare } from "./adapter-kinds.js";
+import { dispatchedByBus, isNightmare } from "./adapter-kinds.js";
 import { packetId } from "./packet.js";
-import { MANUAL_PROVIDER, type ResolvedPolicy } from "./policy.js";
+import { pinnedReviewer } from "./policy.js";
 import { sha256Hex } from "./sha.js";
 import { authorIdentity } from "./selection.js";
 import type { GateSnapshot } from "./snapshot.js";
@@ -52,31 +51,32 @@ export function requestProblem(
 }
 
 /**
- * Why a packet is not one the broker issues for this gate as its policy and settings are now, or null: the stop
- * policy, difficulty and quorum rule the gate resolves to, and a reviewer settings configure (same adapter and model),
- * or a CLI the bus finds on PATH unconfigured, or the built-in human reviewer. Asked of a round before its pass counts:
- * a planted packet naming another reviewer, rule or policy passes nothing (SPEC §15).
+ * Why a packet is not one the broker issues for this gate, as far as request.json (which never changes) and the
+ * reviewers a person must name tell, or null. A round is judged under the policy its packet was issued with, so a
+ * settings edit re-judges nothing; but a stop policy, difficulty or quorum the request fixed must be the packet's, and
+ * a strong round answered from outside the bus (manual, external: no delivery key binds its answer) must go to a
+ * reviewer a person named — the pinned one for manual (a human is never auto-selected), an external provider settings
+ * configure. A planted packet that sends a strong round to anyone's dropped answer passes nothing (SPEC §15).
  */
-export function issueProblem(packet: PacketFrontMatter, policy: ResolvedPolicy, settings: Settings): string | null {
-  const stop = packet.stop ?? "verdict";
-  const difficulty = packet.difficulty ?? "medium";
-  if (stop !== policy.stop) return `its stop policy ${stop} is not the gate's (${policy.stop})`;
-  if (difficulty !== policy.difficulty) return `its difficulty ${difficulty} is not the gate's (${policy.difficulty})`;
+export function issueProblem(packet: PacketFrontMatter, request: Request, settings: Settings): string | null {
   const rule = (q: QuorumRule | null | undefined) =>
     q ? `${q.need}/${q.of}${q.families ? ` of ${[...q.families].sort().join(",")}` : ""}` : "none";
-  if (rule(packet.quorum) !== rule(policy.quorum))
-    return `its quorum rule (${rule(packet.quorum)}) is not the gate's (${rule(policy.quorum)})`;
+  if (request.stop !== undefined && (packet.stop ?? "verdict") !== request.stop)
+    return `its stop policy ${packet.stop ?? "verdict"} is not the one request.json asks for (${request.stop})`;
+  if (request.difficulty !== undefined && (packet.difficulty ?? "medium") !== request.difficulty)
+    return `its difficulty ${packet.difficulty ?? "medium"} is not the one request.json asks for (${request.difficulty})`;
+  if (request.quorum !== undefined && rule(packet.quorum) !== rule(request.quorum))
+    return `its quorum rule (${rule(packet.quorum)}) is not the one request.json asks for (${rule(request.quorum)})`;
+  if (packet.independence !== "strong" || dispatchedByBus(packet.reviewer_adapter)) return null;
   const id = packet.reviewer_provider;
-  const configured = settings.providers?.[id];
-  const known = configured
-    ? configured.adapter === packet.reviewer_adapter && (configured.model ?? null) === packet.reviewer_model
-    : id === MANUAL_PROVIDER
-      ? packet.reviewer_adapter === "manual" && packet.reviewer_model === null
-      : CLI_KINDS.includes(id as AdapterKind) && packet.reviewer_adapter === id && packet.reviewer_model === null;
-  return known
+  const named =
+    packet.reviewer_adapter === "manual"
+      ? pinnedReviewer(request, settings) === id
+      : settings.providers?.[id]?.adapter === packet.reviewer_adapter;
+  return named
     ? null
-    : `its reviewer ${id} (adapter ${packet.reviewer_adapter}, model ${packet.reviewer_model}) is not a provider settings configure ` +
-        "so, a CLI found on PATH or the built-in manual reviewer";
+    : `a strong round answered from outside the bus (adapter ${packet.reviewer_adapter}) by ${id}, ` +
+        (packet.reviewer_adapter === "manual" ? "a reviewer nobody pinned" : "which settings do not configure so");
 }
 
 /**

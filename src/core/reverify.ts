@@ -10,7 +10,7 @@ import type { ResolvedPolicy } from "./policy.js";
 import type { Family, Settings } from "../spec/schemas.js";
 import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
-import { gatePolicy, openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { issueProblem, judgedAuthorFamily } from "./packet-chain.js";
 import { deliveryRefusal } from "./result-slot.js";
 import { sentShas } from "./sent-bytes.js";
@@ -122,13 +122,12 @@ function rederive(
   const packet = s.packets.get(n);
   if (!packet) return { problems: [`no valid ${name("packet")}`], blocking: false, family: "unknown" };
   const stop = packet.stop ?? "verdict";
-  // a packet the broker would not have issued for this gate passes nothing, whatever its result says
-  const unissued = issueProblem(packet, gatePolicy(s, settings), settings);
-  if (unissued) return { problems: [`${name("packet")}: ${unissued}`], blocking: false, family: packet.reviewer_family };
   const read = input.resultBytes(n, s.member);
   if (!read.ok) return { problems: [`${name("result")}: ${read.reason}`], blocking: false, family: packet.reviewer_family };
   const { bytes, text: raw } = read;
-  const problems: string[] = [];
+  // a packet the broker would not have issued for this gate passes nothing, whatever its result says
+  const unissued = s.request && issueProblem(packet, s.request, settings);
+  const problems: string[] = unissued ? [`${name("packet")}: ${unissued}`] : [];
   const verdict = s.verdicts.get(n);
   if (!verdict) problems.push(s.brokenSeals.get(n) ?? `no ${name("verdict")} bound to ${name("result")}`);
   else if (verdict.result_sha256 !== sha256Hex(bytes)) problems.push(`${name("verdict")} binds other result bytes`);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { reverifyOutcome } from "../../src/core/reverify.js";
 import { sha256Hex } from "../../src/core/sha.js";
-import { type Outcome, type PacketFrontMatter, Settings, type VerdictFile } from "../../src/spec/schemas.js";
+import { type Outcome, type PacketFrontMatter, type Request, Settings, type VerdictFile } from "../../src/spec/schemas.js";
 import { DELIVERY_KEY, gate, outcome, packet, policy, SETTINGS } from "../helpers/snapshots.js";
 
 const TEXT = "# Spec\n\nThe cache keeps 100 entries.\n";
@@ -194,18 +194,32 @@ describe("reverifyOutcome", () => {
     expect(problems(passed({ packet: { independence: "weak" }, outcome: { independence: "weak" } }))).toEqual([]);
   });
 
-  it("a packet the broker would not issue for this gate passes nothing: another reviewer, rule or stop policy", () => {
-    const planted = [
-      { reviewer_provider: "evil", reviewer_adapter: "external" },
-      { reviewer_model: "gpt-4o" },
-      { stop: "score" as const },
-      { difficulty: "hard" as const },
-    ];
-    for (const over of planted) expect(problems(passed({ packet: over }))[0]).toMatch(/^packet-1\.md: its /);
-    // a gate that asks for a quorum takes no single reviewer's pass
-    expect(problems(passed(), { settings: Settings.parse({ ...SETTINGS, gate_quorum: { "G-spec": { need: 2, of: 3 } } }) })[0]).toMatch(
-      /its quorum rule \(none\) is not the gate's \(2\/3\)/,
+  it("a packet the broker would not issue for this gate passes nothing: a rule or policy the request fixed, a reviewer nobody named", () => {
+    const asked = (over: Partial<Request>) => {
+      const g = passed();
+      g.s.request = { ...g.s.request!, ...over };
+      return g;
+    };
+    expect(problems(asked({ stop: "score" }))).toContainEqual(expect.stringMatching(/^packet-1\.md: its stop policy verdict is not/));
+    expect(problems(asked({ difficulty: "hard" }))).toContainEqual(expect.stringMatching(/^packet-1\.md: its difficulty medium is not/));
+    expect(problems(asked({ quorum: { need: 2, of: 3 } }))).toContainEqual(
+      expect.stringMatching(/^packet-1\.md: its quorum rule \(none\) is not the one request\.json asks for \(2\/3\)/),
     );
+    // a strong round answered from outside the bus: only by a reviewer a person named
+    const foreign = [
+      { reviewer_provider: "evil", reviewer_adapter: "external" },
+      { reviewer_provider: "manual", reviewer_adapter: "manual" },
+    ];
+    for (const over of foreign)
+      expect(problems(passed({ packet: over }))).toContainEqual(
+        expect.stringMatching(/^packet-1\.md: a strong round answered from outside/),
+      );
+    const pinned = asked({ reviewer: "manual" });
+    pinned.s.packets.set(1, { ...pinned.s.packets.get(1)!, reviewer_provider: "manual", reviewer_adapter: "manual" });
+    expect(problems(pinned).filter((p) => p.startsWith("packet-1.md"))).toEqual([]);
+    // settings edited since (another model, another default difficulty) re-judge nothing: the packet's policy holds
+    const edited = Settings.parse({ providers: { codex: { adapter: "codex", model: "gpt-5.1" } }, difficulty: "hard" });
+    expect(problems(passed(), { settings: edited })).toEqual([]);
   });
 
   it("a packet claiming an author family request.json's author is not of makes no review strong", () => {

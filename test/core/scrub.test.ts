@@ -799,6 +799,10 @@ describe("scrubResult: only the top level's bindings are exact", () => {
     expect(Object.values(out.findings[0]!).sort()).toEqual([1, 2, "t", { x: 1 }].sort());
     expect(Object.hasOwn(out.findings[0]!, "__proto__")).toBe(true);
     expect(out).toMatchObject({ packet_id: "p", verdict: "issues" });
+    // a field name is kept: a project's pattern that matches one renames no key of the schema
+    const named = scrubResult({ summary: "summary of it", findings: [{ title: "t" }] } as never, { customPatterns: ["summary|title"] });
+    expect(Object.keys(named)).toEqual(["summary", "findings"]);
+    expect((named as unknown as { findings: Array<Record<string, unknown>> }).findings[0]).toHaveProperty("title");
   });
 
   it("the delivery key is a binding: a project's pattern for hex tokens never rewrites it", () => {
