@@ -265,7 +265,8 @@ export const PacketFrontMatter = withMeta(
     ),
     artifact_changed_at_ms: described(
       z.optional(wholeNumber()),
-      "nightmare packets: the artifact file's ctime (whole ms, by the file system's clock) when the packet was issued; a later one restarts the round",
+      "nightmare packets: the artifact file's ctime (whole ms, by the file system's clock) when the packet was issued; " +
+        "a later one restarts the round",
     ),
     difficulty: described(z.optional(Difficulty), "absent means medium; nightmare packets carry paths, not the artifact"),
     stop: described(z.optional(StopPolicy), "absent means verdict"),

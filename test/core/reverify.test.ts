@@ -194,7 +194,7 @@ describe("reverifyOutcome", () => {
     expect(problems(passed({ packet: { independence: "weak" }, outcome: { independence: "weak" } }))).toEqual([]);
   });
 
-  it("a packet the broker would not issue for this gate passes nothing: a rule or policy the request fixed, a reviewer nobody named", () => {
+  it("a packet the broker would not issue passes nothing: a rule or policy the request fixed, a reviewer nobody named", () => {
     const asked = (over: Partial<Request>) => {
       const g = passed();
       g.s.request = { ...g.s.request!, ...over };
