@@ -202,7 +202,12 @@ export class ScrubConfigError extends Error {
 export interface ScrubOptions {
   /** Extra regular expressions (settings secrets_policy.redaction_patterns), each replaced with [REDACTED:custom]. */
   customPatterns?: readonly string[];
+  /** Secrets known by value (a provider's API key, read from its api_key_env): each occurrence is [REDACTED:token]. */
+  literals?: readonly string[];
 }
+
+/** A value shorter than this is no key: replacing it everywhere would garble text, not hide a secret. */
+const MIN_LITERAL = 8;
 
 /** The options of every scrub the bus does: the built-in patterns, plus the settings' own. */
 export function scrubOptions(settings: Pick<Settings, "secrets_policy">): ScrubOptions {
@@ -346,6 +351,12 @@ export function scrubWithReport(text: string, options: ScrubOptions = {}): Scrub
   const custom = compileCustom(options.customPatterns);
   const redactions: Partial<Record<RedactionKind, number>> = {};
   let current = text;
+  for (const secret of options.literals ?? []) {
+    if (secret.length < MIN_LITERAL || !current.includes(secret)) continue;
+    const parts = current.split(secret);
+    redactions.token = (redactions.token ?? 0) + parts.length - 1;
+    current = parts.join("[REDACTED:token]");
+  }
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const next = onePass(current, custom, pass === 0 ? redactions : {});
     if (next === current) return { text: current, redactions };

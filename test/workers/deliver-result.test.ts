@@ -1,0 +1,41 @@
+// The one way a result enters a gate scrubs it: the built-in patterns, the project's own, and the providers' API keys
+// by value (an endpoint that echoes the key it was sent must not commit it to result-<n>.json, trail.md or status).
+import { readFileSync, writeFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { readGate } from "../../src/bus/gate-reader.js";
+import { deliverResult } from "../../src/workers/deliver-result.js";
+import type { PacketFrontMatter } from "../../src/spec/schemas.js";
+import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+
+const KEY_ENV = "GUILD_BUS_TEST_GATEWAY_KEY";
+afterEach(() => delete process.env[KEY_ENV]);
+
+describe("deliverResult", () => {
+  it("replaces a provider's API key, read from its api_key_env, wherever the answer quotes it", async () => {
+    const { layout, file, field } = await gateWithPacket("echoed-key");
+    const key = "corp-gateway-key-alpha-bravo-7"; // no shape a built-in pattern knows
+    process.env[KEY_ENV] = key;
+    writeFileSync(
+      layout.settings,
+      JSON.stringify({ providers: { gw: { adapter: "http", base_url: "http://127.0.0.1:1", api_key_env: KEY_ENV } } }),
+    );
+    const packet = readGate(layout, "echoed-key", GATE).packets.get(1) as PacketFrontMatter;
+    const delivery = await deliverResult(loadContext(layout), packet, {
+      schema_version: "review_result.v1",
+      packet_id: field("packet_id"),
+      artifact_sha256_reviewed: field("artifact_sha256"),
+      verdict: "issues",
+      summary: `the request carried Authorization: Bearer ${key}`,
+      findings: [{ severity: "high", title: `key ${key} echoed`, detail: "d" }],
+      blocking_findings: [],
+      round: 1,
+      reviewer_host: "http",
+      reviewer_model: "gpt-5",
+    });
+    expect(delivery).toMatchObject({ ok: true, status: "delivered" });
+    const written = readFileSync(file("result-1.json"), "utf8");
+    expect(written).not.toContain(key);
+    expect(written).toContain("Bearer [REDACTED:token]");
+  });
+});
