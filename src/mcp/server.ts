@@ -24,12 +24,29 @@ export function createMcpServer(layout: Layout, o: McpServerOptions): McpServer 
   return server;
 }
 
-/** Serve on stdin/stdout until the client closes the stream. */
+/**
+ * Above the largest message the tool schemas accept (a 4 Mi-character text, each character escaped to six bytes):
+ * the SDK's 10 MiB default closed the server on a call its own schemas allow.
+ */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** Serve on stdin/stdout until the client closes the stream; a transport that fails says why and exits 1. */
 export async function serveStdio(server: McpServer): Promise<void> {
+  let failure: Error | null = null;
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
   });
-  await server.connect(new StdioServerTransport());
-  process.stdin.once("end", () => void server.close());
+  server.server.onerror = (error) => {
+    failure ??= error;
+    process.stderr.write(`guild-bus mcp: ${error.message}\n`);
+  };
+  await server.connect(new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES }));
+  let ended = false;
+  process.stdin.once("end", () => {
+    ended = true;
+    void server.close();
+  });
   await closed;
+  // closed by the transport itself (a message past the bound), not by the client: not a clean end
+  if (failure && !ended) throw new Error(`the MCP connection failed: ${(failure as Error).message}`);
 }

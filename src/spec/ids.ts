@@ -27,7 +27,9 @@ export function isGate(value: unknown): value is Gate {
 
 export class InvalidIdError extends Error {
   constructor(kind: string, value: unknown) {
-    super(`invalid ${kind}: ${JSON.stringify(value)}`);
+    // echoed, but bounded: a megabyte "id" must not come back as a megabyte error
+    const shown = JSON.stringify(value) ?? typeof value;
+    super(`invalid ${kind}: ${shown.length > 120 ? `${shown.slice(0, 120)}… (${shown.length} characters)` : shown}`);
     this.name = "InvalidIdError";
   }
 }

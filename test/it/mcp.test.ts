@@ -169,6 +169,14 @@ describe("guild-bus mcp (SDK client)", () => {
     for (const r of bad) expect(r.isError, textOf(r)).toBe(true);
     expect(textOf(bad.at(-1)!)).toContain("run no-such-run has no gate G-spec");
     expect((await s.client.listTools()).tools.length).toBeGreaterThan(0); // still serving
+    // a call the schemas accept that is over 10 MiB as JSON (a note of control characters, six bytes each), and an
+    // id of a megabyte: answered, bounded, and the server still serves
+    const huge = await s.call("decide", { run_id: "no-such-run", gate: "G-spec", choice: "rework", note: "\u0001".repeat(2_000_000) });
+    expect(huge.isError, textOf(huge)).toBe(true);
+    const longId = await s.call("status", { run_id: "x".repeat(1_000_000) });
+    expect(longId.isError).toBe(true);
+    expect(textOf(longId).length).toBeLessThan(1_000);
+    expect((await s.client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it("decide answers an escalation with the client as decider, never with force-pass; respond refuses the gate's own author", async () => {
