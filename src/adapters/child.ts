@@ -74,12 +74,16 @@ class SpawnFailed extends Error {
   }
 }
 
+/** How long the pipes may stay open after the child exited: its own last output drains well within it. */
+const EXIT_DRAIN_MS = 2_000;
+
 function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
   const [program, ...args] = req.argv;
   const max = req.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   return new Promise((resolve) => {
     if (req.signal?.aborted) return resolve({ kind: "aborted" });
     let settled = false;
+    let drained: ReturnType<typeof setTimeout> | undefined;
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const text = (bufs: Buffer[]) => Buffer.concat(bufs).toString("utf8");
@@ -87,6 +91,7 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(drained);
       req.signal?.removeEventListener("abort", onAbort);
       resolve(outcome);
     };
@@ -135,7 +140,17 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
     req.signal?.addEventListener("abort", onAbort, { once: true });
     // The leader is gone: whatever it left behind in its group goes too (a grandchild holding stdout open would
     // otherwise also keep "close" from ever coming).
-    child.on("exit", () => killGroup(child.pid, false));
+    child.on("exit", (code, signal) => {
+      killGroup(child.pid, false);
+      // A descendant that left the group (setsid) can hold the pipes open for ever: once what the leader wrote has
+      // drained, its answer stands, rather than waiting out the timeout and losing it.
+      drained = setTimeout(() => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        err.push(Buffer.from("\n(guild-bus: a process the reviewer started outlived it and held its output open; not waited for)\n"));
+        finish({ kind: "exit", code, signal, stdout: text(out), stderr: text(err) });
+      }, EXIT_DRAIN_MS);
+    });
     child.on("close", (code, signal) => {
       finish({ kind: "exit", code, signal, stdout: text(out), stderr: text(err) });
     });
