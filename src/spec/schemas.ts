@@ -208,7 +208,8 @@ export const Request = withMeta(
       "mcp-client-info: the host is the MCP client's own name from the handshake, not a claim of the caller",
     ),
     author_host_version: described(optionalString(), "the MCP client's version from the handshake"),
-    author_model: optionalString(),
+    // copied into every packet: bounded, so a packet cannot outgrow a gate file for a reason no retry changes
+    author_model: z.optional(oneLineName),
     reviewer: described(z._default(z.string(), "auto"), "auto, or a provider id to pin"),
     review: z.optional(ReviewMode),
     risk: z.optional(z.enum(["low", "medium", "high"])),

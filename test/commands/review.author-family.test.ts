@@ -26,4 +26,11 @@ describe("review: the author's declared model against its host", () => {
     });
     expect(await ask("claude-code", "claude-opus-4-5")).toMatchObject({ ok: true, warnings: [] });
   });
+
+  it("refuses a model name no packet should carry: longer than 200 characters, or more than one line", async () => {
+    const ask = (authorModel: string) =>
+      requestReview(project(), { artifact: "docs/spec.md", gate: "G-spec", author: "claude-code", authorModel, reviewer: "manual" });
+    for (const model of ["x".repeat(201), "claude\nopus"])
+      expect(await ask(model)).toEqual({ ok: false, error: expect.stringMatching(/^invalid input: author_model: must be one line/) });
+  });
 });
