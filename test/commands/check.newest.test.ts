@@ -10,17 +10,24 @@ import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
+/** A run that passed the gate, and a second run of the same artifact requested after it (manual reviewer). */
+async function passedThenRequested(passed: string, next: string) {
+  const { layout, dropResult } = await gateWithPacket(passed);
+  dropResult();
+  await verifyGate(loadContext(layout), passed, GATE, () => undefined, Date.now() + 60_000);
+  await stepGate(loadContext(layout), passed, GATE);
+  const before = checkGates(loadContext(layout), { require: [GATE] });
+  expect(
+    await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: next }),
+  ).toMatchObject({ ok: true });
+  return { layout, before };
+}
+
 describe("check: the newest run of an artifact", () => {
   it("is the latest in time, not in spelling: a newer run written with an offset is the one checked", async () => {
-    const { layout, dropResult } = await gateWithPacket("older");
-    dropResult();
-    await verifyGate(loadContext(layout), "older", GATE, () => undefined, Date.now() + 60_000);
-    await stepGate(loadContext(layout), "older", GATE);
+    const { layout, before } = await passedThenRequested("older", "newer");
     const check = () => checkGates(loadContext(layout), { require: [GATE] });
-    expect(check()).toMatchObject({ ok: true, passed: true });
-    expect(
-      await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "newer" }),
-    ).toMatchObject({ ok: true });
+    expect(before).toMatchObject({ ok: true, passed: true });
     // an hour after the older run, written at UTC-05:00: as text it sorts before the older run's UTC time
     const file = layout.gateFile("newer", GATE, "request.json");
     const request = JSON.parse(readFileSync(file, "utf8"));
@@ -32,13 +39,7 @@ describe("check: the newest run of an artifact", () => {
   });
 
   it("a run that reviewed the bytes now in the tree is judged whatever its requested_at says (a clock behind)", async () => {
-    const { layout, dropResult } = await gateWithPacket("passed");
-    dropResult();
-    await verifyGate(loadContext(layout), "passed", GATE, () => undefined, Date.now() + 60_000);
-    await stepGate(loadContext(layout), "passed", GATE);
-    expect(
-      await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "later" }),
-    ).toMatchObject({ ok: true });
+    const { layout } = await passedThenRequested("passed", "later");
     await stepGate(loadContext(layout), "later", GATE); // its packet-1: the same bytes, under review
     const file = layout.gateFile("later", GATE, "request.json");
     const request = JSON.parse(readFileSync(file, "utf8"));
@@ -49,13 +50,7 @@ describe("check: the newest run of an artifact", () => {
   });
 
   it("a run behind a link cannot be judged: check fails, naming it, rather than pass the runs it can read", async () => {
-    const { layout, dropResult } = await gateWithPacket("seen");
-    dropResult();
-    await verifyGate(loadContext(layout), "seen", GATE, () => undefined, Date.now() + 60_000);
-    await stepGate(loadContext(layout), "seen", GATE);
-    expect(
-      await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "hidden" }),
-    ).toMatchObject({ ok: true });
+    const { layout } = await passedThenRequested("seen", "hidden");
     renameSync(layout.runDir("hidden"), path.join(layout.root, "elsewhere"));
     symlinkSync(path.join(layout.root, "elsewhere"), layout.runDir("hidden"));
     const judged = checkGates(loadContext(layout), { require: [GATE] });
