@@ -71,17 +71,20 @@ function newestPerArtifact(views: GateView[]): GateView[] {
 }
 
 /**
- * The runs judged: the newest of each (gate, artifact), and every other run that reviewed the bytes now in the tree.
- * "Newest" rests on a clock the writer of request.json chose: a later run that found a blocker in these very bytes
- * is judged whatever its requested_at says, so a pass cannot hide it.
+ * The runs judged: the newest of each (gate, artifact), and every other run whose reviewer found a blocker in the bytes
+ * now in the tree. "Newest" rests on a clock the writer of request.json chose: a later run that blocked these very
+ * bytes is judged whatever its requested_at says, so an older pass cannot hide it. A run abandoned before any verdict,
+ * or an earlier weak pass, is history as before.
  */
 function runsToJudge(views: GateView[]): GateView[] {
   const chosen = new Set(newestPerArtifact(views));
-  const reviewedNow = (v: GateView) => {
+  const blockedNow = (v: GateView) => {
     const now = v.artifact.ok ? v.artifact.sha : null;
-    return reviewerViews(v.snapshot).some((r) => [...r.packets.values()].some((p) => p.artifact_sha256 === now));
+    return reviewerViews(v.snapshot).some((r) =>
+      [...r.verdicts.values()].some((d) => d.gate_pass.recomputed_sha256 === now && !d.gate_pass.conditions.no_blockers),
+    );
   };
-  return views.filter((v) => chosen.has(v) || reviewedNow(v));
+  return views.filter((v) => chosen.has(v) || blockedNow(v));
 }
 
 /** When a run was requested, as a time (a written offset counts, not its spelling); one that cannot be read counts as

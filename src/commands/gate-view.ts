@@ -19,6 +19,8 @@ export interface GateView {
   /** Who must act now and how (the same words in status, wait and the console). */
   next: NextStep;
   exitCode: number | null;
+  /** Why an ended gate's pass does not re-derive from its files (a hand-written outcome), when it does not. */
+  unproven?: string;
 }
 
 export function viewGate(ctx: BusContext, runId: string, gate: string): GateView {
@@ -32,10 +34,11 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   // a pass (satisfied, force_passed, skipped) is reported (wait's 0, the MCP tools, the stop hook) only while it
   // re-derives from the gate's files: an outcome.json dropped by hand is not one
   if (view.exitCode === 0 && s.outcome) {
-    const problems = reverifyGate(ctx, view)?.problems ?? [];
+    const problems = reverifyGate(ctx, view, false)?.problems ?? [];
     if (problems.length)
       return {
         ...view,
+        unproven: problems[0]!,
         exitCode: 2,
         next: {
           ...next,
@@ -50,9 +53,10 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
 }
 
 /** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */
-export function reverifyGate(ctx: BusContext, view: GateView): Reverification | null {
+export function reverifyGate(ctx: BusContext, view: GateView, requiredNow = true): Reverification | null {
   const s = view.snapshot;
   return reverifyOutcome(s, {
+    requiredNow,
     settings: ctx.settings,
     policy: gatePolicy(s, ctx.settings),
     artifact: view.artifact,

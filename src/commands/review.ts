@@ -8,7 +8,7 @@ import { deliver } from "../bus/deliver.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings, settingsRefusal } from "../bus/settings.js";
-import { gateQuorum, MANUAL_PROVIDER, quorumRefusal, requestRefusal } from "../core/policy.js";
+import { gateQuorum, MANUAL_PROVIDER, pinnedReviewer, quorumRefusal, requestRefusal } from "../core/policy.js";
 import { CLI_KINDS } from "../core/adapter-kinds.js";
 import { didYouMean } from "../core/suggest.js";
 import { authorIdentity } from "../core/selection.js";
@@ -136,8 +136,9 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
     author_host: p.author,
     ...(p.authorHostSource ? { author_host_source: p.authorHostSource } : {}),
     ...(p.authorHostVersion ? { author_host_version: p.authorHostVersion } : {}),
-    ...(p.authorModel ? { author_model: p.authorModel } : {}),
-    reviewer: p.reviewer ?? "auto",
+    ...(p.authorModel?.trim() ? { author_model: p.authorModel.trim() } : {}),
+    // the pin in force now (the request's, else settings.reviewer), recorded: a later settings edit re-judges nothing
+    reviewer: pinnedReviewer({ reviewer: p.reviewer ?? "auto" }, settings) ?? "auto",
     ...(p.review ? { review: p.review } : {}),
     ...(p.risk ? { risk: p.risk } : {}),
     ...(p.cap ? { cap: p.cap } : {}),

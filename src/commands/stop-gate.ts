@@ -46,9 +46,10 @@ export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdi
   const waiting = listGates(ctx.layout)
     .gates.map((r) => viewGate(ctx, r.runId, r.gate))
     .filter(
-      // an ended gate whose pass does not hold (it does not re-derive, or the artifact changed since) is no pass either
+      // an ended gate whose pass does not re-derive (a hand-written outcome) is no pass either; one whose artifact was
+      // edited since is history, as every later edit makes it
       (v) =>
-        (v.decision.state === "awaiting_author" || v.exitCode === 2) &&
+        (v.decision.state === "awaiting_author" || v.unproven !== undefined) &&
         hostKey(host) !== "" &&
         hostKey(v.snapshot.request?.author_host) === hostKey(host),
     );

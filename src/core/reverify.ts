@@ -29,6 +29,9 @@ export interface ReverifyInput {
   artifact: ArtifactState;
   /** Round n's result bytes: the gate's own, or a quorum member's. */
   resultBytes: (round: number, member: string | null) => ResultBytes;
+  /** Whether a skip is held to what today's settings require (`status --verify`, `check`); not when a gate's own end is
+   * reported (`wait`, `status`, the stop hook): a settings edit re-judges no ended gate. */
+  requiredNow?: boolean;
 }
 
 export interface Reverification {
@@ -54,7 +57,8 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   const last = openRound(s);
   if ((o.status === "satisfied" || o.status === "force_passed") && n !== last)
     problems.push(`the outcome names round ${n}, but round ${last} was issued after it`);
-  if (o.status === "skipped" && policy.required) problems.push(`skipped, but review is required (${policy.requiredBecause})`);
+  if (o.status === "skipped" && input.requiredNow !== false && policy.required)
+    problems.push(`skipped, but review is required (${policy.requiredBecause})`);
   // the broker skips only before round 1: a gate that issued a packet was under review
   if (o.status === "skipped" && (last > 0 || n !== 0)) problems.push(`skipped, but round ${Math.max(last, n)} was issued`);
   if (o.status === "force_passed") {

@@ -208,8 +208,13 @@ export const Request = withMeta(
       "mcp-client-info: the host is the MCP client's own name from the handshake, not a claim of the caller",
     ),
     author_host_version: described(optionalString(), "the MCP client's version from the handshake"),
-    // copied into every packet: bounded, so a packet cannot outgrow a gate file for a reason no retry changes
-    author_model: z.optional(oneLineName),
+    // copied (trimmed) into every packet: bounded, so a packet cannot outgrow a gate file for a reason no retry changes
+    author_model: z.optional(
+      patterned(
+        /^\s*(?:[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}](?:[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{0,198}[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}])?)?\s*$/u,
+        "must be one line without control or format characters, at most 200 characters",
+      ),
+    ),
     reviewer: described(z._default(z.string(), "auto"), "auto, or a provider id to pin"),
     review: z.optional(ReviewMode),
     risk: z.optional(z.enum(["low", "medium", "high"])),

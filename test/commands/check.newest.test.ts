@@ -38,15 +38,25 @@ describe("check: the newest run of an artifact", () => {
     expect(after.ok && after.gates.find((g) => !g.passed)?.run_id).toBe("newer");
   });
 
-  it("a run that reviewed the bytes now in the tree is judged whatever its requested_at says (a clock behind)", async () => {
+  it("a run that found a blocker in the bytes now in the tree is judged whatever its requested_at says (a clock behind)", async () => {
     const { layout } = await passedThenRequested("passed", "later");
-    await stepGate(loadContext(layout), "later", GATE); // its packet-1: the same bytes, under review
+    await stepGate(loadContext(layout), "later", GATE); // its packet-1: the same bytes
+    const packet = readFileSync(layout.gateFile("later", GATE, "packet-1.md"), "utf8");
+    const field = (name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)![1]!;
     const file = layout.gateFile("later", GATE, "request.json");
     const request = JSON.parse(readFileSync(file, "utf8"));
     writeFileSync(file, JSON.stringify({ ...request, requested_at: new Date(Date.parse(request.requested_at) - 7_200_000).toISOString() }));
-    const judged = checkGates(loadContext(layout), { require: [GATE] });
-    expect(judged).toMatchObject({ ok: true, passed: false });
-    expect(judged.ok && judged.gates.map((g) => g.run_id).sort()).toEqual(["later", "passed"]);
+    const judged = () => checkGates(loadContext(layout), { require: [GATE] });
+    // unanswered, it is history: the newest pass stands
+    expect(judged()).toMatchObject({ ok: true, passed: true });
+    const blocking = { packet_id: field("packet_id"), artifact_sha256_reviewed: field("artifact_sha256"), reviewer_model: "gpt-5" };
+    const result = { schema_version: "review_result.v1", verdict: "issues", blocking_findings: [{ title: "unbounded" }], ...blocking };
+    writeFileSync(path.join(layout.root, "r.tmp"), JSON.stringify(result));
+    renameSync(path.join(layout.root, "r.tmp"), layout.gateFile("later", GATE, "result-1.json"));
+    await verifyGate(loadContext(layout), "later", GATE, () => undefined, Date.now() + 60_000);
+    expect(judged()).toMatchObject({ ok: true, passed: false });
+    const after = judged();
+    expect(after.ok && after.gates.map((g) => g.run_id).sort()).toEqual(["later", "passed"]);
   });
 
   it("a run behind a link cannot be judged: check fails, naming it, rather than pass the runs it can read", async () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { viewGate } from "../../src/commands/gate-view.js";
 import { stopGate } from "../../src/commands/stop-gate.js";
+import { requestReview } from "../../src/commands/review.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -35,6 +36,31 @@ describe("an ended gate's view", () => {
       block: true,
       reason: expect.stringContaining(`${run} ${GATE} has not passed: a human: the outcome does not`),
     });
+  });
+
+  it("a real pass whose artifact was edited since is history: exit 2 for wait, but the stop hook does not hold the turn", async () => {
+    const run = "edited-after";
+    const { layout, artifact, dropResult } = await gateWithPacket(run);
+    dropResult();
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    expect(viewGate(loadContext(layout), run, GATE).exitCode).toBe(0);
+    writeFileSync(artifact, "# Spec\n\nedited after the pass\n");
+    expect(viewGate(loadContext(layout), run, GATE).exitCode).toBe(2);
+    writeFileSync(layout.settings, JSON.stringify({ stop_gate: { enabled: true } }));
+    expect(await stopGate(loadContext(layout), "claude-code")).toEqual({ block: false, message: null });
+  });
+
+  it("a gate the settings skipped stays a pass when the settings later require review (a settings edit re-judges nothing)", async () => {
+    const { layout } = await gateWithPacket("setup"); // a project
+    writeFileSync(layout.settings, JSON.stringify({ review: "off" }));
+    expect(await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", runId: "skipped" })).toMatchObject({
+      ok: true,
+    });
+    await stepGate(loadContext(layout), "skipped", GATE);
+    expect(viewGate(loadContext(layout), "skipped", GATE)).toMatchObject({ exitCode: 0 });
+    writeFileSync(layout.settings, JSON.stringify({ review: "cross" }));
+    expect(viewGate(loadContext(layout), "skipped", GATE).exitCode).toBe(0);
   });
 
   it("a hand-written skipped outcome on a gate that is under review is no pass either", async () => {

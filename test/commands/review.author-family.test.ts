@@ -1,6 +1,6 @@
 // The author's family decides who may review (SPEC §12). A declared model that contradicts its host's family is
 // ambiguous: the request still goes in, with a warning that says why the gate can pass only weakly.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -32,5 +32,27 @@ describe("review: the author's declared model against its host", () => {
       requestReview(project(), { artifact: "docs/spec.md", gate: "G-spec", author: "claude-code", authorModel, reviewer: "manual" });
     for (const model of ["x".repeat(201), "claude\nopus"])
       expect(await ask(model)).toEqual({ ok: false, error: expect.stringMatching(/^invalid input: author_model: must be one line/) });
+    // outer spaces, as hosts send them, are trimmed, not refused
+    const layout = project();
+    const asked = await requestReview(layout, {
+      artifact: "docs/spec.md",
+      gate: "G-spec",
+      author: "claude-code",
+      authorModel: " claude-opus-4-5\n",
+    });
+    expect(asked).toMatchObject({ ok: true });
+    const run = asked.ok ? asked.runId : "";
+    expect(JSON.parse(readFileSync(layout.gateFile(run, "G-spec", "request.json"), "utf8"))).toMatchObject({
+      author_model: "claude-opus-4-5",
+    });
+  });
+
+  it("records the pin in force (settings.reviewer when the request names none): a later settings edit re-judges nothing", async () => {
+    const layout = project();
+    mkdirSync(layout.guild, { recursive: true });
+    writeFileSync(layout.settings, JSON.stringify({ reviewer: "manual" }));
+    const asked = await requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude-code" });
+    const run = asked.ok ? asked.runId : "";
+    expect(JSON.parse(readFileSync(layout.gateFile(run, "G-spec", "request.json"), "utf8"))).toMatchObject({ reviewer: "manual" });
   });
 });
