@@ -7,8 +7,9 @@ import { rethrowSystemFault } from "./system-fault.js";
 
 export interface GateListing {
   gates: Array<{ runId: string; gate: string }>;
-  /** Entries under .guild/runs the workers ignore, and why. */
-  ignored: Array<{ path: string; reason: string }>;
+  /** Entries under .guild/runs the workers ignore, and why; `hides` names the run (and gate) of a valid name refused
+   * (a link, say): it may hold work nobody can judge. */
+  ignored: Array<{ path: string; reason: string; hides?: { runId: string; gate?: string } }>;
 }
 
 /**
@@ -24,7 +25,8 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
     rethrowSystemFault(error);
     return out;
   }
-  const refuse = (p: string, reason: string) => out.ignored.push({ path: p, reason });
+  const refuse = (p: string, reason: string, hides?: { runId: string; gate?: string }) =>
+    out.ignored.push({ path: p, reason, ...(hides ? { hides } : {}) });
   for (const runId of runs) {
     const runPath = `.guild/runs/${runId}`;
     if (!isRunId(runId)) {
@@ -35,7 +37,7 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
       layout.assertNoSymlinks(layout.runDir(runId));
     } catch (error) {
       rethrowSystemFault(error);
-      refuse(runPath, (error as Error).message);
+      refuse(runPath, (error as Error).message, { runId });
       continue;
     }
     let gates: string[];
@@ -54,7 +56,7 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
         layout.assertNoSymlinks(layout.gateDir(runId, gate));
       } catch (error) {
         rethrowSystemFault(error);
-        refuse(`${runPath}/review/${gate}`, (error as Error).message);
+        refuse(`${runPath}/review/${gate}`, (error as Error).message, { runId, gate });
         continue;
       }
       out.gates.push({ runId, gate });

@@ -4,7 +4,7 @@
 import { type BusContext, contextToAct } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
-import { assertGate, assertRunId, isGate, isRunId } from "../spec/ids.js";
+import { assertGate, assertRunId } from "../spec/ids.js";
 import { reviewerViews } from "../core/snapshot.js";
 import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refusing } from "./answer.js";
@@ -100,10 +100,7 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
     const wanted = new Set<string>([...(o.gates ?? []), ...o.require].map((g) => assertGate(g)));
     const listing = listGates(ctx.layout, runId);
     // a run or gate of a valid name the workers refuse (a link, say) cannot be judged: it could hold the newest run
-    const unjudged = listing.ignored.filter((i) => {
-      const [, , run, , gate] = i.path.split("/");
-      return isRunId(run ?? "") && (gate === undefined || (isGate(gate) && (!wanted.size || wanted.has(gate))));
-    });
+    const unjudged = listing.ignored.filter((i) => i.hides && (i.hides.gate === undefined || !wanted.size || wanted.has(i.hides.gate)));
     const views = listing.gates.filter((r) => !wanted.size || wanted.has(r.gate)).map((r) => viewGate(contextToAct(ctx), r.runId, r.gate));
     // a verdict for CI: never on default settings, nor on a gate the system failed to read whole
     for (const v of views) wholeOrFault(v.snapshot);

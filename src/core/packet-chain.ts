@@ -7,7 +7,7 @@ import { dispatchedByBus, isNightmare } from "./adapter-kinds.js";
 import { packetId } from "./packet.js";
 import { pinnedReviewer } from "./policy.js";
 import { sha256Hex } from "./sha.js";
-import { authorIdentity } from "./selection.js";
+import { authorIdentity, declaredModel } from "./selection.js";
 import type { GateSnapshot } from "./snapshot.js";
 
 export type ReviewerFields = Pick<
@@ -39,11 +39,9 @@ export function requestProblem(
   request: Pick<Request, "author_host" | "author_model" | "artifact_path">,
   member: string | null,
 ): string | null {
-  const model = request.author_model?.trim() || null;
+  const model = declaredModel(request);
   if (packet.author_host !== request.author_host || packet.author_model !== model)
-    return (
-      `its author (${packet.author_host}, model ${packet.author_model}) ` + `is not request.json's (${request.author_host}, model ${model})`
-    );
+    return `its author (${packet.author_host}, model ${packet.author_model}) is not request.json's (${request.author_host}, ${model})`;
   if (packet.artifact_path !== request.artifact_path)
     return `its artifact ${packet.artifact_path} is not request.json's (${request.artifact_path})`;
   const id = packetId(packet.run_id, packet.gate, packet.round, member);

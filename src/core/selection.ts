@@ -56,9 +56,12 @@ export function profileFamilies(cfg: ProviderConfig): Family[] | undefined {
  * (`claude-code` declaring `gpt-5`) is ambiguous, so the family is unknown (SPEC §12): a host that really runs another
  * vendor's model (through a proxy) says so in settings.host_families.
  */
+/** The author's model as request.json declares it (trimmed; none when blank): what every packet copies. */
+export const declaredModel = (request: Pick<Request, "author_model">): string | null => request.author_model?.trim() || null;
+
 export function authorIdentity(request: Pick<Request, "author_host" | "author_model">, settings: Settings): AuthorIdentity {
   const host = request.author_host;
-  const model = request.author_model?.trim() || null;
+  const model = declaredModel(request);
   const declared = model ? classifyModel(model, settings.family_aliases) : "unknown";
   const mapped = familyOfHost(host, settings);
   if (declared !== "unknown" && mapped !== "unknown" && declared !== mapped) {
