@@ -11,7 +11,10 @@ describe("runChild", () => {
   it("takes the answer of a child that exited while a descendant in its own session still holds the pipes", async () => {
     const pidFile = path.join(tempRoot(), "escaped.pid");
     // the script stands in for a reviewer; the test itself may use a shell
-    const script = `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 300' & echo '{"verdict":"satisfied"}'`;
+    // it answers only once the descendant has left its group: killed before, it would escape nothing
+    const script =
+      `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 300' & ` +
+      `while [ ! -s "${pidFile}" ]; do sleep 0.05; done; echo '{"verdict":"satisfied"}'`;
     try {
       const outcome = await runChild({ argv: ["sh", "-c", script], stdin: "", timeoutMs: 120_000, env: process.env });
       expect(outcome).toMatchObject({ kind: "exit", code: 0, stdout: '{"verdict":"satisfied"}\n' });
