@@ -124,6 +124,10 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
         ]
       : []),
   ];
+  // the broker's own rule for what a quorum cannot be asked with (a pinned reviewer, local review, an incoherent rule)
+  const quorum = gateQuorum({ quorum: p.quorum, gate }, settings);
+  const quorumWhy = quorumRefusal(quorum, { reviewer: p.reviewer ?? "auto", review: p.review }, settings);
+  if (quorumWhy) return refuse(`request refused: ${quorumWhy}`);
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };
   // both records are validated before either is written
@@ -142,16 +146,14 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
     ...(p.review ? { review: p.review } : {}),
     ...(p.risk ? { risk: p.risk } : {}),
     ...(p.cap ? { cap: p.cap } : {}),
-    ...(p.stop ? { stop: p.stop } : {}),
-    ...(p.difficulty ? { difficulty: p.difficulty } : {}),
+    // the stop policy, difficulty and quorum in force, recorded like the pin: what a packet must keep (SPEC §15)
+    stop: p.stop ?? settings.stop ?? "verdict",
+    difficulty,
     ...(p.humanCheckpoint ? { human_checkpoint: true } : {}),
-    ...(p.quorum ? { quorum: p.quorum } : {}),
+    ...(quorum ? { quorum } : {}),
     ...(paths.length ? { paths } : {}),
     requested_at: now,
   });
-  // the broker's own rule for what a quorum cannot be asked with (a pinned reviewer, local review, an incoherent rule)
-  const quorumWhy = quorumRefusal(gateQuorum(request, settings), request, settings);
-  if (quorumWhy) return refuse(`request refused: ${quorumWhy}`);
   const requestText = JSON.stringify(request, null, 2) + "\n";
   // refused before run.json lands: nothing is written for a request no reader would accept
   if (Buffer.byteLength(requestText) > MAX_FILE_BYTES)

@@ -5,6 +5,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
+import { issueProblem } from "../../src/core/packet-chain.js";
+import { type PacketFrontMatter, Request, Settings } from "../../src/spec/schemas.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 function project(): Layout {
@@ -54,5 +56,28 @@ describe("review: the author's declared model against its host", () => {
     const asked = await requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude-code" });
     const run = asked.ok ? asked.runId : "";
     expect(JSON.parse(readFileSync(layout.gateFile(run, "G-spec", "request.json"), "utf8"))).toMatchObject({ reviewer: "manual" });
+  });
+
+  it("records the stop policy, difficulty and quorum in force: a packet that drops a settings default passes nothing", async () => {
+    const layout = project();
+    mkdirSync(layout.guild, { recursive: true });
+    writeFileSync(layout.settings, JSON.stringify({ stop: "score", difficulty: "hard", gate_quorum: { "G-spec": { of: 3, need: 2 } } }));
+    const asked = await requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude-code" });
+    const run = asked.ok ? asked.runId : "";
+    const request = Request.parse(JSON.parse(readFileSync(layout.gateFile(run, "G-spec", "request.json"), "utf8")));
+    expect(request).toMatchObject({ stop: "score", difficulty: "hard", quorum: { need: 2, of: 3 } });
+    // what issueProblem holds a planted round-1 packet to: the request names every one of them now
+    const planted = { stop: undefined, difficulty: undefined, quorum: undefined, independence: "weak" } as unknown as PacketFrontMatter;
+    expect(issueProblem(planted, request, Settings.parse({}))).toMatch(/^its stop policy verdict is not the one request\.json asks for/);
+    expect(issueProblem({ ...planted, stop: "score", difficulty: "hard" }, request, Settings.parse({}))).toMatch(
+      /^its quorum rule \(none\)/,
+    );
+    // and a request asking nothing special records the defaults the broker applies
+    const plain = project();
+    const asked2 = await requestReview(plain, { artifact: "docs/spec.md", gate: "G-spec", author: "claude-code" });
+    const run2 = asked2.ok ? asked2.runId : "";
+    const recorded = JSON.parse(readFileSync(plain.gateFile(run2, "G-spec", "request.json"), "utf8"));
+    expect(recorded).toMatchObject({ stop: "verdict", difficulty: "medium" });
+    expect(recorded.quorum).toBeUndefined();
   });
 });
