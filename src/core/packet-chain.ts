@@ -36,7 +36,7 @@ export function embeddingProblem(front: PacketFrontMatter, body: string): string
  */
 export function requestProblem(
   packet: PacketFrontMatter,
-  request: Pick<Request, "author_host" | "author_model" | "artifact_path">,
+  request: Pick<Request, "author_host" | "author_model" | "artifact_path" | "stop" | "difficulty" | "quorum">,
   member: string | null,
 ): string | null {
   const model = declaredModel(request);
@@ -45,7 +45,21 @@ export function requestProblem(
   if (packet.artifact_path !== request.artifact_path)
     return `its artifact ${packet.artifact_path} is not request.json's (${request.artifact_path})`;
   const id = packetId(packet.run_id, packet.gate, packet.round, member);
-  return packet.packet_id === id ? null : `its packet_id ${packet.packet_id} is not this slot's (${id})`;
+  if (packet.packet_id !== id) return `its packet_id ${packet.packet_id} is not this slot's (${id})`;
+  return policyProblem(packet, request);
+}
+
+/** Why a packet does not keep the stop policy, difficulty or quorum rule request.json fixed (every round keeps them), or null. */
+function policyProblem(packet: PacketFrontMatter, request: Pick<Request, "stop" | "difficulty" | "quorum">): string | null {
+  const rule = (q: QuorumRule | null | undefined) =>
+    q ? `${q.need}/${q.of}${q.families ? ` of ${[...q.families].sort().join(",")}` : ""}` : "none";
+  if (request.stop !== undefined && (packet.stop ?? "verdict") !== request.stop)
+    return `its stop policy ${packet.stop ?? "verdict"} is not the one request.json asks for (${request.stop})`;
+  if (request.difficulty !== undefined && (packet.difficulty ?? "medium") !== request.difficulty)
+    return `its difficulty ${packet.difficulty ?? "medium"} is not the one request.json asks for (${request.difficulty})`;
+  if (request.quorum !== undefined && rule(packet.quorum) !== rule(request.quorum))
+    return `its quorum rule (${rule(packet.quorum)}) is not the one request.json asks for (${rule(request.quorum)})`;
+  return null;
 }
 
 /**
@@ -57,14 +71,8 @@ export function requestProblem(
  * configure. A planted packet that sends a strong round to anyone's dropped answer passes nothing (SPEC §15).
  */
 export function issueProblem(packet: PacketFrontMatter, request: Request, settings: Settings): string | null {
-  const rule = (q: QuorumRule | null | undefined) =>
-    q ? `${q.need}/${q.of}${q.families ? ` of ${[...q.families].sort().join(",")}` : ""}` : "none";
-  if (request.stop !== undefined && (packet.stop ?? "verdict") !== request.stop)
-    return `its stop policy ${packet.stop ?? "verdict"} is not the one request.json asks for (${request.stop})`;
-  if (request.difficulty !== undefined && (packet.difficulty ?? "medium") !== request.difficulty)
-    return `its difficulty ${packet.difficulty ?? "medium"} is not the one request.json asks for (${request.difficulty})`;
-  if (request.quorum !== undefined && rule(packet.quorum) !== rule(request.quorum))
-    return `its quorum rule (${rule(packet.quorum)}) is not the one request.json asks for (${rule(request.quorum)})`;
+  const unkept = policyProblem(packet, request);
+  if (unkept) return unkept;
   if (packet.independence !== "strong" || dispatchedByBus(packet.reviewer_adapter)) return null;
   const id = packet.reviewer_provider;
   const named =

@@ -50,6 +50,17 @@ describe("planted packets", () => {
         /its artifact clean.md is not request/,
       ],
       ["another slot's id", second((t) => t.replace(/-r2$/m, "-r1")), /its packet_id .*-r1 is not this slot's/],
+      // the policy request.json fixed: no reviewer is paid for a round that would drop it
+      [
+        "another stop policy",
+        second((t) => t.replace(/^stop: .*$/m, "stop: score")),
+        /its stop policy score is not the one request.json asks for \(verdict\)/,
+      ],
+      [
+        "another difficulty",
+        second((t) => t.replace(/^difficulty: .*$/m, "difficulty: hard")),
+        /its difficulty hard is not the one request.json asks for \(medium\)/,
+      ],
     ];
     for (const [what, text, why] of cases) {
       writeFileSync(file("packet-2.md"), text);
