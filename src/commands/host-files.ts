@@ -56,11 +56,12 @@ const SECTION_END = "<!-- guild-bus:end -->";
  * user's own text. A marker quoted inside a line is text, not a marker.
  */
 export function withContextSection(text: string): string | null {
-  const section = `${SECTION_START}\n${REVIEW_LOOP}${SECTION_END}\n`;
+  const eol = text.includes("\r\n") ? "\r\n" : "\n"; // the file's own line ends: never a file of mixed ones
+  const section = `${SECTION_START}\n${REVIEW_LOOP}${SECTION_END}\n`.replace(/\n/g, eol);
   const lines = text.split("\n");
   const at = (marker: string) => lines.flatMap((l, i) => (l.trim() === marker ? [i] : []));
   const [starts, ends] = [at(SECTION_START), at(SECTION_END)];
-  if (!starts.length && !ends.length) return text ? `${text.replace(/\n*$/, "\n\n")}${section}` : section;
+  if (!starts.length && !ends.length) return text ? `${text.replace(/(?:\r?\n)*$/, eol + eol)}${section}` : section;
   if (starts.length !== 1 || ends.length !== 1 || ends[0]! < starts[0]!) return null;
   const after = lines.slice(ends[0]! + 1);
   return [...lines.slice(0, starts[0]), section.replace(/\n$/, ""), ...(after.length ? after : [""])].join("\n");

@@ -15,7 +15,7 @@ import { parse as parseToml } from "smol-toml";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { type Answer, refuse } from "./answer.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
-import type { JSONPath } from "jsonc-parser";
+import type { FormattingOptions, JSONPath } from "jsonc-parser";
 import { CLAUDE_COMMANDS, GEMINI_COMMANDS, PROJECT_MCP_COMMAND, skillMarkdown, stopHookCommand, withContextSection } from "./host-files.js";
 
 export const HOSTS = ["claude", "codex", "gemini"] as const;
@@ -110,10 +110,11 @@ class Workspace {
  */
 function withEdits(text: string, before: unknown, after: unknown, at: JSONPath = []): string {
   const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
+  const formattingOptions = formattingOf(text);
   const edit =
     (value: unknown, o: { isArrayInsertion?: boolean } = {}) =>
     (t: string, p: JSONPath) =>
-      applyEdits(t, modify(t, p, value, { ...o, formattingOptions: { tabSize: 2, insertSpaces: true, eol: "\n" } }));
+      applyEdits(t, modify(t, p, value, { ...o, formattingOptions }));
   if (isObject(before) && isObject(after)) {
     let out = text;
     for (const [key, value] of Object.entries(after))
@@ -127,6 +128,13 @@ function withEdits(text: string, before: unknown, after: unknown, at: JSONPath =
       .slice(before.length)
       .reduce<string>((t, v, i) => edit(v, { isArrayInsertion: true })(t, [...at, before.length + i]), text);
   return edit(after)(text, at);
+}
+
+/** The layout a JSON file already has (its line ends, its first indent), so what init adds reads like the rest of it. */
+function formattingOf(text: string): FormattingOptions {
+  const indent = /^[ \t]+(?=\S)/m.exec(text)?.[0] ?? "  ";
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  return indent.startsWith("\t") ? { insertSpaces: false, tabSize: 1, eol } : { insertSpaces: true, tabSize: indent.length, eol };
 }
 
 class InitRefused extends Error {}

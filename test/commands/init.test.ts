@@ -97,6 +97,26 @@ describe("guild-bus init", () => {
     expect(again.ok && again.changes.filter((c) => c.path === ".claude/settings.json")).toEqual([]);
   });
 
+  it("writes what it adds in the file's own line ends and indent (CRLF, tabs), never a mix", async () => {
+    const root = tempRoot();
+    mkdirSync(path.join(root, ".gemini"));
+    writeFileSync(path.join(root, ".gemini", "settings.json"), '{\r\n\t"theme": "dark"\r\n}\r\n');
+    await init(root, ["gemini"]);
+    const after = read(root, ".gemini/settings.json");
+    expect(after.replace(/\r\n/g, "")).not.toContain("\n"); // every line ends CRLF
+    expect(after).toMatch(/^\t"mcpServers"/m); // indented with the file's tab
+    expect(after).not.toMatch(/^ +"/m);
+    expect(JSON.parse(after)).toMatchObject({ theme: "dark", mcpServers: { "guild-bus": expect.any(Object) } });
+    // a context file too, when its section is added and when it is replaced
+    const crlfOnly = (text: string) => expect(text.replace(/\r\n/g, "")).not.toContain("\n");
+    const added = withContextSection("# House rules\r\n\r\nBe brief.\r\n")!;
+    crlfOnly(added);
+    expect(added.startsWith("# House rules\r\n\r\nBe brief.\r\n\r\n<!-- guild-bus:start")).toBe(true);
+    const stale = added.replace(/(guild-bus:start[^\r]*\r\n)[\s\S]*(<!-- guild-bus:end)/, "$1old\r\n$2");
+    crlfOnly(withContextSection(stale)!);
+    expect(withContextSection(stale)).toBe(added);
+  });
+
   it("refuses a value of the user's it would have to replace to merge, and keeps a private file private", async () => {
     const root = tempRoot();
     const mcp = JSON.stringify({ mcpServers: [{ name: "mine" }] });
