@@ -8,7 +8,7 @@ import { deliver } from "../bus/deliver.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings, settingsRefusal } from "../bus/settings.js";
-import { gateQuorum, MANUAL_PROVIDER, pinnedReviewer, quorumRefusal, requestRefusal } from "../core/policy.js";
+import { gateQuorum, MANUAL_PROVIDER, pinnedReviewer, quorumRefusal, requestRefusal, reviewMode } from "../core/policy.js";
 import { CLI_KINDS } from "../core/adapter-kinds.js";
 import { didYouMean } from "../core/suggest.js";
 import { authorIdentity } from "../core/selection.js";
@@ -143,7 +143,8 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
     ...(p.authorModel?.trim() ? { author_model: p.authorModel.trim() } : {}),
     // the pin in force now (the request's, else settings.reviewer), recorded: a later settings edit re-judges nothing
     reviewer: pinnedReviewer({ reviewer: p.reviewer ?? "auto" }, settings) ?? "auto",
-    ...(p.review ? { review: p.review } : {}),
+    // the review mode in force (one a high risk or require_review forces is cross): a skip is judged by the request alone
+    review: reviewMode({ review: p.review, risk: p.risk }, settings).mode,
     ...(p.risk ? { risk: p.risk } : {}),
     ...(p.cap ? { cap: p.cap } : {}),
     // the stop policy, difficulty and quorum in force, recorded like the pin: what a packet must keep (SPEC §15)

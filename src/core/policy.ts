@@ -78,13 +78,22 @@ export function requestRefusal(
   );
 }
 
-export function resolvePolicy(request: Request, settings: Settings): ResolvedPolicy {
-  const warnings: string[] = [];
+/** The review a request gets: the mode asked (request, then settings), `cross` when a high risk or settings force one. */
+export function reviewMode(
+  request: Pick<Request, "review" | "risk">,
+  settings: Settings,
+): Pick<ResolvedPolicy, "mode" | "required" | "requiredBecause"> {
   const asked = request.review ?? settings.review ?? "cross";
   const forced = request.risk === "high" ? "risk high" : settings.require_review ? "settings require_review" : null;
   const required = asked !== "off" || forced !== null;
   const mode: ReviewMode = asked === "off" && forced ? "cross" : asked;
   const requiredBecause = asked !== "off" ? `review=${asked}` : forced ? `${forced} (review=off overridden)` : "review=off";
+  return { mode, required, requiredBecause };
+}
+
+export function resolvePolicy(request: Request, settings: Settings): ResolvedPolicy {
+  const warnings: string[] = [];
+  const { mode, required, requiredBecause } = reviewMode(request, settings);
   const stop = request.stop ?? settings.stop ?? "verdict";
   const quorum = gateQuorum(request, settings);
   const difficulty = request.difficulty ?? settings.difficulty ?? "medium";

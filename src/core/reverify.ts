@@ -6,7 +6,7 @@ import { evaluateGatePass } from "./gate-pass.js";
 import { parseReviewResult } from "./result-wire.js";
 import { evaluateScoreGate } from "./score-gate.js";
 import { sha256Hex } from "./sha.js";
-import type { ResolvedPolicy } from "./policy.js";
+import { type ResolvedPolicy, reviewMode } from "./policy.js";
 import type { Family, Settings } from "../spec/schemas.js";
 import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
@@ -57,8 +57,11 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   const last = openRound(s);
   if ((o.status === "satisfied" || o.status === "force_passed") && n !== last)
     problems.push(`the outcome names round ${n}, but round ${last} was issued after it`);
-  if (o.status === "skipped" && input.requiredNow !== false && policy.required)
-    problems.push(`skipped, but review is required (${policy.requiredBecause})`);
+  // when a gate's own end is reported, what request.json asked still holds (`review` records the mode in force); only
+  // today's settings are not asked
+  const required =
+    input.requiredNow !== false ? policy.required : reviewMode({ review: s.request.review ?? "off", risk: s.request.risk }, {}).required;
+  if (o.status === "skipped" && required) problems.push(`skipped, but review is required (${policy.requiredBecause})`);
   // the broker skips only before round 1: a gate that issued a packet was under review
   if (o.status === "skipped" && (last > 0 || n !== 0)) problems.push(`skipped, but round ${Math.max(last, n)} was issued`);
   if (o.status === "force_passed") {

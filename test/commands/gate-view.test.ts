@@ -63,6 +63,22 @@ describe("an ended gate's view", () => {
     expect(viewGate(loadContext(layout), "skipped", GATE).exitCode).toBe(0);
   });
 
+  it("a skip dropped before round 1 is no pass when request.json itself requires review (default settings, or risk high)", async () => {
+    const { layout } = await gateWithPacket("setup"); // a project, default settings
+    const asks = [{ run: "asked-default" }, { run: "asked-high", review: "off" as const, risk: "high" as const }];
+    for (const { run, ...asked } of asks) {
+      expect(await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", runId: run, ...asked })).toMatchObject({
+        ok: true,
+      });
+      const planted = { ...outcome("skipped", 0, { run_id: run, trail_path: "x" }), reason: "review not required" };
+      writeFileSync(path.join(layout.root, "outcome.tmp"), JSON.stringify(planted));
+      renameSync(path.join(layout.root, "outcome.tmp"), path.join(layout.gateDir(run, GATE), "outcome.json"));
+      const view = viewGate(loadContext(layout), run, GATE);
+      expect(view.exitCode, run).toBe(2);
+      expect(view.next.waiting_on, run).toMatch(/does not re-derive from the gate's files \(skipped, but review is required/);
+    }
+  });
+
   it("a hand-written skipped outcome on a gate that is under review is no pass either", async () => {
     const run = "planted-skip";
     const { layout, file } = await gateWithPacket(run);

@@ -77,7 +77,7 @@ describe("review: the author's declared model against its host", () => {
     const asked2 = await requestReview(plain, { artifact: "docs/spec.md", gate: "G-spec", author: "claude-code" });
     const run2 = asked2.ok ? asked2.runId : "";
     const recorded = JSON.parse(readFileSync(plain.gateFile(run2, "G-spec", "request.json"), "utf8"));
-    expect(recorded).toMatchObject({ stop: "verdict", difficulty: "medium" });
+    expect(recorded).toMatchObject({ stop: "verdict", difficulty: "medium", review: "cross" });
     expect(recorded.quorum).toBeUndefined();
   });
 });
