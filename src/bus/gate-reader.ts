@@ -20,7 +20,7 @@ import {
 } from "../spec/schemas.js";
 import { describeIssues } from "../spec/issues.js";
 import { parsePacket } from "../core/packet.js";
-import { embeddingProblem, requestProblem, successionProblem } from "../core/packet-chain.js";
+import { embeddingProblem, quorumRoundProblem, requestProblem, successionProblem } from "../core/packet-chain.js";
 import { cachedParse } from "./parse-cache.js";
 import { GateStats, type Stat } from "./gate-stats.js";
 import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
@@ -331,6 +331,34 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       const file = `packet-${round}${member === null ? "" : `.${member}`}.md`;
       snap.problems.push({ file, reason: why, mtimeMs: listedStats.get(file)?.st.mtimeMs ?? 0 });
     }
+  }
+  const memberRounds = new Set([...snap.members.values()].flatMap((slots) => [...slots.packets.keys()]));
+  for (const round of memberRounds) {
+    const members = [...snap.members].filter(([, slots]) => slots.packets.has(round));
+    const why = quorumRoundProblem(
+      snap.packets.get(round),
+      members.map(([, slots]) => slots.packets.get(round)!),
+    );
+    if (!why) continue;
+    for (const [member, slots] of [[null, snap] as const, ...members]) {
+      const file = `packet-${round}${member === null ? "" : `.${member}`}.md`;
+      if (slots.packets.delete(round)) snap.problems.push({ file, reason: why, mtimeMs: listedStats.get(file)?.st.mtimeMs ?? 0 });
+    }
+  }
+  // a quorum round follows the round before it as any round does: a member packet of a far round is no round's (the
+  // open round, and every walk over rounds, would reach it)
+  for (const round of [...memberRounds].sort((a, b) => a - b)) {
+    const issued = (r: number) => snap.packets.has(r) || [...snap.members.values()].some((slots) => slots.packets.has(r));
+    if (round === 1 || issued(round - 1)) continue;
+    for (const [member, slots] of snap.members)
+      if (slots.packets.delete(round)) {
+        const file = `packet-${round}.${member}.md`;
+        snap.problems.push({
+          file,
+          reason: `no packet of round ${round - 1} precedes it`,
+          mtimeMs: listedStats.get(file)?.st.mtimeMs ?? 0,
+        });
+      }
   }
   for (const round of [...snap.packets.keys()].sort((a, b) => a - b)) {
     const packet = snap.packets.get(round)!;

@@ -49,10 +49,28 @@ export function requestProblem(
   return policyProblem(packet, request);
 }
 
+const rule = (q: QuorumRule | null | undefined) =>
+  q ? `${q.need}/${q.of}${q.families ? ` of ${[...q.families].sort().join(",")}` : ""}` : "none";
+
+/** The fields a round shares, which decide() and reverify read from the round's first packet (`roundPacket`). */
+const ROUND_WIDE = ["counted_round", "cap", "restart_of", "restart_reason", "stop", "difficulty", "quorum"] as const;
+
+/**
+ * Why a quorum round's packets cannot speak for it, or null: the broker issues every member from one plan, so they
+ * share every round-wide field, and a quorum round has no packet of its own. A planted member that disagrees (another
+ * rule, cap or restart) would otherwise decide how the round is judged whenever it sorts first.
+ */
+export function quorumRoundProblem(own: PacketFrontMatter | undefined, members: PacketFrontMatter[]): string | null {
+  if (!members.length) return null;
+  if (own) return `round ${own.round} has a packet of its own and quorum members' packets: no packet speaks for it`;
+  const wide = (p: PacketFrontMatter) => ROUND_WIDE.map((k) => (k === "quorum" ? rule(p.quorum) : (p[k] ?? null)));
+  const first = wide(members[0]!);
+  const differ = ROUND_WIDE.filter((_, i) => members.some((m) => wide(m)[i] !== first[i]));
+  return differ.length ? `round ${members[0]!.round}'s quorum members' packets disagree on ${differ.join(", ")}` : null;
+}
+
 /** Why a packet does not keep the stop policy, difficulty or quorum rule request.json fixed (every round keeps them), or null. */
 function policyProblem(packet: PacketFrontMatter, request: Pick<Request, "stop" | "difficulty" | "quorum">): string | null {
-  const rule = (q: QuorumRule | null | undefined) =>
-    q ? `${q.need}/${q.of}${q.families ? ` of ${[...q.families].sort().join(",")}` : ""}` : "none";
   if (request.stop !== undefined && (packet.stop ?? "verdict") !== request.stop)
     return `its stop policy ${packet.stop ?? "verdict"} is not the one request.json asks for (${request.stop})`;
   if (request.difficulty !== undefined && (packet.difficulty ?? "medium") !== request.difficulty)

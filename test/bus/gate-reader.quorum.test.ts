@@ -79,4 +79,39 @@ describe("readGate on a quorum gate", () => {
     expect(s.members.get("gpt")!.verdicts.size).toBe(0);
     expect(s.members.get("gpt")!.brokenSeals.get(1)).toMatch(/result-1\.gpt\.json changed after verification/);
   });
+
+  it("a round whose member packets disagree on a round-wide field, or that also has a packet of its own, has no packet", () => {
+    // a planted member that sorts first would otherwise set the cap, restart or rule the round is judged by
+    const { layout, put, member } = gateDir();
+    put("packet-1.gpt.md", member(1, "gpt"));
+    put("packet-1.aaa.md", member(1, "aaa", { cap: 50 }));
+    const s = readGate(layout, RUN, GATE);
+    const why = Object.fromEntries(s.problems.map((p) => [p.file, p.reason]));
+    expect(why["packet-1.aaa.md"]).toBe("round 1's quorum members' packets disagree on cap");
+    expect(why["packet-1.gpt.md"]).toBe("round 1's quorum members' packets disagree on cap");
+    expect([...s.members.values()].every((m) => m.packets.size === 0)).toBe(true);
+    // a request.json a foreign tool wrote without the rule: the packets are the only word on it
+    const other = gateDir();
+    other.put("request.json", JSON.stringify(request()));
+    other.put("packet-1.gpt.md", other.member(1, "gpt"));
+    other.put("packet-1.md", packetFile(packet(1)));
+    const t = readGate(other.layout, RUN, GATE);
+    expect(t.problems.map((p) => p.file).sort()).toEqual(["packet-1.gpt.md", "packet-1.md"]);
+    expect(t.problems[0]!.reason).toMatch(/^round 1 has a packet of its own and quorum members' packets/);
+  });
+
+  it("a member packet of a round no packet precedes is no round's: a far round number cannot become the open round", () => {
+    const { layout, put, member } = gateDir();
+    put("packet-1.gpt.md", member(1, "gpt"));
+    put("packet-1.gem.md", member(1, "gem"));
+    put("packet-2.gpt.md", member(2, "gpt"));
+    put("packet-999999999.gpt.md", member(999999999, "gpt"));
+    put("packet-999999999.gem.md", member(999999999, "gem"));
+    const s = readGate(layout, RUN, GATE);
+    expect(s.problems.map((p) => [p.file, p.reason])).toEqual([
+      ["packet-999999999.gem.md", "no packet of round 999999998 precedes it"],
+      ["packet-999999999.gpt.md", "no packet of round 999999998 precedes it"],
+    ]);
+    expect([...s.members.get("gpt")!.packets.keys()]).toEqual([1, 2]);
+  });
 });
