@@ -1,9 +1,10 @@
 // Plain-text layout for the CLI: aligned columns, ages, and the examples and exit codes every --help ends with.
+import { largest } from "../core/extremes.js";
 
 /** Rows padded into aligned columns (the last column is not padded). */
 export function table(header: string[], rows: string[][]): string[] {
   const all = [header, ...rows];
-  const widths = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? "").length)));
+  const widths = header.map((_, c) => largest(all.map((r) => (r[c] ?? "").length)));
   return all.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  "));
 }
 

@@ -4,6 +4,7 @@ import type { Decision, DecisionChoice, Difficulty, Escalation, PacketFrontMatte
 import { NO_REQUEST_POLICY, resolvePolicy, type ResolvedPolicy } from "./policy.js";
 import { FOREIGN_GRACE_MS, type GateSnapshot } from "./snapshot.js";
 import { MAX_LISTED_FINDINGS } from "./findings.js";
+import { largest } from "./extremes.js";
 
 /** Every packet of the gate: its own and, in a quorum gate, every member's (a member view sees the same). */
 function allPackets(s: GateSnapshot): PacketFrontMatter[] {
@@ -39,7 +40,7 @@ export function roundPackets(s: GateSnapshot, round: number): PacketFrontMatter[
 
 /** The newest round with a verdict (0 when none has one): the gate's own or any quorum member's. */
 export function lastVerdictRound(s: GateSnapshot): number {
-  return Math.max(0, ...s.verdicts.keys(), ...[...s.members.values()].flatMap((m) => [...m.verdicts.keys()]));
+  return largest([...s.verdicts.keys(), ...[...s.members.values()].flatMap((m) => [...m.verdicts.keys()])], 0);
 }
 
 /** Round `round`'s verdicts: its own, or every quorum member's that has one. */

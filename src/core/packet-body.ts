@@ -7,6 +7,7 @@ import type { FixedGate } from "../spec/ids.js";
 import type { PacketFrontMatter, TrailEntry } from "../spec/schemas.js";
 import { oneLine } from "./text-of.js";
 import { roundLabel } from "./trail.js";
+import { largest } from "./extremes.js";
 
 /** What a packet carries besides the artifact and the prior rounds (all of it scrubbed by the caller). */
 export interface PacketExtras {
@@ -40,7 +41,10 @@ export function gateFocus(gate: string): { artifact: string; focus: string[] } {
 
 /** A fence longer than any backtick run inside the text, so the artifact cannot close it early. */
 function fenceFor(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const longest = largest(
+    [...text.matchAll(/`+/g)].map((m) => m[0].length),
+    2,
+  );
   return "`".repeat(longest + 1);
 }
 

@@ -4,6 +4,7 @@
 import type { StallEvidence, StopPolicy } from "../spec/schemas.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { roundMembers, roundPacket, roundVerdicts } from "./gate-queries.js";
+import { largest, smallest } from "./extremes.js";
 
 /** The artifact bytes as decide() sees them. */
 export interface Bytes {
@@ -17,7 +18,10 @@ export interface Bytes {
  * escalation count: once a human answered a stall, detection starts afresh.
  */
 export function judgedChain(s: GateSnapshot, R: number): number[] {
-  const floor = Math.max(0, ...[...s.escalations.values()].filter((e) => e.reason === "stalled" && e.round < R).map((e) => e.round));
+  const floor = largest(
+    [...s.escalations.values()].filter((e) => e.reason === "stalled" && e.round < R).map((e) => e.round),
+    0,
+  );
   const last = new Map<number, number>();
   for (let round = floor + 1; round <= R; round++) {
     const judged = roundJudgement(s, round);
@@ -49,7 +53,7 @@ export function roundJudgement(
     parses: whole && verdicts.every((v) => v.gate_pass.conditions.parses),
     shaMatch: verdicts.every((v) => v.gate_pass.conditions.sha256_match),
     blockingKeys: [...new Set(verdicts.flatMap((v) => v.blocking_keys ?? []))].sort(),
-    score: scores.includes(null) ? null : Math.min(...(scores as number[])),
+    score: scores.includes(null) ? null : smallest(scores as number[]),
   };
 }
 

@@ -20,7 +20,7 @@ export function artifactDiff(before: string, after: string, timeoutMs = DIFF_TIM
       out.push(...lines.slice(0, CONTEXT).map((text) => ({ kind, text })));
       out.push({ kind, text: `… ${lines.length - 2 * CONTEXT} unchanged lines …` });
       out.push(...lines.slice(-CONTEXT).map((text) => ({ kind, text })));
-    } else out.push(...lines.map((text) => ({ kind, text })));
+    } else for (const text of lines) out.push({ kind, text }); // one push per line: a spread of an artifact's lines overflows
   }
   return out;
 }

@@ -19,6 +19,11 @@ describe("embeddedArtifact", () => {
     expect(embeddedArtifact(renderPacketBody(packet(1), tricky, [], new Map()))).toBe(tricky);
   });
 
+  it("embeds an artifact of more backtick runs than a call takes arguments (a 2 MiB file can hold a million)", () => {
+    const artifact = "`a".repeat(300_000) + "\n";
+    expect(embeddedArtifact(renderPacketBody(packet(1), artifact, [], new Map()))).toBe(artifact);
+  });
+
   it("is null for a nightmare packet, which lists paths instead", () => {
     expect(embeddedArtifact(renderPacketBody(packet(1, { difficulty: "nightmare" }), "# A\n", [], new Map()))).toBeNull();
   });
