@@ -187,8 +187,11 @@ export function oversized(limit: number): DispatchOutcome {
   return { kind: "oversized", reason: `output over ${limit} bytes` };
 }
 
-/** The end of what a child said, scrubbed, for a failure reason. */
-export const tail = (s: string, n = 500) => scrubLine(s, n, "end");
+/**
+ * The end of what a child said, scrubbed, for a failure reason. The word the cut splits goes: the project's patterns
+ * and the providers' keys are applied to the reason later (`failureRecord`), and a piece of a secret matches none.
+ */
+export const tail = (s: string, n = 500) => scrubLine(s, n, "end").replace(/^…\S+/, "…");
 
 /** A relative binary path is relative to the project root (the child runs in a scratch directory). */
 export function resolveBinary(binary: string, root: string): string {

@@ -57,9 +57,10 @@ function describe(error: unknown): string {
 }
 
 /** Endpoint error text for a failure reason: the key (if echoed) removed, scrubbed, short. */
-function safeText(text: string, key: string | undefined): string {
+function safeText(text: string, key: string | undefined, max = 400): string {
+  // the key goes before any cut: a key the cut splits is no longer the key, and would be kept
   const withoutKey = key ? text.split(key).join("[REDACTED:token]") : text;
-  return scrubLine(withoutKey, 400);
+  return scrubLine(withoutKey, max);
 }
 
 /** The response body as text, or null (the rest cancelled) when it is larger than max bytes. */
@@ -184,7 +185,7 @@ export const httpAdapter: ReviewerAdapter = {
     } catch {
       return {
         kind: "ambiguous",
-        reason: `HTTP ${response.status} from ${url.host} with a body that is not JSON: ${safeText(text.slice(0, 200), key)}`,
+        reason: `HTTP ${response.status} from ${url.host} with a body that is not JSON: ${safeText(text, key, 200)}`,
       };
     }
     const message = parsed?.choices?.[0]?.message;

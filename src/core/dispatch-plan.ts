@@ -18,7 +18,7 @@ import {
 } from "../spec/schemas.js";
 import { keepsIndependence } from "./independence.js";
 import { perGate } from "./policy.js";
-import { scrubLine } from "./scrub.js";
+import { scrubLine, type ScrubOptions } from "./scrub.js";
 import { sha256Hex } from "./sha.js";
 
 /** A reason in a failure or attempt record: one line, scrubbed, this long at most. */
@@ -105,6 +105,8 @@ export function attemptRecord(a: {
   tier: EffortTier;
   outcome: DispatchOutcome | { kind: "not-run"; reason: string };
   repair?: boolean;
+  /** What the reason must not carry: the project's patterns and the providers' keys (`scrubOptions`). */
+  scrub: ScrubOptions;
 }): DispatchAttempt {
   const { provider, config, pair, tier, outcome, repair = false } = a;
   const declared = "declared" in outcome ? outcome.declared : undefined;
@@ -118,7 +120,7 @@ export function attemptRecord(a: {
     tier,
     outcome: outcome.kind === "oversized" ? "output" : outcome.kind,
     ...(capability ? { capability } : {}),
-    ...(outcome.kind !== "output" ? { reason: scrubLine(outcome.reason, REASON_MAX) } : {}),
+    ...(outcome.kind !== "output" ? { reason: scrubLine(outcome.reason, REASON_MAX, "start", a.scrub) } : {}),
     ...(pair.note ? { note: pair.note } : {}),
     ...(repair ? { repair: true } : {}),
   };
@@ -204,6 +206,7 @@ export function attemptFile(P: PacketFrontMatter, worker: Attempt["worker"], at:
 export function failureRecord(
   P: PacketFrontMatter,
   f: { kind: Failure["kind"]; reason: string; attempts: DispatchAttempt[]; at: string },
+  scrub: ScrubOptions,
 ): Failure {
   return Failure.parse({
     schema_version: "guild_bus.failure.v1",
@@ -212,7 +215,7 @@ export function failureRecord(
     round: P.round,
     packet_id: P.packet_id,
     kind: f.kind,
-    reason: scrubLine(f.reason, REASON_MAX),
+    reason: scrubLine(f.reason, REASON_MAX, "start", scrub),
     reviewer_provider: P.reviewer_provider,
     reviewer_model: P.reviewer_model,
     ...(f.attempts.length ? { dispatch_attempts: f.attempts } : {}),

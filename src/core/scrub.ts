@@ -210,8 +210,18 @@ export interface ScrubOptions {
 const MIN_LITERAL = 8;
 
 /** The options of every scrub the bus does: the built-in patterns, plus the settings' own. */
-export function scrubOptions(settings: Pick<Settings, "secrets_policy">): ScrubOptions {
-  return { customPatterns: settings.secrets_policy?.redaction_patterns };
+/**
+ * Everything the scrubber must redact in this project: the settings' patterns, and each provider's API key by value (read
+ * from the variable its api_key_env names), which an endpoint or a child may echo into a reason, a result or the trail.
+ */
+export function scrubOptions(
+  settings: Pick<Settings, "secrets_policy" | "providers">,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ScrubOptions {
+  const literals = Object.values(settings.providers ?? {}).flatMap((p) =>
+    p.api_key_env && env[p.api_key_env] ? [env[p.api_key_env]!] : [],
+  );
+  return { customPatterns: settings.secrets_policy?.redaction_patterns, ...(literals.length ? { literals } : {}) };
 }
 
 export interface ScrubReport {

@@ -17,8 +17,7 @@ export type ResultDelivery =
 export async function deliverResult(ctx: BusContext, packet: PacketFrontMatter, answer: ReviewResultStrict): Promise<ResultDelivery> {
   const { layout } = ctx;
   // the providers' own API keys too, by value: an endpoint that echoes the key it was sent must not commit it to the gate
-  const literals = Object.values(ctx.settings.providers ?? {}).flatMap((p) => (p.api_key_env ? [process.env[p.api_key_env] ?? ""] : []));
-  const result = scrubResult(answer, { ...scrubOptions(ctx.settings), literals });
+  const result = scrubResult(answer, scrubOptions(ctx.settings));
   const text = JSON.stringify(result, null, 2) + "\n";
   const bytes = Buffer.byteLength(text);
   // scrub labels can grow an answer; a gate file the verifier refuses unread would strand the round

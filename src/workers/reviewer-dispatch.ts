@@ -4,6 +4,7 @@ import type { ReviewerAdapter } from "../adapters/types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 import { attemptRecord, type ChainLink, describeAttempt, initialPair, nextPair, type Pair } from "../core/dispatch-plan.js";
 import { envelopeFor, type Normalized, normalizeBound, repairPrompt, withReported } from "../core/normalize.js";
+import type { ScrubOptions } from "../core/scrub.js";
 import type { DispatchAttempt, EffortTier, Failure, PacketFrontMatter, Settings } from "../spec/schemas.js";
 
 export type RunnableLink = ChainLink & { adapter: ReviewerAdapter };
@@ -12,6 +13,8 @@ export interface Walk {
   packet: PacketFrontMatter;
   tier: EffortTier;
   aliases: Settings["family_aliases"];
+  /** What no recorded reason may carry (`scrubOptions` of the settings). */
+  scrub: ScrubOptions;
   /** The claim was lost: another worker owns the round now, so nothing more is dispatched or delivered. */
   fenced: () => boolean;
   dispatch: (link: RunnableLink, pair: Pair, prompt: string) => Promise<DispatchOutcome>;
@@ -37,7 +40,7 @@ export async function runChain(chain: RunnableLink[], packetText: string, walk: 
   const tried = () => attempts.map(describeAttempt).join("; ");
   for (const link of chain) {
     const record = (pair: Pair, outcome: Parameters<typeof attemptRecord>[0]["outcome"]) =>
-      attempts.push(attemptRecord({ provider: link.id, config: link.config, pair, tier: walk.tier, outcome }));
+      attempts.push(attemptRecord({ provider: link.id, config: link.config, pair, tier: walk.tier, outcome, scrub: walk.scrub }));
     const first = initialPair(link.config, walk.tier);
     if (!first.ok) {
       record({ model: link.config.model ?? null, effort: null }, { kind: "not-run", reason: first.why });
@@ -87,7 +90,15 @@ export async function normalizeWithRepair(
   const repair = await walk.dispatch(ran.link, ran.pair, prompt);
   if (walk.fenced()) return { kind: "fenced" };
   ran.attempts.push(
-    attemptRecord({ provider: ran.link.id, config: ran.link.config, pair: ran.pair, tier: walk.tier, outcome: repair, repair: true }),
+    attemptRecord({
+      provider: ran.link.id,
+      config: ran.link.config,
+      pair: ran.pair,
+      tier: walk.tier,
+      outcome: repair,
+      repair: true,
+      scrub: walk.scrub,
+    }),
   );
   if (repair.kind === "oversized") return failed(`after repair: ${repair.reason}`);
   if (repair.kind !== "output") return failed(`repair call failed: ${repair.reason}`);

@@ -308,6 +308,7 @@ describe("the (model, effort) plan", () => {
       pair: { model: null, effort: "xhigh" },
       tier: "regular",
       outcome: { kind: "not-run", capability: "effort_unsupported", reason: "refused", declared: { model: "gpt-5.4", profile: "p" } },
+      scrub: {},
     });
     expect(a).toEqual({
       provider: "copilot",

@@ -100,6 +100,12 @@ describe("http adapter: classifying endpoint failures (direct dispatch)", () => 
     expect(suite.mock.requests).toHaveLength(1);
   });
 
+  it("a body that quotes the key where the reason's cut splits it keeps no piece of the key", async () => {
+    const out = await dispatch({ default: "not-json-echo" });
+    expect(out).toMatchObject({ kind: "ambiguous", reason: expect.stringContaining("key=[REDACTED") });
+    expect(JSON.stringify(out)).not.toContain("mock-http-key");
+  });
+
   it("a wrong key → the endpoint's 401 → ambiguous (the request was sent), and the key is not in the reason", async () => {
     process.env.MOCK_HTTP_WRONG_KEY = "wrong-key-value-123";
     const out = await dispatch({ default: "satisfied" }, { api_key_env: "MOCK_HTTP_WRONG_KEY" });

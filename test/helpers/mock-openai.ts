@@ -18,6 +18,8 @@ export type Behaviour =
   | "drop"
   /** 200 with a body that is neither JSON nor SSE. */
   | "not-json"
+  /** The same, quoting the bearer key it was sent where a 200-character cut splits it (a gateway's debug page). */
+  | "not-json-echo"
   /** An HTTP error with an OpenAI-style error body, e.g. "status-401". */
   | `status-${number}`
   /** 400: the requested reasoning effort is not supported by the model (OpenAI's unsupported_value on the effort). */
@@ -390,6 +392,10 @@ export async function startMockOpenAI(script: MockScript = {}): Promise<MockOpen
               },
             }),
           );
+        }
+        if (step.behaviour === "not-json-echo") {
+          res.writeHead(200, { "content-type": "text/html" });
+          return void res.end(`${"x".repeat(180)} key=${String(authorization).replace(/^Bearer /, "")} rejected`);
         }
         if (step.behaviour === "not-json") {
           res.writeHead(200, { "content-type": "text/html" });

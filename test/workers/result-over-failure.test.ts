@@ -16,12 +16,16 @@ import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 async function failed(run: string, kind: "no_verdict" | "malformed" = "no_verdict") {
   const g = await gateWithPacket(run);
   const P = readGate(g.layout, run, GATE).packets.get(1)!;
-  const failure = failureRecord(P, {
-    kind,
-    reason: "a previous dispatch (attempt-1.json) ended without a result; not dispatching a paid review twice",
-    attempts: [],
-    at: new Date().toISOString(),
-  });
+  const failure = failureRecord(
+    P,
+    {
+      kind,
+      reason: "a previous dispatch (attempt-1.json) ended without a result; not dispatching a paid review twice",
+      attempts: [],
+      at: new Date().toISOString(),
+    },
+    {},
+  );
   g.drop("failure-1.json", JSON.stringify(failure, null, 2) + "\n");
   const ctx = loadContext(g.layout);
   const rejected = () => {
