@@ -41,16 +41,20 @@ export function refuseSymlinks(guildDir: string, target: string): void {
 /**
  * Where a command that edits a file of the user's for them (`init`, `gate on|off`) writes it: the file itself, or,
  * through links on its path (AGENTS.md linked to CLAUDE.md), the file they lead to while it stays in the project and
- * out of .guild/. A link leading anywhere else (a `.claude` linked to the user's own, one settings file shared by
- * worktrees) is theirs to keep, and writing through it could reach any file: refused, never replaced.
+ * out of the bus's and the repository's own state (.guild/, .git/). A link leading anywhere else (a `.claude` linked to
+ * the user's own, one settings file shared by worktrees, a cloned repository's link into .git/config) is theirs to
+ * keep, and writing through it could reach any file: refused, never replaced. A file written `whole` (one of
+ * guild-bus's own) is never written through a link of its own: that would replace whatever file the link names.
  */
-export function userFileTarget(root: string, rel: string, command: string): { path: string } | { refused: string } {
+export function userFileTarget(root: string, rel: string, command: string, { whole = false } = {}): { path: string } | { refused: string } {
   const parts = rel.split("/");
   const linked = parts.findIndex((_, i) =>
     lstatSync(path.join(root, ...parts.slice(0, i + 1)), { throwIfNoEntry: false })?.isSymbolicLink(),
   );
   if (linked < 0) return { path: path.join(root, rel) };
   const link = parts.slice(0, linked + 1).join("/");
+  if (whole && lstatSync(path.join(root, rel), { throwIfNoEntry: false })?.isSymbolicLink())
+    return { refused: `${rel} is a symbolic link: ${command} writes this file whole, and would replace the file it leads to` };
   let real: string;
   try {
     // the part that exists is resolved; what is still to be made below it is made there
@@ -64,11 +68,11 @@ export function userFileTarget(root: string, rel: string, command: string): { pa
     };
   }
   const top = realpathSync.native(root);
-  const inside = real.startsWith(top + path.sep) && !real.startsWith(path.join(top, ".guild") + path.sep);
-  if (inside) return { path: real };
+  const state = [".guild", ".git"].find((dir) => real === path.join(top, dir) || real.startsWith(path.join(top, dir) + path.sep));
+  if (real.startsWith(top + path.sep) && !state) return { path: real };
   return {
     refused:
-      `${link} is a symbolic link leading ${real.startsWith(top + path.sep) ? "into .guild/" : "out of the project"}: ${command} neither ` +
+      `${link} is a symbolic link leading ${state ? `into ${state}/` : "out of the project"}: ${command} neither ` +
       `writes through it nor replaces it` +
       (link === rel ? "; make the change in the file it points to, or put a copy of that file in its place" : ` (${rel} is under it)`),
   };

@@ -47,6 +47,7 @@ const GUILD_BUS_CLI = `${PROJECT_MCP_COMMAND.command} ${PROJECT_MCP_COMMAND.args
 /** Files are read once and changed in memory, so several edits of one file (two hosts, one .gitignore) compose. */
 class Workspace {
   private readonly files = new Map<string, { before: string | null; after: string | null }>();
+  private readonly own = new Set<string>();
   constructor(private readonly root: string) {}
 
   read(rel: string): string | null {
@@ -66,6 +67,12 @@ class Workspace {
   write(rel: string, text: string): void {
     const before = this.read(rel);
     this.files.set(rel, { before, after: text });
+  }
+
+  /** A file of guild-bus's own (a skill, a command), written whole: never through a link, which would replace another file. */
+  writeOwn(rel: string, text: string): void {
+    this.write(rel, text);
+    this.own.add(rel);
   }
 
   /** Merge into a JSON object file; a file that is not a JSON object is refused rather than overwritten. */
@@ -97,7 +104,7 @@ class Workspace {
     return [...this.files.entries()]
       .filter(([, f]) => f.after !== null && f.after !== f.before)
       .map(([rel, f]) => {
-        const target = userFileTarget(this.root, rel, "init");
+        const target = userFileTarget(this.root, rel, "init", { whole: this.own.has(rel) });
         const where = "refused" in target ? { target: "", refused: target.refused } : { target: target.path, refused: null };
         return { path: rel, before: f.before, after: f.after!, ...where };
       });
@@ -181,8 +188,8 @@ function claude(ws: Workspace, notes: string[]): void {
     const command = stopHookCommand(GUILD_BUS_CLI);
     if (!JSON.stringify(stop).includes(" hook stop")) hooks.Stop = [...stop, { hooks: [{ type: "command", command, timeout: 60 }] }];
   });
-  ws.write(".claude/skills/guild-bus-review/SKILL.md", skillMarkdown("guild-bus-review"));
-  for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.write(`.claude/commands/guild/${name}.md`, text);
+  ws.writeOwn(".claude/skills/guild-bus-review/SKILL.md", skillMarkdown("guild-bus-review"));
+  for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.writeOwn(`.claude/commands/guild/${name}.md`, text);
   notes.push(
     "claude: restart Claude Code in this project; /guild:review <file> starts a review (the skill guild-bus-review teaches the loop)",
   );
@@ -228,7 +235,7 @@ function gemini(ws: Workspace, notes: string[]): void {
     objectAt(o, "mcpServers")["guild-bus"] ??= PROJECT_MCP_COMMAND;
   });
   contextSection(ws, "GEMINI.md");
-  for (const [name, text] of Object.entries(GEMINI_COMMANDS)) ws.write(`.gemini/commands/guild/${name}.toml`, text);
+  for (const [name, text] of Object.entries(GEMINI_COMMANDS)) ws.writeOwn(`.gemini/commands/guild/${name}.toml`, text);
   notes.push("gemini: restart gemini in this project; /guild:review <file> starts a review");
 }
 
