@@ -403,15 +403,17 @@ export function scrubLine(text: string, max: number, keep: "start" | "end" = "st
 // bindings, compared byte for byte: a redaction pattern must never rewrite one (a redacted delivery key refused the paid answer)
 const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_reviewed", "verdict", "delivery_key"]);
 
-const FIELD_NAME = /^[a-z][a-z0-9_]{0,39}$/;
-
-export function scrubResult(result: ReviewResultStrict, options: ScrubOptions): ReviewResultStrict {
+/**
+ * The result with its free text and its keys scrubbed. A key is kept as it is only when it is one of the schema's field
+ * names (`fields`: a project's pattern must not rename "summary") or when nothing in it is redacted; a key shaped like a
+ * field name can still be a token (`shpat_…`, a project's `acme_…`).
+ */
+export function scrubResult(result: ReviewResultStrict, options: ScrubOptions, fields: ReadonlySet<string>): ReviewResultStrict {
   // keys too: a finding or a result may carry any key, and a secret there would reach result-<n>.json as it is
   const entries = (v: object, value: (k: string, x: unknown) => unknown) => {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
-      // a field name (snake_case, as every schema's) is kept: a project's pattern must not rename "summary"
-      const clean = EXACT_FIELDS.has(k) || FIELD_NAME.test(k) ? k : scrub(k, options);
+      const clean = EXACT_FIELDS.has(k) || fields.has(k) ? k : scrub(k, options);
       let key = clean;
       for (let n = 2; Object.hasOwn(out, key); n++) key = `${clean} (${n})`; // two keys redacted alike both stay
       // defined, not assigned: a "__proto__" key stays a key

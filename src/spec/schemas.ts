@@ -168,6 +168,11 @@ export const ReviewResultStrict = withMeta(
 );
 export type ReviewResultStrict = z.infer<typeof ReviewResultStrict>;
 
+/** Every field name of a result and of the objects it lists: the keys the scrubber never renames (`scrubResult`). */
+export const RESULT_FIELDS: ReadonlySet<string> = new Set(
+  [ReviewResultStrict, Finding, Ruling, DispatchAttempt].flatMap((schema) => Object.keys(schema.shape)),
+);
+
 /** A quorum gate's rule (SPEC §26): K of N reviewers of pairwise-distinct families, none the author's, must pass. */
 export const QuorumRule = z
   .object({

@@ -12,6 +12,7 @@ import {
   scrubResult,
   scrubWithReport,
 } from "../../src/core/scrub.js";
+import { RESULT_FIELDS } from "../../src/spec/schemas.js";
 
 interface CorpusEntry {
   name: string;
@@ -777,9 +778,9 @@ describe("scrubResult: only the top level's bindings are exact", () => {
       reviewer_host: "codex",
       reviewer_model: `gpt-5 ${token}`,
     } as never;
-    const out = JSON.stringify(scrubResult(result, {}));
+    const out = JSON.stringify(scrubResult(result, {}, RESULT_FIELDS));
     expect(out).not.toContain(token);
-    expect(scrubResult(result, {})).toMatchObject({
+    expect(scrubResult(result, {}, RESULT_FIELDS)).toMatchObject({
       packet_id: "G-plan-r1-x",
       verdict: "issues",
       artifact_sha256_reviewed: "a".repeat(64),
@@ -793,16 +794,28 @@ describe("scrubResult: only the top level's bindings are exact", () => {
       `{"schema_version":"review_result.v1","packet_id":"p","verdict":"issues","${token}":"top",` +
         `"findings":[{"title":"t","${token}":1,"${other}":2,"__proto__":{"x":1}}]}`,
     ) as never;
-    const out = scrubResult(result, {}) as unknown as { findings: Array<Record<string, unknown>> };
+    const out = scrubResult(result, {}, RESULT_FIELDS) as unknown as { findings: Array<Record<string, unknown>> };
     expect(JSON.stringify(out)).not.toContain("A1b2C3d4");
     expect(JSON.stringify(out)).not.toContain("Z9y8X7w6");
     expect(Object.values(out.findings[0]!).sort()).toEqual([1, 2, "t", { x: 1 }].sort());
     expect(Object.hasOwn(out.findings[0]!, "__proto__")).toBe(true);
     expect(out).toMatchObject({ packet_id: "p", verdict: "issues" });
     // a field name is kept: a project's pattern that matches one renames no key of the schema
-    const named = scrubResult({ summary: "summary of it", findings: [{ title: "t" }] } as never, { customPatterns: ["summary|title"] });
+    const named = scrubResult(
+      { summary: "summary of it", findings: [{ title: "t" }] } as never,
+      { customPatterns: ["summary|title"] },
+      RESULT_FIELDS,
+    );
     expect(Object.keys(named)).toEqual(["summary", "findings"]);
     expect((named as unknown as { findings: Array<Record<string, unknown>> }).findings[0]).toHaveProperty("title");
+    // a key shaped like a field name is still scrubbed when it is no field of the schema and holds a token
+    const shaped = scrubResult(
+      { summary: "s", shpat_0123456789abcdef0123456789abcdef: "x", acme_k3j4h5g6f7d8s9a0p1o2: "y", line_no: 3 } as never,
+      { customPatterns: ["acme_[a-z0-9]{20}"] },
+      RESULT_FIELDS,
+    );
+    expect(JSON.stringify(Object.keys(shaped))).not.toMatch(/0123456789abcdef|k3j4h5g6/);
+    expect(shaped).toMatchObject({ summary: "s", line_no: 3 });
   });
 
   it("the delivery key is a binding: a project's pattern for hex tokens never rewrites it", () => {
@@ -814,7 +827,10 @@ describe("scrubResult: only the top level's bindings are exact", () => {
       summary: `token ${key}`,
       delivery_key: key,
     } as never;
-    const out = scrubResult(result, { customPatterns: ["[0-9a-f]{40,}"] }) as unknown as { delivery_key: string; summary: string };
+    const out = scrubResult(result, { customPatterns: ["[0-9a-f]{40,}"] }, RESULT_FIELDS) as unknown as {
+      delivery_key: string;
+      summary: string;
+    };
     expect(out.delivery_key).toBe(key);
     expect(out.summary).not.toContain(key);
   });
