@@ -249,11 +249,15 @@ function compileCustom(patterns: readonly string[] | undefined): CustomRule[] {
 }
 
 /**
- * How long one settings pattern may run on one text. A pattern a backtracking engine takes for ever on (`(a+)+b`
- * against a run of `a`) would otherwise hang every worker and command that scrubs; the legitimate ones take
- * milliseconds on the largest artifact.
+ * How long the settings patterns may run in one scrub: of one text, or of one whole result (every string and key of
+ * it, so an answer of many short strings cannot take the budget many times over). A pattern a backtracking engine
+ * takes for ever on (`(a+)+b` against a run of `a`) would otherwise hang every worker and command that scrubs; the
+ * legitimate ones take milliseconds on the largest artifact.
  */
 export const CUSTOM_PATTERN_BUDGET_MS = 1000;
+
+/** When a scrub's patterns must have finished (performance.now() time), shared by everything one scrub runs. */
+const budgetFromNow = () => performance.now() + CUSTOM_PATTERN_BUDGET_MS;
 
 let sandbox: { context: vm.Context; script: vm.Script } | undefined;
 /**
@@ -261,7 +265,7 @@ let sandbox: { context: vm.Context; script: vm.Script } | undefined;
  * a vm script can be interrupted (its timeout stops even a regular expression mid-backtrack); the semantics are
  * JavaScript's, as the project wrote the pattern.
  */
-function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<RedactionKind, number>>): string {
+function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<RedactionKind, number>>, deadline: number): string {
   sandbox ??= {
     context: vm.createContext({}),
     script: new vm.Script(
@@ -273,14 +277,18 @@ function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<Red
   Object.assign(sandbox.context, { text, source: rule.source, label: label("custom") });
   let out: string;
   let n: number;
-  try {
-    [out, n] = sandbox.script.runInContext(sandbox.context, { timeout: CUSTOM_PATTERN_BUDGET_MS }) as [string, number];
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw error;
-    throw new ScrubConfigError(
+  const stopped = () =>
+    new ScrubConfigError(
       `redaction pattern ${JSON.stringify(rule.source)} ran longer than ${CUSTOM_PATTERN_BUDGET_MS} ms on a ${text.length}-character ` +
         "text and was stopped (it backtracks without end on some input: rewrite it without nested repetition)",
     );
+  const left = Math.ceil(deadline - performance.now());
+  if (left <= 0) throw stopped();
+  try {
+    [out, n] = sandbox.script.runInContext(sandbox.context, { timeout: left }) as [string, number];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw error;
+    throw stopped();
   } finally {
     Object.assign(sandbox.context, { text: "", source: "", label: "" });
   }
@@ -340,7 +348,7 @@ function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, n
   return out + text.slice(from);
 }
 
-function onePass(text: string, custom: readonly CustomRule[], counts: Partial<Record<RedactionKind, number>>): string {
+function onePass(text: string, custom: readonly CustomRule[], counts: Partial<Record<RedactionKind, number>>, deadline: number): string {
   let out = redactPrivateKeys(text, counts);
   for (const rule of RULES) {
     const re = new RegExp(rule.re.source, rule.re.flags); // fresh lastIndex for every use
@@ -350,14 +358,14 @@ function onePass(text: string, custom: readonly CustomRule[], counts: Partial<Re
       return replaced;
     });
   }
-  for (const rule of custom) out = redactCustom(out, rule, counts);
+  for (const rule of custom) out = redactCustom(out, rule, counts, deadline);
   return out;
 }
 
 const MAX_PASSES = 4;
 
 /** Scrub text and report what was redacted. Runs to a fixpoint, so scrub(scrub(x)) === scrub(x). */
-export function scrubWithReport(text: string, options: ScrubOptions = {}): ScrubReport {
+export function scrubWithReport(text: string, options: ScrubOptions = {}, deadline = budgetFromNow()): ScrubReport {
   const custom = compileCustom(options.customPatterns);
   const redactions: Partial<Record<RedactionKind, number>> = {};
   let current = text;
@@ -368,7 +376,7 @@ export function scrubWithReport(text: string, options: ScrubOptions = {}): Scrub
     current = parts.join("[REDACTED:token]");
   }
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const next = onePass(current, custom, pass === 0 ? redactions : {});
+    const next = onePass(current, custom, pass === 0 ? redactions : {}, deadline);
     if (next === current) return { text: current, redactions };
     current = next;
   }
@@ -409,20 +417,23 @@ const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_re
  * field name can still be a token (`shpat_…`, a project's `acme_…`).
  */
 export function scrubResult(result: ReviewResultStrict, options: ScrubOptions, fields: ReadonlySet<string>): ReviewResultStrict {
+  // one budget for the whole answer: thousands of short strings must not each take the patterns' full time
+  const deadline = budgetFromNow();
+  const clean = (text: string) => scrubWithReport(text, options, deadline).text;
   // keys too: a finding or a result may carry any key, and a secret there would reach result-<n>.json as it is
   const entries = (v: object, value: (k: string, x: unknown) => unknown) => {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
-      const clean = EXACT_FIELDS.has(k) || fields.has(k) ? k : scrub(k, options);
-      let key = clean;
-      for (let n = 2; Object.hasOwn(out, key); n++) key = `${clean} (${n})`; // two keys redacted alike both stay
+      const name = EXACT_FIELDS.has(k) || fields.has(k) ? k : clean(k);
+      let key = name;
+      for (let n = 2; Object.hasOwn(out, key); n++) key = `${name} (${n})`; // two keys redacted alike both stay
       // defined, not assigned: a "__proto__" key stays a key
       Object.defineProperty(out, key, { value: value(k, x), enumerable: true, writable: true, configurable: true });
     }
     return out;
   };
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return scrub(v, options);
+    if (typeof v === "string") return clean(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === "object") return entries(v, (_, x) => walk(x));
     return v;

@@ -559,6 +559,13 @@ describe("custom patterns", () => {
     });
   });
 
+  it("one result gets one budget, not one per string: an answer of many slow strings is stopped, not scrubbed for hours", () => {
+    // each string takes part of the budget on its own (on a fast machine, under it); sixty take it several times over
+    const strings = Array.from({ length: 60 }, () => "a".repeat(24));
+    const answer = { summary: "s", findings: strings.map((title) => ({ severity: "low", title })) } as never;
+    expect(() => scrubResult(answer, { customPatterns: ["(a+)+b"] }, RESULT_FIELDS)).toThrow(/ran longer than/);
+  });
+
   it("patterns keep JavaScript's semantics: \\s takes U+00A0, \\u escapes, long bounded repeats", () => {
     expect(scrub("corp-token\u00a0hunter2zz", { customPatterns: ["corp-token\\s+\\w+"] })).toBe("[REDACTED:custom]");
     expect(scrub("caf\u00e9-secret", { customPatterns: ["\\u00e9-\\w+"] })).toBe("caf[REDACTED:custom]");
