@@ -21,8 +21,10 @@ import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-
 import { sentShas } from "./sent-bytes.js";
 import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
 import { familyRelation } from "./independence.js";
-import { packetId, renderPacket } from "./packet.js";
-import { type PacketExtras, renderPacketBody } from "./packet-body.js";
+import { packetId, parsePacket, renderPacket } from "./packet.js";
+import { embeddedArtifact, type PacketExtras, renderPacketBody } from "./packet-body.js";
+import { sha256Hex } from "./sha.js";
+import { isNightmare } from "./adapter-kinds.js";
 import { type ReviewerFields, reviewerFields } from "./packet-chain.js";
 import { MANUAL_PROVIDER, type ResolvedPolicy } from "./policy.js";
 import { passProblems, quorumPassProblems, type ReverifyInput } from "./reverify.js";
@@ -227,7 +229,7 @@ function writePacket(
 ): BrokerStep {
   const artifact = input.reads.artifact();
   if (!artifact.ok) throw new Error(artifact.detail);
-  const text = renderPacket(front, packetBody(s, front, artifact.text, input));
+  const text = packetText(s, front, artifact.text, input);
   const name = slotFile("packet", action.round, packetMember(front));
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_FILE_BYTES) {
@@ -331,18 +333,45 @@ export function packetFront(
   };
 }
 
-function packetBody(s: GateSnapshot, front: PacketFrontMatter, artifactText: string, input: BrokerInput): string {
+/** What the broker reads to build a packet's body: settings (the scrubber's), the gate's files. */
+type PacketInput = Pick<BrokerInput, "settings" | "reads">;
+
+/**
+ * The packet file the broker writes for `front` in this gate: nothing in it but what the front matter, the artifact's
+ * scrubbed bytes and the gate's earlier files make (its stop policy and difficulty are the packet's own), so whether a
+ * packet is the broker's can be told by building it again (`unissuedPacketProblem`).
+ */
+export function packetText(s: GateSnapshot, front: PacketFrontMatter, artifactText: string, input: PacketInput): string {
+  return renderPacket(front, packetBody(s, front, artifactText, input));
+}
+
+/**
+ * Why a packet file is not the one the broker writes for its own front matter in this gate, or null. The reader binds
+ * a packet's front matter (request, slot, reviewer, embedded bytes); the rest of it (the instructions, the earlier
+ * rounds, other text labelled as the artifact) is what the reviewer acts on, so it must be the broker's to the byte.
+ */
+export function unissuedPacketProblem(s: GateSnapshot, front: PacketFrontMatter, text: string, input: PacketInput): string | null {
+  const { body } = parsePacket(text);
+  // the fence ends a line: an artifact without a final newline was embedded with one
+  const embedded = isNightmare(front) ? "" : (embeddedArtifact(body) ?? "");
+  const artifact = isNightmare(front) || sha256Hex(embedded) === front.artifact_sha256 ? embedded : embedded.slice(0, -1);
+  return packetText(s, front, artifact, input) === text
+    ? null
+    : "its text is not the packet the broker issues for its front matter (instructions, earlier rounds or other text were changed)";
+}
+
+function packetBody(s: GateSnapshot, front: PacketFrontMatter, artifactText: string, input: PacketInput): string {
   const extras = packetExtras(s, front, input);
   // A finalizer reviews afresh: copilot's rounds and memory are not its own, and would anchor it.
   if (front.restart_reason === "finalizer") return renderPacketBody(front, artifactText, [], new Map(), { ...extras, memory: [] });
-  const { entries, findings } = trailEntries(s, input.reads.result, input.policy.stop);
+  const { entries, findings } = trailEntries(s, input.reads.result, front.stop ?? "verdict");
   // a quorum round's packets go out one per step: the members issued before this one are not earlier rounds
   const earlier = entries.filter((e) => e.round < front.round);
   return renderPacketBody(front, artifactText, earlier, findings, extras);
 }
 
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
-function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: BrokerInput): PacketExtras {
+function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketInput): PacketExtras {
   const clean = (text: string) => scrub(text, scrubOptions(input.settings));
   const before = front.round - 1;
   const dec = validDecision(s, before);
@@ -363,12 +392,12 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: BrokerIn
       rebuttal: input.reads.text(`rebuttal-${front.restart_of}.md`),
     };
   }
-  const hard = input.policy.difficulty !== "medium";
+  const hard = (front.difficulty ?? "medium") !== "medium";
   // the reviewer's own memory: a quorum member's is its own
   const member = packetMember(front);
   const memories = member === null ? s.memories : (s.members.get(member)?.memories ?? new Set<number>());
   return {
-    paths: (s.request!.paths ?? []).map(clean),
+    paths: (s.request?.paths ?? []).map(clean),
     memory: hard
       ? [...memories]
           .filter((k) => k < front.round)

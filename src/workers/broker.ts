@@ -4,7 +4,8 @@ import { ProviderCache } from "../adapters/provider-cache.js";
 import { ageMs } from "../bus/age.js";
 import type { BusContext } from "../bus/context.js";
 import { deliver, type DeliverResult } from "../bus/deliver.js";
-import { hasValidOutcome, readGateToAct } from "../bus/gate-reader.js";
+import { hasValidOutcome } from "../bus/gate-reader.js";
+import { readGateLive } from "./issued-packets.js";
 import { appendJsonl } from "../bus/jsonl.js";
 import { Layout, movesAside } from "../bus/layout.js";
 import { rejectFile } from "../bus/reject.js";
@@ -82,8 +83,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     let s: GateSnapshot;
     if (justIssued) s = withPacket(justIssued.s, justIssued.packet);
     else {
-      s = readGateToAct(ctx.layout, runId, gate);
-      if (await quarantine(ctx, s)) s = readGateToAct(ctx.layout, runId, gate);
+      s = readGateLive(ctx, runId, gate);
+      if (await quarantine(ctx, s)) s = readGateLive(ctx, runId, gate);
     }
     const fromMemory = justIssued !== null;
     justIssued = null;

@@ -1,6 +1,6 @@
 // The manual worker: tells the human where a packet is and how to answer, and turns dropped response-<n>.md
 // files into results (or rejects them with the reason, freeing the slot for another answer).
-import { readGateToAct } from "../bus/gate-reader.js";
+import { readGateLive } from "./issued-packets.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { acceptManualResponse, manualInstructions } from "../core/manual-answer.js";
 import { ageMs } from "../bus/age.js";
@@ -24,7 +24,7 @@ async function manualGate(
   announce: (m: string) => void,
 ): Promise<"active" | "finished"> {
   const { layout } = ctx;
-  const s = readGateToAct(layout, runId, gate);
+  const s = readGateLive(ctx, runId, gate);
   for (const p of s.problems) {
     // symlinked, oversized, not a regular file
     if (movesAside("manual", p.file)) await rejectFile(s.dir, p.file, p.reason, layout.guild);

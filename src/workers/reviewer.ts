@@ -6,7 +6,11 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
-import { readGateToAct } from "../bus/gate-reader.js";
+import { readGateLive } from "./issued-packets.js";
+import { gateReads } from "./gate-reads.js";
+import { unissuedPacketProblem } from "../core/broker-plan.js";
+import { parsePacket } from "../core/packet.js";
+import { isDeepStrictEqual } from "node:util";
 import { rethrowSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -46,7 +50,7 @@ async function reviewGate(
   opts: ReviewerOptions,
   signal: AbortSignal,
 ): Promise<"active" | "finished"> {
-  const first = readGateToAct(ctx.layout, runId, gate);
+  const first = readGateLive(ctx, runId, gate);
   if (first.outcome) return "finished";
   // the gate's own packet, or each quorum member's this worker serves: each its own dispatch
   await Promise.all(reviewerViews(first).map((view) => reviewSlot(ctx, view, opts, signal)));
@@ -66,7 +70,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
   const claim = await tryClaim(layout.claimsDir(runId, gate), claimName, { staleMs: opts.claimStaleMs, log: opts.log });
   if (!claim) return "active";
   try {
-    const again = readGateToAct(layout, runId, gate);
+    const again = readGateLive(ctx, runId, gate);
     const s = member === null ? again : memberView(again, member);
     if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
     const file = (name: string) => layout.gateFile(runId, gate, name);
@@ -89,6 +93,13 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     // read before the attempt is recorded: a read that fails now must leave nothing that says a review was dispatched
     const packetPath = file(slotFile("packet", R, member));
     const packetText = readPacket(packetPath);
+    // what is sent is the broker's packet to the byte (the look checked the file then; this is the text sent now)
+    const reads = gateReads(ctx, again);
+    if (
+      !isDeepStrictEqual(parsePacket(packetText).front, P) ||
+      unissuedPacketProblem(again, P, packetText, { settings: ctx.settings, reads })
+    )
+      return "active";
     // only this process knows the key (the attempt records its hash): the round takes no result but the one it delivers
     const deliveryKey = randomBytes(32).toString("hex");
     const attempt = JSON.stringify(attemptFile(P, { host: hostname(), pid: process.pid }, now(), deliveryKey), null, 2) + "\n";

@@ -13,7 +13,10 @@ import type { ArtifactState } from "../core/artifact-view.js";
 import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { deliveryRefusal, resultRefusal } from "../core/result-slot.js";
-import { readGateToAct, resultBytes } from "../bus/gate-reader.js";
+import { resultBytes } from "../bus/gate-reader.js";
+import { readGateLive } from "./issued-packets.js";
+import { gateReads } from "./gate-reads.js";
+import { unissuedPacketProblem } from "../core/broker-plan.js";
 import { type GateSnapshot, reviewerViews } from "../core/snapshot.js";
 import { contestedFindings, rulingCounts } from "../core/verdict-pass.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
@@ -54,7 +57,7 @@ async function lookAt(
   nowMs: number,
 ): Promise<{ finished: boolean; slotTaken: boolean }> {
   const { layout } = ctx;
-  const s = readGateToAct(layout, runId, gate);
+  const s = readGateLive(ctx, runId, gate);
   const rejectName = async (name: string, reason: string) => {
     if (await rejectFile(s.dir, name, reason, layout.guild)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
   };
@@ -74,7 +77,7 @@ async function lookAt(
       else {
         const mayStillBeWriting = ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) < grace;
         const packet = view.packets.get(round)!;
-        const toVerify = { ctx, runId, gate, round, member: view.member, packet, view, mayStillBeWriting, reject, log };
+        const toVerify = { ctx, runId, gate, round, member: view.member, packet, view, gateView: s, mayStillBeWriting, reject, log };
         if ((await verifyRound(toVerify)) === "slot taken") slotTaken = true;
       }
     }
@@ -91,6 +94,8 @@ interface RoundToVerify {
   packet: PacketFrontMatter;
   /** The reviewer's files the packet belongs to (a quorum member's own): a ruling counts its contested round's findings. */
   view: GateSnapshot;
+  /** The whole gate as read (every reviewer's files): what the broker built the packet from. */
+  gateView: GateSnapshot;
   /** A foreign writer may still be writing the result in place: an unreadable one is left for later, not rejected. */
   mayStillBeWriting: boolean;
   reject: (round: number, reason: string) => Promise<void>;
@@ -131,7 +136,11 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
   try {
     const packetName = slotFile("packet", round, member);
     const packetBytes = readBounded(layout.gateFile(runId, gate, packetName), { max: MAX_FILE_BYTES });
-    if (!isDeepStrictEqual(parsePacket(decodeUtf8(packetBytes, packetName)).front, packet)) return; // edited since the look
+    const packetText = decodeUtf8(packetBytes, packetName);
+    if (!isDeepStrictEqual(parsePacket(packetText).front, packet)) return; // edited since the look
+    // ...and they are the broker's packet, to the byte: the next look leaves out one that is not, and the broker moves it aside
+    const reads = gateReads(ctx, toVerify.gateView);
+    if (unissuedPacketProblem(toVerify.gateView, packet, packetText, { settings: ctx.settings, reads })) return;
     packetSha = sha256Hex(packetBytes);
   } catch (error) {
     rethrowSystemFault(error);

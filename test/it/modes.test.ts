@@ -5,8 +5,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { packetId, parsePacket, renderPacket } from "../../src/core/packet.js";
+import { packetId, parsePacket } from "../../src/core/packet.js";
 import { attemptFile } from "../../src/core/dispatch-plan.js";
+import { packetText } from "../../src/core/broker-plan.js";
+import { loadContext } from "../../src/bus/context.js";
+import { readGate } from "../../src/bus/gate-reader.js";
+import { Layout } from "../../src/bus/layout.js";
+import { gateReads } from "../../src/workers/gate-reads.js";
 import { BIN, makeProject, type Project, received, scriptedProvider, startBus, stopChild } from "../helpers/bus.js";
 import { packet } from "../helpers/snapshots.js";
 import { scaled, waitSeconds } from "../helpers/machine.js";
@@ -443,8 +448,12 @@ and says what it did not check`, () => {
         reviewer_adapter: "command",
         difficulty: "nightmare",
       });
-      // a nightmare packet names the artifact's path instead of embedding it
-      p.write(".guild/runs/n5/review/G-plan/packet-1.md", renderPacket(front, `## Files to read\n\n- \`${front.artifact_path}\`\n`));
+      // a nightmare packet names the artifact's path instead of embedding it; written as the broker writes one, so it
+      // is the reviewer worker's own rule that refuses it
+      const layout = new Layout(p.root);
+      const ctx = loadContext(layout);
+      const s = readGate(layout, "n5", "G-plan");
+      p.write(".guild/runs/n5/review/G-plan/packet-1.md", packetText(s, front, "", { settings: ctx.settings, reads: gateReads(ctx, s) }));
       await p.waitFor("n5", "G-plan", (f) => f.includes("failure-1.json"), "the refusal");
       expect(p.readJson("n5", "G-plan", "failure-1.json")).toMatchObject({
         kind: "unavailable",

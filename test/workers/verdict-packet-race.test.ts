@@ -27,11 +27,8 @@ describe("a packet edited between the verifier's look and its verdict", () => {
     const run = "packet-race";
     const g = await gateWithPacket(run);
     g.dropResult();
-    afterLook = () =>
-      writeFileSync(
-        g.file("packet-1.md"),
-        readFileSync(g.file("packet-1.md"), "utf8").replace("author_family: anthropic", "author_family: openai"),
-      );
+    // edited everywhere the family shows, so the packet is still one the broker would write for its front matter
+    afterLook = () => writeFileSync(g.file("packet-1.md"), readFileSync(g.file("packet-1.md"), "utf8").replace(/anthropic/g, "openai"));
     const ctx = loadContext(g.layout);
     await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
     await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);

@@ -1,0 +1,82 @@
+// A packet is the broker's only if it is the file the broker writes for its own front matter (SPEC §13): the reader
+// binds the front matter, and this binds the rest, which is what a reviewer acts on. Checked for the open round
+// before a worker acts (the broker plans, a reviewer is paid, the verifier seals), with the settings now; a packet
+// that is not the broker's is left out of that view and reported, and the broker moves it aside.
+import { lstatSync } from "node:fs";
+import type { BusContext } from "../bus/context.js";
+import { inGate, readGateToAct } from "../bus/gate-reader.js";
+import { readTextBounded } from "../bus/read-bounded.js";
+import { rethrowSystemFault } from "../bus/system-fault.js";
+import { unissuedPacketProblem } from "../core/broker-plan.js";
+import { openRound } from "../core/gate-queries.js";
+import { parsePacket } from "../core/packet.js";
+import { ReadFault } from "../core/read-fault.js";
+import { textOf } from "../core/text-of.js";
+import type { GateSnapshot, ReviewSlots } from "../core/snapshot.js";
+import { slotFile } from "../core/slot-file.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
+import type { PacketFrontMatter } from "../spec/schemas.js";
+import { gateReads } from "./gate-reads.js";
+
+/** Each packet version (its parsed front matter is the reader's, one object per version) is built again once. */
+const judged = new WeakMap<PacketFrontMatter, { patterns: string; why: string | null }>();
+
+/** The gate for a worker about to act: readGateToAct, less the open round's packets the broker did not issue. */
+export function readGateLive(ctx: BusContext, runId: string, gate: string): GateSnapshot {
+  return withoutUnissued(ctx, readGateToAct(ctx.layout, runId, gate));
+}
+
+export function withoutUnissued(ctx: BusContext, s: GateSnapshot): GateSnapshot {
+  const R = openRound(s);
+  const patterns = JSON.stringify(ctx.settings.secrets_policy?.redaction_patterns ?? []);
+  let out = s;
+  const slots: Array<[string | null, ReviewSlots]> = [[null, s], ...s.members];
+  for (const [member, slot] of slots) {
+    const front = slot.packets.get(R);
+    // a verdict binds the packet the verifier found the broker's when it sealed it: a later edit breaks that seal
+    if (!front || slot.verdicts.has(R) || slot.brokenSeals.has(R)) continue;
+    const name = slotFile("packet", R, member);
+    let verdict = judged.get(front);
+    if (verdict?.patterns !== patterns) {
+      const why = problemOf(ctx, s, front, name);
+      if (why === undefined) continue; // the file changed since the read: the next read judges its new version
+      verdict = { patterns, why };
+      judged.set(front, verdict);
+    }
+    if (verdict.why === null) continue;
+    const mtimeMs = lstatSync(inGate(s.dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    out = without(out, member, R, { file: name, reason: verdict.why, mtimeMs });
+  }
+  return out;
+}
+
+/** Why the packet the read found is not the broker's, null when it is, undefined when the file is no longer that packet. */
+function problemOf(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter, name: string): string | null | undefined {
+  let text: string;
+  try {
+    text = readTextBounded(inGate(s.dir, name), { max: MAX_FILE_BYTES });
+  } catch (error) {
+    rethrowSystemFault(error);
+    return undefined; // gone since the read: the next read does without it
+  }
+  if (JSON.stringify(parsePacket(text).front) !== JSON.stringify(front)) return undefined;
+  try {
+    return unissuedPacketProblem(s, front, text, { settings: ctx.settings, reads: gateReads(ctx, s) });
+  } catch (error) {
+    if (error instanceof ReadFault) throw error; // the disk's failure: the step is tried again
+    return `it cannot be built again to compare (${error instanceof Error ? error.message : textOf(error)}): no worker acts on it`;
+  }
+}
+
+function without(s: GateSnapshot, member: string | null, round: number, problem: GateSnapshot["problems"][number]): GateSnapshot {
+  const problems = [...s.problems, problem];
+  if (member === null) {
+    const packets = new Map(s.packets);
+    packets.delete(round);
+    return { ...s, packets, problems };
+  }
+  const slots = s.members.get(member)!;
+  const packets = new Map(slots.packets);
+  packets.delete(round);
+  return { ...s, members: new Map(s.members).set(member, { ...slots, packets }), problems };
+}
