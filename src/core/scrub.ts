@@ -210,18 +210,24 @@ export interface ScrubOptions {
 const MIN_LITERAL = 8;
 
 /** The options of every scrub the bus does: the built-in patterns, plus the settings' own. */
+/** What the scrubber redacts in this project: the settings' patterns. The same in every process (the artifact's sha). */
+export function scrubOptions(settings: Pick<Settings, "secrets_policy">): ScrubOptions {
+  return { customPatterns: settings.secrets_policy?.redaction_patterns };
+}
+
 /**
- * Everything the scrubber must redact in this project: the settings' patterns, and each provider's API key by value (read
- * from the variable its api_key_env names), which an endpoint or a child may echo into a reason, a result or the trail.
+ * What text received from a reviewer or an endpoint (a result, a failure's reason) also loses before it is written:
+ * each provider's API key by value (read from the variable its api_key_env names), which an endpoint or a child may
+ * echo. Never applied to the artifact, whose scrubbed sha every process must compute alike, whatever its environment.
  */
-export function scrubOptions(
+export function receivedScrubOptions(
   settings: Pick<Settings, "secrets_policy" | "providers">,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ScrubOptions {
   const literals = Object.values(settings.providers ?? {}).flatMap((p) =>
     p.api_key_env && env[p.api_key_env] ? [env[p.api_key_env]!] : [],
   );
-  return { customPatterns: settings.secrets_policy?.redaction_patterns, ...(literals.length ? { literals } : {}) };
+  return { ...scrubOptions(settings), ...(literals.length ? { literals } : {}) };
 }
 
 export interface ScrubReport {
@@ -249,15 +255,20 @@ function compileCustom(patterns: readonly string[] | undefined): CustomRule[] {
 }
 
 /**
- * How long the settings patterns may run in one scrub: of one text, or of one whole result (every string and key of
- * it, so an answer of many short strings cannot take the budget many times over). A pattern a backtracking engine
+ * How long the settings patterns may run, in all, in one scrub: of one text, or of one whole result (every string and
+ * key of it, so an answer of many short strings cannot take the budget many times over), plus 1 ms per 128 characters
+ * of what is scrubbed (each string is one call into the pattern's sandbox, whose cost counts too: a 4 MiB answer of
+ * short strings gets about 30 s, where one pattern per string could take hours). A pattern a backtracking engine
  * takes for ever on (`(a+)+b` against a run of `a`) would otherwise hang every worker and command that scrubs; the
  * legitimate ones take milliseconds on the largest artifact.
  */
 export const CUSTOM_PATTERN_BUDGET_MS = 1000;
 
-/** When a scrub's patterns must have finished (performance.now() time), shared by everything one scrub runs. */
-const budgetFromNow = () => performance.now() + CUSTOM_PATTERN_BUDGET_MS;
+/** The time the patterns have left in one scrub: only their own running counts, not the built-in rules'. */
+interface Budget {
+  leftMs: number;
+}
+const budgetFor = (chars: number): Budget => ({ leftMs: CUSTOM_PATTERN_BUDGET_MS + chars / 128 });
 
 let sandbox: { context: vm.Context; script: vm.Script } | undefined;
 /**
@@ -265,7 +276,7 @@ let sandbox: { context: vm.Context; script: vm.Script } | undefined;
  * a vm script can be interrupted (its timeout stops even a regular expression mid-backtrack); the semantics are
  * JavaScript's, as the project wrote the pattern.
  */
-function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<RedactionKind, number>>, deadline: number): string {
+function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<RedactionKind, number>>, budget: Budget): string {
   sandbox ??= {
     context: vm.createContext({}),
     script: new vm.Script(
@@ -279,17 +290,18 @@ function redactCustom(text: string, rule: CustomRule, counts: Partial<Record<Red
   let n: number;
   const stopped = () =>
     new ScrubConfigError(
-      `redaction pattern ${JSON.stringify(rule.source)} ran longer than ${CUSTOM_PATTERN_BUDGET_MS} ms on a ${text.length}-character ` +
-        "text and was stopped (it backtracks without end on some input: rewrite it without nested repetition)",
+      `redaction pattern ${JSON.stringify(rule.source)} ran longer than ${CUSTOM_PATTERN_BUDGET_MS} ms (the patterns' time for one ` +
+        `scrub) on a ${text.length}-character text and was stopped (it backtracks on some input: rewrite it without nested repetition)`,
     );
-  const left = Math.ceil(deadline - performance.now());
-  if (left <= 0) throw stopped();
+  if (budget.leftMs <= 0) throw stopped();
+  const started = performance.now();
   try {
-    [out, n] = sandbox.script.runInContext(sandbox.context, { timeout: left }) as [string, number];
+    [out, n] = sandbox.script.runInContext(sandbox.context, { timeout: Math.ceil(budget.leftMs) }) as [string, number];
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw error;
     throw stopped();
   } finally {
+    budget.leftMs -= performance.now() - started;
     Object.assign(sandbox.context, { text: "", source: "", label: "" });
   }
   if (n) counts.custom = (counts.custom ?? 0) + n;
@@ -348,7 +360,7 @@ function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, n
   return out + text.slice(from);
 }
 
-function onePass(text: string, custom: readonly CustomRule[], counts: Partial<Record<RedactionKind, number>>, deadline: number): string {
+function onePass(text: string, custom: readonly CustomRule[], counts: Partial<Record<RedactionKind, number>>, budget: Budget): string {
   let out = redactPrivateKeys(text, counts);
   for (const rule of RULES) {
     const re = new RegExp(rule.re.source, rule.re.flags); // fresh lastIndex for every use
@@ -358,14 +370,14 @@ function onePass(text: string, custom: readonly CustomRule[], counts: Partial<Re
       return replaced;
     });
   }
-  for (const rule of custom) out = redactCustom(out, rule, counts, deadline);
+  for (const rule of custom) out = redactCustom(out, rule, counts, budget);
   return out;
 }
 
 const MAX_PASSES = 4;
 
 /** Scrub text and report what was redacted. Runs to a fixpoint, so scrub(scrub(x)) === scrub(x). */
-export function scrubWithReport(text: string, options: ScrubOptions = {}, deadline = budgetFromNow()): ScrubReport {
+export function scrubWithReport(text: string, options: ScrubOptions = {}, budget = budgetFor(text.length)): ScrubReport {
   const custom = compileCustom(options.customPatterns);
   const redactions: Partial<Record<RedactionKind, number>> = {};
   let current = text;
@@ -376,7 +388,7 @@ export function scrubWithReport(text: string, options: ScrubOptions = {}, deadli
     current = parts.join("[REDACTED:token]");
   }
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const next = onePass(current, custom, pass === 0 ? redactions : {}, deadline);
+    const next = onePass(current, custom, pass === 0 ? redactions : {}, budget);
     if (next === current) return { text: current, redactions };
     current = next;
   }
@@ -418,8 +430,8 @@ const EXACT_FIELDS = new Set(["schema_version", "packet_id", "artifact_sha256_re
  */
 export function scrubResult(result: ReviewResultStrict, options: ScrubOptions, fields: ReadonlySet<string>): ReviewResultStrict {
   // one budget for the whole answer: thousands of short strings must not each take the patterns' full time
-  const deadline = budgetFromNow();
-  const clean = (text: string) => scrubWithReport(text, options, deadline).text;
+  const budget = budgetFor(JSON.stringify(result).length);
+  const clean = (text: string) => scrubWithReport(text, options, budget).text;
   // keys too: a finding or a result may carry any key, and a secret there would reach result-<n>.json as it is
   const entries = (v: object, value: (k: string, x: unknown) => unknown) => {
     const out: Record<string, unknown> = {};

@@ -29,7 +29,7 @@ import { openRound } from "../core/gate-queries.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { type GateSnapshot, memberView, reviewerViews } from "../core/snapshot.js";
 import { packetMember, slotFile } from "../core/slot-file.js";
-import { scrubOptions } from "../core/scrub.js";
+import { receivedScrubOptions } from "../core/scrub.js";
 
 export interface ReviewerOptions {
   /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
@@ -75,7 +75,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
     const file = (name: string) => layout.gateFile(runId, gate, name);
     const fail = async (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = []): Promise<"active"> => {
-      const failure = failureRecord(P, { kind, reason, attempts, at: now() }, scrubOptions(ctx.settings));
+      const failure = failureRecord(P, { kind, reason, attempts, at: now() }, receivedScrubOptions(ctx.settings));
       const text = JSON.stringify(failure, null, 2) + "\n";
       await retryOnSystemFault(() => deliver(file(slotFile("failure", R, member)), text, { guildDir: layout.guild }));
       opts.log(`${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: ${kind}: ${failure.reason}`);
@@ -126,7 +126,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
       packet: P,
       tier,
       aliases: ctx.settings.family_aliases,
-      scrub: scrubOptions(ctx.settings),
+      scrub: receivedScrubOptions(ctx.settings),
       fenced: () => claim.signal.aborted,
       dispatch: (link, pair, prompt) => link.adapter.dispatch({ ...dispatchBase(link, pair), prompt }),
     };

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { tail } from "../../src/adapters/child.js";
 import { attemptRecord, failureRecord } from "../../src/core/dispatch-plan.js";
-import { scrubOptions } from "../../src/core/scrub.js";
+import { receivedScrubOptions, scrubOptions } from "../../src/core/scrub.js";
 import { ProviderConfig, Settings } from "../../src/spec/schemas.js";
 import { packet } from "../helpers/snapshots.js";
 
@@ -12,7 +12,7 @@ const settings = Settings.parse({
   secrets_policy: { redaction_patterns: ["ACME-\\d+-SECRET"] },
   providers: { ds: { adapter: "http", model: "m", base_url: "http://127.0.0.1:1/v1", api_key_env: "DS_KEY" } },
 });
-const options = scrubOptions(settings, { DS_KEY: KEY });
+const options = receivedScrubOptions(settings, { DS_KEY: KEY });
 
 describe("failure and attempt reasons", () => {
   it("redact the project's patterns and each provider's key by value", () => {
@@ -31,6 +31,11 @@ describe("failure and attempt reasons", () => {
       expect(text).not.toContain("482913");
       expect(text).toContain("[REDACTED:custom]");
     }
+  });
+
+  it("the artifact's scrub is the same in every process: provider keys, read from the environment, are not part of it", () => {
+    expect(scrubOptions(settings)).toEqual({ customPatterns: ["ACME-\\d+-SECRET"] });
+    expect(options.literals).toEqual([KEY]);
   });
 
   it("a child's last words keep no piece of a secret the cut splits (the patterns apply to the reason later)", () => {

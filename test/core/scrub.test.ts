@@ -566,6 +566,12 @@ describe("custom patterns", () => {
     expect(() => scrubResult(answer, { customPatterns: ["(a+)+b"] }, RESULT_FIELDS)).toThrow(/ran longer than/);
   });
 
+  it("a large answer of many strings is not stopped by a pattern that runs fast: only the patterns' own time counts", () => {
+    const findings = Array.from({ length: 6000 }, (_, i) => ({ severity: "low", title: `finding ${i}`, detail: "x".repeat(100) }));
+    const out = scrubResult({ summary: "ACME-1234", findings } as never, { customPatterns: ["ACME-[0-9]{4}"] }, RESULT_FIELDS);
+    expect(out).toMatchObject({ summary: "[REDACTED:custom]" });
+  });
+
   it("patterns keep JavaScript's semantics: \\s takes U+00A0, \\u escapes, long bounded repeats", () => {
     expect(scrub("corp-token\u00a0hunter2zz", { customPatterns: ["corp-token\\s+\\w+"] })).toBe("[REDACTED:custom]");
     expect(scrub("caf\u00e9-secret", { customPatterns: ["\\u00e9-\\w+"] })).toBe("caf[REDACTED:custom]");
