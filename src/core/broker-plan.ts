@@ -197,7 +197,11 @@ function planMemberPacket(s: GateSnapshot, decision: GateDecision, action: Packe
   if (!member) return { type: "wait", decision };
   const artifact = input.reads.artifact();
   if (!artifact.ok) throw new Error(artifact.detail);
-  const front = { ...packetFront(s, action, member, artifact, input), quorum: q.rule };
+  // a round partly issued keeps its members' round-wide fields: a settings edit between two members (another cap)
+  // must not make them disagree, which would void the round (quorumRoundProblem)
+  const first = issued[0];
+  const kept = first && { counted_round: first.counted_round, cap: first.cap, stop: first.stop, difficulty: first.difficulty };
+  const front = { ...packetFront(s, action, member, artifact, input), ...kept, quorum: q.rule };
   return writePacket(
     s,
     decision,
