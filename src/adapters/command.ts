@@ -1,5 +1,7 @@
 // The generic command adapter: runs a configured program (no shell) with the packet on stdin or as a file path.
-import { DEFAULT_TIMEOUT_MS, runChild, tail, unfinishedChild } from "./child.js";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { DEFAULT_TIMEOUT_MS, runChild, tail, unfinishedChild, withScratch } from "./child.js";
 import { childEnv } from "./environment.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
@@ -8,16 +10,20 @@ export const commandAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
     const { config } = input;
     if (!config.argv?.length) return { kind: "not-run", reason: `provider ${input.providerId} has no argv configured` };
-    const argv = config.input === "file" ? [...config.argv, input.packetPath] : config.argv;
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-    const outcome = await runChild({
-      argv,
-      stdin: config.input === "file" && input.prompt === "" ? "" : input.prompt,
-      timeoutMs,
-      env: childEnv(input),
-      cwd: input.project.root,
-      signal: input.signal,
-    });
+    // a file the child reads is a private copy of the text the worker checked and sends: the gate's packet-<n>.md can
+    // be replaced between that check and the child's read
+    const run = (argv: string[]) =>
+      runChild({ argv, stdin: input.prompt, timeoutMs, env: childEnv(input), cwd: input.project.root, signal: input.signal });
+    const { argv, outcome } =
+      config.input === "file"
+        ? await withScratch("command", async (scratch) => {
+            const file = path.join(scratch, path.basename(input.packetPath));
+            writeFileSync(file, input.prompt, { mode: 0o600 });
+            const argv = [...config.argv!, file];
+            return { argv, outcome: await run(argv) };
+          })
+        : { argv: config.argv, outcome: await run(config.argv) };
     if (outcome.kind !== "exit") return unfinishedChild(outcome, "command", argv[0]!, timeoutMs);
     if (outcome.code !== 0) {
       return { kind: "ambiguous", reason: `exited with ${outcome.code ?? outcome.signal}: ${tail(outcome.stderr)}` };

@@ -9,6 +9,19 @@ import { nextStep, type NextStep } from "../core/next-step.js";
 import { type Reverification, reverifyOutcome } from "../core/reverify.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import { gateStatus, type ReviewBrokerOutput } from "../core/status.js";
+import { ReadFault } from "../core/read-fault.js";
+import { withoutUnissued } from "../workers/issued-packets.js";
+
+/** A gate in review as its workers see it: an open round's packet that is not the broker's is a problem, not a round. */
+function asWorkersSee(ctx: BusContext, s: GateSnapshot): GateSnapshot {
+  if (s.outcome) return s;
+  try {
+    return withoutUnissued(ctx, s);
+  } catch (error) {
+    if (error instanceof ReadFault) return s; // a read the system failed: shown as read, as every other fault is
+    throw error;
+  }
+}
 
 export interface GateView {
   snapshot: GateSnapshot;
@@ -24,7 +37,7 @@ export interface GateView {
 }
 
 export function viewGate(ctx: BusContext, runId: string, gate: string): GateView {
-  const s = readGate(ctx.layout, runId, gate);
+  const s = asWorkersSee(ctx, readGate(ctx.layout, runId, gate));
   const artifact = gateArtifact(ctx.layout, ctx.settings, s);
   const decision = decideGate(s, ctx.settings, { codexSkip: ctx.codexSkip, artifact: () => artifact });
   const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));

@@ -17,6 +17,8 @@ export interface Problem {
   fault?: true;
   /** A path the bus writes is unusable (a symlinked `rejected/`, a directory at `trail.md`): a human must remove it. */
   blocks?: true;
+  /** The open round's packet is not the broker's (workers/issued-packets.ts): no worker acts on its round's files. */
+  unissued?: true;
 }
 
 /** A file as the gate read saw it: its mtime and size, and its version for the parse cache (bus/parse-cache.ts). */

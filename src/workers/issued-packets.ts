@@ -45,7 +45,12 @@ export function withoutUnissued(ctx: BusContext, s: GateSnapshot): GateSnapshot 
     }
     if (verdict.why === null) continue;
     const mtimeMs = lstatSync(inGate(s.dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-    out = without(out, member, R, { file: name, reason: verdict.why, mtimeMs });
+    // a round a reviewer may already have been paid for is a person's to settle: never moved aside, its answer kept
+    const paid = slot.attempts.has(R) || slot.results.has(R);
+    const reason = paid
+      ? `${verdict.why}; a review may have been paid for it: move it aside, and decide the round (retry, force-pass, rework)`
+      : verdict.why;
+    out = without(out, member, R, { file: name, reason, mtimeMs, unissued: true, ...(paid ? { blocks: true as const } : {}) });
   }
   return out;
 }

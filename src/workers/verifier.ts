@@ -72,6 +72,8 @@ async function lookAt(
     const reject = (round: number, reason: string) => rejectName(slotFile("result", round, view.member), reason);
     for (const [round, seen] of view.results) {
       if (view.verdicts.has(round)) continue;
+      // an answer to a packet that is not the broker's is kept for the person who settles that round, never moved aside
+      if (s.problems.some((p) => p.unissued && p.file === slotFile("packet", round, view.member))) continue;
       const refusal = resultRefusal(view, round);
       if (refusal) await reject(round, refusal);
       else {
