@@ -3,6 +3,7 @@
 // before a worker acts (the broker plans, a reviewer is paid, the verifier seals), with the settings now; a packet
 // that is not the broker's is left out of that view and reported, and the broker moves it aside.
 import { lstatSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import type { BusContext } from "../bus/context.js";
 import { inGate, readGateToAct } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -64,7 +65,16 @@ function problemOf(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter, n
     rethrowSystemFault(error);
     return undefined; // gone since the read: the next read does without it
   }
-  if (JSON.stringify(parsePacket(text).front) !== JSON.stringify(front)) return undefined;
+  return packetTextProblem(ctx, s, front, text);
+}
+
+/**
+ * Why `text`, read as packet `front`, is not the packet the broker issues for it in gate `s`, or null; undefined when
+ * the text holds another front matter (the file changed since the read). Each worker asks it of the exact text it acts
+ * on: the text it sends to a reviewer, the bytes a verdict binds.
+ */
+export function packetTextProblem(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter, text: string): string | null | undefined {
+  if (!isDeepStrictEqual(parsePacket(text).front, front)) return undefined;
   try {
     return unissuedPacketProblem(s, front, text, { settings: ctx.settings, reads: gateReads(ctx, s) });
   } catch (error) {

@@ -6,11 +6,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
-import { readGateLive } from "./issued-packets.js";
-import { gateReads } from "./gate-reads.js";
-import { unissuedPacketProblem } from "../core/broker-plan.js";
-import { parsePacket } from "../core/packet.js";
-import { isDeepStrictEqual } from "node:util";
+import { packetTextProblem, readGateLive } from "./issued-packets.js";
 import { rethrowSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -94,12 +90,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     const packetPath = file(slotFile("packet", R, member));
     const packetText = readPacket(packetPath);
     // what is sent is the broker's packet to the byte (the look checked the file then; this is the text sent now)
-    const reads = gateReads(ctx, again);
-    if (
-      !isDeepStrictEqual(parsePacket(packetText).front, P) ||
-      unissuedPacketProblem(again, P, packetText, { settings: ctx.settings, reads })
-    )
-      return "active";
+    if (packetTextProblem(ctx, again, P, packetText) !== null) return "active";
     // only this process knows the key (the attempt records its hash): the round takes no result but the one it delivers
     const deliveryKey = randomBytes(32).toString("hex");
     const attempt = JSON.stringify(attemptFile(P, { host: hostname(), pid: process.pid }, now(), deliveryKey), null, 2) + "\n";

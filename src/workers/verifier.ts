@@ -1,9 +1,7 @@
 // The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed), judge
 // the score condition and any rulings, and deliver verdict-<n>.json. Deterministic code only; results that cannot
 // belong to the open round are rejected.
-import { isDeepStrictEqual } from "node:util";
 import { evaluateGatePass } from "../core/gate-pass.js";
-import { parsePacket } from "../core/packet.js";
 import { type LenientResult, parseReviewResult } from "../core/result-wire.js";
 import { textOf } from "../core/text-of.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
@@ -14,9 +12,7 @@ import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
 import { sha256Hex } from "../core/sha.js";
 import { deliveryRefusal, resultRefusal } from "../core/result-slot.js";
 import { resultBytes } from "../bus/gate-reader.js";
-import { readGateLive } from "./issued-packets.js";
-import { gateReads } from "./gate-reads.js";
-import { unissuedPacketProblem } from "../core/broker-plan.js";
+import { packetTextProblem, readGateLive } from "./issued-packets.js";
 import { type GateSnapshot, reviewerViews } from "../core/snapshot.js";
 import { contestedFindings, rulingCounts } from "../core/verdict-pass.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
@@ -139,10 +135,9 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
     const packetName = slotFile("packet", round, member);
     const packetBytes = readBounded(layout.gateFile(runId, gate, packetName), { max: MAX_FILE_BYTES });
     const packetText = decodeUtf8(packetBytes, packetName);
-    if (!isDeepStrictEqual(parsePacket(packetText).front, packet)) return; // edited since the look
-    // ...and they are the broker's packet, to the byte: the next look leaves out one that is not, and the broker moves it aside
-    const reads = gateReads(ctx, toVerify.gateView);
-    if (unissuedPacketProblem(toVerify.gateView, packet, packetText, { settings: ctx.settings, reads })) return;
+    // ...and they are the broker's packet, to the byte: the next look leaves out one that is not, and the broker moves
+    // it aside (undefined: edited since the look)
+    if (packetTextProblem(ctx, toVerify.gateView, packet, packetText) !== null) return;
     packetSha = sha256Hex(packetBytes);
   } catch (error) {
     rethrowSystemFault(error);
