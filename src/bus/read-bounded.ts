@@ -39,8 +39,10 @@ export function readBounded(file: string, { max, followSymlink = false }: ReadOp
     const st = fstatSync(fd);
     if (!st.isFile()) throw new ReadRefused(file, "not-regular", `${file}: not a regular file (${kindOf(st)})`);
     if (st.size > max) throw new ReadRefused(file, "too-large", `${file}: too large (${st.size} bytes; the limit is ${max})`);
-    // Read one byte past the limit: a file that grows while we read is refused rather than cut short.
-    const buf = Buffer.allocUnsafe(Math.min(max + 1, Math.max(st.size + 1, 64 * 1024)));
+    // One byte past the size: a file that grew since fstat fills it and is read on to its bound (refused past it,
+    // never cut short). Sized to the file, not a fixed floor: a read of each small bus file must not allocate a large
+    // buffer (many of them at once made the garbage collector a tenth of `status`'s time).
+    const buf = Buffer.allocUnsafe(Math.min(max + 1, st.size + 1));
     let used = 0;
     for (;;) {
       if (used === buf.length) {
