@@ -29,6 +29,7 @@ import { ReadFault } from "../core/read-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots, type SeenFile } from "../core/snapshot.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
+import { failureRefusal } from "../core/result-slot.js";
 import { offers, openRound } from "../core/gate-queries.js";
 
 function readJson<T>(file: string, schema: z.ZodMiniType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
@@ -360,6 +361,15 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         });
       }
   }
+  for (const [member, slots] of [[null, snap] as const, ...snap.members])
+    for (const [round, failure] of slots.failures) {
+      const packet = slots.packets.get(round);
+      const why = packet && failureRefusal(slots, packet, failure);
+      if (!why) continue;
+      slots.failures.delete(round);
+      const file = slotFile("failure", round, member);
+      snap.problems.push({ file, reason: why, mtimeMs: listedStats.get(file)?.st.mtimeMs ?? 0 });
+    }
   for (const round of [...snap.packets.keys()].sort((a, b) => a - b)) {
     const packet = snap.packets.get(round)!;
     if (round === 1 || packet.quorum) continue;

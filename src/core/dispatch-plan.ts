@@ -188,7 +188,7 @@ export function dispatchChain(
 }
 
 /** attempt-<n>.json: this worker is dispatching the round's packet (SPEC §15); a second dispatch is never automatic. */
-export function attemptFile(P: PacketFrontMatter, worker: Attempt["worker"], at: string, deliveryKey: string): Attempt {
+export function attemptFile(P: PacketFrontMatter, worker: Attempt["worker"], at: string, keys: DispatchKeys): Attempt {
   return Attempt.parse({
     schema_version: "guild_bus.attempt.v1",
     run_id: P.run_id,
@@ -198,14 +198,21 @@ export function attemptFile(P: PacketFrontMatter, worker: Attempt["worker"], at:
     provider: P.reviewer_provider,
     worker,
     started_at: at,
-    delivery_key_sha256: sha256Hex(deliveryKey),
+    delivery_key_sha256: sha256Hex(keys.delivery),
+    end_key_sha256: sha256Hex(keys.end),
   });
+}
+
+/** The two secrets a dispatching worker keeps in memory: one goes into its result, the other into its failure. */
+export interface DispatchKeys {
+  delivery: string;
+  end: string;
 }
 
 /** failure-<n>.json: why the round has no result, with every dispatch it made. */
 export function failureRecord(
   P: PacketFrontMatter,
-  f: { kind: Failure["kind"]; reason: string; attempts: DispatchAttempt[]; at: string },
+  f: { kind: Failure["kind"]; reason: string; attempts: DispatchAttempt[]; at: string; endKey?: string },
   scrub: ScrubOptions,
 ): Failure {
   return Failure.parse({
@@ -219,6 +226,7 @@ export function failureRecord(
     reviewer_provider: P.reviewer_provider,
     reviewer_model: P.reviewer_model,
     ...(f.attempts.length ? { dispatch_attempts: f.attempts } : {}),
+    ...(f.endKey === undefined ? {} : { end_key: f.endKey }),
     at: f.at,
   });
 }

@@ -1,11 +1,11 @@
 // Whether a result for a round can still be used: the one rule the verifier applies to a result it finds, and that
 // `respond` and the manual worker check before they say an answer was accepted (SPEC §15).
-import type { GateSnapshot } from "./snapshot.js";
+import type { GateSnapshot, ReviewSlots } from "./snapshot.js";
 import { openRound } from "./gate-queries.js";
 import { slotFile } from "./slot-file.js";
 import { sha256Hex } from "./sha.js";
 import { dispatchedByBus } from "./adapter-kinds.js";
-import type { PacketFrontMatter } from "../spec/schemas.js";
+import type { Failure, PacketFrontMatter } from "../spec/schemas.js";
 
 /**
  * A round a reviewer worker dispatched takes only that worker's answer (SPEC §15): the result must carry the key whose
@@ -25,6 +25,23 @@ export function deliveryRefusal(s: GateSnapshot, packet: PacketFrontMatter, resu
   const key = result.delivery_key;
   if (typeof key === "string" && sha256Hex(key) === attempt.delivery_key_sha256) return null;
   return `${to}: this result is not the answer of the worker that recorded ${attemptName} (its delivery key is missing or wrong)`;
+}
+
+/**
+ * A round a reviewer worker dispatched ends without a result only by that worker's word: a failure that would end it
+ * so (malformed, unavailable: a quorum goes on without the member) must carry the end key whose sha256 the attempt
+ * recorded. A failure without it is nobody's: anyone can drop one to silence a reviewer about to block. `no_verdict`
+ * needs no key: it hands the round to a person (a worker that found a dispatch it did not make writes it). Attempts
+ * recorded before end keys existed carry none, and their failures are taken as written.
+ */
+export function failureRefusal(s: ReviewSlots, packet: PacketFrontMatter, failure: Failure): string | null {
+  if (!dispatchedByBus(packet.reviewer_adapter) || failure.kind === "no_verdict") return null;
+  const attempt = s.attempts.get(packet.round);
+  const name = slotFile("attempt", packet.round, packet.quorum ? packet.reviewer_provider : null);
+  if (!attempt) return `round ${packet.round} went to a reviewer the bus dispatches, and no dispatch was recorded (${name})`;
+  if (attempt.end_key_sha256 === undefined || (failure.end_key !== undefined && sha256Hex(failure.end_key) === attempt.end_key_sha256))
+    return null;
+  return `not written by the worker that recorded ${name} (its end key is missing or wrong)`;
 }
 
 /** null when a result for `round` would be verified now; otherwise why it cannot count. */

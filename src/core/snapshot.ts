@@ -19,6 +19,8 @@ export interface Problem {
   blocks?: true;
   /** The open round's packet is not the broker's (workers/issued-packets.ts): no worker acts on its round's files. */
   unissued?: true;
+  /** Kept where it is for the person who settles its round (a review may have been paid for it): never moved aside. */
+  kept?: true;
 }
 
 /** A file as the gate read saw it: its mtime and size, and its version for the parse cache (bus/parse-cache.ts). */

@@ -305,6 +305,11 @@ export const Attempt = withMeta(
       z.optional(sha256Hex),
       "sha256 of a key the dispatching worker keeps in memory and writes into the result it delivers: the round takes no other result",
     ),
+    end_key_sha256: described(
+      z.optional(sha256Hex),
+      "sha256 of a second key the worker keeps, written into the failure it delivers if the round ends without a result: " +
+        "a malformed or unavailable failure without it ends nothing",
+    ),
   }),
   { title: "review/<gate>/attempt-<n>.json", description: "Recorded before a reviewer is dispatched." },
 );
@@ -323,6 +328,7 @@ export const Failure = withMeta(
     reviewer_provider: optionalString(),
     reviewer_model: z.optional(nullableString()),
     dispatch_attempts: described(z.optional(z.array(DispatchAttempt)), "every dispatch of the round, in order"),
+    end_key: described(optionalString(), "the key whose sha256 the round's attempt-<n>.json recorded as end_key_sha256"),
     at: isoTime,
   }),
   { title: "review/<gate>/failure-<n>.json", description: "A round that ended without a result." },

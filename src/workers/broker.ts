@@ -155,8 +155,8 @@ function appendEvents(ctx: BusContext, runId: string, events: Event[], log: (mes
 async function quarantine(ctx: BusContext, s: GateSnapshot): Promise<boolean> {
   let moved = false;
   for (const p of s.problems) {
-    // a blocking problem is a person's to settle (a packet a reviewer may have been paid for): never moved by a worker
-    if (p.blocks || !movesAside("broker", p.file) || ageMs(`${s.dir}/${p.file}`, p) < foreignGraceMs(ctx.settings)) continue;
+    // a blocking or kept problem is a person's to settle (a packet a reviewer may have been paid for): never moved
+    if (p.blocks || p.kept || !movesAside("broker", p.file) || ageMs(`${s.dir}/${p.file}`, p) < foreignGraceMs(ctx.settings)) continue;
     if (await rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
   }
   return moved;

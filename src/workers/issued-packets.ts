@@ -13,7 +13,7 @@ import { openRound } from "../core/gate-queries.js";
 import { parsePacket } from "../core/packet.js";
 import { ReadFault } from "../core/read-fault.js";
 import { textOf } from "../core/text-of.js";
-import type { GateSnapshot, ReviewSlots } from "../core/snapshot.js";
+import type { GateSnapshot, Problem, ReviewSlots } from "../core/snapshot.js";
 import { slotFile } from "../core/slot-file.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import type { PacketFrontMatter } from "../spec/schemas.js";
@@ -46,12 +46,19 @@ export function withoutUnissued(ctx: BusContext, s: GateSnapshot): GateSnapshot 
     }
     if (verdict.why === null) continue;
     const mtimeMs = lstatSync(inGate(s.dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-    // a round a reviewer may already have been paid for is a person's to settle: never moved aside, its answer kept
+    // a round a reviewer may already have been paid for is a person's to settle: its packet and answer stay where they
+    // are, and the round can no longer pass (as a broken seal: the broker escalates it, and the escalation stays when
+    // the packet is put back, so an answer edited meanwhile is never verified)
     const paid = slot.attempts.has(R) || slot.results.has(R);
-    const reason = paid
-      ? `${verdict.why}; a review may have been paid for it: move it aside, and decide the round (retry, force-pass, rework)`
-      : verdict.why;
-    out = without(out, member, R, { file: name, reason, mtimeMs, unissued: true, ...(paid ? { blocks: true as const } : {}) });
+    out = paid
+      ? unsettled(out, member, R, {
+          file: name,
+          reason: `${verdict.why}; a review may have been paid for it, so a person decides the round`,
+          mtimeMs,
+          unissued: true,
+          kept: true,
+        })
+      : without(out, member, R, { file: name, reason: verdict.why, mtimeMs, unissued: true });
   }
   return out;
 }
@@ -83,7 +90,16 @@ export function packetTextProblem(ctx: BusContext, s: GateSnapshot, front: Packe
   }
 }
 
-function without(s: GateSnapshot, member: string | null, round: number, problem: GateSnapshot["problems"][number]): GateSnapshot {
+/** The round's packet kept in view, and the round unable to pass: a person settles it. */
+function unsettled(s: GateSnapshot, member: string | null, round: number, problem: Problem): GateSnapshot {
+  const problems = [...s.problems, problem];
+  const why = `${problem.file}: ${problem.reason}`;
+  if (member === null) return { ...s, brokenSeals: new Map(s.brokenSeals).set(round, why), problems };
+  const slots = s.members.get(member)!;
+  return { ...s, members: new Map(s.members).set(member, { ...slots, brokenSeals: new Map(slots.brokenSeals).set(round, why) }), problems };
+}
+
+function without(s: GateSnapshot, member: string | null, round: number, problem: Problem): GateSnapshot {
   const problems = [...s.problems, problem];
   if (member === null) {
     const packets = new Map(s.packets);

@@ -70,8 +70,9 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     const s = member === null ? again : memberView(again, member);
     if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
     const file = (name: string) => layout.gateFile(runId, gate, name);
-    const fail = async (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = []): Promise<"active"> => {
-      const failure = failureRecord(P, { kind, reason, attempts, at: now() }, receivedScrubOptions(ctx.settings));
+    // `endKey`: the failure of this worker's own dispatch carries its attempt's end key; one before it has none
+    const fail = async (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = [], endKey?: string): Promise<"active"> => {
+      const failure = failureRecord(P, { kind, reason, attempts, at: now(), endKey }, receivedScrubOptions(ctx.settings));
       const text = JSON.stringify(failure, null, 2) + "\n";
       await retryOnSystemFault(() => deliver(file(slotFile("failure", R, member)), text, { guildDir: layout.guild }));
       opts.log(`${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: ${kind}: ${failure.reason}`);
@@ -91,9 +92,11 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     const packetText = readPacket(packetPath);
     // what is sent is the broker's packet to the byte (the look checked the file then; this is the text sent now)
     if (packetTextProblem(ctx, again, P, packetText) !== null) return "active";
-    // only this process knows the key (the attempt records its hash): the round takes no result but the one it delivers
-    const deliveryKey = randomBytes(32).toString("hex");
-    const attempt = JSON.stringify(attemptFile(P, { host: hostname(), pid: process.pid }, now(), deliveryKey), null, 2) + "\n";
+    // only this process knows the keys (the attempt records their hashes): the round takes no result but the one it
+    // delivers, and ends without one only by its failure
+    const keys = { delivery: randomBytes(32).toString("hex"), end: randomBytes(32).toString("hex") };
+    const deliveryKey = keys.delivery;
+    const attempt = JSON.stringify(attemptFile(P, { host: hostname(), pid: process.pid }, now(), keys), null, 2) + "\n";
     // a delivery the system failed is tried again; "identical" is this worker's own (it names its pid and time), linked
     // by a try whose directory fsync failed
     const recorded = await retryOnSystemFault(() => deliver(file(slotFile("attempt", R, member)), attempt, { guildDir: layout.guild }));
@@ -110,7 +113,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     });
     const planned = dispatchChain(P, ctx.settings, (kind) => kind in opts.adapters);
     if (planned.skipped.length) opts.log(`${runId}/${gate} round ${R}: ${planned.skipped.join("; ")}`);
-    if (!planned.ok) return fail("unavailable", planned.why);
+    if (!planned.ok) return fail("unavailable", planned.why, [], keys.end);
     const chain = planned.links.map((link) => ({ ...link, adapter: opts.adapters[link.config.adapter]! }));
     const tier = gateTier(ctx.settings, gate);
     const walk: Walk = {
@@ -123,9 +126,10 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     };
     const ran = await runChain(chain, packetText, walk);
     if (ran.kind === "fenced") return "active"; // fenced out: deliver nothing
-    if (ran.kind === "failed") return fail(ran.failure, ran.reason, ran.attempts);
+    if (ran.kind === "failed") return fail(ran.failure, ran.reason, ran.attempts, keys.end);
     const normalized = await normalizeWithRepair(ran, packetText, walk, (m) => opts.log(`${runId}/${gate} round ${R}: ${m}`));
-    if ("kind" in normalized) return normalized.kind === "fenced" ? "active" : fail(normalized.failure, normalized.reason, ran.attempts);
+    if ("kind" in normalized)
+      return normalized.kind === "fenced" ? "active" : fail(normalized.failure, normalized.reason, ran.attempts, keys.end);
     const { result } = normalized;
     const { link, pair, attempts, requested, declared } = ran;
     // the answer is paid for: a delivery the system failed is tried again rather than lost, and a result planted in
@@ -146,7 +150,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
         delivery_key: deliveryKey,
       }),
     );
-    if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts);
+    if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts, keys.end);
     const outcome = !delivery.ok
       ? `result not delivered: ${delivery.reason}`
       : delivery.status !== "conflict" // identical: this worker's own try, whose directory fsync had failed

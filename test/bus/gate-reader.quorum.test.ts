@@ -115,3 +115,77 @@ describe("readGate on a quorum gate", () => {
     expect([...s.members.get("gpt")!.packets.keys()]).toEqual([1, 2]);
   });
 });
+
+describe("a failure that ends a dispatched member's part", () => {
+  const attempt = (provider: string, keys: { end?: string } = {}) =>
+    JSON.stringify({
+      schema_version: "guild_bus.attempt.v1",
+      run_id: RUN,
+      gate: GATE,
+      round: 1,
+      packet_id: packetId(RUN, GATE, 1, provider),
+      provider,
+      worker: { host: "h", pid: 1 },
+      started_at: "2026-01-01T00:00:00Z",
+      delivery_key_sha256: sha256Hex("delivery"),
+      ...(keys.end === undefined ? {} : { end_key_sha256: sha256Hex(keys.end) }),
+    });
+  const failure = (provider: string, kind: string, endKey?: string) =>
+    JSON.stringify({
+      schema_version: "guild_bus.failure.v1",
+      run_id: RUN,
+      gate: GATE,
+      round: 1,
+      packet_id: packetId(RUN, GATE, 1, provider),
+      kind,
+      reason: "the reviewer is unavailable",
+      ...(endKey === undefined ? {} : { end_key: endKey }),
+      at: "2026-01-01T00:00:01Z",
+    });
+  function gate() {
+    const root = tempRoot("guild-bus-quorum-");
+    const layout = new Layout(root);
+    const dir = layout.gateDir(RUN, GATE);
+    mkdirSync(dir, { recursive: true });
+    const put = (name: string, text: string) => writeFileSync(path.join(dir, name), text);
+    put("request.json", JSON.stringify(request({ quorum: RULE })));
+    for (const provider of ["gpt", "gem"])
+      put(
+        `packet-1.${provider}.md`,
+        packetFile(packet(1, { packet_id: packetId(RUN, GATE, 1, provider), reviewer_provider: provider, quorum: RULE })),
+      );
+    return { layout, put };
+  }
+
+  it("counts only with the end key its worker's attempt recorded: a dropped one does not silence the member", () => {
+    const { layout, put } = gate();
+    put("attempt-1.gem.json", attempt("gem", { end: "the end key" }));
+    put("failure-1.gem.json", failure("gem", "unavailable"));
+    let s = readGate(layout, RUN, GATE);
+    expect(s.members.get("gem")!.failures.size).toBe(0);
+    expect(s.problems).toEqual([
+      expect.objectContaining({ file: "failure-1.gem.json", reason: expect.stringContaining("its end key is missing or wrong") }),
+    ]);
+    put("failure-1.gem.json", failure("gem", "malformed", "another key"));
+    expect(readGate(layout, RUN, GATE).members.get("gem")!.failures.size).toBe(0);
+    put("failure-1.gem.json", failure("gem", "unavailable", "the end key"));
+    s = readGate(layout, RUN, GATE);
+    expect(s.problems).toEqual([]);
+    expect(s.members.get("gem")!.failures.get(1)).toMatchObject({ kind: "unavailable" });
+  });
+
+  it("without any dispatch recorded is nobody's; no_verdict (a person decides) and an attempt from before end keys are taken", () => {
+    const { layout, put } = gate();
+    put("failure-1.gpt.json", failure("gpt", "unavailable"));
+    expect(readGate(layout, RUN, GATE).problems).toEqual([
+      expect.objectContaining({ file: "failure-1.gpt.json", reason: expect.stringContaining("no dispatch was recorded") }),
+    ]);
+    put("failure-1.gpt.json", failure("gpt", "no_verdict"));
+    put("attempt-1.gem.json", attempt("gem"));
+    put("failure-1.gem.json", failure("gem", "unavailable"));
+    const s = readGate(layout, RUN, GATE);
+    expect(s.problems).toEqual([]);
+    expect(s.members.get("gpt")!.failures.get(1)).toMatchObject({ kind: "no_verdict" });
+    expect(s.members.get("gem")!.failures.get(1)).toMatchObject({ kind: "unavailable" });
+  });
+});

@@ -324,7 +324,13 @@ describe("difficulty nightmare: the reviewer reads the repository; only file-rea
         writeFileSync(tmp, JSON.stringify(value));
         renameSync(tmp, path.join(p.gateDir("n1", "G-plan"), name));
       };
-      deliverAs("attempt-1.json", attemptFile(parsePacket(text).front!, { host: "test", pid: process.pid }, new Date().toISOString(), key));
+      deliverAs(
+        "attempt-1.json",
+        attemptFile(parsePacket(text).front!, { host: "test", pid: process.pid }, new Date().toISOString(), {
+          delivery: key,
+          end: "e1".repeat(32),
+        }),
+      );
       deliverAs("result-1.json", {
         packet_id: packetId("n1", "G-plan", 1),
         artifact_sha256_reviewed: sha,

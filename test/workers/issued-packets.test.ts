@@ -10,6 +10,7 @@ import { stepGate } from "../../src/workers/broker.js";
 import { readGateLive } from "../../src/workers/issued-packets.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { viewGate } from "../../src/commands/gate-view.js";
+import { decideEscalation } from "../../src/commands/author.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 describe("a packet whose text is not the broker's", () => {
@@ -44,7 +45,7 @@ describe("a packet whose text is not the broker's", () => {
     expect(readGateLive(g.ctx, g.run, GATE).packets.has(1)).toBe(true);
   });
 
-  it("with an answer already in, gets no verdict; the answer is kept and a person settles the round", async () => {
+  it("with an answer already in, gets no verdict: the round escalates, its files are kept, and a person's retry goes on", async () => {
     const g = await planted("planted-answered");
     g.dropResult();
     await verifyGate(g.ctx, g.run, GATE, () => undefined, Date.now() + 60_000);
@@ -53,8 +54,31 @@ describe("a packet whose text is not the broker's", () => {
     g.age();
     await stepGate(g.ctx, g.run, GATE);
     expect(rejected(g)).toEqual([]);
-    expect(viewGate(g.ctx, g.run, GATE).next.waiting_on).toMatch(
-      /^a human: packet-1\.md — its text is not the packet the broker issues .*a review may have been paid for it/,
-    );
+    const escalation = JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"));
+    expect(escalation).toMatchObject({ reason: "no_verdict", detail: expect.stringContaining("packet-1.md: its text is not the packet") });
+    const view = viewGate(g.ctx, g.run, GATE);
+    expect(view.decision.state).toBe("awaiting_decision");
+    expect(view.next.command).toContain("decide");
+    expect(await decideEscalation(g.ctx, g.run, GATE, { choice: "retry", decidedBy: "test" })).toMatchObject({ ok: true });
+    await stepGate(g.ctx, g.run, GATE);
+    expect(readGateLive(g.ctx, g.run, GATE).packets.get(2)).toMatchObject({ restart_reason: "retry" });
+  });
+
+  it("put back after its answer was edited, still waits for the person: the edited answer is never verified", async () => {
+    const g = await gateWithPacket("put-back");
+    const ctx = loadContext(g.layout);
+    const issued = readFileSync(g.file("packet-1.md"), "utf8");
+    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a real defect" }] });
+    g.drop("packet-1.md", issued + "\n"); // the verifier leaves the round to a person while the packet is not the broker's
+    await verifyGate(ctx, "put-back", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, "put-back", GATE);
+    expect(existsSync(g.file("escalation-1.json"))).toBe(true);
+    g.dropResult(); // the answer edited to a pass, then the packet put back byte for byte
+    g.drop("packet-1.md", issued);
+    await verifyGate(ctx, "put-back", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, "put-back", GATE);
+    expect(existsSync(g.file("verdict-1.json"))).toBe(false);
+    expect(existsSync(g.file("outcome.json"))).toBe(false);
+    expect(viewGate(ctx, "put-back", GATE).decision.state).toBe("awaiting_decision");
   });
 });
