@@ -30,6 +30,7 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlots, type SeenFile } from "../core/snapshot.js";
 import { sealFile, slotFile } from "../core/slot-file.js";
 import { failureRefusal } from "../core/result-slot.js";
+import { largest } from "../core/extremes.js";
 import { offers, openRound } from "../core/gate-queries.js";
 
 function readJson<T>(file: string, schema: z.ZodMiniType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
@@ -483,6 +484,9 @@ function bindVerdicts(snap: GateSnapshot, files: GateFiles, slots: ReviewSlots, 
     checkSeal(slots, files, n);
   }
   for (const round of slots.verdicts.keys()) if (!slots.results.has(round)) checkSeal(slots, files, names(round));
+  // a result sealed before any verdict (its packet was not the broker's: workers/verifier.ts) and moved aside since
+  const last = largest(slots.packets.keys(), 0);
+  if (last > 0 && !slots.results.has(last) && !slots.verdicts.has(last)) checkSeal(slots, files, names(last));
 }
 
 /**

@@ -441,6 +441,34 @@ export function decideGate(s: GateSnapshot, settings: Settings, rest: Omit<Decid
   return decide(s, { ...rest, policy: gatePolicy(s, settings) });
 }
 
+/** Escalations that say the next packet cannot be built: they come and go with the artifact, and offer no force-pass. */
+const ARTIFACT_REASONS: ReadonlySet<EscalationReason> = new Set([
+  "artifact_missing",
+  "artifact_too_large",
+  "artifact_not_text",
+  "scrub_failed",
+]);
+
+/**
+ * Why the open round's escalation is not the broker's, or null: every other escalation of a round the broker writes
+ * is the one decide() makes from the gate's files without it (and without the decision answering it). One dropped by
+ * hand (a "timeout" while the reviewer still works, a "no verdict" after a round with findings) would have a person
+ * decide, or force-pass, a round the files do not say needs them.
+ */
+export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): string | null {
+  const R = openRound(s);
+  const esc = s.escalations.get(R);
+  if (!esc || R === 0 || ARTIFACT_REASONS.has(esc.reason)) return null;
+  const escalations = new Map(s.escalations);
+  escalations.delete(R);
+  const decisions = new Map(s.decisions);
+  decisions.delete(R);
+  const d = decide({ ...s, escalations, decisions }, ctx);
+  const a = d.action;
+  if (a?.type === "escalation" && a.round === R && a.reason === esc.reason && a.options.join() === esc.options.join()) return null;
+  return `not the broker's: the gate's files do not lead to it (without it: ${d.state}, ${d.detail})`;
+}
+
 /**
  * The exit code `review --wait` uses for a gate that has stopped moving on its own; null while it still moves. A pass
  * whose bytes are no longer the artifact's is 2, as `check` judges it: a waiting author must not report it as passed.

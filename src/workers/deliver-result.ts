@@ -10,6 +10,7 @@ import type { BusContext } from "../bus/context.js";
 import { deliverMemory } from "../bus/memory.js";
 import { memberView } from "../core/snapshot.js";
 import { packetMember, slotFile } from "../core/slot-file.js";
+import { withoutForeignEscalation } from "./issued-packets.js";
 
 export type ResultDelivery =
   { ok: true; status: DeliverStatus; result: ReviewResultStrict } | { ok: false; reason: string; tooLarge: boolean };
@@ -28,7 +29,8 @@ export async function deliverResult(ctx: BusContext, packet: PacketFrontMatter, 
       reason: `the result is ${bytes} bytes once scrubbed, more than the ${MAX_FILE_BYTES} a gate file may hold`,
     };
   const member = packetMember(packet);
-  const gate = readGate(layout, packet.run_id, packet.gate);
+  // an escalation that cannot be the broker's does not close the round to its paid answer
+  const gate = withoutForeignEscalation(ctx, readGate(layout, packet.run_id, packet.gate));
   // A view the system failed to read whole (EIO, EMFILE…) cannot refuse a paid answer: it is delivered, and the
   // verifier, which acts only on whole views, moves it aside if its round had closed after all.
   const whole = !gate.problems.some((p) => p.fault);

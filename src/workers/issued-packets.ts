@@ -1,7 +1,8 @@
 // A packet is the broker's only if it is the file the broker writes for its own front matter (SPEC §13): the reader
 // binds the front matter, and this binds the rest, which is what a reviewer acts on. Checked for the open round
 // before a worker acts (the broker plans, a reviewer is paid, the verifier seals), with the settings now; a packet
-// that is not the broker's is left out of that view and reported, and the broker moves it aside.
+// that is not the broker's is left out of that view and reported, and the broker moves it aside. So is an escalation
+// of the open round that is not the one the broker makes from the gate's files (`foreignEscalationProblem`).
 import { lstatSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { BusContext } from "../bus/context.js";
@@ -9,7 +10,9 @@ import { inGate, readGateToAct } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { rethrowSystemFault } from "../bus/system-fault.js";
 import { unissuedPacketProblem } from "../core/broker-plan.js";
-import { openRound } from "../core/gate-queries.js";
+import { gatePolicy, openRound } from "../core/gate-queries.js";
+import { foreignEscalationProblem } from "../core/decide.js";
+import { lazyArtifact } from "../bus/artifact.js";
 import { parsePacket } from "../core/packet.js";
 import { ReadFault } from "../core/read-fault.js";
 import { textOf } from "../core/text-of.js";
@@ -60,7 +63,7 @@ export function withoutUnissued(ctx: BusContext, s: GateSnapshot): GateSnapshot 
         })
       : without(out, member, R, { file: name, reason: verdict.why, mtimeMs, unissued: true });
   }
-  return out;
+  return withoutForeignEscalation(ctx, out);
 }
 
 /** Why the packet the read found is not the broker's, null when it is, undefined when the file is no longer that packet. */
@@ -110,4 +113,21 @@ function without(s: GateSnapshot, member: string | null, round: number, problem:
   const packets = new Map(slots.packets);
   packets.delete(round);
   return { ...s, members: new Map(s.members).set(member, { ...slots, packets }), problems };
+}
+
+/** The open round's escalation is left out (and moved aside by the broker) when it is not the broker's. */
+export function withoutForeignEscalation(ctx: BusContext, s: GateSnapshot): GateSnapshot {
+  const R = openRound(s);
+  if (!s.escalations.has(R)) return s;
+  const why = foreignEscalationProblem(s, {
+    policy: gatePolicy(s, ctx.settings),
+    codexSkip: ctx.codexSkip,
+    artifact: lazyArtifact(ctx.layout, ctx.settings, s),
+  });
+  if (why === null) return s;
+  const file = `escalation-${R}.json`;
+  const escalations = new Map(s.escalations);
+  escalations.delete(R);
+  const mtimeMs = lstatSync(inGate(s.dir, file), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  return { ...s, escalations, problems: [...s.problems, { file, reason: why, mtimeMs }] };
 }

@@ -68,8 +68,13 @@ async function lookAt(
     const reject = (round: number, reason: string) => rejectName(slotFile("result", round, view.member), reason);
     for (const [round, seen] of view.results) {
       if (view.verdicts.has(round)) continue;
-      // an answer to a packet that is not the broker's is kept for the person who settles that round, never moved aside
-      if (s.problems.some((p) => p.unissued && p.file === slotFile("packet", round, view.member))) continue;
+      // an answer to a packet that is not the broker's is kept for the person who settles that round, never moved aside,
+      // and sealed as it is: an edit while the packet is not the broker's breaks the seal, and the round never passes
+      if (s.problems.some((p) => p.unissued && p.file === slotFile("packet", round, view.member))) {
+        if (ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) >= grace)
+          await sealAsFound(ctx, { runId, gate, round, member: view.member }, log);
+        continue;
+      }
       const refusal = resultRefusal(view, round);
       if (refusal) await reject(round, refusal);
       else {
@@ -98,6 +103,26 @@ interface RoundToVerify {
   mayStillBeWriting: boolean;
   reject: (round: number, reason: string) => Promise<void>;
   log: (m: string) => void;
+}
+
+/** Seal a result as it is, with no verdict yet (a later verdict binds the same bytes, or the round never passes). */
+async function sealAsFound(
+  ctx: BusContext,
+  slot: { runId: string; gate: string; round: number; member: string | null },
+  log: (m: string) => void,
+) {
+  const { runId, gate, round, member } = slot;
+  let bytes: Buffer;
+  try {
+    bytes = readBounded(ctx.layout.gateFile(runId, gate, slotFile("result", round, member)), { max: MAX_FILE_BYTES });
+  } catch (error) {
+    rethrowSystemFault(error);
+    return; // moved, or not a file a verdict could bind: the next look sees what is there
+  }
+  await deliverInOrder([{ finalPath: ctx.layout.gateFile(runId, gate, sealFile(round, member)), bytes }], {
+    guildDir: ctx.layout.guild,
+    log: (m) => log(`${runId}/${gate}: ${m}`),
+  });
 }
 
 /** Verify one round's result; "slot taken" when another file already held the seal's or the verdict's name. */

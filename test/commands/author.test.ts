@@ -11,7 +11,8 @@ import { refusing } from "../../src/commands/answer.js";
 import { Decision } from "../../src/spec/schemas.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
-import { escalation } from "../helpers/snapshots.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
 
 async function project() {
   const root = tempRoot();
@@ -88,8 +89,12 @@ describe("commands: refusals are answers, and nothing is written for them", () =
 
 describe("decide: the note", () => {
   it("is scrubbed before it is written: it reaches trail.md, status, the console and the next packet", async () => {
-    const { layout, file } = await gateWithPacket("run1");
-    writeFileSync(file("escalation-1.json"), JSON.stringify(escalation(1, "cap_hit", ["rework", "extend-cap"])));
+    const { layout, file, dropResult } = await gateWithPacket("run1", { cap: 1 });
+    // the cap reached after a round with findings: the broker's own cap_hit escalation
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(loadContext(layout), "run1", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), "run1", GATE);
+    expect(JSON.parse(readFileSync(file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "cap_hit" });
     const token = `ghp_${"A1b2C3d4".repeat(5)}`;
     const d = await decideEscalation(loadContext(layout), "run1", GATE, { choice: "rework", note: `rotate ${token}`, decidedBy: "me" });
     expect(d, JSON.stringify(d)).toMatchObject({ ok: true });

@@ -12,7 +12,7 @@ import { tempRoot } from "./tmp.js";
 
 export const GATE = "G-spec";
 
-export async function gateWithPacket(run: string, o: { difficulty?: Difficulty } = {}) {
+export async function gateWithPacket(run: string, o: { difficulty?: Difficulty; cap?: number } = {}) {
   const root = tempRoot(`guild-bus-${run}-`);
   mkdirSync(path.join(root, "docs"), { recursive: true });
   const artifact = path.join(root, "docs", "spec.md");

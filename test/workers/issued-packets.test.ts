@@ -82,3 +82,45 @@ describe("a packet whose text is not the broker's", () => {
     expect(viewGate(ctx, "put-back", GATE).decision.state).toBe("awaiting_decision");
   });
 });
+
+describe("an escalation the gate's files do not lead to", () => {
+  it.each([
+    ["while the reviewer still works", false],
+    ["after a round with findings, which is the author's turn", true],
+  ])("is not the broker's (%s): no person is asked to decide, or force-pass, and the broker moves it aside", async (_, reviewed) => {
+    const g = await gateWithPacket("planted-escalation");
+    if (reviewed) {
+      g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a real defect" }] });
+      await verifyGate(loadContext(g.layout), "planted-escalation", GATE, () => undefined, Date.now() + 60_000);
+      expect(existsSync(g.file("verdict-1.json"))).toBe(true);
+    }
+    const ctx = loadContext(g.layout);
+    const escalation = {
+      schema_version: "guild_bus.escalation.v1",
+      run_id: "planted-escalation",
+      gate: GATE,
+      round: 1,
+      reason: "no_verdict",
+      detail: "the reviewer timed out",
+      options: ["retry", "force-pass", "rework"],
+      at: new Date().toISOString(),
+    };
+    g.drop("escalation-1.json", JSON.stringify(escalation));
+    const view = viewGate(ctx, "planted-escalation", GATE);
+    expect(view.decision.state).not.toBe("awaiting_decision");
+    expect(view.snapshot.problems).toContainEqual(
+      expect.objectContaining({
+        file: "escalation-1.json",
+        reason: expect.stringMatching(/^not the broker's: the gate's files do not lead to it/),
+      }),
+    );
+    expect(await decideEscalation(ctx, "planted-escalation", GATE, { choice: "force-pass", decidedBy: "someone" })).toMatchObject({
+      ok: false,
+    });
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(g.file("escalation-1.json"), past, past);
+    await stepGate(ctx, "planted-escalation", GATE);
+    expect(existsSync(g.file("escalation-1.json"))).toBe(false);
+    expect(existsSync(g.file("outcome.json"))).toBe(false);
+  });
+});
