@@ -173,10 +173,29 @@ function addLines(ws: Workspace, rel: string, lines: string[], header: string): 
   if (missing.length) ws.write(rel, `${text.replace(/\n*$/, text ? "\n\n" : "")}${header}\n${missing.join("\n")}\n`);
 }
 
+/**
+ * The project's guild-bus MCP server, added when absent. One already there that runs another command is refused, not
+ * kept: init approves claude's server by name (enabledMcpjsonServers) and tells gemini's user to restart into it, and a
+ * cloned repository's file could have put any program under that name. (codex's own table is left as it is: init
+ * approves no tool of a server it did not write there.)
+ */
+function addMcpServer(servers: Json): void {
+  const have = servers["guild-bus"];
+  if (have === undefined) {
+    servers["guild-bus"] = PROJECT_MCP_COMMAND;
+    return;
+  }
+  const entry = (have ?? {}) as { command?: unknown; args?: unknown };
+  if (entry.command !== PROJECT_MCP_COMMAND.command || JSON.stringify(entry.args) !== JSON.stringify(PROJECT_MCP_COMMAND.args))
+    throw new UnmergeableValue(
+      `its "guild-bus" MCP server runs ${JSON.stringify([entry.command, ...(Array.isArray(entry.args) ? entry.args : [])])}, ` +
+        `not ${JSON.stringify([PROJECT_MCP_COMMAND.command, ...PROJECT_MCP_COMMAND.args])}: init neither keeps nor approves a server ` +
+        "it did not write; remove that entry (or make it that command)",
+    );
+}
+
 function claude(ws: Workspace, notes: string[]): void {
-  ws.editJson(".mcp.json", (o) => {
-    objectAt(o, "mcpServers")["guild-bus"] ??= PROJECT_MCP_COMMAND;
-  });
+  ws.editJson(".mcp.json", (o) => addMcpServer(objectAt(o, "mcpServers")));
   ws.editJson(".claude/settings.json", (o) => {
     if (o.enabledMcpjsonServers !== undefined && !Array.isArray(o.enabledMcpjsonServers))
       throw new UnmergeableValue('"enabledMcpjsonServers" is not a list');
@@ -231,9 +250,7 @@ function codex(ws: Workspace, notes: string[]): void {
 }
 
 function gemini(ws: Workspace, notes: string[]): void {
-  ws.editJson(".gemini/settings.json", (o) => {
-    objectAt(o, "mcpServers")["guild-bus"] ??= PROJECT_MCP_COMMAND;
-  });
+  ws.editJson(".gemini/settings.json", (o) => addMcpServer(objectAt(o, "mcpServers")));
   contextSection(ws, "GEMINI.md");
   for (const [name, text] of Object.entries(GEMINI_COMMANDS)) ws.writeOwn(`.gemini/commands/guild/${name}.toml`, text);
   notes.push("gemini: restart gemini in this project; /guild:review <file> starts a review");
