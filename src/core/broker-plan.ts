@@ -1,6 +1,7 @@
 // The broker's whole round logic for one step (SPEC §8–§16): decide(), then every record the action writes, fully
 // built — the packet (reviewer selected, finalizer rules, extras), the escalation, the outcome with its attribution,
 // the events. The broker worker only reads the inputs and writes what this returns.
+import { memoryText } from "./memory-text.js";
 import { Escalation, type Event, type Family, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import type { ArtifactState } from "./artifact-view.js";
@@ -410,7 +411,9 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketIn
             // shown as the reviewer's own notes only while it is what round k's sealed result said: anyone can drop a file
             const text = input.reads.text(slotFile("memory", k, member));
             const own = input.reads.result(k, member)?.memory_update;
-            return typeof own === "string" && own.trim() !== "" && own.trim() === text.trim() ? [{ round: k, text }] : [];
+            // (as written before memories were kept with their control characters shown: the bytes as they were)
+            const said = typeof own === "string" && own.trim() !== "" && [memoryText(own), own.trim()].includes(text.trim());
+            return said ? [{ round: k, text }] : [];
           })
       : [],
     humanNote: note,

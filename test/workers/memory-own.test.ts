@@ -7,6 +7,8 @@ import { resubmit } from "../../src/commands/author.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { deliverMemory } from "../../src/bus/memory.js";
+import { parsePacket } from "../../src/core/packet.js";
 
 const RUN = "r1";
 const NOTE = "Re-check the lane ordering.";
@@ -42,5 +44,19 @@ describe("reviewer memory: only the reviewer's own", () => {
       expect(packet).not.toContain("Your memory from earlier rounds");
       expect(packet).not.toContain(planted);
     }
+  });
+
+  it("is kept with its control characters shown, never as bytes a terminal acts on, and still given back", async () => {
+    const hostile = "Check \u001b]0;owned\u0007 the title and \u009b2J the screen, \u202eevil";
+    const { layout, file, dropResult } = await gateWithPacket("controls", { difficulty: "hard" });
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "x" }], memory_update: hostile });
+    const packet = parsePacket(readFileSync(file("packet-1.md"), "utf8")).front!;
+    await deliverMemory(layout, packet, { ...JSON.parse(readFileSync(file("result-1.json"), "utf8")) });
+    const kept = readFileSync(file("memory-1.md"), "utf8");
+    expect(kept).not.toMatch(/[\u001b\u0007\u009b\u202e]/);
+    expect(kept).toContain("\\u001b]0;owned\\u0007");
+    const next = await secondPacket(hostile, kept);
+    expect(next).toContain("## Your memory from earlier rounds");
+    expect(next).toContain("\\u009b2J the screen");
   });
 });
