@@ -7,6 +7,7 @@ import { deliver, THIS_HOST } from "../bus/deliver.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { processAlive } from "../bus/process-alive.js";
+import { oneLine, textOf } from "../core/text-of.js";
 
 interface Holder {
   pid: number;
@@ -16,10 +17,16 @@ interface Holder {
 
 export class SupervisorLockedError extends Error {}
 
+/** A lock's host and start time, as they are printed: a hostname is at most 253 characters. */
+const MAX_SHOWN_CHARS = 256;
+
 function readHolder(file: string): Holder | null {
   try {
     const h = JSON.parse(readTextBounded(file, { max: MAX_FILE_BYTES })) as Partial<Holder>;
-    return typeof h.pid === "number" && typeof h.host === "string" ? { pid: h.pid, host: h.host, started_at: String(h.started_at) } : null;
+    if (typeof h.pid !== "number" || typeof h.host !== "string") return null;
+    // printed in one-line messages (up, mcp): a planted lock's text never starts a line of its own, nor runs on
+    const line = (value: unknown) => oneLine(textOf(value)).slice(0, MAX_SHOWN_CHARS);
+    return { pid: h.pid, host: line(h.host), started_at: line(h.started_at) };
   } catch {
     return null; // gone meanwhile, or not a lock we wrote (never a FIFO waited on)
   }
