@@ -53,7 +53,7 @@ describe("reviewer memory: only the reviewer's own", () => {
     const packet = parsePacket(readFileSync(file("packet-1.md"), "utf8")).front!;
     await deliverMemory(layout, packet, { ...JSON.parse(readFileSync(file("result-1.json"), "utf8")) });
     const kept = readFileSync(file("memory-1.md"), "utf8");
-    expect(kept).not.toMatch(/[\u001b\u0007\u009b\u202e]/);
+    for (const control of ["\u001b", "\u0007", "\u009b", "\u202e"]) expect(kept).not.toContain(control);
     expect(kept).toContain("\\u001b]0;owned\\u0007");
     const next = await secondPacket(hostile, kept);
     expect(next).toContain("## Your memory from earlier rounds");
