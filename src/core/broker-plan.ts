@@ -487,10 +487,16 @@ export function outcomeRecord(
 }
 
 const FOREIGN = "foreign result (unverified)";
+const MANUAL = "declared by whoever answered the manual round (unverified)";
 
-/** How the reviewer's model is known: as its result says, unless that result came from outside the bus (external). */
+/**
+ * How the reviewer's model is known: as its result says, unless that result came from outside the bus. An external
+ * result's own word about where it came from proves nothing; a manual round's answer is whoever wrote it (a person
+ * through respond, or any file dropped in its slot), so its model is only as that writer declared, never "reported".
+ */
 function identityAssurance(packet: PacketFrontMatter, result: ReturnType<GateReads["result"]>): string {
-  if (packet.reviewer_adapter === "external") return FOREIGN; // its own word about where it came from proves nothing
+  if (packet.reviewer_adapter === "external") return FOREIGN;
+  if (packet.reviewer_adapter === "manual") return MANUAL;
   return textOf(result?.reviewer_model_source ?? FOREIGN);
 }
 

@@ -68,3 +68,17 @@ describe("a pass is bound to the packet it was judged against", () => {
     expect(planStep(s, brokerInput(ctx, s, null))).toMatchObject({ type: "write", name: "outcome.json" });
   });
 });
+
+describe("a manual round's outcome", () => {
+  it("says its reviewer's model is only as whoever answered declared it, whatever the answer claims", async () => {
+    const g = await gateWithPacket("manual-identity");
+    g.dropResult({ reviewer_model_source: "reported" });
+    await verifyGate(loadContext(g.layout), "manual-identity", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(g.layout), "manual-identity", GATE);
+    const outcome = JSON.parse(readFileSync(g.file("outcome.json"), "utf8"));
+    expect(outcome).toMatchObject({
+      status: "satisfied",
+      identity_assurance: "declared by whoever answered the manual round (unverified)",
+    });
+  });
+});
