@@ -458,7 +458,8 @@ const ARTIFACT_REASONS: ReadonlySet<EscalationReason> = new Set([
 export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): string | null {
   const R = openRound(s);
   const esc = s.escalations.get(R);
-  if (!esc || R === 0 || ARTIFACT_REASONS.has(esc.reason)) return null;
+  // an ended gate's escalations are its history: its outcome is judged on its own (reverify)
+  if (s.outcome || !esc || R === 0 || ARTIFACT_REASONS.has(esc.reason)) return null;
   const escalations = new Map(s.escalations);
   escalations.delete(R);
   const decisions = new Map(s.decisions);

@@ -118,7 +118,7 @@ function without(s: GateSnapshot, member: string | null, round: number, problem:
 /** The open round's escalation is left out (and moved aside by the broker) when it is not the broker's. */
 export function withoutForeignEscalation(ctx: BusContext, s: GateSnapshot): GateSnapshot {
   const R = openRound(s);
-  if (!s.escalations.has(R)) return s;
+  if (s.outcome || !s.escalations.has(R)) return s;
   const why = foreignEscalationProblem(s, {
     policy: gatePolicy(s, ctx.settings),
     codexSkip: ctx.codexSkip,

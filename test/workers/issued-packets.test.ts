@@ -123,4 +123,19 @@ describe("an escalation the gate's files do not lead to", () => {
     expect(existsSync(g.file("escalation-1.json"))).toBe(false);
     expect(existsSync(g.file("outcome.json"))).toBe(false);
   });
+
+  it("is the broker's when the files lead to it, before the person's decision and after the outcome it led to", async () => {
+    const g = await gateWithPacket("cap-hit", { cap: 1 });
+    const ctx = loadContext(g.layout);
+    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(ctx, "cap-hit", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, "cap-hit", GATE);
+    expect(readGateLive(ctx, "cap-hit", GATE).escalations.get(1)).toMatchObject({ reason: "cap_hit" });
+    expect(await decideEscalation(ctx, "cap-hit", GATE, { choice: "force-pass", decidedBy: "me" })).toMatchObject({ ok: true });
+    await stepGate(ctx, "cap-hit", GATE);
+    const ended = readGateLive(ctx, "cap-hit", GATE);
+    expect(ended.outcome).toMatchObject({ status: "force_passed" });
+    expect(ended.problems).toEqual([]);
+    expect(readFileSync(g.file("trail.md"), "utf8")).not.toContain("Rejected and invalid files");
+  });
 });
