@@ -1,5 +1,6 @@
 // The author's and the human's answers to a waiting gate — resubmit, rebut, decide, respond — as the one command
 // layer: the CLI and any other face call these and only print what they return (answers: src/commands/answer.ts).
+import { busJson } from "../core/bus-json.js";
 import { type BusContext, contextForCommand } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
@@ -18,7 +19,7 @@ import { deliverResult } from "../workers/deliver-result.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 import { type GateView, viewGate } from "./gate-view.js";
 
-const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
+const json = busJson;
 
 async function write(ctx: BusContext, view: GateView, name: string, text: string): Promise<string | null> {
   const { layout } = ctx;

@@ -1,5 +1,6 @@
 // `guild-bus review`: a new request.json (and run.json) for a gate, refused before anything is written when the
 // request cannot be served or its run and gate already have one.
+import { busJson } from "../core/bus-json.js";
 import { reopenRun } from "../bus/finished-runs.js";
 import { existsSync, statSync } from "node:fs";
 import { customAlphabet } from "nanoid";
@@ -155,11 +156,11 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
     ...(paths.length ? { paths } : {}),
     requested_at: now,
   });
-  const requestText = JSON.stringify(request, null, 2) + "\n";
+  const requestText = busJson(request);
   // refused before run.json lands: nothing is written for a request no reader would accept
   if (Buffer.byteLength(requestText) > MAX_FILE_BYTES)
     return refuse(`request refused: request.json would be larger than ${MAX_FILE_BYTES} bytes`);
-  await deliver(layout.runMeta(runId), JSON.stringify(run, null, 2) + "\n", opts);
+  await deliver(layout.runMeta(runId), busJson(run), opts);
   const r = await deliver(layout.gateFile(runId, gate, "request.json"), requestText, opts);
   if (r.status === "conflict")
     return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);

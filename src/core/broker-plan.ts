@@ -1,6 +1,7 @@
 // The broker's whole round logic for one step (SPEC §8–§16): decide(), then every record the action writes, fully
 // built — the packet (reviewer selected, finalizer rules, extras), the escalation, the outcome with its attribution,
 // the events. The broker worker only reads the inputs and writes what this returns.
+import { busJson } from "./bus-json.js";
 import { memoryText } from "./memory-text.js";
 import { Escalation, type Event, type Family, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -588,4 +589,4 @@ export function trailText(s: GateSnapshot, decision: GateDecision, input: Pick<B
   return renderTrail(s, entries, findings, decision, details);
 }
 
-const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
+const json = busJson;

@@ -1,5 +1,6 @@
 // The one way a result enters a gate, whoever wrote the answer (reviewer worker, manual worker, `respond`): scrub it,
 // bound it, check that its round can still take a result (SPEC §15), deliver the reviewer's memory, then the result.
+import { busJson } from "../core/bus-json.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { readGate } from "../bus/gate-reader.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -19,7 +20,7 @@ export async function deliverResult(ctx: BusContext, packet: PacketFrontMatter, 
   const { layout } = ctx;
   // the providers' own API keys too, by value: an endpoint that echoes the key it was sent must not commit it to the gate
   const result = scrubResult(answer, receivedScrubOptions(ctx.settings), RESULT_FIELDS);
-  const text = JSON.stringify(result, null, 2) + "\n";
+  const text = busJson(result);
   const bytes = Buffer.byteLength(text);
   // scrub labels can grow an answer; a gate file the verifier refuses unread would strand the round
   if (bytes > MAX_FILE_BYTES)

@@ -1,6 +1,7 @@
 // A reviewer worker: for packets addressed to a provider it serves, claim the round, record the attempt, dispatch
 // once (a weaker pair or a fallback provider only after a dispatch proved that nothing ran), normalize the output
 // (one schema repair), and deliver result-<n>.json — or failure-<n>.json saying why not; every dispatch is recorded.
+import { busJson } from "../core/bus-json.js";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import path from "node:path";
@@ -73,7 +74,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     // `endKey`: the failure of this worker's own dispatch carries its attempt's end key; one before it has none
     const fail = async (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = [], endKey?: string): Promise<"active"> => {
       const failure = failureRecord(P, { kind, reason, attempts, at: now(), endKey }, receivedScrubOptions(ctx.settings));
-      const text = JSON.stringify(failure, null, 2) + "\n";
+      const text = busJson(failure);
       await retryOnSystemFault(() => deliver(file(slotFile("failure", R, member)), text, { guildDir: layout.guild }));
       opts.log(`${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: ${kind}: ${failure.reason}`);
       return "active";

@@ -1,6 +1,7 @@
 // The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed), judge
 // the score condition and any rulings, and deliver verdict-<n>.json. Deterministic code only; results that cannot
 // belong to the open round are rejected.
+import { busJson } from "../core/bus-json.js";
 import { evaluateGatePass } from "../core/gate-pass.js";
 import { type LenientResult, parseReviewResult } from "../core/result-wire.js";
 import { textOf } from "../core/text-of.js";
@@ -183,7 +184,7 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
   const delivered = await deliverInOrder(
     [
       { finalPath: layout.gateFile(runId, gate, sealFile(round, member)), bytes },
-      { finalPath: layout.gateFile(runId, gate, slotFile("verdict", round, member)), bytes: JSON.stringify(verdict, null, 2) + "\n" },
+      { finalPath: layout.gateFile(runId, gate, slotFile("verdict", round, member)), bytes: busJson(verdict) },
     ],
     { guildDir: layout.guild, log: (m) => log(`${runId}/${gate}: ${m}`) },
   );

@@ -38,4 +38,26 @@ describe("deliverResult", () => {
     expect(written).not.toContain(key);
     expect(written).toContain("Bearer [REDACTED:token]");
   });
+
+  it("writes a reviewer's C1 and bidirectional controls as escapes: cat shows them, a reader gets the same text", async () => {
+    const { layout, file, field } = await gateWithPacket("controls");
+    const title = "rewrite \u009b2J the screen \u202eevil\u2066";
+    const packet = readGate(layout, "controls", GATE).packets.get(1) as PacketFrontMatter;
+    const delivery = await deliverResult(loadContext(layout), packet, {
+      schema_version: "review_result.v1",
+      packet_id: field("packet_id"),
+      artifact_sha256_reviewed: field("artifact_sha256"),
+      verdict: "issues",
+      findings: [{ severity: "high", title, detail: "d" }],
+      blocking_findings: [],
+      round: 1,
+      reviewer_host: "http",
+      reviewer_model: "gpt-5",
+    });
+    expect(delivery).toMatchObject({ ok: true, status: "delivered" });
+    const written = readFileSync(file("result-1.json"), "utf8");
+    for (const control of ["\u009b", "\u202e", "\u2066"]) expect(written).not.toContain(control);
+    expect(written).toContain("\\u009b2J");
+    expect(JSON.parse(written).findings[0].title).toBe(title);
+  });
 });
