@@ -194,6 +194,18 @@ function addMcpServer(servers: Json): void {
     );
 }
 
+/** A Stop entry that already runs guild-bus's hook, in any form (npx, the plugin's node path): another tool's is not. */
+function runsGuildBusStop(entry: unknown): boolean {
+  const hooks = (entry as { hooks?: unknown } | null)?.hooks;
+  return (
+    Array.isArray(hooks) &&
+    hooks.some((h) => {
+      const command = (h as { command?: unknown } | null)?.command;
+      return typeof command === "string" && /guild-bus(?:\.js)?["']?\s+hook stop\b/.test(command);
+    })
+  );
+}
+
 function claude(ws: Workspace, notes: string[]): void {
   ws.editJson(".mcp.json", (o) => addMcpServer(objectAt(o, "mcpServers")));
   ws.editJson(".claude/settings.json", (o) => {
@@ -205,7 +217,7 @@ function claude(ws: Workspace, notes: string[]): void {
     if (hooks.Stop !== undefined && !Array.isArray(hooks.Stop)) throw new UnmergeableValue('"hooks.Stop" is not a list');
     const stop = (hooks.Stop as unknown[] | undefined) ?? [];
     const command = stopHookCommand(GUILD_BUS_CLI);
-    if (!JSON.stringify(stop).includes(" hook stop")) hooks.Stop = [...stop, { hooks: [{ type: "command", command, timeout: 60 }] }];
+    if (!stop.some(runsGuildBusStop)) hooks.Stop = [...stop, { hooks: [{ type: "command", command, timeout: 60 }] }];
   });
   ws.writeOwn(".claude/skills/guild-bus-review/SKILL.md", skillMarkdown("guild-bus-review"));
   for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.writeOwn(`.claude/commands/guild/${name}.md`, text);

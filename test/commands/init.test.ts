@@ -81,7 +81,8 @@ describe("guild-bus init", () => {
     mkdirSync(path.join(root, ".claude"));
     const mine =
       '{\n    "big": 12345678901234567890, "huge": 1e400,\n    "enabledMcpjsonServers": ["other"],\n' +
-      '    "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "mine", "timeout": 1.00000000000000000001 } ] } ] }\n}\n';
+      '    "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "mine hook stop", ' +
+      '"timeout": 1.00000000000000000001 } ] } ] }\n}\n';
     writeFileSync(path.join(root, ".claude", "settings.json"), mine);
     await init(root, ["claude"]);
     const after = read(root, ".claude/settings.json");
@@ -92,7 +93,8 @@ describe("guild-bus init", () => {
       hooks: { Stop: Array<{ hooks: Array<{ command: string }> }> };
     };
     expect(settings.enabledMcpjsonServers).toEqual(["other", "guild-bus"]);
-    expect(settings.hooks.Stop.map((s) => s.hooks[0]!.command)).toEqual(["mine", expect.stringContaining("hook stop")]);
+    // another tool's stop hook is not guild-bus's: guild-bus's is added beside it
+    expect(settings.hooks.Stop.map((s) => s.hooks[0]!.command)).toEqual(["mine hook stop", expect.stringContaining("guild-bus hook stop")]);
     const again = await planInit(new Layout(root), ["claude"]);
     expect(again.ok && again.changes.filter((c) => c.path === ".claude/settings.json")).toEqual([]);
   });
