@@ -242,6 +242,9 @@ function codex(ws: Workspace, notes: string[]): void {
   const text = ws.read(rel) ?? "";
   // the server may be declared in any spelling TOML allows (a table, a dotted key, an inline table): the parser tells
   const servers = tomlTable(text, rel, "is not valid TOML").mcp_servers;
+  // [[mcp_servers]] (an array of tables): a [mcp_servers.guild-bus] table added after it would nest in its last entry
+  if (servers !== undefined && (servers === null || typeof servers !== "object" || Array.isArray(servers)))
+    throw new InitRefused(`${rel} declares mcp_servers as something other than a table; fix it, then run init again (nothing was written)`);
   if (!(servers && typeof servers === "object" && Object.hasOwn(servers, "guild-bus"))) {
     // The loop's own tools run without a prompt; decide and respond (a human's part) keep codex's approval prompt.
     const approved = LOOP_TOOLS.map((t) => `[mcp_servers.guild-bus.tools.${t}]\napproval_mode = "approve"\n`).join("\n");

@@ -220,6 +220,8 @@ describe("guild-bus init", () => {
         "declares mcp_servers in a form the [mcp_servers.guild-bus] table cannot be added to",
       ],
       ["[mcp_servers\n", "is not valid TOML"],
+      ['[[mcp_servers]]\nname = "other"\ncommand = "x"\n', "declares mcp_servers as something other than a table"],
+      ['mcp_servers = "none"\n', "declares mcp_servers as something other than a table"],
     ]) {
       const root = tempRoot();
       mkdirSync(path.join(root, ".codex"));
