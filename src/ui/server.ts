@@ -1,4 +1,5 @@
 // `guild-bus ui`: the review console's HTTP server, on 127.0.0.1 unless told otherwise, with a fresh token per start.
+import { hostname, networkInterfaces } from "node:os";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { loadContext } from "../bus/context.js";
@@ -25,11 +26,19 @@ export interface RunningConsole {
   close(): Promise<void>;
 }
 
-/** The names a browser may use for this server in its Host header: the bound address, and localhost for loopback. */
+/**
+ * The names a browser may use for this server in its Host header: the bound address, and localhost for loopback. On
+ * every address (0.0.0.0, ::) that is each address of this machine and its host name, the first the one printed: a
+ * Host that names none of them is still refused (DNS rebinding).
+ */
 function hostNames(host: string): string[] {
   const loopback = host === "127.0.0.1" || host === "::1" || host === "localhost";
+  const everywhere = host === "0.0.0.0" || host === "::";
   const bracket = (h: string) => (h.includes(":") ? `[${h}]` : h);
-  return [...new Set([bracket(host), ...(loopback ? ["127.0.0.1", "localhost", "[::1]"] : [])])];
+  const machine = everywhere
+    ? [hostname(), ...Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.replace(/%.*$/, "")))]
+    : [];
+  return [...new Set([...machine, host, ...(loopback || everywhere ? ["127.0.0.1", "localhost", "::1"] : [])].map(bracket))];
 }
 
 export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {

@@ -1,6 +1,7 @@
 // The console's HTTP surface in-process: what a request must carry (Host, token, Origin, CSRF), which paths exist,
 // and the event stream's replay. The browser-level tests are test/it/ui.test.ts.
 import { request } from "node:http";
+import { hostname, networkInterfaces } from "node:os";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -60,6 +61,20 @@ describe("guild-bus ui: the HTTP surface", () => {
     expect(page.text).toContain('data-key="r1/G-plan"');
     expect(page.headers["content-security-policy"]).toMatch(/default-src 'self'; script-src 'self'/);
     expect(page.text).not.toMatch(/<script(?![^>]*src="\/assets\/app\.js")/); // no inline script
+    expect((await raw(ui.port, "GET", "/", { Cookie: cookie, Host: `evil.example:${ui.port}` })).status).toBe(421);
+  });
+
+  it("bound to every address, answers to this machine's names and addresses, and still refuses any other Host", async () => {
+    const root = tempRoot();
+    const ui = await startConsole({ root, host: "0.0.0.0", port: 0, readOnly: true, poll: false });
+    running.push(ui);
+    expect(ui.url.startsWith(`http://${hostname()}:${ui.port}/?token=`)).toBe(true);
+    const cookie = `guild_bus_ui_${ui.port}=${new URL(ui.url).searchParams.get("token")}`;
+    const address = Object.values(networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .find((i) => i.family === "IPv4")!.address;
+    for (const name of [hostname(), address, "127.0.0.1", "localhost"])
+      expect((await raw(ui.port, "GET", "/", { Cookie: cookie, Host: `${name}:${ui.port}` })).status, name).toBe(200);
     expect((await raw(ui.port, "GET", "/", { Cookie: cookie, Host: `evil.example:${ui.port}` })).status).toBe(421);
   });
 
