@@ -450,10 +450,11 @@ const ARTIFACT_REASONS: ReadonlySet<EscalationReason> = new Set([
 ]);
 
 /**
- * Why the open round's escalation is not the broker's, or null: every other escalation of a round the broker writes
- * is the one decide() makes from the gate's files without it (and without the decision answering it). One dropped by
- * hand (a "timeout" while the reviewer still works, a "no verdict" after a round with findings) would have a person
- * decide, or force-pass, a round the files do not say needs them.
+ * Why the open round's escalation is not the broker's, or null. Without it (and the decision answering it) decide()
+ * must make that escalation, or an action the broker's plan may turn into one (a packet no reviewer can take, an
+ * outcome whose pass does not re-derive): never a wait for a reviewer, the verifier or the author. One dropped by hand
+ * (a "timeout" while the reviewer still works, a "no verdict" after a round with findings) would have a person decide,
+ * or force-pass, a round the files do not say needs them.
  */
 export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): string | null {
   const R = openRound(s);
@@ -466,7 +467,8 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): s
   decisions.delete(R);
   const d = decide({ ...s, escalations, decisions }, ctx);
   const a = d.action;
-  if (a?.type === "escalation" && a.round === R && a.reason === esc.reason && a.options.join() === esc.options.join()) return null;
+  if (a?.type === "escalation" ? a.round === R && a.reason === esc.reason && a.options.join() === esc.options.join() : a !== null)
+    return null;
   return `not the broker's: the gate's files do not lead to it (without it: ${d.state}, ${d.detail})`;
 }
 
