@@ -1,5 +1,6 @@
 // The round loop as one pure function: a gate snapshot and the resolved policy in, the gate's state and the
 // broker's next action out. No I/O here; the broker worker executes the action and calls decide again.
+import { UNPROVEN_END_OPTIONS, unprovenEnd } from "./result-slot.js";
 import type { DecisionChoice, EscalationReason, PacketFrontMatter, QuorumRule, Settings, StallEvidence } from "../spec/schemas.js";
 import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
@@ -351,7 +352,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       }
       return escalate("unavailable", failure.reason, RETRY_OPTIONS);
     }
-    return escalate("no_verdict", failure.reason, RETRY_OPTIONS);
+    return escalate("no_verdict", failure.reason, unprovenEnd(P, failure) ? UNPROVEN_END_OPTIONS : RETRY_OPTIONS);
   }
 
   if (verdict) {
@@ -451,10 +452,11 @@ const ARTIFACT_REASONS: ReadonlySet<EscalationReason> = new Set([
 
 /**
  * Why the open round's escalation is not the broker's, or null. Without it (and the decision answering it) decide()
- * must make that escalation, or an action the broker's plan may turn into one (a packet no reviewer can take, an
- * outcome whose pass does not re-derive): never a wait for a reviewer, the verifier or the author. One dropped by hand
- * (a "timeout" while the reviewer still works, a "no verdict" after a round with findings) would have a person decide,
- * or force-pass, a round the files do not say needs them.
+ * must act: make an escalation, or an action the broker's plan may turn into one (a packet no reviewer can take, an
+ * outcome whose pass does not re-derive), never wait for a reviewer, the verifier or the author. Which escalation is
+ * not compared: the artifact or a file that arrived since may lead elsewhere now, and the broker's own must stay. One
+ * dropped by hand while the round is still out, or after a round with findings, would have a person decide, or
+ * force-pass, a round the files do not say needs them.
  */
 export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): string | null {
   const R = openRound(s);
@@ -466,9 +468,7 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): s
   const decisions = new Map(s.decisions);
   decisions.delete(R);
   const d = decide({ ...s, escalations, decisions }, ctx);
-  const a = d.action;
-  if (a?.type === "escalation" ? a.round === R && a.reason === esc.reason && a.options.join() === esc.options.join() : a !== null)
-    return null;
+  if (d.action !== null) return null;
   return `not the broker's: the gate's files do not lead to it (without it: ${d.state}, ${d.detail})`;
 }
 
