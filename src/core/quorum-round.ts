@@ -1,6 +1,7 @@
 // A quorum round judged (SPEC §26): each member's files judged as a single reviewer's would be, then the round as a
 // whole — any blocker fails it, K distinct counting families passing on one artifact sha pass it, and a member that
 // could not review restarts the round (or escalates, naming the families that are missing).
+import { UNPROVEN_END_OPTIONS, unprovenEnd } from "./result-slot.js";
 import type { DecisionChoice, EscalationReason, PacketFrontMatter, QuorumRule, StopPolicy, VerdictFile } from "../spec/schemas.js";
 import { failReasons, verdictPasses } from "./verdict-pass.js";
 import { roundMembers } from "./gate-queries.js";
@@ -122,7 +123,19 @@ export function judgeQuorumRound(s: GateSnapshot, R: number, P: PacketFrontMatte
   const blocked = of("blocked");
   if (blocked.length) return { type: "fail", why: `blocked by ${list(blocked, whyOf)}` };
   const noVerdict = of("no_verdict");
-  if (noVerdict.length) return { type: "escalate", reason: "no_verdict", detail: list(noVerdict, whyOf) };
+  if (noVerdict.length) {
+    // a member's failure without its worker's end key shows no review ran: no force-pass is offered on it
+    const unproven = noVerdict.some((m) => {
+      const failure = s.members.get(m.provider)?.failures.get(R);
+      return failure !== undefined && unprovenEnd(m.packet, failure);
+    });
+    return {
+      type: "escalate",
+      reason: "no_verdict",
+      detail: list(noVerdict, whyOf),
+      ...(unproven ? { options: UNPROVEN_END_OPTIONS } : {}),
+    };
+  }
   const stale = of("stale");
   if (stale.length)
     return { type: "restart", reason: "artifact_changed", why: `artifact changed mid-review (${list(stale, whyOf)})`, members: [] };

@@ -5,7 +5,7 @@ import { openRound } from "./gate-queries.js";
 import { slotFile } from "./slot-file.js";
 import { sha256Hex } from "./sha.js";
 import { dispatchedByBus } from "./adapter-kinds.js";
-import type { Failure, PacketFrontMatter } from "../spec/schemas.js";
+import type { DecisionChoice, Failure, PacketFrontMatter } from "../spec/schemas.js";
 
 /**
  * A round a reviewer worker dispatched takes only that worker's answer (SPEC §15): the result must carry the key whose
@@ -43,6 +43,16 @@ export function failureRefusal(s: ReviewSlots, packet: PacketFrontMatter, failur
     return null;
   return `not written by the worker that recorded ${name} (its end key is missing or wrong)`;
 }
+
+/**
+ * A no_verdict failure of a round the bus dispatched that does not carry its worker's end key: a worker that found a
+ * dispatch it did not make wrote it, or anyone did. It hands the round to a person, who is offered no force-pass:
+ * nothing shows a review ran (`UNPROVEN_END_OPTIONS`).
+ */
+export function unprovenEnd(packet: PacketFrontMatter, failure: Failure): boolean {
+  return dispatchedByBus(packet.reviewer_adapter) && failure.end_key === undefined;
+}
+export const UNPROVEN_END_OPTIONS: DecisionChoice[] = ["retry", "rework"];
 
 /** null when a result for `round` would be verified now; otherwise why it cannot count. */
 export function resultRefusal(s: GateSnapshot, round: number): string | null {

@@ -135,7 +135,11 @@ describe("decide: a quorum round", () => {
 
   it("a member whose round ended without a verdict escalates no_verdict: no paid review is dispatched twice", () => {
     const g = issued().memberVerdict(1, "codex", "pass").memberFailure(1, "gem", "no_verdict");
-    expect(decide(g.s, quorumCtx()).action).toMatchObject({ type: "escalation", reason: "no_verdict" });
+    // without its worker's end key nothing shows a review ran: no force-pass is offered
+    expect(decide(g.s, quorumCtx()).action).toMatchObject({ type: "escalation", reason: "no_verdict", options: ["retry", "rework"] });
+    const gem = g.s.members.get("gem")!;
+    gem.failures.set(1, { ...gem.failures.get(1)!, end_key: "its worker's end key" });
+    expect(decide(g.s, quorumCtx()).action).toMatchObject({ reason: "no_verdict", options: ["retry", "force-pass", "rework"] });
   });
 
   it("passes on different bytes never add up; bytes changed since the pass restart the round", () => {

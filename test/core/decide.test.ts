@@ -406,6 +406,7 @@ describe("decide: rounds that ended without a result", () => {
 
   it("no_verdict → escalation no_verdict with retry|force-pass|rework (never cap_hit, never skipped)", () => {
     const g = gate().packet(1).failure(1, "no_verdict", "reviewer refused twice");
+    g.s.failures.set(1, { ...g.s.failures.get(1)!, end_key: "its worker's end key" });
     expect(decide(g.s, context({ policy: { cap: 1 } })).action).toEqual({
       type: "escalation",
       round: 1,
@@ -413,6 +414,13 @@ describe("decide: rounds that ended without a result", () => {
       detail: "reviewer refused twice",
       options: RETRY,
     });
+  });
+
+  it("a no_verdict without its worker's end key offers no force-pass: nothing shows a review ran", () => {
+    const g = gate().packet(1).failure(1, "no_verdict", "the reviewer timed out");
+    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", reason: "no_verdict", options: ["retry", "rework"] });
+    const manual = gate().packet(1, { reviewer_adapter: "manual", reviewer_provider: "manual" }).failure(1, "no_verdict");
+    expect(decide(manual.s, context()).action).toMatchObject({ options: RETRY });
   });
 
   it("unavailable → select again without that reviewer (never hard-block), same counted round", () => {
