@@ -73,7 +73,7 @@ async function lookAt(
       // and sealed as it is: an edit while the packet is not the broker's breaks the seal, and the round never passes
       if (s.problems.some((p) => p.unissued && p.file === slotFile("packet", round, view.member))) {
         if (ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) >= grace)
-          await sealAsFound(ctx, { runId, gate, round, member: view.member }, log);
+          await sealAsFound(ctx, { runId, gate, round, member: view.member, view }, log);
         continue;
       }
       const refusal = resultRefusal(view, round);
@@ -106,13 +106,17 @@ interface RoundToVerify {
   log: (m: string) => void;
 }
 
-/** Seal a result as it is, with no verdict yet (a later verdict binds the same bytes, or the round never passes). */
+/**
+ * Seal a result as it is, with no verdict yet (a later verdict binds the same bytes, or the round never passes): only
+ * the answer of the worker that dispatched the round (its delivery key), never one dropped in its slot, which that
+ * worker then moves aside to deliver its own.
+ */
 async function sealAsFound(
   ctx: BusContext,
-  slot: { runId: string; gate: string; round: number; member: string | null },
+  slot: { runId: string; gate: string; round: number; member: string | null; view: GateSnapshot },
   log: (m: string) => void,
 ) {
-  const { runId, gate, round, member } = slot;
+  const { runId, gate, round, member, view } = slot;
   let bytes: Buffer;
   try {
     bytes = readBounded(ctx.layout.gateFile(runId, gate, slotFile("result", round, member)), { max: MAX_FILE_BYTES });
@@ -120,6 +124,9 @@ async function sealAsFound(
     rethrowSystemFault(error);
     return; // moved, or not a file a verdict could bind: the next look sees what is there
   }
+  const parsed = parseReviewResult(bytes.toString("utf8")).result;
+  const packet = view.packets.get(round);
+  if (!parsed || !packet || deliveryRefusal(view, packet, parsed) !== null) return;
   await deliverInOrder([{ finalPath: ctx.layout.gateFile(runId, gate, sealFile(round, member)), bytes }], {
     guildDir: ctx.layout.guild,
     log: (m) => log(`${runId}/${gate}: ${m}`),
