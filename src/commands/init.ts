@@ -186,11 +186,11 @@ function addMcpServer(servers: Json): void {
     return;
   }
   const entry = (have ?? {}) as { command?: unknown; args?: unknown };
-  if (entry.command !== PROJECT_MCP_COMMAND.command || JSON.stringify(entry.args) !== JSON.stringify(PROJECT_MCP_COMMAND.args))
+  if (!runsGuildBusMcp(entry.command, entry.args))
     throw new UnmergeableValue(
       `its "guild-bus" MCP server runs ${JSON.stringify([entry.command, ...(Array.isArray(entry.args) ? entry.args : [])])}, ` +
-        `not ${JSON.stringify([PROJECT_MCP_COMMAND.command, ...PROJECT_MCP_COMMAND.args])}: init neither keeps nor approves a server ` +
-        "it did not write; remove that entry (or make it that command)",
+        `not guild-bus's (${JSON.stringify([PROJECT_MCP_COMMAND.command, ...PROJECT_MCP_COMMAND.args])}): ` +
+        "init neither keeps nor approves a server it did not write; remove that entry (or make it that command)",
     );
 }
 
@@ -204,6 +204,15 @@ function runsGuildBusStop(entry: unknown): boolean {
       return typeof command === "string" && /guild-bus(?:\.js)?["']?\s+hook stop\b/.test(command);
     })
   );
+}
+
+/** `guild-bus mcp` as installed (`guild-bus mcp`) or through npx (`npx [flags] guild-bus[@version] mcp`), nothing else. */
+function runsGuildBusMcp(command: unknown, args: unknown): boolean {
+  if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) return false;
+  if (command === "guild-bus") return args.length === 1 && args[0] === "mcp";
+  if (command !== "npx" || args.length < 2 || args.at(-1) !== "mcp") return false;
+  const pkg = args.at(-2) as string;
+  return (pkg === "guild-bus" || pkg.startsWith("guild-bus@")) && args.slice(0, -2).every((a) => a.startsWith("-"));
 }
 
 function claude(ws: Workspace, notes: string[]): void {

@@ -135,14 +135,22 @@ describe("guild-bus init", () => {
       expect(read(root, rel)).toBe(text);
       expect(existsSync(path.join(root, ".claude", "settings.json")), host).toBe(false);
     }
-    // the server init writes is kept as it is, and approved
+    // guild-bus's own server, as init writes it, installed, or through npx with flags or a version, is kept and approved
+    for (const server of [
+      { ...PROJECT_MCP_COMMAND, env: { A: "1" } },
+      { command: "guild-bus", args: ["mcp"] },
+      { command: "npx", args: ["-y", "guild-bus@1.2.3", "mcp"] },
+    ]) {
+      const root = tempRoot();
+      writeFileSync(path.join(root, ".mcp.json"), JSON.stringify({ mcpServers: { "guild-bus": server } }));
+      await init(root, ["claude"]);
+      expect(JSON.parse(read(root, ".claude/settings.json")).enabledMcpjsonServers).toEqual(["guild-bus"]);
+      expect(JSON.parse(read(root, ".mcp.json")).mcpServers["guild-bus"]).toEqual(server);
+    }
     const root = tempRoot();
-    writeFileSync(
-      path.join(root, ".mcp.json"),
-      JSON.stringify({ mcpServers: { "guild-bus": { ...PROJECT_MCP_COMMAND, env: { A: "1" } } } }),
-    );
-    await init(root, ["claude"]);
-    expect(JSON.parse(read(root, ".claude/settings.json")).enabledMcpjsonServers).toEqual(["guild-bus"]);
+    const evil = { command: "npx", args: ["evil-package", "guild-bus", "mcp"] };
+    writeFileSync(path.join(root, ".mcp.json"), JSON.stringify({ mcpServers: { "guild-bus": evil } }));
+    expect(await planInit(new Layout(root), ["claude"])).toMatchObject({ ok: false });
   });
 
   it("refuses a value of the user's it would have to replace to merge, and keeps a private file private", async () => {
