@@ -5,7 +5,7 @@ import type { Layout } from "./layout.js";
 import type { ArtifactProblem, ArtifactState } from "../core/artifact-view.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import type { Settings } from "../spec/schemas.js";
-import { scrub, ScrubConfigError, scrubOptions, type ScrubOptions } from "../core/scrub.js";
+import { ScrubConfigError, scrubOptions, type ScrubOptions, type ScrubReport, scrubWithReport } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
 import { decodeUtf8, readBounded, ReadRefused } from "./read-bounded.js";
 import { isSystemFault } from "./system-fault.js";
@@ -15,7 +15,7 @@ import { PathSafetyError } from "./no-symlinks.js";
 /** The largest artifact the bus reviews: its packet, with the template and prior rounds, must stay under 4 MiB. */
 export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
 
-const cache = new Map<string, { text: string; sha: string }>();
+const cache = new Map<string, { text: string; sha: string; redacted: number }>();
 const CACHE_ENTRIES = 16;
 
 /** Read, scrub and hash the artifact; never throws. Scrubbing is cached by the raw bytes' sha and the patterns. */
@@ -41,9 +41,9 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   } catch (error) {
     return refused(relPath, error);
   }
-  let text: string;
+  let report: ScrubReport;
   try {
-    text = scrub(decoded, options);
+    report = scrubWithReport(decoded, options);
   } catch (error) {
     // an invalid custom pattern: the settings' fault, but no packet may go out unscrubbed, so a human fixes it
     if (!(error instanceof ScrubConfigError)) throw error;
@@ -53,7 +53,9 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
       detail: `cannot scrub ${relPath}: ${error.message}; fix secrets_policy.redaction_patterns in .guild/settings.json, then retry`,
     };
   }
-  const entry = { text, sha: sha256Hex(Buffer.from(text, "utf8")) };
+  const { text, redactions } = report;
+  const redacted = Object.values(redactions).reduce((sum, n) => sum + n, 0);
+  const entry = { text, sha: sha256Hex(Buffer.from(text, "utf8")), redacted };
   cache.set(key, entry);
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
   return { ok: true, ...entry, rawSha, changedAtMs };

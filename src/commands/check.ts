@@ -1,6 +1,7 @@
 // `guild-bus check`: for CI and git hooks, re-derive from the files that each gate passed for the artifact bytes now
 // in the tree — the outcome, the five conditions of its round (reverify), and strong independence unless allowed
 // weak. Files are evidence, not a verdict: an outcome that does not re-derive fails like a missing one.
+import { redactedNote } from "../core/artifact-view.js";
 import { type BusContext, contextToAct } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
@@ -113,7 +114,10 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
         gate: v.snapshot.gate,
         artifact_path: v.snapshot.request?.artifact_path ?? null,
         passed: reason === null,
-        reason: reason ?? `${out!.status} at round ${out!.final_round}, ${passedBy(out!)}, artifact unchanged`,
+        reason:
+          reason ??
+          `${out!.status} at round ${out!.final_round}, ${passedBy(out!)}, artifact unchanged` +
+            (redactedNote(v.artifact) ? `; ${redactedNote(v.artifact)}` : ""),
       };
     });
     const missing = o.require.filter((g) => !gates.some((c) => c.gate === g));

@@ -10,10 +10,20 @@ export type ArtifactProblem = Extract<EscalationReason, "artifact_missing" | "ar
  * other bytes (SPEC §21.2). Absent when not known.
  */
 export type ArtifactState =
-  | { ok: true; text: string; sha: string; rawSha: string; changedAtMs?: number }
+  | { ok: true; text: string; sha: string; rawSha: string; changedAtMs?: number; redacted?: number }
   /** transient: the system failed the read (EIO, EMFILE…), not the file; the same read may work in a moment. */
   | { ok: false; problem: ArtifactProblem; detail: string; transient?: true };
 
 /** What a decision needs of the artifact: its shas, not its text. */
 export type ArtifactView =
-  { ok: true; sha: string; rawSha: string; changedAtMs?: number } | { ok: false; problem: ArtifactProblem; detail: string };
+  | { ok: true; sha: string; rawSha: string; changedAtMs?: number; redacted?: number }
+  | { ok: false; problem: ArtifactProblem; detail: string };
+
+/**
+ * How many spans of the artifact the scrubber replaced: the reviewer sees `[REDACTED:…]` in their place, and a pass
+ * covers those bytes unseen (SPEC §7). Said where a person reads a gate (status, check), never hidden behind a pass.
+ */
+export function redactedNote(artifact: ArtifactView): string | null {
+  const n = artifact.ok ? (artifact.redacted ?? 0) : 0;
+  return n > 0 ? `${n} span${n === 1 ? "" : "s"} of the artifact redacted before review: the reviewer saw [REDACTED:…] there` : null;
+}

@@ -3,7 +3,7 @@ import type { GateDecision } from "./decide.js";
 import { openRound, roundPackets } from "./gate-queries.js";
 import { packetMember, slotFile } from "./slot-file.js";
 import type { GateSnapshot } from "./snapshot.js";
-import type { ArtifactView } from "./artifact-view.js";
+import { type ArtifactView, redactedNote } from "./artifact-view.js";
 import { passNoLongerHolds } from "./sent-bytes.js";
 import { MAX_EXTEND_BY } from "../spec/constants.js";
 
@@ -67,7 +67,8 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   const ids = `${s.runId} ${s.gate}`;
   const packet_path = p ? `${gateDir}/${slotFile("packet", round, packetMember(p))}` : null;
   const result_path = p ? `${gateDir}/${slotFile("result", round, packetMember(p))}` : null;
-  const base = { packet_path, result_path, escalation: null, notes: selectionNotes(s, round) };
+  const redacted = redactedNote(artifact);
+  const base = { packet_path, result_path, escalation: null, notes: [...selectionNotes(s, round), ...(redacted ? [redacted] : [])] };
   if (d.state === "done") {
     const stale = s.outcome && passNoLongerHolds(s.outcome, artifact);
     return stale

@@ -12,11 +12,14 @@ import { tempRoot } from "./tmp.js";
 
 export const GATE = "G-spec";
 
-export async function gateWithPacket(run: string, o: { difficulty?: Difficulty; cap?: number } = {}) {
+export async function gateWithPacket(
+  run: string,
+  { text = "# Spec\n", ...o }: { difficulty?: Difficulty; cap?: number; text?: string } = {},
+) {
   const root = tempRoot(`guild-bus-${run}-`);
   mkdirSync(path.join(root, "docs"), { recursive: true });
   const artifact = path.join(root, "docs", "spec.md");
-  writeFileSync(artifact, "# Spec\n");
+  writeFileSync(artifact, text);
   const layout = new Layout(root);
   expect(
     await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: run, ...o }),

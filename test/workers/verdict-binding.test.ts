@@ -11,6 +11,7 @@ import { sha256Hex } from "../../src/core/sha.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { brokerInput } from "../../src/workers/gate-reads.js";
 import { verifyGate } from "../../src/workers/verifier.js";
+import { viewGate } from "../../src/commands/gate-view.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 /** A gate whose round-1 result is verified (past the foreign writers' grace). */
@@ -80,5 +81,22 @@ describe("a manual round's outcome", () => {
       status: "satisfied",
       identity_assurance: "declared by whoever answered the manual round (unverified)",
     });
+  });
+});
+
+describe("a pass over an artifact the scrubber redacted", () => {
+  it("says so where a person reads it: the reviewer saw [REDACTED:…] in those spans", async () => {
+    const g = await gateWithPacket("redacted", { text: '# Spec\n\ndeploy_token_note: "then run rm -rf /var/backups on every host"\n' });
+    expect(readFileSync(g.file("packet-1.md"), "utf8")).toContain("[REDACTED:secret]");
+    g.dropResult();
+    const ctx = loadContext(g.layout);
+    await verifyGate(ctx, "redacted", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, "redacted", GATE);
+    const note = "1 span of the artifact redacted before review: the reviewer saw [REDACTED:…] there";
+    expect(viewGate(ctx, "redacted", GATE).next.notes).toContain(note);
+    const checked = checkGates(ctx, { require: [], allowForcePass: false, allowWeak: true });
+    expect(checked.ok && checked.lines[0]).toMatch(
+      new RegExp(`^PASS redacted ${GATE} docs/spec.md: satisfied .*; ${note.replace(/[[\]…]/g, ".")}$`),
+    );
   });
 });
