@@ -75,7 +75,17 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     const fail = async (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = [], endKey?: string): Promise<"active"> => {
       const failure = failureRecord(P, { kind, reason, attempts, at: now(), endKey }, receivedScrubOptions(ctx.settings));
       const text = busJson(failure);
-      await retryOnSystemFault(() => deliver(file(slotFile("failure", R, member)), text, { guildDir: layout.guild }));
+      const failureFile = file(slotFile("failure", R, member));
+      const send = () => deliver(failureFile, text, { guildDir: layout.guild });
+      // this dispatch's failure gives way to none dropped in its slot (keyless, the broker moves it aside)
+      await (endKey === undefined
+        ? retryOnSystemFault(send)
+        : deliverOverPlanted(
+            ctx,
+            failureFile,
+            { what: "failure", ours: () => readFailureKey(failureFile) === endKey, conflict: (d) => d.status === "conflict" },
+            send,
+          ));
       opts.log(`${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: ${kind}: ${failure.reason}`);
       return "active";
     };
@@ -187,9 +197,9 @@ export function createReviewer(
   );
 }
 
-/** How long a worker waits for the verifier to move a planted result out of its slot before it moves it itself. */
+/** How long a worker waits for the verifier (or broker) to move a file planted in its slot before it moves it itself. */
 const FOREIGN_RESULT_WAIT_MS = 30_000;
-/** How many times it moves a planted result itself before it leaves the slot as it is. */
+/** How many times it moves a planted file itself before it leaves the slot as it is. */
 const MOVES_TRIED = 3;
 
 /**
@@ -204,22 +214,45 @@ async function deliverOverForeign(
   send: () => Promise<ResultDelivery>,
 ): Promise<ResultDelivery> {
   const file = ctx.layout.gateFile(P.run_id, P.gate, slotFile("result", P.round, packetMember(P)));
-  const foreign = () => {
+  const ours = () => {
     try {
-      return parseReviewResult(readTextBounded(file, { max: MAX_FILE_BYTES })).result?.delivery_key !== key;
+      return parseReviewResult(readTextBounded(file, { max: MAX_FILE_BYTES })).result?.delivery_key === key;
     } catch {
-      return true; // gone meanwhile, or no result of ours: deliver again
+      return false; // gone meanwhile, or no result of ours: deliver again
     }
   };
+  return deliverOverPlanted(ctx, file, { what: "answer", ours, conflict: (d) => d.ok && d.status === "conflict" }, send);
+}
+
+/** The end key of the failure in `file`, if it is one (and readable). */
+function readFailureKey(file: string): unknown {
+  try {
+    return (JSON.parse(readTextBounded(file, { max: MAX_FILE_BYTES })) as { end_key?: unknown }).end_key;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Deliver with `send`; while the slot holds another file than this dispatch's (`ours` is false), wait for the worker
+ * that moves such files aside, else move it aside itself, and deliver again: a planted file must not cost the round
+ * its paid end (its answer, or its failure that lets the broker select again).
+ */
+async function deliverOverPlanted<T>(
+  ctx: BusContext,
+  file: string,
+  o: { what: string; ours: () => boolean; conflict: (delivery: T) => boolean },
+  send: () => Promise<T>,
+): Promise<T> {
   const until = Date.now() + FOREIGN_RESULT_WAIT_MS;
   for (let moves = 0; ;) {
     const delivery = await retryOnSystemFault(send);
-    if (!delivery.ok || delivery.status !== "conflict" || !foreign()) return delivery;
+    if (!o.conflict(delivery) || o.ours()) return delivery;
     if (Date.now() < until) await sleep(200);
-    // a slot that cannot be freed (the move fails each time) is left as it is: the worker's log says the answer was not delivered
+    // a slot that cannot be freed (the move fails each time) is left as it is: the worker's log says it was not delivered
     else if (moves++ === MOVES_TRIED) return delivery;
     else {
-      const reason = "planted in the slot of the dispatched reviewer's answer, which has no other place (no delivery key of its dispatch)";
+      const reason = `planted in the slot of the dispatched reviewer's ${o.what}, which has no other place (no key of its dispatch)`;
       await rejectFile(path.dirname(file), path.basename(file), reason, ctx.layout.guild);
     }
   }

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, MODES, type Project, received, scriptedProvider, stopChild } from "../helpers/bus.js";
 import { until } from "../helpers/clients.js";
+import { scaled } from "../helpers/machine.js";
 
 const DOC = "# Runbook\n\n1. drain\n2. deploy\n";
 
@@ -128,5 +129,47 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
     // a staging file is transient (the other broker may still be rewriting trail.md as the test looks); none stays
     const staging = path.join(p.root, ".guild", "tmp");
     await until("no staging file left in .guild/tmp", () => readdirSync(staging).length === 0);
+  });
+
+  describe("(i) a failure dropped in the slot of the dispatched reviewer's own", () => {
+    it("gives way: the worker's failure, with its end key, is delivered once the planted one is moved aside", async () => {
+      const p = makeProject({ poll });
+      // a reviewer that answers nothing usable, once told to: its round ends malformed (after the one repair call)
+      const marker = path.join(p.root, "answer-now");
+      const script = path.join(p.root, "garbage-reviewer.cjs");
+      writeFileSync(
+        script,
+        "const fs = require('node:fs');\nprocess.stdin.resume();\n" +
+          "const t = setInterval(() => { if (fs.existsSync(process.argv[2])) { clearInterval(t); process.stdout.write('no envelope\\n'); process.exit(0); } }, 50);\n",
+      );
+      p.settings({
+        foreign_grace_ms: 2000,
+        providers: { gpt: { adapter: "command", model: "gpt-5", argv: [process.execPath, script, marker], timeout_ms: 60_000 } },
+      });
+      p.write("ops/runbook.md", DOC);
+      for (const kind of ["broker", "verifier", "command"]) p.startWorker(kind);
+      request(p, "i1");
+      await p.waitFor("i1", "G-operations", (f) => f.includes("attempt-1.json"), "dispatch");
+      const attempt = p.readJson<{ packet_id: string }>("i1", "G-operations", "attempt-1.json");
+      const planted = {
+        schema_version: "guild_bus.failure.v1",
+        run_id: "i1",
+        gate: "G-operations",
+        round: 1,
+        packet_id: attempt.packet_id,
+        kind: "malformed",
+        reason: "planted",
+        at: new Date().toISOString(),
+      };
+      writeFileSync(path.join(p.root, "f.tmp"), JSON.stringify(planted));
+      renameSync(path.join(p.root, "f.tmp"), path.join(p.gateDir("i1", "G-operations"), "failure-1.json"));
+      writeFileSync(marker, "");
+      await p.waitFor("i1", "G-operations", (f) => f.includes("packet-2.md"), "the malformed round restarted", scaled(60_000));
+      const failure = p.readJson<{ reason: string; end_key?: string }>("i1", "G-operations", "failure-1.json");
+      expect(failure.reason).not.toBe("planted");
+      expect(failure.end_key).toEqual(expect.any(String));
+      expect(readdirSync(path.join(p.gateDir("i1", "G-operations"), "rejected")).some((f) => f.startsWith("failure-1.json"))).toBe(true);
+      expect(p.files("i1", "G-operations")).not.toContain("escalation-1.json");
+    });
   });
 });
