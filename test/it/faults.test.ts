@@ -140,7 +140,8 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
       writeFileSync(
         script,
         "const fs = require('node:fs');\nprocess.stdin.resume();\n" +
-          "const t = setInterval(() => { if (fs.existsSync(process.argv[2])) { clearInterval(t); process.stdout.write('no envelope\\n'); process.exit(0); } }, 50);\n",
+          "const t = setInterval(() => {\n  if (!fs.existsSync(process.argv[2])) return;\n" +
+          "  clearInterval(t);\n  process.stdout.write('no envelope\\n');\n  process.exit(0);\n}, 50);\n",
       );
       p.settings({
         foreign_grace_ms: 2000,

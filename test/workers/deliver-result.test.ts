@@ -11,51 +11,43 @@ import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 const KEY_ENV = "GUILD_BUS_TEST_GATEWAY_KEY";
 afterEach(() => delete process.env[KEY_ENV]);
 
+/** Deliver, as a reviewer worker does, an answer with `summary` and one finding titled `title` for round 1 of a gate. */
+async function delivered(run: string, answer: { title: string; summary?: string }, settings?: object) {
+  const { layout, file, field } = await gateWithPacket(run);
+  if (settings) writeFileSync(layout.settings, JSON.stringify(settings));
+  const packet = readGate(layout, run, GATE).packets.get(1) as PacketFrontMatter;
+  const delivery = await deliverResult(loadContext(layout), packet, {
+    schema_version: "review_result.v1",
+    packet_id: field("packet_id"),
+    artifact_sha256_reviewed: field("artifact_sha256"),
+    verdict: "issues",
+    ...(answer.summary === undefined ? {} : { summary: answer.summary }),
+    findings: [{ severity: "high", title: answer.title, detail: "d" }],
+    blocking_findings: [],
+    round: 1,
+    reviewer_host: "http",
+    reviewer_model: "gpt-5",
+  });
+  expect(delivery).toMatchObject({ ok: true, status: "delivered" });
+  return readFileSync(file("result-1.json"), "utf8");
+}
+
 describe("deliverResult", () => {
   it("replaces a provider's API key, read from its api_key_env, wherever the answer quotes it", async () => {
-    const { layout, file, field } = await gateWithPacket("echoed-key");
     const key = "corp-gateway-key-alpha-bravo-7"; // no shape a built-in pattern knows
     process.env[KEY_ENV] = key;
-    writeFileSync(
-      layout.settings,
-      JSON.stringify({ providers: { gw: { adapter: "http", base_url: "http://127.0.0.1:1", api_key_env: KEY_ENV } } }),
+    const written = await delivered(
+      "echoed-key",
+      { title: `key ${key} echoed`, summary: `the request carried Authorization: Bearer ${key}` },
+      { providers: { gw: { adapter: "http", base_url: "http://127.0.0.1:1", api_key_env: KEY_ENV } } },
     );
-    const packet = readGate(layout, "echoed-key", GATE).packets.get(1) as PacketFrontMatter;
-    const delivery = await deliverResult(loadContext(layout), packet, {
-      schema_version: "review_result.v1",
-      packet_id: field("packet_id"),
-      artifact_sha256_reviewed: field("artifact_sha256"),
-      verdict: "issues",
-      summary: `the request carried Authorization: Bearer ${key}`,
-      findings: [{ severity: "high", title: `key ${key} echoed`, detail: "d" }],
-      blocking_findings: [],
-      round: 1,
-      reviewer_host: "http",
-      reviewer_model: "gpt-5",
-    });
-    expect(delivery).toMatchObject({ ok: true, status: "delivered" });
-    const written = readFileSync(file("result-1.json"), "utf8");
     expect(written).not.toContain(key);
     expect(written).toContain("Bearer [REDACTED:token]");
   });
 
   it("writes a reviewer's C1 and bidirectional controls as escapes: cat shows them, a reader gets the same text", async () => {
-    const { layout, file, field } = await gateWithPacket("controls");
     const title = "rewrite \u009b2J the screen \u202eevil\u2066";
-    const packet = readGate(layout, "controls", GATE).packets.get(1) as PacketFrontMatter;
-    const delivery = await deliverResult(loadContext(layout), packet, {
-      schema_version: "review_result.v1",
-      packet_id: field("packet_id"),
-      artifact_sha256_reviewed: field("artifact_sha256"),
-      verdict: "issues",
-      findings: [{ severity: "high", title, detail: "d" }],
-      blocking_findings: [],
-      round: 1,
-      reviewer_host: "http",
-      reviewer_model: "gpt-5",
-    });
-    expect(delivery).toMatchObject({ ok: true, status: "delivered" });
-    const written = readFileSync(file("result-1.json"), "utf8");
+    const written = await delivered("controls", { title });
     for (const control of ["\u009b", "\u202e", "\u2066"]) expect(written).not.toContain(control);
     expect(written).toContain("\\u009b2J");
     expect(JSON.parse(written).findings[0].title).toBe(title);
