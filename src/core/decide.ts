@@ -442,14 +442,6 @@ export function decideGate(s: GateSnapshot, settings: Settings, rest: Omit<Decid
   return decide(s, { ...rest, policy: gatePolicy(s, settings) });
 }
 
-/** Escalations that say the next packet cannot be built: they come and go with the artifact, and offer no force-pass. */
-const ARTIFACT_REASONS: ReadonlySet<EscalationReason> = new Set([
-  "artifact_missing",
-  "artifact_too_large",
-  "artifact_not_text",
-  "scrub_failed",
-]);
-
 /**
  * Why the open round's escalation is not the broker's, or null. Without it (and the decision answering it) decide()
  * must act: make an escalation, or an action the broker's plan may turn into one (a packet no reviewer can take, an
@@ -462,7 +454,7 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): s
   const R = openRound(s);
   const esc = s.escalations.get(R);
   // an ended gate's escalations are its history: its outcome is judged on its own (reverify)
-  if (s.outcome || !esc || R === 0 || ARTIFACT_REASONS.has(esc.reason)) return null;
+  if (s.outcome || !esc) return null;
   const escalations = new Map(s.escalations);
   escalations.delete(R);
   const decisions = new Map(s.decisions);

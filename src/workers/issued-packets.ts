@@ -2,7 +2,7 @@
 // binds the front matter, and this binds the rest, which is what a reviewer acts on. Checked for the open round
 // before a worker acts (the broker plans, a reviewer is paid, the verifier seals), with the settings now; a packet
 // that is not the broker's is left out of that view and reported, and the broker moves it aside. So is an escalation
-// of the open round that is not the one the broker makes from the gate's files (`foreignEscalationProblem`).
+// of the open round that the gate's files do not lead to (`foreignEscalationProblem`).
 import { lstatSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { BusContext } from "../bus/context.js";
