@@ -1,6 +1,7 @@
 // The verifier: for each new result-<n>.json, run the gate-pass against the artifact as it is now (scrubbed), judge
 // the score condition and any rulings, and deliver verdict-<n>.json. Deterministic code only; results that cannot
 // belong to the open round are rejected.
+import { existsSync } from "node:fs";
 import { busJson } from "../core/bus-json.js";
 import { evaluateGatePass } from "../core/gate-pass.js";
 import { type LenientResult, parseReviewResult } from "../core/result-wire.js";
@@ -117,6 +118,8 @@ async function sealAsFound(
   log: (m: string) => void,
 ) {
   const { runId, gate, round, member, view } = slot;
+  const sealPath = ctx.layout.gateFile(runId, gate, sealFile(round, member));
+  if (existsSync(sealPath)) return; // sealed at an earlier look: the reader compares the result with it
   let bytes: Buffer;
   try {
     bytes = readBounded(ctx.layout.gateFile(runId, gate, slotFile("result", round, member)), { max: MAX_FILE_BYTES });
@@ -127,7 +130,7 @@ async function sealAsFound(
   const parsed = parseReviewResult(bytes.toString("utf8")).result;
   const packet = view.packets.get(round);
   if (!parsed || !packet || deliveryRefusal(view, packet, parsed) !== null) return;
-  await deliverInOrder([{ finalPath: ctx.layout.gateFile(runId, gate, sealFile(round, member)), bytes }], {
+  await deliverInOrder([{ finalPath: sealPath, bytes }], {
     guildDir: ctx.layout.guild,
     log: (m) => log(`${runId}/${gate}: ${m}`),
   });
