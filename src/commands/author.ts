@@ -19,8 +19,6 @@ import { deliverResult } from "../workers/deliver-result.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 import { type GateView, viewGate } from "./gate-view.js";
 
-const json = busJson;
-
 async function write(ctx: BusContext, view: GateView, name: string, text: string): Promise<string | null> {
   const { layout } = ctx;
   const { status } = await deliver(layout.gateFile(view.snapshot.runId, view.snapshot.gate, name), text, { guildDir: layout.guild });
@@ -54,7 +52,7 @@ async function resubmitNow(ctx: BusContext, run: string, gate: string): Promise<
     after_round: round,
     at: new Date().toISOString(),
   });
-  const conflict = await write(ctx, view, `resubmit-${round}.json`, json(record));
+  const conflict = await write(ctx, view, `resubmit-${round}.json`, busJson(record));
   return conflict ? refuse(conflict) : { ok: true, round };
 }
 
@@ -143,7 +141,7 @@ async function decideEscalationNow(
     escalation_sha256: answered,
     at: new Date().toISOString(),
   });
-  const conflict = await write(ctx, view, `decision-${round}.json`, json(record));
+  const conflict = await write(ctx, view, `decision-${round}.json`, busJson(record));
   return conflict ? refuse(conflict) : { ok: true, round, reason: escalation.reason };
 }
 

@@ -108,6 +108,7 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
     const chosen = runId ? views : runsToJudge(views);
     const gates = chosen.map((v): CheckedGate => {
       const reason = failure(ctx, v, o);
+      const redacted = redactedNote(v.artifact);
       const out = v.snapshot.outcome;
       return {
         run_id: v.snapshot.runId,
@@ -116,8 +117,7 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
         passed: reason === null,
         reason:
           reason ??
-          `${out!.status} at round ${out!.final_round}, ${passedBy(out!)}, artifact unchanged` +
-            (redactedNote(v.artifact) ? `; ${redactedNote(v.artifact)}` : ""),
+          `${out!.status} at round ${out!.final_round}, ${passedBy(out!)}, artifact unchanged` + (redacted ? `; ${redacted}` : ""),
       };
     });
     const missing = o.require.filter((g) => !gates.some((c) => c.gate === g));

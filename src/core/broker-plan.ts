@@ -113,7 +113,7 @@ export function stuck(decision: GateDecision, action: Action, error: unknown): {
 }
 
 function writeEscalation(s: GateSnapshot, decision: GateDecision, action: EscalationAction, input: BrokerInput): BrokerStep {
-  const text = json(escalationRecord(s, withRepeatedFindings(s, action, input.reads), input.now));
+  const text = busJson(escalationRecord(s, withRepeatedFindings(s, action, input.reads), input.now));
   return { type: "write", decision, action, name: `escalation-${action.round}.json`, text, events: roundEvents(s, action, input.now) };
 }
 
@@ -445,7 +445,15 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
     }
   }
   const outcome = outcomeRecord(s, action, now, input);
-  return { type: "write", decision, action, name: "outcome.json", text: json(outcome), events: roundEvents(s, action, input.now), outcome };
+  return {
+    type: "write",
+    decision,
+    action,
+    name: "outcome.json",
+    text: busJson(outcome),
+    events: roundEvents(s, action, input.now),
+    outcome,
+  };
 }
 
 /** The outcome with its attribution: counted rounds, who reviewed, how sure the identity is, the family relation. */
@@ -588,5 +596,3 @@ export function trailText(s: GateSnapshot, decision: GateDecision, input: Pick<B
   const { entries, findings, details } = trailEntries(s, input.reads.result, input.policy.stop);
   return renderTrail(s, entries, findings, decision, details);
 }
-
-const json = busJson;
