@@ -1,5 +1,5 @@
 // Every gate directory on disk, and the entries under .guild/runs the workers ignore, with why.
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { GATE_NAMES, isGate, isRunId } from "../spec/ids.js";
 import type { Layout } from "./layout.js";
@@ -63,4 +63,18 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
     }
   }
   return out;
+}
+
+/**
+ * Whether the gate holds an outcome and neither it nor the gate directory changed since `cutoffMs`, by ctime (which no
+ * writer sets back). A gate that cannot be told so (a read that fails) is not.
+ */
+export function endedBefore(layout: Layout, runId: string, gate: string, cutoffMs: number): boolean {
+  try {
+    const dir = lstatSync(layout.gateDir(runId, gate));
+    const outcome = lstatSync(layout.gateFile(runId, gate, "outcome.json"));
+    return outcome.isFile() && Math.max(dir.ctimeMs, outcome.ctimeMs) < cutoffMs;
+  } catch {
+    return false;
+  }
 }

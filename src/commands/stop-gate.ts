@@ -3,7 +3,7 @@
 // on`), and bounded: after max_blocks blocks of one gate the turn ends with a message saying what still waits, so a
 // host is never held in a loop it can only force its way out of.
 import type { BusContext } from "../bus/context.js";
-import { listGates } from "../bus/gate-list.js";
+import { endedBefore, listGates } from "../bus/gate-list.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -12,6 +12,9 @@ import { findingLine, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
 
 export const DEFAULT_MAX_BLOCKS = 2;
+/** A gate that ended longer ago than this is history to the stop gate: the hook runs at the end of every turn, so it
+ * catches a hand-written outcome long before, and its cost stays that of the open and recent gates. */
+export const ENDED_HISTORY_MS = 24 * 60 * 60 * 1000;
 const OFF = "turn it off with `guild-bus gate off` (or stop_gate.enabled false in .guild/settings.json)";
 
 export type StopVerdict = { block: true; reason: string } | { block: false; message: string | null };
@@ -39,12 +42,13 @@ const hostKey = (host: string | null | undefined) => {
 };
 
 /** Should `host` (the MCP client name that authored, e.g. claude-code) be kept from ending its turn? */
-export async function stopGate(ctx: BusContext, host: string): Promise<StopVerdict> {
+export async function stopGate(ctx: BusContext, host: string, now = Date.now()): Promise<StopVerdict> {
   const gate = ctx.settings.stop_gate;
   if (!gate?.enabled) return { block: false, message: null };
   const max = gate.max_blocks ?? DEFAULT_MAX_BLOCKS;
   const waiting = listGates(ctx.layout)
-    .gates.map((r) => viewGate(ctx, r.runId, r.gate))
+    .gates.filter((r) => !endedBefore(ctx.layout, r.runId, r.gate, now - ENDED_HISTORY_MS))
+    .map((r) => viewGate(ctx, r.runId, r.gate))
     .filter(
       // an ended gate whose pass does not re-derive (a hand-written outcome) is no pass either; one whose artifact was
       // edited since is history, as every later edit makes it

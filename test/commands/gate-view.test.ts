@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { viewGate } from "../../src/commands/gate-view.js";
-import { stopGate } from "../../src/commands/stop-gate.js";
+import { ENDED_HISTORY_MS, stopGate } from "../../src/commands/stop-gate.js";
 import { requestReview } from "../../src/commands/review.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { stepGate } from "../../src/workers/broker.js";
@@ -35,6 +35,19 @@ describe("an ended gate's view", () => {
     expect(hook).toMatchObject({
       block: true,
       reason: expect.stringContaining(`${run} ${GATE} has not passed: a human: the outcome does not`),
+    });
+    // a day after it ended, the gate is history to the hook, which runs at every turn's end and so reads only the open
+    // and recent gates; an open gate of the host still holds the turn then
+    const later = Date.now() + ENDED_HISTORY_MS + 60_000;
+    expect(await stopGate(loadContext(layout), "claude-code", later)).toEqual({ block: false, message: null });
+    const open = await gateWithPacket(`${run}-open`);
+    open.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "No rollback" }] });
+    await verifyGate(loadContext(open.layout), `${run}-open`, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(open.layout), `${run}-open`, GATE);
+    writeFileSync(open.layout.settings, JSON.stringify({ stop_gate: { enabled: true } }));
+    expect(await stopGate(loadContext(open.layout), "claude-code", later)).toMatchObject({
+      block: true,
+      reason: expect.stringContaining("No rollback"),
     });
   });
 
