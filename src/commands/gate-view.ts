@@ -51,6 +51,14 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
     if (problems.length)
       return {
         ...view,
+        // the row never shows the outcome's own word: a script reading `status` must not see a pass
+        output: {
+          ...view.output,
+          status: "unproven",
+          state: "unproven",
+          waiting_for: "human",
+          detail: `outcome.json says ${s.outcome.status}, but that does not re-derive from the gate's files: ${problems[0]}`,
+        },
         unproven: problems[0]!,
         exitCode: 2,
         next: {

@@ -24,7 +24,9 @@ export interface ReviewBrokerOutput {
     | "refused"
     | "blocked"
     | "artifact_unusable"
-    | "stalled";
+    | "stalled"
+    /** An outcome.json that does not re-derive from the gate's files (a hand-written one): no pass, a person looks. */
+    | "unproven";
   gate: string;
   run_id: string;
   author_host: string;

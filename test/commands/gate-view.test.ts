@@ -26,6 +26,9 @@ describe("an ended gate's view", () => {
     expect(JSON.parse(readFileSync(file("outcome.json"), "utf8"))).toMatchObject({ status: "satisfied" });
     const view = viewGate(loadContext(layout), run, GATE);
     expect(view.exitCode).toBe(2);
+    // the row itself says so: status's table and --json never show the outcome's own "satisfied"
+    expect(view.output).toMatchObject({ status: "unproven", state: "unproven", waiting_for: "human" });
+    expect(view.output.detail).toMatch(/^outcome.json says satisfied, but that does not re-derive/);
     expect(view.next.waiting_on).toMatch(
       /^a human: the outcome does not re-derive from the gate's files \(.*\); do not report it as passed/,
     );
