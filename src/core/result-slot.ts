@@ -30,17 +30,19 @@ export function deliveryRefusal(s: GateSnapshot, packet: PacketFrontMatter, resu
 /**
  * A round a reviewer worker dispatched ends without a result only by that worker's word: a failure that would end it
  * so (malformed, unavailable: a quorum goes on without the member) must carry the end key whose sha256 the attempt
- * recorded. A failure without it is nobody's: anyone can drop one to silence a reviewer about to block. `no_verdict`
- * needs no key: it hands the round to a person (a worker that found a dispatch it did not make writes it). Attempts
- * recorded before end keys existed carry none, and their failures are taken as written.
+ * recorded, and that attempt must be a dispatch of this packet by its reviewer (as for a result). A failure without it
+ * is nobody's: anyone can drop one to silence a reviewer about to block, and an attempt without an end key (dropped
+ * with it, or recorded by a bus from before end keys) proves no dispatch. `no_verdict` needs no key: it hands the
+ * round to a person (a worker that found a dispatch it did not make writes it).
  */
 export function failureRefusal(s: ReviewSlots, packet: PacketFrontMatter, failure: Failure): string | null {
   if (!dispatchedByBus(packet.reviewer_adapter) || failure.kind === "no_verdict") return null;
   const attempt = s.attempts.get(packet.round);
   const name = slotFile("attempt", packet.round, packet.quorum ? packet.reviewer_provider : null);
   if (!attempt) return `round ${packet.round} went to a reviewer the bus dispatches, and no dispatch was recorded (${name})`;
-  if (attempt.end_key_sha256 === undefined || (failure.end_key !== undefined && sha256Hex(failure.end_key) === attempt.end_key_sha256))
-    return null;
+  if (attempt.end_key_sha256 === undefined || attempt.provider !== packet.reviewer_provider || attempt.packet_id !== packet.packet_id)
+    return `${name} is not a dispatch of this packet by its reviewer worker (no end key, or another reviewer or packet)`;
+  if (failure.end_key !== undefined && sha256Hex(failure.end_key) === attempt.end_key_sha256) return null;
   return `not written by the worker that recorded ${name} (its end key is missing or wrong)`;
 }
 

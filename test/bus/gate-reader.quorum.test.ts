@@ -174,18 +174,26 @@ describe("a failure that ends a dispatched member's part", () => {
     expect(s.members.get("gem")!.failures.get(1)).toMatchObject({ kind: "unavailable" });
   });
 
-  it("without any dispatch recorded is nobody's; no_verdict (a person decides) and an attempt from before end keys are taken", () => {
+  it("without a dispatch of its packet recorded, with its end key, is nobody's; no_verdict (a person decides) is taken", () => {
     const { layout, put } = gate();
     put("failure-1.gpt.json", failure("gpt", "unavailable"));
     expect(readGate(layout, RUN, GATE).problems).toEqual([
       expect.objectContaining({ file: "failure-1.gpt.json", reason: expect.stringContaining("no dispatch was recorded") }),
     ]);
     put("failure-1.gpt.json", failure("gpt", "no_verdict"));
+    // an attempt without an end key (dropped with the failure, or from a bus before end keys) proves no dispatch
     put("attempt-1.gem.json", attempt("gem"));
     put("failure-1.gem.json", failure("gem", "unavailable"));
-    const s = readGate(layout, RUN, GATE);
-    expect(s.problems).toEqual([]);
+    let s = readGate(layout, RUN, GATE);
     expect(s.members.get("gpt")!.failures.get(1)).toMatchObject({ kind: "no_verdict" });
-    expect(s.members.get("gem")!.failures.get(1)).toMatchObject({ kind: "unavailable" });
+    expect(s.members.get("gem")!.failures.size).toBe(0);
+    expect(s.problems).toEqual([
+      expect.objectContaining({ file: "failure-1.gem.json", reason: expect.stringContaining("is not a dispatch of this packet") }),
+    ]);
+    // nor one recorded for another packet, whatever key it holds
+    put("attempt-1.gem.json", JSON.stringify({ ...JSON.parse(attempt("gem", { end: "k" })), packet_id: packetId(RUN, GATE, 1, "gpt") }));
+    put("failure-1.gem.json", failure("gem", "unavailable", "k"));
+    s = readGate(layout, RUN, GATE);
+    expect(s.members.get("gem")!.failures.size).toBe(0);
   });
 });
