@@ -9,6 +9,7 @@ import { answered, ROOT_HELP } from "./errors.js";
 import { waitForGate } from "./follow.js";
 import { userPath } from "../bus/project-root.js";
 import { requestReview, type ReviewParams } from "../commands/review.js";
+import { workerRunning } from "../runtime/peers.js";
 
 /** What commander hands over: the request's fields, with the modes still unchecked strings, and the CLI's own. */
 type ReviewOptions = Omit<ReviewParams, "artifact" | "stop" | "difficulty" | "quorum"> & {
@@ -75,6 +76,9 @@ export function register(program: Command): void {
       for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
       process.stderr.write(`requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
       if (!o.wait) {
+        // --wait prints the next step at once; without it, a first run before `up` must not look as if it moves
+        if (!workerRunning(layout, "broker"))
+          process.stderr.write("no broker worker is running for this project: nothing moves until `guild-bus up` runs\n");
         process.stdout.write(
           o.json ? JSON.stringify({ run_id: runId, gate, gate_dir: layout.rel(layout.gateDir(runId, gate)) }) + "\n" : `${runId}\n`,
         );

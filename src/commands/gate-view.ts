@@ -5,6 +5,8 @@ import { readGate, resultBytes } from "../bus/gate-reader.js";
 import type { ArtifactState } from "../core/artifact-view.js";
 import { decideGate, type GateDecision, waitExitCode } from "../core/decide.js";
 import { gatePolicy } from "../core/gate-queries.js";
+import { runningSupervisor } from "../runtime/supervisor-lock.js";
+import { workerRunning } from "../runtime/peers.js";
 import { nextStep, type NextStep } from "../core/next-step.js";
 import { type Reverification, reverifyOutcome } from "../core/reverify.js";
 import type { GateSnapshot } from "../core/snapshot.js";
@@ -42,7 +44,8 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   const decision = decideGate(s, ctx.settings, { codexSkip: ctx.codexSkip, artifact: () => artifact });
   const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
   const output = gateStatus(s, decision, artifact, gatePolicy(s, ctx.settings), trailPath);
-  const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)), artifact);
+  const workers = { running: (kind: string) => workerRunning(ctx.layout, kind), supervised: () => runningSupervisor(ctx.layout) !== null };
+  const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)), artifact, workers);
   const view = { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision, artifact) };
   // a pass (satisfied, force_passed, skipped) is reported (wait's 0, the MCP tools, the stop hook) only while it
   // re-derives from the gate's files: an outcome.json dropped by hand is not one

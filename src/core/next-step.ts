@@ -6,6 +6,14 @@ import type { GateSnapshot } from "./snapshot.js";
 import { type ArtifactView, redactedNote } from "./artifact-view.js";
 import { passNoLongerHolds } from "./sent-bytes.js";
 import { MAX_EXTEND_BY } from "../spec/constants.js";
+import { dispatchedByBus } from "./adapter-kinds.js";
+
+/** Which workers run on the tree (their heartbeats), as the caller can tell: a wait on a worker nobody runs is no wait. */
+export interface WorkerPresence {
+  running(kind: string): boolean;
+  /** Whether a `guild-bus up` supervises the tree (then a missing kind is started beside it). */
+  supervised(): boolean;
+}
 
 export interface NextStep {
   /** Who the gate waits on, in words: "the broker", "reviewer codex (gpt-5)", "a person (the manual reviewer)", "the author"… */
@@ -58,9 +66,9 @@ export function blockedWait(s: GateSnapshot): string | null {
 
 /**
  * The next step of a gate, from its snapshot, decision and the artifact as it is now; `gateDir` is the gate directory,
- * project-relative.
+ * project-relative; `workers`, when given, tells which workers run.
  */
-export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, artifact: ArtifactView): NextStep {
+export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, artifact: ArtifactView, workers?: WorkerPresence): NextStep {
   const round = openRound(s);
   const reviewers = roundPackets(s, round);
   const p = reviewers[0];
@@ -94,12 +102,10 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   }
   if (d.state === "awaiting_author")
     return { ...base, waiting_on: "the author", command: `guild-bus resubmit ${ids} (after revising the artifact)` };
-  if (WORKER_STATES.has(d.state) || !p)
-    return {
-      ...base,
-      waiting_on: `the ${d.state === "normalizing" ? "manual worker" : d.state === "verifying" ? "verifier" : "broker"}`,
-      command: null,
-    };
+  if (WORKER_STATES.has(d.state) || !p) {
+    const kind = d.state === "normalizing" ? "manual" : d.state === "verifying" ? "verifier" : "broker";
+    return withIdle({ ...base, waiting_on: `the ${kind === "manual" ? "manual worker" : kind}`, command: null }, [kind], workers);
+  }
   if (p.reviewer_adapter === "manual") {
     return {
       ...base,
@@ -110,7 +116,27 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
     };
   }
   // a quorum round waits on each of its reviewers
-  return { ...base, waiting_on: `${reviewers.map(reviewerWords).join(", ")}, run by \`guild-bus up\``, command: null };
+  const waiting = { ...base, waiting_on: `${reviewers.map(reviewerWords).join(", ")}, run by \`guild-bus up\``, command: null };
+  const unanswered = reviewers.filter((r) => {
+    const member = packetMember(r);
+    const slots = member === null ? s : s.members.get(member);
+    return dispatchedByBus(r.reviewer_adapter) && !slots?.results.has(round) && !slots?.failures.has(round);
+  });
+  return withIdle(waiting, [...new Set(unanswered.map((r) => r.reviewer_adapter))], workers);
+}
+
+/**
+ * A wait on a worker kind nobody runs (a first run before `up`, a reviewer kind added to settings after `up` started)
+ * says so, with the command that starts it: `up`, or that worker beside a running `up`.
+ */
+function withIdle(next: NextStep, kinds: string[], workers: WorkerPresence | undefined): NextStep {
+  const idle = workers ? kinds.filter((kind) => !workers.running(kind)) : [];
+  if (!idle.length) return next;
+  return {
+    ...next,
+    waiting_on: `${next.waiting_on}, but no ${idle.join(" or ")} worker is running for this project`,
+    command: workers!.supervised() ? `guild-bus worker ${idle[0]}` : "guild-bus up",
+  };
 }
 
 /** One line for a person: "waiting for X — run: Y". */

@@ -71,6 +71,36 @@ function deadHere(name: string): boolean {
   return /^\d+$/.test(rest) && !processAlive(Number(rest));
 }
 
+/** Another machine's worker counts as running while its file was re-dated this recently by its clock (clocks differ). */
+const RUNNING_SKEW_MS = 60_000;
+
+/**
+ * Whether a worker of `kind` says it is alive on this tree: a peer file re-dated lately (one of this machine whose
+ * process is gone counts as none). For telling a person who must act, never for correctness.
+ */
+export function workerRunning(layout: Layout, kind: string, now = Date.now()): boolean {
+  const dir = peersDir(layout, kind);
+  try {
+    refuseSymlinks(layout.guild, dir);
+    const found = opendirSync(dir, { bufferSize: 64 });
+    try {
+      for (let read = 0; read < MAX_DIR_ENTRIES; read++) {
+        const entry = found.readSync();
+        if (!entry) return false;
+        if (!PEER_NAME.test(entry.name) || deadHere(entry.name)) continue;
+        const st = lstatQuietly(path.join(dir, entry.name));
+        const window = entry.name.startsWith(`${THIS_MACHINE}-`) ? PEER_STALE_MS : RUNNING_SKEW_MS;
+        if (st?.isFile() && st.nlink === 1 && Math.abs(now - st.mtimeMs) < window) return true;
+      }
+    } finally {
+      found.closeSync();
+    }
+  } catch {
+    // no workers/ directory (none ever ran), or a linked one
+  }
+  return false;
+}
+
 export class Peers {
   private readonly file: string;
   private live: string[];

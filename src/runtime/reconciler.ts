@@ -159,19 +159,20 @@ export class WorkerRuntime {
     const logFile = spec.skipFinishedRuns ? finishedRunsFile(spec.layout, spec.kind) : null;
     this.finishedLog = logFile ? new FinishedRuns(spec.layout, logFile) : null;
     this.walk = this.finishedLog ? this.historyWalk(this.finishedLog) : null;
-    this.peers = spec.shareWork ? new Peers(spec.layout, peersDir(spec.layout, spec.kind)) : null;
+    // every worker that writes says it is alive (status names a role nobody runs); a reader (the console) does not
+    this.peers = spec.shareWork || spec.janitor !== false ? new Peers(spec.layout, peersDir(spec.layout, spec.kind)) : null;
   }
 
   private readonly peers: Peers | null;
 
   /** Whether an event in this gate is this worker's to act on at once (its share, or all when it works alone). */
   private owns(key: string): boolean {
-    return this.peers?.owns(key) ?? true;
+    return !this.spec.shareWork || (this.peers?.owns(key) ?? true);
   }
 
-  /** Say this worker is alive; when the peers changed, the gates now its share are looked at at once. */
+  /** Say this worker is alive; when the peers sharing the work changed, the gates now its share are looked at at once. */
   private beat(): void {
-    if (!this.peers?.beat()) return;
+    if (!this.peers?.beat() || !this.spec.shareWork) return;
     this.spec.log(`${this.peers.count()} ${this.spec.kind} worker(s) share this tree's gates`);
     for (const key of this.active.keys()) if (this.peers.owns(key)) this.enqueue(key);
   }

@@ -32,15 +32,22 @@ function readHolder(file: string): Holder | null {
   }
 }
 
+/** The start time this process wrote into the lock it holds, while it holds it. */
+let heldSince: string | null = null;
+
 /**
- * Whether the holder named by a lock of this host still holds it: its pid runs, and runs guild-bus — a pid reused by
- * another program since, or a planted lock naming pid 1, holds nothing. Where /proc cannot tell, a live pid holds.
+ * Whether the holder named by a lock of this host still holds it: its pid runs `guild-bus up` — a pid reused since by
+ * another program or another guild-bus command (wait, mcp, ui), or a planted lock naming pid 1, holds nothing. A lock
+ * naming this very process holds only if this process wrote it (a container restarted under the same host name can
+ * run its new `up` with the pid the old one had). Where /proc cannot tell, a live pid holds.
  */
 function holds(holder: Holder): boolean {
-  if (holder.host !== THIS_HOST || holder.pid === process.pid) return true;
+  if (holder.host !== THIS_HOST) return true;
+  if (holder.pid === process.pid) return heldSince !== null && holder.started_at === heldSince;
   if (!processAlive(holder.pid)) return false;
   try {
-    return readFileSync(`/proc/${holder.pid}/cmdline`, "latin1").includes("guild-bus");
+    const args = readFileSync(`/proc/${holder.pid}/cmdline`, "latin1").split("\0");
+    return args.some((a) => a.includes("guild-bus")) && args.includes("up");
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== "ENOENT"; // no /proc (not Linux), or not ours to read
   }
@@ -58,7 +65,10 @@ export async function lockSupervisor(layout: Layout): Promise<() => void> {
   const mine: Holder = { pid: process.pid, host: THIS_HOST, started_at: new Date().toISOString() };
   const bytes = JSON.stringify(mine) + "\n";
   for (let attempt = 0; ; attempt++) {
-    if ((await deliver(file, bytes, { guildDir: layout.guild })).status === "delivered") break;
+    if ((await deliver(file, bytes, { guildDir: layout.guild })).status === "delivered") {
+      heldSince = mine.started_at;
+      break;
+    }
     const holder = readHolder(file);
     const stale = holder !== null && !holds(holder);
     if (!stale || attempt > 0) {
@@ -71,5 +81,6 @@ export async function lockSupervisor(layout: Layout): Promise<() => void> {
   }
   return () => {
     if (readHolder(file)?.pid === process.pid) unlinkSync(file);
+    heldSince = null;
   };
 }

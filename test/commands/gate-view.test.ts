@@ -8,6 +8,8 @@ import { viewGate } from "../../src/commands/gate-view.js";
 import { ENDED_HISTORY_MS, stopGate } from "../../src/commands/stop-gate.js";
 import { requestReview } from "../../src/commands/review.js";
 import { verifyGate } from "../../src/workers/verifier.js";
+import { Peers, peersDir } from "../../src/runtime/peers.js";
+import { lockSupervisor } from "../../src/runtime/supervisor-lock.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 import { outcome } from "../helpers/snapshots.js";
@@ -106,5 +108,35 @@ describe("an ended gate's view", () => {
     expect(view.next.waiting_on).toMatch(
       /does not re-derive from the gate's files \((skipped, but review is required|skipped, but round 1 was issued)/,
     );
+  });
+});
+
+describe("a gate that waits on a worker nobody runs", () => {
+  it("says so, and the command that starts it: `up`, or the one missing worker beside a running `up`", async () => {
+    const run = "no-workers";
+    const { layout, dropResult } = await gateWithPacket(run);
+    dropResult(); // the verifier's turn
+    let next = viewGate(loadContext(layout), run, GATE).next;
+    expect(next).toMatchObject({ waiting_on: "the verifier, but no verifier worker is running for this project", command: "guild-bus up" });
+    const release = await lockSupervisor(layout);
+    try {
+      next = viewGate(loadContext(layout), run, GATE).next;
+      expect(next.command).toBe("guild-bus worker verifier");
+      const verifier = new Peers(layout, peersDir(layout, "verifier"));
+      verifier.beat();
+      next = viewGate(loadContext(layout), run, GATE).next;
+      expect(next).toMatchObject({ waiting_on: "the verifier", command: null });
+      verifier.leave();
+    } finally {
+      release();
+    }
+    // a request nothing picked up yet waits on the broker
+    expect(await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", runId: "first" })).toMatchObject({
+      ok: true,
+    });
+    expect(viewGate(loadContext(layout), "first", GATE).next).toMatchObject({
+      waiting_on: "the broker, but no broker worker is running for this project",
+      command: "guild-bus up",
+    });
   });
 });

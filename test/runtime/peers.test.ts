@@ -4,7 +4,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, s
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
-import { Peers, peersDir } from "../../src/runtime/peers.js";
+import { Peers, peersDir, workerRunning } from "../../src/runtime/peers.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const KEYS = Array.from({ length: 400 }, (_, i) => `run-${i}\u0000G-spec`);
@@ -149,5 +149,27 @@ describe("peers of one worker kind", () => {
     expect(readFileSync(outside, "utf8")).toBe("chapter 1\n");
     const own = statSync(path.join(dir, "a-1"));
     expect([own.nlink, own.ino === statSync(outside).ino]).toEqual([1, false]);
+  });
+});
+
+describe("whether a worker kind runs", () => {
+  it("is told by a peer file re-dated lately: none, a live one, one gone quiet, one of a dead process here", () => {
+    const layout = new Layout(tempRoot());
+    expect(workerRunning(layout, "broker")).toBe(false); // no worker ever ran
+    const self = new Peers(layout, peersDir(layout, "broker"));
+    self.beat();
+    expect(workerRunning(layout, "broker")).toBe(true);
+    expect(workerRunning(layout, "verifier")).toBe(false);
+    expect(workerRunning(layout, "broker", Date.now() + 11_000)).toBe(false); // this machine's, silent for 11 s
+    self.leave();
+    expect(workerRunning(layout, "broker")).toBe(false);
+    // a file of this machine naming a pid that does not run, re-dated now, is no worker
+    const dead = self.self.replace(/\d+$/, "999999999");
+    writeFileSync(path.join(peersDir(layout, "broker"), dead), "");
+    expect(workerRunning(layout, "broker")).toBe(false);
+    // another machine's worker, whose clock may be off, counts for longer
+    writeFileSync(path.join(peersDir(layout, "broker"), "other-host-0-42"), "");
+    expect(workerRunning(layout, "broker", Date.now() + 30_000)).toBe(true);
+    expect(workerRunning(layout, "broker", Date.now() + 61_000)).toBe(false);
   });
 });

@@ -2,8 +2,8 @@
 // program now) is replaced, and whatever else holds the lock's name (a FIFO, a garbled file) refuses a second
 // supervisor with the file to remove — at once.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { THIS_HOST } from "../../src/bus/deliver.js";
 import { lockSupervisor, runningSupervisor, SupervisorLockedError } from "../../src/runtime/supervisor-lock.js";
@@ -66,6 +66,40 @@ describe("the supervisor lock", () => {
       const taking = lockSupervisor(layout);
       await expect(taking).rejects.toBeInstanceOf(SupervisorLockedError);
       await expect(taking).rejects.toThrow(/holder unreadable.*remove \.guild\/up\.lock/);
+    }
+  });
+});
+
+describe("a stale supervisor lock", () => {
+  it("naming this very process, which did not write it, holds nothing (a restarted container's `up` reusing the pid)", async () => {
+    const layout = layoutWithGuild();
+    writeFileSync(layout.supervisorLock, JSON.stringify({ pid: process.pid, host: THIS_HOST, started_at: "then" }) + "\n");
+    expect(runningSupervisor(layout)).toBeNull();
+    const release = await lockSupervisor(layout);
+    expect(runningSupervisor(layout)?.pid).toBe(process.pid);
+    release();
+  });
+
+  it("naming another guild-bus command (wait, mcp) holds nothing; naming a running `guild-bus up` holds", async () => {
+    const layout = layoutWithGuild();
+    const script = "setTimeout(() => {}, 60000)";
+    // node -e ignores the arguments after the script: the process's command line is what /proc shows
+    const mcp = spawn(process.execPath, ["-e", script, "/x/bin/guild-bus.js", "mcp"], { stdio: "ignore" });
+    const up = spawn(process.execPath, ["-e", script, "/x/bin/guild-bus.js", "up", "--root", layout.root], { stdio: "ignore" });
+    try {
+      // until each child runs its own program (right after spawn, /proc may still show the parent's command line)
+      for (const child of [mcp, up])
+        await vi.waitFor(() => expect(readFileSync(`/proc/${child.pid}/cmdline`, "latin1")).toContain("guild-bus.js"), {
+          timeout: 30_000,
+        });
+      writeFileSync(layout.supervisorLock, JSON.stringify({ pid: mcp.pid, host: THIS_HOST, started_at: "then" }) + "\n");
+      expect(runningSupervisor(layout)).toBeNull();
+      writeFileSync(layout.supervisorLock, JSON.stringify({ pid: up.pid, host: THIS_HOST, started_at: "then" }) + "\n");
+      expect(runningSupervisor(layout)?.pid).toBe(up.pid);
+      await expect(lockSupervisor(layout)).rejects.toThrow(new RegExp(`pid ${up.pid}`));
+    } finally {
+      mcp.kill("SIGKILL");
+      up.kill("SIGKILL");
     }
   });
 });
