@@ -1,5 +1,7 @@
 // guild-bus worker <kind> runs one worker in this process; guild-bus up supervises a set of them.
+import { statSync } from "node:fs";
 import type { Command } from "commander";
+import type { Settings } from "../spec/schemas.js";
 import { ROOT_HELP } from "./errors.js";
 import { packagePath } from "../bus/package-files.js";
 import { summary } from "./overview.js";
@@ -19,6 +21,16 @@ interface WorkerCliOptions {
 }
 
 const isWorkerKind = (kind: string): boolean => (WORKER_KINDS as readonly string[]).includes(kind);
+
+/** A file's identity and last change ("" when absent): a settings edit changes it, a look that finds none does not. */
+function fileStamp(file: string): string {
+  try {
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : "";
+  } catch (error) {
+    return `unreadable: ${(error as NodeJS.ErrnoException).code}`;
+  }
+}
 
 /** The kinds named, each checked against the one list of worker kinds (src/workers/index.ts). */
 function workerKinds(names: string[], where: string) {
@@ -108,18 +120,27 @@ export function register(program: Command): void {
         throw new Error(`settings cannot be read for now (${fault}); nothing started — try again`);
       }
       // a reviewer worker for every adapter kind a packet could be addressed to, so no packet waits for nobody
-      const reviewers = async () =>
-        new Set(
-          (await detectProviders(settings, layout))
-            // manual is always started; an external reviewer is a process of its own, with no worker here
-            .filter((p) => p.adapter !== "manual" && isWorkerKind(p.adapter) && (p.available || p.source === "settings"))
-            .map((p) => p.adapter),
-        );
-      const kinds = requested ?? ["broker", "verifier", "manual", ...[...(await reviewers())].sort()];
+      const reviewers = async (now: Settings) =>
+        (await detectProviders(now, layout))
+          // manual is always started; an external reviewer is a process of its own, with no worker here
+          .filter((p) => p.adapter !== "manual" && isWorkerKind(p.adapter) && (p.available || p.source === "settings"))
+          .map((p) => p.adapter);
+      const kinds = requested ?? ["broker", "verifier", "manual", ...[...new Set(await reviewers(settings))].sort()];
+      // ... and for a kind the settings configure later: detection runs again only when settings.json changed
+      let seen = fileStamp(layout.settings);
+      const moreKinds = async () => {
+        const stamp = fileStamp(layout.settings);
+        if (stamp === seen) return [];
+        const reread = loadSettings(layout);
+        if (reread.fault) return []; // read again at the next look
+        seen = stamp;
+        return reviewers(reread.settings);
+      };
       const args = ["--root", o.root, ...(o.poll ? ["--poll"] : [])];
       const { supervise } = await import("../runtime/supervisor.js");
       try {
-        if ((await supervise(kinds, (kind) => [BIN, "worker", kind, ...args])) === "all-failed") process.exitCode = 1;
+        const argvOf = (kind: string) => [BIN, "worker", kind, ...args];
+        if ((await supervise(kinds, argvOf, requested ? undefined : moreKinds)) === "all-failed") process.exitCode = 1;
       } finally {
         release();
       }

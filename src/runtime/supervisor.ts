@@ -7,6 +7,8 @@ const QUICK_EXIT_MS = 5_000;
 /** This many quick exits in a row and the worker is given up on (with growing delays between the tries). */
 const MAX_QUICK_EXITS = 5;
 const RESTART_DELAY_MS = 500;
+/** How often `up` asks whether the settings now configure a worker kind it does not run. */
+const LOOK_MS = 2_000;
 
 /**
  * Keep one child per kind alive until stopped, then wait for them all. SIGTERM stops them at once (aborting
@@ -15,13 +17,19 @@ const RESTART_DELAY_MS = 500;
  * stops at once. A worker that keeps exiting right after it starts is restarted after 0.5, 1, 2, 4 s and then left
  * down, with the reason logged, while the others carry on; "all-failed" when none is left.
  */
-export async function supervise(kinds: string[], argvOf: (kind: string) => string[]): Promise<"stopped" | "all-failed"> {
+export async function supervise(
+  kinds: string[],
+  argvOf: (kind: string) => string[],
+  /** Asked every LOOK_MS: kinds to supervise from now on (a reviewer kind added to settings); a kind given up stays down. */
+  moreKinds?: () => Promise<string[]>,
+): Promise<"stopped" | "all-failed"> {
   const log = (m: string) => {
     if (!process.stderr.destroyed) process.stderr.write(`[up] ${m}\n`);
   };
   const children = new Map<string, ChildProcess>();
   const timers = new Set<NodeJS.Timeout>();
   const supervised = new Set(kinds);
+  const givenUp = new Set<string>();
   let stopping = false;
   let finish!: (how: "stopped" | "all-failed") => void;
   const finished = new Promise<"stopped" | "all-failed">((resolve) => (finish = resolve));
@@ -38,6 +46,7 @@ export async function supervise(kinds: string[], argvOf: (kind: string) => strin
       const quick = Date.now() - startedAt < QUICK_EXIT_MS ? quickExits + 1 : 0;
       if (quick >= MAX_QUICK_EXITS) {
         supervised.delete(kind);
+        givenUp.add(kind);
         const rest = supervised.size ? `still supervising ${[...supervised].join(", ")}` : "no worker left to supervise";
         log(
           `${kind} worker exited (${how}) ${quick} times in a row within ${QUICK_EXIT_MS / 1000} s of starting; ` +
@@ -58,9 +67,29 @@ export async function supervise(kinds: string[], argvOf: (kind: string) => strin
     child.once("error", (error) => onEnd(error.message)); // could not be spawned at all
   };
   const exits = () => Promise.all([...children.values()].map((c) => new Promise((r) => c.once("exit", r))));
+  let looking = false;
+  const look = moreKinds
+    ? setInterval(() => {
+        if (looking) return;
+        looking = true;
+        void moreKinds()
+          .then((found) => {
+            if (stopping) return;
+            const added = [...new Set(found)].filter((kind) => !supervised.has(kind) && !givenUp.has(kind));
+            for (const kind of added) {
+              supervised.add(kind);
+              start(kind, 0);
+            }
+            if (added.length) log(`the settings now configure ${added.join(", ")}: supervising ${added.length > 1 ? "them" : "it"} too`);
+          })
+          .catch((error: Error) => log(`could not look for new worker kinds: ${error.message}`))
+          .finally(() => (looking = false));
+      }, LOOK_MS)
+    : undefined;
   const halt = () => {
     for (const t of timers) clearTimeout(t);
     timers.clear();
+    clearInterval(look);
   };
   const stop = () => {
     if (!stopping) void exits().then(() => finish("stopped"));

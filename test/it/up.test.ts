@@ -145,6 +145,21 @@ describe("guild-bus up (integration)", () => {
     expect(r.stderr).toContain('--kinds: unknown worker kind "external"');
   });
 
+  it("a reviewer of a kind added to the settings while up runs gets its worker, and its review ends", async () => {
+    const p = makeProject();
+    p.write("docs/spec.md", "# Spec\n");
+    const up = startUp(p);
+    try {
+      await up.waitLog(/supervising: broker, verifier, manual \(Ctrl-C to stop\)/);
+      p.settings({ providers: { gpt: scriptedProvider(p.root, "gpt", "gpt-5-scripted", { default: "satisfied" }) } });
+      await up.waitLog(/the settings now configure command: supervising it too/);
+      const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--author-model", "claude-opus-4-5", "--wait"]);
+      expect(r.code, r.stderr + up.log()).toBe(0);
+    } finally {
+      expect(await stopUp(up)).toBe(0);
+    }
+  });
+
   it("--kinds with an unknown kind is a usage error listing the valid kinds; nothing is started", () => {
     const p = makeProject();
     const r = spawnSync(process.execPath, [BIN, "up", "--root", p.root, "--kinds", "broker,;rm -rf /"], {
