@@ -5,6 +5,8 @@ import { GATE_NAMES, isGate, isRunId } from "../spec/ids.js";
 import type { Layout } from "./layout.js";
 import { rethrowSystemFault } from "./system-fault.js";
 
+const NOT_A_DIRECTORY = "not a directory: move it aside";
+
 export interface GateListing {
   gates: Array<{ runId: string; gate: string }>;
   /** Entries under .guild/runs the workers ignore, and why; `hides` names the run (and gate) of a valid name refused
@@ -19,14 +21,16 @@ export interface GateListing {
 export function listGates(layout: Layout, runFilter?: string): GateListing {
   const out: GateListing = { gates: [], ignored: [] };
   let runs: string[];
+  const refuse = (p: string, reason: string, hides?: { runId: string; gate?: string }) =>
+    out.ignored.push({ path: p, reason, ...(hides ? { hides } : {}) });
   try {
     runs = runFilter ? [runFilter] : readdirSync(layout.runs).sort();
   } catch (error) {
     rethrowSystemFault(error);
+    // no runs yet is no gate; something else in its place hides every gate, and says so
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") refuse(".guild/runs", NOT_A_DIRECTORY);
     return out;
   }
-  const refuse = (p: string, reason: string, hides?: { runId: string; gate?: string }) =>
-    out.ignored.push({ path: p, reason, ...(hides ? { hides } : {}) });
   for (const runId of runs) {
     const runPath = `.guild/runs/${runId}`;
     if (!isRunId(runId)) {
@@ -45,7 +49,9 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
       gates = readdirSync(path.join(layout.runDir(runId), "review")).sort();
     } catch (error) {
       rethrowSystemFault(error);
-      continue; // no review/ yet
+      // no review/ yet; a file where the run or its review/ should be is no run, and may hide one
+      if ((error as NodeJS.ErrnoException).code === "ENOTDIR") refuse(runPath, `${NOT_A_DIRECTORY} (or its review/ is not)`, { runId });
+      continue;
     }
     for (const gate of gates) {
       if (!isGate(gate)) {

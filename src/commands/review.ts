@@ -2,7 +2,8 @@
 // request cannot be served or its run and gate already have one.
 import { busJson } from "../core/bus-json.js";
 import { reopenRun } from "../bus/finished-runs.js";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
+import path from "node:path";
 import { customAlphabet } from "nanoid";
 import { readArtifact } from "../bus/artifact.js";
 import { deliver } from "../bus/deliver.js";
@@ -160,10 +161,25 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   // refused before run.json lands: nothing is written for a request no reader would accept
   if (Buffer.byteLength(requestText) > MAX_FILE_BYTES)
     return refuse(`request refused: request.json would be larger than ${MAX_FILE_BYTES} bytes`);
+  const notADir = notADirectory([
+    layout.runs,
+    layout.runDir(runId),
+    path.dirname(layout.gateDir(runId, gate)),
+    layout.gateDir(runId, gate),
+  ]);
+  if (notADir) return refuse(`${layout.rel(notADir)} is not a directory: move it aside, then request again (nothing was written)`);
   await deliver(layout.runMeta(runId), busJson(run), opts);
   const r = await deliver(layout.gateFile(runId, gate, "request.json"), requestText, opts);
   if (r.status === "conflict")
     return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
   reopenRun(layout, runId); // a run listed as finished carries work again: running workers rescan it at once
   return { ok: true, runId, gate, warnings };
+}
+
+/** The first of these paths that exists as something other than a directory (a file, a link), if any. */
+function notADirectory(dirs: string[]): string | undefined {
+  return dirs.find((dir) => {
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    return st !== undefined && !st.isDirectory();
+  });
 }

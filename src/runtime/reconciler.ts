@@ -154,7 +154,18 @@ export class WorkerRuntime {
   readonly pollMode: { poll: boolean; why: string };
 
   constructor(private readonly spec: WorkerSpec) {
-    mkdirSync(spec.layout.runs, { recursive: true });
+    try {
+      mkdirSync(spec.layout.runs, { recursive: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST" && code !== "ENOTDIR") throw error;
+      throw new Error(
+        `${spec.layout.rel(spec.layout.runs)} (or a directory above it) is not a directory: move it aside, then start again`,
+        {
+          cause: error,
+        },
+      );
+    }
     this.pollMode = shouldPoll(spec.layout.runs, spec.poll);
     const logFile = spec.skipFinishedRuns ? finishedRunsFile(spec.layout, spec.kind) : null;
     this.finishedLog = logFile ? new FinishedRuns(spec.layout, logFile) : null;
