@@ -10,6 +10,7 @@ import { scrubLine } from "../core/scrub.js";
 import type { DispatchInput } from "./types.js";
 import { retryOnSystemFault } from "../bus/system-fault.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
+import { DISPATCH_MARKER, newMarker, recordGroup } from "../bus/reviewer-groups.js";
 
 type ChildOutcome =
   | { kind: "exit"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
@@ -87,9 +88,11 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const text = (bufs: Buffer[]) => Buffer.concat(bufs).toString("utf8");
+    let forget = () => {};
     const finish = (outcome: ChildOutcome) => {
       if (settled) return;
       settled = true;
+      forget();
       clearTimeout(timer);
       clearTimeout(drained);
       req.signal?.removeEventListener("abort", onAbort);
@@ -106,10 +109,11 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
       finish({ kind: "timeout", stdout: text(out), stderr: text(err) });
     }, req.timeoutMs);
     let child: ReturnType<typeof spawn> | undefined;
+    const marker = newMarker();
     try {
       child = spawn(program!, args, {
         cwd: req.cwd,
-        env: req.env,
+        env: { ...req.env, [DISPATCH_MARKER]: marker },
         shell: false,
         detached: process.platform !== "win32",
         stdio: ["pipe", "pipe", "pipe"],
@@ -120,6 +124,8 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
     }
     // first: out of descriptors (EMFILE) a child has no pipes, and its "error" event with no listener ends the process
     child.on("error", spawnError);
+    // a worker killed with -9 kills nothing: the next janitor on this machine kills the group it recorded
+    if (child.pid !== undefined && process.platform !== "win32") forget = recordGroup(child.pid, marker);
     if (!child.stdout || !child.stderr || !child.stdin) return; // that "error" event settles it
     let outBytes = 0;
     let overflow = false;

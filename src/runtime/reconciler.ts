@@ -17,6 +17,7 @@ import { EVENTS_FILE, GATE_FILES, type Layout } from "../bus/layout.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { sweepScratch, sweepStaging } from "../bus/janitor.js";
+import { sweepOrphanGroups } from "../bus/reviewer-groups.js";
 import { FinishedRuns, finishedRunsFile, holdsOutcome } from "../bus/finished-runs.js";
 import { HistoryWalk } from "./history-walk.js";
 import { PEER_BEAT_MS, Peers, peersDir } from "./peers.js";
@@ -288,6 +289,8 @@ export class WorkerRuntime {
       const scratch = sweepScratch();
       if (scratch.length)
         this.spec.log(`janitor removed ${scratch.length} scratch director${scratch.length === 1 ? "y" : "ies"} of dead workers`);
+      const groups = sweepOrphanGroups();
+      if (groups.length) this.spec.log(`janitor killed the reviewer process group(s) ${groups.join(", ")} of dead workers`);
     } catch (error) {
       this.spec.log(`janitor failed: ${(error as Error).message}`);
     }

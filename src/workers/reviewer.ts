@@ -95,7 +95,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
         "no_verdict",
         `a previous dispatch (${slotFile("attempt", R, member)}, pid ${previous.worker.pid} on ${previous.worker.host}, ` +
           `${previous.started_at}) ` +
-          "ended without a result; not dispatching a paid review twice — decide retry, force-pass or rework",
+          "ended without a result; not dispatching a paid review twice — a person decides the round",
       );
     }
     // read before the attempt is recorded: a read that fails now must leave nothing that says a review was dispatched

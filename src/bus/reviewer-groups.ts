@@ -1,0 +1,88 @@
+// A reviewer child runs in a process group of its own, killed on every exit path of its worker; a worker killed with
+// -9 runs none of them, and its reviewer would run on (up to its timeout, possibly paid twice once a person retries).
+// So each group is recorded on this machine, in the system temp directory, with a marker the child's environment
+// carries; the next janitor pass of any worker here kills the group of a record whose worker is gone, once the marker
+// shows the group is still that reviewer's (a pid is reused only once its group is gone).
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { processAlive } from "./process-alive.js";
+
+/** The environment variable every process of a reviewer's group inherits. */
+export const DISPATCH_MARKER = "GUILD_BUS_DISPATCH";
+const RECORD_NAME = /^guild-bus-group-(\d+)-(\d+)$/;
+
+const recordFile = (dir: string, workerPid: number, groupPid: number) => path.join(dir, `guild-bus-group-${workerPid}-${groupPid}`);
+
+/** A marker for a child about to be started (put it in its environment as DISPATCH_MARKER). */
+export function newMarker(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/** Record the group `groupPid` started with `marker`; returns what forgets it once the group was killed or ended. */
+export function recordGroup(groupPid: number, marker: string, dir = tmpdir()): () => void {
+  const file = recordFile(dir, process.pid, groupPid);
+  try {
+    writeFileSync(file, marker, { mode: 0o600, flag: "wx" });
+  } catch {
+    return () => {}; // an unwritable temp directory: the group is still killed on every exit path but kill -9
+  }
+  return () => {
+    try {
+      unlinkSync(file);
+    } catch {
+      // already swept
+    }
+  };
+}
+
+/**
+ * Whether the group `pid` may be killed as that reviewer's: its leader runs with this marker, or is gone (Linux keeps a
+ * group's id from new processes while any member lives). Where /proc cannot tell (not Linux), never.
+ */
+function stillTheReviewer(pid: number, marker: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`${DISPATCH_MARKER}=${marker}`);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" && existsSync("/proc/self/environ");
+  }
+}
+
+/** Kill the reviewer groups whose worker on this machine is gone; returns the group ids killed. */
+export function sweepOrphanGroups(dir = tmpdir()): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const killed: number[] = [];
+  for (const name of names) {
+    const m = RECORD_NAME.exec(name);
+    if (!m) continue;
+    const [worker, group] = [Number(m[1]), Number(m[2])];
+    if (worker === process.pid || processAlive(worker)) continue;
+    const file = path.join(dir, name);
+    let marker: string;
+    try {
+      marker = readFileSync(file, "latin1").trim();
+    } catch {
+      continue;
+    }
+    if (/^[0-9a-f]{32}$/.test(marker) && stillTheReviewer(group, marker)) {
+      try {
+        process.kill(-group, "SIGKILL");
+        killed.push(group);
+      } catch {
+        // the group is gone already
+      }
+    }
+    try {
+      unlinkSync(file);
+    } catch {
+      // another janitor took it
+    }
+  }
+  return killed;
+}

@@ -1,0 +1,75 @@
+// A reviewer's process group outlives a worker killed with -9 (no exit path of the worker runs); the next janitor on
+// the machine kills it — only a group its record's marker still names, only once its worker is gone.
+import { spawn, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { DISPATCH_MARKER, newMarker, recordGroup, sweepOrphanGroups } from "../../src/bus/reviewer-groups.js";
+import { runChild } from "../../src/adapters/child.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+const WAIT = { timeout: 30_000, interval: 50 };
+
+/** Wait until the process runs with this marker in its environment (right after spawn it may not have exec'd yet). */
+const runsWith = (pid: number, marker: string) =>
+  vi.waitFor(() => expect(readFileSync(`/proc/${pid}/environ`, "latin1")).toContain(`${DISPATCH_MARKER}=${marker}`), WAIT);
+
+/** A reviewer stand-in: a detached group that sleeps, started with this marker. */
+async function reviewer(marker: string) {
+  const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], {
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, [DISPATCH_MARKER]: marker },
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+  await runsWith(child.pid!, marker);
+  return { child, exited };
+}
+
+/** A pid that ran and is gone: a worker killed with -9. */
+const deadPid = () => Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+
+describe("reviewer process groups of dead workers", () => {
+  it("the janitor kills the group a gone worker recorded, and leaves a live worker's and a group its marker does not name", async () => {
+    const dir = tempRoot("guild-bus-groups-");
+    const orphanMarker = newMarker();
+    const all = [await reviewer(orphanMarker), await reviewer(newMarker()), await reviewer(newMarker())];
+    const [orphan, other, mine] = all as [(typeof all)[0], (typeof all)[0], (typeof all)[0]];
+    try {
+      const dead = deadPid();
+      writeFileSync(path.join(dir, `guild-bus-group-${dead}-${orphan.child.pid}`), orphanMarker);
+      writeFileSync(path.join(dir, `guild-bus-group-${dead}-${other.child.pid}`), newMarker()); // not its marker
+      const forget = recordGroup(mine.child.pid!, newMarker(), dir); // this worker's: alive
+      expect(sweepOrphanGroups(dir)).toEqual([orphan.child.pid]);
+      expect(await orphan.exited).toBe("SIGKILL");
+      expect(other.child.exitCode === null && other.child.signalCode === null).toBe(true);
+      expect(readdirSync(dir)).toEqual([`guild-bus-group-${process.pid}-${mine.child.pid}`]);
+      forget();
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      for (const r of all) r.child.kill("SIGKILL");
+    }
+  });
+
+  it("runChild records the group while the reviewer runs, with the marker in its environment, and forgets it after", async () => {
+    const before = new Set(readdirSync(tmpdir()));
+    const stop = new AbortController();
+    const run = runChild({
+      argv: [process.execPath, "-e", "setTimeout(() => {}, 120000)"],
+      stdin: "",
+      timeoutMs: 120_000,
+      env: process.env,
+      signal: stop.signal,
+    });
+    const record = await vi.waitFor(() => {
+      const found = readdirSync(tmpdir()).find((n) => !before.has(n) && n.startsWith(`guild-bus-group-${process.pid}-`));
+      expect(found).toBeDefined();
+      return found!;
+    }, WAIT);
+    await runsWith(Number(record.split("-").pop()), readFileSync(path.join(tmpdir(), record), "latin1"));
+    stop.abort();
+    expect(await run).toEqual({ kind: "aborted" });
+    expect(readdirSync(tmpdir())).not.toContain(record);
+  });
+});
