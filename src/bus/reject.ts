@@ -23,24 +23,41 @@ function boundedName(name: string): string {
   return `${kept}…${sha256Hex(name).slice(0, 12)}`;
 }
 
-export async function rejectFile(gateDir: string, name: string, reason: string, guildDir: string): Promise<string | null> {
+/** rejected/ of the gate, made if need be (never through a link), and a fresh name there for `name`. */
+function rejectedSlot(gateDir: string, name: string, guildDir: string): { dir: string; target: string } {
   const dir = path.join(gateDir, "rejected");
   refuseSymlinks(guildDir, dir);
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const target = `${boundedName(name)}.${stamp}.${process.pid}`;
-  // The reason goes first: whoever sees the moved file can read why.
-  const reasonFile = path.join(dir, `${target}.reason.json`);
+  return { dir, target: `${boundedName(name)}.${stamp}.${process.pid}` };
+}
+
+/** Deliver the reason file beside `target`; true when this process wrote it. */
+async function deliverReason(dir: string, target: string, name: string, reason: string, guildDir: string): Promise<boolean> {
   // a reason can quote the file (a packet id of megabytes): cut, so the reason file is always deliverable
   const said = reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}… (cut)` : reason;
-  const mine =
-    (await deliver(reasonFile, JSON.stringify({ file: name, reason: said, at: new Date().toISOString() }, null, 2) + "\n", { guildDir }))
-      .status === "delivered";
+  const text = JSON.stringify({ file: name, reason: said, at: new Date().toISOString() }, null, 2) + "\n";
+  return (await deliver(path.join(dir, `${target}.reason.json`), text, { guildDir })).status === "delivered";
+}
+
+export async function rejectFile(gateDir: string, name: string, reason: string, guildDir: string): Promise<string | null> {
+  const { dir, target } = rejectedSlot(gateDir, name, guildDir);
+  // The reason goes first: whoever sees the moved file can read why.
+  const mine = await deliverReason(dir, target, name, reason, guildDir);
   try {
     renameSync(path.join(gateDir, name), path.join(dir, target));
   } catch {
-    if (mine) rmSync(reasonFile, { force: true });
+    if (mine) rmSync(path.join(dir, `${target}.reason.json`), { force: true });
     return null; // already moved by another worker
   }
+  return target;
+}
+
+/** Keep bytes that never entered the gate (a paid answer whose round had closed) in rejected/, with why; returns the
+ * name they are kept under. */
+export async function keepRejected(gateDir: string, name: string, text: string, reason: string, guildDir: string): Promise<string> {
+  const { dir, target } = rejectedSlot(gateDir, name, guildDir);
+  await deliverReason(dir, target, name, reason, guildDir);
+  await deliver(path.join(dir, target), text, { guildDir });
   return target;
 }

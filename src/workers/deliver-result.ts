@@ -7,6 +7,7 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { receivedScrubOptions, scrubResult } from "../core/scrub.js";
 import { type PacketFrontMatter, RESULT_FIELDS, type ReviewResultStrict } from "../spec/schemas.js";
 import { deliver, type DeliverStatus } from "../bus/deliver.js";
+import { keepRejected } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { deliverMemory } from "../bus/memory.js";
 import { memberView } from "../core/snapshot.js";
@@ -14,9 +15,15 @@ import { packetMember, slotFile } from "../core/slot-file.js";
 import { withoutForeignEscalation } from "./issued-packets.js";
 
 export type ResultDelivery =
-  { ok: true; status: DeliverStatus; result: ReviewResultStrict } | { ok: false; reason: string; tooLarge: boolean };
+  { ok: true; status: DeliverStatus; result: ReviewResultStrict } | { ok: false; reason: string; tooLarge: boolean; keptAs?: string };
 
-export async function deliverResult(ctx: BusContext, packet: PacketFrontMatter, answer: ReviewResultStrict): Promise<ResultDelivery> {
+/** `keepRefused`: a paid answer its round no longer takes is kept in the gate's rejected/, with why, never lost. */
+export async function deliverResult(
+  ctx: BusContext,
+  packet: PacketFrontMatter,
+  answer: ReviewResultStrict,
+  { keepRefused = false } = {},
+): Promise<ResultDelivery> {
   const { layout } = ctx;
   // the providers' own API keys too, by value: an endpoint that echoes the key it was sent must not commit it to the gate
   const result = scrubResult(answer, receivedScrubOptions(ctx.settings), RESULT_FIELDS);
@@ -36,7 +43,13 @@ export async function deliverResult(ctx: BusContext, packet: PacketFrontMatter, 
   // verifier, which acts only on whole views, moves it aside if its round had closed after all.
   const whole = !gate.problems.some((p) => p.fault);
   const refusal = whole ? resultRefusal(member === null ? gate : memberView(gate, member), packet.round) : null;
-  if (refusal) return { ok: false, tooLarge: false, reason: refusal };
+  if (refusal) {
+    const name = slotFile("result", packet.round, member);
+    const keptAs = keepRefused
+      ? await keepRejected(gate.dir, name, text, `not delivered: ${refusal}`, layout.guild).catch(() => undefined) // a linked rejected/
+      : undefined;
+    return { ok: false, tooLarge: false, reason: refusal, ...(keptAs ? { keptAs } : {}) };
+  }
   await deliverMemory(layout, packet, result);
   const { status } = await deliver(layout.gateFile(packet.run_id, packet.gate, slotFile("result", packet.round, member)), text, {
     guildDir: layout.guild,

@@ -146,24 +146,29 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     // the answer is paid for: a delivery the system failed is tried again rather than lost, and a result planted in
     // its slot meanwhile (the verifier refuses it: no delivery key) gives way to it
     const delivery = await deliverOverForeign(ctx, P, deliveryKey, () =>
-      deliverResult(ctx, P, {
-        ...result,
-        dispatch_attempts: attempts,
-        // the model the reviewer reported when it says (a reroute), else the one requested
-        ran: {
-          provider: link.id,
-          model: result.reviewer_model_source === "reported" ? result.reviewer_model : requested,
-          effort: pair.effort,
-          tier,
+      deliverResult(
+        ctx,
+        P,
+        {
+          ...result,
+          dispatch_attempts: attempts,
+          // the model the reviewer reported when it says (a reroute), else the one requested
+          ran: {
+            provider: link.id,
+            model: result.reviewer_model_source === "reported" ? result.reviewer_model : requested,
+            effort: pair.effort,
+            tier,
+          },
+          // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
+          ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
+          delivery_key: deliveryKey,
         },
-        // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
-        ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
-        delivery_key: deliveryKey,
-      }),
+        { keepRefused: true },
+      ),
     );
     if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts, keys.end);
     const outcome = !delivery.ok
-      ? `result not delivered: ${delivery.reason}`
+      ? `result not delivered: ${delivery.reason}${delivery.keptAs ? ` (kept as rejected/${delivery.keptAs})` : ""}`
       : delivery.status !== "conflict" // identical: this worker's own try, whose directory fsync had failed
         ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)`
         : `result not delivered: ${slotFile("result", R, member)} already exists (${delivery.status})`;

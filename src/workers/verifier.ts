@@ -78,6 +78,9 @@ async function lookAt(
         continue;
       }
       const refusal = resultRefusal(view, round);
+      // an answer sealed as found stays once a person settled its round (a retry): it is that round's history, which
+      // the packets after it repeat
+      if (refusal && keptAnswer(ctx, { runId, gate, round, member: view.member, view })) continue;
       if (refusal) await reject(round, refusal);
       else {
         const mayStillBeWriting = ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) < grace;
@@ -134,6 +137,24 @@ async function sealAsFound(
     guildDir: ctx.layout.guild,
     log: (m) => log(`${runId}/${gate}: ${m}`),
   });
+}
+
+/** Whether the round's result is its worker's answer that sealAsFound sealed, byte for byte. */
+function keptAnswer(
+  ctx: BusContext,
+  slot: { runId: string; gate: string; round: number; member: string | null; view: GateSnapshot },
+): boolean {
+  const { runId, gate, round, member, view } = slot;
+  try {
+    const seal = readBounded(ctx.layout.gateFile(runId, gate, sealFile(round, member)), { max: MAX_FILE_BYTES });
+    const bytes = readBounded(ctx.layout.gateFile(runId, gate, slotFile("result", round, member)), { max: MAX_FILE_BYTES });
+    const parsed = parseReviewResult(bytes.toString("utf8")).result;
+    const packet = view.packets.get(round);
+    return seal.equals(bytes) && parsed !== null && packet !== undefined && deliveryRefusal(view, packet, parsed) === null;
+  } catch (error) {
+    rethrowSystemFault(error);
+    return false; // no seal, or no result a seal could match
+  }
 }
 
 /** Verify one round's result; "slot taken" when another file already held the seal's or the verdict's name. */

@@ -1,10 +1,13 @@
 // The one way a result enters a gate scrubs it: the built-in patterns, the project's own, and the providers' API keys
 // by value (an endpoint that echoes the key it was sent must not commit it to result-<n>.json, trail.md or status).
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { deliverResult } from "../../src/workers/deliver-result.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
 import type { PacketFrontMatter } from "../../src/spec/schemas.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
@@ -51,5 +54,40 @@ describe("deliverResult", () => {
     for (const control of ["\u009b", "\u202e", "\u2066"]) expect(written).not.toContain(control);
     expect(written).toContain("\\u009b2J");
     expect(JSON.parse(written).findings[0].title).toBe(title);
+  });
+});
+
+describe("a paid answer its round no longer takes", () => {
+  it("is kept in rejected/ with why when the reviewer worker delivers it; a person's answer (respond) is only refused", async () => {
+    const run = "late-answer";
+    const g = await gateWithPacket(run);
+    const ctx = loadContext(g.layout);
+    const packet = readGate(g.layout, run, GATE).packets.get(1) as PacketFrontMatter;
+    g.dropResult(); // the round took another answer first, and the gate ended
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, run, GATE);
+    expect(existsSync(g.file("outcome.json"))).toBe(true);
+    const answer = {
+      schema_version: "review_result.v1" as const,
+      packet_id: g.field("packet_id"),
+      artifact_sha256_reviewed: g.field("artifact_sha256"),
+      verdict: "issues" as const,
+      findings: [],
+      blocking_findings: [{ severity: "blocking" as const, title: "the late block" }],
+      round: 1,
+      reviewer_host: "http",
+      reviewer_model: "gpt-5",
+    };
+    const dir = path.join(g.layout.gateDir(run, GATE), "rejected");
+    expect(await deliverResult(ctx, packet, answer)).toMatchObject({ ok: false });
+    expect(existsSync(dir)).toBe(false);
+    const kept = await deliverResult(ctx, packet, answer, { keepRefused: true });
+    expect(kept).toMatchObject({ ok: false, keptAs: expect.stringMatching(/^result-1\.json\./) });
+    const name = (kept as { keptAs: string }).keptAs;
+    expect(readFileSync(path.join(dir, name), "utf8")).toContain("the late block");
+    expect(JSON.parse(readFileSync(path.join(dir, `${name}.reason.json`), "utf8"))).toMatchObject({
+      file: "result-1.json",
+      reason: expect.stringMatching(/^not delivered: /),
+    });
   });
 });

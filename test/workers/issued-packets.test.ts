@@ -62,6 +62,15 @@ describe("a packet whose text is not the broker's", () => {
     expect(await decideEscalation(g.ctx, g.run, GATE, { choice: "retry", decidedBy: "test" })).toMatchObject({ ok: true });
     await stepGate(g.ctx, g.run, GATE);
     expect(readGateLive(g.ctx, g.run, GATE).packets.get(2)).toMatchObject({ restart_reason: "retry" });
+    // round 1's answer, sealed as found, is that round's history (packet 2 repeats it): never moved aside as late, so
+    // the broker's packet 2 stays its own
+    expect(readFileSync(g.file("packet-2.md"), "utf8")).toContain("Round 1");
+    await verifyGate(g.ctx, g.run, GATE, () => undefined, Date.now() + 60_000);
+    expect(existsSync(g.file("result-1.json"))).toBe(true);
+    expect(rejected(g)).toEqual([]);
+    const live = readGateLive(g.ctx, g.run, GATE);
+    expect(live.packets.get(2)).toMatchObject({ restart_reason: "retry" });
+    expect(live.problems).toEqual([]);
   });
 
   it("put back after its answer was edited, still waits for the person: the edited answer is never verified", async () => {
