@@ -1,6 +1,6 @@
 // What a gate waits on, and the exact command or file that moves it: so that no wait is ever silent.
 import type { GateDecision } from "./decide.js";
-import { openRound, roundPackets } from "./gate-queries.js";
+import { openRound, roundPackets, validDecision } from "./gate-queries.js";
 import { packetMember, slotFile } from "./slot-file.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { type ArtifactView, redactedNote } from "./artifact-view.js";
@@ -65,6 +65,15 @@ export function blockedWait(s: GateSnapshot): string | null {
 }
 
 /**
+ * Whether the gate waits for its artifact to be readable again before the round a person chose (`retry`) can go out:
+ * the author's to fix, by restoring the file, with no command; the round starts by itself.
+ */
+export function artifactWait(s: GateSnapshot, d: GateDecision, artifact: ArtifactView): string | null {
+  if (d.state !== "awaiting_author" || artifact.ok || validDecision(s, d.round)?.choice !== "retry") return null;
+  return `the author: ${s.request?.artifact_path ?? "the artifact"} cannot be read (${artifact.detail}); restore it and the retried round starts by itself`;
+}
+
+/**
  * The next step of a gate, from its snapshot, decision and the artifact as it is now; `gateDir` is the gate directory,
  * project-relative; `workers`, when given, tells which workers run.
  */
@@ -100,6 +109,8 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
       escalation: e ? { round: d.round, reason: e.reason, detail: e.detail, options } : null,
     };
   }
+  const restore = artifactWait(s, d, artifact);
+  if (restore) return { ...base, waiting_on: restore, command: null };
   if (d.state === "awaiting_author")
     return { ...base, waiting_on: "the author", command: `guild-bus resubmit ${ids} (after revising the artifact)` };
   if (WORKER_STATES.has(d.state) || !p) {

@@ -6,7 +6,7 @@ import { verdictPasses } from "./verdict-pass.js";
 import { contestRefusal, countedRounds, openRound, roundPackets } from "./gate-queries.js";
 import type { ResolvedPolicy } from "./policy.js";
 import type { GateSnapshot } from "./snapshot.js";
-import { blockedWait, readFaultWait } from "./next-step.js";
+import { artifactWait, blockedWait, readFaultWait } from "./next-step.js";
 
 export interface ReviewBrokerOutput {
   status:
@@ -70,8 +70,9 @@ function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean): stri
   return WAITING_FOR[d.state] ?? d.state;
 }
 
-function statusOf(s: GateSnapshot, d: GateDecision): ReviewBrokerOutput["status"] {
+function statusOf(s: GateSnapshot, d: GateDecision, artifact: ArtifactState): ReviewBrokerOutput["status"] {
   if (s.outcome) return s.outcome.status;
+  if (artifactWait(s, d, artifact)) return "artifact_unusable";
   if (d.state === "awaiting_author") return s.decisions.get(d.round)?.choice === "extend-cap" ? "extended" : "rework";
   if (d.state === "awaiting_decision") {
     const reason = s.escalations.get(d.round)?.reason;
@@ -118,7 +119,7 @@ export function gateStatus(
   const p = reviewers[0];
   const v = s.verdicts.get(openRound(s));
   return {
-    status: statusOf(s, d),
+    status: statusOf(s, d, artifact),
     gate: s.gate,
     run_id: s.runId,
     author_host: s.request?.author_host ?? "unknown",

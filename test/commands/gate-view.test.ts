@@ -1,12 +1,13 @@
 // What status, wait and the MCP tools report of an ended gate: a pass only while its outcome re-derives from the
 // gate's files (SPEC §17); an outcome.json dropped by hand is not one.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { viewGate } from "../../src/commands/gate-view.js";
 import { ENDED_HISTORY_MS, stopGate } from "../../src/commands/stop-gate.js";
 import { requestReview } from "../../src/commands/review.js";
+import { decideEscalation } from "../../src/commands/author.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { Peers, peersDir } from "../../src/runtime/peers.js";
 import { lockSupervisor } from "../../src/runtime/supervisor-lock.js";
@@ -138,5 +139,30 @@ describe("a gate that waits on a worker nobody runs", () => {
       waiting_on: "the broker, but no broker worker is running for this project",
       command: "guild-bus up",
     });
+  });
+});
+
+describe("a retry that waits for the artifact", () => {
+  it("says to restore the file (no command that would be refused), and is not shown as rework", async () => {
+    const run = "artifact-away";
+    const g = await gateWithPacket(run);
+    const ctx = loadContext(g.layout);
+    rmSync(g.artifact);
+    g.dropResult();
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, run, GATE);
+    expect(viewGate(ctx, run, GATE).next.escalation).toMatchObject({ reason: "artifact_missing", options: ["retry", "rework"] });
+    expect(await decideEscalation(ctx, run, GATE, { choice: "retry", decidedBy: "me" })).toMatchObject({ ok: true });
+    await stepGate(ctx, run, GATE);
+    const view = viewGate(ctx, run, GATE);
+    expect(view.exitCode).toBe(3);
+    expect(view.output.status).toBe("artifact_unusable");
+    expect(view.next).toMatchObject({
+      waiting_on: expect.stringMatching(/^the author: docs\/spec\.md cannot be read \(.*\); restore it and the retried round starts/),
+      command: null,
+    });
+    writeFileSync(g.artifact, "# Spec\n");
+    await stepGate(ctx, run, GATE);
+    expect(viewGate(ctx, run, GATE).snapshot.packets.get(2)).toMatchObject({ restart_reason: "retry" });
   });
 });
