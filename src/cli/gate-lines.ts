@@ -11,6 +11,8 @@ export function gateLines(r: StatusRow): string[] {
   const e = r.next.escalation;
   const lines = [
     r.state === "done" ? r.detail : r.waiting_for.startsWith("a human:") ? `waiting for ${r.waiting_for}` : nextStepLine(r.next),
+    // an ended pass the bytes now in the tree no longer hold is the author's to review again
+    ...(r.state === "done" && r.exit_code === 2 ? [nextStepLine(r.next)] : []),
     ...(e ? [`escalation (round ${e.round}): ${e.reason} — ${e.detail}; options: ${e.options.join(", ")}`] : []),
     ...r.next.notes.map((n) => `note: ${n}`),
     ...(r.last_verdict ? [`last verdict: ${r.last_verdict}`] : []),

@@ -7,6 +7,7 @@ import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { reviewerViews } from "../core/snapshot.js";
+import { holdsBoundBytes } from "../core/sent-bytes.js";
 import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refusing } from "./answer.js";
 import { lineSafe } from "../core/terminal-safe.js";
@@ -38,6 +39,9 @@ function failure(ctx: BusContext, view: GateView, o: CheckOptions): string | nul
   if (!outcome) return `not ended: ${view.decision.state} — ${view.decision.detail}`;
   if (outcome.status === "force_passed" && !o.allowForcePass) return "force-passed by a human decision (allow with --allow-force-pass)";
   if (outcome.status !== "satisfied" && outcome.status !== "force_passed") return `ended ${outcome.status}: ${outcome.reason}`;
+  // the common case first, in words that fit it: bytes edited after the pass (not "mid-review")
+  if (holdsBoundBytes(outcome, view.artifact) === false)
+    return "the artifact changed since the gate passed it: request a new review of the bytes now in the tree";
   const verify = reverifyGate(ctx, view);
   if (verify && !verify.ok) return `the outcome does not re-derive from the files: ${verify.problems.join("; ")}`;
   if (outcome.status === "satisfied" && outcome.independence !== "strong" && !o.allowWeak)

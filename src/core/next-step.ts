@@ -64,13 +64,20 @@ export function blockedWait(s: GateSnapshot): string | null {
   return blocked ? `a human: ${blocked.file === "." ? "the gate directory" : blocked.file} — ${blocked.reason}` : null;
 }
 
+/** An ended gate whose pass no longer holds for the bytes now in the tree: the author's, to request a new review. */
+export function stalePassWait(s: GateSnapshot, artifact: ArtifactView): string | null {
+  const stale = s.outcome && passNoLongerHolds(s.outcome, artifact);
+  return stale ? `the author: the gate has ended, but ${stale}` : null;
+}
+
 /**
  * Whether the gate waits for its artifact to be readable again before the round a person chose (`retry`) can go out:
  * the author's to fix, by restoring the file, with no command; the round starts by itself.
  */
 export function artifactWait(s: GateSnapshot, d: GateDecision, artifact: ArtifactView): string | null {
   if (d.state !== "awaiting_author" || artifact.ok || validDecision(s, d.round)?.choice !== "retry") return null;
-  return `the author: ${s.request?.artifact_path ?? "the artifact"} cannot be read (${artifact.detail}); restore it and the retried round starts by itself`;
+  const file = s.request?.artifact_path ?? "the artifact";
+  return `the author: ${file} cannot be read (${artifact.detail}); restore it and the retried round starts by itself`;
 }
 
 /**
@@ -86,12 +93,7 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   const result_path = p ? `${gateDir}/${slotFile("result", round, packetMember(p))}` : null;
   const redacted = redactedNote(artifact);
   const base = { packet_path, result_path, escalation: null, notes: [...selectionNotes(s, round), ...(redacted ? [redacted] : [])] };
-  if (d.state === "done") {
-    const stale = s.outcome && passNoLongerHolds(s.outcome, artifact);
-    return stale
-      ? { ...base, waiting_on: `the author: the gate has ended, but ${stale}`, command: null }
-      : { ...base, waiting_on: "nothing (the gate has ended)", command: null };
-  }
+  if (d.state === "done") return { ...base, waiting_on: stalePassWait(s, artifact) ?? "nothing (the gate has ended)", command: null };
   const fault = readFaultWait(s);
   if (fault) return { ...base, waiting_on: fault, command: null };
   const blocked = blockedWait(s);

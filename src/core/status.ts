@@ -6,7 +6,7 @@ import { verdictPasses } from "./verdict-pass.js";
 import { contestRefusal, countedRounds, openRound, roundPackets } from "./gate-queries.js";
 import type { ResolvedPolicy } from "./policy.js";
 import type { GateSnapshot } from "./snapshot.js";
-import { artifactWait, blockedWait, readFaultWait } from "./next-step.js";
+import { artifactWait, blockedWait, readFaultWait, stalePassWait } from "./next-step.js";
 
 export interface ReviewBrokerOutput {
   status:
@@ -57,11 +57,10 @@ const WAITING_FOR: Record<string, string> = {
 };
 
 /** What a waiting gate asks for, where the modes add a choice. */
-function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean): string {
-  const fault = readFaultWait(s);
-  if (fault && d.state !== "done") return fault;
-  const blocked = blockedWait(s);
-  if (blocked && d.state !== "done") return blocked;
+function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean, artifact: ArtifactState): string {
+  if (d.state === "done") return stalePassWait(s, artifact) ?? WAITING_FOR.done!;
+  const waits = readFaultWait(s) ?? blockedWait(s) ?? artifactWait(s, d, artifact);
+  if (waits) return waits;
   if (d.state === "awaiting_author" && rebuttable)
     return "the author (revise, then `guild-bus resubmit`; or contest the findings once with `guild-bus rebut`)";
   if (d.state === "awaiting_decision" && s.escalations.get(d.round)?.reason === "human_checkpoint") {
@@ -129,7 +128,7 @@ export function gateStatus(
     trail_path: trailPath,
     ...(s.outcome?.satisfied_at_round ? { satisfied_at_round: s.outcome.satisfied_at_round } : {}),
     state: d.state,
-    waiting_for: waitingFor(s, d, contestRefusal(s, d.round, policy) === null && !s.rebuttals.has(d.round)),
+    waiting_for: waitingFor(s, d, contestRefusal(s, d.round, policy) === null && !s.rebuttals.has(d.round), artifact),
     detail: s.outcome ? outcomeDetail(s.outcome, artifact) : d.detail,
     last_verdict: v ? lastVerdict(v, policy.stop) : null,
     round: d.round,

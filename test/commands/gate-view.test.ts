@@ -5,6 +5,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { viewGate } from "../../src/commands/gate-view.js";
+import { statusRow } from "../../src/commands/status.js";
+import { gateLines } from "../../src/cli/gate-lines.js";
 import { ENDED_HISTORY_MS, stopGate } from "../../src/commands/stop-gate.js";
 import { requestReview } from "../../src/commands/review.js";
 import { decideEscalation } from "../../src/commands/author.js";
@@ -66,6 +68,10 @@ describe("an ended gate's view", () => {
     expect(viewGate(loadContext(layout), run, GATE).exitCode).toBe(0);
     writeFileSync(artifact, "# Spec\n\nedited after the pass\n");
     expect(viewGate(loadContext(layout), run, GATE).exitCode).toBe(2);
+    // every face says whose turn it is: the row's waiting_for, and a line under it in status's table
+    const row = statusRow(loadContext(layout), run, GATE);
+    expect(row.waiting_for).toMatch(/^the author: the gate has ended, but the artifact changed since the gate passed it/);
+    expect(gateLines(row)).toContain(`waiting for ${row.waiting_for}`);
     writeFileSync(layout.settings, JSON.stringify({ stop_gate: { enabled: true } }));
     expect(await stopGate(loadContext(layout), "claude-code")).toEqual({ block: false, message: null });
   });
