@@ -39,13 +39,16 @@ function reviewerWords(p: { reviewer_provider: string; reviewer_model: string | 
 /** Notes on how the open round's reviewer came to be chosen: every earlier reviewer that failed, and a weak selection. */
 function selectionNotes(s: GateSnapshot, round: number): string[] {
   const notes = [...s.failures.values()]
-    .filter((f) => f.round < round && f.kind === "unavailable")
-    .map(
-      (f) => `round ${f.round}: reviewer ${f.reviewer_provider ?? "?"} could not run (${f.reason}); the broker selected again without it`,
-    );
+    .filter((f) => f.round <= round && f.kind === "unavailable")
+    .map((f) => {
+      const then = f.round < round ? "; the broker selected again without it" : "";
+      return `round ${f.round}: reviewer ${f.reviewer_provider ?? "?"} could not run (${f.reason})${then}`;
+    });
   const p = s.packets.get(round);
   if (p && p.selection_status !== "selected") notes.push(`no cross-family reviewer: ${p.selection_reason}`);
-  if (p?.reviewer_adapter === "manual" && notes.length) notes.push("the review fell to the manual reviewer: a person must answer");
+  // while the person has yet to answer: an ended gate, or an answered round, waits for no one there
+  if (p?.reviewer_adapter === "manual" && notes.length && !s.outcome && !s.results.has(round))
+    notes.push("the review fell to the manual reviewer: a person must answer");
   return notes;
 }
 

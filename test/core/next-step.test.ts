@@ -1,0 +1,45 @@
+// The next step's notes say why the open round's reviewer is the one it is, and why a round could not run — also for
+// the round that escalates for it — and never tell a person to answer a round that no longer waits for one.
+import { describe, expect, it } from "vitest";
+import { nextStep, type WorkerPresence } from "../../src/core/next-step.js";
+import type { GateDecision } from "../../src/core/decide.js";
+import { Gate } from "../helpers/snapshots.js";
+
+const ARTIFACT = { ok: true as const, sha: "a".repeat(64), rawSha: "a".repeat(64) };
+const wait = (state: GateDecision["state"], round: number) => ({ state, round, detail: "", action: null }) as unknown as GateDecision;
+
+describe("the next step's notes", () => {
+  it("name why the open round's reviewer could not run, and that a later round was selected without it only then", () => {
+    const g = new Gate().packet(1, { reviewer_provider: "gpt" }).failure(1, "unavailable", "cannot reach 127.0.0.1:9: ECONNREFUSED");
+    g.s.failures.get(1)!.reviewer_provider = "gpt";
+    expect(nextStep(g.s, wait("awaiting_decision", 1), "d", ARTIFACT).notes).toEqual([
+      "round 1: reviewer gpt could not run (cannot reach 127.0.0.1:9: ECONNREFUSED)",
+    ]);
+    g.packet(2, { reviewer_provider: "manual", reviewer_adapter: "manual", restart_reason: "degraded" });
+    const notes = nextStep(g.s, wait("reviewing", 2), "d", ARTIFACT).notes;
+    expect(notes[0]).toBe(
+      "round 1: reviewer gpt could not run (cannot reach 127.0.0.1:9: ECONNREFUSED); the broker selected again without it",
+    );
+    expect(notes).toContain("the review fell to the manual reviewer: a person must answer");
+    g.result(2);
+    expect(nextStep(g.s, wait("verifying", 2), "d", ARTIFACT).notes).not.toContain(
+      "the review fell to the manual reviewer: a person must answer",
+    );
+  });
+
+  it("a wait on a worker that runs is the plain wait; on one that does not, it names the command that starts it", () => {
+    const g = new Gate().packet(1, { reviewer_provider: "gpt", reviewer_adapter: "command" });
+    const none: WorkerPresence = { running: () => false, supervised: () => false };
+    const upOnly: WorkerPresence = { running: (kind) => kind !== "command", supervised: () => true };
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, { running: () => true, supervised: () => true })).toMatchObject({
+      command: null,
+    });
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, none)).toMatchObject({
+      waiting_on: expect.stringMatching(/, but no command worker is running for this project$/),
+      command: "guild-bus up",
+    });
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, upOnly)).toMatchObject({ command: "guild-bus worker command" });
+    g.result(1);
+    expect(nextStep(g.s, wait("verifying", 1), "d", ARTIFACT, upOnly)).toMatchObject({ waiting_on: "the verifier", command: null });
+  });
+});
