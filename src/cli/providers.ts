@@ -12,21 +12,16 @@ export function register(program: Command): void {
     .option("--root <dir>", ROOT_HELP)
     .addHelpText("after", helpText(["guild-bus providers", "guild-bus providers --json"], "0; 1 usage error or invalid settings"))
     .action(async (o: { json?: boolean; root: string }) => {
-      const [{ Layout }, { detectProviders }, { loadSettings }, { hostReports }] = await Promise.all([
+      const [{ Layout }, { providerReport, hostLines }] = await Promise.all([
         import("../bus/layout.js"),
-        import("../adapters/probe.js"),
-        import("../bus/settings.js"),
-        import("../core/provider-hints.js"),
+        import("../commands/providers.js"),
       ]);
-      const layout = new Layout(o.root);
-      const { settings, problems } = loadSettings(layout);
-      const found = await detectProviders(settings, layout);
-      const hosts = hostReports(found);
+      const report = await providerReport(new Layout(o.root));
       if (o.json) {
-        process.stdout.write(JSON.stringify({ settings_problems: problems, providers: found, hosts }, null, 2) + "\n");
+        process.stdout.write(JSON.stringify(report, null, 2) + "\n");
         return;
       }
-      for (const p of found) {
+      for (const p of report.providers) {
         process.stdout.write(
           `${p.available ? "✓" : "✗"} ${p.id}  adapter ${p.adapter}  model ${p.model ?? "-"}  family ${p.family}  ` +
             `${p.selectable ? "selectable" : "not auto-selected"}  (${p.source})\n` +
@@ -34,10 +29,6 @@ export function register(program: Command): void {
         );
       }
       process.stdout.write("\nlooked for:\n");
-      for (const h of hosts) {
-        process.stdout.write(
-          h.usable ? `  ✓ ${h.host}: usable (${h.providers.join(", ")})\n` : `  ✗ ${h.host}: ${h.why}\n      to enable: ${h.enable}\n`,
-        );
-      }
+      for (const line of hostLines(report.hosts)) process.stdout.write(`  ${line}\n`);
     });
 }

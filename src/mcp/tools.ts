@@ -3,12 +3,12 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/mini";
-import { detectProviders } from "../adapters/probe.js";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import type { Answer } from "../commands/answer.js";
 import { decideEscalation, resubmit, respond } from "../commands/author.js";
 import { checkGates } from "../commands/check.js";
+import { hostLines, providerReport } from "../commands/providers.js";
 import { roundFindings } from "../commands/findings.js";
 import { requestReview } from "../commands/review.js";
 import { gateStatuses } from "../commands/status.js";
@@ -221,10 +221,14 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       inputSchema: {},
     },
     async () => {
-      const ctx = loadContext(t.layout);
-      const providers = await detectProviders(ctx.settings, t.layout);
-      const lines = providers.map((p) => `${p.available ? "✓" : "✗"} ${p.id} (${p.family})${p.available ? "" : `: ${p.why.join("; ")}`}`);
-      return reply(lines.join("\n"), { providers, settings_problems: ctx.settingsProblems });
+      const report = await providerReport(t.layout);
+      const lines = [
+        ...report.settings_problems.map((p) => `settings problem: ${p}`),
+        ...report.providers.map((p) => `${p.available ? "✓" : "✗"} ${p.id} (${p.family})${p.available ? "" : `: ${p.why.join("; ")}`}`),
+        "looked for:",
+        ...hostLines(report.hosts),
+      ];
+      return reply(lines.join("\n"), { ...report });
     },
   );
 

@@ -66,8 +66,19 @@ const NEXT: Record<number, string> = {
   2: "the gate passed other bytes than the artifact holds now: do not report the artifact as reviewed; request a new review of it",
   3: "revise the artifact to answer every blocking finding, then call resubmit, then wait",
   4: "a human decision is needed: ask the user, then call decide with one of the options",
-  5: "no reviewer could run: ask the user to enable one (see the providers tool) or to answer as the manual reviewer",
+  5:
+    "no reviewer could run: ask the user to enable one (see the providers tool), then call decide with retry; " +
+    "or to answer it themselves: request the review again with reviewer manual",
 };
+
+/** The next step for the author model: by exit code, except where the gate says otherwise (an ended rework, a file to
+ * restore before a retried round can go out). */
+function nextFor(view: GateView, code: number): string {
+  const ended = view.snapshot.outcome;
+  if (code === 3 && ended) return `the gate ended ${ended.status}: revise the artifact, then request a new review`;
+  if (code === 3 && view.next.command === null) return view.next.waiting_on;
+  return NEXT[code] ?? NEXT[0]!;
+}
 
 function stopped(layout: Layout, view: GateView): CallToolResult {
   const o = view.output;
@@ -75,12 +86,14 @@ function stopped(layout: Layout, view: GateView): CallToolResult {
   const s = view.snapshot;
   const escalation = s.escalations.get(view.decision.round);
   const findings = code === 3 && view.decision.state === "awaiting_author" ? findingsOf(loadContext(layout), s, view.decision.round) : null;
-  const next = NEXT[code] ?? NEXT[0]!;
+  const next = nextFor(view, code);
+  // a decision to ask the user for: an escalation (4), or no reviewer that could run (5)
+  const options = escalation && (code === 4 || code === 5) ? escalation.options : [];
   const lines = [
     `${o.run_id} ${o.gate}: ${o.status} at round ${o.round} — ${o.detail}`,
     s.outcome ? `outcome: ${s.outcome.status} (independence ${o.independence ?? "n/a"})` : "no outcome yet",
     ...(findings?.findings ?? []).map(findingLine),
-    escalation && code === 4 ? `options: ${escalation.options.join(", ")}` : "",
+    options.length ? `options: ${options.join(", ")}` : "",
     `Next: ${next}.`,
   ]
     .filter(Boolean)
@@ -91,7 +104,7 @@ function stopped(layout: Layout, view: GateView): CallToolResult {
     exit_code: code,
     gate: o,
     findings: findings ? { round: findings.round, verdict: findings.verdict, summary: findings.summary, list: findings.findings } : null,
-    options: escalation && code === 4 ? escalation.options : [],
+    options,
     next,
   });
 }

@@ -1,0 +1,33 @@
+// The MCP wait tool's answer for a gate that needs the user: the options of its escalation whether a decision (4) or
+// no reviewer that could run (5) asks for it, and a next step the author model can follow.
+import { describe, expect, it } from "vitest";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { loadContext } from "../../src/bus/context.js";
+import { readGate } from "../../src/bus/gate-reader.js";
+import { failureRecord } from "../../src/core/dispatch-plan.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { waitTool } from "../../src/mcp/wait-tool.js";
+import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+
+const extra = { signal: new AbortController().signal, _meta: {}, sendNotification: async () => {} } as unknown as Parameters<
+  typeof waitTool
+>[2];
+
+describe("the MCP wait tool", () => {
+  it("with no reviewer that could run: the escalation's options, and how to go on", async () => {
+    const run = "no-reviewer";
+    const g = await gateWithPacket(run);
+    const P = readGate(g.layout, run, GATE).packets.get(1)!;
+    const reason = "the manual reviewer cannot be reached";
+    g.drop(
+      "failure-1.json",
+      JSON.stringify(failureRecord(P, { kind: "unavailable", reason, attempts: [], at: new Date().toISOString() }, {})),
+    );
+    await stepGate(loadContext(g.layout), run, GATE);
+    const answer = (await waitTool(g.layout, { run_id: run, gate: GATE, timeout_seconds: 60 }, extra)) as CallToolResult;
+    expect(answer.structuredContent).toMatchObject({ exit_code: 5, options: expect.arrayContaining(["retry", "rework"]) });
+    const text = (answer.content[0] as { text: string }).text;
+    expect(text).toMatch(/^options: .*retry/m);
+    expect(text).toMatch(/Next: no reviewer could run: .*call decide with retry; or .*reviewer manual\.$/m);
+  });
+});
