@@ -123,9 +123,11 @@ export function selectReviewer(
     return { status: "skipped", provider: null, independence: "weak", reason: `review not required (${policy.requiredBecause})` };
   const nightmare = policy.difficulty === "nightmare";
   const providers = (nightmare ? all.filter((p) => readsFiles(p.adapter)) : all).map((p) => forAuthor(p, author));
-  const weak = (reason: string): Selection => {
+  const weak = (reason: string, instead = false): Selection => {
     const provider = weakReviewer(providers, author, settings, nightmare);
-    if (provider) return { status: "degraded-local", provider, independence: "weak", reason };
+    // a pin that cannot be honoured names what stands in for it: a substitute, never a silent one
+    const named = instead && provider ? `${reason}; ${provider.id} (${provider.family}) reviews instead, with weak independence` : reason;
+    if (provider) return { status: "degraded-local", provider, independence: "weak", reason: named };
     return {
       status: "degraded-local",
       provider: null,
@@ -148,8 +150,8 @@ export function selectReviewer(
         reason: `difficulty nightmare: pinned reviewer ${pin} (adapter ${refused.adapter}) cannot read the repository`,
       };
     const pinned = providers.find((p) => p.id === pin);
-    if (!pinned) return weak(`pinned reviewer ${JSON.stringify(pin)} is not configured; refusing to substitute silently`);
-    if (!pinned.available) return weak(`pinned reviewer ${pin} unavailable: ${pinned.note ?? "not detected"}`);
+    if (!pinned) return weak(`pinned reviewer ${JSON.stringify(pin)} is not configured`, true);
+    if (!pinned.available) return weak(`pinned reviewer ${pin} unavailable: ${pinned.note ?? "not detected"}`, true);
     // Before the manual case: a human reviewer declared with the author's model family is a self-review too.
     if (pinned.family === author.family) {
       return weak(`pinned reviewer ${pin} is ${pinned.family}, the author's family: same-family self-review cannot satisfy cross`);

@@ -145,7 +145,8 @@ describe("selectReviewer: the table", () => {
     const s = select([codex, gemini], { reviewer: "codex-cloud" });
     expect(s.status).toBe("degraded-local");
     expect(s.independence).toBe("weak");
-    expect(s.reason).toMatch(/"codex-cloud" is not configured; refusing to substitute silently/);
+    expect(s.reason).toMatch(/^pinned reviewer "codex-cloud" is not configured; \S+ \(\w+\) reviews instead, with weak independence$/);
+    expect(s.reason).toContain(`${s.provider!.id} (${s.provider!.family}) reviews instead`);
   });
 
   it("pin of a provider with no known family → weak", () => {
@@ -157,7 +158,9 @@ describe("selectReviewer: the table", () => {
   it("pin of an unavailable provider → weak with its note", () => {
     const s = select([prov("codex", "codex", "openai", { available: false, note: "not on PATH" }), gemini], { reviewer: "codex" });
     expect(s).toMatchObject({ status: "degraded-local", independence: "weak" });
-    expect(s.reason).toBe("pinned reviewer codex unavailable: not on PATH");
+    expect(s.reason).toBe(
+      `pinned reviewer codex unavailable: not on PATH; ${s.provider!.id} (${s.provider!.family}) reviews instead, with weak independence`,
+    );
   });
 
   it("pin of the manual reviewer → selected (the family is enforced when the human answers)", () => {
