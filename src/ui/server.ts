@@ -57,10 +57,17 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
     origins: () => names.map((n) => `http://${n}:${port}`),
     cookie: () => `guild_bus_ui_${port}`,
   });
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: o.host, port: o.port }, () => resolve(s));
-    s.once("error", reject);
-  });
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: o.host, port: o.port }, () => resolve(s));
+      s.once("error", reject);
+    });
+  } catch (error) {
+    await board.stop(); // its watchers would keep the process running, serving nothing
+    const why = (error as NodeJS.ErrnoException).code === "EADDRINUSE" ? "the port is in use; choose another --port (0: any free one)" : "";
+    throw new Error(`cannot listen on ${o.host}:${o.port}: ${why || (error as Error).message}`, { cause: error });
+  }
   port = (server.address() as AddressInfo).port;
   const url = `http://${names[0]}:${port}/?token=${secrets.token}`;
   return {

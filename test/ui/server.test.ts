@@ -45,6 +45,13 @@ function raw(port: number, method: string, p: string, headers: Record<string, st
 }
 
 describe("guild-bus ui: the HTTP surface", () => {
+  it("on a port in use, says so and starts nothing (no watcher left to keep the process alive)", async () => {
+    const { ui, root } = await project();
+    await expect(startConsole({ root, host: "127.0.0.1", port: ui.port, readOnly: true, poll: false })).rejects.toThrow(
+      `cannot listen on 127.0.0.1:${ui.port}: the port is in use; choose another --port (0: any free one)`,
+    );
+  });
+
   it("binds 127.0.0.1 and answers only with the token; ?token= becomes an HttpOnly SameSite=Strict cookie", async () => {
     const { ui, token, cookie } = await project();
     expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
