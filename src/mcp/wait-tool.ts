@@ -54,9 +54,11 @@ export async function waitTool(
 function stillRunning(view: GateView, next: NextStep, started: number): CallToolResult {
   const o = view.output;
   const elapsed = Math.round((Date.now() - started) / 1000);
+  // a step with a command is a person's (the manual reviewer's answer, a worker to start): waiting alone moves nothing
+  const ask = next.command ? "A person must act first: ask the user to run that command, then " : "No outcome yet: ";
   const text =
     `still running after ${elapsed} s: round ${o.round}, ${o.state} — ${nextStepLine(next)}. ` +
-    `No outcome yet: call wait again with run_id ${o.run_id} and gate ${o.gate}.`;
+    `${ask}call wait again with run_id ${o.run_id} and gate ${o.gate}.`;
   return reply(text, { still_running: true, outcome: null, gate: o, waiting: next });
 }
 

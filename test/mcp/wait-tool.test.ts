@@ -31,3 +31,15 @@ describe("the MCP wait tool", () => {
     expect(text).toMatch(/Next: no reviewer could run: .*call decide with retry; or .*reviewer manual\.$/m);
   });
 });
+
+describe("the MCP wait tool, still running", () => {
+  it("on a round waiting for the manual reviewer: a person must act first, and the command", async () => {
+    const run = "manual-waits";
+    const g = await gateWithPacket(run);
+    const answer = (await waitTool(g.layout, { run_id: run, gate: GATE, timeout_seconds: 1 }, extra)) as CallToolResult;
+    expect(answer.structuredContent).toMatchObject({ still_running: true });
+    const text = (answer.content[0] as { text: string }).text;
+    expect(text).toMatch(/waiting for a person \(the manual reviewer\) — run: guild-bus respond /);
+    expect(text).toMatch(/A person must act first: ask the user to run that command, then call wait again/);
+  });
+});
