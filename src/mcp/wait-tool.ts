@@ -26,7 +26,8 @@ export async function waitTool(
   let sent = 0;
   let latest = "waiting";
   const progress = (message: string) => {
-    latest = message;
+    // the heartbeat repeats where the gate stands (its state, whom it waits for), not a note or warning said once
+    if (!/^(\[[^\]]*\] )?(note|warn): /.test(message)) latest = message;
     if (token === undefined) return;
     const elapsed = Math.round((Date.now() - started) / 1000);
     void extra

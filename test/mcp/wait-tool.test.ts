@@ -7,6 +7,7 @@ import { readGate } from "../../src/bus/gate-reader.js";
 import { failureRecord } from "../../src/core/dispatch-plan.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { waitTool } from "../../src/mcp/wait-tool.js";
+import { requestReview } from "../../src/commands/review.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 const extra = { signal: new AbortController().signal, _meta: {}, sendNotification: async () => {} } as unknown as Parameters<
@@ -41,5 +42,27 @@ describe("the MCP wait tool, still running", () => {
     const text = (answer.content[0] as { text: string }).text;
     expect(text).toMatch(/waiting for a person \(the manual reviewer\) — run: guild-bus respond /);
     expect(text).toMatch(/A person must act first: ask the user to run that command, then call wait again/);
+  });
+});
+
+describe("the MCP wait tool's heartbeat", () => {
+  it("repeats where the gate stands, not the last note", { timeout: 60_000 }, async () => {
+    const g = await gateWithPacket("setup"); // a project
+    expect(await requestReview(g.layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", runId: "fallback" })).toMatchObject({
+      ok: true,
+    });
+    await stepGate(loadContext(g.layout), "fallback", GATE); // no reviewer configured: the round falls to a person
+    const sent: string[] = [];
+    const withToken = {
+      ...extra,
+      _meta: { progressToken: "t" },
+      sendNotification: async (n: { params: { message: string } }) => void sent.push(n.params.message),
+    } as unknown as Parameters<typeof waitTool>[2];
+    await waitTool(g.layout, { run_id: "fallback", gate: GATE, timeout_seconds: 12 }, withToken);
+    expect(sent.some((m) => /\] note: /.test(m))).toBe(true); // the notes were said, as the wait began
+    // the heartbeats (every 5 s; the gate does not move): where it stands
+    const beats = sent.filter((m) => Number(/ \((\d+) s\)$/.exec(m)?.[1]) >= 5);
+    expect(beats.length).toBeGreaterThan(0);
+    for (const beat of beats) expect(beat).not.toMatch(/\] (note|warn): /);
   });
 });
