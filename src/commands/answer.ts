@@ -7,6 +7,7 @@ import { TooLarge } from "../bus/deliver.js";
 import { InvalidIdError } from "../spec/ids.js";
 import { ReadFault } from "../core/read-fault.js";
 import { invalidInput } from "../spec/issues.js";
+import { NoSuchGate } from "./gate-exists.js";
 
 export type Answer<T> = ({ ok: true } & T) | { ok: false; error: string };
 
@@ -22,7 +23,8 @@ export function refusing<T>(body: () => Answer<T> | Promise<Answer<T>>): Answer<
       error instanceof PathSafetyError ||
       error instanceof ReadRefused ||
       error instanceof TooLarge ||
-      error instanceof SettingsRefused
+      error instanceof SettingsRefused ||
+      error instanceof NoSuchGate
     )
       return refuse(error.message);
     if (error instanceof ReadFault) return refuse(`${error.message}; nothing was done — try again`);

@@ -17,6 +17,7 @@ import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
 import { type Answer, refuse, refusing } from "./answer.js";
+import { assertGateExists } from "./gate-exists.js";
 import { type GateView, viewGate } from "./gate-view.js";
 
 async function write(ctx: BusContext, view: GateView, name: string, text: string): Promise<string | null> {
@@ -34,6 +35,7 @@ function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decisio
 
 /** The gate an author command writes into, as a worker would see it: never on settings with problems or a partial read. */
 function viewOf(ctx: BusContext, run: string, gate: string): GateView {
+  assertGateExists(ctx.layout, run, gate);
   const view = viewGate(contextForCommand(ctx), assertRunId(run), assertGate(gate));
   wholeOrFault(view.snapshot);
   return view;

@@ -10,6 +10,7 @@ import { reviewerViews } from "../core/snapshot.js";
 import { holdsBoundBytes } from "../core/sent-bytes.js";
 import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refusing } from "./answer.js";
+import { assertGateExists } from "./gate-exists.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { type GateView, reverifyGate, viewGate } from "./gate-view.js";
 
@@ -102,6 +103,7 @@ function requestedAt(v: GateView): number {
 export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
   return refusing(() => {
     const runId = o.runId === undefined ? undefined : assertRunId(o.runId);
+    if (runId !== undefined) assertGateExists(ctx.layout, runId);
     const wanted = new Set<string>([...(o.gates ?? []), ...o.require].map((g) => assertGate(g)));
     const listing = listGates(ctx.layout, runId);
     // a run or gate of a valid name the workers refuse (a link, say) cannot be judged: it could hold the newest run

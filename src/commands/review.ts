@@ -73,7 +73,8 @@ function unredactedAtNightmare(layout: Layout, relPaths: string[], options: Scru
 function unknownReviewer(id: string, settings: Settings): string | null {
   const known = ["auto", MANUAL_PROVIDER, ...CLI_KINDS, ...Object.keys(settings.providers ?? {})];
   if (known.includes(id)) return null;
-  return `--reviewer ${id} is not a configured provider${didYouMean(id, known)}; choose one of: ${[...new Set(known)].join(", ")}`;
+  const choices = [...new Set(known)].join(", ");
+  return `reviewer ${JSON.stringify(id)} is not a configured provider${didYouMean(id, known)}; choose one of: ${choices}`;
 }
 
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */

@@ -1,6 +1,5 @@
 // `guild-bus status` as the one command layer: every gate's view, the next step, the last round's findings, and the
 // exit code a script can test. The CLI only prints what this returns.
-import { existsSync } from "node:fs";
 import type { BusContext } from "../bus/context.js";
 import { listGates } from "../bus/gate-list.js";
 import { gatePolicy, lastVerdictRound, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
@@ -8,7 +7,8 @@ import type { NextStep } from "../core/next-step.js";
 import type { Reverification } from "../core/reverify.js";
 import type { ReviewBrokerOutput } from "../core/status.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { type Answer, refuse, refusing } from "./answer.js";
+import { type Answer, refusing } from "./answer.js";
+import { assertGateExists } from "./gate-exists.js";
 import { findingsOf, type RoundFinding } from "./findings.js";
 import { reverifyGate, type GateView, viewGate } from "./gate-view.js";
 
@@ -80,15 +80,9 @@ export function gateStatuses(
   return refusing(() => {
     const { layout } = ctx;
     const run = scope.run === undefined ? undefined : assertRunId(scope.run);
-    if (run !== undefined && !existsSync(layout.runDir(run))) return refuse(`no run ${run} under ${layout.rel(layout.runs)}`);
-    if (run !== undefined && scope.gate !== undefined) {
-      const gate = assertGate(scope.gate);
-      if (!existsSync(layout.gateDir(run, gate))) {
-        const there = listGates(layout, run).gates.map((g) => g.gate);
-        return refuse(`run ${run} has no gate ${gate}${there.length ? ` (its gates: ${there.join(", ")})` : ""}`);
-      }
-      return { ok: true, rows: [statusRow(ctx, run, gate, scope.verify)], ignored: [] };
-    }
+    if (run !== undefined) assertGateExists(layout, run, scope.gate);
+    if (run !== undefined && scope.gate !== undefined)
+      return { ok: true, rows: [statusRow(ctx, run, assertGate(scope.gate), scope.verify)], ignored: [] };
     const listing = listGates(layout, run);
     return { ok: true, rows: listing.gates.map((g) => statusRow(ctx, g.runId, g.gate, scope.verify)), ignored: listing.ignored };
   });

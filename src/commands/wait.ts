@@ -1,10 +1,8 @@
 // Waiting for a gate to stop moving on its own (a verdict, an escalation, the author's turn), saying what happens
 // meanwhile through `note`: the CLI prints the notes, another face may show them its own way.
 import { lineSafe } from "../core/terminal-safe.js";
-import { statSync } from "node:fs";
-import { rethrowSystemFault } from "../bus/system-fault.js";
 import { setTimeout as sleep } from "node:timers/promises";
-import { assertGate, assertRunId } from "../spec/ids.js";
+import { assertGateExists } from "./gate-exists.js";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import { gatePolicy, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
@@ -51,12 +49,7 @@ export async function waitGate(
   opts: WaitOptions,
 ): Promise<{ view: GateView; timedOut: boolean; next: NextStep }> {
   // a gate that does not exist would be "still running" for ever: a typo must be said, whichever face asked
-  try {
-    statSync(layout.gateDir(assertRunId(runId), assertGate(gate)));
-  } catch (error) {
-    rethrowSystemFault(error); // not "no such gate" when the system failed the look
-    throw new Error(`run ${runId} has no gate ${gate} under ${layout.rel(layout.runs)}`, { cause: error });
-  }
+  assertGateExists(layout, runId, gate);
   const started = Date.now();
   let last = "";
   let hinted = false;

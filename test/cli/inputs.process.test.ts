@@ -80,7 +80,7 @@ describe("settings are validated by every command", () => {
     const { root, docs } = withSettings(JSON.stringify({ providers: { gpt: { adapter: "http", model: "gpt-5" } } }));
     const r = run([...review, "--reviewer", "nosuch"], docs);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^guild-bus: --reviewer nosuch is not a configured provider; choose one of: auto, manual, .*gpt\n$/);
+    expect(r.stderr).toMatch(/^guild-bus: reviewer "nosuch" is not a configured provider; choose one of: auto, manual, .*gpt\n$/);
     expect(existsSync(path.join(root, ".guild", "runs"))).toBe(false);
   });
 });
