@@ -55,6 +55,7 @@ export function register(program: Command): void {
       const layout = new Layout(o.root);
       if (o.review && !["cross", "local", "off"].includes(o.review)) throw new Error(`--review must be cross, local or off`);
       if (o.risk && !["low", "medium", "high"].includes(o.risk)) throw new Error(`--risk must be low, medium or high`);
+      if (o.timeout !== undefined && !o.wait) throw new Error("--timeout goes with --wait (it bounds the wait); nothing was requested");
       const cap = o.cap;
       if (cap !== undefined && cap > 10) process.stderr.write(`warning: --cap ${cap} will be clamped to 10\n`);
       const stop = o.stop === undefined ? undefined : StopPolicy.safeParse(o.stop).data;

@@ -83,6 +83,14 @@ describe("settings are validated by every command", () => {
     expect(r.stderr).toMatch(/^guild-bus: reviewer "nosuch" is not a configured provider; choose one of: auto, manual, .*gpt\n$/);
     expect(existsSync(path.join(root, ".guild", "runs"))).toBe(false);
   });
+
+  it("--timeout without --wait is a usage error: it would bound nothing; nothing is written", () => {
+    const { root, docs } = withSettings(JSON.stringify({ providers: { gpt: { adapter: "http", model: "gpt-5" } } }));
+    const r = run([...review, "--timeout", "5"], docs);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("guild-bus: --timeout goes with --wait (it bounds the wait); nothing was requested\n");
+    expect(existsSync(path.join(root, ".guild", "runs"))).toBe(false);
+  });
 });
 
 describe("help, version and refusals", () => {
