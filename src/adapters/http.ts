@@ -149,6 +149,9 @@ export const httpAdapter: ReviewerAdapter = {
       if (signal.aborted) return aborted();
       const code = errorCode(error);
       if (code && NOT_SENT_CODES.has(code)) return { kind: "not-run", reason: `cannot reach ${url.host}: ${code} (nothing was sent)` };
+      // fetch refuses a port of the Fetch standard's block list (9, 25, 6000…) before it connects
+      if ((error as { cause?: { message?: unknown } }).cause?.message === "bad port")
+        return { kind: "not-run", reason: `fetch refuses port ${url.port} of ${url.host} (a blocked port; nothing was sent)` };
       return { kind: "ambiguous", reason: `request to ${url.host} failed: ${safeText(describe(error), key)}` };
     }
     let text: string | null;

@@ -128,6 +128,12 @@ describe("http adapter: classifying endpoint failures (direct dispatch)", () => 
     expect(await dispatch({}, { base_url: `http://127.0.0.1:${port}/v1` })).toMatchObject({ kind: "not-run" });
     expect(suite.mock.requests).toHaveLength(0);
     await suite.mock.close();
+    // a port fetch refuses before it connects (the Fetch standard's block list): nothing left either
+    expect(await dispatch({}, { base_url: "http://127.0.0.1:9/v1" })).toMatchObject({
+      kind: "not-run",
+      reason: "fetch refuses port 9 of 127.0.0.1:9 (a blocked port; nothing was sent)",
+    });
+    await suite.mock.close();
     expect(await dispatch({}, { api_key_env: "GUILD_BUS_TEST_UNSET_KEY" })).toMatchObject({ kind: "not-run" });
     expect(suite.mock.requests).toHaveLength(0);
     await suite.mock.close();
