@@ -56,8 +56,9 @@ function harden(program: Command): void {
     const root = typeof given === "string" ? given : findProjectRoot(process.cwd());
     action.setOptionValue("root", root);
     // A running worker keeps going on what is valid (a restart must not die on an edit); the stop hook answers its host
-    // whatever (exit 0, SPEC §17); every other command a person runs refuses.
-    if (action.name() === "worker" || action.name() === "hook") return;
+    // whatever (exit 0, SPEC §17); the MCP server serves, and its tools refuse or report the problems (a server that
+    // exits before the handshake is only "failed" to its host); every other command a person runs refuses.
+    if (["worker", "hook", "mcp"].includes(action.name())) return;
     const [{ loadSettings, settingsRefusal }, { Layout }] = await Promise.all([import("../bus/settings.js"), import("../bus/layout.js")]);
     const layout = new Layout(root);
     const refusal = settingsRefusal(layout, loadSettings(layout).problems);

@@ -44,7 +44,11 @@ const hostKey = (host: string | null | undefined) => {
 /** Should `host` (the MCP client name that authored, e.g. claude-code) be kept from ending its turn? */
 export async function stopGate(ctx: BusContext, host: string, now = Date.now()): Promise<StopVerdict> {
   const gate = ctx.settings.stop_gate;
-  if (!gate?.enabled) return { block: false, message: null };
+  if (!gate?.enabled) {
+    // settings that could not be read whole may be why the gate is off: the host's user is told, not left guessing
+    const problems = ctx.settingsProblems.join("; ");
+    return { block: false, message: problems ? `guild-bus: the stop gate is off while the settings have problems: ${problems}` : null };
+  }
   const max = gate.max_blocks ?? DEFAULT_MAX_BLOCKS;
   const waiting = listGates(ctx.layout)
     .gates.filter((r) => !endedBefore(ctx.layout, r.runId, r.gate, now - ENDED_HISTORY_MS))

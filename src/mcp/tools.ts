@@ -125,10 +125,14 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     },
     (a) => {
       if (a.gate !== undefined && a.run_id === undefined) return failure("gate needs run_id");
-      const found = gateStatuses(loadContext(t.layout), { run: a.run_id, gate: a.gate });
+      const ctx = loadContext(t.layout);
+      const found = gateStatuses(ctx, { run: a.run_id, gate: a.gate });
       if (!found.ok) return failure(found.error);
-      const lines = found.rows.map((g) => `${g.run_id} ${g.gate}: ${g.status} (round ${g.round}, ${nextStepLine(g.next)})`);
-      return reply(lines.join("\n") || "no gates", { gates: found.rows });
+      const lines = [
+        ...ctx.settingsProblems.map((p) => `settings problem (tell the user): ${p}`),
+        ...found.rows.map((g) => `${g.run_id} ${g.gate}: ${g.status} (round ${g.round}, ${nextStepLine(g.next)})`),
+      ];
+      return reply(lines.join("\n") || "no gates", { settings_problems: ctx.settingsProblems, gates: found.rows });
     },
   );
 

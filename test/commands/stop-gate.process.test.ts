@@ -82,6 +82,16 @@ describe("stop gate", () => {
     expect(hook.stdout).toContain('"systemMessage"');
   });
 
+  it("with settings it cannot read, lets the turn end but says the gate is off because of them", async () => {
+    const layout = new Layout(tempRoot());
+    mkdirSync(layout.guild, { recursive: true });
+    writeFileSync(layout.settings, "{ broken");
+    expect(await stopGate(loadContext(layout), "claude-code")).toEqual({
+      block: false,
+      message: expect.stringMatching(/^guild-bus: the stop gate is off while the settings have problems: settings\.json is not valid JSON/),
+    });
+  });
+
   it("gate on/off keeps the rest of settings.json and refuses to edit a malformed one", async () => {
     const p = makeProject();
     p.settings({ review: "cross", reviewer: "auto" });

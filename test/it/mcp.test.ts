@@ -167,7 +167,7 @@ describe("guild-bus mcp (SDK client)", () => {
       await s.call("wait", { run_id: "no-such-run", gate: "G-spec", timeout_seconds: 1 }), // never "call wait again"
     ];
     for (const r of bad) expect(r.isError, textOf(r)).toBe(true);
-    expect(textOf(bad.at(-1)!)).toContain("run no-such-run has no gate G-spec");
+    expect(textOf(bad.at(-1)!)).toContain("no run no-such-run under .guild/runs");
     expect((await s.client.listTools()).tools.length).toBeGreaterThan(0); // still serving
     // a call the schemas accept that is over 10 MiB as JSON (a note of control characters, six bytes each), and an
     // id of a megabyte: answered, bounded, and the server still serves
@@ -177,6 +177,16 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(longId.isError).toBe(true);
     expect(textOf(longId).length).toBeLessThan(1_000);
     expect((await s.client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("with settings it cannot read, serves: the tools refuse to act and status names the problem", async () => {
+    const p = project();
+    writeFileSync(path.join(p.root, ".guild", "settings.json"), "{ broken");
+    const s = await open(p, "claude-code", ["--no-up"]);
+    const asked = await s.call("request_review", { artifact: "docs/spec.md", gate: "G-spec" });
+    expect(asked.isError).toBe(true);
+    expect(textOf(asked)).toMatch(/settings\.json: is not valid JSON .*nothing was requested — fix the settings first/);
+    expect(textOf(await s.call("status", {}))).toMatch(/^settings problem \(tell the user\): settings\.json is not valid JSON/);
   });
 
   it("decide answers an escalation with the client as decider, never with force-pass; respond refuses the gate's own author", async () => {
