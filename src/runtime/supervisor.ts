@@ -108,7 +108,8 @@ export async function supervise(
   };
   let interrupts = 0;
   const onInterrupt = () => (interrupts++ ? stop() : drain("interrupted"));
-  const onHangup = () => drain("SIGHUP (terminal closed)");
+  // an `up` that `guild-bus mcp` started sends itself SIGHUP when that server goes (src/cli/worker.ts)
+  const onHangup = () => drain(process.send ? "the guild-bus mcp that started it ended" : "SIGHUP (terminal closed)");
   const onPipeError = (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") drain("output closed"); // nobody reads the log any more: nothing to print it to either
   };
