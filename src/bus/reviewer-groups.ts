@@ -4,7 +4,7 @@
 // carries; the next janitor pass of any worker here kills the group of a record whose worker is gone, once the marker
 // shows the group is still that reviewer's (a pid is reused only once its group is gone).
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { processAlive } from "./process-alive.js";
@@ -66,6 +66,9 @@ export function sweepOrphanGroups(dir = tmpdir()): number[] {
     const file = path.join(dir, name);
     let marker: string;
     try {
+      // the temp directory is every user's: only a record this user wrote, as a file, names a group to kill
+      const st = lstatSync(file);
+      if (!st.isFile() || st.uid !== process.getuid?.()) continue;
       marker = readFileSync(file, "latin1").trim();
     } catch {
       continue;

@@ -1,7 +1,7 @@
 // A reviewer's process group outlives a worker killed with -9 (no exit path of the worker runs); the next janitor on
 // the machine kills it — only a group its record's marker still names, only once its worker is gone.
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -34,19 +34,25 @@ describe("reviewer process groups of dead workers", () => {
   it("the janitor kills the group a gone worker recorded, and leaves a live worker's and a group its marker does not name", async () => {
     const dir = tempRoot("guild-bus-groups-");
     const orphanMarker = newMarker();
-    const all = [await reviewer(orphanMarker), await reviewer(newMarker()), await reviewer(newMarker())];
-    const [orphan, other, mine] = all as [(typeof all)[0], (typeof all)[0], (typeof all)[0]];
+    const linkedMarker = newMarker();
+    const all = [await reviewer(orphanMarker), await reviewer(newMarker()), await reviewer(newMarker()), await reviewer(linkedMarker)];
+    const [orphan, other, mine, linked] = all as [(typeof all)[0], (typeof all)[0], (typeof all)[0], (typeof all)[0]];
     try {
       const dead = deadPid();
       writeFileSync(path.join(dir, `guild-bus-group-${dead}-${orphan.child.pid}`), orphanMarker);
       writeFileSync(path.join(dir, `guild-bus-group-${dead}-${other.child.pid}`), newMarker()); // not its marker
       const forget = recordGroup(mine.child.pid!, newMarker(), dir); // this worker's: alive
+      // a link is no record this user wrote (the temp directory is everyone's): it names nothing to kill
+      writeFileSync(path.join(dir, "elsewhere"), linkedMarker);
+      symlinkSync(path.join(dir, "elsewhere"), path.join(dir, `guild-bus-group-${dead}-${linked.child.pid}`));
       expect(sweepOrphanGroups(dir)).toEqual([orphan.child.pid]);
       expect(await orphan.exited).toBe("SIGKILL");
-      expect(other.child.exitCode === null && other.child.signalCode === null).toBe(true);
-      expect(readdirSync(dir)).toEqual([`guild-bus-group-${process.pid}-${mine.child.pid}`]);
+      for (const alive of [other, linked]) expect(alive.child.exitCode === null && alive.child.signalCode === null).toBe(true);
+      expect(readdirSync(dir).sort()).toEqual(
+        ["elsewhere", `guild-bus-group-${dead}-${linked.child.pid}`, `guild-bus-group-${process.pid}-${mine.child.pid}`].sort(),
+      );
       forget();
-      expect(readdirSync(dir)).toEqual([]);
+      expect(readdirSync(dir).filter((n) => n.includes(`-${process.pid}-`))).toEqual([]);
     } finally {
       for (const r of all) r.child.kill("SIGKILL");
     }
