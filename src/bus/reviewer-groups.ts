@@ -4,16 +4,28 @@
 // carries; the next janitor pass of any worker here kills the group of a record whose worker is gone, once the marker
 // shows the group is still that reviewer's (a pid is reused only once its group is gone).
 import { randomBytes } from "node:crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { processAlive } from "./process-alive.js";
 
 /** The environment variable every process of a reviewer's group inherits. */
 export const DISPATCH_MARKER = "GUILD_BUS_DISPATCH";
-const RECORD_NAME = /^guild-bus-group-(\d+)-(\d+)$/;
+/** `guild-bus-group-<pid namespace>-<worker pid>-<group id>`: pids mean something only in their namespace (a container
+ * sharing this temp directory has its own). */
+const RECORD_NAME = /^guild-bus-group-(\d+)-(\d+)-(\d+)$/;
 
-const recordFile = (dir: string, workerPid: number, groupPid: number) => path.join(dir, `guild-bus-group-${workerPid}-${groupPid}`);
+/** This process's pid namespace ("0" where there is none to read: not Linux). */
+const PID_NAMESPACE = (() => {
+  try {
+    return /\d+/.exec(readlinkSync("/proc/self/ns/pid"))?.[0] ?? "0";
+  } catch {
+    return "0";
+  }
+})();
+
+const recordFile = (dir: string, workerPid: number, groupPid: number) =>
+  path.join(dir, `guild-bus-group-${PID_NAMESPACE}-${workerPid}-${groupPid}`);
 
 /** A marker for a child about to be started (put it in its environment as DISPATCH_MARKER). */
 export function newMarker(): string {
@@ -60,8 +72,8 @@ export function sweepOrphanGroups(dir = tmpdir()): number[] {
   const killed: number[] = [];
   for (const name of names) {
     const m = RECORD_NAME.exec(name);
-    if (!m) continue;
-    const [worker, group] = [Number(m[1]), Number(m[2])];
+    if (!m || m[1] !== PID_NAMESPACE) continue;
+    const [worker, group] = [Number(m[2]), Number(m[3])];
     if (worker === process.pid || processAlive(worker)) continue;
     const file = path.join(dir, name);
     let marker: string;

@@ -1,7 +1,7 @@
 // A reviewer's process group outlives a worker killed with -9 (no exit path of the worker runs); the next janitor on
 // the machine kills it — only a group its record's marker still names, only once its worker is gone.
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -27,6 +27,9 @@ async function reviewer(marker: string) {
   return { child, exited };
 }
 
+/** This process's pid namespace, as records name it. */
+const ns = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))![0];
+
 /** A pid that ran and is gone: a worker killed with -9. */
 const deadPid = () => Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
 
@@ -39,20 +42,20 @@ describe("reviewer process groups of dead workers", () => {
     const [orphan, other, mine, linked] = all as [(typeof all)[0], (typeof all)[0], (typeof all)[0], (typeof all)[0]];
     try {
       const dead = deadPid();
-      writeFileSync(path.join(dir, `guild-bus-group-${dead}-${orphan.child.pid}`), orphanMarker);
-      writeFileSync(path.join(dir, `guild-bus-group-${dead}-${other.child.pid}`), newMarker()); // not its marker
+      writeFileSync(path.join(dir, `guild-bus-group-${ns}-${dead}-${orphan.child.pid}`), orphanMarker);
+      writeFileSync(path.join(dir, `guild-bus-group-${ns}-${dead}-${other.child.pid}`), newMarker()); // not its marker
       const forget = recordGroup(mine.child.pid!, newMarker(), dir); // this worker's: alive
       // a link is no record this user wrote (the temp directory is everyone's): it names nothing to kill
       writeFileSync(path.join(dir, "elsewhere"), linkedMarker);
-      symlinkSync(path.join(dir, "elsewhere"), path.join(dir, `guild-bus-group-${dead}-${linked.child.pid}`));
+      symlinkSync(path.join(dir, "elsewhere"), path.join(dir, `guild-bus-group-${ns}-${dead}-${linked.child.pid}`));
       expect(sweepOrphanGroups(dir)).toEqual([orphan.child.pid]);
       expect(await orphan.exited).toBe("SIGKILL");
       for (const alive of [other, linked]) expect(alive.child.exitCode === null && alive.child.signalCode === null).toBe(true);
       expect(readdirSync(dir).sort()).toEqual(
-        ["elsewhere", `guild-bus-group-${dead}-${linked.child.pid}`, `guild-bus-group-${process.pid}-${mine.child.pid}`].sort(),
+        ["elsewhere", `guild-bus-group-${ns}-${dead}-${linked.child.pid}`, `guild-bus-group-${ns}-${process.pid}-${mine.child.pid}`].sort(),
       );
       forget();
-      expect(readdirSync(dir).filter((n) => n.includes(`-${process.pid}-`))).toEqual([]);
+      expect(readdirSync(dir).filter((n) => n.includes(`-${ns}-${process.pid}-`))).toEqual([]);
     } finally {
       for (const r of all) r.child.kill("SIGKILL");
     }
@@ -69,7 +72,7 @@ describe("reviewer process groups of dead workers", () => {
       signal: stop.signal,
     });
     const record = await vi.waitFor(() => {
-      const found = readdirSync(tmpdir()).find((n) => !before.has(n) && n.startsWith(`guild-bus-group-${process.pid}-`));
+      const found = readdirSync(tmpdir()).find((n) => !before.has(n) && n.startsWith(`guild-bus-group-${ns}-${process.pid}-`));
       expect(found).toBeDefined();
       return found!;
     }, WAIT);
