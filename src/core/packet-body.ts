@@ -138,12 +138,25 @@ function rulingSection(ruling: NonNullable<PacketExtras["ruling"]>): string[] {
   ];
 }
 
+/** The most of one round's memory a packet repeats: a reviewer's notes must not swell a packet past its bound, which
+ * would escalate as if the artifact were too large (the author cannot shorten the reviewer's memory). */
+export const MEMORY_CHARS_SHOWN = 8_000;
+
 function memorySection(memory: NonNullable<PacketExtras["memory"]>): string[] {
   if (!memory.length) return [];
+  // the most recent rounds, as the prior rounds are
+  const shown = memory.slice(-PRIOR_ROUNDS_SHOWN);
+  const cut = (text: string) => {
+    if (text.length <= MEMORY_CHARS_SHOWN) return text;
+    // never through a surrogate pair: half a character would reach the reviewer as U+FFFD
+    const end = /[\uD800-\uDBFF]/.test(text[MEMORY_CHARS_SHOWN - 1]!) ? MEMORY_CHARS_SHOWN - 1 : MEMORY_CHARS_SHOWN;
+    return `${text.slice(0, end)}\n… (cut: ${text.length} characters in all)`;
+  };
   return [
     "## Your memory from earlier rounds (your own notes to yourself — check whether each suspicion was addressed or sidestepped)",
     "",
-    ...memory.flatMap((m) => [`### After round ${m.round}`, "", ...fenced(m.text), ""]),
+    ...(shown.length < memory.length ? [`(${memory.length - shown.length} earlier round(s) not repeated here)`, ""] : []),
+    ...shown.flatMap((m) => [`### After round ${m.round}`, "", ...fenced(cut(m.text)), ""]),
   ];
 }
 

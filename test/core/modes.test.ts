@@ -7,7 +7,7 @@ import { dispatchWorkdir } from "../../src/adapters/child.js";
 import { geminiContextFiles } from "../../src/adapters/gemini.js";
 import { dispatchProject } from "../../src/adapters/types.js";
 import { FILE_READING_KINDS, readsFiles } from "../../src/core/adapter-kinds.js";
-import { renderPacketBody } from "../../src/core/packet-body.js";
+import { MEMORY_CHARS_SHOWN, renderPacketBody } from "../../src/core/packet-body.js";
 import { requestRefusal, resolvePolicy } from "../../src/core/policy.js";
 import { type AuthorIdentity, type Provider, selectReviewer } from "../../src/core/selection.js";
 import { MANUAL_PROVIDER } from "../../src/core/policy.js";
@@ -222,5 +222,21 @@ describe("packet body: what each mode adds, and what it never carries", () => {
     );
     expect(body).toContain("### Finding 1: No rollback\n- severity: blocking");
     expect(body).toContain('"rulings"');
+  });
+
+  it("hard: the reviewer's memory is bounded like the prior rounds (the 10 most recent, each cut), so it cannot swell a packet", () => {
+    const memory = Array.from({ length: 12 }, (_, i) => ({ round: i + 1, text: `round ${i + 1} notes ` + "x".repeat(20_000) }));
+    const body = renderPacketBody(packet(13, { difficulty: "hard" }), ARTIFACT, [], new Map(), { memory });
+    expect(body).toContain("(2 earlier round(s) not repeated here)");
+    expect(body).not.toContain("### After round 2\n");
+    expect(body).toContain("### After round 3\n");
+    expect(body).toContain("### After round 12\n");
+    expect(body).toContain(`… (cut: ${memory[0]!.text.length} characters in all)`);
+    expect(body.length).toBeLessThan(10 * (MEMORY_CHARS_SHOWN + 200) + 10_000);
+    // a cut never splits a character
+    const emoji = renderPacketBody(packet(2, { difficulty: "hard" }), ARTIFACT, [], new Map(), {
+      memory: [{ round: 1, text: "y".repeat(MEMORY_CHARS_SHOWN - 1) + "😀".repeat(10) }],
+    });
+    expect(emoji).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
   });
 });
