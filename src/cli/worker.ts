@@ -1,9 +1,9 @@
 // guild-bus worker <kind> runs one worker in this process; guild-bus up supervises a set of them.
-import { statSync } from "node:fs";
 import type { Command } from "commander";
 import type { Settings } from "../spec/schemas.js";
 import { ROOT_HELP } from "./errors.js";
 import { packagePath } from "../bus/package-files.js";
+import { fileStamp } from "../bus/file-stamp.js";
 import { summary } from "./overview.js";
 import { WORKER_KINDS } from "../spec/constants.js";
 import { intArg } from "./options.js";
@@ -21,16 +21,6 @@ interface WorkerCliOptions {
 }
 
 const isWorkerKind = (kind: string): boolean => (WORKER_KINDS as readonly string[]).includes(kind);
-
-/** A file's identity and last change ("" when absent): a settings edit changes it, a look that finds none does not. */
-function fileStamp(file: string): string {
-  try {
-    const st = statSync(file, { throwIfNoEntry: false });
-    return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : "";
-  } catch (error) {
-    return `unreadable: ${(error as NodeJS.ErrnoException).code}`;
-  }
-}
 
 /** The kinds named, each checked against the one list of worker kinds (src/workers/index.ts). */
 function workerKinds(names: string[], where: string) {

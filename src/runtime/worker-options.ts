@@ -2,6 +2,7 @@
 import { Layout, wakes } from "../bus/layout.js";
 import { type GateRef, type GateStatus, WorkerRuntime, type WorkerSpec } from "./reconciler.js";
 import { type BusContext, contextToAct, loadContext } from "../bus/context.js";
+import { fileStamp } from "../bus/file-stamp.js";
 
 export interface WorkerOptions {
   root: string;
@@ -18,13 +19,15 @@ export function workerLogger(kind: string): (message: string) => void {
 }
 
 /**
- * Settings are reloaded once per reconcile pass, so edits take effect without a restart. A read the system failed
- * (EIO, EMFILE…) keeps the settings read before; with none read yet, gates wait (ReadFault) rather than run on the
- * defaults — another reviewer, cap or policy than the project chose.
+ * Settings are reloaded once per reconcile pass, and at once when the file changed, so edits take effect without a
+ * restart. A read the system failed (EIO, EMFILE…) keeps the settings read before; with none read yet, gates wait
+ * (ReadFault) rather than run on the defaults — another reviewer, cap or policy than the project chose.
  */
 export class ContextHolder {
   private last: BusContext | undefined;
   private reported = "";
+  /** settings.json as it was when last read. */
+  private stamp = "";
   constructor(
     readonly layout: Layout,
     private readonly log: (m: string) => void,
@@ -32,6 +35,7 @@ export class ContextHolder {
     this.reload();
   }
   reload(): BusContext {
+    this.stamp = fileStamp(this.layout.settings);
     const loaded = loadContext(this.layout);
     const keep = loaded.fault !== undefined && this.last !== undefined && this.last.fault === undefined;
     const problems = keep ? `${loaded.fault}: keeping the settings read before` : loaded.settingsProblems.join("\n");
@@ -43,8 +47,12 @@ export class ContextHolder {
   get current(): BusContext {
     return this.last!; // set by the constructor's reload
   }
-  /** The context to act with: never defaults that stand in for settings the system failed to read. */
+  /**
+   * The context to act with: never defaults that stand in for settings the system failed to read, and never settings
+   * older than the file (a request made just after an edit is planned under the edit, not the pass before it).
+   */
   forWork(): BusContext {
+    if (fileStamp(this.layout.settings) !== this.stamp) this.reload();
     return contextToAct(this.current);
   }
 }
