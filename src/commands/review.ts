@@ -177,10 +177,15 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   return { ok: true, runId, gate, warnings };
 }
 
-/** The first of these paths that exists as something other than a directory (a file, a link), if any. */
+/** The first of these paths that exists as something other than a directory (a file), if any; a link is refused by
+ * name when the request is delivered (never written through). */
 function notADirectory(dirs: string[]): string | undefined {
   return dirs.find((dir) => {
-    const st = lstatSync(dir, { throwIfNoEntry: false });
-    return st !== undefined && !st.isDirectory();
+    try {
+      const st = lstatSync(dir, { throwIfNoEntry: false });
+      return st !== undefined && !st.isDirectory() && !st.isSymbolicLink();
+    } catch {
+      return false; // under a link (to a file): the delivery refuses the link by name
+    }
   });
 }
