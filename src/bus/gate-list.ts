@@ -3,6 +3,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { GATE_NAMES, isGate, isRunId } from "../spec/ids.js";
 import type { Layout } from "./layout.js";
+import { hasValidOutcome } from "./gate-reader.js";
 import { rethrowSystemFault } from "./system-fault.js";
 
 const NOT_A_DIRECTORY = "not a directory: move it aside";
@@ -72,14 +73,16 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
 }
 
 /**
- * Whether the gate holds an outcome and neither it nor the gate directory changed since `cutoffMs`, by ctime (which no
- * writer sets back). A gate that cannot be told so (a read that fails) is not.
+ * Whether the gate holds a valid outcome and nothing in the gate directory changed since `cutoffMs`: the directory and
+ * every entry in it, by ctime (which no writer sets back; an edit in place, a file added or replaced, all move it). A
+ * gate that cannot be told so (a read that fails) is not.
  */
 export function endedBefore(layout: Layout, runId: string, gate: string, cutoffMs: number): boolean {
+  const dir = layout.gateDir(runId, gate);
   try {
-    const dir = lstatSync(layout.gateDir(runId, gate));
-    const outcome = lstatSync(layout.gateFile(runId, gate, "outcome.json"));
-    return outcome.isFile() && Math.max(dir.ctimeMs, outcome.ctimeMs) < cutoffMs;
+    if (lstatSync(dir).ctimeMs >= cutoffMs) return false;
+    for (const name of readdirSync(dir)) if (lstatSync(path.join(dir, name)).ctimeMs >= cutoffMs) return false;
+    return hasValidOutcome(layout, runId, gate);
   } catch {
     return false;
   }

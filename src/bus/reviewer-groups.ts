@@ -5,27 +5,31 @@
 // shows the group is still that reviewer's (a pid is reused only once its group is gone).
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { processAlive } from "./process-alive.js";
 
 /** The environment variable every process of a reviewer's group inherits. */
 export const DISPATCH_MARKER = "GUILD_BUS_DISPATCH";
-/** `guild-bus-group-<pid namespace>-<worker pid>-<group id>`: pids mean something only in their namespace (a container
- * sharing this temp directory has its own). */
-const RECORD_NAME = /^guild-bus-group-(\d+)-(\d+)-(\d+)$/;
-
-/** This process's pid namespace ("0" where there is none to read: not Linux). */
-const PID_NAMESPACE = (() => {
+/** This machine: the host name and the pid namespace ("0" where there is none to read: not Linux). Pids mean something
+ * only there: a container or another host sharing the temp directory has its own, and its records are never read. */
+const THIS_MACHINE = (() => {
+  let ns = "0";
   try {
-    return /\d+/.exec(readlinkSync("/proc/self/ns/pid"))?.[0] ?? "0";
+    ns = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))?.[0] ?? "0";
   } catch {
-    return "0";
+    // not Linux
   }
+  return `${hostname()
+    .replace(/[^A-Za-z0-9.-]/g, "-")
+    .slice(0, 100)}-${ns}`;
 })();
 
-const recordFile = (dir: string, workerPid: number, groupPid: number) =>
-  path.join(dir, `guild-bus-group-${PID_NAMESPACE}-${workerPid}-${groupPid}`);
+/** `guild-bus-group-<machine>-<worker pid>-<group id>`. */
+const PREFIX = `guild-bus-group-${THIS_MACHINE}-`;
+const PIDS = /^(\d+)-(\d+)$/;
+
+const recordFile = (dir: string, workerPid: number, groupPid: number) => path.join(dir, `${PREFIX}${workerPid}-${groupPid}`);
 
 /** A marker for a child about to be started (put it in its environment as DISPATCH_MARKER). */
 export function newMarker(): string {
@@ -50,14 +54,17 @@ export function recordGroup(groupPid: number, marker: string, dir = tmpdir()): (
 }
 
 /**
- * Whether the group `pid` may be killed as that reviewer's: its leader runs with this marker, or is gone (Linux keeps a
- * group's id from new processes while any member lives). Where /proc cannot tell (not Linux), never.
+ * Whether the group `pid` is still that reviewer's: its leader runs with this marker, or is gone or a zombie (Linux
+ * keeps a group's id from new processes while any member lives); false when the pid now runs something else (then the
+ * group is gone); null where /proc cannot tell (not Linux): never killed there.
  */
-function stillTheReviewer(pid: number, marker: string): boolean {
+function stillTheReviewer(pid: number, marker: string): boolean | null {
+  if (!existsSync("/proc/self/environ")) return null;
   try {
+    if (/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, "latin1"))) return true; // a zombie leader shows no environment
     return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`${DISPATCH_MARKER}=${marker}`);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" && existsSync("/proc/self/environ");
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? true : null;
   }
 }
 
@@ -71,9 +78,9 @@ export function sweepOrphanGroups(dir = tmpdir()): number[] {
   }
   const killed: number[] = [];
   for (const name of names) {
-    const m = RECORD_NAME.exec(name);
-    if (!m || m[1] !== PID_NAMESPACE) continue;
-    const [worker, group] = [Number(m[2]), Number(m[3])];
+    const m = name.startsWith(PREFIX) ? PIDS.exec(name.slice(PREFIX.length)) : null;
+    if (!m) continue;
+    const [worker, group] = [Number(m[1]), Number(m[2])];
     if (worker === process.pid || processAlive(worker)) continue;
     const file = path.join(dir, name);
     let marker: string;
@@ -85,16 +92,18 @@ export function sweepOrphanGroups(dir = tmpdir()): number[] {
     } catch {
       continue;
     }
-    if (/^[0-9a-f]{32}$/.test(marker) && stillTheReviewer(group, marker)) {
+    const still = /^[0-9a-f]{32}$/.test(marker) ? stillTheReviewer(group, marker) : false;
+    if (still === null) continue; // cannot be told: the record stays, nothing is killed
+    if (still) {
       try {
         process.kill(-group, "SIGKILL");
         killed.push(group);
-      } catch {
-        // the group is gone already
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") continue; // not ours to kill: tried again later
       }
     }
     try {
-      unlinkSync(file);
+      unlinkSync(file); // killed, gone, or never that reviewer's
     } catch {
       // another janitor took it
     }

@@ -123,8 +123,9 @@ export function register(program: Command): void {
         if (stamp === seen) return [];
         const reread = loadSettings(layout);
         if (reread.fault) return []; // read again at the next look
-        seen = stamp;
-        return reviewers(reread.settings);
+        const found = await reviewers(reread.settings);
+        seen = stamp; // only once detection ran: one that failed is tried again at the next look
+        return found;
       };
       const args = ["--root", o.root, ...(o.poll ? ["--poll"] : [])];
       const { supervise } = await import("../runtime/supervisor.js");

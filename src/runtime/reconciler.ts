@@ -270,6 +270,8 @@ export class WorkerRuntime {
     if (this.stopPromise) return this.stopPromise;
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
+    // still alive while the work in flight (a paid review) finishes: status must not say no such worker runs
+    this.timers = this.peers ? [setInterval(() => this.peers?.beat(), PEER_BEAT_MS)] : [];
     const inFlight = [...this.running.keys()].map((key) => key.replace("\u0000", "/"));
     if (inFlight.length) this.spec.log(`finishing what is in flight before exiting: ${inFlight.join(", ")} (no new work is taken)`);
     await Promise.allSettled([...this.running.values()]);

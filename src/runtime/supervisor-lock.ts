@@ -46,8 +46,10 @@ function holds(holder: Holder): boolean {
   if (holder.pid === process.pid) return heldSince !== null && holder.started_at === heldSince;
   if (!processAlive(holder.pid)) return false;
   try {
+    // the command right after the guild-bus script: `node …/guild-bus.js up --root …` (not a run or root named up)
     const args = readFileSync(`/proc/${holder.pid}/cmdline`, "latin1").split("\0");
-    return args.some((a) => a.includes("guild-bus")) && args.includes("up");
+    const script = args.findIndex((a) => a.includes("guild-bus"));
+    return script >= 0 && args[script + 1] === "up";
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== "ENOENT"; // no /proc (not Linux), or not ours to read
   }

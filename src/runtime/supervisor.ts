@@ -52,7 +52,10 @@ export async function supervise(
           `${kind} worker exited (${how}) ${quick} times in a row within ${QUICK_EXIT_MS / 1000} s of starting; ` +
             `not restarting it (its error is above); ${rest}`,
         );
-        if (!supervised.size) finish("all-failed");
+        if (!supervised.size) {
+          halt(); // nothing is started again, not even a kind the settings add later: this up is over
+          finish("all-failed");
+        }
         return;
       }
       const delay = RESTART_DELAY_MS * 2 ** Math.max(0, quick - 1);
@@ -84,7 +87,7 @@ export async function supervise(
           })
           .catch((error: Error) => log(`could not look for new worker kinds: ${error.message}`))
           .finally(() => (looking = false));
-      }, LOOK_MS)
+      }, LOOK_MS).unref()
     : undefined;
   const halt = () => {
     for (const t of timers) clearTimeout(t);

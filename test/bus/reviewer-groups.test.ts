@@ -2,7 +2,7 @@
 // the machine kills it — only a group its record's marker still names, only once its worker is gone.
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { DISPATCH_MARKER, newMarker, recordGroup, sweepOrphanGroups } from "../../src/bus/reviewer-groups.js";
@@ -27,8 +27,10 @@ async function reviewer(marker: string) {
   return { child, exited };
 }
 
-/** This process's pid namespace, as records name it. */
-const ns = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))![0];
+/** This machine as records name it: host and pid namespace. */
+const ns = `${hostname()
+  .replace(/[^A-Za-z0-9.-]/g, "-")
+  .slice(0, 100)}-${/\d+/.exec(readlinkSync("/proc/self/ns/pid"))![0]}`;
 
 /** A pid that ran and is gone: a worker killed with -9. */
 const deadPid = () => Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
@@ -38,8 +40,21 @@ describe("reviewer process groups of dead workers", () => {
     const dir = tempRoot("guild-bus-groups-");
     const orphanMarker = newMarker();
     const linkedMarker = newMarker();
-    const all = [await reviewer(orphanMarker), await reviewer(newMarker()), await reviewer(newMarker()), await reviewer(linkedMarker)];
-    const [orphan, other, mine, linked] = all as [(typeof all)[0], (typeof all)[0], (typeof all)[0], (typeof all)[0]];
+    const foreignMarker = newMarker();
+    const all = [
+      await reviewer(orphanMarker),
+      await reviewer(newMarker()),
+      await reviewer(newMarker()),
+      await reviewer(linkedMarker),
+      await reviewer(foreignMarker),
+    ];
+    const [orphan, other, mine, linked, foreign] = all as [
+      (typeof all)[0],
+      (typeof all)[0],
+      (typeof all)[0],
+      (typeof all)[0],
+      (typeof all)[0],
+    ];
     try {
       const dead = deadPid();
       writeFileSync(path.join(dir, `guild-bus-group-${ns}-${dead}-${orphan.child.pid}`), orphanMarker);
@@ -48,11 +63,18 @@ describe("reviewer process groups of dead workers", () => {
       // a link is no record this user wrote (the temp directory is everyone's): it names nothing to kill
       writeFileSync(path.join(dir, "elsewhere"), linkedMarker);
       symlinkSync(path.join(dir, "elsewhere"), path.join(dir, `guild-bus-group-${ns}-${dead}-${linked.child.pid}`));
+      // another machine's (a container, a host sharing the directory): its pids mean nothing here
+      writeFileSync(path.join(dir, `guild-bus-group-elsewhere-1-${dead}-${foreign.child.pid}`), foreignMarker);
       expect(sweepOrphanGroups(dir)).toEqual([orphan.child.pid]);
       expect(await orphan.exited).toBe("SIGKILL");
-      for (const alive of [other, linked]) expect(alive.child.exitCode === null && alive.child.signalCode === null).toBe(true);
+      for (const alive of [other, linked, foreign]) expect(alive.child.exitCode === null && alive.child.signalCode === null).toBe(true);
       expect(readdirSync(dir).sort()).toEqual(
-        ["elsewhere", `guild-bus-group-${ns}-${dead}-${linked.child.pid}`, `guild-bus-group-${ns}-${process.pid}-${mine.child.pid}`].sort(),
+        [
+          "elsewhere",
+          `guild-bus-group-${ns}-${dead}-${linked.child.pid}`,
+          `guild-bus-group-${ns}-${process.pid}-${mine.child.pid}`,
+          `guild-bus-group-elsewhere-1-${dead}-${foreign.child.pid}`,
+        ].sort(),
       );
       forget();
       expect(readdirSync(dir).filter((n) => n.includes(`-${ns}-${process.pid}-`))).toEqual([]);
