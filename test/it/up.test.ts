@@ -197,6 +197,20 @@ describe("guild-bus up (integration)", () => {
   );
 
   it(
+    "without --kinds too, up exits 1 once every worker was given up (nothing is left to look for new kinds)",
+    { timeout: scaled(120_000) },
+    async () => {
+      const p = makeProject();
+      rmSync(path.join(p.root, ".guild", "runs"), { recursive: true });
+      writeFileSync(path.join(p.root, ".guild", "runs"), "not a directory\n");
+      const up = startUp(p);
+      expect(await up.exited, up.log()).toBe(1);
+      expect(up.log()).toMatch(/no worker left to supervise\n$/);
+      expect(processesMentioning(`--root ${p.root}`)).toEqual([]);
+    },
+  );
+
+  it(
     "a worker that dies every time it starts is given up while the others keep serving reviews",
     { timeout: scaled(180_000) },
     async () => {
