@@ -41,7 +41,7 @@ describe("a force-pass decided after the artifact was edited", () => {
     expect(outcome).toMatchObject({ status: "force_passed", artifact_sha256: field("artifact_sha256") });
     const check = () => checkGates(loadContext(layout), { runId: RUN, require: [GATE], allowForcePass: true });
     expect(check()).toMatchObject({ ok: true, passed: false });
-    expect(check()).toMatchObject({ lines: [expect.stringMatching(/^FAIL .*the artifact changed since the gate passed it/)] });
+    expect(check()).toMatchObject({ lines: [expect.stringMatching(/^FAIL .*the artifact changed since the outcome/)] });
     writeFileSync(spec, "# Spec\n");
     expect(check()).toMatchObject({ ok: true, passed: true });
     expect(check()).toMatchObject({ gates: [{ reason: "force_passed at round 1, by a human decision, artifact unchanged" }] });
