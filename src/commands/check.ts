@@ -7,7 +7,6 @@ import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { reviewerViews } from "../core/snapshot.js";
-import { holdsBoundBytes } from "../core/sent-bytes.js";
 import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
@@ -41,13 +40,7 @@ function failure(ctx: BusContext, view: GateView, o: CheckOptions): string | nul
   if (outcome.status === "force_passed" && !o.allowForcePass) return "force-passed by a human decision (allow with --allow-force-pass)";
   if (outcome.status !== "satisfied" && outcome.status !== "force_passed") return `ended ${outcome.status}: ${outcome.reason}`;
   const verify = reverifyGate(ctx, view);
-  if (verify && !verify.ok) {
-    // a genuine pass of bytes edited since is said in words that fit it (not "mid-review"); a forged one is not genuine
-    const genuine = reverifyGate(ctx, view, false)?.ok !== false;
-    if (genuine && holdsBoundBytes(outcome, view.artifact) === false)
-      return "the artifact changed since the gate passed it: request a new review of the bytes now in the tree";
-    return `the outcome does not re-derive from the files: ${verify.problems.join("; ")}`;
-  }
+  if (verify && !verify.ok) return `the outcome does not re-derive from the files: ${verify.problems.join("; ")}`;
   if (outcome.status === "satisfied" && outcome.independence !== "strong" && !o.allowWeak)
     return `independence ${outcome.independence ?? "unknown"}, not strong (allow with --allow-weak)`;
   return null;

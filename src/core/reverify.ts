@@ -154,14 +154,15 @@ function rederive(
     );
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   const c = report.conditions;
+  const result = parseReviewResult(raw).result;
   if (!c.parses || !c.packet_id_match || !c.no_blockers) problems.push(`gate-pass fails: ${report.reasons.join("; ")}`);
   else if (!c.sha256_match && artifact.ok)
     problems.push(
       packet.artifact_raw_sha256 === artifact.rawSha
         ? `${RESCRUBBED}: ${report.reasons.join("; ")}`
-        : `the result reviewed other bytes: ${report.reasons.join("; ")}`,
+        : // said as what it is here, an ended round: not the live round's "changed mid-review; restart"
+          `the result reviewed other bytes than the artifact holds now (reviewed ${result?.artifact_sha256_reviewed}, now ${artifact.sha})`,
     );
-  const result = parseReviewResult(raw).result;
   const notDispatched = result && deliveryRefusal(s, packet, result);
   if (notDispatched) problems.push(notDispatched);
   // a ruling round again from the result: a contested finding it does not withdraw explicitly stands

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { viewGate } from "../../src/commands/gate-view.js";
 import { statusRow } from "../../src/commands/status.js";
+import { checkGates } from "../../src/commands/check.js";
 import { gateLines } from "../../src/cli/gate-lines.js";
 import { ENDED_HISTORY_MS, stopGate } from "../../src/commands/stop-gate.js";
 import { requestReview } from "../../src/commands/review.js";
@@ -72,6 +73,12 @@ describe("an ended gate's view", () => {
     const row = statusRow(loadContext(layout), run, GATE);
     expect(row.waiting_for).toMatch(/^the author: the gate has ended, but the artifact changed since the gate passed it/);
     expect(gateLines(row)).toContain(`waiting for ${row.waiting_for}`);
+    // check says what happened to an ended round in words that fit it, not the live round's "mid-review; restart"
+    const checked = checkGates(loadContext(layout), { runId: run, require: [GATE] });
+    expect(checked).toMatchObject({ ok: true, passed: false });
+    const line = (checked as { lines: string[] }).lines[0]!;
+    expect(line).toMatch(/the result reviewed other bytes than the artifact holds now \(reviewed [0-9a-f]{64}, now [0-9a-f]{64}\)/);
+    expect(line).not.toMatch(/mid-review/);
     writeFileSync(layout.settings, JSON.stringify({ stop_gate: { enabled: true } }));
     expect(await stopGate(loadContext(layout), "claude-code")).toEqual({ block: false, message: null });
   });

@@ -69,5 +69,5 @@ function failsAnEditedArtifact() {
   writeFileSync(path.join(p.root, "docs", "spec.md"), "# Spec\n\nLatency target: whatever.\n");
   const r = p.cli(["check", "--require", "G-spec"]);
   expect(r.code).toBe(2);
-  expect(r.stdout).toMatch(/^FAIL .* G-spec docs\/spec.md: the artifact changed since the gate passed it: request a new review/m);
+  expect(r.stdout).toMatch(/^FAIL .* G-spec docs\/spec.md: the outcome does not re-derive .*the artifact changed since the outcome/m);
 }

@@ -48,7 +48,7 @@ describe("the CI examples (docs/ci)", () => {
     writeFileSync(path.join(p.root, "docs", "plan.md"), "# Plan\n\nShip it, no flag.\n");
     const failed = sh(p, script);
     expect(failed.status).toBe(2);
-    expect(failed.stdout).toMatch(/^FAIL .* G-plan docs\/plan.md: the artifact changed since the gate passed it/m);
+    expect(failed.stdout).toMatch(/^FAIL .* G-plan docs\/plan.md: .*the artifact changed since the outcome/m);
     expect(sh(p, hook).status).toBe(2);
   });
 });
