@@ -545,19 +545,11 @@ describe("hostile directory entries (integration)", () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     await p.waitFor("big", GATE, has("packet-1.md"), "packet 1");
-    // a foreign reviewer leaves a 3.5 MB memory (its result's memory_update): the next packet would carry it
-    const memory = "note ".repeat(700_000);
-    drop(p, "big", "memory-1.md", memory);
-    drop(p, "big", "result-1.json", resultText(p, "big", 1, "issues", `,"memory_update":${JSON.stringify(memory)}`));
+    drop(p, "big", "result-1.json", resultText(p, "big", 1, "issues"));
     await p.waitState("big", GATE, ["awaiting_author"]);
-    // the author revises (a resubmit of the same bytes would stall, SPEC §14.1)
-    p.write(ARTIFACT, "# Spec\n\n" + "A line of the specification.\n".repeat(36_000) + "One more line.\n");
-    drop(
-      p,
-      "big",
-      "resubmit-1.json",
-      JSON.stringify({ schema_version: "guild_bus.resubmit.v1", run_id: "big", gate: GATE, after_round: 1, at: new Date().toISOString() }),
-    );
+    // the author contests the finding at length: the ruling packet would carry its 3.5 MB rebuttal with the artifact
+    // (a reviewer's own memory is cut to a bound in a packet, so only what the author writes can swell it so)
+    drop(p, "big", "rebuttal-1.md", "The size is bounded elsewhere. ".repeat(110_000));
     await p.waitFor("big", GATE, has("escalation-1.json"), "the escalation");
     expect(p.readJson("big", GATE, "escalation-1.json")).toMatchObject({
       reason: "artifact_too_large",
