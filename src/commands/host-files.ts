@@ -73,8 +73,9 @@ export const CLAUDE_COMMANDS: Readonly<Record<string, string>> = {
 description: Request a cross-family review of a file at a gate and follow it to its outcome
 argument-hint: <file> [gate, default G-spec]
 ---
-Use the review-loop skill. Request a review of \`$1\` at gate \`\${2:-G-spec}\` with the guild-bus \`request_review\` tool
-(give your exact model as \`author_model\`), then follow the loop until the gate ends or needs the user. $ARGUMENTS
+Use the review-loop skill. Request a review of \`$1\` with the guild-bus \`request_review\` tool, at the gate given
+second (\`$2\`; G-spec when none is given), giving your exact model as \`author_model\`; then follow the loop until the
+gate ends or needs the user. The arguments as typed: $ARGUMENTS
 `,
   status: `---
 description: Show the guild-bus gates of this project and what each waits for

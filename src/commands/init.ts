@@ -229,7 +229,9 @@ function claude(ws: Workspace, notes: string[]): void {
     if (!stop.some(runsGuildBusStop)) hooks.Stop = [...stop, { hooks: [{ type: "command", command, timeout: 60 }] }];
   });
   ws.writeOwn(".claude/skills/guild-bus-review/SKILL.md", skillMarkdown("guild-bus-review"));
-  for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.writeOwn(`.claude/commands/guild/${name}.md`, text);
+  // top-level names: Claude Code names a project command by its file alone (a subdirectory is only a label), and
+  // /review, /status are its own commands
+  for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.writeOwn(`.claude/commands/guild-${name}.md`, text);
   notes.push(
     "claude: restart Claude Code in this project; /guild:review <file> starts a review (the skill guild-bus-review teaches the loop)",
   );

@@ -44,7 +44,7 @@ describe("guild-bus init", () => {
         ".mcp.json",
         ".claude/settings.json",
         ".claude/skills/guild-bus-review/SKILL.md",
-        ".claude/commands/guild/review.md",
+        ".claude/commands/guild-review.md",
         ".codex/config.toml",
         "AGENTS.md",
         ".gemini/settings.json",
@@ -300,16 +300,16 @@ describe("guild-bus init", () => {
     mkdirSync(path.join(root, ".git"));
     writeFileSync(path.join(root, ".git", "config"), "[core]\n\tbare = false\n");
     writeFileSync(path.join(root, "README.md"), "# Ours\n");
-    mkdirSync(path.join(root, ".claude", "commands", "guild"), { recursive: true });
-    symlinkSync("../../../.git/config", path.join(root, ".claude", "commands", "guild", "review.md"));
-    symlinkSync("../../../README.md", path.join(root, ".claude", "commands", "guild", "status.md"));
+    mkdirSync(path.join(root, ".claude", "commands"), { recursive: true });
+    symlinkSync("../../.git/config", path.join(root, ".claude", "commands", "guild-review.md"));
+    symlinkSync("../../README.md", path.join(root, ".claude", "commands", "guild-status.md"));
     symlinkSync(".git/config", path.join(root, "AGENTS.md")); // a merged file: refused into .git/ too
     const layout = new Layout(root);
     const plan = await planInit(layout, ["claude", "codex"]);
     if (!plan.ok) throw new Error(plan.error);
     const why = (rel: string) => plan.changes.find((c) => c.path === rel)?.refused;
-    expect(why(".claude/commands/guild/review.md")).toMatch(/is a symbolic link: init writes this file whole/);
-    expect(why(".claude/commands/guild/status.md")).toMatch(/is a symbolic link: init writes this file whole/);
+    expect(why(".claude/commands/guild-review.md")).toMatch(/is a symbolic link: init writes this file whole/);
+    expect(why(".claude/commands/guild-status.md")).toMatch(/is a symbolic link: init writes this file whole/);
     expect(why("AGENTS.md")).toMatch(/^AGENTS\.md is a symbolic link leading into \.git\/: init neither writes/);
     expect((await applyInit(layout, plan)).ok).toBe(false);
     expect(read(root, ".git/config")).toBe("[core]\n\tbare = false\n");
