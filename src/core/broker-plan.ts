@@ -18,7 +18,7 @@ import {
   type QuorumIssue,
   RETRY_OPTIONS,
 } from "./decide.js";
-import { listedFindings } from "./findings.js";
+import { blockingItems, listedFindings } from "./findings.js";
 import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { sentShas } from "./sent-bytes.js";
 import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
@@ -385,7 +385,7 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketIn
   let ruling: PacketExtras["ruling"] = null;
   if (front.restart_reason === "ruling" && front.restart_of !== null) {
     // bounded like the trail's lists: a result's findings must not swell the next packet past the file limit
-    const contested = listedFindings(input.reads.result(front.restart_of)?.blocking_findings).findings;
+    const contested = listedFindings(blockingItems(input.reads.result(front.restart_of))).findings;
     const cut = (t: string | undefined) => (t === undefined ? undefined : clean(t).slice(0, CONTESTED_TEXT_CHARS)); // scrubbed, then cut
     ruling = {
       round: front.restart_of,

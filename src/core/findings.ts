@@ -69,3 +69,23 @@ export function blockingKeys(list: unknown): string[] {
   if (!Array.isArray(list)) return [];
   return [...new Set(list.slice(0, MAX_FINDING_KEYS).map((f) => findingKey(findingView(f))))].sort();
 }
+
+/** Whether a finding is marked blocking by its severity (the gate counts such a finding as a blocker, SPEC §11). */
+export function hasBlockingSeverity(value: unknown): boolean {
+  const severity = value && typeof value === "object" ? (value as { severity?: unknown }).severity : undefined;
+  return typeof severity === "string" && severity.trim().toLowerCase() === "blocking";
+}
+
+/**
+ * Everything a result holds as blocking: its blocking_findings, then each finding of severity "blocking" whose title
+ * none of them has (condition 5 counts both). What the author may contest, and a ruling round must rule on, is all of
+ * it: a blocker listed only among the findings is no less one.
+ */
+export function blockingItems(result: { blocking_findings?: unknown; findings?: unknown } | null | undefined): unknown[] {
+  const listed: unknown[] = Array.isArray(result?.blocking_findings) ? result.blocking_findings : [];
+  const titles = new Set(listed.map((f) => normalised(findingView(f).title)));
+  const severe = (Array.isArray(result?.findings) ? (result.findings as unknown[]) : []).filter(
+    (f) => hasBlockingSeverity(f) && !titles.has(normalised(findingView(f).title)),
+  );
+  return [...listed, ...severe];
+}

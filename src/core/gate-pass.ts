@@ -1,6 +1,7 @@
 // The checksum-bound five-condition gate-pass: a pure function of the result text and the artifact bytes.
 import { type LenientResult, parseReviewResult } from "./result-wire.js";
 import { sha256Hex } from "./sha.js";
+import { hasBlockingSeverity } from "./findings.js";
 import type { GatePassReport } from "../spec/schemas.js";
 
 export interface GatePassInput {
@@ -15,11 +16,7 @@ export interface GatePassInput {
 
 /** `findings` items of severity blocking (any case); the lenient reader does not check their shape, so nor does this. */
 function blockingSeverity(result: LenientResult): number {
-  const items: unknown[] = Array.isArray(result.findings) ? result.findings : [];
-  return items.filter((f) => {
-    const severity = f && typeof f === "object" ? (f as { severity?: unknown }).severity : undefined;
-    return typeof severity === "string" && severity.trim().toLowerCase() === "blocking";
-  }).length;
+  return (Array.isArray(result.findings) ? result.findings : []).filter(hasBlockingSeverity).length;
 }
 
 export function evaluateGatePass(input: GatePassInput): GatePassReport {

@@ -2,6 +2,7 @@
 // verdict, seal, decisions and the artifact as it is now — instead of being believed. Files forged consistently by a
 // local writer stay out of the threat model; this turns "trust the files" into "trust, and check on demand".
 import type { ArtifactState } from "./artifact-view.js";
+import { blockingItems } from "./findings.js";
 import { evaluateGatePass } from "./gate-pass.js";
 import { parseReviewResult } from "./result-wire.js";
 import { evaluateScoreGate } from "./score-gate.js";
@@ -113,9 +114,12 @@ export function passProblems(
 
 interface Rederived {
   problems: string[];
-  /** The result holds blocking findings: it closes a quorum round whatever else holds. */
+  /** The result holds blocking findings (or upholds a contested one): it closes a quorum round whatever else holds. */
   blocking: boolean;
   family: Family;
+  /** A verdict was sealed for this round, but the result it binds is gone or is other bytes now: what the round was
+   * judged on cannot be read again, so nothing about it re-derives (a deleted or edited blocker among them). */
+  sealBroken: boolean;
 }
 
 function rederive(
@@ -127,10 +131,12 @@ function rederive(
   const { artifact, settings } = input;
   const name = (kind: SlotKind) => slotFile(kind, n, s.member);
   const packet = s.packets.get(n);
-  if (!packet) return { problems: [`no valid ${name("packet")}`], blocking: false, family: "unknown" };
+  if (!packet) return { problems: [`no valid ${name("packet")}`], blocking: false, family: "unknown", sealBroken: false };
   const stop = packet.stop ?? "verdict";
   const read = input.resultBytes(n, s.member);
-  if (!read.ok) return { problems: [`${name("result")}: ${read.reason}`], blocking: false, family: packet.reviewer_family };
+  const sealed = s.verdicts.has(n) || s.brokenSeals.has(n);
+  if (!read.ok)
+    return { problems: [`${name("result")}: ${read.reason}`], blocking: false, family: packet.reviewer_family, sealBroken: sealed };
   const { bytes, text: raw } = read;
   // a packet the broker would not have issued for this gate passes nothing, whatever its result says
   const unissued = s.request && issueProblem(packet, s.request, settings);
@@ -170,15 +176,15 @@ function rederive(
     packet,
     (round) => {
       const read = input.resultBytes(round, s.member);
-      return read.ok ? parseReviewResult(read.text).result?.blocking_findings : null;
+      return read.ok ? blockingItems(parseReviewResult(read.text).result) : null;
     },
     (text) => scrub(text, scrubOptions(settings)),
   );
-  const standing = contested === null ? 0 : rulingCounts(result?.rulings, contested).upheld;
-  if (standing)
-    problems.push(
-      `${name("result")} leaves ${standing} of round ${packet.restart_of}'s ${contested!.length} contested finding(s) standing`,
-    );
+  // the rulings counted from the sealed result, never from the verdict file's copy of them
+  const upheld = rulingCounts(result?.rulings, contested).upheld;
+  if (contested !== null && upheld)
+    problems.push(`${name("result")} leaves ${upheld} of round ${packet.restart_of}'s ${contested.length} contested finding(s) standing`);
+  else if (upheld) problems.push(`${name("result")} upholds ${upheld} contested finding(s)`);
   if (stop === "verdict" && result?.verdict !== "satisfied")
     problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
   if (stop === "score" && result && !evaluateScoreGate(result).positive) problems.push("the result's score does not pass the score gate");
@@ -188,7 +194,8 @@ function rederive(
     problems.push(`independence strong, but ${name("packet")} promised a ${packet.independence} review`);
   else if (independence === "strong" && !isIndependent(author, family))
     problems.push(`independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${author})`);
-  return { problems, blocking: c.parses && !c.no_blockers, family };
+  const sealBroken = s.brokenSeals.has(n) || (verdict !== undefined && verdict.result_sha256 !== sha256Hex(bytes));
+  return { problems, blocking: (c.parses && !c.no_blockers) || upheld > 0, family, sealBroken };
 }
 
 /**
@@ -213,9 +220,13 @@ export function quorumPassProblems(
   // the broker judges a quorum round once all its members' packets are out and every one has ended: a member still
   // reviewing could block it
   const unended = quorumMembers(s, n, packet.stop ?? "verdict").filter((m) => m.state.kind === "pending");
+  // as the broker judges (§26 rule 3): a member whose sealed answer is gone or changed ended without a verdict it can
+  // stand by, which no pass of the others outweighs (a deleted or edited blocker would otherwise not count)
+  const unsealed = members.filter((m) => m.sealBroken);
   const problems = [
     ...(members.length < rule.of ? [`quorum ${rule.need}/${rule.of}: only ${members.length} reviewer(s) were sent round ${n}`] : []),
     ...(unended.length ? [`quorum round ${n} had not ended: ${unended.map((m) => m.provider).join(", ")} still reviewing`] : []),
+    ...unsealed.map((m) => `quorum round ${n}: ${m.provider}'s sealed answer is not on disk as sealed (${m.problems.join(", ")})`),
   ];
   if (!j.pass)
     problems.push(

@@ -7,7 +7,7 @@ import { evaluateGatePass } from "../core/gate-pass.js";
 import { type LenientResult, parseReviewResult } from "../core/result-wire.js";
 import { textOf } from "../core/text-of.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
-import { blockingKeys } from "../core/findings.js";
+import { blockingItems, blockingKeys } from "../core/findings.js";
 import { artifactOrFault, readArtifact } from "../bus/artifact.js";
 import type { ArtifactState } from "../core/artifact-view.js";
 import { type PacketFrontMatter, VerdictFile } from "../spec/schemas.js";
@@ -250,7 +250,7 @@ function judge(
     (round) => {
       const read = resultBytes(view, round);
       if (!read.ok && read.fault) throw new ReadFault(read.reason); // tried again later: a ruling sealed wrong is final
-      return read.ok ? parseReviewResult(read.text).result?.blocking_findings : null;
+      return read.ok ? blockingItems(parseReviewResult(read.text).result) : null;
     },
     (text) => scrub(text, scrubOptions(ctx.settings)),
   );
@@ -265,8 +265,8 @@ function judge(
     result_sha256: sha256Hex(bytes),
     artifact_sha256_reviewed: r.artifact_sha256_reviewed,
     result_verdict: r.verdict,
-    blocking_count: r.blocking_findings.length,
-    blocking_keys: blockingKeys(r.blocking_findings),
+    blocking_count: blockingItems(r).length,
+    blocking_keys: blockingKeys(blockingItems(r)),
     reviewer_model: reviewerModel,
     reviewer_family: reviewerFamily,
     independence_violation: violation,

@@ -17,7 +17,7 @@ describe("guild-bus init and gate (CLI)", () => {
 
     const wrote = p.cli(["init", "--host", "claude"]);
     expect(wrote.stderr).toMatch(/^changed: .*\.claude\/skills\/guild-bus-review\/SKILL\.md/m);
-    expect(existsSync(path.join(p.root, ".claude", "commands", "guild", "review.md"))).toBe(true);
+    expect(existsSync(path.join(p.root, ".claude", "commands", "guild-review.md"))).toBe(true);
     expect(p.cli(["init", "--host", "claude"]).stderr).toMatch(/^nothing to change: already set up$/m);
     expect(p.cli(["init", "--host", "vim"])).toMatchObject({ code: 1, stderr: expect.stringContaining("unknown host vim") });
 

@@ -157,6 +157,38 @@ describe("reverifyOutcome", () => {
     expect(problems(g, { resultBytes: byRound(both) }).filter((p) => p.includes("contested"))).toEqual([]);
   });
 
+  it("a ruling round rules on every blocker of the contested round, one listed only among its findings too", () => {
+    const g = rulingRoundPassed();
+    const first = JSON.stringify({
+      ...JSON.parse(RESULT.toString()),
+      blocking_findings: [{ title: "Style nit A" }],
+      findings: [
+        { title: "Style nit A", severity: "blocking" },
+        { title: "Auth bypass B", severity: "blocking" },
+      ],
+    });
+    const ruled = (rulings: unknown[]) => (round: number) => {
+      const text = round === 1 ? first : JSON.stringify({ ...JSON.parse(RESULT.toString()), rulings });
+      return { ok: true as const, bytes: Buffer.from(text), text };
+    };
+    expect(problems(g, { resultBytes: ruled([{ finding: "Style nit A", ruling: "withdrawn" }]) })).toContain(
+      "result-2.json leaves 1 of round 1's 2 contested finding(s) standing",
+    );
+    const both = ruled([
+      { finding: "Style nit A", ruling: "withdrawn" },
+      { finding: "Auth bypass B", ruling: "withdrawn" },
+    ]);
+    expect(problems(g, { resultBytes: both }).filter((p) => p.includes("contested"))).toEqual([]);
+  });
+
+  it("an upheld ruling in the sealed result keeps the gate closed, whatever the verdict file says of it", () => {
+    const upheld = Buffer.from(JSON.stringify({ ...JSON.parse(RESULT.toString()), rulings: [{ finding: "Data loss", ruling: "upheld" }] }));
+    // the verdict's own copy of the rulings was edited away; it still binds the result's bytes
+    const g = passed({ verdict: { result_sha256: sha256Hex(upheld) } });
+    const read = () => ({ ok: true as const, bytes: upheld, text: upheld.toString() });
+    expect(problems(g, { resultBytes: read })).toContain("result-1.json upholds 1 contested finding(s)");
+  });
+
   it("a ruling is one ruling on one finding: two findings of one title, one upheld, do not pass; titles are named as shown", () => {
     const g = rulingRoundPassed();
     const base = JSON.parse(RESULT.toString()) as object;
@@ -255,6 +287,63 @@ describe("reverifyOutcome", () => {
     expect(ended(two())).toContain("quorum 2/3: only 2 reviewer(s) were sent round 1");
     const pending = two().memberPacket(1, "c", "xai", rule, { artifact_sha256: SHA });
     expect(ended(pending)).toContain("quorum round 1 had not ended: c still reviewing");
+  });
+
+  it("a quorum pass does not re-derive once a member's sealed answer is gone or changed, or a member upholds a ruling", () => {
+    const rule = { need: 2, of: 3 };
+    const MODELS = { a: "gpt-5", b: "gemini-2.5-pro", ds: "deepseek-chat" } as const;
+    const members = [
+      { provider: "a", family: "openai" as const, model: "gpt-5" },
+      { provider: "b", family: "google" as const, model: "gemini-2.5-pro" },
+      { provider: "ds", family: "deepseek" as const, model: "deepseek-chat" },
+    ];
+    const body = (provider: keyof typeof MODELS, extra: object = {}) =>
+      JSON.stringify({
+        schema_version: "review_result.v1",
+        packet_id: `${packet(1).packet_id}+${provider}`,
+        artifact_sha256_reviewed: SHA,
+        verdict: "satisfied",
+        findings: [],
+        blocking_findings: [],
+        reviewer_model: MODELS[provider],
+        delivery_key: DELIVERY_KEY,
+        ...extra,
+      });
+    const three = (ds: string) => {
+      const g = gate();
+      for (const [provider, family] of [
+        ["a", "openai"],
+        ["b", "google"],
+        ["ds", "deepseek"],
+      ] as const)
+        g.memberPacket(1, provider, family, rule, { artifact_sha256: SHA, reviewer_model: MODELS[provider] })
+          .memberAttempt(1, provider)
+          .memberVerdict(1, provider, "pass", {
+            result_sha256: sha256Hex(provider === "ds" ? ds : body(provider)),
+            artifact_sha256_reviewed: SHA,
+          });
+      g.s.outcome = outcome("satisfied", 1, { artifact_sha256: SHA, artifact_raw_sha256: RAW, quorum: { ...rule, members } });
+      return g;
+    };
+    const reading = (ds: string | null) => (_round: number, member?: string | null) => {
+      const text = member === "ds" ? ds : body(member as "a" | "b");
+      return text === null ? { ok: false as const, reason: "missing" } : { ok: true as const, bytes: Buffer.from(text), text };
+    };
+    const honest = body("ds");
+    expect(problems(three(honest) as never, { resultBytes: reading(honest) as never })).toEqual([]);
+    // the blocking member's answer deleted, or edited after its verdict was sealed
+    expect(problems(three(honest) as never, { resultBytes: reading(null) as never })).toContainEqual(
+      expect.stringMatching(/^quorum round 1: ds's sealed answer is not on disk as sealed/),
+    );
+    const edited = body("ds", { summary: "fine after all" });
+    expect(problems(three(honest) as never, { resultBytes: reading(edited) as never })).toContainEqual(
+      expect.stringMatching(/^quorum round 1: ds's sealed answer is not on disk as sealed/),
+    );
+    // a member whose answer upholds a contested finding blocks, whatever its verdict file says
+    const upholds = body("ds", { rulings: [{ finding: "Data loss on restart", ruling: "upheld" }] });
+    expect(problems(three(upholds) as never, { resultBytes: reading(upholds) as never })).toContainEqual(
+      expect.stringMatching(/^quorum 2\/3 does not re-derive: blocked by ds/),
+    );
   });
 
   it("a bus-dispatched round's result re-derives only with its worker's delivery key and a keyed attempt", () => {
