@@ -405,8 +405,9 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
     if (!gp.conditions.parses || !gp.conditions.packet_id_match) return malformed(gp.reasons.join("; "));
     if (!gp.conditions.sha256_match) return restart("artifact changed: restart on the current bytes");
-    // The score gate never passes on a score it could not read: a human decides (ARIS: review unavailable).
-    if (stop === "score" && !verdict.score_gate?.available) {
+    // The score gate never passes on a score it could not read: a human decides (ARIS: review unavailable). A round
+    // that found blockers failed on them whatever its score: the author's turn, never a retry that re-rolls them.
+    if (stop === "score" && !verdict.score_gate?.available && gp.conditions.no_blockers && !verdict.rulings?.upheld) {
       return escalate(
         "score_unavailable",
         `no usable score from the reviewer: ${(verdict.score_gate?.reasons ?? ["the verdict has no score evaluation"]).join("; ")}`,

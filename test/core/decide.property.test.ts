@@ -185,8 +185,11 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     if (a.reason === "codex_skip_blocked") expect(R).toBe(0);
     if (a.reason === "cap_hit") expect(P!.counted_round).toBeGreaterThanOrEqual(grantedCap(s, ctx));
     if (a.reason === "request_refused") expect(R === 0 && ctx.policy.refusal !== null).toBe(true);
-    if (a.reason === "score_unavailable")
-      expect(ctx.policy.stop === "score" && s.verdicts.get(R)?.score_gate?.available !== true).toBe(true);
+    if (a.reason === "score_unavailable") {
+      const v = s.verdicts.get(R);
+      expect(ctx.policy.stop === "score" && v?.score_gate?.available !== true).toBe(true);
+      expect(v?.gate_pass.conditions.no_blockers && !v.rulings?.upheld).toBe(true); // blockers are the author's, never re-rolled
+    }
     if (a.reason === "stalled") {
       // only when on, before the cap, never where a human checks every round, always with its evidence and the cap's options
       expect(ctx.policy.stallDetection).toBe(true);

@@ -749,6 +749,15 @@ describe("decide: the score stop policy (ARIS: score ≥ 6 AND readiness ready|a
     }
   });
 
+  it("a round with blocking findings and no usable score failed on its blockers: the author's turn, not a retry", () => {
+    const g = gate()
+      .packet(1)
+      .verdict(1, "issues", { score_gate: scoreGate("unavailable") });
+    const d = decide(g.s, score);
+    expect(d.action).toBeNull();
+    expect(d.state).toBe("awaiting_author");
+  });
+
   it("verdictPasses and failReasons state the policy in one place", () => {
     const v = verdict(1, "issues", { score_gate: scoreGate("positive") });
     v.gate_pass.conditions.no_blockers = true;
