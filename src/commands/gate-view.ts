@@ -44,7 +44,14 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   const decision = decideGate(s, ctx.settings, { codexSkip: ctx.codexSkip, artifact: () => artifact });
   const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
   const output = gateStatus(s, decision, artifact, gatePolicy(s, ctx.settings), trailPath);
-  const workers = { running: (kind: string) => workerRunning(ctx.layout, kind), supervised: () => runningSupervisor(ctx.layout) !== null };
+  const workers = {
+    running: (kind: string) => workerRunning(ctx.layout, kind),
+    supervisedFor: () => {
+      const up = runningSupervisor(ctx.layout);
+      const since = up ? Date.parse(up.started_at) : NaN;
+      return up === null ? null : Number.isNaN(since) ? Infinity : Date.now() - since;
+    },
+  };
   const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)), artifact, workers);
   const view = { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision, artifact) };
   // a pass (satisfied, force_passed, skipped) is reported (wait's 0, the MCP tools, the stop hook) only while it

@@ -11,8 +11,8 @@ import { dispatchedByBus } from "./adapter-kinds.js";
 /** Which workers run on the tree (their heartbeats), as the caller can tell: a wait on a worker nobody runs is no wait. */
 export interface WorkerPresence {
   running(kind: string): boolean;
-  /** Whether a `guild-bus up` supervises the tree (then a missing kind is started beside it). */
-  supervised(): boolean;
+  /** How long a `guild-bus up` has supervised the tree, in ms; null when none does. */
+  supervisedFor(): number | null;
 }
 
 export interface NextStep {
@@ -141,18 +141,27 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   return withIdle(waiting, [...new Set(unanswered.map((r) => r.reviewer_adapter))], workers);
 }
 
+/** How long an `up` may take to start its workers (and one the settings just added) before a missing one is said. */
+export const SUPERVISOR_START_MS = 30_000;
+
 /**
- * A wait on a worker kind nobody runs (a first run before `up`, a reviewer kind added to settings after `up` started)
- * says so, with the command that starts it: `up`, or that worker beside a running `up`.
+ * A wait on a worker kind nobody runs says so, with the command that starts it: `up` when none runs (a first run);
+ * while one runs, only once it had time to start that kind (it gave it up, say: its log tells why), that worker
+ * beside it.
  */
 function withIdle(next: NextStep, kinds: string[], workers: WorkerPresence | undefined): NextStep {
   const idle = workers ? kinds.filter((kind) => !workers.running(kind)) : [];
   if (!idle.length) return next;
-  return {
-    ...next,
-    waiting_on: `${next.waiting_on}, but no ${idle.join(" or ")} worker is running for this project`,
-    command: workers!.supervised() ? `guild-bus worker ${idle[0]}` : "guild-bus up",
-  };
+  const supervisedFor = workers!.supervisedFor();
+  if (supervisedFor !== null && supervisedFor < SUPERVISOR_START_MS) return next; // still starting them
+  const none = `, but no ${idle.join(" or ")} worker is running for this project`;
+  return supervisedFor === null
+    ? { ...next, waiting_on: `${next.waiting_on}${none}`, command: "guild-bus up" }
+    : {
+        ...next,
+        waiting_on: `${next.waiting_on}${none} (\`guild-bus up\` runs: its log says why)`,
+        command: `guild-bus worker ${idle[0]}`,
+      };
 }
 
 /** One line for a person: "waiting for X — run: Y". */

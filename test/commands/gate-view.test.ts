@@ -2,7 +2,9 @@
 // gate's files (SPEC §17); an outcome.json dropped by hand is not one.
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { spawn } from "node:child_process";
+import { THIS_HOST } from "../../src/bus/deliver.js";
 import { loadContext } from "../../src/bus/context.js";
 import { viewGate } from "../../src/commands/gate-view.js";
 import { statusRow } from "../../src/commands/status.js";
@@ -132,9 +134,21 @@ describe("a gate that waits on a worker nobody runs", () => {
     dropResult(); // the verifier's turn
     let next = viewGate(loadContext(layout), run, GATE).next;
     expect(next).toMatchObject({ waiting_on: "the verifier, but no verifier worker is running for this project", command: "guild-bus up" });
+    // an `up` that just started is given time to start its workers
     const release = await lockSupervisor(layout);
     try {
+      expect(viewGate(loadContext(layout), run, GATE).next).toMatchObject({ waiting_on: "the verifier", command: null });
+    } finally {
+      release();
+    }
+    // one that has run a while without a verifier (it gave it up): that worker is started beside it
+    const up = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)", "/x/bin/guild-bus.js", "up"], { stdio: "ignore" });
+    try {
+      await vi.waitFor(() => expect(readFileSync(`/proc/${up.pid}/cmdline`, "latin1")).toContain("guild-bus.js"), { timeout: 30_000 });
+      const then = new Date(Date.now() - 120_000).toISOString();
+      writeFileSync(layout.supervisorLock, JSON.stringify({ pid: up.pid, host: THIS_HOST, started_at: then }) + "\n");
       next = viewGate(loadContext(layout), run, GATE).next;
+      expect(next.waiting_on).toMatch(/^the verifier, but no verifier worker is running for this project \(`guild-bus up` runs/);
       expect(next.command).toBe("guild-bus worker verifier");
       const verifier = new Peers(layout, peersDir(layout, "verifier"));
       verifier.beat();
@@ -142,7 +156,8 @@ describe("a gate that waits on a worker nobody runs", () => {
       expect(next).toMatchObject({ waiting_on: "the verifier", command: null });
       verifier.leave();
     } finally {
-      release();
+      up.kill("SIGKILL");
+      rmSync(layout.supervisorLock, { force: true });
     }
     // a request nothing picked up yet waits on the broker
     expect(await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", runId: "first" })).toMatchObject({

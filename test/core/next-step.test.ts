@@ -29,9 +29,11 @@ describe("the next step's notes", () => {
 
   it("a wait on a worker that runs is the plain wait; on one that does not, it names the command that starts it", () => {
     const g = new Gate().packet(1, { reviewer_provider: "gpt", reviewer_adapter: "command" });
-    const none: WorkerPresence = { running: () => false, supervised: () => false };
-    const upOnly: WorkerPresence = { running: (kind) => kind !== "command", supervised: () => true };
-    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, { running: () => true, supervised: () => true })).toMatchObject({
+    const none: WorkerPresence = { running: () => false, supervisedFor: () => null };
+    const upOnly: WorkerPresence = { running: (kind) => kind !== "command", supervisedFor: () => 60_000 };
+    const upStarting: WorkerPresence = { running: () => false, supervisedFor: () => 2_000 };
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, upStarting)).toMatchObject({ command: null }); // it starts them
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, { running: () => true, supervisedFor: () => 60_000 })).toMatchObject({
       command: null,
     });
     expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, none)).toMatchObject({
