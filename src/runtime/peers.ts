@@ -140,6 +140,8 @@ export class Peers {
     try {
       // a linked workers/ directory is neither written, read nor cleaned through: this worker counts itself alone
       refuseSymlinks(this.layout.guild, this.dir);
+      // a project removed under a running worker (its .guild gone) is not made again by the beat: alone
+      if (!lstatQuietly(this.layout.guild)?.isDirectory()) throw new Error("no .guild directory");
       try {
         mkdirSync(this.dir, { recursive: true });
         touch(this.file, now);

@@ -13,5 +13,6 @@ export function tempRoot(prefix = "guild-bus-"): string {
 }
 
 afterEach(() => {
-  while (made.length) rmSync(made.pop()!, { recursive: true, force: true });
+  // a worker still finishing its work (a paid review drains) may add a file while the tree is removed: try again
+  while (made.length) rmSync(made.pop()!, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });

@@ -1,6 +1,17 @@
 // Workers of one kind share the gates events bring (peers.ts): every gate is one live peer's, a peer that stops
 // beating (died) or leaves has its share taken by the others, and nothing a hostile tree holds stops a beat.
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -9,8 +20,15 @@ import { tempRoot } from "../helpers/tmp.js";
 
 const KEYS = Array.from({ length: 400 }, (_, i) => `run-${i}\u0000G-spec`);
 
-function peers(ids: string[]) {
+/** A project's layout: workers run where .guild/ exists. */
+function project(): Layout {
   const layout = new Layout(tempRoot());
+  mkdirSync(layout.guild, { recursive: true });
+  return layout;
+}
+
+function peers(ids: string[]) {
+  const layout = project();
   const dir = peersDir(layout, "broker");
   return { layout, dir, all: ids.map((id) => new Peers(layout, dir, id)) };
 }
@@ -98,7 +116,7 @@ describe("peers of one worker kind", () => {
     mkdirSync(path.join(dir, "adir-2"));
     all[0]!.beat();
     expect(all[0]!.count()).toBe(1);
-    const other = new Layout(tempRoot());
+    const other = project();
     mkdirSync(other.guild, { recursive: true });
     symlinkSync(layout.guild, path.join(other.guild, "workers"));
     const linked = new Peers(other, peersDir(other, "broker"), "z-9");
@@ -154,7 +172,7 @@ describe("peers of one worker kind", () => {
 
 describe("whether a worker kind runs", () => {
   it("is told by a peer file re-dated lately: none, a live one, one gone quiet, one of a dead process here", () => {
-    const layout = new Layout(tempRoot());
+    const layout = project();
     expect(workerRunning(layout, "broker")).toBe(false); // no worker ever ran
     const self = new Peers(layout, peersDir(layout, "broker"));
     self.beat();
@@ -171,5 +189,19 @@ describe("whether a worker kind runs", () => {
     writeFileSync(path.join(peersDir(layout, "broker"), "other-host-0-42"), "");
     expect(workerRunning(layout, "broker", Date.now() + 30_000)).toBe(true);
     expect(workerRunning(layout, "broker", Date.now() + 61_000)).toBe(false);
+  });
+});
+
+describe("a worker whose project was removed", () => {
+  it("does not make its .guild again by saying it is alive", () => {
+    const root = tempRoot();
+    const layout = new Layout(root);
+    mkdirSync(layout.guild, { recursive: true });
+    const self = new Peers(layout, peersDir(layout, "broker"));
+    self.beat();
+    expect(existsSync(peersDir(layout, "broker"))).toBe(true);
+    rmSync(layout.guild, { recursive: true });
+    self.beat();
+    expect(existsSync(layout.guild)).toBe(false);
   });
 });
