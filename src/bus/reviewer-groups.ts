@@ -4,27 +4,14 @@
 // carries; the next janitor pass of any worker here kills the group of a record whose worker is gone, once the marker
 // shows the group is still that reviewer's (a pid is reused only once its group is gone).
 import { randomBytes } from "node:crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, unlinkSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { processAlive } from "./process-alive.js";
+import { THIS_MACHINE } from "./this-machine.js";
 
 /** The environment variable every process of a reviewer's group inherits. */
 export const DISPATCH_MARKER = "GUILD_BUS_DISPATCH";
-/** This machine: the host name and the pid namespace ("0" where there is none to read: not Linux). Pids mean something
- * only there: a container or another host sharing the temp directory has its own, and its records are never read. */
-const THIS_MACHINE = (() => {
-  let ns = "0";
-  try {
-    ns = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))?.[0] ?? "0";
-  } catch {
-    // not Linux
-  }
-  return `${hostname()
-    .replace(/[^A-Za-z0-9.-]/g, "-")
-    .slice(0, 100)}-${ns}`;
-})();
-
 /** `guild-bus-group-<machine>-<worker pid>-<group id>`. */
 const PREFIX = `guild-bus-group-${THIS_MACHINE}-`;
 const PIDS = /^(\d+)-(\d+)$/;

@@ -4,24 +4,13 @@
 // looks at every active gate once per full-scan interval, and delivery fences two workers that both act (first writer
 // wins). So a peer that died or stalls delays its share by at most that interval, and peers that disagree on who is
 // alive only do some work twice.
-import {
-  closeSync,
-  constants,
-  lstatSync,
-  lutimesSync,
-  mkdirSync,
-  opendirSync,
-  openSync,
-  readlinkSync,
-  type Stats,
-  unlinkSync,
-} from "node:fs";
-import { hostname } from "node:os";
+import { closeSync, constants, lstatSync, lutimesSync, mkdirSync, opendirSync, openSync, type Stats, unlinkSync } from "node:fs";
 import path from "node:path";
 import { notWritableInPlace } from "../bus/append-lines.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
 import type { Layout } from "../bus/layout.js";
 import { processAlive } from "../bus/process-alive.js";
+import { THIS_MACHINE } from "../bus/this-machine.js";
 
 /** How often a worker says it is alive; a peer whose file has not been re-dated for PEER_STALE_MS counts as gone. */
 export const PEER_BEAT_MS = 1000;
@@ -46,19 +35,6 @@ function hash(text: string, h = 0x811c9dc5): number {
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }
-
-/** This machine as peer names say it: the host, and the pid namespace (containers of one host name are apart). */
-const THIS_MACHINE = (() => {
-  let ns = "0";
-  try {
-    ns = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))?.[0] ?? "0";
-  } catch {
-    // not Linux: the host name alone
-  }
-  return `${hostname()
-    .replace(/[^A-Za-z0-9.-]/g, "-")
-    .slice(0, 100)}-${ns}`;
-})();
 
 /** This process among the workers of its kind. */
 function processPeerId(): string {
