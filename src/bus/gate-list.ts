@@ -8,8 +8,14 @@ import { rethrowSystemFault } from "./system-fault.js";
 
 const NOT_A_DIRECTORY = "not a directory: move it aside";
 
+/** A gate that ended and has not changed for longer than this is history: the stop hook (at every turn's end) and plain
+ * `status` leave it out, so what they cost is the open and recent gates, not every run ever made. */
+export const ENDED_HISTORY_MS = 24 * 60 * 60 * 1000;
+
+export type GateRef = { runId: string; gate: string };
+
 export interface GateListing {
-  gates: Array<{ runId: string; gate: string }>;
+  gates: GateRef[];
   /** Entries under .guild/runs the workers ignore, and why; `hides` names the run (and gate) of a valid name refused
    * (a link, say): it may hold work nobody can judge. */
   ignored: Array<{ path: string; reason: string; hides?: { runId: string; gate?: string } }>;
@@ -86,4 +92,10 @@ export function endedBefore(layout: Layout, runId: string, gate: string, cutoffM
   } catch {
     return false;
   }
+}
+
+/** The gates that are open or changed within ENDED_HISTORY_MS of `now`, and how many ended ones are history. */
+export function currentGates(layout: Layout, gates: GateRef[], now = Date.now()): { current: GateRef[]; history: number } {
+  const current = gates.filter((g) => !endedBefore(layout, g.runId, g.gate, now - ENDED_HISTORY_MS));
+  return { current, history: gates.length - current.length };
 }

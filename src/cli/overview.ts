@@ -7,7 +7,10 @@ export const COMMAND_SUMMARIES: Record<string, { usage: string; description: str
     usage: "[options] <artifact>",
     description: "request a review of an artifact at a gate (workers started by `guild-bus up` carry it out)",
   },
-  status: { usage: "[options] [run] [gate]", description: "show every gate's state, or one run's, or one gate's, and what each waits for" },
+  status: {
+    usage: "[options] [run] [gate]",
+    description: "show the open and recent gates' state (--all: every gate), or one run's, or one gate's, and what each waits for",
+  },
   up: {
     usage: "[options]",
     description:

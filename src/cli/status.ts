@@ -12,10 +12,14 @@ export function register(program: Command): void {
     .argument("[run]")
     .argument("[gate]")
     .option("--json", "print JSON (per gate: next step, escalation options, last round's findings, packet and result paths)")
-    .option("--verify", "re-derive every ended gate's outcome from its files; exit 2 if one does not hold (SPEC §17)")
+    .option("--all", "every gate: also those that ended over a day ago and have not changed since (left out by default)")
+    .option(
+      "--verify",
+      "re-derive every ended gate's outcome from its files (every gate, as --all); exit 2 if one does not hold (SPEC §17)",
+    )
     .option(
       "--exit-status",
-      "exit with the most urgent gate's code: 5 unavailable, 4 decision, 3 author, 2 pass of other bytes, 6 still moving, 0 done",
+      "exit with the most urgent shown gate's code: 5 unavailable, 4 decision, 3 author, 2 pass of other bytes, 6 still moving, 0 done",
     )
     .option("--root <dir>", ROOT_HELP)
     .addHelpText(
@@ -24,6 +28,7 @@ export function register(program: Command): void {
         [
           "guild-bus status",
           "guild-bus status <run> G-spec --json",
+          "guild-bus status --all",
           "guild-bus status --verify",
           "guild-bus status --exit-status || echo needs you",
         ],
@@ -34,25 +39,30 @@ export function register(program: Command): void {
       async (
         run: string | undefined,
         gate: string | undefined,
-        o: { json?: boolean; verify?: boolean; exitStatus?: boolean; root: string },
+        o: { json?: boolean; all?: boolean; verify?: boolean; exitStatus?: boolean; root: string },
       ) => {
-        const [{ Layout }, { loadContext }, { gateStatuses, statusExitCode }, { gateLines }] = await Promise.all([
+        const [{ Layout }, { loadContext }, { gateStatuses, historyNote, statusExitCode }, { gateLines }] = await Promise.all([
           import("../bus/layout.js"),
           import("../bus/context.js"),
           import("../commands/status.js"),
           import("./gate-lines.js"),
         ]);
         const ctx = loadContext(new Layout(o.root));
-        const { rows, ignored } = answered(gateStatuses(ctx, { run, gate, verify: o.verify }));
+        const { rows, ignored, history } = answered(gateStatuses(ctx, { run, gate, verify: o.verify, all: o.all }));
+        const historyLine = historyNote(history, "guild-bus status --all");
         if (o.exitStatus) process.exitCode = statusExitCode(rows);
         if (rows.some((r) => r.verify && !r.verify.ok)) process.exitCode = 2;
         if (o.json) {
-          process.stdout.write(JSON.stringify({ settings_problems: ctx.settingsProblems, ignored, gates: rows }, null, 2) + "\n");
+          process.stdout.write(
+            JSON.stringify({ settings_problems: ctx.settingsProblems, ignored, ended_not_shown: history, gates: rows }, null, 2) + "\n",
+          );
           return;
         }
         for (const i of ignored) process.stdout.write(`${lineSafe(`ignored: ${i.path} — ${i.reason}`)}\n`);
         if (!rows.length) {
-          process.stdout.write(`no gates under ${ctx.layout.rel(ctx.layout.runs)} (${o.root})\n`);
+          process.stdout.write(
+            historyLine ? `no open or recent gate; ${historyLine}\n` : `no gates under ${ctx.layout.rel(ctx.layout.runs)} (${o.root})\n`,
+          );
           return;
         }
         const header = ["RUN", "GATE", "STATE", "ROUND", "REVIEWER", "INDEPENDENCE", "AGE"];
@@ -76,6 +86,7 @@ export function register(program: Command): void {
               .join("")}`,
           ),
         );
+        if (historyLine) process.stdout.write(`${historyLine}\n`);
       },
     );
 }

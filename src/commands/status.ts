@@ -1,7 +1,7 @@
 // `guild-bus status` as the one command layer: every gate's view, the next step, the last round's findings, and the
 // exit code a script can test. The CLI only prints what this returns.
 import type { BusContext } from "../bus/context.js";
-import { listGates } from "../bus/gate-list.js";
+import { currentGates, listGates } from "../bus/gate-list.js";
 import { gatePolicy, lastVerdictRound, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
 import type { NextStep } from "../core/next-step.js";
 import type { Reverification } from "../core/reverify.js";
@@ -72,18 +72,32 @@ export function statusExitCode(rows: Array<Pick<StatusRow, "exit_code">>): numbe
   return URGENCY.find((code) => rows.some((r) => r.exit_code === code)) ?? 0;
 }
 
-/** Every gate, one run's, or one gate's; a run or gate that does not exist is refused, never invented. */
+/**
+ * Every gate, one run's, or one gate's; a run or gate that does not exist is refused, never invented. Without a run,
+ * unless `all` or `verify` asks for every gate, a gate that ended and has not changed for a day is history: counted,
+ * not read (so status costs what the open and recent gates cost, however many runs the project keeps).
+ */
 export function gateStatuses(
   ctx: BusContext,
-  scope: { run?: string; gate?: string; verify?: boolean },
-): Answer<{ rows: StatusRow[]; ignored: Array<{ path: string; reason: string }> }> {
+  scope: { run?: string; gate?: string; verify?: boolean; all?: boolean; now?: number },
+): Answer<{ rows: StatusRow[]; ignored: Array<{ path: string; reason: string }>; history: number }> {
   return refusing(() => {
     const { layout } = ctx;
     const run = scope.run === undefined ? undefined : assertRunId(scope.run);
     if (run !== undefined) assertGateExists(layout, run, scope.gate);
     if (run !== undefined && scope.gate !== undefined)
-      return { ok: true, rows: [statusRow(ctx, run, assertGate(scope.gate), scope.verify)], ignored: [] };
+      return { ok: true, rows: [statusRow(ctx, run, assertGate(scope.gate), scope.verify)], ignored: [], history: 0 };
     const listing = listGates(layout, run);
-    return { ok: true, rows: listing.gates.map((g) => statusRow(ctx, g.runId, g.gate, scope.verify)), ignored: listing.ignored };
+    const { current, history } =
+      run === undefined && !scope.all && !scope.verify
+        ? currentGates(layout, listing.gates, scope.now)
+        : { current: listing.gates, history: 0 };
+    return { ok: true, rows: current.map((g) => statusRow(ctx, g.runId, g.gate, scope.verify)), ignored: listing.ignored, history };
   });
+}
+
+/** The line that says history was left out, or null when none was. */
+export function historyNote(history: number, asAll: string): string | null {
+  if (!history) return null;
+  return `not shown: ${history} gate${history === 1 ? "" : "s"} ended over a day ago, unchanged since (${asAll} lists every gate)`;
 }

@@ -3,7 +3,7 @@
 // on`), and bounded: after max_blocks blocks of one gate the turn ends with a message saying what still waits, so a
 // host is never held in a loop it can only force its way out of.
 import type { BusContext } from "../bus/context.js";
-import { endedBefore, listGates } from "../bus/gate-list.js";
+import { currentGates, listGates } from "../bus/gate-list.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -12,9 +12,6 @@ import { findingLine, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
 
 export const DEFAULT_MAX_BLOCKS = 2;
-/** A gate that ended longer ago than this is history to the stop gate: the hook runs at the end of every turn, so it
- * catches a hand-written outcome long before, and its cost stays that of the open and recent gates. */
-export const ENDED_HISTORY_MS = 24 * 60 * 60 * 1000;
 const OFF = "turn it off with `guild-bus gate off` (or stop_gate.enabled false in .guild/settings.json)";
 
 export type StopVerdict = { block: true; reason: string } | { block: false; message: string | null };
@@ -50,9 +47,9 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
     return { block: false, message: problems ? `guild-bus: the stop gate is off while the settings have problems: ${problems}` : null };
   }
   const max = gate.max_blocks ?? DEFAULT_MAX_BLOCKS;
-  const waiting = listGates(ctx.layout)
-    .gates.filter((r) => !endedBefore(ctx.layout, r.runId, r.gate, now - ENDED_HISTORY_MS))
-    .map((r) => viewGate(ctx, r.runId, r.gate))
+  // history is left out: the hook runs at the end of every turn, so it caught a hand-written outcome long before
+  const waiting = currentGates(ctx.layout, listGates(ctx.layout).gates, now)
+    .current.map((r) => viewGate(ctx, r.runId, r.gate))
     .filter(
       // an ended gate whose pass does not re-derive (a hand-written outcome) is no pass either; one whose artifact was
       // edited since is history, as every later edit makes it

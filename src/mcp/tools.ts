@@ -11,7 +11,7 @@ import { checkGates } from "../commands/check.js";
 import { hostLines, providerReport } from "../commands/providers.js";
 import { roundFindings } from "../commands/findings.js";
 import { requestReview } from "../commands/review.js";
-import { gateStatuses } from "../commands/status.js";
+import { gateStatuses, historyNote } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
 import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { GATE_NAMES } from "../spec/ids.js";
@@ -120,19 +120,30 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     "status",
     {
       title: "Gate status",
-      description: "The state of one gate, one run's gates, or every gate: round, reviewer, independence, whom it waits for.",
-      inputSchema: { run_id: z.optional(z.string()), gate: described(z.optional(z.string()), "with run_id") },
+      description:
+        "The state of one gate, one run's gates, or every open and recent gate (all: true adds those that ended over a day " +
+        "ago): round, reviewer, independence, whom it waits for.",
+      inputSchema: {
+        run_id: z.optional(z.string()),
+        gate: described(z.optional(z.string()), "with run_id"),
+        all: described(z.optional(z.boolean()), "without run_id: also the gates that ended over a day ago"),
+      },
     },
     (a) => {
       if (a.gate !== undefined && a.run_id === undefined) return failure("gate needs run_id");
       const ctx = loadContext(t.layout);
-      const found = gateStatuses(ctx, { run: a.run_id, gate: a.gate });
+      const found = gateStatuses(ctx, { run: a.run_id, gate: a.gate, all: a.all });
       if (!found.ok) return failure(found.error);
       const lines = [
         ...ctx.settingsProblems.map((p) => `settings problem (tell the user): ${p}`),
         ...found.rows.map((g) => `${g.run_id} ${g.gate}: ${g.status} (round ${g.round}, ${nextStepLine(g.next)})`),
+        ...[historyNote(found.history, "all: true")].filter((l) => l !== null),
       ];
-      return reply(lines.join("\n") || "no gates", { settings_problems: ctx.settingsProblems, gates: found.rows });
+      return reply(lines.join("\n") || "no gates", {
+        settings_problems: ctx.settingsProblems,
+        ended_not_shown: found.history,
+        gates: found.rows,
+      });
     },
   );
 

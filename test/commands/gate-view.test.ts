@@ -7,10 +7,11 @@ import { spawn } from "node:child_process";
 import { THIS_HOST } from "../../src/bus/deliver.js";
 import { loadContext } from "../../src/bus/context.js";
 import { viewGate } from "../../src/commands/gate-view.js";
-import { statusRow } from "../../src/commands/status.js";
+import { gateStatuses, historyNote, statusRow } from "../../src/commands/status.js";
 import { checkGates } from "../../src/commands/check.js";
 import { gateLines } from "../../src/cli/gate-lines.js";
-import { ENDED_HISTORY_MS, stopGate } from "../../src/commands/stop-gate.js";
+import { stopGate } from "../../src/commands/stop-gate.js";
+import { ENDED_HISTORY_MS } from "../../src/bus/gate-list.js";
 import { requestReview } from "../../src/commands/review.js";
 import { decideEscalation } from "../../src/commands/author.js";
 import { verifyGate } from "../../src/workers/verifier.js";
@@ -83,6 +84,31 @@ describe("an ended gate's view", () => {
     expect(line).not.toMatch(/mid-review/);
     writeFileSync(layout.settings, JSON.stringify({ stop_gate: { enabled: true } }));
     expect(await stopGate(loadContext(layout), "claude-code")).toEqual({ block: false, message: null });
+  });
+
+  it("plain status leaves out a gate that ended and has not changed for a day, and says so; --all, --verify and a run read it", async () => {
+    const run = "ended-long-ago";
+    const { layout, dropResult } = await gateWithPacket(run);
+    dropResult();
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    const open = { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "still-open" };
+    expect(await requestReview(layout, open)).toMatchObject({ ok: true });
+    const shown = (scope: Parameters<typeof gateStatuses>[1]) => {
+      const found = gateStatuses(loadContext(layout), scope);
+      if (!found.ok) throw new Error(found.error);
+      return { runs: found.rows.map((r) => r.run_id), history: found.history };
+    };
+    expect(shown({})).toEqual({ runs: [run, "still-open"], history: 0 });
+    const later = Date.now() + ENDED_HISTORY_MS + 60_000;
+    expect(shown({ now: later })).toEqual({ runs: ["still-open"], history: 1 });
+    expect(historyNote(1, "guild-bus status --all")).toBe(
+      "not shown: 1 gate ended over a day ago, unchanged since (guild-bus status --all lists every gate)",
+    );
+    expect(historyNote(0, "guild-bus status --all")).toBeNull();
+    for (const scope of [{ all: true }, { verify: true }])
+      expect(shown({ ...scope, now: later })).toEqual({ runs: [run, "still-open"], history: 0 });
+    expect(shown({ run, now: later })).toEqual({ runs: [run], history: 0 });
   });
 
   it("a gate the settings skipped stays a pass when the settings later require review (a settings edit re-judges nothing)", async () => {
