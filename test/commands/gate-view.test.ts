@@ -86,7 +86,7 @@ describe("an ended gate's view", () => {
     expect(await stopGate(loadContext(layout), "claude-code")).toEqual({ block: false, message: null });
   });
 
-  it("plain status leaves out a gate that ended and has not changed for a day, and says so; --all, --verify and a run read it", async () => {
+  it("plain status leaves out a gate ended and unchanged for a day, and says so; --all, --verify and a run read it", async () => {
     const run = "ended-long-ago";
     const { layout, dropResult } = await gateWithPacket(run);
     dropResult();
