@@ -25,17 +25,26 @@ export interface EnvelopeContext {
 export type Normalized =
   { ok: true; result: ReviewResultStrict; from: ReviewResultStrict["normalized_from"] } | { ok: false; reasons: string[] };
 
-function fencedCandidates(raw: string): { tagged: string[]; json: string[] } {
-  const tagged: string[] = [];
+/** Languages of a fenced block that may hold the answer's JSON: the info string's first word (CommonMark). */
+const JSON_LANGUAGES = new Set(["", "json", "jsonc", "json5"]);
+const MENTIONS_VERDICT_RE = /"verdict"\s*:/;
+
+/**
+ * The fenced blocks that may be the answer: every block tagged review_result.v1 and every JSON block that carries a
+ * verdict compete, so a verdict block quoted from the artifact and the reviewer's own are two candidates (malformed),
+ * never one chosen by precedence. Only without any of them are plain JSON blocks candidates (their problem is named).
+ */
+function fencedCandidates(raw: string): string[] {
+  const verdicts: string[] = [];
   const json: string[] = [];
   for (const block of scanFences(raw).blocks) {
     if (!block.closed) continue; // a cut-off block is not an answer
-    const tag = block.info.toLowerCase();
+    const language = block.info.trim().split(/\s+/)[0]!.toLowerCase();
     const body = block.body.trim();
-    if (tag === RESULT_WIRE) tagged.push(body);
-    else if ((tag === "json" || tag === "") && body.startsWith("{")) json.push(body);
+    if (language === RESULT_WIRE) verdicts.push(body);
+    else if (JSON_LANGUAGES.has(language) && body.startsWith("{")) (MENTIONS_VERDICT_RE.test(body) ? verdicts : json).push(body);
   }
-  return { tagged, json };
+  return verdicts.length ? verdicts : json;
 }
 
 const SENTINEL = "## SATISFIED";
@@ -175,7 +184,9 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
 
 function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Finding {
   const { title, severity: given, fields } = findingView(value);
-  const severity = given !== undefined && SEVERITIES.has(given) ? (given as Finding["severity"]) : fallbackSeverity;
+  // read as the gate reads it (§11: any case, spaces around): "Blocking" is a blocker, never coerced to the default
+  const spelled = typeof given === "string" ? given.trim().toLowerCase() : undefined;
+  const severity = spelled !== undefined && SEVERITIES.has(spelled) ? (spelled as Finding["severity"]) : fallbackSeverity;
   // The strict schema types these as strings; `evidence: ["§2"]` or `id: 7` must not make a whole review malformed.
   const texts: Record<string, string> = {};
   for (const k of ["id", "detail", "evidence"])
@@ -268,17 +279,11 @@ function parseObject(text: string): ParsedObject {
 }
 
 export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
-  const { tagged, json } = fencedCandidates(raw);
-  const pick: Array<[string[], ReviewResultStrict["normalized_from"]]> = [
-    [tagged, "fenced"],
-    [json, "fenced"],
-  ];
-  for (const [blocks, from] of pick) {
-    if (blocks.length > 1) return { ok: false, reasons: [`${blocks.length} candidate JSON blocks; emit exactly one`] };
-    if (blocks.length === 1) {
-      const p = parseObject(blocks[0]!);
-      return p.ok ? envelope(p.obj, ctx, from, raw) : { ok: false, reasons: [`fenced block is ${p.reason}`] };
-    }
+  const blocks = fencedCandidates(raw);
+  if (blocks.length > 1) return { ok: false, reasons: [`${blocks.length} candidate JSON blocks; emit exactly one`] };
+  if (blocks.length === 1) {
+    const p = parseObject(blocks[0]!);
+    return p.ok ? envelope(p.obj, ctx, "fenced", raw) : { ok: false, reasons: [`fenced block is ${p.reason}`] };
   }
   const trimmed = raw.trim();
   if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
