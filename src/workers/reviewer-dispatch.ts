@@ -78,9 +78,9 @@ export async function normalizeWithRepair(
   const envelope = envelopeFor(walk.packet, ran.link.id, { requested: ran.requested, declared: ran.declared !== undefined });
   const normalized = normalizeBound(ran.answer.text, withReported(envelope, ran.answer.reportedModel));
   if (normalized.ok) return normalized;
-  const failed = (reason: string): Stopped => ({
+  const failed = (reason: string, failure: Failure["kind"] = "malformed"): Stopped => ({
     kind: "failed",
-    failure: "malformed",
+    failure,
     reason: `${normalized.reasons.join("; ")}; ${reason}`,
     attempts: ran.attempts,
   });
@@ -100,6 +100,9 @@ export async function normalizeWithRepair(
       scrub: walk.scrub,
     }),
   );
+  // a repair call that may have run was perhaps paid for: as after any ambiguous dispatch, a person decides (never the
+  // automatic new round a malformed answer gets)
+  if (repair.kind === "ambiguous") return failed(`the repair call may have run: ${repair.reason}`, "no_verdict");
   if (repair.kind === "oversized") return failed(`after repair: ${repair.reason}`);
   if (repair.kind !== "output") return failed(`repair call failed: ${repair.reason}`);
   const repaired = normalizeBound(repair.text, withReported(envelope, repair.reportedModel));

@@ -1,5 +1,5 @@
 // Integration: caps and decisions, weak path, skip rules, malformed output, fencing — over real workers.
-import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
@@ -161,6 +161,18 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
       const dispatches = received(p.root, "gpt");
       expect(dispatches).toHaveLength(2);
       expect(dispatches[1]).toContain("## Schema repair");
+    });
+
+    it("a repair call that may have run (timed out) goes to a person: no_verdict, never an automatic new round", async () => {
+      const p = setup({
+        gpt: (q: Project) => scriptedProvider(q.root, "gpt", "gpt-5-scripted", { sequence: ["malformed", "hang"] }, { timeout_ms: 8_000 }),
+      });
+      const r = review(p, "f3");
+      expect(r.code, r.stderr).toBe(4);
+      expect(p.readJson("f3", "G-plan", "failure-1.json")).toMatchObject({ kind: "no_verdict" });
+      expect(p.readJson("f3", "G-plan", "escalation-1.json")).toMatchObject({ reason: "no_verdict" });
+      expect(received(p.root, "gpt")).toHaveLength(2); // the dispatch and its repair, and nothing more
+      expect(existsSync(path.join(p.gateDir("f3", "G-plan"), "packet-2.md"))).toBe(false);
     });
 
     it("two malformed terminations in a row escalate (malformed_termination_x2)", async () => {
