@@ -3,6 +3,7 @@ import type { Layout } from "./layout.js";
 import { describeIssues } from "../spec/issues.js";
 import { ProviderConfig, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
+import { unknownReviewer } from "../core/policy.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { readTextBounded, type ReadRefused } from "./read-bounded.js";
 import { isSystemFault } from "./system-fault.js";
@@ -39,7 +40,7 @@ export function loadSettings(layout: Layout): LoadedSettings {
   const problems: string[] = unknownKeys(candidate);
   for (let attempt = 0; attempt < 50; attempt++) {
     const parsed = Settings.safeParse(candidate);
-    if (parsed.success) return { settings: parsed.data, problems };
+    if (parsed.success) return { settings: parsed.data, problems: [...problems, ...unknownReviewers(parsed.data)] };
     const issue = parsed.error.issues[0]!;
     const [top, sub] = issue.path as Array<string | number>;
     const ignored = top === "providers" && sub !== undefined ? `provider ${String(sub)}` : top === undefined ? "the file" : String(top);
@@ -93,5 +94,26 @@ function unknownKeys(raw: Record<string, unknown>): string[] {
     for (const k of Object.keys(entry).filter((key) => !fields.includes(key)))
       problems.push(`settings.json: providers.${id}: unknown key "${k}"${didYouMean(k, fields)}`);
   }
+  return problems;
+}
+
+/**
+ * Reviewer names the settings give that name nothing the broker could select, as `--reviewer` is checked: a typo in
+ * `reviewer` would otherwise be recorded in every request and end in a weak review nobody asked for. Each one is
+ * removed (the workers carry on without it; every command a person runs refuses until it is fixed).
+ */
+function unknownReviewers(settings: Settings): string[] {
+  const problems: string[] = [];
+  const check = (where: string, id: string | undefined, drop: () => void) => {
+    const why = id === undefined ? null : unknownReviewer(id, settings);
+    if (why === null) return;
+    problems.push(`settings.json: ${where}: ${why}; ignoring ${where}`);
+    drop();
+  };
+  check("reviewer", settings.reviewer, () => delete settings.reviewer);
+  check("weak_reviewer", settings.weak_reviewer, () => delete settings.weak_reviewer);
+  for (const [id, provider] of Object.entries(settings.providers ?? {}))
+    for (const name of provider.fallback ?? [])
+      check(`providers.${id}.fallback`, name, () => (provider.fallback = provider.fallback!.filter((n) => n !== name)));
   return problems;
 }

@@ -10,14 +10,12 @@ import { deliver } from "../bus/deliver.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings, settingsRefusal } from "../bus/settings.js";
-import { gateQuorum, MANUAL_PROVIDER, pinnedReviewer, quorumRefusal, requestRefusal, reviewMode } from "../core/policy.js";
-import { CLI_KINDS } from "../core/adapter-kinds.js";
-import { didYouMean } from "../core/suggest.js";
+import { gateQuorum, pinnedReviewer, quorumRefusal, requestRefusal, reviewMode, unknownReviewer } from "../core/policy.js";
 import { authorIdentity } from "../core/selection.js";
 import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { Difficulty, type QuorumRule, Request, RunMeta, type Settings, StopPolicy } from "../spec/schemas.js";
+import { Difficulty, type QuorumRule, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 
 const suffix = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 6);
@@ -67,14 +65,6 @@ function unredactedAtNightmare(layout: Layout, relPaths: string[], options: Scru
     const total = Object.values(redactions).reduce((a, b) => a + b, 0);
     return total ? [`${rel} holds ${total} secret(s) the scrubber would redact (${Object.keys(redactions).join(", ")})`] : [];
   });
-}
-
-/** A --reviewer that names nothing the broker could select: refused rather than escalated later. */
-function unknownReviewer(id: string, settings: Settings): string | null {
-  const known = ["auto", MANUAL_PROVIDER, ...CLI_KINDS, ...Object.keys(settings.providers ?? {})];
-  if (known.includes(id)) return null;
-  const choices = [...new Set(known)].join(", ");
-  return `reviewer ${JSON.stringify(id)} is not a configured provider${didYouMean(id, known)}; choose one of: ${choices}`;
 }
 
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */

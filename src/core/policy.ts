@@ -1,6 +1,7 @@
 // Resolves what a request asks for against the settings: whether review is required, the cap, the mode, and the
 // auto-review-loop modes (stop policy, difficulty, human checkpoint) with the reason a request cannot be served.
-import { FILE_READING_KINDS, isCliKind, readsFiles } from "./adapter-kinds.js";
+import { CLI_KINDS, FILE_READING_KINDS, isCliKind, readsFiles } from "./adapter-kinds.js";
+import { didYouMean } from "./suggest.js";
 import type { Difficulty, QuorumRule, Request, ReviewMode, Settings, StopPolicy } from "../spec/schemas.js";
 import { quorumProblem } from "../spec/quorum-rule.js";
 
@@ -44,6 +45,14 @@ export function gateQuorum(request: Pick<Request, "quorum" | "gate">, settings: 
   const named = entry.families?.length ?? 0;
   const need = entry.need ?? (named || entry.of || 1);
   return { need, of: entry.of ?? Math.max(need, named), ...(entry.families ? { families: entry.families } : {}) };
+}
+
+/** A reviewer name (a pin, a weak reviewer, a fallback) that names nothing the broker could select, and why; else null. */
+export function unknownReviewer(id: string, settings: Settings): string | null {
+  const known = ["auto", MANUAL_PROVIDER, ...CLI_KINDS, ...Object.keys(settings.providers ?? {})];
+  if (known.includes(id)) return null;
+  const choices = [...new Set(known)].join(", ");
+  return `reviewer ${JSON.stringify(id)} is not a configured provider${didYouMean(id, known)}; choose one of: ${choices}`;
 }
 
 /** The provider a request pins (request, then settings), or null for auto. */

@@ -30,6 +30,23 @@ describe("settings", () => {
     });
   });
 
+  it("a reviewer, weak reviewer or fallback that names no provider is a problem, as --reviewer is (a typo never pins a weak review)", () => {
+    const providers = { "gpt-rev": { adapter: "command", model: "gpt-5", argv: ["x"], fallback: ["codex", "gpt-rve"] } };
+    const r = load(JSON.stringify({ reviewer: "gpt-rve", weak_reviewer: "constructor", providers }));
+    expect(r.problems).toEqual([
+      expect.stringMatching(
+        /^settings\.json: reviewer: reviewer "gpt-rve" is not a configured provider \(did you mean "gpt-rev"\?\).*; ignoring reviewer$/,
+      ),
+      expect.stringMatching(/^settings\.json: weak_reviewer: reviewer "constructor" is not a configured provider/),
+      expect.stringMatching(/^settings\.json: providers\.gpt-rev\.fallback: reviewer "gpt-rve" is not/),
+    ]);
+    expect(r.settings).toMatchObject({ providers: { "gpt-rev": { fallback: ["codex"] } } });
+    expect(r.settings.reviewer).toBeUndefined();
+    expect(r.settings.weak_reviewer).toBeUndefined();
+    for (const reviewer of ["auto", "manual", "codex", "gpt-rev"])
+      expect(load(JSON.stringify({ reviewer, providers })).problems).toHaveLength(1);
+  });
+
   it("one bad value drops only that key or provider; the rest still applies", () => {
     const r = load(
       JSON.stringify({
