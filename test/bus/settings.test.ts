@@ -30,7 +30,7 @@ describe("settings", () => {
     });
   });
 
-  it("a reviewer, weak reviewer or fallback that names no provider is a problem, as --reviewer is (a typo never pins a weak review)", () => {
+  it("a reviewer, weak reviewer or fallback naming no provider is a problem, as --reviewer is (a typo never pins a weak review)", () => {
     const providers = { "gpt-rev": { adapter: "command", model: "gpt-5", argv: ["x"], fallback: ["codex", "gpt-rve"] } };
     const r = load(JSON.stringify({ reviewer: "gpt-rve", weak_reviewer: "constructor", providers }));
     expect(r.problems).toEqual([
