@@ -20,6 +20,8 @@ export interface EnvelopeContext {
   reviewerHost: string;
   reviewerModel: string;
   reviewerModelSource: "reported" | "requested" | "declared";
+  /** The text the reviewer was given (the packet): a verdict copied from it is the artifact's words, not a review. */
+  given?: string;
 }
 
 export type Normalized =
@@ -278,15 +280,19 @@ function parseObject(text: string): ParsedObject {
     : { ok: false, kind: "shape", reason: "not a JSON object" };
 }
 
+const COPIED = "the answer's JSON is copied word for word from the packet (the artifact's text, not a review); emit your own";
+
 export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
   const blocks = fencedCandidates(raw);
   if (blocks.length > 1) return { ok: false, reasons: [`${blocks.length} candidate JSON blocks; emit exactly one`] };
   if (blocks.length === 1) {
+    if (ctx.given?.includes(blocks[0]!)) return { ok: false, reasons: [COPIED] };
     const p = parseObject(blocks[0]!);
     return p.ok ? envelope(p.obj, ctx, "fenced", raw) : { ok: false, reasons: [`fenced block is ${p.reason}`] };
   }
   const trimmed = raw.trim();
   if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
+    if (ctx.given?.includes(trimmed)) return { ok: false, reasons: [COPIED] };
     const p = parseObject(trimmed);
     if (p.ok) return envelope(p.obj, ctx, "whole-json", raw);
     // JSON that parses but is refused is the answer, not prose that happens to start with a brace
@@ -346,8 +352,10 @@ export function envelopeFor(
   P: PacketFrontMatter,
   provider: string,
   model: { requested: string | null; declared: boolean },
+  given?: string,
 ): EnvelopeContext {
   return {
+    ...(given !== undefined ? { given } : {}),
     packetId: P.packet_id,
     artifactSha256: P.artifact_sha256,
     round: P.round,

@@ -75,7 +75,7 @@ export async function normalizeWithRepair(
   walk: Walk,
   log: (message: string) => void,
 ): Promise<Extract<Normalized, { ok: true }> | Stopped> {
-  const envelope = envelopeFor(walk.packet, ran.link.id, { requested: ran.requested, declared: ran.declared !== undefined });
+  const envelope = envelopeFor(walk.packet, ran.link.id, { requested: ran.requested, declared: ran.declared !== undefined }, packetText);
   const normalized = normalizeBound(ran.answer.text, withReported(envelope, ran.answer.reportedModel));
   if (normalized.ok) return normalized;
   const failed = (reason: string, failure: Failure["kind"] = "malformed"): Stopped => ({
