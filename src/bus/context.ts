@@ -14,6 +14,8 @@ export interface BusContext {
   /** settings.json or the codex-skip streak could not be read for a reason of the system's (EIO, EMFILE…): no worker
    * acts on what stands in for them (the defaults, no block). */
   fault?: string;
+  /** settings.json holds something that was not taken (LoadedSettings.incomplete). */
+  settingsIncomplete?: true;
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
 }
 
@@ -31,10 +33,17 @@ function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSki
 }
 
 export function loadContext(layout: Layout): BusContext {
-  const { settings, problems, fault } = loadSettings(layout);
+  const { settings, problems, fault, incomplete } = loadSettings(layout);
   const { fault: skipFault, ...codexSkip } = readCodexSkip(layout, settings);
   const why = fault ?? skipFault;
-  return { layout, settings, settingsProblems: problems, ...(why !== undefined && { fault: why }), codexSkip };
+  return {
+    layout,
+    settings,
+    settingsProblems: problems,
+    ...(why !== undefined && { fault: why }),
+    ...(incomplete && { settingsIncomplete: true }),
+    codexSkip,
+  };
 }
 
 /** The context to act with: never defaults that stand in for settings the system failed to read (ReadFault). */

@@ -14,6 +14,9 @@ export interface LoadedSettings {
   problems: string[];
   /** The system failed the read (EIO, EMFILE…), and how: the defaults stand in for settings that may well be fine. */
   fault?: string;
+  /** Something the file holds was not taken (the whole file, a key, a provider, a reviewer name): these are not the
+   * settings the project wrote (a file an editor is saving in place is empty for a moment). */
+  incomplete?: true;
 }
 
 export function loadSettings(layout: Layout): LoadedSettings {
@@ -23,7 +26,12 @@ export function loadSettings(layout: Layout): LoadedSettings {
   } catch (error) {
     if ((error as ReadRefused).kind === "missing") return { settings: {}, problems: [] };
     const problems = [`settings.json unreadable: ${(error as Error).message}; using defaults`];
-    return { settings: {}, problems, ...(isSystemFault(error) && { fault: `settings.json: ${(error as Error).message}` }) };
+    return {
+      settings: {},
+      problems,
+      incomplete: true,
+      ...(isSystemFault(error) && { fault: `settings.json: ${(error as Error).message}` }),
+    };
   }
   // the one JSON reader: nesting past its depth would overflow the recursive walks below (a clone, zod) in every worker
   const answer = parseJsonAnswer(text);
@@ -31,28 +39,33 @@ export function loadSettings(layout: Layout): LoadedSettings {
     return {
       settings: {},
       problems: [`settings.json is ${answer.kind === "syntax" ? `not valid JSON (${jsonErrorAt(text)})` : answer.reason}; using defaults`],
+      incomplete: true,
     };
   const raw = answer.value;
   if (!raw || typeof raw !== "object" || Array.isArray(raw))
-    return { settings: {}, problems: ["settings.json is not a JSON object; using defaults"] };
+    return { settings: {}, problems: ["settings.json is not a JSON object; using defaults"], incomplete: true };
   // One bad value must not discard the rest: drop each invalid key (or provider entry) and keep what is valid.
   const candidate = structuredClone(raw) as Record<string, unknown>;
   const problems: string[] = unknownKeys(candidate);
+  const reported = problems.length; // an unknown key is reported and left alone: nothing is dropped for it
   for (let attempt = 0; attempt < 50; attempt++) {
     const parsed = Settings.safeParse(candidate);
-    if (parsed.success) return { settings: parsed.data, problems: [...problems, ...unknownReviewers(parsed.data)] };
+    if (parsed.success) {
+      problems.push(...unknownReviewers(parsed.data));
+      return { settings: parsed.data, problems, ...(problems.length > reported && { incomplete: true }) };
+    }
     const issue = parsed.error.issues[0]!;
     const [top, sub] = issue.path as Array<string | number>;
     const ignored = top === "providers" && sub !== undefined ? `provider ${String(sub)}` : top === undefined ? "the file" : String(top);
     problems.push(`settings.json: ${describeIssues({ issues: [issue] })[0]}; ignoring ${ignored}`);
-    if (top === undefined) return { settings: {}, problems };
+    if (top === undefined) return { settings: {}, problems, incomplete: true };
     if (top === "providers" && sub !== undefined && candidate.providers && typeof candidate.providers === "object") {
       delete (candidate.providers as Record<string, unknown>)[String(sub)];
     } else {
       delete candidate[String(top)];
     }
   }
-  return { settings: {}, problems: [...problems, "settings.json: too many problems; using defaults"] };
+  return { settings: {}, problems: [...problems, "settings.json: too many problems; using defaults"], incomplete: true };
 }
 
 /**
@@ -60,8 +73,12 @@ export function loadSettings(layout: Layout): LoadedSettings {
  * a running worker carries on with what is valid, but a request made on defaults would go to another reviewer.
  */
 export function settingsRefusal(layout: Layout, problems: string[]): string | null {
-  const what = problems.map((p) => p.replace(/^settings\.json:? /, "").replace(/; (using defaults|ignoring .*)$/, ""));
-  return what.length ? `${layout.settings}: ${what.join("; ")}` : null;
+  return problems.length ? `${layout.settings}: ${problemsInWords(problems)}` : null;
+}
+
+/** The problems as one line, without what a worker does about each (nothing is used in place of a refused file). */
+export function problemsInWords(problems: string[]): string {
+  return problems.map((p) => p.replace(/^settings\.json:? /, "").replace(/; (using defaults|ignoring .*)$/, "")).join("; ");
 }
 
 /** Where JSON.parse stops, as "line L, column C: <its message>". */

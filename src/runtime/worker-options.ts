@@ -3,6 +3,8 @@ import { Layout, wakes } from "../bus/layout.js";
 import { type GateRef, type GateStatus, WorkerRuntime, type WorkerSpec } from "./reconciler.js";
 import { type BusContext, contextToAct, loadContext } from "../bus/context.js";
 import { fileStamp } from "../bus/file-stamp.js";
+import { problemsInWords } from "../bus/settings.js";
+import { ReadFault } from "../core/read-fault.js";
 
 export interface WorkerOptions {
   root: string;
@@ -20,8 +22,10 @@ export function workerLogger(kind: string): (message: string) => void {
 
 /**
  * Settings are reloaded once per reconcile pass, and at once when the file changed, so edits take effect without a
- * restart. A read the system failed (EIO, EMFILE…) keeps the settings read before; with none read yet, gates wait
- * (ReadFault) rather than run on the defaults — another reviewer, cap or policy than the project chose.
+ * restart. A read the system failed (EIO, EMFILE…), or a file that holds something not taken (empty or torn while an
+ * editor saves it in place, not JSON, an invalid key, provider or reviewer name), keeps the settings read whole before;
+ * with none read yet, a writer's gates wait (ReadFault) rather than run on what stands in for them: the defaults, or
+ * part of the file — another reviewer, cap or policy than the project chose, fixed for good by the first packet.
  */
 export class ContextHolder {
   private last: BusContext | undefined;
@@ -37,8 +41,10 @@ export class ContextHolder {
   reload(): BusContext {
     this.stamp = fileStamp(this.layout.settings);
     const loaded = loadContext(this.layout);
-    const keep = loaded.fault !== undefined && this.last !== undefined && this.last.fault === undefined;
-    const problems = keep ? `${loaded.fault}: keeping the settings read before` : loaded.settingsProblems.join("\n");
+    const whole = (c: BusContext) => c.fault === undefined && !c.settingsIncomplete;
+    const keep = !whole(loaded) && this.last !== undefined && whole(this.last);
+    const why = loaded.fault ?? `settings.json: ${problemsInWords(loaded.settingsProblems)}`;
+    const problems = keep ? `${why}: keeping the settings read before` : loaded.settingsProblems.join("\n");
     if (problems && problems !== this.reported) this.log(problems);
     this.reported = problems;
     if (!keep) this.last = loaded;
@@ -48,12 +54,18 @@ export class ContextHolder {
     return this.last!; // set by the constructor's reload
   }
   /**
-   * The context to act with: never defaults that stand in for settings the system failed to read, and never settings
-   * older than the file (a request made just after an edit is planned under the edit, not the pass before it).
+   * The context to act with: never defaults that stand in for settings the system failed to read, nor part of a file,
+   * and never settings older than the file (a request made just after an edit is planned under the edit, not the pass
+   * before it). A reader (the console) takes what there is: it decides nothing.
    */
-  forWork(): BusContext {
+  forWork(reader = false): BusContext {
     if (fileStamp(this.layout.settings) !== this.stamp) this.reload();
-    return contextToAct(this.current);
+    const ctx = contextToAct(this.current);
+    if (ctx.settingsIncomplete && !reader)
+      throw new ReadFault(
+        `settings.json cannot be taken whole (${problemsInWords(ctx.settingsProblems)}): nothing is decided until it is fixed`,
+      );
+    return ctx;
   }
 }
 
@@ -81,7 +93,7 @@ export function workerRuntime(
     fullScanMs: options.fullScanMs,
     log,
     beforePass: () => holder.reload(),
-    handleGate: (ref, signal) => handle(holder.forWork(), ref, signal, log),
+    handleGate: (ref, signal) => handle(holder.forWork(extra.janitor === false), ref, signal, log),
     wakesOn: (name, gone) => wakes(kind, name, gone),
     skipFinishedRuns: extra.janitor !== false, // a writer keeps the finished-runs log; a reader (the console) sees every run
     ...extra,

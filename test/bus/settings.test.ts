@@ -27,6 +27,7 @@ describe("settings", () => {
     expect(load(deep)).toEqual({
       settings: {},
       problems: ["settings.json is not valid JSON: nested deeper than 64 levels; using defaults"],
+      incomplete: true,
     });
   });
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { ContextHolder } from "../../src/runtime/worker-options.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { ReadFault } from "../../src/core/read-fault.js";
 
 describe("the settings a worker acts with", () => {
   it("are read again as soon as settings.json changed, without waiting for the next pass", () => {
@@ -20,5 +21,33 @@ describe("the settings a worker acts with", () => {
     const now = holder.forWork().settings;
     expect(now.restart_cap).toBe(4);
     expect(Object.keys(now.providers ?? {})).toEqual(["h"]);
+  });
+
+  it("a file being saved (empty), torn or with an invalid value keeps the settings read whole before; with none, a writer waits", () => {
+    const layout = new Layout(tempRoot());
+    mkdirSync(layout.guild, { recursive: true });
+    const providers = { "gpt-rev": { adapter: "command", model: "gpt-5", argv: ["x"] } };
+    writeFileSync(layout.settings, JSON.stringify({ reviewer: "gpt-rev", providers }));
+    const logged: string[] = [];
+    const holder = new ContextHolder(layout, (m) => logged.push(m));
+    for (const saving of [
+      "",
+      '{"reviewer": "gpt-rev", "provid',
+      JSON.stringify({ reviewer: "gpt-rev", providers: { "gpt-rev": { adapter: "x" } } }),
+    ]) {
+      writeFileSync(layout.settings, saving);
+      expect(holder.forWork().settings).toMatchObject({ reviewer: "gpt-rev", providers: { "gpt-rev": { model: "gpt-5" } } });
+      expect(logged.at(-1)).toMatch(/: keeping the settings read before$/);
+    }
+    // a worker that starts while the file cannot be taken whole decides nothing; the console still reads
+    const fresh = new ContextHolder(layout, () => undefined);
+    expect(() => fresh.forWork()).toThrow(ReadFault);
+    expect(() => fresh.forWork()).toThrow(
+      /settings\.json cannot be taken whole \(providers\.gpt-rev\.adapter: .*\): nothing is decided until it is fixed/,
+    );
+    expect(fresh.forWork(true).settings.providers).toEqual({});
+    writeFileSync(layout.settings, JSON.stringify({ reviewer: "gpt-rev", providers, restart_cap: 2 }));
+    expect(fresh.forWork().settings.restart_cap).toBe(2);
+    expect(holder.forWork().settings.restart_cap).toBe(2);
   });
 });
