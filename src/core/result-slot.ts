@@ -64,7 +64,7 @@ export function resultRefusal(s: GateSnapshot, round: number): string | null {
   if (round !== R) return `late: round ${round} is closed, the open round is ${R}`;
   const unbound = s.brokenSeals.get(round);
   if (unbound !== undefined) return `round ${round} was verified already and can take no other result (${unbound})`;
-  if (s.failures.has(round)) return `late: round ${round} already ended without a result (${s.failures.get(round)!.kind})`;
+  // a failure the broker has not acted on yet (no escalation, no next round) is proven wrong by a result (SPEC §15)
   if (s.escalations.has(round)) return `late: round ${round} already waits for a human decision (${s.escalations.get(round)!.reason})`;
   return null;
 }

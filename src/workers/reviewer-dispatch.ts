@@ -51,7 +51,9 @@ export async function runChain(chain: RunnableLink[], packetText: string, walk: 
     for (let pair: Pair | null = first.pair; pair;) {
       triedModels.add(pair.model);
       const outcome = await walk.dispatch(link, pair, packetText);
-      if (walk.fenced()) return { kind: "fenced" };
+      // an answer that arrived whole was paid for: losing the claim after it does not lose it (the files settle a
+      // failure a takeover wrote meanwhile, SPEC §15); anything else of a fenced dispatch is nothing to go on
+      if (walk.fenced() && outcome.kind !== "output") return { kind: "fenced" };
       record(pair, outcome);
       if (outcome.kind === "ambiguous") return failed("no_verdict", tried());
       if (outcome.kind === "oversized") return failed("malformed", outcome.reason); // never normalized, so never repaired
@@ -84,6 +86,7 @@ export async function normalizeWithRepair(
     reason: `${normalized.reasons.join("; ")}; ${reason}`,
     attempts: ran.attempts,
   });
+  if (walk.fenced()) return { kind: "fenced" }; // no new paid dispatch without the claim
   log(`malformed output (${normalized.reasons.join("; ")}); one schema repair`);
   const repairSection = `## Schema repair\n\n${repairPrompt(normalized.reasons, envelope)}`;
   const prompt = `${packetText}\n\n${repairSection}\n\nYour previous answer:\n\n${ran.answer.text.slice(0, 20_000)}\n`;

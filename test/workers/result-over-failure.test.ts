@@ -10,6 +10,9 @@ import { readGate } from "../../src/bus/gate-reader.js";
 import { failureRecord } from "../../src/core/dispatch-plan.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
+import { deliverResult } from "../../src/workers/deliver-result.js";
+import { resultRefusal } from "../../src/core/result-slot.js";
+import { envelopeFor, normalizeBound } from "../../src/core/normalize.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 /** A gate whose round 1 ended with a failure of `kind` (the takeover's no_verdict by default). */
@@ -87,6 +90,24 @@ describe("a result and a failure in one round", () => {
     expect(readGate(layout, "refused", GATE).failures.get(1)?.kind).toBe("no_verdict");
     await stepGate(ctx, "refused", GATE);
     expect(JSON.parse(readFileSync(file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "no_verdict" });
+  });
+
+  it("the stalled holder's own delivery is not refused for a failure the broker has not acted on", async () => {
+    const { ctx, layout, file } = await failed("holder");
+    const P = readGate(layout, "holder", GATE).packets.get(1)!;
+    const answer = normalizeBound(
+      "```json\n" + JSON.stringify({ verdict: "satisfied", findings: [], blocking_findings: [] }) + "\n```",
+      envelopeFor(P, "manual", { requested: "gpt-5", declared: false }),
+    );
+    if (!answer.ok) throw new Error(answer.reasons.join("; "));
+    expect(resultRefusal(readGate(layout, "holder", GATE), 1)).toBeNull();
+    const delivered = await deliverResult(ctx, P, answer.result);
+    expect(delivered).toMatchObject({ ok: true });
+    expect(existsSync(file("result-1.json"))).toBe(true);
+    // once the broker acted on it, the failure stands for every writer
+    const acted = await failed("holder-acted");
+    await stepGate(acted.ctx, "holder-acted", GATE);
+    expect(resultRefusal(readGate(acted.layout, "holder-acted", GATE), 1)).toMatch(/^late: round 1 already waits for a human decision/);
   });
 
   it("a failure the broker acted on (its escalation) stands: a result landing after it is refused", async () => {
