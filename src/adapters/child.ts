@@ -77,6 +77,8 @@ class SpawnFailed extends Error {
 
 /** How long the pipes may stay open after the child exited: its own last output drains well within it. */
 const EXIT_DRAIN_MS = 2_000;
+/** How long an aborted dispatch waits for its killed child's exit (a process SIGKILL cannot end at once). */
+const ABORT_WAIT_MS = 5_000;
 
 function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
   const [program, ...args] = req.argv;
@@ -95,13 +97,23 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
       forget();
       clearTimeout(timer);
       clearTimeout(drained);
+      clearTimeout(abortWait);
       req.signal?.removeEventListener("abort", onAbort);
       resolve(outcome);
     };
+    // An abort kills the group, and the child's exit then says what happened: one that had exited on its own before
+    // the abort was seen (its worker was stopped, SIGSTOP or a starved machine, while it finished) keeps its answer.
+    let aborted = false;
+    let abortWait: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
+      aborted = true;
       killGroup(child?.pid);
-      finish({ kind: "aborted" });
+      if (child?.pid === undefined) return finish({ kind: "aborted" });
+      abortWait = setTimeout(() => finish({ kind: "aborted" }), ABORT_WAIT_MS);
     };
+    /** How the child ended: killed by the abort, or on its own (its exit status and output). */
+    const ended = (code: number | null, signal: NodeJS.Signals | null): ChildOutcome =>
+      aborted && code === null ? { kind: "aborted" } : { kind: "exit", code, signal, stdout: text(out), stderr: text(err) };
     const spawnError = (error: NodeJS.ErrnoException) =>
       finish({ kind: "spawn-error", code: error.code ?? "EUNKNOWN", message: error.message });
     const timer = setTimeout(() => {
@@ -154,12 +166,10 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
         child.stdout!.destroy();
         child.stderr!.destroy();
         err.push(Buffer.from("\n(guild-bus: a process the reviewer started outlived it and held its output open; not waited for)\n"));
-        finish({ kind: "exit", code, signal, stdout: text(out), stderr: text(err) });
+        finish(ended(code, signal));
       }, EXIT_DRAIN_MS);
     });
-    child.on("close", (code, signal) => {
-      finish({ kind: "exit", code, signal, stdout: text(out), stderr: text(err) });
-    });
+    child.on("close", (code, signal) => finish(ended(code, signal)));
     child.stdin!.on("error", () => {
       // the child may exit without reading stdin; its exit status tells the story
     });

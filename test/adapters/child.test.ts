@@ -24,4 +24,40 @@ describe("runChild", () => {
       process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
     }
   });
+
+  it("keeps the answer of a child that exited before an abort was seen (its worker was stopped meanwhile)", async () => {
+    const marker = path.join(tempRoot(), "done.pid");
+    const child = `process.stdout.write("the answer"); require("node:fs").writeFileSync(${JSON.stringify(marker)}, String(process.pid));`;
+    const controller = new AbortController();
+    const running = runChild({
+      argv: [process.execPath, "-e", child],
+      stdin: "",
+      timeoutMs: 120_000,
+      env: process.env,
+      signal: controller.signal,
+    });
+    // the loop stands still, as a stopped worker's does, until the child has exited (a zombie nobody reaped yet)
+    const deadline = Date.now() + 120_000;
+    const exited = () => {
+      if (!existsSync(marker)) return false;
+      const pid = readFileSync(marker, "utf8");
+      return pid !== "" && / Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    };
+    while (!exited()) if (Date.now() > deadline) throw new Error("the child never exited");
+    controller.abort();
+    expect(await running).toMatchObject({ kind: "exit", code: 0, stdout: "the answer" });
+  });
+
+  it("an abort while the child runs kills it and says so", async () => {
+    const controller = new AbortController();
+    const running = runChild({
+      argv: [process.execPath, "-e", "setInterval(() => {}, 1000)"],
+      stdin: "",
+      timeoutMs: 120_000,
+      env: process.env,
+      signal: controller.signal,
+    });
+    controller.abort();
+    expect(await running).toEqual({ kind: "aborted" });
+  });
 });
