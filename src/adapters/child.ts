@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { StringDecoder } from "node:string_decoder";
 import path from "node:path";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { scrubLine } from "../core/scrub.js";
@@ -34,6 +35,9 @@ interface ChildRequest {
   cwd?: string;
   signal?: AbortSignal;
   maxOutputBytes?: number;
+  /** A stdout line after which the child has said all it will (codex waiting for ever on a refused connection): its
+   *  group is killed then, and the run ends as an exit by SIGKILL with what it printed. */
+  stopAfter?: (line: string) => boolean;
 }
 
 /** SIGKILL the child's process group; `leader` also tries the child alone (no group, e.g. on Windows). */
@@ -141,10 +145,19 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
     if (!child.stdout || !child.stderr || !child.stdin) return; // that "error" event settles it
     let outBytes = 0;
     let overflow = false;
+    const decoder = new StringDecoder("utf8");
+    let partial = ""; // the unfinished last line, for stopAfter
     child.stdout!.on("data", (b: Buffer) => {
       if (overflow) return;
       outBytes += b.length;
-      if (outBytes <= max) return void out.push(b);
+      if (outBytes <= max) {
+        out.push(b);
+        if (!req.stopAfter) return;
+        const lines = (partial + decoder.write(b)).split("\n");
+        partial = lines.pop()!;
+        if (lines.some(req.stopAfter)) killGroup(child.pid);
+        return;
+      }
       // Keeping the first `max` bytes could keep a verdict that the rest contradicts: stop here instead.
       overflow = true;
       out.length = 0;

@@ -6,6 +6,7 @@ import { capabilityError } from "./capability-errors.js";
 import { DEFAULT_TIMEOUT_MS, dispatchWorkdir, resolveBinary, runChild, tail, unfinishedChild, withScratch } from "./child.js";
 import { providerEndpoint } from "./endpoint.js";
 import { childEnv } from "./environment.js";
+import { provesNotSent } from "./not-sent.js";
 import { advertisedValues, cliHelp } from "./help.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
@@ -129,6 +130,10 @@ export function classifyClaudeExit(code: number | null, signal: string | null, s
     NOT_LOGGED_IN_RE.test(r.text.trim())
   ) {
     return { kind: "not-run", reason: `claude reported before sending any request: ${tail(r.text)}` };
+  }
+  // Its connection was never made (refused, unknown host), and no model message came back from an earlier request.
+  if (r?.isError && r.apiErrorStatus === null && ev.models.length === 0 && r.text && provesNotSent("claude", r.text)) {
+    return { kind: "not-run", reason: `claude could not connect, nothing was sent: ${tail(r.text)}` };
   }
   if (!r && !stdout.trim() && code !== null && code !== 0 && USAGE_ERROR_RE.test(stderr)) {
     return { kind: "not-run", reason: `claude rejected its arguments (exit ${code}): ${tail(stderr)}` };

@@ -5,6 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { parse as parseToml } from "smol-toml";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { retryOnSystemFault } from "../bus/system-fault.js";
 import { capabilityError } from "./capability-errors.js";
@@ -22,6 +23,7 @@ import {
 } from "./child.js";
 import { providerEndpoint } from "./endpoint.js";
 import { childEnv } from "./environment.js";
+import { provesNotSent } from "./not-sent.js";
 import { reviewOutputSchema } from "./result-schema.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
@@ -44,8 +46,85 @@ const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 const toml = (s: string) => JSON.stringify(s); // a JSON string is a valid TOML basic string
 
+/** codex's default model provider, one of its built-ins, which refuse any setting (their retries included). */
+const OPENAI_BUILTIN = "openai";
+/** A model_providers id that a dotted -c key can name. */
+const BARE_KEY_RE = /^[A-Za-z0-9_-]+$/;
+/** extra_args that would choose codex's model provider after the adapter did. */
+const PROVIDER_ARG_RE = /^(?:--profile|-p|--oss|--local-provider)(?:=|$)|^(?:model_providers?|profile)\b/;
+
+/**
+ * The -c arguments that choose the model provider a dispatch runs on and turn its retries off: one request per
+ * dispatch (by default codex sends the packet again after a 5xx or a dropped stream, up to 4 + 5 times). With
+ * base_url or api_key_env, a provider of the adapter's own. Otherwise the one the user's config.toml selects (its
+ * `profile`'s model_provider, else model_provider, else codex's built-in "openai"): a provider the user defined takes
+ * the retry settings; the built-in "openai", which takes no settings, is replaced by an equivalent of the adapter's own
+ * (the same login and endpoint choice: api.openai.com, or ChatGPT's backend for a ChatGPT login); any other built-in
+ * (ollama, lmstudio, amazon-bedrock) is refused.
+ */
+export function codexProviderArgs(
+  config: DispatchInput["config"],
+  userConfig: string | null,
+): { ok: true; args: string[] } | { ok: false; reason: string } {
+  const refused = (why: string) => ({ ok: false as const, reason: `codex: ${why}` });
+  if ((config.extra_args ?? []).some((a) => PROVIDER_ARG_RE.test(a)))
+    return refused(
+      "extra_args choose the model provider, whose retries the adapter then cannot turn off; choose it in config.toml or settings",
+    );
+  let user: Record<string, unknown>;
+  try {
+    user = userConfig === null ? {} : parseToml(userConfig);
+  } catch (error) {
+    return refused(`the user's config.toml does not parse (${(error as Error).message.split("\n")[0]})`);
+  }
+  const active = typeof user.profile === "string" ? user.profile : null;
+  const profile = active ? (user.profiles as Record<string, { model_provider?: unknown } | undefined> | undefined)?.[active] : undefined;
+  // the active profile's model_provider outranks the top-level one: an own provider is pinned there too
+  const profilePin = profile?.model_provider !== undefined ? active! : null;
+  if (profilePin !== null && !BARE_KEY_RE.test(profilePin))
+    return refused(`the profile ${toml(profilePin)} cannot be given settings on the command line; rename it`);
+  const pin = (id: string) => [
+    "-c",
+    `model_provider=${toml(id)}`,
+    ...(profilePin ? ["-c", `profiles.${profilePin}.model_provider=${toml(id)}`] : []),
+  ];
+  const own = (fields: string[]) => {
+    const all = [...fields, `wire_api=${toml("responses")}`, "request_max_retries=0", "stream_max_retries=0"];
+    return [...pin(CODEX_PROVIDER_ID), "-c", `model_providers.${CODEX_PROVIDER_ID}={${all.join(",")}}`];
+  };
+  if (config.base_url || config.api_key_env) {
+    return {
+      ok: true,
+      args: own([
+        `name=${toml("guild-bus")}`,
+        `base_url=${toml(config.base_url ?? OPENAI_BASE_URL)}`,
+        ...(config.api_key_env ? [`env_key=${toml(config.api_key_env)}`] : []),
+      ]),
+    };
+  }
+  const id = profile?.model_provider ?? user.model_provider ?? OPENAI_BUILTIN;
+  if (typeof id !== "string") return refused("the user's config.toml names a model_provider that is not a string");
+  const defined = user.model_providers && typeof user.model_providers === "object" && Object.hasOwn(user.model_providers, id);
+  if (defined) {
+    if (!BARE_KEY_RE.test(id)) return refused(`the model provider id ${toml(id)} cannot be given settings on the command line; rename it`);
+    return { ok: true, args: ["-c", `model_providers.${id}.request_max_retries=0`, "-c", `model_providers.${id}.stream_max_retries=0`] };
+  }
+  if (id === OPENAI_BUILTIN) {
+    const baseUrl = typeof user.openai_base_url === "string" ? [`base_url=${toml(user.openai_base_url)}`] : [];
+    return { ok: true, args: own([`name=${toml("OpenAI")}`, ...baseUrl, "requires_openai_auth=true"]) };
+  }
+  return refused(
+    `the model provider ${toml(id)} is one of codex's built-ins, whose retries cannot be turned off (each would send the ` +
+      "packet again); define it under [model_providers] in config.toml with an id of its own, or set base_url in settings",
+  );
+}
+
 /** The argv for one dispatch (no packet content: the packet goes on stdin, read by codex through "-"). */
-export function codexArgv(input: Pick<DispatchInput, "config">, files: { schema: string; lastMessage: string }): string[] {
+export function codexArgv(
+  input: Pick<DispatchInput, "config">,
+  files: { schema: string; lastMessage: string },
+  provider: readonly string[] = [],
+): string[] {
   const { config } = input;
   const argv = [
     config.binary ?? "codex",
@@ -83,19 +162,7 @@ export function codexArgv(input: Pick<DispatchInput, "config">, files: { schema:
   if (config.model) argv.push("--model", config.model);
   // explicit on every call: the catalog default effort may be far below a review's floor
   if (config.effort) argv.push("-c", `model_reasoning_effort=${toml(config.effort)}`);
-  if (config.base_url || config.api_key_env) {
-    // A provider of our own, so the endpoint, the key variable and "no retries" (one request per dispatch) are ours.
-    const fields = [
-      `name=${toml("guild-bus")}`,
-      `base_url=${toml(config.base_url ?? OPENAI_BASE_URL)}`,
-      `wire_api=${toml("responses")}`,
-      ...(config.api_key_env ? [`env_key=${toml(config.api_key_env)}`] : []),
-      "request_max_retries=0",
-      "stream_max_retries=0",
-    ];
-    argv.push("-c", `model_provider=${toml(CODEX_PROVIDER_ID)}`, "-c", `model_providers.${CODEX_PROVIDER_ID}={${fields.join(",")}}`);
-  }
-  argv.push(...(config.extra_args ?? []), "-");
+  argv.push(...provider, ...(config.extra_args ?? []), "-");
   return argv;
 }
 
@@ -108,6 +175,8 @@ interface CodexEvents {
   lastAgentMessage: string | null;
   reroutedTo: string | null;
   errors: string[];
+  /** How many of `errors` came before the turn started (warnings: codex sends nothing to a model before a turn). */
+  errorsBeforeTurn: number;
 }
 
 const REROUTE_RE = /^model rerouted: (.+?) -> (\S+)/;
@@ -121,6 +190,7 @@ function parseCodexEvents(stdout: string): CodexEvents {
     lastAgentMessage: null,
     reroutedTo: null,
     errors: [],
+    errorsBeforeTurn: 0,
   };
   for (const line of stdout.split("\n")) {
     if (!line.trim().startsWith("{")) continue;
@@ -137,6 +207,7 @@ function parseCodexEvents(stdout: string): CodexEvents {
     }
     switch (e.type) {
       case "turn.started":
+        if (!ev.turnStarted) ev.errorsBeforeTurn = ev.errors.length;
         ev.turnStarted = true;
         break;
       case "turn.completed":
@@ -165,6 +236,26 @@ function parseCodexEvents(stdout: string): CodexEvents {
   return ev;
 }
 
+/** The message of a JSONL `error` event, else null. */
+function errorEventMessage(line: string): string | null {
+  if (!line.includes('"error"')) return null;
+  try {
+    const e = JSON.parse(line) as { type?: unknown; message?: unknown };
+    return e.type === "error" && typeof e.message === "string" ? e.message : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The user's config.toml (which the scratch CODEX_HOME links), or null when there is none to read. */
+function userConfigToml(): string | null {
+  try {
+    return readTextBounded(path.join(codexUserHome(), "config.toml"), { max: 1024 * 1024 });
+  } catch {
+    return null;
+  }
+}
+
 /** Failures codex reports before it sends a request (no key); any server status counts as sent (ambiguous). */
 const PRE_GENERATION_RE = /^Missing environment variable/;
 
@@ -183,11 +274,16 @@ export const codexAdapter: ReviewerAdapter = {
         writeFileSync(files.schema, JSON.stringify(reviewOutputSchema(), null, 2));
         // a relative binary is the project root's, as every adapter and the probe take it (codex runs in a scratch dir)
         const binary = resolveBinary(input.config.binary ?? "codex", input.project.root);
-        const argv = codexArgv({ config: { ...input.config, binary } }, files);
+        const provider = codexProviderArgs(config, userConfigToml());
+        if (!provider.ok) return { kind: "not-run", reason: provider.reason };
+        const argv = codexArgv({ config: { ...input.config, binary } }, files, provider.args);
         const outcome = await runChild({
           argv,
           stdin: input.prompt,
           timeoutMs,
+          // a connection that was never made leaves codex waiting for the network until the timeout: its first word
+          // of it is enough (SPEC §15)
+          stopAfter: (line) => provesNotSent("codex", errorEventMessage(line) ?? ""),
           // codex reads the key variable itself (env_key)
           env: childEnv(input, { pass: config.api_key_env ? [config.api_key_env] : [], own: { CODEX_HOME: codexHome } }),
           cwd: dispatchWorkdir(input) ?? scratch, // nightmare: the repository itself, still in the read-only sandbox
@@ -213,6 +309,10 @@ export const codexAdapter: ReviewerAdapter = {
           return { kind: "output", text, reportedModel: ev.reroutedTo };
         }
         const said = ev.turnFailed ?? ev.errors.at(-1) ?? tail(outcome.stderr);
+        // The turn met only connections that were never made, and nothing else: nothing was sent.
+        const inTurn = [...ev.errors.slice(ev.errorsBeforeTurn), ...(ev.turnFailed ? [ev.turnFailed] : [])];
+        if (ev.turnStarted && ev.workItems === 0 && inTurn.length && inTurn.every((m) => provesNotSent("codex", m)))
+          return { kind: "not-run", reason: `codex could not connect, nothing was sent: ${tail(inTurn.at(-1)!)}` };
         if (outcome.code !== null && !ev.turnStarted) {
           // codex sends nothing to a model before it starts a turn (argument, config or login errors end here).
           const capability = capabilityError(said);

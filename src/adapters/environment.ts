@@ -1,4 +1,5 @@
 // A reviewer child's environment: a few base variables and what is allow-listed by name, never the whole of ours.
+import { ADAPTER_KIND_INFO } from "../core/adapter-kinds.js";
 import type { DispatchInput } from "./types.js";
 
 /** Variables a child always gets (no secrets); everything else must be allow-listed by name. */
@@ -23,10 +24,14 @@ interface ChildEnvOptions {
 
 /**
  * A dispatch's environment: the CLI's defaults, overridden by allow-listed variables (secrets_policy.env_allowlist,
- * the provider's `env`), then the bus's own (the packet and round) and the adapter's own.
+ * the provider's `env`, and the CLI's own key variables that detection counts as its auth signal when settings name no
+ * api_key_env: authVars), then the bus's own (the packet and round) and the adapter's own.
  */
 export function childEnv(input: Pick<DispatchInput, "project" | "config" | "front">, o: ChildEnvOptions = {}): NodeJS.ProcessEnv {
-  const allow = [...input.project.envAllowlist, ...(input.config.env ?? []), ...(o.pass ?? [])];
+  const cli = ADAPTER_KIND_INFO[input.config.adapter]?.cli;
+  // with api_key_env the adapter hands that key on under the CLI's own name (own), and no other key goes along
+  const keys = cli && !input.config.api_key_env ? cli.keyVars : [];
+  const allow = [...input.project.envAllowlist, ...(input.config.env ?? []), ...keys, ...(o.pass ?? [])];
   return {
     ...o.defaults,
     ...minimalEnv(allow, {

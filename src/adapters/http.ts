@@ -4,6 +4,7 @@ import { scrubLine } from "../core/scrub.js";
 import { capabilityError } from "./capability-errors.js";
 import { DEFAULT_TIMEOUT_MS, MAX_OUTPUT_BYTES, oversized } from "./child.js";
 import { providerEndpoint } from "./endpoint.js";
+import { HTTP_NOT_SENT_CODES } from "./not-sent.js";
 import { reviewOutputSchema } from "./result-schema.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
@@ -19,22 +20,6 @@ export const REVIEW_SYSTEM_PROMPT = [
   'put every finding that must be fixed before the gate can pass in blocking_findings with severity "blocking", ' +
     'and use verdict "satisfied" only when none remains.',
 ].join("\n");
-
-/** Connection failures that happen before a single byte of the request is sent: nothing ran. */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "CERT_HAS_EXPIRED",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-]);
 
 function errorCode(error: unknown): string | undefined {
   let e: unknown = error;
@@ -99,6 +84,17 @@ function errorText(body: string): string {
   }
 }
 
+/**
+ * choices[0].message.content as text: a string, or (as several OpenAI-compatible servers answer) an array of parts
+ * whose text parts are joined; null for anything else.
+ */
+export function messageText(content: unknown): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  const parts = content as Array<{ type?: unknown; text?: unknown } | null>;
+  return parts.map((p) => (p?.type === "text" && typeof p.text === "string" ? p.text : "")).join("");
+}
+
 export function chatCompletionsUrl(baseUrl: string): string {
   return `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
 }
@@ -148,7 +144,7 @@ export const httpAdapter: ReviewerAdapter = {
     } catch (error) {
       if (signal.aborted) return aborted();
       const code = errorCode(error);
-      if (code && NOT_SENT_CODES.has(code)) return { kind: "not-run", reason: `cannot reach ${url.host}: ${code} (nothing was sent)` };
+      if (code && HTTP_NOT_SENT_CODES.has(code)) return { kind: "not-run", reason: `cannot reach ${url.host}: ${code} (nothing was sent)` };
       // fetch refuses a port of the Fetch standard's block list (9, 25, 6000…) before it connects
       if ((error as { cause?: { message?: unknown } }).cause?.message === "bad port")
         return { kind: "not-run", reason: `fetch refuses port ${url.port} of ${url.host} (a blocked port; nothing was sent)` };
@@ -195,7 +191,7 @@ export const httpAdapter: ReviewerAdapter = {
     if (!message || typeof message !== "object") {
       return { kind: "ambiguous", reason: `HTTP ${response.status} from ${url.host} without choices[0].message` };
     }
-    const content = typeof message.content === "string" ? message.content : typeof message.refusal === "string" ? message.refusal : "";
+    const content = messageText(message.content) ?? (typeof message.refusal === "string" ? message.refusal : "");
     const reportedModel = typeof parsed.model === "string" && parsed.model.trim() ? parsed.model.trim() : null;
     return { kind: "output", text: content, reportedModel };
   },

@@ -9,7 +9,7 @@ import type { Layout } from "../bus/layout.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { replace } from "../bus/replace.js";
-import { ADAPTER_KIND_INFO, CLI_KINDS, type CliKind } from "../core/adapter-kinds.js";
+import { ADAPTER_KIND_INFO, authVars, CLI_KINDS, type CliKind } from "../core/adapter-kinds.js";
 import { classifyModel, familyOfHost } from "../core/family.js";
 import { MANUAL_PROVIDER } from "../core/policy.js";
 import { BUILTIN_MANUAL, profileFamilies, type Provider } from "../core/selection.js";
@@ -88,8 +88,7 @@ const realProbe: Probe = {
 };
 
 function authSignal(cli: CliKind, config: ProviderConfig | undefined, probe: Probe): string | null {
-  const keys = [...(config?.api_key_env ? [config.api_key_env] : []), ...cli.keyVars];
-  const key = keys.find((k) => probe.env[k]);
+  const key = authVars(cli, config).find((k) => probe.env[k]);
   if (key) return `env ${key} set`;
   const { dirVar, dir, file } = cli.login;
   const login = path.join((dirVar && probe.env[dirVar]) ?? path.join(probe.home, dir), file);

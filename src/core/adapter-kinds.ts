@@ -1,12 +1,15 @@
 // What each adapter kind is, in one table (the kinds themselves: ADAPTER_KINDS in src/spec/schemas.ts; their
 // implementations: src/adapters/registry.ts).
-import { type PacketFrontMatter } from "../spec/schemas.js";
+import { type PacketFrontMatter, type ProviderConfig } from "../spec/schemas.js";
 import { ADAPTER_KINDS, type AdapterKind } from "../spec/constants.js";
 
 /** A reviewer CLI that also runs from PATH without settings, and the auth signals detection looks for. */
 export interface CliKind {
   binary: string;
-  /** Environment variables holding an API key or token (present = an auth signal; never read). */
+  /**
+   * Environment variables the pinned CLI itself authenticates with (present = an auth signal; never read). Only those:
+   * the child is given exactly these (authVars), so a variable the CLI ignores would be a signal that never works.
+   */
   keyVars: readonly string[];
   /** The stored login: `file` in $<dirVar>, else in ~/<dir>. */
   login: { dirVar?: string; dir: string; file: string };
@@ -30,6 +33,14 @@ interface AdapterKindInfo {
   cli: CliKind | null;
 }
 
+/**
+ * The variables that authenticate a CLI provider, one definition for detection (its auth signal) and the child's
+ * environment: the one settings name (api_key_env; the adapter hands it on under the CLI's own name), else the CLI's own.
+ */
+export function authVars(cli: CliKind, config: Pick<ProviderConfig, "api_key_env"> | undefined): readonly string[] {
+  return config?.api_key_env ? [config.api_key_env] : cli.keyVars;
+}
+
 /** A reviewer worker dispatches this adapter's rounds; a person (manual) or a process outside the bus (external) answers
  * the others. */
 export const dispatchedByBus = (adapter: string): boolean => adapter !== "manual" && adapter !== "external";
@@ -41,7 +52,8 @@ export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> =
     rank: 0,
     cli: {
       binary: "codex",
-      keyVars: ["OPENAI_API_KEY", "CODEX_API_KEY"],
+      // codex 0.171 authenticates with CODEX_API_KEY; it ignores OPENAI_API_KEY (only a provider's env_key reads it)
+      keyVars: ["CODEX_API_KEY"],
       login: { dirVar: "CODEX_HOME", dir: ".codex", file: "auth.json" },
     },
   },
@@ -59,7 +71,8 @@ export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> =
     readsFiles: true,
     setsEffort: false,
     rank: 2,
-    cli: { binary: "gemini", keyVars: ["GEMINI_API_KEY", "GOOGLE_API_KEY"], login: { dir: ".gemini", file: "oauth_creds.json" } },
+    // GOOGLE_API_KEY alone is Vertex AI's, which needs more: gemini 0.61 exits 41 without GEMINI_API_KEY
+    cli: { binary: "gemini", keyVars: ["GEMINI_API_KEY"], login: { dir: ".gemini", file: "oauth_creds.json" } },
   },
   http: { readsFiles: false, setsEffort: true, rank: 3, cli: null },
   command: { readsFiles: false, setsEffort: false, rank: 4, cli: null },

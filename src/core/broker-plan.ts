@@ -281,7 +281,8 @@ function packetReviewer(s: GateSnapshot, action: PacketAction, input: BrokerInpu
     // A reviewer that could not run is never silently replaced by a person nobody asked for: review is unavailable.
     return {
       unavailable:
-        `reviewer ${action.exclude.join(", ")} could not run, no other reviewer is available, and no human reviewer was asked for ` +
+        `reviewer ${action.exclude.join(", ")} could not run${action.excludeWhy ? ` (${action.excludeWhy})` : ""}, ` +
+        "no other reviewer is available, and no human reviewer was asked for " +
         "(retry once it can run, or request again with --reviewer manual to have a person review)",
     };
   }

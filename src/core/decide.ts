@@ -32,6 +32,8 @@ export type PacketAction = {
   inherit: PacketFrontMatter | null;
   /** Providers a new selection must not pick (they proved unavailable in this gate). */
   exclude?: string[];
+  /** Why the excluded provider could not run (its failure's reason), quoted when nobody else can review. */
+  excludeWhy?: string;
   /** A quorum round: its rule, the members it keeps from the round it follows, and the providers it must not pick. */
   quorum?: QuorumIssue;
 };
@@ -346,7 +348,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       // re-selection could land on the copilot reviewer it exists to confirm.
       if (P.restart_reason !== "degraded" && P.restart_reason !== "finalizer") {
         return issue(
-          { ...next(P, P.counted_round, R, "degraded"), inherit: null, exclude: [P.reviewer_provider] },
+          { ...next(P, P.counted_round, R, "degraded"), inherit: null, exclude: [P.reviewer_provider], excludeWhy: failure.reason },
           `reviewer ${P.reviewer_provider} unavailable: selecting again`,
         );
       }

@@ -46,14 +46,14 @@ describe("provider detection", () => {
     const broken = await detectProviders(
       settings,
       layout(),
-      probe({ onPath: ["codex"], versions: { codex: null }, env: { OPENAI_API_KEY: "sk-x" } }),
+      probe({ onPath: ["codex"], versions: { codex: null }, env: { CODEX_API_KEY: "sk-x" } }),
     );
     expect(broken.find((p) => p.id === "cx")!.why[0]).toMatch(/--version failed/);
     const stored = await detectProviders(settings, layout(), probe({ onPath: ["codex"], files: ["/home/u/.codex/auth.json"] }));
     expect(stored.find((p) => p.id === "cx")).toMatchObject({ available: true, auth: "stored auth ~/.codex/auth.json", family: "openai" });
-    const viaEnv = await detectProviders(settings, layout(), probe({ onPath: ["codex"], env: { OPENAI_API_KEY: "sk-secret-value" } }));
+    const viaEnv = await detectProviders(settings, layout(), probe({ onPath: ["codex"], env: { CODEX_API_KEY: "sk-secret-value" } }));
     expect(JSON.stringify(viaEnv)).not.toContain("sk-secret-value");
-    expect(viaEnv.find((p) => p.id === "cx")!.auth).toBe("env OPENAI_API_KEY set");
+    expect(viaEnv.find((p) => p.id === "cx")!.auth).toBe("env CODEX_API_KEY set");
   });
 
   it("looks a relative binary up where the adapter runs it: under the project root, wherever the command started", async () => {
@@ -65,7 +65,7 @@ describe("provider detection", () => {
       },
     };
     const asked: string[] = [];
-    const found = await detectProviders(settings, l, probe({ which: (b) => (asked.push(b), b), env: { OPENAI_API_KEY: "k" } }));
+    const found = await detectProviders(settings, l, probe({ which: (b) => (asked.push(b), b), env: { CODEX_API_KEY: "k" } }));
     expect(asked.filter((b) => b.includes("/")).sort()).toEqual([path.join(l.root, "bin/review"), path.join(l.root, "tools/codex")]);
     expect(found.find((p) => p.id === "cx")!.binary).toBe(path.join(l.root, "tools/codex"));
   });
@@ -167,7 +167,7 @@ describe("--version probes on a slow machine: a pinned, installed reviewer is ne
   const TIMEOUT: VersionProbe = { kind: "timeout" };
   const OK: VersionProbe = { kind: "ok", version: "codex-cli 0.171.0" };
   const settings: Settings = { reviewer: "cx", providers: { cx: { adapter: "codex", model: "gpt-5", input: "stdin", selectable: true } } };
-  const env = { OPENAI_API_KEY: "sk-test" };
+  const env = { CODEX_API_KEY: "sk-test" };
   /** A project with .guild/, so positive probes are cached. */
   const project = () => {
     const l = new Layout(tempRoot());
@@ -259,7 +259,7 @@ a changed binary is probed", async () => {
     await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: [OK] } }));
     age(l);
     const broken = await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: null } }));
-    expect(cx(broken)).toMatchObject({ available: false, why: ["codex --version failed (exit 1)", "env OPENAI_API_KEY set"] });
+    expect(cx(broken)).toMatchObject({ available: false, why: ["codex --version failed (exit 1)", "env CODEX_API_KEY set"] });
     const slow = probe({ onPath: ["codex"], env, versions: { codex: [TIMEOUT, OK] } });
     await detectProviders(settings, l, slow);
     expect(slow.versionCalls).toHaveLength(2); // nothing cached any more

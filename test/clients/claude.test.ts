@@ -23,6 +23,7 @@ realClientSuite({
   reviewerFamily: "anthropic",
   keyEnv: "MOCK_ANTHROPIC_KEY",
   nativeKeyEnv: "ANTHROPIC_API_KEY",
+  refusedConnection: "not-run",
   startMock: startMockAnthropic,
   prepareHome: () => {
     // An empty HOME: no login, no settings. Auth comes from ANTHROPIC_API_KEY, set by the adapter from api_key_env.

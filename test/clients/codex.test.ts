@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { codexAdapter, codexArgv } from "../../src/adapters/codex.js";
+import { codexAdapter, codexArgv, codexProviderArgs } from "../../src/adapters/codex.js";
 import { ProviderConfig } from "../../src/spec/schemas.js";
 import { REPO } from "../helpers/bus.js";
 import { withEnv } from "../helpers/cli-review.js";
@@ -183,7 +183,8 @@ own provider without retries`, () => {
       api_key_env: "K",
       extra_args: ["--foo"],
     });
-    const argv = codexArgv({ config }, { schema: "/s.json", lastMessage: "/last.txt" });
+    const provider = codexProviderArgs(config, null);
+    const argv = codexArgv({ config }, { schema: "/s.json", lastMessage: "/last.txt" }, provider.ok ? provider.args : []);
     expect(argv).toEqual([
       "codex",
       "exec",
@@ -215,12 +216,10 @@ own provider without retries`, () => {
       "-c",
       'model_provider="guild_bus"',
       "-c",
-      'model_providers.guild_bus={name="guild-bus",base_url="http://127.0.0.1:9/v1",wire_api="responses",env_key="K",request_max_retries=0,stream_max_retries=0}',
+      'model_providers.guild_bus={name="guild-bus",base_url="http://127.0.0.1:9/v1",env_key="K",wire_api="responses",request_max_retries=0,stream_max_retries=0}',
       "--foo",
       "-",
     ]);
-    const plain = codexArgv({ config: ProviderConfig.parse({ adapter: "codex" }) }, { schema: "/s", lastMessage: "/l" });
-    expect(plain.join(" ")).not.toContain("model_provider");
   });
 
   it("a satisfied answer → output with the endpoint's model as reported", async () => {
@@ -348,6 +347,79 @@ a provider from the user's config authenticates with the stored login`, async ()
     } finally {
       await mock.close();
     }
+  });
+
+  /** A direct dispatch with no endpoint in settings: codex runs on the user's config.toml and login. */
+  function onUserConfig(configToml: string, env: Record<string, string> = {}, auth = "stored-login-key-for-tests") {
+    const u = userDirs({ "config.toml": configToml, "auth.json": JSON.stringify({ OPENAI_API_KEY: auth }) });
+    const config = ProviderConfig.parse({ adapter: "codex", binary: CODEX_BIN, model: "gpt-5", timeout_ms: 60_000 });
+    return withEnv({ HOME: u.home, TMPDIR: u.tmp, CODEX_HOME: u.codexHome, ...env }, () =>
+      codexAdapter.dispatch(directInput(u.root, "codex", config, DIRECT_PROMPT)),
+    );
+  }
+
+  it.each(["status-500", "drop"] as const)(
+    "a provider of the user's config.toml without retry settings: %s after sending → ambiguous after exactly one request",
+    async (behaviour) => {
+      const mock = await startMockOpenAI({ apiKey: "stored-login-key-for-tests", default: behaviour });
+      try {
+        const toml =
+          `model_provider = "mock"\n[model_providers.mock]\nname = "mock"\nbase_url = ${JSON.stringify(mock.url)}\n` +
+          `wire_api = "responses"\nrequires_openai_auth = true\n`;
+        expect(await onUserConfig(toml)).toMatchObject({ kind: "ambiguous" });
+        expect(mock.requests).toHaveLength(1);
+      } finally {
+        await mock.close();
+      }
+    },
+  );
+
+  it(`codex's built-in openai provider (here at openai_base_url) is replaced by an equivalent without retries: \
+one request on a 500, with the stored login; CODEX_API_KEY, exported, reaches codex`, async () => {
+    const mock = await startMockOpenAI({ apiKey: "stored-login-key-for-tests", default: "status-500" });
+    try {
+      const toml = `openai_base_url = ${JSON.stringify(mock.url)}\n`;
+      expect(await onUserConfig(toml)).toMatchObject({ kind: "ambiguous" });
+      expect(mock.requests.map((r) => `${r.path} ${r.auth}`)).toEqual(["/v1/responses match"]);
+    } finally {
+      await mock.close();
+    }
+    const keyed = await startMockOpenAI({ apiKey: "exported-codex-key", default: "satisfied" });
+    try {
+      const toml = `openai_base_url = ${JSON.stringify(keyed.url)}\n`;
+      expect(await onUserConfig(toml, { CODEX_API_KEY: "exported-codex-key" }, "another-key")).toMatchObject({ kind: "output" });
+      expect(keyed.requests.map((r) => r.auth)).toEqual(["match"]);
+    } finally {
+      await keyed.close();
+    }
+  });
+
+  it("another built-in provider of codex's (ollama), which takes no retry settings → not-run before spawning", async () => {
+    const out = await onUserConfig(`model_provider = "ollama"\n`);
+    expect(out).toMatchObject({ kind: "not-run", reason: expect.stringMatching(/built-ins, whose retries cannot be turned off/) });
+  });
+
+  it("an endpoint that refuses the connection → not-run at once (codex would wait for the network until the timeout)", async () => {
+    const started = Date.now();
+    const out = await withEnv({ GUILD_TEST_CODEX_KEY: "k" }, () =>
+      codexAdapter.dispatch(
+        directInput(
+          userDirs().root,
+          "codex",
+          ProviderConfig.parse({
+            adapter: "codex",
+            binary: CODEX_BIN,
+            model: "gpt-5",
+            base_url: "http://127.0.0.1:9/v1",
+            api_key_env: "GUILD_TEST_CODEX_KEY",
+            timeout_ms: scaled(120_000),
+          }),
+          DIRECT_PROMPT,
+        ),
+      ),
+    );
+    expect(out).toMatchObject({ kind: "not-run", reason: expect.stringMatching(/could not connect, nothing was sent: Reconnecting/) });
+    expect(Date.now() - started).toBeLessThan(scaled(60_000));
   });
 
   it("codex rejects its arguments → not-run (it never started a turn); nothing sent", async () => {

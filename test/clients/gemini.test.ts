@@ -36,6 +36,7 @@ realClientSuite({
   reviewerFamily: "google",
   keyEnv: "MOCK_GEMINI_KEY",
   nativeKeyEnv: "GEMINI_API_KEY",
+  refusedConnection: "ambiguous",
   startMock: startMockGemini,
   prepareHome: () => {
     // An empty HOME: no settings.json, so no auth type the user chose. The API-key auth type, one attempt per dispatch

@@ -435,6 +435,7 @@ describe("decide: rounds that ended without a result", () => {
       cap: 5,
       inherit: null,
       exclude: [P.reviewer_provider],
+      excludeWhy: "codex not on PATH", // quoted if nobody else can review
     });
   });
 

@@ -1,13 +1,14 @@
 // The real-client scenarios shared by the claude and gemini tests: the REAL pinned CLI run by real workers (broker,
 // verifier and `worker claude|gemini`) on a temp project, pointed at a scripted mock endpoint on 127.0.0.1.
-import { chmodSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DispatchInput, dispatchProject, type ReviewerAdapter } from "../../src/adapters/types.js";
+import { ADAPTER_KIND_INFO } from "../../src/core/adapter-kinds.js";
 import type { PacketFrontMatter, ProviderConfig } from "../../src/spec/schemas.js";
 import { makeProject, type Project, startBus } from "./bus.js";
-import { filesContaining, treeFiles, until } from "./clients.js";
+import { DIRECT_PROMPT, filesContaining, treeFiles, until } from "./clients.js";
 import {
   ARTIFACT_LINE,
   cliAsync,
@@ -42,6 +43,8 @@ export interface ClientSpec {
   keyEnv: string;
   /** The variable the CLI itself reads its key from (ANTHROPIC_API_KEY, GEMINI_API_KEY). */
   nativeKeyEnv: string;
+  /** What a dispatch to an endpoint that refuses the connection is: claude says so (nothing was sent), gemini cannot tell. */
+  refusedConnection: "not-run" | "ambiguous";
   startMock(script: MockScript): Promise<MockEndpoint>;
   /** Prepare a scratch HOME for the CLI (what a user would have configured). */
   prepareHome(home: string): void;
@@ -128,12 +131,18 @@ export function realClientSuite(spec: ClientSpec): void {
   async function setup(
     script: MockScript | ((root: string) => MockScript),
     provider: Record<string, unknown> = {},
-    opts: { key?: boolean; env?: Record<string, string>; providers?: (mockUrl: string, binary: string) => Record<string, object> } = {},
+    opts: {
+      key?: boolean;
+      env?: Record<string, string>;
+      providers?: (mockUrl: string, binary: string) => Record<string, object>;
+      home?: (home: string) => void;
+    } = {},
   ): Promise<Setup> {
     const p = makeProject();
     mock = await spec.startMock({ apiKey: KEY, ...(typeof script === "function" ? script(p.root) : script) });
     const home = tempRoot(`guild-bus-${spec.kind}-home-`);
     spec.prepareHome(home);
+    opts.home?.(home);
     const { link, configured } = testBinary();
     const base = {
       adapter: spec.kind,
@@ -486,9 +495,52 @@ outside the project and writes are refused`, async () => {
     });
 
     it("(7b) the real CLI without usable credentials stops before any request: unavailable, nothing sent", async () => {
-      // The key is in the workers' environment (so detection sees an auth signal) but not allow-listed for the child.
-      const s = await setup({}, { api_key_env: undefined }, { key: false, env: { [spec.nativeKeyEnv]: KEY } });
+      // A stored login detection counts as an auth signal, which the CLI cannot use, and no key.
+      const { dir, file } = ADAPTER_KIND_INFO[spec.kind].cli!.login;
+      const s = await setup(
+        {},
+        { api_key_env: undefined },
+        {
+          key: false,
+          home: (h) => {
+            mkdirSync(path.join(h, dir), { recursive: true });
+            writeFileSync(path.join(h, dir, file), "{}\n");
+          },
+        },
+      );
       await expectUnavailableThenReselected(s, /before sending any request/);
+    });
+
+    /** One dispatch of the real CLI, called directly with an empty HOME and `env`. */
+    function directDispatch(config: Partial<ProviderConfig>, env: Record<string, string | undefined>) {
+      const home = tempRoot(`guild-bus-${spec.kind}-home-`);
+      spec.prepareHome(home);
+      const root = tempRoot(`guild-bus-${spec.kind}-project-`);
+      const full: ProviderConfig = {
+        adapter: spec.kind,
+        binary: spec.binary,
+        model: spec.model,
+        input: "stdin",
+        selectable: true,
+        timeout_ms: 60_000,
+        ...config,
+      };
+      return withEnv({ HOME: home, ...env }, () => spec.adapter.dispatch(directInput(root, spec.kind, full, DIRECT_PROMPT)));
+    }
+
+    const refusedWhy = spec.refusedConnection === "not-run" ? "the CLI says nothing was sent" : "the CLI's message does not tell";
+    it(`(7d) an endpoint that refuses the connection: ${spec.refusedConnection} (${refusedWhy})`, async () => {
+      const out = await directDispatch({ base_url: "http://127.0.0.1:9", api_key_env: spec.keyEnv }, { [spec.keyEnv]: KEY });
+      expect(out.kind, JSON.stringify(out)).toBe(spec.refusedConnection);
+      if (out.kind === "not-run") expect(out.reason).toMatch(/could not connect, nothing was sent: .*ECONNREFUSED/);
+    });
+
+    it("(7e) the CLI's own key variable, exported and counted by detection, reaches the CLI", async () => {
+      mock = await spec.startMock({ apiKey: KEY, script: [{ kind: "result", verdict: "satisfied" }] });
+      const out = await directDispatch({ base_url: mock.url }, { [spec.nativeKeyEnv]: KEY, [spec.keyEnv]: undefined });
+      expect(out.kind, JSON.stringify(out)).toBe("output");
+      expect(mock.requests.length).toBeGreaterThan(0);
+      expect([...new Set(mock.requests.map((r) => r.auth))]).toEqual(["match"]);
     });
 
     it("(7c) the binary is gone at dispatch and a fallback is configured: the fallback reviews, once", async () => {

@@ -27,7 +27,7 @@ describe("slow --version probes (integration)", () => {
         ].join("\n"),
       );
       chmodSync(standin, 0o755);
-      const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, OPENAI_API_KEY: "sk-standin-for-tests" };
+      const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, CODEX_API_KEY: "sk-standin-for-tests" };
       const p = makeProject();
       p.settings({ reviewer: "cx", providers: { cx: { adapter: "codex", model: "gpt-5" } } });
 
@@ -84,7 +84,7 @@ describe("slow --version probes (integration)", () => {
         );
         chmodSync(standin, 0o755);
       }
-      const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, OPENAI_API_KEY: "sk-standin", ANTHROPIC_API_KEY: "sk-standin" };
+      const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}`, CODEX_API_KEY: "sk-standin", ANTHROPIC_API_KEY: "sk-standin" };
       const p = makeProject();
       const r = withEnv(env, () => p.cli(["providers", "--json"]));
       expect(r.code, r.stderr).toBe(0);
