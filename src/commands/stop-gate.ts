@@ -8,12 +8,14 @@ import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
+import { shownLines } from "../core/terminal-safe.js";
 import { findingLine, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
 
 export const DEFAULT_MAX_BLOCKS = 2;
 const OFF = "turn it off with `guild-bus gate off` (or stop_gate.enabled false in .guild/settings.json)";
 
+/** What the hook prints for the host to decode and show to a person: made safe here, as an MCP reply is (shownLines). */
 export type StopVerdict = { block: true; reason: string } | { block: false; message: string | null };
 
 /** The blocks counted per gate. Only counts this hook could have written are taken: a planted negative count would
@@ -44,7 +46,10 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
   if (!gate?.enabled) {
     // settings that could not be read whole may be why the gate is off: the host's user is told, not left guessing
     const problems = ctx.settingsProblems.join("; ");
-    return { block: false, message: problems ? `guild-bus: the stop gate is off while the settings have problems: ${problems}` : null };
+    return {
+      block: false,
+      message: problems ? shownLines([`guild-bus: the stop gate is off while the settings have problems: ${problems}`]) : null,
+    };
   }
   const max = gate.max_blocks ?? DEFAULT_MAX_BLOCKS;
   // history is left out: the hook runs at the end of every turn, so it caught a hand-written outcome long before
@@ -66,7 +71,7 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
     const names = waiting.map(key).join(", ");
     return {
       block: false,
-      message: `guild-bus: ${names} still wait(s) for you; the stop gate let the turn end after ${max} blocks (${OFF})`,
+      message: shownLines([`guild-bus: ${names} still wait(s) for you; the stop gate let the turn end after ${max} blocks (${OFF})`]),
     };
   }
   const { runId, gate: gateName } = next.snapshot;
@@ -78,7 +83,7 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
     const where = ctx.layout.rel(ctx.layout.stopGateState);
     return {
       block: false,
-      message: `guild-bus: ${key(next)} waits for you, but ${where} cannot be written (${(error as Error).message}); ${OFF}`,
+      message: shownLines([`guild-bus: ${key(next)} waits for you, but ${where} cannot be written (${(error as Error).message}); ${OFF}`]),
     };
   }
   if (next.decision.state !== "awaiting_author") {
@@ -87,7 +92,7 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
       `guild-bus: ${runId} ${gateName} has not passed: ${next.next.waiting_on}${run}.`,
       `Stop-gate block ${n} of ${max} for this gate; ${OFF}.`,
     ];
-    return { block: true, reason: reason.join("\n") };
+    return { block: true, reason: shownLines(reason) };
   }
   const found = findingsOf(ctx, next.snapshot, next.decision.round); // the view's snapshot: the gate is not read again
   const findings = found ? found.findings.map(findingLine) : [`(round ${next.decision.round}'s result is unreadable)`];
@@ -98,5 +103,5 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
       `or \`guild-bus resubmit ${runId} ${gateName}\`.`,
     `Stop-gate block ${n} of ${max} for this gate; ${OFF}.`,
   ];
-  return { block: true, reason: reason.join("\n") };
+  return { block: true, reason: shownLines(reason) };
 }

@@ -19,3 +19,18 @@ const LINE_BREAKS = /[\n\r\u0085\u2028\u2029]/g;
 export function lineSafe(text: string): string {
   return text.replace(LINE_BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/** Lines a host shows to a person (an MCP tool's text, the stop hook's reason): each item kept to one line, then the
+ * whole terminal-safe — a title holding a line break cannot add a line the reader takes for the bus's own. */
+export function shownLines(lines: readonly string[]): string {
+  return terminalSafe(lines.map(lineSafe).join("\n"));
+}
+
+/** The value with every string in it (keys too) terminal-safe: JSON a host decodes and shows to a person. */
+export function safeStrings<T>(value: T): T {
+  if (typeof value === "string") return terminalSafe(value) as T;
+  if (Array.isArray(value)) return value.map(safeStrings) as T;
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [terminalSafe(k), safeStrings(v)])) as T;
+  return value;
+}

@@ -1,22 +1,16 @@
 // How every MCP tool answers: one short text, the same text and the fields as structuredContent; a refusal as a
 // tool error (isError) the model can read.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { terminalSafe } from "../core/terminal-safe.js";
+import { safeStrings, shownLines, terminalSafe } from "../core/terminal-safe.js";
 
-/** The text goes into structuredContent too (`message`): some hosts show the model only the structured part. */
-export function reply(message: string, structured: Record<string, unknown>): CallToolResult {
-  // a host decodes the JSON and shows its strings to a person too: each is made terminal-safe
-  const text = terminalSafe(message);
-  return { content: [{ type: "text", text }], structuredContent: { message: text, ...(safeStrings(structured) as object) } };
-}
-
-/** The value with every string in it terminal-safe. */
-function safeStrings(value: unknown): unknown {
-  if (typeof value === "string") return terminalSafe(value);
-  if (Array.isArray(value)) return value.map(safeStrings);
-  if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [terminalSafe(k), safeStrings(v)]));
-  return value;
+/**
+ * The text, given as its lines, goes into structuredContent too (`message`): some hosts show the model only the
+ * structured part. A host decodes the JSON and shows its strings to a person: each is made terminal-safe, and each
+ * line stays one line.
+ */
+export function reply(lines: readonly string[], structured: Record<string, unknown>): CallToolResult {
+  const text = shownLines(lines);
+  return { content: [{ type: "text", text }], structuredContent: { message: text, ...safeStrings(structured) } };
 }
 
 export function failure(message: string): CallToolResult {

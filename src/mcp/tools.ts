@@ -9,7 +9,7 @@ import type { Answer } from "../commands/answer.js";
 import { decideEscalation, resubmit, respond } from "../commands/author.js";
 import { checkGates } from "../commands/check.js";
 import { hostLines, providerReport } from "../commands/providers.js";
-import { roundFindings } from "../commands/findings.js";
+import { findingLine, roundFindings } from "../commands/findings.js";
 import { requestReview } from "../commands/review.js";
 import { gateStatuses, historyNote } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
@@ -31,7 +31,7 @@ export interface ToolContext {
 const runGate = { run_id: described(z.string(), "the run id request_review returned"), gate: described(z.string(), GATE_NAMES) };
 
 /** A command's answer as a tool result: its fields as structuredContent, a refusal as a tool error. */
-function answer<T extends object>(a: Answer<T>, text: (ok: T) => string): CallToolResult {
+function answer<T extends object>(a: Answer<T>, text: (ok: T) => string[]): CallToolResult {
   if (!a.ok) return failure(a.error);
   const { ok: _ok, ...fields } = a as { ok: true } & T;
   return reply(text(a), fields as Record<string, unknown>);
@@ -97,7 +97,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         ...warnings.map((w) => `warning: ${w}`),
         `Next: call wait with run_id ${runId} and gate ${gate}.`,
       ];
-      return reply(text.join("\n"), { run_id: runId, gate, author_host: host.name, author_host_source: host.source, warnings });
+      return reply(text, { run_id: runId, gate, author_host: host.name, author_host_source: host.source, warnings });
     },
   );
 
@@ -139,7 +139,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         ...found.rows.map((g) => `${g.run_id} ${g.gate}: ${g.status} (round ${g.round}, ${nextStepLine(g.next)})`),
         ...[historyNote(found.history, "all: true")].filter((l) => l !== null),
       ];
-      return reply(lines.join("\n") || "no gates", {
+      return reply(lines.length ? lines : ["no gates"], {
         settings_problems: ctx.settingsProblems,
         ended_not_shown: found.history,
         gates: found.rows,
@@ -155,15 +155,11 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       inputSchema: { ...runGate, round: z.optional(wholeNumber(1)) },
     },
     (a) =>
-      answer(roundFindings(loadContext(t.layout), a.run_id, a.gate, a.round), (f) =>
-        [
-          `findings of round ${f.round}: ${f.verdict}${f.summary ? ` — ${f.summary}` : ""}`,
-          ...f.findings.map((x) => `- [${x.severity ?? "finding"}] ${x.title}${x.evidence ? ` (evidence: ${x.evidence})` : ""}`),
-          f.more ? `… and ${f.more} more` : "",
-        ]
-          .filter(Boolean)
-          .join("\n"),
-      ),
+      answer(roundFindings(loadContext(t.layout), a.run_id, a.gate, a.round), (f) => [
+        `findings of round ${f.round}: ${f.verdict}${f.summary ? ` — ${f.summary}` : ""}`,
+        ...f.findings.map(findingLine),
+        ...(f.more ? [`… and ${f.more} more`] : []),
+      ]),
   );
 
   server.registerTool(
@@ -174,7 +170,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       inputSchema: runGate,
     },
     async (a) =>
-      answer(await resubmit(loadContext(t.layout), a.run_id, a.gate), (r) => `resubmitted after round ${r.round}; call wait next`),
+      answer(await resubmit(loadContext(t.layout), a.run_id, a.gate), (r) => [`resubmitted after round ${r.round}; call wait next`]),
   );
 
   server.registerTool(
@@ -200,7 +196,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         decidedBy,
         via: decidedBy,
       });
-      return answer(decided, (r) => `decided ${a.choice} for the ${r.reason} escalation of round ${r.round}`);
+      return answer(decided, (r) => [`decided ${a.choice} for the ${r.reason} escalation of round ${r.round}`]);
     },
   );
 
@@ -224,7 +220,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         reviewerModel: a.reviewer_model,
         ...(via === undefined ? {} : { via }),
       });
-      return answer(responded, (r) => `round ${r.round}: ${r.verdict} (reviewer ${r.model}) delivered`);
+      return answer(responded, (r) => [`round ${r.round}: ${r.verdict} (reviewer ${r.model}) delivered`]);
     },
   );
 
@@ -243,7 +239,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         "looked for:",
         ...hostLines(report.hosts),
       ];
-      return reply(lines.join("\n"), { ...report });
+      return reply(lines, { ...report });
     },
   );
 
@@ -261,7 +257,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       const result = checkGates(loadContext(t.layout), { runId: a.run_id, require: a.require ?? [] });
       if (!result.ok) return failure(result.error);
       const { ok: _ok, ...fields } = result;
-      return reply(result.lines.join("\n"), fields);
+      return reply(result.lines, fields);
     },
   );
 }

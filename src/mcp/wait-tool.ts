@@ -1,7 +1,6 @@
 // The MCP `wait` tool: follows a gate with the command layer's waitGate, sends progress notifications (round, state,
 // whom it waits for, elapsed) while it runs, and answers before the client's own tool timeout with still_running
 // rather than being killed. It never answers a pass the gate did not give: the outcome is read from the files.
-import { lineSafe } from "../core/terminal-safe.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { loadContext } from "../bus/context.js";
@@ -9,6 +8,7 @@ import type { Layout } from "../bus/layout.js";
 import { findingLine, findingsOf } from "../commands/findings.js";
 import { waitGate } from "../commands/wait.js";
 import { failure, reply } from "./reply.js";
+import { shownLines } from "../core/terminal-safe.js";
 import type { GateView } from "../commands/gate-view.js";
 import { type NextStep, nextStepLine } from "../core/next-step.js";
 
@@ -33,7 +33,7 @@ export async function waitTool(
     void extra
       .sendNotification({
         method: "notifications/progress",
-        params: { progressToken: token, progress: ++sent, message: `${message} (${elapsed} s)` },
+        params: { progressToken: token, progress: ++sent, message: shownLines([`${message} (${elapsed} s)`]) }, // shown as a reply is
       })
       .catch(() => undefined); // a client gone mid-wait: the answer below is what matters
   };
@@ -60,7 +60,7 @@ function stillRunning(view: GateView, next: NextStep, started: number): CallTool
   const text =
     `still running after ${elapsed} s: round ${o.round}, ${o.state} — ${nextStepLine(next)}. ` +
     `${ask}call wait again with run_id ${o.run_id} and gate ${o.gate}.`;
-  return reply(text, { still_running: true, outcome: null, gate: o, waiting: next });
+  return reply([text], { still_running: true, outcome: null, gate: o, waiting: next });
 }
 
 /** What the author should do next, by the exit code `review --wait` would give. */
@@ -98,10 +98,8 @@ function stopped(layout: Layout, view: GateView): CallToolResult {
     ...(findings?.findings ?? []).map(findingLine),
     options.length ? `options: ${options.join(", ")}` : "",
     `Next: ${next}.`,
-  ]
-    .filter(Boolean)
-    .map(lineSafe); // one line each: a detail from a planted file cannot add a line the author model reads as ours
-  return reply(lines.join("\n"), {
+  ].filter(Boolean); // one line each (reply): a detail from a planted file cannot add a line the author model reads as ours
+  return reply(lines, {
     still_running: false,
     outcome: s.outcome ? { status: s.outcome.status, final_round: s.outcome.final_round, independence: o.independence } : null,
     exit_code: code,
