@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { ROOT_HELP } from "./errors.js";
 import { helpText } from "./format.js";
+import { lineSafe } from "../core/terminal-safe.js";
 
 export function register(program: Command): void {
   program
@@ -22,13 +23,13 @@ export function register(program: Command): void {
         return;
       }
       for (const p of report.providers) {
-        process.stdout.write(
+        // one line each: a probe's output or a settings value cannot print a line of its own
+        const line =
           `${p.available ? "✓" : "✗"} ${p.id}  adapter ${p.adapter}  model ${p.model ?? "-"}  family ${p.family}  ` +
-            `${p.selectable ? "selectable" : "not auto-selected"}  (${p.source})\n` +
-            p.why.map((w) => `    ${w}\n`).join(""),
-        );
+          `${p.selectable ? "selectable" : "not auto-selected"}  (${p.source})`;
+        process.stdout.write([line, ...p.why.map((w) => `    ${w}`)].map((l) => `${lineSafe(l)}\n`).join(""));
       }
       process.stdout.write("\nlooked for:\n");
-      for (const line of hostLines(report.hosts)) process.stdout.write(`  ${line}\n`);
+      for (const line of hostLines(report.hosts)) process.stdout.write(`  ${lineSafe(line)}\n`);
     });
 }

@@ -10,6 +10,7 @@ import { waitForGate } from "./follow.js";
 import { userPath } from "../bus/project-root.js";
 import { requestReview, type ReviewParams } from "../commands/review.js";
 import { workerRunning } from "../runtime/peers.js";
+import { lineSafe } from "../core/terminal-safe.js";
 
 /** What commander hands over: the request's fields, with the modes still unchecked strings, and the CLI's own. */
 type ReviewOptions = Omit<ReviewParams, "artifact" | "stop" | "difficulty" | "quorum"> & {
@@ -74,7 +75,7 @@ export function register(program: Command): void {
           quorum,
         }),
       );
-      for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+      for (const w of warnings) process.stderr.write(`${lineSafe(`warning: ${w}`)}\n`);
       process.stderr.write(`requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
       if (!o.wait) {
         // --wait prints the next step at once; without it, a first run before `up` must not look as if it moves

@@ -85,9 +85,10 @@ export async function waitGate(
       last = line;
     }
     const { next } = view;
-    const step = [nextStepLine(next), ...next.notes.map((n) => `note: ${n}`)].join("\n");
+    const steps = [nextStepLine(next), ...next.notes.map((n) => `note: ${n}`)];
+    const step = JSON.stringify(steps);
     if (view.exitCode === null && step !== lastStep) {
-      for (const l of step.split("\n")) note(`[${gate}] ${l}`);
+      for (const l of steps) note(`[${gate}] ${l}`); // each its own line: not split at a break a note's text holds
       lastStep = step;
     }
     // Callers deliver their file first, so the state seen here already accounts for it.

@@ -1,6 +1,7 @@
 // `guild-bus up`: one child process per worker kind, kept alive until stopped (SPEC §18). Each child has an IPC
 // channel to it: a worker whose supervisor dies sees the channel close and exits (src/runtime/reconciler.ts).
 import { type ChildProcess, spawn } from "node:child_process";
+import { lineSafe } from "../core/terminal-safe.js";
 
 /** A worker that exits sooner than this after it started is failing to start, not dying after work. */
 const QUICK_EXIT_MS = 5_000;
@@ -24,7 +25,7 @@ export async function supervise(
   moreKinds?: () => Promise<string[]>,
 ): Promise<"stopped" | "all-failed"> {
   const log = (m: string) => {
-    if (!process.stderr.destroyed) process.stderr.write(`[up] ${m}\n`);
+    if (!process.stderr.destroyed) process.stderr.write(`[up] ${lineSafe(m)}\n`);
   };
   const children = new Map<string, ChildProcess>();
   const timers = new Set<NodeJS.Timeout>();

@@ -5,6 +5,7 @@ import { type BusContext, contextToAct, loadContext } from "../bus/context.js";
 import { fileStamp } from "../bus/file-stamp.js";
 import { problemsInWords } from "../bus/settings.js";
 import { ReadFault } from "../core/read-fault.js";
+import { lineSafe } from "../core/terminal-safe.js";
 
 export interface WorkerOptions {
   root: string;
@@ -16,8 +17,9 @@ export interface WorkerOptions {
   concurrency?: number;
 }
 
+/** One line per message: a reason quoting a file or a reviewer cannot print a log line of its own. */
 export function workerLogger(kind: string): (message: string) => void {
-  return (message) => process.stderr.write(`${new Date().toISOString()} [${kind} ${process.pid}] ${message}\n`);
+  return (message) => process.stderr.write(`${new Date().toISOString()} [${kind} ${process.pid}] ${lineSafe(message)}\n`);
 }
 
 /**
@@ -45,7 +47,7 @@ export class ContextHolder {
     const keep = !whole(loaded) && this.last !== undefined && whole(this.last);
     const why = loaded.fault ?? `settings.json: ${problemsInWords(loaded.settingsProblems)}`;
     const problems = keep ? `${why}: keeping the settings read before` : loaded.settingsProblems.join("\n");
-    if (problems && problems !== this.reported) this.log(problems);
+    if (problems && problems !== this.reported) for (const line of problems.split("\n")) this.log(line);
     this.reported = problems;
     if (!keep) this.last = loaded;
     return this.current;

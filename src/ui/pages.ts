@@ -1,6 +1,6 @@
 // Server-rendered pages. hono's `html` escapes every interpolated value, so file text is always text; the only raw
 // HTML is markdown-it's output, rendered with raw HTML off (markdown.ts). The page's script is a static file.
-import { html, raw } from "hono/html";
+import { html as escaped, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { FindingView } from "../core/findings.js";
 import type { NextStep } from "../core/next-step.js";
@@ -10,8 +10,14 @@ import type { GateRow } from "./rows.js";
 import type { DiffLine } from "./diff.js";
 import type { RoundView, Timeline } from "./timeline.js";
 import { MAX_EXTEND_BY } from "../spec/constants.js";
+import { terminalSafe } from "../core/terminal-safe.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/** hono's `html` with every interpolated string terminal-safe as well: a browser too reorders text at a bidirectional
+ * control, and a title copied from the page into a terminal must not carry its escapes. */
+const html = (strings: TemplateStringsArray, ...values: unknown[]) =>
+  escaped(strings, ...values.map((v) => (typeof v === "string" ? terminalSafe(v) : v)));
 
 export interface PageContext {
   root: string;
@@ -132,7 +138,7 @@ export function gatesPage(p: PageContext, { rows, total, q, state, loading }: Ga
   );
 }
 
-const md = (text: string | null | undefined) => (text ? html`<div class="md">${raw(renderMarkdown(text))}</div>` : "");
+const md = (text: string | null | undefined) => (text ? html`<div class="md">${raw(renderMarkdown(terminalSafe(text)))}</div>` : "");
 
 function findingsHtml(findings: FindingView[], more: number): Html {
   if (!findings.length) return html`<p class="muted">no findings</p>`;

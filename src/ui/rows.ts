@@ -2,6 +2,7 @@
 import type { BusContext } from "../bus/context.js";
 import { viewGate } from "../commands/gate-view.js";
 import { gatePolicy, openRound } from "../core/gate-queries.js";
+import { safeStrings } from "../core/terminal-safe.js";
 
 export interface GateRow {
   run: string;
@@ -26,7 +27,8 @@ export function gateRow(ctx: BusContext, run: string, gate: string): GateRow {
   const packet = s.packets.get(openRound(s));
   const verdict = s.verdicts.get(openRound(s)); // a manual packet names no model: the answer does
   const manual = packet?.reviewer_adapter === "manual" && !s.results.has(packet.round) && !s.outcome;
-  return {
+  // the page's script shows these as text, from the page and from the event stream: terminal-safe, as pages.ts shows text
+  return safeStrings({
     run,
     gate,
     status: output.status,
@@ -40,5 +42,5 @@ export function gateRow(ctx: BusContext, run: string, gate: string): GateRow {
     waitingFor: output.waiting_for,
     requestedAt: s.request?.requested_at ?? null,
     actionable: manual || decision.state === "awaiting_decision" || decision.state === "awaiting_author",
-  };
+  });
 }

@@ -1,9 +1,9 @@
 // A worker plans with the settings as the file holds them now: an edit is taken at the next gate it handles, not at
 // the next reconcile pass (a request made just after a provider was added must not be planned without it).
 import { mkdirSync, writeFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
-import { ContextHolder } from "../../src/runtime/worker-options.js";
+import { ContextHolder, workerLogger } from "../../src/runtime/worker-options.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { ReadFault } from "../../src/core/read-fault.js";
 
@@ -49,5 +49,21 @@ describe("the settings a worker acts with", () => {
     writeFileSync(layout.settings, JSON.stringify({ reviewer: "gpt-rev", providers, restart_cap: 2 }));
     expect(fresh.forWork().settings.restart_cap).toBe(2);
     expect(holder.forWork().settings.restart_cap).toBe(2);
+  });
+});
+
+describe("a worker's log", () => {
+  it("prints each message on one line: a reason quoting a file cannot print a line of its own", () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => written.push(String(chunk)) > 0);
+    try {
+      workerLogger("verifier")("r1/G-spec: rejected result-1.json: bad\n2026-01-01T00:00:00.000Z [verifier 1] r1/G-spec: passed");
+    } finally {
+      write.mockRestore();
+    }
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatch(
+      /\] r1\/G-spec: rejected result-1\.json: bad\\u000a2026-01-01T00:00:00\.000Z \[verifier 1\] r1\/G-spec: passed\n$/,
+    );
   });
 });
