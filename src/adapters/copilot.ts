@@ -10,7 +10,7 @@ import path from "node:path";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { isSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
 import { classifyModel } from "../core/family.js";
-import { yamlParser } from "../core/front-matter.js";
+import { parseYaml } from "../core/front-matter.js";
 import { profileFamilies, profileFamilyFor } from "../core/selection.js";
 import { COPILOT_PROFILE_RE, type Family } from "../spec/schemas.js";
 import { capabilityError } from "./capability-errors.js";
@@ -94,7 +94,7 @@ export function profileModel(text: string): string | null {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
   if (!m) return null;
   try {
-    const front = yamlParser().parse(m[1]!) as { model?: unknown } | null;
+    const front = parseYaml(m[1]!) as { model?: unknown } | null;
     return typeof front?.model === "string" && front.model.trim() ? front.model.trim() : null;
   } catch {
     return null;

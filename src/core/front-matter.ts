@@ -7,9 +7,20 @@ import { createRequire } from "node:module";
 
 type Yaml = typeof import("yaml");
 let yaml: Yaml | undefined;
-/** The YAML library, loaded on first need: most commands and workers never read a YAML text the bus did not write. */
-export function yamlParser(): Yaml {
-  return (yaml ??= createRequire(import.meta.url)("yaml") as Yaml);
+
+/**
+ * The value of a YAML text, loaded on first need (most commands and workers never read a YAML text the bus did not
+ * write). Throws on an error and on a warning too (an unknown tag, say): the library would emit a warning as a Node
+ * process warning, printed on stderr of whatever process read the file, quoting its text; a text it only half
+ * understood is not one to act on either.
+ */
+export function parseYaml(text: string): unknown {
+  yaml ??= createRequire(import.meta.url)("yaml") as Yaml;
+  // "error": the library logs nothing itself, also while converting (toJS); prettyErrors off: a message of one line
+  const doc = yaml.parseDocument(text, { logLevel: "error", prettyErrors: false });
+  const problem = doc.errors[0] ?? doc.warnings[0];
+  if (problem) throw new Error(problem.message);
+  return doc.toJS() as unknown;
 }
 
 /** A schema's snake_case names; YAML limits an implicit key to 1024 characters, and no field name nears 64. */

@@ -1,7 +1,7 @@
 // packet-<n>.md: YAML front matter (PacketFrontMatter) followed by the markdown body the reviewer reads.
 import { describeIssues } from "../spec/issues.js";
 import { PacketFrontMatter } from "../spec/schemas.js";
-import { readWrittenFrontMatter, renderFrontMatter, yamlParser } from "./front-matter.js";
+import { parseYaml, readWrittenFrontMatter, renderFrontMatter } from "./front-matter.js";
 import { deepFreeze } from "./memo.js";
 
 const FRONT_MATTER_RE = /^---\n([\s\S]*?)\n---\n/;
@@ -37,7 +37,7 @@ export function parsePacket(text: string): { front: PacketFrontMatter | null; bo
 export function readFrontMatter(yaml: string): { front: PacketFrontMatter | null; problems: string[] } {
   let data: unknown;
   try {
-    data = readWrittenFrontMatter(yaml) ?? yamlParser().parse(yaml);
+    data = readWrittenFrontMatter(yaml) ?? parseYaml(yaml);
   } catch (error) {
     return { front: null, problems: [`packet front matter is not YAML: ${(error as Error).message}`] };
   }

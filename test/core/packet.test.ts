@@ -1,6 +1,6 @@
 // packet-<n>.md: front matter round-trip and refusal, and the body the reviewer reads.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { gateFocus, renderPacketBody } from "../../src/core/packet-body.js";
 import { packetId, parsePacket, readFrontMatter, renderPacket } from "../../src/core/packet.js";
 import { trailEntries } from "../../src/core/trail.js";
@@ -78,6 +78,19 @@ describe("renderPacket / parsePacket", () => {
     const r = parsePacket("---\nround: [1\n---\nbody");
     expect(r.front).toBeNull();
     expect(r.problems[0]).toMatch(/^packet front matter is not YAML: /);
+  });
+
+  it("front matter with a tag YAML does not know → refused with the reason, and no process warning quoting it", () => {
+    const warned = vi.spyOn(process, "emitWarning");
+    try {
+      const valid = renderPacket(packet(1), "body");
+      const r = parsePacket(valid.replace(/^schema_version: .*$/m, 'schema_version: !!evil "guild_bus.packet.v1"'));
+      expect(r.front).toBeNull();
+      expect(r.problems).toEqual(["packet front matter is not YAML: Unresolved tag: tag:yaml.org,2002:evil"]);
+      expect(warned).not.toHaveBeenCalled();
+    } finally {
+      warned.mockRestore();
+    }
   });
 
   it("front matter that breaks the schema → every problem listed", () => {
