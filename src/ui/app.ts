@@ -1,6 +1,7 @@
 // The console's routes. Reads go through the same gate view as `guild-bus status`; every action calls the command
 // layer (src/commands/author.ts) exactly as the CLI does and writes the same files. Paths come only from validated
 // run and gate ids (src/bus/layout.ts keeps them inside .guild/) and a fixed list of assets.
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Hono } from "hono";
@@ -38,9 +39,15 @@ export interface AppOptions {
 
 type Outcome = { ok: true; text: string } | { ok: false; text: string };
 
+/** Outcomes of this console's latest actions: a page reloads itself when its gate moves, and keeps its notice. */
+const NOTICES_KEPT = 100;
+
 export function consoleApp(o: AppOptions): Hono {
   const app = new Hono();
   const pageCtx = (): PageContext => ({ root: o.ctx().layout.root, readOnly: o.readOnly, csrf: o.secrets.csrf, seq: o.board.seq });
+  // An action's outcome is shown from this record, by an unguessable id the redirect carries: never text from the URL,
+  // which any page of the same site could link to ("decision recorded: force-pass" for a decision nobody made).
+  const notices = new Map<string, { gate: string; outcome: Outcome }>();
   const assets = new Map(
     Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(path.join(ASSET_DIR, a.file)), type: a.type }]),
   );
@@ -107,9 +114,9 @@ export function consoleApp(o: AppOptions): Hono {
     const id = ids(c);
     if (!id) return c.text("refused: not a run and gate\n", 400);
     if (!existsSync(o.ctx().layout.gateDir(id.run, id.gate))) return c.text("no such gate\n", 404);
-    const done = c.req.query("done");
-    const error = c.req.query("error");
-    const notice = done ? { ok: true, text: done } : error ? { ok: false, text: error } : null;
+    const noticeId = c.req.query("notice") ?? "";
+    const kept = notices.get(noticeId);
+    const notice = kept?.gate === gateHref(id.run, id.gate) ? kept.outcome : null;
     return c.html(gatePage(pageCtx(), gateTimeline(o.ctx(), id.run, id.gate), notice));
   });
 
@@ -163,8 +170,10 @@ export function consoleApp(o: AppOptions): Hono {
         return c.text("no such action\n", 404);
     }
     o.board.refresh(run, gate);
-    const to = new URLSearchParams({ [outcome.ok ? "done" : "error"]: outcome.text });
-    return c.redirect(`${gateHref(run, gate)}?${to}`, 303);
+    const noticeId = randomBytes(16).toString("base64url");
+    notices.set(noticeId, { gate: gateHref(run, gate), outcome });
+    if (notices.size > NOTICES_KEPT) notices.delete(notices.keys().next().value!);
+    return c.redirect(`${gateHref(run, gate)}?notice=${noticeId}`, 303);
   });
 
   app.notFound((c) => c.text("not found\n", 404));

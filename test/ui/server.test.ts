@@ -6,7 +6,9 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
+import { loadContext } from "../../src/bus/context.js";
 import { requestReview } from "../../src/commands/review.js";
+import { stepGate } from "../../src/workers/broker.js";
 import { type RunningConsole, startConsole } from "../../src/ui/server.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -138,6 +140,26 @@ describe("guild-bus ui: the HTTP surface", () => {
     }
     expect((await raw(ui.port, "GET", "/gate/r2/G-plan", { Cookie: cookie })).status).toBe(404);
     expect((await raw(ui.port, "GET", "/assets/app.js", { Cookie: cookie })).headers["content-type"]).toMatch(/^text\/javascript/);
+  });
+
+  it("shows an action's notice from its own record, by the id it issued; never text from the URL", async () => {
+    const { root, ui, cookie, origin } = await project();
+    await stepGate(loadContext(new Layout(root)), "r1", "G-plan"); // a packet for the manual reviewer: a form to answer it
+    const gatePage = (query: string) => raw(ui.port, "GET", `/gate/r1/G-plan${query}`, { Cookie: cookie });
+    // a link from any page of the same site: neither the old ?done=/?error= nor an unknown id shows a notice
+    for (const query of ["?done=decision%20recorded%3A%20force-pass", "?error=x", "?notice=decision%20recorded", "?notice=toString"])
+      expect((await gatePage(query)).text, query).not.toMatch(/class="notice (ok|error)"|decision recorded/);
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await gatePage("")).text)![1]!;
+    const form = { Cookie: cookie, Origin: origin, "Content-Type": "application/x-www-form-urlencoded" };
+    const posted = await raw(ui.port, "POST", "/gate/r1/G-plan/decide", form, `choice=nonsense&csrf=${csrf}`);
+    expect(posted.status).toBe(303);
+    const to = String(posted.headers.location);
+    expect(to).toMatch(/^\/gate\/r1\/G-plan\?notice=[\w-]{22}$/);
+    // the page reloads itself when its gate moves: the notice stays
+    for (let i = 0; i < 2; i++)
+      expect((await gatePage(to.slice(to.indexOf("?")))).text).toContain(
+        '<p class="notice error" role="status">choose one of the options offered</p>',
+      );
   });
 
   it("--read-only refuses every action before reading it", async () => {
