@@ -85,8 +85,9 @@ const RULES: readonly Rule[] = Object.freeze([
   {
     kind: "password",
     // The user may be empty (redis://:pass@host) but never holds "[": https://[REDACTED:token]@host is done.
+    // The password runs to the last "@" before the host (as URL parsers split it): it may hold an "@" of its own.
     // (?<!…) not \b: a scheme starts where its run starts, else long a-b-c-… runs backtrack quadratically.
-    re: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s:/@"'`[]*:)(?!\[REDACTED:)[^\s@/"'`]+(@)/gi,
+    re: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s:/@"'`[]*:)(?!\[REDACTED:)[^\s/"'`]+(@)/gi,
     replace: (_m: string, head: string, at: string) => `${head}${label("password")}${at}`,
   },
   {

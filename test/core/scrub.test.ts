@@ -425,8 +425,15 @@ describe("URL credentials and .netrc", () => {
     ["mongodb+srv://admin:pw@cluster0.example.net/db", `mongodb+srv://admin:${label("password")}@cluster0.example.net/db`],
     ["redis://:pw@cache:6379/0", `redis://:${label("password")}@cache:6379/0`],
     ["https://user:tok@example.com/x", `https://user:${label("password")}@example.com/x`],
+    // a password may hold "@": URL parsers split the user info from the host at its last "@"
+    ["postgres://app:Xk9@q2Lm7Zt@db.internal:5432/app", `postgres://app:${label("password")}@db.internal:5432/app`],
+    ["DB_URL=mysql://root:a@b@c@db/x", `DB_URL=mysql://root:${label("password")}@db/x`],
+    ["redis://:p@ss@cache?x=1", `redis://:${label("password")}@cache?x=1`],
   ])("%s", (input, expected) => {
-    expect(scrub(input)).toBe(expected);
+    const report = scrubWithReport(input);
+    expect(report.text).toBe(expected);
+    expect(report.redactions).toEqual({ password: 1 });
+    expect(new URL(input.replace(/^DB_URL=/, "")).password).not.toBe("");
   });
 
   it("URLs without credentials survive", () => {
