@@ -3,9 +3,12 @@
 import vm from "node:vm";
 import type { ReviewResultStrict, Settings } from "../spec/schemas.js";
 
-export type RedactionKind = "token" | "private-key" | "password" | "secret" | "home-path" | "high-entropy" | "custom";
+const KINDS = ["token", "private-key", "password", "secret", "home-path", "high-entropy", "custom"] as const;
+export type RedactionKind = (typeof KINDS)[number];
 
 export const label = (kind: RedactionKind) => `[REDACTED:${kind}]`;
+/** Any label this scrubber writes. */
+const LABEL = new RegExp(`\\[REDACTED:(?:${KINDS.join("|")})\\]`, "g");
 
 interface Rule {
   kind: RedactionKind;
@@ -26,7 +29,7 @@ const SECRET_KEY =
 /** Values that are obviously not secrets (type annotations, placeholders, env lookups, CI/template expressions
  *  like ${{ secrets.X }} and {{ .Values.x }}, fetch's credentials modes, the bracket opening "credentials": { ... }). */
 const HARMLESS_VALUE =
-  /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|include|omit|same-origin|[[{\]}]+|\$\{\{.*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|\*+|x+)$/i;
+  /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|include|omit|same-origin|[[{\]}]+|\$?\{\{.*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|\*+|x+)$/i;
 
 /** Unquoted values that are code, not literals: calls (getToken(), os.Getenv(...)) and this./self. members. */
 const CODE_VALUE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\(.*|(?:this|self)\.[\w$.]+)$/;
@@ -66,7 +69,10 @@ const ESCAPED_START = String.raw`(?:\b|(?<=\\[nrt]))`;
 
 const SENSITIVE_HOME_DIRS = "\\.claude|\\.codex|\\.gemini|\\.ssh|\\.aws|\\.gnupg|\\.kube|\\.docker|\\.azure|\\.config/gcloud";
 
-const RULES: readonly Rule[] = Object.freeze([
+/** A rule that needs more than one regular expression match: it finds a value's extent itself. */
+type Scan = (text: string, counts: Partial<Record<RedactionKind, number>>) => string;
+
+const RULES: readonly (Rule | Scan)[] = Object.freeze([
   {
     kind: "token",
     re: new RegExp(`\\b(authorization\\s*[:=]\\s*["']?(?:bearer|basic|token|bot)\\s+)${NOT_LABEL}${VALUE_STOP}`, "gi"),
@@ -101,28 +107,7 @@ const RULES: readonly Rule[] = Object.freeze([
     re: new RegExp(`(${ESCAPED_START}machine\\s+\\S+\\s+login\\s+\\S+\\s+password\\s+)${NOT_LABEL}\\S+`, "g"),
     replace: (_m: string, head: string) => `${head}${label("password")}`,
   },
-  {
-    kind: "secret",
-    // A quoted value runs to its closing quote (passphrases have spaces); a bare one stops at a space or separator.
-    // Quotes may be JSON-escaped (\"); a quote is always taken as a quote, never as the start of a bare value.
-    // [:=](?![=>]): `token === x` and `token => …` compare and bind, they do not assign.
-    re: new RegExp(
-      // (?<!…) not \b: a key starts where its run of key characters starts, else long runs backtrack quadratically.
-      `(["']?(?<![A-Za-z0-9_.-])${SECRET_KEY}["']?\\s*(?::=|[:=](?![=>]))\\s*)` +
-        `(?:(\\\\?["'])${NOT_LABEL}((?:\\\\.|(?!\\2)[^\\n\\\\])+)(?=\\2)` +
-        `|(\\\\?["']|(?![\\\\"']))${NOT_LABEL}(${VALUE_STOP}))`,
-      "gi",
-    ),
-    // eslint-disable-next-line @typescript-eslint/max-params -- String.replace passes one argument per capture group
-    replace: (match: string, head: string, quote: string | undefined, quoted: string | undefined, bareQuote: string, bare: string) =>
-      quoted !== undefined
-        ? HARMLESS_VALUE.test(quoted)
-          ? match
-          : `${head}${quote}${label("secret")}`
-        : HARMLESS_VALUE.test(bare) || CODE_VALUE.test(bare) || (MEMBER_KEY.test(head) && !bareQuote)
-          ? match
-          : `${head}${bareQuote}${label("secret")}`,
-  },
+  redactSecretAssignments,
   {
     kind: "high-entropy",
     // "=" only as trailing padding, so sha256=<hex> leaves the digest standing alone.
@@ -133,7 +118,7 @@ const RULES: readonly Rule[] = Object.freeze([
       return looksLikeSecret(match, input.slice(Math.max(0, offset - 16), offset)) ? label("high-entropy") : match;
     },
   },
-] as Rule[]);
+] as (Rule | Scan)[]);
 
 // Leading \b: "ahead:" or "overhead" must not excuse what follows.
 const GIT_CONTEXT = /\b(?:commit|sha|tree|parent|head|merge|object|branch)\b[^\n]{0,16}$/i;
@@ -361,9 +346,161 @@ function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, n
   return out + text.slice(from);
 }
 
+/**
+ * A secret key and its separator (`key=`, `key: `, `"key": `, `key := `); secretValue finds the value's extent. An
+ * opening quote with no closing one before the separator puts the assignment inside a string ('--password=a b'),
+ * which that quote ends. [:=](?![=>]): `token === x` and `token => …` compare and bind, they do not assign.
+ */
+const SECRET_HEAD = new RegExp(
+  // (?<!…) not \b: a key starts where its run of key characters starts, else long runs backtrack quadratically.
+  `(["']?)(?<![A-Za-z0-9_.-])${SECRET_KEY}((?:\\\\?["'])?)[ \\t]*(:=|=(?![=>])|:(?![=>]))[ \\t]*`,
+  "gi",
+);
+/** YAML tags (!!str, !vault) and anchors (&a) before a value: the value is what follows them. */
+const YAML_PROPERTIES = /(?:[!&]\S*[ \t]+)+(?=\S)/y;
+/** A YAML block scalar's indicator (|, >-, |2+, a comment after it): its value is the lines below. */
+const BLOCK_INDICATOR = /[|>](?:[1-9][-+]?|[-+][1-9]?)?(?:[ \t]+#[^\r\n]*)?[ \t]*(?=\r?\n|$)/y;
+/** TOML and Python multi-line strings. */
+const TRIPLE_QUOTED = /("""|''')[^]*?\1/y;
+/** A quoted value, closed on its line: \-escapes (JSON, shells) and '' (YAML, SQL) do not close it. */
+const QUOTED = /(\\?["'])(?:\\.|''|(?!\1)[^\r\n\\])*\1/y;
+/** A key after a "," or ";": the end of this assignment and the start of the next one. */
+const NEXT_KEY = `["']?[A-Za-z_$][\\w.$-]*["']?[ \\t]*[:=]`;
+/**
+ * An unquoted value: the rest of its line (a passphrase has spaces, a password any character), up to a backtick or a
+ * double quote (the end of the code span or string it is written in), or a "," or ";" that ends the line or starts
+ * the next assignment (`password: x, user: bob`).
+ */
+const BARE = new RegExp(`(?:[^\\r\\n,;\`"]|[,;](?![ \\t]*(?:[\\r\\n]|$|${NEXT_KEY})))+`, "y");
+/** A block's first line that is a `key:` entry: a YAML mapping, whose own keys are scanned one by one. */
+const MAPPING_ENTRY = /^["']?[\w.$-]+["']?[ \t]*:(?:[ \t]|\r?$)/;
+
+const matchAt = (re: RegExp, text: string, pos: number) => {
+  re.lastIndex = pos;
+  return re.exec(text);
+};
+
+/** Where a line's text starts, after its indentation and a diff (+ -) or quote (>) gutter; -1 for a blank line. */
+function contentColumn(line: string): number {
+  const column = /^[+-]?[ \t>]*/.exec(line)![0].length;
+  return /^\r?$/.test(line.slice(column)) ? -1 : column;
+}
+
+/**
+ * The lines after the one holding `from` that are indented deeper than `column` (a YAML block: its content must be
+ * indented deeper than its key), blank lines among them: from the first one's text to the end of the last one. None
+ * when `notMapping` and the first line is a `key:` entry (checked first: a section is not scanned to its end).
+ */
+function blockBelow(text: string, from: number, column: number, notMapping: boolean): { start: number; end: number } | undefined {
+  let start = -1;
+  let end = -1;
+  for (let nl = text.indexOf("\n", from); nl !== -1;) {
+    const pos = nl + 1;
+    nl = text.indexOf("\n", pos);
+    const line = text.slice(pos, nl === -1 ? text.length : nl);
+    const at = contentColumn(line);
+    if (at === -1) continue;
+    if (at <= column) break;
+    if (start === -1) {
+      if (notMapping && MAPPING_ENTRY.test(line.slice(at))) return undefined;
+      start = pos + at;
+    }
+    end = pos + line.trimEnd().length;
+  }
+  return start === -1 ? undefined : { start, end };
+}
+
+interface SecretValue {
+  start: number;
+  end: number;
+  /** Written bare, so it may be code (a call, a member) rather than a literal. */
+  bare: boolean;
+}
+
+/**
+ * The extent of the value at `pos`: its whole text, not its first word. A quoted value runs to its closing quote, a
+ * YAML block (after `|`/`>`, or below a `key:` that ends its line) over the lines indented deeper than its key, and a
+ * bare value to the end of its line (see BARE). Undefined when there is no value.
+ */
+function secretValue(text: string, pos: number, key: { at: number; yaml: boolean; enclosing: string }): SecretValue | undefined {
+  if (key.yaml) pos = matchAt(YAML_PROPERTIES, text, pos) ? YAML_PROPERTIES.lastIndex : pos;
+  if (key.enclosing && text.startsWith(key.enclosing, pos)) return undefined; // "password=" + x: the string ends
+  const lineEnds = pos === text.length || text[pos] === "\n" || text[pos] === "\r";
+  if (key.yaml && (lineEnds || matchAt(BLOCK_INDICATOR, text, pos))) {
+    // the key's column, found only here: once per line, not once per key of a long line
+    const column = key.at - (text.lastIndexOf("\n", key.at - 1) + 1);
+    // a `key:` over a mapping is a section (credentials:\n  user: …): its entries are assignments of their own
+    const block = blockBelow(text, pos, column, lineEnds);
+    return block && { ...block, bare: false };
+  }
+  const quoted = matchAt(TRIPLE_QUOTED, text, pos) ?? matchAt(QUOTED, text, pos);
+  if (quoted) {
+    const quote = quoted[1]!.length;
+    return { start: pos + quote, end: pos + quoted[0].length - quote, bare: false };
+  }
+  const opening = /^\\?["']/.exec(text.slice(pos, pos + 2))?.[0] ?? ""; // a quote never closed on its line
+  const value = matchAt(BARE, text, pos + opening.length);
+  if (!value) return undefined;
+  let raw = value[0];
+  if (key.enclosing === "'" && raw.includes("'")) raw = raw.slice(0, raw.indexOf("'"));
+  raw = raw.replace(/\\$/, "").trimEnd(); // a backslash before the closing quote escapes that quote, not the value's
+  return raw.trim() ? { start: pos + opening.length, end: pos + opening.length + raw.length, bare: !opening } : undefined;
+}
+
+/** Each run of text between labels already in the value becomes one label, so the count is the labels added. */
+function redactRuns(value: string, counts: Partial<Record<RedactionKind, number>>): string {
+  const run = (s: string) => {
+    const body = s.trim();
+    if (!body) return s;
+    counts.secret = (counts.secret ?? 0) + 1;
+    const lead = s.length - s.trimStart().length;
+    return s.slice(0, lead) + label("secret") + s.slice(lead + body.length);
+  };
+  let out = "";
+  let last = 0;
+  for (const m of value.matchAll(LABEL)) {
+    out += run(value.slice(last, m.index)) + m[0];
+    last = m.index + m[0].length;
+  }
+  return out + run(value.slice(last));
+}
+
+/** A type union (string | undefined) is as harmless as its members; a trailing comment says nothing of the value. */
+function harmless(value: string, code: boolean): boolean {
+  const plain = value.replace(/[ \t]+(?:#|\/\/).*$/, "").trim();
+  return plain.split(/[ \t]*\|[ \t]*/).every((part) => HARMLESS_VALUE.test(part)) || (code && CODE_VALUE.test(plain));
+}
+
+/** The value of each `key = value` whose key names a secret, its whole extent (secretValue). */
+function redactSecretAssignments(text: string, counts: Partial<Record<RedactionKind, number>>): string {
+  const head = new RegExp(SECRET_HEAD.source, SECRET_HEAD.flags);
+  let out = "";
+  let from = 0;
+  for (let m = head.exec(text); m; m = head.exec(text)) {
+    const [whole, open = "", close = "", separator] = m;
+    const value = secretValue(text, m.index + whole.length, {
+      at: m.index,
+      yaml: separator === ":",
+      enclosing: open && !close ? open : "",
+    });
+    if (!value) continue;
+    head.lastIndex = value.end;
+    const raw = text.slice(value.start, value.end);
+    // `this.token = token`: a member assignment whose bare right side is an expression
+    if (harmless(raw, value.bare) || (value.bare && MEMBER_KEY.test(whole))) continue;
+    out += text.slice(from, value.start) + redactRuns(raw, counts);
+    from = value.end;
+  }
+  return out + text.slice(from);
+}
+
 function onePass(text: string, custom: readonly CustomRule[], counts: Partial<Record<RedactionKind, number>>, budget: Budget): string {
   let out = redactPrivateKeys(text, counts);
   for (const rule of RULES) {
+    if (typeof rule === "function") {
+      out = rule(out, counts);
+      continue;
+    }
     const re = new RegExp(rule.re.source, rule.re.flags); // fresh lastIndex for every use
     out = out.replace(re, (...args: unknown[]) => {
       const replaced = (rule.replace as (...a: unknown[]) => string)(...args);

@@ -306,6 +306,74 @@ describe("key = value secrets", () => {
     expect(report.redactions.secret).toBe(1);
   });
 
+  const R = label("secret");
+  it.each([
+    // the whole value, not its first word or the text before its first separator-like character
+    ["password: correct horse battery staple", `password: ${R}`],
+    ["smtp_password = Summer Rain 2024 Nine", `smtp_password = ${R}`],
+    ["PASSWORD=a b c # the old one", `PASSWORD=${R}`],
+    ["password: it's me", `password: ${R}`],
+    ["PASSWORD=abc,def;ghi", `PASSWORD=${R}`],
+    ["password=a b\r\nuser=bob\r\n", `password=${R}\r\nuser=bob\r\n`],
+    // a "," or ";" ends the value where the next assignment starts, or at the end of the line
+    ["Server=db;User Id=sa;Password=p@ss w0rd;Database=app", `Server=db;User Id=sa;Password=${R};Database=app`],
+    ["{password: abc def, user: bob}", `{password: ${R}, user: bob}`],
+    // inside a string or a code span, the value ends with it
+    ["echo 'password=a b c' | login", `echo 'password=${R}' | login`],
+    ['run("--password=a b", user)', `run("--password=${R}", user)`],
+    ["set `api_key: a b` first", `set \`api_key: ${R}\` first`],
+    ['{\\"password\\": \\"a b\\"}', `{\\"password\\": \\"${R}\\"}`],
+    // YAML: a tag or an anchor comes before the value; '' in a single-quoted value is a quote
+    ["client_secret: !!str Zq8Lm3Np0Rt", `client_secret: !!str ${R}`],
+    ["db_password: &dbpw Pw-Kx91-Lq", `db_password: &dbpw ${R}`],
+    ['password: !secret "a b"', `password: !secret "${R}"`],
+    ["password: 'it''s here'", `password: '${R}'`],
+    // YAML block scalars: every line indented deeper than the key, blank lines inside it
+    ["password: |\n  Hunter2-Horse\n\n  Battery\nnext: 1", `password: |\n  ${R}\nnext: 1`],
+    ["  api_token: >-\n    tkn-Q7zP9rL2xW\n  user: bob", `  api_token: >-\n    ${R}\n  user: bob`],
+    ["secret: |2+ # kept\n   a\n   b\n\nx: 1", `secret: |2+ # kept\n   ${R}\n\nx: 1`],
+    ["password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6238\n", `password: !vault |\n  ${R}\n`],
+    ["- password: >\n    a\n    b\n- user: x", `- password: >\n    ${R}\n- user: x`],
+    ["password: |\r\n  a b\r\n  c\r\nnext: 1\r\n", `password: |\r\n  ${R}\r\nnext: 1\r\n`],
+    ["+  password: |\n+    new one\n-    old one\n   other: 1", `+  password: |\n+    ${R}\n   other: 1`],
+    ["> token: |\n>   a b\n> user: x", `> token: |\n>   ${R}\n> user: x`],
+    // a value on the lines below its key
+    ["password:\n  correct horse\n  battery\nuser: bob", `password:\n  ${R}\nuser: bob`],
+    ["api_keys:\n- abc\n- def\nother: 1", `api_keys:\n- ${R}\nother: 1`],
+    // TOML and Python multi-line strings
+    ['password = """\nline one\nline two\n"""', `password = """\n${R}\n"""`],
+    ["secret = '''a b'''", `secret = '''${R}'''`],
+  ])("the whole value: %j", (input, expected) => {
+    const report = scrubWithReport(input);
+    expect(report.text).toBe(expected);
+    expect(report.redactions).toEqual({ secret: 1 });
+    expect(scrubWithReport(report.text)).toEqual({ text: report.text, redactions: {} });
+  });
+
+  it.each([
+    "password: |\nnext: 1",
+    "credentials:\n  username: bob\n  region: eu",
+    "token: string | undefined",
+    "password: ${DB_PASSWORD} # from the environment",
+    "token = getToken(); // cached",
+    '"password=" + input',
+    "password=\nuser=bob",
+  ])("no value, or a harmless one: %j", (input) => {
+    expect(scrubWithReport(input)).toEqual({ text: input, redactions: {} });
+  });
+
+  it("a section's own keys are scanned one by one", () => {
+    expect(scrub("credentials:\n  username: bob\n  password: a b\n")).toBe(`credentials:\n  username: bob\n  password: ${R}\n`);
+  });
+
+  it("labels already in a value stay, and each run of text between them is one label more: the count is the labels added", () => {
+    const token = `ghp_${noise(36)}`;
+    const report = scrubWithReport(`password: one ${token} two\nnext`);
+    expect(report.text).toBe(`password: ${R} ${label("token")} ${R}\nnext`);
+    expect(report.redactions).toEqual({ token: 1, secret: 2 });
+    expect(scrubWithReport(`password: |\n  ${token}\n`)).toEqual({ text: `password: |\n  ${label("token")}\n`, redactions: { token: 1 } });
+  });
+
   it("a quoted value is redacted to its closing quote, spaces and escaped quotes included", () => {
     expect(scrub('passphrase = "correct horse battery staple"')).toBe(`passphrase = "${label("secret")}"`);
     expect(scrub("password: 'two words'")).toBe(`password: '${label("secret")}'`);
@@ -532,8 +600,8 @@ describe("custom patterns", () => {
   });
 
   it("run after the built-in rules and alongside them", () => {
-    const report = scrubWithReport("password=hunter2 codename BLUEBIRD", { customPatterns: ["BLUEBIRD"] });
-    expect(report.text).toBe(`password=${label("secret")} codename ${label("custom")}`);
+    const report = scrubWithReport("password=hunter2\ncodename BLUEBIRD", { customPatterns: ["BLUEBIRD"] });
+    expect(report.text).toBe(`password=${label("secret")}\ncodename ${label("custom")}`);
     expect(report.redactions).toEqual({ secret: 1, custom: 1 });
   });
 
@@ -763,7 +831,29 @@ describe("hostile repetitions finish", () => {
   // Each of these made a rule rescan the rest of its run from every start (minutes on a MiB); with every rule
   // linear they take milliseconds. A regression shows as this test running into its timeout.
   const MIB = 1 << 20;
-  const units = ["eyJ-", "eyJ", "pwdpwd", "pwd ", "token.", 'pwd="', 'pwd=\\"', "a://u:p@", "/home/x/", "SG.a-", "machine ", "\\neyJ-"];
+  const units = [
+    "eyJ-",
+    "eyJ",
+    "pwdpwd",
+    "pwd ",
+    "token.",
+    'pwd="',
+    'pwd=\\"',
+    "a://u:p@",
+    "/home/x/",
+    "SG.a-",
+    "machine ",
+    "\\neyJ-",
+    // a value's extent: block scalars, values below their key, tags, quotes left open, "," before the next key
+    "pwd: |\n",
+    "pwd:\n ",
+    "pwd: !a ",
+    "pwd='",
+    'pwd="""',
+    "pwd=x,",
+    '"pwd=',
+    "a://u:p@@",
+  ];
   it.each(units)("a MiB of %j", (unit) => {
     const text = unit.repeat(Math.ceil(MIB / unit.length));
     const out = scrub(text);

@@ -27,8 +27,8 @@ const ANSWERS: Record<string, string> = {
   severity: fenced(`{${BOUND},"verdict":"satisfied","findings":[${blocker}],"blocking_findings":[]}`),
   claims: fenced(`{${BOUND},"verdict":"satisfied","findings":[],"blocking_findings":[],"reviewer_model":"claude-opus-4-1"}`),
   huge: fenced(`{${BOUND},"verdict":"issues","findings":[],"blocking_findings":[{"title":"${"x".repeat(3_500_000)}"}]}`),
-  // 1.8 MB that the scrubber's labels swell past 4 MiB
-  swells: fenced(`{${BOUND},"verdict":"issues","summary":"${"secret=ab ".repeat(180_000)}","blocking_findings":[${blocker}]}`),
+  // 2.2 MB that the scrubber's labels swell past 4 MiB (", " ends each value: a space alone would not)
+  swells: fenced(`{${BOUND},"verdict":"issues","summary":"${"secret=ab, ".repeat(180_000)}","blocking_findings":[${blocker}]}`),
   nul: fenced(
     `{${BOUND},"verdict":"issues","summary":"a\\u0000b","blocking_findings":[{"severity":"blocking","title":"nul\\u0000title"}]}`,
   ),
