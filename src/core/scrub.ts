@@ -102,10 +102,15 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
     replace: (_m: string, head: string) => `${head}${label("home-path")}`,
   },
   {
-    // .netrc separates key and value by whitespace only.
+    // .netrc separates key and value by whitespace only; a password with spaces is quoted ("a b", \" inside), as
+    // curl and Python read it.
     kind: "password",
-    re: new RegExp(`(${ESCAPED_START}machine\\s+\\S+\\s+login\\s+\\S+\\s+password\\s+)${NOT_LABEL}\\S+`, "g"),
-    replace: (_m: string, head: string) => `${head}${label("password")}`,
+    re: new RegExp(
+      `(${ESCAPED_START}machine\\s+\\S+\\s+login\\s+\\S+\\s+password\\s+)` +
+        `(?:(")${NOT_LABEL}(?:\\\\.|[^"\\\\\\r\\n])+"|(?!"?\\[REDACTED:)\\S+)`,
+      "g",
+    ),
+    replace: (_m: string, head: string, quote = "") => `${head}${quote}${label("password")}${quote}`,
   },
   redactSecretAssignments,
   {

@@ -522,6 +522,15 @@ describe("URL credentials and .netrc", () => {
       `machine api.example.com login bob password ${label("password")}`,
     );
   });
+
+  it.each([
+    ['machine h login bob password "correct horse battery"', `machine h login bob password "${label("password")}"`],
+    ['machine h\n  login bob\n  password "a \\" b"\n', `machine h\n  login bob\n  password "${label("password")}"\n`],
+  ])("a quoted .netrc password is redacted to its closing quote: %j", (input, expected) => {
+    const report = scrubWithReport(input);
+    expect(report).toEqual({ text: expected, redactions: { password: 1 } });
+    expect(scrubWithReport(expected)).toEqual({ text: expected, redactions: {} });
+  });
 });
 
 describe("high-entropy strings", () => {
@@ -566,6 +575,7 @@ describe("labels never re-match", () => {
     `redis://:${label("password")}@cache`,
     `~/.ssh/${label("home-path")}`,
     `machine h login u password ${label("password")}`,
+    `machine h login u password "${label("password")}"`,
     `-----BEGIN RSA PRIVATE KEY-----\n${label("private-key")}\n-----END RSA PRIVATE KEY-----`,
     `-----BEGIN RSA PRIVATE KEY-----\n${label("private-key")}`,
     KINDS.map(label).join(" "),
