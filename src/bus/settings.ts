@@ -124,7 +124,7 @@ function unknownReviewers(settings: Settings): string[] {
   const check = (where: string, id: string | undefined, drop: () => void) => {
     const why = id === undefined ? null : unknownReviewer(id, settings);
     if (why === null) return;
-    problems.push(`settings.json: ${where}: ${why}; ignoring ${where}`);
+    problems.push(`settings.json: ${where}: ${why.replace(/^reviewer /, "")}; ignoring ${where}`);
     drop();
   };
   check("reviewer", settings.reviewer, () => delete settings.reviewer);

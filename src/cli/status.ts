@@ -19,7 +19,7 @@ export function register(program: Command): void {
     )
     .option(
       "--exit-status",
-      "exit with the most urgent shown gate's code: 5 unavailable, 4 decision, 3 author, 2 pass of other bytes, 6 still moving, 0 done",
+      "exit with the most urgent gate's code (every gate, as --all): 5 unavailable, 4 decision, 3 author, 2 pass of other bytes, 6 still moving, 0 done",
     )
     .option("--root <dir>", ROOT_HELP)
     .addHelpText(
@@ -48,7 +48,9 @@ export function register(program: Command): void {
           import("./gate-lines.js"),
         ]);
         const ctx = loadContext(new Layout(o.root));
-        const { rows, ignored, history } = answered(gateStatuses(ctx, { run, gate, verify: o.verify, all: o.all }));
+        // a script's exit code covers every gate: an old rework, or a pass whose artifact was edited since, still counts
+        const all = o.all || o.exitStatus;
+        const { rows, ignored, history } = answered(gateStatuses(ctx, { run, gate, verify: o.verify, all }));
         const historyLine = historyNote(history, "guild-bus status --all");
         if (o.exitStatus) process.exitCode = statusExitCode(rows);
         if (rows.some((r) => r.verify && !r.verify.ok)) process.exitCode = 2;

@@ -372,11 +372,14 @@ const QUOTED = /(\\?["'])(?:\\.|''|(?!\1)[^\r\n\\])*\1/y;
 /** A key after a "," or ";": the end of this assignment and the start of the next one. */
 const NEXT_KEY = `["']?[A-Za-z_$][\\w.$-]*["']?[ \\t]*[:=]`;
 /**
- * An unquoted value: the rest of its line (a passphrase has spaces, a password any character), up to a backtick or a
- * double quote (the end of the code span or string it is written in), or a "," or ";" that ends the line or starts
- * the next assignment (`password: x, user: bob`).
+ * An unquoted value of a key that starts an assignment (startsAssignment): the rest of its line (a passphrase
+ * has spaces, a password any character), up to a backtick or a double quote (the end of the code span or string it is
+ * written in), a " #" comment, or a "," or ";" that ends the line or starts the next assignment
+ * (`password: x, user: bob`).
  */
-const BARE = new RegExp(`(?:[^\\r\\n,;\`"]|[,;](?![ \\t]*(?:[\\r\\n]|$|${NEXT_KEY})))+`, "y");
+const BARE = new RegExp(`(?:(?![ \\t]+#)[^\\r\\n,;\`"]|[,;](?![ \\t]*(?:[\\r\\n]|$|${NEXT_KEY})))+`, "y");
+/** A value whose key is written inside a sentence, a table row or a command line: its first word, as before. */
+const FIRST_WORD = new RegExp(VALUE_STOP, "y");
 /** A block's first line that is a `key:` entry: a YAML mapping, whose own keys are scanned one by one. */
 const MAPPING_ENTRY = /^["']?[\w.$-]+["']?[ \t]*:(?:[ \t]|\r?$)/;
 
@@ -384,6 +387,26 @@ const matchAt = (re: RegExp, text: string, pos: number) => {
   re.lastIndex = pos;
   return re.exec(text);
 };
+
+/**
+ * Whether the key at `at` starts an assignment whose value may run on (see BARE): it begins its line's text (after
+ * indentation and a diff or quote gutter, as in a config file), or follows an opening or separating character
+ * directly (`{`, `(`, `[`, `,`, `;`, a quote, a backtick, an escaped line break in a JSON string); a flag's dashes
+ * count only inside quotes (`"--password=a b"`). A key inside a sentence, a table row or a command line
+ * (`--token=x https://…`) takes its first word, as it always did. Scans back over a few characters only: a long line
+ * of keys stays linear.
+ */
+function startsAssignment(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && text[i] === "-") i--;
+  if (i < at - 1) return text[i] === '"' || text[i] === "'"; // a flag
+  if (i >= 0 && "{([,;'\"`".includes(text[i]!)) return true;
+  // a line break, real or escaped in a JSON string (\n, \r, \t)
+  const lineBreak = (j: number) => j < 0 || text[j] === "\n" || (j >= 1 && text[j - 1] === "\\" && "ntr".includes(text[j]!));
+  while (i >= 0 && (text[i] === " " || text[i] === "\t" || text[i] === ">")) i--;
+  if (i >= 0 && (text[i] === "+" || text[i] === "-") && lineBreak(i - 1)) i--;
+  return lineBreak(i) || text[i] === '"' || text[i] === "'"; // the start of a string's text, indented
+}
 
 /** Where a line's text starts, after its indentation and a diff (+ -) or quote (>) gutter; -1 for a blank line. */
 function contentColumn(line: string): number {
@@ -444,7 +467,7 @@ function secretValue(text: string, pos: number, key: { at: number; yaml: boolean
     return { start: pos + quote, end: pos + quoted[0].length - quote, bare: false };
   }
   const opening = /^\\?["']/.exec(text.slice(pos, pos + 2))?.[0] ?? ""; // a quote never closed on its line
-  const value = matchAt(BARE, text, pos + opening.length);
+  const value = matchAt(key.enclosing || startsAssignment(text, key.at) ? BARE : FIRST_WORD, text, pos + opening.length);
   if (!value) return undefined;
   let raw = value[0];
   if (key.enclosing === "'" && raw.includes("'")) raw = raw.slice(0, raw.indexOf("'"));

@@ -91,7 +91,7 @@ export async function normalizeWithRepair(
   const repairSection = `## Schema repair\n\n${repairPrompt(normalized.reasons, envelope)}`;
   const prompt = `${packetText}\n\n${repairSection}\n\nYour previous answer:\n\n${ran.answer.text.slice(0, 20_000)}\n`;
   const repair = await walk.dispatch(ran.link, ran.pair, prompt);
-  if (walk.fenced()) return { kind: "fenced" };
+  if (walk.fenced() && repair.kind !== "output") return { kind: "fenced" }; // an answer in hand was paid for
   ran.attempts.push(
     attemptRecord({
       provider: ran.link.id,

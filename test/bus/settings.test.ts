@@ -36,10 +36,10 @@ describe("settings", () => {
     const r = load(JSON.stringify({ reviewer: "gpt-rve", weak_reviewer: "constructor", providers }));
     expect(r.problems).toEqual([
       expect.stringMatching(
-        /^settings\.json: reviewer: reviewer "gpt-rve" is not a configured provider \(did you mean "gpt-rev"\?\).*; ignoring reviewer$/,
+        /^settings\.json: reviewer: "gpt-rve" is not a configured provider \(did you mean "gpt-rev"\?\).*; ignoring reviewer$/,
       ),
-      expect.stringMatching(/^settings\.json: weak_reviewer: reviewer "constructor" is not a configured provider/),
-      expect.stringMatching(/^settings\.json: providers\.gpt-rev\.fallback: reviewer "gpt-rve" is not/),
+      expect.stringMatching(/^settings\.json: weak_reviewer: "constructor" is not a configured provider/),
+      expect.stringMatching(/^settings\.json: providers\.gpt-rev\.fallback: "gpt-rve" is not/),
     ]);
     expect(r.settings).toMatchObject({ providers: { "gpt-rev": { fallback: ["codex"] } } });
     expect(r.settings.reviewer).toBeUndefined();

@@ -311,7 +311,7 @@ describe("key = value secrets", () => {
     // the whole value, not its first word or the text before its first separator-like character
     ["password: correct horse battery staple", `password: ${R}`],
     ["smtp_password = Summer Rain 2024 Nine", `smtp_password = ${R}`],
-    ["PASSWORD=a b c # the old one", `PASSWORD=${R}`],
+    ["PASSWORD=a b c # the old one", `PASSWORD=${R} # the old one`],
     ["password: it's me", `password: ${R}`],
     ["PASSWORD=abc,def;ghi", `PASSWORD=${R}`],
     ["password=a b\r\nuser=bob\r\n", `password=${R}\r\nuser=bob\r\n`],
