@@ -19,7 +19,7 @@ export function register(program: Command): void {
     )
     .option(
       "--exit-status",
-      "exit with the most urgent gate's code (every gate, as --all): 5 unavailable, 4 decision, 3 author, 2 pass of other bytes, 6 still moving, 0 done",
+      "exit with the most urgent code of every gate: 5 unavailable, 4 decision, 3 author, 2 pass of other bytes, 6 moving, 0 done",
     )
     .option("--root <dir>", ROOT_HELP)
     .addHelpText(
