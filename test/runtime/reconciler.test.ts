@@ -158,7 +158,9 @@ describe("reconciler: which files wake a worker", () => {
     }
   });
 
-  it("a file it does not wake on, and the trail, are not read again by the next reconcile passes either", async () => {
+  // retried: on a loaded machine chokidar's first events for the existing gates can come late, and the new-directory
+  // looks they schedule then see the files this test writes (a regression fails every try)
+  it("a file it does not wake on, and the trail, are not read again by the next reconcile passes either", { retry: 2 }, async () => {
     let passes = 0;
     const { dir, handled, runtime } = await startedTwoGates({
       poll: false,
