@@ -16,6 +16,10 @@ const vm = require("node:vm");
 /** A cache file: the sha1 of the cached data, then the data. */
 const DIGEST_BYTES = 20;
 const MAX_CACHE_FILE_BYTES = 32 * 1024 * 1024;
+// Every build and every Node version makes new files: a file or a version's directory not used for a week is removed
+// when the cache is next written, and a file in use has its mtime moved on at most once a day to say so.
+const DAY_MS = 24 * 60 * 60 * 1000;
+const UNUSED_MS = 7 * DAY_MS;
 const uid = typeof process.getuid === "function" ? process.getuid() : null;
 
 /** Whether `dir` is a directory only this user can change (POSIX; elsewhere the platform's ACLs decide). */
@@ -56,11 +60,44 @@ function readCached(file) {
     if (!st.isFile() || (uid !== null && st.uid !== uid) || st.size <= DIGEST_BYTES || st.size > MAX_CACHE_FILE_BYTES) return undefined;
     const bytes = fs.readFileSync(fd);
     const data = bytes.subarray(DIGEST_BYTES);
-    return hash("sha1", data, "buffer").equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+    if (!hash("sha1", data, "buffer").equals(bytes.subarray(0, DIGEST_BYTES))) return undefined;
+    if (Date.now() - st.mtimeMs > DAY_MS) markUsed(fd, path.dirname(file));
+    return data;
   } catch {
     return undefined; // not cached yet, or nothing we can trust
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Moves the mtime of a cache file and of its version's directory on: both are in use. */
+function markUsed(fd, dir) {
+  const now = new Date();
+  try {
+    fs.futimesSync(fd, now, now);
+    fs.utimesSync(dir, now, now);
+  } catch {
+    // a read-only cache still serves; unmarked files are compiled again once pruned
+  }
+}
+
+/** Removes what no start has used for a week: files of older builds in `dir`, and directories of other Node versions. */
+function pruneUnused(dir) {
+  const versions = path.dirname(dir);
+  const entries = [
+    ...fs.readdirSync(dir).map((name) => path.join(dir, name)),
+    ...fs
+      .readdirSync(versions)
+      .map((name) => path.join(versions, name))
+      .filter((other) => other !== dir),
+  ];
+  for (const entry of entries) {
+    try {
+      const st = fs.lstatSync(entry);
+      if (Date.now() - st.mtimeMs > UNUSED_MS && (uid === null || st.uid === uid)) fs.rmSync(entry, { recursive: true, force: true });
+    } catch {
+      // removed by another start meanwhile, or not ours to remove
+    }
   }
 }
 
@@ -102,5 +139,11 @@ exports.useCompileCache = function useCompileCache(bundleDir) {
   };
   process.once("exit", () => {
     for (const [file, script] of toSave) writeCached(file, script.createCachedData());
+    if (toSave.size === 0) return;
+    try {
+      pruneUnused(dir);
+    } catch {
+      // a directory that cannot be listed: the next write tries again
+    }
   });
 };

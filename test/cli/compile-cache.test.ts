@@ -2,7 +2,19 @@
 // cache directory, and no state of that directory (missing, corrupt, unwritable, turned off) changes what it does.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, REPO } from "../helpers/bus.js";
@@ -84,6 +96,30 @@ describe("the compile cache", () => {
     }
     expect(family({ XDG_CACHE_HOME: xdg })).toEqual(works);
     expect(readdirSync(path.dirname(files[0]!)).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("does not grow without end: what no start used for a week goes when the cache is next written; what is in use stays", () => {
+    const xdg = tempRoot();
+    family({ XDG_CACHE_HOME: xdg });
+    const inUse = [...cached(xdg).keys()];
+    const dir = path.dirname(inUse[0]!);
+    const longAgo = new Date(Date.now() - 30 * 24 * 3600 * 1000);
+    const oldBuild = path.join(dir, "0".repeat(40));
+    writeFileSync(oldBuild, "cached code of an earlier build");
+    const oldNode = path.join(path.dirname(dir), "linux-x64-v8-1.0-node.1-1");
+    mkdirSync(oldNode, { mode: 0o700 });
+    writeFileSync(path.join(oldNode, "1".repeat(40)), "cached code of another Node");
+    for (const entry of [...inUse, oldBuild, path.join(oldNode, "1".repeat(40)), oldNode, dir]) utimesSync(entry, longAgo, longAgo);
+
+    expect(family({ XDG_CACHE_HOME: xdg })).toEqual(works); // reads every file in use: each is marked used
+    for (const file of inUse) expect(statSync(file).mtimeMs).toBeGreaterThan(longAgo.getTime());
+    expect(existsSync(oldBuild)).toBe(true); // nothing was written, so nothing was pruned yet
+
+    rmSync(inUse[0]!); // the next start writes that file again, and prunes
+    expect(family({ XDG_CACHE_HOME: xdg })).toEqual(works);
+    expect(existsSync(oldBuild)).toBe(false);
+    expect(existsSync(oldNode)).toBe(false);
+    expect(new Set(cached(xdg).keys())).toEqual(new Set(inUse));
   });
 
   it("an unwritable cache directory, a relative XDG_CACHE_HOME and GUILD_BUS_COMPILE_CACHE=0 leave the command as it is", () => {
