@@ -30,7 +30,7 @@ export function gateStatus(root: string, runId: string, gate: string): ReviewBro
  * The checksum-bound five-condition gate pass of `guild-bus verify-gate-pass`, on the result text (null when the
  * result file is missing or unreadable: the gate fails) and the artifact bytes. Pure: no file is read.
  */
-export function verifyGatePass(input: GatePassInput): GatePassReport {
+export function verifyGatePass(input: Extract<GatePassInput, { artifactBytes: Uint8Array }>): GatePassReport {
   return evaluateGatePass(input);
 }
 

@@ -52,7 +52,7 @@ export function register(program: Command): void {
         const all = o.all || o.exitStatus;
         const { rows, ignored, history } = answered(gateStatuses(ctx, { run, gate, verify: o.verify, all }));
         const historyLine = historyNote(history, "guild-bus status --all");
-        if (o.exitStatus) process.exitCode = statusExitCode(rows);
+        if (o.exitStatus) process.exitCode = statusExitCode(rows, ignored);
         if (rows.some((r) => r.verify && !r.verify.ok)) process.exitCode = 2;
         if (o.json) {
           process.stdout.write(

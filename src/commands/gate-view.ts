@@ -2,7 +2,7 @@
 import { gateArtifact } from "../bus/artifact.js";
 import type { BusContext } from "../bus/context.js";
 import { readGate, resultBytes } from "../bus/gate-reader.js";
-import type { ArtifactState } from "../core/artifact-view.js";
+import type { ArtifactState, ArtifactView } from "../core/artifact-view.js";
 import { decideGate, type GateDecision, waitExitCode } from "../core/decide.js";
 import { gatePolicy } from "../core/gate-queries.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
@@ -12,6 +12,7 @@ import { type Reverification, reverifyOutcome } from "../core/reverify.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import { gateStatus, type ReviewBrokerOutput } from "../core/status.js";
 import { ReadFault } from "../core/read-fault.js";
+import { sentArtifact } from "../core/sent-bytes.js";
 import { withoutUnissued } from "../workers/issued-packets.js";
 
 /** A gate in review as its workers see it: an open round's packet that is not the broker's is a problem, not a round. */
@@ -55,9 +56,10 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)), artifact, workers);
   const view = { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision, artifact) };
   // a pass (satisfied, force_passed, skipped) is reported (wait's 0, the MCP tools, the stop hook) only while it
-  // re-derives from the gate's files: an outcome.json dropped by hand is not one
-  if (view.exitCode === 0 && s.outcome) {
-    const problems = reverifyGate(ctx, view, false)?.problems ?? [];
+  // re-derives from the gate's files: an outcome.json dropped by hand is not one. A pass of bytes the artifact no
+  // longer holds (2) is judged at the bytes its round sent: said as a pass of other bytes only when it was one.
+  if ((view.exitCode === 0 || view.exitCode === 2) && s.outcome) {
+    const problems = reverifyGate(ctx, view, false, view.exitCode === 2 ? sentArtifact(s) : view.artifact)?.problems ?? [];
     if (problems.length)
       return {
         ...view,
@@ -84,13 +86,18 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
 }
 
 /** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */
-export function reverifyGate(ctx: BusContext, view: GateView, requiredNow = true): Reverification | null {
+export function reverifyGate(
+  ctx: BusContext,
+  view: GateView,
+  requiredNow = true,
+  artifact: ArtifactView = view.artifact,
+): Reverification | null {
   const s = view.snapshot;
   return reverifyOutcome(s, {
     requiredNow,
     settings: ctx.settings,
     policy: gatePolicy(s, ctx.settings),
-    artifact: view.artifact,
+    artifact,
     resultBytes: (n, member) => resultBytes({ dir: s.dir, member }, n),
   });
 }

@@ -1,7 +1,7 @@
 // `guild-bus status` as the one command layer: every gate's view, the next step, the last round's findings, and the
 // exit code a script can test. The CLI only prints what this returns.
 import type { BusContext } from "../bus/context.js";
-import { currentGates, listGates } from "../bus/gate-list.js";
+import { currentGates, type GateListing, listGates } from "../bus/gate-list.js";
 import { gatePolicy, lastVerdictRound, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
 import type { NextStep } from "../core/next-step.js";
 import type { Reverification } from "../core/reverify.js";
@@ -67,9 +67,11 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
  */
 const URGENCY = [5, 4, 3, 2, STILL_MOVING_EXIT, 0];
 
-/** The one exit code for a set of gates: the most urgent of theirs (0 for none). */
-export function statusExitCode(rows: Array<Pick<StatusRow, "exit_code">>): number {
-  return URGENCY.find((code) => rows.some((r) => r.exit_code === code)) ?? 0;
+/** The one exit code for a set of gates: the most urgent of theirs (0 for none). A run or gate directory the bus
+ * refuses (a link in its place) hides gates nobody can judge: 2, as a pass that does not hold, never "all done". */
+export function statusExitCode(rows: Array<Pick<StatusRow, "exit_code">>, ignored: Array<{ hides?: unknown }> = []): number {
+  const codes = [...rows.map((r) => r.exit_code), ...(ignored.some((i) => i.hides) ? [2] : [])];
+  return URGENCY.find((code) => codes.includes(code)) ?? 0;
 }
 
 /**
@@ -80,7 +82,7 @@ export function statusExitCode(rows: Array<Pick<StatusRow, "exit_code">>): numbe
 export function gateStatuses(
   ctx: BusContext,
   scope: { run?: string; gate?: string; verify?: boolean; all?: boolean; now?: number },
-): Answer<{ rows: StatusRow[]; ignored: Array<{ path: string; reason: string }>; history: number }> {
+): Answer<{ rows: StatusRow[]; ignored: GateListing["ignored"]; history: number }> {
   return refusing(() => {
     const { layout } = ctx;
     const run = scope.run === undefined ? undefined : assertRunId(scope.run);

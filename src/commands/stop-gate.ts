@@ -52,8 +52,9 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
     };
   }
   const max = gate.max_blocks ?? DEFAULT_MAX_BLOCKS;
+  const listing = listGates(ctx.layout);
   // history is left out: the hook runs at the end of every turn, so it caught a hand-written outcome long before
-  const waiting = currentGates(ctx.layout, listGates(ctx.layout).gates, now)
+  const waiting = currentGates(ctx.layout, listing.gates, now)
     .current.map((r) => viewGate(ctx, r.runId, r.gate))
     .filter(
       // an ended gate whose pass does not re-derive (a hand-written outcome) is no pass either; one whose artifact was
@@ -63,29 +64,41 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
         hostKey(host) !== "" &&
         hostKey(v.snapshot.request?.author_host) === hostKey(host),
     );
-  if (!waiting.length) return { block: false, message: null };
+  // a run or gate directory the bus refuses (a link put in its place) hides gates nobody can judge, whoever's they are
+  const hidden = listing.ignored.filter((i) => i.hides);
+  if (!waiting.length && !hidden.length) return { block: false, message: null };
   const counts = blockCounts(ctx);
   const key = (v: (typeof waiting)[number]) => `${v.snapshot.runId}/${v.snapshot.gate}`;
   const next = waiting.find((v) => (counts[key(v)] ?? 0) < max);
-  if (!next) {
-    const names = waiting.map(key).join(", ");
+  const unread = next ? undefined : hidden.find((i) => (counts[i.path] ?? 0) < max);
+  if (!next && !unread) {
+    const names = [...waiting.map(key), ...hidden.map((i) => i.path)].join(", ");
     return {
       block: false,
       message: shownLines([`guild-bus: ${names} still wait(s) for you; the stop gate let the turn end after ${max} blocks (${OFF})`]),
     };
   }
-  const { runId, gate: gateName } = next.snapshot;
-  const n = (counts[key(next)] ?? 0) + 1;
+  const counted = next ? key(next) : unread!.path;
+  const n = (counts[counted] ?? 0) + 1;
   try {
-    await replace(ctx.layout.stopGateState, JSON.stringify({ ...counts, [key(next)]: n }, null, 2) + "\n", { guildDir: ctx.layout.guild });
+    await replace(ctx.layout.stopGateState, JSON.stringify({ ...counts, [counted]: n }, null, 2) + "\n", { guildDir: ctx.layout.guild });
   } catch (error) {
     // a block that cannot be counted could hold the host for ever: the turn ends, and the host is told why
     const where = ctx.layout.rel(ctx.layout.stopGateState);
     return {
       block: false,
-      message: shownLines([`guild-bus: ${key(next)} waits for you, but ${where} cannot be written (${(error as Error).message}); ${OFF}`]),
+      message: shownLines([`guild-bus: ${counted} waits for you, but ${where} cannot be written (${(error as Error).message}); ${OFF}`]),
     };
   }
+  if (!next) {
+    const reason = [
+      `guild-bus: ${unread!.path} cannot be read by the bus (${unread!.reason}), so the gates under it cannot be judged: ` +
+        "restore it as a plain directory (`guild-bus check` fails them until then).",
+      `Stop-gate block ${n} of ${max} for it; ${OFF}.`,
+    ];
+    return { block: true, reason: shownLines(reason) };
+  }
+  const { runId, gate: gateName } = next.snapshot;
   if (next.decision.state !== "awaiting_author") {
     const run = next.next.command ? ` — run: ${next.next.command}` : "";
     const reason = [

@@ -4,15 +4,18 @@ import { sha256Hex } from "./sha.js";
 import { hasBlockingSeverity } from "./findings.js";
 import type { GatePassReport } from "../spec/schemas.js";
 
-export interface GatePassInput {
+export type GatePassInput = {
   /** Raw result text, or null when the result file is missing or unreadable. */
   resultRaw: string | null;
-  artifactBytes: Uint8Array;
   /** The packet id issued for the round; when omitted the packet condition holds vacuously (Guild-compatible). */
   packetId?: string;
   /** A human force-pass: relaxes only the verdict condition. */
   forcePass?: boolean;
-}
+} & (
+  | { artifactBytes: Uint8Array }
+  /** Only the sha256 of the artifact's bytes, where the bytes themselves are not at hand (those a round sent). */
+  | { artifactSha256: string }
+);
 
 /** `findings` items of severity blocking (any case); the lenient reader does not check their shape, so nor does this. */
 function blockingSeverity(result: LenientResult): number {
@@ -20,7 +23,7 @@ function blockingSeverity(result: LenientResult): number {
 }
 
 export function evaluateGatePass(input: GatePassInput): GatePassReport {
-  const recomputed = sha256Hex(input.artifactBytes);
+  const recomputed = "artifactSha256" in input ? input.artifactSha256 : sha256Hex(input.artifactBytes);
   const forcePass = input.forcePass === true;
   const failed = (reasons: string[]): GatePassReport => ({
     pass: false,

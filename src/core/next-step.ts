@@ -131,8 +131,17 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
         ` (the packet to review: ${packet_path}; or write ${gateDir}/response-${round}.md)`,
     };
   }
-  // a quorum round waits on each of its reviewers
-  const waiting = { ...base, waiting_on: `${reviewers.map(reviewerWords).join(", ")}, run by \`guild-bus up\``, command: null };
+  // a quorum round waits on each of its reviewers: `up` runs those the bus dispatches, a process of its own the others
+  const byBus = reviewers.filter((r) => dispatchedByBus(r.reviewer_adapter));
+  const outside = reviewers.filter((r) => !dispatchedByBus(r.reviewer_adapter));
+  const parts = [
+    ...(byBus.length ? [`${byBus.map(reviewerWords).join(", ")}, run by \`guild-bus up\``] : []),
+    ...outside.map(
+      (r) =>
+        `${reviewerWords(r)}, answered outside the bus (its own process writes ${gateDir}/${slotFile("result", round, packetMember(r))})`,
+    ),
+  ];
+  const waiting = { ...base, waiting_on: parts.join("; "), command: null };
   const unanswered = reviewers.filter((r) => {
     const member = packetMember(r);
     const slots = member === null ? s : s.members.get(member);

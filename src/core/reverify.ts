@@ -1,7 +1,7 @@
 // `status --verify` (SPEC §17): an ended gate's outcome is re-derived from the files it rests on — packet, result,
 // verdict, seal, decisions and the artifact as it is now — instead of being believed. Files forged consistently by a
 // local writer stay out of the threat model; this turns "trust the files" into "trust, and check on demand".
-import type { ArtifactState } from "./artifact-view.js";
+import type { ArtifactView } from "./artifact-view.js";
 import { blockingItems } from "./findings.js";
 import { evaluateGatePass } from "./gate-pass.js";
 import { parseReviewResult } from "./result-wire.js";
@@ -27,7 +27,8 @@ export type ResultBytes = { ok: true; bytes: Buffer; text: string } | { ok: fals
 export interface ReverifyInput {
   settings: Settings;
   policy: ResolvedPolicy;
-  artifact: ArtifactState;
+  /** The artifact as it is now, or the bytes a round sent (a pass judged at the bytes it passed). */
+  artifact: ArtifactView;
   /** Round n's result bytes: the gate's own, or a quorum member's. */
   resultBytes: (round: number, member: string | null) => ResultBytes;
   /** Whether a skip is held to what today's settings require (`status --verify`, `check`); not when a gate's own end is
@@ -149,7 +150,7 @@ function rederive(
   // copilot's identity is only declared: its pass ends nothing until a finalizer of another family confirms it
   if (packet.reviewer_adapter === "copilot") problems.push(`round ${n} is copilot's pass, which only a finalizer round can confirm`);
   // The gate-pass again, on the artifact bytes the outcome names when they are still on disk.
-  const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
+  const artifactNamed = artifact.ok ? { artifactSha256: artifact.sha } : { artifactBytes: Buffer.alloc(0) };
   // the scrubbed bytes the result names hide redacted regions: the raw bytes must be the ones the packet sent
   if (artifact.ok && packet.artifact_raw_sha256 !== undefined && packet.artifact_raw_sha256 !== artifact.rawSha)
     problems.push(
@@ -158,7 +159,7 @@ function rederive(
         `(${artifact.sha === packet.artifact_sha256 ? "an edit inside a redacted region" : "edited since"}; ` +
         `packet ${packet.artifact_raw_sha256}, now ${artifact.rawSha})`,
     );
-  const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
+  const report = evaluateGatePass({ resultRaw: raw, ...artifactNamed, packetId: packet.packet_id });
   const c = report.conditions;
   const result = parseReviewResult(raw).result;
   if (!c.parses || !c.packet_id_match || !c.no_blockers) problems.push(`gate-pass fails: ${report.reasons.join("; ")}`);

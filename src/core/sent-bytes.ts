@@ -2,6 +2,8 @@
 // (SPEC §17), whatever the artifact holds by the time a human decides.
 import type { Outcome, PacketFrontMatter } from "../spec/schemas.js";
 import type { ArtifactView } from "./artifact-view.js";
+import { roundPacket } from "./gate-queries.js";
+import type { GateSnapshot } from "./snapshot.js";
 
 /** The shas a force-passed outcome binds: the packet's (no raw sha in packets written before it was recorded). */
 export function sentShas(packet: PacketFrontMatter): { artifact_sha256: string; artifact_raw_sha256: string | null } {
@@ -30,4 +32,16 @@ export function passNoLongerHolds(outcome: Outcome, now: ArtifactView): string |
   return holds === null
     ? "the artifact cannot be read now, so the bytes it passed cannot be checked: `check` fails it"
     : "the artifact changed since the gate passed it: `check` fails it; request a new review of these bytes";
+}
+
+/**
+ * The artifact as an ended gate's final round sent it (its shas): a pass is judged at the bytes it passed once the
+ * artifact has moved on, so a pass of bytes edited since still says so, and an outcome that names other bytes does not.
+ */
+export function sentArtifact(s: GateSnapshot): ArtifactView {
+  const o = s.outcome;
+  const packet = o ? roundPacket(s, o.final_round) : undefined;
+  if (!o || !packet) return { ok: false, problem: "artifact_missing", detail: `round ${o?.final_round ?? 0} has no valid packet` };
+  const sent = sentShas(packet);
+  return { ok: true, sha: sent.artifact_sha256, rawSha: sent.artifact_raw_sha256 ?? o.artifact_raw_sha256 ?? "" };
 }

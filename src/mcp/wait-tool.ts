@@ -69,17 +69,25 @@ const NEXT: Record<number, string> = {
   2: "the gate passed other bytes than the artifact holds now: do not report the artifact as reviewed; request a new review of it",
   3: "revise the artifact to answer every blocking finding, then call resubmit, then wait",
   4: "a human decision is needed: ask the user, then call decide with one of the options",
-  5:
-    "no reviewer could run: ask the user to enable one (see the providers tool), then call decide with retry; " +
-    "or to answer it themselves: request the review again with reviewer manual",
 };
 
+/** No reviewer could run (5): what the escalation offers, and a person's own answer where the gate can take one. */
+function unavailableNext(view: GateView, options: string[]): string {
+  const enable = "no reviewer could run: ask the user to enable one (see the providers tool)";
+  // a quorum is never answered by the manual reviewer (SPEC §26)
+  const manual = view.snapshot.request?.quorum ? "" : "; or to answer it themselves: request the review again with reviewer manual";
+  if (options.includes("retry")) return `${enable}, then call decide with retry${manual}`;
+  return `${enable}, then call decide with ${options.join(" or ") || "rework"} and request the review again under a new run id${manual}`;
+}
+
 /** The next step for the author model: by exit code, except where the gate says otherwise (an ended rework, a file to
- * restore before a retried round can go out). */
-function nextFor(view: GateView, code: number): string {
+ * restore before a retried round can go out, an outcome that does not re-derive). */
+function nextFor(view: GateView, code: number, options: string[]): string {
   const ended = view.snapshot.outcome;
+  if (view.unproven) return view.next.waiting_on;
   if (code === 3 && ended) return `the gate ended ${ended.status}: revise the artifact, then request a new review`;
   if (code === 3 && view.next.command === null) return view.next.waiting_on;
+  if (code === 5) return unavailableNext(view, options);
   return NEXT[code] ?? NEXT[0]!;
 }
 
@@ -89,19 +97,21 @@ function stopped(layout: Layout, view: GateView): CallToolResult {
   const s = view.snapshot;
   const escalation = s.escalations.get(view.decision.round);
   const findings = code === 3 && view.decision.state === "awaiting_author" ? findingsOf(loadContext(layout), s, view.decision.round) : null;
-  const next = nextFor(view, code);
   // a decision to ask the user for: an escalation (4), or no reviewer that could run (5)
   const options = escalation && (code === 4 || code === 5) ? escalation.options : [];
+  const next = nextFor(view, code, options);
+  // the outcome's own word only while it re-derives from the gate's files (SPEC §17)
+  const ended = s.outcome && (view.unproven ? "unproven" : s.outcome.status);
   const lines = [
     `${o.run_id} ${o.gate}: ${o.status} at round ${o.round} — ${o.detail}`,
-    s.outcome ? `outcome: ${s.outcome.status} (independence ${o.independence ?? "n/a"})` : "no outcome yet",
+    ended ? `outcome: ${ended} (independence ${o.independence ?? "n/a"})` : "no outcome yet",
     ...(findings?.findings ?? []).map(findingLine),
     options.length ? `options: ${options.join(", ")}` : "",
     `Next: ${next}.`,
   ].filter(Boolean); // one line each (reply): a detail from a planted file cannot add a line the author model reads as ours
   return reply(lines, {
     still_running: false,
-    outcome: s.outcome ? { status: s.outcome.status, final_round: s.outcome.final_round, independence: o.independence } : null,
+    outcome: s.outcome && ended ? { status: ended, final_round: s.outcome.final_round, independence: o.independence } : null,
     exit_code: code,
     gate: o,
     findings: findings ? { round: findings.round, verdict: findings.verdict, summary: findings.summary, list: findings.findings } : null,

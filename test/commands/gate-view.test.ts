@@ -1,13 +1,13 @@
 // What status, wait and the MCP tools report of an ended gate: a pass only while its outcome re-derives from the
 // gate's files (SPEC §17); an outcome.json dropped by hand is not one.
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { spawn } from "node:child_process";
 import { THIS_HOST } from "../../src/bus/deliver.js";
 import { loadContext } from "../../src/bus/context.js";
 import { viewGate } from "../../src/commands/gate-view.js";
-import { gateStatuses, historyNote, statusRow } from "../../src/commands/status.js";
+import { gateStatuses, historyNote, statusExitCode, statusRow } from "../../src/commands/status.js";
 import { checkGates } from "../../src/commands/check.js";
 import { gateLines } from "../../src/cli/gate-lines.js";
 import { stopGate } from "../../src/commands/stop-gate.js";
@@ -60,6 +60,49 @@ describe("an ended gate's view", () => {
     expect(await stopGate(loadContext(open.layout), "claude-code", later)).toMatchObject({
       block: true,
       reason: expect.stringContaining("No rollback"),
+    });
+  });
+
+  it("a hand-written pass naming other bytes than its round sent (or none) is unproven, never a pass of edited bytes", async () => {
+    const run = "planted-other-bytes";
+    const { layout, file, dropResult } = await gateWithPacket(run);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "Size unbounded" }] });
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    writeFileSync(layout.settings, JSON.stringify({ stop_gate: { enabled: true } }));
+    for (const sha of ["0".repeat(64), null]) {
+      const planted = outcome("satisfied", 1, { run_id: run, artifact_sha256: sha, trail_path: "x" });
+      writeFileSync(path.join(layout.root, "outcome.tmp"), JSON.stringify(planted));
+      renameSync(path.join(layout.root, "outcome.tmp"), file("outcome.json"));
+      const view = viewGate(loadContext(layout), run, GATE);
+      expect(view.exitCode).toBe(2);
+      expect(view.output).toMatchObject({ status: "unproven", state: "unproven", waiting_for: "human" });
+      expect(view.unproven).toMatch(/verdict-1.json does not pass/);
+      expect(await stopGate(loadContext(layout), "claude-code")).toMatchObject({ block: true });
+    }
+  });
+
+  it("a run directory swapped for a link hides its gates: --exit-status is 2, never all done, and the stop hook says so", async () => {
+    const run = "hidden-run";
+    const { layout, dropResult } = await gateWithPacket(run);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "Size unbounded" }] });
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    const moved = path.join(layout.guild, "moved-away");
+    renameSync(layout.runDir(run), moved);
+    symlinkSync(moved, layout.runDir(run));
+    const listed = gateStatuses(loadContext(layout), { all: true });
+    if (!listed.ok) throw new Error(listed.error);
+    expect(listed.rows).toEqual([]);
+    expect(statusExitCode(listed.rows)).toBe(0);
+    expect(statusExitCode(listed.rows, listed.ignored)).toBe(2);
+    writeFileSync(layout.settings, JSON.stringify({ stop_gate: { enabled: true, max_blocks: 1 } }));
+    const hook = await stopGate(loadContext(layout), "claude-code");
+    expect(hook).toMatchObject({ block: true, reason: expect.stringContaining(`.guild/runs/${run} cannot be read by the bus`) });
+    // bounded like any block: the next turn ends, and says what still waits
+    expect(await stopGate(loadContext(layout), "claude-code")).toMatchObject({
+      block: false,
+      message: expect.stringContaining(`.guild/runs/${run} still wait(s) for you`),
     });
   });
 

@@ -44,4 +44,15 @@ describe("the next step's notes", () => {
     g.result(1);
     expect(nextStep(g.s, wait("verifying", 1), "d", ARTIFACT, upOnly)).toMatchObject({ waiting_on: "the verifier", command: null });
   });
+
+  it("a round for an external reviewer is answered outside the bus, by the file its own process writes, not by `up`", () => {
+    const g = new Gate().packet(1, { reviewer_provider: "ext", reviewer_adapter: "external" });
+    const none: WorkerPresence = { running: () => false, supervisedFor: () => null };
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, none)).toEqual(
+      expect.objectContaining({
+        waiting_on: "reviewer ext (gpt-5), answered outside the bus (its own process writes d/result-1.json)",
+        command: null,
+      }),
+    );
+  });
 });

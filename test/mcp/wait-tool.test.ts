@@ -1,14 +1,20 @@
 // The MCP wait tool's answer for a gate that needs the user: the options of its escalation whether a decision (4) or
 // no reviewer that could run (5) asks for it, and a next step the author model can follow.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { loadContext } from "../../src/bus/context.js";
+import { Layout } from "../../src/bus/layout.js";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { failureRecord } from "../../src/core/dispatch-plan.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { waitTool } from "../../src/mcp/wait-tool.js";
 import { requestReview } from "../../src/commands/review.js";
+import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { outcome } from "../helpers/snapshots.js";
+import { tempRoot } from "../helpers/tmp.js";
 
 const extra = { signal: new AbortController().signal, _meta: {}, sendNotification: async () => {} } as unknown as Parameters<
   typeof waitTool
@@ -30,6 +36,43 @@ describe("the MCP wait tool", () => {
     const text = (answer.content[0] as { text: string }).text;
     expect(text).toMatch(/^options: .*retry/m);
     expect(text).toMatch(/Next: no reviewer could run: .*call decide with retry; or .*reviewer manual\.$/m);
+  });
+});
+
+describe("the MCP wait tool on gates that need a person", () => {
+  it("a quorum no configured reviewers can make up: only what the escalation offers, never a manual re-request", async () => {
+    const root = tempRoot("guild-bus-quorum-none-");
+    mkdirSync(path.join(root, "docs"));
+    writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+    const layout = new Layout(root);
+    const run = "quorum-none";
+    expect(
+      await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", runId: run, quorum: { need: 2, of: 2 } }),
+    ).toMatchObject({ ok: true });
+    await stepGate(loadContext(layout), run, GATE);
+    const answer = (await waitTool(layout, { run_id: run, gate: GATE, timeout_seconds: 60 }, extra)) as CallToolResult;
+    expect(answer.structuredContent).toMatchObject({ exit_code: 5, options: ["rework"] });
+    const next = (answer.structuredContent as { next: string }).next;
+    expect(next).toMatch(/^no reviewer could run: .*call decide with rework and request the review again under a new run id$/);
+    expect(next).not.toMatch(/retry|manual/);
+  });
+
+  it("a hand-written satisfied outcome: the answer says unproven, never the file's own word, and a human must look", async () => {
+    const run = "planted-for-mcp";
+    const g = await gateWithPacket(run);
+    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "Size unbounded" }] });
+    await verifyGate(loadContext(g.layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(g.layout), run, GATE);
+    g.drop(
+      "outcome.json",
+      JSON.stringify(outcome("satisfied", 1, { run_id: run, artifact_sha256: g.field("artifact_sha256"), trail_path: "x" })),
+    );
+    const answer = (await waitTool(g.layout, { run_id: run, gate: GATE, timeout_seconds: 60 }, extra)) as CallToolResult;
+    expect(answer.structuredContent).toMatchObject({ exit_code: 2, outcome: { status: "unproven" } });
+    const text = (answer.content[0] as { text: string }).text;
+    expect(text).toMatch(/^outcome: unproven /m);
+    expect(text).not.toMatch(/satisfied \(|passed other bytes/);
+    expect(text).toMatch(/Next: a human: the outcome does not re-derive/);
   });
 });
 
