@@ -17,7 +17,15 @@ interface Rule {
 }
 
 const NOT_LABEL = "(?!\\[REDACTED:)";
-const VALUE_STOP = `[^\\s"'\`,;]+`;
+/** What may follow a quote or backtick that ends a bare value (the string or code span it is written in ends there). */
+const QUOTE_END = `(?:[\\s"'\`,;)\\]}>]|$)`;
+/** A quote or backtick inside a word (`ab"cd`): the value's own, where one after a space or a bracket opens a string. */
+const INNER_QUOTE = (quotes: string) => `(?<=[^\\s{[(,:=])[${quotes}](?!${QUOTE_END})`;
+/**
+ * A bare value's first word: up to whitespace, or a quote, backtick, "," or ";" that could end the string, code span or
+ * list it is written in (`"--token=x"`, `token=a, b`). Inside the word they are the value's own (`ab"cd`, `a,b`).
+ */
+const VALUE_STOP = `(?:(?!\\\\["'])[^\\s"'\`,;]|${INNER_QUOTE("\"'`,;")})+`;
 
 /** Secret-looking keys in key=value / key: value / "key": "value" forms: a run of key characters with a keyword in
  *  it, found by a lookahead (a keyword between two greedy runs backtracks quadratically on "pwdpwdpwd…"). */
@@ -69,13 +77,70 @@ const ESCAPED_START = String.raw`(?:\b|(?<=\\[nrt]))`;
 
 const SENSITIVE_HOME_DIRS = "\\.claude|\\.codex|\\.gemini|\\.ssh|\\.aws|\\.gnupg|\\.kube|\\.docker|\\.azure|\\.config/gcloud";
 
+/** What follows a sensitive directory in a home: labels already in it among the rest (their "]" does not end it). */
+const HOME_PATH = new RegExp(
+  `((?:~|\\$HOME|/home/[^/\\s]+|/Users/[^/\\s]+|/root)/(?:${SENSITIVE_HOME_DIRS})/)((?:${LABEL.source}|${NOT_LABEL}[^\\s"'\`)\\]>])+)`,
+  "g",
+);
+
+/** The rest of a path in a sensitive home directory; labels in it stay whole, each run of text between them is one label. */
+function redactHomePaths(text: string, counts: Partial<Record<RedactionKind, number>>): string {
+  const labelled = new RegExp(`(${LABEL.source})`);
+  return text.replace(HOME_PATH, (_m, head: string, rest: string) => {
+    const parts = rest.split(labelled); // runs of text at even indexes, labels at odd ones
+    for (let i = 0; i < parts.length; i += 2) {
+      if (!parts[i]) continue;
+      parts[i] = label("home-path");
+      counts["home-path"] = (counts["home-path"] ?? 0) + 1;
+    }
+    return head + parts.join("");
+  });
+}
+
+/** What separates .netrc words: whitespace, or a line break escaped in a JSON string. */
+const NETRC_SEP = String.raw`(?:\s|\\[nrt])+`;
+/** A .netrc value: quoted ("a b", \" inside, as curl and Python read it), or a run of non-space characters. */
+const NETRC_VALUE = `(?:"(?:\\\\.|[^"\\\\\\r\\n])*"|(?:[^\\s\\\\"]|\\\\(?![nrt])|"(?!${QUOTE_END}))+)`;
+const NETRC_PAIR = `(?:(?:machine|login|password|passwd|account|port)${NETRC_SEP}${NETRC_VALUE}|default)`;
+/** A run of .netrc words: its pairs come in any order, on one line or several. */
+const NETRC_RUN = new RegExp(`(?:(?<![\\w-])|(?<=\\\\[nrt]))${NETRC_PAIR}(?:${NETRC_SEP}${NETRC_PAIR})+`, "g");
+const NETRC_WORD = new RegExp(`(${NETRC_SEP})?([a-z]+)`, "y");
+const NETRC_ARG = new RegExp(`(${NETRC_SEP})(${NETRC_VALUE})`, "y");
+
+/**
+ * .netrc `password` and `account` values, in an entry that names a `machine` (or is the `default`) and a `login`, its
+ * words in any order and over any number of lines. A run without them is prose ("machine learning password reset").
+ */
+function redactNetrc(text: string, counts: Partial<Record<RedactionKind, number>>): string {
+  return text.replace(NETRC_RUN, (run) => {
+    const pairs: { head: string; word: string; gap: string; value: string }[] = [];
+    for (let at = 0; at < run.length;) {
+      const word = matchAt(NETRC_WORD, run, at)!;
+      const arg = word[2] === "default" ? undefined : matchAt(NETRC_ARG, run, NETRC_WORD.lastIndex)!;
+      pairs.push({ head: word[0], word: word[2]!, gap: arg?.[1] ?? "", value: arg?.[2] ?? "" });
+      at = arg ? NETRC_ARG.lastIndex : NETRC_WORD.lastIndex;
+    }
+    const has = (...words: string[]) => pairs.some((p) => words.includes(p.word));
+    if (!has("machine", "default") || !has("login")) return run;
+    return pairs
+      .map(({ head, word, gap, value }) => {
+        if (!/^(?:password|passwd|account)$/.test(word) || /^"?\[REDACTED:/.test(value)) return head + gap + value;
+        counts.password = (counts.password ?? 0) + 1;
+        const quote = value.startsWith('"') ? '"' : "";
+        return `${head}${gap}${quote}${label("password")}${quote}`;
+      })
+      .join("");
+  });
+}
+
 /** A rule that needs more than one regular expression match: it finds a value's extent itself. */
 type Scan = (text: string, counts: Partial<Record<RedactionKind, number>>) => string;
 
 const RULES: readonly (Rule | Scan)[] = Object.freeze([
   {
     kind: "token",
-    re: new RegExp(`\\b(authorization\\s*[:=]\\s*["']?(?:bearer|basic|token|bot)\\s+)${NOT_LABEL}${VALUE_STOP}`, "gi"),
+    // the header's name may be quoted: "Authorization": "Basic …" in JSON, a dict, a fetch call
+    re: new RegExp(`\\b(authorization\\\\?["']?\\s*[:=]\\s*\\\\?["']?(?:bearer|basic|token|bot)\\s+)${NOT_LABEL}${VALUE_STOP}`, "gi"),
     replace: (_m: string, head: string) => `${head}${label("token")}`,
   },
   {
@@ -96,22 +161,8 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
     re: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s:/@"'`[]*:)(?!\[REDACTED:)[^\s/"'`]+(@)/gi,
     replace: (_m: string, head: string, at: string) => `${head}${label("password")}${at}`,
   },
-  {
-    kind: "home-path",
-    re: new RegExp(`((?:~|\\$HOME|/home/[^/\\s]+|/Users/[^/\\s]+|/root)/(?:${SENSITIVE_HOME_DIRS})/)${NOT_LABEL}[^\\s"'\`)\\]>]+`, "g"),
-    replace: (_m: string, head: string) => `${head}${label("home-path")}`,
-  },
-  {
-    // .netrc separates key and value by whitespace only; a password with spaces is quoted ("a b", \" inside), as
-    // curl and Python read it.
-    kind: "password",
-    re: new RegExp(
-      `(${ESCAPED_START}machine\\s+\\S+\\s+login\\s+\\S+\\s+password\\s+)` +
-        `(?:(")${NOT_LABEL}(?:\\\\.|[^"\\\\\\r\\n])+"|(?!"?\\[REDACTED:)\\S+)`,
-      "g",
-    ),
-    replace: (_m: string, head: string, quote = "") => `${head}${quote}${label("password")}${quote}`,
-  },
+  redactHomePaths,
+  redactNetrc,
   redactSecretAssignments,
   {
     kind: "high-entropy",
@@ -325,6 +376,16 @@ function keyBody(text: string, start: number, limit: number): { end: number; key
   return { end, key };
 }
 
+/** A key's body inside a JSON string, its line breaks escaped (\n, \r\n): its base64, armour and blank lines. */
+const ESCAPED_KEY_BODY = /(?:(?:\\r)?\\n(?:[A-Za-z0-9+/=]+(?=\\|"|$)|[A-Za-z][A-Za-z-]*: [^\\"\r\n]*)?)+/y;
+
+/** keyBody for a key written in a JSON string: its line breaks between it and what follows it are kept. */
+function escapedKeyBody(text: string, start: number, limit: number): { end: number; key: boolean } {
+  ESCAPED_KEY_BODY.lastIndex = start;
+  const body = (ESCAPED_KEY_BODY.exec(text)?.[0] ?? "").replace(/(?:(?:\\r)?\\n)+$/, "");
+  return { end: Math.min(start + body.length, limit), key: /\\n[A-Za-z0-9+/=]{32,}(?![A-Za-z0-9+/=])/.test(body) };
+}
+
 /**
  * PEM/PGP private keys, in one left-to-right scan (a regex with a lazy body or a lookahead to the end rescans the
  * rest of the text for every header: quadratic on a file of headers). A key keeps its header and footer and loses
@@ -334,17 +395,26 @@ function keyBody(text: string, start: number, limit: number): { end: number; key
 function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, number>>): string {
   let out = "";
   let from = 0;
+  // each footer's next place, so that a file of headers without footers is not searched to its end once per header
+  const footers = new Map<string, number>();
   KEY_HEADER.lastIndex = 0;
   for (let m = KEY_HEADER.exec(text); m; m = KEY_HEADER.exec(text)) {
     const [begin, type = "", block = ""] = m;
     const bodyStart = m.index + begin.length;
     const end = `-----END ${type}PRIVATE KEY${block}-----`;
-    const at = text.indexOf(end, bodyStart);
-    const run = keyBody(text, bodyStart, at === -1 ? text.length : at);
+    let at = footers.get(end) ?? bodyStart;
+    if (at !== -1 && at < bodyStart) at = bodyStart;
+    if (at !== -1 && !text.startsWith(end, at)) at = text.indexOf(end, at);
+    footers.set(end, at);
+    // a key in a JSON string (a service account's, a secret manager's) has its line breaks escaped
+    const escaped = /^(?:\\r)?\\n/.test(text.slice(bodyStart, bodyStart + 4));
+    const run = (escaped ? escapedKeyBody : keyBody)(text, bodyStart, at === -1 ? text.length : at);
     if (!run.key) continue; // no key's body follows the header: nothing of it is hidden
-    const whole = at !== -1 && text.slice(run.end, at).trim() === "";
+    const between = text.slice(run.end, at);
+    const whole = at !== -1 && (escaped ? /^(?:(?:\\r)?\\n)*$/.test(between) : between.trim() === "");
     counts["private-key"] = (counts["private-key"] ?? 0) + 1;
-    out += text.slice(from, m.index) + `${begin}\n${label("private-key")}` + (whole ? `\n${end}` : "");
+    const newline = escaped ? "\\n" : "\n";
+    out += text.slice(from, m.index) + `${begin}${newline}${label("private-key")}` + (whole ? `${newline}${end}` : "");
     from = whole ? at + end.length : run.end;
     KEY_HEADER.lastIndex = from;
   }
@@ -365,21 +435,25 @@ const SECRET_HEAD = new RegExp(
 const YAML_PROPERTIES = /(?:[!&]\S*[ \t]+)+(?=\S)/y;
 /** A YAML block scalar's indicator (|, >-, |2+, a comment after it): its value is the lines below. */
 const BLOCK_INDICATOR = /[|>](?:[1-9][-+]?|[-+][1-9]?)?(?:[ \t]+#[^\r\n]*)?[ \t]*(?=\r?\n|$)/y;
-/** TOML and Python multi-line strings. */
-const TRIPLE_QUOTED = /("""|''')[^]*?\1/y;
+/** TOML and Python multi-line strings: \-escapes do not close a """ one, and a closing """ may take two quotes more. */
+const TRIPLE_QUOTED = /(""")(?:\\[^]|[^\\])*?"""(?!")|(''')[^]*?'''(?!')/y;
 /** A quoted value, closed on its line: \-escapes (JSON, shells) and '' (YAML, SQL) do not close it. */
-const QUOTED = /(\\?["'])(?:\\.|''|(?!\1)[^\r\n\\])*\1/y;
+const QUOTED = /(\\?["'])(?:\\.|''|(?!\1)[^\r\n\\])*\1(?!\1)/y;
 /** A key after a "," or ";": the end of this assignment and the start of the next one. */
 const NEXT_KEY = `["']?[A-Za-z_$][\\w.$-]*["']?[ \\t]*[:=]`;
+/** A "," or ";" inside a value; one that ends its line or starts the next assignment ends the value instead. */
+const INNER_SEPARATOR = `[,;](?![ \\t]*(?:[\\r\\n]|$|${NEXT_KEY}))`;
 /**
- * An unquoted value of a key that starts an assignment (startsAssignment): the rest of its line (a passphrase
- * has spaces, a password any character), up to a backtick or a double quote (the end of the code span or string it is
- * written in), a " #" comment, or a "," or ";" that ends the line or starts the next assignment
- * (`password: x, user: bob`).
+ * An unquoted value of a key that starts an assignment (assignmentContext): the rest of its line (a passphrase
+ * has spaces, a password any character), up to a " #" comment, a "," or ";" that ends the line or starts the next
+ * assignment (`password: x, user: bob`), or a double quote or backtick that can end the string or code span it is
+ * written in (QUOTE_END); one inside a word is the value's own (`ab"cd`).
  */
-const BARE = new RegExp(`(?:(?![ \\t]+#)[^\\r\\n,;\`"]|[,;](?![ \\t]*(?:[\\r\\n]|$|${NEXT_KEY})))+`, "y");
-/** A value whose key is written inside a sentence, a table row or a command line: its first word, as before. */
-const FIRST_WORD = new RegExp(VALUE_STOP, "y");
+const BARE = new RegExp(`(?:(?![ \\t]+#)[^\\r\\n,;\`"]|${INNER_SEPARATOR}|${INNER_QUOTE('"`')})+`, "y");
+/** The same inside a string or a code span (the key follows a quote, a backtick or an escaped line break): any " or ` ends it. */
+const BARE_IN_STRING = new RegExp(`(?:(?![ \\t]+#)[^\\r\\n,;\`"]|${INNER_SEPARATOR})+`, "y");
+/** A value whose key is written inside a sentence, a table row or a command line: its first word (see VALUE_STOP). */
+const FIRST_WORD = new RegExp(`(?:[^\\s"'\`,;]|${INNER_QUOTE("\"'`")}|${INNER_SEPARATOR}(?![ \\t]))+`, "y");
 /** A block's first line that is a `key:` entry: a YAML mapping, whose own keys are scanned one by one. */
 const MAPPING_ENTRY = /^["']?[\w.$-]+["']?[ \t]*:(?:[ \t]|\r?$)/;
 
@@ -389,23 +463,27 @@ const matchAt = (re: RegExp, text: string, pos: number) => {
 };
 
 /**
- * Whether the key at `at` starts an assignment whose value may run on (see BARE): it begins its line's text (after
- * indentation and a diff or quote gutter, as in a config file), or follows an opening or separating character
- * directly (`{`, `(`, `[`, `,`, `;`, a quote, a backtick, an escaped line break in a JSON string); a flag's dashes
- * count only inside quotes (`"--password=a b"`). A key inside a sentence, a table row or a command line
- * (`--token=x https://…`) takes its first word, as it always did. Scans back over a few characters only: a long line
- * of keys stays linear.
+ * Whether the key at `at` starts an assignment whose value may run on (see BARE), and where: `line` when it begins its
+ * line's text (after indentation and a diff or quote gutter, as in a config file), `open` after `{`, `(`, `[`, `,` or
+ * `;`, `string` inside a string or a code span (after a quote, a backtick, an escaped line break in a JSON string; a
+ * flag's dashes count only there: `"--password=a b"`). Undefined for a key inside a sentence, a table row or a command
+ * line (`--token=x https://…`): it takes its first word. Scans back over a few characters only: a long line of keys
+ * stays linear.
  */
-function startsAssignment(text: string, at: number): boolean {
+function assignmentContext(text: string, at: number): "line" | "open" | "string" | undefined {
   let i = at - 1;
   while (i >= 0 && text[i] === "-") i--;
-  if (i < at - 1) return text[i] === '"' || text[i] === "'"; // a flag
-  if (i >= 0 && "{([,;'\"`".includes(text[i]!)) return true;
-  // a line break, real or escaped in a JSON string (\n, \r, \t)
-  const lineBreak = (j: number) => j < 0 || text[j] === "\n" || (j >= 1 && text[j - 1] === "\\" && "ntr".includes(text[j]!));
+  const quote = (j: number) => text[j] === '"' || text[j] === "'" || text[j] === "`";
+  if (i < at - 1) return text[i] === '"' || text[i] === "'" ? "string" : undefined; // a flag
+  if (quote(i)) return "string";
+  if (i >= 0 && "{([,;".includes(text[i]!)) return "open";
+  const escaped = (j: number) => j >= 1 && text[j - 1] === "\\" && "ntr".includes(text[j]!);
+  const lineBreak = (j: number) => j < 0 || text[j] === "\n" || escaped(j);
   while (i >= 0 && (text[i] === " " || text[i] === "\t" || text[i] === ">")) i--;
   if (i >= 0 && (text[i] === "+" || text[i] === "-") && lineBreak(i - 1)) i--;
-  return lineBreak(i) || text[i] === '"' || text[i] === "'"; // the start of a string's text, indented
+  if (i >= 5 && text.slice(i - 5, i + 1) === "export" && lineBreak(i - 6)) return "line"; // export KEY=…
+  if (i < 0 || text[i] === "\n") return "line";
+  return escaped(i) || text[i] === '"' || text[i] === "'" ? "string" : undefined; // the start of a string's text, indented
 }
 
 /** Where a line's text starts, after its indentation and a diff (+ -) or quote (>) gutter; -1 for a blank line. */
@@ -445,34 +523,108 @@ interface SecretValue {
   bare: boolean;
 }
 
+/** A line that starts an entry of its own (`key:`, `key=`, `- key:`, `export KEY=`): a quote still open there was never closed. */
+const ENTRY_LINE = /^(?:-[ \t]+|export[ \t]+)?["']?[\w.$-]+["']?[ \t]*(?::(?:[ \t]|\r?$)|=)/;
+
+/** The line that starts at `pos`: its end (before its line break) and where its text starts (-1 when blank). */
+function lineAt(text: string, pos: number): { end: number; at: number } {
+  const nl = text.indexOf("\n", pos);
+  const end = nl === -1 ? text.length : nl;
+  return { end, at: contentColumn(text.slice(pos, end)) };
+}
+
 /**
- * The extent of the value at `pos`: its whole text, not its first word. A quoted value runs to its closing quote, a
- * YAML block (after `|`/`>`, or below a `key:` that ends its line) over the lines indented deeper than its key, and a
- * bare value to the end of its line (see BARE). Undefined when there is no value.
+ * A quoted value not closed on its line (YAML flow scalars, dotenv and shell strings may span lines): to its closing
+ * quote (\-escapes in "…", '' in '…'), unless a blank line, a line that starts an entry at or left of the key's
+ * column, or the end of the text comes first; then the quote was never closed and the value is the lines up to there.
+ */
+function quotedOverLines(text: string, open: number, column: number): { end: number; closed: boolean } {
+  const quote = text[open];
+  let lastText = open + 1;
+  for (let i = open + 1; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "\\" && quote === '"') lastText = ++i + 1;
+    else if (ch === quote) {
+      if (quote === "'" && text[i + 1] === "'") i++;
+      else return { end: i, closed: true };
+    } else if (ch === "\n") {
+      const next = lineAt(text, i + 1);
+      if (next.at === -1 || (next.at <= column && ENTRY_LINE.test(text.slice(i + 1 + next.at, next.end)))) break;
+    } else if (ch !== " " && ch !== "\t" && ch !== "\r") lastText = i + 1;
+  }
+  return { end: lastText, closed: false };
+}
+
+/** A line that is no continuation of the value above it: a comment, a list item or an entry of its own. */
+const OWN_LINE = /^(?:#|\/\/|- )/;
+
+/**
+ * Where a bare value that ran to the end of its line ends: a line after one that ends in an odd number of backslashes
+ * (properties, shells) continues it, and so do lines indented deeper than its key (YAML plain scalars, INI), blank
+ * lines among them, unless they are comments, list items or entries of their own (OWN_LINE, ENTRY_LINE).
+ */
+function continuedBare(text: string, end: number, column: number): number {
+  for (let nl = text.indexOf("\n", end); nl !== -1; nl = text.indexOf("\n", end)) {
+    const backslash = /(?:^|[^\\])(?:\\\\)*\\$/.test(text.slice(Math.max(0, end - 64), end));
+    let next = lineAt(text, nl + 1);
+    let from = nl + 1;
+    if (backslash) next.at = /^[ \t]*/.exec(text.slice(from, next.end))![0].length;
+    // blank lines inside an indented value: it goes on where the next line with text is deeper than the key
+    else while (next.at === -1 && next.end < text.length) next = lineAt(text, (from = next.end + 1));
+    const start = from + next.at;
+    const line = text.slice(start, next.end);
+    if (!backslash && (next.at <= column || OWN_LINE.test(line) || ENTRY_LINE.test(line))) return end;
+    const value = matchAt(BARE, text, start);
+    if (!value) return end;
+    end = start + value[0].trimEnd().length;
+    if (start + value[0].length < next.end && text[start + value[0].length] !== "\r") return end; // stopped inside the line
+  }
+  return end;
+}
+
+/**
+ * The extent of the value at `pos`: its whole text, not its first word. A quoted value runs to its closing quote (on
+ * later lines too, see quotedOverLines), a YAML block (after `|`/`>`, or below a `key:` that ends its line) over the
+ * lines indented deeper than its key, and a bare value to the end of its line (see BARE) and its continuation lines
+ * (continuedBare). Undefined when there is no value.
  */
 function secretValue(text: string, pos: number, key: { at: number; yaml: boolean; enclosing: string }): SecretValue | undefined {
   if (key.yaml) pos = matchAt(YAML_PROPERTIES, text, pos) ? YAML_PROPERTIES.lastIndex : pos;
   if (key.enclosing && text.startsWith(key.enclosing, pos)) return undefined; // "password=" + x: the string ends
   const lineEnds = pos === text.length || text[pos] === "\n" || text[pos] === "\r";
+  // the key's column, found only where needed: once per line, not once per key of a long line
+  const column = () => key.at - (text.lastIndexOf("\n", key.at - 1) + 1);
   if (key.yaml && (lineEnds || matchAt(BLOCK_INDICATOR, text, pos))) {
-    // the key's column, found only here: once per line, not once per key of a long line
-    const column = key.at - (text.lastIndexOf("\n", key.at - 1) + 1);
     // a `key:` over a mapping is a section (credentials:\n  user: …): its entries are assignments of their own
-    const block = blockBelow(text, pos, column, lineEnds);
+    const block = blockBelow(text, pos, column(), lineEnds);
     return block && { ...block, bare: false };
   }
   const quoted = matchAt(TRIPLE_QUOTED, text, pos) ?? matchAt(QUOTED, text, pos);
   if (quoted) {
-    const quote = quoted[1]!.length;
+    const quote = (quoted[1] ?? quoted[2])!.length;
     return { start: pos + quote, end: pos + quoted[0].length - quote, bare: false };
   }
-  const opening = /^\\?["']/.exec(text.slice(pos, pos + 2))?.[0] ?? ""; // a quote never closed on its line
-  const value = matchAt(key.enclosing || startsAssignment(text, key.at) ? BARE : FIRST_WORD, text, pos + opening.length);
+  const context = key.enclosing ? "string" : assignmentContext(text, key.at);
+  if ((context === "line" || context === "open") && (text[pos] === '"' || text[pos] === "'")) {
+    // one line holds at most one quote of each kind that its line does not close: the column is found rarely
+    const over = quotedOverLines(text, pos, column());
+    if (over.end > pos + 1) return { start: pos + 1, end: over.end, bare: false };
+  }
+  const opening = /^\\?["']/.exec(text.slice(pos, pos + 2))?.[0] ?? ""; // a quote never closed
+  const value = matchAt(context === "string" ? BARE_IN_STRING : context ? BARE : FIRST_WORD, text, pos + opening.length);
   if (!value) return undefined;
   let raw = value[0];
   if (key.enclosing === "'" && raw.includes("'")) raw = raw.slice(0, raw.indexOf("'"));
-  raw = raw.replace(/\\$/, "").trimEnd(); // a backslash before the closing quote escapes that quote, not the value's
-  return raw.trim() ? { start: pos + opening.length, end: pos + opening.length + raw.length, bare: !opening } : undefined;
+  const start = pos + opening.length;
+  const atLineEnd = start + value[0].length === text.length || "\r\n".includes(text[start + value[0].length]!);
+  // a backslash before the closing quote escapes that quote, not the value's; at a line's end it is the value's
+  if (!atLineEnd) raw = raw.replace(/\\$/, "");
+  raw = raw.trimEnd();
+  if (!raw.trim()) return undefined;
+  let end = start + raw.length;
+  // a harmless first line (a lookup, a call) is code: what follows it is the next statement, not the value
+  if (context === "line" && atLineEnd && !harmless(raw, !opening)) end = continuedBare(text, end, column());
+  return { start, end, bare: !opening };
 }
 
 /** Each run of text between labels already in the value becomes one label, so the count is the labels added. */

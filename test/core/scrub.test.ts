@@ -267,6 +267,11 @@ describe("token shapes", () => {
     expect(scrub(`Authorization: token abc`)).toBe(`Authorization: token ${label("token")}`);
     expect(scrub(`Authorization: Bot x.y.z`)).toBe(`Authorization: Bot ${label("token")}`);
     expect(scrub(`-H 'Authorization: Bearer ${tok}'`)).toBe(`-H 'Authorization: Bearer ${label("token")}'`);
+    // a quoted header name (JSON, a dict), escaped in a JSON string too
+    expect(scrub(`{"Authorization": "Basic dXNlcjpw"}`)).toBe(`{"Authorization": "Basic ${label("token")}"}`);
+    expect(scrub(`{'authorization': 'Bearer abcd'}`)).toBe(`{'authorization': 'Bearer ${label("token")}'}`);
+    expect(scrub(`"{\\"Authorization\\": \\"Bearer abcd\\"}"`)).toBe(`"{\\"Authorization\\": \\"Bearer ${label("token")}\\"}"`);
+    expect(scrub(`Authorization: Bearer ab"cd,ef`)).toBe(`Authorization: Bearer ${label("token")}`);
   });
 
   it("a bare Bearer needs at least 16 token characters", () => {
@@ -343,6 +348,22 @@ describe("key = value secrets", () => {
     // TOML and Python multi-line strings
     ['password = """\nline one\nline two\n"""', `password = """\n${R}\n"""`],
     ["secret = '''a b'''", `secret = '''${R}'''`],
+    ['password = """abc\\"""def"""', `password = """${R}"""`],
+    // a quoted value that goes on over its lines (YAML flow scalars, dotenv, shells)
+    ['password: "abc\n  def"\nnext: 1', `password: "${R}"\nnext: 1`],
+    ["password: 'it''s\n  here'\nnext: 1", `password: '${R}'\nnext: 1`],
+    ['PASSWORD="multi\nline"\nNEXT=1', `PASSWORD="${R}"\nNEXT=1`],
+    ['password = "abc\\\n  def"', `password = "${R}"`],
+    // a bare value continued: indented deeper than its key (YAML plain scalars, INI), or after a backslash
+    ["token: abcdef\n  ghijkl\n\n  mnop\nnext: 1", `token: ${R}\nnext: 1`],
+    ["- password: abc\n    def\n  user: x", `- password: ${R}\n  user: x`],
+    ["password = abc\\\n    def\nnext=1", `password = ${R}\nnext=1`],
+    ["export PASSWORD=abc\\\ndef\nNEXT=1", `export PASSWORD=${R}\nNEXT=1`],
+    ["password=abc\\\\\nnext=1", `password=${R}\nnext=1`],
+    // a quote, backtick, "," or ";" inside the value's word is the value's own
+    ['password=ab"cdef123', `password=${R}`],
+    ["password: ab`cd ef", `password: ${R}`],
+    ['see password=ab"c,d;e here', `see password=${R} here`],
   ])("the whole value: %j", (input, expected) => {
     const report = scrubWithReport(input);
     expect(report.text).toBe(expected);
@@ -358,8 +379,26 @@ describe("key = value secrets", () => {
     "token = getToken(); // cached",
     '"password=" + input',
     "password=\nuser=bob",
+    'api_key = os.environ.get(\n    "X")',
   ])("no value, or a harmless one: %j", (input) => {
     expect(scrubWithReport(input)).toEqual({ text: input, redactions: {} });
+  });
+
+  it.each([
+    // a quote left open: the value stops at the next entry or a blank line, which stay
+    ['PASSWORD="abc\nUSER=bob"\n', `PASSWORD="${R}\nUSER=bob"\n`],
+    ["password: 'abc\n  def\n\nprose 'here'", `password: '${R}\n\nprose 'here'`],
+    // a continuation is deeper than its key, and no comment, list item or entry of its own
+    ["- password: see the vault\n  - rotated monthly", `- password: ${R}\n  - rotated monthly`],
+    ["  password: abc\n  user: bob\n    # note", `  password: ${R}\n  user: bob\n    # note`],
+    ["password: abc\n  # note\n  x: 1", `password: ${R}\n  # note\n  x: 1`],
+    // in a string or a code span, its quote ends the value
+    ['{"env": "A=1\\nPASSWORD=abc\\nB=2"}', `{"env": "A=1\\nPASSWORD=${R}"}`],
+    ["see `password=abc` here", `see \`password=${R}\` here`],
+    ['"--token=abc", x', `"--token=${R}", x`],
+  ])("the value ends where its text does: %j", (input, expected) => {
+    expect(scrubWithReport(input)).toEqual({ text: expected, redactions: { secret: 1 } });
+    expect(scrub(expected)).toBe(expected);
   });
 
   it("a section's own keys are scanned one by one", () => {
@@ -435,6 +474,17 @@ describe("private keys", () => {
       expect(scrubWithReport(text)).toEqual({ text, redactions: {} });
   });
 
+  it("a key in a JSON string, its line breaks escaped, loses its body, the last short line too", () => {
+    const pem = `-----BEGIN PRIVATE KEY-----\n${body}\nAbCd12==\n-----END PRIVATE KEY-----\n`;
+    const report = scrubWithReport(JSON.stringify({ key: pem }));
+    expect(report).toEqual({
+      text: JSON.stringify({ key: `-----BEGIN PRIVATE KEY-----\n${label("private-key")}\n-----END PRIVATE KEY-----\n` }),
+      redactions: { "private-key": 1 },
+    });
+    const cut = JSON.stringify({ key: `-----BEGIN PRIVATE KEY-----\n${body}\nrest of it` });
+    expect(scrub(cut)).toBe(JSON.stringify({ key: `-----BEGIN PRIVATE KEY-----\n${label("private-key")}\nrest of it` }));
+  });
+
   it("two keys in one document are redacted separately, text between them kept", () => {
     const k = (t: string) => `-----BEGIN ${t}PRIVATE KEY-----\n${body}\n-----END ${t}PRIVATE KEY-----`;
     const out = scrub(`${k("RSA ")}\nmiddle text\n${k("EC ")}`);
@@ -487,6 +537,20 @@ describe("home paths", () => {
   });
 });
 
+describe("home paths and labels", () => {
+  it("labels in a sensitive path stay whole, and each run of text between them is one label", () => {
+    const token = `ghp_${noise(36)}`;
+    const H = label("home-path");
+    expect(scrubWithReport(`~/.ssh/key-${token}-end`)).toEqual({
+      text: `~/.ssh/${H}${label("token")}${H}`,
+      redactions: { token: 1, "home-path": 2 },
+    });
+    expect(scrubWithReport(`~/.aws/x?token=${token}`).text).toBe(`~/.aws/${H}${label("token")}`);
+    for (const text of [`~/.ssh/${label("token")}`, `~/.ssh/${H}${label("token")}${H}`])
+      expect(scrubWithReport(text)).toEqual({ text, redactions: {} });
+  });
+});
+
 describe("URL credentials and .netrc", () => {
   it.each([
     ["postgres://app:pa55word@db:5432/app", `postgres://app:${label("password")}@db:5432/app`],
@@ -531,6 +595,25 @@ describe("URL credentials and .netrc", () => {
     expect(report).toEqual({ text: expected, redactions: { password: 1 } });
     expect(scrubWithReport(expected)).toEqual({ text: expected, redactions: {} });
   });
+
+  const P = label("password");
+  it.each([
+    // an entry's words come in any order, over any number of lines; account is a password too
+    ["machine h password pw1 login bob", `machine h password ${P} login bob`, 1],
+    ["login bob password pw1 machine h", `login bob password ${P} machine h`, 1],
+    ["machine h\n  login bob\n  account acct1\n  password pw1\n", `machine h\n  login bob\n  account ${P}\n  password ${P}\n`, 2],
+    ["default login bob password pw1", `default login bob password ${P}`, 1],
+    ["machine a login b password p1\nmachine c login d password p2", `machine a login b password ${P}\nmachine c login d password ${P}`, 2],
+    ['{"netrc": "machine h\\n  login u\\n  password p\\"q"}', `{"netrc": "machine h\\n  login u\\n  password ${P}"}`, 1],
+  ])(".netrc entry %j", (input, expected, n) => {
+    expect(scrubWithReport(input)).toEqual({ text: expected, redactions: { password: n } });
+    expect(scrubWithReport(expected)).toEqual({ text: expected, redactions: {} });
+  });
+
+  it.each(["the machine learning password reset flow", "the password is rotated monthly", "login bob password pw1"])(
+    "no .netrc entry without a machine and a login: %j",
+    (text) => expect(scrubWithReport(text)).toEqual({ text, redactions: {} }),
+  );
 });
 
 describe("high-entropy strings", () => {
@@ -863,6 +946,15 @@ describe("hostile repetitions finish", () => {
     "pwd=x,",
     '"pwd=',
     "a://u:p@@",
+    // quotes left open over lines, continued values, .netrc runs, labels in paths, headers with no footer
+    "pwd: 'a\n",
+    'pwd="a\n x\n',
+    "pwd: a\\\n",
+    "  pwd: a\n    b\n",
+    "machine h login u password p ",
+    "~/.ssh/a[REDACTED:token]",
+    "-----BEGIN PRIVATE KEY-----\n",
+    "-----BEGIN PRIVATE KEY-----\\n",
   ];
   it.each(units)("a MiB of %j", (unit) => {
     const text = unit.repeat(Math.ceil(MIB / unit.length));
