@@ -70,10 +70,18 @@ export function blockingKeys(list: unknown): string[] {
   return [...new Set(list.slice(0, MAX_FINDING_KEYS).map((f) => findingKey(findingView(f))))].sort();
 }
 
+/** What a reader in any language might strip around a word: white space, control and format characters (a BOM). */
+const AROUND_A_WORD = /^[\p{White_Space}\p{Cc}\p{Cf}]+|[\p{White_Space}\p{Cc}\p{Cf}]+$/gu;
+
+/** A severity as the gate reads it (SPEC §11): without what surrounds the word, in lower case; null for a non-string. */
+export function severityWord(severity: unknown): string | null {
+  return typeof severity === "string" ? severity.replace(AROUND_A_WORD, "").toLowerCase() : null;
+}
+
 /** Whether a finding is marked blocking by its severity (the gate counts such a finding as a blocker, SPEC §11). */
 export function hasBlockingSeverity(value: unknown): boolean {
   const severity = value && typeof value === "object" ? (value as { severity?: unknown }).severity : undefined;
-  return typeof severity === "string" && severity.trim().toLowerCase() === "blocking";
+  return severityWord(severity) === "blocking";
 }
 
 /**

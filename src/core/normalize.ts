@@ -8,7 +8,7 @@ import { RESULT_WIRE } from "../spec/constants.js";
 import { toReadiness } from "./score-gate.js";
 import { describeIssues } from "../spec/issues.js";
 import { type Finding, type PacketFrontMatter, type Readiness, ReviewResultStrict } from "../spec/schemas.js";
-import { findingView } from "./findings.js";
+import { findingView, severityWord } from "./findings.js";
 import { scrubLine } from "./scrub.js";
 import { shown } from "./text-of.js";
 
@@ -187,8 +187,8 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
 function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Finding {
   const { title, severity: given, fields } = findingView(value);
   // read as the gate reads it (§11: any case, spaces around): "Blocking" is a blocker, never coerced to the default
-  const spelled = typeof given === "string" ? given.trim().toLowerCase() : undefined;
-  const severity = spelled !== undefined && SEVERITIES.has(spelled) ? (spelled as Finding["severity"]) : fallbackSeverity;
+  const spelled = severityWord(given);
+  const severity = spelled !== null && SEVERITIES.has(spelled) ? (spelled as Finding["severity"]) : fallbackSeverity;
   // The strict schema types these as strings; `evidence: ["§2"]` or `id: 7` must not make a whole review malformed.
   const texts: Record<string, string> = {};
   for (const k of ["id", "detail", "evidence"])

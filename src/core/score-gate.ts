@@ -21,13 +21,21 @@ export function toReadiness(value: unknown): Readiness | null {
  * score is never positive.
  */
 export function evaluateScoreGate(result: Record<string, unknown>): ScoreGate {
-  const reasons = Array.isArray(result.score_problems) ? result.score_problems.map(textOf) : [];
+  // read as SPEC says, and no looser than a reader of the file alone would: any problem recorded, in any shape, counts
+  const given = result.score_problems;
+  const reasons =
+    given === undefined || given === null
+      ? []
+      : Array.isArray(given)
+        ? given.map(textOf)
+        : [`score_problems must be a list of strings (got ${shown(given)})`];
   const raw = result.score;
   const score = typeof raw === "number" && Number.isFinite(raw) ? raw : null;
   if (raw === undefined) reasons.push("no score reported");
   else if (score === null) reasons.push(`score must be a finite number (got ${shown(raw)})`);
   else if (score < 1 || score > 10) reasons.push(`score ${score} is outside 1–10`);
-  const readiness = toReadiness(result.readiness);
+  // the file holds the word as the normalizer writes it; only a reviewer's own spelling is read leniently (toReadiness)
+  const readiness = (READINESS as readonly unknown[]).includes(result.readiness) ? (result.readiness as Readiness) : null;
   if (result.readiness === undefined) reasons.push("no readiness reported");
   else if (readiness === null) reasons.push(`readiness must be ready, almost or not ready (got ${shown(result.readiness)})`);
   const available = reasons.length === 0;

@@ -53,7 +53,8 @@ export function contestedFindings(
  * Outside a ruling round, every ruling but a withdrawal counts as upheld.
  */
 export function rulingCounts(rulings: unknown, contested: FindingView[] | null): { upheld: number; withdrawn: number } {
-  const list = (Array.isArray(rulings) ? rulings : []).map((x: unknown) =>
+  // rulings in another shape than a list are no withdrawal: one that counts as upheld (fail closed)
+  const list = (Array.isArray(rulings) ? rulings : rulings === undefined || rulings === null ? [] : [{}]).map((x: unknown) =>
     x && typeof x === "object" ? (x as { finding?: unknown; ruling?: unknown }) : {},
   );
   if (contested === null) {

@@ -318,7 +318,8 @@ describe("normalizeOutput: findings are coerced to {severity, title}", () => {
   });
 
   it('a severity is read as the gate reads it: "Blocking" or " BLOCKING " stays a blocker, and the gate fails', () => {
-    for (const spelled of ["Blocking", " BLOCKING ", "blocking\t"]) {
+    // what any reader may strip around the word: a BOM, a zero-width space, the separators Python's strip() takes
+    for (const spelled of ["Blocking", " BLOCKING ", "blocking\t", "\u001cblocking", "\ufeffblocking\u0085", "\u200bBlocking\u2028"]) {
       const raw = fence("json", {
         ...full,
         verdict: "satisfied",

@@ -136,6 +136,15 @@ describe("evaluateScoreGate: the verifier's judgement", () => {
       expect(g.reasons.length).toBeGreaterThan(0);
     }
     expect(gate(11, "ready").reasons).toEqual(["score 11 is outside 1–10"]);
+  });
+
+  it("a foreign result is read as SPEC says, never looser: problems in any shape count, readiness is one of the three words", () => {
+    for (const problems of ["the Score line was quoted", { line: 3 }, true, 0])
+      expect(gate(8, "ready", { score_problems: problems })).toMatchObject({ available: false, positive: false });
+    for (const readiness of ["READY", " ready", "Almost", "ready\n"])
+      expect(gate(8, readiness)).toMatchObject({ available: false, positive: false });
+    expect(gate(8, "ready", { score_problems: [] })).toMatchObject({ available: true, positive: true });
+    expect(gate(8, "ready", { score_problems: null })).toMatchObject({ available: true, positive: true });
     expect(gate(undefined, undefined).reasons).toEqual(["no score reported", "no readiness reported"]);
   });
 });
