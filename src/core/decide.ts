@@ -9,7 +9,7 @@ import { contestRefusal, gatePolicy, offers, openRound, roundMembers, roundPacke
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import type { QuorumJudgement } from "./quorum.js";
 import { stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
-import { failReasons, verdictPasses } from "./verdict-pass.js";
+import { boundElsewhere, failReasons, verdictPasses } from "./verdict-pass.js";
 import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
 
 export type OutcomeAction = {
@@ -327,9 +327,13 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
   const malformed = (why: string): GateDecision => {
     const previous = P.restart_reason === "malformed" && P.restart_of !== null ? snapshot.failures.get(P.restart_of) : undefined;
     const previousVerdict = P.restart_of !== null ? snapshot.verdicts.get(P.restart_of) : undefined;
+    const previousPacket = P.restart_of !== null ? roundPacket(snapshot, P.restart_of) : undefined;
     const twice =
       P.restart_reason === "malformed" &&
-      (previous?.kind === "malformed" || (previousVerdict !== undefined && !previousVerdict.gate_pass.conditions.parses));
+      (previous?.kind === "malformed" ||
+        (previousVerdict !== undefined &&
+          (!previousVerdict.gate_pass.conditions.parses ||
+            (previousPacket !== undefined && boundElsewhere(previousVerdict, previousPacket)))));
     if (twice) return escalate("malformed_termination_x2", `two malformed terminations in a row: ${why}`, CAP_OPTIONS);
     if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${why})`, CAP_OPTIONS);
     return issue(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${why}`);
@@ -406,6 +410,13 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       return act({ type: "outcome", status: "satisfied", reason, round: R, independence: P.independence }, "pass");
     }
     if (!gp.conditions.parses || !gp.conditions.packet_id_match) return malformed(gp.reasons.join("; "));
+    // a sha that was never the packet's, with the artifact as the packet sent it: the reviewer did not copy its packet's
+    // sha (a raw file's, say), and another round on the same bytes would only repeat that, paid
+    if (!gp.conditions.sha256_match && boundElsewhere(verdict, P) && !changedSinceSent(P, ctx.artifact()))
+      return malformed(
+        `the result names artifact_sha256_reviewed ${verdict.artifact_sha256_reviewed}, not the packet's ${P.artifact_sha256} ` +
+          "(copy it from the packet; it is the sha of the scrubbed bytes the packet embeds)",
+      );
     if (!gp.conditions.sha256_match) return restart("artifact changed: restart on the current bytes");
     // The score gate never passes on a score it could not read: a human decides (ARIS: review unavailable). A round
     // that found blockers failed on them whatever its score: the author's turn, never a retry that re-rolls them.

@@ -71,3 +71,9 @@ export function rulingCounts(rulings: unknown, contested: FindingView[] | null):
   }
   return { upheld: contested.length - withdrawn, withdrawn };
 }
+
+/** Whether a verdict's result names other artifact bytes than its packet sent: its reviewer's mistake (a raw file's sha,
+ * say), where a stale verdict names the packet's bytes and the artifact changed under it. */
+export function boundElsewhere(verdict: VerdictFile, packet: PacketFrontMatter): boolean {
+  return verdict.artifact_sha256_reviewed?.toLowerCase() !== packet.artifact_sha256;
+}

@@ -111,6 +111,18 @@ describe("decide: a quorum round", () => {
     expect(decide(again.s, quorumCtx()).action).toMatchObject({ type: "escalation", reason: "malformed_termination_x2" });
   });
 
+  it("a member naming bytes its packet never sent is malformed (it alone goes again), not a stale round every member redoes", () => {
+    const g = issued()
+      .memberVerdict(1, "codex", "pass")
+      .memberVerdict(1, "gem", "sha", { artifact_sha256_reviewed: "c".repeat(64) });
+    const d = decide(g.s, quorumCtx());
+    expect(d.action).toMatchObject({ type: "packet", round: 2, restart_reason: "malformed" });
+    expect(d.detail).toMatch(/names artifact_sha256_reviewed c{64}, not its packet's/);
+    // bound to its packet's bytes, the artifact changed under it: the whole round restarts on the current bytes
+    const stale = issued().memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "sha");
+    expect(decide(stale.s, quorumCtx()).action).toMatchObject({ type: "packet", round: 2, restart_reason: "artifact_changed" });
+  });
+
   it("extend-cap after a malformed member at the cap starts the next round afresh (nothing for the author to revise)", () => {
     const g = issued().memberVerdict(1, "codex", "pass").memberFailure(1, "gem", "malformed");
     const atCap = quorumCtx(TWO_OF_TWO, { policy: { cap: 1 } });

@@ -227,6 +227,21 @@ describe("decide: verdicts (step 8)", () => {
     });
   });
 
+  it("a result naming bytes its packet never sent, the artifact unchanged: the reviewer's mistake (malformed), never a restart loop", () => {
+    const wrong = { artifact_sha256_reviewed: "c".repeat(64) }; // e.g. the raw file's sha, not the packet's scrubbed one
+    const g = gate().packet(1).verdict(1, "sha", wrong);
+    expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 2, counted_round: 2, restart_reason: "malformed" });
+    expect(decide(g.s, context()).detail).toMatch(/names artifact_sha256_reviewed c{64}, not the packet's a{64} \(copy it from the packet/);
+    g.packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).verdict(2, "sha", wrong);
+    expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", reason: "malformed_termination_x2", options: CAP });
+    // the artifact did change (the reviewer read newer bytes): a restart on the current bytes, as ever
+    const moved = { ok: true as const, sha: "c".repeat(64), rawSha: "d".repeat(64) };
+    expect(decide(gate().packet(1).verdict(1, "sha", wrong).s, context({ artifact: moved })).action).toMatchObject({
+      type: "packet",
+      restart_reason: "artifact_changed",
+    });
+  });
+
   it("sha mismatch at the cap still restarts (restarts never consume the cap)", () => {
     const g = gate().packet(1).packet(2, { counted_round: 2 }).verdict(2, "sha");
     expect(decide(g.s, context({ policy: { cap: 2 } })).action).toMatchObject({

@@ -34,7 +34,7 @@ function story() {
     .verdict(1, "issues")
     .resubmit(1)
     .packet(2, { counted_round: 2 })
-    .verdict(2, "sha", { result_verdict: "satisfied" })
+    .verdict(2, "sha", { result_verdict: "satisfied", artifact_sha256_reviewed: SHA_B })
     .packet(3, { counted_round: 2, restart_of: 2, restart_reason: "artifact_changed" })
     .failure(3, "malformed", "sentinel repeated")
     .packet(4, { counted_round: 3, restart_of: 3, restart_reason: "malformed" })

@@ -160,7 +160,8 @@ export function verdict(round: number, kind: VerdictKind, over: Partial<VerdictF
     round,
     packet_id: packetId(RUN, GATE, round),
     result_sha256: RESULT_SHA,
-    artifact_sha256_reviewed: kind === "sha" ? SHA_B : kind === "unparsed" ? null : SHA_A,
+    // a stale verdict ("sha") is bound to its packet's bytes: the artifact changed under it, as the verifier finds
+    artifact_sha256_reviewed: kind === "unparsed" ? null : SHA_A,
     result_verdict: kind === "unparsed" ? null : kind === "issues" ? "issues" : "satisfied",
     blocking_count: kind === "unparsed" ? null : kind === "issues" ? 1 : kind === "blockers" ? 2 : 0,
     reviewer_model: "gpt-5",
