@@ -10,10 +10,9 @@ import { sha256Hex } from "../core/sha.js";
 import { decodeUtf8, readBounded, ReadRefused } from "./read-bounded.js";
 import { isSystemFault } from "./system-fault.js";
 import { ReadFault } from "../core/read-fault.js";
+import { MAX_ARTIFACT_BYTES } from "../spec/constants.js";
 import { PathSafetyError } from "./no-symlinks.js";
 
-/** The largest artifact the bus reviews: its packet, with the template and prior rounds, must stay under 4 MiB. */
-export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
 
 const cache = new Map<string, { text: string; sha: string; redacted: number }>();
 const CACHE_ENTRIES = 16;

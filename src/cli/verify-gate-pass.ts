@@ -1,16 +1,19 @@
 // guild-bus verify-gate-pass: drop-in for Guild's scripts/verify-gate-pass.ts (exit 0 pass, 2 fail, 1 usage).
 // Parsed with node:util parseArgs and free of zod/commander, so the command starts about as fast as node itself.
 import { parseArgs } from "node:util";
-import { MAX_ARTIFACT_BYTES } from "../bus/artifact.js";
 import { evaluateGatePass } from "../core/gate-pass.js";
+import { parseReviewResult } from "../core/result-wire.js";
+import { evaluateScoreGate } from "../core/score-gate.js";
+import { failReasons, type PassEvidence, rulingCounts, verdictPasses } from "../core/verdict-pass.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
-import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { MAX_ARTIFACT_BYTES, MAX_FILE_BYTES } from "../spec/constants.js";
 import { repeatedFlag, reportError, rootProblem } from "./errors.js";
 
 export const USAGE = `Usage: guild-bus verify-gate-pass --result <file> --artifact <file> [--packet-id <id>] \
-[--force-pass] [--scrub] [--root <dir>]
+[--force-pass] [--scrub] [--root <dir>] [--stop verdict|score]
 
-Evaluate the five checksum-bound gate-pass conditions; print the verdict JSON.
+Evaluate the five checksum-bound gate-pass conditions; print the verdict JSON. The result's own rulings count as
+the bus counts them (any but a withdrawal keeps it closed); \`guild-bus check\` re-derives a whole gate.
   --result <file>     review_result.v1 JSON (missing or unreadable: the gate fails; not a regular file, or over
                       ${MAX_FILE_BYTES} bytes: usage error)
   --artifact <file>   the artifact the result must be bound to (unreadable, not a regular file, or over
@@ -19,6 +22,7 @@ Evaluate the five checksum-bound gate-pass conditions; print the verdict JSON.
   --force-pass        a human force-pass: relaxes only the verdict condition
   --scrub             hash the scrubbed artifact bytes, as the bus does
   --root <dir>        project root whose .guild/settings.json adds redaction patterns (with --scrub)
+  --stop score        the round's stop policy is a score gate: the score condition replaces the verdict's
 Exit: 0 pass, 2 fail, 1 usage error or unreadable artifact.
 `;
 
@@ -53,6 +57,7 @@ export async function run(args: string[]): Promise<number> {
         "force-pass": { type: "boolean" },
         scrub: { type: "boolean" },
         root: { type: "string" },
+        stop: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -73,6 +78,8 @@ export async function run(args: string[]): Promise<number> {
   }
   if (!values.result) return usageError("--result is required");
   if (!values.artifact) return usageError("--artifact is required");
+  const stop = values.stop ?? "verdict";
+  if (stop !== "verdict" && stop !== "score") return usageError(`--stop must be verdict or score (got ${JSON.stringify(stop)})`);
   const badRoot = values.root === undefined ? null : rootProblem(values.root);
   if (badRoot) return usageError(badRoot);
   let artifactBytes: Buffer;
@@ -91,12 +98,25 @@ export async function run(args: string[]): Promise<number> {
     if (kind === "not-regular" || kind === "too-large") return reportError(`verify-gate-pass: ${(error as Error).message}`);
     if (kind !== "missing") reportError(`verify-gate-pass: ${(error as Error).message}`); // said, and the gate fails
   }
-  const report = evaluateGatePass({
-    resultRaw,
-    artifactBytes,
-    packetId: values["packet-id"],
-    forcePass: values["force-pass"] === true,
-  });
+  const forcePass = values["force-pass"] === true;
+  const gate = evaluateGatePass({ resultRaw, artifactBytes, packetId: values["packet-id"], forcePass });
+  // the bus's own rule over what one result shows (verdict-pass.ts): its rulings, and the score under a score gate
+  const result = resultRaw === null ? null : parseReviewResult(resultRaw).result;
+  const score = result ? evaluateScoreGate(result) : undefined;
+  const evidence: PassEvidence = {
+    gate_pass: gate,
+    // a force-pass relaxes only the condition the stop policy judges by: the verdict's, or the score's in its place
+    score_gate: score && forcePass ? { ...score, positive: true } : score,
+    rulings: result?.rulings === undefined ? undefined : rulingCounts(result.rulings, null),
+    blocking_count: null,
+  };
+  const pass = verdictPasses(evidence, stop);
+  const own = stop === "score" ? gate.reasons.filter((r) => !r.startsWith("verdict is ")) : gate.reasons;
+  const report = {
+    ...gate,
+    pass,
+    reasons: pass ? [] : [...new Set([...own, ...(gate.conditions.parses ? failReasons(evidence, stop) : [])])],
+  };
   process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   return report.pass ? 0 : 2;
 }

@@ -8,14 +8,17 @@ import { type FindingView, listedFindings, namesFinding } from "./findings.js";
  * always, then the verdict condition (stop=verdict) or the score condition in its place (stop=score). A contested
  * finding the reviewer upheld keeps the gate closed whatever the result's blocking_findings say.
  */
-export function verdictPasses(v: VerdictFile, stop: StopPolicy): boolean {
+/** What of a verdict its pass rests on: also what `verify-gate-pass` works out from one result alone. */
+export type PassEvidence = Pick<VerdictFile, "gate_pass" | "score_gate" | "rulings" | "blocking_count">;
+
+export function verdictPasses(v: PassEvidence, stop: StopPolicy): boolean {
   const c = v.gate_pass.conditions;
   const bound = c.parses && c.packet_id_match && c.sha256_match && c.no_blockers && !v.rulings?.upheld;
   return bound && (stop === "score" ? v.score_gate?.positive === true : c.satisfied);
 }
 
 /** Why a verdict that parsed and matched its packet and sha does not pass, under the stop policy in force. */
-export function failReasons(v: VerdictFile, stop: StopPolicy): string[] {
+export function failReasons(v: PassEvidence, stop: StopPolicy): string[] {
   const out =
     stop === "score"
       ? [

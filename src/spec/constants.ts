@@ -3,6 +3,9 @@
 /** No gate file is read past this many bytes: a larger one is refused unread. */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
+/** The largest artifact the bus reviews: its packet, with the template and prior rounds, must stay under 4 MiB. */
+export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
+
 /** The wire name of a review result (SPEC §8). */
 export const RESULT_WIRE = "review_result.v1";
 

@@ -92,6 +92,29 @@ describe("guild-bus verify-gate-pass", () => {
     );
   });
 
+  it("judges as the bus does what one result shows: an upheld ruling fails, and --stop score judges the score", () => {
+    const { d, artifact, sha } = dir();
+    const base = { packet_id: "p-1", artifact_sha256_reviewed: sha, verdict: "satisfied", blocking_findings: [] };
+    const gate = (body: object, ...more: string[]) => {
+      const r = run(["verify-gate-pass", "--result", result(d, body), "--artifact", artifact, ...more]);
+      return { code: r.code, reasons: r.code === 1 ? r.stderr : (JSON.parse(r.stdout) as { reasons: string[] }).reasons.join("; ") };
+    };
+    expect(gate({ ...base, rulings: [{ finding: "No rollback", ruling: "upheld" }] })).toEqual({
+      code: 2,
+      reasons: "1 contested finding(s) upheld",
+    });
+    expect(gate({ ...base, rulings: [{ finding: "No rollback", ruling: "withdrawn" }] }).code).toBe(0);
+    // a score gate: a satisfied verdict with a failing score does not pass; an issues verdict with a passing one does
+    expect(gate({ ...base, score: 3, readiness: "not ready" }, "--stop", "score")).toMatchObject({
+      code: 2,
+      reasons: expect.stringMatching(/score 3\/10/),
+    });
+    expect(gate({ ...base, score: 3, readiness: "not ready" })).toMatchObject({ code: 0 });
+    expect(gate({ ...base, verdict: "issues", score: 8, readiness: "ready" }, "--stop", "score")).toEqual({ code: 0, reasons: "" });
+    expect(gate({ ...base, score: 3, readiness: "not ready" }, "--stop", "score", "--force-pass").code).toBe(0);
+    expect(gate(base, "--stop", "maybe").code).toBe(1);
+  });
+
   it("exit 2 on a failing gate, including a missing result; --force-pass relaxes only the verdict", () => {
     const { d, artifact, sha } = dir();
     const issues = result(d, { packet_id: "p-1", artifact_sha256_reviewed: sha, verdict: "issues", blocking_findings: [] });
