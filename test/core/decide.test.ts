@@ -227,7 +227,7 @@ describe("decide: verdicts (step 8)", () => {
     });
   });
 
-  it("a result naming bytes its packet never sent, the artifact unchanged: the reviewer's mistake (malformed), never a restart loop", () => {
+  it("a result naming bytes its packet never sent, the artifact unchanged: the reviewer's mistake (malformed), not a restart loop", () => {
     const wrong = { artifact_sha256_reviewed: "c".repeat(64) }; // e.g. the raw file's sha, not the packet's scrubbed one
     const g = gate().packet(1).verdict(1, "sha", wrong);
     expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 2, counted_round: 2, restart_reason: "malformed" });
