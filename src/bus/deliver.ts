@@ -253,10 +253,10 @@ async function publish(
       await fs.link(staging, finalPath);
     });
   } catch (error) {
-    if (errCode(error) === "EEXIST") return await compareExisting(fs, finalPath, sha, f.data.length);
+    if (errCode(error) === "EEXIST") return compareExisting(fs, finalPath, sha, f.data.length);
     if (!LINK_UNSUPPORTED.has(errCode(error) ?? "")) throw error;
     f.log?.(`deliver: link() unsupported here (${errCode(error)}); exclusive-create fallback for ${finalPath}`);
-    return await deliverWithoutLink({ fs, finalPath, data: f.data, sha, durable });
+    return deliverWithoutLink({ fs, finalPath, data: f.data, sha, durable });
   }
   if (durable) await fsyncDir(fs, finalDir);
   return { status: "delivered", path: finalPath, sha256: sha };

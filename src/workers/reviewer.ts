@@ -91,7 +91,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     };
     const previous = s.attempts.get(R);
     if (previous) {
-      return fail(
+      return await fail(
         "no_verdict",
         `a previous dispatch (${slotFile("attempt", R, member)}, pid ${previous.worker.pid} on ${previous.worker.host}, ` +
           `${previous.started_at}) ` +
@@ -124,7 +124,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     });
     const planned = dispatchChain(P, ctx.settings, (kind) => kind in opts.adapters);
     if (planned.skipped.length) opts.log(`${runId}/${gate} round ${R}: ${planned.skipped.join("; ")}`);
-    if (!planned.ok) return fail("unavailable", planned.why, [], keys.end);
+    if (!planned.ok) return await fail("unavailable", planned.why, [], keys.end);
     const chain = planned.links.map((link) => ({ ...link, adapter: opts.adapters[link.config.adapter]! }));
     const tier = gateTier(ctx.settings, gate);
     const walk: Walk = {
@@ -137,10 +137,12 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     };
     const ran = await runChain(chain, packetText, walk);
     if (ran.kind === "fenced") return "active"; // fenced out: deliver nothing
-    if (ran.kind === "failed") return fail(ran.failure, ran.reason, ran.attempts, keys.end);
+    if (ran.kind === "failed") return await fail(ran.failure, ran.reason, ran.attempts, keys.end);
     const normalized = await normalizeWithRepair(ran, packetText, walk, (m) => opts.log(`${runId}/${gate} round ${R}: ${m}`));
-    if ("kind" in normalized)
-      return normalized.kind === "fenced" ? "active" : fail(normalized.failure, normalized.reason, ran.attempts, keys.end);
+    if ("kind" in normalized) {
+      if (normalized.kind === "fenced") return "active";
+      return await fail(normalized.failure, normalized.reason, ran.attempts, keys.end);
+    }
     const { result } = normalized;
     const { link, pair, attempts, requested, declared } = ran;
     // the answer is paid for: a delivery the system failed is tried again rather than lost, and a result planted in
@@ -166,7 +168,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
         { keepRefused: true },
       ),
     );
-    if (!delivery.ok && delivery.tooLarge) return fail("malformed", delivery.reason, attempts, keys.end);
+    if (!delivery.ok && delivery.tooLarge) return await fail("malformed", delivery.reason, attempts, keys.end);
     const outcome = !delivery.ok
       ? `result not delivered: ${delivery.reason}${delivery.keptAs ? ` (kept as rejected/${delivery.keptAs})` : ""}`
       : delivery.status !== "conflict" // identical: this worker's own try, whose directory fsync had failed
