@@ -2,7 +2,7 @@
 // The temp file is staged under .guild/tmp like a delivery, not beside the view: a writer SIGKILLed mid-write
 // must leave nothing in a gate directory (write-file-atomic's `trail.md.<n>` did), and the janitor reclaims a
 // dead pid's staging by its name.
-import { lstatSync, renameSync } from "node:fs";
+import { constants, lstatSync, openSync, renameSync } from "node:fs";
 import path from "node:path";
 import { fsyncDir, stagingName, usableStagingDir, withDir, writeAndClose } from "./deliver.js";
 import { realFs } from "./fsops.js";
@@ -33,11 +33,24 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
     await writeAndClose(realFs, fd, data, durable);
     await withDir(realFs, finalDir, async () => {
       refuseSymlinks(options.guildDir, finalDir);
-      renameSync(staging, finalPath);
+      try {
+        renameSync(staging, finalPath);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+        // the view's directory is on another filesystem than .guild/tmp (runs on their own mount): a view is never the
+        // source of truth, so it is rewritten in place rather than never (a reader may see it half-written for a moment)
+        await rewriteInPlace(finalPath, data, durable);
+        await realFs.unlink(staging);
+      }
     });
   } catch (error) {
     await realFs.unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
     throw error;
   }
   if (durable) await fsyncDir(realFs, finalDir);
+}
+
+async function rewriteInPlace(finalPath: string, data: Uint8Array, durable: boolean): Promise<void> {
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+  await writeAndClose(realFs, openSync(finalPath, flags, modeToKeep(finalPath)), data, durable);
 }

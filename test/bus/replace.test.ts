@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { replace } from "../../src/bus/replace.js";
@@ -15,6 +15,23 @@ describe("replace: atomic regeneration of views", () => {
     expect([...readFileSync(file)]).toEqual([0, 1, 2, 255]);
     expect(readdirSync(path.dirname(file))).toEqual(["trail.md"]); // the temp file was never beside the view
     expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
+  });
+
+  // /dev/shm is a tmpfs where there is one: another filesystem than the temp roots
+  const shm = existsSync("/dev/shm") && statSync("/dev/shm").dev !== statSync(tempRoot()).dev ? "/dev/shm" : null;
+  it.skipIf(!shm)("a view on another filesystem than .guild/tmp (EXDEV) is rewritten in place, never left stale", async () => {
+    const guildDir = path.join(tempRoot(), ".guild");
+    const views = mkdtempSync(path.join(shm!, "guild-bus-views-"));
+    try {
+      const file = path.join(views, "trail.md");
+      await replace(file, "# Trail\n\nround 1\n", { guildDir });
+      await replace(file, "# Trail\n", { guildDir, durable: false });
+      expect(readFileSync(file, "utf8")).toBe("# Trail\n");
+      expect(readdirSync(views)).toEqual(["trail.md"]);
+      expect(readdirSync(path.join(guildDir, "tmp"))).toEqual([]);
+    } finally {
+      rmSync(views, { recursive: true, force: true });
+    }
   });
 
   it("a failed rename leaves the old view and removes its staging", async () => {
