@@ -8,6 +8,12 @@ import { rethrowSystemFault } from "./system-fault.js";
 
 const NOT_A_DIRECTORY = "not a directory: move it aside";
 
+/** Why a directory the bus must list could not be (a link refused, a permission): said, never read as "no gates". */
+function unlisted(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e.code === undefined ? e.message : `cannot be listed (${e.message}); give the workers' user access to it`;
+}
+
 /** A gate that ended and has not changed for longer than this is history: the stop hook (at every turn's end) and plain
  * `status` leave it out, so what they cost is the open and recent gates, not every run ever made. */
 export const ENDED_HISTORY_MS = 24 * 60 * 60 * 1000;
@@ -18,7 +24,7 @@ export interface GateListing {
   gates: GateRef[];
   /** Entries under .guild/runs the workers ignore, and why; `hides` names the run (and gate) of a valid name refused
    * (a link, say): it may hold work nobody can judge. */
-  ignored: Array<{ path: string; reason: string; hides?: { runId: string; gate?: string } }>;
+  ignored: Array<{ path: string; reason: string; hides?: { runId?: string; gate?: string } }>;
 }
 
 /**
@@ -28,14 +34,17 @@ export interface GateListing {
 export function listGates(layout: Layout, runFilter?: string): GateListing {
   const out: GateListing = { gates: [], ignored: [] };
   let runs: string[];
-  const refuse = (p: string, reason: string, hides?: { runId: string; gate?: string }) =>
+  const refuse = (p: string, reason: string, hides?: { runId?: string; gate?: string }) =>
     out.ignored.push({ path: p, reason, ...(hides ? { hides } : {}) });
   try {
+    // a link in place of .guild/runs is said once, not as every run under it
+    layout.assertNoSymlinks(layout.runs);
     runs = runFilter ? [runFilter] : readdirSync(layout.runs).sort();
   } catch (error) {
     rethrowSystemFault(error);
-    // no runs yet is no gate; something else in its place hides every gate, and says so
-    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") refuse(".guild/runs", NOT_A_DIRECTORY);
+    // no runs yet is no gate; anything else in its place (a file, a link, a directory nobody may list) hides every gate
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT") refuse(".guild/runs", code === "ENOTDIR" ? NOT_A_DIRECTORY : unlisted(error), {});
     return out;
   }
   for (const runId of runs) {
@@ -56,8 +65,10 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
       gates = readdirSync(path.join(layout.runDir(runId), "review")).sort();
     } catch (error) {
       rethrowSystemFault(error);
-      // no review/ yet; a file where the run or its review/ should be is no run, and may hide one
-      if ((error as NodeJS.ErrnoException).code === "ENOTDIR") refuse(runPath, `${NOT_A_DIRECTORY} (or its review/ is not)`, { runId });
+      // no review/ yet; a file where the run or its review/ should be, or one nobody may list, may hide a run
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOTDIR") refuse(runPath, `${NOT_A_DIRECTORY} (or its review/ is not)`, { runId });
+      else if (code !== "ENOENT") refuse(runPath, unlisted(error), { runId });
       continue;
     }
     for (const gate of gates) {
