@@ -4,7 +4,7 @@
 // looks at every active gate once per full-scan interval, and delivery fences two workers that both act (first writer
 // wins). So a peer that died or stalls delays its share by at most that interval, and peers that disagree on who is
 // alive only do some work twice.
-import { closeSync, constants, lstatSync, lutimesSync, mkdirSync, opendirSync, openSync, type Stats, unlinkSync } from "node:fs";
+import { closeSync, constants, lstatSync, lutimesSync, mkdirSync, opendirSync, openSync, statSync, type Stats, unlinkSync } from "node:fs";
 import path from "node:path";
 import { notWritableInPlace } from "../bus/append-lines.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
@@ -116,8 +116,9 @@ export class Peers {
     try {
       // a linked workers/ directory is neither written, read nor cleaned through: this worker counts itself alone
       refuseSymlinks(this.layout.guild, this.dir);
-      // a project removed under a running worker (its .guild gone) is not made again by the beat: alone
-      if (!lstatQuietly(this.layout.guild)?.isDirectory()) throw new Error("no .guild directory");
+      // a project removed under a running worker (its .guild gone) is not made again by the beat: alone; .guild itself
+      // may be a link to the bus root (SPEC §2)
+      if (!statSync(this.layout.guild, { throwIfNoEntry: false })?.isDirectory()) throw new Error("no .guild directory");
       try {
         mkdirSync(this.dir, { recursive: true });
         touch(this.file, now);

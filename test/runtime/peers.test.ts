@@ -124,6 +124,17 @@ describe("peers of one worker kind", () => {
     expect(KEYS.every((k) => linked.owns(k))).toBe(true);
   });
 
+  it(".guild itself a link to the bus root (SPEC §2): a worker registers there, so status and review see it run", () => {
+    const root = tempRoot();
+    const busRoot = path.join(tempRoot("guild-bus-root-"), "bus");
+    mkdirSync(busRoot);
+    symlinkSync(busRoot, path.join(root, ".guild"));
+    const layout = new Layout(root);
+    new Peers(layout, peersDir(layout, "broker")).beat();
+    expect(readdirSync(path.join(busRoot, "workers", "broker"))).toHaveLength(1);
+    expect(workerRunning(layout, "broker")).toBe(true);
+  });
+
   it("a linked workers/ directory is never read nor cleaned through: files outside .guild stay", () => {
     const victim = tempRoot("guild-bus-victim-");
     const old = Date.now() / 1000 - 3600;
