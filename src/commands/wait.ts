@@ -65,7 +65,9 @@ export async function waitGate(
   for (;;) {
     const ctx = loadContext(layout);
     const view = viewGate(ctx, runId, gate);
-    const line = `round ${view.decision.round}: ${view.decision.state} — ${view.decision.detail}`;
+    // an outcome that does not re-derive is said as the row says it (unproven), never as the file's own word
+    const said = view.unproven ? `${view.output.state} — ${view.output.detail}` : `${view.decision.state} — ${view.decision.detail}`;
+    const line = `round ${view.decision.round}: ${said}`;
     if (!warned && openRound(view.snapshot) > 0) {
       warned = true;
       if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn")

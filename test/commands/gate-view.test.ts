@@ -11,6 +11,7 @@ import { gateStatuses, historyNote, statusExitCode, statusRow } from "../../src/
 import { checkGates } from "../../src/commands/check.js";
 import { gateLines } from "../../src/cli/gate-lines.js";
 import { stopGate } from "../../src/commands/stop-gate.js";
+import { waitGate } from "../../src/commands/wait.js";
 import { ENDED_HISTORY_MS } from "../../src/bus/gate-list.js";
 import { requestReview } from "../../src/commands/review.js";
 import { decideEscalation } from "../../src/commands/author.js";
@@ -79,6 +80,12 @@ describe("an ended gate's view", () => {
       expect(view.output).toMatchObject({ status: "unproven", state: "unproven", waiting_for: "human" });
       expect(view.unproven).toMatch(/verdict-1.json does not pass/);
       expect(await stopGate(loadContext(layout), "claude-code")).toMatchObject({ block: true });
+      // wait's progress line says it as the row does, never "outcome satisfied"
+      const notes: string[] = [];
+      const waited = await waitGate(layout, run, GATE, { note: (l) => notes.push(l), timeoutMs: 0, intervalMs: 1, heartbeatMs: 1 });
+      expect(waited.view.exitCode).toBe(2);
+      expect(notes.join("\n")).toMatch(/round 1: unproven — outcome.json says satisfied, but that does not re-derive/);
+      expect(notes.join("\n")).not.toMatch(/outcome satisfied/);
     }
   });
 
