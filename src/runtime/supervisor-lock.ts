@@ -1,7 +1,7 @@
 // One `guild-bus up` per tree: a second one would start a duplicate of every worker. The lock is a file delivered
 // first-writer-wins, naming its holder; a holder that died (kill -9) is seen by its pid and replaced, and so is a pid
 // that now runs another program.
-import { readFileSync, unlinkSync } from "node:fs";
+import { readFileSync, realpathSync, unlinkSync } from "node:fs";
 import type { Layout } from "../bus/layout.js";
 import { deliver, THIS_HOST } from "../bus/deliver.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -13,6 +13,8 @@ interface Holder {
   pid: number;
   host: string;
   started_at: string;
+  /** The tree it supervises (real path): a copy of the project (`cp -a`) carries the lock, not the supervisor. */
+  root?: string;
 }
 
 export class SupervisorLockedError extends Error {}
@@ -26,9 +28,18 @@ function readHolder(file: string): Holder | null {
     if (typeof h.pid !== "number" || typeof h.host !== "string") return null;
     // printed in one-line messages (up, mcp): a planted lock's text never starts a line of its own, nor runs on
     const line = (value: unknown) => oneLine(textOf(value)).slice(0, MAX_SHOWN_CHARS);
-    return { pid: h.pid, host: line(h.host), started_at: line(h.started_at) };
+    return { pid: h.pid, host: line(h.host), started_at: line(h.started_at), ...(typeof h.root === "string" ? { root: h.root } : {}) };
   } catch {
     return null; // gone meanwhile, or not a lock we wrote (never a FIFO waited on)
+  }
+}
+
+/** The project's real path: the same tree however it is named (a symlink, a relative --root). */
+function treeOf(layout: Layout): string {
+  try {
+    return realpathSync(layout.root);
+  } catch {
+    return layout.root;
   }
 }
 
@@ -41,7 +52,8 @@ let heldSince: string | null = null;
  * naming this very process holds only if this process wrote it (a container restarted under the same host name can
  * run its new `up` with the pid the old one had). Where /proc cannot tell, a live pid holds.
  */
-function holds(holder: Holder): boolean {
+function holds(holder: Holder, layout: Layout): boolean {
+  if (holder.root !== undefined && holder.root !== treeOf(layout)) return false;
   if (holder.host !== THIS_HOST) return true;
   if (holder.pid === process.pid) return heldSince !== null && holder.started_at === heldSince;
   if (!processAlive(holder.pid)) return false;
@@ -58,13 +70,13 @@ function holds(holder: Holder): boolean {
 /** The `up` supervising this tree now, if any: a holder on this host that is gone counts as none. */
 export function runningSupervisor(layout: Layout): Holder | null {
   const holder = readHolder(layout.supervisorLock);
-  return holder && holds(holder) ? holder : null;
+  return holder && holds(holder, layout) ? holder : null;
 }
 
 /** Take the tree's supervisor lock, or throw SupervisorLockedError naming the running supervisor. Returns its release. */
 export async function lockSupervisor(layout: Layout): Promise<() => void> {
   const file = layout.supervisorLock;
-  const mine: Holder = { pid: process.pid, host: THIS_HOST, started_at: new Date().toISOString() };
+  const mine: Holder = { pid: process.pid, host: THIS_HOST, started_at: new Date().toISOString(), root: treeOf(layout) };
   const bytes = JSON.stringify(mine) + "\n";
   for (let attempt = 0; ; attempt++) {
     if ((await deliver(file, bytes, { guildDir: layout.guild })).status === "delivered") {
@@ -72,7 +84,7 @@ export async function lockSupervisor(layout: Layout): Promise<() => void> {
       break;
     }
     const holder = readHolder(file);
-    const stale = holder !== null && !holds(holder);
+    const stale = holder !== null && !holds(holder, layout);
     if (!stale || attempt > 0) {
       const who = holder ? `pid ${holder.pid} on ${holder.host}, since ${holder.started_at}` : "holder unreadable";
       throw new SupervisorLockedError(
