@@ -14,6 +14,9 @@ import { gateStatus, type ReviewBrokerOutput } from "../core/status.js";
 import { ReadFault } from "../core/read-fault.js";
 import { sentArtifact } from "../core/sent-bytes.js";
 import { withoutUnissued } from "../workers/issued-packets.js";
+import { refusedWriteIn } from "../bus/refused-write.js";
+import { existsSync } from "node:fs";
+import path from "node:path";
 
 /** A gate in review as its workers see it: an open round's packet that is not the broker's is a problem, not a round. */
 function asWorkersSee(ctx: BusContext, s: GateSnapshot): GateSnapshot {
@@ -53,7 +56,13 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
       return up === null ? null : Number.isNaN(since) ? Infinity : Date.now() - since;
     },
   };
-  const next = nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)), artifact, workers);
+  const next = withRefusedWrite(
+    ctx,
+    runId,
+    gate,
+    decision,
+    nextStep(s, decision, ctx.layout.rel(ctx.layout.gateDir(runId, gate)), artifact, workers),
+  );
   const view = { snapshot: s, artifact, decision, output, next, exitCode: waitExitCode(s, decision, artifact) };
   // a pass (satisfied, force_passed, skipped) is reported (wait's 0, the MCP tools, the stop hook) only while it
   // re-derives from the gate's files: an outcome.json dropped by hand is not one. A pass of bytes the artifact no
@@ -83,6 +92,18 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
       };
   }
   return view;
+}
+
+/**
+ * A gate a worker moves, whose directory (or the staging one) the system refuses writes in: the workers keep what they
+ * could not write and try again, but only a person can make the write work (SPEC §5).
+ */
+function withRefusedWrite(ctx: BusContext, runId: string, gate: string, d: GateDecision, next: NextStep): NextStep {
+  if (["done", "no_request", "awaiting_decision", "awaiting_author"].includes(d.state)) return next; // a person's turn already
+  const { layout } = ctx;
+  const tmp = path.join(layout.guild, "tmp");
+  const refused = refusedWriteIn([layout.gateDir(runId, gate), existsSync(tmp) ? tmp : layout.guild], (p) => layout.rel(p));
+  return refused ? { ...next, waiting_on: `a person: ${refused}; the workers keep what they could not write and try again` } : next;
 }
 
 /** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */

@@ -23,6 +23,7 @@ import { HistoryWalk } from "./history-walk.js";
 import { PEER_BEAT_MS, Peers, peersDir } from "./peers.js";
 import { textOf } from "../core/text-of.js";
 import { ReadFault } from "../core/read-fault.js";
+import { isRefusedWrite, refusedWriteFix } from "../bus/refused-write.js";
 
 export interface GateRef {
   runId: string;
@@ -688,9 +689,12 @@ export class WorkerRuntime {
       const first =
         error instanceof ReadFault
           ? `a read failed, nothing decided: ${error.message}`
-          : /^E[A-Z0-9]+$/.test(String((error as NodeJS.ErrnoException).code)) && (error as NodeJS.ErrnoException).syscall
-            ? `a file operation failed: ${(error as Error).message}`
-            : ((error as Error).stack ?? textOf(error));
+          : isRefusedWrite(error)
+            ? `a write the system refused (what it would write is kept and tried again): ${(error as Error).message} — ` +
+              refusedWriteFix((error as NodeJS.ErrnoException).code!)
+            : /^E[A-Z0-9]+$/.test(String((error as NodeJS.ErrnoException).code)) && (error as NodeJS.ErrnoException).syscall
+              ? `a file operation failed: ${(error as Error).message}`
+              : ((error as Error).stack ?? textOf(error));
       const what = count === 1 ? first : `still failing (${count} times in a row): ${(error as Error).message}`;
       this.spec.log(`${ref.runId}/${ref.gate}: ${what}; next try in ${delay} ms`);
     }

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
 import { packetTextProblem, readGateLive } from "./issued-packets.js";
 import { rethrowSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
+import { isRefusedWrite } from "../bus/refused-write.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { normalizeWithRepair, runChain, type Walk } from "./reviewer-dispatch.js";
@@ -37,10 +38,22 @@ export interface ReviewerOptions {
   providers?: string[];
   claimStaleMs?: number;
   log(message: string): void;
+  /**
+   * This worker's ends it could not write (the system refused the write): by slot, the delivery of its answer (or of its
+   * dispatch's failure), tried again on the next passes, never a new dispatch. Only in memory: a worker that dies
+   * with one leaves its attempt without a result, which a person decides (no_verdict).
+   */
+  held?: Map<string, Held>;
+}
+
+/** An end of a dispatch kept in hand: the packet it answers, and its delivery (the same call as the first try). */
+export interface Held {
+  packetId: string;
+  deliver: () => Promise<"active">;
 }
 
 const now = () => new Date().toISOString();
-async function reviewGate(
+export async function reviewGate(
   ctx: BusContext,
   runId: string,
   gate: string,
@@ -66,13 +79,35 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
   const claimName = member === null ? `review-${R}` : `review-${R}.${member}`;
   const claim = await tryClaim(layout.claimsDir(runId, gate), claimName, { staleMs: opts.claimStaleMs, log: opts.log });
   if (!claim) return "active";
+  const slotKey = `${runId}/${gate}/${claimName}`;
+  const held = opts.held ?? new Map<string, Held>();
+  // the end of this worker's dispatch: kept in hand while the system refuses its write, so a later pass delivers it
+  const end = async (deliver: () => Promise<"active">): Promise<"active"> => {
+    try {
+      const done = await deliver();
+      held.delete(slotKey);
+      return done;
+    } catch (error) {
+      if (!isRefusedWrite(error)) throw error;
+      held.set(slotKey, { packetId: P.packet_id, deliver });
+      throw error; // the reconciler logs it and tries the gate again with backoff
+    }
+  };
   try {
     const again = readGateLive(ctx, runId, gate);
     const s = member === null ? again : memberView(again, member);
-    if (s.outcome || s.results.has(R) || s.failures.has(R)) return "active";
+    if (s.outcome || s.results.has(R) || s.failures.has(R)) {
+      held.delete(slotKey);
+      return "active";
+    }
+    const kept = held.get(slotKey);
+    if (kept?.packetId === P.packet_id) return await end(kept.deliver);
+    held.delete(slotKey); // another packet holds the round now
     const file = (name: string) => layout.gateFile(runId, gate, name);
     // `endKey`: the failure of this worker's own dispatch carries its attempt's end key; one before it has none
-    const fail = async (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = [], endKey?: string): Promise<"active"> => {
+    const fail = (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[] = [], endKey?: string) =>
+      end(() => failWith(kind, reason, attempts, endKey));
+    const failWith = async (kind: Failure["kind"], reason: string, attempts: DispatchAttempt[], endKey?: string): Promise<"active"> => {
       const failure = failureRecord(P, { kind, reason, attempts, at: now(), endKey }, receivedScrubOptions(ctx.settings));
       const text = busJson(failure);
       const failureFile = file(slotFile("failure", R, member));
@@ -145,37 +180,39 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     }
     const { result } = normalized;
     const { link, pair, attempts, requested, declared } = ran;
-    // the answer is paid for: a delivery the system failed is tried again rather than lost, and a result planted in
-    // its slot meanwhile (the verifier refuses it: no delivery key) gives way to it
-    const delivery = await deliverOverForeign(ctx, P, deliveryKey, () =>
-      deliverResult(
-        ctx,
-        P,
-        {
-          ...result,
-          dispatch_attempts: attempts,
-          // the model the reviewer reported when it says (a reroute), else the one requested
-          ran: {
-            provider: link.id,
-            model: result.reviewer_model_source === "reported" ? result.reviewer_model : requested,
-            effort: pair.effort,
-            tier,
+    return await end(async () => {
+      // the answer is paid for: a delivery the system failed is tried again rather than lost, and a result planted in
+      // its slot meanwhile (the verifier refuses it: no delivery key) gives way to it
+      const delivery = await deliverOverForeign(ctx, P, deliveryKey, () =>
+        deliverResult(
+          ctx,
+          P,
+          {
+            ...result,
+            dispatch_attempts: attempts,
+            // the model the reviewer reported when it says (a reroute), else the one requested
+            ran: {
+              provider: link.id,
+              model: result.reviewer_model_source === "reported" ? result.reviewer_model : requested,
+              effort: pair.effort,
+              tier,
+            },
+            // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
+            ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
+            delivery_key: deliveryKey,
           },
-          // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
-          ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
-          delivery_key: deliveryKey,
-        },
-        { keepRefused: true },
-      ),
-    );
-    if (!delivery.ok && delivery.tooLarge) return await fail("malformed", delivery.reason, attempts, keys.end);
-    const outcome = !delivery.ok
-      ? `result not delivered: ${delivery.reason}${delivery.keptAs ? ` (kept as rejected/${delivery.keptAs})` : ""}`
-      : delivery.status !== "conflict" // identical: this worker's own try, whose directory fsync had failed
-        ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)`
-        : `result not delivered: ${slotFile("result", R, member)} already exists (${delivery.status})`;
-    opts.log(`${runId}/${gate} round ${R}: ${outcome}`);
-    return "active";
+          { keepRefused: true },
+        ),
+      );
+      if (!delivery.ok && delivery.tooLarge) return failWith("malformed", delivery.reason, attempts, keys.end);
+      const outcome = !delivery.ok
+        ? `result not delivered: ${delivery.reason}${delivery.keptAs ? ` (kept as rejected/${delivery.keptAs})` : ""}`
+        : delivery.status !== "conflict" // identical: this worker's own try, whose directory fsync had failed
+          ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)`
+          : `result not delivered: ${slotFile("result", R, member)} already exists (${delivery.status})`;
+      opts.log(`${runId}/${gate} round ${R}: ${outcome}`);
+      return "active";
+    });
   } finally {
     await claim.release();
   }
@@ -189,6 +226,7 @@ export function createReviewer(
   others: Record<string, ReviewerAdapter> = {},
 ): WorkerRuntime {
   const adapters = { ...others, [kind]: adapter };
+  const held = new Map<string, Held>();
   return workerRuntime(
     kind,
     options,
@@ -197,7 +235,7 @@ export function createReviewer(
         ctx,
         runId,
         gate,
-        { serves: [kind], adapters, providers: options.providers, claimStaleMs: options.claimStaleMs, log },
+        { serves: [kind], adapters, providers: options.providers, claimStaleMs: options.claimStaleMs, log, held },
         signal,
       ),
     { concurrency: options.concurrency ?? 4 },

@@ -1,0 +1,140 @@
+// A write the system refuses (EACCES, EROFS, ENOSPC…) when a reviewer worker delivers its paid answer: the answer stays
+// in the worker's hand and a later pass delivers it — never a new dispatch, never a no_verdict naming its own attempt.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { Layout } from "../../src/bus/layout.js";
+import { requestReview } from "../../src/commands/review.js";
+import { viewGate } from "../../src/commands/gate-view.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { type Held, reviewGate } from "../../src/workers/reviewer.js";
+import type { ReviewerAdapter } from "../../src/adapters/types.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+// deliveries to a name in `refused` fail as a write the system refused
+// and, while `readOnly.on`, access(W_OK) says the tree is mounted read-only
+const { refused, readOnly } = vi.hoisted(() => ({ refused: new Map<string, string>(), readOnly: { on: false } }));
+vi.mock("node:fs", async (original) => {
+  const real = await original<typeof import("node:fs")>();
+  const accessSync = ((file: string, mode?: number) => {
+    if (readOnly.on) throw Object.assign(new Error(`EROFS: read-only file system, access '${file}'`), { code: "EROFS" });
+    return real.accessSync(file, mode);
+  }) as typeof real.accessSync;
+  return { ...real, accessSync, default: { ...real, accessSync } };
+});
+vi.mock("../../src/bus/deliver.js", async (original) => {
+  const real = await original<typeof import("../../src/bus/deliver.js")>();
+  const deliver: typeof real.deliver = (finalPath, bytes, options) => {
+    const code = refused.get(path.basename(finalPath));
+    if (code) return Promise.reject(Object.assign(new Error(`${code}: refused, link '${finalPath}'`), { code, syscall: "link" }));
+    return real.deliver(finalPath, bytes, options);
+  };
+  return { ...real, deliver };
+});
+
+afterEach(() => {
+  refused.clear();
+  readOnly.on = false;
+});
+
+const GATE = "G-spec";
+
+async function commandGate(run: string) {
+  const root = tempRoot(`guild-bus-${run}-`);
+  mkdirSync(path.join(root, "docs"), { recursive: true });
+  mkdirSync(path.join(root, ".guild"), { recursive: true });
+  writeFileSync(
+    path.join(root, ".guild", "settings.json"),
+    JSON.stringify({ providers: { rev: { adapter: "command", model: "gpt-5", argv: [process.execPath, "-e", "0"] } }, reviewer: "rev" }),
+  );
+  writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+  const layout = new Layout(root);
+  expect(await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", runId: run })).toMatchObject({ ok: true });
+  await stepGate(loadContext(layout), run, GATE);
+  const file = (name: string) => layout.gateFile(run, GATE, name);
+  const packet = readFileSync(file("packet-1.md"), "utf8");
+  const field = (name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)![1]!.replace(/^"|"$/g, "");
+  let paid = 0;
+  const adapter: ReviewerAdapter = {
+    dispatch: async () => {
+      paid++;
+      const result = {
+        schema_version: "review_result.v1",
+        packet_id: field("packet_id"),
+        artifact_sha256_reviewed: field("artifact_sha256"),
+        verdict: "satisfied",
+        summary: "ok",
+        reviewer_model: "gpt-5",
+        findings: [],
+        blocking_findings: [],
+      };
+      return { kind: "output", text: "```review_result.v1\n" + JSON.stringify(result) + "\n```\n" };
+    },
+  };
+  const held = new Map<string, Held>();
+  const logs: string[] = [];
+  const pass = () =>
+    reviewGate(
+      loadContext(layout),
+      run,
+      GATE,
+      { serves: ["command"], adapters: { command: adapter }, log: (m) => logs.push(m), held },
+      new AbortController().signal,
+    );
+  return { layout, file, pass, held, logs, paid: () => paid };
+}
+
+describe("a write the system refuses when a reviewer delivers", () => {
+  for (const code of ["EACCES", "EROFS", "ENOSPC"]) {
+    it(`keeps the paid answer (${code}) and delivers it once the write works, dispatching once`, async () => {
+      const g = await commandGate(`refused-${code.toLowerCase()}`);
+      refused.set("result-1.json", code);
+      await expect(g.pass()).rejects.toMatchObject({ code });
+      expect(g.paid()).toBe(1);
+      expect(existsSync(g.file("attempt-1.json"))).toBe(true);
+      expect(g.held.size).toBe(1);
+      // still refused: tried again, no new dispatch, no failure naming its own attempt
+      await expect(g.pass()).rejects.toMatchObject({ code });
+      expect(existsSync(g.file("failure-1.json"))).toBe(false);
+      refused.clear();
+      await g.pass();
+      expect(g.paid()).toBe(1);
+      expect(existsSync(g.file("result-1.json"))).toBe(true);
+      expect(existsSync(g.file("failure-1.json"))).toBe(false);
+      expect(g.held.size).toBe(0);
+    });
+  }
+
+  it("with its failure slot refused too, delivers the answer in hand once the result slot takes it, never a failure", async () => {
+    const g = await commandGate("refused-failure");
+    refused.set("result-1.json", "EACCES");
+    refused.set("failure-1.json", "EACCES");
+    // nothing falls back to a failure: the answer is still the one in hand
+    await expect(g.pass()).rejects.toMatchObject({ code: "EACCES" });
+    refused.delete("result-1.json");
+    await g.pass();
+    expect(existsSync(g.file("result-1.json"))).toBe(true);
+    expect(g.paid()).toBe(1);
+  });
+
+  it("a worker that died with the answer in hand (nothing held) leaves the round to a person: no_verdict, no new dispatch", async () => {
+    const g = await commandGate("refused-died");
+    refused.set("result-1.json", "EACCES");
+    await expect(g.pass()).rejects.toMatchObject({ code: "EACCES" });
+    refused.clear();
+    g.held.clear(); // what a new process starts with
+    await g.pass();
+    expect(g.paid()).toBe(1);
+    expect(JSON.parse(readFileSync(g.file("failure-1.json"), "utf8"))).toMatchObject({ kind: "no_verdict" });
+  });
+
+  it("status names the refused write, where, and what to fix", async () => {
+    const g = await commandGate("refused-status");
+    expect(viewGate(loadContext(g.layout), "refused-status", GATE).next.waiting_on).not.toMatch(/refused/);
+    readOnly.on = true;
+    const { waiting_on } = viewGate(loadContext(g.layout), "refused-status", GATE).next;
+    expect(waiting_on).toMatch(/^a person: writes to \.guild\/runs\/refused-status\/review\/G-spec are refused \(EROFS\)/);
+    expect(waiting_on).toMatch(/remount it read-write/);
+  });
+});
