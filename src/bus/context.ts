@@ -16,6 +16,8 @@ export interface BusContext {
   fault?: string;
   /** settings.json holds something that was not taken (LoadedSettings.incomplete). */
   settingsIncomplete?: true;
+  /** There is no settings.json (LoadedSettings.missing). */
+  settingsMissing?: true;
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
 }
 
@@ -33,7 +35,7 @@ function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSki
 }
 
 export function loadContext(layout: Layout): BusContext {
-  const { settings, problems, fault, incomplete } = loadSettings(layout);
+  const { settings, problems, fault, incomplete, missing } = loadSettings(layout);
   const { fault: skipFault, ...codexSkip } = readCodexSkip(layout, settings);
   const why = fault ?? skipFault;
   return {
@@ -42,6 +44,7 @@ export function loadContext(layout: Layout): BusContext {
     settingsProblems: problems,
     ...(why !== undefined && { fault: why }),
     ...(incomplete && { settingsIncomplete: true }),
+    ...(missing && { settingsMissing: true }),
     codexSkip,
   };
 }

@@ -17,6 +17,8 @@ export interface LoadedSettings {
   /** Something the file holds was not taken (the whole file, a key, a provider, a reviewer name): these are not the
    * settings the project wrote (a file an editor is saving in place is empty for a moment). */
   incomplete?: true;
+  /** There is no settings.json: the defaults are the settings (a worker that read one before may wait a moment). */
+  missing?: true;
 }
 
 export function loadSettings(layout: Layout): LoadedSettings {
@@ -24,7 +26,7 @@ export function loadSettings(layout: Layout): LoadedSettings {
   try {
     text = readTextBounded(layout.settings, { max: MAX_FILE_BYTES, followSymlink: true }); // never a FIFO or device
   } catch (error) {
-    if ((error as ReadRefused).kind === "missing") return { settings: {}, problems: [] };
+    if ((error as ReadRefused).kind === "missing") return { settings: {}, problems: [], missing: true };
     const problems = [`settings.json unreadable: ${(error as Error).message}; using defaults`];
     return {
       settings: {},

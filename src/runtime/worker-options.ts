@@ -28,9 +28,16 @@ export function workerLogger(kind: string): (message: string) => void {
  * editor saves it in place, not JSON, an invalid key, provider or reviewer name), keeps the settings read whole before;
  * with none read yet, a writer's gates wait (ReadFault) rather than run on what stands in for them: the defaults, or
  * part of the file — another reviewer, cap or policy than the project chose, fixed for good by the first packet.
+ * A file that was read whole and is now gone is kept the same way for SETTINGS_GONE_GRACE_MS from when this worker first
+ * saw it missing (an editor saving by rename leaves no file for a moment); past that, it was deleted: the defaults.
  */
+/** How long a settings file that was read whole may be missing before a worker takes the defaults (SPEC §18). */
+export const SETTINGS_GONE_GRACE_MS = 10_000;
+
 export class ContextHolder {
   private last: BusContext | undefined;
+  /** When this worker first saw settings.json missing (since it last saw one). */
+  private missingSince: number | undefined;
   private reported = "";
   /** settings.json as it was when last read. */
   private stamp = "";
@@ -40,13 +47,23 @@ export class ContextHolder {
   ) {
     this.reload();
   }
-  reload(): BusContext {
+  reload(now = Date.now()): BusContext {
     this.stamp = fileStamp(this.layout.settings);
     const loaded = loadContext(this.layout);
     const whole = (c: BusContext) => c.fault === undefined && !c.settingsIncomplete;
-    const keep = !whole(loaded) && this.last !== undefined && whole(this.last);
-    const why = loaded.fault ?? `settings.json: ${problemsInWords(loaded.settingsProblems)}`;
-    const problems = keep ? `${why}: keeping the settings read before` : loaded.settingsProblems.join("\n");
+    this.missingSince = loaded.settingsMissing ? (this.missingSince ?? now) : undefined;
+    const read = this.last !== undefined && whole(this.last) && !this.last.settingsMissing; // a file, read whole
+    const gone = loaded.settingsMissing === true && read && now - this.missingSince! < SETTINGS_GONE_GRACE_MS;
+    const keep = gone || (!whole(loaded) && this.last !== undefined && whole(this.last));
+    const why = gone
+      ? `settings.json is missing (an editor saving it?); defaults if still missing after ${SETTINGS_GONE_GRACE_MS / 1000} s`
+      : (loaded.fault ?? `settings.json: ${problemsInWords(loaded.settingsProblems)}`);
+    const deleted = loaded.settingsMissing === true && read && !gone;
+    const problems = keep
+      ? `${why}: keeping the settings read before`
+      : deleted
+        ? `settings.json has been missing for ${SETTINGS_GONE_GRACE_MS / 1000} s: taking the defaults`
+        : loaded.settingsProblems.join("\n");
     if (problems && problems !== this.reported) for (const line of problems.split("\n")) this.log(line);
     this.reported = problems;
     if (!keep) this.last = loaded;

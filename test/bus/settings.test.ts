@@ -14,7 +14,7 @@ function load(content: string) {
 
 describe("settings", () => {
   it("missing settings are the defaults, with no problem", () => {
-    expect(loadSettings(new Layout(tempRoot()))).toEqual({ settings: {}, problems: [] });
+    expect(loadSettings(new Layout(tempRoot()))).toEqual({ settings: {}, problems: [], missing: true });
   });
 
   it("an unparseable or non-object file falls back to defaults with a reason", () => {

@@ -1,9 +1,9 @@
 // A worker plans with the settings as the file holds them now: an edit is taken at the next gate it handles, not at
 // the next reconcile pass (a request made just after a provider was added must not be planned without it).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
-import { ContextHolder, workerLogger } from "../../src/runtime/worker-options.js";
+import { ContextHolder, SETTINGS_GONE_GRACE_MS, workerLogger } from "../../src/runtime/worker-options.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { ReadFault } from "../../src/core/read-fault.js";
 
@@ -49,6 +49,42 @@ describe("the settings a worker acts with", () => {
     writeFileSync(layout.settings, JSON.stringify({ reviewer: "gpt-rev", providers, restart_cap: 2 }));
     expect(fresh.forWork().settings.restart_cap).toBe(2);
     expect(holder.forWork().settings.restart_cap).toBe(2);
+  });
+});
+
+describe("a settings file that goes missing", () => {
+  const providers = { "gpt-rev": { adapter: "command", model: "gpt-5", argv: ["x"] } };
+
+  it("is an editor's rename-save for a moment: the settings read before stand until it is back, or the grace ends", () => {
+    const layout = new Layout(tempRoot());
+    mkdirSync(layout.guild, { recursive: true });
+    writeFileSync(layout.settings, JSON.stringify({ reviewer: "gpt-rev", providers, restart_cap: 3 }));
+    const logged: string[] = [];
+    const holder = new ContextHolder(layout, (m) => logged.push(m));
+    const t0 = Date.now();
+    renameSync(layout.settings, `${layout.settings}~`); // the editor moves the old file away...
+    expect(holder.reload(t0).settings).toMatchObject({ reviewer: "gpt-rev", restart_cap: 3 });
+    expect(holder.forWork().settings.reviewer).toBe("gpt-rev");
+    expect(logged.at(-1)).toMatch(/settings\.json is missing .*: keeping the settings read before$/);
+    expect(holder.reload(t0 + SETTINGS_GONE_GRACE_MS - 1).settings.reviewer).toBe("gpt-rev");
+    // ...and writes the new one: taken at once, and a later disappearance has its own grace
+    writeFileSync(layout.settings, JSON.stringify({ reviewer: "gpt-rev", providers, restart_cap: 4 }));
+    expect(holder.forWork().settings.restart_cap).toBe(4);
+    rmSync(layout.settings);
+    const t1 = t0 + 2 * SETTINGS_GONE_GRACE_MS;
+    expect(holder.reload(t1).settings.restart_cap).toBe(4);
+    // deleted for good: past the grace, measured from when this worker first saw it missing, the defaults
+    expect(holder.reload(t1 + SETTINGS_GONE_GRACE_MS).settings).toEqual({});
+    expect(logged.at(-1)).toMatch(/settings\.json has been missing for 10 s: taking the defaults$/);
+    expect(holder.forWork().settings).toEqual({});
+  });
+
+  it("a worker that never saw a file takes the defaults at once", () => {
+    const layout = new Layout(tempRoot());
+    mkdirSync(layout.guild, { recursive: true });
+    const holder = new ContextHolder(layout, () => undefined);
+    expect(holder.forWork().settings).toEqual({});
+    expect(holder.reload(Date.now() + 1).settings).toEqual({});
   });
 });
 
