@@ -28,7 +28,9 @@ export function refusedWriteIn(dirs: string[], rel: (p: string) => string = (p) 
     try {
       accessSync(dir, constants.W_OK);
       const fs = statfsSync(dir);
-      if (fs.bavail === 0) code = "ENOSPC";
+      // root may use the reserved blocks; a filesystem that reports no blocks at all (some network ones) tells nothing
+      const free = process.getuid?.() === 0 ? fs.bfree : fs.bavail;
+      if (fs.blocks > 0 && free === 0) code = "ENOSPC";
     } catch (error) {
       code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") continue; // made when first written
