@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { packetMember } from "../../src/core/slot-file.js";
+import { embeddingProblem } from "../../src/core/packet-chain.js";
 import { packetId, parsePacket } from "../../src/core/packet.js";
 import { parseReviewResult } from "../../src/core/result-wire.js";
 import { renderSchemas } from "../../src/spec/generate.js";
@@ -176,7 +177,7 @@ describe("bus-spec/examples", () => {
   const packetExamples = exampleFiles.filter((f) => f.endsWith(".md"));
   it.each(packetExamples)("%s: parsePacket and the generated JSON Schema agree with its name", (file) => {
     const ex = example(file);
-    const { front, problems } = parsePacket(ex.text);
+    const { front, body, problems } = parsePacket(ex.text);
     expect(front !== null, `parsePacket: ${problems.join("; ") || "accepted"}`).toBe(ex.valid);
     const block = /^---\n([\s\S]*?)\n---\n/.exec(ex.text);
     let data: unknown;
@@ -193,10 +194,16 @@ describe("bus-spec/examples", () => {
     }
     if (front) {
       // a quorum member's packet id names its reviewer (SPEC §26)
-      expect(front.packet_id, "packet id convention <gate with ':'→'->-<run>-r<round>[.<member>]").toBe(
+      expect(front.packet_id, "packet id convention <gate>-<run>-r<round>[+<member>] (a lane gate keeps its ':')").toBe(
         packetId(front.run_id, front.gate, front.round, packetMember(front)),
       );
       expect(problems).toEqual([]);
+      // one the bus would issue: the embedded bytes are the ones its front matter names (SPEC §15)
+      expect(embeddingProblem(front, body)).toBeNull();
+      // its output contract asks for its own packet id and sha, which the verifier checks
+      const contract = /```review_result\.v1\n([\s\S]*?)\n```/.exec(ex.text)?.[1] ?? "";
+      expect(contract, "output contract packet_id").toContain(`"packet_id": ${JSON.stringify(front.packet_id)},`);
+      expect(contract, "output contract sha").toContain(`"artifact_sha256_reviewed": "${front.artifact_sha256}",`);
     }
   });
 });
@@ -219,6 +226,14 @@ describe("bus-spec/examples/README.md indexes every example", () => {
 
 describe("bus-spec/SPEC.md", () => {
   const spec = () => readFileSync(path.join(SPEC_DIR, "SPEC.md"), "utf8");
+
+  it("gives a quorum member's packet id as the code builds it: the round's id with +<provider>", () => {
+    const text = spec();
+    expect(text).not.toMatch(/packet_id`? ends in `\.</);
+    const ids = [...text.matchAll(/`(G-[a-z]+)-(run-x)-r(\d+)\+([a-z0-9._-]+)`/g)];
+    expect(ids.length).toBeGreaterThan(1);
+    for (const [id, gate, run, round, member] of ids) expect(id).toBe(`\`${packetId(run!, gate as "G-spec", Number(round), member!)}\``);
+  });
 
   it("links every published schema", () => {
     const text = spec();
