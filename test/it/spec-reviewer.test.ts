@@ -72,6 +72,54 @@ describe("bus-spec/SPEC.md: the Python reviewer", () => {
     }
   });
 
+  it.skipIf(!python)("two copies of the Python reviewer answer a quorum round, each only its own member packet (§18 B, §26)", async () => {
+    const p = makeProject();
+    const script = walkthrough(p.root);
+    p.settings({
+      providers: {
+        "py-gemini": { adapter: "external", model: "gemini-2.5-pro" },
+        "py.gpt": { adapter: "external", model: "gpt-5" }, // a provider id may hold dots
+      },
+    });
+    p.write("docs/spec.md", TBD_SPEC);
+    startBus(p, ["broker", "verifier"]);
+    const log: string[] = [];
+    const reviewers = [
+      ["py-gemini", "gemini-2.5-pro"],
+      ["py.gpt", "gpt-5"],
+    ].map(([id, model]) => {
+      const child = spawn("python3", [script, p.root, id!, model!], { stdio: ["ignore", "pipe", "pipe"] });
+      child.stdout!.on("data", (b: Buffer) => log.push(String(b)));
+      child.stderr!.on("data", (b: Buffer) => log.push(String(b)));
+      return child;
+    });
+    try {
+      const args = ["--author", "claude", "--author-model", "claude-opus-4", "--run-id", "pq", "--quorum", "2/2"];
+      const first = p.cli(["review", "docs/spec.md", "--gate", "G-spec", ...args, "--wait", "--json", "--timeout", waitSeconds(40)]);
+      expect(first.code, first.stderr + log.join("")).toBe(3);
+      expect(JSON.parse(first.stdout)).toMatchObject({ status: "rework" });
+      p.write("docs/spec.md", FIXED_SPEC);
+      const second = p.cli(["resubmit", "pq", "G-spec", "--wait", "--json", "--timeout", waitSeconds(40)]);
+      expect(second.code, second.stderr + log.join("")).toBe(0);
+      expect(JSON.parse(second.stdout)).toMatchObject({ status: "satisfied", satisfied_at_round: 2 });
+      const files = p.files("pq", "G-spec");
+      for (const n of [1, 2])
+        for (const m of ["py-gemini", "py.gpt"])
+          expect(files, `${m} round ${n}`).toEqual(expect.arrayContaining([`attempt-${n}.${m}.json`, `result-${n}.${m}.json`]));
+      expect(
+        files.filter((f) => /^(attempt|result|failure)-\d+\.json$/.test(f)),
+        "no plain round files in a quorum gate",
+      ).toEqual([]);
+      expect(p.readJson("pq", "G-spec", "result-2.py.gpt.json")).toMatchObject({
+        packet_id: "G-spec-pq-r2+py.gpt",
+        reviewer_model: "gpt-5",
+      });
+      expect(p.readJson("pq", "G-spec", "outcome.json")).toMatchObject({ quorum: { need: 2, of: 2 } });
+    } finally {
+      for (const r of reviewers) await stopChild(r);
+    }
+  });
+
   it.skipIf(!python)("the same Python reviewer works as a command provider run by the bus (§18 A)", async () => {
     const p = makeProject();
     const script = walkthrough(p.root);
