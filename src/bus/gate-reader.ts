@@ -32,6 +32,7 @@ import { sealFile, slotFile } from "../core/slot-file.js";
 import { failureRefusal } from "../core/result-slot.js";
 import { largest } from "../core/extremes.js";
 import { offers, openRound } from "../core/gate-queries.js";
+import { before, parseIsoTime } from "../core/iso-time.js";
 
 function readJson<T>(file: string, schema: z.ZodMiniType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
   let text: string;
@@ -525,24 +526,30 @@ const DECISION_SKEW_MS = 5 * 60 * 1000;
 /**
  * A decision answers only the escalation it names by sha256 (`guild-bus decide`, the MCP server and the console
  * record it: a file dropped ahead of its escalation cannot know it), or, naming none (an older or foreign writer),
- * one that came before it, compared as times, with no allowance for clock skew (a decision dated ahead of this clock
- * would answer an escalation still to come).
+ * one that came before it, compared as times at the decision's own precision (a time written to the second is not
+ * earlier than an escalation of that same second), with no allowance for clock skew (a decision dated ahead of this
+ * clock would answer an escalation still to come).
  */
 function decisionProblem(decision: Decision, escalation: Escalation | undefined, escalationSha: string | null): string | null {
-  const t = Date.parse(decision.at);
-  if (Number.isNaN(t)) return `decision dated ${JSON.stringify(decision.at)}, which is not a time`;
+  const t = parseIsoTime(decision.at);
+  if ("problem" in t) return `decision dated ${JSON.stringify(decision.at)}, which is ${t.problem}`;
   // a choice the escalation does not offer answers nothing: moved aside, so the slot is free for one it offers
   if (escalation && !offers(escalation, decision.choice))
     return `decision chooses ${decision.choice}, which the escalation does not offer (${escalation.options.join(", ")})`;
-  const escalationAt = escalation?.at;
   if (decision.escalation_sha256 !== undefined) {
     if (escalationSha !== null && decision.escalation_sha256 !== escalationSha)
       return `decision answers escalation bytes ${decision.escalation_sha256}, not this round's (${escalationSha})`;
-    if (t > Date.now() + DECISION_SKEW_MS) return `decision dated ${decision.at}, in the future`;
+    if (t.ms > Date.now() + DECISION_SKEW_MS) return `decision dated ${decision.at}, in the future`;
     return null;
   }
-  if (t > Date.now()) return `decision dated ${decision.at}, in the future, and naming no escalation`;
-  if (escalationAt !== undefined && t < Date.parse(escalationAt)) return "decision predates the escalation it would answer";
+  const naming = `name the escalation instead: add escalation_sha256, the sha256 of the escalation-${decision.round}.json bytes`;
+  if (t.ms > Date.now()) return `decision dated ${decision.at}, in the future, and naming no escalation (${naming})`;
+  if (escalation === undefined) return null;
+  const e = parseIsoTime(escalation.at);
+  // fail closed: an escalation of no readable time cannot be shown to come first
+  if ("problem" in e)
+    return `decision names no escalation, and the escalation's time ${JSON.stringify(escalation.at)} is ${e.problem} (${naming})`;
+  if (before(t, e)) return `decision dated ${decision.at} predates the escalation it would answer (dated ${escalation.at}; ${naming})`;
   return null;
 }
 

@@ -17,13 +17,15 @@ function cappedGate() {
     writeFileSync(path.join(dir, name), typeof value === "string" ? value : JSON.stringify(value));
   put("request.json", request());
   put("packet-1.md", packetFile(packet(1)));
-  const escalationText = JSON.stringify({ ...escalation(1, "cap_hit", ["force-pass", "rework"]), at: new Date().toISOString() });
+  const escalationAt = new Date(Date.now() - 5000).toISOString();
+  const escalationText = JSON.stringify({ ...escalation(1, "cap_hit", ["force-pass", "rework"]), at: escalationAt });
   put("escalation-1.json", escalationText);
   const answers = (value: unknown) => {
     put("decision-1.json", value);
     return readGate(layout, RUN, GATE).decisions.has(1);
   };
-  return { answers, escalationSha: sha256Hex(escalationText), layout };
+  const reason = () => readGate(layout, RUN, GATE).problems.find((p) => p.file === "decision-1.json")?.reason;
+  return { answers, escalationSha: sha256Hex(escalationText), layout, escalationAt, reason };
 }
 
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
@@ -41,6 +43,25 @@ describe("decisions", () => {
     // dropped ahead: dated a minute on, it would have answered an escalation written meanwhile
     expect(answers({ ...decision(1, "rework"), at: inMinutes(1) })).toBe(false);
     expect(answers({ ...decision(1, "rework"), at: "2000-01-01T00:00:00.000Z" })).toBe(false);
+  });
+
+  it("one naming no escalation is compared at its own precision, and a refusal gives both times and the fix", () => {
+    const { answers, escalationAt, reason } = cappedGate();
+    const second = escalationAt.slice(0, 19);
+    // written to the second (Python strftime, Go RFC3339) in the escalation's own second: not earlier than it
+    expect(answers({ ...decision(1, "rework"), at: `${second}Z` })).toBe(true);
+    expect(answers({ ...decision(1, "rework"), at: `${escalationAt.slice(0, 16)}Z` })).toBe(true);
+    expect(answers({ ...decision(1, "rework"), at: `${second},9Z` })).toBe(true); // ISO-8601's comma decimal
+    expect(answers({ ...decision(1, "rework"), at: `${second}.999+00:00` })).toBe(true);
+    const earlier = new Date(Date.parse(escalationAt) - 1000).toISOString().slice(0, 19);
+    expect(answers({ ...decision(1, "rework"), at: `${earlier}Z` })).toBe(false);
+    expect(reason()).toBe(
+      `decision dated ${earlier}Z predates the escalation it would answer (dated ${escalationAt}; ` +
+        "name the escalation instead: add escalation_sha256, the sha256 of the escalation-1.json bytes)",
+    );
+    // no zone: whose local time it is cannot be known, so it is refused, saying so
+    expect(answers({ ...decision(1, "rework"), at: `${second}` })).toBe(false);
+    expect(reason()).toBe(`decision dated "${second}", which is an ISO-8601 time without a zone (add Z or ±hh:mm)`);
   });
 
   it("one choosing what the escalation does not offer is a problem the broker moves aside, so the slot is free", () => {
