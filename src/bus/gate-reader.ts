@@ -5,7 +5,7 @@ import { lstatSync, readdirSync, type Stats } from "node:fs";
 import path from "node:path";
 import type * as z from "zod/mini";
 import { parseJsonAnswer } from "../core/json-answer.js";
-import { anyMoverFor, GATE_FILES, type Layout, parseRoundFile } from "./layout.js";
+import { anyMoverFor, GATE_FILES, type Layout, misnamedReason, parseRoundFile } from "./layout.js";
 import { sha256Hex } from "../core/sha.js";
 import {
   Attempt,
@@ -197,7 +197,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       continue;
     }
     if (!known && name !== GATE_FILES.trail && name !== "rejected") {
-      problem(name, NOT_A_BUS_NAME);
+      problem(name, misnamedReason(name) ?? NOT_A_BUS_NAME);
       continue;
     }
     if (st.isSymbolicLink()) {
@@ -684,7 +684,8 @@ function verdictProblem(
     return null; // bound, or a broken seal that checkSeal records
   }
   if (now === null) return { broken: false, reason: "verdict without a result: forged or stale" };
-  if (now === v.result_sha256) return { broken: false, reason: "verdict the verifier did not seal: a stray verdict" };
+  if (now === v.result_sha256)
+    return { broken: false, reason: `verdict the verifier did not seal: its seal ${n.seal} is missing (removed, or never written)` };
   return {
     broken: true,
     reason:

@@ -101,6 +101,35 @@ export function anyMoverFor(name: string): boolean {
   return name === GATE_FILES.request || name === GATE_FILES.outcome || KIND_PREFIX_RE.test(name);
 }
 
+const MISNAMED_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-([0-9]+)(?:\\.([a-z0-9._-]+))?\\.(md|json)$`);
+const PROVIDER_ID_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/**
+ * Why a name of a bus file's kind is no bus file's name (it is moved aside with this reason, SPEC §5): the name the
+ * writer most likely meant, so a foreign writer learns the grammar (§2) from the refusal. Null: it is a round file.
+ */
+export function misnamedReason(name: string): string | null {
+  if (parseRoundFile(name)) return null;
+  const m = MISNAMED_RE.exec(name);
+  if (!m) return null;
+  const [, kind, digits, member, ext] = m as unknown as [string, RoundKind, string, string | undefined, string];
+  const round = Number(digits);
+  const want = GATE_FILE_KINDS[kind].ext;
+  const meant = (n: number | string, who = member) => `${kind}-${n}${who === undefined ? "" : `.${who}`}.${want}`;
+  const roundZero = round === 0 && member === undefined && (kind === "escalation" || kind === "decision");
+  if (digits.length > 1 && digits.startsWith("0") && (round > 0 || roundZero))
+    return `round written with leading zeros: rounds are written without them (${meant(round)})`;
+  if (round === 0 && !roundZero)
+    return member === undefined
+      ? `round 0 is only escalation-0.json's and decision-0.json's: rounds of ${kind} files start at 1`
+      : "round 0 has no quorum members: a member's round starts at 1";
+  if (digits.length > 9) return "a round has at most 9 digits";
+  if (member !== undefined && !isSlotKind(kind)) return `${kind} files are the round's, not a quorum member's: ${kind}-${round}.${want}`;
+  if (member !== undefined && !PROVIDER_ID_RE.test(member)) return `${member} is not a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)`;
+  if (ext !== want) return `a ${kind} file is .${want}: ${meant(round)}`;
+  return null;
+}
+
 /**
  * Whether `worker` moves an invalid file of this name aside (to rejected/ with its reason): by the file's kind, so a
  * misnamed drop of a kind (`result-0.json`, `packet-2.json`) is its movers' too.

@@ -143,7 +143,12 @@ function rederive(
   const unissued = s.request && issueProblem(packet, s.request, settings);
   const problems: string[] = unissued ? [`${name("packet")}: ${unissued}`] : [];
   const verdict = s.verdicts.get(n);
-  if (!verdict) problems.push(s.brokenSeals.get(n) ?? `no ${name("verdict")} bound to ${name("result")}`);
+  // a verdict the reader left out says why (its seal removed, say): "no verdict" would name the wrong file
+  const unbound = s.problems.find((p) => p.file === name("verdict"))?.reason;
+  if (!verdict)
+    problems.push(
+      s.brokenSeals.get(n) ?? (unbound ? `${name("verdict")}: ${unbound}` : `no ${name("verdict")} bound to ${name("result")}`),
+    );
   else if (verdict.result_sha256 !== sha256Hex(bytes)) problems.push(`${name("verdict")} binds other result bytes`);
   // the verdict as the broker judged it: an upheld contested finding keeps the gate closed whatever the result says
   else if (!verdictPasses(verdict, stop)) problems.push(`${name("verdict")} does not pass: ${failReasons(verdict, stop).join("; ")}`);

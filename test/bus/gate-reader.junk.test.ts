@@ -16,7 +16,10 @@ describe("a gate directory full of junk names", () => {
     for (let i = 0; i < 500; i++) writeFileSync(file(`.tmp-${i}`), ""); // foreign temp files: not reported
     writeFileSync(file("result-01.json"), "{}"); // a misnamed result, after all the junk: its mover needs it named
     const s = readGate(layout, run, GATE);
-    expect(s.problems.find((p) => p.file === "result-01.json")).toMatchObject({ mtimeMs: statSync(file("result-01.json")).mtimeMs });
+    expect(s.problems.find((p) => p.file === "result-01.json")).toMatchObject({
+      mtimeMs: statSync(file("result-01.json")).mtimeMs,
+      reason: "round written with leading zeros: rounds are written without them (result-1.json)",
+    });
     expect(movesAside("verifier", "result-01.json")).toBe(true);
     s.problems = s.problems.filter((p) => p.file !== "result-01.json");
     expect(s.problems).toHaveLength(21);

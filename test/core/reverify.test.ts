@@ -61,6 +61,16 @@ describe("reverifyOutcome", () => {
     expect(problems(passed())).toEqual([]);
   });
 
+  it("a verdict the reader left out is named with the reader's reason: a removed seal is not a missing verdict", () => {
+    const g = passed();
+    g.s.verdicts.delete(1);
+    expect(problems(g)).toContain("no verdict-1.json bound to result-1.json");
+    const reason = "verdict the verifier did not seal: its seal .verified/result-1.json is missing (removed, or never written)";
+    g.s.problems.push({ file: "verdict-1.json", reason, mtimeMs: 0 });
+    expect(problems(g)).toContain(`verdict-1.json: ${reason}`);
+    expect(problems(g)).not.toContain("no verdict-1.json bound to result-1.json");
+  });
+
   it("an outcome naming an earlier round while a later one was issued does not", () => {
     const g = passed().packet(2, { artifact_sha256: SHA });
     expect(problems(g)).toContain("the outcome names round 1, but round 2 was issued after it");
