@@ -4,6 +4,7 @@ import { CLI_KINDS, FILE_READING_KINDS, isCliKind, readsFiles } from "./adapter-
 import { didYouMean } from "./suggest.js";
 import type { Difficulty, QuorumRule, Request, ReviewMode, Settings, StopPolicy } from "../spec/schemas.js";
 import { quorumProblem } from "../spec/quorum-rule.js";
+import { UNPRINTABLE } from "../spec/text-classes.js";
 
 export const MANUAL_PROVIDER = "manual";
 
@@ -159,7 +160,7 @@ export function quorumRefusal(quorum: QuorumRule | null, request: Pick<Request, 
 }
 
 /** Characters a path cannot have: packets name paths in backticks on one line, and people read them on terminals. */
-const UNNAMEABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}`]/u; // Zl, Zp: U+2028 and U+2029 end a line too
+const UNNAMEABLE = new RegExp(`[${UNPRINTABLE}\`]`, "u"); // the request schema's rule too (Zl, Zp end a line)
 
 /** Whether a project-relative path stays inside the project: not absolute, and no `..` climbs above where it starts. */
 function staysInside(p: string): boolean {

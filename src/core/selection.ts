@@ -195,7 +195,7 @@ export function selectQuorum(
   const { rule, fixed, exclude } = round;
   const families = new Set(fixed.map((p) => p.family));
   const ids = new Set(fixed.map((p) => p.id));
-  const named = new Set(rule.families ?? []);
+  const named = new Set<Family>(rule.families ?? []);
   const candidates = all
     .filter((p) => !(policy.difficulty === "nightmare" && !readsFiles(p.adapter)))
     .filter((p) => p.available && p.selectable && p.adapter !== "copilot" && p.adapter !== "manual")

@@ -5,6 +5,7 @@ import * as z from "zod/mini";
 import { GATE_RE, RUN_ID_RE, SHA256_RE } from "./ids.js";
 import { ADAPTER_KINDS, FAMILIES, MAX_EXTEND_BY, RESULT_WIRE } from "./constants.js";
 import { quorumProblem } from "./quorum-rule.js";
+import { SPACE, UNPRINTABLE } from "./text-classes.js";
 
 // zod/mini ships without messages; the bus reports zod's English ones ("Invalid input: expected string, …")
 z.config(z.locales.en());
@@ -33,14 +34,23 @@ export function wholeNumber(min?: number, max?: number): z.ZodMiniNumber {
 }
 const patterned = (re: RegExp, message?: string) => z.string().check(z.regex(re, message));
 
-const nonBlank = patterned(/\S/, "must be a non-blank string");
+// Patterns spell their classes out (src/spec/text-classes.ts): the generated JSON Schemas must mean the same to
+// every validator, and Python's re has no \p{…} and another \s and \d.
+const nonBlank = patterned(new RegExp(`[^${SPACE}]`, "u"), "must be a non-blank string");
+/** One line, 1 to 200 characters, no control or format character, no outer space (the inside of its pattern). */
+const ONE_LINE = `[^${SPACE}${UNPRINTABLE}](?:[^${UNPRINTABLE}]{0,198}[^${SPACE}${UNPRINTABLE}])?`;
 /** A host or model name as a result gives it: it is printed on one line in trail.md, status and the console. */
 const oneLineName = patterned(
-  /^[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}](?:[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{0,198}[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}])?$/u,
+  new RegExp(`^${ONE_LINE}$`, "u"),
   "must be one line without control or format characters or outer spaces, at most 200 characters",
 );
+/** A project path as a request names it: packets name it in backticks on one line (the broker refuses others). */
+const projectPath = patterned(
+  new RegExp(`^[^${UNPRINTABLE}\`]*[^${SPACE}${UNPRINTABLE}\`][^${UNPRINTABLE}\`]*$`, "u"),
+  "must be a non-blank path without control, format, line-separator or backtick characters (a packet names it in backticks)",
+);
 const sha256Hex = patterned(SHA256_RE, "must be 64 hex characters");
-const isoTime = patterned(/^\d{4}-\d{2}-\d{2}T/, "must be an ISO-8601 timestamp");
+const isoTime = patterned(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T/, "must be an ISO-8601 timestamp");
 const runId = patterned(RUN_ID_RE);
 const gate = patterned(GATE_RE);
 const round = wholeNumber(1);
@@ -54,6 +64,9 @@ const nullableString = () => NULLABLE_STRING;
 export { FAMILIES };
 export const Family = z.enum(FAMILIES);
 export type Family = z.infer<typeof Family>;
+/** A family a quorum can name: a known one (a member of no known family counts for none). */
+export const KnownFamily = z.enum(FAMILIES.filter((f): f is Exclude<Family, "unknown"> => f !== "unknown"));
+export type KnownFamily = z.infer<typeof KnownFamily>;
 export const Independence = z.enum(["strong", "weak"]);
 export type Independence = z.infer<typeof Independence>;
 export const Severity = z.enum(["blocking", "high", "medium", "low", "info"]);
@@ -178,7 +191,11 @@ export const QuorumRule = z
   .object({
     need: described(wholeNumber(1, 8), "K: how many distinct families must pass on the same artifact bytes"),
     of: described(wholeNumber(1, 8), "N: how many reviewers each round dispatches"),
-    families: described(z.optional(z.array(Family)), "families that must be among those that pass (e.g. openai and google for G-spec)"),
+    families: described(
+      z.optional(z.array(KnownFamily)),
+      "families that must be among those that pass (e.g. openai and google for G-spec); need ≤ of, and at most need distinct families " +
+        "(JSON Schema cannot compare two values: the schema's own refinement, quorumProblem, checks it)",
+    ),
   })
   .check(
     z.superRefine((q, ctx) => {
@@ -206,7 +223,7 @@ export const Request = withMeta(
     schema_version: z.literal("guild_bus.request.v1"),
     run_id: runId,
     gate,
-    artifact_path: described(nonBlank, "path of the artifact, relative to the project root (the parent of .guild/)"),
+    artifact_path: described(projectPath, "path of the artifact, relative to the project root (the parent of .guild/)"),
     author_host: nonBlank,
     author_host_source: described(
       z.optional(z.enum(["declared", "mcp-client-info"])),
@@ -216,7 +233,7 @@ export const Request = withMeta(
     // copied (trimmed) into every packet: bounded, so a packet cannot outgrow a gate file for a reason no retry changes
     author_model: z.optional(
       patterned(
-        /^\s*(?:[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}](?:[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{0,198}[^\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}])?)?\s*$/u,
+        new RegExp(`^[${SPACE}]*(?:${ONE_LINE})?[${SPACE}]*$`, "u"),
         "must be one line without control or format characters, at most 200 characters",
       ),
     ),
@@ -234,7 +251,7 @@ export const Request = withMeta(
       "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate",
     ),
     paths: described(
-      z.optional(z.array(nonBlank)),
+      z.optional(z.array(projectPath)),
       "further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)",
     ),
     quorum: described(z.optional(QuorumRule), "a quorum gate: every round goes to N reviewers of distinct families (SPEC §26)"),
@@ -671,7 +688,7 @@ export const Settings = withMeta(
           z.strictObject({
             need: described(z.optional(wholeNumber(1, 8)), "K (default: the named families, else of)"),
             of: described(z.optional(wholeNumber(1, 8)), "N (default: need, at least the named families)"),
-            families: z.optional(z.array(Family)),
+            families: z.optional(z.array(KnownFamily)),
           }),
         ),
       ),

@@ -8,7 +8,7 @@ import type { Provider } from "../../src/core/selection.js";
 import type { ResultLookup } from "../../src/core/trail.js";
 import { Escalation } from "../../src/spec/schemas.js";
 import { countsFor } from "../../src/core/quorum.js";
-import type { Family, QuorumRule } from "../../src/spec/schemas.js";
+import type { Family, KnownFamily, QuorumRule } from "../../src/spec/schemas.js";
 import { context, gate, SHA_A, SHA_B, type VerdictKind } from "../helpers/snapshots.js";
 
 const TWO_OF_TWO: QuorumRule = { need: 2, of: 2 };
@@ -78,7 +78,7 @@ describe("decide: a quorum round", () => {
   });
 
   it("members whose own verdicts pass but whose families do not count escalate identity_unverified, naming the missing family", () => {
-    const rule = { need: 2, of: 2, families: ["openai", "google"] as Family[] };
+    const rule = { need: 2, of: 2, families: ["openai", "google"] as KnownFamily[] };
     const g = issued(rule).memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "pass", { reviewer_family: "anthropic" });
     const d = decide(g.s, quorumCtx(rule));
     expect(d.action).toMatchObject({ type: "escalation", reason: "identity_unverified" });
@@ -259,7 +259,7 @@ describe("decide: the quorum rule over every mix of member endings (property)", 
       fc.property(
         fc.integer({ min: 1, max: 4 }),
         fc.array(member, { minLength: 1, maxLength: 4 }),
-        fc.option(fc.constantFrom<Family>("openai", "google"), { nil: undefined }),
+        fc.option(fc.constantFrom<KnownFamily>("openai", "google"), { nil: undefined }),
         (needRaw, members, namedFamily) => {
           const of = members.length;
           const need = Math.min(needRaw, of);

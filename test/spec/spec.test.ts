@@ -1,6 +1,7 @@
 // bus-spec/ stays true to the code: the committed JSON Schemas are exactly what the zod schemas generate, every
 // example is judged by zod (the source of truth), by the generated JSON Schema and by the readers the bus uses,
 // and the examples' README indexes every example.
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -205,6 +206,38 @@ describe("bus-spec/examples", () => {
       expect(contract, "output contract packet_id").toContain(`"packet_id": ${JSON.stringify(front.packet_id)},`);
       expect(contract, "output contract sha").toContain(`"artifact_sha256_reviewed": "${front.artifact_sha256}",`);
     }
+  });
+});
+
+describe("bus-spec/schemas: portable to every JSON Schema validator", () => {
+  const patterns = (node: unknown): string[] =>
+    Array.isArray(node)
+      ? node.flatMap(patterns)
+      : node !== null && typeof node === "object"
+        ? Object.entries(node).flatMap(([k, v]) => (k === "pattern" && typeof v === "string" ? [v] : patterns(v)))
+        : [];
+
+  it("no pattern uses a class whose meaning differs between regex dialects (\\p{…}, \\s, \\d, \\w, \\u{…})", () => {
+    for (const stem of STEMS) for (const p of patterns(committedSchema(stem))) expect(p, stem).not.toMatch(/\\[pPsSdDwWbB]|\\u\{/);
+  });
+
+  // Python's jsonschema (re: no \p{…}, its own \s and \d) must judge every example as zod does
+  const python = spawnSync("python3", ["-c", "import jsonschema"], { encoding: "utf8" }).status === 0;
+  it.skipIf(!python)("Python's jsonschema judges every JSON example as its name says", () => {
+    const script = [
+      "import json, sys, glob, os, jsonschema",
+      "out = {}",
+      "for f in sorted(glob.glob(os.path.join(sys.argv[1], '*.json'))):",
+      "    stem = os.path.basename(f).split('.valid.')[0].split('.invalid.')[0]",
+      "    schema = json.load(open(os.path.join(sys.argv[2], stem + '.schema.json'), encoding='utf-8'))",
+      "    out[os.path.basename(f)] = not any(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(f, encoding='utf-8'))))",
+      "print(json.dumps(out))",
+    ].join("\n");
+    const r = spawnSync("python3", ["-c", script, EXAMPLE_DIR, SCHEMA_DIR], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const judged = JSON.parse(r.stdout) as Record<string, boolean>;
+    const expected = Object.fromEntries(exampleFiles.filter((f) => f.endsWith(".json")).map((f) => [f, example(f).valid]));
+    expect(judged).toEqual(expected);
   });
 });
 
