@@ -19,8 +19,12 @@ interface Rule {
 const NOT_LABEL = "(?!\\[REDACTED:)";
 /** What may follow a quote or backtick that ends a bare value (the string or code span it is written in ends there). */
 const QUOTE_END = `(?:[\\s"'\`,;)\\]}>]|$)`;
-/** A quote or backtick inside a word (`ab"cd`): the value's own, where one after a space or a bracket opens a string. */
-const INNER_QUOTE = (quotes: string) => `(?<=[^\\s{[(,:=])[${quotes}](?!${QUOTE_END})`;
+/**
+ * A quote or backtick inside a word (`ab"cd`): the value's own, where one after a space or a bracket opens a string,
+ * escaped too (`{\"key\": …` in a JSON string). Not after a secret's label: the value it replaced ended before that
+ * quote (`Options["x"]`), and still does.
+ */
+const INNER_QUOTE = (quotes: string) => `(?<=[^\\s{[(,:=])(?<![\\s{[(,:=]\\\\)(?<!\\[REDACTED:secret\\])[${quotes}](?!${QUOTE_END})`;
 /**
  * A bare value's first word: up to whitespace, or a quote, backtick, "," or ";" that could end the string, code span or
  * list it is written in (`"--token=x"`, `token=a, b`). Inside the word they are the value's own (`ab"cd`, `a,b`).
@@ -37,7 +41,7 @@ const SECRET_KEY =
 /** Values that are obviously not secrets (type annotations, placeholders, env lookups, CI/template expressions
  *  like ${{ secrets.X }} and {{ .Values.x }}, fetch's credentials modes, the bracket opening "credentials": { ... }). */
 const HARMLESS_VALUE =
-  /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|include|omit|same-origin|[[{\]}]+|\$?\{\{.*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|\*+|x+)$/i;
+  /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|include|omit|same-origin|[[{\]}]+|\$?\{\{.*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|‹[^›]*›|…|\.\.\.|\*+|x+)$/i;
 
 /** Unquoted values that are code, not literals: calls (getToken(), os.Getenv(...)) and this./self. members. */
 const CODE_VALUE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\(.*|(?:this|self)\.[\w$.]+)$/;
@@ -140,13 +144,18 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
   {
     kind: "token",
     // the header's name may be quoted: "Authorization": "Basic …" in JSON, a dict, a fetch call
-    re: new RegExp(`\\b(authorization\\\\?["']?\\s*[:=]\\s*\\\\?["']?(?:bearer|basic|token|bot)\\s+)${NOT_LABEL}${VALUE_STOP}`, "gi"),
-    replace: (_m: string, head: string) => `${head}${label("token")}`,
+    // a placeholder of several words (<YOUR API KEY>) is one value, kept like any placeholder (see harmless)
+    re: new RegExp(
+      `\\b(authorization\\\\?["']?\\s*[:=]\\s*\\\\?["']?(?:bearer|basic|token|bot)\\s+)${NOT_LABEL}` +
+        `(?:<[^<>\\r\\n]*>(?=[\\s"'\`,;]|$)|${VALUE_STOP})`,
+      "gi",
+    ),
+    replace: (m: string, head: string) => (harmless(m.slice(head.length), false) ? m : `${head}${label("token")}`),
   },
   {
     kind: "token",
     re: new RegExp(`\\b(bearer\\s+)${NOT_LABEL}[A-Za-z0-9._~+/=-]{16,}`, "gi"),
-    replace: (_m: string, head: string) => `${head}${label("token")}`,
+    replace: (m: string, head: string) => (harmless(m.slice(head.length), false) ? m : `${head}${label("token")}`),
   },
   ...TOKEN_SHAPES.map((re) => ({
     kind: "token" as const,
@@ -455,11 +464,16 @@ const INNER_SEPARATOR = `[,;](?![ \\t]*(?:[\\r\\n]|$|${NEXT_KEY}))`;
  * assignment (`password: x, user: bob`), or a double quote or backtick that can end the string or code span it is
  * written in (QUOTE_END); one inside a word is the value's own (`ab"cd`).
  */
-const BARE = new RegExp(`(?:(?![ \\t]+#)[^\\r\\n,;\`"]|${INNER_SEPARATOR}|${INNER_QUOTE('"`')})+`, "y");
+const bare = (quotes: string) => new RegExp(`(?:(?![ \\t]+#)[^\\r\\n,;\`"]|${INNER_SEPARATOR}|${INNER_QUOTE(quotes)})+`, "y");
+const BARE = bare('"`');
+/** BARE in a code span (an odd number of backticks before the key on its line): any backtick ends it (`` `login(token=t)`. ``). */
+const BARE_IN_CODE = bare('"');
 /** The same inside a string or a code span (the key follows a quote, a backtick or an escaped line break): any " or ` ends it. */
 const BARE_IN_STRING = new RegExp(`(?:(?![ \\t]+#)[^\\r\\n,;\`"]|${INNER_SEPARATOR})+`, "y");
 /** A value whose key is written inside a sentence, a table row or a command line: its first word (see VALUE_STOP). */
-const FIRST_WORD = new RegExp(`(?:[^\\s"'\`,;]|${INNER_QUOTE("\"'`")}|${INNER_SEPARATOR}(?![ \\t]))+`, "y");
+const firstWord = (quotes: string) => new RegExp(`(?:[^\\s"'\`,;]|${INNER_QUOTE(quotes)}|${INNER_SEPARATOR}(?![ \\t]))+`, "y");
+const FIRST_WORD = firstWord("\"'`");
+const FIRST_WORD_IN_CODE = firstWord("\"'");
 /** A block's first line that is a `key:` entry: a YAML mapping, whose own keys are scanned one by one. */
 const MAPPING_ENTRY = /^["']?[\w.$-]+["']?[ \t]*:(?:[ \t]|\r?$)/;
 
@@ -563,29 +577,71 @@ function quotedOverLines(text: string, open: number, column: number): { end: num
 
 /** A line that is no continuation of the value above it: a comment, a list item or an entry of its own. */
 const OWN_LINE = /^(?:#|\/\/|- )/;
+/** An operator between or after words (`a if b`, `a +`): code, which goes on as code, not as a plain scalar. */
+const OPERATOR = /(?:^|[ \t])(?:[-+*/%^&|<>=!?:.]{1,3}|and|or|if|else)(?=[ \t]|$)/;
+/** A line that starts with an operator or a closing bracket (`.then(…)`, `or x`, `else y)`): code going on. */
+const OPERATOR_LINE = /^(?:[-+*/%^&|<>=!?:]{1,3}(?=[ \t])|[.)\]}]|(?:and|or|if|else)\b)/;
+/** A bare value's line ends in a backslash glued to it (properties, `KEY=a\`): an odd number of them after a non-space. */
+const GLUED_BACKSLASH = /[^\s\\](?:\\\\)*\\$/;
+
+/** A line of a YAML plain scalar or an INI value, which lines indented below it go on: words, no open bracket, no operator. */
+function plainLine(value: string): boolean {
+  let depth = 0;
+  for (const ch of value) depth += "([{".includes(ch) ? 1 : ")]}".includes(ch) ? -1 : 0;
+  return depth <= 0 && !OPERATOR.test(value);
+}
 
 /**
- * Where a bare value that ran to the end of its line ends: a line after one that ends in an odd number of backslashes
- * (properties, shells) continues it, and so do lines indented deeper than its key (YAML plain scalars, INI), blank
- * lines among them, unless they are comments, list items or entries of their own (OWN_LINE, ENTRY_LINE).
+ * Where a bare value that ran to the end of its line ends (its line's value from `start` to `end`): a line after one
+ * that ends in a backslash glued to the value (properties; in a shell `a \` ends the value and the next line is a
+ * command) continues it, and so do lines indented deeper than its key after a plain line (YAML plain scalars, INI),
+ * blank lines among them, unless they are comments, list items, entries of their own or code going on (OWN_LINE,
+ * ENTRY_LINE, OPERATOR_LINE). Not after code: `token = (`, `pwd = (a if b` over `else c)` go on as code.
  */
-function continuedBare(text: string, end: number, column: number): number {
+function continuedBare(text: string, start: number, end: number, column: number): number {
   for (let nl = text.indexOf("\n", end); nl !== -1; nl = text.indexOf("\n", end)) {
-    const backslash = /(?:^|[^\\])(?:\\\\)*\\$/.test(text.slice(Math.max(0, end - 64), end));
+    const backslash = GLUED_BACKSLASH.test(text.slice(Math.max(start, end - 64), end));
+    if (!backslash && !plainLine(text.slice(start, end))) return end;
     let next = lineAt(text, nl + 1);
     let from = nl + 1;
     if (backslash) next.at = /^[ \t]*/.exec(text.slice(from, next.end))![0].length;
     // blank lines inside an indented value: it goes on where the next line with text is deeper than the key
     else while (next.at === -1 && next.end < text.length) next = lineAt(text, (from = next.end + 1));
-    const start = from + next.at;
+    start = from + next.at;
     const line = text.slice(start, next.end);
-    if (!backslash && (next.at <= column || OWN_LINE.test(line) || ENTRY_LINE.test(line))) return end;
+    if (!backslash && (next.at <= column || OWN_LINE.test(line) || ENTRY_LINE.test(line) || OPERATOR_LINE.test(line))) return end;
     const value = matchAt(BARE, text, start);
     if (!value) return end;
-    end = start + value[0].trimEnd().length;
+    const words = value[0].trimEnd();
+    // `a \`: a shell's line break between words, not the value's
+    if (/[ \t]\\$/.test(words)) return start + words.slice(0, -1).trimEnd().length;
+    end = start + words.length;
     if (start + value[0].length < next.end && text[start + value[0].length] !== "\r") return end; // stopped inside the line
   }
   return end;
+}
+
+interface SecretKey {
+  at: number;
+  yaml: boolean;
+  /** The quote of a string the key is written in, which ends the value. */
+  enclosing: string;
+  /** Whether the key is in a code span: an odd number of backticks before it on its line. */
+  inCodeSpan: () => boolean;
+}
+
+/** Whether each position asked, rising, is in a code span (see SecretKey): a line of many keys is read once, not once per key. */
+function codeSpans(text: string): (at: number) => boolean {
+  let pos = 0;
+  let odd = false;
+  return (at) => {
+    for (; pos < at; pos++) {
+      const ch = text.charCodeAt(pos);
+      if (ch === 10) odd = false;
+      else if (ch === 96) odd = !odd;
+    }
+    return odd;
+  };
 }
 
 /**
@@ -594,7 +650,7 @@ function continuedBare(text: string, end: number, column: number): number {
  * lines indented deeper than its key, and a bare value to the end of its line (see BARE) and its continuation lines
  * (continuedBare). Undefined when there is no value.
  */
-function secretValue(text: string, pos: number, key: { at: number; yaml: boolean; enclosing: string }): SecretValue | undefined {
+function secretValue(text: string, pos: number, key: SecretKey): SecretValue | undefined {
   if (key.yaml) pos = matchAt(YAML_PROPERTIES, text, pos) ? YAML_PROPERTIES.lastIndex : pos;
   if (key.enclosing && text.startsWith(key.enclosing, pos)) return undefined; // "password=" + x: the string ends
   const lineEnds = pos === text.length || text[pos] === "\n" || text[pos] === "\r";
@@ -617,7 +673,10 @@ function secretValue(text: string, pos: number, key: { at: number; yaml: boolean
     if (over.end > pos + 1) return { start: pos + 1, end: over.end, bare: false };
   }
   const opening = /^\\?["']/.exec(text.slice(pos, pos + 2))?.[0] ?? ""; // a quote never closed
-  const value = matchAt(context === "string" ? BARE_IN_STRING : context ? BARE : FIRST_WORD, text, pos + opening.length);
+  // in a code span (`login(token=t)`.) a backtick ends the value, whatever follows it
+  const code = context !== "string" && context !== "line" && key.inCodeSpan();
+  const word = context ? (code ? BARE_IN_CODE : BARE) : code ? FIRST_WORD_IN_CODE : FIRST_WORD;
+  const value = matchAt(context === "string" ? BARE_IN_STRING : word, text, pos + opening.length);
   if (!value) return undefined;
   let raw = value[0];
   if (key.enclosing === "'" && raw.includes("'")) raw = raw.slice(0, raw.indexOf("'"));
@@ -626,10 +685,15 @@ function secretValue(text: string, pos: number, key: { at: number; yaml: boolean
   // a backslash before the closing quote escapes that quote, not the value's; at a line's end it is the value's
   if (!atLineEnd) raw = raw.replace(/\\$/, "");
   raw = raw.trimEnd();
+  // `KEY=a \`: a shell's line break after the value, which ends there (the next line is the command)
+  const shellBreak = atLineEnd && /[ \t]\\$/.test(raw);
+  if (shellBreak) raw = raw.slice(0, -1).trimEnd();
   if (!raw.trim()) return undefined;
   let end = start + raw.length;
-  // a harmless first line (a lookup, a call) is code: what follows it is the next statement, not the value
-  if (context === "line" && atLineEnd && !harmless(raw, !opening)) end = continuedBare(text, end, column());
+  // a harmless first line (a lookup, a call) is code: what follows it is the next statement, not the value; a secret's
+  // label is a value a pass before this one took whole (`token = (` over code stays `token = [REDACTED:secret]`)
+  if (context === "line" && atLineEnd && !shellBreak && !harmless(raw, !opening) && !raw.includes(label("secret")))
+    end = continuedBare(text, start, end, column());
   return { start, end, bare: !opening };
 }
 
@@ -660,14 +724,17 @@ function harmless(value: string, code: boolean): boolean {
 /** The value of each `key = value` whose key names a secret, its whole extent (secretValue). */
 function redactSecretAssignments(text: string, counts: Partial<Record<RedactionKind, number>>): string {
   const head = new RegExp(SECRET_HEAD.source, SECRET_HEAD.flags);
+  const inCodeSpan = codeSpans(text);
   let out = "";
   let from = 0;
   for (let m = head.exec(text); m; m = head.exec(text)) {
     const [whole, open = "", close = "", separator] = m;
-    const value = secretValue(text, m.index + whole.length, {
-      at: m.index,
+    const at = m.index;
+    const value = secretValue(text, at + whole.length, {
+      at,
       yaml: separator === ":",
       enclosing: open && !close ? open : "",
+      inCodeSpan: () => inCodeSpan(at),
     });
     if (!value) continue;
     head.lastIndex = value.end;

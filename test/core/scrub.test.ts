@@ -272,6 +272,20 @@ describe("token shapes", () => {
     expect(scrub(`{'authorization': 'Bearer abcd'}`)).toBe(`{'authorization': 'Bearer ${label("token")}'}`);
     expect(scrub(`"{\\"Authorization\\": \\"Bearer abcd\\"}"`)).toBe(`"{\\"Authorization\\": \\"Bearer ${label("token")}\\"}"`);
     expect(scrub(`Authorization: Bearer ab"cd,ef`)).toBe(`Authorization: Bearer ${label("token")}`);
+    // a placeholder after the scheme is kept, as the secret rule keeps one; a token glued to it is not
+    expect(scrub(`Authorization: Bearer <x>abcd`)).toBe(`Authorization: Bearer ${label("token")}`);
+  });
+
+  it.each([
+    `{"Authorization": "Bearer <YOUR_API_KEY>"}`,
+    `{"Authorization": "Bearer \${TOKEN}"}`,
+    `{"Authorization": "Basic …"}`,
+    `{'authorization': 'Bearer process.env.API_KEY'}`,
+    "Authorization: Bearer <YOUR API KEY>",
+    "Authorization: Bearer $TOKEN",
+    "Authorization: token ‹token›",
+  ])("an Authorization header whose value is a placeholder is kept: %s", (text) => {
+    expect(scrubWithReport(text)).toEqual({ text, redactions: {} });
   });
 
   it("a bare Bearer needs at least 16 token characters", () => {
@@ -401,6 +415,45 @@ describe("key = value secrets", () => {
     expect(scrub(expected)).toBe(expected);
   });
 
+  it.each([
+    // in a code span, a backtick ends the value whatever follows it: the rest of the line stays
+    ["Call `login(token=t)`. The rest stays.", `Call \`login(token=${R}\`. The rest stays.`],
+    ["| `{token: T}`. | next cell |", `| \`{token: ${R}\`. | next cell |`],
+    [
+      "  `{pem: <string|buffer>[, passphrase: <string>]}`. The object form",
+      `  \`{pem: <string|buffer>[, passphrase: ${R}\`. The object form`,
+    ],
+    // outside one, a backtick inside the value's word is still the value's
+    ["see `a` and token=ab`c.d here", `see \`a\` and token=${R} here`],
+    // a shell's `a \` ends the value: the next line is the command
+    ["PASSWORD=${PASSWORD:-changeme} \\\n  ./run.sh --verbose\necho done\n", `PASSWORD=${R} \\\n  ./run.sh --verbose\necho done\n`],
+    ["password = abc\\\n  def \\\n  ./run\n", `password = ${R} \\\n  ./run\n`],
+    // code goes on below its first line as code, not as a value (an open bracket, an operator)
+    [
+      '    token = (\n        self._token\n        or os.environ.get("TOKEN")\n    )\n',
+      `    token = ${R}\n        self._token\n        or os.environ.get("TOKEN")\n    )\n`,
+    ],
+    [
+      "    pwd = (self.password.encode('utf-8') if isinstance(self.password, str)\n                        else self.password)\n",
+      `    pwd = ${R}\n                        else self.password)\n`,
+    ],
+    ["  token = first\n    || fallback\n", `  token = ${R}\n    || fallback\n`],
+    ["  token = first\n    .trim()\n", `  token = ${R}\n    .trim()\n`],
+    // a value that ended at a quote still ends there once it is a label: one label, counted once
+    [
+      '    getLoc(nodeOrToken: Options["SyntaxElementWithLoc"]): SourceLocation;',
+      `    getLoc(nodeOrToken: ${R}"SyntaxElementWithLoc"]): SourceLocation;`,
+    ],
+    ['\t\ttoken = new state.Token("inline", "", 0);', `\t\ttoken = ${R}"inline", "", 0);`],
+    ["    process.current_process().authkey = data['authkey']", `    process.current_process().authkey = ${R}'authkey']`],
+    ['    secrets_policy: { redaction_patterns: ["internal-[0-9]+"] },', `    secrets_policy: ${R}"internal-[0-9]+"] },`],
+    // an escaped quote after a bracket opens a string in a JSON string: the key in it stays
+    ['{\\"Credentials\\": {\\"Password\\": \\"pw\\"}}', `{\\"Credentials\\": {\\"Password\\": \\"${R}\\"}}`],
+  ])("the value ends where the code or text around it says: %j", (input, expected) => {
+    expect(scrubWithReport(input)).toEqual({ text: expected, redactions: { secret: 1 } });
+    expect(scrubWithReport(expected)).toEqual({ text: expected, redactions: {} });
+  });
+
   it("a section's own keys are scanned one by one", () => {
     expect(scrub("credentials:\n  username: bob\n  password: a b\n")).toBe(`credentials:\n  username: bob\n  password: ${R}\n`);
   });
@@ -436,6 +489,8 @@ describe("key = value secrets", () => {
     "token: null",
     "token: ${{ secrets.NPM_TOKEN }}",
     "password: {{ .Values.db.password }}",
+    "password: …",
+    "token: ‹token›",
   ])("placeholder/lookup value kept: %s", (input) => {
     expect(scrubWithReport(input)).toEqual({ text: input, redactions: {} });
   });
@@ -955,6 +1010,12 @@ describe("hostile repetitions finish", () => {
     "~/.ssh/a[REDACTED:token]",
     "-----BEGIN PRIVATE KEY-----\n",
     "-----BEGIN PRIVATE KEY-----\\n",
+    // keys in code spans, shell line breaks, code below a key, quotes after labels, placeholders in headers
+    "`(pwd=a`. ",
+    "pwd=a \\\n",
+    "  pwd = (\n    b\n",
+    'pwd: [REDACTED:secret]"a',
+    '"Authorization": "Bearer <a',
   ];
   it.each(units)("a MiB of %j", (unit) => {
     const text = unit.repeat(Math.ceil(MIB / unit.length));
