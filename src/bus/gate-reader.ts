@@ -531,18 +531,19 @@ const DECISION_SKEW_MS = 5 * 60 * 1000;
  * clock would answer an escalation still to come).
  */
 function decisionProblem(decision: Decision, escalation: Escalation | undefined, escalationSha: string | null): string | null {
-  const t = parseIsoTime(decision.at);
-  if ("problem" in t) return `decision dated ${JSON.stringify(decision.at)}, which is ${t.problem}`;
   // a choice the escalation does not offer answers nothing: moved aside, so the slot is free for one it offers
   if (escalation && !offers(escalation, decision.choice))
     return `decision chooses ${decision.choice}, which the escalation does not offer (${escalation.options.join(", ")})`;
+  const t = parseIsoTime(decision.at);
   if (decision.escalation_sha256 !== undefined) {
     if (escalationSha !== null && decision.escalation_sha256 !== escalationSha)
       return `decision answers escalation bytes ${decision.escalation_sha256}, not this round's (${escalationSha})`;
-    if (t.ms > Date.now() + DECISION_SKEW_MS) return `decision dated ${decision.at}, in the future`;
+    // the bytes it names order it: its time need not (a writer's local time without a zone, say), unless it is ahead
+    if (!("problem" in t) && t.ms > Date.now() + DECISION_SKEW_MS) return `decision dated ${decision.at}, in the future`;
     return null;
   }
   const naming = `name the escalation instead: add escalation_sha256, the sha256 of the escalation-${decision.round}.json bytes`;
+  if ("problem" in t) return `decision dated ${JSON.stringify(decision.at)}, which is ${t.problem} (${naming})`;
   if (t.ms > Date.now()) return `decision dated ${decision.at}, in the future, and naming no escalation (${naming})`;
   if (escalation === undefined) return null;
   const e = parseIsoTime(escalation.at);

@@ -1,7 +1,7 @@
 // One `guild-bus up` per tree: a second one would start a duplicate of every worker. The lock is a file delivered
 // first-writer-wins, naming its holder; a holder that died (kill -9) is seen by its pid and replaced, and so is a pid
 // that now runs another program.
-import { readFileSync, realpathSync, unlinkSync } from "node:fs";
+import { readFileSync, statSync, unlinkSync } from "node:fs";
 import type { Layout } from "../bus/layout.js";
 import { deliver, THIS_HOST } from "../bus/deliver.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -13,8 +13,9 @@ interface Holder {
   pid: number;
   host: string;
   started_at: string;
-  /** The tree it supervises (real path): a copy of the project (`cp -a`) carries the lock, not the supervisor. */
-  root?: string;
+  /** The bus it supervises (its .guild's device and inode): a copy of the project (`cp -a`) carries the lock, not the
+   * supervisor; the same bus through a bind mount or a linked .guild is the same one. */
+  bus?: string;
 }
 
 export class SupervisorLockedError extends Error {}
@@ -28,19 +29,16 @@ function readHolder(file: string): Holder | null {
     if (typeof h.pid !== "number" || typeof h.host !== "string") return null;
     // printed in one-line messages (up, mcp): a planted lock's text never starts a line of its own, nor runs on
     const line = (value: unknown) => oneLine(textOf(value)).slice(0, MAX_SHOWN_CHARS);
-    return { pid: h.pid, host: line(h.host), started_at: line(h.started_at), ...(typeof h.root === "string" ? { root: h.root } : {}) };
+    return { pid: h.pid, host: line(h.host), started_at: line(h.started_at), ...(typeof h.bus === "string" ? { bus: h.bus } : {}) };
   } catch {
     return null; // gone meanwhile, or not a lock we wrote (never a FIFO waited on)
   }
 }
 
-/** The project's real path: the same tree however it is named (a symlink, a relative --root). */
-function treeOf(layout: Layout): string {
-  try {
-    return realpathSync(layout.root);
-  } catch {
-    return layout.root;
-  }
+/** The bus's identity on this machine: its .guild directory's device and inode, whatever path reaches it. */
+function busOf(layout: Layout): string | undefined {
+  const st = statSync(layout.guild, { throwIfNoEntry: false });
+  return st ? `${st.dev}:${st.ino}` : undefined;
 }
 
 /** The start time this process wrote into the lock it holds, while it holds it. */
@@ -53,8 +51,8 @@ let heldSince: string | null = null;
  * run its new `up` with the pid the old one had). Where /proc cannot tell, a live pid holds.
  */
 function holds(holder: Holder, layout: Layout): boolean {
-  if (holder.root !== undefined && holder.root !== treeOf(layout)) return false;
-  if (holder.host !== THIS_HOST) return true;
+  if (holder.host !== THIS_HOST) return true; // another machine's mount numbers its devices its own way
+  if (holder.bus !== undefined && holder.bus !== busOf(layout)) return false;
   if (holder.pid === process.pid) return heldSince !== null && holder.started_at === heldSince;
   if (!processAlive(holder.pid)) return false;
   try {
@@ -76,7 +74,7 @@ export function runningSupervisor(layout: Layout): Holder | null {
 /** Take the tree's supervisor lock, or throw SupervisorLockedError naming the running supervisor. Returns its release. */
 export async function lockSupervisor(layout: Layout): Promise<() => void> {
   const file = layout.supervisorLock;
-  const mine: Holder = { pid: process.pid, host: THIS_HOST, started_at: new Date().toISOString(), root: treeOf(layout) };
+  const mine: Holder = { pid: process.pid, host: THIS_HOST, started_at: new Date().toISOString(), bus: busOf(layout) };
   const bytes = JSON.stringify(mine) + "\n";
   for (let attempt = 0; ; attempt++) {
     if ((await deliver(file, bytes, { guildDir: layout.guild })).status === "delivered") {

@@ -254,7 +254,8 @@ function judge(
     },
     (text) => scrub(text, scrubOptions(ctx.settings)),
   );
-  const rulings = contested !== null || Array.isArray(r.rulings) ? rulingCounts(r.rulings, contested) : null;
+  // rulings in any shape count as the re-derivation counts them (one that is not a list upholds): the verdict fails closed
+  const rulings = contested !== null || (r.rulings !== undefined && r.rulings !== null) ? rulingCounts(r.rulings, contested) : null;
   return VerdictFile.parse({
     schema_version: "guild_bus.verdict.v1",
     run_id: runId,

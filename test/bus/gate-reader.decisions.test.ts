@@ -35,6 +35,9 @@ describe("decisions", () => {
     const { answers, escalationSha } = cappedGate();
     expect(answers({ ...decision(1, "force-pass"), escalation_sha256: escalationSha, at: inMinutes(2) })).toBe(true);
     expect(answers({ ...decision(1, "force-pass"), escalation_sha256: "e".repeat(64), at: inMinutes(0) })).toBe(false);
+    // the bytes it names order it: a local time without a zone (Python's utcnow().isoformat()) does not refuse it
+    const local = inMinutes(0).replace(/Z$/, "");
+    expect(answers({ ...decision(1, "force-pass"), escalation_sha256: escalationSha, at: local })).toBe(true);
   });
 
   it("one naming no escalation answers only if dated after it and not ahead of this clock", () => {
@@ -61,7 +64,10 @@ describe("decisions", () => {
     );
     // no zone: whose local time it is cannot be known, so it is refused, saying so
     expect(answers({ ...decision(1, "rework"), at: `${second}` })).toBe(false);
-    expect(reason()).toBe(`decision dated "${second}", which is an ISO-8601 time without a zone (add Z or ±hh:mm)`);
+    expect(reason()).toBe(
+      `decision dated "${second}", which is an ISO-8601 time without a zone (add Z or ±hh:mm) ` +
+        "(name the escalation instead: add escalation_sha256, the sha256 of the escalation-1.json bytes)",
+    );
   });
 
   it("one choosing what the escalation does not offer is a problem the broker moves aside, so the slot is free", () => {

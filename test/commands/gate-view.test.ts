@@ -113,6 +113,16 @@ describe("an ended gate's view", () => {
     });
   });
 
+  it("rulings that are not a list: the verifier's verdict fails closed as the re-derivation does, so the author revises", async () => {
+    const run = "rulings-object";
+    const { layout, file, dropResult } = await gateWithPacket(run);
+    dropResult({ rulings: {} });
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    expect(JSON.parse(readFileSync(file("verdict-1.json"), "utf8"))).toMatchObject({ rulings: { upheld: 1, withdrawn: 0 } });
+    await stepGate(loadContext(layout), run, GATE);
+    expect(viewGate(loadContext(layout), run, GATE)).toMatchObject({ exitCode: 3, decision: { state: "awaiting_author" } });
+  });
+
   it("a real pass whose artifact was edited since is history: exit 2 for wait, but the stop hook does not hold the turn", async () => {
     const run = "edited-after";
     const { layout, artifact, dropResult } = await gateWithPacket(run);

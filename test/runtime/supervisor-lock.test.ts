@@ -2,7 +2,7 @@
 // program now) is replaced, and whatever else holds the lock's name (a FIFO, a garbled file) refuses a second
 // supervisor with the file to remove — at once.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { THIS_HOST } from "../../src/bus/deliver.js";
@@ -36,6 +36,16 @@ describe("the supervisor lock", () => {
     const releaseCopy = await lockSupervisor(copy);
     expect(runningSupervisor(copy)).toMatchObject({ pid: process.pid });
     releaseCopy();
+  });
+
+  it("the same bus reached by another path (a project whose .guild links to it) is held: no second up", async () => {
+    const original = layoutWithGuild();
+    const linked = new Layout(tempRoot());
+    symlinkSync(original.guild, linked.guild);
+    const release = await lockSupervisor(original);
+    expect(runningSupervisor(linked)).toMatchObject({ pid: process.pid });
+    await expect(lockSupervisor(linked)).rejects.toThrow(SupervisorLockedError);
+    release();
   });
 
   it("names a holder of another host on one line: a planted host or time cannot print lines of its own", async () => {
