@@ -6,6 +6,7 @@ import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
 import { contestRefusal, gatePolicy, offers, openRound, roundPacket } from "../core/gate-queries.js";
 import { changedSinceSent } from "../core/sent-bytes.js";
+import { hostKey } from "../core/host-name.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
 import { familyOfHost } from "../core/family.js";
 import { resultRefusal } from "../core/result-slot.js";
@@ -168,7 +169,7 @@ async function respondNow(
   if (!packet || packet.reviewer_adapter !== "manual") return refuse(`${run} ${gate} has no open packet addressed to the manual reviewer`);
   if (answer.via !== undefined) {
     const family = familyOfHost(answer.via, ctx.settings);
-    const own = answer.via === packet.author_host || (family !== "unknown" && family === packet.author_family);
+    const own = hostKey(answer.via) === hostKey(packet.author_host) || (family !== "unknown" && family === packet.author_family);
     if (own) return refuse(`${answer.via} is of this gate's author's family (${packet.author_family}): it cannot review its own artifact`);
   }
   if (view.snapshot.results.has(round)) return refuse(`round ${round} already has a result`);

@@ -8,6 +8,7 @@ import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
+import { hostKey } from "../core/host-name.js";
 import { shownLines } from "../core/terminal-safe.js";
 import { findingLine, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
@@ -32,13 +33,6 @@ function blockCounts(ctx: BusContext): Record<string, number> {
   if (!value || typeof value !== "object" || Array.isArray(value)) return {};
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => Number.isSafeInteger(e[1]) && e[1] >= 0));
 }
-
-/** The names one author host goes by: its MCP client name, and the short name a person gives `review --author`. */
-const HOST_NAMES: Readonly<Record<string, string>> = { claude: "claude-code" };
-const hostKey = (host: string | null | undefined) => {
-  const name = (host ?? "").trim().toLowerCase();
-  return Object.hasOwn(HOST_NAMES, name) ? HOST_NAMES[name]! : name;
-};
 
 /** Should `host` (the MCP client name that authored, e.g. claude-code) be kept from ending its turn? */
 export async function stopGate(ctx: BusContext, host: string, now = Date.now()): Promise<StopVerdict> {

@@ -214,11 +214,17 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       },
     },
     async (a) => {
-      const via = t.client()?.name;
+      // the client's own name is what tells it from the gate's author: a client that gives none answers nothing
+      const via = t.client()?.name?.trim();
+      if (!via)
+        return failure(
+          "respond needs this client's name (clientInfo.name in the MCP handshake): a client without one cannot be told from the " +
+            "gate's author, so it cannot answer as its reviewer",
+        );
       const responded = await respond(loadContext(t.layout), a.run_id, a.gate, {
         read: async () => a.review,
         reviewerModel: a.reviewer_model,
-        ...(via === undefined ? {} : { via }),
+        via,
       });
       return answer(responded, (r) => [`round ${r.round}: ${r.verdict} (reviewer ${r.model}) delivered`]);
     },

@@ -381,7 +381,10 @@ describe("hostile command lines: one-line usage errors", () => {
       [[...review, "--quorum", "3"], /--quorum "3": expected K\/N/],
       [[...review, "--quorum", "openai+nosuch"], /unknown family nosuch/],
       [[...review, "--quorum", "3/2"], /need 3 exceeds of 2/],
-      [[...review, "--paths", ""], /^guild-bus: invalid input: paths\.0: must be a non-blank string$/], // a schema issue, flattened
+      [
+        [...review, "--paths", ""],
+        /^guild-bus: invalid input: paths\.0: must be a non-blank path without control, format, line-separator or backtick characters/,
+      ], // a schema issue, flattened
       [["decide", "r1", "G-spec", "bogus"], /'bogus'.*force-pass, extend-cap, rework/],
       [["decide", "r1", "G-spec", "extend-cap", "9"], /from 1 to 5/],
       [["worker", "broker", "--reconcile-ms", "0"], /--reconcile-ms <ms>.*'0'/],

@@ -113,6 +113,8 @@ describe("respond: the host that sends the answer", () => {
       ok: false,
       error: expect.stringContaining("claude-code is of this gate's author's family (anthropic)"),
     });
+    // the author's own name in another case or with spaces around it is still the author
+    expect(await answer(" Claude ")).toMatchObject({ ok: false, error: expect.stringContaining("of this gate's author's family") });
     expect(readdirSync(layout.gateDir("via-host", GATE)).filter((f) => f.startsWith("result-"))).toEqual([]);
     expect(await answer("codex")).toMatchObject({ ok: true, round: 1 });
     expect(existsSync(file("result-1.json"))).toBe(true);

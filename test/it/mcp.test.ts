@@ -212,6 +212,21 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(ended.structuredContent).toMatchObject({ exit_code: 3 }); // more rounds: the author revises and resubmits
   });
 
+  it("respond from a client that gives no name is refused: it cannot be told from the gate's author", async () => {
+    const p = project();
+    const s = await open(p, "", ["--no-up"]);
+    const asked = await s.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", author_host: "codex", reviewer: "manual" });
+    expect(asked.isError, textOf(asked)).toBeFalsy();
+    const run = asked.structuredContent!.run_id as string;
+    // the broker issues the manual round; then the nameless client answers it as a reviewer of another family
+    const broker = await s.call("wait", { run_id: run, gate: "G-spec", timeout_seconds: 1 });
+    expect(broker.isError).toBeFalsy();
+    const respond = await s.call("respond", { run_id: run, gate: "G-spec", reviewer_model: "claude-opus-4-1", review: "## SATISFIED" });
+    expect(respond.isError).toBe(true);
+    expect(textOf(respond)).toMatch(/^respond needs this client's name/);
+    expect(p.files(run, "G-spec").filter((f) => f.startsWith("result-"))).toEqual([]);
+  });
+
   it("a human checkpoint is a person's to answer: the client is told to ask the user, and nothing is decided", async () => {
     const p = project();
     const s = await open(p, "claude-code");
