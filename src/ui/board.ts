@@ -1,7 +1,7 @@
 // The gate table, kept current by the same level-triggered runtime the workers run on (native watch, reconcile
 // passes, polling where watching is unreliable): each gate it hands us is re-read, and a row that changed is pushed
 // to every open page. One small row per gate is all that is kept.
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import type { BusContext } from "../bus/context.js";
 import { listGates } from "../bus/gate-list.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
@@ -19,12 +19,28 @@ const FILL_SLICE = 10;
 
 const key = (run: string, gate: string) => `${run}\u0000${gate}`;
 
+/** How often the artifacts of ended passes are looked at (one stat each), as `status` reads them on every call. */
+const PASS_RECHECK_MS = 2_000;
+
+/** A file's identity and version, or that it is not there: what changes when the file is edited, replaced or removed. */
+function fileStamp(file: string): string {
+  try {
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : "missing";
+  } catch (error) {
+    return `unreadable ${(error as NodeJS.ErrnoException).code ?? ""}`;
+  }
+}
+
 export class GateBoard {
   private readonly rows = new Map<string, { row: GateRow; json: string }>();
   private readonly listeners = new Set<(e: BoardEvent) => void>();
   private readonly runtime: WorkerRuntime;
   private ctx: BusContext | null = null;
   private readonly recent: BoardEvent[] = [];
+  /** Ended passes and their artifact as last read: an edit there (outside .guild/, so no event) changes the row. */
+  private readonly passes = new Map<string, { run: string; gate: string; file: string; stamp: string }>();
+  private passTimer: NodeJS.Timeout | undefined;
   /** The number of the last event: a page rendered at seq n asks for what came after n. */
   seq = 0;
 
@@ -51,6 +67,10 @@ export class GateBoard {
     const gates = listGates(ctx.layout).gates;
     this.loading.total = gates.length;
     await this.runtime.start();
+    this.passTimer = setInterval(() => {
+      for (const p of [...this.passes.values()]) if (fileStamp(p.file) !== p.stamp) this.refresh(p.run, p.gate);
+    }, PASS_RECHECK_MS);
+    this.passTimer.unref();
     void (async () => {
       for (let i = 0; i < gates.length && !this.stopped; i += FILL_SLICE) {
         for (const { runId, gate } of gates.slice(i, i + FILL_SLICE)) this.refresh(runId, gate);
@@ -62,6 +82,7 @@ export class GateBoard {
 
   stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.passTimer);
     return this.runtime.stop();
   }
 
@@ -94,7 +115,9 @@ export class GateBoard {
       if (this.rows.delete(k) && notify) this.emit({ kind: "gone", run, gate, seq: ++this.seq });
       return;
     }
-    const row = gateRow(ctx, run, gate);
+    const { row, passedArtifact } = gateRow(ctx, run, gate);
+    if (passedArtifact) this.passes.set(k, { run, gate, file: passedArtifact, stamp: fileStamp(passedArtifact) });
+    else this.passes.delete(k);
     const json = JSON.stringify(row);
     if (this.rows.get(k)?.json === json) return;
     this.rows.set(k, { row, json });

@@ -1,4 +1,5 @@
 // One line of the gate table: what `guild-bus status` says of a gate, plus the reviewer's identity and the cap.
+import path from "node:path";
 import type { BusContext } from "../bus/context.js";
 import { viewGate } from "../commands/gate-view.js";
 import { gatePolicy, openRound } from "../core/gate-queries.js";
@@ -22,8 +23,21 @@ export interface GateRow {
   actionable: boolean;
 }
 
-export function gateRow(ctx: BusContext, run: string, gate: string): GateRow {
+/** A gate's row, and the artifact file an ended pass (satisfied, force-passed) rests on: it can stop holding without
+ * anything in the gate's directory changing, so the board watches that file. */
+export function gateRow(ctx: BusContext, run: string, gate: string): { row: GateRow; passedArtifact: string | null } {
   const { snapshot: s, output, decision } = viewGate(ctx, run, gate);
+  const passed = s.outcome?.status === "satisfied" || s.outcome?.status === "force_passed";
+  const passedArtifact = passed && s.request ? path.resolve(ctx.layout.root, s.request.artifact_path) : null;
+  return { row: rowOf(ctx, run, gate, { snapshot: s, output, decision }), passedArtifact };
+}
+
+function rowOf(
+  ctx: BusContext,
+  run: string,
+  gate: string,
+  { snapshot: s, output, decision }: Pick<ReturnType<typeof viewGate>, "snapshot" | "output" | "decision">,
+): GateRow {
   const packet = s.packets.get(openRound(s));
   const verdict = s.verdicts.get(openRound(s)); // a manual packet names no model: the answer does
   const manual = packet?.reviewer_adapter === "manual" && !s.results.has(packet.round) && !s.outcome;
