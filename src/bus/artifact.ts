@@ -13,7 +13,6 @@ import { ReadFault } from "../core/read-fault.js";
 import { MAX_ARTIFACT_BYTES } from "../spec/constants.js";
 import { PathSafetyError } from "./no-symlinks.js";
 
-
 const cache = new Map<string, { text: string; sha: string; redacted: number }>();
 const CACHE_ENTRIES = 16;
 
