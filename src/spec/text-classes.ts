@@ -46,7 +46,7 @@ export const SPACE_RANGES: Ranges = [
   [0xfeff, 0xfeff],
 ];
 
-// A BMP code point as \uXXXX (every regex dialect reads it); one beyond as the character itself, which a regex with
+// A BMP code point as a four-digit \u escape (every regex dialect reads it); one beyond as the character itself, which a regex with
 // code-point semantics (JavaScript's u flag, Python) reads as one, and which the generator writes as a JSON escape.
 const one = (cp: number) => (cp > 0xffff ? String.fromCodePoint(cp) : `\\u${cp.toString(16).toUpperCase().padStart(4, "0")}`);
 const classBody = (ranges: Ranges) => ranges.map(([a, b]) => (a === b ? one(a) : `${one(a)}-${one(b)}`)).join("");
