@@ -1,7 +1,8 @@
 // The review console in a real browser (Debian's chromium driven by playwright-core) over real workers: the table
 // follows the files live, a review pasted in the page completes a gate, an escalation decided in the page resumes
 // one, hostile text stays text, and requests without the token, from another origin or for `../` are refused.
-// The screenshots in the README are taken here.
+// The screenshots in the README are taken here, only when GUILD_SCREENSHOTS=1: a capture is no assertion, and a
+// slow one on a loaded machine must not fail the suite or rewrite tracked files.
 import { createServer, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -68,6 +69,13 @@ async function waitText(page: Page, selector: string, pattern: RegExp): Promise<
   }
 }
 
+/** The README's pictures, refreshed with `GUILD_SCREENSHOTS=1 npx vitest run test/it/ui.test.ts`. */
+async function screenshot(page: Page, file: string, fullPage = false): Promise<void> {
+  if (process.env.GUILD_SCREENSHOTS !== "1") return;
+  await page.waitForLoadState("load");
+  await page.screenshot({ path: path.join(REPO, "docs", file), fullPage, timeout: WAIT * 4 });
+}
+
 function manualReview(p: Project, run: string, extra: string[] = []) {
   const r = p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", run, "--reviewer", "manual", ...extra]);
   expect(r.code, r.stderr).toBe(0);
@@ -128,7 +136,7 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     await page.fill("input[name=q]", "cap_hit");
     expect(await page.locator("#gates tbody tr:not([hidden])").count()).toBe(1);
     await page.fill("input[name=q]", "");
-    await page.screenshot({ path: path.join(REPO, "docs", "ui-gates.png") });
+    await screenshot(page, "ui-gates.png");
   });
 
   it("a manual review pasted in the page completes the gate; a same-family model is refused with nothing written", async () => {
@@ -208,8 +216,7 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     await waitText(page, "#round-2 pre.diff .add", /rollback: lane B reverts/);
     await waitText(page, "#round-1 .findings", /Lane B has no rollback plan/);
     await waitText(page, "#round-1 .decision", /extend-cap 1/);
-    await page.waitForLoadState("load");
-    await page.screenshot({ path: path.join(REPO, "docs", "ui-timeline.png"), fullPage: true });
+    await screenshot(page, "ui-timeline.png", true);
   });
 
   it("at difficulty hard, a review uploaded in the page is accepted and its findings are contested once from the page", async () => {
