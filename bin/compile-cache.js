@@ -10,11 +10,15 @@ const fs = require("node:fs");
 const Module = require("node:module");
 const { homedir } = require("node:os");
 const path = require("node:path");
-const { cachedDataVersionTag } = require("node:v8");
 const vm = require("node:vm");
 
-/** A cache file: the sha1 of the cached data, then the data. */
+/** A cache file: the sha1 of what follows it, the number of starts that wrote it, then the data. */
 const DIGEST_BYTES = 20;
+const HEADER_BYTES = DIGEST_BYTES + 1;
+// V8 caches the functions a start ran, so a file first cached by one command (`family`) lacked what another
+// (`status` on a project with gates) runs, and that one compiled it on every start. The next starts that read a file
+// write it again with what they ran too; after this many writes it is left as it is (making the data costs ~10 ms).
+const WRITES_PER_FILE = 3;
 const MAX_CACHE_FILE_BYTES = 32 * 1024 * 1024;
 // Every build and every Node version makes new files: a file or a version's directory not used for a week is removed
 // when the cache is next written, and a file in use has its mtime moved on at most once a day to say so.
@@ -36,8 +40,10 @@ function cacheDir() {
   const home = homedir();
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.isAbsolute(home) ? path.join(home, ".cache") : null;
   if (!base) return null;
-  // V8 rejects data made by another V8 or under other flags: one directory each, so they never overwrite each other
-  const tag = `${process.platform}-${process.arch}-v8-${process.versions.v8}-${cachedDataVersionTag()}`;
+  // V8 rejects data made by another V8 or under other flags: one directory each, so they never overwrite each other.
+  // Named by the flags given rather than by v8.cachedDataVersionTag(), whose module costs ~2 ms of each start.
+  const flags = hash("sha1", JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? ""])).slice(0, 12);
+  const tag = `${process.platform}-${process.arch}-v8-${process.versions.v8}-${flags}`;
   let dir = base;
   for (const part of [null, "guild-bus", "compile-cache", tag]) {
     if (part) dir = path.join(dir, part);
@@ -51,18 +57,17 @@ function cacheDir() {
   return dir;
 }
 
-/** The cached data in `file` when it is this user's regular file and its digest holds; undefined otherwise. */
+/** The cached data in `file` and how many starts wrote it, when it is this user's regular file and its digest holds. */
 function readCached(file) {
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
     const st = fs.fstatSync(fd);
-    if (!st.isFile() || (uid !== null && st.uid !== uid) || st.size <= DIGEST_BYTES || st.size > MAX_CACHE_FILE_BYTES) return undefined;
+    if (!st.isFile() || (uid !== null && st.uid !== uid) || st.size <= HEADER_BYTES || st.size > MAX_CACHE_FILE_BYTES) return undefined;
     const bytes = fs.readFileSync(fd);
-    const data = bytes.subarray(DIGEST_BYTES);
-    if (!hash("sha1", data, "buffer").equals(bytes.subarray(0, DIGEST_BYTES))) return undefined;
+    if (!hash("sha1", bytes.subarray(DIGEST_BYTES), "buffer").equals(bytes.subarray(0, DIGEST_BYTES))) return undefined;
     if (Date.now() - st.mtimeMs > DAY_MS) markUsed(fd, path.dirname(file));
-    return data;
+    return { data: bytes.subarray(HEADER_BYTES), writes: bytes[DIGEST_BYTES] };
   } catch {
     return undefined; // not cached yet, or nothing we can trust
   } finally {
@@ -102,10 +107,11 @@ function pruneUnused(dir) {
 }
 
 /** Writes the cached data under `file`: staged under a fresh name (never through a planted link), then renamed. */
-function writeCached(file, data) {
+function writeCached(file, data, writes) {
   const staged = `${file}.${randomBytes(8).toString("hex")}.tmp`;
   try {
-    fs.writeFileSync(staged, Buffer.concat([hash("sha1", data, "buffer"), data]), { flag: "wx", mode: 0o600 });
+    const body = Buffer.concat([Buffer.of(writes), data]);
+    fs.writeFileSync(staged, Buffer.concat([hash("sha1", body, "buffer"), body]), { flag: "wx", mode: 0o600 });
     fs.renameSync(staged, file);
   } catch {
     fs.rmSync(staged, { force: true }); // a full disk or a name taken: the next start compiles again
@@ -124,6 +130,7 @@ exports.useCompileCache = function useCompileCache(bundleDir) {
     dir = null; // no home directory (a uid without a passwd entry and no HOME), or one that cannot be read
   }
   if (!dir) return;
+  /** Scripts whose cached data this start writes, with the number of starts that will then have written it. */
   const toSave = new Map();
   const compile = Module.prototype._compile;
   Module.prototype._compile = function compileCached(content, filename, ...rest) {
@@ -131,14 +138,15 @@ exports.useCompileCache = function useCompileCache(bundleDir) {
     if (!filename.startsWith(bundleDir + path.sep) || !filename.endsWith(".cjs") || content.includes("import("))
       return compile.call(this, content, filename, ...rest);
     const file = path.join(dir, hash("sha1", content));
-    const cachedData = readCached(file);
-    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
-    if (!cachedData || script.cachedDataRejected) toSave.set(file, script);
+    const cached = readCached(file);
+    const script = new vm.Script(Module.wrap(content), { filename, cachedData: cached?.data });
+    if (!cached || script.cachedDataRejected) toSave.set(file, { script, writes: 1 });
+    else if (cached.writes < WRITES_PER_FILE) toSave.set(file, { script, writes: cached.writes + 1 });
     const requireHere = Module.createRequire(filename);
     return script.runInThisContext().call(this.exports, this.exports, requireHere, this, filename, path.dirname(filename));
   };
   process.once("exit", () => {
-    for (const [file, script] of toSave) writeCached(file, script.createCachedData());
+    for (const [file, { script, writes }] of toSave) writeCached(file, script.createCachedData(), writes);
     if (toSave.size === 0) return;
     try {
       pruneUnused(dir);
