@@ -118,6 +118,30 @@ function writeCached(file, data, writes) {
   }
 }
 
+/**
+ * `require` for a bundle file. The bundle's files require each other as `./name.cjs` or `../name.cjs`: those are
+ * loaded by path, as Node would find them, without its resolution (a package scope looked up and a realpath for each
+ * file took several ms of a start, bench/README.md). Anything else goes to Node's own `require`.
+ */
+function bundleRequire(parent) {
+  const dir = path.dirname(parent.filename);
+  return function require(request) {
+    if (!/^\.\.?\/[\w.-]+\.cjs$/.test(request)) return parent.require(request);
+    const filename = path.join(dir, request);
+    const cached = Module._cache[filename];
+    if (cached) return cached.exports; // loaded, or being loaded by a cycle: its exports so far, as Node returns
+    const child = new Module(filename, parent);
+    Module._cache[filename] = child;
+    try {
+      child.load(filename);
+    } catch (error) {
+      delete Module._cache[filename];
+      throw error;
+    }
+    return child.exports;
+  };
+}
+
 /** Compiles the files under `bundleDir` from the cache, and caches those it had to compile when the process exits. */
 exports.useCompileCache = function useCompileCache(bundleDir) {
   if (process.env.GUILD_BUS_COMPILE_CACHE === "0") return;
@@ -142,8 +166,7 @@ exports.useCompileCache = function useCompileCache(bundleDir) {
     const script = new vm.Script(Module.wrap(content), { filename, cachedData: cached?.data });
     if (!cached || script.cachedDataRejected) toSave.set(file, { script, writes: 1 });
     else if (cached.writes < WRITES_PER_FILE) toSave.set(file, { script, writes: cached.writes + 1 });
-    const requireHere = Module.createRequire(filename);
-    return script.runInThisContext().call(this.exports, this.exports, requireHere, this, filename, path.dirname(filename));
+    return script.runInThisContext().call(this.exports, this.exports, bundleRequire(this), this, filename, path.dirname(filename));
   };
   process.once("exit", () => {
     for (const [file, { script, writes }] of toSave) writeCached(file, script.createCachedData(), writes);
