@@ -25,11 +25,24 @@ const bundledParser = {
   },
 };
 
+// commander loads child_process at its top for the subcommands it can run as executables, which guild-bus has none
+// of: loading it cost every command about 3 ms of its start (bench/README.md). It is loaded when a spawn asks for it.
+const EAGER_CHILD_PROCESS = /^const childProcess = require\('node:child_process'\);$/m;
+const lazyChildProcess = {
+  name: "commander-lazy-child-process",
+  transform(code, id) {
+    if (!id.endsWith(path.join("node_modules", "commander", "lib", "command.js"))) return null;
+    if (!EAGER_CHILD_PROCESS.test(code)) throw new Error(`${id}: commander no longer loads child_process as scripts/bundle.mjs expects`);
+    const lazy = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+    return code.replace(EAGER_CHILD_PROCESS, lazy);
+  },
+};
+
 const written = new Set();
 const result = await build({
   input: Object.fromEntries(ENTRIES.map((name) => [name, path.join(ROOT, "dist", "src", "cli", `${name}.js`)])),
   platform: "node",
-  plugins: [bundledParser],
+  plugins: [bundledParser, lazyChildProcess],
   logLevel: "warn",
   onLog: (level, log) => process.stderr.write(`bundle ${level}: ${log.message}\n`),
   output: {
