@@ -1,7 +1,8 @@
 // One `guild-bus up` per tree: a second one would start a duplicate of every worker. The lock is a file delivered
 // first-writer-wins, naming its holder; a holder that died (kill -9) is seen by its pid and replaced, and so is a pid
-// that now runs another program.
-import { readFileSync, statSync, unlinkSync } from "node:fs";
+// that now runs another program. A holder on another machine (a tree shared over a network filesystem) cannot be
+// asked by pid: it re-dates the lock while it runs, and a lock of another host not re-dated for a minute holds nothing.
+import { lstatSync, readFileSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import type { Layout } from "../bus/layout.js";
 import { deliver, THIS_HOST } from "../bus/deliver.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -19,6 +20,11 @@ interface Holder {
 }
 
 export class SupervisorLockedError extends Error {}
+
+/** How often a running `up` re-dates its lock, and how long another machine's lock counts without being re-dated: the
+ * window another machine's worker counts as running in (peers.ts), clocks within a few seconds of each other. */
+export const SUPERVISOR_LOCK_BEAT_MS = 5_000;
+export const FOREIGN_LOCK_STALE_MS = 60_000;
 
 /** A lock's host and start time, as they are printed: a hostname is at most 253 characters. */
 const MAX_SHOWN_CHARS = 256;
@@ -50,8 +56,10 @@ let heldSince: string | null = null;
  * naming this very process holds only if this process wrote it (a container restarted under the same host name can
  * run its new `up` with the pid the old one had). Where /proc cannot tell, a live pid holds.
  */
-function holds(holder: Holder, layout: Layout): boolean {
-  if (holder.host !== THIS_HOST) return true; // another machine's mount numbers its devices its own way
+function holds(holder: Holder, layout: Layout, now = Date.now()): boolean {
+  // another machine's pids mean nothing here (and its mount numbers its devices its own way): its `up` holds while it
+  // keeps re-dating the lock, so one that died with its machine (kill -9, power cut) does not hold the tree for ever
+  if (holder.host !== THIS_HOST) return lockRedatedWithin(layout.supervisorLock, now, FOREIGN_LOCK_STALE_MS);
   if (holder.bus !== undefined && holder.bus !== busOf(layout)) return false;
   if (holder.pid === process.pid) return heldSince !== null && holder.started_at === heldSince;
   if (!processAlive(holder.pid)) return false;
@@ -65,7 +73,23 @@ function holds(holder: Holder, layout: Layout): boolean {
   }
 }
 
-/** The `up` supervising this tree now, if any: a holder on this host that is gone counts as none. */
+function lockRedatedWithin(file: string, now: number, window: number): boolean {
+  try {
+    const st = lstatSync(file);
+    return Math.abs(now - st.mtimeMs) < window;
+  } catch {
+    return false; // gone meanwhile
+  }
+}
+
+/** Whether the lock still names this very holder (never re-date or remove another's lock that replaced ours). */
+function isMine(file: string, mine: Holder): boolean {
+  const h = readHolder(file);
+  return h !== null && h.pid === mine.pid && h.host === mine.host && h.started_at === mine.started_at;
+}
+
+/** The `up` supervising this tree now, if any: a holder on this host that is gone counts as none, and so does one of
+ * another host that stopped re-dating the lock. */
 export function runningSupervisor(layout: Layout): Holder | null {
   const holder = readHolder(layout.supervisorLock);
   return holder && holds(holder, layout) ? holder : null;
@@ -91,8 +115,19 @@ export async function lockSupervisor(layout: Layout): Promise<() => void> {
     }
     unlinkSync(file); // its holder died without releasing it
   }
+  // say it is alive to other machines sharing the tree (a pid they cannot ask); never through a lock that is not ours
+  const beat = setInterval(() => {
+    try {
+      if (!isMine(file, mine)) return;
+      const now = new Date();
+      utimesSync(file, now, now);
+    } catch {
+      // a read-only tree, or the lock gone meanwhile: other machines then count this up as gone
+    }
+  }, SUPERVISOR_LOCK_BEAT_MS).unref();
   return () => {
-    if (readHolder(file)?.pid === process.pid) unlinkSync(file);
+    clearInterval(beat);
+    if (isMine(file, mine)) unlinkSync(file);
     heldSince = null;
   };
 }

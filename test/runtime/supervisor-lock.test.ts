@@ -2,11 +2,17 @@
 // program now) is replaced, and whatever else holds the lock's name (a FIFO, a garbled file) refuses a second
 // supervisor with the file to remove — at once.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { THIS_HOST } from "../../src/bus/deliver.js";
-import { lockSupervisor, runningSupervisor, SupervisorLockedError } from "../../src/runtime/supervisor-lock.js";
+import {
+  FOREIGN_LOCK_STALE_MS,
+  lockSupervisor,
+  runningSupervisor,
+  SUPERVISOR_LOCK_BEAT_MS,
+  SupervisorLockedError,
+} from "../../src/runtime/supervisor-lock.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 function layoutWithGuild(): Layout {
@@ -123,6 +129,55 @@ describe("a stale supervisor lock", () => {
     } finally {
       mcp.kill("SIGKILL");
       up.kill("SIGKILL");
+    }
+  });
+});
+
+describe("a supervisor lock of another machine (a tree shared over a network filesystem)", () => {
+  const foreign = (layout: Layout, pid = 4242) =>
+    writeFileSync(layout.supervisorLock, JSON.stringify({ pid, host: "another-machine", started_at: "then" }) + "\n");
+  const age = (file: string, ms: number) => {
+    const then = new Date(Date.now() - ms);
+    utimesSync(file, then, then);
+  };
+
+  it("holds while its up keeps re-dating it: a second up is refused", async () => {
+    const layout = layoutWithGuild();
+    foreign(layout);
+    age(layout.supervisorLock, FOREIGN_LOCK_STALE_MS / 4);
+    expect(runningSupervisor(layout)).toMatchObject({ host: "another-machine" });
+    await expect(lockSupervisor(layout)).rejects.toThrow(/pid 4242 on another-machine/);
+  });
+
+  it("holds nothing once its machine stopped re-dating it (that up died with its machine): another machine's up takes over", async () => {
+    const layout = layoutWithGuild();
+    foreign(layout);
+    age(layout.supervisorLock, FOREIGN_LOCK_STALE_MS + 5_000);
+    // status and wait then say that no up runs, and guild-bus mcp starts one, instead of waiting on a dead machine
+    expect(runningSupervisor(layout)).toBeNull();
+    const release = await lockSupervisor(layout);
+    expect(runningSupervisor(layout)).toMatchObject({ pid: process.pid, host: THIS_HOST });
+    release();
+    expect(existsSync(layout.supervisorLock)).toBe(false);
+  });
+
+  it("a running up re-dates its own lock, and never one that replaced it", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      const layout = layoutWithGuild();
+      const release = await lockSupervisor(layout);
+      age(layout.supervisorLock, FOREIGN_LOCK_STALE_MS * 2);
+      vi.advanceTimersByTime(SUPERVISOR_LOCK_BEAT_MS);
+      expect(Date.now() - statSync(layout.supervisorLock).mtimeMs).toBeLessThan(FOREIGN_LOCK_STALE_MS / 2);
+      // replaced under it (another machine took a lock it saw stale): neither re-dated nor removed by this one
+      foreign(layout, process.pid);
+      age(layout.supervisorLock, FOREIGN_LOCK_STALE_MS * 2);
+      vi.advanceTimersByTime(SUPERVISOR_LOCK_BEAT_MS);
+      expect(Date.now() - statSync(layout.supervisorLock).mtimeMs).toBeGreaterThan(FOREIGN_LOCK_STALE_MS);
+      release();
+      expect(existsSync(layout.supervisorLock)).toBe(true);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
