@@ -216,12 +216,32 @@ export function selectQuorum(
   const missingNamed = [...named].filter((f) => !families.has(f));
   if (fixed.length + add.length >= rule.of && !missingNamed.length) return { add };
   const have = [...families].join(", ") || "none";
+  // at nightmare the reviewers that cannot read the repository were left out: say so, or the person looks for a
+  // missing family among providers that are configured and available
+  const unread =
+    policy.difficulty === "nightmare"
+      ? all.filter(
+          (p) =>
+            !readsFiles(p.adapter) &&
+            p.available &&
+            p.selectable &&
+            p.adapter !== "manual" &&
+            !exclude.includes(p.id) &&
+            isIndependent(author.family, p.family),
+        )
+      : [];
+  const readers = FILE_READING_KINDS.filter((k) => k !== "copilot").join(", "); // copilot is never a member
+  const nightmare = unread.length
+    ? `; difficulty nightmare: only reviewers that read the repository (${readers}) take part, ` +
+      `not ${unread.map((p) => `${p.id} (${p.adapter})`).join(", ")} — use difficulty hard, or configure file-reading reviewers`
+    : "";
   const why =
     author.family === "unknown"
       ? `the author's family is unknown (host ${JSON.stringify(author.host)}): no family can be shown to differ from it`
       : `${rule.of} reviewers of distinct known families other than the author's (${author.family}) are needed; ` +
         `the round can have ${have}` +
-        (missingNamed.length ? `; no available reviewer of ${missingNamed.join(", ")}` : "");
+        (missingNamed.length ? `; no available reviewer of ${missingNamed.join(", ")}` : "") +
+        nightmare;
   return {
     unavailable: `quorum ${rule.need}/${rule.of}: ${why} (configure or enable providers of the missing families: guild-bus providers)`,
   };

@@ -1,7 +1,14 @@
 // WHO reviews: author identity, the selection table, the weak reviewer, and the AC-8 guard as a property.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AuthorIdentity, authorIdentity, configuredProviders, type Provider, selectReviewer } from "../../src/core/selection.js";
+import {
+  type AuthorIdentity,
+  authorIdentity,
+  configuredProviders,
+  type Provider,
+  selectQuorum,
+  selectReviewer,
+} from "../../src/core/selection.js";
 import { MANUAL_PROVIDER } from "../../src/core/policy.js";
 import { FAMILIES, type Family, type Settings } from "../../src/spec/schemas.js";
 import { policy } from "../helpers/snapshots.js";
@@ -320,5 +327,28 @@ the manual pin is the only unknown-family selection`, () => {
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe("selectQuorum at difficulty nightmare", () => {
+  const rule = { need: 2, of: 2 };
+  const round = { rule, fixed: [], exclude: [] as string[] };
+
+  it("says the reviewers that cannot read the repository were left out, not that their families are missing", () => {
+    const out = selectQuorum(policy({ difficulty: "nightmare" }), claudeAuthor, [http, cmd], round);
+    expect(out).toHaveProperty("unavailable");
+    const why = (out as { unavailable: string }).unavailable;
+    expect(why).toMatch(/difficulty nightmare: only reviewers that read the repository/);
+    expect(why).toContain("ds (http), cmd (command)");
+    expect(why).toMatch(/use difficulty hard/);
+    expect(why).toContain("(codex, claude, gemini)"); // copilot is never a quorum member
+  });
+
+  it("says nothing of nightmare below it, nor when every reviewer left out reads files", () => {
+    for (const out of [
+      selectQuorum(policy({ difficulty: "hard" }), claudeAuthor, [http], round),
+      selectQuorum(policy({ difficulty: "nightmare" }), claudeAuthor, [codex], round),
+    ])
+      expect((out as { unavailable: string }).unavailable).not.toMatch(/nightmare/);
   });
 });
