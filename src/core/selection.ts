@@ -242,6 +242,13 @@ export function selectQuorum(
         `the round can have ${have}` +
         (missingNamed.length ? `; no available reviewer of ${missingNamed.join(", ")}` : "") +
         nightmare;
+  // a rule naming the author's family can never be met: no provider configured fixes that, only another request
+  if (author.family !== "unknown" && named.has(author.family))
+    return {
+      unavailable:
+        `quorum ${rule.need}/${rule.of}: ${why}; the rule names ${author.family}, the author's own family, whose reviews never ` +
+        "count: no reviewer can make it pass — rework, and request the review naming other families",
+    };
   return {
     unavailable: `quorum ${rule.need}/${rule.of}: ${why} (configure or enable providers of the missing families: guild-bus providers)`,
   };

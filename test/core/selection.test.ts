@@ -10,7 +10,7 @@ import {
   selectReviewer,
 } from "../../src/core/selection.js";
 import { MANUAL_PROVIDER } from "../../src/core/policy.js";
-import { FAMILIES, type Family, type Settings } from "../../src/spec/schemas.js";
+import { FAMILIES, type Family, type KnownFamily, type Settings } from "../../src/spec/schemas.js";
 import { policy } from "../helpers/snapshots.js";
 
 const cross = policy({ mode: "cross", required: true });
@@ -350,5 +350,15 @@ describe("selectQuorum at difficulty nightmare", () => {
       selectQuorum(policy({ difficulty: "nightmare" }), claudeAuthor, [codex], round),
     ])
       expect((out as { unavailable: string }).unavailable).not.toMatch(/nightmare/);
+  });
+});
+
+describe("selectQuorum with a rule naming the author's family", () => {
+  it("says no reviewer can make it pass, instead of asking to configure a family that is configured", () => {
+    const rule = { need: 2, of: 2, families: ["anthropic", "openai"] as KnownFamily[] };
+    const out = selectQuorum(policy({}), claudeAuthor, [codex, claude, gemini], { rule, fixed: [], exclude: [] });
+    const why = (out as { unavailable: string }).unavailable;
+    expect(why).toMatch(/names anthropic, the author's own family, whose reviews never count/);
+    expect(why).not.toMatch(/configure or enable providers/);
   });
 });
