@@ -1,6 +1,6 @@
 // What a gate waits on, and the exact command or file that moves it: so that no wait is ever silent.
 import type { GateDecision } from "./decide.js";
-import { openRound, roundPackets, validDecision } from "./gate-queries.js";
+import { openRound, roundMembers, roundPackets, validDecision } from "./gate-queries.js";
 import { packetMember, slotFile } from "./slot-file.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { type ArtifactView, redactedNote } from "./artifact-view.js";
@@ -118,6 +118,8 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   if (restore) return { ...base, waiting_on: restore, command: null };
   if (d.state === "awaiting_author")
     return { ...base, waiting_on: "the author", command: `guild-bus resubmit ${ids} (after revising the artifact)` };
+  const refill = retriedQuorumToFill(s, d);
+  if (refill) return withIdle({ ...base, waiting_on: refill, command: "guild-bus providers" }, ["broker"], workers);
   if (WORKER_STATES.has(d.state) || !p) {
     const kind = d.state === "normalizing" ? "manual" : d.state === "verifying" ? "verifier" : "broker";
     return withIdle({ ...base, waiting_on: `the ${kind === "manual" ? "manual worker" : kind}`, command: null }, [kind], workers);
@@ -148,6 +150,24 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
     return dispatchedByBus(r.reviewer_adapter) && !slots?.results.has(round) && !slots?.failures.has(round);
   });
   return withIdle(waiting, [...new Set(unanswered.map((r) => r.reviewer_adapter))], workers);
+}
+
+/**
+ * A retried quorum round that must select reviewers beyond those it keeps: the broker issues it only once reviewers of
+ * other families are available, and meanwhile writes nothing (SPEC §26) — so the wait names what it needs and where to
+ * look, never a bare "the broker", which would leave a person waiting on a worker that waits on them.
+ */
+function retriedQuorumToFill(s: GateSnapshot, d: GateDecision): string | null {
+  const a = d.state === "broker" ? d.action : null;
+  const q = a?.type === "packet" ? a.quorum : undefined;
+  if (!a || !q || roundMembers(s, a.round).length || !s.escalations.has(a.round - 1) || q.keep.length >= q.rule.of) return null;
+  const more = q.rule.of - q.keep.length;
+  const kept = q.keep.map((p) => `${p.reviewer_provider} (${p.reviewer_family})`).join(", ") || "none";
+  return (
+    `the broker to select ${more} more reviewer${more === 1 ? "" : "s"} of families not yet in round ${a.round} ` +
+    `(quorum ${q.rule.need}/${q.rule.of}; it keeps ${kept}): until reviewers of other families are available it issues ` +
+    "nothing and waits — configure or enable one"
+  );
 }
 
 /** How long an `up` may take to start its workers (and one the settings just added) before a missing one is said. */

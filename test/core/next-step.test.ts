@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { nextStep, type WorkerPresence } from "../../src/core/next-step.js";
 import type { GateDecision } from "../../src/core/decide.js";
-import { Gate } from "../helpers/snapshots.js";
+import { context, Gate, gate } from "../helpers/snapshots.js";
+import { decide } from "../../src/core/decide.js";
 
 const ARTIFACT = { ok: true as const, sha: "a".repeat(64), rawSha: "a".repeat(64) };
 const wait = (state: GateDecision["state"], round: number) => ({ state, round, detail: "", action: null }) as unknown as GateDecision;
@@ -54,5 +55,37 @@ describe("the next step's notes", () => {
         command: null,
       }),
     );
+  });
+});
+
+describe("a retried quorum round that must select more reviewers than it keeps", () => {
+  const rule = { need: 2, of: 2 };
+  // round 1 went out to codex only (the second family went away between two member packets) and escalated
+  // unavailable; the human retried: the broker issues round 2 only once a reviewer of another family is available
+  const retried = () => {
+    const g = gate().memberPacket(1, "codex", "openai", rule);
+    g.escalation(1, "unavailable", ["retry", "force-pass", "rework"]).decision(1, "retry");
+    return g;
+  };
+
+  it("names what the broker needs and where to look, not a bare wait on the broker (which waits on a person)", () => {
+    const g = retried();
+    const d = decide(g.s, context({ policy: { quorum: rule } }));
+    expect(d).toMatchObject({ state: "broker", action: { type: "packet", round: 2, restart_reason: "retry" } });
+    const next = nextStep(g.s, d, "d", ARTIFACT, { running: () => true, supervisedFor: () => 60_000 });
+    expect(next.waiting_on).toMatch(/^the broker to select 1 more reviewer of families not yet in round 2/);
+    expect(next.waiting_on).toContain("it keeps codex (openai)");
+    expect(next.command).toBe("guild-bus providers");
+    // no broker at all is still said
+    expect(nextStep(g.s, d, "d", ARTIFACT, { running: () => false, supervisedFor: () => null }).command).toBe("guild-bus up");
+  });
+
+  it("an ordinary retry, which keeps every member, and the round's first packets are the plain broker wait", () => {
+    const g = gate().memberPacket(1, "codex", "openai", rule).memberPacket(1, "gem", "google", rule);
+    g.memberVerdict(1, "codex", "pass").memberFailure(1, "gem", "no_verdict");
+    g.escalation(1, "no_verdict", ["retry", "rework"]).decision(1, "retry");
+    const ctx = context({ policy: { quorum: rule } });
+    expect(nextStep(g.s, decide(g.s, ctx), "d", ARTIFACT).waiting_on).toBe("the broker");
+    expect(nextStep(gate().s, decide(gate().s, ctx), "d", ARTIFACT).waiting_on).toBe("the broker");
   });
 });
