@@ -2,6 +2,7 @@
 // write what the plan built, repeat until the gate waits. Safe beside other brokers: delivery fences every write.
 import { ProviderCache } from "../adapters/provider-cache.js";
 import { ageMs } from "../bus/age.js";
+import { artifactOrFault, gateArtifact } from "../bus/artifact.js";
 import type { BusContext } from "../bus/context.js";
 import { deliver, type DeliverResult } from "../bus/deliver.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
@@ -11,12 +12,12 @@ import { Layout, movesAside } from "../bus/layout.js";
 import { rejectFile } from "../bus/reject.js";
 import { planStep, stuck } from "../core/broker-plan.js";
 import type { Action, GateDecision } from "../core/decide.js";
-import { foreignGraceMs } from "../core/gate-queries.js";
+import { foreignGraceMs, openRound } from "../core/gate-queries.js";
 import { configuredProviders, type Provider } from "../core/selection.js";
 import { type GateSnapshot, withPacket } from "../core/snapshot.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
-import { Event, type PacketFrontMatter } from "../spec/schemas.js";
+import { Event, type Outcome, type PacketFrontMatter } from "../spec/schemas.js";
 import { brokerInput } from "./gate-reads.js";
 import { ReadFault } from "../core/read-fault.js";
 import { TrailWriter } from "./trail-writer.js";
@@ -118,6 +119,9 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
       if (ended) await trails.write(ctx, ended.snapshot, ended.decision, input);
       // another broker may have ended the gate since this one read it: no packet after an outcome (SPEC §15)
       if (step.action.type === "packet" && hasValidOutcome(ctx.layout, runId, gate)) continue;
+      // ...nor an outcome after another broker's next round, or on bytes the artifact no longer holds: the plan's
+      // look at the gate and the artifact is as old as the trail write above, and the gate is planned again
+      if (step.outcome && !outcomeStillHolds(ctx, s, step.outcome)) continue;
       result = await deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
     } catch (error) {
       if (error instanceof ReadFault) throw error; // tried again later, not recorded as the gate's state
@@ -134,6 +138,19 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     if (result.status === "conflict") return { decision: step.decision, snapshot: s, delivered };
   }
   throw new Error(`gate ${runId}/${gate} did not settle`);
+}
+
+/**
+ * Whether an outcome planned from `s` may still be written now: no round was issued after the one it ends (a racing
+ * broker's restart on an artifact edit: an outcome beside a later round never re-derives, and ends a gate nobody can
+ * move again), and a pass still binds the bytes on disk. Read again right before the outcome's delivery.
+ */
+function outcomeStillHolds(ctx: BusContext, s: GateSnapshot, outcome: Outcome): boolean {
+  const now = readGateLive(ctx, s.runId, s.gate);
+  if (openRound(now) !== openRound(s)) return false;
+  if (outcome.status !== "satisfied") return true;
+  const artifact = artifactOrFault(gateArtifact(ctx.layout, ctx.settings, now));
+  return artifact.ok && artifact.sha === outcome.artifact_sha256 && artifact.rawSha === outcome.artifact_raw_sha256;
 }
 
 /** Telemetry after a delivery: an events.jsonl that cannot be appended (a directory, a FIFO in its place) is logged,
