@@ -1,5 +1,5 @@
 // Invalid or unusable drops are moved aside, never deleted: rejected/<name>.<stamp> plus a reason file.
-import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { sha256Hex } from "../core/sha.js";
 import { deliver } from "./deliver.js";
@@ -40,17 +40,80 @@ async function deliverReason(dir: string, target: string, name: string, reason: 
   return (await deliver(path.join(dir, `${target}.reason.json`), text, { guildDir })).status === "delivered";
 }
 
-export async function rejectFile(gateDir: string, name: string, reason: string, guildDir: string): Promise<string | null> {
+/**
+ * The version of a file a worker judged unusable: its mtime (0 when the look did not stat it) and size, or its very
+ * bytes. Another file may take the name between the look and the move (the judged one moved aside by another worker,
+ * then a valid file delivered in its place, as a reviewer worker delivers its paid answer once a planted one is gone).
+ */
+export interface JudgedVersion {
+  mtimeMs?: number;
+  size?: number;
+  bytes?: Uint8Array;
+}
+
+function isJudged(file: string, judged: JudgedVersion): boolean {
+  const st = lstatSync(file);
+  if (judged.bytes !== undefined) return st.isFile() && st.size === judged.bytes.length && readFileSync(file).equals(judged.bytes);
+  if (judged.size !== undefined && st.size !== judged.size) return false;
+  return !judged.mtimeMs || st.mtimeMs === judged.mtimeMs;
+}
+
+/**
+ * Move `name` aside to rejected/ with `reason`; null when it was gone already (moved by another worker), or when the
+ * file at the name was not the version judged (`judged`): that one is put back where it was, never over a newer file
+ * (a link, first writer wins), for the next look to judge.
+ */
+export async function rejectFile(
+  gateDir: string,
+  name: string,
+  reason: string,
+  guildDir: string,
+  judged?: JudgedVersion,
+): Promise<string | null> {
   const { dir, target } = rejectedSlot(gateDir, name, guildDir);
   // The reason goes first: whoever sees the moved file can read why.
   const mine = await deliverReason(dir, target, name, reason, guildDir);
+  const from = path.join(gateDir, name);
+  const to = path.join(dir, target);
   try {
-    renameSync(path.join(gateDir, name), path.join(dir, target));
+    renameSync(from, to);
   } catch {
     if (mine) rmSync(path.join(dir, `${target}.reason.json`), { force: true });
     return null; // already moved by another worker
   }
+  if (judged && !isJudgedOrGone(to, judged) && putBack(to, from)) {
+    if (mine) rmSync(path.join(dir, `${target}.reason.json`), { force: true });
+    return null;
+  }
   return target;
+}
+
+function isJudgedOrGone(file: string, judged: JudgedVersion): boolean {
+  try {
+    return isJudged(file, judged);
+  } catch {
+    return true; // cannot be told: moved as before
+  }
+}
+
+/** Put a file moved aside by mistake back at its name unless another file took it meanwhile; true when it is back. */
+function putBack(moved: string, original: string): boolean {
+  try {
+    linkSync(moved, original);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false; // a newer file holds the name: the moved one stays aside with the reason
+    // a filesystem without hard links: a rename, only while the name is free
+    if (existsSync(original)) return false;
+    try {
+      renameSync(moved, original);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  unlinkSync(moved);
+  return true;
 }
 
 /** Keep bytes that never entered the gate (a paid answer whose round had closed) in rejected/, with why; returns the

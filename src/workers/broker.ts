@@ -174,7 +174,8 @@ async function quarantine(ctx: BusContext, s: GateSnapshot): Promise<boolean> {
   for (const p of s.problems) {
     // a blocking or kept problem is a person's to settle (a packet a reviewer may have been paid for): never moved
     if (p.blocks || p.kept || !movesAside("broker", p.file) || ageMs(`${s.dir}/${p.file}`, p) < foreignGraceMs(ctx.settings)) continue;
-    if (await rejectFile(s.dir, p.file, p.reason, ctx.layout.guild)) moved = true;
+    // only the version judged: a valid file may have taken the name since (another broker moved this one first)
+    if (await rejectFile(s.dir, p.file, p.reason, ctx.layout.guild, p)) moved = true;
   }
   return moved;
 }

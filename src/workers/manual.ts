@@ -27,7 +27,7 @@ async function manualGate(
   const s = readGateLive(ctx, runId, gate);
   for (const p of s.problems) {
     // symlinked, oversized, not a regular file
-    if (movesAside("manual", p.file)) await rejectFile(s.dir, p.file, p.reason, layout.guild);
+    if (movesAside("manual", p.file)) await rejectFile(s.dir, p.file, p.reason, layout.guild, p);
   }
   if (s.outcome) return "finished";
   const R = openRound(s);
@@ -43,7 +43,7 @@ async function manualGate(
     } catch (error) {
       rethrowSystemFault(error);
       if ((error as ReadRefused).kind === "missing" || stillWriting) return "active"; // moved meanwhile, or still being written
-      await rejectFile(s.dir, name, (error as Error).message, layout.guild);
+      await rejectFile(s.dir, name, (error as Error).message, layout.guild, seen);
       announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${(error as Error).message}. Answer again.`);
       return "active";
     }
@@ -55,7 +55,8 @@ async function manualGate(
     if (delivery.ok) {
       log(`${runId}/${gate} round ${R}: manual response accepted`);
     } else {
-      await rejectFile(s.dir, name, delivery.reason, layout.guild);
+      // the response judged, not one the person wrote in its place since
+      await rejectFile(s.dir, name, delivery.reason, layout.guild, seen);
       announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${delivery.reason}. Answer again.`);
     }
     return "active";

@@ -24,7 +24,7 @@ import { ageMs } from "../bus/age.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
 import { rethrowSystemFault } from "../bus/system-fault.js";
 import { deliverInOrder } from "../bus/deliver.js";
-import { rejectFile } from "../bus/reject.js";
+import { type JudgedVersion, rejectFile } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
@@ -56,18 +56,20 @@ async function lookAt(
 ): Promise<{ finished: boolean; slotTaken: boolean }> {
   const { layout } = ctx;
   const s = readGateLive(ctx, runId, gate);
-  const rejectName = async (name: string, reason: string) => {
-    if (await rejectFile(s.dir, name, reason, layout.guild)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
+  // only the version judged is moved: another file may hold the name by the move (SPEC §5)
+  const rejectName = async (name: string, reason: string, judged: JudgedVersion) => {
+    if (await rejectFile(s.dir, name, reason, layout.guild, judged)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
   };
   for (const p of s.problems) {
     // a result that is symlinked, oversized or not a regular file; a verdict that verified nothing here frees its slot
-    if (movesAside("verifier", p.file)) await rejectName(p.file, p.reason);
+    if (movesAside("verifier", p.file)) await rejectName(p.file, p.reason, p);
   }
   const grace = foreignGraceMs(ctx.settings);
   let slotTaken = false;
   // the gate's own reviewer, then each quorum member: the same rule on each one's files
   for (const view of reviewerViews(s)) {
-    const reject = (round: number, reason: string) => rejectName(slotFile("result", round, view.member), reason);
+    const reject = (round: number, reason: string, judged: JudgedVersion) =>
+      rejectName(slotFile("result", round, view.member), reason, judged);
     for (const [round, seen] of view.results) {
       if (view.verdicts.has(round)) continue;
       // an answer to a packet that is not the broker's is kept for the person who settles that round, never moved aside,
@@ -81,7 +83,7 @@ async function lookAt(
       // an answer sealed as found stays once a person settled its round (a retry): it is that round's history, which
       // the packets after it repeat
       if (refusal && keptAnswer(ctx, { runId, gate, round, member: view.member, view })) continue;
-      if (refusal) await reject(round, refusal);
+      if (refusal) await reject(round, refusal, seen);
       else {
         const mayStillBeWriting = ageMs(`${s.dir}/${slotFile("result", round, view.member)}`, seen, nowMs) < grace;
         const packet = view.packets.get(round)!;
@@ -106,7 +108,7 @@ interface RoundToVerify {
   gateView: GateSnapshot;
   /** A foreign writer may still be writing the result in place: an unreadable one is left for later, not rejected. */
   mayStillBeWriting: boolean;
-  reject: (round: number, reason: string) => Promise<void>;
+  reject: (round: number, reason: string, judged: JudgedVersion) => Promise<void>;
   log: (m: string) => void;
 }
 
@@ -172,18 +174,20 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
     rethrowSystemFault(error); // the disk's failure, not the result's: never a reason to reject a paid review
     if ((error as ReadRefused).kind === "missing") return; // moved meanwhile
     if (mayStillBeWriting && (error as ReadRefused).kind !== "not-regular") return;
-    return reject(round, (error as Error).message);
+    return reject(round, (error as Error).message, toVerify.view.results.get(round) ?? {});
   }
   const parsed = parseReviewResult(raw);
   if (!parsed.result) {
     if (mayStillBeWriting) return; // a foreign writer may still be writing it in place
-    return reject(round, `not a review_result.v1: ${parsed.reasons.join("; ")}`);
+    return reject(round, `not a review_result.v1: ${parsed.reasons.join("; ")}`, { bytes });
   }
   if (parsed.result.packet_id !== packet.packet_id) {
-    return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`);
+    return reject(round, `names packet ${JSON.stringify(parsed.result.packet_id)}; the open round's packet is ${packet.packet_id}`, {
+      bytes,
+    });
   }
   const notDispatched = deliveryRefusal(toVerify.view, packet, parsed.result);
-  if (notDispatched) return reject(round, notDispatched);
+  if (notDispatched) return reject(round, notDispatched, { bytes });
   // the packet's bytes the result is judged against: its fields (stop, author family) decide the pass, so the verdict
   // binds them, and an edit after it breaks the round (SPEC §15). They are the bytes whose fields were judged: read
   // again here, they must still hold the front matter the look saw
@@ -208,7 +212,7 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
   try {
     verdict = judge(toVerify, artifact, { bytes, raw, packetSha }, parsed.result);
   } catch (error) {
-    return reject(round, `the verifier cannot judge it: ${error instanceof Error ? error.message : textOf(error)}`);
+    return reject(round, `the verifier cannot judge it: ${error instanceof Error ? error.message : textOf(error)}`, { bytes });
   }
   // Seal the bytes first: once a verdict exists, these are the only result its round can have (SPEC §15). Both are
   // written at once; the verdict is linked only once the seal is delivered and durable, and not after a conflict.
