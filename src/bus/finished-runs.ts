@@ -191,7 +191,7 @@ export class FinishedRuns {
     if (st.mtimeMs !== reviewMtime) return false;
     for (const [gate, mtime] of gates) {
       const dir = path.join(review, gate);
-      if (lstatMtime(dir, true) !== mtime || !holdsOutcome(dir)) return false;
+      if (gateStamp(dir) !== mtime || !holdsOutcome(dir)) return false;
     }
     return (st.nlink >= 2 ? st.nlink - 2 : countDirs(review)) === gates.size;
   }
@@ -356,6 +356,16 @@ export function holdsOutcome(gateDir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What says a finished gate is unchanged: its directory's mtime, or its outcome.json's when that is later. A file
+ * rewritten in place moves only its own mtime, not its directory's: an outcome edited so would otherwise stay hidden
+ * from every worker (SPEC §18). A delivered outcome is older than the link that made its directory's mtime.
+ */
+export function gateStamp(gateDir: string): number {
+  const dir = lstatMtime(gateDir, true);
+  return dir < 0 ? dir : Math.max(dir, lstatMtime(path.join(gateDir, "outcome.json")));
 }
 
 function lstatMtime(p: string, dirOnly = false): number {

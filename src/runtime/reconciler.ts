@@ -18,7 +18,7 @@ import { hasValidOutcome } from "../bus/gate-reader.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { sweepScratch, sweepStaging } from "../bus/janitor.js";
 import { sweepOrphanGroups } from "../bus/reviewer-groups.js";
-import { FinishedRuns, finishedRunsFile, holdsOutcome } from "../bus/finished-runs.js";
+import { FinishedRuns, finishedRunsFile, gateStamp, holdsOutcome } from "../bus/finished-runs.js";
 import { HistoryWalk } from "./history-walk.js";
 import { PEER_BEAT_MS, Peers, peersDir } from "./peers.js";
 import { textOf } from "../core/text-of.js";
@@ -518,7 +518,7 @@ export class WorkerRuntime {
       const dir = layout.gateDir(runId, gate);
       const doneAt = this.finished.get(key) ?? (logged?.[gate] !== undefined && holdsOutcome(dir) ? logged[gate] : undefined);
       if (doneAt !== undefined) {
-        if (dirMtime(dir) === doneAt) {
+        if (gateStamp(dir) === doneAt) {
           this.finished.set(key, doneAt);
           finishedAt[gate] = doneAt;
           continue;
@@ -528,7 +528,7 @@ export class WorkerRuntime {
         open = true;
         continue;
       }
-      const mtime = dirMtime(dir); // before reading: a drop after the outcome was read moves it
+      const mtime = gateStamp(dir); // before reading: a drop after the outcome was read moves it
       if (endedNow(layout, { runId, gate })) {
         this.finished.set(key, (finishedAt[gate] = mtime));
         continue;
@@ -665,6 +665,7 @@ export class WorkerRuntime {
   private async runOne(ref: GateRef): Promise<void> {
     // before the handler reads: anything that arrives while it runs moves the mtime, and is looked at again
     const mtime = dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate));
+    const stamp = gateStamp(this.spec.layout.gateDir(ref.runId, ref.gate)); // what a finished gate is known by
     this.handled.set(ref.key, { mtime, at: Date.now() });
     try {
       const status = await this.spec.handleGate(ref, this.abort.signal);
@@ -676,7 +677,7 @@ export class WorkerRuntime {
         this.handled.delete(ref.key);
         // its own last writes move the mtime too: the next scan looks once more, finds nothing to do (an unchanged
         // trail is not rewritten), and the gate settles
-        this.finished.set(ref.key, mtime);
+        this.finished.set(ref.key, stamp);
         this.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
       }
     } catch (error) {

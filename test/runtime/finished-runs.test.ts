@@ -15,6 +15,7 @@ import {
   rmSync,
   statSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -289,6 +290,32 @@ describe("finished runs: skipped at start, still found when they change", () => 
       await until("the first sweep found both", () => handled.includes("f1/G-spec") && handled.includes("f2/G-plan"));
       await until("f2 sealed again with its new gate", () => /^\+f2\t.*G-plan=/m.test(logText(layout)));
       expect(handled.filter((h) => !["f1/G-spec", "f2/G-plan"].includes(h))).toEqual([]);
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it("an outcome rewritten in place (its directory's mtime unmoved) is handled again, by the next worker and a running one", async () => {
+    const layout = finishedTree();
+    await sealAll(layout);
+    const inPlace = (run: string) => {
+      const file = layout.gateFile(run, "G-spec", "outcome.json");
+      const dir = statSync(layout.gateDir(run, "G-spec")).mtimeMs;
+      const fd = openSync(file, "r+");
+      writeSync(fd, '{"x":1}', 0);
+      closeSync(fd);
+      truncateSync(file, 7);
+      const later = new Date(Math.max(Date.now(), dir + 1000));
+      utimesSync(file, later, later); // a clock that moved on since the outcome's link, as an editor's write has
+      expect(statSync(layout.gateDir(run, "G-spec")).mtimeMs).toBe(dir);
+    };
+    inPlace("f1");
+    const { next, handled } = await sweptWorker(layout, 300);
+    try {
+      await until("the next worker looked at f1 again", () => handled.includes("f1/G-spec"));
+      inPlace("f2");
+      await until("the running worker's sweep looked at f2 again", () => handled.includes("f2/G-spec"));
+      expect(handled.filter((h) => !["f1/G-spec", "f2/G-spec"].includes(h))).toEqual([]);
     } finally {
       await next.stop();
     }
