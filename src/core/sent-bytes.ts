@@ -29,9 +29,21 @@ export function passNoLongerHolds(outcome: Outcome, now: ArtifactView): string |
   if (outcome.status !== "satisfied" && outcome.status !== "force_passed") return null;
   const holds = holdsBoundBytes(outcome, now);
   if (holds) return null;
-  return holds === null
-    ? "the artifact cannot be read now, so the bytes it passed cannot be checked: `check` fails it"
-    : "the artifact changed since the gate passed it: `check` fails it; request a new review of these bytes";
+  if (holds === null) return "the artifact cannot be read now, so the bytes it passed cannot be checked: `check` fails it";
+  // the very bytes passed, scrubbed to others now: the settings moved, not the artifact (as `check` says, SPEC §17)
+  if (rescrubbed(outcome, now))
+    return (
+      "the redaction settings changed since the gate passed the artifact (its raw bytes are the ones passed, but they " +
+      "scrub to other bytes now): `check` fails it; restore the settings, or request a new review"
+    );
+  return "the artifact changed since the gate passed it: `check` fails it; request a new review of these bytes";
+}
+
+/** Whether the artifact's raw bytes are the bound ones while its scrubbed bytes are not (the redaction settings changed). */
+export function rescrubbed(bound: BoundShas, now: ArtifactView): boolean {
+  return (
+    now.ok && now.sha !== bound.artifact_sha256 && (bound.artifact_raw_sha256 ?? null) !== null && now.rawSha === bound.artifact_raw_sha256
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 // What a person or a waiting author sees of a gate: its state and the seed's ReviewBrokerOutput shape.
+import { rescrubbed } from "./sent-bytes.js";
 import type { Difficulty, Outcome, StopPolicy, VerdictFile } from "../spec/schemas.js";
 import type { ArtifactState } from "./artifact-view.js";
 import type { GateDecision } from "./decide.js";
@@ -103,7 +104,9 @@ function outcomeDetail(o: Outcome, now: ArtifactState): string {
   const base = `outcome ${o.status}`;
   if (o.artifact_sha256 === null) return base;
   if (!now.ok) return `${base} for sha ${o.artifact_sha256}; the artifact is now unreadable (${now.detail})`;
-  return now.sha === o.artifact_sha256 ? base : `${base} for sha ${o.artifact_sha256}; the artifact is now ${now.sha} (changed since)`;
+  if (now.sha === o.artifact_sha256) return base;
+  const why = rescrubbed(o, now) ? "its raw bytes unchanged: the redaction settings changed since" : "changed since";
+  return `${base} for sha ${o.artifact_sha256}; the artifact is now ${now.sha} (${why})`;
 }
 
 /** The gate's status for a person or a waiting author, from its snapshot, decision and the artifact as it is now. */

@@ -146,6 +146,21 @@ describe("an ended gate's view", () => {
     expect(await stopGate(loadContext(layout), "claude-code")).toEqual({ block: false, message: null });
   });
 
+  it("a pass whose raw bytes hold, scrubbed to others by new redaction settings, says so: not that the artifact changed", async () => {
+    const run = "rescrubbed";
+    const { layout, dropResult } = await gateWithPacket(run, { text: "# Spec\n\ncodename BLUEFALCON\n" });
+    dropResult();
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    expect(viewGate(loadContext(layout), run, GATE).exitCode).toBe(0);
+    writeFileSync(layout.settings, JSON.stringify({ secrets_policy: { redaction_patterns: ["BLUEFALCON"] } }));
+    const row = statusRow(loadContext(layout), run, GATE);
+    expect(row.exit_code).toBe(2);
+    expect(row.waiting_for).toMatch(/^the author: the gate has ended, but the redaction settings changed since the gate passed/);
+    expect(row.detail).toMatch(/its raw bytes unchanged: the redaction settings changed since/);
+    expect(`${row.waiting_for} ${row.detail}`).not.toMatch(/artifact changed since|\(changed since\)/);
+  });
+
   it("plain status leaves out a gate ended and unchanged for a day, and says so; --all, --verify and a run read it", async () => {
     const run = "ended-long-ago";
     const { layout, dropResult } = await gateWithPacket(run);
