@@ -281,6 +281,20 @@ function parseObject(text: string): ParsedObject {
 }
 
 const COPIED = "the answer's JSON is copied word for word from the packet (the artifact's text, not a review); emit your own";
+const SENTINEL_COPIED =
+  "the answer's ## SATISFIED line is also a line of the packet (the artifact's words, which a review may only quote); " +
+  "emit the review_result.v1 block";
+
+/**
+ * Whether the text the reviewer was given holds a `## SATISFIED` line of its own (the artifact's, a rebuttal's): an
+ * answer's sentinel can then be that line quoted in prose, as a verdict block can be quoted, so it is no verdict.
+ */
+/** Every break a reader of the packet (a model, a Markdown renderer) may take for a new line: CR alone too. */
+const ANY_LINE_BREAK = /\r\n?|[\n\u0085\u2028\u2029]/;
+
+function givesSentinel(given: string | undefined): boolean {
+  return given !== undefined && given.split(ANY_LINE_BREAK).some((line) => line.trim() === SENTINEL);
+}
 
 export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
   const blocks = fencedCandidates(raw);
@@ -299,6 +313,7 @@ export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
     if (p.kind === "depth" || p.kind === "duplicate") return { ok: false, reasons: [`the whole output is ${p.reason}`] };
   }
   const sentinel = sentinelVerdict(raw);
+  if (sentinel?.valid && givesSentinel(ctx.given)) return { ok: false, reasons: [SENTINEL_COPIED] };
   if (sentinel?.valid) {
     return envelope(
       { verdict: "satisfied", summary: sentinel.before.slice(0, 4000), findings: [], blocking_findings: [] },
