@@ -178,7 +178,10 @@ export const httpAdapter: ReviewerAdapter = {
         };
       return { kind: "ambiguous", reason: `HTTP ${response.status} from ${url.host}: ${safeText(text, key)}` };
     }
-    let parsed: { model?: unknown; choices?: Array<{ message?: { content?: unknown; refusal?: unknown } }> };
+    let parsed: {
+      model?: unknown;
+      choices?: Array<{ message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown }>;
+    };
     try {
       parsed = JSON.parse(text);
     } catch {
@@ -190,6 +193,16 @@ export const httpAdapter: ReviewerAdapter = {
     const message = parsed?.choices?.[0]?.message;
     if (!message || typeof message !== "object") {
       return { kind: "ambiguous", reason: `HTTP ${response.status} from ${url.host} without choices[0].message` };
+    }
+    // The endpoint says the answer stopped before the model ended it (its token limit, a content filter): what it
+    // sent is the start of an answer, which a later block or an open item could have contradicted. It was paid for,
+    // so, as after any dispatch that ended mid-answer, a person decides (SPEC §15).
+    const finish = parsed.choices![0]!.finish_reason;
+    if (finish === "length" || finish === "content_filter") {
+      return {
+        kind: "ambiguous",
+        reason: `HTTP ${response.status} from ${url.host}: the answer was cut off (finish_reason ${finish}); a cut answer is not read`,
+      };
     }
     const content = messageText(message.content) ?? (typeof message.refusal === "string" ? message.refusal : "");
     const reportedModel = typeof parsed.model === "string" && parsed.model.trim() ? parsed.model.trim() : null;
