@@ -9,6 +9,7 @@ import { reviewOutputSchema } from "./result-schema.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 import { textOf } from "../core/text-of.js";
+import { parseJsonAnswer } from "../core/json-answer.js";
 
 export const REVIEW_SYSTEM_PROMPT = [
   "You are an independent, adversarial reviewer working for a review bus.",
@@ -178,18 +179,21 @@ export const httpAdapter: ReviewerAdapter = {
         };
       return { kind: "ambiguous", reason: `HTTP ${response.status} from ${url.host}: ${safeText(text, key)}` };
     }
-    let parsed: {
-      model?: unknown;
-      choices?: Array<{ message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown }>;
-    };
-    try {
-      parsed = JSON.parse(text);
-    } catch {
+    // the bus's one parser for an answer (SPEC §8.1): JSON.parse alone lets a repeated "content" or "choices" win
+    // silently, so the body would say one review to a reader that keeps the first and another to the bus
+    const answer = parseJsonAnswer(text);
+    if (!answer.ok && (answer.kind === "syntax" || answer.kind === "bom")) {
       return {
         kind: "ambiguous",
         reason: `HTTP ${response.status} from ${url.host} with a body that is not JSON: ${safeText(text, key, 200)}`,
       };
     }
+    if (!answer.ok)
+      return { kind: "ambiguous", reason: `HTTP ${response.status} from ${url.host} with a body that is ${safeText(answer.reason, key)}` };
+    const parsed = answer.value as {
+      model?: unknown;
+      choices?: Array<{ message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown }>;
+    } | null;
     const message = parsed?.choices?.[0]?.message;
     if (!message || typeof message !== "object") {
       return { kind: "ambiguous", reason: `HTTP ${response.status} from ${url.host} without choices[0].message` };

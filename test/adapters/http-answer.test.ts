@@ -67,4 +67,20 @@ describe("http adapter: what the body says of its answer", () => {
       server = undefined;
     }
   });
+
+  it("a body that names a key twice (two contents, two choices) is ambiguous: no parser's pick is the answer", async () => {
+    const issues = JSON.stringify(answer("issues"));
+    const satisfied = JSON.stringify(answer("satisfied"));
+    for (const body of [
+      `{"model":"gpt-5","choices":[{"finish_reason":"stop","message":{"role":"assistant","content":${issues},"content":${satisfied}}}]}`,
+      `{"model":"gpt-5","choices":[{"message":{"content":${issues}}}],"choices":[{"message":{"content":${satisfied}}}]}`,
+    ]) {
+      const { out } = await dispatch(body);
+      expect(out).toMatchObject({ kind: "ambiguous", reason: expect.stringContaining("duplicate key") });
+      await new Promise((resolve) => server!.close(resolve));
+      server = undefined;
+    }
+    const deep = `{"model":"gpt-5","choices":[{"message":{"content":${satisfied}}}],"x":${"[".repeat(100)}${"]".repeat(100)}}`;
+    expect((await dispatch(deep)).out).toMatchObject({ kind: "ambiguous", reason: expect.stringContaining("nested deeper") });
+  });
 });
