@@ -355,6 +355,20 @@ describe("normalizeOutput: findings are coerced to {severity, title}", () => {
     expect(ok(fence("json", { ...full, findings: [{ severity: "High", title: "t" }] })).result.findings[0]!.severity).toBe("high");
   });
 
+  it("a severity in a form the gate does not read (full-width, zero-width inside) is written as the word it says", () => {
+    // "satisfied" beside a finding the reviewer marked blocking contradicts itself (§11 condition 5): the odd spelling
+    // must not turn the blocker into the default "medium" and let the gate pass
+    for (const spelled of ["ＢＬＯＣＫＩＮＧ", "ｂｌｏｃｋｉｎｇ", "block\u200bing", "Block\u00adi\u200cng", "b l o c k i n g"]) {
+      const raw = fence("json", { ...full, verdict: "satisfied", blocking_findings: [], findings: [{ severity: spelled, title: "t" }] });
+      const n = ok(raw);
+      expect(n.result.findings).toEqual([{ severity: "blocking", title: "t" }]);
+      const written = JSON.stringify(n.result);
+      expect(evaluateGatePass({ resultRaw: written, artifactBytes: new Uint8Array(), packetId: ctx.packetId }).pass).toBe(false);
+    }
+    expect(ok(fence("json", { ...full, findings: [{ severity: "ＨＩＧＨ", title: "t" }] })).result.findings[0]!.severity).toBe("high");
+    expect(ok(fence("json", { ...full, findings: [{ severity: "critical", title: "t" }] })).result.findings[0]!.severity).toBe("medium");
+  });
+
   it("non-string detail / evidence / id on a finding are stringified rather than failing the whole review", () => {
     const n = ok(
       fence("json", {
