@@ -1,5 +1,5 @@
 import { sha256Hex } from "./sha.js";
-import { textOf } from "./text-of.js";
+import { cutText, textOf } from "./text-of.js";
 
 // Reading a finding out of a result, once: results come from any reviewer or foreign tool, so a finding may be an
 // object with any of several title keys, a bare string, or something else entirely.
@@ -24,7 +24,7 @@ export function findingView(value: unknown): FindingView {
     const text = (k: string) => (typeof fields[k] === "string" ? (fields[k] as string) : undefined);
     const title = TITLE_KEYS.map(text).find((x) => x?.trim());
     return {
-      title: title ?? JSON.stringify(fields).slice(0, 200),
+      title: title ?? cutText(JSON.stringify(fields), 200),
       severity: text("severity"),
       detail: text("detail"),
       evidence: text("evidence"),

@@ -4,6 +4,7 @@
 // zod, the trail) overflow on. SPEC §8.1.
 import { createRequire } from "node:module";
 import type * as Jsonc from "jsonc-parser";
+import { cutText } from "./text-of.js";
 
 // Only the visitor, required directly: the package entry also loads the formatter and the editor, which costs
 // verify-gate-pass's cold start tens of milliseconds (bench/README.md). The version is pinned exactly. The CLI bundle
@@ -27,7 +28,7 @@ export function parseJsonAnswer(text: string): JsonAnswer {
     // Windows tools (PowerShell 5's UTF-8) put one in front: say so, rather than JSON.parse's "unexpected token"
     if (text.startsWith("\uFEFF"))
       return { ok: false, kind: "bom", reason: "not valid JSON: it starts with a byte-order mark (U+FEFF); write UTF-8 without one" };
-    return { ok: false, kind: "syntax", reason: `not valid JSON (${(error as Error).message.slice(0, 200)})` };
+    return { ok: false, kind: "syntax", reason: `not valid JSON (${cutText(withoutCutWords((error as Error).message), 200)})` };
   }
   const checked = inspect(text);
   if (checked === "too-deep") return { ok: false, kind: "depth", reason: `not valid JSON: nested deeper than ${MAX_JSON_DEPTH} levels` };
@@ -71,7 +72,24 @@ function inspect(text: string): "too-deep" | string[] {
   return found;
 }
 
-const quote = (key: string) => JSON.stringify(key.length > 80 ? `${key.slice(0, 80)}…` : key);
+const quote = (key: string) => JSON.stringify(cutText(key, 80));
+
+const V8_QUOTE = /^(.*?, )(\.\.\.)?"([\s\S]*)"(\.\.\.)?( is not valid JSON)$/;
+
+/**
+ * V8's message quotes about ten characters either side of where parsing stopped (`Unexpected token 'g', ..."summary":
+ * ghp_abcdef"... is not valid JSON`): a word its quote cuts through is dropped, as cutText drops one, since the piece
+ * of a secret left is no longer one the scrubber knows.
+ */
+function withoutCutWords(message: string): string {
+  const m = V8_QUOTE.exec(message);
+  if (!m) return message;
+  const [, head, before = "", quoted = "", after = "", tail] = m;
+  let text = quoted;
+  if (before) text = text.replace(/^[^\s"',:;{}[\]()<>]+/, "");
+  if (after) text = text.replace(/[^\s"',:;{}[\]()<>]+$/, "");
+  return `${head}${before}"${text}"${after}${tail}`;
+}
 
 function where(path: Jsonc.JSONPath): string {
   return path

@@ -10,7 +10,7 @@ import { describeIssues } from "../spec/issues.js";
 import { type Finding, type PacketFrontMatter, type Readiness, ReviewResultStrict } from "../spec/schemas.js";
 import { findingView, severityWord } from "./findings.js";
 import { scrubLine } from "./scrub.js";
-import { shown } from "./text-of.js";
+import { cutText, shown } from "./text-of.js";
 
 export interface EnvelopeContext {
   packetId: string;
@@ -70,7 +70,7 @@ export function sentinelVerdict(raw: string): { valid: true; before: string } | 
   // everything after it counts, quoted or not: an open item inside a fence is still open
   const after = lines.slice(at + 1).filter((l) => l.trim() !== "");
   const open = after.find((l) => OPEN_ITEM_RE.test(l));
-  if (open) return { valid: false, reason: `open findings after the sentinel: ${JSON.stringify(open.trim().slice(0, 80))}` };
+  if (open) return { valid: false, reason: `open findings after the sentinel: ${JSON.stringify(cutText(open.trim(), 80))}` };
   return { valid: true, before: lines.slice(0, at).join("\n").trim() };
 }
 
@@ -131,7 +131,7 @@ function readField<T>(spec: FieldSpec<T>, lines: string[], structured: unknown, 
   const inline = lines.filter((l) => !lineRe.test(l) && mentions(l));
   const take = (p: Parsed<T>): T | undefined => ("value" in p ? p.value : void problems.push(p.problem));
   if (inline.length)
-    problems.push(`${name} mentioned inline (${JSON.stringify(inline[0]!.trim().slice(0, 80))}): put it alone on its own line`);
+    problems.push(`${name} mentioned inline (${JSON.stringify(cutText(inline[0]!.trim(), 80))}): put it alone on its own line`);
   if (anchored.length > 1) problems.push(`${anchored.length} ${name} lines; give exactly one`);
   const prose = anchored.length === 1 && !inline.length ? take(fromLine(anchored[0]!)) : undefined;
   const field = structured !== undefined ? take(fromStructured(structured)) : undefined;

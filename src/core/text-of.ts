@@ -22,8 +22,22 @@ export function oneLine(line: string): string {
   return [first!.trimEnd(), ...rest.map((piece) => piece.trim()).filter(Boolean)].join(" ");
 }
 
+/** What a cut may fall on without splitting a word: white space, and JSON's and prose's punctuation around values. */
+const BOUNDARY = /[\s"',:;{}[\]()<>]/;
+const WORD_CUT = /[^\s"',:;{}[\]()<>]+$/;
+
+/**
+ * Foreign text cut to max characters (and "…"), without the piece of the word the cut goes through: that piece may be
+ * a secret's start, which the scrubber, run on the reason later with the project's patterns, no longer knows as one
+ * (the start of a `ghp_…` token, of a custom pattern's match).
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const kept = text.slice(0, max);
+  return `${BOUNDARY.test(text[max]!) ? kept : kept.replace(WORD_CUT, "")}…`;
+}
+
 /** A foreign value quoted in a reason as JSON (so on one line), a long one cut to max characters: never echoed whole. */
 export function shown(value: unknown, max = 80): string {
-  const cut = (text: string) => (text.length > max ? `${text.slice(0, max)}…` : text);
-  return typeof value === "string" ? JSON.stringify(cut(value)) : cut(textOf(value));
+  return typeof value === "string" ? JSON.stringify(cutText(value, max)) : cutText(textOf(value), max);
 }

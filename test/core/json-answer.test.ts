@@ -131,3 +131,30 @@ describe("parseJsonAnswer: everything else", () => {
     expect(parseJsonAnswer(JSON.stringify({ title }))).toEqual({ ok: true, value: { title } });
   });
 });
+
+describe("parseJsonAnswer: a reason never keeps the piece of a word its quote cuts through", () => {
+  // a piece of a secret is no longer one the scrubber knows: the reason (a failure's, an escalation's) would keep it
+  const TOKEN = "ghp_Q7vR2mX9kLp4sT8wZ1yB6nC3dF5gH0jK2aE4";
+  it("V8's quote around where JSON.parse stopped drops the words it cuts", () => {
+    for (const text of [
+      `{"verdict": "issues", "summary": ${TOKEN} and more text after it}`,
+      `{"verdict": "issues", "padding": "${"x".repeat(40)}", "summary": ${TOKEN}}`,
+      `{"a": ${TOKEN}}`,
+    ]) {
+      const r = refusal(text);
+      expect(r.kind).toBe("syntax");
+      expect(r.reason).toMatch(/^not valid JSON \(Unexpected token/);
+      expect(r.reason).not.toMatch(/ghp_|Q7vR2m/);
+    }
+    // where V8 quotes the whole text, nothing is cut and nothing dropped
+    expect(refusal("[1, x]").reason).toContain('"[1, x]"');
+  });
+
+  it("a duplicate key quoted cut keeps no piece of its cut word", () => {
+    const key = `${"k".repeat(70)} ${TOKEN}`;
+    const r = refusal(`{${JSON.stringify(key)}: 1, ${JSON.stringify(key)}: 2}`);
+    expect(r.kind).toBe("duplicate");
+    expect(r.reason).toContain(`"${"k".repeat(70)} …"`);
+    expect(r.reason).not.toContain("ghp_");
+  });
+});

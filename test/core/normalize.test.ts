@@ -369,6 +369,28 @@ describe("normalizeOutput: findings are coerced to {severity, title}", () => {
     expect(ok(fence("json", { ...full, findings: [{ severity: "critical", title: "t" }] })).result.findings[0]!.severity).toBe("medium");
   });
 
+  it("a reason or score problem that quotes the answer cut keeps no piece of the word the cut goes through", () => {
+    // a reviewer that read the repository may quote a secret; the scrubber runs on what is written, and a cut piece of
+    // a token (its first characters) is no token it knows
+    const TOKEN = "ghp_Q7vR2mX9kLp4sT8wZ1yB6nC3dF5gH0jK2aE4";
+    const KEY = "sk-proj-Zq8Wv3Lm7Rt2Yp9Xn4Bc6Hd1Jf5Kg0Ms";
+    const n = ok(
+      `Score: 4/10 and by the way the deploy key quoted in config/ci.env is ${KEY}\n\n` +
+        fence("review_result.v1", { ...full, score: `${"x".repeat(66)} ${TOKEN}` }),
+    );
+    const problems = JSON.stringify(n.result.score_problems);
+    expect(problems).toContain("Score mentioned inline");
+    expect(problems).toContain("score must be a number");
+    expect(problems).not.toMatch(/ghp_|sk-proj/);
+    // a finding without a title is named by its JSON, cut: the cut does not keep the start of a token either
+    const untitled = ok(fence("json", { ...full, blocking_findings: [{ severity: "blocking", note: `${"y".repeat(150)} ${TOKEN}` }] }));
+    expect(untitled.result.blocking_findings[0]!.title).toMatch(/^\{"severity":"blocking","note":"y+ …$/);
+    // the sentinel's open item, quoted in the malformed reason
+    const open = refused(`## SATISFIED\n- ${"z".repeat(60)} see ${TOKEN}`)[0]!;
+    expect(open).toMatch(/^malformed termination: open findings after the sentinel/);
+    expect(open).not.toContain("ghp_");
+  });
+
   it("non-string detail / evidence / id on a finding are stringified rather than failing the whole review", () => {
     const n = ok(
       fence("json", {

@@ -27,3 +27,14 @@ describe("textOf", () => {
     expect(listedFindings(HOSTILE).findings.map((f) => f.title)).toHaveLength(HOSTILE.length);
   });
 });
+
+describe("cutText: foreign text cut without the piece of a word", () => {
+  it("drops the word the cut goes through, keeps a whole one, and leaves short text alone", async () => {
+    const { cutText, shown } = await import("../../src/core/text-of.js");
+    expect(cutText("short", 80)).toBe("short");
+    expect(cutText("aaa bbb ghp_Q7vR2mX9kLp4sT8wZ1yB6nC3dF5gH0jK2aE4", 12)).toBe("aaa bbb …");
+    expect(cutText("aaa bbb ccc", 7)).toBe("aaa bbb…"); // the cut falls on a space: the word before it is whole
+    expect(cutText('{"note":"secretsecretsecret"}', 15)).toBe('{"note":"…');
+    expect(shown(`${"x".repeat(75)} sk-proj-Zq8Wv3Lm7Rt2Yp9Xn4Bc6Hd1Jf5Kg0Ms`)).toBe(JSON.stringify(`${"x".repeat(75)} …`));
+  });
+});
