@@ -121,11 +121,25 @@ interface FieldSpec<T> {
   same: (a: T, b: T) => boolean;
 }
 
-/** One field from the prose lines and the structured value: at most one source each, and they must agree. */
-function readField<T>(spec: FieldSpec<T>, lines: string[], structured: unknown, problems: string[]): T | undefined {
+/**
+ * One field from the prose lines and the structured value: at most one source each, and they must agree. A line the
+ * packet itself holds (`given`: the artifact's pre-filled `Score: 9/10`) may be that line quoted, so it is no reading.
+ */
+function readField<T>(
+  spec: FieldSpec<T>,
+  lines: string[],
+  structured: unknown,
+  given: ReadonlySet<string>,
+  problems: string[],
+): T | undefined {
   const { name, lineRe, mentions, fromLine, fromStructured, same } = spec;
   const anchored = lines.flatMap((l) => {
     const m = lineRe.exec(l);
+    if (m && given.has(l.trim())) {
+      const quoted = JSON.stringify(cutText(l.trim(), 80));
+      problems.push(`the ${name} line ${quoted} is also a line of the packet (the artifact's words, which a review may only quote)`);
+      return [];
+    }
     return m ? [m[1]!] : [];
   });
   const inline = lines.filter((l) => !lineRe.test(l) && mentions(l));
@@ -147,9 +161,10 @@ function readField<T>(spec: FieldSpec<T>, lines: string[], structured: unknown, 
  * `readiness` fields. Nothing is recorded when the output names neither. A score is kept as given (the verifier
  * judges its range); a value that is not a number is a problem.
  */
-export function readScore(raw: string, structured: { score?: unknown; readiness?: unknown }): ScoreReading {
+export function readScore(raw: string, structured: { score?: unknown; readiness?: unknown }, given?: string): ScoreReading {
   const lines = unfencedLines(raw); // a quoted Score line is not the reviewer's score
   const problems: string[] = [];
+  const packetLines = new Set(given === undefined ? [] : given.split(ANY_LINE_BREAK).map((l) => l.trim()));
   const readiness = (v: unknown, problem: string): Parsed<Readiness> => {
     const r = toReadiness(v);
     return r ? { value: r } : { problem };
@@ -166,6 +181,7 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
     },
     lines,
     structured.score,
+    packetLines,
     problems,
   );
   const ready = readField<Readiness>(
@@ -179,6 +195,7 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
     },
     lines,
     structured.readiness,
+    packetLines,
     problems,
   );
   return { ...(score !== undefined ? { score } : {}), ...(ready !== undefined ? { readiness: ready } : {}), problems };
@@ -238,7 +255,7 @@ function envelope(
   // score, readiness and score_problems are the bus's own reading of the output, never a copied claim; the family
   // is derived from the model (§12), never taken as claimed
   const { score, readiness, score_problems: _claimed, reviewer_family: _family, ...rest } = given;
-  const reading = readScore(raw, { score, readiness });
+  const reading = readScore(raw, { score, readiness }, ctx.given);
   const candidate = {
     ...rest,
     ...(reading.score !== undefined ? { score: reading.score } : {}),
