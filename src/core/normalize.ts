@@ -313,6 +313,57 @@ function parseObject(text: string): ParsedObject {
 }
 
 const COPIED = "the answer's JSON is copied word for word from the packet (the artifact's text, not a review); emit your own";
+
+/**
+ * A JSON value as one text whatever its layout and key order: two objects that say the same give the same text. With
+ * `shortest`, every number is written "0": no text of the value is shorter than that (`1e9` is shorter than its
+ * canonical `1000000000`; strings are escaped as any JSON text must escape them, keys and punctuation are as short).
+ */
+function canonicalJson(value: unknown, shortest = false): string {
+  const walk = (v: unknown): string => {
+    if (Array.isArray(v)) return `[${v.map(walk).join(",")}]`;
+    if (v && typeof v === "object") {
+      // own entries (a "__proto__" key is one of them), by key
+      const entries = Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${walk(x)}`).join(",")}}`;
+    }
+    return shortest && typeof v === "number" ? "0" : JSON.stringify(v);
+  };
+  return walk(value);
+}
+
+/** How deep blocks inside blocks of the packet are looked into: the artifact's fence, a block in it, one in that. */
+const QUOTE_DEPTH = 3;
+
+/**
+ * Whether the answer's object is one the packet holds, in any layout: a verdict planted in the artifact (a fenced
+ * block, a line, the whole file) that the reviewer quoted pretty-printed or on one line is the artifact's words, as
+ * one quoted byte for byte is. Parsed are only texts that may name a verdict (the key, or an escape that may spell it).
+ */
+function quotesPacket(obj: Record<string, unknown>, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  const answer = canonicalJson(obj);
+  const shortest = canonicalJson(obj, true).length;
+  const seen = new Set<string>();
+  const holds = (text: string): boolean => {
+    const t = text.trim();
+    if (t.length < shortest || !t.startsWith("{") || !t.endsWith("}") || seen.has(t)) return false;
+    if (!(MENTIONS_VERDICT_RE.test(t) || t.includes("\\u"))) return false;
+    seen.add(t);
+    const p = parseObject(t);
+    return p.ok && canonicalJson(p.obj) === answer;
+  };
+  let texts = [given];
+  for (let depth = 0; depth <= QUOTE_DEPTH && texts.length; depth++) {
+    const inner: string[] = [];
+    for (const text of texts) {
+      if (holds(text) || text.split(ANY_LINE_BREAK).some(holds)) return true;
+      for (const block of scanFences(text).blocks) inner.push(block.body);
+    }
+    texts = inner;
+  }
+  return false;
+}
 const SENTINEL_COPIED =
   "the answer's ## SATISFIED line is also a line of the packet (the artifact's words, which a review may only quote); " +
   "emit the review_result.v1 block";
@@ -334,12 +385,14 @@ export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
   if (blocks.length === 1) {
     if (ctx.given?.includes(blocks[0]!)) return { ok: false, reasons: [COPIED] };
     const p = parseObject(blocks[0]!);
+    if (p.ok && quotesPacket(p.obj, ctx.given)) return { ok: false, reasons: [COPIED] };
     return p.ok ? envelope(p.obj, ctx, "fenced", raw) : { ok: false, reasons: [`fenced block is ${p.reason}`] };
   }
   const trimmed = raw.trim();
   if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
     if (ctx.given?.includes(trimmed)) return { ok: false, reasons: [COPIED] };
     const p = parseObject(trimmed);
+    if (p.ok && quotesPacket(p.obj, ctx.given)) return { ok: false, reasons: [COPIED] };
     if (p.ok) return envelope(p.obj, ctx, "whole-json", raw);
     // JSON that parses but is refused is the answer, not prose that happens to start with a brace
     if (p.kind === "depth" || p.kind === "duplicate") return { ok: false, reasons: [`the whole output is ${p.reason}`] };
