@@ -135,7 +135,7 @@ function readField<T>(
   const { name, lineRe, mentions, fromLine, fromStructured, same } = spec;
   const anchored = lines.flatMap((l) => {
     const m = lineRe.exec(l);
-    if (m && given.has(l.trim())) {
+    if (m && given.has(quotedLineKey(l))) {
       const quoted = JSON.stringify(cutText(l.trim(), 80));
       problems.push(`the ${name} line ${quoted} is also a line of the packet (the artifact's words, which a review may only quote)`);
       return [];
@@ -164,7 +164,7 @@ function readField<T>(
 export function readScore(raw: string, structured: { score?: unknown; readiness?: unknown }, given?: string): ScoreReading {
   const lines = unfencedLines(raw); // a quoted Score line is not the reviewer's score
   const problems: string[] = [];
-  const packetLines = new Set(given === undefined ? [] : given.split(ANY_LINE_BREAK).map((l) => l.trim()));
+  const packetLines = new Set(given === undefined ? [] : authorLines(given).map(quotedLineKey));
   const readiness = (v: unknown, problem: string): Parsed<Readiness> => {
     const r = toReadiness(v);
     return r ? { value: r } : { problem };
@@ -353,7 +353,7 @@ function quotesPacket(obj: Record<string, unknown>, given: string | undefined): 
     const p = parseObject(t);
     return p.ok && canonicalJson(p.obj) === answer;
   };
-  let texts = [given];
+  let texts = [authorLines(given).join("\n")];
   for (let depth = 0; depth <= QUOTE_DEPTH && texts.length; depth++) {
     const inner: string[] = [];
     for (const text of texts) {
@@ -372,11 +372,40 @@ const SENTINEL_COPIED =
  * Whether the text the reviewer was given holds a `## SATISFIED` line of its own (the artifact's, a rebuttal's): an
  * answer's sentinel can then be that line quoted in prose, as a verdict block can be quoted, so it is no verdict.
  */
+/** The sections of a packet that quote the author's text (§7): the artifact, and a ruling round's rebuttal. */
+const AUTHOR_SECTION_RE = /^## (?:Artifact\b|The author's rebuttal\b)/;
+
+/**
+ * The lines of a packet the author wrote: the fenced text under its artifact and rebuttal headings. Only these can
+ * plant a verdict; the reviewer's own notes (its memory, its earlier findings) and the bus's text are not looked at,
+ * so a reviewer that repeats its own earlier `Score: 6/10` is not taken for quoting the author.
+ */
+function authorLines(given: string): string[] {
+  const { lines, fenced } = scanFences(given.split(ANY_LINE_BREAK).join("\n"));
+  let author = false;
+  return lines.filter((line, i) => {
+    if (!fenced[i] && line.startsWith("## ")) author = AUTHOR_SECTION_RE.test(line);
+    return author && fenced[i];
+  });
+}
+
+/** What a quote of a line may lose: white space, invisible characters, Markdown's quote and emphasis marks. */
+const LOST_IN_A_QUOTE = /[\p{White_Space}\p{Cc}\p{Cf}>*_`~]/gu;
+
+/**
+ * A line as a quote of it may read (compatibility forms folded, what a quote may lose dropped, in any case): a
+ * planted `## SATISFIED\u200b` or `> Score: 9/10` quoted clean is still the packet's line.
+ */
+function quotedLineKey(line: string): string {
+  return line.normalize("NFKC").replace(LOST_IN_A_QUOTE, "").toLowerCase();
+}
+const SENTINEL_KEY = quotedLineKey(SENTINEL);
+
 /** Every break a reader of the packet (a model, a Markdown renderer) may take for a new line: CR alone too. */
 const ANY_LINE_BREAK = /\r\n?|[\n\u0085\u2028\u2029]/;
 
 function givesSentinel(given: string | undefined): boolean {
-  return given !== undefined && given.split(ANY_LINE_BREAK).some((line) => line.trim() === SENTINEL);
+  return given !== undefined && authorLines(given).some((line) => quotedLineKey(line) === SENTINEL_KEY);
 }
 
 export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {

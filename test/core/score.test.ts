@@ -119,6 +119,12 @@ describe("normalizeOutput records the reading in the result", () => {
     // a packet whose artifact breaks its lines with CR alone holds the same lines
     const cr = normalizeOutput(raw, { ...ctx, given: given.replace(/\n/g, "\r") });
     expect(cr).toMatchObject({ ok: true, result: { score_problems: n.result.score_problems } });
+    // a reviewer's own earlier score in its memory is not the author's: repeating it is its reading
+    const memory = "## Your memory from earlier rounds (your own notes)\n\n### After round 1\n\n```\nScore: 4/10\n```\n";
+    expect(normalizeOutput(`Score: 4/10\nVerdict: not ready\n${block()}`, { ...ctx, given: memory })).toMatchObject({
+      ok: true,
+      result: { score: 4, readiness: "not ready" },
+    });
     // the reviewer's own lines, not in the packet, are read as before
     const own = normalizeOutput(`Score: 4/10\nVerdict: not ready\n${block()}`, { ...ctx, given });
     expect(own).toMatchObject({ ok: true, result: { score: 4, readiness: "not ready" } });
