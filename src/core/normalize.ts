@@ -368,10 +368,6 @@ const SENTINEL_COPIED =
   "the answer's ## SATISFIED line is also a line of the packet (the artifact's words, which a review may only quote); " +
   "emit the review_result.v1 block";
 
-/**
- * Whether the text the reviewer was given holds a `## SATISFIED` line of its own (the artifact's, a rebuttal's): an
- * answer's sentinel can then be that line quoted in prose, as a verdict block can be quoted, so it is no verdict.
- */
 /** The sections of a packet that quote the author's text (§7): the artifact, and a ruling round's rebuttal. */
 const AUTHOR_SECTION_RE = /^## (?:Artifact\b|The author's rebuttal\b)/;
 
@@ -404,6 +400,10 @@ const SENTINEL_KEY = quotedLineKey(SENTINEL);
 /** Every break a reader of the packet (a model, a Markdown renderer) may take for a new line: CR alone too. */
 const ANY_LINE_BREAK = /\r\n?|[\n\u0085\u2028\u2029]/;
 
+/**
+ * Whether the text the reviewer was given holds a `## SATISFIED` line of its own (the artifact's, a rebuttal's): an
+ * answer's sentinel can then be that line quoted in prose, as a verdict block can be quoted, so it is no verdict.
+ */
 function givesSentinel(given: string | undefined): boolean {
   return given !== undefined && authorLines(given).some((line) => quotedLineKey(line) === SENTINEL_KEY);
 }
