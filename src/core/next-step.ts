@@ -7,12 +7,15 @@ import { type ArtifactView, redactedNote } from "./artifact-view.js";
 import { passNoLongerHolds } from "./sent-bytes.js";
 import { MAX_EXTEND_BY } from "../spec/constants.js";
 import { dispatchedByBus } from "./adapter-kinds.js";
+import { type Advert, servedByWords } from "./advertised.js";
 
 /** Which workers run on the tree (their heartbeats), as the caller can tell: a wait on a worker nobody runs is no wait. */
 export interface WorkerPresence {
   running(kind: string): boolean;
   /** How long a `guild-bus up` has supervised the tree, in ms; null when none does. */
   supervisedFor(): number | null;
+  /** The live reviewer workers of `kind` that say they run `provider` on their machines (SPEC §18). */
+  servedBy?(kind: string, provider: string): Advert[];
 }
 
 export interface NextStep {
@@ -134,9 +137,13 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
     };
   }
   // a quorum round waits on each of its reviewers: `up` runs those the bus dispatches, a process of its own the others
-  const byBus = reviewers.filter((r) => dispatchedByBus(r.reviewer_adapter));
+  // one that live reviewer workers say they run names them (and their machines): the one to look at is there
+  const servedBy = (r: (typeof reviewers)[number]) => workers?.servedBy?.(r.reviewer_adapter, r.reviewer_provider) ?? [];
+  const byBus = reviewers.filter((r) => dispatchedByBus(r.reviewer_adapter) && !servedBy(r).length);
+  const advertised = reviewers.filter((r) => dispatchedByBus(r.reviewer_adapter) && servedBy(r).length);
   const outside = reviewers.filter((r) => !dispatchedByBus(r.reviewer_adapter));
   const parts = [
+    ...advertised.map((r) => `${reviewerWords(r)}, run by ${servedByWords(r.reviewer_adapter, servedBy(r))}`),
     ...(byBus.length ? [`${byBus.map(reviewerWords).join(", ")}, run by \`guild-bus up\``] : []),
     ...outside.map(
       (r) =>

@@ -4,13 +4,28 @@
 // looks at every active gate once per full-scan interval, and delivery fences two workers that both act (first writer
 // wins). So a peer that died or stalls delays its share by at most that interval, and peers that disagree on who is
 // alive only do some work twice.
-import { closeSync, constants, lstatSync, lutimesSync, mkdirSync, opendirSync, openSync, statSync, type Stats, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  opendirSync,
+  openSync,
+  renameSync,
+  statSync,
+  type Stats,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { notWritableInPlace } from "../bus/append-lines.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
 import type { Layout } from "../bus/layout.js";
 import { processAlive } from "../bus/process-alive.js";
 import { THIS_MACHINE } from "../bus/this-machine.js";
+import { readTextBounded } from "../bus/read-bounded.js";
+import { type Advert, parseAdvert } from "../core/advertised.js";
 
 /** How often a worker says it is alive; a peer whose file has not been re-dated for PEER_STALE_MS counts as gone. */
 export const PEER_BEAT_MS = 1000;
@@ -55,18 +70,25 @@ const RUNNING_SKEW_MS = 60_000;
  * process is gone counts as none). For telling a person who must act, never for correctness.
  */
 export function workerRunning(layout: Layout, kind: string, now = Date.now()): boolean {
+  return livePeerFiles(layout, kind, now, 1).length > 0;
+}
+
+/** The presence files (name, path) of the live workers of `kind`, at most `max`; none when the directory is linked. */
+function livePeerFiles(layout: Layout, kind: string, now: number, max = MAX_PEER_NAMES): Array<{ name: string; file: string }> {
   const dir = peersDir(layout, kind);
+  const out: Array<{ name: string; file: string }> = [];
   try {
     refuseSymlinks(layout.guild, dir);
     const found = opendirSync(dir, { bufferSize: 64 });
     try {
-      for (let read = 0; read < MAX_DIR_ENTRIES; read++) {
+      for (let read = 0; read < MAX_DIR_ENTRIES && out.length < max; read++) {
         const entry = found.readSync();
-        if (!entry) return false;
+        if (!entry) break;
         if (!PEER_NAME.test(entry.name) || deadHere(entry.name)) continue;
-        const st = lstatQuietly(path.join(dir, entry.name));
+        const file = path.join(dir, entry.name);
+        const st = lstatQuietly(file);
         const window = entry.name.startsWith(`${THIS_MACHINE}-`) ? PEER_STALE_MS : RUNNING_SKEW_MS;
-        if (st?.isFile() && st.nlink === 1 && Math.abs(now - st.mtimeMs) < window) return true;
+        if (st?.isFile() && st.nlink === 1 && Math.abs(now - st.mtimeMs) < window) out.push({ name: entry.name, file });
       }
     } finally {
       found.closeSync();
@@ -74,8 +96,35 @@ export function workerRunning(layout: Layout, kind: string, now = Date.now()): b
   } catch {
     // no workers/ directory (none ever ran), or a linked one
   }
-  return false;
+  return out;
 }
+
+/** The most a presence file's body is read: a provider list, never more. */
+const MAX_ADVERT_BYTES = 8192;
+
+/**
+ * What the live reviewer workers of `kinds` say they run on their machines (SPEC §18): the body of each live presence
+ * file, read within the window `workerRunning` uses. A body unreadable, torn or of another shape advertises nothing.
+ */
+export function liveAdverts(layout: Layout, kinds: Iterable<string>, now = Date.now()): Advert[] {
+  const out: Advert[] = [];
+  for (const kind of new Set(kinds)) {
+    for (const { name, file } of livePeerFiles(layout, kind, now)) {
+      let text: string;
+      try {
+        text = readTextBounded(file, { max: MAX_ADVERT_BYTES });
+      } catch {
+        continue; // gone, replaced meanwhile, or too large: nothing advertised this time
+      }
+      const advert = parseAdvert(text);
+      if (advert?.providers.length) out.push({ kind, peer: name, ...advert });
+    }
+  }
+  return out;
+}
+
+/** This process's name among the workers of its kind (its presence file's name). */
+export const SELF_PEER = processPeerId();
 
 export class Peers {
   private readonly file: string;
@@ -83,13 +132,40 @@ export class Peers {
   /** Each peer file's mtime as last read, and when (on this worker's clock) it last moved: clocks need not agree. */
   private seen = new Map<string, { stamp: number; movedAt: number }>();
 
+  /** The body last written to this worker's file (what it advertises), and that file's inode then. */
+  private written: { body: string; ino: number } | null = null;
+
   constructor(
     private readonly layout: Layout,
     private readonly dir: string,
     readonly self = processPeerId(),
+    /** The body of this worker's presence file (a reviewer's advertisement, SPEC §18); none: an empty file. */
+    private readonly body?: () => string | null,
   ) {
     this.file = path.join(dir, self);
     this.live = [this.self];
+  }
+
+  /** Re-date this worker's file, or write it whole (atomically) when the body it should hold changed or it was replaced. */
+  private sayAlive(now: number): void {
+    const body = this.body?.() ?? null;
+    const st = body === null ? undefined : lstatQuietly(this.file);
+    if (body === null || (this.written?.body === body && st?.ino === this.written.ino && !notWritableInPlace(st))) {
+      return touch(this.file, now);
+    }
+    // a temp name no peer reads (not a peer name), then renamed over the file: a reader never sees half a body
+    const temp = path.join(this.dir, `.${this.self}.new`);
+    unlinkQuietly(temp);
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    const fd = openSync(temp, flags, 0o644);
+    try {
+      writeSync(fd, body);
+    } finally {
+      closeSync(fd);
+    }
+    lutimesSync(temp, now / 1000, now / 1000);
+    renameSync(temp, this.file);
+    this.written = { body, ino: lstatQuietly(this.file)?.ino ?? -1 };
   }
 
   /** Whether this worker is the one to act at once on an event in the gate `key`: the peer ranked highest for it. */
@@ -121,7 +197,7 @@ export class Peers {
       if (!statSync(this.layout.guild, { throwIfNoEntry: false })?.isDirectory()) throw new Error("no .guild directory");
       try {
         mkdirSync(this.dir, { recursive: true });
-        touch(this.file, now);
+        this.sayAlive(now);
       } catch {
         // an unwritable tree: the others do not see this worker and act on its share too (fenced); it still sees them
       }
@@ -182,6 +258,7 @@ export class Peers {
     try {
       refuseSymlinks(this.layout.guild, this.dir);
       unlinkQuietly(this.file);
+      unlinkQuietly(path.join(this.dir, `.${this.self}.new`));
     } catch {
       // a linked directory: this worker never wrote there
     }

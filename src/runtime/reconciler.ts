@@ -61,6 +61,11 @@ export interface WorkerSpec {
    * gate's work (the broker, the verifier); not for reviewers, which may serve different providers.
    */
   shareWork?: boolean;
+  /**
+   * The body of this worker's presence file, asked at each beat (null: an empty file). A reviewer worker advertises
+   * there the providers it can run on its machine (SPEC §18), which brokers and its peers read.
+   */
+  presence?: () => string | null;
   /** Called once per reconcile pass before gates are handled (e.g. reload settings). */
   beforePass?(): void;
   log(message: string): void;
@@ -173,7 +178,8 @@ export class WorkerRuntime {
     this.finishedLog = logFile ? new FinishedRuns(spec.layout, logFile) : null;
     this.walk = this.finishedLog ? this.historyWalk(this.finishedLog) : null;
     // every worker that writes says it is alive (status names a role nobody runs); a reader (the console) does not
-    this.peers = spec.shareWork || spec.janitor !== false ? new Peers(spec.layout, peersDir(spec.layout, spec.kind)) : null;
+    this.peers =
+      spec.shareWork || spec.janitor !== false ? new Peers(spec.layout, peersDir(spec.layout, spec.kind), undefined, spec.presence) : null;
   }
 
   private readonly peers: Peers | null;

@@ -99,8 +99,12 @@ export function workerRuntime(
   kind: string,
   options: WorkerOptions,
   handle: (ctx: BusContext, ref: GateRef, signal: AbortSignal, log: (m: string) => void) => Promise<GateStatus>,
-  extra: Partial<Pick<WorkerSpec, "concurrency" | "janitor" | "shareWork">> = {},
+  extra: Partial<Pick<WorkerSpec, "concurrency" | "janitor" | "shareWork">> & {
+    /** The body of this worker's presence file, from the settings read last (a reviewer's advertisement). */
+    presence?: (ctx: BusContext) => string | null;
+  } = {},
 ): WorkerRuntime {
+  const { presence, ...rest } = extra;
   const log = workerLogger(kind);
   const layout = new Layout(options.root);
   const holder = new ContextHolder(layout, log);
@@ -115,6 +119,7 @@ export function workerRuntime(
     handleGate: (ref, signal) => handle(holder.forWork(extra.janitor === false), ref, signal, log),
     wakesOn: (name, gone) => wakes(kind, name, gone),
     skipFinishedRuns: extra.janitor !== false, // a writer keeps the finished-runs log; a reader (the console) sees every run
-    ...extra,
+    ...(presence ? { presence: () => presence(holder.current) } : {}),
+    ...rest,
   });
 }

@@ -21,15 +21,18 @@ import { Event, type Outcome, type PacketFrontMatter } from "../spec/schemas.js"
 import { brokerInput } from "./gate-reads.js";
 import { ReadFault } from "../core/read-fault.js";
 import { TrailWriter } from "./trail-writer.js";
+import { withAdvertised } from "../core/advertised.js";
+import { liveAdverts } from "../runtime/peers.js";
 
 export function createBroker(options: WorkerOptions): WorkerRuntime {
-  const providers = new ProviderCache(new Layout(options.root));
+  const layout = new Layout(options.root);
+  const providers = brokerProviders(layout, new ProviderCache(layout));
   const trails = new TrailWriter();
   return workerRuntime(
     "broker",
     options,
     async (ctx, { runId, gate }, _signal, log) => {
-      const report = await stepGate(ctx, runId, gate, { providers: () => providers.get(ctx.settings), trails, log });
+      const report = await stepGate(ctx, runId, gate, { providers: () => providers(ctx.settings), trails, log });
       for (const { action, result, name } of report.delivered) {
         if (result.status === "conflict")
           log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
@@ -48,6 +51,24 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
     },
     { concurrency: GATES_IN_FLIGHT, shareWork: true }, // several brokers on a tree split the gates (reconciler.ts, peers.ts)
   );
+}
+
+/**
+ * The reviewers a broker selects from (SPEC §13): this machine's detection, with the providers live reviewer workers on
+ * any machine say they run counted available. Read fresh at each selection: a reviewer worker that starts or stops
+ * elsewhere counts at the next one.
+ */
+export function brokerProviders(layout: Layout, cache: Pick<ProviderCache, "get">) {
+  return async (settings: BusContext["settings"]): Promise<Provider[]> => {
+    const found = await cache.get(settings);
+    return withAdvertised(
+      found,
+      liveAdverts(
+        layout,
+        found.filter((p) => !p.available).map((p) => p.adapter),
+      ),
+    );
+  };
 }
 
 function describe(action: Action, name: string): string {

@@ -28,6 +28,12 @@ import { resultRefusal } from "../core/result-slot.js";
 import { type GateSnapshot, memberView, reviewerViews } from "../core/snapshot.js";
 import { packetMember, slotFile } from "../core/slot-file.js";
 import { receivedScrubOptions } from "../core/scrub.js";
+import { type Advert, advertText, leaveToPeers, servedByWords } from "../core/advertised.js";
+import { ProviderCache } from "../adapters/provider-cache.js";
+import type { detectProviders } from "../adapters/probe.js";
+import { Layout } from "../bus/layout.js";
+import { liveAdverts, SELF_PEER } from "../runtime/peers.js";
+import type { Settings } from "../spec/schemas.js";
 
 export interface ReviewerOptions {
   /** Adapter kinds whose packets this worker takes (e.g. ["command"]). */
@@ -44,6 +50,13 @@ export interface ReviewerOptions {
    * with one leaves its attempt without a result, which a person decides (no_verdict).
    */
   held?: Map<string, Held>;
+  /**
+   * The live workers of this kind elsewhere to leave a packet for `provider` to: those that say they run it when this
+   * machine cannot (SPEC §15); empty (or absent): this worker claims it. Asked only for packets it would claim.
+   */
+  elsewhere?: (provider: { id: string; adapter: string }, settings: Settings) => Promise<Advert[]>;
+  /** Slots already said to be left to another worker (logged once). */
+  left?: Set<string>;
 }
 
 /** An end of a dispatch kept in hand: the packet it answers, and its delivery (the same call as the first try). */
@@ -77,6 +90,20 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
   if (first.results.has(R) || resultRefusal(first, R)) return "active";
 
   const claimName = member === null ? `review-${R}` : `review-${R}.${member}`;
+  // a provider this machine cannot run, while a live worker of this kind elsewhere runs it: that one's to claim; with
+  // none, this worker claims as before and fails the round unavailable with its reason (nothing waits for nobody)
+  const others = (await opts.elsewhere?.({ id: P.reviewer_provider, adapter: P.reviewer_adapter }, ctx.settings)) ?? [];
+  const leftKey = `${runId}/${gate}/${claimName}/${P.packet_id}`;
+  if (others.length) {
+    if (!opts.left?.has(leftKey))
+      opts.log(
+        `${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: provider ${P.reviewer_provider} cannot run on this ` +
+          `machine; left to ${servedByWords(P.reviewer_adapter, others)}`,
+      );
+    opts.left?.add(leftKey);
+    return "active";
+  }
+  opts.left?.delete(leftKey);
   const claim = await tryClaim(layout.claimsDir(runId, gate), claimName, { staleMs: opts.claimStaleMs, log: opts.log });
   if (!claim) return "active";
   const slotKey = `${runId}/${gate}/${claimName}`;
@@ -227,6 +254,8 @@ export function createReviewer(
 ): WorkerRuntime {
   const adapters = { ...others, [kind]: adapter };
   const held = new Map<string, Held>();
+  const left = new Set<string>();
+  const { here, elsewhere } = servedElsewhere(new Layout(options.root), kind, options.providers);
   return workerRuntime(
     kind,
     options,
@@ -235,11 +264,62 @@ export function createReviewer(
         ctx,
         runId,
         gate,
-        { serves: [kind], adapters, providers: options.providers, claimStaleMs: options.claimStaleMs, log, held },
+        { serves: [kind], adapters, providers: options.providers, claimStaleMs: options.claimStaleMs, log, held, elsewhere, left },
         signal,
       ),
-    { concurrency: options.concurrency ?? 4 },
+    // its presence file says which providers of its kind it runs on this machine (SPEC §18): brokers select them
+    { concurrency: options.concurrency ?? 4, presence: (ctx) => here.advert(ctx.settings) },
   );
+}
+
+/**
+ * A reviewer worker's view of its kind on the tree: what this machine runs (`here`, its advertisement), and the live
+ * workers elsewhere to leave a packet to (SPEC §15). `detect`: the detection (tests stand one in).
+ */
+export function servedElsewhere(layout: Layout, kind: string, only?: string[], detect?: typeof detectProviders) {
+  const here = new RunsHere(layout, kind, only, detect);
+  const elsewhere = async (provider: { id: string; adapter: string }, settings: Settings): Promise<Advert[]> => {
+    const adverts = liveAdverts(layout, [kind]);
+    // detection (it may probe a binary) only when another live worker says it runs this provider
+    if (!leaveToPeers(provider, new Set(), adverts, SELF_PEER).length) return [];
+    return leaveToPeers(provider, await here.ids(settings), adverts, SELF_PEER);
+  };
+  return { here, elsewhere };
+}
+
+/**
+ * The providers of a reviewer kind this machine can run, by this worker's own detection (its PATH, environment and
+ * login files; re-detected each minute and when the providers configured change), restricted to `--provider` ids.
+ */
+export class RunsHere {
+  private readonly cache: ProviderCache;
+  private known: Set<string> | null = null;
+  constructor(
+    layout: Layout,
+    private readonly kind: string,
+    private readonly only: string[] | undefined,
+    detect?: typeof detectProviders,
+  ) {
+    this.cache = new ProviderCache(layout, undefined, detect);
+  }
+
+  /** The ids detected runnable here; none when detection fails (a peer that runs one is then left it). */
+  async ids(settings: Settings): Promise<Set<string>> {
+    try {
+      const found = await this.cache.get(settings);
+      const runs = found.filter((p) => p.adapter === this.kind && p.available && (!this.only?.length || this.only.includes(p.id)));
+      this.known = new Set(runs.map((p) => p.id));
+    } catch {
+      this.known = new Set();
+    }
+    return this.known;
+  }
+
+  /** The presence file's body: what the last detection found (a new one is started when due); null before any. */
+  advert(settings: Settings): string | null {
+    void this.ids(settings);
+    return this.known ? advertText(hostname(), [...this.known]) : null;
+  }
 }
 
 /** How long a worker waits for the verifier (or broker) to move a file planted in its slot before it moves it itself. */

@@ -46,6 +46,23 @@ describe("the next step's notes", () => {
     expect(nextStep(g.s, wait("verifying", 1), "d", ARTIFACT, upOnly)).toMatchObject({ waiting_on: "the verifier", command: null });
   });
 
+  it("a wait on a reviewer a live worker on another machine advertises names that worker and its machine", () => {
+    const g = new Gate().packet(1, { reviewer_provider: "hx", reviewer_model: "gpt-5", reviewer_adapter: "http" });
+    const machB = { kind: "http", peer: "machB-1-77", host: "machB", providers: ["hx"] };
+    const workers: WorkerPresence = {
+      running: () => true,
+      supervisedFor: () => 60_000,
+      servedBy: (kind, provider) => [machB].filter((a) => a.kind === kind && a.providers.includes(provider)),
+    };
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, workers)).toMatchObject({
+      waiting_on: "reviewer hx (gpt-5), run by the http worker on machB",
+      command: null,
+    });
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, { ...workers, servedBy: () => [] }).waiting_on).toBe(
+      "reviewer hx (gpt-5), run by `guild-bus up`",
+    );
+  });
+
   it("a round for an external reviewer is answered outside the bus, by the file its own process writes, not by `up`", () => {
     const g = new Gate().packet(1, { reviewer_provider: "ext", reviewer_adapter: "external" });
     const none: WorkerPresence = { running: () => false, supervisedFor: () => null };

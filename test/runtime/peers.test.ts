@@ -15,7 +15,8 @@ import {
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
-import { Peers, peersDir, workerRunning } from "../../src/runtime/peers.js";
+import { liveAdverts, Peers, peersDir, workerRunning } from "../../src/runtime/peers.js";
+import { advertText } from "../../src/core/advertised.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const KEYS = Array.from({ length: 400 }, (_, i) => `run-${i}\u0000G-spec`);
@@ -214,5 +215,31 @@ describe("a worker whose project was removed", () => {
     rmSync(layout.guild, { recursive: true });
     self.beat();
     expect(existsSync(layout.guild)).toBe(false);
+  });
+});
+
+describe("a reviewer worker's advertisement in its presence file", () => {
+  it("is written whole, rewritten when it changes, re-dated otherwise, and read only while the worker is live", () => {
+    const layout = project();
+    const dir = peersDir(layout, "http");
+    let body: string | null = null;
+    const self = new Peers(layout, dir, "machB-1-77", () => body);
+    self.beat();
+    expect(readFileSync(path.join(dir, "machB-1-77"), "utf8")).toBe(""); // nothing detected yet: an empty file
+    expect(liveAdverts(layout, ["http"])).toEqual([]);
+    body = advertText("machB", ["hx"]);
+    self.beat();
+    expect(liveAdverts(layout, ["http", "codex"])).toEqual([{ kind: "http", peer: "machB-1-77", host: "machB", providers: ["hx"] }]);
+    const ino = statSync(path.join(dir, "machB-1-77")).ino;
+    self.beat(Date.now() + 500);
+    expect(statSync(path.join(dir, "machB-1-77")).ino).toBe(ino); // same body: re-dated, not rewritten
+    body = advertText("machB", ["hx", "hy"]);
+    self.beat();
+    expect(liveAdverts(layout, ["http"])[0]!.providers).toEqual(["hx", "hy"]);
+    expect(readdirSync(dir)).toEqual(["machB-1-77"]); // no temp file left beside it
+    // not re-dated within the window another machine's worker counts as running: advertises nothing
+    expect(liveAdverts(layout, ["http"], Date.now() + 120_000)).toEqual([]);
+    self.leave();
+    expect(liveAdverts(layout, ["http"])).toEqual([]);
   });
 });
