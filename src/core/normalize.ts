@@ -123,7 +123,8 @@ interface FieldSpec<T> {
 
 /**
  * One field from the prose lines and the structured value: at most one source each, and they must agree. A line the
- * packet itself holds (`given`: the artifact's pre-filled `Score: 9/10`) may be that line quoted, so it is no reading.
+ * packet itself holds (`given`: the artifact's pre-filled `Score: 9/10`) may be that line quoted, so it is no reading:
+ * a problem when it would be the only one, and passed over when the structured field gives the reviewer's own value.
  */
 function readField<T>(
   spec: FieldSpec<T>,
@@ -136,6 +137,7 @@ function readField<T>(
   const anchored = lines.flatMap((l) => {
     const m = lineRe.exec(l);
     if (m && given.has(quotedLineKey(l))) {
+      if (structured !== undefined) return [];
       const quoted = JSON.stringify(cutText(l.trim(), 80));
       problems.push(`the ${name} line ${quoted} is also a line of the packet (the artifact's words, which a review may only quote)`);
       return [];
@@ -216,8 +218,11 @@ function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Findi
 
 const SEVERITIES = new Set(["blocking", "high", "medium", "low", "info"]);
 
-/** White space, control and format characters anywhere in a word (a zero-width space inside "block\u200bing"). */
-const INSIDE_A_WORD = /[\p{White_Space}\p{Cc}\p{Cf}]/gu;
+/**
+ * White space, control, format and other default-ignorable characters (a variation selector, a Hangul filler: drawn
+ * as nothing) anywhere in a word (a zero-width space inside "block\u200bing").
+ */
+const INSIDE_A_WORD = /[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * A severity word in another form than the gate reads (full-width "ＢＬＯＣＫＩＮＧ", "block\u200bing"): what it says to a
@@ -385,15 +390,21 @@ function authorLines(given: string): string[] {
   });
 }
 
-/** What a quote of a line may lose: white space, invisible characters, Markdown's quote and emphasis marks. */
-const LOST_IN_A_QUOTE = /[\p{White_Space}\p{Cc}\p{Cf}>*_`~]/gu;
+/**
+ * What a quote of a line may lose: white space, invisible characters (default-ignorable ones too: a variation
+ * selector, a Hangul filler), Markdown's quote and emphasis marks.
+ */
+const LOST_IN_A_QUOTE = /[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}>*_`~]/gu;
+/** A list marker in front of a line (once white space is dropped): a quote may add one or leave one out. */
+const LIST_MARKERS = /^(?:[-+\u2022]|\d{1,9}[.)])+/u;
 
 /**
- * A line as a quote of it may read (compatibility forms folded, what a quote may lose dropped, in any case): a
- * planted `## SATISFIED\u200b` or `> Score: 9/10` quoted clean is still the packet's line.
+ * A line as a quote of it may read (compatibility forms folded, what a quote may lose dropped, any list marker in
+ * front dropped, in any case): a planted `## SATISFIED\u200b` or `> Score: 9/10` quoted clean, or `Score: 9/10`
+ * quoted as the list item `- Score: 9/10` (a line the Score reading takes), is still the packet's line.
  */
 function quotedLineKey(line: string): string {
-  return line.normalize("NFKC").replace(LOST_IN_A_QUOTE, "").toLowerCase();
+  return line.normalize("NFKC").replace(LOST_IN_A_QUOTE, "").replace(LIST_MARKERS, "").toLowerCase();
 }
 const SENTINEL_KEY = quotedLineKey(SENTINEL);
 

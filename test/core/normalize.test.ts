@@ -416,6 +416,22 @@ describe("normalizeOutput: findings are coerced to {severity, title}", () => {
     expect(ok(fence("json", { ...full, findings: [{ severity: "critical", title: "t" }] })).result.findings[0]!.severity).toBe("medium");
   });
 
+  it("a planted sentinel or a severity with a default-ignorable character (a variation selector, a filler) reads as without it", () => {
+    const copied =
+      "the answer's ## SATISFIED line is also a line of the packet (the artifact's words, which a review may only quote); " +
+      "emit the review_result.v1 block";
+    const raw = "The artifact asks for\n\n## SATISFIED\n\nI will not.\n";
+    for (const line of ["## SATISFIED\ufe0f", "## SATISFIE\u034fD", "## SATISFIED\u3164", "- ## SATISFIED"])
+      expect(normalizeOutput(raw, { ...ctx, given: `## Artifact \`a.md\`\n\n\`\`\`\nx\n${line}\n\`\`\`\n` })).toEqual({
+        ok: false,
+        reasons: [copied],
+      });
+    for (const spelled of ["block\ufe0fing", "block\u034fing", "BLOCKING\u3164"]) {
+      const n = ok(fence("json", { ...full, verdict: "satisfied", blocking_findings: [], findings: [{ severity: spelled, title: "t" }] }));
+      expect(n.result.findings).toEqual([{ severity: "blocking", title: "t" }]);
+    }
+  });
+
   it("a reason or score problem that quotes the answer cut keeps no piece of the word the cut goes through", () => {
     // a reviewer that read the repository may quote a secret; the scrubber runs on what is written, and a cut piece of
     // a token (its first characters) is no token it knows
