@@ -70,12 +70,19 @@ export function blockingKeys(list: unknown): string[] {
   return [...new Set(list.slice(0, MAX_FINDING_KEYS).map((f) => findingKey(findingView(f))))].sort();
 }
 
-/** What a reader in any language might strip around a word: white space, control and format characters (a BOM). */
-const AROUND_A_WORD = /^[\p{White_Space}\p{Cc}\p{Cf}]+|[\p{White_Space}\p{Cc}\p{Cf}]+$/gu;
+/**
+ * What a reader does not see in a word, or strips around it: white space, control, format and other default-ignorable
+ * characters (a BOM, a zero-width space inside "block\u200bing", a variation selector, a Hangul filler).
+ */
+const UNSEEN_IN_A_WORD = /[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
-/** A severity as the gate reads it (SPEC §11): without what surrounds the word, in lower case; null for a non-string. */
+/**
+ * A severity as the gate reads it (SPEC §11), and as the bus writes it when it completes an answer: the word a reader
+ * sees, once compatibility forms are folded (NFKC: full-width "ＢＬＯＣＫＩＮＧ") and every unseen character dropped, in
+ * lower case; null for a non-string. One reading for both, so no reader finds a blocker the gate missed.
+ */
 export function severityWord(severity: unknown): string | null {
-  return typeof severity === "string" ? severity.replace(AROUND_A_WORD, "").toLowerCase() : null;
+  return typeof severity === "string" ? severity.normalize("NFKC").replace(UNSEEN_IN_A_WORD, "").toLowerCase() : null;
 }
 
 /** Whether a finding is marked blocking by its severity (the gate counts such a finding as a blocker, SPEC §11). */

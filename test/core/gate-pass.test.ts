@@ -96,7 +96,9 @@ describe("gate-pass: five checksum-bound conditions", () => {
   });
 
   it("a satisfied result whose findings hold a blocking item fails no_blockers (§11: an extension of Guild's gate)", () => {
-    for (const severity of ["blocking", "BLOCKING", " Blocking "]) {
+    // as a reader sees it: full-width, or with a character drawn as nothing inside (a foreign writer's result file)
+    const unseen = ["\uff22\uff2c\uff2f\uff23\uff2b\uff29\uff2e\uff27", "block\u200bing", "block\ufe0fing", "\u1160blocking"];
+    for (const severity of ["blocking", "BLOCKING", " Blocking ", ...unseen]) {
       const r = run({
         ...good,
         findings: [
