@@ -119,14 +119,15 @@ function writeCached(file, data, writes) {
 }
 
 /**
- * `require` for a bundle file. The bundle's files require each other as `./name.cjs` or `../name.cjs`: those are
- * loaded by path, as Node would find them, without its resolution (a package scope looked up and a realpath for each
- * file took several ms of a start, bench/README.md). Anything else goes to Node's own `require`.
+ * `require` for a bundle file. The bundle's files require each other as `./name.cjs`, `./chunks/name.cjs` (an entry
+ * file) or `../name.cjs`: those are loaded by path, as Node would find them, without its resolution (a package scope
+ * looked up and a realpath for each file took several ms of a start, bench/README.md). Anything else goes to Node's
+ * own `require`.
  */
 function bundleRequire(parent) {
   const dir = path.dirname(parent.filename);
   return function require(request) {
-    if (!/^\.\.?\/[\w.-]+\.cjs$/.test(request)) return parent.require(request);
+    if (!/^\.\.?\/(?:chunks\/)?[\w.-]+\.cjs$/.test(request)) return parent.require(request);
     const filename = path.join(dir, request);
     const cached = Module._cache[filename];
     if (cached) return cached.exports; // loaded, or being loaded by a cycle: its exports so far, as Node returns
