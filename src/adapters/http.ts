@@ -8,8 +8,13 @@ import { HTTP_NOT_SENT_CODES } from "./not-sent.js";
 import { reviewOutputSchema } from "./result-schema.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
-import { textOf } from "../core/text-of.js";
+import { shown, textOf } from "../core/text-of.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
+
+/** The finish reasons servers give for an answer the model ended itself (OpenAI and most servers: stop; others:
+ * end_turn, stop_sequence, eos). Any other (length, content_filter, model_length, max_tokens, error, an unknown one)
+ * may mean a cut answer. */
+const ENDED_BY_THE_MODEL = new Set(["stop", "end_turn", "stop_sequence", "eos"]);
 
 export const REVIEW_SYSTEM_PROMPT = [
   "You are an independent, adversarial reviewer working for a review bus.",
@@ -198,14 +203,16 @@ export const httpAdapter: ReviewerAdapter = {
     if (!message || typeof message !== "object") {
       return { kind: "ambiguous", reason: `HTTP ${response.status} from ${url.host} without choices[0].message` };
     }
-    // The endpoint says the answer stopped before the model ended it (its token limit, a content filter): what it
-    // sent is the start of an answer, which a later block or an open item could have contradicted. It was paid for,
-    // so, as after any dispatch that ended mid-answer, a person decides (SPEC §15).
+    // Unless the endpoint says the model ended the answer itself, what it sent may be the start of one (a token limit,
+    // a content filter, a server error: each server names these its own way), which a later block or an open item
+    // could have contradicted. It was paid for, so, as after any dispatch that ended mid-answer, a person decides (§15).
     const finish = parsed.choices![0]!.finish_reason;
-    if (finish === "length" || finish === "content_filter") {
+    if (finish !== undefined && finish !== null && !ENDED_BY_THE_MODEL.has(finish as string)) {
       return {
         kind: "ambiguous",
-        reason: `HTTP ${response.status} from ${url.host}: the answer was cut off (finish_reason ${finish}); a cut answer is not read`,
+        reason:
+          `HTTP ${response.status} from ${url.host}: the answer may have been cut off (finish_reason ${shown(finish)}); ` +
+          "such an answer is not read",
       };
     }
     const content = messageText(message.content) ?? (typeof message.refusal === "string" ? message.refusal : "");

@@ -47,20 +47,21 @@ const completion = (content: string, finish: unknown = "stop") =>
   JSON.stringify({ model: "gpt-5", choices: [{ index: 0, finish_reason: finish, message: { role: "assistant", content } }] });
 
 describe("http adapter: what the body says of its answer", () => {
-  it("an answer the endpoint cut off (finish_reason length or content_filter) is ambiguous, never read", async () => {
+  it("an answer the endpoint may have cut off (any finish_reason but the model's own end) is ambiguous, never read", async () => {
     // the model had begun to withdraw its pass when its token limit cut it: the cut-off block is no candidate
     const cut = `${answer("satisfied")}\n\nCorrection: I must withdraw this.\n\n\`\`\`review_result.v1\n{"verdict": "iss`;
-    for (const finish of ["length", "content_filter"]) {
+    // OpenAI's names, then other servers' (Mistral, Anthropic-style, DeepSeek), then a reason no server documents
+    for (const finish of ["length", "content_filter", "model_length", "max_tokens", "error", "insufficient_system_resource", 7]) {
       const { out, served } = await dispatch(completion(cut, finish));
-      expect(out).toMatchObject({ kind: "ambiguous", reason: expect.stringContaining(`finish_reason ${finish}`) });
+      expect(out).toMatchObject({ kind: "ambiguous", reason: expect.stringContaining(`finish_reason ${JSON.stringify(finish)}`) });
       expect(served).toBe(1);
       await new Promise((resolve) => server!.close(resolve));
       server = undefined;
     }
   });
 
-  it("an answer that ended on its own (stop, or no finish_reason) is the output", async () => {
-    for (const finish of ["stop", undefined, null]) {
+  it("an answer that ended on its own (stop and its other names, or no finish_reason) is the output", async () => {
+    for (const finish of ["stop", "end_turn", "stop_sequence", "eos", undefined, null]) {
       const { out } = await dispatch(completion(answer("satisfied"), finish));
       expect(out).toMatchObject({ kind: "output", text: answer("satisfied"), reportedModel: "gpt-5" });
       await new Promise((resolve) => server!.close(resolve));
