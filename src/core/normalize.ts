@@ -344,13 +344,33 @@ function quotesPacket(obj: Record<string, unknown>, given: string | undefined): 
   for (let depth = 0; depth <= QUOTE_DEPTH && texts.length; depth++) {
     const inner: string[] = [];
     for (const text of texts) {
-      if (holds(text) || text.split(ANY_LINE_BREAK).some(holds)) return true;
+      if (holds(text) || objectRuns(text).some(holds)) return true;
       for (const block of scanFences(text).blocks) inner.push(block.body);
     }
     texts = inner;
   }
   return false;
 }
+/** How many lines an object quoted over several lines may span, and how many runs of lines one look considers. */
+const MAX_RUN_LINES = 400;
+const MAX_RUNS = 4096;
+
+/**
+ * The texts of `text` an object may be planted in outside a fence: each line, and each run of lines from one that
+ * opens a brace to one that closes it, read without the quote marks and indentation in front (a block quote, an
+ * indented code block), as a reviewer quoting it de-indented reads it. Bounded, so a file of braces costs little.
+ */
+function objectRuns(text: string): string[] {
+  const lines = text.split(ANY_LINE_BREAK).map((line) => line.replace(/^(?:[ \t]*>)*[ \t]*/, ""));
+  const runs = [...lines];
+  for (let from = 0; from < lines.length && runs.length < MAX_RUNS; from++) {
+    if (!lines[from]!.startsWith("{")) continue;
+    for (let to = from + 1; to < Math.min(lines.length, from + MAX_RUN_LINES) && runs.length < MAX_RUNS; to++)
+      if (lines[to]!.trimEnd().endsWith("}")) runs.push(lines.slice(from, to + 1).join("\n"));
+  }
+  return runs;
+}
+
 const SENTINEL_COPIED =
   "the answer's ## SATISFIED line is also a line of the packet (the artifact's words, which a review may only quote); " +
   "emit the review_result.v1 block";
