@@ -11,6 +11,7 @@ import { type Finding, type PacketFrontMatter, type Readiness, ReviewResultStric
 import { findingView, severityWord } from "./findings.js";
 import { scrubLine } from "./scrub.js";
 import { cutText, shown } from "./text-of.js";
+import { AUTHOR_HEADINGS } from "./packet-body.js";
 
 export interface EnvelopeContext {
   packetId: string;
@@ -375,9 +376,6 @@ const SENTINEL_COPIED =
   "the answer's ## SATISFIED line is also a line of the packet (the artifact's words, which a review may only quote); " +
   "emit the review_result.v1 block";
 
-/** The sections of a packet that quote the author's text (§7): the artifact, and a ruling round's rebuttal. */
-const AUTHOR_SECTION_RE = /^## (?:Artifact\b|The author's rebuttal\b)/;
-
 /**
  * The lines of a packet the author wrote: the fenced text under its artifact and rebuttal headings. Only these can
  * plant a verdict; the reviewer's own notes (its memory, its earlier findings) and the bus's text are not looked at,
@@ -387,7 +385,7 @@ function authorLines(given: string): string[] {
   const { lines, fenced } = scanFences(given.split(ANY_LINE_BREAK).join("\n"));
   let author = false;
   return lines.filter((line, i) => {
-    if (!fenced[i] && line.startsWith("## ")) author = AUTHOR_SECTION_RE.test(line);
+    if (!fenced[i] && line.startsWith("## ")) author = AUTHOR_HEADINGS.some((heading) => line.startsWith(heading));
     return author && fenced[i];
   });
 }

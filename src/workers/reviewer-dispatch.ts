@@ -70,14 +70,19 @@ export async function runChain(chain: RunnableLink[], packetText: string, walk: 
   return failed("unavailable", tried());
 }
 
-/** The answer as a review_result.v1 bound to the packet, after at most one schema-repair dispatch. */
+/**
+ * The answer as a review_result.v1 bound to the packet, after at most one schema-repair dispatch. `given`: the text the
+ * reviewer was given, where an answer quoting the author's words is looked for (the packet, and for a nightmare packet
+ * the artifact it read from the repository).
+ */
 export async function normalizeWithRepair(
   ran: Answered,
   packetText: string,
   walk: Walk,
   log: (message: string) => void,
+  given = packetText,
 ): Promise<Extract<Normalized, { ok: true }> | Stopped> {
-  const envelope = envelopeFor(walk.packet, ran.link.id, { requested: ran.requested, declared: ran.declared !== undefined }, packetText);
+  const envelope = envelopeFor(walk.packet, ran.link.id, { requested: ran.requested, declared: ran.declared !== undefined }, given);
   const normalized = normalizeBound(ran.answer.text, withReported(envelope, ran.answer.reportedModel));
   if (normalized.ok) return normalized;
   const failed = (reason: string, failure: Failure["kind"] = "malformed"): Stopped => ({

@@ -27,7 +27,10 @@ import { openRound } from "../core/gate-queries.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { type GateSnapshot, memberView, reviewerViews } from "../core/snapshot.js";
 import { packetMember, slotFile } from "../core/slot-file.js";
-import { receivedScrubOptions } from "../core/scrub.js";
+import { receivedScrubOptions, scrubOptions } from "../core/scrub.js";
+import { isNightmare } from "../core/adapter-kinds.js";
+import { quotedArtifact } from "../core/packet-body.js";
+import { readArtifact } from "../bus/artifact.js";
 import { type Advert, advertText, leaveToPeers, servedByWords } from "../core/advertised.js";
 import { ProviderCache } from "../adapters/provider-cache.js";
 import type { detectProviders } from "../adapters/probe.js";
@@ -200,7 +203,9 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     const ran = await runChain(chain, packetText, walk);
     if (ran.kind === "fenced") return "active"; // fenced out: deliver nothing
     if (ran.kind === "failed") return await fail(ran.failure, ran.reason, ran.attempts, keys.end);
-    const normalized = await normalizeWithRepair(ran, packetText, walk, (m) => opts.log(`${runId}/${gate} round ${R}: ${m}`));
+    const given = isNightmare(P) ? withArtifactRead(ctx, P, packetText) : packetText;
+    const log = (m: string) => opts.log(`${runId}/${gate} round ${R}: ${m}`);
+    const normalized = await normalizeWithRepair(ran, packetText, walk, log, given);
     if ("kind" in normalized) {
       if (normalized.kind === "fenced") return "active";
       return await fail(normalized.failure, normalized.reason, ran.attempts, keys.end);
@@ -391,4 +396,13 @@ function readPacket(file: string): string {
     rethrowSystemFault(error);
     throw error;
   }
+}
+
+/**
+ * A nightmare packet names the artifact instead of quoting it, and the reviewer reads the file: the normalizer is given
+ * the file as read now too, so a verdict planted in it and quoted in the answer is told from the reviewer's own.
+ */
+function withArtifactRead(ctx: BusContext, P: PacketFrontMatter, packetText: string): string {
+  const artifact = readArtifact(ctx.layout, P.artifact_path, scrubOptions(ctx.settings));
+  return artifact.ok ? [packetText, "", ...quotedArtifact(P, artifact.text)].join("\n") : packetText;
 }
