@@ -14,7 +14,7 @@ import { isIndependent, reviewerOf } from "./independence.js";
 import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { issueProblem, judgedAuthorFamily } from "./packet-chain.js";
 import { deliveryRefusal } from "./result-slot.js";
-import { sentShas } from "./sent-bytes.js";
+import { rescrubbed, sentShas } from "./sent-bytes.js";
 import { scrub, scrubOptions } from "./scrub.js";
 import { contestedFindings, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
@@ -88,7 +88,7 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
     else if (!artifact.ok) problems.push(`the artifact is unreadable now: ${artifact.detail}`);
     else if (artifact.sha !== o.artifact_sha256)
       problems.push(
-        o.artifact_raw_sha256 === artifact.rawSha
+        rescrubbed(o, artifact)
           ? `${RESCRUBBED} (outcome ${o.artifact_sha256}, now ${artifact.sha})`
           : `the artifact changed since the outcome (outcome ${o.artifact_sha256}, now ${artifact.sha})`,
       );

@@ -13,6 +13,7 @@ import { rejectFile } from "../bus/reject.js";
 import { planStep, stuck } from "../core/broker-plan.js";
 import type { Action, GateDecision } from "../core/decide.js";
 import { foreignGraceMs, openRound } from "../core/gate-queries.js";
+import { holdsBoundBytes } from "../core/sent-bytes.js";
 import { configuredProviders, type Provider } from "../core/selection.js";
 import { type GateSnapshot, withPacket } from "../core/snapshot.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
@@ -171,7 +172,7 @@ function outcomeStillHolds(ctx: BusContext, s: GateSnapshot, outcome: Outcome): 
   if (openRound(now) !== openRound(s)) return false;
   if (outcome.status !== "satisfied") return true;
   const artifact = artifactOrFault(gateArtifact(ctx.layout, ctx.settings, now));
-  return artifact.ok && artifact.sha === outcome.artifact_sha256 && artifact.rawSha === outcome.artifact_raw_sha256;
+  return holdsBoundBytes(outcome, artifact) === true;
 }
 
 /** Telemetry after a delivery: an events.jsonl that cannot be appended (a directory, a FIFO in its place) is logged,
