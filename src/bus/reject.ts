@@ -70,6 +70,9 @@ export async function rejectFile(
   guildDir: string,
   judged?: JudgedVersion,
 ): Promise<string | null> {
+  // a file that took the name since the look is not moved at all (checked again after the move, for one that takes it
+  // in between): a reader seldom finds the name empty for a moment
+  if (judged && !isJudgedOrGone(path.join(gateDir, name), judged)) return null;
   const { dir, target } = rejectedSlot(gateDir, name, guildDir);
   // The reason goes first: whoever sees the moved file can read why.
   const mine = await deliverReason(dir, target, name, reason, guildDir);
