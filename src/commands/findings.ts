@@ -3,7 +3,7 @@
 // `status` (last_round), the MCP `findings` and `wait` tools, the stop hook.
 import type { BusContext } from "../bus/context.js";
 import { readGate } from "../bus/gate-reader.js";
-import { listedFindings } from "../core/findings.js";
+import { listedFindings, shownFindings } from "../core/findings.js";
 import { openRound, roundMembers, roundPacket } from "../core/gate-queries.js";
 import { mergeFindings } from "../core/quorum.js";
 import { slotFile } from "../core/slot-file.js";
@@ -74,7 +74,7 @@ const keyed = (f: RoundFinding) => ({ ...f, evidence: f.evidence ?? undefined })
 function reviewerFindings(ctx: BusContext, s: GateSnapshot, round: number, member: string | null): RoundFindings | null {
   const result = gateReads(ctx, s).result(round, member);
   if (!result) return null;
-  const { findings, more } = listedFindings(result.findings ?? result.blocking_findings);
+  const { findings, more } = listedFindings(shownFindings(result));
   return {
     round,
     verdict: result.verdict,

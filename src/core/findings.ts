@@ -40,6 +40,18 @@ export function listedFindings(list: unknown): { findings: FindingView[]; more: 
   return { findings: list.slice(0, MAX_LISTED_FINDINGS).map(findingView), more: Math.max(0, list.length - MAX_LISTED_FINDINGS) };
 }
 
+/**
+ * The findings a reader lists for a result: its `findings`, then each of its `blocking_findings` whose title none of
+ * them has. A reviewer may list a blocker in blocking_findings alone (beside an empty or partial `findings`): the gate
+ * counts it (SPEC §11 condition 5), so every face that shows the author what to fix must show it too.
+ */
+export function shownFindings(result: { blocking_findings?: unknown; findings?: unknown } | null | undefined): unknown[] {
+  const findings: unknown[] = Array.isArray(result?.findings) ? result.findings : [];
+  const titles = new Set(findings.map((f) => normalised(findingView(f).title)));
+  const blocking: unknown[] = Array.isArray(result?.blocking_findings) ? result.blocking_findings : [];
+  return [...findings, ...blocking.filter((f) => !titles.has(normalised(findingView(f).title)))];
+}
+
 /** At most this many blocking-finding keys are kept in a verdict (the schema's bound). */
 export const MAX_FINDING_KEYS = 200;
 

@@ -15,7 +15,7 @@ import { verdictPasses } from "./verdict-pass.js";
 import { type GateSnapshot, memberView, reviewerViews } from "./snapshot.js";
 import { roundPacket, roundPackets } from "./gate-queries.js";
 import { slotFile } from "./slot-file.js";
-import { type FindingView, listedFindings, MAX_LISTED_FINDINGS } from "./findings.js";
+import { type FindingView, listedFindings, MAX_LISTED_FINDINGS, shownFindings } from "./findings.js";
 import { deepFreeze, memoOn } from "./memo.js";
 import { oneLine, textOf } from "./text-of.js";
 import { terminalSafe } from "./terminal-safe.js";
@@ -141,10 +141,10 @@ function roundEntry(
   const packetName = slotFile("packet", round, member);
   let text: { titles: string[]; detail: RoundDetail } | null = null;
   if (result) {
-    const listed = listedFindings(result.findings ?? result.blocking_findings);
+    const listed = listedFindings(shownFindings(result));
     const summary = (result as { summary?: unknown }).summary;
     text = {
-      titles: [...findingTitles(result.findings ?? result.blocking_findings), ...rulingLines(result.rulings)],
+      titles: [...findingTitles(shownFindings(result)), ...rulingLines(result.rulings)],
       detail: {
         summary: typeof summary === "string" && summary.trim() ? summary.trim().slice(0, 2000) : null,
         ...listed,

@@ -3,7 +3,7 @@
 // the round before. Everything is read from the gate directory, bounded and scrubbed (src/workers/gate-reads.ts).
 import type { BusContext } from "../bus/context.js";
 import { type GateView, viewGate } from "../commands/gate-view.js";
-import { type FindingView, listedFindings } from "../core/findings.js";
+import { type FindingView, listedFindings, shownFindings } from "../core/findings.js";
 import { contestRefusal, gatePolicy, openRound } from "../core/gate-queries.js";
 import { slotFile } from "../core/slot-file.js";
 import { reviewerViews } from "../core/snapshot.js";
@@ -98,7 +98,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
       const body = text(name);
       const artifact = body === null ? null : embeddedArtifact(parsePacket(body).body);
       const result = v.results.has(round) ? resultOf(round, v.member) : null;
-      const listed = listedFindings(result?.findings ?? result?.blocking_findings);
+      const listed = listedFindings(shownFindings(result));
       const view: RoundView = {
         round,
         member: v.member,
