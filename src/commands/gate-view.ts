@@ -70,12 +70,13 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   // longer holds (2) is judged at the bytes its round sent: said as a pass of other bytes only when it was one.
   if ((view.exitCode === 0 || view.exitCode === 2) && s.outcome) {
     const problems = reverifyGate(ctx, view, false, view.exitCode === 2 ? sentArtifact(s) : view.artifact)?.problems ?? [];
-    if (problems.length)
+    if (problems.length) {
+      // the row never shows the outcome's own word: a script reading `status` must not see a pass (nor its round)
+      const { satisfied_at_round: _claimed, ...output } = view.output;
       return {
         ...view,
-        // the row never shows the outcome's own word: a script reading `status` must not see a pass
         output: {
-          ...view.output,
+          ...output,
           status: "unproven",
           state: "unproven",
           waiting_for: "human",
@@ -91,6 +92,7 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
           command: null,
         },
       };
+    }
   }
   return view;
 }

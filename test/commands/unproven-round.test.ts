@@ -1,0 +1,49 @@
+// An outcome.json written by hand does not re-derive: the gate reads "unproven", and nothing of the outcome's own
+// pass reaches status, wait or --json — not its word, nor "satisfied at round N".
+import { writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { viewGate } from "../../src/commands/gate-view.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
+import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+
+describe("a hand-written satisfied outcome", () => {
+  it("shows no satisfied_at_round", async () => {
+    const run = "forged";
+    const g = await gateWithPacket(run);
+    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "broken" }] });
+    await verifyGate(loadContext(g.layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(g.layout), run, GATE);
+    writeFileSync(
+      g.file("outcome.json"),
+      JSON.stringify({
+        schema_version: "guild_bus.outcome.v1",
+        run_id: run,
+        gate: GATE,
+        status: "satisfied",
+        author_host: "claude",
+        author_family: "anthropic",
+        reviewer_host: "manual",
+        reviewer_model: "gpt-5",
+        reviewer_family: "openai",
+        family_relation: "different",
+        author_family_source: "host-map",
+        identity_assurance: "declared",
+        independence: "strong",
+        rounds: 1,
+        satisfied_at_round: 1,
+        final_round: 1,
+        artifact_sha256: g.field("artifact_sha256"),
+        artifact_raw_sha256: g.field("artifact_raw_sha256"),
+        reason: "all five gate-pass conditions hold",
+        trail_path: "x",
+        at: new Date().toISOString(),
+      }),
+    );
+    const view = viewGate(loadContext(g.layout), run, GATE);
+    expect(view.output.status).toBe("unproven");
+    expect(view.exitCode).toBe(2);
+    expect(view.output).not.toHaveProperty("satisfied_at_round");
+  });
+});
