@@ -4,6 +4,8 @@
 import type { BusContext } from "../bus/context.js";
 import { readGate } from "../bus/gate-reader.js";
 import { listedFindings, shownFindings } from "../core/findings.js";
+import { lineSafe, terminalSafe } from "../core/terminal-safe.js";
+import { cutText } from "../core/text-of.js";
 import { openRound, roundMembers, roundPacket } from "../core/gate-queries.js";
 import { mergeFindings } from "../core/quorum.js";
 import { slotFile } from "../core/slot-file.js";
@@ -40,6 +42,35 @@ export const findingLine = (f: RoundFinding): string =>
   `- [${f.severity ?? "finding"}] ${f.title}${f.detail ? `: ${f.detail}` : ""}` +
   (f.evidence ? ` (evidence: ${f.evidence})` : "") +
   (f.raised_by ? ` (raised by ${f.raised_by.join(", ")})` : "");
+
+/** At most this many characters of one finding's line, and of a round's finding lines together, where a host is
+ * shown them unasked (the stop hook's reason, the MCP wait answer): a reviewer's text cannot flood the author's
+ * context, or pass a host's limit on what one tool answer or hook may hold. The whole stays in the result file. */
+export const MAX_FINDING_LINE_CHARS = 1_000;
+export const MAX_FINDING_LINES_CHARS = 24_000;
+
+/** The findings of a round as lines (see findingLine), each and all bounded, then how many more the result holds. */
+export function boundedFindingLines(found: RoundFindings): string[] {
+  const lines: string[] = [];
+  let used = 0;
+  let cut = false;
+  let more = found.more;
+  for (const [i, f] of found.findings.entries()) {
+    // bounded as shown: each control or line break is shown as a six-character escape
+    const whole = terminalSafe(lineSafe(findingLine(f)));
+    const line = cutText(whole, MAX_FINDING_LINE_CHARS);
+    if (used + line.length > MAX_FINDING_LINES_CHARS) {
+      more += found.findings.length - i;
+      break;
+    }
+    cut ||= line !== whole;
+    lines.push(line);
+    used += line.length;
+  }
+  if (more) lines.push(`… and ${more} more finding(s): the whole list is in ${found.result_path}`);
+  else if (cut) lines.push(`(long findings cut short: the whole text is in ${found.result_path})`);
+  return lines;
+}
 
 /**
  * Round `round`'s result as the author reads it, or null when it has none that parses. A quorum round's reviewers

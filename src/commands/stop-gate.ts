@@ -10,7 +10,7 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { hostKey } from "../core/host-name.js";
 import { shownLines } from "../core/terminal-safe.js";
-import { findingLine, findingsOf } from "./findings.js";
+import { boundedFindingLines, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
 
 export const DEFAULT_MAX_BLOCKS = 2;
@@ -102,7 +102,7 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
     return { block: true, reason: shownLines(reason) };
   }
   const found = findingsOf(ctx, next.snapshot, next.decision.round); // the view's snapshot: the gate is not read again
-  const findings = found ? found.findings.map(findingLine) : [`(round ${next.decision.round}'s result is unreadable)`];
+  const findings = found ? boundedFindingLines(found) : [`(round ${next.decision.round}'s result is unreadable)`];
   const reason = [
     `guild-bus: ${runId} ${gateName} is waiting for you (round ${next.decision.round}: ${next.decision.detail}).`,
     ...findings,

@@ -5,7 +5,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
-import { findingLine, findingsOf } from "../commands/findings.js";
+import { boundedFindingLines, findingsOf } from "../commands/findings.js";
 import { waitGate } from "../commands/wait.js";
 import { failure, reply } from "./reply.js";
 import { shownLines } from "../core/terminal-safe.js";
@@ -105,7 +105,7 @@ function stopped(layout: Layout, view: GateView): CallToolResult {
   const lines = [
     `${o.run_id} ${o.gate}: ${o.status} at round ${o.round} — ${o.detail}`,
     ended ? `outcome: ${ended} (independence ${o.independence ?? "n/a"})` : "no outcome yet",
-    ...(findings?.findings ?? []).map(findingLine),
+    ...(findings ? boundedFindingLines(findings) : []),
     options.length ? `options: ${options.join(", ")}` : "",
     `Next: ${next}.`,
   ].filter(Boolean); // one line each (reply): a detail from a planted file cannot add a line the author model reads as ours
