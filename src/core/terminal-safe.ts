@@ -2,11 +2,19 @@
 // host — with every control character but newline and tab (C0, DEL, C1) and every bidirectional control shown as a
 // \u escape (ESC as \u001b): a finding title or a reviewer's stderr cannot rewrite a line, hide the rest, set the
 // window title, or reorder what is read. JSON stays JSON: inside a string the same escape decodes to the same character.
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// Invisible characters a person never sees but a model reads are shown too: zero-width space, word joiner and the
+// invisible operators, the BOM, and the Unicode tag characters (U+E0000–U+E007F, each an invisible copy of an ASCII
+// character: a finding could carry a whole sentence to the author model that its user cannot see in the host).
+/* eslint-disable no-control-regex -- finding control characters is the point */
+const UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
+/* eslint-enable no-control-regex */
+
+/** Each UTF-16 unit of c as a \u escape: JSON's own form, so an escaped astral character still decodes to itself. */
+const escaped = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
 
 export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(UNSAFE, escaped);
 }
 
 /** LF, CR, NEL and the Unicode line and paragraph separators: where a terminal or a reader starts a new line. */

@@ -14,3 +14,15 @@ describe("terminalSafe", () => {
     expect(JSON.parse(terminalSafe(JSON.stringify(value)))).toEqual(value);
   });
 });
+
+describe("terminalSafe and invisible text a model reads", () => {
+  it("shows the Unicode tag characters, zero-width space, word joiner and BOM as escapes, JSON's own form", () => {
+    // "IGNORE" in tag characters: invisible in a host's transcript, read by the model as the word
+    const tags = [..."IGNORE"].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
+    const hostile = `typo${tags}\u200b\u2060\ufeff`;
+    const shown = terminalSafe(hostile);
+    expect(shown).toBe("typo\\udb40\\udc49\\udb40\\udc47\\udb40\\udc4e\\udb40\\udc4f\\udb40\\udc52\\udb40\\udc45\\u200b\\u2060\\ufeff");
+    expect(JSON.parse(terminalSafe(JSON.stringify({ t: hostile })))).toEqual({ t: hostile });
+    expect(terminalSafe("flag 🏳️‍🌈 and emoji 👍🏽 and joiner ‍ stay")).toBe("flag 🏳️‍🌈 and emoji 👍🏽 and joiner ‍ stay");
+  });
+});
