@@ -68,7 +68,7 @@ const NEXT: Record<number, string> = {
   0: "the gate ended; report its status exactly as given",
   2: "the gate passed other bytes than the artifact holds now: do not report the artifact as reviewed; request a new review of it",
   3: "revise the artifact to answer every blocking finding, then call resubmit, then wait",
-  4: "a human decision is needed: ask the user, then call decide with one of the options",
+  4: "a human decision is needed: ask the user, then call decide with the option they chose",
 };
 
 /** No reviewer could run (5): what the escalation offers, and a person's own answer where the gate can take one. */
@@ -80,6 +80,24 @@ function unavailableNext(view: GateView, options: string[]): string {
   return `${enable}, then call decide with ${options.join(" or ") || "rework"} and request the review again under a new run id${manual}`;
 }
 
+/** A human decision (4): what the client may answer with decide, and what only the user can (SPEC §25): force-pass,
+ * and any answer to a human checkpoint, are refused to a client, so the next step never tells it to call them. */
+function decisionNext(view: GateView, options: string[]): string {
+  const o = view.output;
+  const reason = view.snapshot.escalations.get(view.decision.round)?.reason;
+  if (reason === "human_checkpoint")
+    return (
+      "a human decision is needed: this human checkpoint is the user's to answer, not yours (decide refuses it): show them the " +
+      `round (call findings), then ask them to run \`guild-bus decide ${o.run_id} ${o.gate} ${options.join("|")}\` in a terminal ` +
+      "or to use the review console"
+    );
+  if (!options.includes("force-pass")) return NEXT[4]!;
+  return (
+    `${NEXT[4]!}; force-pass is theirs to run (\`guild-bus decide ${o.run_id} ${o.gate} force-pass\` in a ` +
+    "terminal or the review console): decide refuses it"
+  );
+}
+
 /** The next step for the author model: by exit code, except where the gate says otherwise (an ended rework, a file to
  * restore before a retried round can go out, an outcome that does not re-derive). */
 function nextFor(view: GateView, code: number, options: string[]): string {
@@ -88,6 +106,7 @@ function nextFor(view: GateView, code: number, options: string[]): string {
   if (code === 3 && ended) return `the gate ended ${ended.status}: revise the artifact, then request a new review`;
   if (code === 3 && view.next.command === null) return view.next.waiting_on;
   if (code === 5) return unavailableNext(view, options);
+  if (code === 4) return decisionNext(view, options);
   return NEXT[code] ?? NEXT[0]!;
 }
 

@@ -14,7 +14,7 @@ export const GATE = "G-spec";
 
 export async function gateWithPacket(
   run: string,
-  { text = "# Spec\n", ...o }: { difficulty?: Difficulty; cap?: number; text?: string } = {},
+  { text = "# Spec\n", ...o }: { difficulty?: Difficulty; cap?: number; text?: string; humanCheckpoint?: boolean } = {},
 ) {
   const root = tempRoot(`guild-bus-${run}-`);
   mkdirSync(path.join(root, "docs"), { recursive: true });
