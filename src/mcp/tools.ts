@@ -136,11 +136,14 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       if (!found.ok) return failure(found.error);
       const lines = [
         ...ctx.settingsProblems.map((p) => `settings problem (tell the user): ${p}`),
+        // a run or gate directory the bus refuses hides gates nobody can judge (check fails them): as `status` says
+        ...found.ignored.map((i) => `ignored (tell the user${i.hides ? "; it hides gates `check` fails" : ""}): ${i.path} — ${i.reason}`),
         ...found.rows.map((g) => `${g.run_id} ${g.gate}: ${g.status} (round ${g.round}, ${nextStepLine(g.next)})`),
         ...[historyNote(found.history, "all: true")].filter((l) => l !== null),
       ];
       return reply(lines.length ? lines : ["no gates"], {
         settings_problems: ctx.settingsProblems,
+        ignored: found.ignored,
         ended_not_shown: found.history,
         gates: found.rows,
       });

@@ -33,3 +33,26 @@ describe("wait on a gate only a person can move", () => {
     }
   });
 });
+
+describe("the status tool and a directory the bus refuses", () => {
+  it("names it, as `status` does, rather than leaving the hidden gate out unsaid", async () => {
+    const g = await gateWithPacket("listed");
+    const elsewhere = path.join(g.root, "elsewhere");
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, path.join(g.layout.runs, "planted"));
+    const server = createMcpServer(g.layout, { version: "0", instructions: "" });
+    const client = new Client({ name: "claude-code", version: "1" });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(a), client.connect(b)]);
+    try {
+      const r = (await client.callTool({ name: "status", arguments: {} })) as CallToolResult;
+      const text = (r.content[0] as { text: string }).text;
+      expect(text).toMatch(/ignored \(tell the user; it hides gates `check` fails\): \.guild\/runs\/planted — symlink refused/);
+      expect(text).toContain("listed G-spec");
+      expect((r.structuredContent as { ignored: unknown[] }).ignored).toHaveLength(1);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
