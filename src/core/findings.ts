@@ -46,10 +46,15 @@ export function listedFindings(list: unknown): { findings: FindingView[]; more: 
  * counts it (SPEC §11 condition 5), so every face that shows the author what to fix must show it too.
  */
 export function shownFindings(result: { blocking_findings?: unknown; findings?: unknown } | null | undefined): unknown[] {
-  const findings: unknown[] = Array.isArray(result?.findings) ? result.findings : [];
-  const titles = new Set(findings.map((f) => normalised(findingView(f).title)));
-  const blocking: unknown[] = Array.isArray(result?.blocking_findings) ? result.blocking_findings : [];
-  return [...findings, ...blocking.filter((f) => !titles.has(normalised(findingView(f).title)))];
+  return unionByTitle(listOf(result?.findings), listOf(result?.blocking_findings));
+}
+
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** `first`, then each item of `then` whose title none of `first` has: one finding listed in both lists counts once. */
+function unionByTitle(first: unknown[], then: unknown[]): unknown[] {
+  const titles = new Set(first.map((f) => normalised(findingView(f).title)));
+  return [...first, ...then.filter((f) => !titles.has(normalised(findingView(f).title)))];
 }
 
 /** At most this many blocking-finding keys are kept in a verdict (the schema's bound). */
@@ -109,10 +114,5 @@ export function hasBlockingSeverity(value: unknown): boolean {
  * it: a blocker listed only among the findings is no less one.
  */
 export function blockingItems(result: { blocking_findings?: unknown; findings?: unknown } | null | undefined): unknown[] {
-  const listed: unknown[] = Array.isArray(result?.blocking_findings) ? result.blocking_findings : [];
-  const titles = new Set(listed.map((f) => normalised(findingView(f).title)));
-  const severe = (Array.isArray(result?.findings) ? (result.findings as unknown[]) : []).filter(
-    (f) => hasBlockingSeverity(f) && !titles.has(normalised(findingView(f).title)),
-  );
-  return [...listed, ...severe];
+  return unionByTitle(listOf(result?.blocking_findings), listOf(result?.findings).filter(hasBlockingSeverity));
 }
