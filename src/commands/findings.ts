@@ -38,7 +38,7 @@ const text = (v: unknown) => (typeof v === "string" && v.trim() ? v : null);
 
 /** One finding as a line of text, for every face that lists them (the stop hook's block reason, the MCP findings and
  * wait answers): each shows it through shownLines (core/terminal-safe.ts), which keeps it to one line. */
-export const findingLine = (f: RoundFinding): string =>
+const findingLine = (f: RoundFinding): string =>
   `- [${f.severity ?? "finding"}] ${f.title}${f.detail ? `: ${f.detail}` : ""}` +
   (f.evidence ? ` (evidence: ${f.evidence})` : "") +
   (f.raised_by ? ` (raised by ${f.raised_by.join(", ")})` : "");

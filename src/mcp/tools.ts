@@ -9,7 +9,7 @@ import type { Answer } from "../commands/answer.js";
 import { decideEscalation, resubmit, respond } from "../commands/author.js";
 import { checkGates } from "../commands/check.js";
 import { hostLines, providerReport } from "../commands/providers.js";
-import { findingLine, QUOTED_FINDINGS, roundFindings } from "../commands/findings.js";
+import { boundedFindingLines, roundFindings } from "../commands/findings.js";
 import { requestReview } from "../commands/review.js";
 import { gateStatuses, historyNote } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
@@ -160,9 +160,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     (a) =>
       answer(roundFindings(loadContext(t.layout), a.run_id, a.gate, a.round), (f) => [
         `findings of round ${f.round}: ${f.verdict}${f.summary ? ` — ${f.summary}` : ""}`,
-        ...(f.findings.length ? [QUOTED_FINDINGS] : []),
-        ...f.findings.map(findingLine),
-        ...(f.more ? [`… and ${f.more} more`] : []),
+        ...boundedFindingLines(f),
       ]),
   );
 
