@@ -32,7 +32,8 @@ export function register(program: Command): void {
           "guild-bus status --verify",
           "guild-bus status --exit-status || echo needs you",
         ],
-        "0; 2 with --verify when an outcome does not re-derive; with --exit-status 2, 3, 4, 5 or 6 (above); 1 usage error, no such gate",
+        "0; 2 with --verify when an outcome does not re-derive or a directory the bus refuses hides gates; " +
+          "with --exit-status 2, 3, 4, 5 or 6 (above); 1 usage error, no such gate",
       ),
     )
     .action(
@@ -53,7 +54,8 @@ export function register(program: Command): void {
         const { rows, ignored, history } = answered(gateStatuses(ctx, { run, gate, verify: o.verify, all }));
         const historyLine = historyNote(history, "guild-bus status --all");
         if (o.exitStatus) process.exitCode = statusExitCode(rows, ignored);
-        if (rows.some((r) => r.verify && !r.verify.ok)) process.exitCode = 2;
+        // --verify re-derives every gate: one a directory the bus refuses hides was not, as `check` counts it
+        if (rows.some((r) => r.verify && !r.verify.ok) || (o.verify && ignored.some((i) => i.hides))) process.exitCode = 2;
         if (o.json) {
           process.stdout.write(
             JSON.stringify({ settings_problems: ctx.settingsProblems, ignored, ended_not_shown: history, gates: rows }, null, 2) + "\n",

@@ -364,6 +364,15 @@ describe("no false sign-off (integration)", () => {
     const stale = p.cli(["status", "v1", GATE, "--verify"]);
     expect(stale.code).toBe(2);
     expect(stale.stdout).toMatch(/verify: FAILED — the artifact changed since the outcome/);
+    // a run directory the bus refuses (a link) hides its gates (v2's forged outcome too): --verify re-derived none of
+    // them, so the gates it could read holding (v1 again) is no all-clear
+    p.write(ARTIFACT, SPEC_TEXT);
+    const runDir = path.join(p.root, ".guild", "runs", "v2");
+    renameSync(runDir, `${runDir}-moved`);
+    symlinkSync(`${runDir}-moved`, runDir);
+    const hidden = p.cli(["status", "--verify"]);
+    expect(hidden.code).toBe(2);
+    expect(hidden.stdout).toMatch(/ignored: \.guild\/runs\/v2/);
   });
 
   it("trail.md shows the final disposition by the time the outcome is visible (§16)", async () => {
