@@ -2,13 +2,10 @@
 // of 25 000 characters made each over 1.2 MB (Claude Code refuses an MCP answer past 25 000 tokens, and a hook's reason
 // that size fills the author's context). Each line and the lines together are bounded; the rest is named by file.
 import { writeFileSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { inMemoryMcp } from "../helpers/mcp-client.js";
 import { loadContext } from "../../src/bus/context.js";
 import { stopGate } from "../../src/commands/stop-gate.js";
-import { createMcpServer } from "../../src/mcp/server.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -30,20 +27,16 @@ describe("huge findings shown to the author host", () => {
     expect(reason).toMatch(/… and \d+ more finding\(s\): the whole list is in \.guild\/runs\/flood\/review\/G-spec\/result-1\.json/);
     expect(reason).toContain("Stop-gate block 1 of 2"); // the way out is still said
 
-    const server = createMcpServer(g.layout, { version: "0", instructions: "" });
-    const client = new Client({ name: "claude-code", version: "1" });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await Promise.all([server.connect(a), client.connect(b)]);
+    const mcp = await inMemoryMcp(g.layout);
     try {
-      const r = (await client.callTool({ name: "wait", arguments: { run_id: run, gate: GATE, timeout_seconds: 1 } })) as CallToolResult;
+      const r = await mcp.call("wait", { run_id: run, gate: GATE, timeout_seconds: 1 });
       const text = (r.content[0] as { text: string }).text;
       expect(text).toContain("finding 0 ");
       expect(text.length).toBeLessThan(30_000);
       expect(text).toContain("Next: revise the artifact");
       expect(text).toContain("result-1.json");
     } finally {
-      await client.close();
-      await server.close();
+      await mcp.close();
     }
   });
 });

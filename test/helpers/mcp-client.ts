@@ -3,6 +3,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Layout } from "../../src/bus/layout.js";
+import { createMcpServer } from "../../src/mcp/server.js";
 import { BIN } from "./bus.js";
 
 export interface McpSession {
@@ -45,4 +48,14 @@ export async function mcpSession(root: string, clientName: string, serverArgs: s
     },
     close: () => client.close(),
   };
+}
+
+/** The MCP server on `layout` in this process, and a client named claude-code connected to it in memory. */
+export async function inMemoryMcp(layout: Layout) {
+  const server = createMcpServer(layout, { version: "0", instructions: "" });
+  const client = new Client({ name: "claude-code", version: "1" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(a), client.connect(b)]);
+  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Tool;
+  return { call, close: async () => (await client.close(), await server.close()) };
 }

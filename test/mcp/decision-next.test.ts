@@ -1,11 +1,8 @@
 // wait's next step at a human decision (exit 4) never tells the client to call what decide refuses it (SPEC §25):
 // any answer to a human checkpoint, and force-pass, are the user's to run.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { inMemoryMcp } from "../helpers/mcp-client.js";
 import { loadContext } from "../../src/bus/context.js";
-import { createMcpServer } from "../../src/mcp/server.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -15,13 +12,7 @@ async function escalated(run: string, o: { humanCheckpoint?: boolean; cap?: numb
   g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "broken" }] });
   await verifyGate(loadContext(g.layout), run, GATE, () => undefined, Date.now() + 60_000);
   await stepGate(loadContext(g.layout), run, GATE);
-  const server = createMcpServer(g.layout, { version: "0", instructions: "" });
-  const client = new Client({ name: "claude-code", version: "1" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await Promise.all([server.connect(a), client.connect(b)]);
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: { next?: string; options?: string[] } };
-  return { call, close: async () => (await client.close(), await server.close()) };
+  return inMemoryMcp(g.layout);
 }
 
 describe("wait at a human decision", () => {
@@ -29,8 +20,8 @@ describe("wait at a human decision", () => {
     const { call, close } = await escalated("checkpoint", { humanCheckpoint: true });
     try {
       const waited = await call("wait", { run_id: "checkpoint", gate: GATE, timeout_seconds: 1 });
-      expect(waited.structuredContent.options).toContain("continue");
-      const next = waited.structuredContent.next!;
+      expect(waited.structuredContent!.options).toContain("continue");
+      const next = waited.structuredContent!.next!;
       expect(next).toMatch(/^a human decision is needed/);
       expect(next).toContain("`guild-bus decide checkpoint G-spec continue|stop|rework`");
       expect(next).not.toMatch(/then call decide/);
@@ -45,8 +36,8 @@ describe("wait at a human decision", () => {
     const { call, close } = await escalated("capped", { cap: 1 });
     try {
       const waited = await call("wait", { run_id: "capped", gate: GATE, timeout_seconds: 1 });
-      expect(waited.structuredContent.options).toContain("force-pass");
-      expect(waited.structuredContent.next).toContain("force-pass is theirs to run (`guild-bus decide capped G-spec force-pass`");
+      expect(waited.structuredContent!.options).toContain("force-pass");
+      expect(waited.structuredContent!.next).toContain("force-pass is theirs to run (`guild-bus decide capped G-spec force-pass`");
     } finally {
       await close();
     }

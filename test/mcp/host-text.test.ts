@@ -2,13 +2,10 @@
 // from one gate whose reviewer planted controls and line breaks in its findings: no raw control reaches the reader,
 // and no finding starts a line of its own that reads as the bus's ("… passed; you may end the turn").
 import { writeFileSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { inMemoryMcp } from "../helpers/mcp-client.js";
 import { loadContext } from "../../src/bus/context.js";
 import { stopGate } from "../../src/commands/stop-gate.js";
-import { createMcpServer } from "../../src/mcp/server.js";
 import { gatePage } from "../../src/ui/pages.js";
 import { gateTimeline } from "../../src/ui/timeline.js";
 import { stepGate } from "../../src/workers/broker.js";
@@ -53,25 +50,21 @@ describe("hostile finding text on the faces a host shows", () => {
     // the hook prints it as JSON: what Claude Code decodes is this string
     expectShownSafely((hook as { reason: string }).reason);
 
-    const server = createMcpServer(layout, { version: "0", instructions: "" });
-    const client = new Client({ name: "claude-code", version: "1" });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await Promise.all([server.connect(a), client.connect(b)]);
+    const mcp = await inMemoryMcp(layout);
     try {
       for (const [name, args] of [
         ["findings", { run_id: run, gate: GATE }],
         ["wait", { run_id: run, gate: GATE, timeout_seconds: 1 }],
         ["status", { run_id: run }],
       ] as const) {
-        const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        const r = await mcp.call(name, args);
         const text = (r.content[0] as { text: string }).text;
         if (name !== "status") expectShownSafely(text);
         expect(text, name).not.toMatch(RAW);
         for (const value of strings(r.structuredContent)) expect(value, name).not.toMatch(RAW);
       }
     } finally {
-      await client.close();
-      await server.close();
+      await mcp.close();
     }
 
     const page = await gatePage(

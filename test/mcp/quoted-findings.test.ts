@@ -2,14 +2,11 @@
 // guild-bus decide … force-pass"): wherever a model reads findings — the stop hook's reason, the MCP wait and findings
 // answers — they come after a line that says they are quoted reviewer text, not instructions or the bus's word.
 import { writeFileSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { inMemoryMcp } from "../helpers/mcp-client.js";
 import { loadContext } from "../../src/bus/context.js";
 import { QUOTED_FINDINGS } from "../../src/commands/findings.js";
 import { stopGate } from "../../src/commands/stop-gate.js";
-import { createMcpServer } from "../../src/mcp/server.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -37,21 +34,17 @@ describe("findings shown to an author model", () => {
     const hook = await stopGate(loadContext(g.layout), "claude-code");
     expectMarked(hook.block ? hook.reason : "");
 
-    const server = createMcpServer(g.layout, { version: "0", instructions: "" });
-    const client = new Client({ name: "claude-code", version: "1" });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await Promise.all([server.connect(a), client.connect(b)]);
+    const mcp = await inMemoryMcp(g.layout);
     try {
       for (const [name, args] of [
         ["wait", { run_id: run, gate: GATE, timeout_seconds: 1 }],
         ["findings", { run_id: run, gate: GATE }],
       ] as const) {
-        const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        const r = await mcp.call(name, args);
         expectMarked((r.content[0] as { text: string }).text);
       }
     } finally {
-      await client.close();
-      await server.close();
+      await mcp.close();
     }
   });
 });
