@@ -3,6 +3,7 @@
 // machine need not hold a reviewer's key or CLI: a provider counts as available when the broker's detection finds it
 // OR a live reviewer worker of its adapter kind, on any host, says it runs it. Pure: the reading is runtime/peers.ts.
 import type { Provider } from "./selection.js";
+import { dispatchedByBus } from "./adapter-kinds.js";
 
 /** A live reviewer worker's advertisement: its kind (an adapter kind), its host, and the provider ids it runs there. */
 export interface Advert {
@@ -38,6 +39,8 @@ export function parseAdvert(text: string): { host: string; providers: string[] }
 
 /** The live workers of the provider's adapter kind that say they run it. */
 export function advertisersOf(p: { id: string; adapter: string }, adverts: readonly Advert[]): Advert[] {
+  // only a reviewer worker runs a provider: a file under workers/manual (a detect-only declaration's kind) runs nothing
+  if (!dispatchedByBus(p.adapter)) return [];
   return adverts.filter((a) => a.kind === p.adapter && a.providers.includes(p.id));
 }
 

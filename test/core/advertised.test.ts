@@ -37,6 +37,10 @@ describe("selection with providers live reviewer workers advertise", () => {
     expect(withAdvertised([hx], [{ ...machB, kind: "command" }])[0]!.available).toBe(false);
     expect(withAdvertised([hx], [{ ...machB, providers: ["other"] }])[0]!.available).toBe(false);
     expect(withAdvertised([hx], [])[0]).toBe(hx);
+    // a detect-only declaration (adapter manual, never selectable) is no reviewer worker's to run: a file planted under
+    // workers/manual must not make it available (a pin to it would then be selected strong)
+    const declared: Provider = { id: "decl", adapter: "manual", model: "gpt-5", family: "openai", selectable: false, available: false };
+    expect(withAdvertised([declared], [{ ...machB, kind: "manual", providers: ["decl"] }])[0]).toBe(declared);
     const unselectable = { ...hx, selectable: false };
     expect(withAdvertised([unselectable], [machB])[0]).toMatchObject({ available: true, selectable: false, family: "openai" });
     expect(select(withAdvertised([unselectable, manual], [machB]))).toMatchObject({ independence: "weak" });
