@@ -11,10 +11,10 @@ import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 import { shown, textOf } from "../core/text-of.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 
-/** The finish reasons servers give for an answer the model ended itself (OpenAI and most servers: stop; others:
- * end_turn, stop_sequence, eos). Any other (length, content_filter, model_length, max_tokens, error, an unknown one)
- * may mean a cut answer. */
-const ENDED_BY_THE_MODEL = new Set(["stop", "end_turn", "stop_sequence", "eos"]);
+/** The finish reasons servers give for an answer the model ended itself, in any case (OpenAI and most servers: stop;
+ * others: end_turn, stop_sequence, eos; older text-generation-inference and watsonx: eos_token). Any other (length,
+ * content_filter, model_length, max_tokens, error, an unknown one) may mean a cut answer. */
+const ENDED_BY_THE_MODEL = new Set(["stop", "end_turn", "stop_sequence", "eos", "eos_token"]);
 
 export const REVIEW_SYSTEM_PROMPT = [
   "You are an independent, adversarial reviewer working for a review bus.",
@@ -207,7 +207,7 @@ export const httpAdapter: ReviewerAdapter = {
     // a content filter, a server error: each server names these its own way), which a later block or an open item
     // could have contradicted. It was paid for, so, as after any dispatch that ended mid-answer, a person decides (§15).
     const finish = parsed.choices![0]!.finish_reason;
-    if (finish !== undefined && finish !== null && !ENDED_BY_THE_MODEL.has(finish as string)) {
+    if (finish !== undefined && finish !== null && !(typeof finish === "string" && ENDED_BY_THE_MODEL.has(finish.toLowerCase()))) {
       return {
         kind: "ambiguous",
         reason:

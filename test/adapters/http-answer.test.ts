@@ -61,7 +61,7 @@ describe("http adapter: what the body says of its answer", () => {
   });
 
   it("an answer that ended on its own (stop and its other names, or no finish_reason) is the output", async () => {
-    for (const finish of ["stop", "end_turn", "stop_sequence", "eos", undefined, null]) {
+    for (const finish of ["stop", "end_turn", "stop_sequence", "eos", "eos_token", "STOP", undefined, null]) {
       const { out } = await dispatch(completion(answer("satisfied"), finish));
       expect(out).toMatchObject({ kind: "output", text: answer("satisfied"), reportedModel: "gpt-5" });
       await new Promise((resolve) => server!.close(resolve));
