@@ -31,6 +31,8 @@ import { receivedScrubOptions, scrubOptions } from "../core/scrub.js";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { quotedArtifact } from "../core/packet-body.js";
 import { readArtifact } from "../bus/artifact.js";
+import { decodeUtf8, readBounded } from "../bus/read-bounded.js";
+import { MAX_ARTIFACT_BYTES } from "../spec/constants.js";
 import { type Advert, advertText, leaveToPeers, servedByWords } from "../core/advertised.js";
 import { ProviderCache } from "../adapters/provider-cache.js";
 import type { detectProviders } from "../adapters/probe.js";
@@ -400,9 +402,24 @@ function readPacket(file: string): string {
 
 /**
  * A nightmare packet names the artifact instead of quoting it, and the reviewer reads the file: the normalizer is given
- * the file as read now too, so a verdict planted in it and quoted in the answer is told from the reviewer's own.
+ * the file as read now too, so a verdict planted in it and quoted in the answer is told from the reviewer's own. Both as
+ * scrubbed and as the reviewer read it: a planted object holding a secret-shaped string (a summary with an AWS key id)
+ * differs from its scrubbed form, and the reviewer quotes the raw bytes. Only compared against, never written or sent.
  */
 function withArtifactRead(ctx: BusContext, P: PacketFrontMatter, packetText: string): string {
   const artifact = readArtifact(ctx.layout, P.artifact_path, scrubOptions(ctx.settings));
-  return artifact.ok ? [packetText, "", ...quotedArtifact(P, artifact.text)].join("\n") : packetText;
+  const texts = [packetText];
+  if (artifact.ok) texts.push("", ...quotedArtifact(P, artifact.text));
+  const raw = rawArtifactText(ctx.layout, P.artifact_path);
+  if (raw !== null && !(artifact.ok && raw === artifact.text)) texts.push("", ...quotedArtifact(P, raw));
+  return texts.join("\n");
+}
+
+/** The artifact's text as a file-reading reviewer reads it (unscrubbed); null when it cannot be read. */
+function rawArtifactText(layout: Layout, relPath: string): string | null {
+  try {
+    return decodeUtf8(readBounded(layout.readableArtifact(relPath), { max: MAX_ARTIFACT_BYTES, followSymlink: true }), relPath);
+  } catch {
+    return null;
+  }
 }
