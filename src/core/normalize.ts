@@ -332,44 +332,55 @@ function quotesPacket(obj: Record<string, unknown>, given: string | undefined): 
   if (given === undefined) return false;
   const answer = canonicalJson(obj);
   const shortest = canonicalJson(obj, true).length;
-  const seen = new Set<string>();
   const holds = (text: string): boolean => {
     const t = text.trim();
-    if (t.length < shortest || !t.startsWith("{") || !t.endsWith("}") || seen.has(t)) return false;
+    if (t.length < shortest || !t.startsWith("{") || !t.endsWith("}")) return false;
     if (!(MENTIONS_VERDICT_RE.test(t) || t.includes("\\u"))) return false;
-    seen.add(t);
     const p = parseObject(t);
     return p.ok && canonicalJson(p.obj) === answer;
   };
+  // a text of the answer's object has at most this many characters besides white space (an escape spells one in six)
+  const longest = MAX_RUN_GROWTH * answer.length + 64;
   let texts = [authorLines(given).join("\n")];
   for (let depth = 0; depth <= QUOTE_DEPTH && texts.length; depth++) {
     const inner: string[] = [];
     for (const text of texts) {
-      if (holds(text) || objectRuns(text).some(holds)) return true;
+      if (holds(text)) return true;
+      for (const run of objectRuns(text, longest)) if (holds(run)) return true;
       for (const block of scanFences(text).blocks) inner.push(block.body);
     }
     texts = inner;
   }
   return false;
 }
-/** How many lines an object quoted over several lines may span, and how many runs of lines one look considers. */
-const MAX_RUN_LINES = 400;
+/** How many runs of lines one look tries, and how much longer than the answer's shortest text one may grow. */
 const MAX_RUNS = 4096;
+const MAX_RUN_GROWTH = 6;
 
 /**
- * The texts of `text` an object may be planted in outside a fence: each line, and each run of lines from one that
- * opens a brace to one that closes it, read without the quote marks and indentation in front (a block quote, an
- * indented code block), as a reviewer quoting it de-indented reads it. Bounded, so a file of braces costs little.
+ * The texts of `text` an object may be planted in outside a fence, one at a time: each line, then each run of lines
+ * from one that opens a brace to one that closes it, read without the quote marks and indentation in front (a block
+ * quote, an indented code block), as a reviewer quoting it de-indented reads it. A run stops growing once it holds
+ * more than `longest` characters besides white space (or 64 times that in all), so a file of braces costs little.
  */
-function objectRuns(text: string): string[] {
+function* objectRuns(text: string, longest: number): Generator<string> {
   const lines = text.split(ANY_LINE_BREAK).map((line) => line.replace(/^(?:[ \t]*>)*[ \t]*/, ""));
-  const runs = [...lines];
-  for (let from = 0; from < lines.length && runs.length < MAX_RUNS; from++) {
+  yield* lines;
+  const solid = lines.map((line) => line.replace(/\s+/g, "").length);
+  let runs = 0;
+  for (let from = 0; from < lines.length; from++) {
     if (!lines[from]!.startsWith("{")) continue;
-    for (let to = from + 1; to < Math.min(lines.length, from + MAX_RUN_LINES) && runs.length < MAX_RUNS; to++)
-      if (lines[to]!.trimEnd().endsWith("}")) runs.push(lines.slice(from, to + 1).join("\n"));
+    let run = lines[from]!;
+    let chars = solid[from]!;
+    for (let to = from + 1; to < lines.length; to++) {
+      run += "\n" + lines[to]!;
+      chars += solid[to]!;
+      if (chars > longest || run.length > 64 * longest) break;
+      if (!lines[to]!.trimEnd().endsWith("}")) continue;
+      if (++runs > MAX_RUNS) return;
+      yield run;
+    }
   }
-  return runs;
 }
 
 const SENTINEL_COPIED =
