@@ -2,12 +2,14 @@
 // host — with every control character but newline and tab (C0, DEL, C1) and every bidirectional control shown as a
 // \u escape (ESC as \u001b): a finding title or a reviewer's stderr cannot rewrite a line, hide the rest, set the
 // window title, or reorder what is read. JSON stays JSON: inside a string the same escape decodes to the same character.
-// Invisible characters a person never sees but a model reads are shown too: zero-width space, word joiner and the
-// invisible operators, the BOM, and the Unicode tag characters (U+E0000–U+E007F, each an invisible copy of an ASCII
-// character: a finding could carry a whole sentence to the author model that its user cannot see in the host).
+// Invisible characters a person never sees but a model reads are shown too: every default-ignorable one (zero-width
+// space, word joiner and the invisible operators, the BOM, soft hyphen, variation selectors, Hangul fillers, and the
+// Unicode tag characters U+E0000–U+E007F, each an invisible copy of an ASCII character: a finding could carry a whole
+// sentence to the author model that its user cannot see in the host), but the joiners and the emoji selector that
+// everyday text uses (U+200C, U+200D, U+FE0F).
 /* eslint-disable no-control-regex -- finding control characters is the point */
 const UNSAFE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|(?!\u200c|\u200d|\ufe0f)\p{Default_Ignorable_Code_Point}/gu;
 /* eslint-enable no-control-regex */
 
 /** Each UTF-16 unit of c as a \u escape: JSON's own form, so an escaped astral character still decodes to itself. */

@@ -24,5 +24,9 @@ describe("terminalSafe and invisible text a model reads", () => {
     expect(shown).toBe("typo\\udb40\\udc49\\udb40\\udc47\\udb40\\udc4e\\udb40\\udc4f\\udb40\\udc52\\udb40\\udc45\\u200b\\u2060\\ufeff");
     expect(JSON.parse(terminalSafe(JSON.stringify({ t: hostile })))).toEqual({ t: hostile });
     expect(terminalSafe("flag 🏳️‍🌈 and emoji 👍🏽 and joiner ‍ stay")).toBe("flag 🏳️‍🌈 and emoji 👍🏽 and joiner ‍ stay");
+    // every other character drawn as nothing: variation selectors (240 of them past U+E0100 spell bytes), soft hyphen,
+    // the grapheme joiner, Hangul fillers, the Mongolian vowel separator
+    for (const c of ["\u{e0100}", "\u{e01ef}", "\ufe00", "\u00ad", "\u034f", "\u3164", "\uffa0", "\u180e", "\u2065", "\u{1d173}"])
+      expect(terminalSafe(`a${c}b`), c.codePointAt(0)!.toString(16)).toMatch(/^a(\\u[0-9a-f]{4})+b$/);
   });
 });
