@@ -41,12 +41,13 @@ export function listedFindings(list: unknown): { findings: FindingView[]; more: 
 }
 
 /**
- * The findings a reader lists for a result: its `findings`, then each of its `blocking_findings` whose title none of
+ * The findings a reader lists for a result: its `blocking_findings`, then each of its `findings` whose title none of
  * them has. A reviewer may list a blocker in blocking_findings alone (beside an empty or partial `findings`): the gate
- * counts it (SPEC §11 condition 5), so every face that shows the author what to fix must show it too.
+ * counts it (SPEC §11 condition 5), so every face that shows the author what to fix must show it too, as a blocker
+ * even where `findings` gives the same title a lower severity.
  */
 export function shownFindings(result: { blocking_findings?: unknown; findings?: unknown } | null | undefined): unknown[] {
-  return unionByTitle(listOf(result?.findings), listOf(result?.blocking_findings));
+  return unionByTitle(listOf(result?.blocking_findings), listOf(result?.findings));
 }
 
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);

@@ -46,4 +46,10 @@ describe("a blocker listed only in blocking_findings", () => {
       expect(timeline.rounds.flatMap((r) => r.findings.map((f) => f.title))).toContain(BLOCKER);
     });
   }
+
+  it("is shown as a blocker where findings gives the same title a lower severity", async () => {
+    const { layout, run } = await gateWith([{ severity: "low", title: BLOCKER }]);
+    const found = roundFindings(loadContext(layout), run, GATE);
+    expect(found.ok && found.findings.filter((f) => f.title === BLOCKER).map((f) => f.severity)).toEqual(["blocking"]);
+  });
 });
