@@ -149,7 +149,16 @@ export async function makeNetFs(exportDir: string, deadlineMs: number): Promise<
     ];
     const deadline = Date.now() + deadlineMs;
     let sshfs = start(sshfsArgv, "sshfs");
-    while (Number(statfsSync(mountDir).type) !== FUSE_SUPER_MAGIC) {
+    // ENOTCONN while sshfs is mounted but not yet (or no longer) connected: not mounted yet, as far as a test goes
+    const mounted = () => {
+      try {
+        return Number(statfsSync(mountDir).type) === FUSE_SUPER_MAGIC;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOTCONN") return false;
+        throw error;
+      }
+    };
+    while (!mounted()) {
       if (Date.now() > deadline) throw new Error(`sshfs did not mount ${mountDir}:\n${logs.join("")}`);
       if (sshfs.exitCode !== null) sshfs = start(sshfsArgv, "sshfs"); // sshd was not listening yet
       await sleep(200);
