@@ -13,6 +13,7 @@ import {
   opendirSync,
   openSync,
   renameSync,
+  rmSync,
   statSync,
   type Stats,
   unlinkSync,
@@ -155,7 +156,7 @@ export class Peers {
     }
     // a temp name no peer reads (not a peer name), then renamed over the file: a reader never sees half a body
     const temp = path.join(this.dir, `.${this.self}.new`);
-    unlinkQuietly(temp);
+    rmSync(temp, { recursive: true, force: true }); // a file left by a crash, or anything planted at the name
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK;
     const fd = openSync(temp, flags, 0o644);
     try {

@@ -237,6 +237,11 @@ describe("a reviewer worker's advertisement in its presence file", () => {
     self.beat();
     expect(liveAdverts(layout, ["http"])[0]!.providers).toEqual(["hx", "hy"]);
     expect(readdirSync(dir)).toEqual(["machB-1-77"]); // no temp file left beside it
+    // a directory planted at the temp name does not stop the next body from being written
+    mkdirSync(path.join(dir, ".machB-1-77.new", "inside"), { recursive: true });
+    body = advertText("machB", ["hx"]);
+    self.beat();
+    expect(liveAdverts(layout, ["http"])[0]!.providers).toEqual(["hx"]);
     // not re-dated within the window another machine's worker counts as running: advertises nothing
     expect(liveAdverts(layout, ["http"], Date.now() + 120_000)).toEqual([]);
     self.leave();
