@@ -87,6 +87,15 @@ const realProbe: Probe = {
   home: homedir(),
 };
 
+/**
+ * Detection without running any binary: a CLI found on PATH (or where settings say) counts as present with its version
+ * unknown, unless a probe of that very binary cached its answer. For what a reviewer worker advertises to other
+ * machines (SPEC §18), at each minute of every reviewer worker: its dispatch finds out the rest.
+ */
+export function detectWithoutRunning(settings: Settings, layout: Layout): Promise<DetectedProvider[]> {
+  return detectProviders(settings, layout, { ...realProbe, version: async () => ({ kind: "timeout" }) });
+}
+
 function authSignal(cli: CliKind, config: ProviderConfig | undefined, probe: Probe): string | null {
   const key = authVars(cli, config).find((k) => probe.env[k]);
   if (key) return `env ${key} set`;

@@ -35,7 +35,7 @@ import { decodeUtf8, readBounded } from "../bus/read-bounded.js";
 import { MAX_ARTIFACT_BYTES } from "../spec/constants.js";
 import { type Advert, advertText, leaveToPeers, servedByWords } from "../core/advertised.js";
 import { ProviderCache } from "../adapters/provider-cache.js";
-import type { detectProviders } from "../adapters/probe.js";
+import { type detectProviders, detectWithoutRunning } from "../adapters/probe.js";
 import { Layout } from "../bus/layout.js";
 import { liveAdverts, SELF_PEER } from "../runtime/peers.js";
 import type { Settings } from "../spec/schemas.js";
@@ -296,7 +296,8 @@ export function servedElsewhere(layout: Layout, kind: string, only?: string[], d
 
 /**
  * The providers of a reviewer kind this machine can run, by this worker's own detection (its PATH, environment and
- * login files; re-detected each minute and when the providers configured change), restricted to `--provider` ids.
+ * login files, without running the CLIs; re-detected each minute and when the providers configured change), restricted
+ * to `--provider` ids.
  */
 export class RunsHere {
   private readonly cache: ProviderCache;
@@ -307,7 +308,7 @@ export class RunsHere {
     private readonly only: string[] | undefined,
     detect?: typeof detectProviders,
   ) {
-    this.cache = new ProviderCache(layout, undefined, detect);
+    this.cache = new ProviderCache(layout, undefined, detect ?? detectWithoutRunning);
   }
 
   /** The ids detected runnable here; none when detection fails (a peer that runs one is then left it). */

@@ -99,3 +99,24 @@ describe("a reviewer that runs only on another machine", () => {
     expect(paid).toBe(1);
   });
 });
+
+describe("what a reviewer worker advertises", () => {
+  it("is found without running any binary: a CLI on disk with a key counts, and is never started to say so", async () => {
+    const root = tempRoot("guild-bus-advert-");
+    mkdirSync(path.join(root, ".guild"), { recursive: true });
+    const ran = path.join(root, "ran");
+    const cli = path.join(root, "codex-standin");
+    // a stand-in that leaves a mark whenever anything runs it (--version included)
+    writeFileSync(cli, `#!/bin/sh\necho "$@" >> ${JSON.stringify(ran)}\necho codex 1.0\n`, { mode: 0o755 });
+    const settings = { providers: { cx: { adapter: "codex", binary: cli, model: "gpt-5", api_key_env: "CX_ADVERT_KEY" } } };
+    writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify(settings));
+    process.env.CX_ADVERT_KEY = "k";
+    try {
+      const { here } = servedElsewhere(new Layout(root), "codex");
+      expect([...(await here.ids(loadContext(new Layout(root)).settings))]).toEqual(["cx"]);
+      expect(existsSync(ran)).toBe(false);
+    } finally {
+      delete process.env.CX_ADVERT_KEY;
+    }
+  });
+});
