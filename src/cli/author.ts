@@ -10,6 +10,7 @@ import { answered, ROOT_HELP } from "./errors.js";
 import { readUserText } from "./input.js";
 import { intArg, secondsArg } from "./options.js";
 import { waitForGate } from "./follow.js";
+import { print } from "./safe-output.js";
 
 type Follow = { wait?: boolean; json?: boolean; timeout?: number };
 
@@ -39,7 +40,7 @@ export function register(program: Command): void {
     .action(async (run: string, gate: string, o: Follow & { root: string }) => {
       const layout = new Layout(o.root);
       const { round } = answered(await resubmit(loadContext(layout), run, gate));
-      process.stderr.write(`resubmitted after round ${round}\n`);
+      print("stderr", `resubmitted after round ${round}\n`);
       await follow(layout, run, gate, o);
     });
 
@@ -55,7 +56,7 @@ export function register(program: Command): void {
     .action(async (run: string, gate: string, o: Follow & { file: string; root: string }) => {
       const layout = new Layout(o.root);
       const { round } = answered(await rebut(loadContext(layout), run, gate, await readUserText(o.file, MAX_FILE_BYTES)));
-      process.stderr.write(`rebuttal recorded for round ${round}; the reviewer rules on each contested finding next\n`);
+      print("stderr", `rebuttal recorded for round ${round}; the reviewer rules on each contested finding next\n`);
       await follow(layout, run, gate, o);
     });
 
@@ -78,7 +79,7 @@ export function register(program: Command): void {
         const layout = new Layout(o.root);
         const decidedBy = process.env.USER ?? "human";
         const d = answered(await decideEscalation(loadContext(layout), run, gate, { choice, extendBy: n, note: o.note, decidedBy }));
-        process.stderr.write(`decision recorded: ${choice}${n ? ` ${n}` : ""} (round ${d.round}, ${d.reason})\n`);
+        print("stderr", `decision recorded: ${choice}${n ? ` ${n}` : ""} (round ${d.round}, ${d.reason})\n`);
         await follow(layout, run, gate, o);
       },
     );
@@ -95,6 +96,6 @@ export function register(program: Command): void {
       const ctx = loadContext(new Layout(o.root));
       const read = () => readUserText(o.file, MAX_FILE_BYTES);
       const r = answered(await respond(ctx, run, gate, { read, reviewerModel: o.reviewerModel }));
-      process.stderr.write(`accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})\n`);
+      print("stderr", `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})\n`);
     });
 }

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { answered, ROOT_HELP } from "./errors.js";
+import { print } from "./safe-output.js";
 
 const FAILED_EXIT = 2;
 
@@ -44,7 +45,8 @@ export function register(program: Command): void {
             allowForcePass: o.allowForcePass,
           }),
         );
-        process.stdout.write(
+        print(
+          "stdout",
           o.json ? JSON.stringify({ passed: r.passed, gates: r.gates, missing: r.missing }, null, 2) + "\n" : r.lines.join("\n") + "\n",
         );
         process.exitCode = r.passed ? 0 : FAILED_EXIT;

@@ -4,6 +4,7 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { print } from "./safe-output.js";
 
 type Behaviour =
   | "satisfied"
@@ -140,7 +141,7 @@ async function main(): Promise<void> {
     appendFileSync(path.join(logDir, `${String(dispatch).padStart(4, "0")}-${process.pid}.md`), packet);
   }
   const artifact = artifactOf(packet);
-  const answer = (a: Answer) => void process.stdout.write(envelope(packet, a, plan, step));
+  const answer = (a: Answer) => void print("stdout", envelope(packet, a, plan, step));
   const findings = (step.findings ?? ["Scripted blocking finding"]).map((title) => ({ title, detail: "Planned by the test script." }));
   switch (step.do ?? "satisfied") {
     case "by-content":
@@ -169,15 +170,15 @@ async function main(): Promise<void> {
     case "wrong-packet":
       return answer({ verdict: "satisfied", blocking: [], overrides: { packet_id: "some-other-packet" } });
     case "sentinel":
-      return void process.stdout.write(`${LABEL}\nThe spec is complete and testable.\n\n## SATISFIED\n`);
+      return void print("stdout", `${LABEL}\nThe spec is complete and testable.\n\n## SATISFIED\n`);
     case "sentinel-inline":
-      return void process.stdout.write(`${LABEL} I would say ## SATISFIED but one thing remains.\n`);
+      return void print("stdout", `${LABEL} I would say ## SATISFIED but one thing remains.\n`);
     case "prose":
-      return void process.stdout.write(`${LABEL}\n- the plan is vague\n- criteria missing\n`);
+      return void print("stdout", `${LABEL}\n- the plan is vague\n- criteria missing\n`);
     case "malformed":
-      return void process.stdout.write("```review_result.v1\n{ not json\n```\n");
+      return void print("stdout", "```review_result.v1\n{ not json\n```\n");
     case "crash":
-      process.stderr.write("scripted crash\n");
+      print("stderr", "scripted crash\n");
       process.exit(7);
     // falls through (exit never returns)
     case "hang":

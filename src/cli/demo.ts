@@ -16,6 +16,7 @@ import { answered } from "./errors.js";
 import { waitForGate } from "./follow.js";
 import { BIN } from "./worker.js";
 import { packagePath } from "../bus/package-files.js";
+import { print } from "./safe-output.js";
 
 const SCRIPTED = packagePath("dist", "src", "cli", "demo-reviewer.js");
 
@@ -54,7 +55,7 @@ export function register(program: Command): void {
       mkdirSync(path.join(root, "docs"));
       const spec = path.join(root, "docs", "export-spec.md");
       writeFileSync(spec, SPEC_V1);
-      const say = (s: string) => process.stderr.write(`\n== ${s}\n`);
+      const say = (s: string) => print("stderr", `\n== ${s}\n`);
       say(`demo project: ${root}`);
       say("reviewer: SCRIPTED stand-in declared as model gpt-scripted-demo (OpenAI family) — no model is called");
       const workers: ChildProcess[] = ["broker", "verifier", "command"].map((kind) =>
@@ -95,7 +96,7 @@ export function register(program: Command): void {
           code = await waitForGate(layout, runId, gate, {});
         }
         say(`trail: ${layout.rel(layout.gateFile(runId, gate, "trail.md"))}`);
-        process.stdout.write("\n" + readFileSync(layout.gateFile(runId, gate, "trail.md"), "utf8"));
+        print("stdout", "\n" + readFileSync(layout.gateFile(runId, gate, "trail.md"), "utf8"));
         say(`files: ls -v ${layout.rel(layout.gateDir(runId, gate))}`);
       } finally {
         for (const w of workers) w.kill("SIGTERM");

@@ -3,6 +3,7 @@
 import { statSync } from "node:fs";
 import type { Answer } from "../commands/answer.js";
 import { oneLine } from "../core/text-of.js";
+import { print } from "./safe-output.js";
 
 export const USAGE_EXIT = 1;
 
@@ -10,7 +11,7 @@ export const ROOT_HELP = "project root (default: the nearest directory up from h
 
 /** Write the error line (newlines in the message folded) and an optional hint line; returns the exit code. */
 export function reportError(message: string, hint?: string): number {
-  process.stderr.write(`guild-bus: ${oneLine(message.trim())}\n${hint ? `${hint}\n` : ""}`);
+  print("stderr", `guild-bus: ${oneLine(message.trim())}\n${hint ? `${hint}\n` : ""}`);
   return USAGE_EXIT;
 }
 

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { classifyModel } from "../core/family.js";
+import { print } from "./safe-output.js";
 
 export function register(program: Command): void {
   program
@@ -13,6 +14,6 @@ export function register(program: Command): void {
     .action((models: string[], opts: { json?: boolean; alias?: string[] }) => {
       const aliases = Object.fromEntries((opts.alias ?? []).map((a) => a.split("=", 2) as [string, string]));
       const rows = models.map((model) => ({ model, family: classifyModel(model, aliases as never) }));
-      process.stdout.write(opts.json ? JSON.stringify(rows) + "\n" : rows.map((r) => `${r.model}\t${r.family}\n`).join(""));
+      print("stdout", opts.json ? JSON.stringify(rows) + "\n" : rows.map((r) => `${r.model}\t${r.family}\n`).join(""));
     });
 }

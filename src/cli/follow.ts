@@ -6,16 +6,18 @@ import { STILL_MOVING_EXIT } from "../commands/status.js";
 import type { Layout } from "../bus/layout.js";
 import { nextStepLine, type NextStep } from "../core/next-step.js";
 import { lineSafe } from "../core/terminal-safe.js";
+import { print } from "./safe-output.js";
 
 /** Exit code of a wait interrupted by Ctrl-C (128 + SIGINT, as shells report it). */
 const INTERRUPTED_EXIT = 130;
 
 function printOutput(output: ReviewBrokerOutput, next: NextStep, json: boolean | undefined): void {
   if (json) {
-    process.stdout.write(JSON.stringify({ ...output, next }, null, 2) + "\n");
+    print("stdout", JSON.stringify({ ...output, next }, null, 2) + "\n");
     return;
   }
-  process.stdout.write(
+  print(
+    "stdout",
     [
       `${output.run_id} ${output.gate}: ${output.status}`,
       `  state: ${output.state} — ${output.detail}`,
@@ -47,7 +49,7 @@ export async function waitForGate(
 ): Promise<number> {
   const reattach = `re-attach with: guild-bus wait ${runId} ${gate} --root ${layout.root}`;
   const onInterrupt = () => {
-    process.stderr.write(`\n[${gate}] interrupted; the gate goes on without you — ${reattach}\n`);
+    print("stderr", `\n[${gate}] interrupted; the gate goes on without you — ${reattach}\n`);
     process.exit(INTERRUPTED_EXIT);
   };
   process.once("SIGINT", onInterrupt);
@@ -55,11 +57,11 @@ export async function waitForGate(
     const { view, timedOut, next } = await waitGate(layout, runId, gate, {
       ...opts,
       heartbeatMs: heartbeatMs(),
-      note: (line) => process.stderr.write(`${line}\n`),
+      note: (line) => print("stderr", `${line}\n`),
     });
     printOutput(view.output, next, opts.json);
     if (!timedOut) return view.exitCode!;
-    process.stderr.write(`[${gate}] --timeout reached while waiting for ${next.waiting_on}; ${reattach}\n`);
+    print("stderr", `[${gate}] --timeout reached while waiting for ${next.waiting_on}; ${reattach}\n`);
     return STILL_MOVING_EXIT;
   } finally {
     process.off("SIGINT", onInterrupt);

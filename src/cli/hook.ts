@@ -9,6 +9,7 @@ import { setStopGate } from "../commands/settings-edit.js";
 import { DEFAULT_MAX_BLOCKS, stopGate } from "../commands/stop-gate.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { intArg } from "./options.js";
+import { print } from "./safe-output.js";
 
 export function register(program: Command): void {
   program
@@ -20,8 +21,8 @@ export function register(program: Command): void {
     .action(async (event: string, o: { host: string; root: string }) => {
       if (event !== "stop") throw new Error(`unknown hook ${JSON.stringify(event)}; the hooks are: stop`);
       const verdict = await stopGate(loadContext(new Layout(o.root)), o.host);
-      if (verdict.block) process.stdout.write(JSON.stringify({ decision: "block", reason: verdict.reason }) + "\n");
-      else if (verdict.message) process.stdout.write(JSON.stringify({ systemMessage: verdict.message }) + "\n");
+      if (verdict.block) print("stdout", JSON.stringify({ decision: "block", reason: verdict.reason }) + "\n");
+      else if (verdict.message) print("stdout", JSON.stringify({ systemMessage: verdict.message }) + "\n");
     });
 
   program
@@ -37,7 +38,8 @@ export function register(program: Command): void {
         choice === "status"
           ? (loadContext(layout).settings.stop_gate ?? {})
           : answered(await setStopGate(layout, { enabled: choice === "on", ...(o.maxBlocks ? { max_blocks: o.maxBlocks } : {}) })).stopGate;
-      process.stdout.write(
+      print(
+        "stdout",
         `stop gate: ${gate.enabled ? "on" : "off"}, at most ${gate.max_blocks ?? DEFAULT_MAX_BLOCKS} blocks per gate ` +
           `(.guild/settings.json stop_gate)\n`,
       );

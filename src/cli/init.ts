@@ -5,6 +5,7 @@ import { Layout } from "../bus/layout.js";
 import { applyInit, type Host, HOSTS, planInit } from "../commands/init.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { refuse } from "../commands/answer.js";
+import { print } from "./safe-output.js";
 
 function hostsOf(list: string): Host[] {
   const names = list.split(",").map((h) => h.trim());
@@ -27,9 +28,7 @@ export function register(program: Command): void {
       if (o.dryRun) {
         const { createTwoFilesPatch } = await import("diff"); // only a dry run prints a diff: --help and init stay free of it
         for (const c of plan.changes)
-          process.stdout.write(
-            createTwoFilesPatch(c.before === null ? "/dev/null" : `a/${c.path}`, `b/${c.path}`, c.before ?? "", c.after),
-          );
+          print("stdout", createTwoFilesPatch(c.before === null ? "/dev/null" : `a/${c.path}`, `b/${c.path}`, c.before ?? "", c.after));
         // it says what the real run would do: a change it cannot write refuses the whole run
         const refused = plan.changes.flatMap((c) => (c.refused ? [c.refused] : []));
         if (refused.length) answered(refuse(`init would refuse: ${refused.join("; ")} (nothing would be written)`));
@@ -37,9 +36,10 @@ export function register(program: Command): void {
         answered(await applyInit(layout, plan));
       }
       const verb = o.dryRun ? "would change" : "changed";
-      process.stderr.write(
+      print(
+        "stderr",
         plan.changes.length ? `${verb}: ${plan.changes.map((c) => c.path).join(", ")}\n` : "nothing to change: already set up\n",
       );
-      for (const n of plan.notes) process.stderr.write(`- ${n}\n`);
+      for (const n of plan.notes) print("stderr", `- ${n}\n`);
     });
 }

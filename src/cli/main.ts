@@ -7,6 +7,7 @@ import { repeatedFlag, reportError, rootProblem, USAGE_EXIT } from "./errors.js"
 import { packageVersion } from "./version.js";
 import { textOf } from "../core/text-of.js";
 import { invalidInput } from "../spec/issues.js";
+import { print } from "./safe-output.js";
 
 type Loader = () => Promise<{ register(program: Command): void }>;
 
@@ -87,8 +88,8 @@ export function baseProgram(): Command {
     )
     .exitOverride()
     .configureOutput({
-      writeErr: (s) => process.stderr.write(s),
-      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => print("stderr", s),
+      writeOut: (s) => print("stdout", s),
       outputError: (s, write) => write(`guild-bus: ${s.replace(/^error: /, "")}`),
     });
 }
@@ -115,21 +116,7 @@ function wantedCommand(argv: string[]): string | null {
   return name && COMMANDS[name] ? name : null;
 }
 
-/**
- * Output nobody reads any more (`guild-bus … | head`) ends a command quietly with the code it has so far, instead of
- * an unhandled EPIPE; a command that handles it itself (`up` drains its workers) has its own listener and decides.
- */
-function quietWhenOutputCloses(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    const onError = (error: NodeJS.ErrnoException) => {
-      if (error.code === "EPIPE" && stream.listenerCount("error") === 1) process.exit(process.exitCode ?? 0);
-    };
-    stream.on("error", onError);
-  }
-}
-
 export async function main(argv: string[]): Promise<number> {
-  quietWhenOutputCloses();
   const program = baseProgram();
   const wanted = wantedCommand(argv);
   if (wanted) await addCommands(program, [wanted]);

@@ -12,6 +12,7 @@ import { ROOT_HELP } from "./errors.js";
 import { intArg } from "./options.js";
 import { BIN } from "./worker.js";
 import { packageVersion } from "./version.js";
+import { print } from "./safe-output.js";
 
 /** The instructions an MCP client shows its model: the loop, and the one rule that matters. */
 const INSTRUCTIONS =
@@ -107,7 +108,7 @@ export function register(program: Command): void {
     .action(async (o: { root: string; up: boolean; waitSeconds: number }) => {
       const layout = new Layout(o.root);
       const { createMcpServer, serveStdio } = await import("../mcp/server.js");
-      const say = (line: string) => process.stderr.write(`guild-bus mcp: ${line}\n`);
+      const say = (line: string) => print("stderr", `guild-bus mcp: ${line}\n`);
       say(`serving ${layout.root}`);
       if (!o.up) say(`start the workers with \`guild-bus up --root ${layout.root}\``);
       const release = o.up ? keepWorkers(layout, say) : () => undefined;

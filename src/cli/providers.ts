@@ -4,6 +4,7 @@ import { summary } from "./overview.js";
 import { ROOT_HELP } from "./errors.js";
 import { helpText } from "./format.js";
 import { lineSafe } from "../core/terminal-safe.js";
+import { print } from "./safe-output.js";
 
 export function register(program: Command): void {
   program
@@ -19,7 +20,7 @@ export function register(program: Command): void {
       ]);
       const report = await providerReport(new Layout(o.root));
       if (o.json) {
-        process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+        print("stdout", JSON.stringify(report, null, 2) + "\n");
         return;
       }
       for (const p of report.providers) {
@@ -27,9 +28,9 @@ export function register(program: Command): void {
         const line =
           `${p.available ? "✓" : "✗"} ${p.id}  adapter ${p.adapter}  model ${p.model ?? "-"}  family ${p.family}  ` +
           `${p.selectable ? "selectable" : "not auto-selected"}  (${p.source})`;
-        process.stdout.write([line, ...p.why.map((w) => `    ${w}`)].map((l) => `${lineSafe(l)}\n`).join(""));
+        print("stdout", [line, ...p.why.map((w) => `    ${w}`)].map((l) => `${lineSafe(l)}\n`).join(""));
       }
-      process.stdout.write("\nlooked for:\n");
-      for (const line of hostLines(report.hosts)) process.stdout.write(`  ${lineSafe(line)}\n`);
+      print("stdout", "\nlooked for:\n");
+      for (const line of hostLines(report.hosts)) print("stdout", `  ${lineSafe(line)}\n`);
     });
 }

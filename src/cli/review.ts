@@ -11,6 +11,7 @@ import { userPath } from "../bus/project-root.js";
 import { requestReview, type ReviewParams } from "../commands/review.js";
 import { workerRunning } from "../runtime/peers.js";
 import { lineSafe } from "../core/terminal-safe.js";
+import { print } from "./safe-output.js";
 
 /** What commander hands over: the request's fields, with the modes still unchecked strings, and the CLI's own. */
 type ReviewOptions = Omit<ReviewParams, "artifact" | "stop" | "difficulty" | "quorum"> & {
@@ -58,7 +59,7 @@ export function register(program: Command): void {
       if (o.risk && !["low", "medium", "high"].includes(o.risk)) throw new Error(`--risk must be low, medium or high`);
       if (o.timeout !== undefined && !o.wait) throw new Error("--timeout goes with --wait (it bounds the wait); nothing was requested");
       const cap = o.cap;
-      if (cap !== undefined && cap > 10) process.stderr.write(`warning: --cap ${cap} will be clamped to 10\n`);
+      if (cap !== undefined && cap > 10) print("stderr", `warning: --cap ${cap} will be clamped to 10\n`);
       const stop = o.stop === undefined ? undefined : StopPolicy.safeParse(o.stop).data;
       if (o.stop !== undefined && !stop) throw new Error("--stop must be verdict or score");
       const quorum = o.quorum === undefined ? undefined : parseQuorum(o.quorum);
@@ -75,13 +76,14 @@ export function register(program: Command): void {
           quorum,
         }),
       );
-      for (const w of warnings) process.stderr.write(`${lineSafe(`warning: ${w}`)}\n`);
-      process.stderr.write(`requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
+      for (const w of warnings) print("stderr", `${lineSafe(`warning: ${w}`)}\n`);
+      print("stderr", `requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
       if (!o.wait) {
         // --wait prints the next step at once; without it, a first run before `up` must not look as if it moves
         if (!workerRunning(layout, "broker"))
-          process.stderr.write("no broker worker is running for this project: nothing moves until `guild-bus up` runs\n");
-        process.stdout.write(
+          print("stderr", "no broker worker is running for this project: nothing moves until `guild-bus up` runs\n");
+        print(
+          "stdout",
           o.json ? JSON.stringify({ run_id: runId, gate, gate_dir: layout.rel(layout.gateDir(runId, gate)) }) + "\n" : `${runId}\n`,
         );
         return;

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readUserText } from "./input.js";
+import { print } from "./safe-output.js";
 
 export function register(program: Command): void {
   program
@@ -23,11 +24,11 @@ export function register(program: Command): void {
       const report = scrubWithReport(text, scrubOptions(settings));
       const found = Object.entries(report.redactions);
       if (opts.check) {
-        if (found.length) process.stderr.write(`redacted: ${found.map(([k, n]) => `${k}=${n}`).join(" ")}\n`);
+        if (found.length) print("stderr", `redacted: ${found.map(([k, n]) => `${k}=${n}`).join(" ")}\n`);
         process.exitCode = found.length ? 3 : 0;
         return;
       }
       // the scrubbed text is data (piped, saved): its bytes as they are, not shown terminal-safe (cli/safe-output.ts)
-      process.stdout.write(Buffer.from(report.text, "utf8"));
+      print("stdout", Buffer.from(report.text, "utf8"));
     });
 }

@@ -4,6 +4,7 @@ import { summary } from "./overview.js";
 import { ROOT_HELP, answered } from "./errors.js";
 import { formatAge, helpText, table } from "./format.js";
 import { lineSafe } from "../core/terminal-safe.js";
+import { print } from "./safe-output.js";
 
 export function register(program: Command): void {
   program
@@ -57,14 +58,16 @@ export function register(program: Command): void {
         // --verify re-derives every gate: one a directory the bus refuses hides was not, as `check` counts it
         if (rows.some((r) => r.verify && !r.verify.ok) || (o.verify && ignored.some((i) => i.hides))) process.exitCode = 2;
         if (o.json) {
-          process.stdout.write(
+          print(
+            "stdout",
             JSON.stringify({ settings_problems: ctx.settingsProblems, ignored, ended_not_shown: history, gates: rows }, null, 2) + "\n",
           );
           return;
         }
-        for (const i of ignored) process.stdout.write(`${lineSafe(`ignored: ${i.path} — ${i.reason}`)}\n`);
+        for (const i of ignored) print("stdout", `${lineSafe(`ignored: ${i.path} — ${i.reason}`)}\n`);
         if (!rows.length) {
-          process.stdout.write(
+          print(
+            "stdout",
             historyLine ? `no open or recent gate; ${historyLine}\n` : `no gates under ${ctx.layout.rel(ctx.layout.runs)} (${o.root})\n`,
           );
           return;
@@ -82,15 +85,16 @@ export function register(program: Command): void {
           ].map(lineSafe),
         );
         const lines = table(header, cells);
-        process.stdout.write(`${lines[0]}\n`);
+        print("stdout", `${lines[0]}\n`);
         rows.forEach((r, i) =>
-          process.stdout.write(
+          print(
+            "stdout",
             `${lines[i + 1]}\n${gateLines(r)
               .map((l) => `    ${l}\n`)
               .join("")}`,
           ),
         );
-        if (historyLine) process.stdout.write(`${historyLine}\n`);
+        if (historyLine) print("stdout", `${historyLine}\n`);
       },
     );
 }

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { ROOT_HELP } from "./errors.js";
 import { intArg } from "./options.js";
+import { print } from "./safe-output.js";
 
 interface UiCliOptions {
   root: string;
@@ -24,7 +25,7 @@ export function register(program: Command): void {
     .action(async (o: UiCliOptions) => {
       const { startConsole } = await import("../ui/server.js");
       if (!["127.0.0.1", "::1", "localhost"].includes(o.host))
-        process.stderr.write(`guild-bus ui: warning: bound to ${o.host}; anyone who can reach it and has the token can act\n`);
+        print("stderr", `guild-bus ui: warning: bound to ${o.host}; anyone who can reach it and has the token can act\n`);
       const running = await startConsole({
         root: o.root,
         host: o.host,
@@ -32,7 +33,8 @@ export function register(program: Command): void {
         readOnly: Boolean(o.readOnly),
         poll: o.poll ? true : "auto",
       });
-      process.stdout.write(
+      print(
+        "stdout",
         `guild-bus ui: serving ${o.root}${o.readOnly ? " (read-only)" : ""}\n` +
           `open this URL (its token is shown only now; Ctrl-C stops the console):\n  ${running.url}\n`,
       );

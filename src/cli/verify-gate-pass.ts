@@ -8,6 +8,7 @@ import { failReasons, type PassEvidence, rulingCounts, verdictPasses } from "../
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
 import { MAX_ARTIFACT_BYTES, MAX_FILE_BYTES } from "../spec/constants.js";
 import { repeatedFlag, reportError, rootProblem } from "./errors.js";
+import { print } from "./safe-output.js";
 
 export const USAGE = `Usage: guild-bus verify-gate-pass --result <file> --artifact <file> [--packet-id <id>] \
 [--force-pass] [--scrub] [--root <dir>] [--stop verdict|score]
@@ -73,7 +74,7 @@ export async function run(args: string[]): Promise<number> {
   if (values.help) {
     // exit 0 here means "the gate passes": help asked for beside a check must not read as one
     if (tokens.some((t) => t.kind === "option" && t.name !== "help")) return usageError("--help takes no other options");
-    process.stdout.write(USAGE);
+    print("stdout", USAGE);
     return 0;
   }
   if (!values.result) return usageError("--result is required");
@@ -117,6 +118,6 @@ export async function run(args: string[]): Promise<number> {
     pass,
     reasons: pass ? [] : [...new Set([...own, ...(gate.conditions.parses ? failReasons(evidence, stop) : [])])],
   };
-  process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+  print("stdout", JSON.stringify(report, null, 2) + "\n");
   return report.pass ? 0 : 2;
 }

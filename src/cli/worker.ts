@@ -7,6 +7,7 @@ import { fileStamp } from "../bus/file-stamp.js";
 import { summary } from "./overview.js";
 import { WORKER_KINDS } from "../spec/constants.js";
 import { intArg } from "./options.js";
+import { print } from "./safe-output.js";
 
 export const BIN = packagePath("bin", "guild-bus.js");
 
@@ -91,7 +92,7 @@ export function register(program: Command): void {
       // server already gone while this process loaded (the event is not seen again) means no workers at all; one
       // that goes before they start ends this one at once (its lock then names a dead pid, which the next up replaces).
       if (typeof process.send === "function") {
-        if (!process.connected) return void process.stderr.write("[up] the guild-bus mcp that started this is gone; not starting\n");
+        if (!process.connected) return void print("stderr", "[up] the guild-bus mcp that started this is gone; not starting\n");
         process.channel?.unref();
         process.once("disconnect", () => process.kill(process.pid, "SIGHUP"));
       }
