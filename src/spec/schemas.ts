@@ -16,6 +16,32 @@ function withMeta<T extends z.ZodMiniType>(schema: T, meta: { title?: string; de
   z.globalRegistry.add(copy, meta);
   return copy;
 }
+/**
+ * A schema built on its first use rather than when this module loads: every command loads this module, most use a few
+ * of the file schemas, and building them all took about 6 ms of every start (bench/README.md). The proxy stands for the
+ * schema everywhere (the schemas built from it hold it, and its metadata is registered on it); the schema it builds is
+ * its own, so the metadata needs no copy.
+ */
+function onFirstUse<T extends z.ZodMiniType>(build: () => T, meta?: { title?: string; description?: string }): T {
+  let schema: T | undefined;
+  const built = () => (schema ??= build());
+  const proxy = new Proxy({} as T, {
+    get: (_, key) => Reflect.get(built(), key),
+    set: (_, key, value) => Reflect.set(built(), key, value),
+    has: (_, key) => Reflect.has(built(), key),
+    ownKeys: () => Reflect.ownKeys(built()),
+    // reported configurable: the stand-in object lacks the schema's own non-configurable `_zod`
+    getOwnPropertyDescriptor: (_, key) => {
+      const found = Reflect.getOwnPropertyDescriptor(built(), key);
+      return found && { ...found, configurable: true };
+    },
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(built(), key, descriptor),
+    deleteProperty: (_, key) => Reflect.deleteProperty(built(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(built()),
+  });
+  if (meta) z.globalRegistry.add(proxy, meta);
+  return proxy;
+}
 /** A copy of the schema with a description. */
 export function described<T extends z.ZodMiniType>(schema: T, description: string): T {
   return withMeta(schema, { description });
@@ -73,14 +99,15 @@ export const Severity = z.enum(["blocking", "high", "medium", "low", "info"]);
 export const Verdict = z.enum(["satisfied", "issues"]);
 
 /** What Guild's reader enforces (lenient, consume-only): unknown keys tolerated, finding items not inspected. */
-export const ReviewResultLenient = withMeta(
-  z.looseObject({
-    schema_version: z.optional(z.literal(RESULT_WIRE)),
-    packet_id: nonBlank,
-    artifact_sha256_reviewed: nonBlank,
-    verdict: nonBlank,
-    blocking_findings: z.array(z.unknown()),
-  }),
+export const ReviewResultLenient = onFirstUse(
+  () =>
+    z.looseObject({
+      schema_version: z.optional(z.literal(RESULT_WIRE)),
+      packet_id: nonBlank,
+      artifact_sha256_reviewed: nonBlank,
+      verdict: nonBlank,
+      blocking_findings: z.array(z.unknown()),
+    }),
   { title: "review_result.v1 (lenient reader)", description: "What any reviewer may deliver as result-<n>.json." },
 );
 export type ReviewResultLenient = z.infer<typeof ReviewResultLenient>;
@@ -123,304 +150,322 @@ export const CapabilityError = z.enum(["effort_unsupported", "model_unknown"]);
 export type CapabilityError = z.infer<typeof CapabilityError>;
 
 /** One dispatch of a round (a capability or provider fallback step, or the schema repair), in order. */
-export const DispatchAttempt = z.looseObject({
-  provider: nonBlank,
-  adapter: nonBlank,
-  model: described(nullableString(), "the model requested (null: the CLI's default)"),
-  effort: described(z.nullable(Effort), "the reasoning effort sent (null: none sent)"),
-  tier: EffortTier,
-  outcome: z.enum(["output", "not-run", "ambiguous"]),
-  capability: described(z.optional(CapabilityError), "not-run because the effort or the model was refused before any review ran"),
-  reason: optionalString(),
-  note: described(optionalString(), "e.g. effort not supported by this CLI"),
-  repair: described(z.optional(z.boolean()), "the schema-repair dispatch"),
-});
+export const DispatchAttempt = onFirstUse(() =>
+  z.looseObject({
+    provider: nonBlank,
+    adapter: nonBlank,
+    model: described(nullableString(), "the model requested (null: the CLI's default)"),
+    effort: described(z.nullable(Effort), "the reasoning effort sent (null: none sent)"),
+    tier: EffortTier,
+    outcome: z.enum(["output", "not-run", "ambiguous"]),
+    capability: described(z.optional(CapabilityError), "not-run because the effort or the model was refused before any review ran"),
+    reason: optionalString(),
+    note: described(optionalString(), "e.g. effort not supported by this CLI"),
+    repair: described(z.optional(z.boolean()), "the schema-repair dispatch"),
+  }),
+);
 export type DispatchAttempt = z.infer<typeof DispatchAttempt>;
 
 /** Results the bus itself writes: the lenient shape plus closed enums and identity fields. */
-export const ReviewResultStrict = withMeta(
-  z.looseObject({
-    schema_version: z.literal(RESULT_WIRE),
-    packet_id: nonBlank,
-    artifact_sha256_reviewed: sha256Hex,
-    verdict: Verdict,
-    summary: optionalString(),
-    findings: z.array(Finding),
-    blocking_findings: z.array(Finding),
-    round,
-    reviewer_host: oneLineName,
-    reviewer_model: oneLineName,
-    reviewer_model_source: z.optional(z.enum(["reported", "requested", "declared"])),
-    reviewer_family: z.optional(Family),
-    normalized_from: z.optional(z.enum(["structured", "fenced", "whole-json", "sentinel", "manual"])),
-    repaired: z.optional(z.boolean()),
-    score: described(z.optional(z.number()), "the reviewer's score out of 10, as it gave it (the verifier judges its range)"),
-    readiness: z.optional(Readiness),
-    score_problems: described(
-      z.optional(z.array(z.string())),
-      "why no score or readiness could be taken from the output (the score gate is then unavailable)",
-    ),
-    memory_update: described(optionalString(), "hard/nightmare: the reviewer's notes to itself for its next round"),
-    rulings: described(z.optional(z.array(Ruling)), "a ruling round: the reviewer's ruling on each contested finding"),
-    dispatch_attempts: described(z.optional(z.array(DispatchAttempt)), "every dispatch of the round, in order"),
-    ran: described(
-      z.optional(z.object({ provider: nonBlank, model: nullableString(), effort: z.nullable(Effort), tier: EffortTier })),
-      "the provider and the (model, effort) pair whose answer this is",
-    ),
-    identity_assurance: described(
-      z.optional(z.enum(["caller-declared-unverified"])),
-      "copilot: the model is the profile's, declared by configuration; nothing reported it",
-    ),
-    copilot_profile: described(optionalString(), "copilot: the custom agent profile that ran"),
-    delivery_key: described(
-      optionalString(),
-      "the key whose sha256 the round's attempt-<n>.json recorded: this result is the dispatching worker's own",
-    ),
-  }),
+export const ReviewResultStrict = onFirstUse(
+  () =>
+    z.looseObject({
+      schema_version: z.literal(RESULT_WIRE),
+      packet_id: nonBlank,
+      artifact_sha256_reviewed: sha256Hex,
+      verdict: Verdict,
+      summary: optionalString(),
+      findings: z.array(Finding),
+      blocking_findings: z.array(Finding),
+      round,
+      reviewer_host: oneLineName,
+      reviewer_model: oneLineName,
+      reviewer_model_source: z.optional(z.enum(["reported", "requested", "declared"])),
+      reviewer_family: z.optional(Family),
+      normalized_from: z.optional(z.enum(["structured", "fenced", "whole-json", "sentinel", "manual"])),
+      repaired: z.optional(z.boolean()),
+      score: described(z.optional(z.number()), "the reviewer's score out of 10, as it gave it (the verifier judges its range)"),
+      readiness: z.optional(Readiness),
+      score_problems: described(
+        z.optional(z.array(z.string())),
+        "why no score or readiness could be taken from the output (the score gate is then unavailable)",
+      ),
+      memory_update: described(optionalString(), "hard/nightmare: the reviewer's notes to itself for its next round"),
+      rulings: described(z.optional(z.array(Ruling)), "a ruling round: the reviewer's ruling on each contested finding"),
+      dispatch_attempts: described(z.optional(z.array(DispatchAttempt)), "every dispatch of the round, in order"),
+      ran: described(
+        z.optional(z.object({ provider: nonBlank, model: nullableString(), effort: z.nullable(Effort), tier: EffortTier })),
+        "the provider and the (model, effort) pair whose answer this is",
+      ),
+      identity_assurance: described(
+        z.optional(z.enum(["caller-declared-unverified"])),
+        "copilot: the model is the profile's, declared by configuration; nothing reported it",
+      ),
+      copilot_profile: described(optionalString(), "copilot: the custom agent profile that ran"),
+      delivery_key: described(
+        optionalString(),
+        "the key whose sha256 the round's attempt-<n>.json recorded: this result is the dispatching worker's own",
+      ),
+    }),
   { title: "review_result.v1 (as written by the bus)" },
 );
 export type ReviewResultStrict = z.infer<typeof ReviewResultStrict>;
 
+let resultFields: ReadonlySet<string> | undefined;
 /** Every field name of a result and of the objects it lists: the keys the scrubber never renames (`scrubResult`). */
-export const RESULT_FIELDS: ReadonlySet<string> = new Set(
-  [ReviewResultStrict, Finding, Ruling, DispatchAttempt].flatMap((schema) => Object.keys(schema.shape)),
-);
+export function resultFieldNames(): ReadonlySet<string> {
+  return (resultFields ??= new Set([ReviewResultStrict, Finding, Ruling, DispatchAttempt].flatMap((schema) => Object.keys(schema.shape))));
+}
 
 /** A quorum gate's rule (SPEC §26): K of N reviewers of pairwise-distinct families, none the author's, must pass. */
-export const QuorumRule = z
-  .object({
-    need: described(wholeNumber(1, 8), "K: how many distinct families must pass on the same artifact bytes"),
-    of: described(wholeNumber(1, 8), "N: how many reviewers each round dispatches"),
-    families: described(
-      z.optional(z.array(KnownFamily)),
-      "families that must be among those that pass (e.g. openai and google for G-spec); need ≤ of, and at most need distinct families " +
-        "(JSON Schema cannot compare two values: the schema's own refinement, quorumProblem, checks it)",
+export const QuorumRule = onFirstUse(() =>
+  z
+    .object({
+      need: described(wholeNumber(1, 8), "K: how many distinct families must pass on the same artifact bytes"),
+      of: described(wholeNumber(1, 8), "N: how many reviewers each round dispatches"),
+      families: described(
+        z.optional(z.array(KnownFamily)),
+        "families that must be among those that pass (e.g. openai and google for G-spec); need ≤ of, and at most need distinct families " +
+          "(JSON Schema cannot compare two values: the schema's own refinement, quorumProblem, checks it)",
+      ),
+    })
+    .check(
+      z.superRefine((q, ctx) => {
+        const problem = quorumProblem(q);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
     ),
-  })
-  .check(
-    z.superRefine((q, ctx) => {
-      const problem = quorumProblem(q);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
-    }),
-  );
+);
 export type QuorumRule = z.infer<typeof QuorumRule>;
 
 export const ReviewMode = z.enum(["cross", "local", "off"]);
 export type ReviewMode = z.infer<typeof ReviewMode>;
 
-export const RunMeta = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.run.v1"),
-    run_id: runId,
-    created_at: isoTime,
-    created_by: optionalString(),
-  }),
+export const RunMeta = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.run.v1"),
+      run_id: runId,
+      created_at: isoTime,
+      created_by: optionalString(),
+    }),
   { title: "runs/<run-id>/run.json" },
 );
 
-export const Request = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.request.v1"),
-    run_id: runId,
-    gate,
-    artifact_path: described(projectPath, "path of the artifact, relative to the project root (the parent of .guild/)"),
-    author_host: nonBlank,
-    author_host_source: described(
-      z.optional(z.enum(["declared", "mcp-client-info"])),
-      "mcp-client-info: the host is the MCP client's own name from the handshake, not a claim of the caller",
-    ),
-    author_host_version: described(optionalString(), "the MCP client's version from the handshake"),
-    // copied (trimmed) into every packet: bounded, so a packet cannot outgrow a gate file for a reason no retry changes
-    author_model: z.optional(
-      patterned(
-        new RegExp(`^[${SPACE}]*(?:${ONE_LINE})?[${SPACE}]*$`, "u"),
-        "must be one line without control or format characters, at most 200 characters",
+export const Request = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.request.v1"),
+      run_id: runId,
+      gate,
+      artifact_path: described(projectPath, "path of the artifact, relative to the project root (the parent of .guild/)"),
+      author_host: nonBlank,
+      author_host_source: described(
+        z.optional(z.enum(["declared", "mcp-client-info"])),
+        "mcp-client-info: the host is the MCP client's own name from the handshake, not a claim of the caller",
       ),
-    ),
-    reviewer: described(z._default(z.string(), "auto"), "auto, or a provider id to pin"),
-    review: z.optional(ReviewMode),
-    risk: z.optional(z.enum(["low", "medium", "high"])),
-    cap: z.optional(wholeNumber(1)),
-    stop: described(
-      z.optional(StopPolicy),
-      "verdict: the five-condition gate; score: score ≥ 6 and readiness ready|almost replace the verdict condition",
-    ),
-    difficulty: z.optional(Difficulty),
-    human_checkpoint: described(
-      z.optional(z.boolean()),
-      "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate",
-    ),
-    paths: described(
-      z.optional(z.array(projectPath)),
-      "further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)",
-    ),
-    quorum: described(z.optional(QuorumRule), "a quorum gate: every round goes to N reviewers of distinct families (SPEC §26)"),
-    requested_at: isoTime,
-  }),
+      author_host_version: described(optionalString(), "the MCP client's version from the handshake"),
+      // copied (trimmed) into every packet: bounded, so a packet cannot outgrow a gate file for a reason no retry changes
+      author_model: z.optional(
+        patterned(
+          new RegExp(`^[${SPACE}]*(?:${ONE_LINE})?[${SPACE}]*$`, "u"),
+          "must be one line without control or format characters, at most 200 characters",
+        ),
+      ),
+      reviewer: described(z._default(z.string(), "auto"), "auto, or a provider id to pin"),
+      review: z.optional(ReviewMode),
+      risk: z.optional(z.enum(["low", "medium", "high"])),
+      cap: z.optional(wholeNumber(1)),
+      stop: described(
+        z.optional(StopPolicy),
+        "verdict: the five-condition gate; score: score ≥ 6 and readiness ready|almost replace the verdict condition",
+      ),
+      difficulty: z.optional(Difficulty),
+      human_checkpoint: described(
+        z.optional(z.boolean()),
+        "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate",
+      ),
+      paths: described(
+        z.optional(z.array(projectPath)),
+        "further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)",
+      ),
+      quorum: described(z.optional(QuorumRule), "a quorum gate: every round goes to N reviewers of distinct families (SPEC §26)"),
+      requested_at: isoTime,
+    }),
   { title: "review/<gate>/request.json" },
 );
 export type Request = z.infer<typeof Request>;
 
 export const RestartReason = z.enum(["artifact_changed", "retry", "malformed", "degraded", "ruling", "finalizer"]);
 
-export const PacketFrontMatter = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.packet.v1"),
-    packet_id: nonBlank,
-    run_id: runId,
-    gate,
-    round,
-    counted_round: described(round, "the round number counted against the cap (restarts and retries keep it)"),
-    cap: described(wholeNumber(1, 1000), "effective cap: the resolved cap plus human extensions"),
-    restart_of: z.nullable(round),
-    restart_reason: z.nullable(RestartReason),
-    author_host: nonBlank,
-    author_model: nullableString(),
-    author_family: Family,
-    author_family_source: z.enum(["declared-model", "host-map", "unknown"]),
-    reviewer_provider: nonBlank,
-    reviewer_adapter: nonBlank,
-    reviewer_model: nullableString(),
-    reviewer_family: Family,
-    independence: Independence,
-    selection_status: z.enum(["selected", "degraded-local", "skipped"]),
-    selection_reason: z.string(),
-    artifact_path: nonBlank,
-    artifact_sha256: described(sha256Hex, "sha256 of the scrubbed artifact bytes embedded in this packet"),
-    artifact_raw_sha256: described(
-      z.optional(sha256Hex),
-      "sha256 of the artifact file's raw bytes when the packet was issued: an edit inside a redacted region still restarts the round",
-    ),
-    artifact_changed_at_ms: described(
-      z.optional(wholeNumber()),
-      "nightmare packets: the artifact file's ctime (whole ms, by the file system's clock) when the packet was issued; " +
-        "a later one restarts the round",
-    ),
-    difficulty: described(z.optional(Difficulty), "absent means medium; nightmare packets carry paths, not the artifact"),
-    stop: described(z.optional(StopPolicy), "absent means verdict"),
-    quorum: described(
-      z.optional(QuorumRule),
-      "a quorum round's member packet (packet-<n>.<provider>.md): the rule the round is judged by, fixed when it was issued",
-    ),
-    issued_at: isoTime,
-  }),
+export const PacketFrontMatter = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.packet.v1"),
+      packet_id: nonBlank,
+      run_id: runId,
+      gate,
+      round,
+      counted_round: described(round, "the round number counted against the cap (restarts and retries keep it)"),
+      cap: described(wholeNumber(1, 1000), "effective cap: the resolved cap plus human extensions"),
+      restart_of: z.nullable(round),
+      restart_reason: z.nullable(RestartReason),
+      author_host: nonBlank,
+      author_model: nullableString(),
+      author_family: Family,
+      author_family_source: z.enum(["declared-model", "host-map", "unknown"]),
+      reviewer_provider: nonBlank,
+      reviewer_adapter: nonBlank,
+      reviewer_model: nullableString(),
+      reviewer_family: Family,
+      independence: Independence,
+      selection_status: z.enum(["selected", "degraded-local", "skipped"]),
+      selection_reason: z.string(),
+      artifact_path: nonBlank,
+      artifact_sha256: described(sha256Hex, "sha256 of the scrubbed artifact bytes embedded in this packet"),
+      artifact_raw_sha256: described(
+        z.optional(sha256Hex),
+        "sha256 of the artifact file's raw bytes when the packet was issued: an edit inside a redacted region still restarts the round",
+      ),
+      artifact_changed_at_ms: described(
+        z.optional(wholeNumber()),
+        "nightmare packets: the artifact file's ctime (whole ms, by the file system's clock) when the packet was issued; " +
+          "a later one restarts the round",
+      ),
+      difficulty: described(z.optional(Difficulty), "absent means medium; nightmare packets carry paths, not the artifact"),
+      stop: described(z.optional(StopPolicy), "absent means verdict"),
+      quorum: described(
+        z.optional(QuorumRule),
+        "a quorum round's member packet (packet-<n>.<provider>.md): the rule the round is judged by, fixed when it was issued",
+      ),
+      issued_at: isoTime,
+    }),
   { title: "review/<gate>/packet-<n>.md front matter" },
 );
 export type PacketFrontMatter = z.infer<typeof PacketFrontMatter>;
 
-export const Attempt = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.attempt.v1"),
-    run_id: runId,
-    gate,
-    round,
-    packet_id: nonBlank,
-    provider: nonBlank,
-    worker: z.object({ host: z.string(), pid: wholeNumber() }),
-    started_at: isoTime,
-    delivery_key_sha256: described(
-      z.optional(sha256Hex),
-      "sha256 of a key the dispatching worker keeps in memory and writes into the result it delivers: the round takes no other result",
-    ),
-    end_key_sha256: described(
-      z.optional(sha256Hex),
-      "sha256 of a second key the worker keeps, written into the failure it delivers if the round ends without a result: " +
-        "a malformed or unavailable failure without it ends nothing",
-    ),
-  }),
+export const Attempt = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.attempt.v1"),
+      run_id: runId,
+      gate,
+      round,
+      packet_id: nonBlank,
+      provider: nonBlank,
+      worker: z.object({ host: z.string(), pid: wholeNumber() }),
+      started_at: isoTime,
+      delivery_key_sha256: described(
+        z.optional(sha256Hex),
+        "sha256 of a key the dispatching worker keeps in memory and writes into the result it delivers: the round takes no other result",
+      ),
+      end_key_sha256: described(
+        z.optional(sha256Hex),
+        "sha256 of a second key the worker keeps, written into the failure it delivers if the round ends without a result: " +
+          "a malformed or unavailable failure without it ends nothing",
+      ),
+    }),
   { title: "review/<gate>/attempt-<n>.json", description: "Recorded before a reviewer is dispatched." },
 );
 export type Attempt = z.infer<typeof Attempt>;
 
 export const FailureKind = z.enum(["malformed", "no_verdict", "unavailable"]);
-export const Failure = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.failure.v1"),
-    run_id: runId,
-    gate,
-    round,
-    packet_id: nonBlank,
-    kind: FailureKind,
-    reason: nonBlank,
-    reviewer_provider: optionalString(),
-    reviewer_model: z.optional(nullableString()),
-    dispatch_attempts: described(z.optional(z.array(DispatchAttempt)), "every dispatch of the round, in order"),
-    end_key: described(optionalString(), "the key whose sha256 the round's attempt-<n>.json recorded as end_key_sha256"),
-    at: isoTime,
-  }),
+export const Failure = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.failure.v1"),
+      run_id: runId,
+      gate,
+      round,
+      packet_id: nonBlank,
+      kind: FailureKind,
+      reason: nonBlank,
+      reviewer_provider: optionalString(),
+      reviewer_model: z.optional(nullableString()),
+      dispatch_attempts: described(z.optional(z.array(DispatchAttempt)), "every dispatch of the round, in order"),
+      end_key: described(optionalString(), "the key whose sha256 the round's attempt-<n>.json recorded as end_key_sha256"),
+      at: isoTime,
+    }),
   { title: "review/<gate>/failure-<n>.json", description: "A round that ended without a result." },
 );
 export type Failure = z.infer<typeof Failure>;
 
-export const GatePassConditions = z.object({
-  parses: z.boolean(),
-  packet_id_match: z.boolean(),
-  sha256_match: z.boolean(),
-  satisfied: z.boolean(),
-  no_blockers: z.boolean(),
-});
-export const GatePassReport = z.object({
-  pass: z.boolean(),
-  conditions: GatePassConditions,
-  recomputed_sha256: sha256Hex,
-  reasons: z.array(z.string()),
-});
-export type GatePassReport = z.infer<typeof GatePassReport>;
-
-export const ScoreGate = described(
+export const GatePassConditions = onFirstUse(() =>
   z.object({
-    score: z.nullable(z.number()),
-    readiness: z.nullable(Readiness),
-    available: described(z.boolean(), "a finite score within 1–10 and a readiness were taken from the reviewer's own output"),
-    positive: described(z.boolean(), "available, score ≥ 6 and readiness ready or almost"),
+    parses: z.boolean(),
+    packet_id_match: z.boolean(),
+    sha256_match: z.boolean(),
+    satisfied: z.boolean(),
+    no_blockers: z.boolean(),
+  }),
+);
+export const GatePassReport = onFirstUse(() =>
+  z.object({
+    pass: z.boolean(),
+    conditions: GatePassConditions,
+    recomputed_sha256: sha256Hex,
     reasons: z.array(z.string()),
   }),
-  "the score condition (ARIS's stop rule), evaluated for every result; applied only under stop=score",
+);
+export type GatePassReport = z.infer<typeof GatePassReport>;
+
+export const ScoreGate = onFirstUse(
+  () =>
+    z.object({
+      score: z.nullable(z.number()),
+      readiness: z.nullable(Readiness),
+      available: described(z.boolean(), "a finite score within 1–10 and a readiness were taken from the reviewer's own output"),
+      positive: described(z.boolean(), "available, score ≥ 6 and readiness ready or almost"),
+      reasons: z.array(z.string()),
+    }),
+  { description: "the score condition (ARIS's stop rule), evaluated for every result; applied only under stop=score" },
 );
 export type ScoreGate = z.infer<typeof ScoreGate>;
 
-export const VerdictFile = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.verdict.v1"),
-    run_id: runId,
-    gate,
-    round,
-    packet_id: nonBlank,
-    packet_sha256: described(
-      z.optional(sha256Hex),
-      "sha256 of the packet file bytes the result was judged against (absent in verdicts from before it was recorded)",
-    ),
-    result_sha256: described(sha256Hex, "sha256 of the result file bytes that were verified"),
-    artifact_sha256_reviewed: nullableString(),
-    result_verdict: nullableString(),
-    blocking_count: z.nullable(wholeNumber(0)),
-    reviewer_model: nullableString(),
-    reviewer_family: Family,
-    independence_violation: z.boolean(),
-    gate_pass: GatePassReport,
-    score_gate: z.optional(ScoreGate),
-    blocking_keys: described(
-      z.optional(z.array(patterned(/^[0-9a-f]{16}$/)).check(z.maxLength(200))),
-      "each blocking finding's key (sha256 of its normalised title and evidence, 16 hex), sorted: stall detection (§14)",
-    ),
-    rulings: described(
-      z.optional(z.object({ upheld: wholeNumber(0), withdrawn: wholeNumber(0) })),
-      "a ruling round: how many contested findings were upheld (each keeps the gate closed) and withdrawn",
-    ),
-    verified_at: isoTime,
-  }),
+export const VerdictFile = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.verdict.v1"),
+      run_id: runId,
+      gate,
+      round,
+      packet_id: nonBlank,
+      packet_sha256: described(
+        z.optional(sha256Hex),
+        "sha256 of the packet file bytes the result was judged against (absent in verdicts from before it was recorded)",
+      ),
+      result_sha256: described(sha256Hex, "sha256 of the result file bytes that were verified"),
+      artifact_sha256_reviewed: nullableString(),
+      result_verdict: nullableString(),
+      blocking_count: z.nullable(wholeNumber(0)),
+      reviewer_model: nullableString(),
+      reviewer_family: Family,
+      independence_violation: z.boolean(),
+      gate_pass: GatePassReport,
+      score_gate: z.optional(ScoreGate),
+      blocking_keys: described(
+        z.optional(z.array(patterned(/^[0-9a-f]{16}$/)).check(z.maxLength(200))),
+        "each blocking finding's key (sha256 of its normalised title and evidence, 16 hex), sorted: stall detection (§14)",
+      ),
+      rulings: described(
+        z.optional(z.object({ upheld: wholeNumber(0), withdrawn: wholeNumber(0) })),
+        "a ruling round: how many contested findings were upheld (each keeps the gate closed) and withdrawn",
+      ),
+      verified_at: isoTime,
+    }),
   { title: "review/<gate>/verdict-<n>.json" },
 );
 export type VerdictFile = z.infer<typeof VerdictFile>;
 
-export const Resubmit = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.resubmit.v1"),
-    run_id: runId,
-    gate,
-    after_round: round,
-    at: isoTime,
-  }),
+export const Resubmit = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.resubmit.v1"),
+      run_id: runId,
+      gate,
+      after_round: round,
+      at: isoTime,
+    }),
   { title: "review/<gate>/resubmit-<n>.json", description: "The author revised the artifact after round n." },
 );
 
@@ -444,152 +489,159 @@ export const EscalationReason = z.enum([
 export type EscalationReason = z.infer<typeof EscalationReason>;
 export const StallPattern = z.enum(["repeated_findings", "unchanged_resubmit", "score_regression", "alternating_versions"]);
 export type StallPattern = z.infer<typeof StallPattern>;
-export const StallEvidence = z.object({
-  pattern: StallPattern,
-  since_round: described(wholeNumber(1), "the first round of the pattern"),
-  rounds: described(z.array(wholeNumber(1)), "the rounds that show it, oldest first"),
-  findings: described(
-    z.optional(z.array(z.object({ title: z.string(), evidence: optionalString() }))),
-    "repeated_findings: the blocking findings raised again, as the reviewer wrote them (scrubbed)",
-  ),
-  artifact_sha256: described(z.optional(z.array(sha256Hex)), "the artifact bytes each round reviewed, and last the resubmitted ones"),
-  scores: described(z.optional(z.array(z.number())), "score_regression: the scores of the rounds, oldest first"),
-});
+export const StallEvidence = onFirstUse(() =>
+  z.object({
+    pattern: StallPattern,
+    since_round: described(wholeNumber(1), "the first round of the pattern"),
+    rounds: described(z.array(wholeNumber(1)), "the rounds that show it, oldest first"),
+    findings: described(
+      z.optional(z.array(z.object({ title: z.string(), evidence: optionalString() }))),
+      "repeated_findings: the blocking findings raised again, as the reviewer wrote them (scrubbed)",
+    ),
+    artifact_sha256: described(z.optional(z.array(sha256Hex)), "the artifact bytes each round reviewed, and last the resubmitted ones"),
+    scores: described(z.optional(z.array(z.number())), "score_regression: the scores of the rounds, oldest first"),
+  }),
+);
 export type StallEvidence = z.infer<typeof StallEvidence>;
 export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"]);
 export type DecisionChoice = z.infer<typeof DecisionChoice>;
 
-export const Escalation = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.escalation.v1"),
-    run_id: runId,
-    gate,
-    round: wholeNumber(0),
-    reason: EscalationReason,
-    detail: z.string(),
-    options: z.array(DecisionChoice),
-    stall: described(z.optional(StallEvidence), "reason stalled: the pattern and the rounds that show it"),
-    at: isoTime,
-  }),
+export const Escalation = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.escalation.v1"),
+      run_id: runId,
+      gate,
+      round: wholeNumber(0),
+      reason: EscalationReason,
+      detail: z.string(),
+      options: z.array(DecisionChoice),
+      stall: described(z.optional(StallEvidence), "reason stalled: the pattern and the rounds that show it"),
+      at: isoTime,
+    }),
   { title: "review/<gate>/escalation-<n>.json" },
 );
 export type Escalation = z.infer<typeof Escalation>;
 
-export const Decision = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.decision.v1"),
-    run_id: runId,
-    gate,
-    round: wholeNumber(0),
-    choice: DecisionChoice,
-    extend_by: z.optional(wholeNumber(1, MAX_EXTEND_BY)),
-    note: optionalString(),
-    decided_by: optionalString(),
-    escalation_sha256: described(
-      z.optional(sha256Hex),
-      "sha256 of the escalation-<n>.json bytes this answers: a decision naming none must be dated after it, never ahead of now",
-    ),
-    at: isoTime,
-  }),
+export const Decision = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.decision.v1"),
+      run_id: runId,
+      gate,
+      round: wholeNumber(0),
+      choice: DecisionChoice,
+      extend_by: z.optional(wholeNumber(1, MAX_EXTEND_BY)),
+      note: optionalString(),
+      decided_by: optionalString(),
+      escalation_sha256: described(
+        z.optional(sha256Hex),
+        "sha256 of the escalation-<n>.json bytes this answers: a decision naming none must be dated after it, never ahead of now",
+      ),
+      at: isoTime,
+    }),
   { title: "review/<gate>/decision-<n>.json" },
 );
 export type Decision = z.infer<typeof Decision>;
 
 export const OutcomeStatus = z.enum(["satisfied", "skipped", "force_passed", "rework", "stopped"]);
-export const Outcome = withMeta(
-  z.object({
-    schema_version: z.literal("guild_bus.outcome.v1"),
-    run_id: runId,
-    gate,
-    status: OutcomeStatus,
-    author_host: z.string(),
-    author_family: Family,
-    reviewer_host: nullableString(),
-    reviewer_model: nullableString(),
-    reviewer_family: z.nullable(Family),
-    family_relation: described(
-      z.optional(z.nullable(z.enum(["different", "same", "unknown"]))),
-      "author vs reviewer family, as classified",
-    ),
-    author_family_source: z.optional(z.enum(["declared-model", "host-map", "unknown"])),
-    identity_assurance: described(
-      z.optional(nullableString()),
-      "how the reviewer model is known: reported by the CLI/endpoint, requested (not reported), or declared (unverified)",
-    ),
-    independence: z.nullable(Independence),
-    rounds: wholeNumber(0),
-    satisfied_at_round: z.optional(round),
-    final_round: wholeNumber(0),
-    artifact_sha256: nullableString(),
-    artifact_raw_sha256: described(
-      z.optional(z.nullable(sha256Hex)),
-      "sha256 of the artifact file's raw bytes at the outcome: an edit inside a redacted region is a change too",
-    ),
-    quorum: described(
-      z.optional(
-        z.object({
-          need: wholeNumber(1),
-          of: wholeNumber(1),
-          families: z.optional(z.array(Family)),
-          members: z.array(z.object({ provider: z.string(), family: Family, model: nullableString() })),
-        }),
+export const Outcome = onFirstUse(
+  () =>
+    z.object({
+      schema_version: z.literal("guild_bus.outcome.v1"),
+      run_id: runId,
+      gate,
+      status: OutcomeStatus,
+      author_host: z.string(),
+      author_family: Family,
+      reviewer_host: nullableString(),
+      reviewer_model: nullableString(),
+      reviewer_family: z.nullable(Family),
+      family_relation: described(
+        z.optional(z.nullable(z.enum(["different", "same", "unknown"]))),
+        "author vs reviewer family, as classified",
       ),
-      "a satisfied quorum gate: the reviewers whose passes counted, one per family, all on artifact_sha256",
-    ),
-    reason: z.string(),
-    trail_path: z.string(),
-    at: isoTime,
-  }),
+      author_family_source: z.optional(z.enum(["declared-model", "host-map", "unknown"])),
+      identity_assurance: described(
+        z.optional(nullableString()),
+        "how the reviewer model is known: reported by the CLI/endpoint, requested (not reported), or declared (unverified)",
+      ),
+      independence: z.nullable(Independence),
+      rounds: wholeNumber(0),
+      satisfied_at_round: z.optional(round),
+      final_round: wholeNumber(0),
+      artifact_sha256: nullableString(),
+      artifact_raw_sha256: described(
+        z.optional(z.nullable(sha256Hex)),
+        "sha256 of the artifact file's raw bytes at the outcome: an edit inside a redacted region is a change too",
+      ),
+      quorum: described(
+        z.optional(
+          z.object({
+            need: wholeNumber(1),
+            of: wholeNumber(1),
+            families: z.optional(z.array(Family)),
+            members: z.array(z.object({ provider: z.string(), family: Family, model: nullableString() })),
+          }),
+        ),
+        "a satisfied quorum gate: the reviewers whose passes counted, one per family, all on artifact_sha256",
+      ),
+      reason: z.string(),
+      trail_path: z.string(),
+      at: isoTime,
+    }),
   { title: "review/<gate>/outcome.json" },
 );
 export type Outcome = z.infer<typeof Outcome>;
 
-export const TrailEntry = withMeta(
-  z.object({
-    round,
-    counted_round: round,
-    restart_of: z.nullable(round),
-    restart_reason: z.optional(z.nullable(RestartReason)),
-    reviewer_host: z.string(),
-    reviewer_model: nullableString(),
-    reviewer_family: Family,
-    independence: Independence,
-    member: described(optionalString(), "a quorum round: the member reviewer this entry is for (SPEC §26)"),
-    packet: z.string(),
-    result: nullableString(),
-    post_sentinel_scan: z.string(),
-    artifact_sha256_packet: z.string(),
-    artifact_sha256_reviewed: nullableString(),
-    verifier_recomputed_sha256: nullableString(),
-    gate_pass: z.nullable(z.boolean()),
-    reasons: z.array(z.string()),
-    verdict: nullableString(),
-    blocking_findings: z.nullable(wholeNumber()),
-    score: z.optional(z.nullable(z.number())),
-    readiness: z.optional(z.nullable(Readiness)),
-    dispatch: described(
-      z.optional(z.array(z.string())),
-      "each dispatch attempt of the round, then the provider, model and effort that ran",
-    ),
-    state: z.string(),
-  }),
+export const TrailEntry = onFirstUse(
+  () =>
+    z.object({
+      round,
+      counted_round: round,
+      restart_of: z.nullable(round),
+      restart_reason: z.optional(z.nullable(RestartReason)),
+      reviewer_host: z.string(),
+      reviewer_model: nullableString(),
+      reviewer_family: Family,
+      independence: Independence,
+      member: described(optionalString(), "a quorum round: the member reviewer this entry is for (SPEC §26)"),
+      packet: z.string(),
+      result: nullableString(),
+      post_sentinel_scan: z.string(),
+      artifact_sha256_packet: z.string(),
+      artifact_sha256_reviewed: nullableString(),
+      verifier_recomputed_sha256: nullableString(),
+      gate_pass: z.nullable(z.boolean()),
+      reasons: z.array(z.string()),
+      verdict: nullableString(),
+      blocking_findings: z.nullable(wholeNumber()),
+      score: z.optional(z.nullable(z.number())),
+      readiness: z.optional(z.nullable(Readiness)),
+      dispatch: described(
+        z.optional(z.array(z.string())),
+        "each dispatch attempt of the round, then the provider, model and effort that ran",
+      ),
+      state: z.string(),
+    }),
   { title: "one round of trail.md (also in `status --json`)" },
 );
 export type TrailEntry = z.infer<typeof TrailEntry>;
 
-export const Event = withMeta(
-  z.looseObject({
-    ts: isoTime,
-    event: z.enum(["codex_review_round", "review_escalation", "review_outcome"]),
-    run_id: runId,
-    gate,
-    round_number: wholeNumber(0),
-    terminated_by_satisfied: z.optional(z.boolean()),
-    reviewer_host: optionalString(),
-    independence: z.optional(Independence),
-    reason: optionalString(),
-    status: optionalString(),
-  }),
+export const Event = onFirstUse(
+  () =>
+    z.looseObject({
+      ts: isoTime,
+      event: z.enum(["codex_review_round", "review_escalation", "review_outcome"]),
+      run_id: runId,
+      gate,
+      round_number: wholeNumber(0),
+      terminated_by_satisfied: z.optional(z.boolean()),
+      reviewer_host: optionalString(),
+      independence: z.optional(Independence),
+      reason: optionalString(),
+      status: optionalString(),
+    }),
   { title: "runs/<run-id>/events.jsonl line" },
 );
 export type Event = z.infer<typeof Event>;
@@ -699,29 +751,31 @@ export const Settings = withMeta(
 );
 export type Settings = z.infer<typeof Settings>;
 
-export const Capability = withMeta(
-  z.looseObject({
-    schema_version: z.optional(z.literal("host_capability.v1")),
-    host: optionalString(),
-    provider: optionalString(),
-    id: optionalString(),
-    model: optionalString(),
-    family: described(optionalString(), "informational: the bus derives families from model strings only"),
-    providers: z.optional(z.array(z.looseObject({ id: z.string(), model: optionalString(), family: optionalString() }))),
-  }),
+export const Capability = onFirstUse(
+  () =>
+    z.looseObject({
+      schema_version: z.optional(z.literal("host_capability.v1")),
+      host: optionalString(),
+      provider: optionalString(),
+      id: optionalString(),
+      model: optionalString(),
+      family: described(optionalString(), "informational: the bus derives families from model strings only"),
+      providers: z.optional(z.array(z.looseObject({ id: z.string(), model: optionalString(), family: optionalString() }))),
+    }),
   { title: ".guild/hosts/<host>/capability.json" },
 );
 
-export const CodexSkipStreak = withMeta(
-  z.looseObject({
-    schema_version: z.literal("guild.codex_skip_streak.v1"),
-    streak: wholeNumber(0),
-    threshold: z.optional(wholeNumber()),
-    blocked: z.boolean(),
-    updated_at: optionalString(),
-    reason: optionalString(),
-    clear_by: optionalString(),
-  }),
+export const CodexSkipStreak = onFirstUse(
+  () =>
+    z.looseObject({
+      schema_version: z.literal("guild.codex_skip_streak.v1"),
+      streak: wholeNumber(0),
+      threshold: z.optional(wholeNumber()),
+      blocked: z.boolean(),
+      updated_at: optionalString(),
+      reason: optionalString(),
+      clear_by: optionalString(),
+    }),
   { title: ".guild/codex-skip-streak.json" },
 );
 

@@ -5,7 +5,7 @@ import { resultRefusal } from "../core/result-slot.js";
 import { readGate } from "../bus/gate-reader.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { receivedScrubOptions, scrubResult } from "../core/scrub.js";
-import { type PacketFrontMatter, RESULT_FIELDS, type ReviewResultStrict } from "../spec/schemas.js";
+import { type PacketFrontMatter, resultFieldNames, type ReviewResultStrict } from "../spec/schemas.js";
 import { deliver, type DeliverStatus } from "../bus/deliver.js";
 import { keepRejected } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
@@ -26,7 +26,7 @@ export async function deliverResult(
 ): Promise<ResultDelivery> {
   const { layout } = ctx;
   // the providers' own API keys too, by value: an endpoint that echoes the key it was sent must not commit it to the gate
-  const result = scrubResult(answer, receivedScrubOptions(ctx.settings), RESULT_FIELDS);
+  const result = scrubResult(answer, receivedScrubOptions(ctx.settings), resultFieldNames());
   const text = busJson(result);
   const bytes = Buffer.byteLength(text);
   // scrub labels can grow an answer; a gate file the verifier refuses unread would strand the round

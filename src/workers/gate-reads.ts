@@ -17,7 +17,7 @@ import type { GateSnapshot } from "../core/snapshot.js";
 import type { ResultLookup } from "../core/trail.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { slotFile } from "../core/slot-file.js";
-import { RESULT_FIELDS } from "../spec/schemas.js";
+import { resultFieldNames } from "../spec/schemas.js";
 
 export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
   const options = scrubOptions(ctx.settings);
@@ -36,7 +36,7 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
         try {
           // results may come from foreign writers: their text is scrubbed before it reaches a packet or the trail
           const parsed = parseReviewResult(read(name)).result;
-          return { value: parsed && (scrubResult(parsed as never, options, RESULT_FIELDS) as unknown as typeof parsed), read: true };
+          return { value: parsed && (scrubResult(parsed as never, options, resultFieldNames()) as unknown as typeof parsed), read: true };
         } catch (error) {
           // a packet built now would go out without the round's findings: the step is tried again instead
           rethrowSystemFault(error);

@@ -12,7 +12,7 @@ import {
   scrubResult,
   scrubWithReport,
 } from "../../src/core/scrub.js";
-import { RESULT_FIELDS } from "../../src/spec/schemas.js";
+import { resultFieldNames } from "../../src/spec/schemas.js";
 
 interface CorpusEntry {
   name: string;
@@ -786,12 +786,12 @@ describe("custom patterns", () => {
     // each string takes part of the budget on its own (on a fast machine, under it); sixty take it several times over
     const strings = Array.from({ length: 60 }, () => "a".repeat(24));
     const answer = { summary: "s", findings: strings.map((title) => ({ severity: "low", title })) } as never;
-    expect(() => scrubResult(answer, { customPatterns: ["(a+)+b"] }, RESULT_FIELDS)).toThrow(/ran longer than/);
+    expect(() => scrubResult(answer, { customPatterns: ["(a+)+b"] }, resultFieldNames())).toThrow(/ran longer than/);
   });
 
   it("a large answer of many strings is not stopped by a pattern that runs fast: only the patterns' own time counts", () => {
     const findings = Array.from({ length: 6000 }, (_, i) => ({ severity: "low", title: `finding ${i}`, detail: "x".repeat(100) }));
-    const out = scrubResult({ summary: "ACME-1234", findings } as never, { customPatterns: ["ACME-[0-9]{4}"] }, RESULT_FIELDS);
+    const out = scrubResult({ summary: "ACME-1234", findings } as never, { customPatterns: ["ACME-[0-9]{4}"] }, resultFieldNames());
     expect(out).toMatchObject({ summary: "[REDACTED:custom]" });
   });
 
@@ -1051,9 +1051,9 @@ describe("scrubResult: only the top level's bindings are exact", () => {
       reviewer_host: "codex",
       reviewer_model: `gpt-5 ${token}`,
     } as never;
-    const out = JSON.stringify(scrubResult(result, {}, RESULT_FIELDS));
+    const out = JSON.stringify(scrubResult(result, {}, resultFieldNames()));
     expect(out).not.toContain(token);
-    expect(scrubResult(result, {}, RESULT_FIELDS)).toMatchObject({
+    expect(scrubResult(result, {}, resultFieldNames())).toMatchObject({
       packet_id: "G-plan-r1-x",
       verdict: "issues",
       artifact_sha256_reviewed: "a".repeat(64),
@@ -1067,7 +1067,7 @@ describe("scrubResult: only the top level's bindings are exact", () => {
       `{"schema_version":"review_result.v1","packet_id":"p","verdict":"issues","${token}":"top",` +
         `"findings":[{"title":"t","${token}":1,"${other}":2,"__proto__":{"x":1}}]}`,
     ) as never;
-    const out = scrubResult(result, {}, RESULT_FIELDS) as unknown as { findings: Array<Record<string, unknown>> };
+    const out = scrubResult(result, {}, resultFieldNames()) as unknown as { findings: Array<Record<string, unknown>> };
     expect(JSON.stringify(out)).not.toContain("A1b2C3d4");
     expect(JSON.stringify(out)).not.toContain("Z9y8X7w6");
     expect(Object.values(out.findings[0]!).sort()).toEqual([1, 2, "t", { x: 1 }].sort());
@@ -1077,7 +1077,7 @@ describe("scrubResult: only the top level's bindings are exact", () => {
     const named = scrubResult(
       { summary: "summary of it", findings: [{ title: "t" }] } as never,
       { customPatterns: ["summary|title"] },
-      RESULT_FIELDS,
+      resultFieldNames(),
     );
     expect(Object.keys(named)).toEqual(["summary", "findings"]);
     expect((named as unknown as { findings: Array<Record<string, unknown>> }).findings[0]).toHaveProperty("title");
@@ -1085,7 +1085,7 @@ describe("scrubResult: only the top level's bindings are exact", () => {
     const shaped = scrubResult(
       { summary: "s", shpat_0123456789abcdef0123456789abcdef: "x", acme_k3j4h5g6f7d8s9a0p1o2: "y", line_no: 3 } as never,
       { customPatterns: ["acme_[a-z0-9]{20}"] },
-      RESULT_FIELDS,
+      resultFieldNames(),
     );
     expect(JSON.stringify(Object.keys(shaped))).not.toMatch(/0123456789abcdef|k3j4h5g6/);
     expect(shaped).toMatchObject({ summary: "s", line_no: 3 });
@@ -1100,7 +1100,7 @@ describe("scrubResult: only the top level's bindings are exact", () => {
       summary: `token ${key}`,
       delivery_key: key,
     } as never;
-    const out = scrubResult(result, { customPatterns: ["[0-9a-f]{40,}"] }, RESULT_FIELDS) as unknown as {
+    const out = scrubResult(result, { customPatterns: ["[0-9a-f]{40,}"] }, resultFieldNames()) as unknown as {
       delivery_key: string;
       summary: string;
     };
