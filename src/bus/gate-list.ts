@@ -1,5 +1,5 @@
 // Every gate directory on disk, and the entries under .guild/runs the workers ignore, with why.
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync, type Stats } from "node:fs";
 import path from "node:path";
 import { GATE_NAMES, isGate, isRunId } from "../spec/ids.js";
 import type { Layout } from "./layout.js";
@@ -89,16 +89,34 @@ export function listGates(layout: Layout, runFilter?: string): GateListing {
   return out;
 }
 
+/** The gate's own subdirectory whose files a pass rests on: the verifier's seals (SPEC §15). */
+const SEALS = ".verified";
+
 /**
- * Whether the gate holds a valid outcome and nothing in the gate directory changed since `cutoffMs`: the directory and
- * every entry in it, by ctime (which no writer sets back; an edit in place, a file added or replaced, all move it). A
- * gate that cannot be told so (a read that fails) is not.
+ * The stat of a gate directory, of every entry in it, and of every seal in its .verified/, by name ("." the directory
+ * itself): what an ended gate rests on, short of the artifact. A seal edited in place, or given a second name, moves
+ * neither directory's stat, yet its verdict no longer counts. Throws when one cannot be read (gone since the listing).
+ */
+export function gateEntryStats(dir: string): Array<[string, Stats]> {
+  const out: Array<[string, Stats]> = [[".", lstatSync(dir)]];
+  for (const name of readdirSync(dir)) {
+    const st = lstatSync(path.join(dir, name));
+    out.push([name, st]);
+    if (name === SEALS && st.isDirectory())
+      for (const seal of readdirSync(path.join(dir, name))) out.push([`${name}/${seal}`, lstatSync(path.join(dir, name, seal))]);
+  }
+  return out;
+}
+
+/**
+ * Whether the gate holds a valid outcome and nothing it rests on changed since `cutoffMs`: the directory, every entry
+ * in it and every seal in .verified/ (gateEntryStats), by ctime (which no writer sets back; an edit in place, a file
+ * added or replaced, all move it). A gate that cannot be told so (a read that fails) is not.
  */
 export function endedBefore(layout: Layout, runId: string, gate: string, cutoffMs: number): boolean {
   const dir = layout.gateDir(runId, gate);
   try {
-    if (lstatSync(dir).ctimeMs >= cutoffMs) return false;
-    for (const name of readdirSync(dir)) if (lstatSync(path.join(dir, name)).ctimeMs >= cutoffMs) return false;
+    if (gateEntryStats(dir).some(([, st]) => st.ctimeMs >= cutoffMs)) return false;
     return hasValidOutcome(layout, runId, gate);
   } catch {
     return false;

@@ -1,6 +1,6 @@
 // What status, wait and the MCP tools report of an ended gate: a pass only while its outcome re-derives from the
 // gate's files (SPEC §17); an outcome.json dropped by hand is not one.
-import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { spawn } from "node:child_process";
@@ -184,6 +184,37 @@ describe("an ended gate's view", () => {
     for (const scope of [{ all: true }, { verify: true }])
       expect(shown({ ...scope, now: later })).toEqual({ runs: [run, "still-open"], history: 0 });
     expect(shown({ run, now: later })).toEqual({ runs: [run], history: 0 });
+  });
+
+  it("a pass whose seal is edited a day after the gate ended is no history: plain status shows it unproven, the hook holds", async () => {
+    const run = "seal-edited-later";
+    const { layout, file, dropResult } = await gateWithPacket(run);
+    dropResult();
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    writeFileSync(layout.settings, JSON.stringify({ stop_gate: { enabled: true } }));
+    expect(viewGate(loadContext(layout), run, GATE).exitCode).toBe(0);
+    const dir = layout.gateDir(run, GATE);
+    const lastChange = () => Math.max(...[dir, ...readdirSync(dir).map((n) => path.join(dir, n))].map((p) => lstatSync(p).ctimeMs));
+    const ended = lastChange();
+    // the seal rewritten in place (one byte of it changed): neither the gate directory's stat nor .verified/'s moves
+    const seal = file(".verified/result-1.json");
+    const bytes = readFileSync(seal);
+    bytes[bytes.length - 2]! ^= 1;
+    do writeFileSync(seal, bytes);
+    while (lstatSync(seal).ctimeMs <= ended); // a filesystem of coarse timestamps: until the clock has moved on
+    expect(lastChange()).toBe(ended);
+    const edited = lstatSync(seal).ctimeMs;
+    // a day after the gate ended, and less than a day after its seal was edited
+    const later = (ended + edited) / 2 + ENDED_HISTORY_MS;
+    const found = gateStatuses(loadContext(layout), { now: later });
+    if (!found.ok) throw new Error(found.error);
+    expect(found.history).toBe(0);
+    expect(found.rows.map((r) => [r.run_id, r.status])).toEqual([[run, "unproven"]]);
+    expect(await stopGate(loadContext(layout), "claude-code", later)).toMatchObject({
+      block: true,
+      reason: expect.stringContaining(`${run} ${GATE} has not passed`),
+    });
   });
 
   it("a gate the settings skipped stays a pass when the settings later require review (a settings edit re-judges nothing)", async () => {
