@@ -2,8 +2,9 @@
 // passes, polling where watching is unreliable): each gate it hands us is re-read, and a row that changed is pushed
 // to every open page. One small row per gate is all that is kept.
 import { existsSync, statSync } from "node:fs";
+import path from "node:path";
 import type { BusContext } from "../bus/context.js";
-import { listGates } from "../bus/gate-list.js";
+import { gateEntryStats, listGates } from "../bus/gate-list.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { workerRuntime } from "../runtime/worker-options.js";
@@ -19,7 +20,7 @@ const FILL_SLICE = 10;
 
 const key = (run: string, gate: string) => `${run}\u0000${gate}`;
 
-/** How often the artifacts of ended passes are looked at (one stat each), as `status` reads them on every call. */
+/** How often what ended passes rest on is looked at (a stat of each file), as `status` reads it on every call. */
 const PASS_RECHECK_MS = 2_000;
 
 /** A file's identity and version, or that it is not there: what changes when the file is edited, replaced or removed. */
@@ -32,14 +33,32 @@ function fileStamp(file: string): string {
   }
 }
 
+/**
+ * The gate's files an ended pass rests on (its result, seal, verdict, packet, outcome: gateEntryStats): an edit in
+ * place moves none of the directory mtimes the runtime knows a finished gate by, yet the pass may no longer re-derive.
+ */
+function gateFilesStamp(dir: string): string {
+  try {
+    return gateEntryStats(dir)
+      .map(([name, st]) => `${name}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`)
+      .join("/");
+  } catch (error) {
+    return `unreadable ${(error as NodeJS.ErrnoException).code ?? ""}`;
+  }
+}
+
+/** An ended pass's artifact and gate files, as one stamp. */
+const passStamp = (artifact: string, dir: string) => `${fileStamp(artifact)}\n${gateFilesStamp(dir)}`;
+
 export class GateBoard {
   private readonly rows = new Map<string, { row: GateRow; json: string }>();
   private readonly listeners = new Set<(e: BoardEvent) => void>();
   private readonly runtime: WorkerRuntime;
   private ctx: BusContext | null = null;
   private readonly recent: BoardEvent[] = [];
-  /** Ended passes and their artifact as last read: an edit there (outside .guild/, so no event) changes the row. */
-  private readonly passes = new Map<string, { run: string; gate: string; file: string; stamp: string }>();
+  /** Ended passes, their artifact and their gate's files as last read: an edit there (outside .guild/, or a file
+   * rewritten in place, so no event nor a directory that moved) changes the row. */
+  private readonly passes = new Map<string, { run: string; gate: string; file: string; dir: string; stamp: string }>();
   private passTimer: NodeJS.Timeout | undefined;
   /** The number of the last event: a page rendered at seq n asks for what came after n. */
   seq = 0;
@@ -68,7 +87,7 @@ export class GateBoard {
     this.loading.total = gates.length;
     await this.runtime.start();
     this.passTimer = setInterval(() => {
-      for (const p of [...this.passes.values()]) if (fileStamp(p.file) !== p.stamp) this.refresh(p.run, p.gate);
+      for (const p of [...this.passes.values()]) if (passStamp(p.file, p.dir) !== p.stamp) this.refresh(p.run, p.gate);
     }, PASS_RECHECK_MS);
     this.passTimer.unref();
     void (async () => {
@@ -115,9 +134,15 @@ export class GateBoard {
       if (this.rows.delete(k) && notify) this.emit({ kind: "gone", run, gate, seq: ++this.seq });
       return;
     }
+    const dir = ctx.layout.gateDir(run, gate);
+    // taken before the read (of an ended gate only: one lstat for the others): a file changed while the gate is read
+    // is looked at again at the next recheck
+    const before = existsSync(path.join(dir, "outcome.json")) ? gateFilesStamp(dir) : null;
     const { row, passedArtifact } = gateRow(ctx, run, gate);
-    if (passedArtifact) this.passes.set(k, { run, gate, file: passedArtifact, stamp: fileStamp(passedArtifact) });
-    else this.passes.delete(k);
+    if (passedArtifact) {
+      const stamp = passStamp(passedArtifact, dir);
+      this.passes.set(k, { run, gate, file: passedArtifact, dir, stamp: stamp.endsWith(`\n${before}`) ? stamp : "" });
+    } else this.passes.delete(k);
     const json = JSON.stringify(row);
     if (this.rows.get(k)?.json === json) return;
     this.rows.set(k, { row, json });

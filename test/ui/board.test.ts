@@ -1,5 +1,6 @@
 // The console's gate table keeps up with what `status` says: an ended pass whose artifact is edited afterwards (a file
-// outside .guild/, so no watcher event) stops showing as holding, and shows as holding again once the edit is undone.
+// outside .guild/, so no watcher event) stops showing as holding, and shows as holding again once the edit is undone;
+// so does one whose result or seal is rewritten in place (no name comes or goes, so no gate directory's mtime moves).
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -7,6 +8,7 @@ import { GateBoard } from "../../src/ui/board.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { viewGate } from "../../src/commands/gate-view.js";
 
 let board: GateBoard | undefined;
 afterEach(async () => {
@@ -43,5 +45,27 @@ describe("the console's gate table", () => {
     expect(pushed.at(-1)).toMatch(/^the author: the gate has ended/); // open pages are told, not only a reload
     writeFileSync(artifact, original);
     await rowSays(run, (w) => w.startsWith("nothing"));
+  });
+
+  it("an ended pass whose result or seal is rewritten in place shows as unproven, as status says, not as a pass", async () => {
+    for (const name of ["result-1.json", ".verified/result-1.json"]) {
+      const run = `board-inplace-${name.startsWith(".") ? "seal" : "result"}`;
+      const { layout, file, dropResult } = await gateWithPacket(run);
+      dropResult();
+      await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+      await stepGate(loadContext(layout), run, GATE);
+      board = new GateBoard({ root: layout.root, poll: false, reconcileMs: 100, fullScanMs: 200 });
+      await board.start(loadContext(layout));
+      await rowSays(run, (w) => w.startsWith("nothing"));
+      // one byte of the verified bytes changed, in place: the same names, the same size
+      const bytes = readFileSync(file(name));
+      bytes[bytes.indexOf('"satisfied"') + 1]! ^= 0x20;
+      writeFileSync(file(name), bytes);
+      expect(viewGate(loadContext(layout), run, GATE).output.status, name).toBe("unproven");
+      await rowSays(run, (w) => w === "human");
+      expect(board.list().find((r) => r.run === run)?.status, name).toBe("unproven");
+      await board.stop();
+      board = undefined;
+    }
   });
 });
