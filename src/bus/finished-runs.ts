@@ -1,8 +1,8 @@
 // .guild/finished-runs/<worker kind>.log: which runs had every gate ended when a worker of that kind last handled
 // them, so its start and scans skip them and a paced sweep verifies them instead (SPEC §18). One file per kind: a
 // broker that handled a late drop has not done the verifier's part. A hint, never the truth: a line is
-// `+<run>\treview=<mtime ms>\t<gate>=<mtime ms>…` (every gate had a valid outcome when a worker scanned it; the
-// mtimes of review/ and of each gate directory then: a new gate or a later drop moves them) or `-<run>` (reopened: a
+// `+<run>\treview=<mtime ms>\t<gate>=<ctime ms>…` (every gate had a valid outcome when a worker scanned it; the
+// mtime of review/ and the ctime of each gate directory then (gateStamp): a new gate or a later drop moves them) or `-<run>` (reopened: a
 // new request, or a gate active again); the last line for a run wins. A line that does not parse is ignored, and
 // deleting the file only makes the next start scan every run (and the workers write it again).
 import {
@@ -359,19 +359,21 @@ export function holdsOutcome(gateDir: string): boolean {
 }
 
 /**
- * What says a finished gate is unchanged: its directory's mtime, or its outcome.json's when that is later. A file
- * rewritten in place moves only its own mtime, not its directory's: an outcome edited so would otherwise stay hidden
- * from every worker (SPEC §18). A delivered outcome is older than the link that made its directory's mtime.
+ * What says a finished gate is unchanged: its directory's ctime, or its outcome.json's when that is later. A file
+ * rewritten in place moves only its own times, not its directory's: an outcome edited so would otherwise stay hidden
+ * from every worker (SPEC §18). ctime, not mtime: `cp -p`, `rsync -a`, `tar x` or `touch -d` set an mtime back (an
+ * outcome restored over the one a worker read would keep the logged time, for good), and no writer sets a ctime back.
+ * A delivered outcome's ctime is as old as the removal of its staging name, after which nothing moves it.
  */
 export function gateStamp(gateDir: string): number {
-  const dir = lstatMtime(gateDir, true);
-  return dir < 0 ? dir : Math.max(dir, lstatMtime(path.join(gateDir, "outcome.json")));
+  const dir = lstatCtime(gateDir, true);
+  return dir < 0 ? dir : Math.max(dir, lstatCtime(path.join(gateDir, "outcome.json")));
 }
 
-function lstatMtime(p: string, dirOnly = false): number {
+function lstatCtime(p: string, dirOnly = false): number {
   try {
     const st = lstatSync(p);
-    return dirOnly && !st.isDirectory() ? -1 : st.mtimeMs;
+    return dirOnly && !st.isDirectory() ? -1 : st.ctimeMs;
   } catch {
     return -1;
   }

@@ -321,6 +321,33 @@ describe("finished runs: skipped at start, still found when they change", () => 
     }
   });
 
+  it("an outcome restored over the logged one with its mtime set back (cp -p, rsync -a, tar x) is handled again", async () => {
+    const layout = finishedTree();
+    // times a restore can set exactly (whole seconds), as the workers log them
+    const then = 1_700_000_000;
+    const pin = (run: string) => {
+      utimesSync(layout.gateFile(run, "G-spec", "outcome.json"), then, then);
+      utimesSync(layout.gateDir(run, "G-spec"), then, then);
+    };
+    RUNS.forEach(pin);
+    await sealAll(layout);
+    const restored = (run: string) => {
+      // in place: names another gate, so the gate has no outcome now; then its times set back as `cp -p` sets them
+      writeFileSync(layout.gateFile(run, "G-spec", "outcome.json"), outcome(run, "G-plan"));
+      pin(run);
+    };
+    restored("f1");
+    const { next, handled } = await sweptWorker(layout, 300);
+    try {
+      await until("the next worker looked at f1 again", () => handled.includes("f1/G-spec"));
+      restored("f2");
+      await until("the running worker's sweep looked at f2 again", () => handled.includes("f2/G-spec"));
+      expect(handled.filter((h) => !["f1/G-spec", "f2/G-spec"].includes(h))).toEqual([]);
+    } finally {
+      await next.stop();
+    }
+  });
+
   it("a running worker's steady sweep finds a drop into a finished run no watcher covers", async () => {
     const layout = finishedTree();
     await sealAll(layout);
