@@ -3,12 +3,13 @@
 // weak. Files are evidence, not a verdict: an outcome that does not re-derive fails like a missing one.
 import { redactedNote } from "../core/artifact-view.js";
 import { type BusContext, contextToAct } from "../bus/context.js";
+import { settingsRefusal } from "../bus/settings.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { reviewerViews } from "../core/snapshot.js";
 import type { Outcome } from "../spec/schemas.js";
-import { type Answer, refusing } from "./answer.js";
+import { type Answer, refuse, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { type GateView, reverifyGate, viewGate } from "./gate-view.js";
@@ -98,6 +99,11 @@ function requestedAt(v: GateView): number {
 
 export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
   return refusing(() => {
+    // a verdict for CI is never reached on settings the project did not write: a key dropped for one bad value (or a
+    // file that does not parse) leaves defaults in its place, which may pass what the project's settings fail. The
+    // CLI refused them before it got here; every other face (the MCP tool) is refused here, the same way
+    const refusal = settingsRefusal(ctx.layout, ctx.settingsProblems);
+    if (refusal) return refuse(`${refusal}; no gate was judged — fix the settings first`);
     const runId = o.runId === undefined ? undefined : assertRunId(o.runId);
     if (runId !== undefined) assertGateExists(ctx.layout, runId);
     const wanted = new Set<string>([...(o.gates ?? []), ...o.require].map((g) => assertGate(g)));
