@@ -27,7 +27,7 @@ export function register(program: Command): void {
         json?: boolean;
         root: string;
       }) => {
-        const [{ loadContext }, { Layout }, { checkGates }] = await Promise.all([
+        const [{ loadContext }, { Layout }, { checkGates, checkJson }] = await Promise.all([
           import("../bus/context.js"),
           import("../bus/layout.js"),
           import("../commands/check.js"),
@@ -45,10 +45,7 @@ export function register(program: Command): void {
             allowForcePass: o.allowForcePass,
           }),
         );
-        print(
-          "stdout",
-          o.json ? JSON.stringify({ passed: r.passed, gates: r.gates, missing: r.missing }, null, 2) + "\n" : r.lines.join("\n") + "\n",
-        );
+        print("stdout", o.json ? JSON.stringify(checkJson(r), null, 2) + "\n" : r.lines.join("\n") + "\n");
         process.exitCode = r.passed ? 0 : FAILED_EXIT;
       },
     );

@@ -32,7 +32,19 @@ export interface CheckedGate {
   reason: string;
 }
 
-export type CheckResult = Answer<{ passed: boolean; gates: CheckedGate[]; missing: string[]; lines: string[] }>;
+/** A run or gate directory the bus refuses (a link in its place): it may hold the newest run, so it fails the check. */
+export interface UnjudgedEntry {
+  path: string;
+  reason: string;
+}
+
+export type CheckResult = Answer<{ passed: boolean; gates: CheckedGate[]; missing: string[]; unjudged: UnjudgedEntry[]; lines: string[] }>;
+
+/** What `check --json` prints: every reason the check failed has its field, so a reader of the JSON alone never sees
+ * each gate passed, nothing missing, and `passed: false` with no why. */
+export function checkJson(r: Extract<CheckResult, { ok: true }>) {
+  return { passed: r.passed, gates: r.gates, missing: r.missing, unjudged: r.unjudged };
+}
 
 /** Why an ended gate does not count as passed for the bytes now in the tree, or null when it does. */
 function failure(ctx: BusContext, view: GateView, o: CheckOptions): string | null {
@@ -137,6 +149,6 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
     ];
     if (!lines.length) lines.push("FAIL no gates to check under .guild/runs");
     const passed = gates.length > 0 && missing.length === 0 && unjudged.length === 0 && gates.every((g) => g.passed);
-    return { ok: true, passed, gates, missing, lines };
+    return { ok: true, passed, gates, missing, unjudged: unjudged.map((i) => ({ path: i.path, reason: i.reason })), lines };
   });
 }

@@ -4,7 +4,7 @@ import { readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
-import { checkGates } from "../../src/commands/check.js";
+import { checkGates, checkJson } from "../../src/commands/check.js";
 import { requestReview } from "../../src/commands/review.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
@@ -66,6 +66,10 @@ describe("check: the newest run of an artifact", () => {
     const judged = checkGates(loadContext(layout), { require: [GATE] });
     expect(judged).toMatchObject({ ok: true, passed: false });
     expect(judged.ok && judged.lines).toContainEqual(expect.stringMatching(/^FAIL \.guild\/runs\/hidden: cannot be judged/));
+    // `check --json` says why too: every gate it read passed and none is missing, so without this it failed for no reason
+    const json = judged.ok ? checkJson(judged) : null;
+    expect(json).toMatchObject({ passed: false, missing: [], unjudged: [{ path: ".guild/runs/hidden", reason: expect.any(String) }] });
+    expect(json?.gates.every((g) => g.passed)).toBe(true);
   });
 
   it("runs equally new (the same instant, or both timestamps unreadable) are all checked: a pass cannot hide a tie", async () => {
