@@ -232,8 +232,9 @@ function claude(ws: Workspace, notes: string[]): void {
   // top-level names: Claude Code names a project command by its file alone (a subdirectory is only a label), and
   // /review, /status are its own commands
   for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.writeOwn(`.claude/commands/guild-${name}.md`, text);
+  // the command a file written above is: `/guild:review` is gemini's spelling, and Claude Code knows no such command
   notes.push(
-    "claude: restart Claude Code in this project; /guild:review <file> starts a review (the skill guild-bus-review teaches the loop)",
+    "claude: restart Claude Code in this project; /guild-review <file> starts a review (the skill guild-bus-review teaches the loop)",
   );
 }
 

@@ -57,6 +57,18 @@ describe("guild-bus init", () => {
       args: ["--no-install", "guild-bus", "mcp"],
     });
     expect(read(root, ".gitignore")).toContain(".guild/tmp/");
+    // each host's note names a slash command that host has from the files init wrote: Claude Code names a project
+    // command by its file (.claude/commands/guild-review.md is /guild-review), gemini by its directory and file
+    const commandFiles: Record<string, (command: string) => string> = {
+      claude: (c) => `.claude/commands/${c}.md`,
+      gemini: (c) => `.gemini/commands/${c.replace(":", "/")}.toml`,
+    };
+    for (const [host, file] of Object.entries(commandFiles)) {
+      const note = first.notes.find((n) => n.startsWith(`${host}:`));
+      const command = /(?:^|\s)\/([\w:-]+) <file>/.exec(note ?? "")?.[1];
+      expect(command, note).toBeDefined();
+      expect(existsSync(path.join(root, file(command!))), `${host}: /${command}`).toBe(true);
+    }
     expect((await init(root)).changes).toEqual([]);
   });
 
