@@ -22,20 +22,31 @@ the bus counts them (any but a withdrawal keeps it closed); \`guild-bus check\` 
   --packet-id <id>    packet id issued for the round (omitted: not checked)
   --force-pass        a human force-pass: relaxes only the verdict condition
   --scrub             hash the scrubbed artifact bytes, as the bus does
-  --root <dir>        project root whose .guild/settings.json adds redaction patterns (with --scrub)
+  --root <dir>        project root whose .guild/settings.json adds redaction patterns (with --scrub; default: the
+                      nearest directory up from here holding .guild/; settings with problems: usage error)
   --stop score        the round's stop policy is a score gate: the score condition replaces the verdict's
 Exit: 0 pass, 2 fail, 1 usage error or unreadable artifact.
 `;
 
 const HINT = "(guild-bus verify-gate-pass --help shows the usage)";
 
+/**
+ * The artifact's bytes as the bus scrubs them: with the redaction patterns of the project's settings, the project found
+ * as every command finds it (the nearest directory up holding .guild/), never the current directory's. Settings with
+ * problems are refused, as every other command refuses them: their defaults would hash other bytes than the bus did,
+ * and pass or fail a result on settings the project did not write.
+ */
 async function scrubbedBytes(text: string, root: string | undefined): Promise<Buffer> {
-  const [{ scrub, scrubOptions }, { Layout }, { loadSettings }] = await Promise.all([
+  const [{ scrub, scrubOptions }, { Layout }, { loadSettings, settingsRefusal }, { findProjectRoot }] = await Promise.all([
     import("../core/scrub.js"),
     import("../bus/layout.js"),
     import("../bus/settings.js"),
+    import("../bus/project-root.js"),
   ]);
-  const { settings } = loadSettings(new Layout(root ?? process.cwd()));
+  const layout = new Layout(root ?? findProjectRoot(process.cwd()));
+  const { settings, problems } = loadSettings(layout);
+  const refusal = settingsRefusal(layout, problems);
+  if (refusal) throw new Error(`${refusal}; --scrub hashes with the project's redaction settings only — fix the settings first`);
   return Buffer.from(scrub(text, scrubOptions(settings)), "utf8");
 }
 
