@@ -35,10 +35,14 @@ disk. You drive it with the \`guild-bus\` MCP tools.
      with the option the user chose. force-pass is the user's own to run (\`guild-bus decide <run> <gate> force-pass\`
      in a terminal): never run it for them.
    - **ended** (\`exit_code\` 0): report the outcome as given (\`satisfied\`, \`force_passed\`, \`skipped\`).
+   - **passed other bytes, or unproven** (\`exit_code\` 2): the artifact changed since the gate passed it, or the
+     outcome does not re-derive from the gate's files: the artifact as it is now was not passed. Say so, and request a
+     new review of it.
    - **unavailable** (\`exit_code\` 5): no reviewer could run; call \`providers\` and tell the user what to enable.
 
 ## Never
-- Never say a review passed unless \`wait\` returned an outcome of \`satisfied\` (or \`force_passed\`, said as such).
+- Never say a review passed unless \`wait\` returned \`exit_code\` 0 with an outcome of \`satisfied\` (or
+  \`force_passed\`, said as such).
 - Never edit files under \`.guild/\` yourself, and never answer a packet as its reviewer (\`respond\`) for your own work.
 - Never resubmit without changing the artifact: an unchanged resubmit is escalated as stalled.
 `;

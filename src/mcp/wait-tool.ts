@@ -126,16 +126,31 @@ function stopped(layout: Layout, view: GateView): CallToolResult {
   const next = nextFor(view, code, options);
   // the outcome's own word only while it re-derives from the gate's files (SPEC §17)
   const ended = s.outcome && (view.unproven ? "unproven" : s.outcome.status);
+  // a pass of bytes the artifact no longer holds (2) is said as one on the very line that names it: "outcome:
+  // satisfied" alone is what an author model is told to look for before it reports the artifact as reviewed
+  const otherBytes = code === 2 && !view.unproven;
   const lines = [
     `${o.run_id} ${o.gate}: ${o.status} at round ${o.round} — ${o.detail}`,
-    ended ? `outcome: ${ended} (independence ${o.independence ?? "n/a"})` : "no outcome yet",
+    ended
+      ? `outcome: ${ended} (independence ${o.independence ?? "n/a"})` +
+        (otherBytes ? ` — of other bytes than the artifact holds now: the artifact as it is was not passed` : "")
+      : "no outcome yet",
     ...(findings ? boundedFindingLines(findings) : []),
     options.length ? `options: ${options.join(", ")}` : "",
     `Next: ${next}.`,
   ].filter(Boolean); // one line each (reply): a detail from a planted file cannot add a line the author model reads as ours
   return reply(lines, {
     still_running: false,
-    outcome: s.outcome && ended ? { status: ended, final_round: s.outcome.final_round, independence: o.independence } : null,
+    outcome:
+      s.outcome && ended
+        ? {
+            status: ended,
+            final_round: s.outcome.final_round,
+            independence: o.independence,
+            // whether the pass is of the bytes the artifact holds now
+            artifact_unchanged: !otherBytes,
+          }
+        : null,
     exit_code: code,
     gate: o,
     findings: findings ? { round: findings.round, verdict: findings.verdict, summary: findings.summary, list: findings.findings } : null,

@@ -10,6 +10,7 @@ import { readGate } from "../../src/bus/gate-reader.js";
 import { failureRecord } from "../../src/core/dispatch-plan.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { waitTool } from "../../src/mcp/wait-tool.js";
+import { REVIEW_LOOP } from "../../src/commands/host-files.js";
 import { requestReview } from "../../src/commands/review.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -73,6 +74,28 @@ describe("the MCP wait tool on gates that need a person", () => {
     expect(text).toMatch(/^outcome: unproven /m);
     expect(text).not.toMatch(/satisfied \(|passed other bytes/);
     expect(text).toMatch(/Next: a human: the outcome does not re-derive/);
+  });
+});
+
+describe("the MCP wait tool on a pass of bytes the artifact no longer holds", () => {
+  it("says so on the outcome's own line and in its structured outcome, and the loop's instructions name exit_code 2", async () => {
+    const run = "edited-after";
+    const g = await gateWithPacket(run);
+    g.dropResult();
+    await verifyGate(loadContext(g.layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(g.layout), run, GATE);
+    const passed = (await waitTool(g.layout, { run_id: run, gate: GATE, timeout_seconds: 60 }, extra)) as CallToolResult;
+    expect(passed.structuredContent).toMatchObject({ exit_code: 0, outcome: { status: "satisfied", artifact_unchanged: true } });
+    writeFileSync(g.artifact, "# Spec\n\nAn unreviewed addition.\n");
+    const answer = (await waitTool(g.layout, { run_id: run, gate: GATE, timeout_seconds: 60 }, extra)) as CallToolResult;
+    expect(answer.structuredContent).toMatchObject({ exit_code: 2, outcome: { status: "satisfied", artifact_unchanged: false } });
+    const text = (answer.content[0] as { text: string }).text;
+    // the line an author model looks for before it reports a pass: never a bare "outcome: satisfied" here
+    expect(text).toMatch(/^outcome: satisfied \(independence strong\) — of other bytes than the artifact holds now/m);
+    expect(text).not.toMatch(/^outcome: satisfied \(independence strong\)$/m);
+    // the loop the hosts are taught: a pass is reported only with exit_code 0, and exit_code 2 is said for what it is
+    expect(REVIEW_LOOP).toMatch(/\(`exit_code` 2\): the artifact changed since the gate passed it/);
+    expect(REVIEW_LOOP).toMatch(/Never say a review passed unless `wait` returned `exit_code` 0/);
   });
 });
 
