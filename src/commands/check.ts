@@ -49,7 +49,9 @@ export function checkJson(r: Extract<CheckResult, { ok: true }>) {
 /** Why an ended gate does not count as passed for the bytes now in the tree, or null when it does. */
 function failure(ctx: BusContext, view: GateView, o: CheckOptions): string | null {
   const outcome = view.snapshot.outcome;
-  if (!outcome) return `not ended: ${view.decision.state} — ${view.decision.detail}`;
+  // a gate file the bus refused (an outcome.json it cannot read, say) is named: in CI no worker will ever move the gate,
+  // and "broker — pass" alone reads as a pass on its way
+  if (!outcome) return `not ended: ${view.decision.state} — ${view.decision.detail}${invalidFiles(view)}`;
   if (outcome.status === "force_passed" && !o.allowForcePass) return "force-passed by a human decision (allow with --allow-force-pass)";
   if (outcome.status !== "satisfied" && outcome.status !== "force_passed") return `ended ${outcome.status}: ${outcome.reason}`;
   const verify = reverifyGate(ctx, view);
@@ -57,6 +59,14 @@ function failure(ctx: BusContext, view: GateView, o: CheckOptions): string | nul
   if (outcome.status === "satisfied" && outcome.independence !== "strong" && !o.allowWeak)
     return `independence ${outcome.independence ?? "unknown"}, not strong (allow with --allow-weak)`;
   return null;
+}
+
+/** "; invalid: outcome.json: …" for the gate files the bus refused to read (the first three, and how many more). */
+function invalidFiles(view: GateView): string {
+  const { problems } = view.snapshot;
+  if (!problems.length) return "";
+  const named = problems.slice(0, 3).map((p) => `${p.file}: ${p.reason}`);
+  return `; invalid: ${named.join("; ")}${problems.length > 3 ? `; and ${problems.length - 3} more (guild-bus status lists them)` : ""}`;
 }
 
 /** ", quorum 2/3: codex (openai), gem (google)" for a quorum gate's outcome. */

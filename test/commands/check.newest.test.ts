@@ -72,6 +72,14 @@ describe("check: the newest run of an artifact", () => {
     expect(json?.gates.every((g) => g.passed)).toBe(true);
   });
 
+  it('a gate whose outcome.json the bus cannot read fails naming that file, not as a pass on its way ("broker — pass")', async () => {
+    const { layout } = await passedThenRequested("unreadable", "unused");
+    writeFileSync(layout.gateFile("unreadable", GATE, "outcome.json"), "null\n");
+    const judged = checkGates(loadContext(layout), { runId: "unreadable", require: [GATE] });
+    expect(judged).toMatchObject({ ok: true, passed: false });
+    expect(judged.ok && judged.gates[0]!.reason).toMatch(/^not ended: broker — pass; invalid: outcome\.json: \(root\): Invalid input/);
+  });
+
   it("runs equally new (the same instant, or both timestamps unreadable) are all checked: a pass cannot hide a tie", async () => {
     const { layout, dropResult } = await gateWithPacket("a-passed");
     dropResult();
