@@ -58,7 +58,12 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   // a pass names the gate's last round: an earlier round's pass says nothing of what came after it
   const last = openRound(s);
   if ((o.status === "satisfied" || o.status === "force_passed") && n !== last)
-    problems.push(`the outcome names round ${n}, but round ${last} was issued after it`);
+    problems.push(
+      last < n
+        ? // its packet is missing or was refused: nothing issued the round the outcome names (never "round 0 … after it")
+          `the outcome names round ${n}, but no valid packet issued it (the last round issued is ${last})`
+        : `the outcome names round ${n}, but round ${last} was issued after it`,
+    );
   // when a gate's own end is reported, what request.json asked still holds (`review` records the mode in force); only
   // today's settings are not asked
   const required =

@@ -74,6 +74,11 @@ describe("reverifyOutcome", () => {
   it("an outcome naming an earlier round while a later one was issued does not", () => {
     const g = passed().packet(2, { artifact_sha256: SHA });
     expect(problems(g)).toContain("the outcome names round 1, but round 2 was issued after it");
+    // its own packet gone (or refused): said as that, not as a round 0 issued after it
+    const bare = passed();
+    bare.s.packets.delete(1);
+    expect(problems(bare)).toContain("the outcome names round 1, but no valid packet issued it (the last round issued is 0)");
+    expect(problems(bare).join("; ")).not.toMatch(/round 0 was issued after it/);
   });
 
   it("an edit inside a redacted region since the outcome is a change (the raw bytes are bound too)", () => {
