@@ -2,7 +2,7 @@
 // guild-bus installed, and the pre-push hook — each passes while the required gates hold for the bytes in the tree
 // and fails (non-zero) once an artifact changes after its pass.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -22,6 +22,16 @@ function workflowScript(): string {
 
 const sh = (p: Project, script: string) => spawnSync("sh", ["-c", script], { cwd: p.root, encoding: "utf8", env: process.env });
 
+/** git in the project (each git of a chained line), as a person named in the commits. */
+const PERSON = {
+  GIT_AUTHOR_NAME: "ci",
+  GIT_AUTHOR_EMAIL: "ci@example.invalid",
+  GIT_COMMITTER_NAME: "ci",
+  GIT_COMMITTER_EMAIL: "ci@example.invalid",
+};
+const git = (p: Project, args: string) =>
+  spawnSync("sh", ["-c", `git ${args}`], { cwd: p.root, encoding: "utf8", env: { ...process.env, ...PERSON } });
+
 describe("the CI examples (docs/ci)", () => {
   it("pass while G-spec and G-plan hold for the bytes in the tree, fail after an edit", () => {
     const p = makeProject();
@@ -39,16 +49,34 @@ describe("the CI examples (docs/ci)", () => {
       expect(r.code, r.stderr).toBe(0);
     }
     const script = workflowScript();
-    const hook = readFileSync(path.join(DOCS, "pre-push"), "utf8");
     const ok = sh(p, script);
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^PASS .* G-plan docs\/plan.md/m);
-    expect(sh(p, hook).status).toBe(0);
+
+    // the pre-push hook, installed in a repository that pushes to a bare remote: it judges the commits pushed
+    const remote = path.join(p.root, "..", `${path.basename(p.root)}-remote.git`);
+    writeFileSync(path.join(p.root, ".gitignore"), "node_modules/\n.guild/tmp/\n.guild/logs/\n.guild/workers/\n.guild/up.lock\n");
+    const setUp = git(p, "init -q . && git add -A && git commit -qm reviewed && git init -q --bare " + JSON.stringify(remote));
+    expect(setUp.status, setUp.stderr).toBe(0);
+    copyFileSync(path.join(DOCS, "pre-push"), path.join(p.root, ".git", "hooks", "pre-push"));
+    chmodSync(path.join(p.root, ".git", "hooks", "pre-push"), 0o755);
+    const pushed = git(p, `push -q ${JSON.stringify(remote)} HEAD:main`);
+    expect(pushed.status, pushed.stdout + pushed.stderr).toBe(0);
+    expect(pushed.stdout).toMatch(/^PASS .* G-plan docs\/plan.md/m);
+
+    // an unreviewed edit committed, then undone in the working tree only: the push carries it, so the hook refuses it
+    // (it checked the working tree, which holds the reviewed bytes, and let the push through)
+    writeFileSync(path.join(p.root, "docs", "plan.md"), "# Plan\n\nShip it, no flag.\n");
+    expect(git(p, "commit -qam 'unreviewed edit' && git checkout HEAD~1 -- docs/plan.md").status).toBe(0);
+    expect(sh(p, script).status).toBe(0); // the working tree holds the reviewed bytes
+    const refused = git(p, `push -q ${JSON.stringify(remote)} HEAD:main`);
+    expect(refused.status, refused.stdout + refused.stderr).not.toBe(0);
+    expect(refused.stdout).toMatch(/^FAIL .* G-plan docs\/plan.md: .*the artifact changed since the outcome/m);
+    expect(git(p, `--git-dir=${JSON.stringify(remote)} show main:docs/plan.md`).stdout).toBe("# Plan\n\nShip behind a flag.\n");
 
     writeFileSync(path.join(p.root, "docs", "plan.md"), "# Plan\n\nShip it, no flag.\n");
     const failed = sh(p, script);
     expect(failed.status).toBe(2);
     expect(failed.stdout).toMatch(/^FAIL .* G-plan docs\/plan.md: .*the artifact changed since the outcome/m);
-    expect(sh(p, hook).status).toBe(2);
   });
 });
