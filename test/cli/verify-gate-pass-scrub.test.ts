@@ -6,11 +6,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { run } from "../../src/cli/verify-gate-pass.js";
+import { print } from "../../src/cli/safe-output.js";
 import { sha256Hex } from "../../src/core/sha.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const ARTIFACT = "# Spec\n\nInternal ticket internal-123456.\n";
 const cwd = process.cwd();
+const printed = { stdout: "", stderr: "" };
+vi.mock("../../src/cli/safe-output.js", () => ({ print: vi.fn() }));
 
 afterEach(() => {
   process.chdir(cwd);
@@ -30,15 +33,12 @@ function project(settings: unknown) {
   return { root, result };
 }
 
-/** verify-gate-pass in this process: its exit code, and what it wrote. */
+/** verify-gate-pass in this process: its exit code, and what it printed. */
 async function verify(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  printed.stdout = printed.stderr = "";
+  vi.mocked(print).mockImplementation((name, chunk) => void (printed[name] += String(chunk)));
   const code = await run(args);
-  vi.restoreAllMocks();
-  return { code, stdout, stderr };
+  return { code, ...printed };
 }
 
 const PATTERNS = { secrets_policy: { redaction_patterns: ["internal-[0-9]{6}"] } };

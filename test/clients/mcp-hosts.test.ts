@@ -71,10 +71,13 @@ function theGate(p: Project): { run: string; request: Record<string, unknown>; o
   return { run, request: p.readJson(run, "G-spec", "request.json"), outcome: p.readJson(run, "G-spec", "outcome.json") };
 }
 
-/** An empty HOME: no login, no user settings. Removed with retries: a host may still be flushing its state as it exits. */
+/**
+ * An empty HOME: no login, no user settings. Removed with retries for up to ~30 s: a host may still be flushing its
+ * state as it exits, and the workers its guild-bus mcp started write their compile cache there as they stop.
+ */
 function hostHome(): string {
   const home = mkdtempSync(path.join(tmpdir(), "guild-bus-host-home-"));
-  cleanup.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
+  cleanup.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 60, retryDelay: 500 }));
   return home;
 }
 
