@@ -72,12 +72,12 @@ function theGate(p: Project): { run: string; request: Record<string, unknown>; o
 }
 
 /**
- * An empty HOME: no login, no user settings. Removed with retries for up to ~30 s: a host may still be flushing its
+ * An empty HOME: no login, no user settings. Removed with retries (10, 0.5 s longer each: ~27 s): a host may still be flushing its
  * state as it exits, and the workers its guild-bus mcp started write their compile cache there as they stop.
  */
 function hostHome(): string {
   const home = mkdtempSync(path.join(tmpdir(), "guild-bus-host-home-"));
-  cleanup.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 60, retryDelay: 500 }));
+  cleanup.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 }));
   return home;
 }
 
