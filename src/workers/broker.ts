@@ -1,5 +1,6 @@
 // The broker worker owns the round loop of every active gate: read the gate, plan the step (core/broker-plan.ts),
 // write what the plan built, repeat until the gate waits. Safe beside other brokers: delivery fences every write.
+import { lstatSync } from "node:fs";
 import { ProviderCache } from "../adapters/provider-cache.js";
 import { ageMs } from "../bus/age.js";
 import { artifactOrFault, gateArtifact } from "../bus/artifact.js";
@@ -29,14 +30,13 @@ export function createBroker(options: WorkerOptions): WorkerRuntime {
   const layout = new Layout(options.root);
   const providers = brokerProviders(layout, new ProviderCache(layout));
   const trails = new TrailWriter();
+  const held = new Map<string, string>();
   return workerRuntime(
     "broker",
     options,
     async (ctx, { runId, gate }, _signal, log) => {
-      const report = await stepGate(ctx, runId, gate, { providers: () => providers(ctx.settings), trails, log });
+      const report = await stepGate(ctx, runId, gate, { providers: () => providers(ctx.settings), trails, log, held });
       for (const { action, result, name } of report.delivered) {
-        if (result.status === "conflict")
-          log(`${runId}/${gate}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
         if (result.status !== "delivered") continue;
         log(`${runId}/${gate}: ${describe(action, name)}`);
         const issued = action.type === "packet" && !action.inherit ? report.snapshot.packets.get(action.round) : undefined;
@@ -93,11 +93,21 @@ export interface StepDeps {
   providers: () => Promise<Provider[]>;
   trails: TrailWriter;
   log: (message: string) => void;
+  /**
+   * Per gate directory, the last line said about a slot held by an invalid file: said once per version of the file,
+   * not at every pass of its grace period (a worker's map; entries go when the gate delivers again).
+   */
+  held: Map<string, string>;
 }
 
 /** Advance one gate as far as it can go now. */
 export async function stepGate(ctx: BusContext, runId: string, gate: string, deps?: Partial<StepDeps>): Promise<StepReport> {
-  const { providers: detect = async () => configuredProviders(ctx.settings), trails = new TrailWriter(), log = () => {} } = deps ?? {};
+  const {
+    providers: detect = async () => configuredProviders(ctx.settings),
+    trails = new TrailWriter(),
+    log = () => {},
+    held = new Map<string, string>(),
+  } = deps ?? {};
   const delivered: StepReport["delivered"] = [];
   let providers: Provider[] | null = null;
   // a packet this step just delivered: planned from memory next, not read back (below)
@@ -152,6 +162,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
       return { decision: step.decision, snapshot: s, delivered, error: decision.detail };
     }
     delivered.push({ action: step.action, result, name: step.name });
+    if (result.status === "delivered") held.delete(s.dir);
+    if (result.status === "conflict") sayConflict(ctx, s, step, { held, log });
     if (result.status === "delivered") appendEvents(ctx, runId, step.events, log);
     if (result.status === "delivered" && step.packet) justIssued = { s, packet: step.packet };
     // the gate has ended as its trail already says: nothing left to read or plan
@@ -160,6 +172,47 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     if (result.status === "conflict") return { decision: step.decision, snapshot: s, delivered };
   }
   throw new Error(`gate ${runId}/${gate} did not settle`);
+}
+
+/**
+ * Why a delivery found its slot taken. A valid file there is a racing broker's (planned again at once); an invalid one
+ * read with the gate (a drop, an outcome restored over the real one) holds the slot until it is moved to rejected/ when
+ * its grace period has passed (quarantine above), or, when it is not the broker's to move, until a person moves it:
+ * the line says which and when, once per version of the file, rather than naming another broker at every pass.
+ */
+function sayConflict(
+  ctx: BusContext,
+  s: GateSnapshot,
+  { action, name }: { action: Action; name: string },
+  { held, log }: Pick<StepDeps, "held" | "log">,
+): void {
+  const where = `${s.runId}/${s.gate}`;
+  const p = s.problems.find((problem) => problem.file === name && !problem.fault);
+  if (!p || !sameVersion(`${s.dir}/${name}`, p.mtimeMs)) {
+    log(`${where}: another broker already delivered ${action.type} for round ${action.round}; reloading`);
+    return;
+  }
+  const key = `${name}\u0000${p.mtimeMs}\u0000${p.reason}`;
+  if (held.get(s.dir) === key) return;
+  held.set(s.dir, key);
+  if (held.size > 10_000) held.delete(held.keys().next().value!);
+  const moved = !p.blocks && !p.kept && movesAside("broker", name);
+  const left = Math.ceil(Math.max(0, foreignGraceMs(ctx.settings) - ageMs(`${s.dir}/${name}`, p)) / 1000);
+  log(
+    `${where}: ${name} holds an invalid file (${p.reason}), not the ${action.type} for round ${action.round}; ` +
+      (moved
+        ? `it is moved to rejected/ in ~${left} s (foreign_grace_ms, from its mtime), then the gate is planned again`
+        : `it is not the broker's to move aside: a person must (\`guild-bus status ${s.runId} ${s.gate}\` says why)`),
+  );
+}
+
+/** Whether the file still has the mtime it was judged at (another broker may have moved it aside and delivered). */
+function sameVersion(file: string, mtimeMs: number): boolean {
+  try {
+    return lstatSync(file).mtimeMs === mtimeMs;
+  } catch {
+    return false;
+  }
 }
 
 /**
