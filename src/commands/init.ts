@@ -215,6 +215,14 @@ function runsGuildBusMcp(command: unknown, args: unknown): boolean {
   return (pkg === "guild-bus" || pkg.startsWith("guild-bus@")) && args.slice(0, -2).every((a) => a.startsWith("-"));
 }
 
+/**
+ * What a user types for a command init writes: Claude Code names a project command by its file alone
+ * (`.claude/commands/guild-review.md` is `/guild-review`), gemini by its path (`.gemini/commands/guild/review.toml` is
+ * `/guild:review`). The notes and the files come from these two, so a note never names a command that does not exist.
+ */
+const claudeCommand = (name: string): string => `guild-${name}`;
+const geminiCommand = (name: string): string => `guild:${name}`;
+
 function claude(ws: Workspace, notes: string[]): void {
   ws.editJson(".mcp.json", (o) => addMcpServer(objectAt(o, "mcpServers")));
   ws.editJson(".claude/settings.json", (o) => {
@@ -231,10 +239,10 @@ function claude(ws: Workspace, notes: string[]): void {
   ws.writeOwn(".claude/skills/guild-bus-review/SKILL.md", skillMarkdown("guild-bus-review"));
   // top-level names: Claude Code names a project command by its file alone (a subdirectory is only a label), and
   // /review, /status are its own commands
-  for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.writeOwn(`.claude/commands/guild-${name}.md`, text);
-  // the command a file written above is: `/guild:review` is gemini's spelling, and Claude Code knows no such command
+  for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.writeOwn(`.claude/commands/${claudeCommand(name)}.md`, text);
   notes.push(
-    "claude: restart Claude Code in this project; /guild-review <file> starts a review (the skill guild-bus-review teaches the loop)",
+    `claude: restart Claude Code in this project; /${claudeCommand("review")} <file> starts a review ` +
+      "(the skill guild-bus-review teaches the loop)",
   );
 }
 
@@ -279,8 +287,9 @@ function codex(ws: Workspace, notes: string[]): void {
 function gemini(ws: Workspace, notes: string[]): void {
   ws.editJson(".gemini/settings.json", (o) => addMcpServer(objectAt(o, "mcpServers")));
   contextSection(ws, "GEMINI.md");
-  for (const [name, text] of Object.entries(GEMINI_COMMANDS)) ws.writeOwn(`.gemini/commands/guild/${name}.toml`, text);
-  notes.push("gemini: restart gemini in this project; /guild:review <file> starts a review");
+  for (const [name, text] of Object.entries(GEMINI_COMMANDS))
+    ws.writeOwn(`.gemini/commands/${geminiCommand(name).replace(":", "/")}.toml`, text);
+  notes.push(`gemini: restart gemini in this project; /${geminiCommand("review")} <file> starts a review`);
 }
 
 /** What under .guild/ belongs to one machine (README "Install"): never committed. */

@@ -356,3 +356,18 @@ describe("guild-bus init", () => {
     }
   });
 });
+
+describe("init's notes", () => {
+  it("name only slash commands init wrote, spelled as each host names them", async () => {
+    const root = tempRoot();
+    const plan = await init(root);
+    const claudeNote = plan.notes.find((n) => n.startsWith("claude:"))!;
+    const geminiNote = plan.notes.find((n) => n.startsWith("gemini:"))!;
+    // Claude Code: a project command is named by its file alone (.claude/commands/guild-review.md is /guild-review)
+    const claudeCommand = /\/([\w:-]+) <file>/.exec(claudeNote)![1]!;
+    expect(existsSync(path.join(root, ".claude", "commands", `${claudeCommand}.md`))).toBe(true);
+    // gemini: by its path under commands/, ":" for "/" (.gemini/commands/guild/review.toml is /guild:review)
+    const geminiCommand = /\/([\w:-]+) <file>/.exec(geminiNote)![1]!;
+    expect(existsSync(path.join(root, ".gemini", "commands", `${geminiCommand.replace(":", "/")}.toml`))).toBe(true);
+  });
+});
