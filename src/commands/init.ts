@@ -315,14 +315,18 @@ export async function planInit(layout: Layout, hosts: readonly Host[]): Promise<
     if (problems.length) return refuse(`fix .guild/settings.json first: ${problems.join("; ")}`);
     const found = await detectProviders(settings, layout);
     const usable = found.filter((p) => p.available && p.source === "path" && p.adapter !== "manual");
+    // A CLI found on PATH reviews as found, with its host's family (verified from the model it reports). It is not
+    // written into settings: a configured provider without a model has no family and is never selected for a strong
+    // review (SPEC §12), so writing `{"adapter": "claude"}` turned the reviewer it found into none, and reviews fell
+    // to a person.
     ws.editJson(".guild/settings.json", (o) => {
       o.schema_version ??= "guild_bus.settings.v1";
-      const providers = objectAt(o, "providers");
-      for (const p of usable) providers[p.id] ??= { adapter: p.adapter, ...(p.model ? { model: p.model } : {}) };
+      objectAt(o, "providers");
     });
     notes.push(
       usable.length
-        ? `reviewers found here: ${usable.map((p) => `${p.id} (${p.family})`).join(", ")}`
+        ? `reviewers found here: ${usable.map((p) => `${p.id} (${p.family})`).join(", ")}, used as found on PATH; ` +
+            'to pin a model, add it to .guild/settings.json: "providers": {"<id>": {"adapter": "<id>", "model": "<model>"}}'
         : "no reviewer CLI found here: reviews will wait for a human (`guild-bus providers` says what would enable one)",
     );
     addLines(ws, ".gitignore", MACHINE_FILES, "# guild-bus: this machine's state");

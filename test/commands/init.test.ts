@@ -15,8 +15,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
+import { loadSettings } from "../../src/bus/settings.js";
+import { detectProviders } from "../../src/adapters/probe.js";
 import { claudePluginFiles, geminiExtensionFiles, PROJECT_MCP_COMMAND, withContextSection } from "../../src/commands/host-files.js";
 import { applyInit, HOSTS, planInit } from "../../src/commands/init.js";
 import { REPO } from "../helpers/bus.js";
@@ -369,5 +371,27 @@ describe("init's notes", () => {
     // gemini: by its path under commands/, ":" for "/" (.gemini/commands/guild/review.toml is /guild:review)
     const geminiCommand = /\/([\w:-]+) <file>/.exec(geminiNote)![1]!;
     expect(existsSync(path.join(root, ".gemini", "commands", `${geminiCommand.replace(":", "/")}.toml`))).toBe(true);
+  });
+});
+
+describe("init and the reviewers it finds", () => {
+  // init wrote a CLI it found as a provider without a model: no family, never selected, reviews fell to a person
+  it("a CLI found on PATH still reviews after init, with its host's family", async () => {
+    const bin = tempRoot("guild-bus-bin-");
+    writeFileSync(path.join(bin, "claude"), '#!/bin/sh\necho "2.1.332 (Claude Code)"\n');
+    chmodSync(path.join(bin, "claude"), 0o755);
+    vi.stubEnv("PATH", `${bin}${path.delimiter}${process.env.PATH ?? ""}`);
+    vi.stubEnv("ANTHROPIC_API_KEY", "present");
+    try {
+      const root = tempRoot();
+      const plan = await init(root, ["codex"]);
+      expect(plan.notes.join("\n")).toMatch(/reviewers found here: claude \(anthropic\)/);
+      const layout = new Layout(root);
+      const found = await detectProviders(loadSettings(layout).settings, layout);
+      // what an openai author's review is offered: claude, anthropic, available and selectable (SPEC §13 rule 8)
+      expect(found.find((p) => p.id === "claude")).toMatchObject({ family: "anthropic", available: true, selectable: true });
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
