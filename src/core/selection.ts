@@ -178,7 +178,22 @@ export function selectReviewer(
   const top = ranked[0];
   if (top)
     return { status: "selected", provider: top, independence: "strong", reason: `auto: ${top.id} (${top.family} ≠ ${author.family})` };
-  return weak(`no available reviewer of a family other than ${author.family}`);
+  return weak(`no available reviewer of a family other than ${author.family}${passedOver(providers)}`);
+}
+
+/**
+ * Why reviewers that are here were passed over for want of a family, and the setting that gives them one: without it,
+ * a configured `{"adapter": "claude"}` looked like no reviewer at all, and the review fell to a person with no word
+ * of the fix.
+ */
+function passedOver(providers: Provider[]): string {
+  const unknown = providers.filter((p) => p.available && p.selectable && p.adapter !== "manual" && p.family === "unknown");
+  if (!unknown.length) return "";
+  const fix = (p: Provider) => (p.adapter === "copilot" ? `copilot_profiles for providers.${p.id}` : `a "model" for providers.${p.id}`);
+  return (
+    ` (${unknown.map((p) => p.id).join(", ")}: no known model family, never selected for a strong review; ` +
+    `set ${unknown.map(fix).join(", ")} in .guild/settings.json)`
+  );
 }
 
 /**

@@ -232,6 +232,18 @@ describe("selectReviewer: the table", () => {
       reason: "no available reviewer of a family other than anthropic",
     });
   });
+
+  it("nothing eligible, but reviewers here without a known family: the reason names them and the setting that fixes it", () => {
+    // a configured {"adapter": "codex"} without a model: the review fell to a person and nothing said why
+    const s = select([claude, prov("cx", "codex", "unknown"), prov("cp", "copilot", "unknown"), manual]);
+    expect(s).toMatchObject({
+      status: "degraded-local",
+      independence: "weak",
+      reason:
+        "no available reviewer of a family other than anthropic (cx, cp: no known model family, never selected for a strong review; " +
+        'set a "model" for providers.cx, copilot_profiles for providers.cp in .guild/settings.json)',
+    });
+  });
 });
 
 describe("selectReviewer: which reviewer runs the weak path", () => {
