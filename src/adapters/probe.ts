@@ -253,12 +253,41 @@ function capabilityDeclarations(layout: Layout): Array<{ id: string; model?: str
   return out;
 }
 
-export async function detectProviders(settings: Settings, layout: Layout, probe: Probe = realProbe): Promise<DetectedProvider[]> {
+/**
+ * What detection found. `onSlow` hears, once per binary, that a --version probe did not answer within the first limit
+ * and detection waits on (up to PROBE_TIMEOUTS_MS[1] more): a command a person waits on says so, never half a minute
+ * of silence.
+ */
+export async function detectProviders(
+  settings: Settings,
+  layout: Layout,
+  probe: Probe = realProbe,
+  onSlow?: (note: string) => void,
+): Promise<DetectedProvider[]> {
   const cache = new ProbeCache(layout);
-  const out = await detect(settings, layout, probe, cache);
+  const out = await detect(settings, layout, onSlow ? saysWhenSlow(probe, onSlow) : probe, cache);
   await cache.save();
   // selection quotes it when a pinned reviewer is unavailable
   return out.map((p) => (p.available ? p : { ...p, note: p.why.join("; ") }));
+}
+
+/** The probe, telling `onSlow` before a binary's second, long --version probe starts. */
+function saysWhenSlow(probe: Probe, onSlow: (note: string) => void): Probe {
+  const [first, second] = PROBE_TIMEOUTS_MS;
+  const told = new Set<string>();
+  return {
+    ...probe,
+    version: (binary, timeoutMs) => {
+      if (timeoutMs === second && !told.has(binary)) {
+        told.add(binary);
+        onSlow(
+          `${binary} --version did not answer within ${seconds(first)}; waiting up to ${seconds(second)} more ` +
+            "(a slow CLI is not taken for a missing one)",
+        );
+      }
+      return probe.version(binary, timeoutMs);
+    },
+  };
 }
 
 async function configuredProvider(

@@ -1,5 +1,7 @@
 // Plain-text layout for the CLI: aligned columns, ages, and the examples and exit codes every --help ends with.
 import { largest } from "../core/extremes.js";
+import { lineSafe } from "../core/terminal-safe.js";
+import { print } from "./safe-output.js";
 
 /** Rows padded into aligned columns (the last column is not padded). */
 export function table(header: string[], rows: string[][]): string[] {
@@ -22,4 +24,9 @@ export function formatAge(iso: string | null, nowMs = Date.now()): string {
 /** The text after a command's options in its --help: examples, then its exit codes. */
 export function helpText(examples: string[], exits: string): string {
   return `\nExamples:\n${examples.map((e) => `  $ ${e}`).join("\n")}\n\nExit codes: ${exits}\n`;
+}
+
+/** A note for the person waiting on a command, on stderr as one line (a binary's path cannot print a line of its own). */
+export function sayOnStderr(note: string): void {
+  print("stderr", `guild-bus: ${lineSafe(note)}\n`);
 }

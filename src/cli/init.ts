@@ -6,6 +6,7 @@ import { applyInit, type Host, HOSTS, planInit } from "../commands/init.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { refuse } from "../commands/answer.js";
 import { print } from "./safe-output.js";
+import { sayOnStderr } from "./format.js";
 
 function hostsOf(list: string): Host[] {
   const names = list.split(",").map((h) => h.trim());
@@ -24,7 +25,7 @@ export function register(program: Command): void {
     .option("--root <dir>", ROOT_HELP)
     .action(async (o: { host: string; dryRun?: boolean; root: string }) => {
       const layout = new Layout(o.root);
-      const plan = answered(await planInit(layout, hostsOf(o.host)));
+      const plan = answered(await planInit(layout, hostsOf(o.host), sayOnStderr));
       if (o.dryRun) {
         const { createTwoFilesPatch } = await import("diff"); // only a dry run prints a diff: --help and init stay free of it
         for (const c of plan.changes)

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { ROOT_HELP } from "./errors.js";
-import { helpText } from "./format.js";
+import { helpText, sayOnStderr } from "./format.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { print } from "./safe-output.js";
 
@@ -18,7 +18,7 @@ export function register(program: Command): void {
         import("../bus/layout.js"),
         import("../commands/providers.js"),
       ]);
-      const report = await providerReport(new Layout(o.root));
+      const report = await providerReport(new Layout(o.root), sayOnStderr);
       if (o.json) {
         print("stdout", JSON.stringify(report, null, 2) + "\n");
         return;

@@ -307,13 +307,13 @@ const MACHINE_FILES = [
 const HOST_SETUP: Record<Host, (ws: Workspace, notes: string[]) => void> = { claude, codex, gemini };
 
 /** The changes `init` would make for these hosts (none written yet). */
-export async function planInit(layout: Layout, hosts: readonly Host[]): Promise<Answer<InitPlan>> {
+export async function planInit(layout: Layout, hosts: readonly Host[], onSlow?: (note: string) => void): Promise<Answer<InitPlan>> {
   const ws = new Workspace(layout.root);
   const notes: string[] = [];
   try {
     const { settings, problems } = loadSettings(layout);
     if (problems.length) return refuse(`fix .guild/settings.json first: ${problems.join("; ")}`);
-    const found = await detectProviders(settings, layout);
+    const found = await detectProviders(settings, layout, undefined, onSlow);
     const usable = found.filter((p) => p.available && p.source === "path" && p.adapter !== "manual");
     // A CLI found on PATH reviews as found, with its host's family (verified from the model it reports). It is not
     // written into settings: a configured provider without a model has no family and is never selected for a strong

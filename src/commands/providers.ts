@@ -11,9 +11,10 @@ export interface ProviderReport {
   hosts: HostReport[];
 }
 
-export async function providerReport(layout: Layout): Promise<ProviderReport> {
+/** `onSlow` hears when a CLI's --version probe is slow and detection waits on it (see detectProviders). */
+export async function providerReport(layout: Layout, onSlow?: (note: string) => void): Promise<ProviderReport> {
   const { settings, problems } = loadSettings(layout);
-  const providers = await detectProviders(settings, layout);
+  const providers = await detectProviders(settings, layout, undefined, onSlow);
   return { settings_problems: problems, providers, hosts: hostReports(providers) };
 }
 

@@ -254,6 +254,19 @@ a changed binary is probed", async () => {
     });
   });
 
+  it("the long second probe is announced once per binary before it starts (a person waiting hears why); not a quick one", async () => {
+    const notes: string[] = [];
+    const slow = probe({ onPath: ["codex", "gemini"], env, versions: { codex: [TIMEOUT, OK], gemini: [TIMEOUT, TIMEOUT] } });
+    await detectProviders(settings, project(), slow, (n) => notes.push(n));
+    const note = (b: string) =>
+      `/usr/bin/${b} --version did not answer within ${FIRST / 1000} s; waiting up to ${SECOND / 1000} s more ` +
+      "(a slow CLI is not taken for a missing one)";
+    expect(notes.sort()).toEqual([note("codex"), note("gemini")]);
+    const quick: string[] = [];
+    await detectProviders(settings, project(), probe({ onPath: ["codex"], env, versions: { codex: [OK] } }), (n) => quick.push(n));
+    expect(quick).toEqual([]);
+  });
+
   it("a probe that answers with a failure makes it unavailable and forgets the cached answer", async () => {
     const l = project();
     await detectProviders(settings, l, probe({ onPath: ["codex"], env, versions: { codex: [OK] } }));
