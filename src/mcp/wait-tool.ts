@@ -4,6 +4,7 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { loadContext } from "../bus/context.js";
+import { loadSettings, settingsRefusal } from "../bus/settings.js";
 import type { Layout } from "../bus/layout.js";
 import { boundedFindingLines, findingsOf } from "../commands/findings.js";
 import { waitGate } from "../commands/wait.js";
@@ -44,7 +45,13 @@ export async function waitTool(
       note: progress,
       signal: extra.signal,
     });
-    return timedOut ? stillRunning(view, next, started) : stopped(layout, view);
+    if (timedOut) return stillRunning(view, next, started);
+    // an ended gate is never judged on settings the project did not write, as `check` and the CLI's `wait` refuse them:
+    // a key dropped for one bad value (family_aliases, say) falls back to defaults, under which a pass the project's
+    // settings do not re-derive would be answered as exit_code 0
+    const refusal = settingsRefusal(layout, loadSettings(layout).problems);
+    if (refusal) return failure(`${refusal}; the gate was not judged — tell the user to fix the settings, then call wait again`);
+    return stopped(layout, view);
   } catch (error) {
     return failure((error as Error).message); // no such gate: a tool error the model reads, never "call wait again"
   } finally {

@@ -132,3 +132,25 @@ describe("the MCP wait tool's heartbeat", () => {
     for (const beat of beats) expect(beat).not.toMatch(/\] (note|warn): /);
   });
 });
+
+describe("the MCP wait tool on settings with problems", () => {
+  it("judges no ended gate: a pass the project's settings do not re-derive is never answered exit_code 0", async () => {
+    const run = "broken-settings";
+    const g = await gateWithPacket(run);
+    g.dropResult();
+    await verifyGate(loadContext(g.layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(g.layout), run, GATE);
+    const model = (readGate(g.layout, run, GATE).outcome as { reviewer_model?: string } | null)?.reviewer_model;
+    expect(model).toBeTruthy();
+    // the project's settings class the reviewer's model with the author's family: the pass does not re-derive
+    writeFileSync(g.layout.settings, JSON.stringify({ family_aliases: { [model!]: "anthropic" } }));
+    const unproven = (await waitTool(g.layout, { run_id: run, gate: GATE, timeout_seconds: 60 }, extra)) as CallToolResult;
+    expect(unproven.structuredContent).toMatchObject({ exit_code: 2 });
+    // one bad value drops the whole key: what is left would re-derive the pass under the default classifier
+    writeFileSync(g.layout.settings, JSON.stringify({ family_aliases: { [model!]: "anthropic", other: 5 } }));
+    const answer = (await waitTool(g.layout, { run_id: run, gate: GATE, timeout_seconds: 60 }, extra)) as CallToolResult;
+    expect(answer.isError).toBe(true);
+    expect(answer.structuredContent?.exit_code).not.toBe(0);
+    expect((answer.content[0] as { text: string }).text).toMatch(/family_aliases.*the gate was not judged/);
+  });
+});
