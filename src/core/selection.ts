@@ -189,7 +189,13 @@ export function selectReviewer(
 function passedOver(providers: Provider[]): string {
   const unknown = providers.filter((p) => p.available && p.selectable && p.adapter !== "manual" && p.family === "unknown");
   if (!unknown.length) return "";
-  const fix = (p: Provider) => (p.adapter === "copilot" ? `copilot_profiles for providers.${p.id}` : `a "model" for providers.${p.id}`);
+  // a reviewer that has a model the classifier does not know needs the model's family named, not a model
+  const fix = (p: Provider) =>
+    p.adapter === "copilot"
+      ? `copilot_profiles for providers.${p.id}`
+      : p.model
+        ? `family_aliases for its model ${JSON.stringify(p.model)} (providers.${p.id})`
+        : `a "model" for providers.${p.id}`;
   return (
     ` (${unknown.map((p) => p.id).join(", ")}: no known model family, never selected for a strong review; ` +
     `set ${unknown.map(fix).join(", ")} in .guild/settings.json)`

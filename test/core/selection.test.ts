@@ -235,13 +235,23 @@ describe("selectReviewer: the table", () => {
 
   it("nothing eligible, but reviewers here without a known family: the reason names them and the setting that fixes it", () => {
     // a configured {"adapter": "codex"} without a model: the review fell to a person and nothing said why
-    const s = select([claude, prov("cx", "codex", "unknown"), prov("cp", "copilot", "unknown"), manual]);
+    const s = select([claude, prov("cx", "codex", "unknown", { model: null }), prov("cp", "copilot", "unknown"), manual]);
     expect(s).toMatchObject({
       status: "degraded-local",
       independence: "weak",
       reason:
         "no available reviewer of a family other than anthropic (cx, cp: no known model family, never selected for a strong review; " +
         'set a "model" for providers.cx, copilot_profiles for providers.cp in .guild/settings.json)',
+    });
+  });
+
+  it("a reviewer with a model of no known family: the fix is that model's family (family_aliases), not a model it has", () => {
+    const s = select([claude, prov("mytool", "command", "unknown", { model: "acme-coder-7" }), manual]);
+    expect(s).toMatchObject({
+      status: "degraded-local",
+      reason:
+        "no available reviewer of a family other than anthropic (mytool: no known model family, never selected for a strong review; " +
+        'set family_aliases for its model "acme-coder-7" (providers.mytool) in .guild/settings.json)',
     });
   });
 });
