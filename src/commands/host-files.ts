@@ -71,13 +71,20 @@ export function withContextSection(text: string): string | null {
   return [...lines.slice(0, starts[0]), section.replace(/\n$/, ""), ...(after.length ? after : [""])].join("\n");
 }
 
-/** Claude Code slash commands (Markdown with front matter), by name. */
-export const CLAUDE_COMMANDS: Readonly<Record<string, string>> = {
+/** The review-loop skill's name: in the plugin (integrations/claude), and as `init` writes it into a project. */
+export const PLUGIN_SKILL = "review-loop";
+export const PROJECT_SKILL = "guild-bus-review";
+
+/**
+ * Claude Code slash commands (Markdown with front matter), by name, for where the review-loop skill is `skill`: a
+ * command naming the plugin's skill in a project that has only init's would send the model after a skill not there.
+ */
+export const claudeCommands = (skill: string): Readonly<Record<string, string>> => ({
   review: `---
 description: Request a cross-family review of a file at a gate and follow it to its outcome
 argument-hint: <file> [gate, default G-spec]
 ---
-Use the review-loop skill. Request a review of \`$1\` with the guild-bus \`request_review\` tool, at the gate given
+Use the ${skill} skill. Request a review of \`$1\` with the guild-bus \`request_review\` tool, at the gate given
 second (\`$2\`; G-spec when none is given), giving your exact model as \`author_model\`; then follow the loop until the
 gate ends or needs the user. The arguments as typed: $ARGUMENTS
 `,
@@ -98,7 +105,7 @@ options and stop. Never choose an option the user did not give. The \`decide\` t
 without a review is a person's decision, not an AI client's): for it, give the user the command to run in a
 terminal, \`guild-bus decide $1 $2 force-pass\`, and never run it yourself.
 `,
-};
+});
 
 /** Gemini CLI custom commands (TOML), by name. */
 export const GEMINI_COMMANDS: Readonly<Record<string, string>> = {
@@ -145,8 +152,8 @@ export function claudePluginFiles(version: string): Record<string, string> {
       description: "guild-bus stop gate (opt-in: `guild-bus gate on`): do not end the turn while a gate you opened waits for you.",
       hooks: { Stop: [{ hooks: [{ type: "command", command: stopHookCommand(bin), timeout: 60 }] }] },
     }),
-    "skills/review-loop/SKILL.md": skillMarkdown("review-loop"),
-    ...Object.fromEntries(Object.entries(CLAUDE_COMMANDS).map(([name, text]) => [`commands/${name}.md`, text])),
+    [`skills/${PLUGIN_SKILL}/SKILL.md`]: skillMarkdown(PLUGIN_SKILL),
+    ...Object.fromEntries(Object.entries(claudeCommands(PLUGIN_SKILL)).map(([name, text]) => [`commands/${name}.md`, text])),
   };
 }
 

@@ -16,7 +16,15 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { type Answer, refuse } from "./answer.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import type { FormattingOptions, JSONPath } from "jsonc-parser";
-import { CLAUDE_COMMANDS, GEMINI_COMMANDS, PROJECT_MCP_COMMAND, skillMarkdown, stopHookCommand, withContextSection } from "./host-files.js";
+import {
+  claudeCommands,
+  GEMINI_COMMANDS,
+  PROJECT_MCP_COMMAND,
+  PROJECT_SKILL,
+  skillMarkdown,
+  stopHookCommand,
+  withContextSection,
+} from "./host-files.js";
 
 export const HOSTS = ["claude", "codex", "gemini"] as const;
 export type Host = (typeof HOSTS)[number];
@@ -236,13 +244,13 @@ function claude(ws: Workspace, notes: string[]): void {
     const command = stopHookCommand(GUILD_BUS_CLI);
     if (!stop.some(runsGuildBusStop)) hooks.Stop = [...stop, { hooks: [{ type: "command", command, timeout: 60 }] }];
   });
-  ws.writeOwn(".claude/skills/guild-bus-review/SKILL.md", skillMarkdown("guild-bus-review"));
+  ws.writeOwn(`.claude/skills/${PROJECT_SKILL}/SKILL.md`, skillMarkdown(PROJECT_SKILL));
   // top-level names: Claude Code names a project command by its file alone (a subdirectory is only a label), and
   // /review, /status are its own commands
-  for (const [name, text] of Object.entries(CLAUDE_COMMANDS)) ws.writeOwn(`.claude/commands/${claudeCommand(name)}.md`, text);
+  for (const [name, text] of Object.entries(claudeCommands(PROJECT_SKILL))) ws.writeOwn(`.claude/commands/${claudeCommand(name)}.md`, text);
   notes.push(
     `claude: restart Claude Code in this project; /${claudeCommand("review")} <file> starts a review ` +
-      "(the skill guild-bus-review teaches the loop)",
+      `(the skill ${PROJECT_SKILL} teaches the loop)`,
   );
 }
 

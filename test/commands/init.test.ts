@@ -374,6 +374,21 @@ describe("init's notes", () => {
   });
 });
 
+describe("the skill a Claude command names", () => {
+  it("is one its install has: init's project skill, the plugin's own", async () => {
+    const root = tempRoot();
+    await init(root);
+    const named = (text: string) => /Use the ([\w-]+) skill/.exec(text)?.[1];
+    const project = named(read(root, ".claude/commands/guild-review.md"));
+    expect(project).toBeDefined();
+    expect(existsSync(path.join(root, ".claude", "skills", project!, "SKILL.md"))).toBe(true);
+    expect(read(root, `.claude/skills/${project}/SKILL.md`)).toMatch(new RegExp(`^---\\nname: ${project}\\n`));
+    const plugin = claudePluginFiles("0.0.0");
+    const pluginSkill = named(plugin["commands/review.md"]!);
+    expect(plugin[`skills/${pluginSkill}/SKILL.md`]).toMatch(new RegExp(`^---\\nname: ${pluginSkill}\\n`));
+  });
+});
+
 describe("init and the reviewers it finds", () => {
   // init wrote a CLI it found as a provider without a model: no family, never selected, reviews fell to a person
   it("a CLI found on PATH still reviews after init, with its host's family", async () => {
