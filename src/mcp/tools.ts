@@ -132,17 +132,27 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     (a) => {
       if (a.gate !== undefined && a.run_id === undefined) return failure("gate needs run_id");
       const ctx = loadContext(t.layout);
+      // as the CLI's status, wait and check: no gate is judged on what is left of settings with problems (a key dropped
+      // for one bad value, family_aliases say, falls back to defaults under which a pass may re-derive that the
+      // project's settings fail); the problems are the answer
+      if (ctx.settingsProblems.length)
+        return reply(
+          [
+            ...ctx.settingsProblems.map((p) => `settings problem (tell the user): ${p}`),
+            "no gate was judged on settings with problems: tell the user to fix them, then call status again",
+          ],
+          { settings_problems: ctx.settingsProblems, ignored: [], ended_not_shown: 0, gates: [] },
+        );
       const found = gateStatuses(ctx, { run: a.run_id, gate: a.gate, all: a.all });
       if (!found.ok) return failure(found.error);
       const lines = [
-        ...ctx.settingsProblems.map((p) => `settings problem (tell the user): ${p}`),
         // a run or gate directory the bus refuses hides gates nobody can judge (check fails them): as `status` says
         ...found.ignored.map((i) => `ignored (tell the user${i.hides ? "; it hides gates `check` fails" : ""}): ${i.path} — ${i.reason}`),
         ...found.rows.map((g) => `${g.run_id} ${g.gate}: ${g.status} (round ${g.round}, ${nextStepLine(g.next)})`),
         ...[historyNote(found.history, "all: true")].filter((l) => l !== null),
       ];
       return reply(lines.length ? lines : ["no gates"], {
-        settings_problems: ctx.settingsProblems,
+        settings_problems: [],
         ignored: found.ignored,
         ended_not_shown: found.history,
         gates: found.rows,

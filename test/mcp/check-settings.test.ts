@@ -10,8 +10,8 @@ import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
-describe("check on settings with problems", () => {
-  it("is refused on every face, never judged on the settings that are left", async () => {
+describe("check and status on settings with problems", () => {
+  it("are refused on every face, never judged on the settings that are left", async () => {
     const run = "passed";
     const { layout, dropResult } = await gateWithPacket(run);
     dropResult();
@@ -36,6 +36,11 @@ describe("check on settings with problems", () => {
       expect(answer.isError).toBe(true);
       expect(textOf(answer)).not.toMatch(/^PASS/m);
       expect(textOf(answer)).toMatch(/family_aliases\.mycorp/);
+      // status too names the problem and judges no gate (it showed the pass, under a "settings problem" line)
+      const status = await mcp.call("status", {});
+      expect(textOf(status)).toMatch(/^settings problem \(tell the user\): .*family_aliases\.mycorp/);
+      expect(textOf(status)).not.toMatch(/satisfied/);
+      expect(status.structuredContent).toMatchObject({ gates: [] });
     } finally {
       await mcp.close();
     }
