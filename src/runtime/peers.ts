@@ -135,6 +135,8 @@ export class Peers {
 
   /** The body last written to this worker's file (what it advertises), and that file's inode then. */
   private written: { body: string; ino: number } | null = null;
+  /** Why no other process can see this worker (its presence file was not written at the last beat), or null. */
+  unseen: string | null = null;
 
   constructor(
     private readonly layout: Layout,
@@ -190,6 +192,7 @@ export class Peers {
   beat(now = Date.now()): boolean {
     const live = new Set([this.self]);
     const seen = new Map<string, { stamp: number; movedAt: number }>();
+    this.unseen = null;
     try {
       // a linked workers/ directory is neither written, read nor cleaned through: this worker counts itself alone
       refuseSymlinks(this.layout.guild, this.dir);
@@ -199,8 +202,10 @@ export class Peers {
       try {
         mkdirSync(this.dir, { recursive: true });
         this.sayAlive(now);
-      } catch {
+      } catch (error) {
         // an unwritable tree: the others do not see this worker and act on its share too (fenced); it still sees them
+        const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        this.unseen = `${this.layout.rel(this.file)} cannot be written (${why})`;
       }
       const gone: string[] = [];
       for (const name of this.names()) {
@@ -228,8 +233,9 @@ export class Peers {
         refuseSymlinks(this.layout.guild, this.dir); // still no link: nothing outside .guild is removed
         for (const name of gone) unlinkQuietly(path.join(this.dir, name));
       }
-    } catch {
+    } catch (error) {
       // a linked directory, or none to read: alone
+      this.unseen ??= `${this.layout.rel(this.dir)}: ${(error as Error).message}`;
     }
     this.seen = seen;
     const sorted = [...live].sort();

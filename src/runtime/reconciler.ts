@@ -191,7 +191,18 @@ export class WorkerRuntime {
 
   /** Say this worker is alive; when the peers sharing the work changed, the gates now its share are looked at at once. */
   private beat(): void {
-    if (!this.peers?.beat() || !this.spec.shareWork) return;
+    if (!this.peers) return;
+    const unseen = this.peers.unseen;
+    const changed = this.peers.beat();
+    // said when it starts and when it ends: `status`, `review --wait` and the other workers find a worker by that file
+    if (this.peers.unseen !== unseen)
+      this.spec.log(
+        this.peers.unseen === null
+          ? "this worker's presence file is written again: other processes see it"
+          : `${this.peers.unseen}: status, review --wait and other workers cannot see this worker (it still works); ` +
+              "make .guild/workers a directory this user can write",
+      );
+    if (!changed || !this.spec.shareWork) return;
     this.spec.log(`${this.peers.count()} ${this.spec.kind} worker(s) share this tree's gates`);
     for (const key of this.active.keys()) if (this.peers.owns(key)) this.enqueue(key);
   }

@@ -247,4 +247,18 @@ describe("a reviewer worker's advertisement in its presence file", () => {
     self.leave();
     expect(liveAdverts(layout, ["http"])).toEqual([]);
   });
+
+  it("says why no one can see this worker while its presence file cannot be written, and when they can again", () => {
+    const layout = project();
+    const workers = path.join(layout.guild, "workers");
+    writeFileSync(workers, "a file where the directory goes\n");
+    const self = new Peers(layout, peersDir(layout, "broker"), "machA-1-5");
+    self.beat();
+    expect(self.unseen).toMatch(/^\.guild\/workers\/broker\/machA-1-5 cannot be written \(ENOTDIR\)$/);
+    expect(workerRunning(layout, "broker")).toBe(false);
+    rmSync(workers);
+    self.beat();
+    expect(self.unseen).toBeNull();
+    expect(workerRunning(layout, "broker")).toBe(true);
+  });
 });
