@@ -118,7 +118,8 @@ describe("what a failing reviewer prints stays out of the bus (integration)", ()
     await p.waitFor(
       "f1",
       "G-plan",
-      () => readFileSync(path.join(p.gateDir("f1", "G-plan"), "trail.md"), "utf8").includes("login refused"),
+      // the trail is paced: it may not be written yet when the failure is (then it is not listed)
+      (f) => f.includes("trail.md") && readFileSync(path.join(p.gateDir("f1", "G-plan"), "trail.md"), "utf8").includes("login refused"),
       "the failure in trail.md",
     );
 
