@@ -16,8 +16,8 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
     p.write("ops/runbook.md", DOC);
     return p;
   }
-  const request = (p: Project, run: string, extra: string[] = []) =>
-    expect(p.cli(["review", "ops/runbook.md", "--gate", "G-operations", "--author", "claude", "--run-id", run, ...extra]).code).toBe(0);
+  const request = (p: Project, run: string, extra: string[] = [], file = "ops/runbook.md") =>
+    expect(p.cli(["review", file, "--gate", "G-operations", "--author", "claude", "--run-id", run, ...extra]).code).toBe(0);
 
   describe("(g) SIGKILL each worker kind mid-round, then restart", () => {
     it("broker killed while the reviewer works: the restarted broker finishes the gate", async () => {
@@ -103,10 +103,15 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
     });
     for (const kind of ["broker", "broker", "verifier", "verifier", "command", "command"]) p.startWorker(kind);
     const runs = ["h1", "h2", "h3", "h4"];
-    for (const run of runs) request(p, run);
+    // each run reviews its own file: an edit of a shared one would restart the other runs' open rounds (artifact_changed)
+    const artifact = (run: string) => `ops/runbook-${run}.md`;
+    for (const run of runs) {
+      p.write(artifact(run), DOC);
+      request(p, run, [], artifact(run));
+    }
     for (const run of runs) await p.waitState(run, "G-operations", ["awaiting_author"]);
     for (const run of runs) {
-      p.write("ops/runbook.md", DOC + `3. verify (${run})\n`);
+      p.write(artifact(run), DOC + `3. verify (${run})\n`);
       expect(p.cli(["resubmit", run, "G-operations"]).code).toBe(0);
     }
     for (const run of runs) await p.waitState(run, "G-operations", ["done", "awaiting_author"]);
