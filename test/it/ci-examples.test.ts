@@ -2,9 +2,9 @@
 // guild-bus installed, and the pre-push hook — each passes while the required gates hold for the bytes in the tree
 // and fails (non-zero) once an artifact changes after its pass.
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
 import { BIN, makeProject, type Project, REPO, scriptedProvider, startBus } from "../helpers/bus.js";
 
@@ -55,6 +55,7 @@ describe("the CI examples (docs/ci)", () => {
 
     // the pre-push hook, installed in a repository that pushes to a bare remote: it judges the commits pushed
     const remote = path.join(p.root, "..", `${path.basename(p.root)}-remote.git`);
+    onTestFinished(() => rmSync(remote, { recursive: true, force: true }));
     writeFileSync(path.join(p.root, ".gitignore"), "node_modules/\n.guild/tmp/\n.guild/logs/\n.guild/workers/\n.guild/up.lock\n");
     const setUp = git(p, "init -q . && git add -A && git commit -qm reviewed && git init -q --bare " + JSON.stringify(remote));
     expect(setUp.status, setUp.stderr).toBe(0);
