@@ -78,7 +78,7 @@ export function register(program: Command): void {
             r.run_id,
             r.gate,
             r.state === "done" ? r.status : r.state,
-            `${r.round}/${r.cap}`,
+            `${r.rounds}/${r.cap}`, // counted against the cap, as the console shows (a retried round is not)
             r.reviewer_host ? `${r.reviewer_host}${r.reviewer_model ? ` (${r.reviewer_model})` : ""}` : "-",
             r.independence ?? "-",
             formatAge(r.requested_at),

@@ -68,6 +68,8 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
       const d = p.cli(["decide", "g3", "G-operations", "retry", "--wait", "--json"]);
       expect(d.code, d.stderr).toBe(0);
       expect(JSON.parse(d.stdout)).toMatchObject({ status: "satisfied", satisfied_at_round: 2 });
+      // the retried round is not counted against the cap: status says 1 of 5, as the console, the trail and wait do
+      expect(p.cli(["status", "g3", "G-operations"]).stdout).toMatch(/^g3\s+G-operations\s+satisfied\s+1\/5\s/m);
       // round 1 reached the reviewer at most once (the kill may land before the child started), round 2 once
       const byPacket = (id: string) => received(p.root, "gpt").filter((t) => t.includes(`packet_id: ${id}\n`)).length;
       expect(byPacket("G-operations-g3-r1")).toBeLessThanOrEqual(1);
