@@ -218,19 +218,19 @@ export class Layout {
     return path.join(this.gateDir(runId, gate), ".claims");
   }
 
-  /** Resolve an artifact path given relative to the project root; it must stay inside the project. */
-  artifact(relPath: string): string {
+  /** Resolve an artifact path (or, as `what` says, another path) given relative to the project root; it must stay inside the project. */
+  artifact(relPath: string, what = "artifact path"): string {
     const abs = path.resolve(this.root, relPath);
     if (abs !== this.root && !abs.startsWith(this.root + path.sep)) {
-      throw new PathSafetyError(`artifact path escapes the project: ${relPath}`);
+      throw new PathSafetyError(`${what} escapes the project: ${relPath}`);
     }
     return abs;
   }
 
   /** The artifact's real path for reading: a symlink may not lead out of the project. */
-  readableArtifact(relPath: string): string {
+  readableArtifact(relPath: string, what = "artifact path"): string {
     // one realpath(3) call each: the JS realpath lstats every component, on every round's read of the artifact
-    const real = realpathSync.native(this.artifact(relPath));
+    const real = realpathSync.native(this.artifact(relPath, what));
     const root = realpathSync.native(this.root);
     if (real !== root && !real.startsWith(root + path.sep)) throw new PathSafetyError(`${relPath} resolves outside the project`);
     // the bus's own files change as it works (a trail is rewritten every round): a pass of one could never hold, and

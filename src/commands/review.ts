@@ -45,13 +45,16 @@ export interface ReviewParams {
   paths?: string[];
 }
 
+/** What `--paths` names, in refusals. */
+const RELATED_PATH = "related path";
+
 /**
  * At nightmare the reviewer's CLI reads the files itself, so the scrubber never sees what it sends to its provider:
  * what each listed file holds that the scrubber would redact, and what was not checked (a directory, a large file).
  */
 function unredactedAtNightmare(layout: Layout, relPaths: string[], options: ScrubOptions): string[] {
   return [...new Set(relPaths)].flatMap((rel) => {
-    const file = layout.artifact(rel);
+    const file = layout.artifact(rel, RELATED_PATH);
     const st = statSync(file);
     if (st.isDirectory()) return [`${rel}/ is a directory: its files were not checked`];
     let text: string;
@@ -87,11 +90,11 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   // written for an artifact it would escalate at once.
   const artifact = readArtifact(layout, layout.rel(abs), scrubOptions(settings));
   if (!artifact.ok) return refuse(`artifact refused: ${artifact.detail}`);
-  const missing = (p.paths ?? []).find((rel) => !existsSync(layout.artifact(rel)));
-  if (missing !== undefined) return refuse(`path not found: ${missing}`);
+  const missing = (p.paths ?? []).find((rel) => !existsSync(layout.artifact(rel, RELATED_PATH)));
+  if (missing !== undefined) return refuse(`${RELATED_PATH} not found: ${missing}`);
   const paths = (p.paths ?? []).map((rel) => {
-    layout.readableArtifact(rel);
-    return layout.rel(layout.artifact(rel));
+    layout.readableArtifact(rel, RELATED_PATH);
+    return layout.rel(layout.artifact(rel, RELATED_PATH));
   });
   const unknown = unknownReviewer(p.reviewer ?? "auto", settings);
   if (unknown) return refuse(unknown);

@@ -385,6 +385,7 @@ describe("hostile command lines: one-line usage errors", () => {
         [...review, "--paths", ""],
         /^guild-bus: invalid input: paths\.0: must be a non-blank path without control, format, line-separator or backtick characters/,
       ], // a schema issue, flattened
+      [[...review, "--paths", "../outside.md"], /^guild-bus: related path escapes the project: /], // not "artifact path"
       [["decide", "r1", "G-spec", "bogus"], /'bogus'.*force-pass, extend-cap, rework/],
       [["decide", "r1", "G-spec", "extend-cap", "9"], /from 1 to 5/],
       [["worker", "broker", "--reconcile-ms", "0"], /--reconcile-ms <ms>.*'0'/],
