@@ -13,6 +13,10 @@ export function register(program: Command): void {
     .option("--run <id>", "check this run's gates (default: the newest run of each gate and artifact)")
     .option("--gate <gate...>", "check only these gates")
     .option("--require <gates>", "comma-separated gates that must have passed, e.g. G-spec,G-plan")
+    .option(
+      "--require-files <gate=glob...>",
+      "every file the glob matches must have passed that gate, e.g. G-spec='docs/specs/**/*.md' (a file added unreviewed fails)",
+    )
     .option("--allow-weak", "accept a pass by a reviewer of unknown or same family (weak independence)")
     .option("--allow-force-pass", "accept a gate a human force-passed")
     .option("--json", "print JSON")
@@ -22,6 +26,7 @@ export function register(program: Command): void {
         run?: string;
         gate?: string[];
         require?: string;
+        requireFiles?: string[];
         allowWeak?: boolean;
         allowForcePass?: boolean;
         json?: boolean;
@@ -37,10 +42,11 @@ export function register(program: Command): void {
           .map((g) => g.trim())
           .filter(Boolean);
         const r = answered(
-          checkGates(loadContext(new Layout(o.root)), {
+          await checkGates(loadContext(new Layout(o.root)), {
             runId: o.run,
             gates: o.gate,
             require,
+            requireFiles: o.requireFiles,
             allowWeak: o.allowWeak,
             allowForcePass: o.allowForcePass,
           }),

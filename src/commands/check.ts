@@ -6,7 +6,7 @@ import { type BusContext, contextToAct } from "../bus/context.js";
 import { settingsRefusal } from "../bus/settings.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
-import { assertGate, assertRunId } from "../spec/ids.js";
+import { assertGate, assertRunId, InvalidIdError } from "../spec/ids.js";
 import { reviewerViews } from "../core/snapshot.js";
 import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refuse, refusing } from "./answer.js";
@@ -20,6 +20,8 @@ export interface CheckOptions {
   gates?: string[];
   /** Gate names that must be among the checked gates and pass. */
   require: string[];
+  /** `GATE=GLOB`: every file of the tree the glob matches must be the artifact of a checked gate of that name that passes. */
+  requireFiles?: string[];
   allowWeak?: boolean;
   allowForcePass?: boolean;
 }
@@ -38,12 +40,45 @@ export interface UnjudgedEntry {
   reason: string;
 }
 
-export type CheckResult = Answer<{ passed: boolean; gates: CheckedGate[]; missing: string[]; unjudged: UnjudgedEntry[]; lines: string[] }>;
+/** A file a `--require-files` glob matches that no checked gate of its gate name reviewed (`path` null: the glob
+ * matched no file, and a misspelt glob must not require nothing). */
+export interface UnreviewedFile {
+  gate: string;
+  pattern: string;
+  path: string | null;
+}
+
+export type CheckResult = Answer<{
+  passed: boolean;
+  gates: CheckedGate[];
+  missing: string[];
+  unreviewed: UnreviewedFile[];
+  unjudged: UnjudgedEntry[];
+  lines: string[];
+}>;
 
 /** What `check --json` prints: every reason the check failed has its field, so a reader of the JSON alone never sees
  * each gate passed, nothing missing, and `passed: false` with no why. */
 export function checkJson(r: Extract<CheckResult, { ok: true }>) {
-  return { passed: r.passed, gates: r.gates, missing: r.missing, unjudged: r.unjudged };
+  return { passed: r.passed, gates: r.gates, missing: r.missing, unreviewed: r.unreviewed, unjudged: r.unjudged };
+}
+
+/** `GATE=GLOB` split and checked; a malformed one is refused before anything is judged. */
+function fileRequirement(spec: string): { gate: string; pattern: string } {
+  const at = spec.indexOf("=");
+  if (at < 0) throw new InvalidIdError("file requirement (expected GATE=GLOB, e.g. G-spec=docs/specs/*.md)", spec);
+  return { gate: assertGate(spec.slice(0, at).trim()), pattern: spec.slice(at + 1) };
+}
+
+/** The files each requirement's glob matches that no checked gate of its name has as its artifact. */
+async function unreviewedFiles(ctx: BusContext, specs: string[], gates: CheckedGate[]): Promise<UnreviewedFile[]> {
+  if (!specs.length) return [];
+  const { projectFiles } = await import("../bus/tree-files.js"); // the glob's modules: only for a check that needs them
+  return specs.map(fileRequirement).flatMap(({ gate, pattern }): UnreviewedFile[] => {
+    const files = projectFiles(ctx.layout, pattern);
+    if (!files.length) return [{ gate, pattern, path: null }];
+    return files.filter((f) => !gates.some((g) => g.gate === gate && g.artifact_path === f)).map((path) => ({ gate, pattern, path }));
+  });
 }
 
 /** Why an ended gate does not count as passed for the bytes now in the tree, or null when it does. */
@@ -119,8 +154,8 @@ function requestedAt(v: GateView): number {
   return Number.isNaN(at) ? Infinity : at;
 }
 
-export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
-  return refusing(() => {
+export function checkGates(ctx: BusContext, o: CheckOptions): Promise<CheckResult> {
+  return refusing(async (): Promise<CheckResult> => {
     // a verdict for CI is never reached on settings the project did not write: a key dropped for one bad value (or a
     // file that does not parse) leaves defaults in its place, which may pass what the project's settings fail. The
     // CLI refused them before it got here; every other face (the MCP tool) is refused here, the same way
@@ -128,7 +163,8 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
     if (refusal) return refuse(`${refusal}; no gate was judged — fix the settings first`);
     const runId = o.runId === undefined ? undefined : assertRunId(o.runId);
     if (runId !== undefined) assertGateExists(ctx.layout, runId);
-    const wanted = new Set<string>([...(o.gates ?? []), ...o.require].map((g) => assertGate(g)));
+    const byFile = (o.requireFiles ?? []).map((spec) => fileRequirement(spec).gate);
+    const wanted = new Set<string>([...(o.gates ?? []), ...o.require, ...byFile].map((g) => assertGate(g)));
     const listing = listGates(ctx.layout, runId);
     // a run or gate of a valid name the workers refuse (a link, say) cannot be judged: it could hold the newest run
     const unjudged = listing.ignored.filter((i) => i.hides && (i.hides.gate === undefined || !wanted.size || wanted.has(i.hides.gate)));
@@ -151,14 +187,23 @@ export function checkGates(ctx: BusContext, o: CheckOptions): CheckResult {
       };
     });
     const missing = o.require.filter((g) => !gates.some((c) => c.gate === g));
+    const unreviewed = await unreviewedFiles(ctx, o.requireFiles ?? [], gates);
+    const inRun = runId ? ` ${runId}` : "";
     const lines = [
       // one line per gate: an artifact path or reason from a planted file cannot print a PASS line of its own
       ...gates.map((g) => lineSafe(`${g.passed ? "PASS" : "FAIL"} ${g.run_id} ${g.gate} ${g.artifact_path ?? "-"}: ${g.reason}`)),
-      ...missing.map((g) => `FAIL ${g}: required, but no run${runId ? ` ${runId}` : ""} has this gate`),
+      ...missing.map((g) => `FAIL ${g}: required, but no run${inRun} has this gate`),
+      ...unreviewed.map((u) =>
+        lineSafe(
+          u.path === null
+            ? `FAIL ${u.gate}=${u.pattern}: no file in the tree matches it (a misspelt pattern would require nothing)`
+            : `FAIL ${u.gate} ${u.path}: required by ${u.gate}=${u.pattern}, but no run${inRun} reviewed this file at this gate`,
+        ),
+      ),
       ...unjudged.map((i) => lineSafe(`FAIL ${i.path}: cannot be judged (${i.reason}); move it aside or make it a directory`)),
     ];
     if (!lines.length) lines.push("FAIL no gates to check under .guild/runs");
-    const passed = gates.length > 0 && missing.length === 0 && unjudged.length === 0 && gates.every((g) => g.passed);
-    return { ok: true, passed, gates, missing, unjudged: unjudged.map((i) => ({ path: i.path, reason: i.reason })), lines };
+    const passed = gates.length > 0 && !missing.length && !unreviewed.length && !unjudged.length && gates.every((g) => g.passed);
+    return { ok: true, passed, gates, missing, unreviewed, unjudged: unjudged.map((i) => ({ path: i.path, reason: i.reason })), lines };
   });
 }

@@ -269,10 +269,14 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       inputSchema: {
         run_id: z.optional(z.string()),
         require: described(z.optional(z.array(z.string())), "gate names that must have passed, e.g. G-spec"),
+        require_files: described(
+          z.optional(z.array(z.string())),
+          "GATE=GLOB entries, e.g. G-spec=docs/specs/*.md: every file the glob matches must have passed that gate",
+        ),
       },
     },
-    (a) => {
-      const result = checkGates(loadContext(t.layout), { runId: a.run_id, require: a.require ?? [] });
+    async (a) => {
+      const result = await checkGates(loadContext(t.layout), { runId: a.run_id, require: a.require ?? [], requireFiles: a.require_files });
       if (!result.ok) return failure(result.error);
       const { ok: _ok, ...fields } = result;
       return reply(result.lines, fields);

@@ -16,7 +16,7 @@ async function passedThenRequested(passed: string, next: string) {
   dropResult();
   await verifyGate(loadContext(layout), passed, GATE, () => undefined, Date.now() + 60_000);
   await stepGate(loadContext(layout), passed, GATE);
-  const before = checkGates(loadContext(layout), { require: [GATE] });
+  const before = await checkGates(loadContext(layout), { require: [GATE] });
   expect(
     await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: next }),
   ).toMatchObject({ ok: true });
@@ -33,7 +33,7 @@ describe("check: the newest run of an artifact", () => {
     const request = JSON.parse(readFileSync(file, "utf8"));
     const hourLater = new Date(Date.parse(request.requested_at) + 3_600_000 - 5 * 3_600_000).toISOString().replace("Z", "-05:00");
     writeFileSync(file, JSON.stringify({ ...request, requested_at: hourLater }));
-    const after = check();
+    const after = await check();
     expect(after).toMatchObject({ ok: true, passed: false });
     expect(after.ok && after.gates.find((g) => !g.passed)?.run_id).toBe("newer");
   });
@@ -48,14 +48,14 @@ describe("check: the newest run of an artifact", () => {
     writeFileSync(file, JSON.stringify({ ...request, requested_at: new Date(Date.parse(request.requested_at) - 7_200_000).toISOString() }));
     const judged = () => checkGates(loadContext(layout), { require: [GATE] });
     // unanswered, it is history: the newest pass stands
-    expect(judged()).toMatchObject({ ok: true, passed: true });
+    expect(await judged()).toMatchObject({ ok: true, passed: true });
     const blocking = { packet_id: field("packet_id"), artifact_sha256_reviewed: field("artifact_sha256"), reviewer_model: "gpt-5" };
     const result = { schema_version: "review_result.v1", verdict: "issues", blocking_findings: [{ title: "unbounded" }], ...blocking };
     writeFileSync(path.join(layout.root, "r.tmp"), JSON.stringify(result));
     renameSync(path.join(layout.root, "r.tmp"), layout.gateFile("later", GATE, "result-1.json"));
     await verifyGate(loadContext(layout), "later", GATE, () => undefined, Date.now() + 60_000);
-    expect(judged()).toMatchObject({ ok: true, passed: false });
-    const after = judged();
+    expect(await judged()).toMatchObject({ ok: true, passed: false });
+    const after = await judged();
     expect(after.ok && after.gates.map((g) => g.run_id).sort()).toEqual(["later", "passed"]);
   });
 
@@ -63,7 +63,7 @@ describe("check: the newest run of an artifact", () => {
     const { layout } = await passedThenRequested("seen", "hidden");
     renameSync(layout.runDir("hidden"), path.join(layout.root, "elsewhere"));
     symlinkSync(path.join(layout.root, "elsewhere"), layout.runDir("hidden"));
-    const judged = checkGates(loadContext(layout), { require: [GATE] });
+    const judged = await checkGates(loadContext(layout), { require: [GATE] });
     expect(judged).toMatchObject({ ok: true, passed: false });
     expect(judged.ok && judged.lines).toContainEqual(expect.stringMatching(/^FAIL \.guild\/runs\/hidden: cannot be judged/));
     // `check --json` says why too: every gate it read passed and none is missing, so without this it failed for no reason
@@ -75,7 +75,7 @@ describe("check: the newest run of an artifact", () => {
   it('a gate whose outcome.json the bus cannot read fails naming that file, not as a pass on its way ("broker — pass")', async () => {
     const { layout } = await passedThenRequested("unreadable", "unused");
     writeFileSync(layout.gateFile("unreadable", GATE, "outcome.json"), "null\n");
-    const judged = checkGates(loadContext(layout), { runId: "unreadable", require: [GATE] });
+    const judged = await checkGates(loadContext(layout), { runId: "unreadable", require: [GATE] });
     expect(judged).toMatchObject({ ok: true, passed: false });
     expect(judged.ok && judged.gates[0]!.reason).toMatch(/^not ended: broker — pass; invalid: outcome\.json: \(root\): Invalid input/);
   });
@@ -94,7 +94,7 @@ describe("check: the newest run of an artifact", () => {
         const file = layout.gateFile(run, GATE, "request.json");
         writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), requested_at: at }));
       }
-      const tie = checkGates(loadContext(layout), { require: [GATE] });
+      const tie = await checkGates(loadContext(layout), { require: [GATE] });
       expect(tie, at).toMatchObject({ ok: true, passed: false });
       expect(tie.ok && tie.gates.map((g) => g.run_id).sort(), at).toEqual(["a-passed", "b-open"]);
     }

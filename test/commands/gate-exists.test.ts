@@ -22,6 +22,6 @@ describe("a run or gate that does not exist", () => {
       expect(answer).toEqual({ ok: false, error: "no run nosuch under .guild/runs" });
     for (const answer of await Promise.all(answers("here", "G-plan")))
       expect(answer).toEqual({ ok: false, error: "run here has no gate G-plan (its gates: G-spec)" });
-    expect(checkGates(ctx, { runId: "nosuch", require: [] })).toEqual({ ok: false, error: "no run nosuch under .guild/runs" });
+    expect(await checkGates(ctx, { runId: "nosuch", require: [] })).toEqual({ ok: false, error: "no run nosuch under .guild/runs" });
   });
 });

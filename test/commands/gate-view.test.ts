@@ -137,7 +137,7 @@ describe("an ended gate's view", () => {
     expect(row.waiting_for).toMatch(/^the author: the gate has ended, but the artifact changed since the gate passed it/);
     expect(gateLines(row)).toContain(`waiting for ${row.waiting_for}`);
     // check says what happened to an ended round in words that fit it, not the live round's "mid-review; restart"
-    const checked = checkGates(loadContext(layout), { runId: run, require: [GATE] });
+    const checked = await checkGates(loadContext(layout), { runId: run, require: [GATE] });
     expect(checked).toMatchObject({ ok: true, passed: false });
     const line = (checked as { lines: string[] }).lines[0]!;
     expect(line).toMatch(/the result reviewed other bytes than the artifact holds now \(reviewed [0-9a-f]{64}, now [0-9a-f]{64}\)/);

@@ -52,6 +52,12 @@ describe("the CI examples (docs/ci)", () => {
     const ok = sh(p, script);
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^PASS .* G-plan docs\/plan.md/m);
+    // a spec added without a review fails by name (G-spec passed for docs/spec.md, which `--require G-spec` alone accepts)
+    writeFileSync(path.join(p.root, "docs", "spec-cache.md"), "# Cache spec\n");
+    const added = sh(p, script);
+    expect(added.status, added.stdout + added.stderr).toBe(2);
+    expect(added.stdout).toMatch(/^FAIL G-spec docs\/spec-cache\.md: required by G-spec=docs\/spec\*\.md, but no run reviewed this file/m);
+    rmSync(path.join(p.root, "docs", "spec-cache.md"));
 
     // the pre-push hook, installed in a repository that pushes to a bare remote: it judges the commits pushed
     const remote = path.join(p.root, "..", `${path.basename(p.root)}-remote.git`);

@@ -17,16 +17,16 @@ describe("check and status on settings with problems", () => {
     dropResult();
     await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
     await stepGate(loadContext(layout), run, GATE);
-    expect(checkGates(loadContext(layout), { require: [GATE] })).toMatchObject({ ok: true, passed: true });
+    expect(await checkGates(loadContext(layout), { require: [GATE] })).toMatchObject({ ok: true, passed: true });
 
     // what the project meant: gpt-5 is served by anthropic here, so the pass is not strong
     const meant = { "gpt-5": "anthropic" };
     writeFileSync(layout.settings, JSON.stringify({ family_aliases: meant }));
-    expect(checkGates(loadContext(layout), { require: [GATE] })).toMatchObject({ ok: true, passed: false });
+    expect(await checkGates(loadContext(layout), { require: [GATE] })).toMatchObject({ ok: true, passed: false });
 
     // the same with one bad value beside it: the key is dropped, and its defaults would pass the gate
     writeFileSync(layout.settings, JSON.stringify({ family_aliases: { ...meant, mycorp: "not-a-family" } }));
-    const refused = checkGates(loadContext(layout), { require: [GATE] });
+    const refused = await checkGates(loadContext(layout), { require: [GATE] });
     expect(refused).toMatchObject({ ok: false });
     expect(!refused.ok && refused.error).toMatch(/family_aliases\.mycorp.*no gate was judged — fix the settings first/);
 

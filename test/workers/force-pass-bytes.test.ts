@@ -40,10 +40,10 @@ describe("a force-pass decided after the artifact was edited", () => {
     const outcome = JSON.parse(readFileSync(file("outcome.json"), "utf8"));
     expect(outcome).toMatchObject({ status: "force_passed", artifact_sha256: field("artifact_sha256") });
     const check = () => checkGates(loadContext(layout), { runId: RUN, require: [GATE], allowForcePass: true });
-    expect(check()).toMatchObject({ ok: true, passed: false });
-    expect(check()).toMatchObject({ lines: [expect.stringMatching(/^FAIL .*the artifact changed since the outcome/)] });
+    expect(await check()).toMatchObject({ ok: true, passed: false });
+    expect(await check()).toMatchObject({ lines: [expect.stringMatching(/^FAIL .*the artifact changed since the outcome/)] });
     writeFileSync(spec, "# Spec\n");
-    expect(check()).toMatchObject({ ok: true, passed: true });
-    expect(check()).toMatchObject({ gates: [{ reason: "force_passed at round 1, by a human decision, artifact unchanged" }] });
+    expect(await check()).toMatchObject({ ok: true, passed: true });
+    expect(await check()).toMatchObject({ gates: [{ reason: "force_passed at round 1, by a human decision, artifact unchanged" }] });
   });
 });

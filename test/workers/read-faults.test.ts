@@ -202,7 +202,7 @@ describe("a read the system fails", () => {
 
     touch(file("packet-1.md"));
     failing.add("packet-1.md");
-    expect(checkGates(loadContext(layout), { require: [] })).toMatchObject({
+    expect(await checkGates(loadContext(layout), { require: [] })).toMatchObject({
       ok: false,
       error: expect.stringMatching(/packet-1\.md.*EIO.*try again/),
     });

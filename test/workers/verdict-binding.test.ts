@@ -49,9 +49,9 @@ describe("a pass is bound to the packet it was judged against", () => {
     await stepGate(loadContext(layout), run, GATE);
     expect(readGate(layout, run, GATE).outcome).toMatchObject({ status: "satisfied" });
     const check = () => checkGates(loadContext(layout), { require: [GATE] });
-    expect(check()).toMatchObject({ ok: true, passed: true });
+    expect(await check()).toMatchObject({ ok: true, passed: true });
     editPacket();
-    const after = check();
+    const after = await check();
     expect(after).toMatchObject({ ok: true, passed: false });
     expect(after.ok && after.gates[0]!.reason).toMatch(/packet-1\.md is not the bytes verdict-1\.json judged against/);
   });
@@ -94,7 +94,7 @@ describe("a pass over an artifact the scrubber redacted", () => {
     await stepGate(ctx, "redacted", GATE);
     const note = "1 span of the artifact redacted before review: the reviewer saw [REDACTED:…] there";
     expect(viewGate(ctx, "redacted", GATE).next.notes).toContain(note);
-    const checked = checkGates(ctx, { require: [], allowForcePass: false, allowWeak: true });
+    const checked = await checkGates(ctx, { require: [], allowForcePass: false, allowWeak: true });
     expect(checked.ok && checked.lines[0]).toMatch(
       new RegExp(`^PASS redacted ${GATE} docs/spec.md: satisfied .*; ${note.replace(/[[\]…]/g, ".")}$`),
     );

@@ -1,0 +1,72 @@
+// `check --require-files GATE=GLOB` ties a requirement to the files in the tree (SPEC §25): a gate name alone passes
+// while any run of that gate passed, so a file added without a review went through CI.
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { checkGates, checkJson } from "../../src/commands/check.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
+import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+
+/** A project whose docs/spec.md passed G-spec. */
+async function passedSpec() {
+  const { layout, dropResult } = await gateWithPacket("r1");
+  dropResult();
+  await verifyGate(loadContext(layout), "r1", GATE, () => undefined, Date.now() + 60_000);
+  await stepGate(loadContext(layout), "r1", GATE);
+  const check = (...requireFiles: string[]) => checkGates(loadContext(layout), { require: [], requireFiles });
+  return { layout, check };
+}
+
+describe("check --require-files", () => {
+  it("passes when every matched file passed its gate; a file added unreviewed fails by name, as a link to one does", async () => {
+    const { layout, check } = await passedSpec();
+    expect(await check(`${GATE}=docs/*.md`)).toMatchObject({ ok: true, passed: true, unreviewed: [] });
+    // the gate name alone still passes: any run of G-spec passed
+    expect(await checkGates(loadContext(layout), { require: [GATE] })).toMatchObject({ ok: true, passed: true });
+
+    writeFileSync(path.join(layout.root, "docs", "spec2.md"), "# Unreviewed\n");
+    mkdirSync(path.join(layout.root, "drafts"));
+    writeFileSync(path.join(layout.root, "drafts", "x.md"), "# Draft\n");
+    symlinkSync("../drafts/x.md", path.join(layout.root, "docs", "linked.md"));
+    const judged = await check(`${GATE}=docs/**/*.md`);
+    expect(judged).toMatchObject({ ok: true, passed: false });
+    if (!judged.ok) throw new Error(judged.error);
+    expect(checkJson(judged).unreviewed).toEqual([
+      { gate: GATE, pattern: "docs/**/*.md", path: "docs/linked.md" },
+      { gate: GATE, pattern: "docs/**/*.md", path: "docs/spec2.md" },
+    ]);
+    expect(judged.lines).toContain(
+      `FAIL ${GATE} docs/spec2.md: required by ${GATE}=docs/**/*.md, but no run reviewed this file at this gate`,
+    );
+    // a file reviewed at another gate is not reviewed at this one
+    expect(await check("G-plan=docs/spec.md")).toMatchObject({
+      ok: true,
+      passed: false,
+      unreviewed: [{ gate: "G-plan", path: "docs/spec.md" }],
+    });
+  });
+
+  it("a glob that matches no file fails (a misspelt one must not require nothing); a malformed or outside one is refused", async () => {
+    const { check } = await passedSpec();
+    const none = await check(`${GATE}=doc/*.md`);
+    expect(none).toMatchObject({ ok: true, passed: false, unreviewed: [{ gate: GATE, pattern: "doc/*.md", path: null }] });
+    expect(none.ok && none.lines).toContainEqual(expect.stringMatching(/^FAIL G-spec=doc\/\*\.md: no file in the tree matches it/));
+    expect(await check("docs/*.md")).toEqual({ ok: false, error: expect.stringMatching(/expected GATE=GLOB/) });
+    expect(await check("G-nosuch=docs/*.md")).toEqual({ ok: false, error: expect.stringMatching(/invalid gate/) });
+    expect(await check(`${GATE}=../*.md`)).toEqual({ ok: false, error: expect.stringMatching(/inside the project/) });
+    expect(await check(`${GATE}=/etc/*`)).toEqual({ ok: false, error: expect.stringMatching(/inside the project/) });
+  });
+
+  it("never counts the bus's own files, git's or installed packages", async () => {
+    const { layout, check } = await passedSpec();
+    for (const dir of [".git", "node_modules/x", "docs/node_modules"]) {
+      mkdirSync(path.join(layout.root, dir), { recursive: true });
+      writeFileSync(path.join(layout.root, dir, "n.md"), "# not an artifact\n");
+    }
+    expect(await check(`${GATE}=**/spec.md`)).toMatchObject({ ok: true, passed: true });
+    const all = await check(`${GATE}=**/*.md`);
+    expect(all.ok && all.unreviewed.map((u) => u.path)).toEqual([]);
+  });
+});
