@@ -48,8 +48,12 @@ const HELP: Record<string, [string[], string]> = {
     "0 set up (or nothing to change); 1 usage error or a file it cannot merge (nothing written)",
   ],
   check: [
-    ["guild-bus check --require G-spec,G-plan", "guild-bus check --run <run> --json"],
-    "0 every checked gate passed; 2 one did not, or a required gate is missing; 1 usage error",
+    [
+      "guild-bus check --require G-spec,G-plan",
+      "guild-bus check --require-files 'G-spec=docs/spec*.md'",
+      "guild-bus check --run <run> --json",
+    ],
+    "0 every checked gate passed; 2 one did not, or a required gate or a matched file's review is missing; 1 usage error",
   ],
   hook: [["guild-bus hook stop --host claude-code < event.json"], "0 always (the decision is the JSON on stdout); 1 usage error"],
   gate: [["guild-bus gate on --max-blocks 3", "guild-bus gate off"], "0; 1 usage error or a malformed settings file"],
