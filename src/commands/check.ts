@@ -115,6 +115,23 @@ function passedBy(o: Outcome): string {
   return o.status === "force_passed" ? "by a human decision" : `independence ${o.independence ?? "n/a"}${quorumWords(o)}`;
 }
 
+/** How a reviewer's model is known when it did not report it (the outcome's `identity_assurance` words). */
+const SOURCE_WORDS: Record<string, string> = {
+  requested: "the one requested, not reported by the reviewer (unverified)",
+  declared: "as the settings declare it, not reported by the reviewer (unverified)",
+};
+
+/**
+ * "; reviewer model …" when the reviewer did not report its model itself (a command's declared model, a manual round's
+ * word, a foreign result): "independence strong" rests on that word, and a CI reader should see whose word it is.
+ */
+function identityWords(o: Outcome): string {
+  const known = o.identity_assurance;
+  if (o.status !== "satisfied" || !known || known.split("; ").every((part) => /(^|: )reported$/.test(part))) return "";
+  const words = known.replace(/(^|: )(requested|declared)(?=;|$)/g, (_, at: string, how: string) => `${at}${SOURCE_WORDS[how]}`);
+  return `; reviewer model ${words}`;
+}
+
 /** Without --run, the newest run of each (gate, artifact): an older run of the same artifact is history, not the state. */
 function newestPerArtifact(views: GateView[]): GateView[] {
   const newest = new Map<string, GateView[]>();
@@ -183,7 +200,8 @@ export function checkGates(ctx: BusContext, o: CheckOptions): Promise<CheckResul
         passed: reason === null,
         reason:
           reason ??
-          `${out!.status} at round ${out!.final_round}, ${passedBy(out!)}, artifact unchanged` + (redacted ? `; ${redacted}` : ""),
+          `${out!.status} at round ${out!.final_round}, ${passedBy(out!)}, artifact unchanged${identityWords(out!)}` +
+            (redacted ? `; ${redacted}` : ""),
       };
     });
     const missing = o.require.filter((g) => !gates.some((c) => c.gate === g));

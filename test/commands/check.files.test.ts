@@ -22,7 +22,12 @@ async function passedSpec() {
 describe("check --require-files", () => {
   it("passes when every matched file passed its gate; a file added unreviewed fails by name, as a link to one does", async () => {
     const { layout, check } = await passedSpec();
-    expect(await check(`${GATE}=docs/*.md`)).toMatchObject({ ok: true, passed: true, unreviewed: [] });
+    const passed = await check(`${GATE}=docs/*.md`);
+    expect(passed).toMatchObject({ ok: true, passed: true, unreviewed: [] });
+    // "independence strong" rests on the word of whoever answered the manual round: the line says whose word it is
+    expect(passed.ok && passed.lines[0]).toMatch(
+      /^PASS r1 G-spec docs\/spec\.md: satisfied .*; reviewer model declared by whoever answered the manual round \(unverified\)$/,
+    );
     // the gate name alone still passes: any run of G-spec passed
     expect(await checkGates(loadContext(layout), { require: [GATE] })).toMatchObject({ ok: true, passed: true });
 

@@ -42,6 +42,8 @@ function passes() {
   const r = p.cli(["check", "--require", "G-spec"]);
   expect(r.code, r.stdout + r.stderr).toBe(0);
   expect(r.stdout).toMatch(new RegExp(`^PASS ${passedRun} G-spec docs/spec.md: satisfied at round 1, independence strong`, "m"));
+  // the scripted reviewer reports no model: "strong" rests on the model requested, and the line says so
+  expect(r.stdout).toMatch(/ G-spec docs\/spec\.md: .*; reviewer model the one requested, not reported by the reviewer \(unverified\)$/m);
   const json = JSON.parse(p.cli(["check", "--gate", "G-spec", "--json"]).stdout);
   expect(json).toMatchObject({ passed: true, gates: [{ run_id: passedRun, gate: "G-spec", passed: true }] });
 }
