@@ -430,8 +430,9 @@ interface GateFiles {
   sha: (name: string, round: number) => string | null;
   /** How many names a file not in the listing (a seal) had when its sha was read: 0 when it could not be stat-ed. */
   names: (name: string, round: number) => number;
-  /** A file not in the listing (a seal) is there but is not a regular file. */
-  irregular: (name: string, round: number) => boolean;
+  /** A file not in the listing (a seal) is there but is not a regular file, or its directory is not a directory: the
+   * name that is not what it must be (null when it is). */
+  irregular: (name: string, round: number) => string | null;
 }
 
 /** `onFault`: the system failed a read, so a null sha here does not mean the file is gone (the snapshot says so). */
@@ -442,12 +443,12 @@ function shaOncePerRead(
   closed: (round: number) => boolean,
   onFault: (name: string, reason: string) => void,
 ): GateFiles {
-  const seen = new Map<string, { sha: string | null; names: number; irregular: boolean }>();
+  const seen = new Map<string, { sha: string | null; names: number; irregular: string | null }>();
   const read = (name: string, round: number) => {
     if (!seen.has(name)) {
       const { sha, fault, names = 0, irregular } = fileSha(dir, name, listed.get(name) ?? (() => stats.stat(name, closed(round))));
       if (fault) onFault(name, fault);
-      seen.set(name, { sha, names, irregular: irregular === true });
+      seen.set(name, { sha, names, irregular: irregular ?? null });
     }
     return seen.get(name)!;
   };
@@ -474,11 +475,13 @@ function bindVerdicts(snap: GateSnapshot, files: GateFiles, slots: ReviewSlots, 
   }
   for (const round of slots.results.keys()) {
     const n = names(round);
-    // a directory or symlink where the seal goes: no verdict can ever be sealed, and the paid result must stay
-    if (sealSha(files, n) === null && files.irregular(n.seal, round))
+    // a directory or symlink where the seal goes (or a link or file where .verified/ goes): no verdict can ever be
+    // sealed, and the paid result must stay
+    const irregular = sealSha(files, n) === null ? files.irregular(n.seal, round) : null;
+    if (irregular)
       snap.problems.push({
-        file: n.seal,
-        reason: "not a regular file: no verdict can be sealed there; remove it",
+        file: irregular,
+        reason: `not a ${irregular === n.seal ? "regular file" : "directory"}: no verdict can be sealed there; remove it`,
         mtimeMs: 0,
         blocks: true,
       });
@@ -562,7 +565,7 @@ function fileSha(
   dir: string,
   name: string,
   stat: Stat | (() => Stat | undefined),
-): { sha: string | null; fault?: string; names?: number; irregular?: true } {
+): { sha: string | null; fault?: string; names?: number; irregular?: string } {
   let names: number | undefined;
   if (typeof stat === "function") {
     let asked: Stat | undefined;
@@ -572,8 +575,9 @@ function fileSha(
       return { sha: null, ...(isSystemFault(error) ? { fault: (error as Error).message } : {}) };
     }
     if (!asked) return { sha: null };
-    // a directory or a symlink where the seal goes: nothing can be sealed there, and it vouches for nothing
-    if (!asked.st.isFile()) return { sha: null, irregular: true };
+    // a directory or a symlink where the seal goes (or where .verified/ goes): nothing can be sealed there, and it
+    // vouches for nothing
+    if (!asked.st.isFile()) return { sha: null, irregular: asked.notADirectory ?? name };
     stat = asked;
     names = asked.st.nlink;
   }

@@ -24,6 +24,9 @@ export interface Stat {
   sha?: string;
   /** The name, size and mtime, as the snapshot's fingerprint lists them. */
   print?: string;
+  /** For a name in a subdirectory (a seal in `.verified/`) that is not a directory: that subdirectory's name, whose
+   * stat this is. A link there would be read through, to seals nobody here wrote. */
+  notADirectory?: string;
 }
 
 interface Remembered {
@@ -37,6 +40,8 @@ const remembered = new Map<string, Remembered>();
 
 export class GateStats {
   private readonly seen = new Map<string, Stat>();
+  /** The subdirectories names are asked for in (`.verified`), each lstat-ed once per read: undefined when absent. */
+  private readonly subdirs = new Map<string, Stats | undefined>();
   private readonly earlier: Remembered | null;
   private readonly sweptAt: number;
 
@@ -72,6 +77,14 @@ export class GateStats {
     if (known) {
       this.seen.set(name, known);
       return known;
+    }
+    const slash = name.lastIndexOf("/");
+    if (slash > 0) {
+      const sub = name.slice(0, slash);
+      if (!this.subdirs.has(sub)) this.subdirs.set(sub, lstatSync(`${this.dir}/${sub}`, { throwIfNoEntry: false }));
+      const at = this.subdirs.get(sub);
+      if (!at) return undefined;
+      if (!at.isDirectory()) return { st: at, version: fileVersion(at), notADirectory: sub };
     }
     const st = lstatSync(`${this.dir}/${name}`, { throwIfNoEntry: false });
     if (!st) return undefined;

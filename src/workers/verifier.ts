@@ -17,7 +17,7 @@ import { resultBytes } from "../bus/gate-reader.js";
 import { packetTextProblem, readGateLive } from "./issued-packets.js";
 import { type GateSnapshot, reviewerViews } from "../core/snapshot.js";
 import { contestedFindings, rulingCounts } from "../core/verdict-pass.js";
-import { sealFile, slotFile } from "../core/slot-file.js";
+import { SEALS_DIR, sealFile, slotFile } from "../core/slot-file.js";
 import { movesAside } from "../bus/layout.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { ageMs } from "../bus/age.js";
@@ -79,6 +79,8 @@ async function lookAt(
           await sealAsFound(ctx, { runId, gate, round, member: view.member, view }, log);
         continue;
       }
+      // a link, file or directory where the seal or .verified/ goes: nothing can be sealed until a human removes it
+      if (s.problems.some((p) => p.blocks && (p.file === sealFile(round, view.member) || p.file === SEALS_DIR))) continue;
       const refusal = resultRefusal(view, round);
       // an answer sealed as found stays once a person settled its round (a retry): it is that round's history, which
       // the packets after it repeat

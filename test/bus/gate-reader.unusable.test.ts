@@ -115,6 +115,25 @@ describe("unusable gate paths", () => {
     }
   });
 
+  it("a link where .verified/ goes is not read through: its seals vouch for nothing, and a human removes it", async () => {
+    const run = "seals-linked";
+    const { layout, file, dropResult } = await gateWithPacket(run);
+    dropResult();
+    // seals nobody here wrote, one of them a copy of the very result: read through the link, it bound a verdict
+    const elsewhere = path.join(layout.root, "elsewhere-seals");
+    mkdirSync(elsewhere);
+    writeFileSync(path.join(elsewhere, "result-1.json"), readFileSync(file("result-1.json")));
+    symlinkSync(elsewhere, file(".verified"));
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    expect(existsSync(file("result-1.json"))).toBe(true);
+    expect(existsSync(file("outcome.json"))).toBe(false);
+    expect(readGate(layout, run, GATE).verdicts.size).toBe(0);
+    expect(viewGate(loadContext(layout), run, GATE).next.waiting_on).toBe(
+      "a human: .verified — a symlink: the bus refuses to write there; remove it (SPEC §2)",
+    );
+  });
+
   it("a memory or rebuttal that is not UTF-8 is a problem the broker moves aside, not a packet that can never be built", async () => {
     const run = "text-not-utf8";
     const { layout, file } = await gateWithPacket(run);
