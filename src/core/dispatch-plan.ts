@@ -16,7 +16,7 @@ import {
   type ProviderConfig,
   type Settings,
 } from "../spec/schemas.js";
-import { keepsIndependence } from "./independence.js";
+import { reviewerRefusal } from "./independence.js";
 import { perGate } from "./policy.js";
 import { scrubLine, type ScrubOptions } from "./scrub.js";
 import { sha256Hex } from "./sha.js";
@@ -38,14 +38,27 @@ export function gateTier(settings: Settings, gate: string): EffortTier {
   return perGate(settings.gate_tiers, gate) ?? "regular";
 }
 
-/** The pair the tier asks for, or why the provider cannot run it at all (nothing is dispatched then). */
-export function initialPair(config: ProviderConfig, tier: EffortTier): { ok: true; pair: Pair } | { ok: false; why: string } {
+/**
+ * The pair the tier asks for, or why the provider cannot run it at all (nothing is dispatched then). With `packet`: a
+ * model other than the one its reviewer was selected with (a tier's, a fallback provider's) must keep the packet's
+ * reviewer as selected (keepsReviewer), as a model_chain step must.
+ */
+export function initialPair(
+  config: ProviderConfig,
+  tier: EffortTier,
+  packet?: { packet: PacketFrontMatter; aliases: Settings["family_aliases"] },
+): { ok: true; pair: Pair } | { ok: false; why: string } {
   const none = (why: string) => ({ ok: false as const, why });
   const run = (pair: Pair) => ({ ok: true as const, pair });
   const wanted = config.effort_tiers?.[tier];
   const model = wanted?.model ?? config.model ?? null;
   const effort = wanted?.effort ?? config.effort ?? null;
   const floor = config.effort_floor;
+  // copilot runs its agent profile's model, whatever model it is given
+  if (packet && model !== null && model !== packet.packet.reviewer_model && config.adapter !== "copilot") {
+    const refused = reviewerRefusal(packet.packet, classifyModel(model, packet.aliases));
+    if (refused) return none(`the ${tier} tier's model ${model} is refused: ${refused}`);
+  }
   if (!ADAPTER_KIND_INFO[config.adapter].setsEffort) {
     const unsupported =
       config.adapter === "gemini" ? "effort not supported by this CLI" : `effort not supported by the ${config.adapter} adapter`;
@@ -87,9 +100,9 @@ export function nextPair(
   const skipped: string[] = [];
   for (const model of at >= 0 ? chain.slice(at + 1) : chain) {
     if (tried.models.has(model)) continue;
-    const family = classifyModel(model, tried.aliases);
-    if (!keepsIndependence(P, family)) {
-      skipped.push(`${model} (${family} cannot keep strong independence from ${P.author_family})`);
+    const refused = reviewerRefusal(P, classifyModel(model, tried.aliases));
+    if (refused) {
+      skipped.push(`${model} (${refused})`);
       continue;
     }
     return { ok: true, pair: { model, effort: current.effort } };
@@ -177,9 +190,9 @@ export function dispatchChain(
       skipped.push(`${id}: a copilot provider is never a fallback`);
       continue;
     }
-    const family = classifyModel(config.model, settings.family_aliases);
-    if (id !== P.reviewer_provider && !keepsIndependence(P, family)) {
-      skipped.push(`${id}: fallback refused, family ${family} cannot keep strong independence from ${P.author_family}`);
+    const refused = id === P.reviewer_provider ? null : reviewerRefusal(P, classifyModel(config.model, settings.family_aliases));
+    if (refused) {
+      skipped.push(`${id}: fallback refused, family ${refused}`);
       continue;
     }
     chain.push({ id, config });

@@ -32,3 +32,27 @@ export function reviewerOf(
 export function keepsIndependence(P: Pick<PacketFrontMatter, "independence" | "author_family">, family: Family): boolean {
   return P.independence !== "strong" || isIndependent(P.author_family, family);
 }
+
+/**
+ * Whether a model of `family` may answer packet P in its reviewer's place (a tier's model, a model_chain step, a
+ * fallback provider): as keepsIndependence, and a quorum member's only in the family it was selected as — another
+ * member's family would make one family's two reviews the round's two (SPEC §26: they count once, so the round cannot
+ * pass on them).
+ */
+export function keepsReviewer(
+  P: Pick<PacketFrontMatter, "independence" | "author_family" | "quorum" | "reviewer_family">,
+  family: Family,
+): boolean {
+  return keepsIndependence(P, family) && (!P.quorum || family === P.reviewer_family);
+}
+
+/** Why a model of `family` may not answer P in its reviewer's place (keepsReviewer), in words. */
+export function reviewerRefusal(
+  P: Pick<PacketFrontMatter, "independence" | "author_family" | "quorum" | "reviewer_family" | "reviewer_provider">,
+  family: Family,
+): string | null {
+  if (!keepsIndependence(P, family)) return `${family} cannot keep strong independence from ${P.author_family}`;
+  if (!keepsReviewer(P, family))
+    return `${family} is not ${P.reviewer_provider}'s family in the quorum round (${P.reviewer_family}): families must stay distinct`;
+  return null;
+}

@@ -41,7 +41,7 @@ export async function runChain(chain: RunnableLink[], packetText: string, walk: 
   for (const link of chain) {
     const record = (pair: Pair, outcome: Parameters<typeof attemptRecord>[0]["outcome"]) =>
       attempts.push(attemptRecord({ provider: link.id, config: link.config, pair, tier: walk.tier, outcome, scrub: walk.scrub }));
-    const first = initialPair(link.config, walk.tier);
+    const first = initialPair(link.config, walk.tier, { packet: walk.packet, aliases: walk.aliases });
     if (!first.ok) {
       record({ model: link.config.model ?? null, effort: null }, { kind: "not-run", reason: first.why });
       continue;

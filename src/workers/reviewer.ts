@@ -204,7 +204,10 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     };
     const ran = await runChain(chain, packetText, walk);
     if (ran.kind === "fenced") return "active"; // fenced out: deliver nothing
-    if (ran.kind === "failed") return await fail(ran.failure, ran.reason, ran.attempts, keys.end);
+    // a fallback refused (its family) is why nothing else ran: the failure says so, not only the worker's log
+    const refused =
+      ran.kind === "failed" && ran.failure === "unavailable" && planned.skipped.length ? `; ${planned.skipped.join("; ")}` : "";
+    if (ran.kind === "failed") return await fail(ran.failure, `${ran.reason}${refused}`, ran.attempts, keys.end);
     const given = isNightmare(P) ? withArtifactRead(ctx, P, packetText) : packetText;
     const log = (m: string) => opts.log(`${runId}/${gate} round ${R}: ${m}`);
     const normalized = await normalizeWithRepair(ran, packetText, walk, log, given);

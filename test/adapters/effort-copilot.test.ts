@@ -19,7 +19,7 @@ import { classifyGeminiExit, geminiArgv } from "../../src/adapters/gemini.js";
 import { advertises } from "../../src/adapters/help.js";
 import { configuredProviders, selectReviewer } from "../../src/core/selection.js";
 import { ProviderConfig } from "../../src/spec/schemas.js";
-import { attemptRecord, describeAttempt, gateTier, initialPair, nextPair } from "../../src/core/dispatch-plan.js";
+import { attemptRecord, describeAttempt, dispatchChain, gateTier, initialPair, nextPair } from "../../src/core/dispatch-plan.js";
 import { REPO } from "../helpers/bus.js";
 import { directInput } from "../helpers/clients.js";
 import { packet, policy } from "../helpers/snapshots.js";
@@ -298,6 +298,61 @@ describe("the (model, effort) plan", () => {
     expect(
       nextPair(cfg({ adapter: "copilot" }), { model: null, effort: "high" }, "model_unknown", { packet: P, aliases: {}, models: tried }),
     ).toEqual({ ok: false, why: "copilot runs its agent profile's model: no model fallback" });
+  });
+
+  it("a quorum member is answered only by a model of its own family: a tier's model, a model step, a fallback provider", () => {
+    // the member gem (google) of a 2/2 round whose other member is openai: an openai stand-in would make the round's
+    // two reviews one family's, which count once (SPEC §26) — the round could never pass on them
+    const member = packet(1, {
+      packet_id: "G-spec-run-x-r1+gem",
+      reviewer_provider: "gem",
+      reviewer_adapter: "gemini",
+      reviewer_model: "gemini-2.5-pro",
+      reviewer_family: "google",
+      quorum: { need: 2, of: 2 },
+    });
+    const keep = { packet: member, aliases: {} };
+    const gem = cfg({ adapter: "gemini", model: "gemini-2.5-pro", effort_tiers: { "deep-audit": { model: "gpt-5-mini" } } });
+    expect(initialPair(gem, "regular", keep)).toEqual({ ok: true, pair: { model: "gemini-2.5-pro", effort: null } });
+    expect(initialPair(gem, "deep-audit", keep)).toEqual({
+      ok: false,
+      why:
+        "the deep-audit tier's model gpt-5-mini is refused: " +
+        "openai is not gem's family in the quorum round (google): families must stay distinct",
+    });
+    expect(initialPair({ ...gem, effort_tiers: { "deep-audit": { model: "gemini-2.5-flash" } } }, "deep-audit", keep)).toMatchObject({
+      ok: true,
+    });
+    // a single reviewer's packet keeps only strong independence: another known family than the author's may stand in
+    expect(initialPair(gem, "deep-audit", { packet: packet(1), aliases: {} })).toMatchObject({ ok: true });
+    expect(
+      initialPair({ ...gem, effort_tiers: { "deep-audit": { model: "claude-opus-4" } } }, "deep-audit", { packet: packet(1), aliases: {} }),
+    ).toEqual({
+      ok: false,
+      why: "the deep-audit tier's model claude-opus-4 is refused: anthropic cannot keep strong independence from anthropic",
+    });
+    const chain = cfg({ adapter: "gemini", model_chain: ["gpt-5.5", "claude-opus-4", "gemini-2.5-flash"] });
+    expect(
+      nextPair(chain, { model: "gemini-2.5-pro", effort: null }, "model_unknown", { ...keep, models: new Set(["gemini-2.5-pro"]) }),
+    ).toEqual({
+      ok: true,
+      pair: { model: "gemini-2.5-flash", effort: null },
+    });
+    const settings = {
+      providers: {
+        gem: cfg({ adapter: "gemini", model: "gemini-2.5-pro", fallback: ["mini", "flash"] }),
+        mini: cfg({ adapter: "codex", model: "gpt-5-mini", selectable: false }),
+        flash: cfg({ adapter: "gemini", model: "gemini-2.5-flash", selectable: false }),
+      },
+    };
+    const planned = dispatchChain(member, settings, () => true);
+    expect(planned).toMatchObject({ ok: true, links: [{ id: "gem" }, { id: "flash" }] });
+    expect(planned.skipped).toEqual([
+      "mini: fallback refused, family openai is not gem's family in the quorum round (google): families must stay distinct",
+    ]);
+    expect(dispatchChain(packet(1, { ...member, quorum: undefined }), settings, () => true)).toMatchObject({
+      links: [{ id: "gem" }, { id: "mini" }, { id: "flash" }],
+    });
   });
 
   it("attempt records carry the pair, the capability and copilot's declared model; one readable line each", () => {

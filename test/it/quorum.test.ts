@@ -2,7 +2,7 @@
 // round; findings are merged with who raised them; the gate passes only on K distinct families passing the same
 // bytes; a blocker from any reviewer blocks; `check`, `status`, `findings` and the trail all see the members; a quorum
 // the detected reviewers cannot meet names the missing family.
-import { readFileSync } from "node:fs";
+import { chmodSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -145,5 +145,31 @@ describe("quorum gates (integration)", () => {
     const pinned = p.cli(["review", "docs/plan.md", "--gate", "G-quality", "--author", "claude", "--quorum", "2/2", "--reviewer", "gpt"]);
     expect(pinned.code).toBe(1);
     expect(pinned.stderr).toMatch(/selects its own reviewers/);
+  });
+  it("a member whose reviewer cannot start never falls back to another member's family: it ends unavailable, saying why", async () => {
+    const p = makeProject();
+    // executable when the broker detects it, but it cannot start (its interpreter does not exist): nothing ran
+    const broken = p.write("bin/gem-cli", "#!/nonexistent/interpreter\n");
+    chmodSync(broken, 0o755);
+    p.settings({
+      providers: {
+        gpt: scriptedProvider(p.root, "gpt", "gpt-5", { default: "satisfied" }),
+        gem: { adapter: "command", model: "gemini-2.5-pro", argv: [broken], fallback: ["mini"] },
+        mini: { ...scriptedProvider(p.root, "mini", "gpt-5-mini", { default: "satisfied" }), selectable: false },
+      },
+    });
+    p.write("docs/plan.md", PLAN.replace("TBD", "redeploy the previous tag"));
+    startBus(p);
+    const wait = ["--wait", "--json", "--timeout", waitSeconds(60)];
+    const r = p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "qf", "--quorum", "2/2", ...wait]);
+    // before: mini (openai) reviewed gem's packet, both members counted as openai, and the round escalated
+    // identity_unverified after paying both reviews
+    expect(r.code, r.stdout + r.stderr).toBe(5);
+    expect(received(p.root, "mini")).toEqual([]);
+    expect(p.readJson("qf", "G-plan", "failure-1.gem.json")).toMatchObject({
+      kind: "unavailable",
+      reason: expect.stringContaining("mini: fallback refused, family openai is not gem's family in the quorum round (google)"),
+    });
+    expect(p.readJson("qf", "G-plan", "escalation-1.json")).toMatchObject({ reason: "unavailable" });
   });
 });
