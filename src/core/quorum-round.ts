@@ -36,10 +36,14 @@ export function memberState(slots: ReviewSlots, round: number, stop: StopPolicy)
   if (verdictPasses(verdict, stop)) return { kind: "pass", verdict };
   if (!c.parses || !c.packet_id_match) return { kind: "malformed", why: verdict.gate_pass.reasons.join("; ") };
   const why = failReasons(verdict, stop).join("; ");
-  // a member that named bytes its packet never sent answered wrongly: it alone goes again, not every paid member
+  // a member that named bytes its packet never sent answered wrongly: it alone goes again, not every paid member —
+  // unless it blocks: its findings are of the bytes it was sent, and a blocker from any reviewer closes the round (as
+  // `check` judges it; the others' passes never outweigh it)
   const packet = slots.packets.get(round);
   if (!c.sha256_match && packet && boundElsewhere(verdict, packet))
-    return { kind: "malformed", why: `the result names artifact_sha256_reviewed ${verdict.artifact_sha256_reviewed}, not its packet's` };
+    return !c.no_blockers || verdict.rulings?.upheld
+      ? { kind: "blocked", verdict, why }
+      : { kind: "malformed", why: `the result names artifact_sha256_reviewed ${verdict.artifact_sha256_reviewed}, not its packet's` };
   if (!c.sha256_match) return { kind: "stale", verdict, why };
   if (!c.no_blockers || verdict.rulings?.upheld) return { kind: "blocked", verdict, why };
   if (stop === "score" && !verdict.score_gate?.available) return { kind: "score_unavailable", verdict, why };

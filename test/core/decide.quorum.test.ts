@@ -9,7 +9,7 @@ import type { ResultLookup } from "../../src/core/trail.js";
 import { Escalation } from "../../src/spec/schemas.js";
 import { countsFor } from "../../src/core/quorum.js";
 import type { Family, KnownFamily, QuorumRule } from "../../src/spec/schemas.js";
-import { context, gate, SHA_A, SHA_B, type VerdictKind } from "../helpers/snapshots.js";
+import { context, gate, SHA_A, SHA_B, verdict, type VerdictKind } from "../helpers/snapshots.js";
 
 const TWO_OF_TWO: QuorumRule = { need: 2, of: 2 };
 const quorumCtx = (rule: QuorumRule = TWO_OF_TWO, over: Parameters<typeof context>[0] = {}) =>
@@ -121,6 +121,39 @@ describe("decide: a quorum round", () => {
     // bound to its packet's bytes, the artifact changed under it: the whole round restarts on the current bytes
     const stale = issued().memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "sha");
     expect(decide(stale.s, quorumCtx()).action).toMatchObject({ type: "packet", round: 2, restart_reason: "artifact_changed" });
+  });
+
+  it("a member naming bytes its packet never sent that blocks blocks the round: its findings are the author's, whatever passed", () => {
+    // 2 of 3, two members passed: before, the blocking member was only malformed, decide() passed the round, and the
+    // broker's own re-derivation (as check's) found it blocked and escalated no_verdict — a person asked about a blocker
+    const rule = { need: 2, of: 3 };
+    const elsewhere = { artifact_sha256_reviewed: "c".repeat(64) };
+    const base = verdict(1, "sha");
+    const blocks = {
+      ...elsewhere,
+      blocking_count: 1,
+      gate_pass: {
+        ...base.gate_pass,
+        pass: false,
+        conditions: { ...base.gate_pass.conditions, no_blockers: false },
+        reasons: [...base.gate_pass.reasons, "1 blocking finding(s) remain"],
+      },
+    };
+    const g = issued(rule)
+      .memberPacket(1, "ds", "deepseek", rule)
+      .memberVerdict(1, "codex", "pass")
+      .memberVerdict(1, "gem", "pass")
+      .memberVerdict(1, "ds", "sha", blocks);
+    const d = decide(g.s, quorumCtx(rule));
+    expect(d).toMatchObject({ state: "awaiting_author", round: 1, action: null });
+    expect(d.detail).toContain("blocked by ds");
+    // without a blocker it is the reviewer's mistake: K others that passed are the quorum
+    const slip = issued(rule)
+      .memberPacket(1, "ds", "deepseek", rule)
+      .memberVerdict(1, "codex", "pass")
+      .memberVerdict(1, "gem", "pass")
+      .memberVerdict(1, "ds", "sha", elsewhere);
+    expect(decide(slip.s, quorumCtx(rule)).action).toMatchObject({ type: "outcome", status: "satisfied" });
   });
 
   it("extend-cap after a malformed member at the cap starts the next round afresh (nothing for the author to revise)", () => {
