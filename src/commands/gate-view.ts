@@ -6,7 +6,7 @@ import type { ArtifactState, ArtifactView } from "../core/artifact-view.js";
 import { decideGate, type GateDecision, waitExitCode } from "../core/decide.js";
 import { gatePolicy } from "../core/gate-queries.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
-import { liveAdverts, workerRunning } from "../runtime/peers.js";
+import { liveAdverts, unresponsiveWorkers, workerRunning } from "../runtime/peers.js";
 import { nextStep, type NextStep } from "../core/next-step.js";
 import { type Reverification, reverifyOutcome } from "../core/reverify.js";
 import type { GateSnapshot } from "../core/snapshot.js";
@@ -51,6 +51,7 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   const workers = {
     running: (kind: string) => workerRunning(ctx.layout, kind),
     servedBy: (kind: string, provider: string) => liveAdverts(ctx.layout, [kind]).filter((a) => a.providers.includes(provider)),
+    unresponsive: (kind: string) => unresponsiveWorkers(ctx.layout, kind),
     supervisedFor: () => {
       const up = runningSupervisor(ctx.layout);
       const since = up ? Date.parse(up.started_at) : NaN;

@@ -16,6 +16,8 @@ export interface WorkerPresence {
   supervisedFor(): number | null;
   /** The live reviewer workers of `kind` that say they run `provider` on their machines (SPEC §18). */
   servedBy?(kind: string, provider: string): Advert[];
+  /** The pids of this machine's workers of `kind` that run but no longer say they are alive (stopped, hung). */
+  unresponsive?(kind: string): number[];
 }
 
 export interface NextStep {
@@ -188,6 +190,18 @@ export const SUPERVISOR_START_MS = 30_000;
 function withIdle(next: NextStep, kinds: string[], workers: WorkerPresence | undefined): NextStep {
   const idle = workers ? kinds.filter((kind) => !workers.running(kind)) : [];
   if (!idle.length) return next;
+  // one that runs but stopped saying so holds what it claimed: it is the one to look at, not a missing worker
+  const stuck = idle.flatMap((kind) => (workers!.unresponsive?.(kind) ?? []).map((pid) => ({ kind, pid })));
+  if (stuck.length) {
+    const { kind, pid } = stuck[0]!;
+    return {
+      ...next,
+      waiting_on:
+        `${next.waiting_on}, but the ${kind} worker (pid ${pid} on this machine) has stopped saying it is alive: it is stopped ` +
+        `or hung, and holds what it claimed — resume it (kill -CONT ${pid}), or end it (kill ${pid}) and start another`,
+      command: `kill -CONT ${pid}`,
+    };
+  }
   const supervisedFor = workers!.supervisedFor();
   if (supervisedFor !== null && supervisedFor < SUPERVISOR_START_MS) return next; // still starting them
   const none = `, but no ${idle.join(" or ")} worker is running for this project`;

@@ -23,7 +23,7 @@ import path from "node:path";
 import { notWritableInPlace } from "../bus/append-lines.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
 import type { Layout } from "../bus/layout.js";
-import { processAlive } from "../bus/process-alive.js";
+import { processAlive, runsGuildBus } from "../bus/process-alive.js";
 import { THIS_MACHINE } from "../bus/this-machine.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { type Advert, parseAdvert } from "../core/advertised.js";
@@ -76,6 +76,39 @@ export function workerRunning(layout: Layout, kind: string, now = Date.now()): b
 
 /** The presence files (name, path) of the live workers of `kind`, at most `max`; none when the directory is linked. */
 function livePeerFiles(layout: Layout, kind: string, now: number, max = MAX_PEER_NAMES): Array<{ name: string; file: string }> {
+  return peerFiles(layout, kind, max, (name, st) => {
+    if (deadHere(name)) return false;
+    const window = name.startsWith(`${THIS_MACHINE}-`) ? PEER_STALE_MS : RUNNING_SKEW_MS;
+    return Math.abs(now - st.mtimeMs) < window;
+  });
+}
+
+/**
+ * The pids of this machine's workers of `kind` whose process runs but whose presence file has not been re-dated for
+ * the stale time: stopped (SIGSTOP, a debugger) or hung. They count as not running, yet hold what they claimed: a
+ * person told only that none runs starts another beside them, which waits on their claims or takes them over.
+ */
+export function unresponsiveWorkers(layout: Layout, kind: string, now = Date.now()): number[] {
+  const here = `${THIS_MACHINE}-`;
+  return peerFiles(layout, kind, MAX_PEER_NAMES, (name, st) => {
+    const pid = name.startsWith(here) ? name.slice(here.length) : "";
+    // its pid must still run this worker: a pid reused by another program is never named to be stopped
+    return (
+      /^\d+$/.test(pid) &&
+      now - st.mtimeMs >= PEER_STALE_MS &&
+      now - st.mtimeMs < PEER_FORGET_MS &&
+      runsGuildBus(Number(pid), ["worker", kind])
+    );
+  }).map(({ name }) => Number(name.slice(here.length)));
+}
+
+/** The presence files of `kind` that `keep` accepts (a valid name, a regular file of one name), at most `max`. */
+function peerFiles(
+  layout: Layout,
+  kind: string,
+  max: number,
+  keep: (name: string, st: Stats) => boolean,
+): Array<{ name: string; file: string }> {
   const dir = peersDir(layout, kind);
   const out: Array<{ name: string; file: string }> = [];
   try {
@@ -85,11 +118,10 @@ function livePeerFiles(layout: Layout, kind: string, now: number, max = MAX_PEER
       for (let read = 0; read < MAX_DIR_ENTRIES && out.length < max; read++) {
         const entry = found.readSync();
         if (!entry) break;
-        if (!PEER_NAME.test(entry.name) || deadHere(entry.name)) continue;
+        if (!PEER_NAME.test(entry.name)) continue;
         const file = path.join(dir, entry.name);
         const st = lstatQuietly(file);
-        const window = entry.name.startsWith(`${THIS_MACHINE}-`) ? PEER_STALE_MS : RUNNING_SKEW_MS;
-        if (st?.isFile() && st.nlink === 1 && Math.abs(now - st.mtimeMs) < window) out.push({ name: entry.name, file });
+        if (st?.isFile() && st.nlink === 1 && keep(entry.name, st)) out.push({ name: entry.name, file });
       }
     } finally {
       found.closeSync();

@@ -2,12 +2,12 @@
 // first-writer-wins, naming its holder; a holder that died (kill -9) is seen by its pid and replaced, and so is a pid
 // that now runs another program. A holder on another machine (a tree shared over a network filesystem) cannot be
 // asked by pid: it re-dates the lock while it runs, and a lock of another host not re-dated for a minute holds nothing.
-import { lstatSync, readFileSync, statSync, unlinkSync, utimesSync } from "node:fs";
+import { lstatSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import type { Layout } from "../bus/layout.js";
 import { deliver, THIS_HOST } from "../bus/deliver.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
-import { processAlive } from "../bus/process-alive.js";
+import { runsGuildBus } from "../bus/process-alive.js";
 import { oneLine, textOf } from "../core/text-of.js";
 
 interface Holder {
@@ -62,15 +62,7 @@ function holds(holder: Holder, layout: Layout, now = Date.now()): boolean {
   if (holder.host !== THIS_HOST) return lockRedatedWithin(layout.supervisorLock, now, FOREIGN_LOCK_STALE_MS);
   if (holder.bus !== undefined && holder.bus !== busOf(layout)) return false;
   if (holder.pid === process.pid) return heldSince !== null && holder.started_at === heldSince;
-  if (!processAlive(holder.pid)) return false;
-  try {
-    // the command right after the guild-bus script: `node …/guild-bus.js up --root …` (not a run or root named up)
-    const args = readFileSync(`/proc/${holder.pid}/cmdline`, "latin1").split("\0");
-    const script = args.findIndex((a) => a.includes("guild-bus"));
-    return script >= 0 && args[script + 1] === "up";
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ENOENT"; // no /proc (not Linux), or not ours to read
-  }
+  return runsGuildBus(holder.pid, ["up"]);
 }
 
 function lockRedatedWithin(file: string, now: number, window: number): boolean {

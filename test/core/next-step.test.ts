@@ -46,6 +46,24 @@ describe("the next step's notes", () => {
     expect(nextStep(g.s, wait("verifying", 1), "d", ARTIFACT, upOnly)).toMatchObject({ waiting_on: "the verifier", command: null });
   });
 
+  it("a wait on a worker of this machine that runs but stopped saying so names its pid and how to resume it, not a new worker", () => {
+    const g = new Gate().packet(1, { reviewer_provider: "gpt", reviewer_adapter: "command" });
+    const stopped: WorkerPresence = {
+      running: () => false,
+      supervisedFor: () => null,
+      unresponsive: (kind) => (kind === "command" ? [4242] : []),
+    };
+    // before: "no command worker is running for this project — run: guild-bus up", while the stopped one held the claim
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, stopped)).toMatchObject({
+      waiting_on: expect.stringMatching(
+        /, but the command worker \(pid 4242 on this machine\) has stopped saying it is alive: it is stopped or hung/,
+      ),
+      command: "kill -CONT 4242",
+    });
+    // a live worker of the kind beside it: the plain wait (the live one takes the claim over once it is stale)
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, { ...stopped, running: () => true })).toMatchObject({ command: null });
+  });
+
   it("a wait on a reviewer a live worker on another machine advertises names that worker and its machine", () => {
     const g = new Gate().packet(1, { reviewer_provider: "hx", reviewer_model: "gpt-5", reviewer_adapter: "http" });
     const machB = { kind: "http", peer: "machB-1-77", host: "machB", providers: ["hx"] };

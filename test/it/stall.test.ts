@@ -3,9 +3,10 @@
 // resubmit stalls before a packet is spent.
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { makeProject, received, scriptedProvider, startBus } from "../helpers/bus.js";
-import { waitSeconds } from "../helpers/machine.js";
+import { scaled, waitSeconds } from "../helpers/machine.js";
 
 const PLAN = "# Plan\n\n- lane A then lane B\n";
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
@@ -73,5 +74,37 @@ describe("stall detection (integration)", () => {
     expect(p.readJson("s1", "G-plan", "outcome.json")).toMatchObject({ status: "rework", reason: "human chose rework after stalled" });
     const trail = readFileSync(path.join(p.gateDir("s1", "G-plan"), "trail.md"), "utf8");
     expect(trail).toMatch(/escalation: stalled — stalled: the same blocking findings were raised in rounds 1, 2/);
+  });
+  it("a reviewer worker stopped mid-round (SIGSTOP) is named by pid with how to resume it, not reported as none running", async () => {
+    const p = makeProject();
+    p.settings({
+      providers: {
+        gpt: scriptedProvider(p.root, "gpt", "gpt-5", { default: "slow-satisfied", slow_ms: scaled(120_000) }, { timeout_ms: 600_000 }),
+      },
+    });
+    p.write("docs/plan.md", PLAN);
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    const reviewer = p.startWorker("command");
+    p.cli(["review", "docs/plan.md", "--gate", "G-plan", "--author", "claude", "--run-id", "stop"]);
+    const nextOf = () => json(p.cli(["status", "stop", "G-plan", "--json"])).gates[0]?.next ?? {};
+    const until = async (what: string, ok: () => boolean) => {
+      const deadline = Date.now() + scaled(60_000);
+      while (!ok()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(nextOf())}`);
+        await sleep(200);
+      }
+    };
+    await until("the dispatch", () => p.files("stop", "G-plan").includes("attempt-1.json"));
+    process.kill(reviewer.pid!, "SIGSTOP");
+    try {
+      // before: "no command worker is running for this project — run: guild-bus up", while the stopped one held the claim
+      await until("the stopped worker named", () => nextOf().command === `kill -CONT ${reviewer.pid}`);
+      expect(nextOf().waiting_on).toContain(`the command worker (pid ${reviewer.pid} on this machine) has stopped saying it is alive`);
+    } finally {
+      process.kill(reviewer.pid!, "SIGCONT");
+    }
+    // resumed, it says it is alive again: the plain wait on the reviewer
+    await until("the resumed worker", () => nextOf().command === null);
   });
 });

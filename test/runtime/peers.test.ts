@@ -12,10 +12,11 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
-import { liveAdverts, Peers, peersDir, workerRunning } from "../../src/runtime/peers.js";
+import { liveAdverts, Peers, peersDir, SELF_PEER, unresponsiveWorkers, workerRunning } from "../../src/runtime/peers.js";
 import { advertText } from "../../src/core/advertised.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -201,6 +202,37 @@ describe("whether a worker kind runs", () => {
     writeFileSync(path.join(peersDir(layout, "broker"), "other-host-0-42"), "");
     expect(workerRunning(layout, "broker", Date.now() + 30_000)).toBe(true);
     expect(workerRunning(layout, "broker", Date.now() + 61_000)).toBe(false);
+  });
+
+  it("a worker of this machine whose process runs but which stopped re-dating its file (SIGSTOP, hung) is named by pid", async () => {
+    const layout = project();
+    const dir = peersDir(layout, "command");
+    // a process whose command line is a command worker's (the guild-bus script, then `worker command`)
+    const worker = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", "/opt/guild-bus/bin/guild-bus.js", "worker", "command"], {
+      stdio: "ignore",
+    });
+    try {
+      await new Promise((resolve) => worker.once("spawn", resolve));
+      const pid = worker.pid!;
+      const peer = new Peers(layout, dir, SELF_PEER.replace(/\d+$/, String(pid)));
+      peer.beat();
+      expect(unresponsiveWorkers(layout, "command")).toEqual([]); // alive and saying so
+      // silent for 11 s: not running, and its pid is the one to look at
+      expect(workerRunning(layout, "command", Date.now() + 11_000)).toBe(false);
+      expect(unresponsiveWorkers(layout, "command", Date.now() + 11_000)).toEqual([pid]);
+      // a pid that runs something else (this test process: a reused pid), one that does not run, another machine's:
+      // none is named
+      const self = new Peers(layout, dir);
+      self.beat();
+      writeFileSync(path.join(dir, SELF_PEER.replace(/\d+$/, "999999999")), "");
+      writeFileSync(path.join(dir, "other-host-0-42"), "");
+      expect(unresponsiveWorkers(layout, "command", Date.now() + 11_000)).toEqual([pid]);
+      expect(unresponsiveWorkers(layout, "broker", Date.now() + 11_000)).toEqual([]);
+      peer.leave();
+      expect(unresponsiveWorkers(layout, "command", Date.now() + 11_000)).toEqual([]);
+    } finally {
+      worker.kill("SIGKILL");
+    }
   });
 });
 
