@@ -9,9 +9,12 @@ import { type FsOps, realFs } from "./fsops.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { refuseSymlinks } from "./no-symlinks.js";
 import { setAside } from "./set-aside.js";
+import { THIS_MACHINE } from "./this-machine.js";
 
 const stagingId = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 12);
 const HOST = hostname().replace(/[^A-Za-z0-9-]/g, "_") || "host";
+/** This machine in a staging name: host and pid namespace (a pid means something only there), no dot. */
+const MACHINE = THIS_MACHINE.replace(/[^A-Za-z0-9-]/g, "_");
 const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"]);
 
 export type DeliverStatus = "delivered" | "identical" | "conflict";
@@ -43,13 +46,16 @@ export interface DeliverOptions {
   log?: (message: string) => void;
 }
 
-/** The staging file name carries host and pid so the janitor can tell orphans of dead processes. */
+/**
+ * The staging file name carries the machine (host and pid namespace) and pid so the janitor can tell orphans of dead
+ * processes: a container sharing the tree under the same host name has pids of its own, which mean nothing here.
+ */
 export function stagingName(finalPath: string, pid = process.pid): string {
   const base = path
     .basename(finalPath)
     .replace(/[^A-Za-z0-9_-]/g, "_")
     .slice(0, 80);
-  return `${base}.${HOST}.${pid}.${stagingId()}`;
+  return `${base}.${MACHINE}.${pid}.${stagingId()}`;
 }
 
 export function parseStagingName(name: string): { host: string; pid: number } | null {
@@ -60,7 +66,10 @@ export function parseStagingName(name: string): { host: string; pid: number } | 
   return { host: parts[parts.length - 3]!, pid };
 }
 
+/** This host's name, as an `up` lock shows it. */
 export const THIS_HOST = HOST;
+/** This machine as staging names carry it (`parseStagingName(…).host`): only its pids can be asked here. */
+export const STAGING_MACHINE = MACHINE;
 
 function errCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;

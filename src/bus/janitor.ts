@@ -1,9 +1,10 @@
-// Removes staging orphans: files in .guild/tmp of dead processes on this host, or older than maxAgeMs.
+// Removes staging orphans: files in .guild/tmp of dead processes on this machine (host and pid namespace), or older
+// than maxAgeMs.
 // It only ever looks inside .guild/tmp, so final files are never touched.
 import { lstatSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseStagingName, THIS_HOST } from "./deliver.js";
+import { parseStagingName, STAGING_MACHINE } from "./deliver.js";
 import { processAlive } from "./process-alive.js";
 
 export const STAGING_MAX_AGE_MS = 60 * 60 * 1000;
@@ -32,7 +33,7 @@ export function sweepStaging(guildDir: string, options: { maxAgeMs?: number; now
     try {
       const st = lstatSync(file);
       if (!st.isFile() && !st.isSymbolicLink()) continue; // a link is removed itself, never followed
-      const deadOwner = owner !== null && owner.host === THIS_HOST && owner.pid !== process.pid && !processAlive(owner.pid);
+      const deadOwner = owner !== null && owner.host === STAGING_MACHINE && owner.pid !== process.pid && !processAlive(owner.pid);
       // mtime has sub-ms precision and Date.now() is truncated: a file written this millisecond must not look
       // "from the future" (maxAgeMs 0 has to mean everything).
       stale = deadOwner || now - Math.floor(st.mtimeMs) >= maxAge;

@@ -5,6 +5,7 @@
 import { lstatSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import type { Layout } from "../bus/layout.js";
 import { deliver, THIS_HOST } from "../bus/deliver.js";
+import { THIS_MACHINE } from "../bus/this-machine.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { runsGuildBus } from "../bus/process-alive.js";
@@ -13,6 +14,9 @@ import { oneLine, textOf } from "../core/text-of.js";
 interface Holder {
   pid: number;
   host: string;
+  /** Host and pid namespace (THIS_MACHINE): a container sharing the tree under the same host name cannot ask its pid.
+   * A lock written without it (an older bus) is judged by its host. */
+  machine?: string;
   started_at: string;
   /** The bus it supervises (its .guild's device and inode): a copy of the project (`cp -a`) carries the lock, not the
    * supervisor; the same bus through a bind mount or a linked .guild is the same one. */
@@ -35,7 +39,13 @@ function readHolder(file: string): Holder | null {
     if (typeof h.pid !== "number" || typeof h.host !== "string") return null;
     // printed in one-line messages (up, mcp): a planted lock's text never starts a line of its own, nor runs on
     const line = (value: unknown) => oneLine(textOf(value)).slice(0, MAX_SHOWN_CHARS);
-    return { pid: h.pid, host: line(h.host), started_at: line(h.started_at), ...(typeof h.bus === "string" ? { bus: h.bus } : {}) };
+    return {
+      pid: h.pid,
+      host: line(h.host),
+      started_at: line(h.started_at),
+      ...(typeof h.machine === "string" ? { machine: h.machine } : {}),
+      ...(typeof h.bus === "string" ? { bus: h.bus } : {}),
+    };
   } catch {
     return null; // gone meanwhile, or not a lock we wrote (never a FIFO waited on)
   }
@@ -59,7 +69,9 @@ let heldSince: string | null = null;
 function holds(holder: Holder, layout: Layout, now = Date.now()): boolean {
   // another machine's pids mean nothing here (and its mount numbers its devices its own way): its `up` holds while it
   // keeps re-dating the lock, so one that died with its machine (kill -9, power cut) does not hold the tree for ever
-  if (holder.host !== THIS_HOST) return lockRedatedWithin(layout.supervisorLock, now, FOREIGN_LOCK_STALE_MS);
+  // another pid namespace under the same host name (a container with the host's name) is another machine too
+  if (holder.host !== THIS_HOST || (holder.machine !== undefined && holder.machine !== THIS_MACHINE))
+    return lockRedatedWithin(layout.supervisorLock, now, FOREIGN_LOCK_STALE_MS);
   if (holder.bus !== undefined && holder.bus !== busOf(layout)) return false;
   if (holder.pid === process.pid) return heldSince !== null && holder.started_at === heldSince;
   return runsGuildBus(holder.pid, ["up"]);
@@ -90,7 +102,13 @@ export function runningSupervisor(layout: Layout): Holder | null {
 /** Take the tree's supervisor lock, or throw SupervisorLockedError naming the running supervisor. Returns its release. */
 export async function lockSupervisor(layout: Layout): Promise<() => void> {
   const file = layout.supervisorLock;
-  const mine: Holder = { pid: process.pid, host: THIS_HOST, started_at: new Date().toISOString(), bus: busOf(layout) };
+  const mine: Holder = {
+    pid: process.pid,
+    host: THIS_HOST,
+    machine: THIS_MACHINE,
+    started_at: new Date().toISOString(),
+    bus: busOf(layout),
+  };
   const bytes = JSON.stringify(mine) + "\n";
   for (let attempt = 0; ; attempt++) {
     if ((await deliver(file, bytes, { guildDir: layout.guild })).status === "delivered") {

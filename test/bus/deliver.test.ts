@@ -14,7 +14,15 @@ import {
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
-import { deliver, deliverInOrder, type DeliverResult, parseStagingName, stagingName, THIS_HOST, TooLarge } from "../../src/bus/deliver.js";
+import {
+  deliver,
+  deliverInOrder,
+  type DeliverResult,
+  parseStagingName,
+  STAGING_MACHINE,
+  stagingName,
+  TooLarge,
+} from "../../src/bus/deliver.js";
 import { type FsOps, realFs } from "../../src/bus/fsops.js";
 import { sweepStaging } from "../../src/bus/janitor.js";
 import { tempRoot } from "../helpers/tmp.js";
@@ -122,8 +130,8 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     const staging = link.args[0] as string;
     expect(link.args[1]).toBe(final);
     expect(path.dirname(staging)).toBe(path.join(guildDir, "tmp"));
-    expect(path.basename(staging)).toMatch(new RegExp(`^spec_v1_md\\.${THIS_HOST}\\.${process.pid}\\.[0-9a-z]{12}$`));
-    expect(parseStagingName(path.basename(staging))).toEqual({ host: THIS_HOST, pid: process.pid });
+    expect(path.basename(staging)).toMatch(new RegExp(`^spec_v1_md\\.${STAGING_MACHINE}\\.${process.pid}\\.[0-9a-z]{12}$`));
+    expect(parseStagingName(path.basename(staging))).toEqual({ host: STAGING_MACHINE, pid: process.pid });
 
     const seq = calls.map((c) => `${c.op}:${c.op === "open" || c.op === "link" || c.op === "unlink" ? c.args[0] : ""}`);
     // the first open and link find their directories missing (made then, not before every delivery)
@@ -167,9 +175,9 @@ describe("deliver: Maildir-style first-writer-wins", () => {
   it("gives each delivery its own staging name", async () => {
     const names = new Set(Array.from({ length: 200 }, () => stagingName("/x/a.md")));
     expect(names.size).toBe(200);
-    for (const n of names) expect(parseStagingName(n)).toEqual({ host: THIS_HOST, pid: process.pid });
+    for (const n of names) expect(parseStagingName(n)).toEqual({ host: STAGING_MACHINE, pid: process.pid });
     // Dots and odd characters in the final name must not confuse the parser.
-    expect(parseStagingName(stagingName("/x/weird name.v2.tar.gz", 4242))).toEqual({ host: THIS_HOST, pid: 4242 });
+    expect(parseStagingName(stagingName("/x/weird name.v2.tar.gz", 4242))).toEqual({ host: STAGING_MACHINE, pid: 4242 });
     expect(parseStagingName("plain-file")).toBeNull();
     expect(parseStagingName("a.host.notapid.id")).toBeNull();
   });

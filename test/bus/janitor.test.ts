@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { stagingName } from "../../src/bus/deliver.js";
+import { STAGING_MACHINE, stagingName } from "../../src/bus/deliver.js";
 import { STAGING_MAX_AGE_MS, sweepScratch, sweepStaging } from "../../src/bus/janitor.js";
 import { processAlive } from "../../src/bus/process-alive.js";
 import { tempRoot } from "../helpers/tmp.js";
@@ -48,6 +48,8 @@ describe("janitor: sweepStaging", () => {
       stagingName("/a/spec.md", live),
       stagingName("/a/spec.md", process.pid), // our own, possibly mid-delivery
       `spec_md.some-other-host.${dead}.abcdefabcdef`, // a dead-looking pid elsewhere says nothing
+      // this host's name in another pid namespace (a container named as the host): its pids are not ours to ask
+      stagingName("/a/spec.md", dead).replace(`.${STAGING_MACHINE}.`, `.${STAGING_MACHINE.replace(/-\d+$/, "-1")}.`),
       "not-a-staging-name",
     ];
     for (const n of [...deadOnes, ...keptOnes]) touch(path.join(tmp, n));

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, utimesSync,
 import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { THIS_HOST } from "../../src/bus/deliver.js";
+import { THIS_MACHINE } from "../../src/bus/this-machine.js";
 import {
   FOREIGN_LOCK_STALE_MS,
   lockSupervisor,
@@ -159,6 +160,25 @@ describe("a supervisor lock of another machine (a tree shared over a network fil
     expect(runningSupervisor(layout)).toMatchObject({ pid: process.pid, host: THIS_HOST });
     release();
     expect(existsSync(layout.supervisorLock)).toBe(false);
+  });
+
+  it("another pid namespace under this host's name (a container named as the host) is another machine: its pid is not asked", async () => {
+    const layout = layoutWithGuild();
+    // pid 1 runs here, but not that up: judged by this machine's pids, the lock of a live up was taken over (two ups)
+    const lock = (machine: string) =>
+      writeFileSync(layout.supervisorLock, JSON.stringify({ pid: 1, host: THIS_HOST, machine, started_at: "then" }) + "\n");
+    lock(`${THIS_HOST}-1`);
+    age(layout.supervisorLock, FOREIGN_LOCK_STALE_MS / 4);
+    expect(runningSupervisor(layout)).toMatchObject({ pid: 1, host: THIS_HOST });
+    await expect(lockSupervisor(layout)).rejects.toThrow(/another guild-bus up already supervises/);
+    age(layout.supervisorLock, FOREIGN_LOCK_STALE_MS + 5_000);
+    expect(runningSupervisor(layout)).toBeNull(); // it stopped re-dating it: gone with its container
+    // this very machine's lock is judged by its pid, as before (pid 1 runs no up)
+    lock(THIS_MACHINE);
+    expect(runningSupervisor(layout)).toBeNull();
+    const release = await lockSupervisor(layout);
+    expect(JSON.parse(readFileSync(layout.supervisorLock, "utf8"))).toMatchObject({ machine: THIS_MACHINE });
+    release();
   });
 
   it("a running up re-dates its own lock, and never one that replaced it", async () => {
