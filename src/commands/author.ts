@@ -27,6 +27,20 @@ async function write(ctx: BusContext, view: GateView, name: string, text: string
   return status === "conflict" ? `${name} already exists with other content; nothing changed` : null;
 }
 
+/**
+ * The round the person acting saw, when the face knows it (a console form carries the round its page showed): an
+ * action answers that round or none. Without it a page rendered before the gate moved on would decide, resubmit or
+ * answer a later round nobody looked at (a force-pass of a round whose findings were never shown).
+ */
+function movedOn(view: GateView, round: number, seen: number | undefined): string | null {
+  if (seen === undefined || seen === round) return null;
+  const { runId, gate } = view.snapshot;
+  return (
+    `this answers round ${seen}, but ${runId} ${gate} has moved on to round ${round} (${view.decision.state} — ${view.decision.detail}): ` +
+    `look at round ${round} and act again; nothing was written`
+  );
+}
+
 function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decision"): string | null {
   if (view.decision.state === state) return null;
   const whom = state === "awaiting_author" ? "the author" : "a decision";
@@ -43,8 +57,10 @@ function viewOf(ctx: BusContext, run: string, gate: string): GateView {
 }
 
 /** The artifact was revised after the findings: the broker issues the next round. */
-async function resubmitNow(ctx: BusContext, run: string, gate: string): Promise<Answer<{ round: number }>> {
+async function resubmitNow(ctx: BusContext, run: string, gate: string, seen?: number): Promise<Answer<{ round: number }>> {
   const view = viewOf(ctx, run, gate);
+  const stale = movedOn(view, view.decision.round, seen);
+  if (stale) return refuse(stale);
   const notWaiting = waitingFor(view, "awaiting_author");
   if (notWaiting) return refuse(notWaiting);
   const round = view.decision.round;
@@ -60,9 +76,11 @@ async function resubmitNow(ctx: BusContext, run: string, gate: string): Promise<
 }
 
 /** Contest the waiting round's findings, once (hard and nightmare): the reviewer rules on each next. */
-async function rebutNow(ctx: BusContext, run: string, gate: string, text: string): Promise<Answer<{ round: number }>> {
+async function rebutNow(ctx: BusContext, run: string, gate: string, text: string, seen?: number): Promise<Answer<{ round: number }>> {
   const view = viewOf(ctx, run, gate);
   const s = view.snapshot;
+  const stale = movedOn(view, view.decision.round, seen);
+  if (stale) return refuse(stale);
   const latest = openRound(s);
   if (s.rebuttals.has(latest)) return refuse(`one rebuttal per round: rebuttal-${latest}.md already exists`);
   const notWaiting = waitingFor(view, "awaiting_author");
@@ -89,6 +107,8 @@ export interface DecisionInput {
   decidedBy: string;
   /** The AI host deciding through its MCP client, when it is one: it may steer a gate; a person force-passes. */
   via?: string;
+  /** The round whose escalation the decider saw (a console form's): another round's is refused. */
+  round?: number;
 }
 
 /** Answer the waiting escalation with one of the options it offers. */
@@ -104,6 +124,8 @@ async function decideEscalationNow(
   if (d.extendBy !== undefined && !(Number.isInteger(d.extendBy) && d.extendBy >= 1 && d.extendBy <= MAX_EXTEND_BY))
     return refuse(`extend-cap takes a whole number of rounds from 1 to ${MAX_EXTEND_BY}, not ${d.extendBy}`);
   const view = viewOf(ctx, run, gate);
+  const stale = movedOn(view, view.decision.round, d.round);
+  if (stale) return refuse(stale);
   const notWaiting = waitingFor(view, "awaiting_decision");
   if (notWaiting) return refuse(notWaiting);
   const round = view.decision.round;
@@ -161,10 +183,14 @@ async function respondNow(
     reviewerModel: string;
     /** The host sending the answer when it is known (an MCP client's handshake name): never one of the author's family. */
     via?: string;
+    /** The round whose packet the reviewer read (a console form's): an answer to it never lands in a later round. */
+    round?: number;
   },
 ): Promise<Answer<{ round: number; verdict: string; model: string }>> {
   const view = viewOf(ctx, run, gate);
   const round = openRound(view.snapshot);
+  const stale = movedOn(view, round, answer.round);
+  if (stale) return refuse(stale);
   const packet = view.snapshot.packets.get(round);
   if (!packet || packet.reviewer_adapter !== "manual") return refuse(`${run} ${gate} has no open packet addressed to the manual reviewer`);
   if (answer.via !== undefined) {

@@ -123,34 +123,35 @@ export function consoleApp(o: AppOptions): Hono {
   const field = (body: Record<string, unknown>, k: string) => (typeof body[k] === "string" ? (body[k] as string) : "");
   const told = <T>(a: Answer<T>, text: (a: T) => string): Outcome => (a.ok ? { ok: true, text: text(a) } : { ok: false, text: a.error });
 
-  app.post("/gate/:run/:gate/:action", async (c) => {
-    const id = ids(c);
-    if (!id) return c.text("refused: not a run and gate\n", 400);
-    const body = await c.req.parseBody();
-    const ctx = o.ctx();
-    const { run, gate } = id;
-    let outcome: Outcome;
-    switch (c.req.param("action")) {
+  const ACTIONS = ["resubmit", "rebut", "decide", "respond"] as const;
+  type Action = (typeof ACTIONS)[number];
+
+  /** One action through the command layer, answering `round`, the round the page showed. */
+  async function act(
+    action: Action,
+    at: { ctx: BusContext; run: string; gate: string; round: number },
+    body: Record<string, unknown>,
+  ): Promise<Outcome> {
+    const { ctx, run, gate, round } = at;
+    switch (action) {
       case "resubmit":
-        outcome = told(await refusing(() => resubmit(ctx, run, gate)), (a) => `resubmitted after round ${a.round}`);
-        break;
+        return told(await refusing(() => resubmit(ctx, run, gate, round)), (a) => `resubmitted after round ${a.round}`);
       case "rebut":
-        outcome = told(await refusing(() => rebut(ctx, run, gate, field(body, "text"))), (a) => `rebuttal recorded for round ${a.round}`);
-        break;
+        return told(
+          await refusing(() => rebut(ctx, run, gate, field(body, "text"), round)),
+          (a) => `rebuttal recorded for round ${a.round}`,
+        );
       case "decide": {
         const choice = DecisionChoice.safeParse(field(body, "choice"));
         const n = field(body, "extend_by").trim();
-        if (!choice.success) outcome = { ok: false, text: "choose one of the options offered" };
-        else {
-          const extendBy = choice.data === "extend-cap" && n ? Number(n) : undefined;
-          const note = field(body, "note").trim() || undefined;
-          const decidedBy = process.env.USER ?? "human";
-          outcome = told(
-            await refusing(() => decideEscalation(ctx, run, gate, { choice: choice.data, extendBy, note, decidedBy })),
-            (a) => `decision recorded: ${choice.data} (round ${a.round}, ${a.reason})`,
-          );
-        }
-        break;
+        if (!choice.success) return { ok: false, text: "choose one of the options offered" };
+        const extendBy = choice.data === "extend-cap" && n ? Number(n) : undefined;
+        const note = field(body, "note").trim() || undefined;
+        const decidedBy = process.env.USER ?? "human";
+        return told(
+          await refusing(() => decideEscalation(ctx, run, gate, { choice: choice.data, extendBy, note, decidedBy, round })),
+          (a) => `decision recorded: ${choice.data} (round ${a.round}, ${a.reason})`,
+        );
       }
       case "respond": {
         const upload = body.upload;
@@ -158,17 +159,30 @@ export function consoleApp(o: AppOptions): Hono {
         const read = async () =>
           file ? new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer()) : field(body, "review");
         try {
-          const a = await respond(ctx, run, gate, { read, reviewerModel: field(body, "reviewer_model").trim() });
-          outcome = told(a, (r) => `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})`);
+          const a = await respond(ctx, run, gate, { read, reviewerModel: field(body, "reviewer_model").trim(), round });
+          return told(a, (r) => `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})`);
         } catch (error) {
           if (!(error instanceof TypeError)) throw error; // the upload was not UTF-8 text
-          outcome = { ok: false, text: "the upload is not UTF-8 text; nothing was written" };
+          return { ok: false, text: "the upload is not UTF-8 text; nothing was written" };
         }
-        break;
       }
-      default:
-        return c.text("no such action\n", 404);
     }
+  }
+
+  app.post("/gate/:run/:gate/:action", async (c) => {
+    const id = ids(c);
+    if (!id) return c.text("refused: not a run and gate\n", 400);
+    const action = c.req.param("action");
+    if (!(ACTIONS as readonly string[]).includes(action)) return c.text("no such action\n", 404);
+    const body = await c.req.parseBody();
+    const { run, gate } = id;
+    // every form carries the round its page showed, and the action answers that round or none (the gate moved on
+    // since: another console, the CLI or a second click acted first); a form without it is not one of this console's
+    const round = /^(0|[1-9]\d{0,5})$/.test(field(body, "round")) ? Number(field(body, "round")) : null;
+    const outcome: Outcome =
+      round === null
+        ? { ok: false, text: "the form names no round: reload the page and act again; nothing was written" }
+        : await act(action as Action, { ctx: o.ctx(), run, gate, round }, body);
     o.board.refresh(run, gate);
     const noticeId = randomBytes(16).toString("base64url");
     notices.set(noticeId, { gate: gateHref(run, gate), outcome });

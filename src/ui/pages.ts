@@ -276,7 +276,9 @@ function roundHtml(r: RoundView): Html {
   </section>`;
 }
 
-const hidden = (p: PageContext) => html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
+/** The CSRF token, and the round the page showed: the command refuses an action on a gate that has moved on since. */
+const hidden = (p: PageContext, round: number) =>
+  html`<input type="hidden" name="csrf" value="${p.csrf}" /><input type="hidden" name="round" value="${round}" />`;
 
 function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
   if (p.readOnly) return html`<p class="muted">read-only: actions are off</p>`;
@@ -285,7 +287,7 @@ function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
   if (can.respond)
     forms.push(
       html`<form class="act" id="respond" method="post" action="${base}/respond" enctype="multipart/form-data">
-        <h3>Answer as the manual reviewer (round ${t.view.decision.round || ""})</h3>
+        <h3>Answer as the manual reviewer (round ${t.at.respond})</h3>
         <p class="muted">
           review_result.v1 JSON (fenced or bare) or prose ending in <code>## SATISFIED</code>; the same checks as
           <code>guild-bus respond</code>: your model's family must differ from the author's.
@@ -293,7 +295,7 @@ function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
         <label>reviewer model <input name="reviewer_model" required placeholder="e.g. gpt-5" /></label>
         <textarea name="review" rows="10" placeholder="paste the review here"></textarea>
         <label>or upload <input type="file" name="upload" accept=".md,.json,.txt,text/*" /></label>
-        ${hidden(p)}<button type="submit">submit review</button>
+        ${hidden(p, t.at.respond)}<button type="submit">submit review</button>
       </form>`,
     );
   if (can.decide.length)
@@ -305,7 +307,7 @@ function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
         )}
         ${can.decide.includes("extend-cap") ? extendBy : ""}
         <label>note <textarea name="note" rows="2"></textarea></label>
-        ${hidden(p)}<button type="submit">record decision</button>
+        ${hidden(p, t.at.waiting)}<button type="submit">record decision</button>
       </form>`,
     );
   if (can.rebut)
@@ -313,7 +315,7 @@ function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
       html`<form class="act" id="rebut" method="post" action="${base}/rebut">
         <h3>Contest the findings (once)</h3>
         <textarea name="text" rows="6" required placeholder="your argument about the findings"></textarea>
-        ${hidden(p)}<button type="submit">send rebuttal</button>
+        ${hidden(p, t.at.waiting)}<button type="submit">send rebuttal</button>
       </form>`,
     );
   if (can.resubmit)
@@ -321,7 +323,7 @@ function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
       html`<form class="act" id="resubmit" method="post" action="${base}/resubmit">
         <h3>Resubmit</h3>
         <p class="muted">after revising the artifact: the broker issues the next round</p>
-        ${hidden(p)}<button type="submit">resubmit</button>
+        ${hidden(p, t.at.waiting)}<button type="submit">resubmit</button>
       </form>`,
     );
   return forms.length ? html`${forms}` : html`<p class="muted">nothing to do here now</p>`;

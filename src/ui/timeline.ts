@@ -45,6 +45,8 @@ export interface Timeline {
   rounds: RoundView[];
   /** What a person can do here now, as the command layer would allow it. */
   can: { respond: boolean; decide: string[]; rebut: boolean; resubmit: boolean };
+  /** The round each action answers, as the command layer counts it (`respond`: the open round; the others: the waiting one). */
+  at: { respond: number; waiting: number };
 }
 
 /** The time one page may spend on line diffs: a gate of many packets that each embed a large artifact (a hostile drop)
@@ -147,5 +149,6 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
         state === "awaiting_author" && !s.rebuttals.has(view.decision.round) && contestRefusal(s, view.decision.round, policy) === null,
       resubmit: state === "awaiting_author",
     },
+    at: { respond: open, waiting: view.decision.round },
   };
 }

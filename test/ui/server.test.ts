@@ -9,6 +9,8 @@ import { Layout } from "../../src/bus/layout.js";
 import { loadContext } from "../../src/bus/context.js";
 import { requestReview } from "../../src/commands/review.js";
 import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
+import { decideEscalation, respond, resubmit } from "../../src/commands/author.js";
 import { type RunningConsole, startConsole } from "../../src/ui/server.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -17,14 +19,14 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((c) => c.close()));
 });
 
-async function project(readOnly = false) {
+async function project(readOnly = false, cap?: number) {
   const root = tempRoot();
   mkdirSync(path.join(root, "docs"));
   writeFileSync(path.join(root, "docs", "plan.md"), "# Plan\n");
   writeFileSync(path.join(root, "secret.txt"), "TOP-SECRET\n");
   const layout = new Layout(root);
   expect(
-    (await requestReview(layout, { artifact: "docs/plan.md", gate: "G-plan", author: "claude", reviewer: "manual", runId: "r1" })).ok,
+    (await requestReview(layout, { artifact: "docs/plan.md", gate: "G-plan", author: "claude", reviewer: "manual", runId: "r1", cap })).ok,
   ).toBe(true);
   const ui = await startConsole({ root, host: "127.0.0.1", port: 0, readOnly, poll: false });
   running.push(ui);
@@ -151,7 +153,7 @@ describe("guild-bus ui: the HTTP surface", () => {
       expect((await gatePage(query)).text, query).not.toMatch(/class="notice (ok|error)"|decision recorded/);
     const csrf = /name="csrf" value="([^"]+)"/.exec((await gatePage("")).text)![1]!;
     const form = { Cookie: cookie, Origin: origin, "Content-Type": "application/x-www-form-urlencoded" };
-    const posted = await raw(ui.port, "POST", "/gate/r1/G-plan/decide", form, `choice=nonsense&csrf=${csrf}`);
+    const posted = await raw(ui.port, "POST", "/gate/r1/G-plan/decide", form, `choice=nonsense&round=1&csrf=${csrf}`);
     expect(posted.status).toBe(303);
     const to = String(posted.headers.location);
     expect(to).toMatch(/^\/gate\/r1\/G-plan\?notice=[\w-]{22}$/);
@@ -160,6 +162,74 @@ describe("guild-bus ui: the HTTP surface", () => {
       expect((await gatePage(to.slice(to.indexOf("?")))).text).toContain(
         '<p class="notice error" role="status">choose one of the options offered</p>',
       );
+  });
+
+  it("an action answers the round its page showed or none: a page the gate has moved on from writes nothing", async () => {
+    const { root, ui, cookie, origin } = await project(false, 1);
+    const layout = new Layout(root);
+    const step = () => stepGate(loadContext(layout), "r1", "G-plan");
+    const verify = () => verifyGate(loadContext(layout), "r1", "G-plan", () => undefined, Date.now() + 60_000);
+    const issues = (round: number) =>
+      respond(loadContext(layout), "r1", "G-plan", {
+        read: async () =>
+          "```review_result.v1\n" +
+          JSON.stringify({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: `defect ${round}` }] }) +
+          "\n```\n",
+        reviewerModel: "gpt-5",
+      });
+    const gatePage = async () => (await raw(ui.port, "GET", "/gate/r1/G-plan", { Cookie: cookie })).text;
+    const form = { Cookie: cookie, Origin: origin, "Content-Type": "application/x-www-form-urlencoded" };
+    const files = () => readdirSync(layout.gateDir("r1", "G-plan")).sort();
+    const notice = async (posted: { status: number; headers: Record<string, unknown> }) => {
+      expect(posted.status).toBe(303);
+      const to = String(posted.headers.location);
+      return /class="notice (?:ok|error)" role="status">([^<]*)</.exec((await raw(ui.port, "GET", to, { Cookie: cookie })).text)?.[1];
+    };
+    // round 1 for the manual reviewer: the answer form carries the round its page shows
+    await step();
+    const page1 = await gatePage();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page1)![1]!;
+    expect(page1).toContain('<input type="hidden" name="round" value="1" />');
+    // round 1 ends with findings at its cap: the decide form shows round 1's escalation
+    expect(await issues(1)).toMatchObject({ ok: true, round: 1 });
+    await verify();
+    await step();
+    expect(await gatePage()).toMatch(/Decide: cap_hit[\s\S]*name="round" value="1"/);
+    // …and before the person clicks, someone else (the CLI, another console) extends the cap, the author resubmits,
+    // and round 2 ends at the cap too
+    expect(
+      await decideEscalation(loadContext(layout), "r1", "G-plan", { choice: "extend-cap", extendBy: 1, decidedBy: "cli" }),
+    ).toMatchObject({
+      ok: true,
+    });
+    await step();
+    expect(await resubmit(loadContext(layout), "r1", "G-plan")).toMatchObject({ ok: true, round: 1 });
+    await step();
+    // the round-1 page's answer and resubmit reach round 2 only as refusals
+    const before2 = files();
+    const answer = `reviewer_model=gpt-5&review=${encodeURIComponent("## SATISFIED\n")}&round=1&csrf=${csrf}`;
+    expect(await notice(await raw(ui.port, "POST", "/gate/r1/G-plan/respond", form, answer))).toMatch(
+      /^this answers round 1, but r1 G-plan has moved on to round 2 .*nothing was written$/,
+    );
+    expect(files()).toEqual(before2);
+    expect(await issues(2)).toMatchObject({ ok: true, round: 2 });
+    await verify();
+    await step();
+    expect(files()).toContain("escalation-2.json");
+    const before = files();
+    for (const action of ["decide", "resubmit", "rebut"]) {
+      const posted = await raw(ui.port, "POST", `/gate/r1/G-plan/${action}`, form, `choice=force-pass&text=no&round=1&csrf=${csrf}`);
+      expect(await notice(posted), action).toMatch(/^this answers round 1, but r1 G-plan has moved on to round 2 .*nothing was written$/);
+    }
+    // a form that names no round (not one this console rendered) is refused too
+    const bare = await raw(ui.port, "POST", "/gate/r1/G-plan/decide", form, `choice=force-pass&csrf=${csrf}`);
+    expect(await notice(bare)).toBe("the form names no round: reload the page and act again; nothing was written");
+    expect(files()).toEqual(before);
+    // the page as it is now decides round 2
+    expect(await gatePage()).toMatch(/Decide: cap_hit[\s\S]*name="round" value="2"/);
+    const fresh = await raw(ui.port, "POST", "/gate/r1/G-plan/decide", form, `choice=force-pass&round=2&csrf=${csrf}`);
+    expect(await notice(fresh)).toMatch(/^decision recorded: force-pass \(round 2, cap_hit\)$/);
+    expect(files()).toContain("decision-2.json");
   });
 
   it("--read-only refuses every action before reading it", async () => {
