@@ -63,6 +63,17 @@ export class SettingsRefused extends Error {
   }
 }
 
+/**
+ * Why no gate may be judged with these settings, or null: settings with problems (a key dropped for one bad value
+ * leaves defaults in its place, under which a pass may re-derive that the project's settings fail) or settings the
+ * system failed to read. Every reader face answers with this instead of a judgment (`status`, `check`, `wait`, the
+ * MCP tools, the console's pages).
+ */
+export function judgingRefusal(ctx: BusContext): string | null {
+  if (ctx.fault !== undefined) return `settings cannot be read for now (${ctx.fault})`;
+  return settingsRefusal(ctx.layout, ctx.settingsProblems);
+}
+
 /** The context a person's command writes with, whichever face it came through: only settings without problems. */
 export function contextForCommand(ctx: BusContext): BusContext {
   const refusal = settingsRefusal(ctx.layout, contextToAct(ctx).settingsProblems);

@@ -7,7 +7,7 @@ import path from "node:path";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE } from "hono/streaming";
-import type { BusContext } from "../bus/context.js";
+import { type BusContext, judgingRefusal } from "../bus/context.js";
 import { packagePath } from "../bus/package-files.js";
 import type { Answer } from "../commands/answer.js";
 import { refusing } from "../commands/answer.js";
@@ -16,7 +16,7 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { DecisionChoice } from "../spec/schemas.js";
 import type { BoardEvent, GateBoard } from "./board.js";
-import { gateHref, gatePage, gatesPage, MAX_ROWS, type PageContext, rowMatches } from "./pages.js";
+import { gateHref, gatePage, gatesPage, MAX_ROWS, type PageContext, rowMatches, settingsPage } from "./pages.js";
 import { guard, type Secrets } from "./security.js";
 import { gateTimeline } from "./timeline.js";
 
@@ -55,7 +55,10 @@ export function consoleApp(o: AppOptions): Hono {
   app.use("*", bodyLimit({ maxSize: MAX_FILE_BYTES + 64 * 1024, onError: (c) => c.text("refused: request too large\n", 413) }));
   app.use("*", guard(o.secrets, o));
 
+  // no page judges a gate on settings with problems (the board's rows, a gate's timeline): the problems are the page
   app.get("/", (c) => {
+    const refusal = judgingRefusal(o.ctx());
+    if (refusal) return c.html(settingsPage(pageCtx(), refusal));
     const q = c.req.query("q") ?? "";
     const state = c.req.query("state") ?? "";
     const matching = o.board.list().filter((r) => rowMatches(r, q, state));
@@ -95,6 +98,11 @@ export function consoleApp(o: AppOptions): Hono {
       while (open) {
         if (!queue.length) await new Promise<void>((r) => (wake = r));
         wake = null;
+        // a page open when the settings went wrong is told to reload (into the problems), never sent a row judged on them
+        if (queue.length && judgingRefusal(o.ctx())) {
+          queue.length = 0;
+          await stream.writeSSE({ event: "reload", data: "{}" });
+        }
         while (queue.length && open) {
           const e = queue.shift()!;
           await stream.writeSSE({ event: "gate", data: JSON.stringify(e), id: String(e.seq) });
@@ -113,11 +121,14 @@ export function consoleApp(o: AppOptions): Hono {
   app.get("/gate/:run/:gate", (c) => {
     const id = ids(c);
     if (!id) return c.text("refused: not a run and gate\n", 400);
-    if (!existsSync(o.ctx().layout.gateDir(id.run, id.gate))) return c.text("no such gate\n", 404);
+    const ctx = o.ctx();
+    if (!existsSync(ctx.layout.gateDir(id.run, id.gate))) return c.text("no such gate\n", 404);
+    const refusal = judgingRefusal(ctx);
+    if (refusal) return c.html(settingsPage(pageCtx(), refusal));
     const noticeId = c.req.query("notice") ?? "";
     const kept = notices.get(noticeId);
     const notice = kept?.gate === gateHref(id.run, id.gate) ? kept.outcome : null;
-    return c.html(gatePage(pageCtx(), gateTimeline(o.ctx(), id.run, id.gate), notice));
+    return c.html(gatePage(pageCtx(), gateTimeline(ctx, id.run, id.gate), notice));
   });
 
   const field = (body: Record<string, unknown>, k: string) => (typeof body[k] === "string" ? (body[k] as string) : "");

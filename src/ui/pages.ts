@@ -32,7 +32,7 @@ export const MAX_ROWS = 100;
 
 export const gateHref = (run: string, gate: string) => `/gate/${encodeURIComponent(run)}/${encodeURIComponent(gate)}`;
 
-function layout(p: PageContext, title: string, body: Html, kind: "gates" | "gate"): Html {
+function layout(p: PageContext, title: string, body: Html, kind: "gates" | "gate" | "settings"): Html {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -343,6 +343,24 @@ function nextStepHtml(next: NextStep, ended: boolean): Html {
           : ""
       }
     </dd>`;
+}
+
+/** In place of every page while no gate can be judged: the settings' problems, as `status` and `check` refuse them. */
+export function settingsPage(p: PageContext, refusal: string): Html {
+  return layout(
+    p,
+    "settings problems — guild-bus",
+    html`<section class="summary">
+      <h1>No gate is shown: the settings have problems</h1>
+      <p class="notice error" role="status">${refusal}</p>
+      <p>
+        A gate judged on what is left of these settings could pass what the project's settings fail, so the console judges none (as
+        <code>guild-bus status</code>, <code>check</code> and <code>wait</code> refuse them) and takes no action. Fix
+        <code>.guild/settings.json</code>; this page reloads when a gate next changes.
+      </p>
+    </section>`,
+    "settings",
+  );
 }
 
 export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; text: string } | null): Html {

@@ -232,6 +232,25 @@ describe("guild-bus ui: the HTTP surface", () => {
     expect(files()).toContain("decision-2.json");
   });
 
+  it("judges no gate on settings with problems: every page shows the problems instead, as status and check refuse them", async () => {
+    const { root, ui, cookie } = await project();
+    const layout = new Layout(root);
+    await stepGate(loadContext(layout), "r1", "G-plan");
+    const page = async (p: string) => (await raw(ui.port, "GET", p, { Cookie: cookie })).text;
+    expect(await page("/gate/r1/G-plan")).toContain("the manual reviewer");
+    // one bad value beside what the project meant: the key would be dropped and the gate judged on its defaults
+    writeFileSync(layout.settings, JSON.stringify({ family_aliases: { "gpt-5": "anthropic", mycorp: "not-a-family" } }));
+    for (const p of ["/", "/gate/r1/G-plan"]) {
+      const text = await page(p);
+      expect(text, p).toContain("No gate is shown: the settings have problems");
+      expect(text, p).toMatch(/family_aliases\.mycorp/);
+      expect(text, p).not.toMatch(/data-key=|pending|manual reviewer|<form class="act"/);
+    }
+    // fixed: the gate is judged again
+    writeFileSync(layout.settings, JSON.stringify({ family_aliases: { "gpt-5": "anthropic" } }));
+    expect(await page("/gate/r1/G-plan")).toContain("the manual reviewer");
+  });
+
   it("--read-only refuses every action before reading it", async () => {
     const { ui, cookie, origin } = await project(true);
     const r = await raw(ui.port, "POST", "/gate/r1/G-plan/resubmit", { Cookie: cookie, Origin: origin }, "");

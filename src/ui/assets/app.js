@@ -101,6 +101,8 @@ let submitting = false;
 function onGate(e) {
   const key = e.kind === "row" ? `${e.row.run}/${e.row.gate}` : `${e.run}/${e.gate}`;
   const page = document.body.dataset.page;
+  // the settings had problems when this page was read: a gate moving may mean they are fixed
+  if (page === "settings") return void location.reload();
   if (page === "gate") {
     const summary = $("section.summary");
     if (!summary || summary.dataset.key !== key || submitting) return;
