@@ -8,6 +8,8 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE } from "hono/streaming";
 import { type BusContext, judgingRefusal } from "../bus/context.js";
+import { type GateListing, listGates } from "../bus/gate-list.js";
+import { ReadFault } from "../core/read-fault.js";
 import { packagePath } from "../bus/package-files.js";
 import type { Answer } from "../commands/answer.js";
 import { refusing } from "../commands/answer.js";
@@ -57,13 +59,22 @@ export function consoleApp(o: AppOptions): Hono {
 
   // no page judges a gate on settings with problems (the board's rows, a gate's timeline): the problems are the page
   app.get("/", (c) => {
-    const refusal = judgingRefusal(o.ctx());
+    const ctx = o.ctx();
+    const refusal = judgingRefusal(ctx);
     if (refusal) return c.html(settingsPage(pageCtx(), refusal));
+    // what the workers ignore under .guild/runs, as status says it: a run behind a link is no row, yet check fails it
+    let ignored: GateListing["ignored"];
+    try {
+      ignored = listGates(ctx.layout).ignored;
+    } catch (error) {
+      if (!(error instanceof ReadFault)) throw error;
+      ignored = [{ path: ".guild/runs", reason: `cannot be listed now (${error.message})`, hides: {} }];
+    }
     const q = c.req.query("q") ?? "";
     const state = c.req.query("state") ?? "";
     const matching = o.board.list().filter((r) => rowMatches(r, q, state));
     const rows = matching.slice(0, MAX_ROWS);
-    return c.html(gatesPage(pageCtx(), { rows, total: matching.length, q, state, loading: o.board.loading }));
+    return c.html(gatesPage(pageCtx(), { rows, total: matching.length, q, state, loading: o.board.loading, ignored }));
   });
 
   app.get("/favicon.ico", (c) => c.body(null, 204));

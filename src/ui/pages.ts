@@ -7,6 +7,7 @@ import type { NextStep } from "../core/next-step.js";
 import type { VerdictFile } from "../spec/schemas.js";
 import { renderMarkdown } from "./markdown.js";
 import type { GateRow } from "./rows.js";
+import type { GateListing } from "../bus/gate-list.js";
 import type { DiffLine } from "./diff.js";
 import type { RoundView, Timeline } from "./timeline.js";
 import { MAX_EXTEND_BY } from "../spec/constants.js";
@@ -99,9 +100,18 @@ export interface GateList {
   q: string;
   state: string;
   loading: { done: number; total: number };
+  /** What the workers ignore under .guild/runs, as `status` lists it: a refused run or gate hides gates `check` fails. */
+  ignored: GateListing["ignored"];
 }
 
-export function gatesPage(p: PageContext, { rows, total, q, state, loading }: GateList): Html {
+function ignoredHtml(ignored: GateListing["ignored"]): Html | string {
+  if (!ignored.length) return "";
+  return html`<ul class="notice error" id="ignored">
+    ${ignored.map((i) => html`<li>ignored${i.hides ? " (it hides gates `check` fails)" : ""}: <code>${i.path}</code> — ${i.reason}</li>`)}
+  </ul>`;
+}
+
+export function gatesPage(p: PageContext, { rows, total, q, state, loading, ignored }: GateList): Html {
   const reading = loading.done < loading.total ? `; reading gates: ${loading.done} of ${loading.total}` : "";
   return layout(
     p,
@@ -116,6 +126,7 @@ export function gatesPage(p: PageContext, { rows, total, q, state, loading }: Ga
           >${rows.length < total ? `showing ${rows.length} of ${total} matching gates` : `${total} gates`}${reading}</span
         >
       </form>
+      ${ignoredHtml(ignored)}
       <table id="gates" data-max="${MAX_ROWS}">
         <thead>
           <tr>

@@ -2,7 +2,7 @@
 // and the event stream's replay. The browser-level tests are test/it/ui.test.ts.
 import { request } from "node:http";
 import { hostname, networkInterfaces } from "node:os";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -249,6 +249,15 @@ describe("guild-bus ui: the HTTP surface", () => {
     // fixed: the gate is judged again
     writeFileSync(layout.settings, JSON.stringify({ family_aliases: { "gpt-5": "anthropic" } }));
     expect(await page("/gate/r1/G-plan")).toContain("the manual reviewer");
+  });
+
+  it("lists what the workers ignore under .guild/runs, as status does: a run behind a link is no row, yet check fails it", async () => {
+    const { root, ui, cookie } = await project();
+    const elsewhere = tempRoot();
+    cpSync(path.join(root, ".guild", "runs", "r1"), elsewhere, { recursive: true });
+    symlinkSync(elsewhere, path.join(root, ".guild", "runs", "linked"));
+    const list = (await raw(ui.port, "GET", "/", { Cookie: cookie })).text;
+    expect(list).toMatch(/ignored \(it hides gates `check` fails\): <code>\.guild\/runs\/linked<\/code> — symlink refused/);
   });
 
   it("--read-only refuses every action before reading it", async () => {
