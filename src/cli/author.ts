@@ -13,6 +13,11 @@ import { waitForGate } from "./follow.js";
 import { print } from "./safe-output.js";
 
 type Follow = { wait?: boolean; json?: boolean; timeout?: number };
+type Seen = { round?: number };
+
+/** --round: the round the person read; the command refuses, writing nothing, once the gate has moved on to another. */
+const ROUND_HELP = "the round you read (status): refused, nothing written, if the gate has moved on to another";
+const roundArg = intArg(0, 1_000_000);
 
 /** --wait, --json and --timeout as `review` has them: after writing, an author command follows the gate the same way. */
 function following(command: Command): Command {
@@ -36,10 +41,11 @@ async function follow(layout: Layout, run: string, gate: string, o: Follow): Pro
 
 export function register(program: Command): void {
   following(program.command("resubmit").description(summary("resubmit")).argument("<run>").argument("<gate>"))
+    .option("--round <n>", ROUND_HELP, roundArg)
     .option("--root <dir>", ROOT_HELP)
-    .action(async (run: string, gate: string, o: Follow & { root: string }) => {
+    .action(async (run: string, gate: string, o: Follow & Seen & { root: string }) => {
       const layout = new Layout(o.root);
-      const { round } = answered(await resubmit(loadContext(layout), run, gate));
+      const { round } = answered(await resubmit(loadContext(layout), run, gate, o.round));
       print("stderr", `resubmitted after round ${round}\n`);
       await follow(layout, run, gate, o);
     });
@@ -52,10 +58,12 @@ export function register(program: Command): void {
       .argument("<gate>")
       .requiredOption("--file <file>", "your argument about the findings; the reviewer sees it, labelled as the author's"),
   )
+    .option("--round <n>", ROUND_HELP, roundArg)
     .option("--root <dir>", ROOT_HELP)
-    .action(async (run: string, gate: string, o: Follow & { file: string; root: string }) => {
+    .action(async (run: string, gate: string, o: Follow & Seen & { file: string; root: string }) => {
       const layout = new Layout(o.root);
-      const { round } = answered(await rebut(loadContext(layout), run, gate, await readUserText(o.file, MAX_FILE_BYTES)));
+      const text = await readUserText(o.file, MAX_FILE_BYTES);
+      const { round } = answered(await rebut(loadContext(layout), run, gate, text, o.round));
       print("stderr", `rebuttal recorded for round ${round}; the reviewer rules on each contested finding next\n`);
       await follow(layout, run, gate, o);
     });
@@ -73,12 +81,20 @@ export function register(program: Command): void {
         "instructions or rationale recorded in the trail (with continue, also given to the reviewer next round, labelled as yours)",
       ),
   )
+    .option("--round <n>", ROUND_HELP, roundArg)
     .option("--root <dir>", ROOT_HELP)
     .action(
-      async (run: string, gate: string, choice: DecisionChoice, n: number | undefined, o: Follow & { note?: string; root: string }) => {
+      async (
+        run: string,
+        gate: string,
+        choice: DecisionChoice,
+        n: number | undefined,
+        o: Follow & Seen & { note?: string; root: string },
+      ) => {
         const layout = new Layout(o.root);
         const decidedBy = process.env.USER ?? "human";
-        const d = answered(await decideEscalation(loadContext(layout), run, gate, { choice, extendBy: n, note: o.note, decidedBy }));
+        const decision = { choice, extendBy: n, note: o.note, decidedBy, round: o.round };
+        const d = answered(await decideEscalation(loadContext(layout), run, gate, decision));
         print("stderr", `decision recorded: ${choice}${n ? ` ${n}` : ""} (round ${d.round}, ${d.reason})\n`);
         await follow(layout, run, gate, o);
       },
@@ -91,11 +107,12 @@ export function register(program: Command): void {
     .argument("<gate>")
     .requiredOption("--reviewer-model <id>", "the exact model id that produced this review (its family must differ from the author's)")
     .option("--file <file>", "the review (review_result.v1 JSON, or prose ending in ## SATISFIED); default stdin")
+    .option("--round <n>", "the round whose packet you reviewed: refused, nothing written, if the gate has moved on to another", roundArg)
     .option("--root <dir>", ROOT_HELP)
-    .action(async (run: string, gate: string, o: { reviewerModel: string; file?: string; root: string }) => {
+    .action(async (run: string, gate: string, o: Seen & { reviewerModel: string; file?: string; root: string }) => {
       const ctx = loadContext(new Layout(o.root));
       const read = () => readUserText(o.file, MAX_FILE_BYTES);
-      const r = answered(await respond(ctx, run, gate, { read, reviewerModel: o.reviewerModel }));
+      const r = answered(await respond(ctx, run, gate, { read, reviewerModel: o.reviewerModel, round: o.round }));
       print("stderr", `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})\n`);
     });
 }

@@ -36,7 +36,7 @@ function movedOn(view: GateView, round: number, seen: number | undefined): strin
   if (seen === undefined || seen === round) return null;
   const { runId, gate } = view.snapshot;
   return (
-    `this answers round ${seen}, but ${runId} ${gate} has moved on to round ${round} (${view.decision.state} — ${view.decision.detail}): ` +
+    `this answers round ${seen}, but ${runId} ${gate} is at round ${round} now (${view.decision.state} — ${view.decision.detail}): ` +
     `look at round ${round} and act again; nothing was written`
   );
 }

@@ -29,6 +29,13 @@ export interface ToolContext {
 }
 
 const runGate = { run_id: described(z.string(), "the run id request_review returned"), gate: described(z.string(), GATE_NAMES) };
+/** The round the caller read (status, wait): an action on a gate that has moved on to another round is refused. */
+const seenRound = {
+  round: described(
+    z.optional(wholeNumber(0)),
+    "the round you read (from status or wait): refused, nothing written, if the gate has moved on",
+  ),
+};
 
 /** A command's answer as a tool result: its fields as structuredContent, a refusal as a tool error. */
 function answer<T extends object>(a: Answer<T>, text: (ok: T) => string[]): CallToolResult {
@@ -179,10 +186,12 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     {
       title: "Resubmit after revising",
       description: "After you revised the artifact to answer the findings: the next round reviews the new bytes. Then call wait.",
-      inputSchema: runGate,
+      inputSchema: { ...runGate, ...seenRound },
     },
     async (a) =>
-      answer(await resubmit(loadContext(t.layout), a.run_id, a.gate), (r) => [`resubmitted after round ${r.round}; call wait next`]),
+      answer(await resubmit(loadContext(t.layout), a.run_id, a.gate, a.round), (r) => [
+        `resubmitted after round ${r.round}; call wait next`,
+      ]),
   );
 
   server.registerTool(
@@ -197,6 +206,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         choice: DecisionChoice,
         extend_by: described(z.optional(wholeNumber(1, MAX_EXTEND_BY)), "rounds to add, with extend-cap only"),
         note: z.optional(z.string().check(z.maxLength(MAX_FILE_BYTES))),
+        ...seenRound,
       },
     },
     async (a) => {
@@ -207,6 +217,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         note: a.note,
         decidedBy,
         via: decidedBy,
+        round: a.round,
       });
       return answer(decided, (r) => [`decided ${a.choice} for the ${r.reason} escalation of round ${r.round}`]);
     },
@@ -223,6 +234,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         ...runGate,
         reviewer_model: z.string(),
         review: described(z.string().check(z.maxLength(MAX_FILE_BYTES)), "the review text"),
+        ...seenRound,
       },
     },
     async (a) => {
@@ -237,6 +249,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         read: async () => a.review,
         reviewerModel: a.reviewer_model,
         via,
+        round: a.round,
       });
       return answer(responded, (r) => [`round ${r.round}: ${r.verdict} (reviewer ${r.model}) delivered`]);
     },

@@ -13,6 +13,7 @@ import { tempRoot } from "../helpers/tmp.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
+import { inMemoryMcp, textOf } from "../helpers/mcp-client.js";
 
 async function project() {
   const root = tempRoot();
@@ -118,5 +119,58 @@ describe("respond: the host that sends the answer", () => {
     expect(readdirSync(layout.gateDir("via-host", GATE)).filter((f) => f.startsWith("result-"))).toEqual([]);
     expect(await answer("codex")).toMatchObject({ ok: true, round: 1 });
     expect(existsSync(file("result-1.json"))).toBe(true);
+  });
+});
+
+describe("the round the person read", () => {
+  it("binds every author command on every face: once the gate has moved on, nothing is written", async () => {
+    const run = "moved";
+    const { layout, file, dropResult } = await gateWithPacket(run, { cap: 1 });
+    const ctx = () => loadContext(layout);
+    const step = () => stepGate(ctx(), run, GATE);
+    const verify = () => verifyGate(ctx(), run, GATE, () => undefined, Date.now() + 60_000);
+    const issues = (round?: number) =>
+      respond(ctx(), run, GATE, {
+        read: async () =>
+          "```review_result.v1\n" +
+          JSON.stringify({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] }) +
+          "\n```\n",
+        reviewerModel: "gpt-5",
+        round,
+      });
+    const movedOn = expect.stringMatching(/^this answers round 1, but moved G-spec is at round 2 now .*nothing was written$/);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verify();
+    await step(); // round 1 ends at its cap
+    expect(await decideEscalation(ctx(), run, GATE, { choice: "extend-cap", extendBy: 1, decidedBy: "me", round: 1 })).toMatchObject({
+      ok: true,
+    });
+    await step();
+    expect(await resubmit(ctx(), run, GATE, 1)).toMatchObject({ ok: true, round: 1 });
+    await step(); // round 2, for the manual reviewer
+    expect(existsSync(file("packet-2.md"))).toBe(true);
+    expect(await issues(1)).toEqual({ ok: false, error: movedOn });
+    expect(existsSync(file("result-2.json"))).toBe(false);
+    expect(await issues(2)).toMatchObject({ ok: true, round: 2 });
+    await verify();
+    await step(); // round 2 ends at the cap too
+    const before = readdirSync(layout.gateDir(run, GATE)).sort();
+    expect(await decideEscalation(ctx(), run, GATE, { choice: "rework", decidedBy: "me", round: 1 })).toEqual({
+      ok: false,
+      error: movedOn,
+    });
+    expect(await resubmit(ctx(), run, GATE, 1)).toMatchObject({ ok: false, error: movedOn });
+    expect(await rebut(ctx(), run, GATE, "no", 1)).toMatchObject({ ok: false, error: movedOn });
+    const mcp = await inMemoryMcp(layout);
+    try {
+      const stale = await mcp.call("decide", { run_id: run, gate: GATE, choice: "rework", round: 1 });
+      expect(stale.isError).toBe(true);
+      expect(textOf(stale)).toMatch(/this answers round 1, but moved G-spec is at round 2 now/);
+      expect(readdirSync(layout.gateDir(run, GATE)).sort()).toEqual(before);
+      expect((await mcp.call("decide", { run_id: run, gate: GATE, choice: "rework", round: 2 })).isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+    expect(JSON.parse(readFileSync(file("decision-2.json"), "utf8"))).toMatchObject({ round: 2, choice: "rework" });
   });
 });

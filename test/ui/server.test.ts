@@ -209,7 +209,7 @@ describe("guild-bus ui: the HTTP surface", () => {
     const before2 = files();
     const answer = `reviewer_model=gpt-5&review=${encodeURIComponent("## SATISFIED\n")}&round=1&csrf=${csrf}`;
     expect(await notice(await raw(ui.port, "POST", "/gate/r1/G-plan/respond", form, answer))).toMatch(
-      /^this answers round 1, but r1 G-plan has moved on to round 2 .*nothing was written$/,
+      /^this answers round 1, but r1 G-plan is at round 2 now .*nothing was written$/,
     );
     expect(files()).toEqual(before2);
     expect(await issues(2)).toMatchObject({ ok: true, round: 2 });
@@ -219,7 +219,7 @@ describe("guild-bus ui: the HTTP surface", () => {
     const before = files();
     for (const action of ["decide", "resubmit", "rebut"]) {
       const posted = await raw(ui.port, "POST", `/gate/r1/G-plan/${action}`, form, `choice=force-pass&text=no&round=1&csrf=${csrf}`);
-      expect(await notice(posted), action).toMatch(/^this answers round 1, but r1 G-plan has moved on to round 2 .*nothing was written$/);
+      expect(await notice(posted), action).toMatch(/^this answers round 1, but r1 G-plan is at round 2 now .*nothing was written$/);
     }
     // a form that names no round (not one this console rendered) is refused too
     const bare = await raw(ui.port, "POST", "/gate/r1/G-plan/decide", form, `choice=force-pass&csrf=${csrf}`);
