@@ -6,6 +6,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { Layout } from "../../src/bus/layout.js";
+import { runningSupervisor } from "../../src/runtime/supervisor-lock.js";
 import { makeProject, type Project, received, scriptedProvider } from "../helpers/bus.js";
 import { processesMentioning } from "../helpers/cli-review.js";
 import { type McpSession, mcpSession, textOf } from "../helpers/mcp-client.js";
@@ -13,8 +15,13 @@ import { scaled } from "../helpers/machine.js";
 import { until } from "../helpers/clients.js";
 
 const sessions: McpSession[] = [];
+const roots: string[] = [];
 afterEach(async () => {
   await Promise.all(sessions.splice(0).map((s) => s.close().catch(() => undefined)));
+  // the `up` a server started drains (a review in flight finishes) and exits after the server: the temp tree is removed
+  // only then, or a worker re-dating its presence file fails the removal (ENOTEMPTY)
+  const started = roots.splice(0).map((root) => new Layout(root));
+  await until("the workers the servers started have exited", () => started.every((l) => runningSupervisor(l) === null), scaled(50_000));
 });
 
 async function open(p: Project, clientName: string, args: string[] = []): Promise<McpSession> {
@@ -26,6 +33,7 @@ async function open(p: Project, clientName: string, args: string[] = []): Promis
 /** A project whose only reviewer is a scripted openai-family one: "TBD" in the artifact is a blocking finding. */
 function project(plan: object = { default: "by-content" }): Project {
   const p = makeProject();
+  roots.push(p.root);
   p.settings({ providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", plan) } });
   p.write("docs/spec.md", "# Spec\n\nLatency target: TBD\n");
   return p;
