@@ -54,10 +54,13 @@ export function initialPair(
   const model = wanted?.model ?? config.model ?? null;
   const effort = wanted?.effort ?? config.effort ?? null;
   const floor = config.effort_floor;
-  // copilot runs its agent profile's model, whatever model it is given
-  if (packet && model !== null && model !== packet.packet.reviewer_model && config.adapter !== "copilot") {
+  // a model other than the packet's (a tier's, or the provider's edited since the packet; none: the CLI's default, of
+  // no known family) is held to what the packet promised; copilot runs its agent profile's model, whatever it is given
+  if (packet && model !== packet.packet.reviewer_model && config.adapter !== "copilot") {
     const refused = reviewerRefusal(packet.packet, classifyModel(model, packet.aliases));
-    if (refused) return none(`the ${tier} tier's model ${model} is refused: ${refused}`);
+    const [named, sent] = [model, packet.packet.reviewer_model].map((m) => m ?? "the default model");
+    if (refused && wanted?.model) return none(`the ${tier} tier's model ${named} is refused: ${refused}`);
+    if (refused) return none(`the packet was issued for ${sent}, and the provider's model is now ${named}: ${refused}`);
   }
   if (!ADAPTER_KIND_INFO[config.adapter].setsEffort) {
     const unsupported =

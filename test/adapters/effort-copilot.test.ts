@@ -235,6 +235,36 @@ describe("the (model, effort) plan", () => {
     expect(initialPair(cfg({ adapter: "codex" }), "regular")).toEqual({ ok: true, pair: { model: null, effort: null } });
   });
 
+  it("a first model other than the packet's must keep its strong independence: a settings edit since the packet, or a tier's model", () => {
+    const P = packet(1); // strong, for gpt-5, a claude author's
+    const promised = { packet: P, aliases: {} };
+    // the model the packet names was judged by the selection: sent as it is
+    expect(initialPair(cfg({ adapter: "codex", model: "gpt-5" }), "regular", promised)).toEqual({
+      ok: true,
+      pair: { model: "gpt-5", effort: null },
+    });
+    // another model of a counting family keeps the promise
+    expect(initialPair(cfg({ adapter: "codex", model: "gpt-5.5" }), "regular", promised)).toMatchObject({ ok: true });
+    // the author's family, or no known one, would make the paid review a weak one: nothing is dispatched
+    expect(initialPair(cfg({ adapter: "codex", model: "claude-opus-4-1" }), "regular", promised)).toEqual({
+      ok: false,
+      why: "the packet was issued for gpt-5, and the provider's model is now claude-opus-4-1: anthropic cannot keep strong independence from anthropic",
+    });
+    expect(initialPair(cfg({ adapter: "codex" }), "regular", promised)).toEqual({
+      ok: false,
+      why: "the packet was issued for gpt-5, and the provider's model is now the default model: unknown cannot keep strong independence from anthropic",
+    });
+    const tiered = cfg({ adapter: "codex", model: "gpt-5", effort_tiers: { "deep-audit": { model: "claude-opus-4-1" } } });
+    expect(initialPair(tiered, "regular", promised)).toMatchObject({ ok: true });
+    expect(initialPair(tiered, "deep-audit", promised)).toMatchObject({ ok: false });
+    // a weak packet promised nothing of the kind
+    expect(
+      initialPair(cfg({ adapter: "codex", model: "claude-opus-4-1" }), "regular", { packet: { ...P, independence: "weak" }, aliases: {} }),
+    ).toMatchObject({
+      ok: true,
+    });
+  });
+
   it("a CLI without effort control: said so, not pretended; refused outright when a floor is set", () => {
     expect(initialPair(cfg({ adapter: "gemini", model: "gemini-2.5-pro", effort: "high" }), "regular")).toEqual({
       ok: true,

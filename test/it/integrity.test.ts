@@ -19,7 +19,7 @@ import {
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIN, makeProject, type Project, SCRIPTED, scriptedProvider, stopChild } from "../helpers/bus.js";
+import { BIN, makeProject, type Project, received, SCRIPTED, scriptedProvider, stopChild } from "../helpers/bus.js";
 import { cliAsync } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { sha256Hex } from "../../src/core/sha.js";
@@ -108,6 +108,31 @@ describe("no false sign-off (integration)", () => {
     drop(p, "i1", "result-2.json", resultText(p, "i1", 2, "satisfied"));
     await p.waitFor("i1", GATE, has("outcome.json"), "the outcome");
     expect(outcomeOf(p, "i1")).toMatchObject({ status: "satisfied", satisfied_at_round: 2, artifact_sha256: edited });
+  });
+
+  it("a strong packet is never sent to a model of the author's family the settings name since it was issued (§15, §22)", async () => {
+    const p = makeProject();
+    const gpt = (model: string) => ({ reviewer: "gpt", providers: { gpt: { ...scriptedProvider(p.root, "gpt", model), model } } });
+    p.settings(gpt("gpt-5"));
+    p.write(ARTIFACT, SPEC_TEXT);
+    p.startWorker("broker");
+    p.startWorker("verifier");
+    expect(p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--run-id", "m1"]).code).toBe(0);
+    await p.waitFor("m1", GATE, has("packet-1.md"), "packet 1");
+    expect(packetField(p, "m1", 1, "independence")).toBe("strong");
+    // the provider now names a claude model: running it could only make the paid review a weak one
+    p.settings(gpt("claude-opus-4-1"));
+    p.startWorker("command");
+    const s = await p.waitState("m1", GATE, ["awaiting_decision", "done"]);
+    expect(s.state).toBe("awaiting_decision");
+    expect(p.readJson("m1", GATE, "failure-1.json")).toMatchObject({
+      kind: "unavailable",
+      reason: expect.stringMatching(
+        /issued for gpt-5, and the provider's model is now claude-opus-4-1: anthropic cannot keep strong independence/,
+      ),
+    });
+    expect(received(p.root, "gpt")).toEqual([]);
+    expect(p.files("m1", GATE)).not.toContain("outcome.json");
   });
 
   it("a result replaced after verification ends its round without a pass, and is never verified again (§15)", async () => {
