@@ -11,3 +11,24 @@ md.disable("autolink"); // <https://…> stays text, as bare addresses do (linki
 export function renderMarkdown(text: string): string {
   return md.render(text);
 }
+
+/**
+ * markdown-it's time grows with the text, and some text costs far more than prose: a planted run of `[` takes seconds
+ * per megabyte, and a result may hold megabytes. One process serves every page and the live updates, so a page renders
+ * as Markdown at most this much of one text, and this much in all; the rest of its prose is shown as plain text.
+ */
+export const MAX_MARKDOWN_CHARS = 20_000;
+export const PAGE_MARKDOWN_CHARS = 200_000;
+
+/**
+ * One page's Markdown renderer: the HTML of a text while the page's budget lasts, else null (the caller shows the
+ * text as plain, escaped text). A text longer than MAX_MARKDOWN_CHARS is never rendered.
+ */
+export function markdownBudget(total = PAGE_MARKDOWN_CHARS): (text: string) => string | null {
+  let left = total;
+  return (text) => {
+    if (text.length > MAX_MARKDOWN_CHARS || text.length > left) return null;
+    left -= text.length;
+    return md.render(text);
+  };
+}

@@ -5,7 +5,7 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import type { FindingView } from "../core/findings.js";
 import type { NextStep } from "../core/next-step.js";
 import type { VerdictFile } from "../spec/schemas.js";
-import { renderMarkdown } from "./markdown.js";
+import { markdownBudget } from "./markdown.js";
 import type { GateRow } from "./rows.js";
 import type { GateListing } from "../bus/gate-list.js";
 import type { DiffLine } from "./diff.js";
@@ -149,9 +149,19 @@ export function gatesPage(p: PageContext, { rows, total, q, state, loading, igno
   );
 }
 
-const md = (text: string | null | undefined) => (text ? html`<div class="md">${raw(renderMarkdown(terminalSafe(text)))}</div>` : "");
+/** A page's renderer of reviewer prose: Markdown within the page's budget (markdown.ts), else plain text. */
+type Prose = (text: string | null | undefined) => Html | "";
 
-function findingsHtml(findings: FindingView[], more: number): Html {
+function proseOf(budget = markdownBudget()): Prose {
+  return (text) => {
+    if (!text) return "";
+    const safe = terminalSafe(text);
+    const rendered = budget(safe);
+    return rendered === null ? html`<pre class="text">${safe}</pre>` : html`<div class="md">${raw(rendered)}</div>`;
+  };
+}
+
+function findingsHtml(findings: FindingView[], more: number, md: Prose): Html {
   if (!findings.length) return html`<p class="muted">no findings</p>`;
   return html`<table class="findings">
       <thead>
@@ -188,7 +198,7 @@ const scoreText = (v: VerdictFile) =>
 
 const extendBy = html`<label>rounds to add (extend-cap) <input type="number" name="extend_by" min="1" max="${MAX_EXTEND_BY}" /></label>`;
 
-function roundHtml(r: RoundView): Html {
+function roundHtml(r: RoundView, md: Prose): Html {
   const p = r.packet;
   const v = r.verdict;
   return html`<section class="round" id="round-${r.round}">
@@ -242,7 +252,7 @@ function roundHtml(r: RoundView): Html {
     ${
       r.verdict || r.findings.length
         ? html`<h3>findings</h3>
-            ${findingsHtml(r.findings, r.moreFindings)}`
+            ${findingsHtml(r.findings, r.moreFindings, md)}`
         : ""
     }
     ${
@@ -378,6 +388,12 @@ export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; tex
   const o = t.view.output;
   const s = t.view.snapshot;
   const base = gateHref(s.runId, s.gate);
+  // the newest rounds spend the page's Markdown budget first, as they do its diff budget (timeline.ts)
+  const md = proseOf();
+  const rounds = [...t.rounds]
+    .reverse()
+    .map((r) => roundHtml(r, md))
+    .reverse();
   return layout(
     p,
     `${s.gate} ${s.runId} — guild-bus`,
@@ -414,7 +430,7 @@ export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; tex
             </section>`
           : ""
       }
-      ${t.rounds.map(roundHtml)}
+      ${rounds}
       ${
         s.rejected.length || s.problems.length
           ? html`<section class="round">
