@@ -7,6 +7,7 @@ import type { Layout } from "../bus/layout.js";
 import { nextStepLine, type NextStep } from "../core/next-step.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { print } from "./safe-output.js";
+import { shellWord } from "./format.js";
 
 /** Exit code of a wait interrupted by Ctrl-C (128 + SIGINT, as shells report it). */
 const INTERRUPTED_EXIT = 130;
@@ -47,7 +48,7 @@ export async function waitForGate(
   gate: string,
   opts: { json?: boolean; timeoutMs?: number; intervalMs?: number },
 ): Promise<number> {
-  const reattach = `re-attach with: guild-bus wait ${runId} ${gate} --root ${layout.root}`;
+  const reattach = `re-attach with: guild-bus wait ${runId} ${gate} --root ${shellWord(layout.root)}`;
   const onInterrupt = () => {
     print("stderr", `\n[${gate}] interrupted; the gate goes on without you — ${reattach}\n`);
     process.exit(INTERRUPTED_EXIT);

@@ -21,6 +21,15 @@ export function formatAge(iso: string | null, nowMs = Date.now()): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
+/**
+ * A value as one word of a POSIX shell command a person may paste: as it is when it holds only characters no shell
+ * reads specially, else single-quoted. A project's directory may be named `a $(rm -rf ~)`: a printed `--root` is
+ * pasted into a shell, and must never run what its name holds.
+ */
+export function shellWord(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
 /** The text after a command's options in its --help: examples, then its exit codes. */
 export function helpText(examples: string[], exits: string): string {
   return `\nExamples:\n${examples.map((e) => `  $ ${e}`).join("\n")}\n\nExit codes: ${exits}\n`;

@@ -13,6 +13,7 @@ import { intArg } from "./options.js";
 import { BIN } from "./worker.js";
 import { packageVersion } from "./version.js";
 import { print } from "./safe-output.js";
+import { shellWord } from "./format.js";
 
 /** The instructions an MCP client shows its model: the loop, and the one rule that matters. */
 const INSTRUCTIONS =
@@ -110,7 +111,7 @@ export function register(program: Command): void {
       const { createMcpServer, serveStdio } = await import("../mcp/server.js");
       const say = (line: string) => print("stderr", `guild-bus mcp: ${line}\n`);
       say(`serving ${layout.root}`);
-      if (!o.up) say(`start the workers with \`guild-bus up --root ${layout.root}\``);
+      if (!o.up) say(`start the workers with \`guild-bus up --root ${shellWord(layout.root)}\``);
       const release = o.up ? keepWorkers(layout, say) : () => undefined;
       try {
         await serveStdio(createMcpServer(layout, { version: packageVersion(), instructions: INSTRUCTIONS, waitSeconds: o.waitSeconds }));

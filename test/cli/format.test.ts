@@ -1,6 +1,11 @@
-// The CLI's aligned columns hold any number of rows: status lists every gate on disk.
+// The CLI's aligned columns hold any number of rows: status lists every gate on disk; a command it prints for a
+// person to paste quotes what a shell would read.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { table } from "../../src/cli/format.js";
+import { shellWord, table } from "../../src/cli/format.js";
+import { tempRoot } from "../helpers/tmp.js";
 
 describe("table", () => {
   it("aligns more rows than a call takes arguments (status on 150,000 gates)", () => {
@@ -9,5 +14,28 @@ describe("table", () => {
     expect(lines).toHaveLength(150_001);
     expect(lines[0]).toBe("RUN         GATE    STATE");
     expect(lines[150_000]).toBe("run-149999  G-spec  satisfied");
+  });
+});
+
+describe("shellWord", () => {
+  it("quotes what a shell would read specially: pasted, the word is the value, and runs nothing", () => {
+    const dir = tempRoot();
+    const planted = path.join(dir, "ran");
+    for (const value of [
+      "/home/me/project",
+      `/tmp/a $(touch ${planted}) \`touch ${planted}\`;touch ${planted}`,
+      "it's here",
+      "'",
+      "a\\b",
+      "*",
+      "~user",
+      "-x",
+      "",
+    ]) {
+      const r = spawnSync("sh", ["-c", `printf '%s' ${shellWord(value)}`], { encoding: "utf8" });
+      expect(r.stdout, value).toBe(value);
+    }
+    expect(existsSync(planted)).toBe(false);
+    expect(shellWord("/home/me/project")).toBe("/home/me/project");
   });
 });

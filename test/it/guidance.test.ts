@@ -1,7 +1,7 @@
 // Issue #14 "never wait in silence": what `--wait`, `wait`, `status` and `providers` tell a person who is waiting,
 // through the built CLI with the real broker, verifier and manual workers.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BIN, makeProject, type Project, stopChild } from "../helpers/bus.js";
@@ -147,6 +147,25 @@ describe("waiting on the manual reviewer is never silent", () => {
       expect(trail).not.toMatch(/: n\/a\n/);
     },
   );
+
+  it("the re-attach line quotes a project directory a shell reads specially: pasted, it runs nothing", { timeout: scaled(60_000) }, () => {
+    const parent = tempRoot();
+    const planted = path.join(parent, "ran");
+    const root = path.join(parent, `it's $(touch ${planted}) \`touch ${planted}\`;x`);
+    mkdirSync(path.join(root, ".guild"), { recursive: true });
+    mkdirSync(path.join(root, "docs"));
+    writeFileSync(path.join(root, ARTIFACT), "# Spec\n");
+    const args = ["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "q1"];
+    const r = spawnSync(process.execPath, [BIN, ...args, "--wait", "--timeout", "1", "--root", root], {
+      encoding: "utf8",
+      timeout: scaled(60_000),
+    });
+    expect(r.status, r.stderr).toBe(6);
+    const pasted = /re-attach with: guild-bus wait (.*)$/m.exec(r.stderr)![1]!;
+    const words = spawnSync("sh", ["-c", `printf '%s\\n' ${pasted}`], { encoding: "utf8" }).stdout;
+    expect(words.split("\n").slice(0, -1)).toEqual(["q1", GATE, "--root", root]);
+    expect(existsSync(planted)).toBe(false);
+  });
 
   it("Ctrl-C on a wait says how to re-attach and exits 130", { timeout: scaled(60_000) }, async () => {
     const p = setup();
