@@ -53,6 +53,9 @@ export interface GateReads {
   resultBytes: ReverifyInput["resultBytes"];
   /** A text file of the gate (memory, rebuttal), scrubbed: a foreign writer may have dropped it unscrubbed. */
   text: (name: string) => string;
+  /** The gate's decisions with their free text (note, decided_by) scrubbed: a foreign writer may have dropped one
+   * unscrubbed, and the trail and the console show it. */
+  decisions: () => GateSnapshot["decisions"];
 }
 
 export interface BrokerInput {
@@ -595,5 +598,5 @@ function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
 export function trailText(s: GateSnapshot, decision: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): string | null {
   if (!s.request) return null;
   const { entries, findings, details } = trailEntries(s, input.reads.result, input.policy.stop);
-  return renderTrail(s, entries, findings, decision, details);
+  return renderTrail({ ...s, decisions: input.reads.decisions() }, entries, findings, decision, details);
 }

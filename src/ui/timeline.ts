@@ -69,6 +69,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
   const view = viewGate(ctx, run, gate);
   const s = view.snapshot;
   const reads = gateReads(ctx, s);
+  const decisions = reads.decisions();
   const policy = gatePolicy(s, ctx.settings);
   // a page is a view: a result the system failed to read now is shown without its findings (a worker would wait)
   const resultOf: ResultLookup = (round, member) => {
@@ -117,7 +118,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
         brokenSeal: v.brokenSeals.get(round) ?? null,
         rebuttal: s.rebuttals.has(round) ? text(`rebuttal-${round}.md`) : null,
         escalation: s.escalations.get(round) ?? null,
-        decision: s.decisions.get(round) ?? null,
+        decision: decisions.get(round) ?? null,
         diff: null,
       };
       rounds.push(view);
@@ -140,7 +141,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
   const state = view.decision.state;
   return {
     view,
-    before: esc0 ? { escalation: esc0, decision: s.decisions.get(0) ?? null } : null,
+    before: esc0 ? { escalation: esc0, decision: decisions.get(0) ?? null } : null,
     rounds,
     can: {
       respond: !s.outcome && packet?.reviewer_adapter === "manual" && !s.results.has(open) && !s.failures.has(open),

@@ -17,7 +17,11 @@ import type { GateSnapshot } from "../core/snapshot.js";
 import type { ResultLookup } from "../core/trail.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { slotFile } from "../core/slot-file.js";
-import { resultFieldNames } from "../spec/schemas.js";
+import { type Decision, resultFieldNames } from "../spec/schemas.js";
+
+/** Each decision read, scrubbed once per set of patterns: the same object while the file is the same, so the trail's
+ * memo of a round's section holds. */
+const scrubbedDecisions = new WeakMap<Decision, { patterns: string; value: Decision }>();
 
 export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
   const options = scrubOptions(ctx.settings);
@@ -56,6 +60,20 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
       if (!bytes.ok && bytes.fault) throw new ReadFault(bytes.reason);
       return bytes;
     },
+    decisions: () =>
+      new Map(
+        [...s.decisions].map(([round, d]) => {
+          const hit = scrubbedDecisions.get(d);
+          if (hit?.patterns === patterns) return [round, hit.value];
+          const value = {
+            ...d,
+            ...(d.decided_by === undefined ? {} : { decided_by: scrub(d.decided_by, options) }),
+            ...(d.note === undefined ? {} : { note: scrub(d.note, options) }),
+          };
+          scrubbedDecisions.set(d, { patterns, value });
+          return [round, value];
+        }),
+      ),
     text: (name) => {
       try {
         return scrub(read(name), options);

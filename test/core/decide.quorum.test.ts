@@ -244,6 +244,7 @@ function brokerInput(ctx: DecideContext, results: ResultLookup, providers: Provi
       result: results,
       resultBytes: () => ({ ok: false, reason: "none" }),
       text: () => "",
+      decisions: () => new Map(),
     },
     providers,
     now: "2026-01-01T00:00:00.000Z",

@@ -128,6 +128,7 @@ describe("stall: repeated blocking findings", () => {
         result: (n) => (n === 2 ? result : null),
         resultBytes: () => ({ ok: false, reason: "none" }),
         text: () => "",
+        decisions: () => new Map(),
       },
       providers: null,
       now: AT,

@@ -352,6 +352,7 @@ const NO_FILES: GateReads = {
   result: () => null,
   resultBytes: () => ({ ok: false, reason: "no files here" }),
   text: () => "",
+  decisions: () => new Map(),
 };
 
 /**
