@@ -4,6 +4,21 @@ import path from "node:path";
 import { sha256Hex } from "../core/sha.js";
 import { deliver } from "./deliver.js";
 import { refuseSymlinks } from "./no-symlinks.js";
+import { scrubLine, scrubOptions, type ScrubOptions } from "../core/scrub.js";
+import type { Settings } from "../spec/schemas.js";
+
+/** Where a gate's rejected files go, and how their reasons are scrubbed: a reason may quote the file it is about (a
+ * planted packet id holding a key), and trail.md, status and the console show it. */
+export interface RejectPlace {
+  guildDir: string;
+  scrub: ScrubOptions;
+}
+
+/** A worker's place to reject into: its bus's .guild and the project's redaction patterns. */
+export const rejectPlace = (ctx: { layout: { guild: string }; settings: Settings }): RejectPlace => ({
+  guildDir: ctx.layout.guild,
+  scrub: scrubOptions(ctx.settings),
+});
 
 /** The longest reason recorded beside a rejected file. */
 const MAX_REASON_CHARS = 4096;
@@ -33,11 +48,12 @@ function rejectedSlot(gateDir: string, name: string, guildDir: string): { dir: s
 }
 
 /** Deliver the reason file beside `target`; true when this process wrote it. */
-async function deliverReason(dir: string, target: string, name: string, reason: string, guildDir: string): Promise<boolean> {
-  // a reason can quote the file (a packet id of megabytes): cut, so the reason file is always deliverable
-  const said = reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}… (cut)` : reason;
+async function deliverReason(dir: string, target: string, name: string, reason: string, place: RejectPlace): Promise<boolean> {
+  // a reason can quote the file (a packet id of megabytes, a key): scrubbed, then cut, so the reason file is always
+  // deliverable and carries no secret the file held
+  const said = scrubLine(reason, MAX_REASON_CHARS, "start", place.scrub);
   const text = JSON.stringify({ file: name, reason: said, at: new Date().toISOString() }, null, 2) + "\n";
-  return (await deliver(path.join(dir, `${target}.reason.json`), text, { guildDir })).status === "delivered";
+  return (await deliver(path.join(dir, `${target}.reason.json`), text, { guildDir: place.guildDir })).status === "delivered";
 }
 
 /**
@@ -67,15 +83,15 @@ export async function rejectFile(
   gateDir: string,
   name: string,
   reason: string,
-  guildDir: string,
+  place: RejectPlace,
   judged?: JudgedVersion,
 ): Promise<string | null> {
   // a file that took the name since the look is not moved at all (checked again after the move, for one that takes it
   // in between): a reader seldom finds the name empty for a moment
   if (judged && !isJudgedOrGone(path.join(gateDir, name), judged)) return null;
-  const { dir, target } = rejectedSlot(gateDir, name, guildDir);
+  const { dir, target } = rejectedSlot(gateDir, name, place.guildDir);
   // The reason goes first: whoever sees the moved file can read why.
-  const mine = await deliverReason(dir, target, name, reason, guildDir);
+  const mine = await deliverReason(dir, target, name, reason, place);
   const from = path.join(gateDir, name);
   const to = path.join(dir, target);
   try {
@@ -121,9 +137,9 @@ function putBack(moved: string, original: string): boolean {
 
 /** Keep bytes that never entered the gate (a paid answer whose round had closed) in rejected/, with why; returns the
  * name they are kept under. */
-export async function keepRejected(gateDir: string, name: string, text: string, reason: string, guildDir: string): Promise<string> {
-  const { dir, target } = rejectedSlot(gateDir, name, guildDir);
-  await deliverReason(dir, target, name, reason, guildDir);
-  await deliver(path.join(dir, target), text, { guildDir });
+export async function keepRejected(gateDir: string, name: string, text: string, reason: string, place: RejectPlace): Promise<string> {
+  const { dir, target } = rejectedSlot(gateDir, name, place.guildDir);
+  await deliverReason(dir, target, name, reason, place);
+  await deliver(path.join(dir, target), text, { guildDir: place.guildDir });
   return target;
 }

@@ -10,7 +10,7 @@ import { hasValidOutcome } from "../bus/gate-reader.js";
 import { readGateLive } from "./issued-packets.js";
 import { appendJsonl } from "../bus/jsonl.js";
 import { Layout, movesAside } from "../bus/layout.js";
-import { rejectFile } from "../bus/reject.js";
+import { rejectFile, rejectPlace } from "../bus/reject.js";
 import { planStep, stuck } from "../core/broker-plan.js";
 import type { Action, GateDecision } from "../core/decide.js";
 import { foreignGraceMs, openRound } from "../core/gate-queries.js";
@@ -250,7 +250,7 @@ async function quarantine(ctx: BusContext, s: GateSnapshot): Promise<boolean> {
     // a blocking or kept problem is a person's to settle (a packet a reviewer may have been paid for): never moved
     if (p.blocks || p.kept || !movesAside("broker", p.file) || ageMs(`${s.dir}/${p.file}`, p) < foreignGraceMs(ctx.settings)) continue;
     // only the version judged: a valid file may have taken the name since (another broker moved this one first)
-    if (await rejectFile(s.dir, p.file, p.reason, ctx.layout.guild, p)) moved = true;
+    if (await rejectFile(s.dir, p.file, p.reason, rejectPlace(ctx), p)) moved = true;
   }
   return moved;
 }

@@ -7,7 +7,7 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { receivedScrubOptions, scrubResult } from "../core/scrub.js";
 import { type PacketFrontMatter, resultFieldNames, type ReviewResultStrict } from "../spec/schemas.js";
 import { deliver, type DeliverStatus } from "../bus/deliver.js";
-import { keepRejected } from "../bus/reject.js";
+import { keepRejected, rejectPlace } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { deliverMemory } from "../bus/memory.js";
 import { memberView } from "../core/snapshot.js";
@@ -46,7 +46,7 @@ export async function deliverResult(
   if (refusal) {
     const name = slotFile("result", packet.round, member);
     const keptAs = keepRefused
-      ? await keepRejected(gate.dir, name, text, `not delivered: ${refusal}`, layout.guild).catch(() => undefined) // a linked rejected/
+      ? await keepRejected(gate.dir, name, text, `not delivered: ${refusal}`, rejectPlace(ctx)).catch(() => undefined) // a linked rejected/
       : undefined;
     return { ok: false, tooLarge: false, reason: refusal, ...(keptAs ? { keptAs } : {}) };
   }

@@ -7,7 +7,7 @@ import { ageMs } from "../bus/age.js";
 import { readTextBounded, type ReadRefused } from "../bus/read-bounded.js";
 import { rethrowSystemFault } from "../bus/system-fault.js";
 import { movesAside } from "../bus/layout.js";
-import { rejectFile } from "../bus/reject.js";
+import { rejectFile, rejectPlace } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { deliverResult } from "./deliver-result.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
@@ -27,7 +27,7 @@ async function manualGate(
   const s = readGateLive(ctx, runId, gate);
   for (const p of s.problems) {
     // symlinked, oversized, not a regular file
-    if (movesAside("manual", p.file)) await rejectFile(s.dir, p.file, p.reason, layout.guild, p);
+    if (movesAside("manual", p.file)) await rejectFile(s.dir, p.file, p.reason, rejectPlace(ctx), p);
   }
   if (s.outcome) return "finished";
   const R = openRound(s);
@@ -43,7 +43,7 @@ async function manualGate(
     } catch (error) {
       rethrowSystemFault(error);
       if ((error as ReadRefused).kind === "missing" || stillWriting) return "active"; // moved meanwhile, or still being written
-      await rejectFile(s.dir, name, (error as Error).message, layout.guild, seen);
+      await rejectFile(s.dir, name, (error as Error).message, rejectPlace(ctx), seen);
       announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${(error as Error).message}. Answer again.`);
       return "active";
     }
@@ -56,7 +56,7 @@ async function manualGate(
       log(`${runId}/${gate} round ${R}: manual response accepted`);
     } else {
       // the response judged, not one the person wrote in its place since
-      await rejectFile(s.dir, name, delivery.reason, layout.guild, seen);
+      await rejectFile(s.dir, name, delivery.reason, rejectPlace(ctx), seen);
       announce(`[manual] ${runId} ${gate} round ${R}: response rejected — ${delivery.reason}. Answer again.`);
     }
     return "active";

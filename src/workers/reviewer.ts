@@ -19,7 +19,7 @@ import { deliver } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
 import { attemptFile, type ChainLink, dispatchChain, failureRecord, gateTier, type Pair } from "../core/dispatch-plan.js";
 import { deliverResult, type ResultDelivery } from "./deliver-result.js";
-import { rejectFile } from "../bus/reject.js";
+import { rejectFile, rejectPlace } from "../bus/reject.js";
 import { parseReviewResult } from "../core/result-wire.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
@@ -389,7 +389,7 @@ async function deliverOverPlanted<T>(
     else if (moves++ === MOVES_TRIED) return delivery;
     else {
       const reason = `planted in the slot of the dispatched reviewer's ${o.what}, which has no other place (no key of its dispatch)`;
-      await rejectFile(path.dirname(file), path.basename(file), reason, ctx.layout.guild);
+      await rejectFile(path.dirname(file), path.basename(file), reason, rejectPlace(ctx));
     }
   }
 }

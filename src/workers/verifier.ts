@@ -24,7 +24,7 @@ import { ageMs } from "../bus/age.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
 import { rethrowSystemFault } from "../bus/system-fault.js";
 import { deliverInOrder } from "../bus/deliver.js";
-import { type JudgedVersion, rejectFile } from "../bus/reject.js";
+import { type JudgedVersion, rejectFile, rejectPlace } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
@@ -54,11 +54,10 @@ async function lookAt(
   log: (m: string) => void,
   nowMs: number,
 ): Promise<{ finished: boolean; slotTaken: boolean }> {
-  const { layout } = ctx;
   const s = readGateLive(ctx, runId, gate);
   // only the version judged is moved: another file may hold the name by the move (SPEC §5)
   const rejectName = async (name: string, reason: string, judged: JudgedVersion) => {
-    if (await rejectFile(s.dir, name, reason, layout.guild, judged)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
+    if (await rejectFile(s.dir, name, reason, rejectPlace(ctx), judged)) log(`${runId}/${gate}: rejected ${name}: ${reason}`);
   };
   for (const p of s.problems) {
     // a result that is symlinked, oversized or not a regular file; a verdict that verified nothing here frees its slot

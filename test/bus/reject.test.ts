@@ -14,7 +14,7 @@ describe("rejectFile", () => {
     mkdirSync(gateDir, { recursive: true });
     writeFileSync(path.join(gateDir, "result-1.json"), "{}");
     const reason = `names packet ${JSON.stringify('"'.repeat(3 * 1024 * 1024))}`;
-    const target = await rejectFile(gateDir, "result-1.json", reason, guild);
+    const target = await rejectFile(gateDir, "result-1.json", reason, { guildDir: guild, scrub: {} });
     expect(target).toMatch(/^result-1\.json\./);
     expect(readdirSync(gateDir)).toEqual(["rejected"]);
     const recorded = JSON.parse(readFileSync(path.join(gateDir, "rejected", `${target}.reason.json`), "utf8")) as { reason: string };
@@ -29,7 +29,7 @@ describe("rejectFile", () => {
     mkdirSync(gateDir, { recursive: true });
     for (const name of [`result-${"0".repeat(220)}.json`, `memory-1.${"é".repeat(115)}.md`]) {
       writeFileSync(path.join(gateDir, name), "{}");
-      const target = await rejectFile(gateDir, name, "junk", guild);
+      const target = await rejectFile(gateDir, name, "junk", { guildDir: guild, scrub: {} });
       expect(target).not.toBeNull();
       expect(Buffer.byteLength(`${target}.reason.json`)).toBeLessThan(200);
       expect(readdirSync(gateDir)).toEqual(["rejected"]);

@@ -51,7 +51,9 @@ describe("moving a file aside", () => {
     const g = await gateWithPacket(run);
     g.dropResult({ packet_id: "G-spec-someone-else-r1" });
     const bytes = readFileSync(g.file("result-1.json"));
-    expect(await rejectFile(path.dirname(g.file("result-1.json")), "result-1.json", "test", g.layout.guild, { bytes })).not.toBeNull();
+    expect(
+      await rejectFile(path.dirname(g.file("result-1.json")), "result-1.json", "test", { guildDir: g.layout.guild, scrub: {} }, { bytes }),
+    ).not.toBeNull();
     expect(existsSync(g.file("result-1.json"))).toBe(false);
   });
 });
