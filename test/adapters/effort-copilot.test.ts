@@ -248,11 +248,15 @@ describe("the (model, effort) plan", () => {
     // the author's family, or no known one, would make the paid review a weak one: nothing is dispatched
     expect(initialPair(cfg({ adapter: "codex", model: "claude-opus-4-1" }), "regular", promised)).toEqual({
       ok: false,
-      why: "the packet was issued for gpt-5, and the provider's model is now claude-opus-4-1: anthropic cannot keep strong independence from anthropic",
+      why:
+        "the packet was issued for gpt-5, and the provider's model is now claude-opus-4-1: " +
+        "anthropic cannot keep strong independence from anthropic",
     });
     expect(initialPair(cfg({ adapter: "codex" }), "regular", promised)).toEqual({
       ok: false,
-      why: "the packet was issued for gpt-5, and the provider's model is now the default model: unknown cannot keep strong independence from anthropic",
+      why:
+        "the packet was issued for gpt-5, and the provider's model is now the default model: " +
+        "unknown cannot keep strong independence from anthropic",
     });
     const tiered = cfg({ adapter: "codex", model: "gpt-5", effort_tiers: { "deep-audit": { model: "claude-opus-4-1" } } });
     expect(initialPair(tiered, "regular", promised)).toMatchObject({ ok: true });
