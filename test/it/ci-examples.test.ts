@@ -86,4 +86,39 @@ describe("the CI examples (docs/ci)", () => {
     expect(failed.status).toBe(2);
     expect(failed.stdout).toMatch(/^FAIL .* G-plan docs\/plan.md: .*the artifact changed since the outcome/m);
   });
+
+  it("the pre-push hook ties the default files only while neither variable says otherwise", () => {
+    const p = makeProject();
+    mkdirSync(path.join(p.root, "node_modules", ".bin"), { recursive: true });
+    symlinkSync(BIN, path.join(p.root, "node_modules", ".bin", "guild-bus"));
+    p.write("docs/spec.md", "# Spec\n");
+    const remote = path.join(p.root, "..", `${path.basename(p.root)}-remote.git`);
+    onTestFinished(() => rmSync(remote, { recursive: true, force: true }));
+    writeFileSync(path.join(p.root, ".gitignore"), "node_modules/\n");
+    const setUp = git(p, "init -q . && git add -A && git commit -qm spec && git init -q --bare " + JSON.stringify(remote));
+    expect(setUp.status, setUp.stderr).toBe(0);
+    copyFileSync(path.join(DOCS, "pre-push"), path.join(p.root, ".git", "hooks", "pre-push"));
+    chmodSync(path.join(p.root, ".git", "hooks", "pre-push"), 0o755);
+    // no run passed here, so every push is refused: what matters is which requirements the check was given
+    const withEnv = (env: Record<string, string>) =>
+      spawnSync("sh", ["-c", `git push -q ${JSON.stringify(remote)} HEAD:main`], {
+        cwd: p.root,
+        encoding: "utf8",
+        env: { ...process.env, ...PERSON, ...env },
+      });
+    const byDefault = withEnv({});
+    expect(byDefault.status).not.toBe(0);
+    expect(byDefault.stdout).toMatch(/^FAIL G-plan=docs\/plan\*\.md: no file in the tree matches it/m);
+    // set empty: no file is tied (a project whose artifacts live elsewhere, or that wants --require alone)
+    const none = withEnv({ GUILD_BUS_REQUIRE_FILES: "" });
+    expect(none.stdout).toMatch(/^FAIL G-spec: required, but no run has this gate/m);
+    expect(none.stdout).not.toMatch(/required by|no file in the tree matches/);
+    // the gates overridden: the default globs (naming G-plan) do not require G-plan again
+    const specOnly = withEnv({ GUILD_BUS_REQUIRE: "G-spec" });
+    expect(specOnly.stdout).toMatch(/^FAIL G-spec: required, but no run has this gate/m);
+    expect(specOnly.stdout).not.toMatch(/G-plan/);
+    expect(withEnv({ GUILD_BUS_REQUIRE: "G-spec", GUILD_BUS_REQUIRE_FILES: "G-spec=docs/*.md" }).stdout).toMatch(
+      /^FAIL G-spec docs\/spec\.md: required by G-spec=docs\/\*\.md/m,
+    );
+  });
 });
