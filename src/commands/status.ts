@@ -11,6 +11,7 @@ import { type Answer, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
 import { findingsOf, type RoundFinding } from "./findings.js";
 import { reverifyGate, type GateView, viewGate } from "./gate-view.js";
+import { gateReads } from "../workers/gate-reads.js";
 
 export type StatusRow = ReviewBrokerOutput & {
   rejected: Array<{ file: string; reason: string }>;
@@ -43,7 +44,7 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
   const check = verify ? reverifyGate(ctx, v) : null;
   return {
     ...v.output,
-    rejected: v.snapshot.rejected,
+    rejected: gateReads(ctx, v.snapshot).rejected(), // scrubbed: a reason may quote a key
     problems: v.snapshot.problems,
     ...(check ? { verify: check } : {}),
     cap: roundPacket(v.snapshot, openRound(v.snapshot))?.cap ?? gatePolicy(v.snapshot, ctx.settings).cap,

@@ -56,6 +56,9 @@ export interface GateReads {
   /** The gate's decisions with their free text (note, decided_by) scrubbed: a foreign writer may have dropped one
    * unscrubbed, and the trail and the console show it. */
   decisions: () => GateSnapshot["decisions"];
+  /** The gate's rejected files with their reasons scrubbed: a reason.json recorded before reasons were scrubbed, or
+   * dropped by another tool, may quote a key, and the trail, status and the console show it. */
+  rejected: () => GateSnapshot["rejected"];
 }
 
 export interface BrokerInput {
@@ -598,5 +601,5 @@ function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
 export function trailText(s: GateSnapshot, decision: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): string | null {
   if (!s.request) return null;
   const { entries, findings, details } = trailEntries(s, input.reads.result, input.policy.stop);
-  return renderTrail({ ...s, decisions: input.reads.decisions() }, entries, findings, decision, details);
+  return renderTrail({ ...s, decisions: input.reads.decisions(), rejected: input.reads.rejected() }, entries, findings, decision, details);
 }

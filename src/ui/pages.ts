@@ -436,7 +436,7 @@ export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; tex
           ? html`<section class="round">
               <h2>Files the bus refused</h2>
               <ul>
-                ${s.rejected.map((f) => html`<li>rejected: ${f.file} — ${f.reason}</li>`)}
+                ${t.rejected.map((f) => html`<li>rejected: ${f.file} — ${f.reason}</li>`)}
                 ${s.problems.map((f) => html`<li>invalid: ${f.file} — ${f.reason}</li>`)}
               </ul>
             </section>`

@@ -13,6 +13,7 @@ import { type ResultLookup, roundLabel, rulingLines, trailEntries } from "../cor
 import { ReadFault } from "../core/read-fault.js";
 import type { Decision, Escalation, Failure, PacketFrontMatter, TrailEntry, VerdictFile } from "../spec/schemas.js";
 import { gateReads } from "../workers/gate-reads.js";
+import type { GateSnapshot } from "../core/snapshot.js";
 import { artifactDiff, DIFF_TIMEOUT_MS, type DiffLine } from "./diff.js";
 
 export interface RoundView {
@@ -47,6 +48,8 @@ export interface Timeline {
   can: { respond: boolean; decide: string[]; rebut: boolean; resubmit: boolean };
   /** The round each action answers, as the command layer counts it (`respond`: the open round; the others: the waiting one). */
   at: { respond: number; waiting: number };
+  /** The gate's rejected files, their reasons scrubbed (GateReads). */
+  rejected: GateSnapshot["rejected"];
 }
 
 /** The time one page may spend on line diffs: a gate of many packets that each embed a large artifact (a hostile drop)
@@ -151,5 +154,6 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
       resubmit: state === "awaiting_author",
     },
     at: { respond: open, waiting: view.decision.round },
+    rejected: reads.rejected(),
   };
 }

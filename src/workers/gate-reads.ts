@@ -74,6 +74,7 @@ export function gateReads(ctx: BusContext, s: GateSnapshot): GateReads {
           return [round, value];
         }),
       ),
+    rejected: () => s.rejected.map((r) => ({ ...r, reason: scrub(r.reason, options) })),
     text: (name) => {
       try {
         return scrub(read(name), options);

@@ -245,6 +245,7 @@ function brokerInput(ctx: DecideContext, results: ResultLookup, providers: Provi
       resultBytes: () => ({ ok: false, reason: "none" }),
       text: () => "",
       decisions: () => new Map(),
+      rejected: () => [],
     },
     providers,
     now: "2026-01-01T00:00:00.000Z",

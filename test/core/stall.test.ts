@@ -129,6 +129,7 @@ describe("stall: repeated blocking findings", () => {
         resultBytes: () => ({ ok: false, reason: "none" }),
         text: () => "",
         decisions: () => new Map(),
+        rejected: () => [],
       },
       providers: null,
       now: AT,

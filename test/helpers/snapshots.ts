@@ -353,6 +353,7 @@ const NO_FILES: GateReads = {
   resultBytes: () => ({ ok: false, reason: "no files here" }),
   text: () => "",
   decisions: () => new Map(),
+  rejected: () => [],
 };
 
 /**
