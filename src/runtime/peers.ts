@@ -92,13 +92,10 @@ export function unresponsiveWorkers(layout: Layout, kind: string, now = Date.now
   const here = `${THIS_MACHINE}-`;
   return peerFiles(layout, kind, MAX_PEER_NAMES, (name, st) => {
     const pid = name.startsWith(here) ? name.slice(here.length) : "";
-    // its pid must still run this worker: a pid reused by another program is never named to be stopped
-    return (
-      /^\d+$/.test(pid) &&
-      now - st.mtimeMs >= PEER_STALE_MS &&
-      now - st.mtimeMs < PEER_FORGET_MS &&
-      runsGuildBus(Number(pid), ["worker", kind])
-    );
+    // its pid must still run this worker: a pid reused by another program is never named to be stopped. However long
+    // it has been silent (stopped over lunch): it holds its claims all that time, and nobody else of its kind runs to
+    // forget its file (PEER_FORGET_MS is a live peer's rule for files no process stands behind)
+    return /^\d+$/.test(pid) && now - st.mtimeMs >= PEER_STALE_MS && runsGuildBus(Number(pid), ["worker", kind]);
   }).map(({ name }) => Number(name.slice(here.length)));
 }
 

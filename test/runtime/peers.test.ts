@@ -220,6 +220,8 @@ describe("whether a worker kind runs", () => {
       // silent for 11 s: not running, and its pid is the one to look at
       expect(workerRunning(layout, "command", Date.now() + 11_000)).toBe(false);
       expect(unresponsiveWorkers(layout, "command", Date.now() + 11_000)).toEqual([pid]);
+      // stopped for an hour, it still holds its claims: still named (else "run: guild-bus up" starts one beside it)
+      expect(unresponsiveWorkers(layout, "command", Date.now() + 60 * 60_000)).toEqual([pid]);
       // a pid that runs something else (this test process: a reused pid), one that does not run, another machine's:
       // none is named
       const self = new Peers(layout, dir);
