@@ -66,8 +66,8 @@ export class SettingsRefused extends Error {
 /**
  * Why no gate may be judged with these settings, or null: settings with problems (a key dropped for one bad value
  * leaves defaults in its place, under which a pass may re-derive that the project's settings fail) or settings the
- * system failed to read. Every reader face answers with this instead of a judgment (`status`, `check`, `wait`, the
- * MCP tools, the console's pages).
+ * system failed to read. The console's pages answer with this instead of a judgment, as `status`, `check`, `wait`
+ * and the MCP tools do with `settingsRefusal` on the settings `contextToAct` reads (which throws for a failed read).
  */
 export function judgingRefusal(ctx: BusContext): string | null {
   if (ctx.fault !== undefined) return `settings cannot be read for now (${ctx.fault})`;
