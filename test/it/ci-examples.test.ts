@@ -32,6 +32,18 @@ const PERSON = {
 const git = (p: Project, args: string) =>
   spawnSync("sh", ["-c", `git ${args}`], { cwd: p.root, encoding: "utf8", env: { ...process.env, ...PERSON } });
 
+/** p as a git repository (one commit) that pushes to a bare remote beside it through the shipped pre-push hook. */
+function withPrePush(p: Project, ignored: string, message: string): string {
+  const remote = path.join(p.root, "..", `${path.basename(p.root)}-remote.git`);
+  onTestFinished(() => rmSync(remote, { recursive: true, force: true }));
+  writeFileSync(path.join(p.root, ".gitignore"), ignored);
+  const setUp = git(p, `init -q . && git add -A && git commit -qm ${message} && git init -q --bare ` + JSON.stringify(remote));
+  expect(setUp.status, setUp.stderr).toBe(0);
+  copyFileSync(path.join(DOCS, "pre-push"), path.join(p.root, ".git", "hooks", "pre-push"));
+  chmodSync(path.join(p.root, ".git", "hooks", "pre-push"), 0o755);
+  return remote;
+}
+
 describe("the CI examples (docs/ci)", () => {
   it("pass while G-spec and G-plan hold for the bytes in the tree, fail after an edit", () => {
     const p = makeProject();
@@ -60,13 +72,7 @@ describe("the CI examples (docs/ci)", () => {
     rmSync(path.join(p.root, "docs", "spec-cache.md"));
 
     // the pre-push hook, installed in a repository that pushes to a bare remote: it judges the commits pushed
-    const remote = path.join(p.root, "..", `${path.basename(p.root)}-remote.git`);
-    onTestFinished(() => rmSync(remote, { recursive: true, force: true }));
-    writeFileSync(path.join(p.root, ".gitignore"), "node_modules/\n.guild/tmp/\n.guild/logs/\n.guild/workers/\n.guild/up.lock\n");
-    const setUp = git(p, "init -q . && git add -A && git commit -qm reviewed && git init -q --bare " + JSON.stringify(remote));
-    expect(setUp.status, setUp.stderr).toBe(0);
-    copyFileSync(path.join(DOCS, "pre-push"), path.join(p.root, ".git", "hooks", "pre-push"));
-    chmodSync(path.join(p.root, ".git", "hooks", "pre-push"), 0o755);
+    const remote = withPrePush(p, "node_modules/\n.guild/tmp/\n.guild/logs/\n.guild/workers/\n.guild/up.lock\n", "reviewed");
     const pushed = git(p, `push -q ${JSON.stringify(remote)} HEAD:main`);
     expect(pushed.status, pushed.stdout + pushed.stderr).toBe(0);
     expect(pushed.stdout).toMatch(/^PASS .* G-plan docs\/plan.md/m);
@@ -92,13 +98,7 @@ describe("the CI examples (docs/ci)", () => {
     mkdirSync(path.join(p.root, "node_modules", ".bin"), { recursive: true });
     symlinkSync(BIN, path.join(p.root, "node_modules", ".bin", "guild-bus"));
     p.write("docs/spec.md", "# Spec\n");
-    const remote = path.join(p.root, "..", `${path.basename(p.root)}-remote.git`);
-    onTestFinished(() => rmSync(remote, { recursive: true, force: true }));
-    writeFileSync(path.join(p.root, ".gitignore"), "node_modules/\n");
-    const setUp = git(p, "init -q . && git add -A && git commit -qm spec && git init -q --bare " + JSON.stringify(remote));
-    expect(setUp.status, setUp.stderr).toBe(0);
-    copyFileSync(path.join(DOCS, "pre-push"), path.join(p.root, ".git", "hooks", "pre-push"));
-    chmodSync(path.join(p.root, ".git", "hooks", "pre-push"), 0o755);
+    const remote = withPrePush(p, "node_modules/\n", "spec");
     // no run passed here, so every push is refused: what matters is which requirements the check was given
     const withEnv = (env: Record<string, string>) =>
       spawnSync("sh", ["-c", `git push -q ${JSON.stringify(remote)} HEAD:main`], {
