@@ -71,10 +71,14 @@ function fileRequirement(spec: string): { gate: string; pattern: string } {
 }
 
 /** The files each requirement's glob matches that no checked gate of its name has as its artifact. */
-async function unreviewedFiles(ctx: BusContext, specs: string[], gates: CheckedGate[]): Promise<UnreviewedFile[]> {
-  if (!specs.length) return [];
+async function unreviewedFiles(
+  ctx: BusContext,
+  required: Array<{ gate: string; pattern: string }>,
+  gates: CheckedGate[],
+): Promise<UnreviewedFile[]> {
+  if (!required.length) return [];
   const { projectFiles } = await import("../bus/tree-files.js"); // the glob's modules: only for a check that needs them
-  return specs.map(fileRequirement).flatMap(({ gate, pattern }): UnreviewedFile[] => {
+  return required.flatMap(({ gate, pattern }): UnreviewedFile[] => {
     const files = projectFiles(ctx.layout, pattern);
     if (!files.length) return [{ gate, pattern, path: null }];
     return files.filter((f) => !gates.some((g) => g.gate === gate && g.artifact_path === f)).map((path) => ({ gate, pattern, path }));
@@ -180,8 +184,8 @@ export function checkGates(ctx: BusContext, o: CheckOptions): Promise<CheckResul
     if (refusal) return refuse(`${refusal}; no gate was judged — fix the settings first`);
     const runId = o.runId === undefined ? undefined : assertRunId(o.runId);
     if (runId !== undefined) assertGateExists(ctx.layout, runId);
-    const byFile = (o.requireFiles ?? []).map((spec) => fileRequirement(spec).gate);
-    const wanted = new Set<string>([...(o.gates ?? []), ...o.require, ...byFile].map((g) => assertGate(g)));
+    const byFile = (o.requireFiles ?? []).map(fileRequirement);
+    const wanted = new Set<string>([...(o.gates ?? []), ...o.require, ...byFile.map((r) => r.gate)].map((g) => assertGate(g)));
     const listing = listGates(ctx.layout, runId);
     // a run or gate of a valid name the workers refuse (a link, say) cannot be judged: it could hold the newest run
     const unjudged = listing.ignored.filter((i) => i.hides && (i.hides.gate === undefined || !wanted.size || wanted.has(i.hides.gate)));
@@ -205,7 +209,7 @@ export function checkGates(ctx: BusContext, o: CheckOptions): Promise<CheckResul
       };
     });
     const missing = o.require.filter((g) => !gates.some((c) => c.gate === g));
-    const unreviewed = await unreviewedFiles(ctx, o.requireFiles ?? [], gates);
+    const unreviewed = await unreviewedFiles(ctx, byFile, gates);
     const inRun = runId ? ` ${runId}` : "";
     const lines = [
       // one line per gate: an artifact path or reason from a planted file cannot print a PASS line of its own
