@@ -178,7 +178,7 @@ export function selectReviewer(
   const top = ranked[0];
   if (top)
     return { status: "selected", provider: top, independence: "strong", reason: `auto: ${top.id} (${top.family} ≠ ${author.family})` };
-  return weak(`no available reviewer of a family other than ${author.family}${passedOver(providers)}`);
+  return weak(`no available reviewer of a family other than ${author.family}${passedOver(providers)}${unavailable(providers, author)}`);
 }
 
 /**
@@ -200,6 +200,19 @@ function passedOver(providers: Provider[]): string {
     ` (${unknown.map((p) => p.id).join(", ")}: no known model family, never selected for a strong review; ` +
     `set ${unknown.map(fix).join(", ")} in .guild/settings.json)`
   );
+}
+
+/**
+ * Reviewers of another family that are here (configured, or a CLI on PATH) but cannot run: without it, a configured codex
+ * missing from PATH or not signed in looked like no reviewer at all, and the review fell to a person with no word of
+ * the fix. Their notes are long (version, probe, auth); `providers` shows them with the fix.
+ */
+function unavailable(providers: Provider[], author: AuthorIdentity): string {
+  const down = providers.filter((p) => !p.available && p.selectable && p.adapter !== "manual" && isIndependent(author.family, p.family));
+  if (!down.length) return "";
+  const ids = down.map((p) => p.id).join(", ");
+  const them = down.length > 1 ? "them" : "it";
+  return ` (${ids}: here but cannot run, not installed or not signed in; \`guild-bus providers\` says why and how to enable ${them})`;
 }
 
 /**

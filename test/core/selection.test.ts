@@ -245,6 +245,19 @@ describe("selectReviewer: the table", () => {
     });
   });
 
+  it("nothing eligible, but a reviewer of another family is configured and cannot run: the reason names it and why", () => {
+    // a configured codex missing from PATH: the review fell to a person and the note said only "no available reviewer"
+    const down = prov("codex", "codex", "openai", { available: false, note: "codex not found on PATH" });
+    const sameFamily = prov("cl2", "claude", "anthropic", { available: false, note: "claude not found on PATH" });
+    const s = select([claude, down, sameFamily, manual]);
+    expect(s).toMatchObject({
+      status: "degraded-local",
+      reason:
+        "no available reviewer of a family other than anthropic (codex: here but cannot run, not installed or not signed in; " +
+        "`guild-bus providers` says why and how to enable it)",
+    });
+  });
+
   it("a reviewer with a model of no known family: the fix is that model's family (family_aliases), not a model it has", () => {
     const s = select([claude, prov("mytool", "command", "unknown", { model: "acme-coder-7" }), manual]);
     expect(s).toMatchObject({
