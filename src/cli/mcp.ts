@@ -23,6 +23,8 @@ const INSTRUCTIONS =
 
 /** How often the server checks that the tree still has a supervisor (another server's `up` may have gone with it). */
 const SUPERVISOR_CHECK_MS = 10_000;
+/** How long a first wait or status waits for the `up` this server started to take its lock (it starts in about a second). */
+const STARTED_WAIT_MS = 10_000;
 
 /** The workers' log, appended to; null when its place holds no file we may write (a FIFO would block the open). */
 function openUpLog(layout: Layout): number | null {
@@ -48,7 +50,7 @@ function openUpLog(layout: Layout): number | null {
  * tree), as a child tied to this server by an IPC channel, and start one again if the tree is left with none.
  * Returns how to let it go: the child drains (reviews in flight finish) and exits.
  */
-function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
+function keepWorkers(layout: Layout, say: (line: string) => void): { release: () => void; started: Promise<void> } {
   let child: ChildProcess | null = null;
   let releasing = false;
   let lastExit = "";
@@ -92,11 +94,35 @@ function keepWorkers(layout: Layout, say: (line: string) => void): () => void {
   };
   tryEnsure();
   const timer = setInterval(tryEnsure, SUPERVISOR_CHECK_MS).unref();
-  return () => {
-    releasing = true;
-    clearInterval(timer);
-    if (child?.connected) child.disconnect();
+  return {
+    release: () => {
+      releasing = true;
+      clearInterval(timer);
+      if (child?.connected) child.disconnect();
+    },
+    started: supervisorSeen(layout, child),
   };
+}
+
+/**
+ * Settles once the tree's `up` can be seen (its lock), the one started here ended, or STARTED_WAIT_MS passed: until
+ * then a gate reads "no broker worker is running — run: guild-bus up", which is not the step to take.
+ */
+function supervisorSeen(layout: Layout, child: ChildProcess | null): Promise<void> {
+  const until = Date.now() + STARTED_WAIT_MS;
+  return new Promise((resolve) => {
+    const look = () => {
+      let seen = true;
+      try {
+        seen = runningSupervisor(layout) !== null || !child || child.exitCode !== null || child.signalCode !== null;
+      } catch {
+        // a lock that cannot be read: the status says so, waiting longer would not change it
+      }
+      if (seen || Date.now() > until) resolve();
+      else setTimeout(look, 50).unref();
+    };
+    look();
+  });
 }
 
 export function register(program: Command): void {
@@ -112,9 +138,17 @@ export function register(program: Command): void {
       const say = (line: string) => print("stderr", `guild-bus mcp: ${line}\n`);
       say(`serving ${layout.root}`);
       if (!o.up) say(`start the workers with \`guild-bus up --root ${shellWord(layout.root)}\``);
-      const release = o.up ? keepWorkers(layout, say) : () => undefined;
+      const workers = o.up ? keepWorkers(layout, say) : null;
+      const release = workers?.release ?? (() => undefined);
       try {
-        await serveStdio(createMcpServer(layout, { version: packageVersion(), instructions: INSTRUCTIONS, waitSeconds: o.waitSeconds }));
+        await serveStdio(
+          createMcpServer(layout, {
+            version: packageVersion(),
+            instructions: INSTRUCTIONS,
+            waitSeconds: o.waitSeconds,
+            workersStarted: workers?.started,
+          }),
+        );
       } finally {
         release();
       }

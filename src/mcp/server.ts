@@ -15,12 +15,14 @@ export interface McpServerOptions {
   version: string;
   instructions: string;
   waitSeconds?: number;
+  /** Settles once the workers this server started can be seen (their `up` holds the lock, or it ended). */
+  workersStarted?: Promise<void>;
 }
 
 export function createMcpServer(layout: Layout, o: McpServerOptions): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: o.version }, { instructions: o.instructions });
   const client = (): AuthorHost | null => hostFromClientInfo(server.server.getClientVersion());
-  registerTools(server, { layout, client, waitSeconds: o.waitSeconds ?? DEFAULT_WAIT_SECONDS });
+  registerTools(server, { layout, client, waitSeconds: o.waitSeconds ?? DEFAULT_WAIT_SECONDS, workersStarted: o.workersStarted });
   return server;
 }
 

@@ -26,6 +26,8 @@ export interface ToolContext {
   waitSeconds: number;
   /** The author host the handshake named (null before it, or for a client that sent no name). */
   client: () => AuthorHost | null;
+  /** See McpServerOptions.workersStarted. */
+  workersStarted?: Promise<void>;
 }
 
 const runGate = { run_id: described(z.string(), "the run id request_review returned"), gate: described(z.string(), GATE_NAMES) };
@@ -120,7 +122,11 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         timeout_seconds: described(z.optional(wholeNumber(1, 3600)), `time budget of this call (default ${t.waitSeconds} s)`),
       },
     },
-    (a, extra) => waitTool(t.layout, { ...a, timeout_seconds: a.timeout_seconds ?? t.waitSeconds }, extra),
+    async (a, extra) => {
+      // a wait at once after the server started: its `up` not yet seen, the gate would read "run: guild-bus up"
+      await t.workersStarted;
+      return waitTool(t.layout, { ...a, timeout_seconds: a.timeout_seconds ?? t.waitSeconds }, extra);
+    },
   );
 
   server.registerTool(
@@ -136,8 +142,9 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         all: described(z.optional(z.boolean()), "without run_id: also the gates that ended over a day ago"),
       },
     },
-    (a) => {
+    async (a) => {
       if (a.gate !== undefined && a.run_id === undefined) return failure("gate needs run_id");
+      await t.workersStarted; // as wait: never "run: guild-bus up" while this server's own `up` starts
       const ctx = loadContext(t.layout);
       // as the CLI's status, wait and check: no gate is judged on what is left of settings with problems (a key dropped
       // for one bad value, family_aliases say, falls back to defaults under which a pass may re-derive that the

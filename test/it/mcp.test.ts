@@ -113,6 +113,8 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(first.structuredContent).toMatchObject({ still_running: false, outcome: null, exit_code: 3 });
     expect(textOf(first)).toContain("Acceptance criteria left as TBD");
     expect(progress.some((m) => /round 1/.test(m))).toBe(true);
+    // a wait at once after the server started: the workers it starts are on their way, never "run: guild-bus up"
+    expect(progress.filter((m) => /no \w+ worker is running|run: guild-bus up/.test(m))).toEqual([]);
 
     const findings = await s.call("findings", { run_id: run, gate: "G-spec" });
     expect(findings.structuredContent).toMatchObject({ round: 1, verdict: "issues" });
