@@ -1,7 +1,7 @@
 // guild-bus demo: the whole bus in a temporary project with a SCRIPTED reviewer (clearly labelled; no model is
 // called): round 1 finds a blocking issue, the "author" revises and resubmits, round 2 is satisfied.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
@@ -17,6 +17,7 @@ import { waitForGate } from "./follow.js";
 import { BIN } from "./worker.js";
 import { packagePath } from "../bus/package-files.js";
 import { print } from "./safe-output.js";
+import { workerRunning } from "../runtime/peers.js";
 
 const SCRIPTED = packagePath("dist", "src", "cli", "demo-reviewer.js");
 
@@ -65,6 +66,8 @@ export function register(program: Command): void {
       );
       let code: number;
       try {
+        // a request before the workers are seen reads "no broker worker is running — run: guild-bus up": not the demo's step
+        await workersSeen(layout, ["broker", "verifier", "command"], workers);
         say("claude (author) requests a G-spec review of docs/export-spec.md");
         const { runId, gate } = answered(
           await requestReview(layout, {
@@ -97,7 +100,10 @@ export function register(program: Command): void {
         }
         say(`trail: ${layout.rel(layout.gateFile(runId, gate, "trail.md"))}`);
         print("stdout", "\n" + readFileSync(layout.gateFile(runId, gate, "trail.md"), "utf8"));
-        say(`files: ls -v ${layout.rel(layout.gateDir(runId, gate))}`);
+        const files = readdirSync(layout.gateDir(runId, gate)).sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+        say(`files: ${layout.rel(layout.gateDir(runId, gate))}`);
+        print("stdout", `${files.join("\n")}\n`);
+        if (!o.keep) say("the demo project is removed now; `guild-bus demo --keep` keeps it to look around");
       } finally {
         for (const w of workers) w.kill("SIGTERM");
         await Promise.all(workers.map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once("exit", r)))));
@@ -106,4 +112,18 @@ export function register(program: Command): void {
       }
       process.exitCode = code;
     });
+}
+
+/** Until every worker started is seen running (its presence file); one that exits first is an error naming it. */
+function workersSeen(layout: Layout, kinds: string[], workers: ChildProcess[]): Promise<void> {
+  const until = Date.now() + 60_000;
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      const gone = workers.findIndex((w) => w.exitCode !== null || w.signalCode !== null);
+      if (gone >= 0) return reject(new Error(`the demo's ${kinds[gone]} worker exited before it started (its output is above)`));
+      if (kinds.every((kind) => workerRunning(layout, kind)) || Date.now() > until) return resolve();
+      setTimeout(look, 50);
+    };
+    look();
+  });
 }
