@@ -10,6 +10,7 @@ import { waitForGate } from "./follow.js";
 import { userPath } from "../bus/project-root.js";
 import { requestReview, type ReviewParams } from "../commands/review.js";
 import { workerRunning } from "../runtime/peers.js";
+import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { print } from "./safe-output.js";
 
@@ -80,7 +81,8 @@ export function register(program: Command): void {
       print("stderr", `requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
       if (!o.wait) {
         // --wait prints the next step at once; without it, a first run before `up` must not look as if it moves
-        if (!workerRunning(layout, "broker"))
+        // an `up` that runs is starting its broker (`status` says when it gave one up)
+        if (!workerRunning(layout, "broker") && runningSupervisor(layout) === null)
           print("stderr", "no broker worker is running for this project: nothing moves until `guild-bus up` runs\n");
         print(
           "stdout",

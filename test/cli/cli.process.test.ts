@@ -339,6 +339,38 @@ describe("start-up cost", () => {
   });
 });
 
+describe("review without --wait", () => {
+  it("says nothing moves until `guild-bus up` runs only when no `up` runs (one starting its broker is on its way)", async () => {
+    const p = makeProject();
+    p.write("docs/spec.md", "# Spec\n");
+    const review = (gate: string) => run(["review", "docs/spec.md", "--gate", gate, "--author", "claude", "--root", p.root]);
+    expect(review("G-spec").stderr).toContain("nothing moves until `guild-bus up` runs");
+    // `guild-bus up &` has taken the lock and not yet started its broker: a process named as one holds the lock
+    const script =
+      "const { lockSupervisor } = await import(process.env.LOCK); const { Layout } = await import(process.env.LAYOUT);" +
+      "await lockSupervisor(new Layout(process.argv[3])); console.log('locked'); setInterval(() => {}, 1000);";
+    const up = spawn(process.execPath, ["--input-type=module", "-e", script, "guild-bus", "up", p.root], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: {
+        ...process.env,
+        LOCK: path.join(REPO, "dist", "src", "runtime", "supervisor-lock.js"),
+        LAYOUT: path.join(REPO, "dist", "src", "bus", "layout.js"),
+      },
+    });
+    try {
+      await new Promise((resolve, reject) => {
+        up.stdout.on("data", resolve);
+        up.on("exit", reject);
+      });
+      const r = review("G-plan");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain("nothing moves");
+    } finally {
+      up.kill();
+    }
+  });
+});
+
 describe("output nobody reads", () => {
   it("`guild-bus … | head`: a closed stdout ends the command quietly, exit 0, no EPIPE trace", async () => {
     for (const args of [["--help"], ["decide", "--help"], ["status", "--help"]]) {
