@@ -48,7 +48,7 @@ export interface InitPlan {
 
 type Json = Record<string, unknown>;
 // the editor is required from the package's CommonJS build, as json-answer.ts does with its parser (no ES build loads)
-const { applyEdits, modify } = createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
+const { applyEdits, modify, stripComments } = createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
 const GUILD_BUS_CLI = `${PROJECT_MCP_COMMAND.command} ${PROJECT_MCP_COMMAND.args.slice(0, -1).join(" ")}`;
 
@@ -84,12 +84,14 @@ class Workspace {
   }
 
   /** Merge into a JSON object file; a file that is not a JSON object is refused rather than overwritten. */
-  editJson(rel: string, edit: (value: Json) => void): void {
+  /** `comments`: the host reads the file with comments allowed (gemini strips them), so they are the user's to keep. */
+  editJson(rel: string, edit: (value: Json) => void, o: { comments?: boolean } = {}): void {
     const text = this.read(rel);
     let value: unknown = {};
     if (text !== null && text.trim()) {
-      // the one JSON reader: nesting past its depth would overflow the clone and the comparison below
-      const answer = parseJsonAnswer(text);
+      // the one JSON reader: nesting past its depth would overflow the clone and the comparison below; comments become
+      // spaces, so a position it names is still the file's (jsonc-parser's edits keep them in the text written)
+      const answer = parseJsonAnswer(o.comments ? stripComments(text, " ") : text);
       if (!answer.ok)
         throw new InitRefused(`${rel} is ${answer.reason}; fix it or move it aside, then run init again (nothing was written)`);
       value = answer.value;
@@ -293,7 +295,7 @@ function codex(ws: Workspace, notes: string[]): void {
 }
 
 function gemini(ws: Workspace, notes: string[]): void {
-  ws.editJson(".gemini/settings.json", (o) => addMcpServer(objectAt(o, "mcpServers")));
+  ws.editJson(".gemini/settings.json", (o) => addMcpServer(objectAt(o, "mcpServers")), { comments: true });
   contextSection(ws, "GEMINI.md");
   for (const [name, text] of Object.entries(GEMINI_COMMANDS))
     ws.writeOwn(`.gemini/commands/${geminiCommand(name).replace(":", "/")}.toml`, text);

@@ -19,6 +19,7 @@ import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { loadSettings } from "../../src/bus/settings.js";
 import { detectProviders } from "../../src/adapters/probe.js";
+import { stripComments } from "jsonc-parser";
 import { claudePluginFiles, geminiExtensionFiles, PROJECT_MCP_COMMAND, withContextSection } from "../../src/commands/host-files.js";
 import { applyInit, HOSTS, planInit } from "../../src/commands/init.js";
 import { REPO } from "../helpers/bus.js";
@@ -111,6 +112,28 @@ describe("guild-bus init", () => {
     expect(settings.hooks.Stop.map((s) => s.hooks[0]!.command)).toEqual(["mine hook stop", expect.stringContaining("guild-bus hook stop")]);
     const again = await planInit(new Layout(root), ["claude"]);
     expect(again.ok && again.changes.filter((c) => c.path === ".claude/settings.json")).toEqual([]);
+  });
+
+  it("merges into a .gemini/settings.json with comments (gemini reads them) and keeps them; .mcp.json stays strict JSON", async () => {
+    const root = tempRoot();
+    mkdirSync(path.join(root, ".gemini"));
+    const mine = '{\n  // my theme\n  "theme": "Dracula", /* and my server */\n  "mcpServers": { "mine": { "command": "x" } }\n}\n';
+    writeFileSync(path.join(root, ".gemini", "settings.json"), mine);
+    await init(root, ["gemini"]);
+    const after = read(root, ".gemini/settings.json");
+    expect(after).toContain("// my theme");
+    expect(after).toContain("/* and my server */");
+    expect(JSON.parse(stripComments(after))).toMatchObject({
+      theme: "Dracula",
+      mcpServers: { mine: {}, "guild-bus": PROJECT_MCP_COMMAND },
+    });
+    expect((await init(root, ["gemini"])).changes).toEqual([]);
+    // Claude Code reads .mcp.json as JSON: a comment there is still refused, by name, with nothing written
+    writeFileSync(path.join(root, ".mcp.json"), mine);
+    expect(await planInit(new Layout(root), ["claude"])).toEqual({
+      ok: false,
+      error: expect.stringContaining(".mcp.json is not valid JSON"),
+    });
   });
 
   it("writes what it adds in the file's own line ends and indent (CRLF, tabs), never a mix", async () => {
