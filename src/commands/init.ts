@@ -186,7 +186,7 @@ function addLines(ws: Workspace, rel: string, lines: string[], header: string): 
 /**
  * The project's guild-bus MCP server, added when absent. One already there that runs another command is refused, not
  * kept: init approves claude's server by name (enabledMcpjsonServers) and tells gemini's user to restart into it, and a
- * cloned repository's file could have put any program under that name. (codex's own table is left as it is: init
+ * cloned repository's file could have put any program under that name. (codex's own table is left as it is, and named: init
  * approves no tool of a server it did not write there.)
  */
 function addMcpServer(servers: Json): void {
@@ -289,6 +289,15 @@ function codex(ws: Workspace, notes: string[]): void {
     // an inline `mcp_servers = { … }` cannot take a table added after it: refused, never a file that no longer parses
     tomlTable(merged, rel, "declares mcp_servers in a form the [mcp_servers.guild-bus] table cannot be added to");
     ws.write(rel, merged);
+  } else {
+    // left as it is, but never in silence: codex would run whatever it names under guild-bus's name, or fail on none
+    const have = (servers as Record<string, { command?: unknown; args?: unknown } | undefined>)["guild-bus"] ?? {};
+    if (!runsGuildBusMcp(have.command, have.args ?? []))
+      notes.push(
+        `codex: ${rel} already declares a guild-bus MCP server that runs ` +
+          `${JSON.stringify([have.command ?? null, ...(Array.isArray(have.args) ? have.args : [])])}, not guild-bus's ` +
+          `(${JSON.stringify([PROJECT_MCP_COMMAND.command, ...PROJECT_MCP_COMMAND.args])}): left as it is; make it that command`,
+      );
   }
   contextSection(ws, "AGENTS.md");
   notes.push("codex: the project's .codex/config.toml is read once you trust the project in codex (it asks on first start)");

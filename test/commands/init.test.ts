@@ -255,8 +255,11 @@ describe("guild-bus init", () => {
       const root = tempRoot();
       mkdirSync(path.join(root, ".codex"));
       writeFileSync(path.join(root, ".codex", "config.toml"), declared);
-      await init(root, ["codex"]);
+      const { notes } = await init(root, ["codex"]);
       expect(read(root, ".codex/config.toml"), declared).toBe(declared);
+      // one that does not run guild-bus mcp (another program, or no command at all) is named, never kept in silence
+      const named = notes.filter((n) => n.includes("already declares a guild-bus MCP server"));
+      expect(named.length, declared).toBe(/npx.*guild-bus.*mcp/.test(declared) ? 0 : 1);
     }
     // a table added after an inline mcp_servers, or to a file that is not TOML, would leave a file codex cannot load
     for (const [text, why] of [
