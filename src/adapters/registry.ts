@@ -1,5 +1,5 @@
 // Every reviewer adapter by kind (what each kind can do: src/core/adapter-kinds.ts). manual is no adapter: a
-// human answers through `guild-bus answer`, served by the manual worker; nor is external: a process outside the bus
+// human answers through `guild-bus respond`, served by the manual worker; nor is external: a process outside the bus
 // answers from the files.
 import type { AdapterKind } from "../spec/constants.js";
 import { claudeAdapter } from "./claude.js";
