@@ -59,7 +59,8 @@ export function register(program: Command): void {
       const say = (s: string) => print("stderr", `\n== ${s}\n`);
       say(`demo project: ${root}`);
       say("reviewer: SCRIPTED stand-in declared as model gpt-scripted-demo (OpenAI family) — no model is called");
-      const workers: ChildProcess[] = ["broker", "verifier", "command"].map((kind) =>
+      const kinds = ["broker", "verifier", "command"];
+      const workers: ChildProcess[] = kinds.map((kind) =>
         spawn(process.execPath, [BIN, "worker", kind, "--root", root, "--reconcile-ms", "500", ...(o.poll ? ["--poll"] : [])], {
           stdio: ["ignore", "ignore", "inherit"],
         }),
@@ -67,7 +68,7 @@ export function register(program: Command): void {
       let code: number;
       try {
         // a request before the workers are seen reads "no broker worker is running — run: guild-bus up": not the demo's step
-        await workersSeen(layout, ["broker", "verifier", "command"], workers);
+        await workersSeen(layout, kinds, workers);
         say("claude (author) requests a G-spec review of docs/export-spec.md");
         const { runId, gate } = answered(
           await requestReview(layout, {
