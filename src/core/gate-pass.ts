@@ -44,7 +44,8 @@ export function evaluateGatePass(input: GatePassInput): GatePassReport {
   if (!sha256Match) {
     reasons.push(
       `sha256 mismatch: reviewed ${result.artifact_sha256_reviewed}, current ${recomputed} — ` +
-        "artifact changed mid-review; reject + restart the round",
+        // which of the two it is only the packet tells: the broker restarts the round or re-runs it as malformed
+        "the artifact changed since its packet, or the result did not copy the packet's artifact_sha256",
     );
   }
   const satisfied = result.verdict === "satisfied" || forcePass;

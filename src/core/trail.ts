@@ -11,7 +11,7 @@ import {
 } from "../spec/schemas.js";
 import { describeAttempt } from "./dispatch-plan.js";
 import type { GateDecision } from "./decide.js";
-import { verdictPasses } from "./verdict-pass.js";
+import { boundElsewhere, verdictPasses } from "./verdict-pass.js";
 import { type GateSnapshot, memberView, reviewerViews } from "./snapshot.js";
 import { roundPacket, roundPackets } from "./gate-queries.js";
 import { slotFile } from "./slot-file.js";
@@ -156,8 +156,11 @@ function roundEntry(
   let state = "reviewing";
   if (failure) state = `ended without a result: ${failure.kind} (${failure.reason})`;
   else if (verdict && verdictPasses(verdict, stop)) state = "gate passed";
+  // a sha that was never the packet's is the reviewer's mistake (the broker re-runs it as malformed), not an edit
   else if (verdict && !verdict.gate_pass.conditions.sha256_match && verdict.gate_pass.conditions.parses)
-    state = "rejected: artifact changed mid-review; restarted";
+    state = boundElsewhere(verdict, p)
+      ? "gate not passed: the result names another artifact_sha256_reviewed than its packet's (copy it from the packet)"
+      : "rejected: artifact changed mid-review; restarted";
   else if (verdict) state = "gate not passed";
   else if (hasResult) state = "verifying";
   else if (attempted) state = "dispatched";

@@ -27,7 +27,12 @@ describe("gate-pass: five checksum-bound conditions", () => {
   it("fails on each condition alone, with a reason for it", () => {
     const cases: Array<[string, object, keyof ReturnType<typeof run>["conditions"], RegExp]> = [
       ["packet", { ...good, packet_id: "other" }, "packet_id_match", /packet_id mismatch/],
-      ["sha", { ...good, artifact_sha256_reviewed: "0".repeat(64) }, "sha256_match", /artifact changed mid-review/],
+      [
+        "sha",
+        { ...good, artifact_sha256_reviewed: "0".repeat(64) },
+        "sha256_match",
+        /artifact changed since its packet, or the result did not copy/,
+      ],
       ["verdict", { ...good, verdict: "issues" }, "satisfied", /not "satisfied"/],
       ["blockers", { ...good, blocking_findings: [{ severity: "blocking", title: "x" }] }, "no_blockers", /1 blocking/],
     ];

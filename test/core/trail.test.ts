@@ -26,14 +26,15 @@ const results: Record<number, ReturnType<ResultLookup>> = {
 };
 const lookup: ResultLookup = (round) => results[round] ?? null;
 
-/** issues → resubmit → sha mismatch (restart) → malformed → satisfied by a foreign writer. */
+/** issues → resubmit → sha mismatch (the artifact changed since packet 2: restart) → malformed → satisfied by a foreign
+ * writer. */
 function story() {
   return gate()
     .packet(1)
     .attempt(1)
     .verdict(1, "issues")
     .resubmit(1)
-    .packet(2, { counted_round: 2 })
+    .packet(2, { counted_round: 2, artifact_sha256: SHA_B })
     .verdict(2, "sha", { result_verdict: "satisfied", artifact_sha256_reviewed: SHA_B })
     .packet(3, { counted_round: 2, restart_of: 2, restart_reason: "artifact_changed" })
     .failure(3, "malformed", "sentinel repeated")
@@ -96,6 +97,17 @@ describe("trailEntries", () => {
     expect(findings.has("packet-3.md")).toBe(false);
   });
 
+  it("a result naming another sha than its packet sent is the reviewer's mistake, never told as an artifact edit", () => {
+    // the broker re-runs such a round as malformed (a counted round spent): the trail and the next packet must say why
+    const s = gate()
+      .packet(1)
+      .verdict(1, "sha", { artifact_sha256_reviewed: ` ${SHA_A} ` })
+      .packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).s;
+    const state = trailEntries(s, () => null).entries[0]!.state;
+    expect(state).not.toMatch(/artifact changed/);
+    expect(state).toMatch(/names another artifact_sha256_reviewed than its packet's/);
+  });
+
   it("looks results up only for rounds that have one", () => {
     const asked: number[] = [];
     trailEntries(story().s, (r) => (asked.push(r), lookup(r)));
@@ -145,7 +157,7 @@ describe("renderTrail", () => {
       expect(sec).toMatch(/- time: issued \d\d:\d\d:\d\d UTC/);
       if (e.artifact_sha256_reviewed === SHA_A && e.verifier_recomputed_sha256 === SHA_A)
         expect(sec).toContain(`- artifact_sha256: ${SHA_A} (packet = artifact_sha256_reviewed = verifier_recomputed_sha256)`);
-      else expect(sec).toContain(`- artifact_sha256 (packet): ${SHA_A}`);
+      else expect(sec).toContain(`- artifact_sha256 (packet): ${e.artifact_sha256_packet}`);
       if (e.verdict !== null)
         expect(sec).toContain(
           `- verdict: ${e.verdict}; blocking_findings: ${e.blocking_findings ?? "not counted"}; counted round ${e.counted_round} of `,

@@ -142,7 +142,7 @@ export function verdict(round: number, kind: VerdictKind, over: Partial<VerdictF
   }
   if (kind === "sha") {
     c.sha256_match = false;
-    reasons.push("sha256 mismatch — artifact changed mid-review; reject + restart the round");
+    reasons.push("sha256 mismatch — the artifact changed since its packet, or the result did not copy the packet's artifact_sha256");
   }
   if (kind === "unparsed") {
     Object.assign(c, { parses: false, packet_id_match: false, sha256_match: false, satisfied: false, no_blockers: false });
