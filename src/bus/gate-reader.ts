@@ -539,7 +539,8 @@ function decisionProblem(decision: Decision, escalation: Escalation | undefined,
     return `decision chooses ${decision.choice}, which the escalation does not offer (${escalation.options.join(", ")})`;
   const t = parseIsoTime(decision.at);
   if (decision.escalation_sha256 !== undefined) {
-    if (escalationSha !== null && decision.escalation_sha256 !== escalationSha)
+    // hex in either case, as the schema allows (a tool may print its digests upper-case)
+    if (escalationSha !== null && decision.escalation_sha256.toLowerCase() !== escalationSha)
       return `decision answers escalation bytes ${decision.escalation_sha256}, not this round's (${escalationSha})`;
     // the bytes it names order it: its time need not (a writer's local time without a zone, say), unless it is ahead
     if (!("problem" in t) && t.ms > Date.now() + DECISION_SKEW_MS) return `decision dated ${decision.at}, in the future`;

@@ -23,7 +23,8 @@ export function deliveryRefusal(s: GateSnapshot, packet: PacketFrontMatter, resu
   if (attempt.delivery_key_sha256 === undefined || attempt.provider !== packet.reviewer_provider || attempt.packet_id !== packet.packet_id)
     return `${to}, but ${attemptName} is not a dispatch of it by its reviewer worker (no delivery key, or another reviewer or packet)`;
   const key = result.delivery_key;
-  if (typeof key === "string" && sha256Hex(key) === attempt.delivery_key_sha256) return null;
+  // the schema allows hex in either case; sha256Hex writes it lower-case
+  if (typeof key === "string" && sha256Hex(key) === attempt.delivery_key_sha256.toLowerCase()) return null;
   return `${to}: this result is not the answer of the worker that recorded ${attemptName} (its delivery key is missing or wrong)`;
 }
 
@@ -42,7 +43,7 @@ export function failureRefusal(s: ReviewSlots, packet: PacketFrontMatter, failur
   if (!attempt) return `round ${packet.round} went to a reviewer the bus dispatches, and no dispatch was recorded (${name})`;
   if (attempt.end_key_sha256 === undefined || attempt.provider !== packet.reviewer_provider || attempt.packet_id !== packet.packet_id)
     return `${name} is not a dispatch of this packet by its reviewer worker (no end key, or another reviewer or packet)`;
-  if (failure.end_key !== undefined && sha256Hex(failure.end_key) === attempt.end_key_sha256) return null;
+  if (failure.end_key !== undefined && sha256Hex(failure.end_key) === attempt.end_key_sha256.toLowerCase()) return null;
   return `not written by the worker that recorded ${name} (its end key is missing or wrong)`;
 }
 

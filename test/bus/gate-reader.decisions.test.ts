@@ -35,6 +35,8 @@ describe("decisions", () => {
     const { answers, escalationSha } = cappedGate();
     expect(answers({ ...decision(1, "force-pass"), escalation_sha256: escalationSha, at: inMinutes(2) })).toBe(true);
     expect(answers({ ...decision(1, "force-pass"), escalation_sha256: "e".repeat(64), at: inMinutes(0) })).toBe(false);
+    // the schema's pattern takes hex in either case: a foreign tool's upper-case digest names the same bytes
+    expect(answers({ ...decision(1, "force-pass"), escalation_sha256: escalationSha.toUpperCase(), at: inMinutes(0) })).toBe(true);
     // the bytes it names order it: a local time without a zone (Python's utcnow().isoformat()) does not refuse it
     const local = inMinutes(0).replace(/Z$/, "");
     expect(answers({ ...decision(1, "force-pass"), escalation_sha256: escalationSha, at: local })).toBe(true);
