@@ -122,7 +122,15 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   let mtime = 0;
   const problem = (file: string, reason: string, flags?: { fault?: true; blocks?: true }) =>
     snap.problems.push({ file, reason, mtimeMs: mtime, ...flags });
-  const take = <T>(name: string, stat: Stat, schema: z.ZodMiniType<T>, expect: (v: T) => boolean, put: (v: T) => void) => {
+  // what a file names that its place does not, each with the value its directory or name holds: the writer's fix
+  const placed = (v: { run_id: string; gate: string }, field?: string, named?: number, wanted?: number): string | null => {
+    const wrong: string[] = [];
+    if (v.run_id !== runId) wrong.push(`run_id ${v.run_id}, not ${runId}`);
+    if (v.gate !== gate) wrong.push(`gate ${v.gate}, not ${gate}`);
+    if (field !== undefined && named !== wanted) wrong.push(`${field} ${named}, not ${wanted} as its name says`);
+    return wrong.length ? `names another run, gate or round (${wrong.join("; ")})` : null;
+  };
+  const take = <T>(name: string, stat: Stat, schema: z.ZodMiniType<T>, misplaced: (v: T) => string | null, put: (v: T) => void) => {
     const file = inGate(dir, name);
     const { value, reason, fault } = parseOnce(
       stat,
@@ -130,11 +138,11 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       () => readJson(file, schema),
       (r) => !r.unread,
     );
+    const wrong = value === null ? null : misplaced(value);
     if (value === null) problem(name, reason ?? "invalid", fault ? { fault } : {});
-    else if (!expect(value)) problem(name, "names another run, gate or round");
+    else if (wrong !== null) problem(name, wrong);
     else put(value);
   };
-  const same = (v: { run_id: string; gate: string }) => v.run_id === runId && v.gate === gate;
   // a text the next packet embeds (memory, rebuttal) is read then: one that cannot be (not UTF-8) is a problem the
   // broker moves aside now, not a packet that can never be built
   const readableText = (name: string, stat: Stat) => {
@@ -216,12 +224,11 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       problem(name, `too large (${st.size} bytes > ${MAX_FILE_BYTES})`);
       continue;
     }
-    if (name === GATE_FILES.request) take(name, stat, Request, same, (v) => (snap.request = v));
-    else if (name === GATE_FILES.outcome) take(name, stat, Outcome, same, (v) => (snap.outcome = v));
+    if (name === GATE_FILES.request) take(name, stat, Request, placed, (v) => (snap.request = v));
+    else if (name === GATE_FILES.outcome) take(name, stat, Outcome, placed, (v) => (snap.outcome = v));
     else {
       if (!parsed) continue;
       const { kind, round, member } = parsed;
-      const atRound = (v: { round: number }) => v.round === round;
       // a quorum member's files go to its own slots (SPEC §26)
       const slots = member === null ? snap : slotsOf(snap, member);
       switch (kind) {
@@ -243,8 +250,8 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             (r) => r.read,
           );
           if (!front) problem(name, problems.join("; "), fault ? { fault } : {});
-          else if (front.round !== round || front.run_id !== runId || front.gate !== gate)
-            problem(name, "front matter names another run, gate or round");
+          else if (placed(front, "round", front.round, round) !== null)
+            problem(name, `front matter ${placed(front, "round", front.round, round)}`);
           else if (member !== null && (front.reviewer_provider !== member || !front.quorum))
             problem(name, `front matter is not a quorum packet for reviewer ${member}`);
           else if (member === null && front.quorum) problem(name, "a quorum packet must name its reviewer: packet-<n>.<provider>.md");
@@ -256,7 +263,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             name,
             stat,
             Attempt,
-            (v) => same(v) && atRound(v),
+            (v) => placed(v, "round", v.round, round),
             (v) => slots.attempts.set(round, v),
           );
           break;
@@ -271,7 +278,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             name,
             stat,
             Failure,
-            (v) => same(v) && atRound(v),
+            (v) => placed(v, "round", v.round, round),
             (v) => slots.failures.set(round, v),
           );
           break;
@@ -280,7 +287,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             name,
             stat,
             VerdictFile,
-            (v) => same(v) && atRound(v),
+            (v) => placed(v, "round", v.round, round),
             (v) => slots.verdicts.set(round, v),
           );
           break;
@@ -289,7 +296,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             name,
             stat,
             Resubmit,
-            (v) => same(v) && v.after_round === round,
+            (v) => placed(v, "after_round", v.after_round, round),
             () => snap.resubmits.add(round),
           );
           break;
@@ -298,7 +305,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             name,
             stat,
             Escalation,
-            (v) => same(v) && atRound(v),
+            (v) => placed(v, "round", v.round, round),
             (v) => snap.escalations.set(round, v),
           );
           break;
@@ -307,7 +314,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             name,
             stat,
             Decision,
-            (v) => same(v) && atRound(v),
+            (v) => placed(v, "round", v.round, round),
             (v) => snap.decisions.set(round, v),
           );
           break;

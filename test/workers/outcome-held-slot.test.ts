@@ -27,7 +27,9 @@ describe("an outcome slot held by another gate's outcome", () => {
     for (let pass = 0; pass < 3; pass++) await stepGate(loadContext(g.layout), run, GATE, { log, held });
     expect(lines.join("\n")).not.toMatch(/another broker/);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/outcome\.json holds an invalid file \(names another run, gate or round\).*moved to rejected\/ in ~\d+ s/);
+    expect(lines[0]).toMatch(
+      /outcome\.json holds an invalid file \(names another run, gate or round \(gate G-plan, not G-\w+\)\).*moved to rejected\/ in ~\d+ s/,
+    );
     expect(JSON.parse(readFileSync(g.file("outcome.json"), "utf8")).gate).toBe("G-plan");
 
     // its grace over (an old mtime, as cp -p keeps): moved aside with its reason, and the gate's own outcome again
