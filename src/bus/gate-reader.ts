@@ -34,12 +34,18 @@ import { largest } from "../core/extremes.js";
 import { offers, openRound } from "../core/gate-queries.js";
 import { before, parseIsoTime } from "../core/iso-time.js";
 
+/** A refused read of a gate file, naming it as every reason does: by its name, not this machine's path to it (the reason
+ * is recorded beside the moved file and shown by status, on every machine sharing the tree). */
+function readRefusal(error: unknown, file: string): string {
+  return (error as Error).message.split(file).join(path.basename(file));
+}
+
 function readJson<T>(file: string, schema: z.ZodMiniType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
   let text: string;
   try {
     text = readTextBounded(file, { max: MAX_FILE_BYTES });
   } catch (error) {
-    return { value: null, reason: `unreadable: ${(error as Error).message}`, unread: true, ...faultFlag(error) };
+    return { value: null, reason: `unreadable: ${readRefusal(error, file)}`, unread: true, ...faultFlag(error) };
   }
   // the one answer parser: a decision with a repeated key, or nesting zod would recurse into, is refused
   const json = parseJsonAnswer(text);
@@ -244,7 +250,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
                 const unbound = front && embeddingProblem(front, body);
                 return unbound ? { front: null, problems: [unbound], read: true } : { front, problems, read: true };
               } catch (error) {
-                return { front: null, problems: [`unreadable: ${(error as Error).message}`], read: false, ...faultFlag(error) };
+                return { front: null, problems: [`unreadable: ${readRefusal(error, file)}`], read: false, ...faultFlag(error) };
               }
             },
             (r) => r.read,
@@ -613,7 +619,7 @@ function textReadProblem(file: string): { reason: string | null; fault?: true } 
     readTextBounded(file, { max: MAX_FILE_BYTES });
     return { reason: null };
   } catch (error) {
-    return { reason: (error as Error).message, ...faultFlag(error) };
+    return { reason: readRefusal(error, file), ...faultFlag(error) };
   }
 }
 

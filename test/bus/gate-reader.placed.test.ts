@@ -21,4 +21,16 @@ describe("a file in another file's place", () => {
       `names another run, gate or round (run_id elsewhere, not ${run}; gate G-plan, not ${GATE}; round 3, not 1 as its name says)`,
     );
   });
+
+  it("a file it cannot read is named by its name in the reason, never by this machine's path to it", async () => {
+    const run = "unreadable";
+    const { layout, file } = await gateWithPacket(run);
+    writeFileSync(file("rebuttal-1.md"), Buffer.from([0x6f, 0x6b, 0xff, 0xfe]));
+    writeFileSync(file("decision-1.json"), Buffer.from([0x7b, 0xff, 0x7d]));
+    writeFileSync(file("packet-2.md"), Buffer.from([0x2d, 0xff]));
+    const reasons = Object.fromEntries(readGate(layout, run, GATE).problems.map((p) => [p.file, p.reason]));
+    expect(reasons["rebuttal-1.md"]).toBe("rebuttal-1.md: not valid UTF-8 text");
+    expect(reasons["decision-1.json"]).toBe("unreadable: decision-1.json: not valid UTF-8 text");
+    expect(reasons["packet-2.md"]).toBe("unreadable: packet-2.md: not valid UTF-8 text");
+  });
 });
