@@ -61,7 +61,16 @@ export const UNPROVEN_END_OPTIONS: DecisionChoice[] = ["retry", "rework"];
 export function resultRefusal(s: GateSnapshot, round: number): string | null {
   const R = openRound(s);
   if (s.outcome) return "the gate already has its outcome";
-  if (!s.packets.has(round)) return `no ${slotFile("packet", round, s.member)} was issued`;
+  if (!s.packets.has(round)) {
+    // the plain name in a quorum round: each member answers under its own name (SPEC §26)
+    const members = s.member === null ? [...s.members].filter(([, m]) => m.packets.has(round)).map(([id]) => id) : [];
+    if (members.length)
+      return (
+        `no ${slotFile("packet", round, null)} was issued: round ${round} is a quorum round, whose members answer as ` +
+        members.map((id) => slotFile("result", round, id)).join(", ")
+      );
+    return `no ${slotFile("packet", round, s.member)} was issued`;
+  }
   if (round !== R) return `late: round ${round} is closed, the open round is ${R}`;
   const unbound = s.brokenSeals.get(round);
   if (unbound !== undefined) return `round ${round} was verified already and can take no other result (${unbound})`;

@@ -1,6 +1,6 @@
 // The keys that bind a round to its reviewer worker are compared as the schema spells them: hex in either case.
 import { describe, expect, it } from "vitest";
-import { deliveryRefusal, failureRefusal } from "../../src/core/result-slot.js";
+import { deliveryRefusal, failureRefusal, resultRefusal } from "../../src/core/result-slot.js";
 import { sha256Hex } from "../../src/core/sha.js";
 import { DELIVERY_KEY, failure, gate } from "../helpers/snapshots.js";
 
@@ -15,5 +15,16 @@ describe("a dispatch's keys", () => {
     expect(deliveryRefusal(g.s, packet, { delivery_key: "x" })).toMatch(/delivery key is missing or wrong/);
     expect(failureRefusal(g.s, packet, { ...failure(1, "malformed"), end_key: end })).toBeNull();
     expect(failureRefusal(g.s, packet, { ...failure(1, "malformed"), end_key: "x" })).toMatch(/end key is missing or wrong/);
+  });
+});
+
+describe("a result under the plain name in a quorum round", () => {
+  it("is refused with the names its members answer under", () => {
+    const rule = { need: 2, of: 2 };
+    const g = gate().memberPacket(1, "exa", "openai", rule).memberPacket(1, "exb", "google", rule);
+    expect(resultRefusal(g.s, 1)).toBe(
+      "no packet-1.md was issued: round 1 is a quorum round, whose members answer as result-1.exa.json, result-1.exb.json",
+    );
+    expect(resultRefusal(gate().packet(1).s, 2)).toBe("no packet-2.md was issued");
   });
 });
