@@ -255,9 +255,9 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             },
             (r) => r.read,
           );
+          const elsewhere = front && placed(front, "round", front.round, round);
           if (!front) problem(name, problems.join("; "), fault ? { fault } : {});
-          else if (placed(front, "round", front.round, round) !== null)
-            problem(name, `front matter ${placed(front, "round", front.round, round)}`);
+          else if (elsewhere) problem(name, `front matter ${elsewhere}`);
           else if (member !== null && (front.reviewer_provider !== member || !front.quorum))
             problem(name, `front matter is not a quorum packet for reviewer ${member}`);
           else if (member === null && front.quorum) problem(name, "a quorum packet must name its reviewer: packet-<n>.<provider>.md");
