@@ -2,7 +2,7 @@
 // exit code a script can test. The CLI only prints what this returns.
 import type { BusContext } from "../bus/context.js";
 import { currentGates, type GateListing, listGates } from "../bus/gate-list.js";
-import { gatePolicy, lastVerdictRound, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
+import { capInForce, lastVerdictRound, openRound, roundPackets } from "../core/gate-queries.js";
 import type { NextStep } from "../core/next-step.js";
 import type { Reverification } from "../core/reverify.js";
 import type { ReviewBrokerOutput } from "../core/status.js";
@@ -47,7 +47,7 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
     rejected: gateReads(ctx, v.snapshot).rejected(), // scrubbed: a reason may quote a key
     problems: v.snapshot.problems,
     ...(check ? { verify: check } : {}),
-    cap: roundPacket(v.snapshot, openRound(v.snapshot))?.cap ?? gatePolicy(v.snapshot, ctx.settings).cap,
+    cap: capInForce(v.snapshot, ctx.settings),
     reviewer_model:
       v.snapshot.verdicts.get(openRound(v.snapshot))?.reviewer_model ??
       (roundPackets(v.snapshot, openRound(v.snapshot))

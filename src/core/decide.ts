@@ -5,7 +5,7 @@ import type { DecisionChoice, EscalationReason, PacketFrontMatter, QuorumRule, S
 import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
 import type { GateSnapshot } from "./snapshot.js";
-import { contestRefusal, gatePolicy, offers, openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import { contestRefusal, effectiveCap, gatePolicy, offers, openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import type { QuorumJudgement } from "./quorum.js";
 import { stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
@@ -81,16 +81,6 @@ function act(action: Action, detail: string): GateDecision {
 }
 function wait(state: GateStateName, round: number, detail: string): GateDecision {
   return { state, round, action: null, detail };
-}
-
-/** Cap in force: the resolved cap plus every human extension so far. */
-export function effectiveCap(snapshot: GateSnapshot, policy: ResolvedPolicy): number {
-  let cap = policy.cap;
-  for (const [round, d] of snapshot.decisions) {
-    // Only an extension that answers an escalation offering it counts; an ignored decision must change nothing.
-    if (d.choice === "extend-cap" && validDecision(snapshot, round)) cap += d.extend_by ?? 1;
-  }
-  return cap;
 }
 
 function consecutiveRestarts(snapshot: GateSnapshot, round: number): number {

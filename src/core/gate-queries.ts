@@ -103,3 +103,18 @@ export function contestRefusal(s: GateSnapshot, round: number, policy: Pick<Reso
 export function foreignGraceMs(settings: Settings): number {
   return settings.foreign_grace_ms ?? FOREIGN_GRACE_MS;
 }
+
+/** Cap in force: the resolved cap plus every human extension so far (what decide() ends a gate at). */
+export function effectiveCap(snapshot: GateSnapshot, policy: ResolvedPolicy): number {
+  let cap = policy.cap;
+  for (const [round, d] of snapshot.decisions) {
+    // Only an extension that answers an escalation offering it counts; an ignored decision must change nothing.
+    if (d.choice === "extend-cap" && validDecision(snapshot, round)) cap += d.extend_by ?? 1;
+  }
+  return cap;
+}
+
+/** The cap a gate's round counts against, as every face shows it: extensions count at once, not from the next packet. */
+export function capInForce(s: GateSnapshot, settings: Settings): number {
+  return effectiveCap(s, gatePolicy(s, settings));
+}

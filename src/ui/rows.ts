@@ -2,7 +2,7 @@
 import path from "node:path";
 import type { BusContext } from "../bus/context.js";
 import { viewGate } from "../commands/gate-view.js";
-import { gatePolicy, openRound } from "../core/gate-queries.js";
+import { capInForce, openRound } from "../core/gate-queries.js";
 import { safeStrings } from "../core/terminal-safe.js";
 
 export interface GateRow {
@@ -48,7 +48,7 @@ function rowOf(
     status: output.status,
     state: output.state,
     round: output.rounds,
-    cap: packet?.cap ?? gatePolicy(s, ctx.settings).cap,
+    cap: capInForce(s, ctx.settings),
     reviewer: output.reviewer_host ?? "-",
     model: verdict?.reviewer_model ?? packet?.reviewer_model ?? "-",
     family: verdict?.reviewer_family ?? packet?.reviewer_family ?? "-",

@@ -7,6 +7,8 @@ import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
 import { decideEscalation, rebut, respond, resubmit } from "../../src/commands/author.js";
 import { requestReview } from "../../src/commands/review.js";
+import { statusRow } from "../../src/commands/status.js";
+import { gateRow } from "../../src/ui/rows.js";
 import { refusing } from "../../src/commands/answer.js";
 import { Decision } from "../../src/spec/schemas.js";
 import { tempRoot } from "../helpers/tmp.js";
@@ -146,6 +148,9 @@ describe("the round the person read", () => {
       ok: true,
     });
     await step();
+    // the extension counts at once on every face, not from the next packet (status read 1/1 until then)
+    expect(statusRow(ctx(), run, GATE)).toMatchObject({ state: "awaiting_author", rounds: 1, cap: 2 });
+    expect(gateRow(ctx(), run, GATE).row).toMatchObject({ round: 1, cap: 2 });
     expect(await resubmit(ctx(), run, GATE, 1)).toMatchObject({ ok: true, round: 1 });
     await step(); // round 2, for the manual reviewer
     expect(existsSync(file("packet-2.md"))).toBe(true);

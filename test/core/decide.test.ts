@@ -1,6 +1,7 @@
 // The round loop (decide) step by step, on hand-built snapshots: no filesystem.
 import { describe, expect, it } from "vitest";
-import { decide, effectiveCap, waitExitCode } from "../../src/core/decide.js";
+import { decide, waitExitCode } from "../../src/core/decide.js";
+import { effectiveCap } from "../../src/core/gate-queries.js";
 import { failReasons, verdictPasses } from "../../src/core/verdict-pass.js";
 import { MAX_LISTED_FINDINGS } from "../../src/core/findings.js";
 import { contestRefusal } from "../../src/core/gate-queries.js";
