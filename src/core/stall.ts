@@ -38,7 +38,10 @@ export function judgedChain(s: GateSnapshot, R: number): number[] {
 
 /**
  * What a round's verdicts say, together: a quorum round's blocking keys are every member's (merged, §26), its score
- * the lowest; it parsed and matched the bytes only when every member's verdict did. null before any verdict.
+ * the lowest; it matched the bytes only when every member's verdict did. It was judged (`parses`) when a verdict
+ * blocks — the round failed on it and the author was handed its findings, whatever the other members did (§26 rule
+ * 2) — or when every member has a verdict and each parses. A score only when every member has one: the lowest of
+ * some members' is not the round's. null before any verdict.
  */
 export function roundJudgement(
   s: GateSnapshot,
@@ -47,13 +50,15 @@ export function roundJudgement(
   const verdicts = roundVerdicts(s, round);
   if (!verdicts.length) return null;
   const scores = verdicts.map((v) => (v.score_gate?.available && v.score_gate.score !== null ? v.score_gate.score : null));
-  // a member that ended without a verdict leaves the round unjudged as a whole
   const whole = s.verdicts.has(round) || verdicts.length === roundMembers(s, round).length;
+  const blocks = verdicts.some(
+    ({ gate_pass: { conditions: c }, rulings }) => c.parses && c.packet_id_match && (!c.no_blockers || rulings?.upheld),
+  );
   return {
-    parses: whole && verdicts.every((v) => v.gate_pass.conditions.parses),
+    parses: blocks || (whole && verdicts.every((v) => v.gate_pass.conditions.parses)),
     shaMatch: verdicts.every((v) => v.gate_pass.conditions.sha256_match),
     blockingKeys: [...new Set(verdicts.flatMap((v) => v.blocking_keys ?? []))].sort(),
-    score: scores.includes(null) ? null : smallest(scores as number[]),
+    score: !whole || scores.includes(null) ? null : smallest(scores as number[]),
   };
 }
 

@@ -230,6 +230,55 @@ describe("decide: a quorum round", () => {
     const step = planStep(g.s, brokerInput(ctx, results, null));
     expect(step.type === "write" && Escalation.parse(JSON.parse(step.text)).stall!.findings).toEqual([{ title: "no rollback." }]);
   });
+
+  // A blocker fails the round whatever the other members did (rule 2): the author was handed those findings, so the
+  // round is judged for stall detection even when a member ended without a verdict.
+  it.each(["unavailable", "malformed", "no_verdict"] as const)(
+    "a member repeating its blockers while another keeps ending %s is a stall, not a loop to the cap",
+    (ending) => {
+      const keys = { blocking_keys: ["k1"] };
+      const g = issued()
+        .memberVerdict(1, "codex", "blockers", keys)
+        .memberFailure(1, "gem", ending)
+        .resubmit(1)
+        .memberPacket(2, "codex", "openai", TWO_OF_TWO, { counted_round: 2, artifact_sha256: SHA_B })
+        .memberPacket(2, "gem", "google", TWO_OF_TWO, { counted_round: 2, artifact_sha256: SHA_B })
+        .memberVerdict(2, "codex", "blockers", keys)
+        .memberFailure(2, "gem", ending);
+      const d = decide(g.s, quorumCtx(TWO_OF_TWO, { policy: { stallDetection: true } }));
+      expect(d.action).toMatchObject({ type: "escalation", reason: "stalled", stall: { pattern: "repeated_findings", rounds: [1, 2] } });
+    },
+  );
+
+  it("a member's lowest score is not the round's when another member ended without a verdict: no score regression from it", () => {
+    const scored = (score: number) => ({
+      score_gate: { available: true, positive: false, score, readiness: "almost" as const, reasons: [] },
+    });
+    let g = issued();
+    // round 1 whole (lowest 8), rounds 2 and 3 only codex scored (7, 6) with gem unavailable: not three whole rounds
+    g = g.memberVerdict(1, "codex", "blockers", { blocking_keys: ["a"], ...scored(9) }).memberVerdict(1, "gem", "pass", scored(8));
+    for (const [round, key, score] of [
+      [2, "b", 7],
+      [3, "c", 6],
+    ] as const) {
+      g = g
+        .resubmit(round - 1)
+        .memberPacket(round, "codex", "openai", TWO_OF_TWO, {
+          counted_round: round,
+          artifact_sha256: round === 2 ? SHA_B : SHA_A,
+          stop: "score",
+        })
+        .memberPacket(round, "gem", "google", TWO_OF_TWO, {
+          counted_round: round,
+          artifact_sha256: round === 2 ? SHA_B : SHA_A,
+          stop: "score",
+        })
+        .memberVerdict(round, "codex", "blockers", { blocking_keys: [key], ...scored(score) })
+        .memberFailure(round, "gem", "unavailable");
+    }
+    const d = decide(g.s, quorumCtx(TWO_OF_TWO, { policy: { stallDetection: true, stop: "score" } }));
+    expect(d).toMatchObject({ state: "awaiting_author", round: 3 });
+  });
 });
 
 /** The broker's input over an artifact at SHA_A: results from `results`, nothing else on disk. */
