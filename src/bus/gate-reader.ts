@@ -31,7 +31,7 @@ import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlot
 import { sealFile, slotFile } from "../core/slot-file.js";
 import { failureRefusal } from "../core/result-slot.js";
 import { largest } from "../core/extremes.js";
-import { offers, openRound } from "../core/gate-queries.js";
+import { offers, openRound, rebuttalRefusal } from "../core/gate-queries.js";
 import { before, parseIsoTime } from "../core/iso-time.js";
 
 /** A refused read of a gate file, naming it as every reason does: by its name, not this machine's path to it (the reason
@@ -404,6 +404,14 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   }
   bindVerdicts(snap, files, snap, null);
   for (const [member, slots] of snap.members) bindVerdicts(snap, files, slots, member);
+  // a rebuttal the round's own files say it can never take (medium, quorum, a ruling, nothing to contest)
+  for (const round of snap.rebuttals) {
+    const why = rebuttalRefusal(snap, round);
+    if (!why) continue;
+    snap.rebuttals.delete(round);
+    const file = `rebuttal-${round}.md`;
+    snap.problems.push({ file, reason: why, mtimeMs: listedStats.get(file)?.st.mtimeMs ?? 0 });
+  }
   const R = openRound(snap);
   settleResultOverFailure(snap, snap, null, R);
   for (const [member, slots] of snap.members) settleResultOverFailure(snap, slots, member, R);

@@ -83,12 +83,27 @@ export function offers(esc: Pick<Escalation, "options">, choice: DecisionChoice)
  * round's own difficulty when its packet records one), blocking findings to contest, and never a ruling (final).
  */
 export function contestRefusal(s: GateSnapshot, round: number, policy: Pick<ResolvedPolicy, "difficulty">): string | null {
-  const difficulty: Difficulty = roundPacket(s, round)?.difficulty ?? policy.difficulty;
-  if (difficulty === "medium") return "rebuttals need difficulty hard or nightmare; this gate runs at medium";
-  if (roundPacket(s, round)?.quorum) return "a quorum round's findings are not contested: revise the artifact and resubmit";
-  if (s.packets.get(round)?.restart_reason === "ruling")
+  return (
+    rebuttalRefusal(s, round, policy.difficulty) ?? (s.verdicts.has(round) ? null : `round ${round} has no blocking findings to contest`)
+  );
+}
+
+/**
+ * Why round `round`'s findings can never be contested (SPEC §21), or null when they may be, or when its files do not
+ * say yet (no packet, or no verdict). `difficulty`: the policy's, for a round whose packet records none; the reader
+ * has none to give. A `rebuttal-<n>.md` of such a round is invalid: the reader reports it, and the broker moves it
+ * aside with this reason, rather than ignoring it without a word.
+ */
+export function rebuttalRefusal(s: GateSnapshot, round: number, difficulty?: Difficulty): string | null {
+  const packet = roundPacket(s, round);
+  if ((packet?.difficulty ?? difficulty) === "medium") return "rebuttals need difficulty hard or nightmare; this gate runs at medium";
+  if (!packet) return null;
+  if (packet.quorum) return "a quorum round's findings are not contested: revise the artifact and resubmit";
+  if (packet.restart_reason === "ruling")
     return `round ${round} is the ruling on a rebuttal, and a ruling is final: revise the artifact and resubmit`;
-  const count = s.verdicts.get(round)?.blocking_count ?? 0;
+  const verdict = s.verdicts.get(round);
+  if (!verdict) return null;
+  const count = verdict.blocking_count ?? 0;
   if (!(count > 0)) return `round ${round} has no blocking findings to contest`;
   // a ruling packet lists each contested finding, and lists at most this many: the rest could never be ruled on
   if (count > MAX_LISTED_FINDINGS)

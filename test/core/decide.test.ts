@@ -4,7 +4,7 @@ import { decide, waitExitCode } from "../../src/core/decide.js";
 import { effectiveCap } from "../../src/core/gate-queries.js";
 import { failReasons, verdictPasses } from "../../src/core/verdict-pass.js";
 import { MAX_LISTED_FINDINGS } from "../../src/core/findings.js";
-import { contestRefusal } from "../../src/core/gate-queries.js";
+import { contestRefusal, rebuttalRefusal } from "../../src/core/gate-queries.js";
 import { packetId } from "../../src/core/packet.js";
 import { resolvePolicy } from "../../src/core/policy.js";
 import type { DecisionChoice } from "../../src/spec/schemas.js";
@@ -842,6 +842,31 @@ describe("decide: the debate (hard and nightmare)", () => {
     expect(decide(ruled.s, hard).action).toMatchObject({ type: "packet", round: 3, counted_round: 2, restart_reason: null });
     const nothing = gate().packet(1).verdict(1, "issues", { blocking_count: 0 }).rebuttal(1);
     expect(decide(nothing.s, hard)).toMatchObject({ state: "awaiting_author" });
+  });
+
+  it("a round whose own files say it can never be contested makes its rebuttal file invalid (the reader reports it)", () => {
+    const medium = gate().packet(1, { difficulty: "medium" }).verdict(1, "issues");
+    expect(rebuttalRefusal(medium.s, 1)).toBe("rebuttals need difficulty hard or nightmare; this gate runs at medium");
+    const ruling = gate()
+      .packet(1, { difficulty: "hard" })
+      .verdict(1, "issues")
+      .packet(2, { difficulty: "hard", counted_round: 1, restart_of: 1, restart_reason: "ruling" })
+      .verdict(2, "issues");
+    expect(rebuttalRefusal(ruling.s, 1)).toBeNull();
+    expect(rebuttalRefusal(ruling.s, 2)).toMatch(/round 2 is the ruling on a rebuttal, and a ruling is final/);
+    const nothing = gate().packet(1, { difficulty: "hard" }).verdict(1, "issues", { blocking_count: 0 });
+    expect(rebuttalRefusal(nothing.s, 1)).toBe("round 1 has no blocking findings to contest");
+    const many = gate()
+      .packet(1, { difficulty: "nightmare" })
+      .verdict(1, "issues", { blocking_count: MAX_LISTED_FINDINGS + 1 });
+    expect(rebuttalRefusal(many.s, 1)).toMatch(/more than a ruling round lists/);
+    const quorum = gate().memberPacket(1, "codex", "openai", { need: 1, of: 1 }, { difficulty: "hard" });
+    expect(rebuttalRefusal(quorum.s, 1)).toMatch(/a quorum round's findings are not contested/);
+    // what the files do not say yet is not judged: the verdict still to come, a round not issued, no recorded difficulty
+    expect(rebuttalRefusal(gate().packet(1, { difficulty: "hard" }).s, 1)).toBeNull();
+    expect(rebuttalRefusal(gate().packet(1, { difficulty: "hard" }).s, 2)).toBeNull();
+    expect(rebuttalRefusal(gate().packet(1).verdict(1, "issues").s, 1)).toBeNull();
+    expect(rebuttalRefusal(gate().packet(1).verdict(1, "issues").s, 1, "medium")).toMatch(/this gate runs at medium/);
   });
 
   it("a rebuttal of more findings than a ruling packet lists is ignored: the unlisted ones could never be ruled on", () => {

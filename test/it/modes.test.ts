@@ -36,9 +36,11 @@ function cliAsync(p: Project, args: string[]): Promise<{ code: number; stdout: s
 function setup(
   providers: Record<string, object>,
   kinds = ["broker", "verifier", "command"],
+  settings: object = {},
 ): Project & { workers: Map<string, ChildProcess> } {
   const p = makeProject();
   p.settings({
+    ...settings,
     providers: Object.fromEntries(
       Object.entries(providers).map(([id, plan]) => [id, scriptedProvider(p.root, id, "gpt-5-scripted", plan)]),
     ),
@@ -263,6 +265,29 @@ describe("difficulty hard: reviewer memory and the debate", () => {
       expect(trail).toContain("- author rebuttal: rebuttal-1.md");
       expect(trail).toContain("## Round 2 (ruling on round 1)");
       expect(trail).toContain("ruling: withdrawn — No rollback plan");
+    },
+    scaled(90_000),
+  );
+});
+
+describe("a rebuttal file dropped where the round can never take it", () => {
+  it(
+    "is moved aside with the reason, never ignored without a word: status and the trail say why",
+    async () => {
+      const p = setup({ gpt: { default: { do: "issues", findings: ["No rollback plan"] } } }, undefined, { foreign_grace_ms: 300 });
+      const r = p.cli(reviewArgs("m1"));
+      expect(r.code, r.stderr).toBe(3);
+      // `rebut` refuses at medium; a host (or a person) writes the file into the gate itself
+      writeFileSync(path.join(p.gateDir("m1", "G-plan"), "rebuttal-1.md"), "The rollback is section 3 of the runbook.\n");
+      await p.waitFor("m1", "G-plan", (f) => !f.includes("rebuttal-1.md"), "the rebuttal moved aside");
+      const why = "rebuttals need difficulty hard or nightmare; this gate runs at medium";
+      const status = p.cli(["status", "m1", "G-plan"]);
+      expect(status.stdout).toMatch(new RegExp(`rejected: rebuttal-1\\.md\\S* — ${why}`));
+      await p.waitFor("m1", "G-plan", () => gateText(p, "m1", "G-plan", "trail.md").includes(why), "the trail naming it");
+      expect(gateText(p, "m1", "G-plan", "trail.md")).toMatch(new RegExp(`- rejected/rebuttal-1\\.md\\S*: ${why}`));
+      // the gate still waits for the author, and no ruling round was issued
+      expect(p.status("m1", "G-plan")).toMatchObject({ state: "awaiting_author", round: 1 });
+      expect(p.files("m1", "G-plan")).not.toContain("packet-2.md");
     },
     scaled(90_000),
   );
