@@ -46,6 +46,19 @@ function onFirstUse<T extends z.ZodMiniType>(build: () => T, meta?: { title?: st
 export function described<T extends z.ZodMiniType>(schema: T, description: string): T {
   return withMeta(schema, { description });
 }
+/**
+ * A field that belongs to other values of its object's discriminator (`extend_by` only with `extend-cap`): present
+ * here, it makes the file invalid, by name. The generated JSON Schema says it too (the field's schema is `not: {}`).
+ */
+const belongsTo = (owner: string) => described(z.optional(z.never({ error: `belongs to ${owner} only` })), `only with ${owner}`);
+/** The objects keyed by one field (a discriminated union): a value no branch takes is named as an enum's would be. */
+const keyedBy = (values: readonly string[]) => ({
+  error: (issue: { code?: string }) =>
+    issue.code === "invalid_union" ? `Invalid option: expected one of ${values.map((v) => JSON.stringify(v)).join("|")}` : undefined,
+});
+/** Every value of `values` but `but`, as an enum (the other branch of a discriminated union). */
+const enumBut = <T extends string, U extends T>(values: readonly T[], but: readonly U[]) =>
+  z.enum(values.filter((v): v is Exclude<T, U> => !(but as readonly T[]).includes(v)) as [Exclude<T, U>, ...Exclude<T, U>[]]);
 const wholeNumbers = new Map<string, z.ZodMiniNumber>();
 /** A whole number, at least min and at most max when they are given (one shared instance per range). */
 export function wholeNumber(min?: number, max?: number): z.ZodMiniNumber {
@@ -507,31 +520,42 @@ export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "ret
 export type DecisionChoice = z.infer<typeof DecisionChoice>;
 
 export const Escalation = onFirstUse(
-  () =>
-    z.object({
+  () => {
+    const fields = <R extends z.ZodMiniType, S extends z.ZodMiniType>(reason: R, stall: S) => ({
       schema_version: z.literal("guild_bus.escalation.v1"),
       run_id: runId,
       gate,
       round: wholeNumber(0),
-      reason: EscalationReason,
+      reason,
       detail: z.string(),
       options: z.array(DecisionChoice),
-      stall: described(z.optional(StallEvidence), "reason stalled: the pattern and the rounds that show it"),
+      stall,
       at: isoTime,
-    }),
+    });
+    return z.discriminatedUnion(
+      "reason",
+      [
+        z.object(
+          fields(z.literal("stalled"), described(z.optional(StallEvidence), "reason stalled: the pattern and the rounds that show it")),
+        ),
+        z.object(fields(enumBut(EscalationReason.options, ["stalled"]), belongsTo('reason "stalled"'))),
+      ],
+      keyedBy(EscalationReason.options),
+    );
+  },
   { title: "review/<gate>/escalation-<n>.json" },
 );
 export type Escalation = z.infer<typeof Escalation>;
 
 export const Decision = onFirstUse(
-  () =>
-    z.object({
+  () => {
+    const fields = <C extends z.ZodMiniType, E extends z.ZodMiniType>(choice: C, extendBy: E) => ({
       schema_version: z.literal("guild_bus.decision.v1"),
       run_id: runId,
       gate,
       round: wholeNumber(0),
-      choice: DecisionChoice,
-      extend_by: z.optional(wholeNumber(1, MAX_EXTEND_BY)),
+      choice,
+      extend_by: extendBy,
       note: optionalString(),
       decided_by: optionalString(),
       escalation_sha256: described(
@@ -539,19 +563,28 @@ export const Decision = onFirstUse(
         "sha256 of the escalation-<n>.json bytes this answers: a decision naming none must be dated after it, never ahead of now",
       ),
       at: isoTime,
-    }),
+    });
+    return z.discriminatedUnion(
+      "choice",
+      [
+        z.object(fields(z.literal("extend-cap"), z.optional(wholeNumber(1, MAX_EXTEND_BY)))),
+        z.object(fields(enumBut(DecisionChoice.options, ["extend-cap"]), belongsTo('choice "extend-cap"'))),
+      ],
+      keyedBy(DecisionChoice.options),
+    );
+  },
   { title: "review/<gate>/decision-<n>.json" },
 );
 export type Decision = z.infer<typeof Decision>;
 
 export const OutcomeStatus = z.enum(["satisfied", "skipped", "force_passed", "rework", "stopped"]);
 export const Outcome = onFirstUse(
-  () =>
-    z.object({
+  () => {
+    const fields = <S extends z.ZodMiniType, A extends z.ZodMiniType, Q extends z.ZodMiniType>(status: S, satisfiedAt: A, quorum: Q) => ({
       schema_version: z.literal("guild_bus.outcome.v1"),
       run_id: runId,
       gate,
-      status: OutcomeStatus,
+      status,
       author_host: z.string(),
       author_family: Family,
       reviewer_host: nullableString(),
@@ -568,28 +601,43 @@ export const Outcome = onFirstUse(
       ),
       independence: z.nullable(Independence),
       rounds: wholeNumber(0),
-      satisfied_at_round: z.optional(round),
+      satisfied_at_round: satisfiedAt,
       final_round: wholeNumber(0),
       artifact_sha256: nullableString(),
       artifact_raw_sha256: described(
         z.optional(z.nullable(sha256Hex)),
         "sha256 of the artifact file's raw bytes at the outcome: an edit inside a redacted region is a change too",
       ),
-      quorum: described(
-        z.optional(
-          z.object({
-            need: wholeNumber(1),
-            of: wholeNumber(1),
-            families: z.optional(z.array(Family)),
-            members: z.array(z.object({ provider: z.string(), family: Family, model: nullableString() })),
-          }),
-        ),
-        "a satisfied quorum gate: the reviewers whose passes counted, one per family, all on artifact_sha256",
-      ),
+      quorum,
       reason: z.string(),
       trail_path: z.string(),
       at: isoTime,
-    }),
+    });
+    return z.discriminatedUnion(
+      "status",
+      [
+        z.object(
+          fields(
+            z.literal("satisfied"),
+            z.optional(round),
+            described(
+              z.optional(
+                z.object({
+                  need: wholeNumber(1),
+                  of: wholeNumber(1),
+                  families: z.optional(z.array(Family)),
+                  members: z.array(z.object({ provider: z.string(), family: Family, model: nullableString() })),
+                }),
+              ),
+              "a satisfied quorum gate: the reviewers whose passes counted, one per family, all on artifact_sha256",
+            ),
+          ),
+        ),
+        z.object(fields(enumBut(OutcomeStatus.options, ["satisfied"]), belongsTo('status "satisfied"'), belongsTo('status "satisfied"'))),
+      ],
+      keyedBy(OutcomeStatus.options),
+    );
+  },
   { title: "review/<gate>/outcome.json" },
 );
 export type Outcome = z.infer<typeof Outcome>;

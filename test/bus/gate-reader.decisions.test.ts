@@ -83,4 +83,13 @@ describe("decisions", () => {
     );
     expect(movesAside("broker", "decision-1.json")).toBe(true);
   });
+
+  it("one whose fields do not belong to its choice answers nothing: a rework naming an extension is refused, by name", () => {
+    const { answers, escalationSha, reason } = cappedGate();
+    expect(answers({ ...decision(1, "rework"), extend_by: 2, escalation_sha256: escalationSha, at: inMinutes(0) })).toBe(false);
+    expect(reason()).toMatch(/extend_by: belongs to choice "extend-cap" only/);
+    // a choice of no branch is named as an unknown choice, as before the schema had branches
+    expect(answers({ ...decision(1, "rework"), choice: "skip", escalation_sha256: escalationSha, at: inMinutes(0) })).toBe(false);
+    expect(reason()).toMatch(/choice: Invalid option: expected one of "force-pass"\|"extend-cap"\|/);
+  });
 });

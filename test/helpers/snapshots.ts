@@ -200,7 +200,7 @@ export function decision(round: number, choice: DecisionChoice, extendBy?: numbe
     ...(extendBy ? { extend_by: extendBy } : {}),
     ...(note ? { note } : {}),
     at: AT,
-  };
+  } as Decision; // any choice with any extension: a test may plant one the schema refuses
 }
 
 /** The key the reviewer worker of attempt() keeps: its results carry it (SPEC §15). */
@@ -240,7 +240,7 @@ export function outcome(status: Outcome["status"], finalRound: number, over: Par
     trail_path: `.guild/runs/${RUN}/review/${GATE}/trail.md`,
     at: AT,
     ...over,
-  };
+  } as Outcome; // `over` may plant what the schema refuses
 }
 
 /** A chainable builder over one snapshot. */
