@@ -12,6 +12,7 @@ import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
 import { lineSafe } from "../core/terminal-safe.js";
+import { modelSourceWords } from "../core/independence.js";
 import { type GateView, reverifyGate, viewGate } from "./gate-view.js";
 
 export interface CheckOptions {
@@ -119,12 +120,6 @@ function passedBy(o: Outcome): string {
   return o.status === "force_passed" ? "by a human decision" : `independence ${o.independence ?? "n/a"}${quorumWords(o)}`;
 }
 
-/** How a reviewer's model is known when it did not report it (the outcome's `identity_assurance` words). */
-const SOURCE_WORDS: Record<string, string> = {
-  requested: "the one requested, not reported by the reviewer (unverified)",
-  declared: "as the settings declare it, not reported by the reviewer (unverified)",
-};
-
 /**
  * "; reviewer model …" when the reviewer did not report its model itself (a command's declared model, a manual round's
  * word, a foreign result): "independence strong" rests on that word, and a CI reader should see whose word it is.
@@ -132,8 +127,7 @@ const SOURCE_WORDS: Record<string, string> = {
 function identityWords(o: Outcome): string {
   const known = o.identity_assurance;
   if (o.status !== "satisfied" || !known || known.split("; ").every((part) => /(^|: )reported$/.test(part))) return "";
-  const words = known.replace(/(^|: )(requested|declared)(?=;|$)/g, (_, at: string, how: string) => `${at}${SOURCE_WORDS[how]}`);
-  return `; reviewer model ${words}`;
+  return `; reviewer model ${modelSourceWords(known)}`;
 }
 
 /** Without --run, the newest run of each (gate, artifact): an older run of the same artifact is history, not the state. */

@@ -22,7 +22,7 @@ import { blockingItems, listedFindings } from "./findings.js";
 import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { sentShas } from "./sent-bytes.js";
 import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
-import { familyRelation } from "./independence.js";
+import { familyRelation, modelSourceWords } from "./independence.js";
 import { packetId, parsePacket, renderPacket } from "./packet.js";
 import { embeddedArtifact, type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { sha256Hex } from "./sha.js";
@@ -477,6 +477,7 @@ export function outcomeRecord(
   // Without a verdict no review was applied (e.g. force-pass after no_verdict): name no reviewer.
   const p = v ? s.packets.get(action.round) : undefined;
   const reviewerFamily = v?.reviewer_family ?? p?.reviewer_family ?? null;
+  const assurance = v ? identityAssurance(p!, input.reads.result(action.round)) : null;
   return Outcome.parse({
     schema_version: "guild_bus.outcome.v1",
     run_id: s.runId,
@@ -489,14 +490,14 @@ export function outcomeRecord(
     reviewer_family: reviewerFamily,
     family_relation: familyRelation(author.family, reviewerFamily),
     author_family_source: author.source,
-    identity_assurance: v ? identityAssurance(p!, input.reads.result(action.round)) : null,
+    identity_assurance: assurance,
     independence: action.independence ?? p?.independence ?? null,
     rounds: countedRounds(s),
     ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
     final_round: action.round,
     // a force-pass passes what its round sent; any other outcome binds the artifact as it is now
     ...(action.status === "force_passed" ? sentShas(roundPacket(s, action.round)!) : outcomeShas(artifact)),
-    reason: action.reason,
+    reason: action.namesModel && assurance ? `${action.reason}; reviewer model ${modelSourceWords(assurance)}` : action.reason,
     trail_path: input.trailPath,
     at: input.now,
   });

@@ -20,6 +20,8 @@ export type OutcomeAction = {
   independence?: "strong" | "weak";
   /** A satisfied quorum gate: the members whose passes counted (SPEC §26). */
   quorum?: QuorumJudgement["counted"];
+  /** The reason names the reviewer's model: the outcome adds where that name came from (its identity_assurance). */
+  namesModel?: true;
 };
 export type PacketAction = {
   type: "packet";
@@ -380,14 +382,16 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
           {
             type: "outcome",
             status: "satisfied",
+            // the model may be the result's or the settings' (requested, declared): the outcome says which
             reason:
-              `gate passed, but the reviewer reported ${verdict.reviewer_family}, ` +
+              `gate passed, but reviewer model ${JSON.stringify(verdict.reviewer_model)} is ${verdict.reviewer_family}, ` +
               (verdict.reviewer_family === P.author_family
                 ? "the author's family"
                 : "and the author's family cannot be told from request.json (see the trail)") +
               ": recorded as a weak review",
             round: R,
             independence: "weak",
+            namesModel: true,
           },
           "weak pass",
         );

@@ -56,3 +56,18 @@ export function reviewerRefusal(
     return `${family} is not ${P.reviewer_provider}'s family in the quorum round (${P.reviewer_family}): families must stay distinct`;
   return null;
 }
+
+/** How a reviewer model's name is known, by its `identity_assurance` word (outcome.json, SPEC §6). */
+const SOURCE_WORDS: Record<string, string> = {
+  reported: "reported by the reviewer",
+  requested: "the one requested, not reported by the reviewer (unverified)",
+  declared: "as the settings declare it, not reported by the reviewer (unverified)",
+};
+
+/**
+ * An outcome's `identity_assurance` in words (a quorum's names each member: `gem: reported; gpt: requested`): where
+ * the reviewer model it names came from. The one wording of `check`'s PASS line and the broker's weak-pass reason.
+ */
+export function modelSourceWords(assurance: string): string {
+  return assurance.replace(/(^|: )(reported|requested|declared)(?=;|$)/g, (_, at: string, how: string) => `${at}${SOURCE_WORDS[how]}`);
+}

@@ -1,7 +1,9 @@
 // The round loop (decide) step by step, on hand-built snapshots: no filesystem.
 import { describe, expect, it } from "vitest";
-import { decide, waitExitCode } from "../../src/core/decide.js";
+import { decide, type OutcomeAction, waitExitCode } from "../../src/core/decide.js";
 import { effectiveCap } from "../../src/core/gate-queries.js";
+import { type GateReads, outcomeRecord } from "../../src/core/broker-plan.js";
+import type { ArtifactState } from "../../src/core/artifact-view.js";
 import { failReasons, verdictPasses } from "../../src/core/verdict-pass.js";
 import { MAX_LISTED_FINDINGS } from "../../src/core/findings.js";
 import { contestRefusal, rebuttalRefusal } from "../../src/core/gate-queries.js";
@@ -176,6 +178,29 @@ describe("decide: verdicts (step 8)", () => {
     const a = decide(g.s, context()).action!;
     expect(a).toMatchObject({ type: "outcome", status: "satisfied", round: 1, independence: "weak" });
     expect(a.type === "outcome" && a.reason).toMatch(/anthropic, the author's family/);
+  });
+
+  it("the weak pass's outcome says where the model name came from: the reviewer's report, or the settings' word", () => {
+    const g = gate()
+      .packet(1, { reviewer_model: "claude-opus-4" })
+      .verdict(1, "pass", { independence_violation: true, reviewer_family: "anthropic", reviewer_model: "claude-opus-4" });
+    const action = decide(g.s, context()).action!;
+    expect(action.type).toBe("outcome");
+    const reason = (source: string) =>
+      outcomeRecord(g.s, action as OutcomeAction, { ok: true, sha: SHA_A, rawSha: SHA_A, text: "" } as ArtifactState, {
+        settings: {},
+        reads: { result: () => ({ reviewer_model_source: source }) } as unknown as GateReads,
+        now: AT,
+        trailPath: "trail.md",
+      }).reason;
+    // the result named no model: the verdict's is the packet's, requested from the settings, never "reported"
+    expect(reason("requested")).toBe(
+      'gate passed, but reviewer model "claude-opus-4" is anthropic, the author\'s family: recorded as a weak review; ' +
+        "reviewer model the one requested, not reported by the reviewer (unverified)",
+    );
+    expect(reason("declared")).toMatch(/; reviewer model as the settings declare it, not reported by the reviewer \(unverified\)$/);
+    expect(reason("reported")).toMatch(/; reviewer model reported by the reviewer$/);
+    expect(reason("requested")).not.toMatch(/the reviewer reported/);
   });
 
   it("pass by a reviewer of unknown family → escalation identity_unverified with retry|force-pass|rework", () => {
