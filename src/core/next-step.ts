@@ -140,10 +140,20 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   }
   // a quorum round waits on each of its reviewers: `up` runs those the bus dispatches, a process of its own the others
   // one that live reviewer workers say they run names them (and their machines): the one to look at is there
+  const slotsOf = (r: (typeof reviewers)[number]) => {
+    const member = packetMember(r);
+    return member === null ? s : s.members.get(member);
+  };
+  // a member whose result is in waits on the verifier, as a single reviewer's round would (`verifying`): while another
+  // member still reviews, that worker is named too (a quorum has no manual member, so no response to normalize)
   const servedBy = (r: (typeof reviewers)[number]) => workers?.servedBy?.(r.reviewer_adapter, r.reviewer_provider) ?? [];
-  const byBus = reviewers.filter((r) => dispatchedByBus(r.reviewer_adapter) && !servedBy(r).length);
-  const advertised = reviewers.filter((r) => dispatchedByBus(r.reviewer_adapter) && servedBy(r).length);
-  const outside = reviewers.filter((r) => !dispatchedByBus(r.reviewer_adapter));
+  const answered = reviewers.filter((r) => {
+    const slots = slotsOf(r);
+    return slots?.results.has(round) && !slots.verdicts.has(round) && !slots.failures.has(round) && !slots.brokenSeals.has(round);
+  });
+  const byBus = reviewers.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && !servedBy(r).length);
+  const advertised = reviewers.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && servedBy(r).length);
+  const outside = reviewers.filter((r) => !answered.includes(r) && !dispatchedByBus(r.reviewer_adapter));
   const parts = [
     ...advertised.map((r) => `${reviewerWords(r)}, run by ${servedByWords(r.reviewer_adapter, servedBy(r))}`),
     ...(byBus.length ? [`${byBus.map(reviewerWords).join(", ")}, run by \`guild-bus up\``] : []),
@@ -151,14 +161,15 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
       (r) =>
         `${reviewerWords(r)}, answered outside the bus (its own process writes ${gateDir}/${slotFile("result", round, packetMember(r))})`,
     ),
+    ...answered.map((r) => `${reviewerWords(r)}: result delivered, waiting for the verifier`),
   ];
   const waiting = { ...base, waiting_on: parts.join("; "), command: null };
   const unanswered = reviewers.filter((r) => {
-    const member = packetMember(r);
-    const slots = member === null ? s : s.members.get(member);
+    const slots = slotsOf(r);
     return dispatchedByBus(r.reviewer_adapter) && !slots?.results.has(round) && !slots?.failures.has(round);
   });
-  return withIdle(waiting, [...new Set(unanswered.map((r) => r.reviewer_adapter))], workers);
+  const kinds = [...unanswered.map((r) => r.reviewer_adapter), ...(answered.length ? ["verifier"] : [])];
+  return withIdle(waiting, [...new Set(kinds)], workers);
 }
 
 /**

@@ -93,6 +93,44 @@ describe("the next step's notes", () => {
   });
 });
 
+describe("a quorum round with one member still reviewing", () => {
+  const rule = { need: 2, of: 2 };
+  // codex still reviews; gem's result is in and waits for the verifier
+  const half = () => gate().memberPacket(1, "codex", "openai", rule).memberPacket(1, "gem", "google", rule).memberAttempt(1, "codex");
+  const delivered = () => {
+    const g = half();
+    g.s.members.get("gem")!.results.set(1, { mtimeMs: 1, size: 100, version: "test" });
+    return g;
+  };
+
+  it("names the verifier another member's result waits for, as a single reviewer's round does", () => {
+    const g = delivered();
+    const d = decide(g.s, context({ policy: { quorum: rule } }));
+    expect(d.state).toBe("dispatched");
+    const upNoVerifier: WorkerPresence = { running: (kind) => kind !== "verifier", supervisedFor: () => 60_000 };
+    expect(nextStep(g.s, d, "d", ARTIFACT, upNoVerifier)).toMatchObject({
+      waiting_on:
+        "reviewer codex (openai-model), run by `guild-bus up`; reviewer gem (google-model): result delivered, waiting for the " +
+        "verifier, but no verifier worker is running for this project (`guild-bus up` runs: its log says why)",
+      command: "guild-bus worker verifier",
+    });
+    const none: WorkerPresence = { running: () => false, supervisedFor: () => null };
+    expect(nextStep(g.s, d, "d", ARTIFACT, none)).toMatchObject({
+      waiting_on: expect.stringMatching(/, but no command or verifier worker is running for this project$/),
+      command: "guild-bus up",
+    });
+    // every worker runs: the plain wait
+    expect(nextStep(g.s, d, "d", ARTIFACT, { running: () => true, supervisedFor: () => 60_000 }).command).toBeNull();
+  });
+
+  it("a member whose result is verified waits on no verifier", () => {
+    const g = half().memberVerdict(1, "gem", "pass");
+    const d = decide(g.s, context({ policy: { quorum: rule } }));
+    const upNoVerifier: WorkerPresence = { running: (kind) => kind !== "verifier", supervisedFor: () => 60_000 };
+    expect(nextStep(g.s, d, "d", ARTIFACT, upNoVerifier)).toMatchObject({ command: null });
+  });
+});
+
 describe("a retried quorum round that must select more reviewers than it keeps", () => {
   const rule = { need: 2, of: 2 };
   // round 1 went out to codex only (the second family went away between two member packets) and escalated
