@@ -502,19 +502,39 @@ export const EscalationReason = z.enum([
 export type EscalationReason = z.infer<typeof EscalationReason>;
 export const StallPattern = z.enum(["repeated_findings", "unchanged_resubmit", "score_regression", "alternating_versions"]);
 export type StallPattern = z.infer<typeof StallPattern>;
-export const StallEvidence = onFirstUse(() =>
-  z.object({
-    pattern: StallPattern,
+export const StallEvidence = onFirstUse(() => {
+  const REPEATED = 'pattern "repeated_findings"';
+  const SHAS = 'pattern "unchanged_resubmit" or "alternating_versions"';
+  const REGRESSION = 'pattern "score_regression"';
+  const fields = <P extends z.ZodMiniType, F extends z.ZodMiniType, A extends z.ZodMiniType, S extends z.ZodMiniType>(
+    pattern: P,
+    findings: F,
+    shas: A,
+    scores: S,
+  ) => ({
+    pattern,
     since_round: described(wholeNumber(1), "the first round of the pattern"),
     rounds: described(z.array(wholeNumber(1)), "the rounds that show it, oldest first"),
-    findings: described(
-      z.optional(z.array(z.object({ title: z.string(), evidence: optionalString() }))),
-      "repeated_findings: the blocking findings raised again, as the reviewer wrote them (scrubbed)",
-    ),
-    artifact_sha256: described(z.optional(z.array(sha256Hex)), "the artifact bytes each round reviewed, and last the resubmitted ones"),
-    scores: described(z.optional(z.array(z.number())), "score_regression: the scores of the rounds, oldest first"),
-  }),
-);
+    findings,
+    artifact_sha256: shas,
+    scores,
+  });
+  const findings = described(
+    z.optional(z.array(z.object({ title: z.string(), evidence: optionalString() }))),
+    "repeated_findings: the blocking findings raised again, as the reviewer wrote them (scrubbed)",
+  );
+  const shas = described(z.optional(z.array(sha256Hex)), "the artifact bytes each round reviewed, and last the resubmitted ones");
+  const scores = described(z.optional(z.array(z.number())), "score_regression: the scores of the rounds, oldest first");
+  return z.discriminatedUnion(
+    "pattern",
+    [
+      z.object(fields(z.literal("repeated_findings"), findings, belongsTo(SHAS), belongsTo(REGRESSION))),
+      z.object(fields(z.enum(["unchanged_resubmit", "alternating_versions"]), belongsTo(REPEATED), shas, belongsTo(REGRESSION))),
+      z.object(fields(z.literal("score_regression"), belongsTo(REPEATED), belongsTo(SHAS), scores)),
+    ],
+    keyedBy(StallPattern.options),
+  );
+});
 export type StallEvidence = z.infer<typeof StallEvidence>;
 export const DecisionChoice = z.enum(["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"]);
 export type DecisionChoice = z.infer<typeof DecisionChoice>;
