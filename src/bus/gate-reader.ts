@@ -31,7 +31,7 @@ import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlot
 import { sealFile, slotFile } from "../core/slot-file.js";
 import { failureRefusal } from "../core/result-slot.js";
 import { largest } from "../core/extremes.js";
-import { offers, openRound, rebuttalRefusal } from "../core/gate-queries.js";
+import { EMPTY_REBUTTAL, offers, openRound, rebuttalRefusal } from "../core/gate-queries.js";
 import { before, parseIsoTime } from "../core/iso-time.js";
 
 /** A refused read of a gate file, naming it as every reason does: by its name, not this machine's path to it (the reason
@@ -151,12 +151,12 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   };
   // a text the next packet embeds (memory, rebuttal) is read then: one that cannot be (not UTF-8) is a problem the
   // broker moves aside now, not a packet that can never be built
-  const readableText = (name: string, stat: Stat) => {
+  const readableText = (name: string, stat: Stat, emptyReason?: string) => {
     const file = inGate(dir, name);
     const { reason, fault } = parseOnce(
       stat,
       file,
-      () => textReadProblem(file),
+      () => textReadProblem(file, emptyReason),
       (r) => !r.fault,
     );
     if (reason !== null) problem(name, reason, fault ? { fault } : {});
@@ -328,7 +328,8 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
           if (readableText(name, stat)) slots.memories.add(round);
           break;
         case "rebuttal":
-          if (readableText(name, stat)) snap.rebuttals.add(round);
+          // as `rebut` refuses one: an empty rebuttal would open a paid ruling round on nothing
+          if (readableText(name, stat, EMPTY_REBUTTAL)) snap.rebuttals.add(round);
           break;
       }
     }
@@ -622,10 +623,11 @@ function fileSha(
 }
 
 /** Why a gate text file cannot be read as bounded UTF-8 (null: it can), and whether the system failed the read. */
-function textReadProblem(file: string): { reason: string | null; fault?: true } {
+/** Why a text file cannot be read as text, or `emptyReason` when it holds nothing but white space. */
+function textReadProblem(file: string, emptyReason?: string): { reason: string | null; fault?: true } {
   try {
-    readTextBounded(file, { max: MAX_FILE_BYTES });
-    return { reason: null };
+    const text = readTextBounded(file, { max: MAX_FILE_BYTES });
+    return { reason: emptyReason !== undefined && !text.trim() ? emptyReason : null };
   } catch (error) {
     return { reason: readRefusal(error, file), ...faultFlag(error) };
   }

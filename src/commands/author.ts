@@ -4,7 +4,7 @@ import { busJson } from "../core/bus-json.js";
 import { type BusContext, contextForCommand } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
-import { contestRefusal, gatePolicy, offers, openRound, roundPacket } from "../core/gate-queries.js";
+import { contestRefusal, EMPTY_REBUTTAL, gatePolicy, offers, openRound, roundPacket } from "../core/gate-queries.js";
 import { changedSinceSent } from "../core/sent-bytes.js";
 import { hostKey } from "../core/host-name.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
@@ -94,7 +94,7 @@ async function rebutNow(ctx: BusContext, run: string, gate: string, text: string
       `the artifact changed since round ${round} was sent, and a rebuttal is ruled on round ${round}'s bytes only: ` +
         `resubmit the revised artifact (a full round), or restore round ${round}'s bytes to contest its findings`,
     );
-  if (!text.trim()) return refuse("the rebuttal is empty");
+  if (!text.trim()) return refuse(EMPTY_REBUTTAL);
   const conflict = await write(ctx, view, `rebuttal-${round}.md`, scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n"));
   return conflict ? refuse(conflict) : { ok: true, round };
 }

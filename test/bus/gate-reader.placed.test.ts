@@ -2,6 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readGate } from "../../src/bus/gate-reader.js";
+import { EMPTY_REBUTTAL } from "../../src/core/gate-queries.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 describe("a file in another file's place", () => {
@@ -32,5 +33,14 @@ describe("a file in another file's place", () => {
     expect(reasons["rebuttal-1.md"]).toBe("rebuttal-1.md: not valid UTF-8 text");
     expect(reasons["decision-1.json"]).toBe("unreadable: decision-1.json: not valid UTF-8 text");
     expect(reasons["packet-2.md"]).toBe("unreadable: packet-2.md: not valid UTF-8 text");
+  });
+
+  it("an empty rebuttal is refused with rebut's reason: it would open a paid ruling round on nothing", async () => {
+    const run = "empty-rebuttal";
+    const { layout, file } = await gateWithPacket(run);
+    writeFileSync(file("rebuttal-1.md"), " \n\t\n");
+    const s = readGate(layout, run, GATE);
+    expect(s.rebuttals.has(1)).toBe(false);
+    expect(s.problems).toContainEqual(expect.objectContaining({ file: "rebuttal-1.md", reason: EMPTY_REBUTTAL }));
   });
 });
