@@ -4,20 +4,21 @@ import { loadContext } from "./bus/context.js";
 import { Layout } from "./bus/layout.js";
 import type { Answer } from "./commands/answer.js";
 import { viewGate } from "./commands/gate-view.js";
-import { requestReview as deliverReviewRequest, type ReviewParams } from "./commands/review.js";
+import { requestReview as deliverReviewRequest, type Requested, type ReviewParams } from "./commands/review.js";
 import { classifyModel, type FamilyAliases } from "./core/family.js";
 import { evaluateGatePass, type GatePassInput } from "./core/gate-pass.js";
 import type { ReviewBrokerOutput } from "./core/status.js";
 import type { Family, GatePassReport } from "./spec/schemas.js";
 
-export type { Answer, Family, FamilyAliases, GatePassInput, GatePassReport, ReviewBrokerOutput, ReviewParams };
+export type { Answer, Family, FamilyAliases, GatePassInput, GatePassReport, Requested, ReviewBrokerOutput, ReviewParams };
 
 /**
  * Request a review of `params.artifact` (a path inside `root`) at gate `params.gate`, as `guild-bus review` does
  * without --wait: the request is written and the running workers (`guild-bus up`) take it from there. A request the
- * bus would refuse is answered `{ ok: false, error }` before anything is written. Resolves once both files are durable.
+ * bus would refuse is answered `{ ok: false, error }` before anything is written. Resolves once both files are durable;
+ * `idle` says when no broker runs for the project (nothing moves until one does).
  */
-export function requestReview(root: string, params: ReviewParams): Promise<Answer<{ runId: string; gate: string; warnings: string[] }>> {
+export function requestReview(root: string, params: ReviewParams): Promise<Answer<Requested>> {
   return deliverReviewRequest(new Layout(root), params);
 }
 

@@ -9,8 +9,6 @@ import { answered, ROOT_HELP } from "./errors.js";
 import { waitForGate } from "./follow.js";
 import { userPath } from "../bus/project-root.js";
 import { requestReview, type ReviewParams } from "../commands/review.js";
-import { workerRunning } from "../runtime/peers.js";
-import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { print } from "./safe-output.js";
 
@@ -59,19 +57,16 @@ export function register(program: Command): void {
       if (o.review && !["cross", "local", "off"].includes(o.review)) throw new Error(`--review must be cross, local or off`);
       if (o.risk && !["low", "medium", "high"].includes(o.risk)) throw new Error(`--risk must be low, medium or high`);
       if (o.timeout !== undefined && !o.wait) throw new Error("--timeout goes with --wait (it bounds the wait); nothing was requested");
-      const cap = o.cap;
-      if (cap !== undefined && cap > 10) print("stderr", `warning: --cap ${cap} will be clamped to 10\n`);
       const stop = o.stop === undefined ? undefined : StopPolicy.safeParse(o.stop).data;
       if (o.stop !== undefined && !stop) throw new Error("--stop must be verdict or score");
       const quorum = o.quorum === undefined ? undefined : parseQuorum(o.quorum);
       const difficulty = o.difficulty === undefined ? undefined : Difficulty.safeParse(o.difficulty).data;
       if (o.difficulty !== undefined && !difficulty) throw new Error("--difficulty must be medium, hard or nightmare");
-      const { runId, gate, warnings } = answered(
+      const { runId, gate, warnings, idle } = answered(
         await requestReview(layout, {
           ...o, // the request's own fields; the CLI's (wait, json, root, timeout) are not read
           artifact: userPath(o.root, process.cwd(), artifact),
           paths: o.paths?.map((p) => userPath(o.root, process.cwd(), p)),
-          cap,
           stop,
           difficulty,
           quorum,
@@ -81,9 +76,7 @@ export function register(program: Command): void {
       print("stderr", `requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);
       if (!o.wait) {
         // --wait prints the next step at once; without it, a first run before `up` must not look as if it moves
-        // an `up` that runs is starting its broker (`status` says when it gave one up)
-        if (!workerRunning(layout, "broker") && runningSupervisor(layout) === null)
-          print("stderr", "no broker worker is running for this project: nothing moves until `guild-bus up` runs\n");
+        if (idle) print("stderr", `${idle}\n`);
         print(
           "stdout",
           o.json ? JSON.stringify({ run_id: runId, gate, gate_dir: layout.rel(layout.gateDir(runId, gate)) }) + "\n" : `${runId}\n`,

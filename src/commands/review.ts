@@ -10,12 +10,14 @@ import { deliver } from "../bus/deliver.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings, settingsRefusal } from "../bus/settings.js";
-import { gateQuorum, pinnedReviewer, quorumRefusal, requestRefusal, reviewMode, unknownReviewer } from "../core/policy.js";
+import { gateQuorum, MAX_CAP, pinnedReviewer, quorumRefusal, requestRefusal, reviewMode, unknownReviewer } from "../core/policy.js";
 import { authorIdentity } from "../core/selection.js";
 import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { Difficulty, type QuorumRule, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
+import { AuthorName, Difficulty, type QuorumRule, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
+import { workerRunning } from "../runtime/peers.js";
+import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 
 const suffix = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 6);
@@ -70,14 +72,40 @@ function unredactedAtNightmare(layout: Layout, relPaths: string[], options: Scru
   });
 }
 
+/** What a face says after a request while no broker runs: nothing moves until one does. */
+function noBrokerNote(layout: Layout): string | null {
+  // an `up` that runs is starting its broker (`status` says when it gave one up)
+  if (workerRunning(layout, "broker") || runningSupervisor(layout) !== null) return null;
+  return "no broker worker is running for this project: nothing moves until `guild-bus up` runs";
+}
+
+export interface Requested {
+  runId: string;
+  gate: string;
+  warnings: string[];
+  /** No broker runs for the project (noBrokerNote), else null: a face that waits says so its own way. */
+  idle: string | null;
+}
+
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */
-export async function requestReview(layout: Layout, p: ReviewParams): Promise<Answer<{ runId: string; gate: string; warnings: string[] }>> {
+export async function requestReview(layout: Layout, p: ReviewParams): Promise<Answer<Requested>> {
   return refusing(() => deliverRequest(layout, p));
 }
 
-async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{ runId: string; gate: string; warnings: string[] }>> {
+async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<Requested>> {
   const gate = assertGate(p.gate);
   const runId = assertRunId(p.runId ?? newRunId());
+  // every face passes the number it was given: a cap is refused here, once, never clamped (that would change the ask)
+  if (p.cap !== undefined && !(Number.isInteger(p.cap) && p.cap >= 1 && p.cap <= MAX_CAP))
+    return refuse(
+      `cap refused: a gate's round cap is a whole number from 1 to ${MAX_CAP}, not ${p.cap}; nothing was requested — ` +
+        `ask for ${MAX_CAP} or fewer (a human adds rounds with extend-cap when the cap is hit)`,
+    );
+  // the host is shown and passed on as the model is: one rule for both names (a packet names them on one line)
+  const hostName = AuthorName.safeParse(p.author);
+  if (!hostName.success || !p.author.trim())
+    return refuse(`invalid input: author_host: ${hostName.error?.issues[0]?.message ?? "must be a non-blank string"}`);
+  const author = p.author.trim();
   const abs = layout.artifact(p.artifact);
   const { settings, problems, fault } = loadSettings(layout);
   if (fault) return refuse(`settings cannot be read for now (${fault}); nothing was requested — try again`);
@@ -104,7 +132,7 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   if (refusal) return refuse(`request refused: ${refusal}`);
   const exposed = difficulty === "nightmare" ? unredactedAtNightmare(layout, [layout.rel(abs), ...paths], scrubOptions(settings)) : [];
   const local = (p.review ?? settings.review) === "local" && !settings.weak_reviewer;
-  const { conflict } = authorIdentity({ author_host: p.author, author_model: p.authorModel }, settings);
+  const { conflict } = authorIdentity({ author_host: author, author_model: p.authorModel }, settings);
   const warnings = [
     ...(conflict ? [`author family unknown: ${conflict}; independence will be weak`] : []),
     ...(local
@@ -127,13 +155,13 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   const now = new Date().toISOString();
   const opts = { guildDir: layout.guild };
   // both records are validated before either is written
-  const run = RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: p.author });
+  const run = RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: author });
   const request = Request.parse({
     schema_version: "guild_bus.request.v1",
     run_id: runId,
     gate,
     artifact_path: layout.rel(abs),
-    author_host: p.author,
+    author_host: author,
     ...(p.authorHostSource ? { author_host_source: p.authorHostSource } : {}),
     ...(p.authorHostVersion ? { author_host_version: p.authorHostVersion } : {}),
     ...(p.authorModel?.trim() ? { author_model: p.authorModel.trim() } : {}),
@@ -167,7 +195,7 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<{
   if (r.status === "conflict")
     return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
   reopenRun(layout, runId); // a run listed as finished carries work again: running workers rescan it at once
-  return { ok: true, runId, gate, warnings };
+  return { ok: true, runId, gate, warnings, idle: noBrokerNote(layout) };
 }
 
 /** The first of these paths that exists as something other than a directory (a file), if any; a link is refused by

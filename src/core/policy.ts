@@ -73,6 +73,14 @@ export function requestRefusal(
   difficulty: Difficulty,
 ): string | null {
   for (const p of [...(request.artifact_path === undefined ? [] : [request.artifact_path]), ...(request.paths ?? [])]) {
+    const drive = /^[A-Za-z]:/.exec(p)?.[0];
+    // `c:notes.md` is a path on drive C (Windows reads it so), never a project path
+    if (drive)
+      return (
+        `path ${JSON.stringify(p)} starts with a drive letter (${drive}), so it is not a project path: ` +
+        `name it relative to the project root, without the drive (a file at the root whose own name starts with "${drive}" ` +
+        "must be renamed or moved into a folder)"
+      );
     if (!staysInside(p)) return `path ${JSON.stringify(p)} is not inside the project`;
     if (UNNAMEABLE.test(p))
       return `path ${JSON.stringify(p)} has a control, format, line-separator or backtick character: a packet cannot name it safely`;

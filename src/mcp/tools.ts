@@ -13,6 +13,7 @@ import { boundedFindingLines, roundFindings } from "../commands/findings.js";
 import { requestReview } from "../commands/review.js";
 import { gateStatuses, historyNote } from "../commands/status.js";
 import { nextStepLine } from "../core/next-step.js";
+import { MAX_CAP } from "../core/policy.js";
 import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { DecisionChoice, described, Difficulty, QuorumRule, StopPolicy, wholeNumber } from "../spec/schemas.js";
@@ -71,7 +72,8 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         author_host: described(z.optional(z.string()), "only for clients that send no name: the handshake's name wins"),
         reviewer: described(z.optional(z.string()), "auto (default) or a provider id to pin"),
         risk: z.optional(z.enum(["low", "medium", "high"])),
-        cap: described(z.optional(wholeNumber(1, 10)), "round cap"),
+        // the range is the command layer's to refuse, with the words every face gives
+        cap: described(z.optional(z.number()), `round cap: a whole number from 1 to ${MAX_CAP}`),
         stop: z.optional(StopPolicy),
         difficulty: z.optional(Difficulty),
         human_checkpoint: z.optional(z.boolean()),
@@ -83,6 +85,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       const author = authorOf(t, a.author_host);
       if (!author.ok) return failure(author.error);
       const host = author.host;
+      await t.workersStarted; // as wait: its "no broker" note is never said while this server's own `up` starts
       const answered = await requestReview(t.layout, {
         artifact: a.artifact,
         gate: a.gate,
@@ -100,7 +103,8 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         paths: a.paths,
       });
       if (!answered.ok) return failure(answered.error);
-      const { runId, gate, warnings } = answered;
+      const { runId, gate, idle } = answered;
+      const warnings = [...answered.warnings, ...(idle ? [idle] : [])];
       const text = [
         `requested: run ${runId}, gate ${gate} (author host ${host.name}, from ${host.source}).`,
         ...warnings.map((w) => `warning: ${w}`),

@@ -83,6 +83,14 @@ const oneLineName = patterned(
   new RegExp(`^${ONE_LINE}$`, "u"),
   "must be one line without control or format characters or outer spaces, at most 200 characters",
 );
+/**
+ * The author's host or model as a request names it (outer spaces, as hosts send them, are trimmed): copied into every
+ * packet and shown on one line, so bounded and printable. The request's author_model; `review` holds its host to it too.
+ */
+export const AuthorName = patterned(
+  new RegExp(`^[${SPACE}]*(?:${ONE_LINE})?[${SPACE}]*$`, "u"),
+  "must be one line without control or format characters, at most 200 characters",
+);
 /** A project path as a request names it: packets name it in backticks on one line (the broker refuses others). */
 const projectPath = patterned(
   new RegExp(`^[^${UNPRINTABLE}\`]*[^${SPACE}${UNPRINTABLE}\`][^${UNPRINTABLE}\`]*$`, "u"),
@@ -279,12 +287,7 @@ export const Request = onFirstUse(
       ),
       author_host_version: described(optionalString(), "the MCP client's version from the handshake"),
       // copied (trimmed) into every packet: bounded, so a packet cannot outgrow a gate file for a reason no retry changes
-      author_model: z.optional(
-        patterned(
-          new RegExp(`^[${SPACE}]*(?:${ONE_LINE})?[${SPACE}]*$`, "u"),
-          "must be one line without control or format characters, at most 200 characters",
-        ),
-      ),
+      author_model: z.optional(AuthorName),
       reviewer: described(z._default(z.string(), "auto"), "auto, or a provider id to pin"),
       review: z.optional(ReviewMode),
       risk: z.optional(z.enum(["low", "medium", "high"])),

@@ -97,7 +97,13 @@ describe("the npm package", () => {
         family: "openai",
         status: "satisfied",
         pass: false,
-        requested: { ok: true, runId: "lib-run", gate: "G-plan", warnings: [] },
+        requested: {
+          ok: true,
+          runId: "lib-run",
+          gate: "G-plan",
+          warnings: [],
+          idle: "no broker worker is running for this project: nothing moves until `guild-bus up` runs",
+        },
       });
       expect(readdirSync(path.join(demoRoot, ".guild", "runs", "lib-run", "review", "G-plan"))).toContain("request.json");
 

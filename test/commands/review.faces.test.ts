@@ -1,0 +1,98 @@
+// What `review` refuses or says, as the command layer rules it for every face (the CLI, the MCP `request_review`, the
+// console): a cap above the limit is refused (never clamped: that would change what was asked), the author's host is
+// held to the author model's rule, a drive-letter path is named as one, and a request while no broker runs says so.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Layout } from "../../src/bus/layout.js";
+import { requestReview } from "../../src/commands/review.js";
+import { MAX_CAP } from "../../src/core/policy.js";
+import { BIN } from "../helpers/bus.js";
+import { inMemoryMcp, textOf } from "../helpers/mcp-client.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+function project(): Layout {
+  const root = tempRoot();
+  mkdirSync(path.join(root, "docs"));
+  writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+  return new Layout(root);
+}
+
+const ask = (layout: Layout, more: Partial<Parameters<typeof requestReview>[1]> = {}) =>
+  requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude-code", reviewer: "manual", runId: "r1", ...more });
+
+function cli(layout: Layout, args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, "review", "docs/spec.md", "--gate", "G-spec", ...args], {
+    encoding: "utf8",
+    cwd: layout.root,
+    timeout: 60_000,
+  });
+  return { code: r.status, stderr: r.stderr };
+}
+
+const capRefusal = `cap refused: a gate's round cap is a whole number from 1 to ${MAX_CAP}, not 11; nothing was requested`;
+
+describe("review: one rule per input, in every face", () => {
+  it("refuses a cap above the limit, naming it, in the command layer, the CLI and the MCP tool alike; nothing is written", async () => {
+    const layout = project();
+    for (const cap of [MAX_CAP + 1, 0, 2.5])
+      expect(await ask(layout, { cap })).toEqual({ ok: false, error: expect.stringContaining(`from 1 to ${MAX_CAP}, not ${cap}`) });
+    const byCli = cli(layout, ["--author", "claude", "--run-id", "r1", "--cap", "11"]);
+    expect(byCli.code).toBe(1);
+    expect(byCli.stderr).toContain(capRefusal);
+    expect(byCli.stderr).not.toMatch(/clamped/);
+    const mcp = await inMemoryMcp(layout);
+    try {
+      const r = await mcp.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", cap: 11 });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain(capRefusal);
+    } finally {
+      await mcp.close();
+    }
+    expect(existsSync(layout.runs)).toBe(false);
+    expect(await ask(layout, { cap: MAX_CAP })).toMatchObject({ ok: true });
+    expect(JSON.parse(readFileSync(layout.gateFile("r1", "G-spec", "request.json"), "utf8"))).toMatchObject({ cap: MAX_CAP });
+  });
+
+  it("holds the author host to the author model's rule: one line without control characters, outer spaces trimmed", async () => {
+    const layout = project();
+    const rule = "must be one line without control or format characters, at most 200 characters";
+    for (const author of ["claude\u001b[2J", "claude\ncodex", "claude\u202e", "x".repeat(201)])
+      expect(await ask(layout, { author })).toEqual({ ok: false, error: `invalid input: author_host: ${rule}` });
+    expect(await ask(layout, { authorModel: "claude\u001b[2J" })).toEqual({ ok: false, error: `invalid input: author_model: ${rule}` });
+    const byCli = cli(layout, ["--author", "cla\u0007ude", "--run-id", "r1"]);
+    expect(byCli).toMatchObject({ code: 1, stderr: `guild-bus: invalid input: author_host: ${rule}\n` });
+    expect(existsSync(layout.runs)).toBe(false);
+    expect(await ask(layout, { author: " claude-code\n" })).toMatchObject({ ok: true });
+    expect(JSON.parse(readFileSync(layout.gateFile("r1", "G-spec", "request.json"), "utf8"))).toMatchObject({ author_host: "claude-code" });
+    expect(JSON.parse(readFileSync(layout.runMeta("r1"), "utf8"))).toMatchObject({ created_by: "claude-code" });
+  });
+
+  it("names a drive-letter path as one and says what to pass instead", async () => {
+    const layout = project();
+    writeFileSync(path.join(layout.root, "c:notes.md"), "# Notes\n"); // a legal name here, a drive path on Windows
+    for (const more of [{ artifact: "c:notes.md" }, { paths: ["c:notes.md"] }]) {
+      const r = await ask(layout, more);
+      expect(r).toEqual({ ok: false, error: expect.stringContaining('path "c:notes.md" starts with a drive letter (c:)') });
+      expect(!r.ok && r.error).toContain("name it relative to the project root, without the drive");
+      expect(!r.ok && r.error).not.toContain("not inside the project");
+    }
+  });
+
+  it("says that no broker runs, from the same function, in the CLI and the MCP tool", async () => {
+    const layout = project();
+    const idle = "no broker worker is running for this project: nothing moves until `guild-bus up` runs";
+    expect(await ask(layout)).toMatchObject({ ok: true, idle });
+    expect(cli(layout, ["--author", "claude", "--run-id", "r2"]).stderr).toContain(idle);
+    const mcp = await inMemoryMcp(layout);
+    try {
+      const r = await mcp.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", reviewer: "manual" });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(textOf(r)).toContain(`warning: ${idle}`);
+      expect(r.structuredContent!.warnings).toEqual([idle]);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
