@@ -29,8 +29,9 @@ disk. You drive it with the \`guild-bus\` MCP tools.
 2. \`request_review\` with \`artifact\` (its path), \`gate\`, and \`author_model\` (your exact model id). Keep the \`run_id\`.
 3. \`wait\` with the run id and gate. While it answers \`still_running\`, call \`wait\` again: a review can take minutes.
 4. When it stops:
-   - **needs you** (\`exit_code\` 3): call \`findings\`, fix *every* blocking finding in the file (or, at hard
-     difficulty, contest one you can show is wrong), then \`resubmit\` and go back to step 3.
+   - **needs you** (\`exit_code\` 3): call \`findings\`, fix *every* blocking finding in the file, then \`resubmit\`
+     and go back to step 3. At hard or nightmare difficulty you may instead \`rebut\` findings you can show are wrong
+     (once per round, the file unchanged), then go back to step 3.
    - **needs a human** (\`exit_code\` 4): tell the user what the escalation is and its options; call \`decide\` only
      with the option the user chose. force-pass is the user's own to run (\`guild-bus decide <run> <gate> force-pass\`
      in a terminal): never run it for them.

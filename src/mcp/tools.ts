@@ -6,7 +6,7 @@ import * as z from "zod/mini";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import type { Answer } from "../commands/answer.js";
-import { decideEscalation, resubmit, respond } from "../commands/author.js";
+import { decideEscalation, rebut, resubmit, respond } from "../commands/author.js";
 import { checkGates } from "../commands/check.js";
 import { hostLines, providerReport } from "../commands/providers.js";
 import { boundedFindingLines, roundFindings } from "../commands/findings.js";
@@ -202,6 +202,29 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     async (a) =>
       answer(await resubmit(loadContext(t.layout), a.run_id, a.gate, a.round), (r) => [
         `resubmitted after round ${r.round}; call wait next`,
+      ]),
+  );
+
+  server.registerTool(
+    "rebut",
+    {
+      title: "Contest a round's findings",
+      description:
+        "At difficulty hard or nightmare, instead of revising: argue against the waiting round's blocking findings, once per " +
+        "round, while the artifact still holds the bytes that round sent. The reviewer rules on each in a ruling round " +
+        "(final). Then call wait.",
+      inputSchema: {
+        ...runGate,
+        rebuttal: described(
+          z.string().check(z.maxLength(MAX_FILE_BYTES)),
+          "your argument about the findings; the reviewer sees it, labelled as yours",
+        ),
+        ...seenRound,
+      },
+    },
+    async (a) =>
+      answer(await rebut(loadContext(t.layout), a.run_id, a.gate, a.rebuttal, a.round), (r) => [
+        `rebuttal recorded for round ${r.round}; the reviewer rules on each contested finding next: call wait`,
       ]),
   );
 

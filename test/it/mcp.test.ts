@@ -54,7 +54,7 @@ describe("guild-bus mcp (SDK client)", () => {
     const { tools } = await s.client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect([...byName.keys()].sort()).toEqual(
-      ["check", "decide", "findings", "providers", "request_review", "respond", "resubmit", "status", "wait"].sort(),
+      ["check", "decide", "findings", "providers", "rebut", "request_review", "respond", "resubmit", "status", "wait"].sort(),
     );
     const review = byName.get("request_review")!.inputSchema as { properties: Record<string, unknown>; required?: string[] };
     expect(review.required?.sort()).toEqual(["artifact", "gate"]);
@@ -220,6 +220,41 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(p.readJson(run, "G-spec", "decision-1.json")).toMatchObject({ choice: "extend-cap", decided_by: "claude-code" });
     const ended = await waitUntilStopped(s, run);
     expect(ended.structuredContent).toMatchObject({ exit_code: 3 }); // more rounds: the author revises and resubmits
+  });
+
+  it("rebut contests a hard round's findings through the CLI's command: for the round read, once per round", async () => {
+    const p = project({
+      sequence: [
+        { do: "issues", findings: ["No latency target"] },
+        { do: "rule", withdraw: ["No latency target"] },
+      ],
+    });
+    const s = await open(p, "claude-code");
+    const asked = await s.call("request_review", {
+      artifact: "docs/spec.md",
+      gate: "G-spec",
+      author_model: "claude-opus-4-5",
+      difficulty: "hard",
+    });
+    const run = asked.structuredContent!.run_id as string;
+    expect((await waitUntilStopped(s, run)).structuredContent).toMatchObject({ exit_code: 3 });
+    const rebuttal = "The target is in the SLO document the spec links.";
+    const stale = await s.call("rebut", { run_id: run, gate: "G-spec", rebuttal, round: 2 });
+    expect(stale.isError).toBe(true);
+    expect(textOf(stale)).toMatch(/^this answers round 2, but .* is at round 1 now/);
+    const rebutted = await s.call("rebut", { run_id: run, gate: "G-spec", rebuttal, round: 1 });
+    expect(rebutted.isError, textOf(rebutted)).toBeFalsy();
+    expect(rebutted.structuredContent).toMatchObject({ round: 1 });
+    expect(textOf(rebutted)).toContain("call wait");
+    expect(readFileSync(path.join(p.root, ".guild", "runs", run, "review", "G-spec", "rebuttal-1.md"), "utf8")).toBe(`${rebuttal}\n`);
+    // a second one for the same round is refused, whether the ruling round has begun or not; the first is kept
+    const again = await s.call("rebut", { run_id: run, gate: "G-spec", rebuttal: "And another thing.", round: 1 });
+    expect(again.isError).toBe(true);
+    expect(readFileSync(path.join(p.root, ".guild", "runs", run, "review", "G-spec", "rebuttal-1.md"), "utf8")).toBe(`${rebuttal}\n`);
+    const ruled = await waitUntilStopped(s, run);
+    expect(received(p.root, "scripted")[1]).toMatch(/^restart_reason: ruling$/m);
+    expect(received(p.root, "scripted")[1]).toContain(rebuttal);
+    expect(ruled.structuredContent).toMatchObject({ exit_code: 0 }); // the one contested finding was withdrawn
   });
 
   it("respond from a client that gives no name is refused: it cannot be told from the gate's author", async () => {
