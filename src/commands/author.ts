@@ -13,7 +13,7 @@ import { resultRefusal } from "../core/result-slot.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
 import { readBounded } from "../bus/read-bounded.js";
-import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
+import { MAX_EXTEND_BY, MAX_FILE_BYTES, MAX_NOTE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
@@ -123,6 +123,13 @@ async function decideEscalationNow(
   // every face passes what it was given (a console form field is any text): the range is checked here, once
   if (d.extendBy !== undefined && !(Number.isInteger(d.extendBy) && d.extendBy >= 1 && d.extendBy <= MAX_EXTEND_BY))
     return refuse(`extend-cap takes a whole number of rounds from 1 to ${MAX_EXTEND_BY}, not ${d.extendBy}`);
+  const noteBytes = Buffer.byteLength(d.note ?? "");
+  if (noteBytes > MAX_NOTE_BYTES)
+    return refuse(
+      `the note is ${noteBytes} bytes; a decision's note holds at most ${MAX_NOTE_BYTES} bytes (${MAX_NOTE_BYTES / 1024} KiB), ` +
+        "as it goes whole into the trail and a continue note into the next packet: shorten it (long material belongs in a project file " +
+        "the artifact names); nothing was decided",
+    );
   const view = viewOf(ctx, run, gate);
   const stale = movedOn(view, view.decision.round, d.round);
   if (stale) return refuse(stale);

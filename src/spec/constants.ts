@@ -9,6 +9,12 @@ export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
 /** The wire name of a review result (SPEC §8). */
 export const RESULT_WIRE = "review_result.v1";
 
+/**
+ * The longest note a decision takes (UTF-8 bytes). A `continue` note goes into the next packet whole: a person's
+ * instruction never needs more, and a longer one could push the packet past MAX_FILE_BYTES. Refused, never cut.
+ */
+export const MAX_NOTE_BYTES = 64 * 1024;
+
 /** The most rounds one `decide … extend-cap N` adds. */
 export const MAX_EXTEND_BY = 5;
 

@@ -10,6 +10,7 @@ import { requestReview } from "../../src/commands/review.js";
 import { statusRow } from "../../src/commands/status.js";
 import { gateRow } from "../../src/ui/rows.js";
 import { refusing } from "../../src/commands/answer.js";
+import { MAX_NOTE_BYTES } from "../../src/spec/constants.js";
 import { Decision } from "../../src/spec/schemas.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -104,6 +105,36 @@ describe("decide: the note", () => {
     const note = Decision.parse(JSON.parse(readFileSync(file("decision-1.json"), "utf8"))).note!;
     expect(note).toMatch(/^rotate \[REDACTED/);
     expect(note).not.toContain("A1b2C3d4");
+  });
+});
+
+describe("decide: a note too long for a person's instruction", () => {
+  it("is refused on every face, naming the limit, never cut: a continue note goes whole into the next packet", async () => {
+    const { layout, file, dropResult } = await gateWithPacket("run1", { humanCheckpoint: true });
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(loadContext(layout), "run1", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), "run1", GATE);
+    expect(JSON.parse(readFileSync(file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "human_checkpoint" });
+    const refusal = (bytes: number) =>
+      `the note is ${bytes} bytes; a decision's note holds at most ${MAX_NOTE_BYTES} bytes (64 KiB), as it goes whole into the trail`;
+    const huge = "check the rollback first. ".repeat(160_000); // about 4 MiB, as a console form or an MCP call can send
+    const decide = (note: string, choice: "continue" | "rework" = "continue") =>
+      decideEscalation(loadContext(layout), "run1", GATE, { choice, note, decidedBy: "me" });
+    expect(await decide(huge)).toEqual({ ok: false, error: expect.stringContaining(refusal(huge.length)) });
+    // counted in bytes as written: 22,000 three-byte characters are over the limit
+    expect(await decide("€".repeat(22_000))).toEqual({ ok: false, error: expect.stringContaining(refusal(66_000)) });
+    const mcp = await inMemoryMcp(layout);
+    try {
+      const r = await mcp.call("decide", { run_id: "run1", gate: GATE, choice: "rework", note: huge });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain(refusal(huge.length));
+    } finally {
+      await mcp.close();
+    }
+    expect(existsSync(file("decision-1.json"))).toBe(false);
+    const longest = "x".repeat(MAX_NOTE_BYTES);
+    expect(await decide(longest)).toMatchObject({ ok: true });
+    expect(Decision.parse(JSON.parse(readFileSync(file("decision-1.json"), "utf8"))).note).toBe(longest);
   });
 });
 
