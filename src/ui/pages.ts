@@ -420,6 +420,10 @@ export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; tex
       </section>
       ${notice ? html`<p class="notice ${notice.ok ? "ok" : "error"}" role="status">${notice.text}</p>` : ""}
       <p id="stale" class="notice" hidden>This gate changed. <a href="${base}">Reload</a></p>
+      <p id="outdated" class="notice" hidden>
+        This page is out of date (the settings changed, or it missed updates): it reloads once you submit or clear what you typed, not
+        before. <a href="${base}">Reload now</a> (what you typed is lost)
+      </p>
       <section class="actions">${actionsHtml(p, t, base)}</section>
       ${
         t.before

@@ -1,10 +1,11 @@
 // The review console in a real browser (Debian's chromium driven by playwright-core) over real workers: the table
 // follows the files live, a review pasted in the page completes a gate, an escalation decided in the page resumes
-// one, hostile text stays text, and requests without the token, from another origin or for `../` are refused.
+// one, hostile text stays text, a review being typed outlives a reload, and requests without the token, from another
+// origin or for `../` are refused.
 // The screenshots in the README are taken here, only when GUILD_SCREENSHOTS=1: a capture is no assertion, and a
 // slow one on a loaded machine must not fail the suite or rewrite tracked files.
 import { createServer, type Server } from "node:http";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -163,6 +164,30 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     expect(await p.waitState("m1", "G-plan", ["done"])).toMatchObject({ status: "satisfied", independence: "strong" });
     expect(p.readJson("m1", "G-plan", "result-1.json")).toMatchObject({ reviewer_model: "gpt-5", normalized_from: "manual" });
     await waitText(page, "section.summary .status", /^satisfied$/); // the open page follows the gate
+  });
+
+  it("a review being typed outlives the page being told to reload (settings broken): held under a banner until cleared", async () => {
+    const p = makeProject();
+    p.write("docs/plan.md", PLAN);
+    ["broker", "manual"].forEach((k) => p.startWorker(k));
+    manualReview(p, "h1");
+    await p.waitFor("h1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
+    const ui = await startUi(p.root);
+    const page = await open(ui);
+    await page.goto(`${ui.origin}/gate/h1/G-plan`);
+    await page.waitForSelector("body[data-live='1']", { timeout: WAIT });
+    const typed = "## Findings\n\n- blocking: lane B has no rollback\n";
+    await page.fill("#respond textarea[name=review]", typed);
+    // the settings go wrong, then a gate appears: every open page is told to reload (into the problems)
+    writeFileSync(path.join(p.root, ".guild", "settings.json"), "{ broken");
+    const request = readFileSync(path.join(p.gateDir("h1", "G-plan"), "request.json"), "utf8").replaceAll('"h1"', '"h2"');
+    p.write(".guild/runs/h2/review/G-plan/request.json", request);
+    await page.waitForSelector("#outdated:not([hidden])", { timeout: WAIT });
+    expect(await page.inputValue("#respond textarea[name=review]")).toBe(typed);
+    expect(await page.getAttribute("body", "data-page")).toBe("gate");
+    // cleared, nothing is lost by the reload it was holding
+    await page.fill("#respond textarea[name=review]", "");
+    await page.waitForSelector("body[data-page='settings']", { timeout: WAIT });
   });
 
   it("an escalation decided in the page resumes the gate with exactly the options it offers; resubmit runs the next round", async () => {

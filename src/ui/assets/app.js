@@ -97,6 +97,19 @@ function fillRow(tr, row) {
 
 /** A form on its way: the gate changing because of it must not reload the page over the answer's navigation. */
 let submitting = false;
+/** A reload held while the person types: it happens once the forms are cleared (a submit navigates anyway). */
+let held = false;
+
+const typed = () => $$("form.act textarea, form.act input:not([type=hidden]):not([type=radio])").some((f) => f.value);
+
+/** Reload, unless that would wipe what the person is typing: then say so (the banner) and reload once it is cleared. */
+function reloadUnlessTyped(banner) {
+  if (submitting) return;
+  if (!typed()) return void location.reload();
+  held = true;
+  const b = $(banner);
+  if (b) b.hidden = false;
+}
 
 function onGate(e) {
   const key = e.kind === "row" ? `${e.row.run}/${e.row.gate}` : `${e.run}/${e.gate}`;
@@ -105,10 +118,7 @@ function onGate(e) {
   if (page === "settings") return void location.reload();
   if (page === "gate") {
     const summary = $("section.summary");
-    if (!summary || summary.dataset.key !== key || submitting) return;
-    const typing = $$("textarea, input:not([type=hidden]):not([type=radio])").some((f) => f.value);
-    if (typing) $("#stale").hidden = false;
-    else location.reload();
+    if (summary?.dataset.key === key) reloadUnlessTyped("#stale");
     return;
   }
   const tbody = $("#gates tbody");
@@ -141,7 +151,8 @@ function connect() {
     document.body.dataset.live = "1";
   });
   source.addEventListener("gate", (m) => onGate(JSON.parse(m.data)));
-  source.addEventListener("reload", () => submitting || location.reload());
+  // the page is older than the events kept, or the settings went wrong: never over a review being typed
+  source.addEventListener("reload", () => reloadUnlessTyped("#outdated"));
   source.addEventListener("error", () => {
     if (live) live.textContent = "reconnecting…";
     document.body.dataset.live = "0";
@@ -152,6 +163,7 @@ document.addEventListener("DOMContentLoaded", () => {
   showAges();
   setInterval(showAges, 30_000);
   document.addEventListener("submit", () => (submitting = true));
+  document.addEventListener("input", () => held && !submitting && !typed() && location.reload());
   $("input[name=q]")?.addEventListener("input", applyFilter);
   $("select[name=state]")?.addEventListener("change", applyFilter);
   connect();
