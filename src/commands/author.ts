@@ -75,8 +75,23 @@ async function resubmitNow(ctx: BusContext, run: string, gate: string, seen?: nu
   return conflict ? refuse(conflict) : { ok: true, round };
 }
 
+/**
+ * Text a person or the author hands on that goes whole into a packet, refused (never cut: that would change what it
+ * says) when it is longer than MAX_NOTE_BYTES.
+ */
+function tooLong(what: string, holder: string, text: string, goesInto: string): string | null {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= MAX_NOTE_BYTES) return null;
+  return (
+    `the ${what} is ${bytes} bytes; ${holder} holds at most ${MAX_NOTE_BYTES} bytes (${MAX_NOTE_BYTES / 1024} KiB), as it goes whole ` +
+    `into ${goesInto}: shorten it (long material belongs in a project file the artifact names)`
+  );
+}
+
 /** Contest the waiting round's findings, once (hard and nightmare): the reviewer rules on each next. */
 async function rebutNow(ctx: BusContext, run: string, gate: string, text: string, seen?: number): Promise<Answer<{ round: number }>> {
+  const long = tooLong("rebuttal", "a rebuttal", text, "the ruling round's packet");
+  if (long) return refuse(`${long}; nothing was written`);
   const view = viewOf(ctx, run, gate);
   const s = view.snapshot;
   const stale = movedOn(view, view.decision.round, seen);
@@ -123,13 +138,8 @@ async function decideEscalationNow(
   // every face passes what it was given (a console form field is any text): the range is checked here, once
   if (d.extendBy !== undefined && !(Number.isInteger(d.extendBy) && d.extendBy >= 1 && d.extendBy <= MAX_EXTEND_BY))
     return refuse(`extend-cap takes a whole number of rounds from 1 to ${MAX_EXTEND_BY}, not ${d.extendBy}`);
-  const noteBytes = Buffer.byteLength(d.note ?? "");
-  if (noteBytes > MAX_NOTE_BYTES)
-    return refuse(
-      `the note is ${noteBytes} bytes; a decision's note holds at most ${MAX_NOTE_BYTES} bytes (${MAX_NOTE_BYTES / 1024} KiB), ` +
-        "as it goes whole into the trail and a continue note into the next packet: shorten it (long material belongs in a project file " +
-        "the artifact names); nothing was decided",
-    );
+  const long = tooLong("note", "a decision's note", d.note ?? "", "the trail, and a continue note into the next packet");
+  if (long) return refuse(`${long}; nothing was decided`);
   const view = viewOf(ctx, run, gate);
   const stale = movedOn(view, view.decision.round, d.round);
   if (stale) return refuse(stale);

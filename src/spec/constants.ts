@@ -10,8 +10,9 @@ export const MAX_ARTIFACT_BYTES = 2 * 1024 * 1024;
 export const RESULT_WIRE = "review_result.v1";
 
 /**
- * The longest note a decision takes (UTF-8 bytes). A `continue` note goes into the next packet whole: a person's
- * instruction never needs more, and a longer one could push the packet past MAX_FILE_BYTES. Refused, never cut.
+ * The longest note a decision takes, and the longest rebuttal (UTF-8 bytes). A `continue` note and a rebuttal go
+ * into the next packet whole: an instruction or an argument never needs more, and a longer one could push the packet
+ * past MAX_FILE_BYTES. Refused, never cut.
  */
 export const MAX_NOTE_BYTES = 64 * 1024;
 

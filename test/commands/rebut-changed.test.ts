@@ -1,9 +1,11 @@
 // A rebuttal is ruled on the bytes of the round it contests (SPEC §21): once the artifact changed since that round was
-// sent, `rebut` refuses and says to resubmit; a rebuttal written before an edit gets a full round, never a ruling.
-import { readFileSync, writeFileSync } from "node:fs";
+// sent, `rebut` refuses and says to resubmit; a rebuttal written before an edit gets a full round, never a ruling. One
+// too long to pass on whole is refused.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { rebut } from "../../src/commands/author.js";
+import { MAX_NOTE_BYTES } from "../../src/spec/constants.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -40,5 +42,22 @@ describe("rebut: only on the bytes of the contested round", () => {
     expect(packet2).toMatch(/^counted_round: 2$/m);
     expect(packet2).not.toContain("Contested findings");
     expect(packet2).toContain("Admin endpoints skip authentication.");
+  });
+});
+
+describe("rebut: a rebuttal too long to pass on", () => {
+  it("is refused, naming the limit, never cut (it goes whole into the ruling packet); the longest allowed is written", async () => {
+    const { layout, file } = await blockedRound();
+    const long = "The finding does not hold. ".repeat(150_000); // about 4 MiB, as an MCP call or a file can send
+    expect(await rebut(loadContext(layout), RUN, GATE, long)).toEqual({
+      ok: false,
+      error:
+        `the rebuttal is ${long.length} bytes; a rebuttal holds at most ${MAX_NOTE_BYTES} bytes (64 KiB), as it goes whole into ` +
+        "the ruling round's packet: shorten it (long material belongs in a project file the artifact names); nothing was written",
+    });
+    expect(existsSync(file("rebuttal-1.md"))).toBe(false);
+    const longest = `${"x".repeat(MAX_NOTE_BYTES - 1)}\n`;
+    expect(await rebut(loadContext(layout), RUN, GATE, longest)).toEqual({ ok: true, round: 1 });
+    expect(readFileSync(file("rebuttal-1.md"), "utf8")).toBe(longest);
   });
 });
