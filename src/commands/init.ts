@@ -256,7 +256,7 @@ function claude(ws: Workspace, notes: string[]): void {
   );
 }
 
-const LOOP_TOOLS = ["request_review", "wait", "status", "findings", "resubmit", "providers", "check"];
+const LOOP_TOOLS = ["request_review", "wait", "status", "findings", "resubmit", "rebut", "providers", "check"];
 
 /** A TOML file as a table, or a refusal: init never writes a file codex would then load none of. */
 function tomlTable(text: string, rel: string, what: string): Record<string, unknown> {

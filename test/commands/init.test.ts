@@ -240,6 +240,17 @@ describe("guild-bus init", () => {
     expect(withContextSection(`mine\n${start}\nold\n${end}`)).toBe(`mine\n${withContextSection("")}`);
   });
 
+  it(".codex/config.toml approves the author's own loop tools (rebut as resubmit), never a person's (decide, respond)", async () => {
+    const root = tempRoot();
+    await init(root, ["codex"]);
+    const approved = [
+      ...read(root, ".codex/config.toml").matchAll(/^\[mcp_servers\.guild-bus\.tools\.([\w-]+)\]\napproval_mode = "approve"$/gm),
+    ];
+    expect(approved.map((m) => m[1]).sort()).toEqual(
+      ["check", "findings", "providers", "rebut", "request_review", "resubmit", "status", "wait"].sort(),
+    );
+  });
+
   it(".codex/config.toml declaring the server in any TOML spelling is left as it is (a second table is invalid TOML)", async () => {
     for (const declared of [
       "[mcp_servers.'guild-bus']\ncommand = \"x\"\n",
