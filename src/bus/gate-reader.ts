@@ -31,7 +31,8 @@ import { BUS_DIRS, emptySlots, emptySnapshot, type GateSnapshot, type ReviewSlot
 import { sealFile, slotFile } from "../core/slot-file.js";
 import { failureRefusal } from "../core/result-slot.js";
 import { largest } from "../core/extremes.js";
-import { EMPTY_REBUTTAL, offers, openRound, rebuttalRefusal } from "../core/gate-queries.js";
+import { offers, openRound, rebuttalRefusal } from "../core/gate-queries.js";
+import { decisionNoteProblem, rebuttalTextProblem } from "../core/person-text.js";
 import { before, parseIsoTime } from "../core/iso-time.js";
 
 /** A refused read of a gate file, naming it as every reason does: by its name, not this machine's path to it (the reason
@@ -151,12 +152,12 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   };
   // a text the next packet embeds (memory, rebuttal) is read then: one that cannot be (not UTF-8) is a problem the
   // broker moves aside now, not a packet that can never be built
-  const readableText = (name: string, stat: Stat, emptyReason?: string) => {
+  const readableText = (name: string, stat: Stat, judge?: (text: string) => string | null) => {
     const file = inGate(dir, name);
     const { reason, fault } = parseOnce(
       stat,
       file,
-      () => textReadProblem(file, emptyReason),
+      () => textReadProblem(file, judge),
       (r) => !r.fault,
     );
     if (reason !== null) problem(name, reason, fault ? { fault } : {});
@@ -328,8 +329,8 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
           if (readableText(name, stat)) slots.memories.add(round);
           break;
         case "rebuttal":
-          // as `rebut` refuses one: an empty rebuttal would open a paid ruling round on nothing
-          if (readableText(name, stat, EMPTY_REBUTTAL)) snap.rebuttals.add(round);
+          // as `rebut` refuses one: an empty rebuttal would open a paid ruling round on nothing, a long one swell its packet
+          if (readableText(name, stat, rebuttalTextProblem)) snap.rebuttals.add(round);
           break;
       }
     }
@@ -556,6 +557,9 @@ const DECISION_SKEW_MS = 5 * 60 * 1000;
  * clock would answer an escalation still to come).
  */
 function decisionProblem(decision: Decision, escalation: Escalation | undefined, escalationSha: string | null): string | null {
+  // as `decide` refuses one: a note goes whole into the trail, and a continue note into the next packet
+  const long = decisionNoteProblem(decision.note);
+  if (long) return long;
   // a choice the escalation does not offer answers nothing: moved aside, so the slot is free for one it offers
   if (escalation && !offers(escalation, decision.choice))
     return `decision chooses ${decision.choice}, which the escalation does not offer (${escalation.options.join(", ")})`;
@@ -623,11 +627,11 @@ function fileSha(
 }
 
 /** Why a gate text file cannot be read as bounded UTF-8 (null: it can), and whether the system failed the read. */
-/** Why a text file cannot be read as text, or `emptyReason` when it holds nothing but white space. */
-function textReadProblem(file: string, emptyReason?: string): { reason: string | null; fault?: true } {
+/** Why a text file cannot be read as text, or what `judge` finds wrong with the text. */
+function textReadProblem(file: string, judge?: (text: string) => string | null): { reason: string | null; fault?: true } {
   try {
     const text = readTextBounded(file, { max: MAX_FILE_BYTES });
-    return { reason: emptyReason !== undefined && !text.trim() ? emptyReason : null };
+    return { reason: judge?.(text) ?? null };
   } catch (error) {
     return { reason: readRefusal(error, file), ...faultFlag(error) };
   }

@@ -4,7 +4,8 @@ import { busJson } from "../core/bus-json.js";
 import { type BusContext, contextForCommand } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
-import { contestRefusal, EMPTY_REBUTTAL, gatePolicy, offers, openRound, roundPacket } from "../core/gate-queries.js";
+import { contestRefusal, gatePolicy, offers, openRound, roundPacket } from "../core/gate-queries.js";
+import { decisionNoteProblem, EMPTY_REBUTTAL, rebuttalTextProblem } from "../core/person-text.js";
 import { changedSinceSent } from "../core/sent-bytes.js";
 import { hostKey } from "../core/host-name.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
@@ -13,7 +14,7 @@ import { resultRefusal } from "../core/result-slot.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
 import { readBounded } from "../bus/read-bounded.js";
-import { MAX_EXTEND_BY, MAX_FILE_BYTES, MAX_NOTE_BYTES } from "../spec/constants.js";
+import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
@@ -75,23 +76,10 @@ async function resubmitNow(ctx: BusContext, run: string, gate: string, seen?: nu
   return conflict ? refuse(conflict) : { ok: true, round };
 }
 
-/**
- * Text a person or the author hands on that goes whole into a packet, refused (never cut: that would change what it
- * says) when it is longer than MAX_NOTE_BYTES.
- */
-function tooLong(what: string, holder: string, text: string, goesInto: string): string | null {
-  const bytes = Buffer.byteLength(text);
-  if (bytes <= MAX_NOTE_BYTES) return null;
-  return (
-    `the ${what} is ${bytes} bytes; ${holder} holds at most ${MAX_NOTE_BYTES} bytes (${MAX_NOTE_BYTES / 1024} KiB), as it goes whole ` +
-    `into ${goesInto}: shorten it (long material belongs in a project file the artifact names)`
-  );
-}
-
 /** Contest the waiting round's findings, once (hard and nightmare): the reviewer rules on each next. */
 async function rebutNow(ctx: BusContext, run: string, gate: string, text: string, seen?: number): Promise<Answer<{ round: number }>> {
-  const long = tooLong("rebuttal", "a rebuttal", text, "the ruling round's packet");
-  if (long) return refuse(`${long}; nothing was written`);
+  const long = rebuttalTextProblem(text);
+  if (long) return refuse(long === EMPTY_REBUTTAL ? long : `${long}; nothing was written`);
   const view = viewOf(ctx, run, gate);
   const s = view.snapshot;
   const stale = movedOn(view, view.decision.round, seen);
@@ -109,7 +97,6 @@ async function rebutNow(ctx: BusContext, run: string, gate: string, text: string
       `the artifact changed since round ${round} was sent, and a rebuttal is ruled on round ${round}'s bytes only: ` +
         `resubmit the revised artifact (a full round), or restore round ${round}'s bytes to contest its findings`,
     );
-  if (!text.trim()) return refuse(EMPTY_REBUTTAL);
   const conflict = await write(ctx, view, `rebuttal-${round}.md`, scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n"));
   return conflict ? refuse(conflict) : { ok: true, round };
 }
@@ -138,7 +125,7 @@ async function decideEscalationNow(
   // every face passes what it was given (a console form field is any text): the range is checked here, once
   if (d.extendBy !== undefined && !(Number.isInteger(d.extendBy) && d.extendBy >= 1 && d.extendBy <= MAX_EXTEND_BY))
     return refuse(`extend-cap takes a whole number of rounds from 1 to ${MAX_EXTEND_BY}, not ${d.extendBy}`);
-  const long = tooLong("note", "a decision's note", d.note ?? "", "the trail, and a continue note into the next packet");
+  const long = decisionNoteProblem(d.note);
   if (long) return refuse(`${long}; nothing was decided`);
   const view = viewOf(ctx, run, gate);
   const stale = movedOn(view, view.decision.round, d.round);

@@ -88,9 +88,6 @@ export function contestRefusal(s: GateSnapshot, round: number, policy: Pick<Reso
   );
 }
 
-/** A rebuttal that says nothing: `rebut` refuses it, and the broker moves a dropped one aside with this reason. */
-export const EMPTY_REBUTTAL = "the rebuttal is empty: say why the findings are wrong, or revise the artifact and resubmit";
-
 /**
  * Why round `round`'s findings can never be contested (SPEC §21), or null when they may be, or when its files do not
  * say yet (no packet, or no verdict). `difficulty`: the policy's, for a round whose packet records none; the reader

@@ -2,7 +2,8 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readGate } from "../../src/bus/gate-reader.js";
-import { EMPTY_REBUTTAL } from "../../src/core/gate-queries.js";
+import { EMPTY_REBUTTAL } from "../../src/core/person-text.js";
+import { MAX_NOTE_BYTES } from "../../src/spec/constants.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 describe("a file in another file's place", () => {
@@ -42,5 +43,23 @@ describe("a file in another file's place", () => {
     const s = readGate(layout, run, GATE);
     expect(s.rebuttals.has(1)).toBe(false);
     expect(s.problems).toContainEqual(expect.objectContaining({ file: "rebuttal-1.md", reason: EMPTY_REBUTTAL }));
+  });
+
+  it("a dropped rebuttal or decision note longer than the commands take is refused with their reason, never passed on", async () => {
+    const run = "long-texts";
+    const { layout, file } = await gateWithPacket(run);
+    const long = "x".repeat(MAX_NOTE_BYTES + 1);
+    writeFileSync(file("rebuttal-1.md"), long);
+    const at = new Date().toISOString();
+    writeFileSync(
+      file("decision-1.json"),
+      JSON.stringify({ schema_version: "guild_bus.decision.v1", run_id: run, gate: GATE, round: 1, choice: "rework", at, note: long }),
+    );
+    const s = readGate(layout, run, GATE);
+    expect(s.rebuttals.has(1)).toBe(false);
+    expect(s.decisions.has(1)).toBe(false);
+    const reasons = Object.fromEntries(s.problems.map((p) => [p.file, p.reason]));
+    expect(reasons["rebuttal-1.md"]).toMatch(/^the rebuttal is 65537 bytes; a rebuttal holds at most 65536 bytes/);
+    expect(reasons["decision-1.json"]).toMatch(/^the note is 65537 bytes; a decision's note holds at most 65536 bytes/);
   });
 });
