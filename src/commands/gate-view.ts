@@ -8,11 +8,10 @@ import { gatePolicy } from "../core/gate-queries.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { liveAdverts, unresponsiveWorkers, workerRunning } from "../runtime/peers.js";
 import { nextStep, type NextStep } from "../core/next-step.js";
-import { type Reverification, reverifyOutcome } from "../core/reverify.js";
+import { type Reverification, type ReverifyInput, reverifyOutcome, unprovenPass } from "../core/reverify.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import { gateStatus, type ReviewBrokerOutput } from "../core/status.js";
 import { ReadFault } from "../core/read-fault.js";
-import { sentArtifact } from "../core/sent-bytes.js";
 import { withoutUnissued } from "../workers/issued-packets.js";
 import { refusedWriteIn } from "../bus/refused-write.js";
 import { existsSync } from "node:fs";
@@ -69,31 +68,29 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   // a pass (satisfied, force_passed, skipped) is reported (wait's 0, the MCP tools, the stop hook) only while it
   // re-derives from the gate's files: an outcome.json dropped by hand is not one. A pass of bytes the artifact no
   // longer holds (2) is judged at the bytes its round sent: said as a pass of other bytes only when it was one.
-  if ((view.exitCode === 0 || view.exitCode === 2) && s.outcome) {
-    const problems = reverifyGate(ctx, view, false, view.exitCode === 2 ? sentArtifact(s) : view.artifact)?.problems ?? [];
-    if (problems.length) {
-      // the row never shows the outcome's own word: a script reading `status` must not see a pass (nor its round)
-      const { satisfied_at_round: _claimed, ...output } = view.output;
-      return {
-        ...view,
-        output: {
-          ...output,
-          status: "unproven",
-          state: "unproven",
-          waiting_for: "human",
-          detail: `outcome.json says ${s.outcome.status}, but that does not re-derive from the gate's files: ${problems[0]}`,
-        },
-        unproven: problems[0]!,
-        exitCode: 2,
-        next: {
-          ...next,
-          waiting_on:
-            `a human: the outcome does not re-derive from the gate's files (${problems[0]}); do not report it as passed ` +
-            "(`guild-bus status --verify` says why)",
-          command: null,
-        },
-      };
-    }
+  const unproven = s.outcome && unprovenPass(s, reverifyInput(ctx, s, view.artifact));
+  if (unproven) {
+    // the row never shows the outcome's own word: a script reading `status` must not see a pass (nor its round)
+    const { satisfied_at_round: _claimed, ...output } = view.output;
+    return {
+      ...view,
+      output: {
+        ...output,
+        status: "unproven",
+        state: "unproven",
+        waiting_for: "human",
+        detail: `outcome.json says ${s.outcome!.status}, but that does not re-derive from the gate's files: ${unproven}`,
+      },
+      unproven,
+      exitCode: 2,
+      next: {
+        ...next,
+        waiting_on:
+          `a human: the outcome does not re-derive from the gate's files (${unproven}); do not report it as passed ` +
+          "(`guild-bus status --verify` says why)",
+        command: null,
+      },
+    };
   }
   return view;
 }
@@ -111,18 +108,15 @@ function withRefusedWrite(ctx: BusContext, runId: string, gate: string, d: GateD
 }
 
 /** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */
-export function reverifyGate(
-  ctx: BusContext,
-  view: GateView,
-  requiredNow = true,
-  artifact: ArtifactView = view.artifact,
-): Reverification | null {
-  const s = view.snapshot;
-  return reverifyOutcome(s, {
-    requiredNow,
+export function reverifyGate(ctx: BusContext, view: GateView): Reverification | null {
+  return reverifyOutcome(view.snapshot, reverifyInput(ctx, view.snapshot, view.artifact));
+}
+
+function reverifyInput(ctx: BusContext, s: GateSnapshot, artifact: ArtifactView): Omit<ReverifyInput, "requiredNow"> {
+  return {
     settings: ctx.settings,
     policy: gatePolicy(s, ctx.settings),
     artifact,
     resultBytes: (n, member) => resultBytes({ dir: s.dir, member }, n),
-  });
+  };
 }

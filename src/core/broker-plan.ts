@@ -29,7 +29,7 @@ import { sha256Hex } from "./sha.js";
 import { isNightmare } from "./adapter-kinds.js";
 import { type ReviewerFields, reviewerFields } from "./packet-chain.js";
 import { MANUAL_PROVIDER, type ResolvedPolicy } from "./policy.js";
-import { passProblems, quorumPassProblems, type ReverifyInput } from "./reverify.js";
+import { passProblems, quorumPassProblems, type ReverifyInput, unprovenPass } from "./reverify.js";
 import { scrub, scrubOptions } from "./scrub.js";
 import { authorIdentity, type Provider, selectQuorum, selectReviewer } from "./selection.js";
 import { packetMember, slotFile } from "./slot-file.js";
@@ -599,8 +599,15 @@ function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
 }
 
 /** trail.md for the gate as it stands and the broker's decision; null for a gate without a request. */
-export function trailText(s: GateSnapshot, decision: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): string | null {
+export function trailText(s: GateSnapshot, decision: GateDecision, input: TrailInput): string | null {
   if (!s.request) return null;
   const { entries, findings, details } = trailEntries(s, input.reads.result, input.policy.stop);
-  return renderTrail({ ...s, decisions: input.reads.decisions(), rejected: input.reads.rejected() }, entries, findings, decision, details);
+  const { settings, policy, reads } = input;
+  const unproven = unprovenPass(s, { settings, policy, artifact: reads.artifact(), resultBytes: reads.resultBytes });
+  return renderTrail({ ...s, decisions: reads.decisions(), rejected: reads.rejected() }, entries, findings, decision, {
+    details,
+    unproven,
+  });
 }
+
+export type TrailInput = Pick<BrokerInput, "settings" | "policy" | "reads">;

@@ -14,7 +14,7 @@ import { isIndependent, reviewerOf } from "./independence.js";
 import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { issueProblem, judgedAuthorFamily } from "./packet-chain.js";
 import { deliveryRefusal } from "./result-slot.js";
-import { rescrubbed, sentShas } from "./sent-bytes.js";
+import { passNoLongerHolds, rescrubbed, sentArtifact, sentShas } from "./sent-bytes.js";
 import { scrub, scrubOptions } from "./scrub.js";
 import { contestedFindings, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
@@ -102,6 +102,19 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
       problems.push(`the artifact's raw bytes changed since the outcome (an edit inside a redacted region; now ${artifact.rawSha})`);
   }
   return { ok: problems.length === 0, problems };
+}
+
+/**
+ * Why an ended pass (satisfied, force-passed, skipped) does not re-derive from its gate's files, or null (also for any
+ * other end, and for an open gate): what every face asks before it reports the end as a pass (status, wait, the MCP
+ * tools, the console, trail.md). Judged as its end is reported, not against today's settings, and at the bytes its
+ * final round sent once the artifact no longer holds them: a pass of bytes edited since is still one, of other bytes.
+ */
+export function unprovenPass(s: GateSnapshot, input: Omit<ReverifyInput, "requiredNow">): string | null {
+  const o = s.outcome;
+  if (!o || o.status === "rework" || o.status === "stopped") return null;
+  const artifact = passNoLongerHolds(o, input.artifact) ? sentArtifact(s) : input.artifact;
+  return reverifyOutcome(s, { ...input, artifact, requiredNow: false })?.problems[0] ?? null;
 }
 
 /**

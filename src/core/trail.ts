@@ -333,7 +333,14 @@ export function renderTrail(
   entries: TrailEntry[],
   findings: Map<string, string[]>,
   decision: GateDecision,
-  details?: Map<string, RoundDetail>,
+  {
+    details,
+    unproven,
+  }: {
+    details?: Map<string, RoundDetail>;
+    /** Why the outcome, a pass, does not re-derive from the gate's files (unprovenPass): then it is not shown as one. */
+    unproven?: string | null;
+  } = {},
 ): string {
   const out = [`# ${s.gate} Review Trail`, "", `- run: ${s.runId}`];
   if (s.request)
@@ -382,7 +389,12 @@ export function renderTrail(
     out.push("");
   }
   out.push("## Final disposition", "");
-  if (s.outcome) {
+  if (s.outcome && unproven)
+    out.push(
+      `- status: unproven — outcome.json says ${s.outcome.status}, but that does not re-derive from the gate's files: ${unproven}`,
+      "- not a pass: do not report it as one (`guild-bus status --verify` says why)",
+    );
+  else if (s.outcome) {
     const o = s.outcome;
     const last = entries.find((e) => e.round === o.final_round);
     const v = s.verdicts.get(o.final_round);

@@ -9,7 +9,7 @@ import type { BusContext } from "../bus/context.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
-import { type BrokerInput, trailText } from "../core/broker-plan.js";
+import { type TrailInput, trailText } from "../core/broker-plan.js";
 import type { GateDecision, GateStateName } from "../core/decide.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -27,7 +27,7 @@ interface Job {
   ctx: BusContext;
   s: GateSnapshot;
   d: GateDecision;
-  input: Pick<BrokerInput, "policy" | "reads">;
+  input: TrailInput;
   stamp: string;
 }
 
@@ -48,7 +48,7 @@ export class TrailWriter {
   /** When the next paced write of any gate may start (monotonic ms): each one scheduled takes the slot it is given. */
   private nextSlot = 0;
 
-  async write(ctx: BusContext, s: GateSnapshot, d: GateDecision, input: Pick<BrokerInput, "policy" | "reads">): Promise<void> {
+  async write(ctx: BusContext, s: GateSnapshot, d: GateDecision, input: TrailInput): Promise<void> {
     const key = `${s.runId}\u0000${s.gate}`;
     const job = { ctx, s, d, input, stamp: `${s.fingerprint}#${d.state}#${d.detail}` };
     let gate = this.gates.get(key);

@@ -89,6 +89,35 @@ describe("an ended gate's view", () => {
     }
   });
 
+  it("trail.md says a pass that does not re-derive (hand-written, or its verdict edited since) is unproven, as status does", async () => {
+    const run = "planted-trail";
+    const { layout, file, field, dropResult } = await gateWithPacket(run);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "Size unbounded" }] });
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    const planted = outcome("satisfied", 1, { run_id: run, artifact_sha256: field("artifact_sha256"), trail_path: "x" });
+    writeFileSync(path.join(layout.root, "outcome.tmp"), JSON.stringify(planted));
+    renameSync(path.join(layout.root, "outcome.tmp"), file("outcome.json"));
+    // the broker's next look at the ended gate rewrites its trail
+    await stepGate(loadContext(layout), run, GATE);
+    const disposition = readFileSync(file("trail.md"), "utf8").split("## Final disposition")[1]!;
+    expect(disposition).toMatch(
+      /^- status: unproven — outcome.json says satisfied, but that does not re-derive .*verdict-1.json does not pass/m,
+    );
+    expect(disposition).not.toMatch(/status: satisfied|all five gate-pass conditions hold|independence: strong/);
+    expect(viewGate(loadContext(layout), run, GATE).unproven).toMatch(/verdict-1.json does not pass/);
+    // a real pass whose verdict is edited after the gate ended: the broker's next look says so too
+    const real = await gateWithPacket(`${run}-real`);
+    real.dropResult();
+    await verifyGate(loadContext(real.layout), `${run}-real`, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(real.layout), `${run}-real`, GATE);
+    expect(readFileSync(real.file("trail.md"), "utf8")).toMatch(/^- status: satisfied$/m);
+    const verdict = JSON.parse(readFileSync(real.file("verdict-1.json"), "utf8"));
+    writeFileSync(real.file("verdict-1.json"), JSON.stringify({ ...verdict, result_sha256: "0".repeat(64) }));
+    await stepGate(loadContext(real.layout), `${run}-real`, GATE);
+    expect(readFileSync(real.file("trail.md"), "utf8")).toMatch(/^- status: unproven — outcome.json says satisfied/m);
+  });
+
   it("a run directory swapped for a link hides its gates: --exit-status is 2, never all done, and the stop hook says so", async () => {
     const run = "hidden-run";
     const { layout, dropResult } = await gateWithPacket(run);

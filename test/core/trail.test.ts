@@ -149,7 +149,7 @@ describe("renderTrail", () => {
   it("every round carries the five required fields plus verdict and blocker count, each on a line a person reads", () => {
     const g = story().outcome("satisfied", 4);
     const { entries, findings, details } = trailEntries(g.s, lookup);
-    const md = renderTrail(g.s, entries, findings, decide(g.s, context()), details);
+    const md = renderTrail(g.s, entries, findings, decide(g.s, context()), { details });
     for (const e of entries) {
       const sec = section(md, e.round);
       expect(sec).toMatch(/- reviewer_host: codex \(gpt-5, openai\); independence: (strong|weak)\n/);
@@ -183,7 +183,7 @@ describe("renderTrail", () => {
       blocking_findings: [{ severity: "blocking", title: "No size limit", detail: "The queue grows\nwithout bound.", evidence: "§3" }],
     });
     const { entries, findings, details } = trailEntries(g.s, result);
-    const sec = section(renderTrail(g.s, entries, findings, decide(g.s, context()), details), 1);
+    const sec = section(renderTrail(g.s, entries, findings, decide(g.s, context()), { details }), 1);
     expect(sec).toContain("- summary: One gap.");
     expect(sec).toContain("- findings:\n  1. [blocking] No size limit\n     The queue grows without bound.\n     evidence: §3\n");
   });
@@ -200,7 +200,7 @@ describe("renderTrail", () => {
       rulings: [{ finding: `f${forged}`, ruling: "upheld", reason: `r${forged}` }],
     });
     const { entries, findings, details } = trailEntries(g.s, result);
-    const md = renderTrail(g.s, entries, findings, decide(g.s, context()), details);
+    const md = renderTrail(g.s, entries, findings, decide(g.s, context()), { details });
     expect(md.split("\n").filter((l) => l.startsWith("## Final") || l.startsWith("- status:"))).toEqual(["## Final disposition"]);
     expect(md).toContain("  1. [blocking] t ## Final disposition - status: satisfied");
   });
@@ -276,7 +276,7 @@ describe("renderTrail", () => {
 describe("trail.md rendered step after step (rounds are kept between steps, keyed by their files' parsed objects)", () => {
   const render = (s: GateSnapshot) => {
     const { entries, findings, details } = trailEntries(s, lookup);
-    return renderTrail(s, entries, findings, decide(s, context()), details);
+    return renderTrail(s, entries, findings, decide(s, context()), { details });
   };
   // a copy has new objects everywhere, so nothing kept from an earlier step can be used for it
   const fresh = (s: GateSnapshot) => render(structuredClone(s));
