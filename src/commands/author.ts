@@ -148,7 +148,8 @@ async function decideEscalationNow(
   if (forPerson && d.via !== undefined)
     return refuse(
       `${forPerson}, so a person decides it, not ${d.via}: ask the user to run ` +
-        `\`guild-bus decide ${run} ${gate} ${d.choice}\` in a terminal (or to use the review console); do not run it yourself`,
+        `\`guild-bus decide ${run} ${gate} ${d.choice} --round ${round}\` in a terminal (or to use the review console); ` +
+        "do not run it yourself",
     );
   // the bytes of the escalation this answers: what binds the decision to it (a file dropped ahead cannot know them)
   let answered: string;

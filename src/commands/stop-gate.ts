@@ -107,7 +107,7 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
     `guild-bus: ${runId} ${gateName} is waiting for you (round ${next.decision.round}: ${next.decision.detail}).`,
     ...findings,
     "Revise the artifact to answer them, then call resubmit and wait (guild-bus MCP tools), " +
-      `or \`guild-bus resubmit ${runId} ${gateName}\`.`,
+      `or \`guild-bus resubmit ${runId} ${gateName} --round ${next.decision.round}\`.`,
     `Stop-gate block ${n} of ${max} for this gate; ${OFF}.`,
   ];
   return { block: true, reason: shownLines(reason) };

@@ -60,7 +60,8 @@ export function manualInstructions(root: string, packet: PacketFrontMatter, pack
   return [
     `[manual] ${packet.run_id} ${packet.gate} round ${packet.round}: a review is waiting for a human.`,
     `  read:   ${packetPath}`,
-    `  answer: guild-bus respond ${packet.run_id} ${packet.gate} --reviewer-model <exact-model-id> --file <answer.md>`,
+    `  answer: guild-bus respond ${packet.run_id} ${packet.gate} --round ${packet.round} ` +
+      "--reviewer-model <exact-model-id> --file <answer.md>",
     `  or drop .guild/runs/${packet.run_id}/review/${packet.gate}/response-${packet.round}.md whose first line is`,
     `          Reviewer-Model: <exact-model-id>   (a family other than ${packet.author_family}; write elsewhere, then move it into place)`,
     `  (project: ${root})`,

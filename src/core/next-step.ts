@@ -115,14 +115,14 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
     return {
       ...base,
       waiting_on: "a human decision",
-      command: `guild-bus decide ${ids} ${choices || "<choice>"}`,
+      command: `guild-bus decide ${ids} ${choices || "<choice>"} --round ${d.round}`,
       escalation: e ? { round: d.round, reason: e.reason, detail: e.detail, options } : null,
     };
   }
   const restore = artifactWait(s, d, artifact);
   if (restore) return { ...base, waiting_on: restore, command: null };
   if (d.state === "awaiting_author")
-    return { ...base, waiting_on: "the author", command: `guild-bus resubmit ${ids} (after revising the artifact)` };
+    return { ...base, waiting_on: "the author", command: `guild-bus resubmit ${ids} --round ${d.round} (after revising the artifact)` };
   const refill = retriedQuorumToFill(s, d);
   if (refill) return withIdle({ ...base, waiting_on: refill, command: "guild-bus providers" }, ["broker"], workers);
   if (WORKER_STATES.has(d.state) || !p) {
@@ -134,7 +134,7 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
       ...base,
       waiting_on: "a person (the manual reviewer)",
       command:
-        `guild-bus respond ${ids} --reviewer-model <model> --file <review.md>` +
+        `guild-bus respond ${ids} --round ${round} --reviewer-model <model> --file <review.md>` +
         ` (the packet to review: ${packet_path}; or write ${gateDir}/response-${round}.md)`,
     };
   }

@@ -96,16 +96,17 @@ function unavailableNext(view: GateView, options: string[]): string {
  * and any answer to a human checkpoint, are refused to a client, so the next step never tells it to call them. */
 function decisionNext(view: GateView, options: string[]): string {
   const o = view.output;
-  const reason = view.snapshot.escalations.get(view.decision.round)?.reason;
+  const round = view.decision.round; // bound: a copied command never answers a round the user has not seen
+  const reason = view.snapshot.escalations.get(round)?.reason;
   if (reason === "human_checkpoint")
     return (
       "a human decision is needed: this human checkpoint is the user's to answer, not yours (decide refuses it): show them the " +
-      `round (call findings), then ask them to run \`guild-bus decide ${o.run_id} ${o.gate} ${options.join("|")}\` in a terminal ` +
-      "or to use the review console"
+      `round (call findings), then ask them to run \`guild-bus decide ${o.run_id} ${o.gate} ${options.join("|")} --round ${round}\` ` +
+      "in a terminal or to use the review console"
     );
   if (!options.includes("force-pass")) return NEXT[4]!;
   return (
-    `${NEXT[4]!}; force-pass is theirs to run (\`guild-bus decide ${o.run_id} ${o.gate} force-pass\` in a ` +
+    `${NEXT[4]!}; force-pass is theirs to run (\`guild-bus decide ${o.run_id} ${o.gate} force-pass --round ${round}\` in a ` +
     "terminal or the review console): decide refuses it"
   );
 }

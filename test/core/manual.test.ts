@@ -141,7 +141,7 @@ describe("manualInstructions", () => {
     const text = manualInstructions("/proj", P, ".guild/runs/run1/review/G-spec/packet-2.md");
     expect(text).toContain("run1 G-spec round 2");
     expect(text).toContain("read:   .guild/runs/run1/review/G-spec/packet-2.md");
-    expect(text).toContain("guild-bus respond run1 G-spec --reviewer-model <exact-model-id> --file <answer.md>");
+    expect(text).toContain("guild-bus respond run1 G-spec --round 2 --reviewer-model <exact-model-id> --file <answer.md>");
     expect(text).toContain(".guild/runs/run1/review/G-spec/response-2.md");
     expect(text).toContain("a family other than anthropic");
   });

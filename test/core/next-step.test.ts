@@ -161,4 +161,18 @@ describe("a retried quorum round that must select more reviewers than it keeps",
     expect(nextStep(g.s, decide(g.s, ctx), "d", ARTIFACT).waiting_on).toBe("the broker");
     expect(nextStep(gate().s, decide(gate().s, ctx), "d", ARTIFACT).waiting_on).toBe("the broker");
   });
+
+  it("every command it prints that answers a round names that round: a copied command never acts on a later one", () => {
+    const g = new Gate().packet(1, { reviewer_provider: "gpt" });
+    expect(nextStep(g.s, wait("awaiting_author", 1), "d", ARTIFACT).command).toBe(
+      `guild-bus resubmit ${g.s.runId} ${g.s.gate} --round 1 (after revising the artifact)`,
+    );
+    expect(nextStep(g.s, wait("awaiting_decision", 1), "d", ARTIFACT).command).toBe(
+      `guild-bus decide ${g.s.runId} ${g.s.gate} <choice> --round 1`,
+    );
+    g.packet(2, { reviewer_provider: "manual", reviewer_adapter: "manual" });
+    expect(nextStep(g.s, wait("reviewing", 2), "d", ARTIFACT).command).toMatch(
+      new RegExp(`^guild-bus respond ${g.s.runId} ${g.s.gate} --round 2 --reviewer-model `),
+    );
+  });
 });

@@ -196,7 +196,7 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
       // the manual worker tells the human where the packet is and how to answer
       for (
         const deadline = Date.now() + scaled(10_000);
-        Date.now() < deadline && !/guild-bus respond i1 G-plan --reviewer-model/.test(p.logs.join(""));
+        Date.now() < deadline && !/guild-bus respond i1 G-plan --round 1 --reviewer-model/.test(p.logs.join(""));
       )
         await sleep(100);
       expect(p.logs.join("")).toMatch(/read: +\.guild\/runs\/i1\/review\/G-plan\/packet-1\.md/);

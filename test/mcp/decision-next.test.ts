@@ -23,7 +23,7 @@ describe("wait at a human decision", () => {
       expect(waited.structuredContent!.options).toContain("continue");
       const next = waited.structuredContent!.next!;
       expect(next).toMatch(/^a human decision is needed/);
-      expect(next).toContain("`guild-bus decide checkpoint G-spec continue|stop|rework`");
+      expect(next).toContain("`guild-bus decide checkpoint G-spec continue|stop|rework --round 1`");
       expect(next).not.toMatch(/then call decide/);
       // what the next step would have had it do is refused
       expect((await call("decide", { run_id: "checkpoint", gate: GATE, choice: "continue" })).isError).toBe(true);
@@ -37,7 +37,7 @@ describe("wait at a human decision", () => {
     try {
       const waited = await call("wait", { run_id: "capped", gate: GATE, timeout_seconds: 1 });
       expect(waited.structuredContent!.options).toContain("force-pass");
-      expect(waited.structuredContent!.next).toContain("force-pass is theirs to run (`guild-bus decide capped G-spec force-pass`");
+      expect(waited.structuredContent!.next).toContain("force-pass is theirs to run (`guild-bus decide capped G-spec force-pass --round 1`");
     } finally {
       await close();
     }
