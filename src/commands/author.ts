@@ -97,7 +97,11 @@ async function rebutNow(ctx: BusContext, run: string, gate: string, text: string
       `the artifact changed since round ${round} was sent, and a rebuttal is ruled on round ${round}'s bytes only: ` +
         `resubmit the revised artifact (a full round), or restore round ${round}'s bytes to contest its findings`,
     );
-  const conflict = await write(ctx, view, `rebuttal-${round}.md`, scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n"));
+  const written = scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n");
+  // judged again as the broker reads the file: redaction labels and the closing newline can take it over the limit
+  const grown = rebuttalTextProblem(written);
+  if (grown) return refuse(`${grown} (as written: secrets redacted, a closing newline); nothing was written`);
+  const conflict = await write(ctx, view, `rebuttal-${round}.md`, written);
   return conflict ? refuse(conflict) : { ok: true, round };
 }
 
@@ -158,6 +162,11 @@ async function decideEscalationNow(
   } catch (error) {
     return refuse(`escalation-${round}.json cannot be read now (${(error as Error).message}); nothing was decided — try again`);
   }
+  // the note reaches trail.md, status, the console and the next packet: scrubbed as any text the bus passes on, and
+  // judged again as the broker reads the file (redaction labels can take it over the limit)
+  const note = d.note ? scrub(d.note, scrubOptions(ctx.settings)) : undefined;
+  const grown = decisionNoteProblem(note);
+  if (grown) return refuse(`${grown} (as written: secrets redacted); nothing was decided`);
   const record = Decision.parse({
     schema_version: "guild_bus.decision.v1",
     run_id: run,
@@ -165,8 +174,7 @@ async function decideEscalationNow(
     round,
     choice: d.choice,
     ...(d.extendBy !== undefined ? { extend_by: d.extendBy } : {}),
-    // the note reaches trail.md, status, the console and the next packet: scrubbed as any text the bus passes on
-    ...(d.note ? { note: scrub(d.note, scrubOptions(ctx.settings)) } : {}),
+    ...(note ? { note } : {}),
     decided_by: d.decidedBy,
     escalation_sha256: answered,
     at: new Date().toISOString(),

@@ -132,6 +132,16 @@ describe("decide: a note too long for a person's instruction", () => {
       await mcp.close();
     }
     expect(existsSync(file("decision-1.json"))).toBe(false);
+    // within the limit as given, over it as written (a redaction label is longer than the secret it hides): the broker
+    // reads the file, and would move aside what decide accepted
+    const secrets = "password=ab\n".repeat(Math.floor(MAX_NOTE_BYTES / 12));
+    expect(await decide(secrets)).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^the note is \d+ bytes; a decision's note holds at most 65536 bytes .*\(as written: secrets redacted\); nothing was decided$/,
+      ),
+    });
+    expect(existsSync(file("decision-1.json"))).toBe(false);
     const longest = "x".repeat(MAX_NOTE_BYTES);
     expect(await decide(longest)).toMatchObject({ ok: true });
     expect(Decision.parse(JSON.parse(readFileSync(file("decision-1.json"), "utf8"))).note).toBe(longest);

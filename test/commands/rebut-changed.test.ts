@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
+import { readGate } from "../../src/bus/gate-reader.js";
 import { rebut } from "../../src/commands/author.js";
 import { MAX_NOTE_BYTES } from "../../src/spec/constants.js";
 import { stepGate } from "../../src/workers/broker.js";
@@ -59,5 +60,27 @@ describe("rebut: a rebuttal too long to pass on", () => {
     const longest = `${"x".repeat(MAX_NOTE_BYTES - 1)}\n`;
     expect(await rebut(loadContext(layout), RUN, GATE, longest)).toEqual({ ok: true, round: 1 });
     expect(readFileSync(file("rebuttal-1.md"), "utf8")).toBe(longest);
+  });
+});
+
+describe("rebut: the limit holds for the file as written", () => {
+  it("refuses one its redaction labels or closing newline take over the limit: the broker would move it aside", async () => {
+    const { layout, file } = await blockedRound();
+    // within the limit as given, over it as written: the broker reads the file, and would refuse what rebut accepted
+    const secrets = "password=ab\n".repeat(Math.floor(MAX_NOTE_BYTES / 12));
+    const bare = "x".repeat(MAX_NOTE_BYTES);
+    for (const text of [secrets, bare]) {
+      expect(await rebut(loadContext(layout), RUN, GATE, text)).toEqual({
+        ok: false,
+        error: expect.stringMatching(
+          /^the rebuttal is \d+ bytes; a rebuttal holds at most 65536 bytes .*\(as written: secrets redacted, a closing newline\); nothing was written$/,
+        ),
+      });
+      expect(existsSync(file("rebuttal-1.md"))).toBe(false);
+    }
+    expect(await rebut(loadContext(layout), RUN, GATE, "password=ab\nthe finding does not hold")).toEqual({ ok: true, round: 1 });
+    const s = readGate(layout, RUN, GATE);
+    expect(s.problems).toEqual([]);
+    expect(s.rebuttals.has(1)).toBe(true);
   });
 });
