@@ -6,7 +6,7 @@ import { MAX_NOTE_BYTES } from "../spec/constants.js";
 export const EMPTY_REBUTTAL = "the rebuttal is empty: say why the findings are wrong, or revise the artifact and resubmit";
 
 /** Refused, never cut (that would change what it says), when longer than MAX_NOTE_BYTES; null when it fits. */
-export function tooLong(what: string, holder: string, text: string, goesInto: string): string | null {
+function tooLong(what: string, holder: string, text: string, goesInto: string): string | null {
   const bytes = Buffer.byteLength(text);
   if (bytes <= MAX_NOTE_BYTES) return null;
   return (

@@ -3,7 +3,7 @@
 // could not review restarts the round (or escalates, naming the families that are missing).
 import { UNPROVEN_END_OPTIONS, unprovenEnd } from "./result-slot.js";
 import type { DecisionChoice, EscalationReason, PacketFrontMatter, QuorumRule, StopPolicy, VerdictFile } from "../spec/schemas.js";
-import { boundElsewhere, failReasons, verdictPasses } from "./verdict-pass.js";
+import { boundElsewhere, failReasons, verdictBlocks, verdictPasses } from "./verdict-pass.js";
 import { roundMembers } from "./gate-queries.js";
 import { judgeQuorum, type QuorumJudgement } from "./quorum.js";
 import type { GateSnapshot, ReviewSlots } from "./snapshot.js";
@@ -41,11 +41,11 @@ export function memberState(slots: ReviewSlots, round: number, stop: StopPolicy)
   // `check` judges it; the others' passes never outweigh it)
   const packet = slots.packets.get(round);
   if (!c.sha256_match && packet && boundElsewhere(verdict, packet))
-    return !c.no_blockers || verdict.rulings?.upheld
+    return verdictBlocks(verdict)
       ? { kind: "blocked", verdict, why }
       : { kind: "malformed", why: `the result names artifact_sha256_reviewed ${verdict.artifact_sha256_reviewed}, not its packet's` };
   if (!c.sha256_match) return { kind: "stale", verdict, why };
-  if (!c.no_blockers || verdict.rulings?.upheld) return { kind: "blocked", verdict, why };
+  if (verdictBlocks(verdict)) return { kind: "blocked", verdict, why };
   if (stop === "score" && !verdict.score_gate?.available) return { kind: "score_unavailable", verdict, why };
   return { kind: "not_passed", verdict, why };
 }

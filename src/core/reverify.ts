@@ -190,7 +190,7 @@ function rederive(
     problems.push(
       packet.artifact_raw_sha256 === artifact.rawSha
         ? `${RESCRUBBED}: ${report.reasons.join("; ")}`
-        : // said as what it is here, an ended round: not the live round's "changed mid-review; restart"
+        : // said as what it is here, an ended round: not the live round's "changed since its packet"
           `the result reviewed other bytes than the artifact holds now (reviewed ${result?.artifact_sha256_reviewed}, now ${artifact.sha})`,
     );
   const notDispatched = result && deliveryRefusal(s, packet, result);

@@ -5,6 +5,7 @@ import type { StallEvidence, StopPolicy } from "../spec/schemas.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { roundMembers, roundPacket, roundVerdicts } from "./gate-queries.js";
 import { largest, smallest } from "./extremes.js";
+import { verdictBlocks } from "./verdict-pass.js";
 
 /** The artifact bytes as decide() sees them. */
 export interface Bytes {
@@ -51,9 +52,7 @@ export function roundJudgement(
   if (!verdicts.length) return null;
   const scores = verdicts.map((v) => (v.score_gate?.available && v.score_gate.score !== null ? v.score_gate.score : null));
   const whole = s.verdicts.has(round) || verdicts.length === roundMembers(s, round).length;
-  const blocks = verdicts.some(
-    ({ gate_pass: { conditions: c }, rulings }) => c.parses && c.packet_id_match && (!c.no_blockers || rulings?.upheld),
-  );
+  const blocks = verdicts.some((v) => v.gate_pass.conditions.parses && v.gate_pass.conditions.packet_id_match && verdictBlocks(v));
   return {
     parses: blocks || (whole && verdicts.every((v) => v.gate_pass.conditions.parses)),
     shaMatch: verdicts.every((v) => v.gate_pass.conditions.sha256_match),

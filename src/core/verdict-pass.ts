@@ -17,6 +17,14 @@ export function verdictPasses(v: PassEvidence, stop: StopPolicy): boolean {
   return bound && (stop === "score" ? v.score_gate?.positive === true : c.satisfied);
 }
 
+/**
+ * Whether a verdict blocks: a blocking finding, or a contested one the reviewer upheld. A quorum member's block closes
+ * its round whatever the others did (SPEC §26), and so the round is judged by it.
+ */
+export function verdictBlocks(v: Pick<PassEvidence, "gate_pass" | "rulings">): boolean {
+  return !v.gate_pass.conditions.no_blockers || !!v.rulings?.upheld;
+}
+
 /** Why a verdict that parsed and matched its packet and sha does not pass, under the stop policy in force. */
 export function failReasons(v: PassEvidence, stop: StopPolicy): string[] {
   const out =
