@@ -396,9 +396,11 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       snap.problems.push({ file: `packet-${round}.md`, reason: why, mtimeMs: listedStats.get(`packet-${round}.md`)?.st.mtimeMs ?? 0 });
     }
   }
+  const issued = openRound(snap);
   for (const [round, decision] of snap.decisions) {
     const answered = snap.escalations.has(round) ? files.sha(`escalation-${round}.json`, round) : null;
-    const why = decisionProblem(decision, snap.escalations.get(round), answered);
+    // acted on (a later round, or the outcome): the gate's history, whatever it holds that is refused now
+    const why = decisionProblem(decision, snap.escalations.get(round), answered, snap.outcome !== null || issued > round);
     if (why) {
       snap.decisions.delete(round);
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
@@ -556,9 +558,15 @@ const DECISION_SKEW_MS = 5 * 60 * 1000;
  * earlier than an escalation of that same second), with no allowance for clock skew (a decision dated ahead of this
  * clock would answer an escalation still to come).
  */
-function decisionProblem(decision: Decision, escalation: Escalation | undefined, escalationSha: string | null): string | null {
-  // as `decide` refuses one: a note goes whole into the trail, and a continue note into the next packet
-  const long = decisionNoteProblem(decision.note);
+function decisionProblem(
+  decision: Decision,
+  escalation: Escalation | undefined,
+  escalationSha: string | null,
+  actedOn: boolean,
+): string | null {
+  // as `decide` refuses one: a continue note goes whole into the next packet. One the broker acted on is not judged by
+  // it: `decide` wrote longer notes before, and a force-pass or extension that counted must not be undone on upgrade
+  const long = actedOn ? null : decisionNoteProblem(decision.note);
   if (long) return long;
   // a choice the escalation does not offer answers nothing: moved aside, so the slot is free for one it offers
   if (escalation && !offers(escalation, decision.choice))
