@@ -152,17 +152,19 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   };
   // a text the next packet embeds (memory, rebuttal) is read then: one that cannot be (not UTF-8) is a problem the
   // broker moves aside now, not a packet that can never be built
+  // `judge`'s word on the text is kept for later: whether it counts depends on files read after this one
   const readableText = (name: string, stat: Stat, judge?: (text: string) => string | null) => {
     const file = inGate(dir, name);
-    const { reason, fault } = parseOnce(
+    const { reason, judged, fault } = parseOnce(
       stat,
       file,
       () => textReadProblem(file, judge),
       (r) => !r.fault,
     );
     if (reason !== null) problem(name, reason, fault ? { fault } : {});
-    return reason === null;
+    return { readable: reason === null, judged: judged ?? null };
   };
+  const rebuttalTexts = new Map<number, string | null>();
   let junk = 0;
   for (const { name, round: parsed } of listed) {
     // A name no bus file has, and no worker moves aside, is judged by the name alone, never stat-ed, and only the
@@ -326,12 +328,15 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
           );
           break;
         case "memory":
-          if (readableText(name, stat)) slots.memories.add(round);
+          if (readableText(name, stat).readable) slots.memories.add(round);
           break;
-        case "rebuttal":
-          // as `rebut` refuses one: an empty rebuttal would open a paid ruling round on nothing, a long one swell its packet
-          if (readableText(name, stat, rebuttalTextProblem)) snap.rebuttals.add(round);
+        case "rebuttal": {
+          const { readable, judged } = readableText(name, stat, rebuttalTextProblem);
+          if (!readable) break;
+          snap.rebuttals.add(round);
+          rebuttalTexts.set(round, judged);
           break;
+        }
       }
     }
   }
@@ -408,9 +413,12 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   }
   bindVerdicts(snap, files, snap, null);
   for (const [member, slots] of snap.members) bindVerdicts(snap, files, slots, member);
-  // a rebuttal the round's own files say it can never take (medium, quorum, a ruling, nothing to contest)
+  // a rebuttal the round's own files say it can never take (medium, quorum, a ruling, nothing to contest), or that
+  // `rebut` refuses (empty, over 64 KiB) — unless the broker acted on it (its ruling round, or the outcome): older
+  // `rebut` wrote longer ones, and the gate's history stays as it was
   for (const round of snap.rebuttals) {
-    const why = rebuttalRefusal(snap, round);
+    const actedOn = snap.outcome !== null || issued > round;
+    const why = (actedOn ? null : rebuttalTexts.get(round)) ?? rebuttalRefusal(snap, round);
     if (!why) continue;
     snap.rebuttals.delete(round);
     const file = `rebuttal-${round}.md`;
@@ -634,12 +642,17 @@ function fileSha(
   return { sha, ...(fault ? { fault } : {}), ...(names === undefined ? {} : { names }) };
 }
 
-/** Why a gate text file cannot be read as bounded UTF-8 (null: it can), and whether the system failed the read. */
-/** Why a text file cannot be read as text, or what `judge` finds wrong with the text. */
-function textReadProblem(file: string, judge?: (text: string) => string | null): { reason: string | null; fault?: true } {
+/**
+ * Why a gate text file cannot be read as bounded UTF-8 (null: it can), whether the system failed the read, and what
+ * `judge` finds wrong with the text.
+ */
+function textReadProblem(
+  file: string,
+  judge?: (text: string) => string | null,
+): { reason: string | null; judged?: string | null; fault?: true } {
   try {
     const text = readTextBounded(file, { max: MAX_FILE_BYTES });
-    return { reason: judge?.(text) ?? null };
+    return { reason: null, judged: judge?.(text) ?? null };
   } catch (error) {
     return { reason: readRefusal(error, file), ...faultFlag(error) };
   }

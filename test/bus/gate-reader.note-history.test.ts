@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { readGate } from "../../src/bus/gate-reader.js";
-import { decideEscalation } from "../../src/commands/author.js";
+import { decideEscalation, rebut } from "../../src/commands/author.js";
 import { statusRow } from "../../src/commands/status.js";
 import { MAX_NOTE_BYTES } from "../../src/spec/constants.js";
 import { stepGate } from "../../src/workers/broker.js";
@@ -41,5 +41,22 @@ describe("a decision the broker acted on, with a note longer than today's limit"
     expect(readGate(layout, RUN, GATE).problems).toContainEqual(
       expect.objectContaining({ file: "decision-1.json", reason: expect.stringContaining("a decision's note holds at most") }),
     );
+  });
+});
+
+describe("a rebuttal the broker ruled on, longer than today's limit", () => {
+  it("stays the gate's history: older rebut wrote longer ones, and its ruling round is not orphaned", async () => {
+    const run = "hist-rebut";
+    const { layout, file, dropResult } = await gateWithPacket(run, { difficulty: "hard" });
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), run, GATE);
+    expect(await rebut(loadContext(layout), run, GATE, "the defect is not one")).toMatchObject({ ok: true });
+    await stepGate(loadContext(layout), run, GATE);
+    expect(readFileSync(file("packet-2.md"), "utf8")).toMatch(/restart_reason: ruling/);
+    writeFileSync(file("rebuttal-1.md"), "r".repeat(MAX_NOTE_BYTES + 1000) + "\n");
+    const s = readGate(layout, run, GATE);
+    expect(s.problems).toEqual([]);
+    expect(s.rebuttals.has(1)).toBe(true);
   });
 });
