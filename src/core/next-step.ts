@@ -157,10 +157,16 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   const parts = [
     ...advertised.map((r) => `${reviewerWords(r)}, run by ${servedByWords(r.reviewer_adapter, servedBy(r))}`),
     ...(byBus.length ? [`${byBus.map(reviewerWords).join(", ")}, run by \`guild-bus up\``] : []),
-    ...outside.map(
-      (r) =>
-        `${reviewerWords(r)}, answered outside the bus (its own process writes ${gateDir}/${slotFile("result", round, packetMember(r))})`,
-    ),
+    ...outside.map((r) => {
+      const result = `${gateDir}/${slotFile("result", round, packetMember(r))}`;
+      const writes = `${reviewerWords(r)}, answered outside the bus (its own process writes ${result})`;
+      // a process that began the round and died leaves it waiting on nobody: its restart ends it (SPEC §18 B, step 4)
+      const began = slotsOf(r)?.attempts.has(round) ? slotFile("attempt", round, packetMember(r)) : null;
+      return began
+        ? `${writes}; it recorded ${began}: if that process is no longer running, start it again — it ends the round ` +
+            `with ${slotFile("failure", round, packetMember(r))} (no_verdict) and a person decides`
+        : writes;
+    }),
     ...answered.map((r) => `${reviewerWords(r)}: result delivered, waiting for the verifier`),
   ];
   const waiting = { ...base, waiting_on: parts.join("; "), command: null };

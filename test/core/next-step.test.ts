@@ -90,6 +90,12 @@ describe("the next step's notes", () => {
         command: null,
       }),
     );
+    // began and died: nothing of the bus ends that round, so the wait says what does
+    g.attempt(1);
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, none).waiting_on).toBe(
+      "reviewer ext (gpt-5), answered outside the bus (its own process writes d/result-1.json); it recorded attempt-1.json: " +
+        "if that process is no longer running, start it again — it ends the round with failure-1.json (no_verdict) and a person decides",
+    );
   });
 });
 
