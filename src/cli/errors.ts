@@ -15,8 +15,9 @@ export function reportError(message: string, hint?: string): number {
   return USAGE_EXIT;
 }
 
-export function repeatedFlag(flag: string): string {
-  return `${flag} was given more than once; it takes one value`;
+/** `list`: the option takes a comma-separated list, which is how to give it several values. */
+export function repeatedFlag(flag: string, list = false): string {
+  return `${flag} was given more than once; it takes one value${list ? ` (several, comma-separated: ${flag} a,b)` : ""}`;
 }
 
 /** Why `root` cannot be the project root (it must be an existing directory), or null. */

@@ -41,7 +41,7 @@ function harden(program: Command): void {
       if (!(opt.required || opt.optional) || opt.variadic) continue; // a flag may repeat harmlessly; a list collects
       let seen = false;
       cmd.on(`option:${opt.name()}`, () => {
-        if (seen) cmd.error(repeatedFlag(opt.long ?? opt.flags));
+        if (seen) cmd.error(repeatedFlag(opt.long ?? opt.flags, /comma-separated/.test(opt.description)));
         seen = true;
       });
     }

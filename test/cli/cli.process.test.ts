@@ -398,6 +398,8 @@ describe("hostile command lines: one-line usage errors", () => {
         checked++;
       }
     }
+    // a list option says how to give it several values
+    expectUserError(run(["init", "--host", "claude", "--host", "codex"], { cwd: d }), /\(several, comma-separated: --host a,b\)/);
     expect(checked).toBeGreaterThan(25);
     expect(readdirSync(d)).toEqual([]);
   });
