@@ -106,7 +106,8 @@ describe("waiting on the manual reviewer is never silent", () => {
       expect(r.code, r.stderr).toBe(6);
       const packet = `.guild/runs/w1/review/${GATE}/packet-1.md`;
       expect(r.stderr).toContain(
-        `waiting for a person (the manual reviewer) — run: guild-bus respond w1 ${GATE} --round 1 --reviewer-model <model> --file <review.md>`,
+        "waiting for a person (the manual reviewer) — run: " +
+          `guild-bus respond w1 ${GATE} --round 1 --reviewer-model <model> --file <review.md>`,
       );
       expect(r.stderr).toContain(packet);
       expect(r.stderr).toMatch(/note: no cross-family reviewer: no available reviewer of a family other than anthropic/);

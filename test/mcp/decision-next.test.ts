@@ -37,7 +37,8 @@ describe("wait at a human decision", () => {
     try {
       const waited = await call("wait", { run_id: "capped", gate: GATE, timeout_seconds: 1 });
       expect(waited.structuredContent!.options).toContain("force-pass");
-      expect(waited.structuredContent!.next).toContain("force-pass is theirs to run (`guild-bus decide capped G-spec force-pass --round 1`");
+      const force = "force-pass is theirs to run (`guild-bus decide capped G-spec force-pass --round 1`";
+      expect(waited.structuredContent!.next).toContain(force);
     } finally {
       await close();
     }
