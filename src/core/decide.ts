@@ -97,6 +97,11 @@ function consecutiveRestarts(snapshot: GateSnapshot, round: number): number {
   return n;
 }
 
+/** Another round would likely be read no better: the person deciding is told where to look first. */
+const MALFORMED_TWICE_HINT =
+  " — the reviewer's answers could not be read twice: check its model and settings (`guild-bus providers`, the workers' log) " +
+  "before extend-cap";
+
 export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision {
   if (snapshot.outcome) return wait("done", snapshot.outcome.final_round, `outcome ${snapshot.outcome.status}`);
   if (!snapshot.request) return wait("no_request", 0, "no request.json");
@@ -306,7 +311,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
           if (again.length)
             return escalate(
               "malformed_termination_x2",
-              `two malformed terminations in a row from ${again.join(", ")}: ${q.why}`,
+              `two malformed terminations in a row from ${again.join(", ")}: ${q.why}${MALFORMED_TWICE_HINT}`,
               CAP_OPTIONS,
             );
         }
@@ -326,7 +331,8 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         (previousVerdict !== undefined &&
           (!previousVerdict.gate_pass.conditions.parses ||
             (previousPacket !== undefined && boundElsewhere(previousVerdict, previousPacket)))));
-    if (twice) return escalate("malformed_termination_x2", `two malformed terminations in a row: ${why}`, CAP_OPTIONS);
+    if (twice)
+      return escalate("malformed_termination_x2", `two malformed terminations in a row: ${why}${MALFORMED_TWICE_HINT}`, CAP_OPTIONS);
     if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${why})`, CAP_OPTIONS);
     return issue(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${why}`);
   };

@@ -408,7 +408,10 @@ describe("decide: rounds that ended without a result", () => {
       round: 2,
       reason: "malformed_termination_x2",
       options: CAP,
-      detail: "two malformed terminations in a row: sentinel repeated",
+      // where to look before paying for another round
+      detail:
+        "two malformed terminations in a row: sentinel repeated — the reviewer's answers could not be read twice: check its " +
+        "model and settings (`guild-bus providers`, the workers' log) before extend-cap",
     });
   });
 
