@@ -558,7 +558,7 @@ describe("hostile directory entries (integration)", () => {
     },
   );
 
-  it("a packet that would exceed the gate-file limit is never written: the gate escalates once (§5, §14)", async () => {
+  it("a rebuttal that would swell the ruling packet is moved aside with the reason; no ruling is issued (§5, §21)", async () => {
     const p = setup();
     p.write(ARTIFACT, "# Spec\n\n" + "A line of the specification.\n".repeat(36_000)); // about 1 MiB
     p.startWorker("broker");
@@ -581,14 +581,14 @@ describe("hostile directory entries (integration)", () => {
     await p.waitFor("big", GATE, has("packet-1.md"), "packet 1");
     drop(p, "big", "result-1.json", resultText(p, "big", 1, "issues"));
     await p.waitState("big", GATE, ["awaiting_author"]);
-    // the author contests the finding at length: the ruling packet would carry its 3.5 MB rebuttal with the artifact
-    // (a reviewer's own memory is cut to a bound in a packet, so only what the author writes can swell it so)
+    // the author contests the finding at length, past what `rebut` takes: the ruling packet would carry 3.4 MB of it
+    // (the packet-size escalation this once reached: test/core/packet-size.test.ts)
     drop(p, "big", "rebuttal-1.md", "The size is bounded elsewhere. ".repeat(110_000));
-    await p.waitFor("big", GATE, has("escalation-1.json"), "the escalation");
-    expect(p.readJson("big", GATE, "escalation-1.json")).toMatchObject({
-      reason: "artifact_too_large",
-      detail: expect.stringMatching(/packet-2\.md would be \d+ bytes/),
-    });
+    await p.waitFor("big", GATE, (f) => f.includes("rejected") && !f.includes("rebuttal-1.md"), "the rebuttal moved aside");
+    const rejected = path.join(p.gateDir("big", GATE), "rejected");
+    const reasonFile = readdirSync(rejected).find((f) => f.startsWith("rebuttal-1.md") && f.endsWith(".reason.json"));
+    expect(readFileSync(path.join(rejected, reasonFile!), "utf8")).toMatch(/a rebuttal holds at most 65536 bytes/);
+    await p.waitState("big", GATE, ["awaiting_author"]);
     expect(p.files("big", GATE)).not.toContain("packet-2.md");
   });
 

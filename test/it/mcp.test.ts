@@ -213,7 +213,7 @@ describe("guild-bus mcp (SDK client)", () => {
     const forced = await s.call("decide", { run_id: run, gate: "G-spec", choice: "force-pass", note: "ship it" });
     expect(forced.isError).toBe(true);
     expect(textOf(forced)).toContain("a person decides it, not claude-code");
-    expect(textOf(forced)).toContain(`ask the user to run \`guild-bus decide ${run} G-spec force-pass\``);
+    expect(textOf(forced)).toContain(`ask the user to run \`guild-bus decide ${run} G-spec force-pass --round 1\``);
     expect(p.files(run, "G-spec")).not.toContain("decision-1.json");
     const decided = await s.call("decide", { run_id: run, gate: "G-spec", choice: "extend-cap", extend_by: 1 });
     expect(decided.isError, textOf(decided)).toBeFalsy();
@@ -286,7 +286,7 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(textOf(answered)).toContain(
       "a human checkpoint is answered by the person who asked for it, so a person decides it, not claude-code",
     );
-    expect(textOf(answered)).toContain(`ask the user to run \`guild-bus decide ${run} G-spec continue\``);
+    expect(textOf(answered)).toContain(`ask the user to run \`guild-bus decide ${run} G-spec continue --round 1\``);
     expect(p.files(run, "G-spec")).not.toContain("decision-1.json");
   });
 
