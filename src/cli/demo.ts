@@ -17,6 +17,7 @@ import { waitForGate } from "./follow.js";
 import { BIN } from "./worker.js";
 import { packagePath } from "../bus/package-files.js";
 import { print } from "./safe-output.js";
+import { exited, lookUntil } from "./look-until.js";
 import { workerRunning } from "../runtime/peers.js";
 
 const SCRIPTED = packagePath("dist", "src", "cli", "demo-reviewer.js");
@@ -117,14 +118,9 @@ export function register(program: Command): void {
 
 /** Until every worker started is seen running (its presence file); one that exits first is an error naming it. */
 function workersSeen(layout: Layout, kinds: string[], workers: ChildProcess[]): Promise<void> {
-  const until = Date.now() + 60_000;
-  return new Promise((resolve, reject) => {
-    const look = () => {
-      const gone = workers.findIndex((w) => w.exitCode !== null || w.signalCode !== null);
-      if (gone >= 0) return reject(new Error(`the demo's ${kinds[gone]} worker exited before it started (its output is above)`));
-      if (kinds.every((kind) => workerRunning(layout, kind)) || Date.now() > until) return resolve();
-      setTimeout(look, 50);
-    };
-    look();
-  });
+  return lookUntil(() => {
+    const gone = workers.findIndex(exited);
+    if (gone >= 0) throw new Error(`the demo's ${kinds[gone]} worker exited before it started (its output is above)`);
+    return kinds.every((kind) => workerRunning(layout, kind));
+  }, 60_000);
 }

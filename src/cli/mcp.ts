@@ -13,6 +13,7 @@ import { intArg } from "./options.js";
 import { BIN } from "./worker.js";
 import { packageVersion } from "./version.js";
 import { print } from "./safe-output.js";
+import { exited, lookUntil } from "./look-until.js";
 import { shellWord } from "./format.js";
 
 /** The instructions an MCP client shows its model: the loop, and the one rule that matters. */
@@ -109,20 +110,13 @@ function keepWorkers(layout: Layout, say: (line: string) => void): { release: ()
  * then a gate reads "no broker worker is running — run: guild-bus up", which is not the step to take.
  */
 function supervisorSeen(layout: Layout, child: ChildProcess | null): Promise<void> {
-  const until = Date.now() + STARTED_WAIT_MS;
-  return new Promise((resolve) => {
-    const look = () => {
-      let seen = true;
-      try {
-        seen = runningSupervisor(layout) !== null || !child || child.exitCode !== null || child.signalCode !== null;
-      } catch {
-        // a lock that cannot be read: the status says so, waiting longer would not change it
-      }
-      if (seen || Date.now() > until) resolve();
-      else setTimeout(look, 50).unref();
-    };
-    look();
-  });
+  return lookUntil(() => {
+    try {
+      return runningSupervisor(layout) !== null || !child || exited(child);
+    } catch {
+      return true; // a lock that cannot be read: the status says so, waiting longer would not change it
+    }
+  }, STARTED_WAIT_MS);
 }
 
 export function register(program: Command): void {
