@@ -401,11 +401,13 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       snap.problems.push({ file: `packet-${round}.md`, reason: why, mtimeMs: listedStats.get(`packet-${round}.md`)?.st.mtimeMs ?? 0 });
     }
   }
-  const issued = openRound(snap);
+  // a file of round n the broker acted on (a later round, or the outcome) is the gate's history, whatever it holds
+  // that is refused now: older commands wrote longer notes and rebuttals
+  const latest = openRound(snap);
+  const actedOn = (round: number) => snap.outcome !== null || latest > round;
   for (const [round, decision] of snap.decisions) {
     const answered = snap.escalations.has(round) ? files.sha(`escalation-${round}.json`, round) : null;
-    // acted on (a later round, or the outcome): the gate's history, whatever it holds that is refused now
-    const why = decisionProblem(decision, snap.escalations.get(round), answered, snap.outcome !== null || issued > round);
+    const why = decisionProblem(decision, snap.escalations.get(round), answered, actedOn(round));
     if (why) {
       snap.decisions.delete(round);
       snap.problems.push({ file: `decision-${round}.json`, reason: why, mtimeMs: 0 });
@@ -414,11 +416,9 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   bindVerdicts(snap, files, snap, null);
   for (const [member, slots] of snap.members) bindVerdicts(snap, files, slots, member);
   // a rebuttal the round's own files say it can never take (medium, quorum, a ruling, nothing to contest), or that
-  // `rebut` refuses (empty, over 64 KiB) — unless the broker acted on it (its ruling round, or the outcome): older
-  // `rebut` wrote longer ones, and the gate's history stays as it was
+  // `rebut` refuses (empty, over 64 KiB) unless the broker acted on it
   for (const round of snap.rebuttals) {
-    const actedOn = snap.outcome !== null || issued > round;
-    const why = (actedOn ? null : rebuttalTexts.get(round)) ?? rebuttalRefusal(snap, round);
+    const why = (actedOn(round) ? null : rebuttalTexts.get(round)) ?? rebuttalRefusal(snap, round);
     if (!why) continue;
     snap.rebuttals.delete(round);
     const file = `rebuttal-${round}.md`;
