@@ -18,8 +18,9 @@ const CLAUDE_DENIED_TOOLS = ["Bash", "Edit", "Write", "NotebookEdit", "WebFetch"
 
 /**
  * Defaults for the child's environment: no auto-update, telemetry, error reporting or other non-essential traffic,
- * and no automatic API retries (each retry would send the packet again). A variable of the same name passed through
- * the allow-list (secrets_policy.env_allowlist or the provider's `env`) wins.
+ * and none of the CLI's own resends, each of which would send the packet again: no API retries, no non-streaming
+ * retry of a failed stream, no retry of a refusal and no switch to another model after one. A variable of the same
+ * name passed through the allow-list (secrets_policy.env_allowlist or the provider's `env`) wins.
  */
 const CLAUDE_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
   DISABLE_AUTOUPDATER: "1",
@@ -27,6 +28,9 @@ const CLAUDE_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
   DISABLE_ERROR_REPORTING: "1",
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
   CLAUDE_CODE_MAX_RETRIES: "0",
+  CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK: "1",
+  CLAUDE_CODE_DISABLE_REFUSAL_RETRY: "1",
+  CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK: "1",
 });
 
 /** The argv for one dispatch. Nothing of the packet or the artifact: the packet goes on stdin. */

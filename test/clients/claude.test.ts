@@ -9,7 +9,7 @@ import { ProviderConfig } from "../../src/spec/schemas.js";
 import { REPO } from "../helpers/bus.js";
 import { realClientSuite } from "../helpers/cli-suite.js";
 import { DIRECT_PROMPT, directInput } from "../helpers/clients.js";
-import type { MockEndpoint } from "../helpers/cli-review.js";
+import { type MockEndpoint, PACKET_MARKER, type Reply } from "../helpers/cli-review.js";
 import { startMockAnthropic } from "../helpers/mock-anthropic.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -102,5 +102,48 @@ describe("claude adapter: the effort (real claude CLI, direct dispatch)", () => 
       reason: "claude --effort takes low, medium, high, xhigh, max, not ultra",
     });
     expect(mock!.requests).toHaveLength(0);
+  });
+});
+
+describe("claude adapter: an answer that did not end well is never sent again (real claude CLI, direct dispatch)", () => {
+  const BIN = path.join(REPO, "clients", "node_modules", ".bin", "claude");
+  const KEY_ENV = "MOCK_ANTHROPIC_KEY";
+  let mock: MockEndpoint | undefined;
+  let home: string | undefined;
+  afterEach(async () => {
+    await mock?.close();
+    mock = undefined;
+    if (home !== undefined) process.env.HOME = home;
+  });
+
+  async function dispatch(reply: Reply) {
+    mock = await startMockAnthropic({ apiKey: "mock-anthropic-key", script: [reply] });
+    const root = tempRoot("guild-bus-claude-resend-");
+    home = process.env.HOME;
+    process.env.HOME = root;
+    process.env[KEY_ENV] = "mock-anthropic-key";
+    const config = ProviderConfig.parse({
+      adapter: "claude",
+      binary: BIN,
+      model: "claude-sonnet-4-5",
+      base_url: mock.url,
+      api_key_env: KEY_ENV,
+      timeout_ms: 60_000,
+    });
+    const packet = DIRECT_PROMPT.replace("---\n", `---\n${PACKET_MARKER}\n`); // a review request to the mock
+    return claudeAdapter.dispatch(directInput(root, "claude", config, packet));
+  }
+
+  // The CLI would send the packet again on its own: without streaming after a failed stream, and after a refusal
+  // (again, or to another model). Each is a second paid review of an answer that may already have been produced.
+  it.each([
+    ["a connection reset mid-answer (no stop reason)", { reset: true }, /ECONNRESET/],
+    ["a refusal", { stop: "refusal" }, /can't help with this/],
+  ])("%s: ambiguous, after exactly one request", async (_what, ending, said) => {
+    const out = await dispatch({ kind: "result", verdict: "satisfied", ...ending });
+    expect(out.kind, JSON.stringify(out)).toBe("ambiguous");
+    expect(out.kind === "ambiguous" && out.reason).toMatch(said);
+    expect(mock!.requests.map((r) => r.path)).toEqual(["/v1/messages"]);
+    expect(mock!.reviewRequests()).toHaveLength(1);
   });
 });

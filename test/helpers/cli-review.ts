@@ -10,8 +10,12 @@ import type { AuthorBrain } from "./mock-author.js";
 // consume a step.
 
 export type Reply =
-  /** A fenced review_result.v1 block echoing the packet_id and artifact_sha256 found in the request. */
-  | { kind: "result"; verdict: "satisfied" | "issues"; model?: string; delayMs?: number }
+  /**
+   * A fenced review_result.v1 block echoing the packet_id and artifact_sha256 found in the request. `stop`: the stream
+   * ends with this stop reason (Anthropic stop_reason, Gemini finishReason) instead of the model's own end; `reset`:
+   * the connection is reset after the text, before any stop reason (an answer cut off mid-stream).
+   */
+  | { kind: "result"; verdict: "satisfied" | "issues"; model?: string; delayMs?: number; stop?: string; reset?: boolean }
   /** Prose ending in a valid `## SATISFIED` sentinel. */
   | { kind: "sentinel"; model?: string; delayMs?: number }
   /** A fenced block that is not JSON (the worker then asks for one schema repair). */

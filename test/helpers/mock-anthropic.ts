@@ -69,7 +69,13 @@ function contentOf(reply: Exclude<Reply, { kind: "http" }>, requestText: string)
     : { type: "text", text: replyText(reply, requestText) };
 }
 
-function streamMessage(res: ServerResponse, model: string, block: ContentBlock): void {
+/** How a scripted answer ends: its stop reason, or a reset connection before any. */
+interface Ending {
+  stop?: string;
+  reset?: boolean;
+}
+
+function streamMessage(res: ServerResponse, model: string, block: ContentBlock, ending: Ending = {}): void {
   const id = `msg_mock_${++ids}`;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const ev = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
@@ -94,8 +100,13 @@ function streamMessage(res: ServerResponse, model: string, block: ContentBlock):
     for (const piece of chunks(JSON.stringify(block.input)))
       ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: piece } });
   }
+  // a reset comes once what came before was sent
+  if (ending.reset) return void res.write(": cut\n\n", () => res.destroy());
   ev("content_block_stop", { index: 0 });
-  ev("message_delta", { delta: { stop_reason: stopReason(block), stop_sequence: null }, usage: { output_tokens: outputTokens(block) } });
+  ev("message_delta", {
+    delta: { stop_reason: ending.stop ?? stopReason(block), stop_sequence: null },
+    usage: { output_tokens: outputTokens(block) },
+  });
   ev("message_stop", {});
   res.end();
 }
@@ -183,7 +194,8 @@ export async function startMockAnthropic(script: MockScript = {}): Promise<MockE
     }
     const block = contentOf(reply, text);
     const reported = reply.model ?? model;
-    return body.stream ? streamMessage(res, reported, block) : plainMessage(res, reported, block);
+    const ending = reply.kind === "result" ? { stop: reply.stop, reset: reply.reset } : {};
+    return body.stream ? streamMessage(res, reported, block, ending) : plainMessage(res, reported, block);
   });
   return listenMock(server, requests);
 }

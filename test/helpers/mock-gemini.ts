@@ -88,21 +88,31 @@ function usage(text: string) {
   return { promptTokenCount: 120, candidatesTokenCount: Math.ceil(text.length / 4), totalTokenCount: 120 + Math.ceil(text.length / 4) };
 }
 
-function streamAnswer(res: ServerResponse, model: string, text: string): void {
+/** How a scripted answer ends: its finishReason (STOP unless given), or a reset connection before any. */
+interface Ending {
+  stop?: string;
+  reset?: boolean;
+}
+
+function streamAnswer(res: ServerResponse, model: string, text: string, ending: Ending = {}): void {
   const responseId = `mock-${++ids}`;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const pieces = chunks(text);
   pieces.forEach((piece, i) => {
-    const last = i === pieces.length - 1;
+    const last = i === pieces.length - 1 && !ending.reset;
     const chunk = {
-      candidates: [{ content: { role: "model", parts: [{ text: piece }] }, index: 0, ...(last ? { finishReason: "STOP" } : {}) }],
+      candidates: [
+        { content: { role: "model", parts: [{ text: piece }] }, index: 0, ...(last ? { finishReason: ending.stop ?? "STOP" } : {}) },
+      ],
       ...(last ? { usageMetadata: usage(text) } : {}),
       modelVersion: model,
       responseId,
     };
     res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
   });
-  res.end();
+  // a reset comes once what came before was sent
+  if (ending.reset) res.write(": cut\r\n\r\n", () => res.destroy());
+  else res.end();
 }
 
 /** One function call of the CLI's own tools; the CLI runs it and sends a functionResponse in its next request. */
@@ -191,7 +201,8 @@ export async function startMockGemini(script: MockScript = {}): Promise<MockEndp
       });
     }
     if (reply.kind === "tool") return streamFunctionCall(res, reply.model ?? model!, reply.name, reply.args);
-    return streamAnswer(res, reply.model ?? model!, replyText(reply, text));
+    const ending = reply.kind === "result" ? { stop: reply.stop, reset: reply.reset } : {};
+    return streamAnswer(res, reply.model ?? model!, replyText(reply, text), ending);
   });
   return listenMock(server, requests);
 }
