@@ -6,6 +6,7 @@
 // (gemini keeps every session, the packet included, under ~/.gemini), and the JSON report parsed for the final text and
 // the model(s) the API reported.
 import { mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { readTextBounded } from "../bus/read-bounded.js";
 import { isSystemFault } from "../bus/system-fault.js";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -42,12 +43,14 @@ const GEMINI_ENV_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
  * user added, such as AGENTS.md, with a name no repository has) and no boundary markers (the search for GEMINI.md
  * stops at the project root instead of climbing to a git root above it), so geminiContextFiles() knows what loads;
  * and an allow-list of reading tools. With an endpoint or key from settings, the API-key auth type: without a
- * selected type gemini 0.61 takes GOOGLE_GEMINI_BASE_URL for a "gateway" and exits 41 before sending anything.
+ * selected type gemini 0.61 takes GOOGLE_GEMINI_BASE_URL for a "gateway" and exits 41 before sending anything. With a
+ * telemetry file, local telemetry (a file, nothing sent, no prompts): the only place gemini says how an answer ended.
  */
-function geminiWorkspaceSettings(scratch: string, apiKeyAuth = false): object {
+function geminiWorkspaceSettings(scratch: string, apiKeyAuth = false, telemetryFile?: string): object {
   return {
     general: { maxAttempts: 1 },
     privacy: { usageStatisticsEnabled: false },
+    ...(telemetryFile ? { telemetry: { enabled: true, target: "local", outfile: telemetryFile, logPrompts: false } } : {}),
     context: { fileName: [`guild-bus-no-context-${path.basename(scratch)}.md`], memoryBoundaryMarkers: [] },
     tools: { core: [...GEMINI_TOOLS] },
     ...(apiKeyAuth ? { security: { auth: { selectedType: GEMINI_API_KEY_AUTH } } } : {}),
@@ -192,6 +195,51 @@ function geminiReportedModels(report: GeminiReport): string[] {
   return main.length ? main : models.map(([name]) => name);
 }
 
+/** The most of gemini's telemetry file that is read (a record per event, about 100 KiB per model turn). */
+const MAX_TELEMETRY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The first finish reason of a main-conversation API response that is not the model's own end ("stop"), from gemini's
+ * local telemetry file (pretty-printed records, one after another, each opening and closing in the first column):
+ * MAX_TOKENS is "length", SAFETY and other blocks "content_filter", a malformed call "error". null when every response
+ * ended, or when the file says nothing (absent, too large, unreadable).
+ */
+export function unendedFinish(telemetry: string): string | null {
+  let record: string[] | null = null;
+  for (const line of telemetry.split("\n")) {
+    if (line === "{") record = [line];
+    else if (record) {
+      record.push(line);
+      if (line !== "}") continue;
+      const reason = finishOf(record.join("\n"));
+      record = null;
+      if (reason !== null) return reason;
+    }
+  }
+  return null;
+}
+
+function finishOf(text: string): string | null {
+  let attributes: { "event.name"?: unknown; role?: unknown; finish_reasons?: unknown } | undefined;
+  try {
+    attributes = (JSON.parse(text) as { attributes?: typeof attributes } | null)?.attributes;
+  } catch {
+    return null;
+  }
+  if (attributes?.["event.name"] !== "gemini_cli.api_response" || (attributes.role ?? "main") !== "main") return null;
+  const reasons = Array.isArray(attributes.finish_reasons) ? attributes.finish_reasons : [];
+  const unended = reasons.find((r) => r !== "stop");
+  return unended === undefined ? null : String(unended);
+}
+
+function readTelemetry(file: string): string {
+  try {
+    return readTextBounded(file, { max: MAX_TELEMETRY_BYTES });
+  } catch {
+    return "";
+  }
+}
+
 /** Decide what a finished gemini run means. Exported for unit tests. */
 export function classifyGeminiExit(code: number | null, signal: string | null, stdout: string, stderr: string): DispatchOutcome {
   const report = parseReport(stdout);
@@ -255,9 +303,11 @@ export const geminiAdapter: ReviewerAdapter = {
       withScratch("gemini-home", async (home) => {
         scratchStateDir(path.join(home, ".gemini"), geminiUserDir(), GEMINI_USER_FILES);
         mkdirSync(path.join(scratch, ".gemini"));
+        // in the scratch home, outside any workspace its tools read
+        const telemetry = path.join(home, "telemetry.log");
         writeFileSync(
           path.join(scratch, ".gemini", "settings.json"),
-          JSON.stringify(geminiWorkspaceSettings(scratch, Boolean(config.base_url || endpoint.apiKey)), null, 2),
+          JSON.stringify(geminiWorkspaceSettings(scratch, Boolean(config.base_url || endpoint.apiKey), telemetry), null, 2),
         );
         const env = childEnv(input, {
           defaults: GEMINI_ENV_DEFAULTS,
@@ -270,7 +320,16 @@ export const geminiAdapter: ReviewerAdapter = {
         });
         const outcome = await runChild({ argv, stdin: input.prompt, timeoutMs, env, cwd: scratch, signal: input.signal });
         if (outcome.kind !== "exit") return unfinishedChild(outcome, "gemini", argv[0]!, timeoutMs);
-        return classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
+        const classified = classifyGeminiExit(outcome.code, outcome.signal, outcome.stdout, outcome.stderr);
+        if (classified.kind !== "output") return classified;
+        // As the http adapter's rule (§15): an answer the model did not end itself may be the start of one.
+        const unended = unendedFinish(readTelemetry(telemetry));
+        return unended === null
+          ? classified
+          : {
+              kind: "ambiguous",
+              reason: `gemini: the answer may have been cut off (finish reason ${unended}); such an answer is not read`,
+            };
       }),
     );
   },

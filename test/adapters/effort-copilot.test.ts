@@ -15,7 +15,7 @@ import {
   profileModel,
   resolveProfile,
 } from "../../src/adapters/copilot.js";
-import { classifyGeminiExit, geminiArgv } from "../../src/adapters/gemini.js";
+import { classifyGeminiExit, geminiArgv, unendedFinish } from "../../src/adapters/gemini.js";
 import { advertises } from "../../src/adapters/help.js";
 import { configuredProviders, selectReviewer } from "../../src/core/selection.js";
 import { ProviderConfig } from "../../src/spec/schemas.js";
@@ -182,6 +182,22 @@ describe("capability errors: only an explicit refusal of the effort or the model
     expect(classifyGeminiExit(127, null, "", "not found\n/usr/bin/env: 'node'\n")).toMatchObject({ kind: "ambiguous" });
     // a MiB of "env " on one line that never says "not found" is read in one pass, not rescanned from every "env"
     expect(classifyGeminiExit(127, null, "", "env ".repeat(1 << 18))).toMatchObject({ kind: "ambiguous" });
+  });
+
+  it("gemini's telemetry: the first main-conversation response not ended by the model names how it ended", () => {
+    // pretty-printed records one after another, as gemini 0.61 writes its local telemetry file
+    const record = (attributes: object) => JSON.stringify({ resource: { "a{": "}" }, attributes }, null, 2);
+    const response = (role: string, finish: string[]) =>
+      record({ "event.name": "gemini_cli.api_response", role, finish_reasons: finish, note: "a line\n}\nin a string" });
+    const file = (...records: string[]) => records.join("\n") + "\n";
+    expect(unendedFinish(file(record({ "event.name": "gemini_cli.config" }), response("main", ["stop"])))).toBeNull();
+    // a utility call (the model router) cut short says nothing about the answer
+    expect(unendedFinish(file(response("utility_router", ["length"]), response("main", ["stop"])))).toBeNull();
+    expect(unendedFinish(file(response("main", ["stop"]), response("main", ["length"])))).toBe("length");
+    expect(unendedFinish(file(response("main", ["content_filter"]), "{\n  not json\n}", response("main", ["stop"])))).toBe(
+      "content_filter",
+    );
+    expect(unendedFinish("")).toBeNull(); // no file: nothing said
   });
 
   it("copilot: an answer is declared output; a refusal, a missing agent or no login is not-run; a 429 or a crash may have run", () => {

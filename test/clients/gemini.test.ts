@@ -220,6 +220,38 @@ context names the user added and a GEMINI.md above the project are not loaded`, 
       }
     });
 
+    // gemini prints such an answer as a complete one (its JSON report has no finish reason); the http adapter's rule
+    // holds for it too: an answer the model did not end itself may be the start of one, which is never read.
+    it.each([
+      ["MAX_TOKENS", "length"],
+      ["SAFETY", "content_filter"],
+    ])("an answer the API ended with %s (a verdict block, then cut): ambiguous, never read; one request", async (stop, named) => {
+      const mock = await startMockGemini({ apiKey: "k-cut", script: [{ kind: "result", verdict: "satisfied", stop }] });
+      try {
+        const config = {
+          adapter: "gemini" as const,
+          binary: BINARY,
+          model: MODEL,
+          base_url: mock.url,
+          api_key_env: "MOCK_GEMINI_KEY",
+          timeout_ms: 30_000,
+          input: "stdin" as const,
+          selectable: true,
+        };
+        const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-cut-1\nartifact_sha256: ${"e".repeat(64)}\n---\n${SPEC}`;
+        const outcome = await withEnv({ HOME: tempRoot("guild-bus-gemini-home-"), MOCK_GEMINI_KEY: "k-cut" }, () =>
+          geminiAdapter.dispatch(directInput(tempRoot(), "gemini", config, prompt)),
+        );
+        expect(outcome).toEqual({
+          kind: "ambiguous",
+          reason: `gemini: the answer may have been cut off (finish reason ${named}); such an answer is not read`,
+        });
+        expect(mock.reviewRequests()).toHaveLength(1);
+      } finally {
+        await mock.close();
+      }
+    });
+
     it("no pinned model: the CLI's router call carries the packet too; the reported model is the main conversation's", async () => {
       const mock = await startMockGemini({ apiKey: "k-unpinned", script: [{ kind: "result", verdict: "satisfied" }] });
       try {
