@@ -150,8 +150,10 @@ export function classifyClaudeExit(code: number | null, signal: string | null, s
   if (capability)
     return { kind: "not-run", capability, reason: `claude: the API refused the request (status ${r!.apiErrorStatus}): ${tail(r!.text!)}` };
   if (r?.isError) {
-    const status = r.apiErrorStatus !== null ? `API status ${r.apiErrorStatus}` : (r.subtype ?? "error");
-    return { kind: "ambiguous", reason: `claude reported an error (${status}, exit ${code ?? signal}): ${tail(r.text ?? stderr)}` };
+    // an error result whose turn loop ended on its own is subtype "success": only another subtype says more
+    const what =
+      r.apiErrorStatus !== null ? `API status ${r.apiErrorStatus}, ` : r.subtype && r.subtype !== "success" ? `${r.subtype}, ` : "";
+    return { kind: "ambiguous", reason: `claude reported an error (${what}exit ${code ?? signal}): ${tail(r.text ?? stderr)}` };
   }
   if (r && code === 0) return { kind: "ambiguous", reason: `claude finished without a final text (${r.subtype ?? "no subtype"})` };
   return { kind: "ambiguous", reason: `claude exited ${code ?? signal} without a result: ${tail(stderr || stdout)}` };

@@ -153,7 +153,7 @@ describe("capability errors: only an explicit refusal of the effort or the model
   });
 
   it("adapters classify the refusals they saw from the real CLIs as not-run with the capability", () => {
-    const claudeEvents = (text: string, status: number) =>
+    const claudeEvents = (text: string, status: number | null) =>
       JSON.stringify({ type: "result", is_error: true, result: text, api_error_status: status, subtype: "success", duration_api_ms: 0 });
     expect(
       classifyClaudeExit(
@@ -171,6 +171,11 @@ describe("capability errors: only an explicit refusal of the effort or the model
       classifyClaudeExit(1, null, claudeEvents("API Error: 400 This model does not support the effort parameter.", 400), ""),
     ).toMatchObject({ kind: "not-run", capability: "effort_unsupported" });
     expect(classifyClaudeExit(1, null, claudeEvents("API Error: 429 rate limited", 429), "")).toMatchObject({ kind: "ambiguous" });
+    // an error without an API status (a dropped connection, a refusal) is marked "success", which says nothing
+    expect(classifyClaudeExit(1, null, claudeEvents("API Error: Connection to the API was lost (ECONNRESET).", null), "")).toEqual({
+      kind: "ambiguous",
+      reason: "claude reported an error (exit 1): API Error: Connection to the API was lost (ECONNRESET).",
+    });
     const geminiError = JSON.stringify({
       error: { type: "ApiError", message: "models/gemini-9 is not found for API version v1beta, or model is not supported", code: 404 },
     });
