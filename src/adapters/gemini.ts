@@ -23,6 +23,7 @@ import {
 } from "./child.js";
 import { providerEndpoint } from "./endpoint.js";
 import { childEnv } from "./environment.js";
+import { textOf } from "../core/text-of.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 
@@ -168,6 +169,8 @@ const PRE_REQUEST_EXITS = new Map<number, string>([
 interface GeminiReport {
   response?: unknown;
   error?: { type?: unknown; message?: unknown; code?: unknown } | null;
+  /** Errors the run went on after, or that stopped the model (a loop it detected): the response is what came before. */
+  warnings?: unknown;
   stats?: { models?: Record<string, { roles?: Record<string, unknown> } | undefined> };
 }
 
@@ -244,6 +247,10 @@ function readTelemetry(file: string): string {
 export function classifyGeminiExit(code: number | null, signal: string | null, stdout: string, stderr: string): DispatchOutcome {
   const report = parseReport(stdout);
   if (code === 0 && report && typeof report.response === "string" && !report.error) {
+    // as a cut-off answer: the model did not end it itself, and may have been paid for (§9, §15)
+    const warnings = Array.isArray(report.warnings) ? report.warnings.map((w) => textOf(w)) : [];
+    if (warnings.length)
+      return { kind: "ambiguous", reason: `gemini warned during the run (${tail(warnings.join("; "))}); such an answer is not read` };
     const models = geminiReportedModels(report);
     return { kind: "output", text: report.response, reportedModel: models.length ? models.join(", ") : null };
   }

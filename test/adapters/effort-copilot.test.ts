@@ -185,6 +185,13 @@ describe("capability errors: only an explicit refusal of the effort or the model
     });
     expect(classifyGeminiExit(127, null, "", "/usr/bin/env: 'node': No such file or directory\n")).toMatchObject({ kind: "not-run" });
     expect(classifyGeminiExit(127, null, "", "not found\n/usr/bin/env: 'node'\n")).toMatchObject({ kind: "ambiguous" });
+    // gemini stopped the model (a loop it detected) and printed what it had: not an answer the model ended
+    expect(
+      classifyGeminiExit(0, null, JSON.stringify({ response: "## SATISFIED", warnings: ["Loop detected, stopping execution"] }), ""),
+    ).toEqual({
+      kind: "ambiguous",
+      reason: "gemini warned during the run (Loop detected, stopping execution); such an answer is not read",
+    });
     // a MiB of "env " on one line that never says "not found" is read in one pass, not rescanned from every "env"
     expect(classifyGeminiExit(127, null, "", "env ".repeat(1 << 18))).toMatchObject({ kind: "ambiguous" });
   });

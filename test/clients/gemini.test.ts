@@ -252,6 +252,35 @@ context names the user added and a GEMINI.md above the project are not loaded`, 
       }
     });
 
+    it(`a model that calls the same tool again and again: gemini stops it and prints what it had as the answer; \
+that answer is never read (ambiguous, so no repair and no new round follow)`, async () => {
+      const loop = { kind: "tool" as const, name: "list_directory", args: { dir_path: "." } };
+      const mock = await startMockGemini({ apiKey: "k-loop", script: [], fallback: loop });
+      try {
+        const config = {
+          adapter: "gemini" as const,
+          binary: BINARY,
+          model: MODEL,
+          base_url: mock.url,
+          api_key_env: "MOCK_GEMINI_KEY",
+          timeout_ms: 60_000,
+          input: "stdin" as const,
+          selectable: true,
+        };
+        const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-loop-1\nartifact_sha256: ${"f".repeat(64)}\n---\n${SPEC}`;
+        const outcome = await withEnv({ HOME: tempRoot("guild-bus-gemini-home-"), MOCK_GEMINI_KEY: "k-loop" }, () =>
+          geminiAdapter.dispatch(directInput(tempRoot(), "gemini", config, prompt)),
+        );
+        expect(outcome).toEqual({
+          kind: "ambiguous",
+          reason: "gemini warned during the run (Loop detected, stopping execution); such an answer is not read",
+        });
+        expect(mock.reviewRequests().every((r) => r.replied === "tool")).toBe(true);
+      } finally {
+        await mock.close();
+      }
+    });
+
     it("no pinned model: the CLI's router call carries the packet too; the reported model is the main conversation's", async () => {
       const mock = await startMockGemini({ apiKey: "k-unpinned", script: [{ kind: "result", verdict: "satisfied" }] });
       try {
