@@ -18,6 +18,11 @@ export interface Walk {
   /** The claim was lost: another worker owns the round now, so nothing more is dispatched or delivered. */
   fenced: () => boolean;
   dispatch: (link: RunnableLink, pair: Pair, prompt: string) => Promise<DispatchOutcome>;
+  /**
+   * Records the answer that needs the schema repair, and why, before the repair call: a worker killed during that second
+   * paid call must leave both calls on file (the attempt records only the first), and the paid answer it had in hand.
+   */
+  keepForRepair: (answer: string, why: string) => Promise<void>;
 }
 
 type Stopped = { kind: "fenced" } | { kind: "failed"; failure: Failure["kind"]; reason: string; attempts: DispatchAttempt[] };
@@ -92,6 +97,16 @@ export async function normalizeWithRepair(
     attempts: ran.attempts,
   });
   if (walk.fenced()) return { kind: "fenced" }; // no new paid dispatch without the claim
+  try {
+    await walk.keepForRepair(
+      ran.answer.text,
+      `the answer to ${walk.packet.packet_id} could not be normalized (${normalized.reasons.join("; ")}); ` +
+        "kept before the one schema-repair call, a second paid call to the same reviewer",
+    );
+  } catch (error) {
+    // fail closed: a second paid call is made only once the files say why
+    return failed(`the answer could not be kept before a schema-repair call (${(error as Error).message}); no repair call made`);
+  }
   log(`malformed output (${normalized.reasons.join("; ")}); one schema repair`);
   const repairSection = `## Schema repair\n\n${repairPrompt(normalized.reasons, envelope)}`;
   const prompt = `${packetText}\n\n${repairSection}\n\nYour previous answer:\n\n${ran.answer.text.slice(0, 20_000)}\n`;

@@ -19,7 +19,7 @@ import { deliver } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
 import { attemptFile, type ChainLink, dispatchChain, failureRecord, gateTier, type Pair } from "../core/dispatch-plan.js";
 import { deliverResult, type ResultDelivery } from "./deliver-result.js";
-import { rejectFile, rejectPlace } from "../bus/reject.js";
+import { keepRejected, rejectFile, rejectPlace } from "../bus/reject.js";
 import { parseReviewResult } from "../core/result-wire.js";
 import { type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
@@ -27,7 +27,7 @@ import { openRound } from "../core/gate-queries.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { type GateSnapshot, memberView, reviewerViews } from "../core/snapshot.js";
 import { packetMember, slotFile } from "../core/slot-file.js";
-import { receivedScrubOptions, scrubOptions } from "../core/scrub.js";
+import { receivedScrubOptions, scrub, scrubOptions } from "../core/scrub.js";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { quotedArtifact } from "../core/packet-body.js";
 import { readArtifact } from "../bus/artifact.js";
@@ -71,6 +71,8 @@ export interface Held {
 }
 
 const now = () => new Date().toISOString();
+/** The most of an answer to repair kept in rejected/: a bus file holds at most MAX_FILE_BYTES, and scrub labels grow text. */
+const KEPT_ANSWER_CHARS = 500_000;
 export async function reviewGate(
   ctx: BusContext,
   runId: string,
@@ -201,6 +203,16 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
       scrub: receivedScrubOptions(ctx.settings),
       fenced: () => claim.signal.aborted,
       dispatch: (link, pair, prompt) => link.adapter.dispatch({ ...dispatchBase(link, pair), prompt }),
+      keepForRepair: async (answer, why) => {
+        const kept = await keepRejected(
+          s.dir,
+          slotFile("result", R, member),
+          scrub(answer.slice(0, KEPT_ANSWER_CHARS), receivedScrubOptions(ctx.settings)),
+          answer.length > KEPT_ANSWER_CHARS ? `${why} (its first ${KEPT_ANSWER_CHARS} characters)` : why,
+          rejectPlace(ctx),
+        );
+        opts.log(`${runId}/${gate} round ${R}: the answer to repair is kept as rejected/${kept}`);
+      },
     };
     const ran = await runChain(chain, packetText, walk);
     if (ran.kind === "fenced") return "active"; // fenced out: deliver nothing

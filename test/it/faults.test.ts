@@ -1,6 +1,6 @@
 // Integration: workers killed mid-round and workers racing on one tree. Files are the state: a restart resumes
 // everything, no round is dispatched twice, and delivery fences the racers.
-import { readdirSync, renameSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, MODES, type Project, received, scriptedProvider, stopChild } from "../helpers/bus.js";
@@ -75,6 +75,28 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
       expect(byPacket("G-operations-g3-r1")).toBeLessThanOrEqual(1);
       expect(byPacket("G-operations-g3-r2")).toBe(1);
       expect(p.files("g3", "G-operations").filter((f) => f.startsWith("result-") && !f.includes("rejected"))).toEqual(["result-2.json"]);
+    });
+
+    it("reviewer killed during the schema-repair call: both paid calls and the first answer stay on file", async () => {
+      const p = setup({ sequence: ["malformed", "slow-satisfied"], slow_ms: 8000 });
+      p.startWorker("broker");
+      p.startWorker("verifier");
+      const reviewer = p.startWorker("command");
+      request(p, "g5");
+      // the repair call is in flight once its child has the prompt
+      await until("the repair call", () => received(p.root, "gpt").length === 2);
+      await stopChild(reviewer, "SIGKILL");
+      p.startWorker("command");
+      await p.waitState("g5", "G-operations", ["awaiting_decision"]);
+      expect(p.readJson("g5", "G-operations", "failure-1.json")).toMatchObject({ kind: "no_verdict" });
+      // the attempt records one dispatch; the answer kept before the repair records the second, and why
+      const dir = path.join(p.gateDir("g5", "G-operations"), "rejected");
+      const kept = readdirSync(dir).filter((n) => n.startsWith("result-1.json.") && !n.endsWith(".reason.json"));
+      expect(kept).toHaveLength(1);
+      expect(readFileSync(path.join(dir, kept[0]!), "utf8")).toContain("{ not json");
+      expect(JSON.parse(readFileSync(path.join(dir, `${kept[0]}.reason.json`), "utf8")).reason).toMatch(
+        /^the answer to G-operations-g5-r1 could not be normalized .*schema-repair call, a second paid call/,
+      );
     });
 
     it("manual worker killed: a response dropped while it is down is taken up after the restart", async () => {

@@ -3,11 +3,15 @@
 import { describe, expect, it } from "vitest";
 import type { ReviewerAdapter } from "../../src/adapters/types.js";
 import type { DispatchOutcome } from "../../src/core/dispatch-outcome.js";
-import { type RunnableLink, runChain, type Walk } from "../../src/workers/reviewer-dispatch.js";
+import { normalizeWithRepair, type RunnableLink, runChain, type Walk } from "../../src/workers/reviewer-dispatch.js";
 import { packet } from "../helpers/snapshots.js";
 import { ProviderConfig } from "../../src/spec/schemas.js";
 
-function walkWith(outcomes: DispatchOutcome[], fencedAfter: number): { walk: Walk; calls: () => number } {
+function walkWith(
+  outcomes: DispatchOutcome[],
+  fencedAfter: number,
+  keepForRepair: Walk["keepForRepair"] = async () => {},
+): { walk: Walk; calls: () => number } {
   let calls = 0;
   const walk: Walk = {
     packet: packet(1),
@@ -16,6 +20,7 @@ function walkWith(outcomes: DispatchOutcome[], fencedAfter: number): { walk: Wal
     scrub: {},
     fenced: () => calls >= fencedAfter,
     dispatch: async () => outcomes[calls++]!,
+    keepForRepair,
   };
   return { walk, calls: () => calls };
 }
@@ -42,6 +47,50 @@ describe("runChain when the claim is lost", () => {
       1,
     );
     expect(await runChain([link("a"), link("b")], "packet", walk)).toEqual({ kind: "fenced" });
+    expect(calls()).toBe(1);
+  });
+});
+
+describe("the schema repair: a second paid call, made only once the files say why", () => {
+  it("keeps the answer to repair, with why, before the repair call is made", async () => {
+    const order: string[] = [];
+    const { walk, calls } = walkWith(
+      [
+        { kind: "output", text: "no verdict here\n" },
+        { kind: "output", text: "## SATISFIED\n" },
+      ],
+      99,
+      async (answer, why) => {
+        order.push(`kept after ${calls()} call(s): ${answer.trim()}`);
+        expect(why).toMatch(/schema-repair call, a second paid call/);
+      },
+    );
+    const ran = await runChain([link("a")], "packet", walk);
+    expect(ran.kind).toBe("answered");
+    if (ran.kind !== "answered") return;
+    await normalizeWithRepair(ran, "packet", walk, () => {});
+    expect(order).toEqual(["kept after 1 call(s): no verdict here"]);
+    expect(calls()).toBe(2);
+  });
+
+  it("makes no repair call when the answer cannot be kept: the round fails malformed, saying so", async () => {
+    const { walk, calls } = walkWith(
+      [
+        { kind: "output", text: "no verdict here\n" },
+        { kind: "output", text: "## SATISFIED\n" },
+      ],
+      99,
+      async () => {
+        throw new Error("EROFS: read-only file system");
+      },
+    );
+    const ran = await runChain([link("a")], "packet", walk);
+    if (ran.kind !== "answered") throw new Error(`not answered: ${ran.kind}`);
+    const normalized = await normalizeWithRepair(ran, "packet", walk, () => {});
+    expect(normalized).toMatchObject({ kind: "failed", failure: "malformed" });
+    expect("reason" in normalized && normalized.reason).toMatch(
+      /could not be kept before a schema-repair call \(EROFS.*no repair call made/,
+    );
     expect(calls()).toBe(1);
   });
 });
