@@ -4,6 +4,7 @@ import { busJson } from "../core/bus-json.js";
 import { reopenRun } from "../bus/finished-runs.js";
 import { existsSync, lstatSync, statSync } from "node:fs";
 import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { customAlphabet } from "nanoid";
 import { readArtifact } from "../bus/artifact.js";
 import { deliver } from "../bus/deliver.js";
@@ -192,10 +193,27 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<R
   if (notADir) return refuse(`${layout.rel(notADir)} is not a directory: move it aside, then request again (nothing was written)`);
   await deliver(layout.runMeta(runId), busJson(run), opts);
   const r = await deliver(layout.gateFile(runId, gate, "request.json"), requestText, opts);
-  if (r.status === "conflict")
+  // the same call again (its first try killed or timed out after the request landed, or an MCP host retrying): that
+  // request goes on, and another run, a second paid review of the same file, is never advised
+  // (only while the gate is under way: an ended one is not reviewed again, whatever its file holds now)
+  const ended = existsSync(layout.gateFile(runId, gate, "outcome.json"));
+  const earlier = r.status === "conflict" && !ended ? sameRequestAt(layout.gateFile(runId, gate, "request.json"), request) : null;
+  if (r.status === "conflict" && earlier === null)
     return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
+  if (earlier !== null) warnings.push(`the same request was already in (requested at ${earlier}); it goes on, nothing new was written`);
   reopenRun(layout, runId); // a run listed as finished carries work again: running workers rescan it at once
   return { ok: true, runId, gate, warnings, idle: noBrokerNote(layout) };
+}
+
+/** When the request in `file` is `request` but for its time, that time; else (another request, unreadable) null. */
+function sameRequestAt(file: string, request: Request): string | null {
+  try {
+    const found = Request.safeParse(JSON.parse(readTextBounded(file, { max: MAX_FILE_BYTES })));
+    if (!found.success) return null;
+    return isDeepStrictEqual({ ...found.data, requested_at: "" }, { ...request, requested_at: "" }) ? found.data.requested_at : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The first of these paths that exists as something other than a directory (a file), if any; a link is refused by

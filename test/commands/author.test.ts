@@ -83,7 +83,7 @@ describe("commands: refusals are answers, and nothing is written for them", () =
       ok: false,
     });
     expect(
-      await requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" }),
+      await requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "auto", runId: "r1" }),
     ).toEqual({
       ok: false,
       error: expect.stringMatching(/already has a request/),
@@ -218,5 +218,46 @@ describe("the round the person read", () => {
       await mcp.close();
     }
     expect(JSON.parse(readFileSync(file("decision-2.json"), "utf8"))).toMatchObject({ round: 2, choice: "rework" });
+  });
+});
+
+describe("review: the same call again", () => {
+  it("goes on with the request already in while its gate is under way; another request, or an ended gate, is refused", async () => {
+    const { layout, files } = await project();
+    const request = readFileSync(path.join(layout.gateDir("r1", "G-spec"), "request.json"));
+    const before = files();
+    const again = await requestReview(layout, {
+      artifact: "docs/spec.md",
+      gate: "G-spec",
+      author: "claude",
+      reviewer: "manual",
+      runId: "r1",
+    });
+    expect(again).toMatchObject({ ok: true, runId: "r1", gate: "G-spec" });
+    expect(again.ok && again.warnings.join("\n")).toMatch(/the same request was already in \(requested at .*\); it goes on/);
+    expect(readFileSync(path.join(layout.gateDir("r1", "G-spec"), "request.json"))).toEqual(request);
+    expect(files()).toEqual(before);
+    // another author is another request
+    expect(
+      await requestReview(layout, { artifact: "docs/spec.md", gate: "G-spec", author: "codex", reviewer: "manual", runId: "r1" }),
+    ).toEqual({ ok: false, error: expect.stringMatching(/already has a request; .*use another --run-id/) });
+  });
+
+  it("is refused once the gate has ended: an ended gate is never reviewed again under its run", async () => {
+    const { layout, dropResult } = await gateWithPacket("run1");
+    dropResult({ verdict: "satisfied" });
+    await verifyGate(loadContext(layout), "run1", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), "run1", GATE);
+    expect(existsSync(path.join(layout.gateDir("run1", GATE), "outcome.json"))).toBe(true);
+    const request = JSON.parse(readFileSync(path.join(layout.gateDir("run1", GATE), "request.json"), "utf8"));
+    expect(
+      await requestReview(layout, {
+        artifact: request.artifact_path,
+        gate: GATE,
+        author: request.author_host,
+        reviewer: request.reviewer,
+        runId: "run1",
+      }),
+    ).toEqual({ ok: false, error: expect.stringMatching(/already has a request/) });
   });
 });

@@ -115,6 +115,20 @@ describe.each(MODES)("faults and races (integration, $mode)", ({ poll }) => {
     });
   });
 
+  it("(g2) a review call run again after its request landed (killed, timed out): it waits on that request, one paid review", async () => {
+    const p = setup({ default: "slow-satisfied", slow_ms: 300 });
+    const args = ["review", "ops/runbook.md", "--gate", "G-operations", "--author", "claude", "--run-id", "k1"];
+    // the first try's request is in; its caller never heard back (no workers yet: nothing else has happened)
+    expect(p.cli(args).code).toBe(0);
+    for (const kind of ["broker", "verifier", "command"]) p.startWorker(kind);
+    const again = p.cli([...args, "--wait"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr + again.stdout).toMatch(/the same request was already in \(requested at .*\); it goes on/);
+    expect(again.stdout).toMatch(/satisfied/);
+    expect(received(p.root, "gpt")).toHaveLength(1);
+    expect(readdirSync(path.join(p.root, ".guild", "runs"))).toEqual(["k1"]);
+  });
+
   it("(h) two brokers, two reviewers, two verifiers: exactly one packet, result and verdict per round", async () => {
     const p = setup({ default: "issues" });
     p.settings({
