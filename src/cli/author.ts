@@ -107,7 +107,11 @@ export function register(program: Command): void {
     .argument("<gate>")
     .requiredOption("--reviewer-model <id>", "the exact model id that produced this review (its family must differ from the author's)")
     .option("--file <file>", "the review (review_result.v1 JSON, or prose ending in ## SATISFIED); default stdin")
-    .option("--round <n>", "the round whose packet you reviewed: refused, nothing written, if the gate has moved on to another", roundArg)
+    .option(
+      "--round <n>",
+      "the round whose packet you reviewed (needed past round 1): refused, nothing written, if the gate has moved on to another",
+      roundArg,
+    )
     .option("--root <dir>", ROOT_HELP)
     .action(async (run: string, gate: string, o: Seen & { reviewerModel: string; file?: string; root: string }) => {
       const ctx = loadContext(new Layout(o.root));

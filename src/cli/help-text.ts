@@ -22,7 +22,7 @@ const HELP: Record<string, [string[], string]> = {
   respond: [
     [
       "guild-bus respond <run> G-spec --reviewer-model gpt-5 --file review.md",
-      "cat review.md | guild-bus respond <run> G-spec --reviewer-model gpt-5",
+      "cat review.md | guild-bus respond <run> G-spec --round 2 --reviewer-model gpt-5",
     ],
     "0 accepted (result written); 1 refused or usage error (nothing written)",
   ],

@@ -196,7 +196,7 @@ async function respondNow(
     reviewerModel: string;
     /** The host sending the answer when it is known (an MCP client's handshake name): never one of the author's family. */
     via?: string;
-    /** The round whose packet the reviewer read (a console form's): an answer to it never lands in a later round. */
+    /** The round whose packet the reviewer read: an answer to it never lands in a later round. Needed past round 1. */
     round?: number;
   },
 ): Promise<Answer<{ round: number; verdict: string; model: string }>> {
@@ -204,6 +204,12 @@ async function respondNow(
   const round = openRound(view.snapshot);
   const stale = movedOn(view, round, answer.round);
   if (stale) return refuse(stale);
+  // an answer that names no round binds to the open packet: safe only while no earlier packet could have been read
+  if (answer.round === undefined && round > 1)
+    return refuse(
+      `${run} ${gate} is at round ${round}: name the round whose packet you reviewed (\`--round ${round}\` on the command ` +
+        `line, \`round\` over MCP), so an answer to an earlier packet never lands in this one; nothing was written`,
+    );
   const packet = view.snapshot.packets.get(round);
   if (!packet || packet.reviewer_adapter !== "manual") return refuse(`${run} ${gate} has no open packet addressed to the manual reviewer`);
   if (answer.via !== undefined) {

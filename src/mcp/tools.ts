@@ -268,7 +268,10 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         ...runGate,
         reviewer_model: z.string(),
         review: described(z.string().check(z.maxLength(MAX_FILE_BYTES)), "the review text"),
-        ...seenRound,
+        round: described(
+          z.optional(wholeNumber(0)),
+          "the round whose packet was reviewed, needed past round 1: refused, nothing written, if the gate has moved on",
+        ),
       },
     },
     async (a) => {

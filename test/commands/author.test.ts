@@ -196,6 +196,19 @@ describe("the round the person read", () => {
     await step(); // round 2, for the manual reviewer
     expect(existsSync(file("packet-2.md"))).toBe(true);
     expect(await issues(1)).toEqual({ ok: false, error: movedOn });
+    // past round 1 an answer that names no round could be to round 1's packet: refused on every face
+    const nameIt = expect.stringMatching(/^moved G-spec is at round 2: name the round whose packet you reviewed .*nothing was written$/);
+    expect(await issues()).toEqual({ ok: false, error: nameIt });
+    const answerer = await inMemoryMcp(layout);
+    try {
+      const unnamed = await answerer.call("respond", { run_id: run, gate: GATE, reviewer_model: "gpt-5", review: "## SATISFIED\n" });
+      expect(unnamed.isError).toBe(true);
+      expect(textOf(unnamed)).toMatch(
+        /is at round 2: name the round whose packet you reviewed \(`--round 2` on the command line, `round` over MCP\)/,
+      );
+    } finally {
+      await answerer.close();
+    }
     expect(existsSync(file("result-2.json"))).toBe(false);
     expect(await issues(2)).toMatchObject({ ok: true, round: 2 });
     await verify();

@@ -360,7 +360,11 @@ describe("crash loop under chaos (integration)", () => {
         const answerFile = path.join(p.root, "answers", `${g.run}-${open}.md`);
         if ((open + Number(g.run.slice(1))) % 2 === 0) {
           writeFileSync(answerFile, answer);
-          return runCli(g, ["respond", g.run, GATE, "--reviewer-model", "gpt-5", "--file", answerFile], `result-${open}.json`);
+          return runCli(
+            g,
+            ["respond", g.run, GATE, "--round", String(open), "--reviewer-model", "gpt-5", "--file", answerFile],
+            `result-${open}.json`,
+          );
         }
         // the other way a human answers: a response file written elsewhere and linked into place (the manual worker's)
         const staged = `${answerFile}.${process.pid}.${Date.now()}`;

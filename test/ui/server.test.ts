@@ -176,6 +176,7 @@ describe("guild-bus ui: the HTTP surface", () => {
           JSON.stringify({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: `defect ${round}` }] }) +
           "\n```\n",
         reviewerModel: "gpt-5",
+        round,
       });
     const gatePage = async () => (await raw(ui.port, "GET", "/gate/r1/G-plan", { Cookie: cookie })).text;
     const form = { Cookie: cookie, Origin: origin, "Content-Type": "application/x-www-form-urlencoded" };
