@@ -4,16 +4,18 @@ import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, StopPolicy } from "../spec/schemas.js";
-import { intArg, nonBlankArg, parseQuorum, secondsArg } from "./options.js";
+import { nonBlankArg, parseQuorum, secondsArg } from "./options.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { waitForGate } from "./follow.js";
 import { userPath } from "../bus/project-root.js";
-import { requestReview, type ReviewParams } from "../commands/review.js";
+import { capRefusal, requestReview, type ReviewParams } from "../commands/review.js";
+import { MAX_CAP } from "../core/policy.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { print } from "./safe-output.js";
 
 /** What commander hands over: the request's fields, with the modes still unchecked strings, and the CLI's own. */
-type ReviewOptions = Omit<ReviewParams, "artifact" | "stop" | "difficulty" | "quorum"> & {
+type ReviewOptions = Omit<ReviewParams, "artifact" | "cap" | "stop" | "difficulty" | "quorum"> & {
+  cap?: string;
   stop?: string;
   quorum?: string;
   difficulty?: string;
@@ -35,7 +37,7 @@ export function register(program: Command): void {
     .option("--reviewer <provider>", "auto, or a provider id to pin", nonBlankArg, "auto")
     .option("--review <mode>", "cross | local | off")
     .option("--risk <level>", "low | medium | high (high makes review required)")
-    .option("--cap <n>", "round cap (default settings max_rounds, else 5, or 4 with --stop score; max 10)", intArg(1))
+    .option("--cap <n>", `round cap, 1 to ${MAX_CAP} (default settings max_rounds, else 5, or 4 with --stop score)`)
     .option("--stop <policy>", "verdict | score (score ≥ 6 and readiness ready|almost replace the verdict condition)")
     .option("--difficulty <level>", "medium | hard (reviewer memory, rebuttals) | nightmare (the reviewer reads the repository)")
     .option("--human-checkpoint", "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate")
@@ -56,6 +58,9 @@ export function register(program: Command): void {
       const layout = new Layout(o.root);
       if (o.review && !["cross", "local", "off"].includes(o.review)) throw new Error(`--review must be cross, local or off`);
       if (o.risk && !["low", "medium", "high"].includes(o.risk)) throw new Error(`--risk must be low, medium or high`);
+      // the command layer's own words for a cap out of range, not commander's (a bad value is refused before any work)
+      const badCap = o.cap === undefined ? null : capRefusal(o.cap);
+      if (badCap) throw new Error(badCap);
       if (o.timeout !== undefined && !o.wait) throw new Error("--timeout goes with --wait (it bounds the wait); nothing was requested");
       const stop = o.stop === undefined ? undefined : StopPolicy.safeParse(o.stop).data;
       if (o.stop !== undefined && !stop) throw new Error("--stop must be verdict or score");
@@ -67,6 +72,7 @@ export function register(program: Command): void {
           ...o, // the request's own fields; the CLI's (wait, json, root, timeout) are not read
           artifact: userPath(o.root, process.cwd(), artifact),
           paths: o.paths?.map((p) => userPath(o.root, process.cwd(), p)),
+          cap: o.cap === undefined ? undefined : Number(o.cap),
           stop,
           difficulty,
           quorum,

@@ -88,6 +88,19 @@ export interface Requested {
   idle: string | null;
 }
 
+/**
+ * The round cap as every face refuses it: each passes what it was given (a number, or the CLI's text unparsed), and a
+ * cap is refused here, never clamped (that would change the ask).
+ */
+export function capRefusal(cap: number | string): string | null {
+  const n = typeof cap === "number" ? cap : /^\d+$/.test(cap.trim()) ? Number(cap) : NaN;
+  if (Number.isInteger(n) && n >= 1 && n <= MAX_CAP) return null;
+  return (
+    `cap refused: a gate's round cap is a whole number from 1 to ${MAX_CAP}, not ${Number.isNaN(n) ? JSON.stringify(cap) : n}; ` +
+    `nothing was requested — ask for ${MAX_CAP} or fewer (a human adds rounds with extend-cap when the cap is hit)`
+  );
+}
+
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */
 export async function requestReview(layout: Layout, p: ReviewParams): Promise<Answer<Requested>> {
   return refusing(() => deliverRequest(layout, p));
@@ -96,12 +109,8 @@ export async function requestReview(layout: Layout, p: ReviewParams): Promise<An
 async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<Requested>> {
   const gate = assertGate(p.gate);
   const runId = assertRunId(p.runId ?? newRunId());
-  // every face passes the number it was given: a cap is refused here, once, never clamped (that would change the ask)
-  if (p.cap !== undefined && !(Number.isInteger(p.cap) && p.cap >= 1 && p.cap <= MAX_CAP))
-    return refuse(
-      `cap refused: a gate's round cap is a whole number from 1 to ${MAX_CAP}, not ${p.cap}; nothing was requested — ` +
-        `ask for ${MAX_CAP} or fewer (a human adds rounds with extend-cap when the cap is hit)`,
-    );
+  const badCap = p.cap === undefined ? null : capRefusal(p.cap);
+  if (badCap) return refuse(badCap);
   // the host is shown and passed on as the model is: one rule for both names (a packet names them on one line)
   const hostName = AuthorName.safeParse(p.author);
   if (!hostName.success || !p.author.trim())

@@ -411,7 +411,7 @@ describe("hostile command lines: one-line usage errors", () => {
     const cases: Array<[string[], RegExp]> = [
       [["review", "a.md", "--gate", "G-spec", "--author", ""], /--author <host>.*must not be blank/],
       [[...review, "--wait", "--timeout", "abc"], /--timeout <seconds>.*'abc'.*positive number of seconds/],
-      [[...review, "--cap", "2x"], /--cap <n>.*'2x'.*whole number/],
+      [[...review, "--cap", "2x"], /^guild-bus: cap refused: a gate's round cap is a whole number from 1 to 10, not "2x"/],
       [[...review, "--quorum", "3"], /--quorum "3": expected K\/N/],
       [[...review, "--quorum", "openai+nosuch"], /unknown family nosuch/],
       [[...review, "--quorum", "3/2"], /need 3 exceeds of 2/],

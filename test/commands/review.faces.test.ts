@@ -42,6 +42,17 @@ describe("review: one rule per input, in every face", () => {
     expect(byCli.code).toBe(1);
     expect(byCli.stderr).toContain(capRefusal);
     expect(byCli.stderr).not.toMatch(/clamped/);
+    // the same words for a cap below the limit or not a number: never commander's timer range
+    for (const [typed, shown] of [
+      ["0", "0"],
+      ["abc", '"abc"'],
+      ["1.5", '"1.5"'],
+    ] as const) {
+      const below = cli(layout, ["--author", "claude", "--run-id", "r1", "--cap", typed]);
+      expect(below.code).toBe(1);
+      const advice = `ask for ${MAX_CAP} or fewer (a human adds rounds with extend-cap when the cap is hit)`;
+      expect(below.stderr).toBe(`guild-bus: ${capRefusal.replace("not 11", `not ${shown}`)} — ${advice}\n`);
+    }
     const mcp = await inMemoryMcp(layout);
     try {
       const r = await mcp.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", cap: 11 });
