@@ -15,7 +15,7 @@ export function acceptManualResponse(text: string, packet: PacketFrontMatter, se
   const declared = MODEL_LINE_RE.exec(lines[0] ?? "");
   const model = modelOverride?.trim() || declared?.[1];
   const body = declared ? lines.slice(1).join("\n") : text;
-  if (!model) return { ok: false, reason: "the first line must be `Reviewer-Model: <exact-model-id>` (or pass --reviewer-model)" };
+  if (!model) return { ok: false, reason: noModel(lines, modelOverride !== undefined) };
   const refusal = identityRefusal(model, packet, settings);
   if (refusal) return { ok: false, reason: refusal };
   const normalized = normalizeOutput(body, {
@@ -36,6 +36,20 @@ export function acceptManualResponse(text: string, packet: PacketFrontMatter, se
     result: { ...normalized.result, normalized_from: "manual", reviewer_family: classifyModel(reported, settings.family_aliases) },
     model: reported,
   };
+}
+
+/**
+ * Why no model was named, in words the sender can act on: a dropped file has only its first line (no command-line
+ * flag); `respond` on every face also has its reviewer model field. A model line further down is pointed at.
+ */
+function noModel(lines: readonly string[], hasField: boolean): string {
+  const at = lines.findIndex((l) => MODEL_LINE_RE.test(l));
+  const fix = lines.slice(0, at).every((l) => !l.trim()) ? "remove the blank lines above it" : "move it to the top";
+  const found = at > 0 ? ` (the one on line ${at + 1} is not read: ${fix})` : "";
+  return hasField
+    ? `no reviewer model: name the exact model id that produced this review (the reviewer model field), or make the ` +
+        `review's first line \`Reviewer-Model: <exact-model-id>\`${found}`
+    : `the first line must be \`Reviewer-Model: <exact-model-id>\`${found}`;
 }
 
 function identityRefusal(model: string, packet: PacketFrontMatter, settings: Settings): string | null {

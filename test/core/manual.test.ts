@@ -38,9 +38,23 @@ describe("acceptManualResponse", () => {
     });
   });
 
-  it("the model line is taken only from the first line", () => {
+  it("the model line is taken only from the first line; the refusal advises what the sender can do, never a CLI flag", () => {
     const v = acceptManualResponse(`My review\nReviewer-Model: gpt-5\n## SATISFIED\n`, P, {});
-    expect(v).toEqual({ ok: false, reason: "the first line must be `Reviewer-Model: <exact-model-id>` (or pass --reviewer-model)" });
+    const firstLine = "the first line must be `Reviewer-Model: <exact-model-id>`";
+    expect(v).toEqual({ ok: false, reason: `${firstLine} (the one on line 2 is not read: move it to the top)` });
+    // a dropped response that begins with a blank line: the file is all the dropper has
+    const blank = acceptManualResponse(`\n\nReviewer-Model: gpt-5\n## SATISFIED\n`, P, {});
+    expect(blank).toEqual({ ok: false, reason: `${firstLine} (the one on line 3 is not read: remove the blank lines above it)` });
+    expect(acceptManualResponse(`## SATISFIED\n`, P, {})).toEqual({ ok: false, reason: firstLine });
+    // through respond (a blank reviewer model field, on any face): the field, or the line
+    const field = acceptManualResponse(`## SATISFIED\n`, P, {}, "  ");
+    expect(field).toEqual({
+      ok: false,
+      reason:
+        "no reviewer model: name the exact model id that produced this review (the reviewer model field), " +
+        "or make the review's first line `Reviewer-Model: <exact-model-id>`",
+    });
+    for (const r of [v, blank, field]) expect(r.ok ? "" : r.reason).not.toMatch(/--/);
   });
 
   it("an unknown family is rejected, naming the model", () => {
