@@ -18,7 +18,7 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { DecisionChoice } from "../spec/schemas.js";
 import type { BoardEvent, GateBoard } from "./board.js";
-import { gateHref, gatePage, gatesPage, MAX_ROWS, type PageContext, rowMatches, settingsPage } from "./pages.js";
+import { type Draft, gateHref, gatePage, gatesPage, MAX_ROWS, type PageContext, rowMatches, settingsPage } from "./pages.js";
 import { guard, type Secrets } from "./security.js";
 import { gateTimeline } from "./timeline.js";
 
@@ -43,13 +43,21 @@ type Outcome = { ok: true; text: string } | { ok: false; text: string };
 
 /** Outcomes of this console's latest actions: a page reloads itself when its gate moves, and keeps its notice. */
 const NOTICES_KEPT = 100;
+/** Refused forms whose text is given back (each up to the body limit): the newest only, so memory stays bounded. */
+const DRAFTS_KEPT = 8;
+/** What each form types (an upload is not kept: the person still has the file). */
+const DRAFT_FIELDS: Record<string, readonly string[]> = {
+  respond: ["reviewer_model", "review"],
+  decide: ["choice", "extend_by", "note"],
+  rebut: ["text"],
+};
 
 export function consoleApp(o: AppOptions): Hono {
   const app = new Hono();
   const pageCtx = (): PageContext => ({ root: o.ctx().layout.root, readOnly: o.readOnly, csrf: o.secrets.csrf, seq: o.board.seq });
   // An action's outcome is shown from this record, by an unguessable id the redirect carries: never text from the URL,
   // which any page of the same site could link to ("decision recorded: force-pass" for a decision nobody made).
-  const notices = new Map<string, { gate: string; outcome: Outcome }>();
+  const notices = new Map<string, { gate: string; outcome: Outcome; draft?: Draft }>();
   const assets = new Map(
     Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(path.join(ASSET_DIR, a.file)), type: a.type }]),
   );
@@ -138,8 +146,8 @@ export function consoleApp(o: AppOptions): Hono {
     if (refusal) return c.html(settingsPage(pageCtx(), refusal));
     const noticeId = c.req.query("notice") ?? "";
     const kept = notices.get(noticeId);
-    const notice = kept?.gate === gateHref(id.run, id.gate) ? kept.outcome : null;
-    return c.html(gatePage(pageCtx(), gateTimeline(ctx, id.run, id.gate), notice));
+    const ours = kept?.gate === gateHref(id.run, id.gate) ? kept : null;
+    return c.html(gatePage(pageCtx(), gateTimeline(ctx, id.run, id.gate), ours?.outcome ?? null, ours?.draft));
   });
 
   const field = (body: Record<string, unknown>, k: string) => (typeof body[k] === "string" ? (body[k] as string) : "");
@@ -207,8 +215,16 @@ export function consoleApp(o: AppOptions): Hono {
         : await act(action as Action, { ctx: o.ctx(), run, gate, round }, body);
     o.board.refresh(run, gate);
     const noticeId = randomBytes(16).toString("base64url");
-    notices.set(noticeId, { gate: gateHref(run, gate), outcome });
+    // a refused form's text is the person's work: the page it redirects to gives it back (nothing was written)
+    // (a browser sends a textarea's line breaks as CRLF; the page shows the text as typed)
+    const typed = Object.fromEntries(
+      (DRAFT_FIELDS[action] ?? []).map((k) => [k, field(body, k).replace(/\r\n?/g, "\n")]).filter(([, v]) => v),
+    );
+    const draft = !outcome.ok && round !== null && Object.keys(typed).length ? { action, round, fields: typed } : undefined;
+    notices.set(noticeId, { gate: gateHref(run, gate), outcome, ...(draft ? { draft } : {}) });
     if (notices.size > NOTICES_KEPT) notices.delete(notices.keys().next().value!);
+    const drafted = [...notices.values()].filter((n) => n.draft);
+    for (const n of drafted.slice(0, Math.max(0, drafted.length - DRAFTS_KEPT))) delete n.draft;
     return c.redirect(`${gateHref(run, gate)}?notice=${noticeId}`, 303);
   });
 

@@ -28,6 +28,14 @@ export interface PageContext {
   seq: number;
 }
 
+/** A refused form's fields, given back on the page the refusal redirects to: the person's text is never lost. */
+export interface Draft {
+  action: string;
+  /** The round the form answered: its text goes back into the same form only while that round still waits. */
+  round: number;
+  fields: Record<string, string>;
+}
+
 /** The list shows at most this many rows, newest first; a filter narrows the rest (first paint stays fast with any history). */
 export const MAX_ROWS = 100;
 
@@ -196,7 +204,36 @@ const scoreText = (v: VerdictFile) =>
     ? `; score ${v.score_gate.score ?? "?"}/10, ${v.score_gate.readiness ?? "no readiness"}`
     : "";
 
-const extendBy = html`<label>rounds to add (extend-cap) <input type="number" name="extend_by" min="1" max="${MAX_EXTEND_BY}" /></label>`;
+const extendBy = (value: string) =>
+  html`<label>rounds to add (extend-cap) <input type="number" name="extend_by" min="1" max="${MAX_EXTEND_BY}" value="${value}" /></label>`;
+
+/** A textarea's text: the HTML parser drops one newline right after the tag, so one is put there (text may begin with one). */
+const areaText = (text: string) => `\n${text}`;
+
+/** Which form, if any, takes a refused draft back: the same action's, for the same round. */
+function draftForm(t: Timeline, draft: Draft | undefined): string | null {
+  if (!draft) return null;
+  const { can, at } = t;
+  const open: Record<string, boolean> = {
+    respond: can.respond && at.respond === draft.round,
+    decide: can.decide.length > 0 && at.waiting === draft.round,
+    rebut: can.rebut && at.waiting === draft.round,
+  };
+  return open[draft.action] ? draft.action : null;
+}
+
+/** A draft no form can take (the gate moved on): shown to copy, never put into another round's form. */
+function draftHtml(draft: Draft): Html {
+  return html`<details class="draft" open>
+    <summary>What you submitted for round ${draft.round} (not written): copy what you need</summary>
+    ${Object.entries(draft.fields).map(
+      ([name, value]) =>
+        html`<label
+          >${name.replace("_", " ")} <textarea readonly rows="${Math.min(12, value.split("\n").length + 1)}">${areaText(value)}</textarea>
+        </label>`,
+    )}
+  </details>`;
+}
 
 function roundHtml(r: RoundView, md: Prose): Html {
   const p = r.packet;
@@ -301,9 +338,12 @@ function roundHtml(r: RoundView, md: Prose): Html {
 const hidden = (p: PageContext, round: number) =>
   html`<input type="hidden" name="csrf" value="${p.csrf}" /><input type="hidden" name="round" value="${round}" />`;
 
-function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
+function actionsHtml(p: PageContext, t: Timeline, base: string, draft: Draft | undefined): Html {
   if (p.readOnly) return html`<p class="muted">read-only: actions are off</p>`;
   const { can } = t;
+  const into = draftForm(t, draft);
+  const kept = (action: string, name: string) => (into === action ? (draft?.fields[name] ?? "") : "");
+  const chosen = kept("decide", "choice");
   const forms: Html[] = [];
   if (can.respond)
     forms.push(
@@ -313,8 +353,10 @@ function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
           review_result.v1 JSON (fenced or bare) or prose ending in <code>## SATISFIED</code>; the same checks as
           <code>guild-bus respond</code>: your model's family must differ from the author's.
         </p>
-        <label>reviewer model <input name="reviewer_model" required placeholder="e.g. gpt-5" /></label>
-        <textarea name="review" rows="10" placeholder="paste the review here"></textarea>
+        <label
+          >reviewer model <input name="reviewer_model" required placeholder="e.g. gpt-5" value="${kept("respond", "reviewer_model")}"
+        /></label>
+        <textarea name="review" rows="10" placeholder="paste the review here">${areaText(kept("respond", "review"))}</textarea>
         <label>or upload <input type="file" name="upload" accept=".md,.json,.txt,text/*" /></label>
         ${hidden(p, t.at.respond)}<button type="submit">submit review</button>
       </form>`,
@@ -324,10 +366,19 @@ function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
       html`<form class="act" id="decide" method="post" action="${base}/decide">
         <h3>Decide: ${t.view.snapshot.escalations.get(t.view.decision.round)?.reason ?? "escalation"}</h3>
         ${can.decide.map(
-          (o, i) => html`<label class="choice"><input type="radio" name="choice" value="${o}" ${i === 0 ? "checked" : ""} /> ${o}</label>`,
+          (o, i) =>
+            html`<label class="choice"
+              ><input
+                type="radio"
+                name="choice"
+                value="${o}"
+                ${o === chosen || (!can.decide.includes(chosen) && i === 0) ? "checked" : ""}
+              />
+              ${o}</label
+            >`,
         )}
-        ${can.decide.includes("extend-cap") ? extendBy : ""}
-        <label>note <textarea name="note" rows="2"></textarea></label>
+        ${can.decide.includes("extend-cap") ? extendBy(kept("decide", "extend_by")) : ""}
+        <label>note <textarea name="note" rows="2">${areaText(kept("decide", "note"))}</textarea></label>
         ${hidden(p, t.at.waiting)}<button type="submit">record decision</button>
       </form>`,
     );
@@ -335,7 +386,7 @@ function actionsHtml(p: PageContext, t: Timeline, base: string): Html {
     forms.push(
       html`<form class="act" id="rebut" method="post" action="${base}/rebut">
         <h3>Contest the findings (once)</h3>
-        <textarea name="text" rows="6" required placeholder="your argument about the findings"></textarea>
+        <textarea name="text" rows="6" required placeholder="your argument about the findings">${areaText(kept("rebut", "text"))}</textarea>
         ${hidden(p, t.at.waiting)}<button type="submit">send rebuttal</button>
       </form>`,
     );
@@ -384,7 +435,7 @@ export function settingsPage(p: PageContext, refusal: string): Html {
   );
 }
 
-export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; text: string } | null): Html {
+export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; text: string } | null, draft?: Draft): Html {
   const o = t.view.output;
   const s = t.view.snapshot;
   const base = gateHref(s.runId, s.gate);
@@ -419,12 +470,13 @@ export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; tex
         </dl>
       </section>
       ${notice ? html`<p class="notice ${notice.ok ? "ok" : "error"}" role="status">${notice.text}</p>` : ""}
+      ${draft && !p.readOnly && !draftForm(t, draft) ? draftHtml(draft) : ""}
       <p id="stale" class="notice" hidden>This gate changed. <a href="${base}">Reload</a></p>
       <p id="outdated" class="notice" hidden>
         This page is out of date (the settings changed, or it missed updates): it reloads once you submit or clear what you typed, not
         before. <a href="${base}">Reload now</a> (what you typed is lost)
       </p>
-      <section class="actions">${actionsHtml(p, t, base)}</section>
+      <section class="actions">${actionsHtml(p, t, base, draft)}</section>
       ${
         t.before
           ? html`<section class="round">

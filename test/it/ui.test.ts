@@ -1,7 +1,7 @@
 // The review console in a real browser (Debian's chromium driven by playwright-core) over real workers: the table
-// follows the files live, a review pasted in the page completes a gate, an escalation decided in the page resumes
-// one, hostile text stays text, a review being typed outlives a reload, and requests without the token, from another
-// origin or for `../` are refused.
+// follows the files live, a review pasted in the page completes a gate (a refused one comes back as typed), an
+// escalation decided in the page resumes one, hostile text stays text, a review being typed outlives a reload, and
+// requests without the token, from another origin or for `../` are refused.
 // The screenshots in the README are taken here, only when GUILD_SCREENSHOTS=1: a capture is no assertion, and a
 // slow one on a loaded machine must not fail the suite or rewrite tracked files.
 import { createServer, type Server } from "node:http";
@@ -157,8 +157,10 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     await page.click("#respond button[type=submit]");
     await waitText(page, ".notice.error", /author's family/);
     expect(p.files("m1", "G-plan")).not.toContain("result-1.json");
+    // the refusal loses nothing: the review comes back as typed, only the model is corrected
+    expect(await page.inputValue("#respond textarea[name=review]")).toBe(answer);
+    expect(await page.inputValue("#respond input[name=reviewer_model]")).toBe("claude-opus-4");
     await page.fill("#respond input[name=reviewer_model]", "gpt-5");
-    await page.fill("#respond textarea[name=review]", answer);
     await page.click("#respond button[type=submit]");
     await waitText(page, ".notice.ok", /accepted: result-1\.json \(satisfied, reviewer gpt-5\)/);
     expect(await p.waitState("m1", "G-plan", ["done"])).toMatchObject({ status: "satisfied", independence: "strong" });

@@ -164,6 +164,44 @@ describe("guild-bus ui: the HTTP surface", () => {
       );
   });
 
+  it("gives a refused form's text back: in the same form while its round waits, else shown to copy; never in another round's", async () => {
+    const { root, ui, cookie, origin } = await project();
+    const layout = new Layout(root);
+    await stepGate(loadContext(layout), "r1", "G-plan"); // round 1 for the manual reviewer
+    const gatePage = (to = "/gate/r1/G-plan") => raw(ui.port, "GET", to, { Cookie: cookie }).then((r) => r.text);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await gatePage())![1]!;
+    const form = { Cookie: cookie, Origin: origin, "Content-Type": "application/x-www-form-urlencoded" };
+    // a browser sends CRLF; the text begins with a blank line (a textarea drops one newline after its tag)
+    const review = "\r\n## Findings\r\n\r\n- keep <b>this</b> & that\r\n";
+    const body = `reviewer_model=claude-opus-4&review=${encodeURIComponent(review)}&round=1&csrf=${csrf}`;
+    const posted = await raw(ui.port, "POST", "/gate/r1/G-plan/respond", form, body);
+    expect(posted.status).toBe(303);
+    const refused = await gatePage(String(posted.headers.location));
+    expect(refused).toMatch(/class="notice error" role="status">[^<]*the author&#39;s family/);
+    const shown = "\n## Findings\n\n- keep &lt;b&gt;this&lt;/b&gt; &amp; that\n";
+    expect(refused).toContain(`<textarea name="review" rows="10" placeholder="paste the review here">\n${shown}</textarea>`);
+    expect(refused).toMatch(/name="reviewer_model"[^>]*value="claude-opus-4"/);
+    expect(refused).not.toContain('class="draft"');
+    // a page without that notice (another tab, a reload after acting) starts empty
+    expect(await gatePage()).toContain('placeholder="paste the review here">\n</textarea>');
+    // the gate moves on (round 1 answered elsewhere): the text is shown to copy, not put into round 2's form
+    const answered = await respond(loadContext(layout), "r1", "G-plan", {
+      read: async () =>
+        "```review_result.v1\n" +
+        JSON.stringify({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a" }] }) +
+        "\n```\n",
+      reviewerModel: "gpt-5",
+      round: 1,
+    });
+    expect(answered).toMatchObject({ ok: true });
+    await verifyGate(loadContext(layout), "r1", "G-plan", () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), "r1", "G-plan");
+    const moved = await gatePage(String(posted.headers.location));
+    expect(moved).toMatch(/<details class="draft" open>\s*<summary>What you submitted for round 1 \(not written\)/);
+    expect(moved).toContain(`<textarea readonly rows="6">\n${shown}</textarea>`);
+    expect(moved).toContain("claude-opus-4</textarea>");
+  });
+
   it("an action answers the round its page showed or none: a page the gate has moved on from writes nothing", async () => {
     const { root, ui, cookie, origin } = await project(false, 1);
     const layout = new Layout(root);
