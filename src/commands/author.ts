@@ -20,7 +20,7 @@ import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
-import { type GateView, viewGate } from "./gate-view.js";
+import { type GateView, stateWords, viewGate } from "./gate-view.js";
 
 async function write(ctx: BusContext, view: GateView, name: string, text: string): Promise<string | null> {
   const { layout } = ctx;
@@ -37,7 +37,7 @@ function movedOn(view: GateView, round: number, seen: number | undefined): strin
   if (seen === undefined || seen === round) return null;
   const { runId, gate } = view.snapshot;
   return (
-    `this answers round ${seen}, but ${runId} ${gate} is at round ${round} now (${view.decision.state} — ${view.decision.detail}): ` +
+    `this answers round ${seen}, but ${runId} ${gate} is at round ${round} now (${stateWords(view)}): ` +
     `look at round ${round} and act again; nothing was written`
   );
 }
@@ -46,7 +46,7 @@ function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decisio
   if (view.decision.state === state) return null;
   const whom = state === "awaiting_author" ? "the author" : "a decision";
   const { runId, gate } = view.snapshot;
-  return `${runId} ${gate} is not waiting for ${whom} (state: ${view.decision.state} — ${view.decision.detail})`;
+  return `${runId} ${gate} is not waiting for ${whom} (state: ${stateWords(view)})`;
 }
 
 /** The gate an author command writes into, as a worker would see it: never on settings with problems or a partial read. */

@@ -95,6 +95,10 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   return view;
 }
 
+/** The gate's state and detail on one line: a pass that does not re-derive as the row says it (unproven), never the file's word. */
+export const stateWords = (view: GateView): string =>
+  view.unproven ? `${view.output.state} — ${view.output.detail}` : `${view.decision.state} — ${view.decision.detail}`;
+
 /**
  * A gate a worker moves, whose directory (or the staging one) the system refuses writes in: the workers keep what they
  * could not write and try again, but only a person can make the write work (SPEC §5).

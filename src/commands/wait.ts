@@ -6,7 +6,7 @@ import { assertGateExists } from "./gate-exists.js";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import { gatePolicy, openRound, roundPacket, roundPackets } from "../core/gate-queries.js";
-import { type GateView, viewGate } from "./gate-view.js";
+import { type GateView, stateWords, viewGate } from "./gate-view.js";
 import { nextStepLine, type NextStep } from "../core/next-step.js";
 import type { Settings } from "../spec/schemas.js";
 
@@ -65,9 +65,7 @@ export async function waitGate(
   for (;;) {
     const ctx = loadContext(layout);
     const view = viewGate(ctx, runId, gate);
-    // an outcome that does not re-derive is said as the row says it (unproven), never as the file's own word
-    const said = view.unproven ? `${view.output.state} — ${view.output.detail}` : `${view.decision.state} — ${view.decision.detail}`;
-    const line = `round ${view.decision.round}: ${said}`;
+    const line = `round ${view.decision.round}: ${stateWords(view)}`;
     if (!warned && openRound(view.snapshot) > 0) {
       warned = true;
       if (ctx.codexSkip.blocked && ctx.codexSkip.enforcement === "warn")
