@@ -4,6 +4,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Layout } from "../bus/layout.js";
 import { type AuthorHost, hostFromClientInfo } from "./client-host.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { failure } from "./reply.js";
 import { registerTools } from "./tools.js";
 
 export const MCP_SERVER_NAME = "guild-bus";
@@ -23,6 +25,9 @@ export function createMcpServer(layout: Layout, o: McpServerOptions): McpServer 
   const server = new McpServer({ name: MCP_SERVER_NAME, version: o.version }, { instructions: o.instructions });
   const client = (): AuthorHost | null => hostFromClientInfo(server.server.getClientVersion());
   registerTools(server, { layout, client, waitSeconds: o.waitSeconds ?? DEFAULT_WAIT_SECONDS, workersStarted: o.workersStarted });
+  // the SDK's own tool errors (an unknown tool, arguments its schema refuses) quote what the client sent, a tool name
+  // with escapes included, to a host that shows them to a person: made terminal-safe as every answer of ours is
+  (server as unknown as { createToolError: (message: string) => CallToolResult }).createToolError = failure;
   return server;
 }
 
