@@ -23,6 +23,7 @@ export function findProjectRoot(cwd: string): string {
 export function userPath(root: string, cwd: string, typed: string): string {
   const rel = path.relative(path.resolve(root), path.resolve(cwd));
   const inside = rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-  // an empty name stays empty (refused as naming nothing), not the directory the command runs in
-  return inside && typed.trim() ? path.resolve(cwd, typed) : typed;
+  // an empty name stays empty (refused as naming nothing), not the directory the command runs in; a drive path
+  // (`c:notes.md`) stays as typed, for the command to refuse as one rather than look for docs/c:notes.md
+  return inside && typed.trim() && !/^[A-Za-z]:/.test(typed) ? path.resolve(cwd, typed) : typed;
 }

@@ -11,7 +11,16 @@ import { deliver } from "../bus/deliver.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings, settingsRefusal } from "../bus/settings.js";
-import { gateQuorum, MAX_CAP, pinnedReviewer, quorumRefusal, requestRefusal, reviewMode, unknownReviewer } from "../core/policy.js";
+import {
+  gateQuorum,
+  MAX_CAP,
+  pathRefusal,
+  pinnedReviewer,
+  quorumRefusal,
+  requestRefusal,
+  reviewMode,
+  unknownReviewer,
+} from "../core/policy.js";
 import { authorIdentity } from "../core/selection.js";
 import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -123,16 +132,21 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<R
   const badSettings = settingsRefusal(layout, problems);
   if (badSettings) return refuse(`${badSettings}; nothing was requested — fix the settings first`);
   if (!p.artifact.trim()) return refuse("artifact refused: no file named");
+  // every path as the project names it (a face may have resolved it against its own directory), judged by name first:
+  // a missing `c:notes.md` is a drive path, not a missing file
+  const named = (p.paths ?? []).map((rel) => layout.rel(layout.artifact(rel, RELATED_PATH)));
+  const badName = pathRefusal([layout.rel(abs), ...named]);
+  if (badName) return refuse(`request refused: ${badName}`);
   if (existsSync(abs) && statSync(abs).isDirectory()) return refuse(`artifact refused: ${layout.rel(abs)} is a directory; name a file`);
   // Read now as the broker will read it (inside the project, a regular file, size limit, UTF-8), so nothing is
   // written for an artifact it would escalate at once.
   const artifact = readArtifact(layout, layout.rel(abs), scrubOptions(settings));
   if (!artifact.ok) return refuse(`artifact refused: ${artifact.detail}`);
-  const missing = (p.paths ?? []).find((rel) => !existsSync(layout.artifact(rel, RELATED_PATH)));
+  const missing = named.find((rel) => !existsSync(layout.artifact(rel, RELATED_PATH)));
   if (missing !== undefined) return refuse(`${RELATED_PATH} not found: ${missing}`);
-  const paths = (p.paths ?? []).map((rel) => {
+  const paths = named.map((rel) => {
     layout.readableArtifact(rel, RELATED_PATH);
-    return layout.rel(layout.artifact(rel, RELATED_PATH));
+    return rel;
   });
   const unknown = unknownReviewer(p.reviewer ?? "auto", settings);
   if (unknown) return refuse(unknown);

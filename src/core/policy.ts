@@ -62,17 +62,9 @@ export function pinnedReviewer(request: Pick<Request, "reviewer">, settings: Set
   return settings.reviewer && settings.reviewer !== "auto" ? settings.reviewer : null;
 }
 
-/**
- * What a request cannot get, knowable from the request and the settings alone: nightmare needs a reviewer that
- * reads the repository itself, so a pinned manual, command or http reviewer is refused (ARIS refuses
- * nightmare + manual); and listed paths must stay inside the project.
- */
-export function requestRefusal(
-  request: Pick<Request, "reviewer" | "paths"> & Partial<Pick<Request, "artifact_path">>,
-  settings: Settings,
-  difficulty: Difficulty,
-): string | null {
-  for (const p of [...(request.artifact_path === undefined ? [] : [request.artifact_path]), ...(request.paths ?? [])]) {
+/** A project-relative name a request cannot carry, judged on the name alone (before any file is looked for). */
+export function pathRefusal(paths: readonly string[]): string | null {
+  for (const p of paths) {
     const drive = /^[A-Za-z]:/.exec(p)?.[0];
     // `c:notes.md` is a path on drive C (Windows reads it so), never a project path
     if (drive)
@@ -85,6 +77,21 @@ export function requestRefusal(
     if (UNNAMEABLE.test(p))
       return `path ${JSON.stringify(p)} has a control, format, line-separator or backtick character: a packet cannot name it safely`;
   }
+  return null;
+}
+
+/**
+ * What a request cannot get, knowable from the request and the settings alone: nightmare needs a reviewer that
+ * reads the repository itself, so a pinned manual, command or http reviewer is refused (ARIS refuses
+ * nightmare + manual); and listed paths must stay inside the project.
+ */
+export function requestRefusal(
+  request: Pick<Request, "reviewer" | "paths"> & Partial<Pick<Request, "artifact_path">>,
+  settings: Settings,
+  difficulty: Difficulty,
+): string | null {
+  const named = pathRefusal([...(request.artifact_path === undefined ? [] : [request.artifact_path]), ...(request.paths ?? [])]);
+  if (named) return named;
   if (difficulty !== "nightmare") return null;
   const pin = pinnedReviewer(request, settings);
   if (!pin) return null;

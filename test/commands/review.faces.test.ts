@@ -89,6 +89,21 @@ describe("review: one rule per input, in every face", () => {
       expect(!r.ok && r.error).toContain("name it relative to the project root, without the drive");
       expect(!r.ok && r.error).not.toContain("not inside the project");
     }
+    // with no such file too, and typed in a subdirectory on the command line: a drive path, never a missing file
+    mkdirSync(layout.guild); // the project root, seen from docs/
+    const inDocs = (args: string[]) =>
+      spawnSync(process.execPath, [BIN, "review", ...args, "--gate", "G-spec", "--author", "claude"], {
+        encoding: "utf8",
+        cwd: path.join(layout.root, "docs"),
+        timeout: 60_000,
+      }).stderr;
+    for (const args of [["spec.md", "--paths", "d:notes.md"], ["d:spec.md"]])
+      expect(inDocs(args), args.join(" ")).toMatch(
+        /^guild-bus: request refused: path "d:(notes|spec)\.md" starts with a drive letter \(d:\)/,
+      );
+    // a missing related path is named as the project names it, not as a resolved absolute path
+    expect(inDocs(["spec.md", "--paths", "gone.md"])).toBe("guild-bus: related path not found: docs/gone.md\n");
+    expect(existsSync(layout.runs)).toBe(false);
   });
 
   it("says that no broker runs, from the same function, in the CLI and the MCP tool", async () => {
