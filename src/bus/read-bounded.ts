@@ -2,7 +2,7 @@
 // a final symlink only where the caller allows it), at most `max` bytes, read from the descriptor it checked.
 import path from "node:path";
 import { faultFlag } from "./system-fault.js";
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from "node:fs";
 
 export class ReadRefused extends Error {
   constructor(
@@ -32,7 +32,12 @@ export function readBounded(file: string, { max, followSymlink = false }: ReadOp
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new ReadRefused(file, "missing", `${file}: no such file`);
-    if (code === "ELOOP") throw new ReadRefused(file, "symlink", `${file}: is a symlink (deliver a regular file)`);
+    if (code === "ELOOP") {
+      // O_NOFOLLOW says a final link so; the same code says a link on the way loops (two .guild links to each other)
+      const loop = loopingLink(file);
+      if (loop) throw new ReadRefused(file, "unreadable", `${file}: cannot open: ${loop}`, code);
+      throw new ReadRefused(file, "symlink", `${file}: is a symlink (deliver a regular file)`);
+    }
     throw new ReadRefused(file, "unreadable", `${file}: cannot open (${code ?? (error as Error).message})`, code);
   }
   try {
@@ -62,6 +67,27 @@ export function readBounded(file: string, { max, followSymlink = false }: ReadOp
   } finally {
     closeSync(fd);
   }
+}
+
+/** The first link on `file`'s path that never resolves (it leads back to itself), said with its target; else null. */
+function loopingLink(file: string): string | null {
+  const parts = path.resolve(file).split(path.sep).filter(Boolean);
+  for (let i = 1; i <= parts.length; i++) {
+    const at = path.sep + parts.slice(0, i).join(path.sep);
+    try {
+      realpathSync(at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOOP") return null;
+      let target = "?";
+      try {
+        target = readlinkSync(at);
+      } catch {
+        // raced away: named without its target
+      }
+      return `${at} is a symbolic link that leads back to itself (-> ${target}, a loop of links): point it at a real directory`;
+    }
+  }
+  return null;
 }
 
 /** Goes on reading into a buffer of the limit's size once `full` (all bytes read so far) is full. */

@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { loadSettings } from "../../src/bus/settings.js";
+import { readBounded } from "../../src/bus/read-bounded.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 function load(content: string) {
@@ -20,6 +21,26 @@ describe("settings", () => {
   it("an unparseable or non-object file falls back to defaults with a reason", () => {
     expect(load("{").problems[0]).toMatch(/not valid JSON/);
     expect(load("[1]").problems[0]).toMatch(/not a JSON object/);
+  });
+
+  it("two .guild links to each other are named as a loop of links, never as a settings file that is a symlink", () => {
+    const root = tempRoot();
+    for (const d of ["a", "b"]) mkdirSync(path.join(root, d));
+    symlinkSync("../b/.guild", path.join(root, "a", ".guild"));
+    symlinkSync("../a/.guild", path.join(root, "b", ".guild"));
+    const loop = `${path.join(root, "a", ".guild")} is a symbolic link that leads back to itself (-> ../b/.guild, a loop of links)`;
+    const loaded = loadSettings(new Layout(path.join(root, "a")));
+    expect(loaded.problems).toEqual([expect.stringContaining(loop)]);
+    expect(loaded.problems[0]).not.toMatch(/is a symlink|deliver a regular file/);
+    // a bus file read without following links: the loop on its path, not "is a symlink"
+    expect(() => readBounded(path.join(root, "a", ".guild", "runs", "x.json"), { max: 10 })).toThrow(loop);
+    // a final link is still one (deliver a regular file)
+    mkdirSync(path.join(root, "c"));
+    writeFileSync(path.join(root, "c", "real.json"), "{}");
+    symlinkSync("real.json", path.join(root, "c", "link.json"));
+    expect(() => readBounded(path.join(root, "c", "link.json"), { max: 10 })).toThrow(
+      /link\.json: is a symlink \(deliver a regular file\)$/,
+    );
   });
 
   it("nesting deeper than the bus reads is a problem with defaults, not a crash of every worker and command", () => {
