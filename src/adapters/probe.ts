@@ -396,7 +396,7 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
       binary: null,
       version: null,
       auth: null,
-      why: ["a human answers (pin with --reviewer manual)"],
+      why: ["a human answers (pin reviewer manual to ask one)"],
     });
   }
   return out;

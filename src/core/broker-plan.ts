@@ -289,7 +289,7 @@ function packetReviewer(s: GateSnapshot, action: PacketAction, input: BrokerInpu
       unavailable:
         `reviewer ${action.exclude.join(", ")} could not run${action.excludeWhy ? ` (${action.excludeWhy})` : ""}, ` +
         "no other reviewer is available, and no human reviewer was asked for " +
-        "(retry once it can run, or request again with --reviewer manual to have a person review)",
+        "(retry once it can run, or request again with reviewer manual to have a person review)",
     };
   }
   if (finalizer && sel.status !== "selected") {

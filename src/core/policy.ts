@@ -169,7 +169,7 @@ export function quorumRefusal(quorum: QuorumRule | null, request: Pick<Request, 
   const problem = quorumProblem(quorum);
   if (problem) return `${rule}: ${problem}`;
   const pin = pinnedReviewer(request, settings);
-  if (pin) return `${rule} selects its own reviewers of distinct families; reviewer ${pin} is pinned (use --reviewer auto)`;
+  if (pin) return `${rule} selects its own reviewers of distinct families; reviewer ${pin} is pinned (ask for reviewer auto)`;
   if ((request.review ?? settings.review) === "local") return `${rule} is a cross-family review; review local cannot serve it`;
   return null;
 }

@@ -80,6 +80,13 @@ describe("review: one rule per input, in every face", () => {
     expect(JSON.parse(readFileSync(layout.runMeta("r1"), "utf8"))).toMatchObject({ created_by: "claude-code" });
   });
 
+  it("advises what every face can do, never one face's flag: a quorum with a pinned reviewer", async () => {
+    const layout = project();
+    const r = await ask(layout, { quorum: { need: 2, of: 3 } });
+    expect(r).toEqual({ ok: false, error: expect.stringContaining("reviewer manual is pinned (ask for reviewer auto)") });
+    expect(!r.ok && r.error).not.toMatch(/--/);
+  });
+
   it("names a drive-letter path as one and says what to pass instead", async () => {
     const layout = project();
     writeFileSync(path.join(layout.root, "c:notes.md"), "# Notes\n"); // a legal name here, a drive path on Windows
