@@ -4,7 +4,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Layout } from "../bus/layout.js";
 import { type AuthorHost, hostFromClientInfo } from "./client-host.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type CallToolResult, ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { terminalSafe } from "../core/terminal-safe.js";
 import { failure } from "./reply.js";
 import { registerTools } from "./tools.js";
 
@@ -37,6 +39,28 @@ export function createMcpServer(layout: Layout, o: McpServerOptions): McpServer 
  */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
+/** Why a tools/call request is malformed (no tool could take it), or null: the SDK answers those -32603 with a zod dump. */
+function malformedCall(message: JSONRPCMessage): string | null {
+  if (!("method" in message) || message.method !== "tools/call" || !("id" in message)) return null;
+  const params: unknown = message.params;
+  if (typeof params !== "object" || params === null) return "tools/call needs params {name, arguments}";
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== "string") return "tools/call: name must be a tool's name, a string (tools/list lists them)";
+  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args)))
+    return `tools/call ${JSON.stringify(name)}: arguments must be an object of named arguments`;
+  return null;
+}
+
+/** Answer a malformed tools/call as invalid params (-32602) with one line, before the SDK sees it (set after connect). */
+export function guardCalls(transport: Transport): void {
+  const handle = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const bad = malformedCall(message);
+    if (bad === null || !("id" in message)) return handle?.(message, extra);
+    void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: terminalSafe(bad) } });
+  };
+}
+
 /** Serve on stdin/stdout until the client closes the stream; a transport that fails says why and exits 1. */
 export async function serveStdio(server: McpServer): Promise<void> {
   let failure: Error | null = null;
@@ -47,7 +71,9 @@ export async function serveStdio(server: McpServer): Promise<void> {
     failure ??= error;
     process.stderr.write(`guild-bus mcp: ${error.message}\n`);
   };
-  await server.connect(new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES }));
+  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
+  await server.connect(transport);
+  guardCalls(transport);
   let ended = false;
   process.stdin.once("end", () => {
     ended = true;

@@ -1,6 +1,9 @@
 // An MCP host decodes a tool's answer and shows its strings to a person: none of them may drive a terminal.
 import { describe, expect, it } from "vitest";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { Layout } from "../../src/bus/layout.js";
+import { createMcpServer, guardCalls } from "../../src/mcp/server.js";
 import { failure, reply } from "../../src/mcp/reply.js";
 import { inMemoryMcp, textOf } from "../helpers/mcp-client.js";
 import { tempRoot } from "../helpers/tmp.js";
@@ -35,5 +38,29 @@ describe("MCP replies", () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it("a malformed tools/call is invalid params (-32602) in one line, never an internal error with a schema dump", async () => {
+    const server = createMcpServer(new Layout(tempRoot()), { version: "0", instructions: "" });
+    const [client, ours] = InMemoryTransport.createLinkedPair();
+    await server.connect(ours);
+    guardCalls(ours);
+    const answers = new Map<unknown, JSONRPCMessage>();
+    client.onmessage = (m) => void ("id" in m && answers.set(m.id, m));
+    await client.start();
+    const calls: Array<[number, unknown]> = [
+      [1, { name: 5, arguments: {} }],
+      [2, { name: "status", arguments: "x" }],
+      [3, null],
+      [4, { name: "status", arguments: {} }],
+    ];
+    for (const [id, params] of calls) await client.send({ jsonrpc: "2.0", id, method: "tools/call", params } as JSONRPCMessage);
+    await expect.poll(() => answers.size).toBe(calls.length);
+    const error = (id: number) => (answers.get(id) as { error?: { code: number; message: string } }).error;
+    expect(error(1)).toEqual({ code: -32602, message: "tools/call: name must be a tool's name, a string (tools/list lists them)" });
+    expect(error(2)).toEqual({ code: -32602, message: 'tools/call "status": arguments must be an object of named arguments' });
+    expect(error(3)).toEqual({ code: -32602, message: "tools/call needs params {name, arguments}" });
+    expect(error(4)).toBeUndefined(); // a well-formed call goes on to the tool
+    await server.close();
   });
 });
