@@ -13,6 +13,7 @@ import { type Answer, refuse, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { modelSourceWords } from "../core/independence.js";
+import { isoTimeMs } from "../core/iso-time.js";
 import { type GateView, reverifyGate, viewGate } from "./gate-view.js";
 
 export interface CheckOptions {
@@ -130,19 +131,26 @@ function identityWords(o: Outcome): string {
   return `; reviewer model ${modelSourceWords(known)}`;
 }
 
-/** Without --run, the newest run of each (gate, artifact): an older run of the same artifact is history, not the state. */
+/**
+ * Without --run, the newest run of each (gate, artifact): an older run of the same artifact is history, not the state.
+ * A run whose requested_at names no time (SPEC §0: parseIsoTime) cannot be placed: it is checked, and hides no other.
+ */
 function newestPerArtifact(views: GateView[]): GateView[] {
-  const newest = new Map<string, GateView[]>();
+  const newest = new Map<string, { at: number; runs: GateView[] }>();
+  const unplaced: GateView[] = [];
   for (const v of views) {
+    const at = isoTimeMs(v.snapshot.request?.requested_at);
+    if (at === null) {
+      unplaced.push(v);
+      continue;
+    }
     const key = `${v.snapshot.gate}\0${v.snapshot.request?.artifact_path ?? v.snapshot.runId}`;
     const held = newest.get(key);
-    const at = requestedAt(v);
-    const heldAt = held ? requestedAt(held[0]!) : -Infinity;
-    if (at > heldAt) newest.set(key, [v]);
-    // runs equally new (the same instant, or both unreadable) are all checked: neither hides the other
-    else if (at === heldAt) held!.push(v);
+    if (!held || at > held.at) newest.set(key, { at, runs: [v] });
+    // runs equally new are all checked: neither hides the other
+    else if (at === held.at) held.runs.push(v);
   }
-  return [...newest.values()].flat();
+  return [...[...newest.values()].flatMap((n) => n.runs), ...unplaced];
 }
 
 /**
@@ -160,13 +168,6 @@ function runsToJudge(views: GateView[]): GateView[] {
     );
   };
   return views.filter((v) => chosen.has(v) || blockedNow(v));
-}
-
-/** When a run was requested, as a time (a written offset counts, not its spelling); one that cannot be read counts as
- * the newest, so that run is the one checked: it cannot hide behind an older pass of the same artifact. */
-function requestedAt(v: GateView): number {
-  const at = Date.parse(v.snapshot.request?.requested_at ?? "");
-  return Number.isNaN(at) ? Infinity : at;
 }
 
 export function checkGates(ctx: BusContext, o: CheckOptions): Promise<CheckResult> {

@@ -31,3 +31,9 @@ export function parseIsoTime(text: string): IsoTime | { problem: string } {
 export function before(a: IsoTime, b: IsoTime): boolean {
   return a.ms < Math.floor(b.ms / a.precisionMs) * a.precisionMs;
 }
+
+/** The first millisecond of the time `text` names, or null when it names none (no zone, a field out of range…). */
+export function isoTimeMs(text: string | null | undefined): number | null {
+  const t = text ? parseIsoTime(text) : null;
+  return t && "ms" in t ? t.ms : null;
+}

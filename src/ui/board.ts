@@ -8,7 +8,7 @@ import { gateEntryStats, listGates } from "../bus/gate-list.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
 import { workerRuntime } from "../runtime/worker-options.js";
-import { type GateRow, gateRow } from "./rows.js";
+import { type GateRow, gateRow, newestFirst } from "./rows.js";
 
 export type BoardEvent = ({ kind: "row"; row: GateRow } | { kind: "gone"; run: string; gate: string }) & { seq: number };
 
@@ -107,11 +107,7 @@ export class GateBoard {
 
   /** Every row, newest request first. */
   list(): GateRow[] {
-    return [...this.rows.values()]
-      .map((r) => r.row)
-      .sort(
-        (a, b) => (b.requestedAt ?? "").localeCompare(a.requestedAt ?? "") || a.run.localeCompare(b.run) || a.gate.localeCompare(b.gate),
-      );
+    return [...this.rows.values()].map((r) => r.row).sort(newestFirst);
   }
 
   /** The events after `seq`, or null when some of them are no longer kept. */

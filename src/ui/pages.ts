@@ -86,7 +86,7 @@ export function rowMatches(row: GateRow, q: string, state: string): boolean {
 function rowHtml(r: GateRow): Html {
   return html`<tr
     data-key="${r.run}/${r.gate}"
-    data-at="${r.requestedAt ?? ""}"
+    data-at="${r.requestedMs ?? ""}"
     data-state="${r.state}"
     data-actionable="${r.actionable ? "1" : "0"}"
   >
@@ -97,7 +97,7 @@ function rowHtml(r: GateRow): Html {
     <td data-col="reviewer">${r.reviewer} <span class="muted">${r.model} · ${r.family}</span></td>
     <td data-col="independence">${r.independence}</td>
     <td data-col="waitingFor">${r.waitingFor}</td>
-    <td data-col="age"><time datetime="${r.requestedAt ?? ""}">${r.requestedAt ?? "-"}</time></td>
+    <td data-col="age"><time datetime="${r.requestedAt ?? ""}" data-ms="${r.requestedMs ?? ""}">${r.requestedAt ?? "-"}</time></td>
   </tr>`;
 }
 

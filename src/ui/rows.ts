@@ -4,6 +4,7 @@ import type { BusContext } from "../bus/context.js";
 import { viewGate } from "../commands/gate-view.js";
 import { capInForce, openRound } from "../core/gate-queries.js";
 import { safeStrings } from "../core/terminal-safe.js";
+import { isoTimeMs } from "../core/iso-time.js";
 
 export interface GateRow {
   run: string;
@@ -17,8 +18,10 @@ export interface GateRow {
   family: string;
   independence: string;
   waitingFor: string;
-  /** When the review was requested (ISO time; the page shows the age). */
+  /** When the review was requested (ISO time, as written; the page shows the age). */
   requestedAt: string | null;
+  /** That time read as `check` reads it (SPEC §0), in ms: what "newest first" orders by; null when it names no time. */
+  requestedMs: number | null;
   /** Whether a person can act on it in the console (a manual packet to answer, an escalation, the author's turn). */
   actionable: boolean;
 }
@@ -55,6 +58,13 @@ function rowOf(
     independence: output.independence ?? "-",
     waitingFor: output.waiting_for,
     requestedAt: s.request?.requested_at ?? null,
+    requestedMs: isoTimeMs(s.request?.requested_at),
     actionable: manual || decision.state === "awaiting_decision" || decision.state === "awaiting_author",
   });
+}
+
+/** Newest request first (a row whose request names no time last), then by run and gate: the page inserts rows so too. */
+export function newestFirst(a: GateRow, b: GateRow): number {
+  const [x, y] = [a.requestedMs ?? -Infinity, b.requestedMs ?? -Infinity];
+  return (x === y ? 0 : y > x ? 1 : -1) || a.run.localeCompare(b.run) || a.gate.localeCompare(b.gate);
 }

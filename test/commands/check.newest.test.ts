@@ -38,6 +38,28 @@ describe("check: the newest run of an artifact", () => {
     expect(after.ok && after.gates.find((g) => !g.passed)?.run_id).toBe("newer");
   });
 
+  it("a time written with a decimal comma (SPEC §0) is read as one: an older pass so dated does not hide a newer run", async () => {
+    const { layout, before } = await passedThenRequested("older", "newer");
+    expect(before).toMatchObject({ ok: true, passed: true });
+    const file = layout.gateFile("older", GATE, "request.json");
+    const request = JSON.parse(readFileSync(file, "utf8"));
+    const dayEarlier = new Date(Date.parse(request.requested_at) - 86_400_000).toISOString().replace(/\.(\d+)Z$/, ",$1Z");
+    writeFileSync(file, JSON.stringify({ ...request, requested_at: dayEarlier }));
+    const after = await checkGates(loadContext(layout), { require: [GATE] });
+    expect(after).toMatchObject({ ok: true, passed: false });
+    expect(after.ok && after.gates.map((g) => g.run_id)).toEqual(["newer"]);
+  });
+
+  it("a pass whose requested_at names no time (no zone) is checked, but hides no newer run of the artifact", async () => {
+    const { layout } = await passedThenRequested("zoneless", "newer");
+    const file = layout.gateFile("zoneless", GATE, "request.json");
+    const request = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...request, requested_at: request.requested_at.replace(/Z$/, "") }));
+    const after = await checkGates(loadContext(layout), { require: [GATE] });
+    expect(after).toMatchObject({ ok: true, passed: false });
+    expect(after.ok && after.gates.map((g) => g.run_id).sort()).toEqual(["newer", "zoneless"]);
+  });
+
   it("a run that found a blocker in the bytes now in the tree is judged whatever its requested_at says (a clock behind)", async () => {
     const { layout } = await passedThenRequested("passed", "later");
     await stepGate(loadContext(layout), "later", GATE); // its packet-1: the same bytes

@@ -55,6 +55,7 @@ describe("rowMatches", () => {
     independence: "strong",
     waitingFor: "a human decision",
     requestedAt: null,
+    requestedMs: null,
     actionable: true,
   };
   it("matches every word anywhere in the row, and the state filters", () => {

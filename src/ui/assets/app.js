@@ -5,9 +5,10 @@
 const $ = (sel, root = document) => root.querySelector(sel);
 const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 
-function age(iso) {
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return "-";
+/** The age of a request time the server read (GateRow.requestedMs; "" when it names none). */
+function age(ms) {
+  if (ms === "" || ms === null) return "-";
+  const t = Number(ms);
   const s = Math.max(0, Math.round((Date.now() - t) / 1000));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m`;
@@ -20,7 +21,7 @@ function showAges() {
     const iso = el.getAttribute("datetime");
     if (iso) {
       el.title = iso;
-      el.textContent = age(iso);
+      el.textContent = age(el.dataset.ms ?? "");
     }
   }
 }
@@ -72,7 +73,7 @@ function newRow() {
 
 function fillRow(tr, row) {
   tr.dataset.key = `${row.run}/${row.gate}`;
-  tr.dataset.at = row.requestedAt ?? "";
+  tr.dataset.at = row.requestedMs ?? "";
   tr.dataset.state = row.state;
   tr.dataset.actionable = row.actionable ? "1" : "0";
   const a = $("a", cell(tr, "run"));
@@ -90,7 +91,8 @@ function fillRow(tr, row) {
   cell(tr, "waitingFor").textContent = row.waitingFor;
   const time = $("time", cell(tr, "age"));
   time.setAttribute("datetime", row.requestedAt ?? "");
-  time.textContent = age(row.requestedAt ?? "");
+  time.dataset.ms = row.requestedMs ?? "";
+  time.textContent = age(row.requestedMs);
   tr.classList.add("changed");
   setTimeout(() => tr.classList.remove("changed"), 1500);
 }
@@ -125,14 +127,16 @@ function onGate(e) {
   if (!tbody) return;
   const tr = $$("tr", tbody).find((r) => r.dataset.key === key);
   if (e.kind === "gone") return void tr?.remove();
-  const at = e.row.requestedAt ?? "";
+  const at = String(e.row.requestedMs ?? "");
   if (tr && tr.dataset.at === at) fillRow(tr, e.row);
   else {
     // newest request first, as the server sorts (a gate seen before its request.json moves once it has one);
     // the table keeps its cap
     tr?.remove();
     const rows = $$("tr", tbody);
-    const before = rows.find((r) => (r.dataset.at ?? "") < at);
+    // newestFirst() in src/ui/rows.ts: a request time that names none sorts last
+    const ms = (v) => (v ? Number(v) : -Infinity);
+    const before = rows.find((r) => ms(r.dataset.at) < ms(at));
     const max = Number($("#gates").dataset.max);
     if (!before && rows.length >= max) return applyFilter();
     const row = tr ?? newRow();

@@ -1,0 +1,40 @@
+// The console's gate row says what `status` and `check` say of the same files: which request is the newest (read as
+// `check` reads a time, SPEC §0).
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadContext } from "../../src/bus/context.js";
+import { Layout } from "../../src/bus/layout.js";
+import { requestReview } from "../../src/commands/review.js";
+import { gateRow, newestFirst } from "../../src/ui/rows.js";
+import { tempRoot } from "../helpers/tmp.js";
+
+function project() {
+  const root = tempRoot("guild-bus-rows-agree-");
+  mkdirSync(path.join(root, "docs"), { recursive: true });
+  mkdirSync(path.join(root, ".guild"), { recursive: true });
+  const provider = (model: string) => ({ adapter: "command", model, argv: [process.execPath, "-e", "0"] });
+  const providers = { gpt: provider("gpt-5"), gem: provider("gemini-2.5-pro") };
+  writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify({ providers }));
+  writeFileSync(path.join(root, "docs", "plan.md"), "# Plan\n");
+  return new Layout(root);
+}
+
+describe("the console's row and status agree", () => {
+  it("order requests by the time they name, whatever offset it was written with", async () => {
+    const layout = project();
+    for (const runId of ["earlier", "later"])
+      expect(await requestReview(layout, { artifact: "docs/plan.md", gate: "G-plan", author: "claude", runId })).toMatchObject({
+        ok: true,
+      });
+    // "later" an hour after "earlier", written at UTC-05:00: as text it sorts first
+    const file = layout.gateFile("later", "G-plan", "request.json");
+    const request = JSON.parse(readFileSync(file, "utf8"));
+    const at = Date.parse(request.requested_at) + 3_600_000;
+    writeFileSync(file, JSON.stringify({ ...request, requested_at: new Date(at - 5 * 3_600_000).toISOString().replace("Z", "-05:00") }));
+    const ctx = loadContext(layout);
+    const rows = ["earlier", "later"].map((run) => gateRow(ctx, run, "G-plan").row);
+    expect(rows.sort(newestFirst).map((r) => r.run)).toEqual(["later", "earlier"]);
+    expect(rows.find((r) => r.run === "later")?.requestedMs).toBe(at);
+  });
+});
