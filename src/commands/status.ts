@@ -2,7 +2,7 @@
 // exit code a script can test. The CLI only prints what this returns.
 import type { BusContext } from "../bus/context.js";
 import { currentGates, type GateListing, listGates } from "../bus/gate-list.js";
-import { capInForce, lastVerdictRound, openRound, roundPackets } from "../core/gate-queries.js";
+import { capInForce, lastVerdictRound, openRound, roundReviewerIdentity } from "../core/gate-queries.js";
 import type { NextStep } from "../core/next-step.js";
 import type { Reverification } from "../core/reverify.js";
 import type { ReviewBrokerOutput } from "../core/status.js";
@@ -48,13 +48,7 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
     problems: v.snapshot.problems,
     ...(check ? { verify: check } : {}),
     cap: capInForce(v.snapshot, ctx.settings),
-    reviewer_model:
-      v.snapshot.verdicts.get(openRound(v.snapshot))?.reviewer_model ??
-      (roundPackets(v.snapshot, openRound(v.snapshot))
-        .map((p) => p.reviewer_model)
-        .filter((m) => m !== null)
-        .join(" + ") ||
-        null),
+    reviewer_model: roundReviewerIdentity(v.snapshot, openRound(v.snapshot)).model,
     requested_at: v.snapshot.request?.requested_at ?? null,
     next: v.next,
     last_round: lastRound(ctx, v),

@@ -54,6 +54,20 @@ export function roundVerdicts(s: GateSnapshot, round: number): VerdictFile[] {
 }
 
 /**
+ * Who reviews round `round`, as every face names them: each reviewer's model and family as its verdict reports them,
+ * else as its packet asked; " + " between a quorum's members; null before the round has a packet (or names no model).
+ */
+export function roundReviewerIdentity(s: GateSnapshot, round: number): { model: string | null; family: string | null } {
+  const who = roundPackets(s, round).map((p) => {
+    const member = p.quorum ? s.members.get(p.reviewer_provider) : s;
+    const v = member?.verdicts.get(round);
+    return { model: v?.reviewer_model ?? p.reviewer_model, family: v?.reviewer_family ?? p.reviewer_family };
+  });
+  const joined = (values: Array<string | null>) => values.filter((v) => v !== null).join(" + ") || null;
+  return { model: joined(who.map((w) => w.model)), family: joined(who.map((w) => w.family)) };
+}
+
+/**
  * The packet that speaks for round `round`: its own, or its first quorum member's — the fields a round shares
  * (counted round, cap, restart, stop, difficulty, quorum rule) are the same in every member's packet.
  */

@@ -2,7 +2,7 @@
 import path from "node:path";
 import type { BusContext } from "../bus/context.js";
 import { viewGate } from "../commands/gate-view.js";
-import { capInForce, openRound } from "../core/gate-queries.js";
+import { capInForce, openRound, roundReviewerIdentity } from "../core/gate-queries.js";
 import { safeStrings } from "../core/terminal-safe.js";
 import { isoTimeMs } from "../core/iso-time.js";
 
@@ -42,7 +42,7 @@ function rowOf(
   { snapshot: s, output, decision }: Pick<ReturnType<typeof viewGate>, "snapshot" | "output" | "decision">,
 ): GateRow {
   const packet = s.packets.get(openRound(s));
-  const verdict = s.verdicts.get(openRound(s)); // a manual packet names no model: the answer does
+  const who = roundReviewerIdentity(s, openRound(s)); // a manual packet names no model: the answer does
   const manual = packet?.reviewer_adapter === "manual" && !s.results.has(packet.round) && !s.outcome;
   // the page's script shows these as text, from the page and from the event stream: terminal-safe, as pages.ts shows text
   return safeStrings({
@@ -53,8 +53,8 @@ function rowOf(
     round: output.rounds,
     cap: capInForce(s, ctx.settings),
     reviewer: output.reviewer_host ?? "-",
-    model: verdict?.reviewer_model ?? packet?.reviewer_model ?? "-",
-    family: verdict?.reviewer_family ?? packet?.reviewer_family ?? "-",
+    model: who.model ?? "-",
+    family: who.family ?? "-",
     independence: output.independence ?? "-",
     waitingFor: output.waiting_for,
     requestedAt: s.request?.requested_at ?? null,

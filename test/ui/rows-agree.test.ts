@@ -1,12 +1,14 @@
-// The console's gate row says what `status` and `check` say of the same files: which request is the newest (read as
-// `check` reads a time, SPEC §0).
+// The console's gate row says what `status` says of the same files: who reviews the open round (a quorum's every
+// member, not "-"), and which request is the newest (read as `check` reads a time, SPEC §0).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
+import { statusRow } from "../../src/commands/status.js";
 import { gateRow, newestFirst } from "../../src/ui/rows.js";
+import { stepGate } from "../../src/workers/broker.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 function project() {
@@ -21,6 +23,19 @@ function project() {
 }
 
 describe("the console's row and status agree", () => {
+  it("name every reviewer of an open quorum round, with their families", async () => {
+    const layout = project();
+    const asked = { artifact: "docs/plan.md", gate: "G-plan", author: "claude", runId: "q", quorum: { need: 2, of: 2 } };
+    expect(await requestReview(layout, asked)).toMatchObject({ ok: true });
+    await stepGate(loadContext(layout), "q", "G-plan");
+    const ctx = loadContext(layout);
+    const status = statusRow(ctx, "q", "G-plan");
+    const { row } = gateRow(ctx, "q", "G-plan");
+    expect(status.reviewer_model).toBe("gemini-2.5-pro + gpt-5");
+    expect(row.model).toBe(status.reviewer_model);
+    expect(row.family).toBe("google + openai");
+  });
+
   it("order requests by the time they name, whatever offset it was written with", async () => {
     const layout = project();
     for (const runId of ["earlier", "later"])
