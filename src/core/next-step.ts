@@ -89,6 +89,16 @@ export function artifactWait(s: GateSnapshot, d: GateDecision, artifact: Artifac
 }
 
 /**
+ * Whether the gate waits for a person to answer its open round as the manual reviewer (`respond`, or a response file):
+ * the one rule for the next step and for the console's "waiting for a person" list.
+ */
+export function awaitsManualAnswer(s: GateSnapshot, d: GateDecision): boolean {
+  if (["done", "no_request", "awaiting_decision", "awaiting_author"].includes(d.state) || WORKER_STATES.has(d.state)) return false;
+  if (readFaultWait(s) || blockedWait(s)) return false;
+  return roundPackets(s, openRound(s))[0]?.reviewer_adapter === "manual";
+}
+
+/**
  * The next step of a gate, from its snapshot, decision and the artifact as it is now; `gateDir` is the gate directory,
  * project-relative; `workers`, when given, tells which workers run.
  */
@@ -129,7 +139,7 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
     const kind = d.state === "normalizing" ? "manual" : d.state === "verifying" ? "verifier" : "broker";
     return withIdle({ ...base, waiting_on: `the ${kind === "manual" ? "manual worker" : kind}`, command: null }, [kind], workers);
   }
-  if (p.reviewer_adapter === "manual") {
+  if (awaitsManualAnswer(s, d)) {
     return {
       ...base,
       waiting_on: "a person (the manual reviewer)",

@@ -4,6 +4,7 @@ import type { BusContext } from "../bus/context.js";
 import { viewGate } from "../commands/gate-view.js";
 import { capInForce, openRound, roundReviewerIdentity } from "../core/gate-queries.js";
 import { safeStrings } from "../core/terminal-safe.js";
+import { awaitsManualAnswer } from "../core/next-step.js";
 import { isoTimeMs } from "../core/iso-time.js";
 
 export interface GateRow {
@@ -41,9 +42,7 @@ function rowOf(
   gate: string,
   { snapshot: s, output, decision }: Pick<ReturnType<typeof viewGate>, "snapshot" | "output" | "decision">,
 ): GateRow {
-  const packet = s.packets.get(openRound(s));
   const who = roundReviewerIdentity(s, openRound(s)); // a manual packet names no model: the answer does
-  const manual = packet?.reviewer_adapter === "manual" && !s.results.has(packet.round) && !s.outcome;
   // the page's script shows these as text, from the page and from the event stream: terminal-safe, as pages.ts shows text
   return safeStrings({
     run,
@@ -59,7 +58,7 @@ function rowOf(
     waitingFor: output.waiting_for,
     requestedAt: s.request?.requested_at ?? null,
     requestedMs: isoTimeMs(s.request?.requested_at),
-    actionable: manual || decision.state === "awaiting_decision" || decision.state === "awaiting_author",
+    actionable: awaitsManualAnswer(s, decision) || decision.state === "awaiting_decision" || decision.state === "awaiting_author",
   });
 }
 

@@ -10,6 +10,7 @@ import { statusRow } from "../../src/commands/status.js";
 import { gateRow, newestFirst } from "../../src/ui/rows.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 function project() {
   const root = tempRoot("guild-bus-rows-agree-");
@@ -51,5 +52,26 @@ describe("the console's row and status agree", () => {
     const rows = ["earlier", "later"].map((run) => gateRow(ctx, run, "G-plan").row);
     expect(rows.sort(newestFirst).map((r) => r.run)).toEqual(["later", "earlier"]);
     expect(rows.find((r) => r.run === "later")?.requestedMs).toBe(at);
+  });
+
+  it("list a gate as waiting for a person only while status says a person must answer it", async () => {
+    const { layout, drop, dropResult } = await gateWithPacket("manual");
+    const both = () => {
+      const ctx = loadContext(layout);
+      return { next: statusRow(ctx, "manual", GATE).next, row: gateRow(ctx, "manual", GATE).row };
+    };
+    let { next, row } = both();
+    expect(next.waiting_on).toBe("a person (the manual reviewer)");
+    expect(row.actionable).toBe(true);
+    // a response is in: the manual worker's to turn into a result, not a person's to answer again
+    drop("response-1.md", "Reviewer-Model: gpt-5\n\n## SATISFIED\n");
+    ({ next, row } = both());
+    expect(next.waiting_on).toMatch(/^the manual worker/);
+    expect(row.actionable).toBe(false);
+    // a result is in: the verifier's
+    dropResult();
+    ({ next, row } = both());
+    expect(next.waiting_on).toMatch(/^the verifier/);
+    expect(row.actionable).toBe(false);
   });
 });
