@@ -1,7 +1,7 @@
 // Where everything lives under .guild/. Every path is built from validated ids and checked to stay inside .guild/.
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { assertGate, assertRunId } from "../spec/ids.js";
+import { assertGate, assertRunId, PROVIDER_ID, PROVIDER_ID_RE } from "../spec/ids.js";
 import { isSlotKind } from "../core/slot-file.js";
 import { insideGuild, PathSafetyError, refuseSymlinks } from "./no-symlinks.js";
 
@@ -69,7 +69,7 @@ export const GATE_FILE_KINDS: Readonly<
 
 const ROUND_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-(0|[1-9][0-9]{0,8})\\.(md|json)$`);
 /** A quorum member's file: the provider id (SPEC §2's grammar, which may hold dots) before the extension. */
-const MEMBER_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-([1-9][0-9]{0,8})\\.([a-z0-9][a-z0-9._-]{0,63})\\.(md|json)$`);
+const MEMBER_FILE_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-([1-9][0-9]{0,8})\\.(${PROVIDER_ID})\\.(md|json)$`);
 
 /**
  * Parse a gate-directory file name; null for anything that is not a round artifact of the right extension. `member`
@@ -102,7 +102,6 @@ export function anyMoverFor(name: string): boolean {
 }
 
 const MISNAMED_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-([0-9]+)(?:\\.([a-z0-9._-]+))?\\.(md|json)$`);
-const PROVIDER_ID_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /**
  * Why a name of a bus file's kind is no bus file's name (it is moved aside with this reason, SPEC §5): the name the
@@ -125,7 +124,7 @@ export function misnamedReason(name: string): string | null {
       : "round 0 has no quorum members: a member's round starts at 1";
   if (digits.length > 9) return "a round has at most 9 digits";
   if (member !== undefined && !isSlotKind(kind)) return `${kind} files are the round's, not a quorum member's: ${kind}-${round}.${want}`;
-  if (member !== undefined && !PROVIDER_ID_RE.test(member)) return `${member} is not a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)`;
+  if (member !== undefined && !PROVIDER_ID_RE.test(member)) return `${member} is not a provider id (${PROVIDER_ID_RE.source})`;
   if (ext !== want) return `a ${kind} file is .${want}: ${meant(round)}`;
   return null;
 }

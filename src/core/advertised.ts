@@ -4,6 +4,7 @@
 // OR a live reviewer worker of its adapter kind, on any host, says it runs it. Pure: the reading is runtime/peers.ts.
 import type { Provider } from "./selection.js";
 import { dispatchedByBus } from "./adapter-kinds.js";
+import { PROVIDER_ID_RE } from "../spec/ids.js";
 
 /** A live reviewer worker's advertisement: its kind (an adapter kind), its host, and the provider ids it runs there. */
 export interface Advert {
@@ -14,7 +15,6 @@ export interface Advert {
   providers: string[];
 }
 
-const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MAX_ADVERTISED = 64;
 
 /** The presence file's body for a reviewer worker that runs `providers` on `host`. */
@@ -33,7 +33,7 @@ export function parseAdvert(text: string): { host: string; providers: string[] }
   if (typeof value !== "object" || value === null) return null;
   const { host, providers } = value as { host?: unknown; providers?: unknown };
   if (typeof host !== "string" || !Array.isArray(providers)) return null;
-  const ids = providers.filter((p): p is string => typeof p === "string" && PROVIDER_ID.test(p)).slice(0, MAX_ADVERTISED);
+  const ids = providers.filter((p): p is string => typeof p === "string" && PROVIDER_ID_RE.test(p)).slice(0, MAX_ADVERTISED);
   return { host: host.replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 100) || "?", providers: ids };
 }
 

@@ -9,6 +9,9 @@ export const GATE_RE = new RegExp(`^(?:${FIXED_GATES.join("|")}|G-lane:${LANE_ID
 /** How the gates are spelled out to a person. */
 export const GATE_NAMES = `${FIXED_GATES.join(" ")} or G-lane:<id>`;
 export const SHA256_RE = /^[0-9a-fA-F]{64}$/;
+/** A provider id: a key of `settings.providers`, a quorum member's file-name part, a provider a worker advertises. */
+export const PROVIDER_ID = "[a-z0-9][a-z0-9._-]{0,63}";
+export const PROVIDER_ID_RE = new RegExp(`^${PROVIDER_ID}$`);
 
 export type Gate = FixedGate | `G-lane:${string}`;
 

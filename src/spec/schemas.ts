@@ -2,7 +2,7 @@
 // are generated from these definitions (src/spec/generate.ts). Written with zod/mini: every command and worker loads
 // this module, and with zod's chained API it took about 70 ms to load, with zod/mini about 45 (see bench/README.md).
 import * as z from "zod/mini";
-import { GATE_RE, RUN_ID_RE, SHA256_RE } from "./ids.js";
+import { GATE_RE, PROVIDER_ID_RE, RUN_ID_RE, SHA256_RE } from "./ids.js";
 import { ADAPTER_KINDS, FAMILIES, MAX_EXTEND_BY, RESULT_WIRE } from "./constants.js";
 import { quorumProblem } from "./quorum-rule.js";
 import { SPACE, UNPRINTABLE } from "./text-classes.js";
@@ -770,7 +770,7 @@ export const Settings = withMeta(
     codex_skip_enforcement: z.optional(z.enum(["warn", "block"])),
     reviewer: described(optionalString(), "auto, or a provider id to pin"),
     weak_reviewer: described(optionalString(), "provider for the weak same-host path"),
-    providers: z.optional(z.record(patterned(/^[a-z0-9][a-z0-9._-]{0,63}$/), ProviderConfig)),
+    providers: z.optional(z.record(patterned(PROVIDER_ID_RE), ProviderConfig)),
     family_aliases: z.optional(z.record(z.string(), Family)),
     host_families: z.optional(z.record(z.string(), Family)),
     secrets_policy: z.optional(

@@ -69,4 +69,11 @@ describe("the advertisement in a presence file", () => {
       expect(parseAdvert(body)).toBeNull();
     expect(parseAdvert('{"host":"m\\u001b[2J","providers":["ok","../x",3,"a b"]}')).toEqual({ host: "m--2J", providers: ["ok"] });
   });
+
+  it("keeps only ids a provider can have (SPEC §2, as settings and quorum file names spell them)", () => {
+    expect(parseAdvert('{"host":"m","providers":["gpt","GPT","Gpt-5","-x","gpt-5.mini"]}')).toEqual({
+      host: "m",
+      providers: ["gpt", "gpt-5.mini"],
+    });
+  });
 });
