@@ -9,6 +9,7 @@ import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { hostKey } from "../core/host-name.js";
+import { authorRevises } from "../core/next-step.js";
 import { shownLines } from "../core/terminal-safe.js";
 import { boundedFindingLines, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
@@ -93,7 +94,8 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
     return { block: true, reason: shownLines(reason) };
   }
   const { runId, gate: gateName } = next.snapshot;
-  if (next.decision.state !== "awaiting_author") {
+  // the author's turn with something else to do first (restore the artifact, say) is said as the next step says it
+  if (!authorRevises(next.snapshot, next.decision, next.artifact)) {
     const run = next.next.command ? ` — run: ${next.next.command}` : "";
     const reason = [
       `guild-bus: ${runId} ${gateName} has not passed: ${next.next.waiting_on}${run}.`,

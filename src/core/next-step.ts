@@ -89,6 +89,15 @@ export function artifactWait(s: GateSnapshot, d: GateDecision, artifact: Artifac
 }
 
 /**
+ * Whether the author's next step is to revise the artifact and resubmit: its turn, and nothing else in the way (a read
+ * the system failed, a path only a person can clear, a file to restore before a retried round). The one rule for the
+ * next step's resubmit command and for the stop hook's "revise, then resubmit".
+ */
+export function authorRevises(s: GateSnapshot, d: GateDecision, artifact: ArtifactView): boolean {
+  return d.state === "awaiting_author" && !readFaultWait(s) && !blockedWait(s) && !artifactWait(s, d, artifact);
+}
+
+/**
  * Whether the gate waits for a person to answer its open round as the manual reviewer (`respond`, or a response file):
  * the one rule for the next step and for the console's "waiting for a person" list.
  */
@@ -131,7 +140,7 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   }
   const restore = artifactWait(s, d, artifact);
   if (restore) return { ...base, waiting_on: restore, command: null };
-  if (d.state === "awaiting_author")
+  if (authorRevises(s, d, artifact))
     return { ...base, waiting_on: "the author", command: `guild-bus resubmit ${ids} --round ${d.round} (after revising the artifact)` };
   const refill = retriedQuorumToFill(s, d);
   if (refill) return withIdle({ ...base, waiting_on: refill, command: "guild-bus providers" }, ["broker"], workers);

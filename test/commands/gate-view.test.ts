@@ -350,6 +350,11 @@ describe("a retry that waits for the artifact", () => {
       waiting_on: expect.stringMatching(/^the author: docs\/spec\.md cannot be read \(.*\); restore it and the retried round starts/),
       command: null,
     });
+    // the stop hook holds the author's turn for the same step, never a resubmit the gate would refuse
+    writeFileSync(g.layout.settings, JSON.stringify({ stop_gate: { enabled: true } }));
+    const hook = await stopGate(loadContext(g.layout), "claude-code");
+    expect(hook).toMatchObject({ block: true, reason: expect.stringContaining(view.next.waiting_on) });
+    expect(hook.block && hook.reason).not.toMatch(/resubmit/);
     writeFileSync(g.artifact, "# Spec\n");
     await stepGate(ctx, run, GATE);
     expect(viewGate(ctx, run, GATE).snapshot.packets.get(2)).toMatchObject({ restart_reason: "retry" });
