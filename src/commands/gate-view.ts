@@ -89,6 +89,7 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
           `a human: the outcome does not re-derive from the gate's files (${unproven}); do not report it as passed ` +
           "(`guild-bus status --verify` says why)",
         command: null,
+        person_first: true,
       },
     };
   }
@@ -108,7 +109,9 @@ function withRefusedWrite(ctx: BusContext, runId: string, gate: string, d: GateD
   const { layout } = ctx;
   const tmp = path.join(layout.guild, "tmp");
   const refused = refusedWriteIn([layout.gateDir(runId, gate), existsSync(tmp) ? tmp : layout.guild], (p) => layout.rel(p));
-  return refused ? { ...next, waiting_on: `a person: ${refused}; the workers keep what they could not write and try again` } : next;
+  return refused
+    ? { ...next, waiting_on: `a person: ${refused}; the workers keep what they could not write and try again`, person_first: true }
+    : next;
 }
 
 /** `status --verify`: an ended gate's outcome re-derived from its files (SPEC §17); null for an open gate. */

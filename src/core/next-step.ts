@@ -25,6 +25,8 @@ export interface NextStep {
   waiting_on: string;
   /** The exact command (or file to write) that moves the gate when it waits on a person; null when a worker moves it. */
   command: string | null;
+  /** Whether nothing moves until a person acts (runs `command`, or does what `waiting_on` says): waiting alone won't. */
+  person_first: boolean;
   /** The open round's packet and result paths, project-relative (the result may not exist yet). */
   packet_path: string | null;
   result_path: string | null;
@@ -120,13 +122,21 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   const result_path = p ? `${gateDir}/${slotFile("result", round, packetMember(p))}` : null;
   const redacted = redactedNote(artifact);
   const base = { packet_path, result_path, escalation: null, notes: [...selectionNotes(s, round), ...(redacted ? [redacted] : [])] };
-  if (d.state === "done") return { ...base, waiting_on: stalePassWait(s, artifact) ?? "nothing (the gate has ended)", command: null };
+  if (d.state === "done") {
+    const stale = stalePassWait(s, artifact);
+    return { ...base, waiting_on: stale ?? "nothing (the gate has ended)", command: null, person_first: stale !== null };
+  }
   const fault = readFaultWait(s);
-  if (fault) return { ...base, waiting_on: fault, command: null };
+  if (fault) return { ...base, waiting_on: fault, command: null, person_first: false }; // the workers try again
   const blocked = blockedWait(s);
-  if (blocked) return { ...base, waiting_on: blocked, command: null };
+  if (blocked) return { ...base, waiting_on: blocked, command: null, person_first: true };
   if (d.state === "no_request")
-    return { ...base, waiting_on: "a request", command: `guild-bus review <artifact> --gate ${s.gate} --author <host>` };
+    return {
+      ...base,
+      waiting_on: "a request",
+      command: `guild-bus review <artifact> --gate ${s.gate} --author <host>`,
+      person_first: true,
+    };
   if (d.state === "awaiting_decision") {
     const e = s.escalations.get(d.round);
     const options = e?.options ?? [];
@@ -135,18 +145,25 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
       ...base,
       waiting_on: "a human decision",
       command: `guild-bus decide ${ids} ${choices || "<choice>"} --round ${d.round}`,
+      person_first: true,
       escalation: e ? { round: d.round, reason: e.reason, detail: e.detail, options } : null,
     };
   }
   const restore = artifactWait(s, d, artifact);
-  if (restore) return { ...base, waiting_on: restore, command: null };
+  if (restore) return { ...base, waiting_on: restore, command: null, person_first: true };
   if (authorRevises(s, d, artifact))
-    return { ...base, waiting_on: "the author", command: `guild-bus resubmit ${ids} --round ${d.round} (after revising the artifact)` };
+    return {
+      ...base,
+      waiting_on: "the author",
+      command: `guild-bus resubmit ${ids} --round ${d.round} (after revising the artifact)`,
+      person_first: true,
+    };
   const refill = retriedQuorumToFill(s, d);
-  if (refill) return withIdle({ ...base, waiting_on: refill, command: "guild-bus providers" }, ["broker"], workers);
+  if (refill) return withIdle({ ...base, waiting_on: refill, command: "guild-bus providers", person_first: true }, ["broker"], workers);
   if (WORKER_STATES.has(d.state) || !p) {
     const kind = d.state === "normalizing" ? "manual" : d.state === "verifying" ? "verifier" : "broker";
-    return withIdle({ ...base, waiting_on: `the ${kind === "manual" ? "manual worker" : kind}`, command: null }, [kind], workers);
+    const on = `the ${kind === "manual" ? "manual worker" : kind}`;
+    return withIdle({ ...base, waiting_on: on, command: null, person_first: false }, [kind], workers);
   }
   if (awaitsManualAnswer(s, d)) {
     return {
@@ -155,6 +172,7 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
       command:
         `guild-bus respond ${ids} --round ${round} --reviewer-model <model> --file <review.md>` +
         ` (the packet to review: ${packet_path}; or write ${gateDir}/response-${round}.md)`,
+      person_first: true,
     };
   }
   // a quorum round waits on each of its reviewers: `up` runs those the bus dispatches, a process of its own the others
@@ -188,7 +206,7 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
     }),
     ...answered.map((r) => `${reviewerWords(r)}: result delivered, waiting for the verifier`),
   ];
-  const waiting = { ...base, waiting_on: parts.join("; "), command: null };
+  const waiting = { ...base, waiting_on: parts.join("; "), command: null, person_first: false };
   const unanswered = reviewers.filter((r) => {
     const slots = slotsOf(r);
     return dispatchedByBus(r.reviewer_adapter) && !slots?.results.has(round) && !slots?.failures.has(round);
@@ -236,17 +254,19 @@ function withIdle(next: NextStep, kinds: string[], workers: WorkerPresence | und
         `${next.waiting_on}, but the ${kind} worker (pid ${pid} on this machine) has stopped saying it is alive: it is stopped ` +
         `or hung, and holds what it claimed — resume it (kill -CONT ${pid}), or end it (kill ${pid}) and start another`,
       command: `kill -CONT ${pid}`,
+      person_first: true,
     };
   }
   const supervisedFor = workers!.supervisedFor();
   if (supervisedFor !== null && supervisedFor < SUPERVISOR_START_MS) return next; // still starting them
   const none = `, but no ${idle.join(" or ")} worker is running for this project`;
   return supervisedFor === null
-    ? { ...next, waiting_on: `${next.waiting_on}${none}`, command: "guild-bus up" }
+    ? { ...next, waiting_on: `${next.waiting_on}${none}`, command: "guild-bus up", person_first: true }
     : {
         ...next,
         waiting_on: `${next.waiting_on}${none} (\`guild-bus up\` runs: its log says why)`,
         command: `guild-bus worker ${idle[0]}`,
+        person_first: true,
       };
 }
 

@@ -62,13 +62,13 @@ export async function waitTool(
 function stillRunning(view: GateView, next: NextStep, started: number): CallToolResult {
   const o = view.output;
   const elapsed = Math.round((Date.now() - started) / 1000);
-  // a step with a command is a person's (the manual reviewer's answer, a worker to start): waiting alone moves nothing
-  // so is a human with no command (a directory the bus refuses, a path only a person can clear): waiting moves nothing
-  const ask = next.command
-    ? "A person must act first: ask the user to run that command, then "
-    : /^a human\b/.test(next.waiting_on)
-      ? "A person must act first: tell the user what it waits for, then "
-      : "No outcome yet: ";
+  // the next step says whether waiting alone moves the gate: a person's step has a command to run (the manual
+  // reviewer's answer, a worker to start) or says what to do (a path only a person can clear, a refused write)
+  const ask = !next.person_first
+    ? "No outcome yet: "
+    : next.command
+      ? "A person must act first: ask the user to run that command, then "
+      : "A person must act first: tell the user what it waits for, then ";
   const text =
     `still running after ${elapsed} s: round ${o.round}, ${o.state} — ${nextStepLine(next)}. ` +
     `${ask}call wait again with run_id ${o.run_id} and gate ${o.gate}.`;

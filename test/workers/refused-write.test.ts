@@ -11,6 +11,9 @@ import { stepGate } from "../../src/workers/broker.js";
 import { type Held, reviewGate } from "../../src/workers/reviewer.js";
 import type { ReviewerAdapter } from "../../src/adapters/types.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { Peers, peersDir } from "../../src/runtime/peers.js";
+import { waitTool } from "../../src/mcp/wait-tool.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 // deliveries to a name in `refused` fail as a write the system refused
 // and, while `readOnly.on`, access(W_OK) says the tree is mounted read-only
@@ -136,5 +139,26 @@ describe("a write the system refuses when a reviewer delivers", () => {
     const { waiting_on } = viewGate(loadContext(g.layout), "refused-status", GATE).next;
     expect(waiting_on).toMatch(/^a person: writes to \.guild\/runs\/refused-status\/review\/G-spec are refused \(EROFS\)/);
     expect(waiting_on).toMatch(/remount it read-write/);
+  });
+
+  it("the MCP wait tool tells the author model a person must act first, not to wait again (the workers run)", async () => {
+    const g = await commandGate("refused-mcp");
+    const worker = new Peers(g.layout, peersDir(g.layout, "command"));
+    worker.beat();
+    try {
+      readOnly.on = true;
+      const extra = { signal: new AbortController().signal, _meta: {}, sendNotification: async () => {} };
+      const answer = (await waitTool(
+        g.layout,
+        { run_id: "refused-mcp", gate: GATE, timeout_seconds: 1 },
+        extra as unknown as Parameters<typeof waitTool>[2],
+      )) as CallToolResult;
+      expect(answer.structuredContent).toMatchObject({ still_running: true, waiting: { person_first: true, command: null } });
+      const text = (answer.content[0] as { text: string }).text;
+      expect(text).toMatch(/waiting for a person: writes to .* are refused \(EROFS\)/);
+      expect(text).toMatch(/A person must act first: tell the user what it waits for, then call wait again/);
+    } finally {
+      worker.leave();
+    }
   });
 });
