@@ -5,6 +5,7 @@ import type { BusContext } from "../bus/context.js";
 import { type GateView, viewGate } from "../commands/gate-view.js";
 import { type FindingView, listedFindings, shownFindings } from "../core/findings.js";
 import { contestRefusal, gatePolicy, openRound } from "../core/gate-queries.js";
+import { authorRevises, awaitsManualAnswer } from "../core/next-step.js";
 import { slotFile } from "../core/slot-file.js";
 import { reviewerViews } from "../core/snapshot.js";
 import { embeddedArtifact } from "../core/packet-body.js";
@@ -140,18 +141,18 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
   });
   const esc0 = s.escalations.get(0);
   const open = openRound(s);
-  const packet = s.packets.get(open);
   const state = view.decision.state;
+  // the forms the page offers are the steps status and wait name (core/next-step): never one the command refuses
+  const revises = authorRevises(s, view.decision, view.artifact);
   return {
     view,
     before: esc0 ? { escalation: esc0, decision: decisions.get(0) ?? null } : null,
     rounds,
     can: {
-      respond: !s.outcome && packet?.reviewer_adapter === "manual" && !s.results.has(open) && !s.failures.has(open),
+      respond: awaitsManualAnswer(s, view.decision),
       decide: state === "awaiting_decision" ? (s.escalations.get(view.decision.round)?.options ?? []) : [],
-      rebut:
-        state === "awaiting_author" && !s.rebuttals.has(view.decision.round) && contestRefusal(s, view.decision.round, policy) === null,
-      resubmit: state === "awaiting_author",
+      rebut: revises && !s.rebuttals.has(view.decision.round) && contestRefusal(s, view.decision.round, policy) === null,
+      resubmit: revises,
     },
     at: { respond: open, waiting: view.decision.round },
     rejected: reads.rejected(),

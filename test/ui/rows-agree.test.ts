@@ -1,6 +1,6 @@
 // The console's gate row says what `status` says of the same files: who reviews the open round (a quorum's every
 // member, not "-"), and which request is the newest (read as `check` reads a time, SPEC §0).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -8,6 +8,9 @@ import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
 import { statusRow } from "../../src/commands/status.js";
 import { gateRow, newestFirst } from "../../src/ui/rows.js";
+import { gateTimeline } from "../../src/ui/timeline.js";
+import { decideEscalation } from "../../src/commands/author.js";
+import { verifyGate } from "../../src/workers/verifier.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
@@ -61,17 +64,35 @@ describe("the console's row and status agree", () => {
       return { next: statusRow(ctx, "manual", GATE).next, row: gateRow(ctx, "manual", GATE).row };
     };
     let { next, row } = both();
+    const respondForm = () => gateTimeline(loadContext(layout), "manual", GATE).can.respond;
     expect(next.waiting_on).toBe("a person (the manual reviewer)");
     expect(row.actionable).toBe(true);
+    expect(respondForm()).toBe(true);
     // a response is in: the manual worker's to turn into a result, not a person's to answer again
     drop("response-1.md", "Reviewer-Model: gpt-5\n\n## SATISFIED\n");
     ({ next, row } = both());
     expect(next.waiting_on).toMatch(/^the manual worker/);
     expect(row.actionable).toBe(false);
+    expect(respondForm()).toBe(false);
     // a result is in: the verifier's
     dropResult();
     ({ next, row } = both());
     expect(next.waiting_on).toMatch(/^the verifier/);
     expect(row.actionable).toBe(false);
+  });
+
+  it("offer the author's forms only where the next step is the author's resubmit (a retry waiting for its file: none)", async () => {
+    const run = "artifact-away";
+    const g = await gateWithPacket(run);
+    const ctx = loadContext(g.layout);
+    rmSync(g.artifact);
+    g.dropResult();
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, run, GATE);
+    expect(await decideEscalation(ctx, run, GATE, { choice: "retry", decidedBy: "me" })).toMatchObject({ ok: true });
+    await stepGate(ctx, run, GATE);
+    expect(statusRow(ctx, run, GATE).next).toMatchObject({ waiting_on: expect.stringMatching(/restore it/), command: null });
+    expect(gateTimeline(ctx, run, GATE).can).toMatchObject({ resubmit: false, rebut: false });
+    writeFileSync(g.artifact, "# Spec\n");
   });
 });
