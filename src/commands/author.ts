@@ -5,6 +5,7 @@ import { type BusContext, contextForCommand } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
 import { contestRefusal, gatePolicy, offers, openRound, roundPacket } from "../core/gate-queries.js";
+import { authorRevises } from "../core/next-step.js";
 import { decisionNoteProblem, EMPTY_REBUTTAL, rebuttalTextProblem } from "../core/person-text.js";
 import { changedSinceSent } from "../core/sent-bytes.js";
 import { hostKey } from "../core/host-name.js";
@@ -43,10 +44,15 @@ function movedOn(view: GateView, round: number, seen: number | undefined): strin
 }
 
 function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decision"): string | null {
-  if (view.decision.state === state) return null;
-  const whom = state === "awaiting_author" ? "the author" : "a decision";
   const { runId, gate } = view.snapshot;
-  return `${runId} ${gate} is not waiting for ${whom} (state: ${stateWords(view)})`;
+  if (view.decision.state !== state) {
+    const whom = state === "awaiting_author" ? "the author" : "a decision";
+    return `${runId} ${gate} is not waiting for ${whom} (state: ${stateWords(view)})`;
+  }
+  // the author's turn with something to do first (restore the artifact for a retried round, say): the next step's words
+  if (state === "awaiting_author" && !authorRevises(view.snapshot, view.decision, view.artifact))
+    return `${runId} ${gate} waits for ${view.next.waiting_on}; nothing was written`;
+  return null;
 }
 
 /** The gate an author command writes into, as a worker would see it: never on settings with problems or a partial read. */

@@ -14,7 +14,7 @@ import { stopGate } from "../../src/commands/stop-gate.js";
 import { waitGate } from "../../src/commands/wait.js";
 import { ENDED_HISTORY_MS } from "../../src/bus/gate-list.js";
 import { requestReview } from "../../src/commands/review.js";
-import { decideEscalation } from "../../src/commands/author.js";
+import { decideEscalation, rebut, resubmit } from "../../src/commands/author.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { Peers, peersDir } from "../../src/runtime/peers.js";
 import { lockSupervisor } from "../../src/runtime/supervisor-lock.js";
@@ -355,6 +355,12 @@ describe("a retry that waits for the artifact", () => {
     const hook = await stopGate(loadContext(g.layout), "claude-code");
     expect(hook).toMatchObject({ block: true, reason: expect.stringContaining(view.next.waiting_on) });
     expect(hook.block && hook.reason).not.toMatch(/resubmit/);
+    // and the author commands refuse what the next step does not ask for, saying what it does: nothing is written
+    for (const act of [() => resubmit(ctx, run, GATE), () => rebut(ctx, run, GATE, "the finding is wrong")]) {
+      const refused = await act();
+      expect(refused).toMatchObject({ ok: false, error: expect.stringContaining(view.next.waiting_on) });
+    }
+    expect(readdirSync(g.layout.gateDir(run, GATE)).filter((f) => /^(resubmit|rebuttal)-/.test(f))).toEqual([]);
     writeFileSync(g.artifact, "# Spec\n");
     await stepGate(ctx, run, GATE);
     expect(viewGate(ctx, run, GATE).snapshot.packets.get(2)).toMatchObject({ restart_reason: "retry" });
