@@ -247,6 +247,11 @@ export class Layout {
     return path.relative(this.root, abs).split(path.sep).join("/");
   }
 
+  /** The one spelling of a project path, as `review` records it: `./docs//a.md` and `docs/a.md` name one file. */
+  projectPath(relPath: string): string {
+    return this.rel(path.resolve(this.root, relPath));
+  }
+
   private inside(p: string): string {
     const resolved = path.resolve(p);
     if (!resolved.startsWith(this.guild + path.sep)) throw new PathSafetyError(`path escapes .guild/: ${p}`);

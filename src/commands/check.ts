@@ -83,7 +83,8 @@ async function unreviewedFiles(
   return required.flatMap(({ gate, pattern }): UnreviewedFile[] => {
     const files = projectFiles(ctx.layout, pattern);
     if (!files.length) return [{ gate, pattern, path: null }];
-    return files.filter((f) => !gates.some((g) => g.gate === gate && g.artifact_path === f)).map((path) => ({ gate, pattern, path }));
+    const reviewed = (g: CheckedGate, f: string) => g.artifact_path !== null && ctx.layout.projectPath(g.artifact_path) === f;
+    return files.filter((f) => !gates.some((g) => g.gate === gate && reviewed(g, f))).map((path) => ({ gate, pattern, path }));
   });
 }
 
@@ -135,7 +136,7 @@ function identityWords(o: Outcome): string {
  * Without --run, the newest run of each (gate, artifact): an older run of the same artifact is history, not the state.
  * A run whose requested_at names no time (SPEC §0: parseIsoTime) cannot be placed: it is checked, and hides no other.
  */
-function newestPerArtifact(views: GateView[]): GateView[] {
+function newestPerArtifact(ctx: BusContext, views: GateView[]): GateView[] {
   const newest = new Map<string, { at: number; runs: GateView[] }>();
   const unplaced: GateView[] = [];
   for (const v of views) {
@@ -144,7 +145,8 @@ function newestPerArtifact(views: GateView[]): GateView[] {
       unplaced.push(v);
       continue;
     }
-    const key = `${v.snapshot.gate}\0${v.snapshot.request?.artifact_path ?? v.snapshot.runId}`;
+    const artifact = v.snapshot.request ? ctx.layout.projectPath(v.snapshot.request.artifact_path) : v.snapshot.runId;
+    const key = `${v.snapshot.gate}\0${artifact}`;
     const held = newest.get(key);
     if (!held || at > held.at) newest.set(key, { at, runs: [v] });
     // runs equally new are all checked: neither hides the other
@@ -159,8 +161,8 @@ function newestPerArtifact(views: GateView[]): GateView[] {
  * bytes is judged whatever its requested_at says, so an older pass cannot hide it. A run abandoned before any verdict,
  * or an earlier weak pass, is history as before.
  */
-function runsToJudge(views: GateView[]): GateView[] {
-  const chosen = new Set(newestPerArtifact(views));
+function runsToJudge(ctx: BusContext, views: GateView[]): GateView[] {
+  const chosen = new Set(newestPerArtifact(ctx, views));
   const blockedNow = (v: GateView) => {
     const now = v.artifact.ok ? v.artifact.sha : null;
     return reviewerViews(v.snapshot).some((r) =>
@@ -187,7 +189,7 @@ export function checkGates(ctx: BusContext, o: CheckOptions): Promise<CheckResul
     const views = listing.gates.filter((r) => !wanted.size || wanted.has(r.gate)).map((r) => viewGate(contextToAct(ctx), r.runId, r.gate));
     // a verdict for CI: never on default settings, nor on a gate the system failed to read whole
     for (const v of views) wholeOrFault(v.snapshot);
-    const chosen = runId ? views : runsToJudge(views);
+    const chosen = runId ? views : runsToJudge(ctx, views);
     const gates = chosen.map((v): CheckedGate => {
       const reason = failure(ctx, v, o);
       const redacted = redactedNote(v.artifact);

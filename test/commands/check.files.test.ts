@@ -1,6 +1,6 @@
 // `check --require-files GATE=GLOB` ties a requirement to the files in the tree (SPEC §25): a gate name alone passes
 // while any run of that gate passed, so a file added without a review went through CI.
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -8,6 +8,10 @@ import { checkGates, checkJson } from "../../src/commands/check.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { Layout } from "../../src/bus/layout.js";
+import { readGate } from "../../src/bus/gate-reader.js";
+import { requestReview } from "../../src/commands/review.js";
+import { tempRoot } from "../helpers/tmp.js";
 
 /** A project whose docs/spec.md passed G-spec. */
 async function passedSpec() {
@@ -50,6 +54,37 @@ describe("check --require-files", () => {
       ok: true,
       passed: false,
       unreviewed: [{ gate: "G-plan", path: "docs/spec.md" }],
+    });
+  });
+
+  it("a request that spells its artifact another way (./docs/spec.md) reviewed that file: one path, one file", async () => {
+    const root = tempRoot("guild-bus-spelt-");
+    mkdirSync(path.join(root, "docs"));
+    writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+    const layout = new Layout(root);
+    expect(
+      await requestReview(layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "r1" }),
+    ).toMatchObject({
+      ok: true,
+    });
+    // written by another tool, before the broker read it
+    const file = layout.gateFile("r1", GATE, "request.json");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), artifact_path: "./docs//spec.md" }));
+    await stepGate(loadContext(layout), "r1", GATE);
+    const packet = readFileSync(layout.gateFile("r1", GATE, "packet-1.md"), "utf8");
+    const field = (name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)![1]!.replace(/^"|"$/g, "");
+    const result = { schema_version: "review_result.v1", verdict: "satisfied", blocking_findings: [], reviewer_model: "gpt-5" };
+    writeFileSync(
+      layout.gateFile("r1", GATE, "result-1.json"),
+      JSON.stringify({ ...result, packet_id: field("packet_id"), artifact_sha256_reviewed: field("artifact_sha256") }),
+    );
+    await verifyGate(loadContext(layout), "r1", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(layout), "r1", GATE);
+    expect(readGate(layout, "r1", GATE).outcome).toMatchObject({ status: "satisfied" });
+    expect(await checkGates(loadContext(layout), { require: [], requireFiles: [`${GATE}=docs/*.md`] })).toMatchObject({
+      ok: true,
+      passed: true,
+      unreviewed: [],
     });
   });
 
