@@ -43,8 +43,12 @@ const SECRET_KEY =
 const HARMLESS_VALUE =
   /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|include|omit|same-origin|[[{\]}]+|\$?\{\{.*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|‹[^›]*›|…|\.\.\.|\*+|x+)$/i;
 
-/** Unquoted values that are code, not literals: calls (getToken(), os.Getenv(...)) and this./self. members. */
-const CODE_VALUE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\(.*|(?:this|self)\.[\w$.]+)$/;
+/**
+ * Unquoted values that are code, not literals: calls (getToken(), await fetchToken(), new Key(...)), subscripts
+ * (tokens[i], request.form["password"]) and this./self. members.
+ */
+const CODE_VALUE =
+  /^(?:(?:await|new|yield)[ \t]+)?(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[([].*|(?:this|self)\.[\w$.]+|await|new|yield)$/;
 /** `this.token = token`: a member assignment whose unquoted right side is an expression. */
 const MEMBER_KEY = /^["']?(?:this|self)\./;
 
@@ -76,6 +80,12 @@ const TOKEN_SHAPES: RegExp[] = [
   /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g,
 ];
 
+/** A quote inside a URL's password: not one that can end the string the URL is written in. */
+const URL_QUOTE = `["'\`](?!${QUOTE_END})`;
+
+/** A word of a URL's password that holds a "/" (no "@": the first one ends it). */
+const URL_WORD = `(?:[^\\s@"'\`]|${URL_QUOTE}){1,256}`;
+
 /** JSON-escaped text glues a line's first word to its escape ("\nghp_…"): \n, \r and \t bound a token too. */
 const ESCAPED_START = String.raw`(?:\b|(?<=\\[nrt]))`;
 
@@ -101,19 +111,23 @@ function redactHomePaths(text: string, counts: Partial<Record<RedactionKind, num
   });
 }
 
-/** What separates .netrc words: whitespace, or a line break escaped in a JSON string. */
-const NETRC_SEP = String.raw`(?:\s|\\[nrt])+`;
+/** What separates .netrc words: whitespace, or a line break escaped in a JSON string; a line's gutter (see GUTTER). */
+const NETRC_SEP = String.raw`(?:\s|\\[nrt])+(?:(?<=\n)[+-]?[ \t>]*(?:(?:#+|\/\/+|;+|\*+)[ \t]+)*)?`;
 /** A .netrc value: quoted ("a b", \" inside, as curl and Python read it), or a run of non-space characters. */
 const NETRC_VALUE = `(?:"(?:\\\\.|[^"\\\\\\r\\n])*"|(?:[^\\s\\\\"]|\\\\(?![nrt])|"(?!${QUOTE_END}))+)`;
 const NETRC_PAIR = `(?:(?:machine|login|password|passwd|account|port)${NETRC_SEP}${NETRC_VALUE}|default)`;
 /** A run of .netrc words: its pairs come in any order, on one line or several. */
-const NETRC_RUN = new RegExp(`(?:(?<![\\w-])|(?<=\\\\[nrt]))${NETRC_PAIR}(?:${NETRC_SEP}${NETRC_PAIR})+`, "g");
+const NETRC_RUN = new RegExp(`(?:(?<![\\w-])|(?<=\\\\[nrt])|(?<=(?:^|\\n)[+-]))${NETRC_PAIR}(?:${NETRC_SEP}${NETRC_PAIR})+`, "g");
 const NETRC_WORD = new RegExp(`(${NETRC_SEP})?([a-z]+)`, "y");
 const NETRC_ARG = new RegExp(`(${NETRC_SEP})(${NETRC_VALUE})`, "y");
 
+/** A host name (with a dot), an IP address or localhost: what a .netrc `machine` names, where prose has a word. */
+const HOST = /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?$/;
+
 /**
- * .netrc `password` and `account` values, in an entry that names a `machine` (or is the `default`) and a `login`, its
- * words in any order and over any number of lines. A run without them is prose ("machine learning password reset").
+ * .netrc `password` and `account` values, in an entry that names a `machine` (or is the `default`) and a `login` (or
+ * a machine that is a host), its words in any order and over any number of lines. A run without them is prose
+ * ("machine learning password reset").
  */
 function redactNetrc(text: string, counts: Partial<Record<RedactionKind, number>>): string {
   return text.replace(NETRC_RUN, (run) => {
@@ -125,7 +139,9 @@ function redactNetrc(text: string, counts: Partial<Record<RedactionKind, number>
       at = arg ? NETRC_ARG.lastIndex : NETRC_WORD.lastIndex;
     }
     const has = (...words: string[]) => pairs.some((p) => words.includes(p.word));
-    if (!has("machine", "default") || !has("login")) return run;
+    // without a login (a token as the password, curl's and git's credential files) the machine must name a host
+    const host = pairs.some((p) => p.word === "machine" && HOST.test(p.value));
+    if (!has("machine", "default") || !(has("login") || host)) return run;
     return pairs
       .map(({ head, word, gap, value }) => {
         if (!/^(?:password|passwd|account)$/.test(word) || /^"?\[REDACTED:/.test(value)) return head + gap + value;
@@ -167,12 +183,31 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
     // The user may be empty (redis://:pass@host) but never holds "[": https://[REDACTED:token]@host is done.
     // The password runs to the last "@" before the host (as URL parsers split it): it may hold an "@" of its own.
     // (?<!…) not \b: a scheme starts where its run starts, else long a-b-c-… runs backtrack quadratically.
-    re: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s:/@"'`[]*:)(?!\[REDACTED:)[^\s/"'`]+(@)/gi,
+    // A quote inside it is its own (`pa"ss`); a "/" or a space too (not encoded, as some clients take it), where its
+    // "@" is followed by a host and it does not start as a port does (`host:8080/@scope`, `host:8080 or me@x`).
+    re: new RegExp(
+      `(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://[^\\s:/@"'\`[]*:)(?!\\[REDACTED:)` +
+        `(?:(?:[^\\s/"'\`]|${URL_QUOTE})+|(?![0-9]*(?:[/\\s]|$))${URL_WORD}(?: ${URL_WORD}){0,3}(?=@[A-Za-z0-9[]))(@)`,
+      "gi",
+    ),
     replace: (_m: string, head: string, at: string) => `${head}${label("password")}${at}`,
   },
   redactHomePaths,
   redactNetrc,
   redactSecretAssignments,
+  {
+    kind: "secret",
+    // Java properties and their kin separate a dotted key from its value by spaces (`db.password hunter2`): a line of
+    // just the two, the key dotted (a plain word pair is prose)
+    // (a line of a JSON string too, between its quote or escaped line breaks)
+    re: new RegExp(
+      `(?:^|(?<=\\\\[nrt]|"))([+-]?[ \\t>]*(?:(?:#+|\\/\\/+|\\/?\\*+|;+|%+)[ \\t]+)*(?=[\\w-]+\\.)${SECRET_KEY}[ \\t]+)` +
+        `${NOT_LABEL}([^\\s=:"\\\\][^\\s"\\\\]*)(?=[ \\t]*(?:\\r?$|\\\\[nrt]|"))`,
+      "gim",
+    ),
+    replace: (m: string, head: string, value: string) =>
+      MEMBER_KEY.test(head.trimStart()) || harmless(value, true) ? m : `${head}${label("secret")}`,
+  },
   {
     kind: "high-entropy",
     // "=" only as trailing padding, so sha256=<hex> leaves the digest standing alone.
@@ -376,17 +411,38 @@ const KEY_LINE = /^[A-Za-z0-9+/=]+$/;
 const ARMOUR_LINE = /^[A-Za-z][A-Za-z-]*: /;
 
 /**
- * How far a key's body runs from `start` (at most to `limit`): its base64, armour and blank lines; and whether it is a
- * key at all (a base64 line of 32 characters or more). Text that is no key's body is no secret of this kind: a header
- * must not hide what follows it from the reviewer.
+ * A comment, quote or diff gutter, with indentation (`# `, `// `, ` * `, `> `, `+`, `    `): what a line of a config
+ * file or a key written in a comment, a Markdown quote, a code block or a diff carries before its text.
  */
-function keyBody(text: string, start: number, limit: number): { end: number; key: boolean } {
+const GUTTER = /^[+-]?[ \t>]*(?:(?:#+|\/\/+|\/?\*+|;+|-{1,2}|%+)(?=[ \t]|$)[ \t]*)*$/;
+
+/** What a line holds before `at`, when that is a gutter's length at most (a long line holds no gutter: not scanned). */
+function lineBefore(text: string, at: number): string | undefined {
+  const from = Math.max(0, at - 64);
+  const near = text.slice(from, at); // not lastIndexOf on the text: a line of a MiB would be scanned once per key
+  const nl = near.lastIndexOf("\n");
+  return nl === -1 && from > 0 ? undefined : near.slice(nl + 1);
+}
+
+/**
+ * How far a key's body runs from `start` (at most to `limit`): its base64, armour and blank lines, each behind the
+ * header's `gutter` (a key in a comment, a quote, a diff, indented YAML); and whether it is a key at all (a base64
+ * line of 32 characters or more). Text that is no key's body is no secret of this kind: a header must not hide what
+ * follows it from the reviewer.
+ */
+function keyBody(text: string, start: number, limit: number, gutter = ""): { end: number; key: boolean } {
   let end = start;
   let key = false;
+  const mark = gutter.trimEnd();
   for (let pos = start; pos <= limit;) {
     const nl = text.indexOf("\n", pos);
     const lineEnd = nl === -1 || nl > limit ? limit : nl;
-    const line = text.slice(pos, lineEnd).trim();
+    let line = text.slice(pos, lineEnd);
+    if (mark && pos !== start) {
+      if (!line.startsWith(mark)) break;
+      line = line.slice(mark.length);
+    }
+    line = line.trim();
     if (line !== "" && !KEY_LINE.test(line) && !ARMOUR_LINE.test(line)) break;
     if (line.length >= 32 && KEY_LINE.test(line)) key = true;
     end = lineEnd;
@@ -396,13 +452,14 @@ function keyBody(text: string, start: number, limit: number): { end: number; key
 }
 
 /** A key's body inside a JSON string, its line breaks escaped (\n, \r\n): its base64, armour and blank lines. */
-const ESCAPED_KEY_BODY = /(?:(?:\\r)?\\n(?:[A-Za-z0-9+/=]+(?=\\|"|$)|[A-Za-z][A-Za-z-]*: [^\\"\r\n]*)?)+/y;
+const ESCAPED_KEY_BODY =
+  /(?:(?:\\r)?\\n(?:[+-]?[ >]*(?:(?:#+|\/\/+|\*+|;+|%+) +)*)?(?:[A-Za-z0-9+/=]+(?=\\|"|$)|[A-Za-z][A-Za-z-]*: [^\\"\r\n]*)?)+/y;
 
 /** keyBody for a key written in a JSON string: its line breaks between it and what follows it are kept. */
 function escapedKeyBody(text: string, start: number, limit: number): { end: number; key: boolean } {
   ESCAPED_KEY_BODY.lastIndex = start;
   const body = (ESCAPED_KEY_BODY.exec(text)?.[0] ?? "").replace(/(?:(?:\\r)?\\n)+$/, "");
-  return { end: Math.min(start + body.length, limit), key: /\\n[A-Za-z0-9+/=]{32,}(?![A-Za-z0-9+/=])/.test(body) };
+  return { end: Math.min(start + body.length, limit), key: /\\n[^A-Za-z0-9+/=\\]*[A-Za-z0-9+/=]{32,}(?![A-Za-z0-9+/=])/.test(body) };
 }
 
 /**
@@ -427,13 +484,27 @@ function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, n
     footers.set(end, at);
     // a key in a JSON string (a service account's, a secret manager's) has its line breaks escaped
     const escaped = /^(?:\\r)?\\n/.test(text.slice(bodyStart, bodyStart + 4));
-    const run = (escaped ? escapedKeyBody : keyBody)(text, bodyStart, at === -1 ? text.length : at);
+    // what the header's line holds before it, when it is a gutter: every line of the key carries it, and keeps it
+    const before = lineBefore(text, m.index);
+    const gutter = !escaped && before !== undefined && GUTTER.test(before) ? before : "";
+    const run = escaped
+      ? escapedKeyBody(text, bodyStart, at === -1 ? text.length : at)
+      : keyBody(text, bodyStart, at === -1 ? text.length : at, gutter);
     if (!run.key) continue; // no key's body follows the header: nothing of it is hidden
     const between = text.slice(run.end, at);
-    const whole = at !== -1 && (escaped ? /^(?:(?:\\r)?\\n)*$/.test(between) : between.trim() === "");
+    const mark = gutter.trimEnd();
+    const gap = mark
+      ? between
+          .split("\n")
+          .map((line, i) => (i && line.startsWith(mark) ? line.slice(mark.length) : line))
+          .join("\n")
+      : between;
+    const whole = at !== -1 && (escaped ? /^(?:(?:\\r)?\\n)*$/.test(between) : gap.trim() === "");
     counts["private-key"] = (counts["private-key"] ?? 0) + 1;
     const newline = escaped ? "\\n" : "\n";
-    out += text.slice(from, m.index) + `${begin}${newline}${label("private-key")}` + (whole ? `${newline}${end}` : "");
+    // behind a gutter each line keeps it: the comment, quote or diff around the key stays whole
+    const footer = gutter ? `\n${lineBefore(text, at) ?? gutter}${end}` : `${newline}${end}`;
+    out += text.slice(from, m.index) + `${begin}${newline}${gutter}${label("private-key")}` + (whole ? footer : "");
     from = whole ? at + end.length : run.end;
     KEY_HEADER.lastIndex = from;
   }
@@ -507,13 +578,30 @@ function assignmentContext(text: string, at: number): "line" | "open" | "string"
   if (i >= 0 && (text[i] === "+" || text[i] === "-") && lineBreak(i - 1)) i--;
   if (i >= 5 && text.slice(i - 5, i + 1) === "export" && lineBreak(i - 6)) return "line"; // export KEY=…
   if (i < 0 || text[i] === "\n") return "line";
+  // a comment or list-item gutter (`# `, `// `, ` * `, `  - `): a key commented out, in a code comment, in a list
+  let j = i;
+  while (j >= 0 && at - j <= 32 && !lineBreak(j)) j--;
+  const before = text.slice(j + 1, at);
+  if (lineBreak(j) && GUTTER.test(before)) return escaped(j) ? "string" : "line";
   return escaped(i) || text[i] === '"' || text[i] === "'" ? "string" : undefined; // the start of a string's text, indented
 }
 
-/** Where a line's text starts, after its indentation and a diff (+ -) or quote (>) gutter; -1 for a blank line. */
-function contentColumn(line: string): number {
-  const column = /^[+-]?[ \t>]*/.exec(line)![0].length;
+/**
+ * Where a line's text starts, after its indentation and a diff (+ -) or quote (>) gutter; -1 for a blank line. Below a
+ * key written behind a comment (`mark`, see commentMark) the line's text starts after the same mark: a line without it
+ * is no part of the value (it starts at column 0).
+ */
+function contentColumn(line: string, mark = ""): number {
+  if (mark && !line.startsWith(mark)) return /^[ \t]*\r?$/.test(line) ? -1 : 0;
+  const column = mark.length + /^[+-]?[ \t>]*/.exec(line.slice(mark.length))![0].length;
   return /^\r?$/.test(line.slice(column)) ? -1 : column;
+}
+
+/** The comment a key at `at` is written behind (`# `, `// `, `+ # `), up to its marker: its value's lines carry it too. */
+function commentMark(text: string, at: number): string {
+  const before = lineBefore(text, at) ?? "";
+  // a list item's "- " is no comment: the value's lines are indented below it
+  return GUTTER.test(before) && !/^[+-]?[ \t>]*(?:-[ \t]+)?$/.test(before) ? before.trimEnd() : "";
 }
 
 /**
@@ -521,14 +609,20 @@ function contentColumn(line: string): number {
  * indented deeper than its key), blank lines among them: from the first one's text to the end of the last one. None
  * when `notMapping` and the first line is a `key:` entry (checked first: a section is not scanned to its end).
  */
-function blockBelow(text: string, from: number, column: number, notMapping: boolean): { start: number; end: number } | undefined {
+function blockBelow(
+  text: string,
+  from: number,
+  column: number,
+  notMapping: boolean,
+  mark = "",
+): { start: number; end: number } | undefined {
   let start = -1;
   let end = -1;
   for (let nl = text.indexOf("\n", from); nl !== -1;) {
     const pos = nl + 1;
     nl = text.indexOf("\n", pos);
     const line = text.slice(pos, nl === -1 ? text.length : nl);
-    const at = contentColumn(line);
+    const at = contentColumn(line, mark);
     if (at === -1) continue;
     if (at <= column) break;
     if (start === -1) {
@@ -551,10 +645,10 @@ interface SecretValue {
 const ENTRY_LINE = /^(?:-[ \t]+|export[ \t]+)?["']?[\w.$-]+["']?[ \t]*(?::(?:[ \t]|\r?$)|=)/;
 
 /** The line that starts at `pos`: its end (before its line break) and where its text starts (-1 when blank). */
-function lineAt(text: string, pos: number): { end: number; at: number } {
+function lineAt(text: string, pos: number, mark = ""): { end: number; at: number } {
   const nl = text.indexOf("\n", pos);
   const end = nl === -1 ? text.length : nl;
-  return { end, at: contentColumn(text.slice(pos, end)) };
+  return { end, at: contentColumn(text.slice(pos, end), mark) };
 }
 
 /**
@@ -562,7 +656,7 @@ function lineAt(text: string, pos: number): { end: number; at: number } {
  * quote (\-escapes in "…", '' in '…'), unless a blank line, a line that starts an entry at or left of the key's
  * column, or the end of the text comes first; then the quote was never closed and the value is the lines up to there.
  */
-function quotedOverLines(text: string, open: number, column: number): { end: number; closed: boolean } {
+function quotedOverLines(text: string, open: number, column: number, mark = ""): { end: number; closed: boolean } {
   const quote = text[open];
   let lastText = open + 1;
   for (let i = open + 1; i < text.length; i++) {
@@ -572,7 +666,7 @@ function quotedOverLines(text: string, open: number, column: number): { end: num
       if (quote === "'" && text[i + 1] === "'") i++;
       else return { end: i, closed: true };
     } else if (ch === "\n") {
-      const next = lineAt(text, i + 1);
+      const next = lineAt(text, i + 1, mark);
       if (next.at === -1 || (next.at <= column && ENTRY_LINE.test(text.slice(i + 1 + next.at, next.end)))) break;
     } else if (ch !== " " && ch !== "\t" && ch !== "\r") lastText = i + 1;
   }
@@ -602,15 +696,15 @@ function plainLine(value: string): boolean {
  * blank lines among them, unless they are comments, list items, entries of their own or code going on (OWN_LINE,
  * ENTRY_LINE, OPERATOR_LINE). Not after code: `token = (`, `pwd = (a if b` over `else c)` go on as code.
  */
-function continuedBare(text: string, start: number, end: number, column: number): number {
+function continuedBare(text: string, start: number, end: number, column: number, mark = ""): number {
   for (let nl = text.indexOf("\n", end); nl !== -1; nl = text.indexOf("\n", end)) {
     const backslash = GLUED_BACKSLASH.test(text.slice(Math.max(start, end - 64), end));
     if (!backslash && !plainLine(text.slice(start, end))) return end;
-    let next = lineAt(text, nl + 1);
+    let next = lineAt(text, nl + 1, mark);
     let from = nl + 1;
     if (backslash) next.at = /^[ \t]*/.exec(text.slice(from, next.end))![0].length;
     // blank lines inside an indented value: it goes on where the next line with text is deeper than the key
-    else while (next.at === -1 && next.end < text.length) next = lineAt(text, (from = next.end + 1));
+    else while (next.at === -1 && next.end < text.length) next = lineAt(text, (from = next.end + 1), mark);
     start = from + next.at;
     const line = text.slice(start, next.end);
     if (!backslash && (next.at <= column || OWN_LINE.test(line) || ENTRY_LINE.test(line) || OPERATOR_LINE.test(line))) return end;
@@ -660,9 +754,10 @@ function secretValue(text: string, pos: number, key: SecretKey): SecretValue | u
   const lineEnds = pos === text.length || text[pos] === "\n" || text[pos] === "\r";
   // the key's column, found only where needed: once per line, not once per key of a long line
   const column = () => key.at - (text.lastIndexOf("\n", key.at - 1) + 1);
-  if (key.yaml && (lineEnds || matchAt(BLOCK_INDICATOR, text, pos))) {
+  // a `key:` that ends its line starts it: `if token:` over an indented line is code
+  if (key.yaml && ((lineEnds && assignmentContext(text, key.at) === "line") || matchAt(BLOCK_INDICATOR, text, pos))) {
     // a `key:` over a mapping is a section (credentials:\n  user: …): its entries are assignments of their own
-    const block = blockBelow(text, pos, column(), lineEnds);
+    const block = blockBelow(text, pos, column(), lineEnds, commentMark(text, key.at));
     return block && { ...block, bare: false };
   }
   const quoted = matchAt(TRIPLE_QUOTED, text, pos) ?? matchAt(QUOTED, text, pos);
@@ -673,19 +768,33 @@ function secretValue(text: string, pos: number, key: SecretKey): SecretValue | u
   const context = key.enclosing ? "string" : assignmentContext(text, key.at);
   if ((context === "line" || context === "open") && (text[pos] === '"' || text[pos] === "'")) {
     // one line holds at most one quote of each kind that its line does not close: the column is found rarely
-    const over = quotedOverLines(text, pos, column());
+    const over = quotedOverLines(text, pos, column(), commentMark(text, key.at));
     if (over.end > pos + 1) return { start: pos + 1, end: over.end, bare: false };
   }
   const opening = /^\\?["']/.exec(text.slice(pos, pos + 2))?.[0] ?? ""; // a quote never closed
   // in a code span (`login(token=t)`.) a backtick ends the value, whatever follows it
   const code = context !== "string" && context !== "line" && key.inCodeSpan();
   const word = context ? (code ? BARE_IN_CODE : BARE) : code ? FIRST_WORD_IN_CODE : FIRST_WORD;
-  const value = matchAt(context === "string" ? BARE_IN_STRING : word, text, pos + opening.length);
+  const rest = context === "string" ? BARE_IN_STRING : word;
+  const value = matchAt(rest, text, pos + opening.length);
   if (!value) return undefined;
   let raw = value[0];
-  if (key.enclosing === "'" && raw.includes("'")) raw = raw.slice(0, raw.indexOf("'"));
+  // a value quotes words of its own (`password: my "quoted" pass`): a quote after a space that its line closes opens
+  // no string around the key where the key starts the line, nor does an escaped one in a string; the value goes on
+  const inner = context === "line" && !opening ? /^[ \t]["`]/ : context === "string" && !opening ? /^[ \t]\\"/ : undefined;
+  // after a word only: after `{ ` or `+ ` the quote opens a string of the code or structure the value is written in
+  const afterWord = () => /[A-Za-z0-9]$/.test(raw.replace(/\\$/, "").trimEnd());
+  const escapedQuote = context === "string" && raw.endsWith("\\") ? 1 : 0; // the backslash of `\"`
+  for (let at = pos + raw.length - escapedQuote; inner?.test(text.slice(at - 1, at + 2)) && afterWord();) {
+    const quote = text[at] === "\\" ? '\\"' : text[at]!;
+    const close = closingQuote(text, at + quote.length, quote);
+    if (close === -1) break;
+    raw = text.slice(pos, close + quote.length) + (matchAt(rest, text, close + quote.length)?.[0] ?? "");
+    at = pos + raw.length;
+  }
   const start = pos + opening.length;
-  const atLineEnd = start + value[0].length === text.length || "\r\n".includes(text[start + value[0].length]!);
+  const atLineEnd = start + raw.length === text.length || "\r\n".includes(text[start + raw.length]!);
+  if (key.enclosing === "'" && raw.includes("'")) raw = raw.slice(0, raw.indexOf("'"));
   // a backslash before the closing quote escapes that quote, not the value's; at a line's end it is the value's
   if (!atLineEnd) raw = raw.replace(/\\$/, "");
   raw = raw.trimEnd();
@@ -697,8 +806,21 @@ function secretValue(text: string, pos: number, key: SecretKey): SecretValue | u
   // a harmless first line (a lookup, a call) is code: what follows it is the next statement, not the value; a secret's
   // label is a value a pass before this one took whole (`token = (` over code stays `token = [REDACTED:secret]`)
   if (context === "line" && atLineEnd && !shellBreak && !harmless(raw, !opening) && !raw.includes(label("secret")))
-    end = continuedBare(text, start, end, column());
+    end = continuedBare(text, start, end, column(), commentMark(text, key.at));
   return { start, end, bare: !opening };
+}
+
+/**
+ * Where `quote` next closes on its line from `from`, or -1: a line break comes first, or (for an escaped quote, in a
+ * JSON string) a bare `"` that ends the string. Scans only to there: a long line of keys stays linear.
+ */
+function closingQuote(text: string, from: number, quote: string): number {
+  for (let i = from; i < text.length; i++) {
+    if (text.startsWith(quote, i)) return i;
+    if (text[i] === "\n" || (quote.length > 1 && text[i] === '"')) return -1;
+    if (quote.length > 1 && text[i] === "\\") i++;
+  }
+  return -1;
 }
 
 /** Each run of text between labels already in the value becomes one label, so the count is the labels added. */
@@ -725,6 +847,12 @@ function harmless(value: string, code: boolean): boolean {
   return plain.split(/[ \t]*\|[ \t]*/).every((part) => HARMLESS_VALUE.test(part)) || (code && CODE_VALUE.test(plain));
 }
 
+/** A bare value that names the variable its key names (`api_key=api_key`, `user.token = token`, `token: token)`). */
+function sameName(head: string, value: string): boolean {
+  const key = /([A-Za-z0-9_-]+)["'\\]*[ \t]*(?::=|[:=])[ \t]*$/.exec(head)?.[1];
+  return key !== undefined && value.replace(/[ \t]*[)\]},;]*$/, "") === key;
+}
+
 /** The value of each `key = value` whose key names a secret, its whole extent (secretValue). */
 function redactSecretAssignments(text: string, counts: Partial<Record<RedactionKind, number>>): string {
   const head = new RegExp(SECRET_HEAD.source, SECRET_HEAD.flags);
@@ -743,8 +871,8 @@ function redactSecretAssignments(text: string, counts: Partial<Record<RedactionK
     if (!value) continue;
     head.lastIndex = value.end;
     const raw = text.slice(value.start, value.end);
-    // `this.token = token`: a member assignment whose bare right side is an expression
-    if (harmless(raw, value.bare) || (value.bare && MEMBER_KEY.test(whole))) continue;
+    // `this.token = token`: a member assignment whose bare right side is an expression; `api_key=api_key`: a variable
+    if (harmless(raw, value.bare) || (value.bare && (MEMBER_KEY.test(whole) || sameName(whole, raw)))) continue;
     out += text.slice(from, value.start) + redactRuns(raw, counts);
     from = value.end;
   }

@@ -127,6 +127,20 @@ describe("corpus: every secret shape is redacted", () => {
       secret: (s) => s.split("\n").join("\n    "),
     },
     "surrounding prose": { wrap: (s) => `Before the leak.\n${s}\nAfter the leak.`, secret: (s) => s },
+    // a config or a key commented out, quoted in Markdown or removed in a diff: every line behind the same gutter
+    ...Object.fromEntries(
+      ["# ", "// ", " * ", "; ", "> ", "-", "+  # "].map((gutter) => [
+        `a "${gutter}" gutter`,
+        {
+          wrap: (s: string) =>
+            s
+              .split("\n")
+              .map((l) => gutter + l)
+              .join("\n"),
+          secret: (s: string) => s.split("\n").join(`\n${gutter}`),
+        },
+      ]),
+    ),
   };
 
   it.each(Object.keys(wrappers))("still redacts every entry inside %s", (how) => {
@@ -394,6 +408,10 @@ describe("key = value secrets", () => {
     '"password=" + input',
     "password=\nuser=bob",
     'api_key = os.environ.get(\n    "X")',
+    // code: a subscript, a constructor call
+    '    getLoc(nodeOrToken: Options["SyntaxElementWithLoc"]): SourceLocation;',
+    '\t\ttoken = new state.Token("inline", "", 0);',
+    "    process.current_process().authkey = data['authkey']",
   ])("no value, or a harmless one: %j", (input) => {
     expect(scrubWithReport(input)).toEqual({ text: input, redactions: {} });
   });
@@ -440,12 +458,6 @@ describe("key = value secrets", () => {
     ["  token = first\n    || fallback\n", `  token = ${R}\n    || fallback\n`],
     ["  token = first\n    .trim()\n", `  token = ${R}\n    .trim()\n`],
     // a value that ended at a quote still ends there once it is a label: one label, counted once
-    [
-      '    getLoc(nodeOrToken: Options["SyntaxElementWithLoc"]): SourceLocation;',
-      `    getLoc(nodeOrToken: ${R}"SyntaxElementWithLoc"]): SourceLocation;`,
-    ],
-    ['\t\ttoken = new state.Token("inline", "", 0);', `\t\ttoken = ${R}"inline", "", 0);`],
-    ["    process.current_process().authkey = data['authkey']", `    process.current_process().authkey = ${R}'authkey']`],
     ['    secrets_policy: { redaction_patterns: ["internal-[0-9]+"] },', `    secrets_policy: ${R}"internal-[0-9]+"] },`],
     // an escaped quote after a bracket opens a string in a JSON string: the key in it stays
     ['{\\"Credentials\\": {\\"Password\\": \\"pw\\"}}', `{\\"Credentials\\": {\\"Password\\": \\"${R}\\"}}`],
@@ -850,6 +862,27 @@ describe("false-positive guards come out byte-identical", () => {
       `commit ${sha1("x")}\nMerge: ${sha1("y").slice(0, 7)} ${sha1("z").slice(0, 7)}\n` +
       "Author: Dev <dev@example.com>\n\n    fix: handle empty tokens",
     "sensitive words, no values": "Set the password in settings. The api key lives in the vault. token, secret, credentials.",
+    // code that names a secret without holding one: calls, subscripts, variables passed on, conditions over blocks
+    "code around secret names": [
+      "async function refresh() {",
+      "  const token = await getToken();",
+      "  const secretKey = new TextEncoder().encode(process.env.JWT_SECRET);",
+      "}",
+      'password = request.form["password"]',
+      "token = tokens[i]",
+      "    if token.type == NUMBER:",
+      "        stack.append(int(token.value))",
+      "client = Client(api_key=api_key)",
+      'service = build("drive", "v3", credentials=credentials)',
+      "user.password_hash = password_hash",
+      "if token:",
+      '    headers["Authorization"] = "Bearer " + token',
+      "while secret:",
+      "    secret = secret[1:]",
+      '  "secrets_policy": { "env_allowlist": [], "redaction_patterns": ["internal-[0-9]{6}"] }',
+    ].join("\n"),
+    "a URL's port before a path with @": "npm view https://registry.npmjs.org:443/@types/node and http://localhost:8080 or me@example.com",
+    "prose around machine": "The machine learning password reset flow.",
   };
 
   it.each(Object.entries(guards))("%s", (_name, text) => {
@@ -1016,6 +1049,15 @@ describe("hostile repetitions finish", () => {
     "  pwd = (\n    b\n",
     'pwd: [REDACTED:secret]"a',
     '"Authorization": "Bearer <a',
+    // URL passwords with a "/" or quote, words quoted in a value, gutters, dotted keys, .netrc without a login
+    "a://u:p/",
+    'a://u:p"q',
+    '"pwd: a \\"b',
+    '\n  pwd: a "b',
+    "# pwd: a\n",
+    "# -----BEGIN PRIVATE KEY-----\n# ",
+    "x.pwd y\n",
+    "machine a.b password p ",
   ];
   it.each(units)("a MiB of %j", (unit) => {
     const text = unit.repeat(Math.ceil(MIB / unit.length));
