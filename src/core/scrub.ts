@@ -41,7 +41,7 @@ const SECRET_KEY =
 /** Values that are obviously not secrets (type annotations, placeholders, env lookups, CI/template expressions
  *  like ${{ secrets.X }} and {{ .Values.x }}, fetch's credentials modes, the bracket opening "credentials": { ... }). */
 const HARMLESS_VALUE =
-  /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|include|omit|same-origin|[[{\]}]+|\$?\{\{.*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|‹[^›]*›|…|\.\.\.|\*+|x+)$/i;
+  /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|include|omit|same-origin|[[{\]}]+|\$?\{\{.*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{[A-Za-z_][\w.]*\}|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|‹[^›]*›|…|\.\.\.|\*+|x+)$/i;
 
 /**
  * Unquoted values that are code, not literals: calls (getToken(), await fetchToken(), new Key(...)), subscripts
@@ -192,9 +192,27 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
     ),
     replace: (_m: string, head: string, at: string) => `${head}${label("password")}${at}`,
   },
+  {
+    kind: "password",
+    // curl's and wget's `-u user:password`: the password after the first ":" (a value with no ":" is the user alone)
+    // (on a curl or wget command line: `docker run -u 1000:1000` is a user and a group); quoted, to its closing quote
+    re: /([ \t](?:-u|--user|--proxy-user)(?<=(?:\b|(?<=\\[nrt]))(?:curl|wget)\b[^\n|;&]{0,200})[ \t=]+(["']?)[^\s:"'`]+:)(?!\[REDACTED:)((?<=["'][^\s:"'`]+:)[^"'\r\n]+|[^\s"'`]+)/g,
+    replace: (m: string, head: string, _quote: string, value: string) => (harmless(value, false) ? m : `${head}${label("password")}`),
+  },
   redactHomePaths,
   redactNetrc,
   redactSecretAssignments,
+  {
+    kind: "secret",
+    // XML elements named like a secret key (Maven's settings.xml, .NET configs): `<password>value</password>`
+    re: new RegExp(`(<(${SECRET_KEY})(?:\\s[^<>]*)?>)${NOT_LABEL}([^<]+)(?=</\\2>)`, "gi"),
+    replace: (m: string, head: string, _key: string, value: string) => {
+      const body = value.trim();
+      if (!body || harmless(body, false)) return m;
+      const lead = value.length - value.trimStart().length;
+      return `${head}${value.slice(0, lead)}${label("secret")}${value.slice(lead + body.length)}`;
+    },
+  },
   {
     kind: "secret",
     // Java properties and their kin separate a dotted key from its value by spaces (`db.password hunter2`): a line of

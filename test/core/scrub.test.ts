@@ -883,6 +883,8 @@ describe("false-positive guards come out byte-identical", () => {
     ].join("\n"),
     "a URL's port before a path with @": "npm view https://registry.npmjs.org:443/@types/node and http://localhost:8080 or me@example.com",
     "prose around machine": "The machine learning password reset flow.",
+    "a user and group, and a reference in XML":
+      "docker run -u 1000:1000 img\n<password>${env.DB_PASSWORD}</password>\n<tokenizer>bert</tokenizer>",
   };
 
   it.each(Object.entries(guards))("%s", (_name, text) => {
@@ -1058,6 +1060,9 @@ describe("hostile repetitions finish", () => {
     "# -----BEGIN PRIVATE KEY-----\n# ",
     "x.pwd y\n",
     "machine a.b password p ",
+    "curl -u a:b ",
+    " -u a:b",
+    "<pwd>a</pwd>",
   ];
   it.each(units)("a MiB of %j", (unit) => {
     const text = unit.repeat(Math.ceil(MIB / unit.length));
