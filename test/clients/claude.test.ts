@@ -55,8 +55,11 @@ realClientSuite({
       .join("\n") + "\n",
 });
 
-describe("claude adapter: the effort (real claude CLI, direct dispatch)", () => {
-  const BIN = path.join(REPO, "clients", "node_modules", ".bin", "claude");
+/**
+ * The real claude CLI dispatched directly to a fresh mock per test: HOME is an empty directory (no login, no user
+ * settings), so the key comes from api_key_env. `mock()` is the test's mock once it dispatched.
+ */
+function directClaude(label: string) {
   const KEY_ENV = "MOCK_ANTHROPIC_KEY";
   let mock: MockEndpoint | undefined;
   let home: string | undefined;
@@ -65,30 +68,38 @@ describe("claude adapter: the effort (real claude CLI, direct dispatch)", () => 
     mock = undefined;
     if (home !== undefined) process.env.HOME = home;
   });
+  return {
+    mock: () => mock!,
+    async dispatch(reply: Reply, provider: { model: string; effort?: string }, prompt = DIRECT_PROMPT) {
+      mock = await startMockAnthropic({ apiKey: "mock-anthropic-key", script: [reply] });
+      const root = tempRoot(`guild-bus-claude-${label}-`);
+      home = process.env.HOME;
+      process.env.HOME = root;
+      process.env[KEY_ENV] = "mock-anthropic-key";
+      const binary = path.join(REPO, "clients", "node_modules", ".bin", "claude");
+      const config = ProviderConfig.parse({
+        adapter: "claude",
+        binary,
+        ...provider,
+        base_url: mock.url,
+        api_key_env: KEY_ENV,
+        timeout_ms: 60_000,
+      });
+      return claudeAdapter.dispatch(directInput(root, "claude", config, prompt));
+    },
+  };
+}
 
-  async function dispatch(effort: string) {
-    mock = await startMockAnthropic({ apiKey: "mock-anthropic-key", script: [{ kind: "result", verdict: "satisfied" }] });
-    const root = tempRoot("guild-bus-claude-effort-");
-    home = process.env.HOME;
-    process.env.HOME = root; // no login, no user settings: the key comes from api_key_env
-    process.env[KEY_ENV] = "mock-anthropic-key";
-    const config = ProviderConfig.parse({
-      adapter: "claude",
-      binary: BIN,
-      model: "claude-opus-4-5",
-      effort,
-      base_url: mock.url,
-      api_key_env: KEY_ENV,
-      timeout_ms: 60_000,
-    });
-    return claudeAdapter.dispatch(directInput(root, "claude", config, DIRECT_PROMPT));
-  }
+describe("claude adapter: the effort (real claude CLI, direct dispatch)", () => {
+  const claude = directClaude("effort");
+  const dispatch = (effort: string) => claude.dispatch({ kind: "result", verdict: "satisfied" }, { model: "claude-opus-4-5", effort });
 
   it("--effort reaches the API as output_config.effort", async () => {
     const out = await dispatch("high");
     expect(out.kind, JSON.stringify(out)).toBe("output");
-    const bodies = mock!.requests
-      .filter((r) => r.path.startsWith("/v1/messages") && !r.path.includes("count_tokens"))
+    const bodies = claude
+      .mock()
+      .requests.filter((r) => r.path.startsWith("/v1/messages") && !r.path.includes("count_tokens"))
       .map((r) => r.body as { output_config?: { effort?: string } });
     expect(bodies.length).toBeGreaterThan(0);
     for (const b of bodies) expect(b.output_config?.effort).toBe("high");
@@ -101,38 +112,14 @@ describe("claude adapter: the effort (real claude CLI, direct dispatch)", () => 
       capability: "effort_unsupported",
       reason: "claude --effort takes low, medium, high, xhigh, max, not ultra",
     });
-    expect(mock!.requests).toHaveLength(0);
+    expect(claude.mock().requests).toHaveLength(0);
   });
 });
 
 describe("claude adapter: an answer that did not end well is never sent again (real claude CLI, direct dispatch)", () => {
-  const BIN = path.join(REPO, "clients", "node_modules", ".bin", "claude");
-  const KEY_ENV = "MOCK_ANTHROPIC_KEY";
-  let mock: MockEndpoint | undefined;
-  let home: string | undefined;
-  afterEach(async () => {
-    await mock?.close();
-    mock = undefined;
-    if (home !== undefined) process.env.HOME = home;
-  });
-
-  async function dispatch(reply: Reply) {
-    mock = await startMockAnthropic({ apiKey: "mock-anthropic-key", script: [reply] });
-    const root = tempRoot("guild-bus-claude-resend-");
-    home = process.env.HOME;
-    process.env.HOME = root;
-    process.env[KEY_ENV] = "mock-anthropic-key";
-    const config = ProviderConfig.parse({
-      adapter: "claude",
-      binary: BIN,
-      model: "claude-sonnet-4-5",
-      base_url: mock.url,
-      api_key_env: KEY_ENV,
-      timeout_ms: 60_000,
-    });
-    const packet = DIRECT_PROMPT.replace("---\n", `---\n${PACKET_MARKER}\n`); // a review request to the mock
-    return claudeAdapter.dispatch(directInput(root, "claude", config, packet));
-  }
+  const claude = directClaude("resend");
+  const packet = DIRECT_PROMPT.replace("---\n", `---\n${PACKET_MARKER}\n`); // a review request to the mock
+  const dispatch = (reply: Reply) => claude.dispatch(reply, { model: "claude-sonnet-4-5" }, packet);
 
   // The CLI would send the packet again on its own: without streaming after a failed stream, and after a refusal
   // (again, or to another model). Each is a second paid review of an answer that may already have been produced.
@@ -143,7 +130,7 @@ describe("claude adapter: an answer that did not end well is never sent again (r
     const out = await dispatch({ kind: "result", verdict: "satisfied", ...ending });
     expect(out.kind, JSON.stringify(out)).toBe("ambiguous");
     expect(out.kind === "ambiguous" && out.reason).toMatch(said);
-    expect(mock!.requests.map((r) => r.path)).toEqual(["/v1/messages"]);
-    expect(mock!.reviewRequests()).toHaveLength(1);
+    expect(claude.mock().requests.map((r) => r.path)).toEqual(["/v1/messages"]);
+    expect(claude.mock().reviewRequests()).toHaveLength(1);
   });
 });

@@ -220,6 +220,24 @@ context names the user added and a GEMINI.md above the project are not loaded`, 
       }
     });
 
+    /** A review packet dispatched straight to `mock` by the real gemini CLI, from an empty HOME with the key `key`. */
+    const reviewBy = (mock: { url: string }, key: string, timeoutMs: number) => {
+      const config = {
+        adapter: "gemini" as const,
+        binary: BINARY,
+        model: MODEL,
+        base_url: mock.url,
+        api_key_env: "MOCK_GEMINI_KEY",
+        timeout_ms: timeoutMs,
+        input: "stdin" as const,
+        selectable: true,
+      };
+      const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-${key}\nartifact_sha256: ${"e".repeat(64)}\n---\n${SPEC}`;
+      return withEnv({ HOME: tempRoot("guild-bus-gemini-home-"), MOCK_GEMINI_KEY: key }, () =>
+        geminiAdapter.dispatch(directInput(tempRoot(), "gemini", config, prompt)),
+      );
+    };
+
     // gemini prints such an answer as a complete one (its JSON report has no finish reason); the http adapter's rule
     // holds for it too: an answer the model did not end itself may be the start of one, which is never read.
     it.each([
@@ -228,20 +246,7 @@ context names the user added and a GEMINI.md above the project are not loaded`, 
     ])("an answer the API ended with %s (a verdict block, then cut): ambiguous, never read; one request", async (stop, named) => {
       const mock = await startMockGemini({ apiKey: "k-cut", script: [{ kind: "result", verdict: "satisfied", stop }] });
       try {
-        const config = {
-          adapter: "gemini" as const,
-          binary: BINARY,
-          model: MODEL,
-          base_url: mock.url,
-          api_key_env: "MOCK_GEMINI_KEY",
-          timeout_ms: 30_000,
-          input: "stdin" as const,
-          selectable: true,
-        };
-        const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-cut-1\nartifact_sha256: ${"e".repeat(64)}\n---\n${SPEC}`;
-        const outcome = await withEnv({ HOME: tempRoot("guild-bus-gemini-home-"), MOCK_GEMINI_KEY: "k-cut" }, () =>
-          geminiAdapter.dispatch(directInput(tempRoot(), "gemini", config, prompt)),
-        );
+        const outcome = await reviewBy(mock, "k-cut", 30_000);
         expect(outcome).toEqual({
           kind: "ambiguous",
           reason: `gemini: the answer may have been cut off (finish reason ${named}); such an answer is not read`,
@@ -257,20 +262,7 @@ that answer is never read (ambiguous, so no repair and no new round follow)`, as
       const loop = { kind: "tool" as const, name: "list_directory", args: { dir_path: "." } };
       const mock = await startMockGemini({ apiKey: "k-loop", script: [], fallback: loop });
       try {
-        const config = {
-          adapter: "gemini" as const,
-          binary: BINARY,
-          model: MODEL,
-          base_url: mock.url,
-          api_key_env: "MOCK_GEMINI_KEY",
-          timeout_ms: 60_000,
-          input: "stdin" as const,
-          selectable: true,
-        };
-        const prompt = `---\n${PACKET_MARKER}\npacket_id: pkt-loop-1\nartifact_sha256: ${"f".repeat(64)}\n---\n${SPEC}`;
-        const outcome = await withEnv({ HOME: tempRoot("guild-bus-gemini-home-"), MOCK_GEMINI_KEY: "k-loop" }, () =>
-          geminiAdapter.dispatch(directInput(tempRoot(), "gemini", config, prompt)),
-        );
+        const outcome = await reviewBy(mock, "k-loop", 60_000);
         expect(outcome).toEqual({
           kind: "ambiguous",
           reason: "gemini warned during the run (Loop detected, stopping execution); such an answer is not read",
