@@ -469,6 +469,22 @@ function keyBody(text: string, start: number, limit: number, gutter = ""): { end
   return { end, key };
 }
 
+/**
+ * Whether text[from, to) holds only blank lines, each behind `mark` past the first: stops at the first line with text,
+ * so a header whose footer is far away (or absent) is not scanned to it once per header.
+ */
+function blankBehind(text: string, from: number, to: number, mark: string): boolean {
+  for (let pos = from, first = true; pos < to; first = false) {
+    const nl = text.indexOf("\n", pos);
+    const lineEnd = nl === -1 || nl > to ? to : nl;
+    let line = text.slice(pos, lineEnd);
+    if (mark && !first && line.startsWith(mark)) line = line.slice(mark.length);
+    if (line.trim() !== "") return false;
+    pos = lineEnd + 1;
+  }
+  return true;
+}
+
 /** A key's body inside a JSON string, its line breaks escaped (\n, \r\n): its base64, armour and blank lines. */
 const ESCAPED_KEY_BODY =
   /(?:(?:\\r)?\\n(?:[+-]?[ >]*(?:(?:#+|\/\/+|\*+|;+|%+) +)*)?(?:[A-Za-z0-9+/=]+(?=\\|"|$)|[A-Za-z][A-Za-z-]*: [^\\"\r\n]*)?)+/y;
@@ -510,14 +526,7 @@ function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, n
       : keyBody(text, bodyStart, at === -1 ? text.length : at, gutter);
     if (!run.key) continue; // no key's body follows the header: nothing of it is hidden
     const between = text.slice(run.end, at);
-    const mark = gutter.trimEnd();
-    const gap = mark
-      ? between
-          .split("\n")
-          .map((line, i) => (i && line.startsWith(mark) ? line.slice(mark.length) : line))
-          .join("\n")
-      : between;
-    const whole = at !== -1 && (escaped ? /^(?:(?:\\r)?\\n)*$/.test(between) : gap.trim() === "");
+    const whole = at !== -1 && (escaped ? /^(?:(?:\\r)?\\n)*$/.test(between) : blankBehind(text, run.end, at, gutter.trimEnd()));
     counts["private-key"] = (counts["private-key"] ?? 0) + 1;
     const newline = escaped ? "\\n" : "\n";
     // behind a gutter each line keeps it: the comment, quote or diff around the key stays whole
@@ -796,20 +805,27 @@ function secretValue(text: string, pos: number, key: SecretKey): SecretValue | u
   const rest = context === "string" ? BARE_IN_STRING : word;
   const value = matchAt(rest, text, pos + opening.length);
   if (!value) return undefined;
-  let raw = value[0];
+  let stop = pos + value[0].length;
   // a value quotes words of its own (`password: my "quoted" pass`): a quote after a space that its line closes opens
   // no string around the key where the key starts the line, nor does an escaped one in a string; the value goes on
   const inner = context === "line" && !opening ? /^[ \t]["`]/ : context === "string" && !opening ? /^[ \t]\\"/ : undefined;
   // after a word only: after `{ ` or `+ ` the quote opens a string of the code or structure the value is written in
-  const afterWord = () => /[A-Za-z0-9]$/.test(raw.replace(/\\$/, "").trimEnd());
-  const escapedQuote = context === "string" && raw.endsWith("\\") ? 1 : 0; // the backslash of `\"`
-  for (let at = pos + raw.length - escapedQuote; inner?.test(text.slice(at - 1, at + 2)) && afterWord();) {
+  // (read from the text backwards, not from the value so far: a line of many quoted words stays linear)
+  const afterWord = () => {
+    let k = stop;
+    if (text[k - 1] === "\\") k--;
+    while (k > pos && /\s/.test(text[k - 1]!)) k--;
+    return k > pos && /[A-Za-z0-9]/.test(text[k - 1]!);
+  };
+  const escapedQuote = context === "string" && value[0].endsWith("\\") ? 1 : 0; // the backslash of `\"`
+  for (let at = stop - escapedQuote; inner?.test(text.slice(at - 1, at + 2)) && afterWord();) {
     const quote = text[at] === "\\" ? '\\"' : text[at]!;
     const close = closingQuote(text, at + quote.length, quote);
     if (close === -1) break;
-    raw = text.slice(pos, close + quote.length) + (matchAt(rest, text, close + quote.length)?.[0] ?? "");
-    at = pos + raw.length;
+    stop = close + quote.length + (matchAt(rest, text, close + quote.length)?.[0].length ?? 0);
+    at = stop;
   }
+  let raw = text.slice(pos, stop);
   const start = pos + opening.length;
   const atLineEnd = start + raw.length === text.length || "\r\n".includes(text[start + raw.length]!);
   if (key.enclosing === "'" && raw.includes("'")) raw = raw.slice(0, raw.indexOf("'"));

@@ -1071,6 +1071,23 @@ describe("hostile repetitions finish", () => {
   });
 });
 
+describe("hostile lines finish", () => {
+  // One key or header whose handling looked at everything after it (a value of many quoted words rebuilt and read
+  // again for each word; a key behind a gutter with no footer checked to the end of the text): a minute or more on
+  // the largest artifact. Linear, they take a second at most.
+  const LIMIT = 2 << 20;
+  const texts: [string, string, string][] = [
+    ["one value of many quoted words", "pwd: a", ' "b" c'],
+    ["values that each quote a word", "", 'pwd: a "b'],
+    ["keys behind a gutter without footers", "", `# -----BEGIN PRIVATE KEY-----\n# ${"A".repeat(32)}\n`],
+  ];
+  it.each(texts)("%s", (_name, head, unit) => {
+    const text = head + unit.repeat(Math.ceil(LIMIT / unit.length));
+    const out = scrub(text);
+    expect(scrub(out)).toBe(out);
+  });
+});
+
 describe("scrubLine: outside text for a one-line reason", () => {
   const token = `ghp_${"A1b2C3d4".repeat(5)}`;
   it("scrubs before it cuts: a cut through a secret leaves no recognisable piece behind", () => {
