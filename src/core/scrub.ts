@@ -817,13 +817,13 @@ function secretValue(text: string, pos: number, key: SecretKey): SecretValue | u
     while (k > pos && /\s/.test(text[k - 1]!)) k--;
     return k > pos && /[A-Za-z0-9]/.test(text[k - 1]!);
   };
-  const escapedQuote = context === "string" && value[0].endsWith("\\") ? 1 : 0; // the backslash of `\"`
-  for (let at = stop - escapedQuote; inner?.test(text.slice(at - 1, at + 2)) && afterWord();) {
+  // where the next quote would open: in a string, the value's run ends on the backslash of `\"` (every time)
+  const next = () => (context === "string" && text[stop - 1] === "\\" ? stop - 1 : stop);
+  for (let at = next(); inner?.test(text.slice(at - 1, at + 2)) && afterWord(); at = next()) {
     const quote = text[at] === "\\" ? '\\"' : text[at]!;
     const close = closingQuote(text, at + quote.length, quote);
     if (close === -1) break;
     stop = close + quote.length + (matchAt(rest, text, close + quote.length)?.[0].length ?? 0);
-    at = stop;
   }
   let raw = text.slice(pos, stop);
   const start = pos + opening.length;
