@@ -520,10 +520,16 @@ function redactPrivateKeys(text: string, counts: Partial<Record<RedactionKind, n
     const escaped = /^(?:\\r)?\\n/.test(text.slice(bodyStart, bodyStart + 4));
     // what the header's line holds before it, when it is a gutter: every line of the key carries it, and keeps it
     const before = lineBefore(text, m.index);
-    const gutter = !escaped && before !== undefined && GUTTER.test(before) ? before : "";
-    const run = escaped
-      ? escapedKeyBody(text, bodyStart, at === -1 ? text.length : at)
-      : keyBody(text, bodyStart, at === -1 ? text.length : at, gutter);
+    const limit = at === -1 ? text.length : at;
+    let gutter = "";
+    let run = escaped ? escapedKeyBody(text, bodyStart, limit) : { end: bodyStart, key: false };
+    // the body's lines behind all of that gutter, or behind less of it, or none (a key under a `> ` or `# > ` header)
+    for (let cut = before?.length ?? 0, tried: string | undefined; !escaped && !run.key && cut >= 0; cut--) {
+      const g = before?.slice(0, cut) ?? "";
+      if (!GUTTER.test(g) || g.trimEnd() === tried) continue;
+      tried = g.trimEnd();
+      run = keyBody(text, bodyStart, limit, (gutter = g));
+    }
     if (!run.key) continue; // no key's body follows the header: nothing of it is hidden
     const between = text.slice(run.end, at);
     const whole = at !== -1 && (escaped ? /^(?:(?:\\r)?\\n)*$/.test(between) : blankBehind(text, run.end, at, gutter.trimEnd()));
