@@ -43,12 +43,17 @@ const SECRET_KEY =
 const HARMLESS_VALUE =
   /^(?:string|number|boolean|null|undefined|true|false|none|nil|any|unknown|object|str|int|bool|optional|required|include|omit|same-origin|[[{\]}]+|\$?\{\{.*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{[A-Za-z_][\w.]*\}|process\.env\.[A-Za-z0-9_]+|os\.environ.*|<[^>]*>|‹[^›]*›|…|\.\.\.|\*+|x+)$/i;
 
+/** A subscript as code writes one (`[i]`, `["password"]`, `[n - 1]`): closed, and none of a password's other signs. */
+const SUBSCRIPT = String.raw`\[[\w$.'" :+*/-]*\]`;
 /**
  * Unquoted values that are code, not literals: calls (getToken(), await fetchToken(), new Key(...)), subscripts
- * (tokens[i], request.form["password"]) and this./self. members.
+ * (tokens[i], request.form["password"]) that end the value (but for closing brackets and punctuation: a literal goes
+ * on after its "]", `Kx9[q]Lm2`) and this./self. members.
  */
-const CODE_VALUE =
-  /^(?:(?:await|new|yield)[ \t]+)?(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[([].*|(?:this|self)\.[\w$.]+|await|new|yield)$/;
+const CODE_VALUE = new RegExp(
+  String.raw`^(?:(?:await|new|yield)[ \t]+)?(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*` +
+    String.raw`(?:\(.*|${SUBSCRIPT}(?:\??\.[A-Za-z_$][\w$]*|${SUBSCRIPT})*(?:\(.*|[)\]};:,]*))|(?:this|self)\.[\w$.]+|await|new|yield)$`,
+);
 /** `this.token = token`: a member assignment whose unquoted right side is an expression. */
 const MEMBER_KEY = /^["']?(?:this|self)\./;
 
@@ -881,10 +886,15 @@ function redactRuns(value: string, counts: Partial<Record<RedactionKind, number>
   return out + run(value.slice(last));
 }
 
-/** A type union (string | undefined) is as harmless as its members; a trailing comment says nothing of the value. */
-function harmless(value: string, code: boolean): boolean {
+/**
+ * A type union (string | undefined) is as harmless as its members; a trailing comment says nothing of the value. `next`
+ * is the text's character after the value: a value that stopped at a quote inside a subscript (`form["password"]`
+ * read as `form[`) is code, where one whose "[" is left open at the line's end (`hunter2[`) is not.
+ */
+function harmless(value: string, code: boolean, next = ""): boolean {
   const plain = value.replace(/[ \t]+(?:#|\/\/).*$/, "").trim();
-  return plain.split(/[ \t]*\|[ \t]*/).every((part) => HARMLESS_VALUE.test(part)) || (code && CODE_VALUE.test(plain));
+  const closed = /^["'`]$/.test(next) && plain.endsWith("[") ? `${plain}0]` : plain;
+  return plain.split(/[ \t]*\|[ \t]*/).every((part) => HARMLESS_VALUE.test(part)) || (code && CODE_VALUE.test(closed));
 }
 
 /** A bare value that names the variable its key names (`api_key=api_key`, `user.token = token`, `token: token)`). */
@@ -912,7 +922,7 @@ function redactSecretAssignments(text: string, counts: Partial<Record<RedactionK
     head.lastIndex = value.end;
     const raw = text.slice(value.start, value.end);
     // `this.token = token`: a member assignment whose bare right side is an expression; `api_key=api_key`: a variable
-    if (harmless(raw, value.bare) || (value.bare && (MEMBER_KEY.test(whole) || sameName(whole, raw)))) continue;
+    if (harmless(raw, value.bare, text[value.end]) || (value.bare && (MEMBER_KEY.test(whole) || sameName(whole, raw)))) continue;
     out += text.slice(from, value.start) + redactRuns(raw, counts);
     from = value.end;
   }

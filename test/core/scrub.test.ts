@@ -333,6 +333,11 @@ describe("key = value secrets", () => {
     // A bare value runs to whitespace: a secret may hold "&", so the rest of a query string goes too.
     ["access_token=abc&x=1", `access_token=${label("secret")}`],
     ["password: abc, user: bob", `password: ${label("secret")}, user: bob`],
+    // a "[" in a literal is no subscript: it goes on after its "]", is left open, or holds what code does not
+    ["PASSWORD=Tr0ub4dor[&3]", `PASSWORD=${label("secret")}`],
+    ["db_password = Kx9[q]Lm2", `db_password = ${label("secret")}`],
+    ["DB_PASSWORD=hunter2[", `DB_PASSWORD=${label("secret")}`],
+    ["password: p4ssW0rd[x]yz", `password: ${label("secret")}`],
   ])("%s", (input, expected) => {
     const report = scrubWithReport(input);
     expect(report.text).toBe(expected);
@@ -1080,6 +1085,8 @@ describe("hostile lines finish", () => {
     ["one value of many quoted words", "pwd: a", ' "b" c'],
     ["values that each quote a word", "", 'pwd: a "b'],
     ["keys behind a gutter without footers", "", `# -----BEGIN PRIVATE KEY-----\n# ${"A".repeat(32)}\n`],
+    // a value of subscripts that is no code at its end: CODE_VALUE is tried once, never split many ways
+    ["subscripts of one value", "pwd=a", "[0]"],
   ];
   it.each(texts)("%s", (_name, head, unit) => {
     const text = head + unit.repeat(Math.ceil(LIMIT / unit.length));
