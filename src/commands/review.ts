@@ -106,7 +106,8 @@ export function capRefusal(cap: number | string): string | null {
   if (Number.isInteger(n) && n >= 1 && n <= MAX_CAP) return null;
   return (
     `cap refused: a gate's round cap is a whole number from 1 to ${MAX_CAP}, not ${Number.isNaN(n) ? JSON.stringify(cap) : n}; ` +
-    `nothing was requested — ask for ${MAX_CAP} or fewer (a human adds rounds with extend-cap when the cap is hit)`
+    "nothing was requested" +
+    (n > MAX_CAP ? ` — ask for ${MAX_CAP} or fewer (a human adds rounds with extend-cap when the cap is hit)` : "")
   );
 }
 
