@@ -420,8 +420,23 @@ describe("crash loop under chaos (integration)", () => {
       // to start, and few reviewers may run in the first seconds); then the gates settle, with nothing killed
       const until = Date.now() + CHAOS_MS;
       const chaosCap = until + 4 * CHAOS_MS;
+      /** How a killed reviewer child's round ended, from the files: its failure, a result, or nothing yet. */
+      const childKillEnd = (c: { packetId: string }): string => {
+        const at = packetRound(c.packetId);
+        if (!at) return "not a packet of this test";
+        try {
+          const s = readGate(layout, at.run, GATE);
+          const failure = s.failures.get(at.round);
+          return failure ? `${failure.kind}: ${failure.reason}` : s.results.has(at.round) ? "a result" : "open";
+        } catch (error) {
+          return `unreadable now (${(error as Error).message})`;
+        }
+      };
+      // a child kill counts once its round recorded it (a worker killed in that window hands the round to a takeover,
+      // which cannot know how the child ended): until then the chaos goes on, up to its cap
+      const childKillLanded = (c: { packetId: string }) => /^no_verdict: .*SIGKILL/s.test(childKillEnd(c));
       const everyKindLanded = () =>
-        childKills.length > 0 && Object.values(kills).every((n) => n > 0) && Object.values(cliKills).some((n) => n > 0);
+        childKills.some(childKillLanded) && Object.values(kills).every((n) => n > 0) && Object.values(cliKills).some((n) => n > 0);
       let settleDeadline = Infinity;
       const killOne = async (target: string): Promise<boolean> => {
         if (target === "child") {
@@ -610,7 +625,11 @@ describe("crash loop under chaos (integration)", () => {
       }
       for (const k of Object.keys(kills)) expect(kills[k], `${where}: ${k} workers killed`).toBeGreaterThan(0);
       expect(childKills.length, `${where}: reviewer children killed`).toBeGreaterThan(0);
-      expect(landed, `${where}: a killed reviewer child ended its round no_verdict`).toBeGreaterThan(0);
+      expect(
+        landed,
+        `${where}: a killed reviewer child ended its round no_verdict (` +
+          `${childKills.map((c) => `${c.packetId}: ${childKillEnd(c)}`).join("; ")})`,
+      ).toBeGreaterThan(0);
       expect(
         Object.values(cliKills).reduce((a, b) => a + b, 0),
         `${where}: author CLI calls killed mid-flight`,
