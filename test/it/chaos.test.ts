@@ -441,7 +441,10 @@ describe("crash loop under chaos (integration)", () => {
       const killOne = async (target: string): Promise<boolean> => {
         if (target === "child") {
           // a reviewer process the command worker spawned (its own process group): kill it, not the worker
-          const children = reviewerChildren(p.root);
+          // a scripted reviewer may live only a few ms: look for one for up to 2 s rather than once per cycle
+          let children = reviewerChildren(p.root);
+          for (const lookUntil = Date.now() + 2_000; !children.length && Date.now() < lookUntil; children = reviewerChildren(p.root))
+            await sleep(20);
           const victim = children.length ? children[Math.floor(random() * children.length)]! : null;
           // still that reviewer (same command line), and alive (sleeping, or running on a loaded machine), not an
           // exited child waiting to be reaped; one that ends between the scan and the kill is simply not counted
