@@ -19,7 +19,7 @@ import { verifyGate } from "../../src/workers/verifier.js";
 import { Peers, peersDir } from "../../src/runtime/peers.js";
 import { lockSupervisor } from "../../src/runtime/supervisor-lock.js";
 import { stepGate } from "../../src/workers/broker.js";
-import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { artifactMissingEscalation, GATE, gateWithPacket } from "../helpers/one-gate.js";
 import { outcome } from "../helpers/snapshots.js";
 
 describe("an ended gate's view", () => {
@@ -334,12 +334,7 @@ describe("a gate that waits on a worker nobody runs", () => {
 describe("a retry that waits for the artifact", () => {
   it("says to restore the file (no command that would be refused), and is not shown as rework", async () => {
     const run = "artifact-away";
-    const g = await gateWithPacket(run);
-    const ctx = loadContext(g.layout);
-    rmSync(g.artifact);
-    g.dropResult();
-    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
-    await stepGate(ctx, run, GATE);
+    const { ctx, ...g } = await artifactMissingEscalation(run);
     expect(viewGate(ctx, run, GATE).next.escalation).toMatchObject({ reason: "artifact_missing", options: ["retry", "rework"] });
     expect(await decideEscalation(ctx, run, GATE, { choice: "retry", decidedBy: "me" })).toMatchObject({ ok: true });
     await stepGate(ctx, run, GATE);

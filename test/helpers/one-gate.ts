@@ -1,6 +1,6 @@
 // One gate in-process: a request for the manual reviewer, its first packet issued by the broker, and a result for it
 // dropped the way a foreign writer does (written elsewhere, renamed in) — for tests of one worker step at a time.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -8,6 +8,7 @@ import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
 import type { Difficulty } from "../../src/spec/schemas.js";
 import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
 import { tempRoot } from "./tmp.js";
 
 export const GATE = "G-spec";
@@ -49,4 +50,15 @@ export async function gateWithPacket(
       }),
     );
   return { root, layout, artifact, file, field, drop, dropResult };
+}
+
+/** A gate whose artifact went away before its first result: round 1 escalated `artifact_missing` (retry, rework). */
+export async function artifactMissingEscalation(run: string) {
+  const g = await gateWithPacket(run);
+  const ctx = loadContext(g.layout);
+  rmSync(g.artifact);
+  g.dropResult();
+  await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+  await stepGate(ctx, run, GATE);
+  return { ...g, ctx };
 }

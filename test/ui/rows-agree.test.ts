@@ -1,6 +1,6 @@
 // The console's gate row says what `status` says of the same files: who reviews the open round (a quorum's every
 // member, not "-"), and which request is the newest (read as `check` reads a time, SPEC §0).
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -10,10 +10,9 @@ import { statusRow } from "../../src/commands/status.js";
 import { gateRow, newestFirst } from "../../src/ui/rows.js";
 import { gateTimeline } from "../../src/ui/timeline.js";
 import { decideEscalation } from "../../src/commands/author.js";
-import { verifyGate } from "../../src/workers/verifier.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { tempRoot } from "../helpers/tmp.js";
-import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { artifactMissingEscalation, GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 function project() {
   const root = tempRoot("guild-bus-rows-agree-");
@@ -83,12 +82,7 @@ describe("the console's row and status agree", () => {
 
   it("offer the author's forms only where the next step is the author's resubmit (a retry waiting for its file: none)", async () => {
     const run = "artifact-away";
-    const g = await gateWithPacket(run);
-    const ctx = loadContext(g.layout);
-    rmSync(g.artifact);
-    g.dropResult();
-    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
-    await stepGate(ctx, run, GATE);
+    const { ctx, ...g } = await artifactMissingEscalation(run);
     expect(await decideEscalation(ctx, run, GATE, { choice: "retry", decidedBy: "me" })).toMatchObject({ ok: true });
     await stepGate(ctx, run, GATE);
     expect(statusRow(ctx, run, GATE).next).toMatchObject({ waiting_on: expect.stringMatching(/restore it/), command: null });
