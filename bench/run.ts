@@ -140,8 +140,10 @@ async function coldStart(runs: number) {
 
 /**
  * Bus overhead per round on one gate: a result is delivered (as a reviewer would), the verifier verifies it, and
- * the broker delivers the next action. A stale sha makes every result end in a restart packet, so each round's
- * next action is a file we can time without a reviewer in the loop.
+ * the broker delivers the next action. The author edits the artifact while each round is out, so each result (naming
+ * the bytes its packet sent) ends in an artifact_changed restart: each round's next action is a file we can time
+ * without a reviewer or an author in the loop. (A result naming bytes no packet sent is the reviewer's mistake, which
+ * a person takes over after two in a row, SPEC §15.)
  */
 /** `pool`, when given, also receives each round's time from the second round on (the history figure pools its chains). */
 async function roundOverhead(rounds: number, poll: boolean, existingRoot?: string, afterFirstSweep = false, pool?: number[]) {
@@ -167,11 +169,12 @@ async function roundOverhead(rounds: number, poll: boolean, existingRoot?: strin
     await waitForFile(gateFile("packet-1.md"));
     firstPacketMs = performance.now() - spawned;
     for (let n = 1; n <= rounds; n++) {
-      const packetId = packetField(readFileSync(gateFile(`packet-${n}.md`), "utf8"), "packet_id");
+      const packet = readFileSync(gateFile(`packet-${n}.md`), "utf8");
+      writeFileSync(path.join(root, "a.md"), `# artifact\n\nrevision ${n}\n`);
       const body = JSON.stringify({
         schema_version: RESULT_WIRE,
-        packet_id: packetId,
-        artifact_sha256_reviewed: "f".repeat(64),
+        packet_id: packetField(packet, "packet_id"),
+        artifact_sha256_reviewed: packetField(packet, "artifact_sha256"),
         verdict: "satisfied",
         blocking_findings: [],
       });
