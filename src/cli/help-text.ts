@@ -37,7 +37,10 @@ const HELP: Record<string, [string[], string]> = {
     ["guild-bus verify-gate-pass --result result-1.json --artifact docs/spec.md --packet-id <id>"],
     "0 pass, 2 fail, 1 usage error or unreadable artifact",
   ],
-  family: [["guild-bus family gpt-5 claude-opus-4 qwen2.5-coder", "guild-bus family --json gpt-5"], "0; 1 usage error"],
+  family: [
+    ["guild-bus family gpt-5 claude-opus-4 qwen2.5-coder", "guild-bus family --json gpt-5", "guild-bus family acme-7b --alias acme=meta"],
+    "0; 1 usage error or invalid settings (read when they hold family_aliases)",
+  ],
   scrub: [
     ["guild-bus scrub docs/spec.md", "guild-bus scrub - --check < notes.md"],
     "0; 3 with --check when something would be redacted; 1 usage error",

@@ -60,6 +60,7 @@ function harden(program: Command): void {
     // whatever (exit 0, SPEC §17); the MCP server serves, and its tools refuse or report the problems (a server that
     // exits before the handshake is only "failed" to its host); every other command a person runs refuses.
     if (["worker", "hook", "mcp"].includes(action.name())) return;
+    if (action.name() === "family") return; // it reads the settings itself, only when they may hold aliases (kept fast)
     const [{ loadSettings, settingsRefusal }, { Layout }] = await Promise.all([import("../bus/settings.js"), import("../bus/layout.js")]);
     const layout = new Layout(root);
     const refusal = settingsRefusal(layout, loadSettings(layout).problems);

@@ -165,6 +165,27 @@ describe("guild-bus family and scrub", () => {
     expect(JSON.parse(run(["family", "gemini-2.5-pro", "--json"]).stdout)).toEqual([{ model: "gemini-2.5-pro", family: "google" }]);
   });
 
+  it("family answers as the bus would: the project's family_aliases, then --alias over them; a family it does not know is refused", () => {
+    const root = tempRoot();
+    const sub = path.join(root, "docs");
+    mkdirSync(path.join(root, ".guild"));
+    mkdirSync(sub);
+    const settings = path.join(root, ".guild", "settings.json");
+    expect(run(["family", "acme-7b"], { cwd: sub }).stdout).toBe("acme-7b\tunknown\n");
+    writeFileSync(settings, JSON.stringify({ family_aliases: { acme: "meta" } }));
+    expect(run(["family", "acme-7b", "gpt-5"], { cwd: sub }).stdout).toBe("acme-7b\tmeta\ngpt-5\topenai\n");
+    expect(run(["family", "acme-7b", "--root", root]).stdout).toBe("acme-7b\tmeta\n");
+    expect(run(["family", "acme-7b", "--alias", "acme=qwen"], { cwd: sub }).stdout).toBe("acme-7b\tqwen\n");
+    // the key written with an escape is the same key to every worker
+    writeFileSync(settings, '{"family\\u005faliases": {"acme": "zhipu"}}');
+    expect(run(["family", "acme-7b"], { cwd: sub }).stdout).toBe("acme-7b\tzhipu\n");
+    // settings the workers would not take whole are refused, as by every other command
+    writeFileSync(settings, JSON.stringify({ family_aliases: { acme: "meta" }, reviewr: "codex" }));
+    expectUserError(run(["family", "acme-7b"], { cwd: sub }), /settings\.json: .*reviewr/);
+    for (const alias of ["acme=banana", "acme=unknown", "=meta", "acme"])
+      expectUserError(run(["family", "acme-7b", "--alias", alias], { cwd: root }), /--alias .*needle=family, the family one of openai, /);
+  });
+
   it("scrub prints the redacted text; --check exits 3 when something would be redacted, 0 otherwise", () => {
     const d = tempRoot();
     const dirty = path.join(d, "dirty.md");
