@@ -4,8 +4,9 @@
 // resubmits and waits again until the gate ends satisfied. The reviewer is a scripted openai-family command
 // provider run by the workers the MCP server starts. The gate's author host is the client's handshake name.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BIN, makeProject, type Project, REPO, scriptedProvider } from "../helpers/bus.js";
@@ -72,13 +73,33 @@ function theGate(p: Project): { run: string; request: Record<string, unknown>; o
 }
 
 /**
- * An empty HOME: no login, no user settings. Removed with retries (10, 0.5 s longer each: ~27 s): a host may still be flushing its
- * state as it exits, and the workers its guild-bus mcp started write their compile cache there as they stop.
+ * An empty HOME: no login, no user settings. Removed once no process runs with it: a host's guild-bus mcp and the workers
+ * it started write their compile cache there as they stop, which on a loaded machine can be well after the host exits
+ * (removing the directory meanwhile failed with ENOTEMPTY). One still running after a generous deadline is killed.
  */
 function hostHome(): string {
   const home = mkdtempSync(path.join(tmpdir(), "guild-bus-host-home-"));
-  cleanup.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 }));
+  cleanup.push(async () => {
+    const deadline = Date.now() + scaled(60_000);
+    while (runningWithHome(home).length && Date.now() < deadline) await sleep(200);
+    for (const pid of runningWithHome(home)) process.kill(pid, "SIGKILL");
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 });
+  });
   return home;
+}
+
+/** The pids of the processes whose environment has HOME=home (Linux's /proc; none elsewhere). */
+function runningWithHome(home: string): number[] {
+  const entry = `HOME=${home}\0`;
+  const pids = existsSync("/proc") ? readdirSync("/proc").filter((name) => /^\d+$/.test(name)) : [];
+  return pids.map(Number).filter((pid) => {
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, "latin1");
+      return env.startsWith(entry) || env.includes(`\0${entry}`);
+    } catch {
+      return false; // gone meanwhile, or not ours to read
+    }
+  });
 }
 
 /** The real claude CLI with the plugin, -p, against the mock; its author model is `brain`. */
