@@ -32,7 +32,7 @@ function timedGet(
 }
 
 /** First contentful paint of the gate list in a real browser, per navigation; null without chromium. */
-async function browserPaints(url: string, origin: string, times: number): Promise<{ list: number[]; empty: number[] } | null> {
+async function browserPaints(url: string, home: string, times: number): Promise<{ list: number[]; empty: number[] } | null> {
   if (!existsSync(CHROMIUM)) return null;
   const { chromium } = await import("playwright-core");
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
@@ -42,7 +42,7 @@ async function browserPaints(url: string, origin: string, times: number): Promis
     const paints = { list: [] as number[], empty: [] as number[] };
     // interleaved: the same page with no row matching is the browser's own floor on this machine
     for (let i = 0; i < 2 * times; i++) {
-      await page.goto(i % 2 ? `${origin}/?q=no-such-gate` : `${origin}/`, { waitUntil: "load" });
+      await page.goto(i % 2 ? `${home}/?q=no-such-gate` : `${home}/`, { waitUntil: "load" });
       paints[i % 2 ? "empty" : "list"].push(
         await page.evaluate(
           () =>
@@ -73,17 +73,18 @@ export async function uiFigures(
       let out = "";
       child.stdout!.on("data", (b: Buffer) => {
         out += b;
-        const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(out);
+        const m = /http:\/\/127\.0\.0\.1:\d+\/[\w-]+\/\?token=[\w-]+/.exec(out);
         if (m) resolve(m[0]);
       });
       child.once("exit", () => reject(new Error(`guild-bus ui exited: ${out}`)));
     });
     const ready = performance.now() - t0;
-    const { port, searchParams, origin } = new URL(url);
+    const { port, searchParams, origin, pathname } = new URL(url);
+    const base = pathname.replace(/\/$/, ""); // every page is under the console's random path
     const cookie = `guild_bus_ui_${port}=${searchParams.get("token")}`;
-    const firstList = await timedGet(Number(port), "/", cookie); // while the table still fills in
+    const firstList = await timedGet(Number(port), `${base}/`, cookie); // while the table still fills in
     for (;;) {
-      const page = await timedGet(Number(port), "/", cookie, true);
+      const page = await timedGet(Number(port), `${base}/`, cookie, true);
       if (!page.text.includes("reading gates")) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -91,14 +92,14 @@ export async function uiFigures(
     const lists: number[] = [];
     let bytes = 0;
     for (let i = 0; i < 30; i++) {
-      const r = await timedGet(Number(port), "/", cookie);
+      const r = await timedGet(Number(port), `${base}/`, cookie);
       if (r.status !== 200) throw new Error(`gate list answered ${r.status}`);
       lists.push(r.ms);
       bytes = r.bytes;
     }
     const timelines: number[] = [];
-    for (let i = 0; i < 10; i++) timelines.push((await timedGet(Number(port), "/gate/t0/G-spec", cookie)).ms);
-    const paints = await browserPaints(url, origin, 10);
+    for (let i = 0; i < 10; i++) timelines.push((await timedGet(Number(port), `${base}/gate/t0/G-spec`, cookie)).ms);
+    const paints = await browserPaints(url, origin + base, 10);
     const round = (n: number) => Math.round(n * 10) / 10;
     return {
       gates,

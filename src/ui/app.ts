@@ -53,8 +53,11 @@ const DRAFT_FIELDS: Record<string, readonly string[]> = {
 };
 
 export function consoleApp(o: AppOptions): Hono {
-  const app = new Hono();
-  const pageCtx = (): PageContext => ({ root: o.ctx().layout.root, readOnly: o.readOnly, csrf: o.secrets.csrf, seq: o.board.seq });
+  // not strict: the home page is the base with or without its closing slash
+  const top = new Hono({ strict: false });
+  const { base } = o.secrets;
+  const href = (run: string, gate: string) => base + gateHref(run, gate);
+  const pageCtx = (): PageContext => ({ root: o.ctx().layout.root, base, readOnly: o.readOnly, csrf: o.secrets.csrf, seq: o.board.seq });
   // An action's outcome is shown from this record, by an unguessable id the redirect carries: never text from the URL,
   // which any page of the same site could link to ("decision recorded: force-pass" for a decision nobody made).
   const notices = new Map<string, { gate: string; outcome: Outcome; draft?: Draft }>();
@@ -62,8 +65,10 @@ export function consoleApp(o: AppOptions): Hono {
     Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(path.join(ASSET_DIR, a.file)), type: a.type }]),
   );
 
-  app.use("*", bodyLimit({ maxSize: MAX_FILE_BYTES + 64 * 1024, onError: (c) => c.text("refused: request too large\n", 413) }));
-  app.use("*", guard(o.secrets, o));
+  top.use("*", bodyLimit({ maxSize: MAX_FILE_BYTES + 64 * 1024, onError: (c) => c.text("refused: request too large\n", 413) }));
+  top.use("*", guard(o.secrets, o));
+  top.notFound((c) => c.text("not found\n", 404));
+  const app = top.basePath(base);
 
   // no page judges a gate on settings with problems (the board's rows, a gate's timeline): the problems are the page
   app.get("/", (c) => {
@@ -84,8 +89,6 @@ export function consoleApp(o: AppOptions): Hono {
     const rows = matching.slice(0, MAX_ROWS);
     return c.html(gatesPage(pageCtx(), { rows, total: matching.length, q, state, loading: o.board.loading, ignored }));
   });
-
-  app.get("/favicon.ico", (c) => c.body(null, 204));
 
   app.get("/assets/:name", (c) => {
     const a = assets.get(c.req.param("name"));
@@ -146,7 +149,7 @@ export function consoleApp(o: AppOptions): Hono {
     if (refusal) return c.html(settingsPage(pageCtx(), refusal));
     const noticeId = c.req.query("notice") ?? "";
     const kept = notices.get(noticeId);
-    const ours = kept?.gate === gateHref(id.run, id.gate) ? kept : null;
+    const ours = kept?.gate === href(id.run, id.gate) ? kept : null;
     return c.html(gatePage(pageCtx(), gateTimeline(ctx, id.run, id.gate), ours?.outcome ?? null, ours?.draft));
   });
 
@@ -221,13 +224,12 @@ export function consoleApp(o: AppOptions): Hono {
       (DRAFT_FIELDS[action] ?? []).map((k) => [k, field(body, k).replace(/\r\n?/g, "\n")]).filter(([, v]) => v),
     );
     const draft = !outcome.ok && round !== null && Object.keys(typed).length ? { action, round, fields: typed } : undefined;
-    notices.set(noticeId, { gate: gateHref(run, gate), outcome, ...(draft ? { draft } : {}) });
+    notices.set(noticeId, { gate: href(run, gate), outcome, ...(draft ? { draft } : {}) });
     if (notices.size > NOTICES_KEPT) notices.delete(notices.keys().next().value!);
     const drafted = [...notices.values()].filter((n) => n.draft);
     for (const n of drafted.slice(0, Math.max(0, drafted.length - DRAFTS_KEPT))) delete n.draft;
-    return c.redirect(`${gateHref(run, gate)}?notice=${noticeId}`, 303);
+    return c.redirect(`${href(run, gate)}?notice=${noticeId}`, 303);
   });
 
-  app.notFound((c) => c.text("not found\n", 404));
-  return app;
+  return top;
 }

@@ -22,6 +22,8 @@ const html = (strings: TemplateStringsArray, ...values: unknown[]) =>
 
 export interface PageContext {
   root: string;
+  /** The path every link starts with (security.ts): "/" and a random segment. */
+  base: string;
   readOnly: boolean;
   csrf: string;
   /** The board's last event when the page was read: its event stream starts after it. */
@@ -39,6 +41,7 @@ export interface Draft {
 /** The list shows at most this many rows, newest first; a filter narrows the rest (first paint stays fast with any history). */
 export const MAX_ROWS = 100;
 
+/** A gate page's path under the console's base. */
 export const gateHref = (run: string, gate: string) => `/gate/${encodeURIComponent(run)}/${encodeURIComponent(gate)}`;
 
 function layout(p: PageContext, title: string, body: Html, kind: "gates" | "gate" | "settings"): Html {
@@ -48,12 +51,12 @@ function layout(p: PageContext, title: string, body: Html, kind: "gates" | "gate
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title}</title>
-        <link rel="stylesheet" href="/assets/app.css" />
-        <script src="/assets/app.js" defer></script>
+        <link rel="stylesheet" href="${p.base}/assets/app.css" />
+        <script src="${p.base}/assets/app.js" defer></script>
       </head>
-      <body data-page="${kind}" data-seq="${p.seq}">
+      <body data-page="${kind}" data-seq="${p.seq}" data-base="${p.base}">
         <header>
-          <a class="brand" href="/">guild-bus review console</a>
+          <a class="brand" href="${p.base}/">guild-bus review console</a>
           <span class="root">${p.root}</span>
           ${p.readOnly ? html`<span class="badge">read-only</span>` : ""}
           <span id="live" class="live" title="live updates">connecting…</span>
@@ -83,14 +86,14 @@ export function rowMatches(row: GateRow, q: string, state: string): boolean {
     .every((w) => hay.includes(w));
 }
 
-function rowHtml(r: GateRow): Html {
+function rowHtml(base: string, r: GateRow): Html {
   return html`<tr
     data-key="${r.run}/${r.gate}"
     data-at="${r.requestedMs ?? ""}"
     data-state="${r.state}"
     data-actionable="${r.actionable ? "1" : "0"}"
   >
-    <td data-col="run"><a href="${gateHref(r.run, r.gate)}">${r.run}</a></td>
+    <td data-col="run"><a href="${base}${gateHref(r.run, r.gate)}">${r.run}</a></td>
     <td data-col="gate">${r.gate}</td>
     <td data-col="status" class="status s-${r.status}">${r.status}</td>
     <td data-col="round">${r.round}/${r.cap}</td>
@@ -124,7 +127,7 @@ export function gatesPage(p: PageContext, { rows, total, q, state, loading, igno
   return layout(
     p,
     "gates — guild-bus",
-    html`<form class="filters" method="get" action="/">
+    html`<form class="filters" method="get" action="${p.base}/">
         <input type="search" name="q" value="${q}" placeholder="filter: run, gate, reviewer, state…" aria-label="filter" />
         <select name="state" aria-label="state">
           ${STATE_FILTERS.map(([v, label]) => html`<option value="${v}" ${v === state ? "selected" : ""}>${label}</option>`)}
@@ -149,7 +152,7 @@ export function gatesPage(p: PageContext, { rows, total, q, state, loading, igno
           </tr>
         </thead>
         <tbody>
-          ${rows.map(rowHtml)}
+          ${rows.map((r) => rowHtml(p.base, r))}
         </tbody>
       </table>
       ${total === 0 ? html`<p class="muted">No gates under .guild/runs yet.</p>` : ""}`,
@@ -438,7 +441,7 @@ export function settingsPage(p: PageContext, refusal: string): Html {
 export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; text: string } | null, draft?: Draft): Html {
   const o = t.view.output;
   const s = t.view.snapshot;
-  const base = gateHref(s.runId, s.gate);
+  const base = p.base + gateHref(s.runId, s.gate);
   // the newest rounds spend the page's Markdown budget first, as they do its diff budget (timeline.ts)
   const md = proseOf();
   const rounds = [...t.rounds]
@@ -448,7 +451,7 @@ export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; tex
   return layout(
     p,
     `${s.gate} ${s.runId} — guild-bus`,
-    html`<nav><a href="/">all gates</a> › ${s.runId} › ${s.gate}</nav>
+    html`<nav><a href="${p.base}/">all gates</a> › ${s.runId} › ${s.gate}</nav>
       <section class="summary" data-key="${s.runId}/${s.gate}">
         <h1>${s.gate} <span class="muted">${s.runId}</span> <span class="status s-${o.status}">${o.status}</span></h1>
         <dl>

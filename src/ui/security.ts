@@ -1,7 +1,8 @@
 // The console serves hostile text (artifacts, reviewer output) and can write decisions, so every request proves
 // itself: a Host naming this server (no DNS rebinding), the per-start token (from ?token= once, then an HttpOnly
 // SameSite=Strict cookie), and for a POST also the page's own Origin and the CSRF token of its form. Every answer
-// carries a CSP with no inline script and nothing from elsewhere.
+// carries a CSP with no inline script and nothing from elsewhere. Cookies ignore ports: a cookie for 127.0.0.1 goes to
+// every server on 127.0.0.1, so the console lives under a random path and its cookie is scoped to that path.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
@@ -11,9 +12,14 @@ export interface Secrets {
   token: string;
   /** Sent back in every form: a page of this server can read it, another site cannot. */
   csrf: string;
+  /** Every page's path starts with it ("/" and a random segment): the cookie goes only there, never to another port's
+   * server, which cannot guess it. Shown in the address bar: it grants nothing without the token. */
+  base: string;
 }
 
-export const newSecrets = (): Secrets => ({ token: randomBytes(24).toString("base64url"), csrf: randomBytes(24).toString("base64url") });
+const random = (bytes: number) => randomBytes(bytes).toString("base64url");
+
+export const newSecrets = (): Secrets => ({ token: random(24), csrf: random(24), base: `/${random(12)}` });
 
 export function same(a: string | undefined | null, b: string): boolean {
   if (typeof a !== "string") return false;
@@ -47,14 +53,19 @@ export function guard(
   return async (c, next) => {
     headers(c);
     if (!allowed.hosts().includes(c.req.header("host") ?? "")) return c.text("refused: unknown Host\n", 421);
+    const { base } = secrets;
+    // an address from before a restart, or typed without the path: say where the pages are, never what the path is
+    if (c.req.path !== base && !c.req.path.startsWith(`${base}/`))
+      return c.text("not found: open the URL this console printed when it started (each start prints a new one)\n", 404);
     const given = c.req.query("token");
     if (given !== undefined) {
       if (!same(given, secrets.token)) return c.text("refused: wrong token\n", 403);
-      setCookie(c, allowed.cookie(), secrets.token, { httpOnly: true, sameSite: "Strict", path: "/" });
+      setCookie(c, allowed.cookie(), secrets.token, { httpOnly: true, sameSite: "Strict", path: base });
       const url = new URL(c.req.url);
       url.searchParams.delete("token");
-      // the token leaves the address bar and history; a path of several leading slashes ("//host/") stays this console's
-      return c.redirect(`/${url.pathname.replace(/^\/+/, "")}${url.search}`, 303);
+      // the token leaves the address bar (a browser's history keeps the printed URL: the token ends with this process);
+      // the path starts with the base, never "//host/"
+      return c.redirect(`${url.pathname}${url.search}`, 303);
     }
     if (!same(getCookie(c, allowed.cookie()), secrets.token)) return c.text("refused: open the URL with ?token= printed at start\n", 401);
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {

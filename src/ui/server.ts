@@ -23,6 +23,8 @@ export interface RunningConsole {
   /** The URL to open, token included: shown once. */
   url: string;
   port: number;
+  /** The path every page starts with (security.ts). */
+  base: string;
   close(): Promise<void>;
 }
 
@@ -69,10 +71,11 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
     throw new Error(`cannot listen on ${o.host}:${o.port}: ${why || (error as Error).message}`, { cause: error });
   }
   port = (server.address() as AddressInfo).port;
-  const url = `http://${names[0]}:${port}/?token=${secrets.token}`;
+  const url = `http://${names[0]}:${port}${secrets.base}/?token=${secrets.token}`;
   return {
     url,
     port,
+    base: secrets.base,
     async close() {
       await board.stop();
       if ("closeAllConnections" in server) server.closeAllConnections(); // open event streams would hold close() forever

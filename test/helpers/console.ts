@@ -14,8 +14,10 @@ afterEach(async () => {
 export interface Console {
   /** The URL printed at start, token included. */
   url: string;
-  /** http://127.0.0.1:<port> */
+  /** http://127.0.0.1:<port>: what the page's own requests carry as Origin */
   origin: string;
+  /** The origin and the console's random base path: every page's address starts with it. */
+  home: string;
   token: string;
   child: ChildProcess;
   output: () => string;
@@ -29,8 +31,8 @@ export async function startUi(root: string, extra: string[] = []): Promise<Conso
   child.stderr!.on("data", (b: Buffer) => (out += b));
   const deadline = Date.now() + scaled(20_000);
   for (;;) {
-    const m = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+)/.exec(out);
-    if (m) return { url: m[0], origin: m[1]!, token: m[2]!, child, output: () => out };
+    const m = /(http:\/\/127\.0\.0\.1:\d+)(\/[\w-]+)\/\?token=([\w-]+)/.exec(out);
+    if (m) return { url: m[0], origin: m[1]!, home: m[1]! + m[2]!, token: m[3]!, child, output: () => out };
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`guild-bus ui did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -46,7 +46,7 @@ async function open(ui: Console, width = 1280): Promise<Page> {
   const page = await context.newPage();
   const r = await page.goto(ui.url);
   expect(r?.status()).toBe(200);
-  expect(page.url()).toBe(`${ui.origin}/`);
+  expect(page.url()).toBe(`${ui.home}/`);
   await page.waitForSelector("body[data-live='1']", { timeout: WAIT }); // the event stream is open
   return page;
 }
@@ -148,7 +148,7 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     await p.waitFor("m1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
     const ui = await startUi(p.root);
     const page = await open(ui);
-    await page.goto(`${ui.origin}/gate/m1/G-plan`);
+    await page.goto(`${ui.home}/gate/m1/G-plan`);
     // who must act and how, in status's words: the person, the command, the packet to read
     await waitText(page, "dd.next-step", /waiting for a person \(the manual reviewer\) — run: guild-bus respond m1 G-plan .*packet-1\.md/);
     const answer = fenced({ verdict: "satisfied", summary: "Looks complete.", findings: [], blocking_findings: [] });
@@ -176,7 +176,7 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     await p.waitFor("h1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
     const ui = await startUi(p.root);
     const page = await open(ui);
-    await page.goto(`${ui.origin}/gate/h1/G-plan`);
+    await page.goto(`${ui.home}/gate/h1/G-plan`);
     await page.waitForSelector("body[data-live='1']", { timeout: WAIT });
     const typed = "## Findings\n\n- blocking: lane B has no rollback\n";
     await page.fill("#respond textarea[name=review]", typed);
@@ -221,7 +221,7 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     await p.waitState("e1", "G-plan", ["awaiting_decision"]);
     const ui = await startUi(p.root);
     const page = await open(ui);
-    await page.goto(`${ui.origin}/gate/e1/G-plan`);
+    await page.goto(`${ui.home}/gate/e1/G-plan`);
     await waitText(page, "dd.next-step", /waiting for a human decision — run: guild-bus decide e1 G-plan /);
     const offered = p.readJson<{ options: string[] }>("e1", "G-plan", "escalation-1.json").options;
     const shown = await page.locator("#decide input[name=choice]").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
@@ -235,7 +235,7 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     expect(await p.waitState("e1", "G-plan", ["awaiting_author"])).toMatchObject({ status: "extended" });
     // the author revises; resubmitting from the page issues round 2, which passes
     p.write("docs/plan.md", PLAN + "- rollback: lane B reverts to the last receipt\n");
-    await page.goto(`${ui.origin}/gate/e1/G-plan`);
+    await page.goto(`${ui.home}/gate/e1/G-plan`);
     await page.click("#resubmit button[type=submit]");
     await waitText(page, ".notice.ok", /resubmitted after round 1/);
     expect(await p.waitState("e1", "G-plan", ["done"])).toMatchObject({ status: "satisfied", satisfied_at_round: 2 });
@@ -254,7 +254,7 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     await p.waitFor("b1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
     const ui = await startUi(p.root);
     const page = await open(ui);
-    await page.goto(`${ui.origin}/gate/b1/G-plan`);
+    await page.goto(`${ui.home}/gate/b1/G-plan`);
     const blocker = { severity: "blocking", title: "Lane B has no rollback plan" };
     const review = fenced({ verdict: "issues", summary: "One blocker.", findings: [blocker], blocking_findings: [blocker] });
     await page.fill("#respond input[name=reviewer_model]", "gpt-5");
@@ -294,8 +294,8 @@ describe("guild-bus ui in headless chromium (integration)", () => {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    page.on("request", (r) => requests.push(new URL(r.url()).pathname));
-    await page.goto(`${ui.origin}/gate/h1/G-plan`);
+    page.on("request", (r) => requests.push(new URL(r.url()).pathname.slice(new URL(ui.home).pathname.length)));
+    await page.goto(`${ui.home}/gate/h1/G-plan`);
     await waitText(page, "#round-1 .findings", /<img src="\/x-title" onerror="alert\(1\)">/);
     await waitText(page, "#round-2 pre.diff .add", /<iframe src="\/x-frame"><\/iframe>/);
     await waitText(page, "#round-1 .md", /\[click me\]\(javascript:alert\("j"\)\)/);
@@ -304,7 +304,7 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     expect(await page.locator("script").count()).toBe(1);
     expect(await page.locator("main img, main iframe, main [onerror], a[href^='javascript' i]").count()).toBe(0);
     const links = await page.locator("main a").evaluateAll((els) => els.map((e) => (e as HTMLAnchorElement).getAttribute("href")));
-    expect(links.every((h) => h !== null && h.startsWith("/"))).toBe(true);
+    expect(links.every((h) => h !== null && h.startsWith(`${new URL(ui.home).pathname}/`))).toBe(true);
   });
 
   it("refuses requests without the token, from another origin, with a wrong CSRF token, or for ../ paths", async () => {
@@ -317,34 +317,39 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     // no token: nothing but the refusal, for the page, the API of events and the assets alike
     const stranger = await (await browser.newContext()).newPage();
     for (const where of ["/", "/gate/s1/G-plan", "/events", "/assets/app.js"]) {
-      const r = await stranger.goto(ui.origin + where);
+      const r = await stranger.goto(ui.home + where);
       expect(r?.status(), where).toBe(401);
     }
-    expect((await stranger.goto(`${ui.origin}/?token=wrong`))?.status()).toBe(403);
+    expect((await stranger.goto(`${ui.home}/?token=wrong`))?.status()).toBe(403);
 
-    // another origin's page posting a form at the console: the Strict cookie stays home, and the origin is checked
+    // a page on another port of 127.0.0.1 (the same site: a Strict cookie goes along) posting a form at the console:
+    // the origin is checked; and the console's cookie, scoped to its random base path, is never sent to that server
     const page = await open(ui);
-    const evil: Server = createServer((_req, res) => {
+    const cookies: string[] = [];
+    const evil: Server = createServer((req, res) => {
+      cookies.push(req.headers.cookie ?? "");
       res.setHeader("Content-Type", "text/html");
       res.end(
-        `<form id="f" method="post" action="${ui.origin}/gate/s1/G-plan/decide">` +
+        `<form id="f" method="post" action="${ui.home}/gate/s1/G-plan/decide">` +
           '<input name="choice" value="force-pass"><input name="csrf" value="guess"><button>go</button></form>',
       );
     });
     await new Promise<void>((r) => evil.listen(0, "127.0.0.1", r));
     try {
-      await page.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
       const [response] = await Promise.all([page.waitForNavigation(), page.click("button")]);
-      expect([401, 403]).toContain(response?.status());
+      expect(response?.status()).toBe(403);
+      expect(cookies.length).toBeGreaterThan(0);
+      expect(cookies.filter((c) => c.includes(ui.token))).toEqual([]);
     } finally {
       evil.close();
     }
     // the logged-in browser itself, with a foreign Origin or without the form's CSRF token
     const api = page.context().request;
     const post = (headers: Record<string, string>, csrf: string) =>
-      api.post(`${ui.origin}/gate/s1/G-plan/resubmit`, { headers, form: { csrf }, maxRedirects: 0 });
+      api.post(`${ui.home}/gate/s1/G-plan/resubmit`, { headers, form: { csrf }, maxRedirects: 0 });
     const csrf = await (async () => {
-      await page.goto(`${ui.origin}/gate/s1/G-plan`);
+      await page.goto(`${ui.home}/gate/s1/G-plan`);
       return page.locator("input[name=csrf]").first().getAttribute("value");
     })();
     expect(csrf).toBeTruthy();
@@ -359,12 +364,12 @@ describe("guild-bus ui in headless chromium (integration)", () => {
       "/assets/..%2F..%2F..%2Fpackage.json",
       "/gate/../../etc/passwd",
     ]) {
-      const r = await api.get(ui.origin + where, { maxRedirects: 0 });
+      const r = await api.get(ui.home + where, { maxRedirects: 0 });
       expect([400, 404], where).toContain(r.status());
       expect(await r.text(), where).not.toMatch(/root:|"name": "guild-bus"|"providers"/);
     }
     // a Host that is not this server (DNS rebinding) is refused even with the cookie
-    const rebound = await api.get(`${ui.origin}/`, { headers: { Host: "evil.example:80" } });
+    const rebound = await api.get(`${ui.home}/`, { headers: { Host: "evil.example:80" } });
     expect(rebound.status()).toBe(421);
   });
 
@@ -376,10 +381,10 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     await p.waitFor("ro", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
     const ui = await startUi(p.root, ["--read-only"]);
     const page = await open(ui);
-    await page.goto(`${ui.origin}/gate/ro/G-plan`);
+    await page.goto(`${ui.home}/gate/ro/G-plan`);
     expect(await page.locator("form.act").count()).toBe(0);
     await waitText(page, "section.actions", /read-only/);
-    const r = await page.context().request.post(`${ui.origin}/gate/ro/G-plan/respond`, {
+    const r = await page.context().request.post(`${ui.home}/gate/ro/G-plan/respond`, {
       headers: { Origin: ui.origin },
       multipart: { csrf: "x", reviewer_model: "gpt-5", review: "## SATISFIED\n" },
       maxRedirects: 0,

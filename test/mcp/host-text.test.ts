@@ -68,7 +68,7 @@ describe("hostile finding text on the faces a host shows", () => {
     }
 
     const page = await gatePage(
-      { root: layout.root, readOnly: true, csrf: "x", seq: 0 },
+      { root: layout.root, base: "/b", readOnly: true, csrf: "x", seq: 0 },
       gateTimeline(loadContext(layout), run, GATE),
       null,
     );

@@ -9,7 +9,13 @@ import { gateTimeline } from "../../src/ui/timeline.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 const page = async (run: string, layout: Parameters<typeof loadContext>[0]) =>
-  String(await gatePage({ root: layout.root, readOnly: true, csrf: "c", seq: 0 }, gateTimeline(loadContext(layout), run, GATE), null));
+  String(
+    await gatePage(
+      { root: layout.root, base: "/b", readOnly: true, csrf: "c", seq: 0 },
+      gateTimeline(loadContext(layout), run, GATE),
+      null,
+    ),
+  );
 
 describe("reviewer prose on a gate page", () => {
   it("renders a text longer than the limit, and any text past the page's budget, as plain text", () => {

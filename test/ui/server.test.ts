@@ -35,10 +35,10 @@ async function project(readOnly = false, cap?: number) {
   return { root, ui, token, cookie, origin: `http://127.0.0.1:${ui.port}` };
 }
 
-/** A raw request: the path is sent as given (no `..` folding), headers exactly as given. */
-function raw(port: number, method: string, p: string, headers: Record<string, string>, body?: string) {
+/** A raw request: the path is sent after the console's base as given (no `..` folding), headers exactly as given. */
+function raw(ui: { port: number; base: string }, method: string, p: string, headers: Record<string, string>, body?: string) {
   return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, method, path: p, headers, setHost: !("Host" in headers) }, (res) => {
+    const req = request({ host: "127.0.0.1", port: ui.port, method, path: ui.base + p, headers, setHost: !("Host" in headers) }, (res) => {
       let text = "";
       res.on("data", (b: Buffer) => (text += b));
       res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text }));
@@ -58,60 +58,75 @@ describe("guild-bus ui: the HTTP surface", () => {
 
   it("binds 127.0.0.1 and answers only with the token; ?token= becomes an HttpOnly SameSite=Strict cookie", async () => {
     const { ui, token, cookie } = await project();
-    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
-    expect((await raw(ui.port, "GET", "/", {})).status).toBe(401);
-    expect((await raw(ui.port, "GET", "/?token=nope", {})).status).toBe(403);
-    const login = await raw(ui.port, "GET", `/?token=${token}`, {});
+    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[\w-]{16}\/\?token=[\w-]{32}$/);
+    expect((await raw(ui, "GET", "/", {})).status).toBe(401);
+    expect((await raw(ui, "GET", "/?token=nope", {})).status).toBe(403);
+    const login = await raw(ui, "GET", `/?token=${token}`, {});
     expect(login.status).toBe(303);
-    expect(login.headers.location).toBe("/");
-    // an address of several leading slashes is this console's path, never another host's
-    expect((await raw(ui.port, "GET", `//evil.example/x?token=${token}`, {})).headers.location).toBe("/evil.example/x");
-    expect(String(login.headers["set-cookie"])).toMatch(new RegExp(`^guild_bus_ui_${ui.port}=${token}; Path=/; HttpOnly; SameSite=Strict`));
-    const page = await raw(ui.port, "GET", "/", { Cookie: cookie });
+    expect(login.headers.location).toBe(`${ui.base}/`);
+    expect(String(login.headers["set-cookie"])).toMatch(
+      new RegExp(`^guild_bus_ui_${ui.port}=${token}; Path=${ui.base}; HttpOnly; SameSite=Strict`),
+    );
+    const page = await raw(ui, "GET", "/", { Cookie: cookie });
     expect(page.status).toBe(200);
     expect(page.text).toContain('data-key="r1/G-plan"');
     expect(page.headers["content-security-policy"]).toMatch(/default-src 'self'; script-src 'self'/);
-    expect(page.text).not.toMatch(/<script(?![^>]*src="\/assets\/app\.js")/); // no inline script
-    expect((await raw(ui.port, "GET", "/", { Cookie: cookie, Host: `evil.example:${ui.port}` })).status).toBe(421);
+    expect(page.text.match(/<script[^>]*>/g)).toEqual([`<script src="${ui.base}/assets/app.js" defer>`]); // no inline script
+    expect((await raw(ui, "GET", "/", { Cookie: cookie, Host: `evil.example:${ui.port}` })).status).toBe(421);
+  });
+
+  it("lives under a random path its cookie is scoped to: another port's server on 127.0.0.1 is never sent the token", async () => {
+    const { ui, token, cookie } = await project();
+    // cookies ignore ports: a cookie of Path=/ would reach every server on 127.0.0.1 the browser visits
+    const other = await startConsole({ root: tempRoot(), host: "127.0.0.1", port: 0, readOnly: true, poll: false });
+    running.push(other);
+    expect(other.base).not.toBe(ui.base);
+    const outside = { port: ui.port, base: "" };
+    for (const p of ["/", "/gate/r1/G-plan", "/events", "/assets/app.js", `/?token=${token}`, `//evil.example/x?token=${token}`]) {
+      const r = await raw(outside, "GET", p, { Cookie: cookie });
+      expect(r.status, p).toBe(404);
+      expect(r.text, p).toBe("not found: open the URL this console printed when it started (each start prints a new one)\n");
+      expect(r.headers["set-cookie"], p).toBeUndefined();
+    }
+    // every address the page names is under the base: the cookie goes along, and nowhere else
+    const page = (await raw(ui, "GET", "/", { Cookie: cookie })).text;
+    const addresses = [...page.matchAll(/(?:href|src|action)="([^"]*)"/g)].map((m) => m[1]!);
+    expect(addresses.length).toBeGreaterThan(3);
+    for (const a of addresses) expect(a.startsWith(`${ui.base}/`), a).toBe(true);
+    expect(page).toContain(`data-base="${ui.base}"`); // the script builds its addresses from it
   });
 
   it("bound to every address, answers to this machine's names and addresses, and still refuses any other Host", async () => {
     const root = tempRoot();
     const ui = await startConsole({ root, host: "0.0.0.0", port: 0, readOnly: true, poll: false });
     running.push(ui);
-    expect(ui.url.startsWith(`http://${hostname()}:${ui.port}/?token=`)).toBe(true);
+    expect(ui.url.startsWith(`http://${hostname()}:${ui.port}${ui.base}/?token=`)).toBe(true);
     const cookie = `guild_bus_ui_${ui.port}=${new URL(ui.url).searchParams.get("token")}`;
     const address = Object.values(networkInterfaces())
       .flatMap((list) => list ?? [])
       .find((i) => i.family === "IPv4")!.address;
     for (const name of [hostname(), address, "127.0.0.1", "localhost"])
-      expect((await raw(ui.port, "GET", "/", { Cookie: cookie, Host: `${name}:${ui.port}` })).status, name).toBe(200);
-    expect((await raw(ui.port, "GET", "/", { Cookie: cookie, Host: `evil.example:${ui.port}` })).status).toBe(421);
+      expect((await raw(ui, "GET", "/", { Cookie: cookie, Host: `${name}:${ui.port}` })).status, name).toBe(200);
+    expect((await raw(ui, "GET", "/", { Cookie: cookie, Host: `evil.example:${ui.port}` })).status).toBe(421);
   });
 
   it("refuses a POST from another origin, without an Origin, or without the form's CSRF token; writes nothing", async () => {
     const { root, ui, cookie, origin } = await project();
     const post = (headers: Record<string, string>, body: string) =>
-      raw(
-        ui.port,
-        "POST",
-        "/gate/r1/G-plan/decide",
-        { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", ...headers },
-        body,
-      );
+      raw(ui, "POST", "/gate/r1/G-plan/decide", { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", ...headers }, body);
     expect((await post({ Origin: "http://evil.example" }, "choice=force-pass&csrf=x")).status).toBe(403);
     expect((await post({}, "choice=force-pass&csrf=x")).status).toBe(403);
     const wrong = await post({ Origin: origin }, "choice=force-pass&csrf=x");
     expect(wrong.status).toBe(403);
     expect(wrong.text).toMatch(/CSRF/);
-    expect((await raw(ui.port, "POST", "/gate/r1/G-plan/decide", { Origin: origin }, "")).status).toBe(401);
+    expect((await raw(ui, "POST", "/gate/r1/G-plan/decide", { Origin: origin }, "")).status).toBe(401);
     expect(readdirSync(path.join(root, ".guild", "runs", "r1", "review", "G-plan"))).toEqual(["request.json"]);
   });
 
   it("a malformed form body is refused with 400 and writes nothing; the console keeps serving", async () => {
     const { root, ui, cookie, origin } = await project();
     const post = (contentType: string, body: string) =>
-      raw(ui.port, "POST", "/gate/r1/G-plan/respond", { Cookie: cookie, Origin: origin, "Content-Type": contentType }, body);
+      raw(ui, "POST", "/gate/r1/G-plan/respond", { Cookie: cookie, Origin: origin, "Content-Type": contentType }, body);
     for (const [type, body] of [
       ["multipart/form-data", "csrf=x"], // no boundary
       ["multipart/form-data; boundary=XX", '--XX\r\nContent-Disposition: form-data; name="review"\r\n\r\ncut short'],
@@ -121,7 +136,7 @@ describe("guild-bus ui: the HTTP surface", () => {
       expect(r.text).toMatch(/cannot be read/);
     }
     expect(readdirSync(path.join(root, ".guild", "runs", "r1", "review", "G-plan"))).toEqual(["request.json"]);
-    expect((await raw(ui.port, "GET", "/", { Cookie: cookie })).status).toBe(200);
+    expect((await raw(ui, "GET", "/", { Cookie: cookie })).status).toBe(200);
   });
 
   it("serves no path outside .guild/ and its assets: every ../ form is refused", async () => {
@@ -136,27 +151,27 @@ describe("guild-bus ui: the HTTP surface", () => {
       "/../secret.txt",
       "/secret.txt",
     ]) {
-      const r = await raw(ui.port, "GET", p, { Cookie: cookie });
+      const r = await raw(ui, "GET", p, { Cookie: cookie });
       expect([400, 404], p).toContain(r.status);
       expect(r.text, p).not.toMatch(/TOP-SECRET|"name": "guild-bus"/);
     }
-    expect((await raw(ui.port, "GET", "/gate/r2/G-plan", { Cookie: cookie })).status).toBe(404);
-    expect((await raw(ui.port, "GET", "/assets/app.js", { Cookie: cookie })).headers["content-type"]).toMatch(/^text\/javascript/);
+    expect((await raw(ui, "GET", "/gate/r2/G-plan", { Cookie: cookie })).status).toBe(404);
+    expect((await raw(ui, "GET", "/assets/app.js", { Cookie: cookie })).headers["content-type"]).toMatch(/^text\/javascript/);
   });
 
   it("shows an action's notice from its own record, by the id it issued; never text from the URL", async () => {
     const { root, ui, cookie, origin } = await project();
     await stepGate(loadContext(new Layout(root)), "r1", "G-plan"); // a packet for the manual reviewer: a form to answer it
-    const gatePage = (query: string) => raw(ui.port, "GET", `/gate/r1/G-plan${query}`, { Cookie: cookie });
+    const gatePage = (query: string) => raw(ui, "GET", `/gate/r1/G-plan${query}`, { Cookie: cookie });
     // a link from any page of the same site: neither the old ?done=/?error= nor an unknown id shows a notice
     for (const query of ["?done=decision%20recorded%3A%20force-pass", "?error=x", "?notice=decision%20recorded", "?notice=toString"])
       expect((await gatePage(query)).text, query).not.toMatch(/class="notice (ok|error)"|decision recorded/);
     const csrf = /name="csrf" value="([^"]+)"/.exec((await gatePage("")).text)![1]!;
     const form = { Cookie: cookie, Origin: origin, "Content-Type": "application/x-www-form-urlencoded" };
-    const posted = await raw(ui.port, "POST", "/gate/r1/G-plan/decide", form, `choice=nonsense&round=1&csrf=${csrf}`);
+    const posted = await raw(ui, "POST", "/gate/r1/G-plan/decide", form, `choice=nonsense&round=1&csrf=${csrf}`);
     expect(posted.status).toBe(303);
     const to = String(posted.headers.location);
-    expect(to).toMatch(/^\/gate\/r1\/G-plan\?notice=[\w-]{22}$/);
+    expect(to).toMatch(new RegExp(`^${ui.base}/gate/r1/G-plan\\?notice=[\\w-]{22}$`));
     // the page reloads itself when its gate moves: the notice stays
     for (let i = 0; i < 2; i++)
       expect((await gatePage(to.slice(to.indexOf("?")))).text).toContain(
@@ -168,15 +183,15 @@ describe("guild-bus ui: the HTTP surface", () => {
     const { root, ui, cookie, origin } = await project();
     const layout = new Layout(root);
     await stepGate(loadContext(layout), "r1", "G-plan"); // round 1 for the manual reviewer
-    const gatePage = (to = "/gate/r1/G-plan") => raw(ui.port, "GET", to, { Cookie: cookie }).then((r) => r.text);
+    const gatePage = (to = "/gate/r1/G-plan") => raw(ui, "GET", to, { Cookie: cookie }).then((r) => r.text);
     const csrf = /name="csrf" value="([^"]+)"/.exec(await gatePage())![1]!;
     const form = { Cookie: cookie, Origin: origin, "Content-Type": "application/x-www-form-urlencoded" };
     // a browser sends CRLF; the text begins with a blank line (a textarea drops one newline after its tag)
     const review = "\r\n## Findings\r\n\r\n- keep <b>this</b> & that\r\n";
     const body = `reviewer_model=claude-opus-4&review=${encodeURIComponent(review)}&round=1&csrf=${csrf}`;
-    const posted = await raw(ui.port, "POST", "/gate/r1/G-plan/respond", form, body);
+    const posted = await raw(ui, "POST", "/gate/r1/G-plan/respond", form, body);
     expect(posted.status).toBe(303);
-    const refused = await gatePage(String(posted.headers.location));
+    const refused = await gatePage(String(posted.headers.location).slice(ui.base.length));
     expect(refused).toMatch(/class="notice error" role="status">[^<]*the author&#39;s family/);
     const shown = "\n## Findings\n\n- keep &lt;b&gt;this&lt;/b&gt; &amp; that\n";
     expect(refused).toContain(`<textarea name="review" rows="10" placeholder="paste the review here">\n${shown}</textarea>`);
@@ -196,7 +211,7 @@ describe("guild-bus ui: the HTTP surface", () => {
     expect(answered).toMatchObject({ ok: true });
     await verifyGate(loadContext(layout), "r1", "G-plan", () => undefined, Date.now() + 60_000);
     await stepGate(loadContext(layout), "r1", "G-plan");
-    const moved = await gatePage(String(posted.headers.location));
+    const moved = await gatePage(String(posted.headers.location).slice(ui.base.length));
     expect(moved).toMatch(/<details class="draft" open>\s*<summary>What you submitted for round 1 \(not written\)/);
     expect(moved).toContain(`<textarea readonly rows="6">\n${shown}</textarea>`);
     expect(moved).toContain("claude-opus-4</textarea>");
@@ -216,13 +231,13 @@ describe("guild-bus ui: the HTTP surface", () => {
         reviewerModel: "gpt-5",
         round,
       });
-    const gatePage = async () => (await raw(ui.port, "GET", "/gate/r1/G-plan", { Cookie: cookie })).text;
+    const gatePage = async () => (await raw(ui, "GET", "/gate/r1/G-plan", { Cookie: cookie })).text;
     const form = { Cookie: cookie, Origin: origin, "Content-Type": "application/x-www-form-urlencoded" };
     const files = () => readdirSync(layout.gateDir("r1", "G-plan")).sort();
     const notice = async (posted: { status: number; headers: Record<string, unknown> }) => {
       expect(posted.status).toBe(303);
-      const to = String(posted.headers.location);
-      return /class="notice (?:ok|error)" role="status">([^<]*)</.exec((await raw(ui.port, "GET", to, { Cookie: cookie })).text)?.[1];
+      const to = String(posted.headers.location).slice(ui.base.length);
+      return /class="notice (?:ok|error)" role="status">([^<]*)</.exec((await raw(ui, "GET", to, { Cookie: cookie })).text)?.[1];
     };
     // round 1 for the manual reviewer: the answer form carries the round its page shows
     await step();
@@ -247,7 +262,7 @@ describe("guild-bus ui: the HTTP surface", () => {
     // the round-1 page's answer and resubmit reach round 2 only as refusals
     const before2 = files();
     const answer = `reviewer_model=gpt-5&review=${encodeURIComponent("## SATISFIED\n")}&round=1&csrf=${csrf}`;
-    expect(await notice(await raw(ui.port, "POST", "/gate/r1/G-plan/respond", form, answer))).toMatch(
+    expect(await notice(await raw(ui, "POST", "/gate/r1/G-plan/respond", form, answer))).toMatch(
       /^this answers round 1, but r1 G-plan is at round 2 now .*nothing was written$/,
     );
     expect(files()).toEqual(before2);
@@ -257,16 +272,16 @@ describe("guild-bus ui: the HTTP surface", () => {
     expect(files()).toContain("escalation-2.json");
     const before = files();
     for (const action of ["decide", "resubmit", "rebut"]) {
-      const posted = await raw(ui.port, "POST", `/gate/r1/G-plan/${action}`, form, `choice=force-pass&text=no&round=1&csrf=${csrf}`);
+      const posted = await raw(ui, "POST", `/gate/r1/G-plan/${action}`, form, `choice=force-pass&text=no&round=1&csrf=${csrf}`);
       expect(await notice(posted), action).toMatch(/^this answers round 1, but r1 G-plan is at round 2 now .*nothing was written$/);
     }
     // a form that names no round (not one this console rendered) is refused too
-    const bare = await raw(ui.port, "POST", "/gate/r1/G-plan/decide", form, `choice=force-pass&csrf=${csrf}`);
+    const bare = await raw(ui, "POST", "/gate/r1/G-plan/decide", form, `choice=force-pass&csrf=${csrf}`);
     expect(await notice(bare)).toBe("the form names no round: reload the page and act again; nothing was written");
     expect(files()).toEqual(before);
     // the page as it is now decides round 2
     expect(await gatePage()).toMatch(/Decide: cap_hit[\s\S]*name="round" value="2"/);
-    const fresh = await raw(ui.port, "POST", "/gate/r1/G-plan/decide", form, `choice=force-pass&round=2&csrf=${csrf}`);
+    const fresh = await raw(ui, "POST", "/gate/r1/G-plan/decide", form, `choice=force-pass&round=2&csrf=${csrf}`);
     expect(await notice(fresh)).toMatch(/^decision recorded: force-pass \(round 2, cap_hit\)$/);
     expect(files()).toContain("decision-2.json");
   });
@@ -275,7 +290,7 @@ describe("guild-bus ui: the HTTP surface", () => {
     const { root, ui, cookie } = await project();
     const layout = new Layout(root);
     await stepGate(loadContext(layout), "r1", "G-plan");
-    const page = async (p: string) => (await raw(ui.port, "GET", p, { Cookie: cookie })).text;
+    const page = async (p: string) => (await raw(ui, "GET", p, { Cookie: cookie })).text;
     expect(await page("/gate/r1/G-plan")).toContain("the manual reviewer");
     // one bad value beside what the project meant: the key would be dropped and the gate judged on its defaults
     writeFileSync(layout.settings, JSON.stringify({ family_aliases: { "gpt-5": "anthropic", mycorp: "not-a-family" } }));
@@ -295,15 +310,15 @@ describe("guild-bus ui: the HTTP surface", () => {
     const elsewhere = tempRoot();
     cpSync(path.join(root, ".guild", "runs", "r1"), elsewhere, { recursive: true });
     symlinkSync(elsewhere, path.join(root, ".guild", "runs", "linked"));
-    const list = (await raw(ui.port, "GET", "/", { Cookie: cookie })).text;
+    const list = (await raw(ui, "GET", "/", { Cookie: cookie })).text;
     expect(list).toMatch(/ignored \(it hides gates `check` fails\): <code>\.guild\/runs\/linked<\/code> — symlink refused/);
   });
 
   it("--read-only refuses every action before reading it", async () => {
     const { ui, cookie, origin } = await project(true);
-    const r = await raw(ui.port, "POST", "/gate/r1/G-plan/resubmit", { Cookie: cookie, Origin: origin }, "");
+    const r = await raw(ui, "POST", "/gate/r1/G-plan/resubmit", { Cookie: cookie, Origin: origin }, "");
     expect(r.status).toBe(403);
     expect(r.text).toMatch(/read-only/);
-    expect((await raw(ui.port, "GET", "/gate/r1/G-plan", { Cookie: cookie })).text).not.toContain('<form class="act"');
+    expect((await raw(ui, "GET", "/gate/r1/G-plan", { Cookie: cookie })).text).not.toContain('<form class="act"');
   });
 });

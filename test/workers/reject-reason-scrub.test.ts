@@ -46,7 +46,11 @@ describe("a rejected file's reason", () => {
     expect(trail).not.toContain(KEY);
     expect(JSON.stringify(statusRow(loadContext(g.layout), run, GATE).rejected)).not.toContain(KEY);
     const page = String(
-      await gatePage({ root: g.layout.root, readOnly: true, csrf: "c", seq: 0 }, gateTimeline(loadContext(g.layout), run, GATE), null),
+      await gatePage(
+        { root: g.layout.root, base: "/b", readOnly: true, csrf: "c", seq: 0 },
+        gateTimeline(loadContext(g.layout), run, GATE),
+        null,
+      ),
     );
     expect(page).toContain("result-9.json.old");
     expect(page).not.toContain(KEY);

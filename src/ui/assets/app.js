@@ -26,7 +26,9 @@ function showAges() {
   }
 }
 
-const gateHref = (run, gate) => `/gate/${encodeURIComponent(run)}/${encodeURIComponent(gate)}`;
+/** Every path of the console starts with its base (src/ui/security.ts). */
+const base = () => document.body.dataset.base ?? "";
+const gateHref = (run, gate) => `${base()}/gate/${encodeURIComponent(run)}/${encodeURIComponent(gate)}`;
 
 /** The same rule as rowMatches() in src/ui/pages.ts. */
 function matches(tr, q, state) {
@@ -149,7 +151,7 @@ function onGate(e) {
 
 function connect() {
   const live = $("#live");
-  const source = new EventSource(`/events?since=${encodeURIComponent(document.body.dataset.seq ?? "")}`);
+  const source = new EventSource(`${base()}/events?since=${encodeURIComponent(document.body.dataset.seq ?? "")}`);
   source.addEventListener("hello", () => {
     if (live) live.textContent = "live";
     document.body.dataset.live = "1";
