@@ -24,7 +24,8 @@ export interface Console {
 }
 
 export async function startUi(root: string, extra: string[] = []): Promise<Console> {
-  const child = spawn(process.execPath, [BIN, "ui", "--root", root, "--port", "0", ...extra], { stdio: ["ignore", "pipe", "pipe"] });
+  const port = extra.includes("--port") ? [] : ["--port", "0"];
+  const child = spawn(process.execPath, [BIN, "ui", "--root", root, ...port, ...extra], { stdio: ["ignore", "pipe", "pipe"] });
   started.add(child);
   let out = "";
   child.stdout!.on("data", (b: Buffer) => (out += b));

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeProject, type Project, REPO, scriptedProvider } from "../helpers/bus.js";
+import { makeProject, type Project, REPO, scriptedProvider, stopChild } from "../helpers/bus.js";
 import { type Console, startUi } from "../helpers/console.js";
 import { scaled } from "../helpers/machine.js";
 
@@ -371,6 +371,31 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     // a Host that is not this server (DNS rebinding) is refused even with the cookie
     const rebound = await api.get(`${ui.home}/`, { headers: { Host: "evil.example:80" } });
     expect(rebound.status()).toBe(421);
+  });
+
+  it("a page open while the console restarts on its port says it is disconnected, and keeps a review typed into it", async () => {
+    const p = makeProject();
+    p.write("docs/plan.md", PLAN);
+    p.startWorker("broker");
+    manualReview(p, "r1");
+    await p.waitFor("r1", "G-plan", (f) => f.includes("packet-1.md"), "packet-1");
+    const ui = await startUi(p.root);
+    const page = await open(ui);
+    await page.goto(`${ui.home}/gate/r1/G-plan`);
+    await page.waitForSelector("body[data-live='1']", { timeout: WAIT });
+    await stopChild(ui.child);
+    const again = await startUi(p.root, ["--port", new URL(ui.origin).port]);
+    expect(again.home).not.toBe(ui.home); // a new token and path: the old page's stream is refused, and not retried
+    await waitText(page, "#live", /^disconnected: open the URL the console printed at its start$/);
+    expect(await page.getAttribute("body", "data-live")).toBe("gone");
+    // submitted, the form would meet a console that does not know this page: it stays, with what was typed
+    const typed = "## Findings\n\n- blocking: lane B has no rollback\n";
+    await page.fill("#respond input[name=reviewer_model]", "gpt-5");
+    await page.fill("#respond textarea[name=review]", typed);
+    await page.click("#respond button[type=submit]");
+    await waitText(page, "#respond .notice.error", /^Not sent: this page lost its console/);
+    expect(await page.inputValue("#respond textarea[name=review]")).toBe(typed);
+    expect(p.files("r1", "G-plan")).not.toContain("result-1.json");
   });
 
   it("--read-only shows no forms and refuses every action", async () => {

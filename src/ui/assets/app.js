@@ -160,15 +160,28 @@ function connect() {
   // the page is older than the events kept, or the settings went wrong: never over a review being typed
   source.addEventListener("reload", () => reloadUnlessTyped("#outdated"));
   source.addEventListener("error", () => {
-    if (live) live.textContent = "reconnecting…";
-    document.body.dataset.live = "0";
+    // a stream the server refuses is never retried by the browser: the console stopped, and one started since (a new
+    // token and path) answers on its port; this page then never updates again
+    const gone = source.readyState === EventSource.CLOSED;
+    if (live) live.textContent = gone ? "disconnected: open the URL the console printed at its start" : "reconnecting…";
+    document.body.dataset.live = gone ? "gone" : "0";
   });
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   showAges();
   setInterval(showAges, 30_000);
-  document.addEventListener("submit", () => (submitting = true));
+  document.addEventListener("submit", (e) => {
+    if (document.body.dataset.live !== "gone") return void (submitting = true);
+    // the console this page came from is gone: sent, the form would be refused and what was typed lost with the page
+    e.preventDefault();
+    const form = e.target;
+    if ($(".notice.unsent", form)) return;
+    const p = document.createElement("p");
+    p.className = "notice error unsent";
+    p.textContent = "Not sent: this page lost its console. Copy what you typed, then open the URL the console printed at its start.";
+    form.prepend(p);
+  });
   document.addEventListener("input", () => held && !submitting && !typed() && location.reload());
   $("input[name=q]")?.addEventListener("input", applyFilter);
   $("select[name=state]")?.addEventListener("change", applyFilter);
