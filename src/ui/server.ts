@@ -43,6 +43,12 @@ function hostNames(host: string): string[] {
   return [...new Set([...machine, host, ...(loopback || everywhere ? ["127.0.0.1", "localhost", "::1"] : [])].map(bracket))];
 }
 
+/** The Host values and Origins a browser sends for these names on this port: it leaves out http's default port, 80. */
+export function addressesAt(names: string[], port: number): { hosts: string[]; origins: string[] } {
+  const hosts = names.flatMap((n) => (port === 80 ? [n, `${n}:80`] : [`${n}:${port}`]));
+  return { hosts, origins: hosts.map((h) => `http://${h}`) };
+}
+
 export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
   const layout = new Layout(o.root);
   const board = new GateBoard({ root: o.root, poll: o.poll, reconcileMs: o.reconcileMs, fullScanMs: o.fullScanMs });
@@ -55,8 +61,8 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
     board,
     secrets,
     readOnly: o.readOnly,
-    hosts: () => names.map((n) => `${n}:${port}`),
-    origins: () => names.map((n) => `http://${n}:${port}`),
+    hosts: () => addressesAt(names, port).hosts,
+    origins: () => addressesAt(names, port).origins,
     cookie: () => `guild_bus_ui_${port}`,
   });
   let server: ReturnType<typeof serve>;

@@ -11,7 +11,7 @@ import { requestReview } from "../../src/commands/review.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { decideEscalation, respond, resubmit } from "../../src/commands/author.js";
-import { type RunningConsole, startConsole } from "../../src/ui/server.js";
+import { addressesAt, type RunningConsole, startConsole } from "../../src/ui/server.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const running: RunningConsole[] = [];
@@ -108,6 +108,14 @@ describe("guild-bus ui: the HTTP surface", () => {
     for (const name of [hostname(), address, "127.0.0.1", "localhost"])
       expect((await raw(ui, "GET", "/", { Cookie: cookie, Host: `${name}:${ui.port}` })).status, name).toBe(200);
     expect((await raw(ui, "GET", "/", { Cookie: cookie, Host: `evil.example:${ui.port}` })).status).toBe(421);
+  });
+
+  it("on port 80, answers the Host and Origin a browser sends there (it leaves the default port out)", () => {
+    expect(addressesAt(["127.0.0.1", "[::1]"], 80)).toEqual({
+      hosts: ["127.0.0.1", "127.0.0.1:80", "[::1]", "[::1]:80"],
+      origins: ["http://127.0.0.1", "http://127.0.0.1:80", "http://[::1]", "http://[::1]:80"],
+    });
+    expect(addressesAt(["127.0.0.1"], 8080)).toEqual({ hosts: ["127.0.0.1:8080"], origins: ["http://127.0.0.1:8080"] });
   });
 
   it("refuses a POST from another origin, without an Origin, or without the form's CSRF token; writes nothing", async () => {
