@@ -79,11 +79,10 @@ export function rowMatches(row: GateRow, q: string, state: string): boolean {
   if (state === "done" && row.state !== "done") return false;
   if (state === "human" && !row.actionable) return false;
   if (!q) return true;
-  const hay = [row.run, row.gate, row.status, row.state, row.reviewer, row.model, row.family, row.waitingFor].join(" ").toLowerCase();
   return q
     .toLowerCase()
     .split(/\s+/)
-    .every((w) => hay.includes(w));
+    .every((w) => row.search.includes(w));
 }
 
 function rowHtml(base: string, r: GateRow): Html {
@@ -92,6 +91,7 @@ function rowHtml(base: string, r: GateRow): Html {
     data-at="${r.requestedMs ?? ""}"
     data-state="${r.state}"
     data-actionable="${r.actionable ? "1" : "0"}"
+    data-search="${r.search}"
   >
     <td data-col="run"><a href="${base}${gateHref(r.run, r.gate)}">${r.run}</a></td>
     <td data-col="gate">${r.gate}</td>

@@ -25,6 +25,8 @@ export interface GateRow {
   requestedMs: number | null;
   /** Whether a person can act on it in the console (a manual packet to answer, an escalation, the author's turn). */
   actionable: boolean;
+  /** What the filter box searches, lower case (searchable()): rowMatches and the page's script read only this. */
+  search: string;
 }
 
 /** A gate's row, and the artifact file an ended pass (satisfied, force-passed) rests on: it can stop holding without
@@ -44,22 +46,31 @@ function rowOf(
 ): GateRow {
   const who = roundReviewerIdentity(s, openRound(s)); // a manual packet names no model: the answer does
   // the page's script shows these as text, from the page and from the event stream: terminal-safe, as pages.ts shows text
-  return safeStrings({
-    run,
-    gate,
-    status: output.status,
-    state: output.state,
-    round: output.rounds,
-    cap: capInForce(s, ctx.settings),
-    reviewer: output.reviewer_host ?? "-",
-    model: who.model ?? "-",
-    family: who.family ?? "-",
-    independence: output.independence ?? "-",
-    waitingFor: output.waiting_for,
-    requestedAt: s.request?.requested_at ?? null,
-    requestedMs: isoTimeMs(s.request?.requested_at),
-    actionable: awaitsManualAnswer(s, decision) || decision.state === "awaiting_decision" || decision.state === "awaiting_author",
-  });
+  return searchable(
+    safeStrings({
+      run,
+      gate,
+      status: output.status,
+      state: output.state,
+      round: output.rounds,
+      cap: capInForce(s, ctx.settings),
+      reviewer: output.reviewer_host ?? "-",
+      model: who.model ?? "-",
+      family: who.family ?? "-",
+      independence: output.independence ?? "-",
+      waitingFor: output.waiting_for,
+      requestedAt: s.request?.requested_at ?? null,
+      requestedMs: isoTimeMs(s.request?.requested_at),
+      actionable: awaitsManualAnswer(s, decision) || decision.state === "awaiting_decision" || decision.state === "awaiting_author",
+    }),
+  );
+}
+
+/** A row with what the filter box searches: the words it shows and its state, one rule for the server and the page. */
+export function searchable(row: Omit<GateRow, "search">): GateRow {
+  const { run, gate, status, state, round, cap, reviewer, model, family, independence, waitingFor } = row;
+  const words = [run, gate, status, state, `${round}/${cap}`, reviewer, model, family, independence, waitingFor];
+  return { ...row, search: words.join(" ").toLowerCase() };
 }
 
 /** Newest request first (a row whose request names no time last), then by run and gate: the page inserts rows so too. */

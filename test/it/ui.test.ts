@@ -136,6 +136,20 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     // the filter narrows the rows as you type
     await page.fill("input[name=q]", "cap_hit");
     expect(await page.locator("#gates tbody tr:not([hidden])").count()).toBe(1);
+    // as the server filters: a word typed shows the rows the same word sent shows (a row's independence, its round, its state)
+    for (const [q, n] of [
+      ["strong", 3],
+      ["1/1", 2],
+      ["awaiting_decision", 1],
+      ["gpt-5 weak", 0],
+    ] as const) {
+      await page.fill("input[name=q]", q);
+      const sent = await page.context().request.get(`${ui.home}/?q=${encodeURIComponent(q)}`);
+      const keys = [...(await sent.text()).matchAll(/<tr\s+data-key="([^"]+)"/g)].map((m) => m[1]).sort();
+      const shown = await page.locator("#gates tbody tr:not([hidden])").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-key")));
+      expect(shown.sort(), q).toEqual(keys);
+      expect(keys.length, q).toBe(n);
+    }
     await page.fill("input[name=q]", "");
     await screenshot(page, "ui-gates.png");
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { artifactDiff } from "../../src/ui/diff.js";
 import { renderMarkdown } from "../../src/ui/markdown.js";
 import { rowMatches } from "../../src/ui/pages.js";
-import type { GateRow } from "../../src/ui/rows.js";
+import { searchable } from "../../src/ui/rows.js";
 
 describe("renderMarkdown", () => {
   it("escapes raw HTML, renders no image, and keeps only http, https and mailto links", () => {
@@ -42,7 +42,7 @@ describe("artifactDiff", () => {
 });
 
 describe("rowMatches", () => {
-  const row: GateRow = {
+  const row = searchable({
     run: "r1",
     gate: "G-plan",
     status: "cap_hit",
@@ -57,9 +57,11 @@ describe("rowMatches", () => {
     requestedAt: null,
     requestedMs: null,
     actionable: true,
-  };
+  });
   it("matches every word anywhere in the row, and the state filters", () => {
     expect(rowMatches(row, "GPT-5 cap_hit", "")).toBe(true);
+    // every word the row shows (its independence, its round of the cap) and its state: the page's script searches the same
+    expect(rowMatches(row, "strong 1/1 awaiting_decision", "")).toBe(true);
     expect(rowMatches(row, "gemini", "")).toBe(false);
     expect(rowMatches(row, "", "human")).toBe(true);
     expect(rowMatches(row, "", "done")).toBe(false);

@@ -36,7 +36,8 @@ function matches(tr, q, state) {
   if (state === "open" && s === "done") return false;
   if (state === "done" && s !== "done") return false;
   if (state === "human" && tr.dataset.actionable !== "1") return false;
-  const hay = tr.textContent.toLowerCase();
+  // the words the server searches (GateRow.search), not the cells' text: a filter typed, then sent, shows the same rows
+  const hay = tr.dataset.search ?? "";
   return q
     .toLowerCase()
     .split(/\s+/)
@@ -78,6 +79,7 @@ function fillRow(tr, row) {
   tr.dataset.at = row.requestedMs ?? "";
   tr.dataset.state = row.state;
   tr.dataset.actionable = row.actionable ? "1" : "0";
+  tr.dataset.search = row.search;
   const a = $("a", cell(tr, "run"));
   a.href = gateHref(row.run, row.gate);
   a.textContent = row.run;
