@@ -369,15 +369,10 @@ function actionsHtml(p: PageContext, t: Timeline, base: string, draft: Draft | u
       html`<form class="act" id="decide" method="post" action="${base}/decide">
         <h3>Decide: ${t.view.snapshot.escalations.get(t.view.decision.round)?.reason ?? "escalation"}</h3>
         ${can.decide.map(
-          (o, i) =>
+          // none chosen ahead (the first option is often force-pass): the person picks one, as the CLI makes them name it
+          (o) =>
             html`<label class="choice"
-              ><input
-                type="radio"
-                name="choice"
-                value="${o}"
-                ${o === chosen || (!can.decide.includes(chosen) && i === 0) ? "checked" : ""}
-              />
-              ${o}</label
+              ><input type="radio" name="choice" value="${o}" required ${o === chosen ? "checked" : ""} /> ${o}</label
             >`,
         )}
         ${can.decide.includes("extend-cap") ? extendBy(kept("decide", "extend_by")) : ""}

@@ -240,6 +240,11 @@ describe("guild-bus ui in headless chromium (integration)", () => {
     const offered = p.readJson<{ options: string[] }>("e1", "G-plan", "escalation-1.json").options;
     const shown = await page.locator("#decide input[name=choice]").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
     expect(shown).toEqual(offered);
+    // none is chosen for the person (force-pass is offered first): the form is not sent until one is, as the CLI needs one
+    expect(await page.locator("#decide input[name=choice]:checked").count()).toBe(0);
+    await page.click("#decide button[type=submit]");
+    expect(await page.locator("#decide").evaluate((f) => (f as HTMLFormElement).checkValidity())).toBe(false);
+    expect(p.files("e1", "G-plan").filter((f) => f.startsWith("decision-"))).toEqual([]);
     await page.check('#decide input[value="extend-cap"]');
     await page.fill("#decide input[name=extend_by]", "1");
     await page.fill("#decide textarea[name=note]", "one more round: the rollback plan");
