@@ -1,5 +1,5 @@
 // Claims avoid duplicate work only; correctness comes from first-writer-wins delivery and fencing.
-import { lstatSync, mkdirSync, readdirSync, statSync, utimesSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs";
 import { PathSafetyError } from "./no-symlinks.js";
 import { setAside } from "./set-aside.js";
 import path from "node:path";
@@ -15,7 +15,21 @@ export interface ClaimOptions {
   staleMs?: number;
   updateMs?: number;
   log?: (message: string) => void;
+  /** A monotonic clock in ms (tests inject one): how long a lock has been seen unchanged. */
+  monotonicMs?: () => number;
 }
+
+/**
+ * proper-lockfile judges staleness by comparing the lock's mtime with this process's wall clock, and its holder gives
+ * up once its wall clock passed its last refresh by the stale time. Machines sharing a tree whose clocks differ by
+ * more than the stale time would take each other's live claims, and a wall clock stepped forward would make a holder
+ * abandon its paid dispatch: both rules are turned off (a stale time no clock reaches) and staleness is judged here.
+ */
+const NEVER_STALE_MS = Number.MAX_SAFE_INTEGER / 4;
+
+/** Each lock seen held: its version (inode and mtime, whatever clock dated it) and when this process first saw it. */
+const seenHeld = new Map<string, { version: string; since: number }>();
+const MAX_SEEN = 10_000;
 
 /** Try to claim `name` inside claimsDir; null when someone else holds it. Never throws for a held lock. */
 export async function tryClaim(claimsDir: string, name: string, options: ClaimOptions = {}): Promise<Claim | null> {
@@ -26,13 +40,13 @@ export async function tryClaim(claimsDir: string, name: string, options: ClaimOp
   const controller = new AbortController();
   const staleMs = options.staleMs ?? 30_000;
   setAsideForeignLock(`${target}.lock`);
-  unskewLock(`${target}.lock`, staleMs);
+  removeIfStale(`${target}.lock`, staleMs, options.monotonicMs ?? (() => performance.now()));
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(target, {
       realpath: false,
       lockfilePath: `${target}.lock`,
-      stale: staleMs,
+      stale: NEVER_STALE_MS,
       update: options.updateMs ?? Math.max(1000, Math.floor(staleMs / 3)),
       retries: 0,
       onCompromised: (error: Error) => {
@@ -75,14 +89,36 @@ function setAsideForeignLock(lockDir: string): void {
 }
 
 /**
- * A lock dated further in the future than a live holder could date it (clock skew, a touched directory) would never
- * turn stale: date it now instead, so it turns stale after staleMs unless its holder is alive and refreshes it.
+ * A lock is stale once this process has seen it unchanged (same inode, same mtime) for staleMs of its own monotonic
+ * clock: a live holder re-dates it every updateMs, by whatever clock its machine keeps. Comparing the mtime with this
+ * clock instead took live claims of a machine whose clock differs by more than staleMs. A lock seen for the first time
+ * is held, however old it looks. Removing it races with its holder's refresh as proper-lockfile's own removal did: a
+ * holder that finds its lock gone abandons the guarded work, and the attempt file keeps a paid dispatch single.
  */
-function unskewLock(lockDir: string, staleMs: number): void {
+function removeIfStale(lockDir: string, staleMs: number, now: () => number): void {
+  let st;
   try {
-    const now = Date.now();
-    if (statSync(lockDir).mtimeMs > now + staleMs) utimesSync(lockDir, now / 1000, now / 1000);
+    st = statSync(lockDir, { throwIfNoEntry: false });
   } catch {
-    // no lock, or it went away meanwhile
+    return; // unreadable: the lock attempt says what it is
+  }
+  if (st === undefined) {
+    seenHeld.delete(lockDir);
+    return;
+  }
+  const version = `${st.ino}:${st.mtimeMs}`;
+  const seen = seenHeld.get(lockDir);
+  if (seen === undefined || seen.version !== version) {
+    seenHeld.delete(lockDir); // re-inserted last: the oldest entry is the one dropped past the bound
+    seenHeld.set(lockDir, { version, since: now() });
+    if (seenHeld.size > MAX_SEEN) seenHeld.delete(seenHeld.keys().next().value!);
+    return;
+  }
+  if (now() - seen.since < staleMs) return;
+  seenHeld.delete(lockDir);
+  try {
+    rmdirSync(lockDir);
+  } catch {
+    // taken over or released meanwhile: the lock attempt says which
   }
 }

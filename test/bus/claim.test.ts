@@ -85,17 +85,40 @@ describe("claim: tryClaim", () => {
     }
   });
 
-  it("takes over a stale lock whose owner is gone", async () => {
+  it("takes over a lock only once this process has seen it unchanged for the stale time, whatever its mtime says", async () => {
+    // another machine's clock may be minutes ahead of or behind this one: an mtime is no age
+    for (const offsetMs of [-10_000, -3_600_000, 3_600_000]) {
+      const dir = path.join(tempRoot(), "claims");
+      const lockDir = path.join(dir, "job.lock");
+      mkdirSync(lockDir, { recursive: true });
+      const t = (Date.now() + offsetMs) / 1000;
+      utimesSync(lockDir, t, t);
+      let clock = 1_000;
+      const opts = { ...FAST, monotonicMs: () => clock };
+
+      expect(await claim(dir, "job", opts)).toBeNull(); // first seen: held, however old it looks
+      clock += FAST.staleMs - 1;
+      expect(await claim(dir, "job", opts)).toBeNull();
+      clock += 1;
+      const c = await claim(dir, "job", opts);
+      expect(c).not.toBeNull();
+      expect(await claim(dir, "job", opts)).toBeNull();
+    }
+  });
+
+  it("does not take a lock its holder keeps re-dating, even to times long past by this clock", async () => {
     const dir = path.join(tempRoot(), "claims");
     const lockDir = path.join(dir, "job.lock");
     mkdirSync(lockDir, { recursive: true });
-    const old = (Date.now() - 10_000) / 1000;
-    utimesSync(lockDir, old, old);
-
-    const c = await claim(dir, "job");
-    expect(c).not.toBeNull();
-    expect(statSync(lockDir).mtimeMs).toBeGreaterThan(Date.now() - 5_000);
-    expect(await claim(dir, "job")).toBeNull();
+    let clock = 0;
+    const opts = { ...FAST, monotonicMs: () => clock };
+    for (let beat = 1; beat <= 4; beat++) {
+      // a holder on a machine an hour behind this one, refreshing every second of its clock
+      const t = (Date.now() - 3_600_000 + beat * 1000) / 1000;
+      utimesSync(lockDir, t, t);
+      expect(await claim(dir, "job", opts)).toBeNull();
+      clock += FAST.staleMs;
+    }
   });
 
   it("keeps a held lock fresh, so it is not taken over as stale", async () => {
