@@ -16,10 +16,10 @@ export class ProviderCache {
 
   get(settings: Settings): Promise<DetectedProvider[]> {
     const key = JSON.stringify(settings.providers ?? {});
-    if (!this.value || key !== this.key || Date.now() - this.at > this.ttlMs) {
+    if (!this.value || key !== this.key || performance.now() - this.at > this.ttlMs) {
       const value = this.detect(settings, this.layout);
       this.value = value;
-      this.at = Date.now();
+      this.at = performance.now();
       this.key = key;
       value.catch(() => {
         if (this.value === value) this.value = null;

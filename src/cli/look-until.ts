@@ -3,11 +3,11 @@ import type { ChildProcess } from "node:child_process";
 
 /** Resolves once `seen()` holds or `ms` passed, looking every 50 ms; rejects with what `seen` throws. */
 export function lookUntil(seen: () => boolean, ms: number): Promise<void> {
-  const until = Date.now() + ms;
+  const until = performance.now() + ms; // monotonic: a wall clock stepped back must not stretch the wait
   return new Promise((resolve, reject) => {
     const look = () => {
       try {
-        if (seen() || Date.now() > until) return resolve();
+        if (seen() || performance.now() > until) return resolve();
       } catch (error) {
         return reject(error as Error);
       }

@@ -35,7 +35,7 @@ function heartbeat(view: GateView, next: NextStep, started: number, timeoutMs: n
     : "no reviewer yet";
   const limit = p ? settings.providers?.[p.reviewer_provider]?.timeout_ms : undefined;
   return (
-    `still waiting: round ${view.decision.round}, ${reviewer}, elapsed ${seconds(Date.now() - started)}` +
+    `still waiting: round ${view.decision.round}, ${reviewer}, elapsed ${seconds(performance.now() - started)}` +
     `${limit ? `, reviewer timeout ${seconds(limit)}` : ""}, --timeout ${timeoutMs === undefined ? "none" : seconds(timeoutMs)}` +
     ` — ${nextStepLine(next)}`
   );
@@ -50,7 +50,8 @@ export async function waitGate(
 ): Promise<{ view: GateView; timedOut: boolean; next: NextStep }> {
   // a gate that does not exist would be "still running" for ever: a typo must be said, whichever face asked
   assertGateExists(layout, runId, gate);
-  const started = Date.now();
+  // monotonic: a wall clock stepped back would hold the timeout for as long, one stepped forward end it early
+  const started = performance.now();
   let last = "";
   let hinted = false;
   let warned = false;
@@ -59,7 +60,7 @@ export async function waitGate(
   let lastNoteAt = started;
   const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const note = (text: string) => {
-    lastNoteAt = Date.now();
+    lastNoteAt = performance.now();
     opts.note(lineSafe(text)); // a detail from a planted file cannot print a progress line of its own
   };
   for (;;) {
@@ -93,12 +94,12 @@ export async function waitGate(
     }
     // Callers deliver their file first, so the state seen here already accounts for it.
     if (view.exitCode !== null) return { view, timedOut: false, next };
-    if (Date.now() - lastNoteAt >= heartbeatMs) note(`[${gate}] ${heartbeat(view, next, started, opts.timeoutMs, ctx.settings)}`);
-    if (!hinted && Date.now() - started > 10_000 && openRound(view.snapshot) === 0) {
+    if (performance.now() - lastNoteAt >= heartbeatMs) note(`[${gate}] ${heartbeat(view, next, started, opts.timeoutMs, ctx.settings)}`);
+    if (!hinted && performance.now() - started > 10_000 && openRound(view.snapshot) === 0) {
       note(`[${gate}] nothing has picked this request up yet — is \`guild-bus up\` running in ${layout.root}?`);
       hinted = true;
     }
-    if (opts.signal?.aborted || (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs))
+    if (opts.signal?.aborted || (opts.timeoutMs !== undefined && performance.now() - started > opts.timeoutMs))
       return { view, timedOut: true, next };
     await sleep(opts.intervalMs ?? 150);
   }

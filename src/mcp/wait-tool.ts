@@ -22,7 +22,7 @@ export async function waitTool(
   a: { run_id: string; gate: string; timeout_seconds: number },
   extra: Extra,
 ): Promise<CallToolResult> {
-  const started = Date.now();
+  const started = performance.now(); // monotonic, as waitGate's timeout
   const token = extra._meta?.progressToken;
   let sent = 0;
   let latest = "waiting";
@@ -30,7 +30,7 @@ export async function waitTool(
     // the heartbeat repeats where the gate stands (its state, whom it waits for), not a note or warning said once
     if (!/^(\[[^\]]*\] )?(note|warn): /.test(message)) latest = message;
     if (token === undefined) return;
-    const elapsed = Math.round((Date.now() - started) / 1000);
+    const elapsed = Math.round((performance.now() - started) / 1000);
     void extra
       .sendNotification({
         method: "notifications/progress",
@@ -61,7 +61,7 @@ export async function waitTool(
 
 function stillRunning(view: GateView, next: NextStep, started: number): CallToolResult {
   const o = view.output;
-  const elapsed = Math.round((Date.now() - started) / 1000);
+  const elapsed = Math.round((performance.now() - started) / 1000);
   // the next step says whether waiting alone moves the gate: a person's step has a command to run (the manual
   // reviewer's answer, a worker to start) or says what to do (a path only a person can clear, a refused write)
   const ask = !next.person_first

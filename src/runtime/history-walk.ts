@@ -51,7 +51,7 @@ export class HistoryWalk {
   private firstSweep = true;
   private readonly ended = new AbortController();
   private readonly slicer: TimeSlicer;
-  private readonly startedAt = Date.now();
+  private readonly startedAt = performance.now();
 
   constructor(private readonly host: WalkHost) {
     this.slicer = new TimeSlicer(() => host.busy());
@@ -164,7 +164,8 @@ export class HistoryWalk {
 
   /** A round over every finished run is done: the next one starts. */
   private sweepDone(): void {
-    if (this.firstSweep) this.host.log(`every run looked at since start (${this.swept} finished, ${Date.now() - this.startedAt} ms)`);
+    const ms = Math.round(performance.now() - this.startedAt);
+    if (this.firstSweep) this.host.log(`every run looked at since start (${this.swept} finished, ${ms} ms)`);
     this.firstSweep = false;
     this.swept = 0;
     this.sweepRuns = this.host.finishedRuns();

@@ -111,10 +111,23 @@ function dirMtime(dir: string): number {
 export const NEW_DIR_LOOKS_MS = [50, 500];
 
 /**
+ * A directory's mtime as a look saw it: `at` is this machine's wall clock, compared with the mtime only; `tick` the
+ * monotonic clock, for every interval (a wall clock stepped back an hour would hold the full-scan look, and with it the
+ * grace periods and stale claims only time moves, for an hour).
+ */
+interface Look {
+  mtime: number;
+  at: number;
+  tick: number;
+}
+
+const lookedAt = (mtime: number): Look => ({ mtime, at: Date.now(), tick: performance.now() });
+
+/**
  * Whole-second mtimes (sshfs and every SFTP v3 mount) cannot show a second change within the same second: a gate
  * handled less than that second (plus a second of clock skew) after its directory's mtime is handled once more.
  */
-function mayHideAChange(last: { mtime: number; at: number }): boolean {
+function mayHideAChange(last: Look): boolean {
   return last.mtime > 0 && last.mtime % 1000 === 0 && last.at - last.mtime < 2000;
 }
 
@@ -150,7 +163,7 @@ export class WorkerRuntime {
   private readonly finishedLog: FinishedRuns | null;
   private readonly walk: HistoryWalk | null;
   /** The runs directory's mtime when it was last listed, and when. */
-  private runsListed = { mtime: -1, at: 0 };
+  private runsListed: Look = { mtime: -1, at: 0, tick: 0 };
   private readonly queue = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly dirty = new Set<string>();
@@ -235,8 +248,8 @@ export class WorkerRuntime {
    * history walk must not queue behind. A handler running longer (a review waiting on its CLI) holds nothing back.
    */
   private handlingQuickly(): boolean {
-    const now = Date.now();
-    for (const key of this.running.keys()) if (now - (this.handled.get(key)?.at ?? 0) < QUICK_HANDLER_MS) return true;
+    const now = performance.now();
+    for (const key of this.running.keys()) if (now - (this.handled.get(key)?.tick ?? -Infinity) < QUICK_HANDLER_MS) return true;
     return false;
   }
 
@@ -497,7 +510,7 @@ export class WorkerRuntime {
   private quietChange(p: string, ref = this.refFromPath(p)): void {
     const last = ref && this.handled.get(ref.key);
     if (!ref || !last) return;
-    this.handled.set(ref.key, { mtime: dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)), at: last.at });
+    this.handled.set(ref.key, { ...last, mtime: dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate)) });
   }
 
   private rescanDir(p: string): void {
@@ -573,8 +586,7 @@ export class WorkerRuntime {
     this.watch(layout.gateDir(ref.runId, ref.gate));
     if (this.owns(ref.key)) this.enqueue(ref.key);
     // a peer's share: looked at by this worker too, once per full-scan interval (in case that peer is gone)
-    else if (!this.handled.has(ref.key))
-      this.handled.set(ref.key, { mtime: dirMtime(layout.gateDir(ref.runId, ref.gate)), at: Date.now() });
+    else if (!this.handled.has(ref.key)) this.handled.set(ref.key, lookedAt(dirMtime(layout.gateDir(ref.runId, ref.gate))));
   }
 
   /** Every run and gate on disk, without a history walk (the console): at start and every fullScanMs. */
@@ -586,7 +598,7 @@ export class WorkerRuntime {
   }
 
   private noteRunsListed(): void {
-    this.runsListed = { mtime: dirMtime(this.spec.layout.runs), at: Date.now() };
+    this.runsListed = lookedAt(dirMtime(this.spec.layout.runs));
   }
 
   /**
@@ -594,7 +606,7 @@ export class WorkerRuntime {
    * (network filesystems, whose attribute caches can serve a stale mtime) lists it at least once per full-scan interval.
    */
   private runsMayHaveChanged(): boolean {
-    const overdue = this.pollMode.poll && Date.now() - this.runsListed.at >= (this.spec.fullScanMs ?? 10_000);
+    const overdue = this.pollMode.poll && performance.now() - this.runsListed.tick >= (this.spec.fullScanMs ?? 10_000);
     return overdue || dirMtime(this.spec.layout.runs) !== this.runsListed.mtime || mayHideAChange(this.runsListed);
   }
 
@@ -621,14 +633,14 @@ export class WorkerRuntime {
     // An active gate is handled again when its directory changed since it was handled or a quiet event was seen
     // (every delivery adds a name) and it is this worker's share, or, for what only time changes (grace periods,
     // stale claims, a peer that is gone), once per full-scan interval.
-    const now = Date.now();
+    const now = performance.now();
     for (const [key, ref] of this.active) {
       const last = this.handled.get(key);
       const retry = this.failing.get(key);
       if (
         !last ||
         (retry !== undefined && retry.until <= now) ||
-        now - last.at > (this.spec.fullScanMs ?? 10_000) ||
+        now - last.tick > (this.spec.fullScanMs ?? 10_000) ||
         (this.owns(key) && this.changedSinceHandled(ref))
       )
         this.queue.add(key);
@@ -641,7 +653,7 @@ export class WorkerRuntime {
   }
 
   /** When each active gate was last handled, and its directory mtime just before. */
-  private readonly handled = new Map<string, { mtime: number; at: number }>();
+  private readonly handled = new Map<string, Look>();
 
   /** A name came to or left the gate's directory since its handler last began reading it (or it never ran). */
   private changedSinceHandled(ref: GateRef): boolean {
@@ -663,7 +675,7 @@ export class WorkerRuntime {
     for (const key of [...this.queue]) {
       if (this.stopped || this.running.size >= limit) return;
       // a gate in backoff leaves the queue; the reconcile pass puts it back once it is due
-      if ((this.failing.get(key)?.until ?? 0) > Date.now()) {
+      if ((this.failing.get(key)?.until ?? -Infinity) > performance.now()) {
         this.queue.delete(key);
         continue;
       }
@@ -683,7 +695,7 @@ export class WorkerRuntime {
     // before the handler reads: anything that arrives while it runs moves the mtime, and is looked at again
     const mtime = dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate));
     const stamp = gateStamp(this.spec.layout.gateDir(ref.runId, ref.gate)); // what a finished gate is known by
-    this.handled.set(ref.key, { mtime, at: Date.now() });
+    this.handled.set(ref.key, lookedAt(mtime));
     try {
       const status = await this.spec.handleGate(ref, this.abort.signal);
       this.failing.delete(ref.key);
@@ -703,7 +715,7 @@ export class WorkerRuntime {
       // a line per retry, each retry twice as late (capped).
       const count = (this.failing.get(ref.key)?.count ?? 0) + 1;
       const delay = Math.min((this.spec.reconcileMs ?? 2000) * 2 ** (count - 1), MAX_BACKOFF_MS);
-      this.failing.set(ref.key, { count, until: Date.now() + delay });
+      this.failing.set(ref.key, { count, until: performance.now() + delay });
       const first =
         error instanceof ReadFault
           ? `a read failed, nothing decided: ${error.message}`

@@ -35,7 +35,7 @@ export async function supervise(
   let finish!: (how: "stopped" | "all-failed") => void;
   const finished = new Promise<"stopped" | "all-failed">((resolve) => (finish = resolve));
   const start = (kind: string, quickExits: number) => {
-    const startedAt = Date.now();
+    const startedAt = performance.now();
     const child = spawn(process.execPath, argvOf(kind), { stdio: ["ignore", "inherit", "inherit", "ipc"] });
     children.set(kind, child);
     let ended = false;
@@ -44,7 +44,7 @@ export async function supervise(
       ended = true;
       children.delete(kind);
       if (stopping) return;
-      const quick = Date.now() - startedAt < QUICK_EXIT_MS ? quickExits + 1 : 0;
+      const quick = performance.now() - startedAt < QUICK_EXIT_MS ? quickExits + 1 : 0;
       if (quick >= MAX_QUICK_EXITS) {
         supervised.delete(kind);
         givenUp.add(kind);

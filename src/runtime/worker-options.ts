@@ -47,7 +47,7 @@ export class ContextHolder {
   ) {
     this.reload();
   }
-  reload(now = Date.now()): BusContext {
+  reload(now = performance.now()): BusContext {
     this.stamp = fileStamp(this.layout.settings);
     const loaded = loadContext(this.layout);
     const whole = (c: BusContext) => c.fault === undefined && !c.settingsIncomplete;

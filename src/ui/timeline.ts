@@ -60,7 +60,7 @@ const PAGE_DIFF_BUDGET_MS = 1000;
 function diffNote(prev: string | null, next: string | null, deadline: number): RoundView["diff"] {
   if (prev === null || next === null) return { note: "no embedded artifact to compare (nightmare packets list paths)" };
   if (prev === next) return { note: "the artifact is unchanged since the previous round" };
-  const left = deadline - Date.now();
+  const left = deadline - performance.now();
   const spent = { note: "not compared: this page spent its time on the newer rounds' diffs" };
   if (left <= 0) return spent;
   const lines = artifactDiff(prev, next, left);
@@ -131,7 +131,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
       first = false;
     }
   }
-  const deadline = Date.now() + PAGE_DIFF_BUDGET_MS;
+  const deadline = performance.now() + PAGE_DIFF_BUDGET_MS;
   compare.sort((a, b) => b.view.round - a.view.round);
   for (const { view, prev, next } of compare) view.diff = diffNote(prev, next, deadline);
   rounds.sort((a, b) => a.round - b.round || (a.member ?? "").localeCompare(b.member ?? ""));

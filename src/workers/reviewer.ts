@@ -392,11 +392,11 @@ async function deliverOverPlanted<T>(
   o: { what: string; ours: () => boolean; conflict: (delivery: T) => boolean },
   send: () => Promise<T>,
 ): Promise<T> {
-  const until = Date.now() + FOREIGN_RESULT_WAIT_MS;
+  const until = performance.now() + FOREIGN_RESULT_WAIT_MS;
   for (let moves = 0; ;) {
     const delivery = await retryOnSystemFault(send);
     if (!o.conflict(delivery) || o.ours()) return delivery;
-    if (Date.now() < until) await sleep(200);
+    if (performance.now() < until) await sleep(200);
     // a slot that cannot be freed (the move fails each time) is left as it is: the worker's log says it was not delivered
     else if (moves++ === MOVES_TRIED) return delivery;
     else {
