@@ -217,8 +217,13 @@ export class Peers {
     return this.live.length;
   }
 
-  /** Say this worker is alive and read who else is; true when the set of peers changed. */
-  beat(now = Date.now()): boolean {
+  /**
+   * Say this worker is alive and read who else is; true when the set of peers changed. `now` (the wall clock) dates
+   * this worker's file and judges a file seen for the first time; how long a peer's file has not moved is `tick`'s,
+   * the monotonic clock: a wall clock stepped forward past the forget time removed live peers' files, and one stepped
+   * back kept dead peers for as long.
+   */
+  beat(now = Date.now(), tick = performance.now()): boolean {
     const live = new Set([this.self]);
     const seen = new Map<string, { stamp: number; movedAt: number }>();
     this.unseen = null;
@@ -247,16 +252,16 @@ export class Peers {
         const movedAt = before
           ? before.stamp === st.mtimeMs
             ? before.movedAt
-            : now
+            : tick
           : Math.abs(now - st.mtimeMs) < PEER_STALE_MS
-            ? now
-            : now - PEER_STALE_MS;
-        if (deadHere(name) || now - movedAt > PEER_FORGET_MS) {
+            ? tick
+            : tick - PEER_STALE_MS;
+        if (deadHere(name) || tick - movedAt > PEER_FORGET_MS) {
           gone.push(name);
           continue;
         }
         seen.set(name, { stamp: st.mtimeMs, movedAt });
-        if (now - movedAt < PEER_STALE_MS) live.add(name);
+        if (tick - movedAt < PEER_STALE_MS) live.add(name);
       }
       if (gone.length) {
         refuseSymlinks(this.layout.guild, this.dir); // still no link: nothing outside .guild is removed

@@ -59,17 +59,31 @@ describe("peers of one worker kind", () => {
     const { all } = peers(["a-1", "b-2", "c-3"]);
     settle(all);
     const [a, b, c] = all as [Peers, Peers, Peers];
-    const t0 = Date.now();
+    const [t0, k0] = [Date.now(), performance.now()];
     c.leave();
-    expect(a.beat(t0)).toBe(true);
+    expect(a.beat(t0, k0)).toBe(true);
     expect(a.count()).toBe(2);
     // b does not beat again (a kill -9 elsewhere): past the stale time on a's own clock, a takes every gate
-    expect(a.beat(t0 + 5_000)).toBe(false);
-    expect(a.beat(t0 + 11_000)).toBe(true);
+    expect(a.beat(t0 + 5_000, k0 + 5_000)).toBe(false);
+    expect(a.beat(t0 + 11_000, k0 + 11_000)).toBe(true);
     expect(KEYS.every((k) => a.owns(k))).toBe(true);
-    b.beat(t0 + 11_000); // b comes back
-    expect(a.beat(t0 + 12_000)).toBe(true);
+    b.beat(t0 + 11_000, k0 + 11_000); // b comes back
+    expect(a.beat(t0 + 12_000, k0 + 12_000)).toBe(true);
     expect(KEYS.filter((k) => a.owns(k)).length).toBeLessThan(KEYS.length);
+  });
+
+  it("a wall clock stepped forward removes no live peer's file, and one stepped back keeps no dead peer alive", () => {
+    const { all, dir } = peers(["a-1", "b-2"]);
+    settle(all);
+    const [a, b] = all as [Peers, Peers];
+    const k0 = performance.now();
+    // a laptop's clock set 20 minutes on (past the time a silent peer's file is forgotten), a second after b beat
+    expect(a.beat(Date.now() + 20 * 60_000, k0 + 1_000)).toBe(false);
+    expect(readdirSync(dir)).toContain(b.self);
+    expect(a.count()).toBe(2);
+    // b is killed elsewhere; a's clock is stepped back an hour: 11 s later b is gone all the same
+    expect(a.beat(Date.now() - 3_600_000, k0 + 12_000)).toBe(true);
+    expect(a.count()).toBe(1);
   });
 
   it("liveness is read on this worker's clock: a file dated in the future is no peer unless it keeps being re-dated", () => {
@@ -150,9 +164,9 @@ describe("peers of one worker kind", () => {
     const me = new Peers(layout, peersDir(layout, "broker"));
     const hostAndNs = me.self.slice(0, me.self.lastIndexOf("-"));
     writeFileSync(path.join(victim, `${hostAndNs}-${2 ** 22 + 1}`), ""); // a "dead peer of this machine"
-    const t0 = Date.now();
-    me.beat(t0);
-    me.beat(t0 + 11 * 60_000); // past the time a peer's file is forgotten
+    const [t0, k0] = [Date.now(), performance.now()];
+    me.beat(t0, k0);
+    me.beat(t0 + 11 * 60_000, k0 + 11 * 60_000); // past the time a peer's file is forgotten
     expect(readdirSync(victim).sort()).toEqual([`${hostAndNs}-${2 ** 22 + 1}`, "backup.tar-1", "thesis-2024"].sort());
     expect(me.count()).toBe(1);
   });
