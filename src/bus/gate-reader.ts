@@ -585,7 +585,15 @@ function decisionProblem(
     if (escalationSha !== null && decision.escalation_sha256.toLowerCase() !== escalationSha)
       return `decision answers escalation bytes ${decision.escalation_sha256}, not this round's (${escalationSha})`;
     // the bytes it names order it: its time need not (a writer's local time without a zone, say), unless it is ahead
-    if (!("problem" in t) && t.ms > Date.now() + DECISION_SKEW_MS) return `decision dated ${decision.at}, in the future`;
+    if (!("problem" in t) && t.ms > Date.now() + DECISION_SKEW_MS) {
+      const minutes = Math.round((t.ms - Date.now()) / 60_000);
+      const ahead = minutes < 1440 ? `${minutes} min` : `${Math.round(minutes / 1440)} days`;
+      return (
+        `decision dated ${decision.at}, in the future: ${ahead} ahead of the clock of the worker that read it, more than ` +
+        `the ${DECISION_SKEW_MS / 60_000} min allowed between machines — set the clock of the machine that decided right, ` +
+        `then decide again`
+      );
+    }
     return null;
   }
   const naming = `name the escalation instead: add escalation_sha256, the sha256 of the escalation-${decision.round}.json bytes`;

@@ -42,6 +42,13 @@ describe("decisions", () => {
     expect(answers({ ...decision(1, "force-pass"), escalation_sha256: escalationSha, at: local })).toBe(true);
   });
 
+  it("one naming the escalation's bytes but dated past the skew allowed says how far ahead, and what to do", () => {
+    const { answers, escalationSha, reason } = cappedGate();
+    expect(answers({ ...decision(1, "force-pass"), escalation_sha256: escalationSha, at: inMinutes(7) })).toBe(false);
+    // before: "decision dated …, in the future", while `decide` on that machine had said "decision recorded"
+    expect(reason()).toMatch(/7 min ahead of the clock of the worker that read it, .* set the clock of the machine that decided right/);
+  });
+
   it("one naming no escalation answers only if dated after it and not ahead of this clock", () => {
     const { answers } = cappedGate();
     expect(answers({ ...decision(1, "rework"), at: inMinutes(0) })).toBe(true);
