@@ -7,7 +7,7 @@ import { decideGate, type GateDecision, waitExitCode } from "../core/decide.js";
 import { gatePolicy } from "../core/gate-queries.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { liveAdverts, unresponsiveWorkers, workerRunning } from "../runtime/peers.js";
-import { nextStep, type NextStep } from "../core/next-step.js";
+import { nextStep, type NextStep, SUPERVISOR_START_MS } from "../core/next-step.js";
 import { type Reverification, type ReverifyInput, reverifyOutcome, unprovenPass } from "../core/reverify.js";
 import type { GateSnapshot } from "../core/snapshot.js";
 import { gateStatus, type ReviewBrokerOutput } from "../core/status.js";
@@ -54,7 +54,11 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
     supervisedFor: () => {
       const up = runningSupervisor(ctx.layout);
       const since = up ? Date.parse(up.started_at) : NaN;
-      return up === null ? null : Number.isNaN(since) ? Infinity : Date.now() - since;
+      if (up === null) return null;
+      const ran = Date.now() - since;
+      // a start further ahead of this clock than the start-up time is no start to wait on (another machine's clock, or
+      // this one stepped back): the missing worker is named now, not once this clock has caught up with it
+      return Number.isNaN(ran) || ran < -SUPERVISOR_START_MS ? Infinity : Math.max(0, ran);
     },
   };
   const next = withRefusedWrite(

@@ -311,6 +311,11 @@ describe("a gate that waits on a worker nobody runs", () => {
       next = viewGate(loadContext(layout), run, GATE).next;
       expect(next.waiting_on).toMatch(/^the verifier, but no verifier worker is running for this project \(`guild-bus up` runs/);
       expect(next.command).toBe("guild-bus worker verifier");
+      // an `up` whose start is dated an hour ahead of this clock (this clock stepped back since, or another machine's):
+      // before, "still starting" for that hour, and nobody was told a worker was missing
+      const ahead = new Date(Date.now() + 3_600_000).toISOString();
+      writeFileSync(layout.supervisorLock, JSON.stringify({ pid: up.pid, host: THIS_HOST, started_at: ahead }) + "\n");
+      expect(viewGate(loadContext(layout), run, GATE).next.command).toBe("guild-bus worker verifier");
       const verifier = new Peers(layout, peersDir(layout, "verifier"));
       verifier.beat();
       next = viewGate(loadContext(layout), run, GATE).next;
