@@ -1,6 +1,6 @@
 // guild-bus mcp: serve the bus to an author host over MCP (stdio), starting the workers when the tree has none.
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, constants, fstatSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { summary } from "./overview.js";
@@ -48,19 +48,32 @@ function openUpLog(layout: Layout): number | null {
 
 /**
  * Keep `up` running for this tree while the server serves: start one unless one runs already (one supervisor per
- * tree), as a child tied to this server by an IPC channel, and start one again if the tree is left with none.
- * Returns how to let it go: the child drains (reviews in flight finish) and exits.
+ * tree), as a child tied to this server by an IPC channel, and start one again if the tree is left with none. A tree
+ * without .guild/ gets none until a review is requested there (`ready({ create: true })`) or .guild/ appears: a host
+ * loads this server in every project (a user-wide plugin or extension), and a project that never used guild-bus must
+ * not be given a .guild/ and workers by opening a session in it. Returns how to let it go (the child drains: reviews
+ * in flight finish) and `ready`, which settles once the workers can be seen (see supervisorSeen).
  */
-function keepWorkers(layout: Layout, say: (line: string) => void): { release: () => void; started: Promise<void> } {
+function keepWorkers(
+  layout: Layout,
+  say: (line: string) => void,
+): { release: () => void; ready: (o?: { create?: boolean }) => Promise<void> } {
   let child: ChildProcess | null = null;
+  let seen: Promise<void> = Promise.resolve();
   let releasing = false;
   let lastExit = "";
+  let toldUnused = false;
   const logName = `${path.relative(layout.root, layout.logs)}/mcp-up.log`;
   const ensure = () => {
     if (child && child.exitCode === null && child.signalCode === null) {
       // a try that has run since the last check after workers that exited: they run again, and a later exit is news
       if (lastExit) say("the workers are running again");
       lastExit = "";
+      return;
+    }
+    if (!child && !existsSync(layout.guild)) {
+      if (!toldUnused) say("no .guild/ here yet: the workers start with the first request_review (or once .guild/ exists)");
+      toldUnused = true;
       return;
     }
     const running = runningSupervisor(layout);
@@ -74,6 +87,7 @@ function keepWorkers(layout: Layout, say: (line: string) => void): { release: ()
     } finally {
       if (log !== null) closeSync(log); // the child has its own copy
     }
+    seen = supervisorSeen(layout, child);
     child.on("error", (error) => say(`could not start the workers: ${error.message}`));
     // `up` may refuse at once (settings broken since this server started, another supervisor won the lock): say so,
     // once per way it ended; the retries after it are quiet until one runs
@@ -101,7 +115,17 @@ function keepWorkers(layout: Layout, say: (line: string) => void): { release: ()
       clearInterval(timer);
       if (child?.connected) child.disconnect();
     },
-    started: supervisorSeen(layout, child),
+    ready: (o = {}) => {
+      if (o.create && !releasing && !child) {
+        try {
+          mkdirSync(layout.guild);
+        } catch {
+          // there already, or not makeable here: `up` and the request say why
+        }
+        tryEnsure();
+      }
+      return seen;
+    },
   };
 }
 
@@ -109,10 +133,10 @@ function keepWorkers(layout: Layout, say: (line: string) => void): { release: ()
  * Settles once the tree's `up` can be seen (its lock), the one started here ended, or STARTED_WAIT_MS passed: until
  * then a gate reads "no broker worker is running — run: guild-bus up", which is not the step to take.
  */
-function supervisorSeen(layout: Layout, child: ChildProcess | null): Promise<void> {
+function supervisorSeen(layout: Layout, child: ChildProcess): Promise<void> {
   return lookUntil(() => {
     try {
-      return runningSupervisor(layout) !== null || !child || exited(child);
+      return runningSupervisor(layout) !== null || exited(child);
     } catch {
       return true; // a lock that cannot be read: the status says so, waiting longer would not change it
     }
@@ -140,7 +164,7 @@ export function register(program: Command): void {
             version: packageVersion(),
             instructions: INSTRUCTIONS,
             waitSeconds: o.waitSeconds,
-            workersStarted: workers?.started,
+            workers: workers?.ready,
           }),
         );
       } finally {

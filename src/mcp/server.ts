@@ -19,14 +19,17 @@ export interface McpServerOptions {
   version: string;
   instructions: string;
   waitSeconds?: number;
-  /** Settles once the workers this server started can be seen (their `up` holds the lock, or it ended). */
-  workersStarted?: Promise<void>;
+  /**
+   * Settles once the workers this server started can be seen (their `up` holds the lock, or it ended); `create`
+   * (a review is requested) first makes .guild/ in a tree that has none, whose workers wait for it.
+   */
+  workers?: (o?: { create?: boolean }) => Promise<void>;
 }
 
 export function createMcpServer(layout: Layout, o: McpServerOptions): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: o.version }, { instructions: o.instructions });
   const client = (): AuthorHost | null => hostFromClientInfo(server.server.getClientVersion());
-  registerTools(server, { layout, client, waitSeconds: o.waitSeconds ?? DEFAULT_WAIT_SECONDS, workersStarted: o.workersStarted });
+  registerTools(server, { layout, client, waitSeconds: o.waitSeconds ?? DEFAULT_WAIT_SECONDS, workers: o.workers });
   // the SDK's own tool errors (an unknown tool, arguments its schema refuses) quote what the client sent, a tool name
   // with escapes included, to a host that shows them to a person: made terminal-safe as every answer of ours is
   (server as unknown as { createToolError: (message: string) => CallToolResult }).createToolError = failure;

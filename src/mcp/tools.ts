@@ -27,8 +27,8 @@ export interface ToolContext {
   waitSeconds: number;
   /** The author host the handshake named (null before it, or for a client that sent no name). */
   client: () => AuthorHost | null;
-  /** See McpServerOptions.workersStarted. */
-  workersStarted?: Promise<void>;
+  /** See McpServerOptions.workers. */
+  workers?: (o?: { create?: boolean }) => Promise<void>;
 }
 
 const runGate = { run_id: described(z.string(), "the run id request_review returned"), gate: described(z.string(), GATE_NAMES) };
@@ -85,7 +85,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       const author = authorOf(t, a.author_host);
       if (!author.ok) return failure(author.error);
       const host = author.host;
-      await t.workersStarted; // as wait: its "no broker" note is never said while this server's own `up` starts
+      await t.workers?.({ create: true }); // as wait: its "no broker" note is never said while this server's own `up` starts
       const answered = await requestReview(t.layout, {
         artifact: a.artifact,
         gate: a.gate,
@@ -128,7 +128,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     },
     async (a, extra) => {
       // a wait at once after the server started: its `up` not yet seen, the gate would read "run: guild-bus up"
-      await t.workersStarted;
+      await t.workers?.();
       return waitTool(t.layout, { ...a, timeout_seconds: a.timeout_seconds ?? t.waitSeconds }, extra);
     },
   );
@@ -148,7 +148,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     },
     async (a) => {
       if (a.gate !== undefined && a.run_id === undefined) return failure("gate needs run_id");
-      await t.workersStarted; // as wait: never "run: guild-bus up" while this server's own `up` starts
+      await t.workers?.(); // as wait: never "run: guild-bus up" while this server's own `up` starts
       const ctx = loadContext(t.layout);
       // as the CLI's status, wait and check: no gate is judged on what is left of settings with problems (a key dropped
       // for one bad value, family_aliases say, falls back to defaults under which a pass may re-derive that the

@@ -3,7 +3,7 @@
 // before a short client timeout, refusals as tool errors that leave the server serving, decide and respond, and two
 // clients on one tree at once.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -13,6 +13,7 @@ import { processesMentioning } from "../helpers/cli-review.js";
 import { type McpSession, mcpSession, textOf } from "../helpers/mcp-client.js";
 import { scaled } from "../helpers/machine.js";
 import { until } from "../helpers/clients.js";
+import { tempRoot } from "../helpers/tmp.js";
 
 const sessions: McpSession[] = [];
 const roots: string[] = [];
@@ -61,6 +62,28 @@ describe("guild-bus mcp (SDK client)", () => {
     expect(Object.keys(review.properties)).toEqual(expect.arrayContaining(["author_model", "difficulty", "stop", "cap"]));
     const decide = byName.get("decide")!.inputSchema as unknown as { properties: { choice: { enum?: string[] } } };
     expect(decide.properties.choice.enum).toEqual(expect.arrayContaining(["force-pass", "extend-cap", "rework", "retry"]));
+  });
+
+  it("a project that never used guild-bus gets no .guild/ or workers from a session; its first request_review starts them", async () => {
+    // a user-wide plugin or extension starts the server in every project the host opens
+    const root = tempRoot("guild-bus-it-");
+    roots.push(root);
+    writeFileSync(path.join(root, "spec.md"), "# Spec\n\nLatency target: TBD\n");
+    const s = await mcpSession(root, "claude-code");
+    sessions.push(s);
+    expect(textOf(await s.call("status", {}))).toBe("no gates");
+    expect(existsSync(path.join(root, ".guild"))).toBe(false);
+    expect(processesMentioning(`up --root ${root}`)).toEqual([]);
+    expect(s.stderr()).toContain("no .guild/ here yet: the workers start with the first request_review");
+
+    const requested = await s.call("request_review", { artifact: "spec.md", gate: "G-spec", author_model: "claude-opus-4-5" });
+    expect(requested.isError, textOf(requested)).toBeFalsy();
+    expect(textOf(requested)).not.toMatch(/no \w+ worker is running/);
+    const run = requested.structuredContent!.run_id as string;
+    // no reviewer is configured: the workers the request started give round 1 to a person
+    const packet = path.join(root, ".guild", "runs", run, "review", "G-spec", "packet-1.md");
+    await until("round 1's packet", () => existsSync(packet), scaled(60_000));
+    expect(textOf(await s.call("status", { run_id: run, gate: "G-spec" }))).toContain("waiting for a person");
   });
 
   it("a FIFO planted as the workers' log neither blocks the server nor keeps the workers from starting; they end with it", async () => {
