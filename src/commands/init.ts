@@ -3,6 +3,7 @@
 // `guild-bus gate on`), .guild/settings.json from the providers detected here, and .gitignore lines. Every change is
 // computed first (a plan with before/after texts: `--dry-run` prints it as a diff) and merged into what is there, so a
 // second run changes nothing. A file it cannot merge (malformed JSON) is refused by name, and nothing is written.
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { detectProviders } from "../adapters/probe.js";
@@ -311,6 +312,21 @@ function gemini(ws: Workspace, notes: string[]): void {
   notes.push(`gemini: restart gemini in this project; /${geminiCommand("review")} <file> starts a review`);
 }
 
+/**
+ * Whether `npx --no-install guild-bus`, as the host entries run it, finds guild-bus for the project: in a
+ * node_modules/.bin at its root or above, or on PATH — not in npx's own cache, where `npx guild-bus init` itself runs
+ * from without an install.
+ */
+function runsFromProject(root: string): boolean {
+  const bins = [];
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    bins.push(path.join(dir, "node_modules", ".bin"));
+    if (path.dirname(dir) === dir) break;
+  }
+  const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => d && !d.split(/[\\/]/).includes("_npx"));
+  return [...bins, ...onPath].some((d) => existsSync(path.join(d, "guild-bus")) || existsSync(path.join(d, "guild-bus.cmd")));
+}
+
 /** What under .guild/ belongs to one machine (README "Install"): never committed. */
 const MACHINE_FILES = [
   ".guild/tmp/",
@@ -351,6 +367,17 @@ export async function planInit(layout: Layout, hosts: readonly Host[], onSlow?: 
     addLines(ws, ".gitignore", MACHINE_FILES, "# guild-bus: this machine's state");
     notes.push("commit .guild/runs/ if you want the reviews as an audit trail (`guild-bus check` re-derives them in CI); else ignore it");
     for (const host of hosts) HOST_SETUP[host](ws, notes);
+    if (hosts.length && !runsFromProject(layout.root)) {
+      const others = hosts.filter((h) => h !== "codex");
+      const until = [
+        ...(hosts.includes("codex") ? ["codex does not start here (it requires the server)"] : []),
+        ...(others.length ? [`${others.join(" and ")} ${others.length > 1 ? "run" : "runs"} without the guild-bus tools`] : []),
+      ];
+      notes.push(
+        `guild-bus is not installed in this project: the hosts run \`${GUILD_BUS_CLI}\`, which fails until ` +
+          `\`npm i -D guild-bus\` (and on each checkout until \`npm install\`): until then ${until.join(", and ")}`,
+      );
+    }
   } catch (error) {
     if (error instanceof InitRefused || error instanceof ReadRefused) return refuse(error.message);
     throw error;

@@ -409,6 +409,37 @@ describe("init's notes", () => {
     const geminiCommand = /\/([\w:-]+) <file>/.exec(geminiNote)![1]!;
     expect(existsSync(path.join(root, ".gemini", "commands", `${geminiCommand.replace(":", "/")}.toml`))).toBe(true);
   });
+
+  // the host entries run `npx --no-install guild-bus`: without guild-bus in the project every host lacks its tools
+  it("say when the hosts cannot run guild-bus from the project: not installed there, or only in npx's cache", async () => {
+    const notInstalled = /guild-bus is not installed in this project: .*npm i -D guild-bus/;
+    const npxCache = path.join(tempRoot("guild-bus-npx-"), "_npx", "0a1b", "node_modules", ".bin");
+    mkdirSync(npxCache, { recursive: true });
+    writeFileSync(path.join(npxCache, "guild-bus"), "");
+    vi.stubEnv(
+      "PATH",
+      [npxCache, ...(process.env.PATH ?? "").split(path.delimiter).filter((d) => !existsSync(path.join(d, "guild-bus")))].join(
+        path.delimiter,
+      ),
+    );
+    try {
+      const parent = tempRoot();
+      const root = path.join(parent, "app");
+      mkdirSync(root);
+      const notes = async () => {
+        const plan = await planInit(new Layout(root), ["codex"]);
+        if (!plan.ok) throw new Error(plan.error);
+        return plan.notes.join("\n");
+      };
+      expect(await notes()).toMatch(notInstalled);
+      // installed where npx finds it: the project's node_modules/.bin or one above it (a workspace's root)
+      mkdirSync(path.join(parent, "node_modules", ".bin"), { recursive: true });
+      writeFileSync(path.join(parent, "node_modules", ".bin", "guild-bus"), "");
+      expect(await notes()).not.toMatch(notInstalled);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });
 
 describe("the skill a Claude command names", () => {
