@@ -9,7 +9,7 @@ import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { hostKey } from "../core/host-name.js";
-import { authorRevises } from "../core/next-step.js";
+import { authorRevises, nextStepLine } from "../core/next-step.js";
 import { shownLines } from "../core/terminal-safe.js";
 import { boundedFindingLines, findingsOf } from "./findings.js";
 import { viewGate } from "./gate-view.js";
@@ -49,19 +49,21 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
   const max = gate.max_blocks ?? DEFAULT_MAX_BLOCKS;
   const listing = listGates(ctx.layout);
   // history is left out: the hook runs at the end of every turn, so it caught a hand-written outcome long before
-  const waiting = currentGates(ctx.layout, listing.gates, now)
+  const mine = currentGates(ctx.layout, listing.gates, now)
     .current.map((r) => viewGate(ctx, r.runId, r.gate))
-    .filter(
-      // an ended gate whose pass does not re-derive (a hand-written outcome) is no pass either; one whose artifact was
-      // edited since is history, as every later edit makes it
-      (v) =>
-        (v.decision.state === "awaiting_author" || v.unproven !== undefined) &&
-        hostKey(host) !== "" &&
-        hostKey(v.snapshot.request?.author_host) === hostKey(host),
-    );
+    .filter((v) => hostKey(host) !== "" && hostKey(v.snapshot.request?.author_host) === hostKey(host));
+  // an ended gate whose pass does not re-derive (a hand-written outcome) is no pass either; one whose artifact was
+  // edited since is history, as every later edit makes it
+  const waiting = mine.filter((v) => v.decision.state === "awaiting_author" || v.unproven !== undefined);
+  // a gate only a person can move (an escalation, the manual reviewer's answer, workers that do not run) cannot be
+  // moved by holding the turn, but it has not passed: its person is told at every stop, as the next step says it
+  const forPerson = mine
+    .filter((v) => !waiting.includes(v) && v.decision.state !== "done" && v.next.person_first)
+    .map((v) => `guild-bus: ${v.snapshot.runId} ${v.snapshot.gate} has not passed: ${nextStepLine(v.next)}`);
+  const told = (line?: string) => (forPerson.length || line ? shownLines([...forPerson, ...(line ? [line] : [])]) : null);
   // a run or gate directory the bus refuses (a link put in its place) hides gates nobody can judge, whoever's they are
   const hidden = listing.ignored.filter((i) => i.hides);
-  if (!waiting.length && !hidden.length) return { block: false, message: null };
+  if (!waiting.length && !hidden.length) return { block: false, message: told() };
   const counts = blockCounts(ctx);
   const key = (v: (typeof waiting)[number]) => `${v.snapshot.runId}/${v.snapshot.gate}`;
   const next = waiting.find((v) => (counts[key(v)] ?? 0) < max);
@@ -70,7 +72,7 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
     const names = [...waiting.map(key), ...hidden.map((i) => i.path)].join(", ");
     return {
       block: false,
-      message: shownLines([`guild-bus: ${names} still wait(s) for you; the stop gate let the turn end after ${max} blocks (${OFF})`]),
+      message: told(`guild-bus: ${names} still wait(s) for you; the stop gate let the turn end after ${max} blocks (${OFF})`),
     };
   }
   const counted = next ? key(next) : unread!.path;

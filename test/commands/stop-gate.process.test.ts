@@ -7,10 +7,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
+import { requestReview } from "../../src/commands/review.js";
 import { setStopGate } from "../../src/commands/settings-edit.js";
 import { stopGate } from "../../src/commands/stop-gate.js";
 import { makeProject, scriptedProvider, startBus } from "../helpers/bus.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { artifactMissingEscalation, gateWithPacket } from "../helpers/one-gate.js";
 
 describe("stop gate", () => {
   it("is off by default, then blocks max_blocks times with the findings, then lets the turn end", async () => {
@@ -80,6 +82,40 @@ describe("stop gate", () => {
     const hook = p.cli(["hook", "stop"]);
     expect(hook.code, hook.stderr).toBe(0);
     expect(hook.stdout).toContain('"systemMessage"');
+  });
+
+  it("a gate only a person can move does not hold the turn, but that person is told at every stop, with the command", async () => {
+    const g = await artifactMissingEscalation("run-escalated");
+    expect(await setStopGate(g.layout, { enabled: true, max_blocks: 1 })).toMatchObject({ ok: true });
+    for (let i = 0; i < 3; i++)
+      expect(await stopGate(loadContext(g.layout), "claude-code")).toEqual({
+        block: false,
+        message: expect.stringMatching(
+          /^guild-bus: run-escalated G-spec has not passed: waiting for .+ — run: guild-bus decide run-escalated G-spec/,
+        ),
+      });
+    expect(await stopGate(loadContext(g.layout), "gemini-cli-mcp-client")).toEqual({ block: false, message: null }); // not its gate
+    // the manual reviewer's round: a person answers it
+    const m = await gateWithPacket("run-manual");
+    expect(await setStopGate(m.layout, { enabled: true })).toMatchObject({ ok: true });
+    expect(await stopGate(loadContext(m.layout), "claude-code")).toEqual({
+      block: false,
+      message: expect.stringMatching(
+        /^guild-bus: run-manual G-spec has not passed: waiting for a person .* — run: guild-bus respond run-manual/,
+      ),
+    });
+    // no worker runs to move a request: said with the command that starts them
+    const layout = new Layout(tempRoot());
+    writeFileSync(path.join(layout.root, "spec.md"), "# Spec\n");
+    expect(await setStopGate(layout, { enabled: true })).toMatchObject({ ok: true });
+    const asked = { artifact: "spec.md", gate: "G-spec", author: "claude-code", runId: "run-idle" };
+    expect(await requestReview(layout, asked)).toMatchObject({ ok: true });
+    expect(await stopGate(loadContext(layout), "claude-code")).toEqual({
+      block: false,
+      message: expect.stringMatching(
+        /^guild-bus: run-idle G-spec has not passed: .*no broker worker is running for this project — run: guild-bus up$/,
+      ),
+    });
   });
 
   it("with settings it cannot read, lets the turn end but says the gate is off because of them", async () => {
