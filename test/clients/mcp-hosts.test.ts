@@ -4,7 +4,7 @@
 // resubmits and waits again until the gate ends satisfied. The reviewer is a scripted openai-family command
 // provider run by the workers the MCP server starts. The gate's author host is the client's handshake name.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
@@ -16,6 +16,7 @@ import { type AuthorBrain, type ReviewLoopAuthor, reviewLoopAuthor } from "../he
 import { startMockAnthropic } from "../helpers/mock-anthropic.js";
 import { startMockGemini } from "../helpers/mock-gemini.js";
 import { startMockOpenAI } from "../helpers/mock-openai.js";
+import { removeTree } from "../helpers/tmp.js";
 
 const CLIENTS = path.join(REPO, "clients", "node_modules", ".bin");
 const PLUGIN = path.join(REPO, "integrations", "claude");
@@ -83,7 +84,7 @@ function hostHome(): string {
     const deadline = Date.now() + scaled(60_000);
     while (runningWithHome(home).length && Date.now() < deadline) await sleep(200);
     for (const pid of runningWithHome(home)) process.kill(pid, "SIGKILL");
-    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 });
+    await removeTree(home); // a process may still end between the look and the removal
   });
   return home;
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach } from "vitest";
 
 const made: string[] = [];
@@ -12,7 +13,26 @@ export function tempRoot(prefix = "guild-bus-"): string {
   return dir;
 }
 
-afterEach(() => {
-  // a worker still finishing its work (a paid review drains) may add a file while the tree is removed: try again
-  while (made.length) rmSync(made.pop()!, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+/**
+ * Remove a tree a process may still write into as it ends (a worker draining, a compile cache flushed at exit). The
+ * whole removal is tried again: rmSync's own retries (maxRetries) re-try only the rmdir of a directory it emptied once,
+ * so one file written after that sweep failed every retry, ENOTEMPTY after all of them.
+ */
+export async function removeTree(dir: string, deadlineMs = 60_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? "";
+      if (!["ENOTEMPTY", "EBUSY", "EPERM"].includes(code) || Date.now() > deadline) throw error;
+      await sleep(100);
+    }
+  }
+}
+
+afterEach(async () => {
+  // a worker still finishing its work (a paid review drains) may add a file while the tree is removed
+  while (made.length) await removeTree(made.pop()!);
 });
