@@ -16,7 +16,7 @@ import { type AuthorBrain, type ReviewLoopAuthor, reviewLoopAuthor } from "../he
 import { startMockAnthropic } from "../helpers/mock-anthropic.js";
 import { startMockGemini } from "../helpers/mock-gemini.js";
 import { startMockOpenAI } from "../helpers/mock-openai.js";
-import { removeTree } from "../helpers/tmp.js";
+import { removeTree, tempRoot } from "../helpers/tmp.js";
 
 const CLIENTS = path.join(REPO, "clients", "node_modules", ".bin");
 const PLUGIN = path.join(REPO, "integrations", "claude");
@@ -103,8 +103,14 @@ function runningWithHome(home: string): number[] {
   });
 }
 
+/** guild-bus as the project's dev dependency: `npx --no-install guild-bus`, as init's host entries run it, resolves here. */
+function installed(p: Project): void {
+  mkdirSync(path.join(p.root, "node_modules", ".bin"), { recursive: true });
+  symlinkSync(BIN, path.join(p.root, "node_modules", ".bin", "guild-bus"));
+}
+
 /** The real claude CLI with the plugin, -p, against the mock; its author model is `brain`. */
-async function runClaude(p: Project, brain: AuthorBrain) {
+async function runClaude(p: Project, brain: AuthorBrain, o: { plugin: boolean } = { plugin: true }) {
   const mock: MockEndpoint = await startMockAnthropic({ apiKey: "mock-anthropic-key", author: brain });
   cleanup.push(() => mock.close());
   const r = await run(
@@ -112,10 +118,8 @@ async function runClaude(p: Project, brain: AuthorBrain) {
       path.join(CLIENTS, "claude"),
       "-p",
       "Have docs/spec.md reviewed at G-spec with guild-bus and follow the loop to its end.",
-      "--plugin-dir",
-      PLUGIN,
-      "--allowedTools",
-      "mcp__plugin_guild-bus_guild-bus",
+      // the plugin's server, or the project's (.mcp.json from `guild-bus init --host claude`)
+      ...(o.plugin ? ["--plugin-dir", PLUGIN, "--allowedTools", "mcp__plugin_guild-bus_guild-bus"] : ["--allowedTools", "mcp__guild-bus"]),
       "--model",
       "claude-opus-4-5",
       "--output-format",
@@ -181,6 +185,32 @@ describe("real author hosts drive the review loop through guild-bus mcp", () => 
     expect(JSON.parse(readFileSync(path.join(p.root, ".guild", "stop-gate.json"), "utf8"))).toEqual({ [`${theRun(p)}/G-spec`]: 1 });
   });
 
+  it("claude in a project from `guild-bus init --host claude`: its .mcp.json server, and its Stop hook through npx", async () => {
+    const p = project();
+    p.settings({
+      providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", { default: "by-content" }) },
+      stop_gate: { enabled: true, max_blocks: 1 },
+    });
+    installed(p);
+    const init = p.cli(["init", "--host", "claude"]);
+    expect(init.code, init.stderr).toBe(0);
+    const loop = author(p);
+    let ends = 0;
+    const quitter: AuthorBrain = (raw, names) => {
+      const step = loop.brain(raw, names);
+      if (step && "tool" in step && step.tool.name.endsWith("findings")) return { text: `Stopping here (${++ends}).` };
+      return step;
+    };
+    const { code, out, mock } = await runClaude(p, quitter, { plugin: false });
+    expect(code, out).toBe(0);
+    expect(p.readJson(theRun(p), "G-spec", "request.json")).toMatchObject({
+      author_host: "claude-code",
+      author_host_source: "mcp-client-info",
+    });
+    expect(ends).toBe(2); // the hook init wrote blocked the first end
+    expect(mock.requests.some((q) => JSON.stringify(q.body).includes("Stop-gate block 1 of 1"))).toBe(true);
+  });
+
   it("gemini (the extension: manifest, MCP server, context file) — author host from the handshake", async () => {
     const p = project();
     const loop = author(p);
@@ -230,13 +260,22 @@ describe("real author hosts drive the review loop through guild-bus mcp", () => 
     // the extension's context file and commands reached the model
     const sent = JSON.stringify(mock.requests.map((q) => q.body));
     expect(sent).toContain("Cross-family review with guild-bus");
+
+    // the extension is the user's: its server starts in every project gemini opens, and one that never used guild-bus
+    // is given no .guild/ (nor workers) by it
+    const chat = await startMockGemini({ apiKey: "mock-gemini-key", author: () => ({ text: "Hello." }) });
+    cleanup.push(() => chat.close());
+    const elsewhere = tempRoot("guild-bus-other-project-");
+    const hello = [path.join(CLIENTS, "gemini"), "--prompt", "Say hello.", "--model", "gemini-2.5-pro"];
+    const other = await run(hello, { cwd: elsewhere, env: { ...env, GOOGLE_GEMINI_BASE_URL: chat.url }, timeoutMs: scaled(240_000) });
+    expect(other.code, other.out).toBe(0);
+    expect(other.out).toContain("Hello.");
+    expect(existsSync(path.join(elsewhere, ".guild"))).toBe(false);
   });
 
   it("codex (.codex/config.toml and AGENTS.md from `guild-bus init --host codex`) — author host from the handshake", async () => {
     const p = project();
-    // guild-bus as the project's dev dependency: `npx --no-install guild-bus` resolves here
-    mkdirSync(path.join(p.root, "node_modules", ".bin"), { recursive: true });
-    symlinkSync(BIN, path.join(p.root, "node_modules", ".bin", "guild-bus"));
+    installed(p);
     const init = p.cli(["init", "--host", "codex"]);
     expect(init.code, init.stderr).toBe(0);
     const loop = author(p);
