@@ -1,4 +1,5 @@
 // guild-bus init: wire guild-bus into this project and its author hosts (see src/commands/init.ts).
+import { realpathSync } from "node:fs";
 import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
@@ -23,7 +24,7 @@ export function register(program: Command): void {
     .option("--host <hosts>", `author hosts to set up: ${HOSTS.join(", ")} or all (comma-separated)`, "all")
     .option("--dry-run", "print what would change, as a diff, and write nothing")
     .option("--root <dir>", ROOT_HELP)
-    .action(async (o: { host: string; dryRun?: boolean; root: string }) => {
+    .action(async (o: { host: string; dryRun?: boolean; root: string }, cmd: Command) => {
       const layout = new Layout(o.root);
       const plan = answered(await planInit(layout, hostsOf(o.host), sayOnStderr));
       if (o.dryRun) {
@@ -37,9 +38,15 @@ export function register(program: Command): void {
         answered(await applyInit(layout, plan));
       }
       const verb = o.dryRun ? "would change" : "changed";
+      // run from below the project root it found (the nearest .guild/ up, else the git work tree's root), the paths are not
+      // this directory's: a host started here may not read them (Claude Code reads .claude/settings.json from where it starts)
+      const found = cmd.getOptionValueSource("root") === "implied" && layout.root !== realpathSync(process.cwd());
+      const elsewhere = found ? ` in ${layout.root} (start the author hosts there)` : "";
       print(
         "stderr",
-        plan.changes.length ? `${verb}: ${plan.changes.map((c) => c.path).join(", ")}\n` : "nothing to change: already set up\n",
+        plan.changes.length
+          ? `${verb}${elsewhere}: ${plan.changes.map((c) => c.path).join(", ")}\n`
+          : `nothing to change${elsewhere}: already set up\n`,
       );
       for (const n of plan.notes) print("stderr", `- ${n}\n`);
     });

@@ -55,7 +55,7 @@ function harden(program: Command): void {
     if (problem) action.error(problem);
     const { findProjectRoot } = await import("../bus/project-root.js");
     const root = typeof given === "string" ? given : findProjectRoot(process.cwd());
-    action.setOptionValue("root", root);
+    action.setOptionValueWithSource("root", root, typeof given === "string" ? "cli" : "implied"); // implied: found from here
     // A running worker keeps going on what is valid (a restart must not die on an edit); the stop hook answers its host
     // whatever (exit 0, SPEC §17); the MCP server serves, and its tools refuse or report the problems (a server that
     // exits before the handshake is only "failed" to its host); every other command a person runs refuses.

@@ -1,9 +1,12 @@
 // The CLI faces of init and the stop-gate switch: `init --dry-run` prints a diff and writes nothing; `init` writes,
 // and says so; a second `init` has nothing to change; `gate on|off|status` report the switch they set.
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeProject } from "../helpers/bus.js";
+import { BIN, makeProject } from "../helpers/bus.js";
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe("guild-bus init and gate (CLI)", () => {
   it("dry-run shows the diff and writes nothing; init writes once; gate switches", () => {
@@ -26,5 +29,18 @@ describe("guild-bus init and gate (CLI)", () => {
     expect(p.cli(["gate", "off"]).stdout).toContain("stop gate: off, at most 3 blocks per gate");
     // the hook is silent when the gate is off: nothing on stdout, exit 0
     expect(p.cli(["hook", "stop"], "{}")).toMatchObject({ code: 0, stdout: "" });
+  });
+
+  it("run below the project root, says where it wrote: the hosts read those files where they start", () => {
+    const p = makeProject();
+    const sub = path.join(p.root, "packages", "app");
+    mkdirSync(sub, { recursive: true });
+    const init = (args: string[]) => spawnSync(process.execPath, [BIN, "init", ...args], { cwd: sub, encoding: "utf8" });
+    expect(init(["--host", "claude"]).stderr).toMatch(
+      new RegExp(`^changed in ${escape(realpathSync(p.root))} \\(start the author hosts there\\): `, "m"),
+    );
+    expect(existsSync(path.join(p.root, ".claude", "settings.json"))).toBe(true);
+    expect(init(["--host", "claude"]).stderr).toMatch(/^nothing to change in .* \(start the author hosts there\): already set up$/m);
+    expect(p.cli(["init", "--host", "claude"]).stderr).toMatch(/^nothing to change: already set up$/m);
   });
 });
