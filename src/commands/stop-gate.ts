@@ -35,8 +35,17 @@ function blockCounts(ctx: BusContext): Record<string, number> {
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => Number.isSafeInteger(e[1]) && e[1] >= 0));
 }
 
-/** Should `host` (the MCP client name that authored, e.g. claude-code) be kept from ending its turn? */
-export async function stopGate(ctx: BusContext, host: string, now = Date.now()): Promise<StopVerdict> {
+/** The host's stop being answered (Claude Code's hook input): its session, and its transcript's size at that stop. */
+export interface StopEvent {
+  session: string;
+  transcriptBytes: number;
+}
+
+/**
+ * Should `host` (the MCP client name that authored, e.g. claude-code) be kept from ending its turn? `stop`, when the
+ * host says which stop this is, lets several hooks of one stop count one block.
+ */
+export async function stopGate(ctx: BusContext, host: string, now = Date.now(), stop: StopEvent | null = null): Promise<StopVerdict> {
   const gate = ctx.settings.stop_gate;
   if (!gate?.enabled) {
     // settings that could not be read whole may be why the gate is off: the host's user is told, not left guessing
@@ -66,8 +75,15 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
   if (!waiting.length && !hidden.length) return { block: false, message: told() };
   const counts = blockCounts(ctx);
   const key = (v: (typeof waiting)[number]) => `${v.snapshot.runId}/${v.snapshot.gate}`;
-  const next = waiting.find((v) => (counts[key(v)] ?? 0) < max);
-  const unread = next ? undefined : hidden.find((i) => (counts[i.path] ?? 0) < max);
+  // one stop of the host counts one block, however many guild-bus hooks it runs (the plugin's and init's both):
+  // a block this stop already counted is not counted again
+  const mark = (counted: string) => (stop ? `${counted} ${stop.session}` : null);
+  const before = (counted: string) => {
+    const m = mark(counted);
+    return (counts[counted] ?? 0) - (m !== null && counts[m] === stop!.transcriptBytes ? 1 : 0);
+  };
+  const next = waiting.find((v) => before(key(v)) < max);
+  const unread = next ? undefined : hidden.find((i) => before(i.path) < max);
   if (!next && !unread) {
     const names = [...waiting.map(key), ...hidden.map((i) => i.path)].join(", ");
     return {
@@ -76,9 +92,11 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now()):
     };
   }
   const counted = next ? key(next) : unread!.path;
-  const n = (counts[counted] ?? 0) + 1;
+  const n = before(counted) + 1;
+  const marked = mark(counted);
+  const written = { ...counts, [counted]: n, ...(marked !== null ? { [marked]: stop!.transcriptBytes } : {}) };
   try {
-    await replace(ctx.layout.stopGateState, JSON.stringify({ ...counts, [counted]: n }, null, 2) + "\n", { guildDir: ctx.layout.guild });
+    await replace(ctx.layout.stopGateState, JSON.stringify(written, null, 2) + "\n", { guildDir: ctx.layout.guild });
   } catch (error) {
     // a block that cannot be counted could hold the host for ever: the turn ends, and the host is told why
     const where = ctx.layout.rel(ctx.layout.stopGateState);

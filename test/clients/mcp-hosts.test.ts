@@ -182,7 +182,8 @@ describe("real author hosts drive the review loop through guild-bus mcp", () => 
     const fedBack = mock.requests.filter((q) => JSON.stringify(q.body).includes("Stop-gate block 1 of 1"));
     expect(fedBack.length).toBeGreaterThan(0);
     expect(JSON.stringify(fedBack[0]!.body)).toContain("Acceptance criteria left as TBD");
-    expect(JSON.parse(readFileSync(path.join(p.root, ".guild", "stop-gate.json"), "utf8"))).toEqual({ [`${theRun(p)}/G-spec`]: 1 });
+    // one block counted (and the stop that counted it, by session)
+    expect(JSON.parse(readFileSync(path.join(p.root, ".guild", "stop-gate.json"), "utf8"))).toMatchObject({ [`${theRun(p)}/G-spec`]: 1 });
   });
 
   it("claude in a project from `guild-bus init --host claude`: its .mcp.json server, and its Stop hook through npx", async () => {

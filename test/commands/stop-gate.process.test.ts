@@ -84,6 +84,38 @@ describe("stop gate", () => {
     expect(hook.stdout).toContain('"systemMessage"');
   });
 
+  it("the hooks of one stop (the plugin's and init's, both loaded) count one block: max_blocks stops are held", async () => {
+    const p = makeProject();
+    p.settings({
+      providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", { default: { do: "issues", findings: ["No rollback plan"] } }) },
+    });
+    p.write("docs/spec.md", "# Spec\n");
+    startBus(p);
+    const asked = ["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude-code", "--author-model", "claude-opus-4-5", "--wait"];
+    expect(p.cli(asked).code).toBe(3);
+    const layout = new Layout(p.root);
+    expect(await setStopGate(layout, { enabled: true, max_blocks: 2 })).toMatchObject({ ok: true });
+    const stopAt = (transcriptBytes: number) =>
+      stopGate(loadContext(layout), "claude-code", Date.now(), { session: "s1", transcriptBytes });
+    for (const [bytes, n] of [
+      [100, 1],
+      [100, 1], // the second hook of that stop
+      [250, 2],
+      [250, 2],
+    ] as const)
+      expect(await stopAt(bytes)).toMatchObject({ block: true, reason: expect.stringContaining(`Stop-gate block ${n} of 2`) });
+    expect(await stopAt(400)).toMatchObject({ block: false });
+
+    // as the host runs it: the hook input on stdin names the session and its transcript
+    rmSync(layout.stopGateState);
+    const transcript = p.write("transcript.jsonl", '{"type":"user"}\n');
+    const hook = () => p.cli(["hook", "stop"], JSON.stringify({ session_id: "s2", transcript_path: transcript, hook_event_name: "Stop" }));
+    expect(hook().stdout).toContain("Stop-gate block 1 of 2");
+    expect(hook().stdout).toContain("Stop-gate block 1 of 2");
+    p.write("transcript.jsonl", '{"type":"user"}\n{"type":"assistant"}\n');
+    expect(hook().stdout).toContain("Stop-gate block 2 of 2");
+  });
+
   it("a gate only a person can move does not hold the turn, but that person is told at every stop, with the command", async () => {
     const g = await artifactMissingEscalation("run-escalated");
     expect(await setStopGate(g.layout, { enabled: true, max_blocks: 1 })).toMatchObject({ ok: true });
