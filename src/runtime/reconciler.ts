@@ -124,6 +124,13 @@ interface Look {
 const lookedAt = (mtime: number): Look => ({ mtime, at: Date.now(), tick: performance.now() });
 
 /**
+ * Ended runs whose run and review/ watches stay (the most recently ended): the next gate of such a run is seen at once.
+ * An older one's next gate is found by the reconcile pass and the history sweep, as after a restart; one watch pair per
+ * run ever ended would grow with history until the user's inotify limit (shared with every other program) ran out.
+ */
+export const ENDED_RUNS_WATCHED = 32;
+
+/**
  * Whole-second mtimes (sshfs and every SFTP v3 mount) cannot show a second change within the same second: a gate
  * handled less than that second (plus a second of clock skew) after its directory's mtime is handled once more.
  */
@@ -566,20 +573,49 @@ export class WorkerRuntime {
       this.activate({ runId, gate, key });
       open = true;
     }
-    if (open) this.openRuns.add(runId);
-    else this.openRuns.delete(runId); // its run and review/ watches stay: the next gate of a run is seen at once
-    if (!open) this.finishedLog?.seal(runId, reviewMtime, finishedAt);
+    if (open) {
+      this.openRuns.add(runId);
+      this.endedWatched.delete(runId);
+    } else {
+      this.openRuns.delete(runId);
+      this.keepWatchesOfEnded(runId);
+      this.finishedLog?.seal(runId, reviewMtime, finishedAt);
+    }
+  }
+
+  /** Ended runs still watched, oldest first (ENDED_RUNS_WATCHED at most). */
+  private readonly endedWatched = new Set<string>();
+
+  private keepWatchesOfEnded(runId: string): void {
+    const runDir = this.spec.layout.runDir(runId);
+    if (!this.watchers.has(runDir) && !this.watchers.has(path.join(runDir, "review"))) return;
+    this.endedWatched.delete(runId);
+    this.endedWatched.add(runId);
+    for (const oldest of this.endedWatched) {
+      if (this.endedWatched.size <= ENDED_RUNS_WATCHED) break;
+      this.endedWatched.delete(oldest);
+      this.unwatchRun(oldest);
+    }
+  }
+
+  private unwatchRun(runId: string): void {
+    const runDir = this.spec.layout.runDir(runId);
+    this.unwatch(path.join(runDir, "review"));
+    this.unwatch(runDir);
   }
 
   private forgetRun(runId: string): void {
     this.knownRuns.delete(runId);
     this.openRuns.delete(runId);
+    this.endedWatched.delete(runId);
+    this.unwatchRun(runId);
     this.finishedLog?.unseal(runId);
   }
 
   private activate(ref: GateRef): void {
     this.active.set(ref.key, ref);
     this.finishedLog?.unseal(ref.runId);
+    this.endedWatched.delete(ref.runId); // open again: its watches stay while it is
     const { layout } = this.spec;
     this.watch(layout.runDir(ref.runId));
     this.watch(path.join(layout.runDir(ref.runId), "review"));

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
-import { NEW_DIR_LOOKS_MS, WorkerRuntime, type WorkerSpec } from "../../src/runtime/reconciler.js";
+import { ENDED_RUNS_WATCHED, NEW_DIR_LOOKS_MS, WorkerRuntime, type WorkerSpec } from "../../src/runtime/reconciler.js";
 import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { recordingRuntime } from "../helpers/runtime.js";
@@ -252,6 +252,36 @@ describe("reconciler: a new gate directory", () => {
       // every later look is due by then (on a loaded machine they may come later, and the test then proves less)
       await new Promise((resolve) => setTimeout(resolve, NEW_DIR_LOOKS_MS.at(-1)! * 2));
       expect(calls.filter((g) => g === "G-spec")).toEqual(["G-spec"]);
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
+
+describe("reconciler: watches of ended runs", () => {
+  it("a worker watches only the runs that ended last (watches do not grow with history); an older run's next gate is found", async () => {
+    const root = tempRoot();
+    const runs = path.join(root, ".guild", "runs");
+    const many = ENDED_RUNS_WATCHED * 2 + 10;
+    for (let i = 0; i < many; i++) mkdirSync(path.join(runs, `r${i}`, "review", "G-spec"), { recursive: true });
+    const watches = () => process.getActiveResourcesInfo().filter((r) => r === "FSEventWrap").length;
+    const before = watches();
+    const handled = new Set<string>();
+    const { runtime } = recordingRuntime(root, {
+      poll: false,
+      fullScanMs: 200,
+      handleGate: async (ref) => {
+        handled.add(`${ref.runId}/${ref.gate}`);
+        return "finished";
+      },
+    });
+    await runtime.start();
+    try {
+      await until("every gate handled", () => handled.size === many);
+      // .guild/runs itself, and the run and review/ directories of the runs that ended last
+      await until("the older ended runs unwatched", () => watches() - before <= 1 + 2 * ENDED_RUNS_WATCHED);
+      mkdirSync(path.join(runs, "r0", "review", "G-plan"));
+      await until("the next gate of an ended run handled", () => handled.has("r0/G-plan"));
     } finally {
       await runtime.stop();
     }
