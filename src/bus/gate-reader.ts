@@ -645,6 +645,7 @@ function fileSha(
       }
     },
     (r) => r.sha !== null,
+    false,
   );
   if (sha !== null) stat.sha = sha;
   return { sha, ...(fault ? { fault } : {}), ...(names === undefined ? {} : { names }) };

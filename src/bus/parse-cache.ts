@@ -6,19 +6,26 @@ import { deepFreeze } from "../core/memo.js";
 
 // several entries a gate (its round files, their hashes, scrubbed results): room for a burst of ~1,000 open gates
 const MAX_ENTRIES = 16_384;
+// and at most this many bytes of the files whose parsed values hold their text (packets carry the artifact): a
+// long-lived worker's memory must not grow with the history of large artifacts it saw (16,384 packets of 1 MB each)
+const MAX_BYTES = 128 * 1024 * 1024;
 // Evicted by second chance (CLOCK): a hit only marks its entry, so a read of a gate with hundreds of files does not
 // move hundreds of map entries; eviction skips (and re-queues) the marked ones.
-const cache = new Map<string, { stamp: string; value: unknown; used: boolean }>();
+const cache = new Map<string, { stamp: string; value: unknown; used: boolean; bytes: number }>();
+let cachedBytes = 0;
 
 /** A file's version as this cache tells them apart: any change of inode, size, mtime or ctime is a new one. */
 export const fileVersion = (st: Stats): string => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 
+/** The file size a version names (0 for a version of another form). */
+const sizeOf = (stamp: string): number => Number(stamp.split(":")[1]) || 0;
+
 /**
  * parse() of this file, or the value it gave while the file had this stat (or version); frozen, since callers share
  * it. Only values `keep` accepts are remembered: a read that failed (EMFILE, EIO, a network filesystem) is tried
- * again next time.
+ * again next time. `holdsText: false` for a value that keeps nothing of the file's size (its hash).
  */
-export function cachedParse<T>(file: string, st: Stats | string, parse: () => T, keep: (value: T) => boolean): T {
+export function cachedParse<T>(file: string, st: Stats | string, parse: () => T, keep: (value: T) => boolean, holdsText = true): T {
   const stamp = typeof st === "string" ? st : fileVersion(st);
   const hit = cache.get(file);
   if (hit?.stamp === stamp) {
@@ -27,17 +34,25 @@ export function cachedParse<T>(file: string, st: Stats | string, parse: () => T,
   }
   const value = deepFreeze(parse());
   if (!keep(value)) return value;
-  cache.delete(file); // a new version goes to the back
-  cache.set(file, { stamp, value, used: false });
-  if (cache.size > MAX_ENTRIES) evictOne();
+  drop(file); // a new version goes to the back
+  const bytes = holdsText ? (typeof st === "string" ? sizeOf(st) : st.size) : 0;
+  cache.set(file, { stamp, value, used: false, bytes });
+  cachedBytes += bytes;
+  while (cache.size > MAX_ENTRIES || (cachedBytes > MAX_BYTES && cache.size > 1)) evictOne();
   return value;
+}
+
+function drop(file: string): void {
+  cachedBytes -= cache.get(file)?.bytes ?? 0;
+  cache.delete(file);
 }
 
 function evictOne(): void {
   for (const [file, entry] of cache) {
-    cache.delete(file);
+    drop(file);
     if (!entry.used) return;
     entry.used = false; // used since it was last passed: a second chance at the back
     cache.set(file, entry);
+    cachedBytes += entry.bytes;
   }
 }

@@ -38,4 +38,15 @@ describe("cachedParse", () => {
     put("/fill/2");
     expect(parsed).toContain("/fill/2"); // the oldest not read since: dropped
   });
+
+  it("holds at most 128 MB of the files it keeps parsed: a history of large packets does not stay in memory", () => {
+    const parsed: string[] = [];
+    const put = (file: string) => cachedParse(file, "1:1048576:1:1", () => (parsed.push(file), { file }), keep);
+    for (let i = 0; i < 200; i++) put(`/large/${i}`); // 200 files of 1 MB each, far fewer than the entries it may hold
+    parsed.length = 0;
+    put("/large/199");
+    expect(parsed).toEqual([]); // the newest is kept
+    put("/large/0");
+    expect(parsed).toEqual(["/large/0"]); // the oldest went for the bytes
+  });
 });
