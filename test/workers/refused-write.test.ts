@@ -1,4 +1,4 @@
-// A write the system refuses (EACCES, EROFS, ENOSPC…) when a reviewer worker delivers its paid answer: the answer stays
+// A write the system refuses (EACCES, EROFS, ENOSPC…) or fails past the quick retries (EIO) when a reviewer worker delivers its
 // in the worker's hand and a later pass delivers it — never a new dispatch, never a no_verdict naming its own attempt.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -17,7 +17,12 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 // deliveries to a name in `refused` fail as a write the system refused
 // and, while `readOnly.on`, access(W_OK) says the tree is mounted read-only
-const { refused, readOnly } = vi.hoisted(() => ({ refused: new Map<string, string>(), readOnly: { on: false } }));
+// and the next `failing.times` deliveries to `failing.name` fail with the system fault `failing.code`
+const { refused, readOnly, failing } = vi.hoisted(() => ({
+  refused: new Map<string, string>(),
+  readOnly: { on: false },
+  failing: { name: "", code: "", times: 0 },
+}));
 vi.mock("node:fs", async (original) => {
   const real = await original<typeof import("node:fs")>();
   const accessSync = ((file: string, mode?: number) => {
@@ -29,6 +34,11 @@ vi.mock("node:fs", async (original) => {
 vi.mock("../../src/bus/deliver.js", async (original) => {
   const real = await original<typeof import("../../src/bus/deliver.js")>();
   const deliver: typeof real.deliver = (finalPath, bytes, options) => {
+    if (failing.times > 0 && path.basename(finalPath) === failing.name) {
+      failing.times--;
+      const error = Object.assign(new Error(`${failing.code}: i/o error, fsync '${finalPath}'`), { code: failing.code, syscall: "fsync" });
+      return Promise.reject(error);
+    }
     const code = refused.get(path.basename(finalPath));
     if (code) return Promise.reject(Object.assign(new Error(`${code}: refused, link '${finalPath}'`), { code, syscall: "link" }));
     return real.deliver(finalPath, bytes, options);
@@ -37,6 +47,7 @@ vi.mock("../../src/bus/deliver.js", async (original) => {
 });
 
 afterEach(() => {
+  failing.times = 0;
   refused.clear();
   readOnly.on = false;
 });
@@ -108,6 +119,17 @@ describe("a write the system refuses when a reviewer delivers", () => {
       expect(g.held.size).toBe(0);
     });
   }
+
+  it("keeps the paid answer when a system fault (EIO) outlasts the quick retries, and delivers it on a later pass", async () => {
+    const g = await commandGate("fault-eio");
+    Object.assign(failing, { name: "result-1.json", code: "EIO", times: 4 }); // the first try and its three retries
+    await expect(g.pass()).rejects.toMatchObject({ code: "EIO" });
+    expect(g.held.size).toBe(1);
+    await g.pass();
+    expect(g.paid()).toBe(1);
+    expect(existsSync(g.file("result-1.json"))).toBe(true);
+    expect(existsSync(g.file("failure-1.json"))).toBe(false);
+  });
 
   it("with its failure slot refused too, delivers the answer in hand once the result slot takes it, never a failure", async () => {
     const g = await commandGate("refused-failure");
