@@ -7,6 +7,7 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { receivedScrubOptions, scrubResult } from "../core/scrub.js";
 import { type PacketFrontMatter, resultFieldNames, type ReviewResultStrict } from "../spec/schemas.js";
 import { deliver, type DeliverStatus } from "../bus/deliver.js";
+import { readBounded } from "../bus/read-bounded.js";
 import { keepRejected, rejectPlace } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { deliverMemory } from "../bus/memory.js";
@@ -43,16 +44,26 @@ export async function deliverResult(
   // verifier, which acts only on whole views, moves it aside if its round had closed after all.
   const whole = !gate.problems.some((p) => p.fault);
   const refusal = whole ? resultRefusal(member === null ? gate : memberView(gate, member), packet.round) : null;
+  const name = slotFile("result", packet.round, member);
+  const slot = layout.gateFile(packet.run_id, packet.gate, name);
+  // a try of this delivery landed before the system failed it (EIO on its fsync), and the round went on from it: that
+  // is this answer delivered, not one the round no longer takes (the bytes carry the dispatch's key)
+  if (refusal && holds(slot, text)) return { ok: true, status: "identical", result };
   if (refusal) {
-    const name = slotFile("result", packet.round, member);
     const keptAs = keepRefused
       ? await keepRejected(gate.dir, name, text, `not delivered: ${refusal}`, rejectPlace(ctx)).catch(() => undefined) // a linked rejected/
       : undefined;
     return { ok: false, tooLarge: false, reason: refusal, ...(keptAs ? { keptAs } : {}) };
   }
   await deliverMemory(layout, packet, result);
-  const { status } = await deliver(layout.gateFile(packet.run_id, packet.gate, slotFile("result", packet.round, member)), text, {
-    guildDir: layout.guild,
-  });
+  const { status } = await deliver(slot, text, { guildDir: layout.guild });
   return { ok: true, status, result };
+}
+
+function holds(file: string, text: string): boolean {
+  try {
+    return readBounded(file, { max: MAX_FILE_BYTES }).equals(Buffer.from(text, "utf8"));
+  } catch {
+    return false;
+  }
 }

@@ -91,3 +91,30 @@ describe("a paid answer its round no longer takes", () => {
     });
   });
 });
+
+describe("a delivery tried again after its first try landed", () => {
+  it("is the same answer delivered, not a refused one, once the gate ended on it (a fault after the link, EIO on fsync)", async () => {
+    const run = "landed-then-ended";
+    const g = await gateWithPacket(run);
+    const ctx = loadContext(g.layout);
+    const packet = readGate(g.layout, run, GATE).packets.get(1) as PacketFrontMatter;
+    const answer = {
+      schema_version: "review_result.v1" as const,
+      packet_id: g.field("packet_id"),
+      artifact_sha256_reviewed: g.field("artifact_sha256"),
+      verdict: "satisfied" as const,
+      findings: [],
+      blocking_findings: [],
+      round: 1,
+      reviewer_host: "http",
+      reviewer_model: "gpt-5",
+    };
+    expect(await deliverResult(ctx, packet, answer, { keepRefused: true })).toMatchObject({ ok: true, status: "delivered" });
+    // the workers go on from the landed file while its writer waits to try again
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, run, GATE);
+    expect(existsSync(g.file("outcome.json"))).toBe(true);
+    expect(await deliverResult(ctx, packet, answer, { keepRefused: true })).toMatchObject({ ok: true, status: "identical" });
+    expect(existsSync(path.join(g.layout.gateDir(run, GATE), "rejected"))).toBe(false);
+  });
+});
