@@ -22,6 +22,7 @@ import {
 import path from "node:path";
 import { notWritableInPlace } from "../bus/append-lines.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
+import { refusedWriteFix } from "../bus/refused-write.js";
 import type { Layout } from "../bus/layout.js";
 import { processAlive, runsGuildBus } from "../bus/process-alive.js";
 import { THIS_MACHINE } from "../bus/this-machine.js";
@@ -164,7 +165,8 @@ export class Peers {
 
   /** The body last written to this worker's file (what it advertises), and that file's inode then. */
   private written: { body: string; ino: number } | null = null;
-  /** Why no other process can see this worker (its presence file was not written at the last beat), or null. */
+  /** Why no other process can see this worker (its presence file was not written at the last beat) and what a person
+   * does about it, or null. */
   unseen: string | null = null;
 
   constructor(
@@ -238,8 +240,13 @@ export class Peers {
         this.sayAlive(now);
       } catch (error) {
         // an unwritable tree: the others do not see this worker and act on its share too (fenced); it still sees them
-        const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        this.unseen = `${this.layout.rel(this.file)} cannot be written (${why})`;
+        const code = (error as NodeJS.ErrnoException).code;
+        // a full disk or a read-only mount is not fixed with chmod
+        const fix =
+          code === "EROFS" || code === "ENOSPC" || code === "EDQUOT"
+            ? refusedWriteFix(code)
+            : "make .guild/workers a directory this user can write";
+        this.unseen = `${this.layout.rel(this.file)} cannot be written (${code ?? (error as Error).message}): ${fix}`;
       }
       const gone: string[] = [];
       for (const name of this.names()) {

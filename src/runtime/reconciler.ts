@@ -219,8 +219,7 @@ export class WorkerRuntime {
       this.spec.log(
         this.peers.unseen === null
           ? "this worker's presence file is written again: other processes see it"
-          : `${this.peers.unseen}: status, review --wait and other workers cannot see this worker (it still works); ` +
-              "make .guild/workers a directory this user can write",
+          : `status, review --wait and other workers cannot see this worker (it still works): ${this.peers.unseen}`,
       );
     if (!changed || !this.spec.shareWork) return;
     this.spec.log(`${this.peers.count()} ${this.spec.kind} worker(s) share this tree's gates`);

@@ -14,11 +14,23 @@ import {
 } from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { liveAdverts, Peers, peersDir, SELF_PEER, unresponsiveWorkers, workerRunning } from "../../src/runtime/peers.js";
 import { advertText } from "../../src/core/advertised.js";
 import { tempRoot } from "../helpers/tmp.js";
+
+// while `refusing.code` is set, making a directory under .guild/workers fails with it (a read-only mount, a full disk)
+const { refusing } = vi.hoisted(() => ({ refusing: { code: "" } }));
+vi.mock("node:fs", async (original) => {
+  const real = await original<typeof import("node:fs")>();
+  const mkdirSync = ((file: string, options?: object) => {
+    if (refusing.code && String(file).includes(`${path.sep}workers`))
+      throw Object.assign(new Error(`${refusing.code}: refused, mkdir '${file}'`), { code: refusing.code });
+    return real.mkdirSync(file, options);
+  }) as typeof real.mkdirSync;
+  return { ...real, mkdirSync, default: { ...real, mkdirSync } };
+});
 
 const KEYS = Array.from({ length: 400 }, (_, i) => `run-${i}\u0000G-spec`);
 
@@ -302,11 +314,30 @@ describe("a reviewer worker's advertisement in its presence file", () => {
     writeFileSync(workers, "a file where the directory goes\n");
     const self = new Peers(layout, peersDir(layout, "broker"), "machA-1-5");
     self.beat();
-    expect(self.unseen).toMatch(/^\.guild\/workers\/broker\/machA-1-5 cannot be written \(ENOTDIR\)$/);
+    expect(self.unseen).toMatch(
+      /^\.guild\/workers\/broker\/machA-1-5 cannot be written \(ENOTDIR\): make \.guild\/workers a directory this user can write$/,
+    );
     expect(workerRunning(layout, "broker")).toBe(false);
     rmSync(workers);
     self.beat();
     expect(self.unseen).toBeNull();
     expect(workerRunning(layout, "broker")).toBe(true);
+  });
+
+  it("tells a person to remount or free space, not to chmod, when a read-only mount or a full disk refuses the file", () => {
+    const layout = project();
+    const self = new Peers(layout, peersDir(layout, "broker"), "machA-1-5");
+    try {
+      refusing.code = "EROFS";
+      self.beat();
+      expect(self.unseen).toMatch(/cannot be written \(EROFS\): remount it read-write$/);
+      refusing.code = "ENOSPC";
+      self.beat();
+      expect(self.unseen).toMatch(/cannot be written \(ENOSPC\): free disk space/);
+    } finally {
+      refusing.code = "";
+    }
+    self.beat();
+    expect(self.unseen).toBeNull();
   });
 });
