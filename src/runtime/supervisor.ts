@@ -2,12 +2,15 @@
 // channel to it: a worker whose supervisor dies sees the channel close and exits (src/runtime/reconciler.ts).
 import { type ChildProcess, spawn } from "node:child_process";
 import { lineSafe } from "../core/terminal-safe.js";
+import { isSystemFault } from "../bus/system-fault.js";
 
 /** A worker that exits sooner than this after it started is failing to start, not dying after work. */
 const QUICK_EXIT_MS = 5_000;
 /** This many quick exits in a row and the worker is given up on (with growing delays between the tries). */
 const MAX_QUICK_EXITS = 5;
 const RESTART_DELAY_MS = 500;
+/** The longest wait between tries to start a worker the system could not start (no descriptors, processes, memory). */
+const SHORTAGE_RETRY_MAX_MS = 30_000;
 /** How often `up` asks whether the settings now configure a worker kind it does not run. */
 const LOOK_MS = 2_000;
 
@@ -16,7 +19,8 @@ const LOOK_MS = 2_000;
  * dispatches in flight). The first SIGINT (Ctrl-C), a SIGHUP (terminal closed) or a closed output pipe (`up | head`)
  * drains instead: no new work is taken and the dispatches in flight, possibly paid reviews, finish; a second SIGINT
  * stops at once. A worker that keeps exiting right after it starts is restarted after 0.5, 1, 2, 4 s and then left
- * down, with the reason logged, while the others carry on; "all-failed" when none is left.
+ * down, with the reason logged, while the others carry on; "all-failed" when none is left. One the system cannot start
+ * (EMFILE, EAGAIN, ENOMEM: a shortage that passes) is tried again until it starts, at most 30 s apart.
  */
 export async function supervise(
   kinds: string[],
@@ -34,16 +38,30 @@ export async function supervise(
   let stopping = false;
   let finish!: (how: "stopped" | "all-failed") => void;
   const finished = new Promise<"stopped" | "all-failed">((resolve) => (finish = resolve));
-  const start = (kind: string, quickExits: number) => {
+  const later = (delay: number, then: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      then();
+    }, delay);
+    timers.add(timer);
+  };
+  const start = (kind: string, quickExits: number, shortages = 0) => {
     const startedAt = performance.now();
     const child = spawn(process.execPath, argvOf(kind), { stdio: ["ignore", "inherit", "inherit", "ipc"] });
     children.set(kind, child);
     let ended = false;
-    const onEnd = (how: string) => {
+    const onEnd = (how: string, shortage = false) => {
       if (ended) return;
       ended = true;
       children.delete(kind);
       if (stopping) return;
+      if (shortage) {
+        // the system could not start a process: no fault of the worker's, and it passes; never given up on for it
+        const delay = Math.min(RESTART_DELAY_MS * 2 ** shortages, SHORTAGE_RETRY_MAX_MS);
+        log(`cannot start the ${kind} worker (${how}): the system is short of descriptors, processes or memory; retry in ${delay} ms`);
+        later(delay, () => start(kind, quickExits, shortages + 1));
+        return;
+      }
       const quick = performance.now() - startedAt < QUICK_EXIT_MS ? quickExits + 1 : 0;
       if (quick >= MAX_QUICK_EXITS) {
         supervised.delete(kind);
@@ -61,14 +79,10 @@ export async function supervise(
       }
       const delay = RESTART_DELAY_MS * 2 ** Math.max(0, quick - 1);
       log(`${kind} worker exited (${how}); restarting in ${delay} ms`);
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        start(kind, quick);
-      }, delay);
-      timers.add(timer);
+      later(delay, () => start(kind, quick));
     };
     child.once("exit", (code, signal) => onEnd(String(code ?? signal)));
-    child.once("error", (error) => onEnd(error.message)); // could not be spawned at all
+    child.once("error", (error) => onEnd(error.message, isSystemFault(error))); // could not be spawned at all
   };
   const exits = () => Promise.all([...children.values()].map((c) => new Promise((r) => c.once("exit", r))));
   let looking = false;
