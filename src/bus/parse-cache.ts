@@ -2,6 +2,7 @@
 // are immutable once delivered, and parsing them again on every step of every gate (the packets' YAML above all) was
 // most of a busy worker's time. A file that changes in any way (inode, size, mtime, ctime) is parsed again.
 import type { Stats } from "node:fs";
+import path from "node:path";
 import { deepFreeze } from "../core/memo.js";
 
 // several entries a gate (its round files, their hashes, scrubbed results): room for a burst of ~1,000 open gates
@@ -40,6 +41,12 @@ export function cachedParse<T>(file: string, st: Stats | string, parse: () => T,
   cachedBytes += bytes;
   while (cache.size > MAX_ENTRIES || (cachedBytes > MAX_BYTES && cache.size > 1)) evictOne();
   return value;
+}
+
+/** Forget every file under `dir` (a gate a worker saw end: it is not read again, so it keeps nothing of it). */
+export function forgetParsedUnder(dir: string): void {
+  const prefix = dir + path.sep;
+  for (const file of cache.keys()) if (file.startsWith(prefix)) drop(file);
 }
 
 function drop(file: string): void {

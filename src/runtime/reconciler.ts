@@ -24,6 +24,7 @@ import { PEER_BEAT_MS, Peers, peersDir } from "./peers.js";
 import { textOf } from "../core/text-of.js";
 import { ReadFault } from "../core/read-fault.js";
 import { isRefusedWrite, refusedWriteFix } from "../bus/refused-write.js";
+import { forgetParsedUnder } from "../bus/parse-cache.js";
 
 export interface GateRef {
   runId: string;
@@ -576,7 +577,8 @@ export class WorkerRuntime {
       this.openRuns.add(runId);
       this.endedWatched.delete(runId);
     } else {
-      this.openRuns.delete(runId);
+      // a worker reads an ended run again only when something arrives (then parsed anew): it keeps none of its files
+      if (this.openRuns.delete(runId) && this.spec.skipFinishedRuns) forgetParsedUnder(runDir);
       this.keepWatchesOfEnded(runId);
       this.finishedLog?.seal(runId, reviewMtime, finishedAt);
     }

@@ -8,6 +8,7 @@ import { ENDED_RUNS_WATCHED, NEW_DIR_LOOKS_MS, WorkerRuntime, type WorkerSpec } 
 import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { recordingRuntime } from "../helpers/runtime.js";
+import { cachedParse } from "../../src/bus/parse-cache.js";
 
 describe("reconciler: backoff on a throwing handler", () => {
   it("retries a throwing gate after 1, 2, 4, 8 … reconcile intervals, logs the stack once, and recovers", async () => {
@@ -282,6 +283,41 @@ describe("reconciler: watches of ended runs", () => {
       await until("the older ended runs unwatched", () => watches() - before <= 1 + 2 * ENDED_RUNS_WATCHED);
       mkdirSync(path.join(runs, "r0", "review", "G-plan"));
       await until("the next gate of an ended run handled", () => handled.has("r0/G-plan"));
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
+
+describe("reconciler: what a worker keeps of an ended gate", () => {
+  it("nothing of its parsed files: a long-lived worker's memory does not grow with the gates it saw end", async () => {
+    const root = tempRoot();
+    const gateDir = path.join(root, ".guild", "runs", "r1", "review", "G-spec");
+    mkdirSync(gateDir, { recursive: true });
+    const packet = path.join(gateDir, "packet-1.md");
+    let parses = 0;
+    const read = () =>
+      cachedParse(
+        packet,
+        "1:5000:1:1",
+        () => ({ n: ++parses }),
+        () => true,
+      );
+    let ended = false;
+    const { runtime } = recordingRuntime(root, {
+      poll: false,
+      skipFinishedRuns: true,
+      handleGate: async () => {
+        read();
+        ended = true;
+        return "finished";
+      },
+    });
+    await runtime.start();
+    try {
+      await until("the gate handled and ended", () => ended && runtime.activeCount() === 0);
+      // parsed anew once its run ended: the worker keeps nothing of it
+      await until("the ended run's files forgotten", () => (read(), parses === 2));
     } finally {
       await runtime.stop();
     }
