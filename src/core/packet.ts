@@ -14,7 +14,9 @@ const rendered = new Map<string, PacketFrontMatter>();
 const RENDERED_KEPT = 256;
 
 export function renderPacket(front: PacketFrontMatter, body: string): string {
-  const parsed = deepFreeze(PacketFrontMatter.parse(front));
+  // strings of its own: a value read from a packet is a slice of that packet's whole text (its artifact with it), which
+  // the memo would keep alive for as long as it keeps the value
+  const parsed = deepFreeze(PacketFrontMatter.parse(JSON.parse(JSON.stringify(front))));
   const yaml = renderFrontMatter(parsed);
   rendered.delete(yaml);
   rendered.set(yaml, parsed);

@@ -1,4 +1,6 @@
 // packet-<n>.md: front matter round-trip and refusal, and the body the reviewer reads.
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { gateFocus, renderPacketBody } from "../../src/core/packet-body.js";
@@ -13,6 +15,19 @@ import { gate, packet, SHA_A } from "../helpers/snapshots.js";
 const yamlOf = (text: string) => /^---\n([\s\S]*?)\n---\n/.exec(text)![1]!;
 
 describe("renderPacket / parsePacket", () => {
+  it("keeps no packet text alive in its memo of rendered front matter (a packet carries the artifact)", () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const heap = () => (gc(), getHeapStatistics().used_heap_size);
+    const before = heap();
+    for (let i = 0; i < 40; i++) {
+      // a packet read back (its values are pieces of its 1 MB text), then rendered again, as the packet chain checks do
+      const text = renderPacket(packet(1, { selection_reason: `auto: reason number ${i} of forty` }), "x".repeat(1_000_000));
+      renderPacket(readFrontMatter(yamlOf(text)).front!, "");
+    }
+    expect(heap() - before).toBeLessThan(20_000_000);
+  });
+
   it("round-trips the front matter and the body byte for byte", () => {
     const front = packet(3, {
       counted_round: 2,
