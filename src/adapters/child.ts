@@ -9,7 +9,7 @@ import path from "node:path";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { scrubLine } from "../core/scrub.js";
 import type { DispatchInput } from "./types.js";
-import { retryOnSystemFault } from "../bus/system-fault.js";
+import { isSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 import { DISPATCH_MARKER, newMarker, recordGroup } from "../bus/reviewer-groups.js";
 
@@ -202,7 +202,11 @@ export function unfinishedChild(
 ): DispatchOutcome {
   switch (outcome.kind) {
     case "spawn-error":
-      return { kind: "not-run", reason: `cannot start ${program}: ${outcome.code} ${outcome.message}` };
+      return {
+        kind: "not-run",
+        reason: `cannot start ${program}: ${outcome.code} ${outcome.message}`,
+        ...(isSystemFault(outcome) ? { shortage: outcome.code } : {}),
+      };
     case "timeout":
       return { kind: "ambiguous", reason: `${name} timed out after ${timeoutMs} ms; process group killed` };
     case "aborted":

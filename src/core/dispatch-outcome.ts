@@ -14,7 +14,14 @@ export type DispatchOutcome =
    * Proven that no review ran (binary missing, spawn failure, refused before sending): safe to fall back. With
    * `capability`, the refusal named the requested effort or model, so a weaker pair may be tried.
    */
-  | { kind: "not-run"; reason: string; capability?: CapabilityError; declared?: DeclaredIdentity }
+  | {
+      kind: "not-run";
+      reason: string;
+      capability?: CapabilityError;
+      declared?: DeclaredIdentity;
+      /** The system could not start the reviewer (its errno: EMFILE, EAGAIN…): a shortage that passes. */
+      shortage?: string;
+    }
   /** Something may have run (timeout, crash, disconnect, 5xx): never dispatch again automatically. */
   | { kind: "ambiguous"; reason: string; declared?: DeclaredIdentity }
   /** The reviewer answered more than the bus reads (MAX_OUTPUT_BYTES): malformed, never normalized or repaired. */

@@ -25,7 +25,11 @@ export interface Walk {
   keepForRepair: (answer: string, why: string) => Promise<void>;
 }
 
-type Stopped = { kind: "fenced" } | { kind: "failed"; failure: Failure["kind"]; reason: string; attempts: DispatchAttempt[] };
+type Stopped =
+  | { kind: "fenced" }
+  | { kind: "failed"; failure: Failure["kind"]; reason: string; attempts: DispatchAttempt[] }
+  /** The system could not start the reviewer (`code`): nothing ran, and nothing else is tried meanwhile. */
+  | { kind: "short"; reason: string; code: string };
 
 export type Answered = {
   kind: "answered";
@@ -59,6 +63,7 @@ export async function runChain(chain: RunnableLink[], packetText: string, walk: 
       // an answer that arrived whole was paid for: losing the claim after it does not lose it (the files settle a
       // failure a takeover wrote meanwhile, SPEC §15); anything else of a fenced dispatch is nothing to go on
       if (walk.fenced() && outcome.kind !== "output") return { kind: "fenced" };
+      if (outcome.kind === "not-run" && outcome.shortage) return { kind: "short", reason: outcome.reason, code: outcome.shortage };
       record(pair, outcome);
       if (outcome.kind === "ambiguous") return failed("no_verdict", tried());
       if (outcome.kind === "oversized") return failed("malformed", outcome.reason); // never normalized, so never repaired
@@ -86,11 +91,11 @@ export async function normalizeWithRepair(
   walk: Walk,
   log: (message: string) => void,
   given = packetText,
-): Promise<Extract<Normalized, { ok: true }> | Stopped> {
+): Promise<Extract<Normalized, { ok: true }> | Exclude<Stopped, { kind: "short" }>> {
   const envelope = envelopeFor(walk.packet, ran.link.id, { requested: ran.requested, declared: ran.declared !== undefined }, given);
   const normalized = normalizeBound(ran.answer.text, withReported(envelope, ran.answer.reportedModel));
   if (normalized.ok) return normalized;
-  const failed = (reason: string, failure: Failure["kind"] = "malformed"): Stopped => ({
+  const failed = (reason: string, failure: Failure["kind"] = "malformed"): Exclude<Stopped, { kind: "short" }> => ({
     kind: "failed",
     failure,
     reason: `${normalized.reasons.join("; ")}; ${reason}`,

@@ -14,7 +14,7 @@ import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { normalizeWithRepair, runChain, type Walk } from "./reviewer-dispatch.js";
 import type { DispatchAttempt, Failure, PacketFrontMatter } from "../spec/schemas.js";
-import { tryClaim } from "../bus/claim.js";
+import { type Claim, tryClaim } from "../bus/claim.js";
 import { deliver } from "../bus/deliver.js";
 import type { BusContext } from "../bus/context.js";
 import { attemptFile, type ChainLink, dispatchChain, failureRecord, gateTier, type Pair } from "../core/dispatch-plan.js";
@@ -67,7 +67,9 @@ export interface ReviewerOptions {
 /** An end of a dispatch kept in hand: the packet it answers, and its delivery (the same call as the first try). */
 export interface Held {
   packetId: string;
-  deliver: () => Promise<"active">;
+  deliver: (claim: Claim) => Promise<"active">;
+  /** A dispatch the system could not start (nothing was sent): `deliver` dispatches the round, under this pass's claim. */
+  nothingSent?: true;
 }
 
 const now = () => new Date().toISOString();
@@ -136,7 +138,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
       return "active";
     }
     const kept = held.get(slotKey);
-    if (kept?.packetId === P.packet_id) return await end(kept.deliver);
+    if (kept?.packetId === P.packet_id) return kept.nothingSent ? await kept.deliver(claim) : await end(() => kept.deliver(claim));
     held.delete(slotKey); // another packet holds the round now
     const file = (name: string) => layout.gateFile(runId, gate, name);
     // `endKey`: the failure of this worker's own dispatch carries its attempt's end key; one before it has none
@@ -183,86 +185,100 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     const recorded = await retryOnSystemFault(() => deliver(file(slotFile("attempt", R, member)), attempt, { guildDir: layout.guild }));
     if (recorded.status === "conflict") return "active";
 
-    const project = dispatchProject(layout.root, ctx.settings);
-    const dispatchBase = (link: ChainLink, pair: Pair) => ({
-      project,
-      providerId: link.id,
-      config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
-      front: P,
-      packetPath,
-      signal: AbortSignal.any([signal, claim.signal]),
-    });
-    const planned = dispatchChain(P, ctx.settings, (kind) => kind in opts.adapters);
-    if (planned.skipped.length) opts.log(`${runId}/${gate} round ${R}: ${planned.skipped.join("; ")}`);
-    if (!planned.ok) return await fail("unavailable", planned.why, [], keys.end);
-    const chain = planned.links.map((link) => ({ ...link, adapter: opts.adapters[link.config.adapter]! }));
-    const tier = gateTier(ctx.settings, gate);
-    const walk: Walk = {
-      packet: P,
-      tier,
-      aliases: ctx.settings.family_aliases,
-      scrub: receivedScrubOptions(ctx.settings),
-      fenced: () => claim.signal.aborted,
-      dispatch: (link, pair, prompt) => link.adapter.dispatch({ ...dispatchBase(link, pair), prompt }),
-      keepForRepair: async (answer, why) => {
-        const kept = await keepRejected(
-          s.dir,
-          slotFile("result", R, member),
-          scrub(answer.slice(0, KEPT_ANSWER_CHARS), receivedScrubOptions(ctx.settings)),
-          answer.length > KEPT_ANSWER_CHARS ? `${why} (its first ${KEPT_ANSWER_CHARS} characters)` : why,
-          rejectPlace(ctx),
-        );
-        opts.log(`${runId}/${gate} round ${R}: the answer to repair is kept as rejected/${kept}`);
-      },
-    };
-    const ran = await runChain(chain, packetText, walk);
-    if (ran.kind === "fenced") return "active"; // fenced out: deliver nothing
-    // a fallback refused (its family) is why nothing else ran: the failure says so, not only the worker's log
-    const refused =
-      ran.kind === "failed" && ran.failure === "unavailable" && planned.skipped.length ? `; ${planned.skipped.join("; ")}` : "";
-    if (ran.kind === "failed") return await fail(ran.failure, `${ran.reason}${refused}`, ran.attempts, keys.end);
-    const given = isNightmare(P) ? withArtifactRead(ctx, P, packetText) : packetText;
-    const log = (m: string) => opts.log(`${runId}/${gate} round ${R}: ${m}`);
-    const normalized = await normalizeWithRepair(ran, packetText, walk, log, given);
-    if ("kind" in normalized) {
-      if (normalized.kind === "fenced") return "active";
-      return await fail(normalized.failure, normalized.reason, ran.attempts, keys.end);
-    }
-    const { result } = normalized;
-    const { link, pair, attempts, requested, declared } = ran;
-    return await end(async () => {
-      // the answer is paid for: a delivery the system failed is tried again rather than lost, and a result planted in
-      // its slot meanwhile (the verifier refuses it: no delivery key) gives way to it
-      const delivery = await deliverOverForeign(ctx, P, deliveryKey, () =>
-        deliverResult(
-          ctx,
-          P,
-          {
-            ...result,
-            dispatch_attempts: attempts,
-            // the model the reviewer reported when it says (a reroute), else the one requested
-            ran: {
-              provider: link.id,
-              model: result.reviewer_model_source === "reported" ? result.reviewer_model : requested,
-              effort: pair.effort,
-              tier,
+    const dispatchRound = async (roundClaim: Claim): Promise<"active"> => {
+      const project = dispatchProject(layout.root, ctx.settings);
+      const dispatchBase = (link: ChainLink, pair: Pair) => ({
+        project,
+        providerId: link.id,
+        config: { ...link.config, model: pair.model ?? undefined, effort: pair.effort ?? undefined },
+        front: P,
+        packetPath,
+        signal: AbortSignal.any([signal, roundClaim.signal]),
+      });
+      const planned = dispatchChain(P, ctx.settings, (kind) => kind in opts.adapters);
+      if (planned.skipped.length) opts.log(`${runId}/${gate} round ${R}: ${planned.skipped.join("; ")}`);
+      if (!planned.ok) return fail("unavailable", planned.why, [], keys.end);
+      const chain = planned.links.map((link) => ({ ...link, adapter: opts.adapters[link.config.adapter]! }));
+      const tier = gateTier(ctx.settings, gate);
+      const walk: Walk = {
+        packet: P,
+        tier,
+        aliases: ctx.settings.family_aliases,
+        scrub: receivedScrubOptions(ctx.settings),
+        fenced: () => roundClaim.signal.aborted,
+        dispatch: (link, pair, prompt) => link.adapter.dispatch({ ...dispatchBase(link, pair), prompt }),
+        keepForRepair: async (answer, why) => {
+          const kept = await keepRejected(
+            s.dir,
+            slotFile("result", R, member),
+            scrub(answer.slice(0, KEPT_ANSWER_CHARS), receivedScrubOptions(ctx.settings)),
+            answer.length > KEPT_ANSWER_CHARS ? `${why} (its first ${KEPT_ANSWER_CHARS} characters)` : why,
+            rejectPlace(ctx),
+          );
+          opts.log(`${runId}/${gate} round ${R}: the answer to repair is kept as rejected/${kept}`);
+        },
+      };
+      held.delete(slotKey); // from here a review may be sent: nothing in hand may dispatch it again
+      const ran = await runChain(chain, packetText, walk);
+      if (ran.kind === "fenced") return "active"; // fenced out: deliver nothing
+      if (ran.kind === "short") {
+        // nothing ran: the system could not start the reviewer (EMFILE, EAGAIN…) past the quick retries. Not a failure
+        // of the round a person must decide: this worker keeps it in hand and dispatches it once it can (its attempt
+        // is on file, so a worker that dies meanwhile leaves it to a person, no_verdict)
+        held.set(slotKey, { packetId: P.packet_id, deliver: dispatchRound, nothingSent: true });
+        throw Object.assign(new Error(`the reviewer could not be started (${ran.reason}); the round is dispatched once it can`), {
+          code: ran.code,
+          syscall: "spawn",
+        });
+      }
+      // a fallback refused (its family) is why nothing else ran: the failure says so, not only the worker's log
+      const refused =
+        ran.kind === "failed" && ran.failure === "unavailable" && planned.skipped.length ? `; ${planned.skipped.join("; ")}` : "";
+      if (ran.kind === "failed") return fail(ran.failure, `${ran.reason}${refused}`, ran.attempts, keys.end);
+      const given = isNightmare(P) ? withArtifactRead(ctx, P, packetText) : packetText;
+      const log = (m: string) => opts.log(`${runId}/${gate} round ${R}: ${m}`);
+      const normalized = await normalizeWithRepair(ran, packetText, walk, log, given);
+      if ("kind" in normalized) {
+        if (normalized.kind === "fenced") return "active";
+        return fail(normalized.failure, normalized.reason, ran.attempts, keys.end);
+      }
+      const { result } = normalized;
+      const { link, pair, attempts, requested, declared } = ran;
+      return end(async () => {
+        // the answer is paid for: a delivery the system failed is tried again rather than lost, and a result planted in
+        // its slot meanwhile (the verifier refuses it: no delivery key) gives way to it
+        const delivery = await deliverOverForeign(ctx, P, deliveryKey, () =>
+          deliverResult(
+            ctx,
+            P,
+            {
+              ...result,
+              dispatch_attempts: attempts,
+              // the model the reviewer reported when it says (a reroute), else the one requested
+              ran: {
+                provider: link.id,
+                model: result.reviewer_model_source === "reported" ? result.reviewer_model : requested,
+                effort: pair.effort,
+                tier,
+              },
+              // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
+              ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
+              delivery_key: deliveryKey,
             },
-            // copilot: nothing reports the model; the profile declares it, so a finalizer must confirm a pass
-            ...(declared ? { identity_assurance: "caller-declared-unverified" as const, copilot_profile: declared.profile } : {}),
-            delivery_key: deliveryKey,
-          },
-          { keepRefused: true },
-        ),
-      );
-      if (!delivery.ok && delivery.tooLarge) return failWith("malformed", delivery.reason, attempts, keys.end);
-      const outcome = !delivery.ok
-        ? `result not delivered: ${delivery.reason}${delivery.keptAs ? ` (kept as rejected/${delivery.keptAs})` : ""}`
-        : delivery.status !== "conflict" // identical: this worker's own try, whose directory fsync had failed
-          ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)`
-          : `result not delivered: ${slotFile("result", R, member)} already exists (${delivery.status})`;
-      opts.log(`${runId}/${gate} round ${R}: ${outcome}`);
-      return "active";
-    });
+            { keepRefused: true },
+          ),
+        );
+        if (!delivery.ok && delivery.tooLarge) return failWith("malformed", delivery.reason, attempts, keys.end);
+        const outcome = !delivery.ok
+          ? `result not delivered: ${delivery.reason}${delivery.keptAs ? ` (kept as rejected/${delivery.keptAs})` : ""}`
+          : delivery.status !== "conflict" // identical: this worker's own try, whose directory fsync had failed
+            ? `result delivered (${delivery.result.verdict}, ${delivery.result.blocking_findings.length} blocking)`
+            : `result not delivered: ${slotFile("result", R, member)} already exists (${delivery.status})`;
+        opts.log(`${runId}/${gate} round ${R}: ${outcome}`);
+        return "active";
+      });
+    };
+    return await dispatchRound(claim);
   } finally {
     await claim.release();
   }

@@ -54,7 +54,8 @@ afterEach(() => {
 
 const GATE = "G-spec";
 
-async function commandGate(run: string) {
+/** `shortages`: the first dispatches find the system unable to start the reviewer (nothing ran, nothing paid). */
+async function commandGate(run: string, shortages = 0) {
   const root = tempRoot(`guild-bus-${run}-`);
   mkdirSync(path.join(root, "docs"), { recursive: true });
   mkdirSync(path.join(root, ".guild"), { recursive: true });
@@ -72,6 +73,7 @@ async function commandGate(run: string) {
   let paid = 0;
   const adapter: ReviewerAdapter = {
     dispatch: async () => {
+      if (shortages-- > 0) return { kind: "not-run", reason: "cannot start node: EMFILE spawn node EMFILE", shortage: "EMFILE" };
       paid++;
       const result = {
         schema_version: "review_result.v1",
@@ -129,6 +131,28 @@ describe("a write the system refuses when a reviewer delivers", () => {
     expect(g.paid()).toBe(1);
     expect(existsSync(g.file("result-1.json"))).toBe(true);
     expect(existsSync(g.file("failure-1.json"))).toBe(false);
+  });
+
+  it("a reviewer the system cannot start (EMFILE past the quick retries) is dispatched once it can: no failure, no person", async () => {
+    const g = await commandGate("shortage", 2);
+    await expect(g.pass()).rejects.toMatchObject({ code: "EMFILE" });
+    await expect(g.pass()).rejects.toMatchObject({ code: "EMFILE" });
+    expect(existsSync(g.file("failure-1.json"))).toBe(false);
+    expect(g.held.size).toBe(1);
+    await g.pass();
+    expect(g.paid()).toBe(1);
+    expect(existsSync(g.file("result-1.json"))).toBe(true);
+    expect(existsSync(g.file("failure-1.json"))).toBe(false);
+    expect(g.held.size).toBe(0);
+  });
+
+  it("a worker that died while it could not start the reviewer leaves the round to a person: no_verdict, nothing sent", async () => {
+    const g = await commandGate("shortage-died", 1);
+    await expect(g.pass()).rejects.toMatchObject({ code: "EMFILE" });
+    g.held.clear(); // what a new process starts with
+    await g.pass();
+    expect(g.paid()).toBe(0);
+    expect(JSON.parse(readFileSync(g.file("failure-1.json"), "utf8"))).toMatchObject({ kind: "no_verdict" });
   });
 
   it("with its failure slot refused too, delivers the answer in hand once the result slot takes it, never a failure", async () => {
