@@ -8,6 +8,7 @@ import { packageVersion } from "./version.js";
 import { textOf } from "../core/text-of.js";
 import { invalidInput } from "../spec/issues.js";
 import { print } from "./safe-output.js";
+import { isRefusedWrite, refusedWriteFix } from "../bus/refused-write.js";
 
 type Loader = () => Promise<{ register(program: Command): void }>;
 
@@ -128,7 +129,9 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_EXIT; // commander printed it
-    return reportError(describeError(error));
+    // a full disk, a read-only tree: the person fixes the system, not the command line
+    const refused = isRefusedWrite(error) ? (error as NodeJS.ErrnoException).code! : null;
+    return reportError(describeError(error), refused ? `${refusedWriteFix(refused)}, then run the command again` : undefined);
   }
   // Commands report their status through process.exitCode.
   return Number(process.exitCode ?? 0);

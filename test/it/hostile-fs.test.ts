@@ -120,6 +120,20 @@ describe("hostile filesystem and drops (integration)", () => {
     },
   );
 
+  it.skipIf(process.getuid?.() !== 0)("a command on a full disk says to free space, not only the errno (§4)", () => {
+    const p = setup();
+    const guild = path.join(p.root, ".guild");
+    rmSync(guild, { recursive: true, force: true });
+    mkdirSync(guild);
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", guild]).status !== 0) return; // no mount here: nothing to test
+    mounted.push(guild);
+    mkdirSync(path.join(guild, "runs"));
+    spawnSync("dd", ["if=/dev/zero", `of=${path.join(guild, "filler")}`, "bs=4k", "count=1000"], { stdio: "ignore" });
+    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "full"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^guild-bus: ENOSPC: .*\nfree disk space \(or raise the quota\), then run the command again\n$/);
+  });
+
   it("a .guild that is itself a symlink is the bus root: the bus works there, and nothing below it may be a link (§2)", async () => {
     const p = setup();
     const elsewhere = tempRoot("guild-bus-elsewhere-");
