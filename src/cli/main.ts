@@ -8,7 +8,6 @@ import { packageVersion } from "./version.js";
 import { textOf } from "../core/text-of.js";
 import { invalidInput } from "../spec/issues.js";
 import { print } from "./safe-output.js";
-import { isRefusedWrite, refusedWriteFix } from "../bus/refused-write.js";
 
 type Loader = () => Promise<{ register(program: Command): void }>;
 
@@ -129,7 +128,8 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_EXIT; // commander printed it
-    // a full disk, a read-only tree: the person fixes the system, not the command line
+    // a full disk, a read-only tree: the person fixes the system, not the command line (loaded only then)
+    const { isRefusedWrite, refusedWriteFix } = await import("../bus/refused-write.js");
     const refused = isRefusedWrite(error) ? (error as NodeJS.ErrnoException).code! : null;
     return reportError(describeError(error), refused ? `${refusedWriteFix(refused)}, then run the command again` : undefined);
   }
