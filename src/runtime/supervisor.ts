@@ -47,8 +47,6 @@ export async function supervise(
   };
   const start = (kind: string, quickExits: number, shortages = 0) => {
     const startedAt = performance.now();
-    const child = spawn(process.execPath, argvOf(kind), { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    children.set(kind, child);
     let ended = false;
     const onEnd = (how: string, shortage = false) => {
       if (ended) return;
@@ -81,6 +79,14 @@ export async function supervise(
       log(`${kind} worker exited (${how}); restarting in ${delay} ms`);
       later(delay, () => start(kind, quick));
     };
+    let child: ChildProcess | undefined;
+    try {
+      child = spawn(process.execPath, argvOf(kind), { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    } catch (error) {
+      // Node throws some spawn failures (ENOMEM) rather than emitting them: the same shortage, never a crash of `up`
+      return onEnd((error as Error).message, isSystemFault(error));
+    }
+    children.set(kind, child);
     child.once("exit", (code, signal) => onEnd(String(code ?? signal)));
     child.once("error", (error) => onEnd(error.message, isSystemFault(error))); // could not be spawned at all
   };
