@@ -26,6 +26,7 @@ export interface ClaimOptions {
  * abandon its paid dispatch: both rules are turned off (a stale time no clock reaches) and staleness is judged here.
  */
 const NEVER_STALE_MS = Number.MAX_SAFE_INTEGER / 4;
+const MIN_STALE_MS = 2000;
 
 /** Each lock seen held: its version (inode and mtime, whatever clock dated it) and when this process first saw it. */
 const seenHeld = new Map<string, { version: string; since: number }>();
@@ -38,7 +39,10 @@ export async function tryClaim(claimsDir: string, name: string, options: ClaimOp
   if (lstatSync(claimsDir).isSymbolicLink()) throw new PathSafetyError(`symlink refused inside .guild: ${claimsDir}`);
   const target = path.join(claimsDir, name);
   const controller = new AbortController();
-  const staleMs = options.staleMs ?? 30_000;
+  // proper-lockfile's floors, which it no longer applies to a stale time it is not given: a holder re-dates its lock at
+  // least twice within the stale time, so a live one is never seen unchanged for that long
+  const staleMs = Math.max(options.staleMs ?? 30_000, MIN_STALE_MS);
+  const updateMs = Math.max(Math.min(options.updateMs ?? Math.floor(staleMs / 3), staleMs / 2), 1000);
   setAsideForeignLock(`${target}.lock`);
   removeIfStale(`${target}.lock`, staleMs, options.monotonicMs ?? (() => performance.now()));
   let release: () => Promise<void>;
@@ -47,7 +51,7 @@ export async function tryClaim(claimsDir: string, name: string, options: ClaimOp
       realpath: false,
       lockfilePath: `${target}.lock`,
       stale: NEVER_STALE_MS,
-      update: options.updateMs ?? Math.max(1000, Math.floor(staleMs / 3)),
+      update: updateMs,
       retries: 0,
       onCompromised: (error: Error) => {
         options.log?.(`claim ${name} compromised: ${error.message}; abandoning the guarded work`);

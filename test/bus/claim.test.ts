@@ -121,6 +121,19 @@ describe("claim: tryClaim", () => {
     }
   });
 
+  it("never judges a lock stale sooner than two of its holder's refreshes (a stale time under 2 s is 2 s)", async () => {
+    // `--claim-stale-ms 1000`: the holder re-dates its lock every second, so a second unchanged is no sign of death
+    const dir = path.join(tempRoot(), "claims");
+    const holder = await claim(dir, "job", { staleMs: 1000 });
+    expect(holder).not.toBeNull();
+    let clock = 0;
+    const opts = { staleMs: 1000, monotonicMs: () => clock };
+    expect(await claim(dir, "job", opts)).toBeNull();
+    clock += 1000;
+    expect(await claim(dir, "job", opts)).toBeNull();
+    expect(holder!.signal.aborted).toBe(false);
+  });
+
   it("keeps a held lock fresh, so it is not taken over as stale", async () => {
     const dir = path.join(tempRoot(), "claims");
     const c = await claim(dir, "job");
