@@ -84,8 +84,11 @@ export async function reviewGate(
 ): Promise<"active" | "finished"> {
   const first = readGateLive(ctx, runId, gate);
   if (first.outcome) return "finished";
-  // the gate's own packet, or each quorum member's this worker serves: each its own dispatch
-  await Promise.all(reviewerViews(first).map((view) => reviewSlot(ctx, view, opts, signal)));
+  // the gate's own packet, or each quorum member's this worker serves: each its own dispatch. The pass ends with the last
+  // of them, even when one failed early: a worker draining waits for its passes, and a member's paid review runs on
+  const ends = await Promise.allSettled(reviewerViews(first).map((view) => reviewSlot(ctx, view, opts, signal)));
+  const failed = ends.find((end) => end.status === "rejected");
+  if (failed) throw failed.reason;
   return "active";
 }
 
