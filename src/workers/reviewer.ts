@@ -70,6 +70,11 @@ export interface Held {
   deliver: (claim: Claim) => Promise<"active">;
   /** A dispatch the system could not start (nothing was sent): `deliver` dispatches the round, under this pass's claim. */
   nothingSent?: true;
+  /**
+   * A paid answer (its round, and quorum member): delivered even once its round no longer takes it (a takeover's
+   * no_verdict put to a person, the gate ended), which keeps it in rejected/ with why — never dropped.
+   */
+  answer?: { round: number; member: string | null; deliver: () => Promise<"active"> };
 }
 
 const now = () => new Date().toISOString();
@@ -83,6 +88,7 @@ export async function reviewGate(
   signal: AbortSignal,
 ): Promise<"active" | "finished"> {
   const first = readGateLive(ctx, runId, gate);
+  await keepClosedAnswers(first, opts);
   if (first.outcome) return "finished";
   // the gate's own packet, or each quorum member's this worker serves: each its own dispatch. The pass ends with the last
   // of them, even when one failed early: a worker draining waits for its passes, and a member's paid review runs on
@@ -90,6 +96,22 @@ export async function reviewGate(
   const failed = ends.find((end) => end.status === "rejected");
   if (failed) throw failed.reason;
   return "active";
+}
+
+/**
+ * This worker's paid answers in hand for rounds of this gate that take no result now (closed, put to a person, the gate
+ * ended: no pass of their slot delivers them any more) or whose slot holds a result: delivered as on the first try, which
+ * keeps an answer its round no longer takes in rejected/ with why. A fault again leaves it in hand, tried on a later pass.
+ */
+async function keepClosedAnswers(s: GateSnapshot, opts: ReviewerOptions): Promise<void> {
+  for (const [key, kept] of opts.held ?? []) {
+    if (!kept.answer || !key.startsWith(`${s.runId}/${s.gate}/`)) continue;
+    const { round, member } = kept.answer;
+    const view = member === null ? s : memberView(s, member);
+    if (resultRefusal(view, round) === null && !view.results.has(round)) continue; // its slot's pass delivers it
+    await kept.answer.deliver();
+    opts.held!.delete(key);
+  }
 }
 
 async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOptions, signal: AbortSignal): Promise<"active"> {
@@ -122,26 +144,29 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
   const held = opts.held ?? new Map<string, Held>();
   // the end of this worker's dispatch: kept in hand while the system refuses its write or fails it for longer than the
   // quick retries (EIO, a network filesystem away), so a later pass delivers it rather than a no_verdict naming it
-  const end = async (deliver: () => Promise<"active">): Promise<"active"> => {
+  const end = async (deliver: () => Promise<"active">, answer = false): Promise<"active"> => {
     try {
       const done = await deliver();
       held.delete(slotKey);
       return done;
     } catch (error) {
       if (!isRefusedWrite(error) && !isSystemFault(error)) throw error;
-      held.set(slotKey, { packetId: P.packet_id, deliver });
+      held.set(slotKey, { packetId: P.packet_id, deliver, ...(answer ? { answer: { round: R, member, deliver } } : {}) });
       throw error; // the reconciler logs it and tries the gate again with backoff
     }
   };
   try {
     const again = readGateLive(ctx, runId, gate);
     const s = member === null ? again : memberView(again, member);
+    const kept = held.get(slotKey);
     if (s.outcome || s.results.has(R) || s.failures.has(R)) {
+      // a paid answer in hand is never dropped: its delivery keeps it in rejected/ when the round no longer takes it
+      if (kept?.packetId === P.packet_id && kept.answer) return await end(() => kept.deliver(claim), true);
       held.delete(slotKey);
       return "active";
     }
-    const kept = held.get(slotKey);
-    if (kept?.packetId === P.packet_id) return kept.nothingSent ? await kept.deliver(claim) : await end(() => kept.deliver(claim));
+    if (kept?.packetId === P.packet_id)
+      return kept.nothingSent ? await kept.deliver(claim) : await end(() => kept.deliver(claim), kept.answer !== undefined);
     held.delete(slotKey); // another packet holds the round now
     const file = (name: string) => layout.gateFile(runId, gate, name);
     // `endKey`: the failure of this worker's own dispatch carries its attempt's end key; one before it has none
@@ -279,7 +304,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
             : `result not delivered: ${slotFile("result", R, member)} already exists (${delivery.status})`;
         opts.log(`${runId}/${gate} round ${R}: ${outcome}`);
         return "active";
-      });
+      }, true);
     };
     return await dispatchRound(claim);
   } finally {

@@ -1,6 +1,6 @@
 // A write the system refuses (EACCES, EROFS, ENOSPC…) or fails past the quick retries (EIO) when a reviewer worker delivers its
 // in the worker's hand and a later pass delivers it — never a new dispatch, never a no_verdict naming its own attempt.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -90,12 +90,13 @@ async function commandGate(run: string, shortages = 0) {
   };
   const held = new Map<string, Held>();
   const logs: string[] = [];
-  const pass = () =>
+  // `kept`: the worker's hand (another worker of the kind has its own)
+  const pass = (kept = held) =>
     reviewGate(
       loadContext(layout),
       run,
       GATE,
-      { serves: ["command"], adapters: { command: adapter }, log: (m) => logs.push(m), held },
+      { serves: ["command"], adapters: { command: adapter }, log: (m) => logs.push(m), held: kept },
       new AbortController().signal,
     );
   return { layout, file, pass, held, logs, paid: () => paid };
@@ -131,6 +132,38 @@ describe("a write the system refuses when a reviewer delivers", () => {
     expect(g.paid()).toBe(1);
     expect(existsSync(g.file("result-1.json"))).toBe(true);
     expect(existsSync(g.file("failure-1.json"))).toBe(false);
+  });
+
+  it("keeps the paid answer in rejected/ when another worker ended its round meanwhile (no_verdict), never drops it", async () => {
+    const g = await commandGate("fault-takeover");
+    Object.assign(failing, { name: "result-1.json", code: "EIO", times: 4 });
+    await expect(g.pass()).rejects.toMatchObject({ code: "EIO" });
+    expect(g.held.size).toBe(1);
+    // another worker of the kind finds the attempt without a result: a person decides the round
+    await g.pass(new Map());
+    expect(JSON.parse(readFileSync(g.file("failure-1.json"), "utf8"))).toMatchObject({ kind: "no_verdict" });
+    await stepGate(loadContext(g.layout), "fault-takeover", GATE); // the broker puts the round to a person
+    expect(existsSync(g.file("escalation-1.json"))).toBe(true);
+    await g.pass();
+    expect(g.paid()).toBe(1);
+    expect(existsSync(g.file("result-1.json"))).toBe(false);
+    expect(g.held.size).toBe(0);
+    const rejected = path.join(path.dirname(g.file("result-1.json")), "rejected");
+    const kept = (existsSync(rejected) ? readdirSync(rejected) : []).filter((n) => n.startsWith("result-1.json"));
+    expect(kept.map((n) => readFileSync(path.join(rejected, n), "utf8")).join("")).toMatch(/"verdict": "satisfied"/);
+    expect(g.logs.join("\n")).toMatch(/result not delivered: .*kept as rejected\//);
+  });
+
+  it("delivers the paid answer over another worker's no_verdict the broker has not acted on yet (a result proves it wrong)", async () => {
+    const g = await commandGate("fault-takeover-early");
+    Object.assign(failing, { name: "result-1.json", code: "EIO", times: 4 });
+    await expect(g.pass()).rejects.toMatchObject({ code: "EIO" });
+    await g.pass(new Map());
+    expect(existsSync(g.file("failure-1.json"))).toBe(true);
+    await g.pass();
+    expect(g.paid()).toBe(1);
+    expect(g.held.size).toBe(0);
+    expect(JSON.parse(readFileSync(g.file("result-1.json"), "utf8"))).toMatchObject({ verdict: "satisfied" });
   });
 
   it("a reviewer the system cannot start (EMFILE past the quick retries) is dispatched once it can: no failure, no person", async () => {
