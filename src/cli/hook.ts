@@ -2,6 +2,7 @@
 // stdout, exit 0). Never exit 2, which Claude Code reads as "block with stderr": an internal error must not trap a turn.
 // guild-bus gate on|off|status: the switch of the stop gate in .guild/settings.json.
 import { statSync } from "node:fs";
+import type { Readable } from "node:stream";
 import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { loadContext } from "../bus/context.js";
@@ -10,26 +11,28 @@ import { setStopGate } from "../commands/settings-edit.js";
 import { DEFAULT_MAX_BLOCKS, type StopEvent, stopGate } from "../commands/stop-gate.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { readStreamBounded } from "../bus/read-bounded.js";
+import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { intArg } from "./options.js";
 import { print } from "./safe-output.js";
 
 /**
  * The stop Claude Code's hook input names (JSON on stdin: session_id, transcript_path), or null: a terminal, no such
- * input within a second, or a transcript that cannot be read. Two guild-bus hooks of one stop read the same.
+ * input within a second, or a transcript that cannot be read. Two guild-bus hooks of one stop read the same. The input
+ * carries the turn's last message (`last_assistant_message`), which a long answer makes far larger than the two names.
  */
-async function stopEvent(): Promise<StopEvent | null> {
-  if (process.stdin.isTTY) return null;
+export async function stopEvent(stdin: NodeJS.ReadStream | Readable = process.stdin): Promise<StopEvent | null> {
+  if ("isTTY" in stdin && stdin.isTTY) return null;
   let timer: NodeJS.Timeout | undefined;
   const input = await Promise.race([
-    readStreamBounded(process.stdin, 64 * 1024).then(
+    readStreamBounded(stdin, MAX_FILE_BYTES).then(
       (b) => b.toString("utf8"),
       () => "",
     ),
     new Promise<string>((resolve) => (timer = setTimeout(() => resolve(""), 1000))),
   ]);
   clearTimeout(timer);
-  process.stdin.destroy(); // a caller that keeps stdin open must not keep the hook from exiting
+  stdin.destroy(); // a caller that keeps stdin open must not keep the hook from exiting
   const parsed = parseJsonAnswer(input);
   const event = parsed.ok ? (parsed.value as { session_id?: unknown; transcript_path?: unknown } | null) : null;
   if (typeof event?.session_id !== "string" || typeof event.transcript_path !== "string") return null;
