@@ -46,6 +46,28 @@ function author(p: Project): ReviewLoopAuthor {
   });
 }
 
+/** A project whose stop gate blocks once, reviewed by the scripted provider. */
+function stopGated(): Project {
+  const p = project();
+  p.settings({
+    providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", { default: "by-content" }) },
+    stop_gate: { enabled: true, max_blocks: 1 },
+  });
+  return p;
+}
+
+/** An author that tries to end its turn as soon as the reviewer asks for changes, every time; `ends` counts the tries. */
+function quitter(p: Project): { brain: AuthorBrain; ends: () => number } {
+  const loop = author(p);
+  let ends = 0;
+  const brain: AuthorBrain = (raw, names) => {
+    const step = loop.brain(raw, names);
+    if (step && "tool" in step && step.tool.name.endsWith("findings")) return { text: `Stopping here (${++ends}).` };
+    return step;
+  };
+  return { brain, ends: () => ends };
+}
+
 /** Run a host CLI to its end (async: the mock lives in this process). */
 function run(argv: string[], o: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }) {
   const child: ChildProcess = spawn(argv[0]!, argv.slice(1), { cwd: o.cwd, env: o.env, stdio: ["ignore", "pipe", "pipe"] });
@@ -163,22 +185,11 @@ describe("real author hosts drive the review loop through guild-bus mcp", () => 
   });
 
   it("claude's Stop hook (the plugin's): blocks the turn once with the findings, then lets it end at the cap", async () => {
-    const p = project();
-    p.settings({
-      providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", { default: "by-content" }) },
-      stop_gate: { enabled: true, max_blocks: 1 },
-    });
-    const loop = author(p);
-    let ends = 0;
-    // an author that tries to end its turn as soon as the reviewer asks for changes, every time
-    const quitter: AuthorBrain = (raw, names) => {
-      const step = loop.brain(raw, names);
-      if (step && "tool" in step && step.tool.name.endsWith("findings")) return { text: `Stopping here (${++ends}).` };
-      return step;
-    };
-    const { code, out, mock } = await runClaude(p, quitter);
+    const p = stopGated();
+    const author = quitter(p);
+    const { code, out, mock } = await runClaude(p, author.brain);
     expect(code, out).toBe(0);
-    expect(ends).toBe(2); // the first end was blocked, the second allowed
+    expect(author.ends()).toBe(2); // the first end was blocked, the second allowed
     const fedBack = mock.requests.filter((q) => JSON.stringify(q.body).includes("Stop-gate block 1 of 1"));
     expect(fedBack.length).toBeGreaterThan(0);
     expect(JSON.stringify(fedBack[0]!.body)).toContain("Acceptance criteria left as TBD");
@@ -187,28 +198,18 @@ describe("real author hosts drive the review loop through guild-bus mcp", () => 
   });
 
   it("claude in a project from `guild-bus init --host claude`: its .mcp.json server, and its Stop hook through npx", async () => {
-    const p = project();
-    p.settings({
-      providers: { scripted: scriptedProvider(p.root, "scripted", "gpt-5", { default: "by-content" }) },
-      stop_gate: { enabled: true, max_blocks: 1 },
-    });
+    const p = stopGated();
     installed(p);
     const init = p.cli(["init", "--host", "claude"]);
     expect(init.code, init.stderr).toBe(0);
-    const loop = author(p);
-    let ends = 0;
-    const quitter: AuthorBrain = (raw, names) => {
-      const step = loop.brain(raw, names);
-      if (step && "tool" in step && step.tool.name.endsWith("findings")) return { text: `Stopping here (${++ends}).` };
-      return step;
-    };
-    const { code, out, mock } = await runClaude(p, quitter, { plugin: false });
+    const author = quitter(p);
+    const { code, out, mock } = await runClaude(p, author.brain, { plugin: false });
     expect(code, out).toBe(0);
     expect(p.readJson(theRun(p), "G-spec", "request.json")).toMatchObject({
       author_host: "claude-code",
       author_host_source: "mcp-client-info",
     });
-    expect(ends).toBe(2); // the hook init wrote blocked the first end
+    expect(author.ends()).toBe(2); // the hook init wrote blocked the first end
     expect(mock.requests.some((q) => JSON.stringify(q.body).includes("Stop-gate block 1 of 1"))).toBe(true);
   });
 
