@@ -10,6 +10,7 @@ import { dispatchProject, type ReviewerAdapter } from "../adapters/types.js";
 import { packetTextProblem, readGateLive } from "./issued-packets.js";
 import { isSystemFault, rethrowSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
 import { isRefusedWrite } from "../bus/refused-write.js";
+import { ReadFault } from "../core/read-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { normalizeWithRepair, runChain, type Walk } from "./reviewer-dispatch.js";
@@ -142,15 +143,16 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
   if (!claim) return "active";
   const slotKey = `${runId}/${gate}/${claimName}`;
   const held = opts.held ?? new Map<string, Held>();
-  // the end of this worker's dispatch: kept in hand while the system refuses its write or fails it for longer than the
-  // quick retries (EIO, a network filesystem away), so a later pass delivers it rather than a no_verdict naming it
+  // the end of this worker's dispatch: kept in hand while the system refuses its write, fails it for longer than the
+  // quick retries (EIO, a network filesystem away) or fails a read on the way (ReadFault), so a later pass delivers it
+  // rather than a no_verdict naming it
   const end = async (deliver: () => Promise<"active">, answer = false): Promise<"active"> => {
     try {
       const done = await deliver();
       held.delete(slotKey);
       return done;
     } catch (error) {
-      if (!isRefusedWrite(error) && !isSystemFault(error)) throw error;
+      if (!isRefusedWrite(error) && !isSystemFault(error) && !(error instanceof ReadFault)) throw error;
       held.set(slotKey, { packetId: P.packet_id, deliver, ...(answer ? { answer: { round: R, member, deliver } } : {}) });
       throw error; // the reconciler logs it and tries the gate again with backoff
     }

@@ -11,6 +11,7 @@ import { stepGate } from "../../src/workers/broker.js";
 import { type Held, reviewGate } from "../../src/workers/reviewer.js";
 import type { ReviewerAdapter } from "../../src/adapters/types.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { ReadFault } from "../../src/core/read-fault.js";
 import { Peers, peersDir } from "../../src/runtime/peers.js";
 import { waitTool } from "../../src/mcp/wait-tool.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -36,6 +37,8 @@ vi.mock("../../src/bus/deliver.js", async (original) => {
   const deliver: typeof real.deliver = (finalPath, bytes, options) => {
     if (failing.times > 0 && path.basename(finalPath) === failing.name) {
       failing.times--;
+      // a read the system failed on the way (the gate, the artifact): what readGate and its callers throw
+      if (failing.code === "ReadFault") return Promise.reject(new ReadFault(`the gate cannot be read for now: EIO, read '${finalPath}'`));
       const error = Object.assign(new Error(`${failing.code}: i/o error, fsync '${finalPath}'`), { code: failing.code, syscall: "fsync" });
       return Promise.reject(error);
     }
@@ -127,6 +130,17 @@ describe("a write the system refuses when a reviewer delivers", () => {
     const g = await commandGate("fault-eio");
     Object.assign(failing, { name: "result-1.json", code: "EIO", times: 4 }); // the first try and its three retries
     await expect(g.pass()).rejects.toMatchObject({ code: "EIO" });
+    expect(g.held.size).toBe(1);
+    await g.pass();
+    expect(g.paid()).toBe(1);
+    expect(existsSync(g.file("result-1.json"))).toBe(true);
+    expect(existsSync(g.file("failure-1.json"))).toBe(false);
+  });
+
+  it("keeps the paid answer when a read the system failed (ReadFault) stops its delivery, and delivers it on a later pass", async () => {
+    const g = await commandGate("fault-read");
+    Object.assign(failing, { name: "result-1.json", code: "ReadFault", times: 1 });
+    await expect(g.pass()).rejects.toBeInstanceOf(ReadFault);
     expect(g.held.size).toBe(1);
     await g.pass();
     expect(g.paid()).toBe(1);
