@@ -13,6 +13,9 @@ export interface ReplaceOptions {
   guildDir: string;
   /** fsync the file and the directory (default true); views regenerated from the files anyway may skip it. */
   durable?: boolean;
+  /** Make the file's directory when it is missing (default true: a host's config directory `init` writes into). False for
+   * a view inside a directory the bus made (a gate's trail.md): one removed meanwhile is not made again for the view. */
+  makeDir?: boolean;
 }
 
 /** The permissions of the file being replaced (a project file `init` merges into may hold a key, 0600), else 0644. */
@@ -31,7 +34,7 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
     // the directories usually exist: made only when open() or rename() says they are missing
     const fd = await withDir(realFs, stagingDir, () => realFs.open(staging, "wx", modeToKeep(finalPath)));
     await writeAndClose(realFs, fd, data, durable);
-    await withDir(realFs, finalDir, async () => {
+    const rename = async () => {
       refuseSymlinks(options.guildDir, finalDir);
       try {
         renameSync(staging, finalPath);
@@ -42,7 +45,8 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
         await rewriteInPlace(finalPath, data, durable);
         await realFs.unlink(staging);
       }
-    });
+    };
+    await (options.makeDir === false ? rename() : withDir(realFs, finalDir, rename));
   } catch (error) {
     await realFs.unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
     throw error;

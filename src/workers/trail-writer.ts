@@ -5,6 +5,7 @@
 // ended or waits for a person is written at once, so the trail never lags an outcome, an escalation or a question to
 // the author.
 import { existsSync } from "node:fs";
+import path from "node:path";
 import type { BusContext } from "../bus/context.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { readTextBounded } from "../bus/read-bounded.js";
@@ -121,7 +122,15 @@ export class TrailWriter {
     // A gate this writer has no record of (a finished one looked at again, or the first write since start) keeps a
     // trail.md that already says this: a rename would move the gate directory's mtime, which is how every worker tells
     // that a file arrived after an outcome, so that look must settle. An open gate's changed stamp is written as is.
-    if (gate.written || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
+    try {
+      if (gate.written || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false, makeDir: false });
+    } catch (error) {
+      // the gate was removed since it was read (a run deleted): its view goes with it, never a directory made for it
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || existsSync(path.dirname(file))) throw error;
+      if (gate.timer) clearTimeout(gate.timer);
+      if (this.gates.get(key) === gate) this.gates.delete(key);
+      return;
+    }
     gate.written = true;
     gate.writtenAt = performance.now();
     // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.

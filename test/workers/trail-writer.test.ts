@@ -1,6 +1,7 @@
 // trail.md while machines drive a gate may lag by up to TRAIL_PACE_MS, its last state always written; an outcome is
 // in the trail before the step that wrote it returns, and no late write of an older state ever replaces it.
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { stepGate } from "../../src/workers/broker.js";
@@ -50,6 +51,18 @@ describe("trail.md while machines drive the gate", () => {
     await new Promise((done) => setImmediate(done));
     expect(trail()).toMatch(/status: satisfied/);
     expect(trail()).not.toMatch(VERIFYING);
+  });
+});
+
+describe("trail.md of a gate removed while its write waits", () => {
+  it("is not written, and no directory is made for it (a deleted run does not come back holding a trail)", async () => {
+    const { layout } = await paced("tr1");
+    const runDir = layout.runDir("tr1");
+    rmSync(runDir, { recursive: true });
+    vi.advanceTimersByTime(TRAIL_PACE_MS * 4);
+    await new Promise((done) => setImmediate(done));
+    await until(() => readdirSync(path.join(layout.guild, "tmp")).length === 0); // the paced write has come and gone
+    expect(existsSync(runDir)).toBe(false);
   });
 });
 
