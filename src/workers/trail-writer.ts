@@ -127,17 +127,18 @@ export class TrailWriter {
     } catch (error) {
       // the gate was removed since it was read (a run deleted): its view goes with it, never a directory made for it
       if ((error as NodeJS.ErrnoException).code !== "ENOENT" || existsSync(path.dirname(file))) throw error;
-      if (gate.timer) clearTimeout(gate.timer);
-      if (this.gates.get(key) === gate) this.gates.delete(key);
-      return;
+      return this.drop(key, gate);
     }
     gate.written = true;
     gate.writtenAt = performance.now();
     // A gate with its outcome is rarely handled again: forget it, so a long-lived broker keeps no entry per gate ever seen.
-    if (s.outcome) {
-      if (gate.timer) clearTimeout(gate.timer);
-      if (this.gates.get(key) === gate) this.gates.delete(key);
-    }
+    if (s.outcome) this.drop(key, gate);
+  }
+
+  /** No more writes for this gate (ended, or removed): its pending one is cancelled and its record let go. */
+  private drop(key: string, gate: GateTrail): void {
+    if (gate.timer) clearTimeout(gate.timer);
+    if (this.gates.get(key) === gate) this.gates.delete(key);
   }
 }
 
