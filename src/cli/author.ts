@@ -81,7 +81,11 @@ export function register(program: Command): void {
         "instructions or rationale recorded in the trail (with continue, also given to the reviewer next round, labelled as yours)",
       ),
   )
-    .option("--round <n>", ROUND_HELP, roundArg)
+    .option(
+      "--round <n>",
+      "the round whose escalation you read (status; needed past round 1): refused, nothing written, if the gate has moved on to another",
+      roundArg,
+    )
     .option("--root <dir>", ROOT_HELP)
     .action(
       async (

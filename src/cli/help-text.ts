@@ -16,7 +16,10 @@ const HELP: Record<string, [string[], string]> = {
   resubmit: [["guild-bus resubmit <run> G-spec --wait"], AUTHOR_EXITS],
   rebut: [["guild-bus rebut <run> G-plan --file rebuttal.md --wait"], AUTHOR_EXITS],
   decide: [
-    ["guild-bus decide <run> G-spec force-pass --note 'accepted risk'", "guild-bus decide <run> G-spec extend-cap 2 --wait"],
+    [
+      "guild-bus decide <run> G-spec force-pass --round 3 --note 'accepted risk'",
+      "guild-bus decide <run> G-spec extend-cap 2 --round 3 --wait",
+    ],
     AUTHOR_EXITS,
   ],
   respond: [

@@ -43,6 +43,19 @@ function movedOn(view: GateView, round: number, seen: number | undefined): strin
   );
 }
 
+/**
+ * A round-bound action that names no round binds to whatever is open when it lands: safe only while no earlier round
+ * could have been the one read (a force-pass would otherwise answer an escalation, or an answer land in a packet, nobody saw).
+ */
+function namesNoRound(view: GateView, round: number, seen: number | undefined, what: string): string | null {
+  if (seen !== undefined || round <= 1) return null;
+  const { runId, gate } = view.snapshot;
+  return (
+    `${runId} ${gate} is at round ${round}: name the round ${what} (\`--round ${round}\` on the command line, \`round\` ` +
+    `over MCP), so it never lands in a round you did not see; nothing was written`
+  );
+}
+
 function waitingFor(view: GateView, state: "awaiting_author" | "awaiting_decision"): string | null {
   const { runId, gate } = view.snapshot;
   if (view.decision.state !== state) {
@@ -138,7 +151,8 @@ async function decideEscalationNow(
   const long = decisionNoteProblem(d.note);
   if (long) return refuse(`${long}; nothing was decided`);
   const view = viewOf(ctx, run, gate);
-  const stale = movedOn(view, view.decision.round, d.round);
+  const stale =
+    movedOn(view, view.decision.round, d.round) ?? namesNoRound(view, view.decision.round, d.round, "whose escalation you read");
   if (stale) return refuse(stale);
   const notWaiting = waitingFor(view, "awaiting_decision");
   if (notWaiting) return refuse(notWaiting);
@@ -208,14 +222,8 @@ async function respondNow(
 ): Promise<Answer<{ round: number; verdict: string; model: string }>> {
   const view = viewOf(ctx, run, gate);
   const round = openRound(view.snapshot);
-  const stale = movedOn(view, round, answer.round);
+  const stale = movedOn(view, round, answer.round) ?? namesNoRound(view, round, answer.round, "whose packet you reviewed");
   if (stale) return refuse(stale);
-  // an answer that names no round binds to the open packet: safe only while no earlier packet could have been read
-  if (answer.round === undefined && round > 1)
-    return refuse(
-      `${run} ${gate} is at round ${round}: name the round whose packet you reviewed (\`--round ${round}\` on the command ` +
-        `line, \`round\` over MCP), so an answer to an earlier packet never lands in this one; nothing was written`,
-    );
   const packet = view.snapshot.packets.get(round);
   if (!packet || packet.reviewer_adapter !== "manual") return refuse(`${run} ${gate} has no open packet addressed to the manual reviewer`);
   if (answer.via !== undefined) {

@@ -79,6 +79,11 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         human_checkpoint: z.optional(z.boolean()),
         quorum: described(z.optional(QuorumRule), "K of N reviewers of distinct families, none yours, must pass (e.g. {need: 2, of: 3})"),
         paths: described(z.optional(z.array(z.string())), "further project paths the reviewer should read"),
+        run_id: described(
+          z.optional(z.string()),
+          "a run id of your own (letters, digits, `.`, `_`, `-`): the same call again with it goes on with the review " +
+            "already requested rather than a second, paid one — use it when you may retry the call",
+        ),
       },
     },
     async (a) => {
@@ -101,6 +106,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         humanCheckpoint: a.human_checkpoint,
         quorum: a.quorum,
         paths: a.paths,
+        runId: a.run_id,
       });
       if (!answered.ok) return failure(answered.error);
       const { runId, gate, idle } = answered;
@@ -240,7 +246,11 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         choice: DecisionChoice,
         extend_by: described(z.optional(wholeNumber(1, MAX_EXTEND_BY)), "rounds to add, with extend-cap only"),
         note: z.optional(z.string().check(z.maxLength(MAX_FILE_BYTES))),
-        ...seenRound,
+        round: described(
+          z.optional(wholeNumber(0)),
+          "the round whose escalation you read (from status or wait), needed past round 1: refused, nothing written, " +
+            "if the gate has moved on",
+        ),
       },
     },
     async (a) => {

@@ -220,8 +220,19 @@ describe("the round the person read", () => {
     });
     expect(await resubmit(ctx(), run, GATE, 1)).toMatchObject({ ok: false, error: movedOn });
     expect(await rebut(ctx(), run, GATE, "no", 1)).toMatchObject({ ok: false, error: movedOn });
+    // a decision that names no round could answer an escalation nobody saw (round 2's, decided from round 1's)
+    const nameEscalation = expect.stringMatching(
+      /^moved G-spec is at round 2: name the round whose escalation you read .*nothing was written$/,
+    );
+    expect(await decideEscalation(ctx(), run, GATE, { choice: "force-pass", decidedBy: "me" })).toEqual({
+      ok: false,
+      error: nameEscalation,
+    });
     const mcp = await inMemoryMcp(layout);
     try {
+      const unnamed = await mcp.call("decide", { run_id: run, gate: GATE, choice: "rework" });
+      expect(unnamed.isError).toBe(true);
+      expect(textOf(unnamed)).toMatch(/is at round 2: name the round whose escalation you read \(`--round 2` on the command line/);
       const stale = await mcp.call("decide", { run_id: run, gate: GATE, choice: "rework", round: 1 });
       expect(stale.isError).toBe(true);
       expect(textOf(stale)).toMatch(/this answers round 1, but moved G-spec is at round 2 now/);

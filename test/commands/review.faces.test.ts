@@ -2,7 +2,7 @@
 // console): a cap above the limit is refused (never clamped: that would change what was asked), the author's host is
 // held to the author model's rule, a drive-letter path is named as one, and a request while no broker runs says so.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -124,6 +124,39 @@ describe("review: one rule per input, in every face", () => {
       expect(r.isError, textOf(r)).toBeFalsy();
       expect(textOf(r)).toContain(`warning: ${idle}`);
       expect(r.structuredContent!.warnings).toEqual([idle]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("over MCP, a call retried with its run id goes on with the review already requested: no second paid review", async () => {
+    const layout = project();
+    const mcp = await inMemoryMcp(layout);
+    try {
+      const call = () => mcp.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", reviewer: "manual", run_id: "mine-1" });
+      const first = await call();
+      expect(first.isError, textOf(first)).toBeFalsy();
+      expect(first.structuredContent).toMatchObject({ run_id: "mine-1", gate: "G-spec" });
+      const request = readFileSync(path.join(layout.gateDir("mine-1", "G-spec"), "request.json"), "utf8");
+      const again = await call();
+      expect(again.isError, textOf(again)).toBeFalsy();
+      expect(textOf(again)).toMatch(/the same request was already in \(requested at .*\); it goes on, nothing new was written/);
+      expect(readFileSync(path.join(layout.gateDir("mine-1", "G-spec"), "request.json"), "utf8")).toBe(request);
+      expect(readdirSync(layout.runs)).toEqual(["mine-1"]);
+      // another request under that run id is refused, and a malformed id is named
+      const other = await mcp.call("request_review", {
+        artifact: "docs/spec.md",
+        gate: "G-spec",
+        reviewer: "manual",
+        run_id: "mine-1",
+        cap: 2,
+      });
+      expect(other.isError).toBe(true);
+      expect(textOf(other)).toMatch(/mine-1 G-spec already has a request/);
+      const bad = await mcp.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", run_id: "../x" });
+      expect(bad.isError).toBe(true);
+      expect(textOf(bad)).toMatch(/run id/);
+      expect(readdirSync(layout.runs)).toEqual(["mine-1"]);
     } finally {
       await mcp.close();
     }
