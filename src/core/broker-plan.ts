@@ -375,12 +375,20 @@ export function unissuedPacketProblem(s: GateSnapshot, front: PacketFrontMatter,
 
 function packetBody(s: GateSnapshot, front: PacketFrontMatter, artifactText: string, input: PacketInput): string {
   const extras = packetExtras(s, front, input);
-  // A finalizer reviews afresh: copilot's rounds and memory are not its own, and would anchor it.
-  if (front.restart_reason === "finalizer") return renderPacketBody(front, artifactText, [], new Map(), { ...extras, memory: [] });
   const { entries, findings } = trailEntries(s, input.reads.result, front.stop ?? "verdict");
   // a quorum round's packets go out one per step: the members issued before this one are not earlier rounds
-  const earlier = entries.filter((e) => e.round < front.round);
+  const earlier = entries.filter((e) => e.round < front.round && ownRound(s, front, e.round));
   return renderPacketBody(front, artifactText, earlier, findings, extras);
+}
+
+/**
+ * Whether round k (before this packet's) is this packet's reviewer's own, to give back as its earlier findings and
+ * memory. A reviewer selected afresh (a degraded re-selection, a copilot pass's finalizer) never sees another's critique
+ * or notes: they would anchor it, and the packet calls them its own (SPEC §21.2). A quorum member sees every member's
+ * findings, named (§26), and its own memory only.
+ */
+function ownRound(s: GateSnapshot, front: PacketFrontMatter, k: number): boolean {
+  return packetMember(front) !== null || s.packets.get(k)?.reviewer_provider === front.reviewer_provider;
 }
 
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
@@ -413,7 +421,7 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketIn
     paths: (s.request?.paths ?? []).map(clean),
     memory: hard
       ? [...memories]
-          .filter((k) => k < front.round)
+          .filter((k) => k < front.round && ownRound(s, front, k))
           .sort((a, b) => a - b)
           .flatMap((k) => {
             // shown as the reviewer's own notes only while it is what round k's sealed result said: anyone can drop a file
