@@ -7,7 +7,7 @@ import { unknownReviewer } from "../core/policy.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { readTextBounded, type ReadRefused } from "./read-bounded.js";
 import { isSystemFault } from "./system-fault.js";
-import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { GUILD_SETTINGS_KEYS, MAX_FILE_BYTES } from "../spec/constants.js";
 
 export interface LoadedSettings {
   settings: Settings;
@@ -98,12 +98,13 @@ function jsonErrorAt(text: string): string {
 
 /**
  * Keys the bus does not know, at the top level and in each provider entry: a misspelt key would otherwise be
- * ignored in silence (`provders`). They are reported, not dropped (the schema lets them through).
+ * ignored in silence (`provders`). They are reported, not dropped (the schema lets them through). Guild's own keys
+ * are Guild's, in the file both read.
  */
 function unknownKeys(raw: Record<string, unknown>): string[] {
   const top = Object.keys(Settings.shape);
   const problems = Object.keys(raw)
-    .filter((k) => !top.includes(k))
+    .filter((k) => !top.includes(k) && !GUILD_SETTINGS_KEYS.includes(k))
     .map((k) => `settings.json: unknown key "${k}"${didYouMean(k, top)}`);
   const providers = raw.providers;
   if (!providers || typeof providers !== "object" || Array.isArray(providers)) return problems;

@@ -20,6 +20,35 @@ export const MAX_NOTE_BYTES = 64 * 1024;
 export const MAX_EXTEND_BY = 5;
 
 /**
+ * Guild's own top-level settings keys (its settings resolver), which share .guild/settings.json with the bus's. The bus
+ * reads the ones it shares (`review`, `codex_cap`, `codex_skip_enforcement`, `secrets_policy`) and leaves these to
+ * Guild: neither read nor refused as unknown (SPEC §3).
+ */
+export const GUILD_SETTINGS_KEYS: readonly string[] = Object.freeze([
+  "rigor",
+  "auto_approve",
+  "host",
+  "host_mode",
+  "roles",
+  "host_profiles",
+  "initiative_default",
+  "index",
+  "record_status_runs",
+  "agent_mode",
+  "workspace",
+  "models",
+  "model_policy",
+  "security",
+  "mcp",
+  "capability",
+  "statusline",
+  "adversarial_review_provider",
+  "loops",
+  "loop_cap",
+  "defaults",
+]);
+
+/**
  * The one list of adapter kinds: how a provider is reached (SPEC §13). external: a reviewer process outside the bus
  * serves the packets addressed to it from the files (SPEC §18 B); the bus spawns nothing for it.
  */

@@ -69,6 +69,27 @@ describe("settings", () => {
       expect(load(JSON.stringify({ reviewer, providers })).problems).toHaveLength(1);
   });
 
+  it("a settings.json Guild shares holds Guild's own keys: left to Guild, not refused as unknown; a typo still is", () => {
+    // keys as Guild's `config set` writes them, beside the ones both read
+    const guild = {
+      rigor: "deep",
+      review: "local",
+      host: "claude",
+      loop_cap: 16,
+      codex_cap: 4,
+      adversarial_review_provider: "codex-cli",
+      roles: { host: null, advisory: null, adversarial: null },
+      secrets_policy: { redaction_patterns: ["hunter\\d"], fail_mode_durable: "closed", fail_mode_telemetry: "open" },
+      defaults: { adversarial: "on" },
+    };
+    const r = load(JSON.stringify(guild));
+    expect(r.problems).toEqual([]);
+    expect(r.settings).toMatchObject({ review: "local", codex_cap: 4, secrets_policy: { redaction_patterns: ["hunter\\d"] } });
+    expect(load(JSON.stringify({ ...guild, rigour: "deep" })).problems).toEqual([
+      expect.stringMatching(/^settings\.json: unknown key "rigour"/),
+    ]);
+  });
+
   it("one bad value drops only that key or provider; the rest still applies", () => {
     const r = load(
       JSON.stringify({
