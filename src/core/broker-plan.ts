@@ -391,12 +391,28 @@ function ownRound(s: GateSnapshot, front: PacketFrontMatter, k: number): boolean
   return packetMember(front) !== null || s.packets.get(k)?.reviewer_provider === front.reviewer_provider;
 }
 
+/**
+ * The note of the human's `continue` at the checkpoint before this packet's round, or, for a round that re-runs one its
+ * reviewer never answered (a retry, a restart on edited bytes, a re-selection, a malformed re-run, a copilot pass's
+ * finalizer), the one that round carried: the instruction must not vanish with the round (SPEC §21.3).
+ */
+function checkpointNote(s: GateSnapshot, front: PacketFrontMatter): { round: number; note: string } | null {
+  for (let p: PacketFrontMatter | undefined = front; p;) {
+    const dec = validDecision(s, p.round - 1);
+    if (dec?.choice === "continue") return dec.note?.trim() ? { round: p.round - 1, note: dec.note } : null;
+    if (!RERUNS.has(p.restart_reason ?? "") || p.restart_of === null || p.restart_of >= p.round) return null;
+    p = roundPacket(s, p.restart_of);
+  }
+  return null;
+}
+
+const RERUNS = new Set(["retry", "artifact_changed", "degraded", "malformed", "finalizer"]);
+
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
 function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketInput): PacketExtras {
   const clean = (text: string) => scrub(text, scrubOptions(input.settings));
-  const before = front.round - 1;
-  const dec = validDecision(s, before);
-  const note = dec?.choice === "continue" && dec.note?.trim() ? { round: before, text: clean(dec.note) } : null;
+  const given = checkpointNote(s, front);
+  const note = given ? { round: given.round, text: clean(given.note) } : null;
   let ruling: PacketExtras["ruling"] = null;
   if (front.restart_reason === "ruling" && front.restart_of !== null) {
     // bounded like the trail's lists: a result's findings must not swell the next packet past the file limit
