@@ -400,13 +400,14 @@ function checkpointNote(s: GateSnapshot, front: PacketFrontMatter): { round: num
   for (let p: PacketFrontMatter | undefined = front; p;) {
     const dec = validDecision(s, p.round - 1);
     if (dec?.choice === "continue") return dec.note?.trim() ? { round: p.round - 1, note: dec.note } : null;
-    if (!RERUNS.has(p.restart_reason ?? "") || p.restart_of === null || p.restart_of >= p.round) return null;
-    p = roundPacket(s, p.restart_of);
+    // a retried round re-runs the one before it (a ruling's restart_of is the contested round); every other restart
+    // re-runs its restart_of, but a ruling, which rules on a round that answered
+    const back = dec?.choice === "retry" ? p.round - 1 : p.restart_reason && p.restart_reason !== "ruling" ? p.restart_of : null;
+    if (back === null || back >= p.round) return null;
+    p = roundPacket(s, back);
   }
   return null;
 }
-
-const RERUNS = new Set(["retry", "artifact_changed", "degraded", "malformed", "finalizer"]);
 
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
 function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketInput): PacketExtras {

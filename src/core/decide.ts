@@ -208,6 +208,10 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       case "rework":
         return act({ type: "outcome", status: "rework", reason: `human chose rework after ${esc.reason}`, round: R }, "rework");
       case "retry":
+        // a retried ruling rules again on the findings the author contested (once per counted round: it stays final),
+        // while the artifact holds the bytes they were found in; on edited bytes it is an ordinary retry, as before
+        if (P.restart_reason === "ruling" && P.restart_of !== null && P.restart_of < R && !changedSinceSent(P, ctx.artifact()))
+          return issue(next(P, P.counted_round, P.restart_of, "ruling"), `retry: the reviewer rules on round ${P.restart_of}'s findings`);
         return issue(next(P, P.counted_round, R, "retry"), "retry");
       case "stop":
         return act({ type: "outcome", status: "stopped", reason: `human stopped the loop after ${esc.reason}`, round: R }, "stop");

@@ -851,6 +851,23 @@ describe("decide: the debate (hard and nightmare)", () => {
     expect(decide(g.s, context({ policy: { difficulty: "hard" } })).action).toMatchObject({ restart_reason: "ruling" });
   });
 
+  it("a retried ruling rules again on the contested findings (never a plain round, which a second rebuttal could contest)", () => {
+    const g = gate()
+      .packet(1, { artifact_raw_sha256: RAW_SHA })
+      .verdict(1, "issues")
+      .rebuttal(1)
+      .packet(2, { counted_round: 1, restart_of: 1, restart_reason: "ruling", artifact_raw_sha256: RAW_SHA })
+      .failure(2, "no_verdict")
+      .escalation(2, "no_verdict", ["retry", "force-pass", "rework"])
+      .decision(2, "retry");
+    expect(decide(g.s, hard).action).toMatchObject({ type: "packet", round: 3, counted_round: 1, restart_of: 1, restart_reason: "ruling" });
+    // the artifact edited meanwhile: an ordinary retry on the new bytes, as a rebuttal of edited bytes gets a full round
+    const edited = decide(g.s, context({ policy: { difficulty: "hard" }, artifact: { ok: true, sha: SHA_B, rawSha: SHA_B } }));
+    expect(edited.action).toMatchObject({ round: 3, counted_round: 1, restart_of: 2, restart_reason: "retry" });
+    g.packet(3, { counted_round: 1, restart_of: 1, restart_reason: "ruling" }).verdict(3, "issues");
+    expect(rebuttalRefusal(g.s, 3)).toMatch(/a ruling is final/);
+  });
+
   it("the rebuttal is taken before a resubmit of the same round", () => {
     const g = gate().packet(1).verdict(1, "issues").rebuttal(1).resubmit(1);
     expect(decide(g.s, hard).action).toMatchObject({ restart_reason: "ruling" });

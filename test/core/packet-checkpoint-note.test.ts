@@ -56,6 +56,21 @@ describe("the checkpoint note", () => {
     expect(text(degraded, packet(3, { ...other, counted_round: 2, restart_of: 2, restart_reason: "degraded" }))).toContain(NOTE);
   });
 
+  it("stays with a retried ruling", () => {
+    const g = gate()
+      .packet(1, { difficulty: "hard" })
+      .verdict(1, "blockers")
+      .escalation(1, "human_checkpoint", ["continue", "stop", "rework"])
+      .decision(1, "continue", undefined, NOTE)
+      .rebuttal(1)
+      .packet(2, { difficulty: "hard", counted_round: 1, restart_of: 1, restart_reason: "ruling" })
+      .failure(2, "no_verdict")
+      .escalation(2, "no_verdict", ["retry", "force-pass", "rework"])
+      .decision(2, "retry");
+    expect(text(g, packet(2, { difficulty: "hard", counted_round: 1, restart_of: 1, restart_reason: "ruling" }))).toContain(NOTE);
+    expect(text(g, packet(3, { difficulty: "hard", counted_round: 1, restart_of: 1, restart_reason: "ruling" }))).toContain(NOTE);
+  });
+
   it("is not repeated once a reviewer answered it: the next counted round, or a ruling on that round", () => {
     const answered = afterCheckpoint().verdict(2, "blockers").resubmit(2);
     expect(text(answered, packet(3, { counted_round: 3 }))).not.toContain(NOTE);
