@@ -617,7 +617,12 @@ function roundEvents(s: GateSnapshot, action: Action, ts: string): Event[] {
       independence: p.independence,
     });
   }
-  if (action.type === "escalation") out.push({ ...base, event: "review_escalation", round_number: action.round, reason: action.reason });
+  if (action.type === "escalation")
+    out.push({ ...base, event: "review_escalation", round_number: action.round, reason: action.reason, options: action.options });
+  // the broker acting on a person's answer to the escalation of the round that ended: the human override, recorded
+  const decided = action.type === "escalation" || !s.escalations.has(ended) ? undefined : validDecision(s, ended);
+  if (decided)
+    out.push({ ...base, event: "review_decision", round_number: ended, reason: s.escalations.get(ended)!.reason, choice: decided.choice });
   if (action.type === "outcome")
     out.push({ ...base, event: "review_outcome", round_number: action.round, status: action.status, reason: action.reason });
   return out;

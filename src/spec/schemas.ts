@@ -703,7 +703,7 @@ export const Event = onFirstUse(
   () =>
     z.looseObject({
       ts: isoTime,
-      event: z.enum(["codex_review_round", "review_escalation", "review_outcome"]),
+      event: z.enum(["codex_review_round", "review_escalation", "review_decision", "review_outcome"]),
       run_id: runId,
       gate,
       round_number: wholeNumber(0),
@@ -712,6 +712,8 @@ export const Event = onFirstUse(
       independence: z.optional(Independence),
       reason: optionalString(),
       status: optionalString(),
+      options: described(z.optional(z.array(DecisionChoice)), "review_escalation: the choices offered (Guild's options_offered)"),
+      choice: described(z.optional(DecisionChoice), "review_decision: the person's choice (Guild's user_choice)"),
     }),
   { title: "runs/<run-id>/events.jsonl line" },
 );
