@@ -13,7 +13,6 @@ import { replace } from "../bus/replace.js";
 import { type TrailInput, trailText } from "../core/broker-plan.js";
 import type { GateDecision, GateStateName } from "../core/decide.js";
 import type { GateSnapshot } from "../core/snapshot.js";
-import { MAX_FILE_BYTES } from "../spec/constants.js";
 
 export const TRAIL_PACE_MS = 250;
 /** Paced writes of all gates, one broker: at most 50 a second, so under a burst rounds go first and trails catch up. */
@@ -152,7 +151,9 @@ function trailAlreadySays({ ctx, s, d, input }: Job): boolean {
 
 function hasText(file: string, text: string): boolean {
   try {
-    return readTextBounded(file, { max: MAX_FILE_BYTES }) === text;
+    // bounded by the text itself, not by the gate-file limit: a long gate's trail can pass 4 MiB, and one never read
+    // as "already says this" was rewritten at every look, each rewrite moving the ended gate's mtime for another look
+    return readTextBounded(file, { max: Buffer.byteLength(text, "utf8") }) === text;
   } catch {
     return false; // absent, unreadable or not a regular file: written anew
   }
