@@ -1,6 +1,6 @@
 // guild-bus mcp: serve the bus to an author host over MCP (stdio), starting the workers when the tree has none.
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, renameSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { summary } from "./overview.js";
@@ -27,17 +27,24 @@ const SUPERVISOR_CHECK_MS = 10_000;
 /** How long a first wait or status waits for the `up` this server started to take its lock (it starts in about a second). */
 const STARTED_WAIT_MS = 10_000;
 
+/** Past this size the workers' log is moved to `mcp-up.log.1` (replacing the one before) when `up` is next started. */
+export const MAX_UP_LOG_BYTES = 8 * 1024 * 1024;
+
 /** The workers' log, appended to; null when its place holds no file we may write (a FIFO would block the open). */
 function openUpLog(layout: Layout): number | null {
+  const file = path.join(layout.logs, "mcp-up.log");
   let fd: number;
   try {
     refuseSymlinks(layout.guild, layout.logs);
     mkdirSync(layout.logs, { recursive: true });
-    fd = openSync(
-      path.join(layout.logs, "mcp-up.log"),
-      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-      0o644,
-    );
+    // every round, every start and every refused try (each 10 s while settings are broken) adds lines: a host left
+    // open for months must not fill the disk
+    try {
+      if ((lstatSync(file, { throwIfNoEntry: false })?.size ?? 0) >= MAX_UP_LOG_BYTES) renameSync(file, `${file}.1`);
+    } catch {
+      // another server moved it first, or the directory refuses: appended to as it is
+    }
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   } catch {
     return null; // a symlink, a file where the directory should be, a read-only tree: the workers run without it
   }

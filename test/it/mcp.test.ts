@@ -3,10 +3,11 @@
 // before a short client timeout, refusals as tool errors that leave the server serving, decide and respond, and two
 // clients on one tree at once.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
+import { MAX_UP_LOG_BYTES } from "../../src/cli/mcp.js";
 import { runningSupervisor } from "../../src/runtime/supervisor-lock.js";
 import { makeProject, type Project, received, scriptedProvider } from "../helpers/bus.js";
 import { processesMentioning } from "../helpers/cli-review.js";
@@ -96,6 +97,18 @@ describe("guild-bus mcp (SDK client)", () => {
     // the server goes while its `up` may still be starting: that `up` must not outlive it
     await s.close();
     await until("the workers gone with the server", () => processesMentioning(p.root).length === 0, scaled(60_000));
+  });
+
+  it("a workers' log past its bound is moved to mcp-up.log.1 when the workers start, and a new one begun", async () => {
+    const p = project();
+    const log = path.join(p.root, ".guild", "logs", "mcp-up.log");
+    mkdirSync(path.dirname(log), { recursive: true });
+    writeFileSync(log, "a line of months ago\n");
+    truncateSync(log, MAX_UP_LOG_BYTES); // sparse: the size is what counts
+    await open(p, "claude-code");
+    await until("the workers it started", () => processesMentioning(`up --root ${p.root}`).length > 0, scaled(30_000));
+    expect(readFileSync(`${log}.1`, "utf8")).toMatch(/^a line of months ago\n/);
+    expect(statSync(log).size).toBeLessThan(MAX_UP_LOG_BYTES);
   });
 
   it("workers that refuse to start again are reported once with the log to read, retried quietly, and said to run again", async () => {
