@@ -370,7 +370,8 @@ export function unissuedPacketProblem(s: GateSnapshot, front: PacketFrontMatter,
   const artifact = isNightmare(front) || sha256Hex(embedded) === front.artifact_sha256 ? embedded : embedded.slice(0, -1);
   return packetText(s, front, artifact, input) === text
     ? null
-    : "its text is not the packet the broker issues for its front matter (instructions, earlier rounds or other text were changed)";
+    : "its text is not the packet the broker issues for its front matter (instructions, earlier rounds or other text were " +
+        "changed, or another version of guild-bus wrote it: every host of a project runs one version)";
 }
 
 function packetBody(s: GateSnapshot, front: PacketFrontMatter, artifactText: string, input: PacketInput): string {

@@ -19,9 +19,15 @@ export function deliveryRefusal(s: GateSnapshot, packet: PacketFrontMatter, resu
   const to = `round ${round} went to ${packet.reviewer_provider} (adapter ${packet.reviewer_adapter}), which the bus dispatches`;
   if (!attempt) return `${to}, and no dispatch was recorded: only its reviewer worker's answer counts`;
   const attemptName = slotFile("attempt", round, s.member);
-  // every reviewer worker records its key: an attempt without one, or for another reviewer or packet, is no dispatch
-  if (attempt.delivery_key_sha256 === undefined || attempt.provider !== packet.reviewer_provider || attempt.packet_id !== packet.packet_id)
-    return `${to}, but ${attemptName} is not a dispatch of it by its reviewer worker (no delivery key, or another reviewer or packet)`;
+  // every reviewer worker records its key: an attempt without one, or for another reviewer or packet, is no dispatch.
+  // A keyless one is also what every pass recorded before keys has: after an upgrade, the person is told so.
+  if (attempt.delivery_key_sha256 === undefined)
+    return (
+      `${to}, but ${attemptName} records no delivery key, so no answer can be proved its reviewer worker's ` +
+      "(guild-bus before 2026-12-04 recorded none: only a new review can pass)"
+    );
+  if (attempt.provider !== packet.reviewer_provider || attempt.packet_id !== packet.packet_id)
+    return `${to}, but ${attemptName} is not a dispatch of it by its reviewer worker (another reviewer or packet)`;
   const key = result.delivery_key;
   // the schema allows hex in either case; sha256Hex writes it lower-case
   if (typeof key === "string" && sha256Hex(key) === attempt.delivery_key_sha256.toLowerCase()) return null;

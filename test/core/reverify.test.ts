@@ -365,7 +365,9 @@ describe("reverifyOutcome", () => {
     const keyless = passed();
     const { delivery_key_sha256: _, ...old } = keyless.s.attempts.get(1)!;
     keyless.s.attempts.set(1, old);
-    expect(problems(keyless)).toEqual([expect.stringContaining("attempt-1.json is not a dispatch of it by its reviewer worker")]);
+    // as every pass recorded before delivery keys: the person reading it after an upgrade is told why
+    expect(problems(keyless)).toEqual([expect.stringContaining("attempt-1.json records no delivery key")]);
+    expect(problems(keyless)[0]).toContain("guild-bus before 2026-12-04 recorded none: only a new review can pass");
     const other = passed();
     other.s.attempts.set(1, { ...other.s.attempts.get(1)!, provider: "gemini" });
     expect(problems(other)).toEqual([expect.stringContaining("attempt-1.json is not a dispatch of it")]);

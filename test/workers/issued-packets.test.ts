@@ -56,6 +56,8 @@ describe("a packet whose text is not the broker's", () => {
     expect(rejected(g)).toEqual([]);
     const escalation = JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"));
     expect(escalation).toMatchObject({ reason: "no_verdict", detail: expect.stringContaining("packet-1.md: its text is not the packet") });
+    // the person deciding is told the common cause too: an upgrade in place that words packets differently
+    expect(escalation.detail).toContain("or another version of guild-bus wrote it");
     const view = viewGate(g.ctx, g.run, GATE);
     expect(view.decision.state).toBe("awaiting_decision");
     expect(view.next.command).toContain("decide");
