@@ -219,11 +219,30 @@ export class Layout {
 
   /** Resolve an artifact path (or, as `what` says, another path) given relative to the project root; it must stay inside the project. */
   artifact(relPath: string, what = "artifact path"): string {
-    const abs = path.resolve(this.root, relPath);
+    const abs = this.spelledFromRoot(path.resolve(this.root, relPath));
     if (abs !== this.root && !abs.startsWith(this.root + path.sep)) {
       throw new PathSafetyError(`${what} escapes the project: ${relPath}`);
     }
     return abs;
+  }
+
+  /**
+   * `abs` spelled under the root as given. A root given through a symlink (`--root "$PWD"` in a linked directory,
+   * macOS's /tmp) and a path through the real directories (the current directory is always real) name one file:
+   * the path is re-spelled from the root when its directory resolves inside it. The file's own name is kept (a link
+   * there is the artifact's name, read through by `readableArtifact`).
+   */
+  private spelledFromRoot(abs: string): string {
+    if (abs === this.root || abs.startsWith(this.root + path.sep)) return abs;
+    try {
+      const root = realpathSync.native(this.root);
+      const dir = realpathSync.native(path.dirname(abs));
+      const rel = path.relative(root, dir);
+      if (rel.startsWith("..") || path.isAbsolute(rel)) return abs;
+      return path.join(this.root, rel, path.basename(abs));
+    } catch {
+      return abs; // a directory that does not exist leads nowhere inside
+    }
   }
 
   /** The artifact's real path for reading: a symlink may not lead out of the project. */

@@ -1,6 +1,6 @@
 // The project root, found the way git finds its work tree: the nearest directory above (or at) the current one
 // that holds .guild/, else the git work-tree root, else the current directory itself.
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 
 function nearestWith(start: string, entry: string, isDir: boolean): string | null {
@@ -21,9 +21,20 @@ export function findProjectRoot(cwd: string): string {
  * project (so `review spec.md` from docs/ means docs/spec.md), else relative to the root as before.
  */
 export function userPath(root: string, cwd: string, typed: string): string {
-  const rel = path.relative(path.resolve(root), path.resolve(cwd));
-  const inside = rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  // the root as given and as it really is: `cwd` is always real, a `--root` may be spelled through a symlink
+  const inside = [path.resolve(root), realOr(root)].some((r) => {
+    const rel = path.relative(r, path.resolve(cwd));
+    return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  });
   // an empty name stays empty (refused as naming nothing), not the directory the command runs in; a drive path
   // (`c:notes.md`) stays as typed, for the command to refuse as one rather than look for docs/c:notes.md
   return inside && typed.trim() && !/^[A-Za-z]:/.test(typed) ? path.resolve(cwd, typed) : typed;
+}
+
+function realOr(dir: string): string {
+  try {
+    return realpathSync.native(dir);
+  } catch {
+    return path.resolve(dir);
+  }
 }

@@ -2,7 +2,7 @@
 // console): a cap above the limit is refused (never clamped: that would change what was asked), the author's host is
 // held to the author model's rule, a drive-letter path is named as one, and a request while no broker runs says so.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -111,6 +111,30 @@ describe("review: one rule per input, in every face", () => {
     // a missing related path is named as the project names it, not as a resolved absolute path
     expect(inDocs(["spec.md", "--paths", "gone.md"])).toBe("guild-bus: related path not found: docs/gone.md\n");
     expect(existsSync(layout.runs)).toBe(false);
+  });
+
+  it("reads a path typed in a subdirectory, or through the real directories, against a --root given through a symlink", () => {
+    const layout = project();
+    mkdirSync(layout.guild);
+    writeFileSync(path.join(layout.root, "spec.md"), "# Another spec\n"); // what a path read against the root would name
+    const linked = path.join(layout.root, "via-link");
+    symlinkSync(layout.root, linked); // macOS's /tmp, or a shell's $PWD in a linked directory: the cwd is the real path
+    const asked = (artifact: string, runId: string) => {
+      const r = spawnSync(
+        process.execPath,
+        [BIN, "review", artifact, "--gate", "G-spec", "--author", "claude", "--run-id", runId, "--root", linked],
+        {
+          encoding: "utf8",
+          cwd: path.join(layout.root, "docs"),
+          timeout: 60_000,
+        },
+      );
+      expect(r.status, r.stderr).toBe(0);
+      return (JSON.parse(readFileSync(layout.gateFile(runId, "G-spec", "request.json"), "utf8")) as { artifact_path: string })
+        .artifact_path;
+    };
+    expect(asked("spec.md", "r1")).toBe("docs/spec.md");
+    expect(asked(path.join(layout.root, "docs", "spec.md"), "r2")).toBe("docs/spec.md");
   });
 
   it("says that no broker runs, from the same function, in the CLI and the MCP tool", async () => {
