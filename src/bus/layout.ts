@@ -252,13 +252,22 @@ export class Layout {
     const root = realpathSync.native(this.root);
     if (real !== root && !real.startsWith(root + path.sep)) throw new PathSafetyError(`${relPath} resolves outside the project`);
     // the bus's own files change as it works (a trail is rewritten every round): a pass of one could never hold, and
-    // a link must not make one an artifact
-    const guild = path.join(root, GUILD_DIR);
+    // a link must not make one an artifact; nor may .guild's own link to a directory of the project (SPEC §2)
+    const guild = this.realGuild() ?? path.join(root, GUILD_DIR);
     if (real === guild || real.startsWith(guild + path.sep)) {
       const via = path.relative(root, real) === relPath ? "" : ` (it resolves to ${path.relative(root, real)})`;
       throw new PathSafetyError(`${relPath} is the bus's own state${via}, not an artifact`);
     }
     return real;
+  }
+
+  /** The real path of .guild (a link there is the bus root the project chose), or null while there is none. */
+  realGuild(): string | null {
+    try {
+      return realpathSync.native(this.guild);
+    } catch {
+      return null;
+    }
   }
 
   /** Project-relative form of a path (for packets, trails and messages). */

@@ -1,13 +1,15 @@
 // The project's files a glob names, for `check --require-files`: a requirement is tied to the files in the tree, so a
 // file added without a review is seen (a gate name alone passes while any run of that gate passed).
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import { fdir } from "fdir";
 import picomatch from "picomatch";
 import type { Layout } from "./layout.js";
 import { PathSafetyError } from "./no-symlinks.js";
 
-/** Never artifacts: the bus's own state and git's (at the root), and installed packages (anywhere). */
-const ROOT_ONLY = new Set([".git", ".guild"]);
+/** Never artifacts: git's state (at the root), a bus's state and installed packages (anywhere: a nested project's too). */
+const GUILD_NAME = ".guild";
+const ANYWHERE = new Set([GUILD_NAME, "node_modules"]);
 
 /**
  * Project-relative paths (with `/`) of the files `pattern` matches, sorted. Dot files count (a requirement matches
@@ -20,12 +22,21 @@ export function projectFiles(layout: Layout, pattern: string): string[] {
     throw new PathSafetyError(`file pattern ${JSON.stringify(pattern)} must name files inside the project, relative to its root`);
   const matches = picomatch(clean, { dot: true });
   const root = layout.root + path.sep;
+  const state = linkedState(layout);
   return new fdir()
     .withRelativePaths()
     .withPathSeparator("/")
-    .exclude((name, dir) => name === "node_modules" || (ROOT_ONLY.has(name) && path.dirname(dir) + path.sep === root))
+    .exclude((name, dir) => ANYWHERE.has(name) || (name === ".git" && path.dirname(dir) + path.sep === root) || path.resolve(dir) === state)
     .filter((file) => matches(file))
     .crawl(layout.root)
     .sync()
     .sort();
+}
+
+/** The directory of the project a `.guild` link leads to (SPEC §2), as the walk spells it: the bus's state by another name. */
+function linkedState(layout: Layout): string | null {
+  const guild = layout.realGuild();
+  if (guild === null) return null;
+  const rel = path.relative(realpathSync.native(layout.root), guild);
+  return rel === GUILD_NAME || rel.startsWith("..") || path.isAbsolute(rel) ? null : path.join(layout.root, rel);
 }

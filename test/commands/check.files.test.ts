@@ -1,6 +1,6 @@
 // `check --require-files GATE=GLOB` ties a requirement to the files in the tree (SPEC §25): a gate name alone passes
 // while any run of that gate passed, so a file added without a review went through CI.
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -105,8 +105,25 @@ describe("check --require-files", () => {
       mkdirSync(path.join(layout.root, dir), { recursive: true });
       writeFileSync(path.join(layout.root, dir, "n.md"), "# not an artifact\n");
     }
+    // a nested project's bus (a monorepo package with its own .guild/)
+    mkdirSync(path.join(layout.root, "pkg", ".guild", "runs"), { recursive: true });
+    writeFileSync(path.join(layout.root, "pkg", ".guild", "runs", "trail.md"), "# another bus's state\n");
     expect(await check(`${GATE}=**/spec.md`)).toMatchObject({ ok: true, passed: true });
     const all = await check(`${GATE}=**/*.md`);
     expect(all.ok && all.unreviewed.map((u) => u.path)).toEqual([]);
+  });
+
+  it("a .guild linked to a directory of the project: that directory is the bus's state, neither required nor an artifact", async () => {
+    const { layout, check } = await passedSpec();
+    renameSync(layout.guild, path.join(layout.root, "bus"));
+    symlinkSync("bus", layout.guild); // the bus root the project chose (SPEC §2)
+    const all = await check(`${GATE}=**/*.md`);
+    expect(all).toMatchObject({ ok: true, passed: true });
+    expect(all.ok && all.unreviewed.map((u) => u.path)).toEqual([]);
+    for (const artifact of ["bus/runs/r1/review/G-spec/packet-1.md", ".guild/runs/r1/review/G-spec/packet-1.md"])
+      expect(await requestReview(layout, { artifact, gate: "G-plan", author: "claude", reviewer: "manual", runId: "r2" })).toEqual({
+        ok: false,
+        error: expect.stringContaining("is the bus's own state"),
+      });
   });
 });
