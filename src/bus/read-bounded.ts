@@ -2,7 +2,7 @@
 // a final symlink only where the caller allows it), at most `max` bytes, read from the descriptor it checked.
 import path from "node:path";
 import { faultFlag } from "./system-fault.js";
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
 
 export class ReadRefused extends Error {
   constructor(
@@ -38,6 +38,9 @@ export function readBounded(file: string, { max, followSymlink = false }: ReadOp
       if (loop) throw new ReadRefused(file, "unreadable", `${file}: cannot open: ${loop}`, code);
       throw new ReadRefused(file, "symlink", `${file}: is a symlink (deliver a regular file)`);
     }
+    // a socket cannot be opened at all: named as the FIFO and the device are, not as a bare ENXIO
+    const kind = code === "ENXIO" ? kindAt(file, followSymlink) : null;
+    if (kind) throw new ReadRefused(file, "not-regular", `${file}: not a regular file (${kind})`);
     throw new ReadRefused(file, "unreadable", `${file}: cannot open (${code ?? (error as Error).message})`, code);
   }
   try {
@@ -99,6 +102,16 @@ function growAndRead(fd: number, file: string, full: Buffer, max: number): Buffe
     if (n === 0) return buf.subarray(0, used);
     used += n;
     if (used > max) throw new ReadRefused(file, "too-large", `${file}: too large (more than ${max} bytes)`);
+  }
+}
+
+/** What is at `file` when it is not a regular file, else null (it went, or it is one). */
+function kindAt(file: string, follow: boolean): string | null {
+  try {
+    const st = follow ? statSync(file) : lstatSync(file);
+    return st.isFile() ? null : kindOf(st);
+  } catch {
+    return null;
   }
 }
 

@@ -50,13 +50,21 @@ function mkfifo(file: string): string {
   return file;
 }
 
-/** A directory, a FIFO and a device: what every file argument must refuse rather than read forever. */
+/** A Unix socket at `file`, left behind by a server that exits without closing it. */
+function socket(file: string): string {
+  const made = spawnSync(process.execPath, ["-e", "require('net').createServer().listen(process.argv[1], () => process.exit(0))", file]);
+  expect(made.status).toBe(0);
+  return file;
+}
+
+/** A directory, a FIFO, a device and a socket: what every file argument must refuse rather than read forever. */
 function notFiles(d: string): Array<[string, RegExp]> {
   mkdirSync(path.join(d, "dir"));
   return [
     [path.join(d, "dir"), /not a regular file \(a directory\)/],
     [mkfifo(path.join(d, "fifo")), /not a regular file \(a FIFO\)/],
     ["/dev/zero", /not a regular file \(a device\)/],
+    [socket(path.join(d, "sock")), /not a regular file \(a socket\)/],
   ];
 }
 
@@ -512,6 +520,7 @@ a result that is not UTF-8 fails the gate`, () => {
     expectUserError(review("latin1.md"), /artifact refused: latin1\.md: not valid UTF-8 text/);
     expectUserError(review("dir"), /artifact refused: dir is a directory; name a file/);
     expectUserError(review("fifo"), /artifact refused: fifo: not a regular file \(a FIFO\)/);
+    expectUserError(review(path.relative(d, socket(path.join(d, "sock")))), /artifact refused: sock: not a regular file \(a socket\)/);
     expect(existsSync(path.join(d, ".guild"))).toBe(false);
   });
 
