@@ -253,8 +253,9 @@ export class Layout {
     if (real !== root && !real.startsWith(root + path.sep)) throw new PathSafetyError(`${relPath} resolves outside the project`);
     // the bus's own files change as it works (a trail is rewritten every round): a pass of one could never hold, and
     // a link must not make one an artifact; nor may .guild's own link to a directory of the project (SPEC §2)
+    // and a nested project's bus (a package with its own .guild/) is state all the same
     const guild = this.realGuild() ?? path.join(root, GUILD_DIR);
-    if (real === guild || real.startsWith(guild + path.sep)) {
+    if (real === guild || real.startsWith(guild + path.sep) || path.relative(root, real).split(path.sep).includes(GUILD_DIR)) {
       const via = path.relative(root, real) === relPath ? "" : ` (it resolves to ${path.relative(root, real)})`;
       throw new PathSafetyError(`${relPath} is the bus's own state${via}, not an artifact`);
     }

@@ -111,6 +111,16 @@ describe("check --require-files", () => {
     expect(await check(`${GATE}=**/spec.md`)).toMatchObject({ ok: true, passed: true });
     const all = await check(`${GATE}=**/*.md`);
     expect(all.ok && all.unreviewed.map((u) => u.path)).toEqual([]);
+    // nor is it an artifact: one rule for what a glob requires and what may be reviewed
+    expect(
+      await requestReview(layout, {
+        artifact: "pkg/.guild/runs/trail.md",
+        gate: "G-plan",
+        author: "claude",
+        reviewer: "manual",
+        runId: "r2",
+      }),
+    ).toEqual({ ok: false, error: expect.stringContaining("is the bus's own state") });
   });
 
   it("a .guild linked to a directory of the project: that directory is the bus's state, neither required nor an artifact", async () => {
