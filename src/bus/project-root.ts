@@ -1,13 +1,22 @@
 // The project root, found the way git finds its work tree: the nearest directory above (or at) the current one
 // that holds .guild/, else the git work-tree root, else the current directory itself.
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 
 function nearestWith(start: string, entry: string, isDir: boolean): string | null {
   for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, entry);
-    if (existsSync(candidate) && (!isDir || statSync(candidate).isDirectory())) return dir;
+    if (existsSync(candidate) ? !isDir || statSync(candidate).isDirectory() : isDir && isLink(candidate)) return dir;
     if (path.dirname(dir) === dir) return null;
+  }
+}
+
+/** A link that leads nowhere now (a bus on a disk not mounted) still marks its project: never a parent's .guild/. */
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 
@@ -37,4 +46,20 @@ function realOr(dir: string): string {
   } catch {
     return path.resolve(dir);
   }
+}
+
+/** Why the project's .guild cannot be used: a link that leads nowhere now (the bus's disk not mounted); else null. */
+export function lostGuildLink(root: string): string | null {
+  const guild = path.join(root, ".guild");
+  if (existsSync(guild) || !isLink(guild)) return null;
+  let target = "?";
+  try {
+    target = readlinkSync(guild);
+  } catch {
+    // raced away: named without its target
+  }
+  return (
+    `${guild} is a link to ${target}, which leads nowhere (a disk not mounted?): ` +
+    "mount it or point the link at the bus, then run the command again"
+  );
 }

@@ -53,7 +53,7 @@ function harden(program: Command): void {
     const given: unknown = action.opts().root;
     const problem = typeof given === "string" ? rootProblem(given) : null;
     if (problem) action.error(problem);
-    const { findProjectRoot } = await import("../bus/project-root.js");
+    const { findProjectRoot, lostGuildLink } = await import("../bus/project-root.js");
     const root = typeof given === "string" ? given : findProjectRoot(process.cwd());
     action.setOptionValueWithSource("root", root, typeof given === "string" ? "cli" : "implied"); // implied: found from here
     // A running worker keeps going on what is valid (a restart must not die on an edit); the stop hook answers its host
@@ -61,6 +61,8 @@ function harden(program: Command): void {
     // exits before the handshake is only "failed" to its host); every other command a person runs refuses.
     if (["worker", "hook", "mcp"].includes(action.name())) return;
     if (action.name() === "family") return; // it reads the settings itself, only when they may hold aliases (kept fast)
+    const lost = lostGuildLink(root);
+    if (lost) action.error(lost);
     const [{ loadSettings, settingsRefusal }, { Layout }] = await Promise.all([import("../bus/settings.js"), import("../bus/layout.js")]);
     const layout = new Layout(root);
     const refusal = settingsRefusal(layout, loadSettings(layout).problems);

@@ -137,6 +137,25 @@ describe("review: one rule per input, in every face", () => {
     expect(asked(path.join(layout.root, "docs", "spec.md"), "r2")).toBe("docs/spec.md");
   });
 
+  it("a .guild link that leads nowhere (its disk not mounted) is this project's: never a parent's .guild/ instead", () => {
+    const parent = project(); // a directory above with a bus of its own (~/.guild, say)
+    mkdirSync(parent.guild);
+    const child = path.join(parent.root, "proj");
+    mkdirSync(path.join(child, "docs"), { recursive: true });
+    writeFileSync(path.join(child, "docs", "spec.md"), "# Spec\n");
+    symlinkSync(path.join(parent.root, "not-mounted", "bus"), path.join(child, ".guild"));
+    const r = spawnSync(process.execPath, [BIN, "review", "spec.md", "--gate", "G-spec", "--author", "claude"], {
+      encoding: "utf8",
+      cwd: path.join(child, "docs"),
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /proj\/\.guild is a link to .*not-mounted\/bus, which leads nowhere .*: mount it or point the link at the bus/,
+    );
+    expect(existsSync(parent.runs)).toBe(false);
+  });
+
   it("says that no broker runs, from the same function, in the CLI and the MCP tool", async () => {
     const layout = project();
     const idle = "no broker worker is running for this project: nothing moves until `guild-bus up` runs";
