@@ -7,6 +7,7 @@ import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { customAlphabet } from "nanoid";
 import { readArtifact } from "../bus/artifact.js";
+import { lostGuildLink } from "../bus/project-root.js";
 import { deliver } from "../bus/deliver.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
@@ -117,6 +118,8 @@ export async function requestReview(layout: Layout, p: ReviewParams): Promise<An
 }
 
 async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<Requested>> {
+  const lost = lostGuildLink(layout.root); // every face: the MCP server finds its root as the CLI does
+  if (lost) return refuse(`${lost}; nothing was requested`);
   const gate = assertGate(p.gate);
   const runId = assertRunId(p.runId ?? newRunId());
   const badCap = p.cap === undefined ? null : capRefusal(p.cap);

@@ -137,7 +137,7 @@ describe("review: one rule per input, in every face", () => {
     expect(asked(path.join(layout.root, "docs", "spec.md"), "r2")).toBe("docs/spec.md");
   });
 
-  it("a .guild link that leads nowhere (its disk not mounted) is this project's: never a parent's .guild/ instead", () => {
+  it("a .guild link that leads nowhere (its disk not mounted) is this project's: never a parent's .guild/ instead", async () => {
     const parent = project(); // a directory above with a bus of its own (~/.guild, say)
     mkdirSync(parent.guild);
     const child = path.join(parent.root, "proj");
@@ -154,6 +154,15 @@ describe("review: one rule per input, in every face", () => {
       /proj\/\.guild is a link to .*not-mounted\/bus, which leads nowhere .*: mount it or point the link at the bus/,
     );
     expect(existsSync(parent.runs)).toBe(false);
+    // the MCP tool, on the root its server finds from there, says the same
+    const mcp = await inMemoryMcp(new Layout(child));
+    try {
+      const m = await mcp.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", reviewer: "manual" });
+      expect(m.isError).toBe(true);
+      expect(textOf(m)).toMatch(/proj\/\.guild is a link to .*, which leads nowhere/);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("says that no broker runs, from the same function, in the CLI and the MCP tool", async () => {
