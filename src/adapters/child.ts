@@ -1,6 +1,6 @@
 // Runs a reviewer child process: no shell, input on stdin, its own process group (killed on every exit path, so
-// nothing it started outlives it), a bounded stdout, in a scratch directory or the project; and what every adapter
-// makes of a child that did not exit on its own.
+// nothing it started outlives it; on Linux what left the group is found by its marker), a bounded stdout, in a
+// scratch directory or the project; and what every adapter makes of a child that did not exit on its own.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +11,7 @@ import { scrubLine } from "../core/scrub.js";
 import type { DispatchInput } from "./types.js";
 import { isSystemFault, retryOnSystemFault } from "../bus/system-fault.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
-import { DISPATCH_MARKER, newMarker, recordGroup } from "../bus/reviewer-groups.js";
+import { DISPATCH_MARKER, killMarked, newMarker, recordGroup } from "../bus/reviewer-groups.js";
 
 type ChildOutcome =
   | { kind: "exit"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
@@ -95,6 +95,12 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
     const err: Buffer[] = [];
     const text = (bufs: Buffer[]) => Buffer.concat(bufs).toString("utf8");
     let forget = () => {};
+    const marker = newMarker();
+    /** The group, and what left it (setsid) but still carries the dispatch's marker: a paid call must not run on. */
+    const killAll = () => {
+      killGroup(child?.pid);
+      killMarked(marker);
+    };
     const finish = (outcome: ChildOutcome) => {
       if (settled) return;
       settled = true;
@@ -111,7 +117,7 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
     let abortWait: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
       aborted = true;
-      killGroup(child?.pid);
+      killAll();
       if (child?.pid === undefined) return finish({ kind: "aborted" });
       abortWait = setTimeout(() => finish({ kind: "aborted" }), ABORT_WAIT_MS);
     };
@@ -121,11 +127,10 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
     const spawnError = (error: NodeJS.ErrnoException) =>
       finish({ kind: "spawn-error", code: error.code ?? "EUNKNOWN", message: error.message });
     const timer = setTimeout(() => {
-      killGroup(child?.pid);
+      killAll();
       finish({ kind: "timeout", stdout: text(out), stderr: text(err) });
     }, req.timeoutMs);
     let child: ReturnType<typeof spawn> | undefined;
-    const marker = newMarker();
     try {
       child = spawn(program!, args, {
         cwd: req.cwd,
@@ -155,13 +160,13 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
         if (!req.stopAfter) return;
         const lines = (partial + decoder.write(b)).split("\n");
         partial = lines.pop()!;
-        if (lines.some(req.stopAfter)) killGroup(child.pid);
+        if (lines.some(req.stopAfter)) killAll();
         return;
       }
       // Keeping the first `max` bytes could keep a verdict that the rest contradicts: stop here instead.
       overflow = true;
       out.length = 0;
-      killGroup(child.pid);
+      killAll();
       child.stdout!.destroy();
       finish({ kind: "overflow", limit: max, stderr: text(err) });
     });
@@ -174,11 +179,12 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
     child.on("exit", (code, signal) => {
       killGroup(child.pid, false);
       // A descendant that left the group (setsid) can hold the pipes open for ever: once what the leader wrote has
-      // drained, its answer stands, rather than waiting out the timeout and losing it.
+      // drained, its answer stands, rather than waiting out the timeout and losing it; the descendant is killed.
       drained = setTimeout(() => {
+        killMarked(marker);
         child.stdout!.destroy();
         child.stderr!.destroy();
-        err.push(Buffer.from("\n(guild-bus: a process the reviewer started outlived it and held its output open; not waited for)\n"));
+        err.push(Buffer.from("\n(guild-bus: a process the reviewer started outlived it and held its output open; killed)\n"));
         finish(ended(code, signal));
       }, EXIT_DRAIN_MS);
     });

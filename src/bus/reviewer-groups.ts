@@ -55,6 +55,41 @@ function stillTheReviewer(pid: number, marker: string): boolean | null {
   }
 }
 
+/**
+ * SIGKILL every process of this user that carries `marker`: what a reviewer started and that left its group (setsid,
+ * a detached helper) is still the dispatch's, and may still be calling a paid model. Repeated until a pass finds none
+ * (one may fork while a pass runs). Returns the pids killed; none where /proc cannot tell (not Linux).
+ */
+export function killMarked(marker: string): number[] {
+  const killed: number[] = [];
+  const entry = `${DISPATCH_MARKER}=${marker}`;
+  const uid = process.getuid?.();
+  for (let pass = 0; pass < 5; pass++) {
+    let pids: string[];
+    try {
+      pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+    } catch {
+      return killed;
+    }
+    let found = false;
+    for (const name of pids) {
+      const pid = Number(name);
+      if (pid === process.pid || killed.includes(pid)) continue; // one killed may take a moment to go
+      try {
+        if (lstatSync(`/proc/${name}`).uid !== uid) continue; // not ours: its environment cannot be read anyway
+        if (!readFileSync(`/proc/${name}/environ`, "latin1").split("\0").includes(entry)) continue;
+        process.kill(pid, "SIGKILL");
+        killed.push(pid);
+        found = true;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (!found) break;
+  }
+  return killed;
+}
+
 /** Kill the reviewer groups whose worker on this machine is gone; returns the group ids killed. */
 export function sweepOrphanGroups(dir = tmpdir()): number[] {
   let names: string[];
@@ -79,7 +114,8 @@ export function sweepOrphanGroups(dir = tmpdir()): number[] {
     } catch {
       continue;
     }
-    const still = /^[0-9a-f]{32}$/.test(marker) ? stillTheReviewer(group, marker) : false;
+    const valid = /^[0-9a-f]{32}$/.test(marker);
+    const still = valid ? stillTheReviewer(group, marker) : false;
     if (still === null) continue; // cannot be told: the record stays, nothing is killed
     if (still) {
       try {
@@ -89,6 +125,8 @@ export function sweepOrphanGroups(dir = tmpdir()): number[] {
         if ((error as NodeJS.ErrnoException).code !== "ESRCH") continue; // not ours to kill: tried again later
       }
     }
+    // the group may be gone (its id even reused) while a process that left it runs on: the marker names it all the same
+    if (valid && killMarked(marker).length && !killed.includes(group)) killed.push(group);
     try {
       unlinkSync(file); // killed, gone, or never that reviewer's
     } catch {

@@ -83,6 +83,27 @@ describe("reviewer process groups of dead workers", () => {
     }
   });
 
+  it("the janitor kills a process that left a gone worker's reviewer group, though the group is gone or its id reused", async () => {
+    const dir = tempRoot("guild-bus-groups-");
+    const goneMarker = newMarker();
+    const gone = await reviewer(goneMarker); // a session of its own, as after setsid: in no group the record names
+    const reusedMarker = newMarker();
+    const reused = await reviewer(reusedMarker);
+    const other = await reviewer(newMarker()); // now runs under the id the record names: not the reviewer's group
+    try {
+      const group = deadPid(); // the reviewer's group: its leader and every member gone
+      writeFileSync(path.join(dir, `guild-bus-group-${ns}-${deadPid()}-${group}`), goneMarker);
+      writeFileSync(path.join(dir, `guild-bus-group-${ns}-${deadPid()}-${other.child.pid}`), reusedMarker);
+      expect(sweepOrphanGroups(dir).sort()).toEqual([group, other.child.pid].sort());
+      expect(await gone.exited).toBe("SIGKILL");
+      expect(await reused.exited).toBe("SIGKILL");
+      expect(other.child.exitCode === null && other.child.signalCode === null).toBe(true);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      for (const r of [gone, reused, other]) r.child.kill("SIGKILL");
+    }
+  });
+
   it("runChild records the group while the reviewer runs, with the marker in its environment, and forgets it after", async () => {
     const before = new Set(readdirSync(tmpdir()));
     const stop = new AbortController();
