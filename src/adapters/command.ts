@@ -26,7 +26,9 @@ export const commandAdapter: ReviewerAdapter = {
         : { argv: config.argv, outcome: await run(config.argv) };
     if (outcome.kind !== "exit") return unfinishedChild(outcome, "command", argv[0]!, timeoutMs);
     if (outcome.code !== 0) {
-      return { kind: "ambiguous", reason: `exited with ${outcome.code ?? outcome.signal}: ${tail(outcome.stderr)}` };
+      const how = outcome.code === null ? `killed by ${outcome.signal}` : `exited with ${outcome.code}`;
+      const said = tail(outcome.stderr);
+      return { kind: "ambiguous", reason: `${how}${said ? `: ${said}` : ", nothing on stderr"}` };
     }
     return { kind: "output", text: outcome.stdout, reportedModel: null };
   },
