@@ -61,9 +61,11 @@ export function register(program: Command): void {
       say(`demo project: ${root}`);
       say("reviewer: SCRIPTED stand-in declared as model gpt-scripted-demo (OpenAI family) — no model is called");
       const kinds = ["broker", "verifier", "command"];
+      // the channel makes the demo their supervisor: a demo killed before its cleanup (SIGTERM, kill -9) closes it,
+      // and they exit rather than watch a project nobody uses for ever
       const workers: ChildProcess[] = kinds.map((kind) =>
         spawn(process.execPath, [BIN, "worker", kind, "--root", root, "--reconcile-ms", "500", ...(o.poll ? ["--poll"] : [])], {
-          stdio: ["ignore", "ignore", "inherit"],
+          stdio: ["ignore", "ignore", "inherit", "ipc"],
         }),
       );
       let code: number;
