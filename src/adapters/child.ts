@@ -81,8 +81,8 @@ class SpawnFailed extends Error {
 
 /** How long the pipes may stay open after the child exited: its own last output drains well within it. */
 const EXIT_DRAIN_MS = 2_000;
-/** How long an aborted dispatch waits for its killed child's exit (a process SIGKILL cannot end at once). */
-const ABORT_WAIT_MS = 5_000;
+/** How long an aborted or timed-out dispatch waits for its killed child's exit (a process SIGKILL cannot end at once). */
+const KILL_WAIT_MS = 5_000;
 
 function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
   const [program, ...args] = req.argv;
@@ -107,28 +107,36 @@ function runChildOnce(req: ChildRequest): Promise<ChildOutcome> {
       forget();
       clearTimeout(timer);
       clearTimeout(drained);
-      clearTimeout(abortWait);
+      clearTimeout(killWait);
       req.signal?.removeEventListener("abort", onAbort);
       resolve(outcome);
     };
-    // An abort kills the group, and the child's exit then says what happened: one that had exited on its own before
-    // the abort was seen (its worker was stopped, SIGSTOP or a starved machine, while it finished) keeps its answer.
+    // An abort or the timeout kills the group, and the child's exit then says what happened: one that had exited on
+    // its own before either was seen (its worker was stopped, SIGSTOP or a starved machine, while it finished; an
+    // overdue timer runs before the exit is read) keeps its answer.
     let aborted = false;
-    let abortWait: ReturnType<typeof setTimeout> | undefined;
+    let timedOut = false;
+    let killWait: ReturnType<typeof setTimeout> | undefined;
+    const timeout = (): ChildOutcome => ({ kind: "timeout", stdout: text(out), stderr: text(err) });
     const onAbort = () => {
       aborted = true;
       killAll();
       if (child?.pid === undefined) return finish({ kind: "aborted" });
-      abortWait = setTimeout(() => finish({ kind: "aborted" }), ABORT_WAIT_MS);
+      killWait ??= setTimeout(() => finish({ kind: "aborted" }), KILL_WAIT_MS);
     };
-    /** How the child ended: killed by the abort, or on its own (its exit status and output). */
-    const ended = (code: number | null, signal: NodeJS.Signals | null): ChildOutcome =>
-      aborted && code === null ? { kind: "aborted" } : { kind: "exit", code, signal, stdout: text(out), stderr: text(err) };
+    /** How the child ended: killed by the abort or the timeout, or on its own (its exit status and output). */
+    const ended = (code: number | null, signal: NodeJS.Signals | null): ChildOutcome => {
+      if (code === null && aborted) return { kind: "aborted" };
+      if (code === null && timedOut) return timeout();
+      return { kind: "exit", code, signal, stdout: text(out), stderr: text(err) };
+    };
     const spawnError = (error: NodeJS.ErrnoException) =>
       finish({ kind: "spawn-error", code: error.code ?? "EUNKNOWN", message: error.message });
     const timer = setTimeout(() => {
+      timedOut = true;
       killAll();
-      finish({ kind: "timeout", stdout: text(out), stderr: text(err) });
+      if (child?.pid === undefined) return finish(timeout());
+      killWait ??= setTimeout(() => finish(timeout()), KILL_WAIT_MS);
     }, req.timeoutMs);
     let child: ReturnType<typeof spawn> | undefined;
     try {

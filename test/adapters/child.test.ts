@@ -64,7 +64,7 @@ describe("runChild", () => {
           const run = runChild({
             argv: ["sh", "-c", script],
             stdin: "",
-            timeoutMs: end === "timeout" ? scaled(5_000) : 120_000,
+            timeoutMs: end === "timeout" ? scaled(2_000) : 120_000,
             env: process.env,
             signal: controller.signal,
           });
@@ -100,6 +100,24 @@ describe("runChild", () => {
     };
     while (!exited()) if (Date.now() > deadline) throw new Error("the child never exited");
     controller.abort();
+    expect(await running).toMatchObject({ kind: "exit", code: 0, stdout: "the answer" });
+  });
+
+  it("keeps the answer of a child that exited in time though its worker saw the timeout first (stopped meanwhile)", async () => {
+    const marker = path.join(tempRoot(), "done.pid");
+    const child = `process.stdout.write("the answer"); require("node:fs").writeFileSync(${JSON.stringify(marker)}, String(process.pid));`;
+    const timeoutMs = 200;
+    const started = Date.now();
+    const running = runChild({ argv: [process.execPath, "-e", child], stdin: "", timeoutMs, env: process.env });
+    // the loop stands still past the timeout, as a stopped worker's does, while the child answers and exits: the
+    // overdue timer then runs before the exit is read
+    const deadline = Date.now() + 120_000;
+    const exited = () => {
+      if (!existsSync(marker)) return false;
+      const pid = readFileSync(marker, "utf8");
+      return pid !== "" && / Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    };
+    while (!exited() || Date.now() - started <= timeoutMs) if (Date.now() > deadline) throw new Error("the child never exited");
     expect(await running).toMatchObject({ kind: "exit", code: 0, stdout: "the answer" });
   });
 
