@@ -341,7 +341,7 @@ describe("crash loop under chaos (integration)", () => {
         if (v.decision.state === "awaiting_decision") {
           const esc = s.escalations.get(R)!;
           const choice = esc.options.includes("retry") ? "retry" : "force-pass";
-          return runCli(g, ["decide", g.run, GATE, choice], `decision-${R}.json`);
+          return runCli(g, ["decide", g.run, GATE, choice, "--round", String(R)], `decision-${R}.json`);
         }
         if (v.decision.state === "awaiting_author") {
           if (g.kind === "walkaway") return null; // this author never revises: the gate waits, and says why

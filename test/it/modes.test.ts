@@ -528,7 +528,7 @@ describe("human checkpoint (--human-checkpoint)", () => {
         /## Instruction from the human overseeing this review \(given at the checkpoint after round 1; not the author's\)\n\n`{3,}\nCheck the rollback section before anything else\./,
       );
       expect(gateText(p, "h1", "G-plan", "trail.md")).toContain(`- decision: continue — ${note}`);
-      const stop = p.cli(["decide", "h1", "G-plan", "stop", "--wait", "--json"]);
+      const stop = p.cli(["decide", "h1", "G-plan", "stop", "--round", "2", "--wait", "--json"]);
       expect(stop.code).toBe(3);
       expect(json(stop)).toMatchObject({ status: "stopped", state: "done" });
       expect(p.readJson("h1", "G-plan", "outcome.json")).toMatchObject({

@@ -50,10 +50,10 @@ describe("stall detection (integration)", () => {
         findings: [{ title: "Scripted blocking finding", evidence: "artifact" }],
       },
     });
-    expect(p.cli(["decide", "s1", "G-plan", "retry"]).code).toBe(1); // not an option for a stall
+    expect(p.cli(["decide", "s1", "G-plan", "retry", "--round", "2"]).code).toBe(1); // not an option for a stall
 
     // the human goes on: round 3 repeats the finding, but detection starts afresh after the answer
-    expect(p.cli(["decide", "s1", "G-plan", "extend-cap", "1"]).code).toBe(0);
+    expect(p.cli(["decide", "s1", "G-plan", "extend-cap", "1", "--round", "2"]).code).toBe(0);
     p.write("docs/plan.md", PLAN + "- lane B waits for lane A's receipt\n");
     const third = p.cli(["resubmit", "s1", "G-plan", ...wait]);
     expect(third.code, third.stderr).toBe(3);
@@ -69,7 +69,7 @@ describe("stall detection (integration)", () => {
     expect(p.files("s1", "G-plan")).not.toContain("packet-4.md");
     expect(received(p.root, "gpt")).toHaveLength(3);
 
-    const end = p.cli(["decide", "s1", "G-plan", "rework", ...wait]);
+    const end = p.cli(["decide", "s1", "G-plan", "rework", "--round", "3", ...wait]);
     expect(end.code, end.stderr).toBe(3);
     expect(p.readJson("s1", "G-plan", "outcome.json")).toMatchObject({ status: "rework", reason: "human chose rework after stalled" });
     const trail = readFileSync(path.join(p.gateDir("s1", "G-plan"), "trail.md"), "utf8");
