@@ -2,21 +2,13 @@
 // user_choice): the options an escalation offered, and the choice the broker then acted on (SPEC §16).
 import { describe, expect, it } from "vitest";
 import { type BrokerInput, planStep } from "../../src/core/broker-plan.js";
-import { AT, context, gate, RAW_SHA, SHA_A } from "../helpers/snapshots.js";
+import { artifactOnly, AT, context, gate } from "../helpers/snapshots.js";
 
 const input: BrokerInput = {
   settings: {},
   policy: context().policy,
   codexSkip: { blocked: false, enforcement: "warn" },
-  reads: {
-    artifact: () => ({ ok: true, text: "# Spec\n", sha: SHA_A, rawSha: RAW_SHA }),
-    artifactNow: () => ({ ok: true, text: "# Spec\n", sha: SHA_A, rawSha: RAW_SHA }),
-    result: () => null,
-    resultBytes: () => ({ ok: false, reason: "none" }),
-    text: () => "",
-    decisions: () => new Map(),
-    rejected: () => [],
-  },
+  reads: artifactOnly("# Spec\n"),
   providers: null,
   now: AT,
   trailPath: "trail.md",

@@ -4,19 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { type GateReads, packetText } from "../../src/core/broker-plan.js";
 import type { PacketFrontMatter } from "../../src/spec/schemas.js";
-import { gate, packet, RAW_SHA, SHA_A } from "../helpers/snapshots.js";
+import { artifactOnly, gate, packet } from "../helpers/snapshots.js";
 
 const NOTE = "HUMAN NOTE: check the rollback path first";
 
-const reads: GateReads = {
-  artifact: () => ({ ok: true, text: "# Spec\n", sha: SHA_A, rawSha: RAW_SHA }),
-  artifactNow: () => ({ ok: true, text: "# Spec\n", sha: SHA_A, rawSha: RAW_SHA }),
-  result: () => null,
-  resultBytes: () => ({ ok: false, reason: "none" }),
-  text: () => "",
-  decisions: () => new Map(),
-  rejected: () => [],
-};
+const reads: GateReads = artifactOnly("# Spec\n");
 
 /** Round 1 failed at a checkpoint, a person said continue with a note, the author resubmitted: round 2 carries it. */
 function afterCheckpoint() {

@@ -345,16 +345,19 @@ export class Gate {
 
 export const gate = (req?: Request | null) => new Gate(req);
 
-/** The reads an outcome's attribution draws on: no result file here, so identity is "foreign result (unverified)". */
-const NO_FILES: GateReads = {
-  artifact: () => ({ ok: true, text: "", sha: SHA_A, rawSha: RAW_SHA }),
-  artifactNow: () => ({ ok: true, text: "", sha: SHA_A, rawSha: RAW_SHA }),
+/** Reads of a gate with no files but an artifact holding `text` (sha SHA_A): nothing read from a disk. */
+export const artifactOnly = (text = ""): GateReads => ({
+  artifact: () => ({ ok: true, text, sha: SHA_A, rawSha: RAW_SHA }),
+  artifactNow: () => ({ ok: true, text, sha: SHA_A, rawSha: RAW_SHA }),
   result: () => null,
   resultBytes: () => ({ ok: false, reason: "no files here" }),
   text: () => "",
   decisions: () => new Map(),
   rejected: () => [],
-};
+});
+
+/** The reads an outcome's attribution draws on: no result file here, so identity is "foreign result (unverified)". */
+const NO_FILES = artifactOnly();
 
 /**
  * Write an action's record into the snapshot with the broker's own builders (core/broker-plan.ts). Only selection is
