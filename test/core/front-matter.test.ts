@@ -84,7 +84,12 @@ const key = fc.stringMatching(/^[a-z_][a-z0-9_]{0,70}$/).filter((k) => {
 });
 const scalarValue = fc.oneof(text, text, fc.maxSafeInteger(), fc.boolean(), fc.constant(null), json);
 const withoutTimestamps = (tags: YAML.Tags) => tags.filter((t) => typeof t === "string" || t.tag !== "tag:yaml.org,2002:timestamp");
-const frontMatter = fc.dictionary(key, scalarValue, { minKeys: 1, noNullPrototype: true });
+// a key `__proto__` is left to the parser on purpose (below): the bus's reader never takes it
+const frontMatter = fc.dictionary(
+  key.filter((k) => k !== "__proto__"),
+  scalarValue,
+  { minKeys: 1, noNullPrototype: true },
+);
 
 describe("front matter as the bus writes it", () => {
   it("a YAML 1.2 parser, a YAML 1.1 parser and the bus's reader all read what was written", () => {
