@@ -27,7 +27,9 @@ export function loadSettings(layout: Layout): LoadedSettings {
     text = readTextBounded(layout.settings, { max: MAX_FILE_BYTES, followSymlink: true }); // never a FIFO or device
   } catch (error) {
     if ((error as ReadRefused).kind === "missing") return { settings: {}, problems: [], missing: true };
-    const problems = [`settings.json unreadable: ${(error as Error).message}; using defaults`];
+    // the problem is said after the file's path: the refusal's own copy of it would say it twice
+    const why = (error as Error).message.replace(`${layout.settings}: `, "");
+    const problems = [`settings.json unreadable: ${why}; using defaults`];
     return {
       settings: {},
       problems,

@@ -23,6 +23,13 @@ describe("settings", () => {
     expect(load("[1]").problems[0]).toMatch(/not a JSON object/);
   });
 
+  it("a settings.json that is not a regular file is named once: the problem follows the file's name, not its path again", () => {
+    const root = tempRoot();
+    mkdirSync(path.join(root, ".guild", "settings.json"), { recursive: true });
+    const { problems } = loadSettings(new Layout(root));
+    expect(problems).toEqual(["settings.json unreadable: not a regular file (a directory); using defaults"]);
+  });
+
   it("two .guild links to each other are named as a loop of links, never as a settings file that is a symlink", () => {
     const root = tempRoot();
     for (const d of ["a", "b"]) mkdirSync(path.join(root, d));
