@@ -57,7 +57,8 @@ function whichOnPath(binary: string, envPath = process.env.PATH ?? ""): string |
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);
-      return c;
+      // a directory is "executable" (searchable) too, and would only fail once a round is dispatched to it
+      if (statSync(c).isFile()) return c;
     } catch {
       // not here
     }

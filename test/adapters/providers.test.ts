@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest";
 import { selectReviewer, authorIdentity } from "../../src/core/selection.js";
 import { resolvePolicy } from "../../src/core/policy.js";
 import { Layout } from "../../src/bus/layout.js";
-import { detectProviders, PROBE_FRESH_MS, PROBE_TIMEOUTS_MS, type Probe, type VersionProbe } from "../../src/adapters/probe.js";
+import {
+  detectProviders,
+  detectWithoutRunning,
+  PROBE_FRESH_MS,
+  PROBE_TIMEOUTS_MS,
+  type Probe,
+  type VersionProbe,
+} from "../../src/adapters/probe.js";
 import type { Settings } from "../../src/spec/schemas.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -68,6 +75,15 @@ describe("provider detection", () => {
     const found = await detectProviders(settings, l, probe({ which: (b) => (asked.push(b), b), env: { CODEX_API_KEY: "k" } }));
     expect(asked.filter((b) => b.includes("/")).sort()).toEqual([path.join(l.root, "bin/review"), path.join(l.root, "tools/codex")]);
     expect(found.find((p) => p.id === "cx")!.binary).toBe(path.join(l.root, "tools/codex"));
+  });
+
+  it("a directory where a command provider's program should be is not its program: not found, never dispatched to", async () => {
+    const l = layout();
+    mkdirSync(path.join(l.root, "bin", "review"), { recursive: true });
+    const settings: Settings = {
+      providers: { cmd: { adapter: "command", model: "qwen3", argv: ["bin/review"], input: "stdin", selectable: true } },
+    };
+    expect((await detectWithoutRunning(settings, l)).find((p) => p.id === "cmd")).toMatchObject({ available: false });
   });
 
   it("finds unconfigured CLIs on PATH with their host family, and keeps capability declarations detect-only", async () => {
