@@ -151,11 +151,13 @@ async function decideEscalationNow(
   const long = decisionNoteProblem(d.note);
   if (long) return refuse(`${long}; nothing was decided`);
   const view = viewOf(ctx, run, gate);
-  const stale =
-    movedOn(view, view.decision.round, d.round) ?? namesNoRound(view, view.decision.round, d.round, "whose escalation you read");
+  const stale = movedOn(view, view.decision.round, d.round);
   if (stale) return refuse(stale);
   const notWaiting = waitingFor(view, "awaiting_decision");
   if (notWaiting) return refuse(notWaiting);
+  // asked only of a gate that waits for a decision: one that ended or waits for another is told that instead
+  const unnamed = namesNoRound(view, view.decision.round, d.round, "whose escalation you read");
+  if (unnamed) return refuse(unnamed);
   const round = view.decision.round;
   const escalation = view.snapshot.escalations.get(round)!;
   if (!offers(escalation, d.choice)) {
@@ -222,18 +224,21 @@ async function respondNow(
 ): Promise<Answer<{ round: number; verdict: string; model: string }>> {
   const view = viewOf(ctx, run, gate);
   const round = openRound(view.snapshot);
-  const stale = movedOn(view, round, answer.round) ?? namesNoRound(view, round, answer.round, "whose packet you reviewed");
+  const stale = movedOn(view, round, answer.round);
   if (stale) return refuse(stale);
   const packet = view.snapshot.packets.get(round);
   if (!packet || packet.reviewer_adapter !== "manual") return refuse(`${run} ${gate} has no open packet addressed to the manual reviewer`);
+  if (view.snapshot.results.has(round)) return refuse(`round ${round} already has a result`);
+  const closed = resultRefusal(view.snapshot, round);
+  if (closed) return refuse(`round ${round} cannot take an answer: ${closed}`);
+  // asked only of a round that can take an answer: one answered or ended is told that instead
+  const unnamed = namesNoRound(view, round, answer.round, "whose packet you reviewed");
+  if (unnamed) return refuse(unnamed);
   if (answer.via !== undefined) {
     const family = familyOfHost(answer.via, ctx.settings);
     const own = hostKey(answer.via) === hostKey(packet.author_host) || (family !== "unknown" && family === packet.author_family);
     if (own) return refuse(`${answer.via} is of this gate's author's family (${packet.author_family}): it cannot review its own artifact`);
   }
-  if (view.snapshot.results.has(round)) return refuse(`round ${round} already has a result`);
-  const closed = resultRefusal(view.snapshot, round);
-  if (closed) return refuse(`round ${round} cannot take an answer: ${closed}`);
   const accepted = acceptManualResponse(await answer.read(), packet, ctx.settings, answer.reviewerModel);
   if (!accepted.ok) return refuse(`rejected: ${accepted.reason}; nothing was written, answer again`);
   const delivery = await deliverResult(ctx, packet, accepted.result);

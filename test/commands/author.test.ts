@@ -242,6 +242,13 @@ describe("the round the person read", () => {
       await mcp.close();
     }
     expect(JSON.parse(readFileSync(file("decision-2.json"), "utf8"))).toMatchObject({ round: 2, choice: "rework" });
+    await step(); // the gate ends rework
+    // with nothing to decide or answer, a command that names no round is told so, not asked for a round to name
+    expect(await decideEscalation(ctx(), run, GATE, { choice: "rework", decidedBy: "me" })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^moved G-spec is not waiting for a decision \(state: done/),
+    });
+    expect(await issues()).toEqual({ ok: false, error: "round 2 already has a result" });
   });
 });
 
