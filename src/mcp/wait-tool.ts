@@ -83,13 +83,19 @@ const NEXT: Record<number, string> = {
   4: "a human decision is needed: ask the user, then call decide with the option they chose",
 };
 
+/** decide refuses to name no round past round 1: the round goes with every call the client is told to make. */
+const withRound = (round: number) => ` and round ${round}`;
+
 /** No reviewer could run (5): what the escalation offers, and a person's own answer where the gate can take one. */
 function unavailableNext(view: GateView, options: string[]): string {
   const enable = "no reviewer could run: ask the user to enable one (see the providers tool)";
   // a quorum is never answered by the manual reviewer (SPEC §26)
   const manual = view.snapshot.request?.quorum ? "" : "; or to answer it themselves: request the review again with reviewer manual";
-  if (options.includes("retry")) return `${enable}, then call decide with retry${manual}`;
-  return `${enable}, then call decide with ${options.join(" or ") || "rework"} and request the review again under a new run id${manual}`;
+  const round = withRound(view.decision.round);
+  if (options.includes("retry")) return `${enable}, then call decide with retry${round}${manual}`;
+  return (
+    `${enable}, then call decide with ${options.join(" or ") || "rework"}${round} and request the review again under a new run id` + manual
+  );
 }
 
 /** A human decision (4): what the client may answer with decide, and what only the user can (SPEC §25): force-pass,
@@ -104,10 +110,10 @@ function decisionNext(view: GateView, options: string[]): string {
       `round (call findings), then ask them to run \`guild-bus decide ${o.run_id} ${o.gate} ${options.join("|")} --round ${round}\` ` +
       "in a terminal or to use the review console"
     );
-  if (!options.includes("force-pass")) return NEXT[4]!;
+  if (!options.includes("force-pass")) return NEXT[4]! + withRound(round);
   return (
-    `${NEXT[4]!}; force-pass is theirs to run (\`guild-bus decide ${o.run_id} ${o.gate} force-pass --round ${round}\` in a ` +
-    "terminal or the review console): decide refuses it"
+    `${NEXT[4]!}${withRound(round)}; force-pass is theirs to run ` +
+    `(\`guild-bus decide ${o.run_id} ${o.gate} force-pass --round ${round}\` in a terminal or the review console): decide refuses it`
   );
 }
 

@@ -25,6 +25,9 @@ describe("wait at a human decision", () => {
       expect(next).toMatch(/^a human decision is needed/);
       expect(next).toContain("`guild-bus decide checkpoint G-spec continue|stop|rework --round 1`");
       expect(next).not.toMatch(/then call decide/);
+      // status says the same, with the round decide needs past round 1
+      const shown = await call("status", { run_id: "checkpoint", gate: GATE });
+      expect(JSON.stringify(shown.structuredContent)).toContain("continue|stop|rework --round 1 [--note");
       // what the next step would have had it do is refused
       expect((await call("decide", { run_id: "checkpoint", gate: GATE, choice: "continue" })).isError).toBe(true);
     } finally {
@@ -39,6 +42,10 @@ describe("wait at a human decision", () => {
       expect(waited.structuredContent!.options).toContain("force-pass");
       const force = "force-pass is theirs to run (`guild-bus decide capped G-spec force-pass --round 1`";
       expect(waited.structuredContent!.next).toContain(force);
+      // the round goes with the call it is told to make: decide refuses to name none past round 1
+      expect(waited.structuredContent!.next).toMatch(
+        /^a human decision is needed: ask the user, then call decide with the option they chose and round 1;/,
+      );
     } finally {
       await close();
     }

@@ -36,7 +36,7 @@ describe("the MCP wait tool", () => {
     expect(answer.structuredContent).toMatchObject({ exit_code: 5, options: expect.arrayContaining(["retry", "rework"]) });
     const text = (answer.content[0] as { text: string }).text;
     expect(text).toMatch(/^options: .*retry/m);
-    expect(text).toMatch(/Next: no reviewer could run: .*call decide with retry; or .*reviewer manual\.$/m);
+    expect(text).toMatch(/Next: no reviewer could run: .*call decide with retry and round 1; or .*reviewer manual\.$/m);
   });
 });
 
@@ -54,7 +54,7 @@ describe("the MCP wait tool on gates that need a person", () => {
     const answer = (await waitTool(layout, { run_id: run, gate: GATE, timeout_seconds: 60 }, extra)) as CallToolResult;
     expect(answer.structuredContent).toMatchObject({ exit_code: 5, options: ["rework"] });
     const next = (answer.structuredContent as { next: string }).next;
-    expect(next).toMatch(/^no reviewer could run: .*call decide with rework and request the review again under a new run id$/);
+    expect(next).toMatch(/^no reviewer could run: .*call decide with rework and round 0 and request the review again under a new run id$/);
     expect(next).not.toMatch(/retry|manual/);
   });
 
