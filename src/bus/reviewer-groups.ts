@@ -90,7 +90,7 @@ export function killMarked(marker: string): number[] {
   return killed;
 }
 
-/** Kill the reviewer groups whose worker on this machine is gone; returns the group ids killed. */
+/** Kill the reviewer groups whose worker on this machine is gone; returns the group ids killed, and the pids of what left them. */
 export function sweepOrphanGroups(dir = tmpdir()): number[] {
   let names: string[];
   try {
@@ -125,8 +125,9 @@ export function sweepOrphanGroups(dir = tmpdir()): number[] {
         if ((error as NodeJS.ErrnoException).code !== "ESRCH") continue; // not ours to kill: tried again later
       }
     }
-    // the group may be gone (its id even reused) while a process that left it runs on: the marker names it all the same
-    if (valid && killMarked(marker).length && !killed.includes(group)) killed.push(group);
+    // the group may be gone (its id even reused, by a process that is not killed) while a process that left it runs
+    // on: the marker names it all the same, and its own pid is what was killed
+    if (valid) for (const pid of killMarked(marker)) if (!killed.includes(pid)) killed.push(pid);
     try {
       unlinkSync(file); // killed, gone, or never that reviewer's
     } catch {

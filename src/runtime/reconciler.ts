@@ -330,7 +330,10 @@ export class WorkerRuntime {
       if (scratch.length)
         this.spec.log(`janitor removed ${scratch.length} scratch director${scratch.length === 1 ? "y" : "ies"} of dead workers`);
       const groups = sweepOrphanGroups();
-      if (groups.length) this.spec.log(`janitor killed the reviewer process group(s) ${groups.join(", ")} of dead workers`);
+      if (groups.length)
+        this.spec.log(
+          `janitor killed what dead workers' reviewers left running (groups, or processes that left them): ${groups.join(", ")}`,
+        );
     } catch (error) {
       this.spec.log(`janitor failed: ${(error as Error).message}`);
     }
