@@ -1,10 +1,18 @@
 // Integration: caps and decisions, weak path, skip rules, malformed output, fencing — over real workers.
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { makeProject, MODES, type Project, received, scriptedProvider, startBus } from "../helpers/bus.js";
 import { scaled, waitSeconds } from "../helpers/machine.js";
+
+/** An executable file whose interpreter does not exist: detection finds it, the spawn fails (nothing ran). */
+function cannotStart(root: string): string {
+  const file = path.join(root, "broken-reviewer");
+  writeFileSync(file, "#!/nonexistent/interpreter\n");
+  chmodSync(file, 0o755);
+  return file;
+}
 
 const SPEC = "# Plan\n\n- lane A then lane B\n";
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
@@ -98,8 +106,8 @@ describe.each(MODES)("escalations and policy (integration, $mode)", ({ poll }) =
 
     it("a reviewer that proves it cannot run is replaced by a new selection (never a hard block)", async () => {
       const p = setup({
-        // detection sees an executable path; only the spawn finds out it cannot run (a directory)
-        gpt: (q) => ({ adapter: "command", model: "gpt-5", argv: [path.join(q.root, "docs")] }),
+        // detection sees an executable file; only the spawn finds out it cannot run (its interpreter does not exist)
+        gpt: (q) => ({ adapter: "command", model: "gpt-5", argv: [cannotStart(q.root)] }),
         clauderev: (q) => scriptedProvider(q.root, "clauderev", "claude-sonnet-4-scripted", { default: "satisfied" }),
       });
       const r = review(p, "d3");

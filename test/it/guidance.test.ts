@@ -1,7 +1,7 @@
 // Issue #14 "never wait in silence": what `--wait`, `wait`, `status` and `providers` tell a person who is waiting,
 // through the built CLI with the real broker, verifier and manual workers.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BIN, makeProject, type Project, stopChild } from "../helpers/bus.js";
@@ -215,8 +215,10 @@ describe("a reviewer that cannot run", () => {
     { timeout: scaled(90_000) },
     async () => {
       const p = makeProject();
-      // detection sees an executable path; only the spawn finds out it cannot run (a directory)
-      p.settings({ foreign_grace_ms: 800, providers: { gpt: { adapter: "command", model: "gpt-5", argv: [path.join(p.root, "docs")] } } });
+      // detection sees an executable file; only the spawn finds out it cannot run (its interpreter does not exist)
+      const broken = p.write("bin/broken-reviewer", "#!/nonexistent/interpreter\n");
+      chmodSync(broken, 0o755);
+      p.settings({ foreign_grace_ms: 800, providers: { gpt: { adapter: "command", model: "gpt-5", argv: [broken] } } });
       p.write(ARTIFACT, "# Spec\n");
       for (const kind of ["broker", "verifier", "manual", "command"]) p.startWorker(kind);
       const args = [
@@ -240,7 +242,7 @@ describe("a reviewer that cannot run", () => {
       const s = p.status("u1", GATE) as unknown as { next: { escalation: { reason: string; detail: string } } };
       expect(s.next.escalation).toMatchObject({
         reason: "unavailable",
-        detail: expect.stringMatching(/reviewer gpt could not run \(.*EACCES.*\), no other reviewer .*no human reviewer was asked for/),
+        detail: expect.stringMatching(/reviewer gpt could not run \(.*ENOENT.*\), no other reviewer .*no human reviewer was asked for/),
       });
       expect(p.cli(["status", "--exit-status"]).code).toBe(5);
     },
