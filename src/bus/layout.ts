@@ -1,5 +1,5 @@
 // Where everything lives under .guild/. Every path is built from validated ids and checked to stay inside .guild/.
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { assertGate, assertRunId, PROVIDER_ID, PROVIDER_ID_RE } from "../spec/ids.js";
 import { isSlotKind } from "../core/slot-file.js";
@@ -163,10 +163,16 @@ export { PathSafetyError };
 export class Layout {
   readonly root: string;
   readonly guild: string;
+  private realRootMemo: string | null = null;
 
   constructor(projectRoot: string) {
     this.root = path.resolve(projectRoot);
     this.guild = path.join(this.root, GUILD_DIR);
+  }
+
+  /** The root's real path, resolved once: a project is not moved under running workers, and each round reads its artifact. */
+  realRoot(): string {
+    return (this.realRootMemo ??= realpathSync.native(this.root));
   }
 
   get runs(): string {
@@ -235,7 +241,7 @@ export class Layout {
   private spelledFromRoot(abs: string): string {
     if (abs === this.root || abs.startsWith(this.root + path.sep)) return abs;
     try {
-      const root = realpathSync.native(this.root);
+      const root = this.realRoot();
       const dir = realpathSync.native(path.dirname(abs));
       const rel = path.relative(root, dir);
       if (rel.startsWith("..") || path.isAbsolute(rel)) return abs;
@@ -249,7 +255,7 @@ export class Layout {
   readableArtifact(relPath: string, what = "artifact path"): string {
     // one realpath(3) call each: the JS realpath lstats every component, on every round's read of the artifact
     const real = realpathSync.native(this.artifact(relPath, what));
-    const root = realpathSync.native(this.root);
+    const root = this.realRoot();
     if (real !== root && !real.startsWith(root + path.sep)) throw new PathSafetyError(`${relPath} resolves outside the project`);
     // the bus's own files change as it works (a trail is rewritten every round): a pass of one could never hold, and
     // a link must not make one an artifact; nor may .guild's own link to a directory of the project (SPEC §2)
@@ -265,6 +271,8 @@ export class Layout {
   /** The real path of .guild (a link there is the bus root the project chose), or null while there is none. */
   realGuild(): string | null {
     try {
+      // one lstat when .guild is a plain directory (the usual case, asked at every artifact read); a link is resolved
+      if (lstatSync(this.guild).isDirectory()) return path.join(this.realRoot(), GUILD_DIR);
       return realpathSync.native(this.guild);
     } catch {
       return null;

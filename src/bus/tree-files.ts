@@ -1,6 +1,5 @@
 // The project's files a glob names, for `check --require-files`: a requirement is tied to the files in the tree, so a
 // file added without a review is seen (a gate name alone passes while any run of that gate passed).
-import { realpathSync } from "node:fs";
 import path from "node:path";
 import { fdir } from "fdir";
 import picomatch from "picomatch";
@@ -37,6 +36,6 @@ export function projectFiles(layout: Layout, pattern: string): string[] {
 function linkedState(layout: Layout): string | null {
   const guild = layout.realGuild();
   if (guild === null) return null;
-  const rel = path.relative(realpathSync.native(layout.root), guild);
+  const rel = path.relative(layout.realRoot(), guild);
   return rel === GUILD_NAME || rel.startsWith("..") || path.isAbsolute(rel) ? null : path.join(layout.root, rel);
 }
