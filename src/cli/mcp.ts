@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
+import { lostGuildLink } from "../bus/project-root.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
 import { notWritableInPlace } from "../bus/append-lines.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
@@ -79,7 +80,8 @@ function keepWorkers(
       return;
     }
     if (!child && !existsSync(layout.guild)) {
-      if (!toldUnused) say("no .guild/ here yet: the workers start with the first request_review (or once .guild/ exists)");
+      const lost = lostGuildLink(layout.root); // a link there that leads nowhere is not a project without a bus
+      if (!toldUnused) say(lost ?? "no .guild/ here yet: the workers start with the first request_review (or once .guild/ exists)");
       toldUnused = true;
       return;
     }

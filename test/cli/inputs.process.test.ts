@@ -49,6 +49,15 @@ describe("the project root", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(requestOf(other).artifact_path).toBe("spec.md");
   });
+  it("a worker started where .guild is a link that leads nowhere refuses, naming the link, and makes nothing", () => {
+    const root = tempRoot();
+    mkdirSync(path.join(root, ".git"));
+    symlinkSync(path.join(root, "not-mounted", "bus"), path.join(root, ".guild"));
+    const r = run(["worker", "broker"], root);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\.guild is a link to .*not-mounted\/bus, which leads nowhere .*: mount it or point the link at the bus/);
+    expect(existsSync(path.join(root, "not-mounted"))).toBe(false);
+  });
 });
 
 describe("settings are validated by every command", () => {

@@ -3,7 +3,7 @@
 // before a short client timeout, refusals as tool errors that leave the server serving, decide and respond, and two
 // clients on one tree at once.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -85,6 +85,19 @@ describe("guild-bus mcp (SDK client)", () => {
     const packet = path.join(root, ".guild", "runs", run, "review", "G-spec", "packet-1.md");
     await until("round 1's packet", () => existsSync(packet), scaled(60_000));
     expect(textOf(await s.call("status", { run_id: run, gate: "G-spec" }))).toContain("waiting for a person");
+  });
+
+  it("a session where .guild is a link that leads nowhere says so (not that the project has no bus yet) and starts nothing", async () => {
+    const root = tempRoot("guild-bus-it-");
+    roots.push(root);
+    symlinkSync(path.join(root, "not-mounted", "bus"), path.join(root, ".guild"));
+    const s = await mcpSession(root, "claude-code");
+    sessions.push(s);
+    await s.client.listTools(); // the server has looked for its workers by the time it answers
+    await until("the server's word on the bus", () => /leads nowhere/.test(s.stderr()), scaled(30_000));
+    expect(s.stderr()).toMatch(/\.guild is a link to .*not-mounted\/bus, which leads nowhere/);
+    expect(s.stderr()).not.toContain("no .guild/ here yet");
+    expect(processesMentioning(`up --root ${root}`)).toEqual([]);
   });
 
   it("a FIFO planted as the workers' log neither blocks the server nor keeps the workers from starting; they end with it", async () => {
