@@ -70,7 +70,8 @@ export function readFaultWait(s: GateSnapshot): string | null {
 
 /** A path the bus writes made unusable (a directory at `trail.md`, a symlinked `rejected/`): only a person can clear it. */
 export function blockedWait(s: GateSnapshot): string | null {
-  const blocked = s.problems.find((p) => p.file === "." || p.blocks);
+  // a request.json that is there but cannot be used (unreadable, invalid) is no gate waiting for a request: it says why
+  const blocked = s.problems.find((p) => p.file === "." || p.blocks || (p.file === "request.json" && !s.request));
   return blocked ? `a human: ${blocked.file === "." ? "the gate directory" : blocked.file} — ${blocked.reason}` : null;
 }
 

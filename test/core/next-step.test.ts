@@ -9,6 +9,19 @@ import { decide } from "../../src/core/decide.js";
 const ARTIFACT = { ok: true as const, sha: "a".repeat(64), rawSha: "a".repeat(64) };
 const wait = (state: GateDecision["state"], round: number) => ({ state, round, detail: "", action: null }) as unknown as GateDecision;
 
+describe("a gate without a usable request", () => {
+  it("whose request.json cannot be read or parsed names it and why, a person's to fix; none at all waits for a request", () => {
+    const g = new Gate(null);
+    expect(nextStep(g.s, wait("no_request", 0), "d", ARTIFACT)).toMatchObject({ waiting_on: "a request", person_first: true });
+    g.s.problems.push({ file: "request.json", reason: "cannot read: EACCES: permission denied", mtimeMs: 0 });
+    expect(nextStep(g.s, wait("no_request", 0), "d", ARTIFACT)).toMatchObject({
+      waiting_on: "a human: request.json — cannot read: EACCES: permission denied",
+      command: null,
+      person_first: true,
+    });
+  });
+});
+
 describe("the next step's notes", () => {
   it("name why the open round's reviewer could not run, and that a later round was selected without it only then", () => {
     const g = new Gate().packet(1, { reviewer_provider: "gpt" }).failure(1, "unavailable", "cannot reach 127.0.0.1:9: ECONNREFUSED");
