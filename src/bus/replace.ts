@@ -2,7 +2,7 @@
 // The temp file is staged under .guild/tmp like a delivery, not beside the view: a writer SIGKILLed mid-write
 // must leave nothing in a gate directory (write-file-atomic's `trail.md.<n>` did), and the janitor reclaims a
 // dead pid's staging by its name.
-import { constants, lstatSync, openSync, renameSync } from "node:fs";
+import { constants, lstatSync, openSync, promises } from "node:fs";
 import path from "node:path";
 import { fsyncDir, stagingName, usableStagingDir, withDir, writeAndClose } from "./deliver.js";
 import { realFs } from "./fsops.js";
@@ -37,7 +37,9 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
     const rename = async () => {
       refuseSymlinks(options.guildDir, finalDir);
       try {
-        renameSync(staging, finalPath);
+        // on the thread pool: a rename into a directory other workers list waits on its lock and the journal, at times
+        // for milliseconds, and a view's rename must not hold every other gate's step back meanwhile
+        await promises.rename(staging, finalPath);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
         // the view's directory is on another filesystem than .guild/tmp (runs on their own mount): a view is never the
