@@ -58,8 +58,9 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now(), 
   const max = gate.max_blocks ?? DEFAULT_MAX_BLOCKS;
   const listing = listGates(ctx.layout);
   // history is left out: the hook runs at the end of every turn, so it caught a hand-written outcome long before
-  const mine = currentGates(ctx.layout, listing.gates, now)
-    .current.map((r) => viewGate(ctx, r.runId, r.gate))
+  const { current } = currentGates(ctx.layout, listing.gates, now);
+  const mine = current
+    .map((r) => viewGate(ctx, r.runId, r.gate))
     .filter((v) => hostKey(host) !== "" && hostKey(v.snapshot.request?.author_host) === hostKey(host));
   // an ended gate whose pass does not re-derive (a hand-written outcome) is no pass either; one whose artifact was
   // edited since is history, as every later edit makes it
@@ -94,7 +95,11 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now(), 
   const counted = next ? key(next) : unread!.path;
   const n = before(counted) + 1;
   const marked = mark(counted);
-  const written = { ...counts, [counted]: n, ...(marked !== null ? { [marked]: stop!.transcriptBytes } : {}) };
+  // the counts of gates gone to history or removed, and of paths no longer refused, are let go: every host's hook reads
+  // this file at every turn, and it would otherwise keep a key per gate and session the project ever blocked on
+  const kept = new Set([...current.map((r) => `${r.runId}/${r.gate}`), ...hidden.map((i) => i.path)]);
+  const live = Object.entries(counts).filter(([k]) => kept.has(k) || [...kept].some((g) => k.startsWith(`${g} `)));
+  const written = { ...Object.fromEntries(live), [counted]: n, ...(marked !== null ? { [marked]: stop!.transcriptBytes } : {}) };
   try {
     await replace(ctx.layout.stopGateState, JSON.stringify(written, null, 2) + "\n", { guildDir: ctx.layout.guild });
   } catch (error) {

@@ -106,6 +106,14 @@ describe("stop gate", () => {
       expect(await stopAt(bytes)).toMatchObject({ block: true, reason: expect.stringContaining(`Stop-gate block ${n} of 2`) });
     expect(await stopAt(400)).toMatchObject({ block: false });
 
+    // the counts of gates no longer on disk (a run removed, or gone to history) are let go at the next write; the
+    // waiting gate's, its stops' and those of gates still current are kept
+    const key = readdirSync(path.join(p.root, ".guild", "runs")).map((run) => `${run}/G-spec`)[0]!;
+    const gone = { "r-removed/G-old": 2, "r-removed/G-old s0": 77, "r-removed/G-spec": 1 };
+    p.write(path.relative(p.root, layout.stopGateState), JSON.stringify({ ...gone, [key]: 0, [`${key} s0`]: 5 }));
+    expect(await stopAt(500)).toMatchObject({ block: true, reason: expect.stringContaining("Stop-gate block 1 of 2") });
+    expect(JSON.parse(readFileSync(layout.stopGateState, "utf8"))).toEqual({ [key]: 1, [`${key} s0`]: 5, [`${key} s1`]: 500 });
+
     // as the host runs it: the hook input on stdin names the session and its transcript
     rmSync(layout.stopGateState);
     const transcript = p.write("transcript.jsonl", '{"type":"user"}\n');
