@@ -6,7 +6,7 @@ import type { ArtifactState, ArtifactView } from "../core/artifact-view.js";
 import { decideGate, type GateDecision, waitExitCode } from "../core/decide.js";
 import { gatePolicy } from "../core/gate-queries.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
-import { liveAdverts, unresponsiveWorkers, workerRunning } from "../runtime/peers.js";
+import { liveAdverts, stuckOn, unresponsiveWorkers, workerRunning } from "../runtime/peers.js";
 import { nextStep, type NextStep, SUPERVISOR_START_MS } from "../core/next-step.js";
 import { type Reverification, type ReverifyInput, reverifyOutcome, unprovenPass } from "../core/reverify.js";
 import type { GateSnapshot } from "../core/snapshot.js";
@@ -51,6 +51,7 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
     running: (kind: string) => workerRunning(ctx.layout, kind),
     servedBy: (kind: string, provider: string) => liveAdverts(ctx.layout, [kind]).filter((a) => a.providers.includes(provider)),
     unresponsive: (kind: string) => unresponsiveWorkers(ctx.layout, kind),
+    stuckOn: (kind: string, run: string, gateName: string) => stuckOn(ctx.layout, kind, run, gateName),
     supervisedFor: () => {
       const up = runningSupervisor(ctx.layout);
       const since = up ? Date.parse(up.started_at) : NaN;

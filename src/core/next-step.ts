@@ -3,6 +3,7 @@ import type { GateDecision } from "./decide.js";
 import { openRound, roundMembers, roundPackets, validDecision } from "./gate-queries.js";
 import { packetMember, slotFile } from "./slot-file.js";
 import type { GateSnapshot } from "./snapshot.js";
+import type { StuckGate } from "./stuck.js";
 import { type ArtifactView, redactedNote } from "./artifact-view.js";
 import { passNoLongerHolds } from "./sent-bytes.js";
 import { MAX_EXTEND_BY } from "../spec/constants.js";
@@ -18,6 +19,8 @@ export interface WorkerPresence {
   servedBy?(kind: string, provider: string): Advert[];
   /** The pids of this machine's workers of `kind` that run but no longer say they are alive (stopped, hung). */
   unresponsive?(kind: string): number[];
+  /** What the live workers of `kind` say they keep failing to do for this gate (SPEC §15), each with its presence name. */
+  stuckOn?(kind: string, runId: string, gate: string): Array<Omit<StuckGate, "run_id" | "gate"> & { peer: string }>;
 }
 
 export interface NextStep {
@@ -160,11 +163,11 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
       person_first: true,
     };
   const refill = retriedQuorumToFill(s, d);
-  if (refill) return withIdle({ ...base, waiting_on: refill, command: "guild-bus providers", person_first: true }, ["broker"], workers);
+  if (refill) return withIdle({ ...base, waiting_on: refill, command: "guild-bus providers", person_first: true }, ["broker"], workers, s);
   if (WORKER_STATES.has(d.state) || !p) {
     const kind = d.state === "normalizing" ? "manual" : d.state === "verifying" ? "verifier" : "broker";
     const on = `the ${kind === "manual" ? "manual worker" : kind}`;
-    return withIdle({ ...base, waiting_on: on, command: null, person_first: false }, [kind], workers);
+    return withIdle({ ...base, waiting_on: on, command: null, person_first: false }, [kind], workers, s);
   }
   if (awaitsManualAnswer(s, d)) {
     return {
@@ -213,7 +216,7 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
     return dispatchedByBus(r.reviewer_adapter) && !slots?.results.has(round) && !slots?.failures.has(round);
   });
   const kinds = [...unanswered.map((r) => r.reviewer_adapter), ...(answered.length ? ["verifier"] : [])];
-  return withIdle(waiting, [...new Set(kinds)], workers);
+  return withIdle(waiting, [...new Set(kinds)], workers, s);
 }
 
 /**
@@ -242,7 +245,20 @@ export const SUPERVISOR_START_MS = 30_000;
  * while one runs, only once it had time to start that kind (it gave it up, say: its log tells why), that worker
  * beside it.
  */
-function withIdle(next: NextStep, kinds: string[], workers: WorkerPresence | undefined): NextStep {
+function withIdle(next: NextStep, kinds: string[], workers: WorkerPresence | undefined, s: GateSnapshot): NextStep {
+  // a worker that runs but keeps failing on this gate (a fault that does not pass by itself, a bug) is named with its
+  // error: "waiting for the verifier" alone would have a person wait on a retry that cannot succeed
+  const failing = workers?.stuckOn ? kinds.flatMap((kind) => workers.stuckOn!(kind, s.runId, s.gate).map((g) => ({ kind, ...g }))) : [];
+  if (failing.length) {
+    const { kind, peer, tries, since, error } = failing[0]!;
+    return {
+      ...next,
+      waiting_on:
+        `${next.waiting_on}, but the ${kind} worker ${peer} has failed on this gate ${tries} times in a row since ${since}: ` +
+        `${error} — it keeps trying; fix what the error names (its log has more), or ask for help with it`,
+      person_first: true,
+    };
+  }
   const idle = workers ? kinds.filter((kind) => !workers.running(kind)) : [];
   if (!idle.length) return next;
   // one that runs but stopped saying so holds what it claimed: it is the one to look at, not a missing worker

@@ -28,6 +28,7 @@ import { processAlive, runsGuildBus } from "../bus/process-alive.js";
 import { THIS_MACHINE } from "../bus/this-machine.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { type Advert, parseAdvert } from "../core/advertised.js";
+import { type StuckGate, stuckGatesIn } from "../core/stuck.js";
 
 /** How often a worker says it is alive; a peer whose file has not been re-dated for PEER_STALE_MS counts as gone. */
 export const PEER_BEAT_MS = 1000;
@@ -130,8 +131,8 @@ function peerFiles(
   return out;
 }
 
-/** The most a presence file's body is read: a provider list, never more. */
-const MAX_ADVERT_BYTES = 8192;
+/** The most a presence file's body is read: a provider list and the gates it is stuck on, never more. */
+const MAX_ADVERT_BYTES = 16_384;
 
 /**
  * What the live reviewer workers of `kinds` say they run on their machines (SPEC §18): the body of each live presence
@@ -140,18 +141,33 @@ const MAX_ADVERT_BYTES = 8192;
 export function liveAdverts(layout: Layout, kinds: Iterable<string>, now = Date.now()): Advert[] {
   const out: Advert[] = [];
   for (const kind of new Set(kinds)) {
-    for (const { name, file } of livePeerFiles(layout, kind, now)) {
-      let text: string;
-      try {
-        text = readTextBounded(file, { max: MAX_ADVERT_BYTES });
-      } catch {
-        continue; // gone, replaced meanwhile, or too large: nothing advertised this time
-      }
+    for (const { name, text } of liveBodies(layout, kind, now)) {
       const advert = parseAdvert(text);
       if (advert?.providers.length) out.push({ kind, peer: name, ...advert });
     }
   }
   return out;
+}
+
+/** What the live workers of `kind` say they keep failing to do for the gate (SPEC §15), each with its presence name. */
+export function stuckOn(layout: Layout, kind: string, runId: string, gate: string, now = Date.now()): Array<StuckGate & { peer: string }> {
+  return liveBodies(layout, kind, now).flatMap(({ name, text }) =>
+    stuckGatesIn(text)
+      .filter((g) => g.run_id === runId && g.gate === gate)
+      .map((g) => ({ ...g, peer: name })),
+  );
+}
+
+/** The bodies of the live presence files of `kind`; one gone, replaced meanwhile or too large says nothing this time. */
+function liveBodies(layout: Layout, kind: string, now: number): Array<{ name: string; text: string }> {
+  return livePeerFiles(layout, kind, now).flatMap(({ name, file }) => {
+    try {
+      const text = readTextBounded(file, { max: MAX_ADVERT_BYTES });
+      return text ? [{ name, text }] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** This process's name among the workers of its kind (its presence file's name). */

@@ -22,6 +22,7 @@ import { FinishedRuns, finishedRunsFile, gateStamp, holdsOutcome } from "../bus/
 import { HistoryWalk } from "./history-walk.js";
 import { PEER_BEAT_MS, Peers, peersDir } from "./peers.js";
 import { textOf } from "../core/text-of.js";
+import { withStuckGates } from "../core/stuck.js";
 import { ReadFault } from "../core/read-fault.js";
 import { isRefusedWrite, refusedWriteFix } from "../bus/refused-write.js";
 import { forgetParsedUnder } from "../bus/parse-cache.js";
@@ -157,6 +158,28 @@ function listDir(dir: string): string[] {
 
 /** The longest a gate whose handler keeps throwing waits between tries. */
 const MAX_BACKOFF_MS = 5 * 60_000;
+
+/** A gate whose handler threw, how often in a row, when it may run again, since when, and the last error. */
+interface Failing {
+  ref: GateRef;
+  count: number;
+  until: number;
+  since: string;
+  error: string;
+}
+
+/** The presence body with the gates this worker keeps failing to move (SPEC §15): status names them and the error. */
+function withStuck(base: string | null, failing: ReadonlyMap<string, Failing>): string | null {
+  if (!failing.size) return base;
+  const stuck = [...failing.values()].map((f) => ({
+    run_id: f.ref.runId,
+    gate: f.ref.gate,
+    tries: f.count,
+    since: f.since,
+    error: f.error,
+  }));
+  return withStuckGates(base, stuck);
+}
 /** A handler running this long is no round in flight (a broker's or verifier's step takes milliseconds). */
 const QUICK_HANDLER_MS = 1000;
 
@@ -200,7 +223,9 @@ export class WorkerRuntime {
     this.walk = this.finishedLog ? this.historyWalk(this.finishedLog) : null;
     // every worker that writes says it is alive (status names a role nobody runs); a reader (the console) does not
     this.peers =
-      spec.shareWork || spec.janitor !== false ? new Peers(spec.layout, peersDir(spec.layout, spec.kind), undefined, spec.presence) : null;
+      spec.shareWork || spec.janitor !== false
+        ? new Peers(spec.layout, peersDir(spec.layout, spec.kind), undefined, () => withStuck(spec.presence?.() ?? null, this.failing))
+        : null;
   }
 
   private readonly peers: Peers | null;
@@ -708,7 +733,7 @@ export class WorkerRuntime {
   }
 
   /** Gates whose handler threw, with how often in a row and when they may run again (doubling, capped). */
-  private readonly failing = new Map<string, { count: number; until: number }>();
+  private readonly failing = new Map<string, Failing>();
 
   private pump(): void {
     const limit = this.spec.concurrency ?? 1;
@@ -753,9 +778,17 @@ export class WorkerRuntime {
       // A handler that throws is a bug (its stack once), a read the system failed (ReadFault: its message) or a file
       // operation the tree refused (an errno: a planted file or a permission, which status names; its message); then
       // a line per retry, each retry twice as late (capped).
-      const count = (this.failing.get(ref.key)?.count ?? 0) + 1;
+      const before = this.failing.get(ref.key);
+      const count = (before?.count ?? 0) + 1;
       const delay = Math.min((this.spec.reconcileMs ?? 2000) * 2 ** (count - 1), MAX_BACKOFF_MS);
-      this.failing.set(ref.key, { count, until: performance.now() + delay });
+      const error_ = (error as Error | undefined)?.message ?? textOf(error);
+      this.failing.set(ref.key, {
+        ref,
+        count,
+        until: performance.now() + delay,
+        since: before?.since ?? new Date().toISOString(),
+        error: error_,
+      });
       const first =
         error instanceof ReadFault
           ? `a read failed, nothing decided: ${error.message}`

@@ -1,9 +1,13 @@
 // A worker says it is alive for as long as it works: also while it drains (a paid review in flight finishes), so
 // status never tells a person to start a worker that is still finishing one.
-import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
+import { loadContext } from "../../src/bus/context.js";
+import { requestReview } from "../../src/commands/review.js";
+import { viewGate } from "../../src/commands/gate-view.js";
+import { parseAdvert } from "../../src/core/advertised.js";
 import { peersDir, workerRunning } from "../../src/runtime/peers.js";
 import { WorkerRuntime } from "../../src/runtime/reconciler.js";
 import { tempRoot } from "../helpers/tmp.js";
@@ -42,5 +46,50 @@ describe("a worker's presence", () => {
     release();
     await draining;
     expect(workerRunning(layout, "codex")).toBe(false);
+  });
+
+  it("names the gates it keeps failing on, with the error, so status says the wait will not end by itself; then forgets them", async () => {
+    const root = tempRoot("guild-bus-presence-");
+    const layout = new Layout(root);
+    mkdirSync(path.join(root, "docs"));
+    writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+    const asked = { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" };
+    expect(await requestReview(layout, asked)).toMatchObject({ ok: true });
+    let fault: Error | null = new Error("EIO: i/o error, read '.guild/runs/r1/review/G-spec/request.json'\u001b[2J");
+    const runtime = new WorkerRuntime({
+      kind: "broker",
+      layout,
+      poll: true,
+      reconcileMs: 20,
+      log: () => undefined,
+      presence: () => '{"host":"h","providers":["p1"]}\n', // a reviewer's advertisement stays as it is
+      handleGate: async () => {
+        if (fault) throw fault;
+        return "active";
+      },
+    });
+    await runtime.start();
+    try {
+      const next = () => viewGate(loadContext(layout), "r1", "G-spec").next;
+      await vi.waitFor(() => expect(next().waiting_on).toMatch(/has failed on this gate \d+ times in a row since /), {
+        timeout: 30_000,
+        interval: 50,
+      });
+      expect(next()).toMatchObject({
+        waiting_on: expect.stringMatching(
+          /^the broker, but the broker worker \S+ has failed .*: EIO: i\/o error, read .*request\.json'\\u001b\[2J — /,
+        ),
+        person_first: true,
+      });
+      const file = path.join(
+        peersDir(layout, "broker"),
+        readdirSync(peersDir(layout, "broker")).find((n) => !n.startsWith("."))!,
+      );
+      expect(parseAdvert(readFileSync(file, "utf8"))).toEqual({ host: "h", providers: ["p1"] });
+      fault = null;
+      await vi.waitFor(() => expect(next().waiting_on).toBe("the broker"), { timeout: 30_000, interval: 50 });
+    } finally {
+      await runtime.stop();
+    }
   });
 });
