@@ -17,7 +17,7 @@ import { sha256Hex } from "../core/sha.js";
 import { readBounded } from "../bus/read-bounded.js";
 import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { Decision, type DecisionChoice, Resubmit } from "../spec/schemas.js";
+import { Decision, type DecisionChoice, Resubmit, type Settings } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
@@ -95,27 +95,38 @@ async function resubmitNow(ctx: BusContext, run: string, gate: string, seen?: nu
   return conflict ? refuse(conflict) : { ok: true, round };
 }
 
+/**
+ * Why the author may not contest the waiting round's findings now, or null when it may: the one rule `rebut` and the
+ * console's rebut form follow, so the page never offers a rebuttal the command refuses.
+ */
+export function rebutRefusal(settings: Settings, view: GateView): string | null {
+  const s = view.snapshot;
+  const latest = openRound(s);
+  if (s.rebuttals.has(latest)) return `one rebuttal per round: rebuttal-${latest}.md already exists`;
+  const notWaiting = waitingFor(view, "awaiting_author");
+  if (notWaiting) return notWaiting;
+  const round = view.decision.round;
+  const refused = contestRefusal(s, round, gatePolicy(s, settings));
+  if (refused) return refused;
+  const sent = roundPacket(s, round);
+  if (sent && changedSinceSent(sent, view.artifact))
+    return (
+      `the artifact changed since round ${round} was sent, and a rebuttal is ruled on round ${round}'s bytes only: ` +
+      `resubmit the revised artifact (a full round), or restore round ${round}'s bytes to contest its findings`
+    );
+  return null;
+}
+
 /** Contest the waiting round's findings, once (hard and nightmare): the reviewer rules on each next. */
 async function rebutNow(ctx: BusContext, run: string, gate: string, text: string, seen?: number): Promise<Answer<{ round: number }>> {
   const long = rebuttalTextProblem(text);
   if (long) return refuse(long === EMPTY_REBUTTAL ? long : `${long}; nothing was written`);
   const view = viewOf(ctx, run, gate);
-  const s = view.snapshot;
   const stale = movedOn(view, view.decision.round, seen);
   if (stale) return refuse(stale);
-  const latest = openRound(s);
-  if (s.rebuttals.has(latest)) return refuse(`one rebuttal per round: rebuttal-${latest}.md already exists`);
-  const notWaiting = waitingFor(view, "awaiting_author");
-  if (notWaiting) return refuse(notWaiting);
-  const round = view.decision.round;
-  const refused = contestRefusal(s, round, gatePolicy(s, ctx.settings));
+  const refused = rebutRefusal(ctx.settings, view);
   if (refused) return refuse(refused);
-  const sent = roundPacket(s, round);
-  if (sent && changedSinceSent(sent, view.artifact))
-    return refuse(
-      `the artifact changed since round ${round} was sent, and a rebuttal is ruled on round ${round}'s bytes only: ` +
-        `resubmit the revised artifact (a full round), or restore round ${round}'s bytes to contest its findings`,
-    );
+  const round = view.decision.round;
   const written = scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n");
   // judged again as the broker reads the file: redaction labels and the closing newline can take it over the limit
   const grown = rebuttalTextProblem(written);
