@@ -1,5 +1,6 @@
 // Plain-text layout for the CLI: aligned columns, ages, and the examples and exit codes every --help ends with.
 import { largest } from "../core/extremes.js";
+import { isoTimeMs } from "../core/iso-time.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { print } from "./safe-output.js";
 
@@ -10,10 +11,10 @@ export function table(header: string[], rows: string[][]): string[] {
   return all.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  "));
 }
 
-/** "42s", "5m", "3h", "2d" since an ISO time; "-" when unknown. */
+/** "42s", "5m", "3h", "2d" since an ISO time, read as the console reads it (SPEC §0); "-" when it names none. */
 export function formatAge(iso: string | null, nowMs = Date.now()): string {
-  const t = iso ? Date.parse(iso) : NaN;
-  if (Number.isNaN(t)) return "-";
+  const t = isoTimeMs(iso);
+  if (t === null) return "-";
   const s = Math.max(0, Math.round((nowMs - t) / 1000));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m`;

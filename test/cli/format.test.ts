@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { shellWord, table } from "../../src/cli/format.js";
+import { formatAge, shellWord, table } from "../../src/cli/format.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 describe("table", () => {
@@ -14,6 +14,19 @@ describe("table", () => {
     expect(lines).toHaveLength(150_001);
     expect(lines[0]).toBe("RUN         GATE    STATE");
     expect(lines[150_000]).toBe("run-149999  G-spec  satisfied");
+  });
+});
+
+describe("formatAge", () => {
+  // status's AGE column and the console's age read a request's time alike (core/iso-time.ts, SPEC §0)
+  const now = Date.parse("2026-03-01T12:00:00Z");
+  it("reads every ISO-8601 spelling the bus reads: a comma fraction, an offset without a colon", () => {
+    expect(formatAge("2026-03-01T11:00:30,5Z", now)).toBe("59m");
+    expect(formatAge("2026-03-01T06:00:00-0500", now)).toBe("1h");
+  });
+  it("gives no age for a time without a zone (whose local time is unknown), rather than this machine's guess", () => {
+    expect(formatAge("2026-03-01T11:00:00", now)).toBe("-");
+    expect(formatAge("yesterday", now)).toBe("-");
   });
 });
 
