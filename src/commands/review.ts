@@ -9,6 +9,7 @@ import { customAlphabet } from "nanoid";
 import { readArtifact } from "../bus/artifact.js";
 import { lostGuildLink } from "../bus/project-root.js";
 import { deliver } from "../bus/deliver.js";
+import { hasValidOutcome } from "../bus/gate-reader.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings, settingsRefusal } from "../bus/settings.js";
@@ -222,8 +223,9 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<R
   const r = await deliver(layout.gateFile(runId, gate, "request.json"), requestText, opts);
   // the same call again (its first try killed or timed out after the request landed, or an MCP host retrying): that
   // request goes on, and another run, a second paid review of the same file, is never advised
-  // (only while the gate is under way: an ended one is not reviewed again, whatever its file holds now)
-  const ended = existsSync(layout.gateFile(runId, gate, "outcome.json"));
+  // (only while the gate is under way: an ended one is not reviewed again, whatever its file holds now), ended as the
+  // bus judges it: an outcome.json that is not a valid one of this gate (a torn foreign write, SPEC §5) ends nothing
+  const ended = r.status === "conflict" && hasValidOutcome(layout, runId, gate);
   const earlier = r.status === "conflict" && !ended ? sameRequestAt(layout.gateFile(runId, gate, "request.json"), request) : null;
   if (r.status === "conflict" && earlier === null)
     return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);

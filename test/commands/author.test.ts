@@ -291,4 +291,18 @@ describe("review: the same call again", () => {
       }),
     ).toEqual({ ok: false, error: expect.stringMatching(/already has a request/) });
   });
+
+  it("goes on while the gate's outcome.json is no valid outcome (a torn foreign write ends nothing, SPEC §5)", async () => {
+    const { layout, drop } = await gateWithPacket("run1");
+    drop("outcome.json", '{"torn');
+    const again = await requestReview(layout, {
+      artifact: "docs/spec.md",
+      gate: GATE,
+      author: "claude",
+      reviewer: "manual",
+      runId: "run1",
+    });
+    expect(again).toMatchObject({ ok: true, runId: "run1", gate: GATE });
+    expect(again.ok && again.warnings.join("\n")).toMatch(/the same request was already in \(requested at .*\); it goes on/);
+  });
 });
