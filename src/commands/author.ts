@@ -4,10 +4,9 @@ import { busJson } from "../core/bus-json.js";
 import { type BusContext, contextForCommand } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
-import { contestRefusal, gatePolicy, offers, openRound, roundPacket } from "../core/gate-queries.js";
-import { authorRevises } from "../core/next-step.js";
+import { gatePolicy, offers, openRound } from "../core/gate-queries.js";
+import { authorRevises, rebutRefusal, secondRebuttal } from "../core/next-step.js";
 import { decisionNoteProblem, EMPTY_REBUTTAL, rebuttalTextProblem } from "../core/person-text.js";
-import { changedSinceSent } from "../core/sent-bytes.js";
 import { hostKey } from "../core/host-name.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
 import { familyOfHost } from "../core/family.js";
@@ -96,25 +95,15 @@ async function resubmitNow(ctx: BusContext, run: string, gate: string, seen?: nu
 }
 
 /**
- * Why the author may not contest the waiting round's findings now, or null when it may: the one rule `rebut` and the
- * console's rebut form follow, so the page never offers a rebuttal the command refuses.
+ * Why the author may not contest the waiting round's findings now, or null when it may: the rule `rebut` and the
+ * console's rebut form follow (core/next-step.ts), with the gate's turn as this command says it. A second rebuttal of
+ * the round is told so first: the first may have moved the gate on from the author's turn.
  */
-export function rebutRefusal(settings: Settings, view: GateView): string | null {
+export function rebutRefusalNow(settings: Settings, view: GateView): string | null {
   const s = view.snapshot;
-  const latest = openRound(s);
-  if (s.rebuttals.has(latest)) return `one rebuttal per round: rebuttal-${latest}.md already exists`;
-  const notWaiting = waitingFor(view, "awaiting_author");
-  if (notWaiting) return notWaiting;
-  const round = view.decision.round;
-  const refused = contestRefusal(s, round, gatePolicy(s, settings));
-  if (refused) return refused;
-  const sent = roundPacket(s, round);
-  if (sent && changedSinceSent(sent, view.artifact))
-    return (
-      `the artifact changed since round ${round} was sent, and a rebuttal is ruled on round ${round}'s bytes only: ` +
-      `resubmit the revised artifact (a full round), or restore round ${round}'s bytes to contest its findings`
-    );
-  return null;
+  return (
+    secondRebuttal(s) ?? waitingFor(view, "awaiting_author") ?? rebutRefusal(s, view.decision.round, gatePolicy(s, settings), view.artifact)
+  );
 }
 
 /** Contest the waiting round's findings, once (hard and nightmare): the reviewer rules on each next. */
@@ -124,7 +113,7 @@ async function rebutNow(ctx: BusContext, run: string, gate: string, text: string
   const view = viewOf(ctx, run, gate);
   const stale = movedOn(view, view.decision.round, seen);
   if (stale) return refuse(stale);
-  const refused = rebutRefusal(ctx.settings, view);
+  const refused = rebutRefusalNow(ctx.settings, view);
   if (refused) return refuse(refused);
   const round = view.decision.round;
   const written = scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n");

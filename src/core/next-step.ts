@@ -1,11 +1,12 @@
 // What a gate waits on, and the exact command or file that moves it: so that no wait is ever silent.
 import type { GateDecision } from "./decide.js";
-import { openRound, roundMembers, roundPackets, validDecision } from "./gate-queries.js";
+import { contestRefusal, openRound, roundMembers, roundPacket, roundPackets, validDecision } from "./gate-queries.js";
+import type { ResolvedPolicy } from "./policy.js";
 import { packetMember, slotFile } from "./slot-file.js";
 import type { GateSnapshot } from "./snapshot.js";
 import type { StuckGate } from "./stuck.js";
 import { type ArtifactView, redactedNote } from "./artifact-view.js";
-import { passNoLongerHolds } from "./sent-bytes.js";
+import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
 import { MAX_EXTEND_BY } from "../spec/constants.js";
 import { dispatchedByBus } from "./adapter-kinds.js";
 import { type Advert, servedByWords } from "./advertised.js";
@@ -101,6 +102,34 @@ export function artifactWait(s: GateSnapshot, d: GateDecision, artifact: Artifac
  */
 export function authorRevises(s: GateSnapshot, d: GateDecision, artifact: ArtifactView): boolean {
   return d.state === "awaiting_author" && !readFaultWait(s) && !blockedWait(s) && !artifactWait(s, d, artifact);
+}
+
+/** A second rebuttal of the open round, refused (SPEC §21: once per round); null while the round has none. */
+export function secondRebuttal(s: GateSnapshot): string | null {
+  const latest = openRound(s);
+  return s.rebuttals.has(latest) ? `one rebuttal per round: rebuttal-${latest}.md already exists` : null;
+}
+
+/**
+ * Why the author may not contest round `round`'s findings now, or null when it may (whose turn it is aside): once per
+ * round, contestRefusal, and only while the artifact holds the bytes the round sent (a rebuttal is ruled on those).
+ * The one rule for `rebut`, the console's rebut form and the words that offer a rebuttal.
+ */
+export function rebutRefusal(
+  s: GateSnapshot,
+  round: number,
+  policy: Pick<ResolvedPolicy, "difficulty">,
+  artifact: ArtifactView,
+): string | null {
+  const refused = secondRebuttal(s) ?? contestRefusal(s, round, policy);
+  if (refused) return refused;
+  const sent = roundPacket(s, round);
+  if (sent && changedSinceSent(sent, artifact))
+    return (
+      `the artifact changed since round ${round} was sent, and a rebuttal is ruled on round ${round}'s bytes only: ` +
+      `resubmit the revised artifact (a full round), or restore round ${round}'s bytes to contest its findings`
+    );
+  return null;
 }
 
 /**

@@ -4,10 +4,10 @@ import type { Difficulty, Outcome, StopPolicy, VerdictFile } from "../spec/schem
 import type { ArtifactState } from "./artifact-view.js";
 import type { GateDecision } from "./decide.js";
 import { verdictPasses } from "./verdict-pass.js";
-import { contestRefusal, countedRounds, openRound, roundPackets } from "./gate-queries.js";
+import { countedRounds, openRound, roundPackets } from "./gate-queries.js";
 import type { ResolvedPolicy } from "./policy.js";
 import type { GateSnapshot } from "./snapshot.js";
-import { artifactWait, blockedWait, readFaultWait, stalePassWait } from "./next-step.js";
+import { artifactWait, blockedWait, readFaultWait, rebutRefusal, stalePassWait } from "./next-step.js";
 
 export interface ReviewBrokerOutput {
   status:
@@ -131,7 +131,7 @@ export function gateStatus(
     trail_path: trailPath,
     ...(s.outcome?.satisfied_at_round ? { satisfied_at_round: s.outcome.satisfied_at_round } : {}),
     state: d.state,
-    waiting_for: waitingFor(s, d, contestRefusal(s, d.round, policy) === null && !s.rebuttals.has(d.round), artifact),
+    waiting_for: waitingFor(s, d, rebutRefusal(s, d.round, policy, artifact) === null, artifact),
     detail: s.outcome ? outcomeDetail(s.outcome, artifact) : d.detail,
     last_verdict: v ? lastVerdict(v, policy.stop) : null,
     round: d.round,

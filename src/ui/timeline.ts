@@ -2,7 +2,7 @@
 // gate-pass conditions, each finding, restarts, escalations and decisions, and what changed in the artifact since
 // the round before. Everything is read from the gate directory, bounded and scrubbed (src/workers/gate-reads.ts).
 import type { BusContext } from "../bus/context.js";
-import { rebutRefusal } from "../commands/author.js";
+import { rebutRefusalNow } from "../commands/author.js";
 import { type GateView, viewGate } from "../commands/gate-view.js";
 import { type FindingView, listedFindings, shownFindings } from "../core/findings.js";
 import { gatePolicy, openRound } from "../core/gate-queries.js";
@@ -152,7 +152,7 @@ export function gateTimeline(ctx: BusContext, run: string, gate: string): Timeli
     can: {
       respond: awaitsManualAnswer(s, view.decision),
       decide: state === "awaiting_decision" ? (s.escalations.get(view.decision.round)?.options ?? []) : [],
-      rebut: rebutRefusal(ctx.settings, view) === null,
+      rebut: rebutRefusalNow(ctx.settings, view) === null,
       resubmit: revises,
     },
     at: { respond: open, waiting: view.decision.round },

@@ -1,12 +1,13 @@
 // A rebuttal is ruled on the bytes of the round it contests (SPEC §21): once the artifact changed since that round was
 // sent, `rebut` refuses and says to resubmit; a rebuttal written before an edit gets a full round, never a ruling. One
-// too long to pass on whole is refused. The console offers its rebut form by the same rule.
+// too long to pass on whole is refused. The console's form and the words that offer a rebuttal follow the same rule.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { rebut } from "../../src/commands/author.js";
 import { MAX_NOTE_BYTES } from "../../src/spec/constants.js";
+import { statusRow } from "../../src/commands/status.js";
 import { gateTimeline } from "../../src/ui/timeline.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
@@ -34,17 +35,22 @@ describe("rebut: only on the bytes of the contested round", () => {
     expect(await rebut(loadContext(layout), RUN, GATE, "the finding does not hold")).toEqual({ ok: true, round: 1 });
   });
 
-  it("the console offers its rebut form exactly while rebut would accept it (not once the artifact changed)", async () => {
+  it("the console's rebut form and the words that offer a rebuttal are there exactly while rebut would accept it", async () => {
     const { layout, artifact } = await blockedRound();
     const form = () => gateTimeline(loadContext(layout), RUN, GATE).can.rebut;
+    // status, `review --wait` and the console's "waiting for"
+    const offered = () => statusRow(loadContext(layout), RUN, GATE).waiting_for.includes("guild-bus rebut");
     expect(form()).toBe(true);
+    expect(offered()).toBe(true);
     writeFileSync(artifact, "# Spec\n\nrevising...\n");
     expect(form()).toBe(false);
+    expect(offered()).toBe(false);
     expect(await rebut(loadContext(layout), RUN, GATE, "the finding does not hold", 1)).toMatchObject({ ok: false });
     writeFileSync(artifact, "# Spec\n");
     expect(form()).toBe(true);
     expect(await rebut(loadContext(layout), RUN, GATE, "the finding does not hold", 1)).toEqual({ ok: true, round: 1 });
     expect(form()).toBe(false);
+    expect(offered()).toBe(false);
   });
 
   it("an edit after the rebuttal gets a full round on the new bytes, not a ruling", async () => {
