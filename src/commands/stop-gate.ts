@@ -71,6 +71,8 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now(), 
     .filter((v) => !waiting.includes(v) && v.decision.state !== "done" && v.next.person_first)
     .map((v) => `guild-bus: ${v.snapshot.runId} ${v.snapshot.gate} has not passed: ${nextStepLine(v.next)}`);
   const told = (line?: string) => (forPerson.length || line ? shownLines([...forPerson, ...(line ? [line] : [])]) : null);
+  // a stop held for another gate still names them: the block's reason is that stop's message
+  const held = (lines: string[]): StopVerdict => ({ block: true, reason: shownLines([...lines, ...forPerson]) });
   // a run or gate directory the bus refuses (a link put in its place) hides gates nobody can judge, whoever's they are
   const hidden = listing.ignored.filter((i) => i.hides);
   if (!waiting.length && !hidden.length) return { block: false, message: told() };
@@ -116,7 +118,7 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now(), 
         "restore it as a plain directory (`guild-bus check` fails them until then).",
       `Stop-gate block ${n} of ${max} for it; ${OFF}.`,
     ];
-    return { block: true, reason: shownLines(reason) };
+    return held(reason);
   }
   const { runId, gate: gateName } = next.snapshot;
   // the author's turn with something else to do first (restore the artifact, say) is said as the next step says it
@@ -126,7 +128,7 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now(), 
       `guild-bus: ${runId} ${gateName} has not passed: ${next.next.waiting_on}${run}.`,
       `Stop-gate block ${n} of ${max} for this gate; ${OFF}.`,
     ];
-    return { block: true, reason: shownLines(reason) };
+    return held(reason);
   }
   const found = findingsOf(ctx, next.snapshot, next.decision.round); // the view's snapshot: the gate is not read again
   const findings = found ? boundedFindingLines(found) : [`(round ${next.decision.round}'s result is unreadable)`];
@@ -137,5 +139,5 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now(), 
       `or \`guild-bus resubmit ${runId} ${gateName} --round ${next.decision.round}\`.`,
     `Stop-gate block ${n} of ${max} for this gate; ${OFF}.`,
   ];
-  return { block: true, reason: shownLines(reason) };
+  return held(reason);
 }

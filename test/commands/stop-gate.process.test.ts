@@ -12,7 +12,9 @@ import { setStopGate } from "../../src/commands/settings-edit.js";
 import { stopGate } from "../../src/commands/stop-gate.js";
 import { makeProject, scriptedProvider, startBus } from "../helpers/bus.js";
 import { tempRoot } from "../helpers/tmp.js";
-import { artifactMissingEscalation, gateWithPacket } from "../helpers/one-gate.js";
+import { artifactMissingEscalation, GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
 
 describe("stop gate", () => {
   it("is off by default, then blocks max_blocks times with the findings, then lets the turn end", async () => {
@@ -156,6 +158,23 @@ describe("stop gate", () => {
         /^guild-bus: run-idle G-spec has not passed: .*no broker worker is running for this project — run: guild-bus up$/,
       ),
     });
+  });
+
+  it("a stop held for a gate waiting for the author still names the gate waiting for a person, with its command", async () => {
+    const g = await gateWithPacket("run-author");
+    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "No rollback plan" }] });
+    await verifyGate(loadContext(g.layout), "run-author", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(loadContext(g.layout), "run-author", GATE);
+    // a second gate of the same host, in the manual reviewer's hands
+    const asked = { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "run-person" };
+    expect(await requestReview(g.layout, asked)).toMatchObject({ ok: true });
+    await stepGate(loadContext(g.layout), "run-person", GATE);
+    expect(await setStopGate(g.layout, { enabled: true })).toMatchObject({ ok: true });
+    const v = await stopGate(loadContext(g.layout), "claude-code");
+    expect(v).toMatchObject({ block: true, reason: expect.stringContaining("run-author G-spec is waiting for you") });
+    expect((v as { reason: string }).reason).toMatch(
+      /\nguild-bus: run-person G-spec has not passed: waiting for a person .* — run: guild-bus respond run-person G-spec/,
+    );
   });
 
   it("with settings it cannot read, lets the turn end but says the gate is off because of them", async () => {
