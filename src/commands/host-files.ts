@@ -33,8 +33,9 @@ disk. You drive it with the \`guild-bus\` MCP tools.
      and go back to step 3. At hard or nightmare difficulty you may instead \`rebut\` findings you can show are wrong
      (once per round, the file unchanged), then go back to step 3.
    - **needs a human** (\`exit_code\` 4): tell the user what the escalation is and its options; call \`decide\` only
-     with the option the user chose and the escalation's \`round\`. force-pass is the user's own to run
-     (\`guild-bus decide <run> <gate> force-pass --round <round>\` in a terminal): never run it for them.
+     with the option the user chose and the escalation's \`round\`. force-pass, and any answer to a human checkpoint
+     (continue, stop, rework), are the user's own to run (\`guild-bus decide <run> <gate> <choice> --round <round>\` in
+     a terminal; \`decide\` refuses them): never run them yourself.
    - **ended** (\`exit_code\` 0): report the outcome as given (\`satisfied\`, \`force_passed\`, \`skipped\`).
    - **passed other bytes, or unproven** (\`exit_code\` 2): the artifact changed since the gate passed it, or the
      outcome does not re-derive from the gate's files: the artifact as it is now was not passed. Say so, and request a
@@ -103,8 +104,9 @@ argument-hint: <run-id> <gate> <force-pass|extend-cap|rework|retry|continue|stop
 Call the guild-bus \`status\` tool for run \`$1\`, gate \`$2\`, and check that \`$3\` is one of the options its escalation
 offers. If it is, call the \`decide\` tool with choice \`$3\`, \`round\` the escalation's round (and \`extend_by\` \`$4\`
 for extend-cap). If not, list the options and stop. Never choose an option the user did not give. The \`decide\` tool
-refuses force-pass (a pass without a review is a person's decision, not an AI client's): for it, give the user the
-command to run in a terminal, \`guild-bus decide $1 $2 force-pass --round <round>\`, and never run it yourself.
+refuses force-pass and any answer to a human checkpoint (continue, stop, rework there): they are a person's decisions,
+not an AI client's. For them, give the user the command to run in a terminal,
+\`guild-bus decide $1 $2 $3 --round <round>\`, and never run it yourself.
 `,
 });
 
@@ -128,9 +130,10 @@ line: state, round, reviewer and independence, and whom it waits for. Quote the 
 prompt = """
 The user's decision: "{{args}}" (run id, gate, choice, and rounds for extend-cap). Call the guild-bus \`status\` tool
 for that gate, check the choice is one of the options its escalation offers, and only then call \`decide\` with the
-escalation's \`round\`. Never choose an option the user did not give. The \`decide\` tool refuses force-pass (a pass
-without a review is a person's decision, not an AI client's): for it, give the user the command to run in a terminal,
-\`guild-bus decide <run> <gate> force-pass --round <round>\`, and never run it yourself.
+escalation's \`round\`. Never choose an option the user did not give. The \`decide\` tool refuses force-pass and any
+answer to a human checkpoint (continue, stop, rework there): they are a person's decisions, not an AI client's. For
+them, give the user the command to run in a terminal, \`guild-bus decide <run> <gate> <choice> --round <round>\`, and
+never run it yourself.
 """
 `,
 };

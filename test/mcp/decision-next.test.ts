@@ -1,7 +1,8 @@
 // wait's next step at a human decision (exit 4) never tells the client to call what decide refuses it (SPEC §25):
-// any answer to a human checkpoint, and force-pass, are the user's to run.
+// any answer to a human checkpoint, and force-pass, are the user's to run; nor do the loop and /decide commands.
 import { describe, expect, it } from "vitest";
 import { inMemoryMcp } from "../helpers/mcp-client.js";
+import { claudeCommands, GEMINI_COMMANDS, PLUGIN_SKILL, REVIEW_LOOP } from "../../src/commands/host-files.js";
 import { loadContext } from "../../src/bus/context.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
@@ -30,6 +31,11 @@ describe("wait at a human decision", () => {
       expect(JSON.stringify(shown.structuredContent)).toContain("continue|stop|rework --round 1 [--note");
       // what the next step would have had it do is refused
       expect((await call("decide", { run_id: "checkpoint", gate: GATE, choice: "continue" })).isError).toBe(true);
+      // and what the hosts are taught says so: a /decide of the user's continue is handed back as the command to run
+      for (const taught of [REVIEW_LOOP, claudeCommands(PLUGIN_SKILL).decide!, GEMINI_COMMANDS.decide!])
+        expect(taught.replace(/\s+/g, " ")).toMatch(
+          /refuses force-pass and any answer to a human checkpoint|any answer to a human checkpoint \(continue, stop, rework\), are the user's own/,
+        );
     } finally {
       await close();
     }
