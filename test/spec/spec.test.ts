@@ -277,6 +277,22 @@ describe("bus-spec/SPEC.md", () => {
     for (const [id, gate, run, round, member] of ids) expect(id).toBe(`\`${packetId(run!, gate as "G-spec", Number(round), member!)}\``);
   });
 
+  it("its settings table names every key settings.json takes, every provider key and every adapter", () => {
+    const text = spec();
+    const table = text.slice(text.indexOf("| Key | Default | Meaning |"));
+    const rows = table.slice(0, table.indexOf("\n\n")).split("\n");
+    const firstColumn = rows.map((r) => r.split(" | ")[0]!).join("\n");
+    const schema = JSON.parse(readFileSync(path.join(SCHEMA_DIR, "settings.schema.json"), "utf8"));
+    const keys = Object.keys(schema.properties).filter((k) => k !== "schema_version");
+    expect(keys.filter((k) => !firstColumn.includes(`\`${k}\``))).toEqual([]);
+    const providers = rows.find((r) => r.startsWith("| `providers` |"))!;
+    const provider = schema.properties.providers.additionalProperties;
+    const listed = new Set(/→ `\{([^}]+)\}`/.exec(providers)![1]!.split(", "));
+    expect(Object.keys(provider.properties).filter((k) => !listed.has(k))).toEqual([]);
+    const adapters = /`adapter` ∈ ((?:`[a-z]+` ?)+)/.exec(providers)![1]!;
+    expect((provider.properties.adapter.enum as string[]).filter((a) => !adapters.includes(`\`${a}\``))).toEqual([]);
+  });
+
   it("links every published schema", () => {
     const text = spec();
     for (const stem of STEMS) expect(text, stem).toContain(`schemas/${stem}.schema.json`);
