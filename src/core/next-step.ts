@@ -204,7 +204,8 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
       waiting_on: "a person (the manual reviewer)",
       command:
         `guild-bus respond ${ids} --round ${round} --reviewer-model <model> --file <review.md>` +
-        ` (the packet to review: ${packet_path}; or write ${gateDir}/response-${round}.md)`,
+        ` (the packet to review: ${packet_path}; or write ${gateDir}/response-${round}.md, its first line` +
+        " `Reviewer-Model: <model>`)",
       person_first: true,
     };
   }

@@ -107,6 +107,8 @@ describe("the MCP wait tool, still running", () => {
     expect(answer.structuredContent).toMatchObject({ still_running: true });
     const text = (answer.content[0] as { text: string }).text;
     expect(text).toMatch(/waiting for a person \(the manual reviewer\) — run: guild-bus respond /);
+    // the file a person may drop instead is named with the line that makes it an answer (else it is refused)
+    expect(text).toContain(`or write .guild/runs/${run}/review/${GATE}/response-1.md, its first line \`Reviewer-Model: <model>\``);
     expect(text).toMatch(/A person must act first: ask the user to run that command, then call wait again/);
   });
 });
