@@ -1,16 +1,16 @@
 // The library API (`import { … } from "guild-bus"`): the same command layer the CLI calls, for scripts and hooks
 // that would rather not spawn it. Every function takes the project root the CLI's --root names.
-import { loadContext } from "./bus/context.js";
+import { contextForCommand, loadContext } from "./bus/context.js";
 import { Layout } from "./bus/layout.js";
 import type { Answer } from "./commands/answer.js";
-import { viewGate } from "./commands/gate-view.js";
 import { requestReview as deliverReviewRequest, type Requested, type ReviewParams } from "./commands/review.js";
+import { gateStatuses, type StatusRow } from "./commands/status.js";
 import { classifyModel, type FamilyAliases } from "./core/family.js";
 import { evaluateGatePass, type GatePassInput } from "./core/gate-pass.js";
 import type { ReviewBrokerOutput } from "./core/status.js";
 import type { Family, GatePassReport } from "./spec/schemas.js";
 
-export type { Answer, Family, FamilyAliases, GatePassInput, GatePassReport, Requested, ReviewBrokerOutput, ReviewParams };
+export type { Answer, Family, FamilyAliases, GatePassInput, GatePassReport, Requested, ReviewBrokerOutput, ReviewParams, StatusRow };
 
 /**
  * Request a review of `params.artifact` (a path inside `root`) at gate `params.gate`, as `guild-bus review` does
@@ -22,9 +22,15 @@ export function requestReview(root: string, params: ReviewParams): Promise<Answe
   return deliverReviewRequest(new Layout(root), params);
 }
 
-/** One gate's state as `guild-bus status <run> <gate> --json` prints it; throws when the gate does not exist. */
-export function gateStatus(root: string, runId: string, gate: string): ReviewBrokerOutput {
-  return viewGate(loadContext(new Layout(root)), runId, gate).output;
+/**
+ * One gate's state as `guild-bus status <run> <gate> --json` prints it (its `next` step and `exit_code` included);
+ * throws, as that command refuses, when the gate does not exist or the settings have problems (a gate judged on
+ * defaults standing in for them could read otherwise).
+ */
+export function gateStatus(root: string, runId: string, gate: string): StatusRow {
+  const answer = gateStatuses(contextForCommand(loadContext(new Layout(root))), { run: runId, gate });
+  if (!answer.ok) throw new Error(answer.error);
+  return answer.rows[0]!;
 }
 
 /**
