@@ -12,7 +12,7 @@ import { embeddingProblem } from "../../src/core/packet-chain.js";
 import { packetId, parsePacket } from "../../src/core/packet.js";
 import { parseReviewResult } from "../../src/core/result-wire.js";
 import { renderSchemas } from "../../src/spec/generate.js";
-import { PUBLISHED_SCHEMAS } from "../../src/spec/schemas.js";
+import { EscalationReason, PUBLISHED_SCHEMAS } from "../../src/spec/schemas.js";
 import { parseStrictReviewResult } from "../helpers/strict-result.js";
 
 const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "bus-spec");
@@ -291,6 +291,13 @@ describe("bus-spec/SPEC.md", () => {
     expect(Object.keys(provider.properties).filter((k) => !listed.has(k))).toEqual([]);
     const adapters = /`adapter` ∈ ((?:`[a-z]+` ?)+)/.exec(providers)![1]!;
     expect((provider.properties.adapter.enum as string[]).filter((a) => !adapters.includes(`\`${a}\``))).toEqual([]);
+  });
+
+  it("its --wait exit table says the status a script sees for every escalation reason", () => {
+    const text = spec();
+    const rows = text.split("\n").filter((l) => l.startsWith("| **4** |") || l.startsWith("| **5** |"));
+    expect(rows).toHaveLength(2);
+    expect(EscalationReason.options.filter((reason) => !rows.join("\n").includes(`\`${reason}\``))).toEqual([]);
   });
 
   it("links every published schema", () => {
