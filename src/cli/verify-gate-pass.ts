@@ -25,7 +25,12 @@ the bus counts them (any but a withdrawal keeps it closed); \`guild-bus check\` 
   --root <dir>        project root whose .guild/settings.json adds redaction patterns (with --scrub; default: the
                       nearest directory up from here holding .guild/; settings with problems: usage error)
   --stop score        the round's stop policy is a score gate: the score condition replaces the verdict's
-Exit: 0 pass, 2 fail, 1 usage error or unreadable artifact.
+
+Examples:
+  $ guild-bus verify-gate-pass --result result-1.json --artifact docs/spec.md --packet-id <id> --scrub
+  $ guild-bus verify-gate-pass --result result-2.json --artifact docs/plan.md --stop score
+
+Exit codes: 0 pass; 2 fail; 1 usage error or unreadable artifact
 `;
 
 const HINT = "(guild-bus verify-gate-pass --help shows the usage)";

@@ -130,6 +130,7 @@ describe("help, version and refusals", () => {
       "check",
       "hook",
       "gate",
+      "verify-gate-pass",
     ]) {
       const r = run([cmd, "--help"], REPO);
       expect(r.stdout, cmd).toMatch(/\nExamples:\n {2}\$ guild-bus /);
