@@ -273,7 +273,8 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       title: "Answer as the manual reviewer",
       description:
         "Deliver a human's review for a packet addressed to the manual reviewer. The review is Markdown or JSON with a " +
-        "verdict; reviewer_model names the model or person that reviewed (its family must differ from the author's).",
+        "verdict; reviewer_model is the exact id of the model that reviewed (gpt-5, gemini-2.5-pro): its family must be " +
+        "known and differ from the author's, so a person's name is refused.",
       inputSchema: {
         ...runGate,
         reviewer_model: z.string(),

@@ -57,5 +57,5 @@ export async function inMemoryMcp(layout: Layout) {
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(a), client.connect(b)]);
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Tool;
-  return { call, close: async () => (await client.close(), await server.close()) };
+  return { client, call, close: async () => (await client.close(), await server.close()) };
 }
