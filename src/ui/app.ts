@@ -150,7 +150,8 @@ export function consoleApp(o: AppOptions): Hono {
     const noticeId = c.req.query("notice") ?? "";
     const kept = notices.get(noticeId);
     const ours = kept?.gate === href(id.run, id.gate) ? kept : null;
-    return c.html(gatePage(pageCtx(), gateTimeline(ctx, id.run, id.gate), ours?.outcome ?? null, ours?.draft));
+    const allRounds = c.req.query("all") === "1";
+    return c.html(gatePage(pageCtx(), gateTimeline(ctx, id.run, id.gate), ours?.outcome ?? null, ours?.draft, { allRounds }));
   });
 
   const field = (body: Record<string, unknown>, k: string) => (typeof body[k] === "string" ? (body[k] as string) : "");

@@ -238,6 +238,27 @@ function draftHtml(draft: Draft): Html {
   </details>`;
 }
 
+/** Rounds a gate page shows in full, the newest: a gate of months has dozens, each with its findings, diff and prose
+ * (50 heavy rounds made a 16 MB page that took seconds to build in the console's one process). */
+export const FULL_ROUNDS = 10;
+
+/** An older round in one paragraph: what it decided and how many findings, the full text one click (or trail.md) away. */
+function roundBriefHtml(r: RoundView): Html {
+  const v = r.verdict;
+  const found = r.findings.length + r.moreFindings;
+  const facts = [
+    v ? `${r.state} — verdict ${v.result_verdict ?? "none"}, gate-pass ${v.gate_pass.pass ? "passed" : "not passed"}` : r.state,
+    `${found} finding${found === 1 ? "" : "s"}`,
+    ...(r.failure ? [`ended without a result: ${r.failure.kind}`] : []),
+    ...(r.escalation ? [`escalation: ${r.escalation.reason}`] : []),
+    ...(r.decision ? [`decision: ${r.decision.choice}`] : []),
+  ];
+  return html`<section class="round brief" id="round-${r.round}">
+    <h2>Round ${r.round}${r.label} <span class="muted">counted ${r.packet.counted_round} of ${r.packet.cap}</span></h2>
+    <p>${facts.join("; ")}</p>
+  </section>`;
+}
+
 function roundHtml(r: RoundView, md: Prose): Html {
   const p = r.packet;
   const v = r.verdict;
@@ -433,16 +454,31 @@ export function settingsPage(p: PageContext, refusal: string): Html {
   );
 }
 
-export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; text: string } | null, draft?: Draft): Html {
+export function gatePage(
+  p: PageContext,
+  t: Timeline,
+  notice: { ok: boolean; text: string } | null,
+  draft?: Draft,
+  { allRounds = false }: { allRounds?: boolean } = {},
+): Html {
   const o = t.view.output;
   const s = t.view.snapshot;
   const base = p.base + gateHref(s.runId, s.gate);
   // the newest rounds spend the page's Markdown budget first, as they do its diff budget (timeline.ts)
   const md = proseOf();
+  const numbers = [...new Set(t.rounds.map((r) => r.round))];
+  const fullFrom = allRounds ? -Infinity : (numbers[numbers.length - FULL_ROUNDS] ?? -Infinity);
+  const brief = numbers.filter((n) => n < fullFrom);
   const rounds = [...t.rounds]
     .reverse()
-    .map((r) => roundHtml(r, md))
+    .map((r) => (r.round < fullFrom ? roundBriefHtml(r) : roundHtml(r, md)))
     .reverse();
+  const briefNote = brief.length
+    ? html`<p class="muted">
+        Rounds ${brief[0]}–${brief[brief.length - 1]} are shown in brief: <a href="${base}?all=1">show every round in full</a> (so does
+        <code>${o.trail_path}</code>).
+      </p>`
+    : "";
   return layout(
     p,
     `${s.gate} ${s.runId} — guild-bus`,
@@ -484,7 +520,7 @@ export function gatePage(p: PageContext, t: Timeline, notice: { ok: boolean; tex
             </section>`
           : ""
       }
-      ${rounds}
+      ${briefNote} ${rounds}
       ${
         s.rejected.length || s.problems.length
           ? html`<section class="round">
