@@ -24,6 +24,8 @@ import { gateReads } from "./gate-reads.js";
 
 /** Each packet version (its parsed front matter is the reader's, one object per version) is built again once. */
 const judged = new WeakMap<PacketFrontMatter, { patterns: string; why: string | null }>();
+/** The text each packet version was proven the broker's by (packetTextProblem), under those redaction patterns. */
+const provenTexts = new WeakMap<PacketFrontMatter, { patterns: string; text: string }>();
 
 /** The gate for a worker about to act: readGateToAct, less the open round's packets the broker did not issue. */
 export function readGateLive(ctx: BusContext, runId: string, gate: string): GateSnapshot {
@@ -84,9 +86,15 @@ function problemOf(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter, n
  * on: the text it sends to a reviewer, the bytes a verdict binds.
  */
 export function packetTextProblem(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter, text: string): string | null | undefined {
+  const patterns = JSON.stringify(ctx.settings.secrets_policy?.redaction_patterns ?? []);
+  // the verifier asks twice of one packet (its look, then the bytes it seals): the text proven once is not rebuilt
+  const proven = provenTexts.get(front);
+  if (proven?.patterns === patterns && proven.text === text) return null;
   if (!isDeepStrictEqual(parsePacket(text).front, front)) return undefined;
   try {
-    return unissuedPacketProblem(s, front, text, { settings: ctx.settings, reads: gateReads(ctx, s) });
+    const why = unissuedPacketProblem(s, front, text, { settings: ctx.settings, reads: gateReads(ctx, s) });
+    if (why === null) provenTexts.set(front, { patterns, text });
+    return why;
   } catch (error) {
     if (error instanceof ReadFault) throw error; // the disk's failure: the step is tried again
     return `it cannot be built again to compare (${error instanceof Error ? error.message : textOf(error)}): no worker acts on it`;
