@@ -125,17 +125,31 @@ export async function lockSupervisor(layout: Layout): Promise<() => void> {
     }
     unlinkSync(file); // its holder died without releasing it
   }
+  let released = false;
+  // removed under a running up (`git clean -fdx`, `rm .guild/up.lock`): delivered again, first writer wins, so a
+  // second up is still refused; never into a .guild made anew (removed whole: that bus is not the one it supervises)
+  const retake = async () => {
+    try {
+      if (busOf(layout) !== mine.bus) return;
+      await deliver(file, bytes, { guildDir: layout.guild });
+      if (released && isMine(file, mine)) unlinkSync(file); // released while it was being delivered
+    } catch {
+      // the next beat tries again
+    }
+  };
   // say it is alive to other machines sharing the tree (a pid they cannot ask); never through a lock that is not ours
   const beat = setInterval(() => {
     try {
+      if (!lstatSync(file, { throwIfNoEntry: false })) return void retake();
       if (!isMine(file, mine)) return;
       const now = new Date();
       utimesSync(file, now, now);
     } catch {
-      // a read-only tree, or the lock gone meanwhile: other machines then count this up as gone
+      // a read-only tree: other machines then count this up as gone
     }
   }, SUPERVISOR_LOCK_BEAT_MS).unref();
   return () => {
+    released = true;
     clearInterval(beat);
     if (isMine(file, mine)) unlinkSync(file);
     heldSince = null;

@@ -2,7 +2,8 @@
 // program now) is replaced, and whatever else holds the lock's name (a FIFO, a garbled file) refuses a second
 // supervisor with the file to remove — at once.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { THIS_HOST } from "../../src/bus/deliver.js";
@@ -30,6 +31,23 @@ describe("the supervisor lock", () => {
     await expect(lockSupervisor(layout)).rejects.toThrow(new RegExp(`pid ${process.pid} on ${THIS_HOST}`));
     release();
     expect(existsSync(layout.supervisorLock)).toBe(false);
+  });
+
+  it("removed under a running up (git clean -fdx), the lock is taken again: a second up is still refused", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      const layout = layoutWithGuild();
+      const release = await lockSupervisor(layout);
+      rmSync(layout.supervisorLock);
+      rmSync(path.join(layout.guild, "tmp"), { recursive: true, force: true });
+      vi.advanceTimersByTime(SUPERVISOR_LOCK_BEAT_MS);
+      await vi.waitFor(() => expect(runningSupervisor(layout)).toMatchObject({ pid: process.pid }), { timeout: 30_000 });
+      await expect(lockSupervisor(layout)).rejects.toThrow(SupervisorLockedError);
+      release();
+      expect(existsSync(layout.supervisorLock)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a copy of the project (cp -a while up runs) carries the lock, not the supervisor: the copy's up starts", async () => {
