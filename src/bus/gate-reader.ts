@@ -74,6 +74,25 @@ function readRejected(dir: string): GateSnapshot["rejected"] {
     });
 }
 
+/**
+ * A gate directory whose request and packets name another gate was moved or copied here whole (`mv` or `cp -r` of a
+ * run): its files are that gate's record, not drops to move aside one by one. Nothing here is read or written until a
+ * person moves it back or out of .guild/runs, as for a linked gate directory.
+ */
+function movedGate(layout: Layout, runId: string, gate: string, dir: string, of: string): GateSnapshot {
+  const [run, named] = of.split("\u0000") as [string, string];
+  const home = layout.rel(layout.gateDir(run, named));
+  const snap = emptySnapshot(runId, gate, dir);
+  snap.problems.push({
+    file: ".",
+    reason:
+      `holds run ${run}'s gate ${named} (its request and packets name it: moved or copied here); move it back to ${home}, ` +
+      "or out of .guild/runs: nothing in it is read or moved aside until then",
+    mtimeMs: 0,
+  });
+  return snap;
+}
+
 /** A gate file's path: the gate directory is already normalised and bus names are plain, so no path.join (hot: per file per read). */
 export const inGate = (dir: string, name: string) => `${dir}${path.sep}${name}`;
 
@@ -137,6 +156,10 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
     if (field !== undefined && named !== wanted) wrong.push(`${field} ${named}, not ${wanted} as its name says`);
     return wrong.length ? `names another run, gate or round (${wrong.join("; ")})` : null;
   };
+  // the gate a request and a packet name, when it is not this one: a gate directory moved or copied here whole
+  const elsewhere = (v: { run_id: string; gate: string }) => (v.run_id !== runId || v.gate !== gate ? `${v.run_id}\u0000${v.gate}` : null);
+  let requestOf: string | null = null;
+  const packetsOf = new Set<string>();
   const take = <T>(name: string, stat: Stat, schema: z.ZodMiniType<T>, misplaced: (v: T) => string | null, put: (v: T) => void) => {
     const file = inGate(dir, name);
     const { value, reason, fault } = parseOnce(
@@ -233,7 +256,17 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       problem(name, `too large (${st.size} bytes > ${MAX_FILE_BYTES})`);
       continue;
     }
-    if (name === GATE_FILES.request) take(name, stat, Request, placed, (v) => (snap.request = v));
+    if (name === GATE_FILES.request)
+      take(
+        name,
+        stat,
+        Request,
+        (v) => {
+          requestOf = elsewhere(v);
+          return placed(v);
+        },
+        (v) => (snap.request = v),
+      );
     else if (name === GATE_FILES.outcome) take(name, stat, Outcome, placed, (v) => (snap.outcome = v));
     else {
       if (!parsed) continue;
@@ -258,9 +291,11 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
             },
             (r) => r.read,
           );
-          const elsewhere = front && placed(front, "round", front.round, round);
+          const misplaced = front && placed(front, "round", front.round, round);
+          const of = front && elsewhere(front);
+          if (of) packetsOf.add(of);
           if (!front) problem(name, problems.join("; "), fault ? { fault } : {});
-          else if (elsewhere) problem(name, `front matter ${elsewhere}`);
+          else if (misplaced) problem(name, `front matter ${misplaced}`);
           else if (member !== null && (front.reviewer_provider !== member || !front.quorum))
             problem(name, `front matter is not a quorum packet for reviewer ${member}`);
           else if (member === null && front.quorum) problem(name, "a quorum packet must name its reviewer: packet-<n>.<provider>.md");
@@ -340,6 +375,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       }
     }
   }
+  if (requestOf !== null && packetsOf.has(requestOf)) return movedGate(layout, runId, gate, dir, requestOf);
   if (junk > NAMED_JUNK) problem(`${junk - NAMED_JUNK} more names`, `not bus file names either (the first ${NAMED_JUNK} are named above)`);
   const files = shaOncePerRead(dir, listedStats, stats, closed, (name, reason) =>
     snap.problems.push({ file: name, reason: `cannot hash: ${reason}`, mtimeMs: 0, fault: true }),

@@ -63,6 +63,31 @@ describe("hostile filesystem and drops (integration)", () => {
     expect(p.files("d1", GATE)).not.toContain("packet-1.md");
   });
 
+  it("a run directory renamed by hand keeps its record: nothing moved aside, status says to move it back (§5)", async () => {
+    const p = setup();
+    p.startWorker("broker");
+    const r = p.cli(["review", ARTIFACT, "--gate", GATE, "--author", "claude", "--reviewer", "manual", "--run-id", "m1"]);
+    expect(r.code, r.stderr).toBe(0);
+    await p.waitFor("m1", GATE, has("packet-1.md"), "packet 1");
+    const runs = path.join(p.root, ".guild", "runs");
+    renameSync(path.join(runs, "m1"), path.join(runs, "m1.old"));
+    // a lone request naming another run, dropped after the move: moved aside once its grace has passed, by which time
+    // the renamed gate (older files) has been looked at too
+    dropRequest(p, "d1", { run_id: "d2" });
+    await p.waitFor("d1", GATE, (f) => !f.includes("request.json"), "the lone request naming another run moved aside");
+    expect(p.files("m1.old", GATE)).toEqual(expect.arrayContaining(["packet-1.md", "request.json"]));
+    expect(p.files("m1.old", GATE)).not.toContain("rejected");
+    const moved = p.status("m1.old", GATE).next as { waiting_on: string; person_first: boolean };
+    expect(moved.waiting_on).toContain("move it back to .guild/runs/m1/review/G-spec");
+    expect(moved.person_first).toBe(true);
+    expect(p.cli(["status", "--exit-status"]).code).toBe(2);
+    expect(p.cli(["check", "--run", "m1.old"]).code).toBe(2);
+    renameSync(path.join(runs, "m1.old"), path.join(runs, "m1"));
+    const back = p.status("m1", GATE);
+    expect(back.state).toBe("reviewing");
+    expect((back.next as { command: string }).command).toContain("guild-bus respond m1 G-spec --round 1");
+  });
+
   it("a reviewer that closes its stdin at once (EPIPE on the packet) ends its round, and the worker lives (§15)", async () => {
     const p = setup();
     // reads nothing, answers nothing useful, exits: the packet write hits a closed pipe
