@@ -208,7 +208,7 @@ export async function deliverInOrder(
     if (failed) throw failed.reason;
     const results: DeliverResult[] = [];
     for (const [i, f] of staged.entries()) {
-      const result = await publish({ ...f!, fs, durable, log: options.log }, options.guildDir);
+      const result = await publishStaged(f!, { fs, durable, log: options.log }, options.guildDir, stagingDir);
       // before the next file lands: a delivered file has one name when the one after it appears (a seal with a
       // second name could change through it, and readers refuse such a seal: SPEC §15). When the staging name cannot
       // be removed, nothing more is linked: the caller's retry finds this file delivered ("identical").
@@ -246,6 +246,29 @@ function dropStagingNames(finalPath: string, stagingDir: string, log?: (message:
     }
   } catch (error) {
     log?.(`deliver: a staging name of ${finalPath} not removed (${(error as Error).message}); readers judge the file as it is`);
+  }
+}
+
+/**
+ * publish(), staging the bytes again when their staging name went before its link (`.guild/tmp` cleaned by hand, or by
+ * `git clean -fdx`): the bytes are still in hand, so no delivery (a reviewer's paid answer) is lost to that.
+ */
+async function publishStaged(
+  f: { staging: string; finalPath: string; data: Uint8Array; sha: string },
+  o: { fs: FsOps; durable: boolean; log?: (m: string) => void },
+  guildDir: string,
+  stagingDir: string,
+): Promise<DeliverResult> {
+  for (let again = 0; ; again++) {
+    try {
+      return await publish({ ...f, ...o }, guildDir);
+    } catch (error) {
+      if (errCode(error) !== "ENOENT" || again === 2 || lstatSync(f.staging, { throwIfNoEntry: false })) throw error;
+      const file = path.join(stagingDir, stagingName(f.finalPath));
+      const fd = await withDir(o.fs, stagingDir, () => o.fs.open(file, "wx", 0o644));
+      f.staging = file; // removed by the caller, whatever happens next
+      await writeAndClose(o.fs, fd, f.data, o.durable);
+    }
   }
 }
 

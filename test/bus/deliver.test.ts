@@ -281,6 +281,21 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     expect(readFileSync(final).equals(PAYLOAD)).toBe(true);
   });
 
+  it("a staging file removed before its link (.guild/tmp cleaned by hand, git clean -fdx) is staged again: delivered", async () => {
+    const { guildDir, final } = setup();
+    let removed = 0;
+    const fs: FsOps = {
+      ...realFs,
+      link: async (from, to) => {
+        if (removed++ === 0) rmSync(path.join(guildDir, "tmp"), { recursive: true });
+        return realFs.link(from, to);
+      },
+    };
+    expect(await deliver(final, PAYLOAD, { guildDir, fs })).toEqual({ status: "delivered", path: final, sha256: sha256Hex(PAYLOAD) });
+    expect(readFileSync(final).equals(PAYLOAD)).toBe(true);
+    expect(stagingFiles(guildDir)).toEqual([]);
+  });
+
   it("throws on a link() failure that is not 'unsupported', leaving neither final nor staging", async () => {
     const { guildDir, final } = setup();
     const { fs } = faultyFs({ linkCode: "EACCES" });
