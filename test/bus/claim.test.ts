@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, write
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Claim, tryClaim } from "../../src/bus/claim.js";
+import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 // proper-lockfile's floors: stale >= 2 s, update >= 1 s.
@@ -136,9 +137,16 @@ describe("claim: tryClaim", () => {
 
   it("keeps a held lock fresh, so it is not taken over as stale", async () => {
     const dir = path.join(tempRoot(), "claims");
+    const lock = path.join(dir, "job.lock");
     const c = await claim(dir, "job");
-    await new Promise((r) => setTimeout(r, 2600)); // past staleMs: only the updates keep it
-    expect(await claim(dir, "job")).toBeNull();
+    let clock = 0;
+    const opts = { ...FAST, monotonicMs: () => clock };
+    expect(await claim(dir, "job", opts)).toBeNull(); // the first look: held, whatever its age
+    // the holder re-dates its lock (waited for, not slept): a lock seen unchanged for staleMs would be taken over
+    const seen = statSync(lock).mtimeMs;
+    await until("the holder to re-date its lock", () => statSync(lock).mtimeMs !== seen, 30_000);
+    clock += FAST.staleMs;
+    expect(await claim(dir, "job", opts)).toBeNull();
     expect(c!.signal.aborted).toBe(false);
   });
 
