@@ -28,3 +28,26 @@ describe("a result under the plain name in a quorum round", () => {
     expect(resultRefusal(gate().packet(1).s, 2)).toBe("no packet-2.md was issued");
   });
 });
+
+describe("a result counts only for the open round, from the worker that dispatched it (SPEC §15)", () => {
+  it("is refused for a round no dispatch was recorded for, or whose attempt is another packet's or reviewer's", () => {
+    const g = gate().packet(1);
+    const packet = g.s.packets.get(1)!;
+    expect(deliveryRefusal(g.s, packet, { delivery_key: DELIVERY_KEY })).toMatch(/no dispatch was recorded/);
+    g.attempt(1);
+    expect(deliveryRefusal(g.s, packet, { delivery_key: DELIVERY_KEY })).toBeNull();
+    const a = g.s.attempts.get(1)!;
+    for (const other of [{ packet_id: "G-spec-other-r1" }, { provider: "someone-else" }]) {
+      g.s.attempts.set(1, { ...a, ...other });
+      expect(deliveryRefusal(g.s, packet, { delivery_key: DELIVERY_KEY })).toMatch(/another reviewer or packet/);
+    }
+  });
+
+  it("is refused late for a closed round, and once its round's sealed answer was changed", () => {
+    expect(resultRefusal(gate().packet(1).packet(2).s, 1)).toBe("late: round 1 is closed, the open round is 2");
+    const g = gate().packet(1);
+    expect(resultRefusal(g.s, 1)).toBeNull();
+    g.s.brokenSeals.set(1, "result-1.json changed after verification");
+    expect(resultRefusal(g.s, 1)).toMatch(/^round 1 was verified already and can take no other result/);
+  });
+});
