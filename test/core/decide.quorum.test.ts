@@ -7,7 +7,6 @@ import { decide, type DecideContext } from "../../src/core/decide.js";
 import type { Provider } from "../../src/core/selection.js";
 import type { ResultLookup } from "../../src/core/trail.js";
 import { Escalation } from "../../src/spec/schemas.js";
-import { countsFor } from "../../src/core/quorum.js";
 import type { Family, KnownFamily, QuorumRule } from "../../src/spec/schemas.js";
 import { context, gate, SHA_A, SHA_B, verdict, type VerdictKind } from "../helpers/snapshots.js";
 
@@ -48,6 +47,15 @@ describe("decide: a quorum round", () => {
         { provider: "gem", family: "google" },
       ],
     });
+  });
+
+  it("a member whose reviewer reports a model of no known family never counts: the round does not pass", () => {
+    const g = issued()
+      .memberVerdict(1, "codex", "pass")
+      .memberVerdict(1, "gem", "pass", { reviewer_model: "house-model-7", reviewer_family: "unknown" });
+    const d = decide(g.s, quorumCtx());
+    expect(d.action).toMatchObject({ type: "escalation", reason: "identity_unverified" });
+    expect(d.detail).toMatch(/1 more passing family needed/);
   });
 
   it("a blocking finding from any reviewer blocks: the author's turn, naming the blocking reviewer", () => {
@@ -369,7 +377,9 @@ describe("decide: the quorum rule over every mix of member endings (property)", 
           // the rule stated directly: all ended, nobody blocks, no member ended without a verdict, one set of bytes
           const ended = members.every((m) => m.ending !== "pending");
           const blocks = members.some((m) => m.ending === "issues" || m.ending === "blockers");
-          const passing = members.filter((m) => m.ending === "pass" && countsFor("anthropic", m.reported)).map((m) => m.reported);
+          const passing = members
+            .filter((m) => m.ending === "pass" && m.reported !== "unknown" && m.reported !== "anthropic")
+            .map((m) => m.reported);
           const families = new Set(passing);
           const bytes = members.some((m) => m.ending === "other_sha" || m.ending === "sha");
           const model =
