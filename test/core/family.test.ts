@@ -348,4 +348,11 @@ describe("reviewerOf: the name a dropped result gives", () => {
     expect(reviewerOf({ reviewer_model: "x".repeat(5000) }, { reviewer_model: null }, {}).model).toHaveLength(200);
     expect(reviewerOf({ reviewer_model: " \n " }, { reviewer_model: "gpt-5" }, {}).model).toBe("gpt-5");
   });
+
+  it("wins over the model the packet requested: an answer from the author's family is judged as that family's", () => {
+    expect(reviewerOf({ reviewer_model: "claude-opus-4" }, { reviewer_model: "gpt-5" }, {})).toEqual({
+      model: "claude-opus-4",
+      family: "anthropic",
+    });
+  });
 });
