@@ -135,6 +135,25 @@ describe("reverifyOutcome", () => {
     ]);
   });
 
+  it("a force_passed outcome no person decided does not: no decision, or one the escalation did not offer", () => {
+    const forced = (g: ReturnType<typeof gate>) => {
+      g.s.outcome = outcome("force_passed", 1, { artifact_sha256: SHA, artifact_raw_sha256: RAW });
+      return problems(g as ReturnType<typeof passed>);
+    };
+    const esc = () => gate().packet(1, { artifact_sha256: SHA, artifact_raw_sha256: RAW });
+    const why = "force_passed, but no force-pass decision answers an escalation of round 1";
+    expect(forced(esc().escalation(1, "cap_hit", ["force-pass"]).decision(1, "force-pass"))).toEqual([]);
+    expect(forced(esc())).toContain(why);
+    expect(forced(esc().escalation(1, "cap_hit", ["force-pass"]))).toContain(why);
+    expect(forced(esc().escalation(1, "no_verdict", ["retry", "rework"]).decision(1, "force-pass"))).toContain(why);
+  });
+
+  it("a verdict bound to other result bytes than those on disk does not", () => {
+    expect(problems(passed({ verdict: { result_sha256: sha256Hex("another answer") } }))).toContain(
+      "verdict-1.json binds other result bytes",
+    );
+  });
+
   it("raw bytes unchanged but scrubbed to others by new redaction settings: it fails, saying the settings changed", () => {
     const redacted = "# Spec\n\nThe cache keeps [REDACTED] entries.\n";
     const rescrubbed = { ok: true as const, text: redacted, sha: sha256Hex(redacted), rawSha: RAW };
