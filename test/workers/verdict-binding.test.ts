@@ -100,3 +100,18 @@ describe("a pass over an artifact the scrubber redacted", () => {
     );
   });
 });
+
+describe("a pass judged against the author's family", () => {
+  it("takes the family from request.json's author under today's settings: a packet's older claim makes no review strong", async () => {
+    const run = "author-family-moved";
+    const g = await gateWithPacket(run);
+    expect(g.field("author_family")).toBe("anthropic");
+    // the project now maps the author's host to the reviewer's family: the packet's anthropic no longer holds
+    writeFileSync(g.layout.settings, JSON.stringify({ host_families: { claude: "openai" } }));
+    g.dropResult();
+    await verifyGate(loadContext(g.layout), run, GATE, () => undefined, Date.now() + 60_000);
+    expect(JSON.parse(readFileSync(g.file("verdict-1.json"), "utf8"))).toMatchObject({ independence_violation: true });
+    await stepGate(loadContext(g.layout), run, GATE);
+    expect(readGate(g.layout, run, GATE).outcome).toMatchObject({ status: "satisfied", independence: "weak" });
+  });
+});
