@@ -102,11 +102,12 @@ export function classifyModel(model: string | null | undefined, aliases?: Family
   return found.size === 1 ? [...found][0]! : "unknown";
 }
 
-/** Own entries only ("constructor" is a host name, not Object.prototype's), keys compared like hosts are. */
+/**
+ * Own entries only ("constructor" is a host name, not Object.prototype's), keys compared like hosts are. Every value is
+ * a Family: the settings schema refuses host_families naming another (test/bus/settings.test.ts).
+ */
 function lookupHost(map: Readonly<Record<string, Family>> | undefined, key: string): Family | undefined {
-  if (!map) return undefined;
-  const hit = Object.entries(map).find(([name]) => name.trim().toLowerCase() === key);
-  return hit && (FAMILIES as readonly unknown[]).includes(hit[1]) ? hit[1] : undefined;
+  return Object.entries(map ?? {}).find(([name]) => name.trim().toLowerCase() === key)?.[1];
 }
 
 /** The settings a host's family depends on: its own map, and the aliases the model classifier knows. */

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { loadSettings } from "../../src/bus/settings.js";
+import { familyOfHost } from "../../src/core/family.js";
 import { readBounded } from "../../src/bus/read-bounded.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -16,6 +17,13 @@ function load(content: string) {
 describe("settings", () => {
   it("missing settings are the defaults, with no problem", () => {
     expect(loadSettings(new Layout(tempRoot()))).toEqual({ settings: {}, problems: [], missing: true });
+  });
+
+  it("a host_families entry naming no family is refused with a reason, never taken as an author's family", () => {
+    const { settings, problems } = load(JSON.stringify({ host_families: { claude: "martian" } }));
+    expect(problems).toEqual([expect.stringMatching(/^settings\.json: host_families\.claude: .*; ignoring host_families$/)]);
+    expect(settings.host_families).toBeUndefined();
+    expect(familyOfHost("claude", settings)).toBe("anthropic");
   });
 
   it("an unparseable or non-object file falls back to defaults with a reason", () => {
