@@ -9,11 +9,11 @@ import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
 import { brokerProviders, stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
+import { sealFile } from "../../src/core/slot-file.js";
 import type { DetectedProvider } from "../../src/adapters/probe.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const GATE = "G-spec";
-const RUN = "run-undispatched";
 
 const detect = async (): Promise<DetectedProvider[]> => [
   {
@@ -32,36 +32,54 @@ const detect = async (): Promise<DetectedProvider[]> => [
   },
 ];
 
+/** A gate whose round 1 went to hx (http, which the bus dispatches), and a result for it that no worker delivered. */
+async function undispatched(run: string) {
+  const root = tempRoot("guild-bus-undispatched-");
+  mkdirSync(path.join(root, ".guild"), { recursive: true });
+  const provider = { adapter: "http", model: "gpt-5", base_url: "http://127.0.0.1:9/v1", api_key_env: "HX_KEY" };
+  writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify({ providers: { hx: provider } }));
+  writeFileSync(path.join(root, "spec.md"), "# Spec\n");
+  const layout = new Layout(root);
+  expect(await requestReview(layout, { artifact: "spec.md", gate: GATE, author: "claude", runId: run })).toMatchObject({ ok: true });
+  const providers = brokerProviders(layout, { get: detect });
+  await stepGate(loadContext(layout), run, GATE, { providers: () => providers(loadContext(layout).settings) });
+  const file = (name: string) => layout.gateFile(run, GATE, name);
+  const packet = readFileSync(file("packet-1.md"), "utf8");
+  expect(packet).toMatch(/^reviewer_adapter: "?http"?$/m);
+  const field = (name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)![1]!.replace(/^"|"$/g, "");
+  const result = {
+    schema_version: "review_result.v1",
+    packet_id: field("packet_id"),
+    artifact_sha256_reviewed: field("artifact_sha256"),
+    verdict: "satisfied",
+    blocking_findings: [],
+    reviewer_model: "gpt-5",
+  };
+  const verify = () => verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+  return { layout, file, packet, result, verify };
+}
+
 describe("a result for a round the bus dispatches", () => {
   it("is moved aside, not verified, when no dispatch of its packet was recorded", async () => {
-    const root = tempRoot("guild-bus-undispatched-");
-    mkdirSync(path.join(root, ".guild"), { recursive: true });
-    const provider = { adapter: "http", model: "gpt-5", base_url: "http://127.0.0.1:9/v1", api_key_env: "HX_KEY" };
-    writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify({ providers: { hx: provider } }));
-    writeFileSync(path.join(root, "spec.md"), "# Spec\n");
-    const layout = new Layout(root);
-    expect(await requestReview(layout, { artifact: "spec.md", gate: GATE, author: "claude", runId: RUN })).toMatchObject({ ok: true });
-    const providers = brokerProviders(layout, { get: detect });
-    await stepGate(loadContext(layout), RUN, GATE, { providers: () => providers(loadContext(layout).settings) });
-    const file = (name: string) => layout.gateFile(RUN, GATE, name);
-    const packet = readFileSync(file("packet-1.md"), "utf8");
-    expect(packet).toMatch(/^reviewer_adapter: "?http"?$/m);
-    const field = (name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)![1]!.replace(/^"|"$/g, "");
-    const result = {
-      schema_version: "review_result.v1",
-      packet_id: field("packet_id"),
-      artifact_sha256_reviewed: field("artifact_sha256"),
-      verdict: "satisfied",
-      blocking_findings: [],
-      reviewer_model: "gpt-5",
-    };
+    const run = "run-undispatched";
+    const { layout, file, result, verify } = await undispatched(run);
     writeFileSync(file("result-1.json"), JSON.stringify(result));
-    await verifyGate(loadContext(layout), RUN, GATE, () => undefined, Date.now() + 60_000);
+    await verify();
     expect(existsSync(file("verdict-1.json"))).toBe(false);
     expect(existsSync(file("result-1.json"))).toBe(false);
-    const rejected = path.join(layout.gateDir(RUN, GATE), "rejected");
+    const rejected = path.join(layout.gateDir(run, GATE), "rejected");
     const reasons = readdirSync(rejected).filter((f) => f.endsWith(".reason.json"));
     expect(reasons).toHaveLength(1);
     expect(readFileSync(path.join(rejected, reasons[0]!), "utf8")).toMatch(/no dispatch was recorded/);
+  });
+
+  it("is not sealed as found when its packet is not the broker's: the seal is kept for its reviewer worker's answer", async () => {
+    const run = "run-undispatched-unissued";
+    const { file, packet, result, verify } = await undispatched(run);
+    writeFileSync(file("packet-1.md"), `${packet}\nAn edit: this packet is no longer the one the broker issued.\n`);
+    writeFileSync(file("result-1.json"), JSON.stringify(result));
+    await verify();
+    expect(existsSync(file("result-1.json"))).toBe(true); // kept for the person who settles the round
+    expect(existsSync(file(sealFile(1, null)))).toBe(false);
   });
 });
