@@ -30,25 +30,28 @@ export async function gateWithPacket(
   await stepGate(loadContext(layout), run, GATE);
   const file = (name: string) => layout.gateFile(run, GATE, name);
   const packet = readFileSync(file("packet-1.md"), "utf8");
-  const field = (name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)![1]!.replace(/^"|"$/g, "");
+  const fieldOf = (text: string, name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(text)![1]!.replace(/^"|"$/g, "");
+  const field = (name: string) => fieldOf(packet, name);
   const drop = (name: string, text: string) => {
     writeFileSync(path.join(root, "drop.tmp"), text);
     renameSync(path.join(root, "drop.tmp"), file(name));
   };
-  /** A result for round 1, bound to its packet and artifact: satisfied unless `over` says otherwise. */
-  const dropResult = (over: Record<string, unknown> = {}) =>
+  /** A result for round `round` (1 unless said), bound to its packet and artifact: satisfied unless `over` says otherwise. */
+  const dropResult = (over: Record<string, unknown> = {}, round = 1) => {
+    const sent = round === 1 ? packet : readFileSync(file(`packet-${round}.md`), "utf8");
     drop(
-      "result-1.json",
+      `result-${round}.json`,
       JSON.stringify({
         schema_version: "review_result.v1",
-        packet_id: field("packet_id"),
-        artifact_sha256_reviewed: field("artifact_sha256"),
+        packet_id: fieldOf(sent, "packet_id"),
+        artifact_sha256_reviewed: fieldOf(sent, "artifact_sha256"),
         verdict: "satisfied",
         blocking_findings: [],
         reviewer_model: "gpt-5",
         ...over,
       }),
     );
+  };
   return { root, layout, artifact, file, field, drop, dropResult };
 }
 

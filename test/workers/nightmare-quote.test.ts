@@ -8,27 +8,14 @@ import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { reviewGate } from "../../src/workers/reviewer.js";
-import type { DetectedProvider } from "../../src/adapters/probe.js";
+import { detected } from "../helpers/detected.js";
 import type { ReviewerAdapter } from "../../src/adapters/types.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const GATE = "G-spec";
 const RUN = "run-nightmare";
 
-const codexHere: DetectedProvider = {
-  id: "cx",
-  adapter: "codex",
-  model: "gpt-5",
-  family: "openai",
-  selectable: true,
-  available: true,
-  note: "",
-  source: "settings",
-  binary: "/usr/bin/codex",
-  version: "1",
-  auth: "key",
-  why: [],
-};
+const codexHere = detected({ id: "cx", adapter: "codex", binary: "/usr/bin/codex", version: "1", auth: "key" });
 
 /** A nightmare gate on `artifact` whose round 1 the reviewer answers with `answer`; what the round left. */
 async function reviewed(artifact: string, answer: string) {

@@ -11,7 +11,7 @@ import { brokerProviders, stepGate } from "../../src/workers/broker.js";
 import { reviewGate, servedElsewhere } from "../../src/workers/reviewer.js";
 import { advertText } from "../../src/core/advertised.js";
 import { peersDir } from "../../src/runtime/peers.js";
-import type { DetectedProvider } from "../../src/adapters/probe.js";
+import { detected } from "../helpers/detected.js";
 import type { ReviewerAdapter } from "../../src/adapters/types.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -19,21 +19,14 @@ const GATE = "G-spec";
 const RUN = "run-elsewhere";
 
 /** What this machine's detection says: hx has no key here. */
-const detectHere = async (): Promise<DetectedProvider[]> => [
-  {
+const detectHere = async () => [
+  detected({
     id: "hx",
     adapter: "http",
-    model: "gpt-5",
-    family: "openai",
-    selectable: true,
     available: false,
     note: "api key variable HX_KEY not set",
-    source: "settings",
-    binary: null,
-    version: null,
-    auth: null,
     why: ["api key variable HX_KEY not set"],
-  },
+  }),
 ];
 
 async function team() {

@@ -7,30 +7,13 @@ import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
-import { brokerProviders, stepGate } from "../../src/workers/broker.js";
+import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { sealFile } from "../../src/core/slot-file.js";
-import type { DetectedProvider } from "../../src/adapters/probe.js";
+import { detected } from "../helpers/detected.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const GATE = "G-spec";
-
-const detect = async (): Promise<DetectedProvider[]> => [
-  {
-    id: "hx",
-    adapter: "http",
-    model: "gpt-5",
-    family: "openai",
-    selectable: true,
-    available: true,
-    note: "",
-    source: "settings",
-    binary: null,
-    version: null,
-    auth: null,
-    why: [],
-  },
-];
 
 /** A gate whose round 1 went to hx (http, which the bus dispatches), and a result for it that no worker delivered. */
 async function undispatched(run: string) {
@@ -41,8 +24,7 @@ async function undispatched(run: string) {
   writeFileSync(path.join(root, "spec.md"), "# Spec\n");
   const layout = new Layout(root);
   expect(await requestReview(layout, { artifact: "spec.md", gate: GATE, author: "claude", runId: run })).toMatchObject({ ok: true });
-  const providers = brokerProviders(layout, { get: detect });
-  await stepGate(loadContext(layout), run, GATE, { providers: () => providers(loadContext(layout).settings) });
+  await stepGate(loadContext(layout), run, GATE, { providers: async () => [detected({ id: "hx", adapter: "http" })] });
   const file = (name: string) => layout.gateFile(run, GATE, name);
   const packet = readFileSync(file("packet-1.md"), "utf8");
   expect(packet).toMatch(/^reviewer_adapter: "?http"?$/m);
