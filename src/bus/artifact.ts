@@ -13,12 +13,8 @@ import { ReadFault } from "../core/read-fault.js";
 import { MAX_ARTIFACT_BYTES } from "../spec/constants.js";
 import { PathSafetyError } from "./no-symlinks.js";
 
-// Scrubbed artifacts by raw sha, least recently used out: one for each gate a burst keeps open (16 entries thrashed
-// under 300 open gates, and every step scrubbed its artifact again), bounded by their text as well as their number.
 const cache = new Map<string, { text: string; sha: string; redacted: number }>();
-const CACHE_ENTRIES = 1024;
-const CACHE_CHARS = 32 * 1024 * 1024;
-let cachedChars = 0;
+const CACHE_ENTRIES = 16;
 
 /** Read, scrub and hash the artifact; never throws. Scrubbing is cached by the raw bytes' sha and the patterns. */
 export function readArtifact(layout: Layout, relPath: string, options: ScrubOptions = {}): ArtifactState {
@@ -36,11 +32,7 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   const rawSha = sha256Hex(raw);
   const key = `${rawSha}\u0000${JSON.stringify(options.customPatterns ?? [])}`;
   const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key); // to the back: the least recently used goes first
-    cache.set(key, hit);
-    return { ok: true, ...hit, rawSha, changedAtMs };
-  }
+  if (hit) return { ok: true, ...hit, rawSha, changedAtMs };
   let decoded: string;
   try {
     decoded = decodeUtf8(raw, relPath);
@@ -63,12 +55,7 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   const redacted = Object.values(redactions).reduce((sum, n) => sum + n, 0);
   const entry = { text, sha: sha256Hex(Buffer.from(text, "utf8")), redacted };
   cache.set(key, entry);
-  cachedChars += text.length;
-  for (const [oldest, { text: dropped }] of cache) {
-    if (cache.size <= CACHE_ENTRIES && cachedChars <= CACHE_CHARS) break;
-    cache.delete(oldest);
-    cachedChars -= dropped.length;
-  }
+  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
   return { ok: true, ...entry, rawSha, changedAtMs };
 }
 
