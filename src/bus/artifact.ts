@@ -1,6 +1,7 @@
 // The artifact as the bus sees it (SPEC §10): read with a bound, strict UTF-8, scrubbed, hashed. Every place that
 // needs the artifact's text or sha (broker, verifier, outcome, status, review) asks here, so they cannot disagree.
 import { lstatSync, statSync } from "node:fs";
+import path from "node:path";
 import type { Layout } from "./layout.js";
 import type { ArtifactProblem, ArtifactState } from "../core/artifact-view.js";
 import type { GateSnapshot } from "../core/snapshot.js";
@@ -27,8 +28,9 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
     const given = layout.artifact(relPath);
     changedAtMs = Math.max(statSync(real).ctimeMs, given === real ? 0 : lstatSync(given).ctimeMs);
   } catch (error) {
-    return refused(relPath, error);
+    return settling(layout, relPath, refused(relPath, error), error);
   }
+  absentSince.delete(layout.artifact(relPath));
   const rawSha = sha256Hex(raw);
   const key = `${rawSha}\u0000${JSON.stringify(options.customPatterns ?? [])}`;
   const hit = cache.get(key);
@@ -57,6 +59,33 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   cache.set(key, entry);
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
   return { ok: true, ...entry, rawSha, changedAtMs };
+}
+
+/** How long an artifact gone from a directory that just changed is taken for one being replaced (a save, a checkout). */
+export const ARTIFACT_SETTLE_MS = 5_000;
+/** The longest this process takes an absence for a replacement however busy the directory is: then it is missing. */
+const MAX_SETTLE_MS = 60_000;
+/** When this process first found each artifact gone while its directory kept changing (bounded: a few gates each). */
+const absentSince = new Map<string, number>();
+
+/**
+ * A file that is not there while its directory changed in the last ARTIFACT_SETTLE_MS is likely being replaced: emacs
+ * renames the file to `file~` before writing it anew, and `git checkout` removes and recreates it. Workers take that
+ * as a read to try again (transient: artifactOrFault), so no escalation asks a person to retry a round for a save;
+ * gone longer, or from a directory at rest, it is missing.
+ */
+function settling(layout: Layout, relPath: string, state: ArtifactState, error: unknown): ArtifactState {
+  const code = error instanceof ReadRefused ? undefined : (error as NodeJS.ErrnoException).code;
+  if (state.ok || state.transient || code !== "ENOENT") return state;
+  const file = layout.artifact(relPath);
+  const dir = lstatSync(path.dirname(file), { throwIfNoEntry: false });
+  const now = Date.now();
+  if (!dir?.isDirectory() || now - dir.mtimeMs >= ARTIFACT_SETTLE_MS) return state;
+  if (absentSince.size > 1_000) absentSince.clear();
+  const first = absentSince.get(file) ?? now;
+  absentSince.set(file, first);
+  if (now - first >= MAX_SETTLE_MS) return state;
+  return { ...state, transient: true };
 }
 
 function refused(relPath: string, error: unknown): ArtifactState {

@@ -1,8 +1,9 @@
 // One gate in-process: a request for the manual reviewer, its first packet issued by the broker, and a result for it
 // dropped the way a foreign writer does (written elsewhere, renamed in) — for tests of one worker step at a time.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
+import { ARTIFACT_SETTLE_MS } from "../../src/bus/artifact.js";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
@@ -60,8 +61,15 @@ export async function artifactMissingEscalation(run: string) {
   const g = await gateWithPacket(run);
   const ctx = loadContext(g.layout);
   rmSync(g.artifact);
+  goneAWhile(g.artifact);
   g.dropResult();
   await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
   await stepGate(ctx, run, GATE);
   return { ...g, ctx };
+}
+
+/** The file's directory last changed well before now: the file is taken as gone, not as being replaced by a save. */
+export function goneAWhile(file: string): void {
+  const past = (Date.now() - 10 * ARTIFACT_SETTLE_MS) / 1000;
+  utimesSync(path.dirname(file), past, past);
 }

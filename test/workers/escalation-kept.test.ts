@@ -1,7 +1,7 @@
 // The broker's own escalation stays the broker's while the person has not decided: a file that arrives since (a
 // "previous dispatch" no_verdict failure, planted or landing late) or an artifact briefly away (a branch switch) may
 // lead decide() elsewhere now, but only an escalation whose round still waits on a worker or the author is foreign.
-import { existsSync, readdirSync, readFileSync, renameSync, utimesSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -11,7 +11,7 @@ import { viewGate } from "../../src/commands/gate-view.js";
 import { failureRecord } from "../../src/core/dispatch-plan.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
-import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { GATE, gateWithPacket, goneAWhile } from "../helpers/one-gate.js";
 
 const past = () => new Date(Date.now() - 60_000); // past the grace a foreign writer has to finish a file in place
 const movedEscalations = (dir: string) =>
@@ -56,9 +56,28 @@ describe("the broker's escalation", () => {
     expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "stalled" });
     utimesSync(g.file("escalation-1.json"), past(), past());
     renameSync(g.artifact, `${g.artifact}.away`);
+    goneAWhile(g.artifact); // away for longer than a save takes: the step reads it as missing
     await stepGate(ctx, "stall-away", GATE);
     renameSync(`${g.artifact}.away`, g.artifact);
     expect(movedEscalations(g.layout.gateDir("stall-away", GATE))).toEqual([]);
     expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "stalled" });
+  });
+});
+
+describe("an artifact gone for a moment", () => {
+  it("is not escalated while its directory just changed (a save or checkout replacing it); gone a while, it is", async () => {
+    const g = await gateWithPacket("saved-away");
+    const ctx = loadContext(g.layout);
+    g.dropResult();
+    rmSync(g.artifact); // emacs's first save, `git checkout`: the file is gone, then written anew
+    await expect(verifyGate(ctx, "saved-away", GATE, () => undefined, Date.now() + 60_000)).rejects.toThrow(
+      /the artifact cannot be read for now: docs\/spec\.md: no such file/,
+    );
+    await expect(stepGate(ctx, "saved-away", GATE)).rejects.toThrow(/the artifact cannot be read for now/);
+    expect(readdirSync(g.layout.gateDir("saved-away", GATE))).not.toContain("escalation-1.json");
+    goneAWhile(g.artifact);
+    await verifyGate(ctx, "saved-away", GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, "saved-away", GATE);
+    expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "artifact_missing" });
   });
 });
