@@ -20,7 +20,7 @@ export interface WorkerPresence {
   servedBy?(kind: string, provider: string): Advert[];
   /** The pids of this machine's workers of `kind` that run but no longer say they are alive (stopped, hung). */
   unresponsive?(kind: string): number[];
-  /** What the live workers of `kind` say they keep failing to do for this gate (SPEC §15), each with its presence name. */
+  /** What the live workers of `kind` say they keep failing to do for this gate (SPEC §18), each with its presence name. */
   stuckOn?(kind: string, runId: string, gate: string): Array<Omit<StuckGate, "run_id" | "gate"> & { peer: string }>;
 }
 

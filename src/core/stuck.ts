@@ -1,6 +1,6 @@
 // Gates a worker keeps failing to move (a fault the system does not clear by itself, a bug): the worker says so in its
 // presence file, so `status`, `wait` and the console name the worker and its error instead of a plain "waiting for the
-// verifier" while it retries (SPEC §15). Pure: the writing is runtime/reconciler.ts, the reading runtime/peers.ts.
+// verifier" while it retries (SPEC §18). Pure: the writing is runtime/reconciler.ts, the reading runtime/peers.ts.
 import { lineSafe, terminalSafe } from "./terminal-safe.js";
 
 /** A gate a live worker has failed to handle this many times in a row: one failure may be a passing race. */

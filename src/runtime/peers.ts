@@ -149,7 +149,7 @@ export function liveAdverts(layout: Layout, kinds: Iterable<string>, now = Date.
   return out;
 }
 
-/** What the live workers of `kind` say they keep failing to do for the gate (SPEC §15), each with its presence name. */
+/** What the live workers of `kind` say they keep failing to do for the gate (SPEC §18), each with its presence name. */
 export function stuckOn(layout: Layout, kind: string, runId: string, gate: string, now = Date.now()): Array<StuckGate & { peer: string }> {
   return liveBodies(layout, kind, now).flatMap(({ name, text }) =>
     stuckGatesIn(text)

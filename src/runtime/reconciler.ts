@@ -168,7 +168,7 @@ interface Failing {
   error: string;
 }
 
-/** The presence body with the gates this worker keeps failing to move (SPEC §15): status names them and the error. */
+/** The presence body with the gates this worker keeps failing to move (SPEC §18): status names them and the error. */
 function withStuck(base: string | null, failing: ReadonlyMap<string, Failing>): string | null {
   if (!failing.size) return base;
   const stuck = [...failing.values()].map((f) => ({
