@@ -198,7 +198,8 @@ export class Peers {
 
   /** Re-date this worker's file, or write it whole (atomically) when the body it should hold changed or it was replaced. */
   private sayAlive(now: number): void {
-    const body = this.body?.() ?? null;
+    // a body once written and now none (a stuck gate moved on) is emptied: re-dated only, the file would keep saying it
+    const body = this.body?.() ?? (this.written ? "" : null);
     const st = body === null ? undefined : lstatQuietly(this.file);
     if (body === null || (this.written?.body === body && st?.ino === this.written.ino && !notWritableInPlace(st))) {
       return touch(this.file, now);

@@ -93,3 +93,41 @@ describe("a worker's presence", () => {
     }
   });
 });
+
+describe("a worker that advertises nothing (broker, verifier)", () => {
+  it("forgets a gate it was stuck on once the gate moves: its file says nothing more, and status a plain wait", async () => {
+    const root = tempRoot("guild-bus-presence-");
+    const layout = new Layout(root);
+    mkdirSync(path.join(root, "docs"));
+    writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+    const asked = { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" };
+    expect(await requestReview(layout, asked)).toMatchObject({ ok: true });
+    let fault: Error | null = new Error("EIO: i/o error");
+    const runtime = new WorkerRuntime({
+      kind: "broker",
+      layout,
+      poll: true,
+      reconcileMs: 20,
+      log: () => undefined,
+      handleGate: async () => {
+        if (fault) throw fault;
+        return "active";
+      },
+    });
+    await runtime.start();
+    try {
+      const next = () => viewGate(loadContext(layout), "r1", "G-spec").next;
+      await vi.waitFor(() => expect(next().waiting_on).toMatch(/has failed on this gate \d+ times in a row/), {
+        timeout: 30_000,
+        interval: 50,
+      });
+      fault = null;
+      await vi.waitFor(() => expect(next()).toMatchObject({ waiting_on: "the broker", person_first: false }), {
+        timeout: 30_000,
+        interval: 50,
+      });
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
