@@ -52,8 +52,7 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
     requested_at: v.snapshot.request?.requested_at ?? null,
     next: v.next,
     last_round: lastRound(ctx, v),
-    // a gate directory the bus does not read (another gate's, moved or copied here) moves only when a person acts
-    exit_code: v.exitCode ?? (v.snapshot.problems.some((p) => p.file === "." && !p.fault) ? 2 : STILL_MOVING_EXIT),
+    exit_code: v.exitCode ?? STILL_MOVING_EXIT,
   };
 }
 

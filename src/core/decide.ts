@@ -494,5 +494,7 @@ export function waitExitCode(snapshot: GateSnapshot, d: GateDecision, artifact: 
   }
   if (d.state === "awaiting_author") return 3;
   if (d.state === "awaiting_decision") return snapshot.escalations.get(d.round)?.reason === "unavailable" ? 5 : 4;
-  return null;
+  // a gate directory the bus does not read (another gate's, moved or copied here; not a directory) moves only when a
+  // person acts: following it would only time out
+  return snapshot.problems.some((p) => p.file === "." && !p.fault) ? 2 : null;
 }

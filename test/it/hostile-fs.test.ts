@@ -82,6 +82,10 @@ describe("hostile filesystem and drops (integration)", () => {
     expect(moved.person_first).toBe(true);
     expect(p.cli(["status", "--exit-status"]).code).toBe(2);
     expect(p.cli(["check", "--run", "m1.old"]).code).toBe(2);
+    // `wait` ends as status's exit_code says it would, naming the fix, rather than following a gate nothing moves
+    const waited = p.cli(["wait", "m1.old", GATE, "--timeout", "30"]);
+    expect(waited.code, waited.stderr).toBe(2);
+    expect(waited.stdout).toContain("move it back to .guild/runs/m1/review/G-spec");
     renameSync(path.join(runs, "m1.old"), path.join(runs, "m1"));
     const back = p.status("m1", GATE);
     expect(back.state).toBe("reviewing");
