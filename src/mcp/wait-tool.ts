@@ -121,7 +121,9 @@ function decisionNext(view: GateView, options: string[]): string {
  * restore before a retried round can go out, an outcome that does not re-derive). */
 function nextFor(view: GateView, code: number, options: string[]): string {
   const ended = view.snapshot.outcome;
-  if (view.unproven || (code === 2 && !ended)) return view.next.waiting_on; // 2 without an outcome: a person's fix
+  if (view.unproven) return view.next.waiting_on;
+  // 2 with no outcome: a gate directory the bus does not read, which waiting will never move
+  if (code === 2 && !ended) return `A person must act first: tell the user the gate is ${nextStepLine(view.next)}`;
   if (code === 3 && ended) return `the gate ended ${ended.status}: revise the artifact, then request a new review`;
   if (code === 3 && view.next.command === null) return view.next.waiting_on;
   if (code === 5) return unavailableNext(view, options);

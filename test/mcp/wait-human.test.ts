@@ -1,5 +1,5 @@
-// A gate only a person can move on (its directory a link the bus refuses) is "still running" to wait, but the answer
-// must not tell the model that waiting is the step: "No outcome yet: call wait again" had it poll for ever.
+// A gate only a person can move on (its directory a link the bus refuses): the answer must not tell the model that
+// waiting is the step ("No outcome yet: call wait again" had it poll for ever); wait stops there with exit 2.
 import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -21,6 +21,8 @@ describe("wait on a gate only a person can move", () => {
       expect(text).toContain("waiting for a human");
       expect(text).toContain("A person must act first");
       expect(text).not.toContain("No outcome yet");
+      // it stops with wait's exit code for it (status says the same), so the model does not poll a gate nothing moves
+      expect(r.structuredContent).toMatchObject({ still_running: false, exit_code: 2 });
     } finally {
       await mcp.close();
     }
