@@ -60,10 +60,11 @@ function harden(program: Command): void {
     // whatever (exit 0, SPEC §17); the MCP server serves, and its tools refuse or report the problems (a server that
     // exits before the handshake is only "failed" to its host); every other command a person runs refuses. A bus
     // behind a link that leads nowhere has nothing to keep going on: a worker refuses to start there, as `up` does.
-    const lost = ["hook", "mcp"].includes(action.name()) ? null : lostGuildLink(root);
-    if (lost) action.error(lost);
-    if (["worker", "hook", "mcp"].includes(action.name())) return;
+    if (["hook", "mcp"].includes(action.name())) return;
     if (action.name() === "family") return; // it reads the settings itself, only when they may hold aliases (kept fast)
+    const lost = lostGuildLink(root);
+    if (lost) action.error(lost);
+    if (action.name() === "worker") return;
     const [{ loadSettings, settingsRefusal }, { Layout }] = await Promise.all([import("../bus/settings.js"), import("../bus/layout.js")]);
     const layout = new Layout(root);
     const refusal = settingsRefusal(layout, loadSettings(layout).problems);
