@@ -49,32 +49,9 @@ describe("a worker's presence", () => {
   });
 
   it("names the gates it keeps failing on, with the error, so status says the wait will not end by itself; then forgets them", async () => {
-    const root = tempRoot("guild-bus-presence-");
-    const layout = new Layout(root);
-    mkdirSync(path.join(root, "docs"));
-    writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
-    const asked = { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" };
-    expect(await requestReview(layout, asked)).toMatchObject({ ok: true });
-    let fault: Error | null = new Error("EIO: i/o error, read '.guild/runs/r1/review/G-spec/request.json'\u001b[2J");
-    const runtime = new WorkerRuntime({
-      kind: "broker",
-      layout,
-      poll: true,
-      reconcileMs: 20,
-      log: () => undefined,
-      presence: () => '{"host":"h","providers":["p1"]}\n', // a reviewer's advertisement stays as it is
-      handleGate: async () => {
-        if (fault) throw fault;
-        return "active";
-      },
-    });
-    await runtime.start();
-    try {
-      const next = () => viewGate(loadContext(layout), "r1", "G-spec").next;
-      await vi.waitFor(() => expect(next().waiting_on).toMatch(/has failed on this gate \d+ times in a row since /), {
-        timeout: 30_000,
-        interval: 50,
-      });
+    const fault = new Error("EIO: i/o error, read '.guild/runs/r1/review/G-spec/request.json'\u001b[2J");
+    // a reviewer's advertisement stays as it is beside the stuck gates
+    await withFailingBroker(fault, '{"host":"h","providers":["p1"]}\n', async ({ layout, next, recover }) => {
       expect(next()).toMatchObject({
         waiting_on: expect.stringMatching(
           /^the broker, but the broker worker \S+ has failed .*: EIO: i\/o error, read .*request\.json'\\u001b\[2J — /,
@@ -86,48 +63,58 @@ describe("a worker's presence", () => {
         readdirSync(peersDir(layout, "broker")).find((n) => !n.startsWith("."))!,
       );
       expect(parseAdvert(readFileSync(file, "utf8"))).toEqual({ host: "h", providers: ["p1"] });
-      fault = null;
+      recover();
       await vi.waitFor(() => expect(next().waiting_on).toBe("the broker"), { timeout: 30_000, interval: 50 });
-    } finally {
-      await runtime.stop();
-    }
+    });
   });
 });
 
 describe("a worker that advertises nothing (broker, verifier)", () => {
   it("forgets a gate it was stuck on once the gate moves: its file says nothing more, and status a plain wait", async () => {
-    const root = tempRoot("guild-bus-presence-");
-    const layout = new Layout(root);
-    mkdirSync(path.join(root, "docs"));
-    writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
-    const asked = { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" };
-    expect(await requestReview(layout, asked)).toMatchObject({ ok: true });
-    let fault: Error | null = new Error("EIO: i/o error");
-    const runtime = new WorkerRuntime({
-      kind: "broker",
-      layout,
-      poll: true,
-      reconcileMs: 20,
-      log: () => undefined,
-      handleGate: async () => {
-        if (fault) throw fault;
-        return "active";
-      },
-    });
-    await runtime.start();
-    try {
-      const next = () => viewGate(loadContext(layout), "r1", "G-spec").next;
-      await vi.waitFor(() => expect(next().waiting_on).toMatch(/has failed on this gate \d+ times in a row/), {
-        timeout: 30_000,
-        interval: 50,
-      });
-      fault = null;
+    await withFailingBroker(new Error("EIO: i/o error"), null, async ({ next, recover }) => {
+      recover();
       await vi.waitFor(() => expect(next()).toMatchObject({ waiting_on: "the broker", person_first: false }), {
         timeout: 30_000,
         interval: 50,
       });
-    } finally {
-      await runtime.stop();
-    }
+    });
   });
 });
+
+/** A broker whose every step on gate r1/G-spec throws `fault` until `recover()`; `then` runs once status says it is stuck. */
+async function withFailingBroker(
+  fault: Error,
+  advert: string | null,
+  then: (t: { layout: Layout; next: () => ReturnType<typeof viewGate>["next"]; recover: () => void }) => Promise<void>,
+): Promise<void> {
+  const root = tempRoot("guild-bus-presence-");
+  const layout = new Layout(root);
+  mkdirSync(path.join(root, "docs"));
+  writeFileSync(path.join(root, "docs", "spec.md"), "# Spec\n");
+  const asked = { artifact: "docs/spec.md", gate: "G-spec", author: "claude", reviewer: "manual", runId: "r1" };
+  expect(await requestReview(layout, asked)).toMatchObject({ ok: true });
+  let failing = true;
+  const runtime = new WorkerRuntime({
+    kind: "broker",
+    layout,
+    poll: true,
+    reconcileMs: 20,
+    log: () => undefined,
+    ...(advert === null ? {} : { presence: () => advert }),
+    handleGate: async () => {
+      if (failing) throw fault;
+      return "active";
+    },
+  });
+  await runtime.start();
+  try {
+    const next = () => viewGate(loadContext(layout), "r1", "G-spec").next;
+    await vi.waitFor(() => expect(next().waiting_on).toMatch(/has failed on this gate \d+ times in a row since /), {
+      timeout: 30_000,
+      interval: 50,
+    });
+    await then({ layout, next, recover: () => (failing = false) });
+  } finally {
+    await runtime.stop();
+  }
+}
