@@ -30,7 +30,7 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   } catch (error) {
     return settling(layout, relPath, refused(relPath, error), error);
   }
-  absentSince.delete(layout.artifact(relPath));
+  if (absentSince.size) absentSince.delete(layout.artifact(relPath)); // the path resolved only while something was away
   const rawSha = sha256Hex(raw);
   const key = `${rawSha}\u0000${JSON.stringify(options.customPatterns ?? [])}`;
   const hit = cache.get(key);

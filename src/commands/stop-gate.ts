@@ -99,8 +99,9 @@ export async function stopGate(ctx: BusContext, host: string, now = Date.now(), 
   const marked = mark(counted);
   // the counts of gates gone to history or removed, and of paths no longer refused, are let go: every host's hook reads
   // this file at every turn, and it would otherwise keep a key per gate and session the project ever blocked on
-  const kept = new Set([...current.map((r) => `${r.runId}/${r.gate}`), ...hidden.map((i) => i.path)]);
-  const live = Object.entries(counts).filter(([k]) => kept.has(k) || [...kept].some((g) => k.startsWith(`${g} `)));
+  const keptNames = [...current.map((r) => `${r.runId}/${r.gate}`), ...hidden.map((i) => i.path)];
+  const kept = new Set(keptNames);
+  const live = Object.entries(counts).filter(([k]) => kept.has(k) || keptNames.some((g) => k.startsWith(`${g} `)));
   const written = { ...Object.fromEntries(live), [counted]: n, ...(marked !== null ? { [marked]: stop!.transcriptBytes } : {}) };
   try {
     await replace(ctx.layout.stopGateState, JSON.stringify(written, null, 2) + "\n", { guildDir: ctx.layout.guild });
