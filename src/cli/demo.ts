@@ -2,7 +2,7 @@
 // called): round 1 finds a blocking issue, the "author" revises and resubmits, round 2 is satisfied.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { constants as osConstants, tmpdir } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
 import { summary } from "./overview.js";
@@ -68,6 +68,21 @@ export function register(program: Command): void {
           stdio: ["ignore", "ignore", "inherit", "ipc"],
         }),
       );
+      // Ctrl-C (or a kill) before the end: the same clean-up as the end's, then the signal's exit code
+      let stopping: Promise<void> | null = null;
+      const stop = () =>
+        (stopping ??= (async () => {
+          for (const w of workers) w.kill("SIGTERM");
+          await Promise.all(workers.map((w) => new Promise((r) => (exited(w) ? r(null) : w.once("exit", r)))));
+          if (o.keep) say(`kept: ${root}`);
+          else rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+        })());
+      const onSignal = (signal: NodeJS.Signals) => {
+        say(`${signal}: stopping the demo's workers${o.keep ? "" : " and removing its project"}`);
+        void stop().finally(() => process.exit(128 + osConstants.signals[signal]));
+      };
+      const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+      for (const signal of signals) process.once(signal, onSignal);
       let code: number;
       try {
         // a request before the workers are seen reads "no broker worker is running — run: guild-bus up": not the demo's step
@@ -109,10 +124,8 @@ export function register(program: Command): void {
         print("stdout", `${files.join("\n")}\n`);
         if (!o.keep) say("the demo project is removed now; `guild-bus demo --keep` keeps it to look around");
       } finally {
-        for (const w of workers) w.kill("SIGTERM");
-        await Promise.all(workers.map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once("exit", r)))));
-        if (o.keep) say(`kept: ${root}`);
-        else rmSync(root, { recursive: true, force: true });
+        await stop();
+        for (const signal of signals) process.off(signal, onSignal);
       }
       process.exitCode = code;
     });

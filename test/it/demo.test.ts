@@ -1,7 +1,7 @@
 // `guild-bus demo`, a new user's first run: it never tells them to start what it starts itself, and shows the files it
 // names before it removes them.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { until } from "../helpers/clients.js";
 import { BIN } from "../helpers/bus.js";
@@ -31,28 +31,30 @@ describe("guild-bus demo", () => {
     },
   );
 
+  it("a demo stopped with Ctrl-C stops its workers, removes its project and exits 130", { timeout: scaled(180_000) }, async () => {
+    const tmp = tempRoot();
+    const child = spawn(process.execPath, [BIN, "demo"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: tmp } });
+    let stderr = "";
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+    await until("the demo started its three workers", () => childrenOf(child.pid!).length === 3, scaled(60_000));
+    const pids = childrenOf(child.pid!);
+    expect(readdirSync(tmp).filter((n) => n.startsWith("guild-bus-demo-"))).toHaveLength(1);
+    child.kill("SIGINT");
+    expect(await closed, stderr).toBe(130);
+    expect(stderr).toContain("SIGINT: stopping the demo's workers and removing its project");
+    expect(readdirSync(tmp).filter((n) => n.startsWith("guild-bus-demo-"))).toEqual([]);
+    expect(pids.filter(running)).toEqual([]);
+  });
+
   it("a demo killed with -9 leaves none of its workers running", { timeout: scaled(180_000) }, async () => {
     // the killed demo cannot remove its project: it goes with this test's own temporary directory
     const child = spawn(process.execPath, [BIN, "demo"], { stdio: "ignore", env: { ...process.env, TMPDIR: tempRoot() } });
     const exited = new Promise((resolve) => child.once("exit", resolve));
-    const workers = () => {
-      try {
-        return readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-      } catch {
-        return [];
-      }
-    };
-    await until("the demo started its three workers", () => workers().length === 3, scaled(60_000));
-    const pids = workers();
+    await until("the demo started its three workers", () => childrenOf(child.pid!).length === 3, scaled(60_000));
+    const pids = childrenOf(child.pid!);
     child.kill("SIGKILL");
     await exited;
-    const running = (pid: number) => {
-      try {
-        return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-      } catch {
-        return false;
-      }
-    };
     try {
       await until("the demo's workers exited", () => !pids.some(running), scaled(60_000));
     } finally {
@@ -60,3 +62,21 @@ describe("guild-bus demo", () => {
     }
   });
 });
+
+/** The processes `pid` started that are still its children. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `pid` is a process still running (a zombie has ended). */
+function running(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
