@@ -3,7 +3,7 @@ import { Argument, type Command } from "commander";
 import { summary } from "./overview.js";
 import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
-import { decideEscalation, rebut, resubmit, respond } from "../commands/author.js";
+import { decideEscalation, landedNote, rebut, resubmit, respond } from "../commands/author.js";
 import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { DecisionChoice } from "../spec/schemas.js";
 import { answered, ROOT_HELP } from "./errors.js";
@@ -45,8 +45,8 @@ export function register(program: Command): void {
     .option("--root <dir>", ROOT_HELP)
     .action(async (run: string, gate: string, o: Follow & Seen & { root: string }) => {
       const layout = new Layout(o.root);
-      const { round } = answered(await resubmit(loadContext(layout), run, gate, o.round));
-      print("stderr", `resubmitted after round ${round}\n`);
+      const r = answered(await resubmit(loadContext(layout), run, gate, o.round));
+      print("stderr", `resubmitted after round ${r.round}${landedNote(r)}\n`);
       await follow(layout, run, gate, o);
     });
 
@@ -63,8 +63,8 @@ export function register(program: Command): void {
     .action(async (run: string, gate: string, o: Follow & Seen & { file: string; root: string }) => {
       const layout = new Layout(o.root);
       const text = await readUserText(o.file, MAX_FILE_BYTES);
-      const { round } = answered(await rebut(loadContext(layout), run, gate, text, o.round));
-      print("stderr", `rebuttal recorded for round ${round}; the reviewer rules on each contested finding next\n`);
+      const r = answered(await rebut(loadContext(layout), run, gate, text, o.round));
+      print("stderr", `rebuttal recorded for round ${r.round}${landedNote(r)}; the reviewer rules on each contested finding next\n`);
       await follow(layout, run, gate, o);
     });
 
@@ -99,7 +99,7 @@ export function register(program: Command): void {
         const decidedBy = process.env.USER ?? "human";
         const decision = { choice, extendBy: n, note: o.note, decidedBy, round: o.round };
         const d = answered(await decideEscalation(loadContext(layout), run, gate, decision));
-        print("stderr", `decision recorded: ${choice}${n ? ` ${n}` : ""} (round ${d.round}, ${d.reason})\n`);
+        print("stderr", `decision recorded: ${choice}${n ? ` ${n}` : ""} (round ${d.round}, ${d.reason})${landedNote(d)}\n`);
         await follow(layout, run, gate, o);
       },
     );

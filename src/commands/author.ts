@@ -4,7 +4,7 @@ import { busJson } from "../core/bus-json.js";
 import { type BusContext, contextForCommand } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
-import { gatePolicy, offers, openRound } from "../core/gate-queries.js";
+import { gatePolicy, offers, openRound, validDecision } from "../core/gate-queries.js";
 import { authorRevises, rebutRefusal, secondRebuttal } from "../core/next-step.js";
 import { decisionNoteProblem, EMPTY_REBUTTAL, rebuttalTextProblem } from "../core/person-text.js";
 import { hostKey } from "../core/host-name.js";
@@ -13,7 +13,8 @@ import { familyOfHost } from "../core/family.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
-import { readBounded } from "../bus/read-bounded.js";
+import { readBounded, readTextBounded } from "../bus/read-bounded.js";
+import { rethrowSystemFault } from "../bus/system-fault.js";
 import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, type DecisionChoice, Resubmit, type Settings } from "../spec/schemas.js";
@@ -26,6 +27,30 @@ async function write(ctx: BusContext, view: GateView, name: string, text: string
   const { layout } = ctx;
   const { status } = await deliver(layout.gateFile(view.snapshot.runId, view.snapshot.gate, name), text, { guildDir: layout.guild });
   return status === "conflict" ? `${name} already exists with other content; nothing changed` : null;
+}
+
+/**
+ * A retried action that landed before (a face that timed out and asked again, a form sent twice): the file it writes
+ * is there for the round the caller names, or for the last round issued, saying what this action says. It has happened, so
+ * the answer says so (`already`) instead of refusing a gate that moved on, or a slot taken by the same request.
+ */
+function landedBefore(view: GateView, seen: number | undefined, same: (round: number) => boolean): number | null {
+  const round = seen ?? openRound(view.snapshot);
+  return same(round) ? round : null;
+}
+
+/** What every face adds to an answer that found its action landed before (landedBefore). */
+export const landedNote = (a: { already?: true }): string => (a.already ? " (already: it landed before; nothing written again)" : "");
+
+/** Whether the gate file `name` holds exactly `text` (a file that cannot be read is not this action's). */
+function holds(ctx: BusContext, view: GateView, name: string, text: string): boolean {
+  try {
+    const max = Buffer.byteLength(text, "utf8");
+    return readTextBounded(ctx.layout.gateFile(view.snapshot.runId, view.snapshot.gate, name), { max }) === text;
+  } catch (error) {
+    rethrowSystemFault(error);
+    return false;
+  }
 }
 
 /**
@@ -76,8 +101,10 @@ function viewOf(ctx: BusContext, run: string, gate: string): GateView {
 }
 
 /** The artifact was revised after the findings: the broker issues the next round. */
-async function resubmitNow(ctx: BusContext, run: string, gate: string, seen?: number): Promise<Answer<{ round: number }>> {
+async function resubmitNow(ctx: BusContext, run: string, gate: string, seen?: number): Promise<Answer<{ round: number; already?: true }>> {
   const view = viewOf(ctx, run, gate);
+  const landed = landedBefore(view, seen, (r) => view.snapshot.resubmits.has(r));
+  if (landed !== null) return { ok: true, round: landed, already: true };
   const stale = movedOn(view, view.decision.round, seen);
   if (stale) return refuse(stale);
   const notWaiting = waitingFor(view, "awaiting_author");
@@ -107,16 +134,24 @@ export function rebutRefusalNow(settings: Settings, view: GateView): string | nu
 }
 
 /** Contest the waiting round's findings, once (hard and nightmare): the reviewer rules on each next. */
-async function rebutNow(ctx: BusContext, run: string, gate: string, text: string, seen?: number): Promise<Answer<{ round: number }>> {
+async function rebutNow(
+  ctx: BusContext,
+  run: string,
+  gate: string,
+  text: string,
+  seen?: number,
+): Promise<Answer<{ round: number; already?: true }>> {
   const long = rebuttalTextProblem(text);
   if (long) return refuse(long === EMPTY_REBUTTAL ? long : `${long}; nothing was written`);
   const view = viewOf(ctx, run, gate);
+  const written = scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n");
+  const landed = landedBefore(view, seen, (r) => view.snapshot.rebuttals.has(r) && holds(ctx, view, `rebuttal-${r}.md`, written));
+  if (landed !== null) return { ok: true, round: landed, already: true };
   const stale = movedOn(view, view.decision.round, seen);
   if (stale) return refuse(stale);
   const refused = rebutRefusalNow(ctx.settings, view);
   if (refused) return refuse(refused);
   const round = view.decision.round;
-  const written = scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n");
   // judged again as the broker reads the file: redaction labels and the closing newline can take it over the limit
   const grown = rebuttalTextProblem(written);
   if (grown) return refuse(`${grown} (as written: secrets redacted, a closing newline); nothing was written`);
@@ -142,7 +177,7 @@ async function decideEscalationNow(
   run: string,
   gate: string,
   d: DecisionInput,
-): Promise<Answer<{ round: number; reason: string }>> {
+): Promise<Answer<{ round: number; reason: string; already?: true }>> {
   if ((d.choice === "extend-cap") !== (d.extendBy !== undefined))
     return refuse(`a number of rounds (1-${MAX_EXTEND_BY}) goes with extend-cap, and only with it`);
   // every face passes what it was given (a console form field is any text): the range is checked here, once
@@ -151,6 +186,13 @@ async function decideEscalationNow(
   const long = decisionNoteProblem(d.note);
   if (long) return refuse(`${long}; nothing was decided`);
   const view = viewOf(ctx, run, gate);
+  // the note as it was written (scrubbed): a retry's own note compares with it
+  const note = d.note ? scrub(d.note, scrubOptions(ctx.settings)) : undefined;
+  const landed = landedBefore(view, d.round, (r) => {
+    const prior = validDecision(view.snapshot, r);
+    return prior !== null && prior.choice === d.choice && prior.extend_by === d.extendBy && prior.note === note;
+  });
+  if (landed !== null) return { ok: true, round: landed, reason: view.snapshot.escalations.get(landed)!.reason, already: true };
   const stale = movedOn(view, view.decision.round, d.round);
   if (stale) return refuse(stale);
   const notWaiting = waitingFor(view, "awaiting_decision");
@@ -184,9 +226,8 @@ async function decideEscalationNow(
   } catch (error) {
     return refuse(`escalation-${round}.json cannot be read now (${(error as Error).message}); nothing was decided — try again`);
   }
-  // the note reaches trail.md, status, the console and the next packet: scrubbed as any text the bus passes on, and
-  // judged again as the broker reads the file (redaction labels can take it over the limit)
-  const note = d.note ? scrub(d.note, scrubOptions(ctx.settings)) : undefined;
+  // the note reaches trail.md, status, the console and the next packet: scrubbed as any text the bus passes on (above),
+  // and judged again as the broker reads the file (redaction labels can take it over the limit)
   const grown = decisionNoteProblem(note);
   if (grown) return refuse(`${grown} (as written: secrets redacted); nothing was decided`);
   const record = Decision.parse({

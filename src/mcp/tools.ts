@@ -6,7 +6,7 @@ import * as z from "zod/mini";
 import { loadContext } from "../bus/context.js";
 import type { Layout } from "../bus/layout.js";
 import type { Answer } from "../commands/answer.js";
-import { decideEscalation, rebut, resubmit, respond } from "../commands/author.js";
+import { decideEscalation, landedNote, rebut, resubmit, respond } from "../commands/author.js";
 import { checkGates } from "../commands/check.js";
 import { hostLines, providerReport } from "../commands/providers.js";
 import { boundedFindingLines, roundFindings } from "../commands/findings.js";
@@ -207,7 +207,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     },
     async (a) =>
       answer(await resubmit(loadContext(t.layout), a.run_id, a.gate, a.round), (r) => [
-        `resubmitted after round ${r.round}; call wait next`,
+        `resubmitted after round ${r.round}${landedNote(r)}; call wait next`,
       ]),
   );
 
@@ -230,7 +230,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     },
     async (a) =>
       answer(await rebut(loadContext(t.layout), a.run_id, a.gate, a.rebuttal, a.round), (r) => [
-        `rebuttal recorded for round ${r.round}; the reviewer rules on each contested finding next: call wait`,
+        `rebuttal recorded for round ${r.round}${landedNote(r)}; the reviewer rules on each contested finding next: call wait`,
       ]),
   );
 
@@ -263,7 +263,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         via: decidedBy,
         round: a.round,
       });
-      return answer(decided, (r) => [`decided ${a.choice} for the ${r.reason} escalation of round ${r.round}`]);
+      return answer(decided, (r) => [`decided ${a.choice} for the ${r.reason} escalation of round ${r.round}${landedNote(r)}`]);
     },
   );
 

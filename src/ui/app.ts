@@ -13,7 +13,7 @@ import { ReadFault } from "../core/read-fault.js";
 import { packagePath } from "../bus/package-files.js";
 import type { Answer } from "../commands/answer.js";
 import { refusing } from "../commands/answer.js";
-import { decideEscalation, rebut, respond, resubmit } from "../commands/author.js";
+import { decideEscalation, landedNote, rebut, respond, resubmit } from "../commands/author.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { DecisionChoice } from "../spec/schemas.js";
@@ -169,11 +169,11 @@ export function consoleApp(o: AppOptions): Hono {
     const { ctx, run, gate, round } = at;
     switch (action) {
       case "resubmit":
-        return told(await refusing(() => resubmit(ctx, run, gate, round)), (a) => `resubmitted after round ${a.round}`);
+        return told(await refusing(() => resubmit(ctx, run, gate, round)), (a) => `resubmitted after round ${a.round}${landedNote(a)}`);
       case "rebut":
         return told(
           await refusing(() => rebut(ctx, run, gate, field(body, "text"), round)),
-          (a) => `rebuttal recorded for round ${a.round}`,
+          (a) => `rebuttal recorded for round ${a.round}${landedNote(a)}`,
         );
       case "decide": {
         const choice = DecisionChoice.safeParse(field(body, "choice"));
@@ -184,7 +184,7 @@ export function consoleApp(o: AppOptions): Hono {
         const decidedBy = process.env.USER ?? "human";
         return told(
           await refusing(() => decideEscalation(ctx, run, gate, { choice: choice.data, extendBy, note, decidedBy, round })),
-          (a) => `decision recorded: ${choice.data} (round ${a.round}, ${a.reason})`,
+          (a) => `decision recorded: ${choice.data} (round ${a.round}, ${a.reason})${landedNote(a)}`,
         );
       }
       case "respond": {

@@ -218,7 +218,8 @@ describe("the round the person read", () => {
       ok: false,
       error: movedOn,
     });
-    expect(await resubmit(ctx(), run, GATE, 1)).toMatchObject({ ok: false, error: movedOn });
+    // round 1's resubmit landed: the same call again is told so, not refused (landedBefore below)
+    expect(await resubmit(ctx(), run, GATE, 1)).toEqual({ ok: true, round: 1, already: true });
     expect(await rebut(ctx(), run, GATE, "no", 1)).toMatchObject({ ok: false, error: movedOn });
     // a decision that names no round could answer an escalation nobody saw (round 2's, decided from round 1's)
     const nameEscalation = expect.stringMatching(
@@ -244,7 +245,7 @@ describe("the round the person read", () => {
     expect(JSON.parse(readFileSync(file("decision-2.json"), "utf8"))).toMatchObject({ round: 2, choice: "rework" });
     await step(); // the gate ends rework
     // with nothing to decide or answer, a command that names no round is told so, not asked for a round to name
-    expect(await decideEscalation(ctx(), run, GATE, { choice: "rework", decidedBy: "me" })).toEqual({
+    expect(await decideEscalation(ctx(), run, GATE, { choice: "retry", decidedBy: "me" })).toEqual({
       ok: false,
       error: expect.stringMatching(/^moved G-spec is not waiting for a decision \(state: done/),
     });
@@ -304,5 +305,59 @@ describe("review: the same call again", () => {
     });
     expect(again).toMatchObject({ ok: true, runId: "run1", gate: GATE });
     expect(again.ok && again.warnings.join("\n")).toMatch(/the same request was already in \(requested at .*\); it goes on/);
+  });
+});
+
+describe("a retried action that landed before", () => {
+  it("is answered `already`, writing nothing, on every face; another action in its place is still refused", async () => {
+    const run = "retried";
+    const { layout, file, dropResult } = await gateWithPacket(run, { cap: 1, difficulty: "hard" });
+    const ctx = () => loadContext(layout);
+    const step = () => stepGate(ctx(), run, GATE);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(ctx(), run, GATE, () => undefined, Date.now() + 60_000);
+    await step(); // round 1 ends at its cap: a decision
+    const extend = { choice: "extend-cap", extendBy: 1, note: "one more, token=sk-live-0123456789abcdefghij", decidedBy: "me" } as const;
+    expect(await decideEscalation(ctx(), run, GATE, { ...extend, round: 1 })).toEqual({ ok: true, round: 1, reason: "cap_hit" });
+    const decision = readFileSync(file("decision-1.json"), "utf8");
+    await step(); // the gate moved on: the author's turn
+    const files = () => readdirSync(layout.gateDir(run, GATE)).sort();
+    const before = files();
+    // the same decision again, whether or not it names the round (its note compared as written: scrubbed)
+    const landed = { ok: true, round: 1, reason: "cap_hit", already: true };
+    expect(await decideEscalation(ctx(), run, GATE, { ...extend, round: 1 })).toEqual(landed);
+    expect(await decideEscalation(ctx(), run, GATE, extend)).toEqual(landed);
+    // another decision is not the one that landed: refused as before
+    for (const other of [{ ...extend, extendBy: 2 }, { ...extend, note: "two more" }, { choice: "rework", decidedBy: "me" } as const])
+      expect(await decideEscalation(ctx(), run, GATE, { ...other, round: 1 })).toMatchObject({ ok: false });
+    // the rebuttal and the resubmit: each once, then the same call again
+    expect(await rebut(ctx(), run, GATE, "the defect is not one", 1)).toEqual({ ok: true, round: 1 });
+    expect(await rebut(ctx(), run, GATE, "the defect is not one", 1)).toEqual({ ok: true, round: 1, already: true });
+    expect(await rebut(ctx(), run, GATE, "another argument", 1)).toMatchObject({ ok: false });
+    const mcp = await inMemoryMcp(layout);
+    try {
+      const again = await mcp.call("decide", { run_id: run, gate: GATE, choice: "extend-cap", extend_by: 1, note: extend.note, round: 1 });
+      expect(again.isError).toBeFalsy();
+      expect(textOf(again)).toMatch(/round 1 \(already: it landed before; nothing written again\)/);
+      const rebutAgain = await mcp.call("rebut", { run_id: run, gate: GATE, rebuttal: "the defect is not one", round: 1 });
+      expect(textOf(rebutAgain)).toMatch(/already: it landed before/);
+    } finally {
+      await mcp.close();
+    }
+    expect(readFileSync(file("decision-1.json"), "utf8")).toBe(decision);
+    expect(files()).toEqual([...before, "rebuttal-1.md"].sort());
+  });
+
+  it("a resubmit sent twice before the broker looked lands once and answers the second `already`", async () => {
+    const run = "twice";
+    const { layout, file, dropResult } = await gateWithPacket(run);
+    const ctx = () => loadContext(layout);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(ctx(), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx(), run, GATE);
+    expect(await resubmit(ctx(), run, GATE)).toEqual({ ok: true, round: 1 });
+    const first = readFileSync(file("resubmit-1.json"), "utf8");
+    expect(await resubmit(ctx(), run, GATE)).toEqual({ ok: true, round: 1, already: true });
+    expect(readFileSync(file("resubmit-1.json"), "utf8")).toBe(first);
   });
 });

@@ -226,9 +226,14 @@ describe("difficulty hard: reviewer memory and the debate", () => {
       const rebuttal = p.write("rebuttal.md", "The rollback is section 3 of the runbook, linked from the plan's header.\n");
       const first = p.cli(["rebut", "d1", "G-plan", "--file", rebuttal]);
       expect(first.code, first.stderr).toBe(0);
-      const second = p.cli(["rebut", "d1", "G-plan", "--file", rebuttal]);
+      const other = p.write("other.md", "Lane B's ordering is proven in the appendix.\n");
+      const second = p.cli(["rebut", "d1", "G-plan", "--file", other]);
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/one rebuttal per round: rebuttal-1\.md already exists/);
+      // the same rebuttal again (a retry whose first call landed) is told so, not refused
+      const retried = p.cli(["rebut", "d1", "G-plan", "--file", rebuttal]);
+      expect(retried.code, retried.stderr).toBe(0);
+      expect(retried.stderr).toContain("rebuttal recorded for round 1 (already: it landed before; nothing written again)");
       p.startWorker("broker");
       await p.waitFor("d1", "G-plan", (f) => f.includes("verdict-2.json"), "the ruling round's verdict");
       const ruled = await p.waitState("d1", "G-plan", ["awaiting_author"]);
