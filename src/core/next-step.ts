@@ -225,9 +225,19 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   const byBus = reviewers.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && !servedBy(r).length);
   const advertised = reviewers.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && servedBy(r).length);
   const outside = reviewers.filter((r) => !answered.includes(r) && !dispatchedByBus(r.reviewer_adapter));
+  // a worker started on its own (the demo's, one started by hand) before it advertises what it runs: that worker, not `up`
+  const runner = (kind: string) =>
+    workers && workers.supervisedFor() === null && workers.running(kind) ? `the ${kind} worker` : "`guild-bus up`";
+  const runners = [...new Set(byBus.map((r) => runner(r.reviewer_adapter)))];
   const parts = [
     ...advertised.map((r) => `${reviewerWords(r)}, run by ${servedByWords(r.reviewer_adapter, servedBy(r))}`),
-    ...(byBus.length ? [`${byBus.map(reviewerWords).join(", ")}, run by \`guild-bus up\``] : []),
+    ...runners.map(
+      (who) =>
+        `${byBus
+          .filter((r) => runner(r.reviewer_adapter) === who)
+          .map(reviewerWords)
+          .join(", ")}, run by ${who}`,
+    ),
     ...outside.map((r) => {
       const result = `${gateDir}/${slotFile("result", round, packetMember(r))}`;
       const writes = `${reviewerWords(r)}, answered outside the bus (its own process writes ${result})`;

@@ -92,6 +92,9 @@ describe("the next step's notes", () => {
     expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, { ...workers, servedBy: () => [] }).waiting_on).toBe(
       "reviewer hx (gpt-5), run by `guild-bus up`",
     );
+    // no `up`, an http worker started on its own (the demo's) that has not said what it runs yet: that worker
+    const alone = { ...workers, supervisedFor: () => null, servedBy: () => [] };
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, alone).waiting_on).toBe("reviewer hx (gpt-5), run by the http worker");
   });
 
   it("a round for an external reviewer is answered outside the bus, by the file its own process writes, not by `up`", () => {
