@@ -41,16 +41,27 @@ export interface GateView {
   unproven?: string;
 }
 
+/** `read`, asked once per kind. */
+function perKind<T>(read: (kind: string) => T): (kind: string) => T {
+  const seen = new Map<string, T>();
+  return (kind) => {
+    if (!seen.has(kind)) seen.set(kind, read(kind));
+    return seen.get(kind)!;
+  };
+}
+
 export function viewGate(ctx: BusContext, runId: string, gate: string): GateView {
   const s = asWorkersSee(ctx, readGate(ctx.layout, runId, gate));
   const artifact = gateArtifact(ctx.layout, ctx.settings, s);
   const decision = decideGate(s, ctx.settings, { codexSkip: ctx.codexSkip, artifact: () => artifact });
   const trailPath = ctx.layout.rel(ctx.layout.gateFile(runId, gate, "trail.md"));
   const output = gateStatus(s, decision, artifact, gatePolicy(s, ctx.settings), trailPath);
+  // the next step asks of a kind's presence files several times (each reviewer, each rule): read once per view
+  const adverts = perKind((kind) => liveAdverts(ctx.layout, [kind]));
   const workers = {
-    running: (kind: string) => workerRunning(ctx.layout, kind),
-    servedBy: (kind: string, provider: string) => liveAdverts(ctx.layout, [kind]).filter((a) => a.providers.includes(provider)),
-    unresponsive: (kind: string) => unresponsiveWorkers(ctx.layout, kind),
+    running: perKind((kind) => workerRunning(ctx.layout, kind)),
+    servedBy: (kind: string, provider: string) => adverts(kind).filter((a) => a.providers.includes(provider)),
+    unresponsive: perKind((kind) => unresponsiveWorkers(ctx.layout, kind)),
     stuckOn: (kind: string, run: string, gateName: string) => stuckOn(ctx.layout, kind, run, gateName),
     supervisedFor: () => {
       const up = runningSupervisor(ctx.layout);
