@@ -610,9 +610,15 @@ export const Outcome = onFirstUse(
       status,
       author_host: z.string(),
       author_family: Family,
-      reviewer_host: nullableString(),
-      reviewer_model: nullableString(),
-      reviewer_family: z.nullable(Family),
+      reviewer_host: described(nullableString(), 'the reviewer provider; a quorum pass: the counted members\' ids joined by " + "'),
+      reviewer_model: described(
+        nullableString(),
+        'the reviewer model; a quorum pass: the counted members\' models joined by " + " ("unknown model" for one not known)',
+      ),
+      reviewer_family: described(
+        z.nullable(Family),
+        "the reviewer family; a quorum pass: the first counted member's (quorum.members names every member's family and model)",
+      ),
       family_relation: described(
         z.optional(z.nullable(z.enum(["different", "same", "unknown"]))),
         "author vs reviewer family, as classified",

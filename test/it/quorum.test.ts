@@ -57,6 +57,11 @@ describe("quorum gates (integration)", () => {
       status: "satisfied",
       satisfied_at_round: 2,
       independence: "strong",
+      // a reader that knows no quorum sees every counted member named, and the first one's family (SPEC §26)
+      reviewer_host: "gem + gpt",
+      reviewer_model: "gemini-2.5-pro + gpt-5",
+      reviewer_family: "google",
+      family_relation: "different",
       quorum: {
         need: 2,
         of: 2,
