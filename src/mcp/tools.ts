@@ -334,10 +334,21 @@ export function registerTools(server: McpServer, t: ToolContext): void {
           z.optional(z.array(z.string())),
           "GATE=GLOB entries, e.g. G-spec=docs/specs/*.md: every file the glob matches must have passed that gate",
         ),
+        allow_weak: described(
+          z.optional(z.boolean()),
+          "also accept a pass by a reviewer of unknown or the author's family (weak independence); default false",
+        ),
+        allow_force_pass: described(z.optional(z.boolean()), "also accept a gate a human force-passed; default false"),
       },
     },
     async (a) => {
-      const result = await checkGates(loadContext(t.layout), { runId: a.run_id, require: a.require ?? [], requireFiles: a.require_files });
+      const result = await checkGates(loadContext(t.layout), {
+        runId: a.run_id,
+        require: a.require ?? [],
+        requireFiles: a.require_files,
+        allowWeak: a.allow_weak,
+        allowForcePass: a.allow_force_pass,
+      });
       if (!result.ok) return failure(result.error);
       const { ok: _ok, ...fields } = result;
       return reply(result.lines, fields);
