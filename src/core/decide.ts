@@ -4,7 +4,7 @@ import { UNPROVEN_END_OPTIONS, unprovenEnd } from "./result-slot.js";
 import type { DecisionChoice, EscalationReason, PacketFrontMatter, QuorumRule, Settings, StallEvidence } from "../spec/schemas.js";
 import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
-import type { GateSnapshot } from "./snapshot.js";
+import { type GateSnapshot, noRequestText } from "./snapshot.js";
 import { contestRefusal, effectiveCap, gatePolicy, offers, openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import type { QuorumJudgement } from "./quorum.js";
@@ -104,7 +104,7 @@ const MALFORMED_TWICE_HINT =
 
 export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision {
   if (snapshot.outcome) return wait("done", snapshot.outcome.final_round, `outcome ${snapshot.outcome.status}`);
-  if (!snapshot.request) return wait("no_request", 0, "no request.json");
+  if (!snapshot.request) return wait("no_request", 0, noRequestText(snapshot));
   const R = openRound(snapshot);
   const cap = effectiveCap(snapshot, ctx.policy);
   const next = (p: PacketFrontMatter, counted: number, restartOf: number | null, reason: PacketAction["restart_reason"]): PacketAction => ({

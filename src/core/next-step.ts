@@ -3,7 +3,7 @@ import type { GateDecision } from "./decide.js";
 import { contestRefusal, openRound, roundMembers, roundPacket, roundPackets, validDecision } from "./gate-queries.js";
 import type { ResolvedPolicy } from "./policy.js";
 import { packetMember, slotFile } from "./slot-file.js";
-import type { GateSnapshot } from "./snapshot.js";
+import { type GateSnapshot, problemText } from "./snapshot.js";
 import type { StuckGate } from "./stuck.js";
 import { type ArtifactView, redactedNote } from "./artifact-view.js";
 import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
@@ -76,7 +76,7 @@ export function readFaultWait(s: GateSnapshot): string | null {
 export function blockedWait(s: GateSnapshot): string | null {
   // a request.json that is there but cannot be used (unreadable, invalid) is no gate waiting for a request: it says why
   const blocked = s.problems.find((p) => p.file === "." || p.blocks || (p.file === "request.json" && !s.request));
-  return blocked ? `a human: ${blocked.file === "." ? "the gate directory" : blocked.file} — ${blocked.reason}` : null;
+  return blocked ? `a human: ${problemText(blocked)}` : null;
 }
 
 /** An ended gate whose pass no longer holds for the bytes now in the tree: the author's, to request a new review. */

@@ -23,6 +23,17 @@ export interface Problem {
   kept?: true;
 }
 
+/** A problem as a person reads it: the file (the gate directory for ".") and why it cannot be used. */
+export function problemText(p: Problem): string {
+  return `${p.file === "." ? "the gate directory" : p.file} — ${p.reason}`;
+}
+
+/** Why a gate has no request: none is there, or the request.json there cannot be used (and why). */
+export function noRequestText(s: Pick<GateSnapshot, "problems">): string {
+  const unusable = s.problems.find((p) => p.file === "request.json");
+  return unusable ? problemText(unusable) : "no request.json";
+}
+
 /** A file as the gate read saw it: its mtime and size, and its version for the parse cache (bus/parse-cache.ts). */
 export interface SeenFile {
   mtimeMs: number;

@@ -23,6 +23,12 @@ describe("decide: before any packet", () => {
     expect(d).toEqual({ state: "no_request", round: 0, action: null, detail: "no request.json" });
   });
 
+  it("a request.json that is there but unusable → no_request, its detail naming the file and why (as the waiting line does)", () => {
+    const g = gate(null);
+    g.s.problems.push({ file: "request.json", reason: "not valid JSON", mtimeMs: 0 });
+    expect(decide(g.s, context())).toMatchObject({ state: "no_request", detail: "request.json — not valid JSON" });
+  });
+
   it("an outcome on disk → done at its final round, whatever else is there", () => {
     const g = gate().packet(1).verdict(1, "issues").outcome("rework", 1);
     expect(decide(g.s, context())).toMatchObject({ state: "done", round: 1, action: null, detail: "outcome rework" });
