@@ -65,7 +65,7 @@ function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean, artif
   if (d.state === "awaiting_author" && rebuttable)
     return "the author (revise, then `guild-bus resubmit`; or contest the findings once with `guild-bus rebut`)";
   if (d.state === "awaiting_decision" && s.escalations.get(d.round)?.reason === "human_checkpoint") {
-    return `a human checkpoint (\`guild-bus decide <run> <gate> continue|stop|rework --round ${d.round} [--note "instructions"]\`)`;
+    return `a human checkpoint (\`guild-bus decide ${s.runId} ${s.gate} continue|stop|rework --round ${d.round} [--note "instructions"]\`)`;
   }
   return WAITING_FOR[d.state] ?? d.state;
 }

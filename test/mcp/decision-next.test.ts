@@ -26,9 +26,12 @@ describe("wait at a human decision", () => {
       expect(next).toMatch(/^a human decision is needed/);
       expect(next).toContain("`guild-bus decide checkpoint G-spec continue|stop|rework --round 1`");
       expect(next).not.toMatch(/then call decide/);
-      // status says the same, with the round decide needs past round 1
+      // status says the same, with the run, the gate and the round decide needs: no placeholder to fill in
       const shown = await call("status", { run_id: "checkpoint", gate: GATE });
-      expect(JSON.stringify(shown.structuredContent)).toContain("continue|stop|rework --round 1 [--note");
+      expect(JSON.stringify(shown.structuredContent)).toContain(
+        "guild-bus decide checkpoint G-spec continue|stop|rework --round 1 [--note",
+      );
+      expect(JSON.stringify(shown.structuredContent)).not.toContain("<run>");
       // what the next step would have had it do is refused
       expect((await call("decide", { run_id: "checkpoint", gate: GATE, choice: "continue" })).isError).toBe(true);
       // and what the hosts are taught says so: a /decide of the user's continue is handed back as the command to run
