@@ -19,6 +19,7 @@ import { type FindingView, listedFindings, MAX_LISTED_FINDINGS, shownFindings } 
 import { deepFreeze, memoOn } from "./memo.js";
 import { oneLine, textOf } from "./text-of.js";
 import { terminalSafe } from "./terminal-safe.js";
+import { isoTimeMs } from "./iso-time.js";
 
 /** Round n's result: the gate's own reviewer's, or a quorum member's. */
 export type ResultLookup = (
@@ -201,16 +202,21 @@ function roundEntry(
   return deepFreeze({ entry, text });
 }
 
-/** "19:45:29 UTC" of an ISO time (the date is in the header), or the ISO text itself when it does not parse. */
+/**
+ * "19:45:29 UTC" of an ISO time (the date is in the header), or the text as written when `parseIsoTime` reads no
+ * time in it: a time without a zone is nobody's UTC.
+ */
 function clock(iso: string): string {
-  const time = /T(\d\d:\d\d:\d\d)/.exec(iso)?.[1];
-  return time ? `${time} UTC` : iso;
+  const ms = isoTimeMs(iso);
+  return ms === null ? iso : `${new Date(ms).toISOString().slice(11, 19)} UTC`;
 }
 
-/** "2.3 s", "4 min 5 s" between two ISO times; null when either does not parse. */
+/** "2.3 s", "4 min 5 s" between two ISO times; null when either names no time (no zone: this machine's would guess). */
 function duration(from: string, to: string): string | null {
-  const ms = Date.parse(to) - Date.parse(from);
-  if (!Number.isFinite(ms) || ms < 0) return null;
+  const start = isoTimeMs(from);
+  const end = isoTimeMs(to);
+  if (start === null || end === null || end < start) return null;
+  const ms = end - start;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }

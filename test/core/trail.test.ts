@@ -307,3 +307,34 @@ describe("trail.md rendered step after step (rounds are kept between steps, keye
     }
   });
 });
+
+describe("trail.md step times", () => {
+  // A foreign writer's time without a zone is nobody's UTC: read as this machine's local time, the same files gave
+  // another duration (or none) under another TZ. One reader (parseIsoTime) judges every time alike, in every zone.
+  const rendered = (end: string) => {
+    const g = gate().packet(1, { issued_at: "2026-11-30T12:00:00Z" }).failure(1, "malformed");
+    g.s.failures.set(1, { ...g.s.failures.get(1)!, at: end });
+    const { entries, findings, details } = trailEntries(g.s, () => null);
+    return section(renderTrail(g.s, entries, findings, decide(g.s, context()), { details }), 1);
+  };
+  const underTz = <T>(tz: string, f: () => T): T => {
+    const was = process.env.TZ;
+    process.env.TZ = tz;
+    try {
+      return f();
+    } finally {
+      if (was === undefined) delete process.env.TZ;
+      else process.env.TZ = was;
+    }
+  };
+
+  it.each(["Asia/Tokyo", "America/New_York"])(
+    "are the same under TZ=%s: an offset is honoured, a zoneless time shows no duration",
+    (tz) => {
+      underTz(tz, () => {
+        expect(rendered("2026-11-30T13:00:05+01:00")).toContain("- time: issued 12:00:00 UTC; ended 12:00:05 UTC (5.0 s after issue)");
+        expect(rendered("2026-11-30T12:00:05")).toContain("- time: issued 12:00:00 UTC; ended 2026-11-30T12:00:05\n");
+      });
+    },
+  );
+});
