@@ -12,7 +12,7 @@ import { replace } from "../bus/replace.js";
 import { ADAPTER_KIND_INFO, authVars, CLI_KINDS, type CliKind } from "../core/adapter-kinds.js";
 import { classifyModel, familyOfHost } from "../core/family.js";
 import { MANUAL_PROVIDER } from "../core/policy.js";
-import { BUILTIN_MANUAL, profileFamilies, type Provider } from "../core/selection.js";
+import { BUILTIN_MANUAL, type Provider, settingsProvider } from "../core/selection.js";
 import { Capability, type ProviderConfig, type Settings } from "../spec/schemas.js";
 import { resolveBinary, runChild } from "./child.js";
 import { minimalEnv } from "./environment.js";
@@ -297,15 +297,7 @@ async function configuredProvider(
   aliases: Settings["family_aliases"],
   { probe, cache, root }: { probe: Probe; cache: ProbeCache; root: string },
 ): Promise<DetectedProvider> {
-  const base = {
-    id,
-    adapter: config.adapter,
-    model: config.model ?? null,
-    family: classifyModel(config.model, aliases),
-    selectable: config.selectable !== false && config.adapter !== "manual",
-    source: "settings" as const,
-    ...(config.adapter === "copilot" ? { profileFamilies: profileFamilies(config) } : {}),
-  };
+  const base = { ...settingsProvider(id, config, aliases), source: "settings" as const };
   const found = await reach(config, probe, cache, root);
   const detected: DetectedProvider = { ...base, ...found };
   if (config.adapter === "copilot") {

@@ -84,16 +84,26 @@ export const BUILTIN_MANUAL: Provider = {
   available: true,
 };
 
-/** Providers configured in settings, plus the built-in manual (human) reviewer. */
-export function configuredProviders(settings: Settings): Provider[] {
-  const out: Provider[] = Object.entries(settings.providers ?? {}).map(([id, cfg]) => ({
+/**
+ * A provider as settings configure it, before anything is probed: the one reading of a provider's settings, for
+ * selection here and for `providers` (adapters/probe.ts), so both name the same family and selectability.
+ */
+export function settingsProvider(id: string, cfg: ProviderConfig, aliases: Settings["family_aliases"]): Omit<Provider, "available"> {
+  return {
     id,
     adapter: cfg.adapter,
     model: cfg.model ?? null,
-    family: classifyModel(cfg.model, settings.family_aliases),
+    family: classifyModel(cfg.model, aliases),
     selectable: cfg.selectable !== false && cfg.adapter !== "manual",
-    available: true,
     ...(cfg.adapter === "copilot" ? { profileFamilies: profileFamilies(cfg) } : {}),
+  };
+}
+
+/** Providers configured in settings, plus the built-in manual (human) reviewer. */
+export function configuredProviders(settings: Settings): Provider[] {
+  const out: Provider[] = Object.entries(settings.providers ?? {}).map(([id, cfg]) => ({
+    ...settingsProvider(id, cfg, settings.family_aliases),
+    available: true,
   }));
   if (!out.some((p) => p.id === MANUAL_PROVIDER)) {
     out.push(BUILTIN_MANUAL);

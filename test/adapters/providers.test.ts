@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { selectReviewer, authorIdentity } from "../../src/core/selection.js";
+import { authorIdentity, configuredProviders, type Provider, selectReviewer } from "../../src/core/selection.js";
 import { resolvePolicy } from "../../src/core/policy.js";
 import { Layout } from "../../src/bus/layout.js";
 import {
@@ -43,6 +43,29 @@ function probe(
 
 describe("provider detection", () => {
   const layout = () => new Layout(tempRoot());
+
+  it("reads each configured provider as selection does: `providers` never shows another family or selectability", async () => {
+    const settings: Settings = {
+      family_aliases: { "mycorp-large": "google" },
+      providers: {
+        cx: { adapter: "codex", model: "gpt-5", input: "stdin", selectable: true },
+        own: { adapter: "http", model: "mycorp-large", input: "stdin", selectable: true, base_url: "http://127.0.0.1:1", api_key_env: "K" },
+        odd: { adapter: "command", model: "no-such-vendor", input: "stdin", selectable: false, argv: ["reviewer"] },
+        cp: { adapter: "copilot", input: "stdin", selectable: true, copilot_profiles: { openai: "gpt-reviewer", google: "gem-reviewer" } },
+        human: { adapter: "manual", input: "file", selectable: true },
+      },
+    };
+    const shown = await detectProviders(settings, layout(), probe());
+    const fields = ({ id, adapter, model, family, selectable, profileFamilies }: Provider) => ({
+      id,
+      adapter,
+      model,
+      family,
+      selectable,
+      profileFamilies,
+    });
+    expect(shown.filter((p) => p.source !== "path").map(fields)).toEqual(configuredProviders(settings).map(fields));
+  });
 
   it("needs the binary, a working --version and an auth signal; never reads secrets", async () => {
     const settings: Settings = { providers: { cx: { adapter: "codex", model: "gpt-5", input: "stdin", selectable: true } } };
