@@ -259,9 +259,13 @@ function roundBriefHtml(r: RoundView): Html {
   </section>`;
 }
 
-function roundHtml(r: RoundView, md: Prose): Html {
+/** Where a link to round n lands: its section on this page, or on the page of every round in full when it is brief here. */
+type RoundHref = (round: number) => string;
+
+function roundHtml(r: RoundView, md: Prose, roundHref: RoundHref): Html {
   const p = r.packet;
   const v = r.verdict;
+  const ruledOn = p.restart_reason === "ruling" ? p.restart_of : null;
   return html`<section class="round" id="round-${r.round}">
     <h2>Round ${r.round}${r.label} <span class="muted">counted ${p.counted_round} of ${p.cap}</span></h2>
     <dl>
@@ -318,7 +322,7 @@ function roundHtml(r: RoundView, md: Prose): Html {
     }
     ${
       r.rulings.length
-        ? html`<h3>rulings</h3>
+        ? html`<h3>rulings${ruledOn ? html` on the findings of <a href="${roundHref(ruledOn)}">round ${ruledOn}</a>` : ""}</h3>
             <ul>
               ${r.rulings.map((x) => html`<li>${x}</li>`)}
             </ul>`
@@ -469,9 +473,10 @@ export function gatePage(
   const numbers = [...new Set(t.rounds.map((r) => r.round))];
   const fullFrom = allRounds ? -Infinity : (numbers[numbers.length - FULL_ROUNDS] ?? -Infinity);
   const brief = numbers.filter((n) => n < fullFrom);
+  const roundHref: RoundHref = (n) => (n < fullFrom ? `${base}?all=1#round-${n}` : `#round-${n}`);
   const rounds = [...t.rounds]
     .reverse()
-    .map((r) => (r.round < fullFrom ? roundBriefHtml(r) : roundHtml(r, md)))
+    .map((r) => (r.round < fullFrom ? roundBriefHtml(r) : roundHtml(r, md, roundHref)))
     .reverse();
   const briefNote = brief.length
     ? html`<p class="muted">
