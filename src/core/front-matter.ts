@@ -8,6 +8,9 @@ import { createRequire } from "node:module";
 type Yaml = typeof import("yaml");
 let yaml: Yaml | undefined;
 
+/** Far more than any front matter holds (a path is at most 4096 bytes); garbage this long parses in about a second. */
+export const MAX_YAML_CHARS = 16 * 1024;
+
 /**
  * The value of a YAML text, loaded on first need (most commands and workers never read a YAML text the bus did not
  * write). Throws on an error and on a warning too (an unknown tag, say): the library would emit a warning as a Node
@@ -15,6 +18,9 @@ let yaml: Yaml | undefined;
  * understood is not one to act on either.
  */
 export function parseYaml(text: string): unknown {
+  // the parser takes tens of microseconds and a kilobyte a character of garbage (`}}}…`): a 4 MiB packet would hold a
+  // worker for minutes and exhaust its heap
+  if (text.length > MAX_YAML_CHARS) throw new Error(`YAML text of ${text.length} characters; at most ${MAX_YAML_CHARS} are read`);
   yaml ??= createRequire(import.meta.url)("yaml") as Yaml;
   // "error": the library logs nothing itself, also while converting (toJS); prettyErrors off: a message of one line
   const doc = yaml.parseDocument(text, { logLevel: "error", prettyErrors: false });

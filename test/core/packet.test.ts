@@ -95,6 +95,16 @@ describe("renderPacket / parsePacket", () => {
     expect(r.problems[0]).toMatch(/^packet front matter is not YAML: /);
   });
 
+  it("front matter too long for any bus packet → refused with its size, before the parser runs (garbage costs it a worker's heap)", () => {
+    // the fuzzed worst case: a megabyte of `}` held the YAML parser for tens of seconds and gigabytes of heap
+    const r = parsePacket(`---\n${"}".repeat(1_000_000)}\n---\nbody`);
+    expect(r.front).toBeNull();
+    expect(r.problems).toEqual(["packet front matter is not YAML: YAML text of 1000000 characters; at most 16384 are read"]);
+    // one a writer of its own quoted and commented, of ordinary length, is still read
+    const own = renderPacket(packet(1), "body").replace(/^selection_reason: .*$/m, "selection_reason: 'auto' # chosen");
+    expect(parsePacket(own).front).toMatchObject({ round: 1, selection_reason: "auto" });
+  });
+
   it("front matter with a tag YAML does not know → refused with the reason, and no process warning quoting it", () => {
     const warned = vi.spyOn(process, "emitWarning");
     try {
