@@ -31,6 +31,8 @@ export type Normalized =
 /** Languages of a fenced block that may hold the answer's JSON: the info string's first word (CommonMark). */
 const JSON_LANGUAGES = new Set(["", "json", "jsonc", "json5"]);
 const MENTIONS_VERDICT_RE = /"verdict"\s*:/;
+/** A \uXXXX escape, which may spell the key (`"verdic\u0074"`). */
+const JSON_ESCAPE_RE = /\\u([0-9a-fA-F]{4})/g;
 
 /**
  * The fenced blocks that may be the answer: every block tagged review_result.v1 and every JSON block that carries a
@@ -72,6 +74,13 @@ export function sentinelVerdict(raw: string): { valid: true; before: string } | 
   const after = lines.slice(at + 1).filter((l) => l.trim() !== "");
   const open = after.find((l) => OPEN_ITEM_RE.test(l));
   if (open) return { valid: false, reason: `open findings after the sentinel: ${JSON.stringify(cutText(open.trim(), 80))}` };
+  // an unfenced JSON answer beside it (`{"verdict":"issues","blocking_findings":[…]}` then the sentinel) is a second
+  // verdict, as a fenced one would be a candidate: neither is chosen
+  const json = lines.find(
+    (l, i) => !fenced[i] && MENTIONS_VERDICT_RE.test(l.replace(JSON_ESCAPE_RE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))),
+  );
+  if (json)
+    return { valid: false, reason: `a "verdict" key outside a fence beside the sentinel: ${JSON.stringify(cutText(json.trim(), 80))}` };
   return { valid: true, before: lines.slice(0, at).join("\n").trim() };
 }
 

@@ -516,6 +516,19 @@ describe("sentinel: `## SATISFIED`", () => {
     expect(ok("- was: missing rollback (now fixed)\n## SATISFIED\n").result.verdict).toBe("satisfied");
   });
 
+  it("beside an unfenced JSON verdict (before or after it, its key escaped too) → malformed: two answers, neither chosen", () => {
+    // found by fuzzing: the issues answer with its blocker printed bare, then the sentinel, passed as satisfied
+    const issues = JSON.stringify({ verdict: "issues", findings: [], blocking_findings: [{ severity: "blocking", title: "auth bypass" }] });
+    for (const raw of [`${issues}\n## SATISFIED\n`, `Fine.\n## SATISFIED\n{"verdict": "issues", "blocking_findings": []}`]) {
+      expect(refused(raw)).toEqual([
+        expect.stringMatching(/^malformed termination: a "verdict" key outside a fence beside the sentinel: "\{/),
+      ]);
+    }
+    expect(refused(`{"verdic\\u0074":"issues"}\n## SATISFIED`)[0]).toMatch(/^malformed termination: a "verdict" key outside a fence/);
+    // one quoted in a fence is the artifact's, as before
+    expect(ok(`The artifact's example:\n\`\`\`js\n${issues}\n\`\`\`\n## SATISFIED\n`).result.verdict).toBe("satisfied");
+  });
+
   it("no sentinel and no envelope → envelope missing", () => {
     expect(refused("Looks good to me!")).toEqual([
       "envelope missing: no review_result.v1 block, no whole-output JSON object, no valid ## SATISFIED sentinel",
