@@ -247,6 +247,19 @@ describe("normalizeOutput: identity and bindings", () => {
     expect(refused(fence("json", { verdict: "issues" }))).toContain("missing required field: blocking_findings");
   });
 
+  it("findings that are not a list are refused, not replaced: a lone blocker in its place is never lost to a satisfied verdict", () => {
+    // found by fuzzing: `findings` defaulted to the (empty) blockers, so this read as satisfied with no findings at all
+    const lone = { severity: "blocking", title: "SQL injection" };
+    expect(refused(fence("json", { ...body, verdict: "satisfied", findings: lone, blocking_findings: [] }))).toEqual([
+      `findings: must be an array (got ${JSON.stringify(lone)})`,
+    ]);
+    expect(refused(fence("json", { ...body, verdict: "satisfied", findings: "none", blocking_findings: [] }))).toEqual([
+      'findings: must be an array (got "none")',
+    ]);
+    // absent or null: a copy of the blockers, as before
+    expect(ok(fence("json", { ...body, verdict: "satisfied", findings: null, blocking_findings: [] })).result.findings).toEqual([]);
+  });
+
   it("round, reviewer host, family and normalized_from come from the bus, not from the reviewer", () => {
     const n = ok(fence("json", { ...full, round: 99, reviewer_host: "me", reviewer_family: "openai", normalized_from: "structured" }));
     expect(n.result).toMatchObject({ round: 2, reviewer_host: "codex", reviewer_model: "gpt-5", normalized_from: "fenced" });
