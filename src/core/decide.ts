@@ -466,7 +466,8 @@ export function decideGate(s: GateSnapshot, settings: Settings, rest: Omit<Decid
  * outcome whose pass does not re-derive), never wait for a reviewer, the verifier or the author. Which escalation is
  * not compared: the artifact or a file that arrived since may lead elsewhere now, and the broker's own must stay. One
  * dropped by hand while the round is still out, or after a round with findings, would have a person decide, or
- * force-pass, a round the files do not say needs them.
+ * force-pass, a round the files do not say needs them. Nor may the author's answer to such a round (a resubmit, a
+ * rebuttal) make it one: then only an escalation issuing the next round can raise is the broker's.
  */
 export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): string | null {
   const R = openRound(s);
@@ -478,9 +479,34 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): s
   const decisions = new Map(s.decisions);
   decisions.delete(R);
   const d = decide({ ...s, escalations, decisions }, ctx);
-  if (d.action !== null) return null;
-  return `not the broker's: the gate's files do not lead to it (without it: ${d.state}, ${d.detail})`;
+  if (d.action === null) return `not the broker's: the gate's files do not lead to it (without it: ${d.state}, ${d.detail})`;
+  if (raisedIssuingNext(s, esc)) return null;
+  // An author's answer (resubmit, rebuttal) turns the author's turn into a next round: one dropped while the gate
+  // waited for the author (which the author's commands do not see) must not become a decision, a force-pass, by it.
+  const resubmits = new Set(s.resubmits);
+  resubmits.delete(R);
+  const rebuttals = new Set(s.rebuttals);
+  rebuttals.delete(R);
+  const before = decide({ ...s, escalations, decisions, resubmits, rebuttals }, ctx);
+  if (before.action !== null) return null;
+  return (
+    `not the broker's: only the author's answer to round ${R} leads on from ${before.state}, and issuing the next ` +
+    `round never escalates ${esc.reason}`
+  );
 }
+
+/** Whether the broker can raise this escalation as it issues the round after the author's answer to round R. */
+function raisedIssuingNext(s: GateSnapshot, esc: { reason: EscalationReason }): boolean {
+  if (esc.reason === "unavailable") return roundPacket(s, openRound(s))?.quorum !== undefined; // only a quorum selects anew
+  return AFTER_AUTHOR.has(esc.reason);
+}
+const AFTER_AUTHOR: ReadonlySet<EscalationReason> = new Set([
+  "stalled",
+  "artifact_missing",
+  "artifact_too_large",
+  "artifact_not_text",
+  "scrub_failed",
+]);
 
 /**
  * The exit code `review --wait` uses for a gate that has stopped moving on its own; null while it still moves. A pass
