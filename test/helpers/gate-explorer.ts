@@ -1,0 +1,379 @@
+// A bounded exhaustive explorer of one gate's interleavings: the real broker (stepGate) and verifier (verifyGate) on a
+// temp dir, with a reviewer, the author, a person, a stray writer and a deleter acting on its files. Every state (the
+// gate's files and the artifact's bytes, times left out) is reached by breadth-first search up to a depth, each seen
+// once, and checked against an oracle that re-derives a pass from the files alone: what `status` and `check` report as
+// passed must be proven by them (SPEC §5 §11 §15), and no gate waits on a worker that does nothing.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { loadContext } from "../../src/bus/context.js";
+import { Layout } from "../../src/bus/layout.js";
+import { forgetParsedUnder } from "../../src/bus/parse-cache.js";
+import { checkGates } from "../../src/commands/check.js";
+import { requestReview } from "../../src/commands/review.js";
+import { statusRow } from "../../src/commands/status.js";
+import { classifyModel } from "../../src/core/family.js";
+import { parseReviewResult } from "../../src/core/result-wire.js";
+import { scrub, scrubOptions } from "../../src/core/scrub.js";
+import type { Difficulty, StopPolicy } from "../../src/spec/schemas.js";
+import { stepGate } from "../../src/workers/broker.js";
+import { verifyGate } from "../../src/workers/verifier.js";
+import { tempRoot } from "./tmp.js";
+
+const RUN = "mc";
+const GATE = "G-spec";
+const SECRET = "SECRET-[0-9]+";
+
+interface State {
+  files: Map<string, Buffer>;
+  art: string;
+}
+interface Move {
+  name: string;
+  /** A move that only changes files: applied to a copy of the state. */
+  pure?: (s: State) => void;
+  /** A move a worker makes on the materialised state. */
+  run?: () => Promise<void>;
+}
+export interface ExploreOptions {
+  depth: number;
+  /** Moves applied first, by name, from the fresh request. */
+  seed?: string[];
+  difficulty?: Difficulty;
+  stop?: StopPolicy;
+  /** A redaction pattern, and an artifact version that differs from the first only inside it. */
+  redact?: boolean;
+}
+export interface ExploreReport {
+  states: number;
+  transitions: number;
+  passes: number;
+  violations: Array<{ trace: string[]; bad: string[] }>;
+}
+
+const sha = (b: string | Buffer) => createHash("sha256").update(b).digest("hex");
+const json = (b: Buffer | undefined): Record<string, unknown> | null => {
+  try {
+    return b ? (JSON.parse(b.toString("utf8")) as Record<string, unknown>) : null;
+  } catch {
+    return null; // not JSON: the oracle treats it as absent
+  }
+};
+const field = (text: string, name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(text)?.[1]?.replace(/^"|"$/g, "") ?? null;
+const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;
+
+export async function explore(o: ExploreOptions): Promise<ExploreReport> {
+  const stop = o.stop ?? "verdict";
+  const texts = [
+    "# Spec\n\nversion A key SECRET-111\n",
+    "# Spec\n\nversion B edited\n",
+    ...(o.redact ? ["# Spec\n\nversion A key SECRET-222\n"] : []),
+  ];
+  const root = tempRoot("guild-bus-explore-");
+  mkdirSync(path.join(root, "docs"), { recursive: true });
+  mkdirSync(path.join(root, ".guild"), { recursive: true });
+  const settings = { foreign_grace_ms: 0, ...(o.redact ? { secrets_policy: { redaction_patterns: [SECRET] } } : {}) };
+  writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify(settings));
+  const artPath = path.join(root, "docs", "spec.md");
+  writeFileSync(artPath, texts[0]!);
+  const layout = new Layout(root);
+  const ctx = () => loadContext(layout);
+  const asked = { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: RUN, stop };
+  const req = await requestReview(layout, { ...asked, ...(o.difficulty ? { difficulty: o.difficulty } : {}) });
+  if (!req.ok) throw new Error(`request refused: ${JSON.stringify(req)}`);
+  const dir = layout.gateDir(RUN, GATE);
+  const old = Date.now() / 1000 - 3600; // past every grace and settle time
+  const scrubbedSha = (art: string) => sha(scrub(art, scrubOptions(ctx().settings)));
+
+  const walk = (d: string, rel = ""): Array<[string, Buffer]> =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e): Array<[string, Buffer]> => {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) return walk(path.join(d, e.name), r);
+      return r === "trail.md" ? [] : [[r, readFileSync(path.join(d, e.name))]]; // the trail is what the broker says, not state
+    });
+  const capture = (): State => ({ files: new Map(walk(dir).sort(([a], [b]) => (a < b ? -1 : 1))), art: readFileSync(artPath, "utf8") });
+  const restore = (st: State) => {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    forgetParsedUnder(dir);
+    const dirs = new Set([dir, path.dirname(artPath)]);
+    for (const [r, b] of st.files) {
+      const f = path.join(dir, r);
+      mkdirSync(path.dirname(f), { recursive: true });
+      dirs.add(path.dirname(f));
+      writeFileSync(f, b);
+      // another mtime for other bytes: a file's version (inode, size, times) never repeats for other content
+      const t = old - (parseInt(sha(b).slice(0, 6), 16) % 1000);
+      utimesSync(f, t, t);
+    }
+    writeFileSync(artPath, st.art);
+    utimesSync(artPath, old, old);
+    for (const d of dirs) utimesSync(d, old, old);
+  };
+  const key = (st: State) =>
+    sha(
+      [...st.files]
+        .map(([n, b]) => {
+          // times, and the packet shas that vary only with the packet's issued_at, are left out
+          const t = b
+            .toString("utf8")
+            .replace(ISO, "T")
+            .replace(/"packet_sha256":\s*"[0-9a-f]{64}"/g, "P");
+          return `${n.replace(/^rejected\/.*?([a-z]+-\d+\.[a-z]+).*$/, "rejected/$1")}=${sha(t)}`;
+        })
+        .sort()
+        .join("|") + `#${st.art}`,
+    );
+  const openRound = (st: State) => {
+    let r = 0;
+    while (st.files.has(`packet-${r + 1}.md`)) r++;
+    return r;
+  };
+  const resultText = (
+    packet: string,
+    r: { sha?: string; verdict?: string; model?: string; n?: number; rulings?: unknown; low?: boolean },
+  ) =>
+    JSON.stringify({
+      schema_version: "review_result.v1",
+      packet_id: field(packet, "packet_id"),
+      artifact_sha256_reviewed: r.sha ?? field(packet, "artifact_sha256"),
+      verdict: r.verdict ?? "satisfied",
+      blocking_findings: r.verdict === "issues" ? [{ severity: "blocking", title: "a hole" }] : [],
+      reviewer_model: r.model ?? "gpt-5",
+      ...(stop === "score" ? { score: r.verdict === "issues" || r.low ? 3 : 8, readiness: r.low ? "not ready" : "ready" } : {}),
+      ...(r.rulings ? { rulings: r.rulings } : {}),
+      ...(r.n ? { n: r.n } : {}),
+    }) + "\n";
+
+  const moves = (st: State): Move[] => {
+    const R = openRound(st);
+    const put = (name: string, text: string) => (s: State) => void s.files.set(name, Buffer.from(text));
+    const drop = (name: string) => (s: State) => void s.files.delete(name);
+    const out: Move[] = [
+      { name: "broker", run: async () => void (await stepGate(ctx(), RUN, GATE)) },
+      { name: "verifier", run: async () => void (await verifyGate(ctx(), RUN, GATE, () => {})) },
+      ...texts.flatMap((t, i) => (t === st.art ? [] : [{ name: `edit->${"ABC"[i]}`, pure: (s: State) => void (s.art = t) }])),
+    ];
+    if (st.files.has("outcome.json")) out.push({ name: "rm outcome", pure: drop("outcome.json") });
+    if (R === 0) return out;
+    const packetBytes = st.files.get(`packet-${R}.md`)!;
+    const packet = packetBytes.toString("utf8");
+    const res = `result-${R}.json`;
+    const rb = st.files.get(res);
+    if (!rb) {
+      const other = field(packet, "artifact_sha256") === scrubbedSha(texts[0]!) ? scrubbedSha(texts[1]!) : scrubbedSha(texts[0]!);
+      out.push(
+        { name: `result${R}:ok`, pure: put(res, resultText(packet, {})) },
+        { name: `result${R}:issues`, pure: put(res, resultText(packet, { verdict: "issues" })) },
+        { name: `result${R}:otherbytes`, pure: put(res, resultText(packet, { sha: other })) },
+        { name: `result${R}:samefamily`, pure: put(res, resultText(packet, { model: "claude-opus-4" })) },
+      );
+      if (field(packet, "restart_reason") === "ruling")
+        out.push(
+          { name: `result${R}:withdraw`, pure: put(res, resultText(packet, { rulings: [{ finding: "a hole", ruling: "withdrawn" }] })) },
+          { name: `result${R}:uphold`, pure: put(res, resultText(packet, { rulings: [{ finding: "a hole", ruling: "upheld" }] })) },
+        );
+      if (stop === "score") out.push({ name: `result${R}:lowscore`, pure: put(res, resultText(packet, { low: true })) });
+      if (R > 1)
+        out.push({ name: `result${R}:wronground`, pure: put(res, resultText(st.files.get(`packet-${R - 1}.md`)!.toString(), {})) });
+    } else
+      out.push({ name: `result${R}:replace-ok`, pure: put(res, resultText(packet, { n: 2 })) }, { name: `rm ${res}`, pure: drop(res) });
+    if (!st.files.has(`resubmit-${R}.json`)) {
+      const resubmit = { schema_version: "guild_bus.resubmit.v1", run_id: RUN, gate: GATE, after_round: R, at: new Date().toISOString() };
+      out.push({ name: `resubmit${R}`, pure: put(`resubmit-${R}.json`, JSON.stringify(resubmit)) });
+    }
+    if (o.difficulty && o.difficulty !== "medium" && st.files.has(`verdict-${R}.json`) && !st.files.has(`rebuttal-${R}.md`))
+      out.push({ name: `rebut${R}`, pure: put(`rebuttal-${R}.md`, "The hole is not a hole: section 2 covers it.\n") });
+    const ver = `verdict-${R}.json`;
+    if (st.files.has(ver)) out.push({ name: `rm ${ver}`, pure: drop(ver) });
+    else {
+      // a stray verdict that looks valid: bound to the packet, the result on disk (if any) and the artifact as it is
+      const forged = {
+        schema_version: "guild_bus.verdict.v1",
+        run_id: RUN,
+        gate: GATE,
+        round: R,
+        packet_id: field(packet, "packet_id"),
+        packet_sha256: sha(packetBytes),
+        result_sha256: sha(rb ?? "none"),
+        artifact_sha256_reviewed: scrubbedSha(st.art),
+        result_verdict: "satisfied",
+        blocking_count: 0,
+        reviewer_model: "gpt-5",
+        reviewer_family: "openai",
+        independence_violation: false,
+        gate_pass: {
+          pass: true,
+          conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true },
+          recomputed_sha256: scrubbedSha(st.art),
+          reasons: [],
+        },
+        verified_at: new Date().toISOString(),
+      };
+      out.push({ name: `stray ${ver}`, pure: put(ver, JSON.stringify(forged)) });
+      if (rb && !st.files.has(`.verified/${res}`)) out.push({ name: `stray seal${R}`, pure: put(`.verified/${res}`, rb.toString()) });
+    }
+    if (st.files.has(`.verified/${res}`)) out.push({ name: `rm seal${R}`, pure: drop(`.verified/${res}`) });
+    const esc = st.files.get(`escalation-${R}.json`);
+    if (!esc) {
+      const stray = {
+        schema_version: "guild_bus.escalation.v1",
+        run_id: RUN,
+        gate: GATE,
+        round: R,
+        reason: "no_verdict",
+        detail: "stray",
+        options: ["retry", "force-pass", "rework"],
+        at: new Date().toISOString(),
+      };
+      out.push({ name: `stray escalation${R}`, pure: put(`escalation-${R}.json`, JSON.stringify(stray)) });
+    } else if (!st.files.has(`decision-${R}.json`)) {
+      const options = (json(esc)?.options ?? []) as string[];
+      for (const choice of options) {
+        const d = { schema_version: "guild_bus.decision.v1", run_id: RUN, gate: GATE, round: R, choice, escalation_sha256: sha(esc) };
+        out.push({ name: `decide${R}:${choice}`, pure: put(`decision-${R}.json`, JSON.stringify({ ...d, at: new Date().toISOString() })) });
+      }
+    }
+    if (!st.files.has("outcome.json")) {
+      const forged = {
+        schema_version: "guild_bus.outcome.v1",
+        run_id: RUN,
+        gate: GATE,
+        status: "satisfied",
+        author_host: "claude",
+        author_family: "anthropic",
+        reviewer_host: "manual",
+        reviewer_model: "gpt-5",
+        reviewer_family: "openai",
+        family_relation: "different",
+        independence: "strong",
+        rounds: R,
+        satisfied_at_round: R,
+        final_round: R,
+        artifact_sha256: scrubbedSha(st.art),
+        artifact_raw_sha256: sha(st.art),
+        reason: "all five gate-pass conditions hold",
+        trail_path: "x",
+        at: new Date().toISOString(),
+      };
+      out.push({ name: "stray outcome", pure: put("outcome.json", JSON.stringify(forged)) });
+    }
+    return out;
+  };
+
+  /** Why the files do not prove a pass at round n, from the result, packet, seal and artifact alone ([] when they do). */
+  const unproven = (st: State, n: number, allowWeak: boolean): string[] => {
+    const pb = st.files.get(`packet-${n}.md`);
+    const rb = st.files.get(`result-${n}.json`);
+    const v = json(st.files.get(`verdict-${n}.json`));
+    if (!pb || !rb || !v) return [`round ${n} has no packet, result or verdict`];
+    const packet = pb.toString("utf8");
+    const r = parseReviewResult(rb.toString("utf8")).result;
+    if (!r) return ["the result does not parse"];
+    const why: string[] = [];
+    if (n !== openRound(st)) why.push(`round ${n} is not the last round issued`);
+    if (r.packet_id !== field(packet, "packet_id")) why.push("the result names another packet");
+    if (r.artifact_sha256_reviewed !== field(packet, "artifact_sha256")) why.push("the result reviewed other bytes than its packet sent");
+    if (field(packet, "artifact_sha256") !== scrubbedSha(st.art) || field(packet, "artifact_raw_sha256") !== sha(st.art))
+      why.push("the artifact on disk is not what the packet sent");
+    const ok = stop === "score" ? Number(r.score) >= 6 && ["ready", "almost"].includes(String(r.readiness)) : r.verdict === "satisfied";
+    if (!ok) why.push("the result does not pass");
+    const blocks = Array.isArray(r.blocking_findings) && r.blocking_findings.length > 0;
+    const upheld = Array.isArray(r.rulings) && r.rulings.some((x: { ruling?: unknown }) => x.ruling !== "withdrawn");
+    if (blocks || upheld) why.push("the result blocks");
+    if (v.result_sha256 !== sha(rb)) why.push("the verdict binds other result bytes");
+    if (v.packet_sha256 !== sha(pb)) why.push("the verdict binds other packet bytes");
+    if (!st.files.get(`.verified/result-${n}.json`)?.equals(rb)) why.push("the result is not the bytes sealed");
+    if (!allowWeak && classifyModel(r.reviewer_model as string) === "anthropic") why.push("the reviewer is the author's family");
+    return why;
+  };
+  const brokerOffersForcePass = async (st: State, n: number): Promise<boolean> => {
+    const without = { files: new Map(st.files), art: st.art };
+    for (const f of [`escalation-${n}.json`, `decision-${n}.json`, "outcome.json"]) without.files.delete(f);
+    restore(without);
+    await stepGate(ctx(), RUN, GATE);
+    const own = capture().files.get(`escalation-${n}.json`);
+    restore(st);
+    return ((json(own)?.options ?? []) as string[]).includes("force-pass");
+  };
+  const check = async (st: State): Promise<{ bad: string[]; pass: boolean; waitsOn: string }> => {
+    const bad: string[] = [];
+    const o = json(st.files.get("outcome.json"));
+    const row = statusRow(ctx(), RUN, GATE, true);
+    if (row.exit_code === 0) {
+      if (o?.status === "satisfied") {
+        const why = unproven(st, Number(o.satisfied_at_round), true);
+        if (why.length) bad.push(`status exits 0, but the files do not prove the pass: ${why.join("; ")}`);
+        const r = parseReviewResult(st.files.get(`result-${String(o.satisfied_at_round)}.json`)!.toString()).result;
+        if (classifyModel(r?.reviewer_model as string) === "anthropic" && o.independence !== "weak")
+          bad.push("a same-family pass is stamped strong");
+      } else if (o?.status !== "force_passed") bad.push(`status exits 0 on outcome ${String(o?.status)}`);
+      else if (json(st.files.get(`escalation-${String(o.final_round)}.json`))?.detail === "stray") {
+        // a force-pass a person chose on the stray's escalation: one only if the broker would have offered it
+        const n = Number(o.final_round);
+        if (unproven(st, n, true).length && !(await brokerOffersForcePass(st, n)))
+          bad.push(`force-passed round ${n} on an escalation the broker never raised`);
+      }
+    }
+    const c = await checkGates(ctx(), { runId: RUN, require: [GATE] });
+    if (c.ok && c.passed) {
+      const why = o?.status === "satisfied" ? unproven(st, Number(o.satisfied_at_round), false) : [`outcome ${String(o?.status)}`];
+      if (why.length) bad.push(`check passes, but the files do not prove it: ${why.join("; ")}`);
+    }
+    return { bad, pass: row.exit_code === 0 && o?.status === "satisfied", waitsOn: row.next.waiting_on };
+  };
+
+  const apply = async (st: State, m: Move): Promise<State> => {
+    if (m.pure) {
+      const next = { files: new Map(st.files), art: st.art };
+      m.pure(next);
+      return next;
+    }
+    restore(st);
+    await m.run!();
+    return capture();
+  };
+
+  let start = capture();
+  for (const name of o.seed ?? []) {
+    const m = moves(start).find((x) => x.name === name);
+    if (!m)
+      throw new Error(
+        `seed move ${name} is not one of: ${moves(start)
+          .map((x) => x.name)
+          .join(", ")}`,
+      );
+    start = await apply(start, m);
+  }
+  const seen = new Set([key(start)]);
+  const report: ExploreReport = { states: 1, transitions: 0, passes: 0, violations: [] };
+  let frontier: Array<{ st: State; trace: string[]; waitsOn: string | null }> = [{ st: start, trace: o.seed ?? [], waitsOn: null }];
+  for (let d = 0; d < o.depth && frontier.length; d++) {
+    const next: typeof frontier = [];
+    for (const { st, trace, waitsOn } of frontier) {
+      const k0 = key(st);
+      let workersMove = false;
+      for (const m of moves(st)) {
+        const s2 = await apply(st, m);
+        report.transitions++;
+        const k = key(s2);
+        if (m.run && k !== k0) workersMove = true;
+        if (seen.has(k)) continue;
+        seen.add(k);
+        const t2 = [...trace, m.name];
+        restore(s2);
+        const { bad, pass, waitsOn: on } = await check(s2);
+        if (pass) report.passes++;
+        if (bad.length) report.violations.push({ trace: t2, bad });
+        else next.push({ st: s2, trace: t2, waitsOn: on });
+      }
+      // a gate that says a worker moves it next, where neither worker changes anything, is stuck with nobody to act
+      if (waitsOn !== null && /^the (broker|verifier)\b/.test(waitsOn) && !workersMove)
+        report.violations.push({ trace, bad: [`stuck: waits on ${waitsOn}, but neither worker changes anything`] });
+    }
+    frontier = next;
+  }
+  report.states = seen.size;
+  if (existsSync(root)) rmSync(root, { recursive: true, force: true });
+  return report;
+}

@@ -1,0 +1,28 @@
+// No false sign-off under any interleaving, checked exhaustively in a small scope (test/helpers/gate-explorer.ts):
+// every sequence of broker and verifier passes, reviewer answers (right, for other bytes, for another round, of the
+// author's family), artifact edits and reverts, resubmits, decisions, stray verdicts, seals, escalations and outcomes,
+// and deletions, up to a few moves from each start. GATE_EXPLORE_DEPTH explores deeper (each move multiplies the
+// states by about five); explore() also takes a redaction pattern and the score stop policy.
+import { describe, expect, it } from "vitest";
+import { explore, type ExploreOptions } from "../helpers/gate-explorer.js";
+
+const extra = Number(process.env.GATE_EXPLORE_DEPTH ?? 0);
+
+// the author's turn is explored at hard difficulty, where it may also contest the findings (a ruling round)
+const starts: Array<[string, ExploreOptions]> = [
+  ["a fresh request", { depth: 3 }],
+  ["round 1 answered and verified", { depth: 3, seed: ["broker", "result1:ok", "verifier"] }],
+  ["the author's turn after findings", { depth: 3, seed: ["broker", "result1:issues", "verifier", "broker"], difficulty: "hard" }],
+];
+
+describe("no false sign-off under any interleaving (bounded exhaustive, SPEC §5 §11 §15)", () => {
+  it.each(starts)(
+    "from %s",
+    async (_, o) => {
+      const report = await explore({ ...o, depth: o.depth + extra });
+      expect(report.violations).toEqual([]);
+      expect(report.states).toBeGreaterThan(50);
+    },
+    600_000,
+  );
+});
