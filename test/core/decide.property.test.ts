@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { type Action, decide, type DecideContext, type GateDecision, type GateStateName } from "../../src/core/decide.js";
 import { verdictPasses } from "../../src/core/verdict-pass.js";
 import type { GateSnapshot } from "../../src/core/snapshot.js";
-import type { DecisionChoice, EscalationReason, Failure, PacketFrontMatter } from "../../src/spec/schemas.js";
+import type { DecisionChoice, EscalationReason, Failure, PacketFrontMatter, StopPolicy, VerdictFile } from "../../src/spec/schemas.js";
 import {
   apply,
   context,
@@ -33,7 +33,7 @@ const STATES: GateStateName[] = [
 ];
 const CHOICES: DecisionChoice[] = ["force-pass", "extend-cap", "rework", "retry", "override", "continue", "stop"];
 const SCORE_KINDS: Array<ScoreKind | "none"> = ["positive", "negative", "unavailable", "none"];
-const VERDICT_KINDS: VerdictKind[] = ["pass", "issues", "blockers", "sha", "unparsed", "packet_id"];
+const VERDICT_KINDS: VerdictKind[] = ["pass", "issues", "not_satisfied", "blockers", "sha", "unparsed", "packet_id"];
 const FAILURE_KINDS: Failure["kind"][] = ["malformed", "no_verdict", "unavailable"];
 const REASONS: EscalationReason[] = [
   "cap_hit",
@@ -114,6 +114,19 @@ const ctxArb: fc.Arbitrary<DecideContext> = fc
     context({ policy: { required, cap, restartCap, stop, difficulty, humanCheckpoint, stallDetection, refusal }, blocked, enforcement }),
   );
 
+/**
+ * The oracle for "the verdict passes", restated from SPEC §14 ("Passing") rather than imported: the four
+ * checksum-bound conditions and no upheld ruling, plus `satisfied` under stop=verdict or a positive score under
+ * stop=score. decide() and the code it calls (verdictPasses) are what these properties judge.
+ */
+function passesPerSpec(v: VerdictFile | undefined, stop: StopPolicy): boolean {
+  if (!v) return false;
+  const { parses, packet_id_match, sha256_match, no_blockers, satisfied } = v.gate_pass.conditions;
+  if (!parses || !packet_id_match || !sha256_match || !no_blockers) return false;
+  if ((v.rulings?.upheld ?? 0) !== 0) return false;
+  return stop === "verdict" ? satisfied : v.score_gate?.positive === true;
+}
+
 /** The cap the human has granted: the resolved cap plus every extend-cap that answered an escalation offering it. */
 function grantedCap(s: GateSnapshot, ctx: DecideContext): number {
   let cap = ctx.policy.cap;
@@ -152,7 +165,7 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     if (a.status === "satisfied") {
       expect(R).toBeGreaterThanOrEqual(1);
       expect(s.failures.has(R)).toBe(false);
-      expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(true);
+      expect(passesPerSpec(s.verdicts.get(R), ctx.policy.stop)).toBe(true);
       // the score policy passes only on a positive score (≥ 6, ready|almost) with the checksum-bound conditions
       if (ctx.policy.stop === "score") expect(s.verdicts.get(R)!.score_gate?.positive).toBe(true);
       const c = s.verdicts.get(R)!.gate_pass.conditions;
@@ -201,7 +214,7 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     }
     if (a.reason === "human_checkpoint") {
       expect(ctx.policy.humanCheckpoint).toBe(true);
-      expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(false);
+      expect(passesPerSpec(s.verdicts.get(R), ctx.policy.stop)).toBe(false);
       expect(P!.counted_round).toBeLessThan(grantedCap(s, ctx));
     }
   }
@@ -224,7 +237,7 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
     } else if (a.restart_reason === "finalizer") {
       // a copilot pass: a fresh selection without that provider confirms it, on the same counted round
       expect(P!.reviewer_adapter).toBe("copilot");
-      expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(true);
+      expect(passesPerSpec(s.verdicts.get(R), ctx.policy.stop)).toBe(true);
       expect(a).toMatchObject({ inherit: null, exclude: [P!.reviewer_provider], restart_of: R, counted_round: P!.counted_round });
     } else {
       expect(a.inherit).toEqual(P);
@@ -374,7 +387,7 @@ skipped only when not required`, () => {
         if (!o) return;
         const R = openRound(s);
         expect(o.final_round).toBe(R);
-        if (o.status === "satisfied") expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(true);
+        if (o.status === "satisfied") expect(passesPerSpec(s.verdicts.get(R), ctx.policy.stop)).toBe(true);
         if (o.status === "stopped") expect(s.decisions.get(R)?.choice).toBe("stop");
         if (o.status === "force_passed") expect(s.decisions.get(R)?.choice).toBe("force-pass");
         if (o.status === "skipped") expect(ctx.policy.required).toBe(false);
@@ -532,6 +545,31 @@ function build(x: typeof snapshotArb extends fc.Arbitrary<infer T> ? T : never):
   return g.s;
 }
 
+describe("verdictPasses states the SPEC rule", () => {
+  it("agrees with the oracle on every mix of conditions, upheld rulings, score and stop policy", () => {
+    const NAMES = ["parses", "packet_id_match", "sha256_match", "satisfied", "no_blockers"] as const;
+    let passing = 0;
+    for (let bits = 0; bits < 2 ** NAMES.length; bits++)
+      for (const upheld of [undefined, 0, 1])
+        for (const score of SCORE_KINDS)
+          for (const stop of ["verdict", "score"] as const) {
+            const conditions = Object.fromEntries(NAMES.map((n, i) => [n, (bits & (1 << i)) !== 0])) as Record<
+              (typeof NAMES)[number],
+              boolean
+            >;
+            const v = verdict(1, "pass", {
+              gate_pass: { ...verdict(1, "pass").gate_pass, conditions },
+              ...(upheld !== undefined ? { rulings: { upheld, withdrawn: 0 } } : {}),
+              ...(score !== "none" ? { score_gate: scoreGate(score) } : {}),
+            });
+            const expected = passesPerSpec(v, stop);
+            if (expected) passing++;
+            expect(verdictPasses(v, stop), JSON.stringify({ conditions, upheld, score, stop })).toBe(expected);
+          }
+    expect(passing).toBeGreaterThan(0);
+  });
+});
+
 describe("decide: total on arbitrary snapshots", () => {
   it("never throws, always returns an action or a wait state, is deterministic and leaves the snapshot alone", () => {
     fc.assert(
@@ -547,7 +585,7 @@ describe("decide: total on arbitrary snapshots", () => {
         expect(s).toEqual(before);
         if (d.action?.type === "outcome" && d.action.status === "satisfied") {
           const R = openRound(s);
-          expect(verdictPasses(s.verdicts.get(R)!, ctx.policy.stop)).toBe(true);
+          expect(passesPerSpec(s.verdicts.get(R), ctx.policy.stop)).toBe(true);
           expect(s.failures.has(R)).toBe(false);
         }
         if (d.action?.type === "outcome" && d.action.status === "skipped") expect(ctx.policy.required).toBe(false);

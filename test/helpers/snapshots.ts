@@ -109,7 +109,8 @@ export function packet(round: number, over: Partial<PacketFrontMatter> = {}): Pa
   };
 }
 
-export type VerdictKind = "pass" | "issues" | "blockers" | "sha" | "unparsed" | "packet_id";
+/** not_satisfied: an "issues" verdict whose findings are none of them blocking (only `satisfied` fails). */
+export type VerdictKind = "pass" | "issues" | "not_satisfied" | "blockers" | "sha" | "unparsed" | "packet_id";
 
 /** The score condition as the verifier records it: a positive, a negative or an unavailable score. */
 export type ScoreKind = "positive" | "negative" | "unavailable";
@@ -135,6 +136,10 @@ export function verdict(round: number, kind: VerdictKind, over: Partial<VerdictF
     c.satisfied = false;
     c.no_blockers = false;
     reasons.push('verdict is "issues", not "satisfied"', "1 blocking finding(s) remain");
+  }
+  if (kind === "not_satisfied") {
+    c.satisfied = false;
+    reasons.push('verdict is "issues", not "satisfied"');
   }
   if (kind === "blockers") {
     c.no_blockers = false;
@@ -162,7 +167,7 @@ export function verdict(round: number, kind: VerdictKind, over: Partial<VerdictF
     result_sha256: RESULT_SHA,
     // a stale verdict ("sha") is bound to its packet's bytes: the artifact changed under it, as the verifier finds
     artifact_sha256_reviewed: kind === "unparsed" ? null : SHA_A,
-    result_verdict: kind === "unparsed" ? null : kind === "issues" ? "issues" : "satisfied",
+    result_verdict: kind === "unparsed" ? null : kind === "issues" || kind === "not_satisfied" ? "issues" : "satisfied",
     blocking_count: kind === "unparsed" ? null : kind === "issues" ? 1 : kind === "blockers" ? 2 : 0,
     reviewer_model: "gpt-5",
     reviewer_family: "openai",
