@@ -2,7 +2,7 @@
 // its stack logged once, and is handled as usual again once the handler stops throwing.
 import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { ENDED_RUNS_WATCHED, NEW_DIR_LOOKS_MS, WorkerRuntime, type WorkerSpec } from "../../src/runtime/reconciler.js";
 import { until } from "../helpers/clients.js";
@@ -159,10 +159,10 @@ describe("reconciler: which files wake a worker", () => {
     }
   });
 
-  // retried: on a loaded machine chokidar's first events for the existing gates can come late, and the new-directory
-  // looks they schedule then see the files this test writes (a regression fails every try)
-  it("a file it does not wake on, and the trail, are not read again by the next reconcile passes either", { retry: 2 }, async () => {
+  it("a file it does not wake on, and the trail, are not read again by the next reconcile passes either", async () => {
     let passes = 0;
+    // the new-directory looks (setTimeout) run only when the test says: none can come after the files land
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const { dir, handled, runtime } = await startedTwoGates({
       poll: false,
       reconcileMs: 20,
@@ -170,8 +170,7 @@ describe("reconciler: which files wake a worker", () => {
       wakesOn: (name) => name.startsWith("result-"),
     });
     try {
-      // whatever the start still had scheduled (its later looks at the gates) is over before the files land
-      await new Promise((resolve) => setTimeout(resolve, NEW_DIR_LOOKS_MS.at(-1)! * 2));
+      vi.advanceTimersByTime(NEW_DIR_LOOKS_MS.at(-1)!); // whatever the start had scheduled is over
       const settled = passes;
       await until("three reconcile passes after the start", () => passes >= settled + 3);
       const before = handled("G-spec");
@@ -184,6 +183,7 @@ describe("reconciler: which files wake a worker", () => {
       await until("three reconcile passes since", () => passes >= seen + 3);
       expect(handled("G-spec")).toBe(before);
     } finally {
+      vi.useRealTimers();
       await runtime.stop();
     }
   });
@@ -245,15 +245,17 @@ describe("reconciler: a new gate directory", () => {
     const review = path.join(root, ".guild", "runs", "r1", "review");
     mkdirSync(path.join(review, "G-plan"), { recursive: true }); // an open gate: its run's review/ is watched
     const { runtime, calls } = recordingRuntime(root, { poll: false, reconcileMs: 600_000 });
+    // the later looks (setTimeout) run when the test advances the clock, however loaded the machine is
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     await runtime.start();
     try {
       await until("G-plan handled at start", () => calls.includes("G-plan"));
       mkdirSync(path.join(review, "G-spec"));
       await until("G-spec handled when it appeared", () => calls.includes("G-spec"));
-      // every later look is due by then (on a loaded machine they may come later, and the test then proves less)
-      await new Promise((resolve) => setTimeout(resolve, NEW_DIR_LOOKS_MS.at(-1)! * 2));
+      vi.advanceTimersByTime(NEW_DIR_LOOKS_MS.at(-1)!); // every later look at G-spec runs now
       expect(calls.filter((g) => g === "G-spec")).toEqual(["G-spec"]);
     } finally {
+      vi.useRealTimers();
       await runtime.stop();
     }
   });
