@@ -711,13 +711,20 @@ describe("hostile directory entries (integration)", () => {
       broker.stdout!.on("data", (b: Buffer) => (log += b));
       broker.stderr!.on("data", (b: Buffer) => (log += b));
       try {
-        const deadline = Date.now() + scaled(30_000);
-        while (!/EACCES|permission denied/i.test(log) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
-        expect(log).toMatch(/EACCES|permission denied/i); // it tried, and said why
-        const before = log.split("\n").length;
-        await new Promise((res) => setTimeout(res, 3000)); // pacing only: count what a few reconcile passes log
+        // it tried, said why, and tried again three times: each retry logs a line naming how often it failed
+        const retried = /ro\/G-spec: still failing \(4 times in a row\)/;
+        const deadline = Date.now() + scaled(60_000);
+        while (!retried.test(log) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
+        expect(log).toMatch(retried);
+        expect(log).toMatch(/EACCES|permission denied/i);
         expect(broker.exitCode).toBeNull();
-        expect(log.split("\n").length - before).toBeLessThan(40);
+        // no tight loop: each retry came no sooner than the doubling delay announced before it (load only delays it)
+        const tries = log.split("\n").filter((l) => l.includes("ro/G-spec: ") && l.includes("next try in"));
+        const at = tries.map((l) => Date.parse(l.slice(0, 24)));
+        const delays = tries.map((l) => Number(/next try in (\d+) ms/.exec(l)![1]));
+        expect(delays.slice(0, 3)).toEqual([300, 600, 1200]);
+        for (let i = 1; i < 4; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(delays[i - 1]! - 5);
+        expect(log.slice(0, log.search(retried)).split("\n").length).toBeLessThan(40);
         expect(p.files("ro", GATE)).not.toContain("packet-1.md");
       } finally {
         for (const c of spawned.splice(0)) await stopChild(c);
