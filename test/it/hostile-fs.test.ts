@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, 
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeProject, type Project } from "../helpers/bus.js";
+import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { scaled } from "../helpers/machine.js";
 
@@ -136,8 +137,10 @@ describe("hostile filesystem and drops (integration)", () => {
       const filler = path.join(guild, "filler");
       spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k", "count=1000"], { stdio: "ignore" });
       const verifier = p.startWorker("verifier");
-      // a few reconcile passes on a full disk: every file in the gate is whole JSON or Markdown, never a torn one
-      await new Promise((res) => setTimeout(res, 3000));
+      // three tries of the verifier on a full disk (each refused write logs a line): every file in the gate is whole
+      // JSON or Markdown, never a torn one
+      const refused = new RegExp(`\\[verifier ${verifier.pid}\\] f1/${GATE}: still failing \\(3 times in a row\\): ENOSPC`);
+      await until("the verifier's third try on the full disk", () => refused.test(p.logs.join("")), scaled(60_000));
       for (const name of p.files("f1", GATE).filter((f) => f.endsWith(".json")))
         expect(() => JSON.parse(readFileSync(path.join(p.gateDir("f1", GATE), name), "utf8")), name).not.toThrow();
       expect(verifier.exitCode).toBeNull();
