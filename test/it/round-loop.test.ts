@@ -1,8 +1,9 @@
 // Integration: the round loop end to end over real worker processes on a temp project.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, MODES, received, scriptedProvider, startBus } from "../helpers/bus.js";
+import { until } from "../helpers/clients.js";
 import { waitSeconds } from "../helpers/machine.js";
 
 const SPEC = "# Spec\n\n## Acceptance criteria\n- exports finish within 2 s\n";
@@ -88,7 +89,18 @@ describe.each(MODES)("round loop (integration, real workers, $mode)", ({ poll })
       waitSeconds(40),
     ]);
     expect(first.code, first.stderr + p.logs.join("")).toBe(0);
-    await new Promise((r) => setTimeout(r, 2500)); // a reconcile pass sees the run with every gate finished
+    // every worker has seen the run with every gate finished: its finished-runs log (SPEC §18) records the run as ended
+    const ended = (kind: string) => {
+      const log = path.join(p.root, ".guild", "finished-runs", `${kind}.log`);
+      const lines = existsSync(log) ? readFileSync(log, "utf8").split("\n") : [];
+      return (
+        lines
+          .filter((l) => /^[+-]r1(\t|$)/.test(l))
+          .at(-1)
+          ?.startsWith("+r1\t") === true
+      );
+    };
+    await until("every worker to log r1 as finished", () => ["broker", "verifier", "command"].every(ended));
     const next = p.cli([
       "review",
       "docs/spec.md",
