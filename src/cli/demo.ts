@@ -39,6 +39,23 @@ export function register(program: Command): void {
     .option("--poll", "run the workers in polling mode")
     .action(async (o: { keep?: boolean; poll?: boolean }) => {
       const root = mkdtempSync(path.join(tmpdir(), "guild-bus-demo-"));
+      const say = (s: string) => print("stderr", `\n== ${s}\n`);
+      // Ctrl-C (or a kill) before the end: the same clean-up as the end's, then the signal's exit code
+      const workers: ChildProcess[] = [];
+      let stopping: Promise<void> | null = null;
+      const stop = () =>
+        (stopping ??= (async () => {
+          for (const w of workers) w.kill("SIGTERM");
+          await Promise.all(workers.map((w) => new Promise((r) => (exited(w) ? r(null) : w.once("exit", r)))));
+          if (o.keep) say(`kept: ${root}`);
+          else rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+        })());
+      const onSignal = (signal: NodeJS.Signals) => {
+        say(`${signal}: stopping the demo's workers${o.keep ? "" : " and removing its project"}`);
+        void stop().finally(() => process.exit(128 + osConstants.signals[signal]));
+      };
+      const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+      for (const signal of signals) process.once(signal, onSignal);
       const layout = new Layout(root);
       mkdirSync(path.join(root, ".guild"), { recursive: true });
       writeFileSync(
@@ -57,32 +74,18 @@ export function register(program: Command): void {
       mkdirSync(path.join(root, "docs"));
       const spec = path.join(root, "docs", "export-spec.md");
       writeFileSync(spec, SPEC_V1);
-      const say = (s: string) => print("stderr", `\n== ${s}\n`);
       say(`demo project: ${root}`);
       say("reviewer: SCRIPTED stand-in declared as model gpt-scripted-demo (OpenAI family) — no model is called");
       const kinds = ["broker", "verifier", "command"];
-      // the channel makes the demo their supervisor: a demo killed before its cleanup (SIGTERM, kill -9) closes it,
-      // and they exit rather than watch a project nobody uses for ever
-      const workers: ChildProcess[] = kinds.map((kind) =>
-        spawn(process.execPath, [BIN, "worker", kind, "--root", root, "--reconcile-ms", "500", ...(o.poll ? ["--poll"] : [])], {
-          stdio: ["ignore", "ignore", "inherit", "ipc"],
-        }),
+      // the channel makes the demo their supervisor: a demo killed before its cleanup (kill -9) closes it, and they
+      // exit rather than watch a project nobody uses for ever. Started once a signal would stop them (above).
+      workers.push(
+        ...kinds.map((kind) =>
+          spawn(process.execPath, [BIN, "worker", kind, "--root", root, "--reconcile-ms", "500", ...(o.poll ? ["--poll"] : [])], {
+            stdio: ["ignore", "ignore", "inherit", "ipc"],
+          }),
+        ),
       );
-      // Ctrl-C (or a kill) before the end: the same clean-up as the end's, then the signal's exit code
-      let stopping: Promise<void> | null = null;
-      const stop = () =>
-        (stopping ??= (async () => {
-          for (const w of workers) w.kill("SIGTERM");
-          await Promise.all(workers.map((w) => new Promise((r) => (exited(w) ? r(null) : w.once("exit", r)))));
-          if (o.keep) say(`kept: ${root}`);
-          else rmSync(root, { recursive: true, force: true, maxRetries: 3 });
-        })());
-      const onSignal = (signal: NodeJS.Signals) => {
-        say(`${signal}: stopping the demo's workers${o.keep ? "" : " and removing its project"}`);
-        void stop().finally(() => process.exit(128 + osConstants.signals[signal]));
-      };
-      const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-      for (const signal of signals) process.once(signal, onSignal);
       let code: number;
       try {
         // a request before the workers are seen reads "no broker worker is running — run: guild-bus up": not the demo's step
