@@ -94,12 +94,13 @@ function failure(ctx: BusContext, view: GateView, o: CheckOptions): string | nul
   // a gate file the bus refused (an outcome.json it cannot read, say) is named: in CI no worker will ever move the gate,
   // and "broker — pass" alone reads as a pass on its way
   if (!outcome) return `not ended: ${view.decision.state} — ${view.decision.detail}${invalidFiles(view)}`;
-  if (outcome.status === "force_passed" && !o.allowForcePass) return "force-passed by a human decision (allow with --allow-force-pass)";
+  if (outcome.status === "force_passed" && !o.allowForcePass)
+    return "force-passed by a human decision (allow with --allow-force-pass, `allow_force_pass` over MCP)";
   if (outcome.status !== "satisfied" && outcome.status !== "force_passed") return `ended ${outcome.status}: ${outcome.reason}`;
   const verify = reverifyGate(ctx, view);
   if (verify && !verify.ok) return `the outcome does not re-derive from the files: ${verify.problems.join("; ")}`;
   if (outcome.status === "satisfied" && outcome.independence !== "strong" && !o.allowWeak)
-    return `independence ${outcome.independence ?? "unknown"}, not strong (allow with --allow-weak)`;
+    return `independence ${outcome.independence ?? "unknown"}, not strong (allow with --allow-weak, \`allow_weak\` over MCP)`;
   return null;
 }
 

@@ -26,7 +26,7 @@ describe("the MCP check tool's allow_weak and allow_force_pass", () => {
     await verifyGate(loadContext(g.layout), "weak", GATE, () => undefined, Date.now() + 60_000);
     await stepGate(loadContext(g.layout), "weak", GATE);
     const [plain, allowed] = await checkTwice(g, { allow_weak: true });
-    expect(textOf(plain!)).toMatch(/^FAIL weak G-spec .*not strong/m);
+    expect(textOf(plain!)).toMatch(/^FAIL weak G-spec .*not strong \(allow with --allow-weak, `allow_weak` over MCP\)/m);
     expect(plain!.structuredContent).toMatchObject({ passed: false });
     expect(textOf(allowed!)).toMatch(/^PASS weak G-spec /m);
     expect(allowed!.structuredContent).toMatchObject({ passed: true });
@@ -41,7 +41,9 @@ describe("the MCP check tool's allow_weak and allow_force_pass", () => {
     expect(decided).toMatchObject({ ok: true });
     await stepGate(loadContext(g.layout), "forced", GATE);
     const [plain, allowed] = await checkTwice(g, { allow_force_pass: true });
-    expect(textOf(plain!)).toMatch(/^FAIL forced G-spec .*force-passed by a human decision/m);
+    expect(textOf(plain!)).toMatch(
+      /^FAIL forced G-spec .*force-passed by a human decision \(allow with --allow-force-pass, `allow_force_pass` over MCP\)/m,
+    );
     expect(textOf(allowed!)).toMatch(/^PASS forced G-spec .*force_passed at round 1/m);
     expect(allowed!.structuredContent).toMatchObject({ passed: true });
   });
