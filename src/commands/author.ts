@@ -33,9 +33,13 @@ async function write(ctx: BusContext, view: GateView, name: string, text: string
  * A retried action that landed before (a face that timed out and asked again, a form sent twice): the file it writes
  * is there for the round the caller names, or for the last round issued, saying what this action says. It has happened, so
  * the answer says so (`already`) instead of refusing a gate that moved on, or a slot taken by the same request.
+ * `author`: a resubmit or rebuttal, which does not lead on from a gate that stopped at its round for a person or ended
+ * there (the next round could not be issued, a stall): that refusal says what the gate needs, `already` would hide it.
  */
-function landedBefore(view: GateView, seen: number | undefined, same: (round: number) => boolean): number | null {
+function landedBefore(view: GateView, seen: number | undefined, same: (round: number) => boolean, author = false): number | null {
   const round = seen ?? openRound(view.snapshot);
+  const { state, round: at } = view.decision;
+  if (author && at === round && (state === "awaiting_decision" || state === "done")) return null;
   return same(round) ? round : null;
 }
 
@@ -103,7 +107,7 @@ function viewOf(ctx: BusContext, run: string, gate: string): GateView {
 /** The artifact was revised after the findings: the broker issues the next round. */
 async function resubmitNow(ctx: BusContext, run: string, gate: string, seen?: number): Promise<Answer<{ round: number; already?: true }>> {
   const view = viewOf(ctx, run, gate);
-  const landed = landedBefore(view, seen, (r) => view.snapshot.resubmits.has(r));
+  const landed = landedBefore(view, seen, (r) => view.snapshot.resubmits.has(r), true);
   if (landed !== null) return { ok: true, round: landed, already: true };
   const stale = movedOn(view, view.decision.round, seen);
   if (stale) return refuse(stale);
@@ -145,7 +149,7 @@ async function rebutNow(
   if (long) return refuse(long === EMPTY_REBUTTAL ? long : `${long}; nothing was written`);
   const view = viewOf(ctx, run, gate);
   const written = scrub(text, scrubOptions(ctx.settings)).replace(/\n*$/, "\n");
-  const landed = landedBefore(view, seen, (r) => view.snapshot.rebuttals.has(r) && holds(ctx, view, `rebuttal-${r}.md`, written));
+  const landed = landedBefore(view, seen, (r) => view.snapshot.rebuttals.has(r) && holds(ctx, view, `rebuttal-${r}.md`, written), true);
   if (landed !== null) return { ok: true, round: landed, already: true };
   const stale = movedOn(view, view.decision.round, seen);
   if (stale) return refuse(stale);

@@ -1,6 +1,6 @@
 // The command layer answers a refusal as a value and writes nothing for it (README "Errors"); the CLI and any
 // other face print what they get back.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
@@ -13,7 +13,7 @@ import { refusing } from "../../src/commands/answer.js";
 import { MAX_NOTE_BYTES } from "../../src/spec/constants.js";
 import { Decision } from "../../src/spec/schemas.js";
 import { tempRoot } from "../helpers/tmp.js";
-import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { GATE, gateWithPacket, goneAWhile } from "../helpers/one-gate.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { inMemoryMcp, textOf } from "../helpers/mcp-client.js";
@@ -359,5 +359,25 @@ describe("a retried action that landed before", () => {
     const first = readFileSync(file("resubmit-1.json"), "utf8");
     expect(await resubmit(ctx(), run, GATE)).toEqual({ ok: true, round: 1, already: true });
     expect(readFileSync(file("resubmit-1.json"), "utf8")).toBe(first);
+  });
+});
+
+describe("a resubmit that landed, then the gate stopped for a person", () => {
+  it("is refused with what the gate waits for, not answered `already` (the author's new revision waits on a decision)", async () => {
+    const run = "stopped";
+    const { layout, artifact, dropResult } = await gateWithPacket(run);
+    const ctx = () => loadContext(layout);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(ctx(), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx(), run, GATE); // the author's turn
+    expect(await resubmit(ctx(), run, GATE)).toEqual({ ok: true, round: 1 });
+    // the artifact is gone when the broker issues the next round: a person decides
+    rmSync(artifact);
+    goneAWhile(artifact);
+    await stepGate(ctx(), run, GATE);
+    expect(readdirSync(layout.gateDir(run, GATE))).toContain("escalation-1.json");
+    const waits = expect.stringMatching(/not waiting for the author \(state: awaiting_decision/);
+    expect(await resubmit(ctx(), run, GATE)).toEqual({ ok: false, error: waits });
+    expect(await resubmit(ctx(), run, GATE, 1)).toEqual({ ok: false, error: waits });
   });
 });
