@@ -68,6 +68,11 @@ describe("stall detection (integration)", () => {
     });
     expect(p.files("s1", "G-plan")).not.toContain("packet-4.md");
     expect(received(p.root, "gpt")).toHaveLength(3);
+    // the author revises and resubmits again: refused (a person decides the stall first), not answered `already`
+    p.write("docs/plan.md", PLAN + "- lane B waits for lane A's receipt, acknowledged\n");
+    const fifth = p.cli(["resubmit", "s1", "G-plan"]);
+    expect(fifth.code, fifth.stderr).toBe(1);
+    expect(fifth.stderr).toMatch(/not waiting for the author \(state: awaiting_decision/);
 
     const end = p.cli(["decide", "s1", "G-plan", "rework", "--round", "3", ...wait]);
     expect(end.code, end.stderr).toBe(3);
