@@ -5,7 +5,7 @@ import { type BusContext, contextForCommand } from "../bus/context.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { deliver } from "../bus/deliver.js";
 import { gatePolicy, offers, openRound, validDecision } from "../core/gate-queries.js";
-import { authorRevises, rebutRefusal, secondRebuttal } from "../core/next-step.js";
+import { artifactUnusable, authorRevises, rebutRefusal, secondRebuttal } from "../core/next-step.js";
 import { decisionNoteProblem, EMPTY_REBUTTAL, rebuttalTextProblem } from "../core/person-text.js";
 import { hostKey } from "../core/host-name.js";
 import { acceptManualResponse } from "../core/manual-answer.js";
@@ -113,6 +113,8 @@ async function resubmitNow(ctx: BusContext, run: string, gate: string, seen?: nu
   if (stale) return refuse(stale);
   const notWaiting = waitingFor(view, "awaiting_author");
   if (notWaiting) return refuse(notWaiting);
+  const unusable = artifactUnusable(view.snapshot, view.artifact);
+  if (unusable) return refuse(`${unusable}: restore or fix it, then resubmit; nothing was written`);
   const round = view.decision.round;
   const record = Resubmit.parse({
     schema_version: "guild_bus.resubmit.v1",

@@ -96,6 +96,14 @@ export function artifactWait(s: GateSnapshot, d: GateDecision, artifact: Artifac
 }
 
 /**
+ * Why the artifact cannot go out in the author's next round now (gone, not text, too large…), or null: the author's to
+ * restore or fix before `resubmit`, which would otherwise issue nothing and escalate to a person.
+ */
+export function artifactUnusable(s: GateSnapshot, artifact: ArtifactView): string | null {
+  return artifact.ok ? null : `${s.request?.artifact_path ?? "the artifact"} cannot be read (${artifact.detail})`;
+}
+
+/**
  * Whether the author's next step is to revise the artifact and resubmit: its turn, and nothing else in the way (a read
  * the system failed, a path only a person can clear, a file to restore before a retried round). The one rule for the
  * next step's resubmit command and for the stop hook's "revise, then resubmit".
@@ -184,13 +192,15 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   }
   const restore = artifactWait(s, d, artifact);
   if (restore) return { ...base, waiting_on: restore, command: null, person_first: true };
-  if (authorRevises(s, d, artifact))
+  if (authorRevises(s, d, artifact)) {
+    const unusable = artifactUnusable(s, artifact);
     return {
       ...base,
-      waiting_on: "the author",
+      waiting_on: unusable ? `the author: ${unusable}; restore or fix it, then resubmit` : "the author",
       command: `guild-bus resubmit ${ids} --round ${d.round} (after revising the artifact)`,
       person_first: true,
     };
+  }
   const refill = retriedQuorumToFill(s, d);
   if (refill) return withIdle({ ...base, waiting_on: refill, command: "guild-bus providers", person_first: true }, ["broker"], workers, s);
   if (WORKER_STATES.has(d.state) || !p) {

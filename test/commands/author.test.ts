@@ -381,3 +381,29 @@ describe("a resubmit that landed, then the gate stopped for a person", () => {
     expect(await resubmit(ctx(), run, GATE, 1)).toEqual({ ok: false, error: waits });
   });
 });
+
+describe("resubmit while the artifact cannot be read", () => {
+  it("is refused with the file and why, writing nothing (the round would escalate to a person); restored, it goes on", async () => {
+    const run = "gone";
+    const { layout, artifact, file, dropResult } = await gateWithPacket(run);
+    const ctx = () => loadContext(layout);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(ctx(), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx(), run, GATE); // the author's turn
+    const revised = "# Spec\n\nrevised\n";
+    rmSync(artifact);
+    goneAWhile(artifact);
+    const refused = await resubmit(ctx(), run, GATE, 1);
+    expect(refused).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^docs\/spec\.md cannot be read \(.+\): restore or fix it, then resubmit; nothing was written$/),
+    });
+    expect(existsSync(file("resubmit-1.json"))).toBe(false);
+    // status says the same before anyone tries
+    expect(statusRow(ctx(), run, GATE).next.waiting_on).toMatch(/^the author: docs\/spec\.md cannot be read \(.+\); restore or fix it/);
+    writeFileSync(artifact, revised);
+    expect(await resubmit(ctx(), run, GATE, 1)).toEqual({ ok: true, round: 1 });
+    await stepGate(ctx(), run, GATE);
+    expect(existsSync(file("packet-2.md"))).toBe(true);
+  });
+});
