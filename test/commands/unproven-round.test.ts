@@ -8,6 +8,7 @@ import { decideEscalation, rebut, resubmit } from "../../src/commands/author.js"
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { forgedSatisfiedOutcome } from "../helpers/forged.js";
 
 describe("a hand-written satisfied outcome", () => {
   it("shows no satisfied_at_round", async () => {
@@ -18,29 +19,16 @@ describe("a hand-written satisfied outcome", () => {
     await stepGate(loadContext(g.layout), run, GATE);
     writeFileSync(
       g.file("outcome.json"),
-      JSON.stringify({
-        schema_version: "guild_bus.outcome.v1",
-        run_id: run,
-        gate: GATE,
-        status: "satisfied",
-        author_host: "claude",
-        author_family: "anthropic",
-        reviewer_host: "manual",
-        reviewer_model: "gpt-5",
-        reviewer_family: "openai",
-        family_relation: "different",
-        author_family_source: "host-map",
-        identity_assurance: "declared",
-        independence: "strong",
-        rounds: 1,
-        satisfied_at_round: 1,
-        final_round: 1,
-        artifact_sha256: g.field("artifact_sha256"),
-        artifact_raw_sha256: g.field("artifact_raw_sha256"),
-        reason: "all five gate-pass conditions hold",
-        trail_path: "x",
-        at: new Date().toISOString(),
-      }),
+      JSON.stringify(
+        forgedSatisfiedOutcome({
+          run,
+          gate: GATE,
+          round: 1,
+          artifactSha: g.field("artifact_sha256"),
+          artifactRawSha: g.field("artifact_raw_sha256"),
+          extra: { author_family_source: "host-map", identity_assurance: "declared" },
+        }),
+      ),
     );
     const view = viewGate(loadContext(g.layout), run, GATE);
     expect(view.output.status).toBe("unproven");

@@ -19,6 +19,7 @@ import type { Difficulty, StopPolicy } from "../../src/spec/schemas.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { tempRoot } from "./tmp.js";
+import { forgedPassingVerdict, forgedSatisfiedOutcome } from "./forged.js";
 
 const RUN = "mc";
 const GATE = "G-spec";
@@ -188,28 +189,15 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     if (st.files.has(ver)) out.push({ name: `rm ${ver}`, pure: drop(ver) });
     else {
       // a stray verdict that looks valid: bound to the packet, the result on disk (if any) and the artifact as it is
-      const forged = {
-        schema_version: "guild_bus.verdict.v1",
-        run_id: RUN,
+      const forged = forgedPassingVerdict({
+        run: RUN,
         gate: GATE,
         round: R,
-        packet_id: field(packet, "packet_id"),
-        packet_sha256: sha(packetBytes),
-        result_sha256: sha(rb ?? "none"),
-        artifact_sha256_reviewed: scrubbedSha(st.art),
-        result_verdict: "satisfied",
-        blocking_count: 0,
-        reviewer_model: "gpt-5",
-        reviewer_family: "openai",
-        independence_violation: false,
-        gate_pass: {
-          pass: true,
-          conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true },
-          recomputed_sha256: scrubbedSha(st.art),
-          reasons: [],
-        },
-        verified_at: new Date().toISOString(),
-      };
+        packetId: field(packet, "packet_id"),
+        packetSha: sha(packetBytes),
+        resultSha: sha(rb ?? "none"),
+        artifactSha: scrubbedSha(st.art),
+      });
       out.push({ name: `stray ${ver}`, pure: put(ver, JSON.stringify(forged)) });
       if (rb && !st.files.has(`.verified/${res}`)) out.push({ name: `stray seal${R}`, pure: put(`.verified/${res}`, rb.toString()) });
     }
@@ -235,27 +223,13 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       }
     }
     if (!st.files.has("outcome.json")) {
-      const forged = {
-        schema_version: "guild_bus.outcome.v1",
-        run_id: RUN,
+      const forged = forgedSatisfiedOutcome({
+        run: RUN,
         gate: GATE,
-        status: "satisfied",
-        author_host: "claude",
-        author_family: "anthropic",
-        reviewer_host: "manual",
-        reviewer_model: "gpt-5",
-        reviewer_family: "openai",
-        family_relation: "different",
-        independence: "strong",
-        rounds: R,
-        satisfied_at_round: R,
-        final_round: R,
-        artifact_sha256: scrubbedSha(st.art),
-        artifact_raw_sha256: sha(st.art),
-        reason: "all five gate-pass conditions hold",
-        trail_path: "x",
-        at: new Date().toISOString(),
-      };
+        round: R,
+        artifactSha: scrubbedSha(st.art),
+        artifactRawSha: sha(st.art),
+      });
       out.push({ name: "stray outcome", pure: put("outcome.json", JSON.stringify(forged)) });
     }
     return out;

@@ -14,6 +14,7 @@ import { sha256Hex } from "../../src/core/sha.js";
 import { loadContext } from "../../src/bus/context.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { tempRoot } from "../helpers/tmp.js";
+import { forgedPassingVerdict } from "../helpers/forged.js";
 
 const GATE = "G-spec";
 const RUN = "prop";
@@ -135,27 +136,14 @@ async function play(steps: Step[]): Promise<void> {
       }
       if (s.do === "junk-verdict" && !existsSync(file(`verdict-${R}.json`))) {
         const packet = readFileSync(file(`packet-${R}.md`), "utf8");
-        const forged = {
-          schema_version: "guild_bus.verdict.v1",
-          run_id: RUN,
+        const forged = forgedPassingVerdict({
+          run: RUN,
           gate: GATE,
           round: R,
-          packet_id: s.kind === "other-packet" ? "G-spec-elsewhere-r1" : field(packet, "packet_id"),
-          result_sha256: sha256Hex(`no such result ${++serial}`),
-          artifact_sha256_reviewed: field(packet, "artifact_sha256"),
-          result_verdict: "satisfied",
-          blocking_count: 0,
-          reviewer_model: "gpt-5",
-          reviewer_family: "openai",
-          independence_violation: false,
-          gate_pass: {
-            pass: true,
-            conditions: { parses: true, packet_id_match: true, sha256_match: true, satisfied: true, no_blockers: true },
-            recomputed_sha256: field(packet, "artifact_sha256"),
-            reasons: [],
-          },
-          verified_at: new Date().toISOString(),
-        };
+          packetId: s.kind === "other-packet" ? "G-spec-elsewhere-r1" : field(packet, "packet_id"),
+          resultSha: sha256Hex(`no such result ${++serial}`),
+          artifactSha: field(packet, "artifact_sha256"),
+        });
         put(`verdict-${R}.json`, s.kind === "json" ? "{ junk" : JSON.stringify(forged));
       }
       if (s.do === "resubmit" && !existsSync(file(`resubmit-${R}.json`))) {
