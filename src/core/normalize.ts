@@ -31,7 +31,7 @@ export type Normalized =
 /** Languages of a fenced block that may hold the answer's JSON: the info string's first word (CommonMark). */
 const JSON_LANGUAGES = new Set(["", "json", "jsonc", "json5"]);
 const MENTIONS_VERDICT_RE = /"verdict"\s*:/;
-/** A \uXXXX escape, which may spell the key (`"verdic\u0074"`). */
+/** A \u escape of four hex digits, which may spell the key (`"verdic\u0074"`). */
 const JSON_ESCAPE_RE = /\\u([0-9a-fA-F]{4})/g;
 
 /**
