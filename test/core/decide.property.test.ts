@@ -241,7 +241,9 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
       expect(a).toMatchObject({ inherit: null, exclude: [P!.reviewer_provider], restart_of: R, counted_round: P!.counted_round });
     } else {
       expect(a.inherit).toEqual(P);
-      if (a.restart_reason === "ruling") {
+      // a person's retry of a ruling round rules again on the round the author contested (decide.ts, SPEC §21)
+      const retriedRuling = a.restart_reason === "ruling" && s.decisions.get(R)?.choice === "retry" && P!.restart_reason === "ruling";
+      if (a.restart_reason === "ruling" && !retriedRuling) {
         // one ruling per counted round, only at hard or nightmare, only on an author's rebuttal of blocking findings
         expect(ctx.policy.difficulty).not.toBe("medium");
         expect(s.rebuttals.has(R)).toBe(true);
@@ -250,7 +252,7 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
       }
       if (a.restart_reason === "artifact_changed" || a.restart_reason === "retry" || a.restart_reason === "ruling") {
         // Restarts, retries and rulings never consume the cap.
-        expect(a.restart_of).toBe(R);
+        expect(a.restart_of).toBe(retriedRuling ? P!.restart_of : R);
         expect(a.counted_round).toBe(P!.counted_round);
       } else {
         expect(a.counted_round).toBe(P!.counted_round + 1);
