@@ -17,7 +17,7 @@ import { readBounded, readTextBounded } from "../bus/read-bounded.js";
 import { rethrowSystemFault } from "../bus/system-fault.js";
 import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { Decision, type DecisionChoice, Resubmit, type Settings } from "../spec/schemas.js";
+import { Decision, type DecisionChoice, type EscalationReason, Resubmit, type Settings } from "../spec/schemas.js";
 import { deliverResult } from "../workers/deliver-result.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
@@ -177,6 +177,27 @@ export interface DecisionInput {
   round?: number;
 }
 
+/**
+ * Why a client may not make this decision, or null. A convention the client is told, not a boundary: an agent with a
+ * shell could run the CLI itself. A human checkpoint exists for a person to see the round (and a continue note reaches
+ * the reviewer as theirs).
+ */
+function clientRefusal(run: string, gate: string, d: DecisionInput, reason: EscalationReason, round: number): string | null {
+  if (d.via === undefined) return null;
+  const forPerson =
+    d.choice === "force-pass"
+      ? "force-pass ends the gate without a passing review"
+      : reason === "human_checkpoint"
+        ? "a human checkpoint is answered by the person who asked for it"
+        : null;
+  if (!forPerson) return null;
+  return (
+    `${forPerson}, so a person decides it, not ${d.via}: ask the user to run ` +
+    `\`guild-bus decide ${run} ${gate} ${d.choice} --round ${round}\` in a terminal (or to use the review console); ` +
+    "do not run it yourself"
+  );
+}
+
 /** Answer the waiting escalation with one of the options it offers. */
 async function decideEscalationNow(
   ctx: BusContext,
@@ -198,7 +219,12 @@ async function decideEscalationNow(
     const prior = validDecision(view.snapshot, r);
     return prior !== null && prior.choice === d.choice && prior.extend_by === d.extendBy && prior.note === note;
   });
-  if (landed !== null) return { ok: true, round: landed, reason: view.snapshot.escalations.get(landed)!.reason, already: true };
+  if (landed !== null) {
+    const reason = view.snapshot.escalations.get(landed)!.reason;
+    // a client retrying what a person decided must not read as if it had decided it
+    const refusal = clientRefusal(run, gate, d, reason, landed);
+    return refusal ? refuse(refusal) : { ok: true, round: landed, reason, already: true };
+  }
   const stale = movedOn(view, view.decision.round, d.round);
   if (stale) return refuse(stale);
   const notWaiting = waitingFor(view, "awaiting_decision");
@@ -211,20 +237,8 @@ async function decideEscalationNow(
   if (!offers(escalation, d.choice)) {
     return refuse(`${d.choice} is not an option for ${escalation.reason}; choose one of: ${escalation.options.join(", ")}`);
   }
-  // a convention the client is told, not a boundary: an agent with a shell could run the CLI itself. A human
-  // checkpoint exists for a person to see the round (and a continue note reaches the reviewer as theirs)
-  const forPerson =
-    d.choice === "force-pass"
-      ? "force-pass ends the gate without a passing review"
-      : escalation.reason === "human_checkpoint"
-        ? "a human checkpoint is answered by the person who asked for it"
-        : null;
-  if (forPerson && d.via !== undefined)
-    return refuse(
-      `${forPerson}, so a person decides it, not ${d.via}: ask the user to run ` +
-        `\`guild-bus decide ${run} ${gate} ${d.choice} --round ${round}\` in a terminal (or to use the review console); ` +
-        "do not run it yourself",
-    );
+  const refusal = clientRefusal(run, gate, d, escalation.reason, round);
+  if (refusal) return refuse(refusal);
   // the bytes of the escalation this answers: what binds the decision to it (a file dropped ahead cannot know them)
   let answered: string;
   try {

@@ -362,6 +362,38 @@ describe("a retried action that landed before", () => {
   });
 });
 
+describe("a client retrying a person's decision", () => {
+  it("is refused as the person's to make, not answered `already` as if the client had made it", async () => {
+    const run = "personal";
+    const { layout, file, dropResult } = await gateWithPacket(run, { cap: 1, difficulty: "hard" });
+    const ctx = () => loadContext(layout);
+    dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(ctx(), run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx(), run, GATE); // round 1 ends at its cap: a decision
+    expect(await decideEscalation(ctx(), run, GATE, { choice: "force-pass", decidedBy: "me", round: 1 })).toEqual({
+      ok: true,
+      round: 1,
+      reason: "cap_hit",
+    });
+    const decision = readFileSync(file("decision-1.json"), "utf8");
+    const mcp = await inMemoryMcp(layout);
+    try {
+      const again = await mcp.call("decide", { run_id: run, gate: GATE, choice: "force-pass", round: 1 });
+      expect(again.isError).toBe(true);
+      expect(textOf(again)).toMatch(/force-pass ends the gate without a passing review, so a person decides it/);
+      expect(textOf(again)).not.toMatch(/already/);
+    } finally {
+      await mcp.close();
+    }
+    // the person's own retry is theirs: answered `already`
+    expect(await decideEscalation(ctx(), run, GATE, { choice: "force-pass", decidedBy: "me", round: 1 })).toMatchObject({
+      ok: true,
+      already: true,
+    });
+    expect(readFileSync(file("decision-1.json"), "utf8")).toBe(decision);
+  });
+});
+
 describe("a resubmit that landed, then the gate stopped for a person", () => {
   it("is refused with what the gate waits for, not answered `already` (the author's new revision waits on a decision)", async () => {
     const run = "stopped";
