@@ -50,12 +50,16 @@ export function register(program: Command): void {
           if (o.keep) say(`kept: ${root}`);
           else rmSync(root, { recursive: true, force: true, maxRetries: 3 });
         })());
+      let signalled = false;
       const onSignal = (signal: NodeJS.Signals) => {
+        // a second Ctrl-C while stopping (an impatient user) ends the workers at once; the project is still removed
+        if (signalled) return workers.filter((w) => !exited(w)).forEach((w) => w.kill("SIGKILL"));
+        signalled = true;
         say(`${signal}: stopping the demo's workers${o.keep ? "" : " and removing its project"}`);
         void stop().finally(() => process.exit(128 + osConstants.signals[signal]));
       };
       const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-      for (const signal of signals) process.once(signal, onSignal);
+      for (const signal of signals) process.on(signal, onSignal);
       const layout = new Layout(root);
       mkdirSync(path.join(root, ".guild"), { recursive: true });
       writeFileSync(

@@ -47,6 +47,27 @@ describe("guild-bus demo", () => {
     expect(pids.filter(running)).toEqual([]);
   });
 
+  it(
+    "a demo sent Ctrl-C twice in a row still stops its workers, removes its project and exits 130",
+    { timeout: scaled(180_000) },
+    async () => {
+      const tmp = tempRoot();
+      const child = spawn(process.execPath, [BIN, "demo"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: tmp } });
+      let stderr = "";
+      child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+      const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+      await until("the demo started its three workers", () => childrenOf(child.pid!).length === 3, scaled(60_000));
+      const pids = childrenOf(child.pid!);
+      child.kill("SIGINT");
+      // signals sent together arrive as one: the second comes once the first is being handled
+      await until("the demo began to stop", () => stderr.includes("SIGINT: stopping"), scaled(60_000));
+      child.kill("SIGINT");
+      expect(await closed, stderr).toBe(130);
+      expect(readdirSync(tmp).filter((n) => n.startsWith("guild-bus-demo-"))).toEqual([]);
+      expect(pids.filter(running)).toEqual([]);
+    },
+  );
+
   it("a demo killed with -9 leaves none of its workers running", { timeout: scaled(180_000) }, async () => {
     // the killed demo cannot remove its project: it goes with this test's own temporary directory
     const child = spawn(process.execPath, [BIN, "demo"], { stdio: "ignore", env: { ...process.env, TMPDIR: tempRoot() } });
