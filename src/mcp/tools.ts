@@ -329,6 +329,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
       description: "Re-derive from the files that each required gate passed for the artifact bytes now in the tree (as CI does).",
       inputSchema: {
         run_id: z.optional(z.string()),
+        gates: described(z.optional(z.array(z.string())), "check only these gates (default: every gate)"),
         require: described(z.optional(z.array(z.string())), "gate names that must have passed, e.g. G-spec"),
         require_files: described(
           z.optional(z.array(z.string())),
@@ -344,6 +345,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     async (a) => {
       const result = await checkGates(loadContext(t.layout), {
         runId: a.run_id,
+        gates: a.gates,
         require: a.require ?? [],
         requireFiles: a.require_files,
         allowWeak: a.allow_weak,
