@@ -243,7 +243,7 @@ function draftHtml(draft: Draft): Html {
 export const FULL_ROUNDS = 10;
 
 /** An older round in one paragraph: what it decided and how many findings, the full text one click (or trail.md) away. */
-function roundBriefHtml(r: RoundView): Html {
+function roundBriefHtml(r: RoundView, id: string): Html {
   const v = r.verdict;
   const found = r.findings.length + r.moreFindings;
   const facts = [
@@ -253,7 +253,7 @@ function roundBriefHtml(r: RoundView): Html {
     ...(r.escalation ? [`escalation: ${r.escalation.reason}`] : []),
     ...(r.decision ? [`decision: ${r.decision.choice}`] : []),
   ];
-  return html`<section class="round brief" id="round-${r.round}">
+  return html`<section class="round brief" id="${id}">
     <h2>Round ${r.round}${r.label} <span class="muted">counted ${r.packet.counted_round} of ${r.packet.cap}</span></h2>
     <p>${facts.join("; ")}</p>
   </section>`;
@@ -262,11 +262,11 @@ function roundBriefHtml(r: RoundView): Html {
 /** Where a link to round n lands: its section on this page, or on the page of every round in full when it is brief here. */
 type RoundHref = (round: number) => string;
 
-function roundHtml(r: RoundView, md: Prose, roundHref: RoundHref): Html {
+function roundHtml(r: RoundView, id: string, md: Prose, roundHref: RoundHref): Html {
   const p = r.packet;
   const v = r.verdict;
   const ruledOn = p.restart_reason === "ruling" ? p.restart_of : null;
-  return html`<section class="round" id="round-${r.round}">
+  return html`<section class="round" id="${id}">
     <h2>Round ${r.round}${r.label} <span class="muted">counted ${p.counted_round} of ${p.cap}</span></h2>
     <dl>
       <dt>packet</dt>
@@ -474,9 +474,17 @@ export function gatePage(
   const fullFrom = allRounds ? -Infinity : (numbers[numbers.length - FULL_ROUNDS] ?? -Infinity);
   const brief = numbers.filter((n) => n < fullFrom);
   const roundHref: RoundHref = (n) => (n < fullFrom ? `${base}?all=1#round-${n}` : `#round-${n}`);
+  // a quorum round is one section per member: a link to the round lands on its first, the others are told apart
+  const ids = new Map<RoundView, string>();
+  const sections = new Map<number, number>();
+  for (const r of t.rounds) {
+    const k = (sections.get(r.round) ?? 0) + 1;
+    sections.set(r.round, k);
+    ids.set(r, k === 1 ? `round-${r.round}` : `round-${r.round}-${k}`);
+  }
   const rounds = [...t.rounds]
     .reverse()
-    .map((r) => (r.round < fullFrom ? roundBriefHtml(r) : roundHtml(r, md, roundHref)))
+    .map((r) => (r.round < fullFrom ? roundBriefHtml(r, ids.get(r)!) : roundHtml(r, ids.get(r)!, md, roundHref)))
     .reverse();
   const briefNote = brief.length
     ? html`<p class="muted">

@@ -9,6 +9,7 @@ import { requestReview } from "../../src/commands/review.js";
 import { statusRow } from "../../src/commands/status.js";
 import { gateRow, newestFirst } from "../../src/ui/rows.js";
 import { gateTimeline } from "../../src/ui/timeline.js";
+import { gatePage } from "../../src/ui/pages.js";
 import { decideEscalation } from "../../src/commands/author.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { tempRoot } from "../helpers/tmp.js";
@@ -37,6 +38,12 @@ describe("the console's row and status agree", () => {
     expect(status.reviewer_model).toBe("gemini-2.5-pro + gpt-5");
     expect(row.model).toBe(status.reviewer_model);
     expect(row.family).toBe("google + openai");
+    // each member's section on the gate page: a link to round 1 lands on the first, no id is given twice
+    const page = String(
+      gatePage({ root: layout.root, base: "/b", readOnly: true, csrf: "c", seq: 0 }, gateTimeline(ctx, "q", "G-plan"), null),
+    );
+    const ids = [...page.matchAll(/<section class="round[^"]*" id="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids).toEqual(["round-1", "round-1-2"]);
   });
 
   it("order requests by the time they name, whatever offset it was written with", async () => {
