@@ -61,6 +61,7 @@ export function viewGate(ctx: BusContext, runId: string, gate: string): GateView
   const workers = {
     running: perKind((kind) => workerRunning(ctx.layout, kind)),
     servedBy: (kind: string, provider: string) => adverts(kind).filter((a) => a.providers.includes(provider)),
+    advertising: adverts,
     unresponsive: perKind((kind) => unresponsiveWorkers(ctx.layout, kind)),
     stuckOn: (kind: string, run: string, gateName: string) => stuckOn(ctx.layout, kind, run, gateName),
     supervisedFor: () => {

@@ -18,6 +18,8 @@ export interface WorkerPresence {
   supervisedFor(): number | null;
   /** The live reviewer workers of `kind` that say they run `provider` on their machines (SPEC §18). */
   servedBy?(kind: string, provider: string): Advert[];
+  /** Every live reviewer worker of `kind` that says what it runs. */
+  advertising?(kind: string): Advert[];
   /** The pids of this machine's workers of `kind` that run but no longer say they are alive (stopped, hung). */
   unresponsive?(kind: string): number[];
   /** What the live workers of `kind` say they keep failing to do for this gate (SPEC §18), each with its presence name. */
@@ -235,9 +237,13 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   const byBus = reviewers.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && !servedBy(r).length);
   const advertised = reviewers.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && servedBy(r).length);
   const outside = reviewers.filter((r) => !answered.includes(r) && !dispatchedByBus(r.reviewer_adapter));
-  // a worker started on its own (the demo's, one started by hand) before it advertises what it runs: that worker, not `up`
-  const runner = (kind: string) =>
-    workers && workers.supervisedFor() === null && workers.running(kind) ? `the ${kind} worker` : "`guild-bus up`";
+  // a worker started on its own (the demo's, one started by hand) before it advertises what it runs: that worker, not `up`;
+  // not one that says it runs other providers only (started with --provider)
+  const runner = (kind: string) => {
+    if (!workers || workers.supervisedFor() !== null || !workers.running(kind)) return "`guild-bus up`";
+    const others = [...new Set((workers.advertising?.(kind) ?? []).flatMap((a) => a.providers))].sort();
+    return others.length ? `\`guild-bus up\` (the running ${kind} worker runs only ${others.join(", ")})` : `the ${kind} worker`;
+  };
   const runners = [...new Set(byBus.map((r) => runner(r.reviewer_adapter)))];
   const parts = [
     ...advertised.map((r) => `${reviewerWords(r)}, run by ${servedByWords(r.reviewer_adapter, servedBy(r))}`),

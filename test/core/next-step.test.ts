@@ -95,6 +95,11 @@ describe("the next step's notes", () => {
     // no `up`, an http worker started on its own (the demo's) that has not said what it runs yet: that worker
     const alone = { ...workers, supervisedFor: () => null, servedBy: () => [] };
     expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, alone).waiting_on).toBe("reviewer hx (gpt-5), run by the http worker");
+    // one started by hand with --provider for others says so: it will not take this round
+    const restricted = { ...alone, advertising: () => [{ ...machB, providers: ["hy", "hz"] }] };
+    expect(nextStep(g.s, wait("dispatched", 1), "d", ARTIFACT, restricted).waiting_on).toBe(
+      "reviewer hx (gpt-5), run by `guild-bus up` (the running http worker runs only hy, hz)",
+    );
   });
 
   it("a round for an external reviewer is answered outside the bus, by the file its own process writes, not by `up`", () => {
