@@ -121,6 +121,6 @@ export function register(program: Command): void {
       const ctx = loadContext(new Layout(o.root));
       const read = () => readUserText(o.file, MAX_FILE_BYTES);
       const r = answered(await respond(ctx, run, gate, { read, reviewerModel: o.reviewerModel, round: o.round }));
-      print("stderr", `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})\n`);
+      print("stderr", `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})${landedNote(r)}\n`);
     });
 }

@@ -282,9 +282,14 @@ async function respondNow(
     /** The round whose packet the reviewer read: an answer to it never lands in a later round. Needed past round 1. */
     round?: number;
   },
-): Promise<Answer<{ round: number; verdict: string; model: string }>> {
+): Promise<Answer<{ round: number; verdict: string; model: string; already?: true }>> {
   const view = viewOf(ctx, run, gate);
   const round = openRound(view.snapshot);
+  const { read } = answer;
+  let text: Promise<string> | undefined;
+  answer = { ...answer, read: () => (text ??= read()) }; // read once, whichever check asks first
+  const landed = await respondedBefore(ctx, view, answer);
+  if (landed) return landed;
   const stale = movedOn(view, round, answer.round);
   if (stale) return refuse(stale);
   const packet = view.snapshot.packets.get(round);
@@ -306,6 +311,32 @@ async function respondNow(
   if (!delivery.ok) return refuse(`not accepted: ${delivery.reason}`);
   if (delivery.status === "conflict") return refuse(`result-${round}.json already exists with other content; nothing changed`);
   return { ok: true, round, verdict: accepted.result.verdict, model: accepted.model };
+}
+
+/**
+ * A retried answer whose first try landed (landedBefore): the named round's (else the open round's) manual result holds
+ * exactly what this answer makes. Only asked of a round that has a result: a person is not asked to type into a refusal.
+ */
+async function respondedBefore(
+  ctx: BusContext,
+  view: GateView,
+  answer: Parameters<typeof respondNow>[3],
+): Promise<{ ok: true; round: number; verdict: string; model: string; already?: true } | null> {
+  const round = answer.round ?? openRound(view.snapshot);
+  const packet = view.snapshot.packets.get(round);
+  if (!view.snapshot.results.has(round) || packet?.reviewer_adapter !== "manual") return null;
+  const accepted = acceptManualResponse(await answer.read(), packet, ctx.settings, answer.reviewerModel);
+  if (!accepted.ok) return null;
+  // a round that has a result takes no other: this delivers only if that result went away meanwhile (moved aside)
+  const delivery = await deliverResult(ctx, packet, accepted.result);
+  if (!delivery.ok || delivery.status === "conflict") return null;
+  return {
+    ok: true,
+    round,
+    verdict: accepted.result.verdict,
+    model: accepted.model,
+    ...(delivery.status === "identical" ? { already: true as const } : {}),
+  };
 }
 
 // A refusal is an answer (a bad id, a read the system failed): the four author commands as every face calls them.

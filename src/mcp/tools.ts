@@ -299,7 +299,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         via,
         round: a.round,
       });
-      return answer(responded, (r) => [`round ${r.round}: ${r.verdict} (reviewer ${r.model}) delivered`]);
+      return answer(responded, (r) => [`round ${r.round}: ${r.verdict} (reviewer ${r.model}) delivered${landedNote(r)}`]);
     },
   );
 

@@ -194,7 +194,7 @@ export function consoleApp(o: AppOptions): Hono {
           file ? new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer()) : field(body, "review");
         try {
           const a = await respond(ctx, run, gate, { read, reviewerModel: field(body, "reviewer_model").trim(), round });
-          return told(a, (r) => `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})`);
+          return told(a, (r) => `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})${landedNote(r)}`);
         } catch (error) {
           if (!(error instanceof TypeError)) throw error; // the upload was not UTF-8 text
           return { ok: false, text: "the upload is not UTF-8 text; nothing was written" };

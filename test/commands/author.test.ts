@@ -249,7 +249,12 @@ describe("the round the person read", () => {
       ok: false,
       error: expect.stringMatching(/^moved G-spec is not waiting for a decision \(state: done/),
     });
-    expect(await issues()).toEqual({ ok: false, error: "round 2 already has a result" });
+    // the answer to round 2 again: it landed, so it is told so; another answer is refused
+    const result = readFileSync(file("result-2.json"), "utf8");
+    expect(await issues()).toEqual({ ok: true, round: 2, verdict: "issues", model: "gpt-5", already: true });
+    const other = await respond(ctx(), run, GATE, { read: async () => "## SATISFIED\n", reviewerModel: "gpt-5", round: 2 });
+    expect(other).toEqual({ ok: false, error: "round 2 already has a result" });
+    expect(readFileSync(file("result-2.json"), "utf8")).toBe(result);
   });
 });
 
