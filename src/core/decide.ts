@@ -1,14 +1,32 @@
 // The round loop as one pure function: a gate snapshot and the resolved policy in, the gate's state and the
 // broker's next action out. No I/O here; the broker worker executes the action and calls decide again.
 import { UNPROVEN_END_OPTIONS, unprovenEnd } from "./result-slot.js";
-import type { DecisionChoice, EscalationReason, PacketFrontMatter, QuorumRule, Settings, StallEvidence } from "../spec/schemas.js";
+import type {
+  DecisionChoice,
+  Escalation,
+  EscalationReason,
+  PacketFrontMatter,
+  QuorumRule,
+  Settings,
+  StallEvidence,
+} from "../spec/schemas.js";
 import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
 import { type GateSnapshot, noRequestText } from "./snapshot.js";
-import { contestRefusal, effectiveCap, gatePolicy, offers, openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
+import {
+  contestRefusal,
+  effectiveCap,
+  gatePolicy,
+  offers,
+  openRound,
+  roundMembers,
+  roundPacket,
+  roundVerdicts,
+  validDecision,
+} from "./gate-queries.js";
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import type { QuorumJudgement } from "./quorum.js";
-import { stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
+import { judgedChain, stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
 import { boundElsewhere, failReasons, verdictPasses } from "./verdict-pass.js";
 import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
 
@@ -463,11 +481,10 @@ export function decideGate(s: GateSnapshot, settings: Settings, rest: Omit<Decid
 /**
  * Why the open round's escalation is not the broker's, or null. Without it (and the decision answering it) decide()
  * must act: make an escalation, or an action the broker's plan may turn into one (a packet no reviewer can take, an
- * outcome whose pass does not re-derive), never wait for a reviewer, the verifier or the author. Which escalation is
- * not compared: the artifact or a file that arrived since may lead elsewhere now, and the broker's own must stay. One
- * dropped by hand while the round is still out, or after a round with findings, would have a person decide, or
- * force-pass, a round the files do not say needs them. Nor may the author's answer to such a round (a resubmit, a
- * rebuttal) make it one: then only an escalation issuing the next round can raise is the broker's.
+ * outcome whose pass does not re-derive), never wait for a reviewer, the verifier or the author. Its reason must be
+ * one the files lead the broker to at its round (`unreachedEscalation`), and its options ones the broker offers for
+ * that reason. Nor may the author's answer to such a round (a resubmit, a rebuttal) make it one: then only an
+ * escalation issuing the next round can raise is the broker's.
  */
 export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): string | null {
   const R = openRound(s);
@@ -478,8 +495,11 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): s
   escalations.delete(R);
   const decisions = new Map(s.decisions);
   decisions.delete(R);
-  const d = decide({ ...s, escalations, decisions }, ctx);
+  const without = { ...s, escalations, decisions };
+  const d = decide(without, ctx);
   if (d.action === null) return `not the broker's: the gate's files do not lead to it (without it: ${d.state}, ${d.detail})`;
+  const unreached = unreachedEscalation(without, ctx, esc);
+  if (unreached !== null) return `not the broker's: ${unreached}`;
   if (raisedIssuingNext(s, esc)) return null;
   // An author's answer (resubmit, rebuttal) turns the author's turn into a next round: one dropped while the gate
   // waited for the author (which the author's commands do not see) must not become a decision, a force-pass, by it.
@@ -487,12 +507,105 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): s
   resubmits.delete(R);
   const rebuttals = new Set(s.rebuttals);
   rebuttals.delete(R);
-  const before = decide({ ...s, escalations, decisions, resubmits, rebuttals }, ctx);
+  const before = decide({ ...without, resubmits, rebuttals }, ctx);
   if (before.action !== null) return null;
   return (
     `not the broker's: only the author's answer to round ${R} leads on from ${before.state}, and issuing the next ` +
     `round never escalates ${esc.reason}`
   );
+}
+
+/** The options the broker offers with each reason (some offer fewer: `UNPROVEN_END_OPTIONS`, round 0's `unavailable`). */
+const OFFERED: Record<EscalationReason, readonly DecisionChoice[]> = {
+  cap_hit: CAP_OPTIONS,
+  malformed_termination_x2: CAP_OPTIONS,
+  stalled: CAP_OPTIONS,
+  no_verdict: RETRY_OPTIONS,
+  unavailable: RETRY_OPTIONS,
+  restart_cap_hit: RETRY_OPTIONS,
+  identity_unverified: RETRY_OPTIONS,
+  score_unavailable: RETRY_OPTIONS,
+  human_checkpoint: CHECKPOINT_OPTIONS,
+  codex_skip_blocked: ["override", "rework"],
+  request_refused: ["rework"],
+  artifact_missing: ARTIFACT_OPTIONS,
+  artifact_too_large: ARTIFACT_OPTIONS,
+  artifact_not_text: ARTIFACT_OPTIONS,
+  scrub_failed: ARTIFACT_OPTIONS,
+};
+
+/**
+ * Why the files never lead the broker to escalate `esc` (its reason, at its round, with its options), or null when
+ * they can (SPEC §6, escalation-<n>.json). `s` is the gate without that escalation and its decision. Each reason needs
+ * what the broker raises it from, read from files that stay once it is raised (a failure, a verdict, a broken seal,
+ * the packet's counted round, the rounds of a stall), never from the artifact, which the author may edit meanwhile:
+ * so the broker's own escalation stays the broker's at every later state, and a dropped one of another reason, or at
+ * a round that never ended so, is not. An artifact problem needs only an action (it offers no force-pass).
+ */
+export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Escalation): string | null {
+  const extra = esc.options.filter((o) => !OFFERED[esc.reason].includes(o));
+  if (extra.length) return `the broker never offers ${extra.join(", ")} with ${esc.reason}`;
+  const R = esc.round;
+  const P = roundPacket(s, R);
+  if (R === 0 || !P) return null; // before round 1 decide() alone says what the broker raises
+  const slots = [s, ...s.members.values()];
+  const failures = slots.flatMap((x) => x.failures.get(R) ?? []);
+  const verdicts = roundVerdicts(s, R);
+  const stop = P.stop ?? ctx.policy.stop;
+  const passed = verdicts.some((v) => verdictPasses(v, stop));
+  const ended = verdicts.length > 0 || failures.length > 0;
+  const needs = (ok: boolean, what: string) => (ok ? null : `${esc.reason} at round ${R} needs ${what}`);
+  switch (esc.reason) {
+    case "artifact_missing":
+    case "artifact_too_large":
+    case "artifact_not_text":
+    case "scrub_failed":
+      return null;
+    case "request_refused":
+    case "codex_skip_blocked":
+      return `${esc.reason} is raised only before round 1`;
+    case "no_verdict":
+      return needs(
+        failures.some((f) => f.kind === "no_verdict") || slots.some((x) => x.brokenSeals.has(R)) || passed,
+        "a no_verdict failure, a broken seal, or a passing verdict that may not re-derive",
+      );
+    case "unavailable":
+      return needs(
+        failures.some((f) => f.kind === "unavailable") || P.quorum !== undefined || (P.reviewer_adapter === "copilot" && passed),
+        "an unavailable reviewer, or a next round that selects anew (a quorum, a copilot pass's finalizer)",
+      );
+    case "identity_unverified":
+      return needs(
+        passed && (P.quorum !== undefined || verdicts.some((v) => v.independence_violation)),
+        "a passing verdict of unproven independence",
+      );
+    case "score_unavailable":
+      return needs(stop === "score" && verdicts.some((v) => !v.score_gate?.available), "a verdict without a usable score");
+    case "human_checkpoint":
+      return needs(ctx.policy.humanCheckpoint && verdicts.length > 0, "a verdict and the human checkpoint on");
+    case "cap_hit":
+      return needs(
+        ended && P.counted_round >= effectiveCap(s, ctx.policy),
+        `a round that ended at the cap (counted round ${P.counted_round})`,
+      );
+    case "malformed_termination_x2":
+      return needs(ended && P.restart_reason === "malformed", "a round that ended, restarted after a malformed one");
+    case "restart_cap_hit":
+      return needs(verdicts.length > 0 && consecutiveRestarts(s, R) >= ctx.policy.restartCap, "a verdict after the restart cap's restarts");
+    case "stalled":
+      return needs(
+        ctx.policy.stallDetection && (stallAfterVerdict(s, R, stop) !== null || stalledAtResubmit(s, R, esc.stall)),
+        "a stall its rounds show (§14.1)",
+      );
+  }
+}
+
+/** Whether the files show the stall `stall` claims at round R's resubmit: the bytes it says came back are a round's. */
+function stalledAtResubmit(s: GateSnapshot, R: number, stall: StallEvidence | undefined): boolean {
+  const back = stall?.artifact_sha256?.at(-1);
+  if (!s.resubmits.has(R) || back === undefined) return false;
+  const sent = [R, ...judgedChain(s, R)].map((r) => roundPacket(s, r)).find((p) => p?.artifact_sha256 === back);
+  return sent !== undefined && stallAtResubmit(s, R, { sha: back, rawSha: sent.artifact_raw_sha256 ?? "" })?.pattern === stall!.pattern;
 }
 
 /** Whether the broker can raise this escalation as it issues the round after the author's answer to round R. */

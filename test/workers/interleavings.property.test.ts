@@ -12,6 +12,8 @@ const extra = Number(process.env.GATE_EXPLORE_DEPTH ?? 0);
 const starts: Array<[string, ExploreOptions]> = [
   ["a fresh request", { depth: 3 }],
   ["round 1 answered and verified", { depth: 3, seed: ["broker", "result1:ok", "verifier"] }],
+  // a verdict that restarts the round: a dropped escalation must not make it a person's to force-pass
+  ["round 1 answered for other bytes and verified", { depth: 3, seed: ["broker", "result1:otherbytes", "verifier"] }],
   ["the author's turn after findings", { depth: 3, seed: ["broker", "result1:issues", "verifier", "broker"], difficulty: "hard" }],
 ];
 
