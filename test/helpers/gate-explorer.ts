@@ -12,6 +12,7 @@ import { forgetParsedUnder } from "../../src/bus/parse-cache.js";
 import { checkGates } from "../../src/commands/check.js";
 import { requestReview } from "../../src/commands/review.js";
 import { statusRow } from "../../src/commands/status.js";
+import { viewGate } from "../../src/commands/gate-view.js";
 import { classifyModel } from "../../src/core/family.js";
 import { parseReviewResult } from "../../src/core/result-wire.js";
 import { scrub, scrubOptions } from "../../src/core/scrub.js";
@@ -270,9 +271,41 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     restore(st);
     return ((json(own)?.options ?? []) as string[]).includes("force-pass");
   };
+  /**
+   * Why the files never lead the broker to round n's escalation (SPEC §6, escalation-<n>.json), read from them alone:
+   * its reason needs what the broker raises it from, and force-pass comes only with reasons that offer it ("" when
+   * they can lead to it; looser than the broker's rule, never stricter).
+   */
+  const unfounded = (st: State, n: number): string => {
+    const e = json(st.files.get(`escalation-${n}.json`));
+    const reason = String(e?.reason);
+    const failure = json(st.files.get(`failure-${n}.json`));
+    const v = json(st.files.get(`verdict-${n}.json`));
+    const rb = st.files.get(`result-${n}.json`);
+    const seal = st.files.get(`.verified/result-${n}.json`);
+    const passes = v !== null && ((v.gate_pass as { pass?: unknown } | undefined)?.pass === true || stop === "score");
+    // a sealed result, or one a verdict binds, that is no longer there as it was
+    const brokenSeal = (seal !== undefined || v !== null) && !(rb && seal?.equals(rb));
+    const ended = v !== null || failure !== null;
+    const forcePass = ["cap_hit", "malformed_termination_x2", "stalled", "no_verdict", "unavailable", "restart_cap_hit"];
+    if (
+      ((e?.options ?? []) as string[]).includes("force-pass") &&
+      ![...forcePass, "identity_unverified", "score_unavailable"].includes(reason)
+    )
+      return `${reason} never offers force-pass`;
+    if (reason === "no_verdict" && !(failure?.kind === "no_verdict" || brokenSeal || passes))
+      return "no_verdict without a no_verdict failure, a broken seal or a passing verdict";
+    if (reason === "identity_unverified" && !passes) return "identity_unverified without a passing verdict";
+    const afterEnd = ["cap_hit", "malformed_termination_x2", "human_checkpoint", "score_unavailable", "restart_cap_hit", "stalled"];
+    if (afterEnd.includes(reason) && !ended) return `${reason} at a round that has neither a verdict nor a failure`;
+    return "";
+  };
   const check = async (st: State): Promise<{ bad: string[]; pass: boolean; waitsOn: string }> => {
     const bad: string[] = [];
     const o = json(st.files.get("outcome.json"));
+    const d = viewGate(ctx(), RUN, GATE).decision;
+    if (d.state === "awaiting_decision" && d.round > 0 && unfounded(st, d.round))
+      bad.push(`a person is asked to decide round ${d.round}'s escalation, which the files never lead to: ${unfounded(st, d.round)}`);
     const row = statusRow(ctx(), RUN, GATE, true);
     if (row.exit_code === 0) {
       if (o?.status === "satisfied") {
