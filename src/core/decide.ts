@@ -600,11 +600,15 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
   }
 }
 
-/** Whether the files show the stall `stall` claims at round R's resubmit: the bytes it says came back are a round's. */
+/**
+ * Whether the files show the stall `stall` claims at round R's resubmit: round R was judged (the author was handed its
+ * verdict), and the bytes the stall says came back are that round's or the one's before it.
+ */
 function stalledAtResubmit(s: GateSnapshot, R: number, stall: StallEvidence | undefined): boolean {
   const back = stall?.artifact_sha256?.at(-1);
-  if (!s.resubmits.has(R) || back === undefined) return false;
-  const sent = [R, ...judgedChain(s, R)].map((r) => roundPacket(s, r)).find((p) => p?.artifact_sha256 === back);
+  const chain = judgedChain(s, R);
+  if (!s.resubmits.has(R) || back === undefined || !chain.length) return false;
+  const sent = chain.map((r) => roundPacket(s, r)).find((p) => p?.artifact_sha256 === back);
   return sent !== undefined && stallAtResubmit(s, R, { sha: back, rawSha: sent.artifact_raw_sha256 ?? "" })?.pattern === stall!.pattern;
 }
 
