@@ -15,6 +15,8 @@ export interface FenceScan {
   /** Per line: inside a fence, its opening and closing lines included. */
   fenced: boolean[];
   blocks: FencedBlock[];
+  /** The line a fence never closed opens at (it runs to the end), or lines.length when every fence closed. */
+  unclosedFrom: number;
 }
 
 // Container-blind on purpose: any indentation opens a fence (inside a list item it is indented), so a line is
@@ -46,7 +48,7 @@ export function scanFences(text: string): FenceScan {
     open = { fence: m[1]!, info: m[2]!.trim(), from: i };
   }
   if (open) blocks.push({ info: open.info, body: lines.slice(open.from + 1).join("\n"), closed: false });
-  return { lines, fenced, blocks };
+  return { lines, fenced, blocks, unclosedFrom: open ? open.from : lines.length };
 }
 
 /** The lines a Markdown reader sees as the writer's own text, not quoted in a fence. */

@@ -1,7 +1,7 @@
 // Turns a reviewer's raw output into a review_result.v1 envelope, the same way for every adapter:
 // a fenced review_result.v1/json block, or a whole-output JSON object, or a valid `## SATISFIED` sentinel.
 // The score and readiness (ARIS's stop condition) are taken here too, from the reviewer's own output only.
-import { scanFences, unfencedLines } from "./fences.js";
+import { type FenceScan, scanFences, unfencedLines } from "./fences.js";
 import { type JsonAnswer, parseJsonAnswer } from "./json-answer.js";
 import { lenientProblems } from "./result-wire.js";
 import { RESULT_WIRE } from "../spec/constants.js";
@@ -62,7 +62,8 @@ const HEADING_INDENT_RE = /^ {0,3}\S/;
  * indented as code), exactly once, with nothing open after it. Quoted mentions are ignored.
  */
 export function sentinelVerdict(raw: string): { valid: true; before: string } | { valid: false; reason: string } | null {
-  const { lines, fenced } = scanFences(raw);
+  const scan = scanFences(raw);
+  const { lines, fenced } = scan;
   const own = (i: number) => !fenced[i] && HEADING_INDENT_RE.test(lines[i]!);
   const mentions = lines.flatMap((l, i) => (own(i) && l.includes(SENTINEL) ? [i] : []));
   const standalone = mentions.filter((i) => lines[i]!.trim() === SENTINEL);
@@ -74,14 +75,24 @@ export function sentinelVerdict(raw: string): { valid: true; before: string } | 
   const after = lines.slice(at + 1).filter((l) => l.trim() !== "");
   const open = after.find((l) => OPEN_ITEM_RE.test(l));
   if (open) return { valid: false, reason: `open findings after the sentinel: ${JSON.stringify(cutText(open.trim(), 80))}` };
-  // an unfenced JSON answer beside it (`{"verdict":"issues","blocking_findings":[…]}` then the sentinel) is a second
-  // verdict, as a fenced one would be a candidate: neither is chosen
-  const json = lines.find(
-    (l, i) => !fenced[i] && MENTIONS_VERDICT_RE.test(l.replace(JSON_ESCAPE_RE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))),
-  );
-  if (json)
-    return { valid: false, reason: `a "verdict" key outside a fence beside the sentinel: ${JSON.stringify(cutText(json.trim(), 80))}` };
+  const json = strayVerdict(scan);
+  if (json) return { valid: false, reason: `a "verdict" key outside a fence beside the sentinel: ${json}` };
   return { valid: true, before: lines.slice(0, at).join("\n").trim() };
+}
+
+/**
+ * The first line, quoted for a reason, that names a `"verdict"` key (its letters escaped as \uXXXX too) outside every
+ * closed fence: unfenced, or in a fence never closed. Beside the sentinel or a fenced answer it is a second verdict
+ * (`{"verdict":"issues",…}` printed bare, or a correction left unclosed): two verdicts are malformed, never the more
+ * lenient one chosen. null when there is none.
+ */
+function strayVerdict({ lines, fenced, unclosedFrom }: FenceScan): string | null {
+  const line = lines.find(
+    (l, i) =>
+      (!fenced[i] || i >= unclosedFrom) &&
+      MENTIONS_VERDICT_RE.test(l.replace(JSON_ESCAPE_RE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))),
+  );
+  return line === undefined ? null : JSON.stringify(cutText(line.trim(), 80));
 }
 
 // ARIS's rule: exactly one line-anchored `Score: X/10` and one `Verdict: ready|almost|not ready`, case-insensitive,
@@ -446,6 +457,8 @@ export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
   const blocks = fencedCandidates(raw);
   if (blocks.length > 1) return { ok: false, reasons: [`${blocks.length} candidate JSON blocks; emit exactly one`] };
   if (blocks.length === 1) {
+    const stray = strayVerdict(scanFences(raw));
+    if (stray) return { ok: false, reasons: [`a "verdict" key outside the fenced block beside it: ${stray}; emit exactly one verdict`] };
     if (ctx.given?.includes(blocks[0]!)) return { ok: false, reasons: [COPIED] };
     const p = parseObject(blocks[0]!);
     if (p.ok && quotesPacket(p.obj, ctx.given)) return { ok: false, reasons: [COPIED] };

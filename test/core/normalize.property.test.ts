@@ -82,6 +82,35 @@ describe("normalizer properties", () => {
     );
   });
 
+  it("a second verdict outside the chosen answer (printed bare, or in a fence never closed) makes it malformed, whatever they say", () => {
+    // two verdicts that disagree must never let the more lenient one stand: neither is chosen (SPEC §9)
+    const bare = (env: object, layout: string) =>
+      ({
+        line: JSON.stringify(env),
+        pretty: JSON.stringify(env, null, 2),
+        escaped: JSON.stringify(env).replace('"verdict"', '"verdic\\u0074"'),
+        unclosed: `\`\`\`json\n${JSON.stringify(env)}`,
+      })[layout]!;
+    fc.assert(
+      fc.property(
+        envelope,
+        envelope,
+        prose,
+        fc.constantFrom("line", "pretty", "escaped", "unclosed"),
+        fc.constantFrom("fenced", "sentinel"),
+        fc.boolean(),
+        (chosen, other, text, layout, answer, otherFirst) => {
+          const own = answer === "fenced" ? `\`\`\`review_result.v1\n${JSON.stringify(chosen)}\n\`\`\`` : "## SATISFIED";
+          // an unclosed block runs to the end: it can only come last
+          const first = otherFirst && layout !== "unclosed";
+          const raw = first ? `${text}\n${bare(other, layout)}\n${own}\n` : `${text}\n${own}\n${bare(other, layout)}\n`;
+          expect(normalizeOutput(raw, ctx).ok).toBe(false);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it("satisfied from prose only through one standalone sentinel with nothing open after it", () => {
     fc.assert(
       fc.property(prose, fc.constantFrom("inline", "twice", "bullet-after", "question-after", "alone"), (text, shape) => {

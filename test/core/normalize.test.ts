@@ -596,6 +596,27 @@ describe("fenced candidates follow the same fence rules (§9)", () => {
     expect(ok(`\`\`\`\`\`review_result.v1\n${JSON.stringify(full)}\n\`\`\`\`\`\n`).result.verdict).toBe("issues");
   });
 
+  it("beside an unfenced JSON verdict, or a verdict block left unclosed → malformed: two verdicts, the lenient one never chosen", () => {
+    const satisfied = fence("review_result.v1", { verdict: "satisfied", findings: [], blocking_findings: [] });
+    const issues = JSON.stringify({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "auth bypass" }] });
+    for (const raw of [
+      `${issues}\n\n${satisfied}\n`,
+      `${satisfied}\nOn second thought:\n${issues}\n`,
+      `${satisfied}\n{"verdic\\u0074": "issues"}\n`,
+      `${satisfied}\nCorrection:\n\`\`\`json\n${issues}\n`,
+    ]) {
+      expect(refused(raw)).toEqual([expect.stringMatching(/^a "verdict" key outside the fenced block beside it: ".*"; emit exactly one verdict$/)]);
+    }
+    // a verdict quoted in another closed block (not a candidate) is the artifact's, as before
+    expect(ok(`The artifact's example:\n\`\`\`js\n${issues}\n\`\`\`\n${fence("review_result.v1", full)}`).result.verdict).toBe("issues");
+  });
+
+  it("a sentinel beside a verdict block left unclosed → malformed (a cut-off block is no answer, but is a second verdict)", () => {
+    expect(refused('Fine.\n## SATISFIED\n```json\n{"verdict": "issues"}\n')[0]).toMatch(
+      /^malformed termination: a "verdict" key outside a fence beside the sentinel/,
+    );
+  });
+
   it("a cut-off block is not a candidate", () => {
     expect(refused(`\`\`\`review_result.v1\n${JSON.stringify(full)}\n`)[0]).toMatch(/^envelope missing/);
   });
