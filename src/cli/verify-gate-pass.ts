@@ -1,10 +1,7 @@
 // guild-bus verify-gate-pass: drop-in for Guild's scripts/verify-gate-pass.ts (exit 0 pass, 2 fail, 1 usage).
 // Parsed with node:util parseArgs and free of zod/commander, so the command starts about as fast as node itself.
 import { parseArgs } from "node:util";
-import { evaluateGatePass } from "../core/gate-pass.js";
-import { parseReviewResult } from "../core/result-wire.js";
-import { evaluateScoreGate } from "../core/score-gate.js";
-import { failReasons, type PassEvidence, rulingCounts, verdictPasses } from "../core/verdict-pass.js";
+import { oneResultPass } from "../core/verdict-pass.js";
 import { decodeUtf8, readBounded, type ReadRefused } from "../bus/read-bounded.js";
 import { MAX_ARTIFACT_BYTES, MAX_FILE_BYTES } from "../spec/constants.js";
 import { repeatedFlag, reportError, rootProblem } from "./errors.js";
@@ -115,25 +112,7 @@ export async function run(args: string[]): Promise<number> {
     if (kind === "not-regular" || kind === "too-large") return reportError(`verify-gate-pass: ${(error as Error).message}`);
     if (kind !== "missing") reportError(`verify-gate-pass: ${(error as Error).message}`); // said, and the gate fails
   }
-  const forcePass = values["force-pass"] === true;
-  const gate = evaluateGatePass({ resultRaw, artifactBytes, packetId: values["packet-id"], forcePass });
-  // the bus's own rule over what one result shows (verdict-pass.ts): its rulings, and the score under a score gate
-  const result = resultRaw === null ? null : parseReviewResult(resultRaw).result;
-  const score = result ? evaluateScoreGate(result) : undefined;
-  const evidence: PassEvidence = {
-    gate_pass: gate,
-    // a force-pass relaxes only the condition the stop policy judges by: the verdict's, or the score's in its place
-    score_gate: score && forcePass ? { ...score, positive: true } : score,
-    rulings: result?.rulings === undefined ? undefined : rulingCounts(result.rulings, null),
-    blocking_count: null,
-  };
-  const pass = verdictPasses(evidence, stop);
-  const own = stop === "score" ? gate.reasons.filter((r) => !r.startsWith("verdict is ")) : gate.reasons;
-  const report = {
-    ...gate,
-    pass,
-    reasons: pass ? [] : [...new Set([...own, ...(gate.conditions.parses ? failReasons(evidence, stop) : [])])],
-  };
+  const report = oneResultPass({ resultRaw, artifactBytes, packetId: values["packet-id"], forcePass: values["force-pass"] === true }, stop);
   print("stdout", JSON.stringify(report, null, 2) + "\n");
   return report.pass ? 0 : 2;
 }

@@ -250,14 +250,13 @@ function envelope(
   from: ReviewResultStrict["normalized_from"],
   raw: string,
 ): Normalized {
+  // the result reader's rule (a lone finding in place of the list would be dropped below, findings defaulting to the
+  // blockers): what it refuses in a result file is refused in an answer
   const problems = lenientProblems({
     ...obj,
     packet_id: obj.packet_id ?? ctx.packetId,
     artifact_sha256_reviewed: obj.artifact_sha256_reviewed ?? ctx.artifactSha256,
   });
-  // a lone finding in place of the list would be dropped below (findings default to the blockers): a blocker with it
-  if (obj.findings !== undefined && obj.findings !== null && !Array.isArray(obj.findings))
-    problems.push(`findings: must be an array (got ${shown(obj.findings)})`);
   if (problems.length) return { ok: false, reasons: problems };
   const blocking = (obj.blocking_findings as unknown[]).map((f) => toFinding(f, "blocking"));
   const findings = Array.isArray(obj.findings) ? obj.findings.map((f) => toFinding(f, "medium")) : blocking;

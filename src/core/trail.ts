@@ -4,12 +4,12 @@ import {
   DispatchAttempt,
   type Failure,
   type PacketFrontMatter,
-  type ReviewResultLenient,
   type StopPolicy,
   type TrailEntry,
   type VerdictFile,
 } from "../spec/schemas.js";
 import { describeAttempt } from "./dispatch-plan.js";
+import type { LenientResult } from "./result-wire.js";
 import type { GateDecision } from "./decide.js";
 import { boundElsewhere, verdictPasses } from "./verdict-pass.js";
 import { type GateSnapshot, memberView, reviewerViews } from "./snapshot.js";
@@ -22,10 +22,7 @@ import { terminalSafe } from "./terminal-safe.js";
 import { isoTimeMs } from "./iso-time.js";
 
 /** Round n's result: the gate's own reviewer's, or a quorum member's. */
-export type ResultLookup = (
-  round: number,
-  member?: string | null,
-) => (ReviewResultLenient & { normalized_from?: string; findings?: unknown; rulings?: unknown }) | null;
+export type ResultLookup = (round: number, member?: string | null) => (LenientResult & { normalized_from?: string }) | null;
 
 /** " (restart of round 2)", or " (ruling on round 2)" for the round that rules on a rebuttal. */
 export function roundLabel(e: Pick<TrailEntry, "restart_of" | "restart_reason">): string {

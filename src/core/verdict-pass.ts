@@ -1,7 +1,10 @@
 // Whether a verdict passes under the stop policy in force, and why not: one rule for a single reviewer's round and
 // for each member of a quorum round.
-import type { PacketFrontMatter, StopPolicy, VerdictFile } from "../spec/schemas.js";
+import type { GatePassReport, PacketFrontMatter, StopPolicy, VerdictFile } from "../spec/schemas.js";
 import { type FindingView, listedFindings, namesFinding } from "./findings.js";
+import { evaluateGatePass, type GatePassInput } from "./gate-pass.js";
+import { parseReviewResult } from "./result-wire.js";
+import { evaluateScoreGate } from "./score-gate.js";
 
 /**
  * The gate under the stop policy in force: the checksum-bound conditions (parses, packet id, sha, no blockers)
@@ -36,6 +39,30 @@ export function failReasons(v: PassEvidence, stop: StopPolicy): string[] {
       : [...v.gate_pass.reasons];
   if (v.rulings?.upheld) out.push(`${v.rulings.upheld} contested finding(s) upheld`);
   return out;
+}
+
+/**
+ * `verify-gate-pass`'s judgement of one result alone (SPEC §11): the five conditions, then the bus's own rule over what
+ * the result shows — its rulings, and under a score gate the score in place of the verdict.
+ */
+export function oneResultPass(input: GatePassInput, stop: StopPolicy): GatePassReport {
+  const gate = evaluateGatePass(input);
+  const result = input.resultRaw === null ? null : parseReviewResult(input.resultRaw).result;
+  const score = result ? evaluateScoreGate(result) : undefined;
+  const evidence: PassEvidence = {
+    gate_pass: gate,
+    // a force-pass relaxes only the condition the stop policy judges by: the verdict's, or the score's in its place
+    score_gate: score && input.forcePass ? { ...score, positive: true } : score,
+    rulings: result?.rulings === undefined ? undefined : rulingCounts(result.rulings, null),
+    blocking_count: null,
+  };
+  const pass = verdictPasses(evidence, stop);
+  const own = stop === "score" ? gate.reasons.filter((r) => !r.startsWith("verdict is ")) : gate.reasons;
+  return {
+    ...gate,
+    pass,
+    reasons: pass ? [] : [...new Set([...own, ...(gate.conditions.parses ? failReasons(evidence, stop) : [])])],
+  };
 }
 
 /** How long a contested finding's text may be in a ruling packet: the broker cuts it there, and so its title is named. */

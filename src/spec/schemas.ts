@@ -119,15 +119,25 @@ export type Independence = z.infer<typeof Independence>;
 export const Severity = z.enum(["blocking", "high", "medium", "low", "info"]);
 export const Verdict = z.enum(["satisfied", "issues"]);
 
-/** What Guild's reader enforces (lenient, consume-only): unknown keys tolerated, finding items not inspected. */
+/** A finding as the lenient reader takes it: any JSON value but blank text (it would have no title). */
+const FindingItem = onFirstUse(() =>
+  z.union([nonBlank, z.number(), z.boolean(), z.null(), z.record(z.string(), z.unknown()), z.array(z.unknown())]),
+);
+
+/**
+ * What any result file must be (consume-only): Guild's reader, plus the shapes the bus's answer reader refuses in what
+ * the gate reads (the verdict, the finding lists, the rulings). Unknown keys tolerated, finding objects not inspected.
+ */
 export const ReviewResultLenient = onFirstUse(
   () =>
     z.looseObject({
       schema_version: z.optional(z.literal(RESULT_WIRE)),
       packet_id: nonBlank,
       artifact_sha256_reviewed: nonBlank,
-      verdict: nonBlank,
-      blocking_findings: z.array(z.unknown()),
+      verdict: Verdict,
+      blocking_findings: z.array(FindingItem),
+      findings: z.optional(z.nullable(z.array(FindingItem))),
+      rulings: z.optional(z.nullable(z.array(Ruling))),
     }),
   { title: "review_result.v1 (lenient reader)", description: "What any reviewer may deliver as result-<n>.json." },
 );

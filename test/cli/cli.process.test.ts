@@ -121,6 +121,14 @@ describe("guild-bus verify-gate-pass", () => {
     expect(gate({ ...base, verdict: "issues", score: 8, readiness: "ready" }, "--stop", "score")).toEqual({ code: 0, reasons: "" });
     expect(gate({ ...base, score: 3, readiness: "not ready" }, "--stop", "score", "--force-pass").code).toBe(0);
     expect(gate(base, "--stop", "maybe").code).toBe(1);
+    // a shape the bus's answer reader refuses never passes here (§8.1): a lone blocker in place of the findings list,
+    // a verdict no reader knows under a score gate, a ruling that names no finding
+    expect(gate({ ...base, findings: { severity: "blocking", title: "SQL injection" } })).toEqual({
+      code: 2,
+      reasons: 'parse: findings: must be an array (got {"severity":"blocking","title":"SQL injection"})',
+    });
+    expect(gate({ ...base, verdict: "meh", score: 8, readiness: "ready" }, "--stop", "score").code).toBe(2);
+    expect(gate({ ...base, rulings: [{ ruling: "withdrawn" }] }).code).toBe(2);
   });
 
   it("exit 2 on a failing gate, including a missing result; --force-pass relaxes only the verdict", () => {

@@ -1,6 +1,6 @@
 // What status, wait and the MCP tools report of an ended gate: a pass only while its outcome re-derives from the
 // gate's files (SPEC §17); an outcome.json dropped by hand is not one.
-import { lstatSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { spawn } from "node:child_process";
@@ -142,14 +142,23 @@ describe("an ended gate's view", () => {
     });
   });
 
-  it("rulings that are not a list: the verifier's verdict fails closed as the re-derivation does, so the author revises", async () => {
-    const run = "rulings-object";
-    const { layout, file, dropResult } = await gateWithPacket(run);
-    dropResult({ rulings: {} });
-    await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
-    expect(JSON.parse(readFileSync(file("verdict-1.json"), "utf8"))).toMatchObject({ rulings: { upheld: 1, withdrawn: 0 } });
-    await stepGate(loadContext(layout), run, GATE);
-    expect(viewGate(loadContext(layout), run, GATE)).toMatchObject({ exitCode: 3, decision: { state: "awaiting_author" } });
+  it("rulings or findings in a shape the bus's answer reader refuses: the verifier refuses the result, never passes it", async () => {
+    for (const [run, shape] of [
+      ["rulings-object", { rulings: {} }],
+      ["findings-object", { findings: { severity: "blocking", title: "SQL injection" } }],
+    ] as const) {
+      const { layout, file, dropResult } = await gateWithPacket(run);
+      dropResult(shape);
+      await verifyGate(loadContext(layout), run, GATE, () => undefined, Date.now() + 60_000);
+      expect(existsSync(file("verdict-1.json"))).toBe(false);
+      const rejected = path.join(layout.gateDir(run, GATE), "rejected");
+      const reason = readdirSync(rejected).find((f) => f.startsWith("result-1.json") && f.endsWith(".reason.json"))!;
+      expect(JSON.parse(readFileSync(path.join(rejected, reason), "utf8")).reason).toMatch(
+        new RegExp(`^not a review_result\\.v1: ${Object.keys(shape)[0]}: must be an array`),
+      );
+      await stepGate(loadContext(layout), run, GATE);
+      expect(viewGate(loadContext(layout), run, GATE).exitCode).not.toBe(0);
+    }
   });
 
   it("a real pass whose artifact was edited since is history: exit 2 for wait, but the stop hook does not hold the turn", async () => {

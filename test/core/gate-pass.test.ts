@@ -117,7 +117,12 @@ describe("gate-pass: five checksum-bound conditions", () => {
     }
     // items of other severities, or of no recognisable shape, are not blockers (the lenient reader does not inspect them)
     expect(run({ ...good, findings: [{ severity: "high", title: "x" }, "blocking", null, 3, { severity: ["blocking"] }] }).pass).toBe(true);
-    expect(run({ ...good, findings: { severity: "blocking" } }).pass).toBe(true);
+    // a lone finding in place of the list is refused, as the answer reader refuses it (§9): never passed over
+    expect(run({ ...good, findings: { severity: "blocking" } })).toMatchObject({
+      pass: false,
+      conditions: { parses: false },
+      reasons: ['parse: findings: must be an array (got {"severity":"blocking"})'],
+    });
     // both at once: one reason, the blocking_findings count
     expect(
       run({ ...good, findings: [{ severity: "blocking", title: "x" }], blocking_findings: [{ severity: "blocking", title: "x" }] }).reasons,

@@ -97,9 +97,8 @@ describe("normalizer properties", () => {
         envelope,
         prose,
         fc.constantFrom("line", "pretty", "escaped", "unclosed"),
-        fc.constantFrom("fenced", "sentinel"),
-        fc.boolean(),
-        (chosen, other, text, layout, answer, otherFirst) => {
+        fc.record({ answer: fc.constantFrom("fenced", "sentinel"), otherFirst: fc.boolean() }),
+        (chosen, other, text, layout, { answer, otherFirst }) => {
           const own = answer === "fenced" ? `\`\`\`review_result.v1\n${JSON.stringify(chosen)}\n\`\`\`` : "## SATISFIED";
           // an unclosed block runs to the end: it can only come last
           const first = otherFirst && layout !== "unclosed";

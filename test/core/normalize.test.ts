@@ -605,7 +605,9 @@ describe("fenced candidates follow the same fence rules (§9)", () => {
       `${satisfied}\n{"verdic\\u0074": "issues"}\n`,
       `${satisfied}\nCorrection:\n\`\`\`json\n${issues}\n`,
     ]) {
-      expect(refused(raw)).toEqual([expect.stringMatching(/^a "verdict" key outside the fenced block beside it: ".*"; emit exactly one verdict$/)]);
+      expect(refused(raw)).toEqual([
+        expect.stringMatching(/^a "verdict" key outside the fenced block beside it: ".*"; emit exactly one verdict$/),
+      ]);
     }
     // a verdict quoted in another closed block (not a candidate) is the artifact's, as before
     expect(ok(`The artifact's example:\n\`\`\`js\n${issues}\n\`\`\`\n${fence("review_result.v1", full)}`).result.verdict).toBe("issues");

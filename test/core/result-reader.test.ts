@@ -3,6 +3,9 @@ import { describe, expect, it } from "vitest";
 import { parseReviewResult } from "../../src/core/result-wire.js";
 import { ReviewResultLenient } from "../../src/spec/schemas.js";
 import { parseStrictReviewResult } from "../helpers/strict-result.js";
+import { type EnvelopeContext, normalizeOutput } from "../../src/core/normalize.js";
+import { oneResultPass } from "../../src/core/verdict-pass.js";
+import { SHA_A } from "../helpers/snapshots.js";
 
 const base = { packet_id: "p", artifact_sha256_reviewed: "a".repeat(64), verdict: "issues", blocking_findings: [] };
 
@@ -24,7 +27,7 @@ describe("review_result.v1 lenient reader (Guild §2A)", () => {
       "packet_id: must be a non-blank string",
       "missing required field: artifact_sha256_reviewed",
       "verdict: must be a non-blank string",
-      "blocking_findings: must be an array",
+      "blocking_findings: must be an array (got {})",
     ]);
   });
 
@@ -38,8 +41,23 @@ describe("review_result.v1 lenient reader (Guild §2A)", () => {
     expect(parseReviewResult(JSON.stringify({ ...base, deep: JSON.parse("[".repeat(63) + "]".repeat(63)) })).result).not.toBeNull();
   });
 
-  it("does not inspect finding items or the verdict enum (lenient)", () => {
-    expect(parseReviewResult(JSON.stringify({ ...base, verdict: "meh", blocking_findings: [null, 3] })).result).not.toBeNull();
+  it("does not inspect finding objects; refuses what the answer reader refuses in what the gate reads (§8.1, §9)", () => {
+    expect(parseReviewResult(JSON.stringify({ ...base, blocking_findings: [null, 3, {}], findings: [[], true] })).result).not.toBeNull();
+    expect(parseReviewResult(JSON.stringify({ ...base, findings: null, rulings: null })).result).not.toBeNull();
+    const reasons = (extra: object) => parseReviewResult(JSON.stringify({ ...base, ...extra })).reasons;
+    expect(reasons({ verdict: "meh" })).toEqual(['verdict: must be "satisfied" or "issues" (got "meh")']);
+    expect(reasons({ findings: { severity: "blocking" } })).toEqual(['findings: must be an array (got {"severity":"blocking"})']);
+    expect(reasons({ findings: ["ok", " "] })).toEqual(["findings[1]: a finding given as text must be non-blank"]);
+    expect(reasons({ blocking_findings: [""] })).toEqual(["blocking_findings[0]: a finding given as text must be non-blank"]);
+    expect(reasons({ rulings: { finding: "x", ruling: "withdrawn" } })[0]).toMatch(/^rulings: must be an array/);
+    for (const ruling of [
+      { ruling: "withdrawn" },
+      { finding: " ", ruling: "withdrawn" },
+      { finding: "x", ruling: "Withdrawn" },
+      { finding: "x", ruling: "upheld", reason: 1 },
+      "x",
+    ])
+      expect(reasons({ rulings: [{ finding: "a", ruling: "upheld" }, ruling] })[0]).toMatch(/^rulings\[1\]: must be \{finding/);
   });
 
   it("agrees with the zod schema on arbitrary objects (one rule, two encodings)", () => {
@@ -58,8 +76,22 @@ describe("review_result.v1 lenient reader (Guild §2A)", () => {
           schema_version: fc.oneof(fc.constant(undefined), fc.constant("review_result.v1"), fc.string()),
           packet_id: field,
           artifact_sha256_reviewed: field,
-          verdict: field,
+          verdict: fc.oneof(field, fc.constantFrom("satisfied", "issues")),
           blocking_findings: field,
+          findings: fc.oneof(field, fc.array(fc.oneof(fc.constant(" "), fc.constant(""), fc.jsonValue()))),
+          rulings: fc.oneof(
+            field,
+            fc.array(
+              fc.record(
+                {
+                  finding: fc.oneof(fc.string(), fc.constant(" "), fc.integer()),
+                  ruling: fc.constantFrom("upheld", "withdrawn", "Withdrawn", 1),
+                  reason: fc.oneof(fc.string(), fc.constant(null)),
+                },
+                { requiredKeys: [] },
+              ),
+            ),
+          ),
           other: fc.anything(),
         }),
         (rec) => {
@@ -115,5 +147,65 @@ describe("a foreign value in a reason", () => {
       JSON.stringify({ schema_version: huge, packet_id: "p", artifact_sha256_reviewed: "a", verdict: "x", blocking_findings: [] }),
     );
     expect(reasons[0]).toMatch(/^schema_version must be exactly "review_result\.v1" \(got "review_result\.v0 {64}…"\)$/);
+  });
+});
+
+describe("the result reader and the answer reader (§8.1, §9): one rule over what the gate reads", () => {
+  // verify-gate-pass and the verifier read result files; the normaliser reads a reviewer's answer. An answer the bus
+  // would refuse as malformed must never pass as a result file, under either stop policy, force-pass or not.
+  const ctx: EnvelopeContext = {
+    packetId: "p",
+    artifactSha256: SHA_A,
+    round: 1,
+    reviewerHost: "codex",
+    reviewerModel: "gpt-5",
+    reviewerModelSource: "requested",
+  };
+  const any = fc.oneof(fc.constant(undefined), fc.constant(null), fc.constant(" "), fc.string({ maxLength: 8 }), fc.integer(), fc.object());
+  const finding = fc.oneof(
+    fc.constant(""),
+    fc.constant(" "),
+    fc.string({ maxLength: 8 }),
+    fc.constant(null),
+    fc.integer(),
+    fc.record({ severity: fc.constantFrom("blocking", "info", "Blocking"), title: fc.constantFrom("t", " ") }, { requiredKeys: [] }),
+  );
+  const list = fc.oneof(any, fc.array(finding, { maxLength: 3 }), fc.constant([]));
+  const ruling = fc.oneof(
+    any,
+    fc.record(
+      {
+        finding: fc.constantFrom("t", " ", 3),
+        ruling: fc.constantFrom("upheld", "withdrawn", "Withdrawn"),
+        reason: fc.constantFrom("r", null),
+      },
+      { requiredKeys: [] },
+    ),
+  );
+  it("whatever the answer reader refuses, verify-gate-pass does not pass", () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          verdict: fc.oneof(fc.constantFrom("satisfied", "issues", "Satisfied", "meh"), any),
+          blocking_findings: list,
+          findings: list,
+          rulings: fc.oneof(any, fc.array(ruling, { maxLength: 3 })),
+          score: fc.constantFrom(undefined, 9, "9"),
+          readiness: fc.constantFrom(undefined, "ready", "Ready"),
+        }),
+        fc.constantFrom("verdict", "score"),
+        fc.boolean(),
+        (fields, stop, forcePass) => {
+          const obj = { packet_id: "p", artifact_sha256_reviewed: SHA_A, ...fields };
+          const raw = JSON.stringify(obj);
+          if (normalizeOutput(raw, ctx).ok) return;
+          const report = oneResultPass({ resultRaw: raw, artifactSha256: SHA_A, packetId: "p", forcePass }, stop);
+          expect(report.pass).toBe(false);
+          // and the reason is the reader's, not a later condition's
+          expect(report.conditions.parses).toBe(false);
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });
