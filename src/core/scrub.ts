@@ -91,8 +91,21 @@ const URL_QUOTE = `["'\`](?!${QUOTE_END})`;
 /** A word of a URL's password that holds a "/" (no "@": the first one ends it). */
 const URL_WORD = `(?:[^\\s@"'\`]|${URL_QUOTE}){1,256}`;
 
-/** JSON-escaped text glues a line's first word to its escape ("\nghp_…"): \n, \r and \t bound a token too. */
-const ESCAPED_START = String.raw`(?:\b|(?<=\\[nrt]))`;
+/** A command's name where a word starts (an escaped line break glues a line's first word to it in JSON text). */
+const COMMAND_START = String.raw`(?:\b|(?<=\\[nrt]))`;
+/** The rest of one command, up to an option: no line break, pipe or command separator. */
+const SAME_COMMAND = String.raw`[^\n|;&]{0,200}`;
+
+/**
+ * Where a token shape may start: a word boundary; an escape, as JSON-escaped text glues a line's first word to it
+ * ("\nghp_…"); or glued to a word character (then judged by randomBody).
+ */
+const GLUED_START = String.raw`(?:\b|(?<=\\[nrt])|(?<=\w))`;
+
+/** Whether a token shape's match holds a run of 16+ letters and digits that the high-entropy rule takes for a secret. */
+function randomBody(match: string): boolean {
+  return (match.match(/[A-Za-z0-9]{16,}/g) ?? []).some((run) => looksLikeSecret(run, ""));
+}
 
 const SENSITIVE_HOME_DIRS = "\\.claude|\\.codex|\\.gemini|\\.ssh|\\.aws|\\.gnupg|\\.kube|\\.docker|\\.azure|\\.config/gcloud";
 
@@ -180,8 +193,15 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
   },
   ...TOKEN_SHAPES.map((re) => ({
     kind: "token" as const,
-    re: new RegExp(re.source.replace(/^\\b/, ESCAPED_START), re.flags),
-    replace: () => label("token"),
+    // also glued to a word character (`0sk_live_…`, `xghp_…`), where its body must look random: `task_test_…` or
+    // `disk-2024-…` is a word that ends as a prefix does, not a token
+    re: new RegExp(re.source.replace(/^\\b/, GLUED_START), re.flags),
+    replace: (m: string, ...rest: unknown[]) => {
+      const offset = rest[rest.length - 2] as number;
+      const input = rest[rest.length - 1] as string;
+      const glued = /\w/.test(input[offset - 1] ?? "") && !/\\[nrt]$/.test(input.slice(Math.max(0, offset - 2), offset));
+      return glued && !randomBody(m) ? m : label("token");
+    },
   })),
   {
     kind: "password",
@@ -203,6 +223,21 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
     // (on a curl or wget command line: `docker run -u 1000:1000` is a user and a group); quoted, to its closing quote
     re: /([ \t](?:-u|--user|--proxy-user)(?<=(?:\b|(?<=\\[nrt]))(?:curl|wget)\b[^\n|;&]{0,200})[ \t=]+(["']?)[^\s:"'`]+:)(?!\[REDACTED:)((?<=["'][^\s:"'`]+:)[^"'\r\n]+|[^\s"'`]+)/g,
     replace: (m: string, head: string, _quote: string, value: string) => (harmless(value, false) ? m : `${head}${label("password")}`),
+  },
+  {
+    kind: "password",
+    // a password given on a command line: mysql's and mariadb's `-p<password>` (glued: `-p db` prompts, and db is the
+    // database), and a registry login's `-p`/`--password <password>` (`docker login`, podman, helm …: `docker run -p`
+    // is a port, `--password-stdin` a flag); quoted, to its closing quote. `--password=…` is the secret rule's.
+    re: new RegExp(
+      String.raw`(?:([ \t]-p)(?<=${COMMAND_START}(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb(?:-dump|-admin)?)` +
+        String.raw`\b${SAME_COMMAND}[ \t]-p)|([ \t](?:-p|--password)[ \t]+)` +
+        String.raw`(?<=${COMMAND_START}(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)\b${SAME_COMMAND}\b(?:login|repo[ \t]+add)\b${SAME_COMMAND}))` +
+        String.raw`(?!\[REDACTED:|-)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"'\`]+)`,
+      "g",
+    ),
+    replace: (m: string, glued: string | undefined, spaced: string | undefined, value: string) =>
+      harmless(value.replace(/^(["'])(.*)\1$/, "$2"), false) ? m : `${glued ?? spaced}${label("password")}`,
   },
   redactHomePaths,
   redactNetrc,
