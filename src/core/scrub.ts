@@ -232,7 +232,8 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
     re: new RegExp(
       String.raw`(?:([ \t]-p)(?<=${COMMAND_START}(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb(?:-dump|-admin)?)` +
         String.raw`\b${SAME_COMMAND}[ \t]-p)|([ \t](?:-p|--password)[ \t]+)` +
-        String.raw`(?<=${COMMAND_START}(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)\b${SAME_COMMAND}\b(?:login|repo[ \t]+add)\b${SAME_COMMAND}))` +
+        String.raw`(?<=${COMMAND_START}(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)\b${SAME_COMMAND}` +
+        String.raw`\b(?:login|repo[ \t]+add)\b${SAME_COMMAND}))` +
         String.raw`(?!\[REDACTED:|-)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"'\`]+)`,
       "g",
     ),
