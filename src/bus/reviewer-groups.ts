@@ -90,8 +90,11 @@ export function killMarked(marker: string): number[] {
   return killed;
 }
 
-/** Kill the reviewer groups whose worker on this machine is gone; returns the group ids killed, and the pids of what left them. */
-export function sweepOrphanGroups(dir = tmpdir()): number[] {
+/**
+ * Kill the reviewer groups whose worker on this machine is gone (of those `workers` names, when given); returns the
+ * group ids killed, and the pids of what left them.
+ */
+export function sweepOrphanGroups(dir = tmpdir(), workers?: ReadonlySet<number>): number[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -103,7 +106,7 @@ export function sweepOrphanGroups(dir = tmpdir()): number[] {
     const m = name.startsWith(PREFIX) ? PIDS.exec(name.slice(PREFIX.length)) : null;
     if (!m) continue;
     const [worker, group] = [Number(m[1]), Number(m[2])];
-    if (worker === process.pid || processAlive(worker)) continue;
+    if (worker === process.pid || (workers && !workers.has(worker)) || processAlive(worker)) continue;
     const file = path.join(dir, name);
     let marker: string;
     try {

@@ -2,10 +2,12 @@
 // and helpers to drive the CLI and wait for a gate state by reading the files (never by sleeping blindly).
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach } from "vitest";
+import { sweepOrphanGroups } from "../../src/bus/reviewer-groups.js";
 import { scaled } from "./machine.js";
 import { tempRoot } from "./tmp.js";
 
@@ -19,9 +21,14 @@ export const MODES = [
 ] as const;
 
 const live = new Set<ChildProcess>();
+/** Every worker the test started, stopped or killed since. */
+const started = new Set<number>();
 
 afterEach(async () => {
   await Promise.all([...live].map((c) => stopChild(c)));
+  // a worker the test SIGKILLed left its reviewer running (in a scratch directory: not found under the project)
+  sweepOrphanGroups(tmpdir(), started);
+  started.clear();
 });
 
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
@@ -106,6 +113,7 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
       child.stdout!.on("data", (b: Buffer) => logs.push(`${tag} ${b}`));
       child.stderr!.on("data", (b: Buffer) => logs.push(`${tag} ${b}`));
       live.add(child);
+      if (child.pid !== undefined) started.add(child.pid);
       return child;
     },
     cli(args, input) {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach } from "vitest";
+import { killProcessesUnder } from "./leftovers.js";
 
 const made: string[] = [];
 
@@ -34,5 +35,6 @@ export async function removeTree(dir: string, deadlineMs = 60_000): Promise<void
 
 afterEach(async () => {
   // a worker still finishing its work (a paid review drains) may add a file while the tree is removed
+  killProcessesUnder(made); // what the helpers' own stops left (afterEach hooks run last registered first)
   while (made.length) await removeTree(made.pop()!);
 });
