@@ -1,6 +1,7 @@
 // Gates a worker keeps failing to move (a fault the system does not clear by itself, a bug): the worker says so in its
 // presence file, so `status`, `wait` and the console name the worker and its error instead of a plain "waiting for the
 // verifier" while it retries (SPEC §18). Pure: the writing is runtime/reconciler.ts, the reading runtime/peers.ts.
+import { withFields } from "./presence-body.js";
 import { lineSafe, terminalSafe } from "./terminal-safe.js";
 
 /** A gate a live worker has failed to handle this many times in a row: one failure may be a passing race. */
@@ -23,15 +24,7 @@ export interface StuckGate {
 export function withStuckGates(base: string | null, stuck: readonly StuckGate[]): string | null {
   const named = stuck.filter((g) => g.tries >= STUCK_AFTER_TRIES).slice(-MAX_STUCK);
   if (!named.length) return base;
-  let body: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = base === null ? {} : JSON.parse(base);
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
-  } catch {
-    // a body of another shape says nothing more than the stuck gates
-  }
-  const stuckGates = named.map((g) => ({ ...g, error: g.error.slice(0, MAX_ERROR_CHARS) }));
-  return JSON.stringify({ ...body, stuck: stuckGates }) + "\n";
+  return withFields(base, { stuck: named.map((g) => ({ ...g, error: g.error.slice(0, MAX_ERROR_CHARS) })) });
 }
 
 /** The stuck gates a presence file's body names (none when it names none or is of another shape). */

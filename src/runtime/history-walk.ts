@@ -58,8 +58,21 @@ export class HistoryWalk {
     this.sweepRuns = host.finishedRuns();
   }
 
+  /** The first listing, from start() until it is done. */
+  private starting: Promise<void> | null = null;
+
+  /** Resolves once the listing of .guild/runs under way (the first included) is done; at once when none is. */
+  listed(): Promise<void> {
+    return this.listing ?? this.starting ?? Promise.resolve();
+  }
+
   /** Load the log, list every run, then sweep; resolves when the listing is done (the sweep goes on). */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.starting = this.begin().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async begin(): Promise<void> {
     // a log that fails to load leaves what was read of it: the listing scans every other run, as without one
     const reopened = await this.host.finishedLog.load(this.slicer).catch((error: Error) => {
       this.host.log(`finished-runs log not read on: ${error.message}`);

@@ -29,6 +29,7 @@ import { THIS_MACHINE } from "../bus/this-machine.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { type Advert, parseAdvert } from "../core/advertised.js";
 import { type StuckGate, stuckGatesIn } from "../core/stuck.js";
+import { lookedIn } from "../core/presence-body.js";
 
 /** How often a worker says it is alive; a peer whose file has not been re-dated for PEER_STALE_MS counts as gone. */
 export const PEER_BEAT_MS = 1000;
@@ -156,6 +157,15 @@ export function stuckOn(layout: Layout, kind: string, runId: string, gate: strin
       .filter((g) => g.run_id === runId && g.gate === gate)
       .map((g) => ({ ...g, peer: name })),
   );
+}
+
+/**
+ * When each live worker of `kind` last looked at everything it watches (SPEC §18), by its presence name: ms since the
+ * epoch on its clock; null while its file does not say (no look yet, or unreadable this time).
+ */
+export function lastLooks(layout: Layout, kind: string, now = Date.now()): Array<{ peer: string; looked: number | null }> {
+  const said = new Map(liveBodies(layout, kind, now).map(({ name, text }) => [name, lookedIn(text)]));
+  return livePeerFiles(layout, kind, now).map(({ name }) => ({ peer: name, looked: said.get(name) ?? null }));
 }
 
 /** The bodies of the live presence files of `kind`; one gone, replaced meanwhile or too large says nothing this time. */

@@ -23,6 +23,7 @@ import { HistoryWalk } from "./history-walk.js";
 import { PEER_BEAT_MS, Peers, peersDir } from "./peers.js";
 import { textOf } from "../core/text-of.js";
 import { withStuckGates } from "../core/stuck.js";
+import { withLooked } from "../core/presence-body.js";
 import { ReadFault } from "../core/read-fault.js";
 import { isRefusedWrite, refusedWriteFix } from "../bus/refused-write.js";
 import { forgetParsedUnder } from "../bus/parse-cache.js";
@@ -224,7 +225,9 @@ export class WorkerRuntime {
     // every worker that writes says it is alive (status names a role nobody runs); a reader (the console) does not
     this.peers =
       spec.shareWork || spec.janitor !== false
-        ? new Peers(spec.layout, peersDir(spec.layout, spec.kind), undefined, () => withStuck(spec.presence?.() ?? null, this.failing))
+        ? new Peers(spec.layout, peersDir(spec.layout, spec.kind), undefined, () =>
+            withLooked(withStuck(spec.presence?.() ?? null, this.failing), this.looked()),
+          )
         : null;
   }
 
@@ -678,12 +681,14 @@ export class WorkerRuntime {
   /** Quick pass: new runs, new gates of open runs, runs another writer reopened, and every active gate again. */
   private reconcile(): void {
     if (this.stopped) return;
+    const at = Date.now();
     this.spec.beforePass?.();
     for (const runId of this.finishedLog?.refresh() ?? []) this.scanRun(runId); // another writer reopened it
     // .guild/runs (every run's name) is listed only when its mtime says a run was added or removed
+    let listed = this.walk?.listed(); // a listing under way (the first, at start) ends before this pass saw every run
     if (this.runsMayHaveChanged()) {
       this.noteRunsListed();
-      if (this.walk) void this.walk.list();
+      if (this.walk) listed = this.walk.list();
       else for (const runId of listDir(this.spec.layout.runs)) if (isRunId(runId) && !this.knownRuns.has(runId)) this.scanRun(runId);
     }
     for (const runId of this.openRuns) {
@@ -694,6 +699,9 @@ export class WorkerRuntime {
       if (this.finishedLog?.isSealed(runId) && this.finishedLog.unchanged(runId)) this.lookAtRun(runId);
       else this.finishedLog?.unseal(runId);
     }
+    const seen = () => void (this.runsSeenAt = Math.max(this.runsSeenAt, at));
+    if (listed) void listed.then(seen, () => {});
+    else seen();
     this.finishedLog?.flush();
     // An active gate is handled again when its directory changed since it was handled or a quiet event was seen
     // (every delivery adds a name) and it is this worker's share, or, for what only time changes (grace periods,
@@ -719,6 +727,21 @@ export class WorkerRuntime {
 
   /** When each active gate was last handled, and its directory mtime just before. */
   private readonly handled = new Map<string, Look>();
+  /** When (wall clock) the last handler of each active gate that has ended began. */
+  private readonly handlerEnded = new Map<string, number>();
+  /** When the last pass began that has seen every run and every open run's gates (its listing of the runs ended). */
+  private runsSeenAt = 0;
+
+  /**
+   * When this worker last looked at everything it watches (SPEC §18): the latest time from which it has seen every run
+   * and gate, and handled every active gate from a read that began then or later (a handler still running holds it
+   * back); finished runs are the history sweep's, and not counted. Null before its first such look.
+   */
+  private looked(): number | null {
+    let at = this.runsSeenAt;
+    for (const key of this.active.keys()) at = Math.min(at, this.handlerEnded.get(key) ?? 0);
+    return at > 0 ? at : null;
+  }
 
   /** A name came to or left the gate's directory since its handler last began reading it (or it never ran). */
   private changedSinceHandled(ref: GateRef): boolean {
@@ -760,7 +783,8 @@ export class WorkerRuntime {
     // before the handler reads: anything that arrives while it runs moves the mtime, and is looked at again
     const mtime = dirMtime(this.spec.layout.gateDir(ref.runId, ref.gate));
     const stamp = gateStamp(this.spec.layout.gateDir(ref.runId, ref.gate)); // what a finished gate is known by
-    this.handled.set(ref.key, lookedAt(mtime));
+    const look = lookedAt(mtime);
+    this.handled.set(ref.key, look);
     try {
       const status = await this.spec.handleGate(ref, this.abort.signal);
       this.failing.delete(ref.key);
@@ -769,6 +793,7 @@ export class WorkerRuntime {
       if (status === "finished" && !this.dirty.has(ref.key)) {
         this.active.delete(ref.key);
         this.handled.delete(ref.key);
+        this.handlerEnded.delete(ref.key);
         // its own last writes move the mtime too: the next scan looks once more, finds nothing to do (an unchanged
         // trail is not rewritten), and the gate settles
         this.finished.set(ref.key, stamp);
@@ -800,6 +825,9 @@ export class WorkerRuntime {
               : ((error as Error).stack ?? textOf(error));
       const what = count === 1 ? first : `still failing (${count} times in a row): ${(error as Error).message}`;
       this.spec.log(`${ref.runId}/${ref.gate}: ${what}; next try in ${delay} ms`);
+    } finally {
+      // one that failed was looked at too: the presence file names it as stuck
+      if (this.active.has(ref.key)) this.handlerEnded.set(ref.key, look.at);
     }
   }
 }

@@ -3,7 +3,6 @@
 // scenarios shared with the http adapter are in test/helpers/openai-suite.ts.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { codexAdapter, codexArgv, codexProviderArgs } from "../../src/adapters/codex.js";
 import { ProviderConfig } from "../../src/spec/schemas.js";
@@ -91,7 +90,7 @@ nothing sent`, async () => {
       const packet = readFileSync(path.join(p.gateDir(RUN, GATE), "packet-1.md"), "utf8");
       expect(packet).toMatch(/independence: weak/);
       expect(packet).not.toMatch(/reviewer_provider: codex/);
-      await sleep(1000);
+      await p.waitLooked(Date.now()); // the codex worker too: it leaves the packet alone
       expect(p.files(RUN, GATE)).not.toContain("attempt-1.json");
       expect(s.mock.requests).toHaveLength(0);
     });

@@ -8,6 +8,9 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach } from "vitest";
 import { sweepOrphanGroups } from "../../src/bus/reviewer-groups.js";
+import { Layout } from "../../src/bus/layout.js";
+import { THIS_MACHINE } from "../../src/bus/this-machine.js";
+import { lastLooks } from "../../src/runtime/peers.js";
 import { scaled } from "./machine.js";
 import { tempRoot } from "./tmp.js";
 
@@ -57,6 +60,11 @@ export interface Project {
   waitFor(run: string, gate: string, predicate: (files: string[]) => boolean, what: string, timeoutMs?: number): Promise<string[]>;
   status(run: string, gate: string): Record<string, unknown> & { state: string; status: string; round: number };
   waitState(run: string, gate: string, states: string[], timeoutMs?: number): Promise<ReturnType<Project["status"]>>;
+  /**
+   * Until every worker of this project still running has looked at everything after `since` (Date.now() once the test
+   * planted what they must see): what they would do about it is done. Their presence files say when (SPEC §18).
+   */
+  waitLooked(since: number, timeoutMs?: number): Promise<void>;
 }
 
 /** A scripted command provider for settings.providers; its plan is src/cli/demo-reviewer.ts's Plan. */
@@ -83,6 +91,7 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
   const root = tempRoot("guild-bus-it-");
   mkdirSync(path.join(root, ".guild", "runs"), { recursive: true });
   const logs: string[] = [];
+  const workers: Array<{ kind: string; child: ChildProcess }> = [];
   const project: Project = {
     root,
     logs,
@@ -113,6 +122,7 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
       child.stdout!.on("data", (b: Buffer) => logs.push(`${tag} ${b}`));
       child.stderr!.on("data", (b: Buffer) => logs.push(`${tag} ${b}`));
       live.add(child);
+      workers.push({ kind, child });
       if (child.pid !== undefined) started.add(child.pid);
       return child;
     },
@@ -161,6 +171,24 @@ export function makeProject(options: { poll?: boolean } = {}): Project {
           );
         }
         await sleep(150);
+      }
+    },
+    async waitLooked(since, timeoutMs = scaled(30_000)) {
+      const layout = new Layout(root);
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const behind = workers.filter(({ kind, child }) => {
+          if (child.exitCode !== null || child.signalCode !== null) return false;
+          const looked = lastLooks(layout, kind).find((l) => l.peer === `${THIS_MACHINE}-${child.pid}`)?.looked ?? null;
+          return looked === null || looked <= since;
+        });
+        if (!behind.length) return;
+        if (Date.now() > deadline) {
+          const who = behind.map(({ kind, child }) => `${kind}:${child.pid}`).join(", ");
+          const when = new Date(since).toISOString();
+          throw new Error(`timed out waiting for ${who} to look at everything since ${when}\nlogs:\n${logs.join("").slice(-4000)}`);
+        }
+        await sleep(100);
       }
     },
   };

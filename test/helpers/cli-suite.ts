@@ -2,7 +2,6 @@
 // verifier and `worker claude|gemini`) on a temp project, pointed at a scripted mock endpoint on 127.0.0.1.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DispatchInput, dispatchProject, type ReviewerAdapter } from "../../src/adapters/types.js";
 import { ADAPTER_KIND_INFO } from "../../src/core/adapter-kinds.js";
@@ -349,7 +348,7 @@ export function realClientSuite(spec: ClientSpec): void {
         // The CLI went away mid-request (its socket closed before the answer) and no process of it is left.
         await until("the killed CLI's connection to close", () => s.mock.requests[0]?.closedEarly === true);
         expect(processesMentioning(s.binary)).toEqual([]);
-        await sleep(2_000); // several reconcile passes (300 ms) of every worker
+        await s.p.waitLooked(Date.now()); // every worker has looked at the round's end since: none dispatches it again
         expect((await waitStateAsync(s.p, RUN, GATE, ["awaiting_decision"])).state).toBe("awaiting_decision");
         expect(s.mock.requests).toHaveLength(1);
         expect(s.p.files(RUN, GATE).filter((f) => /^(?:attempt|packet|result)-2/.test(f))).toEqual([]);
@@ -364,7 +363,7 @@ export function realClientSuite(spec: ClientSpec): void {
       const r = await review(s.p);
       expect(r.code, r.stderr).toBe(4);
       expect(s.p.readJson(RUN, GATE, "failure-1.json")).toMatchObject({ kind: "no_verdict" });
-      await sleep(1_000);
+      await s.p.waitLooked(Date.now());
       expectCleanRequests(s, [1]);
     });
 

@@ -2,7 +2,6 @@
 // project, dispatching to the scripted OpenAI-compatible mock (test/helpers/mock-openai.ts) on 127.0.0.1.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeProject, type Project, startBus } from "./bus.js";
 import { waitSeconds } from "./machine.js";
@@ -261,7 +260,7 @@ never a strong sign-off`, async () => {
       expect(s.mock.requests).toHaveLength(1);
       expect(s.mock.requests[0]!.clientClosed).toBe(true); // the stopped client dropped its connection
       expect(s.mock.requests[0]!.answered).toBe(false);
-      await sleep(2000); // several reconcile passes (300 ms) of every worker
+      await p.waitLooked(Date.now()); // every worker has looked at the round's end since: none dispatches it again
       expect(s.mock.requests).toHaveLength(1);
       expect(p.files(RUN, GATE).filter((f) => /^(attempt|packet)-/.test(f))).toEqual(["attempt-1.json", "packet-1.md"]);
       expect((await waitStateAsync(p, RUN, GATE, ["awaiting_decision"])).round).toBe(1);
@@ -289,7 +288,7 @@ never a strong sign-off`, async () => {
           detail: expect.stringMatching(/could not run/),
         });
       }
-      await sleep(1000);
+      await p.waitLooked(Date.now());
       expect(p.files(RUN, GATE)).not.toContain("attempt-2.json");
       expect(s.mock.requests).toHaveLength(0);
     });

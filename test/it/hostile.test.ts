@@ -3,7 +3,6 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { requestReview } from "../../src/commands/review.js";
@@ -196,7 +195,7 @@ describe("hostile and malformed input (integration)", () => {
         if (c.expect === "rejected" || c.expect === "after-outcome") expect(trail, c.id).toContain(`rejected/${c.file}.`);
         if (c.expect === "problem") expect(trail, c.id).toContain(`${c.file}:`);
       }
-      await sleep(200);
+      await p.waitLooked(Date.now()); // a worker the drops crash is not waited for, and fails below
       for (const w of workers) expect(w.exitCode, "a worker died").toBeNull();
       // every worker's memory stays bounded while it handles all of the above (SPEC §18 states the bound)
       for (const w of workers) expect(residentMiB(w.pid!), "a worker's resident memory").toBeLessThan(WORKER_RSS_BOUND_MIB);
@@ -214,7 +213,7 @@ describe("hostile and malformed input (integration)", () => {
         expect(hit, t.id).toBeDefined();
         expect(hit!.reason, t.id).toContain(t.reason);
       }
-      await sleep(1500); // a full scan passes over them
+      await p.waitLooked(Date.now()); // every worker has looked at everything since
       for (const w of workers) expect(w.exitCode, "a worker died on the tree").toBeNull();
 
       // bad requests are refused up front and create nothing

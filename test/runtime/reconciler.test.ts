@@ -1,6 +1,6 @@
 // The reconciler every worker runs on (SPEC §18): a gate whose handler throws (a bug) is retried later and later,
 // its stack logged once, and is handled as usual again once the handler stops throwing.
-import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -9,6 +9,7 @@ import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 import { recordingRuntime } from "../helpers/runtime.js";
 import { cachedParse } from "../../src/bus/parse-cache.js";
+import { lastLooks, SELF_PEER } from "../../src/runtime/peers.js";
 
 describe("reconciler: backoff on a throwing handler", () => {
   it("retries a throwing gate after 1, 2, 4, 8 … reconcile intervals, logs the stack once, and recovers", async () => {
@@ -321,6 +322,53 @@ describe("reconciler: what a worker keeps of an ended gate", () => {
       // parsed anew once its run ended: the worker keeps nothing of it
       await until("the ended run's files forgotten", () => (read(), parses === 2));
     } finally {
+      await runtime.stop();
+    }
+  });
+});
+
+describe("reconciler: when a worker last looked at everything (SPEC §18)", () => {
+  it("its presence file says a time only once every active gate was handled from a read after it; a running handler holds it", async () => {
+    const root = tempRoot();
+    const layout = new Layout(root);
+    for (const gate of ["G-spec", "G-plan"]) mkdirSync(path.join(root, ".guild", "runs", "r1", "review", gate), { recursive: true });
+    let holding = false;
+    let release: (() => void) | undefined;
+    let specLooks = 0;
+    const runtime = new WorkerRuntime({
+      kind: "test",
+      layout,
+      poll: false,
+      reconcileMs: 20,
+      fullScanMs: 50,
+      concurrency: 2,
+      skipFinishedRuns: true,
+      handleGate: async (ref) => {
+        if (ref.gate === "G-spec") specLooks++;
+        else if (holding) await new Promise<void>((resolve) => (release = resolve));
+        return "active";
+      },
+      log: () => {},
+    });
+    const looked = () => lastLooks(layout, "test").find((l) => l.peer === SELF_PEER)?.looked ?? 0;
+    await runtime.start();
+    try {
+      const started = Date.now();
+      await until("a look after start", () => looked() > started);
+      holding = true;
+      const held = Date.now();
+      await until("G-plan's handler to hang", () => release !== undefined);
+      // G-spec is looked at again and again, and the file re-dated each second: G-plan's handler still holds the stamp
+      const [looks, beat] = [specLooks, statSync(path.join(layout.guild, "workers", "test", SELF_PEER)).mtimeMs];
+      await until("G-spec looked at again, the file re-dated", () => {
+        const st = statSync(path.join(layout.guild, "workers", "test", SELF_PEER), { throwIfNoEntry: false });
+        return specLooks > looks + 3 && (st?.mtimeMs ?? 0) > beat;
+      });
+      expect(looked()).toBeLessThan(held);
+      release!();
+      await until("a look after G-plan's handler ended", () => looked() > held);
+    } finally {
+      release?.();
       await runtime.stop();
     }
   });
