@@ -65,7 +65,9 @@ describe("reviewer process groups of dead workers", () => {
       symlinkSync(path.join(dir, "elsewhere"), path.join(dir, `guild-bus-group-${ns}-${dead}-${linked.child.pid}`));
       // another machine's (a container, a host sharing the directory): its pids mean nothing here
       writeFileSync(path.join(dir, `guild-bus-group-elsewhere-1-${dead}-${foreign.child.pid}`), foreignMarker);
-      expect(sweepOrphanGroups(dir)).toEqual([orphan.child.pid]);
+      // asked for other workers' groups only (a test's own workers), it leaves this one's
+      expect(sweepOrphanGroups(dir, new Set([dead + 1]))).toEqual([]);
+      expect(sweepOrphanGroups(dir, new Set([dead]))).toEqual([orphan.child.pid]);
       expect(await orphan.exited).toBe("SIGKILL");
       for (const alive of [other, linked, foreign]) expect(alive.child.exitCode === null && alive.child.signalCode === null).toBe(true);
       expect(readdirSync(dir).sort()).toEqual(
