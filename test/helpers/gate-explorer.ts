@@ -3,6 +3,9 @@
 // gate's files and the artifact's bytes, times left out) is reached by breadth-first search up to a depth, each seen
 // once, and checked against an oracle that re-derives a pass from the files alone: what `status` and `check` report as
 // passed must be proven by them (SPEC §5 §11 §15), and no gate waits on a worker that does nothing.
+// `split` runs two brokers and two verifiers whose steps are cut at each write: a worker reads (its real step runs on
+// the state, and the files it would write or move aside are held as its pending writes), then lands them one at a time,
+// as link() lands them (first writer wins), while the others act in between. `quorum` asks a round of two members.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -17,6 +20,7 @@ import { classifyModel } from "../../src/core/family.js";
 import { parseReviewResult } from "../../src/core/result-wire.js";
 import { scrub, scrubOptions } from "../../src/core/scrub.js";
 import type { Difficulty, StopPolicy } from "../../src/spec/schemas.js";
+import { realFs } from "../../src/bus/fsops.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { tempRoot } from "./tmp.js";
@@ -26,16 +30,20 @@ const RUN = "mc";
 const GATE = "G-spec";
 const SECRET = "SECRET-[0-9]+";
 
+/** One write a worker has planned and not landed yet: a delivery (link, first writer wins) or a move to rejected/. */
+type Op = { put: string; bytes: Buffer; group: string } | { move: string; bytes: Buffer; adds: Array<[string, Buffer]> };
 interface State {
   files: Map<string, Buffer>;
   art: string;
+  /** split: each worker's writes planned at its read, in order, not landed yet */
+  pending: Map<string, Op[]>;
 }
 interface Move {
   name: string;
   /** A move that only changes files: applied to a copy of the state. */
   pure?: (s: State) => void;
-  /** A move a worker makes on the materialised state. */
-  run?: () => Promise<void>;
+  /** A move a worker makes: it reads the materialised state (and, unless split, writes at once). */
+  run?: (s: State) => Promise<State>;
 }
 export interface ExploreOptions {
   depth: number;
@@ -45,6 +53,12 @@ export interface ExploreOptions {
   stop?: StopPolicy;
   /** A redaction pattern, and an artifact version that differs from the first only inside it. */
   redact?: boolean;
+  /** Two brokers and two verifiers, each step cut at its writes (above). */
+  split?: boolean;
+  /** A quorum round of two members (gpt, gem: command reviewers the bus dispatches), answered with their keys. */
+  quorum?: boolean;
+  /** Stray verdicts, seals, escalations and outcomes (default true). */
+  strays?: boolean;
 }
 export interface ExploreReport {
   states: number;
@@ -74,13 +88,25 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const root = tempRoot("guild-bus-explore-");
   mkdirSync(path.join(root, "docs"), { recursive: true });
   mkdirSync(path.join(root, ".guild"), { recursive: true });
-  const settings = { foreign_grace_ms: 0, ...(o.redact ? { secrets_policy: { redaction_patterns: [SECRET] } } : {}) };
+  const command = (model: string) => ({ adapter: "command", model, argv: [process.execPath, "-e", "0"] });
+  const settings = {
+    foreign_grace_ms: 0,
+    ...(o.redact ? { secrets_policy: { redaction_patterns: [SECRET] } } : {}),
+    ...(o.quorum ? { providers: { gpt: command("gpt-5"), gem: command("gemini-2.5-pro") } } : {}),
+  };
   writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify(settings));
   const artPath = path.join(root, "docs", "spec.md");
   writeFileSync(artPath, texts[0]!);
   const layout = new Layout(root);
   const ctx = () => loadContext(layout);
-  const asked = { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: RUN, stop };
+  const asked = {
+    artifact: "docs/spec.md",
+    gate: GATE,
+    author: "claude",
+    runId: RUN,
+    stop,
+    ...(o.quorum ? { quorum: { need: 2, of: 2 } } : { reviewer: "manual" }),
+  };
   const req = await requestReview(layout, { ...asked, ...(o.difficulty ? { difficulty: o.difficulty } : {}) });
   if (!req.ok) throw new Error(`request refused: ${JSON.stringify(req)}`);
   const dir = layout.gateDir(RUN, GATE);
@@ -93,7 +119,11 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       if (e.isDirectory()) return walk(path.join(d, e.name), r);
       return r === "trail.md" ? [] : [[r, readFileSync(path.join(d, e.name))]]; // the trail is what the broker says, not state
     });
-  const capture = (): State => ({ files: new Map(walk(dir).sort(([a], [b]) => (a < b ? -1 : 1))), art: readFileSync(artPath, "utf8") });
+  const capture = (pending = new Map<string, Op[]>()): State => ({
+    files: new Map(walk(dir).sort(([a], [b]) => (a < b ? -1 : 1))),
+    art: readFileSync(artPath, "utf8"),
+    pending,
+  });
   const restore = (st: State) => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
@@ -112,28 +142,46 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     utimesSync(artPath, old, old);
     for (const d of dirs) utimesSync(d, old, old);
   };
+  // times, and the packet shas that vary only with the packet's issued_at, are left out
+  const norm = (n: string, b: Buffer) =>
+    `${n.replace(/^rejected\/.*?([a-z]+-\d+\.[a-z]+).*$/, "rejected/$1")}=${sha(
+      b
+        .toString("utf8")
+        .replace(ISO, "T")
+        .replace(/"packet_sha256":\s*"[0-9a-f]{64}"/g, "P"),
+    )}`;
   const key = (st: State) =>
     sha(
       [...st.files]
-        .map(([n, b]) => {
-          // times, and the packet shas that vary only with the packet's issued_at, are left out
-          const t = b
-            .toString("utf8")
-            .replace(ISO, "T")
-            .replace(/"packet_sha256":\s*"[0-9a-f]{64}"/g, "P");
-          return `${n.replace(/^rejected\/.*?([a-z]+-\d+\.[a-z]+).*$/, "rejected/$1")}=${sha(t)}`;
-        })
+        .map(([n, b]) => norm(n, b))
         .sort()
-        .join("|") + `#${st.art}`,
+        .join("|") +
+        `#${st.art}` +
+        [...st.pending]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(
+            ([w, ops]) =>
+              `#${w}:` + ops.map((op) => ("put" in op ? `put ${norm(op.put, op.bytes)}` : `mv ${norm(op.move, op.bytes)}`)).join(","),
+          )
+          .join(""),
     );
+  const MEMBERS = ["gem", "gpt"];
+  const MODEL: Record<string, string> = { gem: "gemini-2.5-pro", gpt: "gpt-5" };
+  /** The packet files of round r: the reviewer's, or each quorum member's. */
+  const packetsOf = (st: State, r: number): Array<[string | null, string]> =>
+    o.quorum
+      ? MEMBERS.filter((m) => st.files.has(`packet-${r}.${m}.md`)).map((m) => [m, `packet-${r}.${m}.md`])
+      : st.files.has(`packet-${r}.md`)
+        ? [[null, `packet-${r}.md`]]
+        : [];
   const openRound = (st: State) => {
     let r = 0;
-    while (st.files.has(`packet-${r + 1}.md`)) r++;
+    while (packetsOf(st, r + 1).length) r++;
     return r;
   };
   const resultText = (
     packet: string,
-    r: { sha?: string; verdict?: string; model?: string; n?: number; rulings?: unknown; low?: boolean },
+    r: { sha?: string; verdict?: string; model?: string; n?: number; rulings?: unknown; low?: boolean; key?: string },
   ) =>
     JSON.stringify({
       schema_version: "review_result.v1",
@@ -145,19 +193,138 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       ...(stop === "score" ? { score: r.verdict === "issues" || r.low ? 3 : 8, readiness: r.low ? "not ready" : "ready" } : {}),
       ...(r.rulings ? { rulings: r.rulings } : {}),
       ...(r.n ? { n: r.n } : {}),
+      ...(r.key ? { delivery_key: r.key } : {}),
     }) + "\n";
 
+  const isBroker = (w: string) => w.startsWith("broker");
+  const runWorker = async (w: string) => {
+    if (isBroker(w)) await stepGate(ctx(), RUN, GATE);
+    else await verifyGate(ctx(), RUN, GATE, () => {});
+  };
+  /** split: a worker's step run on the state, what it wrote and moved aside held as its pending writes, in order. */
+  const read = async (st: State, w: string): Promise<State> => {
+    restore(st);
+    const linked: string[] = [];
+    const link = realFs.link;
+    realFs.link = async (a, b) => {
+      await link(a, b);
+      linked.push(b);
+    };
+    try {
+      await runWorker(w);
+    } finally {
+      realFs.link = link;
+    }
+    const after = capture().files;
+    const ops: Op[] = [];
+    const fresh = [...after].filter(([n, b]) => n.startsWith("rejected/") && !st.files.get(n)?.equals(b));
+    for (const [n, b] of st.files)
+      if (!n.startsWith("rejected/") && !after.get(n)?.equals(b))
+        ops.push({ move: n, bytes: b, adds: fresh.filter(([a]) => a.startsWith(`rejected/${n}.`)) });
+    for (const f of linked) {
+      const n = path.relative(dir, f).split(path.sep).join("/");
+      const b = after.get(n);
+      // a seal and its verdict go together (deliverInOrder); a broker's writes are one plan
+      if (b && !n.startsWith("rejected/"))
+        ops.push({ put: n, bytes: b, group: isBroker(w) ? "" : n.replace(/^(\.verified\/result|verdict)-/, "") });
+    }
+    const pending = new Map(st.pending);
+    if (ops.length) pending.set(w, ops);
+    return { files: st.files, art: st.art, pending };
+  };
+  /** split: the worker's next pending write lands as link() lands it: only on a free name (first writer wins). */
+  const land = (s: State, w: string) => {
+    const [op, ...rest] = s.pending.get(w)! as [Op, ...Op[]];
+    let left = rest;
+    if ("move" in op) {
+      // rejectFile moves only the version it judged
+      if (s.files.get(op.move)?.equals(op.bytes)) {
+        s.files.delete(op.move);
+        for (const [n, b] of op.adds) s.files.set(n, b);
+      }
+    } else {
+      const there = s.files.get(op.put);
+      if (!there) s.files.set(op.put, op.bytes);
+      // the broker plans again from the files after any delivery that is not its own; a verifier's conflict on a seal
+      // or verdict ends that round's pair, and it goes on with the others
+      else if (isBroker(w)) left = [];
+      else if (!there.equals(op.bytes)) left = rest.filter((x) => !("put" in x) || x.group !== op.group);
+    }
+    if (left.length) s.pending.set(w, left);
+    else s.pending.delete(w);
+  };
+
+  /** A worker's whole step at once (split: only as a seed move, to reach a start quickly). */
+  const whole: Move[] = ["broker", "verifier"].map((w) => ({
+    name: w,
+    run: async (s: State) => {
+      restore(s);
+      await runWorker(w);
+      return capture(s.pending);
+    },
+  }));
   const moves = (st: State): Move[] => {
     const R = openRound(st);
     const put = (name: string, text: string) => (s: State) => void s.files.set(name, Buffer.from(text));
     const drop = (name: string) => (s: State) => void s.files.delete(name);
+    const strays = o.strays ?? true;
+    const workers: Move[] = o.split
+      ? ["broker#1", "broker#2", "verifier#1", "verifier#2"].map((w) =>
+          st.pending.has(w)
+            ? { name: `${w} writes`, pure: (s: State) => land(s, w) }
+            : { name: `${w} reads`, run: (s: State) => read(s, w) },
+        )
+      : whole;
     const out: Move[] = [
-      { name: "broker", run: async () => void (await stepGate(ctx(), RUN, GATE)) },
-      { name: "verifier", run: async () => void (await verifyGate(ctx(), RUN, GATE, () => {})) },
+      ...workers,
       ...texts.flatMap((t, i) => (t === st.art ? [] : [{ name: `edit->${"ABC"[i]}`, pure: (s: State) => void (s.art = t) }])),
     ];
     if (st.files.has("outcome.json")) out.push({ name: "rm outcome", pure: drop("outcome.json") });
     if (R === 0) return out;
+    if (o.quorum) out.push(...memberMoves(st, R));
+    else out.push(...reviewerMoves(st, R, strays));
+    if (!st.files.has(`resubmit-${R}.json`)) {
+      const resubmit = { schema_version: "guild_bus.resubmit.v1", run_id: RUN, gate: GATE, after_round: R, at: new Date().toISOString() };
+      out.push({ name: `resubmit${R}`, pure: put(`resubmit-${R}.json`, JSON.stringify(resubmit)) });
+    }
+    const esc = st.files.get(`escalation-${R}.json`);
+    if (!esc) {
+      const stray = {
+        schema_version: "guild_bus.escalation.v1",
+        run_id: RUN,
+        gate: GATE,
+        round: R,
+        reason: "no_verdict",
+        detail: "stray",
+        options: ["retry", "force-pass", "rework"],
+        at: new Date().toISOString(),
+      };
+      if (strays) out.push({ name: `stray escalation${R}`, pure: put(`escalation-${R}.json`, JSON.stringify(stray)) });
+    } else if (!st.files.has(`decision-${R}.json`)) {
+      const options = (json(esc)?.options ?? []) as string[];
+      for (const choice of options) {
+        const d = { schema_version: "guild_bus.decision.v1", run_id: RUN, gate: GATE, round: R, choice, escalation_sha256: sha(esc) };
+        out.push({ name: `decide${R}:${choice}`, pure: put(`decision-${R}.json`, JSON.stringify({ ...d, at: new Date().toISOString() })) });
+      }
+    }
+    if (strays && !st.files.has("outcome.json")) {
+      const forged = forgedSatisfiedOutcome({
+        run: RUN,
+        gate: GATE,
+        round: R,
+        artifactSha: scrubbedSha(st.art),
+        artifactRawSha: sha(st.art),
+      });
+      out.push({ name: "stray outcome", pure: put("outcome.json", JSON.stringify(forged)) });
+    }
+    return out;
+  };
+
+  /** The manual reviewer's round R: answers of every kind, a rebuttal, stray verdicts and seals, deletions. */
+  const reviewerMoves = (st: State, R: number, strays: boolean): Move[] => {
+    const put = (name: string, text: string) => (s: State) => void s.files.set(name, Buffer.from(text));
+    const drop = (name: string) => (s: State) => void s.files.delete(name);
+    const out: Move[] = [];
     const packetBytes = st.files.get(`packet-${R}.md`)!;
     const packet = packetBytes.toString("utf8");
     const res = `result-${R}.json`;
@@ -180,15 +347,11 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
         out.push({ name: `result${R}:wronground`, pure: put(res, resultText(st.files.get(`packet-${R - 1}.md`)!.toString(), {})) });
     } else
       out.push({ name: `result${R}:replace-ok`, pure: put(res, resultText(packet, { n: 2 })) }, { name: `rm ${res}`, pure: drop(res) });
-    if (!st.files.has(`resubmit-${R}.json`)) {
-      const resubmit = { schema_version: "guild_bus.resubmit.v1", run_id: RUN, gate: GATE, after_round: R, at: new Date().toISOString() };
-      out.push({ name: `resubmit${R}`, pure: put(`resubmit-${R}.json`, JSON.stringify(resubmit)) });
-    }
     if (o.difficulty && o.difficulty !== "medium" && st.files.has(`verdict-${R}.json`) && !st.files.has(`rebuttal-${R}.md`))
       out.push({ name: `rebut${R}`, pure: put(`rebuttal-${R}.md`, "The hole is not a hole: section 2 covers it.\n") });
     const ver = `verdict-${R}.json`;
     if (st.files.has(ver)) out.push({ name: `rm ${ver}`, pure: drop(ver) });
-    else {
+    else if (strays) {
       // a stray verdict that looks valid: bound to the packet, the result on disk (if any) and the artifact as it is
       const forged = forgedPassingVerdict({
         run: RUN,
@@ -203,44 +366,75 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       if (rb && !st.files.has(`.verified/${res}`)) out.push({ name: `stray seal${R}`, pure: put(`.verified/${res}`, rb.toString()) });
     }
     if (st.files.has(`.verified/${res}`)) out.push({ name: `rm seal${R}`, pure: drop(`.verified/${res}`) });
-    const esc = st.files.get(`escalation-${R}.json`);
-    if (!esc) {
-      const stray = {
-        schema_version: "guild_bus.escalation.v1",
-        run_id: RUN,
-        gate: GATE,
-        round: R,
-        reason: "no_verdict",
-        detail: "stray",
-        options: ["retry", "force-pass", "rework"],
-        at: new Date().toISOString(),
-      };
-      out.push({ name: `stray escalation${R}`, pure: put(`escalation-${R}.json`, JSON.stringify(stray)) });
-    } else if (!st.files.has(`decision-${R}.json`)) {
-      const options = (json(esc)?.options ?? []) as string[];
-      for (const choice of options) {
-        const d = { schema_version: "guild_bus.decision.v1", run_id: RUN, gate: GATE, round: R, choice, escalation_sha256: sha(esc) };
-        out.push({ name: `decide${R}:${choice}`, pure: put(`decision-${R}.json`, JSON.stringify({ ...d, at: new Date().toISOString() })) });
-      }
-    }
-    if (!st.files.has("outcome.json")) {
-      const forged = forgedSatisfiedOutcome({
-        run: RUN,
-        gate: GATE,
-        round: R,
-        artifactSha: scrubbedSha(st.art),
-        artifactRawSha: sha(st.art),
-      });
-      out.push({ name: "stray outcome", pure: put("outcome.json", JSON.stringify(forged)) });
-    }
     return out;
   };
 
-  /** Why the files do not prove a pass at round n, from the result, packet, seal and artifact alone ([] when they do). */
+  /** Each quorum member's round R as its reviewer worker writes it: the dispatch recorded with its keys, then an
+   * answer that carries the delivery key (passing, blocking, of other bytes), a failure that carries the end key, or
+   * a stray answer without the key. */
+  const memberMoves = (st: State, R: number): Move[] => {
+    const put = (name: string, text: string) => (s: State) => void s.files.set(name, Buffer.from(text));
+    const out: Move[] = [];
+    for (const [m, name] of packetsOf(st, R)) {
+      const packet = st.files.get(name)!.toString("utf8");
+      const [att, res, fail] = ["attempt", "result", "failure"].map((k) => `${k}-${R}.${m}.json`) as [string, string, string];
+      if (!st.files.has(att)) {
+        const attempt = {
+          schema_version: "guild_bus.attempt.v1",
+          run_id: RUN,
+          gate: GATE,
+          round: R,
+          packet_id: field(packet, "packet_id"),
+          provider: m,
+          worker: { host: "h", pid: 1 },
+          started_at: new Date().toISOString(),
+          delivery_key_sha256: sha(`dk-${m}`),
+          end_key_sha256: sha(`ek-${m}`),
+        };
+        out.push({ name: `attempt${R}.${m}`, pure: put(att, JSON.stringify(attempt)) });
+      } else if (!st.files.has(res) && !st.files.has(fail)) {
+        const other = field(packet, "artifact_sha256") === scrubbedSha(texts[0]!) ? scrubbedSha(texts[1]!) : scrubbedSha(texts[0]!);
+        const answer = (x: Parameters<typeof resultText>[1]) => put(res, resultText(packet, { model: MODEL[m!], key: `dk-${m}`, ...x }));
+        const failure = (kind: string) =>
+          put(
+            fail,
+            JSON.stringify({
+              schema_version: "guild_bus.failure.v1",
+              run_id: RUN,
+              gate: GATE,
+              round: R,
+              packet_id: field(packet, "packet_id"),
+              kind,
+              reason: "the reviewer failed",
+              reviewer_provider: m,
+              end_key: `ek-${m}`,
+              at: new Date().toISOString(),
+            }),
+          );
+        out.push(
+          { name: `result${R}.${m}:ok`, pure: answer({}) },
+          { name: `result${R}.${m}:issues`, pure: answer({ verdict: "issues" }) },
+          { name: `result${R}.${m}:otherbytes`, pure: answer({ sha: other }) },
+          { name: `result${R}.${m}:nokey`, pure: put(res, resultText(packet, { model: MODEL[m!] })) },
+          { name: `failure${R}.${m}:unavailable`, pure: failure("unavailable") },
+          { name: `failure${R}.${m}:malformed`, pure: failure("malformed") },
+        );
+      }
+    }
+    return out;
+  };
+  /** Why the files do not prove a pass at round n, from the result, packet, seal and artifact alone ([] when they do);
+   * in a quorum round, why they do not prove both members' passes (need 2 of 2). */
   const unproven = (st: State, n: number, allowWeak: boolean): string[] => {
-    const pb = st.files.get(`packet-${n}.md`);
-    const rb = st.files.get(`result-${n}.json`);
-    const v = json(st.files.get(`verdict-${n}.json`));
+    if (!o.quorum) return unprovenSlot(st, n, null, allowWeak);
+    const why = MEMBERS.flatMap((m) => unprovenSlot(st, n, m, false).map((w) => `${m}: ${w}`));
+    return packetsOf(st, n).length === 2 ? why : [`round ${n} has ${packetsOf(st, n).length} member packets`, ...why];
+  };
+  const unprovenSlot = (st: State, n: number, m: string | null, allowWeak: boolean): string[] => {
+    const at = m ? `${n}.${m}` : `${n}`;
+    const pb = st.files.get(`packet-${at}.md`);
+    const rb = st.files.get(`result-${at}.json`);
+    const v = json(st.files.get(`verdict-${at}.json`));
     if (!pb || !rb || !v) return [`round ${n} has no packet, result or verdict`];
     const packet = pb.toString("utf8");
     const r = parseReviewResult(rb.toString("utf8")).result;
@@ -258,12 +452,16 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     if (blocks || upheld) why.push("the result blocks");
     if (v.result_sha256 !== sha(rb)) why.push("the verdict binds other result bytes");
     if (v.packet_sha256 !== sha(pb)) why.push("the verdict binds other packet bytes");
-    if (!st.files.get(`.verified/result-${n}.json`)?.equals(rb)) why.push("the result is not the bytes sealed");
+    if (!st.files.get(`.verified/result-${at}.json`)?.equals(rb)) why.push("the result is not the bytes sealed");
+    // a round the bus dispatched takes only its worker's answer (SPEC §15)
+    const attempt = json(st.files.get(`attempt-${at}.json`));
+    if (m && (typeof r.delivery_key !== "string" || sha(r.delivery_key) !== attempt?.delivery_key_sha256))
+      why.push("the result is not its dispatching worker's answer");
     if (!allowWeak && classifyModel(r.reviewer_model as string) === "anthropic") why.push("the reviewer is the author's family");
     return why;
   };
   const brokerOffersForcePass = async (st: State, n: number): Promise<boolean> => {
-    const without = { files: new Map(st.files), art: st.art };
+    const without = { files: new Map(st.files), art: st.art, pending: st.pending };
     for (const f of [`escalation-${n}.json`, `decision-${n}.json`, "outcome.json"]) without.files.delete(f);
     restore(without);
     await stepGate(ctx(), RUN, GATE);
@@ -300,6 +498,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     if (afterEnd.includes(reason) && !ended) return `${reason} at a round that has neither a verdict nor a failure`;
     return "";
   };
+  const quorum = o.quorum ?? false;
   const check = async (st: State): Promise<{ bad: string[]; pass: boolean; waitsOn: string }> => {
     const bad: string[] = [];
     const o = json(st.files.get("outcome.json"));
@@ -311,8 +510,8 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       if (o?.status === "satisfied") {
         const why = unproven(st, Number(o.satisfied_at_round), true);
         if (why.length) bad.push(`status exits 0, but the files do not prove the pass: ${why.join("; ")}`);
-        const r = parseReviewResult(st.files.get(`result-${String(o.satisfied_at_round)}.json`)!.toString()).result;
-        if (classifyModel(r?.reviewer_model as string) === "anthropic" && o.independence !== "weak")
+        const r = quorum ? null : parseReviewResult(st.files.get(`result-${String(o.satisfied_at_round)}.json`)!.toString()).result;
+        if (r && classifyModel(r?.reviewer_model as string) === "anthropic" && o.independence !== "weak")
           bad.push("a same-family pass is stamped strong");
       } else if (o?.status !== "force_passed") bad.push(`status exits 0 on outcome ${String(o?.status)}`);
       else if (json(st.files.get(`escalation-${String(o.final_round)}.json`))?.detail === "stray") {
@@ -332,18 +531,16 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
 
   const apply = async (st: State, m: Move): Promise<State> => {
     if (m.pure) {
-      const next = { files: new Map(st.files), art: st.art };
+      const next = { files: new Map(st.files), art: st.art, pending: new Map(st.pending) };
       m.pure(next);
       return next;
     }
-    restore(st);
-    await m.run!();
-    return capture();
+    return m.run!(st);
   };
 
   let start = capture();
   for (const name of o.seed ?? []) {
-    const m = moves(start).find((x) => x.name === name);
+    const m = [...moves(start), ...whole].find((x) => x.name === name);
     if (!m)
       throw new Error(
         `seed move ${name} is not one of: ${moves(start)
@@ -364,7 +561,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
         const s2 = await apply(st, m);
         report.transitions++;
         const k = key(s2);
-        if (m.run && k !== k0) workersMove = true;
+        if (/^(broker|verifier)\b/.test(m.name) && k !== k0) workersMove = true;
         if (seen.has(k)) continue;
         seen.add(k);
         const t2 = [...trace, m.name];

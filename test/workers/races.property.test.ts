@@ -1,0 +1,34 @@
+// No false sign-off when workers race (test/helpers/gate-explorer.ts, `split` and `quorum`): two brokers and two
+// verifiers, each step cut at its writes so the others act between its read and each link() (first writer wins); a
+// quorum round of two members, each dispatched with its keys and answered (passing, blocking, of other bytes, without
+// the key) or failed with its end key. GATE_EXPLORE_DEPTH explores deeper.
+import { describe, expect, it } from "vitest";
+import { explore, type ExploreOptions } from "../helpers/gate-explorer.js";
+
+const extra = Number(process.env.GATE_EXPLORE_DEPTH ?? 0);
+
+const starts: Array<[string, ExploreOptions]> = [
+  ["round 1 answered and verified", { depth: 3, split: true, strays: false, seed: ["broker", "result1:ok", "verifier"] }],
+  [
+    "a quorum round both members answered",
+    {
+      depth: 3,
+      split: true,
+      quorum: true,
+      strays: false,
+      seed: ["broker", "attempt1.gem", "attempt1.gpt", "result1.gem:ok", "result1.gpt:ok"],
+    },
+  ],
+];
+
+describe("no false sign-off when brokers and verifiers race (bounded exhaustive, SPEC §5 §15 §26)", () => {
+  it.each(starts)(
+    "from %s",
+    async (_, o) => {
+      const report = await explore({ ...o, depth: o.depth + extra });
+      expect(report.violations).toEqual([]);
+      expect(report.states).toBeGreaterThan(50);
+    },
+    600_000,
+  );
+});
