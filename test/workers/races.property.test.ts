@@ -7,17 +7,13 @@ import { explore, type ExploreOptions } from "../helpers/gate-explorer.js";
 
 const extra = Number(process.env.GATE_EXPLORE_DEPTH ?? 0);
 
+const answered = ["broker", "attempt1.gem", "attempt1.gpt", "result1.gem:ok", "result1.gpt:ok"];
 const starts: Array<[string, ExploreOptions]> = [
   ["round 1 answered and verified", { depth: 3, split: true, strays: false, seed: ["broker", "result1:ok", "verifier"] }],
+  ["a fresh quorum request (two brokers issue its member packets)", { depth: 4, split: true, quorum: true, strays: false }],
   [
-    "a quorum round both members answered",
-    {
-      depth: 3,
-      split: true,
-      quorum: true,
-      strays: false,
-      seed: ["broker", "attempt1.gem", "attempt1.gpt", "result1.gem:ok", "result1.gpt:ok"],
-    },
+    "a quorum round both members answered, verified",
+    { depth: 4, split: true, quorum: true, strays: false, seed: [...answered, "verifier"] },
   ],
 ];
 
