@@ -159,6 +159,9 @@ async function runClaude(p: Project, brain: AuthorBrain, o: { plugin: boolean } 
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
         ENABLE_TOOL_SEARCH: "false", // the tools in every request, not behind a ToolSearch call the script would have to make
         MCP_CONNECTION_NONBLOCKING: "false", // -p sends its first request once the MCP servers are connected
+        // its servers' start-up bound (30 s by default): `npx guild-bus mcp` on a loaded CI machine took longer, and
+        // claude then ran without the tools (no gate was ever requested)
+        MCP_TIMEOUT: String(scaled(180_000)),
       },
       timeoutMs: scaled(240_000),
     },
