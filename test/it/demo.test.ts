@@ -32,39 +32,27 @@ describe("guild-bus demo", () => {
   );
 
   it("a demo stopped with Ctrl-C stops its workers, removes its project and exits 130", { timeout: scaled(180_000) }, async () => {
-    const tmp = tempRoot();
-    const child = spawn(process.execPath, [BIN, "demo"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: tmp } });
-    let stderr = "";
-    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
-    const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
-    await until("the demo started its three workers", () => childrenOf(child.pid!).length === 3, scaled(60_000));
-    const pids = childrenOf(child.pid!);
-    expect(readdirSync(tmp).filter((n) => n.startsWith("guild-bus-demo-"))).toHaveLength(1);
-    child.kill("SIGINT");
-    expect(await closed, stderr).toBe(130);
-    expect(stderr).toContain("SIGINT: stopping the demo's workers and removing its project");
-    expect(readdirSync(tmp).filter((n) => n.startsWith("guild-bus-demo-"))).toEqual([]);
-    expect(pids.filter(running)).toEqual([]);
+    const d = await startedDemo();
+    expect(d.projects()).toHaveLength(1);
+    d.child.kill("SIGINT");
+    expect(await d.closed, d.stderr()).toBe(130);
+    expect(d.stderr()).toContain("SIGINT: stopping the demo's workers and removing its project");
+    expect(d.projects()).toEqual([]);
+    expect(d.pids.filter(running)).toEqual([]);
   });
 
   it(
     "a demo sent Ctrl-C twice in a row still stops its workers, removes its project and exits 130",
     { timeout: scaled(180_000) },
     async () => {
-      const tmp = tempRoot();
-      const child = spawn(process.execPath, [BIN, "demo"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: tmp } });
-      let stderr = "";
-      child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
-      const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
-      await until("the demo started its three workers", () => childrenOf(child.pid!).length === 3, scaled(60_000));
-      const pids = childrenOf(child.pid!);
-      child.kill("SIGINT");
+      const d = await startedDemo();
+      d.child.kill("SIGINT");
       // signals sent together arrive as one: the second comes once the first is being handled
-      await until("the demo began to stop", () => stderr.includes("SIGINT: stopping"), scaled(60_000));
-      child.kill("SIGINT");
-      expect(await closed, stderr).toBe(130);
-      expect(readdirSync(tmp).filter((n) => n.startsWith("guild-bus-demo-"))).toEqual([]);
-      expect(pids.filter(running)).toEqual([]);
+      await until("the demo began to stop", () => d.stderr().includes("SIGINT: stopping"), scaled(60_000));
+      d.child.kill("SIGINT");
+      expect(await d.closed, d.stderr()).toBe(130);
+      expect(d.projects()).toEqual([]);
+      expect(d.pids.filter(running)).toEqual([]);
     },
   );
 
@@ -83,6 +71,18 @@ describe("guild-bus demo", () => {
     }
   });
 });
+
+/** A demo started in a temporary directory of its own, once its three workers run. */
+async function startedDemo() {
+  const tmp = tempRoot();
+  const child = spawn(process.execPath, [BIN, "demo"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: tmp } });
+  let stderr = "";
+  child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+  const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+  await until("the demo started its three workers", () => childrenOf(child.pid!).length === 3, scaled(60_000));
+  const projects = () => readdirSync(tmp).filter((n) => n.startsWith("guild-bus-demo-"));
+  return { child, closed, pids: childrenOf(child.pid!), projects, stderr: () => stderr };
+}
 
 /** The processes `pid` started that are still its children. */
 function childrenOf(pid: number): number[] {
