@@ -602,14 +602,20 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
 
 /**
  * Whether the files show the stall `stall` claims at round R's resubmit: round R was judged (the author was handed its
- * verdict), and the bytes the stall says came back are that round's or the one's before it.
+ * verdict), and the bytes the stall says came back are that round's or the one's before it. The raw bytes are any a
+ * judged round with those scrubbed bytes sent: an edit inside a redacted region changes only the raw ones.
  */
 function stalledAtResubmit(s: GateSnapshot, R: number, stall: StallEvidence | undefined): boolean {
   const back = stall?.artifact_sha256?.at(-1);
   const chain = judgedChain(s, R);
   if (!s.resubmits.has(R) || back === undefined || !chain.length) return false;
-  const sent = chain.map((r) => roundPacket(s, r)).find((p) => p?.artifact_sha256 === back);
-  return sent !== undefined && stallAtResubmit(s, R, { sha: back, rawSha: sent.artifact_raw_sha256 ?? "" })?.pattern === stall!.pattern;
+  return chain.some((r) => {
+    const sent = roundPacket(s, r);
+    return (
+      sent?.artifact_sha256 === back &&
+      stallAtResubmit(s, R, { sha: back, rawSha: sent.artifact_raw_sha256 ?? "" })?.pattern === stall!.pattern
+    );
+  });
 }
 
 /** Whether the broker can raise this escalation as it issues the round after the author's answer to round R. */

@@ -102,3 +102,36 @@ describe("the broker's own escalation, after the author edits the artifact", () 
     expect(viewGate(ctx, run, GATE).decision.state).toBe("awaiting_decision");
   });
 });
+
+describe("the broker's own stall, after a resubmit that changed only a redacted secret", () => {
+  it("stays the broker's (an unchanged resubmit after round 2, whose bytes round 1 reviewed with another secret)", async () => {
+    const run = "own-stalled-redacted";
+    const secret = (s: string) => `# Spec\n\nkey = ghp_${s}\n`;
+    const g = await gateWithPacket(run, { text: secret("aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5") });
+    const ctx = loadContext(g.layout);
+    const written = () => utimesSync(g.artifact, past(), past()); // settled: not a save in progress
+    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, run, GATE);
+    // the scrubbed bytes stay those round 1 reviewed; the raw file does not, so no stall: round 2 is issued
+    writeFileSync(g.artifact, secret("Zz3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zQQ"));
+    written();
+    expect(await resubmit(ctx, run, GATE)).toMatchObject({ ok: true });
+    await stepGate(ctx, run, GATE);
+    expect(existsSync(g.file("packet-2.md"))).toBe(true);
+    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "another defect" }] }, 2);
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, run, GATE);
+    expect(await resubmit(ctx, run, GATE)).toMatchObject({ ok: true }); // unchanged since round 2: a stall
+    await stepGate(ctx, run, GATE);
+    expect(JSON.parse(readFileSync(g.file("escalation-2.json"), "utf8"))).toMatchObject({
+      reason: "stalled",
+      stall: { pattern: "unchanged_resubmit" },
+    });
+    utimesSync(g.file("escalation-2.json"), past(), past());
+    expect(viewGate(ctx, run, GATE).snapshot.problems).toEqual([]);
+    await stepGate(ctx, run, GATE);
+    expect(JSON.parse(readFileSync(g.file("escalation-2.json"), "utf8"))).toMatchObject({ reason: "stalled" });
+    expect(viewGate(ctx, run, GATE).decision.state).toBe("awaiting_decision");
+  });
+});
