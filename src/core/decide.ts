@@ -9,6 +9,7 @@ import type {
   QuorumRule,
   Settings,
   StallEvidence,
+  StopPolicy,
 } from "../spec/schemas.js";
 import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
@@ -594,7 +595,7 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
       return needs(verdicts.length > 0 && consecutiveRestarts(s, R) >= ctx.policy.restartCap, "a verdict after the restart cap's restarts");
     case "stalled":
       return needs(
-        ctx.policy.stallDetection && (stallAfterVerdict(s, R, stop) !== null || stalledAtResubmit(s, R, esc.stall)),
+        ctx.policy.stallDetection && (stallAfterVerdict(s, R, stop) !== null || stalledAtResubmit(s, R, stop, esc.stall)),
         "a stall its rounds show (§14.1)",
       );
   }
@@ -603,13 +604,17 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
 /**
  * Whether the files show the stall `stall` claims at round R's resubmit: round R was judged (the author was handed its
  * verdict), and the bytes the stall says came back are that round's or the one's before it. The raw bytes are any a
- * judged round with those scrubbed bytes sent: an edit inside a redacted region changes only the raw ones.
+ * round with those scrubbed bytes sent: an edit inside a redacted region changes only the raw ones.
  */
-function stalledAtResubmit(s: GateSnapshot, R: number, stall: StallEvidence | undefined): boolean {
+function stalledAtResubmit(s: GateSnapshot, R: number, stop: StopPolicy, stall: StallEvidence | undefined): boolean {
   const back = stall?.artifact_sha256?.at(-1);
   const chain = judgedChain(s, R);
-  if (!s.resubmits.has(R) || back === undefined || !chain.length) return false;
-  return chain.some((r) => {
+  const P = roundPacket(s, R);
+  // a quorum round fails on one member's blockers while another's verdict is for bytes that changed under it: the
+  // author was handed the findings, though the round is in no judged chain
+  const judged = chain.length > 0 || (P?.quorum !== undefined && judgeQuorumRound(s, R, P, stop).type === "fail");
+  if (!s.resubmits.has(R) || back === undefined || !judged) return false;
+  return [...new Set([...chain, R])].some((r) => {
     const sent = roundPacket(s, r);
     return (
       sent?.artifact_sha256 === back &&

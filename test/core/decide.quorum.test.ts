@@ -3,12 +3,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type BrokerInput, planStep } from "../../src/core/broker-plan.js";
-import { decide, type DecideContext } from "../../src/core/decide.js";
+import { decide, type DecideContext, type EscalationAction, foreignEscalationProblem } from "../../src/core/decide.js";
 import type { Provider } from "../../src/core/selection.js";
 import type { ResultLookup } from "../../src/core/trail.js";
 import { Escalation } from "../../src/spec/schemas.js";
 import type { Family, KnownFamily, QuorumRule } from "../../src/spec/schemas.js";
-import { context, gate, SHA_A, SHA_B, verdict, type VerdictKind } from "../helpers/snapshots.js";
+import { AT, context, gate, SHA_A, SHA_B, verdict, type VerdictKind } from "../helpers/snapshots.js";
+import { escalationRecord } from "../../src/core/broker-plan.js";
 
 const TWO_OF_TWO: QuorumRule = { need: 2, of: 2 };
 const quorumCtx = (rule: QuorumRule = TWO_OF_TWO, over: Parameters<typeof context>[0] = {}) =>
@@ -424,5 +425,18 @@ describe("a quorum member's packet", () => {
     const text = step.type === "write" ? step.text : "";
     expect(text).toContain("### Round 1 — reviewer codex");
     expect(text).not.toMatch(/^### Round 2/m);
+  });
+});
+
+describe("the broker's own stall at a quorum round's resubmit", () => {
+  it("stays the broker's when a member blocked and another's verdict was for bytes that changed under it", () => {
+    const ctx = quorumCtx(TWO_OF_TWO, { policy: { stallDetection: true } });
+    const g = issued().memberVerdict(1, "codex", "blockers").memberVerdict(1, "gem", "sha");
+    expect(decide(g.s, ctx)).toMatchObject({ state: "awaiting_author", round: 1 });
+    g.resubmit(1); // the bytes round 1 sent, again
+    const d = decide(g.s, ctx);
+    expect(d.action).toMatchObject({ type: "escalation", reason: "stalled", stall: { pattern: "unchanged_resubmit" } });
+    g.s.escalations.set(1, escalationRecord(g.s, d.action as EscalationAction, AT));
+    expect(foreignEscalationProblem(g.s, ctx)).toBeNull();
   });
 });
