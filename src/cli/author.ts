@@ -120,7 +120,8 @@ export function register(program: Command): void {
     .action(async (run: string, gate: string, o: Seen & { reviewerModel: string; file?: string; root: string }) => {
       const ctx = loadContext(new Layout(o.root));
       const read = () => readUserText(o.file, MAX_FILE_BYTES);
-      const r = answered(await respond(ctx, run, gate, { read, reviewerModel: o.reviewerModel, round: o.round }));
+      const typed = (o.file === undefined || o.file === "-") && process.stdin.isTTY === true;
+      const r = answered(await respond(ctx, run, gate, { read, reviewerModel: o.reviewerModel, round: o.round, typed }));
       print("stderr", `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})${landedNote(r)}\n`);
     });
 }

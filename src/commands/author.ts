@@ -281,6 +281,8 @@ async function respondNow(
     via?: string;
     /** The round whose packet the reviewer read: an answer to it never lands in a later round. Needed past round 1. */
     round?: number;
+    /** A person types the answer as it is read (a terminal): it is never read to check for a retry. */
+    typed?: boolean;
   },
 ): Promise<Answer<{ round: number; verdict: string; model: string; already?: true }>> {
   const view = viewOf(ctx, run, gate);
@@ -315,7 +317,8 @@ async function respondNow(
 
 /**
  * A retried answer whose first try landed (landedBefore): the named round's (else the open round's) manual result holds
- * exactly what this answer makes. Only asked of a round that has a result: a person is not asked to type into a refusal.
+ * exactly what this answer makes. Only asked of a round that has a result, and never of an answer a person would type
+ * for it: a person is not asked to type into a refusal.
  */
 async function respondedBefore(
   ctx: BusContext,
@@ -324,7 +327,7 @@ async function respondedBefore(
 ): Promise<{ ok: true; round: number; verdict: string; model: string; already?: true } | null> {
   const round = answer.round ?? openRound(view.snapshot);
   const packet = view.snapshot.packets.get(round);
-  if (!view.snapshot.results.has(round) || packet?.reviewer_adapter !== "manual") return null;
+  if (answer.typed || !view.snapshot.results.has(round) || packet?.reviewer_adapter !== "manual") return null;
   const accepted = acceptManualResponse(await answer.read(), packet, ctx.settings, answer.reviewerModel);
   if (!accepted.ok) return null;
   // a round that has a result takes no other: this delivers only if that result went away meanwhile (moved aside)

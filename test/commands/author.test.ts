@@ -254,6 +254,16 @@ describe("the round the person read", () => {
     expect(await issues()).toEqual({ ok: true, round: 2, verdict: "issues", model: "gpt-5", already: true });
     const other = await respond(ctx(), run, GATE, { read: async () => "## SATISFIED\n", reviewerModel: "gpt-5", round: 2 });
     expect(other).toEqual({ ok: false, error: "round 2 already has a result" });
+    // a person typing at a terminal is told so before typing, not after (a retry is a piped or filed answer)
+    let asked = false;
+    const typed = await respond(ctx(), run, GATE, {
+      read: async () => ((asked = true), "## SATISFIED\n"),
+      reviewerModel: "gpt-5",
+      round: 2,
+      typed: true,
+    });
+    expect(typed).toEqual({ ok: false, error: "round 2 already has a result" });
+    expect(asked, "the person is not asked to type an answer the gate cannot take").toBe(false);
     expect(readFileSync(file("result-2.json"), "utf8")).toBe(result);
   });
 });
