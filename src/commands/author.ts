@@ -18,7 +18,7 @@ import { rethrowSystemFault } from "../bus/system-fault.js";
 import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { Decision, type DecisionChoice, type EscalationReason, Resubmit, type Settings } from "../spec/schemas.js";
-import { deliverResult } from "../workers/deliver-result.js";
+import { deliverResult, resultAsDelivered } from "../workers/deliver-result.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
 import { type GateView, stateWords, viewGate } from "./gate-view.js";
@@ -324,22 +324,15 @@ async function respondedBefore(
   ctx: BusContext,
   view: GateView,
   answer: Parameters<typeof respondNow>[3],
-): Promise<{ ok: true; round: number; verdict: string; model: string; already?: true } | null> {
+): Promise<{ ok: true; round: number; verdict: string; model: string; already: true } | null> {
   const round = answer.round ?? openRound(view.snapshot);
   const packet = view.snapshot.packets.get(round);
   if (answer.typed || !view.snapshot.results.has(round) || packet?.reviewer_adapter !== "manual") return null;
   const accepted = acceptManualResponse(await answer.read(), packet, ctx.settings, answer.reviewerModel);
   if (!accepted.ok) return null;
-  // a round that has a result takes no other: this delivers only if that result went away meanwhile (moved aside)
-  const delivery = await deliverResult(ctx, packet, accepted.result);
-  if (!delivery.ok || delivery.status === "conflict") return null;
-  return {
-    ok: true,
-    round,
-    verdict: accepted.result.verdict,
-    model: accepted.model,
-    ...(delivery.status === "identical" ? { already: true as const } : {}),
-  };
+  // compared, never delivered: an answer that is not the one there goes through every refusal of a new answer
+  if (!holds(ctx, view, `result-${round}.json`, resultAsDelivered(ctx, accepted.result).text)) return null;
+  return { ok: true, round, verdict: accepted.result.verdict, model: accepted.model, already: true };
 }
 
 // A refusal is an answer (a bad id, a read the system failed): the four author commands as every face calls them.

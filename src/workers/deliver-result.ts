@@ -19,6 +19,13 @@ export type ResultDelivery =
   { ok: true; status: DeliverStatus; result: ReviewResultStrict } | { ok: false; reason: string; tooLarge: boolean; keptAs?: string };
 
 /** `keepRefused`: a paid answer its round no longer takes is kept in the gate's rejected/, with why, never lost. */
+/** The result and the bytes `deliverResult` writes for `answer`. */
+export function resultAsDelivered(ctx: BusContext, answer: ReviewResultStrict): { result: ReviewResultStrict; text: string } {
+  // the providers' own API keys too, by value: an endpoint that echoes the key it was sent must not commit it to the gate
+  const result = scrubResult(answer, receivedScrubOptions(ctx.settings), resultFieldNames());
+  return { result, text: busJson(result) };
+}
+
 export async function deliverResult(
   ctx: BusContext,
   packet: PacketFrontMatter,
@@ -26,9 +33,7 @@ export async function deliverResult(
   { keepRefused = false } = {},
 ): Promise<ResultDelivery> {
   const { layout } = ctx;
-  // the providers' own API keys too, by value: an endpoint that echoes the key it was sent must not commit it to the gate
-  const result = scrubResult(answer, receivedScrubOptions(ctx.settings), resultFieldNames());
-  const text = busJson(result);
+  const { result, text } = resultAsDelivered(ctx, answer);
   const bytes = Buffer.byteLength(text);
   // scrub labels can grow an answer; a gate file the verifier refuses unread would strand the round
   if (bytes > MAX_FILE_BYTES)
