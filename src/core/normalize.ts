@@ -81,7 +81,7 @@ export function sentinelVerdict(raw: string): { valid: true; before: string } | 
 }
 
 /**
- * The first line, quoted for a reason, that names a `"verdict"` key (its letters escaped as \uXXXX too) outside every
+ * The first line, quoted for a reason, that names a `"verdict"` key (its letters also written as `\u` escapes) outside every
  * closed fence: unfenced, or in a fence never closed. Beside the sentinel or a fenced answer it is a second verdict
  * (`{"verdict":"issues",…}` printed bare, or a correction left unclosed): two verdicts are malformed, never the more
  * lenient one chosen. null when there is none.
