@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
 import { forgetParsedUnder } from "../../src/bus/parse-cache.js";
@@ -580,4 +581,20 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   report.states = seen.size;
   if (existsSync(root)) rmSync(root, { recursive: true, force: true });
   return report;
+}
+
+/** One test per start: every state it reaches holds (GATE_EXPLORE_DEPTH explores that many moves deeper). */
+export function exploreStarts(title: string, starts: Array<[string, ExploreOptions]>): void {
+  const extra = Number(process.env.GATE_EXPLORE_DEPTH ?? 0);
+  describe(title, () => {
+    it.each(starts)(
+      "from %s",
+      async (_, o) => {
+        const report = await explore({ ...o, depth: o.depth + extra });
+        expect(report.violations).toEqual([]);
+        expect(report.states).toBeGreaterThan(50);
+      },
+      600_000,
+    );
+  });
 }

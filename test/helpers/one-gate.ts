@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import { ARTIFACT_SETTLE_MS } from "../../src/bus/artifact.js";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
+import { resubmit } from "../../src/commands/author.js";
 import { requestReview } from "../../src/commands/review.js";
 import type { Difficulty } from "../../src/spec/schemas.js";
 import { stepGate } from "../../src/workers/broker.js";
@@ -54,6 +55,19 @@ export async function gateWithPacket(
     );
   };
   return { root, layout, artifact, file, field, drop, dropResult };
+}
+
+/** A gate the broker escalated `stalled` at round 1: findings, then a resubmit of the unchanged artifact. */
+export async function stalledAtUnchangedResubmit(run: string) {
+  const g = await gateWithPacket(run);
+  const ctx = loadContext(g.layout);
+  g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+  await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+  await stepGate(ctx, run, GATE);
+  expect(await resubmit(ctx, run, GATE)).toMatchObject({ ok: true });
+  await stepGate(ctx, run, GATE);
+  expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "stalled" });
+  return { g, ctx };
 }
 
 /** A gate whose artifact went away before its first result: round 1 escalated `artifact_missing` (retry, rework). */

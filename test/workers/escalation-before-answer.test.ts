@@ -2,14 +2,14 @@
 // author's answer that follows (a resubmit) must not make it one: a person would then be offered, and could choose,
 // force-pass on a round whose reviewer found blockers and that no broker ever escalated. Found by bounded exhaustive
 // exploration of the gate's interleavings (stray escalation, then resubmit, then decide force-pass).
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { decideEscalation, resubmit } from "../../src/commands/author.js";
 import { viewGate } from "../../src/commands/gate-view.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
-import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { GATE, gateWithPacket, stalledAtUnchangedResubmit } from "../helpers/one-gate.js";
 
 const stray = (run: string, reason: string) =>
   JSON.stringify({
@@ -45,14 +45,7 @@ describe("an escalation dropped during the author's turn", () => {
 
   it("the broker's own stall at the resubmit stays the broker's", async () => {
     const run = "before-answer-stall";
-    const g = await gateWithPacket(run);
-    const ctx = loadContext(g.layout);
-    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
-    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
-    await stepGate(ctx, run, GATE);
-    expect(await resubmit(ctx, run, GATE)).toMatchObject({ ok: true }); // unchanged: a stall
-    await stepGate(ctx, run, GATE);
-    expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "stalled" });
+    const { ctx } = await stalledAtUnchangedResubmit(run);
     expect(viewGate(ctx, run, GATE).decision.state).toBe("awaiting_decision");
   });
 });

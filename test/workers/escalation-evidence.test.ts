@@ -12,7 +12,7 @@ import { viewGate } from "../../src/commands/gate-view.js";
 import { failureRecord } from "../../src/core/dispatch-plan.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
-import { GATE, gateWithPacket } from "../helpers/one-gate.js";
+import { GATE, gateWithPacket, stalledAtUnchangedResubmit } from "../helpers/one-gate.js";
 
 const past = () => new Date(Date.now() - 60_000); // past the grace a foreign writer has to finish a file in place
 const OTHER_BYTES = "0".repeat(64);
@@ -87,14 +87,7 @@ describe("the broker's own escalation, after the author edits the artifact", () 
 
   it("stays the broker's (stalled, from an unchanged resubmit) once the author edits the artifact", async () => {
     const run = "own-stalled";
-    const g = await gateWithPacket(run);
-    const ctx = loadContext(g.layout);
-    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
-    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
-    await stepGate(ctx, run, GATE);
-    expect(await resubmit(ctx, run, GATE)).toMatchObject({ ok: true }); // unchanged: a stall
-    await stepGate(ctx, run, GATE);
-    expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "stalled" });
+    const { g, ctx } = await stalledAtUnchangedResubmit(run);
     writeFileSync(g.artifact, "# Spec\n\nrevised after the stall\n");
     utimesSync(g.file("escalation-1.json"), past(), past());
     await stepGate(ctx, run, GATE);

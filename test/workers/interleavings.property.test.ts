@@ -3,10 +3,7 @@
 // author's family), artifact edits and reverts, resubmits, decisions, stray verdicts, seals, escalations and outcomes,
 // and deletions, up to a few moves from each start. GATE_EXPLORE_DEPTH explores deeper (each move multiplies the
 // states by about five); explore() also takes a redaction pattern and the score stop policy.
-import { describe, expect, it } from "vitest";
-import { explore, type ExploreOptions } from "../helpers/gate-explorer.js";
-
-const extra = Number(process.env.GATE_EXPLORE_DEPTH ?? 0);
+import { type ExploreOptions, exploreStarts } from "../helpers/gate-explorer.js";
 
 // the author's turn is explored at hard difficulty, where it may also contest the findings (a ruling round)
 const starts: Array<[string, ExploreOptions]> = [
@@ -17,14 +14,4 @@ const starts: Array<[string, ExploreOptions]> = [
   ["the author's turn after findings", { depth: 3, seed: ["broker", "result1:issues", "verifier", "broker"], difficulty: "hard" }],
 ];
 
-describe("no false sign-off under any interleaving (bounded exhaustive, SPEC §5 §11 §15)", () => {
-  it.each(starts)(
-    "from %s",
-    async (_, o) => {
-      const report = await explore({ ...o, depth: o.depth + extra });
-      expect(report.violations).toEqual([]);
-      expect(report.states).toBeGreaterThan(50);
-    },
-    600_000,
-  );
-});
+exploreStarts("no false sign-off under any interleaving (bounded exhaustive, SPEC §5 §11 §15)", starts);

@@ -2,10 +2,7 @@
 // verifiers, each step cut at its writes so the others act between its read and each link() (first writer wins); a
 // quorum round of two members, each dispatched with its keys and answered (passing, blocking, of other bytes, without
 // the key) or failed with its end key. GATE_EXPLORE_DEPTH explores deeper.
-import { describe, expect, it } from "vitest";
-import { explore, type ExploreOptions } from "../helpers/gate-explorer.js";
-
-const extra = Number(process.env.GATE_EXPLORE_DEPTH ?? 0);
+import { type ExploreOptions, exploreStarts } from "../helpers/gate-explorer.js";
 
 const answered = ["broker", "attempt1.gem", "attempt1.gpt", "result1.gem:ok", "result1.gpt:ok"];
 const starts: Array<[string, ExploreOptions]> = [
@@ -17,14 +14,4 @@ const starts: Array<[string, ExploreOptions]> = [
   ],
 ];
 
-describe("no false sign-off when brokers and verifiers race (bounded exhaustive, SPEC §5 §15 §26)", () => {
-  it.each(starts)(
-    "from %s",
-    async (_, o) => {
-      const report = await explore({ ...o, depth: o.depth + extra });
-      expect(report.violations).toEqual([]);
-      expect(report.states).toBeGreaterThan(50);
-    },
-    600_000,
-  );
-});
+exploreStarts("no false sign-off when brokers and verifiers race (bounded exhaustive, SPEC §5 §15 §26)", starts);
