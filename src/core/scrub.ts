@@ -93,6 +93,8 @@ const URL_WORD = `(?:[^\\s@"'\`]|${URL_QUOTE}){1,256}`;
 
 /** A command's name where a word starts (an escaped line break glues a line's first word to it in JSON text). */
 const COMMAND_START = String.raw`(?:\b|(?<=\\[nrt]))`;
+/** sshpass and its own options before `-p` (what follows its first other word is the command it runs: `ssh -p 22`). */
+const SSHPASS = String.raw`${COMMAND_START}sshpass(?:[ \t]+-[dfP][ \t]*[^\s|;&-][^\s|;&]*|[ \t]+-[ev]+)*`;
 /** The rest of one command, up to an option: no line break, pipe or command separator. */
 const SAME_COMMAND = String.raw`[^\n|;&]{0,200}`;
 
@@ -101,6 +103,9 @@ const SAME_COMMAND = String.raw`[^\n|;&]{0,200}`;
  * ("\nghp_…"); or glued to a word character (then judged by randomBody).
  */
 const GLUED_START = String.raw`(?:\b|(?<=\\[nrt])|(?<=\w))`;
+
+/** Shapes whose prefix no word ends with and whose body is hex (which randomBody takes for a hash, not a secret). */
+const NAMED_BY_PREFIX = /^(?:dop_v1_|shpat_)/;
 
 /** Whether a token shape's match holds a run of 16+ letters and digits that the high-entropy rule takes for a secret. */
 function randomBody(match: string): boolean {
@@ -200,7 +205,7 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
       const offset = rest[rest.length - 2] as number;
       const input = rest[rest.length - 1] as string;
       const glued = /\w/.test(input[offset - 1] ?? "") && !/\\[nrt]$/.test(input.slice(Math.max(0, offset - 2), offset));
-      return glued && !randomBody(m) ? m : label("token");
+      return glued && !randomBody(m) && !NAMED_BY_PREFIX.test(m) ? m : label("token");
     },
   })),
   {
@@ -227,13 +232,16 @@ const RULES: readonly (Rule | Scan)[] = Object.freeze([
   {
     kind: "password",
     // a password given on a command line: mysql's and mariadb's `-p<password>` (glued: `-p db` prompts, and db is the
-    // database), and a registry login's `-p`/`--password <password>` (`docker login`, podman, helm …: `docker run -p`
-    // is a port, `--password-stdin` a flag); quoted, to its closing quote. `--password=…` is the secret rule's.
+    // database), sshpass's `-p<password>` or `-p <password>`, and a registry login's `-p`/`--password <password>`
+    // (`docker login`, podman, helm …: `docker run -p` is a port, `--password-stdin` a flag); quoted, to its closing
+    // quote. `--password=…` is the secret rule's.
     re: new RegExp(
-      String.raw`(?:([ \t]-p)(?<=${COMMAND_START}(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb(?:-dump|-admin)?)` +
-        String.raw`\b${SAME_COMMAND}[ \t]-p)|([ \t](?:-p|--password)[ \t]+)` +
+      String.raw`(?:([ \t]-p)(?<=(?:${COMMAND_START}` +
+        String.raw`(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb(?:-dump|-admin)?)\b${SAME_COMMAND}` +
+        String.raw`|${SSHPASS})[ \t]-p)` +
+        String.raw`|([ \t](?:-p|--password)[ \t]+)` +
         String.raw`(?<=${COMMAND_START}(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)\b${SAME_COMMAND}` +
-        String.raw`\b(?:login|repo[ \t]+add)\b${SAME_COMMAND}))` +
+        String.raw`\b(?:login|repo[ \t]+add)\b${SAME_COMMAND}|${SSHPASS}[ \t]-p[ \t]+))` +
         String.raw`(?!\[REDACTED:|-)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"'\`]+)`,
       "g",
     ),

@@ -262,8 +262,9 @@ describe("token shapes", () => {
   });
 
   // left out: the shapes with their own start rule (a JWT's, a Telegram token's digits), and those whose body has no
-  // random run of 16 (Slack's short xox parts) or is a digest (dop_v1_'s 64 hex): glued, they are not told from words
-  const glueless = ["jwt", "telegram bot token", "slack xoxb-", "slack xoxp-", "digitalocean dop_v1_"];
+  // random run of 16 (Slack's short xox parts): glued, they are not told from words. dop_v1_'s 64 hex read as a digest,
+  // but its prefix alone names it
+  const glueless = ["jwt", "telegram bot token", "slack xoxb-", "slack xoxp-"];
   it.each(shapes.filter(([name]) => !glueless.includes(name)))(
     "%s glued to a word character is replaced too, the word kept",
     (_name, value) => {
@@ -336,6 +337,9 @@ describe("passwords on a command line", () => {
     ["podman login --password S3cretX quay.io", "podman login --password [REDACTED:password] quay.io"],
     ['docker login -u bob --password "s p" r.io', "docker login -u bob --password [REDACTED:password] r.io"],
     ["helm repo add x https://h --username u --password hunter22", "helm repo add x https://h --username u --password [REDACTED:password]"],
+    ["sshpass -p 'S3cr3t Pw!' ssh user@host", "sshpass -p [REDACTED:password] ssh user@host"],
+    ["sshpass -pS3cr3tPw scp f u@h:", "sshpass -p[REDACTED:password] scp f u@h:"],
+    ["sshpass -v -P assword: -p hunter22 ssh -p 22 h", "sshpass -v -P assword: -p [REDACTED:password] ssh -p 22 h"],
   ])("%s", (text, scrubbed) => {
     expect(scrub(text)).toBe(scrubbed);
   });
@@ -349,6 +353,9 @@ describe("passwords on a command line", () => {
     "docker login -p $REGISTRY_PASSWORD",
     "Use the --password flag of docker login to pass it.",
     "docker login; mysql -p db",
+    "sshpass -f pwfile ssh -p 2222 u@h", // ssh's port, after the command sshpass runs
+    "sshpass -e ssh -p 22 host",
+    "sshpass -p $SSHPASS ssh u@h",
   ])("is kept where it is no password: %s", (text) => {
     expect(scrubWithReport(text)).toEqual({ text, redactions: {} });
   });
