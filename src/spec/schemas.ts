@@ -143,13 +143,15 @@ export const ReviewResultLenient = onFirstUse(
 );
 export type ReviewResultLenient = z.infer<typeof ReviewResultLenient>;
 
-export const Finding = z.looseObject({
-  id: optionalString(),
-  severity: Severity,
-  title: nonBlank,
-  detail: optionalString(),
-  evidence: optionalString(),
-});
+export const Finding = onFirstUse(() =>
+  z.looseObject({
+    id: optionalString(),
+    severity: Severity,
+    title: nonBlank,
+    detail: optionalString(),
+    evidence: optionalString(),
+  }),
+);
 export type Finding = z.infer<typeof Finding>;
 
 export const Readiness = z.enum(["ready", "almost", "not ready"]);
@@ -162,11 +164,13 @@ export const Difficulty = z.enum(["medium", "hard", "nightmare"]);
 export type Difficulty = z.infer<typeof Difficulty>;
 
 /** A reviewer's ruling on one finding the author contested (hard and nightmare difficulty). */
-export const Ruling = z.looseObject({
-  finding: described(nonBlank, "the contested finding (its title or id)"),
-  ruling: z.enum(["upheld", "withdrawn"]),
-  reason: optionalString(),
-});
+export const Ruling = onFirstUse(() =>
+  z.looseObject({
+    finding: described(nonBlank, "the contested finding (its title or id)"),
+    ruling: z.enum(["upheld", "withdrawn"]),
+    reason: optionalString(),
+  }),
+);
 export type Ruling = z.infer<typeof Ruling>;
 
 /** Reasoning effort levels, weakest first (the order effort_floor compares in); each CLI accepts a subset. */
@@ -740,102 +744,106 @@ export const COPILOT_PROFILE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const TierPair = z.object({ model: optionalString(), effort: z.optional(Effort) });
 
-export const ProviderConfig = z.looseObject({
-  adapter: z.enum(ADAPTER_KINDS),
-  model: described(optionalString(), "model id requested from (or declared for) this reviewer"),
-  argv: described(z.optional(z.array(z.string()).check(z.minLength(1))), "command adapter: program and arguments, no shell"),
-  input: described(z._default(z.enum(["stdin", "file"]), "stdin"), "command adapter: packet on stdin, or its path appended to argv"),
-  timeout_ms: z.optional(wholeNumber(100, 86_400_000)),
-  env: described(z.optional(z.array(z.string())), "extra environment variable names passed to the child"),
-  selectable: described(z._default(z.boolean(), true), "may auto selection pick it"),
-  binary: described(optionalString(), "codex/claude/gemini adapters: the CLI to run (default: its usual name on PATH)"),
-  extra_args: described(z.optional(z.array(z.string())), "extra CLI flags (never packet content)"),
-  base_url: described(optionalString(), "http adapter (and CLIs that take one): the API base URL"),
-  api_key_env: described(optionalString(), "name of the environment variable holding the API key (the key itself is never stored)"),
-  fallback: described(z.optional(z.array(z.string())), "provider ids to try, in order, only when this one proves no review ran"),
-  structured_output: described(
-    z.optional(z.boolean()),
-    "http adapter: send a JSON-schema response_format (default true; some endpoints reject it)",
-  ),
-  effort: described(z.optional(Effort), "reasoning effort sent on every call (the regular tier's unless effort_tiers says otherwise)"),
-  effort_tiers: described(
-    z.optional(z.object({ regular: z.optional(TierPair), "deep-audit": z.optional(TierPair) })),
-    "per tier (settings.gate_tiers picks it per gate): the model and effort to send instead of model and effort",
-  ),
-  effort_chain: described(
-    z.optional(z.array(Effort)),
-    "efforts to step down through, in order, only when one is refused as unsupported before any review ran",
-  ),
-  model_chain: described(
-    z.optional(z.array(z.string())),
-    "models to step through, in order, only when one is refused as unknown before any review ran",
-  ),
-  effort_floor: described(z.optional(Effort), "never send an effort below this one (and refuse to run a CLI whose effort cannot be set)"),
-  copilot_profiles: described(
-    z.optional(z.partialRecord(Family, patterned(COPILOT_PROFILE_RE))),
-    "copilot adapter: model family → custom agent profile (.github/agents/<profile>.agent.md) whose model is of that family",
-  ),
-});
-export type ProviderConfig = z.infer<typeof ProviderConfig>;
-
-export const Settings = withMeta(
+export const ProviderConfig = onFirstUse(() =>
   z.looseObject({
-    schema_version: z.optional(z.literal("guild_bus.settings.v1")),
-    review: z.optional(ReviewMode),
-    require_review: z.optional(z.boolean()),
-    max_rounds: described(z.optional(wholeNumber(1, 100)), "the round cap when the request gives none"),
-    codex_cap: described(z.optional(wholeNumber(1, 100)), "the older name of max_rounds (max_rounds wins when both are set)"),
-    codex_skip_enforcement: z.optional(z.enum(["warn", "block"])),
-    reviewer: described(optionalString(), "auto, or a provider id to pin"),
-    weak_reviewer: described(optionalString(), "provider for the weak same-host path"),
-    providers: z.optional(z.record(patterned(PROVIDER_ID_RE), ProviderConfig)),
-    family_aliases: z.optional(z.record(z.string(), Family)),
-    host_families: z.optional(z.record(z.string(), Family)),
-    secrets_policy: z.optional(
-      z.object({
-        env_allowlist: z.optional(z.array(z.string())),
-        redaction_patterns: z.optional(z.array(z.string())),
-      }),
-    ),
-    restart_cap: z.optional(wholeNumber(1, 50)),
-    stall_detection: described(
+    adapter: z.enum(ADAPTER_KINDS),
+    model: described(optionalString(), "model id requested from (or declared for) this reviewer"),
+    argv: described(z.optional(z.array(z.string()).check(z.minLength(1))), "command adapter: program and arguments, no shell"),
+    input: described(z._default(z.enum(["stdin", "file"]), "stdin"), "command adapter: packet on stdin, or its path appended to argv"),
+    timeout_ms: z.optional(wholeNumber(100, 86_400_000)),
+    env: described(z.optional(z.array(z.string())), "extra environment variable names passed to the child"),
+    selectable: described(z._default(z.boolean(), true), "may auto selection pick it"),
+    binary: described(optionalString(), "codex/claude/gemini adapters: the CLI to run (default: its usual name on PATH)"),
+    extra_args: described(z.optional(z.array(z.string())), "extra CLI flags (never packet content)"),
+    base_url: described(optionalString(), "http adapter (and CLIs that take one): the API base URL"),
+    api_key_env: described(optionalString(), "name of the environment variable holding the API key (the key itself is never stored)"),
+    fallback: described(z.optional(z.array(z.string())), "provider ids to try, in order, only when this one proves no review ran"),
+    structured_output: described(
       z.optional(z.boolean()),
-      "escalate a loop that stopped making progress (repeated findings, unchanged resubmit, …) as stalled (default true)",
+      "http adapter: send a JSON-schema response_format (default true; some endpoints reject it)",
     ),
-    stop: described(z.optional(StopPolicy), "the stop policy when the request gives none (default verdict)"),
-    difficulty: described(z.optional(Difficulty), "the difficulty when the request gives none (default medium)"),
-    human_checkpoint: described(z.optional(z.boolean()), "the human checkpoint when the request gives none (default false)"),
-    foreign_grace_ms: described(
-      z.optional(wholeNumber(0, 600_000)),
-      "how long an invalid foreign drop may still be being written before it is quarantined",
+    effort: described(z.optional(Effort), "reasoning effort sent on every call (the regular tier's unless effort_tiers says otherwise)"),
+    effort_tiers: described(
+      z.optional(z.object({ regular: z.optional(TierPair), "deep-audit": z.optional(TierPair) })),
+      "per tier (settings.gate_tiers picks it per gate): the model and effort to send instead of model and effort",
     ),
-    stop_gate: described(
-      z.optional(
-        z.object({
-          enabled: described(z.optional(z.boolean()), "block the author host's turn while a gate it opened waits for it (default false)"),
-          max_blocks: described(z.optional(wholeNumber(1, 20)), "blocks per gate before the turn may end (default 2)"),
-        }),
-      ),
-      "the author hosts' stop hook (`guild-bus hook stop`; `guild-bus gate on|off`)",
+    effort_chain: described(
+      z.optional(z.array(Effort)),
+      "efforts to step down through, in order, only when one is refused as unsupported before any review ran",
     ),
-    gate_tiers: described(
-      z.optional(z.record(z.string(), EffortTier)),
-      "gate (G-lane for every lane gate) → effort tier; regular when absent",
+    model_chain: described(
+      z.optional(z.array(z.string())),
+      "models to step through, in order, only when one is refused as unknown before any review ran",
     ),
-    gate_quorum: described(
-      z.optional(
-        z.record(
-          z.string(),
-          z.strictObject({
-            need: described(z.optional(wholeNumber(1, 8)), "K (default: the named families, else of)"),
-            of: described(z.optional(wholeNumber(1, 8)), "N (default: need, at least the named families)"),
-            families: z.optional(z.array(KnownFamily)),
-          }),
-        ),
-      ),
-      "gate (G-lane for every lane gate) → its quorum when the request asks for none (SPEC §26)",
+    effort_floor: described(z.optional(Effort), "never send an effort below this one (and refuse to run a CLI whose effort cannot be set)"),
+    copilot_profiles: described(
+      z.optional(z.partialRecord(Family, patterned(COPILOT_PROFILE_RE))),
+      "copilot adapter: model family → custom agent profile (.github/agents/<profile>.agent.md) whose model is of that family",
     ),
   }),
+);
+
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+export const Settings = onFirstUse(
+  () =>
+    z.looseObject({
+      schema_version: z.optional(z.literal("guild_bus.settings.v1")),
+      review: z.optional(ReviewMode),
+      require_review: z.optional(z.boolean()),
+      max_rounds: described(z.optional(wholeNumber(1, 100)), "the round cap when the request gives none"),
+      codex_cap: described(z.optional(wholeNumber(1, 100)), "the older name of max_rounds (max_rounds wins when both are set)"),
+      codex_skip_enforcement: z.optional(z.enum(["warn", "block"])),
+      reviewer: described(optionalString(), "auto, or a provider id to pin"),
+      weak_reviewer: described(optionalString(), "provider for the weak same-host path"),
+      providers: z.optional(z.record(patterned(PROVIDER_ID_RE), ProviderConfig)),
+      family_aliases: z.optional(z.record(z.string(), Family)),
+      host_families: z.optional(z.record(z.string(), Family)),
+      secrets_policy: z.optional(
+        z.object({
+          env_allowlist: z.optional(z.array(z.string())),
+          redaction_patterns: z.optional(z.array(z.string())),
+        }),
+      ),
+      restart_cap: z.optional(wholeNumber(1, 50)),
+      stall_detection: described(
+        z.optional(z.boolean()),
+        "escalate a loop that stopped making progress (repeated findings, unchanged resubmit, …) as stalled (default true)",
+      ),
+      stop: described(z.optional(StopPolicy), "the stop policy when the request gives none (default verdict)"),
+      difficulty: described(z.optional(Difficulty), "the difficulty when the request gives none (default medium)"),
+      human_checkpoint: described(z.optional(z.boolean()), "the human checkpoint when the request gives none (default false)"),
+      foreign_grace_ms: described(
+        z.optional(wholeNumber(0, 600_000)),
+        "how long an invalid foreign drop may still be being written before it is quarantined",
+      ),
+      stop_gate: described(
+        z.optional(
+          z.object({
+            enabled: described(z.optional(z.boolean()), "block the author host's turn while a gate it opened waits for it (default false)"),
+            max_blocks: described(z.optional(wholeNumber(1, 20)), "blocks per gate before the turn may end (default 2)"),
+          }),
+        ),
+        "the author hosts' stop hook (`guild-bus hook stop`; `guild-bus gate on|off`)",
+      ),
+      gate_tiers: described(
+        z.optional(z.record(z.string(), EffortTier)),
+        "gate (G-lane for every lane gate) → effort tier; regular when absent",
+      ),
+      gate_quorum: described(
+        z.optional(
+          z.record(
+            z.string(),
+            z.strictObject({
+              need: described(z.optional(wholeNumber(1, 8)), "K (default: the named families, else of)"),
+              of: described(z.optional(wholeNumber(1, 8)), "N (default: need, at least the named families)"),
+              families: z.optional(z.array(KnownFamily)),
+            }),
+          ),
+        ),
+        "gate (G-lane for every lane gate) → its quorum when the request asks for none (SPEC §26)",
+      ),
+    }),
   { title: ".guild/settings.json" },
 );
 export type Settings = z.infer<typeof Settings>;
