@@ -43,16 +43,18 @@ export function register(program: Command): void {
         gate: string | undefined,
         o: { json?: boolean; all?: boolean; verify?: boolean; exitStatus?: boolean; root: string },
       ) => {
-        const [{ Layout }, { loadContext }, { gateStatuses, historyNote, statusExitCode }, { gateLines }] = await Promise.all([
+        const [{ Layout }, { loadContext }, { shownGates, historyNote, statusExitCode }, { gateLines }] = await Promise.all([
           import("../bus/layout.js"),
           import("../bus/context.js"),
-          import("../commands/status.js"),
+          import("../commands/status-scope.js"),
           import("./gate-lines.js"),
         ]);
         const ctx = loadContext(new Layout(o.root));
         // a script's exit code covers every gate: an old rework, or a pass whose artifact was edited since, still counts
         const all = o.all || o.exitStatus;
-        const { rows, ignored, history } = answered(gateStatuses(ctx, { run, gate, verify: o.verify, all }));
+        const { gates, ignored, history } = answered(shownGates(ctx.layout, { run, gate, verify: o.verify, all }));
+        // reading, deciding and proving a gate's packets is loaded only when there is a gate to show
+        const { rows } = gates.length ? answered((await import("../commands/status.js")).gateRows(ctx, gates, o.verify)) : { rows: [] };
         const historyLine = historyNote(history, "guild-bus status --all");
         if (o.exitStatus) process.exitCode = statusExitCode(rows, ignored);
         // --verify re-derives every gate: one a directory the bus refuses hides was not, as `check` counts it

@@ -1,17 +1,18 @@
 // `guild-bus status` as the one command layer: every gate's view, the next step, the last round's findings, and the
 // exit code a script can test. The CLI only prints what this returns.
 import type { BusContext } from "../bus/context.js";
-import { currentGates, type GateListing, listGates } from "../bus/gate-list.js";
+import type { GateListing } from "../bus/gate-list.js";
 import { capInForce, lastVerdictRound, openRound, roundReviewerIdentity } from "../core/gate-queries.js";
 import type { NextStep } from "../core/next-step.js";
 import type { Reverification } from "../core/reverify.js";
 import type { ReviewBrokerOutput } from "../core/status.js";
-import { assertGate, assertRunId } from "../spec/ids.js";
 import { type Answer, refusing } from "./answer.js";
-import { assertGateExists } from "./gate-exists.js";
 import { findingsOf, type RoundFinding } from "./findings.js";
 import { reverifyGate, type GateView, viewGate } from "./gate-view.js";
 import { gateReads } from "../workers/gate-reads.js";
+import { type ShownGate, type ShownScope, shownGates, STILL_MOVING_EXIT } from "./status-scope.js";
+
+export { historyNote, STILL_MOVING_EXIT, statusExitCode } from "./status-scope.js";
 
 export type StatusRow = ReviewBrokerOutput & {
   rejected: Array<{ file: string; reason: string }>;
@@ -27,9 +28,6 @@ export type StatusRow = ReviewBrokerOutput & {
   /** What `--wait` would exit with now (SPEC §17); 6 while the gate still moves. */
   exit_code: number;
 };
-
-/** Exit 6: the gate still moves (a `--wait` that timed out, or `status --exit-status` on an open gate). */
-export const STILL_MOVING_EXIT = 6;
 
 function lastRound(ctx: BusContext, v: GateView): StatusRow["last_round"] {
   const round = lastVerdictRound(v.snapshot);
@@ -56,45 +54,20 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
   };
 }
 
-/**
- * Gates by urgency for `--exit-status`: a person is needed (5, 4, 3, and 2 for a pass whose bytes the artifact no longer
- * holds) before a gate that still moves (6), before done (0).
- */
-const URGENCY = [5, 4, 3, 2, STILL_MOVING_EXIT, 0];
-
-/** The one exit code for a set of gates: the most urgent of theirs (0 for none). A run or gate directory the bus
- * refuses (a link in its place) hides gates nobody can judge: 2, as a pass that does not hold, never "all done". */
-export function statusExitCode(rows: Array<Pick<StatusRow, "exit_code">>, ignored: Array<{ hides?: unknown }> = []): number {
-  const codes = [...rows.map((r) => r.exit_code), ...(ignored.some((i) => i.hides) ? [2] : [])];
-  return URGENCY.find((code) => codes.includes(code)) ?? 0;
-}
-
-/**
- * Every gate, one run's, or one gate's; a run or gate that does not exist is refused, never invented. Without a run,
- * unless `all` or `verify` asks for every gate, a gate that ended and has not changed for a day is history: counted,
- * not read (so status costs what the open and recent gates cost, however many runs the project keeps).
- */
+/** Every gate, one run's, or one gate's (as `shownGates` picks them), each as status reports it. */
 export function gateStatuses(
   ctx: BusContext,
-  scope: { run?: string; gate?: string; verify?: boolean; all?: boolean; now?: number },
+  scope: ShownScope,
 ): Answer<{ rows: StatusRow[]; ignored: GateListing["ignored"]; history: number }> {
   return refusing(() => {
-    const { layout } = ctx;
-    const run = scope.run === undefined ? undefined : assertRunId(scope.run);
-    if (run !== undefined) assertGateExists(layout, run, scope.gate);
-    if (run !== undefined && scope.gate !== undefined)
-      return { ok: true, rows: [statusRow(ctx, run, assertGate(scope.gate), scope.verify)], ignored: [], history: 0 };
-    const listing = listGates(layout, run);
-    const { current, history } =
-      run === undefined && !scope.all && !scope.verify
-        ? currentGates(layout, listing.gates, scope.now)
-        : { current: listing.gates, history: 0 };
-    return { ok: true, rows: current.map((g) => statusRow(ctx, g.runId, g.gate, scope.verify)), ignored: listing.ignored, history };
+    const shown = shownGates(ctx.layout, scope);
+    return shown.ok ? { ok: true, rows: rowsOf(ctx, shown.gates, scope.verify), ignored: shown.ignored, history: shown.history } : shown;
   });
 }
 
-/** The line that says history was left out, or null when none was. */
-export function historyNote(history: number, asAll: string): string | null {
-  if (!history) return null;
-  return `not shown: ${history} gate${history === 1 ? "" : "s"} ended over a day ago, unchanged since (${asAll} lists every gate)`;
+/** The rows of gates `shownGates` picked: the `status` command loads this module only when there is a gate to show. */
+export function gateRows(ctx: BusContext, gates: ShownGate[], verify?: boolean): Answer<{ rows: StatusRow[] }> {
+  return refusing(() => ({ ok: true, rows: rowsOf(ctx, gates, verify) }));
 }
+
+const rowsOf = (ctx: BusContext, gates: ShownGate[], verify?: boolean) => gates.map((g) => statusRow(ctx, g.runId, g.gate, verify));
