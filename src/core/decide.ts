@@ -487,7 +487,7 @@ export function decideGate(s: GateSnapshot, settings: Settings, rest: Omit<Decid
  * that reason. Nor may the author's answer to such a round (a resubmit, a rebuttal) make it one: then only an
  * escalation issuing the next round can raise is the broker's.
  */
-export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): string | null {
+export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext, rederives: PassRederives): string | null {
   const R = openRound(s);
   const esc = s.escalations.get(R);
   // an ended gate's escalations are its history: its outcome is judged on its own (reverify)
@@ -499,7 +499,7 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): s
   const without = { ...s, escalations, decisions };
   const d = decide(without, ctx);
   if (d.action === null) return `not the broker's: the gate's files do not lead to it (without it: ${d.state}, ${d.detail})`;
-  const unreached = unreachedEscalation(without, ctx, esc);
+  const unreached = unreachedEscalation(without, ctx, esc, rederives);
   if (unreached !== null) return `not the broker's: ${unreached}`;
   if (raisedIssuingNext(s, esc)) return null;
   // An author's answer (resubmit, rebuttal) turns the author's turn into a next round: one dropped while the gate
@@ -515,6 +515,10 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext): s
     `round never escalates ${esc.reason}`
   );
 }
+
+/** Whether round n's pass re-derives from its sealed files at the bytes it sent (`sentPassRederives`): what the broker
+ * asks before it writes `satisfied`, turning a pass that does not into `no_verdict`. */
+export type PassRederives = (round: number) => boolean;
 
 /** The options the broker offers with each reason (some offer fewer: `UNPROVEN_END_OPTIONS`, round 0's `unavailable`). */
 const OFFERED: Record<EscalationReason, readonly DecisionChoice[]> = {
@@ -541,9 +545,11 @@ const OFFERED: Record<EscalationReason, readonly DecisionChoice[]> = {
  * what the broker raises it from, read from files that stay once it is raised (a failure, a verdict, a broken seal,
  * the packet's counted round, the rounds of a stall), never from the artifact, which the author may edit meanwhile:
  * so the broker's own escalation stays the broker's at every later state, and a dropped one of another reason, or at
- * a round that never ended so, is not. An artifact problem needs only an action (it offers no force-pass).
+ * a round that never ended so, is not. An artifact problem needs only an action (it offers no force-pass). On a round
+ * its reviewer passed the broker raises only what an edited artifact, a copilot pass or a pass that does not re-derive
+ * leads to: none of the reasons a failed round leads to.
  */
-export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Escalation): string | null {
+export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Escalation, rederives: PassRederives): string | null {
   const extra = esc.options.filter((o) => !OFFERED[esc.reason].includes(o));
   if (extra.length) return `the broker never offers ${extra.join(", ")} with ${esc.reason}`;
   const R = esc.round;
@@ -554,6 +560,14 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
   const verdicts = roundVerdicts(s, R);
   const stop = P.stop ?? ctx.policy.stop;
   const passed = verdicts.some((v) => verdictPasses(v, stop));
+  const quorum = P.quorum ? judgeQuorumRound(s, R, P, stop) : null;
+  // a single reviewer's pass that no finalizer must confirm and whose reviewer's identity is proven
+  const unproven =
+    P.independence === "strong" &&
+    verdicts.some((v) => v.independence_violation && (v.reviewer_family === "unknown" || P.restart_reason === "finalizer"));
+  // what the broker ends satisfied while the artifact holds the round's bytes
+  const satisfies = quorum ? quorum.type === "pass" : passed && P.reviewer_adapter !== "copilot" && !unproven;
+  const failed = quorum ? quorum.type !== "pass" : !passed;
   const ended = verdicts.length > 0 || failures.length > 0;
   const needs = (ok: boolean, what: string) => (ok ? null : `${esc.reason} at round ${R} needs ${what}`);
   switch (esc.reason) {
@@ -567,8 +581,8 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
       return `${esc.reason} is raised only before round 1`;
     case "no_verdict":
       return needs(
-        failures.some((f) => f.kind === "no_verdict") || slots.some((x) => x.brokenSeals.has(R)) || passed,
-        "a no_verdict failure, a broken seal, or a passing verdict that may not re-derive",
+        failures.some((f) => f.kind === "no_verdict") || slots.some((x) => x.brokenSeals.has(R)) || (satisfies && !rederives(R)),
+        "a no_verdict failure, a broken seal, or a pass that does not re-derive from its sealed result",
       );
     case "unavailable":
       return needs(
@@ -577,25 +591,25 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
       );
     case "identity_unverified":
       return needs(
-        passed && (P.quorum !== undefined || verdicts.some((v) => v.independence_violation)),
-        "a passing verdict of unproven independence",
+        quorum ? quorum.type === "escalate" && quorum.reason === "identity_unverified" : passed && unproven,
+        "a passing verdict of unproven independence (a reviewer of no known family, a finalizer of the author's)",
       );
     case "score_unavailable":
-      return needs(stop === "score" && verdicts.some((v) => !v.score_gate?.available), "a verdict without a usable score");
+      return needs(failed && stop === "score" && verdicts.some((v) => !v.score_gate?.available), "a failed verdict without a usable score");
     case "human_checkpoint":
-      return needs(ctx.policy.humanCheckpoint && verdicts.length > 0, "a verdict and the human checkpoint on");
+      return needs(ctx.policy.humanCheckpoint && failed && verdicts.length > 0, "a verdict that did not pass and the human checkpoint on");
     case "cap_hit":
       return needs(
-        ended && P.counted_round >= effectiveCap(s, ctx.policy),
-        `a round that ended at the cap (counted round ${P.counted_round})`,
+        ended && failed && P.counted_round >= effectiveCap(s, ctx.policy),
+        `a round that did not pass at the cap (counted round ${P.counted_round})`,
       );
     case "malformed_termination_x2":
-      return needs(ended && P.restart_reason === "malformed", "a round that ended, restarted after a malformed one");
+      return needs(ended && failed && P.restart_reason === "malformed", "a round that did not pass, restarted after a malformed one");
     case "restart_cap_hit":
       return needs(verdicts.length > 0 && consecutiveRestarts(s, R) >= ctx.policy.restartCap, "a verdict after the restart cap's restarts");
     case "stalled":
       return needs(
-        ctx.policy.stallDetection && (stallAfterVerdict(s, R, stop) !== null || stalledAtResubmit(s, R, stop, esc.stall)),
+        ctx.policy.stallDetection && failed && (stallAfterVerdict(s, R, stop) !== null || stalledAtResubmit(s, R, stop, esc.stall)),
         "a stall its rounds show (§14.1)",
       );
   }

@@ -8,7 +8,7 @@ import { parseReviewResult } from "./result-wire.js";
 import { evaluateScoreGate } from "./score-gate.js";
 import { sha256Hex } from "./sha.js";
 import { type ResolvedPolicy, reviewMode } from "./policy.js";
-import type { Family, Settings } from "../spec/schemas.js";
+import type { Family, Settings, StopPolicy } from "../spec/schemas.js";
 import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
 import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
@@ -18,7 +18,7 @@ import { passNoLongerHolds, rescrubbed, sentArtifact, sentShas } from "./sent-by
 import { scrub, scrubOptions } from "./scrub.js";
 import { contestedFindings, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
-import { quorumMembers } from "./quorum-round.js";
+import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import { type SlotKind, slotFile } from "./slot-file.js";
 
 /** Round n's result as read from disk (bounded): its bytes, or why they could not be read. */
@@ -129,6 +129,29 @@ export function passProblems(
   independence: "strong" | "weak" | null | undefined,
 ): string[] {
   return rederive(s, n, input, independence).problems;
+}
+
+/**
+ * Whether round n's pass re-derives at the bytes its packet sent, as the broker asks before it writes `satisfied`
+ * (a quorum round under the members the rule counts, one reviewer at the independence its verdict earns). Judged
+ * from files that stay once the broker has asked, never the artifact: an edit since changes nothing here.
+ */
+export function sentPassRederives(
+  s: GateSnapshot,
+  n: number,
+  input: Omit<ReverifyInput, "policy" | "artifact">,
+  stop: StopPolicy,
+): boolean {
+  const packet = roundPacket(s, n);
+  if (!packet) return false;
+  const sent = sentShas(packet);
+  const artifact: ArtifactView = { ok: true, sha: sent.artifact_sha256, rawSha: sent.artifact_raw_sha256 ?? "" };
+  if (packet.quorum) {
+    const q = judgeQuorumRound(s, n, packet, packet.stop ?? stop);
+    return q.type === "pass" && quorumPassProblems(s, n, { ...input, artifact }, q.judgement.counted).length === 0;
+  }
+  const weak = packet.independence === "strong" && s.verdicts.get(n)?.independence_violation === true;
+  return passProblems(s, n, { ...input, artifact }, weak ? "weak" : packet.independence).length === 0;
 }
 
 interface Rederived {

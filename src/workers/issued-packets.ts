@@ -12,6 +12,7 @@ import { rethrowSystemFault } from "../bus/system-fault.js";
 import { unissuedPacketProblem } from "../core/broker-plan.js";
 import { gatePolicy, openRound } from "../core/gate-queries.js";
 import { foreignEscalationProblem } from "../core/decide.js";
+import { sentPassRederives } from "../core/reverify.js";
 import { lazyArtifact } from "../bus/artifact.js";
 import { parsePacket } from "../core/packet.js";
 import { ReadFault } from "../core/read-fault.js";
@@ -127,11 +128,11 @@ function without(s: GateSnapshot, member: string | null, round: number, problem:
 export function withoutForeignEscalation(ctx: BusContext, s: GateSnapshot): GateSnapshot {
   const R = openRound(s);
   if (s.outcome || !s.escalations.has(R)) return s;
-  const why = foreignEscalationProblem(s, {
-    policy: gatePolicy(s, ctx.settings),
-    codexSkip: ctx.codexSkip,
-    artifact: lazyArtifact(ctx.layout, ctx.settings, s),
-  });
+  const policy = gatePolicy(s, ctx.settings);
+  const reads = { settings: ctx.settings, resultBytes: gateReads(ctx, s).resultBytes };
+  const why = foreignEscalationProblem(s, { policy, codexSkip: ctx.codexSkip, artifact: lazyArtifact(ctx.layout, ctx.settings, s) }, (n) =>
+    sentPassRederives(s, n, reads, policy.stop),
+  );
   if (why === null) return s;
   const file = `escalation-${R}.json`;
   const escalations = new Map(s.escalations);

@@ -437,6 +437,6 @@ describe("the broker's own stall at a quorum round's resubmit", () => {
     const d = decide(g.s, ctx);
     expect(d.action).toMatchObject({ type: "escalation", reason: "stalled", stall: { pattern: "unchanged_resubmit" } });
     g.s.escalations.set(1, escalationRecord(g.s, d.action as EscalationAction, AT));
-    expect(foreignEscalationProblem(g.s, ctx)).toBeNull();
+    expect(foreignEscalationProblem(g.s, ctx, () => true)).toBeNull();
   });
 });
