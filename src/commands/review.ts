@@ -20,6 +20,7 @@ import {
   pinnedReviewer,
   quorumRefusal,
   requestRefusal,
+  resolvePolicy,
   reviewMode,
   unknownReviewer,
 } from "../core/policy.js";
@@ -185,7 +186,7 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<R
   const opts = { guildDir: layout.guild };
   // both records are validated before either is written
   const run = RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: author });
-  const request = Request.parse({
+  const asked = Request.parse({
     schema_version: "guild_bus.request.v1",
     run_id: runId,
     gate,
@@ -207,6 +208,16 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<R
     ...(quorum ? { quorum } : {}),
     ...(paths.length ? { paths } : {}),
     requested_at: now,
+  });
+  // the cap, checkpoint, restart cap and stall detection in force, recorded like the stop policy: an escalation the
+  // broker raised under them stays its own when the settings change (SPEC §6), and the gate's rounds keep them
+  const policy = resolvePolicy(asked, settings);
+  const request = Request.parse({
+    ...asked,
+    cap: policy.cap,
+    human_checkpoint: policy.humanCheckpoint,
+    restart_cap: policy.restartCap,
+    stall_detection: policy.stallDetection,
   });
   const requestText = busJson(request);
   // refused before run.json lands: nothing is written for a request no reader would accept

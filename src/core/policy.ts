@@ -133,11 +133,12 @@ export function resolvePolicy(request: Request, settings: Settings): ResolvedPol
     requiredBecause,
     cap,
     warnings,
-    restartCap: settings.restart_cap ?? DEFAULT_RESTART_CAP,
+    // recorded in request.json since it was requested (a gate from before: the settings now)
+    restartCap: request.restart_cap ?? settings.restart_cap ?? DEFAULT_RESTART_CAP,
     stop,
     difficulty,
     humanCheckpoint: request.human_checkpoint ?? settings.human_checkpoint ?? false,
-    stallDetection: settings.stall_detection ?? true,
+    stallDetection: request.stall_detection ?? settings.stall_detection ?? true,
     quorum,
     refusal: quorumRefusal(quorum, request, settings) ?? requestRefusal(request, settings, difficulty),
   };

@@ -315,6 +315,14 @@ export const Request = onFirstUse(
         z.optional(z.boolean()),
         "wait for `guild-bus decide continue|stop|rework` after every round that does not end the gate",
       ),
+      restart_cap: described(
+        z.optional(wholeNumber(1, 50)),
+        "settings.restart_cap when the gate was requested: what the gate's rounds and escalations are judged by",
+      ),
+      stall_detection: described(
+        z.optional(z.boolean()),
+        "settings.stall_detection when the gate was requested: what the gate's rounds and escalations are judged by",
+      ),
       paths: described(
         z.optional(z.array(projectPath)),
         "further project-relative paths the reviewer should read (listed in every packet; read directly at nightmare)",

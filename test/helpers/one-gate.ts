@@ -17,10 +17,18 @@ export const GATE = "G-spec";
 
 export async function gateWithPacket(
   run: string,
-  { text = "# Spec\n", ...o }: { difficulty?: Difficulty; cap?: number; text?: string; humanCheckpoint?: boolean } = {},
+  {
+    text = "# Spec\n",
+    settings,
+    ...o
+  }: { difficulty?: Difficulty; cap?: number; text?: string; humanCheckpoint?: boolean; settings?: Record<string, unknown> } = {},
 ) {
   const root = tempRoot(`guild-bus-${run}-`);
   mkdirSync(path.join(root, "docs"), { recursive: true });
+  if (settings) {
+    mkdirSync(path.join(root, ".guild"), { recursive: true });
+    writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify(settings));
+  }
   const artifact = path.join(root, "docs", "spec.md");
   writeFileSync(artifact, text);
   const layout = new Layout(root);
