@@ -634,7 +634,8 @@ export function trailText(s: GateSnapshot, decision: GateDecision, input: TrailI
   if (!s.request) return null;
   const { entries, findings, details } = trailEntries(s, input.reads.result, input.policy.stop);
   const { settings, policy, reads } = input;
-  const unproven = unprovenPass(s, { settings, policy, artifact: reads.artifact(), resultBytes: reads.resultBytes });
+  // an open gate's trail claims no pass: the artifact is read (bounded, hashed, scrubbed) only for an ended one
+  const unproven = s.outcome ? unprovenPass(s, { settings, policy, artifact: reads.artifact(), resultBytes: reads.resultBytes }) : null;
   return renderTrail({ ...s, decisions: reads.decisions(), rejected: reads.rejected() }, entries, findings, decision, {
     details,
     unproven,

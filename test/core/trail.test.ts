@@ -1,10 +1,11 @@
 // trail.md: one entry per round with the five required fields, verdict and blockers, then the final disposition.
 import { describe, expect, it } from "vitest";
+import { type GateReads, trailText } from "../../src/core/broker-plan.js";
 import { decide } from "../../src/core/decide.js";
 import { renderTrail, type ResultLookup, trailEntries } from "../../src/core/trail.js";
 import { TrailEntry } from "../../src/spec/schemas.js";
 import type { GateSnapshot } from "../../src/core/snapshot.js";
-import { context, gate, SHA_A, SHA_B } from "../helpers/snapshots.js";
+import { context, gate, policy, RAW_SHA, SETTINGS, SHA_A, SHA_B } from "../helpers/snapshots.js";
 
 const results: Record<number, ReturnType<ResultLookup>> = {
   1: {
@@ -337,4 +338,34 @@ describe("trail.md step times", () => {
       });
     },
   );
+});
+
+describe("trailText reads the artifact only for what it re-derives", () => {
+  const reads = (asked: string[]): GateReads => ({
+    artifact: () => (asked.push("artifact"), { ok: true, text: "# Spec\n", sha: SHA_A, rawSha: RAW_SHA }),
+    artifactNow: () => (asked.push("artifactNow"), { ok: true, text: "# Spec\n", sha: SHA_A, rawSha: RAW_SHA }),
+    result: lookup,
+    resultBytes: () => ({ ok: false, reason: "none" }),
+    text: () => "",
+    decisions: () => new Map(),
+    rejected: () => [],
+  });
+  const trail = (s: GateSnapshot, asked: string[]) =>
+    trailText(s, decide(s, context()), { settings: SETTINGS, policy: policy(), reads: reads(asked) });
+
+  // a busy broker writes an open gate's trail several times a round: each read of the artifact read, hashed and
+  // scrubbed the whole file for a pass the trail does not claim
+  it("an open gate's trail does not read the artifact", () => {
+    const asked: string[] = [];
+    expect(trail(gate().packet(1).attempt(1).verdict(1, "issues").resubmit(1).packet(2, { counted_round: 2 }).s, asked)).toContain(
+      "# G-spec Review Trail",
+    );
+    expect(asked).toEqual([]);
+  });
+
+  it("an ended gate's pass is re-derived against the artifact as it is now", () => {
+    const asked: string[] = [];
+    trail(gate().packet(1).attempt(1).verdict(1, "pass").outcome("satisfied", 1).s, asked);
+    expect(asked).toEqual(["artifact"]);
+  });
 });
