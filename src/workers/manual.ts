@@ -16,7 +16,8 @@ import { foreignGraceMs, openRound } from "../core/gate-queries.js";
 
 const announced = new Set<string>();
 
-async function manualGate(
+/** One look at a gate (exported for the gate explorer, which runs it between the other workers' steps). */
+export async function manualGate(
   ctx: BusContext,
   runId: string,
   gate: string,

@@ -6,6 +6,8 @@
 // `split` runs two brokers and two verifiers whose steps are cut at each write: a worker reads (its real step runs on
 // the state, and the files it would write or move aside are held as its pending writes), then lands them one at a time,
 // as link() lands them (first writer wins), while the others act in between. `quorum` asks a round of two members.
+// `manual` adds the manual worker and a person's response-<n>.md answers; `crash` lets a split worker die with writes
+// pending (a link done, the next not).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -24,6 +26,7 @@ import type { Difficulty, StopPolicy } from "../../src/spec/schemas.js";
 import { realFs } from "../../src/bus/fsops.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
+import { manualGate } from "../../src/workers/manual.js";
 import { tempRoot } from "./tmp.js";
 import { forgedPassingVerdict, forgedSatisfiedOutcome } from "./forged.js";
 
@@ -36,6 +39,8 @@ type Op = { put: string; bytes: Buffer; group: string } | { move: string; bytes:
 interface State {
   files: Map<string, Buffer>;
   art: string;
+  /** which settings.json is on disk ("" the first; else a key of EDITS) */
+  cfg: string;
   /** split: each worker's writes planned at its read, in order, not landed yet */
   pending: Map<string, Op[]>;
 }
@@ -60,6 +65,12 @@ export interface ExploreOptions {
   quorum?: boolean;
   /** Stray verdicts, seals, escalations and outcomes (default true). */
   strays?: boolean;
+  /** The manual worker, and a person's response-<n>.md answers of every kind (not with quorum). */
+  manual?: boolean;
+  /** split: a worker may die with writes pending (those never land). */
+  crash?: boolean;
+  /** A person edits settings.json mid-gate: the round cap to 1, the restart cap to 1, stall detection off (and back). */
+  settingsEdits?: boolean;
 }
 export interface ExploreReport {
   states: number;
@@ -87,6 +98,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     ...(o.redact ? ["# Spec\n\nversion A key SECRET-222\n"] : []),
   ];
   const root = tempRoot("guild-bus-explore-");
+  const old = Date.now() / 1000 - 3600; // past every grace and settle time
   mkdirSync(path.join(root, "docs"), { recursive: true });
   mkdirSync(path.join(root, ".guild"), { recursive: true });
   const command = (model: string) => ({ adapter: "command", model, argv: [process.execPath, "-e", "0"] });
@@ -95,7 +107,19 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     ...(o.redact ? { secrets_policy: { redaction_patterns: [SECRET] } } : {}),
     ...(o.quorum ? { providers: { gpt: command("gpt-5"), gem: command("gemini-2.5-pro") } } : {}),
   };
-  writeFileSync(path.join(root, ".guild", "settings.json"), JSON.stringify(settings));
+  const EDITS: Record<string, Record<string, unknown>> = {
+    cap1: { max_rounds: 1 },
+    restart1: { restart_cap: 1 },
+    nostall: { stall_detection: false },
+  };
+  const settingsPath = path.join(root, ".guild", "settings.json");
+  const writeSettings = (cfg: string) => {
+    writeFileSync(settingsPath, JSON.stringify({ ...settings, ...(cfg ? EDITS[cfg] : {}) }));
+    const t = old - 2000 - Object.keys(EDITS).indexOf(cfg); // another version of the file for other settings
+    utimesSync(settingsPath, t, t);
+  };
+  let cfgOnDisk = "";
+  writeFileSync(settingsPath, JSON.stringify(settings));
   const artPath = path.join(root, "docs", "spec.md");
   writeFileSync(artPath, texts[0]!);
   const layout = new Layout(root);
@@ -111,7 +135,6 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const req = await requestReview(layout, { ...asked, ...(o.difficulty ? { difficulty: o.difficulty } : {}) });
   if (!req.ok) throw new Error(`request refused: ${JSON.stringify(req)}`);
   const dir = layout.gateDir(RUN, GATE);
-  const old = Date.now() / 1000 - 3600; // past every grace and settle time
   const scrubbedSha = (art: string) => sha(scrub(art, scrubOptions(ctx().settings)));
 
   const walk = (d: string, rel = ""): Array<[string, Buffer]> =>
@@ -123,6 +146,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const capture = (pending = new Map<string, Op[]>()): State => ({
     files: new Map(walk(dir).sort(([a], [b]) => (a < b ? -1 : 1))),
     art: readFileSync(artPath, "utf8"),
+    cfg: cfgOnDisk,
     pending,
   });
   const restore = (st: State) => {
@@ -141,6 +165,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     }
     writeFileSync(artPath, st.art);
     utimesSync(artPath, old, old);
+    if (st.cfg !== cfgOnDisk) writeSettings((cfgOnDisk = st.cfg));
     for (const d of dirs) utimesSync(d, old, old);
   };
   // times, and the packet shas that vary only with the packet's issued_at, are left out
@@ -157,7 +182,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
         .map(([n, b]) => norm(n, b))
         .sort()
         .join("|") +
-        `#${st.art}` +
+        `#${st.art}#${st.cfg}` +
         [...st.pending]
           .sort(([a], [b]) => (a < b ? -1 : 1))
           .map(
@@ -200,6 +225,14 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const isBroker = (w: string) => w.startsWith("broker");
   const runWorker = async (w: string) => {
     if (isBroker(w)) await stepGate(ctx(), RUN, GATE);
+    else if (w.startsWith("manual"))
+      await manualGate(
+        ctx(),
+        RUN,
+        GATE,
+        () => {},
+        () => {},
+      );
     else await verifyGate(ctx(), RUN, GATE, () => {});
   };
   /** split: a worker's step run on the state, what it wrote and moved aside held as its pending writes, in order. */
@@ -231,7 +264,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     }
     const pending = new Map(st.pending);
     if (ops.length) pending.set(w, ops);
-    return { files: st.files, art: st.art, pending };
+    return { files: st.files, art: st.art, cfg: st.cfg, pending };
   };
   /** split: the worker's next pending write lands as link() lands it: only on a free name (first writer wins). */
   const land = (s: State, w: string) => {
@@ -256,7 +289,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   };
 
   /** A worker's whole step at once (split: only as a seed move, to reach a start quickly). */
-  const whole: Move[] = ["broker", "verifier"].map((w) => ({
+  const whole: Move[] = ["broker", "verifier", ...(o.manual ? ["manual"] : [])].map((w) => ({
     name: w,
     run: async (s: State) => {
       restore(s);
@@ -270,15 +303,21 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     const drop = (name: string) => (s: State) => void s.files.delete(name);
     const strays = o.strays ?? true;
     const workers: Move[] = o.split
-      ? ["broker#1", "broker#2", "verifier#1", "verifier#2"].map((w) =>
+      ? ["broker#1", "broker#2", "verifier#1", "verifier#2", ...(o.manual ? ["manual#1"] : [])].flatMap((w): Move[] =>
           st.pending.has(w)
-            ? { name: `${w} writes`, pure: (s: State) => land(s, w) }
-            : { name: `${w} reads`, run: (s: State) => read(s, w) },
+            ? [
+                { name: `${w} writes`, pure: (s: State) => land(s, w) },
+                ...(o.crash ? [{ name: `${w} dies`, pure: (s: State) => void s.pending.delete(w) }] : []),
+              ]
+            : [{ name: `${w} reads`, run: (s: State) => read(s, w) }],
         )
       : whole;
     const out: Move[] = [
       ...workers,
       ...texts.flatMap((t, i) => (t === st.art ? [] : [{ name: `edit->${"ABC"[i]}`, pure: (s: State) => void (s.art = t) }])),
+      ...(o.settingsEdits ? ["", ...Object.keys(EDITS)] : [])
+        .filter((c) => c !== st.cfg)
+        .map((c) => ({ name: `settings->${c || "first"}`, pure: (s: State) => void (s.cfg = c) })),
     ];
     if (st.files.has("outcome.json")) out.push({ name: "rm outcome", pure: drop("outcome.json") });
     if (R === 0) return out;
@@ -348,6 +387,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
         out.push({ name: `result${R}:wronground`, pure: put(res, resultText(st.files.get(`packet-${R - 1}.md`)!.toString(), {})) });
     } else
       out.push({ name: `result${R}:replace-ok`, pure: put(res, resultText(packet, { n: 2 })) }, { name: `rm ${res}`, pure: drop(res) });
+    if (o.manual) out.push(...responseMoves(st, R, packet));
     if (o.difficulty && o.difficulty !== "medium" && st.files.has(`verdict-${R}.json`) && !st.files.has(`rebuttal-${R}.md`))
       out.push({ name: `rebut${R}`, pure: put(`rebuttal-${R}.md`, "The hole is not a hole: section 2 covers it.\n") });
     const ver = `verdict-${R}.json`;
@@ -367,6 +407,25 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       if (rb && !st.files.has(`.verified/${res}`)) out.push({ name: `stray seal${R}`, pure: put(`.verified/${res}`, rb.toString()) });
     }
     if (st.files.has(`.verified/${res}`)) out.push({ name: `rm seal${R}`, pure: drop(`.verified/${res}`) });
+    return out;
+  };
+
+  /** A person's response-R.md (the manual worker's input): answers of every kind, one it refuses, its removal. */
+  const responseMoves = (st: State, R: number, packet: string): Move[] => {
+    const name = `response-${R}.md`;
+    if (st.files.has(name)) return [{ name: `rm ${name}`, pure: (s: State) => void s.files.delete(name) }];
+    const answer = (model: string, body: string) => (s: State) =>
+      void s.files.set(name, Buffer.from(`Reviewer-Model: ${model}\n\n\`\`\`review_result.v1\n${body}\`\`\`\n`));
+    const other = field(packet, "artifact_sha256") === scrubbedSha(texts[0]!) ? scrubbedSha(texts[1]!) : scrubbedSha(texts[0]!);
+    const out: Move[] = [
+      { name: `response${R}:ok`, pure: answer("gpt-5", resultText(packet, {})) },
+      { name: `response${R}:issues`, pure: answer("gpt-5", resultText(packet, { verdict: "issues" })) },
+      { name: `response${R}:otherbytes`, pure: answer("gpt-5", resultText(packet, { sha: other })) },
+      { name: `response${R}:samefamily`, pure: answer("claude-opus-4", resultText(packet, { model: "claude-opus-4" })) },
+      { name: `response${R}:garbage`, pure: (s: State) => void s.files.set(name, Buffer.from("Reviewer-Model: gpt-5\n\nlooks fine\n")) },
+    ];
+    if (R > 1)
+      out.push({ name: `response${R}:wronground`, pure: answer("gpt-5", resultText(st.files.get(`packet-${R - 1}.md`)!.toString(), {})) });
     return out;
   };
 
@@ -462,7 +521,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     return why;
   };
   const brokerOffersForcePass = async (st: State, n: number): Promise<boolean> => {
-    const without = { files: new Map(st.files), art: st.art, pending: st.pending };
+    const without = { files: new Map(st.files), art: st.art, cfg: st.cfg, pending: st.pending };
     for (const f of [`escalation-${n}.json`, `decision-${n}.json`, "outcome.json"]) without.files.delete(f);
     restore(without);
     await stepGate(ctx(), RUN, GATE);
@@ -530,9 +589,16 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     return { bad, pass: row.exit_code === 0 && o?.status === "satisfied", waitsOn: row.next.waiting_on };
   };
 
+  /** A worker never loses a file: one it takes away is kept in rejected/ (SPEC §5). */
+  const lost = (st: State, s2: State): string[] =>
+    [...st.files.keys()]
+      .filter((n) => !n.startsWith("rejected/") && !s2.files.has(n))
+      .filter((n) => ![...s2.files.keys()].some((r) => r.startsWith(`rejected/${n}.`) && !st.files.has(r)))
+      .map((n) => `a worker took ${n} away without keeping it in rejected/`);
+
   const apply = async (st: State, m: Move): Promise<State> => {
     if (m.pure) {
-      const next = { files: new Map(st.files), art: st.art, pending: new Map(st.pending) };
+      const next = { files: new Map(st.files), art: st.art, cfg: st.cfg, pending: new Map(st.pending) };
       m.pure(next);
       return next;
     }
@@ -562,7 +628,11 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
         const s2 = await apply(st, m);
         report.transitions++;
         const k = key(s2);
-        if (/^(broker|verifier)\b/.test(m.name) && k !== k0) workersMove = true;
+        const byWorker = /^(broker|verifier|manual)\b/.test(m.name);
+        if (byWorker && k !== k0) workersMove = true;
+        // a file lost leads back to a state seen before it was written: judged on every transition, not once per state
+        const gone = byWorker ? lost(st, s2) : [];
+        if (gone.length) report.violations.push({ trace: [...trace, m.name], bad: gone });
         if (seen.has(k)) continue;
         seen.add(k);
         const t2 = [...trace, m.name];
@@ -573,7 +643,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
         else next.push({ st: s2, trace: t2, waitsOn: on });
       }
       // a gate that says a worker moves it next, where neither worker changes anything, is stuck with nobody to act
-      if (waitsOn !== null && /^the (broker|verifier)\b/.test(waitsOn) && !workersMove)
+      if (waitsOn !== null && /^the (broker|verifier|manual worker)\b/.test(waitsOn) && !workersMove)
         report.violations.push({ trace, bad: [`stuck: waits on ${waitsOn}, but neither worker changes anything`] });
     }
     frontier = next;
