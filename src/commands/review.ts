@@ -20,6 +20,7 @@ import {
   pinnedReviewer,
   quorumRefusal,
   requestRefusal,
+  type ResolvedPolicy,
   resolvePolicy,
   reviewMode,
   unknownReviewer,
@@ -28,7 +29,7 @@ import { authorIdentity } from "../core/selection.js";
 import { scrubOptions, type ScrubOptions, scrubWithReport } from "../core/scrub.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-import { AuthorName, Difficulty, type QuorumRule, Request, RunMeta, StopPolicy } from "../spec/schemas.js";
+import { AuthorName, Difficulty, type QuorumRule, Request, RunMeta, type Settings, StopPolicy } from "../spec/schemas.js";
 import { workerRunning } from "../runtime/peers.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { type Answer, refuse, refusing } from "./answer.js";
@@ -212,13 +213,9 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<R
   // the cap, checkpoint, restart cap and stall detection in force, recorded like the stop policy: an escalation the
   // broker raised under them stays its own when the settings change (SPEC §6), and the gate's rounds keep them
   const policy = resolvePolicy(asked, settings);
-  const request = Request.parse({
-    ...asked,
-    cap: policy.cap,
-    human_checkpoint: policy.humanCheckpoint,
-    restart_cap: policy.restartCap,
-    stall_detection: policy.stallDetection,
-  });
+  const request = Request.parse({ ...asked, ...recorded(policy) });
+  // the clamp of the settings' cap, said now: the request records the clamped cap, so no later reader can say it
+  warnings.push(...policy.warnings);
   const requestText = busJson(request);
   // refused before run.json lands: nothing is written for a request no reader would accept
   if (Buffer.byteLength(requestText) > MAX_FILE_BYTES)
@@ -237,7 +234,7 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<R
   // (only while the gate is under way: an ended one is not reviewed again, whatever its file holds now), ended as the
   // bus judges it: an outcome.json that is not a valid one of this gate (a torn foreign write, SPEC §5) ends nothing
   const ended = r.status === "conflict" && hasValidOutcome(layout, runId, gate);
-  const earlier = r.status === "conflict" && !ended ? sameRequestAt(layout.gateFile(runId, gate, "request.json"), request) : null;
+  const earlier = r.status === "conflict" && !ended ? sameRequestAt(layout.gateFile(runId, gate, "request.json"), request, settings) : null;
   if (r.status === "conflict" && earlier === null)
     return refuse(`${runId} ${gate} already has a request; a gate is reviewed once per run — use another --run-id`);
   if (earlier !== null) warnings.push(`the same request was already in (requested at ${earlier}); it goes on, nothing new was written`);
@@ -245,12 +242,21 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<R
   return { ok: true, runId, gate, warnings, idle: noBrokerNote(layout) };
 }
 
-/** When the request in `file` is `request` but for its time, that time; else (another request, unreadable) null. */
-function sameRequestAt(file: string, request: Request): string | null {
+/** The cap, checkpoint, restart cap and stall detection a request is judged under (its own, else the settings'). */
+function recorded({ cap, humanCheckpoint, restartCap, stallDetection }: ResolvedPolicy) {
+  return { cap, human_checkpoint: humanCheckpoint, restart_cap: restartCap, stall_detection: stallDetection };
+}
+
+/**
+ * When the request in `file` is `request` but for its time, that time; else (another request, unreadable) null. One
+ * an earlier build wrote without the recorded policy is judged under the settings, as the broker judges it.
+ */
+function sameRequestAt(file: string, request: Request, settings: Settings): string | null {
   try {
     const found = Request.safeParse(JSON.parse(readTextBounded(file, { max: MAX_FILE_BYTES })));
     if (!found.success) return null;
-    return isDeepStrictEqual({ ...found.data, requested_at: "" }, { ...request, requested_at: "" }) ? found.data.requested_at : null;
+    const judged = { ...found.data, ...recorded(resolvePolicy(found.data, settings)), requested_at: "" };
+    return isDeepStrictEqual(judged, { ...request, requested_at: "" }) ? found.data.requested_at : null;
   } catch {
     return null;
   }

@@ -181,6 +181,31 @@ describe("review: one rule per input, in every face", () => {
     }
   });
 
+  it("a call retried over the request.json an earlier build wrote (no recorded cap or checkpoint) goes on with it", async () => {
+    const layout = project();
+    expect(await ask(layout)).toMatchObject({ ok: true });
+    const file = path.join(layout.gateDir("r1", "G-spec"), "request.json");
+    // what the build before these fields were recorded wrote for the same call: the gate takes them from the settings
+    const { cap, human_checkpoint, restart_cap, stall_detection, ...earlier } = JSON.parse(readFileSync(file, "utf8"));
+    expect([cap, human_checkpoint, restart_cap, stall_detection]).toEqual([5, false, 3, true]);
+    writeFileSync(file, JSON.stringify(earlier, null, 2) + "\n");
+    const again = await ask(layout);
+    expect(again).toMatchObject({ ok: true, runId: "r1", gate: "G-spec" });
+    expect(again.ok && again.warnings.join("\n")).toMatch(/the same request was already in/);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(earlier);
+    // asking for another cap than the settings give it is another request
+    expect(await ask(layout, { cap: 2 })).toEqual({ ok: false, error: expect.stringMatching(/already has a request/) });
+  });
+
+  it("says when the settings' cap is clamped: the request records the clamped cap, so no later reader can say it", async () => {
+    const layout = project();
+    mkdirSync(layout.guild, { recursive: true });
+    writeFileSync(path.join(layout.guild, "settings.json"), JSON.stringify({ max_rounds: 12 }));
+    const r = await ask(layout);
+    expect(r.ok && r.warnings).toContain(`cap 12 clamped to ${MAX_CAP}`);
+    expect(JSON.parse(readFileSync(path.join(layout.gateDir("r1", "G-spec"), "request.json"), "utf8")).cap).toBe(MAX_CAP);
+  });
+
   it("over MCP, a call retried with its run id goes on with the review already requested: no second paid review", async () => {
     const layout = project();
     const mcp = await inMemoryMcp(layout);
