@@ -83,9 +83,10 @@ function run(argv: string[], o: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs
   );
 }
 
-function theRun(p: Project): string {
+/** The one gate's run; `out`, the host's output, says why when there is none. */
+function theRun(p: Project, out = ""): string {
   const gates = JSON.parse(p.cli(["status", "--json"]).stdout).gates as Array<{ run_id: string }>;
-  expect(gates).toHaveLength(1);
+  expect(gates, out).toHaveLength(1);
   return gates[0]!.run_id;
 }
 
@@ -159,9 +160,11 @@ async function runClaude(p: Project, brain: AuthorBrain, o: { plugin: boolean } 
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
         ENABLE_TOOL_SEARCH: "false", // the tools in every request, not behind a ToolSearch call the script would have to make
         MCP_CONNECTION_NONBLOCKING: "false", // -p sends its first request once the MCP servers are connected
-        // its servers' start-up bound (30 s by default): `npx guild-bus mcp` on a loaded CI machine took longer, and
-        // claude then ran without the tools (no gate was ever requested)
+        // its servers' start-up bound (30 s by default), and how long -p waits for them before its first request
+        // (5 s by default): `npx guild-bus mcp` on a loaded CI machine took longer, and claude then ran without the
+        // tools (no gate was ever requested)
         MCP_TIMEOUT: String(scaled(180_000)),
+        MCP_CONNECT_TIMEOUT_MS: String(scaled(180_000)),
       },
       timeoutMs: scaled(240_000),
     },
@@ -208,7 +211,7 @@ describe("real author hosts drive the review loop through guild-bus mcp", () => 
     const author = quitter(p);
     const { code, out, mock } = await runClaude(p, author.brain, { plugin: false });
     expect(code, out).toBe(0);
-    expect(p.readJson(theRun(p), "G-spec", "request.json")).toMatchObject({
+    expect(p.readJson(theRun(p, out), "G-spec", "request.json")).toMatchObject({
       author_host: "claude-code",
       author_host_source: "mcp-client-info",
     });
