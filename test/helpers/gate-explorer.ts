@@ -63,12 +63,20 @@ export interface ExploreOptions {
   split?: boolean;
   /** A quorum round of two members (gpt, gem: command reviewers the bus dispatches), answered with their keys. */
   quorum?: boolean;
+  /** quorum: three members (a third family, ds: deepseek) of which this many must pass (default 2 of 2). */
+  need3?: 2 | 3;
+  /** need3: a fourth provider (mis: mistral) the broker may select in a member's place (a `degraded` restart). */
+  spare?: boolean;
   /** Stray verdicts, seals, escalations and outcomes (default true). */
   strays?: boolean;
   /** The manual worker, and a person's response-<n>.md answers of every kind (not with quorum). */
   manual?: boolean;
   /** split: a worker may die with writes pending (those never land). */
   crash?: boolean;
+  /** A second run of the same gate and artifact (not with quorum or split), requested before the first (`older`) or
+   * after it (`newer`), or at the same time (`same`: both are newest): its broker and verifier, a passing or blocking answer, its outcome's removal. `check` judges
+   * every run of the gate (runsToJudge), and passes only on what each judged run's files prove. */
+  otherRun?: "older" | "newer" | "same";
   /** A person edits settings.json mid-gate: the round cap to 1, the restart cap to 1, stall detection off (and back). */
   settingsEdits?: boolean;
 }
@@ -92,6 +100,10 @@ const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;
 
 export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const stop = o.stop ?? "verdict";
+  const OF = o.need3 ? 3 : 2;
+  const MEMBERS = [...(o.need3 ? ["ds"] : []), "gem", "gpt", ...(o.spare ? ["mis"] : [])];
+  const MODEL: Record<string, string> = { ds: "deepseek-v3", gem: "gemini-2.5-pro", gpt: "gpt-5", mis: "mistral-large" };
+  const NEED = o.need3 ?? 2;
   const texts = [
     "# Spec\n\nversion A key SECRET-111\n",
     "# Spec\n\nversion B edited\n",
@@ -105,7 +117,16 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const settings = {
     foreign_grace_ms: 0,
     ...(o.redact ? { secrets_policy: { redaction_patterns: [SECRET] } } : {}),
-    ...(o.quorum ? { providers: { gpt: command("gpt-5"), gem: command("gemini-2.5-pro") } } : {}),
+    ...(o.quorum
+      ? {
+          providers: {
+            gpt: command("gpt-5"),
+            gem: command("gemini-2.5-pro"),
+            ...(o.need3 ? { ds: command("deepseek-v3") } : {}),
+            ...(o.spare ? { mis: command("mistral-large") } : {}),
+          },
+        }
+      : {}),
   };
   const EDITS: Record<string, Record<string, unknown>> = {
     cap1: { max_rounds: 1 },
@@ -130,11 +151,29 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     author: "claude",
     runId: RUN,
     stop,
-    ...(o.quorum ? { quorum: { need: 2, of: 2 } } : { reviewer: "manual" }),
+    ...(o.quorum ? { quorum: { need: NEED, of: OF } } : { reviewer: "manual" }),
   };
   const req = await requestReview(layout, { ...asked, ...(o.difficulty ? { difficulty: o.difficulty } : {}) });
   if (!req.ok) throw new Error(`request refused: ${JSON.stringify(req)}`);
   const dir = layout.gateDir(RUN, GATE);
+  // the other run's files are held in the state under this prefix
+  const OTHER = o.otherRun === "older" ? "mc0" : "mc2";
+  const OTHER_AT = "~/";
+  const otherDir = layout.gateDir(OTHER, GATE);
+  if (o.otherRun) {
+    const again = await requestReview(layout, { ...asked, runId: OTHER });
+    if (!again.ok) throw new Error(`request refused: ${JSON.stringify(again)}`);
+    const reqPath = path.join(otherDir, "request.json");
+    const r = JSON.parse(readFileSync(reqPath, "utf8")) as Record<string, unknown>;
+    const first = Date.parse(String(json(readFileSync(path.join(dir, "request.json")))?.requested_at));
+    const at = new Date(first + ({ older: -60_000, same: 0, newer: 60_000 } as const)[o.otherRun]).toISOString();
+    writeFileSync(reqPath, JSON.stringify({ ...r, requested_at: at }));
+  }
+  /** The other run's files, as a state of their own. */
+  const otherOf = (st: State): State => ({
+    ...st,
+    files: new Map([...st.files].filter(([n]) => n.startsWith(OTHER_AT)).map(([n, b]) => [n.slice(OTHER_AT.length), b])),
+  });
   const scrubbedSha = (art: string) => sha(scrub(art, scrubOptions(ctx().settings)));
 
   const walk = (d: string, rel = ""): Array<[string, Buffer]> =>
@@ -144,18 +183,24 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       return r === "trail.md" ? [] : [[r, readFileSync(path.join(d, e.name))]]; // the trail is what the broker says, not state
     });
   const capture = (pending = new Map<string, Op[]>()): State => ({
-    files: new Map(walk(dir).sort(([a], [b]) => (a < b ? -1 : 1))),
+    files: new Map(
+      [...walk(dir), ...(o.otherRun ? walk(otherDir).map(([n, b]): [string, Buffer] => [OTHER_AT + n, b]) : [])].sort(([a], [b]) =>
+        a < b ? -1 : 1,
+      ),
+    ),
     art: readFileSync(artPath, "utf8"),
     cfg: cfgOnDisk,
     pending,
   });
   const restore = (st: State) => {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    forgetParsedUnder(dir);
-    const dirs = new Set([dir, path.dirname(artPath)]);
+    const dirs = new Set([dir, path.dirname(artPath), ...(o.otherRun ? [otherDir] : [])]);
+    for (const d of [dir, ...(o.otherRun ? [otherDir] : [])]) {
+      rmSync(d, { recursive: true, force: true });
+      mkdirSync(d, { recursive: true });
+      forgetParsedUnder(d);
+    }
     for (const [r, b] of st.files) {
-      const f = path.join(dir, r);
+      const f = r.startsWith(OTHER_AT) ? path.join(otherDir, r.slice(OTHER_AT.length)) : path.join(dir, r);
       mkdirSync(path.dirname(f), { recursive: true });
       dirs.add(path.dirname(f));
       writeFileSync(f, b);
@@ -170,7 +215,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   };
   // times, and the packet shas that vary only with the packet's issued_at, are left out
   const norm = (n: string, b: Buffer) =>
-    `${n.replace(/^rejected\/.*?([a-z]+-\d+\.[a-z]+).*$/, "rejected/$1")}=${sha(
+    `${n.replace(/^(~\/)?rejected\/.*?([a-z]+-\d+\.[a-z]+).*$/, "$1rejected/$2")}=${sha(
       b
         .toString("utf8")
         .replace(ISO, "T")
@@ -191,8 +236,6 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
           )
           .join(""),
     );
-  const MEMBERS = ["gem", "gpt"];
-  const MODEL: Record<string, string> = { gem: "gemini-2.5-pro", gpt: "gpt-5" };
   /** The packet files of round r: the reviewer's, or each quorum member's. */
   const packetsOf = (st: State, r: number): Array<[string | null, string]> =>
     o.quorum
@@ -320,6 +363,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
         .map((c) => ({ name: `settings->${c || "first"}`, pure: (s: State) => void (s.cfg = c) })),
     ];
     if (st.files.has("outcome.json")) out.push({ name: "rm outcome", pure: drop("outcome.json") });
+    if (o.otherRun) out.push(...otherRunMoves(st));
     if (R === 0) return out;
     if (o.quorum) out.push(...memberMoves(st, R));
     else out.push(...reviewerMoves(st, R, strays));
@@ -357,6 +401,43 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       });
       out.push({ name: "stray outcome", pure: put("outcome.json", JSON.stringify(forged)) });
     }
+    return out;
+  };
+
+  /** The other run: its broker and verifier, its reviewer's passing or blocking answer, its outcome's removal. */
+  const otherRunMoves = (st: State): Move[] => {
+    const v = otherOf(st);
+    const at = (n: string) => OTHER_AT + n;
+    const out: Move[] = (["broker", "verifier"] as const).map((w) => ({
+      name: `${w}~`,
+      run: async (s: State) => {
+        restore(s);
+        if (w === "broker") await stepGate(ctx(), OTHER, GATE);
+        else await verifyGate(ctx(), OTHER, GATE, () => {});
+        return capture(s.pending);
+      },
+    }));
+    if (v.files.has("outcome.json")) out.push({ name: "rm outcome~", pure: (s: State) => void s.files.delete(at("outcome.json")) });
+    const R = openRound(v);
+    if ((o.strays ?? true) && !v.files.has("outcome.json") && R > 0) {
+      const forged = forgedSatisfiedOutcome({
+        run: OTHER,
+        gate: GATE,
+        round: R,
+        artifactSha: scrubbedSha(st.art),
+        artifactRawSha: sha(st.art),
+      });
+      out.push({ name: "stray outcome~", pure: (s: State) => void s.files.set(at("outcome.json"), Buffer.from(JSON.stringify(forged))) });
+    }
+    const packet = v.files.get(`packet-${R}.md`)?.toString("utf8");
+    if (packet && !v.files.has(`result-${R}.json`))
+      out.push(
+        { name: `result${R}~:ok`, pure: (s: State) => void s.files.set(at(`result-${R}.json`), Buffer.from(resultText(packet, {}))) },
+        {
+          name: `result${R}~:issues`,
+          pure: (s: State) => void s.files.set(at(`result-${R}.json`), Buffer.from(resultText(packet, { verdict: "issues" }))),
+        },
+      );
     return out;
   };
 
@@ -476,6 +557,9 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
           { name: `result${R}.${m}:issues`, pure: answer({ verdict: "issues" }) },
           { name: `result${R}.${m}:otherbytes`, pure: answer({ sha: other }) },
           { name: `result${R}.${m}:nokey`, pure: put(res, resultText(packet, { model: MODEL[m!] })) },
+          // of the author's family: it does not count (SPEC §26), so it makes a round short of the rule
+          { name: `result${R}.${m}:samefamily`, pure: answer({ model: "claude-opus-4" }) },
+          ...(stop === "score" ? [{ name: `result${R}.${m}:lowscore`, pure: answer({ low: true }) }] : []),
           { name: `failure${R}.${m}:unavailable`, pure: failure("unavailable") },
           { name: `failure${R}.${m}:malformed`, pure: failure("malformed") },
         );
@@ -484,11 +568,28 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     return out;
   };
   /** Why the files do not prove a pass at round n, from the result, packet, seal and artifact alone ([] when they do);
-   * in a quorum round, why they do not prove both members' passes (need 2 of 2). */
+   * in a quorum round, why they do not prove NEED members' passes (of distinct families, on one artifact: each
+   * member's own proof binds the artifact now), every member sent the round ended, and none blocks (SPEC §26). */
   const unproven = (st: State, n: number, allowWeak: boolean): string[] => {
     if (!o.quorum) return unprovenSlot(st, n, null, allowWeak);
-    const why = MEMBERS.flatMap((m) => unprovenSlot(st, n, m, false).map((w) => `${m}: ${w}`));
-    return packetsOf(st, n).length === 2 ? why : [`round ${n} has ${packetsOf(st, n).length} member packets`, ...why];
+    const sent = packetsOf(st, n).map(([m]) => m!);
+    const proven = sent.filter((m) => !unprovenSlot(st, n, m, false).length);
+    const why: string[] = [];
+    if (new Set(proven.map((m) => classifyModel(MODEL[m]!))).size < NEED)
+      why.push(
+        `round ${n}: ${proven.length} of ${NEED} needed members proven (${sent.flatMap((m) => unprovenSlot(st, n, m, false).map((w) => `${m}: ${w}`)).join("; ")})`,
+      );
+    // only a degraded round leaves a member out (the one that was unavailable)
+    const degraded = sent.some((m) => field(st.files.get(`packet-${n}.${m}.md`)!.toString(), "restart_reason") === "degraded");
+    if (sent.length < OF && !degraded) why.push(`round ${n} was sent to ${sent.length} of ${OF} members`);
+    for (const m of sent) {
+      const ended = st.files.has(`verdict-${n}.${m}.json`) || st.files.has(`failure-${n}.${m}.json`);
+      if (!ended) why.push(`${m} has not ended round ${n}`);
+      const r = parseReviewResult(st.files.get(`result-${n}.${m}.json`)?.toString() ?? "").result;
+      if (st.files.has(`verdict-${n}.${m}.json`) && Array.isArray(r?.blocking_findings) && r.blocking_findings.length)
+        why.push(`${m} blocks round ${n}`);
+    }
+    return why;
   };
   const unprovenSlot = (st: State, n: number, m: string | null, allowWeak: boolean): string[] => {
     const at = m ? `${n}.${m}` : `${n}`;
@@ -537,21 +638,30 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const unfounded = (st: State, n: number): string => {
     const e = json(st.files.get(`escalation-${n}.json`));
     const reason = String(e?.reason);
-    const failure = json(st.files.get(`failure-${n}.json`));
-    const v = json(st.files.get(`verdict-${n}.json`));
-    const rb = st.files.get(`result-${n}.json`);
-    const seal = st.files.get(`.verified/result-${n}.json`);
-    const passes = v !== null && ((v.gate_pass as { pass?: unknown } | undefined)?.pass === true || stop === "score");
-    // a sealed result, or one a verdict binds, that is no longer there as it was
-    const brokenSeal = (seal !== undefined || v !== null) && !(rb && seal?.equals(rb));
-    const ended = v !== null || failure !== null;
+    // each slot of round n: the reviewer's, or (a quorum round) each member's; any one of them can lead to it
+    const slots = o.quorum ? packetsOf(st, n).map(([m]) => `${n}.${m}`) : [`${n}`];
+    let failed = false,
+      brokenSeal = false,
+      passes = false,
+      ended = false;
+    for (const at of slots) {
+      const failure = json(st.files.get(`failure-${at}.json`));
+      const v = json(st.files.get(`verdict-${at}.json`));
+      const rb = st.files.get(`result-${at}.json`);
+      const seal = st.files.get(`.verified/result-${at}.json`);
+      failed ||= failure?.kind === "no_verdict";
+      passes ||= v !== null && ((v.gate_pass as { pass?: unknown } | undefined)?.pass === true || stop === "score");
+      // a sealed result, or one a verdict binds, that is no longer there as it was
+      brokenSeal ||= (seal !== undefined || v !== null) && !(rb && seal?.equals(rb));
+      ended ||= v !== null || failure !== null;
+    }
     const forcePass = ["cap_hit", "malformed_termination_x2", "stalled", "no_verdict", "unavailable", "restart_cap_hit"];
     if (
       ((e?.options ?? []) as string[]).includes("force-pass") &&
       ![...forcePass, "identity_unverified", "score_unavailable"].includes(reason)
     )
       return `${reason} never offers force-pass`;
-    if (reason === "no_verdict" && !(failure?.kind === "no_verdict" || brokenSeal || passes))
+    if (reason === "no_verdict" && !(failed || brokenSeal || passes))
       return "no_verdict without a no_verdict failure, a broken seal or a passing verdict";
     if (reason === "identity_unverified" && !passes) return "identity_unverified without a passing verdict";
     const afterEnd = ["cap_hit", "malformed_termination_x2", "human_checkpoint", "score_unavailable", "restart_cap_hit", "stalled"];
@@ -559,6 +669,37 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     return "";
   };
   const quorum = o.quorum ?? false;
+  const otherRun = o.otherRun;
+  /**
+   * The runs `check` must judge, read from the files: the newest requested, and any run whose reviewer blocked the
+   * artifact's bytes now (a verdict binding a blocking result, on a packet of these bytes) whatever its requested_at.
+   */
+  const judged = (st: State): Array<[string, State]> => {
+    if (!otherRun) return [[RUN, st]];
+    const runs: Array<[string, State]> = [
+      [RUN, st],
+      [OTHER, otherOf(st)],
+    ];
+    const at = (v: State) => Date.parse(String(json(v.files.get("request.json"))?.requested_at));
+    const newest = Math.max(...runs.map(([, v]) => at(v)));
+    const blocked = (v: State) =>
+      [...v.files.keys()].some((n) => {
+        const round = /^verdict-(\d+)\.json$/.exec(n)?.[1];
+        const rb = v.files.get(`result-${round}.json`);
+        const r = rb && parseReviewResult(rb.toString("utf8")).result;
+        const pb = v.files.get(`packet-${round}.md`);
+        return (
+          round !== undefined &&
+          !!r &&
+          Array.isArray(r.blocking_findings) &&
+          r.blocking_findings.length > 0 &&
+          json(v.files.get(n))?.result_sha256 === sha(rb) &&
+          !!pb &&
+          field(pb.toString("utf8"), "artifact_sha256") === scrubbedSha(v.art)
+        );
+      });
+    return runs.filter(([, v]) => at(v) === newest || blocked(v));
+  };
   const check = async (st: State): Promise<{ bad: string[]; pass: boolean; waitsOn: string }> => {
     const bad: string[] = [];
     const o = json(st.files.get("outcome.json"));
@@ -581,19 +722,27 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
           bad.push(`force-passed round ${n} on an escalation the broker never raised`);
       }
     }
-    const c = await checkGates(ctx(), { runId: RUN, require: [GATE] });
-    if (c.ok && c.passed) {
-      const why = o?.status === "satisfied" ? unproven(st, Number(o.satisfied_at_round), false) : [`outcome ${String(o?.status)}`];
-      if (why.length) bad.push(`check passes, but the files do not prove it: ${why.join("; ")}`);
-    }
+    const c = await checkGates(ctx(), { ...(otherRun ? {} : { runId: RUN }), require: [GATE] });
+    if (c.ok && c.passed)
+      for (const [run, view] of judged(st)) {
+        const out = json(view.files.get("outcome.json"));
+        const why =
+          out?.status === "satisfied" ? unproven(view, Number(out.satisfied_at_round), false) : [`outcome ${String(out?.status)}`];
+        if (why.length) bad.push(`check passes, but the files of run ${run} do not prove it: ${why.join("; ")}`);
+      }
     return { bad, pass: row.exit_code === 0 && o?.status === "satisfied", waitsOn: row.next.waiting_on };
   };
 
   /** A worker never loses a file: one it takes away is kept in rejected/ (SPEC §5). */
   const lost = (st: State, s2: State): string[] =>
     [...st.files.keys()]
-      .filter((n) => !n.startsWith("rejected/") && !s2.files.has(n))
-      .filter((n) => ![...s2.files.keys()].some((r) => r.startsWith(`rejected/${n}.`) && !st.files.has(r)))
+      .filter((n) => !/^(~\/)?rejected\//.test(n) && !s2.files.has(n))
+      // the other run's files (under OTHER_AT) go to its own rejected/
+      .map((n): [string, string] =>
+        n.startsWith(OTHER_AT) ? [n, `${OTHER_AT}rejected/${n.slice(OTHER_AT.length)}.`] : [n, `rejected/${n}.`],
+      )
+      .filter(([, kept]) => ![...s2.files.keys()].some((r) => r.startsWith(kept) && !st.files.has(r)))
+      .map(([n]) => n)
       .map((n) => `a worker took ${n} away without keeping it in rejected/`);
 
   const apply = async (st: State, m: Move): Promise<State> => {
@@ -617,6 +766,16 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     start = await apply(start, m);
   }
   const seen = new Set([key(start)]);
+  console.log(
+    "PEEK",
+    [...start.files.keys()].join(" "),
+    "\n",
+    start.files.get("outcome.json")?.toString() ?? "",
+    [...start.files]
+      .filter(([n]) => n.startsWith("escalation"))
+      .map(([, b]) => b.toString())
+      .join("\n"),
+  );
   const report: ExploreReport = { states: 1, transitions: 0, passes: 0, violations: [] };
   let frontier: Array<{ st: State; trace: string[]; waitsOn: string | null }> = [{ st: start, trace: o.seed ?? [], waitsOn: null }];
   for (let d = 0; d < o.depth && frontier.length; d++) {
