@@ -166,8 +166,12 @@ function runsToJudge(ctx: BusContext, views: GateView[]): GateView[] {
   const chosen = new Set(newestPerArtifact(ctx, views));
   const blockedNow = (v: GateView) => {
     const now = v.artifact.ok ? v.artifact.sha : null;
+    if (now === null) return false;
+    // the bytes the reviewer blocked are those it reviewed, whether the verifier read them so or already edited
     return reviewerViews(v.snapshot).some((r) =>
-      [...r.verdicts.values()].some((d) => d.gate_pass.recomputed_sha256 === now && !d.gate_pass.conditions.no_blockers),
+      [...r.verdicts.values()].some(
+        (d) => !d.gate_pass.conditions.no_blockers && (d.gate_pass.recomputed_sha256 === now || d.artifact_sha256_reviewed === now),
+      ),
     );
   };
   return views.filter((v) => chosen.has(v) || blockedNow(v));

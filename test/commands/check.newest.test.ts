@@ -81,6 +81,31 @@ describe("check: the newest run of an artifact", () => {
     expect(after.ok && after.gates.map((g) => g.run_id).sort()).toEqual(["later", "passed"]);
   });
 
+  it("a blocker in the bytes now in the tree counts though the verifier read them edited (the author reverted since)", async () => {
+    const { layout } = await passedThenRequested("passed", "earlier");
+    const file = layout.gateFile("earlier", GATE, "request.json");
+    const request = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...request, requested_at: new Date(Date.parse(request.requested_at) - 7_200_000).toISOString() }));
+    await stepGate(loadContext(layout), "earlier", GATE); // its packet-1: the bytes the newer run passed
+    const packet = readFileSync(layout.gateFile("earlier", GATE, "packet-1.md"), "utf8");
+    const field = (name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)![1]!;
+    const blocking = { packet_id: field("packet_id"), artifact_sha256_reviewed: field("artifact_sha256"), reviewer_model: "gpt-5" };
+    const result = { schema_version: "review_result.v1", verdict: "issues", blocking_findings: [{ title: "unbounded" }], ...blocking };
+    writeFileSync(path.join(layout.root, "r.tmp"), JSON.stringify(result));
+    renameSync(path.join(layout.root, "r.tmp"), layout.gateFile("earlier", GATE, "result-1.json"));
+    // the author edits while the verifier reads, then reverts: the verdict's recomputed sha is the edit's
+    const artifact = path.join(layout.root, "docs/spec.md");
+    const reviewed = readFileSync(artifact);
+    writeFileSync(artifact, "# Spec\n\nedited mid-review\n");
+    await verifyGate(loadContext(layout), "earlier", GATE, () => undefined, Date.now() + 60_000);
+    writeFileSync(artifact, reviewed);
+    const verdict = JSON.parse(readFileSync(layout.gateFile("earlier", GATE, "verdict-1.json"), "utf8"));
+    expect(verdict.gate_pass.recomputed_sha256).not.toBe(field("artifact_sha256"));
+    const judged = await checkGates(loadContext(layout), { require: [GATE] });
+    expect(judged).toMatchObject({ ok: true, passed: false });
+    expect(judged.ok && judged.gates.map((g) => g.run_id).sort()).toEqual(["earlier", "passed"]);
+  });
+
   it("a run behind a link cannot be judged: check fails, naming it, rather than pass the runs it can read", async () => {
     const { layout } = await passedThenRequested("seen", "hidden");
     renameSync(layout.runDir("hidden"), path.join(layout.root, "elsewhere"));
