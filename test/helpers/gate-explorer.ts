@@ -5,7 +5,9 @@
 // passed must be proven by them (SPEC §5 §11 §15), and no gate waits on a worker that does nothing.
 // `split` runs two brokers and two verifiers whose steps are cut at each write: a worker reads (its real step runs on
 // the state, and the files it would write or move aside are held as its pending writes), then lands them one at a time,
-// as link() lands them (first writer wins), while the others act in between. `quorum` asks a round of two members.
+// as link() lands them (first writer wins), while the others act in between. `quorum` asks a round of two members
+// (`need3`: of three, a third family, 2 or 3 of them needed; `spare`: a fourth provider for a degraded restart).
+// `otherRun` adds a second run of the gate, older, newer or as new, and `check` judges the runs it picks.
 // `manual` adds the manual worker and a person's response-<n>.md answers; `crash` lets a split worker die with writes
 // pending (a link done, the next not).
 import { createHash } from "node:crypto";
@@ -73,9 +75,10 @@ export interface ExploreOptions {
   manual?: boolean;
   /** split: a worker may die with writes pending (those never land). */
   crash?: boolean;
-  /** A second run of the same gate and artifact (not with quorum or split), requested before the first (`older`) or
-   * after it (`newer`), or at the same time (`same`: both are newest): its broker and verifier, a passing or blocking answer, its outcome's removal. `check` judges
-   * every run of the gate (runsToJudge), and passes only on what each judged run's files prove. */
+  /** A second run of the same gate and artifact (not with quorum or split), requested before the first (`older`), after
+   * it (`newer`) or at the same time (`same`: both are newest): its broker and verifier, a passing or blocking answer,
+   * a stray outcome, its outcome's removal. `check` judges every run of the gate (runsToJudge), and passes only on what
+   * each judged run's files prove. */
   otherRun?: "older" | "newer" | "same";
   /** A person edits settings.json mid-gate: the round cap to 1, the restart cap to 1, stall detection off (and back). */
   settingsEdits?: boolean;
@@ -575,10 +578,10 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     const sent = packetsOf(st, n).map(([m]) => m!);
     const proven = sent.filter((m) => !unprovenSlot(st, n, m, false).length);
     const why: string[] = [];
-    if (new Set(proven.map((m) => classifyModel(MODEL[m]!))).size < NEED)
-      why.push(
-        `round ${n}: ${proven.length} of ${NEED} needed members proven (${sent.flatMap((m) => unprovenSlot(st, n, m, false).map((w) => `${m}: ${w}`)).join("; ")})`,
-      );
+    if (new Set(proven.map((m) => classifyModel(MODEL[m]!))).size < NEED) {
+      const whyNot = sent.flatMap((m) => unprovenSlot(st, n, m, false).map((w) => `${m}: ${w}`));
+      why.push(`round ${n}: ${proven.length} of ${NEED} needed members proven (${whyNot.join("; ")})`);
+    }
     // only a degraded round leaves a member out (the one that was unavailable)
     const degraded = sent.some((m) => field(st.files.get(`packet-${n}.${m}.md`)!.toString(), "restart_reason") === "degraded");
     if (sent.length < OF && !degraded) why.push(`round ${n} was sent to ${sent.length} of ${OF} members`);
