@@ -10,6 +10,7 @@ import type {
   Settings,
   StallEvidence,
   StopPolicy,
+  VerdictFile,
 } from "../spec/schemas.js";
 import type { ArtifactView } from "./artifact-view.js";
 import type { ResolvedPolicy } from "./policy.js";
@@ -399,8 +400,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         );
       }
       if (verdict.independence_violation && P.independence === "strong") {
-        // A finalizer exists to confirm a pass across families: a weak one confirms nothing (SPEC §23).
-        if (verdict.reviewer_family === "unknown" || P.restart_reason === "finalizer") {
+        if (identityUnproven(verdict, P)) {
           const why =
             verdict.reviewer_family === "unknown"
               ? "has no known family: independence cannot be proven"
@@ -520,6 +520,17 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext, re
  * asks before it writes `satisfied`, turning a pass that does not into `no_verdict`. */
 export type PassRederives = (round: number) => boolean;
 
+/**
+ * A strong round's pass whose reviewer's independence cannot be proven: its family is unknown, or it is a finalizer
+ * of the author's family (a finalizer exists to confirm a pass across families: a weak one confirms nothing, SPEC §23).
+ */
+function identityUnproven(
+  v: Pick<VerdictFile, "independence_violation" | "reviewer_family">,
+  P: Pick<PacketFrontMatter, "independence" | "restart_reason">,
+): boolean {
+  return P.independence === "strong" && !!v.independence_violation && (v.reviewer_family === "unknown" || P.restart_reason === "finalizer");
+}
+
 /** The options the broker offers with each reason (some offer fewer: `UNPROVEN_END_OPTIONS`, round 0's `unavailable`). */
 const OFFERED: Record<EscalationReason, readonly DecisionChoice[]> = {
   cap_hit: CAP_OPTIONS,
@@ -561,10 +572,7 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
   const stop = P.stop ?? ctx.policy.stop;
   const passed = verdicts.some((v) => verdictPasses(v, stop));
   const quorum = P.quorum ? judgeQuorumRound(s, R, P, stop) : null;
-  // a single reviewer's pass that no finalizer must confirm and whose reviewer's identity is proven
-  const unproven =
-    P.independence === "strong" &&
-    verdicts.some((v) => v.independence_violation && (v.reviewer_family === "unknown" || P.restart_reason === "finalizer"));
+  const unproven = verdicts.some((v) => identityUnproven(v, P));
   // what the broker ends satisfied while the artifact holds the round's bytes
   const satisfies = quorum ? quorum.type === "pass" : passed && P.reviewer_adapter !== "copilot" && !unproven;
   const failed = quorum ? quorum.type !== "pass" : !passed;
