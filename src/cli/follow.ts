@@ -2,7 +2,7 @@
 // stderr, with a heartbeat while nothing changes, and how to re-attach when the wait stops early.
 import { type ReviewBrokerOutput } from "../core/status.js";
 import { waitGate } from "../commands/wait.js";
-import { STILL_MOVING_EXIT } from "../commands/status.js";
+import { STILL_MOVING_EXIT } from "../commands/status-scope.js";
 import type { Layout } from "../bus/layout.js";
 import { nextStepLine, type NextStep } from "../core/next-step.js";
 import { lineSafe } from "../core/terminal-safe.js";

@@ -12,8 +12,6 @@ import { reverifyGate, type GateView, viewGate } from "./gate-view.js";
 import { gateReads } from "../workers/gate-reads.js";
 import { type ShownGate, type ShownScope, shownGates, STILL_MOVING_EXIT } from "./status-scope.js";
 
-export { historyNote, STILL_MOVING_EXIT, statusExitCode } from "./status-scope.js";
-
 export type StatusRow = ReviewBrokerOutput & {
   rejected: Array<{ file: string; reason: string }>;
   problems: Array<{ file: string; reason: string }>;
