@@ -277,17 +277,10 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
           "inside what the scrubber redacts: restart on the current bytes",
       );
     // a nightmare reviewer read the file itself, while it ran: bytes written meanwhile and put back may be what it read
-    const changed = current.changedAtMs;
-    // both readings by the file system's clock (a packet from before the field: the broker's clock, issued_at)
-    const readLive = packets.find(
-      (p) =>
-        p.difficulty === "nightmare" &&
-        changed !== undefined &&
-        Math.floor(changed) > (p.artifact_changed_at_ms ?? Date.parse(p.issued_at)),
-    );
+    const readLive = packets.find((p) => p.difficulty === "nightmare" && writtenSinceSent(p, current));
     if (readLive)
       return restart(
-        `the artifact file was written after packet ${R} was sent (${new Date(changed!).toISOString()}), while its reviewer ` +
+        `the artifact file was written after packet ${R} was sent (${new Date(current.changedAtMs!).toISOString()}), while its reviewer ` +
           "read it from disk; whatever it holds now, the reviewer may have read other bytes: restart on the current bytes",
       );
     return null;
@@ -516,6 +509,15 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext, re
   );
 }
 
+/**
+ * Whether the artifact file was written after packet `p` was sent, whatever its bytes now (an edit put back): its
+ * ctime, which no writer can set back, against the packet's reading by the file system's clock (a packet without
+ * it: the broker's clock, issued_at).
+ */
+function writtenSinceSent(p: PacketFrontMatter, now: ArtifactView): boolean {
+  return now.ok && now.changedAtMs !== undefined && Math.floor(now.changedAtMs) > (p.artifact_changed_at_ms ?? Date.parse(p.issued_at));
+}
+
 /** Whether round n's pass re-derives from its sealed files at the bytes it sent (`sentPassRederives`): what the broker
  * asks before it writes `satisfied`, turning a pass that does not into `no_verdict`. */
 export type PassRederives = (round: number) => boolean;
@@ -556,9 +558,9 @@ const OFFERED: Record<EscalationReason, readonly DecisionChoice[]> = {
  * what the broker raises it from, read from files that stay once it is raised (a failure, a verdict, a broken seal,
  * the packet's counted round, the rounds of a stall), never from the artifact, which the author may edit meanwhile:
  * so the broker's own escalation stays the broker's at every later state, and a dropped one of another reason, or at
- * a round that never ended so, is not. An artifact problem needs only an action (it offers no force-pass). On a round
- * its reviewer passed the broker raises only what an edited artifact, a copilot pass or a pass that does not re-derive
- * leads to: none of the reasons a failed round leads to.
+ * a round that never ended so, is not. On a round its reviewer passed the broker raises only what an edited artifact,
+ * a copilot pass or a pass that does not re-derive leads to: none of the reasons a failed round leads to. An edited
+ * artifact leaves its own mark, read from the artifact file: other bytes, or a write since the round was sent.
  */
 export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Escalation, rederives: PassRederives): string | null {
   const extra = esc.options.filter((o) => !OFFERED[esc.reason].includes(o));
@@ -572,18 +574,31 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
   const stop = P.stop ?? ctx.policy.stop;
   const passed = verdicts.some((v) => verdictPasses(v, stop));
   const quorum = P.quorum ? judgeQuorumRound(s, R, P, stop) : null;
+  // a quorum round whose packets are not all out is still being issued: the broker judges it only once they are
+  const issuing = P.quorum !== undefined && roundMembers(s, R).length < P.quorum.of;
   const unproven = verdicts.some((v) => identityUnproven(v, P));
   // what the broker ends satisfied while the artifact holds the round's bytes
-  const satisfies = quorum ? quorum.type === "pass" : passed && P.reviewer_adapter !== "copilot" && !unproven;
+  const satisfies = quorum ? !issuing && quorum.type === "pass" : passed && P.reviewer_adapter !== "copilot" && !unproven;
   const failed = quorum ? quorum.type !== "pass" : !passed;
   const ended = verdicts.length > 0 || failures.length > 0;
   const needs = (ok: boolean, what: string) => (ok ? null : `${esc.reason} at round ${R} needs ${what}`);
+  // What an artifact moved since the round was sent leaves: other bytes (or none) now, or a file written since (an
+  // edit put back). A passing round reaches a restart or an artifact problem only so; it is never undone.
+  const moved = () => {
+    const now = ctx.artifact();
+    const sent = quorum ? roundMembers(s, R).map(([, p]) => p) : [P];
+    return !now.ok || sent.some((p) => changedSinceSent(p, now) || writtenSinceSent(p, now));
+  };
+  // a verdict (a member's) for other bytes than its packet's, as verified: the broker restarts the round on it
+  const stale = quorum
+    ? !issuing && quorum.type === "restart" && quorum.reason === "artifact_changed"
+    : verdicts.some((v) => v.gate_pass.conditions.parses && v.gate_pass.conditions.packet_id_match && !v.gate_pass.conditions.sha256_match);
   switch (esc.reason) {
     case "artifact_missing":
     case "artifact_too_large":
     case "artifact_not_text":
     case "scrub_failed":
-      return null;
+      return needs(!satisfies || moved(), `an artifact changed since round ${R} was sent (the round passed)`);
     case "request_refused":
     case "codex_skip_blocked":
       return `${esc.reason} is raised only before round 1`;
@@ -593,9 +608,17 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
         "a no_verdict failure, a broken seal, or a pass that does not re-derive from its sealed result",
       );
     case "unavailable":
+      // a quorum selects anew only while its round is being issued and for a degraded replacement; a replacement
+      // round that still falls short escalates (quorum-round.ts): never on a pass, a failure or a malformed restart
       return needs(
-        failures.some((f) => f.kind === "unavailable") || P.quorum !== undefined || (P.reviewer_adapter === "copilot" && passed),
-        "an unavailable reviewer, or a next round that selects anew (a quorum, a copilot pass's finalizer)",
+        quorum
+          ? issuing ||
+              (quorum.type === "restart" && quorum.reason === "degraded") ||
+              (quorum.type === "escalate" && quorum.reason === "unavailable")
+          : failures.some((f) => f.kind === "unavailable") || (P.reviewer_adapter === "copilot" && passed),
+        quorum
+          ? "a quorum round being issued, or one with an unavailable reviewer that did not pass"
+          : "an unavailable reviewer, or a copilot pass (its finalizer is selected anew)",
       );
     case "identity_unverified":
       return needs(
@@ -614,7 +637,10 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
     case "malformed_termination_x2":
       return needs(ended && failed && P.restart_reason === "malformed", "a round that did not pass, restarted after a malformed one");
     case "restart_cap_hit":
-      return needs(verdicts.length > 0 && consecutiveRestarts(s, R) >= ctx.policy.restartCap, "a verdict after the restart cap's restarts");
+      return needs(
+        consecutiveRestarts(s, R) >= ctx.policy.restartCap && (stale || ((quorum ? satisfies : passed) && moved())),
+        "after the restart cap's restarts, a verdict for other bytes than its packet's, or a pass of bytes the artifact has moved from",
+      );
     case "stalled":
       return needs(
         ctx.policy.stallDetection && failed && (stallAfterVerdict(s, R, stop) !== null || stalledAtResubmit(s, R, stop, esc.stall)),

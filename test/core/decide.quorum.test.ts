@@ -440,3 +440,50 @@ describe("the broker's own stall at a quorum round's resubmit", () => {
     expect(foreignEscalationProblem(g.s, ctx, () => true)).toBeNull();
   });
 });
+
+describe("an unavailable escalation on a quorum round", () => {
+  const stray = (g: ReturnType<typeof issued>, round = 1) => g.escalation(round, "unavailable", ["retry", "force-pass", "rework"]);
+
+  it.each([
+    ["every member passed", () => issued().memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "pass"), TWO_OF_TWO],
+    [
+      "the rule met with a member unavailable",
+      () =>
+        issued({ need: 2, of: 3 })
+          .memberPacket(1, "ds", "deepseek", { need: 2, of: 3 })
+          .memberVerdict(1, "codex", "pass")
+          .memberVerdict(1, "gem", "pass")
+          .memberFailure(1, "ds", "unavailable"),
+      { need: 2, of: 3 },
+    ],
+  ] as const)("is not the broker's once the round met its rule (%s): it ends satisfied", (_, make, rule) => {
+    const g = make();
+    const ctx = quorumCtx(rule);
+    expect(decide(g.s, ctx).action).toMatchObject({ type: "outcome", status: "satisfied" });
+    stray(g);
+    expect(foreignEscalationProblem(g.s, ctx, () => true)).toMatch(/^not the broker's: unavailable at round 1 needs/);
+  });
+
+  it("is the broker's when the degraded replacement cannot be selected, or falls short", () => {
+    const g = issued().memberVerdict(1, "codex", "pass").memberFailure(1, "gem", "unavailable");
+    stray(g);
+    expect(foreignEscalationProblem(g.s, quorumCtx(), () => true)).toBeNull();
+    g.s.escalations.delete(1);
+    g.memberPacket(2, "codex", "openai", TWO_OF_TWO, { restart_of: 1, restart_reason: "degraded", counted_round: 1 })
+      .memberPacket(2, "ds", "deepseek", TWO_OF_TWO, { restart_of: 1, restart_reason: "degraded", counted_round: 1 })
+      .memberVerdict(2, "codex", "pass")
+      .memberFailure(2, "ds", "unavailable");
+    const d = decide(g.s, quorumCtx());
+    expect(d.action).toMatchObject({ type: "escalation", reason: "unavailable" });
+    g.s.escalations.set(2, escalationRecord(g.s, d.action as EscalationAction, AT));
+    expect(foreignEscalationProblem(g.s, quorumCtx(), () => true)).toBeNull();
+  });
+
+  it("is not the broker's on a round a member blocked (a checkpoint there; the next round keeps its members)", () => {
+    const g = issued().memberVerdict(1, "codex", "blockers").memberFailure(1, "gem", "unavailable");
+    const ctx = quorumCtx(TWO_OF_TWO, { policy: { humanCheckpoint: true } });
+    expect(decide(g.s, ctx).action).toMatchObject({ type: "escalation", reason: "human_checkpoint" });
+    stray(g);
+    expect(foreignEscalationProblem(g.s, ctx, () => true)).toMatch(/^not the broker's: unavailable at round 1 needs/);
+  });
+});

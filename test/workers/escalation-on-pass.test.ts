@@ -1,7 +1,8 @@
 // A stray escalation on a round whose reviewer passed is not the broker's (SPEC §6, escalation-<n>.json): the broker
 // raises nothing on a pass that re-derives but its outcome, so nobody can turn the reviewer's pass into a force-pass,
-// an extra round or a stop. Only a pass that does not re-derive from its sealed result is the broker's no_verdict.
-import { existsSync, mkdirSync, readFileSync, utimesSync } from "node:fs";
+// an extra round or a stop. Only a pass that does not re-derive from its sealed result is the broker's no_verdict, and
+// only an artifact that moved since the round was sent (other bytes now, or a write since) its restart_cap_hit.
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { decideEscalation } from "../../src/commands/author.js";
@@ -26,6 +27,7 @@ describe("an escalation dropped on a round whose reviewer passed", () => {
     ["cap_hit", CAP],
     ["stalled", CAP],
     ["human_checkpoint", ["continue", "stop", "rework"]],
+    ["artifact_missing", ["retry", "rework"]], // the artifact is there, holding the bytes passed, never written since
   ])("is not the broker's (%s): the round ends satisfied, as its reviewer passed it", async (reason, options, model?: string) => {
     const run = `pass-${reason.replaceAll("_", "-")}${model ? "-weak" : ""}`;
     const g = await gateWithPacket(run, { cap: 1, humanCheckpoint: true });
@@ -38,7 +40,7 @@ describe("an escalation dropped on a round whose reviewer passed", () => {
     expect(viewGate(ctx, run, GATE).snapshot.problems).toContainEqual(
       expect.objectContaining({ file: "escalation-1.json", reason: expect.stringMatching(/^not the broker's: /) }),
     );
-    const choice = options.includes("force-pass") ? "force-pass" : "stop";
+    const choice = options.includes("force-pass") ? "force-pass" : options.includes("stop") ? "stop" : "rework";
     expect(await decideEscalation(ctx, run, GATE, { choice, decidedBy: "someone" })).toMatchObject({ ok: false });
     utimesSync(g.file("escalation-1.json"), past(), past());
     await stepGate(ctx, run, GATE);
@@ -74,6 +76,53 @@ describe("an escalation dropped on a round whose reviewer passed", () => {
     expect(viewGate(ctx, run, GATE).snapshot.problems).toEqual([]);
     await stepGate(ctx, run, GATE);
     expect(existsSync(g.file("escalation-1.json"))).toBe(true);
+    expect(viewGate(ctx, run, GATE).decision.state).toBe("awaiting_decision");
+  });
+
+  /** A gate under restart_cap 1 whose round 1 passed, the artifact then edited: round 2 (a restart) passes its bytes. */
+  async function passedAfterRestart(run: string) {
+    const g = await gateWithPacket(run, { settings: { restart_cap: 1 } });
+    const ctx = loadContext(g.layout);
+    g.dropResult({}, 1);
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    writeFileSync(g.artifact, "# Spec\n\nedited\n");
+    utimesSync(g.artifact, past(), past()); // settled: not a save in progress
+    await stepGate(ctx, run, GATE);
+    g.dropResult({}, 2);
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    expect(existsSync(g.file("verdict-2.json"))).toBe(true);
+    return { g, ctx };
+  }
+
+  it("is not the broker's (restart_cap_hit after the cap's restarts) while the artifact was not written since", async () => {
+    const run = "pass-restart-cap";
+    const { g, ctx } = await passedAfterRestart(run);
+    const stray = { schema_version: "guild_bus.escalation.v1", run_id: run, gate: GATE, round: 2, reason: "restart_cap_hit" };
+    g.drop("escalation-2.json", JSON.stringify({ ...stray, detail: "dropped", options: RETRY, at: new Date().toISOString() }));
+    expect(viewGate(ctx, run, GATE).snapshot.problems).toContainEqual(
+      expect.objectContaining({ file: "escalation-2.json", reason: expect.stringMatching(/^not the broker's: restart_cap_hit/) }),
+    );
+    expect(await decideEscalation(ctx, run, GATE, { choice: "force-pass", decidedBy: "someone", round: 2 })).toMatchObject({ ok: false });
+    utimesSync(g.file("escalation-2.json"), past(), past());
+    await stepGate(ctx, run, GATE);
+    expect(existsSync(g.file("escalation-2.json"))).toBe(false);
+    expect(readGate(g.layout, run, GATE).outcome).toMatchObject({ status: "satisfied", final_round: 2 });
+  });
+
+  it("is the broker's own restart_cap_hit after the artifact moved, and stays so when the bytes are put back", async () => {
+    const run = "pass-restart-cap-own";
+    const { g, ctx } = await passedAfterRestart(run);
+    const passed = readFileSync(g.artifact, "utf8");
+    writeFileSync(g.artifact, "# Spec\n\nedited again\n");
+    utimesSync(g.artifact, past(), past());
+    await stepGate(ctx, run, GATE);
+    expect(JSON.parse(readFileSync(g.file("escalation-2.json"), "utf8"))).toMatchObject({ reason: "restart_cap_hit" });
+    writeFileSync(g.artifact, passed); // the bytes round 2 passed, written again
+    utimesSync(g.artifact, past(), past());
+    utimesSync(g.file("escalation-2.json"), past(), past());
+    expect(viewGate(ctx, run, GATE).snapshot.problems).toEqual([]);
+    await stepGate(ctx, run, GATE);
+    expect(existsSync(g.file("escalation-2.json"))).toBe(true);
     expect(viewGate(ctx, run, GATE).decision.state).toBe("awaiting_decision");
   });
 });
