@@ -8,6 +8,7 @@ import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
 import { assertGate, assertRunId, InvalidIdError } from "../spec/ids.js";
 import { reviewerViews } from "../core/snapshot.js";
+import { verdictBlocks } from "../core/verdict-pass.js";
 import type { Outcome } from "../spec/schemas.js";
 import { type Answer, refuse, refusing } from "./answer.js";
 import { assertGateExists } from "./gate-exists.js";
@@ -157,8 +158,8 @@ function newestPerArtifact(ctx: BusContext, views: GateView[]): GateView[] {
 }
 
 /**
- * The runs judged: the newest of each (gate, artifact), and every other run whose reviewer found a blocker in the bytes
- * now in the tree. "Newest" rests on a clock the writer of request.json chose: a later run that blocked these very
+ * The runs judged: the newest of each (gate, artifact), and every other run whose reviewer blocked the bytes now in
+ * the tree (`verdictBlocks`: a blocking finding, or a contested one it upheld). "Newest" rests on a clock the writer of request.json chose: a later run that blocked these very
  * bytes is judged whatever its requested_at says, so an older pass cannot hide it. A run abandoned before any verdict,
  * or an earlier weak pass, is history as before.
  */
@@ -167,10 +168,11 @@ function runsToJudge(ctx: BusContext, views: GateView[]): GateView[] {
   const blockedNow = (v: GateView) => {
     const now = v.artifact.ok ? v.artifact.sha : null;
     if (now === null) return false;
-    // the bytes the reviewer blocked are those it reviewed, whether the verifier read them so or already edited
+    // blocks as the broker judges it (a blocking finding, or an upheld contested one), in the bytes its reviewer
+    // reviewed, whether the verifier read them so or already edited
     return reviewerViews(v.snapshot).some((r) =>
       [...r.verdicts.values()].some(
-        (d) => !d.gate_pass.conditions.no_blockers && (d.gate_pass.recomputed_sha256 === now || d.artifact_sha256_reviewed === now),
+        (d) => verdictBlocks(d) && (d.gate_pass.recomputed_sha256 === now || d.artifact_sha256_reviewed === now),
       ),
     );
   };

@@ -29,7 +29,7 @@ import {
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import type { QuorumJudgement } from "./quorum.js";
 import { judgedChain, stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
-import { boundElsewhere, failReasons, verdictPasses } from "./verdict-pass.js";
+import { boundElsewhere, failReasons, verdictBlocks, verdictPasses } from "./verdict-pass.js";
 import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
 
 export type OutcomeAction = {
@@ -436,7 +436,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     if (!gp.conditions.sha256_match) return restart("artifact changed: restart on the current bytes");
     // The score gate never passes on a score it could not read: a human decides (ARIS: review unavailable). A round
     // that found blockers failed on them whatever its score: the author's turn, never a retry that re-rolls them.
-    if (stop === "score" && !verdict.score_gate?.available && gp.conditions.no_blockers && !verdict.rulings?.upheld) {
+    if (stop === "score" && !verdict.score_gate?.available && !verdictBlocks(verdict)) {
       return escalate(
         "score_unavailable",
         `no usable score from the reviewer: ${(verdict.score_gate?.reasons ?? ["the verdict has no score evaluation"]).join("; ")}`,

@@ -1,9 +1,10 @@
 // `check` without --run judges the newest run of each gate and artifact (SPEC §17): newest in time, whatever offset a
 // request's timestamp was written with, so a newer run that has not passed cannot hide behind an older pass.
-import { readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
+import { rebut } from "../../src/commands/author.js";
 import { checkGates, checkJson } from "../../src/commands/check.js";
 import { requestReview } from "../../src/commands/review.js";
 import { stepGate } from "../../src/workers/broker.js";
@@ -104,6 +105,45 @@ describe("check: the newest run of an artifact", () => {
     const judged = await checkGates(loadContext(layout), { require: [GATE] });
     expect(judged).toMatchObject({ ok: true, passed: false });
     expect(judged.ok && judged.gates.map((g) => g.run_id).sort()).toEqual(["earlier", "passed"]);
+  });
+
+  it("a run whose reviewer upheld a contested finding in the bytes now in the tree is judged, as the broker blocks on it", async () => {
+    const g = await gateWithPacket("contested", { difficulty: "hard" });
+    const ctx = loadContext(g.layout);
+    const verify = (run: string) => verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "Auth bypass" }] });
+    await verify("contested");
+    await stepGate(ctx, "contested", GATE);
+    expect(await rebut(ctx, "contested", GATE, "Not a defect.")).toMatchObject({ ok: true });
+    await stepGate(ctx, "contested", GATE); // the ruling round 2, on the same bytes
+    g.dropResult({ rulings: [{ finding: "Auth bypass", ruling: "upheld" }] }, 2);
+    await verify("contested");
+    const ruled = JSON.parse(readFileSync(g.file("verdict-2.json"), "utf8"));
+    expect(ruled).toMatchObject({ rulings: { upheld: 1 }, gate_pass: { conditions: { no_blockers: true } } });
+    rmSync(g.file("verdict-1.json")); // the blocking verdict before it gone: only the upheld ruling blocks these bytes
+    // a later run of the same artifact passes the same bytes: the newest run
+    expect(
+      await requestReview(g.layout, { artifact: "docs/spec.md", gate: GATE, author: "claude", reviewer: "manual", runId: "passed" }),
+    ).toMatchObject({ ok: true });
+    await stepGate(ctx, "passed", GATE);
+    const packet = readFileSync(g.layout.gateFile("passed", GATE, "packet-1.md"), "utf8");
+    const field = (name: string) => new RegExp(`^${name}: (.+)$`, "m").exec(packet)![1]!;
+    const answer = { packet_id: field("packet_id"), artifact_sha256_reviewed: field("artifact_sha256"), reviewer_model: "gpt-5" };
+    writeFileSync(
+      path.join(g.root, "r.tmp"),
+      JSON.stringify({ schema_version: "review_result.v1", verdict: "satisfied", blocking_findings: [], ...answer }),
+    );
+    renameSync(path.join(g.root, "r.tmp"), g.layout.gateFile("passed", GATE, "result-1.json"));
+    await verify("passed");
+    await stepGate(ctx, "passed", GATE);
+    const judged = await checkGates(loadContext(g.layout), { require: [GATE] });
+    expect(judged).toMatchObject({ ok: true, passed: false });
+    expect(judged.ok && judged.gates.map((c) => [c.run_id, c.passed])).toEqual(
+      expect.arrayContaining([
+        ["contested", false],
+        ["passed", true],
+      ]),
+    );
   });
 
   it("a run behind a link cannot be judged: check fails, naming it, rather than pass the runs it can read", async () => {
