@@ -597,8 +597,20 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
     case "artifact_missing":
     case "artifact_too_large":
     case "artifact_not_text":
-    case "scrub_failed":
-      return needs(!satisfies || moved(), `an artifact changed since round ${R} was sent (the round passed)`);
+    case "scrub_failed": {
+      // A pass is checked against the artifact first (a copilot pass's finalizer packet may be too large as it is);
+      // any other round only where a next packet is issued: judged with the artifact as the round sent it.
+      if (quorum ? !issuing && quorum.type === "pass" : passed)
+        return needs(
+          (!quorum && P.reviewer_adapter === "copilot") || moved(),
+          `an artifact changed since round ${R} was sent (the round passed)`,
+        );
+      const sentBytes: ArtifactView = { ok: true, sha: P.artifact_sha256, rawSha: P.artifact_raw_sha256 ?? "" };
+      return needs(
+        s.resubmits.has(R) || s.rebuttals.has(R) || decide(s, { ...ctx, artifact: () => sentBytes }).action?.type === "packet",
+        "a round that leads to a next packet (the author's answer, a restart, a replacement, a quorum round's next member)",
+      );
+    }
     case "request_refused":
     case "codex_skip_blocked":
       return `${esc.reason} is raised only before round 1`;
@@ -626,7 +638,17 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
         "a passing verdict of unproven independence (a reviewer of no known family, a finalizer of the author's)",
       );
     case "score_unavailable":
-      return needs(failed && stop === "score" && verdicts.some((v) => !v.score_gate?.available), "a failed verdict without a usable score");
+      // as decide() reaches it: a verdict bound to its packet and the bytes, that blocks nothing and has no score
+      return needs(
+        stop === "score" &&
+          (quorum
+            ? quorum.type === "escalate" && quorum.reason === "score_unavailable"
+            : verdicts.some((v) => {
+                const c = v.gate_pass.conditions;
+                return c.parses && c.packet_id_match && c.sha256_match && !verdictBlocks(v) && !v.score_gate?.available;
+              })),
+        "a verdict that blocks nothing and has no usable score",
+      );
     case "human_checkpoint":
       return needs(ctx.policy.humanCheckpoint && failed && verdicts.length > 0, "a verdict that did not pass and the human checkpoint on");
     case "cap_hit":

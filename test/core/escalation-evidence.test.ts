@@ -1,0 +1,47 @@
+// Each escalation reason is the broker's only where decide() reaches it (SPEC §6, escalation-<n>.json): a failed round
+// the human checkpoint stops at offers continue, stop or rework, never a retry that re-rolls its findings, so a stray
+// artifact problem or score_unavailable there (both offering retry) is not the broker's. The broker's own stays so.
+import { describe, expect, it } from "vitest";
+import { escalationRecord } from "../../src/core/broker-plan.js";
+import { decide, type EscalationAction, foreignEscalationProblem } from "../../src/core/decide.js";
+import { AT, context, gate, scoreGate } from "../helpers/snapshots.js";
+
+const RETRY = ["retry", "force-pass", "rework"] as const;
+
+describe("an escalation dropped on a round the human checkpoint stops at", () => {
+  it.each([
+    ["artifact_missing", ["retry", "rework"], "verdict"],
+    ["score_unavailable", [...RETRY], "score"],
+  ] as const)("is not the broker's (%s): its reviewer's blockers stand", (reason, options, stop) => {
+    const ctx = context({ policy: { humanCheckpoint: true, stop } });
+    const g = gate()
+      .packet(1, { stop })
+      .verdict(1, "blockers", stop === "score" ? { score_gate: scoreGate("unavailable") } : {});
+    expect(decide(g.s, ctx).action).toMatchObject({ type: "escalation", reason: "human_checkpoint" });
+    g.escalation(1, reason, [...options]);
+    expect(foreignEscalationProblem(g.s, ctx, () => true)).toMatch(new RegExp(`^not the broker's: ${reason} at round 1 needs`));
+  });
+});
+
+describe("the broker's own", () => {
+  it("artifact problem at a resubmit stays its own once the artifact is back", () => {
+    const g = gate().packet(1).verdict(1, "blockers").resubmit(1);
+    const gone = context({ artifact: { ok: false, problem: "artifact_missing", detail: "gone" } });
+    const d = decide(g.s, gone);
+    expect(d.action).toMatchObject({ type: "escalation", reason: "artifact_missing" });
+    g.s.escalations.set(1, escalationRecord(g.s, d.action as EscalationAction, AT));
+    expect(foreignEscalationProblem(g.s, gone, () => true)).toBeNull();
+    expect(foreignEscalationProblem(g.s, context(), () => true)).toBeNull();
+  });
+
+  it("score_unavailable on a round without blockers stays its own", () => {
+    const ctx = context({ policy: { stop: "score" } });
+    const g = gate()
+      .packet(1, { stop: "score" })
+      .verdict(1, "pass", { score_gate: scoreGate("unavailable") });
+    const d = decide(g.s, ctx);
+    expect(d.action).toMatchObject({ type: "escalation", reason: "score_unavailable" });
+    g.s.escalations.set(1, escalationRecord(g.s, d.action as EscalationAction, AT));
+    expect(foreignEscalationProblem(g.s, ctx, () => true)).toBeNull();
+  });
+});
