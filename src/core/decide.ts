@@ -614,11 +614,29 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
     case "request_refused":
     case "codex_skip_blocked":
       return `${esc.reason} is raised only before round 1`;
-    case "no_verdict":
+    case "no_verdict": {
+      // what the broker offers with it, as decide() and its plan reach it: a quorum round's no_verdict only once no
+      // member blocks, and no force-pass on a failure that does not prove a review ran (`unprovenEnd`)
+      const failure = s.failures.get(R);
+      const offered = quorum
+        ? !issuing && quorum.type === "escalate" && quorum.reason === "no_verdict"
+          ? (quorum.options ?? RETRY_OPTIONS)
+          : null
+        : s.brokenSeals.has(R)
+          ? RETRY_OPTIONS
+          : failure?.kind === "no_verdict"
+            ? unprovenEnd(P, failure)
+              ? UNPROVEN_END_OPTIONS
+              : RETRY_OPTIONS
+            : null;
+      const options = offered ?? (satisfies && !rederives(R) ? RETRY_OPTIONS : null);
+      if (options && !esc.options.every((o) => options.includes(o)))
+        return `the broker offers only ${options.join(", ")} with no_verdict at round ${R}`;
       return needs(
-        failures.some((f) => f.kind === "no_verdict") || slots.some((x) => x.brokenSeals.has(R)) || (satisfies && !rederives(R)),
-        "a no_verdict failure, a broken seal, or a pass that does not re-derive from its sealed result",
+        options !== null,
+        "a no_verdict failure or a broken seal (a quorum round: no member blocking), or a pass that does not re-derive from its result",
       );
+    }
     case "unavailable":
       // a quorum selects anew only while its round is being issued and for a degraded replacement; a replacement
       // round that still falls short escalates (quorum-round.ts): never on a pass, a failure or a malformed restart

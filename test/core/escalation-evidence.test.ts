@@ -1,6 +1,7 @@
 // Each escalation reason is the broker's only where decide() reaches it (SPEC §6, escalation-<n>.json): a failed round
 // the human checkpoint stops at offers continue, stop or rework, never a retry that re-rolls its findings, so a stray
-// artifact problem or score_unavailable there (both offering retry) is not the broker's. The broker's own stays so.
+// artifact problem or score_unavailable there (both offering retry) is not the broker's, nor a no_verdict on a quorum
+// round a member blocked, nor one offering a force-pass the broker does not offer. The broker's own stays so.
 import { describe, expect, it } from "vitest";
 import { escalationRecord } from "../../src/core/broker-plan.js";
 import { decide, type EscalationAction, foreignEscalationProblem } from "../../src/core/decide.js";
@@ -43,5 +44,30 @@ describe("the broker's own", () => {
     expect(d.action).toMatchObject({ type: "escalation", reason: "score_unavailable" });
     g.s.escalations.set(1, escalationRecord(g.s, d.action as EscalationAction, AT));
     expect(foreignEscalationProblem(g.s, ctx, () => true)).toBeNull();
+  });
+});
+
+describe("a no_verdict escalation", () => {
+  it("offering force-pass is not the broker's on a failure that does not prove a review ran (no end key)", () => {
+    const g = gate().packet(1).failure(1, "no_verdict");
+    const d = decide(g.s, context());
+    expect(d.action).toMatchObject({ type: "escalation", reason: "no_verdict", options: ["retry", "rework"] });
+    g.escalation(1, "no_verdict", [...RETRY]);
+    expect(foreignEscalationProblem(g.s, context(), () => true)).toMatch(/^not the broker's: the broker offers only retry, rework/);
+    g.s.escalations.set(1, escalationRecord(g.s, d.action as EscalationAction, AT));
+    expect(foreignEscalationProblem(g.s, context(), () => true)).toBeNull();
+  });
+
+  it("is not the broker's on a quorum round a member blocked, whatever another member's no_verdict", () => {
+    const rule = { need: 2, of: 2 };
+    const ctx = context({ policy: { humanCheckpoint: true, quorum: rule } });
+    const g = gate()
+      .memberPacket(1, "codex", "openai", rule)
+      .memberPacket(1, "gem", "google", rule)
+      .memberVerdict(1, "codex", "blockers")
+      .memberFailure(1, "gem", "no_verdict");
+    expect(decide(g.s, ctx).action).toMatchObject({ type: "escalation", reason: "human_checkpoint" });
+    g.escalation(1, "no_verdict", ["retry", "rework"]);
+    expect(foreignEscalationProblem(g.s, ctx, () => true)).toMatch(/^not the broker's: no_verdict at round 1 needs/);
   });
 });
