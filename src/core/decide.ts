@@ -579,8 +579,6 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
   const unproven = verdicts.some((v) => identityUnproven(v, P));
   // what the broker ends satisfied while the artifact holds the round's bytes
   const satisfies = quorum ? !issuing && quorum.type === "pass" : passed && P.reviewer_adapter !== "copilot" && !unproven;
-  const failed = quorum ? quorum.type !== "pass" : !passed;
-  const ended = verdicts.length > 0 || failures.length > 0;
   const needs = (ok: boolean, what: string) => (ok ? null : `${esc.reason} at round ${R} needs ${what}`);
   // What an artifact moved since the round was sent leaves: other bytes (or none) now, or a file written since (an
   // edit put back). A passing round reaches a restart or an artifact problem only so; it is never undone.
@@ -593,6 +591,22 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
   const stale = quorum
     ? !issuing && quorum.type === "restart" && quorum.reason === "artifact_changed"
     : verdicts.some((v) => v.gate_pass.conditions.parses && v.gate_pass.conditions.packet_id_match && !v.gate_pass.conditions.sha256_match);
+  // how decide() reads the round's end: a verdict bound to its packet and the bytes; one without a usable score that
+  // blocks nothing (score_unavailable); a round that did not pass (the cap, the checkpoint, a stall, the author's
+  // turn); a malformed end (a restart, or the cap)
+  const bound = (v: VerdictFile) =>
+    v.gate_pass.conditions.parses && v.gate_pass.conditions.packet_id_match && v.gate_pass.conditions.sha256_match;
+  const scoreless = (v: VerdictFile) => stop === "score" && !v.score_gate?.available && !verdictBlocks(v);
+  const single = quorum ? undefined : s.verdicts.get(R);
+  const notPassed = quorum ? !issuing && quorum.type === "fail" : single !== undefined && !passed && bound(single) && !scoreless(single);
+  const endedMalformed = quorum
+    ? !issuing && quorum.type === "restart" && quorum.reason === "malformed"
+    : s.failures.get(R)?.kind === "malformed" ||
+      (single !== undefined &&
+        (!single.gate_pass.conditions.parses ||
+          !single.gate_pass.conditions.packet_id_match ||
+          (!single.gate_pass.conditions.sha256_match && boundElsewhere(single, P))));
+  const atCap = P.counted_round >= effectiveCap(s, ctx.policy);
   switch (esc.reason) {
     case "artifact_missing":
     case "artifact_too_large":
@@ -652,30 +666,30 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
       );
     case "identity_unverified":
       return needs(
-        quorum ? quorum.type === "escalate" && quorum.reason === "identity_unverified" : passed && unproven,
+        quorum
+          ? !issuing && quorum.type === "escalate" && quorum.reason === "identity_unverified"
+          : passed && unproven && P.reviewer_adapter !== "copilot",
         "a passing verdict of unproven independence (a reviewer of no known family, a finalizer of the author's)",
       );
     case "score_unavailable":
       // as decide() reaches it: a verdict bound to its packet and the bytes, that blocks nothing and has no score
       return needs(
         stop === "score" &&
-          (quorum
-            ? quorum.type === "escalate" && quorum.reason === "score_unavailable"
-            : verdicts.some((v) => {
-                const c = v.gate_pass.conditions;
-                return c.parses && c.packet_id_match && c.sha256_match && !verdictBlocks(v) && !v.score_gate?.available;
-              })),
+          (quorum ? quorum.type === "escalate" && quorum.reason === "score_unavailable" : verdicts.some((v) => bound(v) && scoreless(v))),
         "a verdict that blocks nothing and has no usable score",
       );
     case "human_checkpoint":
-      return needs(ctx.policy.humanCheckpoint && failed && verdicts.length > 0, "a verdict that did not pass and the human checkpoint on");
+      return needs(
+        ctx.policy.humanCheckpoint && notPassed && !atCap,
+        "a verdict that did not pass (bound to its packet and the bytes) below the cap, and the human checkpoint on",
+      );
     case "cap_hit":
       return needs(
-        ended && failed && P.counted_round >= effectiveCap(s, ctx.policy),
-        `a round that did not pass at the cap (counted round ${P.counted_round})`,
+        (notPassed || endedMalformed) && atCap,
+        `a round that did not pass, or ended malformed, at the cap (counted round ${P.counted_round})`,
       );
     case "malformed_termination_x2":
-      return needs(ended && failed && P.restart_reason === "malformed", "a round that did not pass, restarted after a malformed one");
+      return needs(endedMalformed && P.restart_reason === "malformed", "a round that ended malformed, restarted after a malformed one");
     case "restart_cap_hit":
       return needs(
         consecutiveRestarts(s, R) >= ctx.policy.restartCap && (stale || ((quorum ? satisfies : passed) && moved())),
@@ -683,8 +697,12 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
       );
     case "stalled":
       return needs(
-        ctx.policy.stallDetection && failed && (stallAfterVerdict(s, R, stop) !== null || stalledAtResubmit(s, R, stop, esc.stall)),
-        "a stall its rounds show (§14.1)",
+        ctx.policy.stallDetection &&
+          !ctx.policy.humanCheckpoint &&
+          notPassed &&
+          !atCap &&
+          (stallAfterVerdict(s, R, stop) !== null || stalledAtResubmit(s, R, stop, esc.stall)),
+        "a stall its rounds show (§14.1), below the cap and without the human checkpoint (which are raised first)",
       );
   }
 }

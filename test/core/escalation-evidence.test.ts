@@ -1,7 +1,9 @@
 // Each escalation reason is the broker's only where decide() reaches it (SPEC §6, escalation-<n>.json): a failed round
 // the human checkpoint stops at offers continue, stop or rework, never a retry that re-rolls its findings, so a stray
 // artifact problem or score_unavailable there (both offering retry) is not the broker's, nor a no_verdict on a quorum
-// round a member blocked, nor one offering a force-pass the broker does not offer. The broker's own stays so.
+// round a member blocked, nor one offering a force-pass the broker does not offer, nor a reason decide() raises only
+// from another end (cap_hit from a no_verdict, a checkpoint at the cap, identity_unverified on a copilot pass). The
+// broker's own stays so.
 import { describe, expect, it } from "vitest";
 import { escalationRecord } from "../../src/core/broker-plan.js";
 import { decide, type EscalationAction, foreignEscalationProblem } from "../../src/core/decide.js";
@@ -69,5 +71,32 @@ describe("a no_verdict escalation", () => {
     expect(decide(g.s, ctx).action).toMatchObject({ type: "escalation", reason: "human_checkpoint" });
     g.escalation(1, "no_verdict", ["retry", "rework"]);
     expect(foreignEscalationProblem(g.s, ctx, () => true)).toMatch(/^not the broker's: no_verdict at round 1 needs/);
+  });
+});
+
+describe("an escalation of a reason decide() reaches only from another end", () => {
+  it("cap_hit is not the broker's on a no_verdict failure at the cap (its no_verdict offers no force-pass there)", () => {
+    const ctx = context({ policy: { cap: 1 } });
+    const g = gate().packet(1).failure(1, "no_verdict");
+    expect(decide(g.s, ctx).action).toMatchObject({ type: "escalation", reason: "no_verdict", options: ["retry", "rework"] });
+    g.escalation(1, "cap_hit", ["force-pass", "extend-cap", "rework"]);
+    expect(foreignEscalationProblem(g.s, ctx, () => true)).toMatch(/^not the broker's: cap_hit at round 1 needs/);
+  });
+
+  it("human_checkpoint is not the broker's at the cap, where it raises cap_hit", () => {
+    const ctx = context({ policy: { cap: 1, humanCheckpoint: true } });
+    const g = gate().packet(1).verdict(1, "blockers");
+    expect(decide(g.s, ctx).action).toMatchObject({ type: "escalation", reason: "cap_hit" });
+    g.escalation(1, "human_checkpoint", ["continue", "stop", "rework"]);
+    expect(foreignEscalationProblem(g.s, ctx, () => true)).toMatch(/^not the broker's: human_checkpoint at round 1 needs/);
+  });
+
+  it("identity_unverified is not the broker's on a copilot pass, which a finalizer confirms", () => {
+    const g = gate()
+      .packet(1, { reviewer_adapter: "copilot", reviewer_provider: "copilot" })
+      .verdict(1, "pass", { reviewer_family: "unknown", independence_violation: true });
+    expect(decide(g.s, context()).action).toMatchObject({ type: "packet", restart_reason: "finalizer" });
+    g.escalation(1, "identity_unverified", [...RETRY]);
+    expect(foreignEscalationProblem(g.s, context(), () => true)).toMatch(/^not the broker's: identity_unverified at round 1 needs/);
   });
 });
