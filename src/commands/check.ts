@@ -159,17 +159,16 @@ function newestPerArtifact(ctx: BusContext, views: GateView[]): GateView[] {
 
 /**
  * The runs judged: the newest of each (gate, artifact), and every other run whose reviewer blocked the bytes now in
- * the tree (`verdictBlocks`: a blocking finding, or a contested one it upheld). "Newest" rests on a clock the writer of request.json chose: a later run that blocked these very
- * bytes is judged whatever its requested_at says, so an older pass cannot hide it. A run abandoned before any verdict,
- * or an earlier weak pass, is history as before.
+ * the tree (`verdictBlocks`: a blocking finding, or a contested one it upheld). "Newest" rests on a clock the writer of
+ * request.json chose: a later run that blocked these very bytes is judged whatever its requested_at says, so an older
+ * pass cannot hide it. A run abandoned before any verdict, or an earlier weak pass, is history as before.
  */
 function runsToJudge(ctx: BusContext, views: GateView[]): GateView[] {
   const chosen = new Set(newestPerArtifact(ctx, views));
   const blockedNow = (v: GateView) => {
     const now = v.artifact.ok ? v.artifact.sha : null;
     if (now === null) return false;
-    // blocks as the broker judges it (a blocking finding, or an upheld contested one), in the bytes its reviewer
-    // reviewed, whether the verifier read them so or already edited
+    // in the bytes its reviewer reviewed, whether the verifier read them so or already edited
     return reviewerViews(v.snapshot).some((r) =>
       [...r.verdicts.values()].some(
         (d) => verdictBlocks(d) && (d.gate_pass.recomputed_sha256 === now || d.artifact_sha256_reviewed === now),
