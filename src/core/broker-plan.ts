@@ -23,6 +23,7 @@ import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-
 import { sentShas } from "./sent-bytes.js";
 import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
 import { familyRelation, modelSourceWords } from "./independence.js";
+import { familyMapsFor } from "./family.js";
 import { packetId, parsePacket, renderPacket } from "./packet.js";
 import { embeddedArtifact, type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { sha256Hex } from "./sha.js";
@@ -334,6 +335,8 @@ export function packetFront(
     author_family: author.family,
     author_family_source: author.source,
     ...reviewer,
+    // what both families were classified under: the round is judged by them, never by a later settings edit (SPEC §7)
+    family_maps: familyMapsFor(request.author_host, input.settings),
     artifact_path: request.artifact_path,
     artifact_sha256: artifact.sha,
     artifact_raw_sha256: artifact.rawSha,
@@ -462,7 +465,8 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
     // both shas: an edit inside a redacted region changes only the raw one, and must restart the round (SPEC §11)
     if (!now.ok || !decided.ok || now.sha !== decided.sha || now.rawSha !== decided.rawSha) return { type: "recheck" };
     // ...and a pass must re-derive from the sealed result: a stray verdict that contradicts its result ends nothing.
-    const reverify = { settings: input.settings, artifact: now, resultBytes: input.reads.resultBytes };
+    // under the family maps the round was issued with, as the evidence for its no_verdict is judged (sentPassRederives)
+    const reverify = { settings: input.settings, artifact: now, resultBytes: input.reads.resultBytes, issuedOnly: true };
     const unproven = action.quorum
       ? quorumPassProblems(s, action.round, reverify, action.quorum)
       : passProblems(s, action.round, reverify, action.independence);

@@ -106,8 +106,8 @@ export function classifyModel(model: string | null | undefined, aliases?: Family
  * Own entries only ("constructor" is a host name, not Object.prototype's), keys compared like hosts are. Every value is
  * a Family: the settings schema refuses host_families naming another (test/bus/settings.test.ts).
  */
-function lookupHost(map: Readonly<Record<string, Family>> | undefined, key: string): Family | undefined {
-  return Object.entries(map ?? {}).find(([name]) => name.trim().toLowerCase() === key)?.[1];
+function hostEntry(map: Readonly<Record<string, Family>> | undefined, key: string): [string, Family] | undefined {
+  return Object.entries(map ?? {}).find(([name]) => name.trim().toLowerCase() === key);
 }
 
 /** The settings a host's family depends on: its own map, and the aliases the model classifier knows. */
@@ -120,7 +120,23 @@ export interface HostFamilyMaps {
 export function familyOfHost(host: string | null | undefined, maps: HostFamilyMaps = {}): Family {
   if (typeof host !== "string") return "unknown";
   const key = host.trim().toLowerCase();
-  const mapped = lookupHost(maps.host_families, key) ?? lookupHost(HOST_FAMILIES, key);
+  const mapped = hostEntry(maps.host_families, key)?.[1] ?? hostEntry(HOST_FAMILIES, key)?.[1];
   if (mapped) return mapped;
   return classifyModel(key, maps.family_aliases);
+}
+
+/** The maps a packet records (SPEC §7 `family_maps`): every alias, and the author host's own host_families entry. */
+export interface FamilyMaps {
+  family_aliases: Record<string, Family>;
+  host_families: Record<string, Family>;
+}
+
+/**
+ * The entries of the settings' maps that can decide a round's families (author on `host`, whatever model its reviewer
+ * reports): every alias, since the reported model is not known when the packet is issued, and the host's own entry.
+ * Classifying under them answers as under the whole maps.
+ */
+export function familyMapsFor(host: string, maps: HostFamilyMaps): FamilyMaps {
+  const entry = hostEntry(maps.host_families, host.trim().toLowerCase());
+  return { family_aliases: { ...maps.family_aliases }, host_families: entry ? { [entry[0]]: entry[1] } : {} };
 }

@@ -2,6 +2,8 @@
 // its reviewer copies the previous packet's reviewer exactly. A planted packet that says otherwise is no round's: the
 // reader leaves it out, and the broker moves it aside, before a reviewer is paid for it or a verdict binds it.
 import type { Failure, Family, PacketFrontMatter, QuorumRule, Request, Settings } from "../spec/schemas.js";
+import type { HostFamilyMaps } from "./family.js";
+import { keepsIndependence, reviewerOf } from "./independence.js";
 import { embeddedArtifact } from "./packet-body.js";
 import { dispatchedByBus, isNightmare } from "./adapter-kinds.js";
 import { packetId } from "./packet.js";
@@ -104,16 +106,60 @@ export function issueProblem(packet: PacketFrontMatter, request: Request, settin
 }
 
 /**
- * The author's family a packet's round is judged against: the packet's, only while request.json's author is of that
- * family under the settings now; else unknown, which no review is independent of (SPEC §12). A packet that claims
+ * The maps a packet's round is classified under (SPEC §7 `family_maps`): those it recorded when it was issued, so a
+ * settings edit since re-judges neither the broker's judgement of its pass nor the evidence for its escalations; a
+ * packet of an earlier build recorded none, and is classified under the settings.
+ */
+export function familyMaps(packet: Pick<PacketFrontMatter, "family_maps">, settings: HostFamilyMaps): HostFamilyMaps {
+  return packet.family_maps ?? settings;
+}
+
+/**
+ * The maps a round's independence must hold under: those its packet was issued with (`familyMaps`), and, unless only
+ * the broker's own judgement is asked, the settings now too (fail closed: a report of a pass never counts a review the
+ * project's settings class with the author's family, nor one a recorded map alone makes independent).
+ */
+export function judgedMaps(
+  packet: Pick<PacketFrontMatter, "family_maps">,
+  settings: HostFamilyMaps,
+  issuedOnly: boolean,
+): HostFamilyMaps[] {
+  const issued = familyMaps(packet, settings);
+  return issuedOnly || issued === settings ? [issued] : [issued, settings];
+}
+
+/**
+ * The author's family a packet's round is judged against under `maps`: the packet's, only while request.json's author
+ * is of that family under them; else unknown, which no review is independent of (SPEC §12). A packet that claims
  * another family than its author's cannot make a same-family review strong.
  */
 export function judgedAuthorFamily(
   packet: Pick<PacketFrontMatter, "author_family">,
   request: GateSnapshot["request"],
-  settings: Settings,
+  maps: HostFamilyMaps,
 ): Family {
-  return request && authorIdentity(request, settings).family === packet.author_family ? packet.author_family : "unknown";
+  return request && authorIdentity(request, maps).family === packet.author_family ? packet.author_family : "unknown";
+}
+
+/**
+ * Who answered packet P (the model its result names, of the family the maps P was issued with give it) and whether
+ * that breaks P's promise, as the verifier seals it: a violation under those maps or under the settings now (fail
+ * closed: neither a map a planted packet records nor a settings edit alone makes a review by the author's family
+ * strong). Sealed in the verdict, the answer stays whatever the settings say later.
+ */
+export function sealedReviewer(
+  result: Record<string, unknown>,
+  packet: PacketFrontMatter,
+  request: GateSnapshot["request"],
+  settings: HostFamilyMaps,
+): { model: string | null; family: Family; violation: boolean } {
+  const breaks = (maps: HostFamilyMaps) =>
+    !keepsIndependence(
+      { ...packet, author_family: judgedAuthorFamily(packet, request, maps) },
+      reviewerOf(result, packet, maps.family_aliases).family,
+    );
+  const { model, family } = reviewerOf(result, packet, familyMaps(packet, settings).family_aliases);
+  return { model, family, violation: judgedMaps(packet, settings, false).some(breaks) };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Family, Settings, StopPolicy } from "../spec/schemas.js";
 import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
 import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
-import { issueProblem, judgedAuthorFamily } from "./packet-chain.js";
+import { issueProblem, judgedAuthorFamily, judgedMaps } from "./packet-chain.js";
 import { deliveryRefusal } from "./result-slot.js";
 import { passNoLongerHolds, rescrubbed, sentArtifact, sentShas } from "./sent-bytes.js";
 import { scrub, scrubOptions } from "./scrub.js";
@@ -34,6 +34,10 @@ export interface ReverifyInput {
   /** Whether a skip is held to what today's settings require (`status --verify`, `check`); not when a gate's own end is
    * reported (`wait`, `status`, the stop hook): a settings edit re-judges no ended gate. */
   requiredNow?: boolean;
+  /** Whether the reviewers' and author's families are judged only under the maps the round's packets were issued with
+   * (the broker's judgement of a pass, and the evidence for its escalations: a settings edit since changes neither);
+   * not when a pass is reported, which the settings now must not class with the author's family either. */
+  issuedOnly?: boolean;
 }
 
 export interface Reverification {
@@ -146,19 +150,22 @@ export function sentPassRederives(
   if (!packet) return false;
   const sent = sentShas(packet);
   const artifact: ArtifactView = { ok: true, sha: sent.artifact_sha256, rawSha: sent.artifact_raw_sha256 ?? "" };
+  // the families as the broker judged them, under the maps the round was issued with
+  const asked = { ...input, artifact, issuedOnly: true };
   if (packet.quorum) {
     const q = judgeQuorumRound(s, n, packet, packet.stop ?? stop);
-    return q.type === "pass" && quorumPassProblems(s, n, { ...input, artifact }, q.judgement.counted).length === 0;
+    return q.type === "pass" && quorumPassProblems(s, n, asked, q.judgement.counted).length === 0;
   }
   const weak = packet.independence === "strong" && s.verdicts.get(n)?.independence_violation === true;
-  return passProblems(s, n, { ...input, artifact }, weak ? "weak" : packet.independence).length === 0;
+  return passProblems(s, n, asked, weak ? "weak" : packet.independence).length === 0;
 }
 
 interface Rederived {
   problems: string[];
   /** The result holds blocking findings (or upholds a contested one): it closes a quorum round whatever else holds. */
   blocking: boolean;
-  family: Family;
+  /** The reviewer's family under each of the maps the round is judged under (`judgedMaps`), in their order. */
+  families: Family[];
   /** A verdict was sealed for this round, but the result it binds is gone or is other bytes now: what the round was
    * judged on cannot be read again, so nothing about it re-derives (a deleted or edited blocker among them). */
   sealBroken: boolean;
@@ -173,12 +180,18 @@ function rederive(
   const { artifact, settings } = input;
   const name = (kind: SlotKind) => slotFile(kind, n, s.member);
   const packet = s.packets.get(n);
-  if (!packet) return { problems: [`no valid ${name("packet")}`], blocking: false, family: "unknown", sealBroken: false };
+  const maps = judgedMaps(packet ?? {}, settings, input.issuedOnly === true);
+  if (!packet) return { problems: [`no valid ${name("packet")}`], blocking: false, families: maps.map(() => "unknown"), sealBroken: false };
   const stop = packet.stop ?? "verdict";
   const read = input.resultBytes(n, s.member);
   const sealed = s.verdicts.has(n) || s.brokenSeals.has(n);
   if (!read.ok)
-    return { problems: [`${name("result")}: ${read.reason}`], blocking: false, family: packet.reviewer_family, sealBroken: sealed };
+    return {
+      problems: [`${name("result")}: ${read.reason}`],
+      blocking: false,
+      families: maps.map(() => packet.reviewer_family),
+      sealBroken: sealed,
+    };
   const { bytes, text: raw } = read;
   // a packet the broker would not have issued for this gate passes nothing, whatever its result says
   const unissued = s.request && issueProblem(packet, s.request, settings);
@@ -235,14 +248,18 @@ function rederive(
   if (stop === "verdict" && result?.verdict !== "satisfied")
     problems.push(`the result's verdict is ${JSON.stringify(result?.verdict)}, not "satisfied"`);
   if (stop === "score" && result && !evaluateScoreGate(result).positive) problems.push("the result's score does not pass the score gate");
-  const { model, family } = reviewerOf(result ?? {}, packet, settings.family_aliases);
-  const author = judgedAuthorFamily(packet, s.request, settings);
+  const families = maps.map((m, i) => {
+    const { model, family } = reviewerOf(result ?? {}, packet, m.family_aliases);
+    const author = judgedAuthorFamily(packet, s.request, m);
+    const now = i > 0 ? " under the settings now (not those the packet was issued with)" : "";
+    if (independence === "strong" && packet.independence === "strong" && !isIndependent(author, family))
+      problems.push(`independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${author})${now}`);
+    return family;
+  });
   if (independence === "strong" && packet.independence !== "strong")
     problems.push(`independence strong, but ${name("packet")} promised a ${packet.independence} review`);
-  else if (independence === "strong" && !isIndependent(author, family))
-    problems.push(`independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${author})`);
   const sealBroken = s.brokenSeals.has(n) || (verdict !== undefined && verdict.result_sha256 !== sha256Hex(bytes));
-  return { problems, blocking: (c.parses && !c.no_blockers) || upheld > 0, family, sealBroken };
+  return { problems, blocking: (c.parses && !c.no_blockers) || upheld > 0, families, sealBroken };
 }
 
 /**
@@ -261,9 +278,17 @@ export function quorumPassProblems(
   const sha = input.artifact.ok ? input.artifact.sha : null;
   const members = roundMembers(s, n).map(([provider]) => {
     const again = rederive(memberView(s, provider), n, input, "strong");
-    return { provider, ...again, passed: again.problems.length === 0, sha };
+    return { provider, ...again, family: again.families[0]!, passed: again.problems.length === 0, sha };
   });
-  const j = judgeQuorum(rule, judgedAuthorFamily(packet, s.request, input.settings), members);
+  // the rule holds under each of the maps the round is judged under; the first's counted members are the outcome's
+  const judged = judgedMaps(packet, input.settings, input.issuedOnly === true).map((maps, i) =>
+    judgeQuorum(
+      rule,
+      judgedAuthorFamily(packet, s.request, maps),
+      members.map((m) => ({ ...m, family: m.families[i] ?? m.family })),
+    ),
+  );
+  const j = judged[0]!;
   // the broker judges a quorum round once all its members' packets are out and every one has ended: a member still
   // reviewing could block it
   const unended = quorumMembers(s, n, packet.stop ?? "verdict").filter((m) => m.state.kind === "pending");
@@ -285,6 +310,12 @@ export function quorumPassProblems(
           .filter((m) => m.problems.length)
           .map((m) => `; ${m.provider}: ${m.problems.join(", ")}`)
           .join(""),
+    );
+  const now = judged.slice(1).find((o) => !o.pass);
+  if (j.pass && now)
+    problems.push(
+      `quorum ${rule.need}/${rule.of} does not re-derive under the settings now (not those its packets were issued with): ` +
+        `${now.missingCount} famil${now.missingCount === 1 ? "y" : "ies"} short`,
     );
   if (named !== null) {
     const key = (m: { provider: string; family: Family }) => `${m.provider}/${m.family}`;

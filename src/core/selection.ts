@@ -2,7 +2,7 @@
 // unknown-family pairing is never "selected"; it degrades to the weak path, which is still gated. At difficulty
 // nightmare only reviewers that read the repository themselves are candidates, on every path.
 import { ADAPTER_KIND_INFO, FILE_READING_KINDS, readsFiles } from "./adapter-kinds.js";
-import { classifyModel, familyOfHost } from "./family.js";
+import { classifyModel, familyOfHost, type HostFamilyMaps } from "./family.js";
 import type { Family, ProviderConfig, QuorumRule, Request, Settings } from "../spec/schemas.js";
 import { MANUAL_PROVIDER, pinnedReviewer, type ResolvedPolicy } from "./policy.js";
 import { familyRelation, isIndependent } from "./independence.js";
@@ -59,7 +59,7 @@ export function profileFamilies(cfg: ProviderConfig): Family[] | undefined {
 /** The author's model as request.json declares it (trimmed; none when blank): what every packet copies. */
 export const declaredModel = (request: Pick<Request, "author_model">): string | null => request.author_model?.trim() || null;
 
-export function authorIdentity(request: Pick<Request, "author_host" | "author_model">, settings: Settings): AuthorIdentity {
+export function authorIdentity(request: Pick<Request, "author_host" | "author_model">, settings: HostFamilyMaps): AuthorIdentity {
   const host = request.author_host;
   const model = declaredModel(request);
   const declared = model ? classifyModel(model, settings.family_aliases) : "unknown";

@@ -359,6 +359,12 @@ export const PacketFrontMatter = onFirstUse(
       independence: Independence,
       selection_status: z.enum(["selected", "degraded-local", "skipped"]),
       selection_reason: z.string(),
+      family_maps: described(
+        z.optional(z.object({ family_aliases: z.record(z.string(), Family), host_families: z.record(z.string(), Family) })),
+        "settings.family_aliases and the author host's settings.host_families entry when the packet was issued: the round's " +
+          "families are classified under them, whatever the settings say later (absent: a packet of an earlier build, " +
+          "classified under the settings)",
+      ),
       artifact_path: nonBlank,
       artifact_sha256: described(sha256Hex, "sha256 of the scrubbed artifact bytes embedded in this packet"),
       artifact_raw_sha256: described(

@@ -28,8 +28,7 @@ import { type JudgedVersion, rejectFile, rejectPlace } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
-import { keepsIndependence, reviewerOf } from "../core/independence.js";
-import { judgedAuthorFamily } from "../core/packet-chain.js";
+import { sealedReviewer } from "../core/packet-chain.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { ReadFault } from "../core/read-fault.js";
@@ -247,9 +246,7 @@ function judge(
   if (!artifact.ok) reasons.push(`artifact unreadable now: ${artifact.detail}`);
   const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
   report.reasons.push(...reasons);
-  const { model: reviewerModel, family: reviewerFamily } = reviewerOf(r, packet, ctx.settings.family_aliases);
-  const author = judgedAuthorFamily(packet, view.request, ctx.settings);
-  const violation = !keepsIndependence({ ...packet, author_family: author }, reviewerFamily);
+  const { model: reviewerModel, family: reviewerFamily, violation } = sealedReviewer(r, packet, view.request, ctx.settings);
   const contested = contestedFindings(
     packet,
     (round) => {
