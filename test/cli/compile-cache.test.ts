@@ -1,7 +1,7 @@
 // The compile cache (bin/compile-cache.js): a command starts from V8's cached code of the bundle, in the user's own
 // cache directory, and no state of that directory (missing, corrupt, unwritable, turned off) changes what it does.
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import {
   chmodSync,
   cpSync,
@@ -26,10 +26,17 @@ function family(env: Record<string, string>, cwd?: string) {
 }
 const works = { code: 0, stdout: "gpt-5\topenai\n", stderr: "" };
 
-/** Whether every cache file holds data behind the sha1 of its bytes, as the cache writes it. */
+const { cacheFileParts } = createRequire(import.meta.url)(path.join(REPO, "bin", "compile-cache.js")) as {
+  cacheFileParts(bytes: Buffer): { data: Buffer; writes: number; source: Buffer } | undefined;
+};
+
+/** Whether every cache file holds data behind its checksum and a copy of a bundle file's text, as the cache writes them. */
 const allValid = (files: Map<string, Buffer>) =>
   files.size > 0 &&
-  [...files.values()].every((b) => b.length > 64 && createHash("sha1").update(b.subarray(20)).digest().equals(b.subarray(0, 20)));
+  [...files.values()].every((b) => {
+    const parts = cacheFileParts(b);
+    return parts !== undefined && parts.data.length > 0 && parts.source.length > 0;
+  });
 
 /** Every cache file under `root`, with its bytes. */
 function cached(root: string): Map<string, Buffer> {
@@ -37,6 +44,18 @@ function cached(root: string): Map<string, Buffer> {
   for (const entry of readdirSync(root, { recursive: true, withFileTypes: true }))
     if (entry.isFile()) files.set(path.join(entry.parentPath, entry.name), readFileSync(path.join(entry.parentPath, entry.name)));
   return files;
+}
+
+/** An installed package (no tsconfig.json beside it: its bundle is used) whose bundle's main.cjs is `main`; its bin. */
+function packageWith(main: string): string {
+  const pkg = tempRoot();
+  cpSync(path.dirname(BIN), path.join(pkg, "bin"), { recursive: true });
+  mkdirSync(path.join(pkg, "dist", "src", "cli"), { recursive: true });
+  writeFileSync(path.join(pkg, "dist", "src", "cli", "main.js"), "export async function main() { return 0; }\n");
+  mkdirSync(path.join(pkg, "dist", "cli"), { recursive: true });
+  writeFileSync(path.join(pkg, "dist", "cli", "safe-output.cjs"), "exports.guardOutput = () => {};\n");
+  writeFileSync(path.join(pkg, "dist", "cli", "main.cjs"), main);
+  return path.join(pkg, "bin", "guild-bus.js");
 }
 
 describe("the compile cache", () => {
@@ -58,7 +77,8 @@ describe("the compile cache", () => {
     const settled = cached(xdg);
     expect(family({ XDG_CACHE_HOME: xdg })).toEqual(works);
     expect(cached(xdg)).toEqual(settled); // V8 accepted every file, and each was written as often as it is: nothing written
-    for (const bytes of settled.values()) expect(bytes[20]).toBeLessThanOrEqual(3);
+    expect(allValid(settled)).toBe(true);
+    for (const bytes of settled.values()) expect(cacheFileParts(bytes)!.writes).toBeLessThanOrEqual(3);
   });
 
   it("a corrupt cache file (junk, or one flipped bit V8 would run) is compiled again and replaced; the command is unchanged", () => {
@@ -76,6 +96,21 @@ describe("the compile cache", () => {
     expect(family({ XDG_CACHE_HOME: xdg })).toEqual(works);
     expect(allValid(cached(xdg))).toBe(true);
     expect(cached(xdg).size).toBe(good.size);
+  });
+
+  it("never runs the cached code of a file's earlier text: one rewritten in place, as long and as old, runs as it now reads", () => {
+    const xdg = tempRoot();
+    const said = (word: string) => `exports.main = async () => { process.stdout.write("${word}\\n"); return 0; };\n`;
+    const bin = packageWith(said("before"));
+    const run = () => spawnSync(process.execPath, [bin], { encoding: "utf8", env: { ...process.env, XDG_CACHE_HOME: xdg } }).stdout;
+    for (let i = 0; i < 2; i++) expect(run()).toBe("before\n");
+    expect(allValid(cached(xdg))).toBe(true); // main.cjs's code was cached, and read by the second start
+    const main = path.join(path.dirname(bin), "..", "dist", "cli", "main.cjs");
+    const { atime, mtime } = statSync(main);
+    writeFileSync(main, said("after!")); // V8's own check of cached data compares only the length of the text
+    utimesSync(main, atime, mtime);
+    expect(run()).toBe("after!\n");
+    expect(run()).toBe("after!\n");
   });
 
   it("is neither read nor written where another user could change it: a directory others may write, a symlink", () => {
@@ -161,14 +196,8 @@ describe("the CommonJS bin", () => {
   });
 
   it("a command whose work never settles exits 13 with a message, never 0", () => {
-    const pkg = tempRoot();
-    cpSync(path.dirname(BIN), path.join(pkg, "bin"), { recursive: true });
-    mkdirSync(path.join(pkg, "dist", "src", "cli"), { recursive: true });
-    writeFileSync(path.join(pkg, "dist", "src", "cli", "main.js"), "export async function main() { return 0; }\n");
-    mkdirSync(path.join(pkg, "dist", "cli"), { recursive: true });
-    writeFileSync(path.join(pkg, "dist", "cli", "safe-output.cjs"), "exports.guardOutput = () => {};\n");
-    writeFileSync(path.join(pkg, "dist", "cli", "main.cjs"), "exports.main = () => new Promise(() => {});\n");
-    const r = spawnSync(process.execPath, [path.join(pkg, "bin", "guild-bus.js"), "check"], { encoding: "utf8" });
+    const bin = packageWith("exports.main = () => new Promise(() => {});\n");
+    const r = spawnSync(process.execPath, [bin, "check"], { encoding: "utf8" });
     expect(r.status).toBe(13);
     expect(r.stderr).toBe("guild-bus: internal error: the command stopped before it finished\n");
   });
