@@ -1,11 +1,11 @@
 // What every worker reloads once per reconcile pass: settings (with their problems) and the codex-skip sentinel.
 import type { Layout } from "./layout.js";
-import { loadSettings, settingsRefusal } from "./settings.js";
+import { settingsOf } from "./settings.js";
+import { readSettingsFile, type SettingsRead, settingsRefusal } from "./settings-file.js";
 import { CodexSkipStreak, type Settings } from "../spec/schemas.js";
-import { readTextBounded } from "./read-bounded.js";
-import { isSystemFault } from "./system-fault.js";
+import { type CodexSkipRead, contextOf, readCodexSkipFile } from "./context-files.js";
 import { ReadFault } from "../core/read-fault.js";
-import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { SettingsRefused } from "./settings-refused.js";
 
 export interface BusContext {
   layout: Layout;
@@ -21,46 +21,33 @@ export interface BusContext {
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
 }
 
-function readCodexSkip(layout: Layout, settings: Settings): BusContext["codexSkip"] & { fault?: string } {
-  const enforcement = settings.codex_skip_enforcement ?? "warn";
-  try {
-    const parsed = CodexSkipStreak.safeParse(
-      JSON.parse(readTextBounded(layout.codexSkipStreak, { max: MAX_FILE_BYTES, followSymlink: true })),
-    );
-    return { blocked: parsed.success && parsed.data.blocked, enforcement };
-  } catch (error) {
-    // absent or malformed: no block (Guild's rule)
-    return { blocked: false, enforcement, ...(isSystemFault(error) && { fault: (error as Error).message }) };
-  }
+export function loadContext(layout: Layout): BusContext {
+  return contextFrom(layout, readSettingsFile(layout), readCodexSkipFile(layout));
 }
 
-export function loadContext(layout: Layout): BusContext {
-  const { settings, problems, fault, incomplete, missing } = loadSettings(layout);
-  const { fault: skipFault, ...codexSkip } = readCodexSkip(layout, settings);
-  const why = fault ?? skipFault;
-  return {
+/** The context of what settings.json and the codex-skip streak file read as (context-files.ts). */
+export function contextFrom(layout: Layout, settings: SettingsRead, codexSkip: CodexSkipRead): BusContext {
+  return contextOf(
     layout,
-    settings,
-    settingsProblems: problems,
-    ...(why !== undefined && { fault: why }),
-    ...(incomplete && { settingsIncomplete: true }),
-    ...(missing && { settingsMissing: true }),
-    codexSkip,
-  };
+    "text" in settings ? settingsOf(settings.text) : settings,
+    "text" in codexSkip ? streakOf(codexSkip.text) : codexSkip,
+  );
+}
+
+/** Whether the codex-skip streak blocks: a malformed one does not (Guild's rule). */
+function streakOf(text: string): { blocked: boolean } {
+  try {
+    const parsed = CodexSkipStreak.safeParse(JSON.parse(text));
+    return { blocked: parsed.success && parsed.data.blocked };
+  } catch {
+    return { blocked: false };
+  }
 }
 
 /** The context to act with: never defaults that stand in for settings the system failed to read (ReadFault). */
 export function contextToAct(ctx: BusContext): BusContext {
   if (ctx.fault !== undefined) throw new ReadFault(`settings cannot be read for now (${ctx.fault})`);
   return ctx;
-}
-
-/** A settings file a person's command refuses to act on (SettingsRefused answers as a refusal). */
-export class SettingsRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SettingsRefused";
-  }
 }
 
 /**

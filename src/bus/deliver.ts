@@ -7,6 +7,7 @@ import { customAlphabet } from "nanoid";
 import { sha256Hex } from "../core/sha.js";
 import { type FsOps, realFs } from "./fsops.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { TooLarge } from "./too-large.js";
 import { refuseSymlinks } from "./no-symlinks.js";
 import { setAside } from "./set-aside.js";
 import { THIS_MACHINE } from "./this-machine.js";
@@ -18,14 +19,6 @@ const MACHINE = THIS_MACHINE.replace(/[^A-Za-z0-9-]/g, "_");
 const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"]);
 
 export type DeliverStatus = "delivered" | "identical" | "conflict";
-
-/** A file larger than any bus reader accepts: refused before anything lands (a command's refusal, not a bug). */
-export class TooLarge extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "TooLarge";
-  }
-}
 
 export interface DeliverResult {
   status: DeliverStatus;

@@ -3,7 +3,6 @@ import { lstatSync, readdirSync, type Stats } from "node:fs";
 import path from "node:path";
 import { GATE_NAMES, isGate, isRunId } from "../spec/ids.js";
 import type { Layout } from "./layout.js";
-import { hasValidOutcome } from "./gate-reader.js";
 import { rethrowSystemFault } from "./system-fault.js";
 
 const NOT_A_DIRECTORY = "not a directory: move it aside";
@@ -106,25 +105,4 @@ export function gateEntryStats(dir: string): Array<[string, Stats]> {
       for (const seal of readdirSync(path.join(dir, name))) out.push([`${name}/${seal}`, lstatSync(path.join(dir, name, seal))]);
   }
   return out;
-}
-
-/**
- * Whether the gate holds a valid outcome and nothing it rests on changed since `cutoffMs`: the directory, every entry
- * in it and every seal in .verified/ (gateEntryStats), by ctime (which no writer sets back; an edit in place, a file
- * added or replaced, all move it). A gate that cannot be told so (a read that fails) is not.
- */
-export function endedBefore(layout: Layout, runId: string, gate: string, cutoffMs: number): boolean {
-  const dir = layout.gateDir(runId, gate);
-  try {
-    if (gateEntryStats(dir).some(([, st]) => st.ctimeMs >= cutoffMs)) return false;
-    return hasValidOutcome(layout, runId, gate);
-  } catch {
-    return false;
-  }
-}
-
-/** The gates that are open or changed within ENDED_HISTORY_MS of `now`, and how many ended ones are history. */
-export function currentGates(layout: Layout, gates: GateRef[], now = Date.now()): { current: GateRef[]; history: number } {
-  const current = gates.filter((g) => !endedBefore(layout, g.runId, g.gate, now - ENDED_HISTORY_MS));
-  return { current, history: gates.length - current.length };
 }

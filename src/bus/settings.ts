@@ -5,38 +5,16 @@ import { ProviderConfig, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
 import { unknownReviewer } from "../core/policy.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
-import { readTextBounded, type ReadRefused } from "./read-bounded.js";
-import { isSystemFault } from "./system-fault.js";
-import { GUILD_SETTINGS_KEYS, MAX_FILE_BYTES } from "../spec/constants.js";
-
-export interface LoadedSettings {
-  settings: Settings;
-  problems: string[];
-  /** The system failed the read (EIO, EMFILE…), and how: the defaults stand in for settings that may well be fine. */
-  fault?: string;
-  /** Something the file holds was not taken (the whole file, a key, a provider, a reviewer name): these are not the
-   * settings the project wrote (a file an editor is saving in place is empty for a moment). */
-  incomplete?: true;
-  /** There is no settings.json: the defaults are the settings (a worker that read one before may wait a moment). */
-  missing?: true;
-}
+import { type LoadedSettings, readSettingsFile } from "./settings-file.js";
+import { GUILD_SETTINGS_KEYS } from "../spec/constants.js";
 
 export function loadSettings(layout: Layout): LoadedSettings {
-  let text: string;
-  try {
-    text = readTextBounded(layout.settings, { max: MAX_FILE_BYTES, followSymlink: true }); // never a FIFO or device
-  } catch (error) {
-    if ((error as ReadRefused).kind === "missing") return { settings: {}, problems: [], missing: true };
-    // the problem is said after the file's path: the refusal's own copy of it would say it twice
-    const why = (error as Error).message.replace(`${layout.settings}: `, "");
-    const problems = [`settings.json unreadable: ${why}; using defaults`];
-    return {
-      settings: {},
-      problems,
-      incomplete: true,
-      ...(isSystemFault(error) && { fault: `settings.json: ${(error as Error).message}` }),
-    };
-  }
+  const read = readSettingsFile(layout);
+  return "text" in read ? settingsOf(read.text) : read;
+}
+
+/** The settings a settings.json's text holds, with what was not taken and why. */
+export function settingsOf(text: string): LoadedSettings {
   // the one JSON reader: nesting past its depth would overflow the recursive walks below (a clone, zod) in every worker
   const answer = parseJsonAnswer(text);
   if (!answer.ok)
@@ -70,19 +48,6 @@ export function loadSettings(layout: Layout): LoadedSettings {
     }
   }
   return { settings: {}, problems: [...problems, "settings.json: too many problems; using defaults"], incomplete: true };
-}
-
-/**
- * Why a command a person runs (CLI, MCP tool, console action) refuses to act on these settings, or null when it may:
- * a running worker carries on with what is valid, but a request made on defaults would go to another reviewer.
- */
-export function settingsRefusal(layout: Layout, problems: string[]): string | null {
-  return problems.length ? `${layout.settings}: ${problemsInWords(problems)}` : null;
-}
-
-/** The problems as one line, without what a worker does about each (nothing is used in place of a refused file). */
-export function problemsInWords(problems: string[]): string {
-  return problems.map((p) => p.replace(/^settings\.json:? /, "").replace(/; (using defaults|ignoring .*)$/, "")).join("; ");
 }
 
 /** Where JSON.parse stops, as "line L, column C: <its message>". */

@@ -41,7 +41,7 @@ async function projectAliases(root: string, cmd: Command): Promise<FamilyAliases
   }
   // the key may be written with \u escapes: such a file is read whole
   if (text !== null && !text.includes("family_aliases") && !text.includes("\\u")) return undefined;
-  const { loadSettings, settingsRefusal } = await import("../bus/settings.js");
+  const [{ loadSettings }, { settingsRefusal }] = await Promise.all([import("../bus/settings.js"), import("../bus/settings-file.js")]);
   const { settings, problems } = loadSettings(layout);
   const refusal = settingsRefusal(layout, problems);
   if (refusal) cmd.error(refusal);

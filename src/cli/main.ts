@@ -65,9 +65,13 @@ function harden(program: Command): void {
     const lost = lostGuildLink(root);
     if (lost) action.error(lost);
     if (action.name() === "worker") return;
-    const [{ loadSettings, settingsRefusal }, { Layout }] = await Promise.all([import("../bus/settings.js"), import("../bus/layout.js")]);
+    const [{ loadSettingsSoon }, { settingsRefusal }, { Layout }] = await Promise.all([
+      import("../bus/load-soon.js"),
+      import("../bus/settings-file.js"),
+      import("../bus/layout.js"),
+    ]);
     const layout = new Layout(root);
-    const refusal = settingsRefusal(layout, loadSettings(layout).problems);
+    const refusal = settingsRefusal(layout, (await loadSettingsSoon(layout)).problems);
     if (refusal) action.error(refusal);
   });
 }

@@ -43,18 +43,19 @@ export function register(program: Command): void {
         gate: string | undefined,
         o: { json?: boolean; all?: boolean; verify?: boolean; exitStatus?: boolean; root: string },
       ) => {
-        const [{ Layout }, { loadContext }, { shownGates, historyNote, statusExitCode }, { gateLines }] = await Promise.all([
+        const [{ Layout }, { loadContextSoon }, { listedGates, historyNote, statusExitCode }] = await Promise.all([
           import("../bus/layout.js"),
-          import("../bus/context.js"),
+          import("../bus/load-soon.js"),
           import("../commands/status-scope.js"),
-          import("./gate-lines.js"),
         ]);
-        const ctx = loadContext(new Layout(o.root));
+        const ctx = await loadContextSoon(new Layout(o.root));
         // a script's exit code covers every gate: an old rework, or a pass whose artifact was edited since, still counts
         const all = o.all || o.exitStatus;
-        const { gates, ignored, history } = answered(shownGates(ctx.layout, { run, gate, verify: o.verify, all }));
-        // reading, deciding and proving a gate's packets is loaded only when there is a gate to show
-        const { rows } = gates.length ? answered((await import("../commands/status.js")).gateRows(ctx, gates, o.verify)) : { rows: [] };
+        const listed = answered(listedGates(ctx.layout, { run, gate, verify: o.verify, all }));
+        // reading, deciding and proving a gate's packets (and telling history) is loaded only when a gate is listed
+        const status = listed.gates.length ? await import("../commands/status.js") : null;
+        const { gates, ignored, history } = status?.withoutHistory(ctx.layout, listed) ?? { ...listed, history: 0 };
+        const { rows } = status && gates.length ? answered(status.gateRows(ctx, gates, o.verify)) : { rows: [] };
         const historyLine = historyNote(history, "guild-bus status --all");
         if (o.exitStatus) process.exitCode = statusExitCode(rows, ignored);
         // --verify re-derives every gate: one a directory the bus refuses hides was not, as `check` counts it
@@ -87,6 +88,7 @@ export function register(program: Command): void {
           ].map(lineSafe),
         );
         const lines = table(header, cells);
+        const { gateLines } = await import("./gate-lines.js");
         print("stdout", `${lines[0]}\n`);
         rows.forEach((r, i) =>
           print(

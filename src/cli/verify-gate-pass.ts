@@ -39,10 +39,11 @@ const HINT = "(guild-bus verify-gate-pass --help shows the usage)";
  * and pass or fail a result on settings the project did not write.
  */
 async function scrubbedBytes(text: string, root: string | undefined): Promise<Buffer> {
-  const [{ scrub, scrubOptions }, { Layout }, { loadSettings, settingsRefusal }, { findProjectRoot }] = await Promise.all([
+  const [{ scrub, scrubOptions }, { Layout }, { loadSettings }, { settingsRefusal }, { findProjectRoot }] = await Promise.all([
     import("../core/scrub.js"),
     import("../bus/layout.js"),
     import("../bus/settings.js"),
+    import("../bus/settings-file.js"),
     import("../bus/project-root.js"),
   ]);
   const layout = new Layout(root ?? findProjectRoot(process.cwd()));

@@ -1,13 +1,13 @@
 // How every command answers (the one error convention, README "Errors"): a refusal the user can fix is a value,
 // { ok: false, error }, and nothing was written; a bug throws.
-import { SettingsRefused } from "../bus/context.js";
+import { SettingsRefused } from "../bus/settings-refused.js";
 import { PathSafetyError } from "../bus/no-symlinks.js";
 import { ReadRefused } from "../bus/read-bounded.js";
-import { TooLarge } from "../bus/deliver.js";
+import { TooLarge } from "../bus/too-large.js";
 import { InvalidIdError } from "../spec/ids.js";
 import { ReadFault } from "../core/read-fault.js";
 import { invalidInput } from "../spec/issues.js";
-import { NoSuchGate } from "./gate-exists.js";
+import { NoSuchGate } from "./no-such-gate.js";
 
 export type Answer<T> = ({ ok: true } & T) | { ok: false; error: string };
 

@@ -3,7 +3,7 @@
 // weak. Files are evidence, not a verdict: an outcome that does not re-derive fails like a missing one.
 import { redactedNote } from "../core/artifact-view.js";
 import { type BusContext, contextToAct } from "../bus/context.js";
-import { settingsRefusal } from "../bus/settings.js";
+import { settingsRefusal } from "../bus/settings-file.js";
 import { wholeOrFault } from "../bus/gate-reader.js";
 import { listGates } from "../bus/gate-list.js";
 import { assertGate, assertRunId, InvalidIdError } from "../spec/ids.js";

@@ -5,8 +5,7 @@ import type { Layout } from "../bus/layout.js";
 import { listGates } from "../bus/gate-list.js";
 import { rethrowSystemFault } from "../bus/system-fault.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
-
-export class NoSuchGate extends Error {}
+import { NoSuchGate } from "./no-such-gate.js";
 
 /** Whether the path is there; a look the system failed (EIO…) throws, rather than answering "no such gate". */
 function there(p: string): boolean {

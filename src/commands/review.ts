@@ -12,7 +12,8 @@ import { deliver } from "../bus/deliver.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
-import { loadSettings, settingsRefusal } from "../bus/settings.js";
+import { loadSettings } from "../bus/settings.js";
+import { settingsRefusal } from "../bus/settings-file.js";
 import {
   gateQuorum,
   MAX_CAP,

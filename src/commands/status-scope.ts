@@ -1,6 +1,7 @@
-// Which gates `status` shows, and what it makes of them as a whole (its exit code, the history line): apart from
-// the rows (status.ts), so that a `status` with no gate to show loads no gate reading, deciding or packet proving.
-import { currentGates, type GateListing, listGates } from "../bus/gate-list.js";
+// Which gates `status` lists, and what it makes of them as a whole (its exit code, the history line): apart from
+// the rows and the history (status.ts), so that a `status` with no gate to show loads no gate reading, deciding or
+// packet proving.
+import { type GateListing, listGates } from "../bus/gate-list.js";
 import type { Layout } from "../bus/layout.js";
 import { assertGate, assertRunId } from "../spec/ids.js";
 import { type Answer, refusing } from "./answer.js";
@@ -17,27 +18,22 @@ export interface ShownScope {
   now?: number;
 }
 export type ShownGate = { runId: string; gate: string };
+/** The gates a scope names, and whether history is to be left out of them (status.ts's `shownGates` does). */
+export type ListedGates = { gates: ShownGate[]; ignored: GateListing["ignored"]; leaveOutHistory: boolean };
 
 /**
  * Every gate, one run's, or one gate's; a run or gate that does not exist is refused, never invented. Without
- * a run, unless `all` or `verify` asks for every gate, a gate that ended and has not changed for a day is history:
- * counted, not read (so status costs what the open and recent gates cost, however many runs the project keeps).
+ * a run, unless `all` or `verify` asks for every gate, a gate that ended and has not changed for a day is history
+ * (left out by `shownGates`).
  */
-export function shownGates(
-  layout: Layout,
-  scope: ShownScope,
-): Answer<{ gates: ShownGate[]; ignored: GateListing["ignored"]; history: number }> {
+export function listedGates(layout: Layout, scope: ShownScope): Answer<ListedGates> {
   return refusing(() => {
     const run = scope.run === undefined ? undefined : assertRunId(scope.run);
     if (run !== undefined) assertGateExists(layout, run, scope.gate);
     if (run !== undefined && scope.gate !== undefined)
-      return { ok: true, gates: [{ runId: run, gate: assertGate(scope.gate) }], ignored: [], history: 0 };
+      return { ok: true, gates: [{ runId: run, gate: assertGate(scope.gate) }], ignored: [], leaveOutHistory: false };
     const listing = listGates(layout, run);
-    const { current, history } =
-      run === undefined && !scope.all && !scope.verify
-        ? currentGates(layout, listing.gates, scope.now)
-        : { current: listing.gates, history: 0 };
-    return { ok: true, gates: current, ignored: listing.ignored, history };
+    return { ok: true, ...listing, leaveOutHistory: run === undefined && !scope.all && !scope.verify };
   });
 }
 

@@ -10,7 +10,9 @@ import { type Answer, refusing } from "./answer.js";
 import { findingsOf, type RoundFinding } from "./findings.js";
 import { reverifyGate, type GateView, viewGate } from "./gate-view.js";
 import { gateReads } from "../workers/gate-reads.js";
-import { type ShownGate, type ShownScope, shownGates, STILL_MOVING_EXIT } from "./status-scope.js";
+import { currentGates } from "../bus/gate-history.js";
+import type { Layout } from "../bus/layout.js";
+import { type ListedGates, listedGates, type ShownGate, type ShownScope, STILL_MOVING_EXIT } from "./status-scope.js";
 
 export type StatusRow = ReviewBrokerOutput & {
   rejected: Array<{ file: string; reason: string }>;
@@ -52,6 +54,25 @@ export function statusRow(ctx: BusContext, runId: string, gate: string, verify =
   };
 }
 
+/**
+ * The listed gates without history, unless the scope asked for every gate: a gate that ended and has not changed for
+ * a day is counted, not read (so status costs what the open and recent gates cost, however many runs the project keeps).
+ */
+export function withoutHistory(
+  layout: Layout,
+  listed: ListedGates,
+  now?: number,
+): { gates: ShownGate[]; ignored: ListedGates["ignored"]; history: number } {
+  const { current, history } = listed.leaveOutHistory ? currentGates(layout, listed.gates, now) : { current: listed.gates, history: 0 };
+  return { gates: current, ignored: listed.ignored, history };
+}
+
+/** Every gate, one run's, or one gate's, as `listedGates` and `withoutHistory` pick them. */
+export function shownGates(layout: Layout, scope: ShownScope): Answer<ReturnType<typeof withoutHistory>> {
+  const listed = listedGates(layout, scope);
+  return listed.ok ? { ok: true, ...withoutHistory(layout, listed, scope.now) } : listed;
+}
+
 /** Every gate, one run's, or one gate's (as `shownGates` picks them), each as status reports it. */
 export function gateStatuses(
   ctx: BusContext,
@@ -63,7 +84,7 @@ export function gateStatuses(
   });
 }
 
-/** The rows of gates `shownGates` picked: the `status` command loads this module only when there is a gate to show. */
+/** The rows of gates `shownGates` picked: the `status` command loads this module only when a gate is listed. */
 export function gateRows(ctx: BusContext, gates: ShownGate[], verify?: boolean): Answer<{ rows: StatusRow[] }> {
   return refusing(() => ({ ok: true, rows: rowsOf(ctx, gates, verify) }));
 }

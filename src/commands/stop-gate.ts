@@ -3,7 +3,8 @@
 // on`), and bounded: after max_blocks blocks of one gate the turn ends with a message saying what still waits, so a
 // host is never held in a loop it can only force its way out of.
 import type { BusContext } from "../bus/context.js";
-import { currentGates, listGates } from "../bus/gate-list.js";
+import { listGates } from "../bus/gate-list.js";
+import { currentGates } from "../bus/gate-history.js";
 import { readTextBounded } from "../bus/read-bounded.js";
 import { replace } from "../bus/replace.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";

@@ -4,7 +4,8 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { loadContext } from "../bus/context.js";
-import { loadSettings, settingsRefusal } from "../bus/settings.js";
+import { loadSettings } from "../bus/settings.js";
+import { settingsRefusal } from "../bus/settings-file.js";
 import type { Layout } from "../bus/layout.js";
 import { boundedFindingLines, findingsOf } from "../commands/findings.js";
 import { waitGate } from "../commands/wait.js";

@@ -3,7 +3,7 @@ import { Layout, wakes } from "../bus/layout.js";
 import { type GateRef, type GateStatus, WorkerRuntime, type WorkerSpec } from "./reconciler.js";
 import { type BusContext, contextToAct, loadContext } from "../bus/context.js";
 import { fileStamp } from "../bus/file-stamp.js";
-import { problemsInWords } from "../bus/settings.js";
+import { problemsInWords } from "../bus/settings-file.js";
 import { ReadFault } from "../core/read-fault.js";
 import { lineSafe } from "../core/terminal-safe.js";
 

@@ -14,15 +14,8 @@ import {
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/sha.js";
-import {
-  deliver,
-  deliverInOrder,
-  type DeliverResult,
-  parseStagingName,
-  STAGING_MACHINE,
-  stagingName,
-  TooLarge,
-} from "../../src/bus/deliver.js";
+import { deliver, deliverInOrder, type DeliverResult, parseStagingName, STAGING_MACHINE, stagingName } from "../../src/bus/deliver.js";
+import { TooLarge } from "../../src/bus/too-large.js";
 import { type FsOps, realFs } from "../../src/bus/fsops.js";
 import { sweepStaging } from "../../src/bus/janitor.js";
 import { tempRoot } from "../helpers/tmp.js";
