@@ -10,7 +10,9 @@ import { resubmit } from "../../src/commands/author.js";
 import { requestReview } from "../../src/commands/review.js";
 import type { Difficulty } from "../../src/spec/schemas.js";
 import { stepGate } from "../../src/workers/broker.js";
+import { sha256Hex } from "../../src/core/sha.js";
 import { verifyGate } from "../../src/workers/verifier.js";
+import { forgedPassingVerdict } from "./forged.js";
 import { tempRoot } from "./tmp.js";
 
 export const GATE = "G-spec";
@@ -62,7 +64,24 @@ export async function gateWithPacket(
       }),
     );
   };
-  return { root, layout, artifact, file, field, drop, dropResult };
+  /** Round 1's dropped result sealed under a passing verdict the verifier never wrote (its copy kept as the verifier
+   * keeps one): what a stray writer can plant to make the broker judge a pass. */
+  const sealForgedPass = () => {
+    const result = readFileSync(file("result-1.json"));
+    mkdirSync(file(".verified"), { recursive: true });
+    drop(".verified/result-1.json", result.toString("utf8"));
+    const forged = forgedPassingVerdict({
+      run,
+      gate: GATE,
+      round: 1,
+      packetId: field("packet_id"),
+      packetSha: sha256Hex(readFileSync(file("packet-1.md"))),
+      resultSha: sha256Hex(result),
+      artifactSha: field("artifact_sha256"),
+    });
+    drop("verdict-1.json", JSON.stringify(forged));
+  };
+  return { root, layout, artifact, file, field, drop, dropResult, sealForgedPass };
 }
 
 /** A gate the broker escalated `stalled` at round 1: findings, then a resubmit of the unchanged artifact. */

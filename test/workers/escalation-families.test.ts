@@ -10,10 +10,8 @@ import { loadContext } from "../../src/bus/context.js";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { decideEscalation } from "../../src/commands/author.js";
 import { viewGate } from "../../src/commands/gate-view.js";
-import { sha256Hex } from "../../src/core/sha.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
-import { forgedPassingVerdict } from "../helpers/forged.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 const past = () => new Date(Date.now() - 60_000); // past the grace a foreign writer has to finish a file in place
@@ -28,19 +26,7 @@ const verify = (g: Gate, run: string) => verifyGate(loadContext(g.layout), run, 
 async function unknownReviewerNoVerdict(run: string): Promise<Gate> {
   const g = await gateWithPacket(run);
   g.dropResult({ reviewer_model: "acme-1" });
-  const result = readFileSync(g.file("result-1.json"));
-  mkdirSync(g.file(".verified"), { recursive: true });
-  g.drop(".verified/result-1.json", result.toString("utf8"));
-  const forged = forgedPassingVerdict({
-    run,
-    gate: GATE,
-    round: 1,
-    packetId: g.field("packet_id"),
-    packetSha: sha256Hex(readFileSync(g.file("packet-1.md"))),
-    resultSha: sha256Hex(result),
-    artifactSha: g.field("artifact_sha256"),
-  });
-  g.drop("verdict-1.json", JSON.stringify(forged));
+  g.sealForgedPass();
   await stepGate(loadContext(g.layout), run, GATE);
   expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({
     reason: "no_verdict",

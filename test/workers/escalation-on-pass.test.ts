@@ -2,7 +2,7 @@
 // raises nothing on a pass that re-derives but its outcome, so nobody can turn the reviewer's pass into a force-pass,
 // an extra round or a stop. Only a pass that does not re-derive from its sealed result is the broker's no_verdict, and
 // only an artifact that moved since the round was sent (other bytes now, or a write since) its restart_cap_hit.
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { decideEscalation } from "../../src/commands/author.js";
@@ -10,8 +10,6 @@ import { viewGate } from "../../src/commands/gate-view.js";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
-import { sha256Hex } from "../../src/core/sha.js";
-import { forgedPassingVerdict } from "../helpers/forged.js";
 import { GATE, gateWithPacket } from "../helpers/one-gate.js";
 
 const past = () => new Date(Date.now() - 60_000); // past the grace a foreign writer has to finish a file in place
@@ -54,19 +52,7 @@ describe("an escalation dropped on a round whose reviewer passed", () => {
     const ctx = loadContext(g.layout);
     // a forged passing verdict and seal over a result with a blocker: the broker escalates, never ends the gate
     g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
-    const result = readFileSync(g.file("result-1.json"));
-    mkdirSync(g.file(".verified"), { recursive: true });
-    g.drop(".verified/result-1.json", result.toString("utf8"));
-    const forged = forgedPassingVerdict({
-      run,
-      gate: GATE,
-      round: 1,
-      packetId: g.field("packet_id"),
-      packetSha: sha256Hex(readFileSync(g.file("packet-1.md"))),
-      resultSha: sha256Hex(result),
-      artifactSha: g.field("artifact_sha256"),
-    });
-    g.drop("verdict-1.json", JSON.stringify(forged));
+    g.sealForgedPass();
     await stepGate(ctx, run, GATE);
     expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({
       reason: "no_verdict",
