@@ -88,11 +88,12 @@ function policyProblem(packet: PacketFrontMatter, request: Pick<Request, "stop" 
  * settings edit re-judges nothing; but a stop policy, difficulty or quorum the request fixed must be the packet's, and
  * a strong round answered from outside the bus (manual, external: no delivery key binds its answer) must go to a
  * reviewer a person named — the pinned one for manual (a human is never auto-selected), an external provider settings
- * configure. A planted packet that sends a strong round to anyone's dropped answer passes nothing (SPEC §15).
+ * configure. A planted packet that sends a strong round to anyone's dropped answer passes nothing (SPEC §15). Without
+ * `settings`, only what request.json fixes: the reviewer was checked while the round was open (`reverify`).
  */
-export function issueProblem(packet: PacketFrontMatter, request: Request, settings: Settings): string | null {
+export function issueProblem(packet: PacketFrontMatter, request: Request, settings: Settings | null): string | null {
   const unkept = policyProblem(packet, request);
-  if (unkept) return unkept;
+  if (unkept || !settings) return unkept;
   if (packet.independence !== "strong" || dispatchedByBus(packet.reviewer_adapter)) return null;
   const id = packet.reviewer_provider;
   const named =

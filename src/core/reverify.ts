@@ -193,8 +193,11 @@ function rederive(
       sealBroken: sealed,
     };
   const { bytes, text: raw } = read;
-  // a packet the broker would not have issued for this gate passes nothing, whatever its result says
-  const unissued = s.request && issueProblem(packet, s.request, settings);
+  // a packet the broker would not have issued for this gate passes nothing, whatever its result says: a packet of this
+  // build (it records family_maps) had its reviewer checked against the settings while its round was open, before a
+  // verdict was sealed (workers/issued-packets.ts), so only its request is asked now and a providers edit since
+  // re-judges nothing (SPEC §7); an earlier build's is held to the settings now, as it was
+  const unissued = s.request && issueProblem(packet, s.request, packet.family_maps ? null : settings);
   const problems: string[] = unissued ? [`${name("packet")}: ${unissued}`] : [];
   const verdict = s.verdicts.get(n);
   // a verdict the reader left out says why (its seal removed, say): "no verdict" would name the wrong file

@@ -1,5 +1,6 @@
 // A packet is the broker's only if it is the file the broker writes for its own front matter (SPEC §13): the reader
-// binds the front matter, and this binds the rest, which is what a reviewer acts on. Checked for the open round
+// binds the front matter, and this binds the rest, which is what a reviewer acts on, and the reviewer a person named
+// for a round answered from outside the bus (`issueProblem`). Checked for the open round
 // before a worker acts (the broker plans, a reviewer is paid, the verifier seals), with the settings now; a packet
 // that is not the broker's is left out of that view and reported, and the broker moves it aside. So is an escalation
 // of the open round that the gate's files do not lead to (`foreignEscalationProblem`).
@@ -15,6 +16,7 @@ import { foreignEscalationProblem } from "../core/decide.js";
 import { sentPassRederives } from "../core/reverify.js";
 import { lazyArtifact } from "../bus/artifact.js";
 import { parsePacket } from "../core/packet.js";
+import { issueProblem } from "../core/packet-chain.js";
 import { ReadFault } from "../core/read-fault.js";
 import { textOf } from "../core/text-of.js";
 import type { GateSnapshot, Problem, ReviewSlots } from "../core/snapshot.js";
@@ -44,13 +46,15 @@ export function withoutUnissued(ctx: BusContext, s: GateSnapshot): GateSnapshot 
     if (!front || slot.verdicts.has(R) || slot.brokenSeals.has(R)) continue;
     const name = slotFile("packet", R, member);
     let verdict = judged.get(front);
-    if (verdict?.patterns !== patterns) {
+    const unnamed = reviewerProblem(ctx, s, front);
+    if (unnamed === null && verdict?.patterns !== patterns) {
       const why = problemOf(ctx, s, front, name);
       if (why === undefined) continue; // the file changed since the read: the next read judges its new version
       verdict = { patterns, why };
       judged.set(front, verdict);
     }
-    if (verdict.why === null) continue;
+    const why = unnamed ?? verdict!.why;
+    if (why === null) continue;
     const mtimeMs = lstatSync(inGate(s.dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     // a round a reviewer may already have been paid for is a person's to settle: its packet and answer stay where they
     // are, and the round can no longer pass (as a broken seal: the broker escalates it, and the escalation stays when
@@ -59,12 +63,12 @@ export function withoutUnissued(ctx: BusContext, s: GateSnapshot): GateSnapshot 
     out = paid
       ? unsettled(out, member, R, {
           file: name,
-          reason: `${verdict.why}; a review may have been paid for it, so a person decides the round`,
+          reason: `${why}; a review may have been paid for it, so a person decides the round`,
           mtimeMs,
           unissued: true,
           kept: true,
         })
-      : without(out, member, R, { file: name, reason: verdict.why, mtimeMs, unissued: true });
+      : without(out, member, R, { file: name, reason: why, mtimeMs, unissued: true });
   }
   return withoutForeignEscalation(ctx, out);
 }
@@ -87,6 +91,8 @@ function problemOf(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter, n
  * on: the text it sends to a reviewer, the bytes a verdict binds.
  */
 export function packetTextProblem(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter, text: string): string | null | undefined {
+  const unnamed = reviewerProblem(ctx, s, front);
+  if (unnamed !== null) return unnamed;
   const patterns = JSON.stringify(ctx.settings.secrets_policy?.redaction_patterns ?? []);
   // the verifier asks twice of one packet (its look, then the bytes it seals): the text proven once is not rebuilt
   const proven = provenTexts.get(front);
@@ -100,6 +106,16 @@ export function packetTextProblem(ctx: BusContext, s: GateSnapshot, front: Packe
     if (error instanceof ReadFault) throw error; // the disk's failure: the step is tried again
     return `it cannot be built again to compare (${error instanceof Error ? error.message : textOf(error)}): no worker acts on it`;
   }
+}
+
+/**
+ * Why the packet's round goes to a reviewer nobody named under the settings now (`issueProblem`), or null: asked while
+ * the round is open, so the verdict the verifier seals attests it, and a providers edit after the seal re-judges
+ * nothing (reverify judges a packet of this build by its request alone). Not cached: the settings may change between
+ * looks at one packet version.
+ */
+function reviewerProblem(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter): string | null {
+  return (s.request && issueProblem(front, s.request, ctx.settings)) || null;
 }
 
 /** The round's packet kept in view, and the round unable to pass: a person settles it. */

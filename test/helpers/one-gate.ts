@@ -23,7 +23,15 @@ export async function gateWithPacket(
     text = "# Spec\n",
     settings,
     ...o
-  }: { difficulty?: Difficulty; cap?: number; text?: string; humanCheckpoint?: boolean; settings?: Record<string, unknown> } = {},
+  }: {
+    difficulty?: Difficulty;
+    cap?: number;
+    text?: string;
+    humanCheckpoint?: boolean;
+    settings?: Record<string, unknown>;
+    /** the reviewer the request pins (the manual one unless said) */
+    reviewer?: string;
+  } = {},
 ) {
   const root = tempRoot(`guild-bus-${run}-`);
   mkdirSync(path.join(root, "docs"), { recursive: true });
