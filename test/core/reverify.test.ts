@@ -280,6 +280,13 @@ describe("reverifyOutcome", () => {
       expect(problems(passed({ packet: over }))).toContainEqual(
         expect.stringMatching(/^packet-1\.md: a strong round answered from outside/),
       );
+    // ...asked of a packet that records family_maps (this build's) while its round was open, before its verdict was
+    // sealed (workers/issued-packets.ts): a providers edit since re-judges nothing
+    const maps = { family_aliases: {}, host_families: {} };
+    expect(problems(passed({ packet: { ...foreign[0], family_maps: maps } }))).toEqual([]);
+    const scored = asked({ stop: "score" }); // ...but what request.json fixes still is
+    scored.s.packets.set(1, { ...scored.s.packets.get(1)!, ...foreign[0], family_maps: maps });
+    expect(problems(scored)).toContainEqual(expect.stringMatching(/^packet-1\.md: its stop policy verdict is not/));
     const pinned = asked({ reviewer: "manual" });
     pinned.s.packets.set(1, { ...pinned.s.packets.get(1)!, reviewer_provider: "manual", reviewer_adapter: "manual" });
     expect(problems(pinned).filter((p) => p.startsWith("packet-1.md"))).toEqual([]);
