@@ -13,7 +13,7 @@ import { ADAPTER_KIND_INFO, authVars, CLI_KINDS, type CliKind } from "../core/ad
 import { classifyModel, familyOfHost } from "../core/family.js";
 import { MANUAL_PROVIDER } from "../core/policy.js";
 import { BUILTIN_MANUAL, type Provider, settingsProvider } from "../core/selection.js";
-import { Capability, type ProviderConfig, type Settings } from "../spec/schemas.js";
+import type { ProviderConfig, Settings } from "../spec/schemas.js";
 import { resolveBinary, runChild } from "./child.js";
 import { minimalEnv } from "./environment.js";
 
@@ -225,8 +225,9 @@ class ProbeCache {
   }
 }
 
-function capabilityDeclarations(layout: Layout): Array<{ id: string; model?: string; file: string }> {
-  const out: Array<{ id: string; model?: string; file: string }> = [];
+// The capability.json files under .guild/hosts, three directories deep at most.
+function capabilityFiles(layout: Layout): string[] {
+  const out: string[] = [];
   const walk = (dir: string, depth: number) => {
     let entries;
     try {
@@ -237,20 +238,29 @@ function capabilityDeclarations(layout: Layout): Array<{ id: string; model?: str
     for (const e of entries) {
       const p = path.join(dir, e.name);
       if (e.isDirectory() && depth < 3) walk(p, depth + 1);
-      else if (e.isFile() && e.name === "capability.json") {
-        try {
-          const c = Capability.safeParse(JSON.parse(readTextBounded(p, { max: MAX_FILE_BYTES })));
-          if (!c.success) continue;
-          const id = c.data.provider ?? c.data.id ?? c.data.host;
-          if (id) out.push({ id, model: c.data.model, file: layout.rel(p) });
-          for (const sub of c.data.providers ?? []) out.push({ id: sub.id, model: sub.model, file: layout.rel(p) });
-        } catch {
-          // an unreadable declaration declares nothing
-        }
-      }
+      else if (e.isFile() && e.name === "capability.json") out.push(p);
     }
   };
   walk(layout.hosts, 0);
+  return out;
+}
+
+async function capabilityDeclarations(layout: Layout): Promise<Array<{ id: string; model?: string; file: string }>> {
+  const files = capabilityFiles(layout);
+  if (!files.length) return [];
+  const { Capability } = await import("../spec/schemas.js"); // the schemas: only where there is a declaration to judge
+  const out: Array<{ id: string; model?: string; file: string }> = [];
+  for (const p of files) {
+    try {
+      const c = Capability.safeParse(JSON.parse(readTextBounded(p, { max: MAX_FILE_BYTES })));
+      if (!c.success) continue;
+      const id = c.data.provider ?? c.data.id ?? c.data.host;
+      if (id) out.push({ id, model: c.data.model, file: layout.rel(p) });
+      for (const sub of c.data.providers ?? []) out.push({ id: sub.id, model: sub.model, file: layout.rel(p) });
+    } catch {
+      // an unreadable declaration declares nothing
+    }
+  }
   return out;
 }
 
@@ -366,7 +376,7 @@ async function detect(settings: Settings, layout: Layout, probe: Probe, cache: P
     };
   });
   const out: DetectedProvider[] = [...(await Promise.all(fromSettings)), ...(await Promise.all(fromPath)).filter((p) => p !== null)];
-  for (const decl of capabilityDeclarations(layout)) {
+  for (const decl of await capabilityDeclarations(layout)) {
     if (out.some((p) => p.id === decl.id)) continue;
     out.push({
       id: decl.id,

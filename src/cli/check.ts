@@ -32,8 +32,8 @@ export function register(program: Command): void {
         json?: boolean;
         root: string;
       }) => {
-        const [{ loadContext }, { Layout }, { checkGates, checkJson }] = await Promise.all([
-          import("../bus/context.js"),
+        const [{ loadContextSoon }, { Layout }, { checkGates, checkJson }] = await Promise.all([
+          import("../bus/load-soon.js"),
           import("../bus/layout.js"),
           import("../commands/check.js"),
         ]);
@@ -42,7 +42,7 @@ export function register(program: Command): void {
           .map((g) => g.trim())
           .filter(Boolean);
         const r = answered(
-          await checkGates(loadContext(new Layout(o.root)), {
+          await checkGates(await loadContextSoon(new Layout(o.root)), {
             runId: o.run,
             gates: o.gate,
             require,

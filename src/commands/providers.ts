@@ -1,7 +1,7 @@
 // `guild-bus providers` as the one command layer: every reviewer configured or found, whether it can review and why
 // not, every host looked for with the line that enables it, and what is wrong with the settings.
 import type { Layout } from "../bus/layout.js";
-import { loadSettings } from "../bus/settings.js";
+import { loadSettingsSoon } from "../bus/load-soon.js";
 import { detectProviders } from "../adapters/probe.js";
 import { type HostReport, hostReports } from "../core/provider-hints.js";
 
@@ -13,7 +13,7 @@ export interface ProviderReport {
 
 /** `onSlow` hears when a CLI's --version probe is slow and detection waits on it (see detectProviders). */
 export async function providerReport(layout: Layout, onSlow?: (note: string) => void): Promise<ProviderReport> {
-  const { settings, problems } = loadSettings(layout);
+  const { settings, problems } = await loadSettingsSoon(layout);
   const providers = await detectProviders(settings, layout, undefined, onSlow);
   return { settings_problems: problems, providers, hosts: hostReports(providers) };
 }
