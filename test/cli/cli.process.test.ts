@@ -275,17 +275,36 @@ describe("start-up cost", () => {
       const modules = imports([command, "--root", d]).flatMap((i) =>
         i.parent.includes("/cli/") || !i.specifier.startsWith("./") ? [i.specifier] : [],
       );
-      // a project with no settings.json and no gate has nothing to validate: status loads no schemas (check and
-      // providers still do); settings and gate files, when there are some, are validated
+      // a project with no settings.json, no gate and no capability.json has nothing to validate: no schemas
       expect(
         modules.some((s) => /^zod(\/|$)/.test(s)),
         command,
-      ).toBe(command !== "status");
+      ).toBe(false);
       expect(
         modules.filter((s) => others.test(s) || /^(chokidar|diff)(\/|$)/.test(s)),
         command,
       ).toEqual([]);
     }
+  });
+
+  it("check and providers load the schemas once there is something to parse: a gate, a settings.json, a capability.json", () => {
+    const zod = (args: string[]) => loaded(args).some((s) => /^zod(\/|$)/.test(s));
+    const withSettings = tempRoot();
+    mkdirSync(path.join(withSettings, ".guild", "runs"), { recursive: true });
+    writeFileSync(path.join(withSettings, ".guild", "settings.json"), "{}\n");
+    expect(zod(["check", "--root", withSettings])).toBe(true);
+    expect(zod(["providers", "--root", withSettings])).toBe(true);
+    const withGate = tempRoot();
+    writeFileSync(path.join(withGate, "a.md"), "x\n");
+    expect(run(["review", "a.md", "--gate", "G-spec", "--author", "claude", "--reviewer", "manual", "--root", withGate]).code).toBe(0);
+    const gateCheck = run(["check", "--root", withGate]);
+    expect(gateCheck.stdout).toMatch(/^FAIL \S+ G-spec a\.md: not ended: /);
+    expect(zod(["check", "--root", withGate])).toBe(true);
+    const withHost = tempRoot();
+    mkdirSync(path.join(withHost, ".guild", "hosts", "zed"), { recursive: true });
+    writeFileSync(path.join(withHost, ".guild", "hosts", "zed", "capability.json"), '{"host": "zed", "model": "gpt-5"}\n');
+    expect(run(["providers", "--root", withHost]).stdout).toMatch(/^✗ zed +adapter manual +model gpt-5 +family openai .*\(capability\)$/m);
+    expect(zod(["providers", "--root", withHost])).toBe(true);
   });
 
   it("the bundle npm run build makes is what runs, and small commands still load none of the heavy libraries", () => {
@@ -314,7 +333,9 @@ describe("start-up cost", () => {
     const outside = (f: string) =>
       ![path.join(REPO, "dist", "cli"), path.join(REPO, "bin"), path.join(REPO, "node_modules")].some((d) => f.startsWith(d + path.sep));
     expect(status.filter(outside)).toEqual([]);
-    expect(libraries(["status", "--root", d])).toEqual(["commander"]); // no settings.json, no gate: nothing to validate
+    for (const command of ["status", "check", "providers"])
+      // no settings.json, no gate: nothing to validate
+      expect(libraries([command, "--root", d]), command).toEqual(["commander"]);
     const withSettings = tempRoot();
     mkdirSync(path.join(withSettings, ".guild", "runs"), { recursive: true });
     writeFileSync(path.join(withSettings, ".guild", "settings.json"), "{}\n");
