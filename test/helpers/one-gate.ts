@@ -1,11 +1,13 @@
 // One gate in-process: a request for the manual reviewer, its first packet issued by the broker, and a result for it
 // dropped the way a foreign writer does (written elsewhere, renamed in) — for tests of one worker step at a time.
-import { mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { ARTIFACT_SETTLE_MS } from "../../src/bus/artifact.js";
 import { loadContext } from "../../src/bus/context.js";
 import { Layout } from "../../src/bus/layout.js";
+import { readGate } from "../../src/bus/gate-reader.js";
+import { viewGate } from "../../src/commands/gate-view.js";
 import { resubmit } from "../../src/commands/author.js";
 import { requestReview } from "../../src/commands/review.js";
 import type { Difficulty } from "../../src/spec/schemas.js";
@@ -121,4 +123,15 @@ export async function artifactMissingEscalation(run: string) {
 export function goneAWhile(file: string): void {
   const past = (Date.now() - 10 * ARTIFACT_SETTLE_MS) / 1000;
   utimesSync(path.dirname(file), past, past);
+}
+
+/** A stray escalation-1.json that no reader takes for the broker's: the broker moves it aside and the pass ends the gate. */
+export async function strayMovedAside(g: { layout: Layout; file: (name: string) => string }, run: string): Promise<void> {
+  const ctx = loadContext(g.layout);
+  expect(viewGate(ctx, run, GATE).snapshot.problems).toContainEqual(
+    expect.objectContaining({ file: "escalation-1.json", reason: expect.stringMatching(/^not the broker's: /) }),
+  );
+  await stepGate(ctx, run, GATE);
+  expect(existsSync(g.file("escalation-1.json"))).toBe(false);
+  expect(readGate(g.layout, run, GATE).outcome).toMatchObject({ status: "satisfied" });
 }
