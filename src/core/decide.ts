@@ -587,15 +587,16 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
     const sent = quorum ? roundMembers(s, R).map(([, p]) => p) : [P];
     return !now.ok || sent.some((p) => changedSinceSent(p, now) || writtenSinceSent(p, now));
   };
+  // a verdict that parses and names its packet, and whether it is for the bytes that packet sent
+  const named = (v: VerdictFile) => v.gate_pass.conditions.parses && v.gate_pass.conditions.packet_id_match;
   // a verdict (a member's) for other bytes than its packet's, as verified: the broker restarts the round on it
   const stale = quorum
     ? !issuing && quorum.type === "restart" && quorum.reason === "artifact_changed"
-    : verdicts.some((v) => v.gate_pass.conditions.parses && v.gate_pass.conditions.packet_id_match && !v.gate_pass.conditions.sha256_match);
+    : verdicts.some((v) => named(v) && !v.gate_pass.conditions.sha256_match);
   // how decide() reads the round's end: a verdict bound to its packet and the bytes; one without a usable score that
   // blocks nothing (score_unavailable); a round that did not pass (the cap, the checkpoint, a stall, the author's
   // turn); a malformed end (a restart, or the cap)
-  const bound = (v: VerdictFile) =>
-    v.gate_pass.conditions.parses && v.gate_pass.conditions.packet_id_match && v.gate_pass.conditions.sha256_match;
+  const bound = (v: VerdictFile) => named(v) && v.gate_pass.conditions.sha256_match;
   const scoreless = (v: VerdictFile) => stop === "score" && !v.score_gate?.available && !verdictBlocks(v);
   const single = quorum ? undefined : s.verdicts.get(R);
   const notPassed = quorum ? !issuing && quorum.type === "fail" : single !== undefined && !passed && bound(single) && !scoreless(single);
