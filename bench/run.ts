@@ -185,7 +185,7 @@ async function roundOverhead(rounds: number, poll: boolean, existingRoot?: strin
       if (file === next) samples.push(at - t0);
       else {
         // restart_cap_hit after 50 restarts in a row: a human's retry carries the chain on; that round is not timed
-        requested(await decideEscalation(loadContext(layout), run, "G-spec", { choice: "retry", decidedBy: "bench" }));
+        requested(await decideEscalation(loadContext(layout), run, "G-spec", { choice: "retry", decidedBy: "bench", round: n }));
         await waitForFile(next);
         escalated++;
       }
