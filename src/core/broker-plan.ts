@@ -237,11 +237,12 @@ function writePacket(
   s: GateSnapshot,
   decision: GateDecision,
   action: PacketAction,
-  front: PacketFrontMatter,
+  planned: PacketFrontMatter,
   input: BrokerInput,
 ): BrokerStep {
   const artifact = input.reads.artifact();
   if (!artifact.ok) throw new Error(artifact.detail);
+  const front = issuedFront(planned, input);
   const text = packetText(s, front, artifact.text, input);
   const name = slotFile("packet", action.round, packetMember(front));
   const bytes = Buffer.byteLength(text, "utf8");
@@ -358,7 +359,24 @@ type PacketInput = Pick<BrokerInput, "settings" | "reads">;
  * packet is the broker's can be told by building it again (`unissuedPacketProblem`).
  */
 export function packetText(s: GateSnapshot, front: PacketFrontMatter, artifactText: string, input: PacketInput): string {
-  return renderPacket(front, packetBody(s, front, artifactText, input));
+  const issued = issuedFront(front, input);
+  return renderPacket(issued, packetBody(s, issued, artifactText, input));
+}
+
+/**
+ * `front` as the broker writes it: a ruling packet records the contested titles as it shows them (scrubbed under the
+ * redaction settings now, then cut), so its ruling is counted against what the reviewer was shown, whatever those
+ * settings say once it is sealed (SPEC §21.2); any other packet records none. A packet that records others is not the
+ * broker's (`unissuedPacketProblem` builds it again).
+ */
+function issuedFront(front: PacketFrontMatter, input: PacketInput): PacketFrontMatter {
+  const ruling = front.restart_reason === "ruling" && front.restart_of !== null;
+  const titles = ruling
+    ? listedFindings(blockingItems(input.reads.result(front.restart_of!))).findings.map((f) =>
+        scrub(f.title, scrubOptions(input.settings)).slice(0, CONTESTED_TEXT_CHARS),
+      )
+    : undefined;
+  return { ...front, contested_titles: titles };
 }
 
 /**
@@ -425,8 +443,8 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketIn
     const cut = (t: string | undefined) => (t === undefined ? undefined : clean(t).slice(0, CONTESTED_TEXT_CHARS)); // scrubbed, then cut
     ruling = {
       round: front.restart_of,
-      findings: contested.map((f) => ({
-        title: cut(f.title)!,
+      findings: contested.map((f, i) => ({
+        title: front.contested_titles![i]!,
         severity: cut(f.severity),
         detail: cut(f.detail),
         evidence: cut(f.evidence),

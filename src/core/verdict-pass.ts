@@ -70,8 +70,10 @@ export const CONTESTED_TEXT_CHARS = 4000;
 
 /**
  * The findings a ruling round contests (SPEC §21.2), as its packet listed them: round restart_of's blocking findings,
- * read with `blockingOf`, each title as the reviewer was shown it (`shown`: scrubbed; then cut); null for any other
- * round. An unreadable contested result contests one finding no ruling can name, so the round can never pass unruled.
+ * read with `blockingOf`, each title as the reviewer was shown it — the packet's `contested_titles`, proven the
+ * broker's while the round was open, so a redaction-settings edit since changes no count; a packet of an earlier build
+ * recorded none, and its titles are `shown` now (scrubbed, then cut) — ; null for any other round. An unreadable
+ * contested result contests one finding no ruling can name, so the round can never pass unruled.
  */
 export function contestedFindings(
   packet: PacketFrontMatter,
@@ -81,7 +83,9 @@ export function contestedFindings(
   if (packet.restart_reason !== "ruling" || packet.restart_of === null) return null;
   const listed = listedFindings(blockingOf(packet.restart_of)).findings;
   if (!listed.length) return [{ title: "", fields: {} }];
-  return listed.map((f) => ({ ...f, title: shown(f.title).slice(0, CONTESTED_TEXT_CHARS) }));
+  const recorded = packet.contested_titles;
+  // a title the packet did not record (the contested result changed since) is one no ruling can name
+  return listed.map((f, i) => ({ ...f, title: recorded ? (recorded[i] ?? "") : shown(f.title).slice(0, CONTESTED_TEXT_CHARS) }));
 }
 
 /**

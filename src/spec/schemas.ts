@@ -365,6 +365,11 @@ export const PacketFrontMatter = onFirstUse(
           "families are classified under them, whatever the settings say later (absent: a packet of an earlier build, " +
           "classified under the settings)",
       ),
+      contested_titles: described(
+        z.optional(z.array(z.string())),
+        "a ruling round: the title of each contested finding as this packet shows it (scrubbed, then cut); its ruling is " +
+          "counted against them, whatever the redaction settings say later (absent: a packet of an earlier build)",
+      ),
       artifact_path: nonBlank,
       artifact_sha256: described(sha256Hex, "sha256 of the scrubbed artifact bytes embedded in this packet"),
       artifact_raw_sha256: described(
