@@ -498,6 +498,22 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
         input,
       );
     }
+    // a strong stamp is also held to the settings now, as every report of the pass holds it (§17): one they class with
+    // the author's family ends weak, as a sealed violation does, never a no_verdict whose evidence would hang on them
+    const classed =
+      !action.quorum && action.independence === "strong" && passProblems(s, action.round, { ...reverify, issuedOnly: false }, "strong");
+    if (classed && classed.length)
+      return planOutcome(
+        s,
+        decision,
+        {
+          ...action,
+          independence: "weak",
+          reason: `gate passed, but the settings now class its reviewer with the author's family (${classed[0]}): recorded as a weak review`,
+          namesModel: true,
+        },
+        input,
+      );
   }
   const outcome = outcomeRecord(s, action, now, input);
   return {

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { decideEscalation } from "../../src/commands/author.js";
+import { checkGates } from "../../src/commands/check.js";
 import { viewGate } from "../../src/commands/gate-view.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
@@ -69,16 +70,24 @@ describe("the broker's no_verdict on a pass, after the family settings change", 
   it.each([
     ["host_families", { host_families: { claude: "openai" } }], // the author now of the reviewer's family
     ["family_aliases", { family_aliases: { "gpt-5": "anthropic" } }], // the reviewer now of no one family
-  ])("ends a sealed pass as it was issued when %s change after it (no no_verdict)", async (_, settings) => {
+  ])("ends a sealed pass weak when %s now class its reviewer with the author (no no_verdict), as check judges it", async (_, settings) => {
     const run = `families-sealed-${_.replace("_", "-")}`;
     const g = await gateWithPacket(run);
     g.dropResult();
     await verify(g, run);
     mkdirSync(path.join(g.root, ".guild"), { recursive: true });
     setSettings(g, settings);
-    await stepGate(loadContext(g.layout), run, GATE);
+    const ctx = loadContext(g.layout);
+    await stepGate(ctx, run, GATE);
     expect(existsSync(g.file("escalation-1.json"))).toBe(false);
-    expect(readGate(g.layout, run, GATE).outcome).toMatchObject({ status: "satisfied", independence: "strong" });
+    expect(readGate(g.layout, run, GATE).outcome).toMatchObject({ status: "satisfied", independence: "weak" });
+    // every face judges the pass as the broker wrote it: re-derived (no unproven end), and a weak review to check
+    expect(viewGate(ctx, run, GATE).unproven).toBeUndefined();
+    expect(await checkGates(ctx, { require: [GATE], allowWeak: true })).toMatchObject({ ok: true, passed: true });
+    const strict = await checkGates(ctx, { require: [GATE] });
+    expect(strict).toMatchObject({ ok: true, passed: false });
+    expect(JSON.stringify(strict)).toMatch(/independence weak, not strong/);
+    expect(JSON.stringify(strict)).not.toMatch(/does not re-derive|under the settings now/);
   });
 });
 
