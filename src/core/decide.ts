@@ -490,9 +490,10 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext, re
   const decisions = new Map(s.decisions);
   decisions.delete(R);
   const without = { ...s, escalations, decisions };
-  const d = decide(without, ctx);
+  const raised = unrecordedAsRaised(without, ctx);
+  const d = decide(without, raised);
   if (d.action === null) return `not the broker's: the gate's files do not lead to it (without it: ${d.state}, ${d.detail})`;
-  const unreached = unreachedEscalation(without, ctx, esc, rederives);
+  const unreached = unreachedEscalation(without, raised, esc, rederives);
   if (unreached !== null) return `not the broker's: ${unreached}`;
   if (raisedIssuingNext(s, esc)) return null;
   // An author's answer (resubmit, rebuttal) turns the author's turn into a next round: one dropped while the gate
@@ -501,12 +502,25 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext, re
   resubmits.delete(R);
   const rebuttals = new Set(s.rebuttals);
   rebuttals.delete(R);
-  const before = decide({ ...without, resubmits, rebuttals }, ctx);
+  const before = decide({ ...without, resubmits, rebuttals }, raised);
   if (before.action !== null) return null;
   return (
     `not the broker's: only the author's answer to round ${R} leads on from ${before.state}, and issuing the next ` +
     `round never escalates ${esc.reason}`
   );
+}
+
+/**
+ * `ctx` for a gate whose request.json (an earlier build's) recorded no cap or checkpoint: today's settings may not be
+ * those the broker escalated under, so the cap is the one the open round's packet was issued under and the checkpoint
+ * on (it only ever adds an escalation); `unreachedEscalation` holds the reason to them alike.
+ */
+function unrecordedAsRaised(s: GateSnapshot, ctx: DecideContext): DecideContext {
+  const P = roundPacket(s, openRound(s));
+  if (!P || !s.request) return ctx;
+  const cap = s.request.cap === undefined ? P.cap - (effectiveCap(s, ctx.policy) - ctx.policy.cap) : ctx.policy.cap;
+  const humanCheckpoint = s.request.human_checkpoint === undefined || ctx.policy.humanCheckpoint;
+  return { ...ctx, policy: { ...ctx.policy, cap, humanCheckpoint } };
 }
 
 /**
@@ -607,6 +621,13 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
         (!single.gate_pass.conditions.parses ||
           !single.gate_pass.conditions.packet_id_match ||
           (!single.gate_pass.conditions.sha256_match && boundElsewhere(single, P))));
+  // the checkpoint, restart cap and stall detection request.json recorded (SPEC §6); one an earlier build's request did
+  // not record is unknown (never today's settings, which may have changed since the broker raised `esc`): any value may
+  // have been in force. Its cap is the one packet n was issued under (`unrecordedAsRaised`).
+  const unrecorded = (k: "human_checkpoint" | "stall_detection" | "restart_cap") => s.request?.[k] === undefined;
+  const checkpoint = (on: boolean) => unrecorded("human_checkpoint") || ctx.policy.humanCheckpoint === on;
+  const stallDetection = unrecorded("stall_detection") || ctx.policy.stallDetection;
+  const restartCap = unrecorded("restart_cap") ? 1 : ctx.policy.restartCap;
   const atCap = P.counted_round >= effectiveCap(s, ctx.policy);
   switch (esc.reason) {
     case "artifact_missing":
@@ -681,7 +702,7 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
       );
     case "human_checkpoint":
       return needs(
-        ctx.policy.humanCheckpoint && notPassed && !atCap,
+        checkpoint(true) && notPassed && !atCap,
         "a verdict that did not pass (bound to its packet and the bytes) below the cap, and the human checkpoint on",
       );
     case "cap_hit":
@@ -693,13 +714,13 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
       return needs(endedMalformed && P.restart_reason === "malformed", "a round that ended malformed, restarted after a malformed one");
     case "restart_cap_hit":
       return needs(
-        consecutiveRestarts(s, R) >= ctx.policy.restartCap && (stale || ((quorum ? satisfies : passed) && moved())),
+        consecutiveRestarts(s, R) >= restartCap && (stale || ((quorum ? satisfies : passed) && moved())),
         "after the restart cap's restarts, a verdict for other bytes than its packet's, or a pass of bytes the artifact has moved from",
       );
     case "stalled":
       return needs(
-        ctx.policy.stallDetection &&
-          !ctx.policy.humanCheckpoint &&
+        stallDetection &&
+          checkpoint(false) &&
           notPassed &&
           !atCap &&
           (stallAfterVerdict(s, R, stop) !== null || stalledAtResubmit(s, R, stop, esc.stall)),

@@ -101,4 +101,29 @@ describe("a gate requested by the build before (request.json without the recorde
     g.drop("request.json", JSON.stringify(older));
     await staysAndEnds(g, run, 1, "stalled");
   });
+
+  it.each([
+    ["the checkpoint is turned on", { human_checkpoint: true }],
+    ["max_rounds is lowered to the round", { max_rounds: 1 }],
+  ])("keeps its stall escalation the broker's when %s (raised first only had they been in force)", async (_, settings) => {
+    const run = `settings-older-${Object.keys(settings)[0]!.replace("_", "-")}`;
+    const { g } = await stalledAtUnchangedResubmit(run);
+    const { restart_cap, stall_detection, human_checkpoint, cap, ...older } = JSON.parse(readFileSync(g.file("request.json"), "utf8"));
+    expect([restart_cap, stall_detection, human_checkpoint, cap]).toEqual([3, true, false, 5]);
+    g.drop("request.json", JSON.stringify(older));
+    setSettings(g, settings);
+    await staysAndEnds(g, run, 1, "stalled");
+  });
+
+  it("keeps its cap_hit the broker's when max_rounds is raised (the cap its packet was issued under)", async () => {
+    const run = "settings-older-cap";
+    const g = await gateWithPacket(run, { settings: { max_rounds: 1 } });
+    const { restart_cap, stall_detection, human_checkpoint, cap, ...older } = JSON.parse(readFileSync(g.file("request.json"), "utf8"));
+    expect([restart_cap, stall_detection, human_checkpoint, cap]).toEqual([3, true, false, 1]);
+    g.drop("request.json", JSON.stringify(older));
+    await blockedRound(g, run);
+    expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "cap_hit" });
+    setSettings(g, { max_rounds: 5 });
+    await staysAndEnds(g, run, 1, "cap_hit");
+  });
 });
