@@ -24,7 +24,7 @@ import { sentShas } from "./sent-bytes.js";
 import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
 import { familyRelation, modelSourceWords } from "./independence.js";
 import { familyMapsFor } from "./family.js";
-import { packetId, parsePacket, renderPacket } from "./packet.js";
+import { packetBodyText, packetId, renderPacket } from "./packet.js";
 import { embeddedArtifact, type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { sha256Hex } from "./sha.js";
 import { isNightmare } from "./adapter-kinds.js";
@@ -383,9 +383,10 @@ function issuedFront(front: PacketFrontMatter, input: PacketInput): PacketFrontM
  * Why a packet file is not the one the broker writes for its own front matter in this gate, or null. The reader binds
  * a packet's front matter (request, slot, reviewer, embedded bytes); the rest of it (the instructions, the earlier
  * rounds, other text labelled as the artifact) is what the reviewer acts on, so it must be the broker's to the byte.
+ * The text's own front matter is not read: only a text whose front matter block is `front`'s rendering can match.
  */
 export function unissuedPacketProblem(s: GateSnapshot, front: PacketFrontMatter, text: string, input: PacketInput): string | null {
-  const { body } = parsePacket(text);
+  const body = packetBodyText(text);
   // the fence ends a line: an artifact without a final newline was embedded with one
   const embedded = isNightmare(front) ? "" : (embeddedArtifact(body) ?? "");
   const artifact = isNightmare(front) || sha256Hex(embedded) === front.artifact_sha256 ? embedded : embedded.slice(0, -1);

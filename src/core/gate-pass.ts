@@ -1,5 +1,5 @@
 // The checksum-bound five-condition gate-pass: a pure function of the result text and the artifact bytes.
-import { type LenientResult, parseReviewResult } from "./result-wire.js";
+import { type LenientResult, parseReviewResult, type ReadOutcome } from "./result-wire.js";
 import { sha256Hex } from "./sha.js";
 import { hasBlockingSeverity } from "./findings.js";
 import type { GatePassReport } from "../spec/schemas.js";
@@ -7,6 +7,8 @@ import type { GatePassReport } from "../spec/schemas.js";
 export type GatePassInput = {
   /** Raw result text, or null when the result file is missing or unreadable. */
   resultRaw: string | null;
+  /** parseReviewResult(resultRaw), when the caller read it already (the verifier), so it is not parsed twice. */
+  parsed?: ReadOutcome<LenientResult>;
   /** The packet id issued for the round; when omitted the packet condition holds vacuously (Guild-compatible). */
   packetId?: string;
   /** A human force-pass: relaxes only the verdict condition. */
@@ -32,7 +34,7 @@ export function evaluateGatePass(input: GatePassInput): GatePassReport {
     reasons,
   });
   if (input.resultRaw === null) return failed(["result file unreadable"]);
-  const { result, reasons: parseReasons } = parseReviewResult(input.resultRaw);
+  const { result, reasons: parseReasons } = input.parsed ?? parseReviewResult(input.resultRaw);
   if (!result) return failed(parseReasons.map((r) => `parse: ${r}`));
 
   const reasons: string[] = [];

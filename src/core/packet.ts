@@ -24,6 +24,12 @@ export function renderPacket(front: PacketFrontMatter, body: string): string {
   return `---\n${yaml}\n---\n${body}`;
 }
 
+/** The text after a packet's front matter block, its front matter unread (the whole text when it has none). */
+export function packetBodyText(text: string): string {
+  const m = FRONT_MATTER_RE.exec(text);
+  return m ? text.slice(m[0].length) : text;
+}
+
 export function parsePacket(text: string): { front: PacketFrontMatter | null; body: string; problems: string[] } {
   const m = FRONT_MATTER_RE.exec(text);
   if (!m) return { front: null, body: text, problems: ["packet has no YAML front matter"] };

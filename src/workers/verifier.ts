@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { busJson } from "../core/bus-json.js";
 import { evaluateGatePass } from "../core/gate-pass.js";
-import { type LenientResult, parseReviewResult } from "../core/result-wire.js";
+import { type LenientResult, parseReviewResult, type ReadOutcome } from "../core/result-wire.js";
 import { textOf } from "../core/text-of.js";
 import { evaluateScoreGate } from "../core/score-gate.js";
 import { blockingItems, blockingKeys } from "../core/findings.js";
@@ -210,7 +210,7 @@ async function verifyRound(toVerify: RoundToVerify): Promise<"delivered" | "slot
   // never retried for ever (its gate would stall)
   let verdict: VerdictFile;
   try {
-    verdict = judge(toVerify, artifact, { bytes, raw, packetSha }, parsed.result);
+    verdict = judge(toVerify, artifact, { bytes, raw, packetSha }, { ...parsed, result: parsed.result });
   } catch (error) {
     return reject(round, `the verifier cannot judge it: ${error instanceof Error ? error.message : textOf(error)}`, { bytes });
   }
@@ -239,12 +239,13 @@ function judge(
   { ctx, runId, gate, round, packet, view }: RoundToVerify,
   artifact: ArtifactState,
   { bytes, raw, packetSha }: { bytes: Buffer; raw: string; packetSha: string },
-  r: LenientResult,
+  parsed: ReadOutcome<LenientResult> & { result: LenientResult },
 ): VerdictFile {
+  const r = parsed.result;
   const reasons: string[] = [];
   const artifactBytes = artifact.ok ? Buffer.from(artifact.text, "utf8") : Buffer.alloc(0);
   if (!artifact.ok) reasons.push(`artifact unreadable now: ${artifact.detail}`);
-  const report = evaluateGatePass({ resultRaw: raw, artifactBytes, packetId: packet.packet_id });
+  const report = evaluateGatePass({ resultRaw: raw, parsed, artifactBytes, packetId: packet.packet_id });
   report.reasons.push(...reasons);
   const { model: reviewerModel, family: reviewerFamily, violation } = sealedReviewer(r, packet, view.request, ctx.settings);
   const contested = contestedFindings(
