@@ -398,9 +398,12 @@ export function unissuedPacketProblem(s: GateSnapshot, front: PacketFrontMatter,
 
 function packetBody(s: GateSnapshot, front: PacketFrontMatter, artifactText: string, input: PacketInput): string {
   const extras = packetExtras(s, front, input);
-  const { entries, findings } = trailEntries(s, input.reads.result, front.stop ?? "verdict");
   // a quorum round's packets go out one per step: the members issued before this one are not earlier rounds
-  const earlier = entries.filter((e) => e.round < front.round && ownRound(s, front, e.round));
+  const repeated = (round: number) => round < front.round && ownRound(s, front, round);
+  // only the results the packet repeats are read (a proof after the answer came would read and scrub that answer too)
+  const lookup: ResultLookup = (round, member) => (repeated(round) ? input.reads.result(round, member) : null);
+  const { entries, findings } = trailEntries(s, lookup, front.stop ?? "verdict");
+  const earlier = entries.filter((e) => repeated(e.round));
   return renderPacketBody(front, artifactText, earlier, findings, extras);
 }
 
