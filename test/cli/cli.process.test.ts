@@ -343,6 +343,10 @@ describe("start-up cost", () => {
     expect(libraries(["verify-gate-pass", "--result", path.join(d, "r.json"), "--artifact", path.join(d, "a.md")])).toEqual([]);
     expect(libraries(["family", "gpt-5"])).toEqual(["commander"]);
     expect(libraries(["--help"])).toEqual(["commander"]);
+    // what every command loads is one entry file, not a dozen small chunks: each file costs a start of its own
+    const bundleFiles = (args: string[]) => files(args).filter((f) => f.startsWith(path.join(REPO, "dist", "cli") + path.sep));
+    expect(bundleFiles(["--help"]).length).toBeLessThanOrEqual(5);
+    expect(bundleFiles(["status", "--root", d]).length).toBeLessThanOrEqual(25);
   });
 
   /** A package whose bin is ours and whose two trees only say which one ran. */
