@@ -800,10 +800,7 @@ function checkSeal(slots: ReviewSlots, files: GateFiles, n: RoundNames): void {
   const sealed = sealSha(files, n);
   if (sealed === null) return;
   const now = resultSha(files, n);
-  if (now === sealed) {
-    if (!slots.verdicts.has(n.round)) slots.sealedUnjudged.add(n.round);
-    return;
-  }
+  if (now === sealed) return;
   const name = n.result;
   slots.verdicts.delete(n.round);
   slots.brokenSeals.set(

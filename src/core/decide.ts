@@ -485,11 +485,6 @@ export function foreignEscalationProblem(s: GateSnapshot, ctx: DecideContext, re
   const esc = s.escalations.get(R);
   // an ended gate's escalations are its history: its outcome is judged on its own (reverify)
   if (s.outcome || !esc) return null;
-  // an answer sealed as found, while its packet was not the broker's, and never judged: the broker's no_verdict on it
-  // stays when the packet is the broker's again (a settings edit undone), and a person decides the round. Between a
-  // seal and its verdict the verifier writes no escalation, so no other answer reaches this (SPEC §15)
-  const sealedAsFound = s.sealedUnjudged.has(R) && roundPacket(s, R)?.quorum === undefined;
-  if (esc.reason === "no_verdict" && sealedAsFound && esc.options.every((o) => RETRY_OPTIONS.includes(o))) return null;
   const escalations = new Map(s.escalations);
   escalations.delete(R);
   const decisions = new Map(s.decisions);

@@ -57,11 +57,6 @@ export interface ReviewSlots {
    * the verdict: changed, replaced or removed after verification. Such a round can never pass (SPEC §15).
    */
   brokenSeals: Map<number, string>;
-  /**
-   * Rounds whose result is the bytes sealed in `.verified/result-<n>.json`, but no verdict binds them: sealed as found,
-   * while its packet was not the broker's (workers/verifier.ts), or a verifier stopped between the seal and its verdict.
-   */
-  sealedUnjudged: Set<number>;
   /** Rounds whose reviewer left a memory-<n>.md (hard and nightmare difficulty); read when a packet is built. */
   memories: Set<number>;
 }
@@ -98,7 +93,6 @@ export function emptySlots(): ReviewSlots {
     failures: new Map(),
     verdicts: new Map(),
     brokenSeals: new Map(),
-    sealedUnjudged: new Set(),
     memories: new Set(),
   };
 }

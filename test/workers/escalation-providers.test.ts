@@ -81,25 +81,3 @@ describe("an external round whose provider the settings no longer configure whil
     expect(readFileSync(g.file("packet-1.md"), "utf8")).toContain("reviewer_provider: ext"); // kept, not moved aside
   });
 });
-
-describe("an external round whose provider is taken out of the settings and put back before its answer is sealed", () => {
-  it("keeps the broker's no_verdict: a person decides the round, it never ends satisfied on its own", async () => {
-    const run = "providers-back";
-    const g = await externalRound(run);
-    setSettings(g, {});
-    utimesSync(g.file("result-1.json"), past(), past());
-    await verify(g, run); // sealed as found, no verdict
-    expect(existsSync(g.file(".verified/result-1.json"))).toBe(true);
-    utimesSync(g.file("packet-1.md"), past(), past());
-    await stepGate(loadContext(g.layout), run, GATE);
-    expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({ reason: "no_verdict" });
-    setSettings(g, EXTERNAL);
-    utimesSync(g.file("escalation-1.json"), past(), past());
-    await verify(g, run);
-    const ctx = loadContext(g.layout);
-    await stepGate(ctx, run, GATE);
-    expect(existsSync(g.file("escalation-1.json"))).toBe(true);
-    expect(readGate(g.layout, run, GATE).outcome).toBeNull();
-    expect(viewGate(ctx, run, GATE).decision.state).toBe("awaiting_decision");
-  });
-});
