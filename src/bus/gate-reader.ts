@@ -12,6 +12,7 @@ import {
   Decision,
   Escalation,
   Failure,
+  FamilyMaps,
   Outcome,
   type PacketFrontMatter,
   Request,
@@ -20,6 +21,7 @@ import {
 } from "../spec/schemas.js";
 import { describeIssues } from "../spec/issues.js";
 import { parsePacket } from "../core/packet.js";
+import { FAMILY_MAPS_RE } from "../core/family.js";
 import { embeddingProblem, quorumRoundProblem, requestProblem, successionProblem } from "../core/packet-chain.js";
 import { cachedParse } from "./parse-cache.js";
 import { GateStats, type Stat } from "./gate-stats.js";
@@ -41,13 +43,20 @@ function readRefusal(error: unknown, file: string): string {
   return (error as Error).message.split(file).join(path.basename(file));
 }
 
-function readJson<T>(file: string, schema: z.ZodMiniType<T>): { value: T | null; reason?: string; unread?: true; fault?: true } {
+function readJson<T>(
+  file: string,
+  schema: z.ZodMiniType<T>,
+  sha?: string,
+): { value: T | null; reason?: string; unread?: true; fault?: true } {
   let text: string;
   try {
     text = readTextBounded(file, { max: MAX_FILE_BYTES });
   } catch (error) {
     return { value: null, reason: `unreadable: ${readRefusal(error, file)}`, unread: true, ...faultFlag(error) };
   }
+  // a file named by its sha256 (family-maps-<sha>.json) is those bytes or none: an edit changes no packet's judgement
+  if (sha !== undefined && sha256Hex(text) !== sha)
+    return { value: null, reason: "its bytes are not the sha256 its name binds (changed since the broker wrote it)" };
   // the one answer parser: a decision with a repeated key, or nesting zod would recurse into, is refused
   const json = parseJsonAnswer(text);
   if (!json.ok) return { value: null, reason: json.kind === "syntax" ? "not valid JSON" : json.reason };
@@ -160,12 +169,19 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   const elsewhere = (v: { run_id: string; gate: string }) => (v.run_id !== runId || v.gate !== gate ? `${v.run_id}\u0000${v.gate}` : null);
   let requestOf: string | null = null;
   const packetsOf = new Set<string>();
-  const take = <T>(name: string, stat: Stat, schema: z.ZodMiniType<T>, misplaced: (v: T) => string | null, put: (v: T) => void) => {
+  const take = <T>(
+    name: string,
+    stat: Stat,
+    schema: z.ZodMiniType<T>,
+    misplaced: (v: T) => string | null,
+    put: (v: T) => void,
+    sha?: string,
+  ) => {
     const file = inGate(dir, name);
     const { value, reason, fault } = parseOnce(
       stat,
       file,
-      () => readJson(file, schema),
+      () => readJson(file, schema, sha),
       (r) => !r.unread,
     );
     const wrong = value === null ? null : misplaced(value);
@@ -194,7 +210,8 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
     // first few are named: a gate holding a hundred thousand of them costs one listing, not a hundred thousand
     // lstat()s and problems a look. A misnamed file of a bus kind (result-01.json) is stat-ed and reported as ever:
     // its mover needs its age and its name.
-    const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parsed !== null;
+    const mapsSha = FAMILY_MAPS_RE.exec(name)?.[1];
+    const known = name === GATE_FILES.request || name === GATE_FILES.outcome || parsed !== null || mapsSha !== undefined;
     if (name.startsWith(".") && !BUS_DIRS.has(name)) continue; // claims and foreign temp files
     if (!known && name !== GATE_FILES.trail && !BUS_DIRS.has(name) && !anyMoverFor(name)) {
       if (++junk <= NAMED_JUNK) problem(name, NOT_A_BUS_NAME);
@@ -268,6 +285,15 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         (v) => (snap.request = v),
       );
     else if (name === GATE_FILES.outcome) take(name, stat, Outcome, placed, (v) => (snap.outcome = v));
+    else if (mapsSha !== undefined)
+      take(
+        name,
+        stat,
+        FamilyMaps,
+        () => null,
+        (v) => snap.familyMaps.set(mapsSha, v),
+        mapsSha,
+      );
     else {
       if (!parsed) continue;
       const { kind, round, member } = parsed;

@@ -3,7 +3,7 @@
 // the events. The broker worker only reads the inputs and writes what this returns.
 import { busJson } from "./bus-json.js";
 import { memoryText } from "./memory-text.js";
-import { Escalation, type Event, type Family, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
+import { Escalation, type Event, type Family, type FamilyMaps, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import type { ArtifactState } from "./artifact-view.js";
 import {
@@ -23,7 +23,7 @@ import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-
 import { sentShas } from "./sent-bytes.js";
 import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
 import { familyRelation, modelSourceWords } from "./independence.js";
-import { familyMapsFor } from "./family.js";
+import { familyMapsFile, familyMapsFor } from "./family.js";
 import { packetBodyText, packetId, renderPacket } from "./packet.js";
 import { embeddedArtifact, type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { sha256Hex } from "./sha.js";
@@ -95,6 +95,8 @@ export type BrokerStep =
       outcome?: Outcome;
       /** A packet's front matter: what a read will find in it once it is delivered. */
       packet?: PacketFrontMatter;
+      /** A packet's family-maps file (SPEC §7), delivered before it: one per gate while the settings keep the maps. */
+      familyMaps?: { name: string; text: string; sha: string; maps: FamilyMaps };
     };
 
 export function planStep(s: GateSnapshot, input: BrokerInput): BrokerStep {
@@ -242,7 +244,11 @@ function writePacket(
 ): BrokerStep {
   const artifact = input.reads.artifact();
   if (!artifact.ok) throw new Error(artifact.detail);
-  const front = issuedFront(planned, input);
+  // what both families were classified under: the round is judged by them, never by a later settings edit; in a file
+  // of their own, which the packet binds by sha, since the reviewer is sent the packet (SPEC §7)
+  const maps = familyMapsFor(s.request!.author_host, input.settings);
+  const familyMaps = { ...familyMapsFile(maps), maps };
+  const front: PacketFrontMatter = { ...issuedFront(planned, input), family_maps_sha256: familyMaps.sha };
   const text = packetText(s, front, artifact.text, input);
   const name = slotFile("packet", action.round, packetMember(front));
   const bytes = Buffer.byteLength(text, "utf8");
@@ -261,7 +267,7 @@ function writePacket(
       input,
     );
   }
-  return { type: "write", decision, action, name, text, events: roundEvents(s, action, input.now), packet: front };
+  return { type: "write", decision, action, name, text, events: roundEvents(s, action, input.now), packet: front, familyMaps };
 }
 
 /** Before round 1 there is no reviewer to retry and nothing to force-pass: the request ends as rework. */
@@ -336,8 +342,6 @@ export function packetFront(
     author_family: author.family,
     author_family_source: author.source,
     ...reviewer,
-    // what both families were classified under: the round is judged by them, never by a later settings edit (SPEC §7)
-    family_maps: familyMapsFor(request.author_host, input.settings),
     artifact_path: request.artifact_path,
     artifact_sha256: artifact.sha,
     artifact_raw_sha256: artifact.rawSha,

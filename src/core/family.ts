@@ -1,5 +1,6 @@
 // The one model-family classifier. Families are derived from model strings only; hosts map through HOST_FAMILIES.
-import type { Family } from "../spec/schemas.js";
+import type { Family, FamilyMaps } from "../spec/schemas.js";
+import { sha256Hex } from "./sha.js";
 import { FAMILIES } from "../spec/constants.js";
 
 type Known = Exclude<Family, "unknown">;
@@ -125,12 +126,6 @@ export function familyOfHost(host: string | null | undefined, maps: HostFamilyMa
   return classifyModel(key, maps.family_aliases);
 }
 
-/** The maps a packet records (SPEC §7 `family_maps`): every alias, and the author host's own host_families entry. */
-export interface FamilyMaps {
-  family_aliases: Record<string, Family>;
-  host_families: Record<string, Family>;
-}
-
 /**
  * The entries of the settings' maps that can decide a round's families (author on `host`, whatever model its reviewer
  * reports): every alias, since the reported model is not known when the packet is issued, and the host's own entry.
@@ -139,4 +134,23 @@ export interface FamilyMaps {
 export function familyMapsFor(host: string, maps: HostFamilyMaps): FamilyMaps {
   const entry = hostEntry(maps.host_families, host.trim().toLowerCase());
   return { family_aliases: { ...maps.family_aliases }, host_families: entry ? { [entry[0]]: entry[1] } : {} };
+}
+
+/**
+ * The gate file a packet's maps are recorded in (SPEC §7): named by the sha256 of its bytes, which the packet's
+ * `family_maps_sha256` binds, so equal maps are one file per gate and the reviewer, who is sent the packet, never sees
+ * the project's aliases. Keys sorted: the same maps are the same bytes whatever order the settings list them in.
+ */
+export function familyMapsFile(maps: FamilyMaps): { name: string; text: string; sha: string } {
+  const sorted = (m: Readonly<Record<string, Family>>) =>
+    Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const text = JSON.stringify({ family_aliases: sorted(maps.family_aliases), host_families: sorted(maps.host_families) }, null, 2) + "\n";
+  const sha = sha256Hex(text);
+  return { name: familyMapsName(sha), text, sha };
+}
+
+export const FAMILY_MAPS_RE = /^family-maps-([0-9a-f]{64})\.json$/;
+
+export function familyMapsName(sha: string): string {
+  return `family-maps-${sha}.json`;
 }

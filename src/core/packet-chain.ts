@@ -1,8 +1,8 @@
 // What makes a packet the broker's (SPEC §13, §15): it embeds the bytes its front matter names, and a round that keeps
 // its reviewer copies the previous packet's reviewer exactly. A planted packet that says otherwise is no round's: the
 // reader leaves it out, and the broker moves it aside, before a reviewer is paid for it or a verdict binds it.
-import type { Failure, Family, PacketFrontMatter, QuorumRule, Request, Settings } from "../spec/schemas.js";
-import type { HostFamilyMaps } from "./family.js";
+import type { Failure, Family, FamilyMaps, PacketFrontMatter, QuorumRule, Request, Settings } from "../spec/schemas.js";
+import { familyMapsName, type HostFamilyMaps } from "./family.js";
 import { keepsIndependence, reviewerOf } from "./independence.js";
 import { embeddedArtifact } from "./packet-body.js";
 import { dispatchedByBus, isNightmare } from "./adapter-kinds.js";
@@ -106,12 +106,37 @@ export function issueProblem(packet: PacketFrontMatter, request: Request, settin
         (packet.reviewer_adapter === "manual" ? "a reviewer nobody pinned" : "which settings do not configure so");
 }
 
+/** What a packet records of its maps (SPEC §7): the sha of its family-maps file, or, from the previous build, the maps. */
+type RecordsMaps = Pick<PacketFrontMatter, "family_maps" | "family_maps_sha256">;
+
+/** The gate's family-maps files, by the sha their bytes hash to (`GateSnapshot.familyMaps`). */
+export type RecordedMaps = ReadonlyMap<string, FamilyMaps>;
+
+/** Maps a packet binds but the gate does not hold as written: its author is of no known family under them (fail closed). */
+const UNREADABLE_MAPS: HostFamilyMaps = Object.freeze({});
+
+/** Whether a packet recorded the maps its round was issued under (this build or the previous one). */
+export function recordsFamilyMaps(packet: RecordsMaps): boolean {
+  return packet.family_maps_sha256 !== undefined || packet.family_maps !== undefined;
+}
+
+/** Why the maps a packet binds cannot be read (its family-maps file is missing, or is other bytes), or null. */
+export function familyMapsProblem(packet: RecordsMaps, recorded: RecordedMaps): string | null {
+  const sha = packet.family_maps_sha256;
+  return sha === undefined || recorded.has(sha)
+    ? null
+    : `${familyMapsName(sha)}, the family maps it was issued under, is missing or is not the bytes it binds: ` +
+        "its round's families cannot be judged, so it passes nothing";
+}
+
 /**
- * The maps a packet's round is classified under (SPEC §7 `family_maps`): those it recorded when it was issued, so a
- * settings edit since re-judges neither the broker's judgement of its pass nor the evidence for its escalations; a
- * packet of an earlier build recorded none, and is classified under the settings.
+ * The maps a packet's round is classified under (SPEC §7 `family_maps_sha256`): those it recorded when it was issued,
+ * so a settings edit since re-judges neither the broker's judgement of its pass nor the evidence for its escalations;
+ * maps it binds that the gate does not hold (`familyMapsProblem`) class its author with no family, so nothing it
+ * answers is independent; a packet of an earlier build recorded none, and is classified under the settings.
  */
-export function familyMaps(packet: Pick<PacketFrontMatter, "family_maps">, settings: HostFamilyMaps): HostFamilyMaps {
+export function familyMaps(packet: RecordsMaps, settings: HostFamilyMaps, recorded: RecordedMaps): HostFamilyMaps {
+  if (packet.family_maps_sha256 !== undefined) return recorded.get(packet.family_maps_sha256) ?? UNREADABLE_MAPS;
   return packet.family_maps ?? settings;
 }
 
@@ -120,12 +145,8 @@ export function familyMaps(packet: Pick<PacketFrontMatter, "family_maps">, setti
  * the broker's own judgement is asked, the settings now too (fail closed: a report of a pass never counts a review the
  * project's settings class with the author's family, nor one a recorded map alone makes independent).
  */
-export function judgedMaps(
-  packet: Pick<PacketFrontMatter, "family_maps">,
-  settings: HostFamilyMaps,
-  issuedOnly: boolean,
-): HostFamilyMaps[] {
-  const issued = familyMaps(packet, settings);
+export function judgedMaps(packet: RecordsMaps, settings: HostFamilyMaps, issuedOnly: boolean, recorded: RecordedMaps): HostFamilyMaps[] {
+  const issued = familyMaps(packet, settings, recorded);
   return issuedOnly || issued === settings ? [issued] : [issued, settings];
 }
 
@@ -139,7 +160,9 @@ export function judgedAuthorFamily(
   request: GateSnapshot["request"],
   maps: HostFamilyMaps,
 ): Family {
-  return request && authorIdentity(request, maps).family === packet.author_family ? packet.author_family : "unknown";
+  return request && maps !== UNREADABLE_MAPS && authorIdentity(request, maps).family === packet.author_family
+    ? packet.author_family
+    : "unknown";
 }
 
 /**
@@ -153,14 +176,15 @@ export function sealedReviewer(
   packet: PacketFrontMatter,
   request: GateSnapshot["request"],
   settings: HostFamilyMaps,
+  recorded: RecordedMaps,
 ): { model: string | null; family: Family; violation: boolean } {
   const breaks = (maps: HostFamilyMaps) =>
     !keepsIndependence(
       { ...packet, author_family: judgedAuthorFamily(packet, request, maps) },
       reviewerOf(result, packet, maps.family_aliases).family,
     );
-  const { model, family } = reviewerOf(result, packet, familyMaps(packet, settings).family_aliases);
-  return { model, family, violation: judgedMaps(packet, settings, false).some(breaks) };
+  const { model, family } = reviewerOf(result, packet, familyMaps(packet, settings, recorded).family_aliases);
+  return { model, family, violation: judgedMaps(packet, settings, false, recorded).some(breaks) };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Family, Settings, StopPolicy } from "../spec/schemas.js";
 import { type GateSnapshot, memberView } from "./snapshot.js";
 import { isIndependent, reviewerOf } from "./independence.js";
 import { openRound, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
-import { issueProblem, judgedAuthorFamily, judgedMaps } from "./packet-chain.js";
+import { familyMapsProblem, issueProblem, judgedAuthorFamily, judgedMaps, recordsFamilyMaps } from "./packet-chain.js";
 import { deliveryRefusal } from "./result-slot.js";
 import { passNoLongerHolds, rescrubbed, sentArtifact, sentShas } from "./sent-bytes.js";
 import { scrub, scrubOptions } from "./scrub.js";
@@ -180,7 +180,7 @@ function rederive(
   const { artifact, settings } = input;
   const name = (kind: SlotKind) => slotFile(kind, n, s.member);
   const packet = s.packets.get(n);
-  const maps = judgedMaps(packet ?? {}, settings, input.issuedOnly === true);
+  const maps = judgedMaps(packet ?? {}, settings, input.issuedOnly === true, s.familyMaps);
   if (!packet) return { problems: [`no valid ${name("packet")}`], blocking: false, families: maps.map(() => "unknown"), sealBroken: false };
   const stop = packet.stop ?? "verdict";
   const read = input.resultBytes(n, s.member);
@@ -193,12 +193,14 @@ function rederive(
       sealBroken: sealed,
     };
   const { bytes, text: raw } = read;
-  // a packet the broker would not have issued for this gate passes nothing, whatever its result says: a packet of this
-  // build (it records family_maps) had its reviewer checked against the settings while its round was open, before a
+  // a packet the broker would not have issued for this gate passes nothing, whatever its result says: a packet that
+  // records its family maps had its reviewer checked against the settings while its round was open, before a
   // verdict was sealed (workers/issued-packets.ts), so only its request is asked now and a providers edit since
   // re-judges nothing (SPEC §7); an earlier build's is held to the settings now, as it was
-  const unissued = s.request && issueProblem(packet, s.request, packet.family_maps ? null : settings);
+  const unissued = s.request && issueProblem(packet, s.request, recordsFamilyMaps(packet) ? null : settings);
   const problems: string[] = unissued ? [`${name("packet")}: ${unissued}`] : [];
+  const mapsGone = familyMapsProblem(packet, s.familyMaps);
+  if (mapsGone) problems.push(`${name("packet")}: ${mapsGone}`);
   const verdict = s.verdicts.get(n);
   // a verdict the reader left out says why (its seal removed, say): "no verdict" would name the wrong file
   const unbound = s.problems.find((p) => p.file === name("verdict"))?.reason;
@@ -284,7 +286,7 @@ export function quorumPassProblems(
     return { provider, ...again, family: again.families[0]!, passed: again.problems.length === 0, sha };
   });
   // the rule holds under each of the maps the round is judged under; the first's counted members are the outcome's
-  const judged = judgedMaps(packet, input.settings, input.issuedOnly === true).map((maps, i) =>
+  const judged = judgedMaps(packet, input.settings, input.issuedOnly === true, s.familyMaps).map((maps, i) =>
     judgeQuorum(
       rule,
       judgedAuthorFamily(packet, s.request, maps),

@@ -1,6 +1,16 @@
 // A gate directory as the core sees it: every valid file parsed, every problem listed (bus/gate-reader.ts reads it).
 import type * as z from "zod/mini";
-import type { Attempt, Decision, Escalation, Failure, Outcome, PacketFrontMatter, Request, VerdictFile } from "../spec/schemas.js";
+import type {
+  Attempt,
+  Decision,
+  Escalation,
+  Failure,
+  FamilyMaps,
+  Outcome,
+  PacketFrontMatter,
+  Request,
+  VerdictFile,
+} from "../spec/schemas.js";
 import { packetMember } from "./slot-file.js";
 
 /** Directories the bus itself keeps in a gate directory. */
@@ -70,6 +80,8 @@ export interface GateSnapshot extends ReviewSlots {
   members: Map<string, ReviewSlots>;
   /** null for the gate itself; a provider id for one quorum member's view (memberView): its slots, the gate's rest. */
   member: string | null;
+  /** The family-maps-<sha>.json files whose bytes are the sha their name binds, by that sha (SPEC §7). */
+  familyMaps: Map<string, FamilyMaps>;
   resubmits: Set<number>;
   /** Rounds the author contested with rebuttal-<n>.md; read when the ruling packet is built. */
   rebuttals: Set<number>;
@@ -106,6 +118,7 @@ export function emptySnapshot(runId: string, gate: string, dir: string): GateSna
     ...emptySlots(),
     members: new Map(),
     member: null,
+    familyMaps: new Map(),
     resubmits: new Set(),
     rebuttals: new Set(),
     escalations: new Map(),

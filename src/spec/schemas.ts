@@ -336,6 +336,16 @@ export type Request = z.infer<typeof Request>;
 
 export const RestartReason = z.enum(["artifact_changed", "retry", "malformed", "degraded", "ruling", "finalizer"]);
 
+/** The family classification a packet's round was issued under (SPEC §7): review/<gate>/family-maps-<sha>.json. */
+export const FamilyMaps = onFirstUse(
+  () => z.object({ family_aliases: z.record(z.string(), Family), host_families: z.record(z.string(), Family) }),
+  {
+    title: "review/<gate>/family-maps-<sha>.json",
+    description: "settings.family_aliases whole and the author host's settings.host_families entry; named by the sha256 of its bytes",
+  },
+);
+export type FamilyMaps = z.infer<typeof FamilyMaps>;
+
 export const PacketFrontMatter = onFirstUse(
   () =>
     z.object({
@@ -359,11 +369,15 @@ export const PacketFrontMatter = onFirstUse(
       independence: Independence,
       selection_status: z.enum(["selected", "degraded-local", "skipped"]),
       selection_reason: z.string(),
+      family_maps_sha256: described(
+        z.optional(sha256Hex),
+        "sha256 of the gate's family-maps-<sha>.json the packet was issued under: the round's families are classified " +
+          "under its maps, whatever the settings say later; a missing or other file passes nothing",
+      ),
       family_maps: described(
-        z.optional(z.object({ family_aliases: z.record(z.string(), Family), host_families: z.record(z.string(), Family) })),
-        "settings.family_aliases and the author host's settings.host_families entry when the packet was issued: the round's " +
-          "families are classified under them, whatever the settings say later (absent: a packet of an earlier build, " +
-          "classified under the settings)",
+        z.optional(FamilyMaps),
+        "the same maps inline, as the previous build recorded them (absent with no family_maps_sha256: a packet of an " +
+          "earlier build, classified under the settings)",
       ),
       contested_titles: described(
         z.optional(z.array(z.string())),
@@ -899,6 +913,7 @@ export const PUBLISHED_SCHEMAS = {
   "review_result.v1": ReviewResultLenient,
   "review_result.v1.strict": ReviewResultStrict,
   packet: PacketFrontMatter,
+  family_maps: FamilyMaps,
   request: Request,
   attempt: Attempt,
   failure: Failure,

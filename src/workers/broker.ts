@@ -154,6 +154,13 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
       // ...nor an outcome after another broker's next round, or on bytes the artifact no longer holds: the plan's
       // look at the gate and the artifact is as old as the trail write above, and the gate is planned again
       if (step.outcome && !outcomeStillHolds(ctx, s, step.outcome)) continue;
+      // a packet's family maps are on disk before it is (first writer wins: equal maps are one file, SPEC §7)
+      if (step.familyMaps && !s.familyMaps.has(step.familyMaps.sha)) {
+        const maps = await deliver(ctx.layout.gateFile(runId, gate, step.familyMaps.name), step.familyMaps.text, {
+          guildDir: ctx.layout.guild,
+        });
+        if (maps.status === "conflict") throw new Error(`${step.familyMaps.name} holds other bytes than its name binds: move it aside`);
+      }
       result = await deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
     } catch (error) {
       if (error instanceof ReadFault) throw error; // tried again later, not recorded as the gate's state
@@ -165,7 +172,10 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     if (result.status === "delivered") held.delete(s.dir);
     if (result.status === "conflict") sayConflict(ctx, s, step, { held, log });
     if (result.status === "delivered") appendEvents(ctx, runId, step.events, log);
-    if (result.status === "delivered" && step.packet) justIssued = { s, packet: step.packet };
+    if (result.status === "delivered" && step.packet) {
+      const maps = step.familyMaps;
+      justIssued = { s: maps ? { ...s, familyMaps: new Map(s.familyMaps).set(maps.sha, maps.maps) } : s, packet: step.packet };
+    }
     // the gate has ended as its trail already says: nothing left to read or plan
     if (result.status === "delivered" && ended) return { ...ended, delivered };
     // Another writer holds the slot: its file is handled on the next pass (a racing broker's, or quarantined).

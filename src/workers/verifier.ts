@@ -28,7 +28,7 @@ import { type JudgedVersion, rejectFile, rejectPlace } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
-import { sealedReviewer } from "../core/packet-chain.js";
+import { familyMapsProblem, sealedReviewer } from "../core/packet-chain.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { ReadFault } from "../core/read-fault.js";
@@ -247,7 +247,14 @@ function judge(
   if (!artifact.ok) reasons.push(`artifact unreadable now: ${artifact.detail}`);
   const report = evaluateGatePass({ resultRaw: raw, parsed, artifactBytes, packetId: packet.packet_id });
   report.reasons.push(...reasons);
-  const { model: reviewerModel, family: reviewerFamily, violation } = sealedReviewer(r, packet, view.request, ctx.settings);
+  // maps the packet binds that the gate does not hold seal a violation (no family is known): the verdict says why
+  const mapsGone = familyMapsProblem(packet, view.familyMaps);
+  if (mapsGone) report.reasons.push(`packet: ${mapsGone}`);
+  const {
+    model: reviewerModel,
+    family: reviewerFamily,
+    violation,
+  } = sealedReviewer(r, packet, view.request, ctx.settings, view.familyMaps);
   const contested = contestedFindings(
     packet,
     (round) => {
