@@ -169,19 +169,12 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
   const elsewhere = (v: { run_id: string; gate: string }) => (v.run_id !== runId || v.gate !== gate ? `${v.run_id}\u0000${v.gate}` : null);
   let requestOf: string | null = null;
   const packetsOf = new Set<string>();
-  const take = <T>(
-    name: string,
-    stat: Stat,
-    schema: z.ZodMiniType<T>,
-    misplaced: (v: T) => string | null,
-    put: (v: T) => void,
-    sha?: string,
-  ) => {
+  const take = <T>(name: string, stat: Stat, schema: z.ZodMiniType<T>, misplaced: (v: T) => string | null, put: (v: T) => void) => {
     const file = inGate(dir, name);
     const { value, reason, fault } = parseOnce(
       stat,
       file,
-      () => readJson(file, schema, sha),
+      () => readJson(file, schema),
       (r) => !r.unread,
     );
     const wrong = value === null ? null : misplaced(value);
@@ -285,16 +278,18 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
         (v) => (snap.request = v),
       );
     else if (name === GATE_FILES.outcome) take(name, stat, Outcome, placed, (v) => (snap.outcome = v));
-    else if (mapsSha !== undefined)
-      take(
-        name,
+    else if (mapsSha !== undefined) {
+      // read only while its bytes are the sha its name binds: an edited file changes no packet's judgement (SPEC §7)
+      const file = inGate(dir, name);
+      const { value, reason, fault } = parseOnce(
         stat,
-        FamilyMaps,
-        () => null,
-        (v) => snap.familyMaps.set(mapsSha, v),
-        mapsSha,
+        file,
+        () => readJson(file, FamilyMaps, mapsSha),
+        (r) => !r.unread,
       );
-    else {
+      if (value === null) problem(name, reason ?? "invalid", fault ? { fault } : {});
+      else snap.familyMaps.set(mapsSha, value);
+    } else {
       if (!parsed) continue;
       const { kind, round, member } = parsed;
       // a quorum member's files go to its own slots (SPEC §26)

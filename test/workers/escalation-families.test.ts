@@ -111,7 +111,7 @@ describe("family_maps a packet records that are not the settings' when its round
     // the author's family claimed to be openai, under a host_families entry the settings do not hold
     const planted = readFileSync(g.file("packet-1.md"), "utf8")
       .replace("author_family: anthropic", "author_family: openai")
-      .replace(/^family_maps: .*$/m, 'family_maps: {"family_aliases":{},"host_families":{"claude":"openai"}}')
+      .replace(/^family_maps_sha256: .*$/m, 'family_maps: {"family_aliases":{},"host_families":{"claude":"openai"}}')
       .replace("another model family (anthropic)", "another model family (openai)");
     g.drop("packet-1.md", planted);
     g.dropResult({ reviewer_model: "claude-opus-4" }); // the author's family
