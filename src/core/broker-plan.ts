@@ -517,7 +517,7 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
         {
           ...action,
           independence: "weak",
-          reason: `gate passed, but the settings now class its reviewer with the author's family (${classed[0]}): recorded as a weak review`,
+          reason: `gate passed, but the settings now class its reviewer with the author's family (${classed[0]}): a weak review`,
           namesModel: true,
         },
         input,

@@ -85,7 +85,7 @@ describe("an escalation of a reason decide() reaches only from another end", () 
 
   it("human_checkpoint is not the broker's at the cap, where it raises cap_hit", () => {
     const ctx = context({ policy: { cap: 1, humanCheckpoint: true } });
-    const g = gate().packet(1).verdict(1, "blockers");
+    const g = gate().packet(1, { cap: 1 }).verdict(1, "blockers"); // issued at the cap: a request of no recorded cap is judged by it
     expect(decide(g.s, ctx).action).toMatchObject({ type: "escalation", reason: "cap_hit" });
     g.escalation(1, "human_checkpoint", ["continue", "stop", "rework"]);
     expect(foreignEscalationProblem(g.s, ctx, () => true)).toMatch(/^not the broker's: human_checkpoint at round 1 needs/);
