@@ -73,7 +73,7 @@ const suite = openaiSuite({
   },
   repair: { step: "satisfied", normalizedFrom: "whole-json", note: "structured again" },
   sameFamily: { authorArgs: ["--author", "claude"], who: "claude", reportedModel: "claude-opus-4", family: "anthropic" },
-  slow: { timeoutMs: SLOW_MS, how: "codex's process group killed", reason: new RegExp(`timed out after ${SLOW_MS} ms`) },
+  slow: { timeoutMs: SLOW_MS, how: "codex's process group killed", reason: (ms) => new RegExp(`timed out after ${ms} ms`) },
   // Provider detection (codex --version, auth signal) passes; the dispatch itself fails before any request.
   notRun: {
     how: "codex refuses its configuration before starting a turn",

@@ -47,7 +47,7 @@ const suite = openaiSuite({
     reportedModel: "gpt-5.1",
     family: "openai",
   },
-  slow: { timeoutMs: 1500, how: "request aborted", reason: /within 1500 ms/ },
+  slow: { timeoutMs: 1500, how: "request aborted", reason: (ms) => new RegExp(`within ${ms} ms`) },
   notRun: {
     how: "connection refused",
     provider: refused,
