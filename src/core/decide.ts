@@ -29,7 +29,7 @@ import {
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import type { QuorumJudgement } from "./quorum.js";
 import { judgedChain, stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
-import { boundElsewhere, failReasons, verdictBlocks, verdictPasses } from "./verdict-pass.js";
+import { failReasons, namesItsPacket, namesUnsentBytes, verdictBlocks, verdictPasses } from "./verdict-pass.js";
 import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
 
 export type OutcomeAction = {
@@ -346,8 +346,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
       P.restart_reason === "malformed" &&
       (previous?.kind === "malformed" ||
         (previousVerdict !== undefined &&
-          (!previousVerdict.gate_pass.conditions.parses ||
-            (previousPacket !== undefined && boundElsewhere(previousVerdict, previousPacket)))));
+          (!namesItsPacket(previousVerdict) || (previousPacket !== undefined && namesUnsentBytes(previousVerdict, previousPacket)))));
     if (twice)
       return escalate("malformed_termination_x2", `two malformed terminations in a row: ${why}${MALFORMED_TWICE_HINT}`, CAP_OPTIONS);
     if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${why})`, CAP_OPTIONS);
@@ -425,10 +424,10 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
           : "all five gate-pass conditions hold";
       return act({ type: "outcome", status: "satisfied", reason, round: R, independence: P.independence }, "pass");
     }
-    if (!gp.conditions.parses || !gp.conditions.packet_id_match) return malformed(gp.reasons.join("; "));
+    if (!namesItsPacket(verdict)) return malformed(gp.reasons.join("; "));
     // a sha that was never the packet's, with the artifact as the packet sent it: the reviewer did not copy its packet's
     // sha (a raw file's, say), and another round on the same bytes would only repeat that, paid
-    if (!gp.conditions.sha256_match && boundElsewhere(verdict, P) && !changedSinceSent(P, ctx.artifact()))
+    if (namesUnsentBytes(verdict, P) && !changedSinceSent(P, ctx.artifact()))
       return malformed(
         `the result names artifact_sha256_reviewed ${verdict.artifact_sha256_reviewed}, not the packet's ${P.artifact_sha256} ` +
           "(copy it from the packet; it is the sha of the scrubbed bytes the packet embeds)",
@@ -602,25 +601,20 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
     return !now.ok || sent.some((p) => changedSinceSent(p, now) || writtenSinceSent(p, now));
   };
   // a verdict that parses and names its packet, and whether it is for the bytes that packet sent
-  const named = (v: VerdictFile) => v.gate_pass.conditions.parses && v.gate_pass.conditions.packet_id_match;
   // a verdict (a member's) for other bytes than its packet's, as verified: the broker restarts the round on it
   const stale = quorum
     ? !issuing && quorum.type === "restart" && quorum.reason === "artifact_changed"
-    : verdicts.some((v) => named(v) && !v.gate_pass.conditions.sha256_match);
+    : verdicts.some((v) => namesItsPacket(v) && !v.gate_pass.conditions.sha256_match);
   // how decide() reads the round's end: a verdict bound to its packet and the bytes; one without a usable score that
   // blocks nothing (score_unavailable); a round that did not pass (the cap, the checkpoint, a stall, the author's
   // turn); a malformed end (a restart, or the cap)
-  const bound = (v: VerdictFile) => named(v) && v.gate_pass.conditions.sha256_match;
+  const bound = (v: VerdictFile) => namesItsPacket(v) && v.gate_pass.conditions.sha256_match;
   const scoreless = (v: VerdictFile) => stop === "score" && !v.score_gate?.available && !verdictBlocks(v);
   const single = quorum ? undefined : s.verdicts.get(R);
   const notPassed = quorum ? !issuing && quorum.type === "fail" : single !== undefined && !passed && bound(single) && !scoreless(single);
   const endedMalformed = quorum
     ? !issuing && quorum.type === "restart" && quorum.reason === "malformed"
-    : s.failures.get(R)?.kind === "malformed" ||
-      (single !== undefined &&
-        (!single.gate_pass.conditions.parses ||
-          !single.gate_pass.conditions.packet_id_match ||
-          (!single.gate_pass.conditions.sha256_match && boundElsewhere(single, P))));
+    : s.failures.get(R)?.kind === "malformed" || (single !== undefined && (!namesItsPacket(single) || namesUnsentBytes(single, P)));
   // the checkpoint, restart cap and stall detection request.json recorded (SPEC §6); one an earlier build's request did
   // not record is unknown (never today's settings, which may have changed since the broker raised `esc`): any value may
   // have been in force. Its cap is the one packet n was issued under (`unrecordedAsRaised`).

@@ -5,7 +5,7 @@ import type { StallEvidence, StopPolicy } from "../spec/schemas.js";
 import type { GateSnapshot } from "./snapshot.js";
 import { roundMembers, roundPacket, roundVerdicts } from "./gate-queries.js";
 import { largest, smallest } from "./extremes.js";
-import { verdictBlocks } from "./verdict-pass.js";
+import { namesItsPacket, verdictBlocks } from "./verdict-pass.js";
 
 /** The artifact bytes as decide() sees them. */
 export interface Bytes {
@@ -52,7 +52,7 @@ export function roundJudgement(
   if (!verdicts.length) return null;
   const scores = verdicts.map((v) => (v.score_gate?.available && v.score_gate.score !== null ? v.score_gate.score : null));
   const whole = s.verdicts.has(round) || verdicts.length === roundMembers(s, round).length;
-  const blocks = verdicts.some((v) => v.gate_pass.conditions.parses && v.gate_pass.conditions.packet_id_match && verdictBlocks(v));
+  const blocks = verdicts.some((v) => namesItsPacket(v) && verdictBlocks(v));
   return {
     parses: blocks || (whole && verdicts.every((v) => v.gate_pass.conditions.parses)),
     shaMatch: verdicts.every((v) => v.gate_pass.conditions.sha256_match),

@@ -119,3 +119,16 @@ export function rulingCounts(rulings: unknown, contested: FindingView[] | null):
 export function boundElsewhere(verdict: VerdictFile, packet: PacketFrontMatter): boolean {
   return verdict.artifact_sha256_reviewed?.toLowerCase() !== packet.artifact_sha256;
 }
+
+/** Whether a verdict's result parsed and named its packet: one that did not answered nothing, a malformed end. */
+export function namesItsPacket(verdict: Pick<VerdictFile, "gate_pass">): boolean {
+  return verdict.gate_pass.conditions.parses && verdict.gate_pass.conditions.packet_id_match;
+}
+
+/**
+ * Whether a verdict names artifact bytes that are neither the artifact's now nor any its packet sent (`boundElsewhere`):
+ * a malformed end too, unless the artifact changed since the packet (decide() then restarts on the new bytes).
+ */
+export function namesUnsentBytes(verdict: VerdictFile, packet: PacketFrontMatter): boolean {
+  return !verdict.gate_pass.conditions.sha256_match && boundElsewhere(verdict, packet);
+}
