@@ -3,6 +3,7 @@ import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { assertGate, assertRunId, PROVIDER_ID, PROVIDER_ID_RE } from "../spec/ids.js";
 import { isSlotKind } from "../core/slot-file.js";
+import { FAMILY_MAPS_RE } from "../core/family.js";
 import { insideGuild, PathSafetyError, refuseSymlinks } from "./no-symlinks.js";
 
 const GUILD_DIR = ".guild";
@@ -136,6 +137,9 @@ export function misnamedReason(name: string): string | null {
 export function movesAside(worker: Worker, name: string): boolean {
   if (name === GATE_FILES.request) return GATE_FILE_KINDS.request.movers.includes(worker);
   if (name === GATE_FILES.outcome) return GATE_FILE_KINDS.outcome.movers.includes(worker);
+  // a family-maps file that is not the bytes its name binds is the broker's to move: it writes them, and until the
+  // name is free again it cannot deliver a packet under those maps (a planted file would hold the gate for good)
+  if (FAMILY_MAPS_RE.test(name)) return worker === "broker";
   const kind = KIND_PREFIX_RE.exec(name)?.[1] as RoundKind | undefined;
   return kind !== undefined && GATE_FILE_KINDS[kind].movers.includes(worker);
 }
