@@ -371,9 +371,11 @@ export function packetText(s: GateSnapshot, front: PacketFrontMatter, artifactTe
  * `front` as the broker writes it: a ruling packet records the contested titles as it shows them (scrubbed under the
  * redaction settings now, then cut), so its ruling is counted against what the reviewer was shown, whatever those
  * settings say once it is sealed (SPEC §21.2); any other packet records none. A packet that records others is not the
- * broker's (`unissuedPacketProblem` builds it again).
+ * broker's (`unissuedPacketProblem` builds it again). A packet of an earlier build (one that binds no family-maps file)
+ * recorded none and showed the titles scrubbed now: built again as it was, so an upgrade mid-round keeps its round.
  */
 function issuedFront(front: PacketFrontMatter, input: PacketInput): PacketFrontMatter {
+  if (front.family_maps_sha256 === undefined) return { ...front, contested_titles: undefined };
   const ruling = front.restart_reason === "ruling" && front.restart_of !== null;
   const titles = ruling
     ? listedFindings(blockingItems(input.reads.result(front.restart_of!))).findings.map((f) =>
@@ -452,7 +454,7 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketIn
     ruling = {
       round: front.restart_of,
       findings: contested.map((f, i) => ({
-        title: front.contested_titles![i]!,
+        title: front.contested_titles?.[i] ?? cut(f.title)!,
         severity: cut(f.severity),
         detail: cut(f.detail),
         evidence: cut(f.evidence),

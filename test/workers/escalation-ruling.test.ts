@@ -78,3 +78,37 @@ describe("a ruling packet whose recorded titles are not the ones it shows", () =
     );
   });
 });
+
+describe("a ruling packet of the previous build (its maps inline, no contested_titles)", () => {
+  it("is still the broker's after an upgrade mid-round: its ruling ends the gate", async () => {
+    const run = "ruling-previous-build";
+    const g = await gateWithPacket(run, { difficulty: "hard" });
+    const ctx = loadContext(g.layout);
+    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, run, GATE);
+    expect(await rebut(ctx, run, GATE, "Not a defect.")).toMatchObject({ ok: true });
+    await stepGate(ctx, run, GATE);
+    const issued = readFileSync(g.file("packet-2.md"), "utf8");
+    // what the previous build wrote for this round: the same text, its maps inline and no titles recorded
+    const previous = issued
+      .replace(/^contested_titles: .*\n/m, "")
+      .replace(/^family_maps_sha256: .*$/m, 'family_maps: {"family_aliases":{},"host_families":{}}');
+    g.drop("packet-2.md", previous);
+    expect(readGateLive(ctx, run, GATE).problems).toEqual([]);
+    // ...but titles recorded without the maps' sha are not the previous build's: the titles it shows are the broker's
+    const titled = issued
+      .replace(/^family_maps_sha256: .*$/m, 'family_maps: {"family_aliases":{},"host_families":{}}')
+      .replace(/^contested_titles: .*$/m, 'contested_titles: ["anything"]')
+      .replace(/^### Finding 1: .*$/m, "### Finding 1: anything");
+    g.drop("packet-2.md", titled);
+    expect(readGateLive(ctx, run, GATE).problems).toContainEqual(
+      expect.objectContaining({ file: "packet-2.md", reason: expect.stringContaining("is not the packet the broker issues") }),
+    );
+    g.drop("packet-2.md", previous);
+    g.dropResult({ rulings: [{ finding: "a defect", ruling: "withdrawn", reason: "fixed" }] }, 2);
+    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    await stepGate(ctx, run, GATE);
+    expect(readGate(g.layout, run, GATE).outcome).toMatchObject({ status: "satisfied", independence: "strong" });
+  });
+});
