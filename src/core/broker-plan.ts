@@ -248,7 +248,7 @@ function writePacket(
   // of their own, which the packet binds by sha, since the reviewer is sent the packet (SPEC §7)
   const maps = familyMapsFor(s.request!.author_host, input.settings);
   const familyMaps = { ...familyMapsFile(maps), maps };
-  const front: PacketFrontMatter = { ...issuedFront(planned, input), family_maps_sha256: familyMaps.sha };
+  const front = issuedFront({ ...planned, family_maps_sha256: familyMaps.sha }, input);
   const text = packetText(s, front, artifact.text, input);
   const name = slotFile("packet", action.round, packetMember(front));
   const bytes = Buffer.byteLength(text, "utf8");

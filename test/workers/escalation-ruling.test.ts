@@ -7,6 +7,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { readGate } from "../../src/bus/gate-reader.js";
+import { planStep } from "../../src/core/broker-plan.js";
+import { parsePacket } from "../../src/core/packet.js";
+import { brokerInput } from "../../src/workers/gate-reads.js";
 import { rebut } from "../../src/commands/author.js";
 import { checkGates } from "../../src/commands/check.js";
 import { stepGate } from "../../src/workers/broker.js";
@@ -20,17 +23,29 @@ type Gate = Awaited<ReturnType<typeof gateWithPacket>>;
 const setSettings = (g: Gate, settings: Record<string, unknown>) =>
   writeFileSync(path.join(g.root, ".guild", "settings.json"), JSON.stringify(settings));
 
-/** Round 1 blocked on a finding whose title the redaction patterns scrub, contested, and the ruling round 2 answered
- * withdrawing it by the title its packet showed, and verified. */
-async function rulingWithdrawn(run: string): Promise<Gate> {
-  const g = await gateWithPacket(run, { difficulty: "hard", settings: REDACT });
+/** Round 1 blocked on one finding of this title, verified, and contested by the author. */
+async function rebutted(run: string, title: string, settings?: Record<string, unknown>) {
+  const g = await gateWithPacket(run, { difficulty: "hard", ...(settings ? { settings } : {}) });
   const ctx = loadContext(g.layout);
   const verify = () => verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
-  g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "Key ACME-123 leaks" }] });
+  g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title }] });
   await verify();
   await stepGate(ctx, run, GATE);
   expect(await rebut(ctx, run, GATE, "Not a defect.")).toMatchObject({ ok: true });
-  await stepGate(ctx, run, GATE);
+  return { g, ctx, verify };
+}
+
+/** `rebutted`, and the broker has issued the ruling packet-2. */
+async function contested(run: string, title: string, settings?: Record<string, unknown>) {
+  const rebuttal = await rebutted(run, title, settings);
+  await stepGate(rebuttal.ctx, run, GATE);
+  return rebuttal;
+}
+
+/** Round 1 blocked on a finding whose title the redaction patterns scrub, contested, and the ruling round 2 answered
+ * withdrawing it by the title its packet showed, and verified. */
+async function rulingWithdrawn(run: string): Promise<Gate> {
+  const { g, verify } = await contested(run, "Key ACME-123 leaks", REDACT);
   const shown = readFileSync(g.file("packet-2.md"), "utf8");
   const title = /^### Finding 1: (.+)$/m.exec(shown)![1]!;
   expect(title).not.toContain("ACME-123");
@@ -63,13 +78,7 @@ describe("a ruling round's sealed pass, after the redaction patterns change", ()
 describe("a ruling packet whose recorded titles are not the ones it shows", () => {
   it("is not the broker's: no worker acts on it", async () => {
     const run = "ruling-titles-planted";
-    const g = await gateWithPacket(run, { difficulty: "hard", settings: REDACT });
-    const ctx = loadContext(g.layout);
-    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "Key ACME-123 leaks" }] });
-    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
-    await stepGate(ctx, run, GATE);
-    expect(await rebut(ctx, run, GATE, "Not a defect.")).toMatchObject({ ok: true });
-    await stepGate(ctx, run, GATE);
+    const { g, ctx } = await contested(run, "Key ACME-123 leaks", REDACT);
     const text = readFileSync(g.file("packet-2.md"), "utf8");
     expect(text).toMatch(/^contested_titles: \["Key .+ leaks"\]$/m);
     g.drop("packet-2.md", text.replace(/^contested_titles: .*$/m, 'contested_titles: ["anything"]'));
@@ -79,16 +88,23 @@ describe("a ruling packet whose recorded titles are not the ones it shows", () =
   });
 });
 
+describe("the broker's ruling packet", () => {
+  it("is planned with the front matter its file holds (what the broker plans from next, without reading it back)", async () => {
+    const run = "ruling-planned";
+    const { g, ctx } = await rebutted(run, "a defect");
+    const s = readGate(g.layout, run, GATE);
+    const step = planStep(s, brokerInput(ctx, s, null));
+    expect(step).toMatchObject({ type: "write", name: "packet-2.md" });
+    if (step.type !== "write") return;
+    expect(step.packet).toEqual(parsePacket(step.text).front);
+    expect(step.packet?.contested_titles).toEqual(["a defect"]);
+  });
+});
+
 describe("a ruling packet of the previous build (its maps inline, no contested_titles)", () => {
   it("is still the broker's after an upgrade mid-round: its ruling ends the gate", async () => {
     const run = "ruling-previous-build";
-    const g = await gateWithPacket(run, { difficulty: "hard" });
-    const ctx = loadContext(g.layout);
-    g.dropResult({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "a defect" }] });
-    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
-    await stepGate(ctx, run, GATE);
-    expect(await rebut(ctx, run, GATE, "Not a defect.")).toMatchObject({ ok: true });
-    await stepGate(ctx, run, GATE);
+    const { g, ctx, verify } = await contested(run, "a defect");
     const issued = readFileSync(g.file("packet-2.md"), "utf8");
     // what the previous build wrote for this round: the same text, its maps inline and no titles recorded
     const previous = issued
@@ -107,7 +123,7 @@ describe("a ruling packet of the previous build (its maps inline, no contested_t
     );
     g.drop("packet-2.md", previous);
     g.dropResult({ rulings: [{ finding: "a defect", ruling: "withdrawn", reason: "fixed" }] }, 2);
-    await verifyGate(ctx, run, GATE, () => undefined, Date.now() + 60_000);
+    await verify();
     await stepGate(ctx, run, GATE);
     expect(readGate(g.layout, run, GATE).outcome).toMatchObject({ status: "satisfied", independence: "strong" });
   });
