@@ -16,6 +16,8 @@ import { describe, expect, it } from "vitest";
 import { readGate } from "../../src/bus/gate-reader.js";
 import { viewGate } from "../../src/commands/gate-view.js";
 import { Layout, parseRoundFile } from "../../src/bus/layout.js";
+import { FAMILY_MAPS_RE } from "../../src/core/family.js";
+import { sha256Hex } from "../../src/core/sha.js";
 import { sweepStaging } from "../../src/bus/janitor.js";
 import { loadContext } from "../../src/bus/context.js";
 import { BIN, makeProject, type Project, received, SCRIPTED, scriptedProvider, stopChild } from "../helpers/bus.js";
@@ -186,7 +188,14 @@ function strayFiles(dir: string): string[] {
           if (!n.endsWith(".reason.json") && !inner.includes(`${n}.reason.json`)) stray.push(`${name}/${n} (no reason)`);
       continue;
     }
-    const bus = name === "request.json" || name === "outcome.json" || name === "trail.md" || parseRoundFile(name) !== null;
+    // a family-maps file is the broker's only while it is the bytes its name binds (SPEC §7)
+    const maps = FAMILY_MAPS_RE.exec(name);
+    const bus =
+      name === "request.json" ||
+      name === "outcome.json" ||
+      name === "trail.md" ||
+      parseRoundFile(name) !== null ||
+      (maps !== null && st.isFile() && sha256Hex(readFileSync(path.join(dir, name))) === maps[1]);
     if (!bus || !st.isFile()) stray.push(name);
   }
   return stray;
