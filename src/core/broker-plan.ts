@@ -378,9 +378,7 @@ function issuedFront(front: PacketFrontMatter, input: PacketInput): PacketFrontM
   if (front.family_maps_sha256 === undefined) return { ...front, contested_titles: undefined };
   const ruling = front.restart_reason === "ruling" && front.restart_of !== null;
   const titles = ruling
-    ? listedFindings(blockingItems(input.reads.result(front.restart_of!))).findings.map((f) =>
-        scrub(f.title, scrubOptions(input.settings)).slice(0, CONTESTED_TEXT_CHARS),
-      )
+    ? listedFindings(blockingItems(input.reads.result(front.restart_of!))).findings.map((f) => contestedText(f.title, input))
     : undefined;
   return { ...front, contested_titles: titles };
 }
@@ -441,6 +439,11 @@ function checkpointNote(s: GateSnapshot, front: PacketFrontMatter): { round: num
   return null;
 }
 
+/** A contested finding's text as a ruling packet shows it: scrubbed, then cut (bounded like the trail's lists). */
+function contestedText(text: string, input: PacketInput): string {
+  return scrub(text, scrubOptions(input.settings)).slice(0, CONTESTED_TEXT_CHARS);
+}
+
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
 function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketInput): PacketExtras {
   const clean = (text: string) => scrub(text, scrubOptions(input.settings));
@@ -450,7 +453,7 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketIn
   if (front.restart_reason === "ruling" && front.restart_of !== null) {
     // bounded like the trail's lists: a result's findings must not swell the next packet past the file limit
     const contested = listedFindings(blockingItems(input.reads.result(front.restart_of))).findings;
-    const cut = (t: string | undefined) => (t === undefined ? undefined : clean(t).slice(0, CONTESTED_TEXT_CHARS)); // scrubbed, then cut
+    const cut = (t: string | undefined) => (t === undefined ? undefined : contestedText(t, input));
     ruling = {
       round: front.restart_of,
       findings: contested.map((f, i) => ({
