@@ -24,6 +24,7 @@ export function printBrokers(rows: Awaited<ReturnType<typeof brokersFigure>>): v
     rows.map((r) => ({
       figure: `${r.brokers} broker(s) + ${r.verifiers} verifier(s), ${r.gates} gates × 2 rounds`,
       "rounds/s": r.rounds_per_s,
+      "first burst rounds/s": r.first_burst?.rounds_per_s ?? "-",
       "vs 1 broker": ms(r.rounds_per_s / base.rounds_per_s),
       "floor: durable deliveries/s": r.delivery_floor.per_s,
       ratio: ms(r.rounds_per_s / r.delivery_floor.per_s),
