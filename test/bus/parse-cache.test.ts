@@ -1,6 +1,6 @@
 // The parse cache: a file is parsed once per version, and a full cache drops an entry nobody asked for lately.
 import { describe, expect, it } from "vitest";
-import { cachedParse } from "../../src/bus/parse-cache.js";
+import { cachedParse, forgetParsedUnder } from "../../src/bus/parse-cache.js";
 
 describe("cachedParse", () => {
   const keep = () => true;
@@ -48,5 +48,34 @@ describe("cachedParse", () => {
     expect(parsed).toEqual([]); // the newest is kept
     put("/large/0");
     expect(parsed).toEqual(["/large/0"]); // the oldest went for the bytes
+  });
+
+  it("forgets every file under an ended run's directory, at any depth, and nothing beside it", () => {
+    const parsed: string[] = [];
+    const put = (file: string) => cachedParse(file, "1:1:1:1", () => (parsed.push(file), { file }), keep);
+    const inRun = ["/runs/t1/run.json", "/runs/t1/review/G/packet-1.md", "/runs/t1/review/G/.verified/result-1.json"];
+    const beside = ["/runs/t10/run.json", "/runs/t10/review/G/packet-1.md", "/runs/t2/review/G/packet-1.md"];
+    [...inRun, ...beside].forEach(put);
+    forgetParsedUnder("/runs/t1");
+    parsed.length = 0;
+    [...inRun, ...beside].forEach(put);
+    expect(parsed).toEqual(inRun); // read again; the runs whose names share its prefix kept theirs
+    forgetParsedUnder("/runs/t1/review/G/.verified"); // a directory below a run too
+    parsed.length = 0;
+    [...inRun, ...beside].forEach(put);
+    expect(parsed).toEqual(["/runs/t1/review/G/.verified/result-1.json"]);
+  });
+
+  it("forgets the files of a run again after they were read anew, evicted or replaced by a new version", () => {
+    const parsed: string[] = [];
+    const put = (file: string, stamp = "1:1:1:1") => cachedParse(file, stamp, () => (parsed.push(file), { file }), keep);
+    put("/again/r/a");
+    forgetParsedUnder("/again/r");
+    put("/again/r/a");
+    put("/again/r/a", "1:2:2:2"); // a new version of a file the cache holds
+    forgetParsedUnder("/again/r");
+    parsed.length = 0;
+    put("/again/r/a", "1:2:2:2");
+    expect(parsed).toEqual(["/again/r/a"]);
   });
 });
