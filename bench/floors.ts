@@ -12,24 +12,36 @@ import { waitForFile } from "./watch.js";
  * `ping-<n>` with a durable `pong-<n>`; this process times ping delivered → pong seen, the same two-process,
  * fs.watch + fsync + link path a round takes, with no bus logic in it.
  */
-export async function echoFloor(rounds: number) {
+export const echoFloor = (rounds: number) => relayed(rounds, [["ping", "pong"]]);
+
+/**
+ * The shape of a bus round with no bus logic in it: a durable `ping-<n>` (the result) answered by a second process
+ * with a durable `mid-<n>` (the verdict), answered by a third with a durable `pong-<n>` (the next packet). A round
+ * of the bus takes these three deliveries and two wake-ups at least, whatever its workers compute.
+ */
+export const relayFloor = (rounds: number) =>
+  relayed(rounds, [
+    ["ping", "mid"],
+    ["mid", "pong"],
+  ]);
+
+async function relayed(rounds: number, hops: Array<[string, string]>) {
   const root = tempDir();
   const dir = path.join(root, "echo");
   mkdirSync(dir);
   const guildDir = path.join(root, ".guild");
-  const child = spawn(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), "echo.js"), dir, guildDir], {
-    stdio: "ignore",
-  });
+  const echo = path.join(path.dirname(fileURLToPath(import.meta.url)), "echo.js");
+  const children = hops.map(([from, to]) => spawn(process.execPath, [echo, dir, guildDir, from, to], { stdio: "ignore" }));
   const samples: number[] = [];
   try {
-    await waitForFile(path.join(dir, "ready"));
+    for (const [from] of hops) await waitForFile(path.join(dir, `ready-${from}`));
     for (let n = 1; n <= rounds; n++) {
       const t0 = performance.now();
       await deliver(path.join(dir, `ping-${n}`), `ping ${n}\n`, { guildDir });
       samples.push((await waitForFile(path.join(dir, `pong-${n}`))) - t0);
     }
   } finally {
-    await stopWorkers([child]);
+    await stopWorkers(children);
     removeTemp(root);
   }
   return { load1: load1(), rounds, p50_ms: ms(percentile(samples, 50)), p99_ms: ms(percentile(samples, 99)) };

@@ -15,7 +15,7 @@ import { loadContext } from "../src/bus/context.js";
 import { sha256Hex } from "../src/core/sha.js";
 import { Outcome } from "../src/spec/schemas.js";
 import { brokersFigure, printBrokers } from "./brokers.js";
-import { durableDeliveries, echoFloor } from "./floors.js";
+import { durableDeliveries, echoFloor, relayFloor } from "./floors.js";
 import {
   BIN,
   REPO,
@@ -482,7 +482,8 @@ async function main(): Promise<void> {
   }
   const roundsOnly = args.rounds;
   if (roundsOnly !== null) {
-    console.log(JSON.stringify({ echo: await echoFloor(20), watch: await roundOverhead(roundsOnly, false) }, null, 1));
+    const figure = { echo: await echoFloor(20), relay: await relayFloor(20), watch: await roundOverhead(roundsOnly, false) };
+    console.log(JSON.stringify(figure, null, 1));
     return;
   }
   if (args.cli !== null) {
@@ -507,6 +508,7 @@ async function main(): Promise<void> {
     },
     cold_start: await coldStart(quick ? 5 : 30),
     echo_floor: await echoFloor(quick ? 10 : 60),
+    relay_floor: await relayFloor(quick ? 10 : 60),
     round_overhead: [await roundOverhead(quick ? 5 : 100, false), await roundOverhead(quick ? 3 : 15, true)],
     delivery_floor: await durableDeliveries(quick ? 200 : 2000),
     throughput: await throughput(quick ? 50 : 500),
@@ -521,6 +523,7 @@ async function main(): Promise<void> {
   );
   printColdStart(results.cold_start);
   const f = results.echo_floor;
+  const r = results.relay_floor;
   console.table(
     results.round_overhead.map((o) => ({
       figure: `round overhead (${o.mode}, ${o.rounds} rounds)`,
@@ -529,6 +532,8 @@ async function main(): Promise<void> {
       floor: `echo p50 ${f.p50_ms}, p99 ${f.p99_ms} ms (load ${f.load1})`,
       ratio_p50: ms(o.p50_ms / f.p50_ms),
       ratio_p99: ms(o.p99_ms / f.p99_ms),
+      // three deliveries and two wake-ups, no bus logic: the part of the ratio the shape of a round sets
+      "relay floor p50 (ratio)": `${r.p50_ms} ms (${ms(o.p50_ms / r.p50_ms)})`,
       "p50 rounds 1-10 / last 10": `${o.p50_first10_ms} / ${o.p50_last10_ms} ms`,
       goal: o.mode === "watch" ? "p50 <= 2x floor, flat" : "",
       load1: o.load1,
