@@ -75,7 +75,7 @@ export async function throughput(gates: number, { brokers = 1, verifiers = 1, ke
   return {
     ...(keep ? { root } : {}),
     ...last,
-    lost: measured.reduce((a, m) => a + m.open.size + m.stuck.length, 0),
+    lost: measured.reduce((a, m) => a + m.open.size + m.stuck.length, 0), // every burst's (the key keeps its column)
     duplicates: duplicates.length,
     duplicate_examples: duplicates.slice(0, 5),
     first_burst: first && {
@@ -239,6 +239,7 @@ function summary(m: Burst, brokers: number, verifiers: number, gates: number) {
     rounds: gates * 2,
     elapsed_s: ms(m.elapsed),
     rounds_per_s: ms((done * 2) / m.elapsed),
+    lost: gates - done,
     escalated: m.stuck.slice(0, 5),
     round_p50_ms: ms(percentile(m.roundMs, 50)),
     round_p99_ms: ms(percentile(m.roundMs, 99)),
