@@ -3,7 +3,7 @@
 // the events. The broker worker only reads the inputs and writes what this returns.
 import { busJson } from "./bus-json.js";
 import { memoryText } from "./memory-text.js";
-import { Escalation, type Event, type Family, type FamilyMaps, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
+import { Escalation, type Event, type Family, Outcome, type PacketFrontMatter, type Settings } from "../spec/schemas.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import type { ArtifactState } from "./artifact-view.js";
 import {
@@ -23,7 +23,7 @@ import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-
 import { sentShas } from "./sent-bytes.js";
 import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
 import { familyRelation, modelSourceWords } from "./independence.js";
-import { familyMapsFile, familyMapsFor } from "./family.js";
+import { issuedFamilyMaps, type MapsFile } from "./family.js";
 import { packetBodyText, packetId, renderPacket } from "./packet.js";
 import { embeddedArtifact, type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { sha256Hex } from "./sha.js";
@@ -96,7 +96,7 @@ export type BrokerStep =
       /** A packet's front matter: what a read will find in it once it is delivered. */
       packet?: PacketFrontMatter;
       /** A packet's family-maps file (SPEC §7), delivered before it: one per gate while the settings keep the maps. */
-      familyMaps?: { name: string; text: string; sha: string; maps: FamilyMaps };
+      familyMaps?: MapsFile;
     };
 
 export function planStep(s: GateSnapshot, input: BrokerInput): BrokerStep {
@@ -246,8 +246,7 @@ function writePacket(
   if (!artifact.ok) throw new Error(artifact.detail);
   // what both families were classified under: the round is judged by them, never by a later settings edit; in a file
   // of their own, which the packet binds by sha, since the reviewer is sent the packet (SPEC §7)
-  const maps = familyMapsFor(s.request!.author_host, input.settings);
-  const familyMaps = { ...familyMapsFile(maps), maps };
+  const familyMaps = issuedFamilyMaps(s.request!.author_host, input.settings);
   const front = issuedFront({ ...planned, family_maps_sha256: familyMaps.sha }, input);
   const text = packetText(s, front, artifact.text, input);
   const name = slotFile("packet", action.round, packetMember(front));

@@ -149,6 +149,13 @@ export function familyMapsFile(maps: FamilyMaps): { name: string; text: string; 
   return { name: familyMapsName(sha), text, sha };
 }
 
+/** The family-maps file the broker writes for a packet of `authorHost`'s under `settings` (SPEC §7), with its maps. */
+export function issuedFamilyMaps(authorHost: string, settings: HostFamilyMaps): MapsFile {
+  const maps = familyMapsFor(authorHost, settings);
+  return { ...familyMapsFile(maps), maps };
+}
+export type MapsFile = { name: string; text: string; sha: string; maps: FamilyMaps };
+
 export const FAMILY_MAPS_RE = /^family-maps-([0-9a-f]{64})\.json$/;
 
 export function familyMapsName(sha: string): string {

@@ -2,7 +2,8 @@
 // its reviewer copies the previous packet's reviewer exactly. A planted packet that says otherwise is no round's: the
 // reader leaves it out, and the broker moves it aside, before a reviewer is paid for it or a verdict binds it.
 import type { Failure, Family, FamilyMaps, PacketFrontMatter, QuorumRule, Request, Settings } from "../spec/schemas.js";
-import { familyMapsName, type HostFamilyMaps } from "./family.js";
+import { familyMapsName, type HostFamilyMaps, issuedFamilyMaps, type MapsFile } from "./family.js";
+import { openRound } from "./gate-queries.js";
 import { keepsIndependence, reviewerOf } from "./independence.js";
 import { embeddedArtifact } from "./packet-body.js";
 import { dispatchedByBus, isNightmare } from "./adapter-kinds.js";
@@ -127,6 +128,25 @@ export function familyMapsProblem(packet: RecordsMaps, recorded: RecordedMaps): 
     ? null
     : `${familyMapsName(sha)}, the family maps it was issued under, is missing or is not the bytes it binds: ` +
         "its round's families cannot be judged, so it passes nothing";
+}
+
+/**
+ * The open round's packets (the gate's, or each quorum member's) whose family-maps file the gate does not hold (SPEC
+ * §7), with why, and the file to write again when the maps the broker writes for the packet under `settings` now hash
+ * to the sha it binds (the very bytes it was issued with); null when they are other maps now (no reviewer is sent it).
+ */
+export function lostFamilyMaps(
+  s: GateSnapshot,
+  settings: HostFamilyMaps,
+): Array<{ member: string | null; packet: PacketFrontMatter; why: string; restore: MapsFile | null }> {
+  const R = openRound(s);
+  return [[null, s] as const, ...s.members].flatMap(([member, slot]) => {
+    const packet = slot.packets.get(R);
+    const why = packet ? familyMapsProblem(packet, s.familyMaps) : null;
+    if (!packet || why === null) return [];
+    const now = s.request ? issuedFamilyMaps(s.request.author_host, settings) : null;
+    return [{ member, packet, why, restore: now?.sha === packet.family_maps_sha256 ? now : null }];
+  });
 }
 
 /**
