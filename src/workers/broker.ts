@@ -15,6 +15,7 @@ import { planStep, stuck } from "../core/broker-plan.js";
 import type { Action, GateDecision } from "../core/decide.js";
 import { foreignGraceMs, openRound } from "../core/gate-queries.js";
 import { holdsBoundBytes } from "../core/sent-bytes.js";
+import { lostFamilyMaps } from "../core/packet-chain.js";
 import { configuredProviders, type Provider } from "../core/selection.js";
 import { type GateSnapshot, withPacket } from "../core/snapshot.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
@@ -117,7 +118,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     if (justIssued) s = withPacket(justIssued.s, justIssued.packet);
     else {
       s = readGateLive(ctx, runId, gate);
-      if (await quarantine(ctx, s)) s = readGateLive(ctx, runId, gate);
+      const moved = await quarantine(ctx, s);
+      if ((await restoreMaps(ctx, s, { held, log })) || moved) s = readGateLive(ctx, runId, gate);
     }
     const fromMemory = justIssued !== null;
     justIssued = null;
@@ -248,6 +250,32 @@ function appendEvents(ctx: BusContext, runId: string, events: Event[], log: (mes
       `${runId}: ${ctx.layout.rel(ctx.layout.events(runId))} not appended (${(error as Error).message}); telemetry only, the gate goes on`,
     );
   }
+}
+
+/**
+ * The family-maps files of the open round's packets that the gate lost (deleted, never landed), written again where
+ * the maps the broker writes for the packet now are the bytes it binds (SPEC §7; first writer wins): no reviewer is
+ * sent a packet without them, so the round goes on once they are back. A file of other bytes under the name is moved
+ * aside first (quarantine); maps that are others now are a person's (the round escalates, issued-packets.ts).
+ */
+async function restoreMaps(ctx: BusContext, s: GateSnapshot, { held, log }: Pick<StepDeps, "held" | "log">): Promise<boolean> {
+  const restored = new Set<string>();
+  for (const { packet, restore } of lostFamilyMaps(s, ctx.settings)) {
+    if (!restore || restored.has(restore.name)) continue; // quorum members issued under the same maps share the file
+    const where = `${s.runId}/${s.gate}`;
+    const d = await deliver(ctx.layout.gateFile(s.runId, s.gate, restore.name), restore.text, { guildDir: ctx.layout.guild });
+    if (d.status !== "conflict") {
+      restored.add(restore.name);
+      log(`${where}: ${restore.name} written again, the family maps ${packet.packet_id} was issued under (the gate had lost it)`);
+    } else if (held.get(s.dir) !== `${restore.name}\u0000restore`) {
+      held.set(s.dir, `${restore.name}\u0000restore`);
+      log(
+        `${where}: ${restore.name} holds other bytes than the family maps ${packet.packet_id} was issued under: it is moved to ` +
+          "rejected/ once foreign_grace_ms has passed, then written again; no reviewer is sent the round meanwhile",
+      );
+    }
+  }
+  return restored.size > 0;
 }
 
 /**

@@ -16,7 +16,7 @@ import { foreignEscalationProblem } from "../core/decide.js";
 import { sentPassRederives } from "../core/reverify.js";
 import { lazyArtifact } from "../bus/artifact.js";
 import { parsePacket } from "../core/packet.js";
-import { issueProblem } from "../core/packet-chain.js";
+import { issueProblem, lostFamilyMaps } from "../core/packet-chain.js";
 import { ReadFault } from "../core/read-fault.js";
 import { textOf } from "../core/text-of.js";
 import type { GateSnapshot, Problem, ReviewSlots } from "../core/snapshot.js";
@@ -70,7 +70,30 @@ export function withoutUnissued(ctx: BusContext, s: GateSnapshot): GateSnapshot 
         })
       : without(out, member, R, { file: name, reason: why, mtimeMs, unissued: true });
   }
-  return withoutForeignEscalation(ctx, out);
+  return withoutForeignEscalation(ctx, withLostMaps(ctx, out));
+}
+
+/**
+ * The open round unable to pass while its packet binds family maps the gate does not hold and the broker cannot write
+ * again (the settings give other maps now, SPEC §7): no reviewer is sent it, and a person decides the round (the
+ * broker escalates no_verdict; a retry issues it under the maps in force). One the broker can write again waits for it
+ * (broker.ts). A round already dispatched, or answered before the broker escalated, is verified as before: its verdict
+ * seals the violation.
+ */
+function withLostMaps(ctx: BusContext, s: GateSnapshot): GateSnapshot {
+  if (s.outcome) return s; // an ended gate's rounds are judged on their own (reverify)
+  let out = s;
+  for (const { member, packet, why, restore } of lostFamilyMaps(s, ctx.settings)) {
+    const R = packet.round;
+    const slot = member === null ? s : s.members.get(member)!;
+    const answered = slot.results.has(R) && !s.escalations.has(R);
+    if (restore || slot.verdicts.has(R) || slot.brokenSeals.has(R) || slot.attempts.has(R) || answered) continue;
+    const name = slotFile("packet", R, member);
+    const mtimeMs = lstatSync(inGate(s.dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const reason = `${why}; the settings give its author other maps now, so the broker cannot write it again and no reviewer is sent it`;
+    out = unsettled(out, member, R, { file: name, reason, mtimeMs, kept: true });
+  }
+  return out;
 }
 
 /** Why the packet the read found is not the broker's, null when it is, undefined when the file is no longer that packet. */

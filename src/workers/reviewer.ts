@@ -28,6 +28,7 @@ import { openRound } from "../core/gate-queries.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { type GateSnapshot, memberView, reviewerViews } from "../core/snapshot.js";
 import { packetMember, slotFile } from "../core/slot-file.js";
+import { familyMapsProblem } from "../core/packet-chain.js";
 import { receivedScrubOptions, scrub, scrubOptions } from "../core/scrub.js";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { quotedArtifact } from "../core/packet-body.js";
@@ -61,7 +62,7 @@ export interface ReviewerOptions {
    * machine cannot (SPEC §15); empty (or absent): this worker claims it. Asked only for packets it would claim.
    */
   elsewhere?: (provider: { id: string; adapter: string }, settings: Settings) => Promise<Advert[]>;
-  /** Slots already said to be left to another worker (logged once). */
+  /** Slots already said to be left to another worker, or not dispatched for want of their family maps (logged once). */
   left?: Set<string>;
 }
 
@@ -122,7 +123,22 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
   const P = first.packets.get(R);
   if (!P || !opts.serves.includes(P.reviewer_adapter)) return "active";
   if (opts.providers?.length && !opts.providers.includes(P.reviewer_provider)) return "active";
-  if (first.results.has(R) || resultRefusal(first, R)) return "active";
+  if (first.results.has(R)) return "active";
+  // a packet whose family maps the gate does not hold can never pass strong: nobody is paid for it (SPEC §7)
+  const mapsKey = `${runId}/${gate}/${member ?? ""}/${P.packet_id}/maps`;
+  const mapsLost = (view: GateSnapshot) => {
+    const why = familyMapsProblem(P, view.familyMaps);
+    if (why === null) opts.left?.delete(mapsKey);
+    else if (!opts.left?.has(mapsKey)) {
+      opts.left?.add(mapsKey);
+      opts.log(
+        `${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: not dispatched: ${why}; the broker writes it ` +
+          `again if the settings still give those maps, else a person decides the round (guild-bus status ${runId} ${gate})`,
+      );
+    }
+    return why !== null;
+  };
+  if (mapsLost(first) || resultRefusal(first, R)) return "active";
 
   const claimName = member === null ? `review-${R}` : `review-${R}.${member}`;
   // a provider this machine cannot run, while a live worker of this kind elsewhere runs it: that one's to claim; with
@@ -204,7 +220,7 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     const packetPath = file(slotFile("packet", R, member));
     const packetText = readPacket(packetPath);
     // what is sent is the broker's packet to the byte (the look checked the file then; this is the text sent now)
-    if (packetTextProblem(ctx, again, P, packetText) !== null) return "active";
+    if (packetTextProblem(ctx, again, P, packetText) !== null || mapsLost(again)) return "active";
     // only this process knows the keys (the attempt records their hashes): the round takes no result but the one it
     // delivers, and ends without one only by its failure
     const keys = { delivery: randomBytes(32).toString("hex"), end: randomBytes(32).toString("hex") };

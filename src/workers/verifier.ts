@@ -28,7 +28,7 @@ import { type JudgedVersion, rejectFile, rejectPlace } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
-import { familyMapsProblem, sealedReviewer } from "../core/packet-chain.js";
+import { familyMapsProblem, lostFamilyMaps, sealedReviewer } from "../core/packet-chain.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { ReadFault } from "../core/read-fault.js";
@@ -63,13 +63,17 @@ async function lookAt(
     if (movesAside("verifier", p.file)) await rejectName(p.file, p.reason, p);
   }
   const grace = foreignGraceMs(ctx.settings);
+  // a packet's family maps the broker is to write again (SPEC §7): its answer waits for them, never sealed a violation
+  const restoring = new Set(
+    lostFamilyMaps(s, ctx.settings).flatMap((l) => (l.restore ? [slotFile("packet", l.packet.round, l.member)] : [])),
+  );
   let slotTaken = false;
   // the gate's own reviewer, then each quorum member: the same rule on each one's files
   for (const view of reviewerViews(s)) {
     const reject = (round: number, reason: string, judged: JudgedVersion) =>
       rejectName(slotFile("result", round, view.member), reason, judged);
     for (const [round, seen] of view.results) {
-      if (view.verdicts.has(round)) continue;
+      if (view.verdicts.has(round) || restoring.has(slotFile("packet", round, view.member))) continue;
       // an answer to a packet that is not the broker's is kept for the person who settles that round, never moved aside,
       // and sealed as it is: an edit while the packet is not the broker's breaks the seal, and the round never passes
       if (s.problems.some((p) => p.unissued && p.file === slotFile("packet", round, view.member))) {

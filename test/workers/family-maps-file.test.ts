@@ -1,7 +1,9 @@
 // A packet's family maps live in a gate file of their own, bound by sha (SPEC §7 `family_maps_sha256`): the reviewer,
-// who is sent the packet, never sees the project's aliases; a missing or edited maps file fails closed; equal maps are
-// one file per gate; a packet of the previous build, with its maps inline, is still judged under them.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// who is sent the packet, never sees the project's aliases; a missing or edited maps file the broker cannot write again
+// fails closed (one it can, the round waits for); equal maps are one file per gate; a packet of the previous build,
+// with its maps inline, is still judged under them.
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadContext } from "../../src/bus/context.js";
 import { readGate } from "../../src/bus/gate-reader.js";
@@ -51,10 +53,12 @@ describe("family-maps-<sha>.json", () => {
       (g: Gate, name: string) =>
         writeFileSync(g.file(name), JSON.stringify({ family_aliases: { "gpt-5": "anthropic" }, host_families: {} })),
     ],
-  ])("fails closed when %s: a violation sealed with the reason, a pass that never re-derives", async (what, tamper) => {
+  ])("fails closed when %s, other maps now: a violation sealed with the reason, a pass that never re-derives", async (what, tamper) => {
     const run = `maps-${what}`;
     const g = await gateWithPacket(run, { settings });
     tamper(g, mapsFiles(g)[0]!);
+    // the broker cannot write the file again: the maps the settings give now are others
+    writeFileSync(path.join(g.root, ".guild", "settings.json"), JSON.stringify({ family_aliases: { "codename-falcon-8": "openai" } }));
     g.dropResult();
     await verify(g, run);
     const verdict = JSON.parse(readFileSync(g.file("verdict-1.json"), "utf8"));
@@ -66,6 +70,21 @@ describe("family-maps-<sha>.json", () => {
     const row = statusRow(ctx, run, GATE, true);
     expect(row.status).not.toBe("satisfied");
     expect(JSON.stringify(row)).toContain("family maps it was issued under");
+  });
+
+  it("missing while the settings still give its maps: the answer waits for the broker to write it again, then passes strong", async () => {
+    const run = "maps-restored";
+    const g = await gateWithPacket(run, { settings });
+    const [name] = mapsFiles(g);
+    const bytes = readFileSync(g.file(name!), "utf8");
+    rmSync(g.file(name!));
+    g.dropResult();
+    await verify(g, run);
+    expect(existsSync(g.file("verdict-1.json"))).toBe(false);
+    await stepGate(loadContext(g.layout), run, GATE);
+    expect(readFileSync(g.file(name!), "utf8")).toBe(bytes);
+    await verify(g, run);
+    expect(JSON.parse(readFileSync(g.file("verdict-1.json"), "utf8"))).toMatchObject({ independence_violation: false });
   });
 
   it("still judges a packet of the previous build under the maps it records inline", async () => {
