@@ -22,13 +22,14 @@ import { blockingItems, listedFindings } from "./findings.js";
 import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { sentShas } from "./sent-bytes.js";
 import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
-import { familyRelation, modelSourceWords } from "./independence.js";
+import { modelSourceWords } from "./independence.js";
 import { issuedFamilyMaps, type MapsFile } from "./family.js";
 import { packetBodyText, packetId, renderPacket } from "./packet.js";
 import { embeddedArtifact, type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { sha256Hex } from "./sha.js";
 import { isNightmare } from "./adapter-kinds.js";
-import { type ReviewerFields, reviewerFields } from "./packet-chain.js";
+import { familyMaps, type ReviewerFields, reviewerFields } from "./packet-chain.js";
+import { judgedAuthor, outcomeFamilies } from "./outcome-families.js";
 import { MANUAL_PROVIDER, type ResolvedPolicy } from "./policy.js";
 import { passProblems, quorumPassProblems, type ReverifyInput, unprovenPass } from "./reverify.js";
 import { scrub, scrubOptions } from "./scrub.js";
@@ -521,7 +522,10 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
         {
           ...action,
           independence: "weak",
-          reason: `gate passed, but the settings now class its reviewer with the author's family (${classed[0]}): a weak review`,
+          // the outcome's families are then those settings' (outcomeFamilies): the reason says whose they are
+          reason:
+            `gate passed, but under the settings now its reviewer is of no known family other than the author's ` +
+            `(${classed[0]}): a weak review, its families as those settings class them`,
           namesModel: true,
         },
         input,
@@ -547,12 +551,12 @@ export function outcomeRecord(
   input: Pick<BrokerInput, "settings" | "reads" | "now" | "trailPath">,
 ): Outcome {
   const request = s.request!;
-  const author = authorIdentity(request, input.settings);
   if (action.quorum) return quorumOutcome(s, action, action.quorum, artifact, input);
   const v = s.verdicts.get(action.round);
   // Without a verdict no review was applied (e.g. force-pass after no_verdict): name no reviewer.
   const p = v ? s.packets.get(action.round) : undefined;
-  const reviewerFamily = v?.reviewer_family ?? p?.reviewer_family ?? null;
+  const independence = action.independence ?? p?.independence ?? null;
+  const families = outcomeFamilies(s, roundPacket(s, action.round), v?.reviewer_model, independence, input.settings);
   const assurance = v ? identityAssurance(p!, input.reads.result(action.round)) : null;
   return Outcome.parse({
     schema_version: "guild_bus.outcome.v1",
@@ -560,14 +564,14 @@ export function outcomeRecord(
     gate: s.gate,
     status: action.status,
     author_host: request.author_host,
-    author_family: author.family,
+    author_family: families.author_family,
     reviewer_host: p?.reviewer_provider ?? null,
     reviewer_model: v?.reviewer_model ?? p?.reviewer_model ?? null,
-    reviewer_family: reviewerFamily,
-    family_relation: familyRelation(author.family, reviewerFamily),
-    author_family_source: author.source,
+    reviewer_family: families.reviewer_family,
+    family_relation: families.family_relation,
+    author_family_source: families.author_family_source,
     identity_assurance: assurance,
-    independence: action.independence ?? p?.independence ?? null,
+    independence,
     rounds: countedRounds(s),
     ...(action.status === "satisfied" ? { satisfied_at_round: action.round } : {}),
     final_round: action.round,
@@ -609,8 +613,10 @@ function quorumOutcome(
   artifact: ArtifactState,
   input: Pick<BrokerInput, "settings" | "reads" | "now" | "trailPath">,
 ): Outcome {
-  const author = authorIdentity(s.request!, input.settings);
-  const rule = roundPacket(s, action.round)!.quorum!;
+  const packet = roundPacket(s, action.round)!;
+  const rule = packet.quorum!;
+  // the author as the rule counted the members' families: under the maps the round was issued with
+  const author = judgedAuthor(s, packet, familyMaps(packet, input.settings, s.familyMaps));
   const members = counted.map(({ provider, family }) => ({
     provider,
     family,
@@ -626,12 +632,12 @@ function quorumOutcome(
     gate: s.gate,
     status: action.status,
     author_host: s.request!.author_host,
-    author_family: author.family,
+    author_family: author.author_family,
     reviewer_host: members.map((m) => m.provider).join(" + "),
     reviewer_model: members.map((m) => m.model ?? "unknown model").join(" + "),
     reviewer_family: members[0]!.family,
     family_relation: "different",
-    author_family_source: author.source,
+    author_family_source: author.author_family_source,
     identity_assurance: assurance.join("; "),
     independence: "strong",
     rounds: countedRounds(s),

@@ -67,6 +67,22 @@ describe("the broker's no_verdict on a pass, after the family settings change", 
     expect(readGate(g.layout, run, GATE).outcome).toMatchObject({ status: "rework" });
   });
 
+  it("records the families of any other end as the round's packet's maps class them, not as the settings now do", async () => {
+    const run = "families-rework-author";
+    const g = await unknownReviewerNoVerdict(run);
+    setSettings(g, { host_families: { claude: "google" } });
+    const ctx = loadContext(g.layout);
+    expect(await decideEscalation(ctx, run, GATE, { choice: "rework", decidedBy: "me", round: 1 })).toMatchObject({ ok: true });
+    await stepGate(ctx, run, GATE);
+    expect(readGate(g.layout, run, GATE).outcome).toMatchObject({
+      status: "rework",
+      author_family: "anthropic",
+      author_family_source: "host-map",
+      reviewer_family: "openai", // the forged verdict's gpt-5
+      family_relation: "different",
+    });
+  });
+
   it.each([
     ["host_families", { host_families: { claude: "openai" } }], // the author now of the reviewer's family
     ["family_aliases", { family_aliases: { "gpt-5": "anthropic" } }], // the reviewer now of no one family
@@ -88,6 +104,39 @@ describe("the broker's no_verdict on a pass, after the family settings change", 
     expect(strict).toMatchObject({ ok: true, passed: false });
     expect(JSON.stringify(strict)).toMatch(/independence weak, not strong/);
     expect(JSON.stringify(strict)).not.toMatch(/does not re-derive|under the settings now/);
+  });
+
+  it.each([
+    ["host_families", {}, { host_families: { claude: "openai" } }, "gpt-5", ["unknown", "openai", "unknown"]],
+    ["family_aliases", {}, { family_aliases: { "gpt-5": "anthropic" } }, "gpt-5", ["anthropic", "unknown", "unknown"]],
+    // a reviewer the settings once aliased to another family than the author's, now to the author's
+    [
+      "an alias",
+      { family_aliases: { "acme-1": "openai" } },
+      { family_aliases: { "acme-1": "anthropic" } },
+      "acme-1",
+      ["anthropic", "anthropic", "same"],
+    ],
+  ])("records the families of a pass it ends weak as the settings now class them (%s)", async (_, before, now, model, families) => {
+    const run = `families-record-${_.replace(/[_ ]/g, "-")}`;
+    const g = await gateWithPacket(run, { settings: before });
+    g.dropResult({ reviewer_model: model });
+    await verify(g, run);
+    setSettings(g, now);
+    const ctx = loadContext(g.layout);
+    await stepGate(ctx, run, GATE);
+    const [author_family, reviewer_family, family_relation] = families;
+    // one judgement: the families that made the pass weak, never the packet's maps' "different" beside it
+    expect(readGate(g.layout, run, GATE).outcome).toMatchObject({
+      status: "satisfied",
+      independence: "weak",
+      author_family,
+      reviewer_family,
+      family_relation,
+      reason: expect.stringContaining("its families as those settings class them"),
+    });
+    expect(viewGate(ctx, run, GATE).unproven).toBeUndefined();
+    expect(await checkGates(ctx, { require: [GATE], allowWeak: true })).toMatchObject({ ok: true, passed: true });
   });
 });
 

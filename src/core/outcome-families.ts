@@ -1,0 +1,48 @@
+// Who outcome.json says the families were (SPEC §6): one judgement, the one its `independence` was decided under, so
+// the record never names families that would have earned another independence than the one it states.
+import type { Family, Outcome, PacketFrontMatter, Settings } from "../spec/schemas.js";
+import { classifyModel, type HostFamilyMaps } from "./family.js";
+import { familyRelation } from "./independence.js";
+import { judgedAuthorFamily, judgedMaps } from "./packet-chain.js";
+import { authorIdentity } from "./selection.js";
+import type { GateSnapshot } from "./snapshot.js";
+
+export type OutcomeFamilies = Pick<Outcome, "author_family" | "author_family_source" | "reviewer_family" | "family_relation">;
+
+/** request.json's author as a round is judged under `maps` (`judgedAuthorFamily`), with where that family comes from. */
+export function judgedAuthor(
+  s: Pick<GateSnapshot, "request">,
+  packet: Pick<PacketFrontMatter, "author_family">,
+  maps: HostFamilyMaps,
+): Pick<OutcomeFamilies, "author_family" | "author_family_source"> {
+  const family = judgedAuthorFamily(packet, s.request, maps);
+  return { author_family: family, author_family_source: family === "unknown" ? "unknown" : authorIdentity(s.request!, maps).source };
+}
+
+/**
+ * The families an outcome records for the round it ended at: judged under the maps the round's packet was issued
+ * with, as the broker judged its pass; a strong round recorded weak, under the first maps that class its reviewer with
+ * the author's family or with none — the settings now when they alone did (the broker's demotion of a pass, §17),
+ * which the outcome's reason says. `reviewerModel` is the sealed verdict's model; undefined when no review was applied.
+ * Without a packet (a skip), request.json's author under the settings.
+ */
+export function outcomeFamilies(
+  s: Pick<GateSnapshot, "request" | "familyMaps">,
+  packet: PacketFrontMatter | undefined,
+  reviewerModel: string | null | undefined,
+  independence: Outcome["independence"] | undefined,
+  settings: Settings,
+): OutcomeFamilies {
+  if (!packet) {
+    const author = authorIdentity(s.request!, settings);
+    return { author_family: author.family, author_family_source: author.source, reviewer_family: null, family_relation: null };
+  }
+  const judged = judgedMaps(packet, settings, false, s.familyMaps).map((maps): OutcomeFamilies => {
+    const author = judgedAuthor(s, packet, maps);
+    const reviewer: Family | null = reviewerModel === undefined ? null : classifyModel(reviewerModel, maps.family_aliases);
+    return { ...author, reviewer_family: reviewer, family_relation: familyRelation(author.author_family, reviewer) };
+  });
+  const demoted = packet.independence === "strong" && independence === "weak";
+  return (demoted && judged.find((j) => j.family_relation !== "different")) || judged[0]!;
+}
+

@@ -1,0 +1,68 @@
+// outcome.json's families are one judgement (SPEC §6): the one its independence was decided under — the maps its
+// round's packet was issued with, or the settings now when they alone made a strong round's pass weak (§17).
+import { describe, expect, it } from "vitest";
+import { familyMapsFile } from "../../src/core/family.js";
+import { outcomeFamilies } from "../../src/core/outcome-families.js";
+import { type FamilyMaps, Settings } from "../../src/spec/schemas.js";
+import { packet, request } from "../helpers/snapshots.js";
+
+const ISSUED: FamilyMaps = { family_aliases: { "acme-1": "openai" }, host_families: {} };
+const file = familyMapsFile(ISSUED);
+const s = { request: request(), familyMaps: new Map([[file.sha, ISSUED]]) };
+const P = packet(1, { family_maps_sha256: file.sha });
+const settings = (o: Record<string, unknown> = {}) => Settings.parse({ family_aliases: { "acme-1": "openai" }, ...o });
+/** What the packet's maps judge: claude's artifact (anthropic, by its host) reviewed by acme-1 (openai). */
+const AS_ISSUED = { author_family: "anthropic", author_family_source: "host-map", reviewer_family: "openai", family_relation: "different" };
+
+describe("outcomeFamilies", () => {
+  it("a strong pass: as the packet's maps judge it, which the settings now agree with", () => {
+    expect(outcomeFamilies(s, P, "acme-1", "strong", settings())).toEqual(AS_ISSUED);
+  });
+
+  it("a strong round the settings now made weak: as they class the families, not the packet's maps' different", () => {
+    const now = settings({ family_aliases: { "acme-1": "anthropic" } });
+    expect(outcomeFamilies(s, P, "acme-1", "weak", now)).toEqual({ ...AS_ISSUED, reviewer_family: "anthropic", family_relation: "same" });
+    // the author of another family now than the packet names: judged against unknown, as reverify judges it
+    expect(outcomeFamilies(s, P, "acme-1", "weak", settings({ host_families: { claude: "google" } }))).toEqual({
+      author_family: "unknown",
+      author_family_source: "unknown",
+      reviewer_family: "openai",
+      family_relation: "unknown",
+    });
+  });
+
+  it("a weak round the packet's maps already judge: as they judge it, whatever the settings now", () => {
+    const now = settings({ family_aliases: { "acme-1": "google" } });
+    expect(outcomeFamilies(s, P, "claude-opus-4", "weak", now)).toMatchObject({ reviewer_family: "anthropic", family_relation: "same" });
+  });
+
+  it("any other end: the author as the packet's maps class it, never as the settings now do", () => {
+    const now = settings({ host_families: { claude: "google" } });
+    expect(outcomeFamilies(s, P, "acme-1", "strong", now)).toEqual(AS_ISSUED);
+    // no review applied (a force-pass after no_verdict): no reviewer, no relation
+    expect(outcomeFamilies(s, P, undefined, "strong", now)).toEqual({ ...AS_ISSUED, reviewer_family: null, family_relation: null });
+    // a weak packet's review is recorded as its maps judge it
+    const weak = { ...P, independence: "weak" as const };
+    expect(outcomeFamilies(s, weak, "acme-1", "weak", now)).toEqual(AS_ISSUED);
+  });
+
+  it("maps the gate does not hold as the packet binds them: an author of no known family", () => {
+    const gone = { ...s, familyMaps: new Map() };
+    expect(outcomeFamilies(gone, P, "acme-1", "weak", settings())).toEqual({
+      author_family: "unknown",
+      author_family_source: "unknown",
+      reviewer_family: "unknown",
+      family_relation: "unknown",
+    });
+  });
+
+  it("no packet (a skip): the author as the settings class it", () => {
+    expect(outcomeFamilies(s, undefined, undefined, null, settings({ host_families: { claude: "google" } }))).toEqual({
+      author_family: "google",
+      author_family_source: "host-map",
+      reviewer_family: null,
+      family_relation: null,
+    });
+  });
+});
+
