@@ -46,3 +46,22 @@ export function outcomeFamilies(
   return (demoted && judged.find((j) => j.family_relation !== "different")) || judged[0]!;
 }
 
+/**
+ * Why an outcome's families are not one judgement, or null: its relation must be its author's and reviewer's (a
+ * quorum's joins several), and a strong pass must rest on two known families that differ (SPEC §12); any other end
+ * states the independence its packet promised, whoever answered.
+ */
+export function familiesProblem(
+  o: Pick<Outcome, "status" | "author_family" | "reviewer_family" | "family_relation" | "independence" | "quorum">,
+): string | null {
+  if (o.family_relation === undefined) return null; // recorded since it was added
+  const relation = familyRelation(o.author_family, o.reviewer_family);
+  if (!o.quorum && o.family_relation !== relation)
+    return (
+      `family_relation ${o.family_relation} is not the relation of its author_family ${o.author_family} ` +
+      `and reviewer_family ${o.reviewer_family}`
+    );
+  if (o.status === "satisfied" && o.independence === "strong" && o.family_relation !== null && o.family_relation !== "different")
+    return `independence strong, but the families it records are ${o.family_relation}`;
+  return null;
+}

@@ -18,6 +18,7 @@ import { passNoLongerHolds, rescrubbed, sentArtifact, sentShas } from "./sent-by
 import { scrub, scrubOptions } from "./scrub.js";
 import { contestedFindings, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
+import { familiesProblem } from "./outcome-families.js";
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import { type SlotKind, slotFile } from "./slot-file.js";
 
@@ -75,6 +76,9 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   if (o.status === "skipped" && required) problems.push(`skipped, but review is required (${policy.requiredBecause})`);
   // the broker skips only before round 1: a gate that issued a packet was under review
   if (o.status === "skipped" && (last > 0 || n !== 0)) problems.push(`skipped, but round ${Math.max(last, n)} was issued`);
+  // what explains its independence must be one judgement (SPEC §6): a record that contradicts itself is no broker's
+  const families = familiesProblem(o);
+  if (families) problems.push(families);
   if (o.status === "force_passed") {
     if (validDecision(s, n)?.choice !== "force-pass")
       problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);

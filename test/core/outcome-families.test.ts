@@ -2,7 +2,7 @@
 // round's packet was issued with, or the settings now when they alone made a strong round's pass weak (§17).
 import { describe, expect, it } from "vitest";
 import { familyMapsFile } from "../../src/core/family.js";
-import { outcomeFamilies } from "../../src/core/outcome-families.js";
+import { familiesProblem, outcomeFamilies } from "../../src/core/outcome-families.js";
 import { type FamilyMaps, Settings } from "../../src/spec/schemas.js";
 import { packet, request } from "../helpers/snapshots.js";
 
@@ -12,7 +12,12 @@ const s = { request: request(), familyMaps: new Map([[file.sha, ISSUED]]) };
 const P = packet(1, { family_maps_sha256: file.sha });
 const settings = (o: Record<string, unknown> = {}) => Settings.parse({ family_aliases: { "acme-1": "openai" }, ...o });
 /** What the packet's maps judge: claude's artifact (anthropic, by its host) reviewed by acme-1 (openai). */
-const AS_ISSUED = { author_family: "anthropic", author_family_source: "host-map", reviewer_family: "openai", family_relation: "different" };
+const AS_ISSUED = {
+  author_family: "anthropic",
+  author_family_source: "host-map",
+  reviewer_family: "openai",
+  family_relation: "different",
+} as const;
 
 describe("outcomeFamilies", () => {
   it("a strong pass: as the packet's maps judge it, which the settings now agree with", () => {
@@ -66,3 +71,14 @@ describe("outcomeFamilies", () => {
   });
 });
 
+describe("familiesProblem", () => {
+  const o = { status: "satisfied", independence: "strong", quorum: undefined, ...AS_ISSUED } as const;
+  it("holds an outcome's families to one judgement", () => {
+    expect(familiesProblem(o)).toBeNull();
+    expect(familiesProblem({ ...o, reviewer_family: "anthropic" })).toMatch(/^family_relation different is not the relation/);
+    expect(familiesProblem({ ...o, reviewer_family: "anthropic", family_relation: "same" })).toMatch(/^independence strong, but/);
+    // any other end states what its packet promised, whoever answered; an outcome from before the relation was recorded
+    expect(familiesProblem({ ...o, status: "rework", reviewer_family: "anthropic", family_relation: "same" })).toBeNull();
+    expect(familiesProblem({ ...o, reviewer_family: "anthropic", family_relation: undefined })).toBeNull();
+  });
+});

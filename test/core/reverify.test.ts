@@ -61,6 +61,20 @@ describe("reverifyOutcome", () => {
     expect(problems(passed())).toEqual([]);
   });
 
+  it("an outcome whose families contradict its independence or each other does not (one judgement, SPEC §6)", () => {
+    const families = { author_family: "anthropic", reviewer_family: "openai", family_relation: "different" } as const;
+    expect(problems(passed({ outcome: families }))).toEqual([]);
+    expect(problems(passed({ outcome: { ...families, reviewer_family: "anthropic", family_relation: "same" } }))).toEqual([
+      "independence strong, but the families it records are same",
+    ]);
+    expect(problems(passed({ outcome: { ...families, reviewer_family: "anthropic" } }))).toEqual([
+      "family_relation different is not the relation of its author_family anthropic and reviewer_family anthropic",
+    ]);
+    // a weak pass may be of one family: that is what made it weak
+    const weak = { ...families, reviewer_family: "anthropic", family_relation: "same", independence: "weak" } as const;
+    expect(problems(passed({ outcome: weak }))).toEqual([]);
+  });
+
   it("a verdict the reader left out is named with the reader's reason: a removed seal is not a missing verdict", () => {
     const g = passed();
     g.s.verdicts.delete(1);
