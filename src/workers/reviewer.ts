@@ -138,7 +138,8 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     }
     return why !== null;
   };
-  if (mapsLost(first) || resultRefusal(first, R)) return "active";
+  // a round already dispatched still ends as before: an answer in hand is delivered, a dispatch that died goes to a person
+  if ((!first.attempts.has(R) && mapsLost(first)) || resultRefusal(first, R)) return "active";
 
   const claimName = member === null ? `review-${R}` : `review-${R}.${member}`;
   // a provider this machine cannot run, while a live worker of this kind elsewhere runs it: that one's to claim; with

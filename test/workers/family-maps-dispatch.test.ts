@@ -1,6 +1,7 @@
 // A packet whose family-maps file the gate does not hold (SPEC §7 `family_maps_sha256`) can never pass strong: no
 // reviewer is paid for it. The broker writes the file again when the maps it writes for that packet now are those
 // bytes (the round goes on), else a person decides the round (no_verdict); a retry issues it under the maps in force.
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -108,5 +109,25 @@ describe("a packet whose family-maps file the gate does not hold", () => {
     expect(existsSync(g.file(`family-maps-${sha}.json`))).toBe(true);
     await g.review();
     expect(g.calls()).toBe(1);
+  });
+
+  it("lost under other maps after a dispatch that died: the reviewer still hands the round to a person", async () => {
+    const run = "maps-dispatch-dead";
+    const g = await commandGate(run);
+    const packetId = readGate(g.layout, run, GATE).packets.get(1)!.packet_id;
+    const sha = (t: string) => createHash("sha256").update(t).digest("hex");
+    // a reviewer worker recorded its dispatch, then died: no result, no failure
+    const attempt = { schema_version: "guild_bus.attempt.v1", run_id: run, gate: GATE, round: 1, packet_id: packetId, provider: "rev" };
+    const keys = { delivery_key_sha256: sha("dk"), end_key_sha256: sha("ek") };
+    const worker = { worker: { host: "h", pid: 1 }, started_at: new Date().toISOString() };
+    writeFileSync(g.file("attempt-1.json"), JSON.stringify({ ...attempt, ...worker, ...keys }));
+    rmSync(g.file(g.mapsName()));
+    g.settings({ "codename-falcon-8": "openai" });
+
+    await g.review();
+    expect(g.calls()).toBe(0);
+    expect(JSON.parse(readFileSync(g.file("failure-1.json"), "utf8"))).toMatchObject({ kind: "no_verdict" });
+    await stepGate(g.ctx(), run, GATE);
+    expect(statusRow(g.ctx(), run, GATE).next).toMatchObject({ person_first: true, command: expect.stringContaining("decide") });
   });
 });
