@@ -9,7 +9,8 @@
 // (`need3`: of three, a third family, 2 or 3 of them needed; `spare`: a fourth provider for a degraded restart).
 // `otherRun` adds a second run of the gate, older, newer or as new, and `check` judges the runs it picks.
 // `manual` adds the manual worker and a person's response-<n>.md answers; `crash` lets a split worker die with writes
-// pending (a link done, the next not).
+// pending (a link done, the next not). `maps` lets a person delete, edit or put back a family-maps file and edit the
+// family aliases (SPEC §7).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -82,6 +83,8 @@ export interface ExploreOptions {
   otherRun?: "older" | "newer" | "same";
   /** A person edits settings.json mid-gate: the round cap to 1, the restart cap to 1, stall detection off (and back). */
   settingsEdits?: boolean;
+  /** A person deletes, edits or puts back a family-maps file, and edits settings.json's family_aliases (and back). */
+  maps?: boolean;
 }
 export interface ExploreReport {
   states: number;
@@ -135,6 +138,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     cap1: { max_rounds: 1 },
     restart1: { restart_cap: 1 },
     nostall: { stall_detection: false },
+    aliases: { family_aliases: { "codename-falcon-8": "openai" } },
   };
   const settingsPath = path.join(root, ".guild", "settings.json");
   const writeSettings = (cfg: string) => {
@@ -343,6 +347,8 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       return capture(s.pending);
     },
   }));
+  /** Every family-maps file the gate held, by name: a person may put it back. */
+  const mapsSeen = new Map<string, Buffer>();
   const moves = (st: State): Move[] => {
     const R = openRound(st);
     const put = (name: string, text: string) => (s: State) => void s.files.set(name, Buffer.from(text));
@@ -361,11 +367,21 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     const out: Move[] = [
       ...workers,
       ...texts.flatMap((t, i) => (t === st.art ? [] : [{ name: `edit->${"ABC"[i]}`, pure: (s: State) => void (s.art = t) }])),
-      ...(o.settingsEdits ? ["", ...Object.keys(EDITS)] : [])
+      ...(o.settingsEdits ? ["", "cap1", "restart1", "nostall"] : o.maps ? ["", "aliases"] : [])
         .filter((c) => c !== st.cfg)
         .map((c) => ({ name: `settings->${c || "first"}`, pure: (s: State) => void (s.cfg = c) })),
     ];
     if (st.files.has("outcome.json")) out.push({ name: "rm outcome", pure: drop("outcome.json") });
+    if (o.maps) {
+      for (const [n, b] of st.files) {
+        if (!n.startsWith("family-maps-")) continue;
+        mapsSeen.set(n, b);
+        out.push({ name: `rm ${n.slice(0, 16)}`, pure: drop(n) });
+        if (b.toString() !== "{}") out.push({ name: `edit ${n.slice(0, 16)}`, pure: put(n, "{}") });
+      }
+      for (const [n, b] of mapsSeen)
+        if (!st.files.get(n)?.equals(b)) out.push({ name: `back ${n.slice(0, 16)}`, pure: (s: State) => void s.files.set(n, b) });
+    }
     if (o.otherRun) out.push(...otherRunMoves(st));
     if (R === 0) return out;
     if (o.quorum) out.push(...memberMoves(st, R));
@@ -622,6 +638,9 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     if (m && (typeof r.delivery_key !== "string" || sha(r.delivery_key) !== attempt?.delivery_key_sha256))
       why.push("the result is not its dispatching worker's answer");
     if (!allowWeak && classifyModel(r.reviewer_model as string) === "anthropic") why.push("the reviewer is the author's family");
+    const maps = field(packet, "family_maps_sha256");
+    if (maps && sha(st.files.get(`family-maps-${maps}.json`) ?? "") !== maps)
+      why.push("the gate does not hold the family maps the packet binds");
     return why;
   };
   const brokerOffersForcePass = async (st: State, n: number): Promise<boolean> => {
@@ -657,6 +676,9 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       // a sealed result, or one a verdict binds, that is no longer there as it was
       brokenSeal ||= (seal !== undefined || v !== null) && !(rb && seal?.equals(rb));
       ended ||= v !== null || failure !== null;
+      // a packet whose family maps the gate does not hold (SPEC §7): its round cannot pass
+      const maps = field(st.files.get(`packet-${at}.md`)?.toString("utf8") ?? "", "family_maps_sha256");
+      brokenSeal ||= o.maps === true && maps !== null && sha(st.files.get(`family-maps-${maps}.json`) ?? "") !== maps;
     }
     const forcePass = ["cap_hit", "malformed_termination_x2", "stalled", "no_verdict", "unavailable", "restart_cap_hit"];
     if (

@@ -3,7 +3,8 @@
 // author's family), artifact edits and reverts, resubmits, decisions, stray verdicts, seals, escalations and outcomes,
 // and deletions, up to a few moves from each start. GATE_EXPLORE_DEPTH explores deeper (each move multiplies the
 // states by about five); explore() also takes a redaction pattern and the score stop policy, a person's response-<n>.md
-// answers (the manual worker) and settings edited mid-gate, quorums of three, and a second run of the gate.
+// answers (the manual worker), settings edited mid-gate, family-maps files lost, quorums of three, and a second run of
+// the gate.
 import { type ExploreOptions, exploreStarts } from "../helpers/gate-explorer.js";
 
 const three = ["broker", "attempt1.ds", "attempt1.gem", "attempt1.gpt"];
@@ -32,6 +33,11 @@ const starts: Array<[string, ExploreOptions]> = [
   ["round 1 answered by response-1.md and verified", { depth: 3, manual: true, seed: ["broker", "response1:ok", "manual", "verifier"] }],
   // the round cap, the restart cap and stall detection edited mid-gate, and back
   ["findings, then settings edited", { depth: 3, settingsEdits: true, strays: false, seed: ["broker", "result1:issues", "verifier"] }],
+  // a family-maps file deleted, edited or put back, and the family aliases edited (and back): a round whose maps the
+  // gate lost never passes; the broker writes them again or a person decides (SPEC §7)
+  ["a fresh request, its family maps lost", { depth: 4, maps: true, strays: false }],
+  ["round 1 answered, its family maps lost", { depth: 4, maps: true, strays: false, seed: ["broker", "result1:ok"] }],
+  ["a fresh quorum request, its family maps lost", { depth: 4, maps: true, quorum: true, strays: false }],
   // a quorum of three (need 2 of 3, or 3 of 3; a deepseek member of a third family, a mistral spare the broker selects
   // in an unavailable member's place): members that pass, block, answer other bytes or as the author's family, fail
   ["a fresh quorum of three, need 2 of 3", { depth: 4, quorum: true, need3: 2, strays: false }],
