@@ -355,7 +355,8 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
 
   // The result a verdict was bound to is the only result its round can ever have (SPEC §15): fail closed.
   const broken = snapshot.brokenSeals.get(R);
-  if (broken !== undefined) return escalate("no_verdict", `round ${R}'s verification no longer holds: ${broken}`, RETRY_OPTIONS);
+  // said of every such round alike: a seal that broke, an answer to a packet not the broker's, maps the gate lost
+  if (broken !== undefined) return escalate("no_verdict", `round ${R} can no longer pass: ${broken}`, RETRY_OPTIONS);
 
   const failure = snapshot.failures.get(R);
   if (failure) {

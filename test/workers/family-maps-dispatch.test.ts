@@ -95,7 +95,8 @@ describe("a packet whose family-maps file the gate does not hold", () => {
     await stepGate(g.ctx(), run, GATE);
     expect(JSON.parse(readFileSync(g.file("escalation-1.json"), "utf8"))).toMatchObject({
       reason: "no_verdict",
-      detail: expect.stringContaining("the family maps it was issued under"),
+      // a round nobody reviewed: said as one that can no longer pass, not as a verification that broke
+      detail: expect.stringMatching(/^round 1 can no longer pass: packet-1\.md: .*the family maps it was issued under/),
     });
     const row = statusRow(g.ctx(), run, GATE);
     expect(row.next).toMatchObject({ person_first: true, command: expect.stringContaining("decide") });

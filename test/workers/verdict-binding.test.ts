@@ -40,7 +40,7 @@ describe("a pass is bound to the packet it was judged against", () => {
     const escalation = JSON.parse(readFileSync(file("escalation-1.json"), "utf8"));
     expect(escalation).toMatchObject({ reason: "no_verdict" });
     // the result is still there: the detail says what broke, not that the result is gone
-    expect(escalation.detail).toMatch(/^round 1's verification no longer holds: packet-1\.md is not the bytes/);
+    expect(escalation.detail).toMatch(/^round 1 can no longer pass: packet-1\.md is not the bytes/);
   });
 
   it("a packet edited after the outcome fails check", async () => {
