@@ -57,7 +57,11 @@ export function forgetParsedUnder(dir: string): void {
  * The cached files by directory, as a tree of the directories that hold them: forgetting an ended run visits that
  * run's directories only (a walk of every key for each run that ended was 8% of a busy broker, bench/README.md).
  */
-const dirs = new Map<string, { files: Set<string>; children: Set<string> }>();
+interface DirNode {
+  files: Set<string>;
+  children: Set<string>;
+}
+const dirs = new Map<string, DirNode>();
 
 function indexFile(file: string): void {
   const dir = path.dirname(file);
@@ -70,7 +74,7 @@ function indexFile(file: string): void {
   }
 }
 
-function nodeOf(dir: string): { files: Set<string>; children: Set<string> } {
+function nodeOf(dir: string): DirNode {
   let node = dirs.get(dir);
   if (!node) dirs.set(dir, (node = { files: new Set(), children: new Set() }));
   return node;
