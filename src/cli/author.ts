@@ -4,7 +4,7 @@ import { summary } from "./overview.js";
 import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
 import { decideEscalation, landedNote, rebut, resubmit, respond } from "../commands/author.js";
-import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
+import { MAX_EXTEND_BY, MAX_FILE_BYTES, MAX_ROUND } from "../spec/constants.js";
 import { DecisionChoice } from "../spec/schemas.js";
 import { answered, ROOT_HELP } from "./errors.js";
 import { readUserText } from "./input.js";
@@ -17,7 +17,7 @@ type Seen = { round?: number };
 
 /** --round: the round the person read; the command refuses, writing nothing, once the gate has moved on to another. */
 const ROUND_HELP = "the round you read (status): refused, nothing written, if the gate has moved on to another";
-const roundArg = intArg(0, 1_000_000);
+const roundArg = intArg(0, MAX_ROUND);
 
 /** --wait, --json and --timeout as `review` has them: after writing, an author command follows the gate the same way. */
 function following(command: Command): Command {

@@ -1,5 +1,6 @@
 // Option values checked as commander parses them: a bad one is a one-line usage error before any work is done.
 import { InvalidArgumentError } from "commander";
+import { wholeNumberText } from "../core/whole-number.js";
 import { FAMILIES } from "../spec/constants.js";
 import type { QuorumRule } from "../spec/schemas.js";
 
@@ -9,8 +10,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A whole number from min to max, written in decimal digits. */
 export function intArg(min: number, max = MAX_TIMER_MS): (value: string) => number {
   return (value) => {
-    const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`Expected a whole number from ${min} to ${max}.`);
+    const n = wholeNumberText(value, min, max);
+    if (n === null) throw new InvalidArgumentError(`Expected a whole number from ${min} to ${max}.`);
     return n;
   };
 }

@@ -13,6 +13,7 @@ import { familyOfHost } from "../core/family.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { scrub, scrubOptions } from "../core/scrub.js";
 import { sha256Hex } from "../core/sha.js";
+import { wholeNumberText } from "../core/whole-number.js";
 import { readBounded, readTextBounded } from "../bus/read-bounded.js";
 import { rethrowSystemFault } from "../bus/system-fault.js";
 import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
@@ -167,8 +168,8 @@ async function rebutNow(
 
 export interface DecisionInput {
   choice: DecisionChoice;
-  /** Rounds to add, with extend-cap (1-5), and only with it. */
-  extendBy?: number;
+  /** Rounds to add, with extend-cap (1-5), and only with it: a number, or the text a form field held as typed. */
+  extendBy?: number | string;
   note?: string;
   decidedBy: string;
   /** The AI host deciding through its MCP client, when it is one: it may steer a gate; a person force-passes. */
@@ -207,9 +208,12 @@ async function decideEscalationNow(
 ): Promise<Answer<{ round: number; reason: string; already?: true }>> {
   if ((d.choice === "extend-cap") !== (d.extendBy !== undefined))
     return refuse(`a number of rounds (1-${MAX_EXTEND_BY}) goes with extend-cap, and only with it`);
-  // every face passes what it was given (a console form field is any text): the range is checked here, once
-  if (d.extendBy !== undefined && !(Number.isInteger(d.extendBy) && d.extendBy >= 1 && d.extendBy <= MAX_EXTEND_BY))
-    return refuse(`extend-cap takes a whole number of rounds from 1 to ${MAX_EXTEND_BY}, not ${d.extendBy}`);
+  // every face passes what it was given (a console form field is any text): it is read and its range checked here, once
+  const extendBy = typeof d.extendBy === "string" ? wholeNumberText(d.extendBy, 1, MAX_EXTEND_BY) : d.extendBy;
+  if (extendBy === null || (extendBy !== undefined && !(Number.isInteger(extendBy) && extendBy >= 1 && extendBy <= MAX_EXTEND_BY))) {
+    const given = typeof d.extendBy === "string" ? JSON.stringify(d.extendBy) : d.extendBy;
+    return refuse(`extend-cap takes a whole number of rounds from 1 to ${MAX_EXTEND_BY}, not ${given}`);
+  }
   const long = decisionNoteProblem(d.note);
   if (long) return refuse(`${long}; nothing was decided`);
   const view = viewOf(ctx, run, gate);
@@ -217,7 +221,7 @@ async function decideEscalationNow(
   const note = d.note ? scrub(d.note, scrubOptions(ctx.settings)) : undefined;
   const landed = landedBefore(view, d.round, (r) => {
     const prior = validDecision(view.snapshot, r);
-    return prior !== null && prior.choice === d.choice && prior.extend_by === d.extendBy && prior.note === note;
+    return prior !== null && prior.choice === d.choice && prior.extend_by === extendBy && prior.note === note;
   });
   if (landed !== null) {
     const reason = view.snapshot.escalations.get(landed)!.reason;
@@ -256,7 +260,7 @@ async function decideEscalationNow(
     gate,
     round,
     choice: d.choice,
-    ...(d.extendBy !== undefined ? { extend_by: d.extendBy } : {}),
+    ...(extendBy !== undefined ? { extend_by: extendBy } : {}),
     ...(note ? { note } : {}),
     decided_by: d.decidedBy,
     escalation_sha256: answered,

@@ -15,7 +15,7 @@ import { gateStatuses } from "../commands/status.js";
 import { historyNote } from "../commands/status-scope.js";
 import { nextStepLine } from "../core/next-step.js";
 import { MAX_CAP } from "../core/policy.js";
-import { MAX_EXTEND_BY, MAX_FILE_BYTES } from "../spec/constants.js";
+import { MAX_EXTEND_BY, MAX_FILE_BYTES, MAX_ROUND } from "../spec/constants.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { DecisionChoice, described, Difficulty, QuorumRule, StopPolicy, wholeNumber } from "../spec/schemas.js";
 import type { AuthorHost } from "./client-host.js";
@@ -36,7 +36,7 @@ const runGate = { run_id: described(z.string(), "the run id request_review retur
 /** The round the caller read (status, wait): an action on a gate that has moved on to another round is refused. */
 const seenRound = {
   round: described(
-    z.optional(wholeNumber(0)),
+    z.optional(wholeNumber(0, MAX_ROUND)),
     "the round you read (from status or wait): refused, nothing written, if the gate has moved on",
   ),
 };
@@ -190,7 +190,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
     {
       title: "Findings of a round",
       description: "What the reviewer said in a round (default: the newest): verdict, summary, each finding with severity and evidence.",
-      inputSchema: { ...runGate, round: z.optional(wholeNumber(1)) },
+      inputSchema: { ...runGate, round: z.optional(wholeNumber(1, MAX_ROUND)) },
     },
     (a) =>
       answer(roundFindings(loadContext(t.layout), a.run_id, a.gate, a.round), (f) => [
@@ -248,7 +248,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         extend_by: described(z.optional(wholeNumber(1, MAX_EXTEND_BY)), "rounds to add, with extend-cap only"),
         note: z.optional(z.string().check(z.maxLength(MAX_FILE_BYTES))),
         round: described(
-          z.optional(wholeNumber(0)),
+          z.optional(wholeNumber(0, MAX_ROUND)),
           "the round whose escalation you read (from status or wait), needed past round 1: refused, nothing written, " +
             "if the gate has moved on",
         ),
@@ -281,7 +281,7 @@ export function registerTools(server: McpServer, t: ToolContext): void {
         reviewer_model: z.string(),
         review: described(z.string().check(z.maxLength(MAX_FILE_BYTES)), "the review text"),
         round: described(
-          z.optional(wholeNumber(0)),
+          z.optional(wholeNumber(0, MAX_ROUND)),
           "the round whose packet was reviewed, needed past round 1: refused, nothing written, if the gate has moved on",
         ),
       },

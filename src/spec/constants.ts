@@ -16,6 +16,12 @@ export const RESULT_WIRE = "review_result.v1";
  */
 export const MAX_NOTE_BYTES = 64 * 1024;
 
+/**
+ * The largest round number any face takes (the round an action answers, the round whose findings to show): far past
+ * any gate's (its cap is at most 1000), only so that no face takes a number the others refuse.
+ */
+export const MAX_ROUND = 1_000_000;
+
 /** The most rounds one `decide … extend-cap N` adds. */
 export const MAX_EXTEND_BY = 5;
 

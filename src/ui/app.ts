@@ -14,7 +14,8 @@ import { packagePath } from "../bus/package-files.js";
 import type { Answer } from "../commands/answer.js";
 import { refusing } from "../commands/answer.js";
 import { decideEscalation, landedNote, rebut, respond, resubmit } from "../commands/author.js";
-import { MAX_FILE_BYTES } from "../spec/constants.js";
+import { MAX_FILE_BYTES, MAX_ROUND } from "../spec/constants.js";
+import { wholeNumberText } from "../core/whole-number.js";
 import { isGate, isRunId } from "../spec/ids.js";
 import { DecisionChoice } from "../spec/schemas.js";
 import type { BoardEvent, GateBoard } from "./board.js";
@@ -177,9 +178,9 @@ export function consoleApp(o: AppOptions): Hono {
         );
       case "decide": {
         const choice = DecisionChoice.safeParse(field(body, "choice"));
-        const n = field(body, "extend_by").trim();
         if (!choice.success) return { ok: false, text: "choose one of the options offered" };
-        const extendBy = choice.data === "extend-cap" && n ? Number(n) : undefined;
+        // as typed: the command reads it as the CLI does, and refuses a number given with another choice
+        const extendBy = field(body, "extend_by").trim() || undefined;
         const note = field(body, "note").trim() || undefined;
         const decidedBy = process.env.USER ?? "human";
         return told(
@@ -212,7 +213,7 @@ export function consoleApp(o: AppOptions): Hono {
     const { run, gate } = id;
     // every form carries the round its page showed, and the action answers that round or none (the gate moved on
     // since: another console, the CLI or a second click acted first); a form without it is not one of this console's
-    const round = /^(0|[1-9]\d{0,5})$/.test(field(body, "round")) ? Number(field(body, "round")) : null;
+    const round = wholeNumberText(field(body, "round"), 0, MAX_ROUND);
     const outcome: Outcome =
       round === null
         ? { ok: false, text: "the form names no round: reload the page and act again; nothing was written" }

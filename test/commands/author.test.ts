@@ -68,6 +68,13 @@ describe("commands: refusals are answers, and nothing is written for them", () =
         error: `extend-cap takes a whole number of rounds from 1 to 5, not ${extendBy}`,
       });
     }
+    // a form field's text is read by the rule the CLI's arguments are (digits only), and named as typed
+    for (const extendBy of ["1e0", "0x2", "2.0", "abc", "9"]) {
+      expect(await decideEscalation(ctx, "r1", "G-spec", { choice: "extend-cap", extendBy, decidedBy: "me" })).toEqual({
+        ok: false,
+        error: `extend-cap takes a whole number of rounds from 1 to 5, not "${extendBy}"`,
+      });
+    }
     // and a record its schema refuses, from any command, is a refusal naming the field, never a crash
     const invalid = Decision.safeParse({ choice: "extend-cap", extend_by: 9 }).error!;
     expect(

@@ -2,7 +2,7 @@
 // and the event stream's replay. The browser-level tests are test/it/ui.test.ts.
 import { request } from "node:http";
 import { hostname, networkInterfaces } from "node:os";
-import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -297,6 +297,46 @@ describe("guild-bus ui: the HTTP surface", () => {
     const fresh = await raw(ui, "POST", "/gate/r1/G-plan/decide", form, `choice=force-pass&round=2&csrf=${csrf}`);
     expect(await notice(fresh)).toMatch(/^decision recorded: force-pass \(round 2, cap_hit\)$/);
     expect(files()).toContain("decision-2.json");
+  });
+
+  it("reads a number of rounds as the CLI does: 1e0, or a number given with another choice, is refused, nothing written", async () => {
+    const { root, ui, cookie, origin } = await project(false, 1);
+    const layout = new Layout(root);
+    const step = () => stepGate(loadContext(layout), "r1", "G-plan");
+    await step();
+    const answered = await respond(loadContext(layout), "r1", "G-plan", {
+      read: async () =>
+        "```review_result.v1\n" +
+        JSON.stringify({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "defect" }] }) +
+        "\n```\n",
+      reviewerModel: "gpt-5",
+      round: 1,
+    });
+    expect(answered).toMatchObject({ ok: true });
+    await verifyGate(loadContext(layout), "r1", "G-plan", () => undefined, Date.now() + 60_000);
+    await step();
+    const page = (await raw(ui, "GET", "/gate/r1/G-plan", { Cookie: cookie })).text;
+    expect(page).toMatch(/Decide: cap_hit/);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+    const form = { Cookie: cookie, Origin: origin, "Content-Type": "application/x-www-form-urlencoded" };
+    const notice = async (body: string) => {
+      const posted = await raw(ui, "POST", "/gate/r1/G-plan/decide", form, `${body}&round=1&csrf=${csrf}`);
+      expect(posted.status).toBe(303);
+      const to = String(posted.headers.location).slice(ui.base.length);
+      return /class="notice (?:ok|error)" role="status">([^<]*)</.exec((await raw(ui, "GET", to, { Cookie: cookie })).text)?.[1];
+    };
+    const files = () => readdirSync(layout.gateDir("r1", "G-plan")).sort();
+    const before = files();
+    // Number() would take each of these; the CLI refuses them, and so does every face
+    for (const typed of ["1e0", "0x2", "2.0", "+1"])
+      expect(await notice(`choice=extend-cap&extend_by=${encodeURIComponent(typed)}`)).toBe(
+        `extend-cap takes a whole number of rounds from 1 to 5, not &quot;${typed}&quot;`,
+      );
+    // a number typed beside another choice is not dropped: the person meant something the choice does not do
+    expect(await notice("choice=force-pass&extend_by=2")).toBe("a number of rounds (1-5) goes with extend-cap, and only with it");
+    expect(files()).toEqual(before);
+    expect(await notice("choice=extend-cap&extend_by=2")).toMatch(/^decision recorded: extend-cap \(round 1, cap_hit\)/);
+    expect(JSON.parse(readFileSync(layout.gateFile("r1", "G-plan", "decision-1.json"), "utf8"))).toMatchObject({ extend_by: 2 });
   });
 
   it("judges no gate on settings with problems: every page shows the problems instead, as status and check refuse them", async () => {
