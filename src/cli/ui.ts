@@ -23,8 +23,8 @@ export function register(program: Command): void {
     .option("--read-only", "show, never act (for sharing a screen)")
     .option("--poll", "poll the filesystem instead of native events (auto on NFS, SMB, 9p, FUSE)")
     .action(async (o: UiCliOptions) => {
-      const { startConsole } = await import("../ui/server.js");
-      if (!["127.0.0.1", "::1", "localhost"].includes(o.host))
+      const [{ startConsole }, { isLoopback }] = await Promise.all([import("../ui/server.js"), import("../ui/loopback.js")]);
+      if (!isLoopback(o.host))
         print("stderr", `guild-bus ui: warning: bound to ${o.host}; anyone who can reach it and has the token can act\n`);
       const running = await startConsole({
         root: o.root,
