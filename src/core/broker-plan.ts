@@ -22,8 +22,8 @@ import { blockingItems, listedFindings } from "./findings.js";
 import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { sentShas } from "./sent-bytes.js";
 import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
-import { modelSourceWords } from "./independence.js";
-import { issuedFamilyMaps, type MapsFile } from "./family.js";
+import { familyRelation, modelSourceWords } from "./independence.js";
+import { classifyModel, issuedFamilyMaps, type MapsFile } from "./family.js";
 import { packetBodyText, packetId, renderPacket } from "./packet.js";
 import { embeddedArtifact, type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { sha256Hex } from "./sha.js";
@@ -512,10 +512,16 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
       );
     }
     // a strong stamp is also held to the settings now, as every report of the pass holds it (§17): one they class with
-    // the author's family ends weak, as a sealed violation does, never a no_verdict whose evidence would hang on them
+    // the author's family ends weak, as a sealed violation does, never a no_verdict whose evidence would hang on them;
+    // a quorum pass they make a family short alike (§26)
+    const settingsNow = { ...reverify, issuedOnly: false };
     const classed =
-      !action.quorum && action.independence === "strong" && passProblems(s, action.round, { ...reverify, issuedOnly: false }, "strong");
-    if (classed && classed.length)
+      action.independence !== "strong"
+        ? []
+        : action.quorum
+          ? quorumPassProblems(s, action.round, settingsNow, action.quorum)
+          : passProblems(s, action.round, settingsNow, "strong");
+    if (classed.length)
       return planOutcome(
         s,
         decision,
@@ -523,10 +529,11 @@ function planOutcome(s: GateSnapshot, decision: GateDecision, action: OutcomeAct
           ...action,
           independence: "weak",
           // the outcome's families are then those settings' (outcomeFamilies): the reason says whose they are
-          reason:
-            `gate passed, but under the settings now its reviewer is of no known family other than the author's ` +
-            `(${classed[0]}): a weak review, its families as those settings class them`,
-          namesModel: true,
+          reason: action.quorum
+            ? `${action.reason}, but not under the settings now (${classed[0]}): a weak review, its families as those settings class them`
+            : `gate passed, but under the settings now its reviewer is of no known family other than the author's ` +
+              `(${classed[0]}): a weak review, its families as those settings class them`,
+          ...(action.quorum ? {} : { namesModel: true as const }),
         },
         input,
       );
@@ -615,13 +622,20 @@ function quorumOutcome(
 ): Outcome {
   const packet = roundPacket(s, action.round)!;
   const rule = packet.quorum!;
-  // the author as the rule counted the members' families: under the maps the round was issued with
-  const author = judgedAuthor(s, packet, familyMaps(packet, input.settings, s.familyMaps));
+  const weak = action.independence === "weak";
+  // the author as the rule counted the members' families: under the maps the round was issued with; a pass the
+  // settings now make short (planOutcome) as they class the author and the member that falls short (§26)
+  const author = judgedAuthor(s, packet, weak ? input.settings : familyMaps(packet, input.settings, s.familyMaps));
   const members = counted.map(({ provider, family }) => ({
     provider,
     family,
     model: s.members.get(provider)?.verdicts.get(action.round)?.reviewer_model ?? null,
   }));
+  const judged = members.map((m) => {
+    const family = weak ? classifyModel(m.model, input.settings.family_aliases) : m.family;
+    return { family, relation: familyRelation(author.author_family, family) };
+  });
+  const reviewer = judged.find((j) => j.relation !== "different") ?? judged[0]!;
   const assurance = counted.map(({ provider }) => {
     const packet = s.members.get(provider)?.packets.get(action.round);
     return `${provider}: ${packet ? identityAssurance(packet, input.reads.result(action.round, provider)) : FOREIGN}`;
@@ -635,11 +649,11 @@ function quorumOutcome(
     author_family: author.author_family,
     reviewer_host: members.map((m) => m.provider).join(" + "),
     reviewer_model: members.map((m) => m.model ?? "unknown model").join(" + "),
-    reviewer_family: members[0]!.family,
-    family_relation: "different",
+    reviewer_family: reviewer.family,
+    family_relation: reviewer.relation,
     author_family_source: author.author_family_source,
     identity_assurance: assurance.join("; "),
-    independence: "strong",
+    independence: weak ? "weak" : "strong",
     rounds: countedRounds(s),
     satisfied_at_round: action.round,
     final_round: action.round,

@@ -31,6 +31,7 @@ import type { QuorumJudgement } from "./quorum.js";
 import { judgedChain, stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
 import { failReasons, namesItsPacket, namesUnsentBytes, verdictBlocks, verdictPasses } from "./verdict-pass.js";
 import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
+import { authorIdentity } from "./selection.js";
 
 export type OutcomeAction = {
   type: "outcome";
@@ -407,9 +408,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
             // the model may be the result's or the settings' (requested, declared): the outcome says which
             reason:
               `gate passed, but reviewer model ${JSON.stringify(verdict.reviewer_model)} is ${verdict.reviewer_family}, ` +
-              (verdict.reviewer_family === P.author_family
-                ? "the author's family"
-                : "and the author's family cannot be told from request.json (see the trail)") +
+              weakWhy(snapshot, P, verdict) +
               ": recorded as a weak review",
             round: R,
             independence: "weak",
@@ -545,6 +544,24 @@ function identityUnproven(
   P: Pick<PacketFrontMatter, "independence" | "restart_reason">,
 ): boolean {
   return P.independence === "strong" && !!v.independence_violation && (v.reviewer_family === "unknown" || P.restart_reason === "finalizer");
+}
+
+/**
+ * Why a strong round's pass the verifier sealed a violation for is weak, in words: its reviewer is of the author's
+ * family as the packet's maps class it, request.json's author is not the packet's family under them, or neither, so
+ * the settings when it was verified classed it so (an edit to family_aliases or host_families since its packet).
+ */
+function weakWhy(s: GateSnapshot, P: PacketFrontMatter, v: Pick<VerdictFile, "reviewer_family">): string {
+  if (v.reviewer_family === P.author_family) return "the author's family";
+  const recorded = P.family_maps_sha256 !== undefined ? s.familyMaps.get(P.family_maps_sha256) : P.family_maps;
+  // as judgedAuthorFamily (packet-chain.ts) judges it
+  const told = recorded && s.request && authorIdentity(s.request, recorded).family === P.author_family;
+  if (told)
+    return (
+      "not the author's family under the family maps its packet was issued with, but the settings when it was verified " +
+      "classed it with the author's family or with none (family_aliases or host_families edited since)"
+    );
+  return "and the author's family cannot be told from request.json (see the trail)";
 }
 
 /** The options the broker offers with each reason (some offer fewer: `UNPROVEN_END_OPTIONS`, round 0's `unavailable`). */

@@ -93,8 +93,12 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   }
   if (o.status === "satisfied") {
     if (o.satisfied_at_round !== n) problems.push(`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`);
-    else if (roundPacket(s, n)?.quorum) problems.push(...quorumPassProblems(s, n, input, o.quorum?.members ?? null));
-    else problems.push(...passProblems(s, n, input, o.independence));
+    // a weak quorum pass claims the rule as the broker judged it, under its packets' maps: the settings now made it
+    // weak (§26), as a weak single pass is checked at no family
+    else if (roundPacket(s, n)?.quorum) {
+      const judged = o.independence === "weak" ? { ...input, issuedOnly: true } : input;
+      problems.push(...quorumPassProblems(s, n, judged, o.quorum?.members ?? null));
+    } else problems.push(...passProblems(s, n, input, o.independence));
   }
   if (o.status === "satisfied" || o.status === "force_passed") {
     if (o.artifact_sha256 === null) problems.push("the outcome binds no artifact bytes (artifact_sha256 is null)");

@@ -9,7 +9,7 @@ import { MAX_LISTED_FINDINGS } from "../../src/core/findings.js";
 import { contestRefusal, rebuttalRefusal } from "../../src/core/gate-queries.js";
 import { packetId } from "../../src/core/packet.js";
 import { resolvePolicy } from "../../src/core/policy.js";
-import type { DecisionChoice } from "../../src/spec/schemas.js";
+import type { DecisionChoice, PacketFrontMatter } from "../../src/spec/schemas.js";
 import { AT, context, gate, openRound, packet, RAW_SHA, request, scoreGate, settle, SHA_A, SHA_B, verdict } from "../helpers/snapshots.js";
 
 /** The artifact as the test contexts give it: still the bytes the test gates' outcomes bind. */
@@ -207,6 +207,21 @@ describe("decide: verdicts (step 8)", () => {
     expect(reason("declared")).toMatch(/; reviewer model as the settings declare it, not reported by the reviewer \(unverified\)$/);
     expect(reason("reported")).toMatch(/; reviewer model reported by the reviewer$/);
     expect(reason("requested")).not.toMatch(/the reviewer reported/);
+  });
+
+  it("a violation sealed only under the settings when it was verified says so, not that the author cannot be told", () => {
+    const sealed = { independence_violation: true, reviewer_family: "openai" as const, reviewer_model: "gpt-5" };
+    const why = (over: Partial<PacketFrontMatter>) =>
+      (decide(gate().packet(1, over).verdict(1, "pass", sealed).s, context()).action as OutcomeAction).reason;
+    // the packet's maps class claude anthropic and gpt-5 openai: only the settings then can have made it weak
+    expect(why({ family_maps: { family_aliases: {}, host_families: {} } })).toMatch(
+      /not the author's family under the family maps its packet was issued with, but the settings/,
+    );
+    expect(why({ family_maps: { family_aliases: {}, host_families: {} } })).not.toMatch(/cannot be told/);
+    // maps under which request.json's claude is not the packet's anthropic: the author cannot be told
+    expect(why({ family_maps: { family_aliases: {}, host_families: { claude: "google" } } })).toMatch(
+      /the author's family cannot be told from request.json/,
+    );
   });
 
   it("pass by a reviewer of unknown family → escalation identity_unverified with retry|force-pass|rework", () => {
