@@ -1,5 +1,5 @@
 // The one model-family classifier. Families are derived from model strings only; hosts map through HOST_FAMILIES.
-import type { Family, FamilyMaps } from "../spec/schemas.js";
+import type { Family, FamilyMaps, PacketFrontMatter } from "../spec/schemas.js";
 import { sha256Hex } from "./sha.js";
 import { FAMILIES } from "../spec/constants.js";
 
@@ -160,4 +160,19 @@ export const FAMILY_MAPS_RE = /^family-maps-([0-9a-f]{64})\.json$/;
 
 export function familyMapsName(sha: string): string {
   return `family-maps-${sha}.json`;
+}
+
+/** What a packet records of its maps (SPEC §7): the sha of its family-maps file, or, from the previous build, the maps. */
+export type RecordsMaps = Pick<PacketFrontMatter, "family_maps" | "family_maps_sha256">;
+
+/** The gate's family-maps files, by the sha their bytes hash to (`GateSnapshot.familyMaps`). */
+export type RecordedMaps = ReadonlyMap<string, FamilyMaps>;
+
+/** Why the maps a packet binds cannot be read (its family-maps file is missing, or is other bytes), or null. */
+export function familyMapsProblem(packet: RecordsMaps, recorded: RecordedMaps): string | null {
+  const sha = packet.family_maps_sha256;
+  return sha === undefined || recorded.has(sha)
+    ? null
+    : `${familyMapsName(sha)}, the family maps it was issued under, is missing or is not the bytes it binds: ` +
+        "its round's families cannot be judged, so it passes nothing";
 }

@@ -1,8 +1,8 @@
 // What makes a packet the broker's (SPEC §13, §15): it embeds the bytes its front matter names, and a round that keeps
 // its reviewer copies the previous packet's reviewer exactly. A planted packet that says otherwise is no round's: the
 // reader leaves it out, and the broker moves it aside, before a reviewer is paid for it or a verdict binds it.
-import type { Failure, Family, FamilyMaps, PacketFrontMatter, QuorumRule, Request, Settings } from "../spec/schemas.js";
-import { familyMapsName, type HostFamilyMaps, issuedFamilyMaps, type MapsFile } from "./family.js";
+import type { Failure, Family, PacketFrontMatter, QuorumRule, Request, Settings } from "../spec/schemas.js";
+import { familyMapsProblem, type HostFamilyMaps, issuedFamilyMaps, type MapsFile, type RecordedMaps, type RecordsMaps } from "./family.js";
 import { openRound } from "./gate-queries.js";
 import { keepsIndependence, reviewerOf } from "./independence.js";
 import { embeddedArtifact } from "./packet-body.js";
@@ -107,27 +107,12 @@ export function issueProblem(packet: PacketFrontMatter, request: Request, settin
         (packet.reviewer_adapter === "manual" ? "a reviewer nobody pinned" : "which settings do not configure so");
 }
 
-/** What a packet records of its maps (SPEC §7): the sha of its family-maps file, or, from the previous build, the maps. */
-type RecordsMaps = Pick<PacketFrontMatter, "family_maps" | "family_maps_sha256">;
-
-/** The gate's family-maps files, by the sha their bytes hash to (`GateSnapshot.familyMaps`). */
-export type RecordedMaps = ReadonlyMap<string, FamilyMaps>;
-
 /** Maps a packet binds but the gate does not hold as written: its author is of no known family under them (fail closed). */
 const UNREADABLE_MAPS: HostFamilyMaps = Object.freeze({});
 
 /** Whether a packet recorded the maps its round was issued under (this build or the previous one). */
 export function recordsFamilyMaps(packet: RecordsMaps): boolean {
   return packet.family_maps_sha256 !== undefined || packet.family_maps !== undefined;
-}
-
-/** Why the maps a packet binds cannot be read (its family-maps file is missing, or is other bytes), or null. */
-export function familyMapsProblem(packet: RecordsMaps, recorded: RecordedMaps): string | null {
-  const sha = packet.family_maps_sha256;
-  return sha === undefined || recorded.has(sha)
-    ? null
-    : `${familyMapsName(sha)}, the family maps it was issued under, is missing or is not the bytes it binds: ` +
-        "its round's families cannot be judged, so it passes nothing";
 }
 
 /**

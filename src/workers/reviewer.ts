@@ -28,7 +28,7 @@ import { openRound } from "../core/gate-queries.js";
 import { resultRefusal } from "../core/result-slot.js";
 import { type GateSnapshot, memberView, reviewerViews } from "../core/snapshot.js";
 import { packetMember, slotFile } from "../core/slot-file.js";
-import { familyMapsProblem } from "../core/packet-chain.js";
+import { familyMapsProblem } from "../core/family.js";
 import { receivedScrubOptions, scrub, scrubOptions } from "../core/scrub.js";
 import { isNightmare } from "../core/adapter-kinds.js";
 import { quotedArtifact } from "../core/packet-body.js";
