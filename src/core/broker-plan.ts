@@ -14,6 +14,7 @@ import {
   type EscalationAction,
   type GateDecision,
   type OutcomeAction,
+  mapsNowOf,
   type PacketAction,
   type QuorumIssue,
   RETRY_OPTIONS,
@@ -101,7 +102,12 @@ export type BrokerStep =
     };
 
 export function planStep(s: GateSnapshot, input: BrokerInput): BrokerStep {
-  const decision = decide(s, { policy: input.policy, codexSkip: input.codexSkip, artifact: input.reads.artifact });
+  const decision = decide(s, {
+    policy: input.policy,
+    codexSkip: input.codexSkip,
+    artifact: input.reads.artifact,
+    ...mapsNowOf(s, input.settings),
+  });
   const action = decision.action;
   if (!action) return { type: "wait", decision };
   try {

@@ -32,6 +32,8 @@ import { judgedChain, stallAfterVerdict, stallAtResubmit, stallDetail } from "./
 import { failReasons, namesItsPacket, namesUnsentBytes, verdictBlocks, verdictPasses } from "./verdict-pass.js";
 import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
 import { authorIdentity } from "./selection.js";
+import { type HeldSlot, heldSlots, heldWords } from "./held-round.js";
+import { issuedFamilyMaps } from "./family.js";
 
 export type OutcomeAction = {
   type: "outcome";
@@ -84,6 +86,8 @@ export interface GateDecision {
   round: number;
   action: Action | null;
   detail: string;
+  /** The open round's slots whose named worker waits for the broker to act first (`heldSlots`): status names the broker. */
+  held?: HeldSlot[];
 }
 
 export interface DecideContext {
@@ -91,6 +95,8 @@ export interface DecideContext {
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
   /** Asked only when a decision needs the artifact (a packet, a pass): waiting states never read it. */
   artifact: () => ArtifactView;
+  /** The sha of the family maps the broker issues this gate's packets under now (SPEC §7): one lost it writes again. */
+  mapsNow?: string;
 }
 
 const CAP_OPTIONS: DecisionChoice[] = ["force-pass", "extend-cap", "rework"];
@@ -102,8 +108,8 @@ export const ARTIFACT_OPTIONS: DecisionChoice[] = ["retry", "rework"];
 function act(action: Action, detail: string): GateDecision {
   return { state: "broker", round: action.round, action, detail };
 }
-function wait(state: GateStateName, round: number, detail: string): GateDecision {
-  return { state, round, action: null, detail };
+function wait(state: GateStateName, round: number, detail: string, held: HeldSlot[] = []): GateDecision {
+  return { state, round, action: null, detail, ...(held.length ? { held } : {}) };
 }
 
 function consecutiveRestarts(snapshot: GateSnapshot, round: number): number {
@@ -300,8 +306,10 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     const stop = P.stop ?? ctx.policy.stop;
     const q = judgeQuorumRound(snapshot, R, P, stop);
     switch (q.type) {
-      case "wait":
-        return wait(q.waiting, R, q.detail);
+      case "wait": {
+        const held = heldSlots(snapshot, ctx.mapsNow);
+        return wait(q.waiting, R, held.length ? `${q.detail}; waiting for ${heldWords(held)}` : q.detail, held);
+      }
       case "escalate":
         return escalate(q.reason, q.detail, q.options ?? RETRY_OPTIONS);
       case "fail":
@@ -444,10 +452,13 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
     return notPassed(failReasons(verdict, stop).join("; "), stop);
   }
-  if (snapshot.results.has(R)) return wait("verifying", R, "result delivered; waiting for the verifier");
+  // a worker that waits for the broker (its packet's family maps lost, a file in its way) is not the one to wait for
+  const held = heldSlots(snapshot, ctx.mapsNow);
+  const waitingFor = (worker: string) => `waiting for ${held.length ? heldWords(held) : worker}`;
+  if (snapshot.results.has(R)) return wait("verifying", R, `result delivered; ${waitingFor("the verifier")}`, held);
   if (snapshot.responses.has(R)) return wait("normalizing", R, "manual response delivered; waiting for the manual worker");
   if (snapshot.attempts.has(R)) return wait("dispatched", R, `dispatched to ${P.reviewer_provider}`);
-  return wait("reviewing", R, `waiting for reviewer ${P.reviewer_provider}`);
+  return wait("reviewing", R, waitingFor(`reviewer ${P.reviewer_provider}`), held);
 }
 
 /**
@@ -467,8 +478,13 @@ export function quorumIssue(
 }
 
 /** decide() under the policy the gate's request resolves to: what the broker, status and wait all ask. */
-export function decideGate(s: GateSnapshot, settings: Settings, rest: Omit<DecideContext, "policy">): GateDecision {
-  return decide(s, { ...rest, policy: gatePolicy(s, settings) });
+export function decideGate(s: GateSnapshot, settings: Settings, rest: Omit<DecideContext, "policy" | "mapsNow">): GateDecision {
+  return decide(s, { ...rest, policy: gatePolicy(s, settings), ...mapsNowOf(s, settings) });
+}
+
+/** `DecideContext.mapsNow` for a gate under `settings`: none before its request. */
+export function mapsNowOf(s: GateSnapshot, settings: Settings): Pick<DecideContext, "mapsNow"> {
+  return s.request ? { mapsNow: issuedFamilyMaps(s.request.author_host, settings).sha } : {};
 }
 
 /**

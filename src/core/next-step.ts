@@ -9,6 +9,7 @@ import { type ArtifactView, redactedNote } from "./artifact-view.js";
 import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
 import { MAX_EXTEND_BY } from "../spec/constants.js";
 import { dispatchedByBus } from "./adapter-kinds.js";
+import { heldWords } from "./held-round.js";
 import { type Advert, servedByWords } from "./advertised.js";
 
 /** Which workers run on the tree (their heartbeats), as the caller can tell: a wait on a worker nobody runs is no wait. */
@@ -148,7 +149,7 @@ export function rebutRefusal(
  */
 export function awaitsManualAnswer(s: GateSnapshot, d: GateDecision): boolean {
   if (["done", "no_request", "awaiting_decision", "awaiting_author"].includes(d.state) || WORKER_STATES.has(d.state)) return false;
-  if (readFaultWait(s) || blockedWait(s)) return false;
+  if (readFaultWait(s) || blockedWait(s) || d.held?.length) return false;
   return roundPackets(s, openRound(s))[0]?.reviewer_adapter === "manual";
 }
 
@@ -205,7 +206,8 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   }
   const refill = retriedQuorumToFill(s, d);
   if (refill) return withIdle({ ...base, waiting_on: refill, command: "guild-bus providers", person_first: true }, ["broker"], workers, s);
-  if (WORKER_STATES.has(d.state) || !p) {
+  // a round whose worker waits for the broker is said reviewer by reviewer (below): the broker, and why
+  if ((WORKER_STATES.has(d.state) && !d.held?.length) || !p) {
     const kind = d.state === "normalizing" ? "manual" : d.state === "verifying" ? "verifier" : "broker";
     const on = `the ${kind === "manual" ? "manual worker" : kind}`;
     return withIdle({ ...base, waiting_on: on, command: null, person_first: false }, [kind], workers, s);
@@ -230,13 +232,16 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   // a member whose result is in waits on the verifier, as a single reviewer's round would (`verifying`): while another
   // member still reviews, that worker is named too (a quorum has no manual member, so no response to normalize)
   const servedBy = (r: (typeof reviewers)[number]) => workers?.servedBy?.(r.reviewer_adapter, r.reviewer_provider) ?? [];
-  const answered = reviewers.filter((r) => {
+  // one whose worker waits for the broker to act first (its family maps lost, a file in its way) waits on the broker
+  const held = d.held ?? [];
+  const moving = reviewers.filter((r) => !held.some((h) => h.member === packetMember(r)));
+  const answered = moving.filter((r) => {
     const slots = slotsOf(r);
     return slots?.results.has(round) && !slots.verdicts.has(round) && !slots.failures.has(round) && !slots.brokenSeals.has(round);
   });
-  const byBus = reviewers.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && !servedBy(r).length);
-  const advertised = reviewers.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && servedBy(r).length);
-  const outside = reviewers.filter((r) => !answered.includes(r) && !dispatchedByBus(r.reviewer_adapter));
+  const byBus = moving.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && !servedBy(r).length);
+  const advertised = moving.filter((r) => !answered.includes(r) && dispatchedByBus(r.reviewer_adapter) && servedBy(r).length);
+  const outside = moving.filter((r) => !answered.includes(r) && !dispatchedByBus(r.reviewer_adapter));
   // a worker started on its own (the demo's, one started by hand) before it advertises what it runs: that worker, not `up`;
   // not one that says it runs other providers only (started with --provider)
   const runner = (kind: string) => {
@@ -246,6 +251,7 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
   };
   const runners = [...new Set(byBus.map((r) => runner(r.reviewer_adapter)))];
   const parts = [
+    ...(held.length ? [heldWords(held)] : []),
     ...advertised.map((r) => `${reviewerWords(r)}, run by ${servedByWords(r.reviewer_adapter, servedBy(r))}`),
     ...runners.map(
       (who) =>
@@ -267,11 +273,15 @@ export function nextStep(s: GateSnapshot, d: GateDecision, gateDir: string, arti
     ...answered.map((r) => `${reviewerWords(r)}: result delivered, waiting for the verifier`),
   ];
   const waiting = { ...base, waiting_on: parts.join("; "), command: null, person_first: false };
-  const unanswered = reviewers.filter((r) => {
+  const unanswered = moving.filter((r) => {
     const slots = slotsOf(r);
     return dispatchedByBus(r.reviewer_adapter) && !slots?.results.has(round) && !slots?.failures.has(round);
   });
-  const kinds = [...unanswered.map((r) => r.reviewer_adapter), ...(answered.length ? ["verifier"] : [])];
+  const kinds = [
+    ...(held.length ? ["broker"] : []),
+    ...unanswered.map((r) => r.reviewer_adapter),
+    ...(answered.length ? ["verifier"] : []),
+  ];
   return withIdle(waiting, [...new Set(kinds)], workers, s);
 }
 

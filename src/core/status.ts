@@ -62,6 +62,7 @@ function waitingFor(s: GateSnapshot, d: GateDecision, rebuttable: boolean, artif
   if (d.state === "done") return stalePassWait(s, artifact) ?? WAITING_FOR.done!;
   const waits = readFaultWait(s) ?? blockedWait(s) ?? artifactWait(s, d, artifact);
   if (waits) return waits;
+  if (d.held?.length) return WAITING_FOR.broker!; // a worker that waits on the broker is not the one to wait for
   if (d.state === "awaiting_author" && rebuttable)
     return "the author (revise, then `guild-bus resubmit`; or contest the findings once with `guild-bus rebut`)";
   if (d.state === "awaiting_decision" && s.escalations.get(d.round)?.reason === "human_checkpoint") {

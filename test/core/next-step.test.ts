@@ -3,10 +3,13 @@
 import { describe, expect, it } from "vitest";
 import { nextStep, type WorkerPresence } from "../../src/core/next-step.js";
 import type { GateDecision } from "../../src/core/decide.js";
-import { context, Gate, gate } from "../helpers/snapshots.js";
+import { context, Gate, gate, policy } from "../helpers/snapshots.js";
+import { gateStatus } from "../../src/core/status.js";
 import { decide } from "../../src/core/decide.js";
 
 const ARTIFACT = { ok: true as const, sha: "a".repeat(64), rawSha: "a".repeat(64) };
+/** The artifact as `status` reads it (its text too). */
+const TEXT = { ...ARTIFACT, text: "# Spec\n" };
 const wait = (state: GateDecision["state"], round: number) => ({ state, round, detail: "", action: null }) as unknown as GateDecision;
 
 describe("a gate without a usable request", () => {
@@ -201,5 +204,126 @@ describe("a retried quorum round that must select more reviewers than it keeps",
     expect(nextStep(g.s, wait("reviewing", 2), "d", ARTIFACT).command).toMatch(
       new RegExp(`^guild-bus respond ${g.s.runId} ${g.s.gate} --round 2 --reviewer-model `),
     );
+  });
+});
+
+describe("a round whose worker waits for the broker to write its packet's family maps again (SPEC §7)", () => {
+  const MAPS = "e".repeat(64);
+  const NAME = `family-maps-${MAPS}.json`;
+  const none: WorkerPresence = { running: () => false, supervisedFor: () => null };
+  const lost = () => gate().packet(1, { family_maps_sha256: MAPS, reviewer_provider: "gpt", reviewer_adapter: "command" });
+  const decided = (g: ReturnType<typeof gate>, mapsNow = MAPS) => decide(g.s, { ...context(), mapsNow });
+
+  it("missing: status names the broker, what it must do and why, and how to start it — never the reviewer it holds back", () => {
+    const g = lost();
+    const d = decided(g);
+    const why = `the broker to write ${NAME} again (it is missing): reviewer gpt is not sent the round without it`;
+    expect(d).toMatchObject({ state: "reviewing", action: null, detail: `waiting for ${why}` });
+    expect(nextStep(g.s, d, "d", ARTIFACT, none)).toMatchObject({
+      waiting_on: `${why}, but no broker worker is running for this project`,
+      command: "guild-bus up",
+      person_first: true,
+    });
+    // the reviewer's worker running changes nothing: it does not dispatch the round
+    const reviewerOnly: WorkerPresence = { running: (kind) => kind === "command", supervisedFor: () => null };
+    expect(nextStep(g.s, d, "d", ARTIFACT, reviewerOnly)).toMatchObject({ command: "guild-bus up" });
+    expect(gateStatus(g.s, d, TEXT, policy(), "t").waiting_for).toBe("the broker");
+    // the file back, the reviewer is the one again
+    g.s.familyMaps.set(MAPS, { family_aliases: {}, host_families: {} });
+    const back = decided(g);
+    expect(back).toMatchObject({ state: "reviewing", detail: "waiting for reviewer gpt" });
+    expect(nextStep(g.s, back, "d", ARTIFACT, none).waiting_on).toMatch(/^reviewer gpt .*, but no command worker is running/);
+    expect(gateStatus(g.s, back, TEXT, policy(), "t").waiting_for).toBe("the reviewer");
+  });
+
+  it("a file of other bytes under its name (in its grace period): the broker moves it aside first, and says when", () => {
+    const g = lost();
+    g.s.problems.push({ file: NAME, reason: "its bytes are not the sha256 its name binds", mtimeMs: 1 });
+    const d = decided(g);
+    expect(d.detail).toBe(
+      `waiting for the broker to write ${NAME} again (it holds other bytes: moved to rejected/ once foreign_grace_ms has ` +
+        "passed): reviewer gpt is not sent the round without it",
+    );
+    expect(nextStep(g.s, d, "d", ARTIFACT, none).waiting_on).toMatch(/^the broker to write .* but no broker worker is running/);
+  });
+
+  it("a manual round waits for the broker too, not for a person's answer the verifier would not seal", () => {
+    const g = gate().packet(1, { family_maps_sha256: MAPS, reviewer_provider: "manual", reviewer_adapter: "manual" });
+    const d = decided(g);
+    expect(nextStep(g.s, d, "d", ARTIFACT, none)).toMatchObject({
+      waiting_on: expect.stringMatching(/^the broker to write .*: reviewer manual is not sent the round without it/),
+      command: "guild-bus up",
+    });
+  });
+
+  it("an answer in: the verifier seals it only once the broker has written the maps again, while the broker can", () => {
+    const g = lost().result(1);
+    const d = decided(g);
+    expect(d).toMatchObject({
+      state: "verifying",
+      detail:
+        `result delivered; waiting for the broker to write ${NAME} again (it is missing): ` +
+        "the verifier seals no answer to packet-1.md without it",
+    });
+    expect(nextStep(g.s, d, "d", ARTIFACT, none)).toMatchObject({
+      waiting_on: expect.stringMatching(/^the broker to write .*, but no broker worker is running for this project$/),
+      command: "guild-bus up",
+    });
+    expect(gateStatus(g.s, d, TEXT, policy(), "t").waiting_for).toBe("the broker");
+    // the settings give other maps now: the broker cannot write them, and the verifier seals the answer as it is
+    const other = decided(g, "f".repeat(64));
+    expect(other).toMatchObject({ state: "verifying", detail: "result delivered; waiting for the verifier" });
+    expect(nextStep(g.s, other, "d", ARTIFACT, none).waiting_on).toBe("the verifier, but no verifier worker is running for this project");
+  });
+
+  it("a round already dispatched ends as before: its reviewer's worker delivers the answer or the failure", () => {
+    const g = lost().attempt(1);
+    const d = decided(g);
+    expect(d).toMatchObject({ state: "dispatched", detail: "dispatched to gpt" });
+    expect(d.held).toBeUndefined();
+  });
+
+  it("a quorum round names the broker once, with each member that waits on it, beside the members that go on", () => {
+    const rule = { need: 2, of: 2 };
+    const g = gate()
+      .memberPacket(1, "codex", "openai", rule, { family_maps_sha256: MAPS })
+      .memberPacket(1, "gem", "google", rule, { family_maps_sha256: MAPS })
+      .memberAttempt(1, "codex");
+    const d = decide(g.s, { ...context({ policy: { quorum: rule } }), mapsNow: MAPS });
+    expect(d.detail).toMatch(new RegExp(`; waiting for the broker to write ${NAME} again \\(it is missing\\): reviewer gem is not sent`));
+    expect(nextStep(g.s, d, "d", ARTIFACT, none)).toMatchObject({
+      waiting_on:
+        `the broker to write ${NAME} again (it is missing): reviewer gem is not sent the round without it; ` +
+        "reviewer codex (openai-model), run by `guild-bus up`, but no broker or command worker is running for this project",
+      command: "guild-bus up",
+    });
+  });
+});
+
+describe("a round whose reviewer cannot record its attempt: an invalid file holds the name (SPEC §5)", () => {
+  const none: WorkerPresence = { running: () => false, supervisedFor: () => null };
+  const invalid = { file: "attempt-1.json", reason: "missing required field: run_id", mtimeMs: 1 };
+
+  it("waits for the broker to move it aside at the end of its grace period, not for the reviewer, which dispatches only then", () => {
+    const g = gate().packet(1, { reviewer_provider: "gpt", reviewer_adapter: "command" });
+    g.s.problems.push(invalid);
+    const d = decide(g.s, context());
+    const why =
+      "the broker to move the invalid attempt-1.json aside (moved to rejected/ once foreign_grace_ms has passed): " +
+      "reviewer gpt is not sent the round until then";
+    expect(d).toMatchObject({ state: "reviewing", detail: `waiting for ${why}` });
+    expect(nextStep(g.s, d, "d", ARTIFACT, none)).toMatchObject({
+      waiting_on: `${why}, but no broker worker is running for this project`,
+      command: "guild-bus up",
+    });
+    expect(gateStatus(g.s, d, TEXT, policy(), "t").waiting_for).toBe("the broker");
+  });
+
+  it("a reviewer outside the bus, or a person, writes no attempt: the file holds nobody back", () => {
+    for (const reviewer_adapter of ["manual", "external"]) {
+      const g = gate().packet(1, { reviewer_provider: "x", reviewer_adapter });
+      g.s.problems.push(invalid);
+      expect(decide(g.s, context())).toMatchObject({ state: "reviewing", detail: "waiting for reviewer x" });
+    }
   });
 });
