@@ -161,7 +161,11 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
         const maps = await deliver(ctx.layout.gateFile(runId, gate, step.familyMaps.name), step.familyMaps.text, {
           guildDir: ctx.layout.guild,
         });
-        if (maps.status === "conflict") throw new Error(`${step.familyMaps.name} holds other bytes than its name binds: move it aside`);
+        // the broker's own to move aside (quarantine), not a person's: the step is tried again until then
+        if (maps.status === "conflict")
+          throw new Error(
+            `${step.familyMaps.name} holds other bytes than its name binds: moved to rejected/ once foreign_grace_ms has passed`,
+          );
       }
       result = await deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
     } catch (error) {
