@@ -1,5 +1,6 @@
 // Claims avoid duplicate work only; correctness comes from first-writer-wins delivery and fencing.
-import { lstatSync, mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, rmdirSync, statSync } from "node:fs";
+import { makeDirsBelow } from "./make-dirs.js";
 import { PathSafetyError } from "./no-symlinks.js";
 import { setAside } from "./set-aside.js";
 import path from "node:path";
@@ -34,7 +35,7 @@ const MAX_SEEN = 10_000;
 
 /** Try to claim `name` inside claimsDir; null when someone else holds it. Never throws for a held lock. */
 export async function tryClaim(claimsDir: string, name: string, options: ClaimOptions = {}): Promise<Claim | null> {
-  mkdirSync(claimsDir, { recursive: true });
+  makeDirsBelow(path.dirname(claimsDir), claimsDir); // never its gate's directory: one removed meanwhile stays removed
   // a linked .claims/ would put our lock (and its utimes) elsewhere (SPEC §2)
   if (lstatSync(claimsDir).isSymbolicLink()) throw new PathSafetyError(`symlink refused inside .guild: ${claimsDir}`);
   const target = path.join(claimsDir, name);

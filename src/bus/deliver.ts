@@ -11,6 +11,7 @@ import { TooLarge } from "./too-large.js";
 import { refuseSymlinks } from "./no-symlinks.js";
 import { setAside } from "./set-aside.js";
 import { THIS_MACHINE } from "./this-machine.js";
+import { projectDir } from "./make-dirs.js";
 
 const stagingId = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 12);
 const HOST = hostname().replace(/[^A-Za-z0-9-]/g, "_") || "host";
@@ -130,13 +131,16 @@ async function compareExisting(fs: FsOps, finalPath: string, sha: string, size: 
     : { status: "conflict", path: finalPath, sha256: sha, existingSha256: existing };
 }
 
-/** Run op; when it fails because a directory is missing, create that directory once and run op again. */
-export async function withDir<T>(fs: FsOps, dir: string, op: () => Promise<T>): Promise<T> {
+/**
+ * Run op; when it fails because a directory is missing, make that directory once and run op again. Never the project's
+ * own directory: a write finishing after its project was removed drops the write (DirectoryGone), not remakes the tree.
+ */
+export async function withDir<T>(fs: FsOps, guildDir: string, dir: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (error) {
     if (errCode(error) !== "ENOENT") throw error;
-    await fs.mkdir(dir);
+    await fs.mkdir(dir, projectDir(guildDir));
     return op();
   }
 }
@@ -192,7 +196,7 @@ export async function deliverInOrder(
         const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
         const file = path.join(stagingDir, stagingName(finalPath));
         // the directories usually exist: made only when open() or link() says they are missing
-        const fd = await withDir(fs, stagingDir, () => fs.open(file, "wx", 0o644));
+        const fd = await withDir(fs, options.guildDir, stagingDir, () => fs.open(file, "wx", 0o644));
         staged[i] = { staging: file, finalPath, data, sha: sha256Hex(data) };
         await writeAndClose(fs, fd, data, durable);
       }),
@@ -258,7 +262,7 @@ async function publishStaged(
     } catch (error) {
       if (errCode(error) !== "ENOENT" || again === 2 || lstatSync(f.staging, { throwIfNoEntry: false })) throw error;
       const file = path.join(stagingDir, stagingName(f.finalPath));
-      const fd = await withDir(o.fs, stagingDir, () => o.fs.open(file, "wx", 0o644));
+      const fd = await withDir(o.fs, guildDir, stagingDir, () => o.fs.open(file, "wx", 0o644));
       f.staging = file; // removed by the caller, whatever happens next
       await writeAndClose(o.fs, fd, f.data, o.durable);
     }
@@ -273,7 +277,7 @@ async function publish(
   const { fs, finalPath, staging, sha, durable } = f;
   const finalDir = path.dirname(finalPath);
   try {
-    await withDir(fs, finalDir, async () => {
+    await withDir(fs, guildDir, finalDir, async () => {
       refuseSymlinks(guildDir, finalDir);
       await fs.link(staging, finalPath);
     });
@@ -281,7 +285,7 @@ async function publish(
     if (errCode(error) === "EEXIST") return compareExisting(fs, finalPath, sha, f.data.length);
     if (!LINK_UNSUPPORTED.has(errCode(error) ?? "")) throw error;
     f.log?.(`deliver: link() unsupported here (${errCode(error)}); exclusive-create fallback for ${finalPath}`);
-    return deliverWithoutLink({ fs, finalPath, data: f.data, sha, durable });
+    return deliverWithoutLink({ fs, guildDir, finalPath, data: f.data, sha, durable });
   }
   if (durable) await fsyncDir(fs, finalDir);
   return { status: "delivered", path: finalPath, sha256: sha };
@@ -290,15 +294,16 @@ async function publish(
 /** Fallback for filesystems without hard links: exclusive create, so still first-writer-wins (not atomic for readers). */
 async function deliverWithoutLink(d: {
   fs: FsOps;
+  guildDir: string;
   finalPath: string;
   data: Uint8Array;
   sha: string;
   durable: boolean;
 }): Promise<DeliverResult> {
-  const { fs, finalPath, data, sha, durable } = d;
+  const { fs, guildDir, finalPath, data, sha, durable } = d;
   let fd: number;
   try {
-    fd = await withDir(fs, path.dirname(finalPath), () => fs.open(finalPath, "wx", 0o644));
+    fd = await withDir(fs, guildDir, path.dirname(finalPath), () => fs.open(finalPath, "wx", 0o644));
   } catch (error) {
     if (errCode(error) === "EEXIST") return { ...(await compareExisting(fs, finalPath, sha, data.length)), fallback: true };
     throw error; // not created by us: whatever is at finalPath belongs to someone else

@@ -10,7 +10,6 @@ import {
   constants,
   fstatSync,
   lstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readSync,
@@ -24,6 +23,7 @@ import { isGate, isRunId } from "../spec/ids.js";
 import { appendAfterTornTail } from "./append-lines.js";
 import { stagingName } from "./deliver.js";
 import type { Layout } from "./layout.js";
+import { makeDirsBelow } from "./make-dirs.js";
 import { TimeSlicer } from "./time-slicer.js";
 
 /** A linked log is never followed; a FIFO planted as the log must not hold up a worker's start (open would wait). */
@@ -51,10 +51,10 @@ export function finishedRunsFile(layout: Layout, kind: string): string | null {
 
 /** Append lines with O_APPEND (each write lands whole, whoever else appends); never through a symlink. A failure is
  * only a missed hint (a read-only tree, a full disk): the scans then treat the run as not finished. */
-function appendLines(file: string, lines: string[]): void {
+function appendLines(layout: Layout, file: string, lines: string[]): void {
   if (!lines.length) return;
   try {
-    mkdirSync(path.dirname(file), { recursive: true });
+    makeDirsBelow(layout.guild, path.dirname(file)); // never .guild: a removed project stays removed
     if (!lstatSync(path.dirname(file)).isDirectory()) return; // a symlinked directory is never written through
     const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NOT_LINKED_NOR_BLOCKING, 0o644);
     try {
@@ -76,7 +76,7 @@ function replaceLog(layout: Layout, file: string, lines: string[]): number {
   const staged = path.join(layout.guild, "tmp", stagingName(file));
   try {
     if (!lstatSync(path.dirname(file)).isDirectory()) return 0; // never written through a symlinked directory
-    mkdirSync(path.dirname(staged), { recursive: true });
+    makeDirsBelow(layout.guild, path.dirname(staged));
     if (!lstatSync(path.dirname(staged)).isDirectory()) return 0; // nor staged in a linked one
     const text = lines.join("");
     const fd = openSync(staged, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOT_LINKED_NOR_BLOCKING, 0o644);
@@ -102,7 +102,7 @@ export function reopenRun(layout: Layout, runId: string): void {
   } catch {
     return; // no log yet: no worker skips anything
   }
-  for (const name of names) if (name.endsWith(".log")) appendLines(path.join(dir, name), [`-${runId}\n`]);
+  for (const name of names) if (name.endsWith(".log")) appendLines(layout, path.join(dir, name), [`-${runId}\n`]);
 }
 
 export class FinishedRuns {
@@ -241,7 +241,7 @@ export class FinishedRuns {
       this.rewrite = false;
       this.pending = [...this.sealed].map(([runId, fields]) => `+${runId}\t${fields}\n`);
     }
-    appendLines(this.file, this.pending);
+    appendLines(this.layout, this.file, this.pending);
     this.pending = [];
   }
 

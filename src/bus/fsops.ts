@@ -4,6 +4,7 @@
 // pool cost several times the syscall in CPU (bench/README.md, "Synchronous metadata calls").
 import * as fs from "node:fs";
 import { promisify } from "node:util";
+import { makeDirsBelow } from "./make-dirs.js";
 
 export interface FsOps {
   open(path: string, flags: string, mode?: number): Promise<number>;
@@ -14,7 +15,8 @@ export interface FsOps {
   unlink(path: string): Promise<void>;
   /** The bytes of a regular file of at most `max` bytes, or null for anything else there (a FIFO never blocks it). */
   readRegular(path: string, max: number): Promise<Buffer | null>;
-  mkdir(path: string): Promise<void>;
+  /** Make a directory and its missing parents strictly below `floor`, which must exist (make-dirs.ts). */
+  mkdir(path: string, floor: string): Promise<void>;
 }
 
 const fsync = promisify(fs.fsync);
@@ -41,5 +43,5 @@ export const realFs: FsOps = {
       await file.close();
     }
   },
-  mkdir: async (p) => void fs.mkdirSync(p, { recursive: true }),
+  mkdir: async (p, floor) => makeDirsBelow(floor, p),
 };

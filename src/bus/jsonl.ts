@@ -1,6 +1,5 @@
 // Append-only JSONL: one validated record per line, one write() per line (O_APPEND keeps lines whole locally).
-import { closeSync, constants, mkdirSync, openSync } from "node:fs";
-import path from "node:path";
+import { closeSync, constants, openSync } from "node:fs";
 import type * as z from "zod/mini";
 import { appendAfterTornTail } from "./append-lines.js";
 import { readTextBounded } from "./read-bounded.js";
@@ -8,9 +7,9 @@ import { readTextBounded } from "./read-bounded.js";
 /** A run's events file is read whole only up to this size. */
 const MAX_EVENTS_BYTES = 64 * 1024 * 1024;
 
+/** Appends to a file in a directory that exists (a run's): none is made, so a run removed meanwhile is not made again. */
 export function appendJsonl<T>(file: string, record: T, schema: z.ZodMiniType<T>): void {
   const line = JSON.stringify(schema.parse(record)) + "\n";
-  mkdirSync(path.dirname(file), { recursive: true });
   // O_NOFOLLOW: a linked events.jsonl would carry our lines out of .guild (SPEC §2); a non-file or hard link is refused too
   const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   try {

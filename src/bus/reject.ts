@@ -1,9 +1,10 @@
 // Invalid or unusable drops are moved aside, never deleted: rejected/<name>.<stamp> plus a reason file.
-import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, readFileSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { sha256Hex } from "../core/sha.js";
 import { deliver } from "./deliver.js";
 import { refuseSymlinks } from "./no-symlinks.js";
+import { makeDirsBelow } from "./make-dirs.js";
 import { scrubLine, scrubOptions, type ScrubOptions } from "../core/scrub.js";
 import type { Settings } from "../spec/schemas.js";
 
@@ -42,7 +43,7 @@ function boundedName(name: string): string {
 function rejectedSlot(gateDir: string, name: string, guildDir: string): { dir: string; target: string } {
   const dir = path.join(gateDir, "rejected");
   refuseSymlinks(guildDir, dir);
-  mkdirSync(dir, { recursive: true });
+  makeDirsBelow(gateDir, dir); // never the gate directory: one removed meanwhile is not made again
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   return { dir, target: `${boundedName(name)}.${stamp}.${process.pid}` };
 }

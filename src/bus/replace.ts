@@ -32,7 +32,7 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
   const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
   try {
     // the directories usually exist: made only when open() or rename() says they are missing
-    const fd = await withDir(realFs, stagingDir, () => realFs.open(staging, "wx", modeToKeep(finalPath)));
+    const fd = await withDir(realFs, options.guildDir, stagingDir, () => realFs.open(staging, "wx", modeToKeep(finalPath)));
     await writeAndClose(realFs, fd, data, durable);
     const rename = async () => {
       refuseSymlinks(options.guildDir, finalDir);
@@ -48,7 +48,7 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
         await realFs.unlink(staging);
       }
     };
-    await (options.makeDir === false ? rename() : withDir(realFs, finalDir, rename));
+    await (options.makeDir === false ? rename() : withDir(realFs, options.guildDir, finalDir, rename));
   } catch (error) {
     await realFs.unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
     throw error;

@@ -9,7 +9,6 @@ import {
   constants,
   lstatSync,
   lutimesSync,
-  mkdirSync,
   opendirSync,
   openSync,
   renameSync,
@@ -21,6 +20,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { notWritableInPlace } from "../bus/append-lines.js";
+import { makeDirsBelow } from "../bus/make-dirs.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
 import { refusedWriteFix } from "../bus/refused-write.js";
 import type { Layout } from "../bus/layout.js";
@@ -263,7 +263,7 @@ export class Peers {
       // may be a link to the bus root (SPEC §2)
       if (!statSync(this.layout.guild, { throwIfNoEntry: false })?.isDirectory()) throw new Error("no .guild directory");
       try {
-        mkdirSync(this.dir, { recursive: true });
+        makeDirsBelow(this.layout.guild, this.dir); // .guild removed since the check above: still not made again
         this.sayAlive(now);
       } catch (error) {
         // an unwritable tree: the others do not see this worker and act on its share too (fenced); it still sees them

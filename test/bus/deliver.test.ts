@@ -87,10 +87,10 @@ function faultyFs(opts: { fail?: { op: Syscall; nth: number; partialWrite?: bool
       if (hit("readRegular")) throw errno("EIO", "readRegular");
       return await realFs.readRegular(p, max);
     },
-    async mkdir(p) {
+    async mkdir(p, floor) {
       calls.push({ op: "mkdir", args: [p] });
       if (hit("mkdir")) throw errno("EIO", "mkdir");
-      await realFs.mkdir(p);
+      await realFs.mkdir(p, floor);
     },
   };
   return { fs, calls, counts, injected: () => injected };

@@ -9,8 +9,8 @@ const Event = z.object({ seq: z.number().int(), kind: z.enum(["start", "done"]),
 type Event = z.infer<typeof Event>;
 
 describe("jsonl: appendJsonl", () => {
-  it("writes one validated record per line, creating directories", () => {
-    const file = path.join(tempRoot(), "a", "b", "events.jsonl");
+  it("writes one validated record per line", () => {
+    const file = path.join(tempRoot(), "events.jsonl");
     appendJsonl<Event>(file, { seq: 1, kind: "start" }, Event);
     appendJsonl<Event>(file, { seq: 2, kind: "done", note: 'multi\nline "quoted"' }, Event);
     expect(readFileSync(file, "utf8").split("\n")).toHaveLength(3); // two lines and the final newline
@@ -29,6 +29,12 @@ describe("jsonl: appendJsonl", () => {
     const before = readFileSync(file, "utf8");
     expect(() => appendJsonl(file, { seq: 2, kind: "bogus" } as unknown as Event, Event)).toThrow();
     expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  it("makes no directory: a run removed meanwhile is not made again for its events", () => {
+    const run = path.join(tempRoot(), "run");
+    expect(() => appendJsonl<Event>(path.join(run, "events.jsonl"), { seq: 1, kind: "start" }, Event)).toThrow(/ENOENT/);
+    expect(existsSync(run)).toBe(false);
   });
 
   it("writes what the schema returns (unknown keys stripped)", () => {

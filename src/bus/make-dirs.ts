@@ -1,0 +1,36 @@
+// Directories a write makes when they are missing, one at a time, only below a directory that must already exist. A
+// worker still running, or finishing a write, after its project was removed must not make the tree again (`mkdir -p`
+// did: an empty <project>/.guild/tmp was left behind).
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+
+/** The directory a write may only make directories below is gone (the project, or .guild, was removed meanwhile). */
+export class DirectoryGone extends Error {
+  // a file operation's failure, logged on one line by a worker (no stack): the gate is gone at its next look
+  readonly code = "ENOENT";
+  readonly syscall = "mkdir";
+  constructor(readonly path: string) {
+    super(`${path} is gone; nothing is made again there`);
+    this.name = "DirectoryGone";
+  }
+}
+
+/** The directory a bus write makes directories below: the project's, which holds .guild (a first request makes .guild). */
+export const projectDir = (guildDir: string): string => path.dirname(path.resolve(guildDir));
+
+/** Make `dir` and its missing parents strictly below `floor`, which is never made: DirectoryGone when it is missing. */
+export function makeDirsBelow(floor: string, dir: string): void {
+  const target = path.resolve(dir);
+  try {
+    mkdirSync(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return; // anything else there fails the write that needs a directory, as it should
+    if (code !== "ENOENT") throw error;
+    const parent = path.dirname(target);
+    if (target === path.resolve(floor) || parent === path.resolve(floor)) throw new DirectoryGone(floor);
+    if (parent === target) throw error;
+    makeDirsBelow(floor, parent);
+    makeDirsBelow(floor, target);
+  }
+}
