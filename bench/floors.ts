@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { deliver } from "../src/bus/deliver.js";
-import { load1, ms, percentile, removeTemp, stopWorkers, tempDir } from "./harness.js";
+import { load1, ms, percentile, removeTemp, stopWorkers, tempDir, tracked } from "./harness.js";
 import { waitForFile } from "./watch.js";
 
 /**
@@ -31,7 +31,7 @@ async function relayed(rounds: number, hops: Array<[string, string]>) {
   mkdirSync(dir);
   const guildDir = path.join(root, ".guild");
   const echo = path.join(path.dirname(fileURLToPath(import.meta.url)), "echo.js");
-  const children = hops.map(([from, to]) => spawn(process.execPath, [echo, dir, guildDir, from, to], { stdio: "ignore" }));
+  const children = hops.map(([from, to]) => tracked(spawn(process.execPath, [echo, dir, guildDir, from, to], { stdio: "ignore" })));
   const samples: number[] = [];
   try {
     for (const [from] of hops) await waitForFile(path.join(dir, `ready-${from}`));

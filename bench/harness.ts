@@ -39,8 +39,25 @@ export function removeTemp(dir: string): void {
   if (spawnSync("rm", ["-rf", "--", dir], { stdio: "ignore" }).status !== 0) rmSync(dir, { recursive: true, force: true });
   temps.delete(dir);
 }
-process.on("exit", () => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
+/** Every worker (or echo) process the bench starts and that has not exited yet. */
+const live = new Set<ChildProcess>();
+export function tracked(child: ChildProcess): ChildProcess {
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+  return child;
+}
+/** On a figure's failure or a signal: the processes stop (and have exited) before their trees are removed, else one
+ * still writing makes a removed tree again. */
+export async function stopAll(): Promise<void> {
+  await stopWorkers([...live]);
+  temps.forEach(removeTemp);
+}
+// the last resort (an exit nobody awaited): a process killed outright writes nothing more
+process.on("exit", () => {
+  live.forEach((c) => c.kill("SIGKILL"));
+  temps.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stopAll().finally(() => process.exit(130)));
 
 /** BENCH_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops (node refuses --cpu-prof in NODE_OPTIONS). */
 export const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -48,9 +65,11 @@ export const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-d
 /** Real worker processes, one per kind named; `onLine` receives each line they log (stderr is ignored without it). */
 export function startWorkers(root: string, kinds: string[], poll: boolean, onLine?: (line: string) => void): ChildProcess[] {
   return kinds.map((kind) => {
-    const child = spawn(process.execPath, [...profile, BIN, "worker", kind, "--root", root, ...(poll ? ["--poll"] : [])], {
-      stdio: ["ignore", "ignore", onLine ? "pipe" : "ignore"],
-    });
+    const child = tracked(
+      spawn(process.execPath, [...profile, BIN, "worker", kind, "--root", root, ...(poll ? ["--poll"] : [])], {
+        stdio: ["ignore", "ignore", onLine ? "pipe" : "ignore"],
+      }),
+    );
     if (onLine) createInterface({ input: child.stderr! }).on("line", onLine);
     return child;
   });

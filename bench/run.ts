@@ -29,8 +29,10 @@ import {
   removeTemp,
   requested,
   startWorkers,
+  stopAll,
   stopWorkers,
   tempDir,
+  tracked,
 } from "./harness.js";
 import { throughput } from "./throughput.js";
 import { uiFigures } from "./ui.js";
@@ -362,7 +364,8 @@ async function history(finishedRuns: number, rounds: number, print = false) {
  */
 async function workerStart(root: string, kind = "broker"): Promise<{ ms: number; walkedMs: number; child: ChildProcess }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...profile, BIN, "worker", kind, "--root", root], { stdio: ["ignore", "ignore", "pipe"] });
+  const argv = [...profile, BIN, "worker", kind, "--root", root];
+  const child = tracked(spawn(process.execPath, argv, { stdio: ["ignore", "ignore", "pipe"] }));
   let watching = NaN;
   let text = "";
   await new Promise<void>((resolve, reject) => {
@@ -590,4 +593,5 @@ async function main(): Promise<void> {
   ]);
 }
 
-await main();
+// a figure that fails stops its workers before the exit removes their trees
+await main().finally(stopAll);

@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { request } from "node:http";
+import { stopWorkers, tracked } from "./harness.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -67,7 +68,7 @@ export async function uiFigures(
   stats: { median: (v: number[]) => number; p95: (v: number[]) => number },
 ) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, "ui", "--root", root, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = tracked(spawn(process.execPath, [bin, "ui", "--root", root, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] }));
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = "";
@@ -119,6 +120,6 @@ export async function uiFigures(
       rss_goal_mb: 150,
     };
   } finally {
-    child.kill("SIGTERM");
+    await stopWorkers([child]); // exited before the caller removes the tree
   }
 }
