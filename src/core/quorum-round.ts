@@ -80,6 +80,7 @@ export function judgeMembers(
         provider,
         family: verdict?.reviewer_family ?? packet.reviewer_family,
         passed: state.kind === "pass",
+        violation: verdict?.independence_violation === true,
         blocking: state.kind === "blocked",
         sha: verdict?.gate_pass.recomputed_sha256 ?? null,
       };
@@ -102,6 +103,9 @@ export type QuorumVerdict =
   | { type: "restart"; reason: "artifact_changed" | "malformed" | "degraded"; why: string; members: string[] }
   | { type: "escalate"; reason: EscalationReason; detail: string; options?: DecisionChoice[] };
 
+const SEALED_VIOLATION =
+  "its verdict sealed an independence violation " +
+  "(under the settings when it was verified, its reviewer was of the author's family or of none)";
 const WAIT_ORDER = ["reviewing", "dispatched", "normalizing", "verifying"] as const;
 const list = (ms: QuorumMemberRound[], f: (m: QuorumMemberRound) => string) => ms.map((m) => `${m.provider}: ${f(m)}`).join("; ");
 const whyOf = (m: QuorumMemberRound) => ("why" in m.state ? m.state.why : m.state.kind);
@@ -171,6 +175,9 @@ export function judgeQuorumRound(s: GateSnapshot, R: number, P: PacketFrontMatte
   const scoreless = of("score_unavailable");
   if (scoreless.length) return { type: "escalate", reason: "score_unavailable", detail: `no usable score from ${list(scoreless, whyOf)}` };
   const notPassed = of("not_passed");
+  // a pass whose verdict sealed a violation stays as sealed: the settings since never make its member count (§26)
+  const sealed = members.filter((m) => m.state.kind === "pass" && m.state.verdict.independence_violation);
+  const uncounted = sealed.length ? `; ${list(sealed, () => SEALED_VIOLATION)}` : "";
   // every member passed its own five conditions, yet their families do not make the quorum: no revision fixes that
   if (!notPassed.length)
     return {
@@ -178,7 +185,7 @@ export function judgeQuorumRound(s: GateSnapshot, R: number, P: PacketFrontMatte
       reason: "identity_unverified",
       detail:
         `every reviewer passed, but the families that count fall short: ${shortfall(judgement)} ` +
-        "(the author's family and unknown never count)",
+        `(the author's family and unknown never count)${uncounted}`,
     };
-  return { type: "fail", why: `quorum ${rule.need}/${rule.of} not met: ${shortfall(judgement)}; ${list(notPassed, whyOf)}` };
+  return { type: "fail", why: `quorum ${rule.need}/${rule.of} not met: ${shortfall(judgement)}; ${list(notPassed, whyOf)}${uncounted}` };
 }

@@ -16,6 +16,9 @@ export interface QuorumMember {
   family: Family;
   /** Its verdict passes the five conditions under the round's stop policy (verdictPasses). */
   passed: boolean;
+  /** Its verifier sealed an independence violation: under the settings when it verified (since edited, perhaps), its
+   * reviewer is of the author's family or of none (`independence_violation`). */
+  violation: boolean;
   /** Its result holds blocking findings (or an upheld contested one). */
   blocking: boolean;
   /** The artifact sha its verdict recomputed; null without a verdict. */
@@ -39,6 +42,12 @@ export function countsFor(author: Family, family: Family): boolean {
   return family !== "unknown" && family !== author;
 }
 
+/** Whether a member's pass counts toward the rule: it passed, on bytes its verdict recomputed, of a family that counts
+ * for this author, and without a sealed violation (a single reviewer's is weak; a quorum has no weak members, §26). */
+export function memberCounts(author: Family, m: QuorumMember): m is QuorumMember & { sha: string } {
+  return m.passed && m.sha !== null && !m.violation && countsFor(author, m.family);
+}
+
 export function judgeQuorum(rule: QuorumRule, author: Family, members: QuorumMember[]): QuorumJudgement {
   const blockedBy = members.filter((m) => m.blocking).map((m) => m.provider);
   // a required family that cannot count (the author's, unknown) stays missing: such a rule never passes (fail closed)
@@ -46,7 +55,7 @@ export function judgeQuorum(rule: QuorumRule, author: Family, members: QuorumMem
   // Per artifact sha, the first passing member of each eligible family: passes on different bytes never add up.
   const bySha = new Map<string, Map<Family, string>>();
   for (const m of members) {
-    if (!m.passed || m.sha === null || !countsFor(author, m.family)) continue;
+    if (!memberCounts(author, m)) continue;
     const families = bySha.get(m.sha) ?? new Map<Family, string>();
     if (!families.has(m.family)) families.set(m.family, m.provider);
     bySha.set(m.sha, families);

@@ -270,6 +270,9 @@ function rederive(
       problems.push(`independence strong, but the reviewer model ${JSON.stringify(model)} is of family ${family} (author ${author})${now}`);
     return family;
   });
+  // a violation its verifier sealed stays, whatever the settings say since: decide() never stamps such a pass strong
+  if (independence === "strong" && packet.independence === "strong" && verdict?.independence_violation)
+    problems.push(`independence strong, but ${name("verdict")} sealed an independence violation`);
   if (independence === "strong" && packet.independence !== "strong")
     problems.push(`independence strong, but ${name("packet")} promised a ${packet.independence} review`);
   const sealBroken = s.brokenSeals.has(n) || (verdict !== undefined && verdict.result_sha256 !== sha256Hex(bytes));
@@ -291,8 +294,10 @@ export function quorumPassProblems(
   const rule = packet.quorum!;
   const sha = input.artifact.ok ? input.artifact.sha : null;
   const members = roundMembers(s, n).map(([provider]) => {
-    const again = rederive(memberView(s, provider), n, input, "strong");
-    return { provider, ...again, family: again.families[0]!, passed: again.problems.length === 0, sha };
+    const view = memberView(s, provider);
+    const again = rederive(view, n, input, "strong");
+    const violation = view.verdicts.get(n)?.independence_violation === true;
+    return { provider, ...again, family: again.families[0]!, passed: again.problems.length === 0, violation, sha };
   });
   // the rule holds under each of the maps the round is judged under; the first's counted members are the outcome's
   const judged = judgedMaps(packet, input.settings, input.issuedOnly === true, s.familyMaps).map((maps, i) =>
@@ -336,7 +341,14 @@ export function quorumPassProblems(
     const counted = new Set(j.counted.map(key));
     const listed = named.map(key);
     if (listed.length !== counted.size || new Set(listed).size !== listed.length || listed.some((k) => !counted.has(k)))
-      problems.push(`the outcome names ${listed.join(", ") || "no members"}, but the rule counts ${[...counted].join(", ") || "none"}`);
+      problems.push(
+        `the outcome names ${listed.join(", ") || "no members"}, but the rule counts ${[...counted].join(", ") || "none"}` +
+          // why a named member does not count, when its own files say
+          members
+            .filter((m) => m.problems.length && named.some((c) => c.provider === m.provider))
+            .map((m) => `; ${m.provider}: ${m.problems.join(", ")}`)
+            .join(""),
+      );
   }
   return problems;
 }

@@ -59,6 +59,29 @@ describe("decide: a quorum round", () => {
     expect(d.detail).toMatch(/1 more passing family needed/);
   });
 
+  it("a member whose verifier sealed an independence violation never counts, whatever family its verdict names", () => {
+    // gem's verdict names google, as the packet's maps class it; the settings when it was verified did not
+    const sealed = { independence_violation: true, reviewer_family: "google" as const };
+    const d = decide(issued().memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "pass", sealed).s, quorumCtx());
+    expect(d.action).toMatchObject({ type: "escalation", reason: "identity_unverified" });
+    expect(d.detail).toMatch(/1 more passing family needed.*gem: its verdict sealed an independence violation/);
+    // 2 of 3: the round passes on the others, never counting it
+    const rule = { need: 2, of: 3 };
+    const g = issued(rule).memberPacket(1, "ds", "deepseek", rule);
+    g.memberVerdict(1, "codex", "pass")
+      .memberVerdict(1, "gem", "pass", sealed)
+      .memberVerdict(1, "ds", "pass", { reviewer_family: "deepseek" });
+    expect(decide(g.s, quorumCtx(rule)).action).toMatchObject({
+      type: "outcome",
+      status: "satisfied",
+      independence: "strong",
+      quorum: [
+        { provider: "codex", family: "openai" },
+        { provider: "ds", family: "deepseek" },
+      ],
+    });
+  });
+
   it("a blocking finding from any reviewer blocks: the author's turn, naming the blocking reviewer", () => {
     const g = issued().memberVerdict(1, "codex", "pass").memberVerdict(1, "gem", "blockers");
     const d = decide(g.s, quorumCtx());
@@ -345,7 +368,7 @@ describe("decide: the quorum rule over every mix of member endings (property)", 
     "no_verdict",
     "pending",
   ];
-  const member = fc.record({ reported: fc.constantFrom(...FAMILIES), ending: fc.constantFrom(...ENDINGS) });
+  const member = fc.record({ reported: fc.constantFrom(...FAMILIES), ending: fc.constantFrom(...ENDINGS), sealed: fc.boolean() });
 
   it("satisfied exactly when every member ended, none blocks, and K distinct counting families passed on the current bytes", () => {
     fc.assert(
@@ -371,7 +394,7 @@ describe("decide: the quorum rule over every mix of member endings (property)", 
                 gate_pass: { ...passed(), recomputed_sha256: SHA_B },
                 reviewer_family: m.reported,
               });
-            g.memberVerdict(1, id, m.ending, { reviewer_family: m.reported });
+            g.memberVerdict(1, id, m.ending, { reviewer_family: m.reported, independence_violation: m.sealed });
           });
           const d = decide(g.s, quorumCtx(rule));
           const satisfied = d.action?.type === "outcome" && d.action.status === "satisfied";
@@ -379,7 +402,7 @@ describe("decide: the quorum rule over every mix of member endings (property)", 
           const ended = members.every((m) => m.ending !== "pending");
           const blocks = members.some((m) => m.ending === "issues" || m.ending === "blockers");
           const passing = members
-            .filter((m) => m.ending === "pass" && m.reported !== "unknown" && m.reported !== "anthropic")
+            .filter((m) => m.ending === "pass" && m.reported !== "unknown" && m.reported !== "anthropic" && !m.sealed)
             .map((m) => m.reported);
           const families = new Set(passing);
           const bytes = members.some((m) => m.ending === "other_sha" || m.ending === "sha");

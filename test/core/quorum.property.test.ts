@@ -11,6 +11,7 @@ const member = fc.record({
   provider: fc.constantFrom("p1", "p2", "p3", "p4", "p5", "p6"),
   family: fc.constantFrom(...FAMILY),
   passed: fc.boolean(),
+  violation: fc.boolean(),
   blocking: fc.boolean(),
   sha: fc.option(fc.constantFrom(...SHAS), { nil: null }),
 });
@@ -19,14 +20,16 @@ const rule = fc.record({
   families: fc.option(fc.uniqueArray(fc.constantFrom(...FAMILY), { maxLength: 2 }), { nil: undefined }),
 });
 
-/** Whose pass counts, stated here rather than asked of the code under test: a known family other than the author's. */
-const counts = (author: Family, family: Family) => family !== "unknown" && family !== author;
+/** Whose pass counts, stated here rather than asked of the code under test: a known family other than the author's,
+ * from a verdict that sealed no independence violation. */
+const counts = (author: Family, m: Pick<QuorumMember, "family" | "violation">) =>
+  m.family !== "unknown" && m.family !== author && !m.violation;
 
 /** The rule stated directly: no blocker, and on one sha enough distinct counting families, the required among them. */
 function model(r: { need: number; families?: Family[] }, author: Family, members: QuorumMember[]): boolean {
   if (members.some((m) => m.blocking)) return false;
   return SHAS.some((sha) => {
-    const fams = new Set(members.filter((m) => m.passed && m.sha === sha && counts(author, m.family)).map((m) => m.family));
+    const fams = new Set(members.filter((m) => m.passed && m.sha === sha && counts(author, m)).map((m) => m.family));
     return fams.size >= r.need && (r.families ?? []).every((f) => fams.has(f));
   });
 }
@@ -39,10 +42,10 @@ describe("quorum rule", () => {
         expect(j.pass).toBe(model(r, author, members));
         const families = j.counted.map((c) => c.family);
         expect(new Set(families).size).toBe(families.length);
-        for (const c of j.counted) {
-          expect(counts(author, c.family)).toBe(true);
-          expect(members.some((m) => m.provider === c.provider && m.family === c.family && m.passed && m.sha === j.sha)).toBe(true);
-        }
+        for (const c of j.counted)
+          expect(
+            members.some((m) => m.provider === c.provider && m.family === c.family && m.passed && m.sha === j.sha && counts(author, m)),
+          ).toBe(true);
         if (j.pass) expect(j.counted.length).toBeGreaterThanOrEqual(r.need);
         else expect(j.missingCount > 0 || j.blockedBy.length > 0).toBe(true);
         expect(j.blockedBy).toEqual(members.filter((m) => m.blocking).map((m) => m.provider));
@@ -63,7 +66,14 @@ describe("quorum rule", () => {
   });
 
   it("names what is missing: the required families, or how many more families", () => {
-    const m = (provider: string, family: Family): QuorumMember => ({ provider, family, passed: true, blocking: false, sha: SHAS[0]! });
+    const m = (provider: string, family: Family): QuorumMember => ({
+      provider,
+      family,
+      passed: true,
+      violation: false,
+      blocking: false,
+      sha: SHAS[0]!,
+    });
     expect(
       judgeQuorum({ need: 2, families: ["openai", "google"] }, "anthropic", [m("codex", "openai"), m("ds", "deepseek")]),
     ).toMatchObject({
@@ -85,6 +95,12 @@ describe("quorum rule", () => {
     const other = { ...m("gem", "google"), sha: SHAS[1]! };
     expect(judgeQuorum({ need: 2 }, "anthropic", [m("codex", "openai"), other]).pass).toBe(false);
     expect(judgeQuorum({ need: 2 }, "anthropic", [m("codex", "openai"), m("gem", "google")])).toMatchObject({ pass: true, sha: SHAS[0] });
+    // a member whose verifier sealed a violation never counts, whatever family its verdict names
+    expect(judgeQuorum({ need: 2 }, "anthropic", [m("codex", "openai"), { ...m("gem", "google"), violation: true }])).toMatchObject({
+      pass: false,
+      missingCount: 1,
+      counted: [{ provider: "codex", family: "openai" }],
+    });
   });
 });
 

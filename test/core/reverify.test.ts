@@ -274,6 +274,13 @@ describe("reverifyOutcome", () => {
     expect(problems(passed({ packet: { independence: "weak" }, outcome: { independence: "weak" } }))).toEqual([]);
   });
 
+  it("a strong stamp on a pass whose verifier sealed an independence violation does not, whatever the settings say since", () => {
+    const sealed = (independence: "strong" | "weak") =>
+      problems(passed({ verdict: { independence_violation: true }, outcome: { independence } }));
+    expect(sealed("strong")).toEqual(["independence strong, but verdict-1.json sealed an independence violation"]);
+    expect(sealed("weak")).toEqual([]);
+  });
+
   it("a packet the broker would not issue passes nothing: a rule or policy the request fixed, a reviewer nobody named", () => {
     const asked = (over: Partial<Request>) => {
       const g = passed();
@@ -393,6 +400,14 @@ describe("reverifyOutcome", () => {
     const edited = body("ds", { summary: "fine after all" });
     expect(problems(three(honest) as never, { resultBytes: reading(edited) as never })).toContainEqual(
       expect.stringMatching(/^quorum round 1: ds's sealed answer is not on disk as sealed/),
+    );
+    // a member whose verifier sealed an independence violation never counts, whatever the settings say since
+    const sealed = three(honest);
+    sealed.s.members.get("b")!.verdicts.get(1)!.independence_violation = true;
+    expect(problems(sealed as never, { resultBytes: reading(honest) as never })).toContainEqual(
+      expect.stringMatching(
+        /^the outcome names a\/openai, b\/google, ds\/deepseek, but the rule counts a\/openai, ds\/deepseek; b: independence strong, but verdict-1\.b\.json sealed an independence violation$/,
+      ),
     );
     // a member whose answer upholds a contested finding blocks, whatever its verdict file says
     const upholds = body("ds", { rulings: [{ finding: "Data loss on restart", ruling: "upheld" }] });

@@ -21,8 +21,11 @@ const GATE = "G-plan";
 const provider = (model: string) => ({ adapter: "command", model, argv: [process.execPath, "-e", "0"] });
 const PROVIDERS = { gpt: provider("gpt-5"), gem: provider("gemini-2.5-pro") };
 
-/** A 2/2 quorum round reviewed and sealed by gpt (openai) and gem (google) for claude's artifact. */
-async function sealedQuorumPass(): Promise<{ layout: Layout; setSettings: (s: Record<string, unknown>) => void }> {
+/** A 2/2 quorum round reviewed and sealed by gpt (openai) and gem (google) for claude's artifact; `atVerify`: the
+ * settings edit in force while the verifier seals it (put back after). */
+async function sealedQuorumPass(
+  atVerify?: Record<string, unknown>,
+): Promise<{ layout: Layout; setSettings: (s: Record<string, unknown>) => void }> {
   const root = tempRoot("guild-bus-quorum-families-");
   mkdirSync(path.join(root, "docs"), { recursive: true });
   mkdirSync(path.join(root, ".guild"), { recursive: true });
@@ -52,9 +55,12 @@ async function sealedQuorumPass(): Promise<{ layout: Layout; setSettings: (s: Re
   };
   const opts = { serves: ["command" as const], adapters: { command: adapter }, log: () => {}, held: new Map() };
   await reviewGate(loadContext(layout), RUN, GATE, opts, new AbortController().signal);
+  if (atVerify) setSettings(atVerify);
   await verifyGate(loadContext(layout), RUN, GATE, () => undefined, Date.now() + 60_000);
+  setSettings({});
   const s = readGate(layout, RUN, GATE);
-  expect([...s.members.values()].map((m) => m.verdicts.get(1)?.independence_violation)).toEqual([false, false]);
+  const violations = Object.fromEntries([...s.members].map(([id, m]) => [id, m.verdicts.get(1)?.independence_violation]));
+  expect(violations).toEqual({ gpt: false, gem: atVerify !== undefined });
   return { layout, setSettings };
 }
 
@@ -99,6 +105,24 @@ describe("a quorum pass the family settings now make a family short", () => {
       status: "satisfied",
       independence: "strong",
       family_relation: "different",
+    });
+  });
+
+  // gem classed anthropic, the author's family, while it was verified: the sealed verdict decides, not the settings now
+  const edit = { family_aliases: { "gemini-2.5-pro": "anthropic" } };
+  it.each([
+    ["put back", {}],
+    ["still in force", edit],
+  ])("does not count a member whose verifier sealed a violation, the settings %s: it escalates", async (_, now) => {
+    const { layout, setSettings } = await sealedQuorumPass(edit);
+    setSettings(now);
+    const ctx = loadContext(layout);
+    await stepGate(ctx, RUN, GATE);
+    const s = readGate(layout, RUN, GATE);
+    expect(s.outcome).toBeNull();
+    expect(s.escalations.get(1)).toMatchObject({
+      reason: "identity_unverified",
+      detail: expect.stringMatching(/1 more passing family needed.*gem: its verdict sealed an independence violation/),
     });
   });
 });
