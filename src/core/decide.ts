@@ -27,9 +27,10 @@ import {
   validDecision,
 } from "./gate-queries.js";
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
+import { endedMalformed, malformedTwice } from "./malformed-rule.js";
 import type { QuorumJudgement } from "./quorum.js";
 import { judgedChain, stallAfterVerdict, stallAtResubmit, stallDetail } from "./stall.js";
-import { failReasons, namesItsPacket, namesUnsentBytes, verdictBlocks, verdictPasses } from "./verdict-pass.js";
+import { failReasons, malformedEnd, namesItsPacket, verdictBlocks, verdictPasses } from "./verdict-pass.js";
 import { changedSinceSent, passNoLongerHolds } from "./sent-bytes.js";
 import { authorIdentity } from "./selection.js";
 import { type HeldSlot, heldSlots, heldWords } from "./held-round.js";
@@ -213,11 +214,6 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     }
     return wait("awaiting_author", R, waiting);
   };
-  // the round ended malformed: its reviewer's failure, or a quorum member's (a malformed member restarts the round)
-  const endedMalformed = () =>
-    P.quorum
-      ? quorumMembers(snapshot, R, P.stop ?? ctx.policy.stop).some((m) => m.state.kind === "malformed")
-      : snapshot.failures.get(R)?.kind === "malformed";
   const esc = snapshot.escalations.get(R);
   if (esc) {
     const dec = validDecision(snapshot, R);
@@ -246,7 +242,7 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         return authorTurn(`continue after round ${R}: revise the artifact and resubmit`);
       case "extend-cap":
         // After a malformed ending there is nothing for the author to revise: the next round starts afresh.
-        if ((esc.reason !== "cap_hit" && esc.reason !== "stalled") || endedMalformed()) {
+        if ((esc.reason !== "cap_hit" && esc.reason !== "stalled") || endedMalformed(snapshot, R, P, P.stop ?? ctx.policy.stop)) {
           return issue(next(P, P.counted_round + 1, null, null), "extended after a malformed round");
         }
         return authorTurn("cap extended: revise the artifact and resubmit", "next round after extension");
@@ -270,6 +266,16 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
     const stall = ctx.policy.stallDetection ? stallAfterVerdict(snapshot, R, stop) : null;
     if (stall) return stalled(stall);
     return authorTurn(why, undefined, true);
+  };
+  // The malformed rule: a second malformed termination in a row is a human's; otherwise the cap, then a fresh round.
+  const malformed = (why: string): GateDecision => {
+    const twice = malformedTwice(snapshot, R, P, P.stop ?? ctx.policy.stop);
+    if (twice) {
+      const from = twice.length ? ` from ${twice.join(", ")}` : "";
+      return escalate("malformed_termination_x2", `two malformed terminations in a row${from}: ${why}${MALFORMED_TWICE_HINT}`, CAP_OPTIONS);
+    }
+    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${why})`, CAP_OPTIONS);
+    return issue(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${why}`);
   };
   // the bytes on disk must be those every counted verdict hashed, and the raw file the one the packets embedded
   const unchangedSince = (sha: string, packets: PacketFrontMatter[]): GateDecision | null => {
@@ -329,47 +335,22 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
         if (q.reason === "artifact_changed") return restart(q.why);
         if (q.reason === "degraded") return issue(next(P, P.counted_round, R, "degraded"), `replacing ${q.why}`);
         // a member malformed twice in a row (this round and the one it restarted) is a human's, as for one reviewer
-        if (P.restart_reason === "malformed" && P.restart_of !== null) {
-          const before = quorumMembers(snapshot, P.restart_of, stop)
-            .filter((m) => m.state.kind === "malformed")
-            .map((m) => m.provider);
-          const again = q.members.filter((m) => before.includes(m));
-          if (again.length)
-            return escalate(
-              "malformed_termination_x2",
-              `two malformed terminations in a row from ${again.join(", ")}: ${q.why}${MALFORMED_TWICE_HINT}`,
-              CAP_OPTIONS,
-            );
-        }
-        if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${q.why})`, CAP_OPTIONS);
-        return issue(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${q.why}`);
+        return malformed(q.why);
     }
   };
   if (P.quorum) return decideQuorum(P.quorum);
-
-  const malformed = (why: string): GateDecision => {
-    const previous = P.restart_reason === "malformed" && P.restart_of !== null ? snapshot.failures.get(P.restart_of) : undefined;
-    const previousVerdict = P.restart_of !== null ? snapshot.verdicts.get(P.restart_of) : undefined;
-    const previousPacket = P.restart_of !== null ? roundPacket(snapshot, P.restart_of) : undefined;
-    const twice =
-      P.restart_reason === "malformed" &&
-      (previous?.kind === "malformed" ||
-        (previousVerdict !== undefined &&
-          (!namesItsPacket(previousVerdict) || (previousPacket !== undefined && namesUnsentBytes(previousVerdict, previousPacket)))));
-    if (twice)
-      return escalate("malformed_termination_x2", `two malformed terminations in a row: ${why}${MALFORMED_TWICE_HINT}`, CAP_OPTIONS);
-    if (P.counted_round >= cap) return escalate("cap_hit", `round cap ${cap} reached (last round malformed: ${why})`, CAP_OPTIONS);
-    return issue(next(P, P.counted_round + 1, R, "malformed"), `malformed: ${why}`);
-  };
 
   // The result a verdict was bound to is the only result its round can ever have (SPEC §15): fail closed.
   const broken = snapshot.brokenSeals.get(R);
   // said of every such round alike: a seal that broke, an answer to a packet not the broker's, maps the gate lost
   if (broken !== undefined) return escalate("no_verdict", `round ${R} can no longer pass: ${broken}`, RETRY_OPTIONS);
 
+  // a malformed failure, or a verdict that answered no packet or named bytes it was never sent (with the artifact as
+  // the packet sent it: a sha that was never the packet's, and another round on the same bytes would only repeat it)
+  const why = malformedEnd(snapshot, R, { moved: () => changedSinceSent(P, ctx.artifact()) });
+  if (why !== null) return malformed(why);
   const failure = snapshot.failures.get(R);
   if (failure) {
-    if (failure.kind === "malformed") return malformed(failure.reason);
     if (failure.kind === "unavailable") {
       // Never hard-block on a missing cross-family reviewer: select again without it (the weak path when no other
       // family is left). Only when that is unavailable too does a human decide — or at once for a finalizer, whose
@@ -432,14 +413,6 @@ export function decide(snapshot: GateSnapshot, ctx: DecideContext): GateDecision
           : "all five gate-pass conditions hold";
       return act({ type: "outcome", status: "satisfied", reason, round: R, independence: P.independence }, "pass");
     }
-    if (!namesItsPacket(verdict)) return malformed(gp.reasons.join("; "));
-    // a sha that was never the packet's, with the artifact as the packet sent it: the reviewer did not copy its packet's
-    // sha (a raw file's, say), and another round on the same bytes would only repeat that, paid
-    if (namesUnsentBytes(verdict, P) && !changedSinceSent(P, ctx.artifact()))
-      return malformed(
-        `the result names artifact_sha256_reviewed ${verdict.artifact_sha256_reviewed}, not the packet's ${P.artifact_sha256} ` +
-          "(copy it from the packet; it is the sha of the scrubbed bytes the packet embeds)",
-      );
     if (!gp.conditions.sha256_match) return restart("artifact changed: restart on the current bytes");
     // The score gate never passes on a score it could not read: a human decides (ARIS: review unavailable). A round
     // that found blockers failed on them whatever its score: the author's turn, never a retry that re-rolls them.
@@ -641,14 +614,11 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
     : verdicts.some((v) => namesItsPacket(v) && !v.gate_pass.conditions.sha256_match);
   // how decide() reads the round's end: a verdict bound to its packet and the bytes; one without a usable score that
   // blocks nothing (score_unavailable); a round that did not pass (the cap, the checkpoint, a stall, the author's
-  // turn); a malformed end (a restart, or the cap)
+  // turn); a malformed end (a restart, or the cap: `endedMalformed`, by decide()'s own rule)
   const bound = (v: VerdictFile) => namesItsPacket(v) && v.gate_pass.conditions.sha256_match;
   const scoreless = (v: VerdictFile) => stop === "score" && !v.score_gate?.available && !verdictBlocks(v);
   const single = quorum ? undefined : s.verdicts.get(R);
   const notPassed = quorum ? !issuing && quorum.type === "fail" : single !== undefined && !passed && bound(single) && !scoreless(single);
-  const endedMalformed = quorum
-    ? !issuing && quorum.type === "restart" && quorum.reason === "malformed"
-    : s.failures.get(R)?.kind === "malformed" || (single !== undefined && (!namesItsPacket(single) || namesUnsentBytes(single, P)));
   // the checkpoint, restart cap and stall detection request.json recorded (SPEC §6); one an earlier build's request did
   // not record is unknown (never today's settings, which may have changed since the broker raised `esc`): any value may
   // have been in force. Its cap is the one packet n was issued under (`unrecordedAsRaised`).
@@ -735,11 +705,14 @@ export function unreachedEscalation(s: GateSnapshot, ctx: DecideContext, esc: Es
       );
     case "cap_hit":
       return needs(
-        (notPassed || endedMalformed) && atCap,
+        (notPassed || endedMalformed(s, R, P, stop)) && atCap,
         `a round that did not pass, or ended malformed, at the cap (counted round ${P.counted_round})`,
       );
     case "malformed_termination_x2":
-      return needs(endedMalformed && P.restart_reason === "malformed", "a round that ended malformed, restarted after a malformed one");
+      return needs(
+        malformedTwice(s, R, P, stop) !== null,
+        "a round that ended malformed, restarted after one that did (a quorum round: the same member both times)",
+      );
     case "restart_cap_hit":
       return needs(
         consecutiveRestarts(s, R) >= restartCap && (stale || ((quorum ? satisfies : passed) && moved())),

@@ -3,7 +3,7 @@
 // could not review restarts the round (or escalates, naming the families that are missing).
 import { UNPROVEN_END_OPTIONS, unprovenEnd } from "./result-slot.js";
 import type { DecisionChoice, EscalationReason, PacketFrontMatter, QuorumRule, StopPolicy, VerdictFile } from "../spec/schemas.js";
-import { failReasons, namesItsPacket, namesUnsentBytes, verdictBlocks, verdictPasses } from "./verdict-pass.js";
+import { failReasons, malformedEnd, namesUnsentBytes, verdictBlocks, verdictPasses } from "./verdict-pass.js";
 import { roundMembers } from "./gate-queries.js";
 import { judgeQuorum, type QuorumJudgement } from "./quorum.js";
 import type { GateSnapshot, ReviewSlots } from "./snapshot.js";
@@ -34,16 +34,14 @@ export function memberState(slots: ReviewSlots, round: number, stop: StopPolicy)
   }
   const c = verdict.gate_pass.conditions;
   if (verdictPasses(verdict, stop)) return { kind: "pass", verdict };
-  if (!namesItsPacket(verdict)) return { kind: "malformed", why: verdict.gate_pass.reasons.join("; ") };
+  // a member that named bytes its packet never sent answered wrongly: it alone goes again, not every paid member
+  const malformed = malformedEnd(slots, round, { member: true });
+  if (malformed !== null) return { kind: "malformed", why: malformed };
   const why = failReasons(verdict, stop).join("; ");
-  // a member that named bytes its packet never sent answered wrongly: it alone goes again, not every paid member —
   // unless it blocks: its findings are of the bytes it was sent, and a blocker from any reviewer closes the round (as
   // `check` judges it; the others' passes never outweigh it)
   const packet = slots.packets.get(round);
-  if (packet && namesUnsentBytes(verdict, packet))
-    return verdictBlocks(verdict)
-      ? { kind: "blocked", verdict, why }
-      : { kind: "malformed", why: `the result names artifact_sha256_reviewed ${verdict.artifact_sha256_reviewed}, not its packet's` };
+  if (packet && namesUnsentBytes(verdict, packet)) return { kind: "blocked", verdict, why };
   if (!c.sha256_match) return { kind: "stale", verdict, why };
   if (verdictBlocks(verdict)) return { kind: "blocked", verdict, why };
   if (stop === "score" && !verdict.score_gate?.available) return { kind: "score_unavailable", verdict, why };

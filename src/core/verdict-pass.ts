@@ -1,6 +1,7 @@
 // Whether a verdict passes under the stop policy in force, and why not: one rule for a single reviewer's round and
 // for each member of a quorum round.
 import type { GatePassReport, PacketFrontMatter, StopPolicy, VerdictFile } from "../spec/schemas.js";
+import type { ReviewSlots } from "./snapshot.js";
 import { type FindingView, listedFindings, namesFinding } from "./findings.js";
 import { evaluateGatePass, type GatePassInput } from "./gate-pass.js";
 import { parseReviewResult } from "./result-wire.js";
@@ -131,4 +132,26 @@ export function namesItsPacket(verdict: Pick<VerdictFile, "gate_pass">): boolean
  */
 export function namesUnsentBytes(verdict: VerdictFile, packet: PacketFrontMatter): boolean {
   return !verdict.gate_pass.conditions.sha256_match && boundElsewhere(verdict, packet);
+}
+
+/**
+ * Why one reviewer's part of round `round` ended malformed (SPEC §14 rules 7, 13, 13a), or null: a `malformed` failure,
+ * or (without a failure) a verdict that does not parse, names another packet, or names bytes its packet never sent —
+ * unless the artifact has `moved` since the packet (decide() then restarts on the new bytes) or, for a quorum `member`,
+ * it blocks (its findings are of the bytes it was sent, §26 rule 2). The one rule for a single reviewer's round, a
+ * quorum member's part and the escalation evidence; a seal broken since is the caller's to ask (it stays malformed).
+ */
+export function malformedEnd(slots: ReviewSlots, round: number, how: { member?: true; moved?: () => boolean } = {}): string | null {
+  const failure = slots.failures.get(round);
+  if (failure) return failure.kind === "malformed" ? failure.reason : null;
+  const verdict = slots.verdicts.get(round);
+  if (!verdict) return null;
+  if (!namesItsPacket(verdict)) return verdict.gate_pass.reasons.join("; ");
+  const packet = slots.packets.get(round);
+  // the artifact is read last, only for a verdict that names unsent bytes
+  if (!packet || !namesUnsentBytes(verdict, packet) || (how.member && verdictBlocks(verdict)) || how.moved?.()) return null;
+  return (
+    `the result names artifact_sha256_reviewed ${verdict.artifact_sha256_reviewed}, not its packet's ${packet.artifact_sha256} ` +
+    "(copy it from the packet; it is the sha of the scrubbed bytes the packet embeds)"
+  );
 }

@@ -261,12 +261,14 @@ function checkDecision(s: GateSnapshot, ctx: DecideContext, d: GateDecision): vo
         expect(s.verdicts.get(R)?.gate_pass.conditions.sha256_match).toBe(false);
         expect(chainOfRestarts(s, R)).toBeLessThan(ctx.policy.restartCap);
       }
-      // a plain next round follows the author's resubmit, or an extension after a malformed round (nothing to revise)
+      // a plain next round follows the author's resubmit, or an extension after a malformed round (nothing to revise):
+      // a malformed failure, or a verdict that does not parse or names another packet (SPEC §14 rules 7, 13)
+      const c = s.verdicts.get(R)?.gate_pass.conditions;
+      const malformed = s.failures.get(R)?.kind === "malformed" || (c !== undefined && !(c.parses && c.packet_id_match));
       if (a.restart_reason === null)
         expect(
           s.resubmits.has(R) ||
-            (s.decisions.get(R)?.choice === "extend-cap" &&
-              (s.failures.get(R)?.kind === "malformed" || s.escalations.get(R)?.reason === "malformed_termination_x2")),
+            (s.decisions.get(R)?.choice === "extend-cap" && (malformed || s.escalations.get(R)?.reason === "malformed_termination_x2")),
         ).toBe(true);
     }
   }

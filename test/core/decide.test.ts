@@ -278,7 +278,7 @@ describe("decide: verdicts (step 8)", () => {
     const wrong = { artifact_sha256_reviewed: "c".repeat(64) }; // e.g. the raw file's sha, not the packet's scrubbed one
     const g = gate().packet(1).verdict(1, "sha", wrong);
     expect(decide(g.s, context()).action).toMatchObject({ type: "packet", round: 2, counted_round: 2, restart_reason: "malformed" });
-    expect(decide(g.s, context()).detail).toMatch(/names artifact_sha256_reviewed c{64}, not the packet's a{64} \(copy it from the packet/);
+    expect(decide(g.s, context()).detail).toMatch(/names artifact_sha256_reviewed c{64}, not its packet's a{64} \(copy it from the packet/);
     g.packet(2, { counted_round: 2, restart_of: 1, restart_reason: "malformed" }).verdict(2, "sha", wrong);
     expect(decide(g.s, context()).action).toMatchObject({ type: "escalation", reason: "malformed_termination_x2", options: CAP });
     // the artifact did change (the reviewer read newer bytes): a restart on the current bytes, as ever
