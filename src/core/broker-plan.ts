@@ -22,7 +22,7 @@ import {
 import { blockingItems, listedFindings } from "./findings.js";
 import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-queries.js";
 import { sentShas } from "./sent-bytes.js";
-import { CONTESTED_TEXT_CHARS } from "./verdict-pass.js";
+import { contestedText } from "./verdict-pass.js";
 import { familyRelation, modelSourceWords } from "./independence.js";
 import { classifyModel, issuedFamilyMaps, type MapsFile } from "./family.js";
 import { packetBodyText, packetId, renderPacket } from "./packet.js";
@@ -384,7 +384,9 @@ function issuedFront(front: PacketFrontMatter, input: PacketInput): PacketFrontM
   if (front.family_maps_sha256 === undefined) return { ...front, contested_titles: undefined };
   const ruling = front.restart_reason === "ruling" && front.restart_of !== null;
   const titles = ruling
-    ? listedFindings(blockingItems(input.reads.result(front.restart_of!))).findings.map((f) => contestedText(f.title, input))
+    ? listedFindings(blockingItems(input.reads.result(front.restart_of!))).findings.map((f) =>
+        contestedText(f.title, (t) => scrub(t, scrubOptions(input.settings))),
+      )
     : undefined;
   return { ...front, contested_titles: titles };
 }
@@ -445,11 +447,6 @@ function checkpointNote(s: GateSnapshot, front: PacketFrontMatter): { round: num
   return null;
 }
 
-/** A contested finding's text as a ruling packet shows it: scrubbed, then cut (bounded like the trail's lists). */
-function contestedText(text: string, input: PacketInput): string {
-  return scrub(text, scrubOptions(input.settings)).slice(0, CONTESTED_TEXT_CHARS);
-}
-
 /** What the modes add to a packet: the paths, the reviewer's own memory, the human's note, a rebuttal to rule on. */
 function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketInput): PacketExtras {
   const clean = (text: string) => scrub(text, scrubOptions(input.settings));
@@ -459,7 +456,7 @@ function packetExtras(s: GateSnapshot, front: PacketFrontMatter, input: PacketIn
   if (front.restart_reason === "ruling" && front.restart_of !== null) {
     // bounded like the trail's lists: a result's findings must not swell the next packet past the file limit
     const contested = listedFindings(blockingItems(input.reads.result(front.restart_of))).findings;
-    const cut = (t: string | undefined) => (t === undefined ? undefined : contestedText(t, input));
+    const cut = (t: string | undefined) => (t === undefined ? undefined : contestedText(t, clean));
     ruling = {
       round: front.restart_of,
       findings: contested.map((f, i) => ({

@@ -67,26 +67,34 @@ export function oneResultPass(input: GatePassInput, stop: StopPolicy): GatePassR
 }
 
 /** How long a contested finding's text may be in a ruling packet: the broker cuts it there, and so its title is named. */
-export const CONTESTED_TEXT_CHARS = 4000;
+const CONTESTED_TEXT_CHARS = 4000;
+
+/**
+ * A contested finding's text as a ruling packet shows it: scrubbed (`scrubbed`, under the redaction settings in force),
+ * then cut — one rule for the packet the broker writes and for the titles its rulings are counted against.
+ */
+export function contestedText(text: string, scrubbed: (text: string) => string): string {
+  return scrubbed(text).slice(0, CONTESTED_TEXT_CHARS);
+}
 
 /**
  * The findings a ruling round contests (SPEC §21.2), as its packet listed them: round restart_of's blocking findings,
  * read with `blockingOf`, each title as the reviewer was shown it — the packet's `contested_titles`, proven the
  * broker's while the round was open, so a redaction-settings edit since changes no count; a packet of an earlier build
- * recorded none, and its titles are `shown` now (scrubbed, then cut) — ; null for any other round. An unreadable
- * contested result contests one finding no ruling can name, so the round can never pass unruled.
+ * recorded none, and its titles are shown as they would be now (`contestedText`, by `scrubbed`) — ; null for any other
+ * round. An unreadable contested result contests one finding no ruling can name, so the round can never pass unruled.
  */
 export function contestedFindings(
   packet: PacketFrontMatter,
   blockingOf: (round: number) => unknown,
-  shown: (text: string) => string,
+  scrubbed: (text: string) => string,
 ): FindingView[] | null {
   if (packet.restart_reason !== "ruling" || packet.restart_of === null) return null;
   const listed = listedFindings(blockingOf(packet.restart_of)).findings;
   if (!listed.length) return [{ title: "", fields: {} }];
   const recorded = packet.contested_titles;
   // a title the packet did not record (the contested result changed since) is one no ruling can name
-  return listed.map((f, i) => ({ ...f, title: recorded ? (recorded[i] ?? "") : shown(f.title).slice(0, CONTESTED_TEXT_CHARS) }));
+  return listed.map((f, i) => ({ ...f, title: recorded ? (recorded[i] ?? "") : contestedText(f.title, scrubbed) }));
 }
 
 /**
