@@ -230,7 +230,17 @@ async function reviewSlot(ctx: BusContext, first: GateSnapshot, opts: ReviewerOp
     // a delivery the system failed is tried again; "identical" is this worker's own (it names its pid and time), linked
     // by a try whose directory fsync failed
     const recorded = await retryOnSystemFault(() => deliver(file(slotFile("attempt", R, member)), attempt, { guildDir: layout.guild }));
-    if (recorded.status === "conflict") return "active";
+    if (recorded.status === "conflict") {
+      // another file holds the name (a planted one the broker moves aside after its grace, or a peer's): nothing is sent
+      const takenKey = `${runId}/${gate}/${claimName}/${P.packet_id}/attempt`;
+      if (!opts.left?.has(takenKey))
+        opts.log(
+          `${runId}/${gate} round ${R}${member === null ? "" : ` (${member})`}: not dispatched: ${slotFile("attempt", R, member)} ` +
+            `is another file already; the round is dispatched once the name is free (guild-bus status ${runId} ${gate})`,
+        );
+      opts.left?.add(takenKey);
+      return "active";
+    }
 
     const dispatchRound = async (roundClaim: Claim): Promise<"active"> => {
       const project = dispatchProject(layout.root, ctx.settings);

@@ -92,9 +92,18 @@ describe("status of a round held back for its family maps", () => {
     const g = await issued(run);
     writeFileSync(g.file("attempt-1.json"), "{}");
     // the reviewer records its attempt before it pays for a review: with the name taken, it sends nothing
-    const review = { serves: ["command"], adapters: { command: commandAdapter }, log: () => {}, left: new Set<string>() };
+    const logged: string[] = [];
+    const review = {
+      serves: ["command"],
+      adapters: { command: commandAdapter },
+      log: (l: string) => logged.push(l),
+      left: new Set<string>(),
+    };
+    await reviewGate(loadContext(g.layout), run, GATE, review, new AbortController().signal);
     await reviewGate(loadContext(g.layout), run, GATE, review, new AbortController().signal);
     expect(received(g.layout.root, "rev")).toHaveLength(0);
+    // its log says why, once however often it looks
+    expect(logged.filter((l) => l.includes("not dispatched: attempt-1.json is another file already"))).toHaveLength(1);
     const r = g.row();
     expect(r.waiting_for).toBe("the broker");
     expect(r.next).toMatchObject({
