@@ -34,7 +34,9 @@ export function parsePacket(text: string): { front: PacketFrontMatter | null; bo
   const m = FRONT_MATTER_RE.exec(text);
   if (!m) return { front: null, body: text, problems: ["packet has no YAML front matter"] };
   const known = rendered.get(m[1]!);
-  const { front, problems } = known ? { front: known, problems: [] } : readFrontMatter(m[1]!);
+  // an object of its own each time, as a parse makes: a file version's front is what caches about that version (the
+  // proof that its body is the broker's) are keyed by, and another text with this front matter is another version
+  const { front, problems } = known ? { front: Object.freeze({ ...known }), problems: [] } : readFrontMatter(m[1]!);
   return front ? { front, body: text.slice(m[0].length), problems } : { front: null, body: text, problems };
 }
 

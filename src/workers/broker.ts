@@ -7,7 +7,7 @@ import { artifactOrFault, gateArtifact } from "../bus/artifact.js";
 import type { BusContext } from "../bus/context.js";
 import { deliver, type DeliverResult } from "../bus/deliver.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
-import { readGateLive } from "./issued-packets.js";
+import { issuedNow, readGateLive } from "./issued-packets.js";
 import { appendJsonl } from "../bus/jsonl.js";
 import { Layout, movesAside } from "../bus/layout.js";
 import { rejectFile, rejectPlace } from "../bus/reject.js";
@@ -179,6 +179,7 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
     if (result.status === "conflict") sayConflict(ctx, s, step, { held, log });
     if (result.status === "delivered") appendEvents(ctx, runId, step.events, log);
     if (result.status === "delivered" && step.packet) {
+      issuedNow(ctx, step.text);
       const maps = step.familyMaps;
       justIssued = { s: maps ? { ...s, familyMaps: new Map(s.familyMaps).set(maps.sha, maps.maps) } : s, packet: step.packet };
     }

@@ -30,6 +30,24 @@ const judged = new WeakMap<PacketFrontMatter, { patterns: string; why: string | 
 /** The text each packet version was proven the broker's by (packetTextProblem), under those redaction patterns. */
 const provenTexts = new WeakMap<PacketFrontMatter, { patterns: string; text: string }>();
 
+/** The redaction settings a packet's text is proven under: another text is built for other ones. */
+const patternsOf = (ctx: BusContext): string => JSON.stringify(ctx.settings.secrets_policy?.redaction_patterns ?? []);
+
+/** The texts of the packets this process wrote as the broker, with the redaction settings they were built under. */
+const issuedTexts = new Map<string, string>();
+const ISSUED_KEPT = 64;
+
+/**
+ * A packet this process has just written as the broker: that text is the one the broker builds for its front matter,
+ * so the broker's next read of it does not build it again to prove it (a scrub of the whole artifact). Only that very
+ * text: the reviewer and the verifier still prove the file they act on themselves, in their own processes.
+ */
+export function issuedNow(ctx: BusContext, text: string): void {
+  issuedTexts.delete(text);
+  issuedTexts.set(text, patternsOf(ctx));
+  if (issuedTexts.size > ISSUED_KEPT) issuedTexts.delete(issuedTexts.keys().next().value!);
+}
+
 /** The gate for a worker about to act: readGateToAct, less the open round's packets the broker did not issue. */
 export function readGateLive(ctx: BusContext, runId: string, gate: string): GateSnapshot {
   return withoutUnissued(ctx, readGateToAct(ctx.layout, runId, gate));
@@ -37,7 +55,7 @@ export function readGateLive(ctx: BusContext, runId: string, gate: string): Gate
 
 export function withoutUnissued(ctx: BusContext, s: GateSnapshot): GateSnapshot {
   const R = openRound(s);
-  const patterns = JSON.stringify(ctx.settings.secrets_policy?.redaction_patterns ?? []);
+  const patterns = patternsOf(ctx);
   let out = s;
   const slots: Array<[string | null, ReviewSlots]> = [[null, s], ...s.members];
   for (const [member, slot] of slots) {
@@ -116,10 +134,10 @@ function problemOf(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter, n
 export function packetTextProblem(ctx: BusContext, s: GateSnapshot, front: PacketFrontMatter, text: string): string | null | undefined {
   const unnamed = reviewerProblem(ctx, s, front);
   if (unnamed !== null) return unnamed;
-  const patterns = JSON.stringify(ctx.settings.secrets_policy?.redaction_patterns ?? []);
+  const patterns = patternsOf(ctx);
   // the verifier asks twice of one packet (its look, then the bytes it seals): the text proven once is not rebuilt
   const proven = provenTexts.get(front);
-  if (proven?.patterns === patterns && proven.text === text) return null;
+  if ((proven?.patterns === patterns && proven.text === text) || issuedTexts.get(text) === patterns) return null;
   let why: string | null;
   try {
     why = unissuedPacketProblem(s, front, text, { settings: ctx.settings, reads: gateReads(ctx, s) });
