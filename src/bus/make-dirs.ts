@@ -1,7 +1,7 @@
 // Directories a write makes when they are missing, one at a time, only below a directory that must already exist. A
 // worker still running, or finishing a write, after its project was removed must not make the tree again (`mkdir -p`
 // did: an empty <project>/.guild/tmp was left behind).
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 
 /** The directory a write may only make directories below is gone (the project, or .guild, was removed meanwhile). */
@@ -21,16 +21,25 @@ export const projectDir = (guildDir: string): string => path.dirname(path.resolv
 /** Make `dir` and its missing parents strictly below `floor`, which is never made: DirectoryGone when it is missing. */
 export function makeDirsBelow(floor: string, dir: string): void {
   const target = path.resolve(dir);
+  if (made(target)) return;
+  const parent = path.dirname(target);
+  if (target === path.resolve(floor) || parent === path.resolve(floor) || parent === target) throw new DirectoryGone(floor);
+  makeDirsBelow(floor, parent);
+  // once only: a parent that is there yet still lacks it (a link leading nowhere: a bus root not mounted) fails the
+  // write with its errno, never a climb back up for ever; one removed meanwhile with the floor is DirectoryGone
+  if (!made(target, existsSync(floor))) throw new DirectoryGone(floor);
+}
+
+/** mkdir: true when made or something is there (anything but a directory fails the write that needs one, as it
+ * should); false when a parent is missing, unless that is to be thrown too. */
+function made(dir: string, throwMissing = false): boolean {
   try {
-    mkdirSync(target);
+    mkdirSync(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return; // anything else there fails the write that needs a directory, as it should
-    if (code !== "ENOENT") throw error;
-    const parent = path.dirname(target);
-    if (target === path.resolve(floor) || parent === path.resolve(floor)) throw new DirectoryGone(floor);
-    if (parent === target) throw error;
-    makeDirsBelow(floor, parent);
-    makeDirsBelow(floor, target);
+    if (code === "EEXIST") return true;
+    if (code !== "ENOENT" || throwMissing) throw error;
+    return false;
   }
+  return true;
 }

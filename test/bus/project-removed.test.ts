@@ -1,14 +1,14 @@
 // A worker still running, or finishing a write, after its project was removed (a bench's or a test's tree, a project
 // deleted by hand) must not make the tree again: `mkdir -p` of .guild/tmp or of a gate directory left
 // <project>/.guild/tmp behind. Each write drops itself instead (the directory it may only make directories below is gone).
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tryClaim } from "../../src/bus/claim.js";
 import { deliver } from "../../src/bus/deliver.js";
 import { finishedRunsFile, FinishedRuns } from "../../src/bus/finished-runs.js";
 import { Layout } from "../../src/bus/layout.js";
-import { DirectoryGone } from "../../src/bus/make-dirs.js";
+import { DirectoryGone, makeDirsBelow } from "../../src/bus/make-dirs.js";
 import { replace } from "../../src/bus/replace.js";
 import { tempRoot } from "../helpers/tmp.js";
 
@@ -65,5 +65,19 @@ describe("a write into a removed project makes nothing again", () => {
     const layout = new Layout(root);
     const file = layout.gateFile("r1", "G-spec", "request.json");
     expect((await deliver(file, "{}\n", { guildDir: layout.guild })).status).toBe("delivered");
+  });
+});
+
+describe("a link leading nowhere on the way (a bus root not mounted)", () => {
+  it("fails the write with its errno once: no climb back up for ever, nothing made through it", async () => {
+    const root = tempRoot();
+    const layout = new Layout(root);
+    symlinkSync(path.join(root, "not-mounted"), layout.guild);
+    const tmp = path.join(layout.guild, "tmp");
+    expect(() => makeDirsBelow(root, tmp)).toThrow(expect.objectContaining({ code: "ENOENT", syscall: "mkdir" }));
+    const write = deliver(layout.gateFile("r1", "G-spec", "request.json"), "{}\n", { guildDir: layout.guild });
+    await expect(write).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(write).rejects.not.toBeInstanceOf(DirectoryGone); // the project is there: its link is what is wrong
+    expect(existsSync(path.join(root, "not-mounted"))).toBe(false);
   });
 });
