@@ -6,6 +6,7 @@ import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
 import { consoleApp } from "./app.js";
 import { GateBoard } from "./board.js";
+import { isLoopback } from "./loopback.js";
 import { newSecrets } from "./security.js";
 
 export interface ConsoleOptions {
@@ -34,13 +35,24 @@ export interface RunningConsole {
  * Host that names none of them is still refused (DNS rebinding).
  */
 function hostNames(host: string): string[] {
-  const loopback = host === "127.0.0.1" || host === "::1" || host === "localhost";
   const everywhere = host === "0.0.0.0" || host === "::";
-  const bracket = (h: string) => (h.includes(":") ? `[${h}]` : h);
   const machine = everywhere
     ? [hostname(), ...Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.replace(/%.*$/, "")))]
     : [];
-  return [...new Set([...machine, host, ...(loopback || everywhere ? ["127.0.0.1", "localhost", "::1"] : [])].map(bracket))];
+  const names = [...machine, host, ...(isLoopback(host) || everywhere ? ["127.0.0.1", "localhost", "::1"] : [])];
+  // each also as a URL spells it, which is what a browser sends: [::1] for 0:0:0:0:0:0:0:1
+  return [...new Set(names.flatMap((n) => [bracket(n), urlHost(n)]))];
+}
+
+const bracket = (h: string) => (h.includes(":") ? `[${h}]` : h);
+
+/** A name or address as a URL's host spells it; the name as given when no URL takes it. */
+function urlHost(h: string): string {
+  try {
+    return new URL(`http://${bracket(h)}/`).hostname;
+  } catch {
+    return bracket(h);
+  }
 }
 
 /** The Host values and Origins a browser sends for these names on this port: it leaves out http's default port, 80. */

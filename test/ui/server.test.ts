@@ -36,13 +36,16 @@ async function project(readOnly = false, cap?: number) {
 }
 
 /** A raw request: the path is sent after the console's base as given (no `..` folding), headers exactly as given. */
-function raw(ui: { port: number; base: string }, method: string, p: string, headers: Record<string, string>, body?: string) {
+function raw(ui: { port: number; base: string; at?: string }, method: string, p: string, headers: Record<string, string>, body?: string) {
   return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: ui.port, method, path: ui.base + p, headers, setHost: !("Host" in headers) }, (res) => {
-      let text = "";
-      res.on("data", (b: Buffer) => (text += b));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
+    const req = request(
+      { host: ui.at ?? "127.0.0.1", port: ui.port, method, path: ui.base + p, headers, setHost: !("Host" in headers) },
+      (res) => {
+        let text = "";
+        res.on("data", (b: Buffer) => (text += b));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -108,6 +111,18 @@ describe("guild-bus ui: the HTTP surface", () => {
     for (const name of [hostname(), address, "127.0.0.1", "localhost"])
       expect((await raw(ui, "GET", "/", { Cookie: cookie, Host: `${name}:${ui.port}` })).status, name).toBe(200);
     expect((await raw(ui, "GET", "/", { Cookie: cookie, Host: `evil.example:${ui.port}` })).status).toBe(421);
+  });
+
+  it("bound to loopback in another spelling, answers the Host a browser sends for the address it prints", async () => {
+    const root = tempRoot();
+    for (const host of ["0:0:0:0:0:0:0:1", "::ffff:127.0.0.2"]) {
+      const ui = await startConsole({ root, host, port: 0, readOnly: true, poll: false });
+      running.push(ui);
+      // a browser (and fetch) sends the address as URLs spell it: [::1], [::ffff:7f00:2]
+      const sent = new URL(ui.url).host;
+      const cookie = `guild_bus_ui_${ui.port}=${new URL(ui.url).searchParams.get("token")}`;
+      expect((await raw({ ...ui, at: host }, "GET", "/", { Cookie: cookie, Host: sent })).status, `${host} as ${sent}`).toBe(200);
+    }
   });
 
   it("on port 80, answers the Host and Origin a browser sends there (it leaves the default port out)", () => {
