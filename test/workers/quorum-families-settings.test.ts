@@ -14,6 +14,7 @@ import { stepGate } from "../../src/workers/broker.js";
 import { reviewGate } from "../../src/workers/reviewer.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import type { ReviewerAdapter } from "../../src/adapters/types.js";
+import { passingAnswer } from "../helpers/answers.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const RUN = "qf";
@@ -39,19 +40,7 @@ async function sealedQuorumPass(
   await stepGate(loadContext(layout), RUN, GATE);
   await stepGate(loadContext(layout), RUN, GATE);
   const adapter: ReviewerAdapter = {
-    dispatch: async (input) => {
-      const result = {
-        schema_version: "review_result.v1",
-        packet_id: input.front.packet_id,
-        artifact_sha256_reviewed: input.front.artifact_sha256,
-        verdict: "satisfied",
-        summary: "ok",
-        reviewer_model: input.front.reviewer_model,
-        findings: [],
-        blocking_findings: [],
-      };
-      return { kind: "output", text: "```review_result.v1\n" + JSON.stringify(result) + "\n```\n" };
-    },
+    dispatch: async (input) => passingAnswer(input.front),
   };
   const opts = { serves: ["command" as const], adapters: { command: adapter }, log: () => {}, held: new Map() };
   await reviewGate(loadContext(layout), RUN, GATE, opts, new AbortController().signal);

@@ -10,6 +10,7 @@ import { requestReview } from "../../src/commands/review.js";
 import { stepGate } from "../../src/workers/broker.js";
 import { type Held, reviewGate } from "../../src/workers/reviewer.js";
 import type { ReviewerAdapter } from "../../src/adapters/types.js";
+import { passingAnswer } from "../helpers/answers.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 describe("a quorum pass with a member the system cannot start", () => {
@@ -37,17 +38,7 @@ describe("a quorum pass with a member the system cannot start", () => {
         if (input.providerId === "gpt") return { kind: "not-run", reason: "cannot start node: EMFILE", shortage: "EMFILE" };
         started();
         await answered; // a paid review under way
-        const result = {
-          schema_version: "review_result.v1",
-          packet_id: input.front.packet_id,
-          artifact_sha256_reviewed: input.front.artifact_sha256,
-          verdict: "satisfied",
-          summary: "ok",
-          reviewer_model: "gemini-2.5-pro",
-          findings: [],
-          blocking_findings: [],
-        };
-        return { kind: "output", text: "```review_result.v1\n" + JSON.stringify(result) + "\n```\n" };
+        return passingAnswer(input.front, "gemini-2.5-pro");
       },
     };
     const held = new Map<string, Held>();
