@@ -7,6 +7,7 @@ import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { lostGuildLink } from "../bus/project-root.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
+import { makeDirsBelow, projectDir } from "../bus/make-dirs.js";
 import { notWritableInPlace } from "../bus/append-lines.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { ROOT_HELP } from "./errors.js";
@@ -37,7 +38,7 @@ function openUpLog(layout: Layout): number | null {
   let fd: number;
   try {
     refuseSymlinks(layout.guild, layout.logs);
-    mkdirSync(layout.logs, { recursive: true });
+    makeDirsBelow(projectDir(layout.guild), layout.logs); // a project removed meanwhile is not made again
     // every round, every start and every refused try (each 10 s while settings are broken) adds lines: a host left
     // open for months must not fill the disk
     try {

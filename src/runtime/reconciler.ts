@@ -1,17 +1,7 @@
 // The shared shell of every worker: a level-triggered reconciler. It scans the active gates at start and every
 // ~2 s and derives what to do from the directory alone; watcher events only make it sooner (or, for a file that
 // gives the worker no work, spare it a look).
-import {
-  type Dirent,
-  existsSync,
-  type FSWatcher,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  statfsSync,
-  statSync,
-  watch as fsWatch,
-} from "node:fs";
+import { type Dirent, existsSync, type FSWatcher, lstatSync, readdirSync, statfsSync, statSync, watch as fsWatch } from "node:fs";
 import path from "node:path";
 import { EVENTS_FILE, GATE_FILES, type Layout } from "../bus/layout.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
@@ -27,6 +17,7 @@ import { withLooked } from "../core/presence-body.js";
 import { ReadFault } from "../core/read-fault.js";
 import { isRefusedWrite, refusedWriteFix } from "../bus/refused-write.js";
 import { forgetParsedUnder } from "../bus/parse-cache.js";
+import { makeDirsBelow, projectDir } from "../bus/make-dirs.js";
 
 export interface GateRef {
   runId: string;
@@ -207,7 +198,9 @@ export class WorkerRuntime {
 
   constructor(private readonly spec: WorkerSpec) {
     try {
-      mkdirSync(spec.layout.runs, { recursive: true });
+      // in the project as it is: one removed since the worker was asked for is not made again (DirectoryGone)
+      makeDirsBelow(projectDir(spec.layout.guild), spec.layout.runs);
+      if (!statSync(spec.layout.runs).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "EEXIST" && code !== "ENOTDIR") throw error;

@@ -10,6 +10,7 @@ import { finishedRunsFile, FinishedRuns } from "../../src/bus/finished-runs.js";
 import { Layout } from "../../src/bus/layout.js";
 import { DirectoryGone, makeDirsBelow } from "../../src/bus/make-dirs.js";
 import { replace } from "../../src/bus/replace.js";
+import { WorkerRuntime } from "../../src/runtime/reconciler.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 /** A project with one gate directory, whose whole tree is then removed (the worker holds the paths it had). */
@@ -79,5 +80,12 @@ describe("a link leading nowhere on the way (a bus root not mounted)", () => {
     await expect(write).rejects.toMatchObject({ code: "ENOENT" });
     await expect(write).rejects.not.toBeInstanceOf(DirectoryGone); // the project is there: its link is what is wrong
     expect(existsSync(path.join(root, "not-mounted"))).toBe(false);
+  });
+  it("a worker started on the removed project refuses to start, making nothing", () => {
+    const { root, layout } = removedProject();
+    expect(() => new WorkerRuntime({ kind: "broker", layout, poll: false, log: () => {}, handleGate: async () => "active" })).toThrow(
+      DirectoryGone,
+    );
+    expect(existsSync(root)).toBe(false);
   });
 });
