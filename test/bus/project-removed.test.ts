@@ -67,6 +67,13 @@ describe("a write into a removed project makes nothing again", () => {
     const file = layout.gateFile("r1", "G-spec", "request.json");
     expect((await deliver(file, "{}\n", { guildDir: layout.guild })).status).toBe("delivered");
   });
+  it("a worker started on the removed project refuses to start, making nothing", () => {
+    const { root, layout } = removedProject();
+    expect(() => new WorkerRuntime({ kind: "broker", layout, poll: false, log: () => {}, handleGate: async () => "active" })).toThrow(
+      DirectoryGone,
+    );
+    expect(existsSync(root)).toBe(false);
+  });
 });
 
 describe("a link leading nowhere on the way (a bus root not mounted)", () => {
@@ -80,12 +87,5 @@ describe("a link leading nowhere on the way (a bus root not mounted)", () => {
     await expect(write).rejects.toMatchObject({ code: "ENOENT" });
     await expect(write).rejects.not.toBeInstanceOf(DirectoryGone); // the project is there: its link is what is wrong
     expect(existsSync(path.join(root, "not-mounted"))).toBe(false);
-  });
-  it("a worker started on the removed project refuses to start, making nothing", () => {
-    const { root, layout } = removedProject();
-    expect(() => new WorkerRuntime({ kind: "broker", layout, poll: false, log: () => {}, handleGate: async () => "active" })).toThrow(
-      DirectoryGone,
-    );
-    expect(existsSync(root)).toBe(false);
   });
 });
