@@ -566,7 +566,7 @@ export function outcomeRecord(
   // Without a verdict no review was applied (e.g. force-pass after no_verdict): name no reviewer.
   const p = v ? s.packets.get(action.round) : undefined;
   const independence = action.independence ?? p?.independence ?? null;
-  const families = outcomeFamilies(s, roundPacket(s, action.round), v?.reviewer_model, independence, input.settings);
+  const families = outcomeFamilies(s, roundPacket(s, action.round), v, independence, input.settings);
   const assurance = v ? identityAssurance(p!, input.reads.result(action.round)) : null;
   return Outcome.parse({
     schema_version: "guild_bus.outcome.v1",

@@ -174,7 +174,8 @@ export function judgedAuthorFamily(
  * Who answered packet P (the model its result names, of the family the maps P was issued with give it) and whether
  * that breaks P's promise, as the verifier seals it: a violation under those maps or under the settings now (fail
  * closed: neither a map a planted packet records nor a settings edit alone makes a review by the author's family
- * strong). Sealed in the verdict, the answer stays whatever the settings say later.
+ * strong). Sealed in the verdict, the answer stays whatever the settings say later; `violatedUnder`, the first maps
+ * that break it (undefined: no violation).
  */
 export function sealedReviewer(
   result: Record<string, unknown>,
@@ -182,14 +183,14 @@ export function sealedReviewer(
   request: GateSnapshot["request"],
   settings: HostFamilyMaps,
   recorded: RecordedMaps,
-): { model: string | null; family: Family; violation: boolean } {
+): { model: string | null; family: Family; violatedUnder: HostFamilyMaps | undefined } {
   const breaks = (maps: HostFamilyMaps) =>
     !keepsIndependence(
       { ...packet, author_family: judgedAuthorFamily(packet, request, maps) },
       reviewerOf(result, packet, maps.family_aliases).family,
     );
   const { model, family } = reviewerOf(result, packet, familyMaps(packet, settings, recorded).family_aliases);
-  return { model, family, violation: judgedMaps(packet, settings, false, recorded).some(breaks) };
+  return { model, family, violatedUnder: judgedMaps(packet, settings, false, recorded).find(breaks) };
 }
 
 /**

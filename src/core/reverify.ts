@@ -19,7 +19,7 @@ import { passNoLongerHolds, rescrubbed, sentArtifact, sentShas } from "./sent-by
 import { scrub, scrubOptions } from "./scrub.js";
 import { contestedFindings, failReasons, rulingCounts, verdictPasses } from "./verdict-pass.js";
 import { judgeQuorum } from "./quorum.js";
-import { familiesProblem } from "./outcome-families.js";
+import { familiesProblem, sealedViolationFamilies } from "./outcome-families.js";
 import { judgeQuorumRound, quorumMembers } from "./quorum-round.js";
 import { type SlotKind, slotFile } from "./slot-file.js";
 
@@ -78,13 +78,13 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
   // the broker skips only before round 1: a gate that issued a packet was under review
   if (o.status === "skipped" && (last > 0 || n !== 0)) problems.push(`skipped, but round ${Math.max(last, n)} was issued`);
   // what explains its independence must be one judgement (SPEC §6): a record that contradicts itself is no broker's
-  const families = familiesProblem(o);
+  const packet = roundPacket(s, n);
+  const families = familiesProblem(o, packet?.quorum ? undefined : sealedViolationFamilies(packet, s.verdicts.get(n)));
   if (families) problems.push(families);
   if (o.status === "force_passed") {
     if (validDecision(s, n)?.choice !== "force-pass")
       problems.push(`force_passed, but no force-pass decision answers an escalation of round ${n}`);
-    const sent = roundPacket(s, n);
-    const bound = sent && sentShas(sent);
+    const bound = packet && sentShas(packet);
     if (!bound) problems.push(`force_passed, but round ${n} has no valid packet: which bytes were passed cannot be told`);
     else if (
       o.artifact_sha256 !== bound.artifact_sha256 ||
@@ -96,7 +96,7 @@ export function reverifyOutcome(s: GateSnapshot, input: ReverifyInput): Reverifi
     if (o.satisfied_at_round !== n) problems.push(`satisfied_at_round ${String(o.satisfied_at_round)} is not the final round ${n}`);
     // a weak quorum pass claims the rule as the broker judged it, under its packets' maps: the settings now made it
     // weak (§26), as a weak single pass is checked at no family
-    else if (roundPacket(s, n)?.quorum) {
+    else if (packet?.quorum) {
       const judged = o.independence === "weak" ? { ...input, issuedOnly: true } : input;
       problems.push(...quorumPassProblems(s, n, judged, o.quorum?.members ?? null));
     } else problems.push(...passProblems(s, n, input, o.independence));

@@ -504,6 +504,18 @@ export const VerdictFile = onFirstUse(
       reviewer_model: nullableString(),
       reviewer_family: Family,
       independence_violation: z.boolean(),
+      violation_families: described(
+        z.optional(
+          z.object({
+            author_family: Family,
+            author_family_source: z.enum(["declared-model", "host-map", "unknown"]),
+            reviewer_family: Family,
+            family_relation: z.enum(["same", "unknown"]),
+          }),
+        ),
+        "with independence_violation: the families as the maps it was sealed under class them (the outcome of its weak " +
+          "pass records them); absent in verdicts from before it was recorded",
+      ),
       gate_pass: GatePassReport,
       score_gate: z.optional(ScoreGate),
       blocking_keys: described(

@@ -28,6 +28,7 @@ import { type JudgedVersion, rejectFile, rejectPlace } from "../bus/reject.js";
 import type { BusContext } from "../bus/context.js";
 import { GATES_IN_FLIGHT, type WorkerOptions, workerRuntime } from "../runtime/worker-options.js";
 import type { WorkerRuntime } from "../runtime/reconciler.js";
+import { familiesUnder } from "../core/outcome-families.js";
 import { lostFamilyMaps, sealedReviewer } from "../core/packet-chain.js";
 import { familyMapsProblem } from "../core/family.js";
 import { foreignGraceMs } from "../core/gate-queries.js";
@@ -258,7 +259,7 @@ function judge(
   const {
     model: reviewerModel,
     family: reviewerFamily,
-    violation,
+    violatedUnder,
   } = sealedReviewer(r, packet, view.request, ctx.settings, view.familyMaps);
   const contested = contestedFindings(
     packet,
@@ -285,7 +286,9 @@ function judge(
     blocking_keys: blockingKeys(blockingItems(r)),
     reviewer_model: reviewerModel,
     reviewer_family: reviewerFamily,
-    independence_violation: violation,
+    independence_violation: violatedUnder !== undefined,
+    // the families that made it a violation: the settings now may be put back before the broker writes the outcome
+    ...(violatedUnder ? { violation_families: familiesUnder(view, packet, reviewerModel, violatedUnder) } : {}),
     gate_pass: report,
     score_gate: evaluateScoreGate(r),
     ...(rulings ? { rulings } : {}),

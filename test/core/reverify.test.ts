@@ -281,6 +281,25 @@ describe("reverifyOutcome", () => {
     expect(sealed("weak")).toEqual([]);
   });
 
+  it("a weak pass a sealed violation made weak names the families its verdict sealed it under, never the packet's maps'", () => {
+    // sealed under the settings when it was verified (gpt-5 aliased to anthropic, of no one family), put back since
+    const families = {
+      author_family: "anthropic",
+      author_family_source: "host-map",
+      reviewer_family: "unknown",
+      family_relation: "unknown",
+    } as const;
+    const sealed = (outcome: Partial<Outcome>) =>
+      problems(
+        passed({ verdict: { independence_violation: true, violation_families: families }, outcome: { independence: "weak", ...outcome } }),
+      );
+    expect(sealed(families)).toEqual([]);
+    expect(sealed({ ...families, reviewer_family: "openai", family_relation: "different" })).toEqual([
+      "independence weak, but its families are not those its verdict sealed the independence violation under " +
+        "(author_family anthropic, reviewer_family unknown: unknown)",
+    ]);
+  });
+
   it("a packet the broker would not issue passes nothing: a rule or policy the request fixed, a reviewer nobody named", () => {
     const asked = (over: Partial<Request>) => {
       const g = passed();
