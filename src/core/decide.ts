@@ -540,15 +540,18 @@ function identityUnproven(
  * family as the packet's maps class it, request.json's author is not the packet's family under them, or neither, so
  * the settings when it was verified classed it so (an edit to family_aliases or host_families since its packet).
  */
-function weakWhy(s: GateSnapshot, P: PacketFrontMatter, v: Pick<VerdictFile, "reviewer_family">): string {
+function weakWhy(s: GateSnapshot, P: PacketFrontMatter, v: Pick<VerdictFile, "reviewer_family" | "violation_families">): string {
   if (v.reviewer_family === P.author_family) return "the author's family";
+  // the families the verifier judged it under, as the outcome records them (violation_families); an earlier build's
+  // verdict recorded none: the author as judgedAuthorFamily (packet-chain.ts) judges it under the packet's maps
+  const sealed = v.violation_families;
   const recorded = P.family_maps_sha256 !== undefined ? s.familyMaps.get(P.family_maps_sha256) : P.family_maps;
-  // as judgedAuthorFamily (packet-chain.ts) judges it
-  const told = recorded && s.request && authorIdentity(s.request, recorded).family === P.author_family;
+  const told = sealed !== undefined || (recorded && s.request && authorIdentity(s.request, recorded).family === P.author_family);
+  const judged = sealed ? `reviewer ${sealed.reviewer_family}, author ${sealed.author_family}; ` : "";
   if (told)
     return (
       "not the author's family under the family maps its packet was issued with, but the settings when it was verified " +
-      "classed it with the author's family or with none (family_aliases or host_families edited since)"
+      `classed it with the author's family or with none (${judged}family_aliases or host_families edited since)`
     );
   return "and the author's family cannot be told from request.json (see the trail)";
 }
