@@ -630,6 +630,11 @@ export class WorkerRuntime {
   }
 
   private forgetRun(runId: string): void {
+    // its gates too: a removed run's open gates would be handled (and fail, retried with backoff) for ever
+    const ofRun = gateKey(runId, "");
+    for (const state of [this.active, this.handled, this.handlerEnded, this.failing, this.finished])
+      for (const key of [...state.keys()]) if (key.startsWith(ofRun)) state.delete(key);
+    for (const key of [...this.queue]) if (key.startsWith(ofRun)) this.queue.delete(key);
     this.knownRuns.delete(runId);
     this.openRuns.delete(runId);
     this.endedWatched.delete(runId);

@@ -327,6 +327,20 @@ describe("reconciler: what a worker keeps of an ended gate", () => {
   });
 });
 
+describe("reconciler: a run removed while its gates are open", () => {
+  it("is forgotten with its gates: none is handled again, retried or counted active", async () => {
+    const { dir, runtime, calls } = twoGates({ poll: false });
+    await runtime.start();
+    try {
+      await until("both gates active", () => runtime.activeCount() === 2 && calls.length >= 2);
+      rmSync(path.dirname(path.dirname(dir("G-spec"))), { recursive: true, force: true });
+      await until("the removed run's gates forgotten", () => runtime.activeCount() === 0);
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
+
 describe("reconciler: when a worker last looked at everything (SPEC §18)", () => {
   it("its presence file says a time only once every active gate was handled from a read after it; a running handler holds it", async () => {
     const root = tempRoot();
