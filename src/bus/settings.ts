@@ -1,12 +1,14 @@
 // Reads .guild/settings.json. Bad settings never crash a worker: problems are reported and defaults used.
 import type { Layout } from "./layout.js";
 import { describeIssues } from "../spec/issues.js";
-import { ProviderConfig, Settings } from "../spec/schemas.js";
+import { GateKey, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
 import { unknownReviewer } from "../core/policy.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
+import { shown } from "../core/text-of.js";
 import { type LoadedSettings, readSettingsFile } from "./settings-file.js";
-import { GUILD_SETTINGS_KEYS } from "../spec/constants.js";
+import { GUILD_SECRETS_POLICY_KEY, GUILD_SETTINGS_KEYS } from "../spec/constants.js";
+import { EVERY_LANE, FIXED_GATES, GATE_NAMES, isGateKey } from "../spec/ids.js";
 
 export function loadSettings(layout: Layout): LoadedSettings {
   const read = readSettingsFile(layout);
@@ -64,24 +66,60 @@ function jsonErrorAt(text: string): string {
 }
 
 /**
- * Keys the bus does not know, at the top level and in each provider entry: a misspelt key would otherwise be
- * ignored in silence (`provders`). They are reported, not dropped (the schema lets them through). Guild's own keys
- * are Guild's, in the file both read.
+ * Keys the bus does not know, in the file and in every object under it (a provider entry, `secrets_policy`, a tier),
+ * and keys of a per-gate map that name no gate: a misspelt key would otherwise be ignored in silence (`provders`, a
+ * `redaction_pattern` whose secrets then reach the reviewer, a quorum for `G-Spec`). They are reported, not dropped
+ * (the schema lets them through, or strips them: what zod itself refuses, it names). Guild's own keys are Guild's, in
+ * the file both read. The walk follows the schema, so it goes no deeper than the settings do.
  */
 function unknownKeys(raw: Record<string, unknown>): string[] {
-  const top = Object.keys(Settings.shape);
-  const problems = Object.keys(raw)
-    .filter((k) => !top.includes(k) && !GUILD_SETTINGS_KEYS.includes(k))
-    .map((k) => `settings.json: unknown key "${k}"${didYouMean(k, top)}`);
-  const providers = raw.providers;
-  if (!providers || typeof providers !== "object" || Array.isArray(providers)) return problems;
-  const fields = Object.keys(ProviderConfig.shape);
-  for (const [id, entry] of Object.entries(providers)) {
-    if (!entry || typeof entry !== "object" || Array.isArray(entry)) continue;
-    for (const k of Object.keys(entry).filter((key) => !fields.includes(key)))
-      problems.push(`settings.json: providers.${id}: unknown key "${k}"${didYouMean(k, fields)}`);
-  }
-  return problems;
+  return keysNamingNothing(Settings as unknown as SchemaNode, raw, []);
+}
+
+/** The parts of a zod schema's definition the walk reads. */
+interface SchemaNode {
+  _zod: {
+    def: {
+      type: string;
+      shape?: Record<string, SchemaNode>;
+      catchall?: SchemaNode;
+      innerType?: SchemaNode;
+      keyType?: unknown;
+      valueType?: SchemaNode;
+    };
+  };
+}
+
+function keysNamingNothing(schema: SchemaNode, value: unknown, at: string[]): string[] {
+  const def = schema._zod.def;
+  if (def.type === "optional" || def.type === "default") return keysNamingNothing(def.innerType!, value, at);
+  // a value of another type is the schema's to refuse
+  if (!value || typeof value !== "object" || Array.isArray(value)) return [];
+  const where = `settings.json: ${at.length ? `${at.join(".")}: ` : ""}`;
+  const entries = Object.entries(value);
+  if (def.type === "record")
+    return entries.flatMap(([key, entry]) => [
+      ...(def.keyType === GateKey && !isGateKey(key)
+        ? [`${where}${shown(key)} is not a gate${didYouMean(key, GATE_KEYS)}: its entry applies to none (${GATE_KEY_NAMES})`]
+        : []),
+      ...keysNamingNothing(def.valueType!, entry, [...at, key]),
+    ]);
+  if (def.type !== "object") return [];
+  const known = Object.keys(def.shape!);
+  const refused = def.catchall?._zod.def.type === "never"; // a strict object: zod names the key itself
+  return entries.flatMap(([key, entry]) => {
+    if (known.includes(key)) return keysNamingNothing(def.shape![key]!, entry, [...at, key]);
+    return refused || guildsOwn(at, key) ? [] : [`${where}unknown key ${shown(key)}${didYouMean(key, known)}`];
+  });
+}
+
+const GATE_KEYS = [...FIXED_GATES, EVERY_LANE];
+const GATE_KEY_NAMES = `${GATE_NAMES}; ${EVERY_LANE}: every lane`;
+
+/** Whether Guild writes this key where it is (SPEC §3): neither read nor refused. */
+function guildsOwn(at: string[], key: string): boolean {
+  if (at.length === 0) return GUILD_SETTINGS_KEYS.includes(key);
+  return at.length === 1 && at[0] === "secrets_policy" && GUILD_SECRETS_POLICY_KEY.test(key);
 }
 
 /**

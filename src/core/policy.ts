@@ -5,6 +5,7 @@ import { didYouMean } from "./suggest.js";
 import type { Difficulty, QuorumRule, Request, ReviewMode, Settings, StopPolicy } from "../spec/schemas.js";
 import { quorumProblem } from "../spec/quorum-rule.js";
 import { UNPRINTABLE } from "../spec/text-classes.js";
+import { EVERY_LANE } from "../spec/ids.js";
 
 export const MANUAL_PROVIDER = "manual";
 
@@ -35,7 +36,7 @@ export interface ResolvedPolicy {
 /** A per-gate setting: the gate's own entry, else the G-lane entry for any lane gate. */
 export function perGate<T>(record: Record<string, T> | undefined, gate: string): T | undefined {
   if (!record) return undefined;
-  return record[gate] ?? (gate.startsWith("G-lane:") ? record["G-lane"] : undefined);
+  return record[gate] ?? (gate.startsWith(`${EVERY_LANE}:`) ? record[EVERY_LANE] : undefined);
 }
 
 /** The quorum a gate asks for: the request's rule, else its settings entry with need and of filled in. */

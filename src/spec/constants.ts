@@ -54,6 +54,9 @@ export const GUILD_SETTINGS_KEYS: readonly string[] = Object.freeze([
   "defaults",
 ]);
 
+/** Guild's own keys inside `secrets_policy` (its fail modes; the bus always fails closed): left to Guild, as above. */
+export const GUILD_SECRETS_POLICY_KEY = /^fail_mode_/;
+
 /**
  * The one list of adapter kinds: how a provider is reached (SPEC §13). external: a reviewer process outside the bus
  * serves the packets addressed to it from the files (SPEC §18 B); the bus spawns nothing for it.

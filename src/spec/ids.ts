@@ -28,6 +28,14 @@ export function isGate(value: unknown): value is Gate {
   return !value.startsWith("G-lane:") || notDots(value.slice("G-lane:".length));
 }
 
+/** The per-gate settings key (gate_tiers, gate_quorum) that stands for every lane gate. */
+export const EVERY_LANE = "G-lane";
+
+/** A key of a per-gate settings map: a gate, or EVERY_LANE. Any other names no gate, so its entry would never apply. */
+export function isGateKey(value: string): boolean {
+  return value === EVERY_LANE || isGate(value);
+}
+
 export class InvalidIdError extends Error {
   constructor(kind: string, value: unknown) {
     // echoed, but bounded: a megabyte "id" must not come back as a megabyte error

@@ -830,6 +830,12 @@ export const ProviderConfig = onFirstUse(() =>
 
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
+/**
+ * The key of a per-gate settings map: any text to the schema, judged by the settings reader (isGateKey), which names a
+ * key that is no gate, so one entry's typo neither drops the map nor applies to no gate in silence.
+ */
+export const GateKey = z.string();
+
 export const Settings = onFirstUse(
   () =>
     z.looseObject({
@@ -872,13 +878,13 @@ export const Settings = onFirstUse(
         "the author hosts' stop hook (`guild-bus hook stop`; `guild-bus gate on|off`)",
       ),
       gate_tiers: described(
-        z.optional(z.record(z.string(), EffortTier)),
+        z.optional(z.record(GateKey, EffortTier)),
         "gate (G-lane for every lane gate) → effort tier; regular when absent",
       ),
       gate_quorum: described(
         z.optional(
           z.record(
-            z.string(),
+            GateKey,
             z.strictObject({
               need: described(z.optional(wholeNumber(1, 8)), "K (default: the named families, else of)"),
               of: described(z.optional(wholeNumber(1, 8)), "N (default: need, at least the named families)"),

@@ -105,6 +105,40 @@ describe("settings", () => {
     ]);
   });
 
+  it("a misspelt key below the top (secrets_policy, stop_gate, a tier) is named with a did-you-mean, never dropped in silence", () => {
+    const r = load(
+      JSON.stringify({
+        // the project's secret pattern under a misspelt key: unread, the secret would reach the reviewer unredacted
+        secrets_policy: { redaction_pattern: ["ACME-[0-9]+"], fail_mode_durable: "closed" },
+        stop_gate: { enable: true },
+        providers: { x: { adapter: "codex", effort_tiers: { deep_audit: { effort: "high" }, regular: { efort: "high" } } } },
+      }),
+    );
+    expect(r.problems).toEqual([
+      'settings.json: secrets_policy: unknown key "redaction_pattern" (did you mean "redaction_patterns"?)',
+      'settings.json: stop_gate: unknown key "enable" (did you mean "enabled"?)',
+      'settings.json: providers.x.effort_tiers: unknown key "deep_audit" (did you mean "deep-audit"?)',
+      'settings.json: providers.x.effort_tiers.regular: unknown key "efort" (did you mean "effort"?)',
+    ]);
+    expect(r.incomplete).toBeUndefined(); // reported, as an unknown key at the top: nothing the bus reads was dropped
+  });
+
+  it("a gate_quorum or gate_tiers key that is no gate is named: its quorum or tier would apply to no gate", () => {
+    const r = load(
+      JSON.stringify({
+        gate_quorum: { "G-Spec": { need: 2 }, "G-planning": { need: 2, of: 3 }, "G-lane:api": { need: 1 } },
+        gate_tiers: { "G-lane:*": "deep-audit", "G-lane": "regular", "G-plan": "deep-audit" },
+      }),
+    );
+    expect(r.problems).toEqual([
+      expect.stringMatching(/^settings\.json: gate_quorum: "G-Spec" is not a gate \(did you mean "G-spec"\?\): its entry applies to none/),
+      expect.stringMatching(
+        /^settings\.json: gate_quorum: "G-planning" is not a gate: its entry applies to none \(G-init .*; G-lane: every lane\)$/,
+      ),
+      expect.stringMatching(/^settings\.json: gate_tiers: "G-lane:\*" is not a gate \(did you mean "G-lane"\?\)/),
+    ]);
+  });
+
   it("one bad value drops only that key or provider; the rest still applies", () => {
     const r = load(
       JSON.stringify({

@@ -85,6 +85,17 @@ describe("settings are validated by every command", () => {
     expect(r.stderr).toContain('providers.gpt: unknown key "modle" (did you mean "model"?)');
   });
 
+  it("a misspelt nested key or a per-gate key naming no gate refuses the request; nothing is written", () => {
+    // unread, each asked for less than the project wrote: its secrets unredacted, one reviewer where it set a quorum
+    for (const settings of [{ secrets_policy: { redaction_pattern: ["ACME-[0-9]+"] } }, { gate_quorum: { "G-Spec": { need: 2 } } }]) {
+      const { root, docs } = withSettings(JSON.stringify(settings));
+      const r = run(review, docs);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/^guild-bus: .*settings\.json: .*\(did you mean "(redaction_patterns|G-spec)"\?\)/);
+      expect(readdirSync(path.join(root, ".guild"))).toEqual(["settings.json"]);
+    }
+  });
+
   it("--reviewer nosuch is a usage error listing the configured providers; nothing is written", () => {
     const { root, docs } = withSettings(JSON.stringify({ providers: { gpt: { adapter: "http", model: "gpt-5" } } }));
     const r = run([...review, "--reviewer", "nosuch"], docs);
