@@ -11,10 +11,12 @@ const MODEL_LINE_RE = /^\s*Reviewer-Model:\s*(\S(?:.*\S)?)\s*$/i;
 export type ManualVerdict = { ok: true; result: ReviewResultStrict; model: string } | { ok: false; reason: string };
 
 export function acceptManualResponse(text: string, packet: PacketFrontMatter, settings: Settings, modelOverride?: string): ManualVerdict {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  // an editor's "UTF-8 with BOM" save: the mark is no part of the answer, with a model line or without
+  const answer = text.replace(/^\uFEFF/, "");
+  const lines = answer.split(/\r?\n/);
   const declared = MODEL_LINE_RE.exec(lines[0] ?? "");
   const model = modelOverride?.trim() || declared?.[1];
-  const body = declared ? lines.slice(1).join("\n") : text;
+  const body = declared ? lines.slice(1).join("\n") : answer;
   if (!model) return { ok: false, reason: noModel(lines, modelOverride !== undefined) };
   const refusal = identityRefusal(model, packet, settings);
   if (refusal) return { ok: false, reason: refusal };

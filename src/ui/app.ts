@@ -10,6 +10,7 @@ import { streamSSE } from "hono/streaming";
 import { type BusContext, judgingRefusal } from "../bus/context.js";
 import { type GateListing, listGates } from "../bus/gate-list.js";
 import { ReadFault } from "../core/read-fault.js";
+import { decodeUtf8 } from "../bus/read-bounded.js";
 import { packagePath } from "../bus/package-files.js";
 import type { Answer } from "../commands/answer.js";
 import { refusing } from "../commands/answer.js";
@@ -191,15 +192,10 @@ export function consoleApp(o: AppOptions): Hono {
       case "respond": {
         const upload = body.upload;
         const file = upload instanceof File && upload.size > 0 ? upload : null;
-        const read = async () =>
-          file ? new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer()) : field(body, "review");
-        try {
-          const a = await respond(ctx, run, gate, { read, reviewerModel: field(body, "reviewer_model").trim(), round });
-          return told(a, (r) => `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})${landedNote(r)}`);
-        } catch (error) {
-          if (!(error instanceof TypeError)) throw error; // the upload was not UTF-8 text
-          return { ok: false, text: "the upload is not UTF-8 text; nothing was written" };
-        }
+        // decoded as the CLI decodes --file: the same bytes are the same review on every face
+        const read = async () => (file ? decodeUtf8(new Uint8Array(await file.arrayBuffer()), "the upload") : field(body, "review"));
+        const a = await respond(ctx, run, gate, { read, reviewerModel: field(body, "reviewer_model").trim(), round });
+        return told(a, (r) => `accepted: result-${r.round}.json (${r.verdict}, reviewer ${r.model})${landedNote(r)}`);
       }
     }
   }

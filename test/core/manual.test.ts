@@ -38,6 +38,12 @@ describe("acceptManualResponse", () => {
     });
   });
 
+  it("a BOM before a review given with the model as a field (no model line) is read as the same review", () => {
+    // an editor's "UTF-8 with BOM" save: the CLI's --file and the console's upload hand the text over as decoded
+    for (const text of [`\uFEFF${JSON.stringify(issues)}\n`, `\uFEFF${review(issues)}`])
+      expect(acceptManualResponse(text, P, {}, "gpt-5"), text).toMatchObject({ ok: true, result: { verdict: "issues" } });
+  });
+
   it("the model line is taken only from the first line; the refusal advises what the sender can do, never a CLI flag", () => {
     const v = acceptManualResponse(`My review\nReviewer-Model: gpt-5\n## SATISFIED\n`, P, {});
     const firstLine = "the first line must be `Reviewer-Model: <exact-model-id>`";

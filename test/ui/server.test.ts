@@ -36,7 +36,13 @@ async function project(readOnly = false, cap?: number) {
 }
 
 /** A raw request: the path is sent after the console's base as given (no `..` folding), headers exactly as given. */
-function raw(ui: { port: number; base: string; at?: string }, method: string, p: string, headers: Record<string, string>, body?: string) {
+function raw(
+  ui: { port: number; base: string; at?: string },
+  method: string,
+  p: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+) {
   return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
     const req = request(
       { host: ui.at ?? "127.0.0.1", port: ui.port, method, path: ui.base + p, headers, setHost: !("Host" in headers) },
@@ -160,6 +166,31 @@ describe("guild-bus ui: the HTTP surface", () => {
     }
     expect(readdirSync(path.join(root, ".guild", "runs", "r1", "review", "G-plan"))).toEqual(["request.json"]);
     expect((await raw(ui, "GET", "/", { Cookie: cookie })).status).toBe(200);
+  });
+
+  it("an uploaded review is decoded as the CLI decodes --file: a BOM is no part of it; bytes not UTF-8 are refused", async () => {
+    const { root, ui, cookie, origin } = await project();
+    await stepGate(loadContext(new Layout(root)), "r1", "G-plan"); // round 1 for the manual reviewer
+    const dir = path.join(root, ".guild", "runs", "r1", "review", "G-plan");
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await raw(ui, "GET", "/gate/r1/G-plan", { Cookie: cookie })).text)![1]!;
+    const upload = async (bytes: Buffer) => {
+      const field = (name: string, value: string) => `--XX\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+      const head = field("reviewer_model", "gpt-5") + field("round", "1") + field("csrf", csrf);
+      const file =
+        '--XX\r\nContent-Disposition: form-data; name="upload"; filename="review.json"\r\nContent-Type: application/json\r\n\r\n';
+      const body = Buffer.concat([Buffer.from(head + file), bytes, Buffer.from("\r\n--XX--\r\n")]);
+      const headers = { Cookie: cookie, Origin: origin, "Content-Type": "multipart/form-data; boundary=XX" };
+      const posted = await raw(ui, "POST", "/gate/r1/G-plan/respond", headers, body);
+      expect(posted.status).toBe(303);
+      const page = await raw(ui, "GET", String(posted.headers.location).slice(ui.base.length), { Cookie: cookie });
+      return /class="notice (?:ok|error)" role="status">([^<]*)</.exec(page.text)?.[1];
+    };
+    expect(await upload(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]))).toBe("the upload: not valid UTF-8 text");
+    expect(readdirSync(dir).filter((f) => f.startsWith("result-"))).toEqual([]);
+    const answer = JSON.stringify({ verdict: "issues", blocking_findings: [{ severity: "blocking", title: "no rollback" }] });
+    expect(await upload(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(answer)]))).toMatch(
+      /^accepted: result-1\.json \(issues/,
+    );
   });
 
   it("serves no path outside .guild/ and its assets: every ../ form is refused", async () => {
