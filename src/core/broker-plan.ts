@@ -24,13 +24,13 @@ import { countedRounds, roundMembers, roundPacket, validDecision } from "./gate-
 import { sentShas } from "./sent-bytes.js";
 import { contestedText } from "./verdict-pass.js";
 import { familyRelation, modelSourceWords } from "./independence.js";
-import { classifyModel, issuedFamilyMaps, type MapsFile } from "./family.js";
+import { issuedFamilyMaps, type MapsFile } from "./family.js";
 import { packetBodyText, packetId, renderPacket } from "./packet.js";
 import { embeddedArtifact, type PacketExtras, renderPacketBody } from "./packet-body.js";
 import { sha256Hex } from "./sha.js";
 import { isNightmare } from "./adapter-kinds.js";
 import { familyMaps, type ReviewerFields, reviewerFields } from "./packet-chain.js";
-import { judgedAuthor, outcomeFamilies } from "./outcome-families.js";
+import { judgedAuthor, outcomeFamilies, quorumFamiliesUnder } from "./outcome-families.js";
 import { MANUAL_PROVIDER, type ResolvedPolicy } from "./policy.js";
 import { passProblems, quorumPassProblems, type ReverifyInput, unprovenPass } from "./reverify.js";
 import { scrub, scrubOptions } from "./scrub.js";
@@ -626,19 +626,18 @@ function quorumOutcome(
   const packet = roundPacket(s, action.round)!;
   const rule = packet.quorum!;
   const weak = action.independence === "weak";
-  // the author as the rule counted the members' families: under the maps the round was issued with; a pass the
-  // settings now make short (planOutcome) as they class the author and the member that falls short (§26)
-  const author = judgedAuthor(s, packet, weak ? input.settings : familyMaps(packet, input.settings, s.familyMaps));
   const members = counted.map(({ provider, family }) => ({
     provider,
     family,
     model: s.members.get(provider)?.verdicts.get(action.round)?.reviewer_model ?? null,
   }));
-  const judged = members.map((m) => {
-    const family = weak ? classifyModel(m.model, input.settings.family_aliases) : m.family;
-    return { family, relation: familyRelation(author.author_family, family) };
-  });
-  const reviewer = judged.find((j) => j.relation !== "different") ?? judged[0]!;
+  // a pass the settings now make short (planOutcome): as they class the author and the members (§26); else as the
+  // rule counted them, under the maps the round was issued with, where every counted member relates to the author alike
+  const issued = weak ? undefined : judgedAuthor(s, packet, familyMaps(packet, input.settings, s.familyMaps));
+  const first = members[0]!.family;
+  const families = issued
+    ? { ...issued, reviewer_family: first, family_relation: familyRelation(issued.author_family, first) }
+    : quorumFamiliesUnder(s, packet, members, input.settings);
   const assurance = counted.map(({ provider }) => {
     const packet = s.members.get(provider)?.packets.get(action.round);
     return `${provider}: ${packet ? identityAssurance(packet, input.reads.result(action.round, provider)) : FOREIGN}`;
@@ -649,12 +648,12 @@ function quorumOutcome(
     gate: s.gate,
     status: action.status,
     author_host: s.request!.author_host,
-    author_family: author.author_family,
+    author_family: families.author_family,
     reviewer_host: members.map((m) => m.provider).join(" + "),
     reviewer_model: members.map((m) => m.model ?? "unknown model").join(" + "),
-    reviewer_family: reviewer.family,
-    family_relation: reviewer.relation,
-    author_family_source: author.author_family_source,
+    reviewer_family: families.reviewer_family,
+    family_relation: families.family_relation,
+    author_family_source: families.author_family_source,
     identity_assurance: assurance.join("; "),
     independence: weak ? "weak" : "strong",
     rounds: countedRounds(s),

@@ -31,6 +31,20 @@ export function familiesUnder(
   return { ...author, reviewer_family: reviewer, family_relation: familyRelation(author.author_family, reviewer) };
 }
 
+/**
+ * A quorum round's families as `maps` class them (§26): the author as `judgedAuthor`, and of the counted members'
+ * models the first they class as not `different` from the author's family, else the first's (one reviewer family).
+ */
+export function quorumFamiliesUnder(
+  s: Pick<GateSnapshot, "request">,
+  packet: PacketFrontMatter,
+  members: ReadonlyArray<{ model: string | null }>,
+  maps: HostFamilyMaps,
+): OutcomeFamilies {
+  const judged = members.map((m) => familiesUnder(s, packet, m.model, maps));
+  return judged.find((j) => j.family_relation !== "different") ?? judged[0]!;
+}
+
 /** The families a strong round's verdict sealed its independence violation under, when it records them (rule 11). */
 export function sealedViolationFamilies(
   packet: Pick<PacketFrontMatter, "independence"> | undefined,

@@ -2,7 +2,7 @@
 // round's packet was issued with, or the settings now when they alone made a strong round's pass weak (§17).
 import { describe, expect, it } from "vitest";
 import { familyMapsFile } from "../../src/core/family.js";
-import { familiesProblem, outcomeFamilies } from "../../src/core/outcome-families.js";
+import { familiesProblem, familiesUnder, outcomeFamilies, quorumFamiliesUnder } from "../../src/core/outcome-families.js";
 import { type FamilyMaps, Settings } from "../../src/spec/schemas.js";
 import { packet, request } from "../helpers/snapshots.js";
 
@@ -88,6 +88,31 @@ describe("outcomeFamilies", () => {
       reviewer_family: null,
       family_relation: null,
     });
+  });
+});
+
+describe("quorumFamiliesUnder", () => {
+  // gem-1 and acme-1 as the settings now class them: a quorum pass they make short is recorded under them (§26)
+  const now = settings({ family_aliases: { "acme-1": "openai", "gem-1": "google", "acme-2": "anthropic" } });
+  const members = (...models: Array<string | null>) => models.map((model) => ({ model }));
+
+  it("records the first member the maps class as not different from the author's family, as one reviewer's would be", () => {
+    expect(quorumFamiliesUnder(s, P, members("gem-1", "acme-2", null), now)).toEqual(familiesUnder(s, P, "acme-2", now));
+    expect(quorumFamiliesUnder(s, P, members("gem-1", "acme-2", null), now)).toMatchObject({
+      reviewer_family: "anthropic",
+      family_relation: "same",
+    });
+    expect(quorumFamiliesUnder(s, P, members("gem-1", null), now)).toEqual(familiesUnder(s, P, null, now));
+  });
+
+  it("else the first member's, the author as the maps class it", () => {
+    expect(quorumFamiliesUnder(s, P, members("gem-1", "acme-1"), now)).toEqual({
+      ...AS_ISSUED,
+      reviewer_family: "google",
+    });
+    // the author of another family under them than the packet names: unknown, so the first member's relation is too
+    const moved = settings({ host_families: { claude: "google" } });
+    expect(quorumFamiliesUnder(s, P, members("gem-1", "acme-1"), moved)).toEqual(familiesUnder(s, P, "gem-1", moved));
   });
 });
 
