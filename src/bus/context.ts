@@ -1,7 +1,7 @@
 // What every worker reloads once per reconcile pass: settings (with their problems) and the codex-skip sentinel.
 import type { Layout } from "./layout.js";
 import { settingsOf } from "./settings.js";
-import { readSettingsFile, type SettingsRead, settingsRefusal } from "./settings-file.js";
+import { type LoadedSettings, readSettingsFile, type SettingsRead, settingsRefusal } from "./settings-file.js";
 import { CodexSkipStreak, type Settings } from "../spec/schemas.js";
 import { type CodexSkipRead, contextOf, readCodexSkipFile } from "./context-files.js";
 import { ReadFault } from "../core/read-fault.js";
@@ -21,8 +21,9 @@ export interface BusContext {
   codexSkip: { blocked: boolean; enforcement: "warn" | "block" };
 }
 
-export function loadContext(layout: Layout): BusContext {
-  return contextFrom(layout, readSettingsFile(layout), readCodexSkipFile(layout));
+/** `settings`: settings.json as this command already read it (main.ts's check), else it is read now. */
+export function loadContext(layout: Layout, settings?: LoadedSettings): BusContext {
+  return contextFrom(layout, settings ?? readSettingsFile(layout), readCodexSkipFile(layout));
 }
 
 /** The context of what settings.json and the codex-skip streak file read as (context-files.ts). */

@@ -12,8 +12,8 @@ export async function loadSettingsSoon(layout: Layout): Promise<LoadedSettings> 
 }
 
 /** `loadContext` (context.ts), whose module (and the schemas) is loaded only when there is a file to judge. */
-export async function loadContextSoon(layout: Layout): Promise<BusContext> {
-  const settings = readSettingsFile(layout);
+export async function loadContextSoon(layout: Layout, loaded?: LoadedSettings): Promise<BusContext> {
+  const settings = loaded ?? readSettingsFile(layout);
   const codexSkip = readCodexSkipFile(layout);
   if ("text" in settings || "text" in codexSkip) return (await import("./context.js")).contextFrom(layout, settings, codexSkip);
   return contextOf(layout, settings, codexSkip);

@@ -6,7 +6,7 @@ import { Layout } from "../bus/layout.js";
 import { decideEscalation, landedNote, rebut, resubmit, respond } from "../commands/author.js";
 import { MAX_EXTEND_BY, MAX_FILE_BYTES, MAX_ROUND } from "../spec/constants.js";
 import { DecisionChoice } from "../spec/schemas.js";
-import { answered, ROOT_HELP } from "./errors.js";
+import { answered, ROOT_HELP, type RootOptions } from "./errors.js";
 import { readUserText } from "./input.js";
 import { intArg, secondsArg } from "./options.js";
 import { waitForGate } from "./follow.js";
@@ -43,9 +43,9 @@ export function register(program: Command): void {
   following(program.command("resubmit").description(summary("resubmit")).argument("<run>").argument("<gate>"))
     .option("--round <n>", ROUND_HELP, roundArg)
     .option("--root <dir>", ROOT_HELP)
-    .action(async (run: string, gate: string, o: Follow & Seen & { root: string }) => {
+    .action(async (run: string, gate: string, o: Follow & Seen & RootOptions) => {
       const layout = new Layout(o.root);
-      const r = answered(await resubmit(loadContext(layout), run, gate, o.round));
+      const r = answered(await resubmit(loadContext(layout, o.checkedSettings), run, gate, o.round));
       print("stderr", `resubmitted after round ${r.round}${landedNote(r)}\n`);
       await follow(layout, run, gate, o);
     });
@@ -60,10 +60,10 @@ export function register(program: Command): void {
   )
     .option("--round <n>", ROUND_HELP, roundArg)
     .option("--root <dir>", ROOT_HELP)
-    .action(async (run: string, gate: string, o: Follow & Seen & { file: string; root: string }) => {
+    .action(async (run: string, gate: string, o: Follow & Seen & RootOptions & { file: string }) => {
       const layout = new Layout(o.root);
       const text = await readUserText(o.file, MAX_FILE_BYTES);
-      const r = answered(await rebut(loadContext(layout), run, gate, text, o.round));
+      const r = answered(await rebut(loadContext(layout, o.checkedSettings), run, gate, text, o.round));
       print("stderr", `rebuttal recorded for round ${r.round}${landedNote(r)}; the reviewer rules on each contested finding next\n`);
       await follow(layout, run, gate, o);
     });
@@ -93,12 +93,12 @@ export function register(program: Command): void {
         gate: string,
         choice: DecisionChoice,
         n: number | undefined,
-        o: Follow & Seen & { note?: string; root: string },
+        o: Follow & Seen & RootOptions & { note?: string },
       ) => {
         const layout = new Layout(o.root);
         const decidedBy = process.env.USER ?? "human";
         const decision = { choice, extendBy: n, note: o.note, decidedBy, round: o.round };
-        const d = answered(await decideEscalation(loadContext(layout), run, gate, decision));
+        const d = answered(await decideEscalation(loadContext(layout, o.checkedSettings), run, gate, decision));
         print("stderr", `decision recorded: ${choice}${n ? ` ${n}` : ""} (round ${d.round}, ${d.reason})${landedNote(d)}\n`);
         await follow(layout, run, gate, o);
       },
@@ -117,8 +117,8 @@ export function register(program: Command): void {
       roundArg,
     )
     .option("--root <dir>", ROOT_HELP)
-    .action(async (run: string, gate: string, o: Seen & { reviewerModel: string; file?: string; root: string }) => {
-      const ctx = loadContext(new Layout(o.root));
+    .action(async (run: string, gate: string, o: Seen & RootOptions & { reviewerModel: string; file?: string }) => {
+      const ctx = loadContext(new Layout(o.root), o.checkedSettings);
       const read = () => readUserText(o.file, MAX_FILE_BYTES);
       const typed = (o.file === undefined || o.file === "-") && process.stdin.isTTY === true;
       const r = answered(await respond(ctx, run, gate, { read, reviewerModel: o.reviewerModel, round: o.round, typed }));

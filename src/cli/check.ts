@@ -1,7 +1,7 @@
 // guild-bus check: CI's and git hooks' question — did each required gate pass for the bytes now in the tree?
 import type { Command } from "commander";
 import { summary } from "./overview.js";
-import { answered, ROOT_HELP } from "./errors.js";
+import { answered, ROOT_HELP, type RootOptions } from "./errors.js";
 import { print } from "./safe-output.js";
 
 const FAILED_EXIT = 2;
@@ -22,16 +22,17 @@ export function register(program: Command): void {
     .option("--json", "print JSON")
     .option("--root <dir>", ROOT_HELP)
     .action(
-      async (o: {
-        run?: string;
-        gate?: string[];
-        require?: string;
-        requireFiles?: string[];
-        allowWeak?: boolean;
-        allowForcePass?: boolean;
-        json?: boolean;
-        root: string;
-      }) => {
+      async (
+        o: RootOptions & {
+          run?: string;
+          gate?: string[];
+          require?: string;
+          requireFiles?: string[];
+          allowWeak?: boolean;
+          allowForcePass?: boolean;
+          json?: boolean;
+        },
+      ) => {
         const [{ loadContextSoon }, { Layout }, { checkGates, checkJson }] = await Promise.all([
           import("../bus/load-soon.js"),
           import("../bus/layout.js"),
@@ -42,7 +43,7 @@ export function register(program: Command): void {
           .map((g) => g.trim())
           .filter(Boolean);
         const r = answered(
-          await checkGates(await loadContextSoon(new Layout(o.root)), {
+          await checkGates(await loadContextSoon(new Layout(o.root), o.checkedSettings), {
             runId: o.run,
             gates: o.gate,
             require,

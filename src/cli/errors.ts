@@ -2,12 +2,20 @@
 // Free of commander and zod, so the fast verify-gate-pass runner shares it.
 import { statSync } from "node:fs";
 import type { Answer } from "../commands/answer.js";
+import type { LoadedSettings } from "../bus/settings-file.js";
 import { oneLine } from "../core/text-of.js";
 import { print } from "./safe-output.js";
 
 export const USAGE_EXIT = 1;
 
 export const ROOT_HELP = "project root (default: the nearest directory up from here holding .guild/, else the git work tree's root)";
+
+/** A command's --root as main.ts sets it, with the settings.json it checked there (read once, for the command to act
+ * on; none for a command that reads them itself: hook, mcp, family, worker). */
+export interface RootOptions {
+  root: string;
+  checkedSettings?: LoadedSettings;
+}
 
 /** Write the error line (newlines in the message folded) and an optional hint line; returns the exit code. */
 export function reportError(message: string, hint?: string): number {

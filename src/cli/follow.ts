@@ -1,7 +1,7 @@
 // `--wait` and `guild-bus wait`: follow a gate until it needs the author, needs a human, or ends; progress goes to
 // stderr, with a heartbeat while nothing changes, and how to re-attach when the wait stops early.
 import { type ReviewBrokerOutput } from "../core/status.js";
-import { waitGate } from "../commands/wait.js";
+import { waitGate, type WaitOptions } from "../commands/wait.js";
 import { STILL_MOVING_EXIT } from "../commands/status-scope.js";
 import type { Layout } from "../bus/layout.js";
 import { nextStepLine, type NextStep } from "../core/next-step.js";
@@ -46,7 +46,7 @@ export async function waitForGate(
   layout: Layout,
   runId: string,
   gate: string,
-  opts: { json?: boolean; timeoutMs?: number; intervalMs?: number },
+  opts: { json?: boolean } & Pick<WaitOptions, "timeoutMs" | "intervalMs" | "settings">,
 ): Promise<number> {
   const reattach = `re-attach with: guild-bus wait ${runId} ${gate} --root ${shellWord(layout.root)}`;
   const onInterrupt = () => {

@@ -12,7 +12,7 @@ import { DEFAULT_MAX_BLOCKS, type StopEvent, stopGate } from "../commands/stop-g
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { readStreamBounded } from "../bus/read-bounded.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
-import { answered, ROOT_HELP } from "./errors.js";
+import { answered, ROOT_HELP, type RootOptions } from "./errors.js";
 import { intArg } from "./options.js";
 import { print } from "./safe-output.js";
 
@@ -63,12 +63,12 @@ export function register(program: Command): void {
     .argument("<switch>", "on | off | status")
     .option("--max-blocks <n>", `with on: blocks per gate before the turn may end (default ${DEFAULT_MAX_BLOCKS})`, intArg(1, 20))
     .option("--root <dir>", ROOT_HELP)
-    .action(async (choice: string, o: { maxBlocks?: number; root: string }) => {
+    .action(async (choice: string, o: RootOptions & { maxBlocks?: number }) => {
       if (!["on", "off", "status"].includes(choice)) throw new Error(`gate takes on, off or status, not ${JSON.stringify(choice)}`);
       const layout = new Layout(o.root);
       const gate =
         choice === "status"
-          ? (loadContext(layout).settings.stop_gate ?? {})
+          ? (loadContext(layout, o.checkedSettings).settings.stop_gate ?? {})
           : answered(await setStopGate(layout, { enabled: choice === "on", ...(o.maxBlocks ? { max_blocks: o.maxBlocks } : {}) })).stopGate;
       print(
         "stdout",

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { applyInit, type Host, HOSTS, planInit } from "../commands/init.js";
-import { answered, ROOT_HELP } from "./errors.js";
+import { answered, ROOT_HELP, type RootOptions } from "./errors.js";
 import { refuse } from "../commands/answer.js";
 import { print } from "./safe-output.js";
 import { sayOnStderr } from "./format.js";
@@ -24,9 +24,9 @@ export function register(program: Command): void {
     .option("--host <hosts>", `author hosts to set up: ${HOSTS.join(", ")} or all (comma-separated)`, "all")
     .option("--dry-run", "print what would change, as a diff, and write nothing")
     .option("--root <dir>", ROOT_HELP)
-    .action(async (o: { host: string; dryRun?: boolean; root: string }, cmd: Command) => {
+    .action(async (o: RootOptions & { host: string; dryRun?: boolean }, cmd: Command) => {
       const layout = new Layout(o.root);
-      const plan = answered(await planInit(layout, hostsOf(o.host), sayOnStderr));
+      const plan = answered(await planInit(layout, hostsOf(o.host), sayOnStderr, o.checkedSettings));
       if (o.dryRun) {
         const { createTwoFilesPatch } = await import("diff"); // only a dry run prints a diff: --help and init stay free of it
         for (const c of plan.changes)

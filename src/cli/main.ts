@@ -71,8 +71,11 @@ function harden(program: Command): void {
       import("../bus/layout.js"),
     ]);
     const layout = new Layout(root);
-    const refusal = settingsRefusal(layout, (await loadSettingsSoon(layout)).problems);
+    const settings = await loadSettingsSoon(layout);
+    const refusal = settingsRefusal(layout, settings.problems);
     if (refusal) action.error(refusal);
+    // the command acts on the settings checked here (RootOptions): read and parsed once, and anew by every command
+    action.setOptionValueWithSource("checkedSettings", settings, "implied");
   });
 }
 

@@ -1,7 +1,7 @@
 // guild-bus providers: which reviewers were found here, why each is (not) usable, and how to enable each missing host.
 import type { Command } from "commander";
 import { summary } from "./overview.js";
-import { ROOT_HELP } from "./errors.js";
+import { ROOT_HELP, type RootOptions } from "./errors.js";
 import { helpText, sayOnStderr } from "./format.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { print } from "./safe-output.js";
@@ -13,12 +13,12 @@ export function register(program: Command): void {
     .option("--json", "print JSON")
     .option("--root <dir>", ROOT_HELP)
     .addHelpText("after", helpText(["guild-bus providers", "guild-bus providers --json"], "0; 1 usage error or invalid settings"))
-    .action(async (o: { json?: boolean; root: string }) => {
+    .action(async (o: RootOptions & { json?: boolean }) => {
       const [{ Layout }, { providerReport, hostLines }] = await Promise.all([
         import("../bus/layout.js"),
         import("../commands/providers.js"),
       ]);
-      const report = await providerReport(new Layout(o.root), sayOnStderr);
+      const report = await providerReport(new Layout(o.root), sayOnStderr, o.checkedSettings);
       if (o.json) {
         print("stdout", JSON.stringify(report, null, 2) + "\n");
         return;

@@ -5,7 +5,7 @@ import { Layout } from "../bus/layout.js";
 import { GATE_NAMES } from "../spec/ids.js";
 import { Difficulty, StopPolicy } from "../spec/schemas.js";
 import { nonBlankArg, parseQuorum, secondsArg } from "./options.js";
-import { answered, ROOT_HELP } from "./errors.js";
+import { answered, ROOT_HELP, type RootOptions } from "./errors.js";
 import { waitForGate } from "./follow.js";
 import { userPath } from "../bus/project-root.js";
 import { capRefusal, requestReview, type ReviewParams } from "../commands/review.js";
@@ -21,9 +21,8 @@ type ReviewOptions = Omit<ReviewParams, "artifact" | "cap" | "stop" | "difficult
   difficulty?: string;
   wait?: boolean;
   json?: boolean;
-  root: string;
   timeout?: number;
-};
+} & RootOptions;
 
 export function register(program: Command): void {
   program
@@ -68,15 +67,19 @@ export function register(program: Command): void {
       const difficulty = o.difficulty === undefined ? undefined : Difficulty.safeParse(o.difficulty).data;
       if (o.difficulty !== undefined && !difficulty) throw new Error("--difficulty must be medium, hard or nightmare");
       const { runId, gate, warnings, idle } = answered(
-        await requestReview(layout, {
-          ...o, // the request's own fields; the CLI's (wait, json, root, timeout) are not read
-          artifact: userPath(o.root, process.cwd(), artifact),
-          paths: o.paths?.map((p) => userPath(o.root, process.cwd(), p)),
-          cap: o.cap === undefined ? undefined : Number(o.cap),
-          stop,
-          difficulty,
-          quorum,
-        }),
+        await requestReview(
+          layout,
+          {
+            ...o, // the request's own fields; the CLI's (wait, json, root, timeout, checkedSettings) are not read
+            artifact: userPath(o.root, process.cwd(), artifact),
+            paths: o.paths?.map((p) => userPath(o.root, process.cwd(), p)),
+            cap: o.cap === undefined ? undefined : Number(o.cap),
+            stop,
+            difficulty,
+            quorum,
+          },
+          o.checkedSettings,
+        ),
       );
       for (const w of warnings) print("stderr", `${lineSafe(`warning: ${w}`)}\n`);
       print("stderr", `requested: run ${runId}, gate ${gate}, ${layout.rel(layout.gateDir(runId, gate))}\n`);

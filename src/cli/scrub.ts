@@ -4,6 +4,7 @@ import { summary } from "./overview.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
 import { readUserText } from "./input.js";
 import { print } from "./safe-output.js";
+import type { RootOptions } from "./errors.js";
 
 export function register(program: Command): void {
   program
@@ -12,7 +13,7 @@ export function register(program: Command): void {
     .argument("<file>", "file to scrub ('-' for stdin)")
     .option("--check", "print nothing; exit 3 when something would be redacted (a summary goes to stderr)")
     .option("--root <dir>", "project root whose .guild/settings.json supplies custom redaction patterns")
-    .action(async (file: string, opts: { check?: boolean; root?: string }) => {
+    .action(async (file: string, opts: Partial<RootOptions> & { check?: boolean }) => {
       // the largest text the bus ever scrubs
       const text = await readUserText(file, MAX_FILE_BYTES);
       const [{ Layout }, { loadSettings }, { scrubOptions, scrubWithReport }] = await Promise.all([
@@ -20,7 +21,7 @@ export function register(program: Command): void {
         import("../bus/settings.js"),
         import("../core/scrub.js"),
       ]);
-      const { settings } = loadSettings(new Layout(opts.root ?? process.cwd()));
+      const { settings } = opts.checkedSettings ?? loadSettings(new Layout(opts.root ?? process.cwd()));
       const report = scrubWithReport(text, scrubOptions(settings));
       const found = Object.entries(report.redactions);
       if (opts.check) {

@@ -1,7 +1,7 @@
 // guild-bus status [run [gate]]: every gate as a table, then for each what it waits for and the command that moves it.
 import type { Command } from "commander";
 import { summary } from "./overview.js";
-import { ROOT_HELP, answered } from "./errors.js";
+import { ROOT_HELP, type RootOptions, answered } from "./errors.js";
 import { formatAge, helpText, table } from "./format.js";
 import { lineSafe } from "../core/terminal-safe.js";
 import { print } from "./safe-output.js";
@@ -41,14 +41,14 @@ export function register(program: Command): void {
       async (
         run: string | undefined,
         gate: string | undefined,
-        o: { json?: boolean; all?: boolean; verify?: boolean; exitStatus?: boolean; root: string },
+        o: RootOptions & { json?: boolean; all?: boolean; verify?: boolean; exitStatus?: boolean },
       ) => {
         const [{ Layout }, { loadContextSoon }, { listedGates, historyNote, statusExitCode }] = await Promise.all([
           import("../bus/layout.js"),
           import("../bus/load-soon.js"),
           import("../commands/status-scope.js"),
         ]);
-        const ctx = await loadContextSoon(new Layout(o.root));
+        const ctx = await loadContextSoon(new Layout(o.root), o.checkedSettings);
         // a script's exit code covers every gate: an old rework, or a pass whose artifact was edited since, still counts
         const all = o.all || o.exitStatus;
         const listed = answered(listedGates(ctx.layout, { run, gate, verify: o.verify, all }));

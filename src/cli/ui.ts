@@ -1,12 +1,11 @@
 // guild-bus ui: parse the options, start the review console (src/ui/), print its URL once, stop on a signal.
 import type { Command } from "commander";
 import { summary } from "./overview.js";
-import { ROOT_HELP } from "./errors.js";
+import { ROOT_HELP, type RootOptions } from "./errors.js";
 import { intArg } from "./options.js";
 import { print } from "./safe-output.js";
 
-interface UiCliOptions {
-  root: string;
+interface UiCliOptions extends RootOptions {
   host: string;
   port: number;
   readOnly?: boolean;
@@ -32,6 +31,7 @@ export function register(program: Command): void {
         port: o.port,
         readOnly: Boolean(o.readOnly),
         poll: o.poll ? true : "auto",
+        settings: o.checkedSettings,
       });
       print(
         "stdout",

@@ -10,6 +10,7 @@ import { detectProviders } from "../adapters/probe.js";
 import type { Layout } from "../bus/layout.js";
 import { ReadRefused, readTextBounded } from "../bus/read-bounded.js";
 import { loadSettings } from "../bus/settings.js";
+import type { LoadedSettings } from "../bus/settings-file.js";
 import { userFileTarget } from "../bus/no-symlinks.js";
 import { replace } from "../bus/replace.js";
 import { parse as parseToml } from "smol-toml";
@@ -341,12 +342,18 @@ const MACHINE_FILES = [
 
 const HOST_SETUP: Record<Host, (ws: Workspace, notes: string[]) => void> = { claude, codex, gemini };
 
-/** The changes `init` would make for these hosts (none written yet). */
-export async function planInit(layout: Layout, hosts: readonly Host[], onSlow?: (note: string) => void): Promise<Answer<InitPlan>> {
+/** The changes `init` would make for these hosts (none written yet); `checked`: settings.json as the caller already read
+ * it (the CLI's check), else it is read here. */
+export async function planInit(
+  layout: Layout,
+  hosts: readonly Host[],
+  onSlow?: (note: string) => void,
+  checked?: LoadedSettings,
+): Promise<Answer<InitPlan>> {
   const ws = new Workspace(layout.root);
   const notes: string[] = [];
   try {
-    const { settings, problems } = loadSettings(layout);
+    const { settings, problems } = checked ?? loadSettings(layout);
     if (problems.length) return refuse(`fix .guild/settings.json first: ${problems.join("; ")}`);
     const found = await detectProviders(settings, layout, undefined, onSlow);
     const usable = found.filter((p) => p.available && p.source === "path" && p.adapter !== "manual");

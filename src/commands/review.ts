@@ -13,7 +13,7 @@ import { hasValidOutcome } from "../bus/gate-reader.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings } from "../bus/settings.js";
-import { settingsRefusal } from "../bus/settings-file.js";
+import { type LoadedSettings, settingsRefusal } from "../bus/settings-file.js";
 import {
   gateQuorum,
   MAX_CAP,
@@ -117,11 +117,12 @@ export function capRefusal(cap: number | string): string | null {
 }
 
 /** Deliver run.json (first request of a run) and request.json; a gate is requested once per run. */
-export async function requestReview(layout: Layout, p: ReviewParams): Promise<Answer<Requested>> {
-  return refusing(() => deliverRequest(layout, p));
+/** `checked`: settings.json as the caller already read it for this request (the CLI's check), else it is read here. */
+export async function requestReview(layout: Layout, p: ReviewParams, checked?: LoadedSettings): Promise<Answer<Requested>> {
+  return refusing(() => deliverRequest(layout, p, checked));
 }
 
-async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<Requested>> {
+async function deliverRequest(layout: Layout, p: ReviewParams, checked: LoadedSettings | undefined): Promise<Answer<Requested>> {
   const lost = lostGuildLink(layout.root); // every face: the MCP server finds its root as the CLI does
   if (lost) return refuse(`${lost}; nothing was requested`);
   const gate = assertGate(p.gate);
@@ -134,7 +135,7 @@ async function deliverRequest(layout: Layout, p: ReviewParams): Promise<Answer<R
     return refuse(`invalid input: author_host: ${hostName.error?.issues[0]?.message ?? "must be a non-blank string"}`);
   const author = p.author.trim();
   const abs = layout.artifact(p.artifact);
-  const { settings, problems, fault } = loadSettings(layout);
+  const { settings, problems, fault } = checked ?? loadSettings(layout);
   if (fault) return refuse(`settings cannot be read for now (${fault}); nothing was requested — try again`);
   // on defaults the broker would pick another reviewer than the settings name (weak, or the manual one)
   const badSettings = settingsRefusal(layout, problems);

@@ -9,6 +9,7 @@ import { gatePolicy, openRound, roundPacket, roundPackets } from "../core/gate-q
 import { type GateView, stateWords, viewGate } from "./gate-view.js";
 import { nextStepLine, type NextStep } from "../core/next-step.js";
 import type { Settings } from "../spec/schemas.js";
+import type { LoadedSettings } from "../bus/settings-file.js";
 
 export interface WaitOptions {
   timeoutMs?: number;
@@ -20,6 +21,8 @@ export interface WaitOptions {
   note: (line: string) => void;
   /** Stop waiting early (a client that cancelled): answers as a timeout does. */
   signal?: AbortSignal;
+  /** settings.json as the caller already read it (the CLI's check): the first look's; every later look reads it anew. */
+  settings?: LoadedSettings;
 }
 
 /**
@@ -114,9 +117,11 @@ export async function waitGate(
     opts.note(lineSafe(text)); // a detail from a planted file cannot print a progress line of its own
   };
   const wakeups = gateWakeups(layout.gateDir(runId, gate));
+  let read = opts.settings;
   try {
     for (;;) {
-      const ctx = loadContext(layout);
+      const ctx = loadContext(layout, read);
+      read = undefined;
       const view = viewGate(ctx, runId, gate);
       const line = `round ${view.decision.round}: ${stateWords(view)}`;
       if (!warned && openRound(view.snapshot) > 0) {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { loadContext } from "../bus/context.js";
 import { Layout } from "../bus/layout.js";
+import type { LoadedSettings } from "../bus/settings-file.js";
 import { consoleApp } from "./app.js";
 import { GateBoard } from "./board.js";
 import { isLoopback } from "./loopback.js";
@@ -18,6 +19,8 @@ export interface ConsoleOptions {
   poll: boolean | "auto";
   reconcileMs?: number;
   fullScanMs?: number;
+  /** settings.json as the caller already read it (the CLI's check): the board's first look; every later one reads anew. */
+  settings?: LoadedSettings;
 }
 
 export interface RunningConsole {
@@ -64,7 +67,7 @@ export function addressesAt(names: string[], port: number): { hosts: string[]; o
 export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
   const layout = new Layout(o.root);
   const board = new GateBoard({ root: o.root, poll: o.poll, reconcileMs: o.reconcileMs, fullScanMs: o.fullScanMs });
-  await board.start(loadContext(layout));
+  await board.start(loadContext(layout, o.settings));
   const secrets = newSecrets();
   let port = 0;
   const names = hostNames(o.host);
