@@ -215,12 +215,12 @@ class ProbeCache {
   }
 
   async save(): Promise<void> {
-    if (!this.dirty || !existsSync(this.layout.guild)) return;
+    if (!this.dirty) return;
     try {
       await replace(this.layout.probeCache, JSON.stringify(this.entries, null, 2) + "\n", { guildDir: this.layout.guild, durable: false });
       this.dirty = false;
     } catch {
-      // a cache: detection stands without it
+      // a cache: detection stands without it (and a project without .guild, or one removed meanwhile, gets none)
     }
   }
 }

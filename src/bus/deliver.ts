@@ -11,7 +11,7 @@ import { TooLarge } from "./too-large.js";
 import { refuseSymlinks } from "./no-symlinks.js";
 import { setAside } from "./set-aside.js";
 import { THIS_MACHINE } from "./this-machine.js";
-import { projectDir } from "./make-dirs.js";
+import { projectDir, workerFloor } from "./make-dirs.js";
 
 const stagingId = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 12);
 const HOST = hostname().replace(/[^A-Za-z0-9-]/g, "_") || "host";
@@ -34,6 +34,13 @@ export interface DeliverResult {
 export interface DeliverOptions {
   /** The .guild directory: staging goes to <guildDir>/tmp on the same filesystem. */
   guildDir: string;
+  /**
+   * true for a command that may start a project or a run (`review`, `init`, a settings edit, `up` taking its lock): the
+   * directories the write lacks are made, .guild included. Default false, a worker's: it writes only into a gate, run or
+   * .guild that is there (directories are made only inside it: workerFloor), and one a person removed meanwhile (a
+   * project reset) fails the write (DirectoryGone) rather than come back half-filled.
+   */
+  makeDirs?: boolean;
   fs?: FsOps;
   /** fsync the file and the directory (default true; tests of logic may turn it off). */
   durable?: boolean;
@@ -131,16 +138,26 @@ async function compareExisting(fs: FsOps, finalPath: string, sha: string, size: 
     : { status: "conflict", path: finalPath, sha256: sha, existingSha256: existing };
 }
 
+/** Where a write may make the directories `dir` lacks (make-dirs.ts): see DeliverOptions.makeDirs. */
+function floorOf(o: Pick<DeliverOptions, "guildDir" | "makeDirs">, dir: string): string {
+  return o.makeDirs ? projectDir(o.guildDir) : workerFloor(o.guildDir, dir); // never the project's own directory
+}
+
 /**
- * Run op; when it fails because a directory is missing, make that directory once and run op again. Never the project's
- * own directory: a write finishing after its project was removed drops the write (DirectoryGone), not remakes the tree.
+ * Run op; when it fails because a directory is missing, make that directory once, as far as the write may (floorOf),
+ * and run op again. One it may not make drops the write (DirectoryGone), never remakes the tree.
  */
-export async function withDir<T>(fs: FsOps, guildDir: string, dir: string, op: () => Promise<T>): Promise<T> {
+export async function withDir<T>(
+  fs: FsOps,
+  o: Pick<DeliverOptions, "guildDir" | "makeDirs">,
+  dir: string,
+  op: () => Promise<T>,
+): Promise<T> {
   try {
     return await op();
   } catch (error) {
     if (errCode(error) !== "ENOENT") throw error;
-    await fs.mkdir(dir, projectDir(guildDir));
+    await fs.mkdir(dir, floorOf(o, dir));
     return op();
   }
 }
@@ -196,7 +213,7 @@ export async function deliverInOrder(
         const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
         const file = path.join(stagingDir, stagingName(finalPath));
         // the directories usually exist: made only when open() or link() says they are missing
-        const fd = await withDir(fs, options.guildDir, stagingDir, () => fs.open(file, "wx", 0o644));
+        const fd = await withDir(fs, options, stagingDir, () => fs.open(file, "wx", 0o644));
         staged[i] = { staging: file, finalPath, data, sha: sha256Hex(data) };
         await writeAndClose(fs, fd, data, durable);
       }),
@@ -205,7 +222,7 @@ export async function deliverInOrder(
     if (failed) throw failed.reason;
     const results: DeliverResult[] = [];
     for (const [i, f] of staged.entries()) {
-      const result = await publishStaged(f!, { fs, durable, log: options.log }, options.guildDir, stagingDir);
+      const result = await publishStaged(f!, { fs, durable, log: options.log }, options, stagingDir);
       // before the next file lands: a delivered file has one name when the one after it appears (a seal with a
       // second name could change through it, and readers refuse such a seal: SPEC §15). When the staging name cannot
       // be removed, nothing more is linked: the caller's retry finds this file delivered ("identical").
@@ -253,16 +270,16 @@ function dropStagingNames(finalPath: string, stagingDir: string, log?: (message:
 async function publishStaged(
   f: { staging: string; finalPath: string; data: Uint8Array; sha: string },
   o: { fs: FsOps; durable: boolean; log?: (m: string) => void },
-  guildDir: string,
+  place: Pick<DeliverOptions, "guildDir" | "makeDirs">,
   stagingDir: string,
 ): Promise<DeliverResult> {
   for (let again = 0; ; again++) {
     try {
-      return await publish({ ...f, ...o }, guildDir);
+      return await publish({ ...f, ...o }, place);
     } catch (error) {
       if (errCode(error) !== "ENOENT" || again === 2 || lstatSync(f.staging, { throwIfNoEntry: false })) throw error;
       const file = path.join(stagingDir, stagingName(f.finalPath));
-      const fd = await withDir(o.fs, guildDir, stagingDir, () => o.fs.open(file, "wx", 0o644));
+      const fd = await withDir(o.fs, place, stagingDir, () => o.fs.open(file, "wx", 0o644));
       f.staging = file; // removed by the caller, whatever happens next
       await writeAndClose(o.fs, fd, f.data, o.durable);
     }
@@ -272,20 +289,20 @@ async function publishStaged(
 /** Link one staged file to its final name and make the name durable. */
 async function publish(
   f: { staging: string; finalPath: string; data: Uint8Array; sha: string; fs: FsOps; durable: boolean; log?: (m: string) => void },
-  guildDir: string,
+  place: Pick<DeliverOptions, "guildDir" | "makeDirs">,
 ): Promise<DeliverResult> {
   const { fs, finalPath, staging, sha, durable } = f;
   const finalDir = path.dirname(finalPath);
   try {
-    await withDir(fs, guildDir, finalDir, async () => {
-      refuseSymlinks(guildDir, finalDir);
+    await withDir(fs, place, finalDir, async () => {
+      refuseSymlinks(place.guildDir, finalDir);
       await fs.link(staging, finalPath);
     });
   } catch (error) {
     if (errCode(error) === "EEXIST") return compareExisting(fs, finalPath, sha, f.data.length);
     if (!LINK_UNSUPPORTED.has(errCode(error) ?? "")) throw error;
     f.log?.(`deliver: link() unsupported here (${errCode(error)}); exclusive-create fallback for ${finalPath}`);
-    return deliverWithoutLink({ fs, guildDir, finalPath, data: f.data, sha, durable });
+    return deliverWithoutLink({ fs, place, finalPath, data: f.data, sha, durable });
   }
   if (durable) await fsyncDir(fs, finalDir);
   return { status: "delivered", path: finalPath, sha256: sha };
@@ -294,16 +311,16 @@ async function publish(
 /** Fallback for filesystems without hard links: exclusive create, so still first-writer-wins (not atomic for readers). */
 async function deliverWithoutLink(d: {
   fs: FsOps;
-  guildDir: string;
+  place: Pick<DeliverOptions, "guildDir" | "makeDirs">;
   finalPath: string;
   data: Uint8Array;
   sha: string;
   durable: boolean;
 }): Promise<DeliverResult> {
-  const { fs, guildDir, finalPath, data, sha, durable } = d;
+  const { fs, place, finalPath, data, sha, durable } = d;
   let fd: number;
   try {
-    fd = await withDir(fs, guildDir, path.dirname(finalPath), () => fs.open(finalPath, "wx", 0o644));
+    fd = await withDir(fs, place, path.dirname(finalPath), () => fs.open(finalPath, "wx", 0o644));
   } catch (error) {
     if (errCode(error) === "EEXIST") return { ...(await compareExisting(fs, finalPath, sha, data.length)), fallback: true };
     throw error; // not created by us: whatever is at finalPath belongs to someone else

@@ -13,9 +13,9 @@ export interface ReplaceOptions {
   guildDir: string;
   /** fsync the file and the directory (default true); views regenerated from the files anyway may skip it. */
   durable?: boolean;
-  /** Make the file's directory when it is missing (default true: a host's config directory `init` writes into). False for
-   * a view inside a directory the bus made (a gate's trail.md): one removed meanwhile is not made again for the view. */
-  makeDir?: boolean;
+  /** As deliver's (DeliverOptions.makeDirs): true for a command that may make the directories the file lacks (`init`
+   * writing a host's config directory); a worker's view (a gate's trail.md) never makes its gate again. */
+  makeDirs?: boolean;
 }
 
 /** The permissions of the file being replaced (a project file `init` merges into may hold a key, 0600), else 0644. */
@@ -32,7 +32,7 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
   const data = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
   try {
     // the directories usually exist: made only when open() or rename() says they are missing
-    const fd = await withDir(realFs, options.guildDir, stagingDir, () => realFs.open(staging, "wx", modeToKeep(finalPath)));
+    const fd = await withDir(realFs, options, stagingDir, () => realFs.open(staging, "wx", modeToKeep(finalPath)));
     await writeAndClose(realFs, fd, data, durable);
     const rename = async () => {
       refuseSymlinks(options.guildDir, finalDir);
@@ -48,7 +48,7 @@ export async function replace(finalPath: string, bytes: string | Uint8Array, opt
         await realFs.unlink(staging);
       }
     };
-    await (options.makeDir === false ? rename() : withDir(realFs, options.guildDir, finalDir, rename));
+    await withDir(realFs, options, finalDir, rename);
   } catch (error) {
     await realFs.unlink(staging).catch(() => undefined); // else left for the janitor: the name says whose it is
     throw error;

@@ -396,6 +396,6 @@ export async function planInit(
 export async function applyInit(layout: Layout, plan: InitPlan): Promise<Answer<object>> {
   const refused = plan.changes.flatMap((c) => (c.refused ? [c.refused] : []));
   if (refused.length) return refuse(`${refused.join("; ")}; then run init again (nothing was written; --dry-run shows the change)`);
-  for (const c of plan.changes) await replace(c.target, c.after, { guildDir: layout.guild, durable: false });
+  for (const c of plan.changes) await replace(c.target, c.after, { guildDir: layout.guild, durable: false, makeDirs: true });
   return { ok: true };
 }

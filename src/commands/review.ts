@@ -186,7 +186,7 @@ async function deliverRequest(layout: Layout, p: ReviewParams, checked: LoadedSe
   const quorumWhy = quorumRefusal(quorum, { reviewer: p.reviewer ?? "auto", review: p.review }, settings);
   if (quorumWhy) return refuse(`request refused: ${quorumWhy}`);
   const now = new Date().toISOString();
-  const opts = { guildDir: layout.guild };
+  const opts = { guildDir: layout.guild, makeDirs: true }; // a request starts its run, and in a fresh project .guild
   // both records are validated before either is written
   const run = RunMeta.parse({ schema_version: "guild_bus.run.v1", run_id: runId, created_at: now, created_by: author });
   const asked = Request.parse({

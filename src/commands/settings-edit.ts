@@ -31,7 +31,7 @@ export async function writeSettingsObject(layout: Layout, value: Record<string, 
   if (!checked.success) return refuse(`the settings would be invalid: ${describeIssues(checked.error).join("; ")}`);
   const target = userFileTarget(layout.root, layout.rel(layout.settings), "this command");
   if ("refused" in target) return refuse(`${target.refused} (nothing was changed)`);
-  await replace(target.path, JSON.stringify(value, null, 2) + "\n", { guildDir: layout.guild });
+  await replace(target.path, JSON.stringify(value, null, 2) + "\n", { guildDir: layout.guild, makeDirs: true });
   return { ok: true };
 }
 

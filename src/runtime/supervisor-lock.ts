@@ -111,7 +111,8 @@ export async function lockSupervisor(layout: Layout): Promise<() => void> {
   };
   const bytes = JSON.stringify(mine) + "\n";
   for (let attempt = 0; ; attempt++) {
-    if ((await deliver(file, bytes, { guildDir: layout.guild })).status === "delivered") {
+    // `up` in a fresh project makes .guild; its later retake never does (below)
+    if ((await deliver(file, bytes, { guildDir: layout.guild, makeDirs: true })).status === "delivered") {
       heldSince = mine.started_at;
       break;
     }

@@ -122,7 +122,7 @@ export class TrailWriter {
     // trail.md that already says this: a rename would move the gate directory's mtime, which is how every worker tells
     // that a file arrived after an outcome, so that look must settle. An open gate's changed stamp is written as is.
     try {
-      if (gate.written || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false, makeDir: false });
+      if (gate.written || !hasText(file, text)) await replace(file, text, { guildDir: ctx.layout.guild, durable: false });
     } catch (error) {
       // the gate was removed since it was read (a run deleted): its view goes with it, never a directory made for it
       if ((error as NodeJS.ErrnoException).code !== "ENOENT" || existsSync(path.dirname(file))) throw error;

@@ -96,10 +96,13 @@ function faultyFs(opts: { fail?: { op: Syscall; nth: number; partialWrite?: bool
   return { fs, calls, counts, injected: () => injected };
 }
 
+/** A project with .guild and the directory the final goes to, as a worker writes into (a gate that is there). */
 function setup() {
   const root = tempRoot();
   const guildDir = path.join(root, ".guild");
-  return { root, guildDir, final: path.join(root, "artifacts", "spec.v1.md") };
+  const final = path.join(root, "artifacts", "spec.v1.md");
+  for (const dir of [guildDir, path.dirname(final)]) mkdirSync(dir);
+  return { root, guildDir, final };
 }
 
 const listDir = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).sort() : []);
@@ -111,9 +114,11 @@ const OTHER = Buffer.from("someone else's artifact\n");
 
 describe("deliver: Maildir-style first-writer-wins", () => {
   it("stages under <guildDir>/tmp with host, pid and a random id, fsyncs, links, unlinks and fsyncs the directory", async () => {
-    const { guildDir, final } = setup();
+    const { guildDir, root } = setup();
+    const final = path.join(root, "new", "spec.v1.md");
     const { fs, calls } = faultyFs();
-    const result = await deliver(final, PAYLOAD, { guildDir, fs });
+    // a command's write (a request starting its run): the directories it lacks are made
+    const result = await deliver(final, PAYLOAD, { guildDir, fs, makeDirs: true });
 
     expect(result).toEqual({ status: "delivered", path: final, sha256: sha256Hex(PAYLOAD) });
     expect(readFileSync(final).equals(PAYLOAD)).toBe(true);
@@ -151,7 +156,7 @@ describe("deliver: Maildir-style first-writer-wins", () => {
   it("deliveries into one directory in one tick share directory fsyncs, and each resolves after one that followed its link", async () => {
     const { guildDir, root } = setup();
     const dir = path.join(root, "many");
-    await deliver(path.join(dir, "first"), "x", { guildDir });
+    await deliver(path.join(dir, "first"), "x", { guildDir, makeDirs: true });
     const { fs, calls } = faultyFs();
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => deliver(path.join(dir, `f-${i}`), `${i}\n`, { guildDir, fs })));
     expect(results.every((r) => r.status === "delivered")).toBe(true);
@@ -175,19 +180,18 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     expect(parseStagingName("a.host.notapid.id")).toBeNull();
   });
 
-  it("accepts a string and creates the final directory", async () => {
+  it("accepts a string and, for a command's write, creates the final directory", async () => {
     const { guildDir, root } = setup();
     const final = path.join(root, "deep", "er", "note.txt");
-    expect((await deliver(final, "héllo\n", { guildDir })).status).toBe("delivered");
+    expect((await deliver(final, "héllo\n", { guildDir, makeDirs: true })).status).toBe("delivered");
     expect(readFileSync(final, "utf8")).toBe("héllo\n");
   });
 
   it("a file or a symlink planted at .guild/tmp is moved aside whole, not a stop of every delivery", async () => {
-    const { guildDir, root } = setup();
+    const { guildDir, final } = setup();
     const planted = path.join(guildDir, "tmp");
-    mkdirSync(guildDir, { recursive: true });
     writeFileSync(planted, "someone's notes\n");
-    expect((await deliver(path.join(root, "g", "a.json"), "{}\n", { guildDir })).status).toBe("delivered");
+    expect((await deliver(path.join(path.dirname(final), "a.json"), "{}\n", { guildDir })).status).toBe("delivered");
     const aside = readdirSync(guildDir).filter((n) => n.startsWith("tmp.not-a-directory."));
     expect(aside).toHaveLength(1);
     expect(readFileSync(path.join(guildDir, aside[0]!), "utf8")).toBe("someone's notes\n");
@@ -195,7 +199,7 @@ describe("deliver: Maildir-style first-writer-wins", () => {
     rmSync(planted, { recursive: true });
     const elsewhere = tempRoot();
     symlinkSync(elsewhere, planted);
-    expect((await deliver(path.join(root, "g", "b.json"), "{}\n", { guildDir })).status).toBe("delivered");
+    expect((await deliver(path.join(path.dirname(final), "b.json"), "{}\n", { guildDir })).status).toBe("delivered");
     const links = readdirSync(guildDir).filter((n) => n.startsWith("tmp.not-a-directory.") && !aside.includes(n));
     expect(links).toHaveLength(1);
     expect(lstatSync(path.join(guildDir, links[0]!)).isSymbolicLink()).toBe(true);
@@ -301,10 +305,13 @@ describe("deliver: Maildir-style first-writer-wins", () => {
 });
 
 describe("deliverInOrder: the verifier's seal, then its verdict", () => {
-  /** A gate's seal and verdict for round 1, and their delivery in that order (the verdict's bytes are OTHER). */
-  const pair = (root: string, guildDir: string) => {
-    const seal = path.join(root, "gate", ".verified", "result-1.json");
-    const verdict = path.join(root, "gate", "verdict-1.json");
+  /** A gate's seal and verdict for round 1, and their delivery in that order (the verdict's bytes are OTHER): the
+   * worker's write makes .verified/, inside the gate that is there. */
+  const pair = (guildDir: string) => {
+    const gate = path.join(guildDir, "runs", "r1", "review", "G-spec");
+    mkdirSync(gate, { recursive: true });
+    const seal = path.join(gate, ".verified", "result-1.json");
+    const verdict = path.join(gate, "verdict-1.json");
     const both = (fs?: FsOps) =>
       deliverInOrder(
         [
@@ -329,8 +336,8 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
   };
 
   it("writes both at once, and links the second only after the first is linked and its directory fsynced", async () => {
-    const { guildDir, root } = setup();
-    const { seal, verdict, both } = pair(root, guildDir);
+    const { guildDir } = setup();
+    const { seal, verdict, both } = pair(guildDir);
     const { fs, calls } = faultyFs();
     expect((await both(fs)).map((r) => r.status)).toEqual(["delivered", "delivered"]);
     expect(readFileSync(seal).equals(PAYLOAD) && readFileSync(verdict).equals(OTHER)).toBe(true);
@@ -345,16 +352,16 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
   });
 
   it("the seal has one name by the time the verdict is linked (a reader refuses a seal with two)", async () => {
-    const { guildDir, root } = setup();
-    const { both, namesAtVerdict } = pair(root, guildDir);
+    const { guildDir } = setup();
+    const { both, namesAtVerdict } = pair(guildDir);
     const { fs, seen } = namesAtVerdict();
     await both(fs);
     expect(seen.sealNames).toBe(1);
   });
 
   it("after a conflict on the first, the second is not linked, and nothing is left staged", async () => {
-    const { guildDir, root } = setup();
-    const { seal, verdict, both } = pair(root, guildDir);
+    const { guildDir } = setup();
+    const { seal, verdict, both } = pair(guildDir);
     await deliver(seal, "someone else's seal", { guildDir });
     expect((await both()).map((r) => r.status)).toEqual(["conflict"]);
     expect(existsSync(verdict)).toBe(false);
@@ -363,15 +370,15 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
   });
 
   it("an identical first (a retry after a crash) goes on to the second", async () => {
-    const { guildDir, root } = setup();
-    const { seal, both } = pair(root, guildDir);
+    const { guildDir } = setup();
+    const { seal, both } = pair(guildDir);
     await deliver(seal, PAYLOAD, { guildDir });
     expect((await both()).map((r) => r.status)).toEqual(["identical", "delivered"]);
   });
 
   it("an identical first still linked from a staging name (its writer died before removing it) loses it first", async () => {
-    const { guildDir, root } = setup();
-    const { seal, both, namesAtVerdict } = pair(root, guildDir);
+    const { guildDir } = setup();
+    const { seal, both, namesAtVerdict } = pair(guildDir);
     const spent = path.join(guildDir, "tmp", stagingName(seal, 999_999));
     mkdirSync(path.dirname(spent), { recursive: true });
     mkdirSync(path.dirname(seal), { recursive: true });
@@ -390,8 +397,8 @@ describe("deliverInOrder: the verifier's seal, then its verdict", () => {
       { op: "write" as const, nth: 2 },
       { op: "open" as const, nth: 2 },
     ]) {
-      const { guildDir, root } = setup();
-      const { seal, verdict, both } = pair(root, guildDir);
+      const { guildDir } = setup();
+      const { seal, verdict, both } = pair(guildDir);
       mkdirSync(path.join(guildDir, "tmp"), { recursive: true });
       const what = `${fail.op} #${fail.nth}`;
       await expect(both(faultyFs({ fail }).fs), what).rejects.toThrow(/injected/);

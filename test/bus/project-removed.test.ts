@@ -34,8 +34,9 @@ describe("a write into a removed project makes nothing again", () => {
   it("a trail rewritten late (the gate's view) is dropped, its staging directory not made", async () => {
     const { root, layout, gateDir } = removedProject();
     const trail = path.join(gateDir, "trail.md");
-    await expect(replace(trail, "# trail\n", { guildDir: layout.guild, durable: false, makeDir: false })).rejects.toThrow(DirectoryGone);
-    await expect(replace(trail, "# trail\n", { guildDir: layout.guild })).rejects.toThrow(DirectoryGone);
+    await expect(replace(trail, "# trail\n", { guildDir: layout.guild, durable: false })).rejects.toThrow(DirectoryGone);
+    // nor by a command that may make directories: the project's own is never made
+    await expect(replace(trail, "# trail\n", { guildDir: layout.guild, makeDirs: true })).rejects.toThrow(DirectoryGone);
     expect(existsSync(root)).toBe(false);
   });
 
@@ -61,11 +62,11 @@ describe("a write into a removed project makes nothing again", () => {
     expect(existsSync(layout.guild)).toBe(false);
   });
 
-  it("a project that is there still gets the directories it lacks (a first request makes .guild)", async () => {
+  it("a project that is there still gets the directories a command's write lacks (a first request makes .guild)", async () => {
     const root = tempRoot();
     const layout = new Layout(root);
     const file = layout.gateFile("r1", "G-spec", "request.json");
-    expect((await deliver(file, "{}\n", { guildDir: layout.guild })).status).toBe("delivered");
+    expect((await deliver(file, "{}\n", { guildDir: layout.guild, makeDirs: true })).status).toBe("delivered");
   });
   it("a worker started on the removed project refuses to start, making nothing", () => {
     const { root, layout } = removedProject();
@@ -83,9 +84,58 @@ describe("a link leading nowhere on the way (a bus root not mounted)", () => {
     symlinkSync(path.join(root, "not-mounted"), layout.guild);
     const tmp = path.join(layout.guild, "tmp");
     expect(() => makeDirsBelow(root, tmp)).toThrow(expect.objectContaining({ code: "ENOENT", syscall: "mkdir" }));
-    const write = deliver(layout.gateFile("r1", "G-spec", "request.json"), "{}\n", { guildDir: layout.guild });
+    const write = deliver(layout.gateFile("r1", "G-spec", "request.json"), "{}\n", { guildDir: layout.guild, makeDirs: true });
     await expect(write).rejects.toMatchObject({ code: "ENOENT" });
     await expect(write).rejects.not.toBeInstanceOf(DirectoryGone); // the project is there: its link is what is wrong
     expect(existsSync(path.join(root, "not-mounted"))).toBe(false);
+  });
+});
+
+/** A project whose gate r1/G-spec is there, staging directory included, until `removed` goes (a person's reset). */
+function projectWithout(removed: (layout: Layout) => string) {
+  const root = tempRoot();
+  const layout = new Layout(root);
+  mkdirSync(layout.gateDir("r1", "G-spec"), { recursive: true });
+  mkdirSync(path.join(layout.guild, "tmp"));
+  const gone = removed(layout);
+  rmSync(gone, { recursive: true, force: true });
+  return { root, layout, gone, file: layout.gateFile("r1", "G-spec", "packet-1.md") };
+}
+
+describe("a worker's write (the default) makes no part of the project again; a command's may (makeDirs, SPEC §4)", () => {
+  it.each([
+    [".guild", (l: Layout) => l.guild],
+    ["the run", (l: Layout) => l.runDir("r1")],
+    ["the gate", (l: Layout) => l.gateDir("r1", "G-spec")],
+  ])("%s removed: a delivery and a view into the gate fail (DirectoryGone), and nothing comes back", async (_what, removed) => {
+    const { layout, gone, file } = projectWithout(removed);
+    await expect(deliver(file, "packet\n", { guildDir: layout.guild })).rejects.toThrow(DirectoryGone);
+    await expect(replace(path.join(path.dirname(file), "trail.md"), "# trail\n", { guildDir: layout.guild })).rejects.toThrow(
+      DirectoryGone,
+    );
+    expect(existsSync(gone)).toBe(false);
+  });
+
+  it("a request (a command's write) starts its run again, and .guild in a fresh project", async () => {
+    for (const removed of [(l: Layout) => l.guild, (l: Layout) => l.runDir("r1")]) {
+      const { layout, file } = projectWithout(removed);
+      expect((await deliver(file, "request\n", { guildDir: layout.guild, makeDirs: true })).status).toBe("delivered");
+    }
+  });
+
+  it("only .guild/tmp itself is made again by a worker, inside the .guild that is there (cleaned by hand)", async () => {
+    const { layout, file } = projectWithout((l) => path.join(l.guild, "tmp"));
+    expect((await deliver(file, "packet\n", { guildDir: layout.guild })).status).toBe("delivered");
+    expect(existsSync(path.join(layout.guild, "tmp"))).toBe(true);
+  });
+
+  it("the floor itself is never made, even where its parent is there", () => {
+    const root = tempRoot();
+    const floor = path.join(root, "gate");
+    expect(() => makeDirsBelow(floor, floor)).toThrow(DirectoryGone);
+    expect(() => makeDirsBelow(floor, path.join(floor, "rejected"))).toThrow(DirectoryGone);
+    expect(existsSync(floor)).toBe(false);
+    mkdirSync(floor);
+    expect(() => makeDirsBelow(floor, floor)).not.toThrow();
   });
 });

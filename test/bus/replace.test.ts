@@ -4,12 +4,19 @@ import { describe, expect, it } from "vitest";
 import { replace } from "../../src/bus/replace.js";
 import { tempRoot } from "../helpers/tmp.js";
 
+/** A project whose .guild is there (a worker's view never makes it). */
+function project() {
+  const root = tempRoot();
+  const guildDir = path.join(root, ".guild");
+  mkdirSync(guildDir);
+  return { root, guildDir };
+}
+
 describe("replace: atomic regeneration of views", () => {
-  it("creates directories and writes strings or bytes", async () => {
-    const root = tempRoot();
-    const guildDir = path.join(root, ".guild");
+  it("creates directories for a command's write (init's), and writes strings or bytes", async () => {
+    const { root, guildDir } = project();
     const file = path.join(root, "views", "deep", "trail.md");
-    await replace(file, "# Trail\n", { guildDir });
+    await replace(file, "# Trail\n", { guildDir, makeDirs: true });
     expect(readFileSync(file, "utf8")).toBe("# Trail\n");
     await replace(file, new Uint8Array([0, 1, 2, 255]), { guildDir, durable: false });
     expect([...readFileSync(file)]).toEqual([0, 1, 2, 255]);
@@ -20,7 +27,7 @@ describe("replace: atomic regeneration of views", () => {
   // /dev/shm is a tmpfs where there is one: another filesystem than the temp roots
   const shm = existsSync("/dev/shm") && statSync("/dev/shm").dev !== statSync(tempRoot()).dev ? "/dev/shm" : null;
   it.skipIf(!shm)("a view on another filesystem than .guild/tmp (EXDEV) is rewritten in place, never left stale", async () => {
-    const guildDir = path.join(tempRoot(), ".guild");
+    const { guildDir } = project();
     const views = mkdtempSync(path.join(shm!, "guild-bus-views-"));
     try {
       const file = path.join(views, "trail.md");
@@ -35,8 +42,7 @@ describe("replace: atomic regeneration of views", () => {
   });
 
   it("a failed rename leaves the old view and removes its staging", async () => {
-    const root = tempRoot();
-    const guildDir = path.join(root, ".guild");
+    const { root, guildDir } = project();
     const file = path.join(root, "trail.md");
     mkdirSync(file); // rename() of a file over a directory fails
     await expect(replace(file, "# Trail\n", { guildDir })).rejects.toThrow();
@@ -45,8 +51,7 @@ describe("replace: atomic regeneration of views", () => {
   });
 
   it("readers see the old or the new content, never a mix or a truncation", async () => {
-    const root = tempRoot();
-    const guildDir = path.join(root, ".guild");
+    const { root, guildDir } = project();
     const file = path.join(root, "trail.md");
     // Different lengths and bytes: a torn or truncated read matches neither.
     const versions = [Buffer.alloc(2 * 1024 * 1024, "a"), Buffer.alloc(3 * 1024 * 1024 + 17, "b")];
@@ -74,9 +79,9 @@ describe("replace: atomic regeneration of views", () => {
   });
 
   it("concurrent replaces leave one whole version", async () => {
-    const root = tempRoot();
-    const guildDir = path.join(root, ".guild");
+    const { root, guildDir } = project();
     const file = path.join(root, "v", "trail.md");
+    mkdirSync(path.dirname(file));
     const versions = Array.from({ length: 8 }, (_, i) => Buffer.alloc(256 * 1024 + i, String(i)));
     await Promise.all(versions.map((v) => replace(file, v, { guildDir })));
     const got = readFileSync(file);
