@@ -17,7 +17,7 @@ import { withLooked } from "../core/presence-body.js";
 import { ReadFault } from "../core/read-fault.js";
 import { isRefusedWrite, refusedWriteFix } from "../bus/refused-write.js";
 import { forgetParsedUnder } from "../bus/parse-cache.js";
-import { makeDirsBelow, projectDir } from "../bus/make-dirs.js";
+import { DirectoryGone, makeDirsBelow, projectDir } from "../bus/make-dirs.js";
 
 export interface GateRef {
   runId: string;
@@ -632,14 +632,42 @@ export class WorkerRuntime {
   private forgetRun(runId: string): void {
     // its gates too: a removed run's open gates would be handled (and fail, retried with backoff) for ever
     const ofRun = gateKey(runId, "");
-    for (const state of [this.active, this.handled, this.handlerEnded, this.failing, this.finished])
-      for (const key of [...state.keys()]) if (key.startsWith(ofRun)) state.delete(key);
-    for (const key of [...this.queue]) if (key.startsWith(ofRun)) this.queue.delete(key);
+    this.forgetGates((key) => key.startsWith(ofRun));
     this.knownRuns.delete(runId);
     this.openRuns.delete(runId);
     this.endedWatched.delete(runId);
     this.unwatchRun(runId);
     this.finishedLog?.unseal(runId);
+  }
+
+  /** Drop what this worker holds on the gates `of` picks (a later listing that finds one again starts it anew). */
+  private forgetGates(of: (key: string) => boolean): void {
+    for (const state of [this.active, this.handled, this.handlerEnded, this.failing, this.finished])
+      for (const key of [...state.keys()]) if (of(key)) state.delete(key);
+    for (const key of [...this.queue]) if (of(key)) this.queue.delete(key);
+  }
+
+  /**
+   * A write of the handler found its gate removed meanwhile (the gate, its run or .guild: a person resetting the project),
+   * and made nothing again (DirectoryGone): said once, and the gate, or the run when it went too, is forgotten rather
+   * than retried. Not when the gate is there (or cannot be told): that failure is retried like any other.
+   */
+  private forgetRemoved(ref: GateRef, error: DirectoryGone): boolean {
+    const { layout } = this.spec;
+    const there = (dir: string) => {
+      try {
+        return lstatSync(dir, { throwIfNoEntry: false }) !== undefined;
+      } catch {
+        return true;
+      }
+    };
+    if (there(layout.gateDir(ref.runId, ref.gate))) return false;
+    this.spec.log(`${ref.runId}/${ref.gate}: removed while this worker wrote to it (${error.message}); forgotten, not retried`);
+    if (there(layout.runDir(ref.runId))) {
+      this.forgetGates((key) => key === ref.key);
+      this.unwatch(layout.gateDir(ref.runId, ref.gate));
+    } else this.forgetRun(ref.runId);
+    return true;
   }
 
   private activate(ref: GateRef): void {
@@ -798,6 +826,7 @@ export class WorkerRuntime {
         this.unwatch(this.spec.layout.gateDir(ref.runId, ref.gate));
       }
     } catch (error) {
+      if (error instanceof DirectoryGone && this.forgetRemoved(ref, error)) return;
       // A handler that throws is a bug (its stack once), a read the system failed (ReadFault: its message) or a file
       // operation the tree refused (an errno: a planted file or a permission, which status names; its message); then
       // a line per retry, each retry twice as late (capped).

@@ -6,6 +6,7 @@ import { ageMs } from "../bus/age.js";
 import { artifactOrFault, gateArtifact } from "../bus/artifact.js";
 import type { BusContext } from "../bus/context.js";
 import { deliver, type DeliverResult } from "../bus/deliver.js";
+import { DirectoryGone } from "../bus/make-dirs.js";
 import { hasValidOutcome } from "../bus/gate-reader.js";
 import { issuedNow, readGateLive } from "./issued-packets.js";
 import { appendJsonl } from "../bus/jsonl.js";
@@ -169,7 +170,8 @@ export async function stepGate(ctx: BusContext, runId: string, gate: string, dep
       }
       result = await deliver(ctx.layout.gateFile(runId, gate, step.name), step.text, { guildDir: ctx.layout.guild });
     } catch (error) {
-      if (error instanceof ReadFault) throw error; // tried again later, not recorded as the gate's state
+      // tried again later, or the gate was removed meanwhile (the worker forgets it): neither is the gate's state
+      if (error instanceof ReadFault || error instanceof DirectoryGone) throw error;
       const { decision } = stuck(step.decision, step.action, error);
       await trails.write(ctx, s, decision, input);
       return { decision: step.decision, snapshot: s, delivered, error: decision.detail };

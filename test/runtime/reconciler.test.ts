@@ -1,8 +1,9 @@
 // The reconciler every worker runs on (SPEC §18): a gate whose handler throws (a bug) is retried later and later,
 // its stack logged once, and is handled as usual again once the handler stops throwing.
-import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { deliver } from "../../src/bus/deliver.js";
 import { Layout } from "../../src/bus/layout.js";
 import { ENDED_RUNS_WATCHED, NEW_DIR_LOOKS_MS, WorkerRuntime, type WorkerSpec } from "../../src/runtime/reconciler.js";
 import { until } from "../helpers/clients.js";
@@ -335,6 +336,45 @@ describe("reconciler: a run removed while its gates are open", () => {
       await until("both gates active", () => runtime.activeCount() === 2 && calls.length >= 2);
       rmSync(path.dirname(path.dirname(dir("G-spec"))), { recursive: true, force: true });
       await until("the removed run's gates forgotten", () => runtime.activeCount() === 0);
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
+
+describe("reconciler: a gate removed while its handler writes to it (SPEC §4)", () => {
+  it("is said once and forgotten, never retried; the run's other gate goes on", async () => {
+    const root = tempRoot();
+    const layout = new Layout(root);
+    for (const gate of ["G-spec", "G-plan"]) mkdirSync(layout.gateDir("r1", gate), { recursive: true });
+    const calls: string[] = [];
+    const logs: string[] = [];
+    const runtime = new WorkerRuntime({
+      kind: "test",
+      layout,
+      poll: true,
+      reconcileMs: 20,
+      fullScanMs: 20,
+      handleGate: async ({ gate }) => {
+        calls.push(gate);
+        if (gate === "G-spec") {
+          rmSync(layout.gateDir("r1", gate), { recursive: true }); // a person's reset, while the worker is at it
+          await deliver(layout.gateFile("r1", gate, "packet-1.md"), "packet\n", { guildDir: layout.guild });
+        }
+        return "active";
+      },
+      log: (m) => logs.push(m),
+    });
+    await runtime.start();
+    try {
+      await until("the removed gate forgotten", () => runtime.activeCount() === 1);
+      const plans = calls.filter((g) => g === "G-plan").length;
+      await until("the other gate handled on", () => calls.filter((g) => g === "G-plan").length >= plans + 3);
+      expect(calls.filter((g) => g === "G-spec")).toEqual(["G-spec"]);
+      expect(logs.filter((l) => l.startsWith("r1/G-spec:"))).toEqual([
+        expect.stringMatching(/^r1\/G-spec: removed while this worker wrote to it \(.*G-spec is gone; .*\); forgotten, not retried$/),
+      ]);
+      expect(existsSync(layout.gateDir("r1", "G-spec"))).toBe(false);
     } finally {
       await runtime.stop();
     }
