@@ -30,6 +30,7 @@ async function relayed(rounds: number, hops: Array<[string, string]>) {
   const dir = path.join(root, "echo");
   mkdirSync(dir);
   const guildDir = path.join(root, ".guild");
+  mkdirSync(guildDir); // as a worker's delivery finds it: only a command makes .guild (SPEC §4)
   const echo = path.join(path.dirname(fileURLToPath(import.meta.url)), "echo.js");
   const children = hops.map(([from, to]) => tracked(spawn(process.execPath, [echo, dir, guildDir, from, to], { stdio: "ignore" })));
   const samples: number[] = [];
@@ -51,6 +52,8 @@ async function relayed(rounds: number, hops: Array<[string, string]>) {
 export async function durableDeliveries(count: number) {
   const root = tempDir();
   const guildDir = path.join(root, ".guild");
+  // as a worker's deliveries find them (only a command makes .guild or a gate, SPEC §4)
+  for (const dir of [guildDir, ...Array.from({ length: 100 }, (_, i) => path.join(root, `d${i}`))]) mkdirSync(dir);
   const t0 = performance.now();
   for (let i = 0; i < count; i++) await deliver(path.join(root, `d${i % 100}`, `f-${i}`), `delivery ${i}\n`, { guildDir });
   const perSecond = count / ((performance.now() - t0) / 1000);
