@@ -342,67 +342,90 @@ function canonicalJson(value: unknown, shortest = false): string {
   return walk(value);
 }
 
-/** How deep blocks inside blocks of the packet are looked into: the artifact's fence, a block in it, one in that. */
-const QUOTE_DEPTH = 3;
-
 /**
  * Whether the answer's object is one the packet holds, in any layout: a verdict planted in the artifact (a fenced
- * block, a line, the whole file) that the reviewer quoted pretty-printed or on one line is the artifact's words, as
- * one quoted byte for byte is. Parsed are only texts that may name a verdict (the key, or an escape that may spell it).
+ * block, a line, amid a line of prose or code, inside a larger object, the whole file) that the reviewer quoted
+ * pretty-printed or on one line is the artifact's words, as one quoted byte for byte is. null when it is not; a reason
+ * when it is, or when the packet holds too many objects naming a verdict to look through (fail closed: never a pass
+ * taken for the reviewer's because the look stopped).
  */
-function quotesPacket(obj: Record<string, unknown>, given: string | undefined): boolean {
-  if (given === undefined) return false;
+function quotesPacket(obj: Record<string, unknown>, given: string | undefined): string | null {
+  if (given === undefined) return null;
   const answer = canonicalJson(obj);
+  // a text of the answer's object has at least `shortest` and at most `longest` characters besides white space (an
+  // escape spells one in six)
   const shortest = canonicalJson(obj, true).length;
-  const holds = (text: string): boolean => {
-    const t = text.trim();
-    if (t.length < shortest || !t.startsWith("{") || !t.endsWith("}")) return false;
-    if (!(MENTIONS_VERDICT_RE.test(t) || t.includes("\\u"))) return false;
-    const p = parseObject(t);
-    return p.ok && canonicalJson(p.obj) === answer;
-  };
-  // a text of the answer's object has at most this many characters besides white space (an escape spells one in six)
   const longest = MAX_RUN_GROWTH * answer.length + 64;
-  let texts = [authorLines(given).join("\n")];
-  for (let depth = 0; depth <= QUOTE_DEPTH && texts.length; depth++) {
-    const inner: string[] = [];
-    for (const text of texts) {
-      if (holds(text)) return true;
-      for (const run of objectRuns(text, longest)) if (holds(run)) return true;
-      for (const block of scanFences(text).blocks) inner.push(block.body);
-    }
-    texts = inner;
+  for (const text of plantedObjects(authorLines(given).join("\n"), shortest, longest)) {
+    if (text === null) return TOO_MANY_PLANTED;
+    const p = parseObject(text);
+    if (p.ok && canonicalJson(p.obj) === answer) return COPIED;
   }
-  return false;
+  return null;
 }
-/** How many runs of lines one look tries, and how much longer than the answer's shortest text one may grow. */
-const MAX_RUNS = 4096;
+
 const MAX_RUN_GROWTH = 6;
+/** How many characters the look for planted objects may step through in one answer: far more than any real packet
+ * needs (each object is stepped through once per brace it opens), far less than a pathological one would take. */
+const PLANTED_SCAN_STEPS = 1 << 24;
+const TOO_MANY_PLANTED =
+  "the packet holds too many JSON objects naming a verdict to tell whether the answer's JSON is one of them " +
+  "(the artifact's text, not a review); the artifact must plant fewer";
+/** A key that may spell "verdict": its letters, any of them written as a \u escape. */
+const VERDICT_KEY_RE = /"(?:v|\\u0076)(?:e|\\u0065)(?:r|\\u0072)(?:d|\\u0064)(?:i|\\u0069)(?:c|\\u0063)(?:t|\\u0074)"/g;
 
 /**
- * The texts of `text` an object may be planted in outside a fence, one at a time: each line, then each run of lines
- * from one that opens a brace to one that closes it, read without the quote marks and indentation in front (a block
- * quote, an indented code block), as a reviewer quoting it de-indented reads it. A run stops growing once it holds
- * more than `longest` characters besides white space (or 64 times that in all), so a file of braces costs little.
+ * Every JSON object text of `text` that names a verdict key and could be a layout of the answer's (`shortest` to
+ * `longest` characters besides white space), wherever it starts: a line, amid prose or code, inside a larger object,
+ * in a fence at any depth. Read without the quote marks and indentation in front of each line (a block quote, an
+ * indented code block), as a reviewer quoting it de-indented reads it. Each `{` is tried as an object's start with
+ * its own reading of strings from there (an odd quote earlier on the line hides nothing), only near a verdict key;
+ * null, and no more, once the steps run out.
  */
-function* objectRuns(text: string, longest: number): Generator<string> {
-  const lines = text.split(ANY_LINE_BREAK).map((line) => line.replace(/^(?:[ \t]*>)*[ \t]*/, ""));
-  yield* lines;
-  const solid = lines.map((line) => line.replace(/\s+/g, "").length);
-  let runs = 0;
-  for (let from = 0; from < lines.length; from++) {
-    if (!lines[from]!.startsWith("{")) continue;
-    let run = lines[from]!;
-    let chars = solid[from]!;
-    for (let to = from + 1; to < lines.length; to++) {
-      run += "\n" + lines[to]!;
-      chars += solid[to]!;
-      if (chars > longest || run.length > 64 * longest) break;
-      if (!lines[to]!.trimEnd().endsWith("}")) continue;
-      if (++runs > MAX_RUNS) return;
-      yield run;
-    }
+function* plantedObjects(text: string, shortest: number, longest: number): Generator<string | null> {
+  const s = text
+    .split(ANY_LINE_BREAK)
+    .map((line) => line.replace(/^(?:[ \t]*>)*[ \t]*/, ""))
+    .join("\n");
+  const keys = [...s.matchAll(VERDICT_KEY_RE)].map((m) => m.index);
+  const reach = 64 * longest; // white space between the characters, as a quote may lay them out
+  let steps = PLANTED_SCAN_STEPS;
+  let k = 0;
+  for (let from = s.indexOf("{"); from >= 0; from = s.indexOf("{", from + 1)) {
+    while (k < keys.length && keys[k]! < from) k++;
+    if (k === keys.length) return;
+    if (keys[k]! - from > reach) continue;
+    const end = objectEnd(s, from, longest, reach);
+    steps -= end.steps;
+    if (steps < 0) return yield null;
+    if (end.at < 0 || keys[k]! > end.at || end.solid < shortest) continue;
+    steps -= end.at - from;
+    yield s.slice(from, end.at + 1);
   }
+}
+
+/** Where the object opened at `from` closes (-1: it does not, on this line of strings, within `longest` characters
+ * besides white space or `reach` in all), how many characters it holds besides white space, and the steps taken. */
+function objectEnd(s: string, from: number, longest: number, reach: number): { at: number; solid: number; steps: number } {
+  let depth = 0;
+  let solid = 0;
+  let inString = false;
+  const last = Math.min(s.length, from + reach);
+  for (let i = from; i < last; i++) {
+    const c = s[i]!;
+    if (c === "\n" && inString) return { at: -1, solid, steps: i - from }; // a JSON string holds no line break
+    if (!inString && (c === " " || c === "\t" || c === "\n" || c === "\r")) continue; // layout, not the object's
+    if (++solid > longest) return { at: -1, solid, steps: i - from };
+    if (inString) {
+      if (c === "\\") {
+        i++; // the escaped character is the string's, whatever it is
+        solid++;
+      } else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" || c === "[") depth++;
+    else if ((c === "}" || c === "]") && --depth === 0) return { at: i, solid, steps: i - from };
+  }
+  return { at: -1, solid, steps: last - from };
 }
 
 const SENTINEL_COPIED =
@@ -460,14 +483,16 @@ export function normalizeOutput(raw: string, ctx: EnvelopeContext): Normalized {
     if (stray) return { ok: false, reasons: [`a "verdict" key outside the fenced block beside it: ${stray}; emit exactly one verdict`] };
     if (ctx.given?.includes(blocks[0]!)) return { ok: false, reasons: [COPIED] };
     const p = parseObject(blocks[0]!);
-    if (p.ok && quotesPacket(p.obj, ctx.given)) return { ok: false, reasons: [COPIED] };
+    const quoted = p.ok ? quotesPacket(p.obj, ctx.given) : null;
+    if (quoted) return { ok: false, reasons: [quoted] };
     return p.ok ? envelope(p.obj, ctx, "fenced", raw) : { ok: false, reasons: [`fenced block is ${p.reason}`] };
   }
   const trimmed = raw.trim();
   if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
     if (ctx.given?.includes(trimmed)) return { ok: false, reasons: [COPIED] };
     const p = parseObject(trimmed);
-    if (p.ok && quotesPacket(p.obj, ctx.given)) return { ok: false, reasons: [COPIED] };
+    const quoted = p.ok ? quotesPacket(p.obj, ctx.given) : null;
+    if (quoted) return { ok: false, reasons: [quoted] };
     if (p.ok) return envelope(p.obj, ctx, "whole-json", raw);
     // JSON that parses but is refused is the answer, not prose that happens to start with a brace
     if (p.kind === "depth" || p.kind === "duplicate") return { ok: false, reasons: [`the whole output is ${p.reason}`] };
