@@ -22,6 +22,11 @@ export function oneLine(line: string): string {
   return [first!.trimEnd(), ...rest.map((piece) => piece.trim()).filter(Boolean)].join(" ");
 }
 
+/** The first `max` UTF-16 units of a text, never through a surrogate pair: half a character would reach a reader as U+FFFD. */
+export function wholeChars(text: string, max: number): string {
+  return text.slice(0, /[\uD800-\uDBFF]/.test(text[max - 1] ?? "") ? max - 1 : max);
+}
+
 /** What a cut may fall on without splitting a word: white space, and JSON's and prose's punctuation around values. */
 const BOUNDARY = /[\s"',:;{}[\]()<>]/;
 const WORD_CUT = /[^\s"',:;{}[\]()<>]+$/;

@@ -4,7 +4,9 @@ import type { ReviewerAdapter } from "../adapters/types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
 import { attemptRecord, type ChainLink, describeAttempt, initialPair, nextPair, type Pair } from "../core/dispatch-plan.js";
 import { envelopeFor, type Normalized, normalizeBound, repairPrompt, withReported } from "../core/normalize.js";
+import { fencedLines } from "../core/packet-body.js";
 import type { ScrubOptions } from "../core/scrub.js";
+import { wholeChars } from "../core/text-of.js";
 import type { DispatchAttempt, EffortTier, Failure, PacketFrontMatter, Settings } from "../spec/schemas.js";
 
 export type RunnableLink = ChainLink & { adapter: ReviewerAdapter };
@@ -114,7 +116,9 @@ export async function normalizeWithRepair(
   }
   log(`malformed output (${normalized.reasons.join("; ")}); one schema repair`);
   const repairSection = `## Schema repair\n\n${repairPrompt(normalized.reasons, envelope)}`;
-  const prompt = `${packetText}\n\n${repairSection}\n\nYour previous answer:\n\n${ran.answer.text.slice(0, 20_000)}\n`;
+  // fenced as the packet fences the artifact: the answer may quote it, and nothing quoted may pose as the bus's words
+  const previous = fencedLines(wholeChars(ran.answer.text, 20_000)).join("\n");
+  const prompt = `${packetText}\n\n${repairSection}\n\nYour previous answer (quoted):\n\n${previous}\n`;
   const repair = await walk.dispatch(ran.link, ran.pair, prompt);
   if (walk.fenced() && repair.kind !== "output") return { kind: "fenced" }; // an answer in hand was paid for
   ran.attempts.push(
