@@ -11,7 +11,8 @@ export const USAGE_EXIT = 1;
 export const ROOT_HELP = "project root (default: the nearest directory up from here holding .guild/, else the git work tree's root)";
 
 /** A command's --root as main.ts sets it, with the settings.json it checked there (read once, for the command to act
- * on; none for a command that reads them itself: hook, mcp, family, worker). */
+ * on; none for a command that reads them itself: hook, mcp, family, worker; `up` reads them again, after stamping the
+ * file, so an edit made since is seen). */
 export interface RootOptions {
   root: string;
   checkedSettings?: LoadedSettings;

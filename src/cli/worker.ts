@@ -1,7 +1,7 @@
 // guild-bus worker <kind> runs one worker in this process; guild-bus up supervises a set of them.
 import type { Command } from "commander";
 import type { Settings } from "../spec/schemas.js";
-import { ROOT_HELP, type RootOptions } from "./errors.js";
+import { ROOT_HELP } from "./errors.js";
 import { packagePath } from "../bus/package-files.js";
 import { fileStamp } from "../bus/file-stamp.js";
 import { summary } from "./overview.js";
@@ -76,7 +76,7 @@ export function register(program: Command): void {
       "--kinds <list>",
       "comma-separated worker kinds (default: broker,verifier,manual, plus one reviewer worker per adapter kind configured or detected)",
     )
-    .action(async (o: RootOptions & { poll?: boolean; kinds?: string }) => {
+    .action(async (o: { root: string; poll?: boolean; kinds?: string }) => {
       const requested =
         o.kinds === undefined
           ? undefined
@@ -104,7 +104,10 @@ export function register(program: Command): void {
       ]);
       const layout = new Layout(o.root);
       const release = await lockSupervisor(layout); // before detection: a second up is refused at once
-      const { settings, fault } = o.checkedSettings ?? loadSettings(layout);
+      // stamped before the read the kinds come from (not main.ts's check): an edit from then on, while detection runs
+      // too, is seen by moreKinds below
+      let seen = fileStamp(layout.settings);
+      const { settings, fault } = loadSettings(layout);
       if (fault) {
         // the defaults would start other reviewer workers than the project configured: packets would wait for nobody
         release();
@@ -118,7 +121,6 @@ export function register(program: Command): void {
           .map((p) => p.adapter);
       const kinds = requested ?? ["broker", "verifier", "manual", ...[...new Set(await reviewers(settings))].sort()];
       // ... and for a kind the settings configure later: detection runs again only when settings.json changed
-      let seen = fileStamp(layout.settings);
       const moreKinds = async () => {
         const stamp = fileStamp(layout.settings);
         if (stamp === seen) return [];

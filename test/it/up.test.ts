@@ -1,7 +1,7 @@
 // `guild-bus up` supervises the workers: it starts what the settings need, restarts a worker that dies, gives up on
 // one that keeps dying as it starts, and stops them all on SIGTERM.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -155,6 +155,29 @@ describe("guild-bus up (integration)", () => {
       await up.waitLog(/the settings now configure command: supervising it too/);
       const r = p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--author-model", "claude-opus-4-5", "--wait"]);
       expect(r.code, r.stderr + up.log()).toBe(0);
+    } finally {
+      expect(await stopUp(up)).toBe(0);
+    }
+  });
+
+  it("a reviewer added to the settings while up still detects the first ones gets its worker too", async () => {
+    const p = makeProject();
+    const probing = path.join(p.root, "probing");
+    const go = path.join(p.root, "go");
+    // a codex CLI whose --version answers only once the test has edited the settings: the edit lands mid-detection
+    const codex = path.join(p.root, "slow-codex");
+    writeFileSync(codex, `#!/bin/sh\ntouch '${probing}'\nwhile [ ! -e '${go}' ]; do sleep 0.05; done\necho 'codex-cli 0.50.0'\n`);
+    chmodSync(codex, 0o755);
+    const cx = { adapter: "codex", binary: codex, model: "gpt-5" };
+    p.settings({ providers: { cx } });
+    const up = startUp(p);
+    try {
+      await until("up probes the codex CLI", () => existsSync(probing));
+      p.settings({ providers: { cx, gm: { adapter: "gemini", model: "gemini-2.5-pro" } } });
+      writeFileSync(go, "");
+      await up.waitLog(/supervising: broker, verifier, manual, codex \(Ctrl-C to stop\)/);
+      // up looks every 2 s whether the settings changed since it read them
+      await up.waitLog(/the settings now configure gemini: supervising it too/, scaled(30_000));
     } finally {
       expect(await stopUp(up)).toBe(0);
     }
