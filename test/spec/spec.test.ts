@@ -14,6 +14,7 @@ import { parseReviewResult } from "../../src/core/result-wire.js";
 import { renderSchemas } from "../../src/spec/generate.js";
 import { EscalationReason, PUBLISHED_SCHEMAS } from "../../src/spec/schemas.js";
 import { parseStrictReviewResult } from "../helpers/strict-result.js";
+import { settingsOf } from "../../src/bus/settings.js";
 
 const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "bus-spec");
 const SCHEMA_DIR = path.join(SPEC_DIR, "schemas");
@@ -247,6 +248,14 @@ describe("bus-spec/schemas: portable to every JSON Schema validator", () => {
     const judged = JSON.parse(r.stdout) as Record<string, boolean>;
     const expected = Object.fromEntries(exampleFiles.filter((f) => f.endsWith(".json")).map((f) => [f, example(f).valid]));
     expect(judged).toEqual(expected);
+  });
+});
+
+describe("bus-spec/examples: settings", () => {
+  it("a settings example called valid is one every command a person runs accepts: no problem named", () => {
+    const valid = exampleFiles.filter((f) => f.startsWith("settings.valid."));
+    expect(valid.length).toBeGreaterThan(1);
+    for (const f of valid) expect(settingsOf(readFileSync(path.join(EXAMPLE_DIR, f), "utf8")).problems, f).toEqual([]);
   });
 });
 
