@@ -1,7 +1,7 @@
 // deliver() and replace() in real processes: SIGKILLed mid-loop, and racing for one final name.
 // The children run the built dist/ (see helpers/deliver-child.mjs); it is rebuilt here when older than src/.
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,12 @@ const shaOf = (name: string, size: number) => {
   if (!expectedSha.has(name)) expectedSha.set(name, sha256Hex(payload(name, size)));
   return expectedSha.get(name)!;
 };
+
+/** Make the directories first, as a worker's deliveries find them: a worker's write makes no .guild, nor the directory
+ * of a file outside it (only a command does, SPEC §4). */
+function madeDirs(...dirs: string[]): void {
+  for (const dir of dirs) mkdirSync(dir);
+}
 
 beforeAll(() => {
   const sources = ["src/core/sha.ts", "src/bus/fsops.ts", "src/bus/deliver.ts", "src/bus/replace.ts"];
@@ -90,6 +96,7 @@ describe("deliver: SIGKILL at random points", () => {
     async () => {
       const root = tempRoot();
       const guildDir = path.join(root, ".guild");
+      madeDirs(guildDir, ...["full", ...Array.from({ length: TRIALS }, (_, t) => t)].map((t) => path.join(root, `out-${t}`)));
 
       // One uninterrupted run: it works at all, and how long a full loop takes here.
       const full = start(["loop", guildDir, path.join(root, "out-full"), String(COUNT), String(SIZE)]);
@@ -151,6 +158,7 @@ describe("replace: SIGKILL at random points", () => {
     async () => {
       const root = tempRoot();
       const guildDir = path.join(root, ".guild");
+      madeDirs(guildDir, ...["full", ...Array.from({ length: TRIALS }, (_, t) => `gate-${t}`)].map((d) => path.join(root, d)));
       const shaOfVersion = new Map(Array.from({ length: COUNT }, (_, i) => [sha256Hex(payload(`v-${i}`, SIZE)), i]));
 
       const full = start(["replace", guildDir, path.join(root, "full", "trail.md"), String(COUNT), String(SIZE)]);
@@ -172,7 +180,7 @@ describe("replace: SIGKILL at random points", () => {
         run.proc.kill("SIGKILL");
         if ((await run.exited).signal === "SIGKILL") killedMidway++;
 
-        const names = existsSync(viewDir) ? readdirSync(viewDir) : [];
+        const names = readdirSync(viewDir);
         expect(
           names.filter((n) => n !== "trail.md"),
           `trial ${trial}: left beside the view`,
@@ -205,6 +213,7 @@ describe("deliver: processes racing for one final name", () => {
     async () => {
       const root = tempRoot();
       const guildDir = path.join(root, ".guild");
+      madeDirs(guildDir, path.join(root, "artifacts"));
       const children = Array.from({ length: N }, () => start(["race", guildDir]));
       try {
         for (const c of children) expect(await c.next()).toBe("ready");
