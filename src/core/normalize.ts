@@ -388,14 +388,18 @@ function* plantedObjects(text: string, shortest: number, longest: number): Gener
     .map((line) => line.replace(/^(?:[ \t]*>)*[ \t]*/, ""))
     .join("\n");
   const keys = [...s.matchAll(VERDICT_KEY_RE)].map((m) => m.index);
-  const reach = 64 * longest; // white space between the characters, as a quote may lay them out
+  if (!keys.length) return;
+  // how many characters before each index are no layout: a brace is near a key when few are between them, however
+  // much white space lays them apart (a planted object padded with a megabyte of it is still one)
+  const solidBefore = new Int32Array(s.length + 1);
+  for (let i = 0; i < s.length; i++) solidBefore[i + 1] = solidBefore[i]! + (isLayout(s[i]!) ? 0 : 1);
   let steps = PLANTED_SCAN_STEPS;
   let k = 0;
   for (let from = s.indexOf("{"); from >= 0; from = s.indexOf("{", from + 1)) {
     while (k < keys.length && keys[k]! < from) k++;
     if (k === keys.length) return;
-    if (keys[k]! - from > reach) continue;
-    const end = objectEnd(s, from, longest, reach);
+    if (solidBefore[keys[k]!]! - solidBefore[from]! > longest) continue;
+    const end = objectEnd(s, from, longest);
     steps -= end.steps;
     if (steps < 0) return yield null;
     if (end.at < 0 || keys[k]! > end.at || end.solid < shortest) continue;
@@ -404,17 +408,19 @@ function* plantedObjects(text: string, shortest: number, longest: number): Gener
   }
 }
 
+/** JSON's white space: outside a string, the layout of an object, not the object. */
+const isLayout = (c: string): boolean => c === " " || c === "\t" || c === "\n" || c === "\r";
+
 /** Where the object opened at `from` closes (-1: it does not, on this line of strings, within `longest` characters
- * besides white space or `reach` in all), how many characters it holds besides white space, and the steps taken. */
-function objectEnd(s: string, from: number, longest: number, reach: number): { at: number; solid: number; steps: number } {
+ * besides white space), how many characters it holds besides white space, and the steps taken. */
+function objectEnd(s: string, from: number, longest: number): { at: number; solid: number; steps: number } {
   let depth = 0;
   let solid = 0;
   let inString = false;
-  const last = Math.min(s.length, from + reach);
-  for (let i = from; i < last; i++) {
+  for (let i = from; i < s.length; i++) {
     const c = s[i]!;
     if (c === "\n" && inString) return { at: -1, solid, steps: i - from }; // a JSON string holds no line break
-    if (!inString && (c === " " || c === "\t" || c === "\n" || c === "\r")) continue; // layout, not the object's
+    if (!inString && isLayout(c)) continue; // layout, not the object's
     if (++solid > longest) return { at: -1, solid, steps: i - from };
     if (inString) {
       if (c === "\\") {
@@ -425,7 +431,7 @@ function objectEnd(s: string, from: number, longest: number, reach: number): { a
     else if (c === "{" || c === "[") depth++;
     else if ((c === "}" || c === "]") && --depth === 0) return { at: i, solid, steps: i - from };
   }
-  return { at: -1, solid, steps: last - from };
+  return { at: -1, solid, steps: s.length - from };
 }
 
 const SENTINEL_COPIED =
