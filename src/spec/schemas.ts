@@ -839,6 +839,10 @@ export const GateKey = z.string();
 export const Settings = onFirstUse(
   () =>
     z.looseObject({
+      $schema: described(
+        optionalString(),
+        "an editor's hint, never read: the JSON Schema this file follows (bus-spec/schemas/settings.schema.json)",
+      ),
       schema_version: z.optional(z.literal("guild_bus.settings.v1")),
       review: z.optional(ReviewMode),
       require_review: z.optional(z.boolean()),

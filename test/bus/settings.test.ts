@@ -105,6 +105,14 @@ describe("settings", () => {
     ]);
   });
 
+  it("a $schema key (an editor's hint: the published settings schema) is no unknown key; a misspelt one is", () => {
+    const hint = "./node_modules/guild-bus/bus-spec/schemas/settings.schema.json";
+    expect(load(JSON.stringify({ $schema: hint, review: "local" }))).toMatchObject({ problems: [], settings: { review: "local" } });
+    expect(load(JSON.stringify({ schema: hint })).problems).toEqual([
+      expect.stringMatching(/^settings\.json: unknown key "schema" \(did you mean "\$schema"\?\)/),
+    ]);
+  });
+
   it("a misspelt key below the top (secrets_policy, stop_gate, a tier) is named with a did-you-mean, never dropped in silence", () => {
     const r = load(
       JSON.stringify({
