@@ -5,11 +5,13 @@ import { DEFAULT_TIMEOUT_MS, runChild, tail, unfinishedChild, withScratch } from
 import { childEnv } from "./environment.js";
 import type { DispatchInput, ReviewerAdapter } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
+import { providerConfigProblem } from "../core/adapter-kinds.js";
 
 export const commandAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
     const { config } = input;
-    if (!config.argv?.length) return { kind: "not-run", reason: `provider ${input.providerId} has no argv configured` };
+    const problem = providerConfigProblem(config); // argv among them
+    if (problem) return { kind: "not-run", reason: `provider ${input.providerId}: ${problem}` };
     const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     // a file the child reads is a private copy of the text the worker checked and sends: the gate's packet-<n>.md can
     // be replaced between that check and the child's read
@@ -23,7 +25,7 @@ export const commandAdapter: ReviewerAdapter = {
             const argv = [...config.argv!, file];
             return { argv, outcome: await run(argv) };
           })
-        : { argv: config.argv, outcome: await run(config.argv) };
+        : { argv: config.argv!, outcome: await run(config.argv!) };
     if (outcome.kind !== "exit") return unfinishedChild(outcome, "command", argv[0]!, timeoutMs);
     if (outcome.code !== 0) {
       const how = outcome.code === null ? `killed by ${outcome.signal}` : `exited with ${outcome.code}`;

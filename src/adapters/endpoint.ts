@@ -1,6 +1,7 @@
 // A provider's endpoint settings, checked before anything is spawned or sent, so a refusal here proves no review ran.
 import type { DispatchInput } from "./types.js";
 import type { DispatchOutcome } from "../core/dispatch-outcome.js";
+import { providerConfigProblem } from "../core/adapter-kinds.js";
 
 type NotRun = Extract<DispatchOutcome, { kind: "not-run" }>;
 type Input = Pick<DispatchInput, "config" | "providerId">;
@@ -29,17 +30,9 @@ export function providerKey(input: Input, vars?: EndpointVars): Checked {
   return { ok: true, apiKey, env };
 }
 
-/**
- * base_url (when set) and the key: an http(s) URL without credentials (settings name the key with api_key_env; a URL
- * may end up on a child's argv, visible to every local user), and a key variable that is set.
- */
+/** The provider's settings (providerConfigProblem: base_url among them), then its key. */
 export function providerEndpoint(input: Input, vars?: EndpointVars): Checked {
-  const { config, providerId } = input;
-  if (config.base_url) {
-    const refused = (why: string): Checked => ({ ok: false, notRun: { kind: "not-run", reason: `provider ${providerId}: ${why}` } });
-    const url = URL.canParse(config.base_url) ? new URL(config.base_url) : null;
-    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) return refused("base_url must be an http(s) URL");
-    if (url.username || url.password) return refused("credentials in base_url are refused (name the key with api_key_env)");
-  }
+  const problem = providerConfigProblem(input.config);
+  if (problem) return { ok: false, notRun: { kind: "not-run", reason: `provider ${input.providerId}: ${problem}` } };
   return providerKey(input, vars);
 }

@@ -107,13 +107,11 @@ export function chatCompletionsUrl(baseUrl: string): string {
 
 export const httpAdapter: ReviewerAdapter = {
   async dispatch(input: DispatchInput): Promise<DispatchOutcome> {
-    const { config, providerId } = input;
-    if (!config.base_url) return { kind: "not-run", reason: `provider ${providerId}: http adapter needs base_url` };
-    if (!config.model) return { kind: "not-run", reason: `provider ${providerId}: http adapter needs model` };
-    const endpoint = providerEndpoint(input);
+    const { config } = input;
+    const endpoint = providerEndpoint(input); // base_url and model among its settings
     if (!endpoint.ok) return endpoint.notRun;
     const key = endpoint.apiKey;
-    const url = new URL(chatCompletionsUrl(config.base_url));
+    const url = new URL(chatCompletionsUrl(config.base_url!));
     // `structured_output: false` (a loose provider key) turns the json_schema response format off for endpoints
     // that reject it; the normalizer then reads the fenced block the packet asks for.
     const structured = (config as { structured_output?: unknown }).structured_output !== false;

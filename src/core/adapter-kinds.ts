@@ -41,6 +41,24 @@ export function authVars(cli: CliKind, config: Pick<ProviderConfig, "api_key_env
   return config?.api_key_env ? [config.api_key_env] : cli.keyVars;
 }
 
+/**
+ * Why a provider's settings can never be dispatched, whatever the environment (no argv for a command, an http adapter
+ * without base_url or model, a base_url that is no http(s) URL or holds credentials: settings name the key with
+ * api_key_env, and a URL may end up on a child's argv, visible to every local user); null when they can. The adapter
+ * refuses on it before anything is spawned or sent, and the settings reader names it at load.
+ */
+export function providerConfigProblem(config: ProviderConfig): string | null {
+  if (config.adapter === "command" && !config.argv?.length) return "the command adapter needs argv";
+  if (config.adapter === "http" && !config.base_url) return "the http adapter needs base_url";
+  if (config.adapter === "http" && !config.model) return "the http adapter needs model";
+  if (config.base_url) {
+    const url = URL.canParse(config.base_url) ? new URL(config.base_url) : null;
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) return "base_url must be an http(s) URL";
+    if (url.username || url.password) return "credentials in base_url are refused (name the key with api_key_env)";
+  }
+  return null;
+}
+
 /** A reviewer worker dispatches this adapter's rounds; a person (manual) or a process outside the bus (external) answers
  * the others. */
 export const dispatchedByBus = (adapter: string): boolean => adapter !== "manual" && adapter !== "external";

@@ -1,6 +1,7 @@
 // The one model-family classifier. Families are derived from model strings only; hosts map through HOST_FAMILIES.
 import type { Family, FamilyMaps, PacketFrontMatter } from "../spec/schemas.js";
 import { sha256Hex } from "./sha.js";
+import { shown } from "./text-of.js";
 import { FAMILIES } from "../spec/constants.js";
 
 type Known = Exclude<Family, "unknown">;
@@ -83,11 +84,18 @@ export type FamilyAliases = Readonly<Record<string, Family>>;
 
 const isKnown = (family: unknown): family is Known => family !== "unknown" && (FAMILIES as readonly unknown[]).includes(family);
 
+/** Why the classifier takes no needle from this alias (the settings reader names it); null when it does. */
+export function aliasUnused(needle: string, family: unknown): string | null {
+  if (needle.trim() === "") return "a blank needle matches no model";
+  if (!isKnown(family)) return `${shown(family)} is no family a model can be classified as (${FAMILIES.filter(isKnown).join(", ")})`;
+  return null;
+}
+
 function aliasNeedles(aliases: FamilyAliases | undefined): Needle[] {
   if (!aliases) return [];
   // The CLI passes `needle=family` pairs unchecked: a family outside FAMILIES (or none) must not become an answer.
   return Object.entries(aliases)
-    .filter((entry): entry is [string, Known] => isKnown(entry[1]) && entry[0].trim() !== "")
+    .filter((entry): entry is [string, Known] => aliasUnused(entry[0], entry[1]) === null)
     .map(([needle, family]) => ({ re: needleRegex(needle.trim().toLowerCase(), false), family }));
 }
 

@@ -393,7 +393,9 @@ interface CustomRule {
   source: string;
 }
 
-function compileCustom(patterns: readonly string[] | undefined): CustomRule[] {
+/** The settings patterns, compiled as every scrub compiles them; a ScrubConfigError names the first one no scrub can run
+ * (the settings reader reports it at load, so `status` and `check` name it before a scrub refuses). */
+export function compileCustom(patterns: readonly string[] | undefined): CustomRule[] {
   return (patterns ?? []).map((source) => {
     try {
       new RegExp(source, "g");
