@@ -1,14 +1,19 @@
 // Reads .guild/settings.json. Bad settings never crash a worker: problems are reported and defaults used.
 import type { Layout } from "./layout.js";
 import { describeIssues } from "../spec/issues.js";
-import { GateKey, Settings } from "../spec/schemas.js";
+import { type EffortTier, GateKey, Settings } from "../spec/schemas.js";
 import { didYouMean, lineColumn } from "../core/suggest.js";
-import { unknownReviewer } from "../core/policy.js";
+import { gateQuorum, unknownReviewer } from "../core/policy.js";
+import { CLI_KINDS, dispatchedByBus, providerConfigProblem } from "../core/adapter-kinds.js";
+import { initialPair } from "../core/dispatch-plan.js";
+import { aliasUnused } from "../core/family.js";
+import { compileCustom, ScrubConfigError } from "../core/scrub.js";
+import { quorumProblem } from "../spec/quorum-rule.js";
 import { parseJsonAnswer } from "../core/json-answer.js";
 import { shown } from "../core/text-of.js";
 import { type LoadedSettings, readSettingsFile } from "./settings-file.js";
 import { GUILD_SECRETS_POLICY_KEY, GUILD_SETTINGS_KEYS } from "../spec/constants.js";
-import { EVERY_LANE, FIXED_GATES, GATE_NAMES, isGateKey } from "../spec/ids.js";
+import { EVERY_LANE, FIXED_GATES, GATE_NAMES, isGateKey, PROVIDER_ID_RE } from "../spec/ids.js";
 
 export function loadSettings(layout: Layout): LoadedSettings {
   const read = readSettingsFile(layout);
@@ -36,12 +41,17 @@ export function settingsOf(text: string): LoadedSettings {
     const parsed = Settings.safeParse(candidate);
     if (parsed.success) {
       problems.push(...unknownReviewers(parsed.data));
-      return { settings: parsed.data, problems, ...(problems.length > reported && { incomplete: true }) };
+      const incomplete = problems.length > reported;
+      // kept as written, as an unknown key is: each use refuses on it (fail closed), the check says it first
+      problems.push(...valuesNoUseTakes(parsed.data));
+      return { settings: parsed.data, problems, ...(incomplete && { incomplete: true }) };
     }
     const issue = parsed.error.issues[0]!;
     const [top, sub] = issue.path as Array<string | number>;
     const ignored = top === "providers" && sub !== undefined ? `provider ${String(sub)}` : top === undefined ? "the file" : String(top);
-    problems.push(`settings.json: ${describeIssues({ issues: [issue] })[0]}; ignoring ${ignored}`);
+    const why =
+      issue.code === "invalid_key" && top === "providers" ? notAProviderId(String(sub), candidate) : describeIssues({ issues: [issue] })[0];
+    problems.push(`settings.json: ${why}; ignoring ${ignored}`);
     if (top === undefined) return { settings: {}, problems, incomplete: true };
     if (top === "providers" && sub !== undefined && candidate.providers && typeof candidate.providers === "object") {
       delete (candidate.providers as Record<string, unknown>)[String(sub)];
@@ -50,6 +60,52 @@ export function settingsOf(text: string): LoadedSettings {
     }
   }
   return { settings: {}, problems: [...problems, "settings.json: too many problems; using defaults"], incomplete: true };
+}
+
+/** A providers key that is no provider id, with the name it was likely meant as (one the settings refer to, a CLI kind). */
+function notAProviderId(id: string, raw: Record<string, unknown>): string {
+  const named = [raw.reviewer, raw.weak_reviewer, ...Object.values(raw.providers as object).flatMap((p) => p?.fallback)];
+  const known = [...CLI_KINDS, ...named.filter((n): n is string => typeof n === "string" && PROVIDER_ID_RE.test(n))];
+  const rule = 'a lower-case letter or digit, then at most 63 more or ".", "_", "-"';
+  return `providers: ${shown(id)} is not a provider id${didYouMean(id, known)}: ${rule}`;
+}
+
+/**
+ * Values the schema takes that no use of them can: each is refused where it is used (a scrub, a dispatch, a request's
+ * quorum), by the same function that judges it here, so `status`, `check` and every command a person runs name it
+ * before a worker fails on it. Nothing is dropped: a redaction pattern left out would let its secrets through.
+ */
+function valuesNoUseTakes(settings: Settings): string[] {
+  const problems: string[] = [];
+  const say = (key: string, why: string, fix: string) => problems.push(`settings.json: ${key}: ${why} (${fix})`);
+  for (const pattern of settings.secrets_policy?.redaction_patterns ?? []) {
+    try {
+      compileCustom([pattern]);
+    } catch (error) {
+      if (!(error instanceof ScrubConfigError)) throw error;
+      say("secrets_policy.redaction_patterns", error.message, "every scrub refuses until it is fixed or removed");
+    }
+  }
+  const tiers = new Set<EffortTier>(["regular", ...Object.values(settings.gate_tiers ?? {})]);
+  for (const [id, config] of Object.entries(settings.providers ?? {})) {
+    const cannot = "every dispatch to it is refused before it runs: fix the entry";
+    const problem = providerConfigProblem(config);
+    if (problem) say(`providers.${id}`, problem, cannot);
+    for (const tier of dispatchedByBus(config.adapter) ? tiers : []) {
+      const pair = initialPair(config, tier);
+      if (!pair.ok) say(`providers.${id}`, pair.why, cannot);
+    }
+  }
+  for (const gate of Object.keys(settings.gate_quorum ?? {})) {
+    const rule = gateQuorum({ gate }, settings)!;
+    const problem = quorumProblem(rule);
+    if (problem) say(`gate_quorum.${gate}`, `quorum ${rule.need}/${rule.of}: ${problem}`, "every request of the gate is refused");
+  }
+  for (const [needle, family] of Object.entries(settings.family_aliases ?? {})) {
+    const unused = aliasUnused(needle, family);
+    if (unused) say(`family_aliases.${shown(needle)}`, unused, "the classifier ignores it: fix or remove it");
+  }
+  return [...new Set(problems)]; // a provider's one problem, once for every tier
 }
 
 /** Where JSON.parse stops, as "line L, column C: <its message>". */

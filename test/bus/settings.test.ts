@@ -5,6 +5,8 @@ import { Layout } from "../../src/bus/layout.js";
 import { loadSettings } from "../../src/bus/settings.js";
 import { familyOfHost } from "../../src/core/family.js";
 import { readBounded } from "../../src/bus/read-bounded.js";
+import { scrub, scrubOptions } from "../../src/core/scrub.js";
+import { commandAdapter } from "../../src/adapters/command.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 function load(content: string) {
@@ -145,6 +147,56 @@ describe("settings", () => {
       ),
       expect.stringMatching(/^settings\.json: gate_tiers: "G-lane:\*" is not a gate \(did you mean "G-lane"\?\)/),
     ]);
+  });
+
+  it("a value the schema takes but no use can is named with its key and the fix, and kept: the use refuses on it alike", async () => {
+    const r = load(
+      JSON.stringify({
+        secrets_policy: { redaction_patterns: ["(", "a*", "ACME-[0-9]+"] },
+        providers: {
+          cmd: { adapter: "command" },
+          api: { adapter: "http", model: "deepseek-chat", base_url: "https://user:pw@api.example/v1" },
+          gem: { adapter: "gemini", effort_floor: "high" },
+          cdx: { adapter: "codex", effort: "high", effort_tiers: { "deep-audit": { effort: "low" } }, effort_floor: "medium" },
+        },
+        gate_tiers: { "G-lane": "deep-audit" },
+        gate_quorum: { "G-spec": { need: 3, of: 2 } },
+        family_aliases: { " ": "openai", mymodel: "unknown" },
+      }),
+    );
+    const [patterns, scrubs] = [
+      "settings.json: secrets_policy.redaction_patterns: invalid redaction pattern",
+      "(every scrub refuses until it is fixed or removed)",
+    ];
+    const dispatches = "(every dispatch to it is refused before it runs: fix the entry)";
+    expect(r.problems).toEqual([
+      `${patterns} "(": Invalid regular expression: /(/g: Unterminated group ${scrubs}`,
+      `${patterns} "a*": it matches the empty string ${scrubs}`,
+      `settings.json: providers.cmd: the command adapter needs argv ${dispatches}`,
+      `settings.json: providers.api: credentials in base_url are refused (name the key with api_key_env) ${dispatches}`,
+      `settings.json: providers.gem: effort_floor high cannot be guaranteed: effort not supported by this CLI ${dispatches}`,
+      `settings.json: providers.cdx: the deep-audit tier's effort low is below effort_floor medium ${dispatches}`,
+      "settings.json: gate_quorum.G-spec: quorum 3/2: need 3 exceeds of 2 (K of N) (every request of the gate is refused)",
+      'settings.json: family_aliases." ": a blank needle matches no model (the classifier ignores it: fix or remove it)',
+      expect.stringMatching(/^settings\.json: family_aliases\."mymodel": "unknown" is no family a model can be classified as \(openai, /),
+    ]);
+    expect(r.incomplete).toBeUndefined(); // nothing dropped: a pattern left out would let its secrets through
+    expect(r.settings.secrets_policy?.redaction_patterns).toEqual(["(", "a*", "ACME-[0-9]+"]);
+    // the use refuses with the words the check said
+    expect(() => scrub("text", scrubOptions(r.settings))).toThrow('invalid redaction pattern "(": Invalid regular expression');
+    const dispatched = await commandAdapter.dispatch({ providerId: "cmd", config: r.settings.providers!.cmd! } as never);
+    expect(dispatched).toEqual({ kind: "not-run", reason: "provider cmd: the command adapter needs argv" });
+  });
+
+  it("a providers key that is no provider id is named with a did-you-mean, as a misspelt key is", () => {
+    const r = load(
+      JSON.stringify({ reviewer: "my-gpt", providers: { "My-GPT": { adapter: "command", argv: ["x"] }, Claude: { adapter: "claude" } } }),
+    );
+    expect(r.problems.slice(0, 2)).toEqual([
+      expect.stringMatching(/^settings\.json: providers: "My-GPT" is not a provider id \(did you mean "my-gpt"\?\): a lower-case letter/),
+      expect.stringMatching(/^settings\.json: providers: "Claude" is not a provider id \(did you mean "claude"\?\)/),
+    ]);
+    expect(r.problems.join("\n")).not.toContain("Invalid key in record");
   });
 
   it("one bad value drops only that key or provider; the rest still applies", () => {

@@ -96,8 +96,23 @@ describe("settings are validated by every command", () => {
     }
   });
 
+  it("a value no use can take (a redaction pattern no scrub compiles) is named by status and check, and refuses review", () => {
+    // unnamed, review refused the artifact and every worker escalated scrub_failed while status and check said nothing
+    const { root, docs } = withSettings(JSON.stringify({ secrets_policy: { redaction_patterns: ["("] } }));
+    for (const args of [["status"], ["check", "--run", "r1", "--gate", "G-spec"], review]) {
+      const r = run(args, docs);
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(1);
+      expect(r.stderr).toContain(
+        'settings.json: secrets_policy.redaction_patterns: invalid redaction pattern "(": Invalid regular expression',
+      );
+    }
+    expect(readdirSync(path.join(root, ".guild"))).toEqual(["settings.json"]);
+  });
+
   it("--reviewer nosuch is a usage error listing the configured providers; nothing is written", () => {
-    const { root, docs } = withSettings(JSON.stringify({ providers: { gpt: { adapter: "http", model: "gpt-5" } } }));
+    const { root, docs } = withSettings(
+      JSON.stringify({ providers: { gpt: { adapter: "http", model: "gpt-5", base_url: "https://api.example/v1" } } }),
+    );
     const r = run([...review, "--reviewer", "nosuch"], docs);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^guild-bus: reviewer "nosuch" is not a configured provider; choose one of: auto, manual, .*gpt\n$/);
@@ -105,7 +120,9 @@ describe("settings are validated by every command", () => {
   });
 
   it("--timeout without --wait is a usage error: it would bound nothing; nothing is written", () => {
-    const { root, docs } = withSettings(JSON.stringify({ providers: { gpt: { adapter: "http", model: "gpt-5" } } }));
+    const { root, docs } = withSettings(
+      JSON.stringify({ providers: { gpt: { adapter: "http", model: "gpt-5", base_url: "https://api.example/v1" } } }),
+    );
     const r = run([...review, "--timeout", "5"], docs);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("guild-bus: --timeout goes with --wait (it bounds the wait); nothing was requested\n");
