@@ -1,6 +1,6 @@
 // The artifact as the bus sees it (SPEC §10): read with a bound, strict UTF-8, scrubbed, hashed. Every place that
 // needs the artifact's text or sha (broker, verifier, outcome, status, review) asks here, so they cannot disagree.
-import { lstatSync, statSync } from "node:fs";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Layout } from "./layout.js";
 import type { ArtifactProblem, ArtifactState } from "../core/artifact-view.js";
@@ -24,9 +24,9 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   try {
     const real = layout.readableArtifact(relPath);
     raw = readBounded(real, { max: MAX_ARTIFACT_BYTES, followSymlink: true });
-    // taken after the read: a change in between shows as later, never as earlier; a link's own too, when there is one
+    // taken after the read: a change in between shows as later, never as earlier; every link's on the way too
     const given = layout.artifact(relPath);
-    changedAtMs = Math.max(statSync(real).ctimeMs, given === real ? 0 : lstatSync(given).ctimeMs);
+    changedAtMs = Math.max(statSync(real).ctimeMs, given === real ? 0 : linksChangedAtMs(given));
   } catch (error) {
     return settling(layout, relPath, refused(relPath, error), error);
   }
@@ -59,6 +59,34 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
   cache.set(key, entry);
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
   return { ok: true, ...entry, rawSha, changedAtMs };
+}
+
+/** As many links as one path may follow (Linux's MAXSYMLINKS): more is a loop. */
+const MAX_LINKS = 40;
+
+/**
+ * The latest ctime of the links `file`'s path follows, in any component and down a chain (0 without one): a link
+ * swapped to other bytes and back changes the bytes a reviewer reading the file meanwhile saw, as a write would.
+ */
+function linksChangedAtMs(file: string): number {
+  const abs = path.resolve(file);
+  let latest = 0;
+  let at = path.parse(abs).root;
+  const todo = abs.split(path.sep).filter(Boolean);
+  for (let links = 0; todo.length;) {
+    const next = path.join(at, todo.shift()!);
+    const st = lstatSync(next);
+    if (!st.isSymbolicLink()) {
+      at = next;
+      continue;
+    }
+    if (++links > MAX_LINKS) throw Object.assign(new Error(`${file}: too many levels of symbolic links`), { code: "ELOOP" });
+    latest = Math.max(latest, st.ctimeMs);
+    const target = readlinkSync(next);
+    if (path.isAbsolute(target)) at = path.parse(target).root;
+    todo.unshift(...target.split(path.sep).filter(Boolean));
+  }
+  return latest;
 }
 
 /** How long an artifact gone from a directory that just changed is taken for one being replaced (a save, a checkout). */
