@@ -17,7 +17,7 @@ import { withLooked } from "../core/presence-body.js";
 import { ReadFault } from "../core/read-fault.js";
 import { isRefusedWrite, refusedWriteFix } from "../bus/refused-write.js";
 import { forgetParsedUnder } from "../bus/parse-cache.js";
-import { DirectoryGone, makeDirsBelow, projectDir } from "../bus/make-dirs.js";
+import { DirectoryGone, projectDir } from "../bus/make-dirs.js";
 
 export interface GateRef {
   runId: string;
@@ -98,6 +98,16 @@ function dirMtime(dir: string): number {
     return statSync(dir).mtimeMs;
   } catch {
     return -1;
+  }
+}
+
+/** Which directory is at `dir` now (through links; a directory removed and made again is another), or null: none. */
+function dirId(dir: string): string | null {
+  try {
+    const st = statSync(dir);
+    return st.isDirectory() ? `${st.dev}:${st.ino}:${st.birthtimeMs}` : null;
+  } catch {
+    return null;
   }
 }
 
@@ -182,9 +192,14 @@ export class WorkerRuntime {
   /** Runs seen on disk; those in openRuns (an active gate, or no gate yet) are rescanned on every quick pass. */
   private readonly knownRuns = new Set<string>();
   private readonly openRuns = new Set<string>();
-  /** Runs the finished-runs log lists, and the walk that covers them (null: every run is scanned, as the console needs). */
-  private readonly finishedLog: FinishedRuns | null;
-  private readonly walk: HistoryWalk | null;
+  /** Runs the finished-runs log lists, and the walk that covers them (null: every run is scanned, as the console needs);
+   * made anew each time .guild/runs is found (a .guild removed and made again holds another log). */
+  private finishedLog: FinishedRuns | null = null;
+  private walk: HistoryWalk | null = null;
+  /** Which .guild/runs this worker follows (dirId); null while there is none, undefined before start. */
+  private runsId: string | null | undefined = undefined;
+  /** The log this kind keeps of its finished runs (null: none, every run is scanned). */
+  private readonly logFile: string | null;
   /** The runs directory's mtime when it was last listed, and when. */
   private runsListed: Look = { mtime: -1, at: 0, tick: 0 };
   private readonly queue = new Set<string>();
@@ -197,24 +212,22 @@ export class WorkerRuntime {
   readonly pollMode: { poll: boolean; why: string };
 
   constructor(private readonly spec: WorkerSpec) {
+    const { layout } = spec;
+    // looked at, never made: a worker never starts a project (SPEC §4); until a command makes .guild/runs it waits
+    // (followProject). A worker asked for a project whose directory is gone refuses to start.
+    if (!existsSync(projectDir(layout.guild))) throw new DirectoryGone(projectDir(layout.guild));
     try {
-      // in the project as it is: one removed since the worker was asked for is not made again (DirectoryGone)
-      makeDirsBelow(projectDir(spec.layout.guild), spec.layout.runs);
-      if (!statSync(spec.layout.runs).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+      if (statSync(layout.runs, { throwIfNoEntry: false })?.isDirectory() === false)
+        throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "EEXIST" && code !== "ENOTDIR") throw error;
-      throw new Error(
-        `${spec.layout.rel(spec.layout.runs)} (or a directory above it) is not a directory: move it aside, then start again`,
-        {
-          cause: error,
-        },
-      );
+      if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
+      throw new Error(`${layout.rel(layout.runs)} (or a directory above it) is not a directory: move it aside, then start again`, {
+        cause: error,
+      });
     }
-    this.pollMode = shouldPoll(spec.layout.runs, spec.poll);
-    const logFile = spec.skipFinishedRuns ? finishedRunsFile(spec.layout, spec.kind) : null;
-    this.finishedLog = logFile ? new FinishedRuns(spec.layout, logFile) : null;
-    this.walk = this.finishedLog ? this.historyWalk(this.finishedLog) : null;
+    // the filesystem .guild/runs is on; while there is none, the nearest directory above it (a linked .guild: its link)
+    this.pollMode = shouldPoll([layout.runs, layout.guild].find((dir) => existsSync(dir)) ?? layout.root, spec.poll);
+    this.logFile = spec.skipFinishedRuns ? finishedRunsFile(layout, spec.kind) : null;
     // every worker that writes says it is alive (status names a role nobody runs); a reader (the console) does not
     this.peers =
       spec.shareWork || spec.janitor !== false
@@ -225,6 +238,8 @@ export class WorkerRuntime {
   }
 
   private readonly peers: Peers | null;
+  /** Why other processes cannot see this worker, as last said (null: they can). */
+  private unseenSaid: string | null = null;
 
   /** Whether an event in this gate is this worker's to act on at once (its share, or all when it works alone). */
   private owns(key: string): boolean {
@@ -234,14 +249,15 @@ export class WorkerRuntime {
   /** Say this worker is alive; when the peers sharing the work changed, the gates now its share are looked at at once. */
   private beat(): void {
     if (!this.peers) return;
-    const unseen = this.peers.unseen;
     const changed = this.peers.beat();
-    // said when it starts and when it ends: `status`, `review --wait` and the other workers find a worker by that file
-    if (this.peers.unseen !== unseen)
+    // said when it starts and when it ends: `status`, `review --wait` and the other workers find a worker by that file;
+    // while .guild is gone, followProject's line says why (there is nobody to see it)
+    const unseen = this.runsId === null ? this.unseenSaid : this.peers.unseen;
+    if (unseen !== this.unseenSaid)
       this.spec.log(
-        this.peers.unseen === null
+        (this.unseenSaid = unseen) === null
           ? "this worker's presence file is written again: other processes see it"
-          : `status, review --wait and other workers cannot see this worker (it still works): ${this.peers.unseen}`,
+          : `status, review --wait and other workers cannot see this worker (it still works): ${unseen}`,
       );
     if (!changed || !this.spec.shareWork) return;
     this.spec.log(`${this.peers.count()} ${this.spec.kind} worker(s) share this tree's gates`);
@@ -289,15 +305,13 @@ export class WorkerRuntime {
   async start(): Promise<void> {
     const { layout } = this.spec;
     this.janitor();
+    if (this.pollMode.poll) this.chokidarWatch = (await import("chokidar")).watch;
+    this.followProject();
     this.beat();
-    await this.startWatcher();
-    this.noteRunsListed();
-    if (this.walk) void this.walk.start().catch((error: Error) => this.spec.log(`history walk failed: ${error.stack ?? error}`));
-    else this.fullScan();
     this.pump();
     const reconcile = this.spec.reconcileMs ?? 2000;
     this.timers.push(setInterval(() => this.reconcile(), reconcile));
-    if (!this.walk) this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
+    if (!this.logFile) this.timers.push(setInterval(() => this.fullScan(), this.spec.fullScanMs ?? 10_000));
     this.timers.push(setInterval(() => this.janitor(), 10 * 60_000));
     if (this.peers) this.timers.push(setInterval(() => this.beat(), PEER_BEAT_MS));
     this.spec.log(
@@ -361,16 +375,50 @@ export class WorkerRuntime {
   }
 
   /**
+   * Follow .guild/runs as it is now. When it went (a person removed .guild: a reset) or was made anew, what this worker
+   * held of it is dropped, said once; when it is there (again: a later `review` made it), it is watched and
+   * scanned as at a start. False while there is none: nothing is looked at, and nothing made (SPEC §4).
+   */
+  private followProject(): boolean {
+    const id = dirId(this.spec.layout.runs);
+    if (id === this.runsId) return id !== null;
+    const [before, runs] = [this.runsId, this.spec.layout.rel(this.spec.layout.runs)];
+    if (before) this.forgetProject();
+    this.runsId = id;
+    if (id === null)
+      this.spec.log(
+        `${runs} is not there (no review yet, or .guild was removed): this worker makes nothing, and waits for the ` +
+          "next `guild-bus review` to make it",
+      );
+    else {
+      if (before !== undefined) this.spec.log(`${runs} is ${before === null ? "there now" : "a new one (made again)"}: following it`);
+      this.followRuns();
+    }
+    return id !== null;
+  }
+
+  /** Drop all this worker holds of a .guild/runs that went: its runs and gates, their watches, its finished-runs log. */
+  private forgetProject(): void {
+    this.walk?.stop();
+    [this.walk, this.finishedLog] = [null, null];
+    for (const runId of [...this.knownRuns]) this.forgetRun(runId);
+    this.forgetGates(() => true);
+    for (const dir of [...this.watchers.keys()]) this.unwatch(dir);
+    this.runsWatcher?.close();
+    this.runsWatcher = null;
+  }
+
+  /**
    * Hints come from native fs.watch watchers: one on .guild/runs itself (one inotify watch however much history it
    * holds: it only says "a run appeared") and one, non-recursive, on each directory that can still carry work (open
    * runs, their review/ dir, active gates), a gate's closed when it finishes. In polling mode chokidar polls those
    * directories instead and the runs directory is read on every reconcile pass. Each directory has a watcher of its
-   * own: a shared chokidar watcher's unwatch() grows an ignore list that every later event is matched against.
+   * own: a shared chokidar watcher's unwatch() grows an ignore list that every later event is matched against. Then
+   * every run is listed: through the finished-runs log, read anew, or all scanned.
    */
-  private async startWatcher(): Promise<void> {
-    const runs = this.spec.layout.runs;
-    if (this.pollMode.poll) this.chokidarWatch = (await import("chokidar")).watch;
-    else {
+  private followRuns(): void {
+    const { runs } = this.spec.layout;
+    if (!this.pollMode.poll) {
       try {
         this.runsWatcher = fsWatch(runs, (_event, name) => {
           if (name && isRunId(String(name))) this.newDir(path.join(runs, String(name)));
@@ -380,6 +428,12 @@ export class WorkerRuntime {
         this.spec.log(`cannot watch ${runs} (${(error as Error).message}); new runs are found by the reconcile pass`);
       }
     }
+    if (this.logFile) {
+      this.finishedLog = new FinishedRuns(this.spec.layout, this.logFile);
+      this.walk = this.historyWalk(this.finishedLog);
+      this.noteRunsListed();
+      void this.walk.start().catch((error: Error) => this.spec.log(`history walk failed: ${error.stack ?? error}`));
+    } else this.scanAll();
   }
 
   private chokidarWatch: typeof import("chokidar").watch | null = null;
@@ -685,7 +739,11 @@ export class WorkerRuntime {
 
   /** Every run and gate on disk, without a history walk (the console): at start and every fullScanMs. */
   private fullScan(): void {
-    if (this.stopped) return;
+    if (!this.stopped && this.followProject()) this.scanAll();
+  }
+
+  /** Scan every run .guild/runs lists. */
+  private scanAll(): void {
     this.noteRunsListed();
     for (const entry of listDirents(this.spec.layout.runs)) if (isRunId(entry.name)) this.scanRun(entry.name, entry.isDirectory());
     this.pump();
@@ -706,7 +764,7 @@ export class WorkerRuntime {
 
   /** Quick pass: new runs, new gates of open runs, runs another writer reopened, and every active gate again. */
   private reconcile(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.followProject()) return;
     const at = Date.now();
     this.spec.beforePass?.();
     for (const runId of this.finishedLog?.refresh() ?? []) this.scanRun(runId); // another writer reopened it

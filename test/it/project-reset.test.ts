@@ -83,4 +83,35 @@ describe("a project reset under a running worker (integration)", () => {
     },
     scaled(180_000),
   );
+
+  it.each([[false], [true]])(
+    "a worker started while .guild is gone (poll: %s) makes nothing, says so each time it goes, and serves what a review makes again",
+    async (poll) => {
+      const p = makeProject({ poll });
+      p.write("docs/spec.md", "# Spec\n\n- exports finish within 2 s\n");
+      const guild = path.join(p.root, ".guild");
+      rmSync(guild, { recursive: true, force: true }); // a reset before `up` restarted its workers
+      const broker = p.startWorker("broker");
+      const gone = /\.guild\/runs is not there \(no review yet, or \.guild was removed\): this worker makes nothing/g;
+      const saidGone = () => p.logs.join("").match(gone)?.length ?? 0;
+      await until("the broker watches", () => /broker worker watching/.test(p.logs.join("")), p);
+      expect(existsSync(guild), "a worker starts no project").toBe(false);
+      await until("the broker says .guild/runs is not there", () => saidGone() === 1, p);
+
+      const served = async (run: string) => {
+        expect(p.cli(["review", "docs/spec.md", "--gate", "G-spec", "--author", "claude", "--run-id", run]).code).toBe(0);
+        await p.waitFor(run, "G-spec", (f) => f.includes("packet-1.md"), `${run}'s round`, scaled(60_000));
+      };
+      await served("r1");
+      rmSync(guild, { recursive: true, force: true }); // removed again under the running worker
+      await until("the broker says it is gone again", () => saidGone() === 2, p);
+      expect(existsSync(guild)).toBe(false);
+      await served("r2");
+      expect(existsSync(p.gateDir("r1", "G-spec")), "r1 is not made again").toBe(false);
+      expect(broker.exitCode).toBeNull();
+      expect(saidGone(), "said once each time, never again while it is gone").toBe(2);
+      expect(p.logs.join("")).not.toMatch(/next try in|failed/);
+    },
+    scaled(180_000),
+  );
 });

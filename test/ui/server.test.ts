@@ -2,8 +2,9 @@
 // and the event stream's replay. The browser-level tests are test/it/ui.test.ts.
 import { request } from "node:http";
 import { hostname, networkInterfaces } from "node:os";
-import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
 import { loadContext } from "../../src/bus/context.js";
@@ -12,6 +13,7 @@ import { stepGate } from "../../src/workers/broker.js";
 import { verifyGate } from "../../src/workers/verifier.js";
 import { decideEscalation, respond, resubmit } from "../../src/commands/author.js";
 import { addressesAt, type RunningConsole, startConsole } from "../../src/ui/server.js";
+import { scaled } from "../helpers/machine.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 const running: RunningConsole[] = [];
@@ -411,6 +413,25 @@ describe("guild-bus ui: the HTTP surface", () => {
     symlinkSync(elsewhere, path.join(root, ".guild", "runs", "linked"));
     const list = (await raw(ui, "GET", "/", { Cookie: cookie })).text;
     expect(list).toMatch(/ignored \(it hides gates `check` fails\): <code>\.guild\/runs\/linked<\/code> — symlink refused/);
+  });
+
+  it("on a fresh project (no .guild) serves, makes nothing, and lists the first review a command requests there", async () => {
+    const root = tempRoot();
+    writeFileSync(path.join(root, "plan.md"), "# Plan\n");
+    const ui = await startConsole({ root, host: "127.0.0.1", port: 0, readOnly: false, poll: false, reconcileMs: 100 });
+    running.push(ui);
+    const cookie = `guild_bus_ui_${ui.port}=${new URL(ui.url).searchParams.get("token")}`;
+    const page = await raw(ui, "GET", "/", { Cookie: cookie });
+    expect(page.status).toBe(200);
+    expect(existsSync(path.join(root, ".guild")), "the console starts no project").toBe(false);
+    const layout = new Layout(root);
+    expect(
+      (await requestReview(layout, { artifact: "plan.md", gate: "G-plan", author: "claude", reviewer: "manual", runId: "r1" })).ok,
+    ).toBe(true);
+    for (const deadline = Date.now() + scaled(30_000); !(await raw(ui, "GET", "/", { Cookie: cookie })).text.includes("G-plan");) {
+      if (Date.now() > deadline) throw new Error("the console never listed r1/G-plan");
+      await sleep(100);
+    }
   });
 
   it("--read-only refuses every action before reading it", async () => {
