@@ -7,7 +7,7 @@ import { summary } from "./overview.js";
 import { Layout } from "../bus/layout.js";
 import { lostGuildLink } from "../bus/project-root.js";
 import { refuseSymlinks } from "../bus/no-symlinks.js";
-import { makeDirsBelow, projectDir } from "../bus/make-dirs.js";
+import { makeDirsBelow } from "../bus/make-dirs.js";
 import { notWritableInPlace } from "../bus/append-lines.js";
 import { runningSupervisor } from "../runtime/supervisor-lock.js";
 import { ROOT_HELP } from "./errors.js";
@@ -38,7 +38,7 @@ function openUpLog(layout: Layout): number | null {
   let fd: number;
   try {
     refuseSymlinks(layout.guild, layout.logs);
-    makeDirsBelow(projectDir(layout.guild), layout.logs); // a project removed meanwhile is not made again
+    makeDirsBelow(layout.guild, layout.logs); // only inside the .guild that is there: a removed one is not made again
     // every round, every start and every refused try (each 10 s while settings are broken) adds lines: a host left
     // open for months must not fill the disk
     try {
@@ -60,8 +60,9 @@ function openUpLog(layout: Layout): number | null {
  * tree), as a child tied to this server by an IPC channel, and start one again if the tree is left with none. A tree
  * without .guild/ gets none until a review is requested there (`ready({ create: true })`) or .guild/ appears: a host
  * loads this server in every project (a user-wide plugin or extension), and a project that never used guild-bus must
- * not be given a .guild/ and workers by opening a session in it. Returns how to let it go (the child drains: reviews
- * in flight finish) and `ready`, which settles once the workers can be seen (see supervisorSeen).
+ * not be given a .guild/ and workers by opening a session in it; nor one a person removed (SPEC §4). Returns how to let
+ * it go (the child drains: reviews in flight finish) and `ready`, which settles once the workers can be seen (see
+ * supervisorSeen).
  */
 function keepWorkers(
   layout: Layout,
@@ -73,19 +74,23 @@ function keepWorkers(
   let lastExit = "";
   let toldUnused = false;
   const logName = `${path.relative(layout.root, layout.logs)}/mcp-up.log`;
+  const alive = () => child !== null && child.exitCode === null && child.signalCode === null;
   const ensure = () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
+    if (alive()) {
       // a try that has run since the last check after workers that exited: they run again, and a later exit is news
       if (lastExit) say("the workers are running again");
       lastExit = "";
       return;
     }
-    if (!child && !existsSync(layout.guild)) {
+    // nor again once a person removed it (a reset) and the workers ended: `up` would make .guild anew
+    if (!existsSync(layout.guild)) {
       const lost = lostGuildLink(layout.root); // a link there that leads nowhere is not a project without a bus
-      if (!toldUnused) say(lost ?? "no .guild/ here yet: the workers start with the first request_review (or once .guild/ exists)");
+      const why = child ? ".guild/ is gone: the workers start again" : "no .guild/ here yet: the workers start";
+      if (!toldUnused) say(lost ?? `${why} with the first request_review (or once .guild/ exists)`);
       toldUnused = true;
       return;
     }
+    toldUnused = false; // said again if it goes
     const running = runningSupervisor(layout);
     if (running) {
       if (!child) say(`workers already supervised by guild-bus up (pid ${running.pid} on ${running.host})`);
@@ -126,7 +131,7 @@ function keepWorkers(
       if (child?.connected) child.disconnect();
     },
     ready: (o = {}) => {
-      if (o.create && !releasing && !child) {
+      if (o.create && !releasing && !alive()) {
         try {
           mkdirSync(layout.guild);
         } catch {

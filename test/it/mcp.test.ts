@@ -3,7 +3,7 @@
 // before a short client timeout, refusals as tool errors that leave the server serving, decide and respond, and two
 // clients on one tree at once.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Layout } from "../../src/bus/layout.js";
@@ -110,6 +110,25 @@ describe("guild-bus mcp (SDK client)", () => {
     // the server goes while its `up` may still be starting: that `up` must not outlive it
     await s.close();
     await until("the workers gone with the server", () => processesMentioning(p.root).length === 0, scaled(60_000));
+  });
+
+  it("workers that end after a person removed .guild are not started again: no .guild is made; a request starts them", async () => {
+    const p = project();
+    const s = await open(p, "claude-code");
+    const up = () => processesMentioning(`up --root ${p.root}`);
+    await until("the workers it started", () => up().length > 0, scaled(30_000));
+    rmSync(path.join(p.root, ".guild"), { recursive: true, force: true }); // a reset
+    for (const pid of up()) process.kill(pid, "SIGTERM"); // and its workers end (stopped, or crashed)
+    const guild = path.join(p.root, ".guild");
+    // its next check (every 10 s) either says so or, as it did, starts an `up` that makes .guild again
+    await until("the server's next check", () => s.stderr().includes(".guild/ is gone") || existsSync(guild), scaled(60_000));
+    expect(existsSync(guild), "the server starts no project").toBe(false);
+    expect(s.stderr()).toContain(".guild/ is gone: the workers start again with the first request_review (or once .guild/ exists)");
+    expect(up()).toEqual([]);
+
+    const requested = await s.call("request_review", { artifact: "docs/spec.md", gate: "G-spec", author_model: "claude-opus-4-5" });
+    expect(requested.isError, textOf(requested)).toBeFalsy();
+    await until("the workers the request started", () => up().length > 0, scaled(30_000));
   });
 
   it("a workers' log past its bound is moved to mcp-up.log.1 when the workers start, and a new one begun", async () => {
