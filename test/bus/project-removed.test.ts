@@ -75,6 +75,17 @@ describe("a write into a removed project makes nothing again", () => {
     );
     expect(existsSync(root)).toBe(false);
   });
+
+  it("a worker started where .guild is gone (a reset before up restarted it) starts, makes nothing, and says so once", async () => {
+    const root = tempRoot();
+    const layout = new Layout(root);
+    const said: string[] = [];
+    const worker = new WorkerRuntime({ kind: "broker", layout, poll: false, log: (m) => said.push(m), handleGate: async () => "active" });
+    await worker.start();
+    await worker.stop();
+    expect(existsSync(layout.guild)).toBe(false);
+    expect(said.filter((m) => m.startsWith(".guild/runs is not there"))).toHaveLength(1);
+  });
 });
 
 describe("a link leading nowhere on the way (a bus root not mounted)", () => {
