@@ -96,14 +96,17 @@ export function register(program: Command): void {
         process.channel?.unref();
         process.once("disconnect", () => process.kill(process.pid, "SIGHUP"));
       }
-      const [{ Layout }, { loadSettings }, { detectProviders }, { lockSupervisor }] = await Promise.all([
+      const [{ Layout }, { loadSettings }, { detectProviders }, { lockSupervisor }, { makeDirsBelow }] = await Promise.all([
         import("../bus/layout.js"),
         import("../bus/settings.js"),
         import("../adapters/probe.js"),
         import("../runtime/supervisor-lock.js"),
+        import("../bus/make-dirs.js"),
       ]);
       const layout = new Layout(o.root);
       const release = await lockSupervisor(layout); // before detection: a second up is refused at once
+      // up starts the project its workers follow (they make nothing): they watch .guild/runs from the first review on
+      makeDirsBelow(layout.guild, layout.runs);
       // stamped before the read the kinds come from (not main.ts's check): an edit from then on, while detection runs
       // too, is seen by moreKinds below
       let seen = fileStamp(layout.settings);
