@@ -4,6 +4,7 @@ import path from "node:path";
 import { assertGate, assertRunId, PROVIDER_ID, PROVIDER_ID_RE } from "../spec/ids.js";
 import { isSlotKind } from "../core/slot-file.js";
 import { FAMILY_MAPS_RE } from "../core/family.js";
+import { terminalSafe } from "../core/terminal-safe.js";
 import { insideGuild, PathSafetyError, refuseSymlinks } from "./no-symlinks.js";
 
 const GUILD_DIR = ".guild";
@@ -97,11 +98,30 @@ export const EVENTS_FILE = "events.jsonl";
 
 const KIND_PREFIX_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-[0-9]+(?:\\.[a-z0-9._-]+)?\\.(?:md|json)$`);
 
-/** Whether some worker moves an invalid file of this name aside: a name of a bus file's kind, however misnamed. */
-export function anyMoverFor(name: string): boolean {
-  return name === GATE_FILES.request || name === GATE_FILES.outcome || KIND_PREFIX_RE.test(name);
+/** A name spelled as every bus name is (lower-case ASCII, nothing around it): most names, kept without a look. */
+const PLAIN_NAME_RE = /^[a-z0-9_-](?:[a-z0-9._-]*[a-z0-9_-])?$/;
+/** Characters no one sees (zero-width space, BOM, soft hyphen, …): a name holding them looks like the bus name. */
+const INVISIBLE_RE = /\p{Default_Ignorable_Code_Point}/gu;
+/** White space either side and dots after: an editor, a shell's quoting or a Windows share leaves them. */
+const AROUND_RE = /^\s+|[\s.]+$/gu;
+
+/**
+ * The name as the bus spells names, case, white space or dots around it, invisible characters and Unicode's other
+ * forms (fullwidth digits, ligatures) aside: `Result-1.json`, `response-1.md ` and `result-１.json` are meant as
+ * the bus name it gives, which they never are (and on a case-insensitive filesystem the first holds that name).
+ */
+function busSpelling(name: string): string {
+  if (PLAIN_NAME_RE.test(name)) return name;
+  return name.normalize("NFKC").replace(INVISIBLE_RE, "").replace(AROUND_RE, "").toLowerCase();
 }
 
+/** Whether some worker moves an invalid file of this name aside: a name of a bus file's kind, however misnamed. */
+export function anyMoverFor(name: string): boolean {
+  const spelled = busSpelling(name);
+  return spelled === GATE_FILES.request || spelled === GATE_FILES.outcome || KIND_PREFIX_RE.test(spelled);
+}
+
+const AS_WRITTEN = "the bus reads a name only as it writes it (lower case, plain ASCII, nothing around it)";
 const MISNAMED_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-([0-9]+)(?:\\.([a-z0-9._-]+))?\\.(md|json)$`);
 
 /**
@@ -109,6 +129,14 @@ const MISNAMED_RE = new RegExp(`^(${ROUND_KINDS.join("|")})-([0-9]+)(?:\\.([a-z0
  * writer most likely meant, so a foreign writer learns the grammar (§2) from the refusal. Null: it is a round file.
  */
 export function misnamedReason(name: string): string | null {
+  const spelled = busSpelling(name);
+  if (spelled !== name) {
+    if (!anyMoverFor(spelled)) return null;
+    // quoted, with any invisible character escaped: a space, a dot or a zero-width space after the name is seen
+    const said = `${terminalSafe(JSON.stringify(name))} is not ${spelled}: ${AS_WRITTEN}`;
+    const more = misnamedReason(spelled);
+    return more ? `${said}; and ${more}` : said;
+  }
   if (parseRoundFile(name)) return null;
   const m = MISNAMED_RE.exec(name);
   if (!m) return null;
@@ -134,12 +162,13 @@ export function misnamedReason(name: string): string | null {
  * Whether `worker` moves an invalid file of this name aside (to rejected/ with its reason): by the file's kind, so a
  * misnamed drop of a kind (`result-0.json`, `packet-2.json`) is its movers' too.
  */
-export function movesAside(worker: Worker, name: string): boolean {
-  if (name === GATE_FILES.request) return GATE_FILE_KINDS.request.movers.includes(worker);
-  if (name === GATE_FILES.outcome) return GATE_FILE_KINDS.outcome.movers.includes(worker);
+export function movesAside(worker: Worker, exact: string): boolean {
   // a family-maps file that is not the bytes its name binds is the broker's to move: it writes them, and until the
   // name is free again it cannot deliver a packet under those maps (a planted file would hold the gate for good)
-  if (FAMILY_MAPS_RE.test(name)) return worker === "broker";
+  if (FAMILY_MAPS_RE.test(exact)) return worker === "broker";
+  const name = busSpelling(exact); // a name misspelt as the bus name of a kind is that kind's movers'
+  if (name === GATE_FILES.request) return GATE_FILE_KINDS.request.movers.includes(worker);
+  if (name === GATE_FILES.outcome) return GATE_FILE_KINDS.outcome.movers.includes(worker);
   const kind = KIND_PREFIX_RE.exec(name)?.[1] as RoundKind | undefined;
   return kind !== undefined && GATE_FILE_KINDS[kind].movers.includes(worker);
 }
