@@ -130,8 +130,17 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
   try {
     return strictUtf8.decode(bytes);
   } catch {
-    throw new ReadRefused(file, "not-utf8", `${file}: not valid UTF-8 text`);
+    throw new ReadRefused(file, "not-utf8", `${file}: not valid UTF-8 text${utf16Said(bytes)}`);
   }
+}
+
+/**
+ * What Windows PowerShell 5's `>` and Out-File, and Notepad's "Unicode", write is UTF-16 behind its byte-order mark:
+ * said, so the writer learns what to change rather than only that the bytes are not UTF-8.
+ */
+function utf16Said(bytes: Uint8Array): string {
+  const bom = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  return bom ? ` (it is UTF-16: it starts with the byte-order mark ${bytes[0] === 0xff ? "FF FE" : "FE FF"}; save it as UTF-8)` : "";
 }
 
 /** readBounded, then strict UTF-8 decoding. */
