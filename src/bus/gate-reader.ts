@@ -43,7 +43,8 @@ function readRefusal(error: unknown, file: string): string {
   return (error as Error).message.split(file).join(path.basename(file));
 }
 
-function readJson<T>(
+/** A bus JSON file read and judged as every gate reader judges it (the one answer parser, then `schema`). */
+export function readJson<T>(
   file: string,
   schema: z.ZodMiniType<T>,
   sha?: string,

@@ -9,7 +9,7 @@ import { customAlphabet } from "nanoid";
 import { readArtifact } from "../bus/artifact.js";
 import { lostGuildLink } from "../bus/project-root.js";
 import { deliver } from "../bus/deliver.js";
-import { hasValidOutcome } from "../bus/gate-reader.js";
+import { hasValidOutcome, readJson } from "../bus/gate-reader.js";
 import { Layout } from "../bus/layout.js";
 import { readTextBounded, ReadRefused } from "../bus/read-bounded.js";
 import { loadSettings } from "../bus/settings.js";
@@ -254,14 +254,11 @@ function recorded({ cap, humanCheckpoint, restartCap, stallDetection }: Resolved
  * an earlier build wrote without the recorded policy is judged under the settings, as the broker judges it.
  */
 function sameRequestAt(file: string, request: Request, settings: Settings): string | null {
-  try {
-    const found = Request.safeParse(JSON.parse(readTextBounded(file, { max: MAX_FILE_BYTES })));
-    if (!found.success) return null;
-    const judged = { ...found.data, ...recorded(resolvePolicy(found.data, settings)), requested_at: "" };
-    return isDeepStrictEqual(judged, { ...request, requested_at: "" }) ? found.data.requested_at : null;
-  } catch {
-    return null;
-  }
+  // read as the broker reads it: a file it moves aside (a repeated key, say) is no request that goes on
+  const found = readJson(file, Request).value;
+  if (found === null) return null;
+  const judged = { ...found, ...recorded(resolvePolicy(found, settings)), requested_at: "" };
+  return isDeepStrictEqual(judged, { ...request, requested_at: "" }) ? found.requested_at : null;
 }
 
 /** The first of these paths that exists as something other than a directory (a file), if any; a link is refused by

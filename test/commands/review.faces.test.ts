@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { readGate } from "../../src/bus/gate-reader.js";
 import { Layout } from "../../src/bus/layout.js";
 import { requestReview } from "../../src/commands/review.js";
 import { MAX_CAP } from "../../src/core/policy.js";
@@ -195,6 +196,19 @@ describe("review: one rule per input, in every face", () => {
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(earlier);
     // asking for another cap than the settings give it is another request
     expect(await ask(layout, { cap: 2 })).toEqual({ ok: false, error: expect.stringMatching(/already has a request/) });
+  });
+
+  it("a call retried over a request.json the broker refuses (a repeated key) is refused, never told the gate goes on", async () => {
+    const layout = project();
+    expect(await ask(layout)).toMatchObject({ ok: true });
+    const file = path.join(layout.gateDir("r1", "G-spec"), "request.json");
+    const text = readFileSync(file, "utf8");
+    // JSON.parse takes the last "cap", the same request; the gate reader refuses the file, and the broker moves it aside
+    writeFileSync(file, text.replace(/"cap": (\d+),/, '"cap": 1, "cap": $1,'));
+    expect(readGate(layout, "r1", "G-spec").problems).toEqual([
+      expect.objectContaining({ file: "request.json", reason: expect.stringMatching(/duplicate key "cap"/) }),
+    ]);
+    expect(await ask(layout)).toEqual({ ok: false, error: expect.stringMatching(/already has a request/) });
   });
 
   it("says when the settings' cap is clamped: the request records the clamped cap, so no later reader can say it", async () => {
