@@ -25,7 +25,7 @@ import { FAMILY_MAPS_RE } from "../core/family.js";
 import { embeddingProblem, quorumRoundProblem, requestProblem, successionProblem } from "../core/packet-chain.js";
 import { cachedParse } from "./parse-cache.js";
 import { GateStats, type Stat } from "./gate-stats.js";
-import { readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
+import { kindOf, readBounded, readBytesAndText, readTextBounded } from "./read-bounded.js";
 import { faultFlag, isSystemFault } from "./system-fault.js";
 import { ReadFault } from "../core/read-fault.js";
 import { MAX_FILE_BYTES } from "../spec/constants.js";
@@ -256,11 +256,7 @@ export function readGate(layout: Layout, runId: string, gate: string, incrementa
       continue;
     }
     if (!st.isFile()) {
-      if (known)
-        problem(
-          name,
-          `not a regular file (${st.isDirectory() ? "a directory" : st.isFIFO() ? "a FIFO" : "a special file"}): deliver a regular file`,
-        );
+      if (known) problem(name, `not a regular file (${kindOf(st)}): deliver a regular file`);
       continue;
     }
     if (known && st.size > MAX_FILE_BYTES) {

@@ -115,7 +115,8 @@ function kindAt(file: string, follow: boolean): string | null {
   }
 }
 
-function kindOf(st: import("node:fs").Stats): string {
+/** What a path that is no regular file is, as every reason names it (SPEC §5). */
+export function kindOf(st: import("node:fs").Stats): string {
   if (st.isDirectory()) return "a directory";
   if (st.isFIFO()) return "a FIFO";
   if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";

@@ -1,6 +1,7 @@
 // Paths a hostile or careless writer can make unusable (SPEC §2, §5): each becomes a reported problem that says who
 // must act — a file the broker moves aside, a broken round a human decides, or a path only a human can remove —
 // never a gate that waits in silence for a worker that can no longer act.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { sha256Hex } from "../../src/core/sha.js";
 import path from "node:path";
@@ -132,6 +133,21 @@ describe("unusable gate paths", () => {
     expect(viewGate(loadContext(layout), run, GATE).next.waiting_on).toBe(
       "a human: .verified — a symlink: the bus refuses to write there; remove it (SPEC §2)",
     );
+  });
+
+  it("a socket or device at a bus name is named as every reader names it, never 'a special file'", async () => {
+    const run = "not-files";
+    const { layout, file } = await gateWithPacket(run);
+    const made = spawnSync(process.execPath, [
+      "-e",
+      "require('net').createServer().listen(process.argv[1], () => process.exit(0))",
+      file("result-1.json"),
+    ]);
+    expect(made.status).toBe(0);
+    const devices = spawnSync("mknod", [file("decision-1.json"), "c", "1", "3"]).status === 0; // root only
+    const reasons = Object.fromEntries(readGate(layout, run, GATE).problems.map((p) => [p.file, p.reason]));
+    expect(reasons["result-1.json"]).toBe("not a regular file (a socket): deliver a regular file");
+    if (devices) expect(reasons["decision-1.json"]).toBe("not a regular file (a device): deliver a regular file");
   });
 
   it("a memory or rebuttal that is not UTF-8 is a problem the broker moves aside, not a packet that can never be built", async () => {
