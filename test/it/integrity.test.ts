@@ -901,8 +901,10 @@ describe("what an independent adversarial review of this fix found (integration)
       detail: expect.stringMatching(/matches the empty string/),
     });
     expect(p.files("a4", GATE)).not.toContain("packet-1.md");
+    // status names the pattern as what to fix (settings a person's command refuses, SPEC §3), rather than a gate view
     const st = p.cli(["status", "a4", GATE, "--json"]);
-    expect(st.code, st.stderr).toBe(0);
+    expect(st.code).toBe(1);
+    expect(st.stderr).toMatch(/secrets_policy\.redaction_patterns: .*matches the empty string/);
   });
 
   it("a linked .guild/tmp is moved aside; events.jsonl and .verified are never written through; status names who acts (§2)", async () => {
