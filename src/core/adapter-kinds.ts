@@ -28,6 +28,8 @@ interface AdapterKindInfo {
    * settings-file model config the adapter does not write), and a command or a human is not told one.
    */
   setsEffort: boolean;
+  /** The adapter sends base_url (http's endpoint; a CLI's, on its argv or in its environment): the others never read it. */
+  sendsBaseUrl: boolean;
   /** Auto selection: native CLIs first, then HTTP, then generic commands (lower first; ties by id). */
   rank: number;
   cli: CliKind | null;
@@ -43,15 +45,15 @@ export function authVars(cli: CliKind, config: Pick<ProviderConfig, "api_key_env
 
 /**
  * Why a provider's settings can never be dispatched, whatever the environment (no argv for a command, an http adapter
- * without base_url or model, a base_url that is no http(s) URL or holds credentials: settings name the key with
- * api_key_env, and a URL may end up on a child's argv, visible to every local user); null when they can. The adapter
+ * without base_url or model, a base_url the adapter sends that is no http(s) URL or holds credentials: settings name
+ * the key with api_key_env, and a URL may end up on a child's argv, visible to every local user); null when they can. The adapter
  * refuses on it before anything is spawned or sent, and the settings reader names it at load.
  */
 export function providerConfigProblem(config: ProviderConfig): string | null {
   if (config.adapter === "command" && !config.argv?.length) return "the command adapter needs argv";
   if (config.adapter === "http" && !config.base_url) return "the http adapter needs base_url";
   if (config.adapter === "http" && !config.model) return "the http adapter needs model";
-  if (config.base_url) {
+  if (config.base_url && ADAPTER_KIND_INFO[config.adapter].sendsBaseUrl) {
     const url = URL.canParse(config.base_url) ? new URL(config.base_url) : null;
     if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) return "base_url must be an http(s) URL";
     if (url.username || url.password) return "credentials in base_url are refused (name the key with api_key_env)";
@@ -67,6 +69,7 @@ export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> =
   codex: {
     readsFiles: true,
     setsEffort: true,
+    sendsBaseUrl: true,
     rank: 0,
     cli: {
       binary: "codex",
@@ -78,6 +81,7 @@ export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> =
   claude: {
     readsFiles: true,
     setsEffort: true,
+    sendsBaseUrl: true,
     rank: 1,
     cli: {
       binary: "claude",
@@ -88,16 +92,18 @@ export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> =
   gemini: {
     readsFiles: true,
     setsEffort: false,
+    sendsBaseUrl: true,
     rank: 2,
     // GOOGLE_API_KEY alone is Vertex AI's, which needs more: gemini 0.61 exits 41 without GEMINI_API_KEY
     cli: { binary: "gemini", keyVars: ["GEMINI_API_KEY"], login: { dir: ".gemini", file: "oauth_creds.json" } },
   },
-  http: { readsFiles: false, setsEffort: true, rank: 3, cli: null },
-  command: { readsFiles: false, setsEffort: false, rank: 4, cli: null },
+  http: { readsFiles: false, setsEffort: true, sendsBaseUrl: true, rank: 3, cli: null },
+  command: { readsFiles: false, setsEffort: false, sendsBaseUrl: false, rank: 4, cli: null },
   // copilot runs whatever model its agent profile names: no family of its own (see profileFamilies)
   copilot: {
     readsFiles: true,
     setsEffort: true,
+    sendsBaseUrl: false,
     rank: 5,
     cli: {
       binary: "copilot",
@@ -105,9 +111,9 @@ export const ADAPTER_KIND_INFO: Readonly<Record<AdapterKind, AdapterKindInfo>> =
       login: { dirVar: "COPILOT_HOME", dir: ".copilot", file: "config.json" },
     },
   },
-  manual: { readsFiles: false, setsEffort: false, rank: 7, cli: null },
+  manual: { readsFiles: false, setsEffort: false, sendsBaseUrl: false, rank: 7, cli: null },
   // served by a process of its own (SPEC §18 B): what it reads and sends is its own business, so neither is promised
-  external: { readsFiles: false, setsEffort: false, rank: 6, cli: null },
+  external: { readsFiles: false, setsEffort: false, sendsBaseUrl: false, rank: 6, cli: null },
 });
 
 export function readsFiles(adapter: string): boolean {

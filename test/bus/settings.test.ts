@@ -7,6 +7,7 @@ import { familyOfHost } from "../../src/core/family.js";
 import { readBounded } from "../../src/bus/read-bounded.js";
 import { scrub, scrubOptions } from "../../src/core/scrub.js";
 import { commandAdapter } from "../../src/adapters/command.js";
+import { directInput } from "../helpers/cli-suite.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 function load(content: string) {
@@ -186,6 +187,25 @@ describe("settings", () => {
     expect(() => scrub("text", scrubOptions(r.settings))).toThrow('invalid redaction pattern "(": Invalid regular expression');
     const dispatched = await commandAdapter.dispatch({ providerId: "cmd", config: r.settings.providers!.cmd! } as never);
     expect(dispatched).toEqual({ kind: "not-run", reason: "provider cmd: the command adapter needs argv" });
+  });
+
+  it("a base_url on an adapter that sends none (command, copilot, manual, external) is no problem, and the command runs", async () => {
+    const base_url = "localhost:11434"; // no scheme, as a note of where the tool's own server runs
+    const argv = [process.execPath, "-e", "process.stdout.write('reviewed')"];
+    const r = load(
+      JSON.stringify({
+        providers: {
+          mine: { adapter: "command", model: "qwen3-coder", argv, base_url },
+          copilot: { adapter: "copilot", base_url: "https://user:pw@api.example" },
+          person: { adapter: "manual", base_url },
+          ext: { adapter: "external", base_url },
+        },
+      }),
+    );
+    expect(r.problems).toEqual([]);
+    const root = tempRoot("guild-bus-settings-base-url-");
+    const dispatched = await commandAdapter.dispatch(directInput(root, "mine", r.settings.providers!.mine!, "packet\n"));
+    expect(dispatched).toMatchObject({ kind: "output", text: "reviewed" });
   });
 
   it("a providers key that is no provider id is named with a did-you-mean, as a misspelt key is", () => {
