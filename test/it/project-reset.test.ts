@@ -103,7 +103,8 @@ describe("a project reset under a running worker (integration)", () => {
         await p.waitFor(run, "G-spec", (f) => f.includes("packet-1.md"), `${run}'s round`, scaled(60_000));
       };
       await served("r1");
-      rmSync(guild, { recursive: true, force: true }); // removed again under the running worker
+      // removed again under the running worker, as `rm -rf` does: a file it writes meanwhile is removed on a retry
+      rmSync(guild, { recursive: true, force: true, maxRetries: 20 });
       await until("the broker says it is gone again", () => saidGone() === 2, p);
       expect(existsSync(guild)).toBe(false);
       await served("r2");
