@@ -101,11 +101,31 @@ function dirMtime(dir: string): number {
   }
 }
 
-/** Which directory is at `dir` now (through links; a directory removed and made again is another), or null: none. */
+/**
+ * Whether this process's stat reports birth times. On Linux without statx (a kernel before 4.11, a seccomp filter that
+ * refuses it) Node reports the ctime as the birthtime, which moves with every entry made in a directory; statx reports
+ * /proc/self's, which it has none of, as 0. Unsure (no /proc): none.
+ */
+let birthTimes: boolean | undefined;
+function statHasBirthTimes(): boolean {
+  if (birthTimes !== undefined) return birthTimes;
+  if (process.platform !== "linux") return (birthTimes = true);
+  try {
+    const proc = statSync("/proc/self");
+    return (birthTimes = proc.birthtimeMs !== proc.ctimeMs);
+  } catch {
+    return (birthTimes = false);
+  }
+}
+
+/**
+ * Which directory is at `dir` now (through links; a directory removed and made again is another), or null: none.
+ * Without birth times, one made again on the same inode between two looks is taken for the same.
+ */
 function dirId(dir: string): string | null {
   try {
     const st = statSync(dir);
-    return st.isDirectory() ? `${st.dev}:${st.ino}:${st.birthtimeMs}` : null;
+    return st.isDirectory() ? `${st.dev}:${st.ino}${statHasBirthTimes() ? `:${st.birthtimeMs}` : ""}` : null;
   } catch {
     return null;
   }
