@@ -407,8 +407,10 @@ export class WorkerRuntime {
     this.runsId = id;
     if (id === null)
       this.spec.log(
-        `${runs} is not there (no review yet, or .guild was removed): this worker makes nothing, and waits for the ` +
-          "next `guild-bus review` to make it",
+        existsSync(this.spec.layout.runs) // a file put there: no review makes it, a person moves it aside
+          ? `${runs} is not a directory: move it aside; this worker follows no runs until then`
+          : `${runs} is not there (no review yet, or .guild was removed): this worker makes nothing, and waits for the ` +
+              "next `guild-bus review` to make it",
       );
     else {
       if (before !== undefined) this.spec.log(`${runs} is ${before === null ? "there now" : "a new one (made again)"}: following it`);

@@ -1,7 +1,7 @@
 // A worker still running, or finishing a write, after its project was removed (a bench's or a test's tree, a project
 // deleted by hand) must not make the tree again: `mkdir -p` of .guild/tmp or of a gate directory left
 // <project>/.guild/tmp behind. Each write drops itself instead (the directory it may only make directories below is gone).
-import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tryClaim } from "../../src/bus/claim.js";
@@ -11,6 +11,7 @@ import { Layout } from "../../src/bus/layout.js";
 import { DirectoryGone, makeDirsBelow } from "../../src/bus/make-dirs.js";
 import { replace } from "../../src/bus/replace.js";
 import { WorkerRuntime } from "../../src/runtime/reconciler.js";
+import { until } from "../helpers/clients.js";
 import { tempRoot } from "../helpers/tmp.js";
 
 /** A project with one gate directory, whose whole tree is then removed (the worker holds the paths it had). */
@@ -85,6 +86,38 @@ describe("a write into a removed project makes nothing again", () => {
     await worker.stop();
     expect(existsSync(layout.guild)).toBe(false);
     expect(said.filter((m) => m.startsWith(".guild/runs is not there"))).toHaveLength(1);
+  });
+
+  it("a worker whose .guild/runs a file replaced says to move it aside (no review makes it), and follows the directory after", async () => {
+    const layout = new Layout(tempRoot());
+    mkdirSync(layout.runs, { recursive: true });
+    const said: string[] = [];
+    const handled: string[] = [];
+    const worker = new WorkerRuntime({
+      kind: "broker",
+      layout,
+      poll: false,
+      reconcileMs: 20,
+      log: (m) => said.push(m),
+      handleGate: async (ref) => {
+        handled.push(ref.runId);
+        return "active";
+      },
+    });
+    await worker.start();
+    try {
+      rmSync(layout.runs, { recursive: true });
+      writeFileSync(layout.runs, "");
+      await until("the worker says what is there", () => said.some((m) => m.startsWith(".guild/runs is not")));
+      expect(said.filter((m) => m.startsWith(".guild/runs is not"))).toEqual([
+        ".guild/runs is not a directory: move it aside; this worker follows no runs until then",
+      ]);
+      rmSync(layout.runs);
+      mkdirSync(layout.gateDir("r1", "G-spec"), { recursive: true });
+      await until("r1 handled", () => handled.includes("r1"));
+    } finally {
+      await worker.stop();
+    }
   });
 });
 
