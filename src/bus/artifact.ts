@@ -26,7 +26,7 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
     raw = readBounded(real, { max: MAX_ARTIFACT_BYTES, followSymlink: true });
     // taken after the read: a change in between shows as later, never as earlier; every link's on the way too
     const given = layout.artifact(relPath);
-    changedAtMs = Math.max(statSync(real).ctimeMs, given === real ? 0 : linksChangedAtMs(given));
+    changedAtMs = Math.max(statSync(real).ctimeMs, given === real ? 0 : linksChangedAtMs(layout, given));
   } catch (error) {
     return settling(layout, relPath, refused(relPath, error), error);
   }
@@ -65,14 +65,15 @@ export function readArtifact(layout: Layout, relPath: string, options: ScrubOpti
 const MAX_LINKS = 40;
 
 /**
- * The latest ctime of the links `file`'s path follows, in any component and down a chain (0 without one): a link
- * swapped to other bytes and back changes the bytes a reviewer reading the file meanwhile saw, as a write would.
+ * The latest ctime of the links `file`'s path follows below the project's root, in any component and down a chain (0
+ * without one): a link swapped to other bytes and back changes the bytes a reviewer reading the file meanwhile saw, as
+ * a write would. Links above the root are not the artifact's: a project is not moved under running workers (its real
+ * root is read once), and a process given the root through a link must read the time one given the real root reads.
  */
-function linksChangedAtMs(file: string): number {
-  const abs = path.resolve(file);
+function linksChangedAtMs(layout: Layout, file: string): number {
   let latest = 0;
-  let at = path.parse(abs).root;
-  const todo = abs.split(path.sep).filter(Boolean);
+  let at = layout.realRoot();
+  const todo = path.relative(layout.root, file).split(path.sep).filter(Boolean);
   for (let links = 0; todo.length;) {
     const next = path.join(at, todo.shift()!);
     const st = lstatSync(next);

@@ -62,6 +62,21 @@ describe("readArtifact: when the artifact last changed (its ctime, changedAtMs)"
     expect(after.changedAtMs).toBeGreaterThan(before.changedAtMs!);
   });
 
+  it("a link above the project (its root given through one, as macOS's /tmp) counts for nothing: every spelling reads one time", () => {
+    const { root, docs } = project();
+    const linkedRoot = path.join(tempRoot(), "project");
+    symlinkSync(root, linkedRoot);
+    const real = changedAt(new Layout(root), "docs/good.md");
+    // the root's link made (again) after the file's last write: a broker given --root through it reads no later time
+    swappedAndPutBack(linkedRoot, docs, root, real.changedAtMs!);
+    expect(changedAt(new Layout(linkedRoot), "docs/good.md").changedAtMs).toBe(real.changedAtMs);
+    // a link inside the project still counts, however the root is spelled
+    symlinkSync("good.md", path.join(docs, "plan.md"));
+    const linked = changedAt(new Layout(linkedRoot), "docs/plan.md");
+    swappedAndPutBack(path.join(docs, "plan.md"), "other.md", "good.md", linked.changedAtMs!);
+    expect(changedAt(new Layout(linkedRoot), "docs/plan.md").changedAtMs).toBeGreaterThan(linked.changedAtMs!);
+  });
+
   it("a file reached without links, or through one link, changes only when it or the link does", () => {
     const { layout, docs } = project();
     symlinkSync("good.md", path.join(docs, "plan.md"));
