@@ -17,6 +17,17 @@ async function until(what: string, check: () => boolean, p: Project, timeoutMs =
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}\nlogs:\n${p.logs.join("").slice(-4000)}`);
 }
 
+/** `rm -rf dir`, once: false when a file was written into it meanwhile (ENOTEMPTY), to be run again. */
+function rmRf(dir: string): boolean {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOTEMPTY") throw error;
+    return false;
+  }
+}
+
 /** A stand-in codex on PATH: its --version marks `probing`, then answers once `go` exists. */
 function heldCodex() {
   const bin = tempRoot("guild-bus-standin-");
@@ -103,8 +114,9 @@ describe("a project reset under a running worker (integration)", () => {
         await p.waitFor(run, "G-spec", (f) => f.includes("packet-1.md"), `${run}'s round`, scaled(60_000));
       };
       await served("r1");
-      // removed again under the running worker, as `rm -rf` does: a file it writes meanwhile is removed on a retry
-      rmSync(guild, { recursive: true, force: true, maxRetries: 20 });
+      // removed again under the running worker, `rm -rf` run again while a write it had under way lands (rmSync's own
+      // retries only retry the emptied directory's rmdir)
+      await until("the removal succeeds", () => rmRf(guild), p);
       await until("the broker says it is gone again", () => saidGone() === 2, p);
       expect(existsSync(guild)).toBe(false);
       await served("r2");
